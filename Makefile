@@ -1,0 +1,48 @@
+# Top-level entry points. CMake does the building; this file installs what is missing and
+# chains the steps. `make demo` and `make check` work on a fresh Debian 12 machine.
+BUILD ?= build
+ASAN_BUILD ?= build-asan
+PREFIX ?= /usr/local
+JOBS ?= 2
+CMAKE_FLAGS ?=
+
+.PHONY: all deps build check check-fast check-asan demo install bench clean
+
+all: build
+
+deps:
+	@sh scripts/deps.sh
+
+build: deps
+	cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_FLAGS) >/dev/null
+	cmake --build $(BUILD) -j$(JOBS)
+
+# The whole suite: a normal build, then the same suite with memspy's tools under ASan+UBSan.
+check: check-fast check-asan
+
+check-fast: build
+	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
+
+check-asan: deps
+	cmake -S . -B $(ASAN_BUILD) -DMEMSPY_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
+	cmake --build $(ASAN_BUILD) -j$(JOBS)
+	ctest --test-dir $(ASAN_BUILD) --output-on-failure -j$(JOBS)
+
+# The MemSpy paper's Figure 1: blocked matrix multiply, N=295, B=64, on its 32 KiB cache.
+demo: build
+	@mkdir -p $(BUILD)/demo
+	$(BUILD)/bin/memspy-cc -O2 -o $(BUILD)/demo/blkmatmul examples/blkmatmul/blkmatmul.c
+	cd $(BUILD)/demo && ../bin/memspy run --preset memspy92 --json blkmatmul.json -- ./blkmatmul 295 64
+	@echo
+	@echo "Detail of the top bin:"
+	$(BUILD)/bin/memspy report $(BUILD)/demo/memspy.result --code BlkMultiply --data 'double\*.Y'
+
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+bench: build
+	sh bench/accuracy/run.sh $(BUILD)
+	sh bench/overhead/run.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -1,0 +1,2 @@
+/* stub: replaced by the compiler-wrapper work */
+int main(void) { return 1; }

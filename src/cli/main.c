@@ -1,0 +1,2 @@
+/* stub: replaced by the CLI work */
+int main(void) { return 1; }

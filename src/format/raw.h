@@ -1,0 +1,119 @@
+/* The raw profile file: what the runtime inside the profiled program hands to `memspy run`.
+ * Versioned, self-describing, checksummed (Redis-rdb style):
+ *
+ *   header   : "MSPYRAW\0" (8 bytes), u32 version (MS_RAW_VERSION), u32 flags (MS_RAW_F_*)
+ *   sections : u32 tag, u32 zero, u64 payload_len, payload[payload_len]   (repeated)
+ *   trailer  : a section with tag MS_RAW_END and an 4-byte payload: u32 CRC-32 (zlib crc32)
+ *              of every byte of the file before the trailer section.
+ *
+ * All integers little-endian, unaligned. Readers skip sections whose tag they do not know
+ * (by contract: new sections never break old readers). A file without a valid trailer is
+ * truncated: readers report that clearly and still use the complete sections before it.
+ *
+ * Section payloads (str = u16 len + bytes, no NUL):
+ *  MS_RAW_INFO     : u32 pid, u32 exit_kind (MS_EXIT_*), i32 exit_value (status or signal),
+ *                    u64 start_ns, u64 end_ns (CLOCK_MONOTONIC), u32 nthreads_seen,
+ *                    str config (ms_config_format text), str exe path (/proc/self/exe)
+ *  MS_RAW_MODULES  : u32 n; n x { u64 base (load bias), u64 lo, u64 hi (text+data span), str path }
+ *  MS_RAW_BINS     : u32 n; n x { u32 id, u8 kind (MS_BIN_*), kind-specific:
+ *                      HEAP  : u64 site_pc (return address of the allocation call),
+ *                              u16 depth, depth x u64 call-site return addresses, outermost
+ *                              first (the frame calling main's callee ... the allocator's caller),
+ *                              u64 objects, u64 bytes (allocations made, bytes requested),
+ *                              u64 peak_bytes (largest simultaneously live)
+ *                      GLOBAL: u64 addr, u64 size, u32 module index, str symbol name
+ *                      STACK : u64 func_pc (a pc inside the function owning the frame)
+ *                      OTHER : nothing }
+ *  MS_RAW_CONTEXTS : u32 n; n x { u32 ctx, u32 bin, u64 pc }  -- pc = return address of the
+ *                    instrumentation call (or of the interposed libc call)
+ *  MS_RAW_COUNTERS : u32 nlevels, u32 n; n x { u32 ctx, then ms_counters as u64 fields in this
+ *                    order: reads, writes, stall_read, stall_write, and per level 0..nlevels-1:
+ *                    read_misses, write_misses, cold, capacity, conflict, inval, writebacks }
+ *  MS_RAW_EVICTIONS: u32 n; n x { u32 victim_ctx, u32 evictor_ctx, u32 level, u64 count }
+ *  MS_RAW_NOTES    : u32 n; n x str  (warnings the runtime wants shown, e.g. dropped events)
+ */
+#ifndef MEMSPY_FORMAT_RAW_H
+#define MEMSPY_FORMAT_RAW_H
+#include <stddef.h>
+#include <stdint.h>
+#include "../sim/sim.h"
+
+#define MS_RAW_MAGIC "MSPYRAW"   /* 7 chars + NUL = 8 bytes */
+#define MS_RAW_VERSION 1u
+#define MS_RAW_F_INCOMPLETE 1u   /* the program crashed, aborted or called _exit */
+
+enum {
+    MS_RAW_INFO = 1, MS_RAW_MODULES = 2, MS_RAW_BINS = 3, MS_RAW_CONTEXTS = 4,
+    MS_RAW_COUNTERS = 5, MS_RAW_EVICTIONS = 6, MS_RAW_NOTES = 7,
+    MS_RAW_END = 0x454e4421u /* "!DNE" */
+};
+
+enum { MS_EXIT_NORMAL = 0, MS_EXIT_SIGNAL = 1, MS_EXIT_UNDERSCORE = 2 /* _exit/_Exit */ };
+
+typedef enum { MS_BIN_HEAP = 0, MS_BIN_GLOBAL = 1, MS_BIN_STACK = 2, MS_BIN_OTHER = 3 } ms_bin_kind;
+
+/* ---- reader side (analysis; uses malloc) ---- */
+
+typedef struct { uint64_t base, lo, hi; char *path; } ms_raw_module;
+
+typedef struct {
+    uint32_t id;
+    ms_bin_kind kind;
+    uint64_t pc;              /* HEAP: site_pc; STACK: func_pc */
+    uint16_t depth;           /* HEAP */
+    uint64_t *path;           /* HEAP: depth call-site return addresses, outermost first */
+    uint64_t objects, bytes, peak_bytes;  /* HEAP */
+    uint64_t addr, size;      /* GLOBAL */
+    uint32_t module;          /* GLOBAL */
+    char *name;               /* GLOBAL symbol name */
+} ms_raw_bin;
+
+typedef struct { uint32_t ctx, bin; uint64_t pc; } ms_raw_context;
+typedef struct { uint32_t ctx; ms_counters c; } ms_raw_counter;
+
+typedef struct {
+    uint32_t version, flags;
+    uint32_t pid, exit_kind, nthreads;
+    int32_t exit_value;
+    uint64_t start_ns, end_ns;
+    char *config_text, *exe;
+    int nlevels;
+    ms_raw_module *modules; size_t nmodules;
+    ms_raw_bin *bins; size_t nbins;
+    ms_raw_context *contexts; size_t ncontexts;
+    ms_raw_counter *counters; size_t ncounters;
+    ms_eviction *evictions; size_t nevictions;
+    char **notes; size_t nnotes;
+    int truncated;            /* no valid trailer: sections read so far are kept */
+} ms_raw;
+
+/* Read and verify a raw file. Returns 0 (possibly with raw->truncated set), or -1 with err
+ * naming the problem (not a memspy raw file, newer version, corrupt section at offset N). */
+int ms_raw_read(const char *path, ms_raw *raw, char *err, size_t errlen);
+void ms_raw_free(ms_raw *raw);
+
+/* ---- writer side (runtime; no malloc, async-signal-safe: only write/pwrite/lseek/read) ---- */
+
+typedef struct {
+    int fd;
+    uint64_t section_start;   /* offset of the current section's header */
+    int in_section, failed;
+    unsigned char buf[8192];
+    size_t used;
+    uint64_t offset;          /* bytes written to the file so far (incl. buf) */
+} ms_raw_writer;
+
+/* Start a raw file on an open, empty, writable fd. Returns 0 or -1. */
+int ms_raw_writer_begin(ms_raw_writer *w, int fd, uint32_t flags);
+void ms_raw_section_begin(ms_raw_writer *w, uint32_t tag);
+void ms_raw_put_u8(ms_raw_writer *w, uint8_t v);
+void ms_raw_put_u16(ms_raw_writer *w, uint16_t v);
+void ms_raw_put_u32(ms_raw_writer *w, uint32_t v);
+void ms_raw_put_u64(ms_raw_writer *w, uint64_t v);
+void ms_raw_put_str(ms_raw_writer *w, const char *s);   /* truncates at 65535 bytes */
+void ms_raw_put_counters(ms_raw_writer *w, const ms_counters *c, int nlevels);
+void ms_raw_section_end(ms_raw_writer *w);
+/* Append the checksum trailer. Returns 0, or -1 if any write failed. Does not close fd. */
+int ms_raw_writer_finish(ms_raw_writer *w);
+
+#endif

@@ -1,0 +1,2 @@
+/* stub: replaced by the analysis work */
+#include "raw.h"

@@ -1,0 +1,2 @@
+/* stub: replaced by the runtime work */
+#include "raw.h"

@@ -1,0 +1,106 @@
+/* The format-neutral result model: what analyses produce and what every store and report
+ * (text, JSON, later HTML/SQLite) reads. Plain data; helpers here only build, query and free it. */
+#ifndef MEMSPY_MODEL_MODEL_H
+#define MEMSPY_MODEL_MODEL_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "../sim/sim.h"
+#include "../format/raw.h"
+
+#define MS_MODEL_FORMAT "memspy-result"
+#define MS_MODEL_VERSION 1
+
+typedef struct {
+    char *name;          /* function name (innermost inlined function when inlined) */
+    char *file;          /* source file, NULL if unknown */
+    int line;            /* first line (decl line) of the function, 0 if unknown */
+} ms_code_bin;
+
+typedef struct {
+    char *name;          /* short unique name, MemSpy style: "double*.Y", "M.nz", "grid", "stack:main" */
+    char *full_name;     /* with call path: "main:42>NewMatrix:17>double*.Y" */
+    ms_bin_kind kind;
+    char *site;          /* HEAP: "file:line" of the allocation; GLOBAL: "file:line" if known; else NULL */
+    uint64_t objects, bytes, peak_bytes;  /* HEAP: allocations, bytes requested, peak live; GLOBAL: size in bytes */
+} ms_data_bin;
+
+/* One replacement cause: of the victim cell's replacement misses at `level`, `count` were
+ * to lines last evicted by an access of (code, data). */
+typedef struct { uint32_t code, data, level; uint64_t count; } ms_evictor;
+
+/* One (code bin, data bin) cell of the matrix. */
+typedef struct {
+    uint32_t code, data;
+    ms_counters c;
+    ms_evictor *evicted_by; size_t nevicted_by;   /* sorted by count, descending */
+} ms_cell;
+
+/* Statistics per source line and data bin (for annotate and per-line views). */
+typedef struct {
+    uint32_t file;       /* index into model->files */
+    int line;
+    uint32_t code, data;
+    ms_counters c;
+} ms_line_stat;
+
+typedef struct {
+    int version;                 /* MS_MODEL_VERSION of the writer */
+    /* run metadata */
+    char *program;               /* path as given */
+    char **argv; int argc;
+    char *cwd;
+    int64_t time;                /* unix seconds when the run started */
+    char *memspy_version;
+    uint32_t pid;
+    uint32_t exit_kind; int32_t exit_value;  /* MS_EXIT_* and status/signal */
+    bool incomplete;             /* crash, abort, _exit or truncated raw data */
+    char *incomplete_reason;     /* human text, NULL if complete */
+    double wall_seconds;         /* elapsed time of the profiled run */
+    char **notes; size_t nnotes; /* warnings from runtime and analysis */
+
+    ms_hier_config config;
+    ms_counters totals;
+
+    ms_code_bin *code; size_t ncode;
+    ms_data_bin *data; size_t ndata;
+    ms_cell *cells; size_t ncells;
+    char **files; size_t nfiles;
+    ms_line_stat *lines; size_t nlines;
+} ms_model;
+
+/* Initialise to an empty model. */
+void ms_model_init(ms_model *m);
+/* Free everything the model owns. */
+void ms_model_free(ms_model *m);
+
+/* Derived numbers shared by every report, so that all of them agree. */
+uint64_t ms_counters_refs(const ms_counters *c);                  /* reads + writes */
+uint64_t ms_counters_misses(const ms_counters *c, int level);     /* read + write misses at level */
+uint64_t ms_counters_stall(const ms_counters *c);                 /* read + write stall */
+uint64_t ms_counters_replacements(const ms_counters *c, int level); /* capacity + conflict */
+
+/* A selection of cells (MemSpy's DisplayAll on a bin or combination): the sum of their
+ * counters and their merged replacement causes (by evicting data bin, level 0 unless asked). */
+typedef struct {
+    ms_counters c;
+    ms_evictor *evicted_by; size_t nevicted_by;   /* merged per (data, level), sorted desc */
+    size_t ncells;
+} ms_selection_sum;
+
+/* Sum the cells whose code index is in codes (all if ncodes == 0) and whose data index is in
+ * datas (all if ndatas == 0). Returns 0 or -1 (out of memory). */
+int ms_model_sum(const ms_model *m, const uint32_t *codes, size_t ncodes,
+                 const uint32_t *datas, size_t ndatas, ms_selection_sum *out);
+void ms_selection_sum_free(ms_selection_sum *s);
+
+/* Per code bin and per data bin totals (arrays of ncode / ndata counters, caller frees). */
+int ms_model_code_totals(const ms_model *m, ms_counters **out);
+int ms_model_data_totals(const ms_model *m, ms_counters **out);
+
+/* Find bins by name: exact short name, then exact full name, then glob (fnmatch). Fills idx
+ * (up to cap) and returns how many matched; 0 if none. */
+size_t ms_model_find_code(const ms_model *m, const char *pattern, uint32_t *idx, size_t cap);
+size_t ms_model_find_data(const ms_model *m, const char *pattern, uint32_t *idx, size_t cap);
+
+#endif

@@ -1,0 +1,57 @@
+/* Cache-hierarchy configuration: presets, the --cache spec grammar and config files.
+ * Pure: no I/O, no globals beyond the constant preset table. Used by the CLI (to validate
+ * before the program starts), by the runtime (to build its simulator) and by reports. */
+#ifndef MEMSPY_SIM_CONFIG_H
+#define MEMSPY_SIM_CONFIG_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define MS_MAX_LEVELS 3
+
+typedef enum { MS_POLICY_LRU = 0, MS_POLICY_PLRU = 1, MS_POLICY_RANDOM = 2 } ms_policy;
+
+typedef struct {
+    uint64_t size;      /* bytes; multiple of line * ways */
+    uint32_t ways;      /* associativity; ways == size/line means fully associative */
+    uint32_t line;      /* bytes, power of two, >= 8 */
+    uint32_t latency;   /* hit latency in cycles (load-to-use) */
+    ms_policy policy;
+} ms_level_config;
+
+typedef struct {
+    int nlevels;                         /* 1..MS_MAX_LEVELS */
+    ms_level_config level[MS_MAX_LEVELS];
+    uint32_t mem_latency;                /* cycles for an access served by memory */
+    char preset[32];                     /* preset name this came from, "" if custom */
+} ms_hier_config;
+
+/* Fill *out with the named preset ("memspy92", "x86", ...). Returns 0, or -1 with err set. */
+int ms_config_preset(const char *name, ms_hier_config *out, char *err, size_t errlen);
+
+/* Names of all presets, NULL-terminated, and a one-line description of each. */
+const char *const *ms_config_preset_names(void);
+const char *ms_config_preset_description(const char *name);
+
+/* Parse "L1=32K:8:64:4[:lru|plru|random],L2=1M:16:64:14,L3=..." into out->level[]
+ * (keeps out->mem_latency). Returns 0, or -1 with err naming the bad field. */
+int ms_config_parse_cache(const char *spec, ms_hier_config *out, char *err, size_t errlen);
+
+/* Parse a config file's text: lines "key = value", '#' comments; keys: preset, cache,
+ * mem-latency, and l1/l2/l3 (one level spec each). Later keys override earlier ones. */
+int ms_config_parse_text(const char *text, ms_hier_config *out, char *err, size_t errlen);
+
+/* Check every field (sizes, power-of-two lines, size multiple of line*ways, level count,
+ * increasing sizes are NOT required). Returns 0, or -1 with err naming level and field. */
+int ms_config_validate(const ms_hier_config *cfg, char *err, size_t errlen);
+
+/* Canonical text form "L1=32K:8:64:4:lru,L2=...;mem=200" that ms_config_parse_full() reads
+ * back to an identical config. Returns the length written (snprintf semantics). */
+int ms_config_format(const ms_hier_config *cfg, char *buf, size_t buflen);
+
+/* Parse the canonical form written by ms_config_format (used to pass the config to the runtime). */
+int ms_config_parse_full(const char *text, ms_hier_config *out, char *err, size_t errlen);
+
+/* Parse a size like "32K", "1M", "1536", "2G". Returns 0 or -1. */
+int ms_config_parse_size(const char *s, uint64_t *out);
+
+#endif

@@ -1,0 +1,94 @@
+/* The memory-hierarchy simulator: a pure library. All state lives in ms_sim; memory comes
+ * from the caller's allocator (the runtime must not use the program's malloc); no I/O.
+ *
+ * Model: 1..3 levels, each set-associative, write-back + write-allocate, with LRU, tree-PLRU
+ * or (deterministic, seeded) random replacement. An access is looked up level by level; the
+ * first level that hits serves it and the line is filled into every level above it. A dirty
+ * victim is written back to the next level (counted as a writeback there; it updates that
+ * level's dirty bit, allocating the line if absent, and is not a reference).
+ *
+ * Miss causes per level (the 3C rule): COLD if that level has never held the line; else
+ * CONFLICT if a fully associative LRU cache with the same number of lines, fed the same
+ * reference stream as that level, would have hit; else CAPACITY. INVAL stays 0 until
+ * coherence is simulated. For every replacement miss the simulator remembers which context
+ * evicted the line from that level and counts (victim ctx, evictor ctx, level) pairs: MemSpy's
+ * "causes of replacements".
+ *
+ * Contexts: the caller attributes each access to a context id (ctx), dense small integers it
+ * chooses (the runtime uses one per (code location, data bin) pair). Counters are kept per ctx.
+ *
+ * Stall: an access served by level k costs latency(k) - latency(L1) cycles; by memory,
+ * mem_latency - latency(L1). An access that straddles two lines is one reference, looked up
+ * on both lines; it misses at a level if either line misses; its stall is the larger one. */
+#ifndef MEMSPY_SIM_SIM_H
+#define MEMSPY_SIM_SIM_H
+#include <stddef.h>
+#include <stdint.h>
+#include "config.h"
+
+enum { MS_CAUSE_COLD = 0, MS_CAUSE_CAPACITY, MS_CAUSE_CONFLICT, MS_CAUSE_INVAL, MS_NCAUSES };
+
+/* Caller-supplied allocator: alloc returns zeroed memory or NULL. */
+typedef struct {
+    void *(*alloc)(void *ud, size_t bytes);
+    void (*release)(void *ud, void *p, size_t bytes);
+    void *ud;
+} ms_allocator;
+
+/* Per-level counters of one context. */
+typedef struct {
+    uint64_t read_misses, write_misses;
+    uint64_t cause[MS_NCAUSES];     /* sums to read_misses + write_misses */
+    uint64_t writebacks;            /* dirty lines written back into this level from above */
+} ms_level_counters;
+
+/* Counters of one context (also used for totals and aggregated bins). */
+typedef struct {
+    uint64_t reads, writes;
+    uint64_t stall_read, stall_write;   /* cycles beyond an L1 hit */
+    ms_level_counters level[MS_MAX_LEVELS];
+} ms_counters;
+
+/* One (victim ctx, evictor ctx, level) replacement-cause pair. */
+typedef struct {
+    uint32_t victim_ctx, evictor_ctx;
+    uint32_t level;                 /* 0 = L1 */
+    uint64_t count;
+} ms_eviction;
+
+typedef struct ms_sim ms_sim;
+
+/* Access flags. */
+#define MS_ACC_WRITE 1u
+
+/* Create a simulator for cfg (which must validate). Returns 0, or -1 on bad config / no memory. */
+int ms_sim_create(ms_sim **out, const ms_hier_config *cfg, const ms_allocator *alloc);
+void ms_sim_destroy(ms_sim *sim);
+
+/* Simulate one reference of size bytes (1..line) at addr by processor cpu (0 until coherence
+ * exists) for context ctx. Returns the index of the level that served it (0 = L1 hit,
+ * nlevels = memory), or -1 if out of memory for counters (the access is then not counted). */
+int ms_sim_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx);
+
+/* Simulate a byte range [addr, addr+len) as one reference per touched line (memcpy & co). */
+void ms_sim_access_range(ms_sim *sim, unsigned cpu, uint64_t addr, uint64_t len, unsigned flags, uint32_t ctx);
+
+/* Counters indexed by ctx; *n receives how many contexts have been seen (max ctx + 1). */
+const ms_counters *ms_sim_counters(const ms_sim *sim, uint32_t *n);
+
+/* Sum of all contexts' counters. */
+void ms_sim_totals(const ms_sim *sim, ms_counters *out);
+
+/* Call fn for every recorded replacement-cause pair, in a deterministic order. */
+void ms_sim_each_eviction(const ms_sim *sim, void (*fn)(const ms_eviction *e, void *ud), void *ud);
+
+/* The configuration the simulator was created with. */
+const ms_hier_config *ms_sim_config(const ms_sim *sim);
+
+/* Bytes of memory currently held by the simulator (for the documented memory bound). */
+size_t ms_sim_memory(const ms_sim *sim);
+
+/* Add b into a (all fields). */
+void ms_counters_add(ms_counters *a, const ms_counters *b);
+
+#endif
