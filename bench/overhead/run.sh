@@ -1,0 +1,47 @@
+#!/bin/sh
+# Overhead: native time, memspy's slowdown and Cachegrind's slowdown, measured in the same
+# run, median of RUNS (default 5). memspy runs with its default preset (3 levels, all bins and
+# miss causes on); Cachegrind with --cache-sim=yes on the natively built binary.
+# usage: sh bench/overhead/run.sh [BUILD_DIR] [RUNS]   -> markdown table on stdout
+set -eu
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=$(cd "${1:-$ROOT/build}" && pwd)
+RUNS=${2:-5}
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/memspy-ovh.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+
+cases() {
+    echo "blkmatmul examples/blkmatmul/blkmatmul.c 295 64"
+    echo "tri examples/tri/tri.c 40000 16 400"
+    echo "crossint examples/crossint/crossint.c 2000"
+    echo "matmul bench/kernels/matmul.c 384 1"
+    echo "spmv bench/kernels/spmv.c 200000 16 5"
+    echo "stencil-1s bench/kernels/stencil.c 2048 60"
+}
+
+# seconds CMD...: wall time of one run, in seconds.
+seconds() {
+    s=$(date +%s.%N)
+    "$@" >/dev/null 2>&1
+    e=$(date +%s.%N)
+    awk -v s="$s" -v e="$e" 'BEGIN { printf "%.4f\n", e - s }'
+}
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+echo "| program | native s | memspy s | memspy slowdown | Cachegrind s | Cachegrind slowdown | memspy / Cachegrind |"
+echo "|---|---:|---:|---:|---:|---:|---:|"
+cases | while read -r name src args; do
+    gcc -O2 -g -o "$WORK/$name.native" "$ROOT/$src"
+    "$BUILD/bin/memspy-cc" -O2 -o "$WORK/$name.memspy" "$ROOT/$src"
+    : >"$WORK/n"; : >"$WORK/m"; : >"$WORK/c"
+    i=0
+    while [ $i -lt "$RUNS" ]; do
+        (cd "$WORK" && seconds "./$name.native" $args) >>"$WORK/n"
+        (cd "$WORK" && seconds "$BUILD/bin/memspy" run --no-report --result "$name.result" -- "./$name.memspy" $args) >>"$WORK/m"
+        (cd "$WORK" && seconds valgrind --tool=cachegrind --cache-sim=yes --cachegrind-out-file=/dev/null "./$name.native" $args) >>"$WORK/c"
+        i=$((i + 1))
+    done
+    n=$(median <"$WORK/n"); m=$(median <"$WORK/m"); c=$(median <"$WORK/c")
+    awk -v name="$name" -v n="$n" -v m="$m" -v c="$c" 'BEGIN {
+        printf "| %s | %.3f | %.2f | %.1fx | %.2f | %.1fx | %.2f |\n", name, n, m, m / n, c, c / n, m / c }'
+done

@@ -1,0 +1,644 @@
+/* The analysis: raw profile -> model. Contexts (pc, data bin) become cells of the
+ * (code bin x data bin) matrix; counters, per-line statistics and replacement causes are
+ * summed into them; everything is sorted deterministically (stall descending, then names). */
+#define _GNU_SOURCE   /* qsort_r, sigdescr_np */
+#include "analyze.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "databins.h"
+#include "source.h"
+#include "symbolize.h"
+
+#define NO_INDEX UINT32_MAX
+
+/* One raw context, resolved. */
+typedef struct {
+    uint32_t ctx;
+    uint64_t pc;
+    uint32_t bin_id;
+    const ms_frame *frame;    /* innermost frame of its pc */
+    uint32_t code, data, cell, line;
+} ctx_info;
+
+typedef struct {
+    const ms_raw *raw;
+    const ms_raw_bin *bins;   /* the raw bins some context refers to: the model's data bins */
+    size_t nbins;
+    ms_model *m;
+    ms_symbolizer *sym;
+    ctx_info *ctx;            /* sorted by ctx; an extra "unknown" entry at nctx if needed */
+    size_t nctx;
+    bool has_unknown;
+    bool *cell_used;
+    size_t *ncap;             /* evicted_by capacity per cell */
+} analysis;
+
+static int oom(char *err, size_t errlen)
+{
+    snprintf(err, errlen, "out of memory during analysis");
+    return -1;
+}
+
+static int add_note(ms_model *m, const char *fmt, ...)
+{
+    char **p = realloc(m->notes, (m->nnotes + 1) * sizeof *p);
+    if (!p)
+        return -1;
+    m->notes = p;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *s = malloc((size_t)n + 1);
+    if (!s)
+        return -1;
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    m->notes[m->nnotes++] = s;
+    return 0;
+}
+
+static int strcmp_null(const char *a, const char *b)
+{
+    if (!a || !b)
+        return (a != NULL) - (b != NULL);
+    return strcmp(a, b);
+}
+
+/* ---- run metadata ---- */
+
+static int fill_metadata(const ms_raw *raw, ms_model *m, char *err, size_t errlen)
+{
+    m->pid = raw->pid;
+    m->exit_kind = raw->exit_kind;
+    m->exit_value = raw->exit_value;
+    m->wall_seconds = raw->end_ns > raw->start_ns ? (double)(raw->end_ns - raw->start_ns) / 1e9 : 0;
+    char cfg_err[256];
+    if (!raw->config_text || ms_config_parse_full(raw->config_text, &m->config, cfg_err, sizeof cfg_err) != 0) {
+        snprintf(err, errlen, "raw profile has no valid cache configuration%s%s",
+                 raw->config_text ? ": " : "", raw->config_text ? cfg_err : "");
+        return -1;
+    }
+    char reason[160] = "";
+    if (raw->exit_kind == MS_EXIT_SIGNAL) {
+        const char *what = sigdescr_np(raw->exit_value);
+        snprintf(reason, sizeof reason, "program killed by signal %d (%s)", raw->exit_value,
+                 what ? what : "unknown signal");
+    } else if (raw->exit_kind == MS_EXIT_UNDERSCORE) {
+        snprintf(reason, sizeof reason, "program called _exit");
+    } else if (raw->flags & MS_RAW_F_INCOMPLETE) {
+        snprintf(reason, sizeof reason, "program did not finish normally");
+    }
+    if (raw->truncated)
+        snprintf(reason + strlen(reason), sizeof reason - strlen(reason), "%sraw profile truncated",
+                 reason[0] ? "; " : "");
+    m->incomplete = reason[0] != '\0';
+    if (m->incomplete && !(m->incomplete_reason = strdup(reason)))
+        return oom(err, errlen);
+    for (size_t i = 0; i < raw->nnotes; i++)
+        if (add_note(m, "%s", raw->notes[i]) != 0)
+            return oom(err, errlen);
+    if (raw->nlevels && raw->nlevels != m->config.nlevels &&
+        add_note(m, "counters have %d levels but the configuration %d", raw->nlevels, m->config.nlevels) != 0)
+        return oom(err, errlen);
+    return 0;
+}
+
+/* ---- contexts ---- */
+
+static int cmp_ctx(const void *a, const void *b)
+{
+    const ctx_info *x = a, *y = b;
+    return (x->ctx > y->ctx) - (x->ctx < y->ctx);
+}
+
+static ctx_info *find_ctx(analysis *an, uint32_t ctx)
+{
+    ctx_info key = { .ctx = ctx };
+    ctx_info *c = bsearch(&key, an->ctx, an->nctx, sizeof key, cmp_ctx);
+    if (c)
+        return c;
+    an->has_unknown = true;
+    return &an->ctx[an->nctx];
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int cmp_u32_pair(const void *a, const void *b)
+{
+    const uint32_t *x = a, *y = b;
+    return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+/* Resolve each context's pc and data bin; the unknown entry collects whatever has no context. */
+static int resolve_contexts(analysis *an, size_t nbins, uint32_t unknown_data)
+{
+    const ms_raw *raw = an->raw;
+    an->ctx = calloc(raw->ncontexts + 1, sizeof *an->ctx);
+    uint32_t *ids = malloc((nbins ? nbins : 1) * 2 * sizeof *ids);   /* (bin id, index) pairs */
+    if (!an->ctx || !ids) {
+        free(ids);
+        return -1;
+    }
+    for (size_t i = 0; i < nbins; i++) {
+        ids[2 * i] = an->bins[i].id;
+        ids[2 * i + 1] = (uint32_t)i;
+    }
+    qsort(ids, nbins, 2 * sizeof *ids, cmp_u32_pair);
+    for (size_t i = 0; i < raw->ncontexts; i++)
+        an->ctx[i] = (ctx_info){ raw->contexts[i].ctx, raw->contexts[i].pc, raw->contexts[i].bin, NULL, 0, 0, 0, 0 };
+    qsort(an->ctx, raw->ncontexts, sizeof *an->ctx, cmp_ctx);
+    size_t n = 0;   /* drop duplicate ctx ids, keeping the first */
+    for (size_t i = 0; i < raw->ncontexts; i++)
+        if (n == 0 || an->ctx[n - 1].ctx != an->ctx[i].ctx)
+            an->ctx[n++] = an->ctx[i];
+    an->nctx = n;
+    static const ms_frame unknown_frame = { "??", NULL, 0, NULL, 0, 0 };
+    int rc = 0;
+    for (size_t i = 0; i <= n && rc == 0; i++) {
+        ctx_info *c = &an->ctx[i];
+        c->frame = &unknown_frame;
+        c->data = unknown_data;
+        if (i == n)
+            break;
+        const ms_sym *s = ms_symbolize(an->sym, c->pc, true);
+        if (!s)
+            rc = -1;
+        else
+            c->frame = &s->frames[0];
+        uint32_t key[2] = { c->bin_id, 0 };
+        const uint32_t *hit = bsearch(key, ids, nbins, 2 * sizeof *ids, cmp_u32_pair);
+        if (hit)
+            c->data = hit[1];
+        else
+            an->has_unknown = true;
+    }
+    free(ids);
+    return rc;
+}
+
+/* ---- code bins, cells, line statistics: each is the set of distinct keys over contexts ---- */
+
+static int cmp_code_key(const void *a, const void *b, void *ctxs)
+{
+    const ctx_info *x = &((const ctx_info *)ctxs)[*(const size_t *)a];
+    const ctx_info *y = &((const ctx_info *)ctxs)[*(const size_t *)b];
+    int c = strcmp(x->frame->func, y->frame->func);
+    return c ? c : strcmp_null(x->frame->decl_file, y->frame->decl_file);
+}
+
+static int cmp_cell_key(const void *a, const void *b, void *ctxs)
+{
+    const ctx_info *x = &((const ctx_info *)ctxs)[*(const size_t *)a];
+    const ctx_info *y = &((const ctx_info *)ctxs)[*(const size_t *)b];
+    if (x->code != y->code)
+        return x->code < y->code ? -1 : 1;
+    return (x->data > y->data) - (x->data < y->data);
+}
+
+static int cmp_line_key(const void *a, const void *b, void *ctxs)
+{
+    const ctx_info *x = &((const ctx_info *)ctxs)[*(const size_t *)a];
+    const ctx_info *y = &((const ctx_info *)ctxs)[*(const size_t *)b];
+    int c = strcmp_null(x->frame->file, y->frame->file);
+    if (c)
+        return c;
+    if (x->frame->line != y->frame->line)
+        return x->frame->line < y->frame->line ? -1 : 1;
+    return cmp_cell_key(a, b, ctxs);
+}
+
+static int cmp_file_key(const void *a, const void *b, void *ctxs)
+{
+    const ctx_info *x = &((const ctx_info *)ctxs)[*(const size_t *)a];
+    const ctx_info *y = &((const ctx_info *)ctxs)[*(const size_t *)b];
+    return strcmp_null(x->frame->file, y->frame->file);
+}
+
+/* Number the distinct keys of contexts order[0..n) (sorted with cmp): calls assign(ctx, id,
+ * first) for each, first telling whether this context starts a new key. Returns the count. */
+static uint32_t number_keys(analysis *an, size_t *order, size_t n,
+                            int (*cmp)(const void *, const void *, void *),
+                            int (*assign)(analysis *, ctx_info *, uint32_t, bool))
+{
+    qsort_r(order, n, sizeof *order, cmp, an->ctx);
+    uint32_t id = 0;
+    for (size_t i = 0; i < n; i++) {
+        bool first = i == 0 || cmp(&order[i - 1], &order[i], an->ctx) != 0;
+        if (first && i > 0)
+            id++;
+        if (assign(an, &an->ctx[order[i]], id, first) != 0)
+            return NO_INDEX;
+    }
+    return n ? id + 1 : 0;
+}
+
+static int assign_code(analysis *an, ctx_info *c, uint32_t id, bool first)
+{
+    c->code = id;
+    if (!first)
+        return 0;
+    ms_code_bin *b = &an->m->code[id];
+    b->name = strdup(c->frame->func);
+    b->file = c->frame->decl_file ? strdup(c->frame->decl_file) : NULL;
+    b->line = c->frame->decl_line;
+    return b->name && (b->file || !c->frame->decl_file) ? 0 : -1;
+}
+
+static int assign_cell(analysis *an, ctx_info *c, uint32_t id, bool first)
+{
+    c->cell = id;
+    if (first) {
+        an->m->cells[id].code = c->code;
+        an->m->cells[id].data = c->data;
+    }
+    return 0;
+}
+
+static int assign_file(analysis *an, ctx_info *c, uint32_t id, bool first)
+{
+    if (first && !(an->m->files[id] = strdup(c->frame->file)))
+        return -1;
+    return 0;
+}
+
+static int cmp_str_ptr(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int assign_line(analysis *an, ctx_info *c, uint32_t id, bool first)
+{
+    c->line = id;
+    if (first) {
+        ms_line_stat *l = &an->m->lines[id];
+        l->line = c->frame->line;
+        l->code = c->code;
+        l->data = c->data;
+        char *const *f = bsearch(&c->frame->file, an->m->files, an->m->nfiles, sizeof *f, cmp_str_ptr);
+        l->file = f ? (uint32_t)(f - an->m->files) : 0;
+    }
+    return 0;
+}
+
+/* Code bins, cells, files and line statistics from the resolved contexts (including the
+ * unknown entry when used). */
+static int build_axes(analysis *an)
+{
+    ms_model *m = an->m;
+    size_t n = an->nctx + (an->has_unknown ? 1 : 0);
+    size_t *order = malloc((n ? n : 1) * sizeof *order);
+    m->code = calloc(n ? n : 1, sizeof *m->code);
+    m->cells = calloc(n ? n : 1, sizeof *m->cells);
+    m->files = calloc(n ? n : 1, sizeof *m->files);
+    m->lines = calloc(n ? n : 1, sizeof *m->lines);
+    if (!order || !m->code || !m->cells || !m->files || !m->lines) {
+        free(order);
+        return -1;
+    }
+    int rc = 0;
+    for (size_t i = 0; i < n; i++)
+        order[i] = i;
+    if ((m->ncode = number_keys(an, order, n, cmp_code_key, assign_code)) == NO_INDEX)
+        rc = -1;
+    if (rc == 0 && (m->ncells = number_keys(an, order, n, cmp_cell_key, assign_cell)) == NO_INDEX)
+        rc = -1;
+    size_t nsrc = 0;   /* contexts with a source position */
+    for (size_t i = 0; i < n; i++) {
+        an->ctx[i].line = NO_INDEX;
+        if (an->ctx[i].frame->file)
+            order[nsrc++] = i;
+    }
+    if (rc == 0 && (m->nfiles = number_keys(an, order, nsrc, cmp_file_key, assign_file)) == NO_INDEX)
+        rc = -1;
+    if (rc == 0 && (m->nlines = number_keys(an, order, nsrc, cmp_line_key, assign_line)) == NO_INDEX)
+        rc = -1;
+    free(order);
+    return rc;
+}
+
+/* ---- counters and replacement causes ---- */
+
+static int add_evictor(analysis *an, uint32_t cell, const ms_evictor *e)
+{
+    ms_cell *c = &an->m->cells[cell];
+    if (c->nevicted_by == an->ncap[cell]) {
+        size_t n = an->ncap[cell] ? an->ncap[cell] * 2 : 4;
+        ms_evictor *p = realloc(c->evicted_by, n * sizeof *p);
+        if (!p)
+            return -1;
+        c->evicted_by = p;
+        an->ncap[cell] = n;
+    }
+    c->evicted_by[c->nevicted_by++] = *e;
+    return 0;
+}
+
+static int accumulate(analysis *an)
+{
+    const ms_raw *raw = an->raw;
+    ms_model *m = an->m;
+    for (size_t i = 0; i < raw->ncounters; i++) {
+        const ctx_info *c = find_ctx(an, raw->counters[i].ctx);
+        const ms_counters *k = &raw->counters[i].c;
+        ms_counters_add(&m->totals, k);
+        ms_counters_add(&m->cells[c->cell].c, k);
+        an->cell_used[c->cell] = true;
+        if (c->line != NO_INDEX)
+            ms_counters_add(&m->lines[c->line].c, k);
+    }
+    for (size_t i = 0; i < raw->nevictions; i++) {
+        const ms_eviction *e = &raw->evictions[i];
+        const ctx_info *victim = find_ctx(an, e->victim_ctx);
+        const ctx_info *evictor = find_ctx(an, e->evictor_ctx);
+        ms_evictor ev = { evictor->code, evictor->data, e->level, e->count };
+        an->cell_used[victim->cell] = true;
+        if (add_evictor(an, victim->cell, &ev) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* ---- deterministic order ---- */
+
+typedef struct { uint64_t stall; const char *name, *file; uint32_t index; } rank;
+
+static int cmp_rank(const void *a, const void *b)
+{
+    const rank *x = a, *y = b;
+    if (x->stall != y->stall)
+        return x->stall > y->stall ? -1 : 1;
+    int c = strcmp(x->name, y->name);
+    if (!c)
+        c = strcmp_null(x->file, y->file);
+    return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+/* Order n bins by stall (descending) then name; *remap[old] receives the new index and
+ * *perm[new] the old one. */
+static int rank_bins(rank *r, size_t n, uint32_t **remap, uint32_t **perm)
+{
+    qsort(r, n, sizeof *r, cmp_rank);
+    *remap = malloc((n ? n : 1) * sizeof **remap);
+    *perm = malloc((n ? n : 1) * sizeof **perm);
+    if (!*remap || !*perm)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        (*remap)[r[i].index] = (uint32_t)i;
+        (*perm)[i] = r[i].index;
+    }
+    return 0;
+}
+
+static int cmp_evictor(const void *a, const void *b)
+{
+    const ms_evictor *x = a, *y = b;
+    if (x->count != y->count)
+        return x->count > y->count ? -1 : 1;
+    if (x->data != y->data)
+        return x->data < y->data ? -1 : 1;
+    if (x->code != y->code)
+        return x->code < y->code ? -1 : 1;
+    return (x->level > y->level) - (x->level < y->level);
+}
+
+static int cmp_evictor_key(const ms_evictor *x, const ms_evictor *y)
+{
+    return x->code != y->code || x->data != y->data || x->level != y->level;
+}
+
+/* Merge equal (code, data, level) replacement causes and sort them by count. */
+static void merge_evictors(ms_cell *c)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < c->nevicted_by; i++) {
+        size_t j = 0;
+        while (j < n && cmp_evictor_key(&c->evicted_by[j], &c->evicted_by[i]) != 0)
+            j++;
+        if (j < n)
+            c->evicted_by[j].count += c->evicted_by[i].count;
+        else
+            c->evicted_by[n++] = c->evicted_by[i];
+    }
+    c->nevicted_by = n;
+    if (n > 1)
+        qsort(c->evicted_by, n, sizeof *c->evicted_by, cmp_evictor);
+}
+
+static int cmp_cell(const void *a, const void *b)
+{
+    const ms_cell *x = a, *y = b;
+    uint64_t sx = ms_counters_stall(&x->c), sy = ms_counters_stall(&y->c);
+    if (sx != sy)
+        return sx > sy ? -1 : 1;
+    if (x->code != y->code)
+        return x->code < y->code ? -1 : 1;
+    return (x->data > y->data) - (x->data < y->data);
+}
+
+static int cmp_line(const void *a, const void *b)
+{
+    const ms_line_stat *x = a, *y = b;
+    if (x->file != y->file)
+        return x->file < y->file ? -1 : 1;
+    if (x->line != y->line)
+        return x->line < y->line ? -1 : 1;
+    if (x->code != y->code)
+        return x->code < y->code ? -1 : 1;
+    return (x->data > y->data) - (x->data < y->data);
+}
+
+/* Drop cells nothing was counted in, rank code and data bins, renumber, sort. */
+static int finish_order(analysis *an)
+{
+    ms_model *m = an->m;
+    size_t kept = 0;
+    for (size_t i = 0; i < m->ncells; i++) {
+        if (an->cell_used[i])
+            m->cells[kept++] = m->cells[i];
+        else
+            free(m->cells[i].evicted_by);
+    }
+    m->ncells = kept;
+    kept = 0;   /* lines of contexts that never counted a reference say nothing */
+    for (size_t i = 0; i < m->nlines; i++)
+        if (ms_counters_refs(&m->lines[i].c) != 0)
+            m->lines[kept++] = m->lines[i];
+    m->nlines = kept;
+    rank *codes = calloc(m->ncode ? m->ncode : 1, sizeof *codes);
+    rank *datas = calloc(m->ndata ? m->ndata : 1, sizeof *datas);
+    uint32_t *code_new = NULL, *code_old = NULL, *data_new = NULL, *data_old = NULL;
+    int rc = codes && datas ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < m->ncode; i++)
+        codes[i] = (rank){ 0, m->code[i].name, m->code[i].file, (uint32_t)i };
+    for (size_t i = 0; rc == 0 && i < m->ndata; i++)
+        datas[i] = (rank){ 0, m->data[i].name, NULL, (uint32_t)i };
+    for (size_t i = 0; rc == 0 && i < m->ncells; i++) {
+        codes[m->cells[i].code].stall += ms_counters_stall(&m->cells[i].c);
+        datas[m->cells[i].data].stall += ms_counters_stall(&m->cells[i].c);
+    }
+    if (rc == 0)
+        rc = rank_bins(codes, m->ncode, &code_new, &code_old);
+    if (rc == 0)
+        rc = rank_bins(datas, m->ndata, &data_new, &data_old);
+    ms_code_bin *code = rc == 0 ? malloc((m->ncode ? m->ncode : 1) * sizeof *code) : NULL;
+    ms_data_bin *data = rc == 0 ? malloc((m->ndata ? m->ndata : 1) * sizeof *data) : NULL;
+    if (code && data) {
+        for (size_t i = 0; i < m->ncode; i++)
+            code[i] = m->code[code_old[i]];
+        for (size_t i = 0; i < m->ndata; i++)
+            data[i] = m->data[data_old[i]];
+        free(m->code);
+        free(m->data);
+        m->code = code;
+        m->data = data;
+        for (size_t i = 0; i < m->ncells; i++) {
+            ms_cell *c = &m->cells[i];
+            c->code = code_new[c->code];
+            c->data = data_new[c->data];
+            for (size_t k = 0; k < c->nevicted_by; k++) {
+                c->evicted_by[k].code = code_new[c->evicted_by[k].code];
+                c->evicted_by[k].data = data_new[c->evicted_by[k].data];
+            }
+            merge_evictors(c);
+        }
+        for (size_t i = 0; i < m->nlines; i++) {
+            m->lines[i].code = code_new[m->lines[i].code];
+            m->lines[i].data = data_new[m->lines[i].data];
+        }
+        qsort(m->cells, m->ncells, sizeof *m->cells, cmp_cell);
+        qsort(m->lines, m->nlines, sizeof *m->lines, cmp_line);
+    } else {
+        free(code);
+        free(data);
+        rc = -1;
+    }
+    free(codes);
+    free(datas);
+    free(code_new);
+    free(code_old);
+    free(data_new);
+    free(data_old);
+    return rc;
+}
+
+/* The data bins, plus an "unknown" bin (kind OTHER) for contexts without a known bin. */
+static int build_data(analysis *an, ms_source_cache *src, bool with_unknown)
+{
+    ms_model *m = an->m;
+    ms_data_bin *d;
+    if (ms_build_data_bins(an->bins, an->nbins, an->sym, src, &d) != 0)
+        return -1;
+    m->data = d;
+    m->ndata = an->nbins;
+    if (!with_unknown)
+        return 0;
+    d = realloc(m->data, (m->ndata + 1) * sizeof *d);
+    if (!d)
+        return -1;
+    m->data = d;
+    ms_data_bin *u = &d[m->ndata++];
+    memset(u, 0, sizeof *u);
+    u->kind = MS_BIN_OTHER;
+    u->name = strdup("unknown");
+    u->full_name = strdup("unknown");
+    if (!u->name || !u->full_name)
+        return -1;
+    return ms_unique_data_names(m->data, m->ndata);
+}
+
+/* Keep only the raw bins that some context refers to: the runtime registers every global
+ * of every module (all of libc's), but a report lists the data the program touched. */
+static int referenced_bins(analysis *an)
+{
+    const ms_raw *raw = an->raw;
+    uint32_t *used = malloc((raw->ncontexts ? raw->ncontexts : 1) * sizeof *used);
+    ms_raw_bin *keep = malloc((raw->nbins ? raw->nbins : 1) * sizeof *keep);
+    if (!used || !keep) {
+        free(used);
+        free(keep);
+        return -1;
+    }
+    for (size_t i = 0; i < raw->ncontexts; i++)
+        used[i] = raw->contexts[i].bin;
+    qsort(used, raw->ncontexts, sizeof *used, cmp_u32);
+    size_t n = 0;
+    for (size_t i = 0; i < raw->nbins; i++)
+        if (bsearch(&raw->bins[i].id, used, raw->ncontexts, sizeof *used, cmp_u32))
+            keep[n++] = raw->bins[i];   /* shallow: the raw file keeps owning the strings */
+    free(used);
+    an->bins = keep;
+    an->nbins = n;
+    return 0;
+}
+
+/* Does any counter or eviction refer to a context the raw file does not describe, or a
+ * context to a bin it does not describe? */
+static bool needs_unknown(analysis *an)
+{
+    const ms_raw *raw = an->raw;
+    bool miss = false;
+    for (size_t i = 0; i < raw->ncounters && !miss; i++)
+        miss = find_ctx(an, raw->counters[i].ctx) == &an->ctx[an->nctx];
+    for (size_t i = 0; i < raw->nevictions && !miss; i++)
+        miss = find_ctx(an, raw->evictions[i].victim_ctx) == &an->ctx[an->nctx] ||
+               find_ctx(an, raw->evictions[i].evictor_ctx) == &an->ctx[an->nctx];
+    return miss || an->has_unknown;
+}
+
+int ms_analyze(const ms_raw *raw, const ms_analyze_opts *opts, ms_model *out, char *err, size_t errlen)
+{
+    ms_model_init(out);
+    analysis an = { .raw = raw, .m = out };
+    char *sym_note = NULL;
+    if (fill_metadata(raw, out, err, errlen) != 0 ||
+        ms_symbolizer_new(raw, &an.sym, &sym_note, err, errlen) != 0) {
+        ms_model_free(out);
+        return -1;
+    }
+    ms_source_cache *src = ms_source_cache_new(opts ? opts->source_root : NULL);
+    int rc = src && (!sym_note || add_note(out, "%s", sym_note) == 0) ? 0 : -1;
+    free(sym_note);
+    /* The data bins' indices are the raw bins' (plus "unknown" last) until finish_order. */
+    if (rc == 0)
+        rc = referenced_bins(&an);
+    if (rc == 0)
+        rc = resolve_contexts(&an, an.nbins, (uint32_t)an.nbins);
+    bool with_unknown = rc == 0 && needs_unknown(&an);
+    an.has_unknown = with_unknown;
+    if (rc == 0)
+        rc = build_data(&an, src, with_unknown);
+    if (rc == 0)
+        rc = build_axes(&an);
+    if (rc == 0) {
+        an.cell_used = calloc(out->ncells ? out->ncells : 1, sizeof *an.cell_used);
+        an.ncap = calloc(out->ncells ? out->ncells : 1, sizeof *an.ncap);
+        rc = an.cell_used && an.ncap ? accumulate(&an) : -1;
+    }
+    if (rc == 0)
+        rc = finish_order(&an);
+    if (rc == 0 && with_unknown &&
+        add_note(out, "some statistics belong to contexts or bins missing from the raw profile: "
+                      "counted under \"unknown\"") != 0)
+        rc = -1;
+    free(an.cell_used);
+    free(an.ncap);
+    free(an.ctx);
+    free((void *)an.bins);
+    ms_source_cache_free(src);
+    ms_symbolizer_free(an.sym);
+    if (rc != 0) {
+        ms_model_free(out);
+        return oom(err, errlen);
+    }
+    return 0;
+}

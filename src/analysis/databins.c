@@ -1,0 +1,344 @@
+/* Data bins and their names (MemSpy section 5.2): heap bins are named from the allocation
+ * statement, walking the call path outwards when two bins would share a name; globals by
+ * their (DWARF) name; stack frames by function. */
+#define _GNU_SOURCE   /* qsort_r */
+#include "databins.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analyze.h"
+
+static char *format(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (s) {
+        va_start(ap, fmt);
+        vsnprintf(s, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
+    return s;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+static char *site_text(const char *file, int line)
+{
+    return file ? format("%s:%d", file, line) : NULL;
+}
+
+/* ---- heap bins ---- */
+
+/* A heap bin's logical call path and the names its statements give. */
+typedef struct {
+    const ms_frame **frames;   /* innermost (the allocation statement) first */
+    char **names;              /* per frame, NULL if that statement names nothing */
+    size_t nframes, level;     /* level: frame whose name is used; nframes if none */
+} heap_path;
+
+static void heap_path_free(heap_path *h)
+{
+    for (size_t i = 0; i < h->nframes; i++)
+        free(h->names[i]);
+    free(h->names);
+    free(h->frames);
+}
+
+static int append_frames(heap_path *h, size_t *cap, const ms_sym *sym)
+{
+    if (!sym)
+        return -1;
+    for (size_t i = 0; i < sym->nframes; i++) {
+        if (h->nframes == *cap) {
+            size_t n = *cap ? *cap * 2 : 8;
+            const ms_frame **p = realloc(h->frames, n * sizeof *p);
+            if (!p)
+                return -1;
+            h->frames = p;
+            *cap = n;
+        }
+        h->frames[h->nframes++] = &sym->frames[i];
+    }
+    return 0;
+}
+
+static size_t next_named(const heap_path *h, size_t from)
+{
+    size_t i = from;
+    while (i < h->nframes && !h->names[i])
+        i++;
+    return i;
+}
+
+static int build_heap_path(const ms_raw_bin *b, ms_symbolizer *sym, ms_source_cache *src, heap_path *h)
+{
+    size_t cap = 0;
+    memset(h, 0, sizeof *h);
+    if (append_frames(h, &cap, ms_symbolize(sym, b->pc, true)) != 0)
+        return -1;
+    for (size_t d = b->depth; d-- > 0;)
+        if (append_frames(h, &cap, ms_symbolize(sym, b->path[d], true)) != 0)
+            return -1;
+    h->names = calloc(h->nframes, sizeof *h->names);
+    if (!h->names)
+        return -1;
+    for (size_t i = 0; i < h->nframes; i++) {
+        const ms_frame *f = h->frames[i];
+        if (!f->file || ms_source_is_system(f->file))
+            continue;
+        char *text = ms_source_statement(src, f->file, f->line);
+        h->names[i] = text ? ms_name_from_statement(text, f->col) : NULL;
+        free(text);
+    }
+    h->level = next_named(h, 0);
+    return 0;
+}
+
+/* The allocation statement: the innermost frame with user source. */
+static const ms_frame *heap_site(const heap_path *h)
+{
+    for (size_t i = 0; i < h->nframes; i++)
+        if (h->frames[i]->file && !ms_source_is_system(h->frames[i]->file))
+            return h->frames[i];
+    return NULL;
+}
+
+static const char *heap_short(const heap_path *h)
+{
+    return h->level < h->nframes ? h->names[h->level] : NULL;
+}
+
+static int cmp_by_short(const void *a, const void *b, void *paths)
+{
+    const char *x = heap_short(&((const heap_path *)paths)[*(const size_t *)a]);
+    const char *y = heap_short(&((const heap_path *)paths)[*(const size_t *)b]);
+    if (!x || !y)
+        return (x == NULL) - (y == NULL);
+    return strcmp(x, y);
+}
+
+/* While two heap bins share a short name, move each to the name found further out on its
+ * call path (MemSpy's NewMatrix case: `double *Y = NewMatrix(n)` names the matrix). */
+static int disambiguate(heap_path *paths, size_t n)
+{
+    size_t *order = malloc((n ? n : 1) * sizeof *order);
+    if (!order)
+        return -1;
+    for (bool moved = true; moved;) {
+        moved = false;
+        for (size_t i = 0; i < n; i++)
+            order[i] = i;
+        qsort_r(order, n, sizeof *order, cmp_by_short, paths);
+        for (size_t i = 0; i < n;) {
+            size_t j = i + 1;
+            while (j < n && heap_short(&paths[order[i]]) && cmp_by_short(&order[i], &order[j], paths) == 0)
+                j++;
+            for (size_t k = i; j - i > 1 && k < j; k++) {
+                heap_path *h = &paths[order[k]];
+                size_t next = next_named(h, h->level + 1);
+                if (next < h->nframes) {
+                    h->level = next;
+                    moved = true;
+                }
+            }
+            i = j;
+        }
+    }
+    free(order);
+    return 0;
+}
+
+static char *heap_full_name(const heap_path *h, const char *short_name)
+{
+    size_t len = strlen(short_name) + 1;
+    for (size_t i = 0; i < h->nframes; i++)
+        len += strlen(h->frames[i]->func) + 16;
+    char *s = malloc(len), *p = s;
+    if (!s)
+        return NULL;
+    /* Start at the outermost frame with user source: drop libc's start-up frames. */
+    size_t outer = h->nframes;
+    while (outer > 0 && (!h->frames[outer - 1]->file || ms_source_is_system(h->frames[outer - 1]->file)))
+        outer--;
+    if (outer == 0)
+        outer = h->nframes;
+    for (size_t i = outer; i-- > 0;) {
+        const ms_frame *f = h->frames[i];
+        p += f->line ? sprintf(p, "%s:%d>", f->func, f->line) : sprintf(p, "%s>", f->func);
+    }
+    strcpy(p, short_name);
+    return s;
+}
+
+static int name_heap_bin(const ms_raw_bin *b, const heap_path *h, ms_data_bin *d)
+{
+    const ms_frame *site = heap_site(h);
+    d->kind = MS_BIN_HEAP;
+    d->objects = b->objects;
+    d->bytes = b->bytes;
+    d->peak_bytes = b->peak_bytes;
+    d->site = site ? site_text(site->file, site->line) : NULL;
+    if (heap_short(h))
+        d->name = strdup(heap_short(h));
+    else if (site)
+        d->name = format("heap@%s:%d", base_name(site->file), site->line);
+    else
+        d->name = strdup("heap@??");
+    d->full_name = d->name ? heap_full_name(h, d->name) : NULL;
+    return d->name && d->full_name && (d->site || !site) ? 0 : -1;
+}
+
+/* ---- globals, stack, other ---- */
+
+/* gcc names function statics "var.N" in the symbol table: drop the ".N". */
+static char *strip_static_suffix(const char *name)
+{
+    char *s = strdup(name ? name : "global");
+    char *dot = s ? strrchr(s, '.') : NULL;
+    if (dot && dot[1] && dot != s) {
+        const char *p = dot + 1;
+        while (isdigit((unsigned char)*p))
+            p++;
+        if (*p == '\0')
+            *dot = '\0';
+    }
+    return s;
+}
+
+static int name_global_bin(const ms_raw_bin *b, ms_symbolizer *sym, ms_data_bin *d)
+{
+    const char *dw_name, *scope, *file;
+    int line;
+    d->kind = MS_BIN_GLOBAL;
+    d->bytes = b->size;
+    d->objects = 1;
+    if (ms_symbolize_global(sym, b->addr, &dw_name, &scope, &file, &line) == 0 && dw_name) {
+        d->name = scope ? format("%s::%s", scope, dw_name) : strdup(dw_name);
+        d->site = site_text(file, line);
+        if (file && !d->site)
+            return -1;
+    } else {
+        d->name = strip_static_suffix(b->name);
+    }
+    d->full_name = d->name ? strdup(d->name) : NULL;
+    return d->name && d->full_name ? 0 : -1;
+}
+
+static int name_stack_bin(const ms_raw_bin *b, ms_symbolizer *sym, ms_data_bin *d)
+{
+    const ms_sym *s = ms_symbolize(sym, b->pc, false);
+    if (!s)
+        return -1;
+    const ms_frame *owner = &s->frames[s->nframes - 1];   /* the real (not inlined) function */
+    d->kind = MS_BIN_STACK;
+    d->name = format("stack:%s", owner->func);
+    d->full_name = d->name ? strdup(d->name) : NULL;
+    d->site = site_text(owner->decl_file, owner->decl_line);
+    return d->name && d->full_name && (d->site || !owner->decl_file) ? 0 : -1;
+}
+
+/* ---- uniqueness ---- */
+
+static int cmp_bin_names(const void *a, const void *b, void *bins)
+{
+    const ms_data_bin *sort_bins = bins;
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    int c = strcmp(sort_bins[i].name, sort_bins[j].name);
+    if (!c)
+        c = strcmp(sort_bins[i].full_name, sort_bins[j].full_name);
+    return c ? c : (i > j) - (i < j);
+}
+
+int ms_unique_data_names(ms_data_bin *bins, size_t n)
+{
+    size_t *order = malloc((n ? n : 1) * sizeof *order);
+    if (!order)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        order[i] = i;
+    qsort_r(order, n, sizeof *order, cmp_bin_names, bins);
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0;) {
+        size_t j = i + 1;
+        while (j < n && strcmp(bins[order[i]].name, bins[order[j]].name) == 0)
+            j++;
+        for (size_t k = i + 1; k < j && rc == 0; k++) {
+            ms_data_bin *d = &bins[order[k]];
+            char *name = format("%s#%zu", d->name, k - i + 1);
+            char *full = NULL;
+            size_t flen = strlen(d->full_name), slen = strlen(d->name);
+            if (name && flen >= slen && strcmp(d->full_name + flen - slen, d->name) == 0)
+                full = format("%.*s%s", (int)(flen - slen), d->full_name, name);
+            if (!name || !full) {
+                free(name);
+                rc = -1;
+                break;
+            }
+            free(d->name);
+            free(d->full_name);
+            d->name = name;
+            d->full_name = full;
+        }
+        i = j;
+    }
+    free(order);
+    return rc;
+}
+
+int ms_build_data_bins(const ms_raw_bin *bins, size_t nbins, ms_symbolizer *sym,
+                       ms_source_cache *src, ms_data_bin **out)
+{
+    ms_data_bin *d = calloc(nbins ? nbins : 1, sizeof *d);
+    heap_path *paths = calloc(nbins ? nbins : 1, sizeof *paths);
+    size_t *heap_of = calloc(nbins ? nbins : 1, sizeof *heap_of);
+    size_t nheap = 0;
+    int rc = d && paths && heap_of ? 0 : -1;
+    for (size_t i = 0; i < nbins && rc == 0; i++) {
+        if (bins[i].kind == MS_BIN_HEAP) {
+            heap_of[i] = nheap;
+            rc = build_heap_path(&bins[i], sym, src, &paths[nheap++]);
+        }
+    }
+    if (rc == 0)
+        rc = disambiguate(paths, nheap);
+    for (size_t i = 0; i < nbins && rc == 0; i++) {
+        switch (bins[i].kind) {
+        case MS_BIN_HEAP: rc = name_heap_bin(&bins[i], &paths[heap_of[i]], &d[i]); break;
+        case MS_BIN_GLOBAL: rc = name_global_bin(&bins[i], sym, &d[i]); break;
+        case MS_BIN_STACK: rc = name_stack_bin(&bins[i], sym, &d[i]); break;
+        default:
+            d[i].kind = MS_BIN_OTHER;
+            d[i].name = strdup("other");
+            d[i].full_name = strdup("other");
+            rc = d[i].name && d[i].full_name ? 0 : -1;
+        }
+    }
+    if (rc == 0)
+        rc = ms_unique_data_names(d, nbins);
+    for (size_t i = 0; paths && i < nheap; i++)
+        heap_path_free(&paths[i]);
+    free(paths);
+    free(heap_of);
+    if (rc != 0 && d) {
+        for (size_t i = 0; i < nbins; i++) {
+            free(d[i].name);
+            free(d[i].full_name);
+            free(d[i].site);
+        }
+        free(d);
+        d = NULL;
+    }
+    *out = d;
+    return rc;
+}

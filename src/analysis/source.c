@@ -1,0 +1,196 @@
+/* Source statement reading for heap bin naming; file contents are cached per path. */
+#include "source.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    char *path;       /* as recorded in DWARF */
+    char *text;       /* NULL if unreadable */
+    size_t *line_at;  /* offset of each line's start, nlines + 1 entries */
+    size_t nlines;
+} source_file;
+
+struct ms_source_cache {
+    char *root;
+    source_file *files;
+    size_t nfiles;
+};
+
+ms_source_cache *ms_source_cache_new(const char *source_root)
+{
+    ms_source_cache *c = calloc(1, sizeof *c);
+    if (c && source_root && !(c->root = strdup(source_root))) {
+        free(c);
+        return NULL;
+    }
+    return c;
+}
+
+void ms_source_cache_free(ms_source_cache *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->nfiles; i++) {
+        free(c->files[i].path);
+        free(c->files[i].text);
+        free(c->files[i].line_at);
+    }
+    free(c->files);
+    free(c->root);
+    free(c);
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap + 1);
+    while (buf) {
+        n += fread(buf + n, 1, cap - n, f);
+        if (n < cap)
+            break;
+        char *bigger = realloc(buf, cap * 2 + 1);
+        if (!bigger) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = bigger;
+        cap *= 2;
+    }
+    fclose(f);
+    if (buf)
+        buf[n] = '\0';
+    return buf;
+}
+
+static void index_lines(source_file *f)
+{
+    size_t n = 1;
+    for (const char *p = f->text; *p; p++)
+        n += *p == '\n';
+    f->line_at = malloc((n + 1) * sizeof *f->line_at);
+    if (!f->line_at)
+        return;
+    size_t line = 0;
+    f->line_at[line++] = 0;
+    for (size_t i = 0; f->text[i]; i++)
+        if (f->text[i] == '\n')
+            f->line_at[line++] = i + 1;
+    f->line_at[line] = strlen(f->text) + 1;   /* one past the last line's terminator */
+    f->nlines = n;
+}
+
+static source_file *load(ms_source_cache *c, const char *path)
+{
+    for (size_t i = 0; i < c->nfiles; i++)
+        if (strcmp(c->files[i].path, path) == 0)
+            return &c->files[i];
+    source_file *grown = realloc(c->files, (c->nfiles + 1) * sizeof *grown);
+    if (!grown)
+        return NULL;
+    c->files = grown;
+    source_file *f = &c->files[c->nfiles];
+    memset(f, 0, sizeof *f);
+    if (!(f->path = strdup(path)))
+        return NULL;
+    c->nfiles++;
+    if (c->root && path[0] != '/') {
+        size_t n = strlen(c->root) + strlen(path) + 2;
+        char *full = malloc(n);
+        if (full) {
+            snprintf(full, n, "%s/%s", c->root, path);
+            f->text = slurp(full);
+            free(full);
+        }
+    } else {
+        f->text = slurp(path);
+    }
+    if (f->text)
+        index_lines(f);
+    return f;
+}
+
+static bool is_fortran(const char *path)
+{
+    const char *dot = strrchr(path, '.');
+    static const char *const exts[] = { ".f", ".F", ".f90", ".F90", ".f95", ".F95", ".f03",
+                                        ".F03", ".f08", ".F08", ".for", ".FOR" };
+    for (size_t i = 0; dot && i < sizeof exts / sizeof *exts; i++)
+        if (strcmp(dot, exts[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Where the part of line [b, e) that belongs to the next statement starts: after its last
+ * ';', '{' or '}', or e (nothing) if the line ends a statement. Returns b if none. */
+static size_t c_statement_tail(const char *t, size_t b, size_t e, bool *ends)
+{
+    *ends = false;
+    size_t from = b;
+    for (size_t i = b; i < e; i++)
+        if (t[i] == ';' || t[i] == '{' || t[i] == '}') {
+            from = i + 1;
+            *ends = true;
+        }
+    return from;
+}
+
+static bool fortran_continues(const char *t, size_t b, size_t e)
+{
+    while (e > b && (t[e - 1] == ' ' || t[e - 1] == '\t' || t[e - 1] == '\r' || t[e - 1] == '\n'))
+        e--;
+    return e > b && t[e - 1] == '&';
+}
+
+char *ms_source_statement(ms_source_cache *c, const char *path, int line)
+{
+    source_file *f = path ? load(c, path) : NULL;
+    if (!f || !f->text || !f->line_at || line < 1 || (size_t)line > f->nlines)
+        return NULL;
+    const char *t = f->text;
+    size_t last = (size_t)line - 1;
+    size_t first_at = f->line_at[last];
+    bool fortran = is_fortran(path);
+    for (size_t k = 0; k < MS_SOURCE_LOOKBACK && last >= k + 1; k++) {
+        size_t prev = last - k - 1;
+        size_t b = f->line_at[prev], e = f->line_at[prev + 1] - 1;
+        if (fortran) {
+            if (!fortran_continues(t, b, e))
+                break;
+            first_at = b;
+            continue;
+        }
+        bool ends;
+        size_t tail = c_statement_tail(t, b, e, &ends);
+        if (ends) {
+            first_at = tail;
+            break;
+        }
+        first_at = b;
+    }
+    size_t end = f->line_at[last + 1] - 1;   /* the target line's '\n' (or the NUL) */
+    size_t n = end - first_at;
+    char *out = malloc(n + 1);
+    if (!out)
+        return NULL;
+    memcpy(out, t + first_at, n);
+    out[n] = '\0';
+    if (n && out[n - 1] == '\r')
+        out[n - 1] = '\0';
+    return out;
+}
+
+bool ms_source_is_system(const char *path)
+{
+    static const char *const prefixes[] = { "/usr/include/", "/usr/lib/gcc/", "/usr/lib/llvm",
+        "/usr/src/debug/", "/build/glibc", "./csu/", "../sysdeps/" };
+    for (size_t i = 0; path && i < sizeof prefixes / sizeof *prefixes; i++)
+        if (strncmp(path, prefixes[i], strlen(prefixes[i])) == 0)
+            return true;
+    return false;
+}

@@ -1,0 +1,365 @@
+/* Symbolization with elfutils libdwfl/libdw: pcs to (inlined) function frames with source
+ * positions, global addresses to their DWARF variables. */
+#include "symbolize.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define UNKNOWN_FUNC "??"
+
+/* A global or static variable found in DWARF. */
+typedef struct {
+    uint64_t addr;
+    const char *name, *scope_func, *decl_file;
+    int decl_line;
+} dwarf_var;
+
+/* The variables of one module, read on first use. */
+typedef struct {
+    Dwfl_Module *mod;
+    dwarf_var *vars;
+    size_t nvars, cap;
+} module_vars;
+
+struct ms_symbolizer {
+    Dwfl *dwfl;
+    Dwfl_Callbacks callbacks;
+    char *debuginfo_path;
+    ms_sym **slots;          /* open-addressing hash of cached results, by (pc, return_address) */
+    size_t nslots, nused;
+    module_vars *modvars;
+    size_t nmodvars;
+};
+
+int ms_symbolizer_new(const ms_raw *raw, ms_symbolizer **out, char **note_out, char *err, size_t errlen)
+{
+    *out = NULL;
+    *note_out = NULL;
+    ms_symbolizer *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    s->callbacks.find_elf = dwfl_build_id_find_elf;
+    s->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+    s->callbacks.section_address = dwfl_offline_section_address;
+    s->callbacks.debuginfo_path = &s->debuginfo_path;
+    s->dwfl = dwfl_begin(&s->callbacks);
+    if (!s->dwfl) {
+        snprintf(err, errlen, "libdw: %s", dwfl_errmsg(-1));
+        free(s);
+        return -1;
+    }
+    dwfl_report_begin(s->dwfl);
+    size_t skipped = 0;
+    char first_skipped[256] = "";
+    for (size_t i = 0; i < raw->nmodules; i++) {
+        const char *path = raw->modules[i].path;
+        if (!path || path[0] != '/')
+            continue;   /* vdso and anonymous mappings have no file */
+        /* add_p_vaddr: raw's base is the load bias (dlpi_addr), so this is right for ET_EXEC
+         * (bias 0) and for ET_DYN whatever its first segment's address. */
+        if (!dwfl_report_elf(s->dwfl, path, path, -1, raw->modules[i].base, true)) {
+            if (skipped++ == 0)
+                snprintf(first_skipped, sizeof first_skipped, "%s (%s)", path, dwfl_errmsg(-1));
+        }
+    }
+    dwfl_report_end(s->dwfl, NULL, NULL);
+    if (skipped) {
+        size_t n = strlen(first_skipped) + 96;
+        *note_out = malloc(n);
+        if (*note_out)
+            snprintf(*note_out, n, "%zu module(s) could not be symbolized, e.g. %s", skipped, first_skipped);
+    }
+    *out = s;
+    return 0;
+}
+
+void ms_symbolizer_free(ms_symbolizer *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->nslots; i++)
+        if (s->slots[i]) {
+            free(s->slots[i]->frames);
+            free(s->slots[i]);
+        }
+    free(s->slots);
+    for (size_t i = 0; i < s->nmodvars; i++)
+        free(s->modvars[i].vars);
+    free(s->modvars);
+    dwfl_end(s->dwfl);
+    free(s);
+}
+
+/* ---- pcs ---- */
+
+static const char *die_name(Dwarf_Die *die)
+{
+    Dwarf_Attribute attr;
+    const char *name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
+    if (!name)
+        name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
+    return name;
+}
+
+/* The file of a DW_AT_call_file index in cu's line table. */
+static const char *cu_file(Dwarf_Die *cu, Dwarf_Word idx)
+{
+    Dwarf_Files *files;
+    size_t nfiles;
+    if (dwarf_getsrcfiles(cu, &files, &nfiles) != 0 || idx >= nfiles)
+        return NULL;
+    return dwarf_filesrc(files, idx, NULL, NULL);
+}
+
+/* The declaration file of die. Not dwarf_decl_file: elfutils 0.188 rejects file index 0,
+ * which DWARF 5 (clang) uses for the primary source file. */
+static const char *decl_file(Dwarf_Die *die)
+{
+    Dwarf_Attribute attr;
+    Dwarf_Word idx;
+    Dwarf_Die cu;
+    if (dwarf_formudata(dwarf_attr_integrate(die, DW_AT_decl_file, &attr), &idx) != 0 ||
+        !dwarf_diecu(die, &cu, NULL, NULL))
+        return NULL;
+    return cu_file(&cu, idx);
+}
+
+static int attr_int(Dwarf_Die *die, unsigned name)
+{
+    Dwarf_Attribute attr;
+    Dwarf_Word v;
+    return dwarf_formudata(dwarf_attr(die, name, &attr), &v) == 0 ? (int)v : 0;
+}
+
+static int push_frame(ms_sym *sym, size_t *cap, const ms_frame *f)
+{
+    if (sym->nframes == *cap) {
+        size_t n = *cap ? *cap * 2 : 4;
+        ms_frame *p = realloc(sym->frames, n * sizeof *p);
+        if (!p)
+            return -1;
+        sym->frames = p;
+        *cap = n;
+    }
+    sym->frames[sym->nframes++] = *f;
+    return 0;
+}
+
+/* Fill sym's frames from the DWARF scopes at addr; falls back to the ELF symbol table. */
+static int resolve(ms_symbolizer *s, ms_sym *sym)
+{
+    Dwarf_Addr addr = sym->pc - (sym->return_address && sym->pc ? 1 : 0);
+    ms_frame f = { UNKNOWN_FUNC, NULL, 0, NULL, 0, 0 };
+    size_t cap = 0;
+    Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr);
+    if (!mod)
+        return push_frame(sym, &cap, &f);
+    Dwfl_Line *line = dwfl_module_getsrc(mod, addr);
+    if (line)
+        f.file = dwfl_lineinfo(line, NULL, &f.line, &f.col, NULL, NULL);
+    Dwarf_Addr bias = 0;
+    Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, &bias);
+    Dwarf_Die *scopes = NULL;
+    int nscopes = cu ? dwarf_getscopes(cu, addr - bias, &scopes) : 0;
+    for (int i = 0; i < nscopes; i++) {
+        int tag = dwarf_tag(&scopes[i]);
+        if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
+            continue;
+        const char *name = die_name(&scopes[i]);
+        f.func = name ? name : UNKNOWN_FUNC;
+        f.decl_file = decl_file(&scopes[i]);
+        f.decl_line = 0;
+        dwarf_decl_line(&scopes[i], &f.decl_line);
+        if (push_frame(sym, &cap, &f) != 0) {
+            free(scopes);
+            return -1;
+        }
+        if (tag == DW_TAG_subprogram)
+            break;
+        /* The caller's frame is positioned at the inlined call. */
+        Dwarf_Attribute attr;
+        Dwarf_Word file_idx;
+        f.file = dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &attr), &file_idx) == 0
+                     ? cu_file(cu, file_idx) : NULL;
+        f.line = attr_int(&scopes[i], DW_AT_call_line);
+        f.col = attr_int(&scopes[i], DW_AT_call_column);
+        f.func = UNKNOWN_FUNC;
+        f.decl_file = NULL;
+        f.decl_line = 0;
+    }
+    free(scopes);
+    if (sym->nframes == 0) {   /* no DWARF: the symbol table's name */
+        const char *name = dwfl_module_addrname(mod, addr);
+        if (name)
+            f.func = name;
+        return push_frame(sym, &cap, &f);
+    }
+    return 0;
+}
+
+static size_t slot_of(const ms_symbolizer *s, uint64_t pc, bool ra)
+{
+    uint64_t h = (pc ^ (ra ? 0x9e3779b97f4a7c15ull : 0)) * 0xff51afd7ed558ccdull;
+    size_t i = (size_t)(h >> 17) & (s->nslots - 1);
+    while (s->slots[i] && !(s->slots[i]->pc == pc && s->slots[i]->return_address == ra))
+        i = (i + 1) & (s->nslots - 1);
+    return i;
+}
+
+static int grow_slots(ms_symbolizer *s)
+{
+    ms_symbolizer bigger = *s;
+    bigger.nslots = s->nslots ? s->nslots * 2 : 256;
+    bigger.slots = calloc(bigger.nslots, sizeof *bigger.slots);
+    if (!bigger.slots)
+        return -1;
+    for (size_t i = 0; i < s->nslots; i++)
+        if (s->slots[i])
+            bigger.slots[slot_of(&bigger, s->slots[i]->pc, s->slots[i]->return_address)] = s->slots[i];
+    free(s->slots);
+    s->slots = bigger.slots;
+    s->nslots = bigger.nslots;
+    return 0;
+}
+
+const ms_sym *ms_symbolize(ms_symbolizer *s, uint64_t pc, bool return_address)
+{
+    if ((s->nused + 1) * 2 > s->nslots && grow_slots(s) != 0)
+        return NULL;
+    size_t i = slot_of(s, pc, return_address);
+    if (s->slots[i])
+        return s->slots[i];
+    ms_sym *sym = calloc(1, sizeof *sym);
+    if (!sym)
+        return NULL;
+    sym->pc = pc;
+    sym->return_address = return_address;
+    if (resolve(s, sym) != 0) {
+        free(sym->frames);
+        free(sym);
+        return NULL;
+    }
+    s->slots[i] = sym;
+    s->nused++;
+    return sym;
+}
+
+/* ---- global variables ---- */
+
+static int add_var(module_vars *mv, const dwarf_var *v)
+{
+    if (mv->nvars == mv->cap) {
+        size_t n = mv->cap ? mv->cap * 2 : 64;
+        dwarf_var *p = realloc(mv->vars, n * sizeof *p);
+        if (!p)
+            return -1;
+        mv->vars = p;
+        mv->cap = n;
+    }
+    mv->vars[mv->nvars++] = *v;
+    return 0;
+}
+
+/* The address of a location that is a single DW_OP_addr (gcc) or DW_OP_addrx (clang,
+ * DWARF 5: an index into .debug_addr, resolved by libdw). */
+static bool static_address(Dwarf_Attribute *loc, Dwarf_Op *op, Dwarf_Addr *addr)
+{
+    if (op->atom == DW_OP_addr) {
+        *addr = op->number;
+        return true;
+    }
+    Dwarf_Attribute result;
+    return (op->atom == DW_OP_addrx || op->atom == DW_OP_GNU_addr_index) &&
+           dwarf_getlocation_attr(loc, op, &result) == 0 && dwarf_formaddr(&result, addr) == 0;
+}
+
+/* Collect variables with a static address (a single DW_OP_addr) under die. */
+static int walk_vars(module_vars *mv, Dwarf_Die *die, Dwarf_Addr bias, const char *scope_func)
+{
+    Dwarf_Die child;
+    if (dwarf_child(die, &child) != 0)
+        return 0;
+    do {
+        int tag = dwarf_tag(&child);
+        if (tag == DW_TAG_variable) {
+            Dwarf_Attribute attr;
+            Dwarf_Op *expr;
+            size_t len;
+            Dwarf_Addr addr;
+            if (dwarf_attr(&child, DW_AT_location, &attr) && dwarf_getlocation(&attr, &expr, &len) == 0 &&
+                len == 1 && static_address(&attr, &expr[0], &addr)) {
+                dwarf_var v = { addr + bias, die_name(&child), scope_func, decl_file(&child), 0 };
+                dwarf_decl_line(&child, &v.decl_line);
+                if (add_var(mv, &v) != 0)
+                    return -1;
+            }
+        } else if (tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block || tag == DW_TAG_namespace ||
+                   tag == DW_TAG_inlined_subroutine) {
+            const char *scope = scope_func;
+            if (tag == DW_TAG_subprogram)
+                scope = die_name(&child);
+            if (walk_vars(mv, &child, bias, scope) != 0)
+                return -1;
+        }
+    } while (dwarf_siblingof(&child, &child) == 0);
+    return 0;
+}
+
+static int cmp_var(const void *a, const void *b)
+{
+    const dwarf_var *x = a, *y = b;
+    return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static module_vars *vars_of(ms_symbolizer *s, Dwfl_Module *mod)
+{
+    for (size_t i = 0; i < s->nmodvars; i++)
+        if (s->modvars[i].mod == mod)
+            return &s->modvars[i];
+    module_vars *p = realloc(s->modvars, (s->nmodvars + 1) * sizeof *p);
+    if (!p)
+        return NULL;
+    s->modvars = p;
+    module_vars *mv = &s->modvars[s->nmodvars++];
+    memset(mv, 0, sizeof *mv);
+    mv->mod = mod;
+    Dwarf_Addr bias;
+    Dwarf *dw = dwfl_module_getdwarf(mod, &bias);
+    Dwarf_Off off = 0, next;
+    size_t header;
+    while (dw && dwarf_nextcu(dw, off, &next, &header, NULL, NULL, NULL) == 0) {
+        Dwarf_Die cu;
+        if (dwarf_offdie(dw, off + header, &cu) && walk_vars(mv, &cu, bias, NULL) != 0)
+            break;
+        off = next;
+    }
+    if (mv->nvars > 1)
+        qsort(mv->vars, mv->nvars, sizeof *mv->vars, cmp_var);
+    return mv;
+}
+
+int ms_symbolize_global(ms_symbolizer *s, uint64_t addr, const char **name, const char **scope_func,
+                        const char **decl_file, int *decl_line)
+{
+    *name = *scope_func = *decl_file = NULL;
+    *decl_line = 0;
+    Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr);
+    module_vars *mv = mod ? vars_of(s, mod) : NULL;
+    if (!mv || mv->nvars == 0)
+        return -1;
+    dwarf_var key = { addr, NULL, NULL, NULL, 0 };
+    const dwarf_var *v = bsearch(&key, mv->vars, mv->nvars, sizeof key, cmp_var);
+    if (!v)
+        return -1;
+    *name = v->name;
+    *scope_func = v->scope_func;
+    *decl_file = v->decl_file;
+    *decl_line = v->decl_line;
+    return 0;
+}

@@ -1,0 +1,45 @@
+/* Symbolization of the raw profile's pcs and global addresses with elfutils libdw. */
+#ifndef MEMSPY_ANALYSIS_SYMBOLIZE_H
+#define MEMSPY_ANALYSIS_SYMBOLIZE_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "../format/raw.h"
+
+/* One logical frame. Strings belong to the symbolizer (live until ms_symbolizer_free). */
+typedef struct {
+    const char *func;        /* function name, "??" if unknown */
+    const char *decl_file;   /* the function's declaration file, NULL if unknown */
+    int decl_line;
+    const char *file;        /* source position of the pc in this frame, NULL if unknown */
+    int line, col;
+} ms_frame;
+
+/* A pc's frames, innermost first: the (possibly inlined) function containing it, then the
+ * functions it was inlined into, each positioned at the inlined call. At least one frame. */
+typedef struct {
+    uint64_t pc;
+    bool return_address;
+    ms_frame *frames;
+    size_t nframes;
+} ms_sym;
+
+typedef struct ms_symbolizer ms_symbolizer;
+
+/* Report every module of raw (path, load bias) to a fresh libdw session. Modules whose file
+ * cannot be opened are skipped and noted in *note_out (malloc'd text or NULL).
+ * Returns 0, or -1 with err set. */
+int ms_symbolizer_new(const ms_raw *raw, ms_symbolizer **out, char **note_out, char *err, size_t errlen);
+void ms_symbolizer_free(ms_symbolizer *s);
+
+/* Frames of pc (a return address is looked up at pc - 1, so the call's line is found).
+ * Results are cached per pc. Returns NULL only when out of memory. */
+const ms_sym *ms_symbolize(ms_symbolizer *s, uint64_t pc, bool return_address);
+
+/* DWARF facts about the global variable at runtime address addr: its source name, the
+ * function owning it if it is a function-local static (else NULL), its declaration file and
+ * line (NULL/0 if unknown). Returns 0 if the variable was found, -1 if not. */
+int ms_symbolize_global(ms_symbolizer *s, uint64_t addr, const char **name, const char **scope_func,
+                        const char **decl_file, int *decl_line);
+
+#endif

@@ -1,0 +1,58 @@
+/* Shared declarations of the memspy command-line tool: the subcommands (one file each), the
+ * cache options they share, and the error conventions (exit 2 for memspy's own errors). */
+#ifndef MEMSPY_CLI_CLI_H
+#define MEMSPY_CLI_CLI_H
+#include <getopt.h>
+#include <stddef.h>
+#include "../sim/config.h"
+
+#define MS_EXIT_USAGE 2      /* bad arguments, unusable files, memspy's own failures */
+
+/* A subcommand: argv[0] is its name, options start at argv[1]. Returns the exit status. */
+typedef int (*ms_cli_command)(int argc, char **argv);
+
+int ms_cmd_run(int argc, char **argv);
+int ms_cmd_report(int argc, char **argv);
+int ms_cmd_config(int argc, char **argv);
+
+/* Print "memspy CMD: message" and "Try 'memspy CMD --help'." to stderr; returns MS_EXIT_USAGE. */
+int ms_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Print "memspy CMD: message" to stderr; returns MS_EXIT_USAGE. */
+int ms_cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Parse a positive decimal integer no larger than max; returns 0 or -1. */
+int ms_cli_parse_positive(const char *s, unsigned long max, unsigned long *out);
+
+/* ---- cache options (--preset, --cache, --mem-latency, --config), shared by run and config ---- */
+
+#define MS_DEFAULT_PRESET "x86"
+
+enum { MS_OPT_PRESET = 1000, MS_OPT_CACHE, MS_OPT_MEM_LATENCY, MS_OPT_CONFIG_FILE, MS_OPT_FIRST_FREE };
+
+/* Entries for a getopt_long option table. */
+#define MS_CACHE_LONG_OPTIONS                                               \
+    { "preset", required_argument, NULL, MS_OPT_PRESET },                  \
+    { "cache", required_argument, NULL, MS_OPT_CACHE },                    \
+    { "mem-latency", required_argument, NULL, MS_OPT_MEM_LATENCY },        \
+    { "config", required_argument, NULL, MS_OPT_CONFIG_FILE }
+
+/* Help text for those options, for the subcommands' --help. */
+#define MS_CACHE_OPTIONS_HELP                                                                   \
+    "Cache options (applied in this order, later ones override earlier ones):\n"              \
+    "  --preset NAME        start from a preset (default " MS_DEFAULT_PRESET "; see memspy config --list)\n" \
+    "  --config FILE        read 'key = value' lines: preset, cache, mem-latency, l1, l2, l3\n" \
+    "  --cache SPEC         levels, e.g. L1=32K:8:64:4[:lru|plru|random],L2=1M:16:64:14\n"  \
+    "                       (size:ways:line bytes:latency cycles[:policy])\n"               \
+    "  --mem-latency N      cycles of an access served by memory\n"
+
+typedef struct {
+    const char *preset, *config_file, *cache, *mem_latency;   /* NULL when not given */
+} ms_cache_opts;
+
+/* Take option `opt` with argument arg if it is a cache option: returns 1 if taken, else 0. */
+int ms_cache_opts_take(ms_cache_opts *o, int opt, const char *arg);
+
+/* Build and validate the hierarchy the options describe. Returns 0, or -1 with err naming the
+ * option and the bad field. */
+int ms_cache_opts_resolve(const ms_cache_opts *o, ms_hier_config *cfg, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,44 @@
+/* Error reporting and argument helpers shared by the subcommands. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+
+static void vreport(const char *cmd, const char *fmt, va_list ap)
+{
+    fprintf(stderr, "memspy%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
+int ms_cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(cmd, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "Try 'memspy%s%s --help'.\n", cmd ? " " : "", cmd ? cmd : "");
+    return MS_EXIT_USAGE;
+}
+
+int ms_cli_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(cmd, fmt, ap);
+    va_end(ap);
+    return MS_EXIT_USAGE;
+}
+
+int ms_cli_parse_positive(const char *s, unsigned long max, unsigned long *out)
+{
+    if (!s || *s < '0' || *s > '9') return -1;
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (errno || *end || v == 0 || v > max) return -1;
+    *out = v;
+    return 0;
+}

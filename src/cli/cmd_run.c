@@ -1,0 +1,395 @@
+/* memspy run: start a memspy-instrumented program with the chosen cache hierarchy, then turn
+ * the raw profile it leaves into the result file and print MemSpy's matrix. Everything that
+ * can be checked is checked before the program starts; once it has run, memspy's own
+ * failures keep what was gathered and say where it is. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../analysis/analyze.h"
+#include "../report/report.h"
+#include "cli.h"
+#include "program_check.h"
+
+#define DEFAULT_RESULT "memspy.result"
+#define MAX_TOP 1000ul
+
+static const char USAGE[] =
+    "Usage: memspy run [options] [--] PROG [ARGS...]\n\n"
+    "Run PROG (built with memspy-cc, memspy-c++ or memspy-fortran) under the simulated cache\n"
+    "hierarchy, save the result and print the matrix of memory stall time by code segment\n"
+    "and data bin. The exit status is PROG's (128+N if it was killed by signal N), or 2 if\n"
+    "memspy itself failed.\n\n"
+    "  -o, --output FILE    write the matrix to FILE (default: standard error)\n"
+    "  --json FILE          also write the JSON report to FILE\n"
+    "  --result FILE        save the result here (default: ./" DEFAULT_RESULT ")\n"
+    "  --top N              rows and columns of the matrix before 'others' (default 8 x 6)\n"
+    "  --no-report          do not print the matrix\n"
+    "  -h, --help           this help\n\n" MS_CACHE_OPTIONS_HELP;
+
+typedef struct {
+    const char *output, *json, *result;
+    int no_report;
+    ms_matrix_opts mopts;
+    ms_hier_config cfg;
+    char **prog_argv;      /* PROG ARGS..., NULL-terminated (points into argv) */
+    int prog_argc;
+} run_opts;
+
+typedef struct {
+    FILE *report;          /* the matrix: the -o file or stderr */
+    FILE *json, *result;
+} run_outputs;
+
+/* ---- before the program starts ---- */
+
+static int parse_options(int argc, char **argv, run_opts *o, int *done)
+{
+    enum { OPT_JSON = MS_OPT_FIRST_FREE, OPT_RESULT, OPT_TOP, OPT_NO_REPORT };
+    static const struct option longopts[] = {
+        { "output", required_argument, NULL, 'o' },
+        { "json", required_argument, NULL, OPT_JSON },
+        { "result", required_argument, NULL, OPT_RESULT },
+        { "top", required_argument, NULL, OPT_TOP },
+        { "no-report", no_argument, NULL, OPT_NO_REPORT },
+        { "help", no_argument, NULL, 'h' },
+        MS_CACHE_LONG_OPTIONS,
+        { NULL, 0, NULL, 0 },
+    };
+    ms_cache_opts cache = { 0 };
+    unsigned long top = 0;
+    int opt;
+    *done = 0;
+    o->result = DEFAULT_RESULT;
+    opterr = 0;
+    /* '+': stop at PROG, so that PROG's own options are left alone. */
+    while ((opt = getopt_long(argc, argv, "+:ho:", longopts, NULL)) != -1) {
+        if (ms_cache_opts_take(&cache, opt, optarg)) continue;
+        switch (opt) {
+        case 'o': o->output = optarg; break;
+        case OPT_JSON: o->json = optarg; break;
+        case OPT_RESULT: o->result = optarg; break;
+        case OPT_NO_REPORT: o->no_report = 1; break;
+        case OPT_TOP:
+            if (ms_cli_parse_positive(optarg, MAX_TOP, &top) < 0)
+                return ms_cli_usage_error("run", "--top: '%s' is not a number in 1..%lu", optarg, MAX_TOP);
+            o->mopts.top_code = o->mopts.top_data = (int)top;
+            break;
+        case 'h':
+            fputs(USAGE, stdout);
+            *done = 1;
+            return 0;
+        case ':': return ms_cli_usage_error("run", "option '%s' needs an argument", argv[optind - 1]);
+        default: return ms_cli_usage_error("run", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind >= argc) return ms_cli_usage_error("run", "missing the program to run (memspy run -- PROG ARGS...)");
+    o->prog_argv = argv + optind;
+    o->prog_argc = argc - optind;
+    char err[512];
+    if (ms_cache_opts_resolve(&cache, &o->cfg, err, sizeof err) < 0) return ms_cli_error("run", "%s", err);
+    return 0;
+}
+
+static void close_outputs(run_outputs *out)
+{
+    if (out->report && out->report != stderr) fclose(out->report);
+    if (out->json) fclose(out->json);
+    if (out->result) fclose(out->result);
+    memset(out, 0, sizeof *out);
+}
+
+static FILE *open_output(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) ms_cli_error("run", "cannot write '%s': %s", path, strerror(errno));
+    return f;
+}
+
+/* Create every output file now, so that an unwritable path fails before the program runs. */
+static int open_outputs(const run_opts *o, run_outputs *out)
+{
+    memset(out, 0, sizeof *out);
+    out->report = o->output ? open_output(o->output) : stderr;
+    if (out->report && o->json) out->json = open_output(o->json);
+    if (out->report && (out->json || !o->json)) out->result = open_output(o->result);
+    if (!out->result) {
+        close_outputs(out);
+        return MS_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* Resolve PROG and refuse ELF executables that lack memspy's runtime. */
+static int check_program(const char *name, char **path)
+{
+    *path = ms_find_program(name);
+    if (!*path) return ms_cli_error("run", "%s: program not found (or not executable)", name);
+    char err[512];
+    ms_program_kind kind = ms_check_program(*path, err, sizeof err);
+    if (kind == MS_PROGRAM_ERROR || kind == MS_PROGRAM_PLAIN_ELF) {
+        if (kind == MS_PROGRAM_ERROR) ms_cli_error("run", "%s", err);
+        else ms_cli_error("run", "%s was not built with memspy-cc: rebuild it with CC=memspy-cc "
+                                 "(or memspy-c++ / memspy-fortran), e.g. 'make CC=memspy-cc', "
+                                 "then run memspy again", name);
+        free(*path);
+        *path = NULL;
+        return MS_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* ---- running it ---- */
+
+typedef struct {
+    int status;            /* waitpid status */
+    pid_t pid;
+    double wall_seconds;
+    int64_t start_time;
+} child_result;
+
+static double seconds_since(const struct timespec *t0)
+{
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* fork/exec PROG; the parent ignores SIGINT/SIGQUIT while it waits (the terminal sends them to
+ * the program, whose exit is then reported). Exec failures come back through a CLOEXEC pipe. */
+static int start_and_wait(const char *path, char **prog_argv, child_result *res)
+{
+    int pipefd[2];
+    if (pipe2(pipefd, O_CLOEXEC) < 0) return ms_cli_error("run", "pipe: %s", strerror(errno));
+    struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
+    sigemptyset(&ign.sa_mask);
+    sigaction(SIGINT, &ign, &old_int);
+    sigaction(SIGQUIT, &ign, &old_quit);
+
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    res->start_time = (int64_t)time(NULL);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGQUIT, &old_quit, NULL);
+        close(pipefd[0]);
+        execv(path, prog_argv);
+        int e = errno;
+        if (write(pipefd[1], &e, sizeof e) != (ssize_t)sizeof e) _exit(127);
+        _exit(127);
+    }
+    int exec_errno = 0, rc = 0;
+    close(pipefd[1]);
+    if (pid < 0) {
+        rc = ms_cli_error("run", "fork: %s", strerror(errno));
+    } else {
+        ssize_t n;
+        while ((n = read(pipefd[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR) {}
+        if (n != (ssize_t)sizeof exec_errno) exec_errno = 0;
+        while (waitpid(pid, &res->status, 0) < 0) {
+            if (errno != EINTR) {
+                rc = ms_cli_error("run", "waitpid: %s", strerror(errno));
+                break;
+            }
+        }
+        res->pid = pid;
+        res->wall_seconds = seconds_since(&t0);
+        if (rc == 0 && exec_errno)
+            rc = ms_cli_error("run", "cannot execute %s: %s", path, strerror(exec_errno));
+    }
+    close(pipefd[0]);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGQUIT, &old_quit, NULL);
+    return rc;
+}
+
+/* ---- after it ran ---- */
+
+static int is_raw_name(const struct dirent *d)
+{
+    size_t n = strlen(d->d_name);
+    return n > 4 && strcmp(d->d_name + n - 4, ".raw") == 0;
+}
+
+/* DIR/<pid>.raw, else the first *.raw in DIR by name; NULL if none. */
+static char *find_raw_file(const char *dir, pid_t pid)
+{
+    char *path = NULL;
+    if (asprintf(&path, "%s/%d.raw", dir, (int)pid) < 0) return NULL;
+    if (access(path, R_OK) == 0) return path;
+    free(path);
+    path = NULL;
+    struct dirent **list = NULL;
+    int n = scandir(dir, &list, is_raw_name, alphasort);
+    if (n > 0 && asprintf(&path, "%s/%s", dir, list[0]->d_name) < 0) path = NULL;
+    for (int i = 0; i < n; i++) free(list[i]);
+    free(list);
+    return path;
+}
+
+static void remove_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d) {
+        int fd = dirfd(d);
+        for (struct dirent *e; (e = readdir(d));)
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) unlinkat(fd, e->d_name, 0);
+        closedir(d);
+    }
+    rmdir(dir);
+}
+
+static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
+
+/* Run metadata that only the CLI knows; reconcile the exit with what waitpid saw. */
+static int fill_run_metadata(ms_model *m, const run_opts *o, const child_result *res)
+{
+    char cwd[4096];
+    m->program = strdup(o->prog_argv[0]);
+    m->argv = calloc((size_t)o->prog_argc, sizeof *m->argv);
+    if (!m->program || !m->argv) return -1;
+    m->argc = o->prog_argc;
+    for (int i = 0; i < o->prog_argc; i++)
+        if (!(m->argv[i] = strdup(o->prog_argv[i]))) return -1;
+    m->cwd = dup_or_null(getcwd(cwd, sizeof cwd));
+    m->time = res->start_time;
+    m->memspy_version = strdup(MEMSPY_VERSION);
+    m->wall_seconds = res->wall_seconds;
+    /* The direct child's own status is authoritative for how it ended. */
+    if (WIFEXITED(res->status) && m->exit_kind == MS_EXIT_NORMAL && m->pid == (uint32_t)res->pid)
+        m->exit_value = WEXITSTATUS(res->status);
+    if (WIFSIGNALED(res->status) && m->exit_kind == MS_EXIT_NORMAL) {
+        m->exit_kind = MS_EXIT_SIGNAL;
+        m->exit_value = WTERMSIG(res->status);
+        if (!m->incomplete) {
+            m->incomplete = true;
+            free(m->incomplete_reason);
+            if (asprintf(&m->incomplete_reason, "killed by signal %d", WTERMSIG(res->status)) < 0)
+                m->incomplete_reason = NULL;
+        }
+    }
+    return m->memspy_version ? 0 : -1;
+}
+
+static int write_outputs(const ms_model *m, const run_opts *o, run_outputs *out)
+{
+    if (ms_json_write(out->result, m) < 0 || fflush(out->result) != 0)
+        return ms_cli_error("run", "cannot write the result file '%s'", o->result);
+    if (out->json && (ms_json_write(out->json, m) < 0 || fflush(out->json) != 0))
+        return ms_cli_error("run", "cannot write the JSON report '%s'", o->json);
+    if (!o->no_report && (ms_report_matrix(out->report, m, &o->mopts) < 0 || fflush(out->report) != 0))
+        return ms_cli_error("run", "cannot write the report%s%s", o->output ? " to " : "",
+                            o->output ? o->output : "");
+    return 0;
+}
+
+/* Read, analyze and report the raw profile. Returns 0, or MS_EXIT_USAGE after saying where
+ * the raw profile was kept. */
+static int process_profile(const char *raw_path, const run_opts *o, const child_result *res,
+                           run_outputs *out)
+{
+    ms_raw raw;
+    ms_model m;
+    char err[1024];
+    memset(&raw, 0, sizeof raw);
+    ms_model_init(&m);
+    int rc = 0;
+    if (ms_raw_read(raw_path, &raw, err, sizeof err) < 0) {
+        rc = ms_cli_error("run", "cannot read the profile: %s", err);
+    } else if (ms_analyze(&raw, NULL, &m, err, sizeof err) < 0) {
+        rc = ms_cli_error("run", "analysis failed: %s", err);
+    } else if (fill_run_metadata(&m, o, res) < 0) {
+        rc = ms_cli_error("run", "out of memory");
+    } else {
+        rc = write_outputs(&m, o, out);
+    }
+    if (rc) fprintf(stderr, "memspy run: the raw profile is kept in %s\n", raw_path);
+    ms_model_free(&m);
+    ms_raw_free(&raw);
+    return rc;
+}
+
+/* The program's own exit status, as a shell would report it. */
+static int program_status(const char *name, int status)
+{
+    if (WIFSIGNALED(status)) {
+        int sig = WTERMSIG(status);
+        const char *abbrev = sigabbrev_np(sig);
+        fprintf(stderr, "memspy: %s killed by signal %d (%s%s)\n", name, sig, abbrev ? "SIG" : "",
+                abbrev ? abbrev : strsignal(sig));
+        return 128 + sig;
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+/* The raw directory: $TMPDIR (or /tmp)/memspy-XXXXXX, exported with the config to the program. */
+static char *make_raw_dir(const ms_hier_config *cfg)
+{
+    const char *tmp = getenv("TMPDIR");
+    char *dir = NULL, spec[512];
+    if (asprintf(&dir, "%s/memspy-XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0) return NULL;
+    if (!mkdtemp(dir)) {
+        ms_cli_error("run", "cannot create a directory for the raw profile (%s): %s", dir, strerror(errno));
+        free(dir);
+        return NULL;
+    }
+    ms_config_format(cfg, spec, sizeof spec);
+    if (setenv("MEMSPY_RAW_DIR", dir, 1) < 0 || setenv("MEMSPY_CONFIG", spec, 1) < 0) {
+        ms_cli_error("run", "cannot set the environment: %s", strerror(errno));
+        rmdir(dir);
+        free(dir);
+        return NULL;
+    }
+    return dir;
+}
+
+int ms_cmd_run(int argc, char **argv)
+{
+    run_opts o;
+    run_outputs out;
+    memset(&o, 0, sizeof o);
+    int done = 0, rc = parse_options(argc, argv, &o, &done);
+    if (rc || done) return rc;
+    if ((rc = open_outputs(&o, &out)) != 0) return rc;
+    char *path = NULL, *dir = NULL;
+    if ((rc = check_program(o.prog_argv[0], &path)) != 0) goto out;
+    if (!(dir = make_raw_dir(&o.cfg))) {
+        rc = MS_EXIT_USAGE;
+        goto out;
+    }
+    child_result res;
+    memset(&res, 0, sizeof res);
+    if ((rc = start_and_wait(path, o.prog_argv, &res)) != 0) {
+        remove_dir(dir);
+        goto out;
+    }
+    int status = program_status(o.prog_argv[0], res.status);
+    char *raw_path = find_raw_file(dir, res.pid);
+    if (!raw_path) {
+        rc = ms_cli_error("run", "no profile was written: did %s run a memspy-instrumented program?",
+                          o.prog_argv[0]);
+        remove_dir(dir);
+    } else {
+        rc = process_profile(raw_path, &o, &res, &out);
+        if (rc == 0) {
+            remove_dir(dir);
+            rc = status;
+        }
+        free(raw_path);
+    }
+out:
+    close_outputs(&out);
+    free(dir);
+    free(path);
+    return rc;
+}

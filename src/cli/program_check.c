@@ -1,0 +1,81 @@
+/* Checks on the program `memspy run` is asked to start: find it in PATH and make sure an ELF
+ * executable was built with memspy-cc (it defines the runtime's marker symbol). */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "program_check.h"
+
+#define RUNTIME_MARKER "__memspy_runtime_v1"
+
+static int is_executable_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+char *ms_find_program(const char *name)
+{
+    if (strchr(name, '/')) return is_executable_file(name) ? strdup(name) : NULL;
+    const char *path = getenv("PATH");
+    if (!path || !*path) path = "/usr/local/bin:/usr/bin:/bin";
+    for (const char *dir = path;;) {
+        const char *colon = strchr(dir, ':');
+        size_t len = colon ? (size_t)(colon - dir) : strlen(dir);
+        size_t need = len + strlen(name) + 3;
+        char *cand = malloc(need);
+        if (!cand) return NULL;
+        /* An empty PATH entry means the current directory. */
+        snprintf(cand, need, "%.*s%s%s", (int)len, len ? dir : ".", "/", name);
+        if (is_executable_file(cand)) return cand;
+        free(cand);
+        if (!colon) return NULL;
+        dir = colon + 1;
+    }
+}
+
+/* Whether a symbol table section holds the marker. */
+static int section_has_marker(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh)
+{
+    Elf_Data *data = elf_getdata(scn, NULL);
+    if (!data || sh->sh_entsize == 0) return 0;
+    size_t n = sh->sh_size / sh->sh_entsize;
+    for (size_t i = 0; i < n; i++) {
+        GElf_Sym sym;
+        if (!gelf_getsym(data, (int)i, &sym)) break;
+        const char *name = elf_strptr(elf, sh->sh_link, sym.st_name);
+        if (name && strcmp(name, RUNTIME_MARKER) == 0 && sym.st_shndx != SHN_UNDEF) return 1;
+    }
+    return 0;
+}
+
+ms_program_kind ms_check_program(const char *path, char *err, size_t errlen)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return MS_PROGRAM_ERROR;
+    }
+    ms_program_kind kind = MS_PROGRAM_NOT_ELF;
+    Elf *elf = NULL;
+    if (elf_version(EV_CURRENT) != EV_NONE) elf = elf_begin(fd, ELF_C_READ, NULL);
+    if (elf && elf_kind(elf) == ELF_K_ELF) {
+        kind = MS_PROGRAM_PLAIN_ELF;
+        for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn && kind != MS_PROGRAM_INSTRUMENTED;
+             scn = elf_nextscn(elf, scn)) {
+            GElf_Shdr sh;
+            if (!gelf_getshdr(scn, &sh)) continue;
+            if ((sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) && section_has_marker(elf, scn, &sh))
+                kind = MS_PROGRAM_INSTRUMENTED;
+        }
+    }
+    if (elf) elf_end(elf);
+    close(fd);
+    return kind;
+}

@@ -1,0 +1,20 @@
+/* Checks on the program `memspy run` starts (see program_check.c). */
+#ifndef MEMSPY_CLI_PROGRAM_CHECK_H
+#define MEMSPY_CLI_PROGRAM_CHECK_H
+#include <stddef.h>
+
+typedef enum {
+    MS_PROGRAM_ERROR = -1,        /* unreadable: err says why */
+    MS_PROGRAM_NOT_ELF = 0,       /* a script or other file the kernel can run: run it anyway */
+    MS_PROGRAM_PLAIN_ELF = 1,     /* ELF without memspy's runtime: refuse */
+    MS_PROGRAM_INSTRUMENTED = 2,  /* ELF built with memspy-cc */
+} ms_program_kind;
+
+/* The path execv should use for name: name itself when it contains '/', else the first
+ * executable regular file in $PATH. Returns a malloc'd path or NULL if not found. */
+char *ms_find_program(const char *name);
+
+/* Classify the executable at path. */
+ms_program_kind ms_check_program(const char *path, char *err, size_t errlen);
+
+#endif

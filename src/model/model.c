@@ -1,0 +1,191 @@
+/* The result model: construction, destruction, derived counters, selections and name lookup. */
+#include "model.h"
+
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ms_model_init(ms_model *m)
+{
+    memset(m, 0, sizeof *m);
+    m->version = MS_MODEL_VERSION;
+}
+
+static void free_strings(char **v, size_t n)
+{
+    if (!v) return;
+    for (size_t i = 0; i < n; i++) free(v[i]);
+    free(v);
+}
+
+void ms_model_free(ms_model *m)
+{
+    free(m->program);
+    free_strings(m->argv, m->argc > 0 ? (size_t)m->argc : 0);
+    free(m->cwd);
+    free(m->memspy_version);
+    free(m->incomplete_reason);
+    free_strings(m->notes, m->nnotes);
+    for (size_t i = 0; i < m->ncode; i++) {
+        free(m->code[i].name);
+        free(m->code[i].file);
+    }
+    free(m->code);
+    for (size_t i = 0; i < m->ndata; i++) {
+        free(m->data[i].name);
+        free(m->data[i].full_name);
+        free(m->data[i].site);
+    }
+    free(m->data);
+    for (size_t i = 0; i < m->ncells; i++) free(m->cells[i].evicted_by);
+    free(m->cells);
+    free_strings(m->files, m->nfiles);
+    free(m->lines);
+    ms_model_init(m);
+}
+
+uint64_t ms_counters_refs(const ms_counters *c) { return c->reads + c->writes; }
+
+uint64_t ms_counters_misses(const ms_counters *c, int level)
+{
+    if (level < 0 || level >= MS_MAX_LEVELS) return 0;
+    return c->level[level].read_misses + c->level[level].write_misses;
+}
+
+uint64_t ms_counters_stall(const ms_counters *c) { return c->stall_read + c->stall_write; }
+
+uint64_t ms_counters_replacements(const ms_counters *c, int level)
+{
+    if (level < 0 || level >= MS_MAX_LEVELS) return 0;
+    return c->level[level].cause[MS_CAUSE_CAPACITY] + c->level[level].cause[MS_CAUSE_CONFLICT];
+}
+
+static int index_selected(uint32_t v, const uint32_t *set, size_t n)
+{
+    if (n == 0) return 1;
+    for (size_t i = 0; i < n; i++)
+        if (set[i] == v) return 1;
+    return 0;
+}
+
+/* Add one evictor into the merged list (keyed by data bin and level). Codes that disagree
+ * collapse to UINT32_MAX ("several code bins"). */
+static int merge_evictor(ms_selection_sum *s, size_t *cap, const ms_evictor *e)
+{
+    for (size_t i = 0; i < s->nevicted_by; i++) {
+        ms_evictor *x = &s->evicted_by[i];
+        if (x->data == e->data && x->level == e->level) {
+            x->count += e->count;
+            if (x->code != e->code) x->code = UINT32_MAX;
+            return 0;
+        }
+    }
+    if (s->nevicted_by == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 16;
+        ms_evictor *p = realloc(s->evicted_by, ncap * sizeof *p);
+        if (!p) return -1;
+        s->evicted_by = p;
+        *cap = ncap;
+    }
+    s->evicted_by[s->nevicted_by++] = *e;
+    return 0;
+}
+
+/* Descending count; ties by level, data, code so the order is deterministic. */
+static int cmp_evictor_desc(const void *a, const void *b)
+{
+    const ms_evictor *x = a, *y = b;
+    if (x->count != y->count) return x->count < y->count ? 1 : -1;
+    if (x->level != y->level) return x->level < y->level ? -1 : 1;
+    if (x->data != y->data) return x->data < y->data ? -1 : 1;
+    if (x->code != y->code) return x->code < y->code ? -1 : 1;
+    return 0;
+}
+
+int ms_model_sum(const ms_model *m, const uint32_t *codes, size_t ncodes,
+                 const uint32_t *datas, size_t ndatas, ms_selection_sum *out)
+{
+    memset(out, 0, sizeof *out);
+    size_t cap = 0;
+    for (size_t i = 0; i < m->ncells; i++) {
+        const ms_cell *cell = &m->cells[i];
+        if (!index_selected(cell->code, codes, ncodes) || !index_selected(cell->data, datas, ndatas))
+            continue;
+        ms_counters_add(&out->c, &cell->c);
+        out->ncells++;
+        for (size_t k = 0; k < cell->nevicted_by; k++) {
+            if (merge_evictor(out, &cap, &cell->evicted_by[k]) < 0) {
+                ms_selection_sum_free(out);
+                return -1;
+            }
+        }
+    }
+    if (out->nevicted_by > 1)
+        qsort(out->evicted_by, out->nevicted_by, sizeof *out->evicted_by, cmp_evictor_desc);
+    return 0;
+}
+
+void ms_selection_sum_free(ms_selection_sum *s)
+{
+    free(s->evicted_by);
+    memset(s, 0, sizeof *s);
+}
+
+/* Sum cells into n per-bin counters, the bin chosen by pick (code or data index). */
+static int bin_totals(const ms_model *m, size_t n, int by_code, ms_counters **out)
+{
+    ms_counters *t = calloc(n ? n : 1, sizeof *t);
+    if (!t) return -1;
+    for (size_t i = 0; i < m->ncells; i++) {
+        uint32_t b = by_code ? m->cells[i].code : m->cells[i].data;
+        if (b < n) ms_counters_add(&t[b], &m->cells[i].c);
+    }
+    *out = t;
+    return 0;
+}
+
+int ms_model_code_totals(const ms_model *m, ms_counters **out) { return bin_totals(m, m->ncode, 1, out); }
+int ms_model_data_totals(const ms_model *m, ms_counters **out) { return bin_totals(m, m->ndata, 0, out); }
+
+/* Three passes over n names: exact short name, exact long name, glob on either. */
+typedef const char *(*name_of_fn)(const ms_model *m, size_t i, int full);
+
+static size_t find_bins(const ms_model *m, size_t n, name_of_fn name_of, const char *pattern,
+                        uint32_t *idx, size_t cap)
+{
+    size_t found = 0;
+    for (int pass = 0; pass < 3 && found == 0; pass++) {
+        for (size_t i = 0; i < n; i++) {
+            const char *shortn = name_of(m, i, 0), *fulln = name_of(m, i, 1);
+            int hit;
+            if (pass == 0) hit = shortn && strcmp(shortn, pattern) == 0;
+            else if (pass == 1) hit = fulln && strcmp(fulln, pattern) == 0;
+            else hit = (shortn && fnmatch(pattern, shortn, 0) == 0) ||
+                       (fulln && fnmatch(pattern, fulln, 0) == 0);
+            if (!hit) continue;
+            if (found < cap) idx[found] = (uint32_t)i;
+            found++;
+        }
+    }
+    return found;
+}
+
+static const char *code_name(const ms_model *m, size_t i, int full)
+{
+    return full ? NULL : m->code[i].name;
+}
+
+static const char *data_name(const ms_model *m, size_t i, int full)
+{
+    return full ? m->data[i].full_name : m->data[i].name;
+}
+
+size_t ms_model_find_code(const ms_model *m, const char *pattern, uint32_t *idx, size_t cap)
+{
+    return find_bins(m, m->ncode, code_name, pattern, idx, cap);
+}
+
+size_t ms_model_find_data(const ms_model *m, const char *pattern, uint32_t *idx, size_t cap)
+{
+    return find_bins(m, m->ndata, data_name, pattern, idx, cap);
+}

@@ -1,0 +1,143 @@
+/* MemSpy's detailed display (Figure 3 of the paper, the DisplayAll command) for any selection
+ * of code segments x data bins: shares of the totals, references, misses and their causes per
+ * level, stall time and the data bins whose references evicted the selection's lines. */
+#include <stdlib.h>
+
+#include "report.h"
+#include "text_fmt.h"
+
+#define TOP_EVICTORS 8
+#define MAX_NAMES_IN_TITLE 4
+
+/* "a, b, c and 2 more", or `all` when the selection is empty. */
+static void print_names(FILE *out, const ms_model *m, const uint32_t *idx, size_t n, int code,
+                        const char *all)
+{
+    if (n == 0) {
+        fputs(all, out);
+        return;
+    }
+    for (size_t i = 0; i < n && i < MAX_NAMES_IN_TITLE; i++) {
+        const char *name = "?";
+        if (code && idx[i] < m->ncode) name = m->code[idx[i]].name;
+        else if (!code && idx[i] < m->ndata) name = m->data[idx[i]].name;
+        fprintf(out, "%s%s", i ? ", " : "", name ? name : "?");
+    }
+    if (n > MAX_NAMES_IN_TITLE) fprintf(out, " and %zu more", n - MAX_NAMES_IN_TITLE);
+}
+
+static void print_count_pct(FILE *out, const char *indent, const char *label, uint64_t v, uint64_t whole)
+{
+    fprintf(out, "%s%s: %s (%.1f%%)\n", indent, label, ms_fmt_count(v).s, ms_pct(v, whole));
+}
+
+/* Miss causes of one level, as percentages of that level's misses. */
+static void print_causes(FILE *out, const ms_level_counters *l, const char *indent)
+{
+    uint64_t misses = l->read_misses + l->write_misses;
+    uint64_t repl = l->cause[MS_CAUSE_CAPACITY] + l->cause[MS_CAUSE_CONFLICT];
+    char sub[32];
+    snprintf(sub, sizeof sub, "%s  -", indent);
+    print_count_pct(out, indent, "1st Ref Miss", l->cause[MS_CAUSE_COLD], misses);
+    print_count_pct(out, indent, "Inval Miss", l->cause[MS_CAUSE_INVAL], misses);
+    print_count_pct(out, indent, "Repl Miss", repl, misses);
+    print_count_pct(out, sub, "Capacity", l->cause[MS_CAUSE_CAPACITY], misses);
+    print_count_pct(out, sub, "Conflict", l->cause[MS_CAUSE_CONFLICT], misses);
+}
+
+static void print_references_and_misses(FILE *out, const ms_counters *c)
+{
+    uint64_t refs = ms_counters_refs(c), misses = ms_counters_misses(c, 0);
+    fprintf(out, "REFERENCES: %s --\n", ms_fmt_count(refs).s);
+    fprintf(out, "  Reads: %s (%.1f%%)  Writes: %s (%.1f%%)\n", ms_fmt_count(c->reads).s,
+            ms_pct(c->reads, refs), ms_fmt_count(c->writes).s, ms_pct(c->writes, refs));
+    fprintf(out, "MISSES: %s --\n", ms_fmt_count(misses).s);
+    print_count_pct(out, "  ", "Read misses", c->level[0].read_misses, misses);
+    print_count_pct(out, "  ", "Write misses", c->level[0].write_misses, misses);
+    print_causes(out, &c->level[0], "");
+}
+
+static void print_stall(FILE *out, const ms_counters *c)
+{
+    fputs("Memory Stall Time (Cycles):\n", out);
+    fprintf(out, "  Total = %s, Avg per reference = %.1f\n", ms_fmt_count(ms_counters_stall(c)).s,
+            ms_ratio(ms_counters_stall(c), ms_counters_refs(c)));
+    fprintf(out, "  Memory Read Stall Time = %s, Avg per read = %.1f\n", ms_fmt_count(c->stall_read).s,
+            ms_ratio(c->stall_read, c->reads));
+    fprintf(out, "  Memory Write Stall Time = %s, Avg per write = %.1f\n", ms_fmt_count(c->stall_write).s,
+            ms_ratio(c->stall_write, c->writes));
+}
+
+static void print_deeper_levels(FILE *out, const ms_model *m, const ms_counters *c)
+{
+    for (int k = 1; k < m->config.nlevels && k < MS_MAX_LEVELS; k++) {
+        uint64_t lm = ms_counters_misses(c, k);
+        fprintf(out, "L%d MISSES: %s (local miss rate %.1f%% of L%d misses) --\n", k + 1,
+                ms_fmt_count(lm).s, ms_pct(lm, ms_counters_misses(c, k - 1)), k);
+        print_count_pct(out, "  ", "Read misses", c->level[k].read_misses, lm);
+        print_count_pct(out, "  ", "Write misses", c->level[k].write_misses, lm);
+        print_causes(out, &c->level[k], "  ");
+    }
+}
+
+/* The data bins whose references evicted the selection's lines from L1, as shares of the
+ * replacement misses with a known evictor (the merged list is sorted, largest first). */
+static void print_replacement_causes(FILE *out, const ms_model *m, const ms_selection_sum *s)
+{
+    uint64_t known = 0;
+    size_t nl1 = 0;
+    for (size_t i = 0; i < s->nevicted_by; i++) {
+        if (s->evicted_by[i].level != 0) continue;
+        known += s->evicted_by[i].count;
+        nl1++;
+    }
+    fputs("Causes of Replacements:\n", out);
+    if (known == 0) {
+        fputs("  (no replacement miss with a known evictor)\n", out);
+        return;
+    }
+    uint64_t repl = ms_counters_replacements(&s->c, 0), others = 0;
+    size_t shown = 0;
+    for (size_t i = 0; i < s->nevicted_by; i++) {
+        const ms_evictor *e = &s->evicted_by[i];
+        if (e->level != 0) continue;
+        if (shown == TOP_EVICTORS) {
+            others += e->count;
+            continue;
+        }
+        const char *name = e->data < m->ndata && m->data[e->data].name ? m->data[e->data].name : "?";
+        fprintf(out, "  bin %s: %.1f%%\n", name, ms_pct(e->count, known));
+        shown++;
+    }
+    if (others) fprintf(out, "  others (%zu bins): %.1f%%\n", nl1 - shown, ms_pct(others, known));
+    if (known != repl)
+        fprintf(out, "  (%s of %s L1 replacement misses have a known evictor)\n", ms_fmt_count(known).s,
+                ms_fmt_count(repl).s);
+}
+
+int ms_report_detail(FILE *out, const ms_model *m, const uint32_t *codes, size_t ncodes,
+                     const uint32_t *datas, size_t ndatas)
+{
+    ms_selection_sum s;
+    if (ms_model_sum(m, codes, ncodes, datas, ndatas, &s) < 0) return -1;
+    const ms_counters *c = &s.c, *t = &m->totals;
+    uint64_t refs = ms_counters_refs(c), misses = ms_counters_misses(c, 0), stall = ms_counters_stall(c);
+
+    fputs("DETAILED OUTPUT: ", out);
+    print_names(out, m, datas, ndatas, 0, "all data");
+    fputs(" in ", out);
+    print_names(out, m, codes, ncodes, 1, "all code");
+    fputc('\n', out);
+    if (m->incomplete) fputs("*** INCOMPLETE: the run did not finish normally ***\n", out);
+    fprintf(out, "Memory Stall Time in bin: %s cycles\n", ms_fmt_count(stall).s);
+    fprintf(out, "Percentage of Total Memory Stall Time: %.1f%%\n", ms_pct(stall, ms_counters_stall(t)));
+    fprintf(out, "Percentage of Total Misses: %.1f%%\n", ms_pct(misses, ms_counters_misses(t, 0)));
+    fprintf(out, "Miss Rate: %.1f%%\n", ms_pct(misses, refs));
+    fprintf(out, "Percentage of Total Refs: %.1f%%\n", ms_pct(refs, ms_counters_refs(t)));
+    print_references_and_misses(out, c);
+    print_stall(out, c);
+    print_deeper_levels(out, m, c);
+    print_replacement_causes(out, m, &s);
+    ms_selection_sum_free(&s);
+    return ferror(out) ? -1 : 0;
+}

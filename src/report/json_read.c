@@ -1,0 +1,521 @@
+/* Read a result file written by json_write.c back into the model. Only primary counters are
+ * read (derived numbers are recomputed), every field is type- and range-checked, and errors
+ * name the file and the field: no input may crash the reader. */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "json_names.h"
+#include "report.h"
+
+typedef struct {
+    const char *file;
+    char *err;
+    size_t errlen;
+    int failed;
+} json_reader;
+
+/* Record the first error only: "FILE: corrupt result file: <what>". */
+static int fail(json_reader *r, const char *fmt, ...)
+{
+    if (r->failed) return -1;
+    r->failed = 1;
+    char what[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    snprintf(r->err, r->errlen, "%s: corrupt result file: %s", r->file, what);
+    return -1;
+}
+
+/* Names of nested fields for messages ("bins[3].levels[0]"); long paths are cut short. */
+#define FIELD_PATH_LEN 128
+
+static void field_path(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void field_path(char *buf, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, len, fmt, ap);
+    va_end(ap);
+}
+
+/* "where.key", or "where[i]" when key is an index. */
+static const char *joiner(const char *where, const char *key)
+{
+    return *where && key[0] != '[' ? "." : "";
+}
+
+/* The member `key` of obj, or NULL after reporting it missing as where.key. */
+static json_t *member(json_reader *r, json_t *obj, const char *where, const char *key)
+{
+    if (r->failed) return NULL;
+    json_t *v = json_is_object(obj) ? json_object_get(obj, key) : NULL;
+    if (!v) fail(r, "missing field %s%s%s", where, joiner(where, key), key);
+    return v;
+}
+
+static int bad_type(json_reader *r, const char *where, const char *key, const char *expected)
+{
+    return fail(r, "field %s%s%s: expected %s", where, joiner(where, key), key, expected);
+}
+
+/* An integer in [lo, hi]. */
+static int get_int(json_reader *r, json_t *obj, const char *where, const char *key,
+                   json_int_t lo, json_int_t hi, json_int_t *out)
+{
+    json_t *v = member(r, obj, where, key);
+    if (!v) return -1;
+    if (!json_is_integer(v)) return bad_type(r, where, key, "an integer");
+    json_int_t x = json_integer_value(v);
+    if (x < lo || x > hi) return bad_type(r, where, key, "an integer in range");
+    *out = x;
+    return 0;
+}
+
+static int get_u64(json_reader *r, json_t *obj, const char *where, const char *key, uint64_t *out)
+{
+    json_int_t x = 0;
+    if (get_int(r, obj, where, key, 0, LLONG_MAX, &x) < 0) return -1;
+    *out = (uint64_t)x;
+    return 0;
+}
+
+static int get_u32(json_reader *r, json_t *obj, const char *where, const char *key, uint32_t *out)
+{
+    json_int_t x = 0;
+    if (get_int(r, obj, where, key, 0, UINT32_MAX, &x) < 0) return -1;
+    *out = (uint32_t)x;
+    return 0;
+}
+
+static int get_line(json_reader *r, json_t *obj, const char *where, const char *key, int *out)
+{
+    json_int_t x = 0;
+    if (get_int(r, obj, where, key, 0, INT_MAX, &x) < 0) return -1;
+    *out = (int)x;
+    return 0;
+}
+
+/* A copy of a string value (or NULL for JSON null). */
+static int string_value(json_reader *r, json_t *v, const char *where, const char *key, char **out)
+{
+    *out = NULL;
+    if (json_is_null(v)) return 0;
+    if (!json_is_string(v)) return bad_type(r, where, key, "a string or null");
+    *out = strdup(json_string_value(v));
+    if (!*out) return fail(r, "out of memory");
+    return 0;
+}
+
+static int get_str(json_reader *r, json_t *obj, const char *where, const char *key, char **out)
+{
+    json_t *v = member(r, obj, where, key);
+    *out = NULL;
+    if (!v) return -1;
+    return string_value(r, v, where, key, out);
+}
+
+/* An enum spelled as one of names[0..n). */
+static int get_enum(json_reader *r, json_t *obj, const char *where, const char *key,
+                    const char *const *names, size_t n, unsigned *out)
+{
+    json_t *v = member(r, obj, where, key);
+    if (!v) return -1;
+    const char *s = json_string_value(v);
+    for (size_t i = 0; s && i < n; i++) {
+        if (strcmp(s, names[i]) == 0) {
+            *out = (unsigned)i;
+            return 0;
+        }
+    }
+    return bad_type(r, where, key, "a known name");
+}
+
+static json_t *get_typed(json_reader *r, json_t *obj, const char *where, const char *key,
+                         int want_array)
+{
+    json_t *v = member(r, obj, where, key);
+    if (!v) return NULL;
+    if (want_array ? !json_is_array(v) : !json_is_object(v)) {
+        bad_type(r, where, key, want_array ? "an array" : "an object");
+        return NULL;
+    }
+    return v;
+}
+
+static json_t *get_array(json_reader *r, json_t *obj, const char *where, const char *key)
+{
+    return get_typed(r, obj, where, key, 1);
+}
+
+static json_t *get_object(json_reader *r, json_t *obj, const char *where, const char *key)
+{
+    return get_typed(r, obj, where, key, 0);
+}
+
+/* Allocate n zeroed elements (at least one byte, so that n == 0 is not an error). */
+static void *alloc_array(json_reader *r, size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p) fail(r, "out of memory");
+    return p;
+}
+
+/* An array of strings (or nulls). */
+static int get_strings(json_reader *r, json_t *obj, const char *where, const char *key,
+                       char ***out, size_t *n)
+{
+    json_t *arr = get_array(r, obj, where, key);
+    if (!arr) return -1;
+    size_t count = json_array_size(arr);
+    *out = alloc_array(r, count, sizeof **out);
+    if (!*out) return -1;
+    *n = count;
+    char path[FIELD_PATH_LEN];
+    field_path(path, sizeof path, "%s%s%s", where, *where ? "." : "", key);
+    for (size_t i = 0; i < count; i++) {
+        char idx[32];
+        field_path(idx, sizeof idx, "[%zu]", i);
+        if (string_value(r, json_array_get(arr, i), path, idx, &(*out)[i]) < 0) return -1;
+    }
+    return 0;
+}
+
+/* ---- counters ---- */
+
+/* Read the primary counters of a totals/bin/line object; evictors too when cell != NULL. */
+static int read_counters(json_reader *r, json_t *obj, const char *where, ms_counters *c,
+                         const ms_model *m, ms_cell *cell);
+
+static int read_evictors(json_reader *r, json_t *lo, const char *where, uint32_t level,
+                         const ms_model *m, ms_cell *cell)
+{
+    json_t *arr = get_array(r, lo, where, "evicted_by");
+    if (!arr) return -1;
+    size_t n = json_array_size(arr);
+    if (n == 0) return 0;
+    ms_evictor *p = realloc(cell->evicted_by, (cell->nevicted_by + n) * sizeof *p);
+    if (!p) return fail(r, "out of memory");
+    cell->evicted_by = p;
+    for (size_t i = 0; i < n; i++) {
+        char path[FIELD_PATH_LEN];
+        field_path(path, sizeof path, "%s.evicted_by[%zu]", where, i);
+        json_t *e = json_array_get(arr, i);
+        ms_evictor ev = { 0, 0, level, 0 };
+        if (get_u32(r, e, path, "code", &ev.code) < 0 || get_u32(r, e, path, "data", &ev.data) < 0 ||
+            get_u64(r, e, path, "count", &ev.count) < 0)
+            return -1;
+        if (ev.code >= m->ncode) return bad_type(r, path, "code", "a code bin id");
+        if (ev.data >= m->ndata) return bad_type(r, path, "data", "a data bin id");
+        cell->evicted_by[cell->nevicted_by++] = ev;
+    }
+    return 0;
+}
+
+static int read_counters(json_reader *r, json_t *obj, const char *where, ms_counters *c,
+                         const ms_model *m, ms_cell *cell)
+{
+    memset(c, 0, sizeof *c);
+    if (get_u64(r, obj, where, "reads", &c->reads) < 0 || get_u64(r, obj, where, "writes", &c->writes) < 0 ||
+        get_u64(r, obj, where, "stall_read", &c->stall_read) < 0 ||
+        get_u64(r, obj, where, "stall_write", &c->stall_write) < 0)
+        return -1;
+    json_t *levels = get_array(r, obj, where, "levels");
+    if (!levels) return -1;
+    if (json_array_size(levels) > MS_MAX_LEVELS)
+        return fail(r, "field %s.levels: more than %d levels", where, MS_MAX_LEVELS);
+    for (size_t k = 0; k < json_array_size(levels); k++) {
+        char path[FIELD_PATH_LEN];
+        field_path(path, sizeof path, "%s.levels[%zu]", where, k);
+        json_t *lo = json_array_get(levels, k);
+        ms_level_counters *l = &c->level[k];
+        if (get_u64(r, lo, path, "read_misses", &l->read_misses) < 0 ||
+            get_u64(r, lo, path, "write_misses", &l->write_misses) < 0 ||
+            get_u64(r, lo, path, "writebacks", &l->writebacks) < 0)
+            return -1;
+        char cpath[FIELD_PATH_LEN];
+        field_path(cpath, sizeof cpath, "%s.causes", path);
+        json_t *causes = get_object(r, lo, path, "causes");
+        for (int i = 0; causes && i < MS_NCAUSES; i++)
+            if (get_u64(r, causes, cpath, ms_json_cause_names[i], &l->cause[i]) < 0) return -1;
+        if (!causes) return -1;
+        if (cell && read_evictors(r, lo, path, (uint32_t)k, m, cell) < 0) return -1;
+    }
+    return 0;
+}
+
+/* Same order as ms_model_sum's merged list and the writer: count desc, level, data, code. */
+static int cmp_evictor(const void *a, const void *b)
+{
+    const ms_evictor *x = a, *y = b;
+    if (x->count != y->count) return x->count < y->count ? 1 : -1;
+    if (x->level != y->level) return x->level < y->level ? -1 : 1;
+    if (x->data != y->data) return x->data < y->data ? -1 : 1;
+    if (x->code != y->code) return x->code < y->code ? -1 : 1;
+    return 0;
+}
+
+/* ---- sections ---- */
+
+static int read_run(json_reader *r, json_t *root, ms_model *m)
+{
+    json_t *run = get_object(r, root, "", "run");
+    if (!run) return -1;
+    size_t argc = 0;
+    json_int_t time = 0, pid = 0, value = 0;
+    unsigned kind = 0;
+    json_t *ex = get_object(r, run, "run", "exit");
+    json_t *incomplete = member(r, run, "run", "incomplete");
+    json_t *wall = member(r, run, "run", "wall_seconds");
+    if (get_str(r, run, "run", "program", &m->program) < 0 ||
+        get_strings(r, run, "run", "argv", &m->argv, &argc) < 0)
+        return -1;
+    if (argc > INT_MAX) return bad_type(r, "run", "argv", "a shorter array");
+    m->argc = (int)argc;
+    if (get_str(r, run, "run", "cwd", &m->cwd) < 0 ||
+        get_int(r, run, "run", "time", LLONG_MIN, LLONG_MAX, &time) < 0 ||
+        get_str(r, run, "run", "memspy_version", &m->memspy_version) < 0 ||
+        get_int(r, run, "run", "pid", 0, UINT32_MAX, &pid) < 0 || !ex ||
+        get_enum(r, ex, "run.exit", "kind", ms_json_exit_names, MS_JSON_NELEM(ms_json_exit_names), &kind) < 0 ||
+        get_int(r, ex, "run.exit", "value", INT32_MIN, INT32_MAX, &value) < 0 || !incomplete || !wall ||
+        get_str(r, run, "run", "incomplete_reason", &m->incomplete_reason) < 0 ||
+        get_strings(r, run, "run", "notes", &m->notes, &m->nnotes) < 0)
+        return -1;
+    if (!json_is_boolean(incomplete)) return bad_type(r, "run", "incomplete", "true or false");
+    if (!json_is_number(wall)) return bad_type(r, "run", "wall_seconds", "a number");
+    m->time = time;
+    m->pid = (uint32_t)pid;
+    m->exit_kind = kind;
+    m->exit_value = (int32_t)value;
+    m->incomplete = json_is_true(incomplete);
+    m->wall_seconds = json_number_value(wall);
+    return 0;
+}
+
+static int read_config(json_reader *r, json_t *root, ms_hier_config *cfg)
+{
+    json_t *co = get_object(r, root, "", "config");
+    char *preset = NULL;
+    if (!co || get_str(r, co, "config", "preset", &preset) < 0 ||
+        get_u32(r, co, "config", "mem_latency", &cfg->mem_latency) < 0) {
+        free(preset);
+        return -1;
+    }
+    int bad_preset = preset && strlen(preset) >= sizeof cfg->preset;
+    if (preset && !bad_preset) strcpy(cfg->preset, preset);
+    free(preset);
+    if (bad_preset) return bad_type(r, "config", "preset", "a preset name");
+    json_t *levels = get_array(r, co, "config", "levels");
+    if (!levels) return -1;
+    size_t n = json_array_size(levels);
+    if (n < 1 || n > MS_MAX_LEVELS) return bad_type(r, "config", "levels", "1 to 3 levels");
+    cfg->nlevels = (int)n;
+    for (size_t k = 0; k < n; k++) {
+        char path[FIELD_PATH_LEN];
+        field_path(path, sizeof path, "config.levels[%zu]", k);
+        json_t *lo = json_array_get(levels, k);
+        ms_level_config *l = &cfg->level[k];
+        unsigned policy = 0;
+        if (get_u64(r, lo, path, "size", &l->size) < 0 || get_u32(r, lo, path, "ways", &l->ways) < 0 ||
+            get_u32(r, lo, path, "line", &l->line) < 0 || get_u32(r, lo, path, "latency", &l->latency) < 0 ||
+            get_enum(r, lo, path, "policy", ms_json_policy_names, MS_JSON_NELEM(ms_json_policy_names), &policy) < 0)
+            return -1;
+        l->policy = (ms_policy)policy;
+    }
+    return 0;
+}
+
+static int read_code(json_reader *r, json_t *root, ms_model *m)
+{
+    json_t *arr = get_array(r, root, "", "code");
+    if (!arr) return -1;
+    size_t n = json_array_size(arr);
+    if (!(m->code = alloc_array(r, n, sizeof *m->code))) return -1;
+    m->ncode = n;
+    for (size_t i = 0; i < n; i++) {
+        char path[FIELD_PATH_LEN];
+        field_path(path, sizeof path, "code[%zu]", i);
+        json_t *o = json_array_get(arr, i);
+        ms_code_bin *b = &m->code[i];
+        json_int_t id = 0;
+        if (get_int(r, o, path, "id", 0, LLONG_MAX, &id) < 0 || get_str(r, o, path, "name", &b->name) < 0 ||
+            get_str(r, o, path, "file", &b->file) < 0 || get_line(r, o, path, "line", &b->line) < 0)
+            return -1;
+        if ((size_t)id != i) return bad_type(r, path, "id", "its index in the array");
+        if (!b->name) return bad_type(r, path, "name", "a string");
+    }
+    return 0;
+}
+
+static int read_data(json_reader *r, json_t *root, ms_model *m)
+{
+    json_t *arr = get_array(r, root, "", "data");
+    if (!arr) return -1;
+    size_t n = json_array_size(arr);
+    if (!(m->data = alloc_array(r, n, sizeof *m->data))) return -1;
+    m->ndata = n;
+    for (size_t i = 0; i < n; i++) {
+        char path[FIELD_PATH_LEN];
+        field_path(path, sizeof path, "data[%zu]", i);
+        json_t *o = json_array_get(arr, i);
+        ms_data_bin *b = &m->data[i];
+        json_int_t id = 0;
+        unsigned kind = 0;
+        if (get_int(r, o, path, "id", 0, LLONG_MAX, &id) < 0 || get_str(r, o, path, "name", &b->name) < 0 ||
+            get_str(r, o, path, "full_name", &b->full_name) < 0 ||
+            get_enum(r, o, path, "kind", ms_json_kind_names, MS_JSON_NELEM(ms_json_kind_names), &kind) < 0 ||
+            get_str(r, o, path, "site", &b->site) < 0 || get_u64(r, o, path, "objects", &b->objects) < 0 ||
+            get_u64(r, o, path, "bytes", &b->bytes) < 0 || get_u64(r, o, path, "peak_bytes", &b->peak_bytes) < 0)
+            return -1;
+        if ((size_t)id != i) return bad_type(r, path, "id", "its index in the array");
+        if (!b->name) return bad_type(r, path, "name", "a string");
+        b->kind = (ms_bin_kind)kind;
+    }
+    return 0;
+}
+
+/* The code and data bin ids of a cell or line, checked against the bin arrays. */
+static int read_bin_ids(json_reader *r, json_t *o, const char *path, const ms_model *m,
+                        uint32_t *code, uint32_t *data)
+{
+    if (get_u32(r, o, path, "code", code) < 0 || get_u32(r, o, path, "data", data) < 0) return -1;
+    if (*code >= m->ncode) return bad_type(r, path, "code", "a code bin id");
+    if (*data >= m->ndata) return bad_type(r, path, "data", "a data bin id");
+    return 0;
+}
+
+static int read_cells(json_reader *r, json_t *root, ms_model *m)
+{
+    json_t *arr = get_array(r, root, "", "bins");
+    if (!arr) return -1;
+    size_t n = json_array_size(arr);
+    if (!(m->cells = alloc_array(r, n, sizeof *m->cells))) return -1;
+    m->ncells = n;
+    for (size_t i = 0; i < n; i++) {
+        char path[FIELD_PATH_LEN];
+        field_path(path, sizeof path, "bins[%zu]", i);
+        json_t *o = json_array_get(arr, i);
+        ms_cell *cell = &m->cells[i];
+        if (read_bin_ids(r, o, path, m, &cell->code, &cell->data) < 0 ||
+            read_counters(r, o, path, &cell->c, m, cell) < 0)
+            return -1;
+        if (cell->nevicted_by > 1)
+            qsort(cell->evicted_by, cell->nevicted_by, sizeof *cell->evicted_by, cmp_evictor);
+    }
+    return 0;
+}
+
+static int read_lines(json_reader *r, json_t *root, ms_model *m)
+{
+    json_t *arr = get_array(r, root, "", "lines");
+    if (!arr) return -1;
+    size_t n = json_array_size(arr);
+    if (!(m->lines = alloc_array(r, n, sizeof *m->lines))) return -1;
+    m->nlines = n;
+    for (size_t i = 0; i < n; i++) {
+        char path[FIELD_PATH_LEN];
+        field_path(path, sizeof path, "lines[%zu]", i);
+        json_t *o = json_array_get(arr, i);
+        ms_line_stat *ls = &m->lines[i];
+        if (get_u32(r, o, path, "file", &ls->file) < 0 || get_line(r, o, path, "line", &ls->line) < 0 ||
+            read_bin_ids(r, o, path, m, &ls->code, &ls->data) < 0 ||
+            read_counters(r, o, path, &ls->c, m, NULL) < 0)
+            return -1;
+        if (ls->file >= m->nfiles) return bad_type(r, path, "file", "a file id");
+    }
+    return 0;
+}
+
+/* The whole file as a NUL-terminated buffer, or NULL with err set. */
+static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        n += fread(buf + n, 1, cap - n - 1, f);
+        if (n < cap - 1) break;
+        char *bigger = realloc(buf, cap * 2);
+        if (!bigger) { free(buf); buf = NULL; break; }
+        buf = bigger;
+        cap *= 2;
+    }
+    int read_error = ferror(f);
+    fclose(f);
+    if (!buf || read_error) {
+        snprintf(err, errlen, "%s: %s", path, buf ? "read error" : "out of memory");
+        free(buf);
+        return NULL;
+    }
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+/* Parse and check the envelope (format, version); returns the root or NULL with err set. */
+static json_t *load_root(const char *path, char *err, size_t errlen)
+{
+    size_t len = 0;
+    char *text = slurp(path, &len, err, errlen);
+    if (!text) return NULL;
+    size_t skip = strspn(text, " \t\r\n");
+    if (skip == len || text[skip] != '{') {
+        snprintf(err, errlen, "%s is not a memspy result file%s", path, skip == len ? " (it is empty)" : "");
+        free(text);
+        return NULL;
+    }
+    json_error_t jerr;
+    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    free(text);
+    if (!root) {
+        snprintf(err, errlen, "%s: corrupt result file: %s at line %d column %d", path, jerr.text,
+                 jerr.line, jerr.column);
+        return NULL;
+    }
+    const char *format = json_string_value(json_object_get(root, "format"));
+    json_t *version = json_object_get(root, "version");
+    if (!json_is_object(root) || !format || strcmp(format, MS_MODEL_FORMAT) != 0) {
+        snprintf(err, errlen, "%s is not a memspy result file", path);
+    } else if (!json_is_integer(version) || json_integer_value(version) < 1) {
+        snprintf(err, errlen, "%s: corrupt result file: missing or invalid field version", path);
+    } else if (json_integer_value(version) > MS_MODEL_VERSION) {
+        snprintf(err, errlen, "%s was written by a newer memspy (result version %lld)", path,
+                 (long long)json_integer_value(version));
+    } else {
+        return root;
+    }
+    json_decref(root);
+    return NULL;
+}
+
+int ms_json_read(const char *path, ms_model *m, char *err, size_t errlen)
+{
+    ms_model_init(m);
+    json_t *root = load_root(path, err, errlen);
+    if (!root) return -1;
+    json_reader r = { path, err, errlen, 0 };
+    m->version = (int)json_integer_value(json_object_get(root, "version"));
+    int rc = -1;
+    /* Files before lines (lines refer to files), bins before cells (cells refer to bins). */
+    if (read_run(&r, root, m) == 0 && read_config(&r, root, &m->config) == 0 &&
+        read_counters(&r, get_object(&r, root, "", "totals"), "totals", &m->totals, m, NULL) == 0 &&
+        read_code(&r, root, m) == 0 && read_data(&r, root, m) == 0 && read_cells(&r, root, m) == 0 &&
+        get_strings(&r, root, "", "files", &m->files, &m->nfiles) == 0 && read_lines(&r, root, m) == 0)
+        rc = 0;
+    json_decref(root);
+    if (rc < 0) {
+        if (!r.failed) fail(&r, "unreadable");
+        ms_model_free(m);
+    }
+    return rc;
+}

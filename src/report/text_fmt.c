@@ -1,0 +1,65 @@
+/* Formatting helpers of the text reports (see text_fmt.h). */
+#include "text_fmt.h"
+#include "json_names.h"
+
+ms_num ms_fmt_count(uint64_t v)
+{
+    ms_num n;
+    if (v < 100000) {
+        snprintf(n.s, sizeof n.s, "%llu", (unsigned long long)v);
+        return n;
+    }
+    double x = (double)v / 1e6;
+    const char *unit = "M";
+    if (x >= 1000.0) {
+        x /= 1000.0;
+        unit = "G";
+    }
+    snprintf(n.s, sizeof n.s, x < 100.0 ? "%.2f%s" : "%.1f%s", x, unit);
+    return n;
+}
+
+ms_num ms_fmt_size(uint64_t bytes)
+{
+    static const char units[] = "KMGT";
+    ms_num n;
+    int u = -1;
+    while (u < 3 && bytes >= 1024 && bytes % 1024 == 0) {
+        bytes /= 1024;
+        u++;
+    }
+    if (u < 0) snprintf(n.s, sizeof n.s, "%llu", (unsigned long long)bytes);
+    else snprintf(n.s, sizeof n.s, "%llu%c", (unsigned long long)bytes, units[u]);
+    return n;
+}
+
+double ms_pct(uint64_t part, uint64_t whole) { return whole ? 100.0 * (double)part / (double)whole : 0.0; }
+
+double ms_ratio(uint64_t part, uint64_t whole) { return whole ? (double)part / (double)whole : 0.0; }
+
+void ms_fmt_hierarchy(FILE *out, const ms_hier_config *cfg, const char *indent)
+{
+    for (int k = 0; k < cfg->nlevels && k < MS_MAX_LEVELS; k++) {
+        const ms_level_config *l = &cfg->level[k];
+        char assoc[32];
+        if (l->line && l->ways && (uint64_t)l->ways * l->line == l->size)
+            snprintf(assoc, sizeof assoc, "fully associative");
+        else if (l->ways == 1)
+            snprintf(assoc, sizeof assoc, "direct mapped");
+        else
+            snprintf(assoc, sizeof assoc, "%u-way", l->ways);
+        unsigned p = (unsigned)l->policy;
+        fprintf(out, "%sL%d: %s, %s, %u-byte lines, %u cycles, %s\n", indent, k + 1,
+                ms_fmt_size(l->size).s, assoc, l->line, l->latency,
+                p < MS_JSON_NELEM(ms_json_policy_names) ? ms_json_policy_names[p] : "?");
+    }
+    fprintf(out, "%smemory: %u cycles\n", indent, cfg->mem_latency);
+}
+
+void ms_fmt_causes(FILE *out, const ms_level_counters *l)
+{
+    uint64_t misses = l->read_misses + l->write_misses;
+    for (int k = 0; k < MS_NCAUSES; k++)
+        fprintf(out, "%s%s %.1f%%", k ? "  " : "", ms_json_cause_names[k], ms_pct(l->cause[k], misses));
+    fputc('\n', out);
+}

@@ -1,0 +1,31 @@
+/* Number and configuration formatting shared by the text reports (and `memspy config`), so
+ * that every display writes counts, percentages and cache descriptions the same way. */
+#ifndef MEMSPY_REPORT_TEXT_FMT_H
+#define MEMSPY_REPORT_TEXT_FMT_H
+#include <stdint.h>
+#include <stdio.h>
+#include "../sim/sim.h"
+
+/* A formatted number, returned by value so it can be used inline in printf arguments. */
+typedef struct { char s[32]; } ms_num;
+
+/* MemSpy-style count: exact below 100000, else "26.93M", "509.5M", "1.27G". */
+ms_num ms_fmt_count(uint64_t v);
+
+/* A size in bytes as the config grammar writes it: "32K", "1M", "1536". */
+ms_num ms_fmt_size(uint64_t bytes);
+
+/* 100 * part / whole, 0 when whole is 0. */
+double ms_pct(uint64_t part, uint64_t whole);
+
+/* part / whole, 0 when whole is 0. */
+double ms_ratio(uint64_t part, uint64_t whole);
+
+/* One line per level ("L1: 32K, 8-way, 64-byte lines, 4 cycles, lru") and the memory latency,
+ * each line starting with indent. */
+void ms_fmt_hierarchy(FILE *out, const ms_hier_config *cfg, const char *indent);
+
+/* "cold 10.0%  capacity 50.0%  conflict 40.0%  invalidation 0.0%" of one level's misses. */
+void ms_fmt_causes(FILE *out, const ms_level_counters *l);
+
+#endif

@@ -1,0 +1,229 @@
+/* The dump: MEMSPY_RAW_DIR/<pid>.raw, written once, at normal exit, at _exit/_Exit or from
+ * a fatal-signal handler. Only async-signal-safe work on the signal path: the raw writer
+ * (no malloc), readlink, open/close, and the cached module list. All thread buffers are
+ * flushed first under the simulator lock, which is then held while the simulator's
+ * counters are written; recording is switched off before the file is written. */
+#include "rt.h"
+#include "../format/raw.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static char raw_dir[4096];
+static int dumped;
+
+void ms_dump_set_dir(const char *dir) {
+    size_t n = ms_strlen(dir);
+    if (n >= sizeof raw_dir - 32) n = sizeof raw_dir - 32;
+    ms_memcpy(raw_dir, dir, n);
+    raw_dir[n] = 0;
+}
+
+/* "<dir>/<pid>.raw" into out. */
+static void raw_path(char *out, int pid) {
+    size_t n = ms_strlen(raw_dir);
+    ms_memcpy(out, raw_dir, n);
+    char *p = out + n;
+    *p++ = '/';
+    p = ms_utoa(p, (uint64_t)pid);
+    ms_memcpy(p, ".raw", 5);
+}
+
+/* One line on stderr: the raw file could not be written. */
+static void report_failure(const char *path, int err) {
+    char line[4096 + 128], *p = line;
+    const char *head = "memspy: cannot write raw profile ";
+    const char *name = strerrorname_np(err);
+    ms_memcpy(p, head, ms_strlen(head)), p += ms_strlen(head);
+    ms_memcpy(p, path, ms_strlen(path)), p += ms_strlen(path);
+    ms_memcpy(p, ": ", 2), p += 2;
+    if (name) ms_memcpy(p, name, ms_strlen(name)), p += ms_strlen(name);
+    ms_memcpy(p, " (errno ", 8), p += 8;
+    p = ms_utoa(p, (uint64_t)err);
+    *p++ = ')';
+    *p++ = '\n';
+    ssize_t rc = write(2, line, (size_t)(p - line));
+    (void)rc;
+}
+
+static void put_info(ms_raw_writer *w, uint32_t exit_kind, int32_t exit_value) {
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = 0;
+    ms_raw_section_begin(w, MS_RAW_INFO);
+    ms_raw_put_u32(w, (uint32_t)ms_runtime_pid());
+    ms_raw_put_u32(w, exit_kind);
+    ms_raw_put_u32(w, (uint32_t)exit_value);
+    ms_raw_put_u64(w, ms_runtime_start_ns());
+    ms_raw_put_u64(w, ms_now_ns());
+    ms_raw_put_u32(w, ms_threads_seen());
+    ms_raw_put_str(w, ms_runtime_config_text());
+    ms_raw_put_str(w, exe);
+    ms_raw_section_end(w);
+}
+
+static void put_modules(ms_raw_writer *w) {
+    uint32_t n = ms_modules_count();
+    ms_raw_section_begin(w, MS_RAW_MODULES);
+    ms_raw_put_u32(w, n);
+    for (uint32_t i = 0; i < n; i++) {
+        const ms_module *m = ms_module_get(i);
+        ms_raw_put_u64(w, m->base);
+        ms_raw_put_u64(w, m->lo);
+        ms_raw_put_u64(w, m->hi);
+        ms_raw_put_str(w, m->path);
+    }
+    ms_raw_section_end(w);
+}
+
+static void put_bins(ms_raw_writer *w) {
+    uint32_t n = ms_bins_count();
+    ms_raw_section_begin(w, MS_RAW_BINS);
+    ms_raw_put_u32(w, n);
+    for (uint32_t id = 0; id < n; id++) {
+        const ms_bin *b = ms_bin_get(id);
+        ms_raw_put_u32(w, id);
+        ms_raw_put_u8(w, b->kind);
+        switch (b->kind) {
+        case MS_BIN_HEAP:
+            ms_raw_put_u64(w, b->pc);
+            ms_raw_put_u16(w, b->depth);
+            for (uint16_t i = b->depth; i > 0; i--) ms_raw_put_u64(w, b->path[i - 1]);   /* outermost first */
+            ms_raw_put_u64(w, b->objects);
+            ms_raw_put_u64(w, b->bytes);
+            ms_raw_put_u64(w, b->peak);
+            break;
+        case MS_BIN_GLOBAL:
+            ms_raw_put_u64(w, b->addr);
+            ms_raw_put_u64(w, b->size);
+            ms_raw_put_u32(w, b->module);
+            ms_raw_put_str(w, b->name);
+            break;
+        case MS_BIN_STACK:
+            ms_raw_put_u64(w, b->pc);
+            break;
+        default:
+            break;
+        }
+    }
+    ms_raw_section_end(w);
+}
+
+static void put_contexts(ms_raw_writer *w) {
+    uint32_t n = ms_contexts_count();
+    ms_raw_section_begin(w, MS_RAW_CONTEXTS);
+    ms_raw_put_u32(w, n ? n - 1 : 0);
+    for (uint32_t c = 1; c < n; c++) {
+        uint64_t pc;
+        uint32_t bin;
+        ms_context_get(c, &pc, &bin);
+        ms_raw_put_u32(w, c);
+        ms_raw_put_u32(w, bin);
+        ms_raw_put_u64(w, pc);
+    }
+    ms_raw_section_end(w);
+}
+
+static int counters_used(const ms_counters *c) { return c->reads || c->writes; }
+
+static void put_counters(ms_raw_writer *w, const ms_sim *sim) {
+    uint32_t n = 0, used = 0;
+    const ms_counters *c = ms_sim_counters(sim, &n);
+    int nlevels = ms_sim_config(sim)->nlevels;
+    for (uint32_t i = 1; i < n; i++) used += counters_used(&c[i]);
+    ms_raw_section_begin(w, MS_RAW_COUNTERS);
+    ms_raw_put_u32(w, (uint32_t)nlevels);
+    ms_raw_put_u32(w, used);
+    for (uint32_t i = 1; i < n; i++) {
+        if (!counters_used(&c[i])) continue;
+        ms_raw_put_u32(w, i);
+        ms_raw_put_counters(w, &c[i], nlevels);
+    }
+    ms_raw_section_end(w);
+}
+
+static void count_eviction(const ms_eviction *e, void *ud) {
+    (void)e;
+    (*(uint32_t *)ud)++;
+}
+
+static void put_eviction(const ms_eviction *e, void *ud) {
+    ms_raw_writer *w = ud;
+    ms_raw_put_u32(w, e->victim_ctx);
+    ms_raw_put_u32(w, e->evictor_ctx);
+    ms_raw_put_u32(w, e->level);
+    ms_raw_put_u64(w, e->count);
+}
+
+static void put_evictions(ms_raw_writer *w, const ms_sim *sim) {
+    uint32_t n = 0;
+    ms_sim_each_eviction(sim, count_eviction, &n);
+    ms_raw_section_begin(w, MS_RAW_EVICTIONS);
+    ms_raw_put_u32(w, n);
+    ms_sim_each_eviction(sim, put_eviction, w);
+    ms_raw_section_end(w);
+}
+
+static void put_notes(ms_raw_writer *w, int unlocked) {
+    char dropped[96], *p = dropped;
+    uint64_t lost = ms_events_dropped();
+    const char *text = " accesses could not be simulated (out of memory)";
+    p = ms_utoa(p, lost);
+    ms_memcpy(p, text, ms_strlen(text) + 1);
+    ms_raw_section_begin(w, MS_RAW_NOTES);
+    ms_raw_put_u32(w, (uint32_t)((lost != 0) + (unlocked != 0)));
+    if (lost) ms_raw_put_str(w, dropped);
+    if (unlocked) ms_raw_put_str(w, "the program died inside the profiler: the last buffered accesses are missing");
+    ms_raw_section_end(w);
+}
+
+/* The simulator lock on the signal path: not if this thread was inside the runtime (it may
+ * hold it), else a bounded wait. Returns 1 if held. */
+static int lock_for_signal(uint8_t interrupted_mode) {
+    if (interrupted_mode == MS_T_BUSY) return 0;
+    for (int i = 0; i < 1000; i++) {
+        if (ms_sim_trylock() == 0) return 1;
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+    return 0;
+}
+
+void ms_dump(uint32_t exit_kind, int32_t exit_value, int from_signal) {
+    if (!ms_rt_on || __atomic_exchange_n(&dumped, 1, __ATOMIC_ACQ_REL)) return;
+    uint8_t prev = ms_busy_begin();
+    int locked = 1;
+    if (from_signal) {
+        locked = lock_for_signal(prev);
+    } else {
+        ms_sim_lock();
+        ms_modules_refresh();
+    }
+    if (locked) ms_threads_flush_all();
+    __atomic_store_n(&ms_rt_on, 0, __ATOMIC_RELEASE);
+    int pid = (int)getpid();
+    if (pid == ms_runtime_pid()) {   /* a forked child does not overwrite its parent's file */
+        char path[sizeof raw_dir + 32];
+        raw_path(path, pid);
+        int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd < 0) {
+            report_failure(path, errno);
+        } else {
+            ms_raw_writer w;
+            ms_raw_writer_begin(&w, fd, exit_kind == MS_EXIT_NORMAL ? 0 : MS_RAW_F_INCOMPLETE);
+            put_info(&w, exit_kind, exit_value);
+            put_modules(&w);
+            put_bins(&w);
+            put_contexts(&w);
+            put_counters(&w, ms_events_sim());
+            put_evictions(&w, ms_events_sim());
+            put_notes(&w, !locked);
+            if (ms_raw_writer_finish(&w) < 0) report_failure(path, errno ? errno : EIO);
+            close(fd);
+        }
+    }
+    if (locked) ms_sim_unlock();
+    ms_busy_end(prev);
+}

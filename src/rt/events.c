@@ -1,0 +1,160 @@
+/* Event flushing: a thread's buffered accesses go into the simulator under one global lock.
+ * Each (pc, bin) pair becomes a dense context id (1, 2, ...; 0 unused) through a hash table,
+ * with a small direct-mapped cache of the last mapping per pc in front of it. */
+#include "rt.h"
+#include <pthread.h>
+
+static ms_sim *sim;
+static uint32_t line_size;
+static pthread_mutex_t sim_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t dropped;
+
+/* Contexts: ctx_pc/ctx_bin indexed by ctx; the hash index holds ctx ids (0 = empty). */
+static uint64_t *ctx_pc;
+static uint32_t *ctx_bin;
+static uint32_t nctx = 1, ctx_cap;
+static uint32_t *ctx_index;
+static uint32_t index_cap;
+
+#define PC_CACHE_SLOTS 4096u
+static struct { uint64_t pc; uint32_t bin, ctx; } *pc_cache;
+
+int ms_events_init(const ms_hier_config *cfg) {
+    pc_cache = ms_map(PC_CACHE_SLOTS * sizeof *pc_cache);
+    if (!pc_cache) return -1;
+    line_size = cfg->level[0].line;
+    return ms_sim_create(&sim, cfg, &ms_sim_allocator);
+}
+
+ms_sim *ms_events_sim(void) { return sim; }
+void ms_sim_lock(void) { pthread_mutex_lock(&sim_lock); }
+int ms_sim_trylock(void) { return pthread_mutex_trylock(&sim_lock); }
+void ms_sim_unlock(void) { pthread_mutex_unlock(&sim_lock); }
+uint32_t ms_contexts_count(void) { return nctx; }
+uint64_t ms_events_dropped(void) { return dropped; }
+
+void ms_context_get(uint32_t ctx, uint64_t *pc, uint32_t *bin) {
+    *pc = ctx_pc[ctx];
+    *bin = ctx_bin[ctx];
+}
+
+static uint32_t ctx_hash(uint64_t pc, uint32_t bin) {
+    uint64_t h = (pc ^ ((uint64_t)bin << 40) ^ bin) * 0x9e3779b97f4a7c15ull;
+    return (uint32_t)(h >> 32);
+}
+
+/* Make room for one more context (lock held). Returns 0 or -1. */
+static int ctx_reserve(void) {
+    if (nctx < ctx_cap && (nctx + 1) * 2 <= index_cap) return 0;
+    if (nctx >= ctx_cap) {
+        uint32_t cap = ctx_cap ? ctx_cap * 2 : 4096;
+        uint64_t *pcs = ms_map(cap * sizeof *pcs);
+        uint32_t *bins = ms_map(cap * sizeof *bins);
+        if (!pcs || !bins) {
+            ms_unmap(pcs, cap * sizeof *pcs);
+            ms_unmap(bins, cap * sizeof *bins);
+            return -1;
+        }
+        if (ctx_pc) {
+            ms_memcpy(pcs, ctx_pc, nctx * sizeof *pcs);
+            ms_memcpy(bins, ctx_bin, nctx * sizeof *bins);
+        }
+        ms_unmap(ctx_pc, ctx_cap * sizeof *ctx_pc);
+        ms_unmap(ctx_bin, ctx_cap * sizeof *ctx_bin);
+        ctx_pc = pcs;
+        ctx_bin = bins;
+        ctx_cap = cap;
+    }
+    if ((nctx + 1) * 2 > index_cap) {
+        uint32_t cap = index_cap ? index_cap * 2 : 8192;
+        uint32_t *slots = ms_map(cap * sizeof *slots);
+        if (!slots) return -1;
+        for (uint32_t c = 1; c < nctx; c++) {
+            uint32_t j = ctx_hash(ctx_pc[c], ctx_bin[c]) & (cap - 1);
+            while (slots[j]) j = (j + 1) & (cap - 1);
+            slots[j] = c;
+        }
+        ms_unmap(ctx_index, index_cap * sizeof *ctx_index);
+        ctx_index = slots;
+        index_cap = cap;
+    }
+    return 0;
+}
+
+/* Context id of (pc, bin), made on first sight (lock held). 0 if out of memory. */
+static uint32_t ctx_of(uint64_t pc, uint32_t bin) {
+    uint32_t slot_i = (uint32_t)(pc >> 1) & (PC_CACHE_SLOTS - 1);
+    if (pc_cache[slot_i].pc == pc && pc_cache[slot_i].bin == bin && pc_cache[slot_i].ctx)
+        return pc_cache[slot_i].ctx;
+    if (ctx_reserve() < 0) return 0;
+    uint32_t j = ctx_hash(pc, bin) & (index_cap - 1);
+    uint32_t c;
+    for (; (c = ctx_index[j]); j = (j + 1) & (index_cap - 1))
+        if (ctx_pc[c] == pc && ctx_bin[c] == bin) break;
+    if (!c) {
+        c = nctx++;
+        ctx_pc[c] = pc;
+        ctx_bin[c] = bin;
+        ctx_index[j] = c;
+    }
+    pc_cache[slot_i].pc = pc;
+    pc_cache[slot_i].bin = bin;
+    pc_cache[slot_i].ctx = c;
+    return c;
+}
+
+/* Feed n events to the simulator (lock held). */
+static void simulate(const ms_event *ev, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t ctx = ctx_of(ev[i].pc, ev[i].bin);
+        uint32_t size = ev[i].size_flags & MS_EV_SIZE_MAX;
+        unsigned flags = (ev[i].size_flags & MS_EV_WRITE) ? MS_ACC_WRITE : 0;
+        if (!ctx) {
+            dropped++;
+        } else if (size <= line_size) {
+            if (ms_sim_access(sim, 0, ev[i].addr, size, flags, ctx) < 0) dropped++;
+        } else {
+            ms_sim_access_range(sim, 0, ev[i].addr, size, flags, ctx);
+        }
+    }
+}
+
+void ms_events_flush_buffer_locked(ms_event *ev, uint32_t *nev) {
+    uint32_t n = *nev;
+    if (n > MS_EVENTS_PER_THREAD) n = MS_EVENTS_PER_THREAD;
+    if (ms_rt_on) simulate(ev, n);
+    *nev = 0;
+}
+
+void ms_events_flush(ms_thread *t) {
+    uint8_t prev = ms_busy_begin();
+    pthread_mutex_lock(&sim_lock);
+    ms_events_flush_buffer_locked(t->data->ev, &t->nev);
+    pthread_mutex_unlock(&sim_lock);
+    ms_busy_end(prev);
+}
+
+uint32_t ms_resolve_bin(ms_thread *t, uintptr_t addr) {
+    if (addr - t->stack_lo < t->stack_span) return ms_stack_bin_slow(t, addr);
+    return ms_shadow_get(addr);
+}
+
+void ms_record_slow(uintptr_t addr, uint32_t size_flags, uintptr_t pc) {
+    ms_thread *t = &ms_tls;
+    if (!ms_thread_can_record(t)) return;
+    ms_event *e = &t->data->ev[t->nev];
+    e->addr = addr;
+    e->pc = pc;
+    e->bin = ms_resolve_bin(t, addr);
+    e->size_flags = size_flags;
+    if (++t->nev == MS_EVENTS_PER_THREAD) ms_events_flush(t);
+}
+
+void ms_record_range(uintptr_t addr, size_t len, uint32_t write_flag, uintptr_t pc) {
+    while (len) {
+        uint32_t piece = len > MS_EV_SIZE_MAX ? MS_EV_SIZE_MAX : (uint32_t)len;
+        ms_record(addr, piece, write_flag, pc);
+        addr += piece;
+        len -= piece;
+    }
+}

@@ -1,0 +1,290 @@
+/* Private interfaces between the files of the runtime linked into profiled programs.
+ *
+ * Hot path (every instrumented access): the thread's state lives in an initial-exec TLS
+ * block (ms_tls); a hook checks the global on-switch and the thread's mode, resolves the
+ * data bin (stack frame or shadow map) and appends an event to the thread's buffer. Everything
+ * else (bin interning, flushing into the simulator, the dump) is off the hot path.
+ *
+ * Memory: the runtime never uses the program's malloc; it maps its own (arena.c). */
+#ifndef MEMSPY_RT_RT_H
+#define MEMSPY_RT_RT_H
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <stddef.h>
+#include <stdint.h>
+#include "../sim/sim.h"
+
+#define MS_LIKELY(x) __builtin_expect(!!(x), 1)
+#define MS_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define MS_HOT static inline __attribute__((always_inline))
+/* Keeps a loop a loop: gcc may otherwise turn it into a call of an interposed function. */
+#define MS_NO_IDIOM __attribute__((optimize("no-tree-loop-distribute-patterns")))
+
+/* ---- events (events.c) ---- */
+
+/* One buffered access; the bin is resolved when the access happens. */
+typedef struct {
+    uint64_t addr, pc;
+    uint32_t bin;
+    uint32_t size_flags;          /* size in the low 31 bits, MS_EV_WRITE on top */
+} ms_event;
+
+#define MS_EV_WRITE 0x80000000u
+#define MS_EV_SIZE_MAX 0x7fffffffu
+#define MS_EVENTS_PER_THREAD 4096u
+
+/* ---- threads (runtime.c) ---- */
+
+enum {
+    MS_T_NEW = 0,     /* no state yet: created on the first recorded event */
+    MS_T_READY = 1,   /* recording */
+    MS_T_BUSY = 2,    /* inside the runtime: nothing is recorded (re-entry guard) */
+    MS_T_DEAD = 3     /* after the thread's exit flush */
+};
+
+/* A frame of the shadow call stack (shadowstack.c). */
+typedef struct {
+    uintptr_t pc;       /* a pc inside the function: return address of its func_entry call */
+    uintptr_t call_ra;  /* return address in the caller (where the function was called) */
+    uintptr_t frame;    /* frame address of the func_entry hook: below the function's locals */
+    uint32_t bin;       /* STACK bin of the function, 0 until first needed */
+} ms_frame;
+
+#define MS_CACHE_SLOTS 64u
+
+/* Per-thread direct-mapped caches of interned bins (bins.c); key 0 = empty. */
+typedef struct { uint64_t key; uint32_t bin; } ms_bin_cache_slot;
+
+/* Per-thread memory that outlives the TLS block's use: reused by later threads. */
+typedef struct ms_thread_data {
+    struct ms_thread_data *next_all;   /* list of every data block ever made */
+    struct ms_thread_data *next_free;
+    int in_use;
+    uint32_t *nev_p;                   /* the owning thread's event count, for the exit flush */
+    ms_event ev[MS_EVENTS_PER_THREAD];
+    ms_bin_cache_slot stack_cache[MS_CACHE_SLOTS];
+    ms_bin_cache_slot heap_cache[MS_CACHE_SLOTS];
+} ms_thread_data;
+
+typedef struct {
+    uint8_t mode;                 /* MS_T_* */
+    uint32_t nev;                 /* events buffered in data->ev */
+    uintptr_t stack_lo, stack_span;
+    ms_frame *frames;
+    uint32_t depth, frames_cap;
+    uintptr_t pending_site;       /* allocation site set by operator new / strdup */
+    ms_thread_data *data;
+} ms_thread;
+
+extern __thread ms_thread ms_tls __attribute__((tls_model("initial-exec")));
+extern volatile int ms_rt_on;     /* 1 while profiling: checked by every hook first */
+
+/* Slow path of a hook: make the calling thread's state if needed. Returns 1 if the caller may
+ * record (mode is then MS_T_READY), 0 otherwise. */
+int ms_thread_enter_slow(ms_thread *t);
+
+/* The fast check every recording path starts with. */
+MS_HOT int ms_thread_can_record(ms_thread *t) {
+    if (MS_UNLIKELY(!ms_rt_on)) return 0;
+    if (MS_LIKELY(t->mode == MS_T_READY)) return 1;
+    return ms_thread_enter_slow(t);
+}
+
+/* Mark the calling thread as inside the runtime (nothing recorded, allocations forwarded).
+ * Returns the previous mode for ms_busy_end. */
+MS_HOT uint8_t ms_busy_begin(void) {
+    uint8_t m = ms_tls.mode;
+    ms_tls.mode = MS_T_BUSY;
+    __asm__ volatile("" ::: "memory");
+    return m;
+}
+MS_HOT void ms_busy_end(uint8_t prev) {
+    __asm__ volatile("" ::: "memory");
+    ms_tls.mode = prev;
+}
+
+/* Activate the runtime if MEMSPY_RAW_DIR is set (idempotent; __tsan_init and a constructor). */
+void ms_runtime_init(void);
+/* Process id recorded at activation, and the activation time (CLOCK_MONOTONIC ns). */
+int ms_runtime_pid(void);
+uint64_t ms_runtime_start_ns(void);
+uint64_t ms_now_ns(void);
+/* Number of threads that recorded at least one event. */
+uint32_t ms_threads_seen(void);
+/* Flush every thread's buffered events, simulator lock held (at exit: other threads are
+ * assumed quiescent; recording stops right after). */
+void ms_threads_flush_all(void);
+/* Canonical config text the simulator was built from. */
+const char *ms_runtime_config_text(void);
+
+/* ---- arena.c: memory that never comes from the program's malloc ---- */
+
+/* Zeroed memory straight from mmap (page granular); NULL on failure. */
+void *ms_map(size_t bytes);
+void ms_unmap(void *p, size_t bytes);
+/* Zeroed, 16-byte aligned, never freed (small long-lived runtime objects). */
+void *ms_arena_alloc(size_t bytes);
+/* Copy of s in the arena. */
+char *ms_arena_strdup(const char *s);
+/* The allocator handed to the simulator. */
+extern const ms_allocator ms_sim_allocator;
+/* libc-free helpers (the runtime must not call its own interposed string functions). */
+size_t ms_strlen(const char *s);
+int ms_strncmp(const char *a, const char *b, size_t n);
+void ms_memcpy(void *d, const void *s, size_t n);
+/* Write an unsigned number in decimal at p; returns the end (no NUL). */
+char *ms_utoa(char *p, uint64_t v);
+
+/* ---- shadow.c: address -> bin at 16-byte granularity ---- */
+
+#define MS_SHADOW_SHIFT 4
+#define MS_SHADOW_CHUNK_BITS 20                       /* granules per second-level chunk */
+#define MS_SHADOW_L1_BITS (47 - MS_SHADOW_SHIFT - MS_SHADOW_CHUNK_BITS)
+
+extern uint32_t **ms_shadow_l1;
+
+/* Map the first-level table. Returns 0 or -1. */
+int ms_shadow_init(void);
+/* Set [addr, addr+len) to bin (0 clears). */
+void ms_shadow_fill(uintptr_t addr, size_t len, uint32_t bin);
+
+/* Bin of addr, 0 (OTHER) if unknown. */
+MS_HOT uint32_t ms_shadow_get(uintptr_t addr) {
+    uint32_t *chunk = ms_shadow_l1[(addr >> (MS_SHADOW_SHIFT + MS_SHADOW_CHUNK_BITS)) &
+                                   ((1u << MS_SHADOW_L1_BITS) - 1)];
+    if (MS_UNLIKELY(!chunk)) return 0;
+    return chunk[(addr >> MS_SHADOW_SHIFT) & ((1u << MS_SHADOW_CHUNK_BITS) - 1)];
+}
+
+/* ---- bins.c ---- */
+
+#define MS_MAX_PATH 16
+
+typedef struct {
+    uint8_t kind;                 /* ms_bin_kind */
+    uint16_t depth;               /* HEAP: entries of path */
+    uint32_t module;              /* GLOBAL */
+    uint64_t pc;                  /* HEAP: site pc; STACK: function pc */
+    uint64_t path[MS_MAX_PATH];   /* HEAP: call-site return addresses, innermost first */
+    uint64_t objects, bytes, live, peak;   /* HEAP accounting (atomic updates) */
+    uint64_t addr, size;          /* GLOBAL */
+    const char *name;             /* GLOBAL */
+} ms_bin;
+
+/* Create bin 0 (OTHER). Returns 0 or -1. */
+int ms_bins_init(void);
+/* Number of bins and bin i (stable pointer). */
+uint32_t ms_bins_count(void);
+ms_bin *ms_bin_get(uint32_t id);
+/* Register a global object; returns its bin id (0 if out of memory). */
+uint32_t ms_bins_add_global(uint64_t addr, uint64_t size, uint32_t module, const char *name);
+/* The STACK bin of the function containing pc (interned; per-thread cache). */
+uint32_t ms_bins_stack(ms_thread *t, uintptr_t func_pc);
+/* The HEAP bin for an allocation at site_pc with the calling thread's current call path. */
+uint32_t ms_bins_heap(ms_thread *t, uintptr_t site_pc);
+/* Heap accounting: an object of usable size bytes was made / freed in bin. */
+void ms_bins_heap_alloc(uint32_t bin, uint64_t requested, uint64_t usable);
+void ms_bins_heap_free(uint32_t bin, uint64_t usable);
+/* A realloc'd block of bin now has new_usable live bytes (old ones freed first);
+ * grown_requested bytes are added to the bin's requested total. */
+void ms_bins_heap_resize(uint32_t bin, uint64_t grown_requested, uint64_t new_usable);
+
+/* ---- shadowstack.c ---- */
+
+/* STACK bin of the frame owning stack address addr (t's stack), 0 if no frame. */
+uint32_t ms_stack_bin_slow(ms_thread *t, uintptr_t addr);
+
+/* Bin of any address, resolved at access time (any path, may intern a STACK bin). */
+uint32_t ms_resolve_bin(ms_thread *t, uintptr_t addr);
+
+/* ---- events.c ---- */
+
+/* Create the simulator for cfg. Returns 0 or -1. */
+int ms_events_init(const ms_hier_config *cfg);
+/* Feed t's buffered events to the simulator (takes the global lock). */
+void ms_events_flush(ms_thread *t);
+/* Same for any buffer, with the lock already held. */
+void ms_events_flush_buffer_locked(ms_event *ev, uint32_t *nev);
+/* Lock for the simulator and the context map; trylock for the signal path (0 = acquired). */
+void ms_sim_lock(void);
+int ms_sim_trylock(void);
+void ms_sim_unlock(void);
+ms_sim *ms_events_sim(void);
+/* Contexts: (pc, bin) pairs, ids 1..n-1 (0 unused). */
+uint32_t ms_contexts_count(void);
+void ms_context_get(uint32_t ctx, uint64_t *pc, uint32_t *bin);
+/* Events the simulator could not count (out of memory). */
+uint64_t ms_events_dropped(void);
+
+/* The complete recording path: thread set-up, any bin lookup, flushing a full buffer. */
+void ms_record_slow(uintptr_t addr, uint32_t size_flags, uintptr_t pc);
+
+/* Record one access of the calling thread (the hook path). The common case (thread ready,
+ * an address in the innermost frame or in the shadow map, room in the buffer) needs no
+ * call, so the hooks stay leaf functions; anything else tail-calls ms_record_slow. */
+MS_HOT void ms_record(uintptr_t addr, uint32_t size, uint32_t write_flag, uintptr_t pc) {
+    if (MS_UNLIKELY(!ms_rt_on)) return;
+    ms_thread *t = &ms_tls;
+    uint32_t bin, n = t->nev;
+    if (MS_UNLIKELY(t->mode != MS_T_READY || n == MS_EVENTS_PER_THREAD - 1)) goto slow;
+    if (addr - t->stack_lo < t->stack_span) {
+        uint32_t depth = t->depth;
+        if (MS_UNLIKELY(depth == 0)) goto slow;
+        const ms_frame *top = &t->frames[depth - 1];
+        /* the innermost frame owns addr unless its caller's frame lies below addr */
+        if (MS_UNLIKELY(depth > 1 && top[-1].frame < addr)) goto slow;
+        bin = top->bin;
+        if (MS_UNLIKELY(!bin)) goto slow;
+    } else {
+        bin = ms_shadow_get(addr);
+    }
+    ms_event *e = &t->data->ev[n];
+    e->addr = addr;
+    e->pc = pc;
+    e->bin = bin;
+    e->size_flags = size | write_flag;
+    t->nev = n + 1;
+    return;
+slow:
+    ms_record_slow(addr, size | write_flag, pc);
+}
+
+/* Record a byte range (split in MS_EV_SIZE_MAX pieces); no-op for len 0. */
+void ms_record_range(uintptr_t addr, size_t len, uint32_t write_flag, uintptr_t pc);
+
+/* ---- globals.c: loaded modules and their global objects ---- */
+
+typedef struct { uint64_t base, lo, hi; const char *path; } ms_module;
+
+/* Record the loaded modules and register their global objects. Returns 0 or -1. */
+int ms_globals_init(void);
+/* Append modules loaded since (dlopen); not async-signal-safe. */
+void ms_modules_refresh(void);
+uint32_t ms_modules_count(void);
+const ms_module *ms_module_get(uint32_t i);
+
+/* ---- dump.c ---- */
+
+/* Write MEMSPY_RAW_DIR/<pid>.raw once (later calls do nothing) and deactivate the runtime.
+ * exit_kind is an MS_EXIT_*; from_signal selects the async-signal-safe path. */
+void ms_dump(uint32_t exit_kind, int32_t exit_value, int from_signal);
+/* Directory for the raw file (copied at activation). */
+void ms_dump_set_dir(const char *dir);
+
+/* ---- signals.c ---- */
+
+/* Install the fatal-signal handlers where the disposition is SIG_DFL. */
+void ms_signals_init(void);
+
+/* ---- strings.c ---- */
+
+/* Resolve the real libc string functions (dlsym RTLD_NEXT). */
+void ms_strings_init(void);
+
+/* ---- alloc.c ---- */
+
+/* Resolve the real C++ operator new family lazily; nothing to do at init for C. */
+void ms_alloc_init(void);
+
+#endif

@@ -1,0 +1,176 @@
+/* Activation and per-thread state.
+ *
+ * The runtime is inert unless MEMSPY_RAW_DIR is set: hooks return at once and the allocator
+ * forwards to libc. Activation happens at the first __tsan_init (instrumented translation
+ * units call it from constructors, possibly shared libraries' before the executable's) or in
+ * the runtime's own constructor, whichever comes first. It reads MEMSPY_CONFIG (canonical
+ * ms_config_format text; default preset "x86"), builds the simulator, registers globals,
+ * installs the exit and fatal-signal handlers, and only then turns recording on. */
+#include "rt.h"
+#include "../format/raw.h"
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <errno.h>
+#include <sched.h>
+
+/* Marker `memspy run` looks for to know the program carries this runtime. */
+const unsigned __memspy_runtime_v1 = 1;
+
+__thread ms_thread ms_tls __attribute__((tls_model("initial-exec")));
+volatile int ms_rt_on;
+
+static int init_state;              /* 0 not yet, 1 in progress, 2 done */
+static int active_pid;
+static uint64_t start_ns;
+static char config_text[512];
+static uint32_t threads_seen;
+static pthread_key_t thread_key;
+
+static pthread_mutex_t threads_lock = PTHREAD_MUTEX_INITIALIZER;
+static ms_thread_data *all_data, *free_data;
+
+uint64_t ms_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int ms_runtime_pid(void) { return active_pid; }
+uint64_t ms_runtime_start_ns(void) { return start_ns; }
+uint32_t ms_threads_seen(void) { return __atomic_load_n(&threads_seen, __ATOMIC_RELAXED); }
+const char *ms_runtime_config_text(void) { return config_text; }
+
+/* ---- threads ---- */
+
+/* A per-thread data block: reused from exited threads when possible. */
+static ms_thread_data *data_acquire(void) {
+    pthread_mutex_lock(&threads_lock);
+    ms_thread_data *d = free_data;
+    if (d) {
+        free_data = d->next_free;
+    } else if ((d = ms_map(sizeof *d))) {
+        d->next_all = all_data;
+        all_data = d;
+    }
+    if (d) d->in_use = 1;
+    pthread_mutex_unlock(&threads_lock);
+    return d;
+}
+
+/* pthread key destructor: flush the exiting thread's events and recycle its memory. */
+static void thread_exit(void *arg) {
+    ms_thread *t = &ms_tls;
+    (void)arg;
+    if (t->mode != MS_T_READY) return;
+    ms_events_flush(t);
+    t->mode = MS_T_DEAD;   /* later destructors' accesses are not recorded */
+    pthread_mutex_lock(&threads_lock);
+    t->data->in_use = 0;
+    t->data->nev_p = NULL;
+    t->data->next_free = free_data;
+    free_data = t->data;
+    pthread_mutex_unlock(&threads_lock);
+    t->data = NULL;
+    ms_unmap(t->frames, t->frames_cap * sizeof *t->frames);
+    t->frames = NULL;
+    t->frames_cap = t->depth = 0;
+}
+
+/* Bounds of the calling thread's stack. */
+static void stack_bounds(ms_thread *t) {
+    pthread_attr_t attr;
+    void *lo;
+    size_t size;
+    t->stack_lo = t->stack_span = 0;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0) return;
+    if (pthread_attr_getstack(&attr, &lo, &size) == 0) {
+        t->stack_lo = (uintptr_t)lo;
+        t->stack_span = size;
+    }
+    pthread_attr_destroy(&attr);
+}
+
+int ms_thread_enter_slow(ms_thread *t) {
+    if (t->mode != MS_T_NEW || !ms_rt_on) return 0;
+    t->mode = MS_T_BUSY;   /* pthread_getattr_np and pthread_setspecific may allocate */
+    ms_thread_data *d = data_acquire();
+    if (!d) return 0;      /* stays BUSY: this thread is not profiled */
+    stack_bounds(t);
+    t->data = d;
+    t->nev = 0;
+    d->nev_p = &t->nev;
+    pthread_setspecific(thread_key, t);
+    __atomic_fetch_add(&threads_seen, 1, __ATOMIC_RELAXED);
+    t->mode = MS_T_READY;
+    return 1;
+}
+
+void ms_threads_flush_all(void) {
+    for (ms_thread_data *d = all_data; d; d = d->next_all)
+        if (d->in_use && d->nev_p) ms_events_flush_buffer_locked(d->ev, d->nev_p);
+}
+
+/* ---- activation ---- */
+
+/* exit handler: registered at activation, so it runs after every handler the program
+ * registers later and after C++ static destructors. */
+static void at_exit(int status, void *arg) {
+    (void)arg;
+    ms_dump(MS_EXIT_NORMAL, status, 0);
+}
+
+/* Parse MEMSPY_CONFIG (or the default preset) into cfg and config_text. */
+static int load_config(ms_hier_config *cfg) {
+    char err[256];
+    const char *text = getenv("MEMSPY_CONFIG");
+    int rc = text && *text ? ms_config_parse_full(text, cfg, err, sizeof err)
+                           : ms_config_preset("x86", cfg, err, sizeof err);
+    if (rc == 0) rc = ms_config_validate(cfg, err, sizeof err);
+    if (rc != 0) {
+        fprintf(stderr, "memspy: bad MEMSPY_CONFIG: %s\n", err);
+        return -1;
+    }
+    ms_config_format(cfg, config_text, sizeof config_text);
+    return 0;
+}
+
+static void activate(const char *dir) {
+    ms_hier_config cfg;
+    if (load_config(&cfg) < 0) return;
+    if (ms_shadow_init() < 0 || ms_bins_init() < 0 || ms_events_init(&cfg) < 0 ||
+        pthread_key_create(&thread_key, thread_exit) != 0) {
+        fprintf(stderr, "memspy: runtime initialisation failed: %s\n", strerror(errno));
+        return;
+    }
+    ms_dump_set_dir(dir);
+    active_pid = getpid();
+    start_ns = ms_now_ns();
+    ms_globals_init();
+    on_exit(at_exit, NULL);
+    ms_signals_init();
+    __atomic_store_n(&ms_rt_on, 1, __ATOMIC_RELEASE);
+}
+
+void ms_runtime_init(void) {
+    int expected = 0;
+    if (!__atomic_compare_exchange_n(&init_state, &expected, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        while (__atomic_load_n(&init_state, __ATOMIC_ACQUIRE) != 2) sched_yield();
+        return;
+    }
+    uint8_t prev = ms_busy_begin();
+    ms_strings_init();
+    ms_alloc_init();
+    const char *dir = getenv("MEMSPY_RAW_DIR");
+    if (dir && *dir) activate(dir);
+    ms_busy_end(prev);
+    __atomic_store_n(&init_state, 2, __ATOMIC_RELEASE);
+}
+
+/* Called by every instrumented translation unit's constructor. */
+void __tsan_init(void) { ms_runtime_init(); }
+
+__attribute__((constructor)) static void runtime_constructor(void) { ms_runtime_init(); }

@@ -1,0 +1,72 @@
+/* The per-thread shadow call stack, fed by __tsan_func_entry/__tsan_func_exit. It gives
+ * every heap allocation its call path and every stack address its owning frame.
+ *
+ * Frame addresses: each frame records the frame address of its func_entry hook, which lies
+ * just below the function's locals. Stack addresses grow down, so the owner of a stack
+ * address is the innermost frame whose caller's recorded frame lies above it.
+ *
+ * longjmp skips func_exit calls, so stale frames (recorded deeper than the current frame
+ * address) are popped first, only when the hook runs on this thread's own stack (a handler
+ * on a sigaltstack must not wipe the stack). On entry every frame below the hook's frame is
+ * stale. On exit the exiting function's own frame may lie below the hook's frame (gcc
+ * tail-calls __tsan_func_exit after its epilogue), so a frame is stale there only if the
+ * frame of its caller lies below the hook's frame too. */
+#include "rt.h"
+#include <sys/mman.h>
+
+#define INITIAL_FRAMES 1024u
+
+/* Double the shadow stack (mmap; the old array is unmapped). Returns 0 or -1. */
+static int grow(ms_thread *t) {
+    uint32_t cap = t->frames_cap ? t->frames_cap * 2 : INITIAL_FRAMES;
+    ms_frame *frames = ms_map(cap * sizeof *frames);
+    if (!frames) return -1;
+    if (t->frames) {
+        ms_memcpy(frames, t->frames, t->depth * sizeof *frames);
+        ms_unmap(t->frames, t->frames_cap * sizeof *frames);
+    }
+    t->frames = frames;
+    t->frames_cap = cap;
+    return 0;
+}
+
+/* Pop frames left behind by longjmp: at entry (keep = 0) every frame recorded below the
+ * hook's frame address; at exit (keep = 1) those whose caller's frame is below it too. */
+MS_HOT void drop_stale(ms_thread *t, uintptr_t here, uint32_t keep) {
+    if (MS_UNLIKELY(here - t->stack_lo >= t->stack_span)) return;
+    while (t->depth > keep && t->frames[t->depth - 1 - keep].frame < here) t->depth--;
+}
+
+/* Instrumented function entry: push {callee pc, call site, frame address}. */
+void __tsan_func_entry(void *caller_ra) {
+    ms_thread *t = &ms_tls;
+    if (!ms_thread_can_record(t)) return;
+    uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+    drop_stale(t, here, 0);
+    if (MS_UNLIKELY(t->depth == t->frames_cap) && grow(t) < 0) return;
+    ms_frame *f = &t->frames[t->depth];
+    f->pc = (uintptr_t)__builtin_return_address(0);
+    f->call_ra = (uintptr_t)caller_ra;
+    f->frame = here;
+    f->bin = 0;
+    __asm__ volatile("" ::: "memory");   /* a signal handler must see a complete frame */
+    t->depth++;
+}
+
+/* Instrumented function exit: pop the function's frame. */
+void __tsan_func_exit(void) {
+    ms_thread *t = &ms_tls;
+    if (!ms_thread_can_record(t)) return;
+    drop_stale(t, (uintptr_t)__builtin_frame_address(0), 1);
+    if (t->depth) t->depth--;
+}
+
+uint32_t ms_stack_bin_slow(ms_thread *t, uintptr_t addr) {
+    uint32_t i = t->depth;
+    if (i == 0) return 0;
+    i--;
+    while (i > 0 && t->frames[i - 1].frame < addr) i--;
+    ms_frame *f = &t->frames[i];
+    if (!f->bin) f->bin = ms_bins_stack(t, f->pc);
+    return f->bin;
+}

@@ -1,0 +1,76 @@
+/* Sparse per-line metadata: for every memory line ever touched, per level, whether the level
+ * has held it and which context last evicted it. Lines are grouped in chunks of
+ * MS_META_CHUNK_LINES consecutive lines, found through an open-addressing hash of chunk
+ * numbers, so memory grows with the touched footprint only. */
+#include <string.h>
+
+#include "sim_internal.h"
+
+void ms_linemeta_init(ms_linemeta *lm, unsigned nlevels, ms_mem *mem)
+{
+    memset(lm, 0, sizeof *lm);
+    lm->nlevels = nlevels;
+    lm->mem = mem;
+}
+
+static size_t chunk_bytes(const ms_linemeta *lm)
+{
+    return (size_t)MS_META_CHUNK_LINES * lm->nlevels * sizeof(uint32_t);
+}
+
+void ms_linemeta_free(ms_linemeta *lm)
+{
+    for (size_t i = 0; i < lm->nslots; i++)
+        ms_mem_release(lm->mem, lm->slots[i].words, chunk_bytes(lm));
+    ms_mem_release(lm->mem, lm->slots, lm->nslots * sizeof(ms_meta_slot));
+    lm->slots = NULL;
+    lm->nslots = lm->nchunks = 0;
+    lm->last_chunk = 0;
+}
+
+static size_t home_slot(uint64_t chunk, size_t nslots)
+{
+    return (size_t)((chunk * 0x9E3779B97F4A7C15ull) >> 32) & (nslots - 1);
+}
+
+static ms_meta_slot *probe(ms_meta_slot *slots, size_t nslots, uint64_t chunk)
+{
+    size_t s = home_slot(chunk, nslots);
+    while (slots[s].chunk != 0 && slots[s].chunk != chunk)
+        s = (s + 1) & (nslots - 1);
+    return &slots[s];
+}
+
+/* Double the slot table (keeps the load factor <= 1/2). */
+static int grow(ms_linemeta *lm)
+{
+    size_t nslots = lm->nslots ? lm->nslots * 2 : 64;
+    ms_meta_slot *slots = ms_mem_alloc(lm->mem, nslots * sizeof *slots);
+    if (!slots)
+        return -1;
+    for (size_t i = 0; i < lm->nslots; i++)
+        if (lm->slots[i].chunk)
+            *probe(slots, nslots, lm->slots[i].chunk) = lm->slots[i];
+    ms_mem_release(lm->mem, lm->slots, lm->nslots * sizeof(ms_meta_slot));
+    lm->slots = slots;
+    lm->nslots = nslots;
+    return 0;
+}
+
+uint32_t *ms_linemeta_lookup_slow(ms_linemeta *lm, uint64_t key)
+{
+    uint64_t chunk = (key >> MS_META_CHUNK_SHIFT) + 1;
+    if (2 * (lm->nchunks + 1) > lm->nslots && grow(lm) != 0)
+        return NULL;
+    ms_meta_slot *slot = probe(lm->slots, lm->nslots, chunk);
+    if (!slot->chunk) {
+        slot->words = ms_mem_alloc(lm->mem, chunk_bytes(lm));
+        if (!slot->words)
+            return NULL;
+        slot->chunk = chunk;
+        lm->nchunks++;
+    }
+    lm->last_chunk = chunk;
+    lm->last_words = slot->words;
+    return slot->words + (key & (MS_META_CHUNK_LINES - 1)) * lm->nlevels;
+}

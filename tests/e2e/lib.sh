@@ -1,0 +1,71 @@
+# Shared helpers for end-to-end tests. A test script is called as
+#   sh t_NAME.sh SRC_DIR BUILD_DIR CC OPT
+# sources this file, builds programs with memspy-cc in a scratch directory, runs memspy and
+# asserts the diagnosis from the JSON with jq. Exit 0 = pass, 77 = skip, anything else = fail.
+set -eu
+SRC_DIR=$1
+BUILD_DIR=$2
+CC_NAME=$3
+OPT=$4
+MEMSPY="$BUILD_DIR/bin/memspy"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/memspy-e2e.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK"
+
+case "$CC_NAME" in
+    gcc) export MEMSPY_CC=gcc MEMSPY_CXX=g++ ;;
+    clang) export MEMSPY_CC=clang MEMSPY_CXX=clang++ ;;
+    *) echo "unknown compiler $CC_NAME" >&2; exit 2 ;;
+esac
+command -v "$MEMSPY_CC" >/dev/null || { echo "skip: $MEMSPY_CC not installed"; exit 77; }
+
+FAILS=0
+
+# cc_build OUT SRC... [-- EXTRA FLAGS]: compile with memspy-cc at the test's -O level.
+cc_build() {
+    out=$1; shift
+    "$BUILD_DIR/bin/memspy-cc" $OPT -o "$out" "$@"
+}
+
+# run_memspy RESULT_JSON [memspy run options] -- PROG ARGS: run, keep stdout in RESULT_JSON.out.
+run_memspy() {
+    json=$1; shift
+    "$MEMSPY" run --json "$json" --result "$json.result" -o "$json.txt" "$@" >"$json.out"
+}
+
+# check DESCRIPTION JSON JQ_EXPR: the jq expression must evaluate to true.
+check() {
+    desc=$1 json=$2 expr=$3
+    if jq -e "$expr" "$json" >/dev/null 2>"$WORK/jq.err"; then
+        echo "ok   - $desc"
+    else
+        echo "FAIL - $desc"
+        echo "       jq: $expr"
+        cat "$WORK/jq.err" >&2 || true
+        FAILS=$((FAILS + 1))
+    fi
+}
+
+# value JSON JQ_EXPR: print a value (for messages and arithmetic).
+value() { jq -r "$2" "$1"; }
+
+# jq definitions shared by the checks: look bins up by name.
+JQ_DEFS='
+def dataid($n): (.data[] | select(.name == $n) | .id);
+def codeid($n): (.code[] | select(.name == $n) | .id);
+def cell($c; $d): codeid($c) as $ci | dataid($d) as $di | (.bins[] | select(.code == $ci and .data == $di));
+def datacells($d): dataid($d) as $di | [.bins[] | select(.data == $di)];
+def sum(f): reduce .[] as $x (0; . + ($x | f));
+def repl: .causes.capacity + .causes.conflict;
+def evicted_share($by): (([.evicted_by[] | select(.data == $by) | .count] | add // 0) /
+                         (([.evicted_by[].count] | add) // 1));
+'
+
+finish() {
+    if [ "$FAILS" -ne 0 ]; then
+        echo "$FAILS check(s) failed; matrix view:"
+        for f in "$WORK"/*.txt; do [ -f "$f" ] && cat "$f"; done
+        exit 1
+    fi
+    exit 0
+}

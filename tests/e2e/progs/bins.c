@@ -1,0 +1,72 @@
+/* Every kind of data bin: globals, a function static, stack arrays, heap objects from one
+ * site reached by two call paths, and a member assigned from calloc. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    int n;
+    double *vals;
+} Vec;
+
+double table[2048];                 /* global */
+
+static double *make_buffer(int n)
+{
+    double *buf = malloc(sizeof(double) * (size_t)n);
+    for (int i = 0; i < n; i++)
+        buf[i] = i;
+    return buf;
+}
+
+/* Writes into its caller's stack array: the bin is the owner's stack, the code is fill. */
+__attribute__((noinline)) static void fill(double *p, int n)
+{
+    for (int i = 0; i < n; i++)
+        p[i] = i * 0.5;
+}
+
+__attribute__((noinline)) static double sum_local(int n)
+{
+    double scratch[512];            /* stack of sum_local */
+    double s = 0;
+    fill(scratch, 512);
+    for (int i = 0; i < n; i++)
+        s += scratch[i % 512];
+    return s;
+}
+
+static int counter_bump(void)
+{
+    static int hits[64];            /* function static */
+    for (int i = 0; i < 64; i++)
+        hits[i]++;
+    return hits[0];
+}
+
+int main(void)
+{
+    Vec *v = malloc(sizeof *v);
+    v->n = 1000;
+    v->vals = calloc((size_t)v->n, sizeof(double));
+    for (int i = 0; i < v->n; i++)
+        v->vals[i] = i;
+    double *first = make_buffer(3000);
+    double *second = make_buffer(5000);
+    for (int i = 0; i < 2048; i++)
+        table[i] = first[i % 3000] + second[i % 5000];
+    char *copy = malloc(8192);
+    memcpy(copy, second, 8192);
+    memset(copy, 0, 4096);
+    int h = 0;
+    for (int r = 0; r < 10; r++)
+        h += counter_bump();
+    double s = sum_local(10000) + table[5] + v->vals[7] + copy[5000];
+    printf("%.1f %d\n", s, h);
+    free(first);
+    free(second);
+    free(copy);
+    free(v->vals);
+    free(v);
+    return 0;
+}

@@ -1,0 +1,38 @@
+/* Test helper for t_runtime_smoke.sh: reads a raw file with ms_raw_read and prints
+ *   <flags> <exit_kind> <exit_value> <truncated>
+ *   <reads> <writes>     summed over the contexts of the HEAP bins whose objects are BYTES bytes each */
+#include "format/raw.h"
+#include <stdio.h>
+#include <stdlib.h>
+
+int main(int argc, char **argv) {
+    if (argc != 3) {
+        fprintf(stderr, "usage: rt_rawcheck FILE BYTES\n");
+        return 2;
+    }
+    ms_raw raw;
+    char err[256];
+    if (ms_raw_read(argv[1], &raw, err, sizeof err) != 0) {
+        fprintf(stderr, "rt_rawcheck: %s\n", err);
+        return 1;
+    }
+    uint64_t bytes = strtoull(argv[2], NULL, 10), reads = 0, writes = 0;
+    for (size_t i = 0; i < raw.ncounters; i++) {
+        const ms_raw_counter *c = &raw.counters[i];
+        for (size_t k = 0; k < raw.ncontexts; k++) {
+            if (raw.contexts[k].ctx != c->ctx) continue;
+            for (size_t b = 0; b < raw.nbins; b++) {
+                const ms_raw_bin *bin = &raw.bins[b];
+                if (bin->id == raw.contexts[k].bin && bin->kind == MS_BIN_HEAP &&
+                    bin->objects && bin->bytes == bytes * bin->objects) {
+                    reads += c->c.reads;
+                    writes += c->c.writes;
+                }
+            }
+        }
+    }
+    printf("%u %u %d %d\n%llu %llu\n", raw.flags, raw.exit_kind, raw.exit_value, raw.truncated,
+           (unsigned long long)reads, (unsigned long long)writes);
+    ms_raw_free(&raw);
+    return 0;
+}

@@ -1,0 +1,36 @@
+#!/bin/sh
+# The program's output and exit status are unchanged under memspy; a program that crashes,
+# aborts, calls _exit or is killed still leaves its statistics, marked incomplete.
+# matrix: gcc:-O0 gcc:-O2 clang:-O2
+. "$1/tests/e2e/lib.sh"
+cc_build ending "$SRC_DIR/tests/e2e/progs/ending.c"
+
+# expect HOW STATUS INCOMPLETE
+expect() {
+    how=$1 want=$2 incomplete=$3
+    set +e
+    ./ending "$how" >native.out 2>/dev/null
+    native=$?
+    "$MEMSPY" run --json "$how.json" --result "$how.result" -o "$how.txt" -- ./ending "$how" >"$how.out" 2>"$how.err"
+    got=$?
+    set -e
+    if [ "$got" -ne "$want" ] || [ "$native" -ne "$want" ]; then
+        echo "FAIL - $how: exit status native $native, under memspy $got, expected $want"; FAILS=$((FAILS + 1)); return
+    fi
+    if ! cmp -s native.out "$how.out"; then
+        echo "FAIL - $how: stdout differs under memspy"; FAILS=$((FAILS + 1)); return
+    fi
+    echo "ok   - $how: same stdout, exit status $got"
+    check "$how: incomplete is $incomplete" "$how.json" ".run.incomplete == $incomplete"
+    check "$how: the heap array's 4096 writes were kept" "$how.json" \
+      '[.bins[] | select(.data as $d | (.data != null)) ] | map(.writes) | add >= 4096'
+    check "$how: work array is a heap bin named double*.work" "$how.json" '.data | any(.name == "double*.work")'
+}
+expect normal 0 false
+expect exit3 3 false
+expect segv 139 true
+expect abort 134 true
+expect _exit 4 true
+expect kill 143 true
+grep -q "signal 11" segv.err || { echo "FAIL - no message naming the signal"; FAILS=$((FAILS + 1)); }
+finish

@@ -1,0 +1,20 @@
+#!/bin/sh
+# MemSpy section 4, sequential tri: sparse lower-triangular solve in compressed row format.
+# Finding: M.nz dominates the stall and its misses are mostly first-reference (cold) misses.
+# matrix: gcc:-O0 gcc:-O2 clang:-O0 clang:-O2
+. "$1/tests/e2e/lib.sh"
+cc_build tri "$SRC_DIR/examples/tri/tri.c"
+run_memspy r.json --preset memspy92 -- ./tri 40000 16 400
+grep -q "nnz=639864" r.json.out || { echo "FAIL - program output changed"; exit 1; }
+
+check "M.nz is named from 'M->nz = calloc(...)'" r.json '.data | any(.name == "M.nz")'
+check "M.col is named too" r.json '.data | any(.name == "M.col")'
+check "M.nz has the largest stall of all data bins" r.json \
+  '(.data | max_by(.stall_cycles)).name == "M.nz"'
+check "M.nz holds over 40% of the stall" r.json \
+  '(.data[] | select(.name == "M.nz") | .stall_cycles) / .totals.stall_cycles > 0.40'
+check "M.nz's misses are mostly cold (> 85%)" r.json \
+  "$JQ_DEFS"' datacells("M.nz") | (sum(.causes.cold) / sum(.misses)) > 0.85'
+check "M.nz is read exactly nnz times, in Solve" r.json \
+  "$JQ_DEFS"' cell("Solve"; "M.nz").reads == 639864'
+finish

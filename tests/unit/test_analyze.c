@@ -1,0 +1,282 @@
+/* Test of ms_analyze on a raw profile built in memory for this very test binary: pcs are
+ * real return addresses inside the test's own functions (so libdw finds real names, files
+ * and lines), the module is /proc/self/exe with its load bias from dl_iterate_phdr. */
+#define _GNU_SOURCE
+#include "analysis/analyze.h"
+
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures;
+#define CHECK(cond) do { if (!(cond)) { fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); failures++; } } while (0)
+#define NOINLINE __attribute__((noinline, noclone))
+
+static uint64_t last_site;     /* return address of the last fake_alloc call */
+static uint64_t last_caller;   /* return address of the last new_matrix call */
+static uint64_t last_wrap;     /* return address of the last wrap_alloc call */
+double test_grid[64];
+
+NOINLINE static void *fake_alloc(size_t n)
+{
+    last_site = (uint64_t)(uintptr_t)__builtin_return_address(0);
+    __asm__ volatile("" ::: "memory");
+    return malloc(n);
+}
+
+NOINLINE static uint64_t pc_here(void)
+{
+    uint64_t pc = (uint64_t)(uintptr_t)__builtin_return_address(0);
+    __asm__ volatile("" ::: "memory");
+    return pc;
+}
+
+static int new_matrix_line;
+NOINLINE static double *new_matrix(size_t n)
+{
+    double *m = fake_alloc(n * sizeof *m); new_matrix_line = __LINE__;
+    last_caller = (uint64_t)(uintptr_t)__builtin_return_address(0);
+    __asm__ volatile("" ::: "memory");
+    return m;
+}
+
+static int wrap_line;
+static void *kept;
+NOINLINE static void keep(void *p) { kept = p; __asm__ volatile("" ::: "memory"); }
+/* The allocation is a function argument here and in the callers: no name anywhere. */
+NOINLINE static void *wrap_alloc(void)
+{
+    last_wrap = (uint64_t)(uintptr_t)__builtin_return_address(0);
+    wrap_line = __LINE__ + 1;
+    keep(fake_alloc(8));
+    __asm__ volatile("" ::: "memory");
+    return kept;
+}
+
+NOINLINE static void consume(void *p) { free(p); }
+
+NOINLINE static int *static_owner(void)
+{
+    static int counter;
+    counter++;
+    return &counter;
+}
+
+static uint64_t kernel_pc[4];
+static int kernel_line[4], kernel_a_line, kernel_b_line;
+NOINLINE static void kernel_a(void)
+{
+    kernel_a_line = __LINE__ - 2;
+    kernel_pc[0] = pc_here(); kernel_line[0] = __LINE__;
+    kernel_pc[1] = pc_here(); kernel_line[1] = __LINE__;
+}
+NOINLINE static void kernel_b(void)
+{
+    kernel_b_line = __LINE__ - 2;
+    kernel_pc[2] = pc_here(); kernel_line[2] = __LINE__;
+    kernel_pc[3] = pc_here(); kernel_line[3] = __LINE__;
+}
+
+static int find_main_bias(struct dl_phdr_info *info, size_t size, void *out)
+{
+    (void)size;
+    *(uint64_t *)out = info->dlpi_addr;
+    return 1;   /* the first object is the executable */
+}
+
+static ms_raw_bin heap_bin(uint32_t id, uint64_t site, uint64_t caller)
+{
+    ms_raw_bin b = { .id = id, .kind = MS_BIN_HEAP, .pc = site, .depth = 1, .objects = 1, .bytes = 64 };
+    b.path = malloc(sizeof *b.path);
+    b.path[0] = caller;
+    return b;
+}
+
+static ms_raw_counter counter(uint32_t ctx, uint64_t reads, uint64_t stall)
+{
+    ms_raw_counter c = { .ctx = ctx };
+    c.c.reads = reads;
+    c.c.stall_read = stall;
+    c.c.level[0].read_misses = reads / 2;
+    return c;
+}
+
+static int data_index(const ms_model *m, const char *name)
+{
+    for (size_t i = 0; i < m->ndata; i++)
+        if (strcmp(m->data[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+static const ms_cell *cell_of(const ms_model *m, const char *code, const char *data)
+{
+    for (size_t i = 0; i < m->ncells; i++)
+        if (strcmp(m->code[m->cells[i].code].name, code) == 0 && strcmp(m->data[m->cells[i].data].name, data) == 0)
+            return &m->cells[i];
+    return NULL;
+}
+
+static char *file_line(int line)
+{
+    static char buf[8][600];
+    static int next;
+    char *b = buf[next++ % 8];
+    snprintf(b, sizeof buf[0], "%s:%d", __FILE__, line);
+    return b;
+}
+
+int main(void)
+{
+    /* Allocation statements whose pcs become the heap bins' sites and call paths. */
+    double *grid_values = fake_alloc(64); int grid_line = __LINE__;
+    uint64_t grid_site = last_site, main_pc = pc_here();
+    double *X = new_matrix(4); int x_line = __LINE__; uint64_t x_caller = last_caller, matrix_site = last_site;
+    double *Y = new_matrix(4); int y_line = __LINE__; uint64_t y_caller = last_caller;
+    double *Z = new_matrix(4); uint64_t z_caller = last_caller;
+    consume(wrap_alloc()); uint64_t w1 = last_wrap, wrap_site = last_site;
+    consume(wrap_alloc()); uint64_t w2 = last_wrap;
+    free(grid_values); free(X); free(Y); free(Z);
+    kernel_a();
+    kernel_b();
+
+    ms_hier_config cfg;
+    char cfg_text[256], err[256];
+    CHECK(ms_config_preset("memspy92", &cfg, err, sizeof err) == 0);
+    ms_config_format(&cfg, cfg_text, sizeof cfg_text);
+    char exe[4096];
+    CHECK(realpath("/proc/self/exe", exe) != NULL);
+    uint64_t bias = 0;
+    dl_iterate_phdr(find_main_bias, &bias);
+
+    ms_raw_module mod = { bias, 0, 0, exe };
+    ms_raw_bin bins[10] = {
+        heap_bin(10, grid_site, main_pc),
+        heap_bin(11, matrix_site, x_caller),
+        heap_bin(12, matrix_site, y_caller),
+        heap_bin(13, matrix_site, z_caller),
+        heap_bin(14, wrap_site, w1),
+        heap_bin(15, wrap_site, w2),
+        { .id = 20, .kind = MS_BIN_GLOBAL, .addr = (uint64_t)(uintptr_t)test_grid, .size = sizeof test_grid, .name = "test_grid" },
+        { .id = 21, .kind = MS_BIN_GLOBAL, .addr = (uint64_t)(uintptr_t)static_owner(), .size = 4, .name = "counter.0" },
+        { .id = 22, .kind = MS_BIN_STACK, .pc = (uint64_t)(uintptr_t)&kernel_b },
+        /* registered but never touched by any context: not a data bin of the model */
+        { .id = 23, .kind = MS_BIN_GLOBAL, .addr = 16, .size = 8, .name = "never_touched" },
+    };
+    ms_raw_context ctxs[10] = {
+        { 0, 10, kernel_pc[0] }, { 1, 10, kernel_pc[1] }, { 2, 11, kernel_pc[2] }, { 3, 12, kernel_pc[3] },
+        { 4, 13, kernel_pc[0] }, { 5, 14, kernel_pc[0] }, { 6, 15, kernel_pc[0] }, { 7, 20, kernel_pc[0] },
+        { 8, 21, kernel_pc[0] }, { 9, 22, kernel_pc[0] },
+    };
+    ms_raw_counter counters[5] = {
+        counter(0, 10, 100), counter(1, 5, 50), counter(2, 7, 700), counter(3, 3, 30), counter(99, 1, 1),
+    };
+    ms_eviction evs[4] = { { 0, 2, 0, 4 }, { 1, 2, 0, 6 }, { 0, 3, 0, 10 }, { 2, 0, 1, 5 } };
+    char *notes[1] = { "dropped 3 events" };
+    ms_raw raw = {
+        .version = 1, .flags = MS_RAW_F_INCOMPLETE, .pid = 77, .exit_kind = MS_EXIT_SIGNAL, .exit_value = 11,
+        .start_ns = 1000000000, .end_ns = 3500000000, .config_text = cfg_text, .exe = exe, .nlevels = cfg.nlevels,
+        .modules = &mod, .nmodules = 1, .bins = bins, .nbins = 10, .contexts = ctxs, .ncontexts = 10,
+        .counters = counters, .ncounters = 5, .evictions = evs, .nevictions = 4, .notes = notes, .nnotes = 1,
+    };
+
+    ms_model m;
+    CHECK(ms_analyze(&raw, NULL, &m, err, sizeof err) == 0);
+    /* metadata */
+    CHECK(m.pid == 77 && m.incomplete && m.wall_seconds == 2.5);
+    CHECK(strcmp(m.incomplete_reason, "program killed by signal 11 (Segmentation fault)") == 0);
+    CHECK(m.config.nlevels == cfg.nlevels && m.config.mem_latency == cfg.mem_latency);
+    CHECK(m.nnotes == 2 && strcmp(m.notes[0], "dropped 3 events") == 0);
+    /* totals */
+    CHECK(m.totals.reads == 26 && m.totals.stall_read == 881 && m.totals.level[0].read_misses == 5 + 2 + 3 + 1 + 0);
+    /* data bins: ranked by stall, then by name */
+    static const char *const want_data[] = { "double*.X", "double*.grid_values", "double*.Y", "unknown",
+        "double*.Z", NULL, NULL, "kernel_b_placeholder", "static_owner::counter", "test_grid" };
+    CHECK(m.ndata == 10);
+    CHECK(data_index(&m, "never_touched") == -1);
+    for (size_t i = 0; i < 5 && i < m.ndata; i++)
+        if (strcmp(m.data[i].name, want_data[i]) != 0) {
+            fprintf(stderr, "data[%zu] = %s, want %s\n", i, m.data[i].name, want_data[i]);
+            failures++;
+        }
+    char heap_fallback[64], heap_fallback2[64];
+    snprintf(heap_fallback, sizeof heap_fallback, "heap@test_analyze.c:%d", wrap_line);
+    snprintf(heap_fallback2, sizeof heap_fallback2, "heap@test_analyze.c:%d#2", wrap_line);
+    CHECK(data_index(&m, heap_fallback) == 5 && data_index(&m, heap_fallback2) == 6);
+    CHECK(data_index(&m, "stack:kernel_b") == 7);
+    CHECK(data_index(&m, "static_owner::counter") == 8 && data_index(&m, "test_grid") == 9);
+    int xi = data_index(&m, "double*.X"), gi = data_index(&m, "double*.grid_values");
+    if (xi >= 0) {
+        char want[256];
+        snprintf(want, sizeof want, "main:%d>new_matrix:%d>double*.X", x_line, new_matrix_line);
+        CHECK(strcmp(m.data[xi].full_name, want) == 0);
+        CHECK(strcmp(m.data[xi].site, file_line(new_matrix_line)) == 0);
+        CHECK(m.data[xi].kind == MS_BIN_HEAP && m.data[xi].objects == 1 && m.data[xi].bytes == 64);
+    }
+    if (gi >= 0)
+        CHECK(strcmp(m.data[gi].site, file_line(grid_line)) == 0);
+    int yi = data_index(&m, "double*.Y");
+    if (yi >= 0) {
+        char want[256];
+        snprintf(want, sizeof want, "main:%d>new_matrix:%d>double*.Y", y_line, new_matrix_line);
+        CHECK(strcmp(m.data[yi].full_name, want) == 0);
+    }
+    int ti = data_index(&m, "test_grid");
+    if (ti >= 0) {
+        CHECK(m.data[ti].kind == MS_BIN_GLOBAL && m.data[ti].bytes == sizeof test_grid);
+        CHECK(m.data[ti].site && strstr(m.data[ti].site, "test_analyze.c:"));
+    }
+    /* code bins: kernel_b (730), kernel_a (150), ?? (1) */
+    CHECK(m.ncode == 3);
+    if (m.ncode == 3) {
+        CHECK(strcmp(m.code[0].name, "kernel_b") == 0 && m.code[0].line == kernel_b_line);
+        CHECK(strcmp(m.code[1].name, "kernel_a") == 0 && m.code[1].line == kernel_a_line);
+        CHECK(m.code[1].file && strcmp(m.code[1].file, __FILE__) == 0);
+        CHECK(strcmp(m.code[2].name, "??") == 0 && m.code[2].file == NULL);
+    }
+    /* cells: sums of contexts, sorted by stall */
+    CHECK(m.ncells == 4);
+    const ms_cell *a = cell_of(&m, "kernel_a", "double*.grid_values");
+    const ms_cell *bx = cell_of(&m, "kernel_b", "double*.X");
+    CHECK(a && a->c.reads == 15 && a->c.stall_read == 150 && a->c.level[0].read_misses == 7);
+    CHECK(bx && bx == &m.cells[0] && bx->c.reads == 7);
+    CHECK(cell_of(&m, "??", "unknown") == &m.cells[3]);
+    /* replacement causes: (kernel_b, X) 4 + 6 = 10, (kernel_b, Y) 10; tie broken by data index */
+    if (a && a->nevicted_by == 2) {
+        CHECK(a->evicted_by[0].count == 10 && a->evicted_by[0].data == (uint32_t)xi && a->evicted_by[0].code == 0);
+        CHECK(a->evicted_by[1].count == 10 && a->evicted_by[1].data == (uint32_t)yi && a->evicted_by[1].level == 0);
+    } else {
+        CHECK(!"cell (kernel_a, grid_values) has 2 evictors");
+    }
+    if (bx && bx->nevicted_by == 1)
+        CHECK(bx->evicted_by[0].code == 1 && bx->evicted_by[0].data == (uint32_t)gi && bx->evicted_by[0].level == 1 &&
+              bx->evicted_by[0].count == 5);
+    else
+        CHECK(!"cell (kernel_b, X) has 1 evictor");
+    /* per-line statistics: one per context line */
+    CHECK(m.nfiles == 1 && strcmp(m.files[0], __FILE__) == 0);
+    CHECK(m.nlines == 4);
+    for (size_t i = 0; i < m.nlines && i < 4; i++)
+        CHECK(m.lines[i].line == kernel_line[i]);
+    if (m.nlines == 4)
+        CHECK(m.lines[0].c.reads == 10 && m.lines[1].c.reads == 5 && m.lines[2].c.stall_read == 700);
+
+    /* Same input, same output. */
+    ms_model m2;
+    CHECK(ms_analyze(&raw, NULL, &m2, err, sizeof err) == 0);
+    CHECK(m2.ndata == m.ndata && m2.ncells == m.ncells);
+    for (size_t i = 0; i < m.ndata && i < m2.ndata; i++)
+        CHECK(strcmp(m.data[i].full_name, m2.data[i].full_name) == 0);
+    ms_model_free(&m2);
+    if (failures)   /* show what the analysis produced */
+        for (size_t i = 0; i < m.ndata; i++)
+            fprintf(stderr, "data[%zu] %s | %s | %s\n", i, m.data[i].name, m.data[i].full_name,
+                    m.data[i].site ? m.data[i].site : "-");
+    ms_model_free(&m);
+    for (int i = 0; i < 6; i++)
+        free(bins[i].path);
+    if (failures)
+        fprintf(stderr, "%d failure(s)\n", failures);
+    return failures ? 1 : 0;
+}
