@@ -515,10 +515,39 @@ static size_t find_assignment(const char *s, size_t from, size_t to, size_t *lhs
     return eq;
 }
 
+/* Some compilers place a call's column on its parentheses (g++ puts `new Node()` on the
+ * closing one): move such a position back to the start of the callee, `new` included. */
+static size_t call_start(const char *s, size_t len, size_t pos)
+{
+    if (pos < len && s[pos] == ')') {
+        int depth = 0;
+        for (size_t i = pos + 1; i-- > 0;) {
+            depth += s[i] == ')' ? 1 : s[i] == '(' ? -1 : 0;
+            if (depth == 0) {
+                pos = i;
+                break;
+            }
+        }
+    }
+    if (pos >= len || s[pos] != '(')
+        return pos;
+    size_t i = pos;
+    while (i > 0 && isspace((unsigned char)s[i - 1]))
+        i--;
+    while (i > 0 && (isalnum((unsigned char)s[i - 1]) || strchr("_:<>*", s[i - 1])))
+        i--;
+    size_t w = i;
+    while (w > 0 && isspace((unsigned char)s[w - 1]))
+        w--;
+    if (w >= 3 && strncmp(s + w - 3, "new", 3) == 0 && (w == 3 || !isalnum((unsigned char)s[w - 4])))
+        i = w - 3;
+    return i;
+}
+
 static char *c_name(const stmt *st)
 {
     const char *s = st->s;
-    size_t pos = st->pos;
+    size_t pos = call_start(s, st->len, st->pos);
     /* Statement start: after the last ';', '{' or '}' before the call, or after a ')' that
      * closes nothing (the tail of a for (...;...;...) header). */
     size_t start = 0;

@@ -167,6 +167,23 @@ static int resolve(ms_symbolizer *s, ms_sym *sym)
     Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, &bias);
     Dwarf_Die *scopes = NULL;
     int nscopes = cu ? dwarf_getscopes(cu, addr - bias, &scopes) : 0;
+    /* After an inlined subroutine, dwarf_getscopes lists the parents of its abstract
+     * definition; the concrete callers are the DIE tree's physical parents (as eu-addr2line -i). */
+    for (int i = 0; i < nscopes; i++) {
+        int tag = dwarf_tag(&scopes[i]);
+        if (tag == DW_TAG_subprogram)
+            break;
+        if (tag == DW_TAG_inlined_subroutine) {
+            Dwarf_Die *physical = NULL;
+            int n = dwarf_getscopes_die(&scopes[i], &physical);
+            if (n > 0) {
+                free(scopes);
+                scopes = physical;
+                nscopes = n;
+            }
+            break;
+        }
+    }
     for (int i = 0; i < nscopes; i++) {
         int tag = dwarf_tag(&scopes[i]);
         if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)

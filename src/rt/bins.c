@@ -149,6 +149,7 @@ uint32_t ms_bins_stack(ms_thread *t, uintptr_t func_pc) {
 }
 
 uint32_t ms_bins_heap(ms_thread *t, uintptr_t site_pc) {
+    if (MS_UNLIKELY(t->longjmp_pending)) ms_shadow_stack_resync(t, site_pc - 1);
     uint64_t path[MS_MAX_PATH];
     uint16_t depth = 0;
     for (uint32_t i = t->depth; i > 0 && depth < MS_MAX_PATH; i--) {

@@ -114,7 +114,38 @@ static int allocated_section(Elf *elf, size_t shndx) {
     return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_ALLOC);
 }
 
-/* Register the global objects of module index mi. */
+/* Function ranges of every module, sorted by address, for ms_function_start. */
+static gsym *funcs;
+static size_t nfuncs, funcs_cap;
+
+static void add_function(uint64_t addr, uint64_t size) {
+    if (nfuncs == funcs_cap) {
+        size_t cap = funcs_cap ? funcs_cap * 2 : 4096;
+        gsym *bigger = ms_map(cap * sizeof *bigger);
+        if (!bigger) return;
+        if (funcs) {
+            ms_memcpy(bigger, funcs, nfuncs * sizeof *funcs);
+            ms_unmap(funcs, funcs_cap * sizeof *funcs);
+        }
+        funcs = bigger;
+        funcs_cap = cap;
+    }
+    funcs[nfuncs++] = (gsym){addr, size, NULL};
+}
+
+uintptr_t ms_function_start(uintptr_t pc) {
+    size_t lo = 0, hi = nfuncs;   /* first function starting above pc */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (funcs[mid].addr <= pc) lo = mid + 1;
+        else hi = mid;
+    }
+    for (size_t i = lo; i-- > 0 && lo - i <= 4;)   /* nested/aliased symbols: a few back */
+        if (pc - funcs[i].addr < funcs[i].size) return (uintptr_t)funcs[i].addr;
+    return 0;
+}
+
+/* Register the global objects of module index mi (and remember its functions). */
 static void scan_module(uint32_t mi) {
     const ms_module *m = &modules[mi];
     if (!m->path[0] || m->path[0] == '[') return;
@@ -130,8 +161,12 @@ static void scan_module(uint32_t mi) {
     for (size_t i = 0; syms && i < n; i++) {
         GElf_Sym s;
         if (!gelf_getsym(data, (int)i, &s)) continue;
-        if (GELF_ST_TYPE(s.st_info) != STT_OBJECT || s.st_size == 0) continue;
-        if (s.st_shndx == SHN_UNDEF || s.st_shndx >= SHN_LORESERVE) continue;
+        if (s.st_size == 0 || s.st_shndx == SHN_UNDEF || s.st_shndx >= SHN_LORESERVE) continue;
+        if (GELF_ST_TYPE(s.st_info) == STT_FUNC) {
+            add_function(m->base + s.st_value, s.st_size);
+            continue;
+        }
+        if (GELF_ST_TYPE(s.st_info) != STT_OBJECT) continue;
         if (!allocated_section(elf, s.st_shndx)) continue;
         const char *name = elf_strptr(elf, sh.sh_link, s.st_name);
         if (!name || own_symbol(name)) continue;
@@ -161,6 +196,7 @@ int ms_globals_init(void) {
     dl_iterate_phdr(add_module, NULL);
     if (elf_version(EV_CURRENT) != EV_NONE) {
         for (uint32_t i = 0; i < nmodules; i++) scan_module(i);
+        sort_by_addr(funcs, nfuncs);
     }
     ms_busy_end(prev);
     return 0;

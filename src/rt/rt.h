@@ -74,6 +74,7 @@ typedef struct {
     ms_frame *frames;
     uint32_t depth, frames_cap;
     uintptr_t pending_site;       /* allocation site set by operator new / strdup */
+    uint8_t longjmp_pending;      /* a longjmp skipped func_exit hooks: resync the shadow stack */
     ms_thread_data *data;
 } ms_thread;
 
@@ -194,6 +195,11 @@ void ms_bins_heap_resize(uint32_t bin, uint64_t grown_requested, uint64_t new_us
 
 /* STACK bin of the frame owning stack address addr (t's stack), 0 if no frame. */
 uint32_t ms_stack_bin_slow(ms_thread *t, uintptr_t addr);
+/* After a longjmp: pop the frames above the live frame of the function containing live_pc
+ * (a pc the live innermost frame is executing). */
+void ms_shadow_stack_resync(ms_thread *t, uintptr_t live_pc);
+/* Start address of the function containing pc, from the modules' symbol tables; 0 if unknown. */
+uintptr_t ms_function_start(uintptr_t pc);
 
 /* Bin of any address, resolved at access time (any path, may intern a STACK bin). */
 uint32_t ms_resolve_bin(ms_thread *t, uintptr_t addr);
@@ -281,6 +287,8 @@ void ms_signals_init(void);
 
 /* Resolve the real libc string functions (dlsym RTLD_NEXT). */
 void ms_strings_init(void);
+/* Look up the real longjmp family (longjmp.c). */
+void ms_longjmp_init(void);
 
 /* ---- alloc.c ---- */
 

@@ -163,6 +163,7 @@ void ms_runtime_init(void) {
     }
     uint8_t prev = ms_busy_begin();
     ms_strings_init();
+    ms_longjmp_init();
     ms_alloc_init();
     const char *dir = getenv("MEMSPY_RAW_DIR");
     if (dir && *dir) activate(dir);

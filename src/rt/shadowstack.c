@@ -10,7 +10,10 @@
  * on a sigaltstack must not wipe the stack). On entry every frame below the hook's frame is
  * stale. On exit the exiting function's own frame may lie below the hook's frame (gcc
  * tail-calls __tsan_func_exit after its epilogue), so a frame is stale there only if the
- * frame of its caller lies below the hook's frame too. */
+ * frame of its caller lies below the hook's frame too.
+ * A frame address cannot tell a live frame from a sibling abandoned by longjmp whose frame
+ * lay above the new callee's, so the longjmp family is interposed (longjmp.c) and the next
+ * entry or allocation pops down to the live frame of the function it runs in. */
 #include "rt.h"
 #include <sys/mman.h>
 
@@ -34,7 +37,18 @@ static int grow(ms_thread *t) {
  * hook's frame address; at exit (keep = 1) those whose caller's frame is below it too. */
 MS_HOT void drop_stale(ms_thread *t, uintptr_t here, uint32_t keep) {
     if (MS_UNLIKELY(here - t->stack_lo >= t->stack_span)) return;
-    while (t->depth > keep && t->frames[t->depth - 1 - keep].frame < here) t->depth--;
+    /* At entry a recorded frame at the hook's own address is a sibling abandoned by longjmp
+     * (a live caller's hook frame always lies strictly above its callee's). */
+    while (t->depth > keep && t->frames[t->depth - 1 - keep].frame < here + (keep == 0)) t->depth--;
+}
+
+void ms_shadow_stack_resync(ms_thread *t, uintptr_t live_pc) {
+    t->longjmp_pending = 0;
+    uintptr_t fn = ms_function_start(live_pc);
+    if (!fn) return;
+    uint32_t d = t->depth;
+    while (d > 0 && ms_function_start(t->frames[d - 1].pc) != fn) d--;
+    if (d > 0) t->depth = d;   /* else the live function has no frame: keep what we have */
 }
 
 /* Instrumented function entry: push {callee pc, call site, frame address}. */
@@ -43,6 +57,7 @@ void __tsan_func_entry(void *caller_ra) {
     if (!ms_thread_can_record(t)) return;
     uintptr_t here = (uintptr_t)__builtin_frame_address(0);
     drop_stale(t, here, 0);
+    if (MS_UNLIKELY(t->longjmp_pending)) ms_shadow_stack_resync(t, (uintptr_t)caller_ra - 1);
     if (MS_UNLIKELY(t->depth == t->frames_cap) && grow(t) < 0) return;
     ms_frame *f = &t->frames[t->depth];
     f->pc = (uintptr_t)__builtin_return_address(0);

@@ -36,6 +36,11 @@ static void expect(const char *text, const char *at, const char *want, int line)
 
 int main(void)
 {
+    /* columns on a call's parentheses (g++ puts `new Node()` on the closing one) */
+    EXPECT("    Node *made = new Node();", ");", "Node*.made");
+    EXPECT("    Node *made = new Node();", "();", "Node*.made");
+    EXPECT("  double *x = malloc (n);", "(n)", "double*.x");
+    EXPECT("  foo(malloc(3));", "(3)", NULL);
     /* analyze.h examples */
     EXPECT("double *Y = malloc(n)", "malloc", "double*.Y");
     EXPECT("M->nz = calloc(n, sizeof(int));", "calloc", "M.nz");
