@@ -19,21 +19,29 @@ static double *make_buffer(int n)
     return buf;
 }
 
-/* Writes into its caller's stack array: the bin is the owner's stack, the code is fill. */
+/* Write and read their caller's stack array through a pointer (every compiler instruments
+ * these): the bin is the owner's stack, the code is fill or total. Recurrences, so that no
+ * compiler vectorizes them and the counts are exact. */
 __attribute__((noinline)) static void fill(double *p, int n)
 {
+    p[0] = 0.5;
+    for (int i = 1; i < n; i++)
+        p[i] = p[i - 1] * 0.5 + i;
+}
+
+__attribute__((noinline)) static double total(const double *p, int size, int n)
+{
+    double s = 0;
     for (int i = 0; i < n; i++)
-        p[i] = i * 0.5;
+        s = s * 0.5 + p[i % size];
+    return s;
 }
 
 __attribute__((noinline)) static double sum_local(int n)
 {
     double scratch[512];            /* stack of sum_local */
-    double s = 0;
     fill(scratch, 512);
-    for (int i = 0; i < n; i++)
-        s += scratch[i % 512];
-    return s;
+    return total(scratch, 512, n);
 }
 
 static int counter_bump(void)
