@@ -16,6 +16,12 @@ foreach(src ${UNIT_TESTS})
   add_test(NAME unit/${name} COMMAND ${name})
 endforeach()
 
+# The raw-file checker used by the runtime smoke test.
+add_executable(rt_rawcheck ${CMAKE_SOURCE_DIR}/tests/e2e/rt/rt_rawcheck.c)
+target_include_directories(rt_rawcheck PRIVATE ${CMAKE_SOURCE_DIR}/src)
+target_link_libraries(rt_rawcheck PRIVATE memspy_format)
+memspy_flags(rt_rawcheck)
+
 # End-to-end tests: tests/e2e/*.sh, each run with every compiler and -O level it supports.
 # A script receives: SRC_DIR BUILD_DIR CC OPT and works in its own scratch directory.
 file(GLOB E2E_TESTS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/e2e/t_*.sh)

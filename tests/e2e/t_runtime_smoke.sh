@@ -21,8 +21,7 @@ esac
 "$CC" $OPT $CFLAGS -fno-builtin -c "$SRC_DIR/tests/e2e/rt/rt_smoke.c" -o smoke.o
 "$CC" smoke.o -o smoke -Wl,--whole-archive "$LIB/libmemspy_rt.a" -Wl,--no-whole-archive \
     -Wl,--dynamic-list="$LIB/memspy-dynamic.list" -lelf -lz -ldl -lpthread -lm
-cc -I"$SRC_DIR/src" "$SRC_DIR/tests/e2e/rt/rt_rawcheck.c" -o rawcheck "$LIB/libmemspy_format.a" \
-    "$LIB/libmemspy_sim.a" -lz
+RAWCHECK="$BUILD_DIR/bin/rt_rawcheck"   # built by CMake, with the build's sanitizer flags
 
 FAILS=0
 fail() { echo "FAIL - $*"; FAILS=$((FAILS + 1)); }
@@ -45,7 +44,7 @@ run() {
     fi
     set -- raw/*.raw
     [ "$#" -eq 1 ] && [ -f "$1" ] || { fail "$mode: expected one raw file, got: $(ls raw)"; return; }
-    ./rawcheck "$1" 8000 >check.out || { fail "$mode: raw file unreadable"; return; }
+    "$RAWCHECK" "$1" 8000 >check.out || { fail "$mode: raw file unreadable"; return; }
     [ "$(sed -n 1p check.out)" = "$flags $kind $value 0" ] || { fail "$mode: header $(sed -n 1p check.out), want $flags $kind $value 0"; return; }
     [ "$(sed -n 2p check.out)" = "$n $n" ] || { fail "$mode: heap array reads/writes $(sed -n 2p check.out), want $n $n"; return; }
     echo "ok   - $mode: status $got, same stdout, raw file flags $flags, $n reads + $n writes"
