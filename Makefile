@@ -5,6 +5,7 @@ ASAN_BUILD ?= build-asan
 PREFIX ?= /usr/local
 JOBS ?= 2
 CMAKE_FLAGS ?=
+MAKEFLAGS += --no-print-directory
 
 .PHONY: all deps build check check-fast check-asan demo install bench clean
 
@@ -35,7 +36,7 @@ demo: build
 	cd $(BUILD)/demo && ../bin/memspy run --preset memspy92 --json blkmatmul.json -- ./blkmatmul 295 64
 	@echo
 	@echo "Detail of the top bin:"
-	$(BUILD)/bin/memspy report $(BUILD)/demo/memspy.result --code BlkMultiply --data 'double\*.Y'
+	$(BUILD)/bin/memspy report $(BUILD)/demo/memspy.result --code BlkMultiply --data 'double*.Y'
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define UNKNOWN_FUNC "??"
 
@@ -33,6 +34,8 @@ struct ms_symbolizer {
     size_t nslots, nused;
     module_vars *modvars;
     size_t nmodvars;
+    char **paths;            /* source paths made absolute, owned here */
+    size_t npaths, paths_cap;
 };
 
 int ms_symbolizer_new(const ms_raw *raw, ms_symbolizer **out, char **note_out, char *err, size_t errlen)
@@ -89,6 +92,9 @@ void ms_symbolizer_free(ms_symbolizer *s)
             free(s->slots[i]);
         }
     free(s->slots);
+    for (size_t i = 0; i < s->npaths; i++)
+        free(s->paths[i]);
+    free(s->paths);
     for (size_t i = 0; i < s->nmodvars; i++)
         free(s->modvars[i].vars);
     free(s->modvars);
@@ -152,6 +158,46 @@ static int push_frame(ms_sym *sym, size_t *cap, const ms_frame *f)
 }
 
 /* Fill sym's frames from the DWARF scopes at addr; falls back to the ELF symbol table. */
+/* A relative source path as the compiler recorded it, joined to its compilation directory
+ * when that names an existing file (so sources are found wherever the program runs);
+ * otherwise the path unchanged. Joined paths are interned in s. */
+static const char *absolute_path(ms_symbolizer *s, const char *comp_dir, const char *file)
+{
+    if (!file || file[0] == '/' || !comp_dir || !comp_dir[0])
+        return file;
+    size_t n = strlen(comp_dir) + strlen(file) + 2;
+    char *joined = malloc(n);
+    if (!joined)
+        return file;
+    snprintf(joined, n, "%s/%s", comp_dir, file);
+    for (size_t i = 0; i < s->npaths; i++)
+        if (strcmp(s->paths[i], joined) == 0) {
+            free(joined);
+            return s->paths[i];
+        }
+    if (access(joined, R_OK) != 0) {
+        free(joined);
+        return file;
+    }
+    if (s->npaths == s->paths_cap) {
+        size_t cap = s->paths_cap ? s->paths_cap * 2 : 16;
+        char **p = realloc(s->paths, cap * sizeof *p);
+        if (!p) {
+            free(joined);
+            return file;
+        }
+        s->paths = p;
+        s->paths_cap = cap;
+    }
+    return s->paths[s->npaths++] = joined;
+}
+
+static const char *cu_comp_dir(Dwarf_Die *cu)
+{
+    Dwarf_Attribute attr;
+    return cu ? dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr)) : NULL;
+}
+
 static int resolve(ms_symbolizer *s, ms_sym *sym)
 {
     Dwarf_Addr addr = sym->pc - (sym->return_address && sym->pc ? 1 : 0);
@@ -162,9 +208,10 @@ static int resolve(ms_symbolizer *s, ms_sym *sym)
         return push_frame(sym, &cap, &f);
     Dwfl_Line *line = dwfl_module_getsrc(mod, addr);
     if (line)
-        f.file = dwfl_lineinfo(line, NULL, &f.line, &f.col, NULL, NULL);
+        f.file = absolute_path(s, dwfl_line_comp_dir(line), dwfl_lineinfo(line, NULL, &f.line, &f.col, NULL, NULL));
     Dwarf_Addr bias = 0;
     Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, &bias);
+    const char *comp_dir = cu_comp_dir(cu);
     Dwarf_Die *scopes = NULL;
     int nscopes = cu ? dwarf_getscopes(cu, addr - bias, &scopes) : 0;
     /* After an inlined subroutine, dwarf_getscopes lists the parents of its abstract
@@ -190,7 +237,7 @@ static int resolve(ms_symbolizer *s, ms_sym *sym)
             continue;
         const char *name = die_name(&scopes[i]);
         f.func = name ? name : UNKNOWN_FUNC;
-        f.decl_file = decl_file(&scopes[i]);
+        f.decl_file = absolute_path(s, comp_dir, decl_file(&scopes[i]));
         f.decl_line = 0;
         dwarf_decl_line(&scopes[i], &f.decl_line);
         if (push_frame(sym, &cap, &f) != 0) {
@@ -203,7 +250,7 @@ static int resolve(ms_symbolizer *s, ms_sym *sym)
         Dwarf_Attribute attr;
         Dwarf_Word file_idx;
         f.file = dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &attr), &file_idx) == 0
-                     ? cu_file(cu, file_idx) : NULL;
+                     ? absolute_path(s, comp_dir, cu_file(cu, file_idx)) : NULL;
         f.line = attr_int(&scopes[i], DW_AT_call_line);
         f.col = attr_int(&scopes[i], DW_AT_call_column);
         f.func = UNKNOWN_FUNC;
