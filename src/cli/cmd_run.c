@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/personality.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,11 +34,13 @@ static const char USAGE[] =
     "  --result FILE        save the result here (default: ./" DEFAULT_RESULT ")\n"
     "  --top N              rows and columns of the matrix before 'others' (default 8 x 6)\n"
     "  --no-report          do not print the matrix\n"
+    "  --aslr               keep address-space randomization (results then vary by run)\n"
     "  -h, --help           this help\n\n" MS_CACHE_OPTIONS_HELP;
 
 typedef struct {
     const char *output, *json, *result;
     int no_report;
+    int keep_aslr;
     ms_matrix_opts mopts;
     ms_hier_config cfg;
     char **prog_argv;      /* PROG ARGS..., NULL-terminated (points into argv) */
@@ -53,13 +56,14 @@ typedef struct {
 
 static int parse_options(int argc, char **argv, run_opts *o, int *done)
 {
-    enum { OPT_JSON = MS_OPT_FIRST_FREE, OPT_RESULT, OPT_TOP, OPT_NO_REPORT };
+    enum { OPT_JSON = MS_OPT_FIRST_FREE, OPT_RESULT, OPT_TOP, OPT_NO_REPORT, OPT_ASLR };
     static const struct option longopts[] = {
         { "output", required_argument, NULL, 'o' },
         { "json", required_argument, NULL, OPT_JSON },
         { "result", required_argument, NULL, OPT_RESULT },
         { "top", required_argument, NULL, OPT_TOP },
         { "no-report", no_argument, NULL, OPT_NO_REPORT },
+        { "aslr", no_argument, NULL, OPT_ASLR },
         { "help", no_argument, NULL, 'h' },
         MS_CACHE_LONG_OPTIONS,
         { NULL, 0, NULL, 0 },
@@ -78,6 +82,7 @@ static int parse_options(int argc, char **argv, run_opts *o, int *done)
         case OPT_JSON: o->json = optarg; break;
         case OPT_RESULT: o->result = optarg; break;
         case OPT_NO_REPORT: o->no_report = 1; break;
+        case OPT_ASLR: o->keep_aslr = 1; break;
         case OPT_TOP:
             if (ms_cli_parse_positive(optarg, MAX_TOP, &top) < 0)
                 return ms_cli_usage_error("run", "--top: '%s' is not a number in 1..%lu", optarg, MAX_TOP);
@@ -165,7 +170,7 @@ static double seconds_since(const struct timespec *t0)
 
 /* fork/exec PROG; the parent ignores SIGINT/SIGQUIT while it waits (the terminal sends them to
  * the program, whose exit is then reported). Exec failures come back through a CLOEXEC pipe. */
-static int start_and_wait(const char *path, char **prog_argv, child_result *res)
+static int start_and_wait(const char *path, char **prog_argv, int keep_aslr, child_result *res)
 {
     int pipefd[2];
     if (pipe2(pipefd, O_CLOEXEC) < 0) return ms_cli_error("run", "pipe: %s", strerror(errno));
@@ -183,6 +188,13 @@ static int start_and_wait(const char *path, char **prog_argv, child_result *res)
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGQUIT, &old_quit, NULL);
         close(pipefd[0]);
+        /* Simulated caches index sets by virtual address: without address-space
+         * randomization the same program and input give the same statistics. */
+        if (!keep_aslr) {
+            int persona = personality(0xffffffff);
+            if (persona != -1)
+                personality((unsigned long)persona | ADDR_NO_RANDOMIZE);
+        }
         execv(path, prog_argv);
         int e = errno;
         if (write(pipefd[1], &e, sizeof e) != (ssize_t)sizeof e) _exit(127);
@@ -369,7 +381,7 @@ int ms_cmd_run(int argc, char **argv)
     }
     child_result res;
     memset(&res, 0, sizeof res);
-    if ((rc = start_and_wait(path, o.prog_argv, &res)) != 0) {
+    if ((rc = start_and_wait(path, o.prog_argv, o.keep_aslr, &res)) != 0) {
         remove_dir(dir);
         goto out;
     }
