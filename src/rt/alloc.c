@@ -46,17 +46,24 @@ static void untrack(void *p) {
     ms_bins_heap_free(bin, usable);
 }
 
+/* The runtime's own callees (libelf, dlsym) allocate outside the program's heap, so that the
+ * program's blocks get the addresses they get natively. */
+#define RUNTIME_BUSY() MS_UNLIKELY(ms_tls.mode == MS_T_BUSY)
+
 void *malloc(size_t n) {
+    if (RUNTIME_BUSY()) return ms_internal_malloc(n);
     void *p = __libc_malloc(n);
     return ms_rt_on ? track(p, n, CALLER()) : p;
 }
 
 void free(void *p) {
+    if (MS_UNLIKELY(ms_is_runtime_memory(p))) return;   /* an internal block: not reused */
     untrack(p);
     __libc_free(p);
 }
 
 void *calloc(size_t n, size_t size) {
+    if (RUNTIME_BUSY()) return size && n > SIZE_MAX / size ? NULL : ms_internal_malloc(n * size);
     void *p = __libc_calloc(n, size);
     return ms_rt_on ? track(p, n * size, CALLER()) : p;
 }
@@ -84,7 +91,10 @@ static void *realloc_tracked(void *p, size_t n, uintptr_t caller) {
     return q;
 }
 
-void *realloc(void *p, size_t n) { return realloc_tracked(p, n, CALLER()); }
+void *realloc(void *p, size_t n) {
+    if (MS_UNLIKELY(ms_is_runtime_memory(p)) || (!p && RUNTIME_BUSY())) return ms_internal_realloc(p, n);
+    return realloc_tracked(p, n, CALLER());
+}
 
 void *reallocarray(void *p, size_t n, size_t size) {
     size_t bytes;

@@ -5,9 +5,33 @@
 #include "rt.h"
 #include <sys/mman.h>
 
-void *ms_map(size_t bytes) {
-    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+/* The runtime maps its memory in a region of its own, far below where the kernel places the
+ * program's mappings (top-down under the stack) and far above its brk heap. The program's
+ * heap blocks and mmap'd arrays then get the addresses they get in a native run, so the
+ * simulated set mappings do not depend on how much memory memspy itself uses. The region is
+ * only a hint: if it is taken, the kernel chooses. */
+#define RT_REGION_BASE ((uintptr_t)0x200000000000ull)
+#define RT_REGION_END ((uintptr_t)0x400000000000ull)
+#define PAGE ((uintptr_t)4096)
+
+static uintptr_t region_next = RT_REGION_BASE;
+
+void *ms_map_flags(size_t bytes, int extra_flags) {
+    size_t len = (bytes + PAGE - 1) & ~(PAGE - 1);
+    uintptr_t hint = __atomic_fetch_add(&region_next, len, __ATOMIC_RELAXED);
+    int flags = MAP_PRIVATE | MAP_ANONYMOUS | extra_flags;
+    void *p = MAP_FAILED;
+    if (hint + len <= RT_REGION_END)
+        p = mmap((void *)hint, len, PROT_READ | PROT_WRITE, flags | MAP_FIXED_NOREPLACE, -1, 0);
+    if (p == MAP_FAILED) p = mmap(NULL, len, PROT_READ | PROT_WRITE, flags, -1, 0);
     return p == MAP_FAILED ? NULL : p;
+}
+
+void *ms_map(size_t bytes) { return ms_map_flags(bytes, 0); }
+
+int ms_is_runtime_memory(const void *p) {
+    uintptr_t a = (uintptr_t)p;
+    return a >= RT_REGION_BASE && a < __atomic_load_n(&region_next, __ATOMIC_RELAXED);
 }
 
 void ms_unmap(void *p, size_t bytes) {
@@ -39,6 +63,25 @@ void *ms_arena_alloc(size_t bytes) {
     arena.cur += bytes;
     __atomic_store_n(&arena.lock, 0, __ATOMIC_RELEASE);
     return p;
+}
+
+/* malloc for the runtime's own callees (libelf, dlsym) while the thread is BUSY: 16-byte
+ * header holding the size, then zeroed arena memory. Freed blocks are not reused (these are
+ * few and small), realloc copies. */
+void *ms_internal_malloc(size_t bytes) {
+    size_t *h = ms_arena_alloc(bytes + 16);
+    if (!h) return NULL;
+    h[0] = bytes;
+    return (char *)h + 16;
+}
+
+void *ms_internal_realloc(void *p, size_t bytes) {
+    void *q = ms_internal_malloc(bytes);
+    if (q && p) {
+        size_t old = ((size_t *)((char *)p - 16))[0];
+        ms_memcpy(q, p, old < bytes ? old : bytes);
+    }
+    return q;
 }
 
 char *ms_arena_strdup(const char *s) {

@@ -123,6 +123,13 @@ const char *ms_runtime_config_text(void);
 
 /* Zeroed memory straight from mmap (page granular); NULL on failure. */
 void *ms_map(size_t bytes);
+/* ms_map with extra mmap flags (MAP_NORESERVE). Memory comes from the runtime's own region. */
+void *ms_map_flags(size_t bytes, int extra_flags);
+/* Whether p lies in the runtime's region (blocks of ms_internal_malloc among them). */
+int ms_is_runtime_memory(const void *p);
+/* Allocation for the runtime's own callees (libelf, dlsym) while BUSY: never the program's heap. */
+void *ms_internal_malloc(size_t bytes);
+void *ms_internal_realloc(void *p, size_t bytes);
 void ms_unmap(void *p, size_t bytes);
 /* Zeroed, 16-byte aligned, never freed (small long-lived runtime objects). */
 void *ms_arena_alloc(size_t bytes);

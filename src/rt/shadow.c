@@ -10,11 +10,7 @@ uint32_t **ms_shadow_l1;
 #define L1_ENTRIES ((size_t)1 << MS_SHADOW_L1_BITS)
 #define CHUNK_BYTES (((size_t)1 << MS_SHADOW_CHUNK_BITS) * sizeof(uint32_t))
 
-static void *map_noreserve(size_t bytes) {
-    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    return p == MAP_FAILED ? NULL : p;
-}
+static void *map_noreserve(size_t bytes) { return ms_map_flags(bytes, MAP_NORESERVE); }
 
 int ms_shadow_init(void) {
     if (ms_shadow_l1) return 0;
