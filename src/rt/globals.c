@@ -59,7 +59,7 @@ void ms_modules_refresh(void) {
 
 /* ---- symbols ---- */
 
-typedef struct { uint64_t addr, size; const char *name; } gsym;
+typedef struct { uint64_t addr, size; const char *name; uint32_t bin; } gsym;
 
 static int own_symbol(const char *name) {
     return ms_strncmp(name, "ms_", 3) == 0 || ms_strncmp(name, "__memspy", 8) == 0 ||
@@ -130,7 +130,7 @@ static void add_function(uint64_t addr, uint64_t size) {
         funcs = bigger;
         funcs_cap = cap;
     }
-    funcs[nfuncs++] = (gsym){addr, size, NULL};
+    funcs[nfuncs++] = (gsym){addr, size, NULL, 0};
 }
 
 uintptr_t ms_function_start(uintptr_t pc) {
@@ -143,6 +143,46 @@ uintptr_t ms_function_start(uintptr_t pc) {
     for (size_t i = lo; i-- > 0 && lo - i <= 4;)   /* nested/aliased symbols: a few back */
         if (pc - funcs[i].addr < funcs[i].size) return (uintptr_t)funcs[i].addr;
     return 0;
+}
+
+/* Every global object with its bin, sorted by address once all modules are read. */
+static gsym *gtab;
+static size_t ngtab, gtab_cap;
+
+static void remember_global(uint64_t addr, uint64_t size, uint32_t bin) {
+    if (ngtab == gtab_cap) {
+        size_t cap = gtab_cap ? gtab_cap * 2 : 4096;
+        gsym *bigger = ms_map(cap * sizeof *bigger);
+        if (!bigger) return;
+        if (gtab) {
+            ms_memcpy(bigger, gtab, ngtab * sizeof *gtab);
+            ms_unmap(gtab, gtab_cap * sizeof *gtab);
+        }
+        gtab = bigger;
+        gtab_cap = cap;
+    }
+    gtab[ngtab++] = (gsym){addr, size, NULL, bin};
+}
+
+uint32_t ms_globals_bin_at(uintptr_t addr) {
+    size_t lo = 0, hi = ngtab;   /* first object starting above addr */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (gtab[mid].addr <= addr) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo > 0 && addr - gtab[lo - 1].addr < gtab[lo - 1].size ? gtab[lo - 1].bin : 0;
+}
+
+/* Write a global's bin into the shadow map; a boundary granule already holding another
+ * global becomes MS_BIN_SHARED (resolved exactly through the table). */
+static void fill_global(uint64_t addr, uint64_t size, uint32_t bin) {
+    uintptr_t first = (uintptr_t)addr, last = (uintptr_t)(addr + size - 1);
+    uint32_t had_first = ms_shadow_get(first), had_last = ms_shadow_get(last);
+    ms_shadow_fill(first, size, bin);
+    if (had_first && had_first != bin) ms_shadow_fill(first, 1, MS_BIN_SHARED);
+    if (had_last && had_last != bin) ms_shadow_fill(last, 1, MS_BIN_SHARED);
+    remember_global(addr, size, bin);
 }
 
 /* Register the global objects of module index mi (and remember its functions). */
@@ -170,7 +210,7 @@ static void scan_module(uint32_t mi) {
         if (!allocated_section(elf, s.st_shndx)) continue;
         const char *name = elf_strptr(elf, sh.sh_link, s.st_name);
         if (!name || own_symbol(name)) continue;
-        syms[k++] = (gsym){m->base + s.st_value, s.st_size, name};
+        syms[k++] = (gsym){m->base + s.st_value, s.st_size, name, 0};
     }
     sort_by_addr(syms, k);
     for (size_t i = 0; i < k;) {
@@ -183,7 +223,7 @@ static void scan_module(uint32_t mi) {
         }
         const char *name = ms_arena_strdup(syms[named].name);
         uint32_t bin = name ? ms_bins_add_global(syms[i].addr, size, mi, name) : 0;
-        if (bin) ms_shadow_fill(syms[i].addr, size, bin);
+        if (bin) fill_global(syms[i].addr, size, bin);
         i = j;
     }
     ms_unmap(syms, n * sizeof *syms);
@@ -197,6 +237,7 @@ int ms_globals_init(void) {
     if (elf_version(EV_CURRENT) != EV_NONE) {
         for (uint32_t i = 0; i < nmodules; i++) scan_module(i);
         sort_by_addr(funcs, nfuncs);
+        sort_by_addr(gtab, ngtab);
     }
     ms_busy_end(prev);
     return 0;

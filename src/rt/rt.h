@@ -157,6 +157,10 @@ int ms_shadow_init(void);
 /* Set [addr, addr+len) to bin (0 clears). */
 void ms_shadow_fill(uintptr_t addr, size_t len, uint32_t bin);
 
+/* A granule shared by two globals packed closer than 16 bytes: the bin is looked up exactly
+ * in the globals table (ms_globals_bin_at). Never a real bin id. */
+#define MS_BIN_SHARED 0xffffffffu
+
 /* Bin of addr, 0 (OTHER) if unknown. */
 MS_HOT uint32_t ms_shadow_get(uintptr_t addr) {
     uint32_t *chunk = ms_shadow_l1[(addr >> (MS_SHADOW_SHIFT + MS_SHADOW_CHUNK_BITS)) &
@@ -251,6 +255,7 @@ MS_HOT void ms_record(uintptr_t addr, uint32_t size, uint32_t write_flag, uintpt
         if (MS_UNLIKELY(!bin)) goto slow;
     } else {
         bin = ms_shadow_get(addr);
+        if (MS_UNLIKELY(bin == MS_BIN_SHARED)) goto slow;
     }
     ms_event *e = &t->data->ev[n];
     e->addr = addr;
@@ -275,6 +280,8 @@ int ms_globals_init(void);
 /* Append modules loaded since (dlopen); not async-signal-safe. */
 void ms_modules_refresh(void);
 uint32_t ms_modules_count(void);
+/* The GLOBAL bin whose object contains addr, from the sorted table of all globals; 0 if none. */
+uint32_t ms_globals_bin_at(uintptr_t addr);
 const ms_module *ms_module_get(uint32_t i);
 
 /* ---- dump.c ---- */

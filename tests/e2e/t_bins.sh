@@ -25,6 +25,10 @@ check "memcpy of 8192 bytes reads double*.second as 128 line-sized refs in main"
   "$JQ_DEFS"' cell("main"; "double*.second").reads >= 128'
 check "memset/memcpy writes into copy are attributed to main" r.json \
   "$JQ_DEFS"' cell("main"; "char*.copy").writes >= 128 + 64'
+check "globals packed closer than 16 bytes keep their own counts (a: 100 writes)" r.json \
+  "$JQ_DEFS"' cell("main"; "count_a") | .writes == 100 and .reads == 100'
+check "globals packed closer than 16 bytes keep their own counts (b: 200 writes)" r.json \
+  "$JQ_DEFS"' cell("main"; "count_b") | .writes == 200 and .reads == 200'
 check "ids are positions and every bin refers to existing code and data" r.json \
   '. as $r | ([.data[].id] == [range(0; $r.data | length)]) and ([.code[].id] == [range(0; $r.code | length)])
    and (.bins | all(.code < ($r.code | length) and .data < ($r.data | length)))'

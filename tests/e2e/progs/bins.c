@@ -10,6 +10,7 @@ typedef struct {
 } Vec;
 
 double table[2048];                 /* global */
+volatile int count_a, count_b;      /* small globals sharing a 16-byte granule */
 
 static double *make_buffer(int n)
 {
@@ -66,6 +67,11 @@ int main(void)
     char *copy = malloc(8192);
     memcpy(copy, second, 8192);
     memset(copy, 0, 4096);
+    for (int r = 0; r < 100; r++) {
+        count_a = count_a + 1;
+        count_b = count_b + 2;
+        count_b = count_b + 2;
+    }
     int h = 0;
     for (int r = 0; r < 10; r++)
         h += counter_bump();
