@@ -21,36 +21,33 @@ typedef struct {
 
 static unsigned lcg(unsigned *s) { return *s = *s * 1103515245u + 12345u; }
 
-/* Write a random banded lower-triangular matrix (without its unit diagonal) to f, one row at
- * a time from a small buffer. */
+/* Non-zeros in row i (the unit diagonal is implicit). */
+static int RowCount(int i, int per_row) { return i < per_row ? i : per_row; }
+
+/* Write a random banded lower-triangular matrix (without its unit diagonal) to f: a header
+ * {n, nnz}, then for each row its count, column numbers and values, from small buffers. */
 static void GenerateMatrix(FILE *f, int n, int per_row, int band)
 {
     unsigned seed = 12345;
     int header[2] = {n, 0};
+    for (int i = 0; i < n; i++)
+        header[1] += RowCount(i, per_row);
     int *cols = malloc(sizeof(int) * (size_t)per_row);
     double *vals = malloc(sizeof(double) * (size_t)per_row);
-    int *counts = malloc(sizeof(int) * (size_t)n);
-    int nnz = 0;
-    for (int i = 0; i < n; i++) {
-        counts[i] = i < per_row ? i : per_row;
-        nnz += counts[i];
-    }
-    header[1] = nnz;
     fwrite(header, sizeof header, 1, f);
-    fwrite(counts, sizeof(int), (size_t)n, f);
     for (int i = 0; i < n; i++) {
+        int count = RowCount(i, per_row);
         int lo = i - band < 0 ? 0 : i - band;
-        for (int k = 0; k < counts[i]; k++) {
-            int span = i - lo;
-            cols[k] = lo + (int)(lcg(&seed) % (unsigned)span);
+        for (int k = 0; k < count; k++) {
+            cols[k] = lo + (int)(lcg(&seed) % (unsigned)(i - lo));
             vals[k] = 1.0 / (1.0 + (double)(lcg(&seed) % 97));
         }
-        fwrite(cols, sizeof(int), (size_t)counts[i], f);
-        fwrite(vals, sizeof(double), (size_t)counts[i], f);
+        fwrite(&count, sizeof count, 1, f);
+        fwrite(cols, sizeof(int), (size_t)count, f);
+        fwrite(vals, sizeof(double), (size_t)count, f);
     }
     free(cols);
     free(vals);
-    free(counts);
 }
 
 /* Read the matrix written by GenerateMatrix into compressed row format. */
@@ -66,15 +63,14 @@ static int ReadMatrix(FILE *f, SparseMatrix *M)
     M->nz = calloc((size_t)M->nnz, sizeof(double));
     if (!M->rowstart || !M->col || !M->nz)
         return -1;
-    if (fread(M->rowstart + 1, sizeof(int), (size_t)M->n, f) != (size_t)M->n)
-        return -1;
     M->rowstart[0] = 0;
-    for (int i = 0; i < M->n; i++)
-        M->rowstart[i + 1] += M->rowstart[i];
     for (int i = 0; i < M->n; i++) {
-        size_t cnt = (size_t)(M->rowstart[i + 1] - M->rowstart[i]);
-        if (fread(M->col + M->rowstart[i], sizeof(int), cnt, f) != cnt ||
-            fread(M->nz + M->rowstart[i], sizeof(double), cnt, f) != cnt)
+        int count;
+        if (fread(&count, sizeof count, 1, f) != 1 || count < 0 || M->rowstart[i] + count > M->nnz)
+            return -1;
+        M->rowstart[i + 1] = M->rowstart[i] + count;
+        if (fread(M->col + M->rowstart[i], sizeof(int), (size_t)count, f) != (size_t)count ||
+            fread(M->nz + M->rowstart[i], sizeof(double), (size_t)count, f) != (size_t)count)
             return -1;
     }
     return 0;
