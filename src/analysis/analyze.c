@@ -399,18 +399,6 @@ static int rank_bins(rank *r, size_t n, uint32_t **remap, uint32_t **perm)
     return 0;
 }
 
-static int cmp_evictor(const void *a, const void *b)
-{
-    const ms_evictor *x = a, *y = b;
-    if (x->count != y->count)
-        return x->count > y->count ? -1 : 1;
-    if (x->data != y->data)
-        return x->data < y->data ? -1 : 1;
-    if (x->code != y->code)
-        return x->code < y->code ? -1 : 1;
-    return (x->level > y->level) - (x->level < y->level);
-}
-
 static int cmp_evictor_key(const ms_evictor *x, const ms_evictor *y)
 {
     return x->code != y->code || x->data != y->data || x->level != y->level;
@@ -431,7 +419,7 @@ static void merge_evictors(ms_cell *c)
     }
     c->nevicted_by = n;
     if (n > 1)
-        qsort(c->evicted_by, n, sizeof *c->evicted_by, cmp_evictor);
+        qsort(c->evicted_by, n, sizeof *c->evicted_by, ms_evictor_order);
 }
 
 static int cmp_cell(const void *a, const void *b)

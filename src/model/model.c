@@ -91,8 +91,7 @@ static int merge_evictor(ms_selection_sum *s, size_t *cap, const ms_evictor *e)
     return 0;
 }
 
-/* Descending count; ties by level, data, code so the order is deterministic. */
-static int cmp_evictor_desc(const void *a, const void *b)
+int ms_evictor_order(const void *a, const void *b)
 {
     const ms_evictor *x = a, *y = b;
     if (x->count != y->count) return x->count < y->count ? 1 : -1;
@@ -121,7 +120,7 @@ int ms_model_sum(const ms_model *m, const uint32_t *codes, size_t ncodes,
         }
     }
     if (out->nevicted_by > 1)
-        qsort(out->evicted_by, out->nevicted_by, sizeof *out->evicted_by, cmp_evictor_desc);
+        qsort(out->evicted_by, out->nevicted_by, sizeof *out->evicted_by, ms_evictor_order);
     return 0;
 }
 

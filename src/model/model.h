@@ -29,6 +29,10 @@ typedef struct {
  * to lines last evicted by an access of (code, data). */
 typedef struct { uint32_t code, data, level; uint64_t count; } ms_evictor;
 
+/* qsort order of replacement causes everywhere (analysis, sums, JSON): count descending,
+ * then level, data, code, so that lists are deterministic. */
+int ms_evictor_order(const void *a, const void *b);
+
 /* One (code bin, data bin) cell of the matrix. */
 typedef struct {
     uint32_t code, data;

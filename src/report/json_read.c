@@ -250,17 +250,6 @@ static int read_counters(json_reader *r, json_t *obj, const char *where, ms_coun
     return 0;
 }
 
-/* Same order as ms_model_sum's merged list and the writer: count desc, level, data, code. */
-static int cmp_evictor(const void *a, const void *b)
-{
-    const ms_evictor *x = a, *y = b;
-    if (x->count != y->count) return x->count < y->count ? 1 : -1;
-    if (x->level != y->level) return x->level < y->level ? -1 : 1;
-    if (x->data != y->data) return x->data < y->data ? -1 : 1;
-    if (x->code != y->code) return x->code < y->code ? -1 : 1;
-    return 0;
-}
-
 /* ---- sections ---- */
 
 static int read_run(json_reader *r, json_t *root, ms_model *m)
@@ -406,7 +395,7 @@ static int read_cells(json_reader *r, json_t *root, ms_model *m)
             read_counters(r, o, path, &cell->c, m, cell) < 0)
             return -1;
         if (cell->nevicted_by > 1)
-            qsort(cell->evicted_by, cell->nevicted_by, sizeof *cell->evicted_by, cmp_evictor);
+            qsort(cell->evicted_by, cell->nevicted_by, sizeof *cell->evicted_by, ms_evictor_order);
     }
     return 0;
 }

@@ -64,17 +64,6 @@ static void put_counter_summary(json_writer *w, json_t *o, const ms_counters *c)
     put(w, o, "stall_write", u64_json(c->stall_write));
 }
 
-/* Replacement causes of one level as [{data, code, count}], in a canonical order
- * (count desc, then data, then code) so that a read-back model writes identical bytes. */
-static int cmp_evictor(const void *a, const void *b)
-{
-    const ms_evictor *x = a, *y = b;
-    if (x->count != y->count) return x->count < y->count ? 1 : -1;
-    if (x->data != y->data) return x->data < y->data ? -1 : 1;
-    if (x->code != y->code) return x->code < y->code ? -1 : 1;
-    return 0;
-}
-
 static json_t *evictors_json(json_writer *w, const ms_cell *cell, int level)
 {
     json_t *arr = json_array();
@@ -88,7 +77,7 @@ static json_t *evictors_json(json_writer *w, const ms_cell *cell, int level)
     size_t n = 0;
     for (size_t i = 0; i < cell->nevicted_by; i++)
         if (cell->evicted_by[i].level == (uint32_t)level) sel[n++] = cell->evicted_by[i];
-    qsort(sel, n, sizeof *sel, cmp_evictor);
+    qsort(sel, n, sizeof *sel, ms_evictor_order);
     for (size_t i = 0; i < n; i++) {
         json_t *e = json_object();
         if (!e) { w->failed = 1; break; }

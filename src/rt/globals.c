@@ -118,19 +118,24 @@ static int allocated_section(Elf *elf, size_t shndx) {
 static gsym *funcs;
 static size_t nfuncs, funcs_cap;
 
-static void add_function(uint64_t addr, uint64_t size) {
-    if (nfuncs == funcs_cap) {
-        size_t cap = funcs_cap ? funcs_cap * 2 : 4096;
-        gsym *bigger = ms_map(cap * sizeof *bigger);
+/* Append v to a growing array in runtime memory (sizes double; the old copy is unmapped). */
+static void push_sym(gsym **arr, size_t *n, size_t *cap, gsym v) {
+    if (*n == *cap) {
+        size_t bigger_cap = *cap ? *cap * 2 : 4096;
+        gsym *bigger = ms_map(bigger_cap * sizeof *bigger);
         if (!bigger) return;
-        if (funcs) {
-            ms_memcpy(bigger, funcs, nfuncs * sizeof *funcs);
-            ms_unmap(funcs, funcs_cap * sizeof *funcs);
+        if (*arr) {
+            ms_memcpy(bigger, *arr, *n * sizeof **arr);
+            ms_unmap(*arr, *cap * sizeof **arr);
         }
-        funcs = bigger;
-        funcs_cap = cap;
+        *arr = bigger;
+        *cap = bigger_cap;
     }
-    funcs[nfuncs++] = (gsym){addr, size, NULL, 0};
+    (*arr)[(*n)++] = v;
+}
+
+static void add_function(uint64_t addr, uint64_t size) {
+    push_sym(&funcs, &nfuncs, &funcs_cap, (gsym){addr, size, NULL, 0});
 }
 
 uintptr_t ms_function_start(uintptr_t pc) {
@@ -150,18 +155,7 @@ static gsym *gtab;
 static size_t ngtab, gtab_cap;
 
 static void remember_global(uint64_t addr, uint64_t size, uint32_t bin) {
-    if (ngtab == gtab_cap) {
-        size_t cap = gtab_cap ? gtab_cap * 2 : 4096;
-        gsym *bigger = ms_map(cap * sizeof *bigger);
-        if (!bigger) return;
-        if (gtab) {
-            ms_memcpy(bigger, gtab, ngtab * sizeof *gtab);
-            ms_unmap(gtab, gtab_cap * sizeof *gtab);
-        }
-        gtab = bigger;
-        gtab_cap = cap;
-    }
-    gtab[ngtab++] = (gsym){addr, size, NULL, bin};
+    push_sym(&gtab, &ngtab, &gtab_cap, (gsym){addr, size, NULL, bin});
 }
 
 uint32_t ms_globals_bin_at(uintptr_t addr) {
