@@ -4,6 +4,7 @@
 #define MEMSPY_CLI_CLI_H
 #include <getopt.h>
 #include <stddef.h>
+#include "../model/model.h"
 #include "../sim/config.h"
 
 #define MS_EXIT_USAGE 2      /* bad arguments, unusable files, memspy's own failures */
@@ -26,7 +27,7 @@ int ms_cli_parse_positive(const char *s, unsigned long max, unsigned long *out);
 
 #define MS_DEFAULT_PRESET "x86"
 
-enum { MS_OPT_PRESET = 1000, MS_OPT_CACHE, MS_OPT_MEM_LATENCY, MS_OPT_CONFIG_FILE, MS_OPT_FIRST_FREE };
+enum { MS_OPT_PRESET = 1000, MS_OPT_CACHE, MS_OPT_MEM_LATENCY, MS_OPT_CONFIG_FILE, MS_OPT_DB, MS_OPT_FIRST_FREE };
 
 /* Entries for a getopt_long option table. */
 #define MS_CACHE_LONG_OPTIONS                                               \
@@ -54,5 +55,23 @@ int ms_cache_opts_take(ms_cache_opts *o, int opt, const char *arg);
 /* Build and validate the hierarchy the options describe. Returns 0, or -1 with err naming the
  * option and the bad field. */
 int ms_cache_opts_resolve(const ms_cache_opts *o, ms_hier_config *cfg, char *err, size_t errlen);
+
+/* ---- choosing the stored run a command reads ---- */
+
+#define MS_DB_ENV "MEMSPY_DB"
+#define MS_DB_DEFAULT "memspy.db"
+
+/* getopt_long entry for --db PATH, accepted by every command. */
+#define MS_DB_LONG_OPTION { "db", required_argument, NULL, MS_OPT_DB }
+#define MS_DB_OPTION_HELP "  --db PATH            the run database (default $" MS_DB_ENV " or ./" MS_DB_DEFAULT ")\n"
+
+/* The database path: the --db value if given, else $MEMSPY_DB, else ./memspy.db. */
+const char *ms_cli_db_path(const char *db_opt);
+
+/* Load the run that `arg` names into m: a run number in the database (NULL = the latest
+ * run), or the path of a saved result file (JSON). Prints "memspy CMD: ..." on error (an
+ * unknown run lists the closest ones) and returns -1; else 0, with *run_id the run number
+ * (0 for a result file). */
+int ms_cli_load_run(const char *cmd, const char *db_opt, const char *arg, ms_model *m, int *run_id);
 
 #endif
