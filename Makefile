@@ -33,10 +33,12 @@ check-asan: deps
 demo: build
 	@mkdir -p $(BUILD)/demo
 	$(BUILD)/bin/memspy-cc -O2 -o $(BUILD)/demo/blkmatmul examples/blkmatmul/blkmatmul.c
-	cd $(BUILD)/demo && ../bin/memspy run --preset memspy92 --json blkmatmul.json -- ./blkmatmul 295 64
+	cd $(BUILD)/demo && ../bin/memspy run --preset memspy92 --no-report -- ./blkmatmul 295 64
+	@echo
+	cd $(BUILD)/demo && ../bin/memspy report
 	@echo
 	@echo "Detail of the top bin:"
-	$(BUILD)/bin/memspy report $(BUILD)/demo/memspy.result --code BlkMultiply --data 'double*.Y'
+	cd $(BUILD)/demo && ../bin/memspy show --code BlkMultiply --data 'double*.Y'
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)

@@ -2,7 +2,7 @@
 # Install the Debian packages memspy needs to build, test and benchmark, only those missing.
 set -e
 PKGS="cmake make gcc g++ clang gfortran pkg-config libdw-dev libelf-dev libjansson-dev
-zlib1g-dev libzstd-dev libsqlite3-dev valgrind jq binutils autoconf automake"
+zlib1g-dev libzstd-dev libsqlite3-dev valgrind jq binutils autoconf automake chromium"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -15,11 +15,23 @@ typedef int (*ms_cli_command)(int argc, char **argv);
 int ms_cmd_run(int argc, char **argv);
 int ms_cmd_report(int argc, char **argv);
 int ms_cmd_config(int argc, char **argv);
+int ms_cmd_runs(int argc, char **argv);
+int ms_cmd_show(int argc, char **argv);
+int ms_cmd_fullname(int argc, char **argv);
+int ms_cmd_rename(int argc, char **argv);
+int ms_cmd_combine(int argc, char **argv);
+int ms_cmd_export(int argc, char **argv);
+int ms_cmd_annotate(int argc, char **argv);
+int ms_cmd_diff(int argc, char **argv);
+int ms_cmd_html(int argc, char **argv);
 
 /* Print "memspy CMD: message" and "Try 'memspy CMD --help'." to stderr; returns MS_EXIT_USAGE. */
 int ms_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Print "memspy CMD: message" to stderr; returns MS_EXIT_USAGE. */
 int ms_cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Options of a command that takes only --db and --help: parses them, leaving optind at the
+ * first positional argument. *done is set after --help. Returns 0 or MS_EXIT_USAGE. */
+int ms_cli_db_options(const char *cmd, int argc, char **argv, const char *usage, const char **db_opt, int *done);
 /* Parse a positive decimal integer no larger than max; returns 0 or -1. */
 int ms_cli_parse_positive(const char *s, unsigned long max, unsigned long *out);
 
@@ -73,5 +85,27 @@ const char *ms_cli_db_path(const char *db_opt);
  * unknown run lists the closest ones) and returns -1; else 0, with *run_id the run number
  * (0 for a result file). */
 int ms_cli_load_run(const char *cmd, const char *db_opt, const char *arg, ms_model *m, int *run_id);
+
+/* True if s is a run number (decimal digits only): how [RUN] arguments are told from names. */
+int ms_cli_is_run_number(const char *s);
+
+/* ---- choosing bins by name (bin_select.c): exact short name, exact full name or glob ---- */
+
+/* The union of the code (code != 0) or data bins matching each pattern, without duplicates,
+ * in *out (caller frees). An unknown pattern prints the closest names. Returns 0 or
+ * MS_EXIT_USAGE. */
+int ms_cli_find_bins(const char *cmd, const ms_model *m, int code, char **patterns, size_t npatterns,
+                     uint32_t **out, size_t *nout);
+/* The same when the patterns may name code segments or data bins (all of one kind, *code
+ * says which). */
+int ms_cli_find_any_bins(const char *cmd, const ms_model *m, char **patterns, size_t npatterns, int *code,
+                         uint32_t **out, size_t *nout);
+/* "memspy CMD: no ... matches 'pattern'; closest: ..." for either kind. Returns MS_EXIT_USAGE. */
+int ms_cli_unknown_bin(const char *cmd, const ms_model *m, const char *pattern);
+
+/* MemSpy's detailed display (DisplayAll) of the combination of the named code segments and
+ * data bins on stdout (cmd_show.c; also `report --code/--data`). Returns an exit status. */
+int ms_cli_show_detail(const char *cmd, const ms_model *m, char **codes, size_t ncodes, char **datas,
+                       size_t ndatas);
 
 #endif

@@ -42,3 +42,28 @@ int ms_cli_parse_positive(const char *s, unsigned long max, unsigned long *out)
     *out = v;
     return 0;
 }
+
+int ms_cli_db_options(const char *cmd, int argc, char **argv, const char *usage, const char **db_opt, int *done)
+{
+    static const struct option longopts[] = {
+        { "help", no_argument, NULL, 'h' },
+        MS_DB_LONG_OPTION,
+        { NULL, 0, NULL, 0 },
+    };
+    int opt;
+    *done = 0;
+    *db_opt = NULL;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (opt) {
+        case MS_OPT_DB: *db_opt = optarg; break;
+        case 'h':
+            fputs(usage, stdout);
+            *done = 1;
+            return 0;
+        case ':': return ms_cli_usage_error(cmd, "option '%s' needs an argument", argv[optind - 1]);
+        default: return ms_cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    return 0;
+}

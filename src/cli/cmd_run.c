@@ -1,9 +1,10 @@
 /* memspy run: start a memspy-instrumented program with the chosen cache hierarchy, then turn
- * the raw profile it leaves into the result file and print MemSpy's matrix. Everything that
- * can be checked is checked before the program starts; once it has run, memspy's own
- * failures keep what was gathered and say where it is. */
+ * the raw profile it leaves into a run stored in the run database and print MemSpy's matrix.
+ * Everything that can be checked is checked before the program starts; once it has run,
+ * memspy's own failures keep what was gathered and say where it is. */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <libgen.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -17,28 +18,30 @@
 
 #include "../analysis/analyze.h"
 #include "../report/report.h"
+#include "../store/store.h"
 #include "cli.h"
 #include "program_check.h"
+#include "progress.h"
 
-#define DEFAULT_RESULT "memspy.result"
 #define MAX_TOP 1000ul
 
 static const char USAGE[] =
     "Usage: memspy run [options] [--] PROG [ARGS...]\n\n"
     "Run PROG (built with memspy-cc, memspy-c++ or memspy-fortran) under the simulated cache\n"
-    "hierarchy, save the result and print the matrix of memory stall time by code segment\n"
-    "and data bin. The exit status is PROG's (128+N if it was killed by signal N), or 2 if\n"
-    "memspy itself failed.\n\n"
+    "hierarchy, store the run in the run database and print the matrix of memory stall time\n"
+    "by code segment and data bin. The exit status is PROG's (128+N if it was killed by\n"
+    "signal N), or 2 if memspy itself failed (the run could not be stored, for one).\n\n"
     "  -o, --output FILE    write the matrix to FILE (default: standard error)\n"
     "  --json FILE          also write the JSON report to FILE\n"
-    "  --result FILE        save the result here (default: ./" DEFAULT_RESULT ")\n"
+    "  --result FILE        also save the result file (JSON) here\n"
     "  --top N              rows and columns of the matrix before 'others' (default 8 x 6)\n"
     "  --no-report          do not print the matrix\n"
     "  --aslr               keep address-space randomization (results then vary by run)\n"
+    MS_DB_OPTION_HELP
     "  -h, --help           this help\n\n" MS_CACHE_OPTIONS_HELP;
 
 typedef struct {
-    const char *output, *json, *result;
+    const char *output, *json, *result, *db_opt;
     int no_report;
     int keep_aslr;
     ms_matrix_opts mopts;
@@ -66,13 +69,13 @@ static int parse_options(int argc, char **argv, run_opts *o, int *done)
         { "aslr", no_argument, NULL, OPT_ASLR },
         { "help", no_argument, NULL, 'h' },
         MS_CACHE_LONG_OPTIONS,
+        MS_DB_LONG_OPTION,
         { NULL, 0, NULL, 0 },
     };
     ms_cache_opts cache = { 0 };
     unsigned long top = 0;
     int opt;
     *done = 0;
-    o->result = DEFAULT_RESULT;
     opterr = 0;
     /* '+': stop at PROG, so that PROG's own options are left alone. */
     while ((opt = getopt_long(argc, argv, "+:ho:", longopts, NULL)) != -1) {
@@ -81,6 +84,7 @@ static int parse_options(int argc, char **argv, run_opts *o, int *done)
         case 'o': o->output = optarg; break;
         case OPT_JSON: o->json = optarg; break;
         case OPT_RESULT: o->result = optarg; break;
+        case MS_OPT_DB: o->db_opt = optarg; break;
         case OPT_NO_REPORT: o->no_report = 1; break;
         case OPT_ASLR: o->keep_aslr = 1; break;
         case OPT_TOP:
@@ -125,12 +129,19 @@ static int open_outputs(const run_opts *o, run_outputs *out)
     memset(out, 0, sizeof *out);
     out->report = o->output ? open_output(o->output) : stderr;
     if (out->report && o->json) out->json = open_output(o->json);
-    if (out->report && (out->json || !o->json)) out->result = open_output(o->result);
-    if (!out->result) {
+    if (out->report && (out->json || !o->json) && o->result) out->result = open_output(o->result);
+    if (!out->report || (o->json && !out->json) || (o->result && !out->result)) {
         close_outputs(out);
         return MS_EXIT_USAGE;
     }
     return 0;
+}
+
+/* The run was not stored: leave no half-made output behind. */
+static void discard_outputs(const run_opts *o, run_outputs *out)
+{
+    if (out->json) unlink(o->json);
+    if (out->result) unlink(o->result);
 }
 
 /* Resolve PROG and refuse ELF executables that lack memspy's runtime. */
@@ -208,7 +219,7 @@ static int start_and_wait(const char *path, char **prog_argv, int keep_aslr, chi
         ssize_t n;
         while ((n = read(pipefd[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR) {}
         if (n != (ssize_t)sizeof exec_errno) exec_errno = 0;
-        while (waitpid(pid, &res->status, 0) < 0) {
+        while (ms_progress_waitpid(pid, &res->status, getenv("MEMSPY_RAW_DIR")) < 0) {
             if (errno != EINTR) {
                 rc = ms_cli_error("run", "waitpid: %s", strerror(errno));
                 break;
@@ -293,40 +304,93 @@ static int fill_run_metadata(ms_model *m, const run_opts *o, const child_result 
     return m->memspy_version ? 0 : -1;
 }
 
-static int write_outputs(const ms_model *m, const run_opts *o, run_outputs *out)
+/* HEAD of the git work tree holding the program (`git -C DIR rev-parse HEAD`), or NULL when
+ * it is not in one or git is missing. git's own messages are silenced. */
+static char *git_commit_of(const char *program_path)
 {
-    if (ms_json_write(out->result, m) < 0 || fflush(out->result) != 0)
-        return ms_cli_error("run", "cannot write the result file '%s'", o->result);
-    if (out->json && (ms_json_write(out->json, m) < 0 || fflush(out->json) != 0))
-        return ms_cli_error("run", "cannot write the JSON report '%s'", o->json);
+    char *copy = strdup(program_path), *commit = NULL;
+    int pipefd[2];
+    if (!copy || pipe2(pipefd, O_CLOEXEC) < 0) {
+        free(copy);
+        return NULL;
+    }
+    const char *dir = dirname(copy);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int devnull = open("/dev/null", O_RDWR);
+        if (devnull >= 0) {
+            dup2(devnull, STDIN_FILENO);
+            dup2(devnull, STDERR_FILENO);
+        }
+        dup2(pipefd[1], STDOUT_FILENO);
+        execlp("git", "git", "-C", dir, "rev-parse", "HEAD", (char *)NULL);
+        _exit(127);
+    }
+    close(pipefd[1]);
+    char buf[128];
+    size_t n = 0;
+    ssize_t got;
+    while (pid > 0 && n < sizeof buf - 1 && ((got = read(pipefd[0], buf + n, sizeof buf - 1 - n)) > 0 ||
+                                             (got < 0 && errno == EINTR)))
+        if (got > 0) n += (size_t)got;
+    close(pipefd[0]);
+    int status = 0;
+    while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    buf[n] = '\0';
+    buf[strcspn(buf, "\n")] = '\0';
+    size_t len = strlen(buf);
+    if (pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 && (len == 40 || len == 64) &&
+        strspn(buf, "0123456789abcdef") == len)
+        commit = strdup(buf);
+    free(copy);
+    return commit;
+}
+
+/* The matrix, then the run into the database, then the files asked for. A run that cannot be
+ * stored is an error (exit 2) that leaves no other file behind. */
+static int write_outputs(const ms_model *m, const run_opts *o, run_outputs *out, ms_db *db)
+{
+    char err[1024];
+    int run_id = 0;
     if (!o->no_report && (ms_report_matrix(out->report, m, &o->mopts) < 0 || fflush(out->report) != 0))
         return ms_cli_error("run", "cannot write the report%s%s", o->output ? " to " : "",
                             o->output ? o->output : "");
+    if (ms_db_store(db, m, &run_id, err, sizeof err) < 0) {
+        discard_outputs(o, out);
+        return ms_cli_error("run", "%s", err);
+    }
+    fprintf(stderr, "memspy: stored as run %d in %s\n", run_id, ms_cli_db_path(o->db_opt));
+    if (out->result && (ms_json_write(out->result, m) < 0 || fflush(out->result) != 0))
+        return ms_cli_error("run", "cannot write the result file '%s'", o->result);
+    if (out->json && (ms_json_write(out->json, m) < 0 || fflush(out->json) != 0))
+        return ms_cli_error("run", "cannot write the JSON report '%s'", o->json);
     return 0;
 }
 
-/* Read, analyze and report the raw profile. Returns 0, or MS_EXIT_USAGE after saying where
- * the raw profile was kept. */
-static int process_profile(const char *raw_path, const run_opts *o, const child_result *res,
-                           run_outputs *out)
+/* Read and analyze the raw profile into m, with the run's metadata. Returns 0, or
+ * MS_EXIT_USAGE after saying where the raw profile was kept. */
+static int build_model(const char *raw_path, const char *prog_path, const run_opts *o,
+                       const child_result *res, ms_model *m)
 {
     ms_raw raw;
-    ms_model m;
     char err[1024];
     memset(&raw, 0, sizeof raw);
-    ms_model_init(&m);
+    ms_model_init(m);
     int rc = 0;
     if (ms_raw_read(raw_path, &raw, err, sizeof err) < 0) {
         rc = ms_cli_error("run", "cannot read the profile: %s", err);
-    } else if (ms_analyze(&raw, NULL, &m, err, sizeof err) < 0) {
+    } else if (ms_analyze(&raw, NULL, m, err, sizeof err) < 0) {
         rc = ms_cli_error("run", "analysis failed: %s", err);
-    } else if (fill_run_metadata(&m, o, res) < 0) {
+    } else if (fill_run_metadata(m, o, res) < 0) {
         rc = ms_cli_error("run", "out of memory");
     } else {
-        rc = write_outputs(&m, o, out);
+        m->git_commit = git_commit_of(prog_path);
     }
-    if (rc) fprintf(stderr, "memspy run: the raw profile is kept in %s\n", raw_path);
-    ms_model_free(&m);
+    if (rc) {
+        fprintf(stderr, "memspy run: the raw profile is kept in %s\n", raw_path);
+        ms_model_free(m);
+    }
     ms_raw_free(&raw);
     return rc;
 }
@@ -373,8 +437,15 @@ int ms_cmd_run(int argc, char **argv)
     int done = 0, rc = parse_options(argc, argv, &o, &done);
     if (rc || done) return rc;
     if ((rc = open_outputs(&o, &out)) != 0) return rc;
-    char *path = NULL, *dir = NULL;
+    char *path = NULL, *dir = NULL, err[1024];
+    ms_db *db = NULL;
     if ((rc = check_program(o.prog_argv[0], &path)) != 0) goto out;
+    /* A database memspy cannot use (corrupt, foreign, newer) stops us before the program runs;
+     * one it cannot write to is found out when the run is stored. */
+    if (ms_db_open(ms_cli_db_path(o.db_opt), MS_DB_CREATE, &db, err, sizeof err) < 0) {
+        rc = ms_cli_error("run", "%s", err);
+        goto out;
+    }
     if (!(dir = make_raw_dir(&o.cfg))) {
         rc = MS_EXIT_USAGE;
         goto out;
@@ -392,14 +463,18 @@ int ms_cmd_run(int argc, char **argv)
                           o.prog_argv[0]);
         remove_dir(dir);
     } else {
-        rc = process_profile(raw_path, &o, &res, &out);
+        ms_model m;
+        rc = build_model(raw_path, path, &o, &res, &m);
         if (rc == 0) {
             remove_dir(dir);
-            rc = status;
+            rc = write_outputs(&m, &o, &out, db);
+            if (rc == 0) rc = status;
+            ms_model_free(&m);
         }
         free(raw_path);
     }
 out:
+    ms_db_close(db);
     close_outputs(&out);
     free(dir);
     free(path);

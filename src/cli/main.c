@@ -11,9 +11,18 @@ typedef struct {
 } subcommand;
 
 static const subcommand SUBCOMMANDS[] = {
-    { "run", ms_cmd_run, "run a memspy-instrumented program, save the result, print the matrix" },
-    { "report", ms_cmd_report, "show a saved result: the matrix, a detailed bin view or JSON" },
+    { "run", ms_cmd_run, "run a memspy-instrumented program, store the run, print the matrix" },
+    { "report", ms_cmd_report, "the matrix of a stored run (or result file), or JSON" },
     { "config", ms_cmd_config, "list cache presets or show a resolved cache hierarchy" },
+    { "runs", ms_cmd_runs, "list the runs stored in the run database" },
+    { "show", ms_cmd_show, "the detailed display of a bin or combination of bins of a run" },
+    { "fullname", ms_cmd_fullname, "print the full name (with call path) of a bin" },
+    { "rename", ms_cmd_rename, "rename a bin in a run and the program's later runs" },
+    { "combine", ms_cmd_combine, "combine bins into one in a run and the program's later runs" },
+    { "export", ms_cmd_export, "write a run as JSON, CSV or callgrind (KCachegrind) format" },
+    { "annotate", ms_cmd_annotate, "show a source file with per-line references, misses and stall" },
+    { "diff", ms_cmd_diff, "compare two runs bin by bin: what got better or worse" },
+    { "html", ms_cmd_html, "write a self-contained HTML report (heat map, details, source)" },
 };
 
 static void print_usage(FILE *out)
@@ -23,10 +32,11 @@ static void print_usage(FILE *out)
           "Find memory bottlenecks by code segment and data object (MemSpy, 1992).\n"
           "Build the program with memspy-cc (or memspy-c++ / memspy-fortran), then:\n"
           "  memspy run -- ./prog args      profile it and print the stall matrix\n"
-          "  memspy report memspy.result --data NAME --code NAME\n\n"
+          "  memspy show --data NAME --code NAME   detail of the latest run\n"
+          "  memspy runs                    the stored runs (./memspy.db, --db or $MEMSPY_DB)\n\n"
           "Commands:\n", out);
     for (size_t i = 0; i < sizeof SUBCOMMANDS / sizeof *SUBCOMMANDS; i++)
-        fprintf(out, "  %-8s %s\n", SUBCOMMANDS[i].name, SUBCOMMANDS[i].help);
+        fprintf(out, "  %-9s %s\n", SUBCOMMANDS[i].name, SUBCOMMANDS[i].help);
     fputs("\nRun 'memspy COMMAND --help' for the options of a command.\n", out);
 }
 

@@ -42,6 +42,11 @@
 #define MS_RAW_VERSION 1u
 #define MS_RAW_F_INCOMPLETE 1u   /* the program crashed, aborted or called _exit */
 
+/* Progress file in MEMSPY_RAW_DIR, beside the raw files: one native-endian u64, the number of
+ * references the runtimes of the run have simulated so far (added atomically through a
+ * shared mapping). `memspy run` reads it to show progress; nothing else depends on it. */
+#define MS_PROGRESS_FILE "progress"
+
 enum {
     MS_RAW_INFO = 1, MS_RAW_MODULES = 2, MS_RAW_BINS = 3, MS_RAW_CONTEXTS = 4,
     MS_RAW_COUNTERS = 5, MS_RAW_EVICTIONS = 6, MS_RAW_NOTES = 7,

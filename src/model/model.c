@@ -24,6 +24,7 @@ void ms_model_free(ms_model *m)
     free_strings(m->argv, m->argc > 0 ? (size_t)m->argc : 0);
     free(m->cwd);
     free(m->memspy_version);
+    free(m->git_commit);
     free(m->incomplete_reason);
     free_strings(m->notes, m->nnotes);
     for (size_t i = 0; i < m->ncode; i++) {

@@ -56,6 +56,7 @@ typedef struct {
     char *cwd;
     int64_t time;                /* unix seconds when the run started */
     char *memspy_version;
+    char *git_commit;            /* HEAD of the git tree holding the program, NULL if none */
     uint32_t pid;
     uint32_t exit_kind; int32_t exit_value;  /* MS_EXIT_* and status/signal */
     bool incomplete;             /* crash, abort, _exit or truncated raw data */
@@ -106,5 +107,55 @@ int ms_model_data_totals(const ms_model *m, ms_counters **out);
  * (up to cap) and returns how many matched; 0 if none. */
 size_t ms_model_find_code(const ms_model *m, const char *pattern, uint32_t *idx, size_t cap);
 size_t ms_model_find_data(const ms_model *m, const char *pattern, uint32_t *idx, size_t cap);
+
+/* ---- user edits of the bins (src/model/transform.c): renames and combinations, which the
+ * run database records and replays on every later run of the same program ---- */
+
+/* The name a bin is recorded under: a data bin's full name (its short name if it has none),
+ * a code bin's name. */
+const char *ms_model_bin_full_name(const ms_model *m, bool code, uint32_t i);
+
+/* Give every bin (code or data) whose full name is full_name the short name new_name; its
+ * full name stays, so later edits and runs still find it. Returns how many were renamed, or
+ * -1 (out of memory). */
+int ms_model_rename_bin(ms_model *m, const char *full_name, const char *new_name);
+
+/* Merge the n code (code == true) or data bins idx[] into one bin named new_name (short and
+ * full name), at the place of the lowest index: counters of cells and lines that become one
+ * are summed, replacement causes merged; totals do not change and readers recompute rates.
+ * Returns 0 or -1 (out of memory, or an index out of range). */
+int ms_model_combine_bins(ms_model *m, bool code, const uint32_t *idx, size_t n, const char *new_name);
+
+/* ---- comparison of two runs (memspy diff, the HTML comparison page) ---- */
+
+/* Whether a bin or cell exists in both runs, only in the second (appeared) or only in the
+ * first (vanished). */
+typedef enum { MS_DIFF_BOTH = 0, MS_DIFF_APPEARED, MS_DIFF_VANISHED } ms_diff_presence;
+
+/* One row of a comparison: a (code, data) cell, a code bin or a data bin. Index [0] is the
+ * first run, [1] the second; an index is -1 and the counters are zero where the bin is absent.
+ * Names are borrowed from the models (the second run's when it has the bin). */
+typedef struct {
+    long code[2], data[2];        /* bin indices in each run (data = -1 in code rows and v.v.) */
+    const char *code_name, *code_file, *data_name, *data_full_name;
+    ms_counters c[2];
+    int64_t stall_change;         /* stall(second) - stall(first), cycles */
+    ms_diff_presence presence;
+} ms_diff_row;
+
+/* Every cell, code bin and data bin of either run, each list sorted by the absolute change in
+ * stall, largest first (ties: larger stall first, then by name, so the order is deterministic).
+ * Bins are matched by full name (data) and by name and source file (code). */
+typedef struct {
+    ms_counters totals[2];
+    ms_diff_row *cells; size_t ncells;
+    ms_diff_row *code; size_t ncode;
+    ms_diff_row *data; size_t ndata;
+} ms_diff;
+
+/* Compare run a (first) with run b (second). The result borrows names from both models, which
+ * must outlive it. Returns 0 or -1 (out of memory). */
+int ms_model_diff(const ms_model *a, const ms_model *b, ms_diff *out);
+void ms_diff_free(ms_diff *d);
 
 #endif

@@ -276,6 +276,9 @@ static int read_run(json_reader *r, json_t *root, ms_model *m)
         get_str(r, run, "run", "incomplete_reason", &m->incomplete_reason) < 0 ||
         get_strings(r, run, "run", "notes", &m->notes, &m->nnotes) < 0)
         return -1;
+    /* git_commit came later: absent in older result files. */
+    json_t *commit = json_object_get(run, "git_commit");
+    if (commit && string_value(r, commit, "run", "git_commit", &m->git_commit) < 0) return -1;
     if (!json_is_boolean(incomplete)) return bad_type(r, "run", "incomplete", "true or false");
     if (!json_is_number(wall)) return bad_type(r, "run", "wall_seconds", "a number");
     m->time = time;
@@ -451,34 +454,31 @@ static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
     return buf;
 }
 
-/* Parse and check the envelope (format, version); returns the root or NULL with err set. */
-static json_t *load_root(const char *path, char *err, size_t errlen)
+/* Parse and check the envelope (format, version) of the text read from `name`; returns the
+ * root or NULL with err set. */
+static json_t *load_root(const char *name, const char *text, size_t len, char *err, size_t errlen)
 {
-    size_t len = 0;
-    char *text = slurp(path, &len, err, errlen);
-    if (!text) return NULL;
-    size_t skip = strspn(text, " \t\r\n");
+    size_t skip = 0;
+    while (skip < len && strchr(" \t\r\n", text[skip]) && text[skip]) skip++;
     if (skip == len || text[skip] != '{') {
-        snprintf(err, errlen, "%s is not a memspy result file%s", path, skip == len ? " (it is empty)" : "");
-        free(text);
+        snprintf(err, errlen, "%s is not a memspy result file%s", name, skip == len ? " (it is empty)" : "");
         return NULL;
     }
     json_error_t jerr;
     json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
-    free(text);
     if (!root) {
-        snprintf(err, errlen, "%s: corrupt result file: %s at line %d column %d", path, jerr.text,
+        snprintf(err, errlen, "%s: corrupt result file: %s at line %d column %d", name, jerr.text,
                  jerr.line, jerr.column);
         return NULL;
     }
     const char *format = json_string_value(json_object_get(root, "format"));
     json_t *version = json_object_get(root, "version");
     if (!json_is_object(root) || !format || strcmp(format, MS_MODEL_FORMAT) != 0) {
-        snprintf(err, errlen, "%s is not a memspy result file", path);
+        snprintf(err, errlen, "%s is not a memspy result file", name);
     } else if (!json_is_integer(version) || json_integer_value(version) < 1) {
-        snprintf(err, errlen, "%s: corrupt result file: missing or invalid field version", path);
+        snprintf(err, errlen, "%s: corrupt result file: missing or invalid field version", name);
     } else if (json_integer_value(version) > MS_MODEL_VERSION) {
-        snprintf(err, errlen, "%s was written by a newer memspy (result version %lld)", path,
+        snprintf(err, errlen, "%s was written by a newer memspy (result version %lld)", name,
                  (long long)json_integer_value(version));
     } else {
         return root;
@@ -487,12 +487,12 @@ static json_t *load_root(const char *path, char *err, size_t errlen)
     return NULL;
 }
 
-int ms_json_read(const char *path, ms_model *m, char *err, size_t errlen)
+int ms_json_read_buffer(const char *name, const char *text, size_t len, ms_model *m, char *err, size_t errlen)
 {
     ms_model_init(m);
-    json_t *root = load_root(path, err, errlen);
+    json_t *root = load_root(name, text, len, err, errlen);
     if (!root) return -1;
-    json_reader r = { path, err, errlen, 0 };
+    json_reader r = { name, err, errlen, 0 };
     m->version = (int)json_integer_value(json_object_get(root, "version"));
     int rc = -1;
     /* Files before lines (lines refer to files), bins before cells (cells refer to bins). */
@@ -506,5 +506,16 @@ int ms_json_read(const char *path, ms_model *m, char *err, size_t errlen)
         if (!r.failed) fail(&r, "unreadable");
         ms_model_free(m);
     }
+    return rc;
+}
+
+int ms_json_read(const char *path, ms_model *m, char *err, size_t errlen)
+{
+    ms_model_init(m);
+    size_t len = 0;
+    char *text = slurp(path, &len, err, errlen);
+    if (!text) return -1;
+    int rc = ms_json_read_buffer(path, text, len, m, err, errlen);
+    free(text);
     return rc;
 }

@@ -23,4 +23,34 @@ int ms_json_write(FILE *out, const ms_model *m);
  * (not found, not a memspy result, newer version, truncated/corrupt at line:col). */
 int ms_json_read(const char *path, ms_model *m, char *err, size_t errlen);
 
+/* The same for len bytes of JSON text in memory (the run database keeps the model so);
+ * `name` stands for the source in messages. */
+int ms_json_read_buffer(const char *name, const char *text, size_t len, ms_model *m, char *err, size_t errlen);
+
+/* ---- exports (export_csv.c, export_callgrind.c) ---- */
+
+/* CSV: a header row naming the columns (code, data, file, line, refs, reads, writes, misses
+ * and causes per level, stall), then one row per (code, data) cell. Returns 0 or -1. */
+int ms_export_csv(FILE *out, const ms_model *m);
+
+/* Callgrind format version 1 (KCachegrind, callgrind_annotate): per source file and code
+ * segment, a cost line per source line with references, misses per level, miss causes and
+ * stall cycles as events; summary/totals are the run's totals. Returns 0 or -1. */
+int ms_export_callgrind(FILE *out, const ms_model *m);
+
+/* ---- annotated source (annotate.c) ---- */
+
+typedef struct {
+    int color;     /* 1: shade lines by stall share with ANSI 256-colour backgrounds;
+                    * 0: plain text with a stall-share percentage column */
+} ms_annotate_opts;
+
+/* Print the source of `file` with each line's references, L1 misses and stall cycles
+ * (summed over code and data bins) and its share of the run's stall. `file` names one of the
+ * run's source files by path, path suffix or basename; the text is read from `file` if it
+ * exists, else from the path recorded in the run. Returns 0, or -1 with err saying why (no
+ * or several matching files, unreadable source, write error). */
+int ms_report_annotate(FILE *out, const ms_model *m, const char *file, const ms_annotate_opts *opts,
+                       char *err, size_t errlen);
+
 #endif

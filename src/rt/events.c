@@ -123,6 +123,7 @@ void ms_events_flush_buffer_locked(ms_event *ev, uint32_t *nev) {
     uint32_t n = *nev;
     if (n > MS_EVENTS_PER_THREAD) n = MS_EVENTS_PER_THREAD;
     if (ms_rt_on) simulate(ev, n);
+    if (ms_rt_on && ms_progress_refs) __atomic_fetch_add(ms_progress_refs, n, __ATOMIC_RELAXED);
     *nev = 0;
 }
 

@@ -292,6 +292,14 @@ void ms_dump(uint32_t exit_kind, int32_t exit_value, int from_signal);
 /* Directory for the raw file (copied at activation). */
 void ms_dump_set_dir(const char *dir);
 
+/* ---- progress.c ---- */
+
+/* References simulated by this run so far, in the shared MS_PROGRESS_FILE mapping; NULL
+ * when it could not be mapped (progress is then simply not shown). */
+extern uint64_t *ms_progress_refs;
+/* Map dir/MS_PROGRESS_FILE (created if absent, never truncated: processes of one run share it). */
+void ms_progress_init(const char *dir);
+
 /* ---- signals.c ---- */
 
 /* Install the fatal-signal handlers where the disposition is SIG_DFL. */

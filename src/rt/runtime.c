@@ -147,6 +147,7 @@ static void activate(const char *dir) {
         return;
     }
     ms_dump_set_dir(dir);
+    ms_progress_init(dir);
     active_pid = getpid();
     start_ns = ms_now_ns();
     ms_globals_init();

@@ -9,8 +9,10 @@ CC_NAME=$3
 OPT=$4
 MEMSPY="$BUILD_DIR/bin/memspy"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/memspy-e2e.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+trap 'chmod -R u+w "$WORK" 2>/dev/null; rm -rf "$WORK"' EXIT
 cd "$WORK"
+# Each test stores its runs in its own database.
+export MEMSPY_DB="$WORK/memspy.db"
 
 case "$CC_NAME" in
     gcc) export MEMSPY_CC=gcc MEMSPY_CXX=g++ ;;

@@ -83,7 +83,7 @@ expect_fail "report: truncated" "$WORK/trunc.json: corrupt result file:" "$MEMSP
 expect_fail "report: truncated names the place" "at line 1 column" "$MEMSPY" report "$WORK/trunc.json"
 : >"$WORK/empty.json"
 expect_fail "report: empty file" "is not a memspy result file" "$MEMSPY" report "$WORK/empty.json"
-expect_fail "report: no file" "missing RESULT file" "$MEMSPY" report
+expect_fail "report: no run stored yet" "memspy.db: no runs stored yet" "$MEMSPY" report
 
 # Unknown commands and options print the usage.
 expect_fail "unknown command" "Usage: memspy COMMAND" "$MEMSPY" frobnicate

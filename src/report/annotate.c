@@ -1,0 +1,224 @@
+/* Annotated source: a source file of the run with each line's references, L1 misses and
+ * stall cycles, and the line's share of the run's stall time, as a column or (in a terminal)
+ * as a background shade from light to dark. */
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "text_fmt.h"
+
+#define MAX_LISTED_FILES 8
+
+/* ANSI 256-colour backgrounds from light to dark red, and a readable foreground for each. */
+static const int SHADE_BG[] = { 224, 217, 210, 203, 196, 160, 124, 88 };
+#define NSHADES (int)(sizeof SHADE_BG / sizeof *SHADE_BG)
+#define FIRST_DARK_SHADE 4
+
+typedef struct { uint64_t refs, misses, stall; } line_cost;
+
+static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+/* Whether `path` ends with the path components of `suffix` ("c/d.c" matches "/a/b/c/d.c"). */
+static int has_path_suffix(const char *path, const char *suffix)
+{
+    size_t lp = strlen(path), ls = strlen(suffix);
+    if (ls > lp || strcmp(path + lp - ls, suffix) != 0) return 0;
+    return ls == lp || path[lp - ls - 1] == '/';
+}
+
+/* Indices of the run's files that `file` names: same real path, else a path suffix, else
+ * the same basename (the first rule with any match wins). Returns how many (idx holds up to
+ * cap). */
+static size_t match_files(const ms_model *m, const char *file, uint32_t *idx, size_t cap)
+{
+    char want[PATH_MAX], have[PATH_MAX];
+    const char *suffix = file;
+    while (strncmp(suffix, "./", 2) == 0) suffix += 2;
+    int have_real = realpath(file, want) != NULL;
+    for (int rule = 0; rule < 3; rule++) {
+        size_t n = 0;
+        for (size_t i = 0; i < m->nfiles; i++) {
+            const char *f = m->files[i];
+            int hit = 0;
+            if (!f) continue;
+            if (rule == 0) hit = have_real && (strcmp(f, want) == 0 ||
+                                               (realpath(f, have) && strcmp(have, want) == 0));
+            else if (rule == 1) hit = has_path_suffix(f, suffix);
+            else hit = strcmp(base_name(f), base_name(suffix)) == 0;
+            if (hit && n++ < cap) idx[n - 1] = (uint32_t)i;
+        }
+        if (n) return n;
+    }
+    return 0;
+}
+
+/* "a, b, c and 4 more" of the run's files idx[0..n) (all files when idx is NULL). */
+static void list_files(const ms_model *m, const uint32_t *idx, size_t n, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < n && i < MAX_LISTED_FILES && used < len; i++) {
+        const char *f = m->files[idx ? idx[i] : i];
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "", f ? f : "?");
+    }
+    if (n > MAX_LISTED_FILES && used < len) snprintf(buf + used, len - used, " and %zu more", n - MAX_LISTED_FILES);
+}
+
+/* The whole file as a NUL-terminated string; NULL if unreadable. */
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 1 << 16, len = 0;
+    char *text = malloc(cap);
+    for (size_t got; text && (got = fread(text + len, 1, cap - len - 1, f)) > 0;) {
+        len += got;
+        if (cap - len - 1 == 0) {
+            char *bigger = realloc(text, cap * 2);
+            if (!bigger) {
+                free(text);
+                text = NULL;
+                break;
+            }
+            text = bigger;
+            cap *= 2;
+        }
+    }
+    if (text && ferror(f)) {
+        free(text);
+        text = NULL;
+    }
+    fclose(f);
+    if (text) text[len] = 0;
+    return text;
+}
+
+static size_t count_lines(const char *text)
+{
+    size_t n = 0;
+    for (const char *p = text; *p; p++) n += *p == '\n';
+    return n + (*text && text[strlen(text) - 1] != '\n');
+}
+
+static int digits(uint64_t v)
+{
+    int d = 1;
+    while (v >= 10) v /= 10, d++;
+    return d;
+}
+
+static int max_int(int a, int b) { return a > b ? a : b; }
+
+typedef struct {
+    int refs, misses, stall, line;   /* column widths */
+} widths;
+
+static void print_header(FILE *out, const widths *w, int color)
+{
+    fprintf(out, "%*s %*s %*s %s%*s  Source\n", w->refs, "Refs", w->misses, "L1 miss", w->stall, "Stall",
+            color ? "" : "Stall%  ", w->line, "Line");
+}
+
+/* One source line: numbers (blank when the line has no cost), share, line number, text. */
+static void print_line(FILE *out, const widths *w, int color, int lineno, const line_cost *c,
+                       uint64_t total_stall, const char *text, size_t len)
+{
+    int costly = c->refs || c->stall;
+    double share = ms_ratio(c->stall, total_stall);
+    int shaded = color && c->stall > 0;
+    if (shaded) {
+        int shade = (int)(share * NSHADES);
+        if (shade >= NSHADES) shade = NSHADES - 1;
+        fprintf(out, "\033[48;5;%dm\033[38;5;%dm", SHADE_BG[shade], shade >= FIRST_DARK_SHADE ? 231 : 16);
+    }
+    if (costly)
+        fprintf(out, "%*llu %*llu %*llu ", w->refs, (unsigned long long)c->refs, w->misses,
+                (unsigned long long)c->misses, w->stall, (unsigned long long)c->stall);
+    else
+        fprintf(out, "%*s %*s %*s ", w->refs, "", w->misses, "", w->stall, "");
+    if (!color) {
+        if (c->stall) fprintf(out, "%5.1f%%  ", 100.0 * share);
+        else fputs("        ", out);
+    }
+    fprintf(out, "%*d  %.*s", w->line, lineno, (int)len, text);
+    if (shaded) fputs("\033[0m", out);
+    fputc('\n', out);
+}
+
+int ms_report_annotate(FILE *out, const ms_model *m, const char *file, const ms_annotate_opts *opts,
+                       char *err, size_t errlen)
+{
+    uint32_t idx[MAX_LISTED_FILES + 1];
+    char names[2048];
+    size_t nmatch = match_files(m, file, idx, MAX_LISTED_FILES + 1);
+    if (nmatch == 0) {
+        list_files(m, NULL, m->nfiles, names, sizeof names);
+        return fail(err, errlen, "no source file of the run matches '%s'; the run's files: %s", file,
+                    m->nfiles ? names : "(none)");
+    }
+    if (nmatch > 1) {
+        list_files(m, idx, nmatch, names, sizeof names);
+        return fail(err, errlen, "'%s' matches several source files of the run: %s", file, names);
+    }
+    const char *recorded = m->files[idx[0]];
+    char *text = read_text(file);
+    if (!text) text = read_text(recorded);
+    if (!text) return fail(err, errlen, "cannot read the source of '%s' (recorded as %s)", file, recorded);
+
+    size_t nsrc = count_lines(text), beyond = 0;
+    line_cost *cost = calloc(nsrc + 1, sizeof *cost);
+    if (!cost) {
+        free(text);
+        return fail(err, errlen, "out of memory");
+    }
+    widths w = { 4, 7, 5, max_int(4, digits(nsrc)) };
+    for (size_t i = 0; i < m->nlines; i++) {
+        const ms_line_stat *ls = &m->lines[i];
+        if (ls->file != idx[0]) continue;
+        if (ls->line < 1 || (size_t)ls->line > nsrc) {
+            beyond++;
+            continue;
+        }
+        line_cost *c = &cost[ls->line];
+        c->refs += ms_counters_refs(&ls->c);
+        c->misses += ms_counters_misses(&ls->c, 0);
+        c->stall += ms_counters_stall(&ls->c);
+        w.refs = max_int(w.refs, digits(c->refs));
+        w.misses = max_int(w.misses, digits(c->misses));
+        w.stall = max_int(w.stall, digits(c->stall));
+    }
+    uint64_t total_stall = ms_counters_stall(&m->totals);
+    fprintf(out, "-- %s\n-- Total stall of the run: %llu cycles; per line: references, L1 misses, stall cycles%s\n",
+            recorded, (unsigned long long)total_stall,
+            opts->color ? ", shaded by share of stall" : " and share of the run's stall");
+    print_header(out, &w, opts->color);
+    const char *p = text;
+    for (size_t line = 1; line <= nsrc; line++) {
+        const char *end = strchr(p, '\n');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        print_line(out, &w, opts->color, (int)line, &cost[line], total_stall, p, len);
+        p += len + (end != NULL);
+    }
+    if (beyond)
+        fprintf(out, "-- %zu line statistic(s) lie beyond the end of the file: has it changed since the run?\n", beyond);
+    free(cost);
+    free(text);
+    if (ferror(out)) return fail(err, errlen, "cannot write the annotated source");
+    return 0;
+}

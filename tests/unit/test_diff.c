@@ -1,0 +1,194 @@
+/* The comparison of two runs (ms_model_diff) on two hand-built models, and its text, JSON and
+ * HTML reports: exact rows, order, presence flags and escaping.
+ *
+ * Run A is the fixture. Run B: its code bins in another order (main and BlkMultiply swapped),
+ * BlkMultiply x Matrix.Y stalls 300 cycles instead of 855, Matrix.X was allocated elsewhere
+ * (another full name: X vanished, X2 appeared) and ClearProduct comes from another file (one
+ * vanished, one appeared). */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "model_fixture.h"
+#include "report/diff_report.h"
+#include "report/html.h"
+
+static void build_second(ms_model *b)
+{
+    fixture_build(b);
+    ms_code_bin tmp = b->code[FX_MAIN];
+    b->code[FX_MAIN] = b->code[FX_BLK];
+    b->code[FX_BLK] = tmp;
+    for (size_t i = 0; i < b->ncells; i++)
+        if (b->cells[i].code != FX_CLEAR) b->cells[i].code = 1 - b->cells[i].code;
+    b->totals.stall_read -= 555;
+    b->cells[0].c.stall_read = 300;
+    free(b->data[FX_X].name);
+    free(b->data[FX_X].full_name);
+    b->data[FX_X].name = strdup("Matrix.X2");
+    b->data[FX_X].full_name = strdup("main:12>NewMatrix:31>Matrix.X2");
+    b->code[FX_CLEAR].file = strdup("clear.c");
+}
+
+typedef struct {
+    const char *code, *file, *data;
+    int64_t change;
+    ms_diff_presence presence;
+} expected_row;
+
+static void check_rows(const char *what, const ms_diff_row *rows, size_t n, const expected_row *want, size_t nwant)
+{
+    CHECK_EQ(n, nwant);
+    for (size_t i = 0; i < n && i < nwant; i++) {
+        const ms_diff_row *r = &rows[i];
+        if (want[i].code) CHECK_STR(r->code_name, want[i].code);
+        if (want[i].code) CHECK_STR(r->code_file ? r->code_file : "(none)", want[i].file);
+        if (want[i].data) CHECK_STR(r->data_name, want[i].data);
+        CHECK_EQ_INT(r->stall_change, want[i].change);
+        CHECK_EQ(r->presence, want[i].presence);
+        if (r->stall_change != want[i].change) fprintf(stderr, "  (%s row %zu)\n", what, i);
+    }
+}
+
+static void test_rows(const ms_diff *d)
+{
+    static const expected_row cells[] = {
+        { "BlkMultiply", "mm.c", "Matrix.Y", -555, MS_DIFF_BOTH },
+        { "BlkMultiply", "mm.c", "Matrix.X", -43, MS_DIFF_VANISHED },
+        { "BlkMultiply", "mm.c", "Matrix.X2", 43, MS_DIFF_APPEARED },
+        { "ClearProduct", "(none)", "Matrix.Z", -8, MS_DIFF_VANISHED },
+        { "ClearProduct", "clear.c", "Matrix.Z", 8, MS_DIFF_APPEARED },
+        { "main", "mm.c", "Matrix.X", -8, MS_DIFF_VANISHED },
+        { "main", "mm.c", "Matrix.X2", 8, MS_DIFF_APPEARED },
+        { "BlkMultiply", "mm.c", "Matrix.Z", 0, MS_DIFF_BOTH },
+        { "main", "mm.c", "Matrix.Y", 0, MS_DIFF_BOTH },
+    };
+    static const expected_row data[] = {
+        { NULL, NULL, "Matrix.Y", -555, MS_DIFF_BOTH },
+        { NULL, NULL, "Matrix.X", -51, MS_DIFF_VANISHED },
+        { NULL, NULL, "Matrix.X2", 51, MS_DIFF_APPEARED },
+        { NULL, NULL, "Matrix.Z", 0, MS_DIFF_BOTH },
+        { NULL, NULL, "unused", 0, MS_DIFF_BOTH },
+    };
+    static const expected_row code[] = {
+        { "BlkMultiply", "mm.c", NULL, -555, MS_DIFF_BOTH },
+        { "ClearProduct", "(none)", NULL, -8, MS_DIFF_VANISHED },
+        { "ClearProduct", "clear.c", NULL, 8, MS_DIFF_APPEARED },
+        { "main", "mm.c", NULL, 0, MS_DIFF_BOTH },
+    };
+    check_rows("cells", d->cells, d->ncells, cells, sizeof cells / sizeof *cells);
+    check_rows("data", d->data, d->ndata, data, sizeof data / sizeof *data);
+    check_rows("code", d->code, d->ncode, code, sizeof code / sizeof *code);
+
+    /* Both runs' counters and indices of the matched cell (BlkMultiply is code 1 in A, 0 in B). */
+    const ms_diff_row *y = &d->cells[0];
+    CHECK_EQ_INT(y->code[0], FX_BLK);
+    CHECK_EQ_INT(y->code[1], FX_MAIN);
+    CHECK_EQ_INT(y->data[0], FX_Y);
+    CHECK_EQ_INT(y->data[1], FX_Y);
+    CHECK_EQ(y->c[0].reads, 1288);
+    CHECK_EQ(ms_counters_misses(&y->c[0], 0), 871);
+    CHECK_EQ(y->c[0].level[0].cause[MS_CAUSE_CAPACITY], 600);
+    CHECK_EQ(ms_counters_stall(&y->c[0]), 855);
+    CHECK_EQ(ms_counters_stall(&y->c[1]), 300);
+    /* Absent sides are zero, and present ones carry the bin's totals. */
+    CHECK_EQ(ms_counters_refs(&d->cells[1].c[1]), 0);
+    CHECK_EQ_INT(d->cells[1].data[1], -1);
+    CHECK_EQ(ms_counters_refs(&d->data[0].c[0]), 1288 + 200);
+    CHECK_EQ(ms_counters_stall(&d->code[0].c[1]), 300 + 77 + 43);
+    CHECK_EQ(ms_counters_stall(&d->totals[0]), 1000);
+    CHECK_EQ(ms_counters_stall(&d->totals[1]), 445);
+}
+
+/* Text report: totals with the change, the first row marked better, vanished bins listed. */
+static void test_text(const ms_diff *d)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    ms_diff_labels labels = { { "run 1", "run 2" } };
+    CHECK_EQ(ms_report_diff(out, d, &labels, 3), 0);
+    fclose(out);
+    CHECK_CONTAINS(text, "Total Memory Stall Time         1000       445      -555 -55.5%\n");
+    CHECK_CONTAINS(text, "Better: 4 cells (-614 stall cycles); worse: 3 cells (+59 stall cycles)\n");
+    CHECK_CONTAINS(text, "Cells, by change in memory stall time (3 of 9):\n");
+    CHECK_CONTAINS(text, "  BlkMultiply   Matrix.Y       1288      1288       871       871       855       300"
+                         "      -555  -64.9%  better\n");
+    CHECK_CONTAINS(text, "      L1 miss causes A: cold 0, capacity 600, conflict 271, invalidation 0\n");
+    CHECK_CONTAINS(text, "Vanished data bins (only in A):\n  main:12>NewMatrix:30>Matrix.X: 51 stall cycles, 550 refs\n");
+    CHECK_CONTAINS(text, "Appeared code segments (only in B):\n  ClearProduct: 8 stall cycles, 210 refs\n");
+    free(text);
+}
+
+static void test_json(const ms_diff *d)
+{
+    ms_diff_labels labels = { { "a.result", "b.result" } };
+    json_t *j = ms_diff_json(d, &labels);
+    CHECK(j != NULL);
+    json_t *first = json_array_get(json_object_get(j, "cells"), 0);
+    CHECK_EQ_INT(json_integer_value(json_object_get(first, "stall_change")), -555);
+    CHECK_STR(json_string_value(json_object_get(first, "presence")), "both");
+    CHECK_EQ_INT(json_integer_value(json_object_get(json_object_get(first, "a"), "stall_cycles")), 855);
+    json_t *gone = json_array_get(json_object_get(j, "cells"), 1);
+    CHECK(json_is_null(json_object_get(gone, "b")));
+    CHECK_STR(json_string_value(json_object_get(json_object_get(gone, "data"), "full_name")),
+              "main:12>NewMatrix:30>Matrix.X");
+    json_decref(j);
+}
+
+/* HTML: self-contained, the model embedded, and markup in names or arguments never reaches
+ * the page as markup. */
+static void test_html(ms_model *m)
+{
+    free(m->argv[1]);
+    m->argv[1] = strdup("<img src=x onerror=alert(1)>");
+    free(m->data[FX_Y].name);
+    m->data[FX_Y].name = strdup("</script><script>alert(2)</script>");
+    char *html = NULL, err[256] = "";
+    size_t len = 0;
+    FILE *out = open_memstream(&html, &len);
+    CHECK_EQ(ms_report_html(out, m, "run <1>", err, sizeof err), 0);
+    fclose(out);
+    CHECK_CONTAINS(html, "<title>memspy: run &lt;1&gt;</title>");
+    CHECK_CONTAINS(html, "./blkmm &lt;img src=x onerror=alert(1)&gt;");
+    CHECK_CONTAINS(html, "<script type=\"application/json\" id=\"memspy-model\">");
+    CHECK_CONTAINS(html, "\\u003c/script\\u003e\\u003cscript\\u003ealert(2)");
+    CHECK(strstr(html, "<img") == NULL);
+    CHECK(strstr(html, "alert(2)</script>") == NULL);
+    CHECK(strstr(html, "http://") == NULL || strstr(html, "http://www.w3.org/2000/svg") != NULL);
+    CHECK(strstr(html, "src=\"http") == NULL);
+    /* mm.c does not exist here: listed with a reason, not embedded. */
+    CHECK_CONTAINS(html, "{\"path\":\"mm.c\",\"reason\":\"not found\"}");
+    free(html);
+}
+
+int main(void)
+{
+    ms_model a, b;
+    ms_diff d;
+    fixture_build(&a);
+    build_second(&b);
+    CHECK_EQ(ms_model_diff(&a, &b, &d), 0);
+    test_rows(&d);
+    test_text(&d);
+    test_json(&d);
+    ms_diff_free(&d);
+
+    /* A run compared with itself: everything matched, nothing changed. */
+    CHECK_EQ(ms_model_diff(&a, &a, &d), 0);
+    CHECK_EQ(d.ncells, a.ncells);
+    CHECK_EQ(d.ndata, a.ndata);
+    CHECK_EQ(d.ncode, a.ncode);
+    for (size_t i = 0; i < d.ncells; i++) {
+        CHECK_EQ_INT(d.cells[i].stall_change, 0);
+        CHECK_EQ(d.cells[i].presence, MS_DIFF_BOTH);
+    }
+    CHECK_STR(d.cells[0].data_name, "Matrix.Y");   /* ties ordered by the larger stall */
+    ms_diff_free(&d);
+
+    test_html(&a);
+    ms_model_free(&a);
+    ms_model_free(&b);
+    return check_result();
+}
