@@ -58,7 +58,7 @@ size_t ms_export_fields(int nlevels, ms_export_field *out)
     }
     /* MemSpy's causes are those of L1 misses: their events carry no level prefix. */
     for (int k = 0; k < nlevels; k++) {
-        char prefix[8] = "";
+        char prefix[16] = "";
         if (k > 0) snprintf(prefix, sizeof prefix, "L%d", k + 1);
         for (int c = 0; c < MS_NCAUSES; c++) {
             snprintf(csv, sizeof csv, "L%d_%s", k + 1, CAUSE_CSV[c]);
