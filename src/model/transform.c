@@ -189,7 +189,8 @@ static int remap_cells(ms_model *m, bool code, const uint32_t *map)
         ms_cell *into = &m->cells[out - 1];
         ms_evictor *p = realloc(into->evicted_by, (into->nevicted_by + c->nevicted_by + 1) * sizeof *p);
         if (!p) return -1;
-        memcpy(p + into->nevicted_by, c->evicted_by, c->nevicted_by * sizeof *p);
+        if (c->nevicted_by)
+            memcpy(p + into->nevicted_by, c->evicted_by, c->nevicted_by * sizeof *p);
         into->evicted_by = p;
         into->nevicted_by += c->nevicted_by;
         ms_counters_add(&into->c, &c->c);

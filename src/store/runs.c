@@ -46,7 +46,7 @@ static char *decode_model(const void *blob, size_t len, const char *encoding, si
     if (strcmp(encoding, "json") == 0) {
         char *text = malloc(len + 1);
         if (!text) return NULL;
-        memcpy(text, blob, len);
+        if (len) memcpy(text, blob, len);
         text[len] = '\0';
         *json_len = len;
         return text;
