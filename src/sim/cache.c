@@ -1,11 +1,15 @@
 /* One set-associative cache level with LRU, tree-PLRU or deterministic random replacement.
- * LRU keeps each set ordered most-recently-used first, so the common hit is a compare of way
- * 0; PLRU and random keep ways in place and track state separately. */
+ * LRU keeps the set's most recent line in way 0, so the common hit is a compare of way 0.
+ * Sets of up to 16 ways also keep their recency order as a word of 4-bit way numbers
+ * (ms_cache.order), so another hit is a swap with way 0 plus a few bit operations and the
+ * victim is read off the order word: constant work, no shifting. Wider sets keep their ways
+ * ordered most recent first and shift them. PLRU and random keep ways in place and track
+ * state separately. */
 #include <string.h>
 
 #include "sim_internal.h"
 
-int ms_cache_init(ms_cache *c, const ms_level_config *cfg, unsigned level, ms_mem *mem)
+int ms_cache_init(ms_cache *c, const ms_level_config *cfg, unsigned level, int with_aux, ms_mem *mem)
 {
     memset(c, 0, sizeof *c);
     uint64_t lines = cfg->size / cfg->line;
@@ -19,6 +23,25 @@ int ms_cache_init(ms_cache *c, const ms_level_config *cfg, unsigned level, ms_me
         return -1;
     for (uint64_t i = 0; i < lines; i++)
         c->tags[i] = MS_TAG_EMPTY;
+    if (c->policy == MS_POLICY_LRU && c->ways <= MS_ORDER_MAX_WAYS) {
+        uint64_t nsets = lines / c->ways;
+        c->order_bytes = (size_t)nsets * sizeof(uint64_t);
+        c->order = ms_mem_alloc(mem, c->order_bytes);
+        if (!c->order) {
+            ms_cache_free(c, mem);
+            return -1;
+        }
+        for (uint64_t i = 0; i < nsets; i++)   /* any order of empty ways will do: identity */
+            c->order[i] = 0xFEDCBA9876543210ull;
+    }
+    if (with_aux) {
+        c->aux_bytes = (size_t)lines * sizeof(uint32_t);
+        c->aux = ms_mem_alloc(mem, c->aux_bytes);
+        if (!c->aux) {
+            ms_cache_free(c, mem);
+            return -1;
+        }
+    }
     if (c->policy == MS_POLICY_PLRU) {
         c->plru_bytes = (size_t)((lines + 63) / 64) * sizeof(uint64_t);
         c->plru_bits = ms_mem_alloc(mem, c->plru_bytes);
@@ -33,14 +56,13 @@ int ms_cache_init(ms_cache *c, const ms_level_config *cfg, unsigned level, ms_me
 void ms_cache_free(ms_cache *c, ms_mem *mem)
 {
     ms_mem_release(mem, c->tags, c->tags_bytes);
+    ms_mem_release(mem, c->order, c->order_bytes);
+    ms_mem_release(mem, c->aux, c->aux_bytes);
     ms_mem_release(mem, c->plru_bits, c->plru_bytes);
     c->tags = NULL;
+    c->order = NULL;
+    c->aux = NULL;
     c->plru_bits = NULL;
-}
-
-static uint64_t set_index(const ms_cache *c, const uint64_t *set)
-{
-    return (uint64_t)(set - c->tags) / c->ways;
 }
 
 /* Tree-PLRU: node n (1..ways-1, heap order) points to the half holding the next victim
@@ -81,52 +103,102 @@ static uint64_t xorshift64(uint64_t *state)
     return x;
 }
 
+/* ---- LRU ----
+ * Order word: nibble i (i < ways) is the way holding the i-th most recent line, so nibble 0
+ * is always way 0; the nibbles above are unused. Empty ways are never referenced, so they
+ * stay at the least recent end and are filled before any line is evicted, as with a shifted
+ * set; victims and recency are those of a set kept in order, so results are identical. */
+
+/* The order after the line at position p moves to the front (into way 0) and the previous
+ * front line moves into way w, the way the promoted line came from: positions 0..p-1 move up
+ * one place and position 1 becomes w. */
+static inline uint64_t order_promote(uint64_t order, unsigned p, uint32_t w)
+{
+    uint64_t below = order & ((1ull << (4 * p)) - 1);
+    uint64_t above = order & (~0ull << (4 * p) << 4);
+    return above | (below << 4) | ((uint64_t)w << 4);
+}
+
+/* Wide sets: move ways [0, w) down one place (tags, and aux if kept). */
+static void shift_down(ms_cache *c, uint64_t base, uint32_t w)
+{
+    for (uint32_t i = w; i > 0; i--)
+        c->tags[base + i] = c->tags[base + i - 1];
+    if (c->aux)
+        for (uint32_t i = w; i > 0; i--)
+            c->aux[base + i] = c->aux[base + i - 1];
+}
+
+/* Make way w (at recency position p) of set set_no, its line now tag, the set's front line.
+ * With an order word the front line trades places with way w; otherwise (w == p) the ways
+ * before w shift down. */
+static inline void lru_promote(ms_cache *c, uint64_t set_no, uint32_t w, unsigned p, uint64_t tag)
+{
+    uint64_t base = set_no * c->ways;
+    uint32_t aux = c->aux ? c->aux[base + w] : 0;
+    if (c->order) {
+        c->order[set_no] = order_promote(c->order[set_no], p, w);
+        c->tags[base + w] = c->tags[base];
+        if (c->aux)
+            c->aux[base + w] = c->aux[base];
+    } else {
+        shift_down(c, base, w);
+    }
+    c->tags[base] = tag;
+    if (c->aux)
+        c->aux[base] = aux;
+}
+
 int ms_cache_lookup_slow(ms_cache *c, uint64_t *set, uint64_t line, unsigned dirty)
 {
     uint32_t ways = c->ways;
     if (c->policy == MS_POLICY_LRU) {
-        /* Way 0 was checked by the inline fast path. Move the hit to the front. */
+        /* Way 0 was checked by the inline fast path. Search the others most recent first
+         * (recent lines are the likely hits), then move the hit to the front. */
+        uint64_t set_no = line & c->set_mask;
+        if (c->order) {
+            uint64_t rest = c->order[set_no];
+            for (unsigned p = 1; p < ways; p++) {
+                rest >>= 4;
+                uint32_t w = (uint32_t)rest & 15u;
+                if ((set[w] >> 1) == line) {
+                    lru_promote(c, set_no, w, p, set[w] | dirty);
+                    return 0;
+                }
+            }
+            return -1;
+        }
         for (uint32_t w = 1; w < ways; w++) {
             if ((set[w] >> 1) == line) {
-                uint64_t tag = set[w] | dirty;
-                for (; w > 0; w--)
-                    set[w] = set[w - 1];
-                set[0] = tag;
-                return 1;
+                lru_promote(c, set_no, w, w, set[w] | dirty);
+                return 0;
             }
         }
-        return 0;
+        return -1;
     }
     for (uint32_t w = 0; w < ways; w++) {
         if ((set[w] >> 1) == line) {
             set[w] |= dirty;
             if (c->policy == MS_POLICY_PLRU)
-                plru_touch(c, set_index(c, set), w);
-            return 1;
+                plru_touch(c, line & c->set_mask, w);
+            return (int)w;
         }
     }
-    return 0;
+    return -1;
 }
 
-uint64_t ms_cache_fill(ms_cache *c, uint64_t line, unsigned dirty)
+uint64_t ms_cache_fill(ms_cache *c, uint64_t line, unsigned dirty, uint32_t aux, uint32_t *victim_aux)
 {
     uint64_t set_no = line & c->set_mask;
-    uint64_t *set = c->tags + set_no * c->ways;
+    uint64_t base = set_no * c->ways;
+    uint64_t *set = c->tags + base;
     uint32_t ways = c->ways;
-    uint64_t tag = (line << 1) | dirty;
-    uint64_t victim;
-    switch (c->policy) {
-    case MS_POLICY_LRU:
-        /* Empty ways sit at the end of an MRU-first set, so the last way is the victim. */
-        victim = set[ways - 1];
-        for (uint32_t w = ways - 1; w > 0; w--)
-            set[w] = set[w - 1];
-        set[0] = tag;
-        return victim;
-    case MS_POLICY_PLRU:
-    case MS_POLICY_RANDOM:
-    default: {
-        uint32_t way = ways;
+    uint32_t way;
+    if (c->policy == MS_POLICY_LRU) {
+        /* The least recent line, or an empty way (they sit at the least recent end). */
+        way = c->order ? (uint32_t)(c->order[set_no] >> (4 * (ways - 1))) & 15u : ways - 1;
+    } else {
+        way = ways;
         for (uint32_t w = 0; w < ways; w++)
             if (set[w] == MS_TAG_EMPTY) {
                 way = w;
@@ -135,13 +207,27 @@ uint64_t ms_cache_fill(ms_cache *c, uint64_t line, unsigned dirty)
         if (way == ways)
             way = c->policy == MS_POLICY_PLRU ? plru_victim(c, set_no)
                                               : (uint32_t)(xorshift64(&c->rng) % ways);
-        victim = set[way];
-        set[way] = tag;
-        if (c->policy == MS_POLICY_PLRU)
-            plru_touch(c, set_no, way);
-        return victim;
     }
+    uint64_t victim = set[way];
+    *victim_aux = c->aux ? c->aux[base + way] : 0;
+    if (c->policy == MS_POLICY_LRU) {
+        /* The new line enters at the front: the victim's way takes the old front line. */
+        if (c->order) {
+            c->order[set_no] = order_promote(c->order[set_no], ways - 1, way);
+            set[way] = set[0];
+            if (c->aux)
+                c->aux[base + way] = c->aux[base];
+        } else {
+            shift_down(c, base, way);
+        }
+        way = 0;
+    } else if (c->policy == MS_POLICY_PLRU) {
+        plru_touch(c, set_no, way);
     }
+    set[way] = (line << 1) | dirty;
+    if (c->aux)
+        c->aux[base + way] = aux;
+    return victim;
 }
 
 static uint64_t *find_way(const ms_cache *c, uint64_t line)

@@ -1,21 +1,23 @@
-/* Sparse per-line metadata: for every memory line ever touched, per level, whether the level
- * has held it and which context last evicted it. Lines are grouped in chunks of
- * MS_META_CHUNK_LINES consecutive lines, found through an open-addressing hash of chunk
- * numbers, so memory grows with the touched footprint only. */
+/* Sparse per-line metadata: a fixed number of zero-initialised words for every memory line
+ * ever touched (the simulator's per-line record, see sim_internal.h). Lines are grouped in
+ * chunks of MS_META_CHUNK_LINES consecutive lines, found through an open-addressing hash of
+ * chunk numbers fronted by a small direct-mapped cache of recent chunks (a miss path touches
+ * a few distinct chunks: the missing line's and its victims'), so memory grows with the
+ * touched footprint only. Chunks never move, so a record pointer stays valid. */
 #include <string.h>
 
 #include "sim_internal.h"
 
-void ms_linemeta_init(ms_linemeta *lm, unsigned nlevels, ms_mem *mem)
+void ms_linemeta_init(ms_linemeta *lm, unsigned words_per_line, ms_mem *mem)
 {
     memset(lm, 0, sizeof *lm);
-    lm->nlevels = nlevels;
+    lm->words_per_line = words_per_line;
     lm->mem = mem;
 }
 
 static size_t chunk_bytes(const ms_linemeta *lm)
 {
-    return (size_t)MS_META_CHUNK_LINES * lm->nlevels * sizeof(uint32_t);
+    return (size_t)MS_META_CHUNK_LINES * lm->words_per_line * sizeof(uint32_t);
 }
 
 void ms_linemeta_free(ms_linemeta *lm)
@@ -25,7 +27,7 @@ void ms_linemeta_free(ms_linemeta *lm)
     ms_mem_release(lm->mem, lm->slots, lm->nslots * sizeof(ms_meta_slot));
     lm->slots = NULL;
     lm->nslots = lm->nchunks = 0;
-    lm->last_chunk = 0;
+    memset(lm->recent, 0, sizeof lm->recent);
 }
 
 static size_t home_slot(uint64_t chunk, size_t nslots)
@@ -70,7 +72,6 @@ uint32_t *ms_linemeta_lookup_slow(ms_linemeta *lm, uint64_t key)
         slot->chunk = chunk;
         lm->nchunks++;
     }
-    lm->last_chunk = chunk;
-    lm->last_words = slot->words;
-    return slot->words + (key & (MS_META_CHUNK_LINES - 1)) * lm->nlevels;
+    lm->recent[chunk & (MS_META_RECENT - 1)] = *slot;
+    return slot->words + (key & (MS_META_CHUNK_LINES - 1)) * lm->words_per_line;
 }

@@ -15,9 +15,11 @@ struct ms_sim {
     unsigned line_shift[MS_MAX_LEVELS];
     unsigned meta_shift[MS_MAX_LEVELS];   /* level line -> linemeta key (L1-line granularity) */
     uint64_t stall[MS_MAX_LEVELS + 1];    /* by serving level; [nlevels] = memory */
-    ms_linemeta meta;
+    ms_linemeta meta;              /* per-line records, 2 * nlevels words (sim_internal.h) */
+    uint32_t scratch[2 * MS_MAX_LEVELS];  /* stands in for a record when out of memory */
     ms_eviction *pairs;            /* open addressing; count == 0 marks a free slot */
     size_t pair_slots, npairs;
+    ms_eviction *last_pair;        /* the pair counted last (a run repeats it), or NULL */
     uint64_t pairs_lost;           /* pair updates dropped for lack of memory */
     ms_hier_config cfg;
     ms_mem mem;
@@ -54,15 +56,16 @@ int ms_sim_create(ms_sim **out, const ms_hier_config *cfg, const ms_allocator *a
     sim->cfg = *cfg;
     sim->nlevels = cfg->nlevels;
     sim->l1_shift = log2u(cfg->level[0].line);
-    ms_linemeta_init(&sim->meta, (unsigned)cfg->nlevels, &sim->mem);
+    ms_linemeta_init(&sim->meta, 2u * (unsigned)cfg->nlevels, &sim->mem);
     int ok = 1;
     for (int k = 0; k < cfg->nlevels; k++) {
         const ms_level_config *lv = &cfg->level[k];
         sim->line_shift[k] = log2u(lv->line);
         sim->meta_shift[k] = sim->line_shift[k] - sim->l1_shift;
         sim->stall[k] = lv->latency - cfg->level[0].latency;
-        if (ok && (ms_cache_init(&sim->cache[k], lv, (unsigned)k, &sim->mem) != 0
-                   || ms_fa_init(&sim->fa[k], (uint32_t)(lv->size / lv->line), &sim->mem) != 0))
+        /* L1 keeps each line's shadow node next to its way (the hit path's shadow update). */
+        if (ok && (ms_cache_init(&sim->cache[k], lv, (unsigned)k, k == 0, &sim->mem) != 0
+                   || ms_fa_init_unkeyed(&sim->fa[k], (uint32_t)(lv->size / lv->line), &sim->mem) != 0))
             ok = 0;
     }
     sim->stall[cfg->nlevels] = cfg->mem_latency - cfg->level[0].latency;
@@ -146,12 +149,18 @@ static int grow_pairs(ms_sim *sim)
     }
     ms_mem_release(&sim->mem, sim->pairs, sim->pair_slots * sizeof *slots);
     sim->pairs = slots;
+    sim->last_pair = NULL;
     sim->pair_slots = nslots;
     return 0;
 }
 
 static void count_pair(ms_sim *sim, uint32_t victim, uint32_t evictor, uint32_t level)
 {
+    ms_eviction *last = sim->last_pair;
+    if (last && last->victim_ctx == victim && last->evictor_ctx == evictor && last->level == level) {
+        last->count++;
+        return;
+    }
     if (2 * (sim->npairs + 1) > sim->pair_slots && grow_pairs(sim) != 0) {
         sim->pairs_lost++;
         return;
@@ -164,16 +173,31 @@ static void count_pair(ms_sim *sim, uint32_t victim, uint32_t evictor, uint32_t 
         sim->npairs++;
     }
     e->count++;
+    sim->last_pair = e;
 }
 
 /* ---- the hierarchy ---- */
 
-static uint32_t *line_meta(ms_sim *sim, int level, uint64_t line)
+/* Where a line's shadow node lives: L1 keeps it next to the way while the line is in L1 (it
+ * is written back to the record on eviction); otherwise, and for every lower level, it is in
+ * the line's record. Every shadow reference of a level goes through that place, so it is
+ * right whenever the shadow holds the line. */
+#define FA_WORD(sim, level) ((unsigned)(sim)->nlevels + (unsigned)(level))
+
+/* The record of level's line (that of its first L1 line), or a zeroed scratch record that
+ * stands for "nothing known" when out of memory (held and evictor information is then lost
+ * and the shadow may hold the line twice: the numbers degrade, nothing breaks). */
+static uint32_t *line_record(ms_sim *sim, int level, uint64_t line)
 {
-    return ms_linemeta_lookup(&sim->meta, line << sim->meta_shift[level]);
+    uint32_t *rec = ms_linemeta_lookup(&sim->meta, line << sim->meta_shift[level]);
+    if (__builtin_expect(rec != NULL, 1))
+        return rec;
+    memset(sim->scratch, 0, sizeof sim->scratch);
+    return sim->scratch;
 }
 
-static void fill_level(ms_sim *sim, int level, uint64_t line, unsigned dirty, uint32_t ctx);
+static void fill_level(ms_sim *sim, int level, uint64_t line, uint32_t *rec, unsigned dirty,
+                       uint32_t ctx);
 
 /* A dirty line from level-1 (byte address addr) arrives at level: counted, not a reference. */
 static void write_back(ms_sim *sim, int level, uint64_t addr, uint32_t ctx)
@@ -183,59 +207,70 @@ static void write_back(ms_sim *sim, int level, uint64_t addr, uint32_t ctx)
     sim->ctrs[ctx].level[level].writebacks++;
     uint64_t line = addr >> sim->line_shift[level];
     if (!ms_cache_mark_dirty(&sim->cache[level], line))
-        fill_level(sim, level, line, MS_TAG_DIRTY, ctx);
+        fill_level(sim, level, line, line_record(sim, level, line), MS_TAG_DIRTY, ctx);
 }
 
-/* Put line into level, recording that the level held it and who evicted the victim. */
-static void fill_level(ms_sim *sim, int level, uint64_t line, unsigned dirty, uint32_t ctx)
+/* Put line (record rec) into level, recording that the level held it and who evicted the
+ * victim; an L1 victim's shadow node goes back to its record. */
+static void fill_level(ms_sim *sim, int level, uint64_t line, uint32_t *rec, unsigned dirty,
+                       uint32_t ctx)
 {
-    uint64_t victim = ms_cache_fill(&sim->cache[level], line, dirty);
-    uint32_t *meta = line_meta(sim, level, line);
-    if (meta)
-        meta[level] |= MS_META_HELD;
+    uint32_t victim_node;
+    uint64_t victim = ms_cache_fill(&sim->cache[level], line, dirty, rec[FA_WORD(sim, 0)],
+                                    &victim_node);
+    rec[level] |= MS_META_HELD;
     if (victim == MS_TAG_EMPTY)
         return;
     uint64_t victim_line = victim >> 1;
-    uint32_t *victim_meta = line_meta(sim, level, victim_line);
-    if (victim_meta) {
-        uint32_t evictor = ctx < MS_META_EVICTOR_MASK ? ctx + 1 : 0;
-        victim_meta[level] = (victim_meta[level] & MS_META_HELD) | evictor;
-    }
+    uint32_t *victim_rec = line_record(sim, level, victim_line);
+    uint32_t evictor = ctx < MS_META_EVICTOR_MASK ? ctx + 1 : 0;
+    /* Stores only (the victim's record is seldom in the host's cache): the level held the
+     * victim, so its held bit is set already. */
+    victim_rec[level] = MS_META_HELD | evictor;
+    if (level == 0)
+        victim_rec[FA_WORD(sim, 0)] = victim_node;
     if (victim & MS_TAG_DIRTY)
         write_back(sim, level + 1, victim_line << sim->line_shift[level], ctx);
 }
 
-/* 3C cause of a miss of line at level; fa_hit says whether the shadow held it. */
-static void classify_miss(ms_sim *sim, int level, uint64_t line, int fa_hit, line_outcome *out)
+/* 3C cause of a miss at level of the line with record rec; fa_hit says whether the shadow
+ * held it. */
+static void classify_miss(int level, const uint32_t *rec, int fa_hit, line_outcome *out)
 {
-    uint32_t *meta = line_meta(sim, level, line);
-    if (!meta || !(meta[level] & MS_META_HELD)) {
+    if (!(rec[level] & MS_META_HELD)) {
         out->cause[level] = MS_CAUSE_COLD;
         out->evictor[level] = 0;
     } else {
         out->cause[level] = fa_hit ? MS_CAUSE_CONFLICT : MS_CAUSE_CAPACITY;
-        out->evictor[level] = meta[level] & MS_META_EVICTOR_MASK;
+        out->evictor[level] = rec[level] & MS_META_EVICTOR_MASK;
     }
 }
 
-/* The L1 miss path of one line (byte address addr): look up the lower levels, classify every
- * miss, then fill from the serving level upwards. Returns the serving level. */
-static int simulate_miss(ms_sim *sim, uint64_t addr, unsigned write, uint32_t ctx, int l1_fa_hit,
+/* The L1 miss path of one line (byte address addr): reference the L1 shadow, look up the
+ * lower levels, classify every miss, then fill from the serving level upwards. One record
+ * lookup serves all levels when their lines are the same size. Returns the serving level. */
+static int simulate_miss(ms_sim *sim, uint64_t addr, unsigned write, uint32_t ctx,
                          line_outcome *out)
 {
     int n = sim->nlevels, k;
-    classify_miss(sim, 0, addr >> sim->l1_shift, l1_fa_hit, out);
+    uint64_t line[MS_MAX_LEVELS];
+    uint32_t *rec[MS_MAX_LEVELS];
+    line[0] = addr >> sim->l1_shift;
+    rec[0] = line_record(sim, 0, line[0]);
+    int fa_hit = ms_fa_touch(&sim->fa[0], line[0], &rec[0][FA_WORD(sim, 0)]);
+    classify_miss(0, rec[0], fa_hit, out);
     for (k = 1; k < n; k++) {
-        uint64_t line = addr >> sim->line_shift[k];
-        int hit = ms_cache_lookup(&sim->cache[k], line, 0);
-        int fa_hit = ms_fa_access(&sim->fa[k], line);
+        line[k] = addr >> sim->line_shift[k];
+        rec[k] = sim->meta_shift[k] ? line_record(sim, k, line[k]) : rec[0];
+        int hit = ms_cache_lookup(&sim->cache[k], line[k], 0) >= 0;
+        fa_hit = ms_fa_touch(&sim->fa[k], line[k], &rec[k][FA_WORD(sim, k)]);
         if (hit)
             break;
-        classify_miss(sim, k, line, fa_hit, out);
+        classify_miss(k, rec[k], fa_hit, out);
     }
     out->served = k;
     for (int j = k - 1; j >= 0; j--)
-        fill_level(sim, j, addr >> sim->line_shift[j], j == 0 ? write : 0, ctx);
+        fill_level(sim, j, line[j], rec[j], j == 0 ? write : 0, ctx);
     return k;
 }
 
@@ -245,11 +280,11 @@ static inline int simulate_line(ms_sim *sim, uint64_t addr, unsigned write, uint
                                 line_outcome *out)
 {
     uint64_t line = addr >> sim->l1_shift;
-    int hit = ms_cache_lookup(&sim->cache[0], line, write);
-    int fa_hit = ms_fa_access(&sim->fa[0], line);
-    if (hit)
-        return 0;
-    return simulate_miss(sim, addr, write, ctx, fa_hit, out);
+    int way = ms_cache_lookup(&sim->cache[0], line, write);
+    if (way < 0)
+        return simulate_miss(sim, addr, write, ctx, out);
+    ms_fa_touch(&sim->fa[0], line, ms_cache_aux(&sim->cache[0], line, way));
+    return 0;
 }
 
 /* Add one reference's misses, replacement pairs and stall to ctx's counters. */
@@ -294,6 +329,27 @@ static int simulate_lines(ms_sim *sim, uint64_t first, uint64_t last, unsigned w
     return merged.served;
 }
 
+/* Count one reference of ctx (known) as a read or a write. */
+static inline void count_reference(ms_sim *sim, uint32_t ctx, unsigned write)
+{
+    ms_counters *c = &sim->ctrs[ctx];
+    if (write)
+        c->writes++;
+    else
+        c->reads++;
+}
+
+/* The rest of an L1 hit in way 0 whose line is not the L1 shadow's MRU line: update the
+ * shadow (its node index is kept at where) and count. Out of line and tail-called, so the
+ * fast path of ms_sim_access stays a leaf that saves no registers. */
+__attribute__((noinline)) static int front_hit_shadow(ms_sim *sim, uint64_t line, uint32_t *where,
+                                                      uint32_t ctx, unsigned write)
+{
+    ms_fa_touch(&sim->fa[0], line, where);
+    count_reference(sim, ctx, write);
+    return 0;
+}
+
 /* Everything but the fast path of ms_sim_access: new contexts, L1 misses, non-MRU hits,
  * non-LRU L1 policies and straddling references. */
 __attribute__((noinline)) static int access_general(ms_sim *sim, uint64_t addr, uint32_t size,
@@ -301,11 +357,7 @@ __attribute__((noinline)) static int access_general(ms_sim *sim, uint64_t addr, 
 {
     if (ctx >= sim->nctx && ensure_ctx(sim, ctx) != 0)
         return -1;
-    ms_counters *c = &sim->ctrs[ctx];
-    if (write)
-        c->writes++;
-    else
-        c->reads++;
+    count_reference(sim, ctx, write);
     uint64_t first = addr >> sim->l1_shift;
     uint64_t last = (addr + (size ? size - 1 : 0)) >> sim->l1_shift;
     if (first == last) {
@@ -329,15 +381,13 @@ int ms_sim_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsig
     if (__builtin_expect(ctx < sim->nctx && ((addr + size - 1) >> sim->l1_shift) == line
                          && sim->cache[0].policy == MS_POLICY_LRU, 1)) {
         ms_cache *l1 = &sim->cache[0];
-        uint64_t *set = l1->tags + (line & l1->set_mask) * l1->ways;
+        uint64_t base = (line & l1->set_mask) * l1->ways;
+        uint64_t *set = l1->tags + base;
         if (__builtin_expect((set[0] >> 1) == line, 1)) {
             set[0] |= write;
-            ms_fa_access(&sim->fa[0], line);
-            ms_counters *c = &sim->ctrs[ctx];
-            if (write)
-                c->writes++;
-            else
-                c->reads++;
+            if (line != sim->fa[0].mru_line)
+                return front_hit_shadow(sim, line, l1->aux + base, ctx, write);
+            count_reference(sim, ctx, write);
             return 0;
         }
     }
