@@ -229,7 +229,7 @@ static int name_global_bin(const ms_raw_bin *b, ms_symbolizer *sym, ms_data_bin 
         if (file && !d->site)
             return -1;
     } else {
-        d->name = strip_static_suffix(b->name);
+        d->name = strip_static_suffix(ms_symbolizer_readable(sym, b->name));
     }
     d->full_name = d->name ? strdup(d->name) : NULL;
     return d->name && d->full_name ? 0 : -1;

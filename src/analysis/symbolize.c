@@ -157,7 +157,30 @@ static int push_frame(ms_sym *sym, size_t *cap, const ms_frame *f)
     return 0;
 }
 
-/* Fill sym's frames from the DWARF scopes at addr; falls back to the ELF symbol table. */
+/* Take ownership of a malloc'd string and return the pooled copy (s owns it from now on);
+ * NULL if out of memory. */
+static const char *intern_owned(ms_symbolizer *s, char *owned)
+{
+    if (!owned)
+        return NULL;
+    for (size_t i = 0; i < s->npaths; i++)
+        if (strcmp(s->paths[i], owned) == 0) {
+            free(owned);
+            return s->paths[i];
+        }
+    if (s->npaths == s->paths_cap) {
+        size_t cap = s->paths_cap ? s->paths_cap * 2 : 16;
+        char **p = realloc(s->paths, cap * sizeof *p);
+        if (!p) {
+            free(owned);
+            return NULL;
+        }
+        s->paths = p;
+        s->paths_cap = cap;
+    }
+    return s->paths[s->npaths++] = owned;
+}
+
 /* A relative source path as the compiler recorded it, joined to its compilation directory
  * when that names an existing file (so sources are found wherever the program runs);
  * otherwise the path unchanged. Joined paths are interned in s. */
@@ -170,26 +193,68 @@ static const char *absolute_path(ms_symbolizer *s, const char *comp_dir, const c
     if (!joined)
         return file;
     snprintf(joined, n, "%s/%s", comp_dir, file);
-    for (size_t i = 0; i < s->npaths; i++)
-        if (strcmp(s->paths[i], joined) == 0) {
-            free(joined);
-            return s->paths[i];
-        }
     if (access(joined, R_OK) != 0) {
         free(joined);
         return file;
     }
-    if (s->npaths == s->paths_cap) {
-        size_t cap = s->paths_cap ? s->paths_cap * 2 : 16;
-        char **p = realloc(s->paths, cap * sizeof *p);
-        if (!p) {
-            free(joined);
-            return file;
-        }
-        s->paths = p;
-        s->paths_cap = cap;
+    const char *pooled = intern_owned(s, joined);
+    return pooled ? pooled : file;
+}
+
+/* The C++ ABI's demangler (libstdc++), the one the toolchain itself uses. */
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+/* A C++ symbol as people write it: "Matrix::multiply" for _ZN6Matrix8multiplyEi (the
+ * parameter list dropped, `operator()` kept); other names unchanged. Interned in s. */
+static const char *readable(ms_symbolizer *s, const char *name)
+{
+    if (!name || strncmp(name, "_Z", 2) != 0)
+        return name;
+    int status = 0;
+    char *d = __cxa_demangle(name, NULL, NULL, &status);
+    if (!d || status != 0) {
+        free(d);
+        return name;
     }
-    return s->paths[s->npaths++] = joined;
+    /* Cut the parameter list; remember where the name starts after a template function's
+     * return type (the last space outside <>, unless it belongs to "operator new" & co). */
+    int depth = 0;
+    bool function = false;
+    char *start = d;
+    for (char *p = d; *p; p++) {
+        if (*p == '<')
+            depth++;
+        else if (*p == '>')
+            depth--;
+        else if (*p == ' ' && depth == 0 && !(p - d >= 8 && strncmp(p - 8, "operator", 8) == 0))
+            start = p + 1;
+        else if (*p == '(' && depth == 0) {
+            if (p - d >= 8 && strncmp(p - 8, "operator", 8) == 0 && p[1] == ')') {
+                p++;   /* operator() */
+                continue;
+            }
+            *p = '\0';
+            function = true;
+            break;
+        }
+    }
+    if (function && start != d)   /* "typeinfo name for X", "vtable for X" keep their words */
+        memmove(d, start, strlen(start) + 1);
+    const char *pooled = intern_owned(s, d);
+    return pooled ? pooled : name;
+}
+
+const char *ms_symbolizer_readable(ms_symbolizer *s, const char *name) { return readable(s, name); }
+
+/* A function's name: its demangled linkage name (qualified with class and namespace) when it
+ * has one, else DW_AT_name. */
+static const char *function_name(ms_symbolizer *s, Dwarf_Die *die)
+{
+    Dwarf_Attribute attr;
+    const char *linkage = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
+    if (linkage)
+        return readable(s, linkage);
+    return die_name(die);
 }
 
 static const char *cu_comp_dir(Dwarf_Die *cu)
@@ -198,6 +263,7 @@ static const char *cu_comp_dir(Dwarf_Die *cu)
     return cu ? dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr)) : NULL;
 }
 
+/* Fill sym's frames from the DWARF scopes at addr; falls back to the ELF symbol table. */
 static int resolve(ms_symbolizer *s, ms_sym *sym)
 {
     Dwarf_Addr addr = sym->pc - (sym->return_address && sym->pc ? 1 : 0);
@@ -235,7 +301,7 @@ static int resolve(ms_symbolizer *s, ms_sym *sym)
         int tag = dwarf_tag(&scopes[i]);
         if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
             continue;
-        const char *name = die_name(&scopes[i]);
+        const char *name = function_name(s, &scopes[i]);
         f.func = name ? name : UNKNOWN_FUNC;
         f.decl_file = absolute_path(s, comp_dir, decl_file(&scopes[i]));
         f.decl_line = 0;
@@ -259,7 +325,7 @@ static int resolve(ms_symbolizer *s, ms_sym *sym)
     }
     free(scopes);
     if (sym->nframes == 0) {   /* no DWARF: the symbol table's name */
-        const char *name = dwfl_module_addrname(mod, addr);
+        const char *name = readable(s, dwfl_module_addrname(mod, addr));
         if (name)
             f.func = name;
         return push_frame(sym, &cap, &f);

@@ -42,4 +42,9 @@ const ms_sym *ms_symbolize(ms_symbolizer *s, uint64_t pc, bool return_address);
 int ms_symbolize_global(ms_symbolizer *s, uint64_t addr, const char **name, const char **scope_func,
                         const char **decl_file, int *decl_line);
 
+/* A symbol name as people write it: C++ names demangled ("std::runtime_error::runtime_error",
+ * "typeinfo name for std::exception"), without parameter lists; others unchanged. The result
+ * lives as long as s. */
+const char *ms_symbolizer_readable(ms_symbolizer *s, const char *name);
+
 #endif

@@ -7,6 +7,14 @@ struct Node {
     double v[8];
 };
 
+namespace stats {
+// A member function: its code bin is named with class and namespace.
+struct Accumulator {
+    double bucket[16];
+    __attribute__((noinline)) void add(int i, double v) { bucket[i & 15] = bucket[i & 15] * 0.5 + v; }
+};
+} // namespace stats
+
 __attribute__((noinline)) static void thrower(int d)
 {
     if (d == 0)
@@ -35,6 +43,10 @@ int main()
     double s = 0;
     for (double x : samples)
         s += x;
+    static stats::Accumulator acc;
+    for (int i = 0; i < 100; i++)
+        acc.add(i, samples[i]);
+    s += acc.bucket[3];
     std::printf("%.0f\n", s);
     delete n;
     return 0;
