@@ -515,6 +515,53 @@ static size_t find_assignment(const char *s, size_t from, size_t to, size_t *lhs
     return eq;
 }
 
+/* C++ direct initialisation, "std::vector<double> samples(1000)" or "Grid g{n}", with the
+ * allocation at or after the declarator: "vector<double>.samples" (the type's last
+ * component, MemSpy's Type.var). NULL if the statement is not such a declaration. */
+static char *direct_init_name(const char *s, size_t len, size_t start, size_t pos)
+{
+    static const char *const not_types[] = { "return", "throw", "delete", "case", "goto", "else",
+        "do", "new", "sizeof", "co_return", "co_yield" };
+    size_t i = skip_space(s, len, start), n;
+    while (i < len && (n = ident_len(s, len, i)) > 0 && is_dropped_word(s + i, n))
+        i = skip_space(s, len, i + n);
+    size_t type_b = i, type_n = i < len ? ident_len(s, len, i) : 0;
+    if (type_n == 0 || isdigit((unsigned char)s[type_b]))
+        return NULL;
+    for (size_t k = 0; k < sizeof not_types / sizeof *not_types; k++)
+        if (type_n == strlen(not_types[k]) && strncmp(s + type_b, not_types[k], type_n) == 0)
+            return NULL;
+    i = skip_space(s, len, type_b + type_n);
+    size_t stars = 0;
+    while (i < len && (s[i] == '*' || s[i] == '&')) {
+        stars += s[i] == '*';
+        i = skip_space(s, len, i + 1);
+    }
+    size_t name_b = i, name_n = i < len ? ident_len(s, len, i) : 0;
+    if (name_n == 0 || pos < name_b)
+        return NULL;
+    for (size_t k = name_b; k < name_b + name_n; k++)
+        if (!is_ident_char(s[k]))
+            return NULL;   /* a plain variable name, not a qualified one */
+    size_t after = skip_space(s, len, name_b + name_n);
+    if (after >= len || (s[after] != '(' && s[after] != '{'))
+        return NULL;
+    size_t comp = type_b;   /* the type's last component, outside template arguments */
+    int depth = 0;
+    for (size_t k = type_b; k + 1 < type_b + type_n; k++) {
+        depth += s[k] == '<' ? 1 : s[k] == '>' ? -1 : 0;
+        if (depth == 0 && s[k] == ':' && s[k + 1] == ':')
+            comp = k + 2;
+    }
+    strbuf out = { 0 };
+    sb_add(&out, s + comp, type_b + type_n - comp);
+    for (size_t k = 0; k < stars; k++)
+        sb_adds(&out, "*");
+    sb_adds(&out, ".");
+    sb_add(&out, s + name_b, name_n);
+    return sb_take(&out);
+}
+
 /* Some compilers place a call's column on its parentheses (g++ puts `new Node()` on the
  * closing one): move such a position back to the start of the callee, `new` included. */
 static size_t call_start(const char *s, size_t len, size_t pos)
@@ -564,6 +611,9 @@ static char *c_name(const stmt *st)
         }
     }
     start = skip_control(s, pos, start);
+    char *direct = direct_init_name(s, st->len, start, pos);
+    if (direct)
+        return direct;
     /* Walk the groups still open at the call from the innermost outwards: an index or a
      * function call's parenthesis means no variable receives the allocation; in a grouping
      * or cast parenthesis, an assignment inside it wins over one outside. */

@@ -19,6 +19,8 @@ check "C++: a member function's code bin is stats::Accumulator::add, 100 writes"
    ([.bins[] | select(.code == $c[0]) | .writes] | add) == 100'
 check "C++: the vector's storage is one heap bin of 8000 bytes allocated from main" x.json \
   '[.data[] | select(.kind == "heap" and .bytes == 8000 and (.full_name | startswith("main:")))] | length == 1'
+check "C++: std::vector<double> samples(1000) is named vector<double>.samples" x.json \
+  '.data | any(.name == "vector<double>.samples" and .bytes == 8000)'
 
 if [ "$CC_NAME" = gcc ]; then
   MEMSPY_FC=gfortran "$BUILD_DIR/bin/memspy-fortran" $OPT -o alloc "$SRC_DIR/tests/e2e/progs/alloc.f90"

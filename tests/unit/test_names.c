@@ -36,6 +36,15 @@ static void expect(const char *text, const char *at, const char *want, int line)
 
 int main(void)
 {
+    /* C++ direct initialisation: Type.var with the type's last component */
+    EXPECT("    std::vector<double> samples(1000);", "samples", "vector<double>.samples");
+    EXPECT("    std::vector<double> samples(1000);", "(1000)", "vector<double>.samples");
+    EXPECT("  static std::unique_ptr<Grid> g(new Grid(n));", "new", "unique_ptr<Grid>.g");
+    EXPECT("  Matrix m{rows, cols};", "m{", "Matrix.m");
+    EXPECT("  return make(n);", "make", NULL);
+    EXPECT("  delete p;", "p", NULL);
+    EXPECT("  foo(bar(3));", "bar", NULL);
+    EXPECT("  double *x = malloc(n);", "malloc", "double*.x");
     /* columns on a call's parentheses (g++ puts `new Node()` on the closing one) */
     EXPECT("    Node *made = new Node();", ");", "Node*.made");
     EXPECT("    Node *made = new Node();", "();", "Node*.made");
