@@ -7,12 +7,15 @@ JOBS ?= 2
 CMAKE_FLAGS ?=
 MAKEFLAGS += --no-print-directory
 
-.PHONY: all deps build check check-fast check-asan demo install bench clean
+.PHONY: all deps test-deps build check check-fast check-asan demo install bench clean
 
 all: build
 
 deps:
 	@sh scripts/deps.sh
+
+test-deps:
+	@sh scripts/deps.sh test
 
 build: deps
 	cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_FLAGS) >/dev/null
@@ -21,10 +24,10 @@ build: deps
 # The whole suite: a normal build, then the same suite with memspy's tools under ASan+UBSan.
 check: check-fast check-asan
 
-check-fast: build
+check-fast: test-deps build
 	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
 
-check-asan: deps
+check-asan: test-deps
 	cmake -S . -B $(ASAN_BUILD) -DMEMSPY_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
 	cmake --build $(ASAN_BUILD) -j$(JOBS)
 	ctest --test-dir $(ASAN_BUILD) --output-on-failure -j$(JOBS)
@@ -43,7 +46,7 @@ demo: build
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
-bench: build
+bench: test-deps build
 	sh bench/accuracy/run.sh $(BUILD)
 	sh bench/overhead/run.sh $(BUILD)
 

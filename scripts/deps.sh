@@ -1,8 +1,14 @@
 #!/bin/sh
-# Install the Debian packages memspy needs to build, test and benchmark, only those missing.
+# Install the Debian packages memspy needs, only those missing.
+#   sh scripts/deps.sh        what building and running memspy needs (make, make demo)
+#   sh scripts/deps.sh test   plus what the test suite and benchmarks use (make check, bench)
 set -e
 PKGS="cmake make gcc g++ clang gfortran pkg-config libdw-dev libelf-dev libjansson-dev
-zlib1g-dev libzstd-dev libsqlite3-dev valgrind jq binutils autoconf automake chromium"
+zlib1g-dev libzstd-dev libsqlite3-dev"
+# valgrind: callgrind_annotate and Cachegrind; jq: the e2e assertions; autoconf/automake: the
+# build-system test; chromium: the HTML report's browser test; util-linux: script(1).
+TEST_PKGS="valgrind jq binutils autoconf automake chromium util-linux"
+[ "${1:-}" = test ] && PKGS="$PKGS $TEST_PKGS"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
