@@ -195,7 +195,7 @@ static void push_runtime(strvec *cmd, const wrapper_env *env) {
     snprintf(wl, sizeof wl, "-Wl,%s", path);
     strvec_push(cmd, wl);
   }
-  static const char *const libs[] = {"-lelf", "-lz", "-ldl", "-lpthread", "-lm", NULL};
+  static const char *const libs[] = {"-lelf", "-lzstd", "-lz", "-ldl", "-lpthread", "-lm", NULL};
   for (const char *const *l = libs; *l; l++)
     strvec_push(cmd, *l);
 }

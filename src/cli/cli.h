@@ -13,6 +13,7 @@
 typedef int (*ms_cli_command)(int argc, char **argv);
 
 int ms_cmd_run(int argc, char **argv);
+int ms_cmd_resim(int argc, char **argv);
 int ms_cmd_report(int argc, char **argv);
 int ms_cmd_config(int argc, char **argv);
 int ms_cmd_runs(int argc, char **argv);

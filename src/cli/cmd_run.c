@@ -16,12 +16,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../analysis/analyze.h"
-#include "../report/report.h"
-#include "../store/store.h"
 #include "cli.h"
 #include "program_check.h"
 #include "progress.h"
+#include "record_dir.h"
+#include "run_output.h"
 
 #define MAX_TOP 1000ul
 
@@ -37,29 +36,25 @@ static const char USAGE[] =
     "  --top N              rows and columns of the matrix before 'others' (default 8 x 6)\n"
     "  --no-report          do not print the matrix\n"
     "  --aslr               keep address-space randomization (results then vary by run)\n"
+    "  --record DIR         also keep the program's event streams in DIR (created if missing)\n"
+    "                       for `memspy resim DIR` under other cache hierarchies\n"
     MS_DB_OPTION_HELP
     "  -h, --help           this help\n\n" MS_CACHE_OPTIONS_HELP;
 
 typedef struct {
-    const char *output, *json, *result, *db_opt;
-    int no_report;
+    ms_run_output_opts out;
+    const char *record_dir;   /* --record DIR, NULL if not given */
     int keep_aslr;
-    ms_matrix_opts mopts;
     ms_hier_config cfg;
     char **prog_argv;      /* PROG ARGS..., NULL-terminated (points into argv) */
     int prog_argc;
 } run_opts;
 
-typedef struct {
-    FILE *report;          /* the matrix: the -o file or stderr */
-    FILE *json, *result;
-} run_outputs;
-
 /* ---- before the program starts ---- */
 
 static int parse_options(int argc, char **argv, run_opts *o, int *done)
 {
-    enum { OPT_JSON = MS_OPT_FIRST_FREE, OPT_RESULT, OPT_TOP, OPT_NO_REPORT, OPT_ASLR };
+    enum { OPT_JSON = MS_OPT_FIRST_FREE, OPT_RESULT, OPT_TOP, OPT_NO_REPORT, OPT_ASLR, OPT_RECORD };
     static const struct option longopts[] = {
         { "output", required_argument, NULL, 'o' },
         { "json", required_argument, NULL, OPT_JSON },
@@ -67,6 +62,7 @@ static int parse_options(int argc, char **argv, run_opts *o, int *done)
         { "top", required_argument, NULL, OPT_TOP },
         { "no-report", no_argument, NULL, OPT_NO_REPORT },
         { "aslr", no_argument, NULL, OPT_ASLR },
+        { "record", required_argument, NULL, OPT_RECORD },
         { "help", no_argument, NULL, 'h' },
         MS_CACHE_LONG_OPTIONS,
         MS_DB_LONG_OPTION,
@@ -81,16 +77,17 @@ static int parse_options(int argc, char **argv, run_opts *o, int *done)
     while ((opt = getopt_long(argc, argv, "+:ho:", longopts, NULL)) != -1) {
         if (ms_cache_opts_take(&cache, opt, optarg)) continue;
         switch (opt) {
-        case 'o': o->output = optarg; break;
-        case OPT_JSON: o->json = optarg; break;
-        case OPT_RESULT: o->result = optarg; break;
-        case MS_OPT_DB: o->db_opt = optarg; break;
-        case OPT_NO_REPORT: o->no_report = 1; break;
+        case 'o': o->out.output = optarg; break;
+        case OPT_JSON: o->out.json = optarg; break;
+        case OPT_RESULT: o->out.result = optarg; break;
+        case MS_OPT_DB: o->out.db_opt = optarg; break;
+        case OPT_NO_REPORT: o->out.no_report = 1; break;
         case OPT_ASLR: o->keep_aslr = 1; break;
+        case OPT_RECORD: o->record_dir = optarg; break;
         case OPT_TOP:
             if (ms_cli_parse_positive(optarg, MAX_TOP, &top) < 0)
                 return ms_cli_usage_error("run", "--top: '%s' is not a number in 1..%lu", optarg, MAX_TOP);
-            o->mopts.top_code = o->mopts.top_data = (int)top;
+            o->out.mopts.top_code = o->out.mopts.top_data = (int)top;
             break;
         case 'h':
             fputs(USAGE, stdout);
@@ -106,42 +103,6 @@ static int parse_options(int argc, char **argv, run_opts *o, int *done)
     char err[512];
     if (ms_cache_opts_resolve(&cache, &o->cfg, err, sizeof err) < 0) return ms_cli_error("run", "%s", err);
     return 0;
-}
-
-static void close_outputs(run_outputs *out)
-{
-    if (out->report && out->report != stderr) fclose(out->report);
-    if (out->json) fclose(out->json);
-    if (out->result) fclose(out->result);
-    memset(out, 0, sizeof *out);
-}
-
-static FILE *open_output(const char *path)
-{
-    FILE *f = fopen(path, "w");
-    if (!f) ms_cli_error("run", "cannot write '%s': %s", path, strerror(errno));
-    return f;
-}
-
-/* Create every output file now, so that an unwritable path fails before the program runs. */
-static int open_outputs(const run_opts *o, run_outputs *out)
-{
-    memset(out, 0, sizeof *out);
-    out->report = o->output ? open_output(o->output) : stderr;
-    if (out->report && o->json) out->json = open_output(o->json);
-    if (out->report && (out->json || !o->json) && o->result) out->result = open_output(o->result);
-    if (!out->report || (o->json && !out->json) || (o->result && !out->result)) {
-        close_outputs(out);
-        return MS_EXIT_USAGE;
-    }
-    return 0;
-}
-
-/* The run was not stored: leave no half-made output behind. */
-static void discard_outputs(const run_opts *o, run_outputs *out)
-{
-    if (out->json) unlink(o->json);
-    if (out->result) unlink(o->result);
 }
 
 /* Resolve PROG and refuse ELF executables that lack memspy's runtime. */
@@ -274,36 +235,6 @@ static void remove_dir(const char *dir)
 
 static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
 
-/* Run metadata that only the CLI knows; reconcile the exit with what waitpid saw. */
-static int fill_run_metadata(ms_model *m, const run_opts *o, const child_result *res)
-{
-    char cwd[4096];
-    m->program = strdup(o->prog_argv[0]);
-    m->argv = calloc((size_t)o->prog_argc, sizeof *m->argv);
-    if (!m->program || !m->argv) return -1;
-    m->argc = o->prog_argc;
-    for (int i = 0; i < o->prog_argc; i++)
-        if (!(m->argv[i] = strdup(o->prog_argv[i]))) return -1;
-    m->cwd = dup_or_null(getcwd(cwd, sizeof cwd));
-    m->time = res->start_time;
-    m->memspy_version = strdup(MEMSPY_VERSION);
-    m->wall_seconds = res->wall_seconds;
-    /* The direct child's own status is authoritative for how it ended. */
-    if (WIFEXITED(res->status) && m->exit_kind == MS_EXIT_NORMAL && m->pid == (uint32_t)res->pid)
-        m->exit_value = WEXITSTATUS(res->status);
-    if (WIFSIGNALED(res->status) && m->exit_kind == MS_EXIT_NORMAL) {
-        m->exit_kind = MS_EXIT_SIGNAL;
-        m->exit_value = WTERMSIG(res->status);
-        if (!m->incomplete) {
-            m->incomplete = true;
-            free(m->incomplete_reason);
-            if (asprintf(&m->incomplete_reason, "killed by signal %d", WTERMSIG(res->status)) < 0)
-                m->incomplete_reason = NULL;
-        }
-    }
-    return m->memspy_version ? 0 : -1;
-}
-
 /* HEAD of the git work tree holding the program (`git -C DIR rev-parse HEAD`), or NULL when
  * it is not in one or git is missing. git's own messages are silenced. */
 static char *git_commit_of(const char *program_path)
@@ -347,24 +278,43 @@ static char *git_commit_of(const char *program_path)
     return commit;
 }
 
-/* The matrix, then the run into the database, then the files asked for. A run that cannot be
- * stored is an error (exit 2) that leaves no other file behind. */
-static int write_outputs(const ms_model *m, const run_opts *o, run_outputs *out, ms_db *db)
+typedef struct {
+    const run_opts *o;
+    const child_result *res;
+    const char *prog_path;
+} run_metadata;
+
+/* Run metadata that only the CLI knows; reconcile the exit with what waitpid saw. */
+static int fill_run_metadata(ms_model *m, void *ud)
 {
-    char err[1024];
-    int run_id = 0;
-    if (!o->no_report && (ms_report_matrix(out->report, m, &o->mopts) < 0 || fflush(out->report) != 0))
-        return ms_cli_error("run", "cannot write the report%s%s", o->output ? " to " : "",
-                            o->output ? o->output : "");
-    if (ms_db_store(db, m, &run_id, err, sizeof err) < 0) {
-        discard_outputs(o, out);
-        return ms_cli_error("run", "%s", err);
+    const run_opts *o = ((const run_metadata *)ud)->o;
+    const child_result *res = ((const run_metadata *)ud)->res;
+    char cwd[4096];
+    m->program = strdup(o->prog_argv[0]);
+    m->argv = calloc((size_t)o->prog_argc, sizeof *m->argv);
+    if (!m->program || !m->argv) return -1;
+    m->argc = o->prog_argc;
+    for (int i = 0; i < o->prog_argc; i++)
+        if (!(m->argv[i] = strdup(o->prog_argv[i]))) return -1;
+    m->cwd = dup_or_null(getcwd(cwd, sizeof cwd));
+    m->time = res->start_time;
+    m->memspy_version = strdup(MEMSPY_VERSION);
+    m->wall_seconds = res->wall_seconds;
+    /* The direct child's own status is authoritative for how it ended. */
+    if (WIFEXITED(res->status) && m->exit_kind == MS_EXIT_NORMAL && m->pid == (uint32_t)res->pid)
+        m->exit_value = WEXITSTATUS(res->status);
+    if (WIFSIGNALED(res->status) && m->exit_kind == MS_EXIT_NORMAL) {
+        m->exit_kind = MS_EXIT_SIGNAL;
+        m->exit_value = WTERMSIG(res->status);
+        if (!m->incomplete) {
+            m->incomplete = true;
+            free(m->incomplete_reason);
+            if (asprintf(&m->incomplete_reason, "killed by signal %d", WTERMSIG(res->status)) < 0)
+                m->incomplete_reason = NULL;
+        }
     }
-    fprintf(stderr, "memspy: stored as run %d in %s\n", run_id, ms_cli_db_path(o->db_opt));
-    if (out->result && (ms_json_write(out->result, m) < 0 || fflush(out->result) != 0))
-        return ms_cli_error("run", "cannot write the result file '%s'", o->result);
-    if (out->json && (ms_json_write(out->json, m) < 0 || fflush(out->json) != 0))
-        return ms_cli_error("run", "cannot write the JSON report '%s'", o->json);
+    if (!m->memspy_version) return -1;
+    m->git_commit = git_commit_of(((const run_metadata *)ud)->prog_path);
     return 0;
 }
 
@@ -376,21 +326,16 @@ static int build_model(const char *raw_path, const char *prog_path, const run_op
     ms_raw raw;
     char err[1024];
     memset(&raw, 0, sizeof raw);
-    ms_model_init(m);
-    int rc = 0;
+    run_metadata meta = { o, res, prog_path };
+    int rc;
     if (ms_raw_read(raw_path, &raw, err, sizeof err) < 0) {
         rc = ms_cli_error("run", "cannot read the profile: %s", err);
-    } else if (ms_analyze(&raw, NULL, m, err, sizeof err) < 0) {
-        rc = ms_cli_error("run", "analysis failed: %s", err);
-    } else if (fill_run_metadata(m, o, res) < 0) {
-        rc = ms_cli_error("run", "out of memory");
-    } else {
-        m->git_commit = git_commit_of(prog_path);
-    }
-    if (rc) {
-        fprintf(stderr, "memspy run: the raw profile is kept in %s\n", raw_path);
+    } else if ((rc = ms_run_analyze("run", &raw, fill_run_metadata, &meta, m)) == 0 && o->record_dir &&
+               ms_record_dir_keep_raw("run", o->record_dir, raw_path) < 0) {
         ms_model_free(m);
+        rc = MS_EXIT_USAGE;
     }
+    if (rc) fprintf(stderr, "memspy run: the raw profile is kept in %s\n", raw_path);
     ms_raw_free(&raw);
     return rc;
 }
@@ -432,20 +377,22 @@ static char *make_raw_dir(const ms_hier_config *cfg)
 int ms_cmd_run(int argc, char **argv)
 {
     run_opts o;
-    run_outputs out;
+    ms_run_outputs out;
     memset(&o, 0, sizeof o);
     int done = 0, rc = parse_options(argc, argv, &o, &done);
     if (rc || done) return rc;
-    if ((rc = open_outputs(&o, &out)) != 0) return rc;
+    if ((rc = ms_run_outputs_open("run", &o.out, &out)) != 0) return rc;
     char *path = NULL, *dir = NULL, err[1024];
     ms_db *db = NULL;
     if ((rc = check_program(o.prog_argv[0], &path)) != 0) goto out;
     /* A database memspy cannot use (corrupt, foreign, newer) stops us before the program runs;
      * one it cannot write to is found out when the run is stored. */
-    if (ms_db_open(ms_cli_db_path(o.db_opt), MS_DB_CREATE, &db, err, sizeof err) < 0) {
+    if (ms_db_open(ms_cli_db_path(o.out.db_opt), MS_DB_CREATE, &db, err, sizeof err) < 0) {
         rc = ms_cli_error("run", "%s", err);
         goto out;
     }
+    if (o.record_dir && (rc = ms_record_dir_prepare("run", o.record_dir, path, o.prog_argv, o.prog_argc, &o.cfg)) != 0)
+        goto out;
     if (!(dir = make_raw_dir(&o.cfg))) {
         rc = MS_EXIT_USAGE;
         goto out;
@@ -467,7 +414,7 @@ int ms_cmd_run(int argc, char **argv)
         rc = build_model(raw_path, path, &o, &res, &m);
         if (rc == 0) {
             remove_dir(dir);
-            rc = write_outputs(&m, &o, &out, db);
+            rc = ms_run_outputs_write("run", &m, &o.out, &out, db);
             if (rc == 0) rc = status;
             ms_model_free(&m);
         }
@@ -475,7 +422,7 @@ int ms_cmd_run(int argc, char **argv)
     }
 out:
     ms_db_close(db);
-    close_outputs(&out);
+    ms_run_outputs_close(&out);
     free(dir);
     free(path);
     return rc;

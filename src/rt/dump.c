@@ -201,7 +201,10 @@ void ms_dump(uint32_t exit_kind, int32_t exit_value, int from_signal) {
         ms_sim_lock();
         ms_modules_refresh();
     }
-    if (locked) ms_threads_flush_all();
+    if (locked) {
+        ms_threads_flush_all();
+        ms_threads_end_streams();   /* best effort on the signal path */
+    }
     __atomic_store_n(&ms_rt_on, 0, __ATOMIC_RELEASE);
     int pid = (int)getpid();
     if (pid == ms_runtime_pid()) {   /* a forked child does not overwrite its parent's file */

@@ -103,10 +103,14 @@ static uint32_t ctx_of(uint64_t pc, uint32_t bin) {
     return c;
 }
 
-/* Feed n events to the simulator (lock held). */
-static void simulate(const ms_event *ev, uint32_t n) {
+/* Feed n events of data block d to the simulator, and to its recorded stream if any
+ * (lock held). */
+static void simulate(ms_thread_data *d, uint32_t n) {
+    const ms_event *ev = d->ev;
+    ms_rec_stream *rec = ms_rec_chunk_begin(d);
     for (uint32_t i = 0; i < n; i++) {
         uint32_t ctx = ctx_of(ev[i].pc, ev[i].bin);
+        if (rec) ms_rec_event(rec, ctx, ev[i].addr, ev[i].size_flags);
         uint32_t size = ev[i].size_flags & MS_EV_SIZE_MAX;
         unsigned flags = (ev[i].size_flags & MS_EV_WRITE) ? MS_ACC_WRITE : 0;
         if (!ctx) {
@@ -117,12 +121,13 @@ static void simulate(const ms_event *ev, uint32_t n) {
             ms_sim_access_range(sim, 0, ev[i].addr, size, flags, ctx);
         }
     }
+    if (rec) ms_rec_chunk_end(rec);
 }
 
-void ms_events_flush_buffer_locked(ms_event *ev, uint32_t *nev) {
+void ms_events_flush_buffer_locked(ms_thread_data *d, uint32_t *nev) {
     uint32_t n = *nev;
     if (n > MS_EVENTS_PER_THREAD) n = MS_EVENTS_PER_THREAD;
-    if (ms_rt_on) simulate(ev, n);
+    if (ms_rt_on) simulate(d, n);
     if (ms_rt_on && ms_progress_refs) __atomic_fetch_add(ms_progress_refs, n, __ATOMIC_RELAXED);
     *nev = 0;
 }
@@ -130,7 +135,7 @@ void ms_events_flush_buffer_locked(ms_event *ev, uint32_t *nev) {
 void ms_events_flush(ms_thread *t) {
     uint8_t prev = ms_busy_begin();
     pthread_mutex_lock(&sim_lock);
-    ms_events_flush_buffer_locked(t->data->ev, &t->nev);
+    ms_events_flush_buffer_locked(t->data, &t->nev);
     pthread_mutex_unlock(&sim_lock);
     ms_busy_end(prev);
 }

@@ -56,12 +56,16 @@ typedef struct {
 /* Per-thread direct-mapped caches of interned bins (bins.c); key 0 = empty. */
 typedef struct { uint64_t key; uint32_t bin; } ms_bin_cache_slot;
 
+typedef struct ms_rec_stream ms_rec_stream;   /* record.c */
+
 /* Per-thread memory that outlives the TLS block's use: reused by later threads. */
 typedef struct ms_thread_data {
     struct ms_thread_data *next_all;   /* list of every data block ever made */
     struct ms_thread_data *next_free;
     int in_use;
     uint32_t *nev_p;                   /* the owning thread's event count, for the exit flush */
+    uint32_t rec_thread_index;         /* the owning thread's index (0 = first to record) */
+    ms_rec_stream *rec;                /* its recorded stream (record.c), NULL if none yet */
     ms_event ev[MS_EVENTS_PER_THREAD];
     ms_bin_cache_slot stack_cache[MS_CACHE_SLOTS];
     ms_bin_cache_slot heap_cache[MS_CACHE_SLOTS];
@@ -221,8 +225,8 @@ uint32_t ms_resolve_bin(ms_thread *t, uintptr_t addr);
 int ms_events_init(const ms_hier_config *cfg);
 /* Feed t's buffered events to the simulator (takes the global lock). */
 void ms_events_flush(ms_thread *t);
-/* Same for any buffer, with the lock already held. */
-void ms_events_flush_buffer_locked(ms_event *ev, uint32_t *nev);
+/* Same for any thread's data block and event count, with the lock already held. */
+void ms_events_flush_buffer_locked(ms_thread_data *d, uint32_t *nev);
 /* Lock for the simulator and the context map; trylock for the signal path (0 = acquired). */
 void ms_sim_lock(void);
 int ms_sim_trylock(void);
@@ -270,6 +274,23 @@ slow:
 
 /* Record a byte range (split in MS_EV_SIZE_MAX pieces); no-op for len 0. */
 void ms_record_range(uintptr_t addr, size_t len, uint32_t write_flag, uintptr_t pc);
+
+/* ---- record.c: MEMSPY_RECORD_DIR streams (all calls with the simulator lock held) ---- */
+
+/* Record every flushed buffer into dir/thread-N.zst from now on. Returns 0 or -1. */
+int ms_rec_init(const char *dir);
+/* Data block d now belongs to the thread with this index (its stream's N). */
+void ms_rec_thread_start(ms_thread_data *d, uint32_t thread_index);
+/* Start a chunk of d's stream (opening the file on first use); NULL when not recording. */
+ms_rec_stream *ms_rec_chunk_begin(ms_thread_data *d);
+/* Append one event (the context the flush attributed it to) to the chunk. */
+void ms_rec_event(ms_rec_stream *s, uint32_t ctx, uint64_t addr, uint32_t size_flags);
+/* Compress and write the chunk. */
+void ms_rec_chunk_end(ms_rec_stream *s);
+/* End d's zstd frame and close its file (thread exit, process exit). */
+void ms_rec_thread_end(ms_thread_data *d);
+/* ms_rec_thread_end for every live thread (the dump). */
+void ms_threads_end_streams(void);
 
 /* ---- globals.c: loaded modules and their global objects ---- */
 

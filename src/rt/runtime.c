@@ -68,6 +68,9 @@ static void thread_exit(void *arg) {
     if (t->mode != MS_T_READY) return;
     ms_events_flush(t);
     t->mode = MS_T_DEAD;   /* later destructors' accesses are not recorded */
+    ms_sim_lock();
+    ms_rec_thread_end(t->data);
+    ms_sim_unlock();
     pthread_mutex_lock(&threads_lock);
     t->data->in_use = 0;
     t->data->nev_p = NULL;
@@ -104,14 +107,19 @@ int ms_thread_enter_slow(ms_thread *t) {
     t->nev = 0;
     d->nev_p = &t->nev;
     pthread_setspecific(thread_key, t);
-    __atomic_fetch_add(&threads_seen, 1, __ATOMIC_RELAXED);
+    ms_rec_thread_start(d, __atomic_fetch_add(&threads_seen, 1, __ATOMIC_RELAXED));
     t->mode = MS_T_READY;
     return 1;
 }
 
 void ms_threads_flush_all(void) {
     for (ms_thread_data *d = all_data; d; d = d->next_all)
-        if (d->in_use && d->nev_p) ms_events_flush_buffer_locked(d->ev, d->nev_p);
+        if (d->in_use && d->nev_p) ms_events_flush_buffer_locked(d, d->nev_p);
+}
+
+void ms_threads_end_streams(void) {
+    for (ms_thread_data *d = all_data; d; d = d->next_all)
+        if (d->in_use) ms_rec_thread_end(d);
 }
 
 /* ---- activation ---- */
@@ -148,6 +156,9 @@ static void activate(const char *dir) {
     }
     ms_dump_set_dir(dir);
     ms_progress_init(dir);
+    const char *record_dir = getenv("MEMSPY_RECORD_DIR");
+    if (record_dir && *record_dir && ms_rec_init(record_dir) < 0)
+        fprintf(stderr, "memspy: MEMSPY_RECORD_DIR is too long: not recording\n");
     active_pid = getpid();
     start_ns = ms_now_ns();
     ms_globals_init();

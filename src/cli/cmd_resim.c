@@ -1,0 +1,327 @@
+/* memspy resim: re-simulate a recording (`memspy run --record DIR`) under another cache
+ * hierarchy without running the program again. The raw profile kept in DIR gives the
+ * modules, bins and contexts; the threads' streams are replayed into a fresh simulator whose
+ * counters and replacement causes replace the recorded run's; then the result is analyzed,
+ * stored and printed exactly as `memspy run` does. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../format/stream.h"
+#include "cli.h"
+#include "record_dir.h"
+#include "run_output.h"
+#include "stream_replay.h"
+
+static const char USAGE[] =
+    "Usage: memspy resim [options] DIR\n\n"
+    "Re-simulate the event streams recorded by 'memspy run --record DIR' under the cache\n"
+    "hierarchy the cache options describe (default: the recorded one), store the run in the\n"
+    "run database and print the matrix, as 'memspy run' would have. A truncated or corrupt\n"
+    "stream is replayed up to its last good chunk; the run is then marked incomplete and\n"
+    "memspy exits with status 2.\n\n"
+    "  -o, --output FILE    write the matrix to FILE (default: standard error)\n"
+    "  --json FILE          also write the JSON report to FILE\n"
+    "  --result FILE        also save the result file (JSON) here\n"
+    "  --no-report          do not print the matrix\n"
+    "  --interleave MODE    order of the threads' accesses: piped (each thread's whole stream\n"
+    "                       in thread order; the only mode implemented so far) or interleaved\n"
+    MS_DB_OPTION_HELP
+    "  -h, --help           this help\n\n" MS_CACHE_OPTIONS_HELP;
+
+typedef struct {
+    ms_run_output_opts out;
+    const char *dir;
+    ms_cache_opts cache;
+    ms_hier_config cfg;
+} resim_opts;
+
+static int parse_options(int argc, char **argv, resim_opts *o, int *done)
+{
+    enum { OPT_JSON = MS_OPT_FIRST_FREE, OPT_RESULT, OPT_NO_REPORT, OPT_INTERLEAVE };
+    static const struct option longopts[] = {
+        { "output", required_argument, NULL, 'o' },
+        { "json", required_argument, NULL, OPT_JSON },
+        { "result", required_argument, NULL, OPT_RESULT },
+        { "no-report", no_argument, NULL, OPT_NO_REPORT },
+        { "interleave", required_argument, NULL, OPT_INTERLEAVE },
+        { "help", no_argument, NULL, 'h' },
+        MS_CACHE_LONG_OPTIONS,
+        MS_DB_LONG_OPTION,
+        { NULL, 0, NULL, 0 },
+    };
+    int opt;
+    *done = 0;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+        if (ms_cache_opts_take(&o->cache, opt, optarg)) continue;
+        switch (opt) {
+        case 'o': o->out.output = optarg; break;
+        case OPT_JSON: o->out.json = optarg; break;
+        case OPT_RESULT: o->out.result = optarg; break;
+        case MS_OPT_DB: o->out.db_opt = optarg; break;
+        case OPT_NO_REPORT: o->out.no_report = 1; break;
+        case OPT_INTERLEAVE:
+            if (strcmp(optarg, "interleaved") == 0)
+                return ms_cli_error("resim", "--interleave interleaved is not implemented yet: use piped");
+            if (strcmp(optarg, "piped") != 0)
+                return ms_cli_usage_error("resim", "--interleave: '%s' is neither piped nor interleaved", optarg);
+            break;
+        case 'h':
+            fputs(USAGE, stdout);
+            *done = 1;
+            return 0;
+        case ':': return ms_cli_usage_error("resim", "option '%s' needs an argument", argv[optind - 1]);
+        default: return ms_cli_usage_error("resim", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind != argc - 1) return ms_cli_usage_error("resim", "expected one recording directory");
+    o->dir = argv[optind];
+    return 0;
+}
+
+/* DIR/meta.json, checked. NULL after an error. */
+static json_t *read_meta(const char *dir)
+{
+    char path[PATH_MAX + 16];
+    json_error_t jerr;
+    snprintf(path, sizeof path, "%s/%s", dir, MS_RECORD_META);
+    json_t *meta = json_load_file(path, 0, &jerr);
+    if (!meta) {
+        ms_cli_error("resim", "%s is not a recording: cannot read %s: %s", dir, path, jerr.text);
+        return NULL;
+    }
+    const char *format = json_string_value(json_object_get(meta, "format"));
+    json_int_t version = json_integer_value(json_object_get(meta, "version"));
+    if (!format || strcmp(format, MS_RECORD_FORMAT) != 0 || !json_is_string(json_object_get(meta, "program")) ||
+        !json_is_array(json_object_get(meta, "args"))) {
+        ms_cli_error("resim", "%s: not a memspy recording description", path);
+    } else if (version != MS_STREAM_VERSION) {
+        ms_cli_error("resim", "%s: recording format version %lld, this memspy reads version %u", path,
+                     (long long)version, MS_STREAM_VERSION);
+    } else {
+        return meta;
+    }
+    json_decref(meta);
+    return NULL;
+}
+
+/* The hierarchy: the cache options if any were given, else the recorded one. */
+static int resolve_config(resim_opts *o, json_t *meta)
+{
+    char err[512];
+    const ms_cache_opts *c = &o->cache;
+    const char *recorded = json_string_value(json_object_get(meta, "config"));
+    if (!c->preset && !c->config_file && !c->cache && !c->mem_latency && recorded) {
+        if (ms_config_parse_full(recorded, &o->cfg, err, sizeof err) == 0 &&
+            ms_config_validate(&o->cfg, err, sizeof err) == 0)
+            return 0;
+        return ms_cli_error("resim", "the recorded configuration is not usable: %s", err);
+    }
+    if (ms_cache_opts_resolve(c, &o->cfg, err, sizeof err) < 0) return ms_cli_error("resim", "%s", err);
+    return 0;
+}
+
+static int is_stream_name(const struct dirent *d)
+{
+    unsigned idx;
+    int end = 0;
+    return sscanf(d->d_name, "thread-%u.zst%n", &idx, &end) == 1 && d->d_name[end] == '\0';
+}
+
+static int by_thread_index(const struct dirent **a, const struct dirent **b)
+{
+    unsigned x = 0, y = 0;
+    sscanf((*a)->d_name, "thread-%u", &x);
+    sscanf((*b)->d_name, "thread-%u", &y);
+    return x < y ? -1 : x > y;
+}
+
+static void *sim_calloc(void *ud, size_t bytes) { (void)ud; return calloc(1, bytes); }
+static void sim_free(void *ud, void *p, size_t bytes) { (void)ud; (void)bytes; free(p); }
+
+typedef struct {
+    uint64_t events, dropped;
+    char *problems;              /* "; "-separated, NULL if every stream was complete */
+} replay_summary;
+
+static void add_problem(replay_summary *s, const char *text)
+{
+    char *joined = NULL;
+    if (asprintf(&joined, "%s%s%s", s->problems ? s->problems : "", s->problems ? "; " : "", text) >= 0) {
+        free(s->problems);
+        s->problems = joined;
+    }
+}
+
+/* Replay every DIR/thread-N.zst in thread order (piped). Returns 0 or MS_EXIT_USAGE. */
+static int replay_all(const char *dir, uint32_t max_ctx, ms_sim *sim, replay_summary *sum)
+{
+    struct dirent **list = NULL;
+    int n = scandir(dir, &list, is_stream_name, by_thread_index), rc = 0;
+    if (n < 0) return ms_cli_error("resim", "cannot list %s: %s", dir, strerror(errno));
+    if (n == 0) rc = ms_cli_error("resim", "%s holds no event streams (thread-N.zst)", dir);
+    for (int i = 0; i < n; i++) {
+        char path[PATH_MAX + 300], err[PATH_MAX + 300];
+        unsigned idx = 0;
+        sscanf(list[i]->d_name, "thread-%u", &idx);
+        snprintf(path, sizeof path, "%s/%s", dir, list[i]->d_name);
+        ms_replay_stats st;
+        int r = rc ? 0 : ms_stream_replay(path, idx, max_ctx, sim, &st, err, sizeof err);
+        if (r < 0) rc = ms_cli_error("resim", "%s", err);
+        if (r > 0) {
+            ms_cli_error("resim", "%s", err);
+            add_problem(sum, err);
+        }
+        if (r >= 0 && !rc) {
+            sum->events += st.events;
+            sum->dropped += st.dropped;
+        }
+        free(list[i]);
+    }
+    free(list);
+    return rc;
+}
+
+static void keep_counter(const ms_eviction *e, void *ud)
+{
+    ms_raw *raw = ud;
+    raw->evictions[raw->nevictions++] = *e;
+}
+
+static void count_eviction(const ms_eviction *e, void *ud)
+{
+    (void)e;
+    (*(size_t *)ud)++;
+}
+
+/* Replace the recorded counters, evictions and configuration with the re-simulated ones. */
+static int take_simulation(ms_raw *raw, const ms_sim *sim, const ms_hier_config *cfg)
+{
+    uint32_t n = 0;
+    size_t nev = 0;
+    char spec[512];
+    const ms_counters *c = ms_sim_counters(sim, &n);
+    ms_sim_each_eviction(sim, count_eviction, &nev);
+    ms_config_format(cfg, spec, sizeof spec);
+    free(raw->counters);
+    free(raw->evictions);
+    free(raw->config_text);
+    raw->ncounters = raw->nevictions = 0;
+    raw->counters = calloc(n ? n : 1, sizeof *raw->counters);
+    raw->evictions = calloc(nev ? nev : 1, sizeof *raw->evictions);
+    raw->config_text = strdup(spec);
+    if (!raw->counters || !raw->evictions || !raw->config_text) return -1;
+    for (uint32_t i = 1; i < n; i++)
+        if (c[i].reads || c[i].writes) raw->counters[raw->ncounters++] = (ms_raw_counter){ i, c[i] };
+    ms_sim_each_eviction(sim, keep_counter, raw);
+    raw->nlevels = cfg->nlevels;
+    return 0;
+}
+
+typedef struct {
+    json_t *meta;
+    const replay_summary *sum;
+    double seconds;
+} resim_metadata;
+
+static int fill_metadata(ms_model *m, void *ud)
+{
+    const resim_metadata *rm = ud;
+    json_t *args = json_object_get(rm->meta, "args");
+    const char *cwd = json_string_value(json_object_get(rm->meta, "cwd"));
+    m->program = strdup(json_string_value(json_array_get(args, 0)) ? json_string_value(json_array_get(args, 0))
+                                                                   : json_string_value(json_object_get(rm->meta, "program")));
+    m->argc = (int)json_array_size(args);
+    m->argv = calloc(m->argc ? (size_t)m->argc : 1, sizeof *m->argv);
+    if (!m->program || !m->argv) return -1;
+    for (int i = 0; i < m->argc; i++) {
+        const char *a = json_string_value(json_array_get(args, (size_t)i));
+        if (!(m->argv[i] = strdup(a ? a : ""))) return -1;
+    }
+    m->cwd = cwd ? strdup(cwd) : NULL;
+    m->time = (int64_t)time(NULL);
+    m->wall_seconds = rm->seconds;
+    if (!(m->memspy_version = strdup(MEMSPY_VERSION))) return -1;
+    if (rm->sum->problems) {
+        char *reason = NULL;
+        if (asprintf(&reason, "%s%srecorded stream incomplete: %s", m->incomplete_reason ? m->incomplete_reason : "",
+                     m->incomplete_reason ? "; " : "", rm->sum->problems) < 0)
+            return -1;
+        free(m->incomplete_reason);
+        m->incomplete_reason = reason;
+        m->incomplete = true;
+    }
+    return 0;
+}
+
+/* Read the recording, replay it, fill m. Returns 0, MS_EXIT_USAGE, or -2 after a replay
+ * that found bad streams (m is then filled and marked incomplete). */
+static int resimulate(const resim_opts *o, json_t *meta, ms_model *m)
+{
+    char path[PATH_MAX + 16], err[1024];
+    ms_raw raw;
+    ms_sim *sim = NULL;
+    replay_summary sum = { 0, 0, NULL };
+    const ms_allocator alloc = { sim_calloc, sim_free, NULL };
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    memset(&raw, 0, sizeof raw);
+    snprintf(path, sizeof path, "%s/%s", o->dir, MS_RECORD_RAW);
+    int rc = 0;
+    if (ms_raw_read(path, &raw, err, sizeof err) < 0) rc = ms_cli_error("resim", "cannot read %s: %s", path, err);
+    else if (ms_sim_create(&sim, &o->cfg, &alloc) < 0) rc = ms_cli_error("resim", "cannot create the simulator");
+    uint32_t max_ctx = 0;
+    for (size_t i = 0; !rc && i < raw.ncontexts; i++)
+        if (raw.contexts[i].ctx > max_ctx) max_ctx = raw.contexts[i].ctx;
+    if (!rc) rc = replay_all(o->dir, max_ctx, sim, &sum);
+    if (!rc && take_simulation(&raw, sim, &o->cfg) < 0) rc = ms_cli_error("resim", "out of memory");
+    if (!rc) {
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        resim_metadata rm = { meta, &sum, (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9 };
+        rc = ms_run_analyze("resim", &raw, fill_metadata, &rm, m);
+        if (!rc && sum.problems) rc = -2;
+    }
+    ms_sim_destroy(sim);
+    ms_raw_free(&raw);
+    free(sum.problems);
+    return rc;
+}
+
+int ms_cmd_resim(int argc, char **argv)
+{
+    resim_opts o;
+    ms_run_outputs out;
+    memset(&o, 0, sizeof o);
+    int done = 0, rc = parse_options(argc, argv, &o, &done);
+    if (rc || done) return rc;
+    json_t *meta = read_meta(o.dir);
+    if (!meta) return MS_EXIT_USAGE;
+    ms_db *db = NULL;
+    char err[1024];
+    if ((rc = resolve_config(&o, meta)) != 0 || (rc = ms_run_outputs_open("resim", &o.out, &out)) != 0) {
+        json_decref(meta);
+        return rc;
+    }
+    if (ms_db_open(ms_cli_db_path(o.out.db_opt), MS_DB_CREATE, &db, err, sizeof err) < 0) {
+        rc = ms_cli_error("resim", "%s", err);
+    } else {
+        ms_model m;
+        rc = resimulate(&o, meta, &m);
+        if (rc == 0 || rc == -2) {
+            int wrc = ms_run_outputs_write("resim", &m, &o.out, &out, db);
+            rc = wrc ? wrc : rc == -2 ? MS_EXIT_USAGE : 0;
+            ms_model_free(&m);
+        }
+    }
+    ms_db_close(db);
+    ms_run_outputs_close(&out);
+    json_decref(meta);
+    return rc;
+}

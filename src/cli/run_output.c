@@ -1,0 +1,78 @@
+/* The analyze + save + print tail shared by `memspy run` and `memspy resim`. */
+#define _GNU_SOURCE
+#include "run_output.h"
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../analysis/analyze.h"
+#include "cli.h"
+
+void ms_run_outputs_close(ms_run_outputs *out)
+{
+    if (out->report && out->report != stderr) fclose(out->report);
+    if (out->json) fclose(out->json);
+    if (out->result) fclose(out->result);
+    memset(out, 0, sizeof *out);
+}
+
+static FILE *open_output(const char *cmd, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) ms_cli_error(cmd, "cannot write '%s': %s", path, strerror(errno));
+    return f;
+}
+
+int ms_run_outputs_open(const char *cmd, const ms_run_output_opts *o, ms_run_outputs *out)
+{
+    memset(out, 0, sizeof *out);
+    out->report = o->output ? open_output(cmd, o->output) : stderr;
+    if (out->report && o->json) out->json = open_output(cmd, o->json);
+    if (out->report && (out->json || !o->json) && o->result) out->result = open_output(cmd, o->result);
+    if (!out->report || (o->json && !out->json) || (o->result && !out->result)) {
+        ms_run_outputs_close(out);
+        return MS_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* The run was not stored: leave no half-made output behind. */
+static void discard_outputs(const ms_run_output_opts *o, ms_run_outputs *out)
+{
+    if (out->json) unlink(o->json);
+    if (out->result) unlink(o->result);
+}
+
+int ms_run_analyze(const char *cmd, const ms_raw *raw, ms_run_metadata_fn fill, void *ud, ms_model *m)
+{
+    char err[1024];
+    int rc = 0;
+    ms_model_init(m);
+    if (ms_analyze(raw, NULL, m, err, sizeof err) < 0)
+        rc = ms_cli_error(cmd, "analysis failed: %s", err);
+    else if (fill(m, ud) < 0)
+        rc = ms_cli_error(cmd, "out of memory");
+    if (rc) ms_model_free(m);
+    return rc;
+}
+
+int ms_run_outputs_write(const char *cmd, const ms_model *m, const ms_run_output_opts *o, ms_run_outputs *out,
+                         ms_db *db)
+{
+    char err[1024];
+    int run_id = 0;
+    if (!o->no_report && (ms_report_matrix(out->report, m, &o->mopts) < 0 || fflush(out->report) != 0))
+        return ms_cli_error(cmd, "cannot write the report%s%s", o->output ? " to " : "",
+                            o->output ? o->output : "");
+    if (ms_db_store(db, m, &run_id, err, sizeof err) < 0) {
+        discard_outputs(o, out);
+        return ms_cli_error(cmd, "%s", err);
+    }
+    fprintf(stderr, "memspy: stored as run %d in %s\n", run_id, ms_cli_db_path(o->db_opt));
+    if (out->result && (ms_json_write(out->result, m) < 0 || fflush(out->result) != 0))
+        return ms_cli_error(cmd, "cannot write the result file '%s'", o->result);
+    if (out->json && (ms_json_write(out->json, m) < 0 || fflush(out->json) != 0))
+        return ms_cli_error(cmd, "cannot write the JSON report '%s'", o->json);
+    return 0;
+}

@@ -1,0 +1,39 @@
+/* The tail `memspy run` and `memspy resim` share: outputs opened before any work (so that an
+ * unwritable path fails early), analysis of a raw profile into a model, then the matrix, the
+ * run database and the JSON files. */
+#ifndef MEMSPY_CLI_RUN_OUTPUT_H
+#define MEMSPY_CLI_RUN_OUTPUT_H
+#include <stdio.h>
+#include "../format/raw.h"
+#include "../model/model.h"
+#include "../report/report.h"
+#include "../store/store.h"
+
+typedef struct {
+    const char *output, *json, *result, *db_opt;   /* NULL when not given */
+    int no_report;
+    ms_matrix_opts mopts;
+} ms_run_output_opts;
+
+typedef struct {
+    FILE *report;          /* the matrix: the -o file or stderr */
+    FILE *json, *result;
+} ms_run_outputs;
+
+/* Create every output file o names. Returns 0, or MS_EXIT_USAGE after "memspy CMD: ...". */
+int ms_run_outputs_open(const char *cmd, const ms_run_output_opts *o, ms_run_outputs *out);
+void ms_run_outputs_close(ms_run_outputs *out);
+
+/* Fills the metadata only the command knows (program, argv, time...) into m. 0 or -1. */
+typedef int (*ms_run_metadata_fn)(ms_model *m, void *ud);
+
+/* Analyze raw into m (initialised here) and add the command's metadata. Returns 0, or
+ * MS_EXIT_USAGE after "memspy CMD: ..." (m is then freed). */
+int ms_run_analyze(const char *cmd, const ms_raw *raw, ms_run_metadata_fn fill, void *ud, ms_model *m);
+
+/* The matrix, then the run into the database, then the files asked for. A run that cannot be
+ * stored is an error (MS_EXIT_USAGE) that leaves no other file behind. */
+int ms_run_outputs_write(const char *cmd, const ms_model *m, const ms_run_output_opts *o, ms_run_outputs *out,
+                         ms_db *db);
+
+#endif

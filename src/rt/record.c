@@ -1,0 +1,192 @@
+/* Recording (MEMSPY_RECORD_DIR): every flushed event buffer is also appended, as one chunk,
+ * to DIR/thread-N.zst through zstd's streaming API, so that `memspy resim` can replay the
+ * accesses under another hierarchy. Format: src/format/stream.h and docs/formats.md.
+ *
+ * Everything here runs under the simulator lock (the flush path) and never touches the
+ * program's malloc: zstd's contexts get their memory from ms_map through ZSTD_customMem.
+ * A stream's state belongs to the thread's data block and is reused by later threads. */
+#define ZSTD_STATIC_LINKING_ONLY   /* ZSTD_createCCtx_advanced, ZSTD_customMem */
+#include "rt.h"
+#include "../format/stream.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#define CHUNK_BYTES (MS_STREAM_CHUNK_HEADER_SIZE + MS_EVENTS_PER_THREAD * MS_STREAM_EVENT_MAX)
+#define OUT_BYTES ((size_t)1 << 17)
+
+struct ms_rec_stream {
+    int fd;                       /* -1 while no file is open */
+    uint32_t thread_index;
+    uint32_t nevents;             /* events of the chunk being built */
+    uint64_t prev_addr;
+    ZSTD_CCtx *cctx;
+    unsigned char *chunk, *pos;   /* the chunk being built (header first) */
+    unsigned char *out;           /* compressed bytes on their way to the file */
+};
+
+static char record_dir[4096];
+static int recording;             /* 0 off, 1 on, -1 failed (stops for good) */
+static uint64_t chunk_seq;
+
+/* zstd's memory: mmap'd blocks with their length in a 16-byte header. */
+static void *zstd_alloc(void *opaque, size_t size) {
+    (void)opaque;
+    uint64_t *p = ms_map(size + 16);
+    if (!p) return NULL;
+    p[0] = size + 16;
+    return p + 2;
+}
+
+static void zstd_free(void *opaque, void *addr) {
+    (void)opaque;
+    if (!addr) return;
+    uint64_t *p = (uint64_t *)addr - 2;
+    ms_unmap(p, p[0]);
+}
+
+/* One line on stderr, then no more recording in this process. */
+static void record_failed(const char *what, uint32_t thread_index, int err) {
+    char line[4096 + 256], *p = line;
+    const char *head = "memspy: recording stopped (";
+    const char *name = err ? strerrorname_np(err) : NULL;
+    ms_memcpy(p, head, ms_strlen(head)), p += ms_strlen(head);
+    ms_memcpy(p, what, ms_strlen(what)), p += ms_strlen(what);
+    ms_memcpy(p, ", thread ", 9), p += 9;
+    p = ms_utoa(p, thread_index);
+    if (name) *p++ = ' ', ms_memcpy(p, name, ms_strlen(name)), p += ms_strlen(name);
+    ms_memcpy(p, "): the recording is incomplete\n", 31), p += 31;
+    ssize_t rc = write(2, line, (size_t)(p - line));
+    (void)rc;
+    recording = -1;
+}
+
+int ms_rec_init(const char *dir) {
+    size_t n = ms_strlen(dir);
+    if (n == 0 || n >= sizeof record_dir - 32) return -1;
+    ms_memcpy(record_dir, dir, n);
+    record_dir[n] = 0;
+    recording = 1;
+    return 0;
+}
+
+void ms_rec_thread_start(ms_thread_data *d, uint32_t thread_index) {
+    if (d->rec) d->rec->thread_index = thread_index;
+    d->rec_thread_index = thread_index;
+}
+
+static int write_all(int fd, const unsigned char *p, size_t n) {
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Compress len bytes (or end the frame with mode ZSTD_e_end) and write what comes out. */
+static int compress_out(struct ms_rec_stream *s, const void *data, size_t len, ZSTD_EndDirective mode) {
+    ZSTD_inBuffer in = {data, len, 0};
+    size_t left;
+    do {
+        ZSTD_outBuffer out = {s->out, OUT_BYTES, 0};
+        left = ZSTD_compressStream2(s->cctx, &out, &in, mode);
+        if (ZSTD_isError(left)) {
+            record_failed(ZSTD_getErrorName(left), s->thread_index, 0);
+            return -1;
+        }
+        if (write_all(s->fd, s->out, out.pos) < 0) {
+            record_failed("cannot write the stream", s->thread_index, errno);
+            return -1;
+        }
+    } while (mode == ZSTD_e_end ? left != 0 : in.pos < in.size);
+    return 0;
+}
+
+/* "<dir>/thread-<n>.zst" into out. */
+static void stream_path(char *out, uint32_t n) {
+    size_t len = ms_strlen(record_dir);
+    ms_memcpy(out, record_dir, len);
+    char *p = out + len;
+    ms_memcpy(p, "/thread-", 8);
+    p = ms_utoa(p + 8, n);
+    ms_memcpy(p, ".zst", 5);
+}
+
+/* Open the thread's file and start its frame with the stream header. */
+static int stream_open(struct ms_rec_stream *s) {
+    char path[sizeof record_dir + 32];
+    stream_path(path, s->thread_index);
+    /* O_EXCL: a child process of the program does not clobber its parent's streams. */
+    s->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (s->fd < 0) {
+        record_failed(path, s->thread_index, errno);
+        return -1;
+    }
+    ZSTD_CCtx_reset(s->cctx, ZSTD_reset_session_only);
+    s->prev_addr = 0;
+    unsigned char header[MS_STREAM_HEADER_SIZE];
+    ms_memcpy(header, MS_STREAM_MAGIC, 8);
+    ms_stream_put_u32(header + 8, MS_STREAM_VERSION);
+    ms_stream_put_u32(header + 12, s->thread_index);
+    return compress_out(s, header, sizeof header, ZSTD_e_continue);
+}
+
+/* The stream of data block d, made on first use. NULL if recording is off or failed. */
+static struct ms_rec_stream *stream_of(ms_thread_data *d) {
+    if (d->rec) return d->rec;
+    struct ms_rec_stream *s = ms_arena_alloc(sizeof *s);
+    ZSTD_customMem mem = {zstd_alloc, zstd_free, NULL};
+    if (!s || !(s->chunk = ms_map(CHUNK_BYTES)) || !(s->out = ms_map(OUT_BYTES)) ||
+        !(s->cctx = ZSTD_createCCtx_advanced(mem)) ||
+        ZSTD_isError(ZSTD_CCtx_setParameter(s->cctx, ZSTD_c_compressionLevel, 1))) {
+        record_failed("out of memory", d->rec_thread_index, ENOMEM);
+        return NULL;
+    }
+    s->fd = -1;
+    s->thread_index = d->rec_thread_index;
+    d->rec = s;
+    return s;
+}
+
+ms_rec_stream *ms_rec_chunk_begin(ms_thread_data *d) {
+    if (recording != 1 || getpid() != ms_runtime_pid()) return NULL;
+    struct ms_rec_stream *s = stream_of(d);
+    if (!s || (s->fd < 0 && stream_open(s) < 0)) return NULL;
+    s->pos = s->chunk + MS_STREAM_CHUNK_HEADER_SIZE;
+    s->nevents = 0;
+    return s;
+}
+
+void ms_rec_event(ms_rec_stream *s, uint32_t ctx, uint64_t addr, uint32_t size_flags) {
+    unsigned char *p = ms_stream_put_varint(s->pos, ctx);
+    p = ms_stream_put_varint(p, ms_stream_zigzag((int64_t)(addr - s->prev_addr)));
+    uint64_t size = size_flags & MS_EV_SIZE_MAX;
+    s->pos = ms_stream_put_varint(p, size << 1 | ((size_flags & MS_EV_WRITE) != 0));
+    s->prev_addr = addr;
+    s->nevents++;
+}
+
+void ms_rec_chunk_end(ms_rec_stream *s) {
+    if (recording != 1 || !s->nevents) return;
+    unsigned char *payload = s->chunk + MS_STREAM_CHUNK_HEADER_SIZE;
+    uint32_t len = (uint32_t)(s->pos - payload);
+    ms_stream_put_u32(s->chunk, s->nevents);
+    ms_stream_put_u32(s->chunk + 4, len);
+    ms_stream_put_u64(s->chunk + 8, chunk_seq++);
+    ms_stream_put_u32(s->chunk + 16, (uint32_t)crc32(0, payload, len));
+    compress_out(s, s->chunk, MS_STREAM_CHUNK_HEADER_SIZE + len, ZSTD_e_continue);
+}
+
+void ms_rec_thread_end(ms_thread_data *d) {
+    struct ms_rec_stream *s = d->rec;
+    if (!s || s->fd < 0) return;
+    if (recording == 1) compress_out(s, NULL, 0, ZSTD_e_end);
+    close(s->fd);
+    s->fd = -1;
+}
