@@ -40,7 +40,8 @@ int ms_cli_parse_positive(const char *s, unsigned long max, unsigned long *out);
 
 #define MS_DEFAULT_PRESET "x86"
 
-enum { MS_OPT_PRESET = 1000, MS_OPT_CACHE, MS_OPT_MEM_LATENCY, MS_OPT_CONFIG_FILE, MS_OPT_DB, MS_OPT_FIRST_FREE };
+enum { MS_OPT_PRESET = 1000, MS_OPT_CACHE, MS_OPT_MEM_LATENCY, MS_OPT_CONFIG_FILE, MS_OPT_DB,
+       MS_OPT_JSON_FILE, MS_OPT_RESULT_FILE, MS_OPT_TOP_N, MS_OPT_NO_REPORT, MS_OPT_FIRST_FREE };
 
 /* Entries for a getopt_long option table. */
 #define MS_CACHE_LONG_OPTIONS                                               \

@@ -26,13 +26,9 @@ static const char USAGE[] =
     "run database and print the matrix, as 'memspy run' would have. A truncated or corrupt\n"
     "stream is replayed up to its last good chunk; the run is then marked incomplete and\n"
     "memspy exits with status 2.\n\n"
-    "  -o, --output FILE    write the matrix to FILE (default: standard error)\n"
-    "  --json FILE          also write the JSON report to FILE\n"
-    "  --result FILE        also save the result file (JSON) here\n"
-    "  --no-report          do not print the matrix\n"
+    MS_RUN_OUTPUT_HELP
     "  --interleave MODE    order of the threads' accesses: piped (each thread's whole stream\n"
     "                       in thread order; the only mode implemented so far) or interleaved\n"
-    MS_DB_OPTION_HELP
     "  -h, --help           this help\n\n" MS_CACHE_OPTIONS_HELP;
 
 typedef struct {
@@ -44,29 +40,24 @@ typedef struct {
 
 static int parse_options(int argc, char **argv, resim_opts *o, int *done)
 {
-    enum { OPT_JSON = MS_OPT_FIRST_FREE, OPT_RESULT, OPT_NO_REPORT, OPT_INTERLEAVE };
+    enum { OPT_INTERLEAVE = MS_OPT_FIRST_FREE };
     static const struct option longopts[] = {
-        { "output", required_argument, NULL, 'o' },
-        { "json", required_argument, NULL, OPT_JSON },
-        { "result", required_argument, NULL, OPT_RESULT },
-        { "no-report", no_argument, NULL, OPT_NO_REPORT },
+        MS_RUN_OUTPUT_LONG_OPTIONS,
         { "interleave", required_argument, NULL, OPT_INTERLEAVE },
         { "help", no_argument, NULL, 'h' },
         MS_CACHE_LONG_OPTIONS,
-        MS_DB_LONG_OPTION,
         { NULL, 0, NULL, 0 },
     };
-    int opt;
+    int opt, taken;
     *done = 0;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
         if (ms_cache_opts_take(&o->cache, opt, optarg)) continue;
+        if ((taken = ms_run_output_take("resim", &o->out, opt, optarg)) != 0) {
+            if (taken < 0) return MS_EXIT_USAGE;
+            continue;
+        }
         switch (opt) {
-        case 'o': o->out.output = optarg; break;
-        case OPT_JSON: o->out.json = optarg; break;
-        case OPT_RESULT: o->out.result = optarg; break;
-        case MS_OPT_DB: o->out.db_opt = optarg; break;
-        case OPT_NO_REPORT: o->out.no_report = 1; break;
         case OPT_INTERLEAVE:
             if (strcmp(optarg, "interleaved") == 0)
                 return ms_cli_error("resim", "--interleave interleaved is not implemented yet: use piped");

@@ -22,23 +22,16 @@
 #include "record_dir.h"
 #include "run_output.h"
 
-#define MAX_TOP 1000ul
-
 static const char USAGE[] =
     "Usage: memspy run [options] [--] PROG [ARGS...]\n\n"
     "Run PROG (built with memspy-cc, memspy-c++ or memspy-fortran) under the simulated cache\n"
     "hierarchy, store the run in the run database and print the matrix of memory stall time\n"
     "by code segment and data bin. The exit status is PROG's (128+N if it was killed by\n"
     "signal N), or 2 if memspy itself failed (the run could not be stored, for one).\n\n"
-    "  -o, --output FILE    write the matrix to FILE (default: standard error)\n"
-    "  --json FILE          also write the JSON report to FILE\n"
-    "  --result FILE        also save the result file (JSON) here\n"
-    "  --top N              rows and columns of the matrix before 'others' (default 8 x 6)\n"
-    "  --no-report          do not print the matrix\n"
+    MS_RUN_OUTPUT_HELP
     "  --aslr               keep address-space randomization (results then vary by run)\n"
     "  --record DIR         also keep the program's event streams in DIR (created if missing)\n"
     "                       for `memspy resim DIR` under other cache hierarchies\n"
-    MS_DB_OPTION_HELP
     "  -h, --help           this help\n\n" MS_CACHE_OPTIONS_HELP;
 
 typedef struct {
@@ -54,41 +47,29 @@ typedef struct {
 
 static int parse_options(int argc, char **argv, run_opts *o, int *done)
 {
-    enum { OPT_JSON = MS_OPT_FIRST_FREE, OPT_RESULT, OPT_TOP, OPT_NO_REPORT, OPT_ASLR, OPT_RECORD };
+    enum { OPT_ASLR = MS_OPT_FIRST_FREE, OPT_RECORD };
     static const struct option longopts[] = {
-        { "output", required_argument, NULL, 'o' },
-        { "json", required_argument, NULL, OPT_JSON },
-        { "result", required_argument, NULL, OPT_RESULT },
-        { "top", required_argument, NULL, OPT_TOP },
-        { "no-report", no_argument, NULL, OPT_NO_REPORT },
+        MS_RUN_OUTPUT_LONG_OPTIONS,
         { "aslr", no_argument, NULL, OPT_ASLR },
         { "record", required_argument, NULL, OPT_RECORD },
         { "help", no_argument, NULL, 'h' },
         MS_CACHE_LONG_OPTIONS,
-        MS_DB_LONG_OPTION,
         { NULL, 0, NULL, 0 },
     };
     ms_cache_opts cache = { 0 };
-    unsigned long top = 0;
-    int opt;
+    int opt, taken;
     *done = 0;
     opterr = 0;
     /* '+': stop at PROG, so that PROG's own options are left alone. */
     while ((opt = getopt_long(argc, argv, "+:ho:", longopts, NULL)) != -1) {
         if (ms_cache_opts_take(&cache, opt, optarg)) continue;
+        if ((taken = ms_run_output_take("run", &o->out, opt, optarg)) != 0) {
+            if (taken < 0) return MS_EXIT_USAGE;
+            continue;
+        }
         switch (opt) {
-        case 'o': o->out.output = optarg; break;
-        case OPT_JSON: o->out.json = optarg; break;
-        case OPT_RESULT: o->out.result = optarg; break;
-        case MS_OPT_DB: o->out.db_opt = optarg; break;
-        case OPT_NO_REPORT: o->out.no_report = 1; break;
         case OPT_ASLR: o->keep_aslr = 1; break;
         case OPT_RECORD: o->record_dir = optarg; break;
-        case OPT_TOP:
-            if (ms_cli_parse_positive(optarg, MAX_TOP, &top) < 0)
-                return ms_cli_usage_error("run", "--top: '%s' is not a number in 1..%lu", optarg, MAX_TOP);
-            o->out.mopts.top_code = o->out.mopts.top_data = (int)top;
-            break;
         case 'h':
             fputs(USAGE, stdout);
             *done = 1;

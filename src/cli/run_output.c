@@ -24,6 +24,29 @@ static FILE *open_output(const char *cmd, const char *path)
     return f;
 }
 
+
+#define MAX_TOP 1000ul
+
+int ms_run_output_take(const char *cmd, ms_run_output_opts *o, int opt, const char *arg)
+{
+    unsigned long top = 0;
+    switch (opt) {
+    case 'o': o->output = arg; return 1;
+    case MS_OPT_JSON_FILE: o->json = arg; return 1;
+    case MS_OPT_RESULT_FILE: o->result = arg; return 1;
+    case MS_OPT_DB: o->db_opt = arg; return 1;
+    case MS_OPT_NO_REPORT: o->no_report = 1; return 1;
+    case MS_OPT_TOP_N:
+        if (ms_cli_parse_positive(arg, MAX_TOP, &top) < 0) {
+            ms_cli_usage_error(cmd, "--top: '%s' is not a number in 1..%lu", arg, MAX_TOP);
+            return -1;
+        }
+        o->mopts.top_code = o->mopts.top_data = (int)top;
+        return 1;
+    default: return 0;
+    }
+}
+
 int ms_run_outputs_open(const char *cmd, const ms_run_output_opts *o, ms_run_outputs *out)
 {
     memset(out, 0, sizeof *out);

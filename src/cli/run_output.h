@@ -15,6 +15,25 @@ typedef struct {
     ms_matrix_opts mopts;
 } ms_run_output_opts;
 
+/* getopt_long entries and help of the output options `run` and `resim` share. */
+#define MS_RUN_OUTPUT_LONG_OPTIONS                                         \
+    { "output", required_argument, NULL, 'o' },                          \
+    { "json", required_argument, NULL, MS_OPT_JSON_FILE },               \
+    { "result", required_argument, NULL, MS_OPT_RESULT_FILE },           \
+    { "top", required_argument, NULL, MS_OPT_TOP_N },                    \
+    { "no-report", no_argument, NULL, MS_OPT_NO_REPORT },                \
+    MS_DB_LONG_OPTION
+#define MS_RUN_OUTPUT_HELP                                                                     \
+    "  -o, --output FILE    write the matrix to FILE (default: standard error)\n"             \
+    "  --json FILE          also write the JSON report to FILE\n"                             \
+    "  --result FILE        also save the result file (JSON) here\n"                          \
+    "  --top N              rows and columns of the matrix before 'others' (default 8 x 6)\n" \
+    "  --no-report          do not print the matrix\n" MS_DB_OPTION_HELP
+
+/* Take option opt (argument arg) into o if it is one of those: 1 if taken, 0 if it is not
+ * one of them, -1 after "memspy CMD: ..." for a bad value. */
+int ms_run_output_take(const char *cmd, ms_run_output_opts *o, int opt, const char *arg);
+
 typedef struct {
     FILE *report;          /* the matrix: the -o file or stderr */
     FILE *json, *result;
