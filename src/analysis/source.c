@@ -1,5 +1,6 @@
 /* Source statement reading for heap bin naming; file contents are cached per path. */
 #include "source.h"
+#include "../util/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,28 +45,8 @@ void ms_source_cache_free(ms_source_cache *c)
 
 static char *slurp(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap + 1);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap)
-            break;
-        char *bigger = realloc(buf, cap * 2 + 1);
-        if (!bigger) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = bigger;
-        cap *= 2;
-    }
-    fclose(f);
-    if (buf)
-        buf[n] = '\0';
-    return buf;
+    char *text;
+    return ms_read_file(path, 0, &text, NULL) == MS_READ_OK ? text : NULL;
 }
 
 static void index_lines(source_file *f)

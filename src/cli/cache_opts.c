@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "../util/util.h"
 
 #define MAX_CONFIG_FILE_BYTES (1 << 20)
 #define MAX_MEM_LATENCY 1000000ul
@@ -24,22 +25,14 @@ int ms_cache_opts_take(ms_cache_opts *o, int opt, const char *arg)
 /* The text of a config file, or NULL with err set. */
 static char *read_config_file(const char *path, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
+    char *text;
+    ms_read_status st = ms_read_file(path, MAX_CONFIG_FILE_BYTES, &text, NULL);
+    if (st == MS_READ_OPEN)
         snprintf(err, errlen, "--config %s: %s", path, strerror(errno));
-        return NULL;
-    }
-    char *text = malloc(MAX_CONFIG_FILE_BYTES + 1);
-    size_t n = text ? fread(text, 1, MAX_CONFIG_FILE_BYTES + 1, f) : 0;
-    int bad = !text || ferror(f) || n > MAX_CONFIG_FILE_BYTES;
-    fclose(f);
-    if (bad) {
-        snprintf(err, errlen, "--config %s: %s", path, text ? "unreadable or larger than 1 MiB" : "out of memory");
-        free(text);
-        return NULL;
-    }
-    text[n] = '\0';
-    return text;
+    else if (st != MS_READ_OK)
+        snprintf(err, errlen, "--config %s: %s", path,
+                 st == MS_READ_NOMEM ? "out of memory" : "unreadable or larger than 1 MiB");
+    return st == MS_READ_OK ? text : NULL;
 }
 
 int ms_cache_opts_resolve(const ms_cache_opts *o, ms_hier_config *cfg, char *err, size_t errlen)

@@ -1,9 +1,9 @@
 /* Reader of the raw profile file (layout in raw.h). Every read is bounds-checked through a
  * cursor, so arbitrary input gives an error or a truncated result, never a crash. */
 #include "raw.h"
+#include "../util/util.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -248,16 +248,6 @@ static int parse_section(uint32_t tag, const unsigned char *payload, size_t len,
     return c.bad ? -1 : 0;
 }
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 /* Parse a whole file image. Sections are located first so the checksum is verified before
  * any payload is trusted; without a trailer, every complete section is still used. */
@@ -266,15 +256,15 @@ static int parse_image(const unsigned char *img, size_t size, ms_raw *raw, char 
     cursor c = { img, size, 0, 0 };
     const unsigned char *magic;
     if (take(&c, 8, &magic) != 0 || memcmp(magic, MS_RAW_MAGIC, 8) != 0)
-        return fail(err, errlen, "not a memspy raw profile");
+        return ms_errorf(err, errlen, "not a memspy raw profile");
     raw->version = get_u32(&c);
     raw->flags = get_u32(&c);
     if (c.bad)
-        return fail(err, errlen, "not a memspy raw profile");
+        return ms_errorf(err, errlen, "not a memspy raw profile");
     if (raw->version > MS_RAW_VERSION)
-        return fail(err, errlen, "written by a newer memspy (raw version %u)", raw->version);
+        return ms_errorf(err, errlen, "written by a newer memspy (raw version %u)", raw->version);
     if (raw->version == 0)
-        return fail(err, errlen, "not a memspy raw profile (raw version 0)");
+        return ms_errorf(err, errlen, "not a memspy raw profile (raw version 0)");
 
     /* Pass 1: find the end of the last complete section and the trailer, if any. */
     size_t sections_end = c.pos;
@@ -288,11 +278,11 @@ static int parse_image(const unsigned char *img, size_t size, ms_raw *raw, char 
             break;   /* runs past EOF: truncated */
         if (tag == MS_RAW_END) {
             if (len != 4)
-                return fail(err, errlen, "corrupt: bad trailer at offset %zu", at);
+                return ms_errorf(err, errlen, "corrupt: bad trailer at offset %zu", at);
             uint32_t stored = get_u32(&c);
             uint32_t crc = (uint32_t)crc32_z(0L, img, at);
             if (stored != crc)
-                return fail(err, errlen, "corrupt: checksum mismatch");
+                return ms_errorf(err, errlen, "corrupt: checksum mismatch");
             have_trailer = 1;
             break;
         }
@@ -309,7 +299,7 @@ static int parse_image(const unsigned char *img, size_t size, ms_raw *raw, char 
         (void)get_u32(&c);
         size_t len = (size_t)get_u64(&c);
         if (parse_section(tag, img + c.pos, len, raw) != 0)
-            return fail(err, errlen, "corrupt: malformed section %u at offset %zu", tag, at);
+            return ms_errorf(err, errlen, "corrupt: malformed section %u at offset %zu", tag, at);
         c.pos += len;
     }
     return 0;
@@ -317,35 +307,13 @@ static int parse_image(const unsigned char *img, size_t size, ms_raw *raw, char 
 
 static int read_whole_file(const char *path, unsigned char **out, size_t *size, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return fail(err, errlen, "cannot open %s: %s", path, strerror(errno));
-    size_t cap = 1 << 16, n = 0;
-    unsigned char *buf = malloc(cap);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap)
-            break;
-        unsigned char *bigger = realloc(buf, cap * 2);
-        if (!bigger) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = bigger;
-        cap *= 2;
+    char *buf;
+    switch (ms_read_file(path, 0, &buf, size)) {
+    case MS_READ_OK: *out = (unsigned char *)buf; return 0;
+    case MS_READ_OPEN: return ms_errorf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+    case MS_READ_NOMEM: return ms_errorf(err, errlen, "out of memory reading %s", path);
+    default: return ms_errorf(err, errlen, "cannot read %s", path);
     }
-    int read_error = ferror(f);
-    fclose(f);
-    if (!buf)
-        return fail(err, errlen, "out of memory reading %s", path);
-    if (read_error) {
-        free(buf);
-        return fail(err, errlen, "cannot read %s", path);
-    }
-    *out = buf;
-    *size = n;
-    return 0;
 }
 
 int ms_raw_read(const char *path, ms_raw *raw, char *err, size_t errlen)

@@ -2,11 +2,11 @@
  * stall cycles, and the line's share of the run's stall time, as a column or (in a terminal)
  * as a background shade from light to dark. */
 #include <limits.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "report.h"
+#include "../util/util.h"
 #include "text_fmt.h"
 
 #define MAX_LISTED_FILES 8
@@ -18,15 +18,6 @@ static const int SHADE_BG[] = { 224, 217, 210, 203, 196, 160, 124, 88 };
 
 typedef struct { uint64_t refs, misses, stall; } line_cost;
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 static const char *base_name(const char *path)
 {
@@ -83,30 +74,8 @@ static void list_files(const ms_model *m, const uint32_t *idx, size_t n, char *b
 /* The whole file as a NUL-terminated string; NULL if unreadable. */
 static char *read_text(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    size_t cap = 1 << 16, len = 0;
-    char *text = malloc(cap);
-    for (size_t got; text && (got = fread(text + len, 1, cap - len - 1, f)) > 0;) {
-        len += got;
-        if (cap - len - 1 == 0) {
-            char *bigger = realloc(text, cap * 2);
-            if (!bigger) {
-                free(text);
-                text = NULL;
-                break;
-            }
-            text = bigger;
-            cap *= 2;
-        }
-    }
-    if (text && ferror(f)) {
-        free(text);
-        text = NULL;
-    }
-    fclose(f);
-    if (text) text[len] = 0;
-    return text;
+    char *text;
+    return ms_read_file(path, 0, &text, NULL) == MS_READ_OK ? text : NULL;
 }
 
 static size_t count_lines(const char *text)
@@ -169,23 +138,23 @@ int ms_report_annotate(FILE *out, const ms_model *m, const char *file, const ms_
     size_t nmatch = match_files(m, file, idx, MAX_LISTED_FILES + 1);
     if (nmatch == 0) {
         list_files(m, NULL, m->nfiles, names, sizeof names);
-        return fail(err, errlen, "no source file of the run matches '%s'; the run's files: %s", file,
+        return ms_errorf(err, errlen, "no source file of the run matches '%s'; the run's files: %s", file,
                     m->nfiles ? names : "(none)");
     }
     if (nmatch > 1) {
         list_files(m, idx, nmatch, names, sizeof names);
-        return fail(err, errlen, "'%s' matches several source files of the run: %s", file, names);
+        return ms_errorf(err, errlen, "'%s' matches several source files of the run: %s", file, names);
     }
     const char *recorded = m->files[idx[0]];
     char *text = read_text(file);
     if (!text) text = read_text(recorded);
-    if (!text) return fail(err, errlen, "cannot read the source of '%s' (recorded as %s)", file, recorded);
+    if (!text) return ms_errorf(err, errlen, "cannot read the source of '%s' (recorded as %s)", file, recorded);
 
     size_t nsrc = count_lines(text), beyond = 0;
     line_cost *cost = calloc(nsrc + 1, sizeof *cost);
     if (!cost) {
         free(text);
-        return fail(err, errlen, "out of memory");
+        return ms_errorf(err, errlen, "out of memory");
     }
     widths w = { 4, 7, 5, max_int(4, digits(nsrc)) };
     for (size_t i = 0; i < m->nlines; i++) {
@@ -219,6 +188,6 @@ int ms_report_annotate(FILE *out, const ms_model *m, const char *file, const ms_
         fprintf(out, "-- %zu line statistic(s) lie beyond the end of the file: has it changed since the run?\n", beyond);
     free(cost);
     free(text);
-    if (ferror(out)) return fail(err, errlen, "cannot write the annotated source");
+    if (ferror(out)) return ms_errorf(err, errlen, "cannot write the annotated source");
     return 0;
 }

@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "html.h"
+#include "../util/util.h"
 #include "html_assets.h"
 #include "report.h"
 
@@ -85,22 +86,15 @@ static int page_end(FILE *out, const char *script)
 /* The whole file at path into a new buffer, or NULL with a reason. */
 static char *read_file(const char *path, size_t *len, const char **reason)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    char *buf;
+    ms_read_status st = ms_read_file(path, MAX_SOURCE_BYTES, &buf, len);
+    if (st == MS_READ_OPEN)
         *reason = errno == ENOENT ? "not found" : "cannot be read";
-        return NULL;
-    }
-    char *buf = malloc(MAX_SOURCE_BYTES + 1);
-    size_t n = buf ? fread(buf, 1, MAX_SOURCE_BYTES + 1, f) : 0;
-    int bad = !buf || ferror(f);
-    fclose(f);
-    if (bad || n > MAX_SOURCE_BYTES) {
-        *reason = bad ? "cannot be read" : "larger than 4 MiB";
-        free(buf);
-        return NULL;
-    }
-    *len = n;
-    return buf;
+    else if (st == MS_READ_TOO_BIG)
+        *reason = "larger than 4 MiB";
+    else if (st != MS_READ_OK)
+        *reason = "cannot be read";
+    return st == MS_READ_OK ? buf : NULL;
 }
 
 /* {path, text} or {path, reason} for one source file of the run. */

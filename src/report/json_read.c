@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "json_names.h"
+#include "../util/util.h"
 #include "report.h"
 
 typedef struct {
@@ -427,31 +428,13 @@ static int read_lines(json_reader *r, json_t *root, ms_model *m)
 /* The whole file as a NUL-terminated buffer, or NULL with err set. */
 static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    char *buf;
+    ms_read_status st = ms_read_file(path, 0, &buf, len);
+    if (st == MS_READ_OPEN)
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n - 1, f);
-        if (n < cap - 1) break;
-        char *bigger = realloc(buf, cap * 2);
-        if (!bigger) { free(buf); buf = NULL; break; }
-        buf = bigger;
-        cap *= 2;
-    }
-    int read_error = ferror(f);
-    fclose(f);
-    if (!buf || read_error) {
-        snprintf(err, errlen, "%s: %s", path, buf ? "read error" : "out of memory");
-        free(buf);
-        return NULL;
-    }
-    buf[n] = '\0';
-    *len = n;
-    return buf;
+    else if (st != MS_READ_OK)
+        snprintf(err, errlen, "%s: %s", path, st == MS_READ_NOMEM ? "out of memory" : "read error");
+    return st == MS_READ_OK ? buf : NULL;
 }
 
 /* Parse and check the envelope (format, version) of the text read from `name`; returns the

@@ -2,6 +2,7 @@
  * validation and the canonical text form passed to the runtime. Pure: no I/O, no globals
  * beyond constant tables. */
 #include "config.h"
+#include "../util/util.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -34,16 +35,6 @@ static const char *const POLICY_NAMES[] = {"lru", "plru", "random"};
 /* Limit on the lines of one level: node indices of the fully associative shadow are 32-bit. */
 #define MAX_LINES_PER_LEVEL (1ull << 28)
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 static int is_pow2(uint64_t x) { return x && !(x & (x - 1)); }
 
@@ -74,7 +65,7 @@ int ms_config_preset(const char *name, ms_hier_config *out, char *err, size_t er
             if (i) strncat(known, ", ", sizeof known - strlen(known) - 1);
             strncat(known, PRESETS[i].name, sizeof known - strlen(known) - 1);
         }
-        return fail(err, errlen, "unknown preset '%s' (known: %s)", name, known);
+        return ms_errorf(err, errlen, "unknown preset '%s' (known: %s)", name, known);
     }
     ms_hier_config cfg;
     memset(&cfg, 0, sizeof cfg);
@@ -133,7 +124,7 @@ static int parse_level(const char *text, int index, ms_level_config *lv, char *e
 {
     char buf[128];
     if (strlen(text) >= sizeof buf)
-        return fail(err, errlen, "L%d: level spec too long", index + 1);
+        return ms_errorf(err, errlen, "L%d: level spec too long", index + 1);
     strcpy(buf, text);
     char *field[6];
     int n = 0;
@@ -147,18 +138,18 @@ static int parse_level(const char *text, int index, ms_level_config *lv, char *e
         *p = '\0';
     }
     if (n < 4 || n > 5)
-        return fail(err, errlen, "L%d: expected SIZE:WAYS:LINE:LATENCY[:lru|plru|random], got '%s'",
+        return ms_errorf(err, errlen, "L%d: expected SIZE:WAYS:LINE:LATENCY[:lru|plru|random], got '%s'",
                     index + 1, text);
     ms_level_config v;
     memset(&v, 0, sizeof v);
     if (ms_config_parse_size(field[0], &v.size) != 0)
-        return fail(err, errlen, "L%d size '%s' is not a size (e.g. 32K, 1M, 1536)", index + 1, field[0]);
+        return ms_errorf(err, errlen, "L%d size '%s' is not a size (e.g. 32K, 1M, 1536)", index + 1, field[0]);
     if (parse_u32(field[1], &v.ways) != 0)
-        return fail(err, errlen, "L%d ways '%s' is not a number", index + 1, field[1]);
+        return ms_errorf(err, errlen, "L%d ways '%s' is not a number", index + 1, field[1]);
     if (parse_u32(field[2], &v.line) != 0)
-        return fail(err, errlen, "L%d line '%s' is not a number", index + 1, field[2]);
+        return ms_errorf(err, errlen, "L%d line '%s' is not a number", index + 1, field[2]);
     if (parse_u32(field[3], &v.latency) != 0)
-        return fail(err, errlen, "L%d latency '%s' is not a number", index + 1, field[3]);
+        return ms_errorf(err, errlen, "L%d latency '%s' is not a number", index + 1, field[3]);
     v.policy = MS_POLICY_LRU;
     if (n == 5) {
         int found = 0;
@@ -168,7 +159,7 @@ static int parse_level(const char *text, int index, ms_level_config *lv, char *e
                 found = 1;
             }
         if (!found)
-            return fail(err, errlen, "L%d policy '%s' is unknown (lru, plru, random)", index + 1, field[4]);
+            return ms_errorf(err, errlen, "L%d policy '%s' is unknown (lru, plru, random)", index + 1, field[4]);
     }
     *lv = v;
     return 0;
@@ -190,7 +181,7 @@ static int parse_level_assignment(const char *item, ms_level_config *lv, char *e
     const char *eq = strchr(item, '=');
     if (!eq || eq - item != 2 || (item[0] != 'L' && item[0] != 'l') || item[1] < '1'
         || item[1] > '0' + MS_MAX_LEVELS)
-        return fail(err, errlen, "expected L1=..., L2=... or L3=..., got '%s'", item);
+        return ms_errorf(err, errlen, "expected L1=..., L2=... or L3=..., got '%s'", item);
     int index = item[1] - '1';
     char body[128];
     copy_trimmed(body, sizeof body, eq + 1, strlen(eq + 1));
@@ -210,13 +201,13 @@ static int parse_cache_unvalidated(const char *spec, ms_hier_config *out, char *
         char item[160];
         copy_trimmed(item, sizeof item, p, len);
         if (n == MS_MAX_LEVELS)
-            return fail(err, errlen, "at most %d levels (L1, L2, L3)", MS_MAX_LEVELS);
+            return ms_errorf(err, errlen, "at most %d levels (L1, L2, L3)", MS_MAX_LEVELS);
         ms_level_config lv;
         int index = parse_level_assignment(item, &lv, err, errlen);
         if (index < 0)
             return -1;
         if (index != n)
-            return fail(err, errlen, "levels must be given in order L1, L2, L3 (got L%d where L%d was expected)",
+            return ms_errorf(err, errlen, "levels must be given in order L1, L2, L3 (got L%d where L%d was expected)",
                         index + 1, n + 1);
         cfg.level[n++] = lv;
         if (!comma)
@@ -243,43 +234,43 @@ int ms_config_parse_cache(const char *spec, ms_hier_config *out, char *err, size
 int ms_config_validate(const ms_hier_config *cfg, char *err, size_t errlen)
 {
     if (cfg->nlevels < 1 || cfg->nlevels > MS_MAX_LEVELS)
-        return fail(err, errlen, "number of levels %d is not in 1..%d", cfg->nlevels, MS_MAX_LEVELS);
+        return ms_errorf(err, errlen, "number of levels %d is not in 1..%d", cfg->nlevels, MS_MAX_LEVELS);
     for (int i = 0; i < cfg->nlevels; i++) {
         const ms_level_config *lv = &cfg->level[i];
         int k = i + 1;
         if (lv->line < 8 || !is_pow2(lv->line))
-            return fail(err, errlen, "L%d line %u is not a power of two >= 8", k, lv->line);
+            return ms_errorf(err, errlen, "L%d line %u is not a power of two >= 8", k, lv->line);
         if (lv->ways < 1)
-            return fail(err, errlen, "L%d ways must be at least 1", k);
+            return ms_errorf(err, errlen, "L%d ways must be at least 1", k);
         if (lv->size == 0)
-            return fail(err, errlen, "L%d size must not be 0", k);
+            return ms_errorf(err, errlen, "L%d size must not be 0", k);
         uint64_t set_bytes = (uint64_t)lv->line * lv->ways;
         if (lv->size % set_bytes != 0)
-            return fail(err, errlen, "L%d size %llu is not a multiple of line*ways (%llu)", k,
+            return ms_errorf(err, errlen, "L%d size %llu is not a multiple of line*ways (%llu)", k,
                         (unsigned long long)lv->size, (unsigned long long)set_bytes);
         uint64_t sets = lv->size / set_bytes;
         if (!is_pow2(sets))
-            return fail(err, errlen, "L%d sets (size/(line*ways)) %llu is not a power of two", k,
+            return ms_errorf(err, errlen, "L%d sets (size/(line*ways)) %llu is not a power of two", k,
                         (unsigned long long)sets);
         if (lv->size / lv->line > MAX_LINES_PER_LEVEL)
-            return fail(err, errlen, "L%d size %llu has more than %llu lines", k,
+            return ms_errorf(err, errlen, "L%d size %llu has more than %llu lines", k,
                         (unsigned long long)lv->size, MAX_LINES_PER_LEVEL);
         if ((unsigned)lv->policy > MS_POLICY_RANDOM)
-            return fail(err, errlen, "L%d policy %d is unknown", k, (int)lv->policy);
+            return ms_errorf(err, errlen, "L%d policy %d is unknown", k, (int)lv->policy);
         if (lv->policy == MS_POLICY_PLRU && !is_pow2(lv->ways))
-            return fail(err, errlen, "L%d ways %u must be a power of two for plru", k, lv->ways);
+            return ms_errorf(err, errlen, "L%d ways %u must be a power of two for plru", k, lv->ways);
         if (i > 0 && lv->line < cfg->level[i - 1].line)
-            return fail(err, errlen, "L%d line %u is smaller than L%d line %u", k, lv->line, k - 1,
+            return ms_errorf(err, errlen, "L%d line %u is smaller than L%d line %u", k, lv->line, k - 1,
                         cfg->level[i - 1].line);
         if (lv->latency < cfg->level[0].latency)
-            return fail(err, errlen, "L%d latency %u is below L1 latency %u", k, lv->latency,
+            return ms_errorf(err, errlen, "L%d latency %u is below L1 latency %u", k, lv->latency,
                         cfg->level[0].latency);
     }
     if (cfg->mem_latency < cfg->level[0].latency)
-        return fail(err, errlen, "memory latency %u is below L1 latency %u", cfg->mem_latency,
+        return ms_errorf(err, errlen, "memory latency %u is below L1 latency %u", cfg->mem_latency,
                     cfg->level[0].latency);
     if (memchr(cfg->preset, '\0', sizeof cfg->preset) == NULL)
-        return fail(err, errlen, "preset name is not terminated");
+        return ms_errorf(err, errlen, "preset name is not terminated");
     return 0;
 }
 
@@ -338,10 +329,10 @@ int ms_config_parse_full(const char *text, ms_hier_config *out, char *err, size_
     memset(&cfg, 0, sizeof cfg);
     const char *mem = strstr(text, ";mem=");
     if (!mem)
-        return fail(err, errlen, "configuration '%s' lacks ';mem='", text);
+        return ms_errorf(err, errlen, "configuration '%s' lacks ';mem='", text);
     char levels[512];
     if ((size_t)(mem - text) >= sizeof levels)
-        return fail(err, errlen, "configuration too long");
+        return ms_errorf(err, errlen, "configuration too long");
     memcpy(levels, text, (size_t)(mem - text));
     levels[mem - text] = '\0';
     if (parse_cache_unvalidated(levels, &cfg, err, errlen) != 0)
@@ -350,15 +341,15 @@ int ms_config_parse_full(const char *text, ms_hier_config *out, char *err, size_
     const char *preset = strstr(mem + 1, ";preset=");
     size_t numlen = preset ? (size_t)(preset - (mem + 5)) : strlen(mem + 5);
     if (numlen >= sizeof num)
-        return fail(err, errlen, "memory latency '%s' is not a number", mem + 5);
+        return ms_errorf(err, errlen, "memory latency '%s' is not a number", mem + 5);
     memcpy(num, mem + 5, numlen);
     num[numlen] = '\0';
     if (parse_u32(num, &cfg.mem_latency) != 0)
-        return fail(err, errlen, "memory latency '%s' is not a number", num);
+        return ms_errorf(err, errlen, "memory latency '%s' is not a number", num);
     if (preset) {
         const char *name = preset + 8;
         if (strlen(name) >= sizeof cfg.preset)
-            return fail(err, errlen, "preset name '%s' too long", name);
+            return ms_errorf(err, errlen, "preset name '%s' too long", name);
         strcpy(cfg.preset, name);
     }
     if (ms_config_validate(&cfg, err, errlen) != 0)
@@ -374,27 +365,27 @@ static int apply_config_key(const char *key, const char *value, int lineno, ms_h
     char sub[200];
     if (strcmp(key, "preset") == 0) {
         if (ms_config_preset(value, cfg, sub, sizeof sub) != 0)
-            return fail(err, errlen, "line %d: %s", lineno, sub);
+            return ms_errorf(err, errlen, "line %d: %s", lineno, sub);
     } else if (strcmp(key, "cache") == 0) {
         if (parse_cache_unvalidated(value, cfg, sub, sizeof sub) != 0)
-            return fail(err, errlen, "line %d: %s", lineno, sub);
+            return ms_errorf(err, errlen, "line %d: %s", lineno, sub);
     } else if (strcmp(key, "mem-latency") == 0) {
         if (parse_u32(value, &cfg->mem_latency) != 0)
-            return fail(err, errlen, "line %d: mem-latency '%s' is not a number", lineno, value);
+            return ms_errorf(err, errlen, "line %d: mem-latency '%s' is not a number", lineno, value);
         cfg->preset[0] = '\0';
     } else if ((key[0] == 'l' || key[0] == 'L') && key[1] >= '1' && key[1] <= '0' + MS_MAX_LEVELS
                && key[2] == '\0') {
         int index = key[1] - '1';
         if (index > cfg->nlevels)
-            return fail(err, errlen, "line %d: L%d given but the configuration has only %d level(s)",
+            return ms_errorf(err, errlen, "line %d: L%d given but the configuration has only %d level(s)",
                         lineno, index + 1, cfg->nlevels);
         if (parse_level(value, index, &cfg->level[index], sub, sizeof sub) != 0)
-            return fail(err, errlen, "line %d: %s", lineno, sub);
+            return ms_errorf(err, errlen, "line %d: %s", lineno, sub);
         if (index == cfg->nlevels)
             cfg->nlevels = index + 1;
         cfg->preset[0] = '\0';
     } else {
-        return fail(err, errlen, "line %d: unknown key '%s' (known: preset, cache, mem-latency, l1, l2, l3)",
+        return ms_errorf(err, errlen, "line %d: unknown key '%s' (known: preset, cache, mem-latency, l1, l2, l3)",
                     lineno, key);
     }
     return 0;
@@ -419,7 +410,7 @@ int ms_config_parse_text(const char *text, ms_hier_config *out, char *err, size_
             continue;
         char *eq = strchr(line, '=');
         if (!eq)
-            return fail(err, errlen, "line %d: expected 'key = value', got '%s'", lineno, line);
+            return ms_errorf(err, errlen, "line %d: expected 'key = value', got '%s'", lineno, line);
         char key[32], value[224];
         copy_trimmed(key, sizeof key, line, (size_t)(eq - line));
         copy_trimmed(value, sizeof value, eq + 1, strlen(eq + 1));
