@@ -48,6 +48,32 @@ check() {
     fi
 }
 
+# expect DESCRIPTION ACTUAL WANTED: the two strings must be equal.
+expect() {
+    if [ "$2" = "$3" ]; then
+        echo "ok   - $1 ($2)"
+    else
+        echo "FAIL - $1: got '$2', want '$3'"
+        FAILS=$((FAILS + 1))
+    fi
+}
+
+# expect_fail DESCRIPTION WANTED_TEXT COMMAND...: exit status 2 and stderr containing the text.
+expect_fail() {
+    desc=$1 want=$2; shift 2
+    set +e
+    "$@" >"$WORK/out" 2>"$WORK/err"
+    rc=$?
+    set -e
+    if [ "$rc" -eq 2 ] && grep -qF -- "$want" "$WORK/err"; then
+        echo "ok   - $desc"
+    else
+        echo "FAIL - $desc: exit $rc, stderr:"
+        sed 's/^/       /' "$WORK/err"
+        FAILS=$((FAILS + 1))
+    fi
+}
+
 # value JSON JQ_EXPR: print a value (for messages and arithmetic).
 value() { jq -r "$2" "$1"; }
 

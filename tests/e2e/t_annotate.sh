@@ -7,9 +7,6 @@ SRC="$SRC_DIR/examples/blkmatmul/blkmatmul.c"
 cc_build blkmatmul "$SRC"
 run_memspy r.json --preset memspy92 -- ./blkmatmul 295 64
 
-expect() {
-    if [ "$2" = "$3" ]; then echo "ok   - $1 ($2)"; else echo "FAIL - $1: got '$2', want '$3'"; FAILS=$((FAILS + 1)); fi
-}
 
 "$MEMSPY" annotate r.json blkmatmul.c --color never >plain.txt
 hot=$(grep -n 'Z\[(size_t)i \* N + j\] = Z\[(size_t)i \* N + j\] + r \* Y' "$SRC" | cut -d: -f1)

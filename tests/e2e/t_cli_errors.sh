@@ -4,21 +4,6 @@
 # matrix: gcc:-O0
 . "$(dirname "$0")/lib.sh"
 
-# expect_fail DESCRIPTION WANTED_TEXT COMMAND...: exit status 2 and stderr containing the text.
-expect_fail() {
-    desc=$1 want=$2; shift 2
-    set +e
-    "$@" >"$WORK/out" 2>"$WORK/err"
-    rc=$?
-    set -e
-    if [ "$rc" -eq 2 ] && grep -qF -- "$want" "$WORK/err"; then
-        echo "ok   - $desc"
-    else
-        echo "FAIL - $desc: exit $rc, stderr:"
-        sed 's/^/       /' "$WORK/err"
-        FAILS=$((FAILS + 1))
-    fi
-}
 
 expect_ok() {
     desc=$1; shift

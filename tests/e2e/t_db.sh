@@ -5,15 +5,6 @@
 # matrix: gcc:-O2
 . "$1/tests/e2e/lib.sh"
 
-# expect DESCRIPTION ACTUAL WANTED
-expect() {
-    if [ "$2" = "$3" ]; then
-        echo "ok   - $1"
-    else
-        echo "FAIL - $1: got '$2', wanted '$3'"
-        FAILS=$((FAILS + 1))
-    fi
-}
 
 cc_build blk "$SRC_DIR/examples/blkmatmul/blkmatmul.c"
 

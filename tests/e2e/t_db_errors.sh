@@ -5,30 +5,7 @@
 # matrix: gcc:-O2
 . "$1/tests/e2e/lib.sh"
 
-expect() {
-    if [ "$2" = "$3" ]; then
-        echo "ok   - $1"
-    else
-        echo "FAIL - $1: got '$2', wanted '$3'"
-        FAILS=$((FAILS + 1))
-    fi
-}
 
-# expect_fail DESCRIPTION WANTED_TEXT COMMAND...: exit status 2 and stderr containing the text.
-expect_fail() {
-    desc=$1 want=$2; shift 2
-    set +e
-    "$@" >"$WORK/out" 2>"$WORK/err"
-    rc=$?
-    set -e
-    if [ "$rc" -eq 2 ] && grep -qF -- "$want" "$WORK/err"; then
-        echo "ok   - $desc"
-    else
-        echo "FAIL - $desc: exit $rc, stderr:"
-        sed 's/^/       /' "$WORK/err"
-        FAILS=$((FAILS + 1))
-    fi
-}
 
 cc_build blk "$SRC_DIR/examples/blkmatmul/blkmatmul.c"
 

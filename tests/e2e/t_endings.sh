@@ -6,7 +6,7 @@
 cc_build ending "$SRC_DIR/tests/e2e/progs/ending.c"
 
 # expect HOW STATUS INCOMPLETE
-expect() {
+expect_ending() {
     how=$1 want=$2 incomplete=$3
     set +e
     ./ending "$how" >native.out 2>/dev/null
@@ -26,11 +26,11 @@ expect() {
       "$JQ_DEFS"' cell("main"; "double*.work").writes == 4096'
     check "$how: work array is a heap bin named double*.work" "$how.json" '.data | any(.name == "double*.work")'
 }
-expect normal 0 false
-expect exit3 3 false
-expect segv 139 true
-expect abort 134 true
-expect _exit 4 true
-expect kill 143 true
+expect_ending normal 0 false
+expect_ending exit3 3 false
+expect_ending segv 139 true
+expect_ending abort 134 true
+expect_ending _exit 4 true
+expect_ending kill 143 true
 grep -q "signal 11" segv.err || { echo "FAIL - no message naming the signal"; FAILS=$((FAILS + 1)); }
 finish

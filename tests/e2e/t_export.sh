@@ -9,9 +9,6 @@ cc_build blkmatmul "$SRC_DIR/examples/blkmatmul/blkmatmul.c"
 run_memspy r.json --preset memspy92 -- ./blkmatmul 295 64
 
 # expect DESCRIPTION ACTUAL EXPECTED
-expect() {
-    if [ "$2" = "$3" ]; then echo "ok   - $1 ($2)"; else echo "FAIL - $1: got '$2', want '$3'"; FAILS=$((FAILS + 1)); fi
-}
 
 "$MEMSPY" export r.json --format callgrind -o cg.out
 callgrind_annotate --show=Refs,L1m,Stall --threshold=100 cg.out >cg.txt 2>cg.err

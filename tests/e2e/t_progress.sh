@@ -7,9 +7,6 @@
 command -v script >/dev/null || { echo "skip: script (util-linux) not installed"; exit 77; }
 cc_build blkmatmul "$SRC_DIR/examples/blkmatmul/blkmatmul.c"
 
-expect() {
-    if [ "$2" = "$3" ]; then echo "ok   - $1 ($2)"; else echo "FAIL - $1: got '$2', want '$3'"; FAILS=$((FAILS + 1)); fi
-}
 ESC=$(printf '\033')
 CR=$(printf '\r')
 

@@ -17,9 +17,6 @@ same() {
     if [ "$(jq -S 'del(.run)' "$2")" = "$(jq -S 'del(.run)' "$3")" ]; then echo "ok   - $1"
     else echo "FAIL - $1"; FAILS=$((FAILS + 1)); fi
 }
-expect() {   # expect DESC STATUS_WANTED STATUS_GOT
-    if [ "$2" = "$3" ]; then echo "ok   - $1"; else echo "FAIL - $1 (exit $3, wanted $2)"; FAILS=$((FAILS + 1)); fi
-}
 
 run_memspy rec.json --preset memspy92 --record rec -- ./blkmatmul 120 32
 check "the recording holds meta.json, profile.raw and thread-0.zst" rec.json \
@@ -43,7 +40,7 @@ check "x86 and memspy92 differ (the hierarchy was really changed)" rx86.json \
 set +e
 "$MEMSPY" resim --interleave interleaved rec 2>il.err; st=$?
 set -e
-expect "--interleave interleaved is refused (not implemented yet)" 2 "$st"
+expect "--interleave interleaved is refused (not implemented yet)" "$st" 2
 
 # a truncated stream: error naming thread and offset, the events before it simulated
 cp -r rec cut
@@ -52,7 +49,7 @@ head -c $((size / 2)) rec/thread-0.zst >cut/thread-0.zst
 set +e
 "$MEMSPY" resim --preset memspy92 --json cut.json -o cut.txt cut 2>cut.err; st=$?
 set -e
-expect "a truncated stream exits 2" 2 "$st"
+expect "a truncated stream exits 2" "$st" 2
 if grep -q "thread 0: stream truncated at byte $((size / 2)) of cut/thread-0.zst" cut.err; then
     echo "ok   - the error names the thread and the byte offset"
 else echo "FAIL - truncation message"; cat cut.err; FAILS=$((FAILS + 1)); fi
@@ -84,5 +81,5 @@ fi
 rm -f ran.marker
 "$MEMSPY" run --no-report --record mrec -- ./marker 2>/dev/null
 "$MEMSPY" run --no-report --record mrec -- ./marker 2>/dev/null
-expect "the same program may record again into its own recording" 0 "$?"
+expect "the same program may record again into its own recording" "$?" 0
 finish
