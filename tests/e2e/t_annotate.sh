@@ -7,7 +7,6 @@ SRC="$SRC_DIR/examples/blkmatmul/blkmatmul.c"
 cc_build blkmatmul "$SRC"
 run_memspy r.json --preset memspy92 -- ./blkmatmul 295 64
 
-
 "$MEMSPY" annotate r.json blkmatmul.c --color never >plain.txt
 hot=$(grep -n 'Z\[(size_t)i \* N + j\] = Z\[(size_t)i \* N + j\] + r \* Y' "$SRC" | cut -d: -f1)
 # Annotated lines: "REFS MISSES STALL SHARE% LINE  source"; the line with the largest share.

@@ -4,7 +4,6 @@
 # matrix: gcc:-O0
 . "$(dirname "$0")/lib.sh"
 
-
 expect_ok() {
     desc=$1; shift
     if "$@" >"$WORK/out" 2>"$WORK/err" && [ -s "$WORK/out" ]; then

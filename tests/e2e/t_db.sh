@@ -5,7 +5,6 @@
 # matrix: gcc:-O2
 . "$1/tests/e2e/lib.sh"
 
-
 cc_build blk "$SRC_DIR/examples/blkmatmul/blkmatmul.c"
 
 # Two runs: numbered 1 and 2, announced on stderr.

@@ -5,8 +5,6 @@
 # matrix: gcc:-O2
 . "$1/tests/e2e/lib.sh"
 
-
-
 cc_build blk "$SRC_DIR/examples/blkmatmul/blkmatmul.c"
 
 # Four runs at once into a new database: all stored, numbered 1..4, each readable.
