@@ -138,16 +138,24 @@ static void add_function(uint64_t addr, uint64_t size) {
     push_sym(&funcs, &nfuncs, &funcs_cap, (gsym){addr, size, NULL, 0});
 }
 
-uintptr_t ms_function_start(uintptr_t pc) {
-    size_t lo = 0, hi = nfuncs;   /* first function starting above pc */
+/* Index of the entry of the address-sorted a[0..n) whose [addr, addr+size) holds x, looking
+ * back at most `back` entries from the last one starting at or below x (symbols may nest or
+ * alias); -1 if none. */
+static long containing(const gsym *a, size_t n, uintptr_t x, size_t back) {
+    size_t lo = 0, hi = n;   /* first entry starting above x */
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (funcs[mid].addr <= pc) lo = mid + 1;
+        if (a[mid].addr <= x) lo = mid + 1;
         else hi = mid;
     }
-    for (size_t i = lo; i-- > 0 && lo - i <= 4;)   /* nested/aliased symbols: a few back */
-        if (pc - funcs[i].addr < funcs[i].size) return (uintptr_t)funcs[i].addr;
-    return 0;
+    for (size_t i = lo; i-- > 0 && lo - i <= back;)
+        if (x - a[i].addr < a[i].size) return (long)i;
+    return -1;
+}
+
+uintptr_t ms_function_start(uintptr_t pc) {
+    long i = containing(funcs, nfuncs, pc, 4);
+    return i < 0 ? 0 : (uintptr_t)funcs[i].addr;
 }
 
 /* Every global object with its bin, sorted by address once all modules are read. */
@@ -159,13 +167,8 @@ static void remember_global(uint64_t addr, uint64_t size, uint32_t bin) {
 }
 
 uint32_t ms_globals_bin_at(uintptr_t addr) {
-    size_t lo = 0, hi = ngtab;   /* first object starting above addr */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (gtab[mid].addr <= addr) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo > 0 && addr - gtab[lo - 1].addr < gtab[lo - 1].size ? gtab[lo - 1].bin : 0;
+    long i = containing(gtab, ngtab, addr, 1);
+    return i < 0 ? 0 : gtab[i].bin;
 }
 
 /* Write a global's bin into the shadow map; a boundary granule already holding another
