@@ -3,12 +3,15 @@ file(GLOB UNIT_TESTS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/unit/test_*.c)
 foreach(src ${UNIT_TESTS})
   get_filename_component(name ${src} NAME_WE)
   add_executable(${name} ${src})
-  # test_sim* need only the simulator, test_rt* the runtime, test_raw* the format library,
+  # test_sim* need only the simulator, test_rt* the runtime, test_replay* the replay,
+  # test_raw* the format library,
   # the rest everything.
   if(name MATCHES "^test_sim")
     target_link_libraries(${name} PRIVATE memspy_sim)
   elseif(name MATCHES "^test_rt")
     target_link_libraries(${name} PRIVATE memspy_rt)
+  elseif(name MATCHES "^test_replay")
+    target_link_libraries(${name} PRIVATE memspy_replay)
   elseif(name MATCHES "^test_raw")
     target_link_libraries(${name} PRIVATE memspy_format)
   else()

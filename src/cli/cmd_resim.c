@@ -210,7 +210,7 @@ static int take_simulation(ms_raw *raw, const ms_sim *sim, const ms_hier_config 
     raw->config_text = strdup(spec);
     if (!raw->counters || !raw->evictions || !raw->config_text) return -1;
     for (uint32_t i = 1; i < n; i++)
-        if (c[i].reads || c[i].writes) raw->counters[raw->ncounters++] = (ms_raw_counter){ i, c[i] };
+        if (c[i].reads || c[i].writes) raw->counters[raw->ncounters++] = (ms_raw_counter){ i, 0, c[i] };
     ms_sim_each_eviction(sim, keep_counter, raw);
     raw->nlevels = cfg->nlevels;
     return 0;

@@ -31,6 +31,9 @@
  *                    read_misses, write_misses, cold, capacity, conflict, inval, writebacks }
  *  MS_RAW_EVICTIONS: u32 n; n x { u32 victim_ctx, u32 evictor_ctx, u32 level, u64 count }
  *  MS_RAW_NOTES    : u32 n; n x str  (warnings the runtime wants shown, e.g. dropped events)
+ *  MS_RAW_STREAMS  : str dir -- the run was multithreaded: its per-thread event streams are in
+ *                    dir (src/format/stream.h) and the counters come from replaying them
+ *                    (`memspy run` does); COUNTERS/EVICTIONS are then absent or partial.
  */
 #ifndef MEMSPY_FORMAT_RAW_H
 #define MEMSPY_FORMAT_RAW_H
@@ -49,7 +52,7 @@
 
 enum {
     MS_RAW_INFO = 1, MS_RAW_MODULES = 2, MS_RAW_BINS = 3, MS_RAW_CONTEXTS = 4,
-    MS_RAW_COUNTERS = 5, MS_RAW_EVICTIONS = 6, MS_RAW_NOTES = 7,
+    MS_RAW_COUNTERS = 5, MS_RAW_EVICTIONS = 6, MS_RAW_NOTES = 7, MS_RAW_STREAMS = 8,
     MS_RAW_END = 0x454e4421u /* "!DNE" */
 };
 
@@ -74,7 +77,16 @@ typedef struct {
 } ms_raw_bin;
 
 typedef struct { uint32_t ctx, bin; uint64_t pc; } ms_raw_context;
-typedef struct { uint32_t ctx; ms_counters c; } ms_raw_counter;
+typedef struct { uint32_t ctx; uint32_t cpu; ms_counters c; } ms_raw_counter;   /* cpu 0 unless
+                                                   * a multiprocessor replay filled it */
+
+/* A thread of a replayed multithreaded run (filled by the CLI from the replay, not on disk). */
+typedef struct {
+    uint32_t index, cpu;
+    int32_t parent;           /* creating thread's index, -1 unknown */
+    uint64_t accesses, syncs, wait_turns;
+    int complete;
+} ms_raw_thread;
 
 typedef struct {
     uint32_t version, flags;
@@ -89,7 +101,13 @@ typedef struct {
     ms_raw_counter *counters; size_t ncounters;
     ms_eviction *evictions; size_t nevictions;
     char **notes; size_t nnotes;
+    /* Multiprocessor replay results (in memory only; zero for a one-processor run): */
+    uint32_t nprocs;                                   /* simulated processors (0 = 1) */
+    ms_invalidation *invalidations; size_t ninvalidations;
+    ms_raw_thread *threads; size_t nthreads_replayed;
+    char *interleave;                                  /* "interleaved" / "piped", NULL */
     int truncated;            /* no valid trailer: sections read so far are kept */
+    char *streams_dir;        /* MS_RAW_STREAMS, NULL if the run recorded no threads' streams */
 } ms_raw;
 
 /* Read and verify a raw file. Returns 0 (possibly with raw->truncated set), or -1 with err

@@ -7,19 +7,61 @@
  *            payload[payload_len]                                          (repeated)
  *
  * A chunk is one flushed event buffer; seq numbers the flushes of the whole process (the
- * order in which the runtime fed them to its simulator). An event in a payload is three
- * LEB128 varints: ctx (a context id of DIR/profile.raw's MS_RAW_CONTEXTS; 0 = an access the
- * runtime could not attribute), zigzag(address - previous address of the thread; the first
- * is relative to 0), and size << 1 | write. Integers little-endian. See docs/formats.md. */
+ * order in which they were written). Integers little-endian. See docs/formats.md.
+ *
+ * Version 2 (this one): an event starts with one LEB128 varint `head`.
+ *   head even: an access; ctx = head >> 1 (a context id of DIR/profile.raw's MS_RAW_CONTEXTS;
+ *              0 = an access the runtime could not attribute), then two varints:
+ *              zigzag(address - previous access address of the thread; the first is relative
+ *              to 0) and size << 1 | write.
+ *   head odd : a synchronisation event; kind = head >> 1 (MS_SYNC_*), then three varints:
+ *              obj, arg (meaning per kind below) and seq, a process-wide sequence number
+ *              stamped when the operation happened (strictly increasing over all threads'
+ *              sync events: the real order, used by the replay only to break deadlocks).
+ * Version 1 streams (accesses only, head = ctx) are still read.
+ *
+ * Sync kinds (obj / arg), as the replay interprets them (docs/design-threads.md):
+ *   ACQUIRE    lock address / 0 exclusive, 1 shared (rwlock read). Blocks while another
+ *              thread holds it incompatibly. Mutex, spin, rwlock, GOMP critical (obj = the
+ *              name's address, or a fixed id for the unnamed one), GOMP atomic, omp locks.
+ *   RELEASE    lock address / 0
+ *   BARRIER    barrier id / participants. Arrival; the thread continues once `participants`
+ *              threads have arrived at the same (id, generation), the generation being the
+ *              number of times this thread arrived at this id before. A region boundary.
+ *   CREATE     child thread index / 0. The child's stream may start after this (boundary).
+ *   JOIN       joined thread index / 0. Waits for the child's EXIT or end of stream (boundary).
+ *   EXIT       0 / 0. The thread's last event (a stream may also just end: process exit).
+ *   COND_WAIT  cond address / mutex address. The thread gave up the mutex and waits for a
+ *              COND_SIGNAL on cond issued after it started waiting, then re-acquires the mutex.
+ *              (A wait that timed out is recorded as RELEASE + ACQUIRE instead.)
+ *   COND_SIGNAL cond address / 0 signal (wakes the longest waiter), 1 broadcast (wakes all)
+ *   SEM_POST   semaphore address / 0. Count + 1.
+ *   SEM_WAIT   semaphore address / 0. Waits for count > 0, then count - 1 (a sem_trywait that
+ *              failed is not recorded).
+ *   FORK       parallel region instance id / team size. Before the team starts (boundary).
+ *   BEGIN      parallel region instance id / team size. A team member (master included)
+ *              starts its implicit task: waits until the FORK of that id has been replayed. */
 #ifndef MEMSPY_FORMAT_STREAM_H
 #define MEMSPY_FORMAT_STREAM_H
 #include <stdint.h>
 
 #define MS_STREAM_MAGIC "MSPYREC"     /* 7 chars + NUL = 8 bytes */
-#define MS_STREAM_VERSION 1u
+#define MS_STREAM_VERSION 2u
 #define MS_STREAM_HEADER_SIZE 16u
 #define MS_STREAM_CHUNK_HEADER_SIZE 20u
-#define MS_STREAM_EVENT_MAX 20u       /* longest encoded event: 5 + 10 + 5 bytes */
+#define MS_STREAM_EVENT_MAX 31u       /* longest encoded event: a sync event, 1 + 3 x 10 bytes */
+
+enum {
+    MS_SYNC_ACQUIRE = 1, MS_SYNC_RELEASE = 2, MS_SYNC_BARRIER = 3, MS_SYNC_CREATE = 4,
+    MS_SYNC_JOIN = 5, MS_SYNC_EXIT = 6, MS_SYNC_COND_WAIT = 7, MS_SYNC_COND_SIGNAL = 8,
+    MS_SYNC_SEM_POST = 9, MS_SYNC_SEM_WAIT = 10, MS_SYNC_FORK = 11, MS_SYNC_BEGIN = 12,
+    MS_SYNC_KIND_MAX = 12
+};
+
+/* The unnamed OpenMP critical section's lock id (named ones use the name variable's address). */
+#define MS_SYNC_UNNAMED_CRITICAL 1u
+/* GOMP_atomic_start/end's lock id. */
+#define MS_SYNC_OMP_ATOMIC 2u
 
 /* Append v as an unsigned LEB128 varint at p; returns the end. */
 static inline unsigned char *ms_stream_put_varint(unsigned char *p, uint64_t v) {

@@ -9,7 +9,7 @@
 #include "../format/raw.h"
 
 #define MS_MODEL_FORMAT "memspy-result"
-#define MS_MODEL_VERSION 1
+#define MS_MODEL_VERSION 2   /* 2: threads, invalidations, references, patterns */
 
 typedef struct {
     char *name;          /* function name (innermost inlined function when inlined) */
@@ -33,12 +33,41 @@ typedef struct { uint32_t code, data, level; uint64_t count; } ms_evictor;
  * then level, data, code, so that lists are deterministic. */
 int ms_evictor_order(const void *a, const void *b);
 
+/* One invalidation cause: of the cell's received invalidations, `count` came from writes
+ * of (code, data) on processor cpu. */
+typedef struct { uint32_t code, data, cpu; uint64_t count; } ms_invalidator;
+
+/* qsort order of invalidation causes: count descending, then data, code, cpu. */
+int ms_invalidator_order(const void *a, const void *b);
+
 /* One (code bin, data bin) cell of the matrix. */
 typedef struct {
     uint32_t code, data;
     ms_counters c;
     ms_evictor *evicted_by; size_t nevicted_by;   /* sorted by count, descending */
+    ms_invalidator *inval_by; size_t ninval_by;   /* sorted (ms_invalidator_order) */
 } ms_cell;
+
+/* One simulated processor of a multithreaded run: everything its threads referenced. */
+typedef struct {
+    uint32_t cpu;
+    uint32_t *threads; size_t nthreads;   /* thread indices replayed on it, ascending */
+    uint64_t wait_turns;                  /* replay steps its threads spent blocked */
+    ms_counters c;
+} ms_proc_stat;
+
+/* Access kind of a source reference (ccSIM's "f Read nbf.c:141"). */
+typedef enum { MS_REF_READ = 0, MS_REF_WRITE = 1, MS_REF_READWRITE = 2 } ms_ref_kind;
+
+/* Per-reference statistics (ccSIM Table 3): one source location, access kind and data bin on
+ * one processor. */
+typedef struct {
+    uint32_t file;       /* index into model->files */
+    int line;
+    uint32_t code, data, cpu;
+    ms_ref_kind kind;
+    ms_counters c;
+} ms_reference_stat;
 
 /* Statistics per source line and data bin (for annotate and per-line views). */
 typedef struct {
@@ -72,6 +101,12 @@ typedef struct {
     ms_cell *cells; size_t ncells;
     char **files; size_t nfiles;
     ms_line_stat *lines; size_t nlines;
+
+    /* Multithreaded runs (nprocs > 1), else empty: */
+    uint32_t nprocs;
+    char *interleave;                     /* "interleaved" or "piped", NULL if not replayed */
+    ms_proc_stat *procs; size_t nprocs_stat;
+    ms_reference_stat *refs; size_t nrefs;   /* sorted by coherence misses, then misses, desc */
 } ms_model;
 
 /* Initialise to an empty model. */
@@ -84,12 +119,20 @@ uint64_t ms_counters_refs(const ms_counters *c);                  /* reads + wri
 uint64_t ms_counters_misses(const ms_counters *c, int level);     /* read + write misses at level */
 uint64_t ms_counters_stall(const ms_counters *c);                 /* read + write stall */
 uint64_t ms_counters_replacements(const ms_counters *c, int level); /* capacity + conflict */
+uint64_t ms_counters_coherence_misses(const ms_counters *c);      /* cause INVAL, summed over levels
+                                                                   * (a reference missing at two
+                                                                   * levels counts at each) */
+uint64_t ms_counters_communication(const ms_counters *c);         /* sum of pattern[] */
+/* Names used in every report and in the JSON: "single-producer/single-consumer", ...,
+ * "migratory", "cold-start". */
+const char *ms_pattern_name(int pattern);
 
 /* A selection of cells (MemSpy's DisplayAll on a bin or combination): the sum of their
  * counters and their merged replacement causes (by evicting data bin, level 0 unless asked). */
 typedef struct {
     ms_counters c;
     ms_evictor *evicted_by; size_t nevicted_by;   /* merged per (data, level), sorted desc */
+    ms_invalidator *inval_by; size_t ninval_by;   /* merged per (code, data, cpu), sorted */
     size_t ncells;
 } ms_selection_sum;
 

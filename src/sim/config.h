@@ -18,11 +18,27 @@ typedef struct {
     ms_policy policy;
 } ms_level_config;
 
+#define MS_MAX_PROCS 64
+
+/* Coherence protocol of a multiprocessor configuration (invalidation based). */
+typedef enum { MS_PROTO_MESI = 0, MS_PROTO_MSI = 1 } ms_protocol;
+
 typedef struct {
     int nlevels;                         /* 1..MS_MAX_LEVELS */
     ms_level_config level[MS_MAX_LEVELS];
     uint32_t mem_latency;                /* cycles for an access served by memory */
     char preset[32];                     /* preset name this came from, "" if custom */
+    /* Multiprocessor (coherence). All zero = the defaults written in brackets. */
+    uint32_t nprocs;          /* simulated processors 1..MS_MAX_PROCS [0: one per thread, decided
+                               * by the replay; the simulator treats 0 as 1] */
+    int shared_from;          /* first level shared by all processors (levels below it are private
+                               * per processor) [0: meaning nlevels, every level private] */
+    uint32_t coherence_unit;  /* bytes, power of two >= the largest private line, e.g. 4096 for
+                               * page-based DSM studies [0: the largest private line size] */
+    ms_protocol protocol;     /* [MESI] */
+    uint32_t nnodes;          /* processors grouped into this many nodes (DASH), memory homed
+                               * round robin by coherence unit [0 or 1: one node, all local] */
+    uint32_t remote_latency;  /* cycles for a miss served by another node [0: 2 x mem_latency] */
 } ms_hier_config;
 
 /* Fill *out with the named preset ("memspy92", "x86", ...). Returns 0, or -1 with err set. */
@@ -45,7 +61,9 @@ int ms_config_parse_text(const char *text, ms_hier_config *out, char *err, size_
 int ms_config_validate(const ms_hier_config *cfg, char *err, size_t errlen);
 
 /* Canonical text form "L1=32K:8:64:4:lru,L2=...;mem=200" that ms_config_parse_full() reads
- * back to an identical config. Returns the length written (snprintf semantics). */
+ * back to an identical config; multiprocessor fields that differ from their zero default are
+ * appended as ";procs=4;shared=3;unit=64;proto=msi;nodes=2;remote=400" (older texts without
+ * them still parse). Returns the length written (snprintf semantics). */
 int ms_config_format(const ms_hier_config *cfg, char *buf, size_t buflen);
 
 /* Parse the canonical form written by ms_config_format (used to pass the config to the runtime). */

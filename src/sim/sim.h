@@ -28,6 +28,17 @@
 
 enum { MS_CAUSE_COLD = 0, MS_CAUSE_CAPACITY, MS_CAUSE_CONFLICT, MS_CAUSE_INVAL, MS_NCAUSES };
 
+/* Carnival's access patterns (section 2.2), by which communication misses are explained. */
+enum {
+    MS_PAT_SPSC = 0,   /* single-producer/single-consumer */
+    MS_PAT_SPMC,       /* single-producer/multiple-consumer */
+    MS_PAT_MPSC,       /* multiple-producer/single-consumer */
+    MS_PAT_MPMC,       /* multiple-producer/multiple-consumer */
+    MS_PAT_MIGRATORY,  /* read then written by one processor at a time, passed on */
+    MS_PAT_COLD_START, /* first reference of a processor to data another processor wrote */
+    MS_NPATTERNS
+};
+
 /* Caller-supplied allocator: alloc returns zeroed memory or NULL. */
 typedef struct {
     void *(*alloc)(void *ud, size_t bytes);
@@ -42,11 +53,30 @@ typedef struct {
     uint64_t writebacks;            /* dirty lines written back into this level from above */
 } ms_level_counters;
 
+/* Invalidations (multiprocessor only; ccSIM section 3.2). "Received" ones are counted on the
+ * (ctx, cpu) whose access was the victim processor's last one to the coherence unit before
+ * another processor's write invalidated its copy; "sent" on the writer's (ctx, cpu). Each
+ * received invalidation is in exactly one of the four true/false x in/across classes. */
+typedef struct {
+    uint64_t received;
+    uint64_t true_in, true_across;      /* the writer wrote bytes the victim had touched */
+    uint64_t false_in, false_across;    /* it did not; in = no region boundary between the
+                                         * victim's last access and the write */
+    uint64_t with_lock;                 /* in-region ones whose writer held a lock */
+    uint64_t followed_by_miss;          /* the victim then missed on the unit (coherence miss) */
+    uint64_t sent;
+} ms_inval_counters;
+
 /* Counters of one context (also used for totals and aggregated bins). */
 typedef struct {
     uint64_t reads, writes;
     uint64_t stall_read, stall_write;   /* cycles beyond an L1 hit */
     ms_level_counters level[MS_MAX_LEVELS];
+    /* multiprocessor only (zero otherwise): */
+    ms_inval_counters inval;
+    uint64_t local_misses, remote_misses;   /* misses leaving the private levels, by whether the
+                                             * serving memory/cache is on the processor's node */
+    uint64_t pattern[MS_NPATTERNS];     /* communication misses explained by each pattern */
 } ms_counters;
 
 /* One (victim ctx, evictor ctx, level) replacement-cause pair. */
@@ -58,23 +88,49 @@ typedef struct {
 
 typedef struct ms_sim ms_sim;
 
+/* One (victim ctx and processor, invalidating ctx and processor) pair: "causes of
+ * invalidations", counted like the replacement pairs. */
+typedef struct {
+    uint32_t victim_ctx, victim_cpu;
+    uint32_t inval_ctx, inval_cpu;
+    uint64_t count;
+} ms_invalidation;
+
 /* Access flags. */
 #define MS_ACC_WRITE 1u
+#define MS_ACC_LOCKED 2u    /* the accessing processor holds a lock (invalidation classes) */
 
 /* Create a simulator for cfg (which must validate). Returns 0, or -1 on bad config / no memory. */
 int ms_sim_create(ms_sim **out, const ms_hier_config *cfg, const ms_allocator *alloc);
 void ms_sim_destroy(ms_sim *sim);
 
-/* Simulate one reference of size bytes (1..line) at addr by processor cpu (0 until coherence
- * exists) for context ctx. Returns the index of the level that served it (0 = L1 hit,
- * nlevels = memory), or -1 if out of memory for counters (the access is then not counted). */
+/* Simulate one reference of size bytes (1..line) at addr by processor cpu (< the config's
+ * nprocs, 0 when it is 1) for context ctx. Returns the index of the level that served it
+ * (0 = L1 hit, nlevels = memory), or -1 if out of memory for counters or cpu is out of range
+ * (the access is then not counted). */
 int ms_sim_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx);
 
 /* Simulate a byte range [addr, addr+len) as one reference per touched line (memcpy & co). */
 void ms_sim_access_range(ms_sim *sim, unsigned cpu, uint64_t addr, uint64_t len, unsigned flags, uint32_t ctx);
 
-/* Counters indexed by ctx; *n receives how many contexts have been seen (max ctx + 1). */
+/* Counters indexed by ctx * nprocs + cpu (nprocs = ms_sim_nprocs; with one processor simply
+ * by ctx); *n receives the number of entries (max ctx + 1) * nprocs. */
 const ms_counters *ms_sim_counters(const ms_sim *sim, uint32_t *n);
+
+/* Number of simulated processors (the config's nprocs, at least 1). */
+unsigned ms_sim_nprocs(const ms_sim *sim);
+
+/* A region boundary (barrier, fork/join, thread create/join) has been passed: accesses after
+ * it are in a new region for the in-region/across-region classification. The replay calls it;
+ * regions are numbered globally. */
+void ms_sim_next_region(ms_sim *sim);
+
+/* Close what is still open at the end of a simulation (pending access-pattern rounds), so that
+ * pattern counters are complete. Call once, before reading counters; idempotent. */
+void ms_sim_finish(ms_sim *sim);
+
+/* Call fn for every recorded invalidation pair, in a deterministic order. */
+void ms_sim_each_invalidation(const ms_sim *sim, void (*fn)(const ms_invalidation *e, void *ud), void *ud);
 
 /* Sum of all contexts' counters. */
 void ms_sim_totals(const ms_sim *sim, ms_counters *out);
