@@ -28,6 +28,12 @@ target_include_directories(rt_rawcheck PRIVATE ${CMAKE_SOURCE_DIR}/src)
 target_link_libraries(rt_rawcheck PRIVATE memspy_format)
 memspy_flags(rt_rawcheck)
 
+# The stream printer used by the threads tests (events of DIR/thread-N.zst as text).
+add_executable(rt_streamdump ${CMAKE_SOURCE_DIR}/tests/e2e/rt/rt_streamdump.c)
+target_include_directories(rt_streamdump PRIVATE ${CMAKE_SOURCE_DIR}/src)
+target_link_libraries(rt_streamdump PRIVATE memspy_replay)
+memspy_flags(rt_streamdump)
+
 # End-to-end tests: tests/e2e/*.sh, each run with every compiler and -O level it supports.
 # A script receives: SRC_DIR BUILD_DIR CC OPT and works in its own scratch directory.
 file(GLOB E2E_TESTS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/e2e/t_*.sh)

@@ -22,6 +22,8 @@ typedef struct {
     uint32_t bin_id;
     const ms_frame *frame;    /* innermost frame of its pc */
     uint32_t code, data, cell, line;
+    uint32_t file;            /* index into model->files when line != NO_INDEX */
+    uint64_t reads, writes;   /* summed over processors: the access kind of its references */
 } ctx_info;
 
 typedef struct {
@@ -35,6 +37,7 @@ typedef struct {
     bool has_unknown;
     bool *cell_used;
     size_t *ncap;             /* evicted_by capacity per cell */
+    size_t *icap;             /* inval_by capacity per cell */
 } analysis;
 
 static int oom(char *err, size_t errlen)
@@ -155,7 +158,8 @@ static int resolve_contexts(analysis *an, size_t nbins, uint32_t unknown_data)
     }
     qsort(ids, nbins, 2 * sizeof *ids, cmp_u32_pair);
     for (size_t i = 0; i < raw->ncontexts; i++)
-        an->ctx[i] = (ctx_info){ raw->contexts[i].ctx, raw->contexts[i].pc, raw->contexts[i].bin, NULL, 0, 0, 0, 0 };
+        an->ctx[i] = (ctx_info){ .ctx = raw->contexts[i].ctx, .pc = raw->contexts[i].pc,
+                                 .bin_id = raw->contexts[i].bin };
     qsort(an->ctx, raw->ncontexts, sizeof *an->ctx, cmp_ctx);
     size_t n = 0;   /* drop duplicate ctx ids, keeping the first */
     for (size_t i = 0; i < raw->ncontexts; i++)
@@ -287,6 +291,7 @@ static int assign_line(analysis *an, ctx_info *c, uint32_t id, bool first)
         char *const *f = bsearch(&c->frame->file, an->m->files, an->m->nfiles, sizeof *f, cmp_str_ptr);
         l->file = f ? (uint32_t)(f - an->m->files) : 0;
     }
+    c->file = an->m->lines[id].file;
     return 0;
 }
 
@@ -343,6 +348,114 @@ static int add_evictor(analysis *an, uint32_t cell, const ms_evictor *e)
     return 0;
 }
 
+static int add_invalidator(analysis *an, uint32_t cell, const ms_invalidator *e)
+{
+    ms_cell *c = &an->m->cells[cell];
+    if (c->ninval_by == an->icap[cell]) {
+        size_t n = an->icap[cell] ? an->icap[cell] * 2 : 4;
+        ms_invalidator *p = realloc(c->inval_by, n * sizeof *p);
+        if (!p)
+            return -1;
+        c->inval_by = p;
+        an->icap[cell] = n;
+    }
+    c->inval_by[c->ninval_by++] = *e;
+    return 0;
+}
+
+/* One processor's statistics per simulated processor: counters summed over its (ctx, cpu)
+ * entries, the replayed threads it ran and their blocked steps. */
+static int build_procs(analysis *an)
+{
+    const ms_raw *raw = an->raw;
+    ms_model *m = an->m;
+    m->procs = calloc(raw->nprocs, sizeof *m->procs);
+    if (!m->procs)
+        return -1;
+    m->nprocs_stat = raw->nprocs;
+    for (uint32_t p = 0; p < raw->nprocs; p++)
+        m->procs[p].cpu = p;
+    for (size_t i = 0; i < raw->ncounters; i++)
+        if (raw->counters[i].cpu < raw->nprocs)
+            ms_counters_add(&m->procs[raw->counters[i].cpu].c, &raw->counters[i].c);
+    for (size_t i = 0; i < raw->nthreads_replayed; i++) {
+        const ms_raw_thread *t = &raw->threads[i];
+        if (t->cpu >= raw->nprocs)
+            continue;
+        ms_proc_stat *p = &m->procs[t->cpu];
+        uint32_t *th = realloc(p->threads, (p->nthreads + 1) * sizeof *th);
+        if (!th)
+            return -1;
+        p->threads = th;
+        p->threads[p->nthreads++] = t->index;
+        p->wait_turns += t->wait_turns;
+    }
+    for (uint32_t p = 0; p < raw->nprocs; p++)
+        qsort(m->procs[p].threads, m->procs[p].nthreads, sizeof *m->procs[p].threads, cmp_u32);
+    return 0;
+}
+
+static ms_ref_kind ref_kind(const ctx_info *c)
+{
+    if (c->reads && c->writes)
+        return MS_REF_READWRITE;
+    return c->writes ? MS_REF_WRITE : MS_REF_READ;
+}
+
+/* ccSIM's per-reference rows: one per (source line, code, data, access kind, cpu), in key
+ * order with equal keys merged (bin indices are renumbered in finish_order). */
+static int build_refs(analysis *an)
+{
+    const ms_raw *raw = an->raw;
+    ms_model *m = an->m;
+    m->refs = calloc(raw->ncounters ? raw->ncounters : 1, sizeof *m->refs);
+    if (!m->refs)
+        return -1;
+    size_t n = 0;
+    for (size_t i = 0; i < raw->ncounters; i++) {
+        const ctx_info *c = find_ctx(an, raw->counters[i].ctx);
+        if (c->line == NO_INDEX)
+            continue;
+        m->refs[n++] = (ms_reference_stat){ c->file, c->frame->line, c->code, c->data,
+                                            raw->counters[i].cpu, ref_kind(c), raw->counters[i].c };
+    }
+    qsort(m->refs, n, sizeof *m->refs, ms_reference_key_order);
+    size_t out = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (out && ms_reference_key_order(&m->refs[out - 1], &m->refs[i]) == 0)
+            ms_counters_add(&m->refs[out - 1].c, &m->refs[i].c);
+        else
+            m->refs[out++] = m->refs[i];
+    }
+    m->nrefs = out;
+    return 0;
+}
+
+/* Threads, processors, references and invalidation causes of a multiprocessor replay. */
+static int accumulate_multiprocessor(analysis *an)
+{
+    const ms_raw *raw = an->raw;
+    ms_model *m = an->m;
+    m->nprocs = raw->nprocs;
+    if (raw->interleave && !(m->interleave = strdup(raw->interleave)))
+        return -1;
+    for (size_t i = 0; i < raw->ncounters; i++) {
+        ctx_info *c = find_ctx(an, raw->counters[i].ctx);
+        c->reads += raw->counters[i].c.reads;
+        c->writes += raw->counters[i].c.writes;
+    }
+    for (size_t i = 0; i < raw->ninvalidations; i++) {
+        const ms_invalidation *e = &raw->invalidations[i];
+        const ctx_info *victim = find_ctx(an, e->victim_ctx);
+        const ctx_info *writer = find_ctx(an, e->inval_ctx);
+        ms_invalidator inv = { writer->code, writer->data, e->inval_cpu, e->count };
+        an->cell_used[victim->cell] = true;
+        if (add_invalidator(an, victim->cell, &inv) != 0)
+            return -1;
+    }
+    return build_procs(an) == 0 && build_refs(an) == 0 ? 0 : -1;
+}
+
 static int accumulate(analysis *an)
 {
     const ms_raw *raw = an->raw;
@@ -365,7 +478,7 @@ static int accumulate(analysis *an)
         if (add_evictor(an, victim->cell, &ev) != 0)
             return -1;
     }
-    return 0;
+    return raw->nprocs > 1 ? accumulate_multiprocessor(an) : 0;
 }
 
 /* ---- deterministic order ---- */
@@ -399,29 +512,6 @@ static int rank_bins(rank *r, size_t n, uint32_t **remap, uint32_t **perm)
     return 0;
 }
 
-static int cmp_evictor_key(const ms_evictor *x, const ms_evictor *y)
-{
-    return x->code != y->code || x->data != y->data || x->level != y->level;
-}
-
-/* Merge equal (code, data, level) replacement causes and sort them by count. */
-static void merge_evictors(ms_cell *c)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < c->nevicted_by; i++) {
-        size_t j = 0;
-        while (j < n && cmp_evictor_key(&c->evicted_by[j], &c->evicted_by[i]) != 0)
-            j++;
-        if (j < n)
-            c->evicted_by[j].count += c->evicted_by[i].count;
-        else
-            c->evicted_by[n++] = c->evicted_by[i];
-    }
-    c->nevicted_by = n;
-    if (n > 1)
-        qsort(c->evicted_by, n, sizeof *c->evicted_by, ms_evictor_order);
-}
-
 static int cmp_cell(const void *a, const void *b)
 {
     const ms_cell *x = a, *y = b;
@@ -453,8 +543,10 @@ static int finish_order(analysis *an)
     for (size_t i = 0; i < m->ncells; i++) {
         if (an->cell_used[i])
             m->cells[kept++] = m->cells[i];
-        else
+        else {
             free(m->cells[i].evicted_by);
+            free(m->cells[i].inval_by);
+        }
     }
     m->ncells = kept;
     kept = 0;   /* lines of contexts that never counted a reference say nothing */
@@ -497,12 +589,21 @@ static int finish_order(analysis *an)
                 c->evicted_by[k].code = code_new[c->evicted_by[k].code];
                 c->evicted_by[k].data = data_new[c->evicted_by[k].data];
             }
-            merge_evictors(c);
+            for (size_t k = 0; k < c->ninval_by; k++) {
+                c->inval_by[k].code = code_new[c->inval_by[k].code];
+                c->inval_by[k].data = data_new[c->inval_by[k].data];
+            }
+            ms_cell_merge_causes(c);
         }
         for (size_t i = 0; i < m->nlines; i++) {
             m->lines[i].code = code_new[m->lines[i].code];
             m->lines[i].data = data_new[m->lines[i].data];
         }
+        for (size_t i = 0; i < m->nrefs; i++) {
+            m->refs[i].code = code_new[m->refs[i].code];
+            m->refs[i].data = data_new[m->refs[i].data];
+        }
+        qsort(m->refs, m->nrefs, sizeof *m->refs, ms_reference_order);
         qsort(m->cells, m->ncells, sizeof *m->cells, cmp_cell);
         qsort(m->lines, m->nlines, sizeof *m->lines, cmp_line);
     } else {
@@ -580,6 +681,9 @@ static bool needs_unknown(analysis *an)
     for (size_t i = 0; i < raw->nevictions && !miss; i++)
         miss = find_ctx(an, raw->evictions[i].victim_ctx) == &an->ctx[an->nctx] ||
                find_ctx(an, raw->evictions[i].evictor_ctx) == &an->ctx[an->nctx];
+    for (size_t i = 0; i < raw->ninvalidations && !miss; i++)
+        miss = find_ctx(an, raw->invalidations[i].victim_ctx) == &an->ctx[an->nctx] ||
+               find_ctx(an, raw->invalidations[i].inval_ctx) == &an->ctx[an->nctx];
     return miss || an->has_unknown;
 }
 
@@ -610,7 +714,8 @@ int ms_analyze(const ms_raw *raw, const ms_analyze_opts *opts, ms_model *out, ch
     if (rc == 0) {
         an.cell_used = calloc(out->ncells ? out->ncells : 1, sizeof *an.cell_used);
         an.ncap = calloc(out->ncells ? out->ncells : 1, sizeof *an.ncap);
-        rc = an.cell_used && an.ncap ? accumulate(&an) : -1;
+        an.icap = calloc(out->ncells ? out->ncells : 1, sizeof *an.icap);
+        rc = an.cell_used && an.ncap && an.icap ? accumulate(&an) : -1;
     }
     if (rc == 0)
         rc = finish_order(&an);
@@ -620,6 +725,7 @@ int ms_analyze(const ms_raw *raw, const ms_analyze_opts *opts, ms_model *out, ch
         rc = -1;
     free(an.cell_used);
     free(an.ncap);
+    free(an.icap);
     free(an.ctx);
     free((void *)an.bins);
     ms_source_cache_free(src);

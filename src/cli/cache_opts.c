@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
 #include "../util/util.h"
@@ -18,6 +19,13 @@ int ms_cache_opts_take(ms_cache_opts *o, int opt, const char *arg)
     case MS_OPT_CACHE: o->cache = arg; return 1;
     case MS_OPT_MEM_LATENCY: o->mem_latency = arg; return 1;
     case MS_OPT_CONFIG_FILE: o->config_file = arg; return 1;
+    case MS_OPT_PROCS: o->procs = arg; return 1;
+    case MS_OPT_NODES: o->nodes = arg; return 1;
+    case MS_OPT_UNIT: o->unit = arg; return 1;
+    case MS_OPT_PROTOCOL: o->protocol = arg; return 1;
+    case MS_OPT_SHARED: o->shared = arg; return 1;
+    case MS_OPT_REMOTE_LATENCY: o->remote_latency = arg; return 1;
+    case MS_OPT_INTERLEAVE: o->interleave = arg; return 1;
     default: return 0;
     }
 }
@@ -68,10 +76,75 @@ int ms_cache_opts_resolve(const ms_cache_opts *o, ms_hier_config *cfg, char *err
         c.mem_latency = (uint32_t)v;
         c.preset[0] = '\0';
     }
+    if (ms_cache_opts_apply_mp(o, &c, err, errlen) < 0) return -1;
+    *cfg = c;
+    return 0;
+}
+
+int ms_cache_opts_given(const ms_cache_opts *o)
+{
+    return o->preset || o->config_file || o->cache || o->mem_latency || o->procs || o->nodes || o->unit ||
+           o->protocol || o->shared || o->remote_latency;
+}
+
+/* A whole number in 1..max for option `name`, or -1 with err. */
+static int take_number(const char *name, const char *arg, unsigned long max, uint32_t *out, char *err, size_t errlen)
+{
+    unsigned long v;
+    if (ms_cli_parse_positive(arg, max, &v) < 0) {
+        snprintf(err, errlen, "%s: '%s' is not a whole number in 1..%lu", name, arg, max);
+        return -1;
+    }
+    *out = (uint32_t)v;
+    return 0;
+}
+
+int ms_cache_opts_apply_mp(const ms_cache_opts *o, ms_hier_config *cfg, char *err, size_t errlen)
+{
+    char sub[256];
+    ms_hier_config c = *cfg;
+    if (o->procs && take_number("--procs", o->procs, MS_MAX_PROCS, &c.nprocs, err, errlen) < 0) return -1;
+    if (o->nodes && take_number("--nodes", o->nodes, MS_MAX_PROCS, &c.nnodes, err, errlen) < 0) return -1;
+    if (o->remote_latency && take_number("--remote-latency", o->remote_latency, MAX_MEM_LATENCY,
+                                         &c.remote_latency, err, errlen) < 0)
+        return -1;
+    if (o->unit) {
+        uint64_t v;
+        if (ms_config_parse_size(o->unit, &v) < 0 || v == 0 || v > (1u << 20) || (v & (v - 1))) {
+            snprintf(err, errlen, "--coherence-unit: '%s' is not a power-of-two size up to 1M (e.g. 64, 4K)", o->unit);
+            return -1;
+        }
+        c.coherence_unit = (uint32_t)v;
+    }
+    if (o->protocol) {
+        if (strcasecmp(o->protocol, "mesi") == 0) c.protocol = MS_PROTO_MESI;
+        else if (strcasecmp(o->protocol, "msi") == 0) c.protocol = MS_PROTO_MSI;
+        else {
+            snprintf(err, errlen, "--protocol: '%s' is neither mesi nor msi", o->protocol);
+            return -1;
+        }
+    }
+    if (o->shared) {
+        const char *s = o->shared;
+        if ((s[0] == 'L' || s[0] == 'l') && s[1] >= '2' && s[1] <= '0' + c.nlevels && !s[2]) {
+            c.shared_from = s[1] - '1';
+        } else {
+            snprintf(err, errlen, "--shared: '%s' is not a level below L1 of this hierarchy (L2..L%d)", s, c.nlevels);
+            return -1;
+        }
+    }
     if (ms_config_validate(&c, sub, sizeof sub) < 0) {
         snprintf(err, errlen, "cache configuration: %s", sub);
         return -1;
     }
     *cfg = c;
     return 0;
+}
+
+int ms_cache_opts_interleave(const ms_cache_opts *o, char *err, size_t errlen)
+{
+    if (!o->interleave || strcmp(o->interleave, "interleaved") == 0) return 0;
+    if (strcmp(o->interleave, "piped") == 0) return 1;
+    snprintf(err, errlen, "--interleave: '%s' is neither interleaved nor piped", o->interleave);
+    return -1;
 }

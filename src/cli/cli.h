@@ -40,15 +40,24 @@ int ms_cli_parse_positive(const char *s, unsigned long max, unsigned long *out);
 
 #define MS_DEFAULT_PRESET "x86"
 
-enum { MS_OPT_PRESET = 1000, MS_OPT_CACHE, MS_OPT_MEM_LATENCY, MS_OPT_CONFIG_FILE, MS_OPT_DB,
-       MS_OPT_JSON_FILE, MS_OPT_RESULT_FILE, MS_OPT_TOP_N, MS_OPT_NO_REPORT, MS_OPT_FIRST_FREE };
+enum { MS_OPT_PRESET = 1000, MS_OPT_CACHE, MS_OPT_MEM_LATENCY, MS_OPT_CONFIG_FILE, MS_OPT_PROCS,
+       MS_OPT_NODES, MS_OPT_UNIT, MS_OPT_PROTOCOL, MS_OPT_SHARED, MS_OPT_REMOTE_LATENCY,
+       MS_OPT_INTERLEAVE, MS_OPT_DB, MS_OPT_JSON_FILE, MS_OPT_RESULT_FILE, MS_OPT_TOP_N,
+       MS_OPT_NO_REPORT, MS_OPT_FIRST_FREE };
 
 /* Entries for a getopt_long option table. */
 #define MS_CACHE_LONG_OPTIONS                                               \
     { "preset", required_argument, NULL, MS_OPT_PRESET },                  \
     { "cache", required_argument, NULL, MS_OPT_CACHE },                    \
     { "mem-latency", required_argument, NULL, MS_OPT_MEM_LATENCY },        \
-    { "config", required_argument, NULL, MS_OPT_CONFIG_FILE }
+    { "config", required_argument, NULL, MS_OPT_CONFIG_FILE },             \
+    { "procs", required_argument, NULL, MS_OPT_PROCS },                    \
+    { "nodes", required_argument, NULL, MS_OPT_NODES },                    \
+    { "coherence-unit", required_argument, NULL, MS_OPT_UNIT },            \
+    { "protocol", required_argument, NULL, MS_OPT_PROTOCOL },              \
+    { "shared", required_argument, NULL, MS_OPT_SHARED },                  \
+    { "remote-latency", required_argument, NULL, MS_OPT_REMOTE_LATENCY },  \
+    { "interleave", required_argument, NULL, MS_OPT_INTERLEAVE }
 
 /* Help text for those options, for the subcommands' --help. */
 #define MS_CACHE_OPTIONS_HELP                                                                   \
@@ -57,10 +66,25 @@ enum { MS_OPT_PRESET = 1000, MS_OPT_CACHE, MS_OPT_MEM_LATENCY, MS_OPT_CONFIG_FIL
     "  --config FILE        read 'key = value' lines: preset, cache, mem-latency, l1, l2, l3\n" \
     "  --cache SPEC         levels, e.g. L1=32K:8:64:4[:lru|plru|random],L2=1M:16:64:14\n"  \
     "                       (size:ways:line bytes:latency cycles[:policy])\n"               \
-    "  --mem-latency N      cycles of an access served by memory\n"
+    "  --mem-latency N      cycles of an access served by memory\n"                         \
+    "Multiprocessor options (multithreaded programs; one processor per thread by default):\n" \
+    "  --procs N            simulated processors (1.." MS_STR(MS_MAX_PROCS) "); thread i runs on i mod N\n" \
+    "  --interleave MODE    order of the threads' accesses between synchronisations:\n"      \
+    "                       interleaved (default: round robin, one reference each) or piped\n" \
+    "                       (each thread's whole region in turn)\n"                           \
+    "  --protocol P         mesi (default) or msi\n"                                         \
+    "  --coherence-unit S   bytes kept coherent as one unit: the line (default) or e.g. 4K\n"  \
+    "  --shared LEVEL       first level shared by all processors (e.g. L3); default: private\n" \
+    "  --nodes N            group the processors into N nodes; misses are local or remote\n"  \
+    "  --remote-latency N   cycles of a miss served by another node (default 2 x memory)\n"
+
+#define MS_STR_(x) #x
+#define MS_STR(x) MS_STR_(x)
 
 typedef struct {
     const char *preset, *config_file, *cache, *mem_latency;   /* NULL when not given */
+    const char *procs, *nodes, *unit, *protocol, *shared, *remote_latency;
+    const char *interleave;
 } ms_cache_opts;
 
 /* Take option `opt` with argument arg if it is a cache option: returns 1 if taken, else 0. */
@@ -69,6 +93,16 @@ int ms_cache_opts_take(ms_cache_opts *o, int opt, const char *arg);
 /* Build and validate the hierarchy the options describe. Returns 0, or -1 with err naming the
  * option and the bad field. */
 int ms_cache_opts_resolve(const ms_cache_opts *o, ms_hier_config *cfg, char *err, size_t errlen);
+
+/* True if any cache or multiprocessor option (not --interleave) was given. */
+int ms_cache_opts_given(const ms_cache_opts *o);
+
+/* Apply only the multiprocessor options to cfg (e.g. over a recorded configuration) and
+ * validate. Returns 0, or -1 with err naming the option. */
+int ms_cache_opts_apply_mp(const ms_cache_opts *o, ms_hier_config *cfg, char *err, size_t errlen);
+
+/* The --interleave mode: 0 interleaved (default), 1 piped; -1 with err if unknown. */
+int ms_cache_opts_interleave(const ms_cache_opts *o, char *err, size_t errlen);
 
 /* ---- choosing the stored run a command reads ---- */
 

@@ -17,7 +17,7 @@
 #include "cli.h"
 #include "record_dir.h"
 #include "run_output.h"
-#include "stream_replay.h"
+#include "replay_sim.h"
 
 static const char USAGE[] =
     "Usage: memspy resim [options] DIR\n\n"
@@ -27,8 +27,6 @@ static const char USAGE[] =
     "stream is replayed up to its last good chunk; the run is then marked incomplete and\n"
     "memspy exits with status 2.\n\n"
     MS_RUN_OUTPUT_HELP
-    "  --interleave MODE    order of the threads' accesses: piped (each thread's whole stream\n"
-    "                       in thread order; the only mode implemented so far) or interleaved\n"
     "  -h, --help           this help\n\n" MS_CACHE_OPTIONS_HELP;
 
 typedef struct {
@@ -36,14 +34,13 @@ typedef struct {
     const char *dir;
     ms_cache_opts cache;
     ms_hier_config cfg;
+    ms_interleave mode;
 } resim_opts;
 
 static int parse_options(int argc, char **argv, resim_opts *o, int *done)
 {
-    enum { OPT_INTERLEAVE = MS_OPT_FIRST_FREE };
     static const struct option longopts[] = {
         MS_RUN_OUTPUT_LONG_OPTIONS,
-        { "interleave", required_argument, NULL, OPT_INTERLEAVE },
         { "help", no_argument, NULL, 'h' },
         MS_CACHE_LONG_OPTIONS,
         { NULL, 0, NULL, 0 },
@@ -58,12 +55,6 @@ static int parse_options(int argc, char **argv, resim_opts *o, int *done)
             continue;
         }
         switch (opt) {
-        case OPT_INTERLEAVE:
-            if (strcmp(optarg, "interleaved") == 0)
-                return ms_cli_error("resim", "--interleave interleaved is not implemented yet: use piped");
-            if (strcmp(optarg, "piped") != 0)
-                return ms_cli_usage_error("resim", "--interleave: '%s' is neither piped nor interleaved", optarg);
-            break;
         case 'h':
             fputs(USAGE, stdout);
             *done = 1;
@@ -74,6 +65,10 @@ static int parse_options(int argc, char **argv, resim_opts *o, int *done)
     }
     if (optind != argc - 1) return ms_cli_usage_error("resim", "expected one recording directory");
     o->dir = argv[optind];
+    char err[256];
+    int mode = ms_cache_opts_interleave(&o->cache, err, sizeof err);
+    if (mode < 0) return ms_cli_usage_error("resim", "%s", err);
+    o->mode = mode ? MS_INTERLEAVE_PIPED : MS_INTERLEAVE_INTERLEAVED;
     return 0;
 }
 
@@ -93,8 +88,8 @@ static json_t *read_meta(const char *dir)
     if (!format || strcmp(format, MS_RECORD_FORMAT) != 0 || !json_is_string(json_object_get(meta, "program")) ||
         !json_is_array(json_object_get(meta, "args"))) {
         ms_cli_error("resim", "%s: not a memspy recording description", path);
-    } else if (version != MS_STREAM_VERSION) {
-        ms_cli_error("resim", "%s: recording format version %lld, this memspy reads version %u", path,
+    } else if (version < 1 || version > MS_STREAM_VERSION) {
+        ms_cli_error("resim", "%s: recording format version %lld, this memspy reads versions 1 to %u", path,
                      (long long)version, MS_STREAM_VERSION);
     } else {
         return meta;
@@ -110,8 +105,9 @@ static int resolve_config(resim_opts *o, json_t *meta)
     const ms_cache_opts *c = &o->cache;
     const char *recorded = json_string_value(json_object_get(meta, "config"));
     if (!c->preset && !c->config_file && !c->cache && !c->mem_latency && recorded) {
+        /* The recorded hierarchy, with any multiprocessor options given on top. */
         if (ms_config_parse_full(recorded, &o->cfg, err, sizeof err) == 0 &&
-            ms_config_validate(&o->cfg, err, sizeof err) == 0)
+            ms_cache_opts_apply_mp(c, &o->cfg, err, sizeof err) == 0)
             return 0;
         return ms_cli_error("resim", "the recorded configuration is not usable: %s", err);
     }
@@ -119,106 +115,19 @@ static int resolve_config(resim_opts *o, json_t *meta)
     return 0;
 }
 
-static int is_stream_name(const struct dirent *d)
+/* Drop the recorded counters and replacement causes: the replay's replace them. */
+static void drop_recorded_counters(ms_raw *raw)
 {
-    unsigned idx;
-    int end = 0;
-    return sscanf(d->d_name, "thread-%u.zst%n", &idx, &end) == 1 && d->d_name[end] == '\0';
-}
-
-static int by_thread_index(const struct dirent **a, const struct dirent **b)
-{
-    unsigned x = 0, y = 0;
-    sscanf((*a)->d_name, "thread-%u", &x);
-    sscanf((*b)->d_name, "thread-%u", &y);
-    return x < y ? -1 : x > y;
-}
-
-static void *sim_calloc(void *ud, size_t bytes) { (void)ud; return calloc(1, bytes); }
-static void sim_free(void *ud, void *p, size_t bytes) { (void)ud; (void)bytes; free(p); }
-
-typedef struct {
-    uint64_t events, dropped;
-    char *problems;              /* "; "-separated, NULL if every stream was complete */
-} replay_summary;
-
-static void add_problem(replay_summary *s, const char *text)
-{
-    char *joined = NULL;
-    if (asprintf(&joined, "%s%s%s", s->problems ? s->problems : "", s->problems ? "; " : "", text) >= 0) {
-        free(s->problems);
-        s->problems = joined;
-    }
-}
-
-/* Replay every DIR/thread-N.zst in thread order (piped). Returns 0 or MS_EXIT_USAGE. */
-static int replay_all(const char *dir, uint32_t max_ctx, ms_sim *sim, replay_summary *sum)
-{
-    struct dirent **list = NULL;
-    int n = scandir(dir, &list, is_stream_name, by_thread_index), rc = 0;
-    if (n < 0) return ms_cli_error("resim", "cannot list %s: %s", dir, strerror(errno));
-    if (n == 0) rc = ms_cli_error("resim", "%s holds no event streams (thread-N.zst)", dir);
-    for (int i = 0; i < n; i++) {
-        char path[PATH_MAX + 300], err[PATH_MAX + 300];
-        unsigned idx = 0;
-        sscanf(list[i]->d_name, "thread-%u", &idx);
-        snprintf(path, sizeof path, "%s/%s", dir, list[i]->d_name);
-        ms_replay_stats st;
-        int r = rc ? 0 : ms_stream_replay(path, idx, max_ctx, sim, &st, err, sizeof err);
-        if (r < 0) rc = ms_cli_error("resim", "%s", err);
-        if (r > 0) {
-            ms_cli_error("resim", "%s", err);
-            add_problem(sum, err);
-        }
-        if (r >= 0 && !rc) {
-            sum->events += st.events;
-            sum->dropped += st.dropped;
-        }
-        free(list[i]);
-    }
-    free(list);
-    return rc;
-}
-
-static void keep_counter(const ms_eviction *e, void *ud)
-{
-    ms_raw *raw = ud;
-    raw->evictions[raw->nevictions++] = *e;
-}
-
-static void count_eviction(const ms_eviction *e, void *ud)
-{
-    (void)e;
-    (*(size_t *)ud)++;
-}
-
-/* Replace the recorded counters, evictions and configuration with the re-simulated ones. */
-static int take_simulation(ms_raw *raw, const ms_sim *sim, const ms_hier_config *cfg)
-{
-    uint32_t n = 0;
-    size_t nev = 0;
-    char spec[512];
-    const ms_counters *c = ms_sim_counters(sim, &n);
-    ms_sim_each_eviction(sim, count_eviction, &nev);
-    ms_config_format(cfg, spec, sizeof spec);
     free(raw->counters);
     free(raw->evictions);
-    free(raw->config_text);
+    raw->counters = NULL;
+    raw->evictions = NULL;
     raw->ncounters = raw->nevictions = 0;
-    raw->counters = calloc(n ? n : 1, sizeof *raw->counters);
-    raw->evictions = calloc(nev ? nev : 1, sizeof *raw->evictions);
-    raw->config_text = strdup(spec);
-    if (!raw->counters || !raw->evictions || !raw->config_text) return -1;
-    for (uint32_t i = 1; i < n; i++)
-        if (c[i].reads || c[i].writes) raw->counters[raw->ncounters++] = (ms_raw_counter){ i, 0, c[i] };
-    ms_sim_each_eviction(sim, keep_counter, raw);
-    raw->nlevels = cfg->nlevels;
-    return 0;
 }
 
 typedef struct {
     json_t *meta;
-    const replay_summary *sum;
+    const char *problems;   /* NULL if every stream was complete */
     double seconds;
 } resim_metadata;
 
@@ -240,10 +149,10 @@ static int fill_metadata(ms_model *m, void *ud)
     m->time = (int64_t)time(NULL);
     m->wall_seconds = rm->seconds;
     if (!(m->memspy_version = strdup(MEMSPY_VERSION))) return -1;
-    if (rm->sum->problems) {
+    if (rm->problems) {
         char *reason = NULL;
         if (asprintf(&reason, "%s%srecorded stream incomplete: %s", m->incomplete_reason ? m->incomplete_reason : "",
-                     m->incomplete_reason ? "; " : "", rm->sum->problems) < 0)
+                     m->incomplete_reason ? "; " : "", rm->problems) < 0)
             return -1;
         free(m->incomplete_reason);
         m->incomplete_reason = reason;
@@ -256,32 +165,28 @@ static int fill_metadata(ms_model *m, void *ud)
  * that found bad streams (m is then filled and marked incomplete). */
 static int resimulate(const resim_opts *o, json_t *meta, ms_model *m)
 {
-    char path[PATH_MAX + 16], err[1024];
+    char path[PATH_MAX + 16], err[1024], *problems = NULL;
     ms_raw raw;
-    ms_sim *sim = NULL;
-    replay_summary sum = { 0, 0, NULL };
-    const ms_allocator alloc = { sim_calloc, sim_free, NULL };
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     memset(&raw, 0, sizeof raw);
     snprintf(path, sizeof path, "%s/%s", o->dir, MS_RECORD_RAW);
-    int rc = 0;
-    if (ms_raw_read(path, &raw, err, sizeof err) < 0) rc = ms_cli_error("resim", "cannot read %s: %s", path, err);
-    else if (ms_sim_create(&sim, &o->cfg, &alloc) < 0) rc = ms_cli_error("resim", "cannot create the simulator");
-    uint32_t max_ctx = 0;
-    for (size_t i = 0; !rc && i < raw.ncontexts; i++)
-        if (raw.contexts[i].ctx > max_ctx) max_ctx = raw.contexts[i].ctx;
-    if (!rc) rc = replay_all(o->dir, max_ctx, sim, &sum);
-    if (!rc && take_simulation(&raw, sim, &o->cfg) < 0) rc = ms_cli_error("resim", "out of memory");
+    int rc = 0, replayed = 0;
+    if (ms_raw_read(path, &raw, err, sizeof err) < 0) {
+        rc = ms_cli_error("resim", "cannot read %s: %s", path, err);
+    } else {
+        drop_recorded_counters(&raw);
+        if ((replayed = ms_replay_into_raw("resim", o->dir, &o->cfg, o->mode, &raw, &problems)) < 0)
+            rc = MS_EXIT_USAGE;
+    }
     if (!rc) {
         clock_gettime(CLOCK_MONOTONIC, &t1);
-        resim_metadata rm = { meta, &sum, (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9 };
+        resim_metadata rm = { meta, problems, (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9 };
         rc = ms_run_analyze("resim", &raw, fill_metadata, &rm, m);
-        if (!rc && sum.problems) rc = -2;
+        if (!rc && problems) rc = -2;
     }
-    ms_sim_destroy(sim);
     ms_raw_free(&raw);
-    free(sum.problems);
+    free(problems);
     return rc;
 }
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/personality.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -20,6 +21,7 @@
 #include "program_check.h"
 #include "progress.h"
 #include "record_dir.h"
+#include "replay_sim.h"
 #include "run_output.h"
 
 static const char USAGE[] =
@@ -32,12 +34,18 @@ static const char USAGE[] =
     "  --aslr               keep address-space randomization (results then vary by run)\n"
     "  --record DIR         also keep the program's event streams in DIR (created if missing)\n"
     "                       for `memspy resim DIR` under other cache hierarchies\n"
+    "  --threads            record per-thread streams from the start and replay them on the\n"
+    "                       simulated multiprocessor (automatic when PROG calls pthread_create\n"
+    "                       or OpenMP; a thread that starts unexpectedly is still handled, with\n"
+    "                       the references before it simulated on one processor)\n"
     "  -h, --help           this help\n\n" MS_CACHE_OPTIONS_HELP;
 
 typedef struct {
     ms_run_output_opts out;
     const char *record_dir;   /* --record DIR, NULL if not given */
     int keep_aslr;
+    int force_threads;        /* --threads */
+    ms_interleave mode;
     ms_hier_config cfg;
     char **prog_argv;      /* PROG ARGS..., NULL-terminated (points into argv) */
     int prog_argc;
@@ -47,10 +55,11 @@ typedef struct {
 
 static int parse_options(int argc, char **argv, run_opts *o, int *done)
 {
-    enum { OPT_ASLR = MS_OPT_FIRST_FREE, OPT_RECORD };
+    enum { OPT_ASLR = MS_OPT_FIRST_FREE, OPT_RECORD, OPT_THREADS };
     static const struct option longopts[] = {
         MS_RUN_OUTPUT_LONG_OPTIONS,
         { "aslr", no_argument, NULL, OPT_ASLR },
+        { "threads", no_argument, NULL, OPT_THREADS },
         { "record", required_argument, NULL, OPT_RECORD },
         { "help", no_argument, NULL, 'h' },
         MS_CACHE_LONG_OPTIONS,
@@ -70,6 +79,7 @@ static int parse_options(int argc, char **argv, run_opts *o, int *done)
         switch (opt) {
         case OPT_ASLR: o->keep_aslr = 1; break;
         case OPT_RECORD: o->record_dir = optarg; break;
+        case OPT_THREADS: o->force_threads = 1; break;
         case 'h':
             fputs(USAGE, stdout);
             *done = 1;
@@ -83,6 +93,9 @@ static int parse_options(int argc, char **argv, run_opts *o, int *done)
     o->prog_argc = argc - optind;
     char err[512];
     if (ms_cache_opts_resolve(&cache, &o->cfg, err, sizeof err) < 0) return ms_cli_error("run", "%s", err);
+    int mode = ms_cache_opts_interleave(&cache, err, sizeof err);
+    if (mode < 0) return ms_cli_usage_error("run", "%s", err);
+    o->mode = mode ? MS_INTERLEAVE_PIPED : MS_INTERLEAVE_INTERLEAVED;
     return 0;
 }
 
@@ -202,13 +215,20 @@ static char *find_raw_file(const char *dir, pid_t pid)
     return path;
 }
 
+/* Remove the run's scratch directory: raw files and the threads' streams directory. */
 static void remove_dir(const char *dir)
 {
     DIR *d = opendir(dir);
     if (d) {
         int fd = dirfd(d);
-        for (struct dirent *e; (e = readdir(d));)
-            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) unlinkat(fd, e->d_name, 0);
+        for (struct dirent *e; (e = readdir(d));) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+            if (unlinkat(fd, e->d_name, 0) < 0 && (errno == EISDIR || errno == EPERM)) {
+                char *sub = NULL;
+                if (asprintf(&sub, "%s/%s", dir, e->d_name) >= 0) remove_dir(sub);
+                free(sub);
+            }
+        }
         closedir(d);
     }
     rmdir(dir);
@@ -299,6 +319,19 @@ static int fill_run_metadata(ms_model *m, void *ud)
     return 0;
 }
 
+/* Incomplete streams: a note in the result, and the run marked incomplete (the raw profile is
+ * then truncated from analysis's point of view). Returns 0 or -1. */
+static int note_problems(ms_raw *raw, const char *problems)
+{
+    char **notes = realloc(raw->notes, (raw->nnotes + 1) * sizeof *notes);
+    if (!notes) return -1;
+    raw->notes = notes;
+    if (asprintf(&notes[raw->nnotes], "recorded streams incomplete: %s", problems) < 0) return -1;
+    raw->nnotes++;
+    raw->truncated = 1;
+    return 0;
+}
+
 /* Read and analyze the raw profile into m, with the run's metadata. Returns 0, or
  * MS_EXIT_USAGE after saying where the raw profile was kept. */
 static int build_model(const char *raw_path, const char *prog_path, const run_opts *o,
@@ -309,8 +342,13 @@ static int build_model(const char *raw_path, const char *prog_path, const run_op
     memset(&raw, 0, sizeof raw);
     run_metadata meta = { o, res, prog_path };
     int rc;
+    char *problems = NULL;
     if (ms_raw_read(raw_path, &raw, err, sizeof err) < 0) {
         rc = ms_cli_error("run", "cannot read the profile: %s", err);
+    } else if (raw.streams_dir && ms_replay_into_raw("run", raw.streams_dir, &o->cfg, o->mode, &raw, &problems) < 0) {
+        rc = MS_EXIT_USAGE;
+    } else if (problems && note_problems(&raw, problems) < 0) {
+        rc = ms_cli_error("run", "out of memory");
     } else if ((rc = ms_run_analyze("run", &raw, fill_run_metadata, &meta, m)) == 0 && o->record_dir &&
                ms_record_dir_keep_raw("run", o->record_dir, raw_path) < 0) {
         ms_model_free(m);
@@ -318,6 +356,7 @@ static int build_model(const char *raw_path, const char *prog_path, const run_op
     }
     if (rc) fprintf(stderr, "memspy run: the raw profile is kept in %s\n", raw_path);
     ms_raw_free(&raw);
+    free(problems);
     return rc;
 }
 
@@ -355,6 +394,22 @@ static char *make_raw_dir(const ms_hier_config *cfg)
     return dir;
 }
 
+/* Threads mode: the runtime records every thread's stream from the start, into the --record
+ * directory or DIR/streams, and this process replays them after the program exits. */
+static int prepare_threads(const run_opts *o, const char *raw_dir)
+{
+    char *streams = NULL;
+    int rc = 0;
+    if (!o->record_dir) {
+        if (asprintf(&streams, "%s/streams", raw_dir) < 0) return ms_cli_error("run", "out of memory");
+        if (mkdir(streams, 0700) < 0) rc = ms_cli_error("run", "cannot create %s: %s", streams, strerror(errno));
+        else if (setenv("MEMSPY_RECORD_DIR", streams, 1) < 0) rc = ms_cli_error("run", "setenv: %s", strerror(errno));
+    }
+    if (!rc && setenv("MEMSPY_THREADS", "1", 1) < 0) rc = ms_cli_error("run", "setenv: %s", strerror(errno));
+    free(streams);
+    return rc;
+}
+
 int ms_cmd_run(int argc, char **argv)
 {
     run_opts o;
@@ -376,6 +431,10 @@ int ms_cmd_run(int argc, char **argv)
         goto out;
     if (!(dir = make_raw_dir(&o.cfg))) {
         rc = MS_EXIT_USAGE;
+        goto out;
+    }
+    if ((o.force_threads || ms_program_starts_threads(path)) && (rc = prepare_threads(&o, dir)) != 0) {
+        remove_dir(dir);
         goto out;
     }
     child_result res;

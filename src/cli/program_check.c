@@ -79,3 +79,61 @@ ms_program_kind ms_check_program(const char *path, char *err, size_t errlen)
     close(fd);
     return kind;
 }
+
+/* Whether a symbol name says the program starts threads: an OpenMP entry point, C11 or C++
+ * thread creation, pthread_create (when not memspy's own definition), or memspy's marker that
+ * the runtime's thread interposers were linked because the program calls them. */
+static int is_thread_symbol(const char *name, int undefined)
+{
+    if (strcmp(name, MS_THREADS_MARKER) == 0) return !undefined;
+    if (!undefined) return 0;
+    return strncmp(name, "GOMP_", 5) == 0 || strncmp(name, "__kmpc_", 7) == 0 || strncmp(name, "omp_", 4) == 0 ||
+           strcmp(name, "pthread_create") == 0 || strcmp(name, "thrd_create") == 0 ||
+           strncmp(name, "_ZNSt6thread", 12) == 0;
+}
+
+static int section_says_threads(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh)
+{
+    Elf_Data *data = elf_getdata(scn, NULL);
+    if (!data || sh->sh_entsize == 0) return 0;
+    if (sh->sh_type == SHT_DYNAMIC) {
+        size_t n = sh->sh_size / sh->sh_entsize;
+        for (size_t i = 0; i < n; i++) {
+            GElf_Dyn dyn;
+            if (!gelf_getdyn(data, (int)i, &dyn)) break;
+            if (dyn.d_tag != DT_NEEDED) continue;
+            const char *lib = elf_strptr(elf, sh->sh_link, dyn.d_un.d_val);
+            if (lib && (strncmp(lib, "libgomp.so", 10) == 0 || strncmp(lib, "libomp.so", 9) == 0 ||
+                        strncmp(lib, "libiomp5.so", 11) == 0))
+                return 1;
+        }
+        return 0;
+    }
+    size_t n = sh->sh_size / sh->sh_entsize;
+    for (size_t i = 0; i < n; i++) {
+        GElf_Sym sym;
+        if (!gelf_getsym(data, (int)i, &sym)) break;
+        const char *name = elf_strptr(elf, sh->sh_link, sym.st_name);
+        if (name && *name && is_thread_symbol(name, sym.st_shndx == SHN_UNDEF)) return 1;
+    }
+    return 0;
+}
+
+int ms_program_starts_threads(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC), found = 0;
+    if (fd < 0) return 0;
+    Elf *elf = NULL;
+    if (elf_version(EV_CURRENT) != EV_NONE) elf = elf_begin(fd, ELF_C_READ, NULL);
+    if (elf && elf_kind(elf) == ELF_K_ELF) {
+        for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn && !found; scn = elf_nextscn(elf, scn)) {
+            GElf_Shdr sh;
+            if (!gelf_getshdr(scn, &sh)) continue;
+            if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM || sh.sh_type == SHT_DYNAMIC)
+                found = section_says_threads(elf, scn, &sh);
+        }
+    }
+    if (elf) elf_end(elf);
+    close(fd);
+    return found;
+}

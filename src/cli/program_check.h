@@ -17,4 +17,14 @@ char *ms_find_program(const char *name);
 /* Classify the executable at path. */
 ms_program_kind ms_check_program(const char *path, char *err, size_t errlen);
 
+/* The symbol the runtime defines when its thread interposers are linked in because the
+ * program itself calls pthread_create or an OpenMP entry point. */
+#define MS_THREADS_MARKER "__memspy_threads_linked"
+
+/* Whether the executable at path may start threads (see program_check.c for the evidence
+ * used). `memspy run` then records per-thread streams from the start, so that the whole run
+ * is replayed on the simulated multiprocessor. 0 when unsure or unreadable: a thread that
+ * starts anyway is still handled (the runtime switches over when it appears). */
+int ms_program_starts_threads(const char *path);
+
 #endif

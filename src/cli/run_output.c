@@ -85,7 +85,10 @@ int ms_run_outputs_write(const char *cmd, const ms_model *m, const ms_run_output
 {
     char err[1024];
     int run_id = 0;
-    if (!o->no_report && (ms_report_matrix(out->report, m, &o->mopts) < 0 || fflush(out->report) != 0))
+    /* A multithreaded run also shows its processors (the matrix's coherence columns need them). */
+    if (!o->no_report && (ms_report_matrix(out->report, m, &o->mopts) < 0 ||
+                          (m->nprocs > 1 && (fputc('\n', out->report) == EOF || ms_report_procs(out->report, m) < 0)) ||
+                          fflush(out->report) != 0))
         return ms_cli_error(cmd, "cannot write the report%s%s", o->output ? " to " : "",
                             o->output ? o->output : "");
     if (ms_db_store(db, m, &run_id, err, sizeof err) < 0) {

@@ -231,6 +231,13 @@ static void parse_notes(cursor *c, ms_raw *raw)
         s[i] = get_str(c);
 }
 
+/* MS_RAW_STREAMS: the directory of the run's per-thread streams (the last section wins). */
+static void parse_streams(cursor *c, ms_raw *raw)
+{
+    free(raw->streams_dir);
+    raw->streams_dir = get_str(c);
+}
+
 /* Parse one complete section payload. Returns 0, or -1 if the payload is malformed. */
 static int parse_section(uint32_t tag, const unsigned char *payload, size_t len, ms_raw *raw)
 {
@@ -243,6 +250,7 @@ static int parse_section(uint32_t tag, const unsigned char *payload, size_t len,
     case MS_RAW_COUNTERS: parse_counters(&c, raw); break;
     case MS_RAW_EVICTIONS: parse_evictions(&c, raw); break;
     case MS_RAW_NOTES: parse_notes(&c, raw); break;
+    case MS_RAW_STREAMS: parse_streams(&c, raw); break;
     default: break;   /* unknown tag: skipped by contract */
     }
     return c.bad ? -1 : 0;
@@ -350,5 +358,9 @@ void ms_raw_free(ms_raw *raw)
     for (size_t i = 0; i < raw->nnotes; i++)
         free(raw->notes[i]);
     free(raw->notes);
+    free(raw->invalidations);
+    free(raw->threads);
+    free(raw->interleave);
+    free(raw->streams_dir);
     memset(raw, 0, sizeof *raw);
 }

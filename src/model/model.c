@@ -38,10 +38,17 @@ void ms_model_free(ms_model *m)
         free(m->data[i].site);
     }
     free(m->data);
-    for (size_t i = 0; i < m->ncells; i++) free(m->cells[i].evicted_by);
+    for (size_t i = 0; i < m->ncells; i++) {
+        free(m->cells[i].evicted_by);
+        free(m->cells[i].inval_by);
+    }
     free(m->cells);
     free_strings(m->files, m->nfiles);
     free(m->lines);
+    free(m->interleave);
+    for (size_t i = 0; i < m->nprocs_stat; i++) free(m->procs[i].threads);
+    free(m->procs);
+    free(m->refs);
     ms_model_init(m);
 }
 
@@ -59,6 +66,30 @@ uint64_t ms_counters_replacements(const ms_counters *c, int level)
 {
     if (level < 0 || level >= MS_MAX_LEVELS) return 0;
     return c->level[level].cause[MS_CAUSE_CAPACITY] + c->level[level].cause[MS_CAUSE_CONFLICT];
+}
+
+uint64_t ms_counters_coherence_misses(const ms_counters *c)
+{
+    uint64_t n = 0;
+    for (int k = 0; k < MS_MAX_LEVELS; k++) n += c->level[k].cause[MS_CAUSE_INVAL];
+    return n;
+}
+
+uint64_t ms_counters_communication(const ms_counters *c)
+{
+    uint64_t n = 0;
+    for (int p = 0; p < MS_NPATTERNS; p++) n += c->pattern[p];
+    return n;
+}
+
+const char *ms_pattern_name(int pattern)
+{
+    static const char *const names[MS_NPATTERNS] = {
+        "single-producer/single-consumer", "single-producer/multiple-consumer",
+        "multiple-producer/single-consumer", "multiple-producer/multiple-consumer",
+        "migratory", "cold-start",
+    };
+    return pattern >= 0 && pattern < MS_NPATTERNS ? names[pattern] : "unknown";
 }
 
 static int index_selected(uint32_t v, const uint32_t *set, size_t n)
@@ -102,11 +133,116 @@ int ms_evictor_order(const void *a, const void *b)
     return 0;
 }
 
+int ms_invalidator_order(const void *a, const void *b)
+{
+    const ms_invalidator *x = a, *y = b;
+    if (x->count != y->count) return x->count < y->count ? 1 : -1;
+    if (x->data != y->data) return x->data < y->data ? -1 : 1;
+    if (x->code != y->code) return x->code < y->code ? -1 : 1;
+    return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
+}
+
+static int cmp_evictor_key(const void *a, const void *b)
+{
+    const ms_evictor *x = a, *y = b;
+    if (x->level != y->level) return x->level < y->level ? -1 : 1;
+    if (x->data != y->data) return x->data < y->data ? -1 : 1;
+    return x->code < y->code ? -1 : x->code > y->code;
+}
+
+/* Sum evictors with the same (code, data, level), then restore the shared order. */
+static void merge_evictors(ms_cell *c)
+{
+    if (c->nevicted_by < 2) return;
+    qsort(c->evicted_by, c->nevicted_by, sizeof *c->evicted_by, cmp_evictor_key);
+    size_t out = 0;
+    for (size_t i = 0; i < c->nevicted_by; i++) {
+        if (out && cmp_evictor_key(&c->evicted_by[out - 1], &c->evicted_by[i]) == 0)
+            c->evicted_by[out - 1].count += c->evicted_by[i].count;
+        else
+            c->evicted_by[out++] = c->evicted_by[i];
+    }
+    c->nevicted_by = out;
+    qsort(c->evicted_by, c->nevicted_by, sizeof *c->evicted_by, ms_evictor_order);
+}
+
+static int cmp_invalidator_key(const void *a, const void *b)
+{
+    const ms_invalidator *x = a, *y = b;
+    if (x->data != y->data) return x->data < y->data ? -1 : 1;
+    if (x->code != y->code) return x->code < y->code ? -1 : 1;
+    return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
+}
+
+/* Sum invalidation causes with the same (code, data, cpu), then restore the shared order. */
+static void merge_invalidators(ms_cell *c)
+{
+    if (c->ninval_by < 2) return;
+    qsort(c->inval_by, c->ninval_by, sizeof *c->inval_by, cmp_invalidator_key);
+    size_t out = 0;
+    for (size_t i = 0; i < c->ninval_by; i++) {
+        if (out && cmp_invalidator_key(&c->inval_by[out - 1], &c->inval_by[i]) == 0)
+            c->inval_by[out - 1].count += c->inval_by[i].count;
+        else
+            c->inval_by[out++] = c->inval_by[i];
+    }
+    c->ninval_by = out;
+    qsort(c->inval_by, c->ninval_by, sizeof *c->inval_by, ms_invalidator_order);
+}
+
+void ms_cell_merge_causes(ms_cell *c)
+{
+    merge_evictors(c);
+    merge_invalidators(c);
+}
+
+int ms_reference_key_order(const void *a, const void *b)
+{
+    const ms_reference_stat *x = a, *y = b;
+    if (x->file != y->file) return x->file < y->file ? -1 : 1;
+    if (x->line != y->line) return x->line < y->line ? -1 : 1;
+    if (x->code != y->code) return x->code < y->code ? -1 : 1;
+    if (x->data != y->data) return x->data < y->data ? -1 : 1;
+    if (x->kind != y->kind) return x->kind < y->kind ? -1 : 1;
+    return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
+}
+
+int ms_reference_order(const void *a, const void *b)
+{
+    const ms_reference_stat *x = a, *y = b;
+    uint64_t cx = x->c.level[0].cause[MS_CAUSE_INVAL], cy = y->c.level[0].cause[MS_CAUSE_INVAL];
+    if (cx != cy) return cx < cy ? 1 : -1;
+    uint64_t mx = ms_counters_misses(&x->c, 0), my = ms_counters_misses(&y->c, 0);
+    if (mx != my) return mx < my ? 1 : -1;
+    return ms_reference_key_order(a, b);
+}
+
+/* Add one invalidation cause into the merged list (keyed by code, data and cpu). */
+static int merge_invalidator(ms_selection_sum *s, size_t *cap, const ms_invalidator *e)
+{
+    for (size_t i = 0; i < s->ninval_by; i++) {
+        ms_invalidator *x = &s->inval_by[i];
+        if (x->code == e->code && x->data == e->data && x->cpu == e->cpu) {
+            x->count += e->count;
+            return 0;
+        }
+    }
+    if (s->ninval_by == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 16;
+        ms_invalidator *p = realloc(s->inval_by, ncap * sizeof *p);
+        if (!p) return -1;
+        s->inval_by = p;
+        *cap = ncap;
+    }
+    s->inval_by[s->ninval_by++] = *e;
+    return 0;
+}
+
 int ms_model_sum(const ms_model *m, const uint32_t *codes, size_t ncodes,
                  const uint32_t *datas, size_t ndatas, ms_selection_sum *out)
 {
     memset(out, 0, sizeof *out);
-    size_t cap = 0;
+    size_t cap = 0, icap = 0;
     for (size_t i = 0; i < m->ncells; i++) {
         const ms_cell *cell = &m->cells[i];
         if (!index_selected(cell->code, codes, ncodes) || !index_selected(cell->data, datas, ndatas))
@@ -119,15 +255,24 @@ int ms_model_sum(const ms_model *m, const uint32_t *codes, size_t ncodes,
                 return -1;
             }
         }
+        for (size_t k = 0; k < cell->ninval_by; k++) {
+            if (merge_invalidator(out, &icap, &cell->inval_by[k]) < 0) {
+                ms_selection_sum_free(out);
+                return -1;
+            }
+        }
     }
     if (out->nevicted_by > 1)
         qsort(out->evicted_by, out->nevicted_by, sizeof *out->evicted_by, ms_evictor_order);
+    if (out->ninval_by > 1)
+        qsort(out->inval_by, out->ninval_by, sizeof *out->inval_by, ms_invalidator_order);
     return 0;
 }
 
 void ms_selection_sum_free(ms_selection_sum *s)
 {
     free(s->evicted_by);
+    free(s->inval_by);
     memset(s, 0, sizeof *s);
 }
 

@@ -48,6 +48,11 @@ typedef struct {
     ms_invalidator *inval_by; size_t ninval_by;   /* sorted (ms_invalidator_order) */
 } ms_cell;
 
+/* Sum a cell's replacement causes with equal (code, data, level) and its invalidation causes
+ * with equal (code, data, cpu), and sort both lists in their shared orders (after bins were
+ * renumbered or cells merged). */
+void ms_cell_merge_causes(ms_cell *c);
+
 /* One simulated processor of a multithreaded run: everything its threads referenced. */
 typedef struct {
     uint32_t cpu;
@@ -68,6 +73,11 @@ typedef struct {
     ms_ref_kind kind;
     ms_counters c;
 } ms_reference_stat;
+
+/* qsort orders of per-reference rows: by key (file, line, code, data, kind, cpu), and the
+ * model's order (L1 coherence misses, then L1 misses, descending; ties by key). */
+int ms_reference_key_order(const void *a, const void *b);
+int ms_reference_order(const void *a, const void *b);
 
 /* Statistics per source line and data bin (for annotate and per-line views). */
 typedef struct {
@@ -106,7 +116,8 @@ typedef struct {
     uint32_t nprocs;
     char *interleave;                     /* "interleaved" or "piped", NULL if not replayed */
     ms_proc_stat *procs; size_t nprocs_stat;
-    ms_reference_stat *refs; size_t nrefs;   /* sorted by coherence misses, then misses, desc */
+    ms_reference_stat *refs; size_t nrefs;   /* sorted (ms_reference_order): L1 coherence misses,
+                                             * then L1 misses, descending */
 } ms_model;
 
 /* Initialise to an empty model. */

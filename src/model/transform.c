@@ -140,31 +140,19 @@ static int cmp_cell_key(const void *a, const void *b)
     return x->data < y->data ? -1 : x->data > y->data;
 }
 
-static int cmp_evictor_key(const void *a, const void *b)
+/* Append n elements of `size` bytes from src to the array *dst of *ndst elements. */
+static int append_items(void **dst, size_t *ndst, const void *src, size_t n, size_t size)
 {
-    const ms_evictor *x = a, *y = b;
-    if (x->level != y->level) return x->level < y->level ? -1 : 1;
-    if (x->data != y->data) return x->data < y->data ? -1 : 1;
-    return x->code < y->code ? -1 : x->code > y->code;
+    if (n == 0) return 0;
+    char *p = realloc(*dst, (*ndst + n) * size);
+    if (!p) return -1;
+    memcpy(p + *ndst * size, src, n * size);
+    *dst = p;
+    *ndst += n;
+    return 0;
 }
 
-/* Sum evictors with the same (code, data, level), then restore the shared order. */
-static void merge_evictors(ms_cell *c)
-{
-    if (c->nevicted_by < 2) return;
-    qsort(c->evicted_by, c->nevicted_by, sizeof *c->evicted_by, cmp_evictor_key);
-    size_t out = 0;
-    for (size_t i = 0; i < c->nevicted_by; i++) {
-        if (out && cmp_evictor_key(&c->evicted_by[out - 1], &c->evicted_by[i]) == 0)
-            c->evicted_by[out - 1].count += c->evicted_by[i].count;
-        else
-            c->evicted_by[out++] = c->evicted_by[i];
-    }
-    c->nevicted_by = out;
-    qsort(c->evicted_by, c->nevicted_by, sizeof *c->evicted_by, ms_evictor_order);
-}
-
-/* Remap the cells' (and their evictors') bin indices of one dimension, then merge the cells
+/* Remap the cells' (and their causes') bin indices of one dimension, then merge the cells
  * that now share (code, data). */
 static int remap_cells(ms_model *m, bool code, const uint32_t *map)
 {
@@ -177,9 +165,15 @@ static int remap_cells(ms_model *m, bool code, const uint32_t *map)
             if (code) e->code = map[e->code];
             else e->data = map[e->data];
         }
+        for (size_t k = 0; k < c->ninval_by; k++) {
+            ms_invalidator *e = &c->inval_by[k];
+            if (code) e->code = map[e->code];
+            else e->data = map[e->data];
+        }
     }
     qsort(m->cells, m->ncells, sizeof *m->cells, cmp_cell_key);
     size_t out = 0;
+    int rc = 0;
     for (size_t i = 0; i < m->ncells; i++) {
         ms_cell *c = &m->cells[i];
         if (out == 0 || cmp_cell_key(&m->cells[out - 1], c) != 0) {
@@ -187,18 +181,38 @@ static int remap_cells(ms_model *m, bool code, const uint32_t *map)
             continue;
         }
         ms_cell *into = &m->cells[out - 1];
-        ms_evictor *p = realloc(into->evicted_by, (into->nevicted_by + c->nevicted_by + 1) * sizeof *p);
-        if (!p) return -1;
-        if (c->nevicted_by)
-            memcpy(p + into->nevicted_by, c->evicted_by, c->nevicted_by * sizeof *p);
-        into->evicted_by = p;
-        into->nevicted_by += c->nevicted_by;
+        if (rc == 0 &&
+            (append_items((void **)&into->evicted_by, &into->nevicted_by, c->evicted_by, c->nevicted_by,
+                          sizeof *c->evicted_by) < 0 ||
+             append_items((void **)&into->inval_by, &into->ninval_by, c->inval_by, c->ninval_by,
+                          sizeof *c->inval_by) < 0))
+            rc = -1;
         ms_counters_add(&into->c, &c->c);
         free(c->evicted_by);
+        free(c->inval_by);
     }
     m->ncells = out;
-    for (size_t i = 0; i < m->ncells; i++) merge_evictors(&m->cells[i]);
-    return 0;
+    for (size_t i = 0; i < m->ncells; i++) ms_cell_merge_causes(&m->cells[i]);
+    return rc;
+}
+
+/* Remap the per-reference rows' bins and merge the rows that now share their key. */
+static void remap_refs(ms_model *m, bool code, const uint32_t *map)
+{
+    for (size_t i = 0; i < m->nrefs; i++) {
+        if (code) m->refs[i].code = map[m->refs[i].code];
+        else m->refs[i].data = map[m->refs[i].data];
+    }
+    qsort(m->refs, m->nrefs, sizeof *m->refs, ms_reference_key_order);
+    size_t out = 0;
+    for (size_t i = 0; i < m->nrefs; i++) {
+        if (out && ms_reference_key_order(&m->refs[out - 1], &m->refs[i]) == 0)
+            ms_counters_add(&m->refs[out - 1].c, &m->refs[i].c);
+        else
+            m->refs[out++] = m->refs[i];
+    }
+    m->nrefs = out;
+    qsort(m->refs, m->nrefs, sizeof *m->refs, ms_reference_order);
 }
 
 static int cmp_line_key(const void *a, const void *b)
@@ -241,6 +255,7 @@ int ms_model_combine_bins(ms_model *m, bool code, const uint32_t *idx, size_t n,
                   : combine_data_bins(m, idx, n, keep, map, nnew, new_name);
     if (rc == 0) rc = remap_cells(m, code, map);
     if (rc == 0) remap_lines(m, code, map);
+    if (rc == 0) remap_refs(m, code, map);
     free(map);
     return rc;
 }

@@ -1,25 +1,388 @@
-/* Placeholder: the replay scheduler is being written (see replay.h). */
-#include "replay.h"
+/* The replay scheduler (replay.h): per-thread stream readers, ccSIM's interleaved and piped
+ * orders, deadlock breaks and the result. The synchronisation semantics are in replay_sync.c.
+ *
+ * Before replaying, every version 2 stream is scanned once for CREATE events: a thread that
+ * some stream creates starts at that CREATE (its parent is the creator), every other thread
+ * starts at once. The replay clock that measures wait_turns counts interleaved turns in which
+ * some thread made progress, and replayed accesses in piped mode; a thread's wait lasts from
+ * its first blocked attempt to its next successful one. */
+#include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../format/stream.h"
+#include "../util/util.h"
+#include "replay_internal.h"
+
+struct ms_replay {
+    char *dir;
+    uint32_t max_ctx;
+    uint32_t *indices;      /* thread indices of the streams, ascending */
+    size_t nthreads;
+};
+
+typedef struct {
+    replay_state st;
+    ms_interleave mode;
+    uint64_t turns, accesses, dropped, syncs, deadlocks_broken;
+    int any_bad;
+    char **problems;
+    size_t nproblems;
+    char *err;
+    size_t errlen;
+} replay_run;
+
+static char *stream_path(const ms_replay *r, uint32_t index)
+{
+    size_t len = strlen(r->dir) + 32;
+    char *path = malloc(len);
+    if (path) snprintf(path, len, "%s/thread-%u.zst", r->dir, index);
+    return path;
+}
+
+/* Open the stream of index. Returns MS_SR_CHUNK (header good), MS_SR_BAD (err: the problem) or
+ * MS_SR_FAIL (err set). */
+static int open_stream(const ms_replay *r, uint32_t index, ms_stream_reader **rd, char *err, size_t errlen)
+{
+    char *path = stream_path(r, index);
+    if (!path) return ms_errorf(err, errlen, "out of memory");
+    int rc = ms_stream_reader_open(rd, path, index, r->max_ctx, err, errlen);
+    free(path);
+    return rc;
+}
+
+/* "thread-N.zst" with N a decimal thread index: N, else -1. */
+static int64_t stream_index(const char *name)
+{
+    if (strncmp(name, "thread-", 7) != 0) return -1;
+    const char *p = name + 7;
+    uint64_t n = 0;
+    if (*p < '0' || *p > '9') return -1;
+    for (; *p >= '0' && *p <= '9'; p++)
+        if ((n = n * 10 + (uint64_t)(*p - '0')) > UINT32_MAX) return -1;
+    return strcmp(p, ".zst") == 0 ? (int64_t)n : -1;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Collect the thread indices of dir's streams into r. Returns 0 or -1. */
+static int list_streams(ms_replay *r, char *err, size_t errlen)
+{
+    DIR *d = opendir(r->dir);
+    if (!d) return ms_errorf(err, errlen, "cannot open the recording %s: %s", r->dir, strerror(errno));
+    size_t cap = 0;
+    int rc = 0;
+    for (struct dirent *de; (de = readdir(d));) {
+        int64_t index = stream_index(de->d_name);
+        if (index < 0) continue;
+        if (r->nthreads == cap) {
+            cap = cap ? 2 * cap : 16;
+            uint32_t *v = realloc(r->indices, cap * sizeof *v);
+            if (!v) {
+                rc = ms_errorf(err, errlen, "out of memory");
+                break;
+            }
+            r->indices = v;
+        }
+        r->indices[r->nthreads++] = (uint32_t)index;
+    }
+    closedir(d);
+    if (rc == 0 && !r->nthreads) rc = ms_errorf(err, errlen, "%s holds no recorded streams (thread-N.zst)", r->dir);
+    if (rc == 0) qsort(r->indices, r->nthreads, sizeof *r->indices, cmp_u32);
+    return rc;
+}
 
 int ms_replay_open(ms_replay **out, const char *dir, uint32_t max_ctx, char *err, size_t errlen)
 {
-    (void)dir;
-    (void)max_ctx;
     *out = NULL;
-    snprintf(err, errlen, "replay not built yet");
-    return -1;
+    ms_replay *r = calloc(1, sizeof *r);
+    if (!r || !(r->dir = strdup(dir))) {
+        free(r);
+        return ms_errorf(err, errlen, "out of memory");
+    }
+    r->max_ctx = max_ctx;
+    int rc = list_streams(r, err, errlen);
+    for (size_t i = 0; rc == 0 && i < r->nthreads; i++) {
+        ms_stream_reader *rd = NULL;
+        char problem[512];   /* a stream damaged before its header is reported by the run */
+        if (open_stream(r, r->indices[i], &rd, problem, sizeof problem) == MS_SR_FAIL)
+            rc = ms_errorf(err, errlen, "%s", problem);
+        ms_stream_reader_close(rd);
+    }
+    if (rc < 0) {
+        ms_replay_close(r);
+        return -1;
+    }
+    *out = r;
+    return 0;
 }
 
-size_t ms_replay_nthreads(const ms_replay *r) { (void)r; return 0; }
+size_t ms_replay_nthreads(const ms_replay *r) { return r->nthreads; }
+
+void ms_replay_close(ms_replay *r)
+{
+    if (!r) return;
+    free(r->indices);
+    free(r->dir);
+    free(r);
+}
+
+static int add_problem(replay_run *run, const char *text)
+{
+    char **v = realloc(run->problems, (run->nproblems + 1) * sizeof *v);
+    if (!v) return ms_errorf(run->err, run->errlen, "out of memory");
+    run->problems = v;
+    if (!(v[run->nproblems] = strdup(text))) return ms_errorf(run->err, run->errlen, "out of memory");
+    run->nproblems++;
+    return 0;
+}
+
+/* The thread's stream ended badly at the reader's problem: record it, end the thread. */
+static int stream_went_bad(replay_run *run, replay_thread *t, const char *problem)
+{
+    run->any_bad = 1;
+    if (add_problem(run, problem) < 0) return -1;
+    return replay_thread_finish(t, 0);
+}
+
+/* Load t's next chunk once its head is past the current one; at the end of the stream the
+ * thread ends. Returns 0 or -1 (hard error). */
+static int load_chunk(replay_run *run, replay_thread *t)
+{
+    char problem[512];
+    int rc = ms_stream_reader_next(t->reader, &t->ev, &t->n, problem, sizeof problem);
+    t->pos = 0;
+    switch (rc) {
+    case MS_SR_CHUNK: return 0;
+    case MS_SR_END: return replay_thread_finish(t, 1);
+    case MS_SR_BAD: return stream_went_bad(run, t, problem);
+    default: return ms_errorf(run->err, run->errlen, "%s", problem);
+    }
+}
+
+static uint64_t clock_now(const replay_run *run)
+{
+    return run->mode == MS_INTERLEAVE_PIPED ? run->accesses : run->turns;
+}
+
+/* t's head proceeded: end its wait, move past the event. */
+static void passed_sync(replay_run *run, replay_thread *t)
+{
+    if (t->blocked) {
+        t->wait_turns += clock_now(run) - t->blocked_since;
+        t->blocked = 0;
+    }
+    t->last_seq = t->ev[t->pos].seq;
+    t->pos++;
+    t->syncs++;
+    run->syncs++;
+}
+
+/* Run thread t until it blocks, ends, or has replayed `budget` accesses (sync events do not
+ * count). Returns 1 if it made progress, 0 if it was blocked at once, -1 on a hard error. */
+static int run_thread(replay_run *run, replay_thread *t, uint64_t budget)
+{
+    const ms_replay_sink *sink = run->st.sink;
+    int progress = 0;
+    for (;;) {
+        if (t->pos == t->n) {
+            if (load_chunk(run, t) < 0) return -1;
+            if (t->done) return 1;
+            continue;
+        }
+        const ms_replay_event *e = &t->ev[t->pos];
+        if (e->kind == 0) {
+            sink->access(sink->ud, t->cpu, e->addr, e->size, e->write, t->nheld != 0, e->ctx);
+            t->pos++;
+            t->accesses++;
+            run->accesses++;
+            run->dropped += e->ctx == 0;
+            progress = 1;
+            if (--budget == 0) return 1;
+            continue;
+        }
+        int rc = replay_sync(&run->st, t, e, 0);
+        if (rc < 0) return ms_errorf(run->err, run->errlen, "out of memory");
+        if (rc != 1) {
+            if (!t->blocked) {
+                t->blocked = 1;
+                t->blocked_since = clock_now(run);
+            }
+            return progress || rc == 2;
+        }
+        passed_sync(run, t);
+        if (t->done) return 1;   /* EXIT */
+        progress = 1;
+    }
+}
+
+static int runnable(const replay_thread *t) { return t->started && !t->done; }
+
+/* One round-robin turn: every runnable thread, in index order, one access. Returns 1 if some
+ * thread made progress, 0 if none could, -1 on a hard error. */
+static int interleaved_turn(replay_run *run)
+{
+    int progress = 0;
+    for (size_t i = 0; i < run->st.nthreads; i++) {
+        replay_thread *t = &run->st.threads[i];
+        if (!runnable(t)) continue;
+        int rc = run_thread(run, t, 1);
+        if (rc < 0) return -1;
+        progress |= rc;
+    }
+    run->turns += (uint64_t)progress;
+    return progress;
+}
+
+/* The lowest runnable thread that can make progress runs until it blocks or ends. */
+static int piped_step(replay_run *run)
+{
+    for (size_t i = 0; i < run->st.nthreads; i++) {
+        replay_thread *t = &run->st.threads[i];
+        if (!runnable(t)) continue;
+        int rc = run_thread(run, t, UINT64_MAX);
+        if (rc != 0) return rc;
+    }
+    return 0;
+}
+
+/* Nothing can run: let the blocked thread whose head has the lowest recorded seq through, or,
+ * if no thread is blocked (only threads whose CREATE never came are left), start the lowest
+ * of those. Returns 1 if a wait was broken, 0 if every thread has ended, -1 on error. */
+static int break_deadlock(replay_run *run)
+{
+    replay_thread *pick = NULL, *unstarted = NULL;
+    for (size_t i = 0; i < run->st.nthreads; i++) {
+        replay_thread *t = &run->st.threads[i];
+        if (t->done) continue;
+        if (!t->started) {
+            if (!unstarted) unstarted = t;
+        } else if (t->blocked && (!pick || t->ev[t->pos].seq < pick->ev[pick->pos].seq)) {
+            pick = t;
+        }
+    }
+    if (!pick && !unstarted) return 0;
+    run->deadlocks_broken++;
+    if (!pick) {
+        unstarted->started = 1;
+        return 1;
+    }
+    if (replay_sync(&run->st, pick, &pick->ev[pick->pos], 1) < 0)
+        return ms_errorf(run->err, run->errlen, "out of memory");
+    passed_sync(run, pick);
+    return 1;
+}
+
+/* Scan t's stream for CREATE events: their children wait for them. Returns 0 or -1. */
+static int find_creates(replay_run *run, const ms_replay *r, replay_thread *t)
+{
+    ms_stream_reader *rd = NULL;
+    char msg[512];
+    int rc = open_stream(r, t->index, &rd, msg, sizeof msg);
+    if (rc == MS_SR_FAIL) return ms_errorf(run->err, run->errlen, "%s", msg);
+    const ms_replay_event *ev;
+    size_t n;
+    /* a damaged stream is scanned up to the damage; the replay reports it */
+    while (rc == MS_SR_CHUNK && ms_stream_reader_version(rd) >= 2 &&
+           (rc = ms_stream_reader_next(rd, &ev, &n, msg, sizeof msg)) == MS_SR_CHUNK) {
+        for (size_t i = 0; i < n; i++) {
+            replay_thread *child;
+            if (ev[i].kind != MS_SYNC_CREATE || !(child = replay_thread_find(&run->st, ev[i].addr)) ||
+                child == t || child->gated)
+                continue;
+            child->gated = 1;
+            child->parent = (int32_t)t->index;
+        }
+    }
+    ms_stream_reader_close(rd);
+    return rc == MS_SR_FAIL ? ms_errorf(run->err, run->errlen, "%s", msg) : 0;
+}
+
+/* Set up the threads: processors, creation gates, open readers. Returns 0 or -1. */
+static int start_threads(replay_run *run, const ms_replay *r, unsigned nprocs)
+{
+    replay_state *st = &run->st;
+    if (!(st->threads = calloc(r->nthreads, sizeof *st->threads)))
+        return ms_errorf(run->err, run->errlen, "out of memory");
+    st->nthreads = r->nthreads;
+    for (size_t i = 0; i < r->nthreads; i++) {
+        replay_thread *t = &st->threads[i];
+        t->index = r->indices[i];
+        t->cpu = (uint32_t)(i % nprocs);
+        t->parent = -1;
+    }
+    for (size_t i = 0; i < st->nthreads; i++)
+        if (find_creates(run, r, &st->threads[i]) < 0) return -1;
+    for (size_t i = 0; i < st->nthreads; i++) {
+        replay_thread *t = &st->threads[i];
+        char msg[512];
+        int rc = open_stream(r, t->index, &t->reader, msg, sizeof msg);
+        if (rc == MS_SR_FAIL) return ms_errorf(run->err, run->errlen, "%s", msg);
+        if (rc == MS_SR_BAD && stream_went_bad(run, t, msg) < 0) return -1;
+        t->started = !t->gated || t->done;
+    }
+    return 0;
+}
+
+static int replay_all(replay_run *run)
+{
+    for (;;) {
+        int rc = run->mode == MS_INTERLEAVE_PIPED ? piped_step(run) : interleaved_turn(run);
+        if (rc == 0) rc = break_deadlock(run);
+        if (rc <= 0) return rc;
+    }
+}
+
+static int fill_result(replay_run *run, ms_replay_result *res)
+{
+    res->accesses = run->accesses;
+    res->syncs = run->syncs;
+    res->dropped = run->dropped;
+    res->deadlocks_broken = run->deadlocks_broken;
+    res->problems = run->problems;
+    res->nproblems = run->nproblems;
+    run->problems = NULL;
+    if (!run->st.nthreads) return 0;
+    if (!(res->threads = calloc(run->st.nthreads, sizeof *res->threads)))
+        return ms_errorf(run->err, run->errlen, "out of memory");
+    res->nthreads = run->st.nthreads;
+    for (size_t i = 0; i < run->st.nthreads; i++) {
+        const replay_thread *t = &run->st.threads[i];
+        res->threads[i] = (ms_replay_thread){t->index, t->cpu, t->parent, t->accesses, t->syncs, t->wait_turns,
+                                             t->complete};
+    }
+    return 0;
+}
 
 int ms_replay_run(ms_replay *r, ms_interleave mode, unsigned nprocs, const ms_replay_sink *sink,
                   ms_replay_result *res, char *err, size_t errlen)
 {
-    (void)r, (void)mode, (void)nprocs, (void)sink, (void)res;
-    snprintf(err, errlen, "replay not built yet");
-    return -1;
+    memset(res, 0, sizeof *res);
+    if (nprocs < 1) return ms_errorf(err, errlen, "the replay needs at least one processor");
+    replay_run run = {.st = {.sink = sink}, .mode = mode, .err = err, .errlen = errlen};
+    int rc = start_threads(&run, r, nprocs);
+    if (rc == 0) rc = replay_all(&run);
+    if (fill_result(&run, res) < 0) rc = -1;
+    for (size_t i = 0; i < run.st.nthreads; i++) {
+        ms_stream_reader_close(run.st.threads[i].reader);
+        free(run.st.threads[i].held);
+    }
+    free(run.st.threads);
+    sync_table_free(&run.st.objs);
+    return rc < 0 ? -1 : run.any_bad ? 1 : 0;
 }
 
-void ms_replay_result_free(ms_replay_result *res) { (void)res; }
-void ms_replay_close(ms_replay *r) { (void)r; }
+void ms_replay_result_free(ms_replay_result *res)
+{
+    if (!res) return;
+    for (size_t i = 0; i < res->nproblems; i++) free(res->problems[i]);
+    free(res->problems);
+    free(res->threads);
+    memset(res, 0, sizeof *res);
+}

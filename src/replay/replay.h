@@ -11,7 +11,7 @@
  * The synchronisation semantics (locks with FIFO hand-off, barriers, create/join, condition
  * variables, semaphores, OpenMP fork/begin) are simulated by the replay itself (stream.h lists
  * them). When every unfinished thread is blocked (an order the recording did not show, e.g. a
- * lock-order inversion or a signal sent before the wait in replay order), the blocked thread
+ * lock-order inversion or a cond wait that no recorded signal falls in), the blocked thread
  * whose blocking event has the lowest recorded seq is let through; such breaks are counted.
  * A stream that ends without EXIT ends its thread (the process exited). */
 #ifndef MEMSPY_REPLAY_REPLAY_H

@@ -115,6 +115,53 @@ static void print_replacement_causes(FILE *out, const ms_model *m, const ms_sele
                 ms_fmt_count(repl).s);
 }
 
+/* Received invalidations by class, then the (code, data, processor) whose writes sent them. */
+static void print_invalidations(FILE *out, const ms_model *m, const ms_selection_sum *s)
+{
+    const ms_inval_counters *v = &s->c.inval;
+    fprintf(out, "INVALIDATIONS RECEIVED: %s (sent: %s) --\n", ms_fmt_count(v->received).s,
+            ms_fmt_count(v->sent).s);
+    ms_fmt_invalidations(out, v, "  ");
+    fputs("Causes of Invalidations:\n", out);
+    uint64_t known = 0, others = 0;
+    for (size_t i = 0; i < s->ninval_by; i++) known += s->inval_by[i].count;
+    if (known == 0) {
+        fputs("  (no invalidation with a known writer)\n", out);
+        return;
+    }
+    size_t shown = 0;
+    for (size_t i = 0; i < s->ninval_by; i++) {
+        const ms_invalidator *e = &s->inval_by[i];
+        if (shown == TOP_EVICTORS) {
+            others += e->count;
+            continue;
+        }
+        const char *code = e->code < m->ncode && m->code[e->code].name ? m->code[e->code].name : "?";
+        const char *data = e->data < m->ndata && m->data[e->data].name ? m->data[e->data].name : "?";
+        fprintf(out, "  %s writing bin %s on cpu %u: %s (%.1f%%)\n", code, data, e->cpu, ms_fmt_count(e->count).s,
+                ms_pct(e->count, known));
+        shown++;
+    }
+    if (others)
+        fprintf(out, "  others (%zu writers): %s (%.1f%%)\n", s->ninval_by - shown, ms_fmt_count(others).s,
+                ms_pct(others, known));
+}
+
+/* Carnival's access patterns: the share of the selection's communication misses each explains. */
+static void print_patterns(FILE *out, const ms_counters *c)
+{
+    uint64_t comm = ms_counters_communication(c);
+    fprintf(out, "Access Patterns (of %s communication misses):\n", ms_fmt_count(comm).s);
+    if (comm == 0) {
+        fputs("  (no communication miss)\n", out);
+        return;
+    }
+    for (int p = 0; p < MS_NPATTERNS; p++)
+        if (c->pattern[p])
+            fprintf(out, "  %s: %s (%.1f%%)\n", ms_pattern_name(p), ms_fmt_count(c->pattern[p]).s,
+                    ms_pct(c->pattern[p], comm));
+}
+
 int ms_report_detail(FILE *out, const ms_model *m, const uint32_t *codes, size_t ncodes,
                      const uint32_t *datas, size_t ndatas)
 {
@@ -138,6 +185,10 @@ int ms_report_detail(FILE *out, const ms_model *m, const uint32_t *codes, size_t
     print_stall(out, c);
     print_deeper_levels(out, m, c);
     print_replacement_causes(out, m, &s);
+    if (m->nprocs > 1) {
+        print_invalidations(out, m, &s);
+        print_patterns(out, c);
+    }
     ms_selection_sum_free(&s);
     return ferror(out) ? -1 : 0;
 }

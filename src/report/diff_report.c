@@ -50,6 +50,12 @@ static void print_totals(FILE *out, const ms_diff *d, const ms_diff_labels *labe
     print_total_line(out, "Total Memory Stall Time", ms_counters_stall(a), ms_counters_stall(b));
     print_total_line(out, "Total References", ms_counters_refs(a), ms_counters_refs(b));
     print_total_line(out, "Total Misses (L1)", ms_counters_misses(a, 0), ms_counters_misses(b, 0));
+    /* Multithreaded runs: coherence misses and invalidations, where either run has them. */
+    uint64_t coh_a = a->level[0].cause[MS_CAUSE_INVAL], coh_b = b->level[0].cause[MS_CAUSE_INVAL];
+    if (coh_a || coh_b || a->inval.received || b->inval.received) {
+        print_total_line(out, "Coherence Misses (L1)", coh_a, coh_b);
+        print_total_line(out, "Invalidations Received", a->inval.received, b->inval.received);
+    }
     double ra = ms_pct(ms_counters_misses(a, 0), ms_counters_refs(a));
     double rb = ms_pct(ms_counters_misses(b, 0), ms_counters_refs(b));
     fprintf(out, "%-26s %*.1f%% %*.1f%% %+*.1f points\n", "Overall Miss Rate (L1)", COUNT_WIDTH - 1, ra,

@@ -121,7 +121,7 @@ static int put_unplaced(cg_writer *w, const uint64_t *charged)
 int ms_export_callgrind(FILE *out, const ms_model *m)
 {
     cg_writer w = { .out = out, .m = m };
-    w.nfields = ms_export_fields(m->config.nlevels, w.fields);
+    w.nfields = ms_export_fields(m->config.nlevels, m->nprocs > 1, w.fields);
     const ms_line_stat **order = malloc((m->nlines ? m->nlines : 1) * sizeof *order);
     uint64_t *charged = calloc((m->ncode ? m->ncode : 1) * w.nfields, sizeof *charged);
     int rc = -1;

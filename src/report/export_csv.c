@@ -24,7 +24,7 @@ static void put_text(FILE *out, const char *s)
 int ms_export_csv(FILE *out, const ms_model *m)
 {
     ms_export_field fields[MS_EXPORT_MAX_FIELDS];
-    size_t nfields = ms_export_fields(m->config.nlevels, fields);
+    size_t nfields = ms_export_fields(m->config.nlevels, m->nprocs > 1, fields);
     fputs("code,data,file,line", out);
     for (size_t f = 0; f < nfields; f++) fprintf(out, ",%s", fields[f].csv);
     fputc('\n', out);

@@ -25,7 +25,7 @@ static void add(ms_export_field *out, size_t *n, ms_field_kind kind, int level, 
 
 typedef struct { ms_field_kind kind; const char *csv, *event, *desc; } field_names;
 
-size_t ms_export_fields(int nlevels, ms_export_field *out)
+size_t ms_export_fields(int nlevels, int multiproc, ms_export_field *out)
 {
     static const field_names refs[] = {
         { MS_FIELD_REFS, "refs", "Refs", "references (reads + writes)" },
@@ -36,6 +36,12 @@ size_t ms_export_fields(int nlevels, ms_export_field *out)
         { MS_FIELD_MISSES, "misses", "m", "misses" },
         { MS_FIELD_READ_MISSES, "read_misses", "mr", "read misses" },
         { MS_FIELD_WRITE_MISSES, "write_misses", "mw", "write misses" },
+    };
+    static const field_names coherence[] = {
+        { MS_FIELD_COHERENCE, "coherence_misses", "Coh", "coherence misses (all levels)" },
+        { MS_FIELD_INVAL_RECEIVED, "invalidations", "Inv", "invalidations received" },
+        { MS_FIELD_INVAL_TRUE, "invalidations_true", "InvTrue", "true-sharing invalidations received" },
+        { MS_FIELD_INVAL_FALSE, "invalidations_false", "InvFalse", "false-sharing invalidations received" },
     };
     static const field_names stall[] = {
         { MS_FIELD_STALL, "stall", "Stall", "memory stall cycles" },
@@ -74,6 +80,8 @@ size_t ms_export_fields(int nlevels, ms_export_field *out)
     }
     for (size_t i = 0; i < sizeof stall / sizeof *stall; i++)
         add(out, &n, stall[i].kind, 0, 0, stall[i].csv, stall[i].event, stall[i].desc);
+    for (size_t i = 0; multiproc && i < sizeof coherence / sizeof *coherence; i++)
+        add(out, &n, coherence[i].kind, 0, 0, coherence[i].csv, coherence[i].event, coherence[i].desc);
     return n;
 }
 
@@ -92,6 +100,10 @@ uint64_t ms_export_value(const ms_export_field *f, const ms_counters *c)
     case MS_FIELD_STALL: return ms_counters_stall(c);
     case MS_FIELD_STALL_READ: return c->stall_read;
     case MS_FIELD_STALL_WRITE: return c->stall_write;
+    case MS_FIELD_COHERENCE: return ms_counters_coherence_misses(c);
+    case MS_FIELD_INVAL_RECEIVED: return c->inval.received;
+    case MS_FIELD_INVAL_TRUE: return c->inval.true_in + c->inval.true_across;
+    case MS_FIELD_INVAL_FALSE: return c->inval.false_in + c->inval.false_across;
     }
     return 0;
 }

@@ -12,6 +12,8 @@ typedef enum {
     MS_FIELD_CAUSE,          /* per level, `cause` = MS_CAUSE_* */
     MS_FIELD_WRITEBACKS,
     MS_FIELD_STALL, MS_FIELD_STALL_READ, MS_FIELD_STALL_WRITE,
+    MS_FIELD_COHERENCE,      /* coherence misses, summed over levels (multiprocessor runs) */
+    MS_FIELD_INVAL_RECEIVED, MS_FIELD_INVAL_TRUE, MS_FIELD_INVAL_FALSE,
 } ms_field_kind;
 
 typedef struct {
@@ -24,13 +26,14 @@ typedef struct {
 } ms_export_field;
 
 /* Most fields a hierarchy of MS_MAX_LEVELS levels has. */
-#define MS_EXPORT_MAX_FIELDS (6 + MS_MAX_LEVELS * (4 + MS_NCAUSES))
+#define MS_EXPORT_MAX_FIELDS (10 + MS_MAX_LEVELS * (4 + MS_NCAUSES))
 
 /* Fill out (room for MS_EXPORT_MAX_FIELDS) with the fields of a hierarchy of nlevels levels:
  * references, reads, writes; misses, read and write misses of every level; the miss causes
  * of every level and the writebacks into every level below L1; stall, read stall, write
- * stall. Returns how many. */
-size_t ms_export_fields(int nlevels, ms_export_field *out);
+ * stall; and, when multiproc (the run had nprocs > 1), coherence misses and the received
+ * invalidations (all, true sharing, false sharing). Returns how many. */
+size_t ms_export_fields(int nlevels, int multiproc, ms_export_field *out);
 
 /* The value of field f in counters c. */
 uint64_t ms_export_value(const ms_export_field *f, const ms_counters *c);

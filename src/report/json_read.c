@@ -219,10 +219,39 @@ static int read_evictors(json_reader *r, json_t *lo, const char *where, uint32_t
     return 0;
 }
 
+/* The coherence fields of a multiprocessor run's counters object; absent (all zero) in
+ * one-processor runs and in version 1 files. */
+static int read_coherence(json_reader *r, json_t *obj, const char *where, ms_counters *c)
+{
+    json_t *inval = json_object_get(obj, "inval");
+    if (!inval) return 0;
+    char path[FIELD_PATH_LEN];
+    field_path(path, sizeof path, "%s.inval", where);
+    ms_inval_counters *v = &c->inval;
+    if (!json_is_object(inval)) return bad_type(r, where, "inval", "an object");
+    if (get_u64(r, inval, path, "received", &v->received) < 0 || get_u64(r, inval, path, "true_in", &v->true_in) < 0 ||
+        get_u64(r, inval, path, "true_across", &v->true_across) < 0 ||
+        get_u64(r, inval, path, "false_in", &v->false_in) < 0 ||
+        get_u64(r, inval, path, "false_across", &v->false_across) < 0 ||
+        get_u64(r, inval, path, "with_lock", &v->with_lock) < 0 ||
+        get_u64(r, inval, path, "followed_by_miss", &v->followed_by_miss) < 0 ||
+        get_u64(r, inval, path, "sent", &v->sent) < 0 ||
+        get_u64(r, obj, where, "local_misses", &c->local_misses) < 0 ||
+        get_u64(r, obj, where, "remote_misses", &c->remote_misses) < 0)
+        return -1;
+    json_t *pats = get_object(r, obj, where, "patterns");
+    if (!pats) return -1;
+    field_path(path, sizeof path, "%s.patterns", where);
+    for (int p = 0; p < MS_NPATTERNS; p++)
+        if (get_u64(r, pats, path, ms_pattern_name(p), &c->pattern[p]) < 0) return -1;
+    return 0;
+}
+
 static int read_counters(json_reader *r, json_t *obj, const char *where, ms_counters *c,
                          const ms_model *m, ms_cell *cell)
 {
     memset(c, 0, sizeof *c);
+    if (read_coherence(r, obj, where, c) < 0) return -1;
     if (get_u64(r, obj, where, "reads", &c->reads) < 0 || get_u64(r, obj, where, "writes", &c->writes) < 0 ||
         get_u64(r, obj, where, "stall_read", &c->stall_read) < 0 ||
         get_u64(r, obj, where, "stall_write", &c->stall_write) < 0)
@@ -321,6 +350,19 @@ static int read_config(json_reader *r, json_t *root, ms_hier_config *cfg)
             return -1;
         l->policy = (ms_policy)policy;
     }
+    if (!json_object_get(co, "nprocs")) return 0;   /* one processor, or version 1 */
+    unsigned protocol = 0;
+    json_int_t shared = 0;
+    if (get_u32(r, co, "config", "nprocs", &cfg->nprocs) < 0 ||
+        get_int(r, co, "config", "shared_from", 0, MS_MAX_LEVELS, &shared) < 0 ||
+        get_u32(r, co, "config", "coherence_unit", &cfg->coherence_unit) < 0 ||
+        get_enum(r, co, "config", "protocol", ms_json_protocol_names, MS_JSON_NELEM(ms_json_protocol_names),
+                 &protocol) < 0 ||
+        get_u32(r, co, "config", "nodes", &cfg->nnodes) < 0 ||
+        get_u32(r, co, "config", "remote_latency", &cfg->remote_latency) < 0)
+        return -1;
+    cfg->shared_from = (int)shared;
+    cfg->protocol = (ms_protocol)protocol;
     return 0;
 }
 
@@ -383,6 +425,33 @@ static int read_bin_ids(json_reader *r, json_t *o, const char *path, const ms_mo
     return 0;
 }
 
+/* A cell's causes of invalidations ("invalidations.by"), present in multiprocessor runs. */
+static int read_invalidators(json_reader *r, json_t *o, const char *where, const ms_model *m, ms_cell *cell)
+{
+    json_t *inv = json_object_get(o, "invalidations");
+    if (!inv) return 0;
+    char path[FIELD_PATH_LEN];
+    field_path(path, sizeof path, "%s.invalidations", where);
+    json_t *arr = get_array(r, inv, path, "by");
+    if (!arr) return -1;
+    size_t n = json_array_size(arr);
+    if (n && !(cell->inval_by = alloc_array(r, n, sizeof *cell->inval_by))) return -1;
+    for (size_t i = 0; i < n; i++) {
+        char epath[FIELD_PATH_LEN];
+        field_path(epath, sizeof epath, "%s.by[%zu]", path, i);
+        json_t *e = json_array_get(arr, i);
+        ms_invalidator *v = &cell->inval_by[i];
+        if (get_u32(r, e, epath, "code", &v->code) < 0 || get_u32(r, e, epath, "data", &v->data) < 0 ||
+            get_u32(r, e, epath, "cpu", &v->cpu) < 0 || get_u64(r, e, epath, "count", &v->count) < 0)
+            return -1;
+        if (v->code >= m->ncode) return bad_type(r, epath, "code", "a code bin id");
+        if (v->data >= m->ndata) return bad_type(r, epath, "data", "a data bin id");
+        cell->ninval_by++;
+    }
+    if (cell->ninval_by > 1) qsort(cell->inval_by, cell->ninval_by, sizeof *cell->inval_by, ms_invalidator_order);
+    return 0;
+}
+
 static int read_cells(json_reader *r, json_t *root, ms_model *m)
 {
     json_t *arr = get_array(r, root, "", "bins");
@@ -398,6 +467,7 @@ static int read_cells(json_reader *r, json_t *root, ms_model *m)
         if (read_bin_ids(r, o, path, m, &cell->code, &cell->data) < 0 ||
             read_counters(r, o, path, &cell->c, m, cell) < 0)
             return -1;
+        if (read_invalidators(r, o, path, m, cell) < 0) return -1;
         if (cell->nevicted_by > 1)
             qsort(cell->evicted_by, cell->nevicted_by, sizeof *cell->evicted_by, ms_evictor_order);
     }
@@ -423,6 +493,87 @@ static int read_lines(json_reader *r, json_t *root, ms_model *m)
         if (ls->file >= m->nfiles) return bad_type(r, path, "file", "a file id");
     }
     return 0;
+}
+
+/* ---- multiprocessor runs ---- */
+
+static int read_procs(json_reader *r, json_t *root, ms_model *m)
+{
+    json_t *arr = get_array(r, root, "", "threads");
+    if (!arr) return -1;
+    size_t n = json_array_size(arr);
+    if (!(m->procs = alloc_array(r, n, sizeof *m->procs))) return -1;
+    m->nprocs_stat = n;
+    for (size_t i = 0; i < n; i++) {
+        char path[FIELD_PATH_LEN], cpath[FIELD_PATH_LEN];
+        field_path(path, sizeof path, "threads[%zu]", i);
+        field_path(cpath, sizeof cpath, "%s.counters", path);
+        json_t *o = json_array_get(arr, i);
+        ms_proc_stat *p = &m->procs[i];
+        json_t *th = get_array(r, o, path, "threads");
+        if (!th || get_u32(r, o, path, "cpu", &p->cpu) < 0 || get_u64(r, o, path, "wait_turns", &p->wait_turns) < 0)
+            return -1;
+        size_t nth = json_array_size(th);
+        if (!(p->threads = alloc_array(r, nth, sizeof *p->threads))) return -1;
+        p->nthreads = nth;
+        for (size_t t = 0; t < nth; t++) {
+            json_int_t v = json_integer_value(json_array_get(th, t));
+            if (!json_is_integer(json_array_get(th, t)) || v < 0 || v > UINT32_MAX)
+                return bad_type(r, path, "threads", "an array of thread indices");
+            p->threads[t] = (uint32_t)v;
+        }
+        json_t *c = get_object(r, o, path, "counters");
+        if (!c || read_counters(r, c, cpath, &p->c, m, NULL) < 0) return -1;
+    }
+    return 0;
+}
+
+/* The index of `file` in m->files, or -1. */
+static long file_index(const ms_model *m, const char *file)
+{
+    for (size_t i = 0; file && i < m->nfiles; i++)
+        if (m->files[i] && strcmp(m->files[i], file) == 0) return (long)i;
+    return -1;
+}
+
+static int read_refs(json_reader *r, json_t *root, ms_model *m)
+{
+    json_t *arr = get_array(r, root, "", "references");
+    if (!arr) return -1;
+    size_t n = json_array_size(arr);
+    if (!(m->refs = alloc_array(r, n, sizeof *m->refs))) return -1;
+    m->nrefs = n;
+    for (size_t i = 0; i < n; i++) {
+        char path[FIELD_PATH_LEN], cpath[FIELD_PATH_LEN];
+        field_path(path, sizeof path, "references[%zu]", i);
+        field_path(cpath, sizeof cpath, "%s.counters", path);
+        json_t *o = json_array_get(arr, i);
+        ms_reference_stat *ref = &m->refs[i];
+        unsigned kind = 0;
+        char *file = NULL;
+        if (read_bin_ids(r, o, path, m, &ref->code, &ref->data) < 0 || get_str(r, o, path, "file", &file) < 0)
+            return -1;
+        long fi = file_index(m, file);
+        free(file);
+        if (fi < 0) return bad_type(r, path, "file", "one of the run's files");
+        ref->file = (uint32_t)fi;
+        if (get_line(r, o, path, "line", &ref->line) < 0 || get_u32(r, o, path, "cpu", &ref->cpu) < 0 ||
+            get_enum(r, o, path, "kind", ms_json_ref_kind_names, MS_JSON_NELEM(ms_json_ref_kind_names), &kind) < 0)
+            return -1;
+        ref->kind = (ms_ref_kind)kind;
+        json_t *c = get_object(r, o, path, "counters");
+        if (!c || read_counters(r, c, cpath, &ref->c, m, NULL) < 0) return -1;
+    }
+    return 0;
+}
+
+/* nprocs, interleave, threads and references: present only when the run had nprocs > 1. */
+static int read_multiprocessor(json_reader *r, json_t *root, ms_model *m)
+{
+    if (!json_object_get(root, "nprocs")) return 0;
+    if (get_u32(r, root, "", "nprocs", &m->nprocs) < 0 || get_str(r, root, "", "interleave", &m->interleave) < 0)
+        return -1;
+    return read_procs(r, root, m) == 0 && read_refs(r, root, m) == 0 ? 0 : -1;
 }
 
 /* The whole file as a NUL-terminated buffer, or NULL with err set. */
@@ -482,7 +633,8 @@ int ms_json_read_buffer(const char *name, const char *text, size_t len, ms_model
     if (read_run(&r, root, m) == 0 && read_config(&r, root, &m->config) == 0 &&
         read_counters(&r, get_object(&r, root, "", "totals"), "totals", &m->totals, m, NULL) == 0 &&
         read_code(&r, root, m) == 0 && read_data(&r, root, m) == 0 && read_cells(&r, root, m) == 0 &&
-        get_strings(&r, root, "", "files", &m->files, &m->nfiles) == 0 && read_lines(&r, root, m) == 0)
+        get_strings(&r, root, "", "files", &m->files, &m->nfiles) == 0 && read_lines(&r, root, m) == 0 &&
+        read_multiprocessor(&r, root, m) == 0)
         rc = 0;
     json_decref(root);
     if (rc < 0) {

@@ -13,6 +13,7 @@
 typedef struct {
     int failed;
     int nlevels;
+    int multiproc;     /* nprocs > 1: counters objects carry the coherence fields */
 } json_writer;
 
 static void put(json_writer *w, json_t *obj, const char *key, json_t *value)
@@ -47,6 +48,57 @@ static json_t *causes_json(json_writer *w, const ms_level_counters *l)
     return o;
 }
 
+static json_t *new_object(json_writer *w)
+{
+    json_t *o = json_object();
+    if (!o) w->failed = 1;
+    return o;
+}
+
+static json_t *new_array(json_writer *w)
+{
+    json_t *a = json_array();
+    if (!a) w->failed = 1;
+    return a;
+}
+
+/* {received, true_in, true_across, false_in, false_across, with_lock, followed_by_miss, sent}:
+ * the primary invalidation counters (json_read.c reads them back). */
+static json_t *inval_counters_json(json_writer *w, const ms_inval_counters *v)
+{
+    json_t *o = new_object(w);
+    if (!o) return NULL;
+    put(w, o, "received", u64_json(v->received));
+    put(w, o, "true_in", u64_json(v->true_in));
+    put(w, o, "true_across", u64_json(v->true_across));
+    put(w, o, "false_in", u64_json(v->false_in));
+    put(w, o, "false_across", u64_json(v->false_across));
+    put(w, o, "with_lock", u64_json(v->with_lock));
+    put(w, o, "followed_by_miss", u64_json(v->followed_by_miss));
+    put(w, o, "sent", u64_json(v->sent));
+    return o;
+}
+
+/* {"single-producer/single-consumer": misses, ...}: communication misses per pattern. */
+static json_t *pattern_counts_json(json_writer *w, const ms_counters *c)
+{
+    json_t *o = new_object(w);
+    if (!o) return NULL;
+    for (int p = 0; p < MS_NPATTERNS; p++) put(w, o, ms_pattern_name(p), u64_json(c->pattern[p]));
+    return o;
+}
+
+/* The coherence fields of a counters object of a multiprocessor run. */
+static void put_coherence(json_writer *w, json_t *o, const ms_counters *c)
+{
+    if (!w->multiproc) return;
+    put(w, o, "coherence_misses", u64_json(ms_counters_coherence_misses(c)));
+    put(w, o, "inval", inval_counters_json(w, &c->inval));
+    put(w, o, "local_misses", u64_json(c->local_misses));
+    put(w, o, "remote_misses", u64_json(c->remote_misses));
+    put(w, o, "patterns", pattern_counts_json(w, c));
+}
+
 /* The summary fields every counter-bearing object has (totals, bins, lines), L1 for misses. */
 static void put_counter_summary(json_writer *w, json_t *o, const ms_counters *c)
 {
@@ -62,6 +114,7 @@ static void put_counter_summary(json_writer *w, json_t *o, const ms_counters *c)
     put(w, o, "stall_cycles", u64_json(ms_counters_stall(c)));
     put(w, o, "stall_read", u64_json(c->stall_read));
     put(w, o, "stall_write", u64_json(c->stall_write));
+    put_coherence(w, o, c);
 }
 
 static json_t *evictors_json(json_writer *w, const ms_cell *cell, int level)
@@ -171,6 +224,15 @@ static json_t *config_json(json_writer *w, const ms_hier_config *cfg)
         append(w, levels, lo);
     }
     put(w, o, "levels", levels);
+    if (w->multiproc || cfg->nprocs > 1) {
+        put(w, o, "nprocs", json_integer(cfg->nprocs));
+        put(w, o, "shared_from", json_integer(cfg->shared_from));
+        put(w, o, "coherence_unit", json_integer(cfg->coherence_unit));
+        put(w, o, "protocol", json_string((unsigned)cfg->protocol < MS_JSON_NELEM(ms_json_protocol_names)
+                                              ? ms_json_protocol_names[cfg->protocol] : "mesi"));
+        put(w, o, "nodes", json_integer(cfg->nnodes));
+        put(w, o, "remote_latency", json_integer(cfg->remote_latency));
+    }
     return o;
 }
 
@@ -187,6 +249,18 @@ static json_t *events_json(json_writer *w)
         for (size_t i = 0; i < MS_JSON_NELEM(per_level); i++) {
             char name[32];
             snprintf(name, sizeof name, "L%d.%s", k + 1, per_level[i]);
+            append(w, arr, json_string(name));
+        }
+    }
+    if (w->multiproc) {
+        static const char *const coherence[] = { "inval.received", "inval.true_in", "inval.true_across",
+                                                 "inval.false_in", "inval.false_across", "inval.with_lock",
+                                                 "inval.followed_by_miss", "inval.sent", "local_misses",
+                                                 "remote_misses" };
+        for (size_t i = 0; i < MS_JSON_NELEM(coherence); i++) append(w, arr, json_string(coherence[i]));
+        for (int p = 0; p < MS_NPATTERNS; p++) {
+            char name[64];
+            snprintf(name, sizeof name, "patterns.%s", ms_pattern_name(p));
             append(w, arr, json_string(name));
         }
     }
@@ -208,6 +282,206 @@ static void put_bin_totals(json_writer *w, json_t *o, const ms_counters *c)
     put(w, o, "refs", u64_json(ms_counters_refs(c)));
     put(w, o, "misses", u64_json(ms_counters_misses(c, 0)));
     put(w, o, "stall_cycles", u64_json(ms_counters_stall(c)));
+}
+
+/* ---- multiprocessor runs: invalidations, processors, references, access patterns ---- */
+
+/* The classes of received invalidations (derived): true/false sharing, in/across region,
+ * with lock, followed by a miss; with the four exclusive classes too when `detailed`. */
+static json_t *inval_classes_json(json_writer *w, const ms_inval_counters *v, int detailed)
+{
+    json_t *o = new_object(w);
+    if (!o) return NULL;
+    put(w, o, "true_sharing", u64_json(v->true_in + v->true_across));
+    put(w, o, "false_sharing", u64_json(v->false_in + v->false_across));
+    put(w, o, "in_region", u64_json(v->true_in + v->false_in));
+    put(w, o, "across_region", u64_json(v->true_across + v->false_across));
+    put(w, o, "with_lock", u64_json(v->with_lock));
+    put(w, o, "followed_by_miss", u64_json(v->followed_by_miss));
+    if (detailed) {
+        put(w, o, "true_in", u64_json(v->true_in));
+        put(w, o, "true_across", u64_json(v->true_across));
+        put(w, o, "false_in", u64_json(v->false_in));
+        put(w, o, "false_across", u64_json(v->false_across));
+    }
+    return o;
+}
+
+/* Invalidation classes plus "by": [{code, data, cpu, count}], the causes of invalidations. */
+static json_t *invalidations_json(json_writer *w, const ms_inval_counters *v, const ms_invalidator *by, size_t n)
+{
+    json_t *o = inval_classes_json(w, v, 0), *arr = new_array(w);
+    for (size_t i = 0; arr && i < n; i++) {
+        json_t *e = new_object(w);
+        if (!e) break;
+        put(w, e, "code", json_integer(by[i].code));
+        put(w, e, "data", json_integer(by[i].data));
+        put(w, e, "cpu", json_integer(by[i].cpu));
+        put(w, e, "count", u64_json(by[i].count));
+        append(w, arr, e);
+    }
+    if (o) put(w, o, "by", arr);
+    else json_decref(arr);
+    return o;
+}
+
+/* Per data bin, the sum of its cells' invalidations and merged causes. */
+static void put_data_invalidations(json_writer *w, json_t *o, const ms_model *m, uint32_t data)
+{
+    ms_selection_sum sel;
+    if (ms_model_sum(m, NULL, 0, &data, 1, &sel) < 0) {
+        w->failed = 1;
+        return;
+    }
+    put(w, o, "invalidations", invalidations_json(w, &sel.c.inval, sel.inval_by, sel.ninval_by));
+    ms_selection_sum_free(&sel);
+}
+
+/* The primary counters of a processor or reference row, as in totals. */
+static json_t *counters_json(json_writer *w, const ms_counters *c)
+{
+    json_t *o = new_object(w);
+    if (!o) return NULL;
+    put_counter_summary(w, o, c);
+    put(w, o, "levels", levels_json(w, c, NULL));
+    return o;
+}
+
+/* {uniprocessor, coherence} misses at L1 and, in "levels", at every level: a coherence miss
+ * is one whose cause is an invalidation, every other miss would also happen on one processor. */
+static json_t *miss_split_json(json_writer *w, const ms_counters *c)
+{
+    json_t *o = new_object(w), *levels = new_array(w);
+    for (int k = 0; o && levels && k < w->nlevels; k++) {
+        json_t *lo = new_object(w);
+        if (!lo) break;
+        uint64_t coh = c->level[k].cause[MS_CAUSE_INVAL];
+        put(w, lo, "level", level_name_json(k));
+        put(w, lo, "uniprocessor", u64_json(ms_counters_misses(c, k) - coh));
+        put(w, lo, "coherence", u64_json(coh));
+        append(w, levels, lo);
+    }
+    if (!o) {
+        json_decref(levels);
+        return NULL;
+    }
+    uint64_t coh = c->level[0].cause[MS_CAUSE_INVAL];
+    put(w, o, "uniprocessor", u64_json(ms_counters_misses(c, 0) - coh));
+    put(w, o, "coherence", u64_json(coh));
+    put(w, o, "levels", levels);
+    return o;
+}
+
+static json_t *threads_json(json_writer *w, const ms_model *m)
+{
+    json_t *arr = new_array(w);
+    for (size_t i = 0; arr && i < m->nprocs_stat; i++) {
+        const ms_proc_stat *p = &m->procs[i];
+        json_t *o = new_object(w), *th = new_array(w);
+        if (!o || !th) {
+            json_decref(o);
+            json_decref(th);
+            break;
+        }
+        for (size_t t = 0; t < p->nthreads; t++) append(w, th, json_integer(p->threads[t]));
+        put(w, o, "cpu", json_integer(p->cpu));
+        put(w, o, "threads", th);
+        put(w, o, "wait_turns", u64_json(p->wait_turns));
+        put(w, o, "references", u64_json(ms_counters_refs(&p->c)));
+        put(w, o, "misses", miss_split_json(w, &p->c));
+        put(w, o, "invalidations", inval_classes_json(w, &p->c.inval, 1));
+        put(w, o, "counters", counters_json(w, &p->c));
+        append(w, arr, o);
+    }
+    return arr;
+}
+
+/* "nbf.c:141": the basename of the file and the line. */
+static json_t *location_json(const char *file, int line)
+{
+    const char *base = file ? strrchr(file, '/') : NULL;
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s:%d", base ? base + 1 : file ? file : "??", line);
+    return json_string(buf);
+}
+
+static json_t *references_json(json_writer *w, const ms_model *m)
+{
+    json_t *arr = new_array(w);
+    for (size_t i = 0; arr && i < m->nrefs; i++) {
+        const ms_reference_stat *r = &m->refs[i];
+        const char *file = r->file < m->nfiles ? m->files[r->file] : NULL;
+        const ms_inval_counters *v = &r->c.inval;
+        uint64_t refs = ms_counters_refs(&r->c), misses = ms_counters_misses(&r->c, 0);
+        uint64_t coh = r->c.level[0].cause[MS_CAUSE_INVAL];   /* at L1, like misses */
+        json_t *o = new_object(w), *inv = new_object(w);
+        if (!o || !inv) {
+            json_decref(o);
+            json_decref(inv);
+            break;
+        }
+        put(w, o, "function", str_json(r->code < m->ncode ? m->code[r->code].name : NULL));
+        put(w, o, "code", json_integer(r->code));
+        put(w, o, "file", str_json(file));
+        put(w, o, "line", json_integer(r->line));
+        put(w, o, "location", location_json(file, r->line));
+        put(w, o, "kind", json_string((unsigned)r->kind < MS_JSON_NELEM(ms_json_ref_kind_names)
+                                          ? ms_json_ref_kind_names[r->kind] : "Read"));
+        put(w, o, "data", json_integer(r->data));
+        put(w, o, "data_name", str_json(r->data < m->ndata ? m->data[r->data].name : NULL));
+        put(w, o, "cpu", json_integer(r->cpu));
+        put(w, o, "references", u64_json(refs));
+        put(w, o, "misses", u64_json(misses));
+        put(w, o, "miss_ratio", json_real(rate(misses, refs)));
+        put(w, o, "coherence_misses", u64_json(coh));
+        put(w, o, "coherence_pct", json_real(100.0 * rate(coh, misses)));
+        put(w, inv, "total", u64_json(v->received));
+        put(w, inv, "true_in", u64_json(v->true_in));
+        put(w, inv, "true_across", u64_json(v->true_across));
+        put(w, inv, "false_in", u64_json(v->false_in));
+        put(w, inv, "false_across", u64_json(v->false_across));
+        put(w, o, "invalidations", inv);
+        put(w, o, "counters", counters_json(w, &r->c));
+        append(w, arr, o);
+    }
+    return arr;
+}
+
+/* Per data bin with communication misses: the share of them each access pattern explains. */
+static json_t *patterns_json(json_writer *w, const ms_model *m)
+{
+    ms_counters *tot = NULL;
+    json_t *arr = new_array(w);
+    if (!arr || ms_model_data_totals(m, &tot) < 0) {
+        json_decref(arr);
+        w->failed = 1;
+        return NULL;
+    }
+    for (size_t i = 0; i < m->ndata; i++) {
+        uint64_t comm = ms_counters_communication(&tot[i]);
+        if (comm == 0) continue;
+        json_t *o = new_object(w), *pats = new_array(w);
+        if (!o || !pats) {
+            json_decref(o);
+            json_decref(pats);
+            break;
+        }
+        for (int p = 0; p < MS_NPATTERNS; p++) {
+            json_t *po = new_object(w);
+            if (!po) break;
+            put(w, po, "pattern", json_string(ms_pattern_name(p)));
+            put(w, po, "misses", u64_json(tot[i].pattern[p]));
+            put(w, po, "share", json_real(rate(tot[i].pattern[p], comm)));
+            append(w, pats, po);
+        }
+        put(w, o, "data", json_integer((json_int_t)i));
+        put(w, o, "name", str_json(m->data[i].name));
+        put(w, o, "communication_misses", u64_json(comm));
+        put(w, o, "patterns", pats);
+        append(w, arr, o);
+    }
+    free(tot);
+    return arr;
 }
 
 static json_t *code_json(json_writer *w, const ms_model *m)
@@ -257,6 +531,7 @@ static json_t *data_json(json_writer *w, const ms_model *m)
         put(w, o, "bytes", u64_json(b->bytes));
         put(w, o, "peak_bytes", u64_json(b->peak_bytes));
         put_bin_totals(w, o, &tot[i]);
+        if (w->multiproc) put_data_invalidations(w, o, m, (uint32_t)i);
         append(w, arr, o);
     }
     free(tot);
@@ -278,6 +553,8 @@ static json_t *bins_json(json_writer *w, const ms_model *m)
         put(w, o, "stall_share", json_real(rate(ms_counters_stall(&cell->c), total_stall)));
         put(w, o, "evicted_by", evictors_json(w, cell, 0));
         put(w, o, "levels", levels_json(w, &cell->c, cell));
+        if (w->multiproc)
+            put(w, o, "invalidations", invalidations_json(w, &cell->c.inval, cell->inval_by, cell->ninval_by));
         append(w, arr, o);
     }
     return arr;
@@ -304,7 +581,7 @@ static json_t *lines_json(json_writer *w, const ms_model *m)
 
 int ms_json_write(FILE *out, const ms_model *m)
 {
-    json_writer w = { 0, m->config.nlevels };
+    json_writer w = { 0, m->config.nlevels, m->nprocs > 1 };
     if (w.nlevels < 0) w.nlevels = 0;
     if (w.nlevels > MS_MAX_LEVELS) w.nlevels = MS_MAX_LEVELS;
 
@@ -321,6 +598,13 @@ int ms_json_write(FILE *out, const ms_model *m)
     put(&w, root, "bins", bins_json(&w, m));
     put(&w, root, "files", strings_json(&w, m->files, m->nfiles));
     put(&w, root, "lines", lines_json(&w, m));
+    if (w.multiproc) {
+        put(&w, root, "nprocs", json_integer(m->nprocs));
+        put(&w, root, "interleave", str_json(m->interleave));
+        put(&w, root, "threads", threads_json(&w, m));
+        put(&w, root, "references", references_json(&w, m));
+        put(&w, root, "patterns", patterns_json(&w, m));
+    }
 
     int rc = -1;
     if (!w.failed && json_dumpf(root, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER) == 0 &&

@@ -102,6 +102,24 @@ static void print_program(FILE *out, const ms_model *m)
     if (m->wall_seconds > 0) fprintf(out, "Wall Time of the run: %.2f s\n", m->wall_seconds);
 }
 
+/* The multiprocessor lines of the header: processors, coherence misses, local/remote misses
+ * when processors form nodes, and the received invalidations by class. */
+static void print_coherence_totals(FILE *out, const ms_model *m)
+{
+    const ms_counters *t = &m->totals;
+    uint64_t misses = ms_counters_misses(t, 0), coh = t->level[0].cause[MS_CAUSE_INVAL];
+    fputs("Multiprocessor: ", out);
+    ms_fmt_multiprocessor(out, &m->config, m->nprocs, m->interleave, "");
+    fprintf(out, "Coherence Misses (L1): %s (%.1f%% of L1 misses)\n", ms_fmt_count(coh).s, ms_pct(coh, misses));
+    if (m->config.nnodes > 1) {
+        uint64_t lr = t->local_misses + t->remote_misses;
+        fprintf(out, "  -Local: %s (%.1f%%)  -Remote: %s (%.1f%%)\n", ms_fmt_count(t->local_misses).s,
+                ms_pct(t->local_misses, lr), ms_fmt_count(t->remote_misses).s, ms_pct(t->remote_misses, lr));
+    }
+    fprintf(out, "Invalidations Received: %s\n", ms_fmt_count(t->inval.received).s);
+    ms_fmt_invalidations(out, &t->inval, "  -");
+}
+
 static void print_totals(FILE *out, const ms_model *m)
 {
     const ms_counters *t = &m->totals;
@@ -131,6 +149,7 @@ static void print_totals(FILE *out, const ms_model *m)
         fputs("  -Causes: ", out);
         ms_fmt_causes(out, &t->level[k]);
     }
+    if (m->nprocs > 1) print_coherence_totals(out, m);
     for (size_t i = 0; i < m->nnotes; i++)
         if (m->notes[i]) fprintf(out, "Note: %s\n", m->notes[i]);
 }

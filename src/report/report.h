@@ -16,6 +16,24 @@ int ms_report_matrix(FILE *out, const ms_model *m, const ms_matrix_opts *opts);
 int ms_report_detail(FILE *out, const ms_model *m, const uint32_t *codes, size_t ncodes,
                      const uint32_t *datas, size_t ndatas);
 
+/* ---- multithreaded runs (threads.c) ---- */
+
+/* The per-processor table: references, L1 misses split into uniprocessor and coherence
+ * misses, received invalidations by class (true/false x in/across region, with a lock held,
+ * followed by a miss) and replay waits, one row per simulated processor plus their sum.
+ * For a one-processor run, a line saying so. Returns 0 or -1. */
+int ms_report_procs(FILE *out, const ms_model *m);
+
+typedef struct {
+    int top;       /* rows shown (default 20) */
+    int by_cpu;    /* 1: one row per processor; 0: rows summed over processors */
+} ms_refs_opts;
+
+/* ccSIM Table 3: per source line, data bin and access kind ("f Read"), L1 misses, miss ratio,
+ * % coherence misses and received invalidations (total, true in/across, false in/across),
+ * most coherence misses first. Returns 0 or -1. */
+int ms_report_references(FILE *out, const ms_model *m, const ms_refs_opts *opts);
+
 /* Write the model as JSON (the --json report and the saved result file). Returns 0 or -1. */
 int ms_json_write(FILE *out, const ms_model *m);
 
@@ -30,12 +48,15 @@ int ms_json_read_buffer(const char *name, const char *text, size_t len, ms_model
 /* ---- exports (export_csv.c, export_callgrind.c) ---- */
 
 /* CSV: a header row naming the columns (code, data, file, line, refs, reads, writes, misses
- * and causes per level, stall), then one row per (code, data) cell. Returns 0 or -1. */
+ * and causes per level, stall; for runs with nprocs > 1 also coherence_misses and the
+ * invalidations received, all, true and false sharing), then one row per (code, data) cell.
+ * Returns 0 or -1. */
 int ms_export_csv(FILE *out, const ms_model *m);
 
 /* Callgrind format version 1 (KCachegrind, callgrind_annotate): per source file and code
  * segment, a cost line per source line with references, misses per level, miss causes and
- * stall cycles as events; summary/totals are the run's totals. Returns 0 or -1. */
+ * stall cycles as events (plus Coh, Inv, InvTrue, InvFalse when nprocs > 1); summary/totals
+ * are the run's totals. Returns 0 or -1. */
 int ms_export_callgrind(FILE *out, const ms_model *m);
 
 /* ---- annotated source (annotate.c) ---- */

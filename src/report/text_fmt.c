@@ -63,3 +63,34 @@ void ms_fmt_causes(FILE *out, const ms_level_counters *l)
         fprintf(out, "%s%s %.1f%%", k ? "  " : "", ms_json_cause_names[k], ms_pct(l->cause[k], misses));
     fputc('\n', out);
 }
+
+void ms_fmt_invalidations(FILE *out, const ms_inval_counters *v, const char *indent)
+{
+    uint64_t all = v->received, in_region = v->true_in + v->false_in;
+    uint64_t t = v->true_in + v->true_across, f = v->false_in + v->false_across;
+    fprintf(out, "%sTrue sharing: %s (%.1f%%)  -in region: %s  -across regions: %s\n", indent, ms_fmt_count(t).s,
+            ms_pct(t, all), ms_fmt_count(v->true_in).s, ms_fmt_count(v->true_across).s);
+    fprintf(out, "%sFalse sharing: %s (%.1f%%)  -in region: %s  -across regions: %s\n", indent, ms_fmt_count(f).s,
+            ms_pct(f, all), ms_fmt_count(v->false_in).s, ms_fmt_count(v->false_across).s);
+    fprintf(out, "%sIn region with a lock held: %s (%.1f%% of in-region)\n", indent, ms_fmt_count(v->with_lock).s,
+            ms_pct(v->with_lock, in_region));
+    fprintf(out, "%sFollowed by a coherence miss: %s (%.1f%%)\n", indent, ms_fmt_count(v->followed_by_miss).s,
+            ms_pct(v->followed_by_miss, all));
+}
+
+void ms_fmt_multiprocessor(FILE *out, const ms_hier_config *cfg, uint32_t nprocs, const char *interleave,
+                           const char *indent)
+{
+    int shared = cfg->shared_from > 0 && cfg->shared_from < cfg->nlevels ? cfg->shared_from : cfg->nlevels;
+    fprintf(out, "%s%u processors, %s replay; private L1", indent, nprocs, interleave ? interleave : "recorded");
+    if (shared > 1) fprintf(out, "-L%d", shared);
+    if (shared < cfg->nlevels) fprintf(out, ", shared L%d", shared + 1);
+    uint32_t unit = cfg->coherence_unit;
+    for (int k = 0; unit == 0 && k < shared; k++)
+        if (cfg->level[k].line > unit) unit = cfg->level[k].line;   /* the default: largest private line */
+    fprintf(out, "; %s, %u-byte coherence unit", cfg->protocol == MS_PROTO_MSI ? "MSI" : "MESI", unit);
+    if (cfg->nnodes > 1)
+        fprintf(out, "; %u nodes, remote %u cycles", cfg->nnodes,
+                cfg->remote_latency ? cfg->remote_latency : 2 * cfg->mem_latency);
+    fputc('\n', out);
+}

@@ -28,4 +28,14 @@ void ms_fmt_hierarchy(FILE *out, const ms_hier_config *cfg, const char *indent);
 /* "cold 10.0%  capacity 50.0%  conflict 40.0%  invalidation 0.0%" of one level's misses. */
 void ms_fmt_causes(FILE *out, const ms_level_counters *l);
 
+/* The classes of received invalidations (ccSIM 3.2), one line each: true sharing and false
+ * sharing with their in-region / across-region split, in-region ones with a lock held, and
+ * those followed by a coherence miss, as counts and shares. */
+void ms_fmt_invalidations(FILE *out, const ms_inval_counters *v, const char *indent);
+
+/* One line describing a multiprocessor run: processors, interleaving, private and shared
+ * levels, protocol, coherence unit and nodes. */
+void ms_fmt_multiprocessor(FILE *out, const ms_hier_config *cfg, uint32_t nprocs, const char *interleave,
+                           const char *indent);
+
 #endif

@@ -1,8 +1,10 @@
 /* The dump: MEMSPY_RAW_DIR/<pid>.raw, written once, at normal exit, at _exit/_Exit or from
  * a fatal-signal handler. Only async-signal-safe work on the signal path: the raw writer
- * (no malloc), readlink, open/close, and the cached module list. All thread buffers are
- * flushed first under the simulator lock, which is then held while the simulator's
- * counters are written; recording is switched off before the file is written. */
+ * (no malloc), readlink, open/close, and the cached module list. Recording is switched off
+ * first (threads still running stop recording), then every thread's pending events are
+ * flushed into the simulator or its stream without waiting for any thread, then the file is
+ * written with the simulator lock held. In threads mode the file names the streams' directory
+ * (MS_RAW_STREAMS): `memspy run` replays them for the counters. */
 #include "rt.h"
 #include "../format/raw.h"
 #include <errno.h>
@@ -166,16 +168,28 @@ static void put_evictions(ms_raw_writer *w, const ms_sim *sim) {
     ms_raw_section_end(w);
 }
 
-static void put_notes(ms_raw_writer *w, int unlocked) {
+static void put_notes(ms_raw_writer *w, int lost_threads) {
     char dropped[96], *p = dropped;
     uint64_t lost = ms_events_dropped();
     const char *text = " accesses could not be simulated (out of memory)";
+    const char *switched = "references before the first thread were simulated on one processor; "
+                           "the replay of the threads starts with empty caches";
     p = ms_utoa(p, lost);
     ms_memcpy(p, text, ms_strlen(text) + 1);
+    int late_switch = ms_threads_mode_switched();
     ms_raw_section_begin(w, MS_RAW_NOTES);
-    ms_raw_put_u32(w, (uint32_t)((lost != 0) + (unlocked != 0)));
+    ms_raw_put_u32(w, (uint32_t)((lost != 0) + (lost_threads != 0) + (late_switch != 0)));
     if (lost) ms_raw_put_str(w, dropped);
-    if (unlocked) ms_raw_put_str(w, "the program died inside the profiler: the last buffered accesses are missing");
+    if (lost_threads) ms_raw_put_str(w, "the program died inside the profiler: the last buffered accesses are missing");
+    if (late_switch) ms_raw_put_str(w, switched);
+    ms_raw_section_end(w);
+}
+
+/* MS_RAW_STREAMS: the run's events are in per-thread streams, to be replayed. */
+static void put_streams(ms_raw_writer *w) {
+    if (!ms_streams_mode) return;
+    ms_raw_section_begin(w, MS_RAW_STREAMS);
+    ms_raw_put_str(w, ms_rec_dir());
     ms_raw_section_end(w);
 }
 
@@ -194,18 +208,11 @@ static int lock_for_signal(uint8_t interrupted_mode) {
 void ms_dump(uint32_t exit_kind, int32_t exit_value, int from_signal) {
     if (!ms_rt_on || __atomic_exchange_n(&dumped, 1, __ATOMIC_ACQ_REL)) return;
     uint8_t prev = ms_busy_begin();
-    int locked = 1;
-    if (from_signal) {
-        locked = lock_for_signal(prev);
-    } else {
-        ms_sim_lock();
-        ms_modules_refresh();
-    }
-    if (locked) {
-        ms_threads_flush_all();
-        ms_threads_end_streams();   /* best effort on the signal path */
-    }
-    __atomic_store_n(&ms_rt_on, 0, __ATOMIC_RELEASE);
+    /* Stop every thread from recording first, then collect what each one has pending. */
+    __atomic_store_n(&ms_rt_on, 0, __ATOMIC_SEQ_CST);
+    if (!from_signal) ms_modules_refresh();
+    int lost_threads = ms_threads_flush_all(from_signal, prev == MS_T_BUSY);
+    int locked = from_signal ? lock_for_signal(prev) : (ms_sim_lock(), 1);
     int pid = (int)getpid();
     if (pid == ms_runtime_pid()) {   /* a forked child does not overwrite its parent's file */
         char path[sizeof raw_dir + 32];
@@ -220,9 +227,12 @@ void ms_dump(uint32_t exit_kind, int32_t exit_value, int from_signal) {
             put_modules(&w);
             put_bins(&w);
             put_contexts(&w);
-            put_counters(&w, ms_events_sim());
-            put_evictions(&w, ms_events_sim());
-            put_notes(&w, !locked);
+            if (locked) {   /* else another thread may be inside the simulator */
+                put_counters(&w, ms_events_sim());
+                put_evictions(&w, ms_events_sim());
+            }
+            put_notes(&w, lost_threads || !locked);
+            put_streams(&w);
             if (ms_raw_writer_finish(&w) < 0) report_failure(path, errno ? errno : EIO);
             close(fd);
         }

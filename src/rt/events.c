@@ -1,13 +1,19 @@
-/* Event flushing: a thread's buffered accesses go into the simulator under one global lock.
+/* Event flushing: a thread's buffered accesses go into the simulator under one global lock
+ * (one-processor mode) and/or are encoded into the thread's stream chunk, which is compressed
+ * after the lock is released. A data block's flush flag serialises its flushes with the exit
+ * path and the switch to threads mode.
  * Each (pc, bin) pair becomes a dense context id (1, 2, ...; 0 unused) through a hash table,
  * with a small direct-mapped cache of the last mapping per pc in front of it. */
 #include "rt.h"
 #include <pthread.h>
+#include <sched.h>
+#include <time.h>
 
 static ms_sim *sim;
 static uint32_t line_size;
 static pthread_mutex_t sim_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t dropped;
+static int closed;                /* after the exit flush */
 
 /* Contexts: ctx_pc/ctx_bin indexed by ctx; the hash index holds ctx ids (0 = empty). */
 static uint64_t *ctx_pc;
@@ -103,14 +109,20 @@ static uint32_t ctx_of(uint64_t pc, uint32_t bin) {
     return c;
 }
 
-/* Feed n events of data block d to the simulator, and to its recorded stream if any
- * (lock held). */
-static void simulate(ms_thread_data *d, uint32_t n) {
+/* Feed n events of data block d to the simulator (unless in threads mode) and append them
+ * to rec if recording (lock held). Sync events only go to the stream. */
+static void map_events(ms_thread_data *d, uint32_t n, ms_rec_stream *rec) {
     const ms_event *ev = d->ev;
-    ms_rec_stream *rec = ms_rec_chunk_begin(d);
+    int simulate = !ms_streams_mode;
     for (uint32_t i = 0; i < n; i++) {
+        if (ev[i].bin == MS_EV_SYNC_BIN) {   /* two slots (rt.h) */
+            if (rec && i + 1 < n) ms_rec_sync(rec, ev[i].size_flags, ev[i].addr, ev[i + 1].addr, ev[i].pc);
+            i++;
+            continue;
+        }
         uint32_t ctx = ctx_of(ev[i].pc, ev[i].bin);
         if (rec) ms_rec_event(rec, ctx, ev[i].addr, ev[i].size_flags);
+        if (!simulate) continue;
         uint32_t size = ev[i].size_flags & MS_EV_SIZE_MAX;
         unsigned flags = (ev[i].size_flags & MS_EV_WRITE) ? MS_ACC_WRITE : 0;
         if (!ctx) {
@@ -121,22 +133,61 @@ static void simulate(ms_thread_data *d, uint32_t n) {
             ms_sim_access_range(sim, 0, ev[i].addr, size, flags, ctx);
         }
     }
-    if (rec) ms_rec_chunk_end(rec);
 }
 
-void ms_events_flush_buffer_locked(ms_thread_data *d, uint32_t *nev) {
+/* Take the simulator lock, or on the signal path try it for a bounded time. Returns 0 if held. */
+static int sim_lock_for_flush(int sim_try) {
+    if (!sim_try) {
+        pthread_mutex_lock(&sim_lock);
+        return 0;
+    }
+    for (int i = 0; i < 200; i++) {
+        if (pthread_mutex_trylock(&sim_lock) == 0) return 0;
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+    return -1;
+}
+
+int ms_events_flush_data(ms_thread_data *d, uint32_t *nev, int sim_try) {
     uint32_t n = *nev;
     if (n > MS_EVENTS_PER_THREAD) n = MS_EVENTS_PER_THREAD;
-    if (ms_rt_on) simulate(d, n);
-    if (ms_rt_on && ms_progress_refs) __atomic_fetch_add(ms_progress_refs, n, __ATOMIC_RELAXED);
+    if (__atomic_load_n(&closed, __ATOMIC_ACQUIRE) || n == 0) {
+        *nev = 0;
+        return 0;
+    }
+    ms_rec_stream *rec = ms_rec_chunk_begin(d);   /* may open the file: outside the lock */
+    if (sim_lock_for_flush(sim_try) < 0) return -1;
+    map_events(d, n, rec);
+    pthread_mutex_unlock(&sim_lock);
     *nev = 0;
+    if (rec) ms_rec_chunk_end(rec);               /* compression: outside the global lock */
+    if (ms_progress_refs) __atomic_fetch_add(ms_progress_refs, n, __ATOMIC_RELAXED);
+    return 0;
 }
+
+void ms_events_close(void) { __atomic_store_n(&closed, 1, __ATOMIC_RELEASE); }
+
+void ms_flush_flag_take(ms_thread_data *d) {
+    while (__atomic_exchange_n(&d->flushing, 1, __ATOMIC_ACQUIRE)) sched_yield();
+}
+
+int ms_flush_flag_try(ms_thread_data *d, int ms) {
+    for (int i = 0;; i++) {
+        if (!__atomic_exchange_n(&d->flushing, 1, __ATOMIC_ACQUIRE)) return 0;
+        if (i >= ms) return -1;
+        struct timespec one = {0, 1000000};
+        nanosleep(&one, NULL);
+    }
+}
+
+void ms_flush_flag_give(ms_thread_data *d) { __atomic_store_n(&d->flushing, 0, __ATOMIC_RELEASE); }
 
 void ms_events_flush(ms_thread *t) {
     uint8_t prev = ms_busy_begin();
-    pthread_mutex_lock(&sim_lock);
-    ms_events_flush_buffer_locked(t->data, &t->nev);
-    pthread_mutex_unlock(&sim_lock);
+    ms_flush_flag_take(t->data);
+    ms_events_flush_data(t->data, &t->nev, 0);
+    ms_flush_flag_give(t->data);
     ms_busy_end(prev);
 }
 

@@ -1,10 +1,12 @@
 /* Recording (MEMSPY_RECORD_DIR): every flushed event buffer is also appended, as one chunk,
- * to DIR/thread-N.zst through zstd's streaming API, so that `memspy resim` can replay the
- * accesses under another hierarchy. Format: src/format/stream.h and docs/formats.md.
+ * to DIR/thread-N.zst through zstd's streaming API, so that `memspy resim` (and, for a
+ * multithreaded run, `memspy run` itself) can replay the accesses and synchronisation events.
+ * Format: src/format/stream.h and docs/formats.md.
  *
- * Everything here runs under the simulator lock (the flush path) and never touches the
- * program's malloc: zstd's contexts get their memory from ms_map through ZSTD_customMem.
- * A stream's state belongs to the thread's data block and is reused by later threads. */
+ * A stream's state belongs to the thread's data block (reused by later threads) and is only
+ * touched with that block's flush flag held: events are encoded under the simulator lock (it
+ * owns the context ids), compression and writing happen outside it, per thread. Nothing here
+ * touches the program's malloc: zstd's contexts get their memory from ms_map. */
 #define ZSTD_STATIC_LINKING_ONLY   /* ZSTD_createCCtx_advanced, ZSTD_customMem */
 #include "rt.h"
 #include "../format/stream.h"
@@ -29,8 +31,8 @@ struct ms_rec_stream {
 };
 
 static char record_dir[4096];
-static int recording;             /* 0 off, 1 on, -1 failed (stops for good) */
-static uint64_t chunk_seq;
+static volatile int recording;    /* 0 off, 1 on, -1 failed (stops for good) */
+static uint64_t chunk_seq;        /* atomic: flushes of every thread are numbered */
 
 /* zstd's memory: mmap'd blocks with their length in a 16-byte header. */
 static void *zstd_alloc(void *opaque, size_t size) {
@@ -72,6 +74,9 @@ int ms_rec_init(const char *dir) {
     recording = 1;
     return 0;
 }
+
+int ms_rec_active(void) { return recording == 1; }
+const char *ms_rec_dir(void) { return record_dir; }
 
 void ms_rec_thread_start(ms_thread_data *d, uint32_t thread_index) {
     if (d->rec) d->rec->thread_index = thread_index;
@@ -118,7 +123,18 @@ static void stream_path(char *out, uint32_t n) {
     ms_memcpy(p, ".zst", 5);
 }
 
-/* Open the thread's file and start its frame with the stream header. */
+/* Start a new frame with the stream header (fd open and empty). */
+static int stream_header(struct ms_rec_stream *s) {
+    ZSTD_CCtx_reset(s->cctx, ZSTD_reset_session_only);
+    s->prev_addr = 0;
+    unsigned char header[MS_STREAM_HEADER_SIZE];
+    ms_memcpy(header, MS_STREAM_MAGIC, 8);
+    ms_stream_put_u32(header + 8, MS_STREAM_VERSION);
+    ms_stream_put_u32(header + 12, s->thread_index);
+    return compress_out(s, header, sizeof header, ZSTD_e_continue);
+}
+
+/* Open the thread's file and start its frame. */
 static int stream_open(struct ms_rec_stream *s) {
     char path[sizeof record_dir + 32];
     stream_path(path, s->thread_index);
@@ -128,13 +144,17 @@ static int stream_open(struct ms_rec_stream *s) {
         record_failed(path, s->thread_index, errno);
         return -1;
     }
-    ZSTD_CCtx_reset(s->cctx, ZSTD_reset_session_only);
-    s->prev_addr = 0;
-    unsigned char header[MS_STREAM_HEADER_SIZE];
-    ms_memcpy(header, MS_STREAM_MAGIC, 8);
-    ms_stream_put_u32(header + 8, MS_STREAM_VERSION);
-    ms_stream_put_u32(header + 12, s->thread_index);
-    return compress_out(s, header, sizeof header, ZSTD_e_continue);
+    return stream_header(s);
+}
+
+void ms_rec_thread_restart(ms_thread_data *d) {
+    struct ms_rec_stream *s = d->rec;
+    if (!s || s->fd < 0 || recording != 1) return;
+    if (ftruncate(s->fd, 0) != 0 || lseek(s->fd, 0, SEEK_SET) != 0) {
+        record_failed("cannot restart the stream", s->thread_index, errno);
+        return;
+    }
+    stream_header(s);
 }
 
 /* The stream of data block d, made on first use. NULL if recording is off or failed. */
@@ -164,11 +184,19 @@ ms_rec_stream *ms_rec_chunk_begin(ms_thread_data *d) {
 }
 
 void ms_rec_event(ms_rec_stream *s, uint32_t ctx, uint64_t addr, uint32_t size_flags) {
-    unsigned char *p = ms_stream_put_varint(s->pos, ctx);
+    unsigned char *p = ms_stream_put_varint(s->pos, (uint64_t)ctx << 1);
     p = ms_stream_put_varint(p, ms_stream_zigzag((int64_t)(addr - s->prev_addr)));
     uint64_t size = size_flags & MS_EV_SIZE_MAX;
     s->pos = ms_stream_put_varint(p, size << 1 | ((size_flags & MS_EV_WRITE) != 0));
     s->prev_addr = addr;
+    s->nevents++;
+}
+
+void ms_rec_sync(ms_rec_stream *s, uint32_t kind, uint64_t obj, uint64_t arg, uint64_t seq) {
+    unsigned char *p = ms_stream_put_varint(s->pos, (uint64_t)kind << 1 | 1);
+    p = ms_stream_put_varint(p, obj);
+    p = ms_stream_put_varint(p, arg);
+    s->pos = ms_stream_put_varint(p, seq);
     s->nevents++;
 }
 
@@ -178,7 +206,7 @@ void ms_rec_chunk_end(ms_rec_stream *s) {
     uint32_t len = (uint32_t)(s->pos - payload);
     ms_stream_put_u32(s->chunk, s->nevents);
     ms_stream_put_u32(s->chunk + 4, len);
-    ms_stream_put_u64(s->chunk + 8, chunk_seq++);
+    ms_stream_put_u64(s->chunk + 8, __atomic_fetch_add(&chunk_seq, 1, __ATOMIC_RELAXED));
     ms_stream_put_u32(s->chunk + 16, (uint32_t)crc32(0, payload, len));
     compress_out(s, s->chunk, MS_STREAM_CHUNK_HEADER_SIZE + len, ZSTD_e_continue);
 }

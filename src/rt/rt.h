@@ -34,6 +34,11 @@ typedef struct {
 #define MS_EV_SIZE_MAX 0x7fffffffu
 #define MS_EVENTS_PER_THREAD 4096u
 
+/* A synchronisation event takes two slots of the buffer beside the accesses, both with bin
+ * MS_EV_SYNC_BIN (never a real bin): the first holds addr = obj, pc = seq, size_flags = kind
+ * (MS_SYNC_* of format/stream.h), the second addr = arg. */
+#define MS_EV_SYNC_BIN 0xfffffffeu
+
 /* ---- threads (runtime.c) ---- */
 
 enum {
@@ -64,8 +69,9 @@ typedef struct ms_thread_data {
     struct ms_thread_data *next_free;
     int in_use;
     uint32_t *nev_p;                   /* the owning thread's event count, for the exit flush */
-    uint32_t rec_thread_index;         /* the owning thread's index (0 = first to record) */
+    uint32_t rec_thread_index;         /* the owning thread's index (0 = main thread) */
     ms_rec_stream *rec;                /* its recorded stream (record.c), NULL if none yet */
+    int flushing;                      /* flush flag: held by whoever flushes ev or ends rec */
     ms_event ev[MS_EVENTS_PER_THREAD];
     ms_bin_cache_slot stack_cache[MS_CACHE_SLOTS];
     ms_bin_cache_slot heap_cache[MS_CACHE_SLOTS];
@@ -79,6 +85,7 @@ typedef struct {
     uint32_t depth, frames_cap;
     uintptr_t pending_site;       /* allocation site set by operator new / strdup */
     uint8_t longjmp_pending;      /* a longjmp skipped func_exit hooks: resync the shadow stack */
+    uint32_t preset_index;        /* thread index + 1 given by pthread_create's parent, 0 none */
     ms_thread_data *data;
 } ms_thread;
 
@@ -117,9 +124,16 @@ uint64_t ms_runtime_start_ns(void);
 uint64_t ms_now_ns(void);
 /* Number of threads that recorded at least one event. */
 uint32_t ms_threads_seen(void);
-/* Flush every thread's buffered events, simulator lock held (at exit: other threads are
- * assumed quiescent; recording stops right after). */
-void ms_threads_flush_all(void);
+/* A new thread index (the next after every index handed out so far). */
+uint32_t ms_thread_index_next(void);
+/* At exit, recording already stopped: flush every thread's pending events into the simulator
+ * or its stream and end the streams, never waiting long for another thread (a thread busy in
+ * the runtime is skipped after a bounded wait). from_signal: the calling thread may have been
+ * interrupted inside the runtime (own_busy) and the simulator lock is only tried. Returns the
+ * number of threads whose pending events were lost. */
+int ms_threads_flush_all(int from_signal, int own_busy);
+/* Call fn on every data block in use (iteration without lock: blocks are never freed). */
+void ms_threads_each_data(void (*fn)(ms_thread_data *d, void *ud), void *ud);
 /* Canonical config text the simulator was built from. */
 const char *ms_runtime_config_text(void);
 
@@ -223,10 +237,20 @@ uint32_t ms_resolve_bin(ms_thread *t, uintptr_t addr);
 
 /* Create the simulator for cfg. Returns 0 or -1. */
 int ms_events_init(const ms_hier_config *cfg);
-/* Feed t's buffered events to the simulator (takes the global lock). */
+/* Flush t's buffered events: into the simulator (one-processor mode) and/or the thread's
+ * stream. Contexts are mapped under the global lock, the stream is compressed outside it. */
 void ms_events_flush(ms_thread *t);
-/* Same for any thread's data block and event count, with the lock already held. */
-void ms_events_flush_buffer_locked(ms_thread_data *d, uint32_t *nev);
+/* Same for any thread's data block and event count, its flush flag held by the caller.
+ * sim_try: only try the simulator lock for a bounded time (signal path). Returns 0, or -1
+ * if the lock could not be had (the events are then lost). */
+int ms_events_flush_data(ms_thread_data *d, uint32_t *nev, int sim_try);
+/* After the exit flush: later flushes do nothing. */
+void ms_events_close(void);
+/* The flush flag of a data block: take it (spinning), try it for about ms milliseconds
+ * (returns 0 if taken), give it back. */
+void ms_flush_flag_take(ms_thread_data *d);
+int ms_flush_flag_try(ms_thread_data *d, int ms);
+void ms_flush_flag_give(ms_thread_data *d);
 /* Lock for the simulator and the context map; trylock for the signal path (0 = acquired). */
 void ms_sim_lock(void);
 int ms_sim_trylock(void);
@@ -275,10 +299,20 @@ slow:
 /* Record a byte range (split in MS_EV_SIZE_MAX pieces); no-op for len 0. */
 void ms_record_range(uintptr_t addr, size_t len, uint32_t write_flag, uintptr_t pc);
 
-/* ---- record.c: MEMSPY_RECORD_DIR streams (all calls with the simulator lock held) ---- */
+/* ---- record.c: MEMSPY_RECORD_DIR streams (all calls on a data block with its flush flag
+ * held; ms_rec_event/ms_rec_sync also under the simulator lock, which gives context ids) ---- */
 
 /* Record every flushed buffer into dir/thread-N.zst from now on. Returns 0 or -1. */
 int ms_rec_init(const char *dir);
+/* Whether streams are being recorded (initialised and not failed). */
+int ms_rec_active(void);
+/* The recording directory ("" if none). */
+const char *ms_rec_dir(void);
+/* Drop what d's stream holds so far and start it again (switch to threads mode: the prefix
+ * was simulated in process). */
+void ms_rec_thread_restart(ms_thread_data *d);
+/* Append one synchronisation event (format/stream.h) to the chunk. */
+void ms_rec_sync(ms_rec_stream *s, uint32_t kind, uint64_t obj, uint64_t arg, uint64_t seq);
 /* Data block d now belongs to the thread with this index (its stream's N). */
 void ms_rec_thread_start(ms_thread_data *d, uint32_t thread_index);
 /* Start a chunk of d's stream (opening the file on first use); NULL when not recording. */
@@ -289,8 +323,33 @@ void ms_rec_event(ms_rec_stream *s, uint32_t ctx, uint64_t addr, uint32_t size_f
 void ms_rec_chunk_end(ms_rec_stream *s);
 /* End d's zstd frame and close its file (thread exit, process exit). */
 void ms_rec_thread_end(ms_thread_data *d);
-/* ms_rec_thread_end for every live thread (the dump). */
-void ms_threads_end_streams(void);
+
+/* ---- threads.c: threads mode and thread creation ---- */
+
+/* 1 once events go to per-thread streams only (the in-process simulator is no longer fed). */
+extern volatile int ms_streams_mode;
+/* Start threads mode at activation (MEMSPY_THREADS=1 with a recording directory). */
+void ms_threads_mode_start(void);
+/* Switch to threads mode now, if streams are being recorded (a second thread appears): the
+ * calling thread's buffer is simulated first and every stream restarts empty. Idempotent. */
+void ms_threads_mode_enter(void);
+/* Whether the switch happened mid-run (the raw file then carries a note). */
+int ms_threads_mode_switched(void);
+/* Forget the runtime in a forked child (pthread_atfork child handler). */
+void ms_threads_init(void);
+
+/* ---- sync.c: synchronisation events ---- */
+
+/* Record a sync event of the calling thread (threads mode only), stamped with the next
+ * process-wide sequence number now. */
+void ms_sync_event(uint32_t kind, uint64_t obj, uint64_t arg);
+/* dlsym of a real function, the default version or (version non-NULL) that version; the
+ * lookup runs inside the runtime (nothing recorded). NULL if absent. */
+void *ms_real_function(const char *name, const char *version);
+
+/* ---- ompt.c: 1 once an OMPT tool session started (libomp): the GOMP wrappers then only
+ * forward, OMPT callbacks record the events. ---- */
+extern volatile int ms_ompt_active;
 
 /* ---- globals.c: loaded modules and their global objects ---- */
 

@@ -8,6 +8,7 @@
  * installs the exit and fatal-signal handlers, and only then turns recording on. */
 #include "rt.h"
 #include "../format/raw.h"
+#include "../format/stream.h"
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@ static int active_pid;
 static uint64_t start_ns;
 static char config_text[512];
 static uint32_t threads_seen;
+static uint32_t next_index;         /* thread indices handed out (0 = the main thread) */
 static pthread_key_t thread_key;
 
 static pthread_mutex_t threads_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -42,6 +44,7 @@ uint64_t ms_now_ns(void) {
 int ms_runtime_pid(void) { return active_pid; }
 uint64_t ms_runtime_start_ns(void) { return start_ns; }
 uint32_t ms_threads_seen(void) { return __atomic_load_n(&threads_seen, __ATOMIC_RELAXED); }
+uint32_t ms_thread_index_next(void) { return __atomic_fetch_add(&next_index, 1, __ATOMIC_RELAXED); }
 const char *ms_runtime_config_text(void) { return config_text; }
 
 /* ---- threads ---- */
@@ -61,16 +64,18 @@ static ms_thread_data *data_acquire(void) {
     return d;
 }
 
-/* pthread key destructor: flush the exiting thread's events and recycle its memory. */
+/* pthread key destructor: record the thread's EXIT, flush its events, end its stream and
+ * recycle its memory. */
 static void thread_exit(void *arg) {
     ms_thread *t = &ms_tls;
     (void)arg;
     if (t->mode != MS_T_READY) return;
-    ms_events_flush(t);
+    ms_sync_event(MS_SYNC_EXIT, 0, 0);
     t->mode = MS_T_DEAD;   /* later destructors' accesses are not recorded */
-    ms_sim_lock();
+    ms_flush_flag_take(t->data);
+    ms_events_flush_data(t->data, &t->nev, 0);
     ms_rec_thread_end(t->data);
-    ms_sim_unlock();
+    ms_flush_flag_give(t->data);
     pthread_mutex_lock(&threads_lock);
     t->data->in_use = 0;
     t->data->nev_p = NULL;
@@ -107,19 +112,50 @@ int ms_thread_enter_slow(ms_thread *t) {
     t->nev = 0;
     d->nev_p = &t->nev;
     pthread_setspecific(thread_key, t);
-    ms_rec_thread_start(d, __atomic_fetch_add(&threads_seen, 1, __ATOMIC_RELAXED));
+    uint32_t index = t->preset_index ? t->preset_index - 1 : ms_thread_index_next();
+    ms_rec_thread_start(d, index);
+    __atomic_fetch_add(&threads_seen, 1, __ATOMIC_RELAXED);
     t->mode = MS_T_READY;
+    /* A thread not made through pthread_create (a pool thread of an OpenMP runtime): the
+     * program has become multithreaded. */
+    if (index != 0) ms_threads_mode_enter();
     return 1;
 }
 
-void ms_threads_flush_all(void) {
-    for (ms_thread_data *d = all_data; d; d = d->next_all)
-        if (d->in_use && d->nev_p) ms_events_flush_buffer_locked(d, d->nev_p);
+void ms_threads_each_data(void (*fn)(ms_thread_data *d, void *ud), void *ud) {
+    for (ms_thread_data *d = __atomic_load_n(&all_data, __ATOMIC_ACQUIRE); d; d = d->next_all)
+        if (d->in_use) fn(d, ud);
 }
 
-void ms_threads_end_streams(void) {
-    for (ms_thread_data *d = all_data; d; d = d->next_all)
-        if (d->in_use) ms_rec_thread_end(d);
+typedef struct { int from_signal, own_busy, skipped; } exit_flush;
+
+/* One thread's share of the exit flush (see ms_threads_flush_all). */
+static void flush_at_exit(ms_thread_data *d, void *ud) {
+    exit_flush *x = ud;
+    /* The calling thread, interrupted inside the runtime, may hold its own flag. */
+    if (x->own_busy && d == ms_tls.data) {
+        x->skipped++;
+        return;
+    }
+    if (ms_flush_flag_try(d, 200) < 0) {   /* another thread is stuck in the middle of a flush */
+        x->skipped++;
+        return;
+    }
+    uint32_t *nev = __atomic_load_n(&d->nev_p, __ATOMIC_ACQUIRE);
+    /* A signal that interrupted the runtime: this thread may hold the simulator lock. */
+    if (x->from_signal && x->own_busy)
+        x->skipped += nev && *nev;
+    else if (nev && ms_events_flush_data(d, nev, x->from_signal) < 0)
+        x->skipped++;
+    ms_rec_thread_end(d);
+    ms_flush_flag_give(d);
+}
+
+int ms_threads_flush_all(int from_signal, int own_busy) {
+    exit_flush x = {from_signal, own_busy, 0};
+    ms_threads_each_data(flush_at_exit, &x);
+    ms_events_close();
+    return x.skipped;
 }
 
 /* ---- activation ---- */
@@ -159,6 +195,9 @@ static void activate(const char *dir) {
     const char *record_dir = getenv("MEMSPY_RECORD_DIR");
     if (record_dir && *record_dir && ms_rec_init(record_dir) < 0)
         fprintf(stderr, "memspy: MEMSPY_RECORD_DIR is too long: not recording\n");
+    const char *threads = getenv("MEMSPY_THREADS");
+    if (threads && !strcmp(threads, "1")) ms_threads_mode_start();
+    ms_threads_init();
     active_pid = getpid();
     start_ns = ms_now_ns();
     ms_globals_init();

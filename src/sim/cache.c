@@ -251,3 +251,71 @@ int ms_cache_contains(const ms_cache *c, uint64_t line)
 {
     return find_way(c, line) != NULL;
 }
+
+int ms_cache_clean(ms_cache *c, uint64_t line)
+{
+    uint64_t *way = find_way(c, line);
+    if (!way || !(*way & MS_TAG_DIRTY))
+        return 0;
+    *way &= ~(uint64_t)MS_TAG_DIRTY;
+    return 1;
+}
+
+/* LRU with an order word: drop recency position p (way w, not way 0 unless p == 0) and make a
+ * way empty at the least recent end. Way 0 must keep the most recent line, so removing it
+ * moves the second most recent line into way 0 and empties that line's way instead. */
+static void lru_remove_ordered(ms_cache *c, uint64_t set_no, unsigned p)
+{
+    uint64_t base = set_no * c->ways;
+    unsigned nib[MS_ORDER_MAX_WAYS] = {0}, n = 0;
+    uint64_t order = c->order[set_no];
+    for (unsigned i = 0; i < c->ways; i++)
+        nib[i] = (unsigned)(order >> (4 * i)) & 15u;
+    if (p == 0 && c->ways > 1) {
+        uint32_t w1 = nib[1];
+        c->tags[base] = c->tags[base + w1];
+        if (c->aux)
+            c->aux[base] = c->aux[base + w1];
+        p = 1;   /* the line now in way 0 left position 1: remove that position */
+    }
+    uint32_t freed = nib[p];
+    c->tags[base + freed] = MS_TAG_EMPTY;
+    uint64_t out = 0;
+    for (unsigned i = 0; i < c->ways; i++)
+        if (i != p)
+            out |= (uint64_t)nib[i] << (4 * n++);
+    out |= (uint64_t)freed << (4 * n);
+    c->order[set_no] = out;
+}
+
+uint64_t ms_cache_remove(ms_cache *c, uint64_t line, uint32_t *aux)
+{
+    uint64_t set_no = line & c->set_mask;
+    uint64_t base = set_no * c->ways;
+    uint64_t *set = c->tags + base;
+    uint32_t w = 0;
+    while (w < c->ways && (set[w] >> 1) != line)
+        w++;
+    *aux = 0;
+    if (w == c->ways)
+        return MS_TAG_EMPTY;
+    uint64_t tag = set[w];
+    *aux = c->aux ? c->aux[base + w] : 0;
+    if (c->policy == MS_POLICY_LRU && c->order) {
+        unsigned p = 0;
+        while (((c->order[set_no] >> (4 * p)) & 15u) != w)
+            p++;
+        lru_remove_ordered(c, set_no, p);
+    } else if (c->policy == MS_POLICY_LRU) {
+        /* Ways ordered most recent first: close the gap, the last way becomes empty. */
+        for (uint32_t i = w; i + 1 < c->ways; i++) {
+            set[i] = set[i + 1];
+            if (c->aux)
+                c->aux[base + i] = c->aux[base + i + 1];
+        }
+        set[c->ways - 1] = MS_TAG_EMPTY;
+    } else {
+        set[w] = MS_TAG_EMPTY;   /* PLRU and random fill an empty way first */
+    }
+    return tag;
+}

@@ -231,6 +231,33 @@ int ms_config_parse_cache(const char *spec, ms_hier_config *out, char *err, size
     return 0;
 }
 
+/* The multiprocessor fields (zero = default; see config.h). Levels are already valid. */
+static int validate_multiprocessor(const ms_hier_config *cfg, char *err, size_t errlen)
+{
+    if (cfg->nprocs > MS_MAX_PROCS)
+        return ms_errorf(err, errlen, "processors %u is more than %d", cfg->nprocs, MS_MAX_PROCS);
+    if (cfg->shared_from < 0 || cfg->shared_from > cfg->nlevels)
+        return ms_errorf(err, errlen, "shared level %d is not in 0..%d", cfg->shared_from, cfg->nlevels);
+    int nprivate = cfg->shared_from ? cfg->shared_from : cfg->nlevels;
+    if (cfg->coherence_unit) {
+        if (!is_pow2(cfg->coherence_unit))
+            return ms_errorf(err, errlen, "coherence unit %u is not a power of two", cfg->coherence_unit);
+        for (int k = 0; k < nprivate; k++)
+            if (cfg->coherence_unit < cfg->level[k].line)
+                return ms_errorf(err, errlen, "coherence unit %u is smaller than the L%d line %u",
+                                 cfg->coherence_unit, k + 1, cfg->level[k].line);
+    }
+    if ((unsigned)cfg->protocol > MS_PROTO_MSI)
+        return ms_errorf(err, errlen, "protocol %d is unknown", (int)cfg->protocol);
+    if (cfg->nnodes > MS_MAX_PROCS || (cfg->nprocs && cfg->nnodes > cfg->nprocs))
+        return ms_errorf(err, errlen, "nodes %u is more than the processors (%u)", cfg->nnodes,
+                         cfg->nprocs ? cfg->nprocs : MS_MAX_PROCS);
+    if (cfg->remote_latency && cfg->remote_latency < cfg->level[0].latency)
+        return ms_errorf(err, errlen, "remote latency %u is below L1 latency %u", cfg->remote_latency,
+                         cfg->level[0].latency);
+    return 0;
+}
+
 int ms_config_validate(const ms_hier_config *cfg, char *err, size_t errlen)
 {
     if (cfg->nlevels < 1 || cfg->nlevels > MS_MAX_LEVELS)
@@ -271,7 +298,7 @@ int ms_config_validate(const ms_hier_config *cfg, char *err, size_t errlen)
                     cfg->level[0].latency);
     if (memchr(cfg->preset, '\0', sizeof cfg->preset) == NULL)
         return ms_errorf(err, errlen, "preset name is not terminated");
-    return 0;
+    return validate_multiprocessor(cfg, err, errlen);
 }
 
 /* Write a size with the largest exact K/M/G suffix. */
@@ -319,10 +346,76 @@ int ms_config_format(const ms_hier_config *cfg, char *buf, size_t buflen)
     append(&t, ";mem=%u", cfg->mem_latency);
     if (cfg->preset[0])
         append(&t, ";preset=%s", cfg->preset);
+    if (cfg->nprocs)
+        append(&t, ";procs=%u", cfg->nprocs);
+    if (cfg->shared_from)
+        append(&t, ";shared=%d", cfg->shared_from);
+    if (cfg->coherence_unit)
+        append(&t, ";unit=%u", cfg->coherence_unit);
+    if (cfg->protocol != MS_PROTO_MESI)
+        append(&t, ";proto=%s", cfg->protocol == MS_PROTO_MSI ? "msi" : "?");
+    if (cfg->nnodes)
+        append(&t, ";nodes=%u", cfg->nnodes);
+    if (cfg->remote_latency)
+        append(&t, ";remote=%u", cfg->remote_latency);
     return (int)t.len;
 }
 
-/* The canonical form: LEVELS ";mem=N" [";preset=NAME"]. */
+/* Parse a protocol name ("mesi", "msi"). */
+static int parse_protocol(const char *s, ms_protocol *out)
+{
+    if (strcmp(s, "mesi") == 0 || strcmp(s, "MESI") == 0)
+        *out = MS_PROTO_MESI;
+    else if (strcmp(s, "msi") == 0 || strcmp(s, "MSI") == 0)
+        *out = MS_PROTO_MSI;
+    else
+        return -1;
+    return 0;
+}
+
+/* Parse a non-negative int (shared_from). */
+static int parse_int(const char *s, int *out)
+{
+    uint32_t v;
+    if (parse_u32(s, &v) != 0 || v > INT32_MAX)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* Apply one "key=value" item of the canonical form's tail (after the levels). */
+static int apply_full_item(const char *key, const char *value, ms_hier_config *cfg, char *err, size_t errlen)
+{
+    int bad;
+    if (strcmp(key, "mem") == 0) {
+        if (parse_u32(value, &cfg->mem_latency) != 0)
+            return ms_errorf(err, errlen, "memory latency '%s' is not a number", value);
+        return 0;
+    }
+    if (strcmp(key, "preset") == 0) {
+        if (strlen(value) >= sizeof cfg->preset)
+            return ms_errorf(err, errlen, "preset name '%s' too long", value);
+        strcpy(cfg->preset, value);
+        return 0;
+    }
+    if (strcmp(key, "procs") == 0)
+        bad = parse_u32(value, &cfg->nprocs);
+    else if (strcmp(key, "shared") == 0)
+        bad = parse_int(value, &cfg->shared_from);
+    else if (strcmp(key, "unit") == 0)
+        bad = parse_u32(value, &cfg->coherence_unit);
+    else if (strcmp(key, "proto") == 0)
+        bad = parse_protocol(value, &cfg->protocol);
+    else if (strcmp(key, "nodes") == 0)
+        bad = parse_u32(value, &cfg->nnodes);
+    else if (strcmp(key, "remote") == 0)
+        bad = parse_u32(value, &cfg->remote_latency);
+    else
+        return ms_errorf(err, errlen, "unknown configuration field '%s'", key);
+    return bad ? ms_errorf(err, errlen, "configuration field %s value '%s' is not valid", key, value) : 0;
+}
+
+/* The canonical form: LEVELS ";mem=N" [";preset=NAME"] [";procs=P"] ... (any order after mem). */
 int ms_config_parse_full(const char *text, ms_hier_config *out, char *err, size_t errlen)
 {
     ms_hier_config cfg;
@@ -337,24 +430,51 @@ int ms_config_parse_full(const char *text, ms_hier_config *out, char *err, size_
     levels[mem - text] = '\0';
     if (parse_cache_unvalidated(levels, &cfg, err, errlen) != 0)
         return -1;
-    char num[32];
-    const char *preset = strstr(mem + 1, ";preset=");
-    size_t numlen = preset ? (size_t)(preset - (mem + 5)) : strlen(mem + 5);
-    if (numlen >= sizeof num)
-        return ms_errorf(err, errlen, "memory latency '%s' is not a number", mem + 5);
-    memcpy(num, mem + 5, numlen);
-    num[numlen] = '\0';
-    if (parse_u32(num, &cfg.mem_latency) != 0)
-        return ms_errorf(err, errlen, "memory latency '%s' is not a number", num);
-    if (preset) {
-        const char *name = preset + 8;
-        if (strlen(name) >= sizeof cfg.preset)
-            return ms_errorf(err, errlen, "preset name '%s' too long", name);
-        strcpy(cfg.preset, name);
+    for (const char *item = mem + 1; item;) {
+        const char *semi = strchr(item, ';');
+        size_t len = semi ? (size_t)(semi - item) : strlen(item);
+        char buf[128];
+        if (len >= sizeof buf)
+            return ms_errorf(err, errlen, "configuration field '%.40s...' too long", item);
+        memcpy(buf, item, len);
+        buf[len] = '\0';
+        char *eq = strchr(buf, '=');
+        if (!eq)
+            return ms_errorf(err, errlen, "configuration field '%s' lacks '='", buf);
+        *eq = '\0';
+        if (apply_full_item(buf, eq + 1, &cfg, err, errlen) != 0)
+            return -1;
+        item = semi ? semi + 1 : NULL;
     }
     if (ms_config_validate(&cfg, err, errlen) != 0)
         return -1;
     *out = cfg;
+    return 0;
+}
+
+/* Config-file keys of the multiprocessor fields: *known = 0 if key is none of them. Returns
+ * -1 on a bad value. */
+static int apply_multiprocessor_key(const char *key, const char *value, ms_hier_config *cfg, int *known)
+{
+    *known = 1;
+    uint64_t unit;
+    if (strcmp(key, "procs") == 0)
+        return parse_u32(value, &cfg->nprocs);
+    if (strcmp(key, "shared") == 0)
+        return parse_int(value, &cfg->shared_from);
+    if (strcmp(key, "coherence-unit") == 0) {
+        if (ms_config_parse_size(value, &unit) != 0 || unit > UINT32_MAX)
+            return -1;
+        cfg->coherence_unit = (uint32_t)unit;
+        return 0;
+    }
+    if (strcmp(key, "protocol") == 0)
+        return parse_protocol(value, &cfg->protocol);
+    if (strcmp(key, "nodes") == 0)
+        return parse_u32(value, &cfg->nnodes);
+    if (strcmp(key, "remote-latency") == 0)
+        return parse_u32(value, &cfg->remote_latency);
+    *known = 0;
     return 0;
 }
 
@@ -363,6 +483,7 @@ static int apply_config_key(const char *key, const char *value, int lineno, ms_h
                             char *err, size_t errlen)
 {
     char sub[200];
+    int known;
     if (strcmp(key, "preset") == 0) {
         if (ms_config_preset(value, cfg, sub, sizeof sub) != 0)
             return ms_errorf(err, errlen, "line %d: %s", lineno, sub);
@@ -384,9 +505,11 @@ static int apply_config_key(const char *key, const char *value, int lineno, ms_h
         if (index == cfg->nlevels)
             cfg->nlevels = index + 1;
         cfg->preset[0] = '\0';
-    } else {
-        return ms_errorf(err, errlen, "line %d: unknown key '%s' (known: preset, cache, mem-latency, l1, l2, l3)",
-                    lineno, key);
+    } else if (apply_multiprocessor_key(key, value, cfg, &known) != 0) {
+        return ms_errorf(err, errlen, "line %d: %s '%s' is not valid", lineno, key, value);
+    } else if (!known) {
+        return ms_errorf(err, errlen, "line %d: unknown key '%s' (known: preset, cache, mem-latency, l1, l2, l3, "
+                    "procs, shared, coherence-unit, protocol, nodes, remote-latency)", lineno, key);
     }
     return 0;
 }

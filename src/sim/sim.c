@@ -1,37 +1,11 @@
 /* The hierarchy: looks references up level by level, fills write-allocate, writes dirty
  * victims back, classifies misses with the 3C rule, attributes replacements to the evicting
- * context and keeps counters per context. See sim.h and docs/simulator.md for the model. */
+ * context and keeps counters per context. See sim.h and docs/simulator.md for the model.
+ * With more than one processor ms_sim_access hands over to coherence.c, which walks each
+ * processor's view of the hierarchy with the same functions. */
 #include <string.h>
 
 #include "sim_internal.h"
-
-struct ms_sim {
-    ms_cache cache[MS_MAX_LEVELS];
-    ms_fa fa[MS_MAX_LEVELS];
-    ms_counters *ctrs;             /* indexed by ctx */
-    uint32_t nctx, ctx_cap;
-    int nlevels;
-    unsigned l1_shift;
-    unsigned line_shift[MS_MAX_LEVELS];
-    unsigned meta_shift[MS_MAX_LEVELS];   /* level line -> linemeta key (L1-line granularity) */
-    uint64_t stall[MS_MAX_LEVELS + 1];    /* by serving level; [nlevels] = memory */
-    ms_linemeta meta;              /* per-line records, 2 * nlevels words (sim_internal.h) */
-    uint32_t scratch[2 * MS_MAX_LEVELS];  /* stands in for a record when out of memory */
-    ms_eviction *pairs;            /* open addressing; count == 0 marks a free slot */
-    size_t pair_slots, npairs;
-    ms_eviction *last_pair;        /* the pair counted last (a run repeats it), or NULL */
-    uint64_t pairs_lost;           /* pair updates dropped for lack of memory */
-    ms_hier_config cfg;
-    ms_mem mem;
-};
-
-/* What happened to one line of a reference: the serving level and, per missing level, the
- * cause and the recorded evictor (ctx + 1, 0 = unknown). */
-typedef struct {
-    int served;
-    uint8_t cause[MS_MAX_LEVELS];
-    uint32_t evictor[MS_MAX_LEVELS];
-} line_outcome;
 
 static unsigned log2u(uint64_t x)
 {
@@ -55,8 +29,15 @@ int ms_sim_create(ms_sim **out, const ms_hier_config *cfg, const ms_allocator *a
     sim->mem = mem;
     sim->cfg = *cfg;
     sim->nlevels = cfg->nlevels;
+    sim->nprocs = cfg->nprocs > 1 ? cfg->nprocs : 1;
     sim->l1_shift = log2u(cfg->level[0].line);
-    ms_linemeta_init(&sim->meta, 2u * (unsigned)cfg->nlevels, &sim->mem);
+    sim->scratch = sim->scratch_inline;
+    sim->evictor_limit = MS_META_EVICTOR_MASK;
+    ms_pairs_init(&sim->pairs, &sim->mem);
+    /* With coherence sim->cache holds only the shared levels (coherence.c keeps the private
+     * ones); its L1 slot is then marked unusable, which keeps ms_sim_access's fast path off. */
+    int first_shared = sim->nprocs == 1 ? 0 : cfg->shared_from ? cfg->shared_from : cfg->nlevels;
+    sim->cache[0].policy = MS_POLICY_NONE;
     int ok = 1;
     for (int k = 0; k < cfg->nlevels; k++) {
         const ms_level_config *lv = &cfg->level[k];
@@ -64,11 +45,19 @@ int ms_sim_create(ms_sim **out, const ms_hier_config *cfg, const ms_allocator *a
         sim->meta_shift[k] = sim->line_shift[k] - sim->l1_shift;
         sim->stall[k] = lv->latency - cfg->level[0].latency;
         /* L1 keeps each line's shadow node next to its way (the hit path's shadow update). */
-        if (ok && (ms_cache_init(&sim->cache[k], lv, (unsigned)k, k == 0, &sim->mem) != 0
+        if (ok && k >= first_shared && (ms_cache_init(&sim->cache[k], lv, (unsigned)k, k == 0, &sim->mem) != 0
                    || ms_fa_init_unkeyed(&sim->fa[k], (uint32_t)(lv->size / lv->line), &sim->mem) != 0))
             ok = 0;
+        sim->view0.cache[k] = &sim->cache[k];
+        sim->view0.fa[k] = &sim->fa[k];
+        sim->view0.held_word[k] = (uint16_t)k;
+        sim->view0.fa_word[k] = (uint16_t)(cfg->nlevels + k);
     }
     sim->stall[cfg->nlevels] = cfg->mem_latency - cfg->level[0].latency;
+    if (ok && sim->nprocs > 1)
+        ok = ms_coh_create(sim) == 0;   /* sets up the records' layout itself */
+    else
+        ms_linemeta_init(&sim->meta, 2u * (unsigned)cfg->nlevels, &sim->mem);
     if (!ok) {
         ms_sim_destroy(sim);
         return -1;
@@ -81,19 +70,21 @@ void ms_sim_destroy(ms_sim *sim)
 {
     if (!sim)
         return;
+    ms_coh_destroy(sim);
     for (int k = 0; k < sim->nlevels; k++) {
         ms_cache_free(&sim->cache[k], &sim->mem);
         ms_fa_free(&sim->fa[k], &sim->mem);
     }
     ms_linemeta_free(&sim->meta);
-    ms_mem_release(&sim->mem, sim->ctrs, (size_t)sim->ctx_cap * sizeof(ms_counters));
-    ms_mem_release(&sim->mem, sim->pairs, sim->pair_slots * sizeof(ms_eviction));
+    ms_mem_release(&sim->mem, sim->ctrs, (size_t)sim->ctx_cap * sim->nprocs * sizeof(ms_counters));
+    ms_pairs_free(&sim->pairs);
+    if (sim->scratch_bytes)
+        ms_mem_release(&sim->mem, sim->scratch, sim->scratch_bytes);
     ms_mem mem = sim->mem;
     ms_mem_release(&mem, sim, sizeof *sim);
 }
 
-/* Make ctrs[ctx] exist (zeroed) and nctx cover it. */
-static int ensure_ctx(ms_sim *sim, uint32_t ctx)
+int ms_ensure_ctx(ms_sim *sim, uint32_t ctx)
 {
     if (ctx == UINT32_MAX)
         return -1;
@@ -103,12 +94,13 @@ static int ensure_ctx(ms_sim *sim, uint32_t ctx)
             cap *= 2;
         if (cap > UINT32_MAX)
             cap = UINT32_MAX;
-        ms_counters *ctrs = ms_mem_alloc(&sim->mem, (size_t)cap * sizeof *ctrs);
+        size_t row = sim->nprocs * sizeof(ms_counters);
+        ms_counters *ctrs = ms_mem_alloc(&sim->mem, (size_t)cap * row);
         if (!ctrs)
             return -1;
         if (sim->nctx)
-            memcpy(ctrs, sim->ctrs, (size_t)sim->nctx * sizeof *ctrs);
-        ms_mem_release(&sim->mem, sim->ctrs, (size_t)sim->ctx_cap * sizeof *ctrs);
+            memcpy(ctrs, sim->ctrs, (size_t)sim->nctx * row);
+        ms_mem_release(&sim->mem, sim->ctrs, (size_t)sim->ctx_cap * row);
         sim->ctrs = ctrs;
         sim->ctx_cap = (uint32_t)cap;
     }
@@ -117,180 +109,130 @@ static int ensure_ctx(ms_sim *sim, uint32_t ctx)
     return 0;
 }
 
-/* ---- replacement-cause pairs ---- */
-
-static size_t pair_home(uint32_t victim, uint32_t evictor, uint32_t level, size_t nslots)
-{
-    uint64_t h = ((uint64_t)victim << 32 | evictor) * 0x9E3779B97F4A7C15ull;
-    h ^= (uint64_t)level * 0xBF58476D1CE4E5B9ull;
-    return (size_t)(h >> 32) & (nslots - 1);
-}
-
-static ms_eviction *pair_probe(ms_eviction *slots, size_t nslots, uint32_t victim, uint32_t evictor,
-                               uint32_t level)
-{
-    size_t s = pair_home(victim, evictor, level, nslots);
-    while (slots[s].count && !(slots[s].victim_ctx == victim && slots[s].evictor_ctx == evictor
-                               && slots[s].level == level))
-        s = (s + 1) & (nslots - 1);
-    return &slots[s];
-}
-
-static int grow_pairs(ms_sim *sim)
-{
-    size_t nslots = sim->pair_slots ? sim->pair_slots * 2 : 256;
-    ms_eviction *slots = ms_mem_alloc(&sim->mem, nslots * sizeof *slots);
-    if (!slots)
-        return -1;
-    for (size_t i = 0; i < sim->pair_slots; i++) {
-        const ms_eviction *e = &sim->pairs[i];
-        if (e->count)
-            *pair_probe(slots, nslots, e->victim_ctx, e->evictor_ctx, e->level) = *e;
-    }
-    ms_mem_release(&sim->mem, sim->pairs, sim->pair_slots * sizeof *slots);
-    sim->pairs = slots;
-    sim->last_pair = NULL;
-    sim->pair_slots = nslots;
-    return 0;
-}
-
-static void count_pair(ms_sim *sim, uint32_t victim, uint32_t evictor, uint32_t level)
-{
-    ms_eviction *last = sim->last_pair;
-    if (last && last->victim_ctx == victim && last->evictor_ctx == evictor && last->level == level) {
-        last->count++;
-        return;
-    }
-    if (2 * (sim->npairs + 1) > sim->pair_slots && grow_pairs(sim) != 0) {
-        sim->pairs_lost++;
-        return;
-    }
-    ms_eviction *e = pair_probe(sim->pairs, sim->pair_slots, victim, evictor, level);
-    if (!e->count) {
-        e->victim_ctx = victim;
-        e->evictor_ctx = evictor;
-        e->level = level;
-        sim->npairs++;
-    }
-    e->count++;
-    sim->last_pair = e;
-}
-
 /* ---- the hierarchy ---- */
-
-/* Where a line's shadow node lives: L1 keeps it next to the way while the line is in L1 (it
- * is written back to the record on eviction); otherwise, and for every lower level, it is in
- * the line's record. Every shadow reference of a level goes through that place, so it is
- * right whenever the shadow holds the line. */
-#define FA_WORD(sim, level) ((unsigned)(sim)->nlevels + (unsigned)(level))
 
 /* The record of level's line (that of its first L1 line), or a zeroed scratch record that
  * stands for "nothing known" when out of memory (held and evictor information is then lost
- * and the shadow may hold the line twice: the numbers degrade, nothing breaks). */
-static uint32_t *line_record(ms_sim *sim, int level, uint64_t line)
+ * and the shadow may hold the line twice: the numbers degrade, nothing breaks).
+ * Shadow nodes: L1 keeps a line's node next to its way while the line is in L1 (it is
+ * written back to the record on eviction); otherwise, and for every lower level, it is in
+ * the line's record. Every shadow reference of a level goes through that place, so it is
+ * right whenever the shadow holds the line. */
+uint32_t *ms_line_record(ms_sim *sim, int level, uint64_t line)
 {
     uint32_t *rec = ms_linemeta_lookup(&sim->meta, line << sim->meta_shift[level]);
     if (__builtin_expect(rec != NULL, 1))
         return rec;
-    memset(sim->scratch, 0, sizeof sim->scratch);
+    memset(sim->scratch, 0, sim->meta.words_per_line * sizeof(uint32_t));
     return sim->scratch;
 }
 
-static void fill_level(ms_sim *sim, int level, uint64_t line, uint32_t *rec, unsigned dirty,
-                       uint32_t ctx);
+static void fill_level(ms_sim *sim, const ms_view *v, int level, uint64_t line, uint32_t *rec,
+                       unsigned dirty, uint32_t ctx, ms_counters *c);
 
 /* A dirty line from level-1 (byte address addr) arrives at level: counted, not a reference. */
-static void write_back(ms_sim *sim, int level, uint64_t addr, uint32_t ctx)
+void ms_write_back(ms_sim *sim, const ms_view *v, int level, uint64_t addr, uint32_t ctx, ms_counters *c)
 {
     if (level >= sim->nlevels)
         return;   /* memory absorbs it */
-    sim->ctrs[ctx].level[level].writebacks++;
+    c->level[level].writebacks++;
     uint64_t line = addr >> sim->line_shift[level];
-    if (!ms_cache_mark_dirty(&sim->cache[level], line))
-        fill_level(sim, level, line, line_record(sim, level, line), MS_TAG_DIRTY, ctx);
+    if (!ms_cache_mark_dirty(v->cache[level], line))
+        fill_level(sim, v, level, line, ms_line_record(sim, level, line), MS_TAG_DIRTY, ctx, c);
 }
 
-/* Put line (record rec) into level, recording that the level held it and who evicted the
- * victim; an L1 victim's shadow node goes back to its record. */
-static void fill_level(ms_sim *sim, int level, uint64_t line, uint32_t *rec, unsigned dirty,
-                       uint32_t ctx)
+/* Put line (record rec) into level, recording that the level held it (clearing an
+ * invalidation mark) and who evicted the victim; an L1 victim's shadow node goes back to its
+ * record. */
+static void fill_level(ms_sim *sim, const ms_view *v, int level, uint64_t line, uint32_t *rec,
+                       unsigned dirty, uint32_t ctx, ms_counters *c)
 {
     uint32_t victim_node;
-    uint64_t victim = ms_cache_fill(&sim->cache[level], line, dirty, rec[FA_WORD(sim, 0)],
-                                    &victim_node);
-    rec[level] |= MS_META_HELD;
+    uint64_t victim = ms_cache_fill(v->cache[level], line, dirty, rec[v->fa_word[0]], &victim_node);
+    uint32_t *held = &rec[v->held_word[level]];
+    *held = (*held | MS_META_HELD) & ~sim->inval_mark;
     if (victim == MS_TAG_EMPTY)
         return;
     uint64_t victim_line = victim >> 1;
-    uint32_t *victim_rec = line_record(sim, level, victim_line);
-    uint32_t evictor = ctx < MS_META_EVICTOR_MASK ? ctx + 1 : 0;
+    uint32_t *victim_rec = ms_line_record(sim, level, victim_line);
+    uint32_t evictor = ctx < sim->evictor_limit ? ctx + 1 : 0;
     /* Stores only (the victim's record is seldom in the host's cache): the level held the
      * victim, so its held bit is set already. */
-    victim_rec[level] = MS_META_HELD | evictor;
+    victim_rec[v->held_word[level]] = MS_META_HELD | evictor;
     if (level == 0)
-        victim_rec[FA_WORD(sim, 0)] = victim_node;
+        victim_rec[v->fa_word[0]] = victim_node;
     if (victim & MS_TAG_DIRTY)
-        write_back(sim, level + 1, victim_line << sim->line_shift[level], ctx);
+        ms_write_back(sim, v, level + 1, victim_line << sim->line_shift[level], ctx, c);
 }
 
-/* 3C cause of a miss at level of the line with record rec; fa_hit says whether the shadow
- * held it. */
-static void classify_miss(int level, const uint32_t *rec, int fa_hit, line_outcome *out)
+/* Cause of a miss at level of a line whose held/evictor word is `word`; fa_hit says whether
+ * the shadow held it. */
+static void classify_miss(const ms_sim *sim, int level, uint32_t word, int fa_hit, ms_line_outcome *out)
 {
-    if (!(rec[level] & MS_META_HELD)) {
+    if (!(word & MS_META_HELD)) {
         out->cause[level] = MS_CAUSE_COLD;
+        out->evictor[level] = 0;
+    } else if (word & sim->inval_mark) {
+        out->cause[level] = MS_CAUSE_INVAL;
         out->evictor[level] = 0;
     } else {
         out->cause[level] = fa_hit ? MS_CAUSE_CONFLICT : MS_CAUSE_CAPACITY;
-        out->evictor[level] = rec[level] & MS_META_EVICTOR_MASK;
+        out->evictor[level] = word & MS_META_EVICTOR_MASK;
     }
 }
 
 /* The L1 miss path of one line (byte address addr): reference the L1 shadow, look up the
  * lower levels, classify every miss, then fill from the serving level upwards. One record
  * lookup serves all levels when their lines are the same size. Returns the serving level. */
-static int simulate_miss(ms_sim *sim, uint64_t addr, unsigned write, uint32_t ctx,
-                         line_outcome *out)
+static int simulate_miss(ms_sim *sim, const ms_view *v, uint64_t addr, unsigned write, uint32_t ctx,
+                         ms_counters *c, ms_line_outcome *out)
 {
     int n = sim->nlevels, k;
     uint64_t line[MS_MAX_LEVELS];
     uint32_t *rec[MS_MAX_LEVELS];
     line[0] = addr >> sim->l1_shift;
-    rec[0] = line_record(sim, 0, line[0]);
-    int fa_hit = ms_fa_touch(&sim->fa[0], line[0], &rec[0][FA_WORD(sim, 0)]);
-    classify_miss(0, rec[0], fa_hit, out);
+    rec[0] = ms_line_record(sim, 0, line[0]);
+    int fa_hit = ms_fa_touch(v->fa[0], line[0], &rec[0][v->fa_word[0]]);
+    classify_miss(sim, 0, rec[0][v->held_word[0]], fa_hit, out);
     for (k = 1; k < n; k++) {
         line[k] = addr >> sim->line_shift[k];
-        rec[k] = sim->meta_shift[k] ? line_record(sim, k, line[k]) : rec[0];
-        int hit = ms_cache_lookup(&sim->cache[k], line[k], 0) >= 0;
-        fa_hit = ms_fa_touch(&sim->fa[k], line[k], &rec[k][FA_WORD(sim, k)]);
+        rec[k] = sim->meta_shift[k] ? ms_line_record(sim, k, line[k]) : rec[0];
+        int hit = ms_cache_lookup(v->cache[k], line[k], 0) >= 0;
+        fa_hit = ms_fa_touch(v->fa[k], line[k], &rec[k][v->fa_word[k]]);
         if (hit)
             break;
-        classify_miss(k, rec[k], fa_hit, out);
+        classify_miss(sim, k, rec[k][v->held_word[k]], fa_hit, out);
     }
     out->served = k;
     for (int j = k - 1; j >= 0; j--)
-        fill_level(sim, j, line[j], rec[j], j == 0 ? write : 0, ctx);
+        fill_level(sim, v, j, line[j], rec[j], j == 0 ? write : 0, ctx, c);
     return k;
 }
 
-/* One line of a reference; the L1 hit is the inlined fast path. Returns the serving level
- * (out is only written on a miss). */
-static inline int simulate_line(ms_sim *sim, uint64_t addr, unsigned write, uint32_t ctx,
-                                line_outcome *out)
+/* One line of a reference; the L1 hit is inlined. l1 and fa0 are v's L1 and its shadow
+ * (passed apart so that the one-processor path addresses sim->cache[0] directly). Returns
+ * the serving level (out is only written on a miss). */
+static inline int simulate_line(ms_sim *sim, const ms_view *v, ms_cache *l1, ms_fa *fa0,
+                                uint64_t addr, unsigned write, uint32_t ctx, ms_counters *c,
+                                ms_line_outcome *out)
 {
     uint64_t line = addr >> sim->l1_shift;
-    int way = ms_cache_lookup(&sim->cache[0], line, write);
+    int way = ms_cache_lookup(l1, line, write);
     if (way < 0)
-        return simulate_miss(sim, addr, write, ctx, out);
-    ms_fa_touch(&sim->fa[0], line, ms_cache_aux(&sim->cache[0], line, way));
+        return simulate_miss(sim, v, addr, write, ctx, c, out);
+    ms_fa_touch(fa0, line, ms_cache_aux(l1, line, way));
     return 0;
 }
 
-/* Add one reference's misses, replacement pairs and stall to ctx's counters. */
-static void commit(ms_sim *sim, uint32_t ctx, unsigned write, const line_outcome *o)
+int ms_simulate_line(ms_sim *sim, const ms_view *v, uint64_t addr, unsigned write, uint32_t ctx,
+                     ms_counters *c, ms_line_outcome *out)
 {
-    ms_counters *c = &sim->ctrs[ctx];
+    return simulate_line(sim, v, v->cache[0], v->fa[0], addr, write, ctx, c, out);
+}
+
+static inline void commit_misses(ms_sim *sim, uint32_t ctx, ms_counters *c, unsigned write,
+                                 const ms_line_outcome *o)
+{
     for (int k = 0; k < o->served; k++) {
         ms_level_counters *lc = &c->level[k];
         if (write)
@@ -299,12 +241,33 @@ static void commit(ms_sim *sim, uint32_t ctx, unsigned write, const line_outcome
             lc->read_misses++;
         lc->cause[o->cause[k]]++;
         if (o->cause[k] != MS_CAUSE_COLD && o->evictor[k])
-            count_pair(sim, ctx, o->evictor[k] - 1, (uint32_t)k);
+            ms_pairs_count(&sim->pairs, (uint32_t)k, ctx, o->evictor[k] - 1, 0);
     }
+}
+
+void ms_commit_misses(ms_sim *sim, uint32_t ctx, ms_counters *c, unsigned write, const ms_line_outcome *o)
+{
+    commit_misses(sim, ctx, c, write, o);
+}
+
+/* Add one reference's misses, replacement pairs and stall to its counters. */
+static void commit(ms_sim *sim, uint32_t ctx, ms_counters *c, unsigned write, const ms_line_outcome *o)
+{
+    commit_misses(sim, ctx, c, write, o);
     if (write)
         c->stall_write += sim->stall[o->served];
     else
         c->stall_read += sim->stall[o->served];
+}
+
+void ms_merge_outcome(ms_line_outcome *merged, const ms_line_outcome *o)
+{
+    for (int k = merged->served; k < o->served; k++) {
+        merged->cause[k] = o->cause[k];
+        merged->evictor[k] = o->evictor[k];
+    }
+    if (o->served > merged->served)
+        merged->served = o->served;
 }
 
 /* A reference spanning L1 lines first..last: each line is looked up; a level counts one miss
@@ -312,20 +275,17 @@ static void commit(ms_sim *sim, uint32_t ctx, unsigned write, const line_outcome
  * is the deepest one. */
 static int simulate_lines(ms_sim *sim, uint64_t first, uint64_t last, unsigned write, uint32_t ctx)
 {
-    line_outcome merged = {0, {0}, {0}};
+    ms_line_outcome merged = {0, {0}, {0}};
+    ms_counters *c = &sim->ctrs[ctx];
     for (uint64_t line = first;; line++) {
-        line_outcome o;
-        int served = simulate_line(sim, line << sim->l1_shift, write, ctx, &o);
-        for (int k = merged.served; k < served; k++) {
-            merged.cause[k] = o.cause[k];
-            merged.evictor[k] = o.evictor[k];
-        }
-        if (served > merged.served)
-            merged.served = served;
+        ms_line_outcome o;
+        o.served = simulate_line(sim, &sim->view0, &sim->cache[0], &sim->fa[0], line << sim->l1_shift,
+                                 write, ctx, c, &o);
+        ms_merge_outcome(&merged, &o);
         if (line == last)
             break;
     }
-    commit(sim, ctx, write, &merged);
+    commit(sim, ctx, c, write, &merged);
     return merged.served;
 }
 
@@ -350,21 +310,27 @@ __attribute__((noinline)) static int front_hit_shadow(ms_sim *sim, uint64_t line
     return 0;
 }
 
-/* Everything but the fast path of ms_sim_access: new contexts, L1 misses, non-MRU hits,
- * non-LRU L1 policies and straddling references. */
-__attribute__((noinline)) static int access_general(ms_sim *sim, uint64_t addr, uint32_t size,
-                                                    unsigned write, uint32_t ctx)
+/* Everything but the fast path of ms_sim_access: other processors (coherence.c), new
+ * contexts, L1 misses, non-MRU hits, non-LRU L1 policies and straddling references. */
+__attribute__((noinline)) static int access_general(ms_sim *sim, unsigned cpu, uint64_t addr,
+                                                    uint32_t size, unsigned flags, uint32_t ctx)
 {
-    if (ctx >= sim->nctx && ensure_ctx(sim, ctx) != 0)
+    if (sim->coh)
+        return ms_coh_access(sim, cpu, addr, size, flags, ctx);
+    if (cpu != 0)
+        return -1;
+    unsigned write = flags & MS_TAG_DIRTY;
+    if (ctx >= sim->nctx && ms_ensure_ctx(sim, ctx) != 0)
         return -1;
     count_reference(sim, ctx, write);
     uint64_t first = addr >> sim->l1_shift;
     uint64_t last = (addr + (size ? size - 1 : 0)) >> sim->l1_shift;
     if (first == last) {
-        line_outcome o;
-        if (simulate_line(sim, addr, write, ctx, &o) == 0)
+        ms_line_outcome o;
+        if (simulate_line(sim, &sim->view0, &sim->cache[0], &sim->fa[0], addr, write, ctx,
+                          &sim->ctrs[ctx], &o) == 0)
             return 0;
-        commit(sim, ctx, write, &o);
+        commit(sim, ctx, &sim->ctrs[ctx], write, &o);
         return o.served;
     }
     if (last < first)   /* wrapped around the address space: keep the first line only */
@@ -374,16 +340,17 @@ __attribute__((noinline)) static int access_general(ms_sim *sim, uint64_t addr, 
 
 int ms_sim_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
 {
-    (void)cpu;   /* one processor until coherence is simulated */
-    unsigned write = (flags & MS_ACC_WRITE) ? MS_TAG_DIRTY : 0u;
     uint64_t line = addr >> sim->l1_shift;
-    /* Fast path: a known context, one line, found in the MRU way of an LRU L1 set. */
+    /* Fast path: processor 0 of one (with coherence processor 0's L1 is not sim->cache[0],
+     * whose policy is then MS_POLICY_NONE), a known context, one line, found in the MRU way
+     * of an LRU L1 set. MS_POLICY_LRU is 0: policy | cpu is 0 only for cpu 0 of an LRU L1. */
     if (__builtin_expect(ctx < sim->nctx && ((addr + size - 1) >> sim->l1_shift) == line
-                         && sim->cache[0].policy == MS_POLICY_LRU, 1)) {
+                         && ((unsigned)sim->cache[0].policy | cpu) == MS_POLICY_LRU, 1)) {
         ms_cache *l1 = &sim->cache[0];
         uint64_t base = (line & l1->set_mask) * l1->ways;
         uint64_t *set = l1->tags + base;
         if (__builtin_expect((set[0] >> 1) == line, 1)) {
+            unsigned write = flags & MS_TAG_DIRTY;   /* MS_ACC_WRITE == MS_TAG_DIRTY */
             set[0] |= write;
             if (line != sim->fa[0].mru_line)
                 return front_hit_shadow(sim, line, l1->aux + base, ctx, write);
@@ -391,7 +358,7 @@ int ms_sim_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsig
             return 0;
         }
     }
-    return access_general(sim, addr, size, write, ctx);
+    return access_general(sim, cpu, addr, size, flags, ctx);
 }
 
 void ms_sim_access_range(ms_sim *sim, unsigned cpu, uint64_t addr, uint64_t len, unsigned flags, uint32_t ctx)
@@ -413,8 +380,28 @@ void ms_sim_access_range(ms_sim *sim, unsigned cpu, uint64_t addr, uint64_t len,
 
 const ms_counters *ms_sim_counters(const ms_sim *sim, uint32_t *n)
 {
-    *n = sim->nctx;
+    *n = sim->nctx * sim->nprocs;
     return sim->ctrs;
+}
+
+unsigned ms_sim_nprocs(const ms_sim *sim) { return sim->nprocs; }
+
+void ms_sim_next_region(ms_sim *sim)
+{
+    if (sim->coh)
+        ms_coh_next_region(sim);
+}
+
+void ms_sim_finish(ms_sim *sim)
+{
+    if (sim->coh)
+        ms_coh_finish(sim);
+}
+
+static void add_u64s(uint64_t *a, const uint64_t *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        a[i] += b[i];
 }
 
 void ms_counters_add(ms_counters *a, const ms_counters *b)
@@ -428,81 +415,53 @@ void ms_counters_add(ms_counters *a, const ms_counters *b)
         const ms_level_counters *y = &b->level[k];
         x->read_misses += y->read_misses;
         x->write_misses += y->write_misses;
-        for (int c = 0; c < MS_NCAUSES; c++)
-            x->cause[c] += y->cause[c];
+        add_u64s(x->cause, y->cause, MS_NCAUSES);
         x->writebacks += y->writebacks;
     }
+    const ms_inval_counters *bi = &b->inval;
+    ms_inval_counters *ai = &a->inval;
+    ai->received += bi->received;
+    ai->true_in += bi->true_in;
+    ai->true_across += bi->true_across;
+    ai->false_in += bi->false_in;
+    ai->false_across += bi->false_across;
+    ai->with_lock += bi->with_lock;
+    ai->followed_by_miss += bi->followed_by_miss;
+    ai->sent += bi->sent;
+    a->local_misses += b->local_misses;
+    a->remote_misses += b->remote_misses;
+    add_u64s(a->pattern, b->pattern, MS_NPATTERNS);
 }
 
 void ms_sim_totals(const ms_sim *sim, ms_counters *out)
 {
     memset(out, 0, sizeof *out);
-    for (uint32_t i = 0; i < sim->nctx; i++)
+    for (uint32_t i = 0; i < sim->nctx * sim->nprocs; i++)
         ms_counters_add(out, &sim->ctrs[i]);
 }
 
-/* Order of ms_sim_each_eviction: level, then victim, then evictor. */
-static int pair_less(const ms_eviction *a, const ms_eviction *b)
-{
-    if (a->level != b->level)
-        return a->level < b->level;
-    if (a->victim_ctx != b->victim_ctx)
-        return a->victim_ctx < b->victim_ctx;
-    return a->evictor_ctx < b->evictor_ctx;
-}
+typedef struct {
+    void (*fn)(const ms_eviction *e, void *ud);
+    void *ud;
+} eviction_visit;
 
-static void sift_down(const ms_eviction **v, size_t root, size_t n)
+static void visit_eviction(const ms_pair *p, void *ud)
 {
-    for (;;) {
-        size_t child = 2 * root + 1;
-        if (child >= n)
-            return;
-        if (child + 1 < n && pair_less(v[child], v[child + 1]))
-            child++;
-        if (!pair_less(v[root], v[child]))
-            return;
-        const ms_eviction *t = v[root];
-        v[root] = v[child];
-        v[child] = t;
-        root = child;
-    }
-}
-
-/* Heapsort: no libc qsort (it may call malloc, which the runtime must avoid). */
-static void sort_pairs(const ms_eviction **v, size_t n)
-{
-    for (size_t i = n / 2; i-- > 0;)
-        sift_down(v, i, n);
-    for (size_t end = n; end-- > 1;) {
-        const ms_eviction *t = v[0];
-        v[0] = v[end];
-        v[end] = t;
-        sift_down(v, 0, end);
-    }
+    const eviction_visit *visit = ud;
+    ms_eviction e = {p->key[1], p->key[2], p->key[0], p->count};
+    visit->fn(&e, visit->ud);
 }
 
 void ms_sim_each_eviction(const ms_sim *sim, void (*fn)(const ms_eviction *e, void *ud), void *ud)
 {
-    if (!sim->npairs)
-        return;
-    ms_mem mem = sim->mem;   /* scratch: not part of the simulator's lasting footprint */
-    size_t bytes = sim->npairs * sizeof(const ms_eviction *);
-    const ms_eviction **order = ms_mem_alloc(&mem, bytes);
-    size_t n = 0;
-    for (size_t i = 0; i < sim->pair_slots; i++) {
-        if (!sim->pairs[i].count)
-            continue;
-        if (order)
-            order[n++] = &sim->pairs[i];
-        else
-            fn(&sim->pairs[i], ud);   /* no memory to sort: table order, still deterministic */
-    }
-    if (!order)
-        return;
-    sort_pairs(order, n);
-    for (size_t i = 0; i < n; i++)
-        fn(order[i], ud);
-    ms_mem_release(&mem, order, bytes);
+    eviction_visit visit = {fn, ud};
+    ms_pairs_each(&sim->pairs, visit_eviction, &visit);
+}
+
+void ms_sim_each_invalidation(const ms_sim *sim, void (*fn)(const ms_invalidation *e, void *ud), void *ud)
+{
+    if (sim->coh)
+        ms_coh_each_invalidation(sim, fn, ud);
 }
 
 const ms_hier_config *ms_sim_config(const ms_sim *sim) { return &sim->cfg; }

@@ -9,8 +9,9 @@
  *
  * Miss causes per level (the 3C rule): COLD if that level has never held the line; else
  * CONFLICT if a fully associative LRU cache with the same number of lines, fed the same
- * reference stream as that level, would have hit; else CAPACITY. INVAL stays 0 until
- * coherence is simulated. For every replacement miss the simulator remembers which context
+ * reference stream as that level, would have hit; else CAPACITY. INVAL (multiprocessor only):
+ * the line was taken from that private level by another processor's write (a coherence
+ * miss; docs/simulator.md, "Multiprocessor"). For every replacement miss the simulator remembers which context
  * evicted the line from that level and counts (victim ctx, evictor ctx, level) pairs: MemSpy's
  * "causes of replacements".
  *

@@ -37,6 +37,8 @@ static inline void ms_mem_release(ms_mem *m, void *p, size_t bytes)
 #define MS_TAG_EMPTY UINT64_MAX
 #define MS_TAG_DIRTY 1u
 #define MS_ORDER_MAX_WAYS 16
+/* The policy of a cache slot that holds no cache (sim.c: the fast path checks it). */
+#define MS_POLICY_NONE ((ms_policy)3)
 
 typedef struct {
     uint64_t *tags;        /* nsets * ways; for LRU way 0 of a set holds its MRU line */
@@ -88,6 +90,14 @@ int ms_cache_mark_dirty(ms_cache *c, uint64_t line);
 
 /* 1 if line is present (no state change); for tests and assertions. */
 int ms_cache_contains(const ms_cache *c, uint64_t line);
+
+/* Coherence: take line out (invalidation). Returns its tag (dirty bit included) or
+ * MS_TAG_EMPTY if absent; *aux receives its aux word. The freed way becomes the set's least
+ * recently used one, so it is refilled first. */
+uint64_t ms_cache_remove(ms_cache *c, uint64_t line, uint32_t *aux);
+
+/* Coherence: clear line's dirty bit (downgrade to shared). Returns 1 if it was dirty. */
+int ms_cache_clean(ms_cache *c, uint64_t line);
 
 /* ---- fully associative LRU shadow (3C rule) ---- */
 
@@ -184,6 +194,9 @@ int ms_fa_access(ms_fa *fa, uint64_t line);
  * it from level k (0 = unknown); word nlevels + k is the line's node in level k's shadow. */
 #define MS_META_HELD 0x80000000u
 #define MS_META_EVICTOR_MASK 0x7fffffffu
+/* Multiprocessor records only: bit 30 of a private level's word marks a line taken away by an
+ * invalidation and not refetched since (evictors are then limited to 30 bits). */
+#define MS_META_INVAL 0x40000000u
 
 typedef struct {
     uint64_t chunk;        /* chunk number + 1, 0 = free slot */
@@ -216,5 +229,104 @@ static inline uint32_t *ms_linemeta_lookup(ms_linemeta *lm, uint64_t key)
         return e->words + (key & (MS_META_CHUNK_LINES - 1)) * lm->words_per_line;
     return ms_linemeta_lookup_slow(lm, key);
 }
+
+/* ---- counted key tuples (pairs.c) ---- */
+
+typedef struct {
+    uint32_t key[4];
+    uint64_t count;        /* 0 marks a free slot */
+} ms_pair;
+
+typedef struct {
+    ms_pair *slots;
+    size_t nslots, n;
+    ms_pair *last;         /* the tuple counted last (a run repeats it), or NULL */
+    uint64_t lost;         /* updates dropped for lack of memory */
+    ms_mem *mem;
+} ms_pairs;
+
+void ms_pairs_init(ms_pairs *t, ms_mem *mem);
+void ms_pairs_free(ms_pairs *t);
+/* Out-of-line part of ms_pairs_count: a tuple other than the last one counted. */
+void ms_pairs_count_new(ms_pairs *t, uint32_t k0, uint32_t k1, uint32_t k2, uint32_t k3);
+
+/* Count one occurrence of the tuple (k0, k1, k2, k3). */
+static inline void ms_pairs_count(ms_pairs *t, uint32_t k0, uint32_t k1, uint32_t k2, uint32_t k3)
+{
+    ms_pair *last = t->last;
+    if (last && last->key[0] == k0 && last->key[1] == k1 && last->key[2] == k2 && last->key[3] == k3)
+        last->count++;
+    else
+        ms_pairs_count_new(t, k0, k1, k2, k3);
+}
+/* Call fn for every tuple, ordered by key[0], key[1], key[2], key[3]. */
+void ms_pairs_each(const ms_pairs *t, void (*fn)(const ms_pair *p, void *ud), void *ud);
+
+/* ---- the simulator object ---- */
+
+/* One processor's view of the hierarchy: its private levels and the shared ones, and where in
+ * a line's record (linemeta) each level keeps the held/evictor word and the shadow node. With
+ * one processor the view is the plain hierarchy (words k and nlevels + k). */
+typedef struct {
+    ms_cache *cache[MS_MAX_LEVELS];
+    ms_fa *fa[MS_MAX_LEVELS];
+    uint16_t held_word[MS_MAX_LEVELS];
+    uint16_t fa_word[MS_MAX_LEVELS];
+} ms_view;
+
+typedef struct ms_coherence ms_coherence;   /* coherence.c: multiprocessor state */
+
+struct ms_sim {
+    ms_cache cache[MS_MAX_LEVELS];  /* the levels; with coherence only the shared ones (the */
+    ms_fa fa[MS_MAX_LEVELS];        /* private ones are in coherence.c) */
+    ms_counters *ctrs;             /* indexed by ctx * nprocs + cpu */
+    uint32_t nctx, ctx_cap;
+    int nlevels;
+    unsigned nprocs;               /* >= 1 */
+    unsigned l1_shift;
+    unsigned line_shift[MS_MAX_LEVELS];
+    unsigned meta_shift[MS_MAX_LEVELS];   /* level line -> linemeta key (L1-line granularity) */
+    uint64_t stall[MS_MAX_LEVELS + 1];    /* by serving level; [nlevels] = memory */
+    ms_linemeta meta;              /* per-line records (sim_internal.h, coherence.c) */
+    uint32_t *scratch;             /* stands in for a record when out of memory */
+    size_t scratch_bytes;          /* 0: scratch is scratch_inline */
+    uint32_t scratch_inline[2 * MS_MAX_LEVELS];
+    ms_view view0;                 /* the one processor's view (nprocs == 1) */
+    uint32_t inval_mark;           /* MS_META_INVAL with coherence, else 0 */
+    uint32_t evictor_limit;        /* contexts below it are recorded as evictors */
+    ms_pairs pairs;                /* (level, victim, evictor) replacement pairs */
+    ms_coherence *coh;             /* NULL with one processor */
+    ms_hier_config cfg;
+    ms_mem mem;
+};
+
+/* What happened to one line of a reference: the serving level and, per missing level, the
+ * cause and the recorded evictor (ctx + 1, 0 = unknown). */
+typedef struct {
+    int served;
+    uint8_t cause[MS_MAX_LEVELS];
+    uint32_t evictor[MS_MAX_LEVELS];
+} ms_line_outcome;
+
+/* Hierarchy operations shared by both paths (sim.c). c is the accessing (ctx, cpu)'s counters. */
+uint32_t *ms_line_record(ms_sim *sim, int level, uint64_t line);
+int ms_simulate_line(ms_sim *sim, const ms_view *v, uint64_t addr, unsigned write, uint32_t ctx,
+                     ms_counters *c, ms_line_outcome *out);
+void ms_write_back(ms_sim *sim, const ms_view *v, int level, uint64_t addr, uint32_t ctx, ms_counters *c);
+/* Fold one line's outcome into a reference's (deepest serving level, first cause per level). */
+void ms_merge_outcome(ms_line_outcome *merged, const ms_line_outcome *o);
+/* Count a reference's misses per level and its replacement pairs (not its stall). */
+void ms_commit_misses(ms_sim *sim, uint32_t ctx, ms_counters *c, unsigned write, const ms_line_outcome *o);
+/* Make counters of ctx exist (all processors). */
+int ms_ensure_ctx(ms_sim *sim, uint32_t ctx);
+
+/* ---- multiprocessor (coherence.c) ---- */
+
+int ms_coh_create(ms_sim *sim);
+void ms_coh_destroy(ms_sim *sim);
+int ms_coh_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx);
+void ms_coh_next_region(ms_sim *sim);
+void ms_coh_finish(ms_sim *sim);
+void ms_coh_each_invalidation(const ms_sim *sim, void (*fn)(const ms_invalidation *e, void *ud), void *ud);
 
 #endif

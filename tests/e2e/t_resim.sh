@@ -22,7 +22,7 @@ run_memspy rec.json --preset memspy92 --record rec -- ./blkmatmul 120 32
 check "the recording holds meta.json, profile.raw and thread-0.zst" rec.json \
   "$(ls rec | tr '\n' ' ' | sed 's/ $//' | jq -R '. == "meta.json profile.raw thread-0.zst"')"
 check "meta.json names the program, its arguments and the config" rec/meta.json \
-  '.format == "memspy-recording" and .version == 1 and (.program | endswith("/blkmatmul")) and
+  '.format == "memspy-recording" and .version == 2 and (.program | endswith("/blkmatmul")) and
    .args == ["./blkmatmul", "120", "32"] and (.config | test("preset=memspy92"))'
 
 "$MEMSPY" resim --preset memspy92 --json same.json -o same.txt rec
@@ -37,10 +37,12 @@ same "resim --preset x86 equals a fresh run under x86" x86.json rx86.json
 check "x86 and memspy92 differ (the hierarchy was really changed)" rx86.json \
   "$(jq .totals.misses rec.json) as \$m | .totals.misses != \$m and (.totals.levels | length) == 3"
 
+"$MEMSPY" resim --preset memspy92 --interleave interleaved --json il.json -o il.txt rec
+same "one thread: interleaved equals piped equals the fresh run" rec.json il.json
 set +e
-"$MEMSPY" resim --interleave interleaved rec 2>il.err; st=$?
+"$MEMSPY" resim --interleave sideways rec 2>il.err; st=$?
 set -e
-expect "--interleave interleaved is refused (not implemented yet)" "$st" 2
+expect "an unknown --interleave mode is refused" "$st" 2
 
 # a truncated stream: error naming thread and offset, the events before it simulated
 cp -r rec cut

@@ -1,6 +1,8 @@
 /* Test helper for t_runtime_smoke.sh: reads a raw file with ms_raw_read and prints
  *   <flags> <exit_kind> <exit_value> <truncated>
- *   <reads> <writes>     summed over the contexts of the HEAP bins whose objects are BYTES bytes each */
+ *   <reads> <writes>     summed over the contexts of the HEAP bins whose objects are BYTES bytes each
+ *   streams <dir or -> threads <threads seen>
+ *   note <text>          (one line per note) */
 #include "format/raw.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +35,8 @@ int main(int argc, char **argv) {
     }
     printf("%u %u %d %d\n%llu %llu\n", raw.flags, raw.exit_kind, raw.exit_value, raw.truncated,
            (unsigned long long)reads, (unsigned long long)writes);
+    printf("streams %s threads %u\n", raw.streams_dir ? raw.streams_dir : "-", raw.nthreads);
+    for (size_t i = 0; i < raw.nnotes; i++) printf("note %s\n", raw.notes[i]);
     ms_raw_free(&raw);
     return 0;
 }

@@ -1,0 +1,171 @@
+/* Replay glue: the replay library's sink drives the simulator; afterwards the simulator's
+ * per-(context, processor) counters, replacement and invalidation pairs and the replay's
+ * per-thread facts go into the raw profile that analysis reads. */
+#define _GNU_SOURCE
+#include "replay_sim.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../sim/sim.h"
+#include "cli.h"
+
+static void *sim_calloc(void *ud, size_t bytes) { (void)ud; return calloc(1, bytes); }
+static void sim_free(void *ud, void *p, size_t bytes) { (void)ud; (void)bytes; free(p); }
+
+typedef struct {
+    ms_sim *sim;
+    uint32_t line;       /* L1 line: larger accesses are ranges, as in the runtime */
+    uint64_t dropped;
+} sim_sink;
+
+static void sink_access(void *ud, unsigned cpu, uint64_t addr, uint64_t size, unsigned write, unsigned locked,
+                        uint32_t ctx)
+{
+    sim_sink *s = ud;
+    unsigned flags = (write ? MS_ACC_WRITE : 0u) | (locked ? MS_ACC_LOCKED : 0u);
+    if (!ctx || !size)
+        s->dropped++;
+    else if (size <= s->line)
+        s->dropped += ms_sim_access(s->sim, cpu, addr, (uint32_t)size, flags, ctx) < 0;
+    else
+        ms_sim_access_range(s->sim, cpu, addr, size, flags, ctx);
+}
+
+static void sink_region(void *ud) { ms_sim_next_region(((sim_sink *)ud)->sim); }
+
+/* Growable arrays of the raw profile. */
+typedef struct { ms_raw *raw; size_t cap; int failed; } pair_sink;
+
+static void add_eviction(const ms_eviction *e, void *ud)
+{
+    pair_sink *p = ud;
+    ms_raw *raw = p->raw;
+    if (raw->nevictions == p->cap) {
+        size_t cap = p->cap ? 2 * p->cap : 256;
+        ms_eviction *v = realloc(raw->evictions, cap * sizeof *v);
+        if (!v) {
+            p->failed = 1;
+            return;
+        }
+        raw->evictions = v;
+        p->cap = cap;
+    }
+    raw->evictions[raw->nevictions++] = *e;
+}
+
+static void add_invalidation(const ms_invalidation *e, void *ud)
+{
+    pair_sink *p = ud;
+    ms_raw *raw = p->raw;
+    if (raw->ninvalidations == p->cap) {
+        size_t cap = p->cap ? 2 * p->cap : 256;
+        ms_invalidation *v = realloc(raw->invalidations, cap * sizeof *v);
+        if (!v) {
+            p->failed = 1;
+            return;
+        }
+        raw->invalidations = v;
+        p->cap = cap;
+    }
+    raw->invalidations[raw->ninvalidations++] = *e;
+}
+
+/* Append the simulator's results to raw. Returns 0 or -1 (out of memory). */
+static int take_results(ms_raw *raw, ms_sim *sim, const ms_replay_result *res, ms_interleave mode)
+{
+    ms_sim_finish(sim);
+    uint32_t n = 0;
+    unsigned nprocs = ms_sim_nprocs(sim);
+    const ms_counters *c = ms_sim_counters(sim, &n);
+    size_t used = 0;
+    for (uint32_t i = 0; i < n; i++)
+        used += c[i].reads || c[i].writes || c[i].inval.received || c[i].inval.sent;
+    ms_raw_counter *v = realloc(raw->counters, (raw->ncounters + used + 1) * sizeof *v);
+    if (!v) return -1;
+    raw->counters = v;
+    for (uint32_t i = 0; i < n; i++)
+        if (c[i].reads || c[i].writes || c[i].inval.received || c[i].inval.sent)
+            raw->counters[raw->ncounters++] = (ms_raw_counter){ i / nprocs, i % nprocs, c[i] };
+    pair_sink ev = { raw, raw->nevictions, 0 }, inv = { raw, 0, 0 };
+    ms_sim_each_eviction(sim, add_eviction, &ev);
+    free(raw->invalidations);
+    raw->invalidations = NULL;
+    raw->ninvalidations = 0;
+    ms_sim_each_invalidation(sim, add_invalidation, &inv);
+    if (ev.failed || inv.failed) return -1;
+    free(raw->threads);
+    raw->threads = calloc(res->nthreads ? res->nthreads : 1, sizeof *raw->threads);
+    if (!raw->threads) return -1;
+    for (size_t i = 0; i < res->nthreads; i++) {
+        const ms_replay_thread *t = &res->threads[i];
+        raw->threads[i] = (ms_raw_thread){ t->index, t->cpu, t->parent, t->accesses, t->syncs, t->wait_turns,
+                                           t->complete };
+    }
+    raw->nthreads_replayed = res->nthreads;
+    raw->nprocs = nprocs;
+    free(raw->interleave);
+    raw->interleave = strdup(mode == MS_INTERLEAVE_PIPED ? "piped" : "interleaved");
+    char spec[512];
+    ms_config_format(ms_sim_config(sim), spec, sizeof spec);
+    free(raw->config_text);
+    raw->config_text = strdup(spec);
+    raw->nlevels = ms_sim_config(sim)->nlevels;
+    return raw->interleave && raw->config_text ? 0 : -1;
+}
+
+/* "; "-joined problems of the replay, malloc'd. */
+static char *join_problems(const ms_replay_result *res)
+{
+    size_t len = 1;
+    for (size_t i = 0; i < res->nproblems; i++) len += strlen(res->problems[i]) + 2;
+    char *s = calloc(1, len);
+    for (size_t i = 0; s && i < res->nproblems; i++) {
+        if (i) strcat(s, "; ");
+        strcat(s, res->problems[i]);
+    }
+    return s;
+}
+
+int ms_replay_into_raw(const char *cmd, const char *dir, const ms_hier_config *cfg, ms_interleave mode,
+                       ms_raw *raw, char **problems)
+{
+    char err[2048];
+    ms_replay *rp = NULL;
+    *problems = NULL;
+    uint32_t max_ctx = 0;
+    for (size_t i = 0; i < raw->ncontexts; i++)
+        if (raw->contexts[i].ctx > max_ctx) max_ctx = raw->contexts[i].ctx;
+    if (ms_replay_open(&rp, dir, max_ctx, err, sizeof err) < 0) {
+        ms_cli_error(cmd, "%s", err);
+        return -1;
+    }
+    ms_hier_config c = *cfg;
+    size_t nthreads = ms_replay_nthreads(rp);
+    if (!c.nprocs) c.nprocs = (uint32_t)(nthreads < 1 ? 1 : nthreads > MS_MAX_PROCS ? MS_MAX_PROCS : nthreads);
+    if (c.nnodes > c.nprocs) c.nnodes = c.nprocs;
+    const ms_allocator alloc = { sim_calloc, sim_free, NULL };
+    sim_sink s = { NULL, c.level[0].line, 0 };
+    if (ms_config_validate(&c, err, sizeof err) < 0 || ms_sim_create(&s.sim, &c, &alloc) < 0) {
+        ms_cli_error(cmd, "cannot create the simulator for %u processors: %s", c.nprocs, err);
+        ms_replay_close(rp);
+        return -1;
+    }
+    ms_replay_sink sink = { sink_access, sink_region, &s };
+    ms_replay_result res;
+    memset(&res, 0, sizeof res);
+    int rc = ms_replay_run(rp, mode, c.nprocs, &sink, &res, err, sizeof err);
+    if (rc < 0) {
+        ms_cli_error(cmd, "replaying %s: %s", dir, err);
+    } else if (take_results(raw, s.sim, &res, mode) < 0) {
+        ms_cli_error(cmd, "out of memory");
+        rc = -1;
+    } else if (rc > 0) {
+        for (size_t i = 0; i < res.nproblems; i++) ms_cli_error(cmd, "%s", res.problems[i]);
+        if (!(*problems = join_problems(&res))) rc = -1;
+    }
+    ms_replay_result_free(&res);
+    ms_sim_destroy(s.sim);
+    ms_replay_close(rp);
+    return rc;
+}

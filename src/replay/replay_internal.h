@@ -1,0 +1,62 @@
+/* State shared by the replay's scheduler (replay.c) and its synchronisation semantics
+ * (replay_sync.c). Internal to src/replay. */
+#ifndef MEMSPY_REPLAY_REPLAY_INTERNAL_H
+#define MEMSPY_REPLAY_REPLAY_INTERNAL_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "replay.h"
+#include "stream_reader.h"
+#include "sync_table.h"
+
+typedef struct {
+    sync_obj *lock;
+    int shared;
+} held_lock;
+
+typedef struct replay_thread {
+    uint32_t index, cpu;
+    int32_t parent;
+    ms_stream_reader *reader;
+    const ms_replay_event *ev;     /* the current chunk's events; ev[pos] is the head */
+    size_t pos, n;
+    int gated;                     /* some stream CREATEs it: it starts at that CREATE */
+    int started, done, complete;
+    int blocked;                   /* its head could not proceed at its last attempt */
+    uint64_t blocked_since;        /* replay clock when it blocked */
+    /* what the blocked head is waiting in, so a later attempt continues where it left off */
+    sync_obj *queued_on;           /* lock or cond whose wait queue holds it */
+    struct replay_thread *wait_next;
+    int want_shared;               /* queued on a lock for a shared hold */
+    int granted;                   /* a lock was handed to it while it waited */
+    int cond_phase;                /* COND_WAIT: 0 start, 1 waiting for a signal, 2 re-acquiring */
+    int signaled;
+    uint64_t last_seq;             /* seq of the last sync event it passed (0: none yet) */
+    uint64_t wait_from, wait_to;   /* COND_WAIT: the seqs between which its waking signal lies */
+    sync_obj *episode;             /* BARRIER: the episode it arrived at */
+    held_lock *held;               /* locks it holds, in acquisition order */
+    size_t nheld, held_cap;
+    uint64_t accesses, syncs, wait_turns;
+} replay_thread;
+
+typedef struct {
+    replay_thread *threads;
+    size_t nthreads;
+    sync_table objs;
+    const ms_replay_sink *sink;
+} replay_state;
+
+/* Carry out the sync event e at thread t's head. force: a deadlock break, proceed whatever the
+ * state. Returns 1 when the thread proceeds past e, 0 when it blocks (its wait state records
+ * how far it got), 2 when it blocks after a step others may be waiting for (a COND_WAIT gave
+ * up its mutex), -1 when out of memory. Region boundaries go to st->sink. */
+int replay_sync(replay_state *st, replay_thread *t, const ms_replay_event *e, int force);
+
+/* The thread has ended (EXIT or end of stream): it gives up the locks it still holds (handing
+ * them to their waiters). Returns 0 or -1 (out of memory). */
+int replay_thread_finish(replay_thread *t, int complete);
+
+/* The thread with the given index, or NULL. */
+replay_thread *replay_thread_find(replay_state *st, uint64_t index);
+
+#endif

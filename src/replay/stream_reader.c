@@ -1,0 +1,241 @@
+/* Decoding a recorded stream: zstd streaming decompression into a buffer of pending bytes, from
+ * which the header and then one complete chunk at a time are taken. A chunk is checked (size
+ * bounds, CRC-32, every varint) and decoded into an event array before any of its events is
+ * used, so a corrupt stream is replayed up to its last good chunk. */
+#include "stream_reader.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "../format/stream.h"
+#include "../util/util.h"
+
+#define MAX_CHUNK_EVENTS (1u << 20)
+#define MIN_PENDING_ROOM ((size_t)1 << 16)   /* decompress at least this much at a time */
+
+struct ms_stream_reader {
+    FILE *f;
+    char *path;
+    uint32_t index, max_ctx, version;
+    int state;                   /* MS_SR_CHUNK while readable, else the final MS_SR_END/BAD */
+    ZSTD_DStream *ds;
+    unsigned char *in;           /* compressed input buffer */
+    ZSTD_inBuffer inb;
+    uint64_t in_file_off;        /* file offset of in[0] */
+    int eof;
+    size_t frame_left;           /* ZSTD_decompressStream's last hint: 0 = at a frame end */
+    unsigned char *pend;         /* decompressed bytes; pend[start..npend) not consumed yet */
+    size_t start, npend, cap;
+    uint64_t consumed;           /* decompressed offset of pend[start] */
+    ms_replay_event *ev;
+    size_t ev_cap;
+    uint64_t prev_addr;          /* the thread's last address: accesses are deltas from it */
+    char problem[512];           /* the MS_SR_BAD text, repeated by later calls */
+};
+
+/* The file offset zstd has read up to: as close to a bad spot as the compressed file tells. */
+static uint64_t file_pos(const ms_stream_reader *s) { return s->in_file_off + s->inb.pos; }
+
+static int bad(ms_stream_reader *s, const char *what, char *err, size_t errlen)
+{
+    snprintf(s->problem, sizeof s->problem, "thread %u: %s at byte %llu of %s (decompressed offset %llu)",
+             s->index, what, (unsigned long long)file_pos(s), s->path, (unsigned long long)s->consumed);
+    snprintf(err, errlen, "%s", s->problem);
+    s->state = MS_SR_BAD;
+    return MS_SR_BAD;
+}
+
+/* Make pend hold at least `need` unconsumed bytes. Returns 1, 0 when the stream (file) ended
+ * first, MS_SR_FAIL on an I/O or memory error, MS_SR_BAD when zstd finds the data corrupt. */
+static int fill(ms_stream_reader *s, size_t need, char *err, size_t errlen)
+{
+    while (s->npend - s->start < need) {
+        if (s->start) {
+            memmove(s->pend, s->pend + s->start, s->npend - s->start);
+            s->npend -= s->start;
+            s->start = 0;
+        }
+        if (s->cap - s->npend < MIN_PENDING_ROOM || s->cap < need) {
+            size_t cap = s->cap ? s->cap : 2 * MIN_PENDING_ROOM;
+            while (cap < need || cap - s->npend < MIN_PENDING_ROOM) cap *= 2;
+            unsigned char *p = realloc(s->pend, cap);
+            if (!p) return ms_errorf(err, errlen, "out of memory");
+            s->pend = p;
+            s->cap = cap;
+        }
+        if (s->inb.pos == s->inb.size && !s->eof) {
+            s->in_file_off += s->inb.size;
+            size_t n = fread(s->in, 1, ZSTD_DStreamInSize(), s->f);
+            if (ferror(s->f)) return ms_errorf(err, errlen, "cannot read %s: %s", s->path, strerror(errno));
+            s->inb = (ZSTD_inBuffer){s->in, n, 0};
+            s->eof = n == 0;
+        }
+        size_t in_before = s->inb.pos;
+        ZSTD_outBuffer out = {s->pend + s->npend, s->cap - s->npend, 0};
+        size_t hint = ZSTD_decompressStream(s->ds, &out, &s->inb);
+        if (ZSTD_isError(hint)) {
+            char what[160];
+            snprintf(what, sizeof what, "corrupt compressed data (%s)", ZSTD_getErrorName(hint));
+            return bad(s, what, err, errlen);
+        }
+        s->npend += out.pos;
+        if (s->inb.pos != in_before || out.pos) s->frame_left = hint;
+        else if (s->eof) return 0;    /* no input left and nothing more came out */
+    }
+    return 1;
+}
+
+/* The end of the data: clean at a frame end with nothing pending, else a truncation. */
+static int ended(ms_stream_reader *s, char *err, size_t errlen)
+{
+    if (s->frame_left == 0 && s->npend == s->start) {
+        s->state = MS_SR_END;
+        return MS_SR_END;
+    }
+    return bad(s, "stream truncated", err, errlen);
+}
+
+static inline int read_varint(const unsigned char **p, const unsigned char *end, uint64_t *v)
+{
+    uint64_t x = 0;
+    for (int shift = 0; shift < 64 && *p < end; shift += 7) {
+        unsigned char b = *(*p)++;
+        x |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *v = x;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* Decode a chunk's payload into s->ev. Returns 0, or -1 when an event does not decode. */
+static int decode_chunk(ms_stream_reader *s, const unsigned char *p, const unsigned char *end, uint32_t nevents)
+{
+    uint64_t addr = s->prev_addr;
+    ms_replay_event *ev = s->ev;
+    for (uint32_t i = 0; i < nevents; i++, ev++) {
+        uint64_t head, a, b;
+        if (read_varint(&p, end, &head) < 0) return -1;
+        if (s->version == 1 || !(head & 1)) {
+            uint64_t ctx = s->version == 1 ? head : head >> 1;
+            if (read_varint(&p, end, &a) < 0 || read_varint(&p, end, &b) < 0 || ctx > s->max_ctx ||
+                (b >> 1) == 0 || (b >> 1) > UINT32_MAX)
+                return -1;
+            addr += (uint64_t)ms_stream_unzigzag(a);
+            *ev = (ms_replay_event){.addr = addr, .size = b >> 1, .ctx = (uint32_t)ctx, .write = (uint16_t)(b & 1)};
+        } else {
+            uint64_t kind = head >> 1, seq;
+            if (kind == 0 || kind > MS_SYNC_KIND_MAX || read_varint(&p, end, &a) < 0 ||
+                read_varint(&p, end, &b) < 0 || read_varint(&p, end, &seq) < 0)
+                return -1;
+            *ev = (ms_replay_event){.addr = a, .size = b, .seq = seq, .kind = (uint16_t)kind};
+        }
+    }
+    if (p != end) return -1;
+    s->prev_addr = addr;
+    return 0;
+}
+
+int ms_stream_reader_next(ms_stream_reader *s, const ms_replay_event **events, size_t *nevents, char *err,
+                          size_t errlen)
+{
+    *events = NULL;
+    *nevents = 0;
+    if (s->state != MS_SR_CHUNK) {
+        if (s->state == MS_SR_BAD) snprintf(err, errlen, "%s", s->problem);
+        return s->state;
+    }
+    int rc = fill(s, MS_STREAM_CHUNK_HEADER_SIZE, err, errlen);
+    if (rc != 1) return rc == 0 ? ended(s, err, errlen) : rc;
+    const unsigned char *h = s->pend + s->start;
+    uint32_t n = ms_stream_get_u32(h), len = ms_stream_get_u32(h + 4);
+    if (n == 0 || n > MAX_CHUNK_EVENTS || len < 3ull * n || len > (uint64_t)MS_STREAM_EVENT_MAX * n)
+        return bad(s, "corrupt chunk header", err, errlen);
+    rc = fill(s, MS_STREAM_CHUNK_HEADER_SIZE + (size_t)len, err, errlen);
+    if (rc != 1) return rc == 0 ? bad(s, "stream truncated", err, errlen) : rc;
+    h = s->pend + s->start;
+    const unsigned char *payload = h + MS_STREAM_CHUNK_HEADER_SIZE;
+    if ((uint32_t)crc32(0, payload, len) != ms_stream_get_u32(h + 16))
+        return bad(s, "chunk checksum mismatch", err, errlen);
+    if (s->ev_cap < n) {
+        ms_replay_event *ev = realloc(s->ev, n * sizeof *ev);
+        if (!ev) return ms_errorf(err, errlen, "out of memory");
+        s->ev = ev;
+        s->ev_cap = n;
+    }
+    if (decode_chunk(s, payload, payload + len, n) < 0) return bad(s, "undecodable events in chunk", err, errlen);
+    s->start += MS_STREAM_CHUNK_HEADER_SIZE + (size_t)len;
+    s->consumed += MS_STREAM_CHUNK_HEADER_SIZE + (uint64_t)len;
+    *events = s->ev;
+    *nevents = n;
+    return MS_SR_CHUNK;
+}
+
+/* Check the header (the first 16 decompressed bytes). */
+static int read_header(ms_stream_reader *s, char *err, size_t errlen)
+{
+    int rc = fill(s, MS_STREAM_HEADER_SIZE, err, errlen);
+    if (rc != 1) return rc == 0 ? bad(s, "stream truncated", err, errlen) : rc;
+    const unsigned char *h = s->pend + s->start;
+    if (memcmp(h, MS_STREAM_MAGIC, 8) != 0) return ms_errorf(err, errlen, "%s: not a memspy stream (bad magic)", s->path);
+    s->version = ms_stream_get_u32(h + 8);
+    if (s->version > MS_STREAM_VERSION)
+        return ms_errorf(err, errlen, "%s: stream version %u is newer than this memspy reads (%u); use a newer memspy",
+                         s->path, s->version, MS_STREAM_VERSION);
+    if (s->version == 0) return ms_errorf(err, errlen, "%s: unknown stream version 0", s->path);
+    if (ms_stream_get_u32(h + 12) != s->index)
+        return ms_errorf(err, errlen, "%s: holds the stream of thread %u, not %u", s->path, ms_stream_get_u32(h + 12),
+                         s->index);
+    s->start += MS_STREAM_HEADER_SIZE;
+    s->consumed = MS_STREAM_HEADER_SIZE;
+    return MS_SR_CHUNK;
+}
+
+int ms_stream_reader_open(ms_stream_reader **out, const char *path, uint32_t index, uint32_t max_ctx,
+                          char *err, size_t errlen)
+{
+    *out = NULL;
+    ms_stream_reader *s = calloc(1, sizeof *s);
+    if (!s) return ms_errorf(err, errlen, "out of memory");
+    s->index = index;
+    s->max_ctx = max_ctx;
+    s->state = MS_SR_CHUNK;
+    s->path = strdup(path);
+    s->in = malloc(ZSTD_DStreamInSize());
+    s->ds = ZSTD_createDStream();
+    if (!s->path || !s->in || !s->ds) {
+        ms_stream_reader_close(s);
+        return ms_errorf(err, errlen, "out of memory");
+    }
+    s->inb = (ZSTD_inBuffer){s->in, 0, 0};
+    if (!(s->f = fopen(path, "rb"))) {
+        ms_errorf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        ms_stream_reader_close(s);
+        return MS_SR_FAIL;
+    }
+    int rc = read_header(s, err, errlen);
+    if (rc == MS_SR_FAIL) {
+        ms_stream_reader_close(s);
+        return MS_SR_FAIL;
+    }
+    *out = s;
+    return rc;
+}
+
+uint32_t ms_stream_reader_version(const ms_stream_reader *s) { return s->version; }
+
+void ms_stream_reader_close(ms_stream_reader *s)
+{
+    if (!s) return;
+    if (s->f) fclose(s->f);
+    ZSTD_freeDStream(s->ds);
+    free(s->in);
+    free(s->pend);
+    free(s->ev);
+    free(s->path);
+    free(s);
+}

@@ -1,0 +1,50 @@
+/* Reading one recorded stream (DIR/thread-N.zst, src/format/stream.h) chunk by chunk: zstd
+ * streaming decompression into a buffer that holds at most one chunk plus one zstd output
+ * block; each complete chunk is size-checked, CRC-checked and decoded into an array of events
+ * before any of them is handed out. Memory per stream: one chunk (bytes and decoded events),
+ * the zstd input buffer and the decompression context. Internal to src/replay. */
+#ifndef MEMSPY_REPLAY_STREAM_READER_H
+#define MEMSPY_REPLAY_STREAM_READER_H
+#include <stddef.h>
+#include <stdint.h>
+
+/* One decoded event. kind 0: an access (addr, size, write, ctx); kind MS_SYNC_*: a sync event
+ * (obj in addr, arg in size, seq). */
+typedef struct {
+    uint64_t addr;       /* access address / sync obj */
+    uint64_t size;       /* access size / sync arg */
+    uint64_t seq;        /* sync events: the recorded process-wide sequence number */
+    uint32_t ctx;        /* access context id (0 = unattributed) */
+    uint16_t kind;       /* 0 = access, else MS_SYNC_* */
+    uint16_t write;      /* access: 1 = write */
+} ms_replay_event;
+
+typedef struct ms_stream_reader ms_stream_reader;
+
+/* What ms_stream_reader_next returned. */
+enum {
+    MS_SR_FAIL = -1,     /* hard error (I/O, out of memory): err says what */
+    MS_SR_END = 0,       /* the stream ended cleanly */
+    MS_SR_CHUNK = 1,     /* a good chunk: *events, *nevents */
+    MS_SR_BAD = 2,       /* truncated or corrupt here: err is the problem text (thread, offsets) */
+};
+
+/* Open path (the stream of thread `index`, contexts 1..max_ctx valid) and read its header.
+ * Returns MS_SR_CHUNK (1) when the header is good, MS_SR_BAD (2) when the stream ends or is
+ * corrupt before its header is complete (err: the problem), MS_SR_FAIL (-1) when the file
+ * cannot be read, is not a memspy stream, belongs to another thread or has a version this
+ * reader does not know (err says which). *out is set in the first two cases. */
+int ms_stream_reader_open(ms_stream_reader **out, const char *path, uint32_t index, uint32_t max_ctx,
+                          char *err, size_t errlen);
+
+/* The stream's format version (1 or 2). */
+uint32_t ms_stream_reader_version(const ms_stream_reader *s);
+
+/* Decode the next chunk. On MS_SR_CHUNK, *events points to *nevents events valid until the next
+ * call. After MS_SR_END or MS_SR_BAD the reader stays at that point (further calls repeat it). */
+int ms_stream_reader_next(ms_stream_reader *s, const ms_replay_event **events, size_t *nevents, char *err,
+                          size_t errlen);
+
+void ms_stream_reader_close(ms_stream_reader *s);
+
+#endif

@@ -1,0 +1,220 @@
+/* OpenMP with gcc's libgomp (no OMPT there): the GOMP entry points the compiler calls are
+ * interposed in the executable and forward to libgomp (dlsym RTLD_NEXT).
+ *
+ * A parallel region (GOMP_parallel and the combined loop/sections forms) gets a process-wide
+ * instance id; its body runs through a trampoline that gives every team member BEGIN(id,
+ * team size) and, after the body, BARRIER(id, team size) (the region's implicit barrier);
+ * the master records FORK(id, team size) first. Explicit and work-sharing barriers
+ * (GOMP_barrier, GOMP_loop_end, GOMP_sections_end) are BARRIER(id of the enclosing region).
+ * Critical sections, atomic blocks and omp locks are ACQUIRE/RELEASE. When an OMPT tool
+ * session runs (libomp's GOMP layer), these functions only forward: OMPT reports the events. */
+#include "rt.h"
+#include "../format/stream.h"
+
+/* The team the calling thread works in (id 0 = none). */
+typedef struct { uint64_t id; uint32_t size; } omp_team;
+static __thread omp_team current_team __attribute__((tls_model("initial-exec")));
+static uint64_t last_region_id;
+
+/* A parallel region being started: the program's body and the region's id. */
+typedef struct {
+    void (*fn)(void *);
+    void *data;
+    uint64_t id;
+} omp_region;
+
+#define REAL(name)                                                                             \
+    static __typeof__(name) *real_##name;                                                      \
+    if (MS_UNLIKELY(!real_##name)) real_##name = (__typeof__(name) *)ms_real_function(#name, NULL)
+
+/* Whether this runtime records the OpenMP events itself (not OMPT, profiling on). */
+static int gomp_events(void) { return ms_rt_on && !ms_ompt_active; }
+
+/* Every team member's body: FORK (master), BEGIN, the program's body, the implicit BARRIER. */
+static void member_start(void *p) {
+    const omp_region *r = p;
+    static int (*num_threads)(void), (*thread_num)(void);
+    if (MS_UNLIKELY(!num_threads)) num_threads = (int (*)(void))ms_real_function("omp_get_num_threads", NULL);
+    if (MS_UNLIKELY(!thread_num)) thread_num = (int (*)(void))ms_real_function("omp_get_thread_num", NULL);
+    omp_team outer = current_team;
+    current_team.id = r->id;
+    current_team.size = num_threads ? (uint32_t)num_threads() : 1;
+    if (!thread_num || thread_num() == 0) ms_sync_event(MS_SYNC_FORK, r->id, current_team.size);
+    ms_sync_event(MS_SYNC_BEGIN, r->id, current_team.size);
+    r->fn(r->data);
+    ms_sync_event(MS_SYNC_BARRIER, r->id, current_team.size);
+    current_team = outer;
+}
+
+/* Prepare region r for fn(data): the program is now multithreaded. */
+static void region_start(omp_region *r, void (*fn)(void *), void *data) {
+    ms_threads_mode_enter();
+    r->fn = fn;
+    r->data = data;
+    r->id = __atomic_add_fetch(&last_region_id, 1, __ATOMIC_RELAXED);
+}
+
+void GOMP_parallel(void (*fn)(void *), void *data, unsigned nthreads, unsigned flags) {
+    REAL(GOMP_parallel);
+    if (!gomp_events()) return real_GOMP_parallel(fn, data, nthreads, flags);
+    omp_region r;
+    region_start(&r, fn, data);
+    real_GOMP_parallel(member_start, &r, nthreads, flags);
+}
+
+void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned nthreads, unsigned count, unsigned flags) {
+    REAL(GOMP_parallel_sections);
+    if (!gomp_events()) return real_GOMP_parallel_sections(fn, data, nthreads, count, flags);
+    omp_region r;
+    region_start(&r, fn, data);
+    real_GOMP_parallel_sections(member_start, &r, nthreads, count, flags);
+}
+
+/* The combined parallel loops with a chunk size (static, dynamic, guided and their
+ * nonmonotonic forms). */
+#define PARALLEL_LOOP(name)                                                                    \
+    void name(void (*fn)(void *), void *data, unsigned nthreads, long start, long end, long incr, \
+              long chunk, unsigned flags) {                                                    \
+        REAL(name);                                                                            \
+        if (!gomp_events()) return real_##name(fn, data, nthreads, start, end, incr, chunk, flags); \
+        omp_region r;                                                                          \
+        region_start(&r, fn, data);                                                            \
+        real_##name(member_start, &r, nthreads, start, end, incr, chunk, flags);               \
+    }
+
+PARALLEL_LOOP(GOMP_parallel_loop_static)
+PARALLEL_LOOP(GOMP_parallel_loop_dynamic)
+PARALLEL_LOOP(GOMP_parallel_loop_guided)
+PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_dynamic)
+PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_guided)
+
+void GOMP_parallel_loop_runtime(void (*fn)(void *), void *data, unsigned nthreads, long start, long end,
+                                long incr, unsigned flags) {
+    REAL(GOMP_parallel_loop_runtime);
+    if (!gomp_events()) return real_GOMP_parallel_loop_runtime(fn, data, nthreads, start, end, incr, flags);
+    omp_region r;
+    region_start(&r, fn, data);
+    real_GOMP_parallel_loop_runtime(member_start, &r, nthreads, start, end, incr, flags);
+}
+
+/* A barrier of the calling thread's team, after it has been passed. */
+static void team_barrier(void) {
+    if (gomp_events() && current_team.id) ms_sync_event(MS_SYNC_BARRIER, current_team.id, current_team.size);
+}
+
+void GOMP_barrier(void) {
+    REAL(GOMP_barrier);
+    real_GOMP_barrier();
+    team_barrier();
+}
+
+void GOMP_loop_end(void) {
+    REAL(GOMP_loop_end);
+    real_GOMP_loop_end();
+    team_barrier();
+}
+
+void GOMP_sections_end(void) {
+    REAL(GOMP_sections_end);
+    real_GOMP_sections_end();
+    team_barrier();
+}
+
+/* ---- mutual exclusion ---- */
+
+static void acquired(uint64_t lock) {
+    if (gomp_events()) ms_sync_event(MS_SYNC_ACQUIRE, lock, 0);
+}
+static void releasing(uint64_t lock) {
+    if (gomp_events()) ms_sync_event(MS_SYNC_RELEASE, lock, 0);
+}
+
+#define LOCK_ID(p) ((uint64_t)(uintptr_t)(p))
+
+void GOMP_critical_start(void) {
+    REAL(GOMP_critical_start);
+    real_GOMP_critical_start();
+    acquired(MS_SYNC_UNNAMED_CRITICAL);
+}
+
+void GOMP_critical_end(void) {
+    REAL(GOMP_critical_end);
+    releasing(MS_SYNC_UNNAMED_CRITICAL);
+    real_GOMP_critical_end();
+}
+
+void GOMP_critical_name_start(void **name) {
+    REAL(GOMP_critical_name_start);
+    real_GOMP_critical_name_start(name);
+    acquired(LOCK_ID(name));
+}
+
+void GOMP_critical_name_end(void **name) {
+    REAL(GOMP_critical_name_end);
+    releasing(LOCK_ID(name));
+    real_GOMP_critical_name_end(name);
+}
+
+void GOMP_atomic_start(void) {
+    REAL(GOMP_atomic_start);
+    real_GOMP_atomic_start();
+    acquired(MS_SYNC_OMP_ATOMIC);
+}
+
+void GOMP_atomic_end(void) {
+    REAL(GOMP_atomic_end);
+    releasing(MS_SYNC_OMP_ATOMIC);
+    real_GOMP_atomic_end();
+}
+
+/* omp locks (omp_lock_t * passed through untouched). */
+void omp_set_lock(void *lock) {
+    REAL(omp_set_lock);
+    real_omp_set_lock(lock);
+    acquired(LOCK_ID(lock));
+}
+
+void omp_unset_lock(void *lock) {
+    REAL(omp_unset_lock);
+    releasing(LOCK_ID(lock));
+    real_omp_unset_lock(lock);
+}
+
+int omp_test_lock(void *lock) {
+    REAL(omp_test_lock);
+    int got = real_omp_test_lock(lock);
+    if (got) acquired(LOCK_ID(lock));
+    return got;
+}
+
+/* Nested locks: only the outermost set/unset of the owner is an ACQUIRE/RELEASE. The owner's
+ * depth per lock is kept in a small per-thread table (a lock beyond it is recorded each time). */
+#define NEST_SLOTS 8
+static __thread struct { void *lock; uint32_t depth; } nest[NEST_SLOTS] __attribute__((tls_model("initial-exec")));
+
+/* The calling thread's depth slot for lock (made if free), NULL if the table is full. */
+static uint32_t *nest_depth(void *lock) {
+    int free_slot = -1;
+    for (int i = 0; i < NEST_SLOTS; i++) {
+        if (nest[i].lock == lock && nest[i].depth) return &nest[i].depth;
+        if (!nest[i].depth && free_slot < 0) free_slot = i;
+    }
+    if (free_slot < 0) return NULL;
+    nest[free_slot].lock = lock;
+    return &nest[free_slot].depth;
+}
+
+void omp_set_nest_lock(void *lock) {
+    REAL(omp_set_nest_lock);
+    real_omp_set_nest_lock(lock);
+    uint32_t *depth = nest_depth(lock);
+    if (!depth || (*depth)++ == 0) acquired(LOCK_ID(lock));
+}
+
+void omp_unset_nest_lock(void *lock) {
+    REAL(omp_unset_nest_lock);
+    uint32_t *depth = nest_depth(lock);
+    if (!depth || *depth <= 1) releasing(LOCK_ID(lock));
+    if (depth && *depth) (*depth)--;
+    real_omp_unset_nest_lock(lock);
+}

@@ -1,0 +1,39 @@
+#!/bin/sh
+# Per-thread counters in one array (ccSIM's IRS/SMG timers), 4 threads. Findings: packed in one
+# line, the counters' invalidations are false sharing (> 95%) and most of their misses are
+# coherence misses; padded to a line each, the invalidations all but vanish (< 1/10, and
+# none of them false sharing).
+# matrix: gcc:-O0 gcc:-O2 clang:-O0 clang:-O2
+. "$1/tests/e2e/lib.sh"
+printf 'int main(void) { return 0; }\n' >probe.c
+"$MEMSPY_CC" -fopenmp -o probe probe.c 2>/dev/null || { echo "skip: $MEMSPY_CC cannot build -fopenmp"; exit 77; }
+export OMP_NUM_THREADS=4
+cc_build counters "$SRC_DIR/examples/counters/counters.c" -fopenmp
+for layout in packed padded; do
+  run_memspy "$layout.json" --preset memspy92 -- ./counters "$layout" 100000 2
+  grep -q "threads=4 layout=$layout samples=100000 passes=2 odd=99982" "$layout.json.out" ||
+    { echo "FAIL - counters $layout: program output changed"; cat "$layout.json.out"; exit 1; }
+done
+
+C='"long*.counts"'
+DEFS="$JQ_DEFS"'
+def inv($n): .data[] | select(.name == $n) | .invalidations;
+def total: .true_sharing + .false_sharing;
+'
+check "4 processors" packed.json '.nprocs == 4 and (.threads | length) == 4'
+check "packed: counts has the most invalidations of all data bins" packed.json \
+  '(.data | max_by(.invalidations.true_sharing + .invalidations.false_sharing)).name == '"$C"
+check "packed: over 10000 invalidations of counts, > 95% false sharing" packed.json \
+  "$DEFS"' inv('"$C"') | total > 10000 and .false_sharing > 0.95 * total'
+check "packed: every processor suffers mostly false sharing" packed.json \
+  'all(.threads[]; .invalidations.false_sharing > .invalidations.true_sharing)'
+check "packed: > 80% of the misses on counts are coherence misses" packed.json \
+  "$DEFS"' datacells('"$C"') | sum(.causes.invalidation) > 0.8 * sum(.misses)'
+check "padded: no false sharing on counts at all" padded.json \
+  "$DEFS"' inv('"$C"') | .false_sharing == 0'
+check "padding cuts the invalidations of counts more than 10x" packed.json \
+  "$DEFS"' inv('"$C"') | total > 10 * '"$(value padded.json "$DEFS inv($C) | total")"
+check "padding cuts the coherence misses of counts more than 10x" packed.json \
+  "$DEFS"' datacells('"$C"') | sum(.causes.invalidation) > 10 * '"$(value padded.json \
+  "$DEFS datacells($C) | sum(.causes.invalidation)")"
+finish

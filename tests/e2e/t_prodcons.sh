@@ -1,0 +1,31 @@
+#!/bin/sh
+# Producer/consumer through a ring buffer (Carnival 2.2). Findings: with one consumer, the
+# buffer's dominant pattern is single-producer/single-consumer; with one producer and three
+# consumers that all read every item, single-producer/multiple-consumer. Either way the
+# buffer's invalidations are true sharing (whole items are written and read).
+# matrix: gcc:-O0 gcc:-O2 clang:-O0 clang:-O2
+. "$1/tests/e2e/lib.sh"
+cc_build prodcons "$SRC_DIR/examples/prodcons/prodcons.c" -pthread
+run_memspy one.json --preset memspy92 -- ./prodcons 1 4000
+run_memspy three.json --preset memspy92 -- ./prodcons 3 4000
+for run in one three; do
+  grep -q "items=4000 sum=1599172 ok" "$run.json.out" ||
+    { echo "FAIL - prodcons $run: program output changed"; cat "$run.json.out"; exit 1; }
+done
+
+DEFS="$JQ_DEFS"'
+def dominant($n): dataid($n) as $i | .patterns[] | select(.data == $i or .data == $n) |
+  .patterns | max_by(.share);
+def inv($n): .data[] | select(.name == $n) | .invalidations;
+'
+check "1 consumer: 2 processors" one.json '.nprocs == 2'
+check "3 consumers: 4 processors" three.json '.nprocs == 4'
+check "1 consumer: the buffer's dominant pattern is single-producer/single-consumer (> 50%)" one.json \
+  "$DEFS"' dominant("q.buffer") | .pattern == "single-producer/single-consumer" and .share > 0.5'
+check "3 consumers: the buffer's dominant pattern is single-producer/multiple-consumer (> 50%)" three.json \
+  "$DEFS"' dominant("q.buffer") | .pattern == "single-producer/multiple-consumer" and .share > 0.5'
+for run in one three; do
+  check "$run: the buffer has over 1000 invalidations, > 90% true sharing" "$run.json" \
+    "$DEFS"' inv("q.buffer") | .true_sharing > 1000 and .true_sharing > 0.9 * (.true_sharing + .false_sharing)'
+done
+finish

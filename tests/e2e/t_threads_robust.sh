@@ -1,0 +1,68 @@
+#!/bin/sh
+# Threads mode of the runtime (MEMSPY_RAW_DIR + MEMSPY_RECORD_DIR + MEMSPY_THREADS=1, the way
+# `memspy run` starts a multithreaded program), on programs built with memspy-cc: each program
+# ends on its own (under timeout) with the stdout and exit status of the run without the
+# runtime, writes one readable raw file naming the streams directory, and every thread's
+# stream decodes to its end with sync sequence numbers unique across threads. Situations:
+# threads blocked in read(), in a condition variable, in sleep, spinning on an atomic flag,
+# never joined, detached, exiting with a lock held, 64 threads, threads started by a shared
+# library's constructor, fork (the child is not profiled: it writes no raw file or stream),
+# exit() from a thread while others run, a crash in a thread.
+# matrix: gcc:-O0 gcc:-O2 clang:-O0 clang:-O2
+. "$1/tests/e2e/lib.sh"
+RT="$SRC_DIR/tests/e2e/rt"
+DUMP="$BUILD_DIR/bin/rt_streamdump"
+cc_build rt_threads "$RT/rt_threads.c"
+"$BUILD_DIR/bin/memspy-cc" $OPT -shared -fPIC -o librtctor.so "$RT/rt_threads_lib.c"
+cc_build rt_threads_ctor -DRT_THREADS_CTOR_LIB "$RT/rt_threads.c" -L. -lrtctor -Wl,-rpath,"$WORK"
+
+# robust PROG MODE STATUS STREAMS: native and profiled runs agree, the profile is complete.
+robust() {
+    prog=$1 mode=$2 want=$3 nstreams=$4
+    rm -rf raw rec && mkdir raw rec
+    set +e
+    timeout 60 "./$prog" "$mode" >native.out 2>/dev/null; native=$?
+    MEMSPY_RAW_DIR="$WORK/raw" MEMSPY_RECORD_DIR="$WORK/rec" MEMSPY_THREADS=1 \
+        timeout 60 "./$prog" "$mode" >memspy.out 2>memspy.err; got=$?
+    set -e
+    expect "$mode: exit status (native $native)" "$got" "$want"
+    expect "$mode: same stdout" "$(cmp -s native.out memspy.out && echo same || echo differs)" same
+    # (the shell itself may report a signal death on the command's stderr)
+    expect "$mode: runtime silent" "$(grep -v '^Segmentation fault' memspy.err || true)" ""
+    expect "$mode: one raw file" "$(ls raw | grep -c '\.raw$')" 1
+    "$BUILD_DIR/bin/rt_rawcheck" raw/*.raw 8 >check.out 2>&1 || true
+    expect "$mode: raw file names the streams" "$(sed -n 3p check.out)" "streams $WORK/rec threads $nstreams"
+    expect "$mode: one stream per thread" "$(ls rec | grep -c '^thread-[0-9]*\.zst$')" "$nstreams"
+    bad=0
+    : >seqs
+    for f in rec/thread-*.zst; do
+        i=${f#rec/thread-}; i=${i%.zst}
+        "$DUMP" "$f" "$i" >events 2>dump.err || { bad=$((bad + 1)); sed 's/^/       /' dump.err; }
+        awk '$1 == "S" { print $5 }' events >>seqs
+    done
+    expect "$mode: every stream decodes to its end" "$bad" 0
+    expect "$mode: sync sequence numbers unique" "$(sort -n seqs | uniq -d | wc -l)" 0
+}
+
+robust rt_threads blocked 0 6
+# every thread's work before blocking (2000 accesses) or its spinning reached its stream
+full=0
+for f in rec/thread-*.zst; do
+    i=${f#rec/thread-}; i=${i%.zst}
+    [ "$("$DUMP" "$f" "$i" | grep -c '^A')" -ge 2000 ] && full=$((full + 1))
+done
+expect "blocked: streams with the threads' accesses" "$full" 6
+robust rt_threads exit_thread 5 3
+robust rt_threads detached 0 5
+robust rt_threads exit_locked 0 2
+robust rt_threads many 0 65
+robust rt_threads crash 139 3
+robust rt_threads_ctor libctor 0 3
+robust rt_threads fork 0 2
+expect "fork: the child's output is its own" "$(grep -c '^child ' memspy.out)" 1
+# The crash and _exit-like deaths are flagged incomplete; exit() from a thread is normal.
+robust rt_threads crash 139 3
+expect "crash: raw file flagged incomplete (signal 11)" "$(sed -n 1p check.out)" "1 1 11 0"
+robust rt_threads exit_thread 5 3
+expect "exit from a thread: normal exit 5" "$(sed -n 1p check.out)" "0 0 5 0"
+[ "$FAILS" -eq 0 ] || exit 1

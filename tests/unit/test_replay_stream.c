@@ -1,0 +1,188 @@
+/* The replay's stream reading: damaged streams (truncated file, bad chunk CRC) replay their
+ * good prefix and report thread and offsets; version 1 streams are read; newer versions and
+ * non-streams are refused; long streams cross the reader's buffer boundaries intact. */
+#include "check.h"
+#include "replay_testutil.h"
+
+static char *stream_file(const char *dir, uint32_t index)
+{
+    static char path[512];
+    snprintf(path, sizeof path, "%s/thread-%u.zst", dir, index);
+    return path;
+}
+
+/* Thread 0 in two zstd frames: chunks (r1 r2) (r3) | frame 2: (r4 r5). Returns the frame split. */
+static size_t build_two_frames(test_stream *s)
+{
+    ts_init(s, 0, MS_STREAM_VERSION);
+    ts_script(s, "r1 r2 | r3 |");
+    s->frame_split = s->len;
+    ts_script(s, "r4 r5");
+    return s->frame_split;
+}
+
+static void test_truncated(void)
+{
+    char dir[256], want[1024];
+    recording_sink rec;
+    ms_replay_result res;
+    ts_make_dir(dir, sizeof dir);
+    test_stream s;
+    build_two_frames(&s);
+    size_t zlen = ts_write(&s, stream_file(dir, 0), 0);
+    size_t split = build_two_frames(&s);
+    ts_write(&s, stream_file(dir, 0), zlen - 3);   /* cut inside the second frame */
+    ts_write_script(dir, 1, "r10");
+    CHECK_EQ_INT(ts_replay(dir, MS_INTERLEAVE_INTERLEAVED, 0, &rec, &res), 1);
+    CHECK_STR(rec.text, "0:1 1:10 0:2 0:3");
+    CHECK_EQ(res.nproblems, 1);
+    snprintf(want, sizeof want, "thread 0: stream truncated at byte %zu of %s/thread-0.zst (decompressed offset %zu)",
+             zlen - 3, dir, split);
+    CHECK_STR(res.nproblems ? res.problems[0] : NULL, want);
+    CHECK_EQ(res.threads[0].complete, 0);
+    CHECK_EQ(res.threads[1].complete, 1);
+    CHECK_EQ(res.threads[0].accesses, 3);
+    ms_replay_result_free(&res);
+
+    /* a complete zstd frame whose decompressed bytes stop inside a chunk */
+    ts_init(&s, 0, MS_STREAM_VERSION);
+    ts_script(&s, "r1 |");
+    size_t good = s.len;
+    ts_script(&s, "r2 r3");
+    ts_chunk(&s);
+    s.len -= 2;
+    zlen = ts_write(&s, stream_file(dir, 0), 0);
+    CHECK_EQ_INT(ts_replay(dir, MS_INTERLEAVE_PIPED, 0, &rec, &res), 1);
+    CHECK_STR(rec.text, "0:1 1:10");
+    snprintf(want, sizeof want, "thread 0: stream truncated at byte %zu of %s/thread-0.zst (decompressed offset %zu)",
+             zlen, dir, good);
+    CHECK_STR(res.nproblems ? res.problems[0] : NULL, want);
+    ms_replay_result_free(&res);
+    ts_remove_dir(dir);
+}
+
+static void test_corrupt_crc(void)
+{
+    char dir[256], want[1024];
+    recording_sink rec;
+    ms_replay_result res;
+    ts_make_dir(dir, sizeof dir);
+    ts_write_script(dir, 0, "r1 r2 r3");
+    test_stream s;
+    ts_init(&s, 1, MS_STREAM_VERSION);
+    ts_script(&s, "r10 | r11 |");
+    size_t bad_chunk = s.last_chunk;
+    ts_corrupt_last_crc(&s);
+    ts_script(&s, "r12");
+    size_t zlen = ts_write(&s, stream_file(dir, 1), 0);
+    CHECK_EQ_INT(ts_replay(dir, MS_INTERLEAVE_INTERLEAVED, 0, &rec, &res), 1);
+    CHECK_STR(rec.text, "0:1 1:10 0:2 0:3");
+    snprintf(want, sizeof want,
+             "thread 1: chunk checksum mismatch at byte %zu of %s/thread-1.zst (decompressed offset %zu)", zlen, dir,
+             bad_chunk);
+    CHECK_STR(res.nproblems ? res.problems[0] : NULL, want);
+    CHECK_EQ(res.threads[1].complete, 0);
+    CHECK_EQ(res.threads[0].complete, 1);
+    ms_replay_result_free(&res);
+    ts_remove_dir(dir);
+}
+
+static void test_versions(void)
+{
+    char dir[256], err[1024];
+    recording_sink rec;
+    ms_replay_result res;
+    ms_replay *r = NULL;
+    test_stream s;
+    ts_make_dir(dir, sizeof dir);
+    ts_init(&s, 0, 1);   /* version 1: head = ctx, accesses only */
+    ts_script(&s, "r1 c3:w2 | r3");
+    ts_write(&s, stream_file(dir, 0), 0);
+    ts_write_script(dir, 1, "r10 r11");
+    CHECK_EQ_INT(ts_replay(dir, MS_INTERLEAVE_INTERLEAVED, 0, &rec, &res), 0);
+    CHECK_STR(rec.text, "0:1 1:10 0:2w 1:11 0:3");
+    ms_replay_result_free(&res);
+
+    ts_init(&s, 2, MS_STREAM_VERSION + 1);
+    ts_script(&s, "r1");
+    ts_write(&s, stream_file(dir, 2), 0);
+    CHECK_EQ_INT(ms_replay_open(&r, dir, 100, err, sizeof err), -1);
+    CHECK(r == NULL);
+    CHECK_CONTAINS(err, "thread-2.zst: stream version 3 is newer than this memspy reads (2)");
+
+    ts_init(&s, 2, MS_STREAM_VERSION);
+    memcpy(s.data, "NOTMSPY", 8);
+    ts_write(&s, stream_file(dir, 2), 0);
+    CHECK_EQ_INT(ms_replay_open(&r, dir, 100, err, sizeof err), -1);
+    CHECK_CONTAINS(err, "thread-2.zst: not a memspy stream");
+    ts_remove_dir(dir);
+
+    ts_make_dir(dir, sizeof dir);
+    CHECK_EQ_INT(ms_replay_open(&r, dir, 100, err, sizeof err), -1);
+    CHECK_CONTAINS(err, "holds no recorded streams");
+    ts_remove_dir(dir);
+    CHECK_EQ_INT(ms_replay_open(&r, dir, 100, err, sizeof err), -1);
+    CHECK_CONTAINS(err, "cannot open the recording");
+}
+
+typedef struct {
+    uint64_t n, sum, regions;
+} counting_sink;
+
+static void count_access(void *ud, unsigned cpu, uint64_t addr, uint64_t size, unsigned write, unsigned locked,
+                         uint32_t ctx)
+{
+    (void)write, (void)locked, (void)ctx;
+    counting_sink *c = ud;
+    c->n++;
+    c->sum += addr * (cpu + 1) + size;
+}
+
+static void count_region(void *ud) { ((counting_sink *)ud)->regions++; }
+
+/* 2 x 300000 accesses in chunks of 4096 events with varied deltas: several reader buffers. */
+static void test_long_streams(void)
+{
+    char dir[256], err[512];
+    ts_make_dir(dir, sizeof dir);
+    uint64_t want_sum = 0;
+    for (uint32_t t = 0; t < 2; t++) {
+        test_stream s;
+        ts_init(&s, t, MS_STREAM_VERSION);
+        uint64_t x = 12345 + t;
+        for (uint32_t i = 0; i < 300000; i++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            uint64_t addr = (x >> 20) & 0xffffffffffull;
+            uint32_t size = 1u + (uint32_t)(x >> 60);
+            ts_access(&s, 1, addr, size, (int)(x & 1));
+            want_sum += addr * (t + 1) + size;
+            if (i % 4096 == 4095) ts_chunk(&s);
+            if (i % 100000 == 99999) ts_sync(&s, MS_SYNC_BARRIER, 1, 2, i + t);
+        }
+        ts_write(&s, stream_file(dir, t), 0);
+    }
+    ms_replay *r;
+    CHECK_EQ_INT(ms_replay_open(&r, dir, 1, err, sizeof err), 0);
+    for (int mode = 0; mode < 2; mode++) {
+        counting_sink c = {0};
+        ms_replay_sink sink = {count_access, count_region, &c};
+        ms_replay_result res;
+        CHECK_EQ_INT(ms_replay_run(r, (ms_interleave)mode, 2, &sink, &res, err, sizeof err), 0);
+        CHECK_EQ(c.n, 600000);
+        CHECK_EQ(c.sum, want_sum);
+        CHECK_EQ(c.regions, 3);
+        CHECK_EQ(res.syncs, 6);
+        ms_replay_result_free(&res);
+    }
+    ms_replay_close(r);
+    ts_remove_dir(dir);
+}
+
+int main(void)
+{
+    test_truncated();
+    test_corrupt_crc();
+    test_versions();
+    test_long_streams();
+    return check_result();
+}
