@@ -18,6 +18,7 @@
 
 #define TOOL "memspy-cc"
 #define RUNTIME_ARCHIVE "libmemspy_rt.a"
+#define THREADS_ARCHIVE "libmemspy_threads.a"   /* the threads marker (src/rt/marker) */
 #define DYNAMIC_LIST "memspy-dynamic.list"
 
 typedef enum { FAMILY_GCC, FAMILY_CLANG } compiler_family;
@@ -168,7 +169,7 @@ static void push_item(strvec *cmd, const cc_item *item) {
 
 /* Fails unless the runtime files an executable link needs are present. */
 static void require_runtime(const wrapper_env *env) {
-  static const char *const files[] = {RUNTIME_ARCHIVE, DYNAMIC_LIST, NULL};
+  static const char *const files[] = {RUNTIME_ARCHIVE, THREADS_ARCHIVE, DYNAMIC_LIST, NULL};
   for (const char *const *f = files; *f; f++) {
     char path[PATH_MAX + 128];
     snprintf(path, sizeof path, "%s/%s", env->libdir, *f);
@@ -186,6 +187,10 @@ static void push_runtime(strvec *cmd, const wrapper_env *env) {
   snprintf(path, sizeof path, "%s/%s", env->libdir, RUNTIME_ARCHIVE);
   strvec_push(cmd, path);
   strvec_push(cmd, "-Wl,--no-whole-archive");
+  /* The program's own pthread_create calls pull in the threads marker. */
+  strvec_push(cmd, "-Wl,--wrap=pthread_create");
+  snprintf(path, sizeof path, "%s/%s", env->libdir, THREADS_ARCHIVE);
+  strvec_push(cmd, path);
   snprintf(path, sizeof path, "--dynamic-list=%s/%s", env->libdir, DYNAMIC_LIST);
   if (strchr(path, ',')) { /* -Wl, would split the path */
     strvec_push(cmd, "-Xlinker");

@@ -11,10 +11,14 @@ grep -q "nnz=639864" r.json.out || { echo "FAIL - program output changed"; exit 
 
 check "M.nz is named from 'M->nz = calloc(...)'" r.json '.data | any(.name == "M.nz")'
 check "M.col is named too" r.json '.data | any(.name == "M.col")'
-check "M.nz has the largest stall of all data bins" r.json \
-  '(.data | max_by(.stall_cycles)).name == "M.nz"'
-check "M.nz dominates: at least 1.5x the stall of any other data bin" r.json \
-  '(.data | sort_by(-.stall_cycles)) as $d | $d[0].name == "M.nz" and $d[0].stall_cycles >= 1.5 * $d[1].stall_cycles'
+# The finding is about the solve (MemSpy measured the solver). The setup (GenerateMatrix) is
+# left out: at -O0 its stack frame and a heap array may share direct-mapped sets or not,
+# depending only on where the heap starts, i.e. on the executable's size.
+check "in Solve, M.nz has the largest stall of all data bins" r.json \
+  "$JQ_DEFS"' codeid("Solve") as $s | dataid("M.nz") as $nz | [.bins[] | select(.code == $s)] | max_by(.stall_cycles) | .data == $nz'
+check "in Solve, M.nz dominates: at least 1.5x the stall of any other data bin" r.json \
+  "$JQ_DEFS"' codeid("Solve") as $s | dataid("M.nz") as $nz | [.bins[] | select(.code == $s)] | sort_by(-.stall_cycles) as $d |
+   $d[0].data == $nz and $d[0].stall_cycles >= 1.5 * $d[1].stall_cycles'
 check "M.nz's misses are mostly cold (> 85%)" r.json \
   "$JQ_DEFS"' datacells("M.nz") | (sum(.causes.cold) / sum(.misses)) > 0.85'
 check "M.nz is read exactly nnz times, in Solve" r.json \

@@ -17,6 +17,16 @@ static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
 static volatile long counter;
 static double data[64][N];
 
+/* Threads that announced they have done their first work (the modes wait for them, so the
+ * streams are the same however the threads are scheduled). */
+static int started_count;
+
+static void started(void) { __atomic_add_fetch(&started_count, 1, __ATOMIC_RELEASE); }
+
+static void wait_started(int n) {
+    while (__atomic_load_n(&started_count, __ATOMIC_ACQUIRE) < n) usleep(1000);
+}
+
 /* Some instrumented work on the thread's own row. */
 static double work(int row) {
     double s = 0;
@@ -97,6 +107,7 @@ static void *blocked_reader(void *arg) {
     char c;
     (void)arg;
     work(1);
+    started();
     ssize_t n = read(pipe_fd[0], &c, 1);   /* never returns: nobody writes */
     return (void *)n;
 }
@@ -105,6 +116,7 @@ static void *blocked_waiter(void *arg) {
     (void)arg;
     work(2);
     pthread_mutex_lock(&lock);
+    started();
     for (;;) pthread_cond_wait(&cond, &lock);   /* never signalled */
     return NULL;
 }
@@ -112,6 +124,7 @@ static void *blocked_waiter(void *arg) {
 static void *sleeper(void *arg) {
     (void)arg;
     work(3);
+    started();
     sleep(1000);
     return NULL;
 }
@@ -120,7 +133,10 @@ static volatile int stop_flag;
 
 static void *spinner(void *arg) {
     long row = (long)arg;
-    while (!__atomic_load_n(&stop_flag, __ATOMIC_ACQUIRE)) data[row][0] += 1;   /* never set */
+    for (long i = 0; !__atomic_load_n(&stop_flag, __ATOMIC_ACQUIRE); i++) {   /* never set */
+        data[row][0] += 1;
+        if (i == 1000) started();
+    }
     return NULL;
 }
 
@@ -132,7 +148,7 @@ static int mode_blocked(void) {
     pthread_create(&t, NULL, sleeper, NULL);
     pthread_create(&t, NULL, spinner, (void *)4L);
     pthread_create(&t, NULL, spinner, (void *)5L);
-    usleep(200000);
+    wait_started(5);
     printf("main leaves %g\n", work(0));
     return 0;   /* exit() with five threads blocked, sleeping or spinning, none joined */
 }
@@ -149,6 +165,7 @@ static void *exiter(void *arg) {
 static int mode_exit_thread(void) {
     pthread_t t;
     pthread_create(&t, NULL, spinner, (void *)7L);
+    wait_started(1);
     pthread_create(&t, NULL, exiter, NULL);
     for (;;) work(0);
 }
@@ -156,6 +173,7 @@ static int mode_exit_thread(void) {
 /* Detached threads, some still running at exit. */
 static void *short_work(void *arg) {
     work((int)(long)arg);
+    started();
     return NULL;
 }
 
@@ -167,7 +185,7 @@ static int mode_detached(void) {
     }
     pthread_create(&t, NULL, sleeper, NULL);
     pthread_detach(t);
-    usleep(100000);
+    wait_started(4);
     printf("detached %g\n", work(0));
     return 0;
 }
@@ -208,6 +226,7 @@ static int mode_many(void) {
 static int mode_fork(void) {
     pthread_t t;
     pthread_create(&t, NULL, sleeper, NULL);
+    wait_started(1);
     fflush(stdout);
     pid_t pid = fork();
     if (pid == 0) {
@@ -233,6 +252,7 @@ static void *crasher(void *arg) {
 static int mode_crash(void) {
     pthread_t t;
     pthread_create(&t, NULL, spinner, (void *)10L);
+    wait_started(1);
     pthread_create(&t, NULL, crasher, NULL);
     printf("crash ahead\n");
     fflush(stdout);
