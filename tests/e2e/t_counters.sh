@@ -36,4 +36,22 @@ check "padding cuts the invalidations of counts more than 10x" packed.json \
 check "padding cuts the coherence misses of counts more than 10x" packed.json \
   "$DEFS"' datacells('"$C"') | sum(.causes.invalidation) > 10 * '"$(value padded.json \
   "$DEFS datacells($C) | sum(.causes.invalidation)")"
+
+# Deterministic: the same program and input give the same statistics (run metadata aside).
+run_memspy again.json --preset memspy92 -- ./counters packed 100000 2
+if [ "$(jq -S 'del(.run)' packed.json)" = "$(jq -S 'del(.run)' again.json)" ]; then
+    echo "ok   - a second run gives identical statistics"
+else echo "FAIL - a second run differs"; FAILS=$((FAILS + 1)); fi
+
+# Page-based coherence (Carnival's DSM setting): padding to a line no longer separates the
+# counters, so the false sharing comes back.
+run_memspy page.json --preset memspy92 --coherence-unit 4K -- ./counters padded 100000 2
+check "4 KiB coherence unit: padded counters false-share again (> 10000)" page.json \
+  "$DEFS"' inv('"$C"') | .false_sharing > 10000'
+
+# Two nodes (DASH): misses leaving the private caches split into local and remote.
+run_memspy nodes.json --preset memspy92 --nodes 2 -- ./counters packed 100000 2
+check "2 nodes: local and remote misses both occur and add up to the L1 misses" nodes.json \
+  '.totals | .local_misses > 0 and .remote_misses > 0 and .local_misses + .remote_misses == .misses'
+check "1 node: no remote misses" packed.json '.totals.remote_misses == 0'
 finish
