@@ -2,11 +2,12 @@
 # Producer/consumer through a ring buffer (Carnival 2.2). Findings: with one consumer, the
 # buffer's dominant pattern is single-producer/single-consumer; with one producer and three
 # consumers that all read every item, single-producer/multiple-consumer. Either way the
-# buffer's invalidations are mostly true sharing (whole items are written and read; an item
-# is smaller than a line, so a consumer reading item k while the producer writes item k+1 of
-# the same line is false sharing). How often that happens depends on how many times each
-# thread's condition-variable loop went round, i.e. on the OS schedule while recording: the
-# streams themselves differ from run to run, so the thresholds leave room.
+# buffer's invalidations are mostly true sharing (whole line-sized items are written and read).
+# Some are false sharing: the slot's sequence flag is checked under the mutex, and the replay
+# grants locks in its own order (ccSIM's semantics), so a consumer may start reading an item
+# the producer is still writing piecewise (clang -O2 writes it in 16-byte stores). How often
+# depends on how many times each thread's condition-variable loop went round, i.e. on the OS
+# schedule while recording: the streams differ from run to run, so the threshold leaves room.
 # matrix: gcc:-O0 gcc:-O2 clang:-O0 clang:-O2
 . "$1/tests/e2e/lib.sh"
 cc_build prodcons "$SRC_DIR/examples/prodcons/prodcons.c" -pthread
@@ -29,7 +30,7 @@ check "1 consumer: the buffer's dominant pattern is single-producer/single-consu
 check "3 consumers: the buffer's dominant pattern is single-producer/multiple-consumer (> 50%)" three.json \
   "$DEFS"' dominant("q.buffer") | .pattern == "single-producer/multiple-consumer" and .share > 0.5'
 for run in one three; do
-  check "$run: the buffer has over 1000 invalidations, > 75% true sharing" "$run.json" \
-    "$DEFS"' inv("q.buffer") | .true_sharing > 1000 and .true_sharing > 0.75 * (.true_sharing + .false_sharing)'
+  check "$run: the buffer has over 1000 invalidations, mostly true sharing" "$run.json" \
+    "$DEFS"' inv("q.buffer") | .true_sharing > 1000 and .true_sharing > .false_sharing'
 done
 finish
