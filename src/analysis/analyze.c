@@ -391,7 +391,7 @@ static int build_procs(analysis *an)
         p->wait_turns += t->wait_turns;
     }
     for (uint32_t p = 0; p < raw->nprocs; p++)
-        qsort(m->procs[p].threads, m->procs[p].nthreads, sizeof *m->procs[p].threads, cmp_u32);
+        if (m->procs[p].nthreads) qsort(m->procs[p].threads, m->procs[p].nthreads, sizeof *m->procs[p].threads, cmp_u32);
     return 0;
 }
 
@@ -419,7 +419,7 @@ static int build_refs(analysis *an)
         m->refs[n++] = (ms_reference_stat){ c->file, c->frame->line, c->code, c->data,
                                             raw->counters[i].cpu, ref_kind(c), raw->counters[i].c };
     }
-    qsort(m->refs, n, sizeof *m->refs, ms_reference_key_order);
+    if (n) qsort(m->refs, n, sizeof *m->refs, ms_reference_key_order);
     size_t out = 0;
     for (size_t i = 0; i < n; i++) {
         if (out && ms_reference_key_order(&m->refs[out - 1], &m->refs[i]) == 0)
@@ -603,7 +603,7 @@ static int finish_order(analysis *an)
             m->refs[i].code = code_new[m->refs[i].code];
             m->refs[i].data = data_new[m->refs[i].data];
         }
-        qsort(m->refs, m->nrefs, sizeof *m->refs, ms_reference_order);
+        if (m->nrefs) qsort(m->refs, m->nrefs, sizeof *m->refs, ms_reference_order);
         qsort(m->cells, m->ncells, sizeof *m->cells, cmp_cell);
         qsort(m->lines, m->nlines, sizeof *m->lines, cmp_line);
     } else {

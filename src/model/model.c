@@ -178,7 +178,7 @@ static int cmp_invalidator_key(const void *a, const void *b)
 static void merge_invalidators(ms_cell *c)
 {
     if (c->ninval_by < 2) return;
-    qsort(c->inval_by, c->ninval_by, sizeof *c->inval_by, cmp_invalidator_key);
+    if (c->ninval_by) qsort(c->inval_by, c->ninval_by, sizeof *c->inval_by, cmp_invalidator_key);
     size_t out = 0;
     for (size_t i = 0; i < c->ninval_by; i++) {
         if (out && cmp_invalidator_key(&c->inval_by[out - 1], &c->inval_by[i]) == 0)
@@ -187,7 +187,7 @@ static void merge_invalidators(ms_cell *c)
             c->inval_by[out++] = c->inval_by[i];
     }
     c->ninval_by = out;
-    qsort(c->inval_by, c->ninval_by, sizeof *c->inval_by, ms_invalidator_order);
+    if (c->ninval_by) qsort(c->inval_by, c->ninval_by, sizeof *c->inval_by, ms_invalidator_order);
 }
 
 void ms_cell_merge_causes(ms_cell *c)

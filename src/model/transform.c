@@ -171,7 +171,7 @@ static int remap_cells(ms_model *m, bool code, const uint32_t *map)
             else e->data = map[e->data];
         }
     }
-    qsort(m->cells, m->ncells, sizeof *m->cells, cmp_cell_key);
+    if (m->ncells) qsort(m->cells, m->ncells, sizeof *m->cells, cmp_cell_key);
     size_t out = 0;
     int rc = 0;
     for (size_t i = 0; i < m->ncells; i++) {
@@ -203,7 +203,7 @@ static void remap_refs(ms_model *m, bool code, const uint32_t *map)
         if (code) m->refs[i].code = map[m->refs[i].code];
         else m->refs[i].data = map[m->refs[i].data];
     }
-    qsort(m->refs, m->nrefs, sizeof *m->refs, ms_reference_key_order);
+    if (m->nrefs) qsort(m->refs, m->nrefs, sizeof *m->refs, ms_reference_key_order);
     size_t out = 0;
     for (size_t i = 0; i < m->nrefs; i++) {
         if (out && ms_reference_key_order(&m->refs[out - 1], &m->refs[i]) == 0)
@@ -212,7 +212,7 @@ static void remap_refs(ms_model *m, bool code, const uint32_t *map)
             m->refs[out++] = m->refs[i];
     }
     m->nrefs = out;
-    qsort(m->refs, m->nrefs, sizeof *m->refs, ms_reference_order);
+    if (m->nrefs) qsort(m->refs, m->nrefs, sizeof *m->refs, ms_reference_order);
 }
 
 static int cmp_line_key(const void *a, const void *b)
@@ -230,7 +230,7 @@ static void remap_lines(ms_model *m, bool code, const uint32_t *map)
         if (code) m->lines[i].code = map[m->lines[i].code];
         else m->lines[i].data = map[m->lines[i].data];
     }
-    qsort(m->lines, m->nlines, sizeof *m->lines, cmp_line_key);
+    if (m->nlines) qsort(m->lines, m->nlines, sizeof *m->lines, cmp_line_key);
     size_t out = 0;
     for (size_t i = 0; i < m->nlines; i++) {
         if (out && cmp_line_key(&m->lines[out - 1], &m->lines[i]) == 0)

@@ -84,7 +84,7 @@ static ms_reference_stat *reference_rows(const ms_model *m, int by_cpu, size_t *
     *n = m->nrefs;
     if (!by_cpu) {
         for (size_t i = 0; i < *n; i++) rows[i].cpu = UINT32_MAX;
-        qsort(rows, *n, sizeof *rows, ms_reference_key_order);
+        if (*n) qsort(rows, *n, sizeof *rows, ms_reference_key_order);
         size_t out = 0;
         for (size_t i = 0; i < *n; i++) {
             if (out && ms_reference_key_order(&rows[out - 1], &rows[i]) == 0)
@@ -94,7 +94,7 @@ static ms_reference_stat *reference_rows(const ms_model *m, int by_cpu, size_t *
         }
         *n = out;
     }
-    qsort(rows, *n, sizeof *rows, ms_reference_order);
+    if (*n) qsort(rows, *n, sizeof *rows, ms_reference_order);
     return rows;
 }
 

@@ -267,25 +267,22 @@ int ms_cache_clean(ms_cache *c, uint64_t line)
 static void lru_remove_ordered(ms_cache *c, uint64_t set_no, unsigned p)
 {
     uint64_t base = set_no * c->ways;
-    unsigned nib[MS_ORDER_MAX_WAYS] = {0}, n = 0;
     uint64_t order = c->order[set_no];
-    for (unsigned i = 0; i < c->ways; i++)
-        nib[i] = (unsigned)(order >> (4 * i)) & 15u;
-    if (p == 0 && c->ways > 1) {
-        uint32_t w1 = nib[1];
+    unsigned ways = c->ways;
+    if (p == 0 && ways > 1) {
+        uint32_t w1 = (uint32_t)(order >> 4) & 15u;
         c->tags[base] = c->tags[base + w1];
         if (c->aux)
             c->aux[base] = c->aux[base + w1];
         p = 1;   /* the line now in way 0 left position 1: remove that position */
     }
-    uint32_t freed = nib[p];
+    uint32_t freed = (uint32_t)(order >> (4 * p)) & 15u;
     c->tags[base + freed] = MS_TAG_EMPTY;
-    uint64_t out = 0;
-    for (unsigned i = 0; i < c->ways; i++)
-        if (i != p)
-            out |= (uint64_t)nib[i] << (4 * n++);
-    out |= (uint64_t)freed << (4 * n);
-    c->order[set_no] = out;
+    /* Positions above p move down one place; the freed way goes to the least recent end. */
+    uint64_t below_p = (1ull << (4 * p)) - 1;
+    uint64_t used = (1ull << (4 * (ways - 1))) - 1;   /* positions 0 .. ways-2 */
+    uint64_t kept = ((order & below_p) | ((order >> 4) & ~below_p)) & used;
+    c->order[set_no] = kept | (uint64_t)freed << (4 * (ways - 1));
 }
 
 uint64_t ms_cache_remove(ms_cache *c, uint64_t line, uint32_t *aux)

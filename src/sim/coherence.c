@@ -8,7 +8,9 @@
 
 #include "sim_internal.h"
 
-/* The directory: a record of 64-bit words per coherence unit, in a linemeta keyed by unit. */
+/* The directory: a record of 64-bit words per coherence unit, in a linemeta keyed by unit.
+ * The words every access uses come first (the unit's state, then each processor's words);
+ * the round's pending misses, used on communication misses only, come last. */
 #define DIR_NPENDING 4
 enum {
     DIR_SHARERS = 0,   /* processors that may hold lines of the unit (clean lines leave silently) */
@@ -16,9 +18,10 @@ enum {
     DIR_OWNER,         /* exclusive owner's cpu + 1 (0: none), | DIR_MODIFIED when M (else E) */
     DIR_PRODUCERS,     /* the pattern round: processors that wrote in it */
     DIR_CONSUMERS,     /* ... and that took a communication read miss in it */
-    DIR_PENDING,       /* DIR_NPENDING entries of (key, count): communication misses of the round */
-    DIR_PROCS = DIR_PENDING + 2 * DIR_NPENDING   /* then PROC_WORDS words per processor */
+    DIR_PROCS          /* then PROC_WORDS words per processor, then the pending entries: */
 };
+/* DIR_NPENDING entries of (key, count) from word coh->dir_pending: the round's communication
+ * misses. */
 #define DIR_MODIFIED (1ull << 32)
 #define DIR_OWNER_CPU 0xffu
 
@@ -48,6 +51,7 @@ struct ms_coherence {
     ms_linemeta dir;
     uint64_t *dir_scratch;         /* stands in for a directory record when out of memory */
     size_t dir_bytes;              /* bytes of one directory record */
+    size_t dir_pending;            /* first word of a record's pending entries */
     ms_pairs pairs;                /* (victim ctx, victim cpu, writer ctx, writer cpu) */
 };
 
@@ -95,7 +99,8 @@ int ms_coh_create(ms_sim *sim)
         return -1;
     sim->coh = coh;
     sim->inval_mark = MS_META_INVAL;
-    sim->evictor_limit = MS_META_INVAL - 1;   /* ctx + 1 must stay below the mark */
+    sim->present_mark = MS_META_PRESENT;
+    sim->evictor_limit = MS_META_PRESENT - 1;   /* ctx + 1 must stay below the marks */
     coh->shared_from = cfg->shared_from ? cfg->shared_from : cfg->nlevels;
     unsigned s = (unsigned)coh->shared_from;
     uint32_t unit = cfg->coherence_unit ? cfg->coherence_unit : cfg->level[s - 1].line;
@@ -112,7 +117,8 @@ int ms_coh_create(ms_sim *sim)
     ms_linemeta_init(&sim->meta, words, &sim->mem);
     sim->scratch_bytes = words * sizeof(uint32_t);
     sim->scratch = ms_mem_alloc(&sim->mem, sim->scratch_bytes);
-    coh->dir_bytes = (DIR_PROCS + PROC_WORDS * (size_t)np) * sizeof(uint64_t);
+    coh->dir_pending = DIR_PROCS + PROC_WORDS * (size_t)np;
+    coh->dir_bytes = (coh->dir_pending + 2 * DIR_NPENDING) * sizeof(uint64_t);
     ms_linemeta_init(&coh->dir, (unsigned)(coh->dir_bytes / sizeof(uint32_t)), &sim->mem);
     coh->dir_scratch = ms_mem_alloc(&sim->mem, coh->dir_bytes);
     coh->private_cache_bytes = np * s * sizeof(ms_cache);
@@ -201,13 +207,14 @@ static void round_close(ms_sim *sim, uint64_t *d, int closer)
         pattern = nc <= 1 ? MS_PAT_SPSC : MS_PAT_SPMC;
     else
         pattern = nc <= 1 ? MS_PAT_MPSC : MS_PAT_MPMC;
+    uint64_t *pending = d + sim->coh->dir_pending;
     for (int i = 0; i < DIR_NPENDING; i++) {
-        uint64_t key = d[DIR_PENDING + 2 * i];
+        uint64_t key = pending[2 * i];
         if (!(key & PENDING_VALID))
             continue;
         ms_counters *c = row(sim, (uint32_t)key, (unsigned)(key >> 32) & 0xffu);
-        c->pattern[(key & PENDING_COLD) ? MS_PAT_COLD_START : pattern] += d[DIR_PENDING + 2 * i + 1];
-        d[DIR_PENDING + 2 * i] = d[DIR_PENDING + 2 * i + 1] = 0;
+        c->pattern[(key & PENDING_COLD) ? MS_PAT_COLD_START : pattern] += pending[2 * i + 1];
+        pending[2 * i] = pending[2 * i + 1] = 0;
     }
     d[DIR_PRODUCERS] = d[DIR_CONSUMERS] = 0;
 }
@@ -222,12 +229,13 @@ static void round_write(ms_sim *sim, uint64_t *d, unsigned p)
 
 /* A communication miss of (ctx, p) joins the round's pending list (bounded: on overflow it is
  * added to the entry of the same (ctx, cpu), else to the last entry); a read makes p a consumer. */
-static void round_miss(uint64_t *d, unsigned p, uint32_t ctx, int cold, int write)
+static void round_miss(const ms_coherence *coh, uint64_t *d, unsigned p, uint32_t ctx, int cold, int write)
 {
+    uint64_t *pending = d + coh->dir_pending;
     uint64_t key = ctx | (uint64_t)p << 32 | (cold ? PENDING_COLD : 0) | PENDING_VALID;
     int slot = -1, same_proc = -1;
     for (int i = 0; i < DIR_NPENDING && slot < 0; i++) {
-        uint64_t k = d[DIR_PENDING + 2 * i];
+        uint64_t k = pending[2 * i];
         if (k == key || !k)
             slot = i;
         else if ((k & 0xffffffffffull) == (key & 0xffffffffffull))
@@ -236,8 +244,8 @@ static void round_miss(uint64_t *d, unsigned p, uint32_t ctx, int cold, int writ
     if (slot < 0)
         slot = same_proc >= 0 ? same_proc : DIR_NPENDING - 1;
     else
-        d[DIR_PENDING + 2 * slot] = key;
-    d[DIR_PENDING + 2 * slot + 1]++;
+        pending[2 * slot] = key;
+    pending[2 * slot + 1]++;
     if (!write)
         d[DIR_CONSUMERS] |= 1ull << p;
 }
@@ -245,9 +253,11 @@ static void round_miss(uint64_t *d, unsigned p, uint32_t ctx, int cold, int writ
 /* ---- coherence actions ---- */
 
 /* Apply fn to every line of unit held in processor q's private levels: lines of level k are
- * numbered in that level's line size (the unit holds whole lines of every private level). */
-typedef int (*line_action)(ms_sim *sim, const ms_view *v, int level, uint64_t line, uint32_t ctx,
-                           ms_counters *c);
+ * numbered in that level's line size (the unit holds whole lines of every private level).
+ * A line's record says whether a level holds it now (MS_META_PRESENT), so only the levels
+ * that do are searched. */
+typedef int (*line_action)(ms_sim *sim, const ms_view *v, int level, uint64_t line, uint32_t *rec,
+                           uint32_t ctx, ms_counters *c);
 
 static int each_private_line(ms_sim *sim, unsigned q, uint64_t unit, line_action fn, uint32_t ctx,
                              ms_counters *c)
@@ -258,23 +268,26 @@ static int each_private_line(ms_sim *sim, unsigned q, uint64_t unit, line_action
     for (int k = 0; k < coh->shared_from; k++) {
         unsigned per_unit = coh->unit_shift - sim->line_shift[k];
         uint64_t first = unit << per_unit;
-        for (uint64_t i = 0; i < (1ull << per_unit); i++)
-            found |= fn(sim, v, k, first + i, ctx, c);
+        for (uint64_t i = 0; i < (1ull << per_unit); i++) {
+            uint32_t *rec = ms_line_record(sim, k, first + i);
+            if (rec[v->held_word[k]] & MS_META_PRESENT)
+                found |= fn(sim, v, k, first + i, rec, ctx, c);
+        }
     }
     return found;
 }
 
 /* Invalidation of one line: taken out, marked in its record (the next miss on it is a
  * coherence miss), dirty data written back to the first shared level (or memory). */
-static int invalidate_line(ms_sim *sim, const ms_view *v, int level, uint64_t line, uint32_t ctx,
-                           ms_counters *c)
+static int invalidate_line(ms_sim *sim, const ms_view *v, int level, uint64_t line, uint32_t *rec,
+                           uint32_t ctx, ms_counters *c)
 {
     uint32_t aux;
     uint64_t tag = ms_cache_remove(v->cache[level], line, &aux);
     if (tag == MS_TAG_EMPTY)
         return 0;
-    uint32_t *rec = ms_line_record(sim, level, line);
-    rec[v->held_word[level]] |= MS_META_HELD | MS_META_INVAL;
+    uint32_t *held = &rec[v->held_word[level]];
+    *held = (*held | MS_META_HELD | MS_META_INVAL) & ~MS_META_PRESENT;
     if (level == 0)
         rec[v->fa_word[0]] = aux;
     if (tag & MS_TAG_DIRTY)
@@ -283,9 +296,10 @@ static int invalidate_line(ms_sim *sim, const ms_view *v, int level, uint64_t li
 }
 
 /* Downgrade of one line M -> S: its dirty data is written back to the first shared level. */
-static int clean_line(ms_sim *sim, const ms_view *v, int level, uint64_t line, uint32_t ctx,
-                      ms_counters *c)
+static int clean_line(ms_sim *sim, const ms_view *v, int level, uint64_t line, uint32_t *rec,
+                      uint32_t ctx, ms_counters *c)
 {
+    (void)rec;
     if (!ms_cache_clean(v->cache[level], line))
         return 0;
     ms_write_back(sim, v, sim->coh->shared_from, line << sim->line_shift[level], ctx, c);
@@ -384,7 +398,8 @@ static line_result coh_line(ms_sim *sim, unsigned p, uint64_t lo, uint64_t hi, u
     int upgrade;
     int source = acquire(sim, d, unit, p, ctx, c, flags, touched, &upgrade);
 
-    o->served = ms_simulate_line(sim, &coh->views[p], lo, write, ctx, c, o);
+    const ms_view *v = &coh->views[p];
+    o->served = ms_simulate_line(sim, v, v->cache[0], v->fa[0], lo, write, ctx, c, o);
     int s = coh->shared_from, n = sim->nlevels;
     line_result r = {sim->stall[o->served], o->served >= s, 0};
     if (!(d[DIR_SHARERS] & bit)) {   /* a fresh copy: touched bytes count from here */
@@ -402,7 +417,7 @@ static line_result coh_line(ms_sim *sim, unsigned p, uint64_t lo, uint64_t hi, u
         int coherence_miss = r.left_private && o->cause[s - 1] == MS_CAUSE_INVAL;
         int cold_start = r.left_private && first_reference && others_wrote;
         if (coherence_miss || cold_start)
-            round_miss(d, p, ctx, !coherence_miss, write != 0);
+            round_miss(coh, d, p, ctx, !coherence_miss, write != 0);
     }
     if (r.left_private) {
         if (!write && coh->mesi && d[DIR_SHARERS] == bit && !(d[DIR_OWNER] & DIR_OWNER_CPU))
@@ -446,7 +461,8 @@ int ms_coh_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsig
         uint64_t hi = line_end < last_byte ? line_end : last_byte;
         ms_line_outcome o;
         line_result r = coh_line(sim, cpu, lo, hi, flags, ctx, c, &o);
-        ms_merge_outcome(&merged, &o);
+        if (o.served)
+            ms_merge_outcome(&merged, &o);
         if (r.stall > stall)
             stall = r.stall;
         left_private |= r.left_private;
@@ -455,7 +471,8 @@ int ms_coh_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsig
             break;
         lo = hi + 1;
     }
-    ms_commit_misses(sim, ctx, c, write, &merged);
+    if (merged.served)
+        ms_commit_misses(sim, ctx, c, write, &merged);
     if (write)
         c->stall_write += stall;
     else
@@ -479,7 +496,7 @@ void ms_coh_finish(ms_sim *sim)
         uint64_t *chunk = (uint64_t *)(void *)coh->dir.slots[i].words;
         for (size_t u = 0; u < MS_META_CHUNK_LINES; u++) {
             uint64_t *d = chunk + u * words;
-            if (d[DIR_PRODUCERS] | d[DIR_CONSUMERS] | d[DIR_PENDING])
+            if (d[DIR_PRODUCERS] | d[DIR_CONSUMERS] | d[coh->dir_pending])
                 round_close(sim, d, -1);
         }
     }

@@ -72,6 +72,6 @@ uint32_t *ms_linemeta_lookup_slow(ms_linemeta *lm, uint64_t key)
         slot->chunk = chunk;
         lm->nchunks++;
     }
-    lm->recent[chunk & (MS_META_RECENT - 1)] = *slot;
+    lm->recent[ms_meta_recent(chunk)] = *slot;
     return slot->words + (key & (MS_META_CHUNK_LINES - 1)) * lm->words_per_line;
 }

@@ -150,14 +150,14 @@ static void fill_level(ms_sim *sim, const ms_view *v, int level, uint64_t line, 
     uint32_t victim_node;
     uint64_t victim = ms_cache_fill(v->cache[level], line, dirty, rec[v->fa_word[0]], &victim_node);
     uint32_t *held = &rec[v->held_word[level]];
-    *held = (*held | MS_META_HELD) & ~sim->inval_mark;
+    *held = (*held | MS_META_HELD | sim->present_mark) & ~sim->inval_mark;
     if (victim == MS_TAG_EMPTY)
         return;
     uint64_t victim_line = victim >> 1;
     uint32_t *victim_rec = ms_line_record(sim, level, victim_line);
     uint32_t evictor = ctx < sim->evictor_limit ? ctx + 1 : 0;
     /* Stores only (the victim's record is seldom in the host's cache): the level held the
-     * victim, so its held bit is set already. */
+     * victim, so its held bit is set already; its present mark goes. */
     victim_rec[v->held_word[level]] = MS_META_HELD | evictor;
     if (level == 0)
         victim_rec[v->fa_word[0]] = victim_node;
@@ -177,15 +177,15 @@ static void classify_miss(const ms_sim *sim, int level, uint32_t word, int fa_hi
         out->evictor[level] = 0;
     } else {
         out->cause[level] = fa_hit ? MS_CAUSE_CONFLICT : MS_CAUSE_CAPACITY;
-        out->evictor[level] = word & MS_META_EVICTOR_MASK;
+        out->evictor[level] = word & sim->evictor_limit;
     }
 }
 
 /* The L1 miss path of one line (byte address addr): reference the L1 shadow, look up the
  * lower levels, classify every miss, then fill from the serving level upwards. One record
  * lookup serves all levels when their lines are the same size. Returns the serving level. */
-static int simulate_miss(ms_sim *sim, const ms_view *v, uint64_t addr, unsigned write, uint32_t ctx,
-                         ms_counters *c, ms_line_outcome *out)
+int ms_simulate_miss(ms_sim *sim, const ms_view *v, uint64_t addr, unsigned write, uint32_t ctx,
+                     ms_counters *c, ms_line_outcome *out)
 {
     int n = sim->nlevels, k;
     uint64_t line[MS_MAX_LEVELS];
@@ -207,27 +207,6 @@ static int simulate_miss(ms_sim *sim, const ms_view *v, uint64_t addr, unsigned 
     for (int j = k - 1; j >= 0; j--)
         fill_level(sim, v, j, line[j], rec[j], j == 0 ? write : 0, ctx, c);
     return k;
-}
-
-/* One line of a reference; the L1 hit is inlined. l1 and fa0 are v's L1 and its shadow
- * (passed apart so that the one-processor path addresses sim->cache[0] directly). Returns
- * the serving level (out is only written on a miss). */
-static inline int simulate_line(ms_sim *sim, const ms_view *v, ms_cache *l1, ms_fa *fa0,
-                                uint64_t addr, unsigned write, uint32_t ctx, ms_counters *c,
-                                ms_line_outcome *out)
-{
-    uint64_t line = addr >> sim->l1_shift;
-    int way = ms_cache_lookup(l1, line, write);
-    if (way < 0)
-        return simulate_miss(sim, v, addr, write, ctx, c, out);
-    ms_fa_touch(fa0, line, ms_cache_aux(l1, line, way));
-    return 0;
-}
-
-int ms_simulate_line(ms_sim *sim, const ms_view *v, uint64_t addr, unsigned write, uint32_t ctx,
-                     ms_counters *c, ms_line_outcome *out)
-{
-    return simulate_line(sim, v, v->cache[0], v->fa[0], addr, write, ctx, c, out);
 }
 
 static inline void commit_misses(ms_sim *sim, uint32_t ctx, ms_counters *c, unsigned write,
@@ -279,7 +258,7 @@ static int simulate_lines(ms_sim *sim, uint64_t first, uint64_t last, unsigned w
     ms_counters *c = &sim->ctrs[ctx];
     for (uint64_t line = first;; line++) {
         ms_line_outcome o;
-        o.served = simulate_line(sim, &sim->view0, &sim->cache[0], &sim->fa[0], line << sim->l1_shift,
+        o.served = ms_simulate_line(sim, &sim->view0, &sim->cache[0], &sim->fa[0], line << sim->l1_shift,
                                  write, ctx, c, &o);
         ms_merge_outcome(&merged, &o);
         if (line == last)
@@ -327,7 +306,7 @@ __attribute__((noinline)) static int access_general(ms_sim *sim, unsigned cpu, u
     uint64_t last = (addr + (size ? size - 1 : 0)) >> sim->l1_shift;
     if (first == last) {
         ms_line_outcome o;
-        if (simulate_line(sim, &sim->view0, &sim->cache[0], &sim->fa[0], addr, write, ctx,
+        if (ms_simulate_line(sim, &sim->view0, &sim->cache[0], &sim->fa[0], addr, write, ctx,
                           &sim->ctrs[ctx], &o) == 0)
             return 0;
         commit(sim, ctx, &sim->ctrs[ctx], write, &o);

@@ -197,6 +197,10 @@ int ms_fa_access(ms_fa *fa, uint64_t line);
 /* Multiprocessor records only: bit 30 of a private level's word marks a line taken away by an
  * invalidation and not refetched since (evictors are then limited to 30 bits). */
 #define MS_META_INVAL 0x40000000u
+/* ... and bit 29 marks a line the level holds now (set on fill, cleared on eviction and
+ * invalidation), so coherence actions skip the levels that cannot hold it without searching
+ * their sets (evictors are then limited to 29 bits). */
+#define MS_META_PRESENT 0x20000000u
 
 typedef struct {
     uint64_t chunk;        /* chunk number + 1, 0 = free slot */
@@ -210,7 +214,7 @@ typedef struct {
 typedef struct {
     ms_meta_slot *slots;   /* open addressing hash of chunks */
     size_t nslots, nchunks;
-    ms_meta_slot recent[MS_META_RECENT];   /* chunk c is cached in entry c % MS_META_RECENT */
+    ms_meta_slot recent[MS_META_RECENT];   /* chunk c is cached in entry ms_meta_recent(c) */
     unsigned words_per_line;
     ms_mem *mem;
 } ms_linemeta;
@@ -221,10 +225,17 @@ void ms_linemeta_free(ms_linemeta *lm);
 /* The words of line key (created zeroed on first use), or NULL when out of memory. */
 uint32_t *ms_linemeta_lookup_slow(ms_linemeta *lm, uint64_t key);
 
+/* The recent-chunk entry of chunk: a multiplicative hash, so that chunks a power of two apart
+ * (threads working on equal shares of one array) do not evict each other. */
+static inline unsigned ms_meta_recent(uint64_t chunk)
+{
+    return (unsigned)((chunk * 0x9E3779B97F4A7C15ull) >> 58) & (MS_META_RECENT - 1);
+}
+
 static inline uint32_t *ms_linemeta_lookup(ms_linemeta *lm, uint64_t key)
 {
     uint64_t chunk = (key >> MS_META_CHUNK_SHIFT) + 1;
-    const ms_meta_slot *e = &lm->recent[chunk & (MS_META_RECENT - 1)];
+    const ms_meta_slot *e = &lm->recent[ms_meta_recent(chunk)];
     if (e->chunk == chunk)
         return e->words + (key & (MS_META_CHUNK_LINES - 1)) * lm->words_per_line;
     return ms_linemeta_lookup_slow(lm, key);
@@ -293,7 +304,9 @@ struct ms_sim {
     uint32_t scratch_inline[2 * MS_MAX_LEVELS];
     ms_view view0;                 /* the one processor's view (nprocs == 1) */
     uint32_t inval_mark;           /* MS_META_INVAL with coherence, else 0 */
-    uint32_t evictor_limit;        /* contexts below it are recorded as evictors */
+    uint32_t present_mark;         /* MS_META_PRESENT with coherence, else 0 */
+    uint32_t evictor_limit;        /* contexts below it are recorded as evictors; also the
+                                    * mask of a held word's evictor bits */
     ms_pairs pairs;                /* (level, victim, evictor) replacement pairs */
     ms_coherence *coh;             /* NULL with one processor */
     ms_hier_config cfg;
@@ -310,8 +323,22 @@ typedef struct {
 
 /* Hierarchy operations shared by both paths (sim.c). c is the accessing (ctx, cpu)'s counters. */
 uint32_t *ms_line_record(ms_sim *sim, int level, uint64_t line);
-int ms_simulate_line(ms_sim *sim, const ms_view *v, uint64_t addr, unsigned write, uint32_t ctx,
+/* The L1 miss path of one line (byte address addr) in view v: returns the serving level. */
+int ms_simulate_miss(ms_sim *sim, const ms_view *v, uint64_t addr, unsigned write, uint32_t ctx,
                      ms_counters *c, ms_line_outcome *out);
+/* One line of a reference in view v; the L1 hit is inlined. l1 and fa0 are v's L1 and its
+ * shadow (passed apart so that the one-processor path addresses sim->cache[0] directly).
+ * Returns the serving level (out is only written on a miss). */
+static inline int ms_simulate_line(ms_sim *sim, const ms_view *v, ms_cache *l1, ms_fa *fa0, uint64_t addr,
+                                   unsigned write, uint32_t ctx, ms_counters *c, ms_line_outcome *out)
+{
+    uint64_t line = addr >> sim->l1_shift;
+    int way = ms_cache_lookup(l1, line, write);
+    if (way < 0)
+        return ms_simulate_miss(sim, v, addr, write, ctx, c, out);
+    ms_fa_touch(fa0, line, ms_cache_aux(l1, line, way));
+    return 0;
+}
 void ms_write_back(ms_sim *sim, const ms_view *v, int level, uint64_t addr, uint32_t ctx, ms_counters *c);
 /* Fold one line's outcome into a reference's (deepest serving level, first cause per level). */
 void ms_merge_outcome(ms_line_outcome *merged, const ms_line_outcome *o);
