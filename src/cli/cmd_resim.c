@@ -72,6 +72,13 @@ static int parse_options(int argc, char **argv, resim_opts *o, int *done)
     return 0;
 }
 
+/* Without --interleave, the order the recording was made with (interleaved if not noted). */
+static void resolve_interleave(resim_opts *o, json_t *meta)
+{
+    const char *recorded = json_string_value(json_object_get(meta, "interleave"));
+    if (!o->cache.interleave && recorded && strcmp(recorded, "piped") == 0) o->mode = MS_INTERLEAVE_PIPED;
+}
+
 /* DIR/meta.json, checked. NULL after an error. */
 static json_t *read_meta(const char *dir)
 {
@@ -201,6 +208,7 @@ int ms_cmd_resim(int argc, char **argv)
     if (!meta) return MS_EXIT_USAGE;
     ms_db *db = NULL;
     char err[1024];
+    resolve_interleave(&o, meta);
     if ((rc = resolve_config(&o, meta)) != 0 || (rc = ms_run_outputs_open("resim", &o.out, &out)) != 0) {
         json_decref(meta);
         return rc;

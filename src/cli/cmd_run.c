@@ -427,7 +427,8 @@ int ms_cmd_run(int argc, char **argv)
         rc = ms_cli_error("run", "%s", err);
         goto out;
     }
-    if (o.record_dir && (rc = ms_record_dir_prepare("run", o.record_dir, path, o.prog_argv, o.prog_argc, &o.cfg)) != 0)
+    if (o.record_dir && (rc = ms_record_dir_prepare("run", o.record_dir, path, o.prog_argv, o.prog_argc, &o.cfg,
+                                                   o.mode == MS_INTERLEAVE_PIPED ? "piped" : "interleaved")) != 0)
         goto out;
     if (!(dir = make_raw_dir(&o.cfg))) {
         rc = MS_EXIT_USAGE;

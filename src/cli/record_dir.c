@@ -63,19 +63,21 @@ static int check_reusable(const char *cmd, const char *dir, const char *prog_pat
     return rc;
 }
 
-static json_t *meta_json(const char *prog_path, char **argv, int argc, const ms_hier_config *cfg)
+static json_t *meta_json(const char *prog_path, char **argv, int argc, const ms_hier_config *cfg,
+                         const char *interleave)
 {
     char cwd[PATH_MAX], spec[512];
     ms_config_format(cfg, spec, sizeof spec);
     json_t *args = json_array();
     for (int i = 0; i < argc; i++) json_array_append_new(args, json_string(argv[i]));
-    return json_pack("{s:s, s:i, s:s, s:o, s:s?, s:s, s:s}", "format", MS_RECORD_FORMAT, "version",
+    return json_pack("{s:s, s:i, s:s, s:o, s:s?, s:s, s:s, s:s}", "format", MS_RECORD_FORMAT, "version",
                      (int)MS_STREAM_VERSION, "program", prog_path, "args", args, "cwd",
-                     getcwd(cwd, sizeof cwd), "config", spec, "memspy_version", MEMSPY_VERSION);
+                     getcwd(cwd, sizeof cwd), "config", spec, "interleave", interleave, "memspy_version",
+                     MEMSPY_VERSION);
 }
 
 int ms_record_dir_prepare(const char *cmd, const char *dir, const char *prog_path, char **argv, int argc,
-                          const ms_hier_config *cfg)
+                          const ms_hier_config *cfg, const char *interleave)
 {
     if (mkdir(dir, 0777) < 0 && errno != EEXIST)
         return ms_cli_error(cmd, "--record %s: cannot create the directory: %s", dir, strerror(errno));
@@ -90,7 +92,7 @@ int ms_record_dir_prepare(const char *cmd, const char *dir, const char *prog_pat
     int rc = check_reusable(cmd, abs, program);
     if (rc) return rc;
     snprintf(meta_path, sizeof meta_path, "%s/%s", abs, MS_RECORD_META);
-    json_t *meta = meta_json(program, argv, argc, cfg);
+    json_t *meta = meta_json(program, argv, argc, cfg, interleave);
     if (!meta || json_dump_file(meta, meta_path, JSON_INDENT(2)) < 0)
         rc = ms_cli_error(cmd, "--record %s: cannot write %s", dir, meta_path);
     json_decref(meta);

@@ -10,10 +10,11 @@
 
 /* Before the program starts: create dir if missing, refuse one that is not writable or holds
  * anything but an earlier recording of the same program (whose files are then removed),
- * write meta.json and export MEMSPY_RECORD_DIR. Returns 0, or MS_EXIT_USAGE after
+ * write meta.json (with the configuration and the interleave, "interleaved" or "piped",
+ * that resim uses by default) and export MEMSPY_RECORD_DIR. Returns 0, or MS_EXIT_USAGE after
  * "memspy CMD: ...". */
 int ms_record_dir_prepare(const char *cmd, const char *dir, const char *prog_path, char **argv, int argc,
-                          const ms_hier_config *cfg);
+                          const ms_hier_config *cfg, const char *interleave);
 
 /* After it ran: copy the raw profile into dir/profile.raw. Returns 0, or -1 after an error. */
 int ms_record_dir_keep_raw(const char *cmd, const char *dir, const char *raw_path);

@@ -210,7 +210,9 @@ int ms_reference_key_order(const void *a, const void *b)
 int ms_reference_order(const void *a, const void *b)
 {
     const ms_reference_stat *x = a, *y = b;
-    uint64_t cx = x->c.level[0].cause[MS_CAUSE_INVAL], cy = y->c.level[0].cause[MS_CAUSE_INVAL];
+    /* Coherence traffic first: the misses an invalidation caused plus those received. */
+    uint64_t cx = x->c.level[0].cause[MS_CAUSE_INVAL] + x->c.inval.received;
+    uint64_t cy = y->c.level[0].cause[MS_CAUSE_INVAL] + y->c.inval.received;
     if (cx != cy) return cx < cy ? 1 : -1;
     uint64_t mx = ms_counters_misses(&x->c, 0), my = ms_counters_misses(&y->c, 0);
     if (mx != my) return mx < my ? 1 : -1;

@@ -75,7 +75,8 @@ typedef struct {
 } ms_reference_stat;
 
 /* qsort orders of per-reference rows: by key (file, line, code, data, kind, cpu), and the
- * model's order (L1 coherence misses, then L1 misses, descending; ties by key). */
+ * model's order (L1 coherence misses plus invalidations received, then L1 misses,
+ * descending; ties by key). */
 int ms_reference_key_order(const void *a, const void *b);
 int ms_reference_order(const void *a, const void *b);
 
@@ -116,8 +117,8 @@ typedef struct {
     uint32_t nprocs;
     char *interleave;                     /* "interleaved" or "piped", NULL if not replayed */
     ms_proc_stat *procs; size_t nprocs_stat;
-    ms_reference_stat *refs; size_t nrefs;   /* sorted (ms_reference_order): L1 coherence misses,
-                                             * then L1 misses, descending */
+    ms_reference_stat *refs; size_t nrefs;   /* sorted (ms_reference_order): coherence
+                                             * misses + invalidations, then misses */
 } ms_model;
 
 /* Initialise to an empty model. */

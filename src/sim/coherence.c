@@ -265,11 +265,16 @@ static int each_private_line(ms_sim *sim, unsigned q, uint64_t unit, line_action
     ms_coherence *coh = sim->coh;
     const ms_view *v = &coh->views[q];
     int found = 0;
+    uint64_t rec_key = UINT64_MAX;   /* levels with equal line sizes share a record */
+    uint32_t *rec = NULL;
     for (int k = 0; k < coh->shared_from; k++) {
         unsigned per_unit = coh->unit_shift - sim->line_shift[k];
         uint64_t first = unit << per_unit;
         for (uint64_t i = 0; i < (1ull << per_unit); i++) {
-            uint32_t *rec = ms_line_record(sim, k, first + i);
+            if (((first + i) << sim->meta_shift[k]) != rec_key) {
+                rec_key = (first + i) << sim->meta_shift[k];
+                rec = ms_line_record(sim, k, first + i);
+            }
             if (rec[v->held_word[k]] & MS_META_PRESENT)
                 found |= fn(sim, v, k, first + i, rec, ctx, c);
         }
