@@ -67,4 +67,21 @@ robust rt_threads crash 139 3
 expect "crash: raw file flagged incomplete (signal 11)" "$(sed -n 1p check.out)" "1 1 11 0"
 robust rt_threads exit_thread 5 3
 expect "exit from a thread: normal exit 5" "$(sed -n 1p check.out)" "0 0 5 0"
+
+# The same through `memspy run`: the replay of every such recording ends too, the program's
+# exit status comes through, and the result has one processor per thread (64 at most).
+# runs MODE STATUS PROCS
+runs() {
+    set +e
+    timeout 120 "$MEMSPY" run --no-report --json "run-$1.json" -- ./rt_threads "$1" >/dev/null 2>run.err; st=$?
+    set -e
+    expect "memspy run $1: exit status" "$st" "$2"
+    expect "memspy run $1: processors" "$(jq .nprocs "run-$1.json" 2>/dev/null)" "$3"
+}
+runs blocked 0 6
+runs detached 0 5
+runs exit_locked 0 2
+runs many 0 64
+runs crash 139 3
+expect "memspy run crash: the result is marked incomplete" "$(jq .run.incomplete run-crash.json)" true
 [ "$FAILS" -eq 0 ] || exit 1
