@@ -26,6 +26,25 @@ static int list_presets(void)
     return 0;
 }
 
+/* The multiprocessor a multithreaded program is simulated on. */
+static void show_multiprocessor(const ms_hier_config *cfg)
+{
+    printf("Multithreaded programs:\n  processors: ");
+    if (cfg->nprocs) printf("%u", cfg->nprocs);
+    else fputs("one per thread (at most " MS_STR(MS_MAX_PROCS) ")", stdout);
+    if (cfg->shared_from > 0 && cfg->shared_from < cfg->nlevels)
+        printf(", L%d and below shared", cfg->shared_from + 1);
+    else
+        fputs(", every level private", stdout);
+    printf(", %s, ", cfg->protocol == MS_PROTO_MSI ? "MSI" : "MESI");
+    if (cfg->coherence_unit) printf("%u-byte coherence unit", cfg->coherence_unit);
+    else fputs("line-sized coherence unit", stdout);
+    if (cfg->nnodes > 1)
+        printf(", %u nodes (remote misses: %u cycles)", cfg->nnodes,
+               cfg->remote_latency ? cfg->remote_latency : 2 * cfg->mem_latency);
+    putchar('\n');
+}
+
 static int show_config(const ms_cache_opts *opts)
 {
     ms_hier_config cfg;
@@ -34,6 +53,7 @@ static int show_config(const ms_cache_opts *opts)
     ms_config_format(&cfg, spec, sizeof spec);
     printf("Cache hierarchy (%s%s):\n", cfg.preset[0] ? "preset " : "custom", cfg.preset);
     ms_fmt_hierarchy(stdout, &cfg, "  ");
+    show_multiprocessor(&cfg);
     printf("Canonical spec: %s\n", spec);
     return 0;
 }

@@ -275,7 +275,6 @@ static int each_private_line(ms_sim *sim, unsigned q, uint64_t unit, line_action
                 rec_key = (first + i) << sim->meta_shift[k];
                 rec = ms_line_record(sim, k, first + i);
             }
-            if (rec != ms_line_record(sim, k, first + i)) __builtin_trap();
             if (rec[v->held_word[k]] & MS_META_PRESENT)
                 found |= fn(sim, v, k, first + i, rec, ctx, c);
         }

@@ -33,6 +33,15 @@ expect_fail "bad config file key" "--config $WORK/bad.cfg: line 2: unknown key '
 expect_fail "missing config file" "--config $WORK/none.cfg: No such file" \
     "$MEMSPY" run --config "$WORK/none.cfg" -- "$WORK/prog.sh"
 expect_fail "config --show checks too" "--cache: L1 line 48" "$MEMSPY" config --show --cache L1=32K:8:48:4
+expect_fail "--procs 0 refused" "--procs: '0' is not a whole number in 1..64" "$MEMSPY" config --show --procs 0
+expect_fail "--procs 65 refused" "--procs: '65'" "$MEMSPY" config --show --procs 65
+expect_fail "--coherence-unit not a power of two" "--coherence-unit: '48'" "$MEMSPY" config --show --coherence-unit 48
+expect_fail "--coherence-unit smaller than a line" "cache configuration:" "$MEMSPY" config --show --coherence-unit 32
+expect_fail "--shared L1 refused" "--shared: 'L1'" "$MEMSPY" config --show --shared L1
+expect_fail "--shared beyond the hierarchy" "--shared: 'L3'" "$MEMSPY" config --show --preset memspy92 --shared L3
+expect_fail "--protocol moesi refused" "--protocol: 'moesi' is neither mesi nor msi" "$MEMSPY" config --show --protocol moesi
+expect_fail "--nodes not a number" "--nodes: 'two'" "$MEMSPY" config --show --nodes two
+expect_fail "--interleave checked before the program runs" "--interleave: 'sideways'" "$MEMSPY" run --interleave sideways -- /bin/true
 
 # Unwritable outputs.
 expect_fail "unwritable -o" "cannot write '$WORK/no/such/dir/m.txt'" \
