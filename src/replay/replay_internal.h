@@ -21,6 +21,7 @@ typedef struct replay_thread {
     const ms_replay_event *ev;     /* the current chunk's events; ev[pos] is the head */
     size_t pos, n;
     int gated;                     /* some stream CREATEs it: it starts at that CREATE */
+    uint64_t checked_chunks;       /* good chunks the pre-scan read (their CRC is not redone) */
     int started, done, complete;
     int blocked;                   /* its head could not proceed at its last attempt */
     uint64_t blocked_since;        /* replay clock when it blocked */

@@ -40,6 +40,18 @@ int ms_stream_reader_open(ms_stream_reader **out, const char *path, uint32_t ind
 /* The stream's format version (1 or 2). */
 uint32_t ms_stream_reader_version(const ms_stream_reader *s);
 
+/* From now on hand out each chunk's sync events only (*nevents counts them, possibly 0);
+ * accesses are still checked, so good and bad chunks are the same as in a full read. For
+ * scans that look for sync events (the replay's CREATE pre-scan): it saves storing accesses. */
+void ms_stream_reader_syncs_only(ms_stream_reader *s);
+
+/* Number of good chunks handed out so far. */
+uint64_t ms_stream_reader_good_chunks(const ms_stream_reader *s);
+
+/* The first nchunks chunks of this file were found good (CRC included) by an earlier reader
+ * (the replay's pre-scan): skip their CRC, keep every other check. */
+void ms_stream_reader_trust(ms_stream_reader *s, uint64_t nchunks);
+
 /* Decode the next chunk. On MS_SR_CHUNK, *events points to *nevents events valid until the next
  * call. After MS_SR_END or MS_SR_BAD the reader stays at that point (further calls repeat it). */
 int ms_stream_reader_next(ms_stream_reader *s, const ms_replay_event **events, size_t *nevents, char *err,

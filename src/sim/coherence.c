@@ -52,6 +52,8 @@ struct ms_coherence {
     uint64_t *dir_scratch;         /* stands in for a directory record when out of memory */
     size_t dir_bytes;              /* bytes of one directory record */
     size_t dir_pending;            /* first word of a record's pending entries */
+    uint64_t last_unit[MS_MAX_PROCS];   /* per processor: the unit it accessed last + 1 (0: */
+    uint64_t *last_dir[MS_MAX_PROCS];   /* none) and that unit's record */
     ms_pairs pairs;                /* (victim ctx, victim cpu, writer ctx, writer cpu) */
 };
 
@@ -173,6 +175,19 @@ static uint64_t *dir_record(ms_coherence *coh, uint64_t unit)
     return coh->dir_scratch;
 }
 
+/* The directory record of unit accessed by processor p: a processor's consecutive accesses
+ * mostly stay in one unit, so the record of its last one is kept at hand (never the scratch
+ * record, which must be zeroed for each use). */
+static inline uint64_t *proc_dir_record(ms_coherence *coh, unsigned p, uint64_t unit)
+{
+    if (coh->last_unit[p] == unit + 1)
+        return coh->last_dir[p];
+    uint64_t *d = dir_record(coh, unit);
+    coh->last_unit[p] = d != coh->dir_scratch ? unit + 1 : 0;
+    coh->last_dir[p] = d;
+    return d;
+}
+
 static inline uint64_t *proc_words(uint64_t *d, unsigned p) { return d + DIR_PROCS + PROC_WORDS * p; }
 
 static inline ms_counters *row(ms_sim *sim, uint32_t ctx, unsigned cpu)
@@ -265,16 +280,18 @@ static int each_private_line(ms_sim *sim, unsigned q, uint64_t unit, line_action
     ms_coherence *coh = sim->coh;
     const ms_view *v = &coh->views[q];
     int found = 0;
-    uint64_t rec_key = UINT64_MAX;   /* levels with equal line sizes share a record */
-    uint32_t *rec = NULL;
+    /* A unit's L1 lines lie in one chunk of records when it holds at most a chunk's worth:
+     * then the records of every level's lines are found by stepping from the unit's first
+     * record (that of each level's first line). */
+    unsigned l1_per_unit = coh->unit_shift - sim->l1_shift;
+    uint32_t *unit_rec = l1_per_unit <= MS_META_CHUNK_SHIFT ? ms_line_record(sim, 0, unit << l1_per_unit) : NULL;
+    int step = unit_rec && unit_rec != sim->scratch;
     for (int k = 0; k < coh->shared_from; k++) {
         unsigned per_unit = coh->unit_shift - sim->line_shift[k];
         uint64_t first = unit << per_unit;
+        size_t stride = ((size_t)1 << sim->meta_shift[k]) * sim->meta.words_per_line;
         for (uint64_t i = 0; i < (1ull << per_unit); i++) {
-            if (((first + i) << sim->meta_shift[k]) != rec_key) {
-                rec_key = (first + i) << sim->meta_shift[k];
-                rec = ms_line_record(sim, k, first + i);
-            }
+            uint32_t *rec = step ? unit_rec + i * stride : ms_line_record(sim, k, first + i);
             if (rec[v->held_word[k]] & MS_META_PRESENT)
                 found |= fn(sim, v, k, first + i, rec, ctx, c);
         }
@@ -395,8 +412,12 @@ static line_result coh_line(ms_sim *sim, unsigned p, uint64_t lo, uint64_t hi, u
     ms_coherence *coh = sim->coh;
     unsigned write = (flags & MS_ACC_WRITE) ? MS_TAG_DIRTY : 0u;
     uint64_t unit = lo >> coh->unit_shift, bit = 1ull << p;
-    uint64_t *d = dir_record(coh, unit);
+    uint64_t *d = proc_dir_record(coh, p, unit);
     uint64_t *me = proc_words(d, p);
+    /* Streams walk units in order: ask the host for the next unit's record (the next one in
+     * its chunk; a prefetch past the chunk's end is harmless) while this one is worked on. */
+    __builtin_prefetch((const void *)((uintptr_t)d + coh->dir_bytes));
+    __builtin_prefetch((const void *)((uintptr_t)me + coh->dir_bytes));
     uint64_t touched = granule_mask(coh, lo, hi);
     int first_reference = (uint32_t)me[PROC_LAST] == 0;
     int others_wrote = (d[DIR_WRITERS] & ~bit) != 0;

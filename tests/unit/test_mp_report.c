@@ -67,8 +67,8 @@ static void test_references(const ms_model *m)
     char *t = render(m, refs, &summed);
     CHECK_CONTAINS(t, "PER-REFERENCE STATISTICS (top 3 of 5, summed over processors)\n");
     CHECK_CONTAINS(t, "Line                 Ref                        Misses  Ratio Coher.    Total       In   Across       In   Across\n"
-                      "nbf.c:150            counters ReadWrite             20  0.200   90.0       20        0        0       16        4\n"
                       "nbf.c:141            f Read                         25  0.250   60.0       32       25        4        2        1\n"
+                      "nbf.c:150            counters ReadWrite             20  0.200   90.0       20        0        0       16        4\n"
                       "nbf.c:141            f Write                        10  0.100   50.0        8        5        1        1        1\n");
     CHECK(strstr(t, "nbf.c:30") == NULL);
     free(t);
