@@ -29,7 +29,9 @@ enum {
 enum {
     PROC_TOUCHED = 0,  /* granules touched since it fetched the unit (bit i = unit/64 bytes) */
     PROC_LAST,         /* last access: ctx + 1 (low 32 bits; 0 = never), region (high 32 bits) */
-    PROC_INVALIDATED,  /* ctx + 1 its last invalidation was counted on, until it misses again */
+    PROC_INVALIDATED,  /* low 32 bits: ctx + 1 its last invalidation was counted on, until it
+                        * misses again; high 32 bits: ctx + 1 of the access that fetched the
+                        * unit into its caches (invalidations are received on that one) */
     PROC_WORDS
 };
 
@@ -335,7 +337,11 @@ static void count_invalidation(ms_sim *sim, uint64_t *d, unsigned q, unsigned p,
 {
     ms_coherence *coh = sim->coh;
     uint64_t *victim = proc_words(d, q);
-    uint32_t victim_ctx1 = (uint32_t)victim[PROC_LAST];
+    /* The reference that fetched the copy receives it (ccSIM's Table 3 charges the read that
+     * brought the line in), else the victim's last access. */
+    uint32_t victim_ctx1 = (uint32_t)(victim[PROC_INVALIDATED] >> 32);
+    if (!victim_ctx1)
+        victim_ctx1 = (uint32_t)victim[PROC_LAST];
     if (!victim_ctx1)
         return;   /* no record of its access (out of memory) */
     ms_inval_counters *iv = &row(sim, victim_ctx1 - 1, q)->inval;
@@ -349,7 +355,7 @@ static void count_invalidation(ms_sim *sim, uint64_t *d, unsigned q, unsigned p,
     if (in_region && locked)
         iv->with_lock++;
     c->inval.sent++;
-    victim[PROC_INVALIDATED] = victim_ctx1;
+    victim[PROC_INVALIDATED] = (victim[PROC_INVALIDATED] & ~0xffffffffull) | victim_ctx1;
     ms_pairs_count(&coh->pairs, victim_ctx1 - 1, q, ctx, p);
 }
 
@@ -428,6 +434,8 @@ static line_result coh_line(ms_sim *sim, unsigned p, uint64_t lo, uint64_t hi, u
     o->served = ms_simulate_line(sim, v, v->cache[0], v->fa[0], lo, write, ctx, c, o);
     int s = coh->shared_from, n = sim->nlevels;
     line_result r = {sim->stall[o->served], o->served >= s, 0};
+    if (!(d[DIR_SHARERS] & bit) || r.left_private)   /* this access fetched the copy */
+        me[PROC_INVALIDATED] = (me[PROC_INVALIDATED] & 0xffffffffull) | (uint64_t)(ctx + 1) << 32;
     if (!(d[DIR_SHARERS] & bit)) {   /* a fresh copy: touched bytes count from here */
         me[PROC_TOUCHED] = 0;
         d[DIR_SHARERS] |= bit;
@@ -436,9 +444,9 @@ static line_result coh_line(ms_sim *sim, unsigned p, uint64_t lo, uint64_t hi, u
         int inval_miss = 0;
         for (int k = 0; k < o->served && k < s; k++)
             inval_miss |= o->cause[k] == MS_CAUSE_INVAL;
-        if (inval_miss && me[PROC_INVALIDATED]) {
+        if (inval_miss && (uint32_t)me[PROC_INVALIDATED]) {
             row(sim, (uint32_t)me[PROC_INVALIDATED] - 1, p)->inval.followed_by_miss++;
-            me[PROC_INVALIDATED] = 0;
+            me[PROC_INVALIDATED] &= ~0xffffffffull;
         }
         int coherence_miss = r.left_private && o->cause[s - 1] == MS_CAUSE_INVAL;
         int cold_start = r.left_private && first_reference && others_wrote;

@@ -55,8 +55,9 @@ typedef struct {
 } ms_level_counters;
 
 /* Invalidations (multiprocessor only; ccSIM section 3.2). "Received" ones are counted on the
- * (ctx, cpu) whose access was the victim processor's last one to the coherence unit before
- * another processor's write invalidated its copy; "sent" on the writer's (ctx, cpu). Each
+ * (ctx, cpu) whose access fetched the coherence unit into the victim processor's caches
+ * (ccSIM's per-reference attribution) before another processor's write invalidated that
+ * copy; "sent" on the writer's (ctx, cpu). Each
  * received invalidation is in exactly one of the four true/false x in/across classes. */
 typedef struct {
     uint64_t received;

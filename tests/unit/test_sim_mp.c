@@ -61,6 +61,25 @@ static void test_write_after_read_sharing(void)
     ms_sim_destroy(sim);
 }
 
+/* ccSIM's per-reference attribution: an invalidation is received by the reference that
+ * fetched the copy (the read miss of f[i] += ...), not by a later hit on it (the write). */
+static void test_received_by_fetching_reference(void)
+{
+    ms_sim *sim = sim_from_text("L1=1K:2:64:0;mem=50;procs=2");
+    CHECK_EQ_INT(rd(sim, 0, 8, 1), 1);     /* ctx 1 fetches the line on cpu 0 */
+    CHECK_EQ_INT(wr(sim, 0, 8, 2), 0);     /* ctx 2 writes it (hit, exclusive) */
+    CHECK_EQ_INT(rd(sim, 1, 8, 3), 1);     /* cpu 1 fetches it (downgrade) */
+    CHECK_EQ_INT(wr(sim, 1, 8, 4), 0);     /* and invalidates cpu 0's copy */
+    CHECK_EQ(at(sim, 1, 0)->inval.received, 1);
+    CHECK_EQ(at(sim, 1, 0)->inval.true_in, 1);
+    CHECK_EQ(at(sim, 2, 0)->inval.received, 0);
+    CHECK_EQ_INT(rd(sim, 0, 8, 1), 1);     /* the coherence miss follows: counted on ctx 1 */
+    CHECK_EQ(at(sim, 1, 0)->inval.followed_by_miss, 1);
+    CHECK_EQ(at(sim, 1, 0)->level[0].cause[MS_CAUSE_INVAL], 1);
+    CHECK_EQ(at(sim, 4, 1)->inval.sent, 1);
+    ms_sim_destroy(sim);
+}
+
 typedef struct {
     ms_invalidation seen[8];
     int n;
@@ -370,6 +389,7 @@ int main(void)
 {
     test_read_sharing();
     test_write_after_read_sharing();
+    test_received_by_fetching_reference();
     test_false_sharing();
     test_mesi_versus_msi();
     test_downgrade_and_shared_level();
