@@ -30,15 +30,17 @@ seconds() {
 }
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-echo "| program (4 threads) | native s | interleaved s | interleaved slowdown | piped s | piped slowdown |"
-echo "|---|---:|---:|---:|---:|---:|"
+echo "| program (4 threads) | native s | interleaved s | interleaved slowdown | piped s | piped slowdown | Cachegrind s | Cachegrind slowdown | interleaved / Cachegrind |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 cases | while read -r name src flag args; do
     gcc -O2 -g "$flag" -o "$WORK/$name.native" "$ROOT/$src"
     "$BUILD/bin/memspy-cc" -O2 "$flag" -o "$WORK/$name.memspy" "$ROOT/$src"
-    : >"$WORK/t.native"; : >"$WORK/t.interleaved"; : >"$WORK/t.piped"
+    : >"$WORK/t.native"; : >"$WORK/t.interleaved"; : >"$WORK/t.piped"; : >"$WORK/t.cg"
     i=0
     while [ $i -lt "$RUNS" ]; do
         (cd "$WORK" && seconds "./$name.native" $args) >>"$WORK/t.native"
+        (cd "$WORK" && seconds valgrind --tool=cachegrind --cache-sim=yes --cachegrind-out-file=/dev/null \
+            "./$name.native" $args) >>"$WORK/t.cg"
         for mode in interleaved piped; do
             (cd "$WORK" && seconds "$BUILD/bin/memspy" run --no-report --interleave $mode \
                 --result "$name.result" -- "./$name.memspy" $args) >>"$WORK/t.$mode"
@@ -46,6 +48,8 @@ cases | while read -r name src flag args; do
         i=$((i + 1))
     done
     n=$(median <"$WORK/t.native"); il=$(median <"$WORK/t.interleaved"); p=$(median <"$WORK/t.piped")
-    awk -v name="$name" -v n="$n" -v i="$il" -v p="$p" 'BEGIN {
-        printf "| %s | %.3f | %.2f | %.1fx | %.2f | %.1fx |\n", name, n, i, i / n, p, p / n }'
+    cg=$(median <"$WORK/t.cg")
+    awk -v name="$name" -v n="$n" -v i="$il" -v p="$p" -v cg="$cg" 'BEGIN {
+        printf "| %s | %.3f | %.2f | %.1fx | %.2f | %.1fx | %.2f | %.1fx | %.2f |\n",
+               name, n, i, i / n, p, p / n, cg, cg / n, i / cg }'
 done
