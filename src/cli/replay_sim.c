@@ -114,6 +114,37 @@ static int take_results(ms_raw *raw, ms_sim *sim, const ms_replay_result *res, m
     return raw->interleave && raw->config_text ? 0 : -1;
 }
 
+/* Add a note to the raw profile (shown with the result). Returns 0 or -1. */
+static int add_note(ms_raw *raw, char *text)
+{
+    if (!text) return -1;
+    char **notes = realloc(raw->notes, (raw->nnotes + 1) * sizeof *notes);
+    if (!notes) {
+        free(text);
+        return -1;
+    }
+    raw->notes = notes;
+    raw->notes[raw->nnotes++] = text;
+    return 0;
+}
+
+/* What the user should know about the replay: broken deadlocks, unattributed accesses. */
+static int note_replay(ms_raw *raw, const ms_replay_result *res, uint64_t dropped)
+{
+    char *t = NULL;
+    if (res->deadlocks_broken &&
+        (asprintf(&t, "replay: %llu waits could not be satisfied in replay order (a lock-order "
+                      "inversion, a signal without a recorded waiter, ...) and were let through "
+                      "in recorded order", (unsigned long long)res->deadlocks_broken) < 0 ||
+         add_note(raw, t) < 0))
+        return -1;
+    if (dropped && (asprintf(&t, "replay: %llu accesses without a known context were not simulated",
+                             (unsigned long long)dropped) < 0 ||
+                    add_note(raw, t) < 0))
+        return -1;
+    return 0;
+}
+
 /* "; "-joined problems of the replay, malloc'd. */
 static char *join_problems(const ms_replay_result *res)
 {
@@ -157,7 +188,7 @@ int ms_replay_into_raw(const char *cmd, const char *dir, const ms_hier_config *c
     int rc = ms_replay_run(rp, mode, c.nprocs, &sink, &res, err, sizeof err);
     if (rc < 0) {
         ms_cli_error(cmd, "replaying %s: %s", dir, err);
-    } else if (take_results(raw, s.sim, &res, mode) < 0) {
+    } else if (take_results(raw, s.sim, &res, mode) < 0 || note_replay(raw, &res, s.dropped) < 0) {
         ms_cli_error(cmd, "out of memory");
         rc = -1;
     } else if (rc > 0) {
