@@ -121,16 +121,18 @@ static void map_events(ms_thread_data *d, uint32_t n, ms_rec_stream *rec) {
             continue;
         }
         uint32_t ctx = ctx_of(ev[i].pc, ev[i].bin);
-        if (rec) ms_rec_event(rec, ctx, ev[i].addr, ev[i].size_flags);
+        uint64_t addr = ev[i].addr;
+        if (addr - ms_main_stack.lo < ms_main_stack.span) addr += ms_main_stack.shift;   /* rt.h */
+        if (rec) ms_rec_event(rec, ctx, addr, ev[i].size_flags);
         if (!simulate) continue;
         uint32_t size = ev[i].size_flags & MS_EV_SIZE_MAX;
         unsigned flags = (ev[i].size_flags & MS_EV_WRITE) ? MS_ACC_WRITE : 0;
         if (!ctx) {
             dropped++;
         } else if (size <= line_size) {
-            if (ms_sim_access(sim, 0, ev[i].addr, size, flags, ctx) < 0) dropped++;
+            if (ms_sim_access(sim, 0, addr, size, flags, ctx) < 0) dropped++;
         } else {
-            ms_sim_access_range(sim, 0, ev[i].addr, size, flags, ctx);
+            ms_sim_access_range(sim, 0, addr, size, flags, ctx);
         }
     }
 }

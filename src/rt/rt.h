@@ -92,6 +92,13 @@ typedef struct {
 extern __thread ms_thread ms_tls __attribute__((tls_model("initial-exec")));
 extern volatile int ms_rt_on;     /* 1 while profiling: checked by every hook first */
 
+/* The main thread's stack is simulated at a fixed place: every thread's accesses to
+ * [ms_main_stack.lo, lo + span) are moved by shift when flushed (events.c), so that the size
+ * of the environment and arguments above the initial stack pointer does not change the
+ * results. Set once, when the main thread starts recording (runtime.c). */
+typedef struct { uintptr_t lo, span; uint64_t shift; } ms_stack_placement;
+extern ms_stack_placement ms_main_stack;
+
 /* Slow path of a hook: make the calling thread's state if needed. Returns 1 if the caller may
  * record (mode is then MS_T_READY), 0 otherwise. */
 int ms_thread_enter_slow(ms_thread *t);

@@ -88,6 +88,21 @@ static void thread_exit(void *arg) {
     t->frames_cap = t->depth = 0;
 }
 
+/* Where the main thread's initial stack pointer is simulated (any fixed, 16-byte aligned
+ * address near the top of the user address space). */
+#define MS_MAIN_STACK_TOP 0x7fffffff0000ull
+extern void *__libc_stack_end;   /* glibc: the initial stack pointer of the process */
+
+ms_stack_placement ms_main_stack;
+
+/* If t is the main thread (its stack holds the initial stack pointer), place its stack so
+ * that the initial stack pointer is simulated at MS_MAIN_STACK_TOP; other stacks stay. */
+static void stack_placement(const ms_thread *t) {
+    uintptr_t sp0 = (uintptr_t)__libc_stack_end;
+    if (sp0 && sp0 - t->stack_lo < t->stack_span)
+        ms_main_stack = (ms_stack_placement){ t->stack_lo, t->stack_span, MS_MAIN_STACK_TOP - (uint64_t)sp0 };
+}
+
 /* Bounds of the calling thread's stack. */
 static void stack_bounds(ms_thread *t) {
     pthread_attr_t attr;
@@ -108,6 +123,7 @@ int ms_thread_enter_slow(ms_thread *t) {
     ms_thread_data *d = data_acquire();
     if (!d) return 0;      /* stays BUSY: this thread is not profiled */
     stack_bounds(t);
+    stack_placement(t);
     t->data = d;
     t->nev = 0;
     d->nev_p = &t->nev;

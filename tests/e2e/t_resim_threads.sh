@@ -1,0 +1,57 @@
+#!/bin/sh
+# Record once, simulate many, for a multithreaded program (examples/counters, 4 OpenMP
+# threads): resim under the recorded options equals the run; resim in the other interleaving,
+# with fewer processors or with a page coherence unit equals a fresh run with those options;
+# the recorded interleave is the default; a damaged thread's stream is reported with its
+# thread and offset while the other threads are still replayed (result incomplete, exit 2).
+# gcc only: with clang the program runs on libomp, whose own pthread handshakes (condition
+# variables, mutexes) are recorded too and vary with the schedule, so two recordings of the
+# same run are not always the same stream (docs/design-threads.md, limits).
+# matrix: gcc:-O2
+. "$1/tests/e2e/lib.sh"
+printf 'int main(void) { return 0; }\n' >probe.c
+"$MEMSPY_CC" -fopenmp -o probe probe.c 2>/dev/null || { echo "skip: $MEMSPY_CC cannot build -fopenmp"; exit 77; }
+export OMP_NUM_THREADS=4
+cc_build counters "$SRC_DIR/examples/counters/counters.c" -fopenmp
+
+same() {
+    if [ "$(jq -S 'del(.run)' "$2")" = "$(jq -S 'del(.run)' "$3")" ]; then echo "ok   - $1"
+    else echo "FAIL - $1"; FAILS=$((FAILS + 1)); fi
+}
+
+run_memspy rec.json --preset memspy92 --interleave piped --record rec -- ./counters packed 20000 2
+expect "one stream per thread" "$(ls rec | grep -c '^thread-[0-9]*\.zst$')" 4
+check "meta.json keeps the interleave" rec/meta.json '.interleave == "piped" and .version == 2'
+"$MEMSPY" resim --json same.json -o same.txt rec
+same "resim with the recorded options (piped by default) equals the run" rec.json same.json
+
+run_memspy il.json --preset memspy92 -- ./counters packed 20000 2
+"$MEMSPY" resim --interleave interleaved --json ril.json -o ril.txt rec
+same "resim --interleave interleaved equals a fresh interleaved run" il.json ril.json
+check "interleaved and piped really differ (more invalidations interleaved)" il.json \
+  ".totals.inval.received > $(value rec.json .totals.inval.received)"
+
+run_memspy p2.json --preset memspy92 --procs 2 -- ./counters packed 20000 2
+"$MEMSPY" resim --procs 2 --interleave interleaved --json rp2.json -o rp2.txt rec
+same "resim --procs 2 equals a fresh run on 2 processors" p2.json rp2.json
+check "2 processors for 4 threads" rp2.json '.nprocs == 2 and ([.threads[].threads | length] == [2, 2])'
+
+run_memspy pg.json --preset memspy92 --coherence-unit 4K -- ./counters padded 20000 2
+run_memspy recpad.json --preset memspy92 --record recpad -- ./counters padded 20000 2
+"$MEMSPY" resim --coherence-unit 4K --json rpg.json -o rpg.txt recpad
+same "resim --coherence-unit 4K equals a fresh run with page coherence" pg.json rpg.json
+
+# a damaged stream: thread 2's cut in half
+cp -r rec cut
+size=$(stat -c %s rec/thread-2.zst)
+head -c $((size / 2)) rec/thread-2.zst >cut/thread-2.zst
+set +e
+"$MEMSPY" resim --json cut.json -o cut.txt cut 2>cut.err; st=$?
+set -e
+expect "a damaged stream exits 2" "$st" 2
+if grep -q "thread 2: .* of cut/thread-2.zst" cut.err; then echo "ok   - the error names thread 2 and its file"
+else echo "FAIL - damaged-stream message"; cat cut.err; FAILS=$((FAILS + 1)); fi
+check "the result is stored, marked incomplete, the other threads replayed" cut.json \
+  '.run.incomplete and (.run.incomplete_reason | test("thread 2")) and .nprocs == 4 and
+   all(.threads[] | select(.threads != [2]); .references > 0)'
+finish
