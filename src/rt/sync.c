@@ -10,6 +10,7 @@
 #include "../format/stream.h"
 #include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
 #include <pthread.h>
 #include <semaphore.h>
 
@@ -47,12 +48,71 @@ void ms_sync_event(uint32_t kind, uint64_t obj, uint64_t arg) {
 
 #define OBJ(p) ((uint64_t)(uintptr_t)(p))
 
+/* ---- synchronisation an OpenMP runtime does for itself ----
+ * libomp hands work to its threads through pthread mutexes and condition variables, as often
+ * as the schedule makes it; the program's OpenMP synchronisation is already recorded from the
+ * OpenMP entry points (omp.c, ompt.c). So pthread calls made from inside an OpenMP runtime
+ * library are not recorded: the streams then depend on the program, not on the schedule. */
+
+#define MAX_OMP_TEXTS 4
+static struct { uintptr_t lo, hi; } omp_text[MAX_OMP_TEXTS];
+static int omp_ntext = -1;   /* -1 until looked up (once: the runtime is a DT_NEEDED library) */
+
+/* 1 if the file name's last component starts with prefix. */
+static int base_starts_with(const char *path, const char *prefix) {
+    const char *base = path;
+    for (const char *p = path; *p; p++)
+        if (*p == '/') base = p + 1;
+    size_t n = ms_strlen(prefix);
+    for (size_t i = 0; i < n; i++)
+        if (base[i] != prefix[i]) return 0;
+    return 1;
+}
+
+static int find_omp_text(struct dl_phdr_info *info, size_t size, void *ud) {
+    (void)size;
+    int *n = ud;
+    const char *name = info->dlpi_name ? info->dlpi_name : "";
+    if (!base_starts_with(name, "libomp") && !base_starts_with(name, "libgomp") && !base_starts_with(name, "libiomp"))
+        return 0;
+    for (int i = 0; i < info->dlpi_phnum && *n < MAX_OMP_TEXTS; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
+        omp_text[*n].lo = info->dlpi_addr + ph->p_vaddr;
+        omp_text[*n].hi = omp_text[*n].lo + ph->p_memsz;
+        (*n)++;
+    }
+    return 0;
+}
+
+/* Whether return address ra lies in an OpenMP runtime library's code. */
+static int from_omp_runtime(uintptr_t ra) {
+    int n = __atomic_load_n(&omp_ntext, __ATOMIC_ACQUIRE);
+    if (MS_UNLIKELY(n < 0)) {
+        int found = 0;
+        dl_iterate_phdr(find_omp_text, &found);
+        __atomic_store_n(&omp_ntext, found, __ATOMIC_RELEASE);
+        n = found;
+    }
+    for (int i = 0; i < n; i++)
+        if (ra - omp_text[i].lo < omp_text[i].hi - omp_text[i].lo) return 1;
+    return 0;
+}
+
+/* Record a synchronisation event of the program (not of an OpenMP runtime): used in the
+ * interposed functions, whose caller is the return address. */
+#define PROGRAM_SYNC(kind, obj, arg)                                                           \
+    do {                                                                                       \
+        if (ms_streams_mode && !from_omp_runtime((uintptr_t)__builtin_return_address(0)))      \
+            ms_sync_event(kind, obj, arg);                                                     \
+    } while (0)
+
 /* A lock operation that records ACQUIRE(lock, mode) when it succeeds (returns 0). */
 #define ACQUIRING(name, type, mode)                                                            \
     int name(type *lock) {                                                                     \
         REAL(name, NULL);                                                                      \
         int rc = real_##name(lock);                                                            \
-        if (rc == 0) ms_sync_event(MS_SYNC_ACQUIRE, OBJ(lock), mode);                          \
+        if (rc == 0) PROGRAM_SYNC(MS_SYNC_ACQUIRE, OBJ(lock), mode);                          \
         return rc;                                                                             \
     }
 
@@ -61,7 +121,7 @@ void ms_sync_event(uint32_t kind, uint64_t obj, uint64_t arg) {
     int name(type *lock, const struct timespec *abstime) {                                     \
         REAL(name, NULL);                                                                      \
         int rc = real_##name(lock, abstime);                                                   \
-        if (rc == 0) ms_sync_event(MS_SYNC_ACQUIRE, OBJ(lock), mode);                          \
+        if (rc == 0) PROGRAM_SYNC(MS_SYNC_ACQUIRE, OBJ(lock), mode);                          \
         return rc;                                                                             \
     }
 
@@ -69,7 +129,7 @@ void ms_sync_event(uint32_t kind, uint64_t obj, uint64_t arg) {
 #define RELEASING(name, type)                                                                  \
     int name(type *lock) {                                                                     \
         REAL(name, NULL);                                                                      \
-        ms_sync_event(MS_SYNC_RELEASE, OBJ(lock), 0);                                          \
+        PROGRAM_SYNC(MS_SYNC_RELEASE, OBJ(lock), 0);                                          \
         return real_##name(lock);                                                              \
     }
 
@@ -95,7 +155,7 @@ RELEASING(pthread_rwlock_unlock, pthread_rwlock_t)
 int pthread_cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex) {
     REAL(pthread_cond_wait, COND_VERSION);
     int rc = real_pthread_cond_wait(cond, mutex);
-    if (rc == 0) ms_sync_event(MS_SYNC_COND_WAIT, OBJ(cond), OBJ(mutex));
+    if (rc == 0) PROGRAM_SYNC(MS_SYNC_COND_WAIT, OBJ(cond), OBJ(mutex));
     return rc;
 }
 
@@ -104,23 +164,23 @@ int pthread_cond_timedwait(pthread_cond_t *cond, pthread_mutex_t *mutex, const s
     REAL(pthread_cond_timedwait, COND_VERSION);
     int rc = real_pthread_cond_timedwait(cond, mutex, abstime);
     if (rc == 0) {
-        ms_sync_event(MS_SYNC_COND_WAIT, OBJ(cond), OBJ(mutex));
+        PROGRAM_SYNC(MS_SYNC_COND_WAIT, OBJ(cond), OBJ(mutex));
     } else if (rc == ETIMEDOUT) {
-        ms_sync_event(MS_SYNC_RELEASE, OBJ(mutex), 0);
-        ms_sync_event(MS_SYNC_ACQUIRE, OBJ(mutex), 0);
+        PROGRAM_SYNC(MS_SYNC_RELEASE, OBJ(mutex), 0);
+        PROGRAM_SYNC(MS_SYNC_ACQUIRE, OBJ(mutex), 0);
     }
     return rc;
 }
 
 int pthread_cond_signal(pthread_cond_t *cond) {
     REAL(pthread_cond_signal, COND_VERSION);
-    ms_sync_event(MS_SYNC_COND_SIGNAL, OBJ(cond), 0);
+    PROGRAM_SYNC(MS_SYNC_COND_SIGNAL, OBJ(cond), 0);
     return real_pthread_cond_signal(cond);
 }
 
 int pthread_cond_broadcast(pthread_cond_t *cond) {
     REAL(pthread_cond_broadcast, COND_VERSION);
-    ms_sync_event(MS_SYNC_COND_SIGNAL, OBJ(cond), 1);
+    PROGRAM_SYNC(MS_SYNC_COND_SIGNAL, OBJ(cond), 1);
     return real_pthread_cond_broadcast(cond);
 }
 
@@ -180,7 +240,7 @@ int pthread_barrier_wait(pthread_barrier_t *b) {
     REAL(pthread_barrier_wait, NULL);
     int rc = real_pthread_barrier_wait(b);
     if (rc == 0 || rc == PTHREAD_BARRIER_SERIAL_THREAD)
-        ms_sync_event(MS_SYNC_BARRIER, OBJ(b), barrier_count(OBJ(b)));
+        PROGRAM_SYNC(MS_SYNC_BARRIER, OBJ(b), barrier_count(OBJ(b)));
     return rc;
 }
 
@@ -188,7 +248,7 @@ int pthread_barrier_wait(pthread_barrier_t *b) {
 
 int sem_post(sem_t *sem) {
     REAL(sem_post, NULL);
-    ms_sync_event(MS_SYNC_SEM_POST, OBJ(sem), 0);
+    PROGRAM_SYNC(MS_SYNC_SEM_POST, OBJ(sem), 0);
     return real_sem_post(sem);
 }
 
@@ -197,7 +257,7 @@ int sem_post(sem_t *sem) {
     int name(sem_t *sem) {                                                                     \
         REAL(name, NULL);                                                                      \
         int rc = real_##name(sem);                                                             \
-        if (rc == 0) ms_sync_event(MS_SYNC_SEM_WAIT, OBJ(sem), 0);                             \
+        if (rc == 0) PROGRAM_SYNC(MS_SYNC_SEM_WAIT, OBJ(sem), 0);                             \
         return rc;                                                                             \
     }
 
@@ -207,6 +267,6 @@ SEM_WAITING(sem_trywait)
 int sem_timedwait(sem_t *sem, const struct timespec *abstime) {
     REAL(sem_timedwait, NULL);
     int rc = real_sem_timedwait(sem, abstime);
-    if (rc == 0) ms_sync_event(MS_SYNC_SEM_WAIT, OBJ(sem), 0);
+    if (rc == 0) PROGRAM_SYNC(MS_SYNC_SEM_WAIT, OBJ(sem), 0);
     return rc;
 }
