@@ -4,7 +4,8 @@
 #include <stdio.h>
 #define N 3000
 static double a[N];
-static double total;
+/* one sum per lock: the three sections exclude only themselves, not each other */
+static double total_critical, total_named, total_locked;
 static omp_lock_t lock;
 
 int main(void) {
@@ -14,14 +15,14 @@ int main(void) {
 #pragma omp for schedule(static)
         for (int i = 0; i < N; i++) a[i] = i;
 #pragma omp critical
-        total += a[omp_get_thread_num()];
+        total_critical += a[omp_get_thread_num()];
 #pragma omp critical(named)
-        total += 1;
+        total_named += 1;
         omp_set_lock(&lock);
-        total += 1;
+        total_locked += 1;
         omp_unset_lock(&lock);
     }
     omp_destroy_lock(&lock);
-    printf("total %g\n", total);
+    printf("total %g\n", total_critical + total_named + total_locked);
     return 0;
 }
