@@ -11,20 +11,8 @@ record() {
 
 # sync_events N...: the sync events of threads N... from rec/, one "N: KIND obj arg" a line,
 # addresses renamed x1, x2, ... in order of first appearance, sequence numbers dropped.
-# With TEAM_LOCKS=N, only thread-structure events (CREATE, JOIN, EXIT, FORK, BEGIN, BARRIER)
-# and the ACQUIRE/RELEASE of locks that all N threads took: an OpenMP runtime's own pthread
-# mutexes and condition variables (its start-up handshakes, timing-dependent) are left out.
 sync_events() {
     for i in "$@"; do "$DUMP" "rec/thread-$i.zst" "$i" | sed "s/^/$i /"; done >sync_events.txt
-    if [ -n "${TEAM_LOCKS:-}" ]; then
-        awk -v team="$TEAM_LOCKS" '$3 == "ACQUIRE" && !seen[$4 " " $1]++ { users[$4]++ }
-             { line[NR] = $0; obj[NR] = $4; kind[NR] = $3 }
-             END { for (i = 1; i <= NR; i++)
-                       if (kind[i] ~ /^(CREATE|JOIN|EXIT|FORK|BEGIN|BARRIER)$/ ||
-                           (kind[i] ~ /^(ACQUIRE|RELEASE)$/ && users[obj[i]] == team)) print line[i] }' \
-            sync_events.txt >sync_shared.txt
-        mv sync_shared.txt sync_events.txt
-    fi
     awk '$2 == "S" { obj = $4; arg = $5
                  if (obj ~ /^0x/ && length(obj) > 6) { if (!(obj in n)) n[obj] = "x" ++k; obj = n[obj] }
                  if (arg ~ /^0x/) { if (!(arg in n)) n[arg] = "x" ++k; arg = n[arg] }
