@@ -99,13 +99,14 @@ static int parse_options(int argc, char **argv, run_opts *o, int *done)
     return 0;
 }
 
-/* Resolve PROG and refuse ELF executables that lack memspy's runtime. */
-static int check_program(const char *name, char **path)
+/* Resolve PROG and refuse ELF executables that lack memspy's runtime; say whether it may
+ * start threads. */
+static int check_program(const char *name, char **path, int *starts_threads)
 {
     *path = ms_find_program(name);
     if (!*path) return ms_cli_error("run", "%s: program not found (or not executable)", name);
     char err[512];
-    ms_program_kind kind = ms_check_program(*path, err, sizeof err);
+    ms_program_kind kind = ms_check_program(*path, starts_threads, err, sizeof err);
     if (kind == MS_PROGRAM_ERROR || kind == MS_PROGRAM_PLAIN_ELF) {
         if (kind == MS_PROGRAM_ERROR) ms_cli_error("run", "%s", err);
         else ms_cli_error("run", "%s was not built with memspy-cc: rebuild it with CC=memspy-cc "
@@ -319,19 +320,6 @@ static int fill_run_metadata(ms_model *m, void *ud)
     return 0;
 }
 
-/* Incomplete streams: a note in the result, and the run marked incomplete (the raw profile is
- * then truncated from analysis's point of view). Returns 0 or -1. */
-static int note_problems(ms_raw *raw, const char *problems)
-{
-    char **notes = realloc(raw->notes, (raw->nnotes + 1) * sizeof *notes);
-    if (!notes) return -1;
-    raw->notes = notes;
-    if (asprintf(&notes[raw->nnotes], "recorded streams incomplete: %s", problems) < 0) return -1;
-    raw->nnotes++;
-    raw->truncated = 1;
-    return 0;
-}
-
 /* Read and analyze the raw profile into m, with the run's metadata. Returns 0, or
  * MS_EXIT_USAGE after saying where the raw profile was kept. */
 static int build_model(const char *raw_path, const char *prog_path, const run_opts *o,
@@ -341,16 +329,18 @@ static int build_model(const char *raw_path, const char *prog_path, const run_op
     char err[1024];
     memset(&raw, 0, sizeof raw);
     run_metadata meta = { o, res, prog_path };
-    int rc;
+    int rc = 0;
     char *problems = NULL;
-    if (ms_raw_read(raw_path, &raw, err, sizeof err) < 0) {
+    if (ms_raw_read(raw_path, &raw, err, sizeof err) < 0)
         rc = ms_cli_error("run", "cannot read the profile: %s", err);
-    } else if (raw.streams_dir && ms_replay_into_raw("run", raw.streams_dir, &o->cfg, o->mode, &raw, &problems) < 0) {
+    else if (raw.streams_dir && ms_replay_into_raw("run", raw.streams_dir, &o->cfg, o->mode, &raw, &problems) < 0)
         rc = MS_EXIT_USAGE;
-    } else if (problems && note_problems(&raw, problems) < 0) {
-        rc = ms_cli_error("run", "out of memory");
-    } else if ((rc = ms_run_analyze("run", &raw, fill_run_metadata, &meta, m)) == 0 && o->record_dir &&
-               ms_record_dir_keep_raw("run", o->record_dir, raw_path) < 0) {
+    if (!rc && problems) {   /* incomplete streams make the run incomplete, like a cut raw file */
+        raw.truncated = 1;
+        if (ms_raw_add_note(&raw, "recorded streams incomplete: %s", problems) < 0) rc = ms_cli_error("run", "out of memory");
+    }
+    if (!rc && (rc = ms_run_analyze("run", &raw, fill_run_metadata, &meta, m)) == 0 && o->record_dir &&
+        ms_record_dir_keep_raw("run", o->record_dir, raw_path) < 0) {
         ms_model_free(m);
         rc = MS_EXIT_USAGE;
     }
@@ -420,7 +410,8 @@ int ms_cmd_run(int argc, char **argv)
     if ((rc = ms_run_outputs_open("run", &o.out, &out)) != 0) return rc;
     char *path = NULL, *dir = NULL, err[1024];
     ms_db *db = NULL;
-    if ((rc = check_program(o.prog_argv[0], &path)) != 0) goto out;
+    int starts_threads = 0;
+    if ((rc = check_program(o.prog_argv[0], &path, &starts_threads)) != 0) goto out;
     /* A database memspy cannot use (corrupt, foreign, newer) stops us before the program runs;
      * one it cannot write to is found out when the run is stored. */
     if (ms_db_open(ms_cli_db_path(o.out.db_opt), MS_DB_CREATE, &db, err, sizeof err) < 0) {
@@ -434,7 +425,7 @@ int ms_cmd_run(int argc, char **argv)
         rc = MS_EXIT_USAGE;
         goto out;
     }
-    if ((o.force_threads || ms_program_starts_threads(path)) && (rc = prepare_threads(&o, dir)) != 0) {
+    if ((o.force_threads || starts_threads) && (rc = prepare_threads(&o, dir)) != 0) {
         remove_dir(dir);
         goto out;
     }

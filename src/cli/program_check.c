@@ -40,45 +40,11 @@ char *ms_find_program(const char *name)
     }
 }
 
-/* Whether a symbol table section holds the marker. */
-static int section_has_marker(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh)
-{
-    Elf_Data *data = elf_getdata(scn, NULL);
-    if (!data || sh->sh_entsize == 0) return 0;
-    size_t n = sh->sh_size / sh->sh_entsize;
-    for (size_t i = 0; i < n; i++) {
-        GElf_Sym sym;
-        if (!gelf_getsym(data, (int)i, &sym)) break;
-        const char *name = elf_strptr(elf, sh->sh_link, sym.st_name);
-        if (name && strcmp(name, RUNTIME_MARKER) == 0 && sym.st_shndx != SHN_UNDEF) return 1;
-    }
-    return 0;
-}
-
-ms_program_kind ms_check_program(const char *path, char *err, size_t errlen)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return MS_PROGRAM_ERROR;
-    }
-    ms_program_kind kind = MS_PROGRAM_NOT_ELF;
-    Elf *elf = NULL;
-    if (elf_version(EV_CURRENT) != EV_NONE) elf = elf_begin(fd, ELF_C_READ, NULL);
-    if (elf && elf_kind(elf) == ELF_K_ELF) {
-        kind = MS_PROGRAM_PLAIN_ELF;
-        for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn && kind != MS_PROGRAM_INSTRUMENTED;
-             scn = elf_nextscn(elf, scn)) {
-            GElf_Shdr sh;
-            if (!gelf_getshdr(scn, &sh)) continue;
-            if ((sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) && section_has_marker(elf, scn, &sh))
-                kind = MS_PROGRAM_INSTRUMENTED;
-        }
-    }
-    if (elf) elf_end(elf);
-    close(fd);
-    return kind;
-}
+/* What the symbol tables and the dynamic section say about the program. */
+typedef struct {
+    int instrumented;     /* defines the runtime's marker */
+    int starts_threads;   /* see ms_program_starts_threads */
+} elf_facts;
 
 /* Whether a symbol name says the program starts threads: an OpenMP entry point, C11 or C++
  * thread creation, pthread_create (when not memspy's own definition), or memspy's marker that
@@ -92,48 +58,60 @@ static int is_thread_symbol(const char *name, int undefined)
            strncmp(name, "_ZNSt6thread", 12) == 0;
 }
 
-static int section_says_threads(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh)
+/* An OpenMP runtime among the needed libraries. */
+static int is_openmp_library(const char *lib)
+{
+    return strncmp(lib, "libgomp.so", 10) == 0 || strncmp(lib, "libomp.so", 9) == 0 ||
+           strncmp(lib, "libiomp5.so", 11) == 0;
+}
+
+/* Add what one symbol table or dynamic section says to *f. */
+static void scan_section(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, elf_facts *f)
 {
     Elf_Data *data = elf_getdata(scn, NULL);
-    if (!data || sh->sh_entsize == 0) return 0;
-    if (sh->sh_type == SHT_DYNAMIC) {
-        size_t n = sh->sh_size / sh->sh_entsize;
-        for (size_t i = 0; i < n; i++) {
-            GElf_Dyn dyn;
-            if (!gelf_getdyn(data, (int)i, &dyn)) break;
-            if (dyn.d_tag != DT_NEEDED) continue;
-            const char *lib = elf_strptr(elf, sh->sh_link, dyn.d_un.d_val);
-            if (lib && (strncmp(lib, "libgomp.so", 10) == 0 || strncmp(lib, "libomp.so", 9) == 0 ||
-                        strncmp(lib, "libiomp5.so", 11) == 0))
-                return 1;
-        }
-        return 0;
-    }
+    if (!data || sh->sh_entsize == 0) return;
     size_t n = sh->sh_size / sh->sh_entsize;
     for (size_t i = 0; i < n; i++) {
+        if (sh->sh_type == SHT_DYNAMIC) {
+            GElf_Dyn dyn;
+            if (!gelf_getdyn(data, (int)i, &dyn)) break;
+            const char *lib = dyn.d_tag == DT_NEEDED ? elf_strptr(elf, sh->sh_link, dyn.d_un.d_val) : NULL;
+            if (lib && is_openmp_library(lib)) f->starts_threads = 1;
+            continue;
+        }
         GElf_Sym sym;
         if (!gelf_getsym(data, (int)i, &sym)) break;
         const char *name = elf_strptr(elf, sh->sh_link, sym.st_name);
-        if (name && *name && is_thread_symbol(name, sym.st_shndx == SHN_UNDEF)) return 1;
+        if (!name || !*name) continue;
+        int undefined = sym.st_shndx == SHN_UNDEF;
+        if (!undefined && strcmp(name, RUNTIME_MARKER) == 0) f->instrumented = 1;
+        if (is_thread_symbol(name, undefined)) f->starts_threads = 1;
     }
-    return 0;
 }
 
-int ms_program_starts_threads(const char *path)
+ms_program_kind ms_check_program(const char *path, int *starts_threads, char *err, size_t errlen)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC), found = 0;
-    if (fd < 0) return 0;
+    *starts_threads = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return MS_PROGRAM_ERROR;
+    }
+    ms_program_kind kind = MS_PROGRAM_NOT_ELF;
     Elf *elf = NULL;
     if (elf_version(EV_CURRENT) != EV_NONE) elf = elf_begin(fd, ELF_C_READ, NULL);
     if (elf && elf_kind(elf) == ELF_K_ELF) {
-        for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn && !found; scn = elf_nextscn(elf, scn)) {
+        elf_facts f = { 0, 0 };
+        for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
             GElf_Shdr sh;
-            if (!gelf_getshdr(scn, &sh)) continue;
-            if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM || sh.sh_type == SHT_DYNAMIC)
-                found = section_says_threads(elf, scn, &sh);
+            if (gelf_getshdr(scn, &sh) &&
+                (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM || sh.sh_type == SHT_DYNAMIC))
+                scan_section(elf, scn, &sh, &f);
         }
+        kind = f.instrumented ? MS_PROGRAM_INSTRUMENTED : MS_PROGRAM_PLAIN_ELF;
+        *starts_threads = f.starts_threads;
     }
     if (elf) elf_end(elf);
     close(fd);
-    return found;
+    return kind;
 }

@@ -14,17 +14,15 @@ typedef enum {
  * executable regular file in $PATH. Returns a malloc'd path or NULL if not found. */
 char *ms_find_program(const char *name);
 
-/* Classify the executable at path. */
-ms_program_kind ms_check_program(const char *path, char *err, size_t errlen);
-
 /* The symbol the runtime defines when its thread interposers are linked in because the
- * program itself calls pthread_create or an OpenMP entry point. */
+ * program itself calls pthread_create (src/rt/marker). */
 #define MS_THREADS_MARKER "__memspy_threads_linked"
 
-/* Whether the executable at path may start threads (see program_check.c for the evidence
- * used). `memspy run` then records per-thread streams from the start, so that the whole run
- * is replayed on the simulated multiprocessor. 0 when unsure or unreadable: a thread that
- * starts anyway is still handled (the runtime switches over when it appears). */
-int ms_program_starts_threads(const char *path);
+/* Classify the executable at path, and say in *starts_threads whether it may start threads:
+ * memspy's threads marker, OpenMP entry points, thrd_create or std::thread among its imports,
+ * or an OpenMP runtime among its needed libraries. `memspy run` then records per-thread
+ * streams from the start, so that the whole run is replayed on the simulated multiprocessor.
+ * 0 when unsure: a thread that starts anyway is still handled (the runtime switches over). */
+ms_program_kind ms_check_program(const char *path, int *starts_threads, char *err, size_t errlen);
 
 #endif

@@ -114,33 +114,16 @@ static int take_results(ms_raw *raw, ms_sim *sim, const ms_replay_result *res, m
     return raw->interleave && raw->config_text ? 0 : -1;
 }
 
-/* Add a note to the raw profile (shown with the result). Returns 0 or -1. */
-static int add_note(ms_raw *raw, char *text)
-{
-    if (!text) return -1;
-    char **notes = realloc(raw->notes, (raw->nnotes + 1) * sizeof *notes);
-    if (!notes) {
-        free(text);
-        return -1;
-    }
-    raw->notes = notes;
-    raw->notes[raw->nnotes++] = text;
-    return 0;
-}
-
 /* What the user should know about the replay: broken deadlocks, unattributed accesses. */
 static int note_replay(ms_raw *raw, const ms_replay_result *res, uint64_t dropped)
 {
-    char *t = NULL;
     if (res->deadlocks_broken &&
-        (asprintf(&t, "replay: %llu waits could not be satisfied in replay order (a lock-order "
-                      "inversion, a signal without a recorded waiter, ...) and were let through "
-                      "in recorded order", (unsigned long long)res->deadlocks_broken) < 0 ||
-         add_note(raw, t) < 0))
+        ms_raw_add_note(raw, "replay: %llu waits could not be satisfied in replay order (a lock-order "
+                             "inversion, a signal without a recorded waiter, ...) and were let through "
+                             "in recorded order", (unsigned long long)res->deadlocks_broken) < 0)
         return -1;
-    if (dropped && (asprintf(&t, "replay: %llu accesses without a known context were not simulated",
-                             (unsigned long long)dropped) < 0 ||
-                    add_note(raw, t) < 0))
+    if (dropped && ms_raw_add_note(raw, "replay: %llu accesses without a known context were not simulated",
+                                   (unsigned long long)dropped) < 0)
         return -1;
     return 0;
 }

@@ -115,6 +115,10 @@ typedef struct {
 int ms_raw_read(const char *path, ms_raw *raw, char *err, size_t errlen);
 void ms_raw_free(ms_raw *raw);
 
+/* Append a note (printf format) to raw->notes, shown with the result. Returns 0 or -1 (out of
+ * memory). */
+int ms_raw_add_note(ms_raw *raw, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* ---- writer side (runtime; no malloc, async-signal-safe: only write/pwrite/lseek/read) ---- */
 
 typedef struct {

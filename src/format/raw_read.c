@@ -1,9 +1,11 @@
+#define _GNU_SOURCE   /* vasprintf */
 /* Reader of the raw profile file (layout in raw.h). Every read is bounds-checked through a
  * cursor, so arbitrary input gives an error or a truncated result, never a crash. */
 #include "raw.h"
 #include "../util/util.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -336,6 +338,20 @@ int ms_raw_read(const char *path, ms_raw *raw, char *err, size_t errlen)
     if (rc != 0)
         ms_raw_free(raw);
     return rc;
+}
+
+int ms_raw_add_note(ms_raw *raw, const char *fmt, ...)
+{
+    char **notes = realloc(raw->notes, (raw->nnotes + 1) * sizeof *notes);
+    if (!notes) return -1;
+    raw->notes = notes;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vasprintf(&notes[raw->nnotes], fmt, ap);
+    va_end(ap);
+    if (n < 0) return -1;
+    raw->nnotes++;
+    return 0;
 }
 
 void ms_raw_free(ms_raw *raw)

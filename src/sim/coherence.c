@@ -59,16 +59,6 @@ struct ms_coherence {
     ms_pairs pairs;                /* (victim ctx, victim cpu, writer ctx, writer cpu) */
 };
 
-static unsigned log2u(uint64_t x)
-{
-    unsigned n = 0;
-    while (x > 1) {
-        x >>= 1;
-        n++;
-    }
-    return n;
-}
-
 /* Processor p's private level k is private_cache[p * s + k]; shared levels are sim->cache. */
 static void setup_view(ms_sim *sim, ms_coherence *coh, unsigned p)
 {
@@ -108,7 +98,7 @@ int ms_coh_create(ms_sim *sim)
     coh->shared_from = cfg->shared_from ? cfg->shared_from : cfg->nlevels;
     unsigned s = (unsigned)coh->shared_from;
     uint32_t unit = cfg->coherence_unit ? cfg->coherence_unit : cfg->level[s - 1].line;
-    coh->unit_shift = log2u(unit);
+    coh->unit_shift = ms_log2u(unit);
     coh->granule_shift = coh->unit_shift > 6 ? coh->unit_shift - 6 : 0;
     coh->nnodes = cfg->nnodes > 1 ? cfg->nnodes : 1;
     coh->procs_per_node = (np + coh->nnodes - 1) / coh->nnodes;

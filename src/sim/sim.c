@@ -7,16 +7,6 @@
 
 #include "sim_internal.h"
 
-static unsigned log2u(uint64_t x)
-{
-    unsigned n = 0;
-    while (x > 1) {
-        x >>= 1;
-        n++;
-    }
-    return n;
-}
-
 int ms_sim_create(ms_sim **out, const ms_hier_config *cfg, const ms_allocator *alloc)
 {
     *out = NULL;
@@ -30,7 +20,7 @@ int ms_sim_create(ms_sim **out, const ms_hier_config *cfg, const ms_allocator *a
     sim->cfg = *cfg;
     sim->nlevels = cfg->nlevels;
     sim->nprocs = cfg->nprocs > 1 ? cfg->nprocs : 1;
-    sim->l1_shift = log2u(cfg->level[0].line);
+    sim->l1_shift = ms_log2u(cfg->level[0].line);
     sim->scratch = sim->scratch_inline;
     sim->evictor_limit = MS_META_EVICTOR_MASK;
     ms_pairs_init(&sim->pairs, &sim->mem);
@@ -41,7 +31,7 @@ int ms_sim_create(ms_sim **out, const ms_hier_config *cfg, const ms_allocator *a
     int ok = 1;
     for (int k = 0; k < cfg->nlevels; k++) {
         const ms_level_config *lv = &cfg->level[k];
-        sim->line_shift[k] = log2u(lv->line);
+        sim->line_shift[k] = ms_log2u(lv->line);
         sim->meta_shift[k] = sim->line_shift[k] - sim->l1_shift;
         sim->stall[k] = lv->latency - cfg->level[0].latency;
         /* L1 keeps each line's shadow node next to its way (the hit path's shadow update). */

@@ -8,6 +8,17 @@
 
 #include "sim.h"
 
+/* log2 of a power of two (line and unit sizes). */
+static inline unsigned ms_log2u(uint64_t x)
+{
+    unsigned n = 0;
+    while (x > 1) {
+        x >>= 1;
+        n++;
+    }
+    return n;
+}
+
 /* ---- memory: the caller's allocator plus a byte count for ms_sim_memory ---- */
 
 typedef struct {

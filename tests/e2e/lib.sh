@@ -89,6 +89,36 @@ def evicted_share($by): (([.evicted_by[] | select(.data == $by) | .count] | add 
                          (([.evicted_by[].count] | add) // 1));
 '
 
+# need_openmp: skip the test (exit 77) when the compiler cannot build -fopenmp programs.
+need_openmp() {
+    printf 'int main(void) { return 0; }\n' >probe.c
+    "$MEMSPY_CC" -fopenmp -o probe probe.c 2>/dev/null || { echo "skip: $MEMSPY_CC cannot build -fopenmp"; exit 77; }
+}
+
+# need_chromium: set CHROMIUM, or skip the test (exit 77) when it is not installed.
+need_chromium() {
+    CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
+    [ -n "$CHROMIUM" ] || { echo "skip: chromium not installed (scripts/deps.sh installs it)"; exit 77; }
+}
+
+# browser FILE.html[#fragment] ARGS...: headless Chromium, offline, with a fresh profile.
+browser() {
+    url=$1; shift
+    profile=$(mktemp -d "$WORK/profile.XXXXXX")
+    timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+        --disable-background-networking --disable-component-update --disable-sync --hide-scrollbars \
+        --user-data-dir="$profile" "$@" "file://$WORK/$url" 2>>chromium.log
+}
+
+# ok_if DESCRIPTION COMMAND...: count a failure unless the command succeeds.
+ok_if() {
+    desc=$1; shift
+    if "$@" >/dev/null 2>&1; then echo "ok   - $desc"; else echo "FAIL - $desc"; FAILS=$((FAILS + 1)); fi
+}
+
+# row_value KEY: "value (percent)" of the table row data-k=KEY in the dumped DOM (dom.html).
+row_value() { sed -n 's/.*<tr data-k="'"$1"'"><th>[^<]*<\/th><td>\([^<]*\)<\/td><td class="pct">\([^<]*\)<.*/\1 (\2)/p' dom.html; }
+
 finish() {
     if [ "$FAILS" -ne 0 ]; then
         echo "$FAILS check(s) failed; matrix view:"

@@ -5,8 +5,7 @@
 # none of them false sharing).
 # matrix: gcc:-O0 gcc:-O2 clang:-O0 clang:-O2
 . "$1/tests/e2e/lib.sh"
-printf 'int main(void) { return 0; }\n' >probe.c
-"$MEMSPY_CC" -fopenmp -o probe probe.c 2>/dev/null || { echo "skip: $MEMSPY_CC cannot build -fopenmp"; exit 77; }
+need_openmp
 export OMP_NUM_THREADS=4
 cc_build counters "$SRC_DIR/examples/counters/counters.c" -fopenmp
 for layout in packed padded; do

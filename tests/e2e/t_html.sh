@@ -6,8 +6,7 @@
 # when set, e.g. docs/). Skips only when Chromium is not installed.
 # matrix: gcc:-O2
 . "$1/tests/e2e/lib.sh"
-CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
-[ -n "$CHROMIUM" ] || { echo "skip: chromium not installed (scripts/deps.sh installs it)"; exit 77; }
+need_chromium
 
 cc_build blkmatmul "$SRC_DIR/examples/blkmatmul/blkmatmul.c"
 run_memspy r.json --preset memspy92 -- ./blkmatmul 295 64
@@ -16,27 +15,13 @@ run_memspy r32.json --preset memspy92 -- ./blkmatmul 295 32
 "$MEMSPY" html --diff r.json.result r32.json.result -o diff.html
 "$MEMSPY" report r.json.result --code BlkMultiply --data 'double*.Y' >detail.txt
 
-# browser FILE.html[#fragment] ARGS...: headless Chromium, offline, with a fresh profile.
-browser() {
-    url=$1; shift
-    profile=$(mktemp -d "$WORK/profile.XXXXXX")
-    timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-        --disable-background-networking --disable-component-update --disable-sync --hide-scrollbars \
-        --user-data-dir="$profile" "$@" "file://$WORK/$url" 2>>chromium.log
-}
 browser 'report.html#cell=0,0' --dump-dom >dom.html
 browser 'diff.html' --dump-dom >diffdom.html
 browser 'report.html' --window-size=1280,1000 --screenshot="$WORK/html-matrix.png" >/dev/null
 browser 'report.html#cell=0,0' --window-size=1280,1900 --screenshot="$WORK/html-detail.png" >/dev/null
 
-# ok_if DESCRIPTION COMMAND...: count a failure unless the command succeeds.
-ok_if() {
-    desc=$1; shift
-    if "$@" >/dev/null 2>&1; then echo "ok   - $desc"; else echo "FAIL - $desc"; FAILS=$((FAILS + 1)); fi
-}
 # The text of an element of the dumped DOM with a data-k attribute (its value div or cell).
 stat_value() { sed -n 's/.*data-k="'"$1"'"><div class="label">[^<]*<\/div><div class="value">\([^<]*\)<.*/\1/p' dom.html; }
-row_value() { sed -n 's/.*<tr data-k="'"$1"'"><th>[^<]*<\/th><td>\([^<]*\)<\/td><td class="pct">\([^<]*\)<.*/\1 (\2)/p' dom.html; }
 text_value() { sed -n "s/^ *$1: //p" detail.txt | head -1; }
 
 ok_if "the detail panel is shown" grep -q '<section id="detail" class="card detail">' dom.html

@@ -8,10 +8,8 @@
 # Skips only when Chromium is not installed or the compiler cannot build OpenMP.
 # matrix: gcc:-O2
 . "$1/tests/e2e/lib.sh"
-CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
-[ -n "$CHROMIUM" ] || { echo "skip: chromium not installed (scripts/deps.sh installs it)"; exit 77; }
-printf 'int main(void) { return 0; }\n' >probe.c
-"$MEMSPY_CC" -fopenmp -o probe probe.c 2>/dev/null || { echo "skip: $MEMSPY_CC cannot build -fopenmp"; exit 77; }
+need_chromium
+need_openmp
 
 export OMP_NUM_THREADS=4
 cc_build counters "$SRC_DIR/examples/counters/counters.c" -fopenmp
@@ -20,29 +18,15 @@ run_memspy r.json --preset memspy92 -- ./counters packed 100000 2
 "$MEMSPY" report r.json.result --procs >procs.txt
 "$MEMSPY" report r.json.result --code CountEvent --data 'long*.counts' >detail.txt
 
-# browser FILE.html[#fragment] ARGS...: headless Chromium, offline, with a fresh profile.
-browser() {
-    url=$1; shift
-    profile=$(mktemp -d "$WORK/profile.XXXXXX")
-    timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-        --disable-background-networking --disable-component-update --disable-sync --hide-scrollbars \
-        --user-data-dir="$profile" "$@" "file://$WORK/$url" 2>>chromium.log
-}
 browser 'report.html#cell=0,0' --dump-dom >dom.html
 browser 'report.html#cell=0,0' --window-size=1280,2600 --screenshot="$WORK/html-threads.png" >/dev/null
 
-# ok_if DESCRIPTION COMMAND...: count a failure unless the command succeeds.
-ok_if() {
-    desc=$1; shift
-    if "$@" >/dev/null 2>&1; then echo "ok   - $desc"; else echo "FAIL - $desc"; FAILS=$((FAILS + 1)); fi
-}
 # The threads section of the page, and the number a chart's bar shows for one cpu and series.
 sed -n 's/.*\(<section id="threads".*\)<section id="source".*/\1/p' dom.html >threads.html
 chart_value() { grep -o "<title>cpu $1, $2: [^<]*</title>" threads.html | sed 's/.*: \([^<]*\)<.*/\1/'; }
 # Column N of cpu C's row of the text per-processor table.
 procs_value() { awk -v cpu="$1" -v col="$2" '$1 == cpu && NF >= 14 { print $col }' procs.txt; }
 # A row of the detail's tables: "value (percent)".
-row_value() { sed -n 's/.*<tr data-k="'"$1"'"><th>[^<]*<\/th><td>\([^<]*\)<\/td><td class="pct">\([^<]*\)<.*/\1 (\2)/p' dom.html; }
 # The bars of a detail list (id): one "name percent" per line.
 bar_rows() {
     sed -n 's/.*id="'"$1"'">\(.*\)/\1/p' dom.html | sed 's/<\/div><\/div>.*//' |

@@ -9,8 +9,7 @@
 # simulations differ at least 10x in f's in-region true-sharing invalidations (ccSIM Fig. 4).
 # matrix: gcc:-O0 gcc:-O2 clang:-O0 clang:-O2
 . "$1/tests/e2e/lib.sh"
-printf 'int main(void) { return 0; }\n' >probe.c
-"$MEMSPY_CC" -fopenmp -o probe probe.c 2>/dev/null || { echo "skip: $MEMSPY_CC cannot build -fopenmp"; exit 77; }
+need_openmp
 export OMP_NUM_THREADS=4
 cc_build nbf "$SRC_DIR/examples/nbf/nbf.c" -fopenmp
 for variant in original serialized roundrobin; do

@@ -10,8 +10,7 @@
 # (docs/design-threads.md, limits).
 # matrix: gcc:-O2
 . "$1/tests/e2e/lib.sh"
-printf 'int main(void) { return 0; }\n' >probe.c
-"$MEMSPY_CC" -fopenmp -o probe probe.c 2>/dev/null || { echo "skip: $MEMSPY_CC cannot build -fopenmp"; exit 77; }
+need_openmp
 export OMP_NUM_THREADS=4
 cc_build counters "$SRC_DIR/examples/counters/counters.c" -fopenmp
 
