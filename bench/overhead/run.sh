@@ -28,20 +28,21 @@ seconds() {
 }
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-echo "| program | native s | memspy s | memspy slowdown | Cachegrind s | Cachegrind slowdown | memspy / Cachegrind |"
-echo "|---|---:|---:|---:|---:|---:|---:|"
+echo "| program | native s | instrumented slowdown | memspy s | memspy slowdown | Cachegrind s | Cachegrind slowdown | memspy / Cachegrind |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 cases | while read -r name src args; do
     gcc -O2 -g -o "$WORK/$name.native" "$ROOT/$src"
     "$BUILD/bin/memspy-cc" -O2 -o "$WORK/$name.memspy" "$ROOT/$src"
-    : >"$WORK/n"; : >"$WORK/m"; : >"$WORK/c"
+    : >"$WORK/n"; : >"$WORK/i"; : >"$WORK/m"; : >"$WORK/c"
     i=0
     while [ $i -lt "$RUNS" ]; do
         (cd "$WORK" && seconds "./$name.native" $args) >>"$WORK/n"
+        (cd "$WORK" && seconds "./$name.memspy" $args) >>"$WORK/i"
         (cd "$WORK" && seconds "$BUILD/bin/memspy" run --no-report --result "$name.result" -- "./$name.memspy" $args) >>"$WORK/m"
         (cd "$WORK" && seconds valgrind --tool=cachegrind --cache-sim=yes --cachegrind-out-file=/dev/null "./$name.native" $args) >>"$WORK/c"
         i=$((i + 1))
     done
-    n=$(median <"$WORK/n"); m=$(median <"$WORK/m"); c=$(median <"$WORK/c")
-    awk -v name="$name" -v n="$n" -v m="$m" -v c="$c" 'BEGIN {
-        printf "| %s | %.3f | %.2f | %.1fx | %.2f | %.1fx | %.2f |\n", name, n, m, m / n, c, c / n, m / c }'
+    n=$(median <"$WORK/n"); i=$(median <"$WORK/i"); m=$(median <"$WORK/m"); c=$(median <"$WORK/c")
+    awk -v name="$name" -v n="$n" -v i="$i" -v m="$m" -v c="$c" 'BEGIN {
+        printf "| %s | %.3f | %.1fx | %.2f | %.1fx | %.2f | %.1fx | %.2f |\n", name, n, i / n, m, m / n, c, c / n, m / c }'
 done

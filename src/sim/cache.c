@@ -157,16 +157,19 @@ int ms_cache_lookup_slow(ms_cache *c, uint64_t *set, uint64_t line, unsigned dir
          * (recent lines are the likely hits), then move the hit to the front. */
         uint64_t set_no = line & c->set_mask;
         if (c->order) {
-            uint64_t rest = c->order[set_no];
-            for (unsigned p = 1; p < ways; p++) {
-                rest >>= 4;
-                uint32_t w = (uint32_t)rest & 15u;
-                if ((set[w] >> 1) == line) {
-                    lru_promote(c, set_no, w, p, set[w] | dirty);
-                    return 0;
-                }
-            }
-            return -1;
+            /* Compare every way (independent loads; a miss compares them all anyway), then
+             * find the hit way's recency position: the lowest nibble of the order word equal
+             * to it (the nibbles above the set's ways never hold a lower way number). */
+            uint32_t w = 1;
+            while (w < ways && (set[w] >> 1) != line)
+                w++;
+            if (w == ways)
+                return -1;
+            uint64_t x = c->order[set_no] ^ (0x1111111111111111ull * w);
+            uint64_t zero = (x - 0x1111111111111111ull) & ~x & 0x8888888888888888ull;
+            unsigned p = (unsigned)__builtin_ctzll(zero) >> 2;
+            lru_promote(c, set_no, w, p, set[w] | dirty);
+            return 0;
         }
         for (uint32_t w = 1; w < ways; w++) {
             if ((set[w] >> 1) == line) {

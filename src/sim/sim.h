@@ -112,6 +112,11 @@ void ms_sim_destroy(ms_sim *sim);
  * (the access is then not counted). */
 int ms_sim_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx);
 
+/* The hit window, an exact filter that counts the repeated L1 hits of a one-processor LRU
+ * hierarchy without simulating each (src/sim/window.c), is on by default where it applies.
+ * Turning it off (for tests comparing both, and for measuring it) changes no result. */
+void ms_sim_set_window(ms_sim *sim, int on);
+
 /* Simulate a byte range [addr, addr+len) as one reference per touched line (memcpy & co). */
 void ms_sim_access_range(ms_sim *sim, unsigned cpu, uint64_t addr, uint64_t len, unsigned flags, uint32_t ctx);
 

@@ -4,11 +4,12 @@
  * every context and every replacement pair must be identical. The reference keeps each set
  * and each shadow as a plain array in recency order, so it is obviously right and slow; the
  * simulator's fast paths (order words, node indices kept next to ways and in per-line
- * records, per-line metadata chunks) must agree with it on every stream. */
+ * records, per-line metadata chunks, the hit window) must agree with it on every stream. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/sim_internal.h"
 #include "sim_testutil.h"
 
 #define LINE 64u
@@ -167,10 +168,39 @@ static void collect(const ms_eviction *e, void *ud)
         p->rows[p->n++] = (pair_row){ (int)e->victim_ctx, (int)e->evictor_ctx, (int)e->level, e->count };
 }
 
-/* One configuration: levels as {sets, ways, latency}; a stream of n references drawn over
- * `footprint` lines with a hot subset, writes with probability 1/3. */
+/* The next reference of a stream: random lines over `footprint` with a hot quarter, or
+ * (strided) four interleaved walks over 8-byte elements that jump to a random line now and
+ * then, as loops over arrays do; writes with probability 1/3. */
+typedef struct {
+    uint64_t x;
+    int strided;
+    uint64_t walk[4];
+} stream;
+
+static void next_ref(stream *st, unsigned footprint, uint64_t *addr, int *write, int *ctx)
+{
+    uint64_t x = st->x;
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    st->x = x;
+    unsigned pick = (unsigned)(x >> 32);
+    if (st->strided) {
+        int k = (int)((x >> 3) % 4);
+        if ((x >> 40) % 97 == 0)
+            st->walk[k] = ((x >> 8) % footprint) * LINE;
+        *addr = st->walk[k];
+        st->walk[k] = (st->walk[k] + 8) % ((uint64_t)footprint * LINE);
+        *ctx = (k + 4 * (int)((x >> 24) & 1)) % NCTX;
+    } else {
+        unsigned line = (pick & 3) ? (pick >> 2) % (footprint / 4 + 1) : (pick >> 2) % footprint;
+        *addr = (uint64_t)line * LINE + ((x >> 8) & 7) * 8;
+        *ctx = (int)((x >> 24) % NCTX);
+    }
+    *write = (x >> 20) % 3 == 0;
+}
+
+/* One configuration: levels as {sets, ways, latency}; a stream of n references (next_ref). */
 static void run_case(const char *name, int nlevels, const int geom[][3], int mem_latency,
-                     unsigned footprint, int n, unsigned seed)
+                     unsigned footprint, int n, unsigned seed, int strided)
 {
     ref_sim *r = calloc(1, sizeof *r);
     char text[256];
@@ -189,14 +219,13 @@ static void run_case(const char *name, int nlevels, const int geom[][3], int mem
     snprintf(text + len, sizeof text - (size_t)len, ";mem=%d", mem_latency);
     ms_sim *sim = sim_from_text(text);
 
-    uint64_t x = seed * 2654435761u + 1;
+    stream st = { seed * 2654435761u + 1, strided, { 0, 0, 0, 0 } };
+    for (int k = 0; k < 4; k++)
+        st.walk[k] = (uint64_t)(k * (footprint / 4)) * LINE;
     for (int i = 0; i < n; i++) {
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-        unsigned pick = (unsigned)(x >> 32);
-        unsigned line = (pick & 3) ? (pick >> 2) % (footprint / 4 + 1) : (pick >> 2) % footprint;
-        uint64_t addr = (uint64_t)line * LINE + ((x >> 8) & 7) * 8;
-        int write = (x >> 20) % 3 == 0;
-        int ctx = (int)((x >> 24) % NCTX);
+        uint64_t addr;
+        int write, ctx;
+        next_ref(&st, footprint, &addr, &write, &ctx);
         ref_access(r, addr, write, ctx);
         ms_sim_access(sim, 0, addr, 8, write ? MS_ACC_WRITE : 0, (uint32_t)ctx);
     }
@@ -234,6 +263,8 @@ static void run_case(const char *name, int nlevels, const int geom[][3], int mem
     ms_sim_totals(sim, &tot);
     CHECK(tot.level[0].cause[MS_CAUSE_CONFLICT] > 0 && tot.level[0].cause[MS_CAUSE_CAPACITY] > 0);
     CHECK(p.n > 0);
+    if (strided)   /* the window counted many references without simulating them */
+        CHECK(sim->win.filtered_total + sim->win.filtered > (uint64_t)n / 4);
     if (nlevels > 1)
         CHECK(tot.level[1].writebacks > 0);
     ms_sim_destroy(sim);
@@ -246,9 +277,14 @@ int main(void)
     static const int two[][3] = { { 8, 4, 4 }, { 16, 8, 14 } };
     static const int three[][3] = { { 4, 8, 4 }, { 8, 16, 12 }, { 16, 16, 40 } };
     static const int wide[][3] = { { 2, 32, 3 }, { 32, 16, 10 } };   /* > 16 ways: shifted sets */
-    run_case("direct-mapped", 1, dm, 50, 300, 200000, 1);
-    run_case("two levels", 2, two, 200, 700, 300000, 2);
-    run_case("three levels", 3, three, 200, 2000, 300000, 3);
-    run_case("32-way L1", 2, wide, 100, 1500, 300000, 4);
+    run_case("direct-mapped", 1, dm, 50, 300, 200000, 1, 0);
+    run_case("two levels", 2, two, 200, 700, 300000, 2, 0);
+    run_case("three levels", 3, three, 200, 2000, 300000, 3, 0);
+    run_case("32-way L1", 2, wide, 100, 1500, 300000, 4, 0);
+    /* Strided walks: most references repeat a line of the hit window (window.c). */
+    run_case("direct-mapped, strided", 1, dm, 50, 300, 200000, 5, 1);
+    run_case("two levels, strided", 2, two, 200, 700, 300000, 6, 1);
+    run_case("three levels, strided", 3, three, 200, 2000, 300000, 7, 1);
+    run_case("32-way L1, strided", 2, wide, 100, 1500, 300000, 8, 1);
     return check_result();
 }
