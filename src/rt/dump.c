@@ -213,6 +213,8 @@ void ms_dump(uint32_t exit_kind, int32_t exit_value, int from_signal) {
     if (!from_signal) ms_modules_refresh();
     int lost_threads = ms_threads_flush_all(from_signal, prev == MS_T_BUSY);
     int locked = from_signal ? lock_for_signal(prev) : (ms_sim_lock(), 1);
+    /* What was handed to the simulator thread must be simulated before it is read. */
+    int complete = locked && ms_pipeline_drain(from_signal ? 2000 : -1) == 0;
     int pid = (int)getpid();
     if (pid == ms_runtime_pid()) {   /* a forked child does not overwrite its parent's file */
         char path[sizeof raw_dir + 32];
@@ -227,11 +229,11 @@ void ms_dump(uint32_t exit_kind, int32_t exit_value, int from_signal) {
             put_modules(&w);
             put_bins(&w);
             put_contexts(&w);
-            if (locked) {   /* else another thread may be inside the simulator */
+            if (complete) {   /* else another thread may be inside the simulator */
                 put_counters(&w, ms_events_sim());
                 put_evictions(&w, ms_events_sim());
             }
-            put_notes(&w, lost_threads || !locked);
+            put_notes(&w, lost_threads || !complete);
             put_streams(&w);
             if (ms_raw_writer_finish(&w) < 0) report_failure(path, errno ? errno : EIO);
             close(fd);

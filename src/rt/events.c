@@ -1,16 +1,22 @@
-/* Event flushing: a thread's buffered accesses go into the simulator under one global lock
- * (one-processor mode) and/or are encoded into the thread's stream chunk, which is compressed
- * after the lock is released. A data block's flush flag serialises its flushes with the exit
+/* Event flushing: a thread's buffered accesses are mapped to contexts under one global lock
+ * and handed to the simulator (one-processor mode; pipeline.c, which may simulate them on its
+ * own thread) and/or encoded into the thread's stream chunk, which is compressed after the
+ * lock is released. A data block's flush flag serialises its flushes with the exit
  * path and the switch to threads mode.
  * Each (pc, bin) pair becomes a dense context id (1, 2, ...; 0 unused) through a hash table,
- * with a small direct-mapped cache of the last mapping per pc in front of it. */
+ * with a small direct-mapped cache of the last mapping per pc in front of it.
+ *
+ * The hit window (sim/window.h) runs here, in front of the simulator (whose own window is
+ * off): a chunk of commands (rt.h) holds the references to simulate in full and the window's
+ * operations in order, then one count per context for the references the window counted. So
+ * a simulator thread gets only the work that needs the simulator. */
 #include "rt.h"
+#include "../sim/window.h"
 #include <pthread.h>
 #include <sched.h>
 #include <time.h>
 
 static ms_sim *sim;
-static uint32_t line_size;
 static pthread_mutex_t sim_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t dropped;
 static int closed;                /* after the exit flush */
@@ -25,11 +31,21 @@ static uint32_t index_cap;
 #define PC_CACHE_SLOTS 4096u
 static struct { uint64_t pc; uint32_t bin, ctx; } *pc_cache;
 
+/* The window and its counts per context for the chunk being composed (lock held). */
+static ms_window win;
+static uint32_t l1_shift;
+static uint32_t *counts_r, *counts_w, counts_cap;
+static uint32_t touched[MS_EVENTS_PER_THREAD];   /* contexts counted in the chunk */
+static uint32_t ntouched;
+
 int ms_events_init(const ms_hier_config *cfg) {
     pc_cache = ms_map(PC_CACHE_SLOTS * sizeof *pc_cache);
     if (!pc_cache) return -1;
-    line_size = cfg->level[0].line;
-    return ms_sim_create(&sim, cfg, &ms_sim_allocator);
+    if (ms_sim_create(&sim, cfg, &ms_sim_allocator) != 0) return -1;
+    if (ms_window_init(&win, cfg, &ms_sim_allocator) != 0) return -1;
+    if (win.on) ms_sim_set_window(sim, 0);
+    while ((1u << l1_shift) < cfg->level[0].line) l1_shift++;
+    return ms_pipeline_init(sim, cfg->level[0].line);
 }
 
 ms_sim *ms_events_sim(void) { return sim; }
@@ -37,7 +53,7 @@ void ms_sim_lock(void) { pthread_mutex_lock(&sim_lock); }
 int ms_sim_trylock(void) { return pthread_mutex_trylock(&sim_lock); }
 void ms_sim_unlock(void) { pthread_mutex_unlock(&sim_lock); }
 uint32_t ms_contexts_count(void) { return nctx; }
-uint64_t ms_events_dropped(void) { return dropped; }
+uint64_t ms_events_dropped(void) { return dropped + ms_pipeline_dropped(); }
 
 void ms_context_get(uint32_t ctx, uint64_t *pc, uint32_t *bin) {
     *pc = ctx_pc[ctx];
@@ -109,11 +125,74 @@ static uint32_t ctx_of(uint64_t pc, uint32_t bin) {
     return c;
 }
 
-/* Feed n events of data block d to the simulator (unless in threads mode) and append them
- * to rec if recording (lock held). Sync events only go to the stream. */
-static void map_events(ms_thread_data *d, uint32_t n, ms_rec_stream *rec) {
+/* Make the per-context counts hold ctx (lock held). 0 or -1. */
+static int counts_reserve(uint32_t ctx) {
+    if (MS_LIKELY(ctx < counts_cap)) return 0;
+    uint32_t cap = counts_cap ? counts_cap : 4096;
+    while (cap <= ctx) cap *= 2;
+    uint32_t *r = ms_map(cap * sizeof *r), *w = ms_map(cap * sizeof *w);
+    if (!r || !w) {
+        ms_unmap(r, cap * sizeof *r);
+        ms_unmap(w, cap * sizeof *w);
+        return -1;
+    }
+    if (counts_r) {
+        ms_memcpy(r, counts_r, counts_cap * sizeof *r);
+        ms_memcpy(w, counts_w, counts_cap * sizeof *w);
+    }
+    ms_unmap(counts_r, counts_cap * sizeof *r);
+    ms_unmap(counts_w, counts_cap * sizeof *w);
+    counts_r = r;
+    counts_w = w;
+    counts_cap = cap;
+    return 0;
+}
+
+/* Append a closing window's n operations to chunk c at *k. */
+static void put_ops(ms_sim_ref *c, uint32_t *k, uint32_t n) {
+    for (uint32_t j = 0; j < n; j++) {
+        const ms_win_op *op = &win.ops[j];
+        c[(*k)++] = (ms_sim_ref){op->line, 0, (uint32_t)op->rereference << 1 | op->dirty};
+    }
+}
+
+/* Append reference (ctx, addr, size_flags) to chunk c at *k through the window. */
+MS_HOT void put_ref(ms_sim_ref *c, uint32_t *k, uint32_t ctx, uint64_t addr, uint32_t size_flags) {
+    if (win.on) {
+        uint32_t size = size_flags & MS_EV_SIZE_MAX;
+        uint64_t line = addr >> l1_shift;
+        if (MS_LIKELY(size && ((addr + size - 1) >> l1_shift) == line)) {
+            unsigned write = size_flags >> 31;   /* MS_EV_WRITE */
+            int r = ms_window_ref(&win, line, write);
+            if (r < 0) {
+                if (MS_UNLIKELY(counts_reserve(ctx) < 0)) {   /* no memory: a count of its own */
+                    c[(*k)++] = (ms_sim_ref){write ? 1u : 1ull << 32, ctx | MS_CMD_COUNT, 0};
+                    return;
+                }
+                if (!counts_r[ctx] && !counts_w[ctx]) touched[ntouched++] = ctx;
+                if (write)
+                    counts_w[ctx]++;
+                else
+                    counts_r[ctx]++;
+                return;
+            }
+            if (r > 0) put_ops(c, k, (uint32_t)r);
+        } else {
+            put_ops(c, k, ms_window_close(&win));   /* straddles lines: simulated apart */
+        }
+    }
+    c[(*k)++] = (ms_sim_ref){addr, ctx, size_flags};
+}
+
+/* Map n events of data block d to contexts, compose them into a chunk for the simulator
+ * (unless in threads mode) and append them to rec if recording (lock held). Sync events only
+ * go to the stream. max_ms bounds the wait for the simulator thread (signal path); returns -1
+ * if it was exceeded (the chunk is then lost to the simulator). */
+static int map_events(ms_thread_data *d, uint32_t n, ms_rec_stream *rec, int max_ms) {
     const ms_event *ev = d->ev;
-    int simulate = !ms_streams_mode;
+    ms_sim_ref *out = ms_streams_mode ? NULL : ms_pipeline_begin(max_ms);
+    int lost = !ms_streams_mode && !out;
+    uint32_t k = 0;
     for (uint32_t i = 0; i < n; i++) {
         if (ev[i].bin == MS_EV_SYNC_BIN) {   /* two slots (rt.h) */
             if (rec && i + 1 < n) ms_rec_sync(rec, ev[i].size_flags, ev[i].addr, ev[i + 1].addr, ev[i].pc);
@@ -124,17 +203,22 @@ static void map_events(ms_thread_data *d, uint32_t n, ms_rec_stream *rec) {
         uint64_t addr = ev[i].addr;
         if (addr - ms_main_stack.lo < ms_main_stack.span) addr += ms_main_stack.shift;   /* rt.h */
         if (rec) ms_rec_event(rec, ctx, addr, ev[i].size_flags);
-        if (!simulate) continue;
-        uint32_t size = ev[i].size_flags & MS_EV_SIZE_MAX;
-        unsigned flags = (ev[i].size_flags & MS_EV_WRITE) ? MS_ACC_WRITE : 0;
+        if (!out) continue;
         if (!ctx) {
             dropped++;
-        } else if (size <= line_size) {
-            if (ms_sim_access(sim, 0, addr, size, flags, ctx) < 0) dropped++;
-        } else {
-            ms_sim_access_range(sim, 0, addr, size, flags, ctx);
+            continue;
         }
+        put_ref(out, &k, ctx, addr, ev[i].size_flags);
     }
+    if (!out) return lost ? -1 : 0;
+    for (uint32_t j = 0; j < ntouched; j++) {
+        uint32_t ctx = touched[j];
+        out[k++] = (ms_sim_ref){(uint64_t)counts_r[ctx] << 32 | counts_w[ctx], ctx | MS_CMD_COUNT, 0};
+        counts_r[ctx] = counts_w[ctx] = 0;
+    }
+    ntouched = 0;
+    ms_pipeline_end(out, k);
+    return 0;
 }
 
 /* Take the simulator lock, or on the signal path try it for a bounded time. Returns 0 if held. */
@@ -160,12 +244,12 @@ int ms_events_flush_data(ms_thread_data *d, uint32_t *nev, int sim_try) {
     }
     ms_rec_stream *rec = ms_rec_chunk_begin(d);   /* may open the file: outside the lock */
     if (sim_lock_for_flush(sim_try) < 0) return -1;
-    map_events(d, n, rec);
+    int rc = map_events(d, n, rec, sim_try ? 2000 : -1);
     pthread_mutex_unlock(&sim_lock);
     *nev = 0;
     if (rec) ms_rec_chunk_end(rec);               /* compression: outside the global lock */
     if (ms_progress_refs) __atomic_fetch_add(ms_progress_refs, n, __ATOMIC_RELAXED);
-    return 0;
+    return rc;
 }
 
 void ms_events_close(void) { __atomic_store_n(&closed, 1, __ATOMIC_RELEASE); }

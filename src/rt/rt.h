@@ -269,6 +269,38 @@ void ms_context_get(uint32_t ctx, uint64_t *pc, uint32_t *bin);
 /* Events the simulator could not count (out of memory). */
 uint64_t ms_events_dropped(void);
 
+/* ---- pipeline.c: the simulator thread ---- */
+
+/* A command for the simulator: a reference (ctx >= 1: addr, size_flags as ms_event's), the
+ * references of ctx & ~MS_CMD_COUNT that a hit window counted (ctx with MS_CMD_COUNT: addr =
+ * reads << 32 | writes), or an operation of a closing window (ctx 0: addr = line,
+ * size_flags = rereference << 1 | dirty; sim/window.h). Contexts stay far below 2^31. */
+typedef struct {
+    uint64_t addr;
+    uint32_t ctx;
+    uint32_t size_flags;
+} ms_sim_ref;
+
+#define MS_CMD_COUNT 0x80000000u
+/* Commands in one chunk at most: a flush's references, the operations of the windows they
+ * close (one per line joined, plus a window carried over) and one count per context. */
+#define MS_CHUNK_CAP (3u * MS_EVENTS_PER_THREAD + 64u)
+
+/* Set up the hand-over to sim (L1 lines of line_size bytes). Returns 0 or -1. */
+int ms_pipeline_init(ms_sim *sim, uint32_t line_size);
+/* Simulator lock held: where to compose the next chunk (MS_CHUNK_CAP commands), waiting at
+ * most max_ms milliseconds (< 0: no limit) for the simulator thread to make room; NULL if
+ * none came. */
+ms_sim_ref *ms_pipeline_begin(int max_ms);
+/* Simulator lock held: hand the n commands of chunk (from ms_pipeline_begin) over to the
+ * simulator thread, or execute them here when there is none. */
+void ms_pipeline_end(ms_sim_ref *chunk, uint32_t n);
+/* Wait until every chunk handed over is simulated (at most max_ms, < 0: no limit), before
+ * the simulator is read. Returns 0, or -1 on timeout or when called by the simulator thread. */
+int ms_pipeline_drain(int max_ms);
+/* References the simulator thread could not count (out of memory). */
+uint64_t ms_pipeline_dropped(void);
+
 /* The complete recording path: thread set-up, any bin lookup, flushing a full buffer. */
 void ms_record_slow(uintptr_t addr, uint32_t size_flags, uintptr_t pc);
 

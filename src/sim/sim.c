@@ -48,7 +48,9 @@ int ms_sim_create(ms_sim **out, const ms_hier_config *cfg, const ms_allocator *a
         ok = ms_coh_create(sim) == 0;   /* sets up the records' layout itself */
     } else {
         ms_linemeta_init(&sim->meta, 2u * (unsigned)cfg->nlevels, &sim->mem);
-        ok = ok && ms_window_init(&sim->win, &sim->cache[0], sim->fa[0].capacity, &sim->mem) == 0;
+        ok = ok && ms_window_init(&sim->win, cfg, &sim->mem.fn) == 0;
+        sim->mem.bytes += sim->win.set_bytes;
+        sim->win_allowed = sim->win.on;
     }
     if (!ok) {
         ms_sim_destroy(sim);
@@ -63,7 +65,9 @@ void ms_sim_destroy(ms_sim *sim)
     if (!sim)
         return;
     ms_coh_destroy(sim);
-    ms_window_free(&sim->win, &sim->mem);
+    if (sim->win.set_count)
+        sim->mem.bytes -= sim->win.set_bytes;
+    ms_window_free(&sim->win, &sim->mem.fn);
     for (int k = 0; k < sim->nlevels; k++) {
         ms_cache_free(&sim->cache[k], &sim->mem);
         ms_fa_free(&sim->fa[k], &sim->mem);
@@ -335,83 +339,63 @@ static inline int access_unfiltered(ms_sim *sim, unsigned cpu, uint64_t addr, ui
     return access_general(sim, cpu, addr, size, flags, ctx);
 }
 
-/* A reference the window does not count by itself: a line's first reference in the window
- * (simulated in full, the line then joins it), a new context, or a reference straddling two
- * lines (the window is closed first: its full simulation may reorder lines of the window). */
-__attribute__((noinline)) static int window_miss(ms_sim *sim, uint64_t addr, uint32_t size, unsigned flags,
-                                                 uint32_t ctx)
+/* Close the window and apply its operations. */
+static void close_window(ms_sim *sim)
+{
+    uint32_t n = ms_window_close(&sim->win);
+    ms_sim_window_ops(sim, sim->win.ops, n);
+}
+
+/* What the window's fast path does not take: a new context (made, then the reference goes
+ * through the window), or a reference straddling two lines (the window is closed first: its
+ * full simulation may reorder lines of the window). */
+__attribute__((noinline)) static int window_other(ms_sim *sim, uint64_t addr, uint32_t size, unsigned flags,
+                                                  uint32_t ctx)
 {
     if (ctx >= sim->nctx && ms_ensure_ctx(sim, ctx) != 0)
         return -1;
     uint64_t line = addr >> sim->l1_shift;
-    if (((addr + (size ? size - 1 : 0)) >> sim->l1_shift) != line) {
-        ms_window_close(sim);
-        return access_general(sim, 0, addr, size, flags, ctx);
-    }
-    unsigned slot;
-    ms_win_entry *e = ms_window_find(&sim->win, line, &slot);
-    if (e) {   /* reached with a new context */
-        e->last = ++sim->win.seq;
-        e->dirty |= flags & MS_TAG_DIRTY;
-        sim->win.last_line = line;
-        sim->win.last_entry = e;
-        sim->win.filtered++;
-        count_reference(sim, ctx, flags & MS_TAG_DIRTY);
-        return 0;
-    }
-    uint64_t set_no = line & sim->cache[0].set_mask;
-    if (!ms_window_has_room(&sim->win, set_no)) {
-        ms_window_close_full(sim);
-        if (sim->win.pause)
-            return access_unfiltered(sim, 0, addr, size, flags, ctx);
-        slot = ms_window_slot(line);   /* the table is empty now */
-    }
-    int served = access_unfiltered(sim, 0, addr, size, flags, ctx);
-    ms_window_add(&sim->win, line, set_no, slot);
-    return served;
+    if (((addr + (size ? size - 1 : 0)) >> sim->l1_shift) == line)
+        return ms_sim_access(sim, 0, addr, size, flags, ctx);
+    close_window(sim);
+    return access_general(sim, 0, addr, size, flags, ctx);
 }
 
 int ms_sim_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
 {
     if (!sim->win.on || cpu != 0)
         return access_unfiltered(sim, cpu, addr, size, flags, ctx);
-    if (sim->win.pause) {
-        sim->win.pause--;
-        return access_unfiltered(sim, cpu, addr, size, flags, ctx);
-    }
-    /* The window's fast path: a line referenced in the window already is an L1 hit that only
-     * counts (window.c). The line referenced last needs no new sequence number. */
+    /* The window (window.h): a reference it counts is an L1 hit and only counts. */
     uint64_t line = addr >> sim->l1_shift;
-    unsigned write = flags & MS_TAG_DIRTY;
-    ms_window *w = &sim->win;
     if (__builtin_expect(ctx < sim->nctx && ((addr + size - 1) >> sim->l1_shift) == line, 1)) {
-        ms_win_entry *e;
-        if (line == w->last_line) {
-            e = w->last_entry;
-        } else {
-            unsigned slot;
-            e = ms_window_find(w, line, &slot);
-            if (!e)
-                return window_miss(sim, addr, size, flags, ctx);
-            e->last = ++w->seq;
-            w->last_line = line;
-            w->last_entry = e;
+        unsigned write = flags & MS_TAG_DIRTY;
+        int r = ms_window_ref(&sim->win, line, write);
+        if (r < 0) {
+            count_reference(sim, ctx, write);
+            return 0;
         }
-        e->dirty |= write;
-        w->filtered++;
-        count_reference(sim, ctx, write);
-        return 0;
+        if (r > 0)
+            ms_sim_window_ops(sim, sim->win.ops, (uint32_t)r);
+        return access_unfiltered(sim, 0, addr, size, flags, ctx);
     }
-    return window_miss(sim, addr, size, flags, ctx);
+    return window_other(sim, addr, size, flags, ctx);
 }
 
 void ms_sim_set_window(ms_sim *sim, int on)
 {
-    ms_window_close(sim);
+    close_window(sim);
     sim->win.pause = 0;
     sim->win.strikes = 0;
-    if (sim->win.set_count)   /* made at creation with one processor */
-        sim->win.on = on && sim->win.max >= 2 && sim->cache[0].policy == MS_POLICY_LRU;
+    sim->win.on = on && sim->win_allowed;
+}
+
+int ms_sim_count(ms_sim *sim, uint32_t ctx, uint64_t reads, uint64_t writes)
+{
+    if (ctx >= sim->nctx && ms_ensure_ctx(sim, ctx) != 0)
+        return -1;
+    sim->ctrs[(size_t)ctx * sim->nprocs].reads += reads;
+    sim->ctrs[(size_t)ctx * sim->nprocs].writes += writes;
+    return 0;
 }
 
 void ms_sim_access_range(ms_sim *sim, unsigned cpu, uint64_t addr, uint64_t len, unsigned flags, uint32_t ctx)
@@ -447,7 +431,7 @@ void ms_sim_next_region(ms_sim *sim)
 
 void ms_sim_finish(ms_sim *sim)
 {
-    ms_window_close(sim);
+    close_window(sim);
     if (sim->coh)
         ms_coh_finish(sim);
 }

@@ -113,9 +113,15 @@ void ms_sim_destroy(ms_sim *sim);
 int ms_sim_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx);
 
 /* The hit window, an exact filter that counts the repeated L1 hits of a one-processor LRU
- * hierarchy without simulating each (src/sim/window.c), is on by default where it applies.
- * Turning it off (for tests comparing both, and for measuring it) changes no result. */
+ * hierarchy without simulating each (window.h), is on by default where it applies. Turning it
+ * off changes no result: for tests comparing both, for measuring it, and for callers that run
+ * their own window in front of the simulator. */
 void ms_sim_set_window(ms_sim *sim, int on);
+
+/* Add references already known to be L1 hits (counted by a hit window in front of the
+ * simulator, window.h) to ctx's reads and writes, processor 0. Returns 0, or -1 if out of
+ * memory for counters. */
+int ms_sim_count(ms_sim *sim, uint32_t ctx, uint64_t reads, uint64_t writes);
 
 /* Simulate a byte range [addr, addr+len) as one reference per touched line (memcpy & co). */
 void ms_sim_access_range(ms_sim *sim, unsigned cpu, uint64_t addr, uint64_t len, unsigned flags, uint32_t ctx);

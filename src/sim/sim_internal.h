@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "sim.h"
+#include "window.h"
 
 /* log2 of a power of two (line and unit sizes). */
 static inline unsigned ms_log2u(uint64_t x)
@@ -284,75 +285,6 @@ static inline void ms_pairs_count(ms_pairs *t, uint32_t k0, uint32_t k1, uint32_
 /* Call fn for every tuple, ordered by key[0], key[1], key[2], key[3]. */
 void ms_pairs_each(const ms_pairs *t, void (*fn)(const ms_pair *p, void *ud), void *ud);
 
-/* ---- the hit window (window.c): an exact filter of L1 hits, one processor, LRU L1 ---- */
-
-#define MS_WIN_MAX 64          /* lines in a window at most */
-#define MS_WIN_SLOT_BITS 8
-#define MS_WIN_SLOTS (1u << MS_WIN_SLOT_BITS)
-
-typedef struct {
-    uint64_t line;         /* MS_TAG_EMPTY = free slot */
-    uint64_t last;         /* sequence number of the line's last reference in the window */
-    uint8_t dirty;         /* a counted-only write: the L1 line's dirty bit is set on closing */
-} ms_win_entry;
-
-typedef struct {
-    int on;                        /* the filter applies (ms_window_init, ms_sim_set_window) */
-    uint64_t last_line;            /* the line referenced last (its entry: last_entry) */
-    ms_win_entry *last_entry;
-    uint64_t seq;
-    uint32_t n, max;               /* lines in the window; at most max */
-    uint32_t per_set;              /* lines of one L1 set in the window at most (its ways) */
-    uint64_t filtered;             /* references counted without simulation in this window */
-    uint64_t pause;                /* references to pass unfiltered before the next window */
-    unsigned strikes;              /* windows in a row that did not pay */
-    uint64_t windows, filtered_total, paused;   /* closed windows, their filtered references,
-                                                 * pauses (tests, measurements) */
-    ms_win_entry slot[MS_WIN_SLOTS];   /* open addressing by line (linear probing) */
-    uint8_t member[MS_WIN_MAX];    /* slots of the lines, in first-reference order */
-    uint8_t *set_count;            /* per L1 set: lines of the window in it */
-    size_t set_bytes;
-} ms_window;
-
-/* Set the window up for L1 (l1_lines lines); it is on if L1 is LRU and large enough.
- * Returns 0 or -1 (no memory). */
-int ms_window_init(ms_window *w, const ms_cache *l1, uint32_t l1_lines, ms_mem *mem);
-void ms_window_free(ms_window *w, ms_mem *mem);
-
-static inline unsigned ms_window_slot(uint64_t line)
-{
-    return (unsigned)((line * 0x9E3779B97F4A7C15ull) >> (64 - MS_WIN_SLOT_BITS));
-}
-
-/* The entry of line if it is in the window, else NULL with *free_slot = where it would go. */
-static inline ms_win_entry *ms_window_find(ms_window *w, uint64_t line, unsigned *free_slot)
-{
-    for (unsigned i = ms_window_slot(line);; i = (i + 1) & (MS_WIN_SLOTS - 1)) {
-        ms_win_entry *e = &w->slot[i];
-        if (e->line == line)
-            return e;
-        if (e->line == MS_TAG_EMPTY) {
-            *free_slot = i;
-            return NULL;
-        }
-    }
-}
-
-/* 1 if a line of L1 set set_no may join the window without closing it first. */
-static inline int ms_window_has_room(const ms_window *w, uint64_t set_no)
-{
-    return w->n < w->max && w->set_count[set_no] < w->per_set;
-}
-
-/* Add line (in L1 set set_no; absent, after its reference was simulated in full) at free slot
- * `slot` (from ms_window_find, with no closing since). */
-void ms_window_add(ms_window *w, uint64_t line, uint64_t set_no, unsigned slot);
-/* Close the window: bring the simulated recency order and dirty bits up to date, empty it. */
-void ms_window_close(ms_sim *sim);
-/* Close a full window and judge it: after windows that filtered too little to pay for
- * themselves the filter pauses, longer after each (deterministic: it depends on the stream). */
-void ms_window_close_full(ms_sim *sim);
-
 /* ---- the simulator object ---- */
 
 /* One processor's view of the hierarchy: its private levels and the shared ones, and where in
@@ -390,6 +322,7 @@ struct ms_sim {
     ms_pairs pairs;                /* (level, victim, evictor) replacement pairs */
     ms_coherence *coh;             /* NULL with one processor */
     ms_window win;                 /* the hit window (one processor only) */
+    int win_allowed;               /* the window applies to this hierarchy */
     ms_hier_config cfg;
     ms_mem mem;
 };

@@ -12,4 +12,21 @@ jq -S 'del(.run)' b.json >b.norm
 if cmp -s a.norm b.norm; then echo "ok   - two runs give identical statistics"; else
   echo "FAIL - two runs differ:"; diff a.norm b.norm | head -20; FAILS=$((FAILS + 1)); fi
 check "the run has L3 misses to compare" a.json '.totals.levels[2].misses > 10000'
+
+# The simulator thread (pipeline.c) changes no number: simulated in the flushing thread
+# (MEMSPY_SIM_THREAD=0) or on its own thread (=1), the statistics are identical.
+MEMSPY_SIM_THREAD=0 run_memspy inline.json --preset x86 -- ./spmv 50000 8 1
+MEMSPY_SIM_THREAD=1 run_memspy threaded.json --preset x86 -- ./spmv 50000 8 1
+jq -S 'del(.run)' inline.json >inline.norm
+jq -S 'del(.run)' threaded.json >threaded.norm
+if cmp -s inline.norm threaded.norm && cmp -s a.norm inline.norm; then
+  echo "ok   - with and without the simulator thread the statistics are identical"
+else echo "FAIL - the simulator thread changes the statistics:"; diff inline.norm threaded.norm | head -20
+  FAILS=$((FAILS + 1)); fi
+cc_build tasks "$SRC_DIR/tests/e2e/progs/tasks.c"
+MEMSPY_SIM_THREAD=1 run_memspy t1.json -- ./tasks
+MEMSPY_SIM_THREAD=0 run_memspy t0.json -- ./tasks
+ok_if "MEMSPY_SIM_THREAD=1: the simulator thread runs beside the program" grep -q "tasks=2" t1.json.out
+ok_if "MEMSPY_SIM_THREAD=0: no simulator thread" grep -q "tasks=1" t0.json.out
+check "the program's one thread is all the profile shows" t1.json '(.threads // []) | length <= 1'
 finish

@@ -2,8 +2,9 @@
  * with the window and one without must give the same served level for every reference and
  * identical counters and replacement pairs, including references straddling two lines, byte
  * ranges, contexts first seen while a window is open, windows that do not pay (the filter then
- * pauses) and the window switched on and off mid-stream. It must also stay off where it would
- * not be exact (non-LRU L1, an L1 too small to hold a window). */
+ * pauses), the window switched on and off mid-stream, and a window run in front of the
+ * simulator as the runtime does. It must also stay off where it would not be exact (non-LRU
+ * L1, an L1 too small to hold a window, several processors). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +91,60 @@ static void mixed_stream(const char *config, unsigned footprint, int n)
     ms_sim_destroy(without);
 }
 
+/* The window run in front of a simulator whose own window is off, as the runtime does
+ * (src/rt/events.c): counted references go in as per-context counts at the end of each chunk
+ * of 4096, closing operations in order before the reference that closed the window, and
+ * straddling references after closing it. Same results as no window at all. */
+static void in_front(const char *config, int n)
+{
+    ms_sim *front = sim_from_text(config), *without = sim_from_text(config);
+    ms_sim_set_window(front, 0);
+    ms_sim_set_window(without, 0);
+    ms_hier_config cfg;
+    char err[200];
+    CHECK_EQ_INT(ms_config_parse_full(config, &cfg, err, sizeof err), 0);
+    ms_allocator a = test_allocator(&default_heap);
+    ms_window w;
+    CHECK_EQ_INT(ms_window_init(&w, &cfg, &a), 0);
+    CHECK_EQ_INT(w.on, 1);
+    static uint64_t reads[64], writes[64];
+    uint64_t x = 4242, walk[3] = {0, 8192, 20000};
+    for (int i = 0; i < n; i++) {
+        uint64_t r = next(&x);
+        int k = (int)(r % 3);
+        unsigned flags = (r >> 8) % 4 == 0 ? MS_ACC_WRITE : 0;
+        uint32_t ctx = (uint32_t)((r >> 16) % 8 + (uint64_t)i / (n / 4)) + 1;
+        uint64_t addr = walk[k];
+        if ((r >> 24) % 61 == 0)
+            addr = (addr | 63) - 3;                  /* straddles two lines */
+        walk[k] = (r >> 40) % 131 == 0 ? ((r >> 12) % 2000) * 64 : (walk[k] + 8) % (2000 * 64);
+        ms_sim_access(without, 0, addr, 8, flags, ctx);
+        if ((addr >> 6) != ((addr + 7) >> 6)) {
+            ms_sim_window_ops(front, w.ops, ms_window_close(&w));
+            ms_sim_access(front, 0, addr, 8, flags, ctx);
+        } else {
+            int got = ms_window_ref(&w, addr >> 6, flags & MS_ACC_WRITE);
+            if (got < 0) {
+                (flags ? writes : reads)[ctx]++;
+            } else {
+                ms_sim_window_ops(front, w.ops, (uint32_t)got);
+                ms_sim_access(front, 0, addr, 8, flags, ctx);
+            }
+        }
+        if (i % 4096 == 4095 || i == n - 1)          /* the end of a chunk: the counts */
+            for (uint32_t c = 0; c < 64; c++) {
+                if (reads[c] || writes[c])
+                    CHECK_EQ_INT(ms_sim_count(front, c, reads[c], writes[c]), 0);
+                reads[c] = writes[c] = 0;
+            }
+    }
+    CHECK(w.filtered_total > (uint64_t)n / 4);
+    check_same("window in front", front, without);
+    ms_window_free(&w, &a);
+    ms_sim_destroy(front);
+    ms_sim_destroy(without);
+}
+
 /* Mostly new lines: windows do not pay, the filter pauses; results are unchanged. */
 static void no_reuse(void)
 {
@@ -160,6 +215,8 @@ int main(void)
     mixed_stream("L1=4K:8:64:4,L2=16K:16:64:14,L3=64K:16:64:40;mem=200", 3000, 400000);
     mixed_stream("L1=2K:1:64:1,L2=8K:4:64:10;mem=100", 600, 300000);
     mixed_stream("L1=4K:32:64:2;mem=60", 400, 200000);
+    in_front("L1=4K:8:64:4,L2=16K:16:64:14,L3=64K:16:64:40;mem=200", 300000);
+    in_front("L1=2K:2:64:1,L2=8K:4:64:10;mem=100", 200000);
     no_reuse();
     toggled();
     where_on();

@@ -1,0 +1,197 @@
+/* The simulation pipeline: a flush maps its thread's events to contexts (under the simulator
+ * lock, events.c) and hands the resulting references over in chunks; a simulator thread of
+ * the runtime simulates them in hand-over order, so the program and the simulation run on
+ * two CPUs at once. Results are those of simulating at each flush: the order is the same.
+ *
+ * A chunk is a list of commands (ms_sim_ref, rt.h), composed by the flush (events.c).
+ *
+ * The thread is started on the first chunk when the process may run on more than one CPU
+ * (MEMSPY_SIM_THREAD=0 keeps the simulation in the flushing thread, =1 forces the thread).
+ * It blocks every signal, records nothing (its mode stays BUSY) and is never seen by the
+ * program's thread accounting. Hand-over is a ring of MS_PIPE_SLOTS chunks with one writer
+ * (the flush, lock held) and one reader (the thread); either side spins briefly, then sleeps
+ * on a futex. In a forked child (never profiled) the thread does not exist: chunks are
+ * simulated in place. */
+#include "rt.h"
+#include "../sim/window.h"
+#include <errno.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MS_PIPE_SLOTS 8u
+#define SPINS 2000
+
+static struct {
+    ms_sim *sim;
+    uint32_t line_size;
+    int wanted;                        /* start the thread on the first chunk */
+    int running;                       /* the thread exists (in process `pid`) */
+    int pid;
+    pthread_t thread;
+    ms_sim_ref *slot[MS_PIPE_SLOTS];
+    uint32_t count[MS_PIPE_SLOTS];
+    uint32_t head, tail;               /* chunks handed over / simulated (futex words) */
+    int reader_sleeps, writer_sleeps;
+    uint64_t dropped;                  /* references the simulator could not count */
+    ms_sim_ref *local;                 /* a chunk simulated in place */
+} pipe_;
+
+static long futex(uint32_t *word, int op, uint32_t val, const struct timespec *timeout) {
+    return syscall(SYS_futex, word, op, val, timeout, NULL, 0);
+}
+
+/* Sleep while *word == val, for at most timeout (NULL: no limit). errno is kept: the caller
+ * may be a program thread. */
+static void sleep_while(uint32_t *word, uint32_t val, const struct timespec *timeout) {
+    int saved = errno;
+    futex(word, FUTEX_WAIT_PRIVATE, val, timeout);
+    errno = saved;
+}
+
+static void wake(uint32_t *word) {
+    int saved = errno;
+    futex(word, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL);
+    errno = saved;
+}
+
+/* Execute a chunk's commands (rt.h). */
+static void simulate(const ms_sim_ref *r, uint32_t n) {
+    uint64_t dropped = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t ctx = r[i].ctx;
+        if (ctx == 0) {
+            ms_win_op op = {r[i].addr, (uint8_t)((r[i].size_flags >> 1) & 1), (uint8_t)(r[i].size_flags & 1)};
+            ms_sim_window_ops(pipe_.sim, &op, 1);
+        } else if (ctx & MS_CMD_COUNT) {
+            uint64_t reads = r[i].addr >> 32, writes = r[i].addr & 0xffffffffu;
+            if (ms_sim_count(pipe_.sim, ctx & ~MS_CMD_COUNT, reads, writes) < 0) dropped += reads + writes;
+        } else {
+            uint32_t size = r[i].size_flags & MS_EV_SIZE_MAX;
+            unsigned flags = (r[i].size_flags & MS_EV_WRITE) ? MS_ACC_WRITE : 0;
+            if (size <= pipe_.line_size)
+                dropped += ms_sim_access(pipe_.sim, 0, r[i].addr, size, flags, ctx) < 0;
+            else
+                ms_sim_access_range(pipe_.sim, 0, r[i].addr, size, flags, ctx);
+        }
+    }
+    if (dropped) __atomic_fetch_add(&pipe_.dropped, dropped, __ATOMIC_RELAXED);
+}
+
+static void *simulator_thread(void *arg) {
+    (void)arg;
+    ms_tls.mode = MS_T_BUSY;   /* nothing of this thread is recorded; allocations forwarded */
+    uint32_t tail = pipe_.tail;
+    for (;;) {
+        uint32_t head = __atomic_load_n(&pipe_.head, __ATOMIC_ACQUIRE);
+        for (int spin = 0; head == tail && spin < SPINS; spin++) {
+            __builtin_ia32_pause();
+            head = __atomic_load_n(&pipe_.head, __ATOMIC_ACQUIRE);
+        }
+        if (head == tail) {
+            __atomic_store_n(&pipe_.reader_sleeps, 1, __ATOMIC_SEQ_CST);
+            if (__atomic_load_n(&pipe_.head, __ATOMIC_SEQ_CST) == tail)
+                sleep_while(&pipe_.head, tail, NULL);
+            __atomic_store_n(&pipe_.reader_sleeps, 0, __ATOMIC_SEQ_CST);
+            continue;
+        }
+        unsigned s = tail % MS_PIPE_SLOTS;
+        simulate(pipe_.slot[s], pipe_.count[s]);
+        __atomic_store_n(&pipe_.tail, ++tail, __ATOMIC_SEQ_CST);
+        if (__atomic_load_n(&pipe_.writer_sleeps, __ATOMIC_SEQ_CST)) wake(&pipe_.tail);
+    }
+    return NULL;
+}
+
+/* Wait until fewer than `room` chunks are pending (room MS_PIPE_SLOTS: one slot free; 1:
+ * everything simulated), for at most max_ms milliseconds (< 0: no limit). Returns 0 or -1. */
+static int wait_for(uint32_t room, int max_ms) {
+    uint64_t start = max_ms >= 0 ? ms_now_ns() : 0;
+    for (int spin = 0;; spin++) {
+        uint32_t tail = __atomic_load_n(&pipe_.tail, __ATOMIC_SEQ_CST);
+        if (pipe_.head - tail < room) return 0;
+        if (max_ms >= 0 && ms_now_ns() - start > (uint64_t)max_ms * 1000000u) return -1;
+        if (spin < SPINS) {
+            __builtin_ia32_pause();
+            continue;
+        }
+        __atomic_store_n(&pipe_.writer_sleeps, 1, __ATOMIC_SEQ_CST);
+        if (__atomic_load_n(&pipe_.tail, __ATOMIC_SEQ_CST) == tail) {
+            struct timespec ten_ms = {0, 10000000};
+            sleep_while(&pipe_.tail, tail, &ten_ms);
+        }
+        __atomic_store_n(&pipe_.writer_sleeps, 0, __ATOMIC_SEQ_CST);
+    }
+}
+
+/* 1 if the process may run on more than one CPU. */
+static int several_cpus(void) {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) != 0) return 0;
+    return CPU_COUNT(&set) > 1;
+}
+
+int ms_pipeline_init(ms_sim *sim, uint32_t line_size) {
+    pipe_.sim = sim;
+    pipe_.line_size = line_size;
+    pipe_.local = ms_map(MS_CHUNK_CAP * sizeof(ms_sim_ref));
+    if (!pipe_.local) return -1;
+    const char *env = getenv("MEMSPY_SIM_THREAD");
+    pipe_.wanted = env && *env ? strcmp(env, "0") != 0 : several_cpus();
+    return 0;
+}
+
+/* Start the simulator thread with every signal blocked (lock held). 0 or -1. */
+static int start_thread(void) {
+    for (unsigned s = 0; s < MS_PIPE_SLOTS; s++)
+        if (!pipe_.slot[s] && !(pipe_.slot[s] = ms_map(MS_CHUNK_CAP * sizeof(ms_sim_ref)))) return -1;
+    typedef int create_fn(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+    create_fn *create = (create_fn *)ms_real_function("pthread_create", NULL);
+    if (!create) return -1;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int saved = errno;
+    int rc = create(&pipe_.thread, NULL, simulator_thread, NULL);
+    errno = saved;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) return -1;
+    pipe_.pid = ms_runtime_pid();
+    pipe_.running = 1;
+    return 0;
+}
+
+/* The thread can take chunks: it runs in this process. */
+static int threaded(void) { return pipe_.running && (int)getpid() == pipe_.pid; }
+
+ms_sim_ref *ms_pipeline_begin(int max_ms) {
+    if (pipe_.wanted && !pipe_.running && (int)getpid() == ms_runtime_pid() && start_thread() < 0)
+        pipe_.wanted = 0;
+    if (!threaded()) return pipe_.local;
+    if (wait_for(MS_PIPE_SLOTS, max_ms) < 0) return NULL;
+    return pipe_.slot[pipe_.head % MS_PIPE_SLOTS];
+}
+
+void ms_pipeline_end(ms_sim_ref *chunk, uint32_t n) {
+    if (chunk == pipe_.local) {
+        simulate(chunk, n);
+        return;
+    }
+    pipe_.count[pipe_.head % MS_PIPE_SLOTS] = n;
+    __atomic_store_n(&pipe_.head, pipe_.head + 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&pipe_.reader_sleeps, __ATOMIC_SEQ_CST)) wake(&pipe_.head);
+}
+
+int ms_pipeline_drain(int max_ms) {
+    if (!threaded()) return 0;
+    if (pthread_equal(pthread_self(), pipe_.thread)) return -1;   /* a fault in the simulator */
+    return wait_for(1, max_ms);
+}
+
+uint64_t ms_pipeline_dropped(void) { return __atomic_load_n(&pipe_.dropped, __ATOMIC_RELAXED); }
