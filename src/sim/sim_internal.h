@@ -221,7 +221,8 @@ typedef struct {
 
 #define MS_META_CHUNK_SHIFT 9
 #define MS_META_CHUNK_LINES (1u << MS_META_CHUNK_SHIFT)
-#define MS_META_RECENT 64   /* direct-mapped cache of recently used chunks (power of two) */
+#define MS_META_RECENT_BITS 9
+#define MS_META_RECENT (1u << MS_META_RECENT_BITS)   /* direct-mapped cache of recently used chunks */
 
 typedef struct {
     ms_meta_slot *slots;   /* open addressing hash of chunks */
@@ -241,7 +242,7 @@ uint32_t *ms_linemeta_lookup_slow(ms_linemeta *lm, uint64_t key);
  * (threads working on equal shares of one array) do not evict each other. */
 static inline unsigned ms_meta_recent(uint64_t chunk)
 {
-    return (unsigned)((chunk * 0x9E3779B97F4A7C15ull) >> 58) & (MS_META_RECENT - 1);
+    return (unsigned)((chunk * 0x9E3779B97F4A7C15ull) >> (64 - MS_META_RECENT_BITS));
 }
 
 static inline uint32_t *ms_linemeta_lookup(ms_linemeta *lm, uint64_t key)
