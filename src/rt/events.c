@@ -21,8 +21,10 @@ static pthread_mutex_t sim_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t dropped;
 static int closed;                /* after the exit flush */
 
-/* Contexts: ctx_pc/ctx_bin indexed by ctx; the hash index holds ctx ids (0 = empty). */
-static uint64_t *ctx_pc;
+/* Contexts: ctx_pc/ctx_bin indexed by ctx; the hash index holds ctx ids (0 = empty).
+ * ctx_counts: the chunk being composed's references of each context that the hit window
+ * counted, writes << 32 | reads. */
+static uint64_t *ctx_pc, *ctx_counts;
 static uint32_t *ctx_bin;
 static uint32_t nctx = 1, ctx_cap;
 static uint32_t *ctx_index;
@@ -34,7 +36,6 @@ static struct { uint64_t pc; uint32_t bin, ctx; } *pc_cache;
 /* The window and its counts per context for the chunk being composed (lock held). */
 static ms_window win;
 static uint32_t l1_shift;
-static uint32_t *counts_r, *counts_w, counts_cap;
 static uint32_t touched[MS_EVENTS_PER_THREAD];   /* contexts counted in the chunk */
 static uint32_t ntouched;
 
@@ -70,21 +71,25 @@ static int ctx_reserve(void) {
     if (nctx < ctx_cap && (nctx + 1) * 2 <= index_cap) return 0;
     if (nctx >= ctx_cap) {
         uint32_t cap = ctx_cap ? ctx_cap * 2 : 4096;
-        uint64_t *pcs = ms_map(cap * sizeof *pcs);
+        uint64_t *pcs = ms_map(cap * sizeof *pcs), *counts = ms_map(cap * sizeof *counts);
         uint32_t *bins = ms_map(cap * sizeof *bins);
-        if (!pcs || !bins) {
+        if (!pcs || !bins || !counts) {
             ms_unmap(pcs, cap * sizeof *pcs);
             ms_unmap(bins, cap * sizeof *bins);
+            ms_unmap(counts, cap * sizeof *counts);
             return -1;
         }
         if (ctx_pc) {
             ms_memcpy(pcs, ctx_pc, nctx * sizeof *pcs);
             ms_memcpy(bins, ctx_bin, nctx * sizeof *bins);
+            ms_memcpy(counts, ctx_counts, nctx * sizeof *counts);
         }
         ms_unmap(ctx_pc, ctx_cap * sizeof *ctx_pc);
         ms_unmap(ctx_bin, ctx_cap * sizeof *ctx_bin);
+        ms_unmap(ctx_counts, ctx_cap * sizeof *ctx_counts);
         ctx_pc = pcs;
         ctx_bin = bins;
+        ctx_counts = counts;
         ctx_cap = cap;
     }
     if ((nctx + 1) * 2 > index_cap) {
@@ -125,29 +130,6 @@ static uint32_t ctx_of(uint64_t pc, uint32_t bin) {
     return c;
 }
 
-/* Make the per-context counts hold ctx (lock held). 0 or -1. */
-static int counts_reserve(uint32_t ctx) {
-    if (MS_LIKELY(ctx < counts_cap)) return 0;
-    uint32_t cap = counts_cap ? counts_cap : 4096;
-    while (cap <= ctx) cap *= 2;
-    uint32_t *r = ms_map(cap * sizeof *r), *w = ms_map(cap * sizeof *w);
-    if (!r || !w) {
-        ms_unmap(r, cap * sizeof *r);
-        ms_unmap(w, cap * sizeof *w);
-        return -1;
-    }
-    if (counts_r) {
-        ms_memcpy(r, counts_r, counts_cap * sizeof *r);
-        ms_memcpy(w, counts_w, counts_cap * sizeof *w);
-    }
-    ms_unmap(counts_r, counts_cap * sizeof *r);
-    ms_unmap(counts_w, counts_cap * sizeof *w);
-    counts_r = r;
-    counts_w = w;
-    counts_cap = cap;
-    return 0;
-}
-
 /* Append a closing window's n operations to chunk c at *k. */
 static void put_ops(ms_sim_ref *c, uint32_t *k, uint32_t n) {
     for (uint32_t j = 0; j < n; j++) {
@@ -157,7 +139,7 @@ static void put_ops(ms_sim_ref *c, uint32_t *k, uint32_t n) {
 }
 
 /* Append reference (ctx, addr, size_flags) to chunk c at *k through the window. */
-MS_HOT void put_ref(ms_sim_ref *c, uint32_t *k, uint32_t ctx, uint64_t addr, uint32_t size_flags) {
+MS_HOT void put_ref(ms_sim_ref *restrict c, uint32_t *k, uint32_t ctx, uint64_t addr, uint32_t size_flags) {
     if (win.on) {
         uint32_t size = size_flags & MS_EV_SIZE_MAX;
         uint64_t line = addr >> l1_shift;
@@ -165,15 +147,9 @@ MS_HOT void put_ref(ms_sim_ref *c, uint32_t *k, uint32_t ctx, uint64_t addr, uin
             unsigned write = size_flags >> 31;   /* MS_EV_WRITE */
             int r = ms_window_ref(&win, line, write);
             if (r < 0) {
-                if (MS_UNLIKELY(counts_reserve(ctx) < 0)) {   /* no memory: a count of its own */
-                    c[(*k)++] = (ms_sim_ref){write ? 1u : 1ull << 32, ctx | MS_CMD_COUNT, 0};
-                    return;
-                }
-                if (!counts_r[ctx] && !counts_w[ctx]) touched[ntouched++] = ctx;
-                if (write)
-                    counts_w[ctx]++;
-                else
-                    counts_r[ctx]++;
+                uint64_t n = ctx_counts[ctx];
+                if (!n) touched[ntouched++] = ctx;
+                ctx_counts[ctx] = n + (write ? 1ull << 32 : 1u);
                 return;
             }
             if (r > 0) put_ops(c, k, (uint32_t)r);
@@ -213,8 +189,8 @@ static int map_events(ms_thread_data *d, uint32_t n, ms_rec_stream *rec, int max
     if (!out) return lost ? -1 : 0;
     for (uint32_t j = 0; j < ntouched; j++) {
         uint32_t ctx = touched[j];
-        out[k++] = (ms_sim_ref){(uint64_t)counts_r[ctx] << 32 | counts_w[ctx], ctx | MS_CMD_COUNT, 0};
-        counts_r[ctx] = counts_w[ctx] = 0;
+        out[k++] = (ms_sim_ref){ctx_counts[ctx], ctx | MS_CMD_COUNT, 0};
+        ctx_counts[ctx] = 0;
     }
     ntouched = 0;
     ms_pipeline_end(out, k);

@@ -70,7 +70,7 @@ static void simulate(const ms_sim_ref *r, uint32_t n) {
             ms_win_op op = {r[i].addr, (uint8_t)((r[i].size_flags >> 1) & 1), (uint8_t)(r[i].size_flags & 1)};
             ms_sim_window_ops(pipe_.sim, &op, 1);
         } else if (ctx & MS_CMD_COUNT) {
-            uint64_t reads = r[i].addr >> 32, writes = r[i].addr & 0xffffffffu;
+            uint64_t writes = r[i].addr >> 32, reads = r[i].addr & 0xffffffffu;
             if (ms_sim_count(pipe_.sim, ctx & ~MS_CMD_COUNT, reads, writes) < 0) dropped += reads + writes;
         } else {
             uint32_t size = r[i].size_flags & MS_EV_SIZE_MAX;

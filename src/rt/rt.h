@@ -273,7 +273,7 @@ uint64_t ms_events_dropped(void);
 
 /* A command for the simulator: a reference (ctx >= 1: addr, size_flags as ms_event's), the
  * references of ctx & ~MS_CMD_COUNT that a hit window counted (ctx with MS_CMD_COUNT: addr =
- * reads << 32 | writes), or an operation of a closing window (ctx 0: addr = line,
+ * writes << 32 | reads), or an operation of a closing window (ctx 0: addr = line,
  * size_flags = rereference << 1 | dirty; sim/window.h). Contexts stay far below 2^31. */
 typedef struct {
     uint64_t addr;
