@@ -5,8 +5,9 @@
  *
  * A chunk is a list of commands (ms_sim_ref, rt.h), composed by the flush (events.c).
  *
- * The thread is started on the first chunk when the process may run on more than one CPU
- * (MEMSPY_SIM_THREAD=0 keeps the simulation in the flushing thread, =1 forces the thread).
+ * The thread is started at activation when the process may run on more than one CPU and
+ * does not record threads' streams only (MEMSPY_SIM_THREAD=0 keeps the simulation in the
+ * flushing thread, =1 forces the thread).
  * It blocks every signal, records nothing (its mode stays BUSY) and is never seen by the
  * program's thread accounting. Hand-over is a ring of MS_PIPE_SLOTS chunks with one writer
  * (the flush, lock held) and one reader (the thread); either side spins briefly, then sleeps
@@ -31,7 +32,7 @@
 static struct {
     ms_sim *sim;
     uint32_t line_size;
-    int wanted;                        /* start the thread on the first chunk */
+    int wanted;                        /* start the thread (ms_pipeline_start) */
     int running;                       /* the thread exists (in process `pid`) */
     int pid;
     pthread_t thread;
@@ -162,7 +163,7 @@ static int start_thread(void) {
     errno = saved;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0) return -1;
-    pipe_.pid = ms_runtime_pid();
+    pipe_.pid = (int)getpid();
     pipe_.running = 1;
     return 0;
 }
@@ -170,9 +171,11 @@ static int start_thread(void) {
 /* The thread can take chunks: it runs in this process. */
 static int threaded(void) { return pipe_.running && (int)getpid() == pipe_.pid; }
 
+void ms_pipeline_start(void) {
+    if (pipe_.wanted && !pipe_.running && !ms_streams_mode && start_thread() < 0) pipe_.wanted = 0;
+}
+
 ms_sim_ref *ms_pipeline_begin(int max_ms) {
-    if (pipe_.wanted && !pipe_.running && (int)getpid() == ms_runtime_pid() && start_thread() < 0)
-        pipe_.wanted = 0;
     if (!threaded()) return pipe_.local;
     if (wait_for(MS_PIPE_SLOTS, max_ms) < 0) return NULL;
     return pipe_.slot[pipe_.head % MS_PIPE_SLOTS];

@@ -288,6 +288,9 @@ typedef struct {
 
 /* Set up the hand-over to sim (L1 lines of line_size bytes). Returns 0 or -1. */
 int ms_pipeline_init(ms_sim *sim, uint32_t line_size);
+/* At activation: start the simulator thread if wanted (several CPUs, or MEMSPY_SIM_THREAD=1)
+ * and the program's accesses will be simulated in process. */
+void ms_pipeline_start(void);
 /* Simulator lock held: where to compose the next chunk (MS_CHUNK_CAP commands), waiting at
  * most max_ms milliseconds (< 0: no limit) for the simulator thread to make room; NULL if
  * none came. */

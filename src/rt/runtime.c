@@ -215,6 +215,7 @@ static void activate(const char *dir) {
     if (threads && !strcmp(threads, "1")) ms_threads_mode_start();
     ms_threads_init();
     active_pid = getpid();
+    ms_pipeline_start();
     start_ns = ms_now_ns();
     ms_globals_init();
     on_exit(at_exit, NULL);
