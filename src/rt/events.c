@@ -6,12 +6,9 @@
  * Each (pc, bin) pair becomes a dense context id (1, 2, ...; 0 unused) through a hash table,
  * with a small direct-mapped cache of the last mapping per pc in front of it.
  *
- * The hit window (sim/window.h) runs here, in front of the simulator (whose own window is
- * off): a chunk of commands (rt.h) holds the references to simulate in full and the window's
- * operations in order, then one count per context for the references the window counted. So
- * a simulator thread gets only the work that needs the simulator. */
+ * A flush composes the chunk through the hit window (filter.c) unless the simulator thread
+ * runs the window itself (pipeline.c decides). */
 #include "rt.h"
-#include "../sim/window.h"
 #include <pthread.h>
 #include <sched.h>
 #include <time.h>
@@ -21,10 +18,8 @@ static pthread_mutex_t sim_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t dropped;
 static int closed;                /* after the exit flush */
 
-/* Contexts: ctx_pc/ctx_bin indexed by ctx; the hash index holds ctx ids (0 = empty).
- * ctx_counts: the chunk being composed's references of each context that the hit window
- * counted, writes << 32 | reads. */
-static uint64_t *ctx_pc, *ctx_counts;
+/* Contexts: ctx_pc/ctx_bin indexed by ctx; the hash index holds ctx ids (0 = empty). */
+static uint64_t *ctx_pc;
 static uint32_t *ctx_bin;
 static uint32_t nctx = 1, ctx_cap;
 static uint32_t *ctx_index;
@@ -33,20 +28,11 @@ static uint32_t index_cap;
 #define PC_CACHE_SLOTS 4096u
 static struct { uint64_t pc; uint32_t bin, ctx; } *pc_cache;
 
-/* The window and its counts per context for the chunk being composed (lock held). */
-static ms_window win;
-static uint32_t l1_shift;
-static uint32_t touched[MS_EVENTS_PER_THREAD];   /* contexts counted in the chunk */
-static uint32_t ntouched;
-
 int ms_events_init(const ms_hier_config *cfg) {
     pc_cache = ms_map(PC_CACHE_SLOTS * sizeof *pc_cache);
     if (!pc_cache) return -1;
     if (ms_sim_create(&sim, cfg, &ms_sim_allocator) != 0) return -1;
-    if (ms_window_init(&win, cfg, &ms_sim_allocator) != 0) return -1;
-    if (win.on) ms_sim_set_window(sim, 0);
-    while ((1u << l1_shift) < cfg->level[0].line) l1_shift++;
-    return ms_pipeline_init(sim, cfg->level[0].line);
+    return ms_pipeline_init(sim, cfg);
 }
 
 ms_sim *ms_events_sim(void) { return sim; }
@@ -71,25 +57,21 @@ static int ctx_reserve(void) {
     if (nctx < ctx_cap && (nctx + 1) * 2 <= index_cap) return 0;
     if (nctx >= ctx_cap) {
         uint32_t cap = ctx_cap ? ctx_cap * 2 : 4096;
-        uint64_t *pcs = ms_map(cap * sizeof *pcs), *counts = ms_map(cap * sizeof *counts);
+        uint64_t *pcs = ms_map(cap * sizeof *pcs);
         uint32_t *bins = ms_map(cap * sizeof *bins);
-        if (!pcs || !bins || !counts) {
+        if (!pcs || !bins) {
             ms_unmap(pcs, cap * sizeof *pcs);
             ms_unmap(bins, cap * sizeof *bins);
-            ms_unmap(counts, cap * sizeof *counts);
             return -1;
         }
         if (ctx_pc) {
             ms_memcpy(pcs, ctx_pc, nctx * sizeof *pcs);
             ms_memcpy(bins, ctx_bin, nctx * sizeof *bins);
-            ms_memcpy(counts, ctx_counts, nctx * sizeof *counts);
         }
         ms_unmap(ctx_pc, ctx_cap * sizeof *ctx_pc);
         ms_unmap(ctx_bin, ctx_cap * sizeof *ctx_bin);
-        ms_unmap(ctx_counts, ctx_cap * sizeof *ctx_counts);
         ctx_pc = pcs;
         ctx_bin = bins;
-        ctx_counts = counts;
         ctx_cap = cap;
     }
     if ((nctx + 1) * 2 > index_cap) {
@@ -130,43 +112,14 @@ static uint32_t ctx_of(uint64_t pc, uint32_t bin) {
     return c;
 }
 
-/* Append a closing window's n operations to chunk c at *k. */
-static void put_ops(ms_sim_ref *c, uint32_t *k, uint32_t n) {
-    for (uint32_t j = 0; j < n; j++) {
-        const ms_win_op *op = &win.ops[j];
-        c[(*k)++] = (ms_sim_ref){op->line, 0, (uint32_t)op->rereference << 1 | op->dirty};
-    }
-}
-
-/* Append reference (ctx, addr, size_flags) to chunk c at *k through the window. */
-MS_HOT void put_ref(ms_sim_ref *restrict c, uint32_t *k, uint32_t ctx, uint64_t addr, uint32_t size_flags) {
-    if (win.on) {
-        uint32_t size = size_flags & MS_EV_SIZE_MAX;
-        uint64_t line = addr >> l1_shift;
-        if (MS_LIKELY(size && ((addr + size - 1) >> l1_shift) == line)) {
-            unsigned write = size_flags >> 31;   /* MS_EV_WRITE */
-            int r = ms_window_ref(&win, line, write);
-            if (r < 0) {
-                uint64_t n = ctx_counts[ctx];
-                if (!n) touched[ntouched++] = ctx;
-                ctx_counts[ctx] = n + (write ? 1ull << 32 : 1u);
-                return;
-            }
-            if (r > 0) put_ops(c, k, (uint32_t)r);
-        } else {
-            put_ops(c, k, ms_window_close(&win));   /* straddles lines: simulated apart */
-        }
-    }
-    c[(*k)++] = (ms_sim_ref){addr, ctx, size_flags};
-}
-
-/* Map n events of data block d to contexts, compose them into a chunk for the simulator
+/* Map n events of data block d to contexts, put them into a chunk for the simulator
  * (unless in threads mode) and append them to rec if recording (lock held). Sync events only
  * go to the stream. max_ms bounds the wait for the simulator thread (signal path); returns -1
  * if it was exceeded (the chunk is then lost to the simulator). */
 static int map_events(ms_thread_data *d, uint32_t n, ms_rec_stream *rec, int max_ms) {
     const ms_event *ev = d->ev;
-    ms_sim_ref *out = ms_streams_mode ? NULL : ms_pipeline_begin(max_ms);
+    ms_filter *filter = NULL;
+    ms_sim_ref *out = ms_streams_mode ? NULL : ms_pipeline_begin(max_ms, &filter);
     int lost = !ms_streams_mode && !out;
     uint32_t k = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -184,16 +137,13 @@ static int map_events(ms_thread_data *d, uint32_t n, ms_rec_stream *rec, int max
             dropped++;
             continue;
         }
-        put_ref(out, &k, ctx, addr, ev[i].size_flags);
+        if (filter)
+            ms_filter_put(filter, out, &k, ctx, addr, ev[i].size_flags);
+        else
+            out[k++] = (ms_sim_ref){addr, ctx, ev[i].size_flags};
     }
     if (!out) return lost ? -1 : 0;
-    for (uint32_t j = 0; j < ntouched; j++) {
-        uint32_t ctx = touched[j];
-        out[k++] = (ms_sim_ref){ctx_counts[ctx], ctx | MS_CMD_COUNT, 0};
-        ctx_counts[ctx] = 0;
-    }
-    ntouched = 0;
-    ms_pipeline_end(out, k);
+    ms_pipeline_end(out, filter ? ms_filter_finish(filter, out, k) : k);
     return 0;
 }
 

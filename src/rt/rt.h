@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "../sim/sim.h"
+#include "../sim/window.h"
 
 #define MS_LIKELY(x) __builtin_expect(!!(x), 1)
 #define MS_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -269,7 +270,7 @@ void ms_context_get(uint32_t ctx, uint64_t *pc, uint32_t *bin);
 /* Events the simulator could not count (out of memory). */
 uint64_t ms_events_dropped(void);
 
-/* ---- pipeline.c: the simulator thread ---- */
+/* ---- commands for the simulator (filter.c, pipeline.c) ---- */
 
 /* A command for the simulator: a reference (ctx >= 1: addr, size_flags as ms_event's), the
  * references of ctx & ~MS_CMD_COUNT that a hit window counted (ctx with MS_CMD_COUNT: addr =
@@ -286,16 +287,66 @@ typedef struct {
  * close (one per line joined, plus a window carried over) and one count per context. */
 #define MS_CHUNK_CAP (3u * MS_EVENTS_PER_THREAD + 64u)
 
-/* Set up the hand-over to sim (L1 lines of line_size bytes). Returns 0 or -1. */
-int ms_pipeline_init(ms_sim *sim, uint32_t line_size);
+/* ---- filter.c: the hit window in front of the simulator ---- */
+
+typedef struct {
+    ms_window win;
+    uint32_t l1_shift;
+    uint64_t *counts;              /* per context: writes << 32 | reads counted in the chunk */
+    uint32_t counts_cap;
+    uint32_t touched[MS_EVENTS_PER_THREAD];   /* contexts with counts in the chunk */
+    uint32_t ntouched;
+} ms_filter;
+
+/* Set f up for cfg's L1 (the window is off where it does not apply). 0 or -1. */
+int ms_filter_init(ms_filter *f, const ms_hier_config *cfg);
+/* Make f's counts hold ctx. 0 or -1 (no memory). */
+int ms_filter_grow(ms_filter *f, uint32_t ctx);
+/* Append the window's first n closing operations to chunk c at *k. */
+void ms_filter_ops(ms_filter *f, ms_sim_ref *c, uint32_t *k, uint32_t n);
+/* End a chunk of k commands: append the counts, one command per context. Returns the new k. */
+uint32_t ms_filter_finish(ms_filter *f, ms_sim_ref *c, uint32_t k);
+
+/* Append reference (ctx >= 1, addr, size_flags) to chunk c at *k through the window. */
+MS_HOT void ms_filter_put(ms_filter *f, ms_sim_ref *restrict c, uint32_t *k, uint32_t ctx, uint64_t addr,
+                          uint32_t size_flags) {
+    if (f->win.on) {
+        uint32_t size = size_flags & MS_EV_SIZE_MAX, shift = f->l1_shift;
+        uint64_t line = addr >> shift;
+        if (MS_LIKELY(size && ((addr + size - 1) >> shift) == line)) {
+            unsigned write = size_flags >> 31;   /* MS_EV_WRITE */
+            int r = ms_window_ref(&f->win, line, write);
+            if (r < 0) {
+                if (MS_UNLIKELY(ctx >= f->counts_cap) && ms_filter_grow(f, ctx) < 0) {
+                    c[(*k)++] = (ms_sim_ref){write ? 1ull << 32 : 1u, ctx | MS_CMD_COUNT, 0};
+                    return;   /* no memory: a count of its own */
+                }
+                uint64_t n = f->counts[ctx];
+                if (!n) f->touched[f->ntouched++] = ctx;
+                f->counts[ctx] = n + (write ? 1ull << 32 : 1u);
+                return;
+            }
+            if (r > 0) ms_filter_ops(f, c, k, (uint32_t)r);
+        } else {
+            ms_filter_ops(f, c, k, ms_window_close(&f->win));   /* straddles lines: simulated apart */
+        }
+    }
+    c[(*k)++] = (ms_sim_ref){addr, ctx, size_flags};
+}
+
+/* ---- pipeline.c: hand-over to the simulator ---- */
+
+/* Set up the hand-over to sim, made for cfg. Returns 0 or -1. */
+int ms_pipeline_init(ms_sim *sim, const ms_hier_config *cfg);
 /* At activation: start the simulator thread if wanted (several CPUs, or MEMSPY_SIM_THREAD=1)
  * and the program's accesses will be simulated in process. */
 void ms_pipeline_start(void);
-/* Simulator lock held: where to compose the next chunk (MS_CHUNK_CAP commands), waiting at
- * most max_ms milliseconds (< 0: no limit) for the simulator thread to make room; NULL if
- * none came. */
-ms_sim_ref *ms_pipeline_begin(int max_ms);
-/* Simulator lock held: hand the n commands of chunk (from ms_pipeline_begin) over to the
+/* Simulator lock held: where to put the next chunk (MS_CHUNK_CAP commands), waiting at most
+ * max_ms milliseconds (< 0: no limit) for the simulator thread to make room; NULL if none
+ * came. *filter: the window to compose the chunk through (ms_filter_put), or NULL when the
+ * simulator thread runs it: the chunk then holds plain references. */
+ms_sim_ref *ms_pipeline_begin(int max_ms, ms_filter **filter);
+/* Simulator lock held: hand the n entries of chunk (from ms_pipeline_begin) over to the
  * simulator thread, or execute them here when there is none. */
 void ms_pipeline_end(ms_sim_ref *chunk, uint32_t n);
 /* Wait until every chunk handed over is simulated (at most max_ms, < 0: no limit), before
