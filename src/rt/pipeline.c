@@ -30,7 +30,10 @@
 #include <unistd.h>
 
 #define MS_PIPE_SLOTS 8u
-#define SPINS 2000
+/* Waiting for the other side: spin briefly, then yield the CPU (if both sides share one, the
+ * other runs), then sleep on the futex. */
+#define SPIN_PAUSES 256
+#define SPIN_YIELDS 64
 
 static struct {
     ms_sim *sim;
@@ -77,6 +80,20 @@ static void sleep_while(uint32_t *word, uint32_t val, const struct timespec *tim
     errno = saved;
 }
 
+/* One step of waiting: 1 while spinning or yielding is still worth it, 0 when it is time to
+ * sleep. */
+static int backoff(int step) {
+    if (step < SPIN_PAUSES) {
+        __builtin_ia32_pause();
+        return 1;
+    }
+    if (step < SPIN_PAUSES + SPIN_YIELDS) {
+        sched_yield();
+        return 1;
+    }
+    return 0;
+}
+
 static void wake(uint32_t *word) {
     int saved = errno;
     futex(word, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL);
@@ -113,9 +130,8 @@ static void *simulator_thread(void *arg) {
     uint64_t idle_since = 0;   /* when the thread found nothing to do, 0 while busy */
     for (;;) {
         uint32_t head = __atomic_load_n(&pipe_.head, __ATOMIC_ACQUIRE);
-        for (int spin = 0; head == tail && spin < SPINS; spin++) {
+        for (int step = 0; head == tail && backoff(step); step++) {
             if (!idle_since) idle_since = ms_now_ns();
-            __builtin_ia32_pause();
             head = __atomic_load_n(&pipe_.head, __ATOMIC_ACQUIRE);
         }
         if (head == tail) {
@@ -157,10 +173,7 @@ static int wait_for(uint32_t room, int max_ms) {
         }
         if (!start) start = ms_now_ns();
         if (max_ms >= 0 && ms_now_ns() - start > (uint64_t)max_ms * 1000000u) return -1;
-        if (spin < SPINS) {
-            __builtin_ia32_pause();
-            continue;
-        }
+        if (backoff(spin)) continue;
         __atomic_store_n(&pipe_.writer_sleeps, 1, __ATOMIC_SEQ_CST);
         if (__atomic_load_n(&pipe_.tail, __ATOMIC_SEQ_CST) == tail) {
             struct timespec ten_ms = {0, 10000000};
