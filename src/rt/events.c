@@ -140,7 +140,7 @@ static int map_events(ms_thread_data *d, uint32_t n, ms_rec_stream *rec, int max
         if (filter)
             ms_filter_put(filter, out, &k, ctx, addr, ev[i].size_flags);
         else
-            out[k++] = (ms_sim_ref){addr, ctx, ev[i].size_flags};
+            ms_cmd_store(&out[k++], addr, ctx, ev[i].size_flags, 1);   /* only to the thread */
     }
     if (!out) return lost ? -1 : 0;
     ms_pipeline_end(out, filter ? ms_filter_finish(filter, out, k) : k);

@@ -26,14 +26,14 @@ int ms_filter_grow(ms_filter *f, uint32_t ctx) {
 void ms_filter_ops(ms_filter *f, ms_sim_ref *c, uint32_t *k, uint32_t n) {
     for (uint32_t j = 0; j < n; j++) {
         const ms_win_op *op = &f->win.ops[j];
-        c[(*k)++] = (ms_sim_ref){op->line, 0, (uint32_t)op->rereference << 1 | op->dirty};
+        ms_cmd_store(&c[(*k)++], op->line, 0, (uint32_t)op->rereference << 1 | op->dirty, f->stream);
     }
 }
 
 uint32_t ms_filter_finish(ms_filter *f, ms_sim_ref *c, uint32_t k) {
     for (uint32_t j = 0; j < f->ntouched; j++) {
         uint32_t ctx = f->touched[j];
-        c[k++] = (ms_sim_ref){f->counts[ctx], ctx | MS_CMD_COUNT, 0};
+        ms_cmd_store(&c[k++], f->counts[ctx], ctx | MS_CMD_COUNT, 0, f->stream);
         f->counts[ctx] = 0;
     }
     f->ntouched = 0;

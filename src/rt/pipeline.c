@@ -149,6 +149,7 @@ static void *simulator_thread(void *arg) {
         if (pipe_.plain[s]) {   /* the window runs here: compose, then simulate */
             uint32_t k = 0;
             const ms_sim_ref *r = pipe_.slot[s];
+            pipe_.filter.stream = 0;   /* composed here for here */
             for (uint32_t i = 0; i < pipe_.count[s]; i++)
                 ms_filter_put(&pipe_.filter, pipe_.composed, &k, r[i].ctx, r[i].addr, r[i].size_flags);
             simulate(pipe_.composed, ms_filter_finish(&pipe_.filter, pipe_.composed, k));
@@ -252,12 +253,14 @@ static void decide_side(void) {
 
 ms_sim_ref *ms_pipeline_begin(int max_ms, ms_filter **filter) {
     if (!threaded()) {
+        pipe_.filter.stream = 0;
         *filter = &pipe_.filter;
         return pipe_.local;
     }
     decide_side();
     if (wait_for(MS_PIPE_SLOTS, max_ms) < 0) return NULL;
     *filter = pipe_.side == SIDE_FLUSH ? &pipe_.filter : NULL;
+    if (*filter) pipe_.filter.stream = 1;
     return pipe_.slot[pipe_.head % MS_PIPE_SLOTS];
 }
 
@@ -266,6 +269,9 @@ void ms_pipeline_end(ms_sim_ref *chunk, uint32_t n) {
         simulate(chunk, n);
         return;
     }
+#if defined(__x86_64__)
+    __builtin_ia32_sfence();   /* the chunk's non-temporal stores before the hand-over */
+#endif
     pipe_.plain[pipe_.head % MS_PIPE_SLOTS] = pipe_.side == SIDE_THREAD;
     pipe_.count[pipe_.head % MS_PIPE_SLOTS] = n;
     __atomic_store_n(&pipe_.head, pipe_.head + 1, __ATOMIC_SEQ_CST);

@@ -287,9 +287,26 @@ typedef struct {
  * close (one per line joined, plus a window carried over) and one count per context. */
 #define MS_CHUNK_CAP (3u * MS_EVENTS_PER_THREAD + 64u)
 
+/* Store command d. stream: it is for the simulator thread, so it goes straight to memory
+ * (non-temporal stores; ms_pipeline_end fences them): composing then does not first fetch
+ * each line back from the cache of the thread that read it last, which cost the flush about
+ * half its time. */
+MS_HOT void ms_cmd_store(ms_sim_ref *d, uint64_t addr, uint32_t ctx, uint32_t size_flags, int stream) {
+#if defined(__x86_64__)
+    if (stream) {
+        __builtin_ia32_movnti64((long long *)(void *)&d->addr, (long long)addr);
+        __builtin_ia32_movnti64((long long *)(void *)&d->ctx, (long long)((uint64_t)size_flags << 32 | ctx));
+        return;
+    }
+#endif
+    (void)stream;
+    *d = (ms_sim_ref){addr, ctx, size_flags};
+}
+
 /* ---- filter.c: the hit window in front of the simulator ---- */
 
 typedef struct {
+    int stream;                    /* chunks go to the simulator thread (ms_cmd_store) */
     ms_window win;
     uint32_t l1_shift;
     uint64_t *counts;              /* per context: writes << 32 | reads counted in the chunk */
@@ -318,7 +335,7 @@ MS_HOT void ms_filter_put(ms_filter *f, ms_sim_ref *restrict c, uint32_t *k, uin
             int r = ms_window_ref(&f->win, line, write);
             if (r < 0) {
                 if (MS_UNLIKELY(ctx >= f->counts_cap) && ms_filter_grow(f, ctx) < 0) {
-                    c[(*k)++] = (ms_sim_ref){write ? 1ull << 32 : 1u, ctx | MS_CMD_COUNT, 0};
+                    ms_cmd_store(&c[(*k)++], write ? 1ull << 32 : 1u, ctx | MS_CMD_COUNT, 0, f->stream);
                     return;   /* no memory: a count of its own */
                 }
                 uint64_t n = f->counts[ctx];
@@ -331,7 +348,7 @@ MS_HOT void ms_filter_put(ms_filter *f, ms_sim_ref *restrict c, uint32_t *k, uin
             ms_filter_ops(f, c, k, ms_window_close(&f->win));   /* straddles lines: simulated apart */
         }
     }
-    c[(*k)++] = (ms_sim_ref){addr, ctx, size_flags};
+    ms_cmd_store(&c[(*k)++], addr, ctx, size_flags, f->stream);
 }
 
 /* ---- pipeline.c: hand-over to the simulator ---- */
