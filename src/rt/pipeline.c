@@ -13,11 +13,10 @@
  * flushing thread, =1 forces the thread).
  * It blocks every signal, records nothing (its mode stays BUSY) and is never seen by the
  * program's thread accounting. Hand-over is a ring of MS_PIPE_SLOTS chunks with one writer
- * (the flush, lock held) and one reader (the thread); either side spins briefly, then sleeps
- * on a futex. In a forked child (never profiled) the thread does not exist: chunks are
+ * (the flush, lock held) and one reader (the thread); either side spins briefly, yields,
+ * then sleeps on a futex. In a forked child (never profiled) the thread does not exist: chunks are
  * simulated in place. */
 #include "rt.h"
-#include "../sim/window.h"
 #include <errno.h>
 #include <linux/futex.h>
 #include <pthread.h>
