@@ -33,4 +33,14 @@ expect_ending abort 134 true
 expect_ending _exit 4 true
 expect_ending kill 143 true
 grep -q "signal 11" segv.err || { echo "FAIL - no message naming the signal"; FAILS=$((FAILS + 1)); }
+# Whether the simulation runs in the program's thread or on memspy's simulator thread, which
+# a crash must drain (src/rt/pipeline.c), nothing already counted is lost.
+for t in 0 1; do
+    echo "# MEMSPY_SIM_THREAD=$t"
+    MEMSPY_SIM_THREAD=$t; export MEMSPY_SIM_THREAD
+    expect_ending segv 139 true
+    expect_ending _exit 4 true
+    expect_ending kill 143 true
+done
+unset MEMSPY_SIM_THREAD
 finish
