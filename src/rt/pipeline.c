@@ -83,7 +83,11 @@ static void sleep_while(uint32_t *word, uint32_t val, const struct timespec *tim
  * sleep. */
 static int backoff(int step) {
     if (step < SPIN_PAUSES) {
+#if defined(__x86_64__) || defined(__i386__)
         __builtin_ia32_pause();
+#else
+        __asm__ volatile("" ::: "memory");
+#endif
         return 1;
     }
     if (step < SPIN_PAUSES + SPIN_YIELDS) {
