@@ -6,9 +6,8 @@
 # usage: sh bench/accuracy/run.sh [BUILD_DIR]   -> markdown table on stdout
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-BUILD=$(cd "${1:-$ROOT/build}" && pwd)
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/memspy-acc.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+. "$ROOT/bench/lib.sh"
+bench_init acc "${1:-}"
 FLAGS="-O2 -g -fno-inline -fno-tree-vectorize"
 CG="valgrind --tool=cachegrind --cache-sim=yes --LL=1048576,16,64 --I1=32768,8,64"
 

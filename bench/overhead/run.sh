@@ -5,10 +5,9 @@
 # usage: sh bench/overhead/run.sh [BUILD_DIR] [RUNS]   -> markdown table on stdout
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-BUILD=$(cd "${1:-$ROOT/build}" && pwd)
+. "$ROOT/bench/lib.sh"
+bench_init ovh "${1:-}"
 RUNS=${2:-5}
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/memspy-ovh.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
 
 cases() {
     echo "blkmatmul examples/blkmatmul/blkmatmul.c 295 64"
@@ -19,14 +18,6 @@ cases() {
     echo "stencil-1s bench/kernels/stencil.c 2048 60"
 }
 
-# seconds CMD...: wall time of one run, in seconds.
-seconds() {
-    s=$(date +%s.%N)
-    "$@" >/dev/null 2>&1
-    e=$(date +%s.%N)
-    awk -v s="$s" -v e="$e" 'BEGIN { printf "%.4f\n", e - s }'
-}
-median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 echo "| program | native s | instrumented slowdown | memspy s | memspy slowdown | Cachegrind s | Cachegrind slowdown | memspy / Cachegrind |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|"

@@ -5,10 +5,9 @@
 # usage: sh bench/threads/run.sh [BUILD_DIR] [RUNS]   -> markdown table on stdout
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-BUILD=$(cd "${1:-$ROOT/build}" && pwd)
+. "$ROOT/bench/lib.sh"
+bench_init thr "${1:-}"
 RUNS=${2:-5}
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/memspy-thr.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
 export OMP_NUM_THREADS=4
 export MEMSPY_DB="$WORK/memspy.db"
 
@@ -21,14 +20,6 @@ cases() {
     echo "migratory examples/migratory/migratory.c -pthread 4 1000000"
 }
 
-# seconds CMD...: wall time of one run, in seconds; a failing run stops the benchmark.
-seconds() {
-    s=$(date +%s.%N)
-    "$@" >/dev/null 2>"$WORK/err" || { echo "failed: $*" >&2; cat "$WORK/err" >&2; exit 1; }
-    e=$(date +%s.%N)
-    awk -v s="$s" -v e="$e" 'BEGIN { printf "%.4f\n", e - s }'
-}
-median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 echo "| program (4 threads) | native s | interleaved s | interleaved slowdown | piped s | piped slowdown | Cachegrind s | Cachegrind slowdown | interleaved / Cachegrind |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"

@@ -8,7 +8,8 @@
 int ms_filter_init(ms_filter *f, const ms_hier_config *cfg) {
     f->l1_shift = 0;
     while ((1u << f->l1_shift) < cfg->level[0].line) f->l1_shift++;
-    return ms_window_init(&f->win, cfg, &ms_sim_allocator);
+    f->mem = (ms_mem){ms_sim_allocator, 0};
+    return ms_window_init(&f->win, cfg, &f->mem);
 }
 
 int ms_filter_grow(ms_filter *f, uint32_t ctx) {

@@ -307,6 +307,7 @@ MS_HOT void ms_cmd_store(ms_sim_ref *d, uint64_t addr, uint32_t ctx, uint32_t si
 
 typedef struct {
     int stream;                    /* chunks go to the simulator thread (ms_cmd_store) */
+    ms_mem mem;                    /* the window's memory */
     ms_window win;
     uint32_t l1_shift;
     uint64_t *counts;              /* per context: writes << 32 | reads counted in the chunk */

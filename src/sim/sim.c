@@ -48,8 +48,7 @@ int ms_sim_create(ms_sim **out, const ms_hier_config *cfg, const ms_allocator *a
         ok = ms_coh_create(sim) == 0;   /* sets up the records' layout itself */
     } else {
         ms_linemeta_init(&sim->meta, 2u * (unsigned)cfg->nlevels, &sim->mem);
-        ok = ok && ms_window_init(&sim->win, cfg, &sim->mem.fn) == 0;
-        sim->mem.bytes += sim->win.set_bytes;
+        ok = ok && ms_window_init(&sim->win, cfg, &sim->mem) == 0;
         sim->win_allowed = sim->win.on;
     }
     if (!ok) {
@@ -65,9 +64,7 @@ void ms_sim_destroy(ms_sim *sim)
     if (!sim)
         return;
     ms_coh_destroy(sim);
-    if (sim->win.set_count)
-        sim->mem.bytes -= sim->win.set_bytes;
-    ms_window_free(&sim->win, &sim->mem.fn);
+    ms_window_free(&sim->win, &sim->mem);
     for (int k = 0; k < sim->nlevels; k++) {
         ms_cache_free(&sim->cache[k], &sim->mem);
         ms_fa_free(&sim->fa[k], &sim->mem);

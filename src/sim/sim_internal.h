@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "sim.h"
+#include "mem.h"
 #include "window.h"
 
 /* log2 of a power of two (line and unit sizes). */
@@ -18,29 +19,6 @@ static inline unsigned ms_log2u(uint64_t x)
         n++;
     }
     return n;
-}
-
-/* ---- memory: the caller's allocator plus a byte count for ms_sim_memory ---- */
-
-typedef struct {
-    ms_allocator fn;
-    size_t bytes;
-} ms_mem;
-
-static inline void *ms_mem_alloc(ms_mem *m, size_t bytes)
-{
-    void *p = m->fn.alloc(m->fn.ud, bytes);
-    if (p)
-        m->bytes += bytes;
-    return p;
-}
-
-static inline void ms_mem_release(ms_mem *m, void *p, size_t bytes)
-{
-    if (p) {
-        m->fn.release(m->fn.ud, p, bytes);
-        m->bytes -= bytes;
-    }
 }
 
 /* ---- one set-associative level ---- */

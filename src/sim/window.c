@@ -23,7 +23,7 @@
 
 #include "sim_internal.h"
 
-int ms_window_init(ms_window *w, const ms_hier_config *cfg, const ms_allocator *alloc)
+int ms_window_init(ms_window *w, const ms_hier_config *cfg, ms_mem *mem)
 {
     memset(w, 0, sizeof *w);
     w->last_line = MS_WIN_EMPTY;
@@ -36,17 +36,16 @@ int ms_window_init(ms_window *w, const ms_hier_config *cfg, const ms_allocator *
     w->per_set = l1->ways < 255 ? l1->ways : 255;
     w->set_mask = lines / l1->ways - 1;
     w->set_bytes = (size_t)(w->set_mask + 1);
-    w->set_count = alloc->alloc(alloc->ud, w->set_bytes);
+    w->set_count = ms_mem_alloc(mem, w->set_bytes);
     if (!w->set_count)
         return -1;
     w->on = w->max >= 2 && l1->policy == MS_POLICY_LRU && cfg->nprocs <= 1;
     return 0;
 }
 
-void ms_window_free(ms_window *w, const ms_allocator *alloc)
+void ms_window_free(ms_window *w, ms_mem *mem)
 {
-    if (w->set_count)
-        alloc->release(alloc->ud, w->set_count, w->set_bytes);
+    ms_mem_release(mem, w->set_count, w->set_bytes);
     w->set_count = NULL;
     w->on = 0;
 }

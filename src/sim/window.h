@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mem.h"
 #include "sim.h"
 
 #define MS_WIN_MAX 64          /* lines in a window at most */
@@ -56,9 +57,9 @@ typedef struct {
 } ms_window;
 
 /* Set w up for cfg's L1. It is on if cfg has one processor and an LRU L1 of at least three
- * lines (a window holds fewer lines than L1). alloc provides the per-set counts. 0 or -1. */
-int ms_window_init(ms_window *w, const ms_hier_config *cfg, const ms_allocator *alloc);
-void ms_window_free(ms_window *w, const ms_allocator *alloc);
+ * lines (a window holds fewer lines than L1). mem provides the per-set counts. 0 or -1. */
+int ms_window_init(ms_window *w, const ms_hier_config *cfg, ms_mem *mem);
+void ms_window_free(ms_window *w, ms_mem *mem);
 
 /* Out-of-line part of ms_window_ref: line is not in the window. */
 int ms_window_join(ms_window *w, uint64_t line, unsigned slot);

@@ -19,7 +19,8 @@ static char *json_text(const ms_model *m, size_t *len)
     return text;
 }
 
-static json_int_t int_at(json_t *root, const char *path)
+/* The value at a '/'-separated path of object keys and array indices, or NULL. */
+static json_t *value_at(json_t *root, const char *path)
 {
     json_t *v = root;
     char buf[256];
@@ -28,31 +29,25 @@ static json_int_t int_at(json_t *root, const char *path)
         if (json_is_array(v)) v = json_array_get(v, (size_t)atoi(tok));
         else v = json_object_get(v, tok);
     }
+    return v;
+}
+
+static json_int_t int_at(json_t *root, const char *path)
+{
+    json_t *v = value_at(root, path);
     if (!json_is_integer(v)) fprintf(stderr, "no integer at %s\n", path);
     return json_integer_value(v);
 }
 
 static const char *str_at(json_t *root, const char *path)
 {
-    json_t *v = root;
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *tok = strtok(buf, "/"); tok && v; tok = strtok(NULL, "/")) {
-        if (json_is_array(v)) v = json_array_get(v, (size_t)atoi(tok));
-        else v = json_object_get(v, tok);
-    }
+    json_t *v = value_at(root, path);
     return json_is_string(v) ? json_string_value(v) : "(none)";
 }
 
 static double real_at(json_t *root, const char *path)
 {
-    json_t *v = root;
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *tok = strtok(buf, "/"); tok && v; tok = strtok(NULL, "/")) {
-        if (json_is_array(v)) v = json_array_get(v, (size_t)atoi(tok));
-        else v = json_object_get(v, tok);
-    }
+    json_t *v = value_at(root, path);
     return json_is_number(v) ? json_number_value(v) : -1;
 }
 

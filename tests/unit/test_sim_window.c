@@ -23,8 +23,22 @@ static void collect(const ms_eviction *e, void *ud)
         p->e[p->n++] = *e;
 }
 
-/* Same counters and pairs in both simulators. */
-static void check_same(const char *name, ms_sim *a, ms_sim *b)
+/* A simulator for config without the window. */
+static ms_sim *unfiltered(const char *config)
+{
+    ms_sim *sim = sim_from_text(config);
+    ms_sim_set_window(sim, 0);
+    return sim;
+}
+
+/* One reference to both simulators; 1 if they served it from different levels. */
+static int both(ms_sim *a, ms_sim *b, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
+{
+    return ms_sim_access(a, 0, addr, size, flags, ctx) != ms_sim_access(b, 0, addr, size, flags, ctx);
+}
+
+/* Same counters and pairs in both simulators, which are then destroyed. */
+static void check_same_then_destroy(const char *name, ms_sim *a, ms_sim *b)
 {
     uint32_t na = 0, nb = 0;
     const ms_counters *ca = ms_sim_counters(a, &na), *cb = ms_sim_counters(b, &nb);
@@ -44,6 +58,8 @@ static void check_same(const char *name, ms_sim *a, ms_sim *b)
         fprintf(stderr, "%s: replacement pairs differ\n", name);
         CHECK(0);
     }
+    ms_sim_destroy(a);
+    ms_sim_destroy(b);
 }
 
 static uint64_t next(uint64_t *x)
@@ -55,8 +71,7 @@ static uint64_t next(uint64_t *x)
 /* Strided walks with straddling references, byte ranges and new contexts over time. */
 static void mixed_stream(const char *config, unsigned footprint, int n)
 {
-    ms_sim *with = sim_from_text(config), *without = sim_from_text(config);
-    ms_sim_set_window(without, 0);
+    ms_sim *with = sim_from_text(config), *without = unfiltered(config);
     CHECK_EQ_INT(with->win.on, 1);
     CHECK_EQ_INT(without->win.on, 0);
     uint64_t x = 88172645463325252ull, walk[3] = {0, 4096, 9000};
@@ -80,15 +95,11 @@ static void mixed_stream(const char *config, unsigned footprint, int n)
             walk[k] = ((r >> 12) % footprint) * 64;
         else
             walk[k] = (walk[k] + 8) % ((uint64_t)footprint * 64);
-        int sa = ms_sim_access(with, 0, addr, size, flags, ctx);
-        int sb = ms_sim_access(without, 0, addr, size, flags, ctx);
-        bad_served += sa != sb;
+        bad_served += both(with, without, addr, size, flags, ctx);
     }
     CHECK_EQ_INT(bad_served, 0);
     CHECK(with->win.filtered_total > (uint64_t)n / 8);   /* direct-mapped: a sixth */
-    check_same(config, with, without);
-    ms_sim_destroy(with);
-    ms_sim_destroy(without);
+    check_same_then_destroy(config, with, without);
 }
 
 /* The window run in front of a simulator whose own window is off, as the runtime does
@@ -97,15 +108,13 @@ static void mixed_stream(const char *config, unsigned footprint, int n)
  * straddling references after closing it. Same results as no window at all. */
 static void in_front(const char *config, int n)
 {
-    ms_sim *front = sim_from_text(config), *without = sim_from_text(config);
-    ms_sim_set_window(front, 0);
-    ms_sim_set_window(without, 0);
+    ms_sim *front = unfiltered(config), *without = unfiltered(config);
     ms_hier_config cfg;
     char err[200];
     CHECK_EQ_INT(ms_config_parse_full(config, &cfg, err, sizeof err), 0);
-    ms_allocator a = test_allocator(&default_heap);
+    ms_mem mem = {test_allocator(&default_heap), 0};
     ms_window w;
-    CHECK_EQ_INT(ms_window_init(&w, &cfg, &a), 0);
+    CHECK_EQ_INT(ms_window_init(&w, &cfg, &mem), 0);
     CHECK_EQ_INT(w.on, 1);
     static uint64_t reads[64], writes[64];
     uint64_t x = 4242, walk[3] = {0, 8192, 20000};
@@ -139,37 +148,30 @@ static void in_front(const char *config, int n)
             }
     }
     CHECK(w.filtered_total > (uint64_t)n / 4);
-    check_same("window in front", front, without);
-    ms_window_free(&w, &a);
-    ms_sim_destroy(front);
-    ms_sim_destroy(without);
+    check_same_then_destroy("window in front", front, without);
+    ms_window_free(&w, &mem);
 }
 
 /* Mostly new lines: windows do not pay, the filter pauses; results are unchanged. */
 static void no_reuse(void)
 {
     const char *config = "L1=2K:4:64:1,L2=8K:8:64:10;mem=100";
-    ms_sim *with = sim_from_text(config), *without = sim_from_text(config);
-    ms_sim_set_window(without, 0);
+    ms_sim *with = sim_from_text(config), *without = unfiltered(config);
     uint64_t x = 1234567;
     for (int i = 0; i < 200000; i++) {
         uint64_t r = next(&x);
         uint64_t addr = (i % 3 == 2) ? (r % 4096) * 64 : (uint64_t)i * 64;   /* new lines, some reuse */
-        ms_sim_access(with, 0, addr, 8, (r >> 20) & 1 ? MS_ACC_WRITE : 0, (uint32_t)(i % 3));
-        ms_sim_access(without, 0, addr, 8, (r >> 20) & 1 ? MS_ACC_WRITE : 0, (uint32_t)(i % 3));
+        both(with, without, addr, 8, (r >> 20) & 1 ? MS_ACC_WRITE : 0, (uint32_t)(i % 3));
     }
     CHECK(with->win.paused > 0);
-    check_same("no reuse", with, without);
-    ms_sim_destroy(with);
-    ms_sim_destroy(without);
+    check_same_then_destroy("no reuse", with, without);
 }
 
 /* The window switched off and on mid-stream against one never on. */
 static void toggled(void)
 {
     const char *config = "L1=1K:2:64:1,L2=4K:4:64:10;mem=100";
-    ms_sim *with = sim_from_text(config), *without = sim_from_text(config);
-    ms_sim_set_window(without, 0);
+    ms_sim *with = sim_from_text(config), *without = unfiltered(config);
     uint64_t x = 99, walk[2] = {0, 2048};
     for (int i = 0; i < 100000; i++) {
         if (i % 7000 == 0)
@@ -178,13 +180,10 @@ static void toggled(void)
         int k = (int)(r & 1);
         uint64_t addr = walk[k];
         walk[k] = (r >> 30) % 97 == 0 ? ((r >> 8) % 300) * 64 : (walk[k] + 4) % (300 * 64);
-        ms_sim_access(with, 0, addr, 4, (r >> 20) % 3 == 0 ? MS_ACC_WRITE : 0, (uint32_t)k);
-        ms_sim_access(without, 0, addr, 4, (r >> 20) % 3 == 0 ? MS_ACC_WRITE : 0, (uint32_t)k);
+        both(with, without, addr, 4, (r >> 20) % 3 == 0 ? MS_ACC_WRITE : 0, (uint32_t)k);
     }
     CHECK(with->win.filtered_total > 0);
-    check_same("toggled", with, without);
-    ms_sim_destroy(with);
-    ms_sim_destroy(without);
+    check_same_then_destroy("toggled", with, without);
 }
 
 /* Off where it would not be exact; on for a multi-way LRU L1 of the usual size. */
