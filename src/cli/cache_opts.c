@@ -81,10 +81,9 @@ int ms_cache_opts_resolve(const ms_cache_opts *o, ms_hier_config *cfg, char *err
     return 0;
 }
 
-int ms_cache_opts_given(const ms_cache_opts *o)
+int ms_cache_opts_hier_given(const ms_cache_opts *o)
 {
-    return o->preset || o->config_file || o->cache || o->mem_latency || o->procs || o->nodes || o->unit ||
-           o->protocol || o->shared || o->remote_latency;
+    return o->preset || o->config_file || o->cache || o->mem_latency;
 }
 
 /* A whole number in 1..max for option `name`, or -1 with err. */
@@ -141,10 +140,10 @@ int ms_cache_opts_apply_mp(const ms_cache_opts *o, ms_hier_config *cfg, char *er
     return 0;
 }
 
-int ms_cache_opts_interleave(const ms_cache_opts *o, char *err, size_t errlen)
+int ms_cache_opts_interleave(const ms_cache_opts *o, ms_interleave *mode, char *err, size_t errlen)
 {
-    if (!o->interleave || strcmp(o->interleave, "interleaved") == 0) return 0;
-    if (strcmp(o->interleave, "piped") == 0) return 1;
+    *mode = MS_INTERLEAVE_INTERLEAVED;
+    if (!o->interleave || ms_interleave_parse(o->interleave, mode) == 0) return 0;
     snprintf(err, errlen, "--interleave: '%s' is neither interleaved nor piped", o->interleave);
     return -1;
 }

@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <stddef.h>
 #include "../model/model.h"
+#include "../replay/replay.h"
 #include "../sim/config.h"
 
 #define MS_EXIT_USAGE 2      /* bad arguments, unusable files, memspy's own failures */
@@ -94,15 +95,16 @@ int ms_cache_opts_take(ms_cache_opts *o, int opt, const char *arg);
  * option and the bad field. */
 int ms_cache_opts_resolve(const ms_cache_opts *o, ms_hier_config *cfg, char *err, size_t errlen);
 
-/* True if any cache or multiprocessor option (not --interleave) was given. */
-int ms_cache_opts_given(const ms_cache_opts *o);
+/* True if an option choosing the hierarchy (--preset, --config, --cache, --mem-latency) was
+ * given: multiprocessor options alone keep a recorded hierarchy. */
+int ms_cache_opts_hier_given(const ms_cache_opts *o);
 
 /* Apply only the multiprocessor options to cfg (e.g. over a recorded configuration) and
  * validate. Returns 0, or -1 with err naming the option. */
 int ms_cache_opts_apply_mp(const ms_cache_opts *o, ms_hier_config *cfg, char *err, size_t errlen);
 
-/* The --interleave mode: 0 interleaved (default), 1 piped; -1 with err if unknown. */
-int ms_cache_opts_interleave(const ms_cache_opts *o, char *err, size_t errlen);
+/* The --interleave mode into *mode (interleaved by default): 0, or -1 with err if unknown. */
+int ms_cache_opts_interleave(const ms_cache_opts *o, ms_interleave *mode, char *err, size_t errlen);
 
 /* ---- choosing the stored run a command reads ---- */
 

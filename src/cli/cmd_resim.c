@@ -66,9 +66,8 @@ static int parse_options(int argc, char **argv, resim_opts *o, int *done)
     if (optind != argc - 1) return ms_cli_usage_error("resim", "expected one recording directory");
     o->dir = argv[optind];
     char err[256];
-    int mode = ms_cache_opts_interleave(&o->cache, err, sizeof err);
-    if (mode < 0) return ms_cli_usage_error("resim", "%s", err);
-    o->mode = mode ? MS_INTERLEAVE_PIPED : MS_INTERLEAVE_INTERLEAVED;
+    if (ms_cache_opts_interleave(&o->cache, &o->mode, err, sizeof err) < 0)
+        return ms_cli_usage_error("resim", "%s", err);
     return 0;
 }
 
@@ -76,7 +75,7 @@ static int parse_options(int argc, char **argv, resim_opts *o, int *done)
 static void resolve_interleave(resim_opts *o, json_t *meta)
 {
     const char *recorded = json_string_value(json_object_get(meta, "interleave"));
-    if (!o->cache.interleave && recorded && strcmp(recorded, "piped") == 0) o->mode = MS_INTERLEAVE_PIPED;
+    if (!o->cache.interleave && recorded) ms_interleave_parse(recorded, &o->mode);
 }
 
 /* DIR/meta.json, checked. NULL after an error. */
@@ -111,7 +110,7 @@ static int resolve_config(resim_opts *o, json_t *meta)
     char err[512];
     const ms_cache_opts *c = &o->cache;
     const char *recorded = json_string_value(json_object_get(meta, "config"));
-    if (!c->preset && !c->config_file && !c->cache && !c->mem_latency && recorded) {
+    if (!ms_cache_opts_hier_given(c) && recorded) {
         /* The recorded hierarchy, with any multiprocessor options given on top. */
         if (ms_config_parse_full(recorded, &o->cfg, err, sizeof err) == 0 &&
             ms_cache_opts_apply_mp(c, &o->cfg, err, sizeof err) == 0)

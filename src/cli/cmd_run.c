@@ -93,9 +93,7 @@ static int parse_options(int argc, char **argv, run_opts *o, int *done)
     o->prog_argc = argc - optind;
     char err[512];
     if (ms_cache_opts_resolve(&cache, &o->cfg, err, sizeof err) < 0) return ms_cli_error("run", "%s", err);
-    int mode = ms_cache_opts_interleave(&cache, err, sizeof err);
-    if (mode < 0) return ms_cli_usage_error("run", "%s", err);
-    o->mode = mode ? MS_INTERLEAVE_PIPED : MS_INTERLEAVE_INTERLEAVED;
+    if (ms_cache_opts_interleave(&cache, &o->mode, err, sizeof err) < 0) return ms_cli_usage_error("run", "%s", err);
     return 0;
 }
 
@@ -419,7 +417,7 @@ int ms_cmd_run(int argc, char **argv)
         goto out;
     }
     if (o.record_dir && (rc = ms_record_dir_prepare("run", o.record_dir, path, o.prog_argv, o.prog_argc, &o.cfg,
-                                                   o.mode == MS_INTERLEAVE_PIPED ? "piped" : "interleaved")) != 0)
+                                                   ms_interleave_name(o.mode))) != 0)
         goto out;
     if (!(dir = make_raw_dir(&o.cfg))) {
         rc = MS_EXIT_USAGE;

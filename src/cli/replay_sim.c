@@ -105,7 +105,7 @@ static int take_results(ms_raw *raw, ms_sim *sim, const ms_replay_result *res, m
     raw->nthreads_replayed = res->nthreads;
     raw->nprocs = nprocs;
     free(raw->interleave);
-    raw->interleave = strdup(mode == MS_INTERLEAVE_PIPED ? "piped" : "interleaved");
+    raw->interleave = strdup(ms_interleave_name(mode));
     char spec[512];
     ms_config_format(ms_sim_config(sim), spec, sizeof spec);
     free(raw->config_text);

@@ -376,6 +376,18 @@ static int fill_result(replay_run *run, ms_replay_result *res)
     return 0;
 }
 
+const char *ms_interleave_name(ms_interleave mode) { return mode == MS_INTERLEAVE_PIPED ? "piped" : "interleaved"; }
+
+int ms_interleave_parse(const char *name, ms_interleave *mode)
+{
+    for (int m = MS_INTERLEAVE_INTERLEAVED; m <= MS_INTERLEAVE_PIPED; m++)
+        if (strcmp(name, ms_interleave_name((ms_interleave)m)) == 0) {
+            *mode = (ms_interleave)m;
+            return 0;
+        }
+    return -1;
+}
+
 int ms_replay_run(ms_replay *r, ms_interleave mode, unsigned nprocs, const ms_replay_sink *sink,
                   ms_replay_result *res, char *err, size_t errlen)
 {

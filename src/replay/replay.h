@@ -21,6 +21,11 @@
 
 typedef enum { MS_INTERLEAVE_INTERLEAVED = 0, MS_INTERLEAVE_PIPED = 1 } ms_interleave;
 
+/* The mode's name ("interleaved" or "piped"), as options, recordings and results spell it. */
+const char *ms_interleave_name(ms_interleave mode);
+/* The mode named name: 0, or -1 if it names none. */
+int ms_interleave_parse(const char *name, ms_interleave *mode);
+
 /* Where replayed events go. The CLI connects it to a simulator (ms_sim_access with the
  * processor, MS_ACC_WRITE / MS_ACC_LOCKED flags, and ms_sim_next_region at boundaries);
  * tests connect it to a recorder. */
