@@ -32,7 +32,7 @@ static void show_multiprocessor(const ms_hier_config *cfg)
     printf("Multithreaded programs:\n  processors: ");
     if (cfg->nprocs) printf("%u", cfg->nprocs);
     else fputs("one per thread (at most " MS_STR(MS_MAX_PROCS) ")", stdout);
-    if (cfg->shared_from > 0 && cfg->shared_from < cfg->nlevels)
+    if (ms_config_shared_from(cfg) < cfg->nlevels)
         printf(", L%d and below shared", cfg->shared_from + 1);
     else
         fputs(", every level private", stdout);
@@ -40,8 +40,7 @@ static void show_multiprocessor(const ms_hier_config *cfg)
     if (cfg->coherence_unit) printf("%u-byte coherence unit", cfg->coherence_unit);
     else fputs("line-sized coherence unit", stdout);
     if (cfg->nnodes > 1)
-        printf(", %u nodes (remote misses: %u cycles)", cfg->nnodes,
-               cfg->remote_latency ? cfg->remote_latency : 2 * cfg->mem_latency);
+        printf(", %u nodes (remote misses: %u cycles)", cfg->nnodes, ms_config_remote_latency(cfg));
     putchar('\n');
 }
 

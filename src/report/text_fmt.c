@@ -81,16 +81,12 @@ void ms_fmt_invalidations(FILE *out, const ms_inval_counters *v, const char *ind
 void ms_fmt_multiprocessor(FILE *out, const ms_hier_config *cfg, uint32_t nprocs, const char *interleave,
                            const char *indent)
 {
-    int shared = cfg->shared_from > 0 && cfg->shared_from < cfg->nlevels ? cfg->shared_from : cfg->nlevels;
+    int shared = ms_config_shared_from(cfg);
     fprintf(out, "%s%u processors, %s replay; private L1", indent, nprocs, interleave ? interleave : "recorded");
     if (shared > 1) fprintf(out, "-L%d", shared);
     if (shared < cfg->nlevels) fprintf(out, ", shared L%d", shared + 1);
-    uint32_t unit = cfg->coherence_unit;
-    for (int k = 0; unit == 0 && k < shared; k++)
-        if (cfg->level[k].line > unit) unit = cfg->level[k].line;   /* the default: largest private line */
-    fprintf(out, "; %s, %u-byte coherence unit", cfg->protocol == MS_PROTO_MSI ? "MSI" : "MESI", unit);
-    if (cfg->nnodes > 1)
-        fprintf(out, "; %u nodes, remote %u cycles", cfg->nnodes,
-                cfg->remote_latency ? cfg->remote_latency : 2 * cfg->mem_latency);
+    fprintf(out, "; %s, %u-byte coherence unit", cfg->protocol == MS_PROTO_MSI ? "MSI" : "MESI",
+            ms_config_coherence_unit(cfg));
+    if (cfg->nnodes > 1) fprintf(out, "; %u nodes, remote %u cycles", cfg->nnodes, ms_config_remote_latency(cfg));
     fputc('\n', out);
 }

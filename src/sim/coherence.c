@@ -95,15 +95,13 @@ int ms_coh_create(ms_sim *sim)
     sim->inval_mark = MS_META_INVAL;
     sim->present_mark = MS_META_PRESENT;
     sim->evictor_limit = MS_META_PRESENT - 1;   /* ctx + 1 must stay below the marks */
-    coh->shared_from = cfg->shared_from ? cfg->shared_from : cfg->nlevels;
+    coh->shared_from = ms_config_shared_from(cfg);
     unsigned s = (unsigned)coh->shared_from;
-    uint32_t unit = cfg->coherence_unit ? cfg->coherence_unit : cfg->level[s - 1].line;
-    coh->unit_shift = ms_log2u(unit);
+    coh->unit_shift = ms_log2u(ms_config_coherence_unit(cfg));
     coh->granule_shift = coh->unit_shift > 6 ? coh->unit_shift - 6 : 0;
     coh->nnodes = cfg->nnodes > 1 ? cfg->nnodes : 1;
     coh->procs_per_node = (np + coh->nnodes - 1) / coh->nnodes;
-    uint32_t remote = cfg->remote_latency ? cfg->remote_latency : 2 * cfg->mem_latency;
-    coh->remote_stall = remote - cfg->level[0].latency;
+    coh->remote_stall = ms_config_remote_latency(cfg) - cfg->level[0].latency;
     coh->mesi = cfg->protocol == MS_PROTO_MESI;
     ms_pairs_init(&coh->pairs, &sim->mem);
 

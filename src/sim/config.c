@@ -238,7 +238,7 @@ static int validate_multiprocessor(const ms_hier_config *cfg, char *err, size_t 
         return ms_errorf(err, errlen, "processors %u is more than %d", cfg->nprocs, MS_MAX_PROCS);
     if (cfg->shared_from < 0 || cfg->shared_from > cfg->nlevels)
         return ms_errorf(err, errlen, "shared level %d is not in 0..%d", cfg->shared_from, cfg->nlevels);
-    int nprivate = cfg->shared_from ? cfg->shared_from : cfg->nlevels;
+    int nprivate = ms_config_shared_from(cfg);
     if (cfg->coherence_unit) {
         if (!is_pow2(cfg->coherence_unit))
             return ms_errorf(err, errlen, "coherence unit %u is not a power of two", cfg->coherence_unit);
@@ -544,4 +544,19 @@ int ms_config_parse_text(const char *text, ms_hier_config *out, char *err, size_
         return -1;
     *out = cfg;
     return 0;
+}
+
+int ms_config_shared_from(const ms_hier_config *cfg)
+{
+    return cfg->shared_from > 0 && cfg->shared_from < cfg->nlevels ? cfg->shared_from : cfg->nlevels;
+}
+
+uint32_t ms_config_coherence_unit(const ms_hier_config *cfg)
+{
+    return cfg->coherence_unit ? cfg->coherence_unit : cfg->level[ms_config_shared_from(cfg) - 1].line;
+}
+
+uint32_t ms_config_remote_latency(const ms_hier_config *cfg)
+{
+    return cfg->remote_latency ? cfg->remote_latency : 2 * cfg->mem_latency;
 }

@@ -72,4 +72,12 @@ int ms_config_parse_full(const char *text, ms_hier_config *out, char *err, size_
 /* Parse a size like "32K", "1M", "1536", "2G". Returns 0 or -1. */
 int ms_config_parse_size(const char *s, uint64_t *out);
 
+/* Multiprocessor defaults, worked out in one place for the simulator and the reports. */
+/* Index of the first shared level: shared_from, or nlevels when every level is private. */
+int ms_config_shared_from(const ms_hier_config *cfg);
+/* The coherence unit in bytes: the configured one, or the last private level's line. */
+uint32_t ms_config_coherence_unit(const ms_hier_config *cfg);
+/* Cycles of a miss served by another node: the configured ones, or twice the memory's. */
+uint32_t ms_config_remote_latency(const ms_hier_config *cfg);
+
 #endif
