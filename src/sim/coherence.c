@@ -124,8 +124,7 @@ int ms_coh_create(ms_sim *sim)
     }
     for (unsigned i = 0; i < np * s; i++) {
         const ms_level_config *lv = &cfg->level[i % s];
-        if (ms_cache_init(&coh->private_cache[i], lv, i % s, i % s == 0, &sim->mem) != 0
-            || ms_fa_init_unkeyed(&coh->private_fa[i], (uint32_t)(lv->size / lv->line), &sim->mem) != 0)
+        if (ms_level_init(&coh->private_cache[i], &coh->private_fa[i], lv, i % s, &sim->mem) != 0)
             return -1;
     }
     for (unsigned p = 0; p < np; p++)
@@ -139,12 +138,8 @@ void ms_coh_destroy(ms_sim *sim)
     if (!coh)
         return;
     size_t nprivate = coh->private_cache_bytes / sizeof(ms_cache);
-    for (size_t i = 0; i < nprivate; i++) {
-        if (coh->private_cache)
-            ms_cache_free(&coh->private_cache[i], &sim->mem);
-        if (coh->private_fa)
-            ms_fa_free(&coh->private_fa[i], &sim->mem);
-    }
+    for (size_t i = 0; coh->private_cache && coh->private_fa && i < nprivate; i++)
+        ms_level_free(&coh->private_cache[i], &coh->private_fa[i], &sim->mem);
     ms_mem_release(&sim->mem, coh->private_cache, coh->private_cache_bytes);
     ms_mem_release(&sim->mem, coh->private_fa, coh->private_fa_bytes);
     ms_linemeta_free(&coh->dir);
@@ -468,10 +463,7 @@ int ms_coh_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsig
         return -1;
     ms_counters *c = row(sim, ctx, cpu);
     unsigned write = (flags & MS_ACC_WRITE) ? 1u : 0u;
-    if (write)
-        c->writes++;
-    else
-        c->reads++;
+    ms_count_reference(c, write);
     uint64_t last_byte = addr + (size ? size - 1 : 0);
     if (last_byte < addr)   /* wrapped around the address space: keep the first line only */
         last_byte = addr | ((1ull << sim->l1_shift) - 1);
@@ -495,10 +487,7 @@ int ms_coh_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsig
     }
     if (merged.served)
         ms_commit_misses(sim, ctx, c, write, &merged);
-    if (write)
-        c->stall_write += stall;
-    else
-        c->stall_read += stall;
+    ms_count_stall(c, write, stall);
     if (remote)
         c->remote_misses++;
     else if (left_private)

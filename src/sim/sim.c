@@ -34,9 +34,7 @@ int ms_sim_create(ms_sim **out, const ms_hier_config *cfg, const ms_allocator *a
         sim->line_shift[k] = ms_log2u(lv->line);
         sim->meta_shift[k] = sim->line_shift[k] - sim->l1_shift;
         sim->stall[k] = lv->latency - cfg->level[0].latency;
-        /* L1 keeps each line's shadow node next to its way (the hit path's shadow update). */
-        if (ok && k >= first_shared && (ms_cache_init(&sim->cache[k], lv, (unsigned)k, k == 0, &sim->mem) != 0
-                   || ms_fa_init_unkeyed(&sim->fa[k], (uint32_t)(lv->size / lv->line), &sim->mem) != 0))
+        if (ok && k >= first_shared && ms_level_init(&sim->cache[k], &sim->fa[k], lv, (unsigned)k, &sim->mem) != 0)
             ok = 0;
         sim->view0.cache[k] = &sim->cache[k];
         sim->view0.fa[k] = &sim->fa[k];
@@ -59,16 +57,28 @@ int ms_sim_create(ms_sim **out, const ms_hier_config *cfg, const ms_allocator *a
     return 0;
 }
 
+int ms_level_init(ms_cache *c, ms_fa *fa, const ms_level_config *lv, unsigned k, ms_mem *mem)
+{
+    /* L1 keeps each line's shadow node next to its way (the hit path's shadow update). */
+    if (ms_cache_init(c, lv, k, k == 0, mem) != 0)
+        return -1;
+    return ms_fa_init_unkeyed(fa, (uint32_t)(lv->size / lv->line), mem);
+}
+
+void ms_level_free(ms_cache *c, ms_fa *fa, ms_mem *mem)
+{
+    ms_cache_free(c, mem);
+    ms_fa_free(fa, mem);
+}
+
 void ms_sim_destroy(ms_sim *sim)
 {
     if (!sim)
         return;
     ms_coh_destroy(sim);
     ms_window_free(&sim->win, &sim->mem);
-    for (int k = 0; k < sim->nlevels; k++) {
-        ms_cache_free(&sim->cache[k], &sim->mem);
-        ms_fa_free(&sim->fa[k], &sim->mem);
-    }
+    for (int k = 0; k < sim->nlevels; k++)
+        ms_level_free(&sim->cache[k], &sim->fa[k], &sim->mem);
     ms_linemeta_free(&sim->meta);
     ms_mem_release(&sim->mem, sim->ctrs, (size_t)sim->ctx_cap * sim->nprocs * sizeof(ms_counters));
     ms_pairs_free(&sim->pairs);
@@ -227,10 +237,7 @@ void ms_commit_misses(ms_sim *sim, uint32_t ctx, ms_counters *c, unsigned write,
 static void commit(ms_sim *sim, uint32_t ctx, ms_counters *c, unsigned write, const ms_line_outcome *o)
 {
     commit_misses(sim, ctx, c, write, o);
-    if (write)
-        c->stall_write += sim->stall[o->served];
-    else
-        c->stall_read += sim->stall[o->served];
+    ms_count_stall(c, write, sim->stall[o->served]);
 }
 
 void ms_merge_outcome(ms_line_outcome *merged, const ms_line_outcome *o)
@@ -265,11 +272,7 @@ static int simulate_lines(ms_sim *sim, uint64_t first, uint64_t last, unsigned w
 /* Count one reference of ctx (known) as a read or a write. */
 static inline void count_reference(ms_sim *sim, uint32_t ctx, unsigned write)
 {
-    ms_counters *c = &sim->ctrs[ctx];
-    if (write)
-        c->writes++;
-    else
-        c->reads++;
+    ms_count_reference(&sim->ctrs[ctx], write);
 }
 
 /* The rest of an L1 hit in way 0 whose line is not the L1 shadow's MRU line: update the

@@ -314,6 +314,28 @@ typedef struct {
     uint32_t evictor[MS_MAX_LEVELS];
 } ms_line_outcome;
 
+/* A level of the hierarchy: the cache (level index k; L1 keeps each line's shadow node next
+ * to its way) and its fully associative shadow. 0 or -1 (no memory). */
+int ms_level_init(ms_cache *c, ms_fa *fa, const ms_level_config *lv, unsigned k, ms_mem *mem);
+void ms_level_free(ms_cache *c, ms_fa *fa, ms_mem *mem);
+
+/* Count one reference as a read or a write, and its stall, on counters c. */
+static inline void ms_count_reference(ms_counters *c, unsigned write)
+{
+    if (write)
+        c->writes++;
+    else
+        c->reads++;
+}
+
+static inline void ms_count_stall(ms_counters *c, unsigned write, uint64_t stall)
+{
+    if (write)
+        c->stall_write += stall;
+    else
+        c->stall_read += stall;
+}
+
 /* Hierarchy operations shared by both paths (sim.c). c is the accessing (ctx, cpu)'s counters. */
 uint32_t *ms_line_record(ms_sim *sim, int level, uint64_t line);
 /* The L1 miss path of one line (byte address addr) in view v: returns the serving level. */
