@@ -419,15 +419,7 @@ static int build_refs(analysis *an)
         m->refs[n++] = (ms_reference_stat){ c->file, c->frame->line, c->code, c->data,
                                             raw->counters[i].cpu, ref_kind(c), raw->counters[i].c };
     }
-    if (n) qsort(m->refs, n, sizeof *m->refs, ms_reference_key_order);
-    size_t out = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (out && ms_reference_key_order(&m->refs[out - 1], &m->refs[i]) == 0)
-            ms_counters_add(&m->refs[out - 1].c, &m->refs[i].c);
-        else
-            m->refs[out++] = m->refs[i];
-    }
-    m->nrefs = out;
+    m->nrefs = ms_references_fold(m->refs, n);
     return 0;
 }
 

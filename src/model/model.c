@@ -207,6 +207,19 @@ int ms_reference_key_order(const void *a, const void *b)
     return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
 }
 
+size_t ms_references_fold(ms_reference_stat *rows, size_t n)
+{
+    if (n) qsort(rows, n, sizeof *rows, ms_reference_key_order);
+    size_t out = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (out && ms_reference_key_order(&rows[out - 1], &rows[i]) == 0)
+            ms_counters_add(&rows[out - 1].c, &rows[i].c);
+        else
+            rows[out++] = rows[i];
+    }
+    return out;
+}
+
 int ms_reference_order(const void *a, const void *b)
 {
     const ms_reference_stat *x = a, *y = b;

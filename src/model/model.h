@@ -79,6 +79,9 @@ typedef struct {
  * descending; ties by key). */
 int ms_reference_key_order(const void *a, const void *b);
 int ms_reference_order(const void *a, const void *b);
+/* Sort n rows by key and add up the rows with equal keys; returns the rows left (in key
+ * order). */
+size_t ms_references_fold(ms_reference_stat *rows, size_t n);
 
 /* Statistics per source line and data bin (for annotate and per-line views). */
 typedef struct {

@@ -203,15 +203,7 @@ static void remap_refs(ms_model *m, bool code, const uint32_t *map)
         if (code) m->refs[i].code = map[m->refs[i].code];
         else m->refs[i].data = map[m->refs[i].data];
     }
-    if (m->nrefs) qsort(m->refs, m->nrefs, sizeof *m->refs, ms_reference_key_order);
-    size_t out = 0;
-    for (size_t i = 0; i < m->nrefs; i++) {
-        if (out && ms_reference_key_order(&m->refs[out - 1], &m->refs[i]) == 0)
-            ms_counters_add(&m->refs[out - 1].c, &m->refs[i].c);
-        else
-            m->refs[out++] = m->refs[i];
-    }
-    m->nrefs = out;
+    m->nrefs = ms_references_fold(m->refs, m->nrefs);
     if (m->nrefs) qsort(m->refs, m->nrefs, sizeof *m->refs, ms_reference_order);
 }
 

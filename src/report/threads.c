@@ -84,15 +84,7 @@ static ms_reference_stat *reference_rows(const ms_model *m, int by_cpu, size_t *
     *n = m->nrefs;
     if (!by_cpu) {
         for (size_t i = 0; i < *n; i++) rows[i].cpu = UINT32_MAX;
-        if (*n) qsort(rows, *n, sizeof *rows, ms_reference_key_order);
-        size_t out = 0;
-        for (size_t i = 0; i < *n; i++) {
-            if (out && ms_reference_key_order(&rows[out - 1], &rows[i]) == 0)
-                ms_counters_add(&rows[out - 1].c, &rows[i].c);
-            else
-                rows[out++] = rows[i];
-        }
-        *n = out;
+        *n = ms_references_fold(rows, *n);
     }
     if (*n) qsort(rows, *n, sizeof *rows, ms_reference_order);
     return rows;
