@@ -447,16 +447,12 @@ static json_t *references_json(json_writer *w, const ms_model *m)
     return arr;
 }
 
-/* Per data bin with communication misses: the share of them each access pattern explains. */
-static json_t *patterns_json(json_writer *w, const ms_model *m)
+/* Per data bin with communication misses (tot: the data bins' totals): the share of them
+ * each access pattern explains. */
+static json_t *patterns_json(json_writer *w, const ms_model *m, const ms_counters *tot)
 {
-    ms_counters *tot = NULL;
     json_t *arr = new_array(w);
-    if (!arr || ms_model_data_totals(m, &tot) < 0) {
-        json_decref(arr);
-        w->failed = 1;
-        return NULL;
-    }
+    if (!arr) return NULL;
     for (size_t i = 0; i < m->ndata; i++) {
         uint64_t comm = ms_counters_communication(&tot[i]);
         if (comm == 0) continue;
@@ -480,7 +476,6 @@ static json_t *patterns_json(json_writer *w, const ms_model *m)
         put(w, o, "patterns", pats);
         append(w, arr, o);
     }
-    free(tot);
     return arr;
 }
 
@@ -508,12 +503,11 @@ static json_t *code_json(json_writer *w, const ms_model *m)
     return arr;
 }
 
-static json_t *data_json(json_writer *w, const ms_model *m)
+/* The data bins, with their totals tot. */
+static json_t *data_json(json_writer *w, const ms_model *m, const ms_counters *tot)
 {
-    ms_counters *tot = NULL;
     json_t *arr = json_array();
-    if (!arr || ms_model_data_totals(m, &tot) < 0) {
-        json_decref(arr);
+    if (!arr) {
         w->failed = 1;
         return NULL;
     }
@@ -534,7 +528,6 @@ static json_t *data_json(json_writer *w, const ms_model *m)
         if (w->multiproc) put_data_invalidations(w, o, m, (uint32_t)i);
         append(w, arr, o);
     }
-    free(tot);
     return arr;
 }
 
@@ -585,8 +578,12 @@ int ms_json_write(FILE *out, const ms_model *m)
     if (w.nlevels < 0) w.nlevels = 0;
     if (w.nlevels > MS_MAX_LEVELS) w.nlevels = MS_MAX_LEVELS;
 
+    ms_counters *data_tot = NULL;   /* shared by the data bins and the access patterns */
     json_t *root = json_object();
-    if (!root) return -1;
+    if (!root || ms_model_data_totals(m, &data_tot) < 0) {
+        json_decref(root);
+        return -1;
+    }
     put(&w, root, "format", json_string(MS_MODEL_FORMAT));
     put(&w, root, "version", json_integer(MS_MODEL_VERSION));
     put(&w, root, "run", run_json(&w, m));
@@ -594,7 +591,7 @@ int ms_json_write(FILE *out, const ms_model *m)
     put(&w, root, "events", events_json(&w));
     put(&w, root, "totals", totals_json(&w, m));
     put(&w, root, "code", code_json(&w, m));
-    put(&w, root, "data", data_json(&w, m));
+    put(&w, root, "data", data_json(&w, m, data_tot));
     put(&w, root, "bins", bins_json(&w, m));
     put(&w, root, "files", strings_json(&w, m->files, m->nfiles));
     put(&w, root, "lines", lines_json(&w, m));
@@ -603,7 +600,7 @@ int ms_json_write(FILE *out, const ms_model *m)
         put(&w, root, "interleave", str_json(m->interleave));
         put(&w, root, "threads", threads_json(&w, m));
         put(&w, root, "references", references_json(&w, m));
-        put(&w, root, "patterns", patterns_json(&w, m));
+        put(&w, root, "patterns", patterns_json(&w, m, data_tot));
     }
 
     int rc = -1;
@@ -611,5 +608,6 @@ int ms_json_write(FILE *out, const ms_model *m)
         fputc('\n', out) != EOF && !ferror(out))
         rc = 0;
     json_decref(root);
+    free(data_tot);
     return rc;
 }
