@@ -12,6 +12,7 @@
 #include "databins.h"
 #include "source.h"
 #include "symbolize.h"
+#include "../util/util.h"
 
 #define NO_INDEX UINT32_MAX
 
@@ -336,14 +337,8 @@ static int build_axes(analysis *an)
 static int add_evictor(analysis *an, uint32_t cell, const ms_evictor *e)
 {
     ms_cell *c = &an->m->cells[cell];
-    if (c->nevicted_by == an->ncap[cell]) {
-        size_t n = an->ncap[cell] ? an->ncap[cell] * 2 : 4;
-        ms_evictor *p = realloc(c->evicted_by, n * sizeof *p);
-        if (!p)
-            return -1;
-        c->evicted_by = p;
-        an->ncap[cell] = n;
-    }
+    if (ms_grow((void **)&c->evicted_by, &an->ncap[cell], c->nevicted_by + 1, sizeof *e) < 0)
+        return -1;
     c->evicted_by[c->nevicted_by++] = *e;
     return 0;
 }
@@ -351,14 +346,8 @@ static int add_evictor(analysis *an, uint32_t cell, const ms_evictor *e)
 static int add_invalidator(analysis *an, uint32_t cell, const ms_invalidator *e)
 {
     ms_cell *c = &an->m->cells[cell];
-    if (c->ninval_by == an->icap[cell]) {
-        size_t n = an->icap[cell] ? an->icap[cell] * 2 : 4;
-        ms_invalidator *p = realloc(c->inval_by, n * sizeof *p);
-        if (!p)
-            return -1;
-        c->inval_by = p;
-        an->icap[cell] = n;
-    }
+    if (ms_grow((void **)&c->inval_by, &an->icap[cell], c->ninval_by + 1, sizeof *e) < 0)
+        return -1;
     c->inval_by[c->ninval_by++] = *e;
     return 0;
 }

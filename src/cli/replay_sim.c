@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/util.h"
 #include "../sim/sim.h"
 #include "cli.h"
 
@@ -41,34 +42,26 @@ static void add_eviction(const ms_eviction *e, void *ud)
 {
     pair_sink *p = ud;
     ms_raw *raw = p->raw;
-    if (raw->nevictions == p->cap) {
-        size_t cap = p->cap ? 2 * p->cap : 256;
-        ms_eviction *v = realloc(raw->evictions, cap * sizeof *v);
-        if (!v) {
-            p->failed = 1;
-            return;
-        }
-        raw->evictions = v;
-        p->cap = cap;
-    }
-    raw->evictions[raw->nevictions++] = *e;
+    if (ms_grow((void **)&raw->evictions, &p->cap, raw->nevictions + 1, sizeof *e) < 0)
+        p->failed = 1;
+    else
+        raw->evictions[raw->nevictions++] = *e;
 }
 
 static void add_invalidation(const ms_invalidation *e, void *ud)
 {
     pair_sink *p = ud;
     ms_raw *raw = p->raw;
-    if (raw->ninvalidations == p->cap) {
-        size_t cap = p->cap ? 2 * p->cap : 256;
-        ms_invalidation *v = realloc(raw->invalidations, cap * sizeof *v);
-        if (!v) {
-            p->failed = 1;
-            return;
-        }
-        raw->invalidations = v;
-        p->cap = cap;
-    }
-    raw->invalidations[raw->ninvalidations++] = *e;
+    if (ms_grow((void **)&raw->invalidations, &p->cap, raw->ninvalidations + 1, sizeof *e) < 0)
+        p->failed = 1;
+    else
+        raw->invalidations[raw->ninvalidations++] = *e;
+}
+
+/* A counter row worth keeping: the context referenced or took part in an invalidation. */
+static int counter_used(const ms_counters *c)
+{
+    return c->reads || c->writes || c->inval.received || c->inval.sent;
 }
 
 /* Append the simulator's results to raw. Returns 0 or -1 (out of memory). */
@@ -80,12 +73,12 @@ static int take_results(ms_raw *raw, ms_sim *sim, const ms_replay_result *res, m
     const ms_counters *c = ms_sim_counters(sim, &n);
     size_t used = 0;
     for (uint32_t i = 0; i < n; i++)
-        used += c[i].reads || c[i].writes || c[i].inval.received || c[i].inval.sent;
+        used += counter_used(&c[i]);
     ms_raw_counter *v = realloc(raw->counters, (raw->ncounters + used + 1) * sizeof *v);
     if (!v) return -1;
     raw->counters = v;
     for (uint32_t i = 0; i < n; i++)
-        if (c[i].reads || c[i].writes || c[i].inval.received || c[i].inval.sent)
+        if (counter_used(&c[i]))
             raw->counters[raw->ncounters++] = (ms_raw_counter){ i / nprocs, i % nprocs, c[i] };
     pair_sink ev = { raw, raw->nevictions, 0 }, inv = { raw, 0, 0 };
     ms_sim_each_eviction(sim, add_eviction, &ev);

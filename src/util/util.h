@@ -8,6 +8,10 @@
  * failing function can `return ms_errorf(err, errlen, "...", ...)`. */
 int ms_errorf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* Make the malloc'd array *items (capacity *cap elements of elsize bytes) hold at least need
+ * elements, doubling it. 0, or -1 with *items untouched if out of memory. For the tools. */
+int ms_grow(void **items, size_t *cap, size_t need, size_t elsize);
+
 /* Why ms_read_file failed; the callers word their own messages. */
 typedef enum {
     MS_READ_OK = 0,
