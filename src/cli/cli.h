@@ -4,6 +4,7 @@
 #define MEMSPY_CLI_CLI_H
 #include <getopt.h>
 #include <stddef.h>
+#include <time.h>
 #include "../model/model.h"
 #include "../replay/replay.h"
 #include "../sim/config.h"
@@ -34,6 +35,10 @@ int ms_cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(pr
 /* Options of a command that takes only --db and --help: parses them, leaving optind at the
  * first positional argument. *done is set after --help. Returns 0 or MS_EXIT_USAGE. */
 int ms_cli_db_options(const char *cmd, int argc, char **argv, const char *usage, const char **db_opt, int *done);
+/* Seconds elapsed since *t0 (CLOCK_MONOTONIC). */
+double ms_cli_seconds_since(const struct timespec *t0);
+/* The largest --top of the reports (matrix rows and columns, reference rows). */
+#define MS_CLI_MAX_TOP 1000ul
 /* Parse a positive decimal integer no larger than max; returns 0 or -1. */
 int ms_cli_parse_positive(const char *s, unsigned long max, unsigned long *out);
 

@@ -32,6 +32,13 @@ int ms_cli_error(const char *cmd, const char *fmt, ...)
     return MS_EXIT_USAGE;
 }
 
+double ms_cli_seconds_since(const struct timespec *t0)
+{
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
 int ms_cli_parse_positive(const char *s, unsigned long max, unsigned long *out)
 {
     if (!s || *s < '0' || *s > '9') return -1;

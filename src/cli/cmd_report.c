@@ -7,7 +7,6 @@
 #include "../report/report.h"
 #include "cli.h"
 
-#define MAX_TOP 1000ul
 
 static const char USAGE[] =
     "Usage: memspy report [RUN|RESULT] [--top N] [--json] [--db PATH]\n"
@@ -89,8 +88,8 @@ int ms_cmd_report(int argc, char **argv)
         case OPT_PER_CPU: ropts.by_cpu = 1; break;
         case MS_OPT_DB: db_opt = optarg; break;
         case OPT_TOP:
-            if (ms_cli_parse_positive(optarg, MAX_TOP, &top) < 0)
-                rc = ms_cli_usage_error("report", "--top: '%s' is not a number in 1..%lu", optarg, MAX_TOP);
+            if (ms_cli_parse_positive(optarg, MS_CLI_MAX_TOP, &top) < 0)
+                rc = ms_cli_usage_error("report", "--top: '%s' is not a number in 1..%lu", optarg, MS_CLI_MAX_TOP);
             mopts.top_code = mopts.top_data = ropts.top = (int)top;
             break;
         case 'h': fputs(USAGE, stdout); rc = 0; break;

@@ -173,7 +173,7 @@ static int resimulate(const resim_opts *o, json_t *meta, ms_model *m)
 {
     char path[PATH_MAX + 16], err[1024], *problems = NULL;
     ms_raw raw;
-    struct timespec t0, t1;
+    struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     memset(&raw, 0, sizeof raw);
     snprintf(path, sizeof path, "%s/%s", o->dir, MS_RECORD_RAW);
@@ -186,8 +186,7 @@ static int resimulate(const resim_opts *o, json_t *meta, ms_model *m)
             rc = MS_EXIT_USAGE;
     }
     if (!rc) {
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        resim_metadata rm = { meta, problems, (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9 };
+        resim_metadata rm = { meta, problems, ms_cli_seconds_since(&t0) };
         rc = ms_run_analyze("resim", &raw, fill_metadata, &rm, m);
         if (!rc && problems) rc = -2;
     }

@@ -126,13 +126,6 @@ typedef struct {
     int64_t start_time;
 } child_result;
 
-static double seconds_since(const struct timespec *t0)
-{
-    struct timespec t1;
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
 /* fork/exec PROG; the parent ignores SIGINT/SIGQUIT while it waits (the terminal sends them to
  * the program, whose exit is then reported). Exec failures come back through a CLOEXEC pipe. */
 static int start_and_wait(const char *path, char **prog_argv, int keep_aslr, child_result *res)
@@ -180,7 +173,7 @@ static int start_and_wait(const char *path, char **prog_argv, int keep_aslr, chi
             }
         }
         res->pid = pid;
-        res->wall_seconds = seconds_since(&t0);
+        res->wall_seconds = ms_cli_seconds_since(&t0);
         if (rc == 0 && exec_errno)
             rc = ms_cli_error("run", "cannot execute %s: %s", path, strerror(exec_errno));
     }

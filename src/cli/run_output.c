@@ -25,7 +25,6 @@ static FILE *open_output(const char *cmd, const char *path)
 }
 
 
-#define MAX_TOP 1000ul
 
 int ms_run_output_take(const char *cmd, ms_run_output_opts *o, int opt, const char *arg)
 {
@@ -37,8 +36,8 @@ int ms_run_output_take(const char *cmd, ms_run_output_opts *o, int opt, const ch
     case MS_OPT_DB: o->db_opt = arg; return 1;
     case MS_OPT_NO_REPORT: o->no_report = 1; return 1;
     case MS_OPT_TOP_N:
-        if (ms_cli_parse_positive(arg, MAX_TOP, &top) < 0) {
-            ms_cli_usage_error(cmd, "--top: '%s' is not a number in 1..%lu", arg, MAX_TOP);
+        if (ms_cli_parse_positive(arg, MS_CLI_MAX_TOP, &top) < 0) {
+            ms_cli_usage_error(cmd, "--top: '%s' is not a number in 1..%lu", arg, MS_CLI_MAX_TOP);
             return -1;
         }
         o->mopts.top_code = o->mopts.top_data = (int)top;

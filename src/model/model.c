@@ -68,6 +68,8 @@ uint64_t ms_counters_replacements(const ms_counters *c, int level)
     return c->level[level].cause[MS_CAUSE_CAPACITY] + c->level[level].cause[MS_CAUSE_CONFLICT];
 }
 
+uint64_t ms_counters_l1_coherence(const ms_counters *c) { return c->level[0].cause[MS_CAUSE_INVAL]; }
+
 uint64_t ms_counters_coherence_misses(const ms_counters *c)
 {
     uint64_t n = 0;
@@ -224,8 +226,8 @@ int ms_reference_order(const void *a, const void *b)
 {
     const ms_reference_stat *x = a, *y = b;
     /* Coherence traffic first: the misses an invalidation caused plus those received. */
-    uint64_t cx = x->c.level[0].cause[MS_CAUSE_INVAL] + x->c.inval.received;
-    uint64_t cy = y->c.level[0].cause[MS_CAUSE_INVAL] + y->c.inval.received;
+    uint64_t cx = ms_counters_l1_coherence(&x->c) + x->c.inval.received;
+    uint64_t cy = ms_counters_l1_coherence(&y->c) + y->c.inval.received;
     if (cx != cy) return cx < cy ? 1 : -1;
     uint64_t mx = ms_counters_misses(&x->c, 0), my = ms_counters_misses(&y->c, 0);
     if (mx != my) return mx < my ? 1 : -1;

@@ -138,6 +138,7 @@ uint64_t ms_counters_coherence_misses(const ms_counters *c);      /* cause INVAL
                                                                    * (a reference missing at two
                                                                    * levels counts at each) */
 uint64_t ms_counters_communication(const ms_counters *c);         /* sum of pattern[] */
+uint64_t ms_counters_l1_coherence(const ms_counters *c);          /* cause INVAL at L1 */
 /* Names used in every report and in the JSON: "single-producer/single-consumer", ...,
  * "migratory", "cold-start". */
 const char *ms_pattern_name(int pattern);

@@ -51,7 +51,7 @@ static void print_totals(FILE *out, const ms_diff *d, const ms_diff_labels *labe
     print_total_line(out, "Total References", ms_counters_refs(a), ms_counters_refs(b));
     print_total_line(out, "Total Misses (L1)", ms_counters_misses(a, 0), ms_counters_misses(b, 0));
     /* Multithreaded runs: coherence misses and invalidations, where either run has them. */
-    uint64_t coh_a = a->level[0].cause[MS_CAUSE_INVAL], coh_b = b->level[0].cause[MS_CAUSE_INVAL];
+    uint64_t coh_a = ms_counters_l1_coherence(a), coh_b = ms_counters_l1_coherence(b);
     if (coh_a || coh_b || a->inval.received || b->inval.received) {
         print_total_line(out, "Coherence Misses (L1)", coh_a, coh_b);
         print_total_line(out, "Invalidations Received", a->inval.received, b->inval.received);

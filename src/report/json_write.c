@@ -365,7 +365,7 @@ static json_t *miss_split_json(json_writer *w, const ms_counters *c)
         json_decref(levels);
         return NULL;
     }
-    uint64_t coh = c->level[0].cause[MS_CAUSE_INVAL];
+    uint64_t coh = ms_counters_l1_coherence(c);
     put(w, o, "uniprocessor", u64_json(ms_counters_misses(c, 0) - coh));
     put(w, o, "coherence", u64_json(coh));
     put(w, o, "levels", levels);
@@ -413,7 +413,7 @@ static json_t *references_json(json_writer *w, const ms_model *m)
         const char *file = r->file < m->nfiles ? m->files[r->file] : NULL;
         const ms_inval_counters *v = &r->c.inval;
         uint64_t refs = ms_counters_refs(&r->c), misses = ms_counters_misses(&r->c, 0);
-        uint64_t coh = r->c.level[0].cause[MS_CAUSE_INVAL];   /* at L1, like misses */
+        uint64_t coh = ms_counters_l1_coherence(&r->c);   /* at L1, like misses */
         json_t *o = new_object(w), *inv = new_object(w);
         if (!o || !inv) {
             json_decref(o);

@@ -107,7 +107,7 @@ static void print_program(FILE *out, const ms_model *m)
 static void print_coherence_totals(FILE *out, const ms_model *m)
 {
     const ms_counters *t = &m->totals;
-    uint64_t misses = ms_counters_misses(t, 0), coh = t->level[0].cause[MS_CAUSE_INVAL];
+    uint64_t misses = ms_counters_misses(t, 0), coh = ms_counters_l1_coherence(t);
     fputs("Multiprocessor: ", out);
     ms_fmt_multiprocessor(out, &m->config, m->nprocs, m->interleave, "");
     fprintf(out, "Coherence Misses (L1): %s (%.1f%% of L1 misses)\n", ms_fmt_count(coh).s, ms_pct(coh, misses));

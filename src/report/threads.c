@@ -12,7 +12,6 @@
 #define DEFAULT_TOP_REFS 20
 #define THREADS_WIDTH 12
 
-static uint64_t l1_coherence(const ms_counters *c) { return c->level[0].cause[MS_CAUSE_INVAL]; }
 
 /* "0,4,8" (cut with "..." when longer than the column). */
 static void format_threads(char *buf, size_t len, const ms_proc_stat *p)
@@ -33,7 +32,7 @@ static void format_threads(char *buf, size_t len, const ms_proc_stat *p)
 static void print_proc_row(FILE *out, const char *cpu, const char *threads, const ms_counters *c, uint64_t wait)
 {
     const ms_inval_counters *v = &c->inval;
-    uint64_t misses = ms_counters_misses(c, 0), coh = l1_coherence(c);
+    uint64_t misses = ms_counters_misses(c, 0), coh = ms_counters_l1_coherence(c);
     fprintf(out, "%4s %-*s %10s %8s %8s %9s %8s %8s %8s %8s %8s %8s %8s %8s\n", cpu, THREADS_WIDTH, threads,
             ms_fmt_count(ms_counters_refs(c)).s, ms_fmt_count(misses).s, ms_fmt_count(misses - coh).s,
             ms_fmt_count(coh).s, ms_fmt_count(v->received).s, ms_fmt_count(v->true_in).s,
@@ -124,7 +123,7 @@ int ms_report_references(FILE *out, const ms_model *m, const ms_refs_opts *opts)
         uint64_t misses = ms_counters_misses(&r->c, 0);
         const ms_inval_counters *v = &r->c.inval;
         fprintf(out, "%-20s %-24s %s%8s %6.3f %6.1f %8s %8s %8s %8s %8s\n", loc, ref, cpu, ms_fmt_count(misses).s,
-                ms_ratio(misses, ms_counters_refs(&r->c)), ms_pct(l1_coherence(&r->c), misses),
+                ms_ratio(misses, ms_counters_refs(&r->c)), ms_pct(ms_counters_l1_coherence(&r->c), misses),
                 ms_fmt_count(v->received).s, ms_fmt_count(v->true_in).s, ms_fmt_count(v->true_across).s,
                 ms_fmt_count(v->false_in).s, ms_fmt_count(v->false_across).s);
     }
