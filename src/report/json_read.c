@@ -229,14 +229,11 @@ static int read_coherence(json_reader *r, json_t *obj, const char *where, ms_cou
     field_path(path, sizeof path, "%s.inval", where);
     ms_inval_counters *v = &c->inval;
     if (!json_is_object(inval)) return bad_type(r, where, "inval", "an object");
-    if (get_u64(r, inval, path, "received", &v->received) < 0 || get_u64(r, inval, path, "true_in", &v->true_in) < 0 ||
-        get_u64(r, inval, path, "true_across", &v->true_across) < 0 ||
-        get_u64(r, inval, path, "false_in", &v->false_in) < 0 ||
-        get_u64(r, inval, path, "false_across", &v->false_across) < 0 ||
-        get_u64(r, inval, path, "with_lock", &v->with_lock) < 0 ||
-        get_u64(r, inval, path, "followed_by_miss", &v->followed_by_miss) < 0 ||
-        get_u64(r, inval, path, "sent", &v->sent) < 0 ||
-        get_u64(r, obj, where, "local_misses", &c->local_misses) < 0 ||
+    for (size_t i = 0; i < MS_JSON_NELEM(ms_json_inval_fields); i++) {
+        const ms_json_field *f = &ms_json_inval_fields[i];
+        if (get_u64(r, inval, path, f->name, ms_json_inval_field(v, f)) < 0) return -1;
+    }
+    if (get_u64(r, obj, where, "local_misses", &c->local_misses) < 0 ||
         get_u64(r, obj, where, "remote_misses", &c->remote_misses) < 0)
         return -1;
     json_t *pats = get_object(r, obj, where, "patterns");

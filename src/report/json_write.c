@@ -68,14 +68,10 @@ static json_t *inval_counters_json(json_writer *w, const ms_inval_counters *v)
 {
     json_t *o = new_object(w);
     if (!o) return NULL;
-    put(w, o, "received", u64_json(v->received));
-    put(w, o, "true_in", u64_json(v->true_in));
-    put(w, o, "true_across", u64_json(v->true_across));
-    put(w, o, "false_in", u64_json(v->false_in));
-    put(w, o, "false_across", u64_json(v->false_across));
-    put(w, o, "with_lock", u64_json(v->with_lock));
-    put(w, o, "followed_by_miss", u64_json(v->followed_by_miss));
-    put(w, o, "sent", u64_json(v->sent));
+    for (size_t i = 0; i < MS_JSON_NELEM(ms_json_inval_fields); i++) {
+        const ms_json_field *f = &ms_json_inval_fields[i];
+        put(w, o, f->name, u64_json(ms_json_inval_value(v, f)));
+    }
     return o;
 }
 
@@ -253,11 +249,13 @@ static json_t *events_json(json_writer *w)
         }
     }
     if (w->multiproc) {
-        static const char *const coherence[] = { "inval.received", "inval.true_in", "inval.true_across",
-                                                 "inval.false_in", "inval.false_across", "inval.with_lock",
-                                                 "inval.followed_by_miss", "inval.sent", "local_misses",
-                                                 "remote_misses" };
-        for (size_t i = 0; i < MS_JSON_NELEM(coherence); i++) append(w, arr, json_string(coherence[i]));
+        for (size_t i = 0; i < MS_JSON_NELEM(ms_json_inval_fields); i++) {
+            char name[64];
+            snprintf(name, sizeof name, "inval.%s", ms_json_inval_fields[i].name);
+            append(w, arr, json_string(name));
+        }
+        append(w, arr, json_string("local_misses"));
+        append(w, arr, json_string("remote_misses"));
         for (int p = 0; p < MS_NPATTERNS; p++) {
             char name[64];
             snprintf(name, sizeof name, "patterns.%s", ms_pattern_name(p));
