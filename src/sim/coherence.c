@@ -51,7 +51,6 @@ struct ms_coherence {
     int mesi;
     uint32_t region;               /* current region number */
     ms_linemeta dir;
-    uint64_t *dir_scratch;         /* stands in for a directory record when out of memory */
     size_t dir_bytes;              /* bytes of one directory record */
     size_t dir_pending;            /* first word of a record's pending entries */
     uint64_t last_unit[MS_MAX_PROCS];   /* per processor: the unit it accessed last + 1 (0: */
@@ -106,22 +105,16 @@ int ms_coh_create(ms_sim *sim)
     ms_pairs_init(&coh->pairs, &sim->mem);
 
     unsigned words = 2 * s * np + 2 * (n - s);
-    ms_linemeta_init(&sim->meta, words, &sim->mem);
-    sim->scratch_bytes = words * sizeof(uint32_t);
-    sim->scratch = ms_mem_alloc(&sim->mem, sim->scratch_bytes);
+    int ok = ms_linemeta_init(&sim->meta, words, &sim->mem) == 0;
     coh->dir_pending = DIR_PROCS + PROC_WORDS * (size_t)np;
     coh->dir_bytes = (coh->dir_pending + 2 * DIR_NPENDING) * sizeof(uint64_t);
-    ms_linemeta_init(&coh->dir, (unsigned)(coh->dir_bytes / sizeof(uint32_t)), &sim->mem);
-    coh->dir_scratch = ms_mem_alloc(&sim->mem, coh->dir_bytes);
+    ok = ms_linemeta_init(&coh->dir, (unsigned)(coh->dir_bytes / sizeof(uint32_t)), &sim->mem) == 0 && ok;
     coh->private_cache_bytes = np * s * sizeof(ms_cache);
     coh->private_fa_bytes = np * s * sizeof(ms_fa);
     coh->private_cache = ms_mem_alloc(&sim->mem, coh->private_cache_bytes);
     coh->private_fa = ms_mem_alloc(&sim->mem, coh->private_fa_bytes);
-    if (!sim->scratch || !coh->dir_scratch || !coh->private_cache || !coh->private_fa) {
-        if (!sim->scratch)
-            sim->scratch_bytes = 0;
+    if (!ok || !coh->private_cache || !coh->private_fa)
         return -1;
-    }
     for (unsigned i = 0; i < np * s; i++) {
         const ms_level_config *lv = &cfg->level[i % s];
         if (ms_level_init(&coh->private_cache[i], &coh->private_fa[i], lv, i % s, &sim->mem) != 0)
@@ -143,32 +136,28 @@ void ms_coh_destroy(ms_sim *sim)
     ms_mem_release(&sim->mem, coh->private_cache, coh->private_cache_bytes);
     ms_mem_release(&sim->mem, coh->private_fa, coh->private_fa_bytes);
     ms_linemeta_free(&coh->dir);
-    ms_mem_release(&sim->mem, coh->dir_scratch, coh->dir_bytes);
     ms_pairs_free(&coh->pairs);
     ms_mem_release(&sim->mem, coh, sizeof *coh);
     sim->coh = NULL;
 }
 
-/* The directory record of unit (created zeroed), or a zeroed scratch one when out of memory
+/* The directory record of unit (created zeroed), or the zeroed stand-in when out of memory
  * (the unit's coherence state is then forgotten: numbers degrade, nothing breaks). */
 static uint64_t *dir_record(ms_coherence *coh, uint64_t unit)
 {
-    uint32_t *words = ms_linemeta_lookup(&coh->dir, unit);
-    if (__builtin_expect(words != NULL, 1))
-        return (uint64_t *)(void *)words;   /* records are 8-byte aligned: even word counts */
-    memset(coh->dir_scratch, 0, coh->dir_bytes);
-    return coh->dir_scratch;
+    /* records are 8-byte aligned: even word counts */
+    return (uint64_t *)(void *)ms_linemeta_lookup(&coh->dir, unit);
 }
 
 /* The directory record of unit accessed by processor p: a processor's consecutive accesses
- * mostly stay in one unit, so the record of its last one is kept at hand (never the scratch
+ * mostly stay in one unit, so the record of its last one is kept at hand (never the stand-in
  * record, which must be zeroed for each use). */
 static inline uint64_t *proc_dir_record(ms_coherence *coh, unsigned p, uint64_t unit)
 {
     if (coh->last_unit[p] == unit + 1)
         return coh->last_dir[p];
     uint64_t *d = dir_record(coh, unit);
-    coh->last_unit[p] = d != coh->dir_scratch ? unit + 1 : 0;
+    coh->last_unit[p] = !ms_linemeta_is_stand_in(&coh->dir, d) ? unit + 1 : 0;
     coh->last_dir[p] = d;
     return d;
 }
@@ -270,7 +259,7 @@ static int each_private_line(ms_sim *sim, unsigned q, uint64_t unit, line_action
      * record (that of each level's first line). */
     unsigned l1_per_unit = coh->unit_shift - sim->l1_shift;
     uint32_t *unit_rec = l1_per_unit <= MS_META_CHUNK_SHIFT ? ms_line_record(sim, 0, unit << l1_per_unit) : NULL;
-    int step = unit_rec && unit_rec != sim->scratch;
+    int step = unit_rec && !ms_linemeta_is_stand_in(&sim->meta, unit_rec);
     for (int k = 0; k < coh->shared_from; k++) {
         unsigned per_unit = coh->unit_shift - sim->line_shift[k];
         uint64_t first = unit << per_unit;

@@ -8,11 +8,13 @@
 
 #include "sim_internal.h"
 
-void ms_linemeta_init(ms_linemeta *lm, unsigned words_per_line, ms_mem *mem)
+int ms_linemeta_init(ms_linemeta *lm, unsigned words_per_line, ms_mem *mem)
 {
     memset(lm, 0, sizeof *lm);
     lm->words_per_line = words_per_line;
     lm->mem = mem;
+    lm->stand_in = ms_mem_alloc(mem, words_per_line * sizeof(uint32_t));
+    return lm->stand_in ? 0 : -1;
 }
 
 static size_t chunk_bytes(const ms_linemeta *lm)
@@ -28,6 +30,15 @@ void ms_linemeta_free(ms_linemeta *lm)
     lm->slots = NULL;
     lm->nslots = lm->nchunks = 0;
     memset(lm->recent, 0, sizeof lm->recent);
+    ms_mem_release(lm->mem, lm->stand_in, lm->words_per_line * sizeof(uint32_t));
+    lm->stand_in = NULL;
+}
+
+/* The stand-in record, zeroed. */
+static uint32_t *stand_in(ms_linemeta *lm)
+{
+    memset(lm->stand_in, 0, lm->words_per_line * sizeof(uint32_t));
+    return lm->stand_in;
 }
 
 static size_t home_slot(uint64_t chunk, size_t nslots)
@@ -63,12 +74,12 @@ uint32_t *ms_linemeta_lookup_slow(ms_linemeta *lm, uint64_t key)
 {
     uint64_t chunk = (key >> MS_META_CHUNK_SHIFT) + 1;
     if (2 * (lm->nchunks + 1) > lm->nslots && grow(lm) != 0)
-        return NULL;
+        return stand_in(lm);
     ms_meta_slot *slot = probe(lm->slots, lm->nslots, chunk);
     if (!slot->chunk) {
         slot->words = ms_mem_alloc(lm->mem, chunk_bytes(lm));
         if (!slot->words)
-            return NULL;
+            return stand_in(lm);
         slot->chunk = chunk;
         lm->nchunks++;
     }

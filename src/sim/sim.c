@@ -21,7 +21,6 @@ int ms_sim_create(ms_sim **out, const ms_hier_config *cfg, const ms_allocator *a
     sim->nlevels = cfg->nlevels;
     sim->nprocs = cfg->nprocs > 1 ? cfg->nprocs : 1;
     sim->l1_shift = ms_log2u(cfg->level[0].line);
-    sim->scratch = sim->scratch_inline;
     sim->evictor_limit = MS_META_EVICTOR_MASK;
     ms_pairs_init(&sim->pairs, &sim->mem);
     /* With coherence sim->cache holds only the shared levels (coherence.c keeps the private
@@ -45,7 +44,8 @@ int ms_sim_create(ms_sim **out, const ms_hier_config *cfg, const ms_allocator *a
     if (ok && sim->nprocs > 1) {
         ok = ms_coh_create(sim) == 0;   /* sets up the records' layout itself */
     } else {
-        ms_linemeta_init(&sim->meta, 2u * (unsigned)cfg->nlevels, &sim->mem);
+        if (ms_linemeta_init(&sim->meta, 2u * (unsigned)cfg->nlevels, &sim->mem) != 0)
+            ok = 0;
         ok = ok && ms_window_init(&sim->win, cfg, &sim->mem) == 0;
         sim->win_allowed = sim->win.on;
     }
@@ -82,8 +82,6 @@ void ms_sim_destroy(ms_sim *sim)
     ms_linemeta_free(&sim->meta);
     ms_mem_release(&sim->mem, sim->ctrs, (size_t)sim->ctx_cap * sim->nprocs * sizeof(ms_counters));
     ms_pairs_free(&sim->pairs);
-    if (sim->scratch_bytes)
-        ms_mem_release(&sim->mem, sim->scratch, sim->scratch_bytes);
     ms_mem mem = sim->mem;
     ms_mem_release(&mem, sim, sizeof *sim);
 }
@@ -115,20 +113,16 @@ int ms_ensure_ctx(ms_sim *sim, uint32_t ctx)
 
 /* ---- the hierarchy ---- */
 
-/* The record of level's line (that of its first L1 line), or a zeroed scratch record that
- * stands for "nothing known" when out of memory (held and evictor information is then lost
- * and the shadow may hold the line twice: the numbers degrade, nothing breaks).
+/* The record of level's line (that of its first L1 line), or the zeroed stand-in record that
+ * means "nothing known" when out of memory (held and evictor information is then lost and
+ * the shadow may hold the line twice: the numbers degrade, nothing breaks).
  * Shadow nodes: L1 keeps a line's node next to its way while the line is in L1 (it is
  * written back to the record on eviction); otherwise, and for every lower level, it is in
  * the line's record. Every shadow reference of a level goes through that place, so it is
  * right whenever the shadow holds the line. */
 uint32_t *ms_line_record(ms_sim *sim, int level, uint64_t line)
 {
-    uint32_t *rec = ms_linemeta_lookup(&sim->meta, line << sim->meta_shift[level]);
-    if (__builtin_expect(rec != NULL, 1))
-        return rec;
-    memset(sim->scratch, 0, sim->meta.words_per_line * sizeof(uint32_t));
-    return sim->scratch;
+    return ms_linemeta_lookup(&sim->meta, line << sim->meta_shift[level]);
 }
 
 static void fill_level(ms_sim *sim, const ms_view *v, int level, uint64_t line, uint32_t *rec,

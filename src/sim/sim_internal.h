@@ -208,13 +208,22 @@ typedef struct {
     ms_meta_slot recent[MS_META_RECENT];   /* chunk c is cached in entry ms_meta_recent(c) */
     unsigned words_per_line;
     ms_mem *mem;
+    uint32_t *stand_in;    /* the record handed out when out of memory (zeroed each time) */
 } ms_linemeta;
 
-void ms_linemeta_init(ms_linemeta *lm, unsigned words_per_line, ms_mem *mem);
+/* Set lm up for records of words_per_line words. 0, or -1 if out of memory. */
+int ms_linemeta_init(ms_linemeta *lm, unsigned words_per_line, ms_mem *mem);
 void ms_linemeta_free(ms_linemeta *lm);
 
-/* The words of line key (created zeroed on first use), or NULL when out of memory. */
+/* The words of line key (created zeroed on first use). When out of memory, a zeroed stand-in
+ * record meaning "nothing known" (the numbers degrade, nothing breaks); never NULL. */
 uint32_t *ms_linemeta_lookup_slow(ms_linemeta *lm, uint64_t key);
+
+/* 1 if rec is lm's stand-in record (not to be kept, nor stepped through as a chunk). */
+static inline int ms_linemeta_is_stand_in(const ms_linemeta *lm, const void *rec)
+{
+    return rec == lm->stand_in;
+}
 
 /* The recent-chunk entry of chunk: a multiplicative hash, so that chunks a power of two apart
  * (threads working on equal shares of one array) do not evict each other. */
@@ -290,9 +299,6 @@ struct ms_sim {
     unsigned meta_shift[MS_MAX_LEVELS];   /* level line -> linemeta key (L1-line granularity) */
     uint64_t stall[MS_MAX_LEVELS + 1];    /* by serving level; [nlevels] = memory */
     ms_linemeta meta;              /* per-line records (sim_internal.h, coherence.c) */
-    uint32_t *scratch;             /* stands in for a record when out of memory */
-    size_t scratch_bytes;          /* 0: scratch is scratch_inline */
-    uint32_t scratch_inline[2 * MS_MAX_LEVELS];
     ms_view view0;                 /* the one processor's view (nprocs == 1) */
     uint32_t inval_mark;           /* MS_META_INVAL with coherence, else 0 */
     uint32_t present_mark;         /* MS_META_PRESENT with coherence, else 0 */
