@@ -562,28 +562,9 @@ static int finish_order(analysis *an)
         free(m->data);
         m->code = code;
         m->data = data;
-        for (size_t i = 0; i < m->ncells; i++) {
-            ms_cell *c = &m->cells[i];
-            c->code = code_new[c->code];
-            c->data = data_new[c->data];
-            for (size_t k = 0; k < c->nevicted_by; k++) {
-                c->evicted_by[k].code = code_new[c->evicted_by[k].code];
-                c->evicted_by[k].data = data_new[c->evicted_by[k].data];
-            }
-            for (size_t k = 0; k < c->ninval_by; k++) {
-                c->inval_by[k].code = code_new[c->inval_by[k].code];
-                c->inval_by[k].data = data_new[c->inval_by[k].data];
-            }
-            ms_cell_merge_causes(c);
-        }
-        for (size_t i = 0; i < m->nlines; i++) {
-            m->lines[i].code = code_new[m->lines[i].code];
-            m->lines[i].data = data_new[m->lines[i].data];
-        }
-        for (size_t i = 0; i < m->nrefs; i++) {
-            m->refs[i].code = code_new[m->refs[i].code];
-            m->refs[i].data = data_new[m->refs[i].data];
-        }
+        ms_model_remap_bins(m, code_new, data_new);
+        for (size_t i = 0; i < m->ncells; i++)
+            ms_cell_merge_causes(&m->cells[i]);
         if (m->nrefs) qsort(m->refs, m->nrefs, sizeof *m->refs, ms_reference_order);
         qsort(m->cells, m->ncells, sizeof *m->cells, cmp_cell);
         qsort(m->lines, m->nlines, sizeof *m->lines, cmp_line);

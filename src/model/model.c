@@ -209,6 +209,25 @@ int ms_reference_key_order(const void *a, const void *b)
     return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
 }
 
+/* code = map[code], data = map[data] for any struct with code and data members. */
+#define REMAP(x, code_map, data_map)                \
+    do {                                            \
+        if (code_map) (x).code = (code_map)[(x).code]; \
+        if (data_map) (x).data = (data_map)[(x).data]; \
+    } while (0)
+
+void ms_model_remap_bins(ms_model *m, const uint32_t *code_map, const uint32_t *data_map)
+{
+    for (size_t i = 0; i < m->ncells; i++) {
+        ms_cell *c = &m->cells[i];
+        REMAP(*c, code_map, data_map);
+        for (size_t k = 0; k < c->nevicted_by; k++) REMAP(c->evicted_by[k], code_map, data_map);
+        for (size_t k = 0; k < c->ninval_by; k++) REMAP(c->inval_by[k], code_map, data_map);
+    }
+    for (size_t i = 0; i < m->nlines; i++) REMAP(m->lines[i], code_map, data_map);
+    for (size_t i = 0; i < m->nrefs; i++) REMAP(m->refs[i], code_map, data_map);
+}
+
 size_t ms_references_fold(ms_reference_stat *rows, size_t n)
 {
     if (n) qsort(rows, n, sizeof *rows, ms_reference_key_order);

@@ -128,6 +128,10 @@ typedef struct {
 void ms_model_init(ms_model *m);
 /* Free everything the model owns. */
 void ms_model_free(ms_model *m);
+/* Renumber the bins every part of m refers to (cells, their causes, lines, reference rows):
+ * code bin i becomes code_map[i], data bin i data_map[i]; a NULL map keeps that dimension.
+ * Rows that come to share a key are not merged here. */
+void ms_model_remap_bins(ms_model *m, const uint32_t *code_map, const uint32_t *data_map);
 
 /* Derived numbers shared by every report, so that all of them agree. */
 uint64_t ms_counters_refs(const ms_counters *c);                  /* reads + writes */

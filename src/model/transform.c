@@ -152,25 +152,9 @@ static int append_items(void **dst, size_t *ndst, const void *src, size_t n, siz
     return 0;
 }
 
-/* Remap the cells' (and their causes') bin indices of one dimension, then merge the cells
- * that now share (code, data). */
-static int remap_cells(ms_model *m, bool code, const uint32_t *map)
+/* Merge the cells that share (code, data) after bins were renumbered. */
+static int merge_cells(ms_model *m)
 {
-    for (size_t i = 0; i < m->ncells; i++) {
-        ms_cell *c = &m->cells[i];
-        if (code) c->code = map[c->code];
-        else c->data = map[c->data];
-        for (size_t k = 0; k < c->nevicted_by; k++) {
-            ms_evictor *e = &c->evicted_by[k];
-            if (code) e->code = map[e->code];
-            else e->data = map[e->data];
-        }
-        for (size_t k = 0; k < c->ninval_by; k++) {
-            ms_invalidator *e = &c->inval_by[k];
-            if (code) e->code = map[e->code];
-            else e->data = map[e->data];
-        }
-    }
     if (m->ncells) qsort(m->cells, m->ncells, sizeof *m->cells, cmp_cell_key);
     size_t out = 0;
     int rc = 0;
@@ -196,13 +180,9 @@ static int remap_cells(ms_model *m, bool code, const uint32_t *map)
     return rc;
 }
 
-/* Remap the per-reference rows' bins and merge the rows that now share their key. */
-static void remap_refs(ms_model *m, bool code, const uint32_t *map)
+/* Merge the per-reference rows that share their key after bins were renumbered. */
+static void merge_refs(ms_model *m)
 {
-    for (size_t i = 0; i < m->nrefs; i++) {
-        if (code) m->refs[i].code = map[m->refs[i].code];
-        else m->refs[i].data = map[m->refs[i].data];
-    }
     m->nrefs = ms_references_fold(m->refs, m->nrefs);
     if (m->nrefs) qsort(m->refs, m->nrefs, sizeof *m->refs, ms_reference_order);
 }
@@ -216,12 +196,9 @@ static int cmp_line_key(const void *a, const void *b)
     return x->data < y->data ? -1 : x->data > y->data;
 }
 
-static void remap_lines(ms_model *m, bool code, const uint32_t *map)
+/* Merge the per-line rows that share their key after bins were renumbered. */
+static void merge_lines(ms_model *m)
 {
-    for (size_t i = 0; i < m->nlines; i++) {
-        if (code) m->lines[i].code = map[m->lines[i].code];
-        else m->lines[i].data = map[m->lines[i].data];
-    }
     if (m->nlines) qsort(m->lines, m->nlines, sizeof *m->lines, cmp_line_key);
     size_t out = 0;
     for (size_t i = 0; i < m->nlines; i++) {
@@ -245,9 +222,12 @@ int ms_model_combine_bins(ms_model *m, bool code, const uint32_t *idx, size_t n,
     if (!map) return -1;
     int rc = code ? combine_code_bins(m, idx, n, keep, map, nnew, new_name)
                   : combine_data_bins(m, idx, n, keep, map, nnew, new_name);
-    if (rc == 0) rc = remap_cells(m, code, map);
-    if (rc == 0) remap_lines(m, code, map);
-    if (rc == 0) remap_refs(m, code, map);
+    if (rc == 0) {
+        ms_model_remap_bins(m, code ? map : NULL, code ? NULL : map);
+        rc = merge_cells(m);
+    }
+    if (rc == 0) merge_lines(m);
+    if (rc == 0) merge_refs(m);
     free(map);
     return rc;
 }
