@@ -2,10 +2,14 @@
 # Install the Debian packages memspy needs, only those missing.
 #   sh scripts/deps.sh        what building and running memspy needs (make, make demo)
 #   sh scripts/deps.sh test   plus what the test suite and benchmarks use (make check, bench)
+# Another apt/dpkg holding the package lock is waited for (up to MEMSPY_APT_WAIT seconds,
+# default 600), with a message; the installation's output goes to a log file and one summary
+# line is printed (the log's tail on failure).
 set -e
 # libomp-14-dev: clang -fopenmp (LLVM's OpenMP runtime, with OMPT for multithreaded profiles).
+# gcc-12-plugin-dev: the headers memspy's GCC plugin is built against.
 PKGS="cmake make gcc g++ clang gfortran pkg-config libdw-dev libelf-dev libjansson-dev
-zlib1g-dev libzstd-dev libsqlite3-dev libomp-14-dev"
+zlib1g-dev libzstd-dev libsqlite3-dev libomp-14-dev gcc-12-plugin-dev"
 # valgrind: callgrind_annotate and Cachegrind; jq: the e2e assertions; autoconf/automake: the
 # build-system test; chromium: the HTML report's browser test; util-linux: script(1).
 TEST_PKGS="valgrind jq binutils autoconf automake chromium util-linux"
@@ -15,8 +19,29 @@ for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 done
 [ -z "$missing" ] && exit 0
-echo "memspy: installing missing Debian packages:$missing" >&2
 SUDO=""
 [ "$(id -u)" -ne 0 ] && SUDO=sudo
-$SUDO apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >&2
+wait_s=${MEMSPY_APT_WAIT:-600}
+log=${TMPDIR:-/tmp}/memspy-deps.log
+: >"$log"
+apt="$SUDO env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=0 -q -y"
+# apt_step ARGS: run apt-get ARGS into the log; while another package manager holds a lock,
+# say so once and try again every 5 s, up to wait_s seconds.
+apt_step() {
+  waited=0
+  until $apt "$@" >>"$log" 2>&1; do
+    if grep -q 'Could not get lock\|Unable to acquire the dpkg frontend lock\|Unable to lock' "$log" &&
+       [ "$waited" -lt "$wait_s" ]; then
+      [ "$waited" -eq 0 ] && echo "memspy: another package manager holds the package lock; waiting up to ${wait_s}s" >&2
+      sleep 5; waited=$((waited + 5)); : >"$log"
+      continue
+    fi
+    echo "memspy: package installation failed (apt-get $1); the end of $log:" >&2
+    tail -n 20 "$log" >&2
+    exit 1
+  done
+}
+echo "memspy: installing missing Debian packages:$missing (full log: $log)" >&2
+apt_step update
+apt_step install $missing
+echo "memspy: installed$missing" >&2
