@@ -240,9 +240,13 @@ json_t *ms_diff_json(const ms_diff *d, const ms_diff_labels *labels)
                      "code", rows_json(d->code, d->ncode, 1, 0));
 }
 
-int ms_json_write_diff(FILE *out, const ms_diff *d, const ms_diff_labels *labels)
+int ms_json_write_diff(FILE *out, const ms_diff *d, const ms_diff_labels *labels, json_t *gate)
 {
     json_t *root = ms_diff_json(d, labels);
+    if (root && gate && json_object_set(root, "gate", gate) < 0) {
+        json_decref(root);
+        root = NULL;
+    }
     if (!root) return -1;
     int rc = json_dumpf(root, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER) == 0 && fputc('\n', out) != EOF &&
                      !ferror(out) ? 0 : -1;

@@ -17,7 +17,8 @@ int ms_report_diff(FILE *out, const ms_diff *d, const ms_diff_labels *labels, in
 /* The whole comparison as a JSON object (caller decrefs), NULL if out of memory. */
 json_t *ms_diff_json(const ms_diff *d, const ms_diff_labels *labels);
 
-/* Write ms_diff_json to out, indented. Returns 0 or -1. */
-int ms_json_write_diff(FILE *out, const ms_diff *d, const ms_diff_labels *labels);
+/* Write ms_diff_json to out, indented, with the object gate (a regression gate's verdict,
+ * borrowed; NULL: none) under "gate". Returns 0 or -1. */
+int ms_json_write_diff(FILE *out, const ms_diff *d, const ms_diff_labels *labels, json_t *gate);
 
 #endif

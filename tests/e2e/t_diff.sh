@@ -34,4 +34,23 @@ grep -q '^Cells, by change in memory stall time (3 of ' diff.txt && echo "ok   -
   { echo "FAIL - text: --top 3"; FAILS=$((FAILS + 1)); }
 if "$MEMSPY" diff b64.json.result 2>err.txt; then echo "FAIL - one run accepted"; FAILS=$((FAILS + 1)); fi
 grep -q "needs two runs" err.txt && echo "ok   - one run: usage error" || { echo "FAIL - one run message"; FAILS=$((FAILS + 1)); }
+
+# The CI gate: B=32 against B=64 stalls far less, so a rule on growth passes (exit 0) and one
+# asking for Y's misses to fall by less than 50% fails (exit 1) with the offending row.
+set +e
+"$MEMSPY" diff b64.json.result b32.json.result --fail-if 'stall>+5%' >gate_ok.txt; rc_ok=$?
+"$MEMSPY" diff b64.json.result b32.json.result --fail-if 'stall>+5%' --fail-if 'misses@data:double*.Y<-50%' >gate.txt; rc_fail=$?
+"$MEMSPY" diff --json b32.json.result b64.json.result --fail-if 'stall>+5%' >gate.json; rc_back=$?
+"$MEMSPY" diff b64.json.result b32.json.result --fail-if 'stall@data:nothing>+5%' 2>gate.err; rc_bad=$?
+set -e
+expect "gate passes: exit 0" "$rc_ok" 0
+expect "gate fails: exit 1" "$rc_fail" 1
+grep -q '^  FAIL misses@data:double\*.Y<-50%: double\*.Y ' gate.txt && echo "ok   - the failing row is printed" ||
+  { echo "FAIL - failing row missing"; FAILS=$((FAILS + 1)); }
+expect "the reverse comparison fails the stall rule: exit 1" "$rc_back" 1
+check "JSON verdict: failed, total stall before and after" gate.json \
+  ".gate.passed == false and .gate.results[0].scope == \"total\" and .gate.results[0].before == $(value b32.json .totals.stall_cycles) and .gate.results[0].after == $(value b64.json .totals.stall_cycles)"
+expect "a rule naming no bin: exit 2" "$rc_bad" 2
+grep -q "no data bin named 'nothing'" gate.err && echo "ok   - the unknown bin is named" ||
+  { echo "FAIL - unknown bin message"; FAILS=$((FAILS + 1)); }
 finish

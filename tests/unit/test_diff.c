@@ -7,11 +7,14 @@
  * vanished, one appeared). */
 #define _GNU_SOURCE
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include "check.h"
 #include "model_fixture.h"
+#include "model/gate.h"
 #include "report/diff_report.h"
+#include "report/gate_report.h"
 #include "report/html.h"
 
 static void build_second(ms_model *b)
@@ -163,6 +166,64 @@ static void test_html(ms_model *m)
     free(html);
 }
 
+/* One rule checked alone: its number of results and failures, the first result's change. */
+static void check_rule(const ms_diff *d, const char *text, size_t nres, long failed, double change)
+{
+    ms_gate_rule r;
+    ms_gate_result *res = NULL;
+    size_t n = 0;
+    char err[512];
+    CHECK_EQ(ms_gate_parse(text, &r, err, sizeof err), 0);
+    long got = ms_gate_check(&r, 1, d, &res, &n, err, sizeof err);
+    CHECK_EQ_INT(got, failed);
+    CHECK_EQ(n, nres);
+    if (n && (res[0].change > change + 1e-9 || res[0].change < change - 1e-9)) {
+        fprintf(stderr, "%s: change %g, want %g\n", text, res[0].change, change);
+        check_failures++;
+    }
+    free(res);
+}
+
+/* The regression gate (memspy diff --fail-if): A stalls 1000 cycles, B 445 (-55.5%); Matrix.Y
+ * changes by -555, Matrix.X2 appears (+inf%), ClearProduct is two code rows (two files). */
+static void test_gate(const ms_diff *d)
+{
+    check_rule(d, "stall>+5%", 1, 0, -55.5);
+    check_rule(d, "stall<-50%", 1, 1, -55.5);
+    check_rule(d, "stall<-60%", 1, 0, -55.5);
+    check_rule(d, "stall>-556", 1, 1, -555);
+    check_rule(d, "stall>-555", 1, 0, -555);   /* at the limit: passes */
+    check_rule(d, "stall@data:Matrix.Y>-600", 1, 1, -555);
+    check_rule(d, "stall@data:main:12>NewMatrix:30>Matrix.Y>-500", 1, 0, -555);
+    check_rule(d, "stall@data:Matrix.X2>+10%", 1, 1, INFINITY);
+    check_rule(d, "refs@code:ClearProduct>+0", 2, 1, -210);
+
+    ms_gate_rule r;
+    char err[512];
+    static const char *const bad[] = { "stall", "stal>1", "stall>", "stall>5x", "stall@nope>1", "stall@data:>1" };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        if (ms_gate_parse(bad[i], &r, err, sizeof err) == 0) {
+            fprintf(stderr, "rule '%s' accepted\n", bad[i]);
+            check_failures++;
+        }
+    ms_gate_result *res = NULL;
+    size_t n = 0;
+    CHECK_EQ(ms_gate_parse("misses@data:nothing>1", &r, err, sizeof err), 0);
+    CHECK_EQ_INT(ms_gate_check(&r, 1, d, &res, &n, err, sizeof err), -1);
+    CHECK(strstr(err, "no data bin named 'nothing'") != NULL);
+
+    /* The verdict as JSON: failures counted, infinite changes null. */
+    CHECK_EQ(ms_gate_parse("stall@data:Matrix.X2>+10%", &r, err, sizeof err), 0);
+    long failed = ms_gate_check(&r, 1, d, &res, &n, err, sizeof err);
+    json_t *j = ms_gate_json(&r, res, n, failed);
+    CHECK(j && json_is_false(json_object_get(j, "passed")));
+    json_t *row = json_array_get(json_object_get(j, "results"), 0);
+    CHECK(json_is_null(json_object_get(row, "change")) && json_integer_value(json_object_get(row, "before")) == 0);
+    CHECK_STR(json_string_value(json_object_get(row, "bin")), "Matrix.X2");
+    json_decref(j);
+    free(res);
+}
+
 int main(void)
 {
     ms_model a, b;
@@ -173,6 +234,7 @@ int main(void)
     test_rows(&d);
     test_text(&d);
     test_json(&d);
+    test_gate(&d);
     ms_diff_free(&d);
 
     /* A run compared with itself: everything matched, nothing changed. */
