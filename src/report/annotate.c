@@ -130,36 +130,79 @@ static void print_line(FILE *out, const widths *w, int color, int lineno, const 
     fputc('\n', out);
 }
 
-int ms_report_annotate(FILE *out, const ms_model *m, const char *file, const ms_annotate_opts *opts,
-                       char *err, size_t errlen)
+/* One line's total cost, for picking the hottest lines of one file or of the run. */
+typedef struct { uint32_t file; int line; uint64_t stall, refs; } hot_line;
+
+static int hot_order(const void *pa, const void *pb)
 {
-    uint32_t idx[MAX_LISTED_FILES + 1];
-    char names[2048];
-    size_t nmatch = match_files(m, file, idx, MAX_LISTED_FILES + 1);
-    if (nmatch == 0) {
-        list_files(m, NULL, m->nfiles, names, sizeof names);
-        return ms_errorf(err, errlen, "no source file of the run matches '%s'; the run's files: %s", file,
-                    m->nfiles ? names : "(none)");
+    const hot_line *a = pa, *b = pb;
+    if (a->stall != b->stall) return a->stall > b->stall ? -1 : 1;
+    if (a->refs != b->refs) return a->refs > b->refs ? -1 : 1;
+    if (a->file != b->file) return a->file < b->file ? -1 : 1;
+    return a->line < b->line ? -1 : a->line > b->line;
+}
+
+static int cmp_place(const void *pa, const void *pb)
+{
+    const hot_line *a = pa, *b = pb;
+    if (a->file != b->file) return a->file < b->file ? -1 : 1;
+    return a->line < b->line ? -1 : a->line > b->line;
+}
+
+/* The run's lines (of file `only`, or of every file when only is UINT32_MAX) with their costs
+ * summed over bins, hottest first; only lines with stall or references. *n receives the
+ * count. NULL if out of memory (or no line). */
+static hot_line *hottest_lines(const ms_model *m, uint32_t only, size_t *n)
+{
+    hot_line *v = malloc((m->nlines ? m->nlines : 1) * sizeof *v);
+    size_t k = 0;
+    if (!v) return NULL;
+    for (size_t i = 0; i < m->nlines; i++) {
+        const ms_line_stat *ls = &m->lines[i];
+        if ((only != UINT32_MAX && ls->file != only) || ls->file >= m->nfiles || !m->files[ls->file] || ls->line < 1)
+            continue;
+        v[k++] = (hot_line){ ls->file, ls->line, ms_counters_stall(&ls->c), ms_counters_refs(&ls->c) };
     }
-    if (nmatch > 1) {
-        list_files(m, idx, nmatch, names, sizeof names);
-        return ms_errorf(err, errlen, "'%s' matches several source files of the run: %s", file, names);
+    /* Sum the rows of one (file, line) (one per bin pair): sort by place, merge, sort by cost. */
+    qsort(v, k, sizeof *v, cmp_place);
+    size_t w = 0;
+    for (size_t i = 0; i < k; i++) {
+        if (w && v[w - 1].file == v[i].file && v[w - 1].line == v[i].line) {
+            v[w - 1].stall += v[i].stall;
+            v[w - 1].refs += v[i].refs;
+        } else
+            v[w++] = v[i];
     }
-    const char *recorded = m->files[idx[0]];
-    char *text = read_text(file);
+    qsort(v, w, sizeof *v, hot_order);
+    *n = w;
+    return v;
+}
+
+/* Print one source file of the run (index fi; its text read from `given` if not NULL and
+ * readable, else from the recorded path). show[line] (NULL: every line) marks the lines to
+ * print; runs of hidden lines become one "..." line. Returns 0 or -1 with err. */
+static int print_file(FILE *out, const ms_model *m, uint32_t fi, const char *given, const ms_annotate_opts *opts,
+                      const hot_line *hot, size_t nhot, char *err, size_t errlen)
+{
+    const char *recorded = m->files[fi];
+    char *text = given ? read_text(given) : NULL;
     if (!text) text = read_text(recorded);
-    if (!text) return ms_errorf(err, errlen, "cannot read the source of '%s' (recorded as %s)", file, recorded);
+    if (!text) return ms_errorf(err, errlen, "cannot read the source of '%s' (recorded as %s)", given ? given : recorded,
+                                recorded);
 
     size_t nsrc = count_lines(text), beyond = 0;
     line_cost *cost = calloc(nsrc + 1, sizeof *cost);
-    if (!cost) {
+    char *show = opts->hot > 0 ? calloc(nsrc + 2, 1) : NULL;
+    if (!cost || (opts->hot > 0 && !show)) {
+        free(cost);
+        free(show);
         free(text);
         return ms_errorf(err, errlen, "out of memory");
     }
     widths w = { 4, 7, 5, max_int(4, digits(nsrc)) };
     for (size_t i = 0; i < m->nlines; i++) {
         const ms_line_stat *ls = &m->lines[i];
-        if (ls->file != idx[0]) continue;
+        if (ls->file != fi) continue;
         if (ls->line < 1 || (size_t)ls->line > nsrc) {
             beyond++;
             continue;
@@ -172,22 +215,82 @@ int ms_report_annotate(FILE *out, const ms_model *m, const char *file, const ms_
         w.misses = max_int(w.misses, digits(c->misses));
         w.stall = max_int(w.stall, digits(c->stall));
     }
+    for (size_t i = 0; show && i < nhot; i++) {
+        if (hot[i].file != fi || hot[i].line < 1 || (size_t)hot[i].line > nsrc) continue;
+        size_t lo = (size_t)hot[i].line > (size_t)opts->context ? (size_t)hot[i].line - (size_t)opts->context : 1;
+        size_t hi = (size_t)hot[i].line + (size_t)opts->context;
+        for (size_t l = lo; l <= hi && l <= nsrc; l++) show[l] = 1;
+    }
     uint64_t total_stall = ms_counters_stall(&m->totals);
     fprintf(out, "-- %s\n-- Total stall of the run: %llu cycles; per line: references, L1 misses, stall cycles%s\n",
             recorded, (unsigned long long)total_stall,
             opts->color ? ", shaded by share of stall" : " and share of the run's stall");
     print_header(out, &w, opts->color);
     const char *p = text;
+    int elided = 0;
     for (size_t line = 1; line <= nsrc; line++) {
         const char *end = strchr(p, '\n');
         size_t len = end ? (size_t)(end - p) : strlen(p);
-        print_line(out, &w, opts->color, (int)line, &cost[line], total_stall, p, len);
+        if (!show || show[line]) {
+            print_line(out, &w, opts->color, (int)line, &cost[line], total_stall, p, len);
+            elided = 0;
+        } else if (!elided) {
+            fprintf(out, "%*s ...\n", w.refs + w.misses + w.stall + w.line + (opts->color ? 3 : 11), "");
+            elided = 1;
+        }
         p += len + (end != NULL);
     }
     if (beyond)
         fprintf(out, "-- %zu line statistic(s) lie beyond the end of the file: has it changed since the run?\n", beyond);
     free(cost);
+    free(show);
     free(text);
+    return 0;
+}
+
+int ms_report_annotate(FILE *out, const ms_model *m, const char *file, const ms_annotate_opts *opts,
+                       char *err, size_t errlen)
+{
+    uint32_t idx[MAX_LISTED_FILES + 1];
+    char names[2048];
+    if (!file && opts->hot <= 0) return ms_errorf(err, errlen, "no source file named");
+    size_t nmatch = file ? match_files(m, file, idx, MAX_LISTED_FILES + 1) : 1;
+    if (nmatch == 0) {
+        list_files(m, NULL, m->nfiles, names, sizeof names);
+        return ms_errorf(err, errlen, "no source file of the run matches '%s'; the run's files: %s", file,
+                    m->nfiles ? names : "(none)");
+    }
+    if (nmatch > 1) {
+        list_files(m, idx, nmatch, names, sizeof names);
+        return ms_errorf(err, errlen, "'%s' matches several source files of the run: %s", file, names);
+    }
+    if (opts->hot <= 0) {
+        if (print_file(out, m, idx[0], file, opts, NULL, 0, err, errlen) < 0) return -1;
+    } else {
+        size_t nhot = 0;
+        hot_line *hot = hottest_lines(m, file ? idx[0] : UINT32_MAX, &nhot);
+        if (!hot) return ms_errorf(err, errlen, "out of memory");
+        if (nhot > (size_t)opts->hot) nhot = (size_t)opts->hot;
+        if (!nhot) fprintf(out, "-- no line of %s has references or stall in this run\n", file ? file : "the run");
+        /* Files in the order of their hottest line; each printed once. */
+        for (size_t i = 0; i < nhot; i++) {
+            size_t j = 0;
+            while (j < i && hot[j].file != hot[i].file) j++;
+            if (j < i) continue;
+            if (i) fputc('\n', out);
+            if (print_file(out, m, hot[i].file, file, opts, hot, nhot, err, errlen) == 0) continue;
+            if (file) {
+                free(hot);
+                return -1;
+            }
+            /* Across the run, a file whose source is gone is named with its hot lines. */
+            fprintf(out, "-- %s: %s; its hot lines:", m->files[hot[i].file], err);
+            for (size_t k = i; k < nhot; k++)
+                if (hot[k].file == hot[i].file) fprintf(out, " %d", hot[k].line);
+            fputc('\n', out);
+        }
+        free(hot);
+    }
     if (ferror(out)) return ms_errorf(err, errlen, "cannot write the annotated source");
     return 0;
 }

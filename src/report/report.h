@@ -64,13 +64,18 @@ int ms_export_callgrind(FILE *out, const ms_model *m);
 typedef struct {
     int color;     /* 1: shade lines by stall share with ANSI 256-colour backgrounds;
                     * 0: plain text with a stall-share percentage column */
+    int hot;       /* > 0: only the `hot` lines with the most stall, with `context` lines
+                    * around each (the rest elided); 0: the whole file */
+    int context;
 } ms_annotate_opts;
 
 /* Print the source of `file` with each line's references, L1 misses and stall cycles
  * (summed over code and data bins) and its share of the run's stall. `file` names one of the
  * run's source files by path, path suffix or basename; the text is read from `file` if it
- * exists, else from the path recorded in the run. Returns 0, or -1 with err saying why (no
- * or several matching files, unreadable source, write error). */
+ * exists, else from the path recorded in the run. With opts->hot, only the hottest lines and
+ * their context are shown; `file` may then be NULL: the hottest lines of the whole run, file
+ * by file (the hottest first). Returns 0, or -1 with err saying why (no or several matching
+ * files, unreadable source, write error). */
 int ms_report_annotate(FILE *out, const ms_model *m, const char *file, const ms_annotate_opts *opts,
                        char *err, size_t errlen);
 

@@ -28,6 +28,19 @@ expect "--color always: the lines with stall are shaded" "$(grep -c "$(printf '\
 expect "--color always: the hot line has the darkest shade" \
   "$(grep -c "$(printf '\033')\[48;5;88m.*r \* Y\[" color.txt)" 1
 
+# --hot: only the hottest lines with their context, the rest elided; without FILE, the whole run.
+"$MEMSPY" annotate r.json blkmatmul.c --hot 1 --context 1 --color never >hot.txt
+expect "--hot 1: one line with numbers, the hot one" "$(awk '$4 ~ /%$/ { print $5 }' hot.txt)" "$hot"
+expect "--hot 1 --context 1: the line before and after are shown" \
+  "$(awk '$1 ~ /^[0-9]+$/ && $4 !~ /%$/ { print $1 }' hot.txt | tr '\n' ' ')" "$((hot - 1)) $((hot + 1)) "
+expect "--hot 1: the other lines are elided" "$(grep -c '^ *\.\.\.$' hot.txt)" 2
+"$MEMSPY" annotate --hot 3 --context 0 --color never >run_hot.txt
+expect "--hot 3 without FILE (latest run): three lines" "$(awk '$4 ~ /%$/' run_hot.txt | wc -l)" 3
+expect "... the hottest first file is blkmatmul.c" "$(head -1 run_hot.txt | grep -c 'blkmatmul.c$')" 1
+expect "... and the hot line is among them" "$(awk -v l="$hot" '$4 ~ /%$/ && $5 == l' run_hot.txt | wc -l)" 1
+status=0; "$MEMSPY" annotate --hot 0 blkmatmul.c >/dev/null 2>&1 || status=$?
+expect "--hot 0 is refused" "$status" 2
+
 status=0; "$MEMSPY" annotate r.json nosuch.c >/dev/null 2>err.txt || status=$?
 expect "an unknown file is an error" "$status" 2
 expect "... that lists the run's files" "$(grep -c 'blkmatmul.c' err.txt)" 1

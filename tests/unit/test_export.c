@@ -75,7 +75,7 @@ static void test_annotate(const ms_model *m)
     char *out = NULL, err[512] = "";
     size_t len = 0;
     FILE *f = open_memstream(&out, &len);
-    ms_annotate_opts plain = { 0 };
+    ms_annotate_opts plain = { .color = 0 };
     CHECK_EQ_INT(ms_report_annotate(f, m, "./mm.c", &plain, err, sizeof err), 0);
     fclose(f);
     CHECK_CONTAINS(out, "\n1288     871   855  85.5%    42  line 42\n");
@@ -84,7 +84,7 @@ static void test_annotate(const ms_model *m)
     free(out);
 
     f = open_memstream(&out, &len);
-    ms_annotate_opts color = { 1 };
+    ms_annotate_opts color = { .color = 1 };
     CHECK_EQ_INT(ms_report_annotate(f, m, "mm.c", &color, err, sizeof err), 0);
     fclose(f);
     /* 85.5% of the stall: the 7th of 8 shades; 7.7%: the lightest. */
