@@ -17,7 +17,6 @@
 #include "cli.h"
 #include "record_dir.h"
 #include "run_output.h"
-#include "replay_sim.h"
 
 static const char USAGE[] =
     "Usage: memspy resim [options] DIR\n\n"
