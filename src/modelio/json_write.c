@@ -7,7 +7,7 @@
 #include <jansson.h>
 
 #include "json_names.h"
-#include "report.h"
+#include "modelio.h"
 
 /* Builder state: any failed allocation or insertion sets `failed`, checked once at the end. */
 typedef struct {

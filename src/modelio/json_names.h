@@ -1,6 +1,6 @@
 /* Names shared by the JSON writer and reader, so that both spell every enum the same way. */
-#ifndef MEMSPY_REPORT_JSON_NAMES_H
-#define MEMSPY_REPORT_JSON_NAMES_H
+#ifndef MEMSPY_MODELIO_JSON_NAMES_H
+#define MEMSPY_MODELIO_JSON_NAMES_H
 #include <stddef.h>
 #include <stdint.h>
 

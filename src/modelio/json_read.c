@@ -11,7 +11,7 @@
 
 #include "json_names.h"
 #include "../util/util.h"
-#include "report.h"
+#include "modelio.h"
 
 typedef struct {
     const char *file;
