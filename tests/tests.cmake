@@ -55,3 +55,6 @@ foreach(script ${E2E_TESTS})
     set_tests_properties(e2e/${name}/${cc}${opt} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
   endforeach()
 endforeach()
+
+# The layering: no #include across src/ folders that scripts/check-layers.sh's table forbids.
+add_test(NAME layers COMMAND sh ${CMAKE_SOURCE_DIR}/scripts/check-layers.sh ${CMAKE_SOURCE_DIR}/src)
