@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/strbuf.h"
 #include "../util/util.h"
 #include "../sim/sim.h"
 
@@ -130,14 +131,13 @@ void ms_drive_problems_free(ms_drive_problems *p)
 
 char *ms_drive_problems_join(const ms_drive_problems *p)
 {
-    size_t len = 1;
-    for (size_t i = 0; i < p->n; i++) len += strlen(p->v[i]) + 2;
-    char *s = calloc(1, len);
-    for (size_t i = 0; s && i < p->n; i++) {
-        if (i) strcat(s, "; ");
-        strcat(s, p->v[i]);
+    ms_strbuf s = MS_STRBUF_INIT;
+    ms_strbuf_adds(&s, "");
+    for (size_t i = 0; i < p->n; i++) {
+        if (i) ms_strbuf_adds(&s, "; ");
+        ms_strbuf_adds(&s, p->v[i]);
     }
-    return s;
+    return ms_strbuf_take(&s);
 }
 
 /* Take the replay's problems over into *p. */
