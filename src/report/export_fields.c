@@ -83,6 +83,8 @@ uint64_t ms_export_value(const ms_export_field *f, const ms_counters *c)
     int k = f->level;
     const ms_level_counters *l = &c->level[k];
     switch (f->kind) {
+    /* one case per line of counters.def; clang-format would join the macros */
+    /* clang-format off */
 #define MS_COUNTER(member, ...) case MS_FIELD_##member: return c->member;
 #define MS_COUNTER_DERIVED(id, e, csv, event, desc, expr) case MS_FIELD_##id: return expr;
 #define MS_LEVEL_COUNTER(member, ...) case MS_FIELD_L_##member: return l->member;
@@ -90,6 +92,7 @@ uint64_t ms_export_value(const ms_export_field *f, const ms_counters *c)
 #define MS_LEVEL_CAUSES case MS_FIELD_CAUSE: return l->cause[f->cause];
 #define MS_MP_EXPORT(id, csv, event, desc, expr) case MS_FIELD_MP_##id: return expr;
 #include "../sim/counters.def"
+    /* clang-format on */
     }
     return 0;
 }
