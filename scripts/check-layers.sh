@@ -37,9 +37,23 @@ find . -type f \( -name '*.c' -o -name '*.h' -o -name '*.def' -o -name '*.cc' -o
             split(rows[i], kv, ":")
             known[kv[1]] = 1
             m = split(kv[2], deps, " ")
-            for (j = 1; j <= m; j++) allow[kv[1], deps[j]] = 1
+            for (j = 1; j <= m; j++) { allow[kv[1], deps[j]] = 1; dep[kv[1]] = dep[kv[1]] " " deps[j] }
         }
         bad = 0
+        # The table itself must go one way: no folder reaches itself through what it allows.
+        for (f in known) if (reaches(f, f, 0)) {
+            printf "the layer table is not one-directional: src/%s depends on itself\n", f
+            bad = 1
+        }
+    }
+    function reaches(from, target, depth,    m, d, j) {
+        if (depth > 32) return 1
+        m = split(dep[from], d, " ")
+        for (j = 1; j <= m; j++) {
+            if (d[j] == "*") continue
+            if (d[j] == target || reaches(d[j], target, depth + 1)) return 1
+        }
+        return 0
     }
     # The folder under src/ that path (relative to src/, with .. parts) lands in; "" outside.
     function top(path,    parts, k, i, stack, depth) {
