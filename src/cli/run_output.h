@@ -53,6 +53,10 @@ int ms_run_analyze(const char *cmd, const ms_raw *raw, ms_drive_metadata_fn fill
 int ms_replay_into_raw(const char *cmd, const char *dir, const ms_hier_config *cfg, ms_interleave mode,
                        ms_raw *raw, char **problems);
 
+/* ms_drive_resim, printed as ms_replay_into_raw is; raw is to be freed whatever the result. */
+int ms_resim_into_raw(const char *cmd, const char *raw_path, const char *dir, const ms_hier_config *cfg,
+                      ms_interleave mode, ms_raw *raw, char **problems);
+
 /* The matrix, then the run into the database, then the files asked for. A run that cannot be
  * stored is an error (MS_EXIT_USAGE) that leaves no other file behind. */
 int ms_run_outputs_write(const char *cmd, const ms_model *m, const ms_run_output_opts *o, ms_run_outputs *out,

@@ -30,6 +30,13 @@ char *ms_drive_problems_join(const ms_drive_problems *p);
 int ms_drive_replay(const char *dir, const ms_hier_config *cfg, ms_interleave mode, ms_raw *raw,
                     ms_drive_problems *problems, char *err, size_t errlen);
 
+/* Re-simulate a recording (`memspy resim`): read its raw profile at raw_path, drop the
+ * counters and replacement causes simulated while it was recorded, and replay its streams in
+ * dir under cfg in their place (ms_drive_replay). Returns as ms_drive_replay; raw is to be
+ * freed (ms_raw_free) whatever the result. */
+int ms_drive_resim(const char *raw_path, const char *dir, const ms_hier_config *cfg, ms_interleave mode,
+                   ms_raw *raw, ms_drive_problems *problems, char *err, size_t errlen);
+
 /* Fills the metadata only the command knows (program, argv, time...) into m. 0 or -1. */
 typedef int (*ms_drive_metadata_fn)(ms_model *m, void *ud);
 

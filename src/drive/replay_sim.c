@@ -188,3 +188,21 @@ int ms_drive_replay(const char *dir, const ms_hier_config *cfg, ms_interleave mo
     ms_replay_close(rp);
     return rc;
 }
+
+int ms_drive_resim(const char *raw_path, const char *dir, const ms_hier_config *cfg, ms_interleave mode,
+                   ms_raw *raw, ms_drive_problems *problems, char *err, size_t errlen)
+{
+    char why[1024];
+    memset(problems, 0, sizeof *problems);
+    memset(raw, 0, sizeof *raw);
+    if (ms_raw_read(raw_path, raw, why, sizeof why) < 0) {
+        snprintf(err, errlen, "cannot read %s: %s", raw_path, why);
+        return -1;
+    }
+    free(raw->counters);
+    free(raw->evictions);
+    raw->counters = NULL;
+    raw->evictions = NULL;
+    raw->ncounters = raw->nevictions = 0;
+    return ms_drive_replay(dir, cfg, mode, raw, problems, err, errlen);
+}
