@@ -7,7 +7,7 @@ JOBS ?= 2
 CMAKE_FLAGS ?=
 MAKEFLAGS += --no-print-directory
 
-.PHONY: all deps test-deps build check check-fast check-asan demo install bench clean
+.PHONY: all deps test-deps build check check-fast check-asan demo install bench format clean
 
 all: build
 
@@ -50,6 +50,12 @@ bench: test-deps build
 	sh bench/accuracy/run.sh $(BUILD)
 	sh bench/overhead/run.sh $(BUILD)
 	sh bench/threads/run.sh $(BUILD)
+
+# Format memspy's C sources and tests with the root .clang-format (clang-format-14).
+CLANG_FORMAT ?= clang-format-14
+format:
+	@command -v $(CLANG_FORMAT) >/dev/null || sh scripts/deps.sh format
+	find src tests/unit \( -name '*.[ch]' -o -name '*.cc' -o -name '*.cpp' \) | sort | xargs $(CLANG_FORMAT) -i
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

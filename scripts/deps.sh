@@ -2,6 +2,7 @@
 # Install the Debian packages memspy needs, only those missing.
 #   sh scripts/deps.sh        what building and running memspy needs (make, make demo)
 #   sh scripts/deps.sh test   plus what the test suite and benchmarks use (make check, bench)
+#   sh scripts/deps.sh format only clang-format-14 (make format)
 # Another apt/dpkg holding the package lock is waited for (up to MEMSPY_APT_WAIT seconds,
 # default 600), with a message; the installation's output goes to a log file and one summary
 # line is printed (the log's tail on failure).
@@ -14,6 +15,7 @@ zlib1g-dev libzstd-dev libsqlite3-dev libomp-14-dev gcc-12-plugin-dev"
 # build-system test; chromium: the HTML report's browser test; util-linux: script(1).
 TEST_PKGS="valgrind jq binutils autoconf automake chromium util-linux"
 [ "${1:-}" = test ] && PKGS="$PKGS $TEST_PKGS"
+[ "${1:-}" = format ] && PKGS="clang-format-14"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -1,4 +1,4 @@
-# Unit tests: one C file each under tests/unit, linked against the tools' library.
+# Unit tests: one C file each under tests/unit, linked against the tools' libraries.
 file(GLOB UNIT_TESTS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/unit/test_*.c)
 foreach(src ${UNIT_TESTS})
   get_filename_component(name ${src} NAME_WE)
@@ -15,7 +15,7 @@ foreach(src ${UNIT_TESTS})
   elseif(name MATCHES "^test_raw")
     target_link_libraries(${name} PRIVATE memspy_format)
   else()
-    target_link_libraries(${name} PRIVATE memspy_core)
+    target_link_libraries(${name} PRIVATE memspy_drive memspy_report memspy_store)
   endif()
   target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests/unit)
   memspy_flags(${name})
@@ -55,3 +55,6 @@ foreach(script ${E2E_TESTS})
     set_tests_properties(e2e/${name}/${cc}${opt} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
   endforeach()
 endforeach()
+
+# The layering: no #include across src/ folders that scripts/check-layers.sh's table forbids.
+add_test(NAME layers COMMAND sh ${CMAKE_SOURCE_DIR}/scripts/check-layers.sh ${CMAKE_SOURCE_DIR}/src)

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analyze.h"
+#include "../util/strbuf.h"
 
 static char *format(const char *fmt, ...)
 {
@@ -161,12 +162,7 @@ static int disambiguate(heap_path *paths, size_t n)
 
 static char *heap_full_name(const heap_path *h, const char *short_name)
 {
-    size_t len = strlen(short_name) + 1;
-    for (size_t i = 0; i < h->nframes; i++)
-        len += strlen(h->frames[i]->func) + 16;
-    char *s = malloc(len), *p = s;
-    if (!s)
-        return NULL;
+    ms_strbuf s = MS_STRBUF_INIT;
     /* Start at the outermost frame with user source: drop libc's start-up frames. */
     size_t outer = h->nframes;
     while (outer > 0 && (!h->frames[outer - 1]->file || ms_source_is_system(h->frames[outer - 1]->file)))
@@ -175,10 +171,13 @@ static char *heap_full_name(const heap_path *h, const char *short_name)
         outer = h->nframes;
     for (size_t i = outer; i-- > 0;) {
         const ms_frame *f = h->frames[i];
-        p += f->line ? sprintf(p, "%s:%d>", f->func, f->line) : sprintf(p, "%s>", f->func);
+        if (f->line)
+            ms_strbuf_addf(&s, "%s:%d>", f->func, f->line);
+        else
+            ms_strbuf_addf(&s, "%s>", f->func);
     }
-    strcpy(p, short_name);
-    return s;
+    ms_strbuf_adds(&s, short_name);
+    return ms_strbuf_take(&s);
 }
 
 static int name_heap_bin(const ms_raw_bin *b, const heap_path *h, ms_data_bin *d)

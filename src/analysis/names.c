@@ -9,38 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-/* A growable string. */
-typedef struct { char *s; size_t n, cap; bool oom; } strbuf;
-
-static void sb_add(strbuf *b, const char *s, size_t n)
-{
-    if (b->oom)
-        return;
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = (b->n + n + 1) * 2;
-        char *p = realloc(b->s, cap);
-        if (!p) {
-            b->oom = true;
-            return;
-        }
-        b->s = p;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->n, s, n);
-    b->n += n;
-    b->s[b->n] = '\0';
-}
-
-static void sb_adds(strbuf *b, const char *s) { sb_add(b, s, strlen(s)); }
-
-static char *sb_take(strbuf *b)
-{
-    if (b->oom || !b->s) {
-        free(b->s);
-        return NULL;
-    }
-    return b->s;
-}
+#include "../util/strbuf.h"
 
 static bool is_ident_char(int c) { return isalnum(c) || c == '_' || c == '$'; }
 
@@ -195,11 +164,11 @@ static char *fortran_item_name(const char *s, size_t b, size_t e)
         }
     if (pcts < 2)
         first = b;
-    strbuf out = { 0 };
+    ms_strbuf out = MS_STRBUF_INIT;
     for (size_t i = first; i < end; i++)
         if (!isspace((unsigned char)s[i]))
-            sb_add(&out, s[i] == '%' ? "." : &s[i], 1);
-    return sb_take(&out);
+            ms_strbuf_add(&out, s[i] == '%' ? "." : &s[i], 1);
+    return ms_strbuf_take(&out);
 }
 
 static char *fortran_name(const stmt *st)
@@ -340,15 +309,15 @@ static size_t ident_len(const char *s, size_t len, size_t i)
  * "(T *)malloc", "static_cast<T *>(...)". Returns a malloc'd "T*" or NULL. */
 static char *rhs_type(const char *s, size_t b, size_t e)
 {
-    strbuf t = { 0 };
+    ms_strbuf t = MS_STRBUF_INIT;
     for (size_t i = b; i < e; i++) {
         if (word_at(s, e, i, "new")) {
             size_t p = skip_space(s, e, i + 3);
             size_t n = ident_len(s, e, p);
             if (n) {
-                sb_add(&t, s + p, n);
-                sb_adds(&t, "*");
-                return sb_take(&t);
+                ms_strbuf_add(&t, s + p, n);
+                ms_strbuf_adds(&t, "*");
+                return ms_strbuf_take(&t);
             }
         }
         const char *lt = NULL;
@@ -362,13 +331,13 @@ static char *rhs_type(const char *s, size_t b, size_t e)
                 size_t a = (size_t)(lt - s) + 1, z = (size_t)(gt - s);
                 for (size_t k = a; k < z; k++)
                     if (!isspace((unsigned char)s[k]) && s[k] != '[' && s[k] != ']' && s[k] != '*')
-                        sb_add(&t, s + k, 1);
-                sb_adds(&t, "*");
-                return sb_take(&t);
+                        ms_strbuf_add(&t, s + k, 1);
+                ms_strbuf_adds(&t, "*");
+                return ms_strbuf_take(&t);
             }
         }
     }
-    free(t.s);
+    ms_strbuf_free(&t);
     return NULL;
 }
 
@@ -399,16 +368,16 @@ static char *lvalue_name(const char *s, size_t b, size_t e)
     }
     if (nparts == 0)
         return NULL;
-    strbuf out = { 0 };
+    ms_strbuf out = MS_STRBUF_INIT;
     size_t first = nparts >= 2 ? nparts - 2 : 0;
     for (size_t k = first; k < nparts; k++) {
         if (k > first)
-            sb_adds(&out, ".");
-        sb_add(&out, parts[k], lens[k]);
+            ms_strbuf_adds(&out, ".");
+        ms_strbuf_add(&out, parts[k], lens[k]);
     }
     if (indexed)
-        sb_adds(&out, "[]");
-    return sb_take(&out);
+        ms_strbuf_adds(&out, "[]");
+    return ms_strbuf_take(&out);
 }
 
 /* Name from the left-hand side [b, e) of the assignment; rhs [rb, re) supplies `auto` types.
@@ -468,26 +437,26 @@ static char *lhs_name(const char *s, size_t b, size_t e, size_t rb, size_t re)
     size_t nlen = k < e ? ident_len(s, e, k) : 0;
     if (nlen == 0 || skip_space(s, e, k + nlen) != e)
         return NULL;
-    strbuf out = { 0 };
+    ms_strbuf out = MS_STRBUF_INIT;
     if (nwords == 1 && wlens[0] == 4 && strncmp(words[0], "auto", 4) == 0) {
         char *t = rhs_type(s, rb, re);
         if (t) {
-            sb_adds(&out, t);
-            sb_adds(&out, ".");
+            ms_strbuf_adds(&out, t);
+            ms_strbuf_adds(&out, ".");
             free(t);
         }
     } else {
         for (size_t w = 0; w < nwords; w++) {
             if (w)
-                sb_adds(&out, " ");
-            sb_add(&out, words[w], wlens[w]);
+                ms_strbuf_adds(&out, " ");
+            ms_strbuf_add(&out, words[w], wlens[w]);
         }
         for (size_t st = 0; st < stars; st++)
-            sb_adds(&out, "*");
-        sb_adds(&out, ".");
+            ms_strbuf_adds(&out, "*");
+        ms_strbuf_adds(&out, ".");
     }
-    sb_add(&out, s + k, nlen);
-    return sb_take(&out);
+    ms_strbuf_add(&out, s + k, nlen);
+    return ms_strbuf_take(&out);
 }
 
 /* The last assignment '=' at depth 0 of [from, to) (not ==, <=, >=, !=, +=, ...), or `to`.
@@ -553,13 +522,13 @@ static char *direct_init_name(const char *s, size_t len, size_t start, size_t po
         if (depth == 0 && s[k] == ':' && s[k + 1] == ':')
             comp = k + 2;
     }
-    strbuf out = { 0 };
-    sb_add(&out, s + comp, type_b + type_n - comp);
+    ms_strbuf out = MS_STRBUF_INIT;
+    ms_strbuf_add(&out, s + comp, type_b + type_n - comp);
     for (size_t k = 0; k < stars; k++)
-        sb_adds(&out, "*");
-    sb_adds(&out, ".");
-    sb_add(&out, s + name_b, name_n);
-    return sb_take(&out);
+        ms_strbuf_adds(&out, "*");
+    ms_strbuf_adds(&out, ".");
+    ms_strbuf_add(&out, s + name_b, name_n);
+    return ms_strbuf_take(&out);
 }
 
 /* Some compilers place a call's column on its parentheses (g++ puts `new Node()` on the

@@ -17,7 +17,6 @@
 #include "cli.h"
 #include "record_dir.h"
 #include "run_output.h"
-#include "replay_sim.h"
 
 static const char USAGE[] =
     "Usage: memspy resim [options] DIR\n\n"
@@ -121,16 +120,6 @@ static int resolve_config(resim_opts *o, json_t *meta)
     return 0;
 }
 
-/* Drop the recorded counters and replacement causes: the replay's replace them. */
-static void drop_recorded_counters(ms_raw *raw)
-{
-    free(raw->counters);
-    free(raw->evictions);
-    raw->counters = NULL;
-    raw->evictions = NULL;
-    raw->ncounters = raw->nevictions = 0;
-}
-
 typedef struct {
     json_t *meta;
     const char *problems;   /* NULL if every stream was complete */
@@ -171,20 +160,13 @@ static int fill_metadata(ms_model *m, void *ud)
  * that found bad streams (m is then filled and marked incomplete). */
 static int resimulate(const resim_opts *o, json_t *meta, ms_model *m)
 {
-    char path[PATH_MAX + 16], err[1024], *problems = NULL;
+    char path[PATH_MAX + 16], *problems = NULL;
     ms_raw raw;
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    memset(&raw, 0, sizeof raw);
     snprintf(path, sizeof path, "%s/%s", o->dir, MS_RECORD_RAW);
-    int rc = 0, replayed = 0;
-    if (ms_raw_read(path, &raw, err, sizeof err) < 0) {
-        rc = ms_cli_error("resim", "cannot read %s: %s", path, err);
-    } else {
-        drop_recorded_counters(&raw);
-        if ((replayed = ms_replay_into_raw("resim", o->dir, &o->cfg, o->mode, &raw, &problems)) < 0)
-            rc = MS_EXIT_USAGE;
-    }
+    int rc = 0;
+    if (ms_resim_into_raw("resim", path, o->dir, &o->cfg, o->mode, &raw, &problems) < 0) rc = MS_EXIT_USAGE;
     if (!rc) {
         resim_metadata rm = { meta, problems, ms_cli_seconds_since(&t0) };
         rc = ms_run_analyze("resim", &raw, fill_metadata, &rm, m);

@@ -21,7 +21,6 @@
 #include "program_check.h"
 #include "progress.h"
 #include "record_dir.h"
-#include "replay_sim.h"
 #include "run_output.h"
 
 static const char USAGE[] =

@@ -1,4 +1,5 @@
-/* The analyze + save + print tail shared by `memspy run` and `memspy resim`. */
+/* The options, output files and printing `memspy run` and `memspy resim` share around the
+ * drive layer (src/drive): its errors printed as "memspy CMD: ...". */
 #define _GNU_SOURCE
 #include "run_output.h"
 #include <errno.h>
@@ -6,7 +7,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../analysis/analyze.h"
 #include "cli.h"
 
 void ms_run_outputs_close(ms_run_outputs *out)
@@ -66,17 +66,43 @@ static void discard_outputs(const ms_run_output_opts *o, ms_run_outputs *out)
     if (out->result) unlink(o->result);
 }
 
-int ms_run_analyze(const char *cmd, const ms_raw *raw, ms_run_metadata_fn fill, void *ud, ms_model *m)
+int ms_run_analyze(const char *cmd, const ms_raw *raw, ms_drive_metadata_fn fill, void *ud, ms_model *m)
 {
     char err[1024];
-    int rc = 0;
-    ms_model_init(m);
-    if (ms_analyze(raw, NULL, m, err, sizeof err) < 0)
-        rc = ms_cli_error(cmd, "analysis failed: %s", err);
-    else if (fill(m, ud) < 0)
-        rc = ms_cli_error(cmd, "out of memory");
-    if (rc) ms_model_free(m);
+    return ms_drive_analyze(raw, fill, ud, m, err, sizeof err) < 0 ? ms_cli_error(cmd, "%s", err) : 0;
+}
+
+/* Print a drive replay's outcome: its error, or each incomplete stream, joined into
+ * *problems. Returns rc, or -1 when out of memory. */
+static int replay_outcome(const char *cmd, int rc, const char *err, ms_drive_problems *p, char **problems)
+{
+    *problems = NULL;
+    if (rc < 0) {
+        ms_cli_error(cmd, "%s", err);
+    } else if (rc > 0) {
+        for (size_t i = 0; i < p->n; i++) ms_cli_error(cmd, "%s", p->v[i]);
+        if (!(*problems = ms_drive_problems_join(p))) rc = -1;
+    }
+    ms_drive_problems_free(p);
     return rc;
+}
+
+int ms_replay_into_raw(const char *cmd, const char *dir, const ms_hier_config *cfg, ms_interleave mode,
+                       ms_raw *raw, char **problems)
+{
+    char err[2048];
+    ms_drive_problems p;
+    int rc = ms_drive_replay(dir, cfg, mode, raw, &p, err, sizeof err);
+    return replay_outcome(cmd, rc, err, &p, problems);
+}
+
+int ms_resim_into_raw(const char *cmd, const char *raw_path, const char *dir, const ms_hier_config *cfg,
+                      ms_interleave mode, ms_raw *raw, char **problems)
+{
+    char err[2048];
+    ms_drive_problems p;
+    int rc = ms_drive_resim(raw_path, dir, cfg, mode, raw, &p, err, sizeof err);
+    return replay_outcome(cmd, rc, err, &p, problems);
 }
 
 int ms_run_outputs_write(const char *cmd, const ms_model *m, const ms_run_output_opts *o, ms_run_outputs *out,

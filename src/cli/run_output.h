@@ -1,9 +1,10 @@
-/* The tail `memspy run` and `memspy resim` share: outputs opened before any work (so that an
- * unwritable path fails early), analysis of a raw profile into a model, then the matrix, the
- * run database and the JSON files. */
+/* What `memspy run` and `memspy resim` share around the drive layer (src/drive): outputs
+ * opened before any work (so that an unwritable path fails early), the drive's replay and
+ * analysis with their errors printed, then the matrix, the run database and the JSON files. */
 #ifndef MEMSPY_CLI_RUN_OUTPUT_H
 #define MEMSPY_CLI_RUN_OUTPUT_H
 #include <stdio.h>
+#include "../drive/drive.h"
 #include "../format/raw.h"
 #include "../model/model.h"
 #include "../report/report.h"
@@ -43,12 +44,18 @@ typedef struct {
 int ms_run_outputs_open(const char *cmd, const ms_run_output_opts *o, ms_run_outputs *out);
 void ms_run_outputs_close(ms_run_outputs *out);
 
-/* Fills the metadata only the command knows (program, argv, time...) into m. 0 or -1. */
-typedef int (*ms_run_metadata_fn)(ms_model *m, void *ud);
+/* ms_drive_analyze, its error printed: 0, or MS_EXIT_USAGE after "memspy CMD: ..." (m is
+ * then freed). */
+int ms_run_analyze(const char *cmd, const ms_raw *raw, ms_drive_metadata_fn fill, void *ud, ms_model *m);
 
-/* Analyze raw into m (initialised here) and add the command's metadata. Returns 0, or
- * MS_EXIT_USAGE after "memspy CMD: ..." (m is then freed). */
-int ms_run_analyze(const char *cmd, const ms_raw *raw, ms_run_metadata_fn fill, void *ud, ms_model *m);
+/* ms_drive_replay, its errors and the incomplete streams printed as "memspy CMD: ...":
+ * returns 0; 1 with *problems (malloc'd) the incomplete streams joined by "; "; -1. */
+int ms_replay_into_raw(const char *cmd, const char *dir, const ms_hier_config *cfg, ms_interleave mode,
+                       ms_raw *raw, char **problems);
+
+/* ms_drive_resim, printed as ms_replay_into_raw is; raw is to be freed whatever the result. */
+int ms_resim_into_raw(const char *cmd, const char *raw_path, const char *dir, const ms_hier_config *cfg,
+                      ms_interleave mode, ms_raw *raw, char **problems);
 
 /* The matrix, then the run into the database, then the files asked for. A run that cannot be
  * stored is an error (MS_EXIT_USAGE) that leaves no other file behind. */

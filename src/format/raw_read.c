@@ -13,8 +13,16 @@
 
 #define SECTION_HEADER_BYTES 16u
 #define FILE_HEADER_BYTES 16u
-#define COUNTER_FIELDS_FIXED 4u      /* reads, writes, stall_read, stall_write */
-#define COUNTER_FIELDS_PER_LEVEL 7u  /* read/write misses, cold, capacity, conflict, inval, wb */
+/* The counter record (counters.def): the fixed fields, then those of every level. */
+#define MS_COUNTER(member, exp, csv, event, desc) +1
+enum { COUNTER_FIELDS_FIXED = 0
+#include "../sim/counters.def"
+};
+#define MS_LEVEL_COUNTER(member, exp, csv, event, desc) +1
+#define MS_LEVEL_CAUSES +MS_NCAUSES
+enum { COUNTER_FIELDS_PER_LEVEL = 0
+#include "../sim/counters.def"
+};
 
 /* A bounds-checked view of bytes; any overrun sets `bad` and yields zeros from then on. */
 typedef struct {
@@ -196,19 +204,13 @@ static void parse_counters(cursor *c, ms_raw *raw)
     for (uint32_t i = 0; r && i < n && !c->bad; i++) {
         ms_counters *k = &r[i].c;
         r[i].ctx = get_u32(c);
-        k->reads = get_u64(c);
-        k->writes = get_u64(c);
-        k->stall_read = get_u64(c);
-        k->stall_write = get_u64(c);
+#define MS_COUNTER(member, exp, csv, event, desc) k->member = get_u64(c);
+#include "../sim/counters.def"
         for (uint32_t l = 0; l < nlevels; l++) {
             ms_level_counters *lv = &k->level[l];
-            lv->read_misses = get_u64(c);
-            lv->write_misses = get_u64(c);
-            lv->cause[MS_CAUSE_COLD] = get_u64(c);
-            lv->cause[MS_CAUSE_CAPACITY] = get_u64(c);
-            lv->cause[MS_CAUSE_CONFLICT] = get_u64(c);
-            lv->cause[MS_CAUSE_INVAL] = get_u64(c);
-            lv->writebacks = get_u64(c);
+#define MS_LEVEL_COUNTER(member, exp, csv, event, desc) lv->member = get_u64(c);
+#define MS_LEVEL_CAUSES for (int q = 0; q < MS_NCAUSES; q++) lv->cause[q] = get_u64(c);
+#include "../sim/counters.def"
         }
     }
 }

@@ -69,16 +69,13 @@ void ms_raw_put_str(ms_raw_writer *w, const char *s) {
 }
 
 void ms_raw_put_counters(ms_raw_writer *w, const ms_counters *c, int nlevels) {
-    ms_raw_put_u64(w, c->reads);
-    ms_raw_put_u64(w, c->writes);
-    ms_raw_put_u64(w, c->stall_read);
-    ms_raw_put_u64(w, c->stall_write);
+#define MS_COUNTER(member, exp, csv, event, desc) ms_raw_put_u64(w, c->member);
+#include "../sim/counters.def"
     for (int l = 0; l < nlevels && l < MS_MAX_LEVELS; l++) {
         const ms_level_counters *lc = &c->level[l];
-        ms_raw_put_u64(w, lc->read_misses);
-        ms_raw_put_u64(w, lc->write_misses);
-        for (int k = 0; k < MS_NCAUSES; k++) ms_raw_put_u64(w, lc->cause[k]);
-        ms_raw_put_u64(w, lc->writebacks);
+#define MS_LEVEL_COUNTER(member, exp, csv, event, desc) ms_raw_put_u64(w, lc->member);
+#define MS_LEVEL_CAUSES for (int k = 0; k < MS_NCAUSES; k++) ms_raw_put_u64(w, lc->cause[k]);
+#include "../sim/counters.def"
     }
 }
 

@@ -87,9 +87,8 @@ uint64_t ms_counters_communication(const ms_counters *c)
 const char *ms_pattern_name(int pattern)
 {
     static const char *const names[MS_NPATTERNS] = {
-        "single-producer/single-consumer", "single-producer/multiple-consumer",
-        "multiple-producer/single-consumer", "multiple-producer/multiple-consumer",
-        "migratory", "cold-start",
+#define MS_PATTERN(id, name) name,
+#include "../sim/counters.def"
     };
     return pattern >= 0 && pattern < MS_NPATTERNS ? names[pattern] : "unknown";
 }

@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "diff_report.h"
-#include "json_names.h"
+#include "../modelio/json_names.h"
 #include "text_fmt.h"
 
 #define DEFAULT_TOP 10

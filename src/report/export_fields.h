@@ -1,19 +1,21 @@
 /* The counters the exports write (CSV columns, callgrind events), in one table so that both
- * formats name and compute every number the same way. */
+ * formats name and compute every number the same way. The columns are those of counters.def. */
 #ifndef MEMSPY_REPORT_EXPORT_FIELDS_H
 #define MEMSPY_REPORT_EXPORT_FIELDS_H
 #include <stddef.h>
 #include <stdint.h>
 #include "../sim/sim.h"
 
+/* One kind per line of counters.def that can have a column (MS_FIELD_<member or id>; per-level
+ * ones MS_FIELD_L_*, multiprocessor ones MS_FIELD_MP_*, the causes MS_FIELD_CAUSE). */
 typedef enum {
-    MS_FIELD_REFS, MS_FIELD_READS, MS_FIELD_WRITES,
-    MS_FIELD_MISSES, MS_FIELD_READ_MISSES, MS_FIELD_WRITE_MISSES,
-    MS_FIELD_CAUSE,          /* per level, `cause` = MS_CAUSE_* */
-    MS_FIELD_WRITEBACKS,
-    MS_FIELD_STALL, MS_FIELD_STALL_READ, MS_FIELD_STALL_WRITE,
-    MS_FIELD_COHERENCE,      /* coherence misses, summed over levels (multiprocessor runs) */
-    MS_FIELD_INVAL_RECEIVED, MS_FIELD_INVAL_TRUE, MS_FIELD_INVAL_FALSE,
+#define MS_COUNTER(member, ...) MS_FIELD_##member,
+#define MS_COUNTER_DERIVED(id, ...) MS_FIELD_##id,
+#define MS_LEVEL_COUNTER(member, ...) MS_FIELD_L_##member,
+#define MS_LEVEL_DERIVED(id, ...) MS_FIELD_L_##id,
+#define MS_LEVEL_CAUSES MS_FIELD_CAUSE,
+#define MS_MP_EXPORT(id, ...) MS_FIELD_MP_##id,
+#include "../sim/counters.def"
 } ms_field_kind;
 
 typedef struct {
@@ -26,13 +28,23 @@ typedef struct {
 } ms_export_field;
 
 /* Most fields a hierarchy of MS_MAX_LEVELS levels has. */
-#define MS_EXPORT_MAX_FIELDS (10 + MS_MAX_LEVELS * (4 + MS_NCAUSES))
+enum {
+    MS_EXPORT_MAX_FIELDS = 0
+#define MS_COUNTER(...) +1
+#define MS_COUNTER_DERIVED(...) +1
+#define MS_LEVEL_COUNTER(...) +MS_MAX_LEVELS
+#define MS_LEVEL_DERIVED(...) +MS_MAX_LEVELS
+#define MS_LEVEL_CAUSES +MS_MAX_LEVELS * MS_NCAUSES
+#define MS_MP_EXPORT(...) +1
+#include "../sim/counters.def"
+};
 
-/* Fill out (room for MS_EXPORT_MAX_FIELDS) with the fields of a hierarchy of nlevels levels:
- * references, reads, writes; misses, read and write misses of every level; the miss causes
- * of every level and the writebacks into every level below L1; stall, read stall, write
- * stall; and, when multiproc (the run had nprocs > 1), coherence misses and the received
- * invalidations (all, true sharing, false sharing). Returns how many. */
+/* Fill out (room for MS_EXPORT_MAX_FIELDS) with the fields of a hierarchy of nlevels levels,
+ * in counters.def's order: the HEAD columns (references, reads, writes); the MISSES columns
+ * of every level (misses, read and write misses); per level, its miss causes and, below L1,
+ * its BELOW_L1 columns (writebacks); the TAIL columns (stall, read stall, write stall); and,
+ * when multiproc (the run had nprocs > 1), the multiprocessor columns (coherence misses, the
+ * received invalidations: all, true sharing, false sharing). Returns how many. */
 size_t ms_export_fields(int nlevels, int multiproc, ms_export_field *out);
 
 /* The value of field f in counters c. */

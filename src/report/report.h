@@ -1,9 +1,11 @@
-/* Reports: they only read the model. Text (MemSpy's matrix and detailed displays) and JSON
- * (also the saved result file, read back by `memspy report`). */
+/* Reports: they only read the model. Text (MemSpy's matrix and detailed displays), exports
+ * and HTML; JSON, which is also the saved result file, is the model's own format
+ * (src/modelio, included here for the reports' users). */
 #ifndef MEMSPY_REPORT_REPORT_H
 #define MEMSPY_REPORT_REPORT_H
 #include <stdio.h>
 #include "../model/model.h"
+#include "../modelio/modelio.h"
 
 typedef struct {
     int top_code, top_data;    /* rows / columns shown before "others" (default 8 / 6) */
@@ -33,17 +35,6 @@ typedef struct {
  * % coherence misses and received invalidations (total, true in/across, false in/across),
  * most coherence misses first. Returns 0 or -1. */
 int ms_report_references(FILE *out, const ms_model *m, const ms_refs_opts *opts);
-
-/* Write the model as JSON (the --json report and the saved result file). Returns 0 or -1. */
-int ms_json_write(FILE *out, const ms_model *m);
-
-/* Read a result file written by ms_json_write. Returns 0, or -1 with err naming the problem
- * (not found, not a memspy result, newer version, truncated/corrupt at line:col). */
-int ms_json_read(const char *path, ms_model *m, char *err, size_t errlen);
-
-/* The same for len bytes of JSON text in memory (the run database keeps the model so);
- * `name` stands for the source in messages. */
-int ms_json_read_buffer(const char *name, const char *text, size_t len, ms_model *m, char *err, size_t errlen);
 
 /* ---- exports (export_csv.c, export_callgrind.c) ---- */
 

@@ -1,6 +1,6 @@
 /* Formatting helpers of the text reports (see text_fmt.h). */
 #include "text_fmt.h"
-#include "json_names.h"
+#include "../modelio/json_names.h"
 
 ms_num ms_fmt_count(uint64_t v)
 {

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_names.h"
+#include "../modelio/json_names.h"
 #include "report.h"
 #include "text_fmt.h"
 

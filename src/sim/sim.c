@@ -438,30 +438,17 @@ static void add_u64s(uint64_t *a, const uint64_t *b, size_t n)
 
 void ms_counters_add(ms_counters *a, const ms_counters *b)
 {
-    a->reads += b->reads;
-    a->writes += b->writes;
-    a->stall_read += b->stall_read;
-    a->stall_write += b->stall_write;
+#define MS_COUNTER(member, exp, csv, event, desc) a->member += b->member;
+#define MS_MP_COUNTER(member) a->member += b->member;
+#define MS_INVAL_COUNTER(member) a->inval.member += b->inval.member;
+#include "counters.def"
     for (int k = 0; k < MS_MAX_LEVELS; k++) {
         ms_level_counters *x = &a->level[k];
         const ms_level_counters *y = &b->level[k];
-        x->read_misses += y->read_misses;
-        x->write_misses += y->write_misses;
-        add_u64s(x->cause, y->cause, MS_NCAUSES);
-        x->writebacks += y->writebacks;
+#define MS_LEVEL_COUNTER(member, exp, csv, event, desc) x->member += y->member;
+#define MS_LEVEL_CAUSES add_u64s(x->cause, y->cause, MS_NCAUSES);
+#include "counters.def"
     }
-    const ms_inval_counters *bi = &b->inval;
-    ms_inval_counters *ai = &a->inval;
-    ai->received += bi->received;
-    ai->true_in += bi->true_in;
-    ai->true_across += bi->true_across;
-    ai->false_in += bi->false_in;
-    ai->false_across += bi->false_across;
-    ai->with_lock += bi->with_lock;
-    ai->followed_by_miss += bi->followed_by_miss;
-    ai->sent += bi->sent;
-    a->local_misses += b->local_misses;
-    a->remote_misses += b->remote_misses;
     add_u64s(a->pattern, b->pattern, MS_NPATTERNS);
 }
 

@@ -27,16 +27,17 @@
 #include <stdint.h>
 #include "config.h"
 
-enum { MS_CAUSE_COLD = 0, MS_CAUSE_CAPACITY, MS_CAUSE_CONFLICT, MS_CAUSE_INVAL, MS_NCAUSES };
-
-/* Carnival's access patterns (section 2.2), by which communication misses are explained. */
+/* Miss causes (MS_CAUSE_COLD, _CAPACITY, _CONFLICT, _INVAL) and Carnival's access patterns
+ * (section 2.2), by which communication misses are explained (MS_PAT_SPSC ... MS_PAT_COLD_START):
+ * declared in counters.def. */
+#define MS_CAUSE(id, name, event, desc) MS_CAUSE_##id,
 enum {
-    MS_PAT_SPSC = 0,   /* single-producer/single-consumer */
-    MS_PAT_SPMC,       /* single-producer/multiple-consumer */
-    MS_PAT_MPSC,       /* multiple-producer/single-consumer */
-    MS_PAT_MPMC,       /* multiple-producer/multiple-consumer */
-    MS_PAT_MIGRATORY,  /* read then written by one processor at a time, passed on */
-    MS_PAT_COLD_START, /* first reference of a processor to data another processor wrote */
+#include "counters.def"
+    MS_NCAUSES
+};
+#define MS_PATTERN(id, name) MS_PAT_##id,
+enum {
+#include "counters.def"
     MS_NPATTERNS
 };
 
@@ -47,38 +48,43 @@ typedef struct {
     void *ud;
 } ms_allocator;
 
-/* Per-level counters of one context. */
+/* The counter structs, generated from counters.def (every counter is declared there once). */
+
+/* Where a counter's column goes in the exports (the `exp` of counters.def). */
+enum { MS_EXP_NONE, MS_EXP_HEAD, MS_EXP_TAIL, MS_EXP_MISSES, MS_EXP_BELOW_L1 };
+
+/* Per-level counters of one context; cause[] sums to read_misses + write_misses. */
+#define MS_LEVEL_COUNTER(member, exp, csv, event, desc) uint64_t member;
+#define MS_LEVEL_CAUSES uint64_t cause[MS_NCAUSES];
 typedef struct {
-    uint64_t read_misses, write_misses;
-    uint64_t cause[MS_NCAUSES];     /* sums to read_misses + write_misses */
-    uint64_t writebacks;            /* dirty lines written back into this level from above */
+#include "counters.def"
 } ms_level_counters;
 
 /* Invalidations (multiprocessor only; ccSIM section 3.2). "Received" ones are counted on the
  * (ctx, cpu) whose access fetched the coherence unit into the victim processor's caches
  * (ccSIM's per-reference attribution) before another processor's write invalidated that
- * copy; "sent" on the writer's (ctx, cpu). Each
- * received invalidation is in exactly one of the four true/false x in/across classes. */
+ * copy; "sent" on the writer's (ctx, cpu). Each received invalidation is in exactly one of
+ * the four true/false x in/across classes: true = the writer wrote bytes the victim had
+ * touched; in = no region boundary between the victim's last access and the write.
+ * with_lock: in-region ones whose writer held a lock; followed_by_miss: the victim then
+ * missed on the unit (coherence miss). */
+#define MS_INVAL_COUNTER(member) uint64_t member;
 typedef struct {
-    uint64_t received;
-    uint64_t true_in, true_across;      /* the writer wrote bytes the victim had touched */
-    uint64_t false_in, false_across;    /* it did not; in = no region boundary between the
-                                         * victim's last access and the write */
-    uint64_t with_lock;                 /* in-region ones whose writer held a lock */
-    uint64_t followed_by_miss;          /* the victim then missed on the unit (coherence miss) */
-    uint64_t sent;
+#include "counters.def"
 } ms_inval_counters;
 
-/* Counters of one context (also used for totals and aggregated bins). */
+/* Counters of one context (also used for totals and aggregated bins). Multiprocessor-only
+ * ones are zero otherwise: local_misses and remote_misses are misses leaving the private
+ * levels, by whether the serving memory/cache is on the processor's node; pattern[] counts
+ * the communication misses explained by each access pattern. */
 typedef struct {
-    uint64_t reads, writes;
-    uint64_t stall_read, stall_write;   /* cycles beyond an L1 hit */
+#define MS_COUNTER(member, exp, csv, event, desc) uint64_t member;
+#include "counters.def"
     ms_level_counters level[MS_MAX_LEVELS];
-    /* multiprocessor only (zero otherwise): */
     ms_inval_counters inval;
-    uint64_t local_misses, remote_misses;   /* misses leaving the private levels, by whether the
-                                             * serving memory/cache is on the processor's node */
-    uint64_t pattern[MS_NPATTERNS];     /* communication misses explained by each pattern */
+#define MS_MP_COUNTER(member) uint64_t member;
+#include "counters.def"
+    uint64_t pattern[MS_NPATTERNS];
 } ms_counters;
 
 /* One (victim ctx, evictor ctx, level) replacement-cause pair. */

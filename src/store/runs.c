@@ -8,7 +8,7 @@
 
 #include <zstd.h>
 
-#include "../report/report.h"
+#include "../modelio/modelio.h"
 #include "store_internal.h"
 
 #define ZSTD_LEVEL 3

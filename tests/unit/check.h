@@ -1,5 +1,6 @@
-/* A tiny test framework: CHECK macros print file:line with expected and actual values and
- * mark the test failed; end main with `return check_result();`. Header-only. */
+/* A tiny test framework: a failing CHECK prints file:line, the test function it is in, and the
+ * expected and actual values, and marks the test failed; end main with `return check_result();`.
+ * Header-only. */
 #ifndef MEMSPY_TEST_CHECK_H
 #define MEMSPY_TEST_CHECK_H
 #include <inttypes.h>
@@ -16,15 +17,19 @@ static inline int check_result(void)
     return check_failures ? 1 : 0;
 }
 
-static inline void check_fail_u64(const char *file, int line, const char *expr, uint64_t want, uint64_t got)
+static inline void check_fail_u64(const char *file, int line, const char *func, const char *expr, uint64_t want,
+                                  uint64_t got)
 {
-    fprintf(stderr, "%s:%d: CHECK_EQ(%s): expected %" PRIu64 ", got %" PRIu64 "\n", file, line, expr, want, got);
+    fprintf(stderr, "%s:%d: in %s: CHECK_EQ(%s): expected %" PRIu64 ", got %" PRIu64 "\n", file, line, func, expr,
+            want, got);
     check_failures++;
 }
 
-static inline void check_fail_i64(const char *file, int line, const char *expr, int64_t want, int64_t got)
+static inline void check_fail_i64(const char *file, int line, const char *func, const char *expr, int64_t want,
+                                  int64_t got)
 {
-    fprintf(stderr, "%s:%d: CHECK_EQ(%s): expected %" PRId64 ", got %" PRId64 "\n", file, line, expr, want, got);
+    fprintf(stderr, "%s:%d: in %s: CHECK_EQ(%s): expected %" PRId64 ", got %" PRId64 "\n", file, line, func, expr,
+            want, got);
     check_failures++;
 }
 
@@ -33,7 +38,7 @@ static inline void check_fail_i64(const char *file, int line, const char *expr, 
     do {                                                                                      \
         uint64_t check_got_ = (uint64_t)(got), check_want_ = (uint64_t)(want);                 \
         if (check_got_ != check_want_)                                                        \
-            check_fail_u64(__FILE__, __LINE__, #got, check_want_, check_got_);                \
+            check_fail_u64(__FILE__, __LINE__, __func__, #got, check_want_, check_got_);                \
     } while (0)
 
 /* Signed equality (values converted to int64_t). */
@@ -41,7 +46,7 @@ static inline void check_fail_i64(const char *file, int line, const char *expr, 
     do {                                                                                      \
         int64_t check_got_ = (int64_t)(got), check_want_ = (int64_t)(want);                    \
         if (check_got_ != check_want_)                                                        \
-            check_fail_i64(__FILE__, __LINE__, #got, check_want_, check_got_);                \
+            check_fail_i64(__FILE__, __LINE__, __func__, #got, check_want_, check_got_);                \
     } while (0)
 
 /* String equality (NULL compares as "(null)"). */
@@ -49,8 +54,8 @@ static inline void check_fail_i64(const char *file, int line, const char *expr, 
     do {                                                                                      \
         const char *check_got_ = (got), *check_want_ = (want);                                \
         if (!check_got_ || !check_want_ || strcmp(check_got_, check_want_) != 0) {            \
-            fprintf(stderr, "%s:%d: CHECK_STR(%s): expected \"%s\", got \"%s\"\n", __FILE__,   \
-                    __LINE__, #got, check_want_ ? check_want_ : "(null)",                     \
+            fprintf(stderr, "%s:%d: in %s: CHECK_STR(%s): expected \"%s\", got \"%s\"\n",     \
+                    __FILE__, __LINE__, __func__, #got, check_want_ ? check_want_ : "(null)",                     \
                     check_got_ ? check_got_ : "(null)");                                      \
             check_failures++;                                                                 \
         }                                                                                     \
@@ -61,8 +66,8 @@ static inline void check_fail_i64(const char *file, int line, const char *expr, 
     do {                                                                                      \
         const char *check_got_ = (got), *check_want_ = (want);                                \
         if (!check_got_ || !strstr(check_got_, check_want_)) {                                \
-            fprintf(stderr, "%s:%d: CHECK_CONTAINS(%s): \"%s\" does not contain \"%s\"\n",     \
-                    __FILE__, __LINE__, #got, check_got_ ? check_got_ : "(null)", check_want_); \
+            fprintf(stderr, "%s:%d: in %s: CHECK_CONTAINS(%s): \"%s\" does not contain \"%s\"\n", \
+                    __FILE__, __LINE__, __func__, #got, check_got_ ? check_got_ : "(null)", check_want_); \
             check_failures++;                                                                 \
         }                                                                                     \
     } while (0)
@@ -71,7 +76,7 @@ static inline void check_fail_i64(const char *file, int line, const char *expr, 
 #define CHECK(cond)                                                                           \
     do {                                                                                      \
         if (!(cond)) {                                                                        \
-            fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond);           \
+            fprintf(stderr, "%s:%d: in %s: CHECK(%s) failed\n", __FILE__, __LINE__, __func__, #cond); \
             check_failures++;                                                                 \
         }                                                                                     \
     } while (0)

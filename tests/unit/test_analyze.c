@@ -3,14 +3,13 @@
  * and lines), the module is /proc/self/exe with its load bias from dl_iterate_phdr. */
 #define _GNU_SOURCE
 #include "analysis/analyze.h"
+#include "check.h"
 
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-#define CHECK(cond) do { if (!(cond)) { fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); failures++; } } while (0)
 #define NOINLINE __attribute__((noinline, noclone))
 
 static uint64_t last_site;     /* return address of the last fake_alloc call */
@@ -197,8 +196,9 @@ int main(void)
     CHECK(data_index(&m, "never_touched") == -1);
     for (size_t i = 0; i < 5 && i < m.ndata; i++)
         if (strcmp(m.data[i].name, want_data[i]) != 0) {
-            fprintf(stderr, "data[%zu] = %s, want %s\n", i, m.data[i].name, want_data[i]);
-            failures++;
+            fprintf(stderr, "%s:%d: in %s: data[%zu] = %s, want %s\n", __FILE__, __LINE__, __func__, i,
+                    m.data[i].name, want_data[i]);
+            check_failures++;
         }
     char heap_fallback[64], heap_fallback2[64];
     snprintf(heap_fallback, sizeof heap_fallback, "heap@test_analyze.c:%d", wrap_line);
@@ -269,14 +269,12 @@ int main(void)
     for (size_t i = 0; i < m.ndata && i < m2.ndata; i++)
         CHECK(strcmp(m.data[i].full_name, m2.data[i].full_name) == 0);
     ms_model_free(&m2);
-    if (failures)   /* show what the analysis produced */
+    if (check_failures)   /* show what the analysis produced */
         for (size_t i = 0; i < m.ndata; i++)
             fprintf(stderr, "data[%zu] %s | %s | %s\n", i, m.data[i].name, m.data[i].full_name,
                     m.data[i].site ? m.data[i].site : "-");
     ms_model_free(&m);
     for (int i = 0; i < 6; i++)
         free(bins[i].path);
-    if (failures)
-        fprintf(stderr, "%d failure(s)\n", failures);
-    return failures ? 1 : 0;
+    return check_result();
 }

@@ -1,11 +1,11 @@
 /* Tests of ms_name_from_statement: MemSpy-style short names from allocation statements. */
 #include "analysis/analyze.h"
+#include "check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
 
 /* Column (1-based) of the first occurrence of `at` in the last line of text. */
 static int col_of(const char *text, const char *at)
@@ -16,23 +16,23 @@ static int col_of(const char *text, const char *at)
     return p ? (int)(p - line) + 1 : 0;
 }
 
-static void expect(const char *text, const char *at, const char *want, int line)
+static void expect(const char *text, const char *at, const char *want, int line, const char *func)
 {
     int col = at ? col_of(text, at) : 0;
     if (at && col == 0) {
-        fprintf(stderr, "test_names.c:%d: marker '%s' not in last line\n", line, at);
-        failures++;
+        fprintf(stderr, "test_names.c:%d: in %s: marker '%s' not in last line\n", line, func, at);
+        check_failures++;
         return;
     }
     char *got = ms_name_from_statement(text, col);
     if ((want == NULL) != (got == NULL) || (want && strcmp(want, got) != 0)) {
-        fprintf(stderr, "test_names.c:%d: [%s] col %d: want %s, got %s\n", line, text, col,
+        fprintf(stderr, "test_names.c:%d: in %s: [%s] col %d: want %s, got %s\n", line, func, text, col,
                 want ? want : "NULL", got ? got : "NULL");
-        failures++;
+        check_failures++;
     }
     free(got);
 }
-#define EXPECT(text, at, want) expect(text, at, want, __LINE__)
+#define EXPECT(text, at, want) expect(text, at, want, __LINE__, __func__)
 
 int main(void)
 {
@@ -109,7 +109,5 @@ int main(void)
     EXPECT("double *Y = malloc(n);", NULL, "double*.Y");
     EXPECT("", NULL, NULL);
     EXPECT("foo(bar);", NULL, NULL);
-    if (failures)
-        fprintf(stderr, "%d failure(s)\n", failures);
-    return failures ? 1 : 0;
+    return check_result();
 }

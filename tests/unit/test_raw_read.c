@@ -2,6 +2,7 @@
  * runtime's writer) and read back: round trip, truncation at every offset, checksum, foreign
  * files, newer versions and unknown sections. */
 #include "format/raw.h"
+#include "check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,8 +10,6 @@
 #include <unistd.h>
 #include <zlib.h>
 
-static int failures;
-#define CHECK(cond) do { if (!(cond)) { fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); failures++; } } while (0)
 
 /* A growable byte buffer with little-endian writers. */
 typedef struct { unsigned char b[1 << 14]; size_t n; size_t section; } buf;
@@ -283,7 +282,5 @@ int main(void)
     char path[64];
     snprintf(path, sizeof path, "/tmp/test_raw_read.%d", (int)getpid());
     unlink(path);
-    if (failures)
-        fprintf(stderr, "%d failure(s)\n", failures);
-    return failures ? 1 : 0;
+    return check_result();
 }

@@ -2,14 +2,13 @@
  * section longer than the writer's buffer is patched correctly, and a corrupted byte is
  * caught by the CRC trailer. */
 #include "format/raw.h"
+#include "check.h"
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static int failures;
-#define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #c); failures++; } } while (0)
 
 #define NBINS 1000   /* > 8 KiB of BINS payload: the length is patched with pwrite */
 
@@ -86,6 +85,5 @@ int main(void) {
     CHECK(rc != 0 || raw.truncated);
     if (rc == 0) ms_raw_free(&raw);
     unlink(path);
-    if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
-    return failures != 0;
+    return check_result();
 }

@@ -7,7 +7,7 @@
 #include <jansson.h>
 
 #include "json_names.h"
-#include "report.h"
+#include "modelio.h"
 
 /* Builder state: any failed allocation or insertion sets `failed`, checked once at the end. */
 typedef struct {
@@ -90,26 +90,30 @@ static void put_coherence(json_writer *w, json_t *o, const ms_counters *c)
     if (!w->multiproc) return;
     put(w, o, "coherence_misses", u64_json(ms_counters_coherence_misses(c)));
     put(w, o, "inval", inval_counters_json(w, &c->inval));
-    put(w, o, "local_misses", u64_json(c->local_misses));
-    put(w, o, "remote_misses", u64_json(c->remote_misses));
+#define MS_MP_COUNTER(member) put(w, o, #member, u64_json(c->member));
+#include "../sim/counters.def"
     put(w, o, "patterns", pattern_counts_json(w, c));
 }
 
-/* The summary fields every counter-bearing object has (totals, bins, lines), L1 for misses. */
+/* The summary fields every counter-bearing object has (totals, bins, lines), L1 for misses:
+ * the primary counters of counters.def, each after its export column's derived total. */
 static void put_counter_summary(json_writer *w, json_t *o, const ms_counters *c)
 {
     const ms_level_counters *l1 = &c->level[0];
     put(w, o, "refs", u64_json(ms_counters_refs(c)));
-    put(w, o, "reads", u64_json(c->reads));
-    put(w, o, "writes", u64_json(c->writes));
+#define MS_COUNTER(member, exp, csv, event, desc) \
+    if (MS_EXP_##exp == MS_EXP_HEAD) put(w, o, #member, u64_json(c->member));
+#include "../sim/counters.def"
     put(w, o, "misses", u64_json(ms_counters_misses(c, 0)));
-    put(w, o, "read_misses", u64_json(l1->read_misses));
-    put(w, o, "write_misses", u64_json(l1->write_misses));
+#define MS_LEVEL_COUNTER(member, exp, csv, event, desc) \
+    if (MS_EXP_##exp == MS_EXP_MISSES) put(w, o, #member, u64_json(l1->member));
+#include "../sim/counters.def"
     put(w, o, "miss_rate", json_real(rate(ms_counters_misses(c, 0), ms_counters_refs(c))));
     put(w, o, "causes", causes_json(w, l1));
     put(w, o, "stall_cycles", u64_json(ms_counters_stall(c)));
-    put(w, o, "stall_read", u64_json(c->stall_read));
-    put(w, o, "stall_write", u64_json(c->stall_write));
+#define MS_COUNTER(member, exp, csv, event, desc) \
+    if (MS_EXP_##exp == MS_EXP_TAIL) put(w, o, #member, u64_json(c->member));
+#include "../sim/counters.def"
     put_coherence(w, o, c);
 }
 
@@ -150,10 +154,9 @@ static json_t *levels_json(json_writer *w, const ms_counters *c, const ms_cell *
         if (!o) { w->failed = 1; break; }
         put(w, o, "level", level_name_json(k));
         put(w, o, "misses", u64_json(ms_counters_misses(c, k)));
-        put(w, o, "read_misses", u64_json(l->read_misses));
-        put(w, o, "write_misses", u64_json(l->write_misses));
-        put(w, o, "causes", causes_json(w, l));
-        put(w, o, "writebacks", u64_json(l->writebacks));
+#define MS_LEVEL_COUNTER(member, exp, csv, event, desc) put(w, o, #member, u64_json(l->member));
+#define MS_LEVEL_CAUSES put(w, o, "causes", causes_json(w, l));
+#include "../sim/counters.def"
         if (cell) put(w, o, "evicted_by", evictors_json(w, cell, k));
         append(w, arr, o);
     }
@@ -232,32 +235,28 @@ static json_t *config_json(json_writer *w, const ms_hier_config *cfg)
     return o;
 }
 
-/* Names of the primary counters, Cachegrind-style, so readers know what every object holds. */
+/* Names of the primary counters (counters.def), Cachegrind-style, so readers know what every
+ * object holds. */
 static json_t *events_json(json_writer *w)
 {
-    static const char *const base[] = { "reads", "writes", "stall_read", "stall_write" };
-    static const char *const per_level[] = { "read_misses", "write_misses", "cold", "capacity",
-                                             "conflict", "invalidation", "writebacks" };
     json_t *arr = json_array();
+    char name[64];
     if (!arr) { w->failed = 1; return NULL; }
-    for (size_t i = 0; i < MS_JSON_NELEM(base); i++) append(w, arr, json_string(base[i]));
+#define MS_COUNTER(member, exp, csv, event, desc) append(w, arr, json_string(#member));
+#include "../sim/counters.def"
     for (int k = 0; k < w->nlevels; k++) {
-        for (size_t i = 0; i < MS_JSON_NELEM(per_level); i++) {
-            char name[32];
-            snprintf(name, sizeof name, "L%d.%s", k + 1, per_level[i]);
-            append(w, arr, json_string(name));
-        }
+#define MS_LEVEL_COUNTER(member, exp, csv, event, desc) \
+        snprintf(name, sizeof name, "L%d.%s", k + 1, #member), append(w, arr, json_string(name));
+#define MS_LEVEL_CAUSES \
+        for (int q = 0; q < MS_NCAUSES; q++) \
+            snprintf(name, sizeof name, "L%d.%s", k + 1, ms_json_cause_names[q]), append(w, arr, json_string(name));
+#include "../sim/counters.def"
     }
     if (w->multiproc) {
-        for (size_t i = 0; i < MS_JSON_NELEM(ms_json_inval_fields); i++) {
-            char name[64];
-            snprintf(name, sizeof name, "inval.%s", ms_json_inval_fields[i].name);
-            append(w, arr, json_string(name));
-        }
-        append(w, arr, json_string("local_misses"));
-        append(w, arr, json_string("remote_misses"));
+#define MS_INVAL_COUNTER(member) append(w, arr, json_string("inval." #member));
+#define MS_MP_COUNTER(member) append(w, arr, json_string(#member));
+#include "../sim/counters.def"
         for (int p = 0; p < MS_NPATTERNS; p++) {
-            char name[64];
             snprintf(name, sizeof name, "patterns.%s", ms_pattern_name(p));
             append(w, arr, json_string(name));
         }

@@ -4,12 +4,14 @@
 const char *const ms_json_kind_names[4] = { "heap", "global", "stack", "other" };
 const char *const ms_json_exit_names[3] = { "normal", "signal", "_exit" };
 const char *const ms_json_policy_names[3] = { "lru", "plru", "random" };
-const char *const ms_json_cause_names[MS_NCAUSES] = { "cold", "capacity", "conflict", "invalidation" };
+#define MS_CAUSE(id, name, event, desc) name,
+const char *const ms_json_cause_names[MS_NCAUSES] = {
+#include "../sim/counters.def"
+};
 const char *const ms_json_protocol_names[2] = { "mesi", "msi" };
 const char *const ms_json_ref_kind_names[3] = { "Read", "Write", "ReadWrite" };
 
-#define INVAL_FIELD(f) { #f, offsetof(ms_inval_counters, f) }
-const ms_json_field ms_json_inval_fields[8] = {
-    INVAL_FIELD(received), INVAL_FIELD(true_in), INVAL_FIELD(true_across), INVAL_FIELD(false_in),
-    INVAL_FIELD(false_across), INVAL_FIELD(with_lock), INVAL_FIELD(followed_by_miss), INVAL_FIELD(sent),
+#define MS_INVAL_COUNTER(f) { #f, offsetof(ms_inval_counters, f) },
+const ms_json_field ms_json_inval_fields[] = {
+#include "../sim/counters.def"
 };

@@ -2,14 +2,14 @@
  * per-(context, processor) counters, replacement and invalidation pairs and the replay's
  * per-thread facts go into the raw profile that analysis reads. */
 #define _GNU_SOURCE
-#include "replay_sim.h"
+#include "drive.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/strbuf.h"
 #include "../util/util.h"
 #include "../sim/sim.h"
-#include "cli.h"
 
 static void *sim_calloc(void *ud, size_t bytes) { (void)ud; return calloc(1, bytes); }
 static void sim_free(void *ud, void *p, size_t bytes) { (void)ud; (void)bytes; free(p); }
@@ -121,58 +121,88 @@ static int note_replay(ms_raw *raw, const ms_replay_result *res, uint64_t droppe
     return 0;
 }
 
-/* "; "-joined problems of the replay, malloc'd. */
-static char *join_problems(const ms_replay_result *res)
+void ms_drive_problems_free(ms_drive_problems *p)
 {
-    size_t len = 1;
-    for (size_t i = 0; i < res->nproblems; i++) len += strlen(res->problems[i]) + 2;
-    char *s = calloc(1, len);
-    for (size_t i = 0; s && i < res->nproblems; i++) {
-        if (i) strcat(s, "; ");
-        strcat(s, res->problems[i]);
-    }
-    return s;
+    for (size_t i = 0; i < p->n; i++) free(p->v[i]);
+    free(p->v);
+    p->v = NULL;
+    p->n = 0;
 }
 
-int ms_replay_into_raw(const char *cmd, const char *dir, const ms_hier_config *cfg, ms_interleave mode,
-                       ms_raw *raw, char **problems)
+char *ms_drive_problems_join(const ms_drive_problems *p)
 {
-    char err[2048];
+    ms_strbuf s = MS_STRBUF_INIT;
+    ms_strbuf_adds(&s, "");
+    for (size_t i = 0; i < p->n; i++) {
+        if (i) ms_strbuf_adds(&s, "; ");
+        ms_strbuf_adds(&s, p->v[i]);
+    }
+    return ms_strbuf_take(&s);
+}
+
+/* Take the replay's problems over into *p. */
+static void take_problems(ms_replay_result *res, ms_drive_problems *p)
+{
+    p->v = res->problems;
+    p->n = res->nproblems;
+    res->problems = NULL;
+    res->nproblems = 0;
+}
+
+int ms_drive_replay(const char *dir, const ms_hier_config *cfg, ms_interleave mode, ms_raw *raw,
+                    ms_drive_problems *problems, char *err, size_t errlen)
+{
     ms_replay *rp = NULL;
-    *problems = NULL;
+    memset(problems, 0, sizeof *problems);
     uint32_t max_ctx = 0;
     for (size_t i = 0; i < raw->ncontexts; i++)
         if (raw->contexts[i].ctx > max_ctx) max_ctx = raw->contexts[i].ctx;
-    if (ms_replay_open(&rp, dir, max_ctx, err, sizeof err) < 0) {
-        ms_cli_error(cmd, "%s", err);
-        return -1;
-    }
+    if (ms_replay_open(&rp, dir, max_ctx, err, errlen) < 0) return -1;
     ms_hier_config c = *cfg;
     size_t nthreads = ms_replay_nthreads(rp);
     if (!c.nprocs) c.nprocs = (uint32_t)(nthreads < 1 ? 1 : nthreads > MS_MAX_PROCS ? MS_MAX_PROCS : nthreads);
     if (c.nnodes > c.nprocs) c.nnodes = c.nprocs;
     const ms_allocator alloc = { sim_calloc, sim_free, NULL };
     sim_sink s = { NULL, c.level[0].line, 0 };
-    if (ms_config_validate(&c, err, sizeof err) < 0 || ms_sim_create(&s.sim, &c, &alloc) < 0) {
-        ms_cli_error(cmd, "cannot create the simulator for %u processors: %s", c.nprocs, err);
+    char why[1024] = "out of memory";
+    if (ms_config_validate(&c, why, sizeof why) < 0 || ms_sim_create(&s.sim, &c, &alloc) < 0) {
+        snprintf(err, errlen, "cannot create the simulator for %u processors: %s", c.nprocs, why);
         ms_replay_close(rp);
         return -1;
     }
     ms_replay_sink sink = { sink_access, sink_region, &s };
     ms_replay_result res;
     memset(&res, 0, sizeof res);
-    int rc = ms_replay_run(rp, mode, c.nprocs, &sink, &res, err, sizeof err);
+    char rerr[2048];
+    int rc = ms_replay_run(rp, mode, c.nprocs, &sink, &res, rerr, sizeof rerr);
     if (rc < 0) {
-        ms_cli_error(cmd, "replaying %s: %s", dir, err);
+        snprintf(err, errlen, "replaying %s: %s", dir, rerr);
     } else if (take_results(raw, s.sim, &res, mode) < 0 || note_replay(raw, &res, s.dropped) < 0) {
-        ms_cli_error(cmd, "out of memory");
+        snprintf(err, errlen, "out of memory");
         rc = -1;
     } else if (rc > 0) {
-        for (size_t i = 0; i < res.nproblems; i++) ms_cli_error(cmd, "%s", res.problems[i]);
-        if (!(*problems = join_problems(&res))) rc = -1;
+        take_problems(&res, problems);
     }
     ms_replay_result_free(&res);
     ms_sim_destroy(s.sim);
     ms_replay_close(rp);
     return rc;
+}
+
+int ms_drive_resim(const char *raw_path, const char *dir, const ms_hier_config *cfg, ms_interleave mode,
+                   ms_raw *raw, ms_drive_problems *problems, char *err, size_t errlen)
+{
+    char why[1024];
+    memset(problems, 0, sizeof *problems);
+    memset(raw, 0, sizeof *raw);
+    if (ms_raw_read(raw_path, raw, why, sizeof why) < 0) {
+        snprintf(err, errlen, "cannot read %s: %s", raw_path, why);
+        return -1;
+    }
+    free(raw->counters);
+    free(raw->evictions);
+    raw->counters = NULL;
+    raw->evictions = NULL;
+    raw->ncounters = raw->nevictions = 0;
+    return ms_drive_replay(dir, cfg, mode, raw, problems, err, errlen);
 }

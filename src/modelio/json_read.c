@@ -11,7 +11,7 @@
 
 #include "json_names.h"
 #include "../util/util.h"
-#include "report.h"
+#include "modelio.h"
 
 typedef struct {
     const char *file;
@@ -233,9 +233,8 @@ static int read_coherence(json_reader *r, json_t *obj, const char *where, ms_cou
         const ms_json_field *f = &ms_json_inval_fields[i];
         if (get_u64(r, inval, path, f->name, ms_json_inval_field(v, f)) < 0) return -1;
     }
-    if (get_u64(r, obj, where, "local_misses", &c->local_misses) < 0 ||
-        get_u64(r, obj, where, "remote_misses", &c->remote_misses) < 0)
-        return -1;
+#define MS_MP_COUNTER(member) if (get_u64(r, obj, where, #member, &c->member) < 0) return -1;
+#include "../sim/counters.def"
     json_t *pats = get_object(r, obj, where, "patterns");
     if (!pats) return -1;
     field_path(path, sizeof path, "%s.patterns", where);
@@ -249,10 +248,8 @@ static int read_counters(json_reader *r, json_t *obj, const char *where, ms_coun
 {
     memset(c, 0, sizeof *c);
     if (read_coherence(r, obj, where, c) < 0) return -1;
-    if (get_u64(r, obj, where, "reads", &c->reads) < 0 || get_u64(r, obj, where, "writes", &c->writes) < 0 ||
-        get_u64(r, obj, where, "stall_read", &c->stall_read) < 0 ||
-        get_u64(r, obj, where, "stall_write", &c->stall_write) < 0)
-        return -1;
+#define MS_COUNTER(member, exp, csv, event, desc) if (get_u64(r, obj, where, #member, &c->member) < 0) return -1;
+#include "../sim/counters.def"
     json_t *levels = get_array(r, obj, where, "levels");
     if (!levels) return -1;
     if (json_array_size(levels) > MS_MAX_LEVELS)
@@ -262,10 +259,9 @@ static int read_counters(json_reader *r, json_t *obj, const char *where, ms_coun
         field_path(path, sizeof path, "%s.levels[%zu]", where, k);
         json_t *lo = json_array_get(levels, k);
         ms_level_counters *l = &c->level[k];
-        if (get_u64(r, lo, path, "read_misses", &l->read_misses) < 0 ||
-            get_u64(r, lo, path, "write_misses", &l->write_misses) < 0 ||
-            get_u64(r, lo, path, "writebacks", &l->writebacks) < 0)
-            return -1;
+#define MS_LEVEL_COUNTER(member, exp, csv, event, desc) \
+        if (get_u64(r, lo, path, #member, &l->member) < 0) return -1;
+#include "../sim/counters.def"
         char cpath[FIELD_PATH_LEN];
         field_path(cpath, sizeof cpath, "%s.causes", path);
         json_t *causes = get_object(r, lo, path, "causes");

@@ -1,0 +1,48 @@
+/* The drive layer: running a recording's replay through the simulator and turning the results
+ * into the model, for `memspy run`, `memspy resim` and the analyses built on them. A library:
+ * it prints nothing and returns its errors; the CLI parses arguments and prints. */
+#ifndef MEMSPY_DRIVE_DRIVE_H
+#define MEMSPY_DRIVE_DRIVE_H
+#include <stddef.h>
+#include "../format/raw.h"
+#include "../model/model.h"
+#include "../replay/replay.h"
+#include "../sim/config.h"
+
+/* What was wrong with some recorded streams ("thread 2: corrupt chunk at byte 1234 ..."). */
+typedef struct {
+    char **v;
+    size_t n;
+} ms_drive_problems;
+
+/* Free the problems' strings (p itself is the caller's) and empty it. */
+void ms_drive_problems_free(ms_drive_problems *p);
+
+/* The problems joined by "; " (malloc'd; "" when none), or NULL when out of memory. */
+char *ms_drive_problems_join(const ms_drive_problems *p);
+
+/* Replay the streams in dir under cfg (nprocs 0: one processor per thread) in `mode`, and add
+ * the results to raw: its counters and replacement causes are kept (a prefix simulated in the
+ * program before threads started) and the replayed ones appended; invalidations, threads,
+ * nprocs, interleave and the configuration are set. Returns 0; 1 when some streams were
+ * incomplete (*problems says which, to be freed; results are still added); -1 with err
+ * naming the problem (nothing usable). */
+int ms_drive_replay(const char *dir, const ms_hier_config *cfg, ms_interleave mode, ms_raw *raw,
+                    ms_drive_problems *problems, char *err, size_t errlen);
+
+/* Re-simulate a recording (`memspy resim`): read its raw profile at raw_path, drop the
+ * counters and replacement causes simulated while it was recorded, and replay its streams in
+ * dir under cfg in their place (ms_drive_replay). Returns as ms_drive_replay; raw is to be
+ * freed (ms_raw_free) whatever the result. */
+int ms_drive_resim(const char *raw_path, const char *dir, const ms_hier_config *cfg, ms_interleave mode,
+                   ms_raw *raw, ms_drive_problems *problems, char *err, size_t errlen);
+
+/* Fills the metadata only the command knows (program, argv, time...) into m. 0 or -1. */
+typedef int (*ms_drive_metadata_fn)(ms_model *m, void *ud);
+
+/* Analyze raw into m (initialised here) and add the caller's metadata (fill may be NULL).
+ * Returns 0, or -1 with err naming the problem (m is then freed). */
+int ms_drive_analyze(const ms_raw *raw, ms_drive_metadata_fn fill, void *ud, ms_model *m, char *err,
+                     size_t errlen);
+
+#endif

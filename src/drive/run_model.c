@@ -1,0 +1,21 @@
+/* From a raw profile (read from the program's file, or filled by a replay) to the model. */
+#include "drive.h"
+#include <stdio.h>
+
+#include "../analysis/analyze.h"
+
+int ms_drive_analyze(const ms_raw *raw, ms_drive_metadata_fn fill, void *ud, ms_model *m, char *err,
+                     size_t errlen)
+{
+    char why[1024];
+    ms_model_init(m);
+    if (ms_analyze(raw, NULL, m, why, sizeof why) < 0) {
+        snprintf(err, errlen, "analysis failed: %s", why);
+    } else if (fill && fill(m, ud) < 0) {
+        snprintf(err, errlen, "out of memory");
+    } else {
+        return 0;
+    }
+    ms_model_free(m);
+    return -1;
+}
