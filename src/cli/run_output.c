@@ -59,8 +59,10 @@ int ms_run_outputs_open(const char *cmd, const ms_run_output_opts *o, ms_run_out
 static int write_json_file(const char *cmd, const ms_model *m, ms_out_file *f, const char *what)
 {
     char err[1024];
-    if (ms_json_write(f->f, m) < 0) {
-        ms_cli_error(cmd, "cannot write %s '%s'", what, f->path ? f->path : "");
+    errno = 0;
+    if (ms_json_write(f->f, m) < 0 || fflush(f->f) != 0) {
+        int e = errno ? errno : EIO;
+        ms_cli_error(cmd, "cannot write %s '%s': %s", what, f->path ? f->path : "", strerror(e));
         ms_out_abort(f);
         return -1;
     }
