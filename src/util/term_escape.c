@@ -19,7 +19,7 @@ static size_t control_len(const unsigned char *s, int keep_layout)
 
 size_t ms_term_escape(char *dst, size_t dstlen, const char *src, int keep_layout)
 {
-    size_t n = 0;
+    size_t n = 0, written = 0;   /* written: the bytes copied, whole pieces only */
     for (const unsigned char *s = (const unsigned char *)src; *s;) {
         size_t c = control_len(s, keep_layout);
         char piece[9];
@@ -32,10 +32,13 @@ size_t ms_term_escape(char *dst, size_t dstlen, const char *src, int keep_layout
             for (size_t i = 0; i < c; i++) plen += (size_t)snprintf(piece + plen, sizeof piece - plen, "\\x%02x", s[i]);
         }
         s += c ? c : 1;
-        if (dst && n + plen < dstlen) memcpy(dst + n, piece, plen);
+        if (dst && written == n && n + plen < dstlen) {
+            memcpy(dst + n, piece, plen);
+            written += plen;
+        }
         n += plen;
     }
-    if (dst && dstlen) dst[n < dstlen ? n : dstlen - 1] = '\0';
+    if (dst && dstlen) dst[written] = '\0';
     return n;
 }
 
