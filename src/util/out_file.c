@@ -32,10 +32,14 @@ int ms_out_open(ms_out_file *o, const char *path, char *err, size_t errlen)
     /* A device, a pipe or a terminal is written in place: it cannot be renamed over. */
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
         if (S_ISDIR(st.st_mode)) return ms_errorf(err, errlen, "%s is a directory", path);
-        if (!(o->f = fopen(path, "w"))) return ms_errorf(err, errlen, "%s: %s", path, strerror(errno));
+        if (!(o->f = fopen(path, "w"))) return ms_errorf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
         return 0;
     }
-    if (!(o->path = strdup(path)) || !(o->tmp = temp_template(path))) {
+    /* A symbolic link stays one: the file it points to is what gets replaced. */
+    struct stat lst;
+    char *target = lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) ? realpath(path, NULL) : NULL;
+    o->path = target ? target : strdup(path);
+    if (!o->path || !(o->tmp = temp_template(o->path))) {
         ms_out_abort(o);
         return ms_errorf(err, errlen, "out of memory");
     }
@@ -45,18 +49,18 @@ int ms_out_open(ms_out_file *o, const char *path, char *err, size_t errlen)
         free(o->tmp);
         o->tmp = NULL;
         ms_out_abort(o);
-        return ms_errorf(err, errlen, "cannot write %s: %s", path, strerror(e));
+        return ms_errorf(err, errlen, "cannot write '%s': %s", path, strerror(e));
     }
     /* mkstemp creates 0600; give the file the mode fopen would have (0666 less the umask),
      * or the mode of the file it replaces. */
     mode_t mask = umask(0);
     umask(mask);
-    fchmod(fd, stat(path, &st) == 0 ? st.st_mode & 07777 : 0666 & ~mask);
+    fchmod(fd, stat(o->path, &st) == 0 ? st.st_mode & 07777 : 0666 & ~mask);
     if (!(o->f = fdopen(fd, "w"))) {
         int e = errno;
         close(fd);
         ms_out_abort(o);
-        return ms_errorf(err, errlen, "cannot write %s: %s", path, strerror(e));
+        return ms_errorf(err, errlen, "cannot write '%s': %s", path, strerror(e));
     }
     return 0;
 }
@@ -85,7 +89,7 @@ int ms_out_commit(ms_out_file *o, char *err, size_t errlen)
         e = errno;
     }
     if (rc < 0) {
-        ms_errorf(err, errlen, "cannot write %s: %s", o->path ? o->path : "the output", strerror(e));
+        ms_errorf(err, errlen, "cannot write '%s': %s", o->path ? o->path : "the output", strerror(e));
         ms_out_abort(o);
         return rc;
     }

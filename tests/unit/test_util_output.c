@@ -97,20 +97,34 @@ static void test_out_file(void)
     free(text);
     CHECK_EQ(entries(dir), 1);
 
+    /* A symbolic link stays a link; the file it points to gets the new content. */
+    char *link_path = NULL;
+    if (asprintf(&link_path, "%s/link.json", dir) < 0 || symlink("out.json", link_path) < 0) abort();
+    CHECK_EQ_INT(ms_out_open(&o, link_path, err, sizeof err), 0);
+    fputs("via link", o.f);
+    CHECK_EQ_INT(ms_out_commit(&o, err, sizeof err), 0);
+    struct stat lst;
+    CHECK(lstat(link_path, &lst) == 0 && S_ISLNK(lst.st_mode));
+    text = slurp(path);
+    CHECK_STR(text, "via link");
+    free(text);
+    unlink(link_path);
+    free(link_path);
+
     /* A directory that does not exist: the message names the path. */
     char *bad = NULL;
     if (asprintf(&bad, "%s/missing/out.json", dir) < 0) abort();
     CHECK_EQ_INT(ms_out_open(&o, bad, err, sizeof err), -1);
-    CHECK_CONTAINS(err, "missing/out.json: No such file or directory");
+    CHECK_CONTAINS(err, "missing/out.json': No such file or directory");
     free(bad);
 
     /* Bounded reads: one byte over the limit is refused, at the limit accepted. */
     char *buf = NULL;
     size_t len = 0;
-    CHECK_EQ_INT(ms_read_file(path, 2, &buf, &len), MS_READ_TOO_BIG);
+    CHECK_EQ_INT(ms_read_file(path, 7, &buf, &len), MS_READ_TOO_BIG);
     CHECK(buf == NULL);
-    CHECK_EQ_INT(ms_read_file(path, 3, &buf, &len), MS_READ_OK);
-    CHECK_EQ(len, 3);
+    CHECK_EQ_INT(ms_read_file(path, 8, &buf, &len), MS_READ_OK);
+    CHECK_EQ(len, 8);
     free(buf);
     CHECK_EQ_INT(ms_read_file("/dev/zero", 100000, &buf, &len), MS_READ_TOO_BIG);
     scratch_remove(dir);
