@@ -221,7 +221,12 @@ static int backup(ms_db *db, int version, char *err, size_t errlen)
 
 static int exec(ms_db *db, const char *sql, const char *what, char *err, size_t errlen)
 {
-    if (sqlite3_exec(db->h, sql, NULL, NULL, NULL) == SQLITE_OK) return 0;
+    int rc = sqlite3_exec(db->h, sql, NULL, NULL, NULL);
+    if (rc == SQLITE_OK) return 0;
+    int primary = rc & 0xff;
+    if (primary == SQLITE_FULL || primary == SQLITE_BUSY || primary == SQLITE_LOCKED || primary == SQLITE_READONLY ||
+        (primary == SQLITE_IOERR && sqlite3_system_errno(db->h) == ENOSPC))
+        return ms_db_explain(db, rc, what, err, errlen);   /* a cause the user can act on */
     char prefix[512];
     snprintf(prefix, sizeof prefix, "%s: %s", db->path, what);
     return ms_db_fail(db, prefix, err, errlen);

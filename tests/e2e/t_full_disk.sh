@@ -58,6 +58,13 @@ KEPT=$(sed -n "s/.*the run is kept in \([^:]*\): store it later.*/\1/p" full.err
 case "$KEPT" in ./memspy-run-*.result) echo "ok   - full disk: kept in the current directory ($KEPT)" ;;
     *) echo "FAIL - full disk: kept file '$KEPT'"; sed 's/^/       /' full.err; FAILS=$((FAILS + 1)) ;; esac
 
+# Opening a database on the full disk (a new one, or the existing one without its WAL
+# files) says so before the program starts.
+expect_fail "full disk: a new database is refused, naming the cause" "full/new.db: the disk is full" \
+    "$MEMSPY" run --db full/new.db --no-report -- ./fill full/more
+expect_fail "full disk: an existing database names the cause" "cannot open full/memspy.db: the disk is full" \
+    sh -c "rm -f full/memspy.db-shm full/memspy.db-wal && '$MEMSPY' runs --db full/memspy.db"
+
 # --record into a disk the program fills: the run is still stored (in a database with room).
 rm full/filler
 set +e
