@@ -2,12 +2,14 @@
 # chains the steps. `make demo` and `make check` work on a fresh Debian 12 machine.
 BUILD ?= build
 ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 300
 PREFIX ?= /usr/local
 JOBS ?= 2
 CMAKE_FLAGS ?=
 MAKEFLAGS += --no-print-directory
 
-.PHONY: all deps test-deps build check check-fast check-asan demo install bench format clean
+.PHONY: all deps test-deps build check check-fast check-asan check-fuzz fuzz fuzz-build demo install bench format clean
 
 all: build
 
@@ -21,8 +23,9 @@ build: deps
 	cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_FLAGS) >/dev/null
 	cmake --build $(BUILD) -j$(JOBS)
 
-# The whole suite: a normal build, then the same suite with memspy's tools under ASan+UBSan.
-check: check-fast check-asan
+# The whole suite: a normal build, then the same suite with memspy's tools under ASan+UBSan,
+# then a few seconds of fuzzing of each reader from the fixed corpus (tests/fuzz).
+check: check-fast check-asan check-fuzz
 
 check-fast: test-deps build
 	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
@@ -31,6 +34,18 @@ check-asan: test-deps
 	cmake -S . -B $(ASAN_BUILD) -DMEMSPY_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
 	cmake --build $(ASAN_BUILD) -j$(JOBS)
 	ctest --test-dir $(ASAN_BUILD) --output-on-failure -j$(JOBS)
+
+# The readers' libFuzzer targets (clang): raw profile, result JSON, recorded stream.
+fuzz-build: test-deps
+	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_C_COMPILER=clang -DMEMSPY_FUZZ=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
+	cmake --build $(FUZZ_BUILD) -j$(JOBS) --target fuzz_raw fuzz_json fuzz_stream
+
+check-fuzz: fuzz-build
+	sh tests/fuzz/run.sh $(FUZZ_BUILD) 5
+
+# Longer: FUZZ_SECONDS per reader (default 300).
+fuzz: fuzz-build
+	sh tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 # The MemSpy paper's Figure 1: blocked matrix multiply, N=295, B=64, on its 32 KiB cache.
 demo: build
@@ -58,4 +73,4 @@ format:
 	find src tests/unit \( -name '*.[ch]' -o -name '*.cc' -o -name '*.cpp' \) | sort | xargs $(CLANG_FORMAT) -i
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -58,3 +58,14 @@ endforeach()
 
 # The layering: no #include across src/ folders that scripts/check-layers.sh's table forbids.
 add_test(NAME layers COMMAND sh ${CMAKE_SOURCE_DIR}/scripts/check-layers.sh ${CMAKE_SOURCE_DIR}/src)
+
+# Fuzz targets (MEMSPY_FUZZ, clang): one per reader, run by tests/fuzz/run.sh (make fuzz).
+if(MEMSPY_FUZZ)
+  foreach(name raw json stream)
+    add_executable(fuzz_${name} ${CMAKE_SOURCE_DIR}/tests/fuzz/fuzz_${name}.c)
+    target_include_directories(fuzz_${name} PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests/fuzz)
+    target_link_libraries(fuzz_${name} PRIVATE memspy_drive)
+    memspy_flags(fuzz_${name})
+    target_link_options(fuzz_${name} PRIVATE -fsanitize=fuzzer)
+  endforeach()
+endif()

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/util.h"
 #include "cli.h"
 
 #define MAX_SUGGESTIONS 5
@@ -58,9 +59,9 @@ static int unknown_name(const char *cmd, const ms_model *m, int code, const char
     }
     for (size_t i = 0; i < n; i++) s[i] = (suggestion){ edit_distance(pattern, bin_name(m, code, i)), i };
     qsort(s, n, sizeof *s, cmp_suggestion);
-    fprintf(stderr, "memspy %s: no %s matches '%s'; closest:", cmd, what, pattern);
+    fprintf(stderr, "memspy %s: no %s matches '%s'; closest:", cmd, what, ms_term(pattern));
     for (size_t i = 0; i < n && i < MAX_SUGGESTIONS; i++)
-        fprintf(stderr, "%s %s", i ? "," : "", bin_name(m, code, s[i].bin));
+        fprintf(stderr, "%s %s", i ? "," : "", ms_term(bin_name(m, code, s[i].bin)));
     fputc('\n', stderr);
     free(s);
     return MS_EXIT_USAGE;

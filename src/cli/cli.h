@@ -27,6 +27,7 @@ int ms_cmd_export(int argc, char **argv);
 int ms_cmd_annotate(int argc, char **argv);
 int ms_cmd_diff(int argc, char **argv);
 int ms_cmd_html(int argc, char **argv);
+int ms_cmd_import(int argc, char **argv);
 
 /* Print "memspy CMD: message" and "Try 'memspy CMD --help'." to stderr; returns MS_EXIT_USAGE. */
 int ms_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -49,7 +50,7 @@ int ms_cli_parse_positive(const char *s, unsigned long max, unsigned long *out);
 enum { MS_OPT_PRESET = 1000, MS_OPT_CACHE, MS_OPT_MEM_LATENCY, MS_OPT_CONFIG_FILE, MS_OPT_PROCS,
        MS_OPT_NODES, MS_OPT_UNIT, MS_OPT_PROTOCOL, MS_OPT_SHARED, MS_OPT_REMOTE_LATENCY,
        MS_OPT_INTERLEAVE, MS_OPT_DB, MS_OPT_JSON_FILE, MS_OPT_RESULT_FILE, MS_OPT_TOP_N,
-       MS_OPT_NO_REPORT, MS_OPT_FIRST_FREE };
+       MS_OPT_NO_REPORT, MS_OPT_DB_TIMEOUT, MS_OPT_FIRST_FREE };
 
 /* Entries for a getopt_long option table. */
 #define MS_CACHE_LONG_OPTIONS                                               \
@@ -122,6 +123,21 @@ int ms_cache_opts_interleave(const ms_cache_opts *o, ms_interleave *mode, char *
 
 /* The database path: the --db value if given, else $MEMSPY_DB, else ./memspy.db. */
 const char *ms_cli_db_path(const char *db_opt);
+
+/* The wait for a locked database (db_wait.c): --db-timeout SECONDS (opt, NULL if not given),
+ * else $MEMSPY_DB_TIMEOUT, else 10 s; applies to the databases opened afterwards. Returns 0
+ * or MS_EXIT_USAGE after a message. */
+#define MS_DB_TIMEOUT_ENV "MEMSPY_DB_TIMEOUT"
+#define MS_DB_TIMEOUT_LONG_OPTION { "db-timeout", required_argument, NULL, MS_OPT_DB_TIMEOUT }
+#define MS_DB_TIMEOUT_HELP \
+    "  --db-timeout SECONDS wait this long for a database another process has locked\n" \
+    "                       (default $" MS_DB_TIMEOUT_ENV " or 10)\n"
+int ms_cli_db_wait(const char *cmd, const char *opt);
+
+/* A run the database refused (unstored_run.c): save m as memspy-run-PID.result next to the
+ * database (else in the current directory, else in $TMPDIR), never replacing a file, and
+ * say where and how to import it. Returns MS_EXIT_USAGE. */
+int ms_cli_keep_unstored(const char *cmd, const ms_model *m, const char *db_opt);
 
 /* Load the run that `arg` names into m: a run number in the database (NULL = the latest
  * run), or the path of a saved result file (JSON). Prints "memspy CMD: ..." on error (an

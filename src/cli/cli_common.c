@@ -1,15 +1,30 @@
 /* Error reporting and argument helpers shared by the subcommands. */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../util/util.h"
 #include "cli.h"
 
+/* The message quotes file names, arguments and bin names: its control characters are
+ * escaped (tabs and line breaks kept) so that a hostile name cannot drive the terminal. */
 static void vreport(const char *cmd, const char *fmt, va_list ap)
 {
+    char *msg = NULL;
+    if (vasprintf(&msg, fmt, ap) < 0) msg = NULL;
     fprintf(stderr, "memspy%s%s: ", cmd ? " " : "", cmd ? cmd : "");
-    vfprintf(stderr, fmt, ap);
+    if (msg) {
+        size_t n = ms_term_escape(NULL, 0, msg, 1);
+        char *safe = malloc(n + 1);
+        if (safe) ms_term_escape(safe, n + 1, msg, 1);
+        fputs(safe ? safe : "out of memory", stderr);
+        free(safe);
+    } else {
+        fputs("out of memory", stderr);
+    }
+    free(msg);
     fputc('\n', stderr);
 }
 

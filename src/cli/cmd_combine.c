@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../store/store.h"
+#include "../util/util.h"
 #include "cli.h"
 
 static const char USAGE[] =
@@ -51,8 +52,8 @@ int ms_cmd_combine(int argc, char **argv)
             rc = ms_cli_error("combine", "%s", err);
         } else {
             printf("combined %zu %s into %s in run %d and later runs of %s:\n", nsel,
-                   code ? "code segments" : "data bins", new_name, run_id, m.program);
-            for (size_t i = 0; i < nsel; i++) printf("  %s\n", full[i]);
+                   code ? "code segments" : "data bins", ms_term(new_name), run_id, ms_term(m.program));
+            for (size_t i = 0; i < nsel; i++) printf("  %s\n", ms_term(full[i]));
         }
         ms_db_close(db);
     }

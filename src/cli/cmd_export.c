@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../report/report.h"
+#include "../util/util.h"
 #include "cli.h"
 
 static const char USAGE[] =
@@ -36,14 +37,18 @@ static int export_run(const char *run, const char *db, export_fn write, const ch
     ms_model_init(&m);
     if (ms_cli_load_run("export", db, run, &m, &run_id) < 0) return MS_EXIT_USAGE;
     int rc = 0;
-    FILE *out = output ? fopen(output, "w") : stdout;
-    if (!out) {
-        rc = ms_cli_error("export", "cannot write '%s': %s", output, strerror(errno));
+    char err[1024];
+    ms_out_file file = { 0 };   /* -o FILE is replaced only by a complete export */
+    if (output && ms_out_open(&file, output, err, sizeof err) < 0) {
+        rc = ms_cli_error("export", "%s", err);
     } else {
-        int wrc = write(out, &m);
-        if (fflush(out) != 0) wrc = -1;
-        if (out != stdout && fclose(out) != 0) wrc = -1;
-        if (wrc < 0) rc = ms_cli_error("export", "cannot write %s", output ? output : "the export");
+        FILE *out = output ? file.f : stdout;
+        if (write(out, &m) < 0 || fflush(out) != 0) {
+            ms_out_abort(&file);
+            rc = ms_cli_error("export", "cannot write %s", output ? output : "the export");
+        } else if (output && ms_out_commit(&file, err, sizeof err) < 0) {
+            rc = ms_cli_error("export", "%s", err);
+        }
     }
     ms_model_free(&m);
     return rc;

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../util/util.h"
 #include "cli.h"
 
 static const char USAGE[] =
@@ -26,7 +27,7 @@ int ms_cmd_fullname(int argc, char **argv)
     uint32_t *sel = NULL;
     size_t nsel = 0;
     rc = ms_cli_find_any_bins("fullname", &m, &argv[argc - 1], 1, &code, &sel, &nsel);
-    for (size_t i = 0; rc == 0 && i < nsel; i++) puts(ms_model_bin_full_name(&m, code, sel[i]));
+    for (size_t i = 0; rc == 0 && i < nsel; i++) puts(ms_term(ms_model_bin_full_name(&m, code, sel[i])));
     if (rc == 0 && fflush(stdout) != 0) rc = ms_cli_error("fullname", "cannot write the names");
     free(sel);
     ms_model_free(&m);

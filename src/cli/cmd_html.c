@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "../report/html.h"
+#include "../util/util.h"
 #include "cli.h"
 
 static const char USAGE[] =
@@ -36,13 +37,14 @@ typedef struct {
     int nruns;
 } html_args;
 
-/* Write the page into FILE (or stdout); a partial file is removed. */
+/* Write the page into FILE (or stdout); FILE is replaced only by a complete page. */
 static int write_page(const html_args *a, const ms_model *m, const char *titles[2])
 {
     char err[512] = "";
     int to_stdout = strcmp(a->output, "-") == 0;
-    FILE *out = to_stdout ? stdout : fopen(a->output, "w");
-    if (!out) return ms_cli_error("html", "cannot create %s: %s", a->output, strerror(errno));
+    ms_out_file file = { 0 };
+    if (!to_stdout && ms_out_open(&file, a->output, err, sizeof err) < 0) return ms_cli_error("html", "%s", err);
+    FILE *out = to_stdout ? stdout : file.f;
     int rc;
     if (a->diff) {
         ms_diff d;
@@ -57,14 +59,12 @@ static int write_page(const html_args *a, const ms_model *m, const char *titles[
     } else {
         rc = ms_report_html(out, &m[0], titles[0], err, sizeof err);
     }
-    if ((to_stdout ? fflush(out) : fclose(out)) != 0 && rc == 0) {
-        rc = -1;
-        snprintf(err, sizeof err, "%s", strerror(errno));
-    }
     if (rc < 0) {
-        if (!to_stdout) unlink(a->output);
+        ms_out_abort(&file);
         return ms_cli_error("html", "cannot write %s: %s", a->output, err);
     }
+    if (to_stdout ? fflush(out) != 0 : ms_out_commit(&file, err, sizeof err) < 0)
+        return ms_cli_error("html", "%s", to_stdout ? "cannot write to standard output" : err);
     return 0;
 }
 

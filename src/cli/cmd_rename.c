@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../store/store.h"
+#include "../util/util.h"
 #include "cli.h"
 
 static const char USAGE[] =
@@ -56,7 +57,8 @@ int ms_cmd_rename(int argc, char **argv)
             ms_db_rename(db, run_id, full, new_name, err, sizeof err) < 0)
             rc = ms_cli_error("rename", "%s", err);
         else
-            printf("renamed %s to %s in run %d and later runs of %s\n", full, new_name, run_id, m.program);
+            printf("renamed %s to %s in run %d and later runs of %s\n", ms_term(full), ms_term(new_name), run_id,
+                   ms_term(m.program));
         ms_db_close(db);
     }
     free(sel);

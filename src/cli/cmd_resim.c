@@ -167,6 +167,14 @@ static int resimulate(const resim_opts *o, json_t *meta, ms_model *m)
     snprintf(path, sizeof path, "%s/%s", o->dir, MS_RECORD_RAW);
     int rc = 0;
     if (ms_resim_into_raw("resim", path, o->dir, &o->cfg, o->mode, &raw, &problems) < 0) rc = MS_EXIT_USAGE;
+    if (!rc && raw.truncated) {   /* the program did not finish writing it: keep what it holds */
+        ms_cli_error("resim", "%s is truncated: its statistics end early and the run is marked incomplete", path);
+        char *more = NULL;
+        if (asprintf(&more, "%s%sraw profile truncated", problems ? problems : "", problems ? "; " : "") < 0)
+            rc = ms_cli_error("resim", "out of memory");
+        free(problems);
+        problems = more;
+    }
     if (!rc) {
         resim_metadata rm = { meta, problems, ms_cli_seconds_since(&t0) };
         rc = ms_run_analyze("resim", &raw, fill_metadata, &rm, m);

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../util/util.h"
 #include "cli.h"
 #include "program_check.h"
 #include "progress.h"
@@ -329,11 +330,9 @@ static int build_model(const char *raw_path, const char *prog_path, const run_op
         raw.truncated = 1;
         if (ms_raw_add_note(&raw, "recorded streams incomplete: %s", problems) < 0) rc = ms_cli_error("run", "out of memory");
     }
-    if (!rc && (rc = ms_run_analyze("run", &raw, fill_run_metadata, &meta, m)) == 0 && o->record_dir &&
-        ms_record_dir_keep_raw("run", o->record_dir, raw_path) < 0) {
-        ms_model_free(m);
-        rc = MS_EXIT_USAGE;
-    }
+    /* A recording that cannot be completed (a full disk) costs the recording, not the run. */
+    if (!rc && (rc = ms_run_analyze("run", &raw, fill_run_metadata, &meta, m)) == 0 && o->record_dir)
+        ms_record_dir_keep_raw("run", o->record_dir, raw_path);
     if (rc) fprintf(stderr, "memspy run: the raw profile is kept in %s\n", raw_path);
     ms_raw_free(&raw);
     free(problems);
@@ -346,7 +345,7 @@ static int program_status(const char *name, int status)
     if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
         const char *abbrev = sigabbrev_np(sig);
-        fprintf(stderr, "memspy: %s killed by signal %d (%s%s)\n", name, sig, abbrev ? "SIG" : "",
+        fprintf(stderr, "memspy: %s killed by signal %d (%s%s)\n", ms_term(name), sig, abbrev ? "SIG" : "",
                 abbrev ? abbrev : strsignal(sig));
         return 128 + sig;
     }

@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "../store/store.h"
+#include "../util/util.h"
 #include "cli.h"
 
 static const char USAGE[] =
@@ -26,7 +27,7 @@ static void print_run(const ms_run_info *r)
     snprintf(command, sizeof command, "%s%s%s", r->program ? r->program : "?",
              r->args && *r->args ? " " : "", r->args ? r->args : "");
     printf("%5d  %-19s  %14" PRIu64 " %12" PRIu64 " %14" PRIu64 "  %s%s\n", r->id, when, r->refs, r->misses,
-           r->stall_cycles, command, r->incomplete ? "  (incomplete)" : "");
+           r->stall_cycles, ms_term(command), r->incomplete ? "  (incomplete)" : "");
 }
 
 int ms_cmd_runs(int argc, char **argv)

@@ -106,11 +106,19 @@ int ms_record_dir_keep_raw(const char *cmd, const char *dir, const char *raw_pat
     char path[PATH_MAX + 16], buf[65536];
     snprintf(path, sizeof path, "%s/%s", dir, MS_RECORD_RAW);
     FILE *in = fopen(raw_path, "rb"), *out = in ? fopen(path, "wb") : NULL;
-    int ok = in && out;
+    int ok = in && out, e = in ? 0 : errno;
     for (size_t n; ok && (n = fread(buf, 1, sizeof buf, in)) > 0;) ok = fwrite(buf, 1, n, out) == n;
     ok = ok && !ferror(in);
-    if (out && fclose(out) != 0) ok = 0;
+    if (!ok && !e) e = errno;
+    if (out && fclose(out) != 0 && ok) {
+        ok = 0;
+        e = errno;
+    }
     if (in) fclose(in);
-    if (!ok) ms_cli_error(cmd, "--record %s: cannot copy the raw profile to %s", dir, path);
+    if (!ok) {
+        unlink(path);   /* `memspy resim` then says the recording lacks its profile */
+        ms_cli_error(cmd, "--record %s: cannot copy the raw profile to %s: %s; the recording cannot be "
+                     "re-simulated (the run itself is kept)", dir, path, strerror(e ? e : EIO));
+    }
     return ok ? 0 : -1;
 }

@@ -11,20 +11,11 @@
 
 void ms_run_outputs_close(ms_run_outputs *out)
 {
-    if (out->report && out->report != stderr) fclose(out->report);
-    if (out->json) fclose(out->json);
-    if (out->result) fclose(out->result);
+    ms_out_abort(&out->report_file);
+    ms_out_abort(&out->json);
+    ms_out_abort(&out->result);
     memset(out, 0, sizeof *out);
 }
-
-static FILE *open_output(const char *cmd, const char *path)
-{
-    FILE *f = fopen(path, "w");
-    if (!f) ms_cli_error(cmd, "cannot write '%s': %s", path, strerror(errno));
-    return f;
-}
-
-
 
 int ms_run_output_take(const char *cmd, ms_run_output_opts *o, int opt, const char *arg)
 {
@@ -34,6 +25,7 @@ int ms_run_output_take(const char *cmd, ms_run_output_opts *o, int opt, const ch
     case MS_OPT_JSON_FILE: o->json = arg; return 1;
     case MS_OPT_RESULT_FILE: o->result = arg; return 1;
     case MS_OPT_DB: o->db_opt = arg; return 1;
+    case MS_OPT_DB_TIMEOUT: o->db_timeout = arg; return 1;
     case MS_OPT_NO_REPORT: o->no_report = 1; return 1;
     case MS_OPT_TOP_N:
         if (ms_cli_parse_positive(arg, MS_CLI_MAX_TOP, &top) < 0) {
@@ -48,22 +40,34 @@ int ms_run_output_take(const char *cmd, ms_run_output_opts *o, int opt, const ch
 
 int ms_run_outputs_open(const char *cmd, const ms_run_output_opts *o, ms_run_outputs *out)
 {
+    char err[1024];
     memset(out, 0, sizeof *out);
-    out->report = o->output ? open_output(cmd, o->output) : stderr;
-    if (out->report && o->json) out->json = open_output(cmd, o->json);
-    if (out->report && (out->json || !o->json) && o->result) out->result = open_output(cmd, o->result);
-    if (!out->report || (o->json && !out->json) || (o->result && !out->result)) {
-        ms_run_outputs_close(out);
-        return MS_EXIT_USAGE;
+    if (ms_cli_db_wait(cmd, o->db_timeout) != 0) return MS_EXIT_USAGE;
+    const char *paths[3] = { o->output, o->json, o->result };
+    ms_out_file *files[3] = { &out->report_file, &out->json, &out->result };
+    for (int i = 0; i < 3; i++) {
+        if (paths[i] && ms_out_open(files[i], paths[i], err, sizeof err) < 0) {
+            ms_run_outputs_close(out);
+            return ms_cli_error(cmd, "%s", err);
+        }
     }
+    out->report = o->output ? out->report_file.f : stderr;
     return 0;
 }
 
-/* The run was not stored: leave no half-made output behind. */
-static void discard_outputs(const ms_run_output_opts *o, ms_run_outputs *out)
+/* Write m as JSON into the started file f and put it in place. 0, or -1 after a message. */
+static int write_json_file(const char *cmd, const ms_model *m, ms_out_file *f, const char *what)
 {
-    if (out->json) unlink(o->json);
-    if (out->result) unlink(o->result);
+    char err[1024];
+    errno = 0;
+    if (ms_json_write(f->f, m) < 0 || fflush(f->f) != 0) {
+        int e = errno ? errno : EIO;
+        ms_cli_error(cmd, "cannot write %s '%s': %s", what, f->path ? f->path : "", strerror(e));
+        ms_out_abort(f);
+        return -1;
+    }
+    if (ms_out_commit(f, err, sizeof err) < 0) return ms_cli_error(cmd, "%s", err), -1;
+    return 0;
 }
 
 int ms_run_analyze(const char *cmd, const ms_raw *raw, ms_drive_metadata_fn fill, void *ud, ms_model *m)
@@ -110,20 +114,22 @@ int ms_run_outputs_write(const char *cmd, const ms_model *m, const ms_run_output
 {
     char err[1024];
     int run_id = 0;
-    /* A multithreaded run also shows its processors (the matrix's coherence columns need them). */
+    int rc = 0;
+    /* A multithreaded run also shows its processors (the matrix's coherence columns need them).
+     * A file that cannot be written is an error, but the run is still saved. */
     if (!o->no_report && (ms_report_matrix(out->report, m, &o->mopts) < 0 ||
                           (m->nprocs > 1 && (fputc('\n', out->report) == EOF || ms_report_procs(out->report, m) < 0)) ||
-                          fflush(out->report) != 0))
-        return ms_cli_error(cmd, "cannot write the report%s%s", o->output ? " to " : "",
-                            o->output ? o->output : "");
-    if (ms_db_store(db, m, &run_id, err, sizeof err) < 0) {
-        discard_outputs(o, out);
-        return ms_cli_error(cmd, "%s", err);
+                          fflush(out->report) != 0)) {
+        rc = ms_cli_error(cmd, "cannot write the report%s%s", o->output ? " to " : "", o->output ? o->output : "");
+        ms_out_abort(&out->report_file);
     }
-    fprintf(stderr, "memspy: stored as run %d in %s\n", run_id, ms_cli_db_path(o->db_opt));
-    if (out->result && (ms_json_write(out->result, m) < 0 || fflush(out->result) != 0))
-        return ms_cli_error(cmd, "cannot write the result file '%s'", o->result);
-    if (out->json && (ms_json_write(out->json, m) < 0 || fflush(out->json) != 0))
-        return ms_cli_error(cmd, "cannot write the JSON report '%s'", o->json);
-    return 0;
+    if (out->report_file.f && ms_out_commit(&out->report_file, err, sizeof err) < 0) rc = ms_cli_error(cmd, "%s", err);
+    if (out->result.f && write_json_file(cmd, m, &out->result, "the result file") < 0) rc = MS_EXIT_USAGE;
+    if (out->json.f && write_json_file(cmd, m, &out->json, "the JSON report") < 0) rc = MS_EXIT_USAGE;
+    if (ms_db_store(db, m, &run_id, err, sizeof err) < 0) {
+        ms_cli_error(cmd, "%s", err);
+        return ms_cli_keep_unstored(cmd, m, o->db_opt);
+    }
+    fprintf(stderr, "memspy: stored as run %d in %s\n", run_id, ms_term(ms_cli_db_path(o->db_opt)));
+    return rc;
 }

@@ -9,9 +9,10 @@
 #include "../model/model.h"
 #include "../report/report.h"
 #include "../store/store.h"
+#include "../util/util.h"
 
 typedef struct {
-    const char *output, *json, *result, *db_opt;   /* NULL when not given */
+    const char *output, *json, *result, *db_opt, *db_timeout;   /* NULL when not given */
     int no_report;
     ms_matrix_opts mopts;
 } ms_run_output_opts;
@@ -23,13 +24,14 @@ typedef struct {
     { "result", required_argument, NULL, MS_OPT_RESULT_FILE },           \
     { "top", required_argument, NULL, MS_OPT_TOP_N },                    \
     { "no-report", no_argument, NULL, MS_OPT_NO_REPORT },                \
+    MS_DB_TIMEOUT_LONG_OPTION,                                           \
     MS_DB_LONG_OPTION
 #define MS_RUN_OUTPUT_HELP                                                                     \
     "  -o, --output FILE    write the matrix to FILE (default: standard error)\n"             \
     "  --json FILE          also write the JSON report to FILE\n"                             \
     "  --result FILE        also save the result file (JSON) here\n"                          \
     "  --top N              rows and columns of the matrix before 'others' (default 8 x 6)\n" \
-    "  --no-report          do not print the matrix\n" MS_DB_OPTION_HELP
+    "  --no-report          do not print the matrix\n" MS_DB_OPTION_HELP MS_DB_TIMEOUT_HELP
 
 /* Take option opt (argument arg) into o if it is one of those: 1 if taken, 0 if it is not
  * one of them, -1 after "memspy CMD: ..." for a bad value. */
@@ -37,10 +39,12 @@ int ms_run_output_take(const char *cmd, ms_run_output_opts *o, int opt, const ch
 
 typedef struct {
     FILE *report;          /* the matrix: the -o file or stderr */
-    FILE *json, *result;
+    ms_out_file report_file, json, result;   /* written aside, renamed into place when complete */
 } ms_run_outputs;
 
-/* Create every output file o names. Returns 0, or MS_EXIT_USAGE after "memspy CMD: ...". */
+/* Start every output file o names, beside its destination (which stays as it is until the
+ * file is complete), and apply the database wait. Returns 0, or MS_EXIT_USAGE after
+ * "memspy CMD: ...". */
 int ms_run_outputs_open(const char *cmd, const ms_run_output_opts *o, ms_run_outputs *out);
 void ms_run_outputs_close(ms_run_outputs *out);
 
@@ -57,8 +61,9 @@ int ms_replay_into_raw(const char *cmd, const char *dir, const ms_hier_config *c
 int ms_resim_into_raw(const char *cmd, const char *raw_path, const char *dir, const ms_hier_config *cfg,
                       ms_interleave mode, ms_raw *raw, char **problems);
 
-/* The matrix, then the run into the database, then the files asked for. A run that cannot be
- * stored is an error (MS_EXIT_USAGE) that leaves no other file behind. */
+/* The matrix, then the files asked for, then the run into the database. A run the database
+ * cannot take is kept in a result file next to it (see ms_cli_keep_unstored) and is an error
+ * (MS_EXIT_USAGE); the files asked for are written all the same. */
 int ms_run_outputs_write(const char *cmd, const ms_model *m, const ms_run_output_opts *o, ms_run_outputs *out,
                          ms_db *db);
 

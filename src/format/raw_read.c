@@ -317,12 +317,19 @@ static int parse_image(const unsigned char *img, size_t size, ms_raw *raw, char 
     return 0;
 }
 
+/* The largest raw profile read (its streams live in separate files): stops a device or a
+ * runaway file from being read without end. */
+#define MS_RAW_MAX_BYTES (1u << 30)
+
 static int read_whole_file(const char *path, unsigned char **out, size_t *size, char *err, size_t errlen)
 {
     char *buf;
-    switch (ms_read_file(path, 0, &buf, size)) {
+    switch (ms_read_file(path, MS_RAW_MAX_BYTES, &buf, size)) {
     case MS_READ_OK: *out = (unsigned char *)buf; return 0;
     case MS_READ_OPEN: return ms_errorf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+    case MS_READ_TOO_BIG:
+        return ms_errorf(err, errlen, "%s is larger than the %u MiB a raw profile may have", path,
+                         MS_RAW_MAX_BYTES >> 20);
     case MS_READ_NOMEM: return ms_errorf(err, errlen, "out of memory reading %s", path);
     default: return ms_errorf(err, errlen, "cannot read %s", path);
     }

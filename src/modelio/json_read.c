@@ -10,8 +10,12 @@
 #include <jansson.h>
 
 #include "json_names.h"
+#include "../sim/config.h"
 #include "../util/util.h"
 #include "modelio.h"
+
+/* The largest result file read: far above any real run, it stops `memspy report /dev/zero`. */
+#define MS_RESULT_MAX_BYTES (256u << 20)
 
 typedef struct {
     const char *file;
@@ -313,6 +317,14 @@ static int read_run(json_reader *r, json_t *root, ms_model *m)
     return 0;
 }
 
+/* A hierarchy the simulator could not have run (0-byte lines, a 3-way 32K cache...) is refused. */
+static int check_config(json_reader *r, const ms_hier_config *cfg)
+{
+    char why[256];
+    if (ms_config_validate(cfg, why, sizeof why) < 0) return fail(r, "field config: impossible hierarchy: %s", why);
+    return 0;
+}
+
 static int read_config(json_reader *r, json_t *root, ms_hier_config *cfg)
 {
     json_t *co = get_object(r, root, "", "config");
@@ -343,7 +355,7 @@ static int read_config(json_reader *r, json_t *root, ms_hier_config *cfg)
             return -1;
         l->policy = (ms_policy)policy;
     }
-    if (!json_object_get(co, "nprocs")) return 0;   /* one processor, or version 1 */
+    if (!json_object_get(co, "nprocs")) return check_config(r, cfg);   /* one processor, or version 1 */
     unsigned protocol = 0;
     json_int_t shared = 0;
     if (get_u32(r, co, "config", "nprocs", &cfg->nprocs) < 0 ||
@@ -356,7 +368,7 @@ static int read_config(json_reader *r, json_t *root, ms_hier_config *cfg)
         return -1;
     cfg->shared_from = (int)shared;
     cfg->protocol = (ms_protocol)protocol;
-    return 0;
+    return check_config(r, cfg);
 }
 
 static int read_code(json_reader *r, json_t *root, ms_model *m)
@@ -573,9 +585,12 @@ static int read_multiprocessor(json_reader *r, json_t *root, ms_model *m)
 static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
 {
     char *buf;
-    ms_read_status st = ms_read_file(path, 0, &buf, len);
+    ms_read_status st = ms_read_file(path, MS_RESULT_MAX_BYTES, &buf, len);
     if (st == MS_READ_OPEN)
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    else if (st == MS_READ_TOO_BIG)
+        snprintf(err, errlen, "%s is not a memspy result file: larger than the %u MiB a result file may have",
+                 path, MS_RESULT_MAX_BYTES >> 20);
     else if (st != MS_READ_OK)
         snprintf(err, errlen, "%s: %s", path, st == MS_READ_NOMEM ? "out of memory" : "read error");
     return st == MS_READ_OK ? buf : NULL;
@@ -588,7 +603,8 @@ static json_t *load_root(const char *name, const char *text, size_t len, char *e
     size_t skip = 0;
     while (skip < len && strchr(" \t\r\n", text[skip]) && text[skip]) skip++;
     if (skip == len || text[skip] != '{') {
-        snprintf(err, errlen, "%s is not a memspy result file%s", name, skip == len ? " (it is empty)" : "");
+        snprintf(err, errlen, "%s is not a memspy result file%s", name,
+                 len == 0 ? " (it is empty)" : skip == len ? " (it holds only white space)" : "");
         return NULL;
     }
     json_error_t jerr;

@@ -55,16 +55,18 @@ static int open_stream(const ms_replay *r, uint32_t index, ms_stream_reader **rd
     return rc;
 }
 
-/* "thread-N.zst" with N a decimal thread index: N, else -1. */
+/* "thread-N.zst" with N a decimal thread index as the runtime writes it (no leading zero):
+ * N; -1 for a name not starting "thread-"; -2 for any other "thread-*" name (thread-01.zst
+ * would replay thread 1 twice, thread-1.zst.bak is no stream: both are refused). */
 static int64_t stream_index(const char *name)
 {
     if (strncmp(name, "thread-", 7) != 0) return -1;
     const char *p = name + 7;
     uint64_t n = 0;
-    if (*p < '0' || *p > '9') return -1;
+    if (*p < '0' || *p > '9' || (p[0] == '0' && p[1] >= '0' && p[1] <= '9')) return -2;
     for (; *p >= '0' && *p <= '9'; p++)
-        if ((n = n * 10 + (uint64_t)(*p - '0')) > UINT32_MAX) return -1;
-    return strcmp(p, ".zst") == 0 ? (int64_t)n : -1;
+        if ((n = n * 10 + (uint64_t)(*p - '0')) > UINT32_MAX) return -2;
+    return strcmp(p, ".zst") == 0 ? (int64_t)n : -2;
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -82,6 +84,11 @@ static int list_streams(ms_replay *r, char *err, size_t errlen)
     int rc = 0;
     for (struct dirent *de; (de = readdir(d));) {
         int64_t index = stream_index(de->d_name);
+        if (index == -2) {
+            rc = ms_errorf(err, errlen, "%s: unexpected stream file '%s' (streams are named thread-N.zst, N "
+                           "without leading zeros): remove or rename it", r->dir, de->d_name);
+            break;
+        }
         if (index < 0) continue;
         if (r->nthreads == cap) {
             cap = cap ? 2 * cap : 16;

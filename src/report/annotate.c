@@ -105,6 +105,24 @@ static void print_header(FILE *out, const widths *w, int color)
 }
 
 /* One source line: numbers (blank when the line has no cost), share, line number, text. */
+/* len bytes of a source line, its control characters (but tabs) escaped. */
+static void print_source_text(FILE *out, const char *text, size_t len)
+{
+    char *copy = strndup(text, len);
+    if (!copy) {
+        fputs("(out of memory)", out);
+        return;
+    }
+    for (char *p = copy; *p; p++)
+        if (*p == '\n') *p = ' ';   /* (a line holds none; a NUL byte ends the copy early) */
+    size_t n = ms_term_escape(NULL, 0, copy, 1);
+    char *safe = malloc(n + 1);
+    if (safe) ms_term_escape(safe, n + 1, copy, 1);
+    fputs(safe ? safe : "(out of memory)", out);
+    free(safe);
+    free(copy);
+}
+
 static void print_line(FILE *out, const widths *w, int color, int lineno, const line_cost *c,
                        uint64_t total_stall, const char *text, size_t len)
 {
@@ -125,7 +143,8 @@ static void print_line(FILE *out, const widths *w, int color, int lineno, const 
         if (c->stall) fprintf(out, "%5.1f%%  ", 100.0 * share);
         else fputs("        ", out);
     }
-    fprintf(out, "%*d  %.*s", w->line, lineno, (int)len, text);
+    fprintf(out, "%*d  ", w->line, lineno);
+    print_source_text(out, text, len);
     if (shaded) fputs("\033[0m", out);
     fputc('\n', out);
 }
@@ -223,7 +242,7 @@ static int print_file(FILE *out, const ms_model *m, uint32_t fi, const char *giv
     }
     uint64_t total_stall = ms_counters_stall(&m->totals);
     fprintf(out, "-- %s\n-- Total stall of the run: %llu cycles; per line: references, L1 misses, stall cycles%s\n",
-            recorded, (unsigned long long)total_stall,
+            ms_term(recorded), (unsigned long long)total_stall,
             opts->color ? ", shaded by share of stall" : " and share of the run's stall");
     print_header(out, &w, opts->color);
     const char *p = text;
@@ -271,7 +290,7 @@ int ms_report_annotate(FILE *out, const ms_model *m, const char *file, const ms_
         hot_line *hot = hottest_lines(m, file ? idx[0] : UINT32_MAX, &nhot);
         if (!hot) return ms_errorf(err, errlen, "out of memory");
         if (nhot > (size_t)opts->hot) nhot = (size_t)opts->hot;
-        if (!nhot) fprintf(out, "-- no line of %s has references or stall in this run\n", file ? file : "the run");
+        if (!nhot) fprintf(out, "-- no line of %s has references or stall in this run\n", file ? ms_term(file) : "the run");
         /* Files in the order of their hottest line; each printed once. */
         for (size_t i = 0; i < nhot; i++) {
             size_t j = 0;
@@ -284,7 +303,7 @@ int ms_report_annotate(FILE *out, const ms_model *m, const char *file, const ms_
                 return -1;
             }
             /* Across the run, a file whose source is gone is named with its hot lines. */
-            fprintf(out, "-- %s: %s; its hot lines:", m->files[hot[i].file], err);
+            fprintf(out, "-- %s: %s; its hot lines:", ms_term(m->files[hot[i].file]), ms_term(err));
             for (size_t k = i; k < nhot; k++)
                 if (hot[k].file == hot[i].file) fprintf(out, " %d", hot[k].line);
             fputc('\n', out);

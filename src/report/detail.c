@@ -5,6 +5,7 @@
 
 #include "report.h"
 #include "text_fmt.h"
+#include "../util/util.h"
 
 #define TOP_EVICTORS 8
 #define MAX_NAMES_IN_TITLE 4
@@ -21,7 +22,7 @@ static void print_names(FILE *out, const ms_model *m, const uint32_t *idx, size_
         const char *name = "?";
         if (code && idx[i] < m->ncode) name = m->code[idx[i]].name;
         else if (!code && idx[i] < m->ndata) name = m->data[idx[i]].name;
-        fprintf(out, "%s%s", i ? ", " : "", name ? name : "?");
+        fprintf(out, "%s%s", i ? ", " : "", name ? ms_term(name) : "?");
     }
     if (n > MAX_NAMES_IN_TITLE) fprintf(out, " and %zu more", n - MAX_NAMES_IN_TITLE);
 }
@@ -106,7 +107,7 @@ static void print_replacement_causes(FILE *out, const ms_model *m, const ms_sele
             continue;
         }
         const char *name = e->data < m->ndata && m->data[e->data].name ? m->data[e->data].name : "?";
-        fprintf(out, "  bin %s: %.1f%%\n", name, ms_pct(e->count, known));
+        fprintf(out, "  bin %s: %.1f%%\n", ms_term(name), ms_pct(e->count, known));
         shown++;
     }
     if (others) fprintf(out, "  others (%zu bins): %.1f%%\n", nl1 - shown, ms_pct(others, known));
@@ -138,7 +139,7 @@ static void print_invalidations(FILE *out, const ms_model *m, const ms_selection
         }
         const char *code = e->code < m->ncode && m->code[e->code].name ? m->code[e->code].name : "?";
         const char *data = e->data < m->ndata && m->data[e->data].name ? m->data[e->data].name : "?";
-        fprintf(out, "  %s writing bin %s on cpu %u: %s (%.1f%%)\n", code, data, e->cpu, ms_fmt_count(e->count).s,
+        fprintf(out, "  %s writing bin %s on cpu %u: %s (%.1f%%)\n", ms_term(code), ms_term(data), e->cpu, ms_fmt_count(e->count).s,
                 ms_pct(e->count, known));
         shown++;
     }

@@ -4,6 +4,7 @@
 #include "diff_report.h"
 #include "../modelio/json_names.h"
 #include "text_fmt.h"
+#include "../util/util.h"
 
 #define DEFAULT_TOP 10
 #define MAX_NAME_WIDTH 36
@@ -45,7 +46,7 @@ static void print_totals(FILE *out, const ms_diff *d, const ms_diff_labels *labe
 {
     const ms_counters *a = &d->totals[0], *b = &d->totals[1];
     fputs("COMPARISON OF TWO RUNS\n", out);
-    fprintf(out, "  A: %s\n  B: %s\n\n", labels->label[0], labels->label[1]);
+    fprintf(out, "  A: %s\n  B: %s\n\n", ms_term(labels->label[0]), ms_term(labels->label[1]));
     fprintf(out, "%-26s %*s %*s %*s\n", "", COUNT_WIDTH, "A", COUNT_WIDTH, "B", COUNT_WIDTH, "Change");
     print_total_line(out, "Total Memory Stall Time", ms_counters_stall(a), ms_counters_stall(b));
     print_total_line(out, "Total References", ms_counters_refs(a), ms_counters_refs(b));
@@ -105,8 +106,8 @@ static void print_rows(FILE *out, const char *title, const ms_diff_row *rows, si
     for (size_t i = 0; i < shown; i++) {
         const ms_diff_row *r = &rows[i];
         const ms_counters *a = &r->c[0], *b = &r->c[1];
-        if (with_code) fprintf(out, "  %-*.*s", cw, cw, r->code_name ? r->code_name : "?");
-        if (with_data) fprintf(out, "  %-*.*s", dw, dw, r->data_name ? r->data_name : "?");
+        if (with_code) fprintf(out, "  %-*.*s", cw, cw, r->code_name ? ms_term(r->code_name) : "?");
+        if (with_data) fprintf(out, "  %-*.*s", dw, dw, r->data_name ? ms_term(r->data_name) : "?");
         fprintf(out, " %*s %*s %*s %*s %*s %*s %*s %7s  %s\n", COUNT_WIDTH, ms_fmt_count(ms_counters_refs(a)).s,
                 COUNT_WIDTH, ms_fmt_count(ms_counters_refs(b)).s, COUNT_WIDTH,
                 ms_fmt_count(ms_counters_misses(a, 0)).s, COUNT_WIDTH, ms_fmt_count(ms_counters_misses(b, 0)).s,
@@ -154,7 +155,7 @@ static void print_presence(FILE *out, const ms_diff_row *rows, size_t n, int cod
         const ms_diff_row *r = &rows[i];
         if (r->presence != which) continue;
         const char *name = code ? r->code_name : (r->data_full_name ? r->data_full_name : r->data_name);
-        fprintf(out, "  %s: %s stall cycles, %s refs\n", name ? name : "?",
+        fprintf(out, "  %s: %s stall cycles, %s refs\n", name ? ms_term(name) : "?",
                 ms_fmt_count(ms_counters_stall(&r->c[run])).s, ms_fmt_count(ms_counters_refs(&r->c[run])).s);
     }
 }

@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include "text_fmt.h"
+#include "../util/util.h"
 
 static const char *const scope_names[] = { "total", "data", "code" };
 
@@ -23,8 +24,8 @@ int ms_report_gate(FILE *out, const ms_gate_rule *rules, const ms_gate_result *r
             const ms_gate_rule *r = &rules[res[i].rule];
             char change[48];
             fmt_change(change, sizeof change, r, res[i].change);
-            fprintf(out, "  %-4s %s: %s%s %s -> %s (%s)\n", pass ? "FAIL" : "ok", r->text,
-                    res[i].bin ? res[i].bin : "total ", res[i].bin ? "" : ms_gate_metric_name(r->metric),
+            fprintf(out, "  %-4s %s: %s", pass ? "FAIL" : "ok", ms_term(r->text), res[i].bin ? ms_term(res[i].bin) : "total ");
+            fprintf(out, "%s %s -> %s (%s)\n", res[i].bin ? "" : ms_gate_metric_name(r->metric),
                     ms_fmt_count(res[i].before).s, ms_fmt_count(res[i].after).s, change);
         }
     return ferror(out) ? -1 : 0;

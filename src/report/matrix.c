@@ -7,6 +7,7 @@
 
 #include "report.h"
 #include "text_fmt.h"
+#include "../util/util.h"
 
 #define DEFAULT_TOP_CODE 8
 #define DEFAULT_TOP_DATA 6
@@ -88,9 +89,9 @@ static void print_program(FILE *out, const ms_model *m)
 {
     fputs("Program:", out);
     if (m->argc > 0) {
-        for (int i = 0; i < m->argc; i++) fprintf(out, " %s", m->argv[i] ? m->argv[i] : "");
+        for (int i = 0; i < m->argc; i++) fprintf(out, " %s", m->argv[i] ? ms_term(m->argv[i]) : "");
     } else {
-        fprintf(out, " %s", m->program ? m->program : "(unknown)");
+        fprintf(out, " %s", m->program ? ms_term(m->program) : "(unknown)");
     }
     fputc('\n', out);
     if (m->exit_kind == MS_EXIT_SIGNAL)
@@ -126,10 +127,10 @@ static void print_totals(FILE *out, const ms_model *m)
     uint64_t refs = ms_counters_refs(t), misses = ms_counters_misses(t, 0);
     fputs("TOTAL APPLICATION STATISTICS\n", out);
     if (m->incomplete)
-        fprintf(out, "*** INCOMPLETE: %s ***\n", m->incomplete_reason ? m->incomplete_reason
+        fprintf(out, "*** INCOMPLETE: %s ***\n", m->incomplete_reason ? ms_term(m->incomplete_reason)
                                                                    : "the run did not finish normally");
     print_program(out, m);
-    fprintf(out, "Cache%s%s:\n", m->config.preset[0] ? " preset " : "", m->config.preset);
+    fprintf(out, "Cache%s%s:\n", m->config.preset[0] ? " preset " : "", ms_term(m->config.preset));
     ms_fmt_hierarchy(out, &m->config, "  ");
     fprintf(out, "Total Memory Stall Time: %s cycles\n", ms_fmt_count(ms_counters_stall(t)).s);
     fprintf(out, "Overall Miss Rate (L1): %.1f%%\n", ms_pct(misses, refs));
@@ -151,14 +152,14 @@ static void print_totals(FILE *out, const ms_model *m)
     }
     if (m->nprocs > 1) print_coherence_totals(out, m);
     for (size_t i = 0; i < m->nnotes; i++)
-        if (m->notes[i]) fprintf(out, "Note: %s\n", m->notes[i]);
+        if (m->notes[i]) fprintf(out, "Note: %s\n", ms_term(m->notes[i]));
 }
 
 static void print_legend(FILE *out, const char *title, const axis *ax, const char *const *names,
                          uint64_t whole, const char *what)
 {
     fprintf(out, "%s\n", title);
-    for (size_t i = 0; i < ax->shown; i++) fprintf(out, "  %3zu : %s\n", i, names[ax->order[i]]);
+    for (size_t i = 0; i < ax->shown; i++) fprintf(out, "  %3zu : %s\n", i, ms_term(names[ax->order[i]]));
     if (axis_has_others(ax))
         fprintf(out, "  others : %zu more %s (%.1f%%)\n", ax->nranked - ax->shown, what,
                 ms_pct(axis_others(ax), whole));

@@ -1,6 +1,7 @@
 /* Formatting helpers of the text reports (see text_fmt.h). */
 #include "text_fmt.h"
 #include "../modelio/json_names.h"
+#include "../util/util.h"
 
 ms_num ms_fmt_count(uint64_t v)
 {
@@ -82,7 +83,7 @@ void ms_fmt_multiprocessor(FILE *out, const ms_hier_config *cfg, uint32_t nprocs
                            const char *indent)
 {
     int shared = ms_config_shared_from(cfg);
-    fprintf(out, "%s%u processors, %s replay; private L1", indent, nprocs, interleave ? interleave : "recorded");
+    fprintf(out, "%s%u processors, %s replay; private L1", indent, nprocs, interleave ? ms_term(interleave) : "recorded");
     if (shared > 1) fprintf(out, "-L%d", shared);
     if (shared < cfg->nlevels) fprintf(out, ", shared L%d", shared + 1);
     fprintf(out, "; %s, %u-byte coherence unit", cfg->protocol == MS_PROTO_MSI ? "MSI" : "MESI",

@@ -8,6 +8,7 @@
 #include "../modelio/json_names.h"
 #include "report.h"
 #include "text_fmt.h"
+#include "../util/util.h"
 
 #define DEFAULT_TOP_REFS 20
 #define THREADS_WIDTH 12
@@ -117,8 +118,8 @@ int ms_report_references(FILE *out, const ms_model *m, const ms_refs_opts *opts)
         const char *data = r->data < m->ndata && m->data[r->data].name ? m->data[r->data].name : "?";
         const char *kind = (unsigned)r->kind < MS_JSON_NELEM(ms_json_ref_kind_names) ? ms_json_ref_kind_names[r->kind] : "?";
         char loc[256], ref[256], cpu[16] = "";
-        snprintf(loc, sizeof loc, "%s:%d", base ? base + 1 : file, r->line);
-        snprintf(ref, sizeof ref, "%s %s", data, kind);
+        snprintf(loc, sizeof loc, "%s:%d", ms_term(base ? base + 1 : file), r->line);
+        snprintf(ref, sizeof ref, "%s %s", ms_term(data), kind);
         if (by_cpu) snprintf(cpu, sizeof cpu, "%4u", r->cpu);
         uint64_t misses = ms_counters_misses(&r->c, 0);
         const ms_inval_counters *v = &r->c.inval;

@@ -13,7 +13,11 @@
 #include "store_internal.h"
 
 #define APPLICATION_ID 1297305689   /* 0x4d535059, "MSPY" in the file header */
-#define BUSY_TIMEOUT_MS 10000
+
+/* The wait for a locked database given to the databases opened next (ms_db_set_wait). */
+static int wait_ms = MS_DB_DEFAULT_WAIT_MS;
+
+void ms_db_set_wait(int milliseconds) { wait_ms = milliseconds < 0 ? 0 : milliseconds; }
 
 /* MIGRATIONS[v] takes a database from schema v to v + 1 (run in one transaction). */
 static const char *const MIGRATIONS[MS_DB_SCHEMA_VERSION] = {
@@ -117,7 +121,7 @@ static int open_and_inspect(ms_db *db, int open_flags, db_header *hd, char *err,
 {
     if (sqlite3_open_v2(db->path, &db->h, open_flags, NULL) != SQLITE_OK)
         return ms_db_fail(db, db->path, err, errlen);
-    sqlite3_busy_timeout(db->h, BUSY_TIMEOUT_MS);
+    sqlite3_busy_timeout(db->h, db->busy_ms);
     int rc = read_header(db->h, hd);
     int primary = rc & 0xff;
     if (primary == SQLITE_CANTOPEN || primary == SQLITE_READONLY) {
@@ -136,6 +140,9 @@ static int open_and_inspect(ms_db *db, int open_flags, db_header *hd, char *err,
         snprintf(err, errlen, "%s is not a memspy database", db->path);
         return -1;
     }
+    if (primary == SQLITE_FULL || primary == SQLITE_BUSY || primary == SQLITE_LOCKED ||
+        (primary == SQLITE_IOERR && sqlite3_system_errno(db->h) == ENOSPC))
+        return ms_db_explain(db, rc, "cannot open", err, errlen);
     if (rc != SQLITE_OK) {
         snprintf(err, errlen, "%s is damaged or unreadable: %s", db->path, sqlite3_errstr(rc));
         return -1;
@@ -214,7 +221,12 @@ static int backup(ms_db *db, int version, char *err, size_t errlen)
 
 static int exec(ms_db *db, const char *sql, const char *what, char *err, size_t errlen)
 {
-    if (sqlite3_exec(db->h, sql, NULL, NULL, NULL) == SQLITE_OK) return 0;
+    int rc = sqlite3_exec(db->h, sql, NULL, NULL, NULL);
+    if (rc == SQLITE_OK) return 0;
+    int primary = rc & 0xff;
+    if (primary == SQLITE_FULL || primary == SQLITE_BUSY || primary == SQLITE_LOCKED || primary == SQLITE_READONLY ||
+        (primary == SQLITE_IOERR && sqlite3_system_errno(db->h) == ENOSPC))
+        return ms_db_explain(db, rc, what, err, errlen);   /* a cause the user can act on */
     char prefix[512];
     snprintf(prefix, sizeof prefix, "%s: %s", db->path, what);
     return ms_db_fail(db, prefix, err, errlen);
@@ -232,7 +244,7 @@ static void use_wal(ms_db *db)
         if (rc == SQLITE_OK) rc = sqlite3_step(st);
         bool wal = rc == SQLITE_ROW && strcmp((const char *)sqlite3_column_text(st, 0), "wal") == 0;
         sqlite3_finalize(st);
-        if (wal || ((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED) || waited_ms >= BUSY_TIMEOUT_MS)
+        if (wal || ((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED) || waited_ms >= db->busy_ms)
             return;
         usleep(20000);
     }
@@ -283,6 +295,7 @@ int ms_db_open(const char *path, int flags, ms_db **out, char *err, size_t errle
     }
     if (exists && precheck_file(path, &st, err, errlen) < 0) return -1;
     ms_db *db = calloc(1, sizeof *db);
+    if (db) db->busy_ms = wait_ms;
     if (!db || !(db->path = strdup(path))) {
         free(db);
         snprintf(err, errlen, "out of memory");

@@ -2,6 +2,7 @@
  * `memspy runs` lists), loading it back with the user's bin edits replayed, listing, and
  * recording renames and combinations for a program. */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,6 +146,23 @@ static int write_failed(const ms_db *db, const char *what, char *err, size_t err
     return ms_db_fail(db, prefix, err, errlen);
 }
 
+/* Run numbers are ints (1..INT_MAX): once AUTOINCREMENT has handed out the largest, say so
+ * (SQLite itself would report "database or disk is full"). 1 with err set, else 0. */
+static int run_numbers_exhausted(ms_db *db, const char *what, char *err, size_t errlen)
+{
+    sqlite3_stmt *st = NULL;
+    sqlite3_int64 last = 0;
+    if (sqlite3_prepare_v2(db->h, "SELECT max(seq) FROM sqlite_sequence WHERE name = 'runs'", -1, &st, NULL) ==
+            SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        last = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    if (last < INT_MAX) return 0;
+    snprintf(err, errlen, "%s %s: no run number left (run %lld is taken; runs are numbered up to %d): "
+             "store new runs in another database (--db)", what, db->path, (long long)last, INT_MAX);
+    return 1;
+}
+
 int ms_db_store(ms_db *db, const ms_model *m, int *run_id, char *err, size_t errlen)
 {
     static const char *const WHAT = "cannot store the run in";
@@ -162,11 +180,16 @@ int ms_db_store(ms_db *db, const ms_model *m, int *run_id, char *err, size_t err
         snprintf(err, errlen, "%s %s: out of memory", WHAT, db->path);
         goto out;
     }
-    if (sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
-        write_failed(db, WHAT, err, errlen);
+    int sql_rc = sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+    if (sql_rc != SQLITE_OK) {
+        ms_db_explain(db, sql_rc, WHAT, err, errlen);
         goto out;
     }
-    if (sqlite3_prepare_v2(db->h, SQL, -1, &st, NULL) == SQLITE_OK) {
+    if (run_numbers_exhausted(db, WHAT, err, errlen)) {
+        sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+        goto out;
+    }
+    if ((sql_rc = sqlite3_prepare_v2(db->h, SQL, -1, &st, NULL)) == SQLITE_OK) {
         sqlite3_bind_int64(st, 1, m->time);
         bind_text(st, 2, m->program ? m->program : "");
         bind_text(st, 3, args);
@@ -180,14 +203,14 @@ int ms_db_store(ms_db *db, const ms_model *m, int *run_id, char *err, size_t err
         sqlite3_bind_blob(st, 11, blob, (int)blob_len, SQLITE_STATIC);
         bind_text(st, 12, m->git_commit);
         bind_text(st, 13, key);
-        if (write_step(st) == 0) {
+        if ((sql_rc = sqlite3_step(st)) == SQLITE_DONE) {
             *run_id = (int)sqlite3_last_insert_rowid(db->h);
             rc = 0;
         }
     }
-    if (rc == 0 && sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) rc = -1;
+    if (rc == 0 && (sql_rc = sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL)) != SQLITE_OK) rc = -1;
     if (rc < 0) {
-        write_failed(db, WHAT, err, errlen);
+        ms_db_explain(db, sql_rc, WHAT, err, errlen);
         sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
     }
 out:

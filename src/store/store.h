@@ -25,12 +25,18 @@ typedef struct {
     bool incomplete;
 } ms_run_info;
 
+/* How long the next ms_db_open waits for a database another process has locked before
+ * giving up (default MS_DB_DEFAULT_WAIT_MS): the CLI's --db-timeout and $MEMSPY_DB_TIMEOUT. */
+#define MS_DB_DEFAULT_WAIT_MS 10000
+void ms_db_set_wait(int milliseconds);
+
 /* Open (and with MS_DB_CREATE create) the database at path. A corrupt, foreign or newer
  * database is an error naming the problem; nothing is written to it. Returns 0 or -1. */
 int ms_db_open(const char *path, int flags, ms_db **out, char *err, size_t errlen);
 void ms_db_close(ms_db *db);
 
-/* Store m as a new run; *run_id receives its number. Returns 0 or -1. */
+/* Store m as a new run; *run_id receives its number. Returns 0 or -1 with err naming the
+ * cause: locked beyond the wait, read-only, disk full, damaged, run numbers exhausted. */
 int ms_db_store(ms_db *db, const ms_model *m, int *run_id, char *err, size_t errlen);
 
 /* Load run run_id into m (ms_model_init'ed by the callee), with the renames and combinations

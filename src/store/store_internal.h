@@ -19,7 +19,13 @@ struct ms_db {
     char *path;
     int version;          /* schema version of the file (readers accept older ones) */
     bool readonly;
+    int busy_ms;          /* how long a locked database is waited for */
 };
+
+/* err = "WHAT PATH: <the cause in words>" for the SQLite result code rc of db's last call:
+ * locked (with the time waited and how to wait longer), read-only, disk full, damaged, or
+ * SQLite's own message. Returns -1. */
+int ms_db_explain(const ms_db *db, int rc, const char *what, char *err, size_t errlen);
 
 /* err = "PREFIX: <sqlite's message for db>"; returns -1. */
 int ms_db_fail(const ms_db *db, const char *prefix, char *err, size_t errlen);

@@ -22,11 +22,15 @@ ms_read_status ms_read_file(const char *path, size_t max_bytes, char **out, size
         }
         if (n < cap - 1)
             break;
-        char *bigger = realloc(buf, cap * 2);
+        /* Never hold more than max_bytes + 1 bytes: one past the limit proves it is exceeded. */
+        size_t want = cap * 2;
+        if (max_bytes && want > max_bytes + 2)
+            want = max_bytes + 2;
+        char *bigger = realloc(buf, want);
         if (!bigger)
             break;
         buf = bigger;
-        cap *= 2;
+        cap = want;
     }
     if (status == MS_READ_OK && (!buf || n == cap - 1))
         status = MS_READ_NOMEM;   /* malloc or a realloc failed */
