@@ -14,12 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const kind_names[MS_FINDING_NKINDS] = {
-    "self-interference", "cross-interference", "replacement", "cold", "false-sharing", "true-sharing",
-};
-
-const char *ms_finding_kind_name(ms_finding_kind k) { return k < MS_FINDING_NKINDS ? kind_names[k] : "?"; }
-
 static double ratio(uint64_t a, uint64_t b) { return b ? (double)a / (double)b : 0.0; }
 
 static int cmp_cell_stall(const void *pa, const void *pb)
@@ -268,4 +262,11 @@ int ms_findings(const ms_model *m, ms_finding *out)
     }
     free(order);
     return n;
+}
+
+int ms_model_set_findings(ms_model *m)
+{
+    int n = ms_findings(m, m->findings);
+    m->nfindings = n > 0 ? (size_t)n : 0;
+    return n < 0 ? -1 : 0;
 }

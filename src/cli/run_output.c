@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../analysis/findings.h"
 #include "cli.h"
 
 void ms_run_outputs_close(ms_run_outputs *out)
@@ -73,7 +74,8 @@ static int write_json_file(const char *cmd, const ms_model *m, ms_out_file *f, c
 int ms_run_analyze(const char *cmd, const ms_raw *raw, ms_drive_metadata_fn fill, void *ud, ms_model *m)
 {
     char err[1024];
-    return ms_drive_analyze(raw, fill, ud, m, err, sizeof err) < 0 ? ms_cli_error(cmd, "%s", err) : 0;
+    if (ms_drive_analyze(raw, fill, ud, m, err, sizeof err) < 0) return ms_cli_error(cmd, "%s", err);
+    return ms_model_set_findings(m) < 0 ? ms_cli_error(cmd, "out of memory") : 0;
 }
 
 /* Print a drive replay's outcome: its error, or each incomplete stream, joined into

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../analysis/findings.h"
 #include "../report/report.h"
 #include "../store/store.h"
 #include "cli.h"
@@ -45,7 +46,12 @@ int ms_cli_load_run(const char *cmd, const char *db_opt, const char *arg, ms_mod
     char err[1024];
     *run_id = 0;
     ms_model_init(m);
-    if (!arg || ms_cli_is_run_number(arg)) return load_from_db(cmd, db_opt, arg, m, run_id);
-    if (ms_json_read(arg, m, err, sizeof err) != 0) return ms_cli_error(cmd, "%s", err), -1;
+    if (!arg || ms_cli_is_run_number(arg)) {
+        if (load_from_db(cmd, db_opt, arg, m, run_id) < 0) return -1;
+    } else if (ms_json_read(arg, m, err, sizeof err) != 0) {
+        return ms_cli_error(cmd, "%s", err), -1;
+    }
+    /* The headline names the bins as this run shows them, edits included. */
+    if (ms_model_set_findings(m) < 0) return ms_cli_error(cmd, "out of memory"), -1;
     return 0;
 }

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include "../sim/sim.h"
 #include "../format/raw.h"
+#include "finding.h"
 
 #define MS_MODEL_FORMAT "memspy-result"
 #define MS_MODEL_VERSION 2   /* 2: threads, invalidations, references, patterns */
@@ -122,6 +123,10 @@ typedef struct {
     ms_proc_stat *procs; size_t nprocs_stat;
     ms_reference_stat *refs; size_t nrefs;   /* sorted (ms_reference_order): coherence
                                              * misses + invalidations, then misses */
+
+    /* The headline (analysis/findings.c), largest share first; set after analysis and after
+     * loading or editing a run, never read from a file. */
+    ms_finding findings[MS_FINDINGS_MAX]; size_t nfindings;
 } ms_model;
 
 /* Initialise to an empty model. */

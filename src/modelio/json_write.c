@@ -569,6 +569,35 @@ static json_t *lines_json(json_writer *w, const ms_model *m)
     return arr;
 }
 
+/* The headline: [{kind, share, code, data, code_name, data_name, cause, evictor, file, line,
+ * end_line, evidence, text}] (evictor, file and lines null where unknown). */
+static json_t *findings_json(json_writer *w, const ms_model *m)
+{
+    json_t *arr = json_array();
+    if (!arr) { w->failed = 1; return NULL; }
+    for (size_t i = 0; i < m->nfindings; i++) {
+        const ms_finding *f = &m->findings[i];
+        json_t *o = json_object();
+        if (!o) { w->failed = 1; break; }
+        int lines = f->first_line > 0 && f->file < m->nfiles;
+        put(w, o, "kind", json_string(ms_finding_kind_name(f->kind)));
+        put(w, o, "share", json_real(f->share));
+        put(w, o, "code", json_integer(f->code));
+        put(w, o, "data", json_integer(f->data));
+        put(w, o, "code_name", str_json(f->code < m->ncode ? m->code[f->code].name : NULL));
+        put(w, o, "data_name", str_json(f->data < m->ndata ? m->data[f->data].name : NULL));
+        put(w, o, "cause", json_string(f->cause >= 0 && f->cause < MS_NCAUSES ? ms_json_cause_names[f->cause] : "?"));
+        put(w, o, "evictor", f->evictor >= 0 ? json_integer(f->evictor) : json_null());
+        put(w, o, "file", lines ? str_json(m->files[f->file]) : json_null());
+        put(w, o, "line", lines ? json_integer(f->first_line) : json_null());
+        put(w, o, "end_line", lines ? json_integer(f->last_line) : json_null());
+        put(w, o, "evidence", json_real(f->evidence));
+        put(w, o, "text", json_string(f->text));
+        append(w, arr, o);
+    }
+    return arr;
+}
+
 int ms_json_write(FILE *out, const ms_model *m)
 {
     json_writer w = { 0, m->config.nlevels, m->nprocs > 1 };
@@ -587,6 +616,7 @@ int ms_json_write(FILE *out, const ms_model *m)
     put(&w, root, "config", config_json(&w, &m->config));
     put(&w, root, "events", events_json(&w));
     put(&w, root, "totals", totals_json(&w, m));
+    put(&w, root, "findings", findings_json(&w, m));
     put(&w, root, "code", code_json(&w, m));
     put(&w, root, "data", data_json(&w, m, data_tot));
     put(&w, root, "bins", bins_json(&w, m));

@@ -176,6 +176,7 @@ int ms_report_detail(FILE *out, const ms_model *m, const uint32_t *codes, size_t
     fputs(" in ", out);
     print_names(out, m, codes, ncodes, 1, "all code");
     fputc('\n', out);
+    ms_fmt_findings(out, m, codes, ncodes, datas, ndatas);
     if (m->incomplete) fputs("*** INCOMPLETE: the run did not finish normally ***\n", out);
     fprintf(out, "Memory Stall Time in bin: %s cycles\n", ms_fmt_count(stall).s);
     fprintf(out, "Percentage of Total Memory Stall Time: %.1f%%\n", ms_pct(stall, ms_counters_stall(t)));

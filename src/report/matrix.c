@@ -263,6 +263,7 @@ int ms_report_matrix(FILE *out, const ms_model *m, const ms_matrix_opts *opts)
 {
     int top_code = opts && opts->top_code > 0 ? opts->top_code : DEFAULT_TOP_CODE;
     int top_data = opts && opts->top_data > 0 ? opts->top_data : DEFAULT_TOP_DATA;
+    ms_fmt_findings(out, m, NULL, 0, NULL, 0);
     print_totals(out, m);
     int rc = 0;
     if (ms_counters_stall(&m->totals) > 0) {

@@ -1,5 +1,6 @@
 /* Formatting helpers of the text reports (see text_fmt.h). */
 #include "text_fmt.h"
+#include <string.h>
 #include "../modelio/json_names.h"
 #include "../util/util.h"
 
@@ -90,4 +91,48 @@ void ms_fmt_multiprocessor(FILE *out, const ms_hier_config *cfg, uint32_t nprocs
             ms_config_coherence_unit(cfg));
     if (cfg->nnodes > 1) fprintf(out, "; %u nodes, remote %u cycles", cfg->nnodes, ms_config_remote_latency(cfg));
     fputc('\n', out);
+}
+
+void ms_fmt_wrapped(FILE *out, const char *first, const char *text, int width)
+{
+    const char *p = ms_term(text);
+    int indent = (int)strlen(first), avail = width - indent > 20 ? width - indent : 20;
+    fputs(first, out);
+    while (*p) {
+        int len = (int)strlen(p);
+        if (len <= avail) {
+            fputs(p, out);
+            break;
+        }
+        int cut = avail;
+        while (cut > 0 && p[cut] != ' ') cut--;
+        if (cut == 0) cut = avail;   /* one word longer than the line: cut it */
+        fprintf(out, "%.*s\n%*s", cut, p, indent, "");
+        p += cut;
+        while (*p == ' ') p++;
+    }
+    fputc('\n', out);
+}
+
+static int selected(uint32_t i, const uint32_t *idx, size_t n)
+{
+    if (!n) return 1;
+    for (size_t k = 0; k < n; k++)
+        if (idx[k] == i) return 1;
+    return 0;
+}
+
+void ms_fmt_findings(FILE *out, const ms_model *m, const uint32_t *codes, size_t ncodes, const uint32_t *datas,
+                     size_t ndatas)
+{
+    int shown = 0;
+    for (size_t i = 0; i < m->nfindings; i++) {
+        const ms_finding *f = &m->findings[i];
+        if (!selected(f->code, codes, ncodes) || !selected(f->data, datas, ndatas)) continue;
+        char num[16];
+        if (!shown++) fputs("FINDINGS\n", out);
+        snprintf(num, sizeof num, "  %zu. ", i + 1);
+        ms_fmt_wrapped(out, num, f->text, 100);
+    }
+    if (shown) fputc('\n', out);
 }

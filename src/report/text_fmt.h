@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "../sim/sim.h"
+#include "../model/model.h"
 
 /* A formatted number, returned by value so it can be used inline in printf arguments. */
 typedef struct { char s[32]; } ms_num;
@@ -14,6 +15,15 @@ ms_num ms_fmt_count(uint64_t v);
 
 /* A size in bytes as the config grammar writes it: "32K", "1M", "1536". */
 ms_num ms_fmt_size(uint64_t bytes);
+
+/* Print text (escaped for a terminal) wrapped at width columns on word boundaries: the first
+ * line starts with first (e.g. "  1. "), the others with as many spaces. */
+void ms_fmt_wrapped(FILE *out, const char *first, const char *text, int width);
+
+/* The run's findings (its headline), numbered, under "FINDINGS", then a blank line; nothing
+ * when it has none. Only those in the selection when codes/datas are given (NULL/0: all). */
+void ms_fmt_findings(FILE *out, const ms_model *m, const uint32_t *codes, size_t ncodes, const uint32_t *datas,
+                     size_t ndatas);
 
 /* 100 * part / whole, 0 when whole is 0. */
 double ms_pct(uint64_t part, uint64_t whole);

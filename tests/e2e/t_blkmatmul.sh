@@ -28,4 +28,9 @@ if [ "$CC_NAME" = clang ] && [ "$OPT" != -O0 ]; then per_row=149; else per_row=2
 check "reads of Y in BlkMultiply: exactly N*N*$per_row" r.json \
   "$JQ_DEFS"' cell("BlkMultiply"; "double*.Y") | .reads == 295*295*'$per_row' and .writes == 0'
 check "paper cache: every miss stalls 50 cycles" r.json '.totals.stall_cycles == 50 * .totals.misses'
+# The headline: Y in BlkMultiply, self-interference, in the text report too.
+check "finding 1: Y in BlkMultiply, self-interference, over half the stall" r.json \
+  '.findings[0] | .kind == "self-interference" and .data_name == "double*.Y" and .code_name == "BlkMultiply" and .share > 0.5 and .cause == "capacity"'
+grep -q '^  1\. [0-9]*% of memory stall: double\*\.Y in BlkMultiply (blkmatmul\.c:[0-9-]*), replacement misses' r.json.txt &&
+  echo "ok   - the text report starts with the finding" || { echo "FAIL - text finding"; FAILS=$((FAILS + 1)); }
 finish

@@ -53,4 +53,7 @@ run_memspy nodes.json --preset memspy92 --nodes 2 -- ./counters packed 100000 2
 check "2 nodes: local and remote misses both occur and add up to the L1 misses" nodes.json \
   '.totals | .local_misses > 0 and .remote_misses > 0 and .local_misses + .remote_misses == .misses'
 check "1 node: no remote misses" packed.json '.totals.remote_misses == 0'
+check "finding 1 (packed): false sharing on counts, 4 processors" packed.json \
+  '.findings[0] | .kind == "false-sharing" and .data_name == "long*.counts" and (.text | test("4 processors write different words"))'
+check "no false-sharing finding once padded" padded.json '[.findings[] | select(.kind == "false-sharing")] | length == 0'
 finish

@@ -17,4 +17,8 @@ for pair in "a b" "b a"; do
 done
 check "padding cuts the misses more than 10x" r.json \
   "(.totals.misses) > 10 * $(value p.json .totals.misses)"
+check "finding: a conflicts with b (cross-interference), b with a" r.json \
+  '[.findings[] | select(.kind == "cross-interference") | [.data_name, (.evictor as $e | $e)]] | length == 2'
+check "finding: the evictor of a is b" r.json \
+  '.findings[] | select(.data_name == "double*.a") | .evictor as $e | .cause == "conflict" and $e != .data'
 finish

@@ -55,4 +55,6 @@ for variant in serialized roundrobin; do
 done
 check "interleaved vs piped: f's in-region true-sharing invalidations differ >= 10x" original.json \
   "$DEFS"' true_in('"$F"') >= 10 * '"$(value piped.json "$DEFS true_in($F)")"' and true_in('"$F"') > 0'
+check "finding 1 (original): true sharing on f under a lock, migratory" original.json \
+  '.findings[0] | .kind == "true-sharing" and .data_name == "float*.f" and (.text | test("under a lock"))'
 finish

@@ -16,7 +16,11 @@ cc_build counters "$SRC_DIR/examples/counters/counters.c" -fopenmp
 
 same() {
     if [ "$(jq -S 'del(.run)' "$2")" = "$(jq -S 'del(.run)' "$3")" ]; then echo "ok   - $1"
-    else echo "FAIL - $1"; FAILS=$((FAILS + 1)); fi
+    else
+        echo "FAIL - $1"; FAILS=$((FAILS + 1))
+        jq -S 'del(.run)' "$2" >same.a; jq -S 'del(.run)' "$3" >same.b
+        diff same.a same.b | head -40
+    fi
 }
 
 run_memspy rec.json --preset memspy92 --interleave piped --record rec -- ./counters packed 20000 2

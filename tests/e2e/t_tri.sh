@@ -23,4 +23,6 @@ check "M.nz's misses are mostly cold (> 85%)" r.json \
   "$JQ_DEFS"' datacells("M.nz") | (sum(.causes.cold) / sum(.misses)) > 0.85'
 check "M.nz is read exactly nnz times, in Solve" r.json \
   "$JQ_DEFS"' cell("Solve"; "M.nz").reads == 639864'
+check "finding 1: M.nz in Solve, cold misses" r.json \
+  '.findings[0] | .kind == "cold" and .data_name == "M.nz" and .code_name == "Solve"'
 finish
