@@ -4,8 +4,10 @@
 #   sh scripts/deps.sh test   plus what the test suite and benchmarks use (make check, bench)
 set -e
 # libomp-14-dev: clang -fopenmp (LLVM's OpenMP runtime, with OMPT for multithreaded profiles).
+# gcc-N-plugin-dev: the headers memspy's GCC plugin is built against (N: the installed gcc).
+GCC_MAJOR=$(gcc -dumpversion 2>/dev/null | cut -d. -f1)
 PKGS="cmake make gcc g++ clang gfortran pkg-config libdw-dev libelf-dev libjansson-dev
-zlib1g-dev libzstd-dev libsqlite3-dev libomp-14-dev"
+zlib1g-dev libzstd-dev libsqlite3-dev libomp-14-dev gcc-${GCC_MAJOR:-12}-plugin-dev"
 # valgrind: callgrind_annotate and Cachegrind; jq: the e2e assertions; autoconf/automake: the
 # build-system test; chromium: the HTML report's browser test; util-linux: script(1).
 TEST_PKGS="valgrind jq binutils autoconf automake chromium util-linux"

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include "../sim/sim.h"
 #include "../sim/window.h"
+#include "../cc/plugin/msplug_abi.h"
 
 #define MS_LIKELY(x) __builtin_expect(!!(x), 1)
 #define MS_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -373,6 +374,26 @@ int ms_pipeline_drain(int max_ms);
 /* References the simulator thread could not count (out of memory). */
 uint64_t ms_pipeline_dropped(void);
 
+/* ---- plugin.c: records of plugin-instrumented code (src/cc/plugin/msplug_abi.h) ---- */
+
+/* Turn the calling thread's pending plugin records into events (bins resolved now). */
+void ms_plug_drain(void);
+/* Drain if the thread has plugin records pending: called before anything that changes how an
+ * address maps to a bin (allocation, free, function entry/exit, synchronisation) and before
+ * any other event of the thread (ms_record), so deferred resolution equals resolution at
+ * access time (plugin.c explains why). */
+MS_HOT void ms_plug_sync(void) {
+    if (MS_UNLIKELY(__memspy_buf[0])) ms_plug_drain();
+}
+/* Whether the thread's last committed plugin group recorded exactly this memcpy/memmove
+ * (set = 0: dst, src, n) or memset (set = 1: dst, n); the interposer then records nothing. */
+int ms_plug_claim(uintptr_t dst, uintptr_t src, size_t n, int set);
+/* The instrumentation the program's objects used, as a note for the raw profile; NULL if
+ * none was seen. */
+const char *ms_instrumentation_note(void);
+/* Set by __tsan_init: some object was compiled with -fsanitize=thread. */
+extern volatile int ms_tsan_seen;
+
 /* The complete recording path: thread set-up, any bin lookup, flushing a full buffer. */
 void ms_record_slow(uintptr_t addr, uint32_t size_flags, uintptr_t pc);
 
@@ -382,6 +403,7 @@ void ms_record_slow(uintptr_t addr, uint32_t size_flags, uintptr_t pc);
 MS_HOT void ms_record(uintptr_t addr, uint32_t size, uint32_t write_flag, uintptr_t pc) {
     if (MS_UNLIKELY(!ms_rt_on)) return;
     ms_thread *t = &ms_tls;
+    if (MS_LIKELY(t->mode == MS_T_READY)) ms_plug_sync();
     uint32_t bin, n = t->nev;
     if (MS_UNLIKELY(t->mode != MS_T_READY || n == MS_EVENTS_PER_THREAD - 1)) goto slow;
     if (addr - t->stack_lo < t->stack_span) {

@@ -240,6 +240,9 @@ void ms_runtime_init(void) {
 }
 
 /* Called by every instrumented translation unit's constructor. */
-void __tsan_init(void) { ms_runtime_init(); }
+void __tsan_init(void) {
+    ms_tsan_seen = 1;
+    ms_runtime_init();
+}
 
 __attribute__((constructor)) static void runtime_constructor(void) { ms_runtime_init(); }
