@@ -180,10 +180,10 @@ static void put_notes(ms_raw_writer *w, int lost_threads) {
     const char *instrumentation = ms_instrumentation_note();
     ms_raw_section_begin(w, MS_RAW_NOTES);
     ms_raw_put_u32(w, (uint32_t)((lost != 0) + (lost_threads != 0) + (late_switch != 0) + (instrumentation != NULL)));
-    if (instrumentation) ms_raw_put_str(w, instrumentation);
     if (lost) ms_raw_put_str(w, dropped);
     if (lost_threads) ms_raw_put_str(w, "the program died inside the profiler: the last buffered accesses are missing");
     if (late_switch) ms_raw_put_str(w, switched);
+    if (instrumentation) ms_raw_put_str(w, instrumentation);   /* last: the others come first */
     ms_raw_section_end(w);
 }
 

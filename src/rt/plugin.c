@@ -19,64 +19,91 @@
  * pending in the buffer while one of these runs in the same thread. Between two drain points
  * the mapping is therefore the one each access saw. The thread's own buffer is the only one
  * drained: another thread's free of an object this thread touched without synchronising is a
- * data race, attributed as the TSan path would (to whatever the address maps to then).
+ * data race, attributed as the TSan path would (to whatever the address maps to then). At
+ * exit, the records other threads committed since their last drain point (a thread blocked
+ * in a system call, say) are drained from their buffers by the exit flush
+ * (ms_plug_drain_data), with their own shadow stacks.
  *
  * Not profiling (no `memspy run`): the buffer still fills and __memspy_flush drops it; entry
  * and exit return after one check. */
 #include "rt.h"
+#include <stddef.h>
 
 __thread uint64_t __memspy_buf[1 + MSPLUG_BUF_WORDS] __attribute__((tls_model("initial-exec")));
 
 /* The buffer count at which memcpy/memset last claimed a plugin copy (ms_plug_claim). */
 static __thread uint64_t claimed __attribute__((tls_model("initial-exec")));
 
-static volatile uint32_t plug_modules;   /* modules whose pc section was registered */
+static volatile uint32_t plug_modules;   /* 1 once some instrumented unit registered */
 static volatile uint64_t plug_sites;
 volatile int ms_tsan_seen;
 
 #define HEADER_TAG (1ull << 63)
 
+/* Where a drain's accesses go: the calling thread's recording path (ms_record), or at the
+ * exit flush another thread's event buffer (other != NULL). */
+typedef struct {
+    ms_thread *other;
+    ms_thread_data *d;
+    uint32_t *nev;
+    int sim_try;
+} sink;
+
+/* One access of len bytes (len may exceed an event's size: split as ms_record_range does). */
+static void emit(const sink *k, uint64_t addr, uint64_t len, uint32_t write, uintptr_t pc) {
+    if (!k->other) {
+        if (MS_LIKELY(len <= MS_EV_SIZE_MAX)) ms_record(addr, (uint32_t)len, write, pc);
+        else ms_record_range(addr, len, write, pc);
+        return;
+    }
+    while (len) {
+        uint32_t piece = len > MS_EV_SIZE_MAX ? MS_EV_SIZE_MAX : (uint32_t)len;
+        if (*k->nev >= MS_EVENTS_PER_THREAD) ms_events_flush_data(k->d, k->nev, k->sim_try);
+        ms_event *e = &k->d->ev[(*k->nev)++];
+        e->addr = addr;
+        e->pc = pc;
+        e->bin = ms_resolve_bin(k->other, addr);
+        e->size_flags = piece | write;
+        addr += piece;
+        len -= piece;
+    }
+}
+
 /* Record one site's access(es); w: its words. */
-static void record_site(const msplug_site *s, uint32_t kind, uint32_t size, const uint64_t *w, uintptr_t pc) {
+static void record_site(const sink *k, uint32_t kind, uint32_t size, const uint64_t *w, uintptr_t pc) {
     switch (kind) {
     case MSPLUG_K_READ:
     case MSPLUG_K_ATOMIC_LOAD:
-        ms_record(w[0], size, 0, pc);
+        emit(k, w[0], size, 0, pc);
         break;
     case MSPLUG_K_WRITE:
     case MSPLUG_K_ATOMIC_STORE:
-        ms_record(w[0], size, MS_EV_WRITE, pc);
+        emit(k, w[0], size, MS_EV_WRITE, pc);
         break;
     case MSPLUG_K_ATOMIC_RMW:
-        ms_record(w[0], size, 0, pc);
-        ms_record(w[0], size, MS_EV_WRITE, pc);
+        emit(k, w[0], size, 0, pc);
+        emit(k, w[0], size, MS_EV_WRITE, pc);
         break;
     case MSPLUG_K_COPY:
-        ms_record_range(w[1], size, 0, pc);
-        ms_record_range(w[0], size, MS_EV_WRITE, pc);
+        emit(k, w[1], size, 0, pc);
+        emit(k, w[0], size, MS_EV_WRITE, pc);
         break;
     case MSPLUG_K_COPY_VAR:
-        ms_record_range(w[1], w[2], 0, pc);
-        ms_record_range(w[0], w[2], MS_EV_WRITE, pc);
+        emit(k, w[1], w[2], 0, pc);
+        emit(k, w[0], w[2], MS_EV_WRITE, pc);
         break;
     case MSPLUG_K_SET:
-        ms_record_range(w[0], size, MS_EV_WRITE, pc);
+        emit(k, w[0], size, MS_EV_WRITE, pc);
         break;
     case MSPLUG_K_SET_VAR:
-        ms_record_range(w[0], w[1], MS_EV_WRITE, pc);
+        emit(k, w[0], w[1], MS_EV_WRITE, pc);
         break;
     }
-    (void)s;
 }
 
-void ms_plug_drain(void) {
-    uint64_t *b = __memspy_buf;
-    uint64_t used = b[0];
-    b[0] = 0;   /* first: ms_record below drains again only if new records came */
-    claimed = 0;
+/* Walk words 1..used of buffer b (its count already reset) into k; t: the owning thread. */
+static void parse(const uint64_t *b, uint64_t used, const ms_thread *t, const sink *k) {
     if (used > MSPLUG_BUF_WORDS) used = MSPLUG_BUF_WORDS;
-    ms_thread *t = &ms_tls;
-    if (!used || !ms_thread_can_record(t)) return;
     uint64_t i = 1, end = used + 1;
     while (i < end) {
         uint64_t h = b[i++];
@@ -92,12 +119,33 @@ void ms_plug_drain(void) {
             }
             uintptr_t pc = s->pc;
             if (MS_UNLIKELY(!pc) && t->depth) pc = t->frames[t->depth - 1].pc;   /* label dropped */
-            record_site(s, kind, MSPLUG_INFO_SIZE(info), b + i, pc);
+            record_site(k, kind, MSPLUG_INFO_SIZE(info), b + i, pc);
             i += nw;
             if (MSPLUG_INFO_FLAGS(info) & MSPLUG_F_LAST) break;
             s++;
         }
     }
+}
+
+void ms_plug_drain(void) {
+    uint64_t *b = __memspy_buf;
+    uint64_t used = b[0];
+    b[0] = 0;   /* first: ms_record below drains again only if new records came */
+    claimed = 0;
+    ms_thread *t = &ms_tls;
+    if (!used || !ms_thread_can_record(t)) return;
+    sink k = {NULL, NULL, NULL, 0};
+    parse(b, used, t, &k);
+}
+
+void ms_plug_drain_data(ms_thread_data *d, uint32_t *nev, int sim_try) {
+    uint64_t *b = d->plug_buf;
+    if (!b) return;
+    uint64_t used = __atomic_exchange_n(&b[0], 0, __ATOMIC_ACQ_REL);
+    if (!used) return;
+    ms_thread *owner = (ms_thread *)(void *)((char *)nev - offsetof(ms_thread, nev));
+    sink k = {owner, d, nev, sim_try};
+    parse(b, used, owner, &k);
 }
 
 void __memspy_flush(void) {
@@ -133,6 +181,8 @@ void __memspy_register_pcs(const msplug_pc_pair *begin, const msplug_pc_pair *en
     /* Every translation unit of a module passes the module's whole section: once is enough. */
     static const msplug_pc_pair *seen[256];
     static uint32_t nseen;
+    ms_runtime_init();   /* a library's constructors may run code before the runtime's own */
+    plug_modules = 1;
     if (!begin || begin >= end) return;
     for (uint32_t i = 0; i < nseen; i++)
         if (seen[i] == begin) return;
@@ -141,7 +191,6 @@ void __memspy_register_pcs(const msplug_pc_pair *begin, const msplug_pc_pair *en
         msplug_site *s = (msplug_site *)(uintptr_t)p->site;
         if (s && !s->pc) s->pc = p->pc;
     }
-    plug_modules = plug_modules + 1;
     plug_sites = plug_sites + (uint64_t)(end - begin);
 }
 

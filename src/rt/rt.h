@@ -73,6 +73,7 @@ typedef struct ms_thread_data {
     uint32_t *nev_p;                   /* the owning thread's event count, for the exit flush */
     uint32_t rec_thread_index;         /* the owning thread's index (0 = main thread) */
     ms_rec_stream *rec;                /* its recorded stream (record.c), NULL if none yet */
+    uint64_t *plug_buf;                /* the owning thread's plugin buffer (plugin.c), for the exit flush */
     int flushing;                      /* flush flag: held by whoever flushes ev or ends rec */
     ms_event ev[MS_EVENTS_PER_THREAD];
     ms_bin_cache_slot stack_cache[MS_CACHE_SLOTS];
@@ -97,7 +98,8 @@ extern volatile int ms_rt_on;     /* 1 while profiling: checked by every hook fi
 /* The main thread's stack is simulated at a fixed place: every thread's accesses to
  * [ms_main_stack.lo, lo + span) are moved by shift when flushed (events.c), so that the size
  * of the environment and arguments above the initial stack pointer does not change the
- * results. Set once, when the main thread starts recording (runtime.c). */
+ * results beyond the offset in a cache line (shift is a multiple of 64, keeping each access's
+ * place in its line). Set once, when the main thread starts recording (runtime.c). */
 typedef struct { uintptr_t lo, span; uint64_t shift; } ms_stack_placement;
 extern ms_stack_placement ms_main_stack;
 
@@ -388,6 +390,10 @@ MS_HOT void ms_plug_sync(void) {
 /* Whether the thread's last committed plugin group recorded exactly this memcpy/memmove
  * (set = 0: dst, src, n) or memset (set = 1: dst, n); the interposer then records nothing. */
 int ms_plug_claim(uintptr_t dst, uintptr_t src, size_t n, int set);
+/* Exit flush, d's flush flag held: turn the pending plugin records of d's thread (possibly
+ * another thread, stopped or still running) into events of d, resolving bins with that
+ * thread's shadow stack. sim_try as for ms_events_flush_data. */
+void ms_plug_drain_data(ms_thread_data *d, uint32_t *nev, int sim_try);
 /* The instrumentation the program's objects used, as a note for the raw profile; NULL if
  * none was seen. */
 const char *ms_instrumentation_note(void);

@@ -87,7 +87,7 @@ static tree flush_decl, entry_decl, exit_decl, register_decl;
 static tree pcs_start_decl, pcs_stop_decl;
 
 static unsigned table_counter;   /* site tables made in this translation unit */
-static bool any_table;           /* the unit needs its constructor */
+static bool any_instrumented;    /* the unit needs its constructor */
 static bool building_ctor;       /* our own constructor is being compiled: not instrumented */
 
 /* ---- declarations of the runtime's symbols ---- */
@@ -98,7 +98,8 @@ static tree runtime_fn(const char *name, tree type) {
     return fn;
 }
 
-/* An extern variable defined by the linker in each module (hidden: this module's). */
+/* An extern variable defined by the linker in each module that has the section (hidden:
+ * this module's; weak: null where no object of the module has a site). */
 static tree linker_symbol(const char *name) {
     tree d = build_decl(UNKNOWN_LOCATION, VAR_DECL, get_identifier(name), char_type_node);
     TREE_PUBLIC(d) = 1;
@@ -107,6 +108,7 @@ static tree linker_symbol(const char *name) {
     TREE_ADDRESSABLE(d) = 1;
     DECL_VISIBILITY(d) = VISIBILITY_HIDDEN;
     DECL_VISIBILITY_SPECIFIED(d) = 1;
+    DECL_WEAK(d) = 1;   /* absent (null) in a module without sites */
     return d;
 }
 
@@ -349,7 +351,7 @@ static void collect_bb(fn_state *st, basic_block bb) {
     unsigned open_from = st->sites.length();
     for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
         gimple *stmt = gsi_stmt(gsi);
-        if (is_gimple_debug(stmt)) continue;
+        if (is_gimple_debug(stmt) || gimple_clobber_p(stmt)) continue;
         if (is_gimple_assign(stmt)) {
             if (big_aggregate(st, stmt, &open_from)) continue;
             tree lhs = gimple_assign_lhs(stmt);
@@ -550,9 +552,9 @@ static unsigned int instrument_function(function *fun) {
             emit_group(&st, first, end, table, name, comdat);
         }
         fill_table(&st, table);
-        any_table = true;
     }
     emit_entry_exit();
+    any_instrumented = true;
     return TODO_update_ssa | TODO_cleanup_cfg;
 }
 
@@ -573,9 +575,11 @@ struct memspy_pass : gimple_opt_pass {
 };
 
 /* PLUGIN_FINISH_UNIT: the unit's constructor,
- * __memspy_register_pcs (&__start___memspy_pcs, &__stop___memspy_pcs). */
+ * __memspy_register_pcs (&__start___memspy_pcs, &__stop___memspy_pcs), which also activates
+ * the runtime (as __tsan_init does) before the unit's own constructors run (its priority
+ * comes first). */
 static void finish_unit(void *, void *) {
-    if (!any_table) return;
+    if (!any_instrumented) return;
     building_ctor = true;
     tree call = build_call_expr(register_decl, 2, build_fold_addr_expr(pcs_start_decl),
                                 build_fold_addr_expr(pcs_stop_decl));
