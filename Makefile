@@ -49,6 +49,7 @@ install: build
 bench: test-deps build
 	sh bench/accuracy/run.sh $(BUILD)
 	sh bench/overhead/run.sh $(BUILD)
+	sh bench/capture/run.sh $(BUILD)
 	sh bench/threads/run.sh $(BUILD)
 
 clean:

@@ -68,6 +68,7 @@
 #include "cfgloop.h"
 #include "tree-cfg.h"
 #include "attribs.h"
+#include "tree-iterator.h"
 #include "ggc.h"
 #include "gtype-desc.h"
 
@@ -566,10 +567,12 @@ static const pass_data memspy_pass_data = {
 
 struct memspy_pass : gimple_opt_pass {
     memspy_pass(gcc::context *ctx) : gimple_opt_pass(memspy_pass_data, ctx) {}
-    /* Skips our constructor and functions marked no_instrument_function. */
+    /* Skips our constructor, naked functions (no prologue to call from) and functions marked
+     * no_instrument_function. */
     bool gate(function *fun) final override {
-        return !building_ctor &&
-               !lookup_attribute("no_instrument_function", DECL_ATTRIBUTES(fun->decl));
+        tree attrs = DECL_ATTRIBUTES(fun->decl);
+        return !building_ctor && !lookup_attribute("no_instrument_function", attrs) &&
+               !lookup_attribute("naked", attrs);
     }
     unsigned int execute(function *fun) final override { return instrument_function(fun); }
 };
@@ -581,9 +584,21 @@ struct memspy_pass : gimple_opt_pass {
 static void finish_unit(void *, void *) {
     if (!any_instrumented) return;
     building_ctor = true;
+    /* The section's bounds are weak and hidden: declared here, in the constructor's own code,
+     * since the unit's external declarations were already written out. */
+    static const char directives[] =
+        ".weak __start_" MSPLUG_PCS_SECTION "\n\t.hidden __start_" MSPLUG_PCS_SECTION
+        "\n\t.weak __stop_" MSPLUG_PCS_SECTION "\n\t.hidden __stop_" MSPLUG_PCS_SECTION;
+    tree text = build_string(sizeof directives, directives);
+    tree asm_stmt = build5(ASM_EXPR, void_type_node, text, NULL_TREE, NULL_TREE, NULL_TREE, NULL_TREE);
+    ASM_INPUT_P(asm_stmt) = 1;
+    ASM_VOLATILE_P(asm_stmt) = 1;
     tree call = build_call_expr(register_decl, 2, build_fold_addr_expr(pcs_start_decl),
                                 build_fold_addr_expr(pcs_stop_decl));
-    cgraph_build_static_cdtor('I', call, MAX_RESERVED_INIT_PRIORITY - 1);
+    tree body = alloc_stmt_list();
+    append_to_statement_list(asm_stmt, &body);
+    append_to_statement_list(call, &body);
+    cgraph_build_static_cdtor('I', body, MAX_RESERVED_INIT_PRIORITY - 1);
     building_ctor = false;
 }
 
