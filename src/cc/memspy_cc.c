@@ -1,6 +1,10 @@
-/* memspy-cc, memspy-c++, memspy-fortran: drop-in compilers that build a program with
- * ThreadSanitizer instrumentation and link it against memspy's runtime instead of libtsan.
- * One binary; the basename of argv[0] picks the language. See man/memspy-cc.1. */
+/* memspy-cc, memspy-c++, memspy-fortran: drop-in compilers that build a program with memspy's
+ * instrumentation and link it against memspy's runtime. With gcc, g++ and gfortran the
+ * default is memspy's GCC plugin (src/cc/plugin/gcc: inline capture after vectorisation),
+ * when the plugin was built for the same GCC version; otherwise, with clang, with -flto or
+ * with MEMSPY_INSTRUMENT=tsan, ThreadSanitizer instrumentation (-fsanitize=thread) whose
+ * hooks the runtime defines instead of libtsan. One binary; the basename of argv[0] picks
+ * the language. See man/memspy-cc.1. */
 #define _GNU_SOURCE
 #include "cc_args.h"
 
@@ -20,8 +24,12 @@
 #define RUNTIME_ARCHIVE "libmemspy_rt.a"
 #define THREADS_ARCHIVE "libmemspy_threads.a"   /* the threads marker (src/rt/marker) */
 #define DYNAMIC_LIST "memspy-dynamic.list"
+#define GCC_PLUGIN "memspy_gcc.so"
 
 typedef enum { FAMILY_GCC, FAMILY_CLANG } compiler_family;
+
+/* How sources are instrumented: decided once per wrapper run (instrument_mode). */
+typedef enum { INSTR_UNDECIDED, INSTR_PLUGIN, INSTR_TSAN } instrument_kind;
 
 /* Everything the wrapper decided about its environment before looking at the arguments. */
 typedef struct {
@@ -30,6 +38,7 @@ typedef struct {
   compiler_family family;
   char libdir[PATH_MAX + 64];/* where libmemspy_rt.a and memspy-dynamic.list live */
   bool verbose;
+  instrument_kind instrument;
 } wrapper_env;
 
 /* The temporary directory of a split compile+link and the child being waited for, reachable
@@ -133,11 +142,111 @@ static void init_env(const char *argv0, wrapper_env *env) {
 
 /* ---- command construction ---- */
 
+/* The compiler's version (-dumpfullversion) into buf, "" if it cannot be had. */
+static void compiler_version(const wrapper_env *env, char *buf, size_t len) {
+  buf[0] = '\0';
+  int fds[2];
+  if (pipe(fds) != 0)
+    return;
+  fflush(stderr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fds[1], STDOUT_FILENO);
+    close(fds[0]);
+    close(fds[1]);
+    execl(env->compiler_path, env->compiler_path, "-dumpfullversion", (char *)NULL);
+    _exit(127);
+  }
+  close(fds[1]);
+  size_t got = 0;
+  ssize_t n;
+  while (pid > 0 && got + 1 < len && (n = read(fds[0], buf + got, len - 1 - got)) > 0)
+    got += (size_t)n;
+  close(fds[0]);
+  buf[got] = '\0';
+  buf[strcspn(buf, "\r\n")] = '\0';
+  int status;
+  if (pid > 0)
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+      ;
+}
+
+/* Whether the user's line asks for link-time optimisation (the plugin would not run then:
+ * lto1 compiles the code at link time without it). */
+static bool wants_lto(const cc_cmdline *line) {
+  bool lto = false;
+  for (size_t i = 0; i < line->item_count; i++) {
+    const char *a = line->items[i].text[0];
+    if (line->items[i].kind != ITEM_OPTION)
+      continue;
+    if (strncmp(a, "-flto", 5) == 0 && strcmp(a, "-flto-partition=none") != 0)
+      lto = true;
+    if (strcmp(a, "-fno-lto") == 0)
+      lto = false;
+  }
+  return lto;
+}
+
+/* Decides, once, between memspy's GCC plugin and ThreadSanitizer instrumentation:
+ * MEMSPY_INSTRUMENT=tsan|plugin forces one; by default gcc-family compilers get the plugin
+ * when it was built for their exact version (else a one-line note and the fallback). */
+static instrument_kind instrument_mode(wrapper_env *env, const cc_cmdline *line) {
+  if (env->instrument != INSTR_UNDECIDED)
+    return env->instrument;
+  const char *want = getenv("MEMSPY_INSTRUMENT");
+  if (!want || !*want)
+    want = "auto";
+  if (strcmp(want, "tsan") == 0 || env->family == FAMILY_CLANG)
+    return env->instrument = INSTR_TSAN;
+  bool forced = strcmp(want, "plugin") == 0;
+  if (!forced && strcmp(want, "auto") != 0)
+    fail("MEMSPY_INSTRUMENT must be 'plugin', 'tsan' or 'auto', not '%s'", want);
+#ifdef MEMSPY_GCC_PLUGIN_VERSION
+  if (wants_lto(line)) {
+    if (forced)
+      fail("memspy's gcc plugin does not work with -flto (use MEMSPY_INSTRUMENT=tsan)");
+    fprintf(stderr, TOOL ": note: -flto: using -fsanitize=thread instrumentation instead of "
+                    "memspy's gcc plugin\n");
+    return env->instrument = INSTR_TSAN;
+  }
+  char version[64];
+  compiler_version(env, version, sizeof version);
+  if (strcmp(version, MEMSPY_GCC_PLUGIN_VERSION) != 0) {
+    if (forced)
+      fail("memspy's gcc plugin was built for GCC %s, %s is GCC %s", MEMSPY_GCC_PLUGIN_VERSION,
+           env->compiler_name, version[0] ? version : "(unknown version)");
+    fprintf(stderr, TOOL ": note: %s is GCC %s, memspy's plugin was built for GCC %s: using "
+                    "-fsanitize=thread instrumentation\n", env->compiler_name,
+            version[0] ? version : "(unknown version)", MEMSPY_GCC_PLUGIN_VERSION);
+    return env->instrument = INSTR_TSAN;
+  }
+  char path[PATH_MAX + 128];
+  snprintf(path, sizeof path, "%s/%s", env->libdir, GCC_PLUGIN);
+  if (access(path, R_OK) != 0)
+    fail("memspy's gcc plugin %s cannot be read (%s); build/install memspy, set MEMSPY_LIBDIR, "
+         "or set MEMSPY_INSTRUMENT=tsan", path, strerror(errno));
+  return env->instrument = INSTR_PLUGIN;
+#else
+  (void)line;
+  if (forced)
+    fail("memspy was built without its gcc plugin (gcc plugin headers missing at build time)");
+  return env->instrument = INSTR_TSAN;
+#endif
+}
+
 /* Instrumentation flags for a compile whose sources have the given languages. */
-static void push_instrumentation(strvec *cmd, compiler_family family, bool c_family,
-                                 bool fortran) {
+static void push_instrumentation(strvec *cmd, wrapper_env *env, const cc_cmdline *line,
+                                 bool c_family, bool fortran) {
   if (!c_family && !fortran)
     return; /* assembler only: nothing to instrument */
+  if (instrument_mode(env, line) == INSTR_PLUGIN) {
+    char path[PATH_MAX + 160];
+    snprintf(path, sizeof path, "-fplugin=%s/%s", env->libdir, GCC_PLUGIN);
+    strvec_push(cmd, path);
+    strvec_push(cmd, "-g");
+    return;
+  }
+  compiler_family family = env->family;
   strvec_push(cmd, "-fsanitize=thread");
   strvec_push(cmd, "-g");
   /* gfortran warns that -fno-builtin-* are C-only: give them to C-family compiles only. */
@@ -231,7 +340,7 @@ static void push_dependency_name(strvec *cmd, const cc_cmdline *line, const char
 
 /* The compile step of one source of a compile+link line: every compile option of the line,
  * the source's -x language, the instrumentation, and a temporary object as output. */
-static void build_compile_step(strvec *cmd, const wrapper_env *env, const cc_cmdline *line,
+static void build_compile_step(strvec *cmd, wrapper_env *env, const cc_cmdline *line,
                                const cc_item *source, const char *object) {
   strvec_push(cmd, env->compiler_path);
   for (size_t i = 0; i < line->item_count; i++) {
@@ -241,7 +350,7 @@ static void build_compile_step(strvec *cmd, const wrapper_env *env, const cc_cmd
   }
   if (line->dep_file && !line->dep_named)
     push_dependency_name(cmd, line, source->text[0]);
-  push_instrumentation(cmd, env->family, source->lang == LANG_C_FAMILY,
+  push_instrumentation(cmd, env, line, source->lang == LANG_C_FAMILY,
                        source->lang == LANG_FORTRAN);
   strvec_push(cmd, "-c");
   if (source->xlang) {
@@ -359,7 +468,7 @@ static void exit_like(int status) {
 
 /* Compiles each source to a temporary object, then links: gcc must not see -fsanitize=thread
  * on a link line (it would link libtsan), so the two never share a command. */
-static void compile_then_link(const wrapper_env *env, const cc_cmdline *line) {
+static void compile_then_link(wrapper_env *env, const cc_cmdline *line) {
   const char *tmp = getenv("TMPDIR");
   snprintf(g_tmpdir, sizeof g_tmpdir, "%s/memspy-cc.XXXXXX", tmp && *tmp ? tmp : "/tmp");
   static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP};
@@ -437,7 +546,7 @@ int main(int argc, char **argv) {
     strvec_push(&cmd, env.compiler_path);
     for (size_t i = 0; i < line.item_count; i++)
       push_item(&cmd, &line.items[i]);
-    push_instrumentation(&cmd, env.family, line.has_c_family, line.has_fortran);
+    push_instrumentation(&cmd, &env, &line, line.has_c_family, line.has_fortran);
     exec_command(&env, &cmd);
     break;
   case MODE_LINK:

@@ -25,6 +25,7 @@ extern void *__libc_pvalloc(size_t n);
 static void *track(void *p, size_t requested, uintptr_t caller) {
     ms_thread *t = &ms_tls;
     if (t->mode == MS_T_BUSY) return p;    /* the runtime's own allocation */
+    ms_plug_sync();   /* pending plugin records see the map before this block (plugin.c) */
     uintptr_t site = t->pending_site ? t->pending_site : caller;
     t->pending_site = 0;
     if (!p || !ms_thread_can_record(t)) return p;
@@ -39,6 +40,7 @@ static void *track(void *p, size_t requested, uintptr_t caller) {
 /* Forget block p before it goes back to libc (it may be reused at once by another thread). */
 static void untrack(void *p) {
     if (!p || !ms_rt_on) return;
+    if (ms_tls.mode == MS_T_READY) ms_plug_sync();
     uint32_t bin = ms_shadow_get((uintptr_t)p);
     if (!bin) return;
     size_t usable = malloc_usable_size(p);
@@ -76,6 +78,7 @@ static void *realloc_tracked(void *p, size_t n, uintptr_t caller) {
         void *q = __libc_realloc(p, n);
         return ms_rt_on ? track(q, n, caller) : q;
     }
+    if (ms_tls.mode == MS_T_READY) ms_plug_sync();
     size_t old_usable = malloc_usable_size(p);
     ms_shadow_fill((uintptr_t)p, old_usable, 0);
     void *q = __libc_realloc(p, n);

@@ -177,11 +177,13 @@ static void put_notes(ms_raw_writer *w, int lost_threads) {
     p = ms_utoa(p, lost);
     ms_memcpy(p, text, ms_strlen(text) + 1);
     int late_switch = ms_threads_mode_switched();
+    const char *instrumentation = ms_instrumentation_note();
     ms_raw_section_begin(w, MS_RAW_NOTES);
-    ms_raw_put_u32(w, (uint32_t)((lost != 0) + (lost_threads != 0) + (late_switch != 0)));
+    ms_raw_put_u32(w, (uint32_t)((lost != 0) + (lost_threads != 0) + (late_switch != 0) + (instrumentation != NULL)));
     if (lost) ms_raw_put_str(w, dropped);
     if (lost_threads) ms_raw_put_str(w, "the program died inside the profiler: the last buffered accesses are missing");
     if (late_switch) ms_raw_put_str(w, switched);
+    if (instrumentation) ms_raw_put_str(w, instrumentation);   /* last: the others come first */
     ms_raw_section_end(w);
 }
 
@@ -206,7 +208,10 @@ static int lock_for_signal(uint8_t interrupted_mode) {
 }
 
 void ms_dump(uint32_t exit_kind, int32_t exit_value, int from_signal) {
-    if (!ms_rt_on || __atomic_exchange_n(&dumped, 1, __ATOMIC_ACQ_REL)) return;
+    if (!ms_rt_on) return;
+    /* The calling thread's committed plugin records (plugin.c), while it may still record. */
+    if (!from_signal && ms_tls.mode == MS_T_READY) ms_plug_sync();
+    if (__atomic_exchange_n(&dumped, 1, __ATOMIC_ACQ_REL)) return;
     uint8_t prev = ms_busy_begin();
     /* Stop every thread from recording first, then collect what each one has pending. */
     __atomic_store_n(&ms_rt_on, 0, __ATOMIC_SEQ_CST);

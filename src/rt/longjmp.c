@@ -1,7 +1,10 @@
 /* The longjmp family, interposed so that the shadow call stack can be resynchronised: a
  * longjmp skips the func_exit hooks of every frame it abandons. We only flag the thread;
  * the next func_entry or allocation pops down to the live frame (shadowstack.c). The real
- * functions are looked up when memspy activates (runtime.c) or, failing that, on first use. */
+ * functions are looked up when memspy activates (runtime.c) or, failing that, on first use.
+ * C++ exceptions do the same to plugin-instrumented code (its exit hooks are not run by the
+ * unwinder, unlike -fsanitize=thread's cleanups): entering a catch handler
+ * (__cxa_begin_catch) flags the thread the same way. */
 #include "rt.h"
 #include <dlfcn.h>
 
@@ -28,7 +31,10 @@ void ms_longjmp_init(void) {
 }
 
 static void mark(void) {
-    if (ms_rt_on) ms_tls.longjmp_pending = 1;
+    if (!ms_rt_on) return;
+    /* The plugin records made before the jump, with the frames they saw (plugin.c). */
+    if (ms_tls.mode == MS_T_READY) ms_plug_sync();
+    ms_tls.longjmp_pending = 1;
 }
 
 #define JUMP(name, slot)                                            \
@@ -42,3 +48,19 @@ JUMP(longjmp, real_longjmp)
 JUMP(siglongjmp, real_siglongjmp)
 JUMP(_longjmp, real__longjmp)
 JUMP(__longjmp_chk, real_longjmp_chk)
+
+typedef void *(*catch_fn)(void *exception);
+static catch_fn real_begin_catch;
+
+/* The C++ runtime's entry into a catch handler (the handler's function is live again). */
+void *__cxa_begin_catch(void *exception) {
+    mark();
+    catch_fn fn = __atomic_load_n(&real_begin_catch, __ATOMIC_ACQUIRE);
+    if (!fn) {
+        uint8_t prev = ms_busy_begin();
+        fn = (catch_fn)dlsym(RTLD_NEXT, "__cxa_begin_catch");
+        ms_busy_end(prev);
+        __atomic_store_n(&real_begin_catch, fn, __ATOMIC_RELEASE);
+    }
+    return fn(exception);
+}

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include "../sim/sim.h"
 #include "../sim/window.h"
+#include "msplug_abi.h"
 
 #define MS_LIKELY(x) __builtin_expect(!!(x), 1)
 #define MS_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -72,6 +73,7 @@ typedef struct ms_thread_data {
     uint32_t *nev_p;                   /* the owning thread's event count, for the exit flush */
     uint32_t rec_thread_index;         /* the owning thread's index (0 = main thread) */
     ms_rec_stream *rec;                /* its recorded stream (record.c), NULL if none yet */
+    uint64_t *plug_buf;                /* the owning thread's plugin buffer (plugin.c), for the exit flush */
     int flushing;                      /* flush flag: held by whoever flushes ev or ends rec */
     ms_event ev[MS_EVENTS_PER_THREAD];
     ms_bin_cache_slot stack_cache[MS_CACHE_SLOTS];
@@ -96,7 +98,8 @@ extern volatile int ms_rt_on;     /* 1 while profiling: checked by every hook fi
 /* The main thread's stack is simulated at a fixed place: every thread's accesses to
  * [ms_main_stack.lo, lo + span) are moved by shift when flushed (events.c), so that the size
  * of the environment and arguments above the initial stack pointer does not change the
- * results. Set once, when the main thread starts recording (runtime.c). */
+ * results beyond the offset in a cache line (shift is a multiple of 64, keeping each access's
+ * place in its line). Set once, when the main thread starts recording (runtime.c). */
 typedef struct { uintptr_t lo, span; uint64_t shift; } ms_stack_placement;
 extern ms_stack_placement ms_main_stack;
 
@@ -373,6 +376,30 @@ int ms_pipeline_drain(int max_ms);
 /* References the simulator thread could not count (out of memory). */
 uint64_t ms_pipeline_dropped(void);
 
+/* ---- plugin.c: records of plugin-instrumented code (src/rt/msplug_abi.h) ---- */
+
+/* Turn the calling thread's pending plugin records into events (bins resolved now). */
+void ms_plug_drain(void);
+/* Drain if the thread has plugin records pending: called before anything that changes how an
+ * address maps to a bin (allocation, free, function entry/exit, synchronisation) and before
+ * any other event of the thread (ms_record), so deferred resolution equals resolution at
+ * access time (plugin.c explains why). */
+MS_HOT void ms_plug_sync(void) {
+    if (MS_UNLIKELY(__memspy_buf[0])) ms_plug_drain();
+}
+/* Whether the thread's last committed plugin group recorded exactly this memcpy/memmove
+ * (set = 0: dst, src, n) or memset (set = 1: dst, n); the interposer then records nothing. */
+int ms_plug_claim(uintptr_t dst, uintptr_t src, size_t n, int set);
+/* Exit flush, d's flush flag held: turn the pending plugin records of d's thread (possibly
+ * another thread, stopped or still running) into events of d, resolving bins with that
+ * thread's shadow stack. sim_try as for ms_events_flush_data. */
+void ms_plug_drain_data(ms_thread_data *d, uint32_t *nev, int sim_try);
+/* The instrumentation the program's objects used, as a note for the raw profile; NULL if
+ * none was seen. */
+const char *ms_instrumentation_note(void);
+/* Set by __tsan_init: some object was compiled with -fsanitize=thread. */
+extern volatile int ms_tsan_seen;
+
 /* The complete recording path: thread set-up, any bin lookup, flushing a full buffer. */
 void ms_record_slow(uintptr_t addr, uint32_t size_flags, uintptr_t pc);
 
@@ -382,6 +409,7 @@ void ms_record_slow(uintptr_t addr, uint32_t size_flags, uintptr_t pc);
 MS_HOT void ms_record(uintptr_t addr, uint32_t size, uint32_t write_flag, uintptr_t pc) {
     if (MS_UNLIKELY(!ms_rt_on)) return;
     ms_thread *t = &ms_tls;
+    if (MS_LIKELY(t->mode == MS_T_READY)) ms_plug_sync();
     uint32_t bin, n = t->nev;
     if (MS_UNLIKELY(t->mode != MS_T_READY || n == MS_EVENTS_PER_THREAD - 1)) goto slow;
     if (addr - t->stack_lo < t->stack_span) {

@@ -79,6 +79,7 @@ static void thread_exit(void *arg) {
     pthread_mutex_lock(&threads_lock);
     t->data->in_use = 0;
     t->data->nev_p = NULL;
+    t->data->plug_buf = NULL;
     t->data->next_free = free_data;
     free_data = t->data;
     pthread_mutex_unlock(&threads_lock);
@@ -96,11 +97,15 @@ extern void *__libc_stack_end;   /* glibc: the initial stack pointer of the proc
 ms_stack_placement ms_main_stack;
 
 /* If t is the main thread (its stack holds the initial stack pointer), place its stack so
- * that the initial stack pointer is simulated at MS_MAIN_STACK_TOP; other stacks stay. */
+ * that the initial stack pointer is simulated within 64 bytes below MS_MAIN_STACK_TOP; other
+ * stacks stay. The shift is a multiple of 64 so that every address keeps its offset in its
+ * cache line: a 32-byte aligned vector access to a local array must not straddle two lines in
+ * the simulation when it does not in the program. */
 static void stack_placement(const ms_thread *t) {
     uintptr_t sp0 = (uintptr_t)__libc_stack_end;
     if (sp0 && sp0 - t->stack_lo < t->stack_span)
-        ms_main_stack = (ms_stack_placement){ t->stack_lo, t->stack_span, MS_MAIN_STACK_TOP - (uint64_t)sp0 };
+        ms_main_stack = (ms_stack_placement){ t->stack_lo, t->stack_span,
+                                              (MS_MAIN_STACK_TOP - (uint64_t)sp0) & ~(uint64_t)63 };
 }
 
 /* Bounds of the calling thread's stack. */
@@ -127,6 +132,7 @@ int ms_thread_enter_slow(ms_thread *t) {
     t->data = d;
     t->nev = 0;
     d->nev_p = &t->nev;
+    d->plug_buf = __memspy_buf;
     pthread_setspecific(thread_key, t);
     uint32_t index = t->preset_index ? t->preset_index - 1 : ms_thread_index_next();
     ms_rec_thread_start(d, index);
@@ -161,7 +167,7 @@ static void flush_at_exit(ms_thread_data *d, void *ud) {
     /* A signal that interrupted the runtime: this thread may hold the simulator lock. */
     if (x->from_signal && x->own_busy)
         x->skipped += nev && *nev;
-    else if (nev && ms_events_flush_data(d, nev, x->from_signal) < 0)
+    else if (nev && (ms_plug_drain_data(d, nev, x->from_signal), ms_events_flush_data(d, nev, x->from_signal)) < 0)
         x->skipped++;
     ms_rec_thread_end(d);
     ms_flush_flag_give(d);
@@ -240,6 +246,9 @@ void ms_runtime_init(void) {
 }
 
 /* Called by every instrumented translation unit's constructor. */
-void __tsan_init(void) { ms_runtime_init(); }
+void __tsan_init(void) {
+    ms_tsan_seen = 1;
+    ms_runtime_init();
+}
 
 __attribute__((constructor)) static void runtime_constructor(void) { ms_runtime_init(); }

@@ -1,4 +1,5 @@
-/* The per-thread shadow call stack, fed by __tsan_func_entry/__tsan_func_exit. It gives
+/* The per-thread shadow call stack, fed by __tsan_func_entry/__tsan_func_exit and the
+ * plugin's __memspy_func_entry/__memspy_func_exit. It gives
  * every heap allocation its call path and every stack address its owning frame.
  *
  * Frame addresses: each frame records the frame address of its func_entry hook, which lies
@@ -51,30 +52,49 @@ void ms_shadow_stack_resync(ms_thread *t, uintptr_t live_pc) {
     if (d > 0) t->depth = d;   /* else the live function has no frame: keep what we have */
 }
 
-/* Instrumented function entry: push {callee pc, call site, frame address}. */
-void __tsan_func_entry(void *caller_ra) {
+/* Push {callee pc, call site, frame address} for an instrumented function's entry hook. The
+ * calling thread's pending plugin records are resolved first, with the frames they saw. */
+MS_HOT void frame_push(uintptr_t pc, uintptr_t caller_ra, uintptr_t here) {
     ms_thread *t = &ms_tls;
     if (!ms_thread_can_record(t)) return;
-    uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+    ms_plug_sync();
     drop_stale(t, here, 0);
-    if (MS_UNLIKELY(t->longjmp_pending)) ms_shadow_stack_resync(t, (uintptr_t)caller_ra - 1);
+    if (MS_UNLIKELY(t->longjmp_pending)) ms_shadow_stack_resync(t, caller_ra - 1);
     if (MS_UNLIKELY(t->depth == t->frames_cap) && grow(t) < 0) return;
     ms_frame *f = &t->frames[t->depth];
-    f->pc = (uintptr_t)__builtin_return_address(0);
-    f->call_ra = (uintptr_t)caller_ra;
+    f->pc = pc;
+    f->call_ra = caller_ra;
     f->frame = here;
     f->bin = 0;
     __asm__ volatile("" ::: "memory");   /* a signal handler must see a complete frame */
     t->depth++;
 }
 
-/* Instrumented function exit: pop the function's frame. */
-void __tsan_func_exit(void) {
+/* Pop the function's frame at its exit hook (after resolving its pending plugin records). */
+MS_HOT void frame_pop(uintptr_t here) {
     ms_thread *t = &ms_tls;
     if (!ms_thread_can_record(t)) return;
-    drop_stale(t, (uintptr_t)__builtin_frame_address(0), 1);
+    ms_plug_sync();
+    drop_stale(t, here, 1);
     if (t->depth) t->depth--;
 }
+
+/* Instrumented function entry (-fsanitize=thread). */
+void __tsan_func_entry(void *caller_ra) {
+    frame_push((uintptr_t)__builtin_return_address(0), (uintptr_t)caller_ra,
+               (uintptr_t)__builtin_frame_address(0));
+}
+
+/* Instrumented function exit (-fsanitize=thread). */
+void __tsan_func_exit(void) { frame_pop((uintptr_t)__builtin_frame_address(0)); }
+
+/* The same for plugin-instrumented functions (msplug_abi.h). */
+void __memspy_func_entry(void *caller_ra) {
+    frame_push((uintptr_t)__builtin_return_address(0), (uintptr_t)caller_ra,
+               (uintptr_t)__builtin_frame_address(0));
+}
+
+void __memspy_func_exit(void) { frame_pop((uintptr_t)__builtin_frame_address(0)); }
 
 uint32_t ms_stack_bin_slow(ms_thread *t, uintptr_t addr) {
     uint32_t i = t->depth;

@@ -3,7 +3,9 @@
  * here: the real function runs (dlsym RTLD_NEXT, which also resolves IFUNCs; a byte loop
  * before that), then the bytes it actually read and wrote are recorded as range accesses
  * attributed to the caller's return address. Calls made while the thread is inside the
- * runtime are not recorded (ms_record checks the thread mode). */
+ * runtime are not recorded (ms_record checks the thread mode). A memcpy/memmove/memset that
+ * plugin-instrumented code already recorded (gcc chose a call for a builtin) is not
+ * recorded twice (ms_plug_claim). */
 #include "rt.h"
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -121,19 +123,19 @@ MS_NO_IDIOM static const void *loop_chr(const void *s, int c, size_t n, int stri
 
 void *memcpy(void *d, const void *s, size_t n) {
     void *r = real_memcpy ? real_memcpy(d, s, n) : loop_move(d, s, n);
-    if (recording()) rd(s, n, RA()), wr(d, n, RA());
+    if (recording() && !ms_plug_claim((uintptr_t)d, (uintptr_t)s, n, 0)) rd(s, n, RA()), wr(d, n, RA());
     return r;
 }
 
 void *memmove(void *d, const void *s, size_t n) {
     void *r = real_memmove ? real_memmove(d, s, n) : loop_move(d, s, n);
-    if (recording()) rd(s, n, RA()), wr(d, n, RA());
+    if (recording() && !ms_plug_claim((uintptr_t)d, (uintptr_t)s, n, 0)) rd(s, n, RA()), wr(d, n, RA());
     return r;
 }
 
 void *memset(void *d, int c, size_t n) {
     void *r = real_memset ? real_memset(d, c, n) : loop_set(d, c, n);
-    if (recording()) wr(d, n, RA());
+    if (recording() && !ms_plug_claim((uintptr_t)d, 0, n, 1)) wr(d, n, RA());
     return r;
 }
 

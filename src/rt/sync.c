@@ -24,6 +24,7 @@ void *ms_real_function(const char *name, const char *version) {
 }
 
 void ms_sync_event(uint32_t kind, uint64_t obj, uint64_t arg) {
+    if (ms_tls.mode == MS_T_READY) ms_plug_sync();   /* accesses before the event (plugin.c) */
     if (MS_LIKELY(!ms_streams_mode)) return;
     ms_thread *t = &ms_tls;
     if (!ms_thread_can_record(t)) return;

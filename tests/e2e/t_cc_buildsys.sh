@@ -22,7 +22,7 @@ if command -v cmake >/dev/null; then
     fail "cmake configure: $(cat cmake.log)"
   cmake --build cmk/build >>cmake.log 2>&1 || fail "cmake build: $(cat cmake.log)"
   expect_runtime_linked cmk/build/prog
-  nm -D cmk/build/libutil.so | grep -q ' U __tsan_read' || fail "libutil.so not instrumented"
+  nm -D cmk/build/libutil.so | grep -Eq ' U __(tsan_read|memspy_buf)' || fail "libutil.so not instrumented"
   expect_output $SUM cmk/build/prog
 else
   echo "note: cmake not installed, CMake build not tested"

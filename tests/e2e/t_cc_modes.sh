@@ -12,7 +12,7 @@ SUM=sum=15150
 "$BIN/memspy-cc" $OPT -c main.c -o main.o
 "$BIN/memspy-cc" $OPT -c util.c
 expect_instrumented main.o util.o
-nm util.o | grep -Eq ' U __tsan_read(4|8|16)$' || fail "util.o: the loop's reads are not instrumented"
+expect_accesses_recorded util.o
 "$BIN/memspy-cc" main.o util.o -o linked
 expect_runtime_linked linked
 expect_output $SUM ./linked
@@ -31,21 +31,23 @@ expect_output $SUM ./two
 "$BIN/memspy-cc" $OPT -MD main.c util.c -o depprog
 grep -q '^depprog: .*util.c' depprog.d || fail "depprog.d: $(head -1 depprog.d 2>&1)"
 
-# The link line never carries -fsanitize=thread; compile lines always do.
+# The link line never carries -fsanitize=thread or the plugin; compile lines always carry one.
 MEMSPY_CC_VERBOSE=1 "$BIN/memspy-cc" $OPT main.c util.c -o verbose 2>verbose.log
-[ "$(grep -c '^memspy-cc: .* -fsanitize=thread .* -c .*\.c -o ' verbose.log)" = 2 ] ||
+[ "$(grep -Ec '^memspy-cc: .* (-fsanitize=thread|-fplugin=[^ ]*memspy_gcc.so) .* -c .*\.c -o ' verbose.log)" = 2 ] ||
   fail "expected 2 instrumented compile steps in: $(cat verbose.log)"
-grep '^memspy-cc: .*--whole-archive' verbose.log | grep -q fsanitize &&
-  fail "link step has -fsanitize: $(cat verbose.log)"
+grep '^memspy-cc: .*--whole-archive' verbose.log | grep -Eq 'fsanitize|fplugin' &&
+  fail "link step has -fsanitize or -fplugin: $(cat verbose.log)"
 
 # A -shared library (no runtime inside, hooks left undefined) used by an executable.
 "$BIN/memspy-cc" $OPT -fPIC -shared util.c -o libutil.so
-nm -D libutil.so | grep -q ' U __tsan_func_entry$' || fail "libutil.so: hooks not undefined"
+nm -D libutil.so | grep -Eq ' U __(tsan|memspy)_func_entry$' || fail "libutil.so: hooks not undefined"
 nm --defined-only libutil.so | grep -q __memspy_runtime_v1 && fail "libutil.so contains the runtime"
 readelf -d libutil.so | grep NEEDED | grep -q tsan && fail "libutil.so links libtsan"
 "$BIN/memspy-cc" $OPT main.c -L. -lutil -Wl,-rpath,"$WORK" -o shared
 expect_runtime_linked shared
 nm -D shared | grep -q ' T __tsan_func_entry$' || fail "shared: hooks not exported to libraries"
+nm -D shared | grep -q ' T __memspy_func_entry$' || fail "shared: plugin hooks not exported to libraries"
+nm -D shared | grep -q ' B __memspy_buf$' || fail "shared: plugin buffer not exported to libraries"
 expect_output $SUM ./shared
 
 # Response file.
@@ -99,8 +101,12 @@ expect_error 'address cannot be combined' "$BIN/memspy-cc" -fsanitize=address -c
 expect_error 'memory cannot be combined' "$BIN/memspy-cc" -fsanitize=undefined,memory -c main.c
 expect_error 'libmemspy_rt.a not found' env MEMSPY_LIBDIR="$WORK/none" "$BIN/memspy-cc" main.o util.o
 expect_error "compiler 'no-such-cc' not found" env MEMSPY_CC=no-such-cc "$BIN/memspy-cc" -c main.c
-# Compiling alone does not need the runtime.
-MEMSPY_LIBDIR="$WORK/none" "$BIN/memspy-cc" $OPT -c util.c -o alone.o
+# Compiling alone does not need the runtime (the -fsanitize=thread path needs no file of
+# memspy's); the plugin path needs the plugin and names it when it is missing.
+MEMSPY_INSTRUMENT=tsan MEMSPY_LIBDIR="$WORK/none" "$BIN/memspy-cc" $OPT -c util.c -o alone.o
+if [ -f "$LIBDIR/memspy_gcc.so" ] && [ "$CC_FAMILY" = gcc ]; then
+  expect_error "plugin $WORK/none/memspy_gcc.so cannot be read" env MEMSPY_LIBDIR="$WORK/none" "$BIN/memspy-cc" -c util.c
+fi
 
 # The compiler's failure status comes back, and nothing is left behind.
 echo 'int broken(void) { return }' >broken.c

@@ -45,13 +45,24 @@ mkdir "$WORK/tmp"
 export TMPDIR="$WORK/tmp"
 cd "$WORK"
 
-# expect_instrumented OBJECT...: each object calls the function hooks and a read/write hook.
+# expect_instrumented OBJECT...: each object calls the function hooks and records accesses:
+# through a read/write hook (-fsanitize=thread) or into the thread's buffer, with a site
+# table's pc pairs (memspy's gcc plugin, the default with gcc).
 expect_instrumented() {
   for obj in "$@"; do
-    nm "$obj" | grep -q ' U __tsan_func_entry$' || fail "$obj: no __tsan_func_entry reference"
-    nm "$obj" | grep -Eq ' U __tsan_(unaligned_)?(read|write)(1|2|4|8|16|_range)$' ||
-      fail "$obj: no __tsan_read/__tsan_write reference"
+    nm "$obj" | grep -Eq ' U __(tsan|memspy)_func_entry$' || fail "$obj: no function entry hook reference"
+    expect_accesses_recorded "$obj"
   done
+}
+
+# expect_accesses_recorded OBJECT: its accesses are instrumented (either path).
+expect_accesses_recorded() {
+  if nm "$1" | grep -q ' U __memspy_buf$'; then
+    readelf -S "$1" | grep -q __memspy_pcs || fail "$1: plugin records but no __memspy_pcs section"
+  else
+    nm "$1" | grep -Eq ' U __tsan_(unaligned_)?(read|write)(1|2|4|8|16|_range)$' ||
+      fail "$1: no __tsan_read/__tsan_write reference and no __memspy_buf reference"
+  fi
 }
 
 # expect_runtime_linked EXE: defines memspy's runtime marker and does not depend on libtsan.

@@ -1,0 +1,202 @@
+/* The runtime side of memspy's compiler plugin (ABI: src/rt/msplug_abi.h).
+ *
+ * Plugin-instrumented code appends raw records (an address per access, a header per group
+ * naming its sites) to the thread's buffer __memspy_buf without calling the runtime. The
+ * "drain" turns them into exactly what the ThreadSanitizer hooks record (ms_record: pc of the
+ * site, data bin resolved from the shadow stack or the heap shadow map), later than the
+ * accesses happened.
+ *
+ * Why deferred resolution gives the same bins as resolution at access time: a record's bin
+ * depends on (a) the heap shadow map, changed only by the runtime's allocation functions,
+ * (b) the shadow call stack, changed only at function entry and exit, (c) the globals table,
+ * which only grows (dlopen) with objects the program cannot have touched before. The buffer
+ * is drained at each of these points, before the change: in ms_record (every TSan hook and
+ * interposed string function, so their events also stay in program order), in the
+ * allocation functions (alloc.c) before the shadow map changes, in __memspy_func_entry/exit
+ * and __tsan_func_entry/exit before the shadow stack changes, before a synchronisation event
+ * (sync.c: another thread may free what this one touched once the two synchronise), and at
+ * exit (dump.c). Instrumented code commits its records before every call, so no record is
+ * pending in the buffer while one of these runs in the same thread. Between two drain points
+ * the mapping is therefore the one each access saw. The thread's own buffer is the only one
+ * drained: another thread's free of an object this thread touched without synchronising is a
+ * data race, attributed as the TSan path would (to whatever the address maps to then). At
+ * exit, the records other threads committed since their last drain point (a thread blocked
+ * in a system call, say) are drained from their buffers by the exit flush
+ * (ms_plug_drain_data), with their own shadow stacks.
+ *
+ * Not profiling (no `memspy run`): the buffer still fills and __memspy_flush drops it; entry
+ * and exit return after one check. */
+#include "rt.h"
+#include <stddef.h>
+
+__thread uint64_t __memspy_buf[1 + MSPLUG_BUF_WORDS] __attribute__((tls_model("initial-exec")));
+
+/* The buffer count at which memcpy/memset last claimed a plugin copy (ms_plug_claim). */
+static __thread uint64_t claimed __attribute__((tls_model("initial-exec")));
+
+static volatile uint32_t plug_modules;   /* 1 once some instrumented unit registered */
+static volatile uint64_t plug_sites;
+volatile int ms_tsan_seen;
+
+#define HEADER_TAG (1ull << 63)
+
+/* Where a drain's accesses go: the calling thread's recording path (ms_record), or at the
+ * exit flush another thread's event buffer (other != NULL). */
+typedef struct {
+    ms_thread *other;
+    ms_thread_data *d;
+    uint32_t *nev;
+    int sim_try;
+} sink;
+
+/* One access of len bytes (len may exceed an event's size: split as ms_record_range does). */
+static void emit(const sink *k, uint64_t addr, uint64_t len, uint32_t write, uintptr_t pc) {
+    if (!k->other) {
+        if (MS_LIKELY(len <= MS_EV_SIZE_MAX)) ms_record(addr, (uint32_t)len, write, pc);
+        else ms_record_range(addr, len, write, pc);
+        return;
+    }
+    while (len) {
+        uint32_t piece = len > MS_EV_SIZE_MAX ? MS_EV_SIZE_MAX : (uint32_t)len;
+        if (*k->nev >= MS_EVENTS_PER_THREAD) ms_events_flush_data(k->d, k->nev, k->sim_try);
+        ms_event *e = &k->d->ev[(*k->nev)++];
+        e->addr = addr;
+        e->pc = pc;
+        e->bin = ms_resolve_bin(k->other, addr);
+        e->size_flags = piece | write;
+        addr += piece;
+        len -= piece;
+    }
+}
+
+/* Record one site's access(es); w: its words. */
+static void record_site(const sink *k, uint32_t kind, uint32_t size, const uint64_t *w, uintptr_t pc) {
+    switch (kind) {
+    case MSPLUG_K_READ:
+    case MSPLUG_K_ATOMIC_LOAD:
+        emit(k, w[0], size, 0, pc);
+        break;
+    case MSPLUG_K_WRITE:
+    case MSPLUG_K_ATOMIC_STORE:
+        emit(k, w[0], size, MS_EV_WRITE, pc);
+        break;
+    case MSPLUG_K_ATOMIC_RMW:
+        emit(k, w[0], size, 0, pc);
+        emit(k, w[0], size, MS_EV_WRITE, pc);
+        break;
+    case MSPLUG_K_COPY:
+        emit(k, w[1], size, 0, pc);
+        emit(k, w[0], size, MS_EV_WRITE, pc);
+        break;
+    case MSPLUG_K_COPY_VAR:
+        emit(k, w[1], w[2], 0, pc);
+        emit(k, w[0], w[2], MS_EV_WRITE, pc);
+        break;
+    case MSPLUG_K_SET:
+        emit(k, w[0], size, MS_EV_WRITE, pc);
+        break;
+    case MSPLUG_K_SET_VAR:
+        emit(k, w[0], w[1], MS_EV_WRITE, pc);
+        break;
+    }
+}
+
+/* Walk words 1..used of buffer b (its count already reset) into k; t: the owning thread. */
+static void parse(const uint64_t *b, uint64_t used, const ms_thread *t, const sink *k) {
+    if (used > MSPLUG_BUF_WORDS) used = MSPLUG_BUF_WORDS;
+    uint64_t i = 1, end = used + 1;
+    while (i < end) {
+        uint64_t h = b[i++];
+        /* Not a header: the rest of a group an instrumented signal handler cut; skipped. */
+        if (!(h & HEADER_TAG)) continue;
+        const msplug_site *s = (const msplug_site *)(uintptr_t)(h & ~HEADER_TAG);
+        for (;;) {
+            uint64_t info = s->info;
+            uint32_t kind = MSPLUG_INFO_KIND(info), nw = msplug_site_words(kind);
+            if (!nw || i + nw > end) {
+                i = end;
+                break;
+            }
+            uintptr_t pc = s->pc;
+            if (MS_UNLIKELY(!pc) && t->depth) pc = t->frames[t->depth - 1].pc;   /* label dropped */
+            record_site(k, kind, MSPLUG_INFO_SIZE(info), b + i, pc);
+            i += nw;
+            if (MSPLUG_INFO_FLAGS(info) & MSPLUG_F_LAST) break;
+            s++;
+        }
+    }
+}
+
+void ms_plug_drain(void) {
+    uint64_t *b = __memspy_buf;
+    uint64_t used = b[0];
+    b[0] = 0;   /* first: ms_record below drains again only if new records came */
+    claimed = 0;
+    ms_thread *t = &ms_tls;
+    if (!used || !ms_thread_can_record(t)) return;
+    sink k = {NULL, NULL, NULL, 0};
+    parse(b, used, t, &k);
+}
+
+void ms_plug_drain_data(ms_thread_data *d, uint32_t *nev, int sim_try) {
+    uint64_t *b = d->plug_buf;
+    if (!b) return;
+    uint64_t used = __atomic_exchange_n(&b[0], 0, __ATOMIC_ACQ_REL);
+    if (!used) return;
+    ms_thread *owner = (ms_thread *)(void *)((char *)nev - offsetof(ms_thread, nev));
+    sink k = {owner, d, nev, sim_try};
+    parse(b, used, owner, &k);
+}
+
+void __memspy_flush(void) {
+    if (MS_LIKELY(ms_rt_on)) {
+        ms_plug_drain();
+        return;
+    }
+    __memspy_buf[0] = 0;   /* not profiling: drop */
+}
+
+/* Whether the group last committed is a copy (set: a set) of exactly these operands that the
+ * plugin recorded; it then must not be recorded again by the interposed function. */
+int ms_plug_claim(uintptr_t dst, uintptr_t src, size_t n, int set) {
+    const uint64_t *b = __memspy_buf;
+    uint64_t used = b[0];
+    if (!used || used > MSPLUG_BUF_WORDS || used == claimed) return 0;
+    for (int var = 0; var < 2; var++) {
+        uint32_t kind = set ? (var ? MSPLUG_K_SET_VAR : MSPLUG_K_SET) : (var ? MSPLUG_K_COPY_VAR : MSPLUG_K_COPY);
+        uint32_t nw = msplug_site_words(kind);
+        if (used < nw + 1 || !(b[used - nw] & HEADER_TAG)) continue;
+        const msplug_site *s = (const msplug_site *)(uintptr_t)(b[used - nw] & ~HEADER_TAG);
+        uint64_t info = s->info;
+        const uint64_t *w = b + used - nw + 1;
+        if (MSPLUG_INFO_KIND(info) != kind || w[0] != dst || (!set && w[1] != src)) continue;
+        if ((var ? w[nw - 1] : MSPLUG_INFO_SIZE(info)) != n) continue;
+        claimed = used;
+        return 1;
+    }
+    return 0;
+}
+
+void __memspy_register_pcs(const msplug_pc_pair *begin, const msplug_pc_pair *end) {
+    /* Every translation unit of a module passes the module's whole section: once is enough. */
+    static const msplug_pc_pair *seen[256];
+    static uint32_t nseen;
+    ms_runtime_init();   /* a library's constructors may run code before the runtime's own */
+    plug_modules = 1;
+    if (!begin || begin >= end) return;
+    for (uint32_t i = 0; i < nseen; i++)
+        if (seen[i] == begin) return;
+    if (nseen < sizeof seen / sizeof seen[0]) seen[nseen++] = begin;
+    for (const msplug_pc_pair *p = begin; p < end; p++) {
+        msplug_site *s = (msplug_site *)(uintptr_t)p->site;
+        if (s && !s->pc) s->pc = p->pc;
+    }
+    plug_sites = plug_sites + (uint64_t)(end - begin);
+}
+
+const char *ms_instrumentation_note(void) {
+    if (plug_modules && ms_tsan_seen) return "instrumentation: memspy gcc plugin and ThreadSanitizer hooks (mixed objects)";
+    if (plug_modules) return "instrumentation: memspy gcc plugin (inline capture after vectorisation)";
+    if (ms_tsan_seen) return "instrumentation: ThreadSanitizer hooks (-fsanitize=thread)";
+    return NULL;
+}
