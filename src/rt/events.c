@@ -206,7 +206,8 @@ void ms_events_flush(ms_thread *t) {
 uint32_t ms_resolve_bin(ms_thread *t, uintptr_t addr) {
     if (addr - t->stack_lo < t->stack_span) return ms_stack_bin_slow(t, addr);
     uint32_t bin = ms_shadow_get(addr);
-    return bin == MS_BIN_SHARED ? ms_globals_bin_at(addr) : bin;
+    if (bin == MS_BIN_SHARED) return ms_globals_bin_at(addr);
+    return bin ? bin : ms_regions_bin(t, addr);
 }
 
 void ms_record_slow(uintptr_t addr, uint32_t size_flags, uintptr_t pc) {

@@ -147,6 +147,10 @@ const char *ms_runtime_config_text(void);
 
 /* ---- arena.c: memory that never comes from the program's malloc ---- */
 
+/* The mmap and munmap system calls: the runtime's own mappings, never recorded as
+ * the program's. */
+void *ms_sys_mmap(void *addr, size_t len, int prot, int flags, int fd, long off);
+int ms_sys_munmap(void *addr, size_t len);
 /* Zeroed memory straight from mmap (page granular); NULL on failure. */
 void *ms_map(size_t bytes);
 /* ms_map with extra mmap flags (MAP_NORESERVE). Memory comes from the runtime's own region. */
@@ -182,6 +186,12 @@ extern uint32_t **ms_shadow_l1;
 int ms_shadow_init(void);
 /* Set [addr, addr+len) to bin (0 clears). */
 void ms_shadow_fill(uintptr_t addr, size_t len, uint32_t bin);
+/* Clear [addr, addr+len), giving whole shadow pages back to the kernel (cheap for the
+ * large ranges of munmap). */
+void ms_shadow_clear(uintptr_t addr, size_t len);
+/* Set the granules of [addr, addr+len) that hold no bin yet to bin (a region's lazily
+ * filled page: objects already there keep theirs). */
+void ms_shadow_fill_empty(uintptr_t addr, size_t len, uint32_t bin);
 
 /* A granule shared by two globals packed closer than 16 bytes: the bin is looked up exactly
  * in the globals table (ms_globals_bin_at). Never a real bin id. */
@@ -203,11 +213,12 @@ typedef struct {
     uint8_t kind;                 /* ms_bin_kind */
     uint16_t depth;               /* HEAP: entries of path */
     uint32_t module;              /* GLOBAL */
-    uint64_t pc;                  /* HEAP: site pc; STACK: function pc */
-    uint64_t path[MS_MAX_PATH];   /* HEAP: call-site return addresses, innermost first */
-    uint64_t objects, bytes, live, peak;   /* HEAP accounting (atomic updates) */
-    uint64_t addr, size;          /* GLOBAL */
-    const char *name;             /* GLOBAL */
+    uint64_t pc;                  /* HEAP, MMAP: site pc; STACK: function pc */
+    uint64_t tag;                 /* MMAP, MAPPING: hash of name (part of the interning key) */
+    uint64_t path[MS_MAX_PATH];   /* HEAP, MMAP: call-site return addresses, innermost first */
+    uint64_t objects, bytes, live, peak;   /* HEAP, MMAP accounting (atomic updates) */
+    uint64_t addr, size;          /* GLOBAL; TLS: offset in the module's TLS block */
+    const char *name;             /* GLOBAL, TLS: symbol; MMAP: file path; MAPPING: label */
 } ms_bin;
 
 /* Create bin 0 (OTHER). Returns 0 or -1. */
@@ -217,6 +228,13 @@ uint32_t ms_bins_count(void);
 ms_bin *ms_bin_get(uint32_t id);
 /* Register a global object; returns its bin id (0 if out of memory). */
 uint32_t ms_bins_add_global(uint64_t addr, uint64_t size, uint32_t module, const char *name);
+/* Register a variable bin of kind GLOBAL or TLS (addr: a TLS variable's offset in its
+ * module's block); returns its bin id (0 if out of memory). */
+uint32_t ms_bins_add_variable(uint8_t kind, uint64_t addr, uint64_t size, uint32_t module, const char *name);
+/* The MMAP bin of a file mapped at site_pc with the calling thread's call path (interned). */
+uint32_t ms_bins_mmap(ms_thread *t, uintptr_t site_pc, const char *file);
+/* The MAPPING bin of memory of no known object in a mapping labelled label (interned). */
+uint32_t ms_bins_mapping(ms_thread *t, const char *label);
 /* The STACK bin of the function containing pc (interned; per-thread cache). */
 uint32_t ms_bins_stack(ms_thread *t, uintptr_t func_pc);
 /* The HEAP bin for an allocation at site_pc with the calling thread's current call path. */
@@ -237,6 +255,25 @@ uint32_t ms_stack_bin_slow(ms_thread *t, uintptr_t addr);
 void ms_shadow_stack_resync(ms_thread *t, uintptr_t live_pc);
 /* Start address of the function containing pc, from the modules' symbol tables; 0 if unknown. */
 uintptr_t ms_function_start(uintptr_t pc);
+
+/* STACK bin of the frame of thread owner (not the caller t) holding addr, an address in
+ * owner's stack: a variable of owner's frame that t reads or writes. 0 if owner has no frame.
+ * owner's shadow stack is read while it runs; its arrays are never unmapped while it lives. */
+uint32_t ms_stack_bin_other(ms_thread *t, const ms_thread *owner, uintptr_t addr);
+
+/* ---- regions.c: memory of no heap block, global or own frame ---- */
+
+/* A region the program mapped: [lo, lo+len) gets bin (0: forget it), replacing the regions
+ * and shadow it overlaps; its bytes are added to the bin's accounting, as a new object, or
+ * (moved_from: the old length, mremap) as the same object resized. */
+void ms_regions_add(uintptr_t lo, size_t len, uint32_t bin, size_t moved_from);
+/* The program unmapped [lo, lo+len): regions cut, bytes given back, shadow cleared. */
+void ms_regions_remove(uintptr_t lo, size_t len);
+/* The bin of the region holding addr, 0 if none. */
+uint32_t ms_regions_bin_of(uintptr_t addr);
+/* The bin of addr when the shadow map has none (slow path): a region, the frame of the
+ * thread whose stack holds it, else the MAPPING bin of its /proc/self/maps line (0 if none). */
+uint32_t ms_regions_bin(ms_thread *t, uintptr_t addr);
 
 /* Bin of any address, resolved at access time (any path, may intern a STACK bin). */
 uint32_t ms_resolve_bin(ms_thread *t, uintptr_t addr);
@@ -394,7 +431,7 @@ MS_HOT void ms_record(uintptr_t addr, uint32_t size, uint32_t write_flag, uintpt
         if (MS_UNLIKELY(!bin)) goto slow;
     } else {
         bin = ms_shadow_get(addr);
-        if (MS_UNLIKELY(bin == MS_BIN_SHARED)) goto slow;
+        if (MS_UNLIKELY(bin + 1u <= 1u)) goto slow;   /* 0 (no bin yet: regions.c) or MS_BIN_SHARED */
     }
     ms_event *e = &t->data->ev[n];
     e->addr = addr;
@@ -474,6 +511,15 @@ uint32_t ms_modules_count(void);
 /* The GLOBAL bin whose object contains addr, from the sorted table of all globals; 0 if none. */
 uint32_t ms_globals_bin_at(uintptr_t addr);
 const ms_module *ms_module_get(uint32_t i);
+
+/* ---- tls.c: thread-local variables ---- */
+
+/* A thread-local variable of module index module at offset in its TLS block (its bin is
+ * made now; aliases are ignored). */
+void ms_tls_add(uint32_t module, uint64_t offset, uint64_t size, const char *name);
+/* The calling thread t starts recording: write its thread-local variables into the shadow
+ * map and end its stack range below its TLS blocks. */
+void ms_tls_thread_start(ms_thread *t);
 
 /* ---- dump.c ---- */
 
