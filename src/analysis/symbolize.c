@@ -5,6 +5,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,36 @@ struct ms_symbolizer {
     size_t npaths, paths_cap;
 };
 
+/* Whether elf has a .symtab (a stripped file keeps only .dynsym). */
+static bool has_symtab(Elf *elf)
+{
+    Elf_Scn *scn = NULL;
+    GElf_Shdr sh;
+    while (elf && (scn = elf_nextscn(elf, scn)))
+        if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+            return true;
+    return false;
+}
+
+/* Append to note what the program's names lack when it has no DWARF or no symbol table, and
+ * why (bad input that still runs: memspy names what it can). */
+static void debug_info_note(Dwfl_Module *mod, const char *path, char *note, size_t cap)
+{
+    Dwarf_Addr bias;
+    bool dwarf = dwfl_module_getdwarf(mod, &bias) != NULL;
+    bool symtab = has_symtab(dwfl_module_getelf(mod, &bias));
+    if (dwarf)
+        return;
+    size_t used = strlen(note);
+    snprintf(note + used, cap - used,
+             symtab ? "%s%s has no debug information (built without -g): no source lines, heap bins are "
+                      "named by site (heap@?\?), globals and functions by their ELF symbols"
+                    : "%s%s has no debug information and no symbol table (stripped): no source lines, heap "
+                      "bins are named by site (heap@?\?), functions are ?\?, its data are named by mapping "
+                      "(other:FILE); rebuild with -g and do not strip",
+             used ? "; " : "", path);
+}
+
 int ms_symbolizer_new(const ms_raw *raw, ms_symbolizer **out, char **note_out, char *err, size_t errlen)
 {
     *out = NULL;
@@ -60,24 +91,29 @@ int ms_symbolizer_new(const ms_raw *raw, ms_symbolizer **out, char **note_out, c
     dwfl_report_begin(s->dwfl);
     size_t skipped = 0;
     char first_skipped[256] = "";
+    Dwfl_Module *exe = NULL;
     for (size_t i = 0; i < raw->nmodules; i++) {
         const char *path = raw->modules[i].path;
         if (!path || path[0] != '/')
             continue;   /* vdso and anonymous mappings have no file */
         /* add_p_vaddr: raw's base is the load bias (dlpi_addr), so this is right for ET_EXEC
          * (bias 0) and for ET_DYN whatever its first segment's address. */
-        if (!dwfl_report_elf(s->dwfl, path, path, -1, raw->modules[i].base, true)) {
+        Dwfl_Module *mod = dwfl_report_elf(s->dwfl, path, path, -1, raw->modules[i].base, true);
+        if (!mod) {
             if (skipped++ == 0)
                 snprintf(first_skipped, sizeof first_skipped, "%s (%s)", path, dwfl_errmsg(-1));
+        } else if (raw->exe && strcmp(path, raw->exe) == 0) {
+            exe = mod;
         }
     }
     dwfl_report_end(s->dwfl, NULL, NULL);
-    if (skipped) {
-        size_t n = strlen(first_skipped) + 96;
-        *note_out = malloc(n);
-        if (*note_out)
-            snprintf(*note_out, n, "%zu module(s) could not be symbolized, e.g. %s", skipped, first_skipped);
-    }
+    char note[1024] = "";
+    if (skipped)
+        snprintf(note, sizeof note, "%zu module(s) could not be symbolized, e.g. %s", skipped, first_skipped);
+    if (exe)
+        debug_info_note(exe, raw->exe, note, sizeof note);
+    if (note[0])
+        *note_out = strdup(note);
     *out = s;
     return 0;
 }

@@ -40,12 +40,32 @@ static int recording(ms_thread *t) {
     return ms_rt_on && t->mode != MS_T_BUSY && ms_thread_can_record(t);
 }
 
-/* The path of fd's file into buf ("" if unknown). */
+/* The path of fd's file into buf ("" if unknown), the process id in it (a run of digits
+ * equal to it, as in libomp's /dev/shm/__KMP_REGISTERED_LIB_<pid>_0) written "{pid}": names
+ * must not change from run to run. */
 static void fd_path(int fd, char *buf, size_t cap) {
     char link[32] = "/proc/self/fd/", *p = ms_utoa(link + 14, (uint64_t)fd);
     *p = 0;
     ssize_t n = readlink(link, buf, cap - 1);
     buf[n > 0 ? n : 0] = 0;
+    char pid[24];
+    size_t pid_len = (size_t)(ms_utoa(pid, (uint64_t)ms_runtime_pid()) - pid);
+    for (size_t i = 0; buf[i]; i++) {
+        if (buf[i] < '0' || buf[i] > '9' || (i && buf[i - 1] >= '0' && buf[i - 1] <= '9')) continue;
+        size_t run = 0;
+        while (buf[i + run] >= '0' && buf[i + run] <= '9') run++;
+        if (run != pid_len || ms_strncmp(buf + i, pid, run) != 0) continue;
+        size_t tail = ms_strlen(buf + i + run);
+        if (i + 5 + tail >= cap) break;
+        char *rest = buf + i + run;
+        /* move the tail (overlapping, either direction) then write the marker */
+        if (pid_len < 5)
+            for (size_t k = tail + 1; k-- > 0;) buf[i + 5 + k] = rest[k];
+        else
+            for (size_t k = 0; k <= tail; k++) buf[i + 5 + k] = rest[k];
+        ms_memcpy(buf + i, "{pid}", 5);
+        i += 4;
+    }
 }
 
 /* Register the new mapping [p, p+len) made at site. */

@@ -133,6 +133,23 @@ typedef struct {
     int near_stack;        /* the page of addr overlaps some thread's stack */
 } stack_query;
 
+/* The frame of another thread that t accessed last, if addr is in it and the frame is still
+ * the owner's (a shared variable read in a loop costs a few loads, not a walk of all
+ * threads). 0 if not. */
+static uint32_t last_other_frame(ms_thread *t, uintptr_t addr) {
+    const ms_other_frame *c = &t->data->other_frame;
+    if (!c->owner || addr - c->lo >= c->hi - c->lo) return 0;
+    const ms_thread *o = c->owner;
+    uint32_t cap = __atomic_load_n(&o->frames_cap, __ATOMIC_ACQUIRE);
+    const ms_frame *frames = __atomic_load_n(&o->frames, __ATOMIC_ACQUIRE);
+    uint32_t depth = __atomic_load_n(&o->depth, __ATOMIC_ACQUIRE);
+    if (!frames || c->index >= depth || c->index >= cap) return 0;
+    const ms_frame *f = &frames[c->index];
+    if (__atomic_load_n(&f->frame, __ATOMIC_RELAXED) != c->frame || __atomic_load_n(&f->pc, __ATOMIC_RELAXED) != c->pc)
+        return 0;
+    return c->bin;
+}
+
 static void check_stack(ms_thread_data *d, void *ud) {
     stack_query *q = ud;
     if (!d->nev_p) return;
@@ -141,7 +158,8 @@ static void check_stack(ms_thread_data *d, void *ud) {
     uintptr_t span = __atomic_load_n(&o->stack_span, __ATOMIC_RELAXED);
     uintptr_t page = q->addr & ~(PAGE - 1);
     if (page < lo + span && page + PAGE > lo) q->near_stack = 1;
-    if (!q->bin && o != q->self && q->addr - lo < span) q->bin = ms_stack_bin_other(q->self, o, q->addr);
+    if (!q->bin && o != q->self && q->addr - lo < span)
+        q->bin = ms_stack_bin_other(q->self, o, q->addr, &q->self->data->other_frame);
 }
 
 /* ---- mappings ---- */
@@ -246,8 +264,9 @@ static void fill_page(uintptr_t addr, uintptr_t lo, uintptr_t hi, uint32_t bin) 
 }
 
 uint32_t ms_regions_bin(ms_thread *t, uintptr_t addr) {
+    uint32_t bin = last_other_frame(t, addr);
+    if (bin) return bin;
     uint8_t prev = ms_busy_begin();
-    uint32_t bin = 0;
     pthread_mutex_lock(&regions_lock);
     long r = region_at(addr);
     if (r >= 0) {

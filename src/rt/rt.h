@@ -64,6 +64,15 @@ typedef struct { uint64_t key; uint32_t bin; } ms_bin_cache_slot;
 
 typedef struct ms_rec_stream ms_rec_stream;   /* record.c */
 
+/* A frame of another thread that this thread accessed (a shared stack variable): addresses
+ * [lo, hi) are in it while the owner's frame `index` still has this frame address and pc
+ * (regions.c checks that before using it; owner NULL = none). */
+typedef struct {
+    const void *owner;
+    uintptr_t lo, hi, frame, pc;
+    uint32_t index, bin;
+} ms_other_frame;
+
 /* Per-thread memory that outlives the TLS block's use: reused by later threads. */
 typedef struct ms_thread_data {
     struct ms_thread_data *next_all;   /* list of every data block ever made */
@@ -76,6 +85,7 @@ typedef struct ms_thread_data {
     ms_event ev[MS_EVENTS_PER_THREAD];
     ms_bin_cache_slot stack_cache[MS_CACHE_SLOTS];
     ms_bin_cache_slot heap_cache[MS_CACHE_SLOTS];
+    ms_other_frame other_frame;        /* the last frame of another thread it accessed */
 } ms_thread_data;
 
 typedef struct {
@@ -258,8 +268,9 @@ uintptr_t ms_function_start(uintptr_t pc);
 
 /* STACK bin of the frame of thread owner (not the caller t) holding addr, an address in
  * owner's stack: a variable of owner's frame that t reads or writes. 0 if owner has no frame.
+ * *found describes the frame, for the next access (see ms_other_frame).
  * owner's shadow stack is read while it runs; its arrays are never unmapped while it lives. */
-uint32_t ms_stack_bin_other(ms_thread *t, const ms_thread *owner, uintptr_t addr);
+uint32_t ms_stack_bin_other(ms_thread *t, const ms_thread *owner, uintptr_t addr, ms_other_frame *found);
 
 /* ---- regions.c: memory of no heap block, global or own frame ---- */
 
