@@ -139,6 +139,7 @@ typedef struct {
 static uint32_t last_other_frame(ms_thread *t, uintptr_t addr) {
     const ms_other_frame *c = &t->data->other_frame;
     if (!c->owner || addr - c->lo >= c->hi - c->lo) return 0;
+    if (__atomic_load_n(&c->owner_data->nev_p, __ATOMIC_ACQUIRE) != c->owner_nev) return 0;   /* it exited */
     const ms_thread *o = c->owner;
     uint32_t cap = __atomic_load_n(&o->frames_cap, __ATOMIC_ACQUIRE);
     const ms_frame *frames = __atomic_load_n(&o->frames, __ATOMIC_ACQUIRE);
@@ -159,7 +160,7 @@ static void check_stack(ms_thread_data *d, void *ud) {
     uintptr_t page = q->addr & ~(PAGE - 1);
     if (page < lo + span && page + PAGE > lo) q->near_stack = 1;
     if (!q->bin && o != q->self && q->addr - lo < span)
-        q->bin = ms_stack_bin_other(q->self, o, q->addr, &q->self->data->other_frame);
+        q->bin = ms_stack_bin_other(q->self, o, d, q->addr, &q->self->data->other_frame);
 }
 
 /* ---- mappings ---- */

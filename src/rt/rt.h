@@ -65,10 +65,13 @@ typedef struct { uint64_t key; uint32_t bin; } ms_bin_cache_slot;
 typedef struct ms_rec_stream ms_rec_stream;   /* record.c */
 
 /* A frame of another thread that this thread accessed (a shared stack variable): addresses
- * [lo, hi) are in it while the owner's frame `index` still has this frame address and pc
- * (regions.c checks that before using it; owner NULL = none). */
+ * [lo, hi) are in it while the owner's data block (never freed) still belongs to the owner
+ * (its nev_p) and the owner's frame `index` still has this frame address and pc (regions.c
+ * checks that before using it; owner NULL = none). */
 typedef struct {
-    const void *owner;
+    const void *owner;                 /* the owning thread's ms_thread */
+    const struct ms_thread_data *owner_data;
+    const uint32_t *owner_nev;         /* owner_data->nev_p when remembered */
     uintptr_t lo, hi, frame, pc;
     uint32_t index, bin;
 } ms_other_frame;
@@ -270,7 +273,8 @@ uintptr_t ms_function_start(uintptr_t pc);
  * owner's stack: a variable of owner's frame that t reads or writes. 0 if owner has no frame.
  * *found describes the frame, for the next access (see ms_other_frame).
  * owner's shadow stack is read while it runs; its arrays are never unmapped while it lives. */
-uint32_t ms_stack_bin_other(ms_thread *t, const ms_thread *owner, uintptr_t addr, ms_other_frame *found);
+uint32_t ms_stack_bin_other(ms_thread *t, const ms_thread *owner, const ms_thread_data *owner_data, uintptr_t addr,
+                            ms_other_frame *found);
 
 /* ---- regions.c: memory of no heap block, global or own frame ---- */
 

@@ -86,7 +86,8 @@ uint32_t ms_stack_bin_slow(ms_thread *t, uintptr_t addr) {
     return f->bin;
 }
 
-uint32_t ms_stack_bin_other(ms_thread *t, const ms_thread *owner, uintptr_t addr, ms_other_frame *found) {
+uint32_t ms_stack_bin_other(ms_thread *t, const ms_thread *owner, const ms_thread_data *owner_data, uintptr_t addr,
+                            ms_other_frame *found) {
     uint32_t cap = __atomic_load_n(&owner->frames_cap, __ATOMIC_ACQUIRE);
     const ms_frame *frames = __atomic_load_n(&owner->frames, __ATOMIC_ACQUIRE);
     uint32_t i = __atomic_load_n(&owner->depth, __ATOMIC_ACQUIRE);
@@ -101,7 +102,7 @@ uint32_t ms_stack_bin_other(ms_thread *t, const ms_thread *owner, uintptr_t addr
     uintptr_t frame = __atomic_load_n(&frames[i].frame, __ATOMIC_RELAXED);
     if (bin && addr > frame) {
         uintptr_t caller = i ? __atomic_load_n(&frames[i - 1].frame, __ATOMIC_RELAXED) : UINTPTR_MAX - 1;
-        *found = (ms_other_frame){owner, frame + 1, caller + 1, frame, pc, i, bin};
+        *found = (ms_other_frame){owner, owner_data, &owner->nev, frame + 1, caller + 1, frame, pc, i, bin};
     }
     return bin;
 }
