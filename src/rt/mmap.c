@@ -40,6 +40,10 @@ static int recording(ms_thread *t) {
     return ms_rt_on && t->mode != MS_T_BUSY && ms_thread_can_record(t);
 }
 
+/* Whether the calling thread's unmapping is the program's: also from a thread that no longer
+ * records (after its exit flush), so that no region outlives its mapping. */
+static int program_call(const ms_thread *t) { return ms_rt_on && t->mode != MS_T_BUSY; }
+
 /* The path of fd's file into buf ("" if unknown), the process id in it (a run of digits
  * equal to it, as in libomp's /dev/shm/__KMP_REGISTERED_LIB_<pid>_0) written "{pid}": names
  * must not change from run to run. */
@@ -103,7 +107,7 @@ void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off) {
 int munmap(void *addr, size_t len) {
     resolve();
     ms_thread *t = &ms_tls;
-    if (recording(t)) {
+    if (program_call(t)) {
         uint8_t prev = ms_busy_begin();
         ms_regions_remove((uintptr_t)addr, len);   /* before: the range may be reused at once */
         ms_busy_end(prev);
@@ -123,11 +127,12 @@ void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...) {
     void *p = real_mremap ? real_mremap(old, old_len, new_len, flags, want)
                           : (void *)syscall(SYS_mremap, old, old_len, new_len, flags, want);
     ms_thread *t = &ms_tls;
-    if (p == MAP_FAILED || !recording(t)) return p;
+    if (p == MAP_FAILED || !program_call(t)) return p;
+    int rec = recording(t);
     uint8_t prev = ms_busy_begin();
     uint32_t bin = ms_regions_bin_of((uintptr_t)old);
     ms_regions_remove((uintptr_t)old, old_len);
-    if (bin) ms_regions_add((uintptr_t)p, new_len, bin, old_len ? old_len : 1);   /* moved or grew */
+    if (bin && rec) ms_regions_add((uintptr_t)p, new_len, bin, old_len ? old_len : 1);   /* moved or grew */
     ms_busy_end(prev);
     return p;
 }

@@ -57,6 +57,16 @@ expect_fail "rename with a shared name lists the bins" "char*.buf#2" "$MEMSPY" r
 expect_fail "combine with a shared name lists the bins" "char*.buf#2" "$MEMSPY" combine both 'char*.buf'
 ok_if "the bins' own names still work" "$MEMSPY" show --data 'char*.buf#2'
 ok_if "so do globs" "$MEMSPY" combine both 'char*.buf*'
+# An anonymous mapping that mremap moves and grows, then munmap cuts in two: still one bin.
+cc_build remap "$SRC_DIR/tests/e2e/progs/remap.c"
+run_memspy m.json -- ./remap
+check "mremap keeps the mapping's bin: char*.area, one object, 256 KiB" m.json \
+  '[.data[] | select(.name == "char*.area")] | length == 1 and .[0].objects == 1 and .[0].bytes == 262144'
+check "every access of main to the mapping is in char*.area (none in other)" m.json \
+  "$JQ_DEFS"' codeid("main") as $m | [.data[] | select(.kind == "other") | .id] as $o
+   | ([.bins[] | select(.code == $m and (.data as $d | $o | index($d)))] | length == 0)
+     and (cell("main"; "char*.area").refs >= 720896 / 16)'
+
 # Bad input: a stripped program still runs and is named as far as it can be, and the run
 # says what is missing and why.
 cp names names_stripped && strip names_stripped
