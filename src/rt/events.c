@@ -229,3 +229,18 @@ void ms_record_range(uintptr_t addr, size_t len, uint32_t write_flag, uintptr_t 
         len -= piece;
     }
 }
+
+void ms_record_range_bin(uintptr_t addr, size_t len, uint32_t write_flag, uintptr_t pc, uint32_t bin) {
+    ms_thread *t = &ms_tls;
+    while (len && ms_thread_can_record(t)) {
+        uint32_t piece = len > MS_EV_SIZE_MAX ? MS_EV_SIZE_MAX : (uint32_t)len;
+        ms_event *e = &t->data->ev[t->nev];
+        e->addr = addr;
+        e->pc = pc;
+        e->bin = bin;
+        e->size_flags = piece | write_flag;
+        if (++t->nev == MS_EVENTS_PER_THREAD) ms_events_flush(t);
+        addr += piece;
+        len -= piece;
+    }
+}

@@ -461,6 +461,9 @@ slow:
 
 /* Record a byte range (split in MS_EV_SIZE_MAX pieces); no-op for len 0. */
 void ms_record_range(uintptr_t addr, size_t len, uint32_t write_flag, uintptr_t pc);
+/* The same with the bin given (memory the C library touched for the program whose shadow is
+ * already gone: the old block of a realloc that moved it). */
+void ms_record_range_bin(uintptr_t addr, size_t len, uint32_t write_flag, uintptr_t pc, uint32_t bin);
 
 /* ---- record.c: MEMSPY_RECORD_DIR streams (all calls on a data block with its flush flag
  * held; ms_rec_event/ms_rec_sync also under the simulator lock, which gives context ids) ---- */

@@ -67,6 +67,16 @@ check "every access of main to the mapping is in char*.area (none in other)" m.j
    | ([.bins[] | select(.code == $m and (.data as $d | $o | index($d)))] | length == 0)
      and (cell("main"; "char*.area").refs >= 720896 / 16)'
 
+# The C library's copy when realloc moves a block is the program's traffic to that block.
+cc_build grow "$SRC_DIR/tests/e2e/progs/grow.c"
+run_memspy g.json -- ./grow
+expect "realloc moved the block" "$(cut -d' ' -f2- g.json.out)" "moved"
+check "the block is one bin, int*.v, through malloc and realloc" g.json \
+  '[.data[] | select(.kind == "heap")] | length == 1 and .[0].name == "int*.v" and .[0].objects == 1'
+# 16 int writes (4 vector writes with clang -O2) and the copy: 2 lines read, 2 lines written
+check "realloc's copy adds 2 line reads and 2 line writes to (main, int*.v)" g.json \
+  "$JQ_DEFS"' cell("main"; "int*.v") | (.writes == 18 or .writes == 6) and (.reads == 18 or .reads == 6 or .reads == 2)'
+
 # Bad input: a stripped program still runs and is named as far as it can be, and the run
 # says what is missing and why.
 cp names names_stripped && strip names_stripped
