@@ -74,6 +74,8 @@ void *calloc(size_t n, size_t size) {
 static void *realloc_tracked(void *p, size_t n, uintptr_t caller) {
     if (!p) return ms_rt_on ? track(__libc_realloc(NULL, n), n, caller) : __libc_realloc(NULL, n);
     uint32_t bin = ms_rt_on ? ms_shadow_get((uintptr_t)p) : 0;
+    if (bin && !ms_bin_is_heap(bin))
+        bin = 0;   /* a block from before activation, on a page named by mapping (regions.c) */
     if (!bin) {
         void *q = __libc_realloc(p, n);
         return ms_rt_on ? track(q, n, caller) : q;

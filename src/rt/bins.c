@@ -155,7 +155,8 @@ uint32_t ms_bins_stack(ms_thread *t, uintptr_t func_pc) {
     return intern(t->data->stack_cache, &k);
 }
 
-/* FNV-1a of a string (the key of a file or label; the text is compared too). */
+/* FNV-1a of a string: the key of a file or label (64 bits: two texts of one hash, never seen
+ * in practice, would share a bin). */
 static uint64_t text_hash(const char *s) {
     uint64_t h = 0xcbf29ce484222325ull;
     for (; *s; s++) h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
@@ -230,4 +231,8 @@ void ms_bins_heap_resize(uint32_t bin, uint64_t grown_requested, uint64_t new_us
 void ms_bins_heap_free(uint32_t bin, uint64_t usable) {
     ms_bin *b = ms_bin_get(bin);
     if (b->kind == MS_BIN_HEAP || b->kind == MS_BIN_MMAP) __atomic_fetch_sub(&b->live, usable, __ATOMIC_RELAXED);
+}
+
+int ms_bin_is_heap(uint32_t bin) {
+    return bin != MS_BIN_SHARED && bin < ms_bins_count() && ms_bin_get(bin)->kind == MS_BIN_HEAP;
 }

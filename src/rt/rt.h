@@ -252,6 +252,8 @@ uint32_t ms_bins_mapping(ms_thread *t, const char *label);
 uint32_t ms_bins_stack(ms_thread *t, uintptr_t func_pc);
 /* The HEAP bin for an allocation at site_pc with the calling thread's current call path. */
 uint32_t ms_bins_heap(ms_thread *t, uintptr_t site_pc);
+/* Whether bin is a HEAP bin (a shadow entry may also be a page named lazily by regions.c). */
+int ms_bin_is_heap(uint32_t bin);
 /* Heap accounting: an object of usable size bytes was made / freed in bin. */
 void ms_bins_heap_alloc(uint32_t bin, uint64_t requested, uint64_t usable);
 void ms_bins_heap_free(uint32_t bin, uint64_t usable);
