@@ -2,8 +2,8 @@
  * thread: the regions the program mapped itself (mmap.c registers them), the stacks of other
  * threads, and what is left, by mapping (/proc/self/maps). The hot path sends an access here
  * (through ms_resolve_bin) only when the shadow map holds no bin for its address; answers that
- * do not change with time (a region, a mapping) are written into the shadow for the rest of
- * the page, so that each page costs one lookup. An access to another thread's stack is
+ * do not change with time (a region, a mapping) are written into the shadow for the 64 KiB
+ * around the address (within the region), so that each costs one lookup. An access to another thread's stack is
  * attributed to the frame of the owner that holds the address (a shared stack variable is one
  * bin of its owner's frame); those pages are never filled, since frames come and go.
  *
@@ -17,6 +17,9 @@
 #include <unistd.h>
 
 #define PAGE ((uintptr_t)4096)
+/* What one lookup writes into the shadow: 16 pages (a large file read in order costs one
+ * lookup per 64 KiB; the shadow written is 1/4 of it, as for a heap block). */
+#define FILL_SPAN (16 * PAGE)
 
 typedef struct { uintptr_t lo, hi; uint32_t bin; } region;
 
@@ -130,7 +133,7 @@ typedef struct {
     ms_thread *self;
     uintptr_t addr;
     uint32_t bin;          /* the owner's frame bin, once found */
-    int near_stack;        /* the page of addr overlaps some thread's stack */
+    int near_stack;        /* the FILL_SPAN of addr overlaps some thread's stack */
 } stack_query;
 
 /* The frame of another thread that t accessed last, if addr is in it and the frame is still
@@ -157,8 +160,8 @@ static void check_stack(ms_thread_data *d, void *ud) {
     ms_thread *o = (ms_thread *)(void *)((char *)d->nev_p - offsetof(ms_thread, nev));
     uintptr_t lo = __atomic_load_n(&o->stack_lo, __ATOMIC_RELAXED);
     uintptr_t span = __atomic_load_n(&o->stack_span, __ATOMIC_RELAXED);
-    uintptr_t page = q->addr & ~(PAGE - 1);
-    if (page < lo + span && page + PAGE > lo) q->near_stack = 1;
+    uintptr_t from = q->addr & ~(FILL_SPAN - 1);
+    if (from < lo + span && from + FILL_SPAN > lo) q->near_stack = 1;
     if (!q->bin && o != q->self && q->addr - lo < span)
         q->bin = ms_stack_bin_other(q->self, o, d, q->addr, &q->self->data->other_frame);
 }
@@ -258,9 +261,10 @@ static uint32_t mapping_bin(ms_thread *t, uintptr_t addr, uintptr_t *lo, uintptr
     return i < 0 ? 0 : ms_bins_mapping(t, label);
 }
 
-/* Write bin into the empty granules of addr's page within [lo, hi). */
+/* Write bin into the empty granules of the FILL_SPAN around addr within [lo, hi). */
 static void fill_page(uintptr_t addr, uintptr_t lo, uintptr_t hi, uint32_t bin) {
-    uintptr_t page = addr & ~(PAGE - 1), from = page > lo ? page : lo, to = page + PAGE < hi ? page + PAGE : hi;
+    uintptr_t span = addr & ~(FILL_SPAN - 1), from = span > lo ? span : lo;
+    uintptr_t to = span + FILL_SPAN < hi ? span + FILL_SPAN : hi;
     if (to > from) ms_shadow_fill_empty(from, to - from, bin);
 }
 
