@@ -261,14 +261,24 @@ static int name_global_bin(const ms_raw_bin *b, ms_symbolizer *sym, ms_data_bin 
     return d->name && d->full_name ? 0 : -1;
 }
 
-/* A thread-local variable: its symbol's name (one bin for every thread's copy). Filed under
- * GLOBAL in the model: a named variable of static extent. */
+/* A thread-local variable (one bin for every thread's copy): its DWARF name, qualified by
+ * its function if it is a function-local static, else its symbol's name. Filed under GLOBAL
+ * in the model: a named variable of static extent. */
 static int name_tls_bin(const ms_raw_bin *b, ms_symbolizer *sym, ms_data_bin *d)
 {
+    const char *dw_name, *scope, *file;
+    int line;
     d->kind = MS_BIN_GLOBAL;
     d->bytes = b->size;
     d->objects = 1;
-    d->name = strip_static_suffix(ms_symbolizer_readable(sym, b->name));
+    if (ms_symbolize_tls(sym, b->module, b->addr, &dw_name, &scope, &file, &line) == 0 && dw_name) {
+        d->name = scope ? format("%s::%s", scope, dw_name) : strdup(dw_name);
+        d->site = site_text(file, line);
+        if (file && !d->site)
+            return -1;
+    } else {
+        d->name = strip_static_suffix(ms_symbolizer_readable(sym, b->name));
+    }
     d->full_name = d->name ? strdup(d->name) : NULL;
     return d->name && d->full_name ? 0 : -1;
 }
