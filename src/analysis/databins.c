@@ -198,6 +198,32 @@ static int name_heap_bin(const ms_raw_bin *b, const heap_path *h, ms_data_bin *d
     return d->name && d->full_name && (d->site || !site) ? 0 : -1;
 }
 
+/* A file mapped by the program: "mmap:FILE" (the file's base name), with the call path of
+ * the mmap call in the full name. Filed under HEAP in the model: a dynamic allocation. */
+static int name_mmap_bin(const ms_raw_bin *b, const heap_path *h, ms_data_bin *d)
+{
+    const ms_frame *site = heap_site(h);
+    d->kind = MS_BIN_HEAP;
+    d->objects = b->objects;
+    d->bytes = b->bytes;
+    d->peak_bytes = b->peak_bytes;
+    d->site = site ? site_text(site->file, site->line) : NULL;
+    d->name = format("mmap:%s", b->name && *b->name ? base_name(b->name) : "?");
+    d->full_name = d->name ? heap_full_name(h, d->name) : NULL;
+    return d->name && d->full_name && (d->site || !site) ? 0 : -1;
+}
+
+/* Memory of no known object, by mapping: "other:LABEL" ("other:[heap]", "other:libc.so.6"),
+ * the mapping's whole path in the full name. */
+static int name_mapping_bin(const ms_raw_bin *b, ms_data_bin *d)
+{
+    const char *label = b->name && *b->name ? b->name : "[anon]";
+    d->kind = MS_BIN_OTHER;
+    d->name = format("other:%s", base_name(label));
+    d->full_name = format("other:%s", label);
+    return d->name && d->full_name ? 0 : -1;
+}
+
 /* ---- globals, stack, other ---- */
 
 /* gcc names function statics "var.N" in the symbol table: drop the ".N". */
@@ -234,6 +260,28 @@ static int name_global_bin(const ms_raw_bin *b, ms_symbolizer *sym, ms_data_bin 
     return d->name && d->full_name ? 0 : -1;
 }
 
+/* A thread-local variable (one bin for every thread's copy): its DWARF name, qualified by
+ * its function if it is a function-local static, else its symbol's name. Filed under GLOBAL
+ * in the model: a named variable of static extent. */
+static int name_tls_bin(const ms_raw_bin *b, ms_symbolizer *sym, ms_data_bin *d)
+{
+    const char *dw_name, *scope, *file;
+    int line;
+    d->kind = MS_BIN_GLOBAL;
+    d->bytes = b->size;
+    d->objects = 1;
+    if (ms_symbolize_tls(sym, b->module, b->addr, &dw_name, &scope, &file, &line) == 0 && dw_name) {
+        d->name = scope ? format("%s::%s", scope, dw_name) : strdup(dw_name);
+        d->site = site_text(file, line);
+        if (file && !d->site)
+            return -1;
+    } else {
+        d->name = strip_static_suffix(ms_symbolizer_readable(sym, b->name));
+    }
+    d->full_name = d->name ? strdup(d->name) : NULL;
+    return d->name && d->full_name ? 0 : -1;
+}
+
 static int name_stack_bin(const ms_raw_bin *b, ms_symbolizer *sym, ms_data_bin *d)
 {
     const ms_sym *s = ms_symbolize(sym, b->pc, false);
@@ -245,6 +293,47 @@ static int name_stack_bin(const ms_raw_bin *b, ms_symbolizer *sym, ms_data_bin *
     d->full_name = d->name ? strdup(d->name) : NULL;
     d->site = site_text(owner->decl_file, owner->decl_line);
     return d->name && d->full_name && (d->site || !owner->decl_file) ? 0 : -1;
+}
+
+/* ---- the pointer that holds a heap object ---- */
+
+static int cmp_str_ptr(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A heap object keeps its plain name ("frame", from `frame = malloc(...)`): a variable bin
+ * (global, thread-local) of the same name is the pointer that holds it, and is shown as
+ * "&frame" (the pointer's own storage). Returns 0 or -1 (out of memory). */
+static int mark_pointers(ms_data_bin *d, size_t n)
+{
+    const char **heap = malloc((n ? n : 1) * sizeof *heap);
+    size_t nheap = 0;
+    if (!heap)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        if (d[i].kind == MS_BIN_HEAP && d[i].name)
+            heap[nheap++] = d[i].name;
+    qsort(heap, nheap, sizeof *heap, cmp_str_ptr);
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0 && nheap; i++) {
+        if (d[i].kind != MS_BIN_GLOBAL || !bsearch(&d[i].name, heap, nheap, sizeof *heap, cmp_str_ptr))
+            continue;
+        char *name = format("%s%s", MS_POINTER_PREFIX, d[i].name);
+        char *full = format("%s%s", MS_POINTER_PREFIX, d[i].full_name);
+        if (!name || !full) {
+            free(name);
+            free(full);
+            rc = -1;
+            break;
+        }
+        free(d[i].name);
+        free(d[i].full_name);
+        d[i].name = name;
+        d[i].full_name = full;
+    }
+    free(heap);
+    return rc;
 }
 
 /* ---- uniqueness ---- */
@@ -304,9 +393,11 @@ int ms_build_data_bins(const ms_raw_bin *bins, size_t nbins, ms_symbolizer *sym,
     size_t nheap = 0;
     int rc = d && paths && heap_of ? 0 : -1;
     for (size_t i = 0; i < nbins && rc == 0; i++) {
-        if (bins[i].kind == MS_BIN_HEAP) {
+        if (bins[i].kind == MS_BIN_HEAP || bins[i].kind == MS_BIN_MMAP) {
             heap_of[i] = nheap;
             rc = build_heap_path(&bins[i], sym, src, &paths[nheap++]);
+            if (rc == 0 && bins[i].kind == MS_BIN_MMAP)
+                paths[nheap - 1].level = paths[nheap - 1].nframes;   /* named by its file */
         }
     }
     if (rc == 0)
@@ -316,6 +407,9 @@ int ms_build_data_bins(const ms_raw_bin *bins, size_t nbins, ms_symbolizer *sym,
         case MS_BIN_HEAP: rc = name_heap_bin(&bins[i], &paths[heap_of[i]], &d[i]); break;
         case MS_BIN_GLOBAL: rc = name_global_bin(&bins[i], sym, &d[i]); break;
         case MS_BIN_STACK: rc = name_stack_bin(&bins[i], sym, &d[i]); break;
+        case MS_BIN_MMAP: rc = name_mmap_bin(&bins[i], &paths[heap_of[i]], &d[i]); break;
+        case MS_BIN_TLS: rc = name_tls_bin(&bins[i], sym, &d[i]); break;
+        case MS_BIN_MAPPING: rc = name_mapping_bin(&bins[i], &d[i]); break;
         default:
             d[i].kind = MS_BIN_OTHER;
             d[i].name = strdup("other");
@@ -323,6 +417,8 @@ int ms_build_data_bins(const ms_raw_bin *bins, size_t nbins, ms_symbolizer *sym,
             rc = d[i].name && d[i].full_name ? 0 : -1;
         }
     }
+    if (rc == 0)
+        rc = mark_pointers(d, nbins);
     if (rc == 0)
         rc = ms_unique_data_names(d, nbins);
     for (size_t i = 0; paths && i < nheap; i++)

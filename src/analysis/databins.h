@@ -7,6 +7,10 @@
 #include "source.h"
 #include "symbolize.h"
 
+/* Prefix of a variable that holds a heap object of the same name: "&frame" is the pointer
+ * variable frame, "frame" the heap object it points to. */
+#define MS_POINTER_PREFIX "&"
+
 /* Build one named data bin per raw bin (same order) into *out (nbins entries, caller frees
  * with the model). Short names are unique among them. Returns 0, or -1 if out of memory. */
 int ms_build_data_bins(const ms_raw_bin *bins, size_t nbins, ms_symbolizer *sym,

@@ -5,6 +5,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,18 +13,21 @@
 
 #define UNKNOWN_FUNC "??"
 
-/* A global or static variable found in DWARF. */
+/* A global or static variable found in DWARF (addr: its runtime address), or a thread-local
+ * one (addr: its offset in the module's TLS block). */
 typedef struct {
     uint64_t addr;
     const char *name, *scope_func, *decl_file;
     int decl_line;
 } dwarf_var;
 
-/* The variables of one module, read on first use. */
+/* The variables of one module, read on first use: static ones and thread-local ones. */
 typedef struct {
     Dwfl_Module *mod;
     dwarf_var *vars;
     size_t nvars, cap;
+    dwarf_var *tls;
+    size_t ntls, tls_cap;
 } module_vars;
 
 struct ms_symbolizer {
@@ -34,9 +38,41 @@ struct ms_symbolizer {
     size_t nslots, nused;
     module_vars *modvars;
     size_t nmodvars;
+    Dwfl_Module **raw_mods;  /* per raw module index, NULL if not reported */
+    size_t nraw_mods;
     char **paths;            /* source paths made absolute, owned here */
     size_t npaths, paths_cap;
 };
+
+/* Whether elf has a .symtab (a stripped file keeps only .dynsym). */
+static bool has_symtab(Elf *elf)
+{
+    Elf_Scn *scn = NULL;
+    GElf_Shdr sh;
+    while (elf && (scn = elf_nextscn(elf, scn)))
+        if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+            return true;
+    return false;
+}
+
+/* Append to note what the program's names lack when it has no DWARF or no symbol table, and
+ * why (bad input that still runs: memspy names what it can). */
+static void debug_info_note(Dwfl_Module *mod, const char *path, char *note, size_t cap)
+{
+    Dwarf_Addr bias;
+    bool dwarf = dwfl_module_getdwarf(mod, &bias) != NULL;
+    bool symtab = has_symtab(dwfl_module_getelf(mod, &bias));
+    if (dwarf)
+        return;
+    size_t used = strlen(note);
+    snprintf(note + used, cap - used,
+             symtab ? "%s%s has no debug information (built without -g): no source lines, heap bins are "
+                      "named by site (heap@?\?), globals and functions by their ELF symbols"
+                    : "%s%s has no debug information and no symbol table (stripped): no source lines, heap "
+                      "bins are named by site (heap@?\?), functions are ?\?, its data are named by mapping "
+                      "(other:FILE); rebuild with -g and do not strip",
+             used ? "; " : "", path);
+}
 
 int ms_symbolizer_new(const ms_raw *raw, ms_symbolizer **out, char **note_out, char *err, size_t errlen)
 {
@@ -57,27 +93,36 @@ int ms_symbolizer_new(const ms_raw *raw, ms_symbolizer **out, char **note_out, c
         free(s);
         return -1;
     }
+    s->raw_mods = calloc(raw->nmodules ? raw->nmodules : 1, sizeof *s->raw_mods);
+    s->nraw_mods = s->raw_mods ? raw->nmodules : 0;
     dwfl_report_begin(s->dwfl);
     size_t skipped = 0;
     char first_skipped[256] = "";
+    Dwfl_Module *exe = NULL;
     for (size_t i = 0; i < raw->nmodules; i++) {
         const char *path = raw->modules[i].path;
         if (!path || path[0] != '/')
             continue;   /* vdso and anonymous mappings have no file */
         /* add_p_vaddr: raw's base is the load bias (dlpi_addr), so this is right for ET_EXEC
          * (bias 0) and for ET_DYN whatever its first segment's address. */
-        if (!dwfl_report_elf(s->dwfl, path, path, -1, raw->modules[i].base, true)) {
+        Dwfl_Module *mod = dwfl_report_elf(s->dwfl, path, path, -1, raw->modules[i].base, true);
+        if (i < s->nraw_mods)
+            s->raw_mods[i] = mod;
+        if (!mod) {
             if (skipped++ == 0)
                 snprintf(first_skipped, sizeof first_skipped, "%s (%s)", path, dwfl_errmsg(-1));
+        } else if (raw->exe && strcmp(path, raw->exe) == 0) {
+            exe = mod;
         }
     }
     dwfl_report_end(s->dwfl, NULL, NULL);
-    if (skipped) {
-        size_t n = strlen(first_skipped) + 96;
-        *note_out = malloc(n);
-        if (*note_out)
-            snprintf(*note_out, n, "%zu module(s) could not be symbolized, e.g. %s", skipped, first_skipped);
-    }
+    char note[1024] = "";
+    if (skipped)
+        snprintf(note, sizeof note, "%zu module(s) could not be symbolized, e.g. %s", skipped, first_skipped);
+    if (exe)
+        debug_info_note(exe, raw->exe, note, sizeof note);
+    if (note[0])
+        *note_out = strdup(note);
     *out = s;
     return 0;
 }
@@ -95,9 +140,12 @@ void ms_symbolizer_free(ms_symbolizer *s)
     for (size_t i = 0; i < s->npaths; i++)
         free(s->paths[i]);
     free(s->paths);
-    for (size_t i = 0; i < s->nmodvars; i++)
+    for (size_t i = 0; i < s->nmodvars; i++) {
         free(s->modvars[i].vars);
+        free(s->modvars[i].tls);
+    }
     free(s->modvars);
+    free(s->raw_mods);
     dwfl_end(s->dwfl);
     free(s);
 }
@@ -382,18 +430,36 @@ const ms_sym *ms_symbolize(ms_symbolizer *s, uint64_t pc, bool return_address)
 
 /* ---- global variables ---- */
 
-static int add_var(module_vars *mv, const dwarf_var *v)
+static int push_var(dwarf_var **vars, size_t *n, size_t *cap, const dwarf_var *v)
 {
-    if (mv->nvars == mv->cap) {
-        size_t n = mv->cap ? mv->cap * 2 : 64;
-        dwarf_var *p = realloc(mv->vars, n * sizeof *p);
+    if (*n == *cap) {
+        size_t c = *cap ? *cap * 2 : 64;
+        dwarf_var *p = realloc(*vars, c * sizeof *p);
         if (!p)
             return -1;
-        mv->vars = p;
-        mv->cap = n;
+        *vars = p;
+        *cap = c;
     }
-    mv->vars[mv->nvars++] = *v;
+    (*vars)[(*n)++] = *v;
     return 0;
+}
+
+static int add_var(module_vars *mv, const dwarf_var *v) { return push_var(&mv->vars, &mv->nvars, &mv->cap, v); }
+
+/* The TLS offset of a thread-local variable's location: a constant, then
+ * DW_OP_form_tls_address (DWARF 5) or DW_OP_GNU_push_tls_address (gcc, clang). */
+static bool tls_offset(const Dwarf_Op *expr, size_t len, Dwarf_Addr *offset)
+{
+    if (len != 2 || (expr[1].atom != DW_OP_form_tls_address && expr[1].atom != DW_OP_GNU_push_tls_address))
+        return false;
+    switch (expr[0].atom) {
+    case DW_OP_const1u: case DW_OP_const2u: case DW_OP_const4u: case DW_OP_const8u: case DW_OP_constu:
+    case DW_OP_addr:
+        *offset = expr[0].number;
+        return true;
+    default:
+        return false;
+    }
 }
 
 /* The address of a location that is a single DW_OP_addr (gcc) or DW_OP_addrx (clang,
@@ -422,11 +488,12 @@ static int walk_vars(module_vars *mv, Dwarf_Die *die, Dwarf_Addr bias, const cha
             Dwarf_Op *expr;
             size_t len;
             Dwarf_Addr addr;
-            if (dwarf_attr(&child, DW_AT_location, &attr) && dwarf_getlocation(&attr, &expr, &len) == 0 &&
-                len == 1 && static_address(&attr, &expr[0], &addr)) {
-                dwarf_var v = { addr + bias, die_name(&child), scope_func, decl_file(&child), 0 };
+            if (dwarf_attr(&child, DW_AT_location, &attr) && dwarf_getlocation(&attr, &expr, &len) == 0) {
+                bool is_static = len == 1 && static_address(&attr, &expr[0], &addr);
+                bool is_tls = !is_static && tls_offset(expr, len, &addr);
+                dwarf_var v = { is_static ? addr + bias : addr, die_name(&child), scope_func, decl_file(&child), 0 };
                 dwarf_decl_line(&child, &v.decl_line);
-                if (add_var(mv, &v) != 0)
+                if ((is_static && add_var(mv, &v) != 0) || (is_tls && push_var(&mv->tls, &mv->ntls, &mv->tls_cap, &v) != 0))
                     return -1;
             }
         } else if (tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block || tag == DW_TAG_namespace ||
@@ -471,6 +538,8 @@ static module_vars *vars_of(ms_symbolizer *s, Dwfl_Module *mod)
     }
     if (mv->nvars > 1)
         qsort(mv->vars, mv->nvars, sizeof *mv->vars, cmp_var);
+    if (mv->ntls > 1)
+        qsort(mv->tls, mv->ntls, sizeof *mv->tls, cmp_var);
     return mv;
 }
 
@@ -485,6 +554,26 @@ int ms_symbolize_global(ms_symbolizer *s, uint64_t addr, const char **name, cons
         return -1;
     dwarf_var key = { addr, NULL, NULL, NULL, 0 };
     const dwarf_var *v = bsearch(&key, mv->vars, mv->nvars, sizeof key, cmp_var);
+    if (!v)
+        return -1;
+    *name = v->name;
+    *scope_func = v->scope_func;
+    *decl_file = v->decl_file;
+    *decl_line = v->decl_line;
+    return 0;
+}
+
+int ms_symbolize_tls(ms_symbolizer *s, uint32_t module, uint64_t offset, const char **name, const char **scope_func,
+                     const char **decl_file, int *decl_line)
+{
+    *name = *scope_func = *decl_file = NULL;
+    *decl_line = 0;
+    Dwfl_Module *mod = module < s->nraw_mods ? s->raw_mods[module] : NULL;
+    module_vars *mv = mod ? vars_of(s, mod) : NULL;
+    if (!mv || mv->ntls == 0)
+        return -1;
+    dwarf_var key = { offset, NULL, NULL, NULL, 0 };
+    const dwarf_var *v = bsearch(&key, mv->tls, mv->ntls, sizeof key, cmp_var);
     if (!v)
         return -1;
     *name = v->name;

@@ -42,6 +42,11 @@ const ms_sym *ms_symbolize(ms_symbolizer *s, uint64_t pc, bool return_address);
 int ms_symbolize_global(ms_symbolizer *s, uint64_t addr, const char **name, const char **scope_func,
                         const char **decl_file, int *decl_line);
 
+/* The same for the thread-local variable at offset in the TLS block of raw module index
+ * module (DWARF: a constant then DW_OP_form_tls_address or DW_OP_GNU_push_tls_address). */
+int ms_symbolize_tls(ms_symbolizer *s, uint32_t module, uint64_t offset, const char **name, const char **scope_func,
+                     const char **decl_file, int *decl_line);
+
 /* A symbol name as people write it: C++ names demangled ("std::runtime_error::runtime_error",
  * "typeinfo name for std::exception"), without parameter lists; others unchanged. The result
  * lives as long as s. */

@@ -67,6 +67,55 @@ static int unknown_name(const char *cmd, const ms_model *m, int code, const char
     return MS_EXIT_USAGE;
 }
 
+/* Whether name is base itself or base followed by "#N" (the suffix that tells apart bins
+ * whose names clashed, analysis/databins.c). */
+static int same_base_name(const char *name, const char *base)
+{
+    size_t n = strlen(base);
+    if (!name || strncmp(name, base, n) != 0) return 0;
+    if (name[n] == '\0') return 1;
+    if (name[n] != '#' || !name[n + 1]) return 0;
+    for (const char *p = name + n + 1; *p; p++)
+        if (*p < '0' || *p > '9') return 0;
+    return 1;
+}
+
+/* A pattern that is the exact name of one bin while others share it (duplicates, or the same
+ * name with a "#N" suffix) names none of them for sure: list them, so that the user picks one
+ * instead of memspy silently picking the first. Returns MS_EXIT_USAGE if so, else 0. */
+static int shared_name(const char *cmd, const ms_model *m, int code, const char *pattern)
+{
+    size_t n = code ? m->ncode : m->ndata, exact = 0, family = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *name = bin_name(m, code, i);
+        exact += name && strcmp(name, pattern) == 0;
+        family += same_base_name(name, pattern);
+    }
+    if (exact == 0 || family < 2) return 0;
+    fprintf(stderr, "memspy %s: '%s' is the name of %zu %s; give one of these names (or a glob):\n", cmd,
+            pattern, family, code ? "code segments" : "data bins");
+    for (size_t i = 0; i < n; i++) {
+        const char *name = bin_name(m, code, i);
+        if (!same_base_name(name, pattern)) continue;
+        const char *full = code ? m->code[i].file : m->data[i].full_name;
+        if (full && strcmp(full, name) != 0) fprintf(stderr, "  %s  (%s)\n", name, full);
+        else fprintf(stderr, "  %s\n", name);
+    }
+    return MS_EXIT_USAGE;
+}
+
+/* Data bins of kind OTHER: `--data other` takes all of them (the unattributed accesses, by
+ * mapping: other, other:[heap], other:libfoo.so, ...). Returns how many were added to sel. */
+static size_t other_bins(const ms_model *m, uint32_t *sel, size_t nsel, char *taken)
+{
+    for (size_t i = 0; i < m->ndata; i++) {
+        if (m->data[i].kind != MS_BIN_OTHER || taken[i]) continue;
+        taken[i] = 1;
+        sel[nsel++] = (uint32_t)i;
+    }
+    return nsel;
+}
+
 int ms_cli_unknown_bin(const char *cmd, const ms_model *m, const char *pattern)
 {
     /* Suggest from the kind with the closer name. */
@@ -92,6 +141,13 @@ int ms_cli_find_bins(const char *cmd, const ms_model *m, int code, char **patter
     int rc = 0;
     if (!sel || !hits || !taken) rc = ms_cli_error(cmd, "out of memory");
     for (size_t p = 0; rc == 0 && p < npatterns; p++) {
+        rc = shared_name(cmd, m, code, patterns[p]);
+        if (rc) break;
+        if (!code && strcmp(patterns[p], "other") == 0) {
+            size_t before = nsel;
+            nsel = other_bins(m, sel, nsel, taken);
+            if (nsel > before) continue;
+        }
         size_t nhits = code ? ms_model_find_code(m, patterns[p], hits, nbins)
                             : ms_model_find_data(m, patterns[p], hits, nbins);
         if (nhits == 0) rc = unknown_name(cmd, m, code, patterns[p]);

@@ -151,7 +151,9 @@ int ms_cli_is_run_number(const char *s);
 /* ---- choosing bins by name (bin_select.c): exact short name, exact full name or glob ---- */
 
 /* The union of the code (code != 0) or data bins matching each pattern, without duplicates,
- * in *out (caller frees). An unknown pattern prints the closest names. Returns 0 or
+ * in *out (caller frees). An unknown pattern prints the closest names; a name that several
+ * bins share (equal names, or the name and its "#N" variants) lists them and is an error;
+ * the data name "other" takes every bin of kind OTHER (other, other:MAPPING). Returns 0 or
  * MS_EXIT_USAGE. */
 int ms_cli_find_bins(const char *cmd, const ms_model *m, int code, char **patterns, size_t npatterns,
                      uint32_t **out, size_t *nout);

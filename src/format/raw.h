@@ -23,7 +23,17 @@
  *                              u64 peak_bytes (largest simultaneously live)
  *                      GLOBAL: u64 addr, u64 size, u32 module index, str symbol name
  *                      STACK : u64 func_pc (a pc inside the function owning the frame)
- *                      OTHER : nothing }
+ *                      OTHER : nothing
+ *                    version 2 adds (a version 1 reader refuses the file, so these never
+ *                    reach it):
+ *                      MMAP  : a file mapped by the program: the HEAP fields (site_pc of the
+ *                              mmap call, call path, mappings made, bytes, peak), then
+ *                              str file path
+ *                      TLS   : a thread-local variable: u64 offset in its module's TLS block,
+ *                              u64 size, u32 module index, str symbol name
+ *                      MAPPING: memory of no known object, by mapping (/proc/self/maps):
+ *                              str label (the mapped file's path, "[heap]", "[stack]",
+ *                              "[anon]", ...) }
  *  MS_RAW_CONTEXTS : u32 n; n x { u32 ctx, u32 bin, u64 pc }  -- pc = return address of the
  *                    instrumentation call (or of the interposed libc call)
  *  MS_RAW_COUNTERS : u32 nlevels, u32 n; n x { u32 ctx, then ms_counters as u64 fields in this
@@ -42,7 +52,7 @@
 #include "../sim/sim.h"
 
 #define MS_RAW_MAGIC "MSPYRAW"   /* 7 chars + NUL = 8 bytes */
-#define MS_RAW_VERSION 1u
+#define MS_RAW_VERSION 2u        /* 2: bin kinds MMAP, TLS, MAPPING */
 #define MS_RAW_F_INCOMPLETE 1u   /* the program crashed, aborted or called _exit */
 
 /* Progress file in MEMSPY_RAW_DIR, beside the raw files: one native-endian u64, the number of
@@ -58,7 +68,12 @@ enum {
 
 enum { MS_EXIT_NORMAL = 0, MS_EXIT_SIGNAL = 1, MS_EXIT_UNDERSCORE = 2 /* _exit/_Exit */ };
 
-typedef enum { MS_BIN_HEAP = 0, MS_BIN_GLOBAL = 1, MS_BIN_STACK = 2, MS_BIN_OTHER = 3 } ms_bin_kind;
+/* Kinds of data bins. The result model uses only the first four: the analysis files MMAP
+ * under HEAP (a dynamic allocation), TLS under GLOBAL and MAPPING under OTHER. */
+typedef enum {
+    MS_BIN_HEAP = 0, MS_BIN_GLOBAL = 1, MS_BIN_STACK = 2, MS_BIN_OTHER = 3,
+    MS_BIN_MMAP = 4, MS_BIN_TLS = 5, MS_BIN_MAPPING = 6
+} ms_bin_kind;
 
 /* ---- reader side (analysis; uses malloc) ---- */
 
@@ -67,13 +82,13 @@ typedef struct { uint64_t base, lo, hi; char *path; } ms_raw_module;
 typedef struct {
     uint32_t id;
     ms_bin_kind kind;
-    uint64_t pc;              /* HEAP: site_pc; STACK: func_pc */
-    uint16_t depth;           /* HEAP */
-    uint64_t *path;           /* HEAP: depth call-site return addresses, outermost first */
-    uint64_t objects, bytes, peak_bytes;  /* HEAP */
-    uint64_t addr, size;      /* GLOBAL */
-    uint32_t module;          /* GLOBAL */
-    char *name;               /* GLOBAL symbol name */
+    uint64_t pc;              /* HEAP, MMAP: site_pc; STACK: func_pc */
+    uint16_t depth;           /* HEAP, MMAP */
+    uint64_t *path;           /* HEAP, MMAP: depth call-site return addresses, outermost first */
+    uint64_t objects, bytes, peak_bytes;  /* HEAP, MMAP */
+    uint64_t addr, size;      /* GLOBAL; TLS: offset in the TLS block, size */
+    uint32_t module;          /* GLOBAL, TLS */
+    char *name;               /* GLOBAL, TLS: symbol name; MMAP: file path; MAPPING: label */
 } ms_raw_bin;
 
 typedef struct { uint32_t ctx, bin; uint64_t pc; } ms_raw_context;

@@ -131,7 +131,8 @@ static void parse_bin(cursor *c, ms_raw_bin *b)
     uint8_t kind = get_u8(c);
     switch (kind) {
     case MS_BIN_HEAP:
-        b->kind = MS_BIN_HEAP;
+    case MS_BIN_MMAP:
+        b->kind = (ms_bin_kind)kind;
         b->pc = get_u64(c);
         b->depth = get_u16(c);
         if ((uint64_t)b->depth * 8 > remaining(c)) {
@@ -150,6 +151,19 @@ static void parse_bin(cursor *c, ms_raw_bin *b)
         b->objects = get_u64(c);
         b->bytes = get_u64(c);
         b->peak_bytes = get_u64(c);
+        if (kind == MS_BIN_MMAP)
+            b->name = get_str(c);
+        break;
+    case MS_BIN_TLS:
+        b->kind = MS_BIN_TLS;
+        b->addr = get_u64(c);
+        b->size = get_u64(c);
+        b->module = get_u32(c);
+        b->name = get_str(c);
+        break;
+    case MS_BIN_MAPPING:
+        b->kind = MS_BIN_MAPPING;
+        b->name = get_str(c);
         break;
     case MS_BIN_GLOBAL:
         b->kind = MS_BIN_GLOBAL;

@@ -163,6 +163,48 @@ static void print_patterns(FILE *out, const ms_counters *c)
                     ms_pct(c->pattern[p], comm));
 }
 
+/* When the selection is memory of no known object (`--data other`: bins of kind OTHER only),
+ * its references, misses and stall by mapping (the bins other:LABEL), most stall
+ * first. Returns 0 or -1 (out of memory). */
+static int print_by_mapping(FILE *out, const ms_model *m, const uint32_t *codes, size_t ncodes,
+                            const uint32_t *datas, size_t ndatas, uint64_t total_stall)
+{
+    if (ndatas == 0) return 0;
+    for (size_t i = 0; i < ndatas; i++)
+        if (datas[i] >= m->ndata || m->data[datas[i]].kind != MS_BIN_OTHER) return 0;
+    ms_counters *sums = calloc(ndatas, sizeof *sums);
+    size_t *order = calloc(ndatas, sizeof *order);
+    int rc = sums && order ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < ndatas; i++) {
+        ms_selection_sum one;
+        rc = ms_model_sum(m, codes, ncodes, &datas[i], 1, &one);
+        if (rc == 0) {
+            sums[i] = one.c;
+            ms_selection_sum_free(&one);
+        }
+        order[i] = i;
+    }
+    /* insertion sort by stall, descending (a handful of mappings) */
+    for (size_t i = 1; rc == 0 && i < ndatas; i++)
+        for (size_t j = i; j > 0 && ms_counters_stall(&sums[order[j]]) > ms_counters_stall(&sums[order[j - 1]]); j--) {
+            size_t t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    if (rc == 0) fputs("By Mapping (memory of no known object, from /proc/self/maps):\n", out);
+    for (size_t k = 0; rc == 0 && k < ndatas; k++) {
+        const ms_data_bin *d = &m->data[datas[order[k]]];
+        const ms_counters *c = &sums[order[k]];
+        if (ms_counters_refs(c) == 0) continue;
+        fprintf(out, "  %s: %s refs, %s misses, stall %s (%.1f%% of total)\n", d->full_name ? d->full_name : d->name,
+                ms_fmt_count(ms_counters_refs(c)).s, ms_fmt_count(ms_counters_misses(c, 0)).s,
+                ms_fmt_count(ms_counters_stall(c)).s, ms_pct(ms_counters_stall(c), total_stall));
+    }
+    free(sums);
+    free(order);
+    return rc;
+}
+
 int ms_report_detail(FILE *out, const ms_model *m, const uint32_t *codes, size_t ncodes,
                      const uint32_t *datas, size_t ndatas)
 {
@@ -191,6 +233,7 @@ int ms_report_detail(FILE *out, const ms_model *m, const uint32_t *codes, size_t
         print_invalidations(out, m, &s);
         print_patterns(out, c);
     }
+    int rc = print_by_mapping(out, m, codes, ncodes, datas, ndatas, ms_counters_stall(t));
     ms_selection_sum_free(&s);
-    return ferror(out) ? -1 : 0;
+    return rc < 0 || ferror(out) ? -1 : 0;
 }

@@ -4,7 +4,9 @@
  * The C++ operator new family sets a thread-local "pending site" (the user's call site) and
  * calls the real operator new (dlsym RTLD_NEXT), so exceptions and new_handler still work
  * and the malloc underneath attributes the block to the user's code, not libstdc++'s.
- * Allocations made inside the runtime (thread mode BUSY: libelf, dlsym) are not recorded. */
+ * Allocations made inside the runtime (thread mode BUSY: libelf, dlsym) are not recorded.
+ * A realloc that moves a block records libc's copy (reads of the old block, writes of the
+ * new, as the caller's references to the block's bin): the program's memory traffic. */
 #include "rt.h"
 #include <dlfcn.h>
 #include <errno.h>
@@ -74,6 +76,8 @@ void *calloc(size_t n, size_t size) {
 static void *realloc_tracked(void *p, size_t n, uintptr_t caller) {
     if (!p) return ms_rt_on ? track(__libc_realloc(NULL, n), n, caller) : __libc_realloc(NULL, n);
     uint32_t bin = ms_rt_on ? ms_shadow_get((uintptr_t)p) : 0;
+    if (bin && !ms_bin_is_heap(bin))
+        bin = 0;   /* a block from before activation, on a page named by mapping (regions.c) */
     if (!bin) {
         void *q = __libc_realloc(p, n);
         return ms_rt_on ? track(q, n, caller) : q;
@@ -91,6 +95,11 @@ static void *realloc_tracked(void *p, size_t n, uintptr_t caller) {
     ms_shadow_fill((uintptr_t)q, new_usable, bin);
     ms_bins_heap_free(bin, old_usable);
     ms_bins_heap_resize(bin, n > old_usable ? n - old_usable : 0, new_usable);
+    if (q != p) {   /* realloc's copy: libc's accesses, made for the caller */
+        size_t copied = n < old_usable ? n : old_usable;
+        ms_record_range_bin((uintptr_t)p, copied, 0, caller, bin);
+        ms_record_range((uintptr_t)q, copied, MS_EV_WRITE, caller);
+    }
     return q;
 }
 

@@ -4,6 +4,8 @@
  * not call the string functions it interposes. */
 #include "rt.h"
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 /* The runtime maps its memory in a region of its own, far below where the kernel places the
  * program's mappings (top-down under the stack) and far above its brk heap. The program's
@@ -16,14 +18,21 @@
 
 static uintptr_t region_next = RT_REGION_BASE;
 
+/* System calls, not the mmap/munmap symbols: those are the program's (mmap.c records them). */
+void *ms_sys_mmap(void *addr, size_t len, int prot, int flags, int fd, long off) {
+    return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+}
+
+int ms_sys_munmap(void *addr, size_t len) { return (int)syscall(SYS_munmap, addr, len); }
+
 void *ms_map_flags(size_t bytes, int extra_flags) {
     size_t len = (bytes + PAGE - 1) & ~(PAGE - 1);
     uintptr_t hint = __atomic_fetch_add(&region_next, len, __ATOMIC_RELAXED);
     int flags = MAP_PRIVATE | MAP_ANONYMOUS | extra_flags;
     void *p = MAP_FAILED;
     if (hint + len <= RT_REGION_END)
-        p = mmap((void *)hint, len, PROT_READ | PROT_WRITE, flags | MAP_FIXED_NOREPLACE, -1, 0);
-    if (p == MAP_FAILED) p = mmap(NULL, len, PROT_READ | PROT_WRITE, flags, -1, 0);
+        p = ms_sys_mmap((void *)hint, len, PROT_READ | PROT_WRITE, flags | MAP_FIXED_NOREPLACE, -1, 0);
+    if (p == MAP_FAILED) p = ms_sys_mmap(NULL, len, PROT_READ | PROT_WRITE, flags, -1, 0);
     return p == MAP_FAILED ? NULL : p;
 }
 
@@ -35,7 +44,7 @@ int ms_is_runtime_memory(const void *p) {
 }
 
 void ms_unmap(void *p, size_t bytes) {
-    if (p) munmap(p, bytes);
+    if (p) ms_sys_munmap(p, bytes);
 }
 
 #define ARENA_BLOCK (1u << 20)

@@ -1,5 +1,6 @@
 /* Data bins: the table of every bin (stable ids, never removed) and the interning of HEAP
- * bins (allocation site + call path) and STACK bins (function). Interning takes one lock;
+ * bins (allocation site + call path), MMAP bins (site + call path + file), MAPPING bins
+ * (label) and STACK bins (function). Interning takes one lock;
  * each thread first looks in its own small direct-mapped cache, so the lock is only taken
  * the first time a thread meets a site or function. Bin 0 is OTHER. */
 #include "rt.h"
@@ -49,8 +50,12 @@ int ms_bins_init(void) {
 }
 
 uint32_t ms_bins_add_global(uint64_t addr, uint64_t size, uint32_t module, const char *name) {
+    return ms_bins_add_variable(MS_BIN_GLOBAL, addr, size, module, name);
+}
+
+uint32_t ms_bins_add_variable(uint8_t kind, uint64_t addr, uint64_t size, uint32_t module, const char *name) {
     pthread_mutex_lock(&bins_lock);
-    uint32_t id = new_bin_locked(MS_BIN_GLOBAL);
+    uint32_t id = new_bin_locked(kind);
     if (id) {
         ms_bin *b = ms_bin_get(id);
         b->addr = addr;
@@ -70,6 +75,7 @@ typedef struct {
     uint16_t depth;
     uint64_t pc;
     const uint64_t *path;
+    uint64_t tag;            /* MMAP, MAPPING: hash of the file path / label */
 } bin_key;
 
 static uint64_t mix(uint64_t h, uint64_t v) {
@@ -78,13 +84,13 @@ static uint64_t mix(uint64_t h, uint64_t v) {
 }
 
 static uint64_t key_hash(const bin_key *k) {
-    uint64_t h = mix(k->kind, k->pc);
+    uint64_t h = mix(mix(k->kind, k->pc), k->tag);
     for (uint16_t i = 0; i < k->depth; i++) h = mix(h, k->path[i]);
     return h | 1;   /* never 0: 0 marks an empty cache slot */
 }
 
 static int key_matches(const ms_bin *b, const bin_key *k) {
-    if (b->kind != k->kind || b->pc != k->pc || b->depth != k->depth) return 0;
+    if (b->kind != k->kind || b->pc != k->pc || b->depth != k->depth || b->tag != k->tag) return 0;
     for (uint16_t i = 0; i < k->depth; i++)
         if (b->path[i] != k->path[i]) return 0;
     return 1;
@@ -98,7 +104,7 @@ static int index_grow_locked(void) {
         uint32_t id = index_slots[i];
         if (!id) continue;
         const ms_bin *b = ms_bin_get(id);
-        bin_key k = {b->kind, b->depth, b->pc, b->path};
+        bin_key k = {b->kind, b->depth, b->pc, b->path, b->tag};
         uint32_t j = (uint32_t)key_hash(&k) & (cap - 1);
         while (slots[j]) j = (j + 1) & (cap - 1);
         slots[j] = id;
@@ -118,6 +124,7 @@ static uint32_t intern_locked(const bin_key *k, uint64_t hash) {
     if (!id) return 0;
     ms_bin *b = ms_bin_get(id);
     b->pc = k->pc;
+    b->tag = k->tag;
     b->depth = k->depth;
     for (uint16_t i = 0; i < k->depth; i++) b->path[i] = k->path[i];
     publish_locked(id);
@@ -144,20 +151,58 @@ static uint32_t intern(ms_bin_cache_slot *cache, const bin_key *k) {
 }
 
 uint32_t ms_bins_stack(ms_thread *t, uintptr_t func_pc) {
-    bin_key k = {MS_BIN_STACK, 0, func_pc, NULL};
+    bin_key k = {MS_BIN_STACK, 0, func_pc, NULL, 0};
     return intern(t->data->stack_cache, &k);
 }
 
-uint32_t ms_bins_heap(ms_thread *t, uintptr_t site_pc) {
-    if (MS_UNLIKELY(t->longjmp_pending)) ms_shadow_stack_resync(t, site_pc - 1);
-    uint64_t path[MS_MAX_PATH];
+/* FNV-1a of a string: the key of a file or label (64 bits: two texts of one hash, never seen
+ * in practice, would share a bin). */
+static uint64_t text_hash(const char *s) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (; *s; s++) h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
+    return h;
+}
+
+/* The bin interned under k whose name is text (set once, on creation). */
+static uint32_t intern_named(ms_thread *t, bin_key *k, const char *text) {
+    k->tag = text_hash(text);
+    uint32_t id = intern(t->data->heap_cache, k);
+    if (!id) return 0;
+    ms_bin *b = ms_bin_get(id);
+    if (!__atomic_load_n(&b->name, __ATOMIC_ACQUIRE)) {
+        const char *copy = ms_arena_strdup(text);
+        const char *expected = NULL;
+        __atomic_compare_exchange_n(&b->name, &expected, copy, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+    }
+    return id;
+}
+
+uint32_t ms_bins_mapping(ms_thread *t, const char *label) {
+    bin_key k = {MS_BIN_MAPPING, 0, 0, NULL, 0};
+    return intern_named(t, &k, label);
+}
+
+/* The call path of the calling thread, innermost first, recursion collapsed. */
+static uint16_t call_path(ms_thread *t, uint64_t *path) {
     uint16_t depth = 0;
     for (uint32_t i = t->depth; i > 0 && depth < MS_MAX_PATH; i--) {
         uint64_t ra = t->frames[i - 1].call_ra;
         if (depth && path[depth - 1] == ra) continue;   /* collapse recursion */
         path[depth++] = ra;
     }
-    bin_key k = {MS_BIN_HEAP, depth, site_pc, path};
+    return depth;
+}
+
+uint32_t ms_bins_mmap(ms_thread *t, uintptr_t site_pc, const char *file) {
+    uint64_t path[MS_MAX_PATH];
+    bin_key k = {MS_BIN_MMAP, call_path(t, path), site_pc, path, 0};
+    return intern_named(t, &k, file);
+}
+
+uint32_t ms_bins_heap(ms_thread *t, uintptr_t site_pc) {
+    if (MS_UNLIKELY(t->longjmp_pending)) ms_shadow_stack_resync(t, site_pc - 1);
+    uint64_t path[MS_MAX_PATH];
+    bin_key k = {MS_BIN_HEAP, call_path(t, path), site_pc, path, 0};
     return intern(t->data->heap_cache, &k);
 }
 
@@ -185,5 +230,9 @@ void ms_bins_heap_resize(uint32_t bin, uint64_t grown_requested, uint64_t new_us
 
 void ms_bins_heap_free(uint32_t bin, uint64_t usable) {
     ms_bin *b = ms_bin_get(bin);
-    if (b->kind == MS_BIN_HEAP) __atomic_fetch_sub(&b->live, usable, __ATOMIC_RELAXED);
+    if (b->kind == MS_BIN_HEAP || b->kind == MS_BIN_MMAP) __atomic_fetch_sub(&b->live, usable, __ATOMIC_RELAXED);
+}
+
+int ms_bin_is_heap(uint32_t bin) {
+    return bin != MS_BIN_SHARED && bin < ms_bins_count() && ms_bin_get(bin)->kind == MS_BIN_HEAP;
 }

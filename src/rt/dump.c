@@ -90,12 +90,23 @@ static void put_bins(ms_raw_writer *w) {
         ms_raw_put_u8(w, b->kind);
         switch (b->kind) {
         case MS_BIN_HEAP:
+        case MS_BIN_MMAP:
             ms_raw_put_u64(w, b->pc);
             ms_raw_put_u16(w, b->depth);
             for (uint16_t i = b->depth; i > 0; i--) ms_raw_put_u64(w, b->path[i - 1]);   /* outermost first */
             ms_raw_put_u64(w, b->objects);
             ms_raw_put_u64(w, b->bytes);
             ms_raw_put_u64(w, b->peak);
+            if (b->kind == MS_BIN_MMAP) ms_raw_put_str(w, b->name ? b->name : "");
+            break;
+        case MS_BIN_TLS:
+            ms_raw_put_u64(w, b->addr);
+            ms_raw_put_u64(w, b->size);
+            ms_raw_put_u32(w, b->module);
+            ms_raw_put_str(w, b->name);
+            break;
+        case MS_BIN_MAPPING:
+            ms_raw_put_str(w, b->name ? b->name : "");
             break;
         case MS_BIN_GLOBAL:
             ms_raw_put_u64(w, b->addr);

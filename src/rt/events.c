@@ -206,7 +206,8 @@ void ms_events_flush(ms_thread *t) {
 uint32_t ms_resolve_bin(ms_thread *t, uintptr_t addr) {
     if (addr - t->stack_lo < t->stack_span) return ms_stack_bin_slow(t, addr);
     uint32_t bin = ms_shadow_get(addr);
-    return bin == MS_BIN_SHARED ? ms_globals_bin_at(addr) : bin;
+    if (bin == MS_BIN_SHARED) return ms_globals_bin_at(addr);
+    return bin ? bin : ms_regions_bin(t, addr);
 }
 
 void ms_record_slow(uintptr_t addr, uint32_t size_flags, uintptr_t pc) {
@@ -224,6 +225,21 @@ void ms_record_range(uintptr_t addr, size_t len, uint32_t write_flag, uintptr_t 
     while (len) {
         uint32_t piece = len > MS_EV_SIZE_MAX ? MS_EV_SIZE_MAX : (uint32_t)len;
         ms_record(addr, piece, write_flag, pc);
+        addr += piece;
+        len -= piece;
+    }
+}
+
+void ms_record_range_bin(uintptr_t addr, size_t len, uint32_t write_flag, uintptr_t pc, uint32_t bin) {
+    ms_thread *t = &ms_tls;
+    while (len && ms_thread_can_record(t)) {
+        uint32_t piece = len > MS_EV_SIZE_MAX ? MS_EV_SIZE_MAX : (uint32_t)len;
+        ms_event *e = &t->data->ev[t->nev];
+        e->addr = addr;
+        e->pc = pc;
+        e->bin = bin;
+        e->size_flags = piece | write_flag;
+        if (++t->nev == MS_EVENTS_PER_THREAD) ms_events_flush(t);
         addr += piece;
         len -= piece;
     }

@@ -203,6 +203,11 @@ static void scan_module(uint32_t mi) {
             add_function(m->base + s.st_value, s.st_size);
             continue;
         }
+        if (GELF_ST_TYPE(s.st_info) == STT_TLS) {   /* st_value: offset in the module's TLS block */
+            const char *tls_name = elf_strptr(elf, sh.sh_link, s.st_name);
+            if (tls_name && !own_symbol(tls_name)) ms_tls_add(mi, s.st_value, s.st_size, tls_name);
+            continue;
+        }
         if (GELF_ST_TYPE(s.st_info) != STT_OBJECT) continue;
         if (!allocated_section(elf, s.st_shndx)) continue;
         const char *name = elf_strptr(elf, sh.sh_link, s.st_name);

@@ -22,7 +22,7 @@ void ms_progress_init(const char *dir) {
     void *p = MAP_FAILED;
     /* Only grow the file: a process started later in the same run must not reset the count. */
     if (fstat(fd, &st) == 0 && (st.st_size >= (off_t)sizeof(uint64_t) || ftruncate(fd, sizeof(uint64_t)) == 0))
-        p = mmap(NULL, sizeof(uint64_t), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        p = ms_sys_mmap(NULL, sizeof(uint64_t), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     close(fd);
     if (p != MAP_FAILED) ms_progress_refs = p;
 }

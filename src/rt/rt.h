@@ -65,6 +65,18 @@ typedef struct { uint64_t key; uint32_t bin; } ms_bin_cache_slot;
 
 typedef struct ms_rec_stream ms_rec_stream;   /* record.c */
 
+/* A frame of another thread that this thread accessed (a shared stack variable): addresses
+ * [lo, hi) are in it while the owner's data block (never freed) still belongs to the owner
+ * (its nev_p) and the owner's frame `index` still has this frame address and pc (regions.c
+ * checks that before using it; owner NULL = none). */
+typedef struct {
+    const void *owner;                 /* the owning thread's ms_thread */
+    const struct ms_thread_data *owner_data;
+    const uint32_t *owner_nev;         /* owner_data->nev_p when remembered */
+    uintptr_t lo, hi, frame, pc;
+    uint32_t index, bin;
+} ms_other_frame;
+
 /* Per-thread memory that outlives the TLS block's use: reused by later threads. */
 typedef struct ms_thread_data {
     struct ms_thread_data *next_all;   /* list of every data block ever made */
@@ -78,6 +90,7 @@ typedef struct ms_thread_data {
     ms_event ev[MS_EVENTS_PER_THREAD];
     ms_bin_cache_slot stack_cache[MS_CACHE_SLOTS];
     ms_bin_cache_slot heap_cache[MS_CACHE_SLOTS];
+    ms_other_frame other_frame;        /* the last frame of another thread it accessed */
 } ms_thread_data;
 
 typedef struct {
@@ -150,6 +163,10 @@ const char *ms_runtime_config_text(void);
 
 /* ---- arena.c: memory that never comes from the program's malloc ---- */
 
+/* The mmap and munmap system calls: the runtime's own mappings, never recorded as
+ * the program's. */
+void *ms_sys_mmap(void *addr, size_t len, int prot, int flags, int fd, long off);
+int ms_sys_munmap(void *addr, size_t len);
 /* Zeroed memory straight from mmap (page granular); NULL on failure. */
 void *ms_map(size_t bytes);
 /* ms_map with extra mmap flags (MAP_NORESERVE). Memory comes from the runtime's own region. */
@@ -185,6 +202,12 @@ extern uint32_t **ms_shadow_l1;
 int ms_shadow_init(void);
 /* Set [addr, addr+len) to bin (0 clears). */
 void ms_shadow_fill(uintptr_t addr, size_t len, uint32_t bin);
+/* Clear [addr, addr+len), giving whole shadow pages back to the kernel (cheap for the
+ * large ranges of munmap). */
+void ms_shadow_clear(uintptr_t addr, size_t len);
+/* Set the granules of [addr, addr+len) that hold no bin yet to bin (a region's lazily
+ * filled page: objects already there keep theirs). */
+void ms_shadow_fill_empty(uintptr_t addr, size_t len, uint32_t bin);
 
 /* A granule shared by two globals packed closer than 16 bytes: the bin is looked up exactly
  * in the globals table (ms_globals_bin_at). Never a real bin id. */
@@ -206,11 +229,12 @@ typedef struct {
     uint8_t kind;                 /* ms_bin_kind */
     uint16_t depth;               /* HEAP: entries of path */
     uint32_t module;              /* GLOBAL */
-    uint64_t pc;                  /* HEAP: site pc; STACK: function pc */
-    uint64_t path[MS_MAX_PATH];   /* HEAP: call-site return addresses, innermost first */
-    uint64_t objects, bytes, live, peak;   /* HEAP accounting (atomic updates) */
-    uint64_t addr, size;          /* GLOBAL */
-    const char *name;             /* GLOBAL */
+    uint64_t pc;                  /* HEAP, MMAP: site pc; STACK: function pc */
+    uint64_t tag;                 /* MMAP, MAPPING: hash of name (part of the interning key) */
+    uint64_t path[MS_MAX_PATH];   /* HEAP, MMAP: call-site return addresses, innermost first */
+    uint64_t objects, bytes, live, peak;   /* HEAP, MMAP accounting (atomic updates) */
+    uint64_t addr, size;          /* GLOBAL; TLS: offset in the module's TLS block */
+    const char *name;             /* GLOBAL, TLS: symbol; MMAP: file path; MAPPING: label */
 } ms_bin;
 
 /* Create bin 0 (OTHER). Returns 0 or -1. */
@@ -220,10 +244,19 @@ uint32_t ms_bins_count(void);
 ms_bin *ms_bin_get(uint32_t id);
 /* Register a global object; returns its bin id (0 if out of memory). */
 uint32_t ms_bins_add_global(uint64_t addr, uint64_t size, uint32_t module, const char *name);
+/* Register a variable bin of kind GLOBAL or TLS (addr: a TLS variable's offset in its
+ * module's block); returns its bin id (0 if out of memory). */
+uint32_t ms_bins_add_variable(uint8_t kind, uint64_t addr, uint64_t size, uint32_t module, const char *name);
+/* The MMAP bin of a file mapped at site_pc with the calling thread's call path (interned). */
+uint32_t ms_bins_mmap(ms_thread *t, uintptr_t site_pc, const char *file);
+/* The MAPPING bin of memory of no known object in a mapping labelled label (interned). */
+uint32_t ms_bins_mapping(ms_thread *t, const char *label);
 /* The STACK bin of the function containing pc (interned; per-thread cache). */
 uint32_t ms_bins_stack(ms_thread *t, uintptr_t func_pc);
 /* The HEAP bin for an allocation at site_pc with the calling thread's current call path. */
 uint32_t ms_bins_heap(ms_thread *t, uintptr_t site_pc);
+/* Whether bin is a HEAP bin (a shadow entry may also be a page named lazily by regions.c). */
+int ms_bin_is_heap(uint32_t bin);
 /* Heap accounting: an object of usable size bytes was made / freed in bin. */
 void ms_bins_heap_alloc(uint32_t bin, uint64_t requested, uint64_t usable);
 void ms_bins_heap_free(uint32_t bin, uint64_t usable);
@@ -240,6 +273,27 @@ uint32_t ms_stack_bin_slow(ms_thread *t, uintptr_t addr);
 void ms_shadow_stack_resync(ms_thread *t, uintptr_t live_pc);
 /* Start address of the function containing pc, from the modules' symbol tables; 0 if unknown. */
 uintptr_t ms_function_start(uintptr_t pc);
+
+/* STACK bin of the frame of thread owner (not the caller t) holding addr, an address in
+ * owner's stack: a variable of owner's frame that t reads or writes. 0 if owner has no frame.
+ * *found describes the frame, for the next access (see ms_other_frame).
+ * owner's shadow stack is read while it runs; its arrays are never unmapped while it lives. */
+uint32_t ms_stack_bin_other(ms_thread *t, const ms_thread *owner, const ms_thread_data *owner_data, uintptr_t addr,
+                            ms_other_frame *found);
+
+/* ---- regions.c: memory of no heap block, global or own frame ---- */
+
+/* A region the program mapped: [lo, lo+len) gets bin (0: forget it), replacing the regions
+ * and shadow it overlaps; its bytes are added to the bin's accounting, as a new object, or
+ * (moved_from: the old length, mremap) as the same object resized. */
+void ms_regions_add(uintptr_t lo, size_t len, uint32_t bin, size_t moved_from);
+/* The program unmapped [lo, lo+len): regions cut, bytes given back, shadow cleared. */
+void ms_regions_remove(uintptr_t lo, size_t len);
+/* The bin of the region holding addr, 0 if none. */
+uint32_t ms_regions_bin_of(uintptr_t addr);
+/* The bin of addr when the shadow map has none (slow path): a region, the frame of the
+ * thread whose stack holds it, else the MAPPING bin of its /proc/self/maps line (0 if none). */
+uint32_t ms_regions_bin(ms_thread *t, uintptr_t addr);
 
 /* Bin of any address, resolved at access time (any path, may intern a STACK bin). */
 uint32_t ms_resolve_bin(ms_thread *t, uintptr_t addr);
@@ -422,7 +476,7 @@ MS_HOT void ms_record(uintptr_t addr, uint32_t size, uint32_t write_flag, uintpt
         if (MS_UNLIKELY(!bin)) goto slow;
     } else {
         bin = ms_shadow_get(addr);
-        if (MS_UNLIKELY(bin == MS_BIN_SHARED)) goto slow;
+        if (MS_UNLIKELY(bin + 1u <= 1u)) goto slow;   /* 0 (no bin yet: regions.c) or MS_BIN_SHARED */
     }
     ms_event *e = &t->data->ev[n];
     e->addr = addr;
@@ -437,6 +491,9 @@ slow:
 
 /* Record a byte range (split in MS_EV_SIZE_MAX pieces); no-op for len 0. */
 void ms_record_range(uintptr_t addr, size_t len, uint32_t write_flag, uintptr_t pc);
+/* The same with the bin given (memory the C library touched for the program whose shadow is
+ * already gone: the old block of a realloc that moved it). */
+void ms_record_range_bin(uintptr_t addr, size_t len, uint32_t write_flag, uintptr_t pc, uint32_t bin);
 
 /* ---- record.c: MEMSPY_RECORD_DIR streams (all calls on a data block with its flush flag
  * held; ms_rec_event/ms_rec_sync also under the simulator lock, which gives context ids) ---- */
@@ -502,6 +559,15 @@ uint32_t ms_modules_count(void);
 /* The GLOBAL bin whose object contains addr, from the sorted table of all globals; 0 if none. */
 uint32_t ms_globals_bin_at(uintptr_t addr);
 const ms_module *ms_module_get(uint32_t i);
+
+/* ---- tls.c: thread-local variables ---- */
+
+/* A thread-local variable of module index module at offset in its TLS block (its bin is
+ * made now; aliases are ignored). */
+void ms_tls_add(uint32_t module, uint64_t offset, uint64_t size, const char *name);
+/* The calling thread t starts recording: write its thread-local variables into the shadow
+ * map and end its stack range below its TLS blocks. */
+void ms_tls_thread_start(ms_thread *t);
 
 /* ---- dump.c ---- */
 

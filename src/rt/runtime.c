@@ -128,6 +128,7 @@ int ms_thread_enter_slow(ms_thread *t) {
     ms_thread_data *d = data_acquire();
     if (!d) return 0;      /* stays BUSY: this thread is not profiled */
     stack_bounds(t);
+    ms_tls_thread_start(t);   /* may end the stack range below the thread's TLS */
     stack_placement(t);
     t->data = d;
     t->nev = 0;

@@ -20,17 +20,17 @@
 
 #define INITIAL_FRAMES 1024u
 
-/* Double the shadow stack (mmap; the old array is unmapped). Returns 0 or -1. */
+/* Double the shadow stack (mmap). The old array stays mapped: another thread may be reading
+ * it (ms_stack_bin_other), and all of them together are less than twice the last. The
+ * capacity is published after the array, so a reader never sees more room than it has.
+ * Returns 0 or -1. */
 static int grow(ms_thread *t) {
     uint32_t cap = t->frames_cap ? t->frames_cap * 2 : INITIAL_FRAMES;
     ms_frame *frames = ms_map(cap * sizeof *frames);
     if (!frames) return -1;
-    if (t->frames) {
-        ms_memcpy(frames, t->frames, t->depth * sizeof *frames);
-        ms_unmap(t->frames, t->frames_cap * sizeof *frames);
-    }
-    t->frames = frames;
-    t->frames_cap = cap;
+    if (t->frames) ms_memcpy(frames, t->frames, t->depth * sizeof *frames);
+    __atomic_store_n(&t->frames, frames, __ATOMIC_RELEASE);
+    __atomic_store_n(&t->frames_cap, cap, __ATOMIC_RELEASE);
     return 0;
 }
 
@@ -104,4 +104,25 @@ uint32_t ms_stack_bin_slow(ms_thread *t, uintptr_t addr) {
     ms_frame *f = &t->frames[i];
     if (!f->bin) f->bin = ms_bins_stack(t, f->pc);
     return f->bin;
+}
+
+uint32_t ms_stack_bin_other(ms_thread *t, const ms_thread *owner, const ms_thread_data *owner_data, uintptr_t addr,
+                            ms_other_frame *found) {
+    uint32_t cap = __atomic_load_n(&owner->frames_cap, __ATOMIC_ACQUIRE);
+    const ms_frame *frames = __atomic_load_n(&owner->frames, __ATOMIC_ACQUIRE);
+    uint32_t i = __atomic_load_n(&owner->depth, __ATOMIC_ACQUIRE);
+    if (i > cap) i = cap;
+    if (i == 0 || !frames) return 0;
+    i--;
+    while (i > 0 && __atomic_load_n(&frames[i - 1].frame, __ATOMIC_RELAXED) < addr) i--;
+    uintptr_t pc = __atomic_load_n(&frames[i].pc, __ATOMIC_RELAXED);
+    uint32_t bin = pc ? ms_bins_stack(t, pc) : 0;
+    /* The function's own addresses lie above its hook frame, up to its caller's: (frame,
+     * caller]. (Below the innermost hook frame are callees without hooks: not remembered.) */
+    uintptr_t frame = __atomic_load_n(&frames[i].frame, __ATOMIC_RELAXED);
+    if (bin && addr > frame) {
+        uintptr_t caller = i ? __atomic_load_n(&frames[i - 1].frame, __ATOMIC_RELAXED) : UINTPTR_MAX - 1;
+        *found = (ms_other_frame){owner, owner_data, &owner->nev, frame + 1, caller + 1, frame, pc, i, bin};
+    }
+    return bin;
 }

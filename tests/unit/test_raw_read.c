@@ -70,12 +70,17 @@ static void build_sample(buf *f)
     put(f, 0xdeadbeef, 4); put_str(f, "future stuff");
     section_end(f);
     section_begin(f, MS_RAW_BINS);
-    put(f, 4, 4);
+    put(f, 7, 4);
     put(f, 7, 4); put(f, MS_BIN_HEAP, 1); put(f, 0x401234, 8); put(f, 2, 2);
     put(f, 0x401100, 8); put(f, 0x401200, 8); put(f, 3, 8); put(f, 300, 8); put(f, 200, 8);
     put(f, 8, 4); put(f, MS_BIN_GLOBAL, 1); put(f, 0x404000, 8); put(f, 64, 8); put(f, 0, 4); put_str(f, "grid");
     put(f, 9, 4); put(f, MS_BIN_STACK, 1); put(f, 0x401050, 8);
     put(f, 10, 4); put(f, MS_BIN_OTHER, 1);
+    /* version 2 kinds */
+    put(f, 11, 4); put(f, MS_BIN_MMAP, 1); put(f, 0x401400, 8); put(f, 1, 2); put(f, 0x401100, 8);
+    put(f, 2, 8); put(f, 8192, 8); put(f, 4096, 8); put_str(f, "/data/table-000005.ldb");
+    put(f, 12, 4); put(f, MS_BIN_TLS, 1); put(f, 16, 8); put(f, 256, 8); put(f, 0, 4); put_str(f, "scratch");
+    put(f, 13, 4); put(f, MS_BIN_MAPPING, 1); put_str(f, "[heap]");
     section_end(f);
     section_begin(f, MS_RAW_CONTEXTS);
     put(f, 2, 4);
@@ -120,14 +125,14 @@ static void test_round_trip(void)
     char err[256] = "";
     CHECK(read_prefix(&f, f.n, &raw, err, sizeof err) == 0);
     CHECK(!raw.truncated);
-    CHECK(raw.version == 1 && raw.flags == MS_RAW_F_INCOMPLETE);
+    CHECK(raw.version == MS_RAW_VERSION && raw.flags == MS_RAW_F_INCOMPLETE);
     CHECK(raw.pid == 4242 && raw.exit_kind == MS_EXIT_SIGNAL && raw.exit_value == 11);
     CHECK(raw.start_ns == 1000 && raw.end_ns == 5000 && raw.nthreads == 3);
     CHECK(strcmp(raw.config_text, "L1=32K:8:64:4:lru;mem=200") == 0);
     CHECK(strcmp(raw.exe, "/bin/prog") == 0);
     CHECK(raw.nmodules == 1 && raw.modules[0].base == 0x400000 && raw.modules[0].hi == 0x402000);
     CHECK(strcmp(raw.modules[0].path, "/bin/prog") == 0);
-    CHECK(raw.nbins == 4);
+    CHECK(raw.nbins == 7);
     CHECK(raw.bins[0].id == 7 && raw.bins[0].kind == MS_BIN_HEAP && raw.bins[0].pc == 0x401234);
     CHECK(raw.bins[0].depth == 2 && raw.bins[0].path[0] == 0x401100 && raw.bins[0].path[1] == 0x401200);
     CHECK(raw.bins[0].objects == 3 && raw.bins[0].bytes == 300 && raw.bins[0].peak_bytes == 200);
@@ -135,6 +140,13 @@ static void test_round_trip(void)
     CHECK(strcmp(raw.bins[1].name, "grid") == 0);
     CHECK(raw.bins[2].kind == MS_BIN_STACK && raw.bins[2].pc == 0x401050);
     CHECK(raw.bins[3].kind == MS_BIN_OTHER && raw.bins[3].id == 10);
+    CHECK(raw.nbins == 7 && raw.bins[4].kind == MS_BIN_MMAP && raw.bins[4].pc == 0x401400);
+    CHECK(raw.bins[4].depth == 1 && raw.bins[4].path[0] == 0x401100 && raw.bins[4].objects == 2);
+    CHECK(raw.bins[4].bytes == 8192 && raw.bins[4].peak_bytes == 4096);
+    CHECK(strcmp(raw.bins[4].name, "/data/table-000005.ldb") == 0);
+    CHECK(raw.bins[5].kind == MS_BIN_TLS && raw.bins[5].addr == 16 && raw.bins[5].size == 256);
+    CHECK(raw.bins[5].module == 0 && strcmp(raw.bins[5].name, "scratch") == 0);
+    CHECK(raw.bins[6].kind == MS_BIN_MAPPING && strcmp(raw.bins[6].name, "[heap]") == 0);
     CHECK(raw.ncontexts == 2 && raw.contexts[1].ctx == 1 && raw.contexts[1].bin == 8 &&
           raw.contexts[1].pc == 0x401310);
     CHECK(raw.nlevels == 2 && raw.ncounters == 1 && raw.counters[0].ctx == 1);
@@ -167,7 +179,7 @@ static void test_truncation_everywhere(void)
         }
         CHECK(rc == 0 && raw.truncated);
         if (rc == 0 && n >= trailer_at) {   /* only the trailer is missing */
-            CHECK(raw.nbins == 4 && raw.ncounters == 1 && raw.nnotes == 1);
+            CHECK(raw.nbins == 7 && raw.ncounters == 1 && raw.nnotes == 1);
             truncated_ok++;
         }
         if (rc == 0)
@@ -192,7 +204,7 @@ static void test_truncation_everywhere(void)
     ms_raw raw;
     char err[256];
     CHECK(read_prefix(&g, cut + 10, &raw, err, sizeof err) == 0);
-    CHECK(raw.truncated && raw.pid == 4242 && raw.nmodules == 1 && raw.nbins == 4);
+    CHECK(raw.truncated && raw.pid == 4242 && raw.nmodules == 1 && raw.nbins == 7);
     CHECK(raw.ncontexts == 0 && raw.ncounters == 0 && raw.nevictions == 0);
     ms_raw_free(&raw);
 }
@@ -220,7 +232,7 @@ static void test_foreign_and_newer(void)
     header(&f, MS_RAW_VERSION + 1, 0);
     trailer(&f);
     CHECK(read_prefix(&f, f.n, &raw, err, sizeof err) == -1);
-    CHECK(strcmp(err, "written by a newer memspy (raw version 2)") == 0);
+    CHECK(strcmp(err, "written by a newer memspy (raw version 3)") == 0);
 
     CHECK(ms_raw_read("/nonexistent/raw", &raw, err, sizeof err) == -1);
     CHECK(strncmp(err, "cannot open /nonexistent/raw", 28) == 0);

@@ -1,5 +1,6 @@
 /* The runtime's address-to-bin map (src/rt/shadow.c): 16-byte granules, two levels, chunks
- * mapped on first use, clearing, chunk boundaries, ranges that are not granule-aligned. */
+ * mapped on first use, clearing (also by whole shadow pages), filling only empty granules,
+ * chunk boundaries, ranges that are not granule-aligned. */
 #include "check.h"
 #include "rt/rt.h"
 
@@ -47,6 +48,33 @@ int main(void)
     /* clearing where nothing was ever mapped maps nothing and reads back OTHER */
     ms_shadow_fill(base + 64 * CHUNK_SPAN, 4096, 0);
     CHECK_EQ(ms_shadow_get(base + 64 * CHUNK_SPAN), 0u);
+
+    /* clearing a large range gives whole shadow pages back and zeroes the partial ones at
+     * both ends, leaving the neighbours on either side */
+    uintptr_t wide = base + 80 * CHUNK_SPAN;
+    ms_shadow_fill(wide - 16, 16, 3);                     /* the granule before */
+    ms_shadow_fill(wide, 2 * CHUNK_SPAN + 4096 * 16 + 48, 13);
+    ms_shadow_fill(wide + 2 * CHUNK_SPAN + 4096 * 16 + 48, 16, 4);   /* the granule after */
+    ms_shadow_clear(wide, 2 * CHUNK_SPAN + 4096 * 16 + 48);
+    CHECK_EQ(ms_shadow_get(wide - 16), 3u);
+    CHECK_EQ(ms_shadow_get(wide), 0u);
+    CHECK_EQ(ms_shadow_get(wide + CHUNK_SPAN + 12345), 0u);
+    CHECK_EQ(ms_shadow_get(wide + 2 * CHUNK_SPAN + 4096 * 16 + 32), 0u);
+    CHECK_EQ(ms_shadow_get(wide + 2 * CHUNK_SPAN + 4096 * 16 + 48), 4u);
+    ms_shadow_fill(wide + CHUNK_SPAN, 64, 14);            /* the range can be filled again */
+    CHECK_EQ(ms_shadow_get(wide + CHUNK_SPAN + 63), 14u);
+
+    /* filling only the empty granules: what an object holds stays */
+    uintptr_t page = base + 96 * CHUNK_SPAN;
+    ms_shadow_fill(page + 256, 100, 21);                  /* an object: granules 16..22 */
+    ms_shadow_fill_empty(page, 4096, 22);
+    CHECK_EQ(ms_shadow_get(page), 22u);
+    CHECK_EQ(ms_shadow_get(page + 255), 22u);
+    CHECK_EQ(ms_shadow_get(page + 256), 21u);
+    CHECK_EQ(ms_shadow_get(page + 367), 21u);
+    CHECK_EQ(ms_shadow_get(page + 368), 22u);
+    CHECK_EQ(ms_shadow_get(page + 4095), 22u);
+    CHECK_EQ(ms_shadow_get(page + 4096), 0u);
 
     /* real heap addresses (the top of the user address space) work too */
     static char object[100];

@@ -2,14 +2,16 @@
  *   <flags> <exit_kind> <exit_value> <truncated>
  *   <reads> <writes>     summed over the contexts of the HEAP bins whose objects are BYTES bytes each
  *   streams <dir or -> threads <threads seen>
- *   note <text>          (one line per note) */
+ *   note <text>          (one line per note)
+ * or, as `rt_rawcheck FILE bins`, one line per bin: <id> <kind number> <name or ->. */
 #include "format/raw.h"
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int main(int argc, char **argv) {
     if (argc != 3) {
-        fprintf(stderr, "usage: rt_rawcheck FILE BYTES\n");
+        fprintf(stderr, "usage: rt_rawcheck FILE BYTES|bins\n");
         return 2;
     }
     ms_raw raw;
@@ -17,6 +19,12 @@ int main(int argc, char **argv) {
     if (ms_raw_read(argv[1], &raw, err, sizeof err) != 0) {
         fprintf(stderr, "rt_rawcheck: %s\n", err);
         return 1;
+    }
+    if (strcmp(argv[2], "bins") == 0) {
+        for (size_t b = 0; b < raw.nbins; b++)
+            printf("%u %d %s\n", raw.bins[b].id, (int)raw.bins[b].kind, raw.bins[b].name ? raw.bins[b].name : "-");
+        ms_raw_free(&raw);
+        return 0;
     }
     uint64_t bytes = strtoull(argv[2], NULL, 10), reads = 0, writes = 0;
     for (size_t i = 0; i < raw.ncounters; i++) {

@@ -1,0 +1,21 @@
+#!/bin/sh
+# Thread-local variables by name, and a variable in main's frame that other threads read and
+# write: one bin of its owner's frame (stack:main), not `other`.
+. "$1/tests/e2e/lib.sh"
+cc_build names_threads "$SRC_DIR/tests/e2e/progs/names_threads.c" -pthread
+run_memspy r.json -- ./names_threads
+
+check "the thread-local array is one bin named tls_acc, 4096 bytes" r.json \
+  '[.data[] | select(.name == "tls_acc")] | length == 1 and .[0].kind == "global" and .[0].bytes == 4096'
+line=$(grep -n '__thread double tls_acc' "$SRC_DIR/tests/e2e/progs/names_threads.c" | cut -d: -f1)
+check "its declaration comes from DWARF (DW_OP_*_tls_address): names_threads.c:$line" r.json \
+  '.data[] | select(.name == "tls_acc") | .site | endswith("names_threads.c:'"$line"'")'
+# 3 threads x 8 x 512 read-modify-writes (clang -O2 vectorizes them by 2), plus 3 x 512 reads
+check "every thread's copy is counted in tls_acc" r.json \
+  "$JQ_DEFS"' cell("worker"; "tls_acc") | (.writes == 12288 and .reads == 13824) or (.writes == 6144 and .reads == 7680)'
+check "shared, in main's frame, is read and written by all three threads in stack:main" r.json \
+  "$JQ_DEFS"' cell("worker"; "stack:main") | (.writes == 192 and .reads == 192) or (.writes == 96 and .reads == 96)'
+check "worker touches nothing unnamed" r.json \
+  "$JQ_DEFS"' codeid("worker") as $w | [.data[] | select(.kind == "other") | .id] as $o
+   | [.bins[] | select(.code == $w and (.data as $d | $o | index($d)))] | length == 0'
+finish
