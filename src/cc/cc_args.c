@@ -296,6 +296,12 @@ int cc_parse(int argc, char **argv, cc_cmdline *cmd, char *err, size_t errlen) {
       cmd->link = LINK_RELOCATABLE;
     if (strcmp(arg, "-static") == 0 || strcmp(arg, "-static-pie") == 0)
       cmd->is_static = true;
+    if (strcmp(arg, "-fopenmp") == 0 || starts_with(arg, "-fopenmp=")) {
+      cmd->openmp = true;
+      cmd->openmp_lib = strstr(arg, "libgomp") ? "gomp" : strstr(arg, "libomp") ? "omp" : NULL;
+    }
+    if (strcmp(arg, "-fno-openmp") == 0)
+      cmd->openmp = false;
     if (strcmp(arg, "-MD") == 0 || strcmp(arg, "-MMD") == 0)
       cmd->dep_file = true;
     if (starts_with(arg, "-MF") || starts_with(arg, "-MT") || starts_with(arg, "-MQ"))

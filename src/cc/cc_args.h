@@ -69,6 +69,8 @@ typedef struct {
   cc_mode mode;
   link_kind link;
   bool is_static;    /* -static or -static-pie */
+  bool openmp;       /* -fopenmp[=LIB]; openmp_lib: "gomp", "omp" or NULL (the compiler's default) */
+  const char *openmp_lib;
   bool dep_file;     /* -MD or -MMD */
   bool dep_named;    /* -MF, -MT or -MQ given */
   const char *output; /* -o value or NULL */

@@ -290,7 +290,7 @@ static void require_runtime(const wrapper_env *env) {
 
 /* The runtime, linked whole (it defines interposed functions nothing references yet) and its
  * hooks exported so that instrumented shared libraries resolve them against the executable. */
-static void push_runtime(strvec *cmd, const wrapper_env *env) {
+static void push_runtime(strvec *cmd, const wrapper_env *env, const cc_cmdline *line) {
   char path[PATH_MAX + 128];
   strvec_push(cmd, "-Wl,--whole-archive");
   snprintf(path, sizeof path, "%s/%s", env->libdir, RUNTIME_ARCHIVE);
@@ -312,6 +312,17 @@ static void push_runtime(strvec *cmd, const wrapper_env *env) {
   static const char *const libs[] = {"-lelf", "-lzstd", "-lz", "-ldl", "-lpthread", "-lm", NULL};
   for (const char *const *l = libs; *l; l++)
     strvec_push(cmd, *l);
+  /* The runtime defines the GOMP_* entry points it interposes, so a program that calls no
+   * other OpenMP function references nothing in the OpenMP library, and --as-needed (Debian's
+   * default) would drop it: the interposers would then find no real function to call. */
+  if (line->openmp) {
+    const char *lib = line->openmp_lib ? line->openmp_lib : env->family == FAMILY_CLANG ? "omp" : "gomp";
+    char l[16];
+    snprintf(l, sizeof l, "-l%s", lib);
+    strvec_push(cmd, "-Wl,--push-state,--no-as-needed");
+    strvec_push(cmd, l);
+    strvec_push(cmd, "-Wl,--pop-state");
+  }
 }
 
 /* Where gcc would have put the dependency file of a one-command compile+link ("-MD a.c -o
@@ -378,7 +389,7 @@ static void build_link_step(strvec *cmd, const wrapper_env *env, const cc_cmdlin
       push_item(cmd, item);
   }
   if (line->link == LINK_EXECUTABLE)
-    push_runtime(cmd, env);
+    push_runtime(cmd, env, line);
 }
 
 /* ---- running ---- */

@@ -89,6 +89,7 @@ static void track(ms_thread *t, void *p, size_t len, int flags, int fd, uintptr_
 
 static void *mmap_tracked(void *addr, size_t len, int prot, int flags, int fd, off_t off, uintptr_t site) {
     resolve();
+    if (program_call(&ms_tls)) ms_plug_sync();   /* pending plugin records see the old map */
     mmap_fn fn = __atomic_load_n(&real_mmap, __ATOMIC_ACQUIRE);
     void *p = fn ? fn(addr, len, prot, flags, fd, off) : ms_sys_mmap(addr, len, prot, flags, fd, off);
     ms_thread *t = &ms_tls;
@@ -108,6 +109,7 @@ int munmap(void *addr, size_t len) {
     resolve();
     ms_thread *t = &ms_tls;
     if (program_call(t)) {
+        ms_plug_sync();   /* pending plugin records still see the mapping (plugin.c) */
         uint8_t prev = ms_busy_begin();
         ms_regions_remove((uintptr_t)addr, len);   /* before: the range may be reused at once */
         ms_busy_end(prev);
@@ -124,6 +126,7 @@ void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...) {
         va_end(ap);
     }
     resolve();
+    if (program_call(&ms_tls)) ms_plug_sync();
     void *p = real_mremap ? real_mremap(old, old_len, new_len, flags, want)
                           : (void *)syscall(SYS_mremap, old, old_len, new_len, flags, want);
     ms_thread *t = &ms_tls;

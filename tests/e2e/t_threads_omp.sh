@@ -33,4 +33,13 @@ record rt_omp -
 "$BUILD_DIR/bin/rt_rawcheck" raw/*.raw 8 >check.out
 expect "switch at the first region" "$(sed -n 3p check.out)" "streams $WORK/rec threads 3"
 expect "switch: same team events" "$(sync_events 0 1 2)" "$master$(member 0)$(member 1)$(member 2)"
+
+# A program whose only OpenMP call is the region itself still gets its OpenMP library.
+cc_build only_par "$SRC_DIR/tests/e2e/progs/omp_only_parallel.c" -fopenmp
+set +e
+OMP_NUM_THREADS=3 ./only_par >only_native.txt 2>&1; rc_native=$?
+OMP_NUM_THREADS=3 "$MEMSPY" run --no-report --json only.json -- ./only_par >only_run.txt 2>&1; rc_run=$?
+set -e
+expect "a region-only OpenMP program runs natively" "$rc_native $(cat only_native.txt)" "0 hits=1"
+expect "... and under memspy" "$rc_run $(grep -c '^hits=1$' only_run.txt)" "0 1"
 [ "$FAILS" -eq 0 ] || exit 1
