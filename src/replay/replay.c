@@ -3,8 +3,9 @@
  *
  * Before replaying, every version 2 stream is scanned once for CREATE events: a thread that
  * some stream creates starts at that CREATE (its parent is the creator), every other thread
- * starts at once. The scan keeps sync events only, and the replay's own read of a stream does
- * not redo the CRC of the chunks the scan found good. The replay clock that measures
+ * starts at once (a single stream is not scanned: nothing can gate it). The scan keeps sync
+ * events only, and the replay's own read of a stream does not redo the CRC of the chunks the
+ * scan found good. The replay clock that measures
  * wait_turns counts interleaved turns in which some thread made progress, and replayed
  * accesses in piped mode; a thread's wait lasts from its first blocked attempt to its next
  * successful one. */
@@ -332,7 +333,9 @@ static int start_threads(replay_run *run, const ms_replay *r, unsigned nprocs)
         t->cpu = (uint32_t)(i % nprocs);
         t->parent = -1;
     }
-    for (size_t i = 0; i < st->nthreads; i++)
+    /* One stream has no other thread to gate (its own CREATEs name other threads, which are
+     * not recorded): the pre-scan would only decompress the whole stream a second time. */
+    for (size_t i = 0; st->nthreads > 1 && i < st->nthreads; i++)
         if (find_creates(run, r, &st->threads[i]) < 0) return -1;
     for (size_t i = 0; i < st->nthreads; i++) {
         replay_thread *t = &st->threads[i];
