@@ -349,9 +349,38 @@ static int start_threads(replay_run *run, const ms_replay *r, unsigned nprocs)
     return 0;
 }
 
+/* The only runnable thread, or NULL. */
+static replay_thread *only_runnable(replay_run *run)
+{
+    replay_thread *only = NULL;
+    for (size_t i = 0; i < run->st.nthreads; i++) {
+        replay_thread *t = &run->st.threads[i];
+        if (!runnable(t)) continue;
+        if (only) return NULL;
+        only = t;
+    }
+    return only;
+}
+
+/* Interleaved turns while one thread alone can run (one recorded thread, or the others ended
+ * or not yet created): each turn is one access of that thread, so its run of accesses up to
+ * its next sync event or the end of its chunk is replayed at once, one turn each. Returns the
+ * number of accesses replayed. */
+static uint64_t lone_accesses(replay_run *run)
+{
+    replay_thread *t = only_runnable(run);
+    if (!t) return 0;
+    uint64_t before = run->accesses;
+    while (t->pos < t->n && t->ev[t->pos].kind == 0)
+        replay_access(run, t, &t->ev[t->pos]);
+    run->turns += run->accesses - before;
+    return run->accesses - before;
+}
+
 static int replay_all(replay_run *run)
 {
     for (;;) {
+        if (run->mode != MS_INTERLEAVE_PIPED && lone_accesses(run)) continue;
         int rc = run->mode == MS_INTERLEAVE_PIPED ? piped_step(run) : interleaved_turn(run);
         if (rc == 0) rc = break_deadlock(run);
         if (rc <= 0) return rc;
