@@ -48,6 +48,7 @@ int ms_sim_create(ms_sim **out, const ms_hier_config *cfg, const ms_allocator *a
             ok = 0;
         ok = ok && ms_window_init(&sim->win, cfg, &sim->mem) == 0;
         sim->win_allowed = sim->win.on;
+        sim->uni_lru = ms_uni_lru_applies(cfg);
     }
     if (!ok) {
         ms_sim_destroy(sim);
@@ -295,6 +296,8 @@ __attribute__((noinline)) static int access_general(ms_sim *sim, unsigned cpu, u
     count_reference(sim, ctx, write);
     uint64_t first = addr >> sim->l1_shift;
     uint64_t last = (addr + (size ? size - 1 : 0)) >> sim->l1_shift;
+    if (first == last && sim->uni_lru)
+        return ms_uni_lru_line(sim, first, write, ctx, &sim->ctrs[ctx]);
     if (first == last) {
         ms_line_outcome o;
         if (ms_simulate_line(sim, &sim->view0, &sim->cache[0], &sim->fa[0], addr, write, ctx,

@@ -308,6 +308,7 @@ struct ms_sim {
     ms_coherence *coh;             /* NULL with one processor */
     ms_window win;                 /* the hit window (one processor only) */
     int win_allowed;               /* the window applies to this hierarchy */
+    int uni_lru;                   /* the specialised path applies (uni_lru.c), chosen at create */
     ms_hier_config cfg;
     ms_mem mem;
 };
@@ -367,6 +368,15 @@ void ms_merge_outcome(ms_line_outcome *merged, const ms_line_outcome *o);
 void ms_commit_misses(ms_sim *sim, uint32_t ctx, ms_counters *c, unsigned write, const ms_line_outcome *o);
 /* Make counters of ctx exist (all processors). */
 int ms_ensure_ctx(ms_sim *sim, uint32_t ctx);
+
+/* ---- the specialised one-processor LRU path (uni_lru.c) ---- */
+
+/* 1 if cfg is a one-processor hierarchy of LRU levels with order words (<= 16 ways) and one
+ * line size: the hierarchies ms_uni_lru_line simulates. */
+int ms_uni_lru_applies(const ms_hier_config *cfg);
+/* One reference within L1 line `line` (already counted as a read or write on c) on such a
+ * hierarchy: the whole lookup, miss path, counters and stall. Returns the serving level. */
+int ms_uni_lru_line(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, ms_counters *c);
 
 /* ---- multiprocessor (coherence.c) ---- */
 

@@ -1,0 +1,170 @@
+/* The specialised one-processor path: a reference within one L1 line on a hierarchy whose
+ * levels are all LRU with an order word (at most 16 ways) and all have L1's line size (the
+ * x86, x86-l2 and cachegrind presets). ms_sim_create chooses it once; it does exactly what
+ * the general path (sim.c: ms_simulate_line, ms_simulate_miss, fill_level, commit) does for
+ * such a hierarchy, in the same order, with the configuration's tests taken out: one record
+ * serves every level, no coherence marks, no policy dispatch, straight-line set updates.
+ * Lower levels are only looked at on a miss; their writebacks go through the general code. */
+#include "sim_internal.h"
+
+/* The way of set (ways ways) holding line, or -1. Tags are (line << 1) | dirty. */
+static inline int lru_find(const uint64_t *set, uint32_t ways, uint64_t line)
+{
+    uint64_t key = line << 1;
+    for (uint32_t w = 0; w < ways; w++)
+        if ((set[w] & ~(uint64_t)MS_TAG_DIRTY) == key)
+            return (int)w;
+    return -1;
+}
+
+/* The recency position of way w in an order word (w is one of the set's ways). */
+static inline unsigned order_position(uint64_t order, uint32_t w)
+{
+    uint64_t x = order ^ (0x1111111111111111ull * w);
+    uint64_t zero = (x - 0x1111111111111111ull) & ~x & 0x8888888888888888ull;
+    return (unsigned)__builtin_ctzll(zero) >> 2;
+}
+
+/* Order word after the line at position p moves to the front and the old front line moves
+ * into way w (cache.c's order_promote). */
+static inline uint64_t order_promote(uint64_t order, unsigned p, uint32_t w)
+{
+    uint64_t below = order & ((1ull << (4 * p)) - 1);
+    uint64_t above = order & (~0ull << (4 * p) << 4);
+    return above | (below << 4) | ((uint64_t)w << 4);
+}
+
+/* A hit in way w > 0 of set set_no: the line moves to way 0, the old front line to way w. */
+static inline void lru_promote(ms_cache *c, uint64_t set_no, uint64_t *set, uint32_t w, unsigned dirty)
+{
+    uint64_t tag = set[w] | dirty;
+    c->order[set_no] = order_promote(c->order[set_no], order_position(c->order[set_no], w), w);
+    set[w] = set[0];
+    set[0] = tag;
+}
+
+/* Look line up in a lower level (no aux words there): 1 on a hit (now the set's front line). */
+static inline int lower_lookup(ms_cache *c, uint64_t line)
+{
+    uint64_t set_no = line & c->set_mask;
+    uint64_t *set = c->tags + set_no * c->ways;
+    if ((set[0] >> 1) == line)
+        return 1;
+    int w = lru_find(set + 1, c->ways - 1, line);
+    if (w < 0)
+        return 0;
+    lru_promote(c, set_no, set, (uint32_t)w + 1, 0);
+    return 1;
+}
+
+/* Fill line (absent) into level k as its set's front line, evicting the least recent way; the
+ * record bookkeeping of fill_level in sim.c. */
+static void lru_fill(ms_sim *sim, int k, uint64_t line, uint32_t *rec, unsigned dirty, uint32_t ctx,
+                     ms_counters *c)
+{
+    ms_cache *cache = &sim->cache[k];
+    uint64_t set_no = line & cache->set_mask;
+    uint64_t base = set_no * cache->ways;
+    uint64_t *set = cache->tags + base;
+    uint64_t order = cache->order[set_no];
+    uint32_t way = (uint32_t)(order >> (4 * (cache->ways - 1))) & 15u;
+    uint64_t victim = set[way];
+    cache->order[set_no] = order_promote(order, cache->ways - 1, way);
+    set[way] = set[0];
+    set[0] = (line << 1) | dirty;
+    uint32_t victim_node = 0;
+    if (k == 0) {
+        uint32_t *aux = cache->aux + base;
+        victim_node = aux[way];
+        aux[way] = aux[0];
+        aux[0] = rec[sim->nlevels];
+    }
+    rec[k] |= MS_META_HELD;
+    if (victim == MS_TAG_EMPTY)
+        return;
+    uint64_t victim_line = victim >> 1;
+    uint32_t *victim_rec = ms_linemeta_lookup(&sim->meta, victim_line);
+    victim_rec[k] = MS_META_HELD | (ctx < MS_META_EVICTOR_MASK ? ctx + 1 : 0);
+    if (k == 0)
+        victim_rec[sim->nlevels] = victim_node;
+    if (victim & MS_TAG_DIRTY)
+        ms_write_back(sim, &sim->view0, k + 1, victim_line << sim->l1_shift, ctx, c);
+}
+
+/* Count a miss at level k with the given cause and evictor word (commit_misses in sim.c). */
+static inline void count_miss(ms_sim *sim, ms_counters *c, int k, unsigned write, uint32_t ctx, int cause,
+                              uint32_t evictor)
+{
+    ms_level_counters *lc = &c->level[k];
+    if (write)
+        lc->write_misses++;
+    else
+        lc->read_misses++;
+    lc->cause[cause]++;
+    if (cause != MS_CAUSE_COLD && evictor)
+        ms_pairs_count(&sim->pairs, (uint32_t)k, ctx, evictor - 1, 0);
+}
+
+int ms_uni_lru_line(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, ms_counters *c)
+{
+    ms_cache *l1 = &sim->cache[0];
+    uint64_t set_no = line & l1->set_mask;
+    uint64_t base = set_no * l1->ways;
+    uint64_t *set = l1->tags + base;
+    int w = lru_find(set, l1->ways, line);
+    if (w >= 0) {
+        if (w > 0) {
+            uint32_t *aux = l1->aux + base;
+            uint32_t a = aux[w];
+            lru_promote(l1, set_no, set, (uint32_t)w, write);
+            aux[w] = aux[0];
+            aux[0] = a;
+        } else {
+            set[0] |= write;
+        }
+        ms_fa_touch(&sim->fa[0], line, l1->aux + base);
+        return 0;
+    }
+
+    /* The L1 miss: classify every missing level from the line's one record, then fill from
+     * the serving level upwards, then count. */
+    int n = sim->nlevels, k;
+    uint32_t *rec = ms_linemeta_lookup(&sim->meta, line);
+    int cause[MS_MAX_LEVELS];
+    uint32_t evictor[MS_MAX_LEVELS];
+    int fa_hit = ms_fa_touch(&sim->fa[0], line, &rec[n]);
+    for (k = 0;;) {
+        uint32_t word = rec[k];
+        if (!(word & MS_META_HELD)) {
+            cause[k] = MS_CAUSE_COLD;
+            evictor[k] = 0;
+        } else {
+            cause[k] = fa_hit ? MS_CAUSE_CONFLICT : MS_CAUSE_CAPACITY;
+            evictor[k] = word & MS_META_EVICTOR_MASK;
+        }
+        if (++k == n)
+            break;
+        int hit = lower_lookup(&sim->cache[k], line);
+        fa_hit = ms_fa_touch(&sim->fa[k], line, &rec[n + k]);
+        if (hit)
+            break;
+    }
+    for (int j = k - 1; j >= 0; j--)
+        lru_fill(sim, j, line, rec, j == 0 ? write : 0, ctx, c);
+    for (int j = 0; j < k; j++)
+        count_miss(sim, c, j, write, ctx, cause[j], evictor[j]);
+    ms_count_stall(c, write, sim->stall[k]);
+    return k;
+}
+
+int ms_uni_lru_applies(const ms_hier_config *cfg)
+{
+    if (cfg->nprocs > 1)
+        return 0;
+    for (int k = 0; k < cfg->nlevels; k++) {
+        const ms_level_config *lv = &cfg->level[k];
+        if (lv->policy != MS_POLICY_LRU || lv->ways > MS_ORDER_MAX_WAYS || lv->line != cfg->level[0].line)
+            return 0;
+    }
+    return 1;
+}
