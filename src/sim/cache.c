@@ -33,6 +33,12 @@ int ms_cache_init(ms_cache *c, const ms_level_config *cfg, unsigned level, int w
         }
         for (uint64_t i = 0; i < nsets; i++)   /* any order of empty ways will do: identity */
             c->order[i] = 0xFEDCBA9876543210ull;
+        c->fp_bytes = (size_t)lines + 8;   /* a search reads 8 bytes from any set */
+        c->fp = ms_mem_alloc(mem, c->fp_bytes);
+        if (!c->fp) {
+            ms_cache_free(c, mem);
+            return -1;
+        }
     }
     if (with_aux) {
         c->aux_bytes = (size_t)lines * sizeof(uint32_t);
@@ -59,6 +65,8 @@ void ms_cache_free(ms_cache *c, ms_mem *mem)
     ms_mem_release(mem, c->order, c->order_bytes);
     ms_mem_release(mem, c->aux, c->aux_bytes);
     ms_mem_release(mem, c->plru_bits, c->plru_bytes);
+    ms_mem_release(mem, c->fp, c->fp_bytes);
+    c->fp = NULL;
     c->tags = NULL;
     c->order = NULL;
     c->aux = NULL;
@@ -138,6 +146,9 @@ static inline void lru_promote(ms_cache *c, uint64_t set_no, uint32_t w, unsigne
     uint32_t aux = c->aux ? c->aux[base + w] : 0;
     if (c->order) {
         c->order[set_no] = order_promote(c->order[set_no], p, w);
+        uint8_t f = c->fp[base + w];
+        c->fp[base + w] = c->fp[base];
+        c->fp[base] = f;
         c->tags[base + w] = c->tags[base];
         if (c->aux)
             c->aux[base + w] = c->aux[base];
@@ -157,14 +168,13 @@ int ms_cache_lookup_slow(ms_cache *c, uint64_t *set, uint64_t line, unsigned dir
          * (recent lines are the likely hits), then move the hit to the front. */
         uint64_t set_no = line & c->set_mask;
         if (c->order) {
-            /* Compare every way (independent loads; a miss compares them all anyway), then
-             * find the hit way's recency position: the lowest nibble of the order word equal
-             * to it (the nibbles above the set's ways never hold a lower way number). */
-            uint32_t w = 1;
-            while (w < ways && (set[w] >> 1) != line)
-                w++;
-            if (w == ways)
+            /* Find the way by fingerprints (ms_cache_find), then the hit way's recency
+             * position: the lowest nibble of the order word equal to it (the nibbles above
+             * the set's ways never hold a lower way number). */
+            int found = ms_cache_find(c, set_no, line);
+            if (found < 0)
                 return -1;
+            uint32_t w = (uint32_t)found;   /* not 0: way 0 was checked */
             uint64_t x = c->order[set_no] ^ (0x1111111111111111ull * w);
             uint64_t zero = (x - 0x1111111111111111ull) & ~x & 0x8888888888888888ull;
             unsigned p = (unsigned)__builtin_ctzll(zero) >> 2;
@@ -217,6 +227,8 @@ uint64_t ms_cache_fill(ms_cache *c, uint64_t line, unsigned dirty, uint32_t aux,
         /* The new line enters at the front: the victim's way takes the old front line. */
         if (c->order) {
             c->order[set_no] = order_promote(c->order[set_no], ways - 1, way);
+            c->fp[base + way] = c->fp[base];
+            c->fp[base] = ms_line_fp(line);
             set[way] = set[0];
             if (c->aux)
                 c->aux[base + way] = c->aux[base];
@@ -275,6 +287,7 @@ static void lru_remove_ordered(ms_cache *c, uint64_t set_no, unsigned p)
     if (p == 0 && ways > 1) {
         uint32_t w1 = (uint32_t)(order >> 4) & 15u;
         c->tags[base] = c->tags[base + w1];
+        c->fp[base] = c->fp[base + w1];
         if (c->aux)
             c->aux[base] = c->aux[base + w1];
         p = 1;   /* the line now in way 0 left position 1: remove that position */

@@ -22,6 +22,7 @@ int ms_sim_create(ms_sim **out, const ms_hier_config *cfg, const ms_allocator *a
     sim->nprocs = cfg->nprocs > 1 ? cfg->nprocs : 1;
     sim->l1_shift = ms_log2u(cfg->level[0].line);
     sim->evictor_limit = MS_META_EVICTOR_MASK;
+    sim->access = ms_sim_access_any;
     ms_pairs_init(&sim->pairs, &sim->mem);
     /* With coherence sim->cache holds only the shared levels (coherence.c keeps the private
      * ones); its L1 slot is then marked unusable, which keeps ms_sim_access's fast path off. */
@@ -54,6 +55,8 @@ int ms_sim_create(ms_sim **out, const ms_hier_config *cfg, const ms_allocator *a
         ms_sim_destroy(sim);
         return -1;
     }
+    if (sim->uni_lru)
+        sim->access = ms_uni_access;
     *out = sim;
     return 0;
 }
@@ -359,6 +362,11 @@ __attribute__((noinline)) static int window_other(ms_sim *sim, uint64_t addr, ui
 }
 
 int ms_sim_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
+{
+    return sim->access(sim, cpu, addr, size, flags, ctx);
+}
+
+int ms_sim_access_any(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
 {
     if (!sim->win.on || cpu != 0)
         return access_unfiltered(sim, cpu, addr, size, flags, ctx);

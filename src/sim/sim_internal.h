@@ -36,13 +36,56 @@ typedef struct {
                             * as 4-bit way numbers, most recent first (cache.c); else NULL */
     uint32_t *aux;         /* optional: one word per way that travels with the line (L1 keeps
                             * the line's shadow node there), NULL if not asked for */
+    uint8_t *fp;           /* with order words: per way a fingerprint byte of its line
+                            * (ms_line_fp; 0 in empty ways), so that a search compares eight
+                            * ways at a time (ms_cache_find); 8 bytes of padding at the end */
     uint64_t *plru_bits;   /* PLRU only: tree node n of set s is bit s*ways + n (n = 1..ways-1) */
     uint64_t set_mask;     /* nsets - 1 */
     uint32_t ways;
     ms_policy policy;
     uint64_t rng;          /* xorshift64 state (random policy), seeded per level: deterministic */
-    size_t tags_bytes, order_bytes, aux_bytes, plru_bytes;
+    size_t tags_bytes, order_bytes, aux_bytes, plru_bytes, fp_bytes;
 } ms_cache;
+
+/* A line's fingerprint byte (the top byte of a multiplicative hash: lines of one set differ
+ * in their high bits, which the multiplication spreads over the top byte). */
+static inline uint8_t ms_line_fp(uint64_t line)
+{
+    return (uint8_t)((line * 0x9E3779B97F4A7C15ull) >> 56);
+}
+
+/* 0x80 in every byte of word equal to f, 0 elsewhere (exact: no borrow between bytes). */
+static inline uint64_t ms_fp_matches(uint64_t word, uint8_t f)
+{
+    uint64_t x = word ^ (0x0101010101010101ull * f);
+    uint64_t y = (x & 0x7F7F7F7F7F7F7F7Full) + 0x7F7F7F7F7F7F7F7Full;
+    return ~(y | x | 0x7F7F7F7F7F7F7F7Full);
+}
+
+/* The way of set set_no of an order-word cache holding line, or -1: its fingerprint compared
+ * with eight ways' at a time, candidates confirmed by their tags. */
+static inline int ms_cache_find(const ms_cache *c, uint64_t set_no, uint64_t line)
+{
+    const uint64_t *set = c->tags + set_no * c->ways;
+    const unsigned char *fp = c->fp + set_no * c->ways;
+    uint8_t f = ms_line_fp(line);
+    for (uint32_t first = 0; first < c->ways; first += 8) {
+        uint64_t word;
+        __builtin_memcpy(&word, fp + first, sizeof word);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        word = __builtin_bswap64(word);   /* byte i is way first + i */
+#endif
+        uint64_t m = ms_fp_matches(word, f);
+        if (c->ways - first < 8)
+            m &= (1ull << (8 * (c->ways - first))) - 1;
+        for (; m; m &= m - 1) {
+            uint32_t w = first + ((uint32_t)__builtin_ctzll(m) >> 3);
+            if ((set[w] >> 1) == line)
+                return (int)w;
+        }
+    }
+    return -1;
+}
 
 int ms_cache_init(ms_cache *c, const ms_level_config *cfg, unsigned level, int with_aux, ms_mem *mem);
 void ms_cache_free(ms_cache *c, ms_mem *mem);
@@ -309,6 +352,8 @@ struct ms_sim {
     ms_window win;                 /* the hit window (one processor only) */
     int win_allowed;               /* the window applies to this hierarchy */
     int uni_lru;                   /* the specialised path applies (uni_lru.c), chosen at create */
+    int (*access)(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx);
+                                   /* what ms_sim_access runs: ms_uni_access or ms_sim_access_any */
     ms_hier_config cfg;
     ms_mem mem;
 };
@@ -377,6 +422,12 @@ int ms_uni_lru_applies(const ms_hier_config *cfg);
 /* One reference within L1 line `line` (already counted as a read or write on c) on such a
  * hierarchy: the whole lookup, miss path, counters and stall. Returns the serving level. */
 int ms_uni_lru_line(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, ms_counters *c);
+/* ms_sim_access of such a hierarchy (ms_sim.access): the window, an L1 hit in way 0 and
+ * ms_uni_lru_line in one function; anything else (another processor, a new context, a
+ * reference straddling lines) goes to ms_sim_access_any. */
+int ms_uni_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx);
+/* ms_sim_access of every hierarchy (sim.c): the general path. */
+int ms_sim_access_any(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx);
 
 /* ---- multiprocessor (coherence.c) ---- */
 

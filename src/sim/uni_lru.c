@@ -7,16 +7,6 @@
  * Lower levels are only looked at on a miss; their writebacks go through the general code. */
 #include "sim_internal.h"
 
-/* The way of set (ways ways) holding line, or -1. Tags are (line << 1) | dirty. */
-static inline int lru_find(const uint64_t *set, uint32_t ways, uint64_t line)
-{
-    uint64_t key = line << 1;
-    for (uint32_t w = 0; w < ways; w++)
-        if ((set[w] & ~(uint64_t)MS_TAG_DIRTY) == key)
-            return (int)w;
-    return -1;
-}
-
 /* The recency position of way w in an order word (w is one of the set's ways). */
 static inline unsigned order_position(uint64_t order, uint32_t w)
 {
@@ -38,9 +28,13 @@ static inline uint64_t order_promote(uint64_t order, unsigned p, uint32_t w)
 static inline void lru_promote(ms_cache *c, uint64_t set_no, uint64_t *set, uint32_t w, unsigned dirty)
 {
     uint64_t tag = set[w] | dirty;
+    uint8_t *fp = c->fp + set_no * c->ways;
+    uint8_t f = fp[w];
     c->order[set_no] = order_promote(c->order[set_no], order_position(c->order[set_no], w), w);
     set[w] = set[0];
     set[0] = tag;
+    fp[w] = fp[0];
+    fp[0] = f;
 }
 
 /* Look line up in a lower level (no aux words there): 1 on a hit (now the set's front line). */
@@ -50,10 +44,10 @@ static inline int lower_lookup(ms_cache *c, uint64_t line)
     uint64_t *set = c->tags + set_no * c->ways;
     if ((set[0] >> 1) == line)
         return 1;
-    int w = lru_find(set + 1, c->ways - 1, line);
+    int w = ms_cache_find(c, set_no, line);
     if (w < 0)
         return 0;
-    lru_promote(c, set_no, set, (uint32_t)w + 1, 0);
+    lru_promote(c, set_no, set, (uint32_t)w, 0);
     return 1;
 }
 
@@ -72,6 +66,8 @@ static void lru_fill(ms_sim *sim, int k, uint64_t line, uint32_t *rec, unsigned 
     cache->order[set_no] = order_promote(order, cache->ways - 1, way);
     set[way] = set[0];
     set[0] = (line << 1) | dirty;
+    cache->fp[base + way] = cache->fp[base];
+    cache->fp[base] = ms_line_fp(line);
     uint32_t victim_node = 0;
     if (k == 0) {
         uint32_t *aux = cache->aux + base;
@@ -105,13 +101,15 @@ static inline void count_miss(ms_sim *sim, ms_counters *c, int k, unsigned write
         ms_pairs_count(&sim->pairs, (uint32_t)k, ctx, evictor - 1, 0);
 }
 
-int ms_uni_lru_line(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, ms_counters *c)
+/* Everything but an L1 hit in way 0 (uni_access). */
+__attribute__((noinline)) static int uni_line(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx,
+                                              ms_counters *c)
 {
     ms_cache *l1 = &sim->cache[0];
     uint64_t set_no = line & l1->set_mask;
     uint64_t base = set_no * l1->ways;
     uint64_t *set = l1->tags + base;
-    int w = lru_find(set, l1->ways, line);
+    int w = (set[0] >> 1) == line ? 0 : ms_cache_find(l1, set_no, line);
     if (w >= 0) {
         if (w > 0) {
             uint32_t *aux = l1->aux + base;
@@ -155,6 +153,47 @@ int ms_uni_lru_line(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, ms
         count_miss(sim, c, j, write, ctx, cause[j], evictor[j]);
     ms_count_stall(c, write, sim->stall[k]);
     return k;
+}
+
+int ms_uni_lru_line(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, ms_counters *c)
+{
+    return uni_line(sim, line, write, ctx, c);
+}
+
+/* An L1 hit in way 0 whose line is not the shadow's MRU line (kept out of uni_access so that
+ * its common path saves no registers). */
+__attribute__((noinline)) static int uni_shadow_hit(ms_sim *sim, uint64_t line, uint32_t *where)
+{
+    ms_fa_touch(&sim->fa[0], line, where);
+    return 0;
+}
+
+int ms_uni_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
+{
+    uint64_t line = addr >> sim->l1_shift;
+    if (__builtin_expect(cpu != 0 || ctx >= sim->nctx || ((addr + size - 1) >> sim->l1_shift) != line, 0))
+        return ms_sim_access_any(sim, cpu, addr, size, flags, ctx);
+    unsigned write = flags & MS_TAG_DIRTY;   /* MS_ACC_WRITE == MS_TAG_DIRTY */
+    ms_counters *c = &sim->ctrs[ctx];
+    if (sim->win.on) {
+        int r = ms_window_ref(&sim->win, line, write);
+        if (r > 0)
+            ms_sim_window_ops(sim, sim->win.ops, (uint32_t)r);
+        ms_count_reference(c, write);
+        if (r < 0)   /* an L1 hit the window counts */
+            return 0;
+    } else {
+        ms_count_reference(c, write);
+    }
+    ms_cache *l1 = &sim->cache[0];
+    uint64_t base = (line & l1->set_mask) * l1->ways;
+    uint64_t *set = l1->tags + base;
+    if (__builtin_expect((set[0] >> 1) != line, 0))
+        return uni_line(sim, line, write, ctx, c);
+    set[0] |= write;
+    if (line != sim->fa[0].mru_line)
+        return uni_shadow_hit(sim, line, l1->aux + base);
+    return 0;
 }
 
 int ms_uni_lru_applies(const ms_hier_config *cfg)
