@@ -55,8 +55,10 @@ int ms_sim_create(ms_sim **out, const ms_hier_config *cfg, const ms_allocator *a
         ms_sim_destroy(sim);
         return -1;
     }
-    if (sim->uni_lru)
+    if (sim->uni_lru) {
         sim->access = ms_uni_access;
+        ms_uni_lru_select(sim);
+    }
     *out = sim;
     return 0;
 }

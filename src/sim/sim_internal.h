@@ -62,22 +62,24 @@ static inline uint64_t ms_fp_matches(uint64_t word, uint8_t f)
     return ~(y | x | 0x7F7F7F7F7F7F7F7Full);
 }
 
-/* The way of set set_no of an order-word cache holding line, or -1: its fingerprint compared
- * with eight ways' at a time, candidates confirmed by their tags. */
-static inline int ms_cache_find(const ms_cache *c, uint64_t set_no, uint64_t line)
+/* The way of set set_no of an order-word cache of `ways` ways (c->ways; a constant where the
+ * caller is specialised) holding line, or -1: its fingerprint compared with eight ways' at a
+ * time, candidates confirmed by their tags. */
+static inline __attribute__((always_inline)) int ms_cache_find_ways(const ms_cache *c, uint64_t set_no,
+                                                                    uint64_t line, uint32_t ways)
 {
-    const uint64_t *set = c->tags + set_no * c->ways;
-    const unsigned char *fp = c->fp + set_no * c->ways;
+    const uint64_t *set = c->tags + set_no * ways;
+    const unsigned char *fp = c->fp + set_no * ways;
     uint8_t f = ms_line_fp(line);
-    for (uint32_t first = 0; first < c->ways; first += 8) {
+    for (uint32_t first = 0; first < ways; first += 8) {
         uint64_t word;
         __builtin_memcpy(&word, fp + first, sizeof word);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
         word = __builtin_bswap64(word);   /* byte i is way first + i */
 #endif
         uint64_t m = ms_fp_matches(word, f);
-        if (c->ways - first < 8)
-            m &= (1ull << (8 * (c->ways - first))) - 1;
+        if (ways - first < 8)
+            m &= (1ull << (8 * (ways - first))) - 1;
         for (; m; m &= m - 1) {
             uint32_t w = first + ((uint32_t)__builtin_ctzll(m) >> 3);
             if ((set[w] >> 1) == line)
@@ -85,6 +87,11 @@ static inline int ms_cache_find(const ms_cache *c, uint64_t set_no, uint64_t lin
         }
     }
     return -1;
+}
+
+static inline int ms_cache_find(const ms_cache *c, uint64_t set_no, uint64_t line)
+{
+    return ms_cache_find_ways(c, set_no, line, c->ways);
 }
 
 int ms_cache_init(ms_cache *c, const ms_level_config *cfg, unsigned level, int with_aux, ms_mem *mem);
@@ -353,6 +360,8 @@ struct ms_sim {
     int win_allowed;               /* the window applies to this hierarchy */
     int uni_lru;                   /* the specialised path applies (uni_lru.c), chosen at create */
     int (*access)(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx);
+    int (*uni_line)(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, ms_counters *c);
+                                   /* uni_lru.c: the instance for this geometry */
                                    /* what ms_sim_access runs: ms_uni_access or ms_sim_access_any */
     ms_hier_config cfg;
     ms_mem mem;
@@ -422,6 +431,8 @@ int ms_uni_lru_applies(const ms_hier_config *cfg);
 /* One reference within L1 line `line` (already counted as a read or write on c) on such a
  * hierarchy: the whole lookup, miss path, counters and stall. Returns the serving level. */
 int ms_uni_lru_line(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, ms_counters *c);
+/* Choose sim->uni_line, the instance of the path for sim's geometry (at create time). */
+void ms_uni_lru_select(ms_sim *sim);
 /* ms_sim_access of such a hierarchy (ms_sim.access): the window, an L1 hit in way 0 and
  * ms_uni_lru_line in one function; anything else (another processor, a new context, a
  * reference straddling lines) goes to ms_sim_access_any. */

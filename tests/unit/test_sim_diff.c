@@ -204,7 +204,8 @@ int main(void)
     static const char *const configs[] = {
         "L1=1K:1:64:0;mem=50",                                               /* direct mapped */
         "L1=2K:4:64:4,L2=8K:8:64:14;mem=200",
-        "L1=4K:8:64:4,L2=16K:16:64:14,L3=64K:16:64:50;mem=200",             /* x86's shape */
+        "L1=2K:8:64:4,L2=16K:16:64:14;mem=200",                             /* x86-l2's ways */
+        "L1=4K:8:64:4,L2=16K:16:64:14,L3=64K:16:64:50;mem=200",             /* x86's ways */
         "L1=2K:2:64:3,L2=8K:4:64:12,L3=16K:1:64:30;mem=100",                /* direct-mapped L3 */
         "L1=2K:8:64:4:plru,L2=16K:16:64:14:plru,L3=64K:16:64:40:plru;mem=200",
         "L1=2K:4:64:4:random,L2=8K:8:128:14:random;mem=200",                 /* larger L2 lines */
