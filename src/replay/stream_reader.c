@@ -133,6 +133,11 @@ static inline int read_varint_unchecked(const unsigned char **p, uint64_t *v)
         *p = q + 1;
         return 0;
     }
+    if (!(q[1] & 0x80)) {   /* two bytes: address deltas of a few KB */
+        *v = (x & 0x7f) | (uint64_t)q[1] << 7;
+        *p = q + 2;
+        return 0;
+    }
     x &= 0x7f;
     for (int i = 1; i < MAX_VARINT; i++) {
         unsigned char b = q[i];
@@ -152,14 +157,18 @@ static inline int read_varint_unchecked(const unsigned char **p, uint64_t *v)
 static int64_t decode_accesses_v2(ms_stream_reader *s, const unsigned char **pp, const unsigned char *end,
                                   uint32_t nevents, uint64_t *addrp, ms_replay_event *ev)
 {
-    const unsigned char *p = *pp;
+    /* called with end - p >= 4 * MAX_VARINT, so limit lies within the payload */
+    const unsigned char *p = *pp, *limit = end - 4 * MAX_VARINT;
     uint64_t addr = *addrp, max_ctx = s->max_ctx;
     int store = !s->syncs_only;
     uint32_t i = 0;
-    while (i < nevents && end - p >= 4 * MAX_VARINT && !(*p & 1)) {
+    while (i < nevents && p <= limit && !(*p & 1)) {
         uint64_t head, a, b;
         if (read_varint_unchecked(&p, &head) < 0 || read_varint_unchecked(&p, &a) < 0 ||
-            read_varint_unchecked(&p, &b) < 0 || (head >> 1) > max_ctx || (b >> 1) == 0 || (b >> 1) > UINT32_MAX)
+            read_varint_unchecked(&p, &b) < 0)
+            return -1;
+        /* a context above max_ctx, or a size of 0 or above UINT32_MAX (one test: 0 wraps) */
+        if (((head >> 1) > max_ctx) | ((b >> 1) - 1 >= UINT32_MAX))
             return -1;
         addr += (uint64_t)ms_stream_unzigzag(a);
         if (store) *ev++ = (ms_replay_event){.addr = addr, .size = b >> 1, .ctx = (uint32_t)(head >> 1), .write = (uint16_t)(b & 1)};
