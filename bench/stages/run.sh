@@ -6,14 +6,17 @@
 # Stages, by the source file of each function (cg_annotate):
 #   memspy run (the program under memspy, the runtime recording its stream too):
 #     program      the kernel's own code
-#     capture      the instrumentation hooks and the shadow call stack (src/rt/hooks.c,
-#                  shadowstack.c, atomics.c)
-#     attribution  address -> data bin, events -> contexts (src/rt/shadow.c, events.c, bins.c)
+#     capture      the instrumentation hooks (__tsan_*, inlined from src/rt/rt.h) and the
+#                  shadow call stack (src/rt/hooks.c, shadowstack.c, atomics.c)
+#     attribution  address -> data bin, events -> contexts (src/rt/shadow.c, events.c, bins.c,
+#                  the flush in rt.h)
 #     simulation   src/sim and the runtime's window and hand-over (src/rt/filter.c, pipeline.c)
-#     encode       the stream: src/rt/record.c, zstd, crc32
+#     encode       the stream: src/rt/record.c, ms_rec_*, zstd and crc32 (functions without
+#                  symbols, ???, are counted here: zstd's, and a few of other libraries)
 #     other        the rest (the CLI, analysis, storing, libc, start-up)
 #   memspy resim (the recording replayed, simulated and analysed again):
-#     decode       src/replay/stream_reader.c, zstd, crc32, memcpy
+#     decode       src/replay/stream_reader.c (and the varint helpers it inlines), zstd, crc32,
+#                  memcpy
 #     replay       src/replay/replay*.c and the CLI's sink (src/cli/replay_sim.c)
 #     simulation   src/sim
 #     other        the rest
@@ -30,10 +33,14 @@ LIB="$BUILD/lib/memspy"
 gcc -O2 -g -I "$ROOT/src" -o "$WORK/simbench" "$ROOT/bench/stages/simbench.c" \
     "$LIB/libmemspy_replay.a" "$LIB/libmemspy_sim.a" "$LIB/libmemspy_util.a" -lzstd -lz
 
-cases() {
-    echo "stencil bench/kernels/stencil.c 1024 2"
-    echo "spmv bench/kernels/spmv.c 100000 16 2"
-    echo "matmul bench/kernels/matmul.c 256 1"
+cases() {   # KERNELS="spmv matmul" runs a subset
+    for k in ${KERNELS:-stencil spmv matmul}; do
+        case $k in
+        stencil) echo "stencil bench/kernels/stencil.c 1024 2" ;;
+        spmv) echo "spmv bench/kernels/spmv.c 100000 16 2" ;;
+        matmul) echo "matmul bench/kernels/matmul.c 256 1" ;;
+        esac
+    done
 }
 
 # stage_sums FILE...: "stage instructions" lines from cg_annotate's per-function table.
@@ -44,11 +51,11 @@ stage_sums() {
         table && NF == 0 { table = 0; next }
         table && /^ *[0-9,]+ / {
             n = $1; gsub(",", "", n); fn = $NF
-            if (fn ~ /src\/rt\/(hooks|shadowstack|atomics)\.c/) s = "capture"
-            else if (fn ~ /src\/rt\/(shadow|events|bins)\.c/) s = "attribution"
+            if (fn ~ /:__tsan_|:__sanitizer_|src\/rt\/(hooks|shadowstack|atomics)\.c/) s = "capture"
+            else if (fn ~ /src\/rt\/(shadow|events|bins)\.c|src\/rt\/rt\.h:ms_events_/) s = "attribution"
             else if (fn ~ /src\/sim\/|src\/rt\/(filter|pipeline)\.c/) s = "simulation"
-            else if (fn ~ /src\/rt\/record\.c/) s = "encode"
-            else if (fn ~ /stream_reader\.c/) s = "decode"
+            else if (fn ~ /src\/rt\/record\.c|:ms_rec_/) s = "encode"
+            else if (fn ~ /stream_reader\.c|src\/replay\/\.\.\/format\/stream\.h/) s = "decode"
             else if (fn ~ /src\/replay\/|replay_sim\.c/) s = "replay"
             else if (fn ~ /bench\/kernels\//) s = "program"
             else if (fn ~ /crc32|adler32|ZSTD|HUF_|FSE_|\?\?\?:\?\?\?/) s = "zstd/crc"
@@ -56,11 +63,11 @@ stage_sums() {
             else s = "other"
             sum[s] += n; total += n
         }
-        END { for (s in sum) print s, sum[s]; print "total", total }'
+        END { for (s in sum) printf "%s %.0f\n", s, sum[s]; printf "total %.0f\n", total }'
 }
 
 # get STAGE < sums: the stage's instructions (0 if absent).
-get() { awk -v s="$1" '$1 == s { v = $2 } END { print v + 0 }'; }
+get() { awk -v s="$1" '$1 == s { v = $2 } END { printf "%.0f\n", v }'; }
 
 # per REFS N: instructions per reference.
 per() { awk -v r="$1" -v n="$2" 'BEGIN { printf "%.1f", n / r }'; }
