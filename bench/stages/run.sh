@@ -23,6 +23,7 @@
 # Then simbench (bench/stages/simbench.c) times decoding and simulating the recording apart
 # (CPU time, median of RUNS), and Cachegrind runs the native kernel with its cache
 # simulation on and off: its ns per data reference, whole and for the simulation alone.
+# Last, whole `memspy run`s against Cachegrind runs, in CPU time.
 # usage: sh bench/stages/run.sh [BUILD_DIR] [RUNS]   -> markdown tables on stdout
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -136,4 +137,23 @@ cases | while read -r name src args; do
     awk -v name="$name" -v d="$d" -v s="$s" -v cy="$cy" -v cn="$cn" -v r="$drefs" 'BEGIN {
         w = 1e9 * cy / r; sim = 1e9 * (cy - cn) / r
         printf "| %s | %.1f | %.1f | %.1f | %.1f | %.2f | %.2f |\n", name, d, s, w, sim, s / w, s / sim }'
+done
+
+echo
+echo "memspy run (default x86 preset, every statistic, no recording) against Cachegrind, CPU seconds (user + system, the simulator thread included), median of $RUNS:"
+echo
+echo "| kernel | native | memspy run | Cachegrind | memspy run / Cachegrind |"
+echo "|---|---:|---:|---:|---:|"
+cases | while read -r name src args; do
+    : >"$WORK/n"; : >"$WORK/m"; : >"$WORK/c"
+    i=0
+    while [ $i -lt "$RUNS" ]; do
+        (cd "$WORK" && cputime "./$name.native" $args) >>"$WORK/n"
+        (cd "$WORK" && cputime "$BUILD/bin/memspy" run --db "$WORK/db" --no-report -- "./$name.memspy" $args) >>"$WORK/m"
+        (cd "$WORK" && cputime $CG --cache-sim=yes --cachegrind-out-file=/dev/null "./$name.native" $args) >>"$WORK/c"
+        i=$((i + 1))
+    done
+    n=$(median <"$WORK/n"); m=$(median <"$WORK/m"); c=$(median <"$WORK/c")
+    awk -v name="$name" -v n="$n" -v m="$m" -v c="$c" 'BEGIN {
+        printf "| %s | %.3f | %.2f | %.2f | %.2f |\n", name, n, m, c, m / c }'
 done

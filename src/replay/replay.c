@@ -370,11 +370,24 @@ static uint64_t lone_accesses(replay_run *run)
 {
     replay_thread *t = only_runnable(run);
     if (!t) return 0;
-    uint64_t before = run->accesses;
-    while (t->pos < t->n && t->ev[t->pos].kind == 0)
-        replay_access(run, t, &t->ev[t->pos]);
-    run->turns += run->accesses - before;
-    return run->accesses - before;
+    /* replay_access's work with the counts kept in locals (the sink cannot change them, but
+     * the compiler would reload them after every call through its pointer) */
+    const ms_replay_sink *sink = run->st.sink;
+    const ms_replay_event *ev = t->ev;
+    size_t pos = t->pos, start = t->pos, n = t->n;
+    unsigned cpu = t->cpu, locked = t->nheld != 0;
+    uint64_t dropped = 0;
+    for (; pos < n && ev[pos].kind == 0; pos++) {
+        sink->access(sink->ud, cpu, ev[pos].addr, ev[pos].size, ev[pos].write, locked, ev[pos].ctx);
+        dropped += ev[pos].ctx == 0;
+    }
+    uint64_t k = pos - start;
+    t->pos = pos;
+    t->accesses += k;
+    run->accesses += k;
+    run->dropped += dropped;
+    run->turns += k;
+    return k;
 }
 
 static int replay_all(replay_run *run)
