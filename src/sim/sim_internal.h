@@ -47,6 +47,27 @@ typedef struct {
     size_t tags_bytes, order_bytes, aux_bytes, plru_bytes, fp_bytes;
 } ms_cache;
 
+/* LRU order words (cache.c): nibble i is the way holding the i-th most recent line. */
+
+/* The recency position of way w (one of the set's ways) in an order word: the lowest nibble
+ * equal to w (the nibbles above the set's ways never hold a lower way number). */
+static inline unsigned ms_order_position(uint64_t order, uint32_t w)
+{
+    uint64_t x = order ^ (0x1111111111111111ull * w);
+    uint64_t zero = (x - 0x1111111111111111ull) & ~x & 0x8888888888888888ull;
+    return (unsigned)__builtin_ctzll(zero) >> 2;
+}
+
+/* The order after the line at position p moves to the front (into way 0) and the previous
+ * front line moves into way w, the way the promoted line came from: positions 0..p-1 move up
+ * one place and position 1 becomes w. */
+static inline uint64_t ms_order_promote(uint64_t order, unsigned p, uint32_t w)
+{
+    uint64_t below = order & ((1ull << (4 * p)) - 1);
+    uint64_t above = order & (~0ull << (4 * p) << 4);
+    return above | (below << 4) | ((uint64_t)w << 4);
+}
+
 /* A line's fingerprint byte (the top byte of a multiplicative hash: lines of one set differ
  * in their high bits, which the multiplication spreads over the top byte). */
 static inline uint8_t ms_line_fp(uint64_t line)

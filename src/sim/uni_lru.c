@@ -1,28 +1,11 @@
 /* The specialised one-processor path: a reference within one L1 line on a hierarchy whose
- * levels are all LRU with an order word (at most 16 ways) and all have L1's line size (the
- * x86, x86-l2 and cachegrind presets). ms_sim_create chooses it once; it does exactly what
+ * levels are all LRU with an order word (at most 16 ways) and all have L1's line size (every
+ * preset). ms_sim_create chooses it once; it does exactly what
  * the general path (sim.c: ms_simulate_line, ms_simulate_miss, fill_level, commit) does for
  * such a hierarchy, in the same order, with the configuration's tests taken out: one record
  * serves every level, no coherence marks, no policy dispatch, straight-line set updates.
  * Lower levels are only looked at on a miss; their writebacks go through the general code. */
 #include "sim_internal.h"
-
-/* The recency position of way w in an order word (w is one of the set's ways). */
-static inline unsigned order_position(uint64_t order, uint32_t w)
-{
-    uint64_t x = order ^ (0x1111111111111111ull * w);
-    uint64_t zero = (x - 0x1111111111111111ull) & ~x & 0x8888888888888888ull;
-    return (unsigned)__builtin_ctzll(zero) >> 2;
-}
-
-/* Order word after the line at position p moves to the front and the old front line moves
- * into way w (cache.c's order_promote). */
-static inline uint64_t order_promote(uint64_t order, unsigned p, uint32_t w)
-{
-    uint64_t below = order & ((1ull << (4 * p)) - 1);
-    uint64_t above = order & (~0ull << (4 * p) << 4);
-    return above | (below << 4) | ((uint64_t)w << 4);
-}
 
 /* The helpers below take the level's number of ways as an argument: a constant in the
  * instances for the presets' geometries (uni_line_*), so that searches unroll. */
@@ -34,7 +17,7 @@ INLINE void lru_promote(ms_cache *c, uint64_t set_no, uint64_t *set, uint32_t w,
     uint64_t tag = set[w] | dirty;
     uint8_t *fp = c->fp + set_no * ways;
     uint8_t f = fp[w];
-    c->order[set_no] = order_promote(c->order[set_no], order_position(c->order[set_no], w), w);
+    c->order[set_no] = ms_order_promote(c->order[set_no], ms_order_position(c->order[set_no], w), w);
     set[w] = set[0];
     set[0] = tag;
     fp[w] = fp[0];
@@ -68,7 +51,7 @@ INLINE void lru_fill(ms_sim *sim, int k, uint64_t line, uint32_t *rec, unsigned 
     uint64_t order = cache->order[set_no];
     uint32_t way = (uint32_t)(order >> (4 * (ways - 1))) & 15u;
     uint64_t victim = set[way];
-    cache->order[set_no] = order_promote(order, ways - 1, way);
+    cache->order[set_no] = ms_order_promote(order, ways - 1, way);
     set[way] = set[0];
     set[0] = (line << 1) | dirty;
     cache->fp[base + way] = cache->fp[base];
