@@ -2,7 +2,9 @@
  * victims back, classifies misses with the 3C rule, attributes replacements to the evicting
  * context and keeps counters per context. See sim.h and docs/simulator.md for the model.
  * With more than one processor ms_sim_access hands over to coherence.c, which walks each
- * processor's view of the hierarchy with the same functions. */
+ * processor's view of the hierarchy with the same functions. ms_sim_create chooses once what
+ * ms_sim_access runs: the specialised one-processor LRU path (uni_lru.c) where it applies,
+ * else the general path here (ms_sim_access_any). */
 #include <string.h>
 
 #include "sim_internal.h"
@@ -365,7 +367,7 @@ __attribute__((noinline)) static int window_other(ms_sim *sim, uint64_t addr, ui
 
 int ms_sim_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
 {
-    return sim->access(sim, cpu, addr, size, flags, ctx);
+    return sim->access(sim, cpu, addr, size, flags, ctx);   /* chosen by ms_sim_create */
 }
 
 int ms_sim_access_any(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
