@@ -3,8 +3,9 @@
  *
  * Before replaying, every version 2 stream is scanned once for CREATE events: a thread that
  * some stream creates starts at that CREATE (its parent is the creator), every other thread
- * starts at once. The scan keeps sync events only, and the replay's own read of a stream does
- * not redo the CRC of the chunks the scan found good. The replay clock that measures
+ * starts at once (a single stream is not scanned: nothing can gate it). The scan keeps sync
+ * events only, and the replay's own read of a stream does not redo the CRC of the chunks the
+ * scan found good. The replay clock that measures
  * wait_turns counts interleaved turns in which some thread made progress, and replayed
  * accesses in piped mode; a thread's wait lasts from its first blocked attempt to its next
  * successful one. */
@@ -339,7 +340,9 @@ static int start_threads(replay_run *run, const ms_replay *r, unsigned nprocs)
         t->cpu = (uint32_t)(i % nprocs);
         t->parent = -1;
     }
-    for (size_t i = 0; i < st->nthreads; i++)
+    /* One stream has no other thread to gate (its own CREATEs name other threads, which are
+     * not recorded): the pre-scan would only decompress the whole stream a second time. */
+    for (size_t i = 0; st->nthreads > 1 && i < st->nthreads; i++)
         if (find_creates(run, r, &st->threads[i]) < 0) return -1;
     for (size_t i = 0; i < st->nthreads; i++) {
         replay_thread *t = &st->threads[i];
@@ -353,9 +356,51 @@ static int start_threads(replay_run *run, const ms_replay *r, unsigned nprocs)
     return 0;
 }
 
+/* The only runnable thread, or NULL. */
+static replay_thread *only_runnable(replay_run *run)
+{
+    replay_thread *only = NULL;
+    for (size_t i = 0; i < run->st.nthreads; i++) {
+        replay_thread *t = &run->st.threads[i];
+        if (!runnable(t)) continue;
+        if (only) return NULL;
+        only = t;
+    }
+    return only;
+}
+
+/* Interleaved turns while one thread alone can run (one recorded thread, or the others ended
+ * or not yet created): each turn is one access of that thread, so its run of accesses up to
+ * its next sync event or the end of its chunk is replayed at once, one turn each. Returns the
+ * number of accesses replayed. */
+static uint64_t lone_accesses(replay_run *run)
+{
+    replay_thread *t = only_runnable(run);
+    if (!t) return 0;
+    /* replay_access's work with the counts kept in locals (the sink cannot change them, but
+     * the compiler would reload them after every call through its pointer) */
+    const ms_replay_sink *sink = run->st.sink;
+    const ms_replay_event *ev = t->ev;
+    size_t pos = t->pos, start = t->pos, n = t->n;
+    unsigned cpu = t->cpu, locked = t->nheld != 0;
+    uint64_t dropped = 0;
+    for (; pos < n && ev[pos].kind == 0; pos++) {
+        sink->access(sink->ud, cpu, ev[pos].addr, ev[pos].size, ev[pos].write, locked, ev[pos].ctx);
+        dropped += ev[pos].ctx == 0;
+    }
+    uint64_t k = pos - start;
+    t->pos = pos;
+    t->accesses += k;
+    run->accesses += k;
+    run->dropped += dropped;
+    run->turns += k;
+    return k;
+}
+
 static int replay_all(replay_run *run)
 {
     for (;;) {
+        if (run->mode != MS_INTERLEAVE_PIPED && lone_accesses(run)) continue;
         int rc = run->mode == MS_INTERLEAVE_PIPED ? piped_step(run) : interleaved_turn(run);
         if (rc == 0) rc = break_deadlock(run);
         if (rc <= 0) return rc;

@@ -56,12 +56,14 @@ static int bad(ms_stream_reader *s, const char *what, char *err, size_t errlen)
 static int fill(ms_stream_reader *s, size_t need, char *err, size_t errlen)
 {
     while (s->npend - s->start < need) {
-        if (s->start) {
+        /* Move the unconsumed bytes to the front only when the room behind them runs short
+         * (not before every decompression: that copied most of the stream once more). */
+        if (s->start && (s->cap - s->npend < MIN_PENDING_ROOM || s->cap - s->start < need)) {
             memmove(s->pend, s->pend + s->start, s->npend - s->start);
             s->npend -= s->start;
             s->start = 0;
         }
-        if (s->cap - s->npend < MIN_PENDING_ROOM || s->cap < need) {
+        if (s->cap - s->npend < MIN_PENDING_ROOM || s->cap - s->start < need) {
             size_t cap = s->cap ? s->cap : 2 * MIN_PENDING_ROOM;
             while (cap < need || cap - s->npend < MIN_PENDING_ROOM) cap *= 2;
             unsigned char *p = realloc(s->pend, cap);
@@ -119,6 +121,64 @@ static inline int read_varint(const unsigned char **p, const unsigned char *end,
     return -1;
 }
 
+/* read_varint where at least MAX_VARINT bytes are left: the same result (and the same
+ * rejection of an 11th byte), without the bounds test per byte. */
+#define MAX_VARINT 10
+static inline int read_varint_unchecked(const unsigned char **p, uint64_t *v)
+{
+    const unsigned char *q = *p;
+    uint64_t x = q[0];
+    if (__builtin_expect(x < 0x80, 1)) {
+        *v = x;
+        *p = q + 1;
+        return 0;
+    }
+    if (!(q[1] & 0x80)) {   /* two bytes: address deltas of a few KB */
+        *v = (x & 0x7f) | (uint64_t)q[1] << 7;
+        *p = q + 2;
+        return 0;
+    }
+    x &= 0x7f;
+    for (int i = 1; i < MAX_VARINT; i++) {
+        unsigned char b = q[i];
+        x |= (uint64_t)(b & 0x7f) << (7 * i);
+        if (!(b & 0x80)) {
+            *v = x;
+            *p = q + i + 1;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* The accesses of a version 2 chunk while at least four varints' worth of bytes are left
+ * (the hot loop of decode_chunk): stops at the first other event or near the end. Returns the
+ * number of events decoded into ev, or -1 when an access does not decode. */
+static int64_t decode_accesses_v2(ms_stream_reader *s, const unsigned char **pp, const unsigned char *end,
+                                  uint32_t nevents, uint64_t *addrp, ms_replay_event *ev)
+{
+    /* called with end - p >= 4 * MAX_VARINT, so limit lies within the payload */
+    const unsigned char *p = *pp, *limit = end - 4 * MAX_VARINT;
+    uint64_t addr = *addrp, max_ctx = s->max_ctx;
+    int store = !s->syncs_only;
+    uint32_t i = 0;
+    while (i < nevents && p <= limit && !(*p & 1)) {
+        uint64_t head, a, b;
+        if (read_varint_unchecked(&p, &head) < 0 || read_varint_unchecked(&p, &a) < 0 ||
+            read_varint_unchecked(&p, &b) < 0)
+            return -1;
+        /* a context above max_ctx, or a size of 0 or above UINT32_MAX (one test: 0 wraps) */
+        if (((head >> 1) > max_ctx) | ((b >> 1) - 1 >= UINT32_MAX))
+            return -1;
+        addr += (uint64_t)ms_stream_unzigzag(a);
+        if (store) *ev++ = (ms_replay_event){.addr = addr, .size = b >> 1, .ctx = (uint32_t)(head >> 1), .write = (uint16_t)(b & 1)};
+        i++;
+    }
+    *pp = p;
+    *addrp = addr;
+    return i;
+}
+
 /* Decode a chunk's payload into s->ev (its sync events only when s->syncs_only; every event is
  * checked either way). Returns the number of events stored, or -1 when an event does not
  * decode. */
@@ -127,6 +187,19 @@ static int64_t decode_chunk(ms_stream_reader *s, const unsigned char *p, const u
     uint64_t addr = s->prev_addr;
     ms_replay_event *ev = s->ev;
     for (uint32_t i = 0; i < nevents; i++) {
+        if (s->version >= 2 && end - p >= 4 * MAX_VARINT && !(*p & 1)) {
+            /* a run of accesses far from the end: the unchecked loop (varints whose first
+             * byte is odd are sync events, whose heads are single bytes) */
+            int64_t k = decode_accesses_v2(s, &p, end, nevents - i, &addr, ev);
+            if (k < 0) return -1;
+            if (!s->syncs_only) ev += k;
+            i += (uint32_t)k;
+            if (i == nevents) break;
+            if (k) {
+                i--;   /* the loop's i++ */
+                continue;
+            }
+        }
         uint64_t head, a, b;
         if (read_varint(&p, end, &head) < 0) return -1;
         if (s->version == 1 || !(head & 1)) {

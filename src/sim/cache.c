@@ -33,6 +33,12 @@ int ms_cache_init(ms_cache *c, const ms_level_config *cfg, unsigned level, int w
         }
         for (uint64_t i = 0; i < nsets; i++)   /* any order of empty ways will do: identity */
             c->order[i] = 0xFEDCBA9876543210ull;
+        c->fp_bytes = (size_t)lines + 8;   /* a search reads 8 bytes from any set */
+        c->fp = ms_mem_alloc(mem, c->fp_bytes);
+        if (!c->fp) {
+            ms_cache_free(c, mem);
+            return -1;
+        }
     }
     if (with_aux) {
         c->aux_bytes = (size_t)lines * sizeof(uint32_t);
@@ -59,6 +65,8 @@ void ms_cache_free(ms_cache *c, ms_mem *mem)
     ms_mem_release(mem, c->order, c->order_bytes);
     ms_mem_release(mem, c->aux, c->aux_bytes);
     ms_mem_release(mem, c->plru_bits, c->plru_bytes);
+    ms_mem_release(mem, c->fp, c->fp_bytes);
+    c->fp = NULL;
     c->tags = NULL;
     c->order = NULL;
     c->aux = NULL;
@@ -109,16 +117,6 @@ static uint64_t xorshift64(uint64_t *state)
  * stay at the least recent end and are filled before any line is evicted, as with a shifted
  * set; victims and recency are those of a set kept in order, so results are identical. */
 
-/* The order after the line at position p moves to the front (into way 0) and the previous
- * front line moves into way w, the way the promoted line came from: positions 0..p-1 move up
- * one place and position 1 becomes w. */
-static inline uint64_t order_promote(uint64_t order, unsigned p, uint32_t w)
-{
-    uint64_t below = order & ((1ull << (4 * p)) - 1);
-    uint64_t above = order & (~0ull << (4 * p) << 4);
-    return above | (below << 4) | ((uint64_t)w << 4);
-}
-
 /* Wide sets: move ways [0, w) down one place (tags, and aux if kept). */
 static void shift_down(ms_cache *c, uint64_t base, uint32_t w)
 {
@@ -137,7 +135,10 @@ static inline void lru_promote(ms_cache *c, uint64_t set_no, uint32_t w, unsigne
     uint64_t base = set_no * c->ways;
     uint32_t aux = c->aux ? c->aux[base + w] : 0;
     if (c->order) {
-        c->order[set_no] = order_promote(c->order[set_no], p, w);
+        c->order[set_no] = ms_order_promote(c->order[set_no], p, w);
+        uint8_t f = c->fp[base + w];
+        c->fp[base + w] = c->fp[base];
+        c->fp[base] = f;
         c->tags[base + w] = c->tags[base];
         if (c->aux)
             c->aux[base + w] = c->aux[base];
@@ -157,18 +158,12 @@ int ms_cache_lookup_slow(ms_cache *c, uint64_t *set, uint64_t line, unsigned dir
          * (recent lines are the likely hits), then move the hit to the front. */
         uint64_t set_no = line & c->set_mask;
         if (c->order) {
-            /* Compare every way (independent loads; a miss compares them all anyway), then
-             * find the hit way's recency position: the lowest nibble of the order word equal
-             * to it (the nibbles above the set's ways never hold a lower way number). */
-            uint32_t w = 1;
-            while (w < ways && (set[w] >> 1) != line)
-                w++;
-            if (w == ways)
+            /* Find the way by fingerprints (ms_cache_find), then its recency position. */
+            int found = ms_cache_find(c, set_no, line);
+            if (found < 0)
                 return -1;
-            uint64_t x = c->order[set_no] ^ (0x1111111111111111ull * w);
-            uint64_t zero = (x - 0x1111111111111111ull) & ~x & 0x8888888888888888ull;
-            unsigned p = (unsigned)__builtin_ctzll(zero) >> 2;
-            lru_promote(c, set_no, w, p, set[w] | dirty);
+            uint32_t w = (uint32_t)found;   /* not 0: way 0 was checked */
+            lru_promote(c, set_no, w, ms_order_position(c->order[set_no], w), set[w] | dirty);
             return 0;
         }
         for (uint32_t w = 1; w < ways; w++) {
@@ -216,7 +211,9 @@ uint64_t ms_cache_fill(ms_cache *c, uint64_t line, unsigned dirty, uint32_t aux,
     if (c->policy == MS_POLICY_LRU) {
         /* The new line enters at the front: the victim's way takes the old front line. */
         if (c->order) {
-            c->order[set_no] = order_promote(c->order[set_no], ways - 1, way);
+            c->order[set_no] = ms_order_promote(c->order[set_no], ways - 1, way);
+            c->fp[base + way] = c->fp[base];
+            c->fp[base] = ms_line_fp(line);
             set[way] = set[0];
             if (c->aux)
                 c->aux[base + way] = c->aux[base];
@@ -275,6 +272,7 @@ static void lru_remove_ordered(ms_cache *c, uint64_t set_no, unsigned p)
     if (p == 0 && ways > 1) {
         uint32_t w1 = (uint32_t)(order >> 4) & 15u;
         c->tags[base] = c->tags[base + w1];
+        c->fp[base] = c->fp[base + w1];
         if (c->aux)
             c->aux[base] = c->aux[base + w1];
         p = 1;   /* the line now in way 0 left position 1: remove that position */

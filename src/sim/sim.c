@@ -2,7 +2,9 @@
  * victims back, classifies misses with the 3C rule, attributes replacements to the evicting
  * context and keeps counters per context. See sim.h and docs/simulator.md for the model.
  * With more than one processor ms_sim_access hands over to coherence.c, which walks each
- * processor's view of the hierarchy with the same functions. */
+ * processor's view of the hierarchy with the same functions. ms_sim_create chooses once what
+ * ms_sim_access runs: the specialised one-processor LRU path (uni_lru.c) where it applies,
+ * else the general path here (ms_sim_access_any). */
 #include <string.h>
 
 #include "sim_internal.h"
@@ -22,6 +24,7 @@ int ms_sim_create(ms_sim **out, const ms_hier_config *cfg, const ms_allocator *a
     sim->nprocs = cfg->nprocs > 1 ? cfg->nprocs : 1;
     sim->l1_shift = ms_log2u(cfg->level[0].line);
     sim->evictor_limit = MS_META_EVICTOR_MASK;
+    sim->access = ms_sim_access_any;
     ms_pairs_init(&sim->pairs, &sim->mem);
     /* With coherence sim->cache holds only the shared levels (coherence.c keeps the private
      * ones); its L1 slot is then marked unusable, which keeps ms_sim_access's fast path off. */
@@ -48,10 +51,15 @@ int ms_sim_create(ms_sim **out, const ms_hier_config *cfg, const ms_allocator *a
             ok = 0;
         ok = ok && ms_window_init(&sim->win, cfg, &sim->mem) == 0;
         sim->win_allowed = sim->win.on;
+        sim->uni_lru = ms_uni_lru_applies(cfg);
     }
     if (!ok) {
         ms_sim_destroy(sim);
         return -1;
+    }
+    if (sim->uni_lru) {
+        sim->access = ms_uni_access;
+        ms_uni_lru_select(sim);
     }
     *out = sim;
     return 0;
@@ -295,6 +303,8 @@ __attribute__((noinline)) static int access_general(ms_sim *sim, unsigned cpu, u
     count_reference(sim, ctx, write);
     uint64_t first = addr >> sim->l1_shift;
     uint64_t last = (addr + (size ? size - 1 : 0)) >> sim->l1_shift;
+    if (first == last && sim->uni_lru)
+        return ms_uni_lru_line(sim, first, write, ctx, &sim->ctrs[ctx]);
     if (first == last) {
         ms_line_outcome o;
         if (ms_simulate_line(sim, &sim->view0, &sim->cache[0], &sim->fa[0], addr, write, ctx,
@@ -356,6 +366,11 @@ __attribute__((noinline)) static int window_other(ms_sim *sim, uint64_t addr, ui
 }
 
 int ms_sim_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
+{
+    return sim->access(sim, cpu, addr, size, flags, ctx);   /* chosen by ms_sim_create */
+}
+
+int ms_sim_access_any(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
 {
     if (!sim->win.on || cpu != 0)
         return access_unfiltered(sim, cpu, addr, size, flags, ctx);

@@ -36,13 +36,84 @@ typedef struct {
                             * as 4-bit way numbers, most recent first (cache.c); else NULL */
     uint32_t *aux;         /* optional: one word per way that travels with the line (L1 keeps
                             * the line's shadow node there), NULL if not asked for */
+    uint8_t *fp;           /* with order words: per way a fingerprint byte of its line
+                            * (ms_line_fp; 0 in empty ways), so that a search compares eight
+                            * ways at a time (ms_cache_find); 8 bytes of padding at the end */
     uint64_t *plru_bits;   /* PLRU only: tree node n of set s is bit s*ways + n (n = 1..ways-1) */
     uint64_t set_mask;     /* nsets - 1 */
     uint32_t ways;
     ms_policy policy;
     uint64_t rng;          /* xorshift64 state (random policy), seeded per level: deterministic */
-    size_t tags_bytes, order_bytes, aux_bytes, plru_bytes;
+    size_t tags_bytes, order_bytes, aux_bytes, plru_bytes, fp_bytes;
 } ms_cache;
+
+/* LRU order words (cache.c): nibble i is the way holding the i-th most recent line. */
+
+/* The recency position of way w (one of the set's ways) in an order word: the lowest nibble
+ * equal to w (the nibbles above the set's ways never hold a lower way number). */
+static inline unsigned ms_order_position(uint64_t order, uint32_t w)
+{
+    uint64_t x = order ^ (0x1111111111111111ull * w);
+    uint64_t zero = (x - 0x1111111111111111ull) & ~x & 0x8888888888888888ull;
+    return (unsigned)__builtin_ctzll(zero) >> 2;
+}
+
+/* The order after the line at position p moves to the front (into way 0) and the previous
+ * front line moves into way w, the way the promoted line came from: positions 0..p-1 move up
+ * one place and position 1 becomes w. */
+static inline uint64_t ms_order_promote(uint64_t order, unsigned p, uint32_t w)
+{
+    uint64_t below = order & ((1ull << (4 * p)) - 1);
+    uint64_t above = order & (~0ull << (4 * p) << 4);
+    return above | (below << 4) | ((uint64_t)w << 4);
+}
+
+/* A line's fingerprint byte (the top byte of a multiplicative hash: lines of one set differ
+ * in their high bits, which the multiplication spreads over the top byte). */
+static inline uint8_t ms_line_fp(uint64_t line)
+{
+    return (uint8_t)((line * 0x9E3779B97F4A7C15ull) >> 56);
+}
+
+/* 0x80 in every byte of word equal to f, 0 elsewhere (exact: no borrow between bytes). */
+static inline uint64_t ms_fp_matches(uint64_t word, uint8_t f)
+{
+    uint64_t x = word ^ (0x0101010101010101ull * f);
+    uint64_t y = (x & 0x7F7F7F7F7F7F7F7Full) + 0x7F7F7F7F7F7F7F7Full;
+    return ~(y | x | 0x7F7F7F7F7F7F7F7Full);
+}
+
+/* The way of set set_no of an order-word cache of `ways` ways (c->ways; a constant where the
+ * caller is specialised) holding line, or -1: its fingerprint compared with eight ways' at a
+ * time, candidates confirmed by their tags. */
+static inline __attribute__((always_inline)) int ms_cache_find_ways(const ms_cache *c, uint64_t set_no,
+                                                                    uint64_t line, uint32_t ways)
+{
+    const uint64_t *set = c->tags + set_no * ways;
+    const unsigned char *fp = c->fp + set_no * ways;
+    uint8_t f = ms_line_fp(line);
+    for (uint32_t first = 0; first < ways; first += 8) {
+        uint64_t word;
+        __builtin_memcpy(&word, fp + first, sizeof word);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        word = __builtin_bswap64(word);   /* byte i is way first + i */
+#endif
+        uint64_t m = ms_fp_matches(word, f);
+        if (ways - first < 8)
+            m &= (1ull << (8 * (ways - first))) - 1;
+        for (; m; m &= m - 1) {
+            uint32_t w = first + ((uint32_t)__builtin_ctzll(m) >> 3);
+            if ((set[w] >> 1) == line)
+                return (int)w;
+        }
+    }
+    return -1;
+}
+
+static inline int ms_cache_find(const ms_cache *c, uint64_t set_no, uint64_t line)
+{
+    return ms_cache_find_ways(c, set_no, line, c->ways);
+}
 
 int ms_cache_init(ms_cache *c, const ms_level_config *cfg, unsigned level, int with_aux, ms_mem *mem);
 void ms_cache_free(ms_cache *c, ms_mem *mem);
@@ -308,6 +379,11 @@ struct ms_sim {
     ms_coherence *coh;             /* NULL with one processor */
     ms_window win;                 /* the hit window (one processor only) */
     int win_allowed;               /* the window applies to this hierarchy */
+    int uni_lru;                   /* the specialised path applies (uni_lru.c), chosen at create */
+    int (*access)(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx);
+    int (*uni_line)(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, ms_counters *c);
+                                   /* uni_lru.c: the instance for this geometry */
+                                   /* what ms_sim_access runs: ms_uni_access or ms_sim_access_any */
     ms_hier_config cfg;
     ms_mem mem;
 };
@@ -367,6 +443,23 @@ void ms_merge_outcome(ms_line_outcome *merged, const ms_line_outcome *o);
 void ms_commit_misses(ms_sim *sim, uint32_t ctx, ms_counters *c, unsigned write, const ms_line_outcome *o);
 /* Make counters of ctx exist (all processors). */
 int ms_ensure_ctx(ms_sim *sim, uint32_t ctx);
+
+/* ---- the specialised one-processor LRU path (uni_lru.c) ---- */
+
+/* 1 if cfg is a one-processor hierarchy of LRU levels with order words (<= 16 ways) and one
+ * line size: the hierarchies ms_uni_lru_line simulates. */
+int ms_uni_lru_applies(const ms_hier_config *cfg);
+/* One reference within L1 line `line` (already counted as a read or write on c) on such a
+ * hierarchy: the whole lookup, miss path, counters and stall. Returns the serving level. */
+int ms_uni_lru_line(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, ms_counters *c);
+/* Choose sim->uni_line, the instance of the path for sim's geometry (at create time). */
+void ms_uni_lru_select(ms_sim *sim);
+/* ms_sim_access of such a hierarchy (ms_sim.access): the window, an L1 hit in way 0 and
+ * ms_uni_lru_line in one function; anything else (another processor, a new context, a
+ * reference straddling lines) goes to ms_sim_access_any. */
+int ms_uni_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx);
+/* ms_sim_access of every hierarchy (sim.c): the general path. */
+int ms_sim_access_any(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx);
 
 /* ---- multiprocessor (coherence.c) ---- */
 

@@ -1,0 +1,247 @@
+/* The specialised one-processor path: a reference within one L1 line on a hierarchy whose
+ * levels are all LRU with an order word (at most 16 ways) and all have L1's line size (every
+ * preset). ms_sim_create chooses it once; it does exactly what
+ * the general path (sim.c: ms_simulate_line, ms_simulate_miss, fill_level, commit) does for
+ * such a hierarchy, in the same order, with the configuration's tests taken out: one record
+ * serves every level, no coherence marks, no policy dispatch, straight-line set updates.
+ * Lower levels are only looked at on a miss; their writebacks go through the general code. */
+#include "sim_internal.h"
+
+/* The helpers below take the level's number of ways as an argument: a constant in the
+ * instances for the presets' geometries (uni_line_*), so that searches unroll. */
+#define INLINE static inline __attribute__((always_inline))
+
+/* A hit in way w > 0 of set set_no: the line moves to way 0, the old front line to way w. */
+INLINE void lru_promote(ms_cache *c, uint64_t set_no, uint64_t *set, uint32_t w, unsigned dirty, uint32_t ways)
+{
+    uint64_t tag = set[w] | dirty;
+    uint8_t *fp = c->fp + set_no * ways;
+    uint8_t f = fp[w];
+    c->order[set_no] = ms_order_promote(c->order[set_no], ms_order_position(c->order[set_no], w), w);
+    set[w] = set[0];
+    set[0] = tag;
+    fp[w] = fp[0];
+    fp[0] = f;
+}
+
+/* Look line up in a lower level (no aux words there): 1 on a hit (now the set's front line). */
+INLINE int lower_lookup(ms_cache *c, uint64_t line, uint32_t ways)
+{
+    uint64_t set_no = line & c->set_mask;
+    uint64_t *set = c->tags + set_no * ways;
+    if ((set[0] >> 1) == line)
+        return 1;
+    int w = ms_cache_find_ways(c, set_no, line, ways);
+    if (w < 0)
+        return 0;
+    lru_promote(c, set_no, set, (uint32_t)w, 0, ways);
+    return 1;
+}
+
+/* Fill line (absent) into level k as its set's front line, evicting the least recent way; the
+ * record bookkeeping of fill_level in sim.c. n is the number of levels (a record holds n
+ * held/evictor words, then n shadow nodes). */
+INLINE void lru_fill(ms_sim *sim, int k, uint64_t line, uint32_t *rec, unsigned dirty, uint32_t ctx,
+                     ms_counters *c, uint32_t ways, int n)
+{
+    ms_cache *cache = &sim->cache[k];
+    uint64_t set_no = line & cache->set_mask;
+    uint64_t base = set_no * ways;
+    uint64_t *set = cache->tags + base;
+    uint64_t order = cache->order[set_no];
+    uint32_t way = (uint32_t)(order >> (4 * (ways - 1))) & 15u;
+    uint64_t victim = set[way];
+    cache->order[set_no] = ms_order_promote(order, ways - 1, way);
+    set[way] = set[0];
+    set[0] = (line << 1) | dirty;
+    cache->fp[base + way] = cache->fp[base];
+    cache->fp[base] = ms_line_fp(line);
+    uint32_t victim_node = 0;
+    if (k == 0) {
+        uint32_t *aux = cache->aux + base;
+        victim_node = aux[way];
+        aux[way] = aux[0];
+        aux[0] = rec[n];
+    }
+    rec[k] |= MS_META_HELD;
+    if (victim == MS_TAG_EMPTY)
+        return;
+    uint64_t victim_line = victim >> 1;
+    uint32_t *victim_rec = ms_linemeta_lookup(&sim->meta, victim_line);
+    victim_rec[k] = MS_META_HELD | (ctx < MS_META_EVICTOR_MASK ? ctx + 1 : 0);
+    if (k == 0)
+        victim_rec[n] = victim_node;
+    if (victim & MS_TAG_DIRTY)
+        ms_write_back(sim, &sim->view0, k + 1, victim_line << sim->l1_shift, ctx, c);
+}
+
+/* A miss's cause at a level from the line's held/evictor word and whether the shadow held it. */
+INLINE void classify(uint32_t word, int fa_hit, int *cause, uint32_t *evictor)
+{
+    if (!(word & MS_META_HELD)) {
+        *cause = MS_CAUSE_COLD;
+        *evictor = 0;
+    } else {
+        *cause = fa_hit ? MS_CAUSE_CONFLICT : MS_CAUSE_CAPACITY;
+        *evictor = word & MS_META_EVICTOR_MASK;
+    }
+}
+
+/* Count a miss at level k with the given cause and evictor word (commit_misses in sim.c). */
+INLINE void count_miss(ms_sim *sim, ms_counters *c, int k, unsigned write, uint32_t ctx, int cause,
+                       uint32_t evictor)
+{
+    ms_level_counters *lc = &c->level[k];
+    if (write)
+        lc->write_misses++;
+    else
+        lc->read_misses++;
+    lc->cause[cause]++;
+    if (cause != MS_CAUSE_COLD && evictor)
+        ms_pairs_count(&sim->pairs, (uint32_t)k, ctx, evictor - 1, 0);
+}
+
+/* Everything but an L1 hit in way 0 (ms_uni_access), for n levels of w0, w1, w2 ways. */
+INLINE int uni_line_t(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, ms_counters *c, int n,
+                      uint32_t w0, uint32_t w1, uint32_t w2)
+{
+    ms_cache *l1 = &sim->cache[0];
+    uint64_t set_no = line & l1->set_mask;
+    uint64_t base = set_no * w0;
+    uint64_t *set = l1->tags + base;
+    int w = (set[0] >> 1) == line ? 0 : ms_cache_find_ways(l1, set_no, line, w0);
+    if (w >= 0) {
+        if (w > 0) {
+            uint32_t *aux = l1->aux + base;
+            uint32_t a = aux[w];
+            lru_promote(l1, set_no, set, (uint32_t)w, write, w0);
+            aux[w] = aux[0];
+            aux[0] = a;
+        } else {
+            set[0] |= write;
+        }
+        ms_fa_touch(&sim->fa[0], line, l1->aux + base);
+        return 0;
+    }
+
+    /* The L1 miss: classify every missing level from the line's one record (in the order of
+     * the general path: each level's lookup, then its shadow), then fill from the serving
+     * level upwards, then count. */
+    uint32_t *rec = ms_linemeta_lookup(&sim->meta, line);
+    int cause[MS_MAX_LEVELS] = {0};
+    uint32_t evictor[MS_MAX_LEVELS] = {0};
+    int k = 1;
+    classify(rec[0], ms_fa_touch(&sim->fa[0], line, &rec[n]), &cause[0], &evictor[0]);
+    if (n > 1) {
+        int hit = lower_lookup(&sim->cache[1], line, w1);
+        int fa_hit = ms_fa_touch(&sim->fa[1], line, &rec[n + 1]);
+        if (!hit) {
+            classify(rec[1], fa_hit, &cause[1], &evictor[1]);
+            k = 2;
+            if (n > 2) {
+                hit = lower_lookup(&sim->cache[2], line, w2);
+                fa_hit = ms_fa_touch(&sim->fa[2], line, &rec[n + 2]);
+                if (!hit) {
+                    classify(rec[2], fa_hit, &cause[2], &evictor[2]);
+                    k = 3;
+                }
+            }
+        }
+    }
+    if (k > 2)
+        lru_fill(sim, 2, line, rec, 0, ctx, c, w2, n);
+    if (k > 1)
+        lru_fill(sim, 1, line, rec, 0, ctx, c, w1, n);
+    lru_fill(sim, 0, line, rec, write, ctx, c, w0, n);
+    count_miss(sim, c, 0, write, ctx, cause[0], evictor[0]);
+    if (k > 1)
+        count_miss(sim, c, 1, write, ctx, cause[1], evictor[1]);
+    if (k > 2)
+        count_miss(sim, c, 2, write, ctx, cause[2], evictor[2]);
+    ms_count_stall(c, write, sim->stall[k]);
+    return k;
+}
+
+/* The instances: any geometry the path applies to, and the presets' (x86: 8/16/16 ways,
+ * x86-l2 and cachegrind: 8/16). */
+static int uni_line_any(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, ms_counters *c)
+{
+    int n = sim->nlevels;
+    return uni_line_t(sim, line, write, ctx, c, n, sim->cache[0].ways, n > 1 ? sim->cache[1].ways : 1,
+                      n > 2 ? sim->cache[2].ways : 1);
+}
+
+static int uni_line_8_16(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, ms_counters *c)
+{
+    return uni_line_t(sim, line, write, ctx, c, 2, 8, 16, 1);
+}
+
+static int uni_line_8_16_16(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, ms_counters *c)
+{
+    return uni_line_t(sim, line, write, ctx, c, 3, 8, 16, 16);
+}
+
+void ms_uni_lru_select(ms_sim *sim)
+{
+    uint32_t w[MS_MAX_LEVELS] = {0};
+    for (int k = 0; k < sim->nlevels; k++)
+        w[k] = sim->cache[k].ways;
+    sim->uni_line = uni_line_any;
+    if (sim->nlevels == 2 && w[0] == 8 && w[1] == 16)
+        sim->uni_line = uni_line_8_16;
+    else if (sim->nlevels == 3 && w[0] == 8 && w[1] == 16 && w[2] == 16)
+        sim->uni_line = uni_line_8_16_16;
+}
+
+int ms_uni_lru_line(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, ms_counters *c)
+{
+    return sim->uni_line(sim, line, write, ctx, c);
+}
+
+/* An L1 hit in way 0 whose line is not the shadow's MRU line (kept out of uni_access so that
+ * its common path saves no registers). */
+__attribute__((noinline)) static int uni_shadow_hit(ms_sim *sim, uint64_t line, uint32_t *where)
+{
+    ms_fa_touch(&sim->fa[0], line, where);
+    return 0;
+}
+
+int ms_uni_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
+{
+    uint64_t line = addr >> sim->l1_shift;
+    if (__builtin_expect(cpu != 0 || ctx >= sim->nctx || ((addr + size - 1) >> sim->l1_shift) != line, 0))
+        return ms_sim_access_any(sim, cpu, addr, size, flags, ctx);
+    unsigned write = flags & MS_TAG_DIRTY;   /* MS_ACC_WRITE == MS_TAG_DIRTY */
+    ms_counters *c = &sim->ctrs[ctx];
+    if (sim->win.on) {
+        int r = ms_window_ref(&sim->win, line, write);
+        if (r > 0)
+            ms_sim_window_ops(sim, sim->win.ops, (uint32_t)r);
+        ms_count_reference(c, write);
+        if (r < 0)   /* an L1 hit the window counts */
+            return 0;
+    } else {
+        ms_count_reference(c, write);
+    }
+    ms_cache *l1 = &sim->cache[0];
+    uint64_t base = (line & l1->set_mask) * l1->ways;
+    uint64_t *set = l1->tags + base;
+    if (__builtin_expect((set[0] >> 1) != line, 0))
+        return sim->uni_line(sim, line, write, ctx, c);
+    set[0] |= write;
+    if (line != sim->fa[0].mru_line)
+        return uni_shadow_hit(sim, line, l1->aux + base);
+    return 0;
+}
+
+int ms_uni_lru_applies(const ms_hier_config *cfg)
+{
+    if (cfg->nprocs > 1)
+        return 0;
+    for (int k = 0; k < cfg->nlevels; k++) {
+        const ms_level_config *lv = &cfg->level[k];
+        if (lv->policy != MS_POLICY_LRU || lv->ways > MS_ORDER_MAX_WAYS || lv->line != cfg->level[0].line)
+            return 0;
+    }
+    return 1;
+}

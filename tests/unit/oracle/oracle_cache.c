@@ -1,0 +1,322 @@
+#include "oracle_rename.h"
+/* One set-associative cache level with LRU, tree-PLRU or deterministic random replacement.
+ * LRU keeps the set's most recent line in way 0, so the common hit is a compare of way 0.
+ * Sets of up to 16 ways also keep their recency order as a word of 4-bit way numbers
+ * (ms_cache.order), so another hit is a swap with way 0 plus a few bit operations and the
+ * victim is read off the order word: constant work, no shifting. Wider sets keep their ways
+ * ordered most recent first and shift them. PLRU and random keep ways in place and track
+ * state separately. */
+#include <string.h>
+
+#include "oracle_sim_internal.h"
+
+int ms_cache_init(ms_cache *c, const ms_level_config *cfg, unsigned level, int with_aux, ms_mem *mem)
+{
+    memset(c, 0, sizeof *c);
+    uint64_t lines = cfg->size / cfg->line;
+    c->ways = cfg->ways;
+    c->set_mask = lines / cfg->ways - 1;
+    c->policy = cfg->policy;
+    c->rng = 0x9E3779B97F4A7C15ull ^ ((uint64_t)(level + 1) * 0xBF58476D1CE4E5B9ull);
+    c->tags_bytes = (size_t)lines * sizeof(uint64_t);
+    c->tags = ms_mem_alloc(mem, c->tags_bytes);
+    if (!c->tags)
+        return -1;
+    for (uint64_t i = 0; i < lines; i++)
+        c->tags[i] = MS_TAG_EMPTY;
+    if (c->policy == MS_POLICY_LRU && c->ways <= MS_ORDER_MAX_WAYS) {
+        uint64_t nsets = lines / c->ways;
+        c->order_bytes = (size_t)nsets * sizeof(uint64_t);
+        c->order = ms_mem_alloc(mem, c->order_bytes);
+        if (!c->order) {
+            ms_cache_free(c, mem);
+            return -1;
+        }
+        for (uint64_t i = 0; i < nsets; i++)   /* any order of empty ways will do: identity */
+            c->order[i] = 0xFEDCBA9876543210ull;
+    }
+    if (with_aux) {
+        c->aux_bytes = (size_t)lines * sizeof(uint32_t);
+        c->aux = ms_mem_alloc(mem, c->aux_bytes);
+        if (!c->aux) {
+            ms_cache_free(c, mem);
+            return -1;
+        }
+    }
+    if (c->policy == MS_POLICY_PLRU) {
+        c->plru_bytes = (size_t)((lines + 63) / 64) * sizeof(uint64_t);
+        c->plru_bits = ms_mem_alloc(mem, c->plru_bytes);
+        if (!c->plru_bits) {
+            ms_cache_free(c, mem);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void ms_cache_free(ms_cache *c, ms_mem *mem)
+{
+    ms_mem_release(mem, c->tags, c->tags_bytes);
+    ms_mem_release(mem, c->order, c->order_bytes);
+    ms_mem_release(mem, c->aux, c->aux_bytes);
+    ms_mem_release(mem, c->plru_bits, c->plru_bytes);
+    c->tags = NULL;
+    c->order = NULL;
+    c->aux = NULL;
+    c->plru_bits = NULL;
+}
+
+/* Tree-PLRU: node n (1..ways-1, heap order) points to the half holding the next victim
+ * (0 = left, 1 = right). A reference makes every node on its path point away from it. */
+static void plru_touch(ms_cache *c, uint64_t set, uint32_t way)
+{
+    uint64_t base = set * c->ways;
+    uint32_t node = 1;
+    for (uint32_t half = c->ways >> 1; half; half >>= 1) {
+        uint64_t bit = base + node;
+        int right = (way & half) != 0;
+        if (right)
+            c->plru_bits[bit >> 6] &= ~(1ull << (bit & 63));
+        else
+            c->plru_bits[bit >> 6] |= 1ull << (bit & 63);
+        node = 2 * node + (uint32_t)right;
+    }
+}
+
+static uint32_t plru_victim(const ms_cache *c, uint64_t set)
+{
+    uint64_t base = set * c->ways;
+    uint32_t node = 1;
+    while (node < c->ways) {
+        uint64_t bit = base + node;
+        node = 2 * node + (uint32_t)((c->plru_bits[bit >> 6] >> (bit & 63)) & 1);
+    }
+    return node - c->ways;
+}
+
+static uint64_t xorshift64(uint64_t *state)
+{
+    uint64_t x = *state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    *state = x;
+    return x;
+}
+
+/* ---- LRU ----
+ * Order word: nibble i (i < ways) is the way holding the i-th most recent line, so nibble 0
+ * is always way 0; the nibbles above are unused. Empty ways are never referenced, so they
+ * stay at the least recent end and are filled before any line is evicted, as with a shifted
+ * set; victims and recency are those of a set kept in order, so results are identical. */
+
+/* The order after the line at position p moves to the front (into way 0) and the previous
+ * front line moves into way w, the way the promoted line came from: positions 0..p-1 move up
+ * one place and position 1 becomes w. */
+static inline uint64_t order_promote(uint64_t order, unsigned p, uint32_t w)
+{
+    uint64_t below = order & ((1ull << (4 * p)) - 1);
+    uint64_t above = order & (~0ull << (4 * p) << 4);
+    return above | (below << 4) | ((uint64_t)w << 4);
+}
+
+/* Wide sets: move ways [0, w) down one place (tags, and aux if kept). */
+static void shift_down(ms_cache *c, uint64_t base, uint32_t w)
+{
+    for (uint32_t i = w; i > 0; i--)
+        c->tags[base + i] = c->tags[base + i - 1];
+    if (c->aux)
+        for (uint32_t i = w; i > 0; i--)
+            c->aux[base + i] = c->aux[base + i - 1];
+}
+
+/* Make way w (at recency position p) of set set_no, its line now tag, the set's front line.
+ * With an order word the front line trades places with way w; otherwise (w == p) the ways
+ * before w shift down. */
+static inline void lru_promote(ms_cache *c, uint64_t set_no, uint32_t w, unsigned p, uint64_t tag)
+{
+    uint64_t base = set_no * c->ways;
+    uint32_t aux = c->aux ? c->aux[base + w] : 0;
+    if (c->order) {
+        c->order[set_no] = order_promote(c->order[set_no], p, w);
+        c->tags[base + w] = c->tags[base];
+        if (c->aux)
+            c->aux[base + w] = c->aux[base];
+    } else {
+        shift_down(c, base, w);
+    }
+    c->tags[base] = tag;
+    if (c->aux)
+        c->aux[base] = aux;
+}
+
+int ms_cache_lookup_slow(ms_cache *c, uint64_t *set, uint64_t line, unsigned dirty)
+{
+    uint32_t ways = c->ways;
+    if (c->policy == MS_POLICY_LRU) {
+        /* Way 0 was checked by the inline fast path. Search the others most recent first
+         * (recent lines are the likely hits), then move the hit to the front. */
+        uint64_t set_no = line & c->set_mask;
+        if (c->order) {
+            /* Compare every way (independent loads; a miss compares them all anyway), then
+             * find the hit way's recency position: the lowest nibble of the order word equal
+             * to it (the nibbles above the set's ways never hold a lower way number). */
+            uint32_t w = 1;
+            while (w < ways && (set[w] >> 1) != line)
+                w++;
+            if (w == ways)
+                return -1;
+            uint64_t x = c->order[set_no] ^ (0x1111111111111111ull * w);
+            uint64_t zero = (x - 0x1111111111111111ull) & ~x & 0x8888888888888888ull;
+            unsigned p = (unsigned)__builtin_ctzll(zero) >> 2;
+            lru_promote(c, set_no, w, p, set[w] | dirty);
+            return 0;
+        }
+        for (uint32_t w = 1; w < ways; w++) {
+            if ((set[w] >> 1) == line) {
+                lru_promote(c, set_no, w, w, set[w] | dirty);
+                return 0;
+            }
+        }
+        return -1;
+    }
+    for (uint32_t w = 0; w < ways; w++) {
+        if ((set[w] >> 1) == line) {
+            set[w] |= dirty;
+            if (c->policy == MS_POLICY_PLRU)
+                plru_touch(c, line & c->set_mask, w);
+            return (int)w;
+        }
+    }
+    return -1;
+}
+
+uint64_t ms_cache_fill(ms_cache *c, uint64_t line, unsigned dirty, uint32_t aux, uint32_t *victim_aux)
+{
+    uint64_t set_no = line & c->set_mask;
+    uint64_t base = set_no * c->ways;
+    uint64_t *set = c->tags + base;
+    uint32_t ways = c->ways;
+    uint32_t way;
+    if (c->policy == MS_POLICY_LRU) {
+        /* The least recent line, or an empty way (they sit at the least recent end). */
+        way = c->order ? (uint32_t)(c->order[set_no] >> (4 * (ways - 1))) & 15u : ways - 1;
+    } else {
+        way = ways;
+        for (uint32_t w = 0; w < ways; w++)
+            if (set[w] == MS_TAG_EMPTY) {
+                way = w;
+                break;
+            }
+        if (way == ways)
+            way = c->policy == MS_POLICY_PLRU ? plru_victim(c, set_no)
+                                              : (uint32_t)(xorshift64(&c->rng) % ways);
+    }
+    uint64_t victim = set[way];
+    *victim_aux = c->aux ? c->aux[base + way] : 0;
+    if (c->policy == MS_POLICY_LRU) {
+        /* The new line enters at the front: the victim's way takes the old front line. */
+        if (c->order) {
+            c->order[set_no] = order_promote(c->order[set_no], ways - 1, way);
+            set[way] = set[0];
+            if (c->aux)
+                c->aux[base + way] = c->aux[base];
+        } else {
+            shift_down(c, base, way);
+        }
+        way = 0;
+    } else if (c->policy == MS_POLICY_PLRU) {
+        plru_touch(c, set_no, way);
+    }
+    set[way] = (line << 1) | dirty;
+    if (c->aux)
+        c->aux[base + way] = aux;
+    return victim;
+}
+
+static uint64_t *find_way(const ms_cache *c, uint64_t line)
+{
+    uint64_t *set = c->tags + (line & c->set_mask) * c->ways;
+    for (uint32_t w = 0; w < c->ways; w++)
+        if ((set[w] >> 1) == line)
+            return &set[w];
+    return NULL;
+}
+
+int ms_cache_mark_dirty(ms_cache *c, uint64_t line)
+{
+    uint64_t *way = find_way(c, line);
+    if (way)
+        *way |= MS_TAG_DIRTY;
+    return way != NULL;
+}
+
+int ms_cache_contains(const ms_cache *c, uint64_t line)
+{
+    return find_way(c, line) != NULL;
+}
+
+int ms_cache_clean(ms_cache *c, uint64_t line)
+{
+    uint64_t *way = find_way(c, line);
+    if (!way || !(*way & MS_TAG_DIRTY))
+        return 0;
+    *way &= ~(uint64_t)MS_TAG_DIRTY;
+    return 1;
+}
+
+/* LRU with an order word: drop recency position p (way w, not way 0 unless p == 0) and make a
+ * way empty at the least recent end. Way 0 must keep the most recent line, so removing it
+ * moves the second most recent line into way 0 and empties that line's way instead. */
+static void lru_remove_ordered(ms_cache *c, uint64_t set_no, unsigned p)
+{
+    uint64_t base = set_no * c->ways;
+    uint64_t order = c->order[set_no];
+    unsigned ways = c->ways;
+    if (p == 0 && ways > 1) {
+        uint32_t w1 = (uint32_t)(order >> 4) & 15u;
+        c->tags[base] = c->tags[base + w1];
+        if (c->aux)
+            c->aux[base] = c->aux[base + w1];
+        p = 1;   /* the line now in way 0 left position 1: remove that position */
+    }
+    uint32_t freed = (uint32_t)(order >> (4 * p)) & 15u;
+    c->tags[base + freed] = MS_TAG_EMPTY;
+    /* Positions above p move down one place; the freed way goes to the least recent end. */
+    uint64_t below_p = (1ull << (4 * p)) - 1;
+    uint64_t used = (1ull << (4 * (ways - 1))) - 1;   /* positions 0 .. ways-2 */
+    uint64_t kept = ((order & below_p) | ((order >> 4) & ~below_p)) & used;
+    c->order[set_no] = kept | (uint64_t)freed << (4 * (ways - 1));
+}
+
+uint64_t ms_cache_remove(ms_cache *c, uint64_t line, uint32_t *aux)
+{
+    uint64_t set_no = line & c->set_mask;
+    uint64_t base = set_no * c->ways;
+    uint64_t *set = c->tags + base;
+    uint32_t w = 0;
+    while (w < c->ways && (set[w] >> 1) != line)
+        w++;
+    *aux = 0;
+    if (w == c->ways)
+        return MS_TAG_EMPTY;
+    uint64_t tag = set[w];
+    *aux = c->aux ? c->aux[base + w] : 0;
+    if (c->policy == MS_POLICY_LRU && c->order) {
+        unsigned p = 0;
+        while (((c->order[set_no] >> (4 * p)) & 15u) != w)
+            p++;
+        lru_remove_ordered(c, set_no, p);
+    } else if (c->policy == MS_POLICY_LRU) {
+        /* Ways ordered most recent first: close the gap, the last way becomes empty. */
+        for (uint32_t i = w; i + 1 < c->ways; i++) {
+            set[i] = set[i + 1];
+            if (c->aux)
+                c->aux[base + i] = c->aux[base + i + 1];
+        }
+        set[c->ways - 1] = MS_TAG_EMPTY;
+    } else {
+        set[w] = MS_TAG_EMPTY;   /* PLRU and random fill an empty way first */
+    }
+    return tag;
+}

@@ -1,0 +1,522 @@
+#include "oracle_rename.h"
+/* The multiprocessor path of the simulator (nprocs > 1): per-processor private levels, shared
+ * lower levels, an invalidation-based MESI/MSI directory per coherence unit, the ccSIM
+ * classification of invalidations, local/remote misses and Carnival's access patterns.
+ * Every processor walks its own view of the hierarchy with the functions of sim.c, so all
+ * uniprocessor statistics (3C causes, evictors, writebacks, stall) stay per processor.
+ * See docs/simulator.md, "Multiprocessor". */
+#include <string.h>
+
+#include "oracle_sim_internal.h"
+
+/* The directory: a record of 64-bit words per coherence unit, in a linemeta keyed by unit.
+ * The words every access uses come first (the unit's state, then each processor's words);
+ * the round's pending misses, used on communication misses only, come last. */
+#define DIR_NPENDING 4
+enum {
+    DIR_SHARERS = 0,   /* processors that may hold lines of the unit (clean lines leave silently) */
+    DIR_WRITERS,       /* processors that ever wrote it (the cold-start rule) */
+    DIR_OWNER,         /* exclusive owner's cpu + 1 (0: none), | DIR_MODIFIED when M (else E) */
+    DIR_PRODUCERS,     /* the pattern round: processors that wrote in it */
+    DIR_CONSUMERS,     /* ... and that took a communication read miss in it */
+    DIR_PROCS          /* then PROC_WORDS words per processor, then the pending entries: */
+};
+/* DIR_NPENDING entries of (key, count) from word coh->dir_pending: the round's communication
+ * misses. */
+#define DIR_MODIFIED (1ull << 32)
+#define DIR_OWNER_CPU 0xffu
+
+/* Per processor and unit. */
+enum {
+    PROC_TOUCHED = 0,  /* granules touched since it fetched the unit (bit i = unit/64 bytes) */
+    PROC_LAST,         /* last access: ctx + 1 (low 32 bits; 0 = never), region (high 32 bits) */
+    PROC_INVALIDATED,  /* low 32 bits: ctx + 1 its last invalidation was counted on, until it
+                        * misses again; high 32 bits: ctx + 1 of the access that fetched the
+                        * unit into its caches (invalidations are received on that one) */
+    PROC_WORDS
+};
+
+/* Pending entry key: ctx | cpu << 32 | cold << 40 | valid << 41. */
+#define PENDING_COLD (1ull << 40)
+#define PENDING_VALID (1ull << 41)
+
+struct ms_coherence {
+    ms_view views[MS_MAX_PROCS];
+    ms_cache *private_cache;       /* processor p's level k < shared_from: [p * shared_from + k] */
+    ms_fa *private_fa;             /* and their shadows */
+    size_t private_cache_bytes, private_fa_bytes;
+    int shared_from;               /* first shared level (nlevels: none) */
+    unsigned unit_shift, granule_shift;
+    unsigned nnodes, procs_per_node;
+    uint64_t remote_stall;         /* stall of a miss served by another node's memory */
+    int mesi;
+    uint32_t region;               /* current region number */
+    ms_linemeta dir;
+    size_t dir_bytes;              /* bytes of one directory record */
+    size_t dir_pending;            /* first word of a record's pending entries */
+    uint64_t last_unit[MS_MAX_PROCS];   /* per processor: the unit it accessed last + 1 (0: */
+    uint64_t *last_dir[MS_MAX_PROCS];   /* none) and that unit's record */
+    ms_pairs pairs;                /* (victim ctx, victim cpu, writer ctx, writer cpu) */
+};
+
+/* Processor p's private level k is private_cache[p * s + k]; shared levels are sim->cache. */
+static void setup_view(ms_sim *sim, ms_coherence *coh, unsigned p)
+{
+    unsigned n = (unsigned)sim->nlevels, s = (unsigned)coh->shared_from, np = sim->nprocs;
+    ms_view *v = &coh->views[p];
+    for (unsigned k = 0; k < n; k++) {
+        if (k < s) {
+            v->cache[k] = &coh->private_cache[p * s + k];
+            v->fa[k] = &coh->private_fa[p * s + k];
+        } else {
+            v->cache[k] = &sim->cache[k];
+            v->fa[k] = &sim->fa[k];
+        }
+        /* Record layout: per processor 2s words (held words, shadow nodes of the private
+         * levels), then 2(n - s) words of the shared levels. */
+        if (k < s) {
+            v->held_word[k] = (uint16_t)(p * 2 * s + k);
+            v->fa_word[k] = (uint16_t)(p * 2 * s + s + k);
+        } else {
+            v->held_word[k] = (uint16_t)(np * 2 * s + (k - s));
+            v->fa_word[k] = (uint16_t)(np * 2 * s + (n - s) + (k - s));
+        }
+    }
+}
+
+int ms_coh_create(ms_sim *sim)
+{
+    const ms_hier_config *cfg = &sim->cfg;
+    unsigned np = sim->nprocs, n = (unsigned)cfg->nlevels;
+    ms_coherence *coh = ms_mem_alloc(&sim->mem, sizeof *coh);
+    if (!coh)
+        return -1;
+    sim->coh = coh;
+    sim->inval_mark = MS_META_INVAL;
+    sim->present_mark = MS_META_PRESENT;
+    sim->evictor_limit = MS_META_PRESENT - 1;   /* ctx + 1 must stay below the marks */
+    coh->shared_from = ms_config_shared_from(cfg);
+    unsigned s = (unsigned)coh->shared_from;
+    coh->unit_shift = ms_log2u(ms_config_coherence_unit(cfg));
+    coh->granule_shift = coh->unit_shift > 6 ? coh->unit_shift - 6 : 0;
+    coh->nnodes = cfg->nnodes > 1 ? cfg->nnodes : 1;
+    coh->procs_per_node = (np + coh->nnodes - 1) / coh->nnodes;
+    coh->remote_stall = ms_config_remote_latency(cfg) - cfg->level[0].latency;
+    coh->mesi = cfg->protocol == MS_PROTO_MESI;
+    ms_pairs_init(&coh->pairs, &sim->mem);
+
+    unsigned words = 2 * s * np + 2 * (n - s);
+    int ok = ms_linemeta_init(&sim->meta, words, &sim->mem) == 0;
+    coh->dir_pending = DIR_PROCS + PROC_WORDS * (size_t)np;
+    coh->dir_bytes = (coh->dir_pending + 2 * DIR_NPENDING) * sizeof(uint64_t);
+    ok = ms_linemeta_init(&coh->dir, (unsigned)(coh->dir_bytes / sizeof(uint32_t)), &sim->mem) == 0 && ok;
+    coh->private_cache_bytes = np * s * sizeof(ms_cache);
+    coh->private_fa_bytes = np * s * sizeof(ms_fa);
+    coh->private_cache = ms_mem_alloc(&sim->mem, coh->private_cache_bytes);
+    coh->private_fa = ms_mem_alloc(&sim->mem, coh->private_fa_bytes);
+    if (!ok || !coh->private_cache || !coh->private_fa)
+        return -1;
+    for (unsigned i = 0; i < np * s; i++) {
+        const ms_level_config *lv = &cfg->level[i % s];
+        if (ms_level_init(&coh->private_cache[i], &coh->private_fa[i], lv, i % s, &sim->mem) != 0)
+            return -1;
+    }
+    for (unsigned p = 0; p < np; p++)
+        setup_view(sim, coh, p);
+    return 0;
+}
+
+void ms_coh_destroy(ms_sim *sim)
+{
+    ms_coherence *coh = sim->coh;
+    if (!coh)
+        return;
+    size_t nprivate = coh->private_cache_bytes / sizeof(ms_cache);
+    for (size_t i = 0; coh->private_cache && coh->private_fa && i < nprivate; i++)
+        ms_level_free(&coh->private_cache[i], &coh->private_fa[i], &sim->mem);
+    ms_mem_release(&sim->mem, coh->private_cache, coh->private_cache_bytes);
+    ms_mem_release(&sim->mem, coh->private_fa, coh->private_fa_bytes);
+    ms_linemeta_free(&coh->dir);
+    ms_pairs_free(&coh->pairs);
+    ms_mem_release(&sim->mem, coh, sizeof *coh);
+    sim->coh = NULL;
+}
+
+/* The directory record of unit (created zeroed), or the zeroed stand-in when out of memory
+ * (the unit's coherence state is then forgotten: numbers degrade, nothing breaks). */
+static uint64_t *dir_record(ms_coherence *coh, uint64_t unit)
+{
+    /* records are 8-byte aligned: even word counts */
+    return (uint64_t *)(void *)ms_linemeta_lookup(&coh->dir, unit);
+}
+
+/* The directory record of unit accessed by processor p: a processor's consecutive accesses
+ * mostly stay in one unit, so the record of its last one is kept at hand (never the stand-in
+ * record, which must be zeroed for each use). */
+static inline uint64_t *proc_dir_record(ms_coherence *coh, unsigned p, uint64_t unit)
+{
+    if (coh->last_unit[p] == unit + 1)
+        return coh->last_dir[p];
+    uint64_t *d = dir_record(coh, unit);
+    coh->last_unit[p] = !ms_linemeta_is_stand_in(&coh->dir, d) ? unit + 1 : 0;
+    coh->last_dir[p] = d;
+    return d;
+}
+
+static inline uint64_t *proc_words(uint64_t *d, unsigned p) { return d + DIR_PROCS + PROC_WORDS * p; }
+
+static inline ms_counters *row(ms_sim *sim, uint32_t ctx, unsigned cpu)
+{
+    return &sim->ctrs[(size_t)ctx * sim->nprocs + cpu];
+}
+
+/* Granules of the unit covered by the bytes [lo, hi] (one line). */
+static uint64_t granule_mask(const ms_coherence *coh, uint64_t lo, uint64_t hi)
+{
+    uint64_t offset_mask = (1ull << coh->unit_shift) - 1;
+    unsigned a = (unsigned)((lo & offset_mask) >> coh->granule_shift);
+    unsigned b = (unsigned)((hi & offset_mask) >> coh->granule_shift);
+    uint64_t upto_b = b >= 63 ? ~0ull : (1ull << (b + 1)) - 1;
+    return upto_b & ~((1ull << a) - 1);
+}
+
+/* ---- Carnival's access patterns: rounds of producers and consumers per unit ---- */
+
+static int popcount64(uint64_t x) { return __builtin_popcountll(x); }
+
+/* Classify the round's pending communication misses and start an empty round. closer is the
+ * writing processor that closes it, or -1 (end of simulation: never migratory). */
+static void round_close(ms_sim *sim, uint64_t *d, int closer)
+{
+    uint64_t producers = d[DIR_PRODUCERS], consumers = d[DIR_CONSUMERS];
+    int np = popcount64(producers), nc = popcount64(consumers);
+    int pattern;
+    if (closer >= 0 && np == 1 && consumers == 1ull << closer)
+        pattern = MS_PAT_MIGRATORY;
+    else if (np <= 1)
+        pattern = nc <= 1 ? MS_PAT_SPSC : MS_PAT_SPMC;
+    else
+        pattern = nc <= 1 ? MS_PAT_MPSC : MS_PAT_MPMC;
+    uint64_t *pending = d + sim->coh->dir_pending;
+    for (int i = 0; i < DIR_NPENDING; i++) {
+        uint64_t key = pending[2 * i];
+        if (!(key & PENDING_VALID))
+            continue;
+        ms_counters *c = row(sim, (uint32_t)key, (unsigned)(key >> 32) & 0xffu);
+        c->pattern[(key & PENDING_COLD) ? MS_PAT_COLD_START : pattern] += pending[2 * i + 1];
+        pending[2 * i] = pending[2 * i + 1] = 0;
+    }
+    d[DIR_PRODUCERS] = d[DIR_CONSUMERS] = 0;
+}
+
+/* A write by p: it closes the round if the round has consumers, then p is a producer. */
+static void round_write(ms_sim *sim, uint64_t *d, unsigned p)
+{
+    if (d[DIR_CONSUMERS])
+        round_close(sim, d, (int)p);
+    d[DIR_PRODUCERS] |= 1ull << p;
+}
+
+/* A communication miss of (ctx, p) joins the round's pending list (bounded: on overflow it is
+ * added to the entry of the same (ctx, cpu), else to the last entry); a read makes p a consumer. */
+static void round_miss(const ms_coherence *coh, uint64_t *d, unsigned p, uint32_t ctx, int cold, int write)
+{
+    uint64_t *pending = d + coh->dir_pending;
+    uint64_t key = ctx | (uint64_t)p << 32 | (cold ? PENDING_COLD : 0) | PENDING_VALID;
+    int slot = -1, same_proc = -1;
+    for (int i = 0; i < DIR_NPENDING && slot < 0; i++) {
+        uint64_t k = pending[2 * i];
+        if (k == key || !k)
+            slot = i;
+        else if ((k & 0xffffffffffull) == (key & 0xffffffffffull))
+            same_proc = i;
+    }
+    if (slot < 0)
+        slot = same_proc >= 0 ? same_proc : DIR_NPENDING - 1;
+    else
+        pending[2 * slot] = key;
+    pending[2 * slot + 1]++;
+    if (!write)
+        d[DIR_CONSUMERS] |= 1ull << p;
+}
+
+/* ---- coherence actions ---- */
+
+/* Apply fn to every line of unit held in processor q's private levels: lines of level k are
+ * numbered in that level's line size (the unit holds whole lines of every private level).
+ * A line's record says whether a level holds it now (MS_META_PRESENT), so only the levels
+ * that do are searched. */
+typedef int (*line_action)(ms_sim *sim, const ms_view *v, int level, uint64_t line, uint32_t *rec,
+                           uint32_t ctx, ms_counters *c);
+
+static int each_private_line(ms_sim *sim, unsigned q, uint64_t unit, line_action fn, uint32_t ctx,
+                             ms_counters *c)
+{
+    ms_coherence *coh = sim->coh;
+    const ms_view *v = &coh->views[q];
+    int found = 0;
+    /* A unit's L1 lines lie in one chunk of records when it holds at most a chunk's worth:
+     * then the records of every level's lines are found by stepping from the unit's first
+     * record (that of each level's first line). */
+    unsigned l1_per_unit = coh->unit_shift - sim->l1_shift;
+    uint32_t *unit_rec = l1_per_unit <= MS_META_CHUNK_SHIFT ? ms_line_record(sim, 0, unit << l1_per_unit) : NULL;
+    int step = unit_rec && !ms_linemeta_is_stand_in(&sim->meta, unit_rec);
+    for (int k = 0; k < coh->shared_from; k++) {
+        unsigned per_unit = coh->unit_shift - sim->line_shift[k];
+        uint64_t first = unit << per_unit;
+        size_t stride = ((size_t)1 << sim->meta_shift[k]) * sim->meta.words_per_line;
+        for (uint64_t i = 0; i < (1ull << per_unit); i++) {
+            uint32_t *rec = step ? unit_rec + i * stride : ms_line_record(sim, k, first + i);
+            if (rec[v->held_word[k]] & MS_META_PRESENT)
+                found |= fn(sim, v, k, first + i, rec, ctx, c);
+        }
+    }
+    return found;
+}
+
+/* Invalidation of one line: taken out, marked in its record (the next miss on it is a
+ * coherence miss), dirty data written back to the first shared level (or memory). */
+static int invalidate_line(ms_sim *sim, const ms_view *v, int level, uint64_t line, uint32_t *rec,
+                           uint32_t ctx, ms_counters *c)
+{
+    uint32_t aux;
+    uint64_t tag = ms_cache_remove(v->cache[level], line, &aux);
+    if (tag == MS_TAG_EMPTY)
+        return 0;
+    uint32_t *held = &rec[v->held_word[level]];
+    *held = (*held | MS_META_HELD | MS_META_INVAL) & ~MS_META_PRESENT;
+    if (level == 0)
+        rec[v->fa_word[0]] = aux;
+    if (tag & MS_TAG_DIRTY)
+        ms_write_back(sim, v, sim->coh->shared_from, line << sim->line_shift[level], ctx, c);
+    return 1;
+}
+
+/* Downgrade of one line M -> S: its dirty data is written back to the first shared level. */
+static int clean_line(ms_sim *sim, const ms_view *v, int level, uint64_t line, uint32_t *rec,
+                      uint32_t ctx, ms_counters *c)
+{
+    (void)rec;
+    if (!ms_cache_clean(v->cache[level], line))
+        return 0;
+    ms_write_back(sim, v, sim->coh->shared_from, line << sim->line_shift[level], ctx, c);
+    return 1;
+}
+
+/* Count one invalidation of victim q's copy by writer p (ctx, counters c): received on q's
+ * last (ctx, cpu) for the unit, classified true/false and in/across region. */
+static void count_invalidation(ms_sim *sim, uint64_t *d, unsigned q, unsigned p, uint32_t ctx,
+                               ms_counters *c, uint64_t written, int locked)
+{
+    ms_coherence *coh = sim->coh;
+    uint64_t *victim = proc_words(d, q);
+    /* The reference that fetched the copy receives it (ccSIM's Table 3 charges the read that
+     * brought the line in), else the victim's last access. */
+    uint32_t victim_ctx1 = (uint32_t)(victim[PROC_INVALIDATED] >> 32);
+    if (!victim_ctx1)
+        victim_ctx1 = (uint32_t)victim[PROC_LAST];
+    if (!victim_ctx1)
+        return;   /* no record of its access (out of memory) */
+    ms_inval_counters *iv = &row(sim, victim_ctx1 - 1, q)->inval;
+    int true_sharing = (victim[PROC_TOUCHED] & written) != 0;
+    int in_region = (uint32_t)(victim[PROC_LAST] >> 32) == coh->region;
+    iv->received++;
+    if (true_sharing)
+        in_region ? iv->true_in++ : iv->true_across++;
+    else
+        in_region ? iv->false_in++ : iv->false_across++;
+    if (in_region && locked)
+        iv->with_lock++;
+    c->inval.sent++;
+    victim[PROC_INVALIDATED] = (victim[PROC_INVALIDATED] & ~0xffffffffull) | victim_ctx1;
+    ms_pairs_count(&coh->pairs, victim_ctx1 - 1, q, ctx, p);
+}
+
+/* A write by p to unit: every other sharer's copies are invalidated. */
+static void invalidate_others(ms_sim *sim, uint64_t *d, uint64_t unit, unsigned p, uint32_t ctx,
+                              ms_counters *c, uint64_t written, int locked)
+{
+    uint64_t victims = d[DIR_SHARERS] & ~(1ull << p);
+    while (victims) {
+        unsigned q = (unsigned)__builtin_ctzll(victims);
+        victims &= victims - 1;
+        if (each_private_line(sim, q, unit, invalidate_line, ctx, c))
+            count_invalidation(sim, d, q, p, ctx, c, written, locked);
+        proc_words(d, q)[PROC_TOUCHED] = 0;
+    }
+    d[DIR_SHARERS] &= 1ull << p;
+}
+
+static unsigned node_of(const ms_coherence *coh, unsigned p) { return p / coh->procs_per_node; }
+
+/* What one line of a reference did beyond the hierarchy walk. */
+typedef struct {
+    uint64_t stall;
+    int left_private;   /* missed every private level */
+    int remote;         /* ... and was served by another node */
+} line_result;
+
+/* Ownership before the lookup: a write acquires the unit (invalidating the other copies; a
+ * write to an E copy is silent), a read of a unit another processor holds exclusively
+ * downgrades it. Returns the processor whose dirty copy supplies the data, or -1; *upgrade is
+ * set when p already held a read-only copy. */
+static int acquire(ms_sim *sim, uint64_t *d, uint64_t unit, unsigned p, uint32_t ctx, ms_counters *c,
+                   unsigned flags, uint64_t written, int *upgrade)
+{
+    uint64_t bit = 1ull << p;
+    unsigned owner1 = (unsigned)(d[DIR_OWNER] & DIR_OWNER_CPU);
+    int modified = (d[DIR_OWNER] & DIR_MODIFIED) != 0;
+    int source = owner1 && owner1 != p + 1 && modified ? (int)owner1 - 1 : -1;
+    *upgrade = 0;
+    if (flags & MS_ACC_WRITE) {
+        round_write(sim, d, p);
+        if (owner1 != p + 1) {
+            *upgrade = (d[DIR_SHARERS] & bit) != 0;
+            invalidate_others(sim, d, unit, p, ctx, c, written, (flags & MS_ACC_LOCKED) != 0);
+        }
+        d[DIR_OWNER] = (p + 1) | DIR_MODIFIED;
+        d[DIR_WRITERS] |= bit;
+    } else if (owner1 && owner1 != p + 1) {
+        if (modified)
+            each_private_line(sim, owner1 - 1, unit, clean_line, ctx, c);
+        d[DIR_OWNER] = 0;
+    }
+    return source;
+}
+
+/* One L1 line [lo, hi] of p's reference. */
+static line_result coh_line(ms_sim *sim, unsigned p, uint64_t lo, uint64_t hi, unsigned flags,
+                            uint32_t ctx, ms_counters *c, ms_line_outcome *o)
+{
+    ms_coherence *coh = sim->coh;
+    unsigned write = (flags & MS_ACC_WRITE) ? MS_TAG_DIRTY : 0u;
+    uint64_t unit = lo >> coh->unit_shift, bit = 1ull << p;
+    uint64_t *d = proc_dir_record(coh, p, unit);
+    uint64_t *me = proc_words(d, p);
+    /* Streams walk units in order: ask the host for the next unit's record (the next one in
+     * its chunk; a prefetch past the chunk's end is harmless) while this one is worked on. */
+    __builtin_prefetch((const void *)((uintptr_t)d + coh->dir_bytes));
+    __builtin_prefetch((const void *)((uintptr_t)me + coh->dir_bytes));
+    uint64_t touched = granule_mask(coh, lo, hi);
+    int first_reference = (uint32_t)me[PROC_LAST] == 0;
+    int others_wrote = (d[DIR_WRITERS] & ~bit) != 0;
+    int upgrade;
+    int source = acquire(sim, d, unit, p, ctx, c, flags, touched, &upgrade);
+
+    const ms_view *v = &coh->views[p];
+    o->served = ms_simulate_line(sim, v, v->cache[0], v->fa[0], lo, write, ctx, c, o);
+    int s = coh->shared_from, n = sim->nlevels;
+    line_result r = {sim->stall[o->served], o->served >= s, 0};
+    if (!(d[DIR_SHARERS] & bit) || r.left_private)   /* this access fetched the copy */
+        me[PROC_INVALIDATED] = (me[PROC_INVALIDATED] & 0xffffffffull) | (uint64_t)(ctx + 1) << 32;
+    if (!(d[DIR_SHARERS] & bit)) {   /* a fresh copy: touched bytes count from here */
+        me[PROC_TOUCHED] = 0;
+        d[DIR_SHARERS] |= bit;
+    }
+    if (o->served > 0) {
+        int inval_miss = 0;
+        for (int k = 0; k < o->served && k < s; k++)
+            inval_miss |= o->cause[k] == MS_CAUSE_INVAL;
+        if (inval_miss && (uint32_t)me[PROC_INVALIDATED]) {
+            row(sim, (uint32_t)me[PROC_INVALIDATED] - 1, p)->inval.followed_by_miss++;
+            me[PROC_INVALIDATED] &= ~0xffffffffull;
+        }
+        int coherence_miss = r.left_private && o->cause[s - 1] == MS_CAUSE_INVAL;
+        int cold_start = r.left_private && first_reference && others_wrote;
+        if (coherence_miss || cold_start)
+            round_miss(coh, d, p, ctx, !coherence_miss, write != 0);
+    }
+    if (r.left_private) {
+        if (!write && coh->mesi && d[DIR_SHARERS] == bit && !(d[DIR_OWNER] & DIR_OWNER_CPU))
+            d[DIR_OWNER] = p + 1;   /* exclusive, clean */
+        if (source >= 0)
+            r.remote = node_of(coh, (unsigned)source) != node_of(coh, p);
+        else if (o->served == n)
+            r.remote = unit % coh->nnodes != node_of(coh, p);
+        if (r.remote && o->served == n)
+            r.stall = coh->remote_stall;
+    } else if (upgrade) {
+        /* Ownership of a read-only copy: a directory transaction, no miss. */
+        uint64_t dir_stall = s < n ? sim->stall[s]
+                             : unit % coh->nnodes != node_of(coh, p) ? coh->remote_stall : sim->stall[n];
+        if (dir_stall > r.stall)
+            r.stall = dir_stall;
+    }
+    me[PROC_TOUCHED] |= touched;
+    me[PROC_LAST] = (uint64_t)(ctx + 1) | (uint64_t)coh->region << 32;
+    return r;
+}
+
+int ms_coh_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
+{
+    if (cpu >= sim->nprocs || (ctx >= sim->nctx && ms_ensure_ctx(sim, ctx) != 0))
+        return -1;
+    ms_counters *c = row(sim, ctx, cpu);
+    unsigned write = (flags & MS_ACC_WRITE) ? 1u : 0u;
+    ms_count_reference(c, write);
+    uint64_t last_byte = addr + (size ? size - 1 : 0);
+    if (last_byte < addr)   /* wrapped around the address space: keep the first line only */
+        last_byte = addr | ((1ull << sim->l1_shift) - 1);
+    ms_line_outcome merged = {0, {0}, {0}};
+    uint64_t stall = 0;
+    int left_private = 0, remote = 0;
+    for (uint64_t lo = addr;;) {
+        uint64_t line_end = lo | ((1ull << sim->l1_shift) - 1);
+        uint64_t hi = line_end < last_byte ? line_end : last_byte;
+        ms_line_outcome o;
+        line_result r = coh_line(sim, cpu, lo, hi, flags, ctx, c, &o);
+        if (o.served)
+            ms_merge_outcome(&merged, &o);
+        if (r.stall > stall)
+            stall = r.stall;
+        left_private |= r.left_private;
+        remote |= r.remote;
+        if (hi == last_byte)
+            break;
+        lo = hi + 1;
+    }
+    if (merged.served)
+        ms_commit_misses(sim, ctx, c, write, &merged);
+    ms_count_stall(c, write, stall);
+    if (remote)
+        c->remote_misses++;
+    else if (left_private)
+        c->local_misses++;
+    return merged.served;
+}
+
+void ms_coh_next_region(ms_sim *sim) { sim->coh->region++; }
+
+void ms_coh_finish(ms_sim *sim)
+{
+    ms_coherence *coh = sim->coh;
+    size_t words = coh->dir_bytes / sizeof(uint64_t);
+    for (size_t i = 0; i < coh->dir.nslots; i++) {
+        if (!coh->dir.slots[i].chunk)
+            continue;
+        uint64_t *chunk = (uint64_t *)(void *)coh->dir.slots[i].words;
+        for (size_t u = 0; u < MS_META_CHUNK_LINES; u++) {
+            uint64_t *d = chunk + u * words;
+            if (d[DIR_PRODUCERS] | d[DIR_CONSUMERS] | d[coh->dir_pending])
+                round_close(sim, d, -1);
+        }
+    }
+}
+
+typedef struct {
+    void (*fn)(const ms_invalidation *e, void *ud);
+    void *ud;
+} invalidation_visit;
+
+static void visit_invalidation(const ms_pair *p, void *ud)
+{
+    const invalidation_visit *visit = ud;
+    ms_invalidation e = {p->key[0], p->key[1], p->key[2], p->key[3], p->count};
+    visit->fn(&e, visit->ud);
+}
+
+void ms_coh_each_invalidation(const ms_sim *sim, void (*fn)(const ms_invalidation *e, void *ud), void *ud)
+{
+    invalidation_visit visit = {fn, ud};
+    ms_pairs_each(&sim->coh->pairs, visit_invalidation, &visit);
+}

@@ -1,0 +1,62 @@
+/* The frozen oracle (tests/unit/oracle/README.md): every external name of the copied
+ * simulator gets the prefix oracle_, so that it links beside the live simulator. Included
+ * first by every oracle source. */
+#ifndef MEMSPY_ORACLE_RENAME_H
+#define MEMSPY_ORACLE_RENAME_H
+#define ms_sim oracle_sim
+#define ms_cache_clean oracle_ms_cache_clean
+#define ms_cache_contains oracle_ms_cache_contains
+#define ms_cache_fill oracle_ms_cache_fill
+#define ms_cache_free oracle_ms_cache_free
+#define ms_cache_init oracle_ms_cache_init
+#define ms_cache_lookup_slow oracle_ms_cache_lookup_slow
+#define ms_cache_mark_dirty oracle_ms_cache_mark_dirty
+#define ms_cache_remove oracle_ms_cache_remove
+#define ms_coh_access oracle_ms_coh_access
+#define ms_coh_create oracle_ms_coh_create
+#define ms_coh_destroy oracle_ms_coh_destroy
+#define ms_coh_each_invalidation oracle_ms_coh_each_invalidation
+#define ms_coh_finish oracle_ms_coh_finish
+#define ms_coh_next_region oracle_ms_coh_next_region
+#define ms_commit_misses oracle_ms_commit_misses
+#define ms_counters_add oracle_ms_counters_add
+#define ms_ensure_ctx oracle_ms_ensure_ctx
+#define ms_fa_access oracle_ms_fa_access
+#define ms_fa_free oracle_ms_fa_free
+#define ms_fa_init oracle_ms_fa_init
+#define ms_fa_init_unkeyed oracle_ms_fa_init_unkeyed
+#define ms_fa_insert oracle_ms_fa_insert
+#define ms_level_free oracle_ms_level_free
+#define ms_level_init oracle_ms_level_init
+#define ms_line_record oracle_ms_line_record
+#define ms_linemeta_free oracle_ms_linemeta_free
+#define ms_linemeta_init oracle_ms_linemeta_init
+#define ms_linemeta_lookup_slow oracle_ms_linemeta_lookup_slow
+#define ms_merge_outcome oracle_ms_merge_outcome
+#define ms_pairs_count_new oracle_ms_pairs_count_new
+#define ms_pairs_each oracle_ms_pairs_each
+#define ms_pairs_free oracle_ms_pairs_free
+#define ms_pairs_init oracle_ms_pairs_init
+#define ms_sim_access oracle_ms_sim_access
+#define ms_sim_access_range oracle_ms_sim_access_range
+#define ms_sim_config oracle_ms_sim_config
+#define ms_sim_count oracle_ms_sim_count
+#define ms_sim_counters oracle_ms_sim_counters
+#define ms_sim_create oracle_ms_sim_create
+#define ms_sim_destroy oracle_ms_sim_destroy
+#define ms_sim_each_eviction oracle_ms_sim_each_eviction
+#define ms_sim_each_invalidation oracle_ms_sim_each_invalidation
+#define ms_sim_finish oracle_ms_sim_finish
+#define ms_sim_memory oracle_ms_sim_memory
+#define ms_sim_next_region oracle_ms_sim_next_region
+#define ms_sim_nprocs oracle_ms_sim_nprocs
+#define ms_sim_set_window oracle_ms_sim_set_window
+#define ms_sim_totals oracle_ms_sim_totals
+#define ms_sim_window_ops oracle_ms_sim_window_ops
+#define ms_simulate_miss oracle_ms_simulate_miss
+#define ms_window_close oracle_ms_window_close
+#define ms_window_free oracle_ms_window_free
+#define ms_window_init oracle_ms_window_init
+#define ms_window_join oracle_ms_window_join
+#define ms_write_back oracle_ms_write_back
+#endif

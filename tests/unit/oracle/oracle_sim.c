@@ -1,0 +1,502 @@
+#include "oracle_rename.h"
+/* The hierarchy: looks references up level by level, fills write-allocate, writes dirty
+ * victims back, classifies misses with the 3C rule, attributes replacements to the evicting
+ * context and keeps counters per context. See sim.h and docs/simulator.md for the model.
+ * With more than one processor ms_sim_access hands over to coherence.c, which walks each
+ * processor's view of the hierarchy with the same functions. */
+#include <string.h>
+
+#include "oracle_sim_internal.h"
+
+int ms_sim_create(ms_sim **out, const ms_hier_config *cfg, const ms_allocator *alloc)
+{
+    *out = NULL;
+    if (!alloc || !alloc->alloc || !alloc->release || ms_config_validate(cfg, NULL, 0) != 0)
+        return -1;
+    ms_mem mem = {*alloc, 0};
+    ms_sim *sim = ms_mem_alloc(&mem, sizeof *sim);
+    if (!sim)
+        return -1;
+    sim->mem = mem;
+    sim->cfg = *cfg;
+    sim->nlevels = cfg->nlevels;
+    sim->nprocs = cfg->nprocs > 1 ? cfg->nprocs : 1;
+    sim->l1_shift = ms_log2u(cfg->level[0].line);
+    sim->evictor_limit = MS_META_EVICTOR_MASK;
+    ms_pairs_init(&sim->pairs, &sim->mem);
+    /* With coherence sim->cache holds only the shared levels (coherence.c keeps the private
+     * ones); its L1 slot is then marked unusable, which keeps ms_sim_access's fast path off. */
+    int first_shared = sim->nprocs == 1 ? 0 : cfg->shared_from ? cfg->shared_from : cfg->nlevels;
+    sim->cache[0].policy = MS_POLICY_NONE;
+    int ok = 1;
+    for (int k = 0; k < cfg->nlevels; k++) {
+        const ms_level_config *lv = &cfg->level[k];
+        sim->line_shift[k] = ms_log2u(lv->line);
+        sim->meta_shift[k] = sim->line_shift[k] - sim->l1_shift;
+        sim->stall[k] = lv->latency - cfg->level[0].latency;
+        if (ok && k >= first_shared && ms_level_init(&sim->cache[k], &sim->fa[k], lv, (unsigned)k, &sim->mem) != 0)
+            ok = 0;
+        sim->view0.cache[k] = &sim->cache[k];
+        sim->view0.fa[k] = &sim->fa[k];
+        sim->view0.held_word[k] = (uint16_t)k;
+        sim->view0.fa_word[k] = (uint16_t)(cfg->nlevels + k);
+    }
+    sim->stall[cfg->nlevels] = cfg->mem_latency - cfg->level[0].latency;
+    if (ok && sim->nprocs > 1) {
+        ok = ms_coh_create(sim) == 0;   /* sets up the records' layout itself */
+    } else {
+        if (ms_linemeta_init(&sim->meta, 2u * (unsigned)cfg->nlevels, &sim->mem) != 0)
+            ok = 0;
+        ok = ok && ms_window_init(&sim->win, cfg, &sim->mem) == 0;
+        sim->win_allowed = sim->win.on;
+    }
+    if (!ok) {
+        ms_sim_destroy(sim);
+        return -1;
+    }
+    *out = sim;
+    return 0;
+}
+
+int ms_level_init(ms_cache *c, ms_fa *fa, const ms_level_config *lv, unsigned k, ms_mem *mem)
+{
+    /* L1 keeps each line's shadow node next to its way (the hit path's shadow update). */
+    if (ms_cache_init(c, lv, k, k == 0, mem) != 0)
+        return -1;
+    return ms_fa_init_unkeyed(fa, (uint32_t)(lv->size / lv->line), mem);
+}
+
+void ms_level_free(ms_cache *c, ms_fa *fa, ms_mem *mem)
+{
+    ms_cache_free(c, mem);
+    ms_fa_free(fa, mem);
+}
+
+void ms_sim_destroy(ms_sim *sim)
+{
+    if (!sim)
+        return;
+    ms_coh_destroy(sim);
+    ms_window_free(&sim->win, &sim->mem);
+    for (int k = 0; k < sim->nlevels; k++)
+        ms_level_free(&sim->cache[k], &sim->fa[k], &sim->mem);
+    ms_linemeta_free(&sim->meta);
+    ms_mem_release(&sim->mem, sim->ctrs, (size_t)sim->ctx_cap * sim->nprocs * sizeof(ms_counters));
+    ms_pairs_free(&sim->pairs);
+    ms_mem mem = sim->mem;
+    ms_mem_release(&mem, sim, sizeof *sim);
+}
+
+int ms_ensure_ctx(ms_sim *sim, uint32_t ctx)
+{
+    if (ctx == UINT32_MAX)
+        return -1;
+    if (ctx >= sim->ctx_cap) {
+        uint64_t cap = sim->ctx_cap ? sim->ctx_cap : 16;
+        while (cap <= ctx)
+            cap *= 2;
+        if (cap > UINT32_MAX)
+            cap = UINT32_MAX;
+        size_t row = sim->nprocs * sizeof(ms_counters);
+        ms_counters *ctrs = ms_mem_alloc(&sim->mem, (size_t)cap * row);
+        if (!ctrs)
+            return -1;
+        if (sim->nctx)
+            memcpy(ctrs, sim->ctrs, (size_t)sim->nctx * row);
+        ms_mem_release(&sim->mem, sim->ctrs, (size_t)sim->ctx_cap * row);
+        sim->ctrs = ctrs;
+        sim->ctx_cap = (uint32_t)cap;
+    }
+    if (ctx >= sim->nctx)
+        sim->nctx = ctx + 1;
+    return 0;
+}
+
+/* ---- the hierarchy ---- */
+
+/* The record of level's line (that of its first L1 line), or the zeroed stand-in record that
+ * means "nothing known" when out of memory (held and evictor information is then lost and
+ * the shadow may hold the line twice: the numbers degrade, nothing breaks).
+ * Shadow nodes: L1 keeps a line's node next to its way while the line is in L1 (it is
+ * written back to the record on eviction); otherwise, and for every lower level, it is in
+ * the line's record. Every shadow reference of a level goes through that place, so it is
+ * right whenever the shadow holds the line. */
+uint32_t *ms_line_record(ms_sim *sim, int level, uint64_t line)
+{
+    return ms_linemeta_lookup(&sim->meta, line << sim->meta_shift[level]);
+}
+
+static void fill_level(ms_sim *sim, const ms_view *v, int level, uint64_t line, uint32_t *rec,
+                       unsigned dirty, uint32_t ctx, ms_counters *c);
+
+/* A dirty line from level-1 (byte address addr) arrives at level: counted, not a reference. */
+void ms_write_back(ms_sim *sim, const ms_view *v, int level, uint64_t addr, uint32_t ctx, ms_counters *c)
+{
+    if (level >= sim->nlevels)
+        return;   /* memory absorbs it */
+    c->level[level].writebacks++;
+    uint64_t line = addr >> sim->line_shift[level];
+    if (!ms_cache_mark_dirty(v->cache[level], line))
+        fill_level(sim, v, level, line, ms_line_record(sim, level, line), MS_TAG_DIRTY, ctx, c);
+}
+
+/* Put line (record rec) into level, recording that the level held it (clearing an
+ * invalidation mark) and who evicted the victim; an L1 victim's shadow node goes back to its
+ * record. */
+static void fill_level(ms_sim *sim, const ms_view *v, int level, uint64_t line, uint32_t *rec,
+                       unsigned dirty, uint32_t ctx, ms_counters *c)
+{
+    uint32_t victim_node;
+    uint64_t victim = ms_cache_fill(v->cache[level], line, dirty, rec[v->fa_word[0]], &victim_node);
+    uint32_t *held = &rec[v->held_word[level]];
+    *held = (*held | MS_META_HELD | sim->present_mark) & ~sim->inval_mark;
+    if (victim == MS_TAG_EMPTY)
+        return;
+    uint64_t victim_line = victim >> 1;
+    uint32_t *victim_rec = ms_line_record(sim, level, victim_line);
+    uint32_t evictor = ctx < sim->evictor_limit ? ctx + 1 : 0;
+    /* Stores only (the victim's record is seldom in the host's cache): the level held the
+     * victim, so its held bit is set already; its present mark goes. */
+    victim_rec[v->held_word[level]] = MS_META_HELD | evictor;
+    if (level == 0)
+        victim_rec[v->fa_word[0]] = victim_node;
+    if (victim & MS_TAG_DIRTY)
+        ms_write_back(sim, v, level + 1, victim_line << sim->line_shift[level], ctx, c);
+}
+
+/* Cause of a miss at level of a line whose held/evictor word is `word`; fa_hit says whether
+ * the shadow held it. */
+static void classify_miss(const ms_sim *sim, int level, uint32_t word, int fa_hit, ms_line_outcome *out)
+{
+    if (!(word & MS_META_HELD)) {
+        out->cause[level] = MS_CAUSE_COLD;
+        out->evictor[level] = 0;
+    } else if (word & sim->inval_mark) {
+        out->cause[level] = MS_CAUSE_INVAL;
+        out->evictor[level] = 0;
+    } else {
+        out->cause[level] = fa_hit ? MS_CAUSE_CONFLICT : MS_CAUSE_CAPACITY;
+        out->evictor[level] = word & sim->evictor_limit;
+    }
+}
+
+/* The L1 miss path of one line (byte address addr): reference the L1 shadow, look up the
+ * lower levels, classify every miss, then fill from the serving level upwards. One record
+ * lookup serves all levels when their lines are the same size. Returns the serving level. */
+int ms_simulate_miss(ms_sim *sim, const ms_view *v, uint64_t addr, unsigned write, uint32_t ctx,
+                     ms_counters *c, ms_line_outcome *out)
+{
+    int n = sim->nlevels, k;
+    uint64_t line[MS_MAX_LEVELS];
+    uint32_t *rec[MS_MAX_LEVELS];
+    line[0] = addr >> sim->l1_shift;
+    rec[0] = ms_line_record(sim, 0, line[0]);
+    int fa_hit = ms_fa_touch(v->fa[0], line[0], &rec[0][v->fa_word[0]]);
+    classify_miss(sim, 0, rec[0][v->held_word[0]], fa_hit, out);
+    for (k = 1; k < n; k++) {
+        line[k] = addr >> sim->line_shift[k];
+        rec[k] = sim->meta_shift[k] ? ms_line_record(sim, k, line[k]) : rec[0];
+        int hit = ms_cache_lookup(v->cache[k], line[k], 0) >= 0;
+        fa_hit = ms_fa_touch(v->fa[k], line[k], &rec[k][v->fa_word[k]]);
+        if (hit)
+            break;
+        classify_miss(sim, k, rec[k][v->held_word[k]], fa_hit, out);
+    }
+    out->served = k;
+    for (int j = k - 1; j >= 0; j--)
+        fill_level(sim, v, j, line[j], rec[j], j == 0 ? write : 0, ctx, c);
+    return k;
+}
+
+static inline void commit_misses(ms_sim *sim, uint32_t ctx, ms_counters *c, unsigned write,
+                                 const ms_line_outcome *o)
+{
+    for (int k = 0; k < o->served; k++) {
+        ms_level_counters *lc = &c->level[k];
+        if (write)
+            lc->write_misses++;
+        else
+            lc->read_misses++;
+        lc->cause[o->cause[k]]++;
+        if (o->cause[k] != MS_CAUSE_COLD && o->evictor[k])
+            ms_pairs_count(&sim->pairs, (uint32_t)k, ctx, o->evictor[k] - 1, 0);
+    }
+}
+
+void ms_commit_misses(ms_sim *sim, uint32_t ctx, ms_counters *c, unsigned write, const ms_line_outcome *o)
+{
+    commit_misses(sim, ctx, c, write, o);
+}
+
+/* Add one reference's misses, replacement pairs and stall to its counters. */
+static void commit(ms_sim *sim, uint32_t ctx, ms_counters *c, unsigned write, const ms_line_outcome *o)
+{
+    commit_misses(sim, ctx, c, write, o);
+    ms_count_stall(c, write, sim->stall[o->served]);
+}
+
+void ms_merge_outcome(ms_line_outcome *merged, const ms_line_outcome *o)
+{
+    for (int k = merged->served; k < o->served; k++) {
+        merged->cause[k] = o->cause[k];
+        merged->evictor[k] = o->evictor[k];
+    }
+    if (o->served > merged->served)
+        merged->served = o->served;
+}
+
+/* A reference spanning L1 lines first..last: each line is looked up; a level counts one miss
+ * if any line missed there (cause and evictor from the first missing line); the serving level
+ * is the deepest one. */
+static int simulate_lines(ms_sim *sim, uint64_t first, uint64_t last, unsigned write, uint32_t ctx)
+{
+    ms_line_outcome merged = {0, {0}, {0}};
+    ms_counters *c = &sim->ctrs[ctx];
+    for (uint64_t line = first;; line++) {
+        ms_line_outcome o;
+        o.served = ms_simulate_line(sim, &sim->view0, &sim->cache[0], &sim->fa[0], line << sim->l1_shift,
+                                 write, ctx, c, &o);
+        ms_merge_outcome(&merged, &o);
+        if (line == last)
+            break;
+    }
+    commit(sim, ctx, c, write, &merged);
+    return merged.served;
+}
+
+/* Count one reference of ctx (known) as a read or a write. */
+static inline void count_reference(ms_sim *sim, uint32_t ctx, unsigned write)
+{
+    ms_count_reference(&sim->ctrs[ctx], write);
+}
+
+/* The rest of an L1 hit in way 0 whose line is not the L1 shadow's MRU line: update the
+ * shadow (its node index is kept at where) and count. Out of line and tail-called, so the
+ * fast path of ms_sim_access stays a leaf that saves no registers. */
+__attribute__((noinline)) static int front_hit_shadow(ms_sim *sim, uint64_t line, uint32_t *where,
+                                                      uint32_t ctx, unsigned write)
+{
+    ms_fa_touch(&sim->fa[0], line, where);
+    count_reference(sim, ctx, write);
+    return 0;
+}
+
+/* Everything but the fast path of ms_sim_access: other processors (coherence.c), new
+ * contexts, L1 misses, non-MRU hits, non-LRU L1 policies and straddling references. */
+__attribute__((noinline)) static int access_general(ms_sim *sim, unsigned cpu, uint64_t addr,
+                                                    uint32_t size, unsigned flags, uint32_t ctx)
+{
+    if (sim->coh)
+        return ms_coh_access(sim, cpu, addr, size, flags, ctx);
+    if (cpu != 0)
+        return -1;
+    unsigned write = flags & MS_TAG_DIRTY;
+    if (ctx >= sim->nctx && ms_ensure_ctx(sim, ctx) != 0)
+        return -1;
+    count_reference(sim, ctx, write);
+    uint64_t first = addr >> sim->l1_shift;
+    uint64_t last = (addr + (size ? size - 1 : 0)) >> sim->l1_shift;
+    if (first == last) {
+        ms_line_outcome o;
+        if (ms_simulate_line(sim, &sim->view0, &sim->cache[0], &sim->fa[0], addr, write, ctx,
+                          &sim->ctrs[ctx], &o) == 0)
+            return 0;
+        commit(sim, ctx, &sim->ctrs[ctx], write, &o);
+        return o.served;
+    }
+    if (last < first)   /* wrapped around the address space: keep the first line only */
+        last = first;
+    return simulate_lines(sim, first, last, write, ctx);
+}
+
+/* ms_sim_access without the window. */
+static inline int access_unfiltered(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags,
+                                    uint32_t ctx)
+{
+    uint64_t line = addr >> sim->l1_shift;
+    /* Fast path: processor 0 of one (with coherence processor 0's L1 is not sim->cache[0],
+     * whose policy is then MS_POLICY_NONE), a known context, one line, found in the MRU way
+     * of an LRU L1 set. MS_POLICY_LRU is 0: policy | cpu is 0 only for cpu 0 of an LRU L1. */
+    if (__builtin_expect(ctx < sim->nctx && ((addr + size - 1) >> sim->l1_shift) == line
+                         && ((unsigned)sim->cache[0].policy | cpu) == MS_POLICY_LRU, 1)) {
+        ms_cache *l1 = &sim->cache[0];
+        uint64_t base = (line & l1->set_mask) * l1->ways;
+        uint64_t *set = l1->tags + base;
+        if (__builtin_expect((set[0] >> 1) == line, 1)) {
+            unsigned write = flags & MS_TAG_DIRTY;   /* MS_ACC_WRITE == MS_TAG_DIRTY */
+            set[0] |= write;
+            if (line != sim->fa[0].mru_line)
+                return front_hit_shadow(sim, line, l1->aux + base, ctx, write);
+            count_reference(sim, ctx, write);
+            return 0;
+        }
+    }
+    return access_general(sim, cpu, addr, size, flags, ctx);
+}
+
+/* Close the window and apply its operations. */
+static void close_window(ms_sim *sim)
+{
+    uint32_t n = ms_window_close(&sim->win);
+    ms_sim_window_ops(sim, sim->win.ops, n);
+}
+
+/* What the window's fast path does not take: a new context (made, then the reference goes
+ * through the window), or a reference straddling two lines (the window is closed first: its
+ * full simulation may reorder lines of the window). */
+__attribute__((noinline)) static int window_other(ms_sim *sim, uint64_t addr, uint32_t size, unsigned flags,
+                                                  uint32_t ctx)
+{
+    if (ctx >= sim->nctx && ms_ensure_ctx(sim, ctx) != 0)
+        return -1;
+    uint64_t line = addr >> sim->l1_shift;
+    if (((addr + (size ? size - 1 : 0)) >> sim->l1_shift) == line)
+        return ms_sim_access(sim, 0, addr, size, flags, ctx);
+    close_window(sim);
+    return access_general(sim, 0, addr, size, flags, ctx);
+}
+
+int ms_sim_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
+{
+    if (!sim->win.on || cpu != 0)
+        return access_unfiltered(sim, cpu, addr, size, flags, ctx);
+    /* The window (window.h): a reference it counts is an L1 hit and only counts. */
+    uint64_t line = addr >> sim->l1_shift;
+    if (__builtin_expect(ctx < sim->nctx && ((addr + size - 1) >> sim->l1_shift) == line, 1)) {
+        unsigned write = flags & MS_TAG_DIRTY;
+        int r = ms_window_ref(&sim->win, line, write);
+        if (r < 0) {
+            count_reference(sim, ctx, write);
+            return 0;
+        }
+        if (r > 0)
+            ms_sim_window_ops(sim, sim->win.ops, (uint32_t)r);
+        return access_unfiltered(sim, 0, addr, size, flags, ctx);
+    }
+    return window_other(sim, addr, size, flags, ctx);
+}
+
+void ms_sim_set_window(ms_sim *sim, int on)
+{
+    close_window(sim);
+    sim->win.pause = 0;
+    sim->win.strikes = 0;
+    sim->win.on = on && sim->win_allowed;
+}
+
+int ms_sim_count(ms_sim *sim, uint32_t ctx, uint64_t reads, uint64_t writes)
+{
+    if (ctx >= sim->nctx && ms_ensure_ctx(sim, ctx) != 0)
+        return -1;
+    sim->ctrs[(size_t)ctx * sim->nprocs].reads += reads;
+    sim->ctrs[(size_t)ctx * sim->nprocs].writes += writes;
+    return 0;
+}
+
+void ms_sim_access_range(ms_sim *sim, unsigned cpu, uint64_t addr, uint64_t len, unsigned flags, uint32_t ctx)
+{
+    if (len == 0)
+        return;
+    uint64_t line_bytes = 1ull << sim->l1_shift;
+    uint64_t end = addr + len - 1 < addr ? UINT64_MAX : addr + len - 1;   /* inclusive */
+    for (uint64_t a = addr;;) {
+        uint64_t line_end = a | (line_bytes - 1);
+        uint64_t stop = line_end < end ? line_end : end;
+        if (ms_sim_access(sim, cpu, a, (uint32_t)(stop - a + 1), flags, ctx) < 0)
+            return;
+        if (stop == end)
+            return;
+        a = stop + 1;
+    }
+}
+
+const ms_counters *ms_sim_counters(const ms_sim *sim, uint32_t *n)
+{
+    *n = sim->nctx * sim->nprocs;
+    return sim->ctrs;
+}
+
+unsigned ms_sim_nprocs(const ms_sim *sim) { return sim->nprocs; }
+
+void ms_sim_next_region(ms_sim *sim)
+{
+    if (sim->coh)
+        ms_coh_next_region(sim);
+}
+
+void ms_sim_finish(ms_sim *sim)
+{
+    close_window(sim);
+    if (sim->coh)
+        ms_coh_finish(sim);
+}
+
+static void add_u64s(uint64_t *a, const uint64_t *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        a[i] += b[i];
+}
+
+void ms_counters_add(ms_counters *a, const ms_counters *b)
+{
+    a->reads += b->reads;
+    a->writes += b->writes;
+    a->stall_read += b->stall_read;
+    a->stall_write += b->stall_write;
+    for (int k = 0; k < MS_MAX_LEVELS; k++) {
+        ms_level_counters *x = &a->level[k];
+        const ms_level_counters *y = &b->level[k];
+        x->read_misses += y->read_misses;
+        x->write_misses += y->write_misses;
+        add_u64s(x->cause, y->cause, MS_NCAUSES);
+        x->writebacks += y->writebacks;
+    }
+    const ms_inval_counters *bi = &b->inval;
+    ms_inval_counters *ai = &a->inval;
+    ai->received += bi->received;
+    ai->true_in += bi->true_in;
+    ai->true_across += bi->true_across;
+    ai->false_in += bi->false_in;
+    ai->false_across += bi->false_across;
+    ai->with_lock += bi->with_lock;
+    ai->followed_by_miss += bi->followed_by_miss;
+    ai->sent += bi->sent;
+    a->local_misses += b->local_misses;
+    a->remote_misses += b->remote_misses;
+    add_u64s(a->pattern, b->pattern, MS_NPATTERNS);
+}
+
+void ms_sim_totals(const ms_sim *sim, ms_counters *out)
+{
+    memset(out, 0, sizeof *out);
+    for (uint32_t i = 0; i < sim->nctx * sim->nprocs; i++)
+        ms_counters_add(out, &sim->ctrs[i]);
+}
+
+typedef struct {
+    void (*fn)(const ms_eviction *e, void *ud);
+    void *ud;
+} eviction_visit;
+
+static void visit_eviction(const ms_pair *p, void *ud)
+{
+    const eviction_visit *visit = ud;
+    ms_eviction e = {p->key[1], p->key[2], p->key[0], p->count};
+    visit->fn(&e, visit->ud);
+}
+
+void ms_sim_each_eviction(const ms_sim *sim, void (*fn)(const ms_eviction *e, void *ud), void *ud)
+{
+    eviction_visit visit = {fn, ud};
+    ms_pairs_each(&sim->pairs, visit_eviction, &visit);
+}
+
+void ms_sim_each_invalidation(const ms_sim *sim, void (*fn)(const ms_invalidation *e, void *ud), void *ud)
+{
+    if (sim->coh)
+        ms_coh_each_invalidation(sim, fn, ud);
+}
+
+const ms_hier_config *ms_sim_config(const ms_sim *sim) { return &sim->cfg; }
+
+size_t ms_sim_memory(const ms_sim *sim) { return sim->mem.bytes; }

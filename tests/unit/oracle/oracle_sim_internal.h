@@ -1,0 +1,380 @@
+/* Private parts of the simulator: one cache level (cache.c), the fully associative LRU shadow
+ * used by the 3C rule (fa_lru.c) and the sparse per-line metadata (linemeta.c). The hot
+ * lookups are static inline so the L1-hit path of ms_sim_access compiles to a few instructions. */
+#ifndef MEMSPY_ORACLE_SIM_INTERNAL_H
+#define MEMSPY_ORACLE_SIM_INTERNAL_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/sim.h"
+#include "sim/mem.h"
+#include "oracle_window.h"
+
+/* log2 of a power of two (line and unit sizes). */
+static inline unsigned ms_log2u(uint64_t x)
+{
+    unsigned n = 0;
+    while (x > 1) {
+        x >>= 1;
+        n++;
+    }
+    return n;
+}
+
+/* ---- one set-associative level ---- */
+
+/* A way holds (line << 1) | dirty; empty ways hold MS_TAG_EMPTY (line numbers are < 2^61). */
+#define MS_TAG_EMPTY UINT64_MAX
+#define MS_TAG_DIRTY 1u
+#define MS_ORDER_MAX_WAYS 16
+/* The policy of a cache slot that holds no cache (sim.c: the fast path checks it). */
+#define MS_POLICY_NONE ((ms_policy)3)
+
+typedef struct {
+    uint64_t *tags;        /* nsets * ways; for LRU way 0 of a set holds its MRU line */
+    uint64_t *order;       /* LRU sets of <= MS_ORDER_MAX_WAYS ways: per set, its recency order
+                            * as 4-bit way numbers, most recent first (cache.c); else NULL */
+    uint32_t *aux;         /* optional: one word per way that travels with the line (L1 keeps
+                            * the line's shadow node there), NULL if not asked for */
+    uint64_t *plru_bits;   /* PLRU only: tree node n of set s is bit s*ways + n (n = 1..ways-1) */
+    uint64_t set_mask;     /* nsets - 1 */
+    uint32_t ways;
+    ms_policy policy;
+    uint64_t rng;          /* xorshift64 state (random policy), seeded per level: deterministic */
+    size_t tags_bytes, order_bytes, aux_bytes, plru_bytes;
+} ms_cache;
+
+int ms_cache_init(ms_cache *c, const ms_level_config *cfg, unsigned level, int with_aux, ms_mem *mem);
+void ms_cache_free(ms_cache *c, ms_mem *mem);
+
+/* Non-LRU (or non-MRU LRU) part of ms_cache_lookup. */
+int ms_cache_lookup_slow(ms_cache *c, uint64_t *set, uint64_t line, unsigned dirty);
+
+/* Look line up as a reference: on a hit update the policy state, OR dirty into the line and
+ * return the way now holding it (0 for LRU, which swaps it to the front); on a miss return
+ * -1 and change nothing. */
+static inline int ms_cache_lookup(ms_cache *c, uint64_t line, unsigned dirty)
+{
+    uint64_t *set = c->tags + (line & c->set_mask) * c->ways;
+    if ((set[0] >> 1) == line && c->policy == MS_POLICY_LRU) {
+        set[0] |= dirty;
+        return 0;
+    }
+    return ms_cache_lookup_slow(c, set, line, dirty);
+}
+
+/* The aux word of way `way` of line's set (c->aux must exist). */
+static inline uint32_t *ms_cache_aux(const ms_cache *c, uint64_t line, int way)
+{
+    return c->aux + (line & c->set_mask) * c->ways + (uint32_t)way;
+}
+
+/* Insert line (absent) as most recently used with the given dirty bit and aux word, evicting a
+ * way chosen by the policy. Returns the victim's tag, MS_TAG_EMPTY if an empty way was used;
+ * *victim_aux receives the victim's aux word (0 without aux). */
+uint64_t ms_cache_fill(ms_cache *c, uint64_t line, unsigned dirty, uint32_t aux, uint32_t *victim_aux);
+
+/* Set the dirty bit of line if present, without touching the replacement state (a writeback
+ * is not a reference). Returns 1 if present. */
+int ms_cache_mark_dirty(ms_cache *c, uint64_t line);
+
+/* 1 if line is present (no state change); for tests and assertions. */
+int ms_cache_contains(const ms_cache *c, uint64_t line);
+
+/* Coherence: take line out (invalidation). Returns its tag (dirty bit included) or
+ * MS_TAG_EMPTY if absent; *aux receives its aux word. The freed way becomes the set's least
+ * recently used one, so it is refilled first. */
+uint64_t ms_cache_remove(ms_cache *c, uint64_t line, uint32_t *aux);
+
+/* Coherence: clear line's dirty bit (downgrade to shared). Returns 1 if it was dirty. */
+int ms_cache_clean(ms_cache *c, uint64_t line);
+
+/* ---- fully associative LRU shadow (3C rule) ---- */
+
+/* The shadow is a recency list threaded through a fixed node array. Finding a line's node is
+ * the caller's business: the simulator keeps each line's node index ("where") in its per-line
+ * record, or next to the L1 way holding the line, and the shadow validates it against the
+ * node's line, so a stale index costs nothing but a miss. A keyed shadow (ms_fa_init) also
+ * keeps its own line -> node hash for callers without per-line storage (ms_fa_access). */
+typedef struct {
+    uint64_t line;         /* MS_TAG_EMPTY while unused */
+    uint32_t prev, next;   /* towards MRU / towards LRU; MS_FA_NIL at the ends */
+} ms_fa_node;
+
+#define MS_FA_NIL UINT32_MAX
+
+typedef struct {
+    ms_fa_node *nodes;     /* capacity nodes, the first `used` are live */
+    uint32_t *slots;       /* keyed only: open addressing (linear probing), node + 1, 0 = free */
+    uint64_t slot_mask;
+    unsigned hash_shift;   /* 64 - log2(number of slots) */
+    uint32_t capacity, used, head, tail;   /* head = MRU, tail = LRU */
+    uint64_t mru_line;     /* line of the head node, or MS_TAG_EMPTY */
+    size_t nodes_bytes, slots_bytes;
+} ms_fa;
+
+/* A keyed shadow of capacity lines (ms_fa_access), or an unkeyed one (ms_fa_touch only). */
+int ms_fa_init(ms_fa *fa, uint32_t capacity, ms_mem *mem);
+int ms_fa_init_unkeyed(ms_fa *fa, uint32_t capacity, ms_mem *mem);
+void ms_fa_free(ms_fa *fa, ms_mem *mem);
+
+/* Recency list operations: take node n out of the list; put it at the MRU end. */
+static inline void ms_fa_unlink(ms_fa *fa, uint32_t n)
+{
+    ms_fa_node *node = &fa->nodes[n];
+    if (node->prev != MS_FA_NIL)
+        fa->nodes[node->prev].next = node->next;
+    else
+        fa->head = node->next;
+    if (node->next != MS_FA_NIL)
+        fa->nodes[node->next].prev = node->prev;
+    else
+        fa->tail = node->prev;
+}
+
+static inline void ms_fa_push_front(ms_fa *fa, uint32_t n)
+{
+    ms_fa_node *node = &fa->nodes[n];
+    node->prev = MS_FA_NIL;
+    node->next = fa->head;
+    if (fa->head != MS_FA_NIL)
+        fa->nodes[fa->head].prev = n;
+    else
+        fa->tail = n;
+    fa->head = n;
+    fa->mru_line = node->line;
+}
+
+/* Move node n to the MRU end. */
+static inline void ms_fa_move_to_front(ms_fa *fa, uint32_t n)
+{
+    if (n == fa->head)
+        return;
+    ms_fa_unlink(fa, n);
+    ms_fa_push_front(fa, n);
+}
+
+/* Out-of-line part of ms_fa_touch: insert line (absent) as MRU, dropping the LRU line when
+ * full, and return its node. */
+uint32_t ms_fa_insert(ms_fa *fa, uint64_t line);
+
+/* Reference line, whose node index (if present) the caller keeps in *where: returns 1 if it
+ * was present (hit), 0 if not; afterwards it is the MRU line and *where holds its node. O(1),
+ * no hash: one node load when *where is right. *where may hold anything for an absent line. */
+static inline int ms_fa_touch(ms_fa *fa, uint64_t line, uint32_t *where)
+{
+    if (line == fa->mru_line)   /* already MRU: nothing changes (the key speed-up) */
+        return 1;
+    uint32_t n = *where;
+    if (n < fa->capacity && fa->nodes[n].line == line) {
+        ms_fa_move_to_front(fa, n);
+        return 1;
+    }
+    *where = ms_fa_insert(fa, line);
+    return 0;
+}
+
+/* Keyed shadows only: reference line, finding its node through the shadow's hash. */
+int ms_fa_access(ms_fa *fa, uint64_t line);
+
+/* ---- sparse per-line metadata ---- */
+
+/* The simulator's record of a memory line (L1-line granularity) is 2 * nlevels words: word k
+ * is bit 31 = level k has held the line, bits 0..30 = ctx + 1 of the context that last evicted
+ * it from level k (0 = unknown); word nlevels + k is the line's node in level k's shadow. */
+#define MS_META_HELD 0x80000000u
+#define MS_META_EVICTOR_MASK 0x7fffffffu
+/* Multiprocessor records only: bit 30 of a private level's word marks a line taken away by an
+ * invalidation and not refetched since (evictors are then limited to 30 bits). */
+#define MS_META_INVAL 0x40000000u
+/* ... and bit 29 marks a line the level holds now (set on fill, cleared on eviction and
+ * invalidation), so coherence actions skip the levels that cannot hold it without searching
+ * their sets (evictors are then limited to 29 bits). */
+#define MS_META_PRESENT 0x20000000u
+
+typedef struct {
+    uint64_t chunk;        /* chunk number + 1, 0 = free slot */
+    uint32_t *words;       /* MS_META_CHUNK_LINES * words_per_line words */
+} ms_meta_slot;
+
+#define MS_META_CHUNK_SHIFT 9
+#define MS_META_CHUNK_LINES (1u << MS_META_CHUNK_SHIFT)
+#define MS_META_RECENT_BITS 9
+#define MS_META_RECENT (1u << MS_META_RECENT_BITS)   /* direct-mapped cache of recently used chunks */
+
+typedef struct {
+    ms_meta_slot *slots;   /* open addressing hash of chunks */
+    size_t nslots, nchunks;
+    ms_meta_slot recent[MS_META_RECENT];   /* chunk c is cached in entry ms_meta_recent(c) */
+    unsigned words_per_line;
+    ms_mem *mem;
+    uint32_t *stand_in;    /* the record handed out when out of memory (zeroed each time) */
+} ms_linemeta;
+
+/* Set lm up for records of words_per_line words. 0, or -1 if out of memory. */
+int ms_linemeta_init(ms_linemeta *lm, unsigned words_per_line, ms_mem *mem);
+void ms_linemeta_free(ms_linemeta *lm);
+
+/* The words of line key (created zeroed on first use). When out of memory, a zeroed stand-in
+ * record meaning "nothing known" (the numbers degrade, nothing breaks); never NULL. */
+uint32_t *ms_linemeta_lookup_slow(ms_linemeta *lm, uint64_t key);
+
+/* 1 if rec is lm's stand-in record (not to be kept, nor stepped through as a chunk). */
+static inline int ms_linemeta_is_stand_in(const ms_linemeta *lm, const void *rec)
+{
+    return rec == lm->stand_in;
+}
+
+/* The recent-chunk entry of chunk: a multiplicative hash, so that chunks a power of two apart
+ * (threads working on equal shares of one array) do not evict each other. */
+static inline unsigned ms_meta_recent(uint64_t chunk)
+{
+    return (unsigned)((chunk * 0x9E3779B97F4A7C15ull) >> (64 - MS_META_RECENT_BITS));
+}
+
+static inline uint32_t *ms_linemeta_lookup(ms_linemeta *lm, uint64_t key)
+{
+    uint64_t chunk = (key >> MS_META_CHUNK_SHIFT) + 1;
+    const ms_meta_slot *e = &lm->recent[ms_meta_recent(chunk)];
+    if (e->chunk == chunk)
+        return e->words + (key & (MS_META_CHUNK_LINES - 1)) * lm->words_per_line;
+    return ms_linemeta_lookup_slow(lm, key);
+}
+
+/* ---- counted key tuples (pairs.c) ---- */
+
+typedef struct {
+    uint32_t key[4];
+    uint64_t count;        /* 0 marks a free slot */
+} ms_pair;
+
+typedef struct {
+    ms_pair *slots;
+    size_t nslots, n;
+    ms_pair *last;         /* the tuple counted last (a run repeats it), or NULL */
+    uint64_t lost;         /* updates dropped for lack of memory */
+    ms_mem *mem;
+} ms_pairs;
+
+void ms_pairs_init(ms_pairs *t, ms_mem *mem);
+void ms_pairs_free(ms_pairs *t);
+/* Out-of-line part of ms_pairs_count: a tuple other than the last one counted. */
+void ms_pairs_count_new(ms_pairs *t, uint32_t k0, uint32_t k1, uint32_t k2, uint32_t k3);
+
+/* Count one occurrence of the tuple (k0, k1, k2, k3). */
+static inline void ms_pairs_count(ms_pairs *t, uint32_t k0, uint32_t k1, uint32_t k2, uint32_t k3)
+{
+    ms_pair *last = t->last;
+    if (last && last->key[0] == k0 && last->key[1] == k1 && last->key[2] == k2 && last->key[3] == k3)
+        last->count++;
+    else
+        ms_pairs_count_new(t, k0, k1, k2, k3);
+}
+/* Call fn for every tuple, ordered by key[0], key[1], key[2], key[3]. */
+void ms_pairs_each(const ms_pairs *t, void (*fn)(const ms_pair *p, void *ud), void *ud);
+
+/* ---- the simulator object ---- */
+
+/* One processor's view of the hierarchy: its private levels and the shared ones, and where in
+ * a line's record (linemeta) each level keeps the held/evictor word and the shadow node. With
+ * one processor the view is the plain hierarchy (words k and nlevels + k). */
+typedef struct {
+    ms_cache *cache[MS_MAX_LEVELS];
+    ms_fa *fa[MS_MAX_LEVELS];
+    uint16_t held_word[MS_MAX_LEVELS];
+    uint16_t fa_word[MS_MAX_LEVELS];
+} ms_view;
+
+typedef struct ms_coherence ms_coherence;   /* coherence.c: multiprocessor state */
+
+struct ms_sim {
+    ms_cache cache[MS_MAX_LEVELS];  /* the levels; with coherence only the shared ones (the */
+    ms_fa fa[MS_MAX_LEVELS];        /* private ones are in coherence.c) */
+    ms_counters *ctrs;             /* indexed by ctx * nprocs + cpu */
+    uint32_t nctx, ctx_cap;
+    int nlevels;
+    unsigned nprocs;               /* >= 1 */
+    unsigned l1_shift;
+    unsigned line_shift[MS_MAX_LEVELS];
+    unsigned meta_shift[MS_MAX_LEVELS];   /* level line -> linemeta key (L1-line granularity) */
+    uint64_t stall[MS_MAX_LEVELS + 1];    /* by serving level; [nlevels] = memory */
+    ms_linemeta meta;              /* per-line records (sim_internal.h, coherence.c) */
+    ms_view view0;                 /* the one processor's view (nprocs == 1) */
+    uint32_t inval_mark;           /* MS_META_INVAL with coherence, else 0 */
+    uint32_t present_mark;         /* MS_META_PRESENT with coherence, else 0 */
+    uint32_t evictor_limit;        /* contexts below it are recorded as evictors; also the
+                                    * mask of a held word's evictor bits */
+    ms_pairs pairs;                /* (level, victim, evictor) replacement pairs */
+    ms_coherence *coh;             /* NULL with one processor */
+    ms_window win;                 /* the hit window (one processor only) */
+    int win_allowed;               /* the window applies to this hierarchy */
+    ms_hier_config cfg;
+    ms_mem mem;
+};
+
+/* What happened to one line of a reference: the serving level and, per missing level, the
+ * cause and the recorded evictor (ctx + 1, 0 = unknown). */
+typedef struct {
+    int served;
+    uint8_t cause[MS_MAX_LEVELS];
+    uint32_t evictor[MS_MAX_LEVELS];
+} ms_line_outcome;
+
+/* A level of the hierarchy: the cache (level index k; L1 keeps each line's shadow node next
+ * to its way) and its fully associative shadow. 0 or -1 (no memory). */
+int ms_level_init(ms_cache *c, ms_fa *fa, const ms_level_config *lv, unsigned k, ms_mem *mem);
+void ms_level_free(ms_cache *c, ms_fa *fa, ms_mem *mem);
+
+/* Count one reference as a read or a write, and its stall, on counters c. */
+static inline void ms_count_reference(ms_counters *c, unsigned write)
+{
+    if (write)
+        c->writes++;
+    else
+        c->reads++;
+}
+
+static inline void ms_count_stall(ms_counters *c, unsigned write, uint64_t stall)
+{
+    if (write)
+        c->stall_write += stall;
+    else
+        c->stall_read += stall;
+}
+
+/* Hierarchy operations shared by both paths (sim.c). c is the accessing (ctx, cpu)'s counters. */
+uint32_t *ms_line_record(ms_sim *sim, int level, uint64_t line);
+/* The L1 miss path of one line (byte address addr) in view v: returns the serving level. */
+int ms_simulate_miss(ms_sim *sim, const ms_view *v, uint64_t addr, unsigned write, uint32_t ctx,
+                     ms_counters *c, ms_line_outcome *out);
+/* One line of a reference in view v; the L1 hit is inlined. l1 and fa0 are v's L1 and its
+ * shadow (passed apart so that the one-processor path addresses sim->cache[0] directly).
+ * Returns the serving level (out is only written on a miss). */
+static inline int ms_simulate_line(ms_sim *sim, const ms_view *v, ms_cache *l1, ms_fa *fa0, uint64_t addr,
+                                   unsigned write, uint32_t ctx, ms_counters *c, ms_line_outcome *out)
+{
+    uint64_t line = addr >> sim->l1_shift;
+    int way = ms_cache_lookup(l1, line, write);
+    if (way < 0)
+        return ms_simulate_miss(sim, v, addr, write, ctx, c, out);
+    ms_fa_touch(fa0, line, ms_cache_aux(l1, line, way));
+    return 0;
+}
+void ms_write_back(ms_sim *sim, const ms_view *v, int level, uint64_t addr, uint32_t ctx, ms_counters *c);
+/* Fold one line's outcome into a reference's (deepest serving level, first cause per level). */
+void ms_merge_outcome(ms_line_outcome *merged, const ms_line_outcome *o);
+/* Count a reference's misses per level and its replacement pairs (not its stall). */
+void ms_commit_misses(ms_sim *sim, uint32_t ctx, ms_counters *c, unsigned write, const ms_line_outcome *o);
+/* Make counters of ctx exist (all processors). */
+int ms_ensure_ctx(ms_sim *sim, uint32_t ctx);
+
+/* ---- multiprocessor (coherence.c) ---- */
+
+int ms_coh_create(ms_sim *sim);
+void ms_coh_destroy(ms_sim *sim);
+int ms_coh_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx);
+void ms_coh_next_region(ms_sim *sim);
+void ms_coh_finish(ms_sim *sim);
+void ms_coh_each_invalidation(const ms_sim *sim, void (*fn)(const ms_invalidation *e, void *ud), void *ud);
+
+#endif
