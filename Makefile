@@ -65,6 +65,7 @@ bench: test-deps build
 	sh bench/accuracy/run.sh $(BUILD)
 	sh bench/overhead/run.sh $(BUILD)
 	sh bench/capture/run.sh $(BUILD)
+	sh bench/stages/run.sh $(BUILD)
 	sh bench/threads/run.sh $(BUILD)
 
 # Format memspy's C sources and tests with the root .clang-format (clang-format-14).
