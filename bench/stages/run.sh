@@ -7,7 +7,7 @@
 #   memspy run (the program under memspy, the runtime recording its stream too):
 #     program      the kernel's own code
 #     capture      the instrumentation hooks (__tsan_*, inlined from src/rt/rt.h) and the
-#                  shadow call stack (src/rt/hooks.c, shadowstack.c, atomics.c)
+#                  shadow call stack (src/rt/hooks.c, shadowstack.c, atomics.c; the plugin's drain, src/rt/plugin.c)
 #     attribution  address -> data bin, events -> contexts (src/rt/shadow.c, events.c, bins.c,
 #                  the flush in rt.h)
 #     simulation   src/sim and the runtime's window and hand-over (src/rt/filter.c, pipeline.c)
@@ -17,7 +17,7 @@
 #   memspy resim (the recording replayed, simulated and analysed again):
 #     decode       src/replay/stream_reader.c (and the varint helpers it inlines), zstd, crc32,
 #                  memcpy
-#     replay       src/replay/replay*.c and the CLI's sink (src/cli/replay_sim.c)
+#     replay       src/replay/replay*.c and the drive's sink (src/drive/replay_sim.c)
 #     simulation   src/sim
 #     other        the rest
 # Then simbench (bench/stages/simbench.c) times decoding and simulating the recording apart
@@ -52,7 +52,7 @@ stage_sums() {
         table && NF == 0 { table = 0; next }
         table && /^ *[0-9,]+ / {
             n = $1; gsub(",", "", n); fn = $NF
-            if (fn ~ /:__tsan_|:__sanitizer_|src\/rt\/(hooks|shadowstack|atomics)\.c/) s = "capture"
+            if (fn ~ /:__tsan_|:__sanitizer_|src\/rt\/(hooks|shadowstack|atomics|plugin)\.c/) s = "capture"
             else if (fn ~ /src\/rt\/(shadow|events|bins)\.c|src\/rt\/rt\.h:ms_events_/) s = "attribution"
             else if (fn ~ /src\/sim\/|src\/rt\/(filter|pipeline)\.c/) s = "simulation"
             else if (fn ~ /src\/rt\/record\.c|:ms_rec_/) s = "encode"
