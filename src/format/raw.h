@@ -56,7 +56,9 @@ enum {
     MS_RAW_END = 0x454e4421u /* "!DNE" */
 };
 
-enum { MS_EXIT_NORMAL = 0, MS_EXIT_SIGNAL = 1, MS_EXIT_UNDERSCORE = 2 /* _exit/_Exit */ };
+/* MS_EXIT_EXEC: the image ended by an exec of another program (its statistics are whole;
+ * exit_value is 0 in the raw file, the final status is the process's). */
+enum { MS_EXIT_NORMAL = 0, MS_EXIT_SIGNAL = 1, MS_EXIT_UNDERSCORE = 2 /* _exit/_Exit */, MS_EXIT_EXEC = 3 };
 
 typedef enum { MS_BIN_HEAP = 0, MS_BIN_GLOBAL = 1, MS_BIN_STACK = 2, MS_BIN_OTHER = 3 } ms_bin_kind;
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <errno.h>
 #include <sched.h>
+#include <sys/stat.h>
 
 /* Marker `memspy run` looks for to know the program carries this runtime. */
 const unsigned __memspy_runtime_v1 = 1;
@@ -132,6 +133,7 @@ int ms_thread_enter_slow(ms_thread *t) {
     ms_rec_thread_start(d, index);
     __atomic_fetch_add(&threads_seen, 1, __ATOMIC_RELAXED);
     t->mode = MS_T_READY;
+    if (MS_UNLIKELY(ms_signal_deferred)) ms_signal_run_deferred();   /* it came meanwhile */
     /* A thread not made through pthread_create (a pool thread of an OpenMP runtime): the
      * program has become multithreaded. */
     if (index != 0) ms_threads_mode_enter();
@@ -208,7 +210,14 @@ static void activate(const char *dir) {
     }
     ms_dump_set_dir(dir);
     ms_progress_init(dir);
+    ms_process_init(getenv("MEMSPY_GENERATION"));
     const char *record_dir = getenv("MEMSPY_RECORD_DIR");
+    char gen_dir[4096];
+    if (record_dir && *record_dir && ms_process_generation()) {
+        /* An image started by exec records beside, not over, its predecessor's streams. */
+        int n = snprintf(gen_dir, sizeof gen_dir, "%s/gen-%u", record_dir, ms_process_generation());
+        if (n > 0 && (size_t)n < sizeof gen_dir && (mkdir(gen_dir, 0700) == 0 || errno == EEXIST)) record_dir = gen_dir;
+    }
     if (record_dir && *record_dir && ms_rec_init(record_dir) < 0)
         fprintf(stderr, "memspy: MEMSPY_RECORD_DIR is too long: not recording\n");
     const char *threads = getenv("MEMSPY_THREADS");
