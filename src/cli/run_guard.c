@@ -105,8 +105,11 @@ static void clean_up_after(pid_t program, const char *dir)
                 fprintf(f, "memspy was killed after the program ended, before it stored the run.\n"
                            "The program's raw profile is kept here (nothing else reads or removes it):\n");
                 for (int i = 0; i < n; i++) fprintf(f, "  %s/%s\n", dir, list[i]->d_name);
-                fprintf(f, "Streams of a multithreaded run, if any, are in %s/streams.\n"
-                           "Remove this directory when it is no longer needed.\n", dir);
+                char *streams = NULL;
+                if (asprintf(&streams, "%s/streams", dir) >= 0 && access(streams, F_OK) == 0)
+                    fprintf(f, "with the streams of its threads in %s.\n", streams);
+                free(streams);
+                fprintf(f, "Remove this directory when it is no longer needed.\n");
                 fclose(f);
             }
             free(note);
