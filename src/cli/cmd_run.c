@@ -103,13 +103,14 @@ static int parse_options(int argc, char **argv, run_opts *o, int *done)
 }
 
 /* Resolve PROG and refuse ELF executables that lack memspy's runtime; say whether it may
- * start threads. */
-static int check_program(const char *name, char **path, int *starts_threads)
+ * start threads and whether it is a script (*script). */
+static int check_program(const char *name, char **path, int *starts_threads, int *script)
 {
     *path = ms_find_program(name);
     if (!*path) return ms_cli_error("run", "%s: program not found (or not executable)", name);
     char err[512];
     ms_program_kind kind = ms_check_program(*path, starts_threads, err, sizeof err);
+    *script = kind == MS_PROGRAM_NOT_ELF;
     if (kind == MS_PROGRAM_ERROR || kind == MS_PROGRAM_PLAIN_ELF) {
         if (kind == MS_PROGRAM_ERROR) ms_cli_error("run", "%s", err);
         else ms_cli_error("run", "%s was not built with memspy-cc: rebuild it with CC=memspy-cc "
@@ -218,9 +219,10 @@ static int by_generation(const void *a, const void *b)
 }
 
 /* The raw files of process pid's images in the order they ran (its first image, then one per
- * profiled exec); else the first *.raw in DIR by name (a script that started a profiled
- * program). *n = 0 if none; -1 if out of memory. */
-static int find_raw_files(const char *dir, pid_t pid, raw_image **images, size_t *n)
+ * profiled exec); else, for a script (any_other), the first *.raw in DIR by name (a profiled
+ * program it started). A profiled program's children never stand in for it. *n = 0 if none;
+ * -1 if out of memory. */
+static int find_raw_files(const char *dir, pid_t pid, int any_other, raw_image **images, size_t *n)
 {
     struct dirent **list = NULL;
     int nlist = scandir(dir, &list, is_raw_name, alphasort);
@@ -228,7 +230,7 @@ static int find_raw_files(const char *dir, pid_t pid, raw_image **images, size_t
     *n = 0;
     int rc = 0;
     if (nlist > 0 && !(*images = calloc((size_t)nlist, sizeof **images))) rc = -1;
-    for (int pass = 0; pass < 2 && !rc && *n == 0; pass++)
+    for (int pass = 0; pass < 1 + (any_other != 0) && !rc && *n == 0; pass++)
         for (int i = 0; i < nlist && !rc; i++) {
             long gen = pass == 0 ? raw_generation(list[i]->d_name, pid) : 0;
             if (gen < 0) continue;
@@ -500,8 +502,8 @@ int ms_cmd_run(int argc, char **argv)
     char *path = NULL, *dir = NULL, err[1024];
     ms_db *db = NULL;
     ms_run_guard guard = { -1, 0 };
-    int starts_threads = 0;
-    if ((rc = check_program(o.prog_argv[0], &path, &starts_threads)) != 0) goto out;
+    int starts_threads = 0, script = 0;
+    if ((rc = check_program(o.prog_argv[0], &path, &starts_threads, &script)) != 0) goto out;
     /* A database memspy cannot use (corrupt, foreign, newer) stops us before the program runs;
      * one it cannot write to is found out when the run is stored. */
     if (ms_db_open(ms_cli_db_path(o.out.db_opt), MS_DB_CREATE, &db, err, sizeof err) < 0) {
@@ -531,8 +533,11 @@ int ms_cmd_run(int argc, char **argv)
     int status = program_status(o.prog_argv[0], res.status);
     raw_image *images = NULL;
     size_t nimages = 0;
-    if (find_raw_files(dir, res.pid, &images, &nimages) < 0) {
+    if (find_raw_files(dir, res.pid, script, &images, &nimages) < 0) {
         rc = ms_cli_error("run", "out of memory");
+    } else if (nimages == 0 && WIFSIGNALED(res.status) && WTERMSIG(res.status) == SIGKILL) {
+        rc = ms_cli_error("run", "no profile was written: SIGKILL ends a program before it can write one");
+        ms_run_remove_scratch(dir);
     } else if (nimages == 0) {
         rc = ms_cli_error("run", "no profile was written: did %s run a memspy-instrumented program?",
                           o.prog_argv[0]);

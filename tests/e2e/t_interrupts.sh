@@ -12,6 +12,7 @@
 cc_build spin "$SRC_DIR/tests/e2e/progs/spin.c" -pthread
 mkdir scratch
 export TMPDIR="$WORK/scratch"
+ulimit -c 0   # SIGQUIT would dump core
 
 # A random delay in [lo, lo + span) milliseconds, printed as seconds.
 random_delay() {

@@ -68,4 +68,10 @@ check "exec_self: the first image's run ended by exec, complete" first.json \
 # P5: an exec that fails changes nothing: the program goes on, profiled.
 proc exec_missing 6 8192
 check "exec_missing: complete, status 6" exec_missing.json '(.run.incomplete | not) and .run.exit.value == 6'
+# A profiled child's run never stands in for the program's: killed by SIGKILL, the program
+# leaves no profile, and memspy says so instead of storing the child's.
+expect_fail "child_then_kill: no profile, SIGKILL named" "SIGKILL ends a program before it can write one" \
+    "$MEMSPY" run --json child.json --no-report -- ./procs child_then_kill
+ok_if "child_then_kill: nothing stored" test ! -s child.json
+expect "child_then_kill: no scratch directory left" "$(ls scratch)" ""
 finish

@@ -3,9 +3,11 @@
  * (a vfork child that execs /bin/true), fork (a forked child that writes an array of its own
  * and exits 3), spawn (posix_spawn of /bin/true), exec_plain (exec of /bin/sh -c 'exit 7'),
  * exec_self (exec of this program with "after": it writes 2048 elements of double*.after
- * and exits 5), exec_missing (an exec that fails, then exit 6). The parent always checks what
+ * and exits 5), exec_missing (an exec that fails, then exit 6), child_then_kill (a forked
+ * child execs this program with "after", then the parent dies of SIGKILL). The parent always checks what
  * its children returned and writes the array again after them (another 4096 writes), except
  * in the exec modes and plain. */
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +74,14 @@ int main(int argc, char **argv)
     } else if (strcmp(how, "exec_self") == 0) {
         execl(argv[0], argv[0], "after", (char *)NULL);
         return 1;
+    } else if (strcmp(how, "child_then_kill") == 0) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            execl(argv[0], argv[0], "after", (char *)NULL);
+            _exit(127);
+        }
+        got = child_status(pid);
+        kill(getpid(), SIGKILL);
     } else if (strcmp(how, "exec_missing") == 0) {
         execl("/nonexistent/program", "program", (char *)NULL);
         got = 0;
