@@ -240,7 +240,7 @@ static int find_raw_files(const char *dir, pid_t pid, int any_other, raw_image *
         }
     for (int i = 0; i < nlist; i++) free(list[i]);
     free(list);
-    qsort(*images, *n, sizeof **images, by_generation);
+    if (*n > 1) qsort(*images, *n, sizeof **images, by_generation);
     return rc;
 }
 

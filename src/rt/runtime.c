@@ -72,11 +72,12 @@ static void thread_exit(void *arg) {
     (void)arg;
     if (t->mode != MS_T_READY) return;
     ms_sync_event(MS_SYNC_EXIT, 0, 0);
-    t->mode = MS_T_DEAD;   /* later destructors' accesses are not recorded */
+    ms_busy_begin();       /* an interrupt during the flush waits for its end (signals.c) */
     ms_flush_flag_take(t->data);
     ms_events_flush_data(t->data, &t->nev, 0);
     ms_rec_thread_end(t->data);
     ms_flush_flag_give(t->data);
+    ms_busy_end(MS_T_DEAD);   /* later destructors' accesses are not recorded */
     pthread_mutex_lock(&threads_lock);
     t->data->in_use = 0;
     t->data->nev_p = NULL;

@@ -44,8 +44,7 @@ static void on_fatal_signal(int sig, siginfo_t *info, void *uctx) {
     (void)info, (void)uctx;
     int saved = errno;
     /* Inside the runtime, with a data block (not a thread left unprofiled): defer. */
-    if (is_interrupt(sig) && ms_tls.mode == MS_T_BUSY && ms_tls.data &&
-        (int)getpid() == ms_runtime_pid()) {
+    if (is_interrupt(sig) && ms_tls.mode == MS_T_BUSY && ms_tls.data && ms_process_is_owner()) {
         int none = 0;
         __atomic_compare_exchange_n(&ms_signal_deferred, &none, sig, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
         errno = saved;
@@ -56,6 +55,7 @@ static void on_fatal_signal(int sig, siginfo_t *info, void *uctx) {
 }
 
 void ms_signal_run_deferred(void) {
+    if (!ms_process_is_owner()) return;   /* a vfork child: the interrupt is its parent's */
     int sig = __atomic_exchange_n(&ms_signal_deferred, 0, __ATOMIC_SEQ_CST);
     if (!sig) return;
     int saved = errno;

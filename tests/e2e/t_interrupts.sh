@@ -32,9 +32,9 @@ interrupt() {
     set +e
     if [ "$sig" = gINT ]; then   # to memspy and its process group, like Ctrl-C
         sig=INT
-        timeout -s INT "$delay" "$MEMSPY" run --json "$run.json" --no-report -- ./spin "$@" >/dev/null 2>"$run.err"
+        timeout --preserve-status -s INT "$delay" "$MEMSPY" run --json "$run.json" --no-report -- ./spin "$@" \
+            >/dev/null 2>"$run.err"
         got=$?
-        [ "$got" -eq 124 ] && got=$((128 + 2))   # timeout reports its own 124: memspy's is in the JSON
     else   # to memspy alone (a background job of a script starts with SIGINT and SIGQUIT ignored)
         env --default-signal=INT,QUIT "$MEMSPY" run --json "$run.json" --no-report -- ./spin "$@" >/dev/null 2>"$run.err" &
         pid=$!
