@@ -185,7 +185,7 @@ static int start_and_wait(const char *path, char **prog_argv, int keep_aslr, ms_
             rc = ms_cli_error("run", "cannot execute %s: %s", path, strerror(exec_errno));
     }
     close(pipefd[0]);
-    res->forwarded = ms_run_forward_signals_end();
+    res->forwarded = pid > 0 ? ms_run_forward_signals_done() : ms_run_forward_signals_end();
     return rc;
 }
 

@@ -239,7 +239,10 @@ static void forward(int sig, siginfo_t *info, void *uctx)
 {
     (void)uctx;
     int e = errno;
-    if (info->si_code != SI_KERNEL) {
+    if (forward_to < 0) {   /* the program has ended: absorb this one, the next acts as before */
+        for (size_t i = 0; i < NFORWARDED; i++)
+            if (forwarded[i] == sig) sigaction(sig, &saved[i], NULL);
+    } else if (info->si_code != SI_KERNEL) {
         last_forwarded = sig;
         if (forward_to > 0) kill(forward_to, sig);
         else early = sig;
@@ -268,6 +271,12 @@ void ms_run_forward_signals_to(pid_t pid)
     forward_to = pid;
     int sig = early;
     if (sig) kill(pid, sig);
+}
+
+int ms_run_forward_signals_done(void)
+{
+    forward_to = -1;
+    return last_forwarded;
 }
 
 int ms_run_forward_signals_end(void)

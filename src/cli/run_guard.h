@@ -31,8 +31,12 @@ void ms_run_guard_release(ms_run_guard *g);
 void ms_run_forward_signals_begin(void);
 /* The program's pid, once forked. */
 void ms_run_forward_signals_to(pid_t pid);
-/* Back to the previous dispositions (also in the child before exec); returns the last signal
- * forwarded, 0 if none. */
+/* The program has ended: from now on the first interrupt of each kind is absorbed (the copy a
+ * terminal or timeout sends to the process group, arriving late), a second one acts as it
+ * would have without memspy's handler. Returns the last signal forwarded, 0 if none. */
+int ms_run_forward_signals_done(void);
+/* Back to the previous dispositions (in the child before exec, or if it could not start);
+ * returns the last signal forwarded, 0 if none. */
 int ms_run_forward_signals_end(void);
 
 /* Remove a run's scratch directory and everything under it. */

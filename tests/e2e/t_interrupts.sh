@@ -120,5 +120,21 @@ if command -v sqlite3 >/dev/null; then
     fi
     wait "$locker" || true
     rm -rf scratch/*
+    # One interrupt after the program ended (the copy timeout or a terminal sends to the
+    # process group, arriving late) does not stop memspy from storing the run.
+    (echo 'BEGIN EXCLUSIVE;'; sleep 2; echo 'COMMIT;') | sqlite3 locked.db &
+    locker=$!
+    sleep 0.5
+    env --default-signal=INT "$MEMSPY" run --db locked.db --json late.json --no-report -- ./ending normal \
+        >/dev/null 2>late.err &
+    pid=$!
+    for _ in $(seq 1 50); do ls scratch/*/*.raw >/dev/null 2>&1 && break; sleep 0.1; done
+    sleep 0.3
+    kill -INT "$pid"
+    set +e; wait "$pid"; got=$?; set -e
+    wait "$locker" || true
+    expect "a late interrupt after the program ended: memspy still stores the run" "$got" 0
+    check "a late interrupt: the run is stored, complete" late.json '(.run.incomplete | not) and .totals.refs > 0'
+    expect "a late interrupt: no scratch directory left" "$(ls scratch)" ""
 fi
 finish
