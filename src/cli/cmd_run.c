@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 #include "program_check.h"
 #include "progress.h"
 #include "record_dir.h"
+#include "run_guard.h"
 #include "run_output.h"
 
 static const char USAGE[] =
@@ -29,7 +31,10 @@ static const char USAGE[] =
     "Run PROG (built with memspy-cc, memspy-c++ or memspy-fortran) under the simulated cache\n"
     "hierarchy, store the run in the run database and print the matrix of memory stall time\n"
     "by code segment and data bin. The exit status is PROG's (128+N if it was killed by\n"
-    "signal N), or 2 if memspy itself failed (the run could not be stored, for one).\n\n"
+    "signal N; that of the program it executed, if it did), or 2 if memspy itself failed\n"
+    "(the run could not be stored, for one). SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to\n"
+    "memspy are passed on to PROG, whose run is then stored, marked incomplete; if memspy is\n"
+    "killed, so is PROG. Each program PROG executes that memspy-cc built is a run of its own.\n\n"
     MS_RUN_OUTPUT_HELP
     "  --aslr               keep address-space randomization (results then vary by run)\n"
     "  --record DIR         also keep the program's event streams in DIR (created if missing)\n"
@@ -98,13 +103,14 @@ static int parse_options(int argc, char **argv, run_opts *o, int *done)
 }
 
 /* Resolve PROG and refuse ELF executables that lack memspy's runtime; say whether it may
- * start threads. */
-static int check_program(const char *name, char **path, int *starts_threads)
+ * start threads and whether it is a script (*script). */
+static int check_program(const char *name, char **path, int *starts_threads, int *script)
 {
     *path = ms_find_program(name);
     if (!*path) return ms_cli_error("run", "%s: program not found (or not executable)", name);
     char err[512];
     ms_program_kind kind = ms_check_program(*path, starts_threads, err, sizeof err);
+    *script = kind == MS_PROGRAM_NOT_ELF;
     if (kind == MS_PROGRAM_ERROR || kind == MS_PROGRAM_PLAIN_ELF) {
         if (kind == MS_PROGRAM_ERROR) ms_cli_error("run", "%s", err);
         else ms_cli_error("run", "%s was not built with memspy-cc: rebuild it with CC=memspy-cc "
@@ -124,18 +130,17 @@ typedef struct {
     pid_t pid;
     double wall_seconds;
     int64_t start_time;
+    int forwarded;         /* the last signal memspy passed on to the program, 0 if none */
 } child_result;
 
-/* fork/exec PROG; the parent ignores SIGINT/SIGQUIT while it waits (the terminal sends them to
- * the program, whose exit is then reported). Exec failures come back through a CLOEXEC pipe. */
-static int start_and_wait(const char *path, char **prog_argv, int keep_aslr, child_result *res)
+/* fork/exec PROG; while it runs, interrupts sent to memspy are passed on to it and it dies
+ * with memspy (run_guard.h). Exec failures come back through a CLOEXEC pipe. */
+static int start_and_wait(const char *path, char **prog_argv, int keep_aslr, ms_run_guard *guard,
+                          child_result *res)
 {
     int pipefd[2];
     if (pipe2(pipefd, O_CLOEXEC) < 0) return ms_cli_error("run", "pipe: %s", strerror(errno));
-    struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
-    sigemptyset(&ign.sa_mask);
-    sigaction(SIGINT, &ign, &old_int);
-    sigaction(SIGQUIT, &ign, &old_quit);
+    ms_run_forward_signals_begin();
 
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -143,8 +148,8 @@ static int start_and_wait(const char *path, char **prog_argv, int keep_aslr, chi
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0) {
-        sigaction(SIGINT, &old_int, NULL);
-        sigaction(SIGQUIT, &old_quit, NULL);
+        ms_run_forward_signals_end();
+        ms_run_guard_child(guard);
         close(pipefd[0]);
         /* Simulated caches index sets by virtual address: without address-space
          * randomization the same program and input give the same statistics. */
@@ -163,6 +168,8 @@ static int start_and_wait(const char *path, char **prog_argv, int keep_aslr, chi
     if (pid < 0) {
         rc = ms_cli_error("run", "fork: %s", strerror(errno));
     } else {
+        ms_run_forward_signals_to(pid);
+        ms_run_guard_program(guard, pid);
         ssize_t n;
         while ((n = read(pipefd[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR) {}
         if (n != (ssize_t)sizeof exec_errno) exec_errno = 0;
@@ -178,8 +185,7 @@ static int start_and_wait(const char *path, char **prog_argv, int keep_aslr, chi
             rc = ms_cli_error("run", "cannot execute %s: %s", path, strerror(exec_errno));
     }
     close(pipefd[0]);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGQUIT, &old_quit, NULL);
+    res->forwarded = pid > 0 ? ms_run_forward_signals_done() : ms_run_forward_signals_end();
     return rc;
 }
 
@@ -191,39 +197,57 @@ static int is_raw_name(const struct dirent *d)
     return n > 4 && strcmp(d->d_name + n - 4, ".raw") == 0;
 }
 
-/* DIR/<pid>.raw, else the first *.raw in DIR by name; NULL if none. */
-static char *find_raw_file(const char *dir, pid_t pid)
+/* The generation of an image of process pid from its raw file's name: <pid>.raw is 0,
+ * <pid>.<g>.raw (an image started by exec, src/rt/process.c) is g; -1 for another name. */
+static long raw_generation(const char *name, pid_t pid)
 {
-    char *path = NULL;
-    if (asprintf(&path, "%s/%d.raw", dir, (int)pid) < 0) return NULL;
-    if (access(path, R_OK) == 0) return path;
-    free(path);
-    path = NULL;
-    struct dirent **list = NULL;
-    int n = scandir(dir, &list, is_raw_name, alphasort);
-    if (n > 0 && asprintf(&path, "%s/%s", dir, list[0]->d_name) < 0) path = NULL;
-    for (int i = 0; i < n; i++) free(list[i]);
-    free(list);
-    return path;
+    char *end;
+    long p = strtol(name, &end, 10);
+    if (end == name || p != (long)pid) return -1;
+    if (!strcmp(end, ".raw")) return 0;
+    if (*end != '.' || !(end[1] >= '1' && end[1] <= '9')) return -1;
+    long g = strtol(end + 1, &end, 10);
+    return strcmp(end, ".raw") ? -1 : g;
 }
 
-/* Remove the run's scratch directory: raw files and the threads' streams directory. */
-static void remove_dir(const char *dir)
+typedef struct { char *path; long gen; } raw_image;
+
+static int by_generation(const void *a, const void *b)
 {
-    DIR *d = opendir(dir);
-    if (d) {
-        int fd = dirfd(d);
-        for (struct dirent *e; (e = readdir(d));) {
-            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-            if (unlinkat(fd, e->d_name, 0) < 0 && (errno == EISDIR || errno == EPERM)) {
-                char *sub = NULL;
-                if (asprintf(&sub, "%s/%s", dir, e->d_name) >= 0) remove_dir(sub);
-                free(sub);
-            }
+    long x = ((const raw_image *)a)->gen, y = ((const raw_image *)b)->gen;
+    return (x > y) - (x < y);
+}
+
+/* The raw files of process pid's images in the order they ran (its first image, then one per
+ * profiled exec); else, for a script (any_other), the first *.raw in DIR by name (a profiled
+ * program it started). A profiled program's children never stand in for it. *n = 0 if none;
+ * -1 if out of memory. */
+static int find_raw_files(const char *dir, pid_t pid, int any_other, raw_image **images, size_t *n)
+{
+    struct dirent **list = NULL;
+    int nlist = scandir(dir, &list, is_raw_name, alphasort);
+    *images = NULL;
+    *n = 0;
+    int rc = 0;
+    if (nlist > 0 && !(*images = calloc((size_t)nlist, sizeof **images))) rc = -1;
+    for (int pass = 0; pass < 1 + (any_other != 0) && !rc && *n == 0; pass++)
+        for (int i = 0; i < nlist && !rc; i++) {
+            long gen = pass == 0 ? raw_generation(list[i]->d_name, pid) : 0;
+            if (gen < 0) continue;
+            if (asprintf(&(*images)[*n].path, "%s/%s", dir, list[i]->d_name) < 0) rc = -1;
+            else (*images)[(*n)++].gen = gen;
+            if (pass == 1) break;
         }
-        closedir(d);
-    }
-    rmdir(dir);
+    for (int i = 0; i < nlist; i++) free(list[i]);
+    free(list);
+    if (*n > 1) qsort(*images, *n, sizeof **images, by_generation);
+    return rc;
+}
+
+static void free_raw_files(raw_image *images, size_t n)
+{
+    for (size_t i = 0; i < n; i++) free(images[i].path);
+    free(images);
 }
 
 static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
@@ -275,51 +299,95 @@ typedef struct {
     const run_opts *o;
     const child_result *res;
     const char *prog_path;
+    const char *exe;          /* the image's executable, from its raw profile */
+    int first, last;          /* its place among the process's images (exec starts a new one) */
+    int parent_run;           /* the stored run of the image before it, 0 if none */
 } run_metadata;
+
+/* Append a note to m. 0 or -1. */
+static int add_note(ms_model *m, const char *fmt, ...)
+{
+    char **notes = realloc(m->notes, (m->nnotes + 1) * sizeof *notes);
+    if (!notes) return -1;
+    m->notes = notes;
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = vasprintf(&notes[m->nnotes], fmt, ap);
+    va_end(ap);
+    if (rc < 0) return -1;
+    m->nnotes++;
+    return 0;
+}
+
+/* The shell's status of a wait status: the exit status, or 128 + the signal. */
+static int shell_status(int status)
+{
+    return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
 
 /* Run metadata that only the CLI knows; reconcile the exit with what waitpid saw. */
 static int fill_run_metadata(ms_model *m, void *ud)
 {
-    const run_opts *o = ((const run_metadata *)ud)->o;
-    const child_result *res = ((const run_metadata *)ud)->res;
+    const run_metadata *meta = ud;
+    const run_opts *o = meta->o;
+    const child_result *res = meta->res;
     char cwd[4096];
-    m->program = strdup(o->prog_argv[0]);
-    m->argv = calloc((size_t)o->prog_argc, sizeof *m->argv);
-    if (!m->program || !m->argv) return -1;
-    m->argc = o->prog_argc;
-    for (int i = 0; i < o->prog_argc; i++)
-        if (!(m->argv[i] = strdup(o->prog_argv[i]))) return -1;
+    if (meta->first) {
+        m->program = strdup(o->prog_argv[0]);
+        m->argv = calloc((size_t)o->prog_argc, sizeof *m->argv);
+        if (!m->program || !m->argv) return -1;
+        m->argc = o->prog_argc;
+        for (int i = 0; i < o->prog_argc; i++)
+            if (!(m->argv[i] = strdup(o->prog_argv[i]))) return -1;
+    } else {   /* an image started by exec: its executable is all the raw profile says */
+        m->program = strdup(meta->exe && *meta->exe ? meta->exe : "(unknown)");
+        m->argv = calloc(1, sizeof *m->argv);
+        if (!m->program || !m->argv || !(m->argv[0] = strdup(m->program))) return -1;
+        m->argc = 1;
+    }
+    m->parent_run = meta->parent_run;
     m->cwd = dup_or_null(getcwd(cwd, sizeof cwd));
     m->time = res->start_time;
     m->memspy_version = strdup(MEMSPY_VERSION);
     m->wall_seconds = res->wall_seconds;
-    /* The direct child's own status is authoritative for how it ended. */
-    if (WIFEXITED(res->status) && m->exit_kind == MS_EXIT_NORMAL && m->pid == (uint32_t)res->pid)
-        m->exit_value = WEXITSTATUS(res->status);
-    if (WIFSIGNALED(res->status) && m->exit_kind == MS_EXIT_NORMAL) {
-        m->exit_kind = MS_EXIT_SIGNAL;
-        m->exit_value = WTERMSIG(res->status);
-        if (!m->incomplete) {
-            m->incomplete = true;
-            free(m->incomplete_reason);
-            if (asprintf(&m->incomplete_reason, "killed by signal %d", WTERMSIG(res->status)) < 0)
-                m->incomplete_reason = NULL;
-        }
-    }
     if (!m->memspy_version) return -1;
-    m->git_commit = git_commit_of(((const run_metadata *)ud)->prog_path);
+    if (meta->last) {
+        /* The direct child's own status is authoritative for how it ended. */
+        if (WIFEXITED(res->status) && m->exit_kind == MS_EXIT_NORMAL && m->pid == (uint32_t)res->pid)
+            m->exit_value = WEXITSTATUS(res->status);
+        if (WIFSIGNALED(res->status) && m->exit_kind == MS_EXIT_NORMAL) {
+            m->exit_kind = MS_EXIT_SIGNAL;
+            m->exit_value = WTERMSIG(res->status);
+            if (!m->incomplete) {
+                m->incomplete = true;
+                free(m->incomplete_reason);
+                if (asprintf(&m->incomplete_reason, "killed by signal %d", WTERMSIG(res->status)) < 0)
+                    m->incomplete_reason = NULL;
+            }
+        }
+        /* Its last profiled image executed a program without memspy's runtime. */
+        if (m->exit_kind == MS_EXIT_EXEC) {
+            m->exit_value = shell_status(res->status);
+            if (add_note(m, "the program it executed (not profiled) %s %d", WIFSIGNALED(res->status)
+                         ? "was killed by signal" : "exited with status", WIFSIGNALED(res->status)
+                         ? WTERMSIG(res->status) : m->exit_value) < 0)
+                return -1;
+        }
+        if (res->forwarded && add_note(m, "memspy passed SIG%s on to the program", sigabbrev_np(res->forwarded)) < 0)
+            return -1;
+    }
+    m->git_commit = git_commit_of(meta->first || !meta->exe ? meta->prog_path : meta->exe);
     return 0;
 }
 
-/* Read and analyze the raw profile into m, with the run's metadata. Returns 0, or
- * MS_EXIT_USAGE after saying where the raw profile was kept. */
-static int build_model(const char *raw_path, const char *prog_path, const run_opts *o,
-                       const child_result *res, ms_model *m)
+/* Read and analyze the raw profile into m, with the run's metadata (meta->exe is set here).
+ * Returns 0, or MS_EXIT_USAGE after saying where the raw profile was kept. */
+static int build_model(const char *raw_path, run_metadata *meta, ms_model *m)
 {
+    const run_opts *o = meta->o;
     ms_raw raw;
     char err[1024];
     memset(&raw, 0, sizeof raw);
-    run_metadata meta = { o, res, prog_path };
     int rc = 0;
     char *problems = NULL;
     if (ms_raw_read(raw_path, &raw, err, sizeof err) < 0)
@@ -330,12 +398,44 @@ static int build_model(const char *raw_path, const char *prog_path, const run_op
         raw.truncated = 1;
         if (ms_raw_add_note(&raw, "recorded streams incomplete: %s", problems) < 0) rc = ms_cli_error("run", "out of memory");
     }
+    meta->exe = raw.exe;
     /* A recording that cannot be completed (a full disk) costs the recording, not the run. */
-    if (!rc && (rc = ms_run_analyze("run", &raw, fill_run_metadata, &meta, m)) == 0 && o->record_dir)
+    if (!rc && (rc = ms_run_analyze("run", &raw, fill_run_metadata, meta, m)) == 0 && o->record_dir && meta->first)
         ms_record_dir_keep_raw("run", o->record_dir, raw_path);
+    meta->exe = NULL;
     if (rc) fprintf(stderr, "memspy run: the raw profile is kept in %s\n", raw_path);
     ms_raw_free(&raw);
     free(problems);
+    return rc;
+}
+
+/* Store every image of the program's process: each but the last straight into the database,
+ * linked to the one before it; the last one through the outputs (matrix, JSON files) too.
+ * Returns 0 or MS_EXIT_USAGE (the raw files then stay in place and are named). */
+static int store_images(const raw_image *images, size_t n, const char *prog_path, const run_opts *o,
+                        const child_result *res, ms_run_outputs *out, ms_db *db, int *keep_dir)
+{
+    int parent = 0, rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        run_metadata meta = { o, res, prog_path, NULL, i == 0, i + 1 == n, parent };
+        ms_model m;
+        if ((rc = build_model(images[i].path, &meta, &m)) != 0) {
+            *keep_dir = 1;
+            break;
+        }
+        if (i + 1 == n) {
+            rc = ms_run_outputs_write("run", &m, &o->out, out, db);
+        } else {
+            char err[1024];
+            if (ms_db_store(db, &m, &parent, err, sizeof err) < 0) {
+                rc = ms_cli_error("run", "%s", err);
+            } else {
+                fprintf(stderr, "memspy: %s, until it executed another program, stored as run %d in %s\n",
+                        m.program, parent, ms_cli_db_path(o->out.db_opt));
+            }
+        }
+        ms_model_free(&m);
+    }
     return rc;
 }
 
@@ -399,8 +499,9 @@ int ms_cmd_run(int argc, char **argv)
     if ((rc = ms_run_outputs_open("run", &o.out, &out)) != 0) return rc;
     char *path = NULL, *dir = NULL, err[1024];
     ms_db *db = NULL;
-    int starts_threads = 0;
-    if ((rc = check_program(o.prog_argv[0], &path, &starts_threads)) != 0) goto out;
+    ms_run_guard guard = { -1, 0 };
+    int starts_threads = 0, script = 0;
+    if ((rc = check_program(o.prog_argv[0], &path, &starts_threads, &script)) != 0) goto out;
     /* A database memspy cannot use (corrupt, foreign, newer) stops us before the program runs;
      * one it cannot write to is found out when the run is stored. */
     if (ms_db_open(ms_cli_db_path(o.out.db_opt), MS_DB_CREATE, &db, err, sizeof err) < 0) {
@@ -415,33 +516,39 @@ int ms_cmd_run(int argc, char **argv)
         goto out;
     }
     if ((o.force_threads || starts_threads) && (rc = prepare_threads(&o, dir)) != 0) {
-        remove_dir(dir);
+        ms_run_remove_scratch(dir);
         goto out;
     }
+    if (ms_run_guard_start(&guard, dir) < 0)
+        fprintf(stderr, "memspy run: cannot start the guard process (%s): if memspy is killed, "
+                        "%s may go on running and %s stay behind\n", strerror(errno), o.prog_argv[0], dir);
     child_result res;
     memset(&res, 0, sizeof res);
-    if ((rc = start_and_wait(path, o.prog_argv, o.keep_aslr, &res)) != 0) {
-        remove_dir(dir);
+    if ((rc = start_and_wait(path, o.prog_argv, o.keep_aslr, &guard, &res)) != 0) {
+        ms_run_remove_scratch(dir);
         goto out;
     }
     int status = program_status(o.prog_argv[0], res.status);
-    char *raw_path = find_raw_file(dir, res.pid);
-    if (!raw_path) {
+    raw_image *images = NULL;
+    size_t nimages = 0;
+    if (find_raw_files(dir, res.pid, script, &images, &nimages) < 0) {
+        rc = ms_cli_error("run", "out of memory");
+    } else if (nimages == 0 && WIFSIGNALED(res.status) && WTERMSIG(res.status) == SIGKILL) {
+        rc = ms_cli_error("run", "no profile was written: SIGKILL ends a program before it can write one");
+        ms_run_remove_scratch(dir);
+    } else if (nimages == 0) {
         rc = ms_cli_error("run", "no profile was written: did %s run a memspy-instrumented program?",
                           o.prog_argv[0]);
-        remove_dir(dir);
+        ms_run_remove_scratch(dir);
     } else {
-        ms_model m;
-        rc = build_model(raw_path, path, &o, &res, &m);
-        if (rc == 0) {
-            remove_dir(dir);
-            rc = ms_run_outputs_write("run", &m, &o.out, &out, db);
-            if (rc == 0) rc = status;
-            ms_model_free(&m);
-        }
-        free(raw_path);
+        int keep_dir = 0;
+        rc = store_images(images, nimages, path, &o, &res, &out, db, &keep_dir);
+        if (!keep_dir) ms_run_remove_scratch(dir);
+        if (rc == 0) rc = status;
     }
+    free_raw_files(images, nimages);
 out:
+    ms_run_guard_release(&guard);
     ms_db_close(db);
     ms_run_outputs_close(&out);
     free(dir);

@@ -66,7 +66,9 @@ enum {
     MS_RAW_END = 0x454e4421u /* "!DNE" */
 };
 
-enum { MS_EXIT_NORMAL = 0, MS_EXIT_SIGNAL = 1, MS_EXIT_UNDERSCORE = 2 /* _exit/_Exit */ };
+/* MS_EXIT_EXEC: the image ended by an exec of another program (its statistics are whole;
+ * exit_value is 0 in the raw file, the final status is the process's). */
+enum { MS_EXIT_NORMAL = 0, MS_EXIT_SIGNAL = 1, MS_EXIT_UNDERSCORE = 2 /* _exit/_Exit */, MS_EXIT_EXEC = 3 };
 
 /* Kinds of data bins. The result model uses only the first four: the analysis files MMAP
  * under HEAP (a dynamic allocation), TLS under GLOBAL and MAPPING under OTHER. */

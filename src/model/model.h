@@ -106,6 +106,7 @@ typedef struct {
     bool incomplete;             /* crash, abort, _exit or truncated raw data */
     char *incomplete_reason;     /* human text, NULL if complete */
     double wall_seconds;         /* elapsed time of the profiled run */
+    int parent_run;              /* the stored run of the image that exec'd this program, 0 if none */
     char **notes; size_t nnotes; /* warnings from runtime and analysis */
 
     ms_hier_config config;

@@ -2,7 +2,7 @@
 #include "json_names.h"
 
 const char *const ms_json_kind_names[4] = { "heap", "global", "stack", "other" };
-const char *const ms_json_exit_names[3] = { "normal", "signal", "_exit" };
+const char *const ms_json_exit_names[4] = { "normal", "signal", "_exit", "exec" };
 const char *const ms_json_policy_names[3] = { "lru", "plru", "random" };
 #define MS_CAUSE(id, name, event, desc) name,
 const char *const ms_json_cause_names[MS_NCAUSES] = {

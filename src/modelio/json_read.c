@@ -306,6 +306,13 @@ static int read_run(json_reader *r, json_t *root, ms_model *m)
     /* git_commit came later: absent in older result files. */
     json_t *commit = json_object_get(run, "git_commit");
     if (commit && string_value(r, commit, "run", "git_commit", &m->git_commit) < 0) return -1;
+    /* parent_run too (null or absent: none). */
+    json_t *parent = json_object_get(run, "parent_run");
+    if (parent && !json_is_null(parent)) {
+        if (!json_is_integer(parent) || json_integer_value(parent) < 1 || json_integer_value(parent) > INT_MAX)
+            return bad_type(r, "run", "parent_run", "a run id or null");
+        m->parent_run = (int)json_integer_value(parent);
+    }
     if (!json_is_boolean(incomplete)) return bad_type(r, "run", "incomplete", "true or false");
     if (!json_is_number(wall)) return bad_type(r, "run", "wall_seconds", "a number");
     m->time = time;

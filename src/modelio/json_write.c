@@ -195,6 +195,7 @@ static json_t *run_json(json_writer *w, const ms_model *m)
     put(w, run, "incomplete_reason", str_json(m->incomplete_reason));
     put(w, run, "wall_seconds", json_real(m->wall_seconds));
     put(w, run, "notes", strings_json(w, m->notes, m->nnotes));
+    put(w, run, "parent_run", m->parent_run > 0 ? json_integer(m->parent_run) : json_null());
     return run;
 }
 

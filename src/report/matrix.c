@@ -98,6 +98,8 @@ static void print_program(FILE *out, const ms_model *m)
         fprintf(out, "Exit: killed by signal %d (%s)\n", m->exit_value, strsignal(m->exit_value));
     else if (m->exit_kind == MS_EXIT_UNDERSCORE)
         fprintf(out, "Exit: _exit(%d)\n", m->exit_value);
+    else if (m->exit_kind == MS_EXIT_EXEC)
+        fprintf(out, "Exit: executed another program (final status %d)\n", m->exit_value);
     else
         fprintf(out, "Exit: status %d\n", m->exit_value);
     if (m->wall_seconds > 0) fprintf(out, "Wall Time of the run: %.2f s\n", m->wall_seconds);

@@ -14,7 +14,9 @@
 #include <unistd.h>
 
 static char raw_dir[4096];
-static int dumped;
+static int dumped, dump_done;      /* a dump started; it finished */
+static pid_t dumper_tid;           /* the thread that dumps */
+static char exec_target[1024];   /* the program an exec is about to start (process.c) */
 
 void ms_dump_set_dir(const char *dir) {
     size_t n = ms_strlen(dir);
@@ -23,13 +25,25 @@ void ms_dump_set_dir(const char *dir) {
     raw_dir[n] = 0;
 }
 
-/* "<dir>/<pid>.raw" into out. */
+void ms_dump_set_exec(const char *target) {
+    size_t n = ms_strlen(target);
+    if (n >= sizeof exec_target) n = sizeof exec_target - 1;
+    ms_memcpy(exec_target, target, n);
+    exec_target[n] = 0;
+}
+
+/* "<dir>/<pid>.raw", or "<dir>/<pid>.<generation>.raw" for an image started by an exec
+ * (process.c), into out. */
 static void raw_path(char *out, int pid) {
     size_t n = ms_strlen(raw_dir);
     ms_memcpy(out, raw_dir, n);
     char *p = out + n;
     *p++ = '/';
     p = ms_utoa(p, (uint64_t)pid);
+    if (ms_process_generation()) {
+        *p++ = '.';
+        p = ms_utoa(p, ms_process_generation());
+    }
     ms_memcpy(p, ".raw", 5);
 }
 
@@ -179,7 +193,16 @@ static void put_evictions(ms_raw_writer *w, const ms_sim *sim) {
     ms_raw_section_end(w);
 }
 
-static void put_notes(ms_raw_writer *w, int lost_threads) {
+/* Append s to the buffer at *p (bounded by end), NUL-terminated. */
+static void append(char **p, const char *end, const char *s) {
+    size_t n = ms_strlen(s);
+    if (n > (size_t)(end - *p) - 1) n = (size_t)(end - *p) - 1;
+    ms_memcpy(*p, s, n);
+    *p += n;
+    **p = 0;
+}
+
+static void put_notes(ms_raw_writer *w, int lost_threads, int complete) {
     char dropped[96], *p = dropped;
     uint64_t lost = ms_events_dropped();
     const char *text = " accesses could not be simulated (out of memory)";
@@ -188,12 +211,24 @@ static void put_notes(ms_raw_writer *w, int lost_threads) {
     p = ms_utoa(p, lost);
     ms_memcpy(p, text, ms_strlen(text) + 1);
     int late_switch = ms_threads_mode_switched();
-    const char *instrumentation = ms_instrumentation_note();
+    char exec_note[sizeof exec_target + 96], *q = exec_note;
+    if (exec_target[0]) {
+        append(&q, exec_note + sizeof exec_note, "the program executed ");
+        append(&q, exec_note + sizeof exec_note, exec_target);
+        append(&q, exec_note + sizeof exec_note, ": references after the exec are not in this run");
+    }
     ms_raw_section_begin(w, MS_RAW_NOTES);
-    ms_raw_put_u32(w, (uint32_t)((lost != 0) + (lost_threads != 0) + (late_switch != 0) + (instrumentation != NULL)));
+    const char *instrumentation = ms_instrumentation_note();
+    ms_raw_put_u32(w, (uint32_t)((lost != 0) + (lost_threads != 0) + (late_switch != 0) + (exec_target[0] != 0) +
+                                 (instrumentation != NULL)));
     if (lost) ms_raw_put_str(w, dropped);
-    if (lost_threads) ms_raw_put_str(w, "the program died inside the profiler: the last buffered accesses are missing");
+    if (lost_threads && complete)
+        ms_raw_put_str(w, "the program died inside the profiler: the last buffered accesses are missing");
+    else if (lost_threads)
+        ms_raw_put_str(w, "the program died while the simulator was busy: its counters could not be read and "
+                          "are missing from this run");
     if (late_switch) ms_raw_put_str(w, switched);
+    if (exec_target[0]) ms_raw_put_str(w, exec_note);
     if (instrumentation) ms_raw_put_str(w, instrumentation);   /* last: the others come first */
     ms_raw_section_end(w);
 }
@@ -219,10 +254,26 @@ static int lock_for_signal(uint8_t interrupted_mode) {
 }
 
 void ms_dump(uint32_t exit_kind, int32_t exit_value, int from_signal) {
-    if (!ms_rt_on) return;
+    /* A vfork child shares this memory: it must leave the parent's runtime alone. */
+    if (!ms_process_is_owner()) return;
     /* The calling thread's committed plugin records (plugin.c), while it may still record. */
-    if (!from_signal && ms_tls.mode == MS_T_READY) ms_plug_sync();
-    if (__atomic_exchange_n(&dumped, 1, __ATOMIC_ACQ_REL)) return;
+    if (ms_rt_on && !from_signal && ms_tls.mode == MS_T_READY) ms_plug_sync();
+    if (__atomic_load_n(&dumped, __ATOMIC_ACQUIRE) || __atomic_exchange_n(&dumped, 1, __ATOMIC_ACQ_REL)) {
+        /* Another thread is dumping (a second interrupt, a thread exiting meanwhile): let it
+         * finish before this one goes on to end the process. Not if it is this thread (a
+         * fault inside its own dump): that would never end. */
+        for (int i = 0; i < 30000 && !__atomic_load_n(&dump_done, __ATOMIC_ACQUIRE) &&
+                        __atomic_load_n(&dumper_tid, __ATOMIC_RELAXED) != gettid(); i++) {
+            struct timespec ms = {0, 1000000};
+            nanosleep(&ms, NULL);
+        }
+        return;
+    }
+    __atomic_store_n(&dumper_tid, gettid(), __ATOMIC_RELAXED);
+    if (!ms_rt_on) {   /* never activated */
+        __atomic_store_n(&dump_done, 1, __ATOMIC_RELEASE);
+        return;
+    }
     uint8_t prev = ms_busy_begin();
     /* Stop every thread from recording first, then collect what each one has pending. */
     __atomic_store_n(&ms_rt_on, 0, __ATOMIC_SEQ_CST);
@@ -232,7 +283,7 @@ void ms_dump(uint32_t exit_kind, int32_t exit_value, int from_signal) {
     /* What was handed to the simulator thread must be simulated before it is read. */
     int complete = locked && ms_pipeline_drain(from_signal ? 2000 : -1) == 0;
     int pid = (int)getpid();
-    if (pid == ms_runtime_pid()) {   /* a forked child does not overwrite its parent's file */
+    {
         char path[sizeof raw_dir + 32];
         raw_path(path, pid);
         int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -240,7 +291,7 @@ void ms_dump(uint32_t exit_kind, int32_t exit_value, int from_signal) {
             report_failure(path, errno);
         } else {
             ms_raw_writer w;
-            ms_raw_writer_begin(&w, fd, exit_kind == MS_EXIT_NORMAL ? 0 : MS_RAW_F_INCOMPLETE);
+            ms_raw_writer_begin(&w, fd, exit_kind == MS_EXIT_NORMAL || exit_kind == MS_EXIT_EXEC ? 0 : MS_RAW_F_INCOMPLETE);
             put_info(&w, exit_kind, exit_value);
             put_modules(&w);
             put_bins(&w);
@@ -249,12 +300,13 @@ void ms_dump(uint32_t exit_kind, int32_t exit_value, int from_signal) {
                 put_counters(&w, ms_events_sim());
                 put_evictions(&w, ms_events_sim());
             }
-            put_notes(&w, lost_threads || !complete);
+            put_notes(&w, lost_threads || !complete, complete);
             put_streams(&w);
             if (ms_raw_writer_finish(&w) < 0) report_failure(path, errno ? errno : EIO);
             close(fd);
         }
     }
     if (locked) ms_sim_unlock();
+    __atomic_store_n(&dump_done, 1, __ATOMIC_RELEASE);
     ms_busy_end(prev);
 }

@@ -164,7 +164,9 @@ static int sim_lock_for_flush(int sim_try) {
 int ms_events_flush_data(ms_thread_data *d, uint32_t *nev, int sim_try) {
     uint32_t n = *nev;
     if (n > MS_EVENTS_PER_THREAD) n = MS_EVENTS_PER_THREAD;
-    if (__atomic_load_n(&closed, __ATOMIC_ACQUIRE) || n == 0) {
+    /* A vfork child borrowing this memory leaves the simulator alone (the parent's
+     * simulator thread may be using it); its few accesses are dropped. */
+    if (__atomic_load_n(&closed, __ATOMIC_ACQUIRE) || n == 0 || !ms_process_is_owner()) {
         *nev = 0;
         return 0;
     }

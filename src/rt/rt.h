@@ -135,9 +135,15 @@ MS_HOT uint8_t ms_busy_begin(void) {
     __asm__ volatile("" ::: "memory");
     return m;
 }
+/* An interrupt that landed inside the runtime, to act on when its thread leaves the runtime
+ * (0: none), and that action: dump and die of it (signals.c). */
+extern volatile int ms_signal_deferred;
+void ms_signal_run_deferred(void);
 MS_HOT void ms_busy_end(uint8_t prev) {
     __asm__ volatile("" ::: "memory");
     ms_tls.mode = prev;
+    __asm__ volatile("" ::: "memory");
+    if (MS_UNLIKELY(ms_signal_deferred) && prev != MS_T_BUSY) ms_signal_run_deferred();
 }
 
 /* Activate the runtime if MEMSPY_RAW_DIR is set (idempotent; __tsan_init and a constructor). */
@@ -576,6 +582,18 @@ void ms_tls_thread_start(ms_thread *t);
 void ms_dump(uint32_t exit_kind, int32_t exit_value, int from_signal);
 /* Directory for the raw file (copied at activation). */
 void ms_dump_set_dir(const char *dir);
+/* The program an exec is about to start: named in a note of the dump (process.c). */
+void ms_dump_set_exec(const char *target);
+
+/* ---- process.c: exec, fork and vfork children ---- */
+
+/* At activation: this image's generation (MEMSPY_GENERATION; NULL or "" for 0). */
+void ms_process_init(const char *gen);
+/* 0 for the first image of the process, n for the image started by its n-th profiled exec. */
+uint32_t ms_process_generation(void);
+/* 1 in the process that activated the runtime; 0 in a fork or vfork child (which shares the
+ * parent's memory and must leave its state alone). */
+int ms_process_is_owner(void);
 
 /* ---- progress.c ---- */
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <errno.h>
 #include <sched.h>
+#include <sys/stat.h>
 
 /* Marker `memspy run` looks for to know the program carries this runtime. */
 const unsigned __memspy_runtime_v1 = 1;
@@ -71,11 +72,12 @@ static void thread_exit(void *arg) {
     (void)arg;
     if (t->mode != MS_T_READY) return;
     ms_sync_event(MS_SYNC_EXIT, 0, 0);
-    t->mode = MS_T_DEAD;   /* later destructors' accesses are not recorded */
+    ms_busy_begin();       /* an interrupt during the flush waits for its end (signals.c) */
     ms_flush_flag_take(t->data);
     ms_events_flush_data(t->data, &t->nev, 0);
     ms_rec_thread_end(t->data);
     ms_flush_flag_give(t->data);
+    ms_busy_end(MS_T_DEAD);   /* later destructors' accesses are not recorded */
     pthread_mutex_lock(&threads_lock);
     t->data->in_use = 0;
     t->data->nev_p = NULL;
@@ -139,6 +141,7 @@ int ms_thread_enter_slow(ms_thread *t) {
     ms_rec_thread_start(d, index);
     __atomic_fetch_add(&threads_seen, 1, __ATOMIC_RELAXED);
     t->mode = MS_T_READY;
+    if (MS_UNLIKELY(ms_signal_deferred)) ms_signal_run_deferred();   /* it came meanwhile */
     /* A thread not made through pthread_create (a pool thread of an OpenMP runtime): the
      * program has become multithreaded. */
     if (index != 0) ms_threads_mode_enter();
@@ -215,7 +218,14 @@ static void activate(const char *dir) {
     }
     ms_dump_set_dir(dir);
     ms_progress_init(dir);
+    ms_process_init(getenv("MEMSPY_GENERATION"));
     const char *record_dir = getenv("MEMSPY_RECORD_DIR");
+    char gen_dir[4096];
+    if (record_dir && *record_dir && ms_process_generation()) {
+        /* An image started by exec records beside, not over, its predecessor's streams. */
+        int n = snprintf(gen_dir, sizeof gen_dir, "%s/gen-%u", record_dir, ms_process_generation());
+        if (n > 0 && (size_t)n < sizeof gen_dir && (mkdir(gen_dir, 0700) == 0 || errno == EEXIST)) record_dir = gen_dir;
+    }
     if (record_dir && *record_dir && ms_rec_init(record_dir) < 0)
         fprintf(stderr, "memspy: MEMSPY_RECORD_DIR is too long: not recording\n");
     const char *threads = getenv("MEMSPY_THREADS");

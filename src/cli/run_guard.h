@@ -1,0 +1,45 @@
+/* What `memspy run` guarantees about the program's life beside its own (docs/processes.md):
+ * interrupts sent to memspy reach the program, the program never outlives memspy, and the
+ * run's scratch directory never outlives both. */
+#ifndef MEMSPY_CLI_RUN_GUARD_H
+#define MEMSPY_CLI_RUN_GUARD_H
+#include <sys/types.h>
+
+typedef struct {
+    int fd;             /* write end of the pipe to the guard process, -1 if none */
+    pid_t parent;       /* memspy's pid, for the child's check */
+} ms_run_guard;
+
+/* Start the guard: a process of its own session that waits for memspy to end. If memspy
+ * ends without ms_run_guard_release (killed, crashed), it kills the program (if it still
+ * runs) and removes scratch_dir, unless the program already left a raw profile there: the
+ * directory is then kept with a file RECOVERY naming it. Returns 0, or -1 with errno (the run
+ * then goes on unguarded). */
+int ms_run_guard_start(ms_run_guard *g, const char *scratch_dir);
+/* In the forked child before exec: die with memspy (PR_SET_PDEATHSIG, SIGKILL), also if
+ * memspy already died since the fork. */
+void ms_run_guard_child(const ms_run_guard *g);
+/* In memspy after the fork: tell the guard which process is the program. */
+void ms_run_guard_program(ms_run_guard *g, pid_t pid);
+/* memspy is done with the scratch directory: the guard exits quietly. */
+void ms_run_guard_release(ms_run_guard *g);
+
+/* Before the fork: SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to memspy are forwarded to the
+ * program from now until ms_run_forward_signals_end (one that comes before the program's pid
+ * is known is sent once it is). Those the terminal sends to the whole foreground job reach the
+ * program directly and are not sent twice. memspy itself keeps running to store the run. */
+void ms_run_forward_signals_begin(void);
+/* The program's pid, once forked. */
+void ms_run_forward_signals_to(pid_t pid);
+/* The program has ended: from now on the first interrupt of each kind is absorbed (the copy a
+ * terminal or timeout sends to the process group, arriving late), a second one acts as it
+ * would have without memspy's handler. Returns the last signal forwarded, 0 if none. */
+int ms_run_forward_signals_done(void);
+/* Back to the previous dispositions (in the child before exec, or if it could not start);
+ * returns the last signal forwarded, 0 if none. */
+int ms_run_forward_signals_end(void);
+
+/* Remove a run's scratch directory and everything under it. */
+void ms_run_remove_scratch(const char *dir);
+
+#endif
