@@ -473,6 +473,30 @@ static char *make_raw_dir(const ms_hier_config *cfg)
     return dir;
 }
 
+/* The program's stack starts below its environment, so the length of the variables memspy
+ * passes (temporary paths of varying length: MEMSPY_RAW_DIR, MEMSPY_RECORD_DIR...) would move
+ * its stack data against cache lines, and two runs of one command could differ. MEMSPY_PAD
+ * brings the MEMSPY_* variables, with their pointers, to one size. */
+#define MS_ENV_BUDGET 8192
+static int pad_environment(void)
+{
+    extern char **environ;
+    size_t used = 0;
+    const char pad_name[] = "MEMSPY_PAD=";
+    unsetenv("MEMSPY_PAD");
+    for (char **e = environ; *e; e++)
+        if (strncmp(*e, "MEMSPY_", 7) == 0) used += strlen(*e) + 1 + sizeof(char *);
+    used += sizeof pad_name + sizeof(char *);   /* MEMSPY_PAD's own name, NUL and pointer */
+    size_t n = used < MS_ENV_BUDGET ? MS_ENV_BUDGET - used : 0;
+    char *value = malloc(n + 1);
+    if (!value) return ms_cli_error("run", "out of memory");
+    memset(value, '.', n);
+    value[n] = '\0';
+    int rc = setenv("MEMSPY_PAD", value, 1) < 0 ? ms_cli_error("run", "setenv: %s", strerror(errno)) : 0;
+    free(value);
+    return rc;
+}
+
 /* Threads mode: the runtime records every thread's stream from the start, into the --record
  * directory or DIR/streams, and this process replays them after the program exits. */
 static int prepare_threads(const run_opts *o, const char *raw_dir)
@@ -515,7 +539,8 @@ int ms_cmd_run(int argc, char **argv)
         rc = MS_EXIT_USAGE;
         goto out;
     }
-    if ((o.force_threads || starts_threads) && (rc = prepare_threads(&o, dir)) != 0) {
+    if (((o.force_threads || starts_threads) && (rc = prepare_threads(&o, dir)) != 0) ||
+        (rc = pad_environment()) != 0) {
         ms_run_remove_scratch(dir);
         goto out;
     }
