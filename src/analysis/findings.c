@@ -10,6 +10,7 @@
  * access pattern. The source range is the smallest set of the cell's lines (in its hottest
  * file) that carries 90% of its stall. */
 #include "findings.h"
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,6 +137,15 @@ static unsigned writers(const ms_model *m, const ms_cell *cell)
     return (unsigned)__builtin_popcountll(seen);
 }
 
+/* The finding's sentence (cut at the end of f->text if the names are very long). */
+__attribute__((format(printf, 2, 3))) static void say(ms_finding *f, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f->text, sizeof f->text, fmt, ap);
+    va_end(ap);
+}
+
 static void pct(char *buf, size_t len, double share)
 {
     snprintf(buf, len, share < 0.01 && share > 0 ? "%.1f%%" : "%.0f%%", 100.0 * share);
@@ -168,7 +178,7 @@ static void explain(const ms_model *m, const ms_cell *cell, ms_finding *f)
             f->kind = MS_FINDING_FALSE_SHARING;
             f->evidence = ratio(false_sh, v->received);
             pct(ev, sizeof ev, f->evidence);
-            snprintf(f->text, sizeof f->text,
+            say(f,
                      "%s of memory stall: false sharing on %s in %s%s: %u processor%s different words of "
                      "the same %u-byte lines (%s of its invalidations)",
                      share, data, code, where, nw, nw == 1 ? " writes" : "s write", ms_config_coherence_unit(&m->config), ev);
@@ -186,7 +196,7 @@ static void explain(const ms_model *m, const ms_cell *cell, ms_finding *f)
                 snprintf(lock, sizeof lock, ", %s of them under a lock", l);
             }
             if (pat >= 0) snprintf(pattern, sizeof pattern, "; access pattern: %s", ms_pattern_name(pat));
-            snprintf(f->text, sizeof f->text,
+            say(f,
                      "%s of memory stall: true sharing on %s in %s%s: the words it uses are written by %u processor%s "
                      "(%s of its invalidations%s)%s",
                      share, data, code, where, nw, nw == 1 ? "" : "s", ev, lock, pattern);
@@ -198,7 +208,7 @@ static void explain(const ms_model *m, const ms_cell *cell, ms_finding *f)
         f->cause = MS_CAUSE_COLD;
         f->evidence = ratio(cold, misses);
         pct(ev, sizeof ev, f->evidence);
-        snprintf(f->text, sizeof f->text,
+        say(f,
                  "%s of memory stall: %s in %s%s, first-reference (cold) %smisses (%s of its misses): each line "
                  "is missed the first time it is touched",
                  share, data, code, where, lvl, ev);
@@ -215,19 +225,19 @@ static void explain(const ms_model *m, const ms_cell *cell, ms_finding *f)
     if (e < 0 || (size_t)e >= m->ndata) {
         f->kind = MS_FINDING_REPLACEMENT;
         f->evidence = ratio(cap + conf, misses);
-        snprintf(f->text, sizeof f->text, "%s of memory stall: %s in %s%s, %sreplacement misses (%s capacity, %s conflict)",
+        say(f, "%s of memory stall: %s in %s%s, %sreplacement misses (%s capacity, %s conflict)",
                  share, data, code, where, lvl, capacity, conflict);
     } else if ((uint32_t)e == cell->data) {
         f->kind = MS_FINDING_SELF_INTERFERENCE;
         f->evictor = e;
-        snprintf(f->text, sizeof f->text,
+        say(f,
                  "%s of memory stall: %s in %s%s, %sreplacement misses (%s capacity, %s conflict) caused by %s "
                  "itself (self-interference, %s of them)",
                  share, data, code, where, lvl, capacity, conflict, data, ev);
     } else {
         f->kind = MS_FINDING_CROSS_INTERFERENCE;
         f->evictor = e;
-        snprintf(f->text, sizeof f->text,
+        say(f,
                  "%s of memory stall: %s in %s%s, %sreplacement misses (%s capacity, %s conflict) caused by %s "
                  "(cross-interference, %s of them)",
                  share, data, code, where, lvl, capacity, conflict, m->data[e].name, ev);

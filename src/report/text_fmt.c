@@ -129,7 +129,7 @@ void ms_fmt_findings(FILE *out, const ms_model *m, const uint32_t *codes, size_t
     for (size_t i = 0; i < m->nfindings; i++) {
         const ms_finding *f = &m->findings[i];
         if (!selected(f->code, codes, ncodes) || !selected(f->data, datas, ndatas)) continue;
-        char num[16];
+        char num[32];
         if (!shown++) fputs("FINDINGS\n", out);
         snprintf(num, sizeof num, "  %zu. ", i + 1);
         ms_fmt_wrapped(out, num, f->text, 100);
