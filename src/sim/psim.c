@@ -1,0 +1,318 @@
+/* Set-partitioned simulation (psim.h): routing into per-partition batches, and the fixed-order
+ * merge of the partitions' results. */
+#include "psim.h"
+
+#include <stdlib.h>   /* qsort */
+#include <string.h>
+
+#include "mem.h"
+#include "sim_internal.h"
+
+struct ms_psim {
+    ms_mem mem;
+    ms_hier_config cfg;
+    unsigned nparts, shift, l1_shift, nprocs;
+    ms_sim *sim[MS_PSIM_MAX_PARTS];
+    ms_psim_batch *cur[MS_PSIM_MAX_PARTS];   /* NULL: the queue ran out of memory */
+    uint64_t lost[MS_PSIM_MAX_PARTS];        /* each written by the partition's worker only */
+    uint64_t queue_lost;                     /* written by the producer only */
+    uint64_t straddles;
+    ms_psim_submit_fn submit;
+    void *ud;
+    ms_counters *merged;
+    uint32_t nmerged;
+};
+
+static unsigned log2u(uint64_t v)
+{
+    unsigned s = 0;
+    while ((1ull << s) < v) s++;
+    return s;
+}
+
+/* The partition key's shift: the largest line (and the coherence unit with processors). */
+static unsigned key_shift(const ms_hier_config *cfg)
+{
+    unsigned s = 0;
+    for (int k = 0; k < cfg->nlevels; k++)
+        if (log2u(cfg->level[k].line) > s) s = log2u(cfg->level[k].line);
+    if (cfg->nprocs > 1 && log2u(ms_config_coherence_unit(cfg)) > s)
+        s = log2u(ms_config_coherence_unit(cfg));
+    return s;
+}
+
+unsigned ms_psim_parts_for(const ms_hier_config *cfg, unsigned want)
+{
+    unsigned p = 1;
+    while (p < want && p < MS_PSIM_MAX_PARTS) p *= 2;
+    unsigned s = key_shift(cfg);
+    for (int k = 0; k < cfg->nlevels; k++) {
+        const ms_level_config *lv = &cfg->level[k];
+        if (lv->policy == MS_POLICY_RANDOM) return 1;
+        uint64_t span = lv->size / lv->ways;   /* bytes one way covers: sets x line */
+        uint64_t cap = span >> s;              /* key values inside one way's set index */
+        while (p > 1 && p > cap) p /= 2;
+    }
+    return p;
+}
+
+ms_psim_batch *ms_psim_batch_new(ms_psim *ps, unsigned part)
+{
+    ms_psim_batch *b = ms_mem_alloc(&ps->mem, sizeof *b);
+    if (b) b->part = part;
+    return b;
+}
+
+void ms_psim_batch_free(ms_psim *ps, ms_psim_batch *b) { ms_mem_release(&ps->mem, b, sizeof *b); }
+
+int ms_psim_create(ms_psim **out, const ms_hier_config *cfg, const ms_allocator *alloc, unsigned nparts,
+                   ms_psim_submit_fn submit, void *ud)
+{
+    *out = NULL;
+    if (!alloc || !submit || nparts < 1 || nparts > MS_PSIM_MAX_PARTS || (nparts & (nparts - 1)) ||
+        ms_config_validate(cfg, NULL, 0) != 0 || nparts > ms_psim_parts_for(cfg, nparts))
+        return -1;
+    ms_mem mem = { *alloc, 0 };
+    ms_psim *ps = ms_mem_alloc(&mem, sizeof *ps);
+    if (!ps) return -1;
+    ps->mem = mem;
+    ps->cfg = *cfg;
+    ps->nparts = nparts;
+    ps->shift = key_shift(cfg);
+    ps->l1_shift = log2u(cfg->level[0].line);
+    ps->nprocs = cfg->nprocs > 1 ? cfg->nprocs : 1;
+    ps->submit = submit;
+    ps->ud = ud;
+    for (unsigned p = 0; p < nparts; p++)
+        if (ms_sim_create(&ps->sim[p], cfg, alloc) != 0 || !(ps->cur[p] = ms_psim_batch_new(ps, p))) {
+            ms_psim_destroy(ps);
+            return -1;
+        }
+    *out = ps;
+    return 0;
+}
+
+void ms_psim_destroy(ms_psim *ps)
+{
+    if (!ps) return;
+    for (unsigned p = 0; p < ps->nparts; p++) {
+        ms_sim_destroy(ps->sim[p]);
+        ms_mem_release(&ps->mem, ps->cur[p], sizeof *ps->cur[p]);
+    }
+    ms_mem_release(&ps->mem, ps->merged, (size_t)ps->nmerged * sizeof *ps->merged);
+    ms_mem mem = ps->mem;
+    ms_mem_release(&mem, ps, sizeof *ps);
+}
+
+unsigned ms_psim_parts(const ms_psim *ps) { return ps->nparts; }
+
+/* Append op to partition p's batch, handing it over when full. */
+static void push(ms_psim *ps, unsigned p, const ms_psim_op *op)
+{
+    ms_psim_batch *b = ps->cur[p];
+    if (!b) {
+        ps->queue_lost += !op->region;
+        return;
+    }
+    b->op[b->n++] = *op;
+    if (b->n == MS_PSIM_BATCH) {
+        ms_psim_batch *e = ps->submit(ps->ud, b);
+        if (e) {
+            e->part = p;
+            e->n = 0;
+        }
+        ps->cur[p] = e;
+    }
+}
+
+static inline unsigned part_of(const ms_psim *ps, uint64_t addr)
+{
+    return (unsigned)(addr >> ps->shift) & (ps->nparts - 1);
+}
+
+int ms_psim_access(ms_psim *ps, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
+{
+    if (cpu >= ps->nprocs) return -1;
+    uint64_t last = addr + (size ? size - 1 : 0);
+    if (last < addr) last = addr;   /* wrapped: ms_sim keeps the first line only */
+    unsigned p = part_of(ps, addr);
+    if (part_of(ps, last) == p) {
+        ms_psim_op op = { addr, size, ctx, (uint16_t)cpu, (uint8_t)flags, 0 };
+        push(ps, p, &op);
+        return 0;
+    }
+    /* The lines are in different partitions: one reference per line (the one deviation). */
+    ps->straddles++;
+    ms_psim_access_range(ps, cpu, addr, size, flags, ctx);
+    return 0;
+}
+
+void ms_psim_access_range(ms_psim *ps, unsigned cpu, uint64_t addr, uint64_t len, unsigned flags, uint32_t ctx)
+{
+    if (len == 0 || cpu >= ps->nprocs) return;
+    uint64_t line_bytes = 1ull << ps->l1_shift;
+    uint64_t end = addr + len - 1 < addr ? UINT64_MAX : addr + len - 1;
+    for (uint64_t a = addr;;) {
+        uint64_t line_end = a | (line_bytes - 1);
+        uint64_t stop = line_end < end ? line_end : end;
+        ms_psim_op op = { a, (uint32_t)(stop - a + 1), ctx, (uint16_t)cpu, (uint8_t)flags, 0 };
+        push(ps, part_of(ps, a), &op);
+        if (stop == end) return;
+        a = stop + 1;
+    }
+}
+
+void ms_psim_next_region(ms_psim *ps)
+{
+    ms_psim_op op = { 0, 0, 0, 0, 0, 1 };
+    for (unsigned p = 0; p < ps->nparts; p++) push(ps, p, &op);
+}
+
+void ms_psim_flush(ms_psim *ps)
+{
+    for (unsigned p = 0; p < ps->nparts; p++) {
+        ms_psim_batch *b = ps->cur[p];
+        if (!b || !b->n) continue;
+        ms_psim_batch *e = ps->submit(ps->ud, b);
+        if (e) {
+            e->part = p;
+            e->n = 0;
+        }
+        ps->cur[p] = e;
+    }
+}
+
+void ms_psim_apply(ms_psim *ps, const ms_psim_batch *b)
+{
+    ms_sim *sim = ps->sim[b->part];
+    uint64_t lost = 0;
+    for (uint32_t i = 0; i < b->n; i++) {
+        const ms_psim_op *o = &b->op[i];
+        if (o->region)
+            ms_sim_next_region(sim);
+        else
+            lost += ms_sim_access(sim, o->cpu, o->addr, o->size, o->flags, o->ctx) < 0;
+    }
+    ps->lost[b->part] += lost;
+}
+
+const ms_counters *ms_psim_counters(ms_psim *ps, uint32_t *n)
+{
+    uint32_t most = 0;
+    for (unsigned p = 0; p < ps->nparts; p++) {
+        uint32_t k;
+        ms_sim_finish(ps->sim[p]);
+        ms_sim_counters(ps->sim[p], &k);
+        if (k > most) most = k;
+    }
+    ms_mem_release(&ps->mem, ps->merged, (size_t)ps->nmerged * sizeof *ps->merged);
+    ps->nmerged = 0;
+    *n = 0;
+    ps->merged = ms_mem_alloc(&ps->mem, (size_t)(most ? most : 1) * sizeof *ps->merged);
+    if (!ps->merged) return NULL;
+    ps->nmerged = most ? most : 1;
+    for (unsigned p = 0; p < ps->nparts; p++) {
+        uint32_t k;
+        const ms_counters *c = ms_sim_counters(ps->sim[p], &k);
+        for (uint32_t i = 0; i < k; i++) ms_counters_add(&ps->merged[i], &c[i]);
+    }
+    *n = most;
+    return ps->merged;
+}
+
+/* ---- pairs: gathered from every partition, sorted by key, equal keys summed ---- */
+
+typedef struct { uint32_t key[4]; uint64_t count; } pair;
+typedef struct { ms_mem *mem; pair *v; size_t n, cap; int failed; } pair_list;
+
+static void list_add(pair_list *l, const uint32_t key[4], uint64_t count)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 256;
+        pair *v = ms_mem_alloc(l->mem, cap * sizeof *v);
+        if (!v) { l->failed = 1; return; }
+        if (l->n) memcpy(v, l->v, l->n * sizeof *v);
+        ms_mem_release(l->mem, l->v, l->cap * sizeof *v);
+        l->v = v;
+        l->cap = cap;
+    }
+    memcpy(l->v[l->n].key, key, sizeof l->v[l->n].key);
+    l->v[l->n++].count = count;
+}
+
+static int pair_cmp(const void *a, const void *b)
+{
+    const pair *x = a, *y = b;
+    for (int i = 0; i < 4; i++)
+        if (x->key[i] != y->key[i]) return x->key[i] < y->key[i] ? -1 : 1;
+    return 0;
+}
+
+/* Sort and sum equal keys in place. */
+static void list_merge(pair_list *l)
+{
+    if (!l->n) return;
+    qsort(l->v, l->n, sizeof *l->v, pair_cmp);
+    size_t w = 0;
+    for (size_t i = 1; i < l->n; i++) {
+        if (pair_cmp(&l->v[w], &l->v[i]) == 0)
+            l->v[w].count += l->v[i].count;
+        else
+            l->v[++w] = l->v[i];
+    }
+    l->n = w + 1;
+}
+
+static void take_eviction(const ms_eviction *e, void *ud)
+{
+    uint32_t key[4] = { e->level, e->victim_ctx, e->evictor_ctx, 0 };
+    list_add(ud, key, e->count);
+}
+
+static void take_invalidation(const ms_invalidation *e, void *ud)
+{
+    uint32_t key[4] = { e->victim_ctx, e->victim_cpu, e->inval_ctx, e->inval_cpu };
+    list_add(ud, key, e->count);
+}
+
+int ms_psim_each_eviction(const ms_psim *ps, void (*fn)(const ms_eviction *e, void *ud), void *ud)
+{
+    ms_mem mem = ps->mem;
+    pair_list l = { &mem, NULL, 0, 0, 0 };
+    for (unsigned p = 0; p < ps->nparts; p++) ms_sim_each_eviction(ps->sim[p], take_eviction, &l);
+    if (!l.failed) list_merge(&l);
+    for (size_t i = 0; !l.failed && i < l.n; i++) {
+        ms_eviction e = { l.v[i].key[1], l.v[i].key[2], l.v[i].key[0], l.v[i].count };
+        fn(&e, ud);
+    }
+    ms_mem_release(&mem, l.v, l.cap * sizeof *l.v);
+    return l.failed ? -1 : 0;
+}
+
+int ms_psim_each_invalidation(const ms_psim *ps, void (*fn)(const ms_invalidation *e, void *ud), void *ud)
+{
+    ms_mem mem = ps->mem;
+    pair_list l = { &mem, NULL, 0, 0, 0 };
+    for (unsigned p = 0; p < ps->nparts; p++) ms_sim_each_invalidation(ps->sim[p], take_invalidation, &l);
+    if (!l.failed) list_merge(&l);
+    for (size_t i = 0; !l.failed && i < l.n; i++) {
+        ms_invalidation e = { l.v[i].key[0], l.v[i].key[1], l.v[i].key[2], l.v[i].key[3], l.v[i].count };
+        fn(&e, ud);
+    }
+    ms_mem_release(&mem, l.v, l.cap * sizeof *l.v);
+    return l.failed ? -1 : 0;
+}
+
+unsigned ms_psim_nprocs(const ms_psim *ps) { return ps->nprocs; }
+const ms_hier_config *ms_psim_config(const ms_psim *ps) { return &ps->cfg; }
+
+uint64_t ms_psim_lost(const ms_psim *ps)
+{
+    uint64_t n = ps->queue_lost;
+    for (unsigned p = 0; p < ps->nparts; p++) n += ps->lost[p];
+    return n;
+}
+
+uint64_t ms_psim_straddles(const ms_psim *ps) { return ps->straddles; }
+
+ms_sim *ms_psim_part(ms_psim *ps, unsigned p) { return p < ps->nparts ? ps->sim[p] : NULL; }

@@ -1,0 +1,96 @@
+/* Set-partitioned simulation: a wrapper of P ordinary simulators (sim.h) with the same
+ * configuration, each fed the references whose partition key (address >> the largest line or
+ * coherence-unit shift) is its number modulo P. P is a power of two no larger than any
+ * level's set count allows, so every level's sets, line records, evictors, replacement pairs
+ * and coherence units stay whole inside one partition (docs/simulator.md, "Partitioned
+ * simulation"). The wrapper routes references into per-partition batches and hands full ones
+ * to the caller, who runs them (ms_psim_apply) on threads it owns: the simulator stays a pure
+ * library. Results are merged in a fixed order, so they do not depend on the schedule.
+ * Exact against one simulator except: each partition's 3C shadow holds 1/P of the lines (the
+ * capacity/conflict split may move), and a reference straddling two lines of different
+ * partitions is split into one reference per line (counted in ms_psim_straddles). */
+#ifndef MEMSPY_SIM_PSIM_H
+#define MEMSPY_SIM_PSIM_H
+#include "sim.h"
+
+#define MS_PSIM_MAX_PARTS 64u
+#define MS_PSIM_BATCH 4096u
+
+/* One queued operation: a reference, or (region set) a region boundary. */
+typedef struct {
+    uint64_t addr;
+    uint32_t size, ctx;
+    uint16_t cpu;
+    uint8_t flags, region;
+} ms_psim_op;
+
+/* A batch of one partition's operations, in stream order. next is the caller's (queues). */
+typedef struct ms_psim_batch {
+    struct ms_psim_batch *next;
+    unsigned part;
+    uint32_t n;
+    ms_psim_op op[MS_PSIM_BATCH];
+} ms_psim_batch;
+
+/* The caller's queue: take a full batch (to be applied in order with the partition's earlier
+ * ones) and return an empty one for the same partition, or NULL when out of memory (the
+ * wrapper then applies nothing more for that partition and counts the lost references). */
+typedef ms_psim_batch *(*ms_psim_submit_fn)(void *ud, ms_psim_batch *full);
+
+typedef struct ms_psim ms_psim;
+
+/* A new empty batch for partition part, from the wrapper's allocator (NULL: no memory), and
+ * its release. For the caller's queue; call both from one thread (the producer's). */
+ms_psim_batch *ms_psim_batch_new(ms_psim *ps, unsigned part);
+void ms_psim_batch_free(ms_psim *ps, ms_psim_batch *b);
+
+/* The number of partitions for `want` workers under cfg: the smallest power of two >= want,
+ * capped so that every level's set index and the coherence unit keep whole sets (1 with
+ * random replacement, whose random sequence is per level). */
+unsigned ms_psim_parts_for(const ms_hier_config *cfg, unsigned want);
+
+/* Create nparts (a value of ms_psim_parts_for) simulators for cfg and their first batches
+ * (from alloc). Returns 0, or -1 on bad config / no memory. */
+int ms_psim_create(ms_psim **out, const ms_hier_config *cfg, const ms_allocator *alloc, unsigned nparts,
+                   ms_psim_submit_fn submit, void *ud);
+void ms_psim_destroy(ms_psim *ps);
+
+unsigned ms_psim_parts(const ms_psim *ps);
+
+/* Queue a reference (as ms_sim_access: size 1..line). Returns 0, or -1 if cpu is out of range
+ * (not counted). */
+int ms_psim_access(ms_psim *ps, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx);
+
+/* Queue a byte range as one reference per touched line (as ms_sim_access_range). */
+void ms_psim_access_range(ms_psim *ps, unsigned cpu, uint64_t addr, uint64_t len, unsigned flags, uint32_t ctx);
+
+/* Queue a region boundary for every partition (ms_sim_next_region), in stream order. */
+void ms_psim_next_region(ms_psim *ps);
+
+/* Hand every non-empty batch to the caller (at the end of the stream). */
+void ms_psim_flush(ms_psim *ps);
+
+/* Run a batch into its partition's simulator; thread-safe for batches of different
+ * partitions (never run two batches of one partition at once, and run them in order). */
+void ms_psim_apply(ms_psim *ps, const ms_psim_batch *b);
+
+/* After every batch has been applied: finish every partition (ms_sim_finish) and merge their
+ * counters (indexed as ms_sim_counters; *n entries; owned by ps). NULL when out of memory. */
+const ms_counters *ms_psim_counters(ms_psim *ps, uint32_t *n);
+
+/* Merged replacement / invalidation pairs, ordered by their keys. -1 when out of memory. */
+int ms_psim_each_eviction(const ms_psim *ps, void (*fn)(const ms_eviction *e, void *ud), void *ud);
+int ms_psim_each_invalidation(const ms_psim *ps, void (*fn)(const ms_invalidation *e, void *ud), void *ud);
+
+unsigned ms_psim_nprocs(const ms_psim *ps);
+const ms_hier_config *ms_psim_config(const ms_psim *ps);
+
+/* References lost to out-of-memory in the simulators or the queue (the run is incomplete),
+ * and straddling references split into one reference per line. */
+uint64_t ms_psim_lost(const ms_psim *ps);
+uint64_t ms_psim_straddles(const ms_psim *ps);
+
+/* The simulator of partition p (tests). */
+ms_sim *ms_psim_part(ms_psim *ps, unsigned p);
+
+#endif

@@ -1,0 +1,202 @@
+/* The set-partitioned simulator (psim.h): for P = 1..16 partitions its merged results equal
+ * one simulator's in every counter and pair, except that the capacity/conflict split may move
+ * (their sum is equal); on random, strided and multiprocessor streams. */
+#include <stdlib.h>
+
+#include "sim_testutil.h"
+#include "sim/psim.h"
+
+typedef struct { uint8_t cpu, write, region; uint64_t addr; uint32_t size, ctx; } ref;
+
+/* Runs each full batch at once (the caller's queue without threads); ud points to the psim. */
+static ms_psim_batch *apply_now(void *ud, ms_psim_batch *full)
+{
+    ms_psim_apply(*(ms_psim **)ud, full);
+    return full;
+}
+
+static uint64_t rng = 88172645463325252ull;
+static uint64_t next_rand(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+typedef struct { uint32_t k[4]; uint64_t count; } pair;
+typedef struct { pair v[100000]; size_t n; } pairs;
+static pairs ref_ev, got_ev, ref_inv, got_inv;
+
+static void put_ev(const ms_eviction *e, void *ud)
+{
+    pairs *p = ud;
+    if (p->n < 100000) p->v[p->n++] = (pair){ { e->level, e->victim_ctx, e->evictor_ctx, 0 }, e->count };
+}
+static void put_inv(const ms_invalidation *e, void *ud)
+{
+    pairs *p = ud;
+    if (p->n < 100000) p->v[p->n++] = (pair){ { e->victim_ctx, e->victim_cpu, e->inval_ctx, e->inval_cpu }, e->count };
+}
+static int pair_cmp(const void *a, const void *b) { return memcmp(a, b, sizeof(uint32_t[4])); }
+
+static void same_pairs(pairs *want, pairs *got, const char *what, unsigned parts)
+{
+    qsort(want->v, want->n, sizeof want->v[0], pair_cmp);
+    CHECK_EQ(got->n, want->n);
+    for (size_t i = 0; i < want->n && i < got->n; i++)
+        if (memcmp(&want->v[i], &got->v[i], sizeof want->v[i]) != 0) {
+            fprintf(stderr, "%s pair %zu differs with %u partitions\n", what, i, parts);
+            CHECK(0);
+            break;
+        }
+}
+
+/* Compare a's and b's counters with the capacity/conflict split taken out; returns the number
+ * of misses moved between capacity and conflict. */
+static uint64_t same_counters(const ms_counters *a, const ms_counters *b, unsigned parts, uint32_t row)
+{
+    ms_counters x = *a, y = *b;
+    uint64_t moved = 0;
+    for (int k = 0; k < MS_MAX_LEVELS; k++) {
+        uint64_t *cx = x.level[k].cause, *cy = y.level[k].cause;
+        CHECK_EQ(cy[MS_CAUSE_CAPACITY] + cy[MS_CAUSE_CONFLICT], cx[MS_CAUSE_CAPACITY] + cx[MS_CAUSE_CONFLICT]);
+        moved += cx[MS_CAUSE_CAPACITY] > cy[MS_CAUSE_CAPACITY] ? cx[MS_CAUSE_CAPACITY] - cy[MS_CAUSE_CAPACITY]
+                                                               : cy[MS_CAUSE_CAPACITY] - cx[MS_CAUSE_CAPACITY];
+        cx[MS_CAUSE_CAPACITY] = cy[MS_CAUSE_CAPACITY] = cx[MS_CAUSE_CONFLICT] = cy[MS_CAUSE_CONFLICT] = 0;
+    }
+    if (memcmp(&x, &y, sizeof x) != 0) {
+        fprintf(stderr, "counters of row %u differ with %u partitions\n", row, parts);
+        CHECK(0);
+    }
+    return moved;
+}
+
+/* Run refs through one simulator and through psim for P = 1, 2, 4, 8, 16 (as capped);
+ * returns the largest number of misses moved between capacity and conflict. */
+static uint64_t compare(const char *config, const ref *refs, size_t n, unsigned want_max_parts)
+{
+    ms_hier_config cfg;
+    char err[200];
+    if (ms_config_parse_full(config, &cfg, err, sizeof err) != 0) {
+        fprintf(stderr, "bad config %s: %s\n", config, err);
+        exit(1);
+    }
+    ms_sim *one = sim_from_text(config);
+    for (size_t i = 0; i < n; i++) {
+        if (refs[i].region)
+            ms_sim_next_region(one);
+        else
+            ms_sim_access(one, refs[i].cpu, refs[i].addr, refs[i].size, refs[i].write ? MS_ACC_WRITE : 0, refs[i].ctx);
+    }
+    ms_sim_finish(one);
+    uint32_t nref;
+    const ms_counters *want = ms_sim_counters(one, &nref);
+    ref_ev.n = ref_inv.n = 0;
+    ms_sim_each_eviction(one, put_ev, &ref_ev);
+    ms_sim_each_invalidation(one, put_inv, &ref_inv);
+    CHECK_EQ(ms_psim_parts_for(&cfg, 16), want_max_parts);
+    uint64_t worst = 0;
+    ms_allocator a = test_allocator(&default_heap);
+    for (unsigned w = 1; w <= 16; w *= 2) {
+        unsigned parts = ms_psim_parts_for(&cfg, w);
+        ms_psim *ps = NULL;
+        CHECK_EQ_INT(ms_psim_create(&ps, &cfg, &a, parts, NULL, NULL), -1);   /* no queue: refused */
+        CHECK_EQ_INT(ms_psim_create(&ps, &cfg, &a, parts, apply_now, &ps), 0);
+        if (!ps) return worst;
+        for (size_t i = 0; i < n; i++) {
+            if (refs[i].region)
+                ms_psim_next_region(ps);
+            else
+                ms_psim_access(ps, refs[i].cpu, refs[i].addr, refs[i].size, refs[i].write ? MS_ACC_WRITE : 0,
+                               refs[i].ctx);
+        }
+        ms_psim_flush(ps);
+        uint32_t ngot;
+        const ms_counters *got = ms_psim_counters(ps, &ngot);
+        CHECK_EQ(ngot, nref);
+        for (uint32_t r = 0; got && r < ngot && r < nref; r++) {
+            uint64_t moved = same_counters(&got[r], &want[r], parts, r);
+            if (moved > worst) worst = moved;
+        }
+        got_ev.n = got_inv.n = 0;
+        CHECK_EQ_INT(ms_psim_each_eviction(ps, put_ev, &got_ev), 0);
+        CHECK_EQ_INT(ms_psim_each_invalidation(ps, put_inv, &got_inv), 0);
+        same_pairs(&ref_ev, &got_ev, "eviction", parts);
+        same_pairs(&ref_inv, &got_inv, "invalidation", parts);
+        CHECK_EQ(ms_psim_lost(ps), 0);
+        CHECK_EQ(ms_psim_straddles(ps), 0);
+        ms_psim_destroy(ps);
+    }
+    ms_sim_destroy(one);
+    return worst;
+}
+
+static ref refs[400000];
+
+/* Random single-line references of 4 contexts over 256 KiB (no straddles), reads and writes. */
+static size_t random_stream(unsigned nprocs, int regions)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < 300000; i++) {
+        uint64_t r = next_rand();
+        if (regions && i % 5000 == 4999) refs[n++] = (ref){ 0, 0, 1, 0, 0, 0 };
+        unsigned size = 1u << (r % 4);
+        uint64_t addr = ((r >> 8) % (256 * 1024)) & ~(uint64_t)(size - 1);
+        refs[n++] = (ref){ (uint8_t)((r >> 40) % nprocs), (uint8_t)((r >> 50) % 3 == 0), 0, 0x100000 + addr,
+                           size, 1 + (uint32_t)((r >> 44) % 4) };
+    }
+    return n;
+}
+
+/* Three arrays walked with strides 8, 64 and 4160 bytes (ctx 1..3), repeated. */
+static size_t strided_stream(void)
+{
+    size_t n = 0;
+    for (int rep = 0; rep < 4; rep++)
+        for (uint64_t i = 0; i < 20000; i++) {
+            refs[n++] = (ref){ 0, 0, 0, 0x200000 + i * 8 % (96 * 1024), 8, 1 };
+            refs[n++] = (ref){ 0, 1, 0, 0x400000 + i * 64 % (200 * 1024), 8, 2 };
+            refs[n++] = (ref){ 0, 0, 0, 0x800000 + i * 4160 % (1024 * 1024), 4, 3 };
+        }
+    return n;
+}
+
+int main(void)
+{
+    size_t n = random_stream(1, 0);
+    /* 32 L1 sets: P up to 16. */
+    uint64_t moved = compare("L1=4K:2:64:1,L2=64K:8:64:10;mem=100", refs, n, 16);
+    CHECK(moved > 0);   /* the split does move on this stream (the test can see it) */
+    compare("L1=4K:2:64:1:plru,L2=32K:4:128:10;mem=100", refs, n, 16);
+    compare("L1=1K:2:64:1;mem=50", refs, n, 8);              /* 8 sets: capped at 8 */
+    compare("L1=4K:2:64:1:random;mem=50", refs, n, 1);       /* random replacement: one */
+    n = strided_stream();
+    compare("L1=4K:2:64:1,L2=64K:8:64:10;mem=100", refs, n, 16);
+    /* Multiprocessor: coherence, invalidation pairs, regions, patterns. */
+    n = random_stream(4, 1);
+    compare("L1=4K:2:64:1,L2=64K:8:64:10;mem=100;procs=4", refs, n, 16);
+    compare("L1=4K:2:64:1,L2=64K:8:64:10;mem=100;procs=4;shared=2;nodes=2", refs, n, 16);
+    /* A 1 KiB coherence unit: the key is the unit number; 4 KiB / 2 ways / 1 KiB = 2. */
+    compare("L1=4K:2:64:1;mem=100;procs=4;unit=1024", refs, n, 2);
+
+    /* A reference straddling lines of two partitions is split into one per line (counted). */
+    ms_hier_config cfg;
+    ms_config_parse_full("L1=4K:2:64:1;mem=50", &cfg, NULL, 0);
+    ms_allocator a = test_allocator(&default_heap);
+    ms_psim *ps = NULL;
+    CHECK_EQ_INT(ms_psim_create(&ps, &cfg, &a, 2, apply_now, &ps), 0);
+    CHECK_EQ_INT(ms_psim_access(ps, 0, 0x1000 + 60, 8, 0, 1), 0);
+    CHECK_EQ_INT(ms_psim_access(ps, 1, 0x1000, 8, 0, 1), -1);   /* no processor 1 */
+    ms_psim_flush(ps);
+    uint32_t nc;
+    const ms_counters *c = ms_psim_counters(ps, &nc);
+    CHECK_EQ(ms_psim_straddles(ps), 1);
+    CHECK_EQ(c[1].reads, 2);
+    CHECK_EQ(c[1].level[0].cause[MS_CAUSE_COLD], 2);
+    ms_psim_destroy(ps);
+    CHECK_EQ(default_heap.outstanding, 0);
+    /* P not allowed by the config is refused. */
+    CHECK_EQ_INT(ms_psim_create(&ps, &cfg, &a, 64, apply_now, &ps), -1);
+    return check_result();
+}
