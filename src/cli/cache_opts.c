@@ -7,10 +7,12 @@
 #include <strings.h>
 
 #include "cli.h"
+#include "../drive/drive.h"
 #include "../util/util.h"
 
 #define MAX_CONFIG_FILE_BYTES (1 << 20)
 #define MAX_MEM_LATENCY 1000000ul
+#define MAX_SIM_THREADS 256ul
 
 int ms_cache_opts_take(ms_cache_opts *o, int opt, const char *arg)
 {
@@ -26,6 +28,7 @@ int ms_cache_opts_take(ms_cache_opts *o, int opt, const char *arg)
     case MS_OPT_SHARED: o->shared = arg; return 1;
     case MS_OPT_REMOTE_LATENCY: o->remote_latency = arg; return 1;
     case MS_OPT_INTERLEAVE: o->interleave = arg; return 1;
+    case MS_OPT_SIM_THREADS: o->sim_threads = arg; return 1;
     default: return 0;
     }
 }
@@ -143,7 +146,13 @@ int ms_cache_opts_apply_mp(const ms_cache_opts *o, ms_hier_config *cfg, char *er
 int ms_cache_opts_interleave(const ms_cache_opts *o, ms_interleave *mode, char *err, size_t errlen)
 {
     *mode = MS_INTERLEAVE_INTERLEAVED;
-    if (!o->interleave || ms_interleave_parse(o->interleave, mode) == 0) return 0;
-    snprintf(err, errlen, "--interleave: '%s' is neither interleaved nor piped", o->interleave);
-    return -1;
+    if (o->interleave && ms_interleave_parse(o->interleave, mode) != 0) {
+        snprintf(err, errlen, "--interleave: '%s' is neither interleaved nor piped", o->interleave);
+        return -1;
+    }
+    uint32_t n = 0;
+    if (o->sim_threads && take_number("--sim-threads", o->sim_threads, MAX_SIM_THREADS, &n, err, errlen) < 0)
+        return -1;
+    ms_drive_set_sim_threads(n);
+    return 0;
 }

@@ -50,7 +50,7 @@ int ms_cli_parse_positive(const char *s, unsigned long max, unsigned long *out);
 enum { MS_OPT_PRESET = 1000, MS_OPT_CACHE, MS_OPT_MEM_LATENCY, MS_OPT_CONFIG_FILE, MS_OPT_PROCS,
        MS_OPT_NODES, MS_OPT_UNIT, MS_OPT_PROTOCOL, MS_OPT_SHARED, MS_OPT_REMOTE_LATENCY,
        MS_OPT_INTERLEAVE, MS_OPT_DB, MS_OPT_JSON_FILE, MS_OPT_RESULT_FILE, MS_OPT_TOP_N,
-       MS_OPT_NO_REPORT, MS_OPT_DB_TIMEOUT, MS_OPT_FIRST_FREE };
+       MS_OPT_NO_REPORT, MS_OPT_DB_TIMEOUT, MS_OPT_SIM_THREADS, MS_OPT_FIRST_FREE };
 
 /* Entries for a getopt_long option table. */
 #define MS_CACHE_LONG_OPTIONS                                               \
@@ -64,7 +64,8 @@ enum { MS_OPT_PRESET = 1000, MS_OPT_CACHE, MS_OPT_MEM_LATENCY, MS_OPT_CONFIG_FIL
     { "protocol", required_argument, NULL, MS_OPT_PROTOCOL },              \
     { "shared", required_argument, NULL, MS_OPT_SHARED },                  \
     { "remote-latency", required_argument, NULL, MS_OPT_REMOTE_LATENCY },  \
-    { "interleave", required_argument, NULL, MS_OPT_INTERLEAVE }
+    { "interleave", required_argument, NULL, MS_OPT_INTERLEAVE },          \
+    { "sim-threads", required_argument, NULL, MS_OPT_SIM_THREADS }
 
 /* Help text for those options, for the subcommands' --help. */
 #define MS_CACHE_OPTIONS_HELP                                                                   \
@@ -83,7 +84,10 @@ enum { MS_OPT_PRESET = 1000, MS_OPT_CACHE, MS_OPT_MEM_LATENCY, MS_OPT_CONFIG_FIL
     "  --coherence-unit S   bytes kept coherent as one unit: the line (default) or e.g. 4K\n"  \
     "  --shared LEVEL       first level shared by all processors (e.g. L3); default: private\n" \
     "  --nodes N            group the processors into N nodes; misses are local or remote\n"  \
-    "  --remote-latency N   cycles of a miss served by another node (default 2 x memory)\n"
+    "  --remote-latency N   cycles of a miss served by another node (default 2 x memory)\n"  \
+    "  --sim-threads N      threads simulating the replay of recorded streams (1..256; default\n" \
+    "                       the CPUs usable minus one): the simulation is split by cache set;\n" \
+    "                       only the capacity/conflict split depends on N\n"
 
 #define MS_STR_(x) #x
 #define MS_STR(x) MS_STR_(x)
@@ -92,6 +96,7 @@ typedef struct {
     const char *preset, *config_file, *cache, *mem_latency;   /* NULL when not given */
     const char *procs, *nodes, *unit, *protocol, *shared, *remote_latency;
     const char *interleave;
+    const char *sim_threads;
 } ms_cache_opts;
 
 /* Take option `opt` with argument arg if it is a cache option: returns 1 if taken, else 0. */
@@ -109,7 +114,8 @@ int ms_cache_opts_hier_given(const ms_cache_opts *o);
  * validate. Returns 0, or -1 with err naming the option. */
 int ms_cache_opts_apply_mp(const ms_cache_opts *o, ms_hier_config *cfg, char *err, size_t errlen);
 
-/* The --interleave mode into *mode (interleaved by default): 0, or -1 with err if unknown. */
+/* The replay options: the --interleave mode into *mode (interleaved by default) and
+ * --sim-threads (1..256) into the drive's setting. 0, or -1 with err if bad. */
 int ms_cache_opts_interleave(const ms_cache_opts *o, ms_interleave *mode, char *err, size_t errlen);
 
 /* ---- choosing the stored run a command reads ---- */

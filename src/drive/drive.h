@@ -30,6 +30,12 @@ char *ms_drive_problems_join(const ms_drive_problems *p);
 int ms_drive_replay(const char *dir, const ms_hier_config *cfg, ms_interleave mode, ms_raw *raw,
                     ms_drive_problems *problems, char *err, size_t errlen);
 
+/* The number of simulator threads the replays of this process use (0: the default, the CPUs
+ * the process may use minus one): a process-wide choice of the command line (--sim-threads).
+ * The simulation is split into partitions by line number (sim/psim.h); results do not depend on
+ * the number except the capacity/conflict split. */
+void ms_drive_set_sim_threads(unsigned n);
+
 /* Re-simulate a recording (`memspy resim`): read its raw profile at raw_path, drop the
  * counters and replacement causes simulated while it was recorded, and replay its streams in
  * dir under cfg in their place (ms_drive_replay). Returns as ms_drive_replay; raw is to be

@@ -9,13 +9,14 @@
 
 #include "../util/strbuf.h"
 #include "../util/util.h"
-#include "../sim/sim.h"
+#include "../sim/psim.h"
+#include "sim_workers.h"
 
 static void *sim_calloc(void *ud, size_t bytes) { (void)ud; return calloc(1, bytes); }
 static void sim_free(void *ud, void *p, size_t bytes) { (void)ud; (void)bytes; free(p); }
 
 typedef struct {
-    ms_sim *sim;
+    ms_psim *sim;
     uint32_t line;       /* L1 line: larger accesses are ranges, as in the runtime */
     uint64_t dropped;
 } sim_sink;
@@ -28,12 +29,12 @@ static void sink_access(void *ud, unsigned cpu, uint64_t addr, uint64_t size, un
     if (!ctx || !size)
         s->dropped++;
     else if (size <= s->line)
-        s->dropped += ms_sim_access(s->sim, cpu, addr, (uint32_t)size, flags, ctx) < 0;
+        s->dropped += ms_psim_access(s->sim, cpu, addr, (uint32_t)size, flags, ctx) < 0;
     else
-        ms_sim_access_range(s->sim, cpu, addr, size, flags, ctx);
+        ms_psim_access_range(s->sim, cpu, addr, size, flags, ctx);
 }
 
-static void sink_region(void *ud) { ms_sim_next_region(((sim_sink *)ud)->sim); }
+static void sink_region(void *ud) { ms_psim_next_region(((sim_sink *)ud)->sim); }
 
 /* Growable arrays of the raw profile. */
 typedef struct { ms_raw *raw; size_t cap; int failed; } pair_sink;
@@ -65,12 +66,12 @@ static int counter_used(const ms_counters *c)
 }
 
 /* Append the simulator's results to raw. Returns 0 or -1 (out of memory). */
-static int take_results(ms_raw *raw, ms_sim *sim, const ms_replay_result *res, ms_interleave mode)
+static int take_results(ms_raw *raw, ms_psim *sim, const ms_replay_result *res, ms_interleave mode)
 {
-    ms_sim_finish(sim);
     uint32_t n = 0;
-    unsigned nprocs = ms_sim_nprocs(sim);
-    const ms_counters *c = ms_sim_counters(sim, &n);
+    unsigned nprocs = ms_psim_nprocs(sim);
+    const ms_counters *c = ms_psim_counters(sim, &n);
+    if (!c) return -1;
     size_t used = 0;
     for (uint32_t i = 0; i < n; i++)
         used += counter_used(&c[i]);
@@ -81,11 +82,11 @@ static int take_results(ms_raw *raw, ms_sim *sim, const ms_replay_result *res, m
         if (counter_used(&c[i]))
             raw->counters[raw->ncounters++] = (ms_raw_counter){ i / nprocs, i % nprocs, c[i] };
     pair_sink ev = { raw, raw->nevictions, 0 }, inv = { raw, 0, 0 };
-    ms_sim_each_eviction(sim, add_eviction, &ev);
+    if (ms_psim_each_eviction(sim, add_eviction, &ev) < 0) return -1;
     free(raw->invalidations);
     raw->invalidations = NULL;
     raw->ninvalidations = 0;
-    ms_sim_each_invalidation(sim, add_invalidation, &inv);
+    if (ms_psim_each_invalidation(sim, add_invalidation, &inv) < 0) return -1;
     if (ev.failed || inv.failed) return -1;
     free(raw->threads);
     raw->threads = calloc(res->nthreads ? res->nthreads : 1, sizeof *raw->threads);
@@ -100,16 +101,27 @@ static int take_results(ms_raw *raw, ms_sim *sim, const ms_replay_result *res, m
     free(raw->interleave);
     raw->interleave = strdup(ms_interleave_name(mode));
     char spec[512];
-    ms_config_format(ms_sim_config(sim), spec, sizeof spec);
+    ms_config_format(ms_psim_config(sim), spec, sizeof spec);
     free(raw->config_text);
     raw->config_text = strdup(spec);
-    raw->nlevels = ms_sim_config(sim)->nlevels;
+    raw->nlevels = ms_psim_config(sim)->nlevels;
     return raw->interleave && raw->config_text ? 0 : -1;
 }
 
-/* What the user should know about the replay: broken deadlocks, unattributed accesses. */
-static int note_replay(ms_raw *raw, const ms_replay_result *res, uint64_t dropped)
+/* What the user should know about the replay: broken deadlocks, unattributed accesses,
+ * straddling references split by the partitioned simulation, fewer simulator threads. */
+static int note_replay(ms_raw *raw, const ms_replay_result *res, uint64_t dropped, const ms_psim *ps,
+                       unsigned want, unsigned started)
 {
+    if (ms_psim_straddles(ps) &&
+        ms_raw_add_note(raw, "simulation: %llu references straddling two lines of different partitions were "
+                             "counted as one reference per line (--sim-threads 1 keeps them whole)",
+                        (unsigned long long)ms_psim_straddles(ps)) < 0)
+        return -1;
+    if (started < want && started < ms_psim_parts(ps) &&
+        ms_raw_add_note(raw, "simulation: only %u of %u simulator threads could be started%s", started, want,
+                        started ? "" : "; the replay simulated alone") < 0)
+        return -1;
     if (res->deadlocks_broken &&
         ms_raw_add_note(raw, "replay: %llu waits could not be satisfied in replay order (a lock-order "
                              "inversion, a signal without a recorded waiter, ...) and were let through "
@@ -149,6 +161,21 @@ static void take_problems(ms_replay_result *res, ms_drive_problems *p)
     res->nproblems = 0;
 }
 
+/* Add a problem (the results are incomplete). -1 when out of memory. */
+static int add_problem(ms_drive_problems *p, const char *text)
+{
+    char **v = realloc(p->v, (p->n + 1) * sizeof *v);
+    if (!v) return -1;
+    p->v = v;
+    if (!(p->v[p->n] = strdup(text))) return -1;
+    p->n++;
+    return 0;
+}
+
+static unsigned sim_threads;   /* 0: ms_sim_workers_default() */
+
+void ms_drive_set_sim_threads(unsigned n) { sim_threads = n; }
+
 int ms_drive_replay(const char *dir, const ms_hier_config *cfg, ms_interleave mode, ms_raw *raw,
                     ms_drive_problems *problems, char *err, size_t errlen)
 {
@@ -165,26 +192,44 @@ int ms_drive_replay(const char *dir, const ms_hier_config *cfg, ms_interleave mo
     const ms_allocator alloc = { sim_calloc, sim_free, NULL };
     sim_sink s = { NULL, c.level[0].line, 0 };
     char why[1024] = "out of memory";
-    if (ms_config_validate(&c, why, sizeof why) < 0 || ms_sim_create(&s.sim, &c, &alloc) < 0) {
+    unsigned want = sim_threads ? sim_threads : ms_sim_workers_default();
+    ms_sim_workers *workers = NULL;
+    if (ms_config_validate(&c, why, sizeof why) < 0 || !(workers = ms_sim_workers_new(want)) ||
+        ms_psim_create(&s.sim, &c, &alloc, ms_psim_parts_for(&c, want), ms_sim_workers_submit, workers) < 0) {
         snprintf(err, errlen, "cannot create the simulator for %u processors: %s", c.nprocs, why);
+        ms_sim_workers_finish(workers);
         ms_replay_close(rp);
         return -1;
     }
+    unsigned started = ms_sim_workers_start(workers, s.sim);
     ms_replay_sink sink = { sink_access, sink_region, &s };
     ms_replay_result res;
     memset(&res, 0, sizeof res);
     char rerr[2048];
     int rc = ms_replay_run(rp, mode, c.nprocs, &sink, &res, rerr, sizeof rerr);
+    ms_sim_workers_finish(workers);
     if (rc < 0) {
         snprintf(err, errlen, "replaying %s: %s", dir, rerr);
-    } else if (take_results(raw, s.sim, &res, mode) < 0 || note_replay(raw, &res, s.dropped) < 0) {
+    } else if (take_results(raw, s.sim, &res, mode) < 0 ||
+               note_replay(raw, &res, s.dropped, s.sim, want, started) < 0) {
         snprintf(err, errlen, "out of memory");
         rc = -1;
-    } else if (rc > 0) {
-        take_problems(&res, problems);
+    } else {
+        if (rc > 0) take_problems(&res, problems);
+        if (ms_psim_lost(s.sim)) {
+            /* Out of memory in the simulation: the results so far are kept, marked incomplete. */
+            snprintf(why, sizeof why, "simulation: out of memory: %llu references were not simulated",
+                     (unsigned long long)ms_psim_lost(s.sim));
+            if (add_problem(problems, why) < 0) {
+                snprintf(err, errlen, "out of memory");
+                rc = -1;
+            } else {
+                rc = 1;
+            }
+        }
     }
     ms_replay_result_free(&res);
-    ms_sim_destroy(s.sim);
+    ms_psim_destroy(s.sim);
     ms_replay_close(rp);
     return rc;
 }

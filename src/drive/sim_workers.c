@@ -1,0 +1,125 @@
+/* Worker threads and batch queues of the partitioned simulation (sim_workers.h). */
+#define _GNU_SOURCE
+#include "sim_workers.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+
+struct ms_sim_workers {
+    pthread_mutex_t mu;
+    pthread_cond_t work_cv, free_cv;
+    ms_psim *ps;
+    unsigned want, started;
+    struct { ms_psim_batch *head, *tail; } q[MS_PSIM_MAX_PARTS];   /* one per worker */
+    ms_psim_batch *free;
+    size_t nbatches, max_batches;   /* batches allocated here (psim holds one per partition more) */
+    int done;
+    pthread_t tid[MS_PSIM_MAX_PARTS];
+    struct worker_arg { ms_sim_workers *w; unsigned i; } arg[MS_PSIM_MAX_PARTS];
+};
+
+unsigned ms_sim_workers_default(void)
+{
+    cpu_set_t set;
+    int n = 0;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) n = CPU_COUNT(&set);
+    return n > 2 ? (unsigned)n - 1 : 1;
+}
+
+ms_sim_workers *ms_sim_workers_new(unsigned want)
+{
+    ms_sim_workers *w = calloc(1, sizeof *w);
+    if (!w) return NULL;
+    pthread_mutex_init(&w->mu, NULL);
+    pthread_cond_init(&w->work_cv, NULL);
+    pthread_cond_init(&w->free_cv, NULL);
+    w->want = want ? want : 1;
+    return w;
+}
+
+static void *worker_main(void *p)
+{
+    struct worker_arg *a = p;
+    ms_sim_workers *w = a->w;
+    pthread_mutex_lock(&w->mu);
+    for (;;) {
+        while (!w->q[a->i].head && !w->done) pthread_cond_wait(&w->work_cv, &w->mu);
+        ms_psim_batch *b = w->q[a->i].head;
+        if (!b) break;
+        w->q[a->i].head = b->next;
+        if (!b->next) w->q[a->i].tail = NULL;
+        pthread_mutex_unlock(&w->mu);
+        ms_psim_apply(w->ps, b);
+        pthread_mutex_lock(&w->mu);
+        b->next = w->free;
+        w->free = b;
+        pthread_cond_signal(&w->free_cv);
+    }
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
+unsigned ms_sim_workers_start(ms_sim_workers *w, ms_psim *ps)
+{
+    w->ps = ps;
+    unsigned n = w->want < ms_psim_parts(ps) ? w->want : ms_psim_parts(ps);
+    w->max_batches = 3u * ms_psim_parts(ps) + 2;
+    for (unsigned i = 0; i < n; i++) {
+        w->arg[i] = (struct worker_arg){ w, i };
+        if (pthread_create(&w->tid[i], NULL, worker_main, &w->arg[i]) != 0) break;
+        w->started++;
+    }
+    return w->started;
+}
+
+ms_psim_batch *ms_sim_workers_submit(void *ud, ms_psim_batch *full)
+{
+    ms_sim_workers *w = ud;
+    if (!w->started) {   /* no worker: the producer simulates */
+        ms_psim_apply(w->ps, full);
+        return full;
+    }
+    pthread_mutex_lock(&w->mu);
+    unsigned i = full->part % w->started;
+    full->next = NULL;
+    if (w->q[i].tail) w->q[i].tail->next = full;
+    else w->q[i].head = full;
+    w->q[i].tail = full;
+    pthread_cond_broadcast(&w->work_cv);
+    ms_psim_batch *e = NULL;
+    for (;;) {
+        if (w->free) {
+            e = w->free;
+            w->free = e->next;
+            break;
+        }
+        if (w->nbatches < w->max_batches) {
+            if ((e = ms_psim_batch_new(w->ps, full->part))) w->nbatches++;
+            break;
+        }
+        pthread_cond_wait(&w->free_cv, &w->mu);
+    }
+    pthread_mutex_unlock(&w->mu);
+    return e;
+}
+
+void ms_sim_workers_finish(ms_sim_workers *w)
+{
+    if (!w) return;
+    if (w->ps) ms_psim_flush(w->ps);
+    pthread_mutex_lock(&w->mu);
+    w->done = 1;
+    pthread_cond_broadcast(&w->work_cv);
+    pthread_mutex_unlock(&w->mu);
+    for (unsigned i = 0; i < w->started; i++) pthread_join(w->tid[i], NULL);
+    while (w->free) {
+        ms_psim_batch *b = w->free;
+        w->free = b->next;
+        ms_psim_batch_free(w->ps, b);
+    }
+    pthread_cond_destroy(&w->work_cv);
+    pthread_cond_destroy(&w->free_cv);
+    pthread_mutex_destroy(&w->mu);
+    free(w);
+}
