@@ -84,7 +84,7 @@ int ms_psim_create(ms_psim **out, const ms_hier_config *cfg, const ms_allocator 
     ps->submit = submit;
     ps->ud = ud;
     for (unsigned p = 0; p < nparts; p++)
-        if (ms_sim_create(&ps->sim[p], cfg, alloc) != 0 || !(ps->cur[p] = ms_psim_batch_new(ps, p))) {
+        if (ms_sim_create_part(&ps->sim[p], cfg, alloc, nparts) != 0 || !(ps->cur[p] = ms_psim_batch_new(ps, p))) {
             ms_psim_destroy(ps);
             return -1;
         }

@@ -11,8 +11,13 @@
 
 int ms_sim_create(ms_sim **out, const ms_hier_config *cfg, const ms_allocator *alloc)
 {
+    return ms_sim_create_part(out, cfg, alloc, 1);
+}
+
+int ms_sim_create_part(ms_sim **out, const ms_hier_config *cfg, const ms_allocator *alloc, uint32_t shadow_div)
+{
     *out = NULL;
-    if (!alloc || !alloc->alloc || !alloc->release || ms_config_validate(cfg, NULL, 0) != 0)
+    if (!shadow_div || !alloc || !alloc->alloc || !alloc->release || ms_config_validate(cfg, NULL, 0) != 0)
         return -1;
     ms_mem mem = {*alloc, 0};
     ms_sim *sim = ms_mem_alloc(&mem, sizeof *sim);
@@ -22,6 +27,7 @@ int ms_sim_create(ms_sim **out, const ms_hier_config *cfg, const ms_allocator *a
     sim->cfg = *cfg;
     sim->nlevels = cfg->nlevels;
     sim->nprocs = cfg->nprocs > 1 ? cfg->nprocs : 1;
+    sim->shadow_div = shadow_div;
     sim->l1_shift = ms_log2u(cfg->level[0].line);
     sim->evictor_limit = MS_META_EVICTOR_MASK;
     sim->access = ms_sim_access_any;
@@ -36,7 +42,7 @@ int ms_sim_create(ms_sim **out, const ms_hier_config *cfg, const ms_allocator *a
         sim->line_shift[k] = ms_log2u(lv->line);
         sim->meta_shift[k] = sim->line_shift[k] - sim->l1_shift;
         sim->stall[k] = lv->latency - cfg->level[0].latency;
-        if (ok && k >= first_shared && ms_level_init(&sim->cache[k], &sim->fa[k], lv, (unsigned)k, &sim->mem) != 0)
+        if (ok && k >= first_shared && ms_level_init(&sim->cache[k], &sim->fa[k], lv, (unsigned)k, shadow_div, &sim->mem) != 0)
             ok = 0;
         sim->view0.cache[k] = &sim->cache[k];
         sim->view0.fa[k] = &sim->fa[k];
@@ -50,6 +56,10 @@ int ms_sim_create(ms_sim **out, const ms_hier_config *cfg, const ms_allocator *a
         if (ms_linemeta_init(&sim->meta, 2u * (unsigned)cfg->nlevels, &sim->mem) != 0)
             ok = 0;
         ok = ok && ms_window_init(&sim->win, cfg, &sim->mem) == 0;
+        if (ok && sim->win.max >= sim->fa[0].capacity) {   /* fewer lines than the shadow holds */
+            sim->win.max = sim->fa[0].capacity ? sim->fa[0].capacity - 1 : 0;
+            sim->win.on = sim->win.on && sim->win.max >= 2;
+        }
         sim->win_allowed = sim->win.on;
         sim->uni_lru = ms_uni_lru_applies(cfg);
     }
@@ -65,12 +75,13 @@ int ms_sim_create(ms_sim **out, const ms_hier_config *cfg, const ms_allocator *a
     return 0;
 }
 
-int ms_level_init(ms_cache *c, ms_fa *fa, const ms_level_config *lv, unsigned k, ms_mem *mem)
+int ms_level_init(ms_cache *c, ms_fa *fa, const ms_level_config *lv, unsigned k, uint32_t shadow_div, ms_mem *mem)
 {
+    uint64_t lines = lv->size / lv->line / shadow_div;
     /* L1 keeps each line's shadow node next to its way (the hit path's shadow update). */
     if (ms_cache_init(c, lv, k, k == 0, mem) != 0)
         return -1;
-    return ms_fa_init_unkeyed(fa, (uint32_t)(lv->size / lv->line), mem);
+    return ms_fa_init_unkeyed(fa, (uint32_t)(lines ? lines : 1), mem);
 }
 
 void ms_level_free(ms_cache *c, ms_fa *fa, ms_mem *mem)

@@ -365,6 +365,7 @@ struct ms_sim {
     uint32_t nctx, ctx_cap;
     int nlevels;
     unsigned nprocs;               /* >= 1 */
+    uint32_t shadow_div;           /* the shadows hold 1/shadow_div of the lines (psim.h) */
     unsigned l1_shift;
     unsigned line_shift[MS_MAX_LEVELS];
     unsigned meta_shift[MS_MAX_LEVELS];   /* level line -> linemeta key (L1-line granularity) */
@@ -397,8 +398,13 @@ typedef struct {
 } ms_line_outcome;
 
 /* A level of the hierarchy: the cache (level index k; L1 keeps each line's shadow node next
- * to its way) and its fully associative shadow. 0 or -1 (no memory). */
-int ms_level_init(ms_cache *c, ms_fa *fa, const ms_level_config *lv, unsigned k, ms_mem *mem);
+ * to its way) and its fully associative shadow of 1/shadow_div of the level's lines (a
+ * partition of a set-partitioned simulation, psim.h). 0 or -1 (no memory). */
+int ms_level_init(ms_cache *c, ms_fa *fa, const ms_level_config *lv, unsigned k, uint32_t shadow_div, ms_mem *mem);
+
+/* ms_sim_create for one of shadow_div partitions (psim.h): every 3C shadow holds 1/shadow_div
+ * of its level's lines. */
+int ms_sim_create_part(ms_sim **out, const ms_hier_config *cfg, const ms_allocator *alloc, uint32_t shadow_div);
 void ms_level_free(ms_cache *c, ms_fa *fa, ms_mem *mem);
 
 /* Count one reference as a read or a write, and its stall, on counters c. */
