@@ -3,7 +3,7 @@
 # "Partitioned simulation"): a recording re-simulated with 1, 2 and 4 simulator threads gives
 # the same JSON except the capacity/conflict split, but for references straddling two lines of
 # different partitions, which are counted once per line and noted (the 4-thread OpenMP
-# program has one); `memspy run` takes the option too; 0, negative, absurd and non-numeric
+# program may have one); `memspy run` takes the option too; 0, negative, absurd and non-numeric
 # values are refused with exit 2.
 # matrix: gcc:-O2
 . "$1/tests/e2e/lib.sh"
@@ -34,9 +34,10 @@ for n in 1 2 4; do
     "$MEMSPY" resim --sim-threads $n --json t$n.json -o t$n.txt rec
 done
 check "the run saw the threads' references" t1.json '.totals.refs > 100000 and (.run.incomplete | not)'
-check "one straddling reference, noted" t4.json \
-  '[.run.notes[] | select(test("^simulation: 1 references straddling two lines"))] | length == 1'
-check "it is counted once per line" t4.json "$(jq .totals.refs t1.json) + 1 == .totals.refs"
+# straddles (the OpenMP runtime may make one or none): counted once per line and noted
+straddles=$(jq '[.run.notes[] | capture("^simulation: (?<n>[0-9]+) references straddling").n | tonumber] | add // 0' t4.json)
+check "references straddling two partitions are counted once per line and noted" t4.json \
+  "$(jq .totals.refs t1.json) + $straddles == .totals.refs"
 check "capacity + conflict is the same in every level" t4.json \
   "$(jq -c '[.totals.levels[].causes | .capacity + .conflict]' t1.json) == [.totals.levels[].causes | .capacity + .conflict]"
 same_rest "memspy run --sim-threads 2 equals resim --sim-threads 2" t2.json rec.json
