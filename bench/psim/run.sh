@@ -2,7 +2,8 @@
 # Partitioned simulation (--sim-threads): records each kernel once, re-simulates it with
 # 1, 2, 4 and 16 simulator threads, and prints per kernel and thread count the largest share
 # of a bin's misses at one level moved between capacity and conflict (all bins, and bins with
-# >= 1000 misses at that level), then the resim time (median of 5, wall and CPU) for 1 and 2.
+# >= 1000 misses at that level), then the resim time (median of 5, wall and CPU) for 1 and 2
+# (TIMING=0 / DEVIATION=0 skip a part; timing needs the recordings of a first run).
 # usage: bench/psim/run.sh BUILD_BIN_DIR [WORKDIR]
 set -eu
 BIN=$(cd "$1" && pwd); W=${2:-/tmp/memspy-psim-bench}
@@ -23,7 +24,7 @@ dev() {
        | select($x.misses >= $min and $x.misses > 0)
        | (($x.causes.capacity - $y.causes.capacity) | fabs) / $x.misses * 100] | max // 0'
 }
-kernels | while read -r name src args; do
+[ "${DEVIATION:-1}" = 1 ] && kernels | while read -r name src args; do
     "$BIN/memspy-cc" -O2 -o "$name" "$SRC/$src"
     rm -rf "rec-$name"
     # shellcheck disable=SC2086
@@ -42,8 +43,10 @@ if [ "${TIMING:-1}" = 1 ]; then
             for i in 1 2 3 4 5; do
                 /usr/bin/time -f "%e %U %S" "$BIN/memspy" resim --sim-threads $n --json /dev/null -o /dev/null \
                     "rec-$name" 2>&1 >/dev/null | tail -1
-            done | sort -n | awk -v k="$name" -v n="$n" '{w[NR]=$1; c[NR]=$2+$3} END {
-                asort(c); printf "%s sim-threads=%d median wall %.2f s cpu %.2f s\n", k, n, w[3], c[3] }'
+            done >times
+            wall=$(sort -n times | sed -n 3p | cut -d' ' -f1)
+            cpu=$(awk '{print $2 + $3}' times | sort -n | sed -n 3p)
+            echo "$name sim-threads=$n median of 5: wall $wall s, cpu $cpu s"
         done
     done
 fi
