@@ -196,6 +196,18 @@ int main(void)
     CHECK_EQ(c[1].level[0].cause[MS_CAUSE_COLD], 2);
     ms_psim_destroy(ps);
     CHECK_EQ(default_heap.outstanding, 0);
+    /* Out of memory in the partitions: the references are not simulated but counted as lost. */
+    CHECK_EQ_INT(ms_psim_create(&ps, &cfg, &a, 4, apply_now, &ps), 0);
+    default_heap.allocs_left = 0;
+    for (uint64_t i = 0; i < 10; i++) ms_psim_access(ps, 0, 0x1000 + 64 * i, 4, 0, 1);
+    ms_psim_flush(ps);
+    CHECK_EQ(ms_psim_lost(ps), 10);
+    CHECK(ms_psim_counters(ps, &nc) == NULL);   /* no memory for the merge either */
+    default_heap.allocs_left = -1;
+    c = ms_psim_counters(ps, &nc);
+    CHECK(c != NULL);
+    ms_psim_destroy(ps);
+    CHECK_EQ(default_heap.outstanding, 0);
     /* P not allowed by the config is refused. */
     CHECK_EQ_INT(ms_psim_create(&ps, &cfg, &a, 64, apply_now, &ps), -1);
     return check_result();
