@@ -86,8 +86,8 @@ enum { MS_OPT_PRESET = 1000, MS_OPT_CACHE, MS_OPT_MEM_LATENCY, MS_OPT_CONFIG_FIL
     "  --nodes N            group the processors into N nodes; misses are local or remote\n"  \
     "  --remote-latency N   cycles of a miss served by another node (default 2 x memory)\n"  \
     "  --sim-threads N      threads simulating the replay of recorded streams (1..256; default\n" \
-    "                       the CPUs usable minus one): the simulation is split by cache set;\n" \
-    "                       only the capacity/conflict split depends on N\n"
+    "                       1): the simulation is split by cache set; only the\n" \
+    "                       capacity/conflict split depends on N\n"
 
 #define MS_STR_(x) #x
 #define MS_STR(x) MS_STR_(x)

@@ -8,7 +8,8 @@
 
 typedef struct ms_sim_workers ms_sim_workers;
 
-/* The default worker count: the CPUs this process may run on minus one (the replay), >= 1. */
+/* The default worker count: 1 until partitioned simulation keeps the capacity/conflict split
+ * exact (docs/simulator.md, "Partitioned simulation"). */
 unsigned ms_sim_workers_default(void);
 
 /* Queue state for up to `want` workers (started by ms_sim_workers_start). NULL: no memory. */
