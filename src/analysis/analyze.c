@@ -1,7 +1,7 @@
 /* The analysis: raw profile -> model. Contexts (pc, data bin) become cells of the
  * (code bin x data bin) matrix; counters, per-line statistics and replacement causes are
  * summed into them; everything is sorted deterministically (stall descending, then names). */
-#define _GNU_SOURCE   /* qsort_r, sigdescr_np */
+#define _GNU_SOURCE /* qsort_r, sigdescr_np */
 #include "analyze.h"
 
 #include <stdarg.h>
@@ -21,24 +21,24 @@ typedef struct {
     uint32_t ctx;
     uint64_t pc;
     uint32_t bin_id;
-    const ms_frame *frame;    /* innermost frame of its pc */
+    const ms_frame *frame; /* innermost frame of its pc */
     uint32_t code, data, cell, line;
-    uint32_t file;            /* index into model->files when line != NO_INDEX */
-    uint64_t reads, writes;   /* summed over processors: the access kind of its references */
+    uint32_t file;          /* index into model->files when line != NO_INDEX */
+    uint64_t reads, writes; /* summed over processors: the access kind of its references */
 } ctx_info;
 
 typedef struct {
     const ms_raw *raw;
-    const ms_raw_bin *bins;   /* the raw bins some context refers to: the model's data bins */
+    const ms_raw_bin *bins; /* the raw bins some context refers to: the model's data bins */
     size_t nbins;
     ms_model *m;
     ms_symbolizer *sym;
-    ctx_info *ctx;            /* sorted by ctx; an extra "unknown" entry at nctx if needed */
+    ctx_info *ctx; /* sorted by ctx; an extra "unknown" entry at nctx if needed */
     size_t nctx;
     bool has_unknown;
     bool *cell_used;
-    size_t *ncap;             /* evicted_by capacity per cell */
-    size_t *icap;             /* inval_by capacity per cell */
+    size_t *ncap; /* evicted_by capacity per cell */
+    size_t *icap; /* inval_by capacity per cell */
 } analysis;
 
 static int oom(char *err, size_t errlen)
@@ -50,16 +50,14 @@ static int oom(char *err, size_t errlen)
 static int add_note(ms_model *m, const char *fmt, ...)
 {
     char **p = realloc(m->notes, (m->nnotes + 1) * sizeof *p);
-    if (!p)
-        return -1;
+    if (!p) return -1;
     m->notes = p;
     va_list ap;
     va_start(ap, fmt);
     int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
     char *s = malloc((size_t)n + 1);
-    if (!s)
-        return -1;
+    if (!s) return -1;
     va_start(ap, fmt);
     vsnprintf(s, (size_t)n + 1, fmt, ap);
     va_end(ap);
@@ -69,8 +67,7 @@ static int add_note(ms_model *m, const char *fmt, ...)
 
 static int strcmp_null(const char *a, const char *b)
 {
-    if (!a || !b)
-        return (a != NULL) - (b != NULL);
+    if (!a || !b) return (a != NULL) - (b != NULL);
     return strcmp(a, b);
 }
 
@@ -84,8 +81,8 @@ static int fill_metadata(const ms_raw *raw, ms_model *m, char *err, size_t errle
     m->wall_seconds = raw->end_ns > raw->start_ns ? (double)(raw->end_ns - raw->start_ns) / 1e9 : 0;
     char cfg_err[256];
     if (!raw->config_text || ms_config_parse_full(raw->config_text, &m->config, cfg_err, sizeof cfg_err) != 0) {
-        snprintf(err, errlen, "raw profile has no valid cache configuration%s%s",
-                 raw->config_text ? ": " : "", raw->config_text ? cfg_err : "");
+        snprintf(err, errlen, "raw profile has no valid cache configuration%s%s", raw->config_text ? ": " : "",
+                 raw->config_text ? cfg_err : "");
         return -1;
     }
     char reason[160] = "";
@@ -102,11 +99,9 @@ static int fill_metadata(const ms_raw *raw, ms_model *m, char *err, size_t errle
         snprintf(reason + strlen(reason), sizeof reason - strlen(reason), "%sraw profile truncated",
                  reason[0] ? "; " : "");
     m->incomplete = reason[0] != '\0';
-    if (m->incomplete && !(m->incomplete_reason = strdup(reason)))
-        return oom(err, errlen);
+    if (m->incomplete && !(m->incomplete_reason = strdup(reason))) return oom(err, errlen);
     for (size_t i = 0; i < raw->nnotes; i++)
-        if (add_note(m, "%s", raw->notes[i]) != 0)
-            return oom(err, errlen);
+        if (add_note(m, "%s", raw->notes[i]) != 0) return oom(err, errlen);
     if (raw->nlevels && raw->nlevels != m->config.nlevels &&
         add_note(m, "counters have %d levels but the configuration %d", raw->nlevels, m->config.nlevels) != 0)
         return oom(err, errlen);
@@ -125,8 +120,7 @@ static ctx_info *find_ctx(analysis *an, uint32_t ctx)
 {
     ctx_info key = { .ctx = ctx };
     ctx_info *c = bsearch(&key, an->ctx, an->nctx, sizeof key, cmp_ctx);
-    if (c)
-        return c;
+    if (c) return c;
     an->has_unknown = true;
     return &an->ctx[an->nctx];
 }
@@ -148,7 +142,7 @@ static int resolve_contexts(analysis *an, size_t nbins, uint32_t unknown_data)
 {
     const ms_raw *raw = an->raw;
     an->ctx = calloc(raw->ncontexts + 1, sizeof *an->ctx);
-    uint32_t *ids = malloc((nbins ? nbins : 1) * 2 * sizeof *ids);   /* (bin id, index) pairs */
+    uint32_t *ids = malloc((nbins ? nbins : 1) * 2 * sizeof *ids); /* (bin id, index) pairs */
     if (!an->ctx || !ids) {
         free(ids);
         return -1;
@@ -159,13 +153,12 @@ static int resolve_contexts(analysis *an, size_t nbins, uint32_t unknown_data)
     }
     qsort(ids, nbins, 2 * sizeof *ids, cmp_u32_pair);
     for (size_t i = 0; i < raw->ncontexts; i++)
-        an->ctx[i] = (ctx_info){ .ctx = raw->contexts[i].ctx, .pc = raw->contexts[i].pc,
-                                 .bin_id = raw->contexts[i].bin };
+        an->ctx[i] =
+            (ctx_info){ .ctx = raw->contexts[i].ctx, .pc = raw->contexts[i].pc, .bin_id = raw->contexts[i].bin };
     qsort(an->ctx, raw->ncontexts, sizeof *an->ctx, cmp_ctx);
-    size_t n = 0;   /* drop duplicate ctx ids, keeping the first */
+    size_t n = 0; /* drop duplicate ctx ids, keeping the first */
     for (size_t i = 0; i < raw->ncontexts; i++)
-        if (n == 0 || an->ctx[n - 1].ctx != an->ctx[i].ctx)
-            an->ctx[n++] = an->ctx[i];
+        if (n == 0 || an->ctx[n - 1].ctx != an->ctx[i].ctx) an->ctx[n++] = an->ctx[i];
     an->nctx = n;
     static const ms_frame unknown_frame = { "??", NULL, 0, NULL, 0, 0 };
     int rc = 0;
@@ -173,8 +166,7 @@ static int resolve_contexts(analysis *an, size_t nbins, uint32_t unknown_data)
         ctx_info *c = &an->ctx[i];
         c->frame = &unknown_frame;
         c->data = unknown_data;
-        if (i == n)
-            break;
+        if (i == n) break;
         const ms_sym *s = ms_symbolize(an->sym, c->pc, true);
         if (!s)
             rc = -1;
@@ -205,8 +197,7 @@ static int cmp_cell_key(const void *a, const void *b, void *ctxs)
 {
     const ctx_info *x = &((const ctx_info *)ctxs)[*(const size_t *)a];
     const ctx_info *y = &((const ctx_info *)ctxs)[*(const size_t *)b];
-    if (x->code != y->code)
-        return x->code < y->code ? -1 : 1;
+    if (x->code != y->code) return x->code < y->code ? -1 : 1;
     return (x->data > y->data) - (x->data < y->data);
 }
 
@@ -215,10 +206,8 @@ static int cmp_line_key(const void *a, const void *b, void *ctxs)
     const ctx_info *x = &((const ctx_info *)ctxs)[*(const size_t *)a];
     const ctx_info *y = &((const ctx_info *)ctxs)[*(const size_t *)b];
     int c = strcmp_null(x->frame->file, y->frame->file);
-    if (c)
-        return c;
-    if (x->frame->line != y->frame->line)
-        return x->frame->line < y->frame->line ? -1 : 1;
+    if (c) return c;
+    if (x->frame->line != y->frame->line) return x->frame->line < y->frame->line ? -1 : 1;
     return cmp_cell_key(a, b, ctxs);
 }
 
@@ -231,18 +220,15 @@ static int cmp_file_key(const void *a, const void *b, void *ctxs)
 
 /* Number the distinct keys of contexts order[0..n) (sorted with cmp): calls assign(ctx, id,
  * first) for each, first telling whether this context starts a new key. Returns the count. */
-static uint32_t number_keys(analysis *an, size_t *order, size_t n,
-                            int (*cmp)(const void *, const void *, void *),
+static uint32_t number_keys(analysis *an, size_t *order, size_t n, int (*cmp)(const void *, const void *, void *),
                             int (*assign)(analysis *, ctx_info *, uint32_t, bool))
 {
     qsort_r(order, n, sizeof *order, cmp, an->ctx);
     uint32_t id = 0;
     for (size_t i = 0; i < n; i++) {
         bool first = i == 0 || cmp(&order[i - 1], &order[i], an->ctx) != 0;
-        if (first && i > 0)
-            id++;
-        if (assign(an, &an->ctx[order[i]], id, first) != 0)
-            return NO_INDEX;
+        if (first && i > 0) id++;
+        if (assign(an, &an->ctx[order[i]], id, first) != 0) return NO_INDEX;
     }
     return n ? id + 1 : 0;
 }
@@ -250,8 +236,7 @@ static uint32_t number_keys(analysis *an, size_t *order, size_t n,
 static int assign_code(analysis *an, ctx_info *c, uint32_t id, bool first)
 {
     c->code = id;
-    if (!first)
-        return 0;
+    if (!first) return 0;
     ms_code_bin *b = &an->m->code[id];
     b->name = strdup(c->frame->func);
     b->file = c->frame->decl_file ? strdup(c->frame->decl_file) : NULL;
@@ -271,15 +256,11 @@ static int assign_cell(analysis *an, ctx_info *c, uint32_t id, bool first)
 
 static int assign_file(analysis *an, ctx_info *c, uint32_t id, bool first)
 {
-    if (first && !(an->m->files[id] = strdup(c->frame->file)))
-        return -1;
+    if (first && !(an->m->files[id] = strdup(c->frame->file))) return -1;
     return 0;
 }
 
-static int cmp_str_ptr(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
+static int cmp_str_ptr(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 static int assign_line(analysis *an, ctx_info *c, uint32_t id, bool first)
 {
@@ -312,22 +293,16 @@ static int build_axes(analysis *an)
         return -1;
     }
     int rc = 0;
-    for (size_t i = 0; i < n; i++)
-        order[i] = i;
-    if ((m->ncode = number_keys(an, order, n, cmp_code_key, assign_code)) == NO_INDEX)
-        rc = -1;
-    if (rc == 0 && (m->ncells = number_keys(an, order, n, cmp_cell_key, assign_cell)) == NO_INDEX)
-        rc = -1;
-    size_t nsrc = 0;   /* contexts with a source position */
+    for (size_t i = 0; i < n; i++) order[i] = i;
+    if ((m->ncode = number_keys(an, order, n, cmp_code_key, assign_code)) == NO_INDEX) rc = -1;
+    if (rc == 0 && (m->ncells = number_keys(an, order, n, cmp_cell_key, assign_cell)) == NO_INDEX) rc = -1;
+    size_t nsrc = 0; /* contexts with a source position */
     for (size_t i = 0; i < n; i++) {
         an->ctx[i].line = NO_INDEX;
-        if (an->ctx[i].frame->file)
-            order[nsrc++] = i;
+        if (an->ctx[i].frame->file) order[nsrc++] = i;
     }
-    if (rc == 0 && (m->nfiles = number_keys(an, order, nsrc, cmp_file_key, assign_file)) == NO_INDEX)
-        rc = -1;
-    if (rc == 0 && (m->nlines = number_keys(an, order, nsrc, cmp_line_key, assign_line)) == NO_INDEX)
-        rc = -1;
+    if (rc == 0 && (m->nfiles = number_keys(an, order, nsrc, cmp_file_key, assign_file)) == NO_INDEX) rc = -1;
+    if (rc == 0 && (m->nlines = number_keys(an, order, nsrc, cmp_line_key, assign_line)) == NO_INDEX) rc = -1;
     free(order);
     return rc;
 }
@@ -337,8 +312,7 @@ static int build_axes(analysis *an)
 static int add_evictor(analysis *an, uint32_t cell, const ms_evictor *e)
 {
     ms_cell *c = &an->m->cells[cell];
-    if (ms_grow((void **)&c->evicted_by, &an->ncap[cell], c->nevicted_by + 1, sizeof *e) < 0)
-        return -1;
+    if (ms_grow((void **)&c->evicted_by, &an->ncap[cell], c->nevicted_by + 1, sizeof *e) < 0) return -1;
     c->evicted_by[c->nevicted_by++] = *e;
     return 0;
 }
@@ -346,8 +320,7 @@ static int add_evictor(analysis *an, uint32_t cell, const ms_evictor *e)
 static int add_invalidator(analysis *an, uint32_t cell, const ms_invalidator *e)
 {
     ms_cell *c = &an->m->cells[cell];
-    if (ms_grow((void **)&c->inval_by, &an->icap[cell], c->ninval_by + 1, sizeof *e) < 0)
-        return -1;
+    if (ms_grow((void **)&c->inval_by, &an->icap[cell], c->ninval_by + 1, sizeof *e) < 0) return -1;
     c->inval_by[c->ninval_by++] = *e;
     return 0;
 }
@@ -359,35 +332,30 @@ static int build_procs(analysis *an)
     const ms_raw *raw = an->raw;
     ms_model *m = an->m;
     m->procs = calloc(raw->nprocs, sizeof *m->procs);
-    if (!m->procs)
-        return -1;
+    if (!m->procs) return -1;
     m->nprocs_stat = raw->nprocs;
-    for (uint32_t p = 0; p < raw->nprocs; p++)
-        m->procs[p].cpu = p;
+    for (uint32_t p = 0; p < raw->nprocs; p++) m->procs[p].cpu = p;
     for (size_t i = 0; i < raw->ncounters; i++)
-        if (raw->counters[i].cpu < raw->nprocs)
-            ms_counters_add(&m->procs[raw->counters[i].cpu].c, &raw->counters[i].c);
+        if (raw->counters[i].cpu < raw->nprocs) ms_counters_add(&m->procs[raw->counters[i].cpu].c, &raw->counters[i].c);
     for (size_t i = 0; i < raw->nthreads_replayed; i++) {
         const ms_raw_thread *t = &raw->threads[i];
-        if (t->cpu >= raw->nprocs)
-            continue;
+        if (t->cpu >= raw->nprocs) continue;
         ms_proc_stat *p = &m->procs[t->cpu];
         uint32_t *th = realloc(p->threads, (p->nthreads + 1) * sizeof *th);
-        if (!th)
-            return -1;
+        if (!th) return -1;
         p->threads = th;
         p->threads[p->nthreads++] = t->index;
         p->wait_turns += t->wait_turns;
     }
     for (uint32_t p = 0; p < raw->nprocs; p++)
-        if (m->procs[p].nthreads) qsort(m->procs[p].threads, m->procs[p].nthreads, sizeof *m->procs[p].threads, cmp_u32);
+        if (m->procs[p].nthreads)
+            qsort(m->procs[p].threads, m->procs[p].nthreads, sizeof *m->procs[p].threads, cmp_u32);
     return 0;
 }
 
 static ms_ref_kind ref_kind(const ctx_info *c)
 {
-    if (c->reads && c->writes)
-        return MS_REF_READWRITE;
+    if (c->reads && c->writes) return MS_REF_READWRITE;
     return c->writes ? MS_REF_WRITE : MS_REF_READ;
 }
 
@@ -398,15 +366,13 @@ static int build_refs(analysis *an)
     const ms_raw *raw = an->raw;
     ms_model *m = an->m;
     m->refs = calloc(raw->ncounters ? raw->ncounters : 1, sizeof *m->refs);
-    if (!m->refs)
-        return -1;
+    if (!m->refs) return -1;
     size_t n = 0;
     for (size_t i = 0; i < raw->ncounters; i++) {
         const ctx_info *c = find_ctx(an, raw->counters[i].ctx);
-        if (c->line == NO_INDEX)
-            continue;
-        m->refs[n++] = (ms_reference_stat){ c->file, c->frame->line, c->code, c->data,
-                                            raw->counters[i].cpu, ref_kind(c), raw->counters[i].c };
+        if (c->line == NO_INDEX) continue;
+        m->refs[n++] = (ms_reference_stat){ c->file,     c->frame->line,    c->code, c->data, raw->counters[i].cpu,
+                                            ref_kind(c), raw->counters[i].c };
     }
     m->nrefs = ms_references_fold(m->refs, n);
     return 0;
@@ -418,8 +384,7 @@ static int accumulate_multiprocessor(analysis *an)
     const ms_raw *raw = an->raw;
     ms_model *m = an->m;
     m->nprocs = raw->nprocs;
-    if (raw->interleave && !(m->interleave = strdup(raw->interleave)))
-        return -1;
+    if (raw->interleave && !(m->interleave = strdup(raw->interleave))) return -1;
     for (size_t i = 0; i < raw->ncounters; i++) {
         ctx_info *c = find_ctx(an, raw->counters[i].ctx);
         c->reads += raw->counters[i].c.reads;
@@ -431,8 +396,7 @@ static int accumulate_multiprocessor(analysis *an)
         const ctx_info *writer = find_ctx(an, e->inval_ctx);
         ms_invalidator inv = { writer->code, writer->data, e->inval_cpu, e->count };
         an->cell_used[victim->cell] = true;
-        if (add_invalidator(an, victim->cell, &inv) != 0)
-            return -1;
+        if (add_invalidator(an, victim->cell, &inv) != 0) return -1;
     }
     return build_procs(an) == 0 && build_refs(an) == 0 ? 0 : -1;
 }
@@ -447,8 +411,7 @@ static int accumulate(analysis *an)
         ms_counters_add(&m->totals, k);
         ms_counters_add(&m->cells[c->cell].c, k);
         an->cell_used[c->cell] = true;
-        if (c->line != NO_INDEX)
-            ms_counters_add(&m->lines[c->line].c, k);
+        if (c->line != NO_INDEX) ms_counters_add(&m->lines[c->line].c, k);
     }
     for (size_t i = 0; i < raw->nevictions; i++) {
         const ms_eviction *e = &raw->evictions[i];
@@ -456,24 +419,25 @@ static int accumulate(analysis *an)
         const ctx_info *evictor = find_ctx(an, e->evictor_ctx);
         ms_evictor ev = { evictor->code, evictor->data, e->level, e->count };
         an->cell_used[victim->cell] = true;
-        if (add_evictor(an, victim->cell, &ev) != 0)
-            return -1;
+        if (add_evictor(an, victim->cell, &ev) != 0) return -1;
     }
     return raw->nprocs > 1 ? accumulate_multiprocessor(an) : 0;
 }
 
 /* ---- deterministic order ---- */
 
-typedef struct { uint64_t stall; const char *name, *file; uint32_t index; } rank;
+typedef struct {
+    uint64_t stall;
+    const char *name, *file;
+    uint32_t index;
+} rank;
 
 static int cmp_rank(const void *a, const void *b)
 {
     const rank *x = a, *y = b;
-    if (x->stall != y->stall)
-        return x->stall > y->stall ? -1 : 1;
+    if (x->stall != y->stall) return x->stall > y->stall ? -1 : 1;
     int c = strcmp(x->name, y->name);
-    if (!c)
-        c = strcmp_null(x->file, y->file);
+    if (!c) c = strcmp_null(x->file, y->file);
     return c ? c : (x->index > y->index) - (x->index < y->index);
 }
 
@@ -484,8 +448,7 @@ static int rank_bins(rank *r, size_t n, uint32_t **remap, uint32_t **perm)
     qsort(r, n, sizeof *r, cmp_rank);
     *remap = malloc((n ? n : 1) * sizeof **remap);
     *perm = malloc((n ? n : 1) * sizeof **perm);
-    if (!*remap || !*perm)
-        return -1;
+    if (!*remap || !*perm) return -1;
     for (size_t i = 0; i < n; i++) {
         (*remap)[r[i].index] = (uint32_t)i;
         (*perm)[i] = r[i].index;
@@ -497,22 +460,17 @@ static int cmp_cell(const void *a, const void *b)
 {
     const ms_cell *x = a, *y = b;
     uint64_t sx = ms_counters_stall(&x->c), sy = ms_counters_stall(&y->c);
-    if (sx != sy)
-        return sx > sy ? -1 : 1;
-    if (x->code != y->code)
-        return x->code < y->code ? -1 : 1;
+    if (sx != sy) return sx > sy ? -1 : 1;
+    if (x->code != y->code) return x->code < y->code ? -1 : 1;
     return (x->data > y->data) - (x->data < y->data);
 }
 
 static int cmp_line(const void *a, const void *b)
 {
     const ms_line_stat *x = a, *y = b;
-    if (x->file != y->file)
-        return x->file < y->file ? -1 : 1;
-    if (x->line != y->line)
-        return x->line < y->line ? -1 : 1;
-    if (x->code != y->code)
-        return x->code < y->code ? -1 : 1;
+    if (x->file != y->file) return x->file < y->file ? -1 : 1;
+    if (x->line != y->line) return x->line < y->line ? -1 : 1;
+    if (x->code != y->code) return x->code < y->code ? -1 : 1;
     return (x->data > y->data) - (x->data < y->data);
 }
 
@@ -530,10 +488,9 @@ static int finish_order(analysis *an)
         }
     }
     m->ncells = kept;
-    kept = 0;   /* lines of contexts that never counted a reference say nothing */
+    kept = 0; /* lines of contexts that never counted a reference say nothing */
     for (size_t i = 0; i < m->nlines; i++)
-        if (ms_counters_refs(&m->lines[i].c) != 0)
-            m->lines[kept++] = m->lines[i];
+        if (ms_counters_refs(&m->lines[i].c) != 0) m->lines[kept++] = m->lines[i];
     m->nlines = kept;
     rank *codes = calloc(m->ncode ? m->ncode : 1, sizeof *codes);
     rank *datas = calloc(m->ndata ? m->ndata : 1, sizeof *datas);
@@ -541,30 +498,24 @@ static int finish_order(analysis *an)
     int rc = codes && datas ? 0 : -1;
     for (size_t i = 0; rc == 0 && i < m->ncode; i++)
         codes[i] = (rank){ 0, m->code[i].name, m->code[i].file, (uint32_t)i };
-    for (size_t i = 0; rc == 0 && i < m->ndata; i++)
-        datas[i] = (rank){ 0, m->data[i].name, NULL, (uint32_t)i };
+    for (size_t i = 0; rc == 0 && i < m->ndata; i++) datas[i] = (rank){ 0, m->data[i].name, NULL, (uint32_t)i };
     for (size_t i = 0; rc == 0 && i < m->ncells; i++) {
         codes[m->cells[i].code].stall += ms_counters_stall(&m->cells[i].c);
         datas[m->cells[i].data].stall += ms_counters_stall(&m->cells[i].c);
     }
-    if (rc == 0)
-        rc = rank_bins(codes, m->ncode, &code_new, &code_old);
-    if (rc == 0)
-        rc = rank_bins(datas, m->ndata, &data_new, &data_old);
+    if (rc == 0) rc = rank_bins(codes, m->ncode, &code_new, &code_old);
+    if (rc == 0) rc = rank_bins(datas, m->ndata, &data_new, &data_old);
     ms_code_bin *code = rc == 0 ? malloc((m->ncode ? m->ncode : 1) * sizeof *code) : NULL;
     ms_data_bin *data = rc == 0 ? malloc((m->ndata ? m->ndata : 1) * sizeof *data) : NULL;
     if (code && data) {
-        for (size_t i = 0; i < m->ncode; i++)
-            code[i] = m->code[code_old[i]];
-        for (size_t i = 0; i < m->ndata; i++)
-            data[i] = m->data[data_old[i]];
+        for (size_t i = 0; i < m->ncode; i++) code[i] = m->code[code_old[i]];
+        for (size_t i = 0; i < m->ndata; i++) data[i] = m->data[data_old[i]];
         free(m->code);
         free(m->data);
         m->code = code;
         m->data = data;
         ms_model_remap_bins(m, code_new, data_new);
-        for (size_t i = 0; i < m->ncells; i++)
-            ms_cell_merge_causes(&m->cells[i]);
+        for (size_t i = 0; i < m->ncells; i++) ms_cell_merge_causes(&m->cells[i]);
         if (m->nrefs) qsort(m->refs, m->nrefs, sizeof *m->refs, ms_reference_order);
         qsort(m->cells, m->ncells, sizeof *m->cells, cmp_cell);
         qsort(m->lines, m->nlines, sizeof *m->lines, cmp_line);
@@ -587,23 +538,19 @@ static int build_data(analysis *an, ms_source_cache *src, bool with_unknown)
 {
     ms_model *m = an->m;
     ms_data_bin *d;
-    if (ms_build_data_bins(an->bins, an->nbins, an->sym, src, &d) != 0)
-        return -1;
+    if (ms_build_data_bins(an->bins, an->nbins, an->sym, src, &d) != 0) return -1;
     m->data = d;
     m->ndata = an->nbins;
-    if (!with_unknown)
-        return 0;
+    if (!with_unknown) return 0;
     d = realloc(m->data, (m->ndata + 1) * sizeof *d);
-    if (!d)
-        return -1;
+    if (!d) return -1;
     m->data = d;
     ms_data_bin *u = &d[m->ndata++];
     memset(u, 0, sizeof *u);
     u->kind = MS_BIN_OTHER;
     u->name = strdup("unknown");
     u->full_name = strdup("unknown");
-    if (!u->name || !u->full_name)
-        return -1;
+    if (!u->name || !u->full_name) return -1;
     return ms_unique_data_names(m->data, m->ndata);
 }
 
@@ -619,13 +566,12 @@ static int referenced_bins(analysis *an)
         free(keep);
         return -1;
     }
-    for (size_t i = 0; i < raw->ncontexts; i++)
-        used[i] = raw->contexts[i].bin;
+    for (size_t i = 0; i < raw->ncontexts; i++) used[i] = raw->contexts[i].bin;
     qsort(used, raw->ncontexts, sizeof *used, cmp_u32);
     size_t n = 0;
     for (size_t i = 0; i < raw->nbins; i++)
         if (bsearch(&raw->bins[i].id, used, raw->ncontexts, sizeof *used, cmp_u32))
-            keep[n++] = raw->bins[i];   /* shallow: the raw file keeps owning the strings */
+            keep[n++] = raw->bins[i]; /* shallow: the raw file keeps owning the strings */
     free(used);
     an->bins = keep;
     an->nbins = n;
@@ -654,8 +600,7 @@ int ms_analyze(const ms_raw *raw, const ms_analyze_opts *opts, ms_model *out, ch
     ms_model_init(out);
     analysis an = { .raw = raw, .m = out };
     char *sym_note = NULL;
-    if (fill_metadata(raw, out, err, errlen) != 0 ||
-        ms_symbolizer_new(raw, &an.sym, &sym_note, err, errlen) != 0) {
+    if (fill_metadata(raw, out, err, errlen) != 0 || ms_symbolizer_new(raw, &an.sym, &sym_note, err, errlen) != 0) {
         ms_model_free(out);
         return -1;
     }
@@ -663,24 +608,19 @@ int ms_analyze(const ms_raw *raw, const ms_analyze_opts *opts, ms_model *out, ch
     int rc = src && (!sym_note || add_note(out, "%s", sym_note) == 0) ? 0 : -1;
     free(sym_note);
     /* The data bins' indices are the raw bins' (plus "unknown" last) until finish_order. */
-    if (rc == 0)
-        rc = referenced_bins(&an);
-    if (rc == 0)
-        rc = resolve_contexts(&an, an.nbins, (uint32_t)an.nbins);
+    if (rc == 0) rc = referenced_bins(&an);
+    if (rc == 0) rc = resolve_contexts(&an, an.nbins, (uint32_t)an.nbins);
     bool with_unknown = rc == 0 && needs_unknown(&an);
     an.has_unknown = with_unknown;
-    if (rc == 0)
-        rc = build_data(&an, src, with_unknown);
-    if (rc == 0)
-        rc = build_axes(&an);
+    if (rc == 0) rc = build_data(&an, src, with_unknown);
+    if (rc == 0) rc = build_axes(&an);
     if (rc == 0) {
         an.cell_used = calloc(out->ncells ? out->ncells : 1, sizeof *an.cell_used);
         an.ncap = calloc(out->ncells ? out->ncells : 1, sizeof *an.ncap);
         an.icap = calloc(out->ncells ? out->ncells : 1, sizeof *an.icap);
         rc = an.cell_used && an.ncap && an.icap ? accumulate(&an) : -1;
     }
-    if (rc == 0)
-        rc = finish_order(&an);
+    if (rc == 0) rc = finish_order(&an);
     if (rc == 0 && with_unknown &&
         add_note(out, "some statistics belong to contexts or bins missing from the raw profile: "
                       "counted under \"unknown\"") != 0)

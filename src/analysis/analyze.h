@@ -8,7 +8,7 @@
 #include "../model/model.h"
 
 typedef struct {
-    const char *source_root;   /* prefix for relative source paths, NULL = as recorded */
+    const char *source_root; /* prefix for relative source paths, NULL = as recorded */
 } ms_analyze_opts;
 
 /* Build *out (initialised by the callee) from raw. Run metadata (program, argv, cwd, time,

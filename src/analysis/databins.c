@@ -1,7 +1,7 @@
 /* Data bins and their names (MemSpy section 5.2): heap bins are named from the allocation
  * statement, walking the call path outwards when two bins would share a name; globals by
  * their (DWARF) name; stack frames by function. */
-#define _GNU_SOURCE   /* qsort_r */
+#define _GNU_SOURCE /* qsort_r */
 #include "databins.h"
 
 #include <ctype.h>
@@ -34,38 +34,32 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
-static char *site_text(const char *file, int line)
-{
-    return file ? format("%s:%d", file, line) : NULL;
-}
+static char *site_text(const char *file, int line) { return file ? format("%s:%d", file, line) : NULL; }
 
 /* ---- heap bins ---- */
 
 /* A heap bin's logical call path and the names its statements give. */
 typedef struct {
-    const ms_frame **frames;   /* innermost (the allocation statement) first */
-    char **names;              /* per frame, NULL if that statement names nothing */
-    size_t nframes, level;     /* level: frame whose name is used; nframes if none */
+    const ms_frame **frames; /* innermost (the allocation statement) first */
+    char **names;            /* per frame, NULL if that statement names nothing */
+    size_t nframes, level;   /* level: frame whose name is used; nframes if none */
 } heap_path;
 
 static void heap_path_free(heap_path *h)
 {
-    for (size_t i = 0; i < h->nframes; i++)
-        free(h->names[i]);
+    for (size_t i = 0; i < h->nframes; i++) free(h->names[i]);
     free(h->names);
     free(h->frames);
 }
 
 static int append_frames(heap_path *h, size_t *cap, const ms_sym *sym)
 {
-    if (!sym)
-        return -1;
+    if (!sym) return -1;
     for (size_t i = 0; i < sym->nframes; i++) {
         if (h->nframes == *cap) {
             size_t n = *cap ? *cap * 2 : 8;
             const ms_frame **p = realloc(h->frames, n * sizeof *p);
-            if (!p)
-                return -1;
+            if (!p) return -1;
             h->frames = p;
             *cap = n;
         }
@@ -77,8 +71,7 @@ static int append_frames(heap_path *h, size_t *cap, const ms_sym *sym)
 static size_t next_named(const heap_path *h, size_t from)
 {
     size_t i = from;
-    while (i < h->nframes && !h->names[i])
-        i++;
+    while (i < h->nframes && !h->names[i]) i++;
     return i;
 }
 
@@ -86,18 +79,14 @@ static int build_heap_path(const ms_raw_bin *b, ms_symbolizer *sym, ms_source_ca
 {
     size_t cap = 0;
     memset(h, 0, sizeof *h);
-    if (append_frames(h, &cap, ms_symbolize(sym, b->pc, true)) != 0)
-        return -1;
+    if (append_frames(h, &cap, ms_symbolize(sym, b->pc, true)) != 0) return -1;
     for (size_t d = b->depth; d-- > 0;)
-        if (append_frames(h, &cap, ms_symbolize(sym, b->path[d], true)) != 0)
-            return -1;
+        if (append_frames(h, &cap, ms_symbolize(sym, b->path[d], true)) != 0) return -1;
     h->names = calloc(h->nframes, sizeof *h->names);
-    if (!h->names)
-        return -1;
+    if (!h->names) return -1;
     for (size_t i = 0; i < h->nframes; i++) {
         const ms_frame *f = h->frames[i];
-        if (!f->file || ms_source_is_system(f->file))
-            continue;
+        if (!f->file || ms_source_is_system(f->file)) continue;
         char *text = ms_source_statement(src, f->file, f->line);
         h->names[i] = text ? ms_name_from_statement(text, f->col) : NULL;
         free(text);
@@ -110,22 +99,17 @@ static int build_heap_path(const ms_raw_bin *b, ms_symbolizer *sym, ms_source_ca
 static const ms_frame *heap_site(const heap_path *h)
 {
     for (size_t i = 0; i < h->nframes; i++)
-        if (h->frames[i]->file && !ms_source_is_system(h->frames[i]->file))
-            return h->frames[i];
+        if (h->frames[i]->file && !ms_source_is_system(h->frames[i]->file)) return h->frames[i];
     return NULL;
 }
 
-static const char *heap_short(const heap_path *h)
-{
-    return h->level < h->nframes ? h->names[h->level] : NULL;
-}
+static const char *heap_short(const heap_path *h) { return h->level < h->nframes ? h->names[h->level] : NULL; }
 
 static int cmp_by_short(const void *a, const void *b, void *paths)
 {
     const char *x = heap_short(&((const heap_path *)paths)[*(const size_t *)a]);
     const char *y = heap_short(&((const heap_path *)paths)[*(const size_t *)b]);
-    if (!x || !y)
-        return (x == NULL) - (y == NULL);
+    if (!x || !y) return (x == NULL) - (y == NULL);
     return strcmp(x, y);
 }
 
@@ -134,17 +118,14 @@ static int cmp_by_short(const void *a, const void *b, void *paths)
 static int disambiguate(heap_path *paths, size_t n)
 {
     size_t *order = malloc((n ? n : 1) * sizeof *order);
-    if (!order)
-        return -1;
+    if (!order) return -1;
     for (bool moved = true; moved;) {
         moved = false;
-        for (size_t i = 0; i < n; i++)
-            order[i] = i;
+        for (size_t i = 0; i < n; i++) order[i] = i;
         qsort_r(order, n, sizeof *order, cmp_by_short, paths);
         for (size_t i = 0; i < n;) {
             size_t j = i + 1;
-            while (j < n && heap_short(&paths[order[i]]) && cmp_by_short(&order[i], &order[j], paths) == 0)
-                j++;
+            while (j < n && heap_short(&paths[order[i]]) && cmp_by_short(&order[i], &order[j], paths) == 0) j++;
             for (size_t k = i; j - i > 1 && k < j; k++) {
                 heap_path *h = &paths[order[k]];
                 size_t next = next_named(h, h->level + 1);
@@ -165,10 +146,8 @@ static char *heap_full_name(const heap_path *h, const char *short_name)
     ms_strbuf s = MS_STRBUF_INIT;
     /* Start at the outermost frame with user source: drop libc's start-up frames. */
     size_t outer = h->nframes;
-    while (outer > 0 && (!h->frames[outer - 1]->file || ms_source_is_system(h->frames[outer - 1]->file)))
-        outer--;
-    if (outer == 0)
-        outer = h->nframes;
+    while (outer > 0 && (!h->frames[outer - 1]->file || ms_source_is_system(h->frames[outer - 1]->file))) outer--;
+    if (outer == 0) outer = h->nframes;
     for (size_t i = outer; i-- > 0;) {
         const ms_frame *f = h->frames[i];
         if (f->line)
@@ -233,10 +212,8 @@ static char *strip_static_suffix(const char *name)
     char *dot = s ? strrchr(s, '.') : NULL;
     if (dot && dot[1] && dot != s) {
         const char *p = dot + 1;
-        while (isdigit((unsigned char)*p))
-            p++;
-        if (*p == '\0')
-            *dot = '\0';
+        while (isdigit((unsigned char)*p)) p++;
+        if (*p == '\0') *dot = '\0';
     }
     return s;
 }
@@ -251,8 +228,7 @@ static int name_global_bin(const ms_raw_bin *b, ms_symbolizer *sym, ms_data_bin 
     if (ms_symbolize_global(sym, b->addr, &dw_name, &scope, &file, &line) == 0 && dw_name) {
         d->name = scope ? format("%s::%s", scope, dw_name) : strdup(dw_name);
         d->site = site_text(file, line);
-        if (file && !d->site)
-            return -1;
+        if (file && !d->site) return -1;
     } else {
         d->name = strip_static_suffix(ms_symbolizer_readable(sym, b->name));
     }
@@ -273,8 +249,7 @@ static int name_tls_bin(const ms_raw_bin *b, ms_symbolizer *sym, ms_data_bin *d)
     if (ms_symbolize_tls(sym, b->module, b->addr, &dw_name, &scope, &file, &line) == 0 && dw_name) {
         d->name = scope ? format("%s::%s", scope, dw_name) : strdup(dw_name);
         d->site = site_text(file, line);
-        if (file && !d->site)
-            return -1;
+        if (file && !d->site) return -1;
     } else {
         d->name = strip_static_suffix(ms_symbolizer_readable(sym, b->name));
     }
@@ -285,9 +260,8 @@ static int name_tls_bin(const ms_raw_bin *b, ms_symbolizer *sym, ms_data_bin *d)
 static int name_stack_bin(const ms_raw_bin *b, ms_symbolizer *sym, ms_data_bin *d)
 {
     const ms_sym *s = ms_symbolize(sym, b->pc, false);
-    if (!s)
-        return -1;
-    const ms_frame *owner = &s->frames[s->nframes - 1];   /* the real (not inlined) function */
+    if (!s) return -1;
+    const ms_frame *owner = &s->frames[s->nframes - 1]; /* the real (not inlined) function */
     d->kind = MS_BIN_STACK;
     d->name = format("stack:%s", owner->func);
     d->full_name = d->name ? strdup(d->name) : NULL;
@@ -297,10 +271,7 @@ static int name_stack_bin(const ms_raw_bin *b, ms_symbolizer *sym, ms_data_bin *
 
 /* ---- the pointer that holds a heap object ---- */
 
-static int cmp_str_ptr(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
+static int cmp_str_ptr(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* A heap object keeps its plain name ("frame", from `frame = malloc(...)`): a variable bin
  * (global, thread-local) of the same name is the pointer that holds it, and is shown as
@@ -309,16 +280,13 @@ static int mark_pointers(ms_data_bin *d, size_t n)
 {
     const char **heap = malloc((n ? n : 1) * sizeof *heap);
     size_t nheap = 0;
-    if (!heap)
-        return -1;
+    if (!heap) return -1;
     for (size_t i = 0; i < n; i++)
-        if (d[i].kind == MS_BIN_HEAP && d[i].name)
-            heap[nheap++] = d[i].name;
+        if (d[i].kind == MS_BIN_HEAP && d[i].name) heap[nheap++] = d[i].name;
     qsort(heap, nheap, sizeof *heap, cmp_str_ptr);
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0 && nheap; i++) {
-        if (d[i].kind != MS_BIN_GLOBAL || !bsearch(&d[i].name, heap, nheap, sizeof *heap, cmp_str_ptr))
-            continue;
+        if (d[i].kind != MS_BIN_GLOBAL || !bsearch(&d[i].name, heap, nheap, sizeof *heap, cmp_str_ptr)) continue;
         char *name = format("%s%s", MS_POINTER_PREFIX, d[i].name);
         char *full = format("%s%s", MS_POINTER_PREFIX, d[i].full_name);
         if (!name || !full) {
@@ -343,24 +311,20 @@ static int cmp_bin_names(const void *a, const void *b, void *bins)
     const ms_data_bin *sort_bins = bins;
     size_t i = *(const size_t *)a, j = *(const size_t *)b;
     int c = strcmp(sort_bins[i].name, sort_bins[j].name);
-    if (!c)
-        c = strcmp(sort_bins[i].full_name, sort_bins[j].full_name);
+    if (!c) c = strcmp(sort_bins[i].full_name, sort_bins[j].full_name);
     return c ? c : (i > j) - (i < j);
 }
 
 int ms_unique_data_names(ms_data_bin *bins, size_t n)
 {
     size_t *order = malloc((n ? n : 1) * sizeof *order);
-    if (!order)
-        return -1;
-    for (size_t i = 0; i < n; i++)
-        order[i] = i;
+    if (!order) return -1;
+    for (size_t i = 0; i < n; i++) order[i] = i;
     qsort_r(order, n, sizeof *order, cmp_bin_names, bins);
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0;) {
         size_t j = i + 1;
-        while (j < n && strcmp(bins[order[i]].name, bins[order[j]].name) == 0)
-            j++;
+        while (j < n && strcmp(bins[order[i]].name, bins[order[j]].name) == 0) j++;
         for (size_t k = i + 1; k < j && rc == 0; k++) {
             ms_data_bin *d = &bins[order[k]];
             char *name = format("%s#%zu", d->name, k - i + 1);
@@ -384,8 +348,8 @@ int ms_unique_data_names(ms_data_bin *bins, size_t n)
     return rc;
 }
 
-int ms_build_data_bins(const ms_raw_bin *bins, size_t nbins, ms_symbolizer *sym,
-                       ms_source_cache *src, ms_data_bin **out)
+int ms_build_data_bins(const ms_raw_bin *bins, size_t nbins, ms_symbolizer *sym, ms_source_cache *src,
+                       ms_data_bin **out)
 {
     ms_data_bin *d = calloc(nbins ? nbins : 1, sizeof *d);
     heap_path *paths = calloc(nbins ? nbins : 1, sizeof *paths);
@@ -397,11 +361,10 @@ int ms_build_data_bins(const ms_raw_bin *bins, size_t nbins, ms_symbolizer *sym,
             heap_of[i] = nheap;
             rc = build_heap_path(&bins[i], sym, src, &paths[nheap++]);
             if (rc == 0 && bins[i].kind == MS_BIN_MMAP)
-                paths[nheap - 1].level = paths[nheap - 1].nframes;   /* named by its file */
+                paths[nheap - 1].level = paths[nheap - 1].nframes; /* named by its file */
         }
     }
-    if (rc == 0)
-        rc = disambiguate(paths, nheap);
+    if (rc == 0) rc = disambiguate(paths, nheap);
     for (size_t i = 0; i < nbins && rc == 0; i++) {
         switch (bins[i].kind) {
         case MS_BIN_HEAP: rc = name_heap_bin(&bins[i], &paths[heap_of[i]], &d[i]); break;
@@ -417,12 +380,9 @@ int ms_build_data_bins(const ms_raw_bin *bins, size_t nbins, ms_symbolizer *sym,
             rc = d[i].name && d[i].full_name ? 0 : -1;
         }
     }
-    if (rc == 0)
-        rc = mark_pointers(d, nbins);
-    if (rc == 0)
-        rc = ms_unique_data_names(d, nbins);
-    for (size_t i = 0; paths && i < nheap; i++)
-        heap_path_free(&paths[i]);
+    if (rc == 0) rc = mark_pointers(d, nbins);
+    if (rc == 0) rc = ms_unique_data_names(d, nbins);
+    for (size_t i = 0; paths && i < nheap; i++) heap_path_free(&paths[i]);
     free(paths);
     free(heap_of);
     if (rc != 0 && d) {

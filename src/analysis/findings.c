@@ -38,7 +38,11 @@ static int explaining_level(const ms_model *m, const ms_counters *c)
     return 2 * mem_stall >= ms_counters_stall(c) && ms_counters_misses(c, last) ? last : 0;
 }
 
-typedef struct { uint32_t file; int line; uint64_t stall; } line_cost;
+typedef struct {
+    uint32_t file;
+    int line;
+    uint64_t stall;
+} line_cost;
 
 static int cmp_place(const void *pa, const void *pb)
 {
@@ -83,8 +87,10 @@ static int source_range(const ms_model *m, const ms_cell *cell, ms_finding *f)
     qsort(v, n, sizeof *v, cmp_place);
     size_t w = 0;
     for (size_t i = 0; i < n; i++) {
-        if (w && v[w - 1].file == v[i].file && v[w - 1].line == v[i].line) v[w - 1].stall += v[i].stall;
-        else v[w++] = v[i];
+        if (w && v[w - 1].file == v[i].file && v[w - 1].line == v[i].line)
+            v[w - 1].stall += v[i].stall;
+        else
+            v[w++] = v[i];
     }
     n = w;
     qsort(v, n, sizeof *v, cmp_line_cost);
@@ -112,7 +118,7 @@ static int64_t top_evictor(const ms_cell *cell, uint32_t level, double *share)
     for (size_t i = 0; i < cell->nevicted_by; i++) {
         const ms_evictor *e = &cell->evicted_by[i];
         if (e->level != level) continue;
-        uint64_t sum = 0;   /* over every code bin of this evicting data bin */
+        uint64_t sum = 0; /* over every code bin of this evicting data bin */
         for (size_t j = 0; j < cell->nevicted_by; j++)
             if (cell->evicted_by[j].level == level && cell->evicted_by[j].data == e->data)
                 sum += cell->evicted_by[j].count;
@@ -163,8 +169,10 @@ static void explain(const ms_model *m, const ms_cell *cell, ms_finding *f)
     char where[300] = "", share[16], ev[16], lvl[16] = "";
     if (f->first_line) {
         const char *file = m->files[f->file], *slash = strrchr(file, '/');
-        if (f->first_line == f->last_line) snprintf(where, sizeof where, " (%s:%d)", slash ? slash + 1 : file, f->first_line);
-        else snprintf(where, sizeof where, " (%s:%d-%d)", slash ? slash + 1 : file, f->first_line, f->last_line);
+        if (f->first_line == f->last_line)
+            snprintf(where, sizeof where, " (%s:%d)", slash ? slash + 1 : file, f->first_line);
+        else
+            snprintf(where, sizeof where, " (%s:%d-%d)", slash ? slash + 1 : file, f->first_line, f->last_line);
     }
     if (m->config.nlevels > 1) snprintf(lvl, sizeof lvl, "L%d ", level + 1);
     pct(share, sizeof share, f->share);
@@ -179,9 +187,10 @@ static void explain(const ms_model *m, const ms_cell *cell, ms_finding *f)
             f->evidence = ratio(false_sh, v->received);
             pct(ev, sizeof ev, f->evidence);
             say(f,
-                     "%s of memory stall: false sharing on %s in %s%s: %u processor%s different words of "
-                     "the same %u-byte lines (%s of its invalidations)",
-                     share, data, code, where, nw, nw == 1 ? " writes" : "s write", ms_config_coherence_unit(&m->config), ev);
+                "%s of memory stall: false sharing on %s in %s%s: %u processor%s different words of "
+                "the same %u-byte lines (%s of its invalidations)",
+                share, data, code, where, nw, nw == 1 ? " writes" : "s write", ms_config_coherence_unit(&m->config),
+                ev);
         } else {
             int pat = -1;
             for (int p = 0; p < MS_NPATTERNS; p++)
@@ -197,9 +206,9 @@ static void explain(const ms_model *m, const ms_cell *cell, ms_finding *f)
             }
             if (pat >= 0) snprintf(pattern, sizeof pattern, "; access pattern: %s", ms_pattern_name(pat));
             say(f,
-                     "%s of memory stall: true sharing on %s in %s%s: the words it uses are written by %u processor%s "
-                     "(%s of its invalidations%s)%s",
-                     share, data, code, where, nw, nw == 1 ? "" : "s", ev, lock, pattern);
+                "%s of memory stall: true sharing on %s in %s%s: the words it uses are written by %u processor%s "
+                "(%s of its invalidations%s)%s",
+                share, data, code, where, nw, nw == 1 ? "" : "s", ev, lock, pattern);
         }
         return;
     }
@@ -209,9 +218,9 @@ static void explain(const ms_model *m, const ms_cell *cell, ms_finding *f)
         f->evidence = ratio(cold, misses);
         pct(ev, sizeof ev, f->evidence);
         say(f,
-                 "%s of memory stall: %s in %s%s, first-reference (cold) %smisses (%s of its misses): each line "
-                 "is missed the first time it is touched",
-                 share, data, code, where, lvl, ev);
+            "%s of memory stall: %s in %s%s, first-reference (cold) %smisses (%s of its misses): each line "
+            "is missed the first time it is touched",
+            share, data, code, where, lvl, ev);
         return;
     }
     char capacity[16], conflict[16];
@@ -225,22 +234,22 @@ static void explain(const ms_model *m, const ms_cell *cell, ms_finding *f)
     if (e < 0 || (size_t)e >= m->ndata) {
         f->kind = MS_FINDING_REPLACEMENT;
         f->evidence = ratio(cap + conf, misses);
-        say(f, "%s of memory stall: %s in %s%s, %sreplacement misses (%s capacity, %s conflict)",
-                 share, data, code, where, lvl, capacity, conflict);
+        say(f, "%s of memory stall: %s in %s%s, %sreplacement misses (%s capacity, %s conflict)", share, data, code,
+            where, lvl, capacity, conflict);
     } else if ((uint32_t)e == cell->data) {
         f->kind = MS_FINDING_SELF_INTERFERENCE;
         f->evictor = e;
         say(f,
-                 "%s of memory stall: %s in %s%s, %sreplacement misses (%s capacity, %s conflict) caused by %s "
-                 "itself (self-interference, %s of them)",
-                 share, data, code, where, lvl, capacity, conflict, data, ev);
+            "%s of memory stall: %s in %s%s, %sreplacement misses (%s capacity, %s conflict) caused by %s "
+            "itself (self-interference, %s of them)",
+            share, data, code, where, lvl, capacity, conflict, data, ev);
     } else {
         f->kind = MS_FINDING_CROSS_INTERFERENCE;
         f->evictor = e;
         say(f,
-                 "%s of memory stall: %s in %s%s, %sreplacement misses (%s capacity, %s conflict) caused by %s "
-                 "(cross-interference, %s of them)",
-                 share, data, code, where, lvl, capacity, conflict, m->data[e].name, ev);
+            "%s of memory stall: %s in %s%s, %sreplacement misses (%s capacity, %s conflict) caused by %s "
+            "(cross-interference, %s of them)",
+            share, data, code, where, lvl, capacity, conflict, m->data[e].name, ev);
     }
 }
 

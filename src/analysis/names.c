@@ -15,7 +15,12 @@ static bool is_ident_char(int c) { return isalnum(c) || c == '_' || c == '$'; }
 
 /* The statement flattened to one line, comments and string literals blanked, and the
  * position of the allocation call in it. */
-typedef struct { char *s; size_t len, pos; bool fortran; size_t allocate_paren; } stmt;
+typedef struct {
+    char *s;
+    size_t len, pos;
+    bool fortran;
+    size_t allocate_paren;
+} stmt;
 
 static bool find_fortran_allocate(const char *s, size_t len, size_t *paren);
 static size_t skip_space(const char *s, size_t len, size_t i);
@@ -25,22 +30,17 @@ static void blank_noise(char *s, size_t len)
 {
     for (size_t i = 0; i < len; i++) {
         if (s[i] == '/' && s[i + 1] == '/') {
-            while (i < len && s[i] != '\n')
-                s[i++] = ' ';
+            while (i < len && s[i] != '\n') s[i++] = ' ';
         } else if (s[i] == '/' && s[i + 1] == '*') {
             size_t j = i;
-            while (j < len && !(s[j] == '*' && s[j + 1] == '/'))
-                s[j++] = ' ';
-            for (int k = 0; k < 2 && j < len; k++)
-                s[j++] = ' ';
+            while (j < len && !(s[j] == '*' && s[j + 1] == '/')) s[j++] = ' ';
+            for (int k = 0; k < 2 && j < len; k++) s[j++] = ' ';
             i = j - 1;
         } else if (s[i] == '"' || s[i] == '\'') {
             char q = s[i];
             size_t j = i + 1;
-            while (j < len && s[j] != q && s[j] != '\n')
-                j += (s[j] == '\\' && j + 1 < len) ? 2 : 1;
-            for (size_t k = i + 1; k < j && k < len; k++)
-                s[k] = ' ';
+            while (j < len && s[j] != q && s[j] != '\n') j += (s[j] == '\\' && j + 1 < len) ? 2 : 1;
+            for (size_t k = i + 1; k < j && k < len; k++) s[k] = ' ';
             i = j;
         }
     }
@@ -51,8 +51,7 @@ static void blank_fortran_noise(char *s, size_t len)
 {
     for (size_t i = 0; i < len; i++) {
         if (s[i] == '!') {
-            while (i < len && s[i] != '\n')
-                s[i++] = ' ';
+            while (i < len && s[i] != '\n') s[i++] = ' ';
         } else if (s[i] == '&') {
             s[i] = ' ';
         }
@@ -63,15 +62,13 @@ static int stmt_init(stmt *st, const char *text, int col)
 {
     st->len = strlen(text);
     st->s = malloc(st->len + 2);
-    if (!st->s)
-        return -1;
+    if (!st->s) return -1;
     memcpy(st->s, text, st->len + 1);
     st->s[st->len + 1] = '\0';
     const char *last_line = strrchr(text, '\n');
     size_t line_start = last_line ? (size_t)(last_line - text) + 1 : 0;
     st->pos = col > 0 ? line_start + (size_t)(col - 1) : st->len;
-    if (st->pos > st->len)
-        st->pos = st->len;
+    if (st->pos > st->len) st->pos = st->len;
     st->allocate_paren = 0;
     st->fortran = find_fortran_allocate(text, st->len, &st->allocate_paren);
     if (st->fortran)
@@ -79,11 +76,10 @@ static int stmt_init(stmt *st, const char *text, int col)
     else
         blank_noise(st->s, st->len);
     for (size_t i = 0; i < st->len; i++)
-        if (st->s[i] == '\n' || st->s[i] == '\t' || st->s[i] == '\r')
-            st->s[i] = ' ';
-    if (col <= 0) {   /* unknown column: the call is taken to end the statement */
-        while (st->pos > 0 && (isspace((unsigned char)st->s[st->pos - 1]) || st->s[st->pos - 1] == ';' ||
-                               st->s[st->pos - 1] == '{'))
+        if (st->s[i] == '\n' || st->s[i] == '\t' || st->s[i] == '\r') st->s[i] = ' ';
+    if (col <= 0) { /* unknown column: the call is taken to end the statement */
+        while (st->pos > 0 &&
+               (isspace((unsigned char)st->s[st->pos - 1]) || st->s[st->pos - 1] == ';' || st->s[st->pos - 1] == '{'))
             st->pos--;
     }
     return 0;
@@ -98,8 +94,7 @@ static bool word_at(const char *s, size_t len, size_t i, const char *word)
 
 static size_t skip_space(const char *s, size_t len, size_t i)
 {
-    while (i < len && isspace((unsigned char)s[i]))
-        i++;
+    while (i < len && isspace((unsigned char)s[i])) i++;
     return i;
 }
 
@@ -124,16 +119,12 @@ static size_t match_close(const char *s, size_t len, size_t i)
 static bool find_fortran_allocate(const char *s, size_t len, size_t *paren)
 {
     for (size_t i = 0; i < len; i++) {
-        if (!word_at(s, len, i, "allocate"))
-            continue;
+        if (!word_at(s, len, i, "allocate")) continue;
         size_t before = i;
-        while (before > 0 && (s[before - 1] == ' ' || s[before - 1] == '\t'))
-            before--;
-        if (before > 0 && s[before - 1] != '\n' && s[before - 1] != ')')
-            continue;
+        while (before > 0 && (s[before - 1] == ' ' || s[before - 1] == '\t')) before--;
+        if (before > 0 && s[before - 1] != '\n' && s[before - 1] != ')') continue;
         size_t j = skip_space(s, len, i + 8);
-        if (j >= len || s[j] != '(')
-            continue;
+        if (j >= len || s[j] != '(') continue;
         size_t close = match_close(s, len, j);
         size_t after = close < len ? skip_space(s, len, close + 1) : len;
         if (close < len && (after == len || s[after] == '!')) {
@@ -149,11 +140,9 @@ static char *fortran_item_name(const char *s, size_t b, size_t e)
 {
     b = skip_space(s, e, b);
     size_t end = b;
-    while (end < e && (is_ident_char(s[end]) || s[end] == '%' || isspace((unsigned char)s[end])))
-        end++;
-    while (end > b && isspace((unsigned char)s[end - 1]))
-        end--;
-    if (end == b || s[skip_space(s, e, end)] == '=')   /* empty, or stat=/source=/... */
+    while (end < e && (is_ident_char(s[end]) || s[end] == '%' || isspace((unsigned char)s[end]))) end++;
+    while (end > b && isspace((unsigned char)s[end - 1])) end--;
+    if (end == b || s[skip_space(s, e, end)] == '=') /* empty, or stat=/source=/... */
         return NULL;
     size_t first = b, pct = 0, pcts = 0;
     for (size_t i = b; i < end; i++)
@@ -162,12 +151,10 @@ static char *fortran_item_name(const char *s, size_t b, size_t e)
             first = pct ? pct + 1 : b;
             pct = i;
         }
-    if (pcts < 2)
-        first = b;
+    if (pcts < 2) first = b;
     ms_strbuf out = MS_STRBUF_INIT;
     for (size_t i = first; i < end; i++)
-        if (!isspace((unsigned char)s[i]))
-            ms_strbuf_add(&out, s[i] == '%' ? "." : &s[i], 1);
+        if (!isspace((unsigned char)s[i])) ms_strbuf_add(&out, s[i] == '%' ? "." : &s[i], 1);
     return ms_strbuf_take(&out);
 }
 
@@ -186,8 +173,7 @@ static char *fortran_name(const stmt *st)
             depth--;
         else if ((ch == ',' && depth == 0) || i == close || i == st->len) {
             char *name = fortran_item_name(st->s, item, i);
-            if (name && st->pos >= item && st->pos < i && !at_col)
-                at_col = strdup(name);
+            if (name && st->pos >= item && st->pos < i && !at_col) at_col = strdup(name);
             if (name && !first)
                 first = name;
             else
@@ -210,11 +196,9 @@ static bool is_operator_char(char c) { return c && strchr("+-*/%&|^<>!=~", c) !=
 static bool is_call_paren(const char *s, size_t start, size_t i)
 {
     size_t j = i;
-    while (j > start && isspace((unsigned char)s[j - 1]))
-        j--;
-    if (j == start || !(is_ident_char(s[j - 1]) || s[j - 1] == '>'))
-        return false;
-    if (s[j - 1] == '>') {   /* template call, unless it is a C++ cast: static_cast<T *>(...) */
+    while (j > start && isspace((unsigned char)s[j - 1])) j--;
+    if (j == start || !(is_ident_char(s[j - 1]) || s[j - 1] == '>')) return false;
+    if (s[j - 1] == '>') { /* template call, unless it is a C++ cast: static_cast<T *>(...) */
         int depth = 0;
         for (; j > start; j--) {
             if (s[j - 1] == '>')
@@ -222,17 +206,14 @@ static bool is_call_paren(const char *s, size_t start, size_t i)
             else if (s[j - 1] == '<' && --depth == 0)
                 break;
         }
-        if (j > start)
-            j--;
+        if (j > start) j--;
         return !(j >= start + 5 && strncmp(s + j - 5, "_cast", 5) == 0);
     }
     size_t w = j;
-    while (w > start && is_ident_char(s[w - 1]))
-        w--;
+    while (w > start && is_ident_char(s[w - 1])) w--;
     static const char *const keywords[] = { "if", "while", "for", "switch", "return", "sizeof", "do" };
     for (size_t k = 0; k < sizeof keywords / sizeof *keywords; k++)
-        if (j - w == strlen(keywords[k]) && strncmp(s + w, keywords[k], j - w) == 0)
-            return false;
+        if (j - w == strlen(keywords[k]) && strncmp(s + w, keywords[k], j - w) == 0) return false;
     return true;
 }
 
@@ -248,8 +229,7 @@ static size_t skip_control(const char *s, size_t len, size_t i)
         static const char *const heads[] = { "if", "for", "while", "switch" };
         bool skipped = false;
         for (size_t k = 0; k < 4 && !skipped; k++) {
-            if (!word_at(s, len, i, heads[k]))
-                continue;
+            if (!word_at(s, len, i, heads[k])) continue;
             size_t p = skip_space(s, len, i + strlen(heads[k]));
             if (p < len && s[p] == '(') {
                 size_t close = match_close(s, len, p);
@@ -259,20 +239,19 @@ static size_t skip_control(const char *s, size_t len, size_t i)
                 }
             }
         }
-        if (!skipped)
-            return i;
+        if (!skipped) return i;
     }
 }
 
 /* Words dropped from declared types. */
 static bool is_dropped_word(const char *w, size_t n)
 {
-    static const char *const words[] = { "static", "const", "volatile", "register", "extern", "struct",
-        "union", "enum", "class", "restrict", "__restrict", "__restrict__", "thread_local",
-        "_Thread_local", "__thread", "constexpr", "inline", "typename", "mutable" };
+    static const char *const words[] = { "static",     "const",        "volatile",     "register",      "extern",
+                                         "struct",     "union",        "enum",         "class",         "restrict",
+                                         "__restrict", "__restrict__", "thread_local", "_Thread_local", "__thread",
+                                         "constexpr",  "inline",       "typename",     "mutable" };
     for (size_t k = 0; k < sizeof words / sizeof *words; k++)
-        if (n == strlen(words[k]) && strncmp(w, words[k], n) == 0)
-            return true;
+        if (n == strlen(words[k]) && strncmp(w, words[k], n) == 0) return true;
     return false;
 }
 
@@ -281,8 +260,7 @@ static size_t ident_len(const char *s, size_t len, size_t i)
 {
     size_t j = i;
     for (;;) {
-        while (j < len && is_ident_char(s[j]))
-            j++;
+        while (j < len && is_ident_char(s[j])) j++;
         if (j + 1 < len && s[j] == ':' && s[j + 1] == ':') {
             j += 2;
             continue;
@@ -359,24 +337,21 @@ static char *lvalue_name(const char *s, size_t b, size_t e)
         } else if (s[i] == '[') {
             indexed = true;
             i = match_close(s, e, i) + 1;
-        } else if (s[i] == '.' || (s[i] == '-' && s[i + 1] == '>') || s[i] == '*' || s[i] == '(' ||
-                   s[i] == ')' || isspace((unsigned char)s[i])) {
+        } else if (s[i] == '.' || (s[i] == '-' && s[i + 1] == '>') || s[i] == '*' || s[i] == '(' || s[i] == ')' ||
+                   isspace((unsigned char)s[i])) {
             i += s[i] == '-' ? 2 : 1;
         } else {
-            return NULL;   /* something that is not an lvalue we understand */
+            return NULL; /* something that is not an lvalue we understand */
         }
     }
-    if (nparts == 0)
-        return NULL;
+    if (nparts == 0) return NULL;
     ms_strbuf out = MS_STRBUF_INIT;
     size_t first = nparts >= 2 ? nparts - 2 : 0;
     for (size_t k = first; k < nparts; k++) {
-        if (k > first)
-            ms_strbuf_adds(&out, ".");
+        if (k > first) ms_strbuf_adds(&out, ".");
         ms_strbuf_add(&out, parts[k], lens[k]);
     }
-    if (indexed)
-        ms_strbuf_adds(&out, "[]");
+    if (indexed) ms_strbuf_adds(&out, "[]");
     return ms_strbuf_take(&out);
 }
 
@@ -384,8 +359,7 @@ static char *lvalue_name(const char *s, size_t b, size_t e)
  * A declaration gives "type*.var", anything else the lvalue's name. */
 static char *lhs_name(const char *s, size_t b, size_t e, size_t rb, size_t re)
 {
-    while (e > b && isspace((unsigned char)s[e - 1]))
-        e--;
+    while (e > b && isspace((unsigned char)s[e - 1])) e--;
     /* Declarator lists "int *a = f(), *b": type from the start, declarator after the last ','. */
     size_t decl = b;
     int depth = 0;
@@ -409,34 +383,29 @@ static char *lhs_name(const char *s, size_t b, size_t e, size_t rb, size_t re)
             wlens[nwords++] = n;
         }
         i = skip_space(s, e, i + n);
-        while (i < e && (s[i] == '*' || s[i] == '&'))
-            i = skip_space(s, e, i + 1);
+        while (i < e && (s[i] == '*' || s[i] == '&')) i = skip_space(s, e, i + 1);
     }
-    if (decl == b) {   /* single declarator: the last word is the variable */
-        if (nwords < 2 || i != e)
-            return lvalue_name(s, b, e);
+    if (decl == b) { /* single declarator: the last word is the variable */
+        if (nwords < 2 || i != e) return lvalue_name(s, b, e);
         nwords--;
-        decl = wends[nwords - 1];   /* the declarator follows the last type word */
+        decl = wends[nwords - 1]; /* the declarator follows the last type word */
     } else if (nwords < 2) {
         return lvalue_name(s, decl, e);
     } else {
-        nwords--;   /* the first declarator's name */
+        nwords--; /* the first declarator's name */
     }
     /* Stars and the name of the declarator [decl, e). */
     size_t stars = 0, k = decl;
     for (; k < e && (s[k] == '*' || s[k] == '&' || isspace((unsigned char)s[k]) || is_ident_char(s[k])); k++) {
-        if (s[k] == '*')
-            stars++;
+        if (s[k] == '*') stars++;
         if (is_ident_char(s[k])) {
             size_t n = ident_len(s, e, k);
-            if (!is_dropped_word(s + k, n))
-                break;
+            if (!is_dropped_word(s + k, n)) break;
             k += n - 1;
         }
     }
     size_t nlen = k < e ? ident_len(s, e, k) : 0;
-    if (nlen == 0 || skip_space(s, e, k + nlen) != e)
-        return NULL;
+    if (nlen == 0 || skip_space(s, e, k + nlen) != e) return NULL;
     ms_strbuf out = MS_STRBUF_INIT;
     if (nwords == 1 && wlens[0] == 4 && strncmp(words[0], "auto", 4) == 0) {
         char *t = rhs_type(s, rb, re);
@@ -447,12 +416,10 @@ static char *lhs_name(const char *s, size_t b, size_t e, size_t rb, size_t re)
         }
     } else {
         for (size_t w = 0; w < nwords; w++) {
-            if (w)
-                ms_strbuf_adds(&out, " ");
+            if (w) ms_strbuf_adds(&out, " ");
             ms_strbuf_add(&out, words[w], wlens[w]);
         }
-        for (size_t st = 0; st < stars; st++)
-            ms_strbuf_adds(&out, "*");
+        for (size_t st = 0; st < stars; st++) ms_strbuf_adds(&out, "*");
         ms_strbuf_adds(&out, ".");
     }
     ms_strbuf_add(&out, s + k, nlen);
@@ -489,17 +456,14 @@ static size_t find_assignment(const char *s, size_t from, size_t to, size_t *lhs
  * component, MemSpy's Type.var). NULL if the statement is not such a declaration. */
 static char *direct_init_name(const char *s, size_t len, size_t start, size_t pos)
 {
-    static const char *const not_types[] = { "return", "throw", "delete", "case", "goto", "else",
-        "do", "new", "sizeof", "co_return", "co_yield" };
+    static const char *const not_types[] = { "return", "throw", "delete", "case",      "goto",    "else",
+                                             "do",     "new",   "sizeof", "co_return", "co_yield" };
     size_t i = skip_space(s, len, start), n;
-    while (i < len && (n = ident_len(s, len, i)) > 0 && is_dropped_word(s + i, n))
-        i = skip_space(s, len, i + n);
+    while (i < len && (n = ident_len(s, len, i)) > 0 && is_dropped_word(s + i, n)) i = skip_space(s, len, i + n);
     size_t type_b = i, type_n = i < len ? ident_len(s, len, i) : 0;
-    if (type_n == 0 || isdigit((unsigned char)s[type_b]))
-        return NULL;
+    if (type_n == 0 || isdigit((unsigned char)s[type_b])) return NULL;
     for (size_t k = 0; k < sizeof not_types / sizeof *not_types; k++)
-        if (type_n == strlen(not_types[k]) && strncmp(s + type_b, not_types[k], type_n) == 0)
-            return NULL;
+        if (type_n == strlen(not_types[k]) && strncmp(s + type_b, not_types[k], type_n) == 0) return NULL;
     i = skip_space(s, len, type_b + type_n);
     size_t stars = 0;
     while (i < len && (s[i] == '*' || s[i] == '&')) {
@@ -507,25 +471,20 @@ static char *direct_init_name(const char *s, size_t len, size_t start, size_t po
         i = skip_space(s, len, i + 1);
     }
     size_t name_b = i, name_n = i < len ? ident_len(s, len, i) : 0;
-    if (name_n == 0 || pos < name_b)
-        return NULL;
+    if (name_n == 0 || pos < name_b) return NULL;
     for (size_t k = name_b; k < name_b + name_n; k++)
-        if (!is_ident_char(s[k]))
-            return NULL;   /* a plain variable name, not a qualified one */
+        if (!is_ident_char(s[k])) return NULL; /* a plain variable name, not a qualified one */
     size_t after = skip_space(s, len, name_b + name_n);
-    if (after >= len || (s[after] != '(' && s[after] != '{'))
-        return NULL;
-    size_t comp = type_b;   /* the type's last component, outside template arguments */
+    if (after >= len || (s[after] != '(' && s[after] != '{')) return NULL;
+    size_t comp = type_b; /* the type's last component, outside template arguments */
     int depth = 0;
     for (size_t k = type_b; k + 1 < type_b + type_n; k++) {
         depth += s[k] == '<' ? 1 : s[k] == '>' ? -1 : 0;
-        if (depth == 0 && s[k] == ':' && s[k + 1] == ':')
-            comp = k + 2;
+        if (depth == 0 && s[k] == ':' && s[k + 1] == ':') comp = k + 2;
     }
     ms_strbuf out = MS_STRBUF_INIT;
     ms_strbuf_add(&out, s + comp, type_b + type_n - comp);
-    for (size_t k = 0; k < stars; k++)
-        ms_strbuf_adds(&out, "*");
+    for (size_t k = 0; k < stars; k++) ms_strbuf_adds(&out, "*");
     ms_strbuf_adds(&out, ".");
     ms_strbuf_add(&out, s + name_b, name_n);
     return ms_strbuf_take(&out);
@@ -545,18 +504,13 @@ static size_t call_start(const char *s, size_t len, size_t pos)
             }
         }
     }
-    if (pos >= len || s[pos] != '(')
-        return pos;
+    if (pos >= len || s[pos] != '(') return pos;
     size_t i = pos;
-    while (i > 0 && isspace((unsigned char)s[i - 1]))
-        i--;
-    while (i > 0 && (isalnum((unsigned char)s[i - 1]) || strchr("_:<>*", s[i - 1])))
-        i--;
+    while (i > 0 && isspace((unsigned char)s[i - 1])) i--;
+    while (i > 0 && (isalnum((unsigned char)s[i - 1]) || strchr("_:<>*", s[i - 1]))) i--;
     size_t w = i;
-    while (w > 0 && isspace((unsigned char)s[w - 1]))
-        w--;
-    if (w >= 3 && strncmp(s + w - 3, "new", 3) == 0 && (w == 3 || !isalnum((unsigned char)s[w - 4])))
-        i = w - 3;
+    while (w > 0 && isspace((unsigned char)s[w - 1])) w--;
+    if (w >= 3 && strncmp(s + w - 3, "new", 3) == 0 && (w == 3 || !isalnum((unsigned char)s[w - 4]))) i = w - 3;
     return i;
 }
 
@@ -568,8 +522,7 @@ static char *c_name(const stmt *st)
      * closes nothing (the tail of a for (...;...;...) header). */
     size_t start = 0;
     for (size_t i = 0; i < pos; i++)
-        if (s[i] == ';' || s[i] == '{' || s[i] == '}')
-            start = i + 1;
+        if (s[i] == ';' || s[i] == '{' || s[i] == '}') start = i + 1;
     int depth = 0;
     for (size_t i = start; i < pos; i++) {
         if (s[i] == '(')
@@ -581,8 +534,7 @@ static char *c_name(const stmt *st)
     }
     start = skip_control(s, pos, start);
     char *direct = direct_init_name(s, st->len, start, pos);
-    if (direct)
-        return direct;
+    if (direct) return direct;
     /* Walk the groups still open at the call from the innermost outwards: an index or a
      * function call's parenthesis means no variable receives the allocation; in a grouping
      * or cast parenthesis, an assignment inside it wins over one outside. */
@@ -596,28 +548,22 @@ static char *c_name(const stmt *st)
     size_t eq = pos, lhs = start;
     for (size_t k = nopen + 1; k-- > 0 && eq == pos;) {
         size_t group = k > 0 ? open[k - 1] + 1 : start;
-        if (k > 0 && (s[group - 1] == '[' || is_call_paren(s, start, group - 1)))
-            return NULL;
+        if (k > 0 && (s[group - 1] == '[' || is_call_paren(s, start, group - 1))) return NULL;
         group = skip_space(s, pos, group);
-        if (word_at(s, pos, group, "return") || word_at(s, pos, group, "throw"))
-            return NULL;
+        if (word_at(s, pos, group, "return") || word_at(s, pos, group, "throw")) return NULL;
         eq = find_assignment(s, group, pos, &lhs);
     }
-    if (eq == pos)
-        return NULL;
+    if (eq == pos) return NULL;
     size_t stmt_end = pos;
-    while (stmt_end < st->len && s[stmt_end] != ';')
-        stmt_end++;
+    while (stmt_end < st->len && s[stmt_end] != ';') stmt_end++;
     return lhs_name(s, lhs, eq, eq + 1, stmt_end);
 }
 
 char *ms_name_from_statement(const char *text, int col)
 {
-    if (!text)
-        return NULL;
+    if (!text) return NULL;
     stmt st;
-    if (stmt_init(&st, text, col) != 0)
-        return NULL;
+    if (stmt_init(&st, text, col) != 0) return NULL;
     char *name = st.fortran ? fortran_name(&st) : c_name(&st);
     free(st.s);
     return name;

@@ -7,9 +7,9 @@
 #include <string.h>
 
 typedef struct {
-    char *path;       /* as recorded in DWARF */
-    char *text;       /* NULL if unreadable */
-    size_t *line_at;  /* offset of each line's start, nlines + 1 entries */
+    char *path;      /* as recorded in DWARF */
+    char *text;      /* NULL if unreadable */
+    size_t *line_at; /* offset of each line's start, nlines + 1 entries */
     size_t nlines;
 } source_file;
 
@@ -31,8 +31,7 @@ ms_source_cache *ms_source_cache_new(const char *source_root)
 
 void ms_source_cache_free(ms_source_cache *c)
 {
-    if (!c)
-        return;
+    if (!c) return;
     for (size_t i = 0; i < c->nfiles; i++) {
         free(c->files[i].path);
         free(c->files[i].text);
@@ -52,33 +51,27 @@ static char *slurp(const char *path)
 static void index_lines(source_file *f)
 {
     size_t n = 1;
-    for (const char *p = f->text; *p; p++)
-        n += *p == '\n';
+    for (const char *p = f->text; *p; p++) n += *p == '\n';
     f->line_at = malloc((n + 1) * sizeof *f->line_at);
-    if (!f->line_at)
-        return;
+    if (!f->line_at) return;
     size_t line = 0;
     f->line_at[line++] = 0;
     for (size_t i = 0; f->text[i]; i++)
-        if (f->text[i] == '\n')
-            f->line_at[line++] = i + 1;
-    f->line_at[line] = strlen(f->text) + 1;   /* one past the last line's terminator */
+        if (f->text[i] == '\n') f->line_at[line++] = i + 1;
+    f->line_at[line] = strlen(f->text) + 1; /* one past the last line's terminator */
     f->nlines = n;
 }
 
 static source_file *load(ms_source_cache *c, const char *path)
 {
     for (size_t i = 0; i < c->nfiles; i++)
-        if (strcmp(c->files[i].path, path) == 0)
-            return &c->files[i];
+        if (strcmp(c->files[i].path, path) == 0) return &c->files[i];
     source_file *grown = realloc(c->files, (c->nfiles + 1) * sizeof *grown);
-    if (!grown)
-        return NULL;
+    if (!grown) return NULL;
     c->files = grown;
     source_file *f = &c->files[c->nfiles];
     memset(f, 0, sizeof *f);
-    if (!(f->path = strdup(path)))
-        return NULL;
+    if (!(f->path = strdup(path))) return NULL;
     c->nfiles++;
     if (c->root && path[0] != '/') {
         size_t n = strlen(c->root) + strlen(path) + 2;
@@ -91,19 +84,17 @@ static source_file *load(ms_source_cache *c, const char *path)
     } else {
         f->text = slurp(path);
     }
-    if (f->text)
-        index_lines(f);
+    if (f->text) index_lines(f);
     return f;
 }
 
 static bool is_fortran(const char *path)
 {
     const char *dot = strrchr(path, '.');
-    static const char *const exts[] = { ".f", ".F", ".f90", ".F90", ".f95", ".F95", ".f03",
-                                        ".F03", ".f08", ".F08", ".for", ".FOR" };
+    static const char *const exts[] = { ".f",   ".F",   ".f90", ".F90", ".f95", ".F95",
+                                        ".f03", ".F03", ".f08", ".F08", ".for", ".FOR" };
     for (size_t i = 0; dot && i < sizeof exts / sizeof *exts; i++)
-        if (strcmp(dot, exts[i]) == 0)
-            return true;
+        if (strcmp(dot, exts[i]) == 0) return true;
     return false;
 }
 
@@ -123,16 +114,14 @@ static size_t c_statement_tail(const char *t, size_t b, size_t e, bool *ends)
 
 static bool fortran_continues(const char *t, size_t b, size_t e)
 {
-    while (e > b && (t[e - 1] == ' ' || t[e - 1] == '\t' || t[e - 1] == '\r' || t[e - 1] == '\n'))
-        e--;
+    while (e > b && (t[e - 1] == ' ' || t[e - 1] == '\t' || t[e - 1] == '\r' || t[e - 1] == '\n')) e--;
     return e > b && t[e - 1] == '&';
 }
 
 char *ms_source_statement(ms_source_cache *c, const char *path, int line)
 {
     source_file *f = path ? load(c, path) : NULL;
-    if (!f || !f->text || !f->line_at || line < 1 || (size_t)line > f->nlines)
-        return NULL;
+    if (!f || !f->text || !f->line_at || line < 1 || (size_t)line > f->nlines) return NULL;
     const char *t = f->text;
     size_t last = (size_t)line - 1;
     size_t first_at = f->line_at[last];
@@ -141,8 +130,7 @@ char *ms_source_statement(ms_source_cache *c, const char *path, int line)
         size_t prev = last - k - 1;
         size_t b = f->line_at[prev], e = f->line_at[prev + 1] - 1;
         if (fortran) {
-            if (!fortran_continues(t, b, e))
-                break;
+            if (!fortran_continues(t, b, e)) break;
             first_at = b;
             continue;
         }
@@ -154,32 +142,27 @@ char *ms_source_statement(ms_source_cache *c, const char *path, int line)
         }
         first_at = b;
     }
-    size_t end = f->line_at[last + 1] - 1;   /* the target line's '\n' (or the NUL) */
+    size_t end = f->line_at[last + 1] - 1; /* the target line's '\n' (or the NUL) */
     size_t n = end - first_at;
     char *out = malloc(n + 1);
-    if (!out)
-        return NULL;
+    if (!out) return NULL;
     memcpy(out, t + first_at, n);
     out[n] = '\0';
-    if (n && out[n - 1] == '\r')
-        out[n - 1] = '\0';
+    if (n && out[n - 1] == '\r') out[n - 1] = '\0';
     return out;
 }
 
 bool ms_source_is_system(const char *path)
 {
-    static const char *const prefixes[] = { "/usr/include/", "/usr/local/include/", "/usr/src/debug/",
-        "/build/glibc", "./csu/", "../sysdeps/" };
+    static const char *const prefixes[] = { "/usr/include/", "/usr/local/include/", "/usr/src/debug/", "/build/glibc",
+                                            "./csu/",        "../sysdeps/" };
     /* Compilers also spell headers through their own directories, e.g. clang's
      * "/usr/bin/../lib/gcc/x86_64-linux-gnu/12/../../../../include/c++/12/bits/vector.tcc". */
     static const char *const parts[] = { "/include/c++/", "/lib/gcc/", "/lib/llvm", "/lib/clang/" };
-    if (!path)
-        return false;
+    if (!path) return false;
     for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
-        if (strncmp(path, prefixes[i], strlen(prefixes[i])) == 0)
-            return true;
+        if (strncmp(path, prefixes[i], strlen(prefixes[i])) == 0) return true;
     for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
-        if (strstr(path, parts[i]))
-            return true;
+        if (strstr(path, parts[i])) return true;
     return false;
 }

@@ -34,13 +34,13 @@ struct ms_symbolizer {
     Dwfl *dwfl;
     Dwfl_Callbacks callbacks;
     char *debuginfo_path;
-    ms_sym **slots;          /* open-addressing hash of cached results, by (pc, return_address) */
+    ms_sym **slots; /* open-addressing hash of cached results, by (pc, return_address) */
     size_t nslots, nused;
     module_vars *modvars;
     size_t nmodvars;
-    Dwfl_Module **raw_mods;  /* per raw module index, NULL if not reported */
+    Dwfl_Module **raw_mods; /* per raw module index, NULL if not reported */
     size_t nraw_mods;
-    char **paths;            /* source paths made absolute, owned here */
+    char **paths; /* source paths made absolute, owned here */
     size_t npaths, paths_cap;
 };
 
@@ -50,8 +50,7 @@ static bool has_symtab(Elf *elf)
     Elf_Scn *scn = NULL;
     GElf_Shdr sh;
     while (elf && (scn = elf_nextscn(elf, scn)))
-        if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
-            return true;
+        if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB) return true;
     return false;
 }
 
@@ -62,8 +61,7 @@ static void debug_info_note(Dwfl_Module *mod, const char *path, char *note, size
     Dwarf_Addr bias;
     bool dwarf = dwfl_module_getdwarf(mod, &bias) != NULL;
     bool symtab = has_symtab(dwfl_module_getelf(mod, &bias));
-    if (dwarf)
-        return;
+    if (dwarf) return;
     size_t used = strlen(note);
     snprintf(note + used, cap - used,
              symtab ? "%s%s has no debug information (built without -g): no source lines, heap bins are "
@@ -101,44 +99,36 @@ int ms_symbolizer_new(const ms_raw *raw, ms_symbolizer **out, char **note_out, c
     Dwfl_Module *exe = NULL;
     for (size_t i = 0; i < raw->nmodules; i++) {
         const char *path = raw->modules[i].path;
-        if (!path || path[0] != '/')
-            continue;   /* vdso and anonymous mappings have no file */
+        if (!path || path[0] != '/') continue; /* vdso and anonymous mappings have no file */
         /* add_p_vaddr: raw's base is the load bias (dlpi_addr), so this is right for ET_EXEC
          * (bias 0) and for ET_DYN whatever its first segment's address. */
         Dwfl_Module *mod = dwfl_report_elf(s->dwfl, path, path, -1, raw->modules[i].base, true);
-        if (i < s->nraw_mods)
-            s->raw_mods[i] = mod;
+        if (i < s->nraw_mods) s->raw_mods[i] = mod;
         if (!mod) {
-            if (skipped++ == 0)
-                snprintf(first_skipped, sizeof first_skipped, "%s (%s)", path, dwfl_errmsg(-1));
+            if (skipped++ == 0) snprintf(first_skipped, sizeof first_skipped, "%s (%s)", path, dwfl_errmsg(-1));
         } else if (raw->exe && strcmp(path, raw->exe) == 0) {
             exe = mod;
         }
     }
     dwfl_report_end(s->dwfl, NULL, NULL);
     char note[1024] = "";
-    if (skipped)
-        snprintf(note, sizeof note, "%zu module(s) could not be symbolized, e.g. %s", skipped, first_skipped);
-    if (exe)
-        debug_info_note(exe, raw->exe, note, sizeof note);
-    if (note[0])
-        *note_out = strdup(note);
+    if (skipped) snprintf(note, sizeof note, "%zu module(s) could not be symbolized, e.g. %s", skipped, first_skipped);
+    if (exe) debug_info_note(exe, raw->exe, note, sizeof note);
+    if (note[0]) *note_out = strdup(note);
     *out = s;
     return 0;
 }
 
 void ms_symbolizer_free(ms_symbolizer *s)
 {
-    if (!s)
-        return;
+    if (!s) return;
     for (size_t i = 0; i < s->nslots; i++)
         if (s->slots[i]) {
             free(s->slots[i]->frames);
             free(s->slots[i]);
         }
     free(s->slots);
-    for (size_t i = 0; i < s->npaths; i++)
-        free(s->paths[i]);
+    for (size_t i = 0; i < s->npaths; i++) free(s->paths[i]);
     free(s->paths);
     for (size_t i = 0; i < s->nmodvars; i++) {
         free(s->modvars[i].vars);
@@ -156,8 +146,7 @@ static const char *die_name(Dwarf_Die *die)
 {
     Dwarf_Attribute attr;
     const char *name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
-    if (!name)
-        name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
+    if (!name) name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
     return name;
 }
 
@@ -166,8 +155,7 @@ static const char *cu_file(Dwarf_Die *cu, Dwarf_Word idx)
 {
     Dwarf_Files *files;
     size_t nfiles;
-    if (dwarf_getsrcfiles(cu, &files, &nfiles) != 0 || idx >= nfiles)
-        return NULL;
+    if (dwarf_getsrcfiles(cu, &files, &nfiles) != 0 || idx >= nfiles) return NULL;
     return dwarf_filesrc(files, idx, NULL, NULL);
 }
 
@@ -196,8 +184,7 @@ static int push_frame(ms_sym *sym, size_t *cap, const ms_frame *f)
     if (sym->nframes == *cap) {
         size_t n = *cap ? *cap * 2 : 4;
         ms_frame *p = realloc(sym->frames, n * sizeof *p);
-        if (!p)
-            return -1;
+        if (!p) return -1;
         sym->frames = p;
         *cap = n;
     }
@@ -209,8 +196,7 @@ static int push_frame(ms_sym *sym, size_t *cap, const ms_frame *f)
  * NULL if out of memory. */
 static const char *intern_owned(ms_symbolizer *s, char *owned)
 {
-    if (!owned)
-        return NULL;
+    if (!owned) return NULL;
     for (size_t i = 0; i < s->npaths; i++)
         if (strcmp(s->paths[i], owned) == 0) {
             free(owned);
@@ -234,12 +220,10 @@ static const char *intern_owned(ms_symbolizer *s, char *owned)
  * otherwise the path unchanged. Joined paths are interned in s. */
 static const char *absolute_path(ms_symbolizer *s, const char *comp_dir, const char *file)
 {
-    if (!file || file[0] == '/' || !comp_dir || !comp_dir[0])
-        return file;
+    if (!file || file[0] == '/' || !comp_dir || !comp_dir[0]) return file;
     size_t n = strlen(comp_dir) + strlen(file) + 2;
     char *joined = malloc(n);
-    if (!joined)
-        return file;
+    if (!joined) return file;
     snprintf(joined, n, "%s/%s", comp_dir, file);
     if (access(joined, R_OK) != 0) {
         free(joined);
@@ -256,8 +240,7 @@ extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *st
  * parameter list dropped, `operator()` kept); other names unchanged. Interned in s. */
 static const char *readable(ms_symbolizer *s, const char *name)
 {
-    if (!name || strncmp(name, "_Z", 2) != 0)
-        return name;
+    if (!name || strncmp(name, "_Z", 2) != 0) return name;
     int status = 0;
     char *d = __cxa_demangle(name, NULL, NULL, &status);
     if (!d || status != 0) {
@@ -278,7 +261,7 @@ static const char *readable(ms_symbolizer *s, const char *name)
             start = p + 1;
         else if (*p == '(' && depth == 0) {
             if (p - d >= 8 && strncmp(p - 8, "operator", 8) == 0 && p[1] == ')') {
-                p++;   /* operator() */
+                p++; /* operator() */
                 continue;
             }
             *p = '\0';
@@ -286,7 +269,7 @@ static const char *readable(ms_symbolizer *s, const char *name)
             break;
         }
     }
-    if (function && start != d)   /* "typeinfo name for X", "vtable for X" keep their words */
+    if (function && start != d) /* "typeinfo name for X", "vtable for X" keep their words */
         memmove(d, start, strlen(start) + 1);
     const char *pooled = intern_owned(s, d);
     return pooled ? pooled : name;
@@ -300,8 +283,7 @@ static const char *function_name(ms_symbolizer *s, Dwarf_Die *die)
 {
     Dwarf_Attribute attr;
     const char *linkage = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
-    if (linkage)
-        return readable(s, linkage);
+    if (linkage) return readable(s, linkage);
     return die_name(die);
 }
 
@@ -318,8 +300,7 @@ static int resolve(ms_symbolizer *s, ms_sym *sym)
     ms_frame f = { UNKNOWN_FUNC, NULL, 0, NULL, 0, 0 };
     size_t cap = 0;
     Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr);
-    if (!mod)
-        return push_frame(sym, &cap, &f);
+    if (!mod) return push_frame(sym, &cap, &f);
     Dwfl_Line *line = dwfl_module_getsrc(mod, addr);
     if (line)
         f.file = absolute_path(s, dwfl_line_comp_dir(line), dwfl_lineinfo(line, NULL, &f.line, &f.col, NULL, NULL));
@@ -332,8 +313,7 @@ static int resolve(ms_symbolizer *s, ms_sym *sym)
      * definition; the concrete callers are the DIE tree's physical parents (as eu-addr2line -i). */
     for (int i = 0; i < nscopes; i++) {
         int tag = dwarf_tag(&scopes[i]);
-        if (tag == DW_TAG_subprogram)
-            break;
+        if (tag == DW_TAG_subprogram) break;
         if (tag == DW_TAG_inlined_subroutine) {
             Dwarf_Die *physical = NULL;
             int n = dwarf_getscopes_die(&scopes[i], &physical);
@@ -347,8 +327,7 @@ static int resolve(ms_symbolizer *s, ms_sym *sym)
     }
     for (int i = 0; i < nscopes; i++) {
         int tag = dwarf_tag(&scopes[i]);
-        if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
-            continue;
+        if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine) continue;
         const char *name = function_name(s, &scopes[i]);
         f.func = name ? name : UNKNOWN_FUNC;
         f.decl_file = absolute_path(s, comp_dir, decl_file(&scopes[i]));
@@ -358,13 +337,13 @@ static int resolve(ms_symbolizer *s, ms_sym *sym)
             free(scopes);
             return -1;
         }
-        if (tag == DW_TAG_subprogram)
-            break;
+        if (tag == DW_TAG_subprogram) break;
         /* The caller's frame is positioned at the inlined call. */
         Dwarf_Attribute attr;
         Dwarf_Word file_idx;
         f.file = dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &attr), &file_idx) == 0
-                     ? absolute_path(s, comp_dir, cu_file(cu, file_idx)) : NULL;
+                     ? absolute_path(s, comp_dir, cu_file(cu, file_idx))
+                     : NULL;
         f.line = attr_int(&scopes[i], DW_AT_call_line);
         f.col = attr_int(&scopes[i], DW_AT_call_column);
         f.func = UNKNOWN_FUNC;
@@ -372,10 +351,9 @@ static int resolve(ms_symbolizer *s, ms_sym *sym)
         f.decl_line = 0;
     }
     free(scopes);
-    if (sym->nframes == 0) {   /* no DWARF: the symbol table's name */
+    if (sym->nframes == 0) { /* no DWARF: the symbol table's name */
         const char *name = readable(s, dwfl_module_addrname(mod, addr));
-        if (name)
-            f.func = name;
+        if (name) f.func = name;
         return push_frame(sym, &cap, &f);
     }
     return 0;
@@ -385,8 +363,7 @@ static size_t slot_of(const ms_symbolizer *s, uint64_t pc, bool ra)
 {
     uint64_t h = (pc ^ (ra ? 0x9e3779b97f4a7c15ull : 0)) * 0xff51afd7ed558ccdull;
     size_t i = (size_t)(h >> 17) & (s->nslots - 1);
-    while (s->slots[i] && !(s->slots[i]->pc == pc && s->slots[i]->return_address == ra))
-        i = (i + 1) & (s->nslots - 1);
+    while (s->slots[i] && !(s->slots[i]->pc == pc && s->slots[i]->return_address == ra)) i = (i + 1) & (s->nslots - 1);
     return i;
 }
 
@@ -395,11 +372,9 @@ static int grow_slots(ms_symbolizer *s)
     ms_symbolizer bigger = *s;
     bigger.nslots = s->nslots ? s->nslots * 2 : 256;
     bigger.slots = calloc(bigger.nslots, sizeof *bigger.slots);
-    if (!bigger.slots)
-        return -1;
+    if (!bigger.slots) return -1;
     for (size_t i = 0; i < s->nslots; i++)
-        if (s->slots[i])
-            bigger.slots[slot_of(&bigger, s->slots[i]->pc, s->slots[i]->return_address)] = s->slots[i];
+        if (s->slots[i]) bigger.slots[slot_of(&bigger, s->slots[i]->pc, s->slots[i]->return_address)] = s->slots[i];
     free(s->slots);
     s->slots = bigger.slots;
     s->nslots = bigger.nslots;
@@ -408,14 +383,11 @@ static int grow_slots(ms_symbolizer *s)
 
 const ms_sym *ms_symbolize(ms_symbolizer *s, uint64_t pc, bool return_address)
 {
-    if ((s->nused + 1) * 2 > s->nslots && grow_slots(s) != 0)
-        return NULL;
+    if ((s->nused + 1) * 2 > s->nslots && grow_slots(s) != 0) return NULL;
     size_t i = slot_of(s, pc, return_address);
-    if (s->slots[i])
-        return s->slots[i];
+    if (s->slots[i]) return s->slots[i];
     ms_sym *sym = calloc(1, sizeof *sym);
-    if (!sym)
-        return NULL;
+    if (!sym) return NULL;
     sym->pc = pc;
     sym->return_address = return_address;
     if (resolve(s, sym) != 0) {
@@ -435,8 +407,7 @@ static int push_var(dwarf_var **vars, size_t *n, size_t *cap, const dwarf_var *v
     if (*n == *cap) {
         size_t c = *cap ? *cap * 2 : 64;
         dwarf_var *p = realloc(*vars, c * sizeof *p);
-        if (!p)
-            return -1;
+        if (!p) return -1;
         *vars = p;
         *cap = c;
     }
@@ -453,12 +424,13 @@ static bool tls_offset(const Dwarf_Op *expr, size_t len, Dwarf_Addr *offset)
     if (len != 2 || (expr[1].atom != DW_OP_form_tls_address && expr[1].atom != DW_OP_GNU_push_tls_address))
         return false;
     switch (expr[0].atom) {
-    case DW_OP_const1u: case DW_OP_const2u: case DW_OP_const4u: case DW_OP_const8u: case DW_OP_constu:
-    case DW_OP_addr:
-        *offset = expr[0].number;
-        return true;
-    default:
-        return false;
+    case DW_OP_const1u:
+    case DW_OP_const2u:
+    case DW_OP_const4u:
+    case DW_OP_const8u:
+    case DW_OP_constu:
+    case DW_OP_addr: *offset = expr[0].number; return true;
+    default: return false;
     }
 }
 
@@ -479,8 +451,7 @@ static bool static_address(Dwarf_Attribute *loc, Dwarf_Op *op, Dwarf_Addr *addr)
 static int walk_vars(module_vars *mv, Dwarf_Die *die, Dwarf_Addr bias, const char *scope_func)
 {
     Dwarf_Die child;
-    if (dwarf_child(die, &child) != 0)
-        return 0;
+    if (dwarf_child(die, &child) != 0) return 0;
     do {
         int tag = dwarf_tag(&child);
         if (tag == DW_TAG_variable) {
@@ -493,16 +464,15 @@ static int walk_vars(module_vars *mv, Dwarf_Die *die, Dwarf_Addr bias, const cha
                 bool is_tls = !is_static && tls_offset(expr, len, &addr);
                 dwarf_var v = { is_static ? addr + bias : addr, die_name(&child), scope_func, decl_file(&child), 0 };
                 dwarf_decl_line(&child, &v.decl_line);
-                if ((is_static && add_var(mv, &v) != 0) || (is_tls && push_var(&mv->tls, &mv->ntls, &mv->tls_cap, &v) != 0))
+                if ((is_static && add_var(mv, &v) != 0) ||
+                    (is_tls && push_var(&mv->tls, &mv->ntls, &mv->tls_cap, &v) != 0))
                     return -1;
             }
         } else if (tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block || tag == DW_TAG_namespace ||
                    tag == DW_TAG_inlined_subroutine) {
             const char *scope = scope_func;
-            if (tag == DW_TAG_subprogram)
-                scope = die_name(&child);
-            if (walk_vars(mv, &child, bias, scope) != 0)
-                return -1;
+            if (tag == DW_TAG_subprogram) scope = die_name(&child);
+            if (walk_vars(mv, &child, bias, scope) != 0) return -1;
         }
     } while (dwarf_siblingof(&child, &child) == 0);
     return 0;
@@ -517,11 +487,9 @@ static int cmp_var(const void *a, const void *b)
 static module_vars *vars_of(ms_symbolizer *s, Dwfl_Module *mod)
 {
     for (size_t i = 0; i < s->nmodvars; i++)
-        if (s->modvars[i].mod == mod)
-            return &s->modvars[i];
+        if (s->modvars[i].mod == mod) return &s->modvars[i];
     module_vars *p = realloc(s->modvars, (s->nmodvars + 1) * sizeof *p);
-    if (!p)
-        return NULL;
+    if (!p) return NULL;
     s->modvars = p;
     module_vars *mv = &s->modvars[s->nmodvars++];
     memset(mv, 0, sizeof *mv);
@@ -532,14 +500,11 @@ static module_vars *vars_of(ms_symbolizer *s, Dwfl_Module *mod)
     size_t header;
     while (dw && dwarf_nextcu(dw, off, &next, &header, NULL, NULL, NULL) == 0) {
         Dwarf_Die cu;
-        if (dwarf_offdie(dw, off + header, &cu) && walk_vars(mv, &cu, bias, NULL) != 0)
-            break;
+        if (dwarf_offdie(dw, off + header, &cu) && walk_vars(mv, &cu, bias, NULL) != 0) break;
         off = next;
     }
-    if (mv->nvars > 1)
-        qsort(mv->vars, mv->nvars, sizeof *mv->vars, cmp_var);
-    if (mv->ntls > 1)
-        qsort(mv->tls, mv->ntls, sizeof *mv->tls, cmp_var);
+    if (mv->nvars > 1) qsort(mv->vars, mv->nvars, sizeof *mv->vars, cmp_var);
+    if (mv->ntls > 1) qsort(mv->tls, mv->ntls, sizeof *mv->tls, cmp_var);
     return mv;
 }
 
@@ -550,12 +515,10 @@ int ms_symbolize_global(ms_symbolizer *s, uint64_t addr, const char **name, cons
     *decl_line = 0;
     Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr);
     module_vars *mv = mod ? vars_of(s, mod) : NULL;
-    if (!mv || mv->nvars == 0)
-        return -1;
+    if (!mv || mv->nvars == 0) return -1;
     dwarf_var key = { addr, NULL, NULL, NULL, 0 };
     const dwarf_var *v = bsearch(&key, mv->vars, mv->nvars, sizeof key, cmp_var);
-    if (!v)
-        return -1;
+    if (!v) return -1;
     *name = v->name;
     *scope_func = v->scope_func;
     *decl_file = v->decl_file;
@@ -570,12 +533,10 @@ int ms_symbolize_tls(ms_symbolizer *s, uint32_t module, uint64_t offset, const c
     *decl_line = 0;
     Dwfl_Module *mod = module < s->nraw_mods ? s->raw_mods[module] : NULL;
     module_vars *mv = mod ? vars_of(s, mod) : NULL;
-    if (!mv || mv->ntls == 0)
-        return -1;
+    if (!mv || mv->ntls == 0) return -1;
     dwarf_var key = { offset, NULL, NULL, NULL, 0 };
     const dwarf_var *v = bsearch(&key, mv->tls, mv->ntls, sizeof key, cmp_var);
-    if (!v)
-        return -1;
+    if (!v) return -1;
     *name = v->name;
     *scope_func = v->scope_func;
     *decl_file = v->decl_file;

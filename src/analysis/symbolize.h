@@ -8,10 +8,10 @@
 
 /* One logical frame. Strings belong to the symbolizer (live until ms_symbolizer_free). */
 typedef struct {
-    const char *func;        /* function name, "??" if unknown */
-    const char *decl_file;   /* the function's declaration file, NULL if unknown */
+    const char *func;      /* function name, "??" if unknown */
+    const char *decl_file; /* the function's declaration file, NULL if unknown */
     int decl_line;
-    const char *file;        /* source position of the pc in this frame, NULL if unknown */
+    const char *file; /* source position of the pc in this frame, NULL if unknown */
     int line, col;
 } ms_frame;
 

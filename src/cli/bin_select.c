@@ -33,7 +33,10 @@ static size_t edit_distance(const char *a, const char *b)
     return d;
 }
 
-typedef struct { size_t dist; size_t bin; } suggestion;
+typedef struct {
+    size_t dist;
+    size_t bin;
+} suggestion;
 
 static int cmp_suggestion(const void *a, const void *b)
 {
@@ -42,10 +45,7 @@ static int cmp_suggestion(const void *a, const void *b)
     return x->bin < y->bin ? -1 : x->bin > y->bin;
 }
 
-static const char *bin_name(const ms_model *m, int code, size_t i)
-{
-    return code ? m->code[i].name : m->data[i].name;
-}
+static const char *bin_name(const ms_model *m, int code, size_t i) { return code ? m->code[i].name : m->data[i].name; }
 
 /* "memspy CMD: no data bin matches 'x'; closest: a, b, c". Returns MS_EXIT_USAGE. */
 static int unknown_name(const char *cmd, const ms_model *m, int code, const char *pattern)
@@ -92,14 +92,16 @@ static int shared_name(const char *cmd, const ms_model *m, int code, const char 
         family += same_base_name(name, pattern);
     }
     if (exact == 0 || family < 2) return 0;
-    fprintf(stderr, "memspy %s: '%s' is the name of %zu %s; give one of these names (or a glob):\n", cmd,
-            pattern, family, code ? "code segments" : "data bins");
+    fprintf(stderr, "memspy %s: '%s' is the name of %zu %s; give one of these names (or a glob):\n", cmd, pattern,
+            family, code ? "code segments" : "data bins");
     for (size_t i = 0; i < n; i++) {
         const char *name = bin_name(m, code, i);
         if (!same_base_name(name, pattern)) continue;
         const char *full = code ? m->code[i].file : m->data[i].full_name;
-        if (full && strcmp(full, name) != 0) fprintf(stderr, "  %s  (%s)\n", name, full);
-        else fprintf(stderr, "  %s\n", name);
+        if (full && strcmp(full, name) != 0)
+            fprintf(stderr, "  %s  (%s)\n", name, full);
+        else
+            fprintf(stderr, "  %s\n", name);
     }
     return MS_EXIT_USAGE;
 }
@@ -131,8 +133,8 @@ int ms_cli_unknown_bin(const char *cmd, const ms_model *m, const char *pattern)
     return unknown_name(cmd, m, best_code < best_data, pattern);
 }
 
-int ms_cli_find_bins(const char *cmd, const ms_model *m, int code, char **patterns, size_t npatterns,
-                     uint32_t **out, size_t *nout)
+int ms_cli_find_bins(const char *cmd, const ms_model *m, int code, char **patterns, size_t npatterns, uint32_t **out,
+                     size_t *nout)
 {
     size_t nbins = code ? m->ncode : m->ndata;
     uint32_t *sel = malloc((nbins ? nbins : 1) * sizeof *sel), *hits = malloc((nbins ? nbins : 1) * sizeof *hits);
@@ -148,8 +150,8 @@ int ms_cli_find_bins(const char *cmd, const ms_model *m, int code, char **patter
             nsel = other_bins(m, sel, nsel, taken);
             if (nsel > before) continue;
         }
-        size_t nhits = code ? ms_model_find_code(m, patterns[p], hits, nbins)
-                            : ms_model_find_data(m, patterns[p], hits, nbins);
+        size_t nhits =
+            code ? ms_model_find_code(m, patterns[p], hits, nbins) : ms_model_find_data(m, patterns[p], hits, nbins);
         if (nhits == 0) rc = unknown_name(cmd, m, code, patterns[p]);
         for (size_t i = 0; rc == 0 && i < nhits && i < nbins; i++) {
             if (taken[hits[i]]) continue;
@@ -177,13 +179,11 @@ int ms_cli_find_any_bins(const char *cmd, const ms_model *m, char **patterns, si
         size_t nc = ms_model_find_code(m, patterns[p], &dummy, 1), nd = ms_model_find_data(m, patterns[p], &dummy, 1);
         if (nc == 0 && nd == 0) return ms_cli_unknown_bin(cmd, m, patterns[p]);
         if (nc && nd)
-            return ms_cli_error(cmd, "'%s' names both a code segment and a data bin; give its full name",
-                                patterns[p]);
+            return ms_cli_error(cmd, "'%s' names both a code segment and a data bin; give its full name", patterns[p]);
         ncode_hits += nc > 0;
         ndata_hits += nd > 0;
     }
-    if (ncode_hits && ndata_hits)
-        return ms_cli_error(cmd, "cannot mix code segments and data bins");
+    if (ncode_hits && ndata_hits) return ms_cli_error(cmd, "cannot mix code segments and data bins");
     *code = ncode_hits > 0;
     return ms_cli_find_bins(cmd, m, *code, patterns, npatterns, out, nout);
 }

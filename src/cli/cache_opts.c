@@ -72,8 +72,8 @@ int ms_cache_opts_resolve(const ms_cache_opts *o, ms_hier_config *cfg, char *err
     if (o->mem_latency) {
         unsigned long v;
         if (ms_cli_parse_positive(o->mem_latency, MAX_MEM_LATENCY, &v) < 0) {
-            snprintf(err, errlen, "--mem-latency: '%s' is not a whole number of cycles in 1..%lu",
-                     o->mem_latency, MAX_MEM_LATENCY);
+            snprintf(err, errlen, "--mem-latency: '%s' is not a whole number of cycles in 1..%lu", o->mem_latency,
+                     MAX_MEM_LATENCY);
             return -1;
         }
         c.mem_latency = (uint32_t)v;
@@ -107,8 +107,8 @@ int ms_cache_opts_apply_mp(const ms_cache_opts *o, ms_hier_config *cfg, char *er
     ms_hier_config c = *cfg;
     if (o->procs && take_number("--procs", o->procs, MS_MAX_PROCS, &c.nprocs, err, errlen) < 0) return -1;
     if (o->nodes && take_number("--nodes", o->nodes, MS_MAX_PROCS, &c.nnodes, err, errlen) < 0) return -1;
-    if (o->remote_latency && take_number("--remote-latency", o->remote_latency, MAX_MEM_LATENCY,
-                                         &c.remote_latency, err, errlen) < 0)
+    if (o->remote_latency &&
+        take_number("--remote-latency", o->remote_latency, MAX_MEM_LATENCY, &c.remote_latency, err, errlen) < 0)
         return -1;
     if (o->unit) {
         uint64_t v;
@@ -119,8 +119,10 @@ int ms_cache_opts_apply_mp(const ms_cache_opts *o, ms_hier_config *cfg, char *er
         c.coherence_unit = (uint32_t)v;
     }
     if (o->protocol) {
-        if (strcasecmp(o->protocol, "mesi") == 0) c.protocol = MS_PROTO_MESI;
-        else if (strcasecmp(o->protocol, "msi") == 0) c.protocol = MS_PROTO_MSI;
+        if (strcasecmp(o->protocol, "mesi") == 0)
+            c.protocol = MS_PROTO_MESI;
+        else if (strcasecmp(o->protocol, "msi") == 0)
+            c.protocol = MS_PROTO_MSI;
         else {
             snprintf(err, errlen, "--protocol: '%s' is neither mesi nor msi", o->protocol);
             return -1;
@@ -151,8 +153,7 @@ int ms_cache_opts_interleave(const ms_cache_opts *o, ms_interleave *mode, char *
         return -1;
     }
     uint32_t n = 0;
-    if (o->sim_threads && take_number("--sim-threads", o->sim_threads, MAX_SIM_THREADS, &n, err, errlen) < 0)
-        return -1;
+    if (o->sim_threads && take_number("--sim-threads", o->sim_threads, MAX_SIM_THREADS, &n, err, errlen) < 0) return -1;
     ms_drive_set_sim_threads(n);
     return 0;
 }

@@ -9,7 +9,7 @@
 #include "../replay/replay.h"
 #include "../sim/config.h"
 
-#define MS_EXIT_USAGE 2      /* bad arguments, unusable files, memspy's own failures */
+#define MS_EXIT_USAGE 2 /* bad arguments, unusable files, memspy's own failures */
 
 /* A subcommand: argv[0] is its name, options start at argv[1]. Returns the exit status. */
 typedef int (*ms_cli_command)(int argc, char **argv);
@@ -47,53 +47,71 @@ int ms_cli_parse_positive(const char *s, unsigned long max, unsigned long *out);
 
 #define MS_DEFAULT_PRESET "x86"
 
-enum { MS_OPT_PRESET = 1000, MS_OPT_CACHE, MS_OPT_MEM_LATENCY, MS_OPT_CONFIG_FILE, MS_OPT_PROCS,
-       MS_OPT_NODES, MS_OPT_UNIT, MS_OPT_PROTOCOL, MS_OPT_SHARED, MS_OPT_REMOTE_LATENCY,
-       MS_OPT_INTERLEAVE, MS_OPT_DB, MS_OPT_JSON_FILE, MS_OPT_RESULT_FILE, MS_OPT_TOP_N,
-       MS_OPT_NO_REPORT, MS_OPT_DB_TIMEOUT, MS_OPT_SIM_THREADS, MS_OPT_FIRST_FREE };
+enum {
+    MS_OPT_PRESET = 1000,
+    MS_OPT_CACHE,
+    MS_OPT_MEM_LATENCY,
+    MS_OPT_CONFIG_FILE,
+    MS_OPT_PROCS,
+    MS_OPT_NODES,
+    MS_OPT_UNIT,
+    MS_OPT_PROTOCOL,
+    MS_OPT_SHARED,
+    MS_OPT_REMOTE_LATENCY,
+    MS_OPT_INTERLEAVE,
+    MS_OPT_DB,
+    MS_OPT_JSON_FILE,
+    MS_OPT_RESULT_FILE,
+    MS_OPT_TOP_N,
+    MS_OPT_NO_REPORT,
+    MS_OPT_DB_TIMEOUT,
+    MS_OPT_SIM_THREADS,
+    MS_OPT_FIRST_FREE
+};
 
 /* Entries for a getopt_long option table. */
-#define MS_CACHE_LONG_OPTIONS                                               \
-    { "preset", required_argument, NULL, MS_OPT_PRESET },                  \
-    { "cache", required_argument, NULL, MS_OPT_CACHE },                    \
-    { "mem-latency", required_argument, NULL, MS_OPT_MEM_LATENCY },        \
-    { "config", required_argument, NULL, MS_OPT_CONFIG_FILE },             \
-    { "procs", required_argument, NULL, MS_OPT_PROCS },                    \
-    { "nodes", required_argument, NULL, MS_OPT_NODES },                    \
-    { "coherence-unit", required_argument, NULL, MS_OPT_UNIT },            \
-    { "protocol", required_argument, NULL, MS_OPT_PROTOCOL },              \
-    { "shared", required_argument, NULL, MS_OPT_SHARED },                  \
-    { "remote-latency", required_argument, NULL, MS_OPT_REMOTE_LATENCY },  \
-    { "interleave", required_argument, NULL, MS_OPT_INTERLEAVE },          \
-    { "sim-threads", required_argument, NULL, MS_OPT_SIM_THREADS }
+#define MS_CACHE_LONG_OPTIONS                                                                                          \
+    { "preset", required_argument, NULL, MS_OPT_PRESET }, { "cache", required_argument, NULL, MS_OPT_CACHE },          \
+        { "mem-latency", required_argument, NULL, MS_OPT_MEM_LATENCY },                                                \
+        { "config", required_argument, NULL, MS_OPT_CONFIG_FILE }, { "procs", required_argument, NULL, MS_OPT_PROCS }, \
+        { "nodes", required_argument, NULL, MS_OPT_NODES },                                                            \
+        { "coherence-unit", required_argument, NULL, MS_OPT_UNIT },                                                    \
+        { "protocol", required_argument, NULL, MS_OPT_PROTOCOL },                                                      \
+        { "shared", required_argument, NULL, MS_OPT_SHARED },                                                          \
+        { "remote-latency", required_argument, NULL, MS_OPT_REMOTE_LATENCY },                                          \
+        { "interleave", required_argument, NULL, MS_OPT_INTERLEAVE },                                                  \
+    {                                                                                                                  \
+        "sim-threads", required_argument, NULL, MS_OPT_SIM_THREADS                                                     \
+    }
 
 /* Help text for those options, for the subcommands' --help. */
-#define MS_CACHE_OPTIONS_HELP                                                                   \
-    "Cache options (applied in this order, later ones override earlier ones):\n"              \
-    "  --preset NAME        start from a preset (default " MS_DEFAULT_PRESET "; see memspy config --list)\n" \
-    "  --config FILE        read 'key = value' lines: preset, cache, mem-latency, l1, l2, l3\n" \
-    "  --cache SPEC         levels, e.g. L1=32K:8:64:4[:lru|plru|random],L2=1M:16:64:14\n"  \
-    "                       (size:ways:line bytes:latency cycles[:policy])\n"               \
-    "  --mem-latency N      cycles of an access served by memory\n"                         \
-    "Multiprocessor options (multithreaded programs; one processor per thread by default):\n" \
-    "  --procs N            simulated processors (1.." MS_STR(MS_MAX_PROCS) "); thread i runs on i mod N\n" \
-    "  --interleave MODE    order of the threads' accesses between synchronisations:\n"      \
-    "                       interleaved (default: round robin, one reference each) or piped\n" \
-    "                       (each thread's whole region in turn)\n"                           \
-    "  --protocol P         mesi (default) or msi\n"                                         \
-    "  --coherence-unit S   bytes kept coherent as one unit: the line (default) or e.g. 4K\n"  \
-    "  --shared LEVEL       first level shared by all processors (e.g. L3); default: private\n" \
-    "  --nodes N            group the processors into N nodes; misses are local or remote\n"  \
-    "  --remote-latency N   cycles of a miss served by another node (default 2 x memory)\n"  \
-    "  --sim-threads N      threads simulating the replay of recorded streams (1..256; default\n" \
-    "                       1): the simulation is split by cache set; only the\n" \
-    "                       capacity/conflict split depends on N\n"
+#define MS_CACHE_OPTIONS_HELP                                                                                       \
+    "Cache options (applied in this order, later ones override earlier ones):\n"                                    \
+    "  --preset NAME        start from a preset (default " MS_DEFAULT_PRESET "; see memspy config --list)\n"        \
+    "  --config FILE        read 'key = value' lines: preset, cache, mem-latency, l1, l2, l3\n"                     \
+    "  --cache SPEC         levels, e.g. L1=32K:8:64:4[:lru|plru|random],L2=1M:16:64:14\n"                          \
+    "                       (size:ways:line bytes:latency cycles[:policy])\n"                                       \
+    "  --mem-latency N      cycles of an access served by memory\n"                                                 \
+    "Multiprocessor options (multithreaded programs; one processor per thread by default):\n"                       \
+    "  --procs N            simulated processors (1.." MS_STR(                                                      \
+        MS_MAX_PROCS) "); thread i runs on i mod N\n"                                                               \
+                      "  --interleave MODE    order of the threads' accesses between synchronisations:\n"           \
+                      "                       interleaved (default: round robin, one reference each) or piped\n"    \
+                      "                       (each thread's whole region in turn)\n"                               \
+                      "  --protocol P         mesi (default) or msi\n"                                              \
+                      "  --coherence-unit S   bytes kept coherent as one unit: the line (default) or e.g. 4K\n"     \
+                      "  --shared LEVEL       first level shared by all processors (e.g. L3); default: private\n"   \
+                      "  --nodes N            group the processors into N nodes; misses are local or remote\n"      \
+                      "  --remote-latency N   cycles of a miss served by another node (default 2 x memory)\n"       \
+                      "  --sim-threads N      threads simulating the replay of recorded streams (1..256; default\n" \
+                      "                       1): the simulation is split by cache set; only the\n"                 \
+                      "                       capacity/conflict split depends on N\n"
 
 #define MS_STR_(x) #x
 #define MS_STR(x) MS_STR_(x)
 
 typedef struct {
-    const char *preset, *config_file, *cache, *mem_latency;   /* NULL when not given */
+    const char *preset, *config_file, *cache, *mem_latency; /* NULL when not given */
     const char *procs, *nodes, *unit, *protocol, *shared, *remote_latency;
     const char *interleave;
     const char *sim_threads;
@@ -124,7 +142,10 @@ int ms_cache_opts_interleave(const ms_cache_opts *o, ms_interleave *mode, char *
 #define MS_DB_DEFAULT "memspy.db"
 
 /* getopt_long entry for --db PATH, accepted by every command. */
-#define MS_DB_LONG_OPTION { "db", required_argument, NULL, MS_OPT_DB }
+#define MS_DB_LONG_OPTION                        \
+    {                                            \
+        "db", required_argument, NULL, MS_OPT_DB \
+    }
 #define MS_DB_OPTION_HELP "  --db PATH            the run database (default $" MS_DB_ENV " or ./" MS_DB_DEFAULT ")\n"
 
 /* The database path: the --db value if given, else $MEMSPY_DB, else ./memspy.db. */
@@ -134,8 +155,11 @@ const char *ms_cli_db_path(const char *db_opt);
  * else $MEMSPY_DB_TIMEOUT, else 10 s; applies to the databases opened afterwards. Returns 0
  * or MS_EXIT_USAGE after a message. */
 #define MS_DB_TIMEOUT_ENV "MEMSPY_DB_TIMEOUT"
-#define MS_DB_TIMEOUT_LONG_OPTION { "db-timeout", required_argument, NULL, MS_OPT_DB_TIMEOUT }
-#define MS_DB_TIMEOUT_HELP \
+#define MS_DB_TIMEOUT_LONG_OPTION                                \
+    {                                                            \
+        "db-timeout", required_argument, NULL, MS_OPT_DB_TIMEOUT \
+    }
+#define MS_DB_TIMEOUT_HELP                                                              \
     "  --db-timeout SECONDS wait this long for a database another process has locked\n" \
     "                       (default $" MS_DB_TIMEOUT_ENV " or 10)\n"
 int ms_cli_db_wait(const char *cmd, const char *opt);
@@ -161,8 +185,8 @@ int ms_cli_is_run_number(const char *s);
  * bins share (equal names, or the name and its "#N" variants) lists them and is an error;
  * the data name "other" takes every bin of kind OTHER (other, other:MAPPING). Returns 0 or
  * MS_EXIT_USAGE. */
-int ms_cli_find_bins(const char *cmd, const ms_model *m, int code, char **patterns, size_t npatterns,
-                     uint32_t **out, size_t *nout);
+int ms_cli_find_bins(const char *cmd, const ms_model *m, int code, char **patterns, size_t npatterns, uint32_t **out,
+                     size_t *nout);
 /* The same when the patterns may name code segments or data bins (all of one kind, *code
  * says which). */
 int ms_cli_find_any_bins(const char *cmd, const ms_model *m, char **patterns, size_t npatterns, int *code,
@@ -172,7 +196,6 @@ int ms_cli_unknown_bin(const char *cmd, const ms_model *m, const char *pattern);
 
 /* MemSpy's detailed display (DisplayAll) of the combination of the named code segments and
  * data bins on stdout (cmd_show.c; also `report --code/--data`). Returns an exit status. */
-int ms_cli_show_detail(const char *cmd, const ms_model *m, char **codes, size_t ncodes, char **datas,
-                       size_t ndatas);
+int ms_cli_show_detail(const char *cmd, const ms_model *m, char **codes, size_t ncodes, char **datas, size_t ndatas);
 
 #endif

@@ -19,8 +19,7 @@ static const char USAGE[] =
     "lines of the whole run, file by file.\n\n"
     "  --hot N              only the N hottest lines, with context\n"
     "  --context C          lines shown before and after each hot line (default 2)\n"
-    "  --color WHEN         auto (default: shade if standard output is a terminal), always, never\n"
-    MS_DB_OPTION_HELP
+    "  --color WHEN         auto (default: shade if standard output is a terminal), always, never\n" MS_DB_OPTION_HELP
     "  -h, --help           this help\n";
 
 /* Whether a lone argument of `annotate --hot` is a run rather than a source file. */
@@ -51,10 +50,14 @@ int ms_cmd_annotate(int argc, char **argv)
     while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (opt) {
         case OPT_COLOR:
-            if (strcmp(optarg, "always") == 0) opts.color = 1;
-            else if (strcmp(optarg, "never") == 0) opts.color = 0;
-            else if (strcmp(optarg, "auto") == 0) opts.color = isatty(STDOUT_FILENO);
-            else return ms_cli_usage_error("annotate", "--color: '%s' is not auto, always or never", optarg);
+            if (strcmp(optarg, "always") == 0)
+                opts.color = 1;
+            else if (strcmp(optarg, "never") == 0)
+                opts.color = 0;
+            else if (strcmp(optarg, "auto") == 0)
+                opts.color = isatty(STDOUT_FILENO);
+            else
+                return ms_cli_usage_error("annotate", "--color: '%s' is not auto, always or never", optarg);
             break;
         case OPT_HOT:
             if (ms_cli_parse_positive(optarg, 100000, &n) < 0)
@@ -62,7 +65,8 @@ int ms_cmd_annotate(int argc, char **argv)
             opts.hot = (int)n;
             break;
         case OPT_CONTEXT:
-            if (strcmp(optarg, "0") == 0) n = 0;
+            if (strcmp(optarg, "0") == 0)
+                n = 0;
             else if (ms_cli_parse_positive(optarg, 1000, &n) < 0)
                 return ms_cli_usage_error("annotate", "--context: '%s' is not a number in 0..1000", optarg);
             opts.context = (int)n;

@@ -15,8 +15,7 @@ static const char USAGE[] =
     "stall are the sums of theirs (reports recompute rates from the sums). The combination\n"
     "is stored in the run database and applies to RUN and to every later run of the same\n"
     "program, where the bins are recognised by their full names. BIN is a short name, a\n"
-    "full name or a glob; together they must match at least two bins of one kind.\n\n"
-    MS_DB_OPTION_HELP
+    "full name or a glob; together they must match at least two bins of one kind.\n\n" MS_DB_OPTION_HELP
     "  -h, --help           this help\n";
 
 int ms_cmd_combine(int argc, char **argv)
@@ -41,7 +40,8 @@ int ms_cmd_combine(int argc, char **argv)
     const char **full = NULL;
     rc = ms_cli_find_any_bins("combine", &m, &argv[first + 1], (size_t)npos - 1, &code, &sel, &nsel);
     if (rc == 0 && nsel < 2)
-        rc = ms_cli_error("combine", "the names match only one bin; combine needs two or more (memspy rename renames one)");
+        rc = ms_cli_error("combine",
+                          "the names match only one bin; combine needs two or more (memspy rename renames one)");
     if (rc == 0 && !(full = calloc(nsel, sizeof *full))) rc = ms_cli_error("combine", "out of memory");
     for (size_t i = 0; rc == 0 && i < nsel; i++) full[i] = ms_model_bin_full_name(&m, code, sel[i]);
     if (rc == 0) {

@@ -5,12 +5,11 @@
 #include "../report/text_fmt.h"
 #include "cli.h"
 
-static const char USAGE[] =
-    "Usage: memspy config --list\n"
-    "       memspy config [--show] [cache options]\n\n"
-    "  --list               the cache presets, with a description and their canonical spec\n"
-    "  --show               the resolved cache hierarchy of the cache options (default)\n"
-    "  -h, --help           this help\n\n" MS_CACHE_OPTIONS_HELP;
+static const char USAGE[] = "Usage: memspy config --list\n"
+                            "       memspy config [--show] [cache options]\n\n"
+                            "  --list               the cache presets, with a description and their canonical spec\n"
+                            "  --show               the resolved cache hierarchy of the cache options (default)\n"
+                            "  -h, --help           this help\n\n" MS_CACHE_OPTIONS_HELP;
 
 static int list_presets(void)
 {
@@ -30,17 +29,20 @@ static int list_presets(void)
 static void show_multiprocessor(const ms_hier_config *cfg)
 {
     printf("Multithreaded programs:\n  processors: ");
-    if (cfg->nprocs) printf("%u", cfg->nprocs);
-    else fputs("one per thread (at most " MS_STR(MS_MAX_PROCS) ")", stdout);
+    if (cfg->nprocs)
+        printf("%u", cfg->nprocs);
+    else
+        fputs("one per thread (at most " MS_STR(MS_MAX_PROCS) ")", stdout);
     if (ms_config_shared_from(cfg) < cfg->nlevels)
         printf(", L%d and below shared", cfg->shared_from + 1);
     else
         fputs(", every level private", stdout);
     printf(", %s, ", cfg->protocol == MS_PROTO_MSI ? "MSI" : "MESI");
-    if (cfg->coherence_unit) printf("%u-byte coherence unit", cfg->coherence_unit);
-    else fputs("line-sized coherence unit", stdout);
-    if (cfg->nnodes > 1)
-        printf(", %u nodes (remote misses: %u cycles)", cfg->nnodes, ms_config_remote_latency(cfg));
+    if (cfg->coherence_unit)
+        printf("%u-byte coherence unit", cfg->coherence_unit);
+    else
+        fputs("line-sized coherence unit", stdout);
+    if (cfg->nnodes > 1) printf(", %u nodes (remote misses: %u cycles)", cfg->nnodes, ms_config_remote_latency(cfg));
     putchar('\n');
 }
 

@@ -20,8 +20,7 @@ static const char USAGE[] =
     "data bin) cell, per data bin and per code segment, the references, L1 misses, memory\n"
     "stall time and miss causes of both runs, sorted by the change in stall time (largest\n"
     "first). A negative change means RUN2 stalls less: better. Bins are matched by full\n"
-    "name (data) and by name and source file (code); those in only one run are listed.\n\n"
-    MS_DB_OPTION_HELP
+    "name (data) and by name and source file (code); those in only one run are listed.\n\n" MS_DB_OPTION_HELP
     "  --top N              rows of each table (default 10)\n"
     "  --json               print the whole comparison as JSON\n"
     "  --fail-if RULE       exit 1 if RULE holds, e.g. 'stall>+5%', 'misses@data:double*.Y>+1000',\n"
@@ -70,8 +69,10 @@ static int compare(const char *db, const char *arg1, const char *arg2, int top, 
     ms_model_init(&m[0]);
     ms_model_init(&m[1]);
     for (int r = 0; r < 2 && rc == 0; r++) {
-        if (ms_cli_load_run("diff", db, args[r], &m[r], &run_id[r]) < 0) rc = MS_EXIT_USAGE;
-        else run_label(label[r], sizeof label[r], args[r], run_id[r], &m[r]);
+        if (ms_cli_load_run("diff", db, args[r], &m[r], &run_id[r]) < 0)
+            rc = MS_EXIT_USAGE;
+        else
+            run_label(label[r], sizeof label[r], args[r], run_id[r], &m[r]);
     }
     if (rc == 0 && ms_model_diff(&m[0], &m[1], &d) < 0) rc = ms_cli_error("diff", "out of memory");
     if (rc == 0) {

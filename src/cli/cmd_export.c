@@ -18,13 +18,15 @@ static const char USAGE[] =
     "  callgrind   per source line costs for KCachegrind/QCachegrind and callgrind_annotate\n"
     "              (events: Refs, Rd, Wr, L1m..., Cold, Capacity, Conflict, Inval, Stall...)\n\n"
     "  --format FMT         json, csv or callgrind (default json)\n"
-    "  -o, --output FILE    write to FILE instead of standard output\n"
-    MS_DB_OPTION_HELP
+    "  -o, --output FILE    write to FILE instead of standard output\n" MS_DB_OPTION_HELP
     "  -h, --help           this help\n";
 
 typedef int (*export_fn)(FILE *out, const ms_model *m);
 
-static const struct { const char *name; export_fn write; } FORMATS[] = {
+static const struct {
+    const char *name;
+    export_fn write;
+} FORMATS[] = {
     { "json", ms_json_write },
     { "csv", ms_export_csv },
     { "callgrind", ms_export_callgrind },
@@ -38,7 +40,7 @@ static int export_run(const char *run, const char *db, export_fn write, const ch
     if (ms_cli_load_run("export", db, run, &m, &run_id) < 0) return MS_EXIT_USAGE;
     int rc = 0;
     char err[1024];
-    ms_out_file file = { 0 };   /* -o FILE is replaced only by a complete export */
+    ms_out_file file = { 0 }; /* -o FILE is replaced only by a complete export */
     if (output && ms_out_open(&file, output, err, sizeof err) < 0) {
         rc = ms_cli_error("export", "%s", err);
     } else {
@@ -74,8 +76,7 @@ int ms_cmd_export(int argc, char **argv)
             write = NULL;
             for (size_t i = 0; i < sizeof FORMATS / sizeof *FORMATS; i++)
                 if (strcmp(optarg, FORMATS[i].name) == 0) write = FORMATS[i].write;
-            if (!write)
-                return ms_cli_usage_error("export", "--format: '%s' is not json, csv or callgrind", optarg);
+            if (!write) return ms_cli_usage_error("export", "--format: '%s' is not json, csv or callgrind", optarg);
             break;
         case 'o': output = optarg; break;
         case MS_OPT_DB: db = optarg; break;

@@ -9,8 +9,7 @@ static const char USAGE[] =
     "Usage: memspy fullname [RUN|RESULT] BIN [--db PATH]\n\n"
     "Print the full name of each bin BIN names in run RUN (default: the latest run): a data\n"
     "bin's name with the call path of its allocation ('main:42>NewMatrix:17>double*.Y'),\n"
-    "a code segment's function name. BIN is a short name, a full name or a glob.\n\n"
-    MS_DB_OPTION_HELP
+    "a code segment's function name. BIN is a short name, a full name or a glob.\n\n" MS_DB_OPTION_HELP
     "  -h, --help           this help\n";
 
 int ms_cmd_fullname(int argc, char **argv)

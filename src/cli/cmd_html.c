@@ -19,15 +19,15 @@ static const char USAGE[] =
     "(default: the latest run). Open FILE#cell=R,C to show the detail of the matrix cell at\n"
     "row R, column C (0,0 is the top left).\n\n"
     "  -o, --output FILE    the HTML file (default report.html, diff.html with --diff; - = stdout)\n"
-    "  --diff               compare RUN1 with RUN2\n"
-    MS_DB_OPTION_HELP
-    "  -h, --help           this help\n";
+    "  --diff               compare RUN1 with RUN2\n" MS_DB_OPTION_HELP "  -h, --help           this help\n";
 
 /* The heading of a run: "run 3" or the result file's path. */
 static void run_title(char *buf, size_t len, const char *arg, int run_id)
 {
-    if (run_id > 0) snprintf(buf, len, "run %d", run_id);
-    else snprintf(buf, len, "%s", arg ? arg : "latest run");
+    if (run_id > 0)
+        snprintf(buf, len, "run %d", run_id);
+    else
+        snprintf(buf, len, "%s", arg ? arg : "latest run");
 }
 
 typedef struct {
@@ -79,8 +79,10 @@ static int generate(const html_args *a)
         const char *arg = r < a->nruns ? a->runs[r] : NULL;
         ms_model_init(&m[r]);
         loaded++;
-        if (ms_cli_load_run("html", a->db, arg, &m[r], &run_id) < 0) rc = MS_EXIT_USAGE;
-        else run_title(title[r], sizeof title[r], arg, run_id);
+        if (ms_cli_load_run("html", a->db, arg, &m[r], &run_id) < 0)
+            rc = MS_EXIT_USAGE;
+        else
+            run_title(title[r], sizeof title[r], arg, run_id);
     }
     if (rc == 0) rc = write_page(a, m, titles);
     for (int r = 0; r < loaded; r++) ms_model_free(&m[r]);

@@ -13,8 +13,7 @@ static const char USAGE[] =
     "Store each RESULT file (written by --result or left by a run the database could not\n"
     "take) as a new run in the run database, in the order given, and print its run number.\n"
     "The files are not changed; remove them once imported. The exit status is 2 if any file\n"
-    "could not be read or stored (the others are stored all the same).\n\n"
-    MS_DB_OPTION_HELP MS_DB_TIMEOUT_HELP
+    "could not be read or stored (the others are stored all the same).\n\n" MS_DB_OPTION_HELP MS_DB_TIMEOUT_HELP
     "  -h, --help           this help\n";
 
 int ms_cmd_import(int argc, char **argv)
@@ -51,8 +50,10 @@ int ms_cmd_import(int argc, char **argv)
             rc = ms_cli_error("import", "%s", err);
             continue;
         }
-        if (ms_db_store(db, &m, &run_id, err, sizeof err) < 0) rc = ms_cli_error("import", "%s", err);
-        else printf("%s: stored as run %d in %s\n", ms_term(argv[i]), run_id, ms_term(ms_cli_db_path(db_opt)));
+        if (ms_db_store(db, &m, &run_id, err, sizeof err) < 0)
+            rc = ms_cli_error("import", "%s", err);
+        else
+            printf("%s: stored as run %d in %s\n", ms_term(argv[i]), run_id, ms_term(ms_cli_db_path(db_opt)));
         ms_model_free(&m);
     }
     ms_db_close(db);

@@ -13,9 +13,7 @@ static const char USAGE[] =
     "Rename the code segment or data bin OLD of run RUN (default: the latest run) to NEW.\n"
     "The rename is stored in the run database and applies to RUN and to every later run of\n"
     "the same program, where the bin is recognised by its full name. OLD is a short name, a\n"
-    "full name or a glob that matches exactly one bin.\n\n"
-    MS_DB_OPTION_HELP
-    "  -h, --help           this help\n";
+    "full name or a glob that matches exactly one bin.\n\n" MS_DB_OPTION_HELP "  -h, --help           this help\n";
 
 /* A bin other than `except` of the same kind already called name? */
 static int name_taken(const ms_model *m, int code, uint32_t except, const char *name)

@@ -7,7 +7,6 @@
 #include "../report/report.h"
 #include "cli.h"
 
-
 static const char USAGE[] =
     "Usage: memspy report [RUN|RESULT] [--top N] [--json] [--db PATH]\n"
     "       memspy report [RUN|RESULT] [--code NAME]... [--data NAME]...\n"
@@ -23,8 +22,7 @@ static const char USAGE[] =
     "                       split into uniprocessor and coherence, invalidations by class)\n"
     "  --references         multithreaded runs: per-reference statistics (ccSIM's Table 3),\n"
     "                       the top N source references by coherence misses\n"
-    "  --per-cpu            with --references: one row per processor instead of summed\n"
-    MS_DB_OPTION_HELP
+    "  --per-cpu            with --references: one row per processor instead of summed\n" MS_DB_OPTION_HELP
     "  -h, --help           this help\n";
 
 /* Which table report prints. */
@@ -40,13 +38,15 @@ static int report(const char *db_opt, const char *arg, char **codes, size_t ncod
     if (view == VIEW_MATRIX && (ncodes || ndatas)) {
         rc = ms_cli_show_detail("report", &m, codes, ncodes, datas, ndatas);
     } else if ((view == VIEW_PROCS || view == VIEW_REFERENCES) && m.nprocs < 2) {
-        rc = ms_cli_error("report", "run %s was simulated on one processor: it has no per-processor or "
-                                    "per-reference coherence statistics", arg ? arg : "(latest)");
+        rc = ms_cli_error("report",
+                          "run %s was simulated on one processor: it has no per-processor or "
+                          "per-reference coherence statistics",
+                          arg ? arg : "(latest)");
     } else {
-        int out_rc = view == VIEW_JSON ? ms_json_write(stdout, &m)
-                     : view == VIEW_PROCS ? ms_report_procs(stdout, &m)
+        int out_rc = view == VIEW_JSON         ? ms_json_write(stdout, &m)
+                     : view == VIEW_PROCS      ? ms_report_procs(stdout, &m)
                      : view == VIEW_REFERENCES ? ms_report_references(stdout, &m, ropts)
-                     : ms_report_matrix(stdout, &m, mopts);
+                                               : ms_report_matrix(stdout, &m, mopts);
         if (out_rc < 0 || fflush(stdout) != 0) rc = ms_cli_error("report", "cannot write the report");
     }
     ms_model_free(&m);
@@ -92,14 +92,20 @@ int ms_cmd_report(int argc, char **argv)
                 rc = ms_cli_usage_error("report", "--top: '%s' is not a number in 1..%lu", optarg, MS_CLI_MAX_TOP);
             mopts.top_code = mopts.top_data = ropts.top = (int)top;
             break;
-        case 'h': fputs(USAGE, stdout); rc = 0; break;
+        case 'h':
+            fputs(USAGE, stdout);
+            rc = 0;
+            break;
         case ':': rc = ms_cli_usage_error("report", "option '%s' needs an argument", argv[optind - 1]); break;
         default: rc = ms_cli_usage_error("report", "unknown option '%s'", argv[optind - 1]); break;
         }
     }
     if (rc < 0) {
-        if (optind + 1 < argc) rc = ms_cli_usage_error("report", "unexpected argument '%s'", argv[optind + 1]);
-        else rc = report(db_opt, optind < argc ? argv[optind] : NULL, codes, ncodes, datas, ndatas, view, &mopts, &ropts);
+        if (optind + 1 < argc)
+            rc = ms_cli_usage_error("report", "unexpected argument '%s'", argv[optind + 1]);
+        else
+            rc =
+                report(db_opt, optind < argc ? argv[optind] : NULL, codes, ncodes, datas, ndatas, view, &mopts, &ropts);
     }
     free(codes);
     free(datas);

@@ -24,9 +24,7 @@ static const char USAGE[] =
     "hierarchy the cache options describe (default: the recorded one), store the run in the\n"
     "run database and print the matrix, as 'memspy run' would have. A truncated or corrupt\n"
     "stream is replayed up to its last good chunk; the run is then marked incomplete and\n"
-    "memspy exits with status 2.\n\n"
-    MS_RUN_OUTPUT_HELP
-    "  -h, --help           this help\n\n" MS_CACHE_OPTIONS_HELP;
+    "memspy exits with status 2.\n\n" MS_RUN_OUTPUT_HELP "  -h, --help           this help\n\n" MS_CACHE_OPTIONS_HELP;
 
 typedef struct {
     ms_run_output_opts out;
@@ -122,7 +120,7 @@ static int resolve_config(resim_opts *o, json_t *meta)
 
 typedef struct {
     json_t *meta;
-    const char *problems;   /* NULL if every stream was complete */
+    const char *problems; /* NULL if every stream was complete */
     double seconds;
 } resim_metadata;
 
@@ -131,8 +129,9 @@ static int fill_metadata(ms_model *m, void *ud)
     const resim_metadata *rm = ud;
     json_t *args = json_object_get(rm->meta, "args");
     const char *cwd = json_string_value(json_object_get(rm->meta, "cwd"));
-    m->program = strdup(json_string_value(json_array_get(args, 0)) ? json_string_value(json_array_get(args, 0))
-                                                                   : json_string_value(json_object_get(rm->meta, "program")));
+    m->program =
+        strdup(json_string_value(json_array_get(args, 0)) ? json_string_value(json_array_get(args, 0))
+                                                          : json_string_value(json_object_get(rm->meta, "program")));
     m->argc = (int)json_array_size(args);
     m->argv = calloc(m->argc ? (size_t)m->argc : 1, sizeof *m->argv);
     if (!m->program || !m->argv) return -1;
@@ -167,7 +166,7 @@ static int resimulate(const resim_opts *o, json_t *meta, ms_model *m)
     snprintf(path, sizeof path, "%s/%s", o->dir, MS_RECORD_RAW);
     int rc = 0;
     if (ms_resim_into_raw("resim", path, o->dir, &o->cfg, o->mode, &raw, &problems) < 0) rc = MS_EXIT_USAGE;
-    if (!rc && raw.truncated) {   /* the program did not finish writing it: keep what it holds */
+    if (!rc && raw.truncated) { /* the program did not finish writing it: keep what it holds */
         ms_cli_error("resim", "%s is truncated: its statistics end early and the run is marked incomplete", path);
         char *more = NULL;
         if (asprintf(&more, "%s%sraw profile truncated", problems ? problems : "", problems ? "; " : "") < 0)

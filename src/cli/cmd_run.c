@@ -34,8 +34,7 @@ static const char USAGE[] =
     "signal N; that of the program it executed, if it did), or 2 if memspy itself failed\n"
     "(the run could not be stored, for one). SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to\n"
     "memspy are passed on to PROG, whose run is then stored, marked incomplete; if memspy is\n"
-    "killed, so is PROG. Each program PROG executes that memspy-cc built is a run of its own.\n\n"
-    MS_RUN_OUTPUT_HELP
+    "killed, so is PROG. Each program PROG executes that memspy-cc built is a run of its own.\n\n" MS_RUN_OUTPUT_HELP
     "  --aslr               keep address-space randomization (results then vary by run)\n"
     "  --record DIR         also keep the program's event streams in DIR (created if missing)\n"
     "                       for `memspy resim DIR` under other cache hierarchies\n"
@@ -47,12 +46,12 @@ static const char USAGE[] =
 
 typedef struct {
     ms_run_output_opts out;
-    const char *record_dir;   /* --record DIR, NULL if not given */
+    const char *record_dir; /* --record DIR, NULL if not given */
     int keep_aslr;
-    int force_threads;        /* --threads */
+    int force_threads; /* --threads */
     ms_interleave mode;
     ms_hier_config cfg;
-    char **prog_argv;      /* PROG ARGS..., NULL-terminated (points into argv) */
+    char **prog_argv; /* PROG ARGS..., NULL-terminated (points into argv) */
     int prog_argc;
 } run_opts;
 
@@ -112,10 +111,14 @@ static int check_program(const char *name, char **path, int *starts_threads, int
     ms_program_kind kind = ms_check_program(*path, starts_threads, err, sizeof err);
     *script = kind == MS_PROGRAM_NOT_ELF;
     if (kind == MS_PROGRAM_ERROR || kind == MS_PROGRAM_PLAIN_ELF) {
-        if (kind == MS_PROGRAM_ERROR) ms_cli_error("run", "%s", err);
-        else ms_cli_error("run", "%s was not built with memspy-cc: rebuild it with CC=memspy-cc "
-                                 "(or memspy-c++ / memspy-fortran), e.g. 'make CC=memspy-cc', "
-                                 "then run memspy again", name);
+        if (kind == MS_PROGRAM_ERROR)
+            ms_cli_error("run", "%s", err);
+        else
+            ms_cli_error("run",
+                         "%s was not built with memspy-cc: rebuild it with CC=memspy-cc "
+                         "(or memspy-c++ / memspy-fortran), e.g. 'make CC=memspy-cc', "
+                         "then run memspy again",
+                         name);
         free(*path);
         *path = NULL;
         return MS_EXIT_USAGE;
@@ -126,17 +129,16 @@ static int check_program(const char *name, char **path, int *starts_threads, int
 /* ---- running it ---- */
 
 typedef struct {
-    int status;            /* waitpid status */
+    int status; /* waitpid status */
     pid_t pid;
     double wall_seconds;
     int64_t start_time;
-    int forwarded;         /* the last signal memspy passed on to the program, 0 if none */
+    int forwarded; /* the last signal memspy passed on to the program, 0 if none */
 } child_result;
 
 /* fork/exec PROG; while it runs, interrupts sent to memspy are passed on to it and it dies
  * with memspy (run_guard.h). Exec failures come back through a CLOEXEC pipe. */
-static int start_and_wait(const char *path, char **prog_argv, int keep_aslr, ms_run_guard *guard,
-                          child_result *res)
+static int start_and_wait(const char *path, char **prog_argv, int keep_aslr, ms_run_guard *guard, child_result *res)
 {
     int pipefd[2];
     if (pipe2(pipefd, O_CLOEXEC) < 0) return ms_cli_error("run", "pipe: %s", strerror(errno));
@@ -155,8 +157,7 @@ static int start_and_wait(const char *path, char **prog_argv, int keep_aslr, ms_
          * randomization the same program and input give the same statistics. */
         if (!keep_aslr) {
             int persona = personality(0xffffffff);
-            if (persona != -1)
-                personality((unsigned long)persona | ADDR_NO_RANDOMIZE);
+            if (persona != -1) personality((unsigned long)persona | ADDR_NO_RANDOMIZE);
         }
         execv(path, prog_argv);
         int e = errno;
@@ -181,8 +182,7 @@ static int start_and_wait(const char *path, char **prog_argv, int keep_aslr, ms_
         }
         res->pid = pid;
         res->wall_seconds = ms_cli_seconds_since(&t0);
-        if (rc == 0 && exec_errno)
-            rc = ms_cli_error("run", "cannot execute %s: %s", path, strerror(exec_errno));
+        if (rc == 0 && exec_errno) rc = ms_cli_error("run", "cannot execute %s: %s", path, strerror(exec_errno));
     }
     close(pipefd[0]);
     res->forwarded = pid > 0 ? ms_run_forward_signals_done() : ms_run_forward_signals_end();
@@ -210,7 +210,10 @@ static long raw_generation(const char *name, pid_t pid)
     return strcmp(end, ".raw") ? -1 : g;
 }
 
-typedef struct { char *path; long gen; } raw_image;
+typedef struct {
+    char *path;
+    long gen;
+} raw_image;
 
 static int by_generation(const void *a, const void *b)
 {
@@ -234,8 +237,10 @@ static int find_raw_files(const char *dir, pid_t pid, int any_other, raw_image *
         for (int i = 0; i < nlist && !rc; i++) {
             long gen = pass == 0 ? raw_generation(list[i]->d_name, pid) : 0;
             if (gen < 0) continue;
-            if (asprintf(&(*images)[*n].path, "%s/%s", dir, list[i]->d_name) < 0) rc = -1;
-            else (*images)[(*n)++].gen = gen;
+            if (asprintf(&(*images)[*n].path, "%s/%s", dir, list[i]->d_name) < 0)
+                rc = -1;
+            else
+                (*images)[(*n)++].gen = gen;
             if (pass == 1) break;
         }
     for (int i = 0; i < nlist; i++) free(list[i]);
@@ -279,8 +284,8 @@ static char *git_commit_of(const char *program_path)
     char buf[128];
     size_t n = 0;
     ssize_t got;
-    while (pid > 0 && n < sizeof buf - 1 && ((got = read(pipefd[0], buf + n, sizeof buf - 1 - n)) > 0 ||
-                                             (got < 0 && errno == EINTR)))
+    while (pid > 0 && n < sizeof buf - 1 &&
+           ((got = read(pipefd[0], buf + n, sizeof buf - 1 - n)) > 0 || (got < 0 && errno == EINTR)))
         if (got > 0) n += (size_t)got;
     close(pipefd[0]);
     int status = 0;
@@ -299,9 +304,9 @@ typedef struct {
     const run_opts *o;
     const child_result *res;
     const char *prog_path;
-    const char *exe;          /* the image's executable, from its raw profile */
-    int first, last;          /* its place among the process's images (exec starts a new one) */
-    int parent_run;           /* the stored run of the image before it, 0 if none */
+    const char *exe; /* the image's executable, from its raw profile */
+    int first, last; /* its place among the process's images (exec starts a new one) */
+    int parent_run;  /* the stored run of the image before it, 0 if none */
 } run_metadata;
 
 /* Append a note to m. 0 or -1. */
@@ -339,7 +344,7 @@ static int fill_run_metadata(ms_model *m, void *ud)
         m->argc = o->prog_argc;
         for (int i = 0; i < o->prog_argc; i++)
             if (!(m->argv[i] = strdup(o->prog_argv[i]))) return -1;
-    } else {   /* an image started by exec: its executable is all the raw profile says */
+    } else { /* an image started by exec: its executable is all the raw profile says */
         m->program = strdup(meta->exe && *meta->exe ? meta->exe : "(unknown)");
         m->argv = calloc(1, sizeof *m->argv);
         if (!m->program || !m->argv || !(m->argv[0] = strdup(m->program))) return -1;
@@ -368,9 +373,9 @@ static int fill_run_metadata(ms_model *m, void *ud)
         /* Its last profiled image executed a program without memspy's runtime. */
         if (m->exit_kind == MS_EXIT_EXEC) {
             m->exit_value = shell_status(res->status);
-            if (add_note(m, "the program it executed (not profiled) %s %d", WIFSIGNALED(res->status)
-                         ? "was killed by signal" : "exited with status", WIFSIGNALED(res->status)
-                         ? WTERMSIG(res->status) : m->exit_value) < 0)
+            if (add_note(m, "the program it executed (not profiled) %s %d",
+                         WIFSIGNALED(res->status) ? "was killed by signal" : "exited with status",
+                         WIFSIGNALED(res->status) ? WTERMSIG(res->status) : m->exit_value) < 0)
                 return -1;
         }
         if (res->forwarded && add_note(m, "memspy passed SIG%s on to the program", sigabbrev_np(res->forwarded)) < 0)
@@ -394,9 +399,10 @@ static int build_model(const char *raw_path, run_metadata *meta, ms_model *m)
         rc = ms_cli_error("run", "cannot read the profile: %s", err);
     else if (raw.streams_dir && ms_replay_into_raw("run", raw.streams_dir, &o->cfg, o->mode, &raw, &problems) < 0)
         rc = MS_EXIT_USAGE;
-    if (!rc && problems) {   /* incomplete streams make the run incomplete, like a cut raw file */
+    if (!rc && problems) { /* incomplete streams make the run incomplete, like a cut raw file */
         raw.truncated = 1;
-        if (ms_raw_add_note(&raw, "recorded streams incomplete: %s", problems) < 0) rc = ms_cli_error("run", "out of memory");
+        if (ms_raw_add_note(&raw, "recorded streams incomplete: %s", problems) < 0)
+            rc = ms_cli_error("run", "out of memory");
     }
     meta->exe = raw.exe;
     /* A recording that cannot be completed (a full disk) costs the recording, not the run. */
@@ -430,8 +436,8 @@ static int store_images(const raw_image *images, size_t n, const char *prog_path
             if (ms_db_store(db, &m, &parent, err, sizeof err) < 0) {
                 rc = ms_cli_error("run", "%s", err);
             } else {
-                fprintf(stderr, "memspy: %s, until it executed another program, stored as run %d in %s\n",
-                        m.program, parent, ms_cli_db_path(o->out.db_opt));
+                fprintf(stderr, "memspy: %s, until it executed another program, stored as run %d in %s\n", m.program,
+                        parent, ms_cli_db_path(o->out.db_opt));
             }
         }
         ms_model_free(&m);
@@ -486,7 +492,7 @@ static int pad_environment(void)
     unsetenv("MEMSPY_PAD");
     for (char **e = environ; *e; e++)
         if (strncmp(*e, "MEMSPY_", 7) == 0) used += strlen(*e) + 1 + sizeof(char *);
-    used += sizeof pad_name + sizeof(char *);   /* MEMSPY_PAD's own name, NUL and pointer */
+    used += sizeof pad_name + sizeof(char *); /* MEMSPY_PAD's own name, NUL and pointer */
     size_t n = used < MS_ENV_BUDGET ? MS_ENV_BUDGET - used : 0;
     char *value = malloc(n + 1);
     if (!value) return ms_cli_error("run", "out of memory");
@@ -505,8 +511,10 @@ static int prepare_threads(const run_opts *o, const char *raw_dir)
     int rc = 0;
     if (!o->record_dir) {
         if (asprintf(&streams, "%s/streams", raw_dir) < 0) return ms_cli_error("run", "out of memory");
-        if (mkdir(streams, 0700) < 0) rc = ms_cli_error("run", "cannot create %s: %s", streams, strerror(errno));
-        else if (setenv("MEMSPY_RECORD_DIR", streams, 1) < 0) rc = ms_cli_error("run", "setenv: %s", strerror(errno));
+        if (mkdir(streams, 0700) < 0)
+            rc = ms_cli_error("run", "cannot create %s: %s", streams, strerror(errno));
+        else if (setenv("MEMSPY_RECORD_DIR", streams, 1) < 0)
+            rc = ms_cli_error("run", "setenv: %s", strerror(errno));
     }
     if (!rc && setenv("MEMSPY_THREADS", "1", 1) < 0) rc = ms_cli_error("run", "setenv: %s", strerror(errno));
     free(streams);
@@ -533,7 +541,7 @@ int ms_cmd_run(int argc, char **argv)
         goto out;
     }
     if (o.record_dir && (rc = ms_record_dir_prepare("run", o.record_dir, path, o.prog_argv, o.prog_argc, &o.cfg,
-                                                   ms_interleave_name(o.mode))) != 0)
+                                                    ms_interleave_name(o.mode))) != 0)
         goto out;
     if (!(dir = make_raw_dir(&o.cfg))) {
         rc = MS_EXIT_USAGE;
@@ -545,8 +553,10 @@ int ms_cmd_run(int argc, char **argv)
         goto out;
     }
     if (ms_run_guard_start(&guard, dir) < 0)
-        fprintf(stderr, "memspy run: cannot start the guard process (%s): if memspy is killed, "
-                        "%s may go on running and %s stay behind\n", strerror(errno), o.prog_argv[0], dir);
+        fprintf(stderr,
+                "memspy run: cannot start the guard process (%s): if memspy is killed, "
+                "%s may go on running and %s stay behind\n",
+                strerror(errno), o.prog_argv[0], dir);
     child_result res;
     memset(&res, 0, sizeof res);
     if ((rc = start_and_wait(path, o.prog_argv, o.keep_aslr, &guard, &res)) != 0) {
@@ -562,8 +572,7 @@ int ms_cmd_run(int argc, char **argv)
         rc = ms_cli_error("run", "no profile was written: SIGKILL ends a program before it can write one");
         ms_run_remove_scratch(dir);
     } else if (nimages == 0) {
-        rc = ms_cli_error("run", "no profile was written: did %s run a memspy-instrumented program?",
-                          o.prog_argv[0]);
+        rc = ms_cli_error("run", "no profile was written: did %s run a memspy-instrumented program?", o.prog_argv[0]);
         ms_run_remove_scratch(dir);
     } else {
         int keep_dir = 0;

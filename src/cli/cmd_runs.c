@@ -8,14 +8,11 @@
 #include "../util/util.h"
 #include "cli.h"
 
-static const char USAGE[] =
-    "Usage: memspy runs [--db PATH]\n\n"
-    "List the runs stored in the run database: run number, start time, program and\n"
-    "arguments, references, L1 misses and memory stall cycles. Runs whose program crashed\n"
-    "or was killed are marked 'incomplete'. Give the run number to report, show, fullname,\n"
-    "rename and combine.\n\n"
-    MS_DB_OPTION_HELP
-    "  -h, --help           this help\n";
+static const char USAGE[] = "Usage: memspy runs [--db PATH]\n\n"
+                            "List the runs stored in the run database: run number, start time, program and\n"
+                            "arguments, references, L1 misses and memory stall cycles. Runs whose program crashed\n"
+                            "or was killed are marked 'incomplete'. Give the run number to report, show, fullname,\n"
+                            "rename and combine.\n\n" MS_DB_OPTION_HELP "  -h, --help           this help\n";
 
 static void print_run(const ms_run_info *r)
 {
@@ -24,8 +21,8 @@ static void print_run(const ms_run_info *r)
     struct tm tm;
     if (localtime_r(&t, &tm)) strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
     char command[4096];
-    snprintf(command, sizeof command, "%s%s%s", r->program ? r->program : "?",
-             r->args && *r->args ? " " : "", r->args ? r->args : "");
+    snprintf(command, sizeof command, "%s%s%s", r->program ? r->program : "?", r->args && *r->args ? " " : "",
+             r->args ? r->args : "");
     printf("%5d  %-19s  %14" PRIu64 " %12" PRIu64 " %14" PRIu64 "  %s%s\n", r->id, when, r->refs, r->misses,
            r->stall_cycles, ms_term(command), r->incomplete ? "  (incomplete)" : "");
 }

@@ -15,12 +15,9 @@ static const char USAGE[] =
     "of it is named. NAME is an exact short name, an exact full name, or a glob\n"
     "('double*.*', 'Matrix.?'); the counters of all selected cells are summed.\n\n"
     "  --code NAME          select code segments (repeatable)\n"
-    "  --data NAME          select data bins (repeatable)\n"
-    MS_DB_OPTION_HELP
-    "  -h, --help           this help\n";
+    "  --data NAME          select data bins (repeatable)\n" MS_DB_OPTION_HELP "  -h, --help           this help\n";
 
-int ms_cli_show_detail(const char *cmd, const ms_model *m, char **codes, size_t ncodes, char **datas,
-                       size_t ndatas)
+int ms_cli_show_detail(const char *cmd, const ms_model *m, char **codes, size_t ncodes, char **datas, size_t ndatas)
 {
     uint32_t *code_sel = NULL, *data_sel = NULL;
     size_t ncode_sel = 0, ndata_sel = 0;
@@ -54,7 +51,10 @@ int ms_cmd_show(int argc, char **argv)
         case OPT_CODE: codes[ncodes++] = optarg; break;
         case OPT_DATA: datas[ndatas++] = optarg; break;
         case MS_OPT_DB: db_opt = optarg; break;
-        case 'h': fputs(USAGE, stdout); rc = 0; break;
+        case 'h':
+            fputs(USAGE, stdout);
+            rc = 0;
+            break;
         case ':': rc = ms_cli_usage_error("show", "option '%s' needs an argument", argv[optind - 1]); break;
         default: rc = ms_cli_usage_error("show", "unknown option '%s'", argv[optind - 1]); break;
         }

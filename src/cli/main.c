@@ -36,7 +36,8 @@ static void print_usage(FILE *out)
           "  memspy run -- ./prog args      profile it and print the stall matrix\n"
           "  memspy show --data NAME --code NAME   detail of the latest run\n"
           "  memspy runs                    the stored runs (./memspy.db, --db or $MEMSPY_DB)\n\n"
-          "Commands:\n", out);
+          "Commands:\n",
+          out);
     for (size_t i = 0; i < sizeof SUBCOMMANDS / sizeof *SUBCOMMANDS; i++)
         fprintf(out, "  %-9s %s\n", SUBCOMMANDS[i].name, SUBCOMMANDS[i].help);
     fputs("\nRun 'memspy COMMAND --help' for the options of a command.\n", out);

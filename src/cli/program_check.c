@@ -42,8 +42,8 @@ char *ms_find_program(const char *name)
 
 /* What the symbol tables and the dynamic section say about the program. */
 typedef struct {
-    int instrumented;     /* defines the runtime's marker */
-    int starts_threads;   /* see ms_program_starts_threads */
+    int instrumented;   /* defines the runtime's marker */
+    int starts_threads; /* see ms_program_starts_threads */
 } elf_facts;
 
 /* Whether a symbol name says the program starts threads: an OpenMP entry point, C11 or C++

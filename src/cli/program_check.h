@@ -4,10 +4,10 @@
 #include <stddef.h>
 
 typedef enum {
-    MS_PROGRAM_ERROR = -1,        /* unreadable: err says why */
-    MS_PROGRAM_NOT_ELF = 0,       /* a script or other file the kernel can run: run it anyway */
-    MS_PROGRAM_PLAIN_ELF = 1,     /* ELF without memspy's runtime: refuse */
-    MS_PROGRAM_INSTRUMENTED = 2,  /* ELF built with memspy-cc */
+    MS_PROGRAM_ERROR = -1,       /* unreadable: err says why */
+    MS_PROGRAM_NOT_ELF = 0,      /* a script or other file the kernel can run: run it anyway */
+    MS_PROGRAM_PLAIN_ELF = 1,    /* ELF without memspy's runtime: refuse */
+    MS_PROGRAM_INSTRUMENTED = 2, /* ELF built with memspy-cc */
 } ms_program_kind;
 
 /* The path execv should use for name: name itself when it contains '/', else the first

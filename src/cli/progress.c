@@ -15,16 +15,16 @@
 #include "../report/text_fmt.h"
 #include "progress.h"
 
-#define POLL_NS 200000000L      /* check the program every 200 ms */
-#define FIRST_UPDATE_S 2.0      /* quiet for short runs */
+#define POLL_NS 200000000L /* check the program every 200 ms */
+#define FIRST_UPDATE_S 2.0 /* quiet for short runs */
 #define UPDATE_EVERY_S 1.0
 
 typedef struct {
     const char *dir;
-    const uint64_t *refs;       /* the runtime's counter, NULL until the file exists */
+    const uint64_t *refs; /* the runtime's counter, NULL until the file exists */
     uint64_t last_refs;
     double last_time, next_update;
-    int shown;                  /* a progress line is on the terminal */
+    int shown; /* a progress line is on the terminal */
 } progress;
 
 static double now_seconds(void)

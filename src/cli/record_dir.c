@@ -55,8 +55,8 @@ static int check_reusable(const char *cmd, const char *dir, const char *prog_pat
         rewinddir(d);
         for (struct dirent *e; (e = readdir(d));)
             if (is_recording_file(e->d_name) && unlinkat(dirfd(d), e->d_name, 0) < 0 && rc == 0)
-                rc = ms_cli_error(cmd, "--record %s: cannot remove the earlier %s: %s", dir, e->d_name,
-                                  strerror(errno));
+                rc =
+                    ms_cli_error(cmd, "--record %s: cannot remove the earlier %s: %s", dir, e->d_name, strerror(errno));
     }
     free(program);
     closedir(d);
@@ -71,9 +71,8 @@ static json_t *meta_json(const char *prog_path, char **argv, int argc, const ms_
     json_t *args = json_array();
     for (int i = 0; i < argc; i++) json_array_append_new(args, json_string(argv[i]));
     return json_pack("{s:s, s:i, s:s, s:o, s:s?, s:s, s:s, s:s}", "format", MS_RECORD_FORMAT, "version",
-                     (int)MS_STREAM_VERSION, "program", prog_path, "args", args, "cwd",
-                     getcwd(cwd, sizeof cwd), "config", spec, "interleave", interleave, "memspy_version",
-                     MEMSPY_VERSION);
+                     (int)MS_STREAM_VERSION, "program", prog_path, "args", args, "cwd", getcwd(cwd, sizeof cwd),
+                     "config", spec, "interleave", interleave, "memspy_version", MEMSPY_VERSION);
 }
 
 int ms_record_dir_prepare(const char *cmd, const char *dir, const char *prog_path, char **argv, int argc,
@@ -116,9 +115,11 @@ int ms_record_dir_keep_raw(const char *cmd, const char *dir, const char *raw_pat
     }
     if (in) fclose(in);
     if (!ok) {
-        unlink(path);   /* `memspy resim` then says the recording lacks its profile */
-        ms_cli_error(cmd, "--record %s: cannot copy the raw profile to %s: %s; the recording cannot be "
-                     "re-simulated (the run itself is kept)", dir, path, strerror(e ? e : EIO));
+        unlink(path); /* `memspy resim` then says the recording lacks its profile */
+        ms_cli_error(cmd,
+                     "--record %s: cannot copy the raw profile to %s: %s; the recording cannot be "
+                     "re-simulated (the run itself is kept)",
+                     dir, path, strerror(e ? e : EIO));
     }
     return ok ? 0 : -1;
 }

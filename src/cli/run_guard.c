@@ -152,7 +152,7 @@ static void guard_main(int rfd, const char *dir)
             memmove(buf, buf + 1 + sizeof program, have - 1 - sizeof program);
             have -= 1 + sizeof program;
         }
-        if (have == sizeof buf) have = 0;   /* garbage: cannot happen */
+        if (have == sizeof buf) have = 0; /* garbage: cannot happen */
     }
     clean_up_after(program, dir);
     _exit(0);
@@ -173,7 +173,7 @@ int ms_run_guard_start(ms_run_guard *g, const char *scratch_dir)
         errno = e;
         return -1;
     }
-    if (mid == 0) {   /* forks the guard and leaves: the guard is never memspy's child */
+    if (mid == 0) { /* forks the guard and leaves: the guard is never memspy's child */
         close(p[1]);
         pid_t guard = fork();
         if (guard == 0) guard_main(p[0], scratch_dir);
@@ -194,7 +194,7 @@ int ms_run_guard_start(ms_run_guard *g, const char *scratch_dir)
 void ms_run_guard_child(const ms_run_guard *g)
 {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != g->parent) raise(SIGKILL);   /* memspy died before the request */
+    if (getppid() != g->parent) raise(SIGKILL); /* memspy died before the request */
 }
 
 static void send_all(int fd, const void *buf, size_t n)
@@ -232,20 +232,22 @@ void ms_run_guard_release(ms_run_guard *g)
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 #define NFORWARDED (sizeof forwarded / sizeof forwarded[0])
 static volatile pid_t forward_to;
-static volatile sig_atomic_t early, last_forwarded;   /* before the pid was known; any */
+static volatile sig_atomic_t early, last_forwarded; /* before the pid was known; any */
 static struct sigaction saved[NFORWARDED];
 
 static void forward(int sig, siginfo_t *info, void *uctx)
 {
     (void)uctx;
     int e = errno;
-    if (forward_to < 0) {   /* the program has ended: absorb this one, the next acts as before */
+    if (forward_to < 0) { /* the program has ended: absorb this one, the next acts as before */
         for (size_t i = 0; i < NFORWARDED; i++)
             if (forwarded[i] == sig) sigaction(sig, &saved[i], NULL);
     } else if (info->si_code != SI_KERNEL) {
         last_forwarded = sig;
-        if (forward_to > 0) kill(forward_to, sig);
-        else early = sig;
+        if (forward_to > 0)
+            kill(forward_to, sig);
+        else
+            early = sig;
     }
     errno = e;
 }

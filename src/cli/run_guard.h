@@ -6,8 +6,8 @@
 #include <sys/types.h>
 
 typedef struct {
-    int fd;             /* write end of the pipe to the guard process, -1 if none */
-    pid_t parent;       /* memspy's pid, for the child's check */
+    int fd;       /* write end of the pipe to the guard process, -1 if none */
+    pid_t parent; /* memspy's pid, for the child's check */
 } ms_run_guard;
 
 /* Start the guard: a process of its own session that waits for memspy to end. If memspy

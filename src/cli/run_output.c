@@ -93,8 +93,8 @@ static int replay_outcome(const char *cmd, int rc, const char *err, ms_drive_pro
     return rc;
 }
 
-int ms_replay_into_raw(const char *cmd, const char *dir, const ms_hier_config *cfg, ms_interleave mode,
-                       ms_raw *raw, char **problems)
+int ms_replay_into_raw(const char *cmd, const char *dir, const ms_hier_config *cfg, ms_interleave mode, ms_raw *raw,
+                       char **problems)
 {
     char err[2048];
     ms_drive_problems p;

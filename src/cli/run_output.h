@@ -12,21 +12,17 @@
 #include "../util/util.h"
 
 typedef struct {
-    const char *output, *json, *result, *db_opt, *db_timeout;   /* NULL when not given */
+    const char *output, *json, *result, *db_opt, *db_timeout; /* NULL when not given */
     int no_report;
     ms_matrix_opts mopts;
 } ms_run_output_opts;
 
 /* getopt_long entries and help of the output options `run` and `resim` share. */
-#define MS_RUN_OUTPUT_LONG_OPTIONS                                         \
-    { "output", required_argument, NULL, 'o' },                          \
-    { "json", required_argument, NULL, MS_OPT_JSON_FILE },               \
-    { "result", required_argument, NULL, MS_OPT_RESULT_FILE },           \
-    { "top", required_argument, NULL, MS_OPT_TOP_N },                    \
-    { "no-report", no_argument, NULL, MS_OPT_NO_REPORT },                \
-    MS_DB_TIMEOUT_LONG_OPTION,                                           \
-    MS_DB_LONG_OPTION
-#define MS_RUN_OUTPUT_HELP                                                                     \
+#define MS_RUN_OUTPUT_LONG_OPTIONS                                                                                   \
+    { "output", required_argument, NULL, 'o' }, { "json", required_argument, NULL, MS_OPT_JSON_FILE },               \
+        { "result", required_argument, NULL, MS_OPT_RESULT_FILE }, { "top", required_argument, NULL, MS_OPT_TOP_N }, \
+        { "no-report", no_argument, NULL, MS_OPT_NO_REPORT }, MS_DB_TIMEOUT_LONG_OPTION, MS_DB_LONG_OPTION
+#define MS_RUN_OUTPUT_HELP                                                                    \
     "  -o, --output FILE    write the matrix to FILE (default: standard error)\n"             \
     "  --json FILE          also write the JSON report to FILE\n"                             \
     "  --result FILE        also save the result file (JSON) here\n"                          \
@@ -38,8 +34,8 @@ typedef struct {
 int ms_run_output_take(const char *cmd, ms_run_output_opts *o, int opt, const char *arg);
 
 typedef struct {
-    FILE *report;          /* the matrix: the -o file or stderr */
-    ms_out_file report_file, json, result;   /* written aside, renamed into place when complete */
+    FILE *report;                          /* the matrix: the -o file or stderr */
+    ms_out_file report_file, json, result; /* written aside, renamed into place when complete */
 } ms_run_outputs;
 
 /* Start every output file o names, beside its destination (which stays as it is until the
@@ -54,8 +50,8 @@ int ms_run_analyze(const char *cmd, const ms_raw *raw, ms_drive_metadata_fn fill
 
 /* ms_drive_replay, its errors and the incomplete streams printed as "memspy CMD: ...":
  * returns 0; 1 with *problems (malloc'd) the incomplete streams joined by "; "; -1. */
-int ms_replay_into_raw(const char *cmd, const char *dir, const ms_hier_config *cfg, ms_interleave mode,
-                       ms_raw *raw, char **problems);
+int ms_replay_into_raw(const char *cmd, const char *dir, const ms_hier_config *cfg, ms_interleave mode, ms_raw *raw,
+                       char **problems);
 
 /* ms_drive_resim, printed as ms_replay_into_raw is; raw is to be freed whatever the result. */
 int ms_resim_into_raw(const char *cmd, const char *raw_path, const char *dir, const ms_hier_config *cfg,

@@ -11,16 +11,12 @@
 
 const char *ms_cli_db_path(const char *db_opt)
 {
-    if (db_opt && *db_opt)
-        return db_opt;
+    if (db_opt && *db_opt) return db_opt;
     const char *env = getenv(MS_DB_ENV);
     return env && *env ? env : MS_DB_DEFAULT;
 }
 
-int ms_cli_is_run_number(const char *s)
-{
-    return s && *s && strspn(s, "0123456789") == strlen(s);
-}
+int ms_cli_is_run_number(const char *s) { return s && *s && strspn(s, "0123456789") == strlen(s); }
 
 /* Run `arg` (a number, or NULL for the latest) from the database. */
 static int load_from_db(const char *cmd, const char *db_opt, const char *arg, ms_model *m, int *run_id)
@@ -33,8 +29,10 @@ static int load_from_db(const char *cmd, const char *db_opt, const char *arg, ms
     if (ms_db_open(ms_cli_db_path(db_opt), MS_DB_READONLY, &db, err, sizeof err) < 0)
         return ms_cli_error(cmd, "%s", err), -1;
     int rc = 0;
-    if (arg) *run_id = (int)id;
-    else rc = ms_db_latest(db, run_id, err, sizeof err);
+    if (arg)
+        *run_id = (int)id;
+    else
+        rc = ms_db_latest(db, run_id, err, sizeof err);
     if (rc == 0) rc = ms_db_load(db, *run_id, m, err, sizeof err);
     ms_db_close(db);
     if (rc < 0) ms_cli_error(cmd, "%s", err);

@@ -30,8 +30,10 @@ static int save_in(const char *dir, const ms_model *m, char **path, char *err, s
         }
         o.exclusive = 1;
         int rc = ms_json_write(o.f, m) < 0 ? ms_errorf(err, errlen, "cannot write %s", candidate) : 0;
-        if (rc < 0) ms_out_abort(&o);
-        else rc = ms_out_commit(&o, err, errlen);
+        if (rc < 0)
+            ms_out_abort(&o);
+        else
+            rc = ms_out_commit(&o, err, errlen);
         if (rc == 0) {
             *path = candidate;
             return 0;
@@ -50,7 +52,7 @@ int ms_cli_keep_unstored(const char *cmd, const ms_model *m, const char *db_opt)
     int i;
     for (i = 0; i < 3; i++) {
         err[i][0] = '\0';
-        if (i > 0 && strcmp(dirs[i], dirs[0]) == 0) continue;   /* tried already */
+        if (i > 0 && strcmp(dirs[i], dirs[0]) == 0) continue; /* tried already */
         if (save_in(dirs[i], m, &path, err[i], sizeof err[i]) == 0) break;
     }
     int rc;

@@ -40,15 +40,14 @@ void ms_drive_set_sim_threads(unsigned n);
  * counters and replacement causes simulated while it was recorded, and replay its streams in
  * dir under cfg in their place (ms_drive_replay). Returns as ms_drive_replay; raw is to be
  * freed (ms_raw_free) whatever the result. */
-int ms_drive_resim(const char *raw_path, const char *dir, const ms_hier_config *cfg, ms_interleave mode,
-                   ms_raw *raw, ms_drive_problems *problems, char *err, size_t errlen);
+int ms_drive_resim(const char *raw_path, const char *dir, const ms_hier_config *cfg, ms_interleave mode, ms_raw *raw,
+                   ms_drive_problems *problems, char *err, size_t errlen);
 
 /* Fills the metadata only the command knows (program, argv, time...) into m. 0 or -1. */
 typedef int (*ms_drive_metadata_fn)(ms_model *m, void *ud);
 
 /* Analyze raw into m (initialised here) and add the caller's metadata (fill may be NULL).
  * Returns 0, or -1 with err naming the problem (m is then freed). */
-int ms_drive_analyze(const ms_raw *raw, ms_drive_metadata_fn fill, void *ud, ms_model *m, char *err,
-                     size_t errlen);
+int ms_drive_analyze(const ms_raw *raw, ms_drive_metadata_fn fill, void *ud, ms_model *m, char *err, size_t errlen);
 
 #endif

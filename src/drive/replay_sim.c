@@ -12,12 +12,21 @@
 #include "../sim/psim.h"
 #include "sim_workers.h"
 
-static void *sim_calloc(void *ud, size_t bytes) { (void)ud; return calloc(1, bytes); }
-static void sim_free(void *ud, void *p, size_t bytes) { (void)ud; (void)bytes; free(p); }
+static void *sim_calloc(void *ud, size_t bytes)
+{
+    (void)ud;
+    return calloc(1, bytes);
+}
+static void sim_free(void *ud, void *p, size_t bytes)
+{
+    (void)ud;
+    (void)bytes;
+    free(p);
+}
 
 typedef struct {
     ms_psim *sim;
-    uint32_t line;       /* L1 line: larger accesses are ranges, as in the runtime */
+    uint32_t line; /* L1 line: larger accesses are ranges, as in the runtime */
     uint64_t dropped;
 } sim_sink;
 
@@ -37,7 +46,11 @@ static void sink_access(void *ud, unsigned cpu, uint64_t addr, uint64_t size, un
 static void sink_region(void *ud) { ms_psim_next_region(((sim_sink *)ud)->sim); }
 
 /* Growable arrays of the raw profile. */
-typedef struct { ms_raw *raw; size_t cap; int failed; } pair_sink;
+typedef struct {
+    ms_raw *raw;
+    size_t cap;
+    int failed;
+} pair_sink;
 
 static void add_eviction(const ms_eviction *e, void *ud)
 {
@@ -60,10 +73,7 @@ static void add_invalidation(const ms_invalidation *e, void *ud)
 }
 
 /* A counter row worth keeping: the context referenced or took part in an invalidation. */
-static int counter_used(const ms_counters *c)
-{
-    return c->reads || c->writes || c->inval.received || c->inval.sent;
-}
+static int counter_used(const ms_counters *c) { return c->reads || c->writes || c->inval.received || c->inval.sent; }
 
 /* Append the simulator's results to raw. Returns 0 or -1 (out of memory). */
 static int take_results(ms_raw *raw, ms_psim *sim, const ms_replay_result *res, ms_interleave mode)
@@ -73,14 +83,12 @@ static int take_results(ms_raw *raw, ms_psim *sim, const ms_replay_result *res, 
     const ms_counters *c = ms_psim_counters(sim, &n);
     if (!c) return -1;
     size_t used = 0;
-    for (uint32_t i = 0; i < n; i++)
-        used += counter_used(&c[i]);
+    for (uint32_t i = 0; i < n; i++) used += counter_used(&c[i]);
     ms_raw_counter *v = realloc(raw->counters, (raw->ncounters + used + 1) * sizeof *v);
     if (!v) return -1;
     raw->counters = v;
     for (uint32_t i = 0; i < n; i++)
-        if (counter_used(&c[i]))
-            raw->counters[raw->ncounters++] = (ms_raw_counter){ i / nprocs, i % nprocs, c[i] };
+        if (counter_used(&c[i])) raw->counters[raw->ncounters++] = (ms_raw_counter){ i / nprocs, i % nprocs, c[i] };
     pair_sink ev = { raw, raw->nevictions, 0 }, inv = { raw, 0, 0 };
     if (ms_psim_each_eviction(sim, add_eviction, &ev) < 0) return -1;
     free(raw->invalidations);
@@ -93,8 +101,8 @@ static int take_results(ms_raw *raw, ms_psim *sim, const ms_replay_result *res, 
     if (!raw->threads) return -1;
     for (size_t i = 0; i < res->nthreads; i++) {
         const ms_replay_thread *t = &res->threads[i];
-        raw->threads[i] = (ms_raw_thread){ t->index, t->cpu, t->parent, t->accesses, t->syncs, t->wait_turns,
-                                           t->complete };
+        raw->threads[i] =
+            (ms_raw_thread){ t->index, t->cpu, t->parent, t->accesses, t->syncs, t->wait_turns, t->complete };
     }
     raw->nthreads_replayed = res->nthreads;
     raw->nprocs = nprocs;
@@ -110,12 +118,13 @@ static int take_results(ms_raw *raw, ms_psim *sim, const ms_replay_result *res, 
 
 /* What the user should know about the replay: broken deadlocks, unattributed accesses,
  * straddling references split by the partitioned simulation, fewer simulator threads. */
-static int note_replay(ms_raw *raw, const ms_replay_result *res, uint64_t dropped, const ms_psim *ps,
-                       unsigned want, unsigned started)
+static int note_replay(ms_raw *raw, const ms_replay_result *res, uint64_t dropped, const ms_psim *ps, unsigned want,
+                       unsigned started)
 {
     if (ms_psim_straddles(ps) &&
-        ms_raw_add_note(raw, "simulation: %llu references straddling two lines of different partitions were "
-                             "counted as one reference per line (--sim-threads 1 keeps them whole)",
+        ms_raw_add_note(raw,
+                        "simulation: %llu references straddling two lines of different partitions were "
+                        "counted as one reference per line (--sim-threads 1 keeps them whole)",
                         (unsigned long long)ms_psim_straddles(ps)) < 0)
         return -1;
     if (started < want && started < ms_psim_parts(ps) &&
@@ -123,9 +132,11 @@ static int note_replay(ms_raw *raw, const ms_replay_result *res, uint64_t droppe
                         started ? "" : "; the replay simulated alone") < 0)
         return -1;
     if (res->deadlocks_broken &&
-        ms_raw_add_note(raw, "replay: %llu waits could not be satisfied in replay order (a lock-order "
-                             "inversion, a signal without a recorded waiter, ...) and were let through "
-                             "in recorded order", (unsigned long long)res->deadlocks_broken) < 0)
+        ms_raw_add_note(raw,
+                        "replay: %llu waits could not be satisfied in replay order (a lock-order "
+                        "inversion, a signal without a recorded waiter, ...) and were let through "
+                        "in recorded order",
+                        (unsigned long long)res->deadlocks_broken) < 0)
         return -1;
     if (dropped && ms_raw_add_note(raw, "replay: %llu accesses without a known context were not simulated",
                                    (unsigned long long)dropped) < 0)
@@ -172,7 +183,7 @@ static int add_problem(ms_drive_problems *p, const char *text)
     return 0;
 }
 
-static unsigned sim_threads;   /* 0: ms_sim_workers_default() */
+static unsigned sim_threads; /* 0: ms_sim_workers_default() */
 
 void ms_drive_set_sim_threads(unsigned n) { sim_threads = n; }
 
@@ -234,8 +245,8 @@ int ms_drive_replay(const char *dir, const ms_hier_config *cfg, ms_interleave mo
     return rc;
 }
 
-int ms_drive_resim(const char *raw_path, const char *dir, const ms_hier_config *cfg, ms_interleave mode,
-                   ms_raw *raw, ms_drive_problems *problems, char *err, size_t errlen)
+int ms_drive_resim(const char *raw_path, const char *dir, const ms_hier_config *cfg, ms_interleave mode, ms_raw *raw,
+                   ms_drive_problems *problems, char *err, size_t errlen)
 {
     char why[1024];
     memset(problems, 0, sizeof *problems);

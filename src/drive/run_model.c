@@ -4,8 +4,7 @@
 
 #include "../analysis/analyze.h"
 
-int ms_drive_analyze(const ms_raw *raw, ms_drive_metadata_fn fill, void *ud, ms_model *m, char *err,
-                     size_t errlen)
+int ms_drive_analyze(const ms_raw *raw, ms_drive_metadata_fn fill, void *ud, ms_model *m, char *err, size_t errlen)
 {
     char why[1024];
     ms_model_init(m);

@@ -11,12 +11,17 @@ struct ms_sim_workers {
     pthread_cond_t work_cv, free_cv;
     ms_psim *ps;
     unsigned want, started;
-    struct { ms_psim_batch *head, *tail; } q[MS_PSIM_MAX_PARTS];   /* one per worker */
+    struct {
+        ms_psim_batch *head, *tail;
+    } q[MS_PSIM_MAX_PARTS]; /* one per worker */
     ms_psim_batch *free;
-    size_t nbatches, max_batches;   /* batches allocated here (psim holds one per partition more) */
+    size_t nbatches, max_batches; /* batches allocated here (psim holds one per partition more) */
     int done;
     pthread_t tid[MS_PSIM_MAX_PARTS];
-    struct worker_arg { ms_sim_workers *w; unsigned i; } arg[MS_PSIM_MAX_PARTS];
+    struct worker_arg {
+        ms_sim_workers *w;
+        unsigned i;
+    } arg[MS_PSIM_MAX_PARTS];
 };
 
 unsigned ms_sim_workers_default(void)
@@ -76,15 +81,17 @@ unsigned ms_sim_workers_start(ms_sim_workers *w, ms_psim *ps)
 ms_psim_batch *ms_sim_workers_submit(void *ud, ms_psim_batch *full)
 {
     ms_sim_workers *w = ud;
-    if (!w->started) {   /* no worker: the producer simulates */
+    if (!w->started) { /* no worker: the producer simulates */
         ms_psim_apply(w->ps, full);
         return full;
     }
     pthread_mutex_lock(&w->mu);
     unsigned i = full->part % w->started;
     full->next = NULL;
-    if (w->q[i].tail) w->q[i].tail->next = full;
-    else w->q[i].head = full;
+    if (w->q[i].tail)
+        w->q[i].tail->next = full;
+    else
+        w->q[i].head = full;
     w->q[i].tail = full;
     pthread_cond_broadcast(&w->work_cv);
     ms_psim_batch *e = NULL;

@@ -51,9 +51,9 @@
 #include <stdint.h>
 #include "../sim/sim.h"
 
-#define MS_RAW_MAGIC "MSPYRAW"   /* 7 chars + NUL = 8 bytes */
-#define MS_RAW_VERSION 2u        /* 2: bin kinds MMAP, TLS, MAPPING */
-#define MS_RAW_F_INCOMPLETE 1u   /* the program crashed, aborted or called _exit */
+#define MS_RAW_MAGIC "MSPYRAW" /* 7 chars + NUL = 8 bytes */
+#define MS_RAW_VERSION 2u      /* 2: bin kinds MMAP, TLS, MAPPING */
+#define MS_RAW_F_INCOMPLETE 1u /* the program crashed, aborted or called _exit */
 
 /* Progress file in MEMSPY_RAW_DIR, beside the raw files: one native-endian u64, the number of
  * references the runtimes of the run have simulated so far (added atomically through a
@@ -61,8 +61,14 @@
 #define MS_PROGRESS_FILE "progress"
 
 enum {
-    MS_RAW_INFO = 1, MS_RAW_MODULES = 2, MS_RAW_BINS = 3, MS_RAW_CONTEXTS = 4,
-    MS_RAW_COUNTERS = 5, MS_RAW_EVICTIONS = 6, MS_RAW_NOTES = 7, MS_RAW_STREAMS = 8,
+    MS_RAW_INFO = 1,
+    MS_RAW_MODULES = 2,
+    MS_RAW_BINS = 3,
+    MS_RAW_CONTEXTS = 4,
+    MS_RAW_COUNTERS = 5,
+    MS_RAW_EVICTIONS = 6,
+    MS_RAW_NOTES = 7,
+    MS_RAW_STREAMS = 8,
     MS_RAW_END = 0x454e4421u /* "!DNE" */
 };
 
@@ -73,34 +79,49 @@ enum { MS_EXIT_NORMAL = 0, MS_EXIT_SIGNAL = 1, MS_EXIT_UNDERSCORE = 2 /* _exit/_
 /* Kinds of data bins. The result model uses only the first four: the analysis files MMAP
  * under HEAP (a dynamic allocation), TLS under GLOBAL and MAPPING under OTHER. */
 typedef enum {
-    MS_BIN_HEAP = 0, MS_BIN_GLOBAL = 1, MS_BIN_STACK = 2, MS_BIN_OTHER = 3,
-    MS_BIN_MMAP = 4, MS_BIN_TLS = 5, MS_BIN_MAPPING = 6
+    MS_BIN_HEAP = 0,
+    MS_BIN_GLOBAL = 1,
+    MS_BIN_STACK = 2,
+    MS_BIN_OTHER = 3,
+    MS_BIN_MMAP = 4,
+    MS_BIN_TLS = 5,
+    MS_BIN_MAPPING = 6
 } ms_bin_kind;
 
 /* ---- reader side (analysis; uses malloc) ---- */
 
-typedef struct { uint64_t base, lo, hi; char *path; } ms_raw_module;
+typedef struct {
+    uint64_t base, lo, hi;
+    char *path;
+} ms_raw_module;
 
 typedef struct {
     uint32_t id;
     ms_bin_kind kind;
-    uint64_t pc;              /* HEAP, MMAP: site_pc; STACK: func_pc */
-    uint16_t depth;           /* HEAP, MMAP */
-    uint64_t *path;           /* HEAP, MMAP: depth call-site return addresses, outermost first */
-    uint64_t objects, bytes, peak_bytes;  /* HEAP, MMAP */
-    uint64_t addr, size;      /* GLOBAL; TLS: offset in the TLS block, size */
-    uint32_t module;          /* GLOBAL, TLS */
-    char *name;               /* GLOBAL, TLS: symbol name; MMAP: file path; MAPPING: label */
+    uint64_t pc;                         /* HEAP, MMAP: site_pc; STACK: func_pc */
+    uint16_t depth;                      /* HEAP, MMAP */
+    uint64_t *path;                      /* HEAP, MMAP: depth call-site return addresses, outermost first */
+    uint64_t objects, bytes, peak_bytes; /* HEAP, MMAP */
+    uint64_t addr, size;                 /* GLOBAL; TLS: offset in the TLS block, size */
+    uint32_t module;                     /* GLOBAL, TLS */
+    char *name;                          /* GLOBAL, TLS: symbol name; MMAP: file path; MAPPING: label */
 } ms_raw_bin;
 
-typedef struct { uint32_t ctx, bin; uint64_t pc; } ms_raw_context;
-typedef struct { uint32_t ctx; uint32_t cpu; ms_counters c; } ms_raw_counter;   /* cpu 0 unless
+typedef struct {
+    uint32_t ctx, bin;
+    uint64_t pc;
+} ms_raw_context;
+typedef struct {
+    uint32_t ctx;
+    uint32_t cpu;
+    ms_counters c;
+} ms_raw_counter; /* cpu 0 unless
                                                    * a multiprocessor replay filled it */
 
 /* A thread of a replayed multithreaded run (filled by the CLI from the replay, not on disk). */
 typedef struct {
     uint32_t index, cpu;
-    int32_t parent;           /* creating thread's index, -1 unknown */
+    int32_t parent; /* creating thread's index, -1 unknown */
     uint64_t accesses, syncs, wait_turns;
     int complete;
 } ms_raw_thread;
@@ -112,19 +133,27 @@ typedef struct {
     uint64_t start_ns, end_ns;
     char *config_text, *exe;
     int nlevels;
-    ms_raw_module *modules; size_t nmodules;
-    ms_raw_bin *bins; size_t nbins;
-    ms_raw_context *contexts; size_t ncontexts;
-    ms_raw_counter *counters; size_t ncounters;
-    ms_eviction *evictions; size_t nevictions;
-    char **notes; size_t nnotes;
+    ms_raw_module *modules;
+    size_t nmodules;
+    ms_raw_bin *bins;
+    size_t nbins;
+    ms_raw_context *contexts;
+    size_t ncontexts;
+    ms_raw_counter *counters;
+    size_t ncounters;
+    ms_eviction *evictions;
+    size_t nevictions;
+    char **notes;
+    size_t nnotes;
     /* Multiprocessor replay results (in memory only; zero for a one-processor run): */
-    uint32_t nprocs;                                   /* simulated processors (0 = 1) */
-    ms_invalidation *invalidations; size_t ninvalidations;
-    ms_raw_thread *threads; size_t nthreads_replayed;
-    char *interleave;                                  /* "interleaved" / "piped", NULL */
-    int truncated;            /* no valid trailer: sections read so far are kept */
-    char *streams_dir;        /* MS_RAW_STREAMS, NULL if the run recorded no threads' streams */
+    uint32_t nprocs; /* simulated processors (0 = 1) */
+    ms_invalidation *invalidations;
+    size_t ninvalidations;
+    ms_raw_thread *threads;
+    size_t nthreads_replayed;
+    char *interleave;  /* "interleaved" / "piped", NULL */
+    int truncated;     /* no valid trailer: sections read so far are kept */
+    char *streams_dir; /* MS_RAW_STREAMS, NULL if the run recorded no threads' streams */
 } ms_raw;
 
 /* Read and verify a raw file. Returns 0 (possibly with raw->truncated set), or -1 with err
@@ -140,11 +169,11 @@ int ms_raw_add_note(ms_raw *raw, const char *fmt, ...) __attribute__((format(pri
 
 typedef struct {
     int fd;
-    uint64_t section_start;   /* offset of the current section's header */
+    uint64_t section_start; /* offset of the current section's header */
     int in_section, failed;
     unsigned char buf[8192];
     size_t used;
-    uint64_t offset;          /* bytes written to the file so far (incl. buf) */
+    uint64_t offset; /* bytes written to the file so far (incl. buf) */
 } ms_raw_writer;
 
 /* Start a raw file on an open, empty, writable fd. Returns 0 or -1. */
@@ -154,7 +183,7 @@ void ms_raw_put_u8(ms_raw_writer *w, uint8_t v);
 void ms_raw_put_u16(ms_raw_writer *w, uint16_t v);
 void ms_raw_put_u32(ms_raw_writer *w, uint32_t v);
 void ms_raw_put_u64(ms_raw_writer *w, uint64_t v);
-void ms_raw_put_str(ms_raw_writer *w, const char *s);   /* truncates at 65535 bytes */
+void ms_raw_put_str(ms_raw_writer *w, const char *s); /* truncates at 65535 bytes */
 void ms_raw_put_counters(ms_raw_writer *w, const ms_counters *c, int nlevels);
 void ms_raw_section_end(ms_raw_writer *w);
 /* Append the checksum trailer. Returns 0, or -1 if any write failed. Does not close fd. */

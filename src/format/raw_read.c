@@ -1,4 +1,4 @@
-#define _GNU_SOURCE   /* vasprintf */
+#define _GNU_SOURCE /* vasprintf */
 /* Reader of the raw profile file (layout in raw.h). Every read is bounds-checked through a
  * cursor, so arbitrary input gives an error or a truncated result, never a crash. */
 #include "raw.h"
@@ -15,12 +15,14 @@
 #define FILE_HEADER_BYTES 16u
 /* The counter record (counters.def): the fixed fields, then those of every level. */
 #define MS_COUNTER(member, exp, csv, event, desc) +1
-enum { COUNTER_FIELDS_FIXED = 0
+enum {
+    COUNTER_FIELDS_FIXED = 0
 #include "../sim/counters.def"
 };
 #define MS_LEVEL_COUNTER(member, exp, csv, event, desc) +1
 #define MS_LEVEL_CAUSES +MS_NCAUSES
-enum { COUNTER_FIELDS_PER_LEVEL = 0
+enum {
+    COUNTER_FIELDS_PER_LEVEL = 0
 #include "../sim/counters.def"
 };
 
@@ -45,11 +47,9 @@ static int take(cursor *c, size_t n, const unsigned char **out)
 static uint64_t get_le(cursor *c, size_t n)
 {
     const unsigned char *b;
-    if (take(c, n, &b) != 0)
-        return 0;
+    if (take(c, n, &b) != 0) return 0;
     uint64_t v = 0;
-    for (size_t i = n; i-- > 0;)
-        v = (v << 8) | b[i];
+    for (size_t i = n; i-- > 0;) v = (v << 8) | b[i];
     return v;
 }
 
@@ -63,8 +63,7 @@ static char *get_str(cursor *c)
 {
     uint16_t n = get_u16(c);
     const unsigned char *b;
-    if (take(c, n, &b) != 0)
-        return NULL;
+    if (take(c, n, &b) != 0) return NULL;
     char *s = malloc((size_t)n + 1);
     if (!s) {
         c->bad = 1;
@@ -85,8 +84,7 @@ static void *grow_records(cursor *c, uint32_t n, size_t min_bytes, void **arr, s
         c->bad = 1;
         return NULL;
     }
-    if (n == 0)
-        return *arr ? (char *)*arr + *have * elem : NULL;
+    if (n == 0) return *arr ? (char *)*arr + *have * elem : NULL;
     void *p = realloc(*arr, (*have + n) * elem);
     if (!p) {
         c->bad = 1;
@@ -145,14 +143,12 @@ static void parse_bin(cursor *c, ms_raw_bin *b)
                 c->bad = 1;
                 return;
             }
-            for (uint16_t d = 0; d < b->depth; d++)
-                b->path[d] = get_u64(c);
+            for (uint16_t d = 0; d < b->depth; d++) b->path[d] = get_u64(c);
         }
         b->objects = get_u64(c);
         b->bytes = get_u64(c);
         b->peak_bytes = get_u64(c);
-        if (kind == MS_BIN_MMAP)
-            b->name = get_str(c);
+        if (kind == MS_BIN_MMAP) b->name = get_str(c);
         break;
     case MS_BIN_TLS:
         b->kind = MS_BIN_TLS;
@@ -176,11 +172,8 @@ static void parse_bin(cursor *c, ms_raw_bin *b)
         b->kind = MS_BIN_STACK;
         b->pc = get_u64(c);
         break;
-    case MS_BIN_OTHER:
-        b->kind = MS_BIN_OTHER;
-        break;
-    default:
-        c->bad = 1;   /* unknown bin kinds cannot be skipped: their size is unknown */
+    case MS_BIN_OTHER: b->kind = MS_BIN_OTHER; break;
+    default: c->bad = 1; /* unknown bin kinds cannot be skipped: their size is unknown */
     }
 }
 
@@ -188,8 +181,7 @@ static void parse_bins(cursor *c, ms_raw *raw)
 {
     uint32_t n = get_u32(c);
     ms_raw_bin *b = grow_records(c, n, 5, (void **)&raw->bins, &raw->nbins, sizeof *b);
-    for (uint32_t i = 0; b && i < n && !c->bad; i++)
-        parse_bin(c, &b[i]);
+    for (uint32_t i = 0; b && i < n && !c->bad; i++) parse_bin(c, &b[i]);
 }
 
 static void parse_contexts(cursor *c, ms_raw *raw)
@@ -207,8 +199,7 @@ static void parse_counters(cursor *c, ms_raw *raw)
 {
     uint32_t nlevels = get_u32(c);
     uint32_t n = get_u32(c);
-    if (c->bad || nlevels < 1 || nlevels > MS_MAX_LEVELS ||
-        (raw->nlevels && raw->nlevels != (int)nlevels)) {
+    if (c->bad || nlevels < 1 || nlevels > MS_MAX_LEVELS || (raw->nlevels && raw->nlevels != (int)nlevels)) {
         c->bad = 1;
         return;
     }
@@ -223,7 +214,8 @@ static void parse_counters(cursor *c, ms_raw *raw)
         for (uint32_t l = 0; l < nlevels; l++) {
             ms_level_counters *lv = &k->level[l];
 #define MS_LEVEL_COUNTER(member, exp, csv, event, desc) lv->member = get_u64(c);
-#define MS_LEVEL_CAUSES for (int q = 0; q < MS_NCAUSES; q++) lv->cause[q] = get_u64(c);
+#define MS_LEVEL_CAUSES \
+    for (int q = 0; q < MS_NCAUSES; q++) lv->cause[q] = get_u64(c);
 #include "../sim/counters.def"
         }
     }
@@ -245,8 +237,7 @@ static void parse_notes(cursor *c, ms_raw *raw)
 {
     uint32_t n = get_u32(c);
     char **s = grow_records(c, n, 2, (void **)&raw->notes, &raw->nnotes, sizeof *s);
-    for (uint32_t i = 0; s && i < n && !c->bad; i++)
-        s[i] = get_str(c);
+    for (uint32_t i = 0; s && i < n && !c->bad; i++) s[i] = get_str(c);
 }
 
 /* MS_RAW_STREAMS: the directory of the run's per-thread streams (the last section wins). */
@@ -269,11 +260,10 @@ static int parse_section(uint32_t tag, const unsigned char *payload, size_t len,
     case MS_RAW_EVICTIONS: parse_evictions(&c, raw); break;
     case MS_RAW_NOTES: parse_notes(&c, raw); break;
     case MS_RAW_STREAMS: parse_streams(&c, raw); break;
-    default: break;   /* unknown tag: skipped by contract */
+    default: break; /* unknown tag: skipped by contract */
     }
     return c.bad ? -1 : 0;
 }
-
 
 /* Parse a whole file image. Sections are located first so the checksum is verified before
  * any payload is trusted; without a trailer, every complete section is still used. */
@@ -285,12 +275,10 @@ static int parse_image(const unsigned char *img, size_t size, ms_raw *raw, char 
         return ms_errorf(err, errlen, "not a memspy raw profile");
     raw->version = get_u32(&c);
     raw->flags = get_u32(&c);
-    if (c.bad)
-        return ms_errorf(err, errlen, "not a memspy raw profile");
+    if (c.bad) return ms_errorf(err, errlen, "not a memspy raw profile");
     if (raw->version > MS_RAW_VERSION)
         return ms_errorf(err, errlen, "written by a newer memspy (raw version %u)", raw->version);
-    if (raw->version == 0)
-        return ms_errorf(err, errlen, "not a memspy raw profile (raw version 0)");
+    if (raw->version == 0) return ms_errorf(err, errlen, "not a memspy raw profile (raw version 0)");
 
     /* Pass 1: find the end of the last complete section and the trailer, if any. */
     size_t sections_end = c.pos;
@@ -300,15 +288,12 @@ static int parse_image(const unsigned char *img, size_t size, ms_raw *raw, char 
         uint32_t tag = get_u32(&c);
         (void)get_u32(&c);
         uint64_t len = get_u64(&c);
-        if (len > remaining(&c))
-            break;   /* runs past EOF: truncated */
+        if (len > remaining(&c)) break; /* runs past EOF: truncated */
         if (tag == MS_RAW_END) {
-            if (len != 4)
-                return ms_errorf(err, errlen, "corrupt: bad trailer at offset %zu", at);
+            if (len != 4) return ms_errorf(err, errlen, "corrupt: bad trailer at offset %zu", at);
             uint32_t stored = get_u32(&c);
             uint32_t crc = (uint32_t)crc32_z(0L, img, at);
-            if (stored != crc)
-                return ms_errorf(err, errlen, "corrupt: checksum mismatch");
+            if (stored != crc) return ms_errorf(err, errlen, "corrupt: checksum mismatch");
             have_trailer = 1;
             break;
         }
@@ -354,12 +339,10 @@ int ms_raw_read(const char *path, ms_raw *raw, char *err, size_t errlen)
     memset(raw, 0, sizeof *raw);
     unsigned char *img = NULL;
     size_t size = 0;
-    if (read_whole_file(path, &img, &size, err, errlen) != 0)
-        return -1;
+    if (read_whole_file(path, &img, &size, err, errlen) != 0) return -1;
     int rc = parse_image(img, size, raw, err, errlen);
     free(img);
-    if (rc != 0)
-        ms_raw_free(raw);
+    if (rc != 0) ms_raw_free(raw);
     return rc;
 }
 
@@ -379,12 +362,10 @@ int ms_raw_add_note(ms_raw *raw, const char *fmt, ...)
 
 void ms_raw_free(ms_raw *raw)
 {
-    if (!raw)
-        return;
+    if (!raw) return;
     free(raw->config_text);
     free(raw->exe);
-    for (size_t i = 0; i < raw->nmodules; i++)
-        free(raw->modules[i].path);
+    for (size_t i = 0; i < raw->nmodules; i++) free(raw->modules[i].path);
     free(raw->modules);
     for (size_t i = 0; i < raw->nbins; i++) {
         free(raw->bins[i].path);
@@ -394,8 +375,7 @@ void ms_raw_free(ms_raw *raw)
     free(raw->contexts);
     free(raw->counters);
     free(raw->evictions);
-    for (size_t i = 0; i < raw->nnotes; i++)
-        free(raw->notes[i]);
+    for (size_t i = 0; i < raw->nnotes; i++) free(raw->notes[i]);
     free(raw->notes);
     free(raw->invalidations);
     free(raw->threads);

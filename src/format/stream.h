@@ -45,16 +45,25 @@
 #define MEMSPY_FORMAT_STREAM_H
 #include <stdint.h>
 
-#define MS_STREAM_MAGIC "MSPYREC"     /* 7 chars + NUL = 8 bytes */
+#define MS_STREAM_MAGIC "MSPYREC" /* 7 chars + NUL = 8 bytes */
 #define MS_STREAM_VERSION 2u
 #define MS_STREAM_HEADER_SIZE 16u
 #define MS_STREAM_CHUNK_HEADER_SIZE 20u
-#define MS_STREAM_EVENT_MAX 31u       /* longest encoded event: a sync event, 1 + 3 x 10 bytes */
+#define MS_STREAM_EVENT_MAX 31u /* longest encoded event: a sync event, 1 + 3 x 10 bytes */
 
 enum {
-    MS_SYNC_ACQUIRE = 1, MS_SYNC_RELEASE = 2, MS_SYNC_BARRIER = 3, MS_SYNC_CREATE = 4,
-    MS_SYNC_JOIN = 5, MS_SYNC_EXIT = 6, MS_SYNC_COND_WAIT = 7, MS_SYNC_COND_SIGNAL = 8,
-    MS_SYNC_SEM_POST = 9, MS_SYNC_SEM_WAIT = 10, MS_SYNC_FORK = 11, MS_SYNC_BEGIN = 12,
+    MS_SYNC_ACQUIRE = 1,
+    MS_SYNC_RELEASE = 2,
+    MS_SYNC_BARRIER = 3,
+    MS_SYNC_CREATE = 4,
+    MS_SYNC_JOIN = 5,
+    MS_SYNC_EXIT = 6,
+    MS_SYNC_COND_WAIT = 7,
+    MS_SYNC_COND_SIGNAL = 8,
+    MS_SYNC_SEM_POST = 9,
+    MS_SYNC_SEM_WAIT = 10,
+    MS_SYNC_FORK = 11,
+    MS_SYNC_BEGIN = 12,
     MS_SYNC_KIND_MAX = 12
 };
 
@@ -64,7 +73,8 @@ enum {
 #define MS_SYNC_OMP_ATOMIC 2u
 
 /* Append v as an unsigned LEB128 varint at p; returns the end. */
-static inline unsigned char *ms_stream_put_varint(unsigned char *p, uint64_t v) {
+static inline unsigned char *ms_stream_put_varint(unsigned char *p, uint64_t v)
+{
     while (v >= 0x80) {
         *p++ = (unsigned char)(v | 0x80);
         v >>= 7;
@@ -78,18 +88,22 @@ static inline uint64_t ms_stream_zigzag(int64_t v) { return ((uint64_t)v << 1) ^
 static inline int64_t ms_stream_unzigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
 
 /* Little-endian fixed-width integers. */
-static inline void ms_stream_put_u32(unsigned char *p, uint32_t v) {
+static inline void ms_stream_put_u32(unsigned char *p, uint32_t v)
+{
     for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
 }
-static inline void ms_stream_put_u64(unsigned char *p, uint64_t v) {
+static inline void ms_stream_put_u64(unsigned char *p, uint64_t v)
+{
     for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
 }
-static inline uint32_t ms_stream_get_u32(const unsigned char *p) {
+static inline uint32_t ms_stream_get_u32(const unsigned char *p)
+{
     uint32_t v = 0;
     for (int i = 3; i >= 0; i--) v = v << 8 | p[i];
     return v;
 }
-static inline uint64_t ms_stream_get_u64(const unsigned char *p) {
+static inline uint64_t ms_stream_get_u64(const unsigned char *p)
+{
     uint64_t v = 0;
     for (int i = 7; i >= 0; i--) v = v << 8 | p[i];
     return v;

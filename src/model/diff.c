@@ -9,10 +9,10 @@
 
 /* A sortable key of one bin or cell of one run. */
 typedef struct {
-    const char *key1, *key2;   /* names (bins) */
-    size_t n1, n2;             /* unified indices (cells) */
+    const char *key1, *key2; /* names (bins) */
+    size_t n1, n2;           /* unified indices (cells) */
     int run;
-    size_t index;              /* in that run's bins or cells */
+    size_t index; /* in that run's bins or cells */
 } diff_key;
 
 static int cmp_str(const char *a, const char *b)
@@ -35,8 +35,7 @@ static int cmp_key(const void *pa, const void *pb)
 
 static int same_key(const diff_key *a, const diff_key *b)
 {
-    return cmp_str(a->key1, b->key1) == 0 && cmp_str(a->key2, b->key2) == 0 && a->n1 == b->n1 &&
-           a->n2 == b->n2;
+    return cmp_str(a->key1, b->key1) == 0 && cmp_str(a->key2, b->key2) == 0 && a->n1 == b->n1 && a->n2 == b->n2;
 }
 
 /* Pair the keys of run 0 and run 1 that are equal: after sorting, a group of equal keys holds
@@ -67,8 +66,8 @@ typedef struct {
     const ms_model *m[2];
     ms_diff_row *rows;
     size_t nrows;
-    size_t *unified[2];       /* bin index in run r -> row index */
-    int code;                 /* building code rows (else data rows) */
+    size_t *unified[2]; /* bin index in run r -> row index */
+    int code;           /* building code rows (else data rows) */
 } row_builder;
 
 static ms_diff_presence presence_of(long i0, long i1)
@@ -104,8 +103,10 @@ static int add_bin_row(long i0, long i1, void *ud)
     idx[0] = i0;
     idx[1] = i1;
     r->presence = presence_of(i0, i1);
-    if (rb->code) set_code_names(r, rb->m);
-    else set_data_names(r, rb->m);
+    if (rb->code)
+        set_code_names(r, rb->m);
+    else
+        set_data_names(r, rb->m);
     if (i0 >= 0) rb->unified[0][i0] = rb->nrows;
     if (i1 >= 0) rb->unified[1][i1] = rb->nrows;
     rb->nrows++;
@@ -243,8 +244,9 @@ static int cmp_row(const void *pa, const void *pb)
     if (x != y) return x < y ? 1 : -1;
     int c = cmp_str(a->code_name, b->code_name);
     if (c == 0) c = cmp_str(a->code_file, b->code_file);
-    if (c == 0) c = cmp_str(a->data_full_name ? a->data_full_name : a->data_name,
-                            b->data_full_name ? b->data_full_name : b->data_name);
+    if (c == 0)
+        c = cmp_str(a->data_full_name ? a->data_full_name : a->data_name,
+                    b->data_full_name ? b->data_full_name : b->data_name);
     if (c == 0 && a->stall_change != b->stall_change) c = a->stall_change < b->stall_change ? -1 : 1;
     return c;
 }
@@ -274,8 +276,7 @@ int ms_model_diff(const ms_model *a, const ms_model *b, ms_diff *out)
         cells.data_of[r] = data.unified[r];
     }
     if (build_cell_rows(&cells) < 0) goto done;
-    if (fill_bin_totals(code.m, code.rows, code.nrows, 1) < 0 ||
-        fill_bin_totals(data.m, data.rows, data.nrows, 0) < 0)
+    if (fill_bin_totals(code.m, code.rows, code.nrows, 1) < 0 || fill_bin_totals(data.m, data.rows, data.nrows, 0) < 0)
         goto done;
     /* Sort only now: cell rows were built from the bin rows' unified positions. */
     finish_rows(cells.rows, cells.nrows);

@@ -10,12 +10,12 @@
 
 /* What a finding says is the reason for the stall. */
 typedef enum {
-    MS_FINDING_SELF_INTERFERENCE = 0,  /* replacement misses evicted by the same data */
-    MS_FINDING_CROSS_INTERFERENCE,     /* replacement misses evicted by other data */
-    MS_FINDING_REPLACEMENT,            /* replacement misses, evictors unknown (no detail) */
-    MS_FINDING_COLD,                   /* first-reference misses */
-    MS_FINDING_FALSE_SHARING,          /* invalidations by writes to other words of the lines */
-    MS_FINDING_TRUE_SHARING,           /* invalidations by writes to the same words */
+    MS_FINDING_SELF_INTERFERENCE = 0, /* replacement misses evicted by the same data */
+    MS_FINDING_CROSS_INTERFERENCE,    /* replacement misses evicted by other data */
+    MS_FINDING_REPLACEMENT,           /* replacement misses, evictors unknown (no detail) */
+    MS_FINDING_COLD,                  /* first-reference misses */
+    MS_FINDING_FALSE_SHARING,         /* invalidations by writes to other words of the lines */
+    MS_FINDING_TRUE_SHARING,          /* invalidations by writes to the same words */
     MS_FINDING_NKINDS
 } ms_finding_kind;
 

@@ -13,8 +13,7 @@ const char *ms_gate_metric_name(ms_gate_metric m) { return m < MS_GATE_NMETRICS 
 
 static int fail(char *err, size_t errlen, const char *rule, const char *why)
 {
-    snprintf(err, errlen, "rule '%s': %s (form: METRIC[@data:NAME|@code:NAME]>+N[%%], e.g. 'stall>+5%%')",
-             rule, why);
+    snprintf(err, errlen, "rule '%s': %s (form: METRIC[@data:NAME|@code:NAME]>+N[%%], e.g. 'stall>+5%%')", rule, why);
     return -1;
 }
 
@@ -43,9 +42,12 @@ int ms_gate_parse(const char *text, ms_gate_rule *out, char *err, size_t errlen)
     if (at) {
         const char *scope = at + 1;
         size_t nlen;
-        if (strncmp(scope, "data:", 5) == 0) out->scope = MS_GATE_DATA;
-        else if (strncmp(scope, "code:", 5) == 0) out->scope = MS_GATE_CODE;
-        else return fail(err, errlen, text, "the scope after '@' is data:NAME or code:NAME");
+        if (strncmp(scope, "data:", 5) == 0)
+            out->scope = MS_GATE_DATA;
+        else if (strncmp(scope, "code:", 5) == 0)
+            out->scope = MS_GATE_CODE;
+        else
+            return fail(err, errlen, text, "the scope after '@' is data:NAME or code:NAME");
         nlen = (size_t)(op - scope - 5);
         if (nlen == 0) return fail(err, errlen, text, "empty bin name");
         memcpy(out->name, scope + 5, nlen);
@@ -98,15 +100,18 @@ static int add_result(result_list *l, const ms_gate_rule *r, size_t ri, const ch
     g->before = metric_value(r->metric, &c[0]);
     g->after = metric_value(r->metric, &c[1]);
     double delta = (double)g->after - (double)g->before;
-    if (!r->percent) g->change = delta;
-    else if (g->before) g->change = 100.0 * delta / (double)g->before;
-    else g->change = delta > 0 ? INFINITY : 0.0;
+    if (!r->percent)
+        g->change = delta;
+    else if (g->before)
+        g->change = 100.0 * delta / (double)g->before;
+    else
+        g->change = delta > 0 ? INFINITY : 0.0;
     g->failed = r->above ? g->change > r->limit : g->change < r->limit;
     return 0;
 }
 
-long ms_gate_check(const ms_gate_rule *rules, size_t nrules, const ms_diff *d, ms_gate_result **out,
-                   size_t *nout, char *err, size_t errlen)
+long ms_gate_check(const ms_gate_rule *rules, size_t nrules, const ms_diff *d, ms_gate_result **out, size_t *nout,
+                   char *err, size_t errlen)
 {
     result_list l = { 0 };
     for (size_t ri = 0; ri < nrules; ri++) {

@@ -18,8 +18,15 @@
 #include "model.h"
 
 typedef enum {
-    MS_GATE_STALL = 0, MS_GATE_MISSES, MS_GATE_REFS, MS_GATE_COLD, MS_GATE_CAPACITY, MS_GATE_CONFLICT,
-    MS_GATE_COHERENCE, MS_GATE_INVALIDATIONS, MS_GATE_NMETRICS
+    MS_GATE_STALL = 0,
+    MS_GATE_MISSES,
+    MS_GATE_REFS,
+    MS_GATE_COLD,
+    MS_GATE_CAPACITY,
+    MS_GATE_CONFLICT,
+    MS_GATE_COHERENCE,
+    MS_GATE_INVALIDATIONS,
+    MS_GATE_NMETRICS
 } ms_gate_metric;
 
 typedef enum { MS_GATE_TOTAL = 0, MS_GATE_DATA, MS_GATE_CODE } ms_gate_scope;
@@ -27,19 +34,19 @@ typedef enum { MS_GATE_TOTAL = 0, MS_GATE_DATA, MS_GATE_CODE } ms_gate_scope;
 typedef struct {
     ms_gate_metric metric;
     ms_gate_scope scope;
-    char name[256];        /* bin name for data/code scopes */
-    int above;             /* 1: '>' (fail above limit), 0: '<' (fail below) */
-    int percent;           /* limit in percent of the first run's value */
+    char name[256]; /* bin name for data/code scopes */
+    int above;      /* 1: '>' (fail above limit), 0: '<' (fail below) */
+    int percent;    /* limit in percent of the first run's value */
     double limit;
-    char text[320];        /* the rule as written */
+    char text[320]; /* the rule as written */
 } ms_gate_rule;
 
 /* One checked (rule, row): the values of both runs and the change. */
 typedef struct {
-    size_t rule;           /* index into the rules */
-    const char *bin;       /* the bin's name, NULL for totals */
+    size_t rule;     /* index into the rules */
+    const char *bin; /* the bin's name, NULL for totals */
     uint64_t before, after;
-    double change;         /* after - before, or its percent of before (rule's unit) */
+    double change; /* after - before, or its percent of before (rule's unit) */
     int failed;
 } ms_gate_result;
 
@@ -53,7 +60,7 @@ int ms_gate_parse(const char *text, ms_gate_rule *out, char *err, size_t errlen)
  * the comparison's order). *out is malloc'ed (caller frees). Returns the number of failed
  * results (>= 0), or -1 with a message in err (a scope that names no bin of either run, out
  * of memory). */
-long ms_gate_check(const ms_gate_rule *rules, size_t nrules, const ms_diff *d, ms_gate_result **out,
-                   size_t *nout, char *err, size_t errlen);
+long ms_gate_check(const ms_gate_rule *rules, size_t nrules, const ms_diff *d, ms_gate_result **out, size_t *nout,
+                   char *err, size_t errlen);
 
 #endif

@@ -209,8 +209,8 @@ int ms_reference_key_order(const void *a, const void *b)
 }
 
 /* code = map[code], data = map[data] for any struct with code and data members. */
-#define REMAP(x, code_map, data_map)                \
-    do {                                            \
+#define REMAP(x, code_map, data_map)                   \
+    do {                                               \
         if (code_map) (x).code = (code_map)[(x).code]; \
         if (data_map) (x).data = (data_map)[(x).data]; \
     } while (0)
@@ -273,15 +273,14 @@ static int merge_invalidator(ms_selection_sum *s, size_t *cap, const ms_invalida
     return 0;
 }
 
-int ms_model_sum(const ms_model *m, const uint32_t *codes, size_t ncodes,
-                 const uint32_t *datas, size_t ndatas, ms_selection_sum *out)
+int ms_model_sum(const ms_model *m, const uint32_t *codes, size_t ncodes, const uint32_t *datas, size_t ndatas,
+                 ms_selection_sum *out)
 {
     memset(out, 0, sizeof *out);
     size_t cap = 0, icap = 0;
     for (size_t i = 0; i < m->ncells; i++) {
         const ms_cell *cell = &m->cells[i];
-        if (!index_selected(cell->code, codes, ncodes) || !index_selected(cell->data, datas, ndatas))
-            continue;
+        if (!index_selected(cell->code, codes, ncodes) || !index_selected(cell->data, datas, ndatas)) continue;
         ms_counters_add(&out->c, &cell->c);
         out->ncells++;
         for (size_t k = 0; k < cell->nevicted_by; k++) {
@@ -297,10 +296,8 @@ int ms_model_sum(const ms_model *m, const uint32_t *codes, size_t ncodes,
             }
         }
     }
-    if (out->nevicted_by > 1)
-        qsort(out->evicted_by, out->nevicted_by, sizeof *out->evicted_by, ms_evictor_order);
-    if (out->ninval_by > 1)
-        qsort(out->inval_by, out->ninval_by, sizeof *out->inval_by, ms_invalidator_order);
+    if (out->nevicted_by > 1) qsort(out->evicted_by, out->nevicted_by, sizeof *out->evicted_by, ms_evictor_order);
+    if (out->ninval_by > 1) qsort(out->inval_by, out->ninval_by, sizeof *out->inval_by, ms_invalidator_order);
     return 0;
 }
 
@@ -330,18 +327,19 @@ int ms_model_data_totals(const ms_model *m, ms_counters **out) { return bin_tota
 /* Three passes over n names: exact short name, exact long name, glob on either. */
 typedef const char *(*name_of_fn)(const ms_model *m, size_t i, int full);
 
-static size_t find_bins(const ms_model *m, size_t n, name_of_fn name_of, const char *pattern,
-                        uint32_t *idx, size_t cap)
+static size_t find_bins(const ms_model *m, size_t n, name_of_fn name_of, const char *pattern, uint32_t *idx, size_t cap)
 {
     size_t found = 0;
     for (int pass = 0; pass < 3 && found == 0; pass++) {
         for (size_t i = 0; i < n; i++) {
             const char *shortn = name_of(m, i, 0), *fulln = name_of(m, i, 1);
             int hit;
-            if (pass == 0) hit = shortn && strcmp(shortn, pattern) == 0;
-            else if (pass == 1) hit = fulln && strcmp(fulln, pattern) == 0;
-            else hit = (shortn && fnmatch(pattern, shortn, 0) == 0) ||
-                       (fulln && fnmatch(pattern, fulln, 0) == 0);
+            if (pass == 0)
+                hit = shortn && strcmp(shortn, pattern) == 0;
+            else if (pass == 1)
+                hit = fulln && strcmp(fulln, pattern) == 0;
+            else
+                hit = (shortn && fnmatch(pattern, shortn, 0) == 0) || (fulln && fnmatch(pattern, fulln, 0) == 0);
             if (!hit) continue;
             if (found < cap) idx[found] = (uint32_t)i;
             found++;
@@ -350,10 +348,7 @@ static size_t find_bins(const ms_model *m, size_t n, name_of_fn name_of, const c
     return found;
 }
 
-static const char *code_name(const ms_model *m, size_t i, int full)
-{
-    return full ? NULL : m->code[i].name;
-}
+static const char *code_name(const ms_model *m, size_t i, int full) { return full ? NULL : m->code[i].name; }
 
 static const char *data_name(const ms_model *m, size_t i, int full)
 {

@@ -10,25 +10,28 @@
 #include "finding.h"
 
 #define MS_MODEL_FORMAT "memspy-result"
-#define MS_MODEL_VERSION 2   /* 2: threads, invalidations, references, patterns */
+#define MS_MODEL_VERSION 2 /* 2: threads, invalidations, references, patterns */
 
 typedef struct {
-    char *name;          /* function name (innermost inlined function when inlined) */
-    char *file;          /* source file, NULL if unknown */
-    int line;            /* first line (decl line) of the function, 0 if unknown */
+    char *name; /* function name (innermost inlined function when inlined) */
+    char *file; /* source file, NULL if unknown */
+    int line;   /* first line (decl line) of the function, 0 if unknown */
 } ms_code_bin;
 
 typedef struct {
-    char *name;          /* short unique name, MemSpy style: "double*.Y", "M.nz", "grid", "stack:main" */
-    char *full_name;     /* with call path: "main:42>NewMatrix:17>double*.Y" */
+    char *name;      /* short unique name, MemSpy style: "double*.Y", "M.nz", "grid", "stack:main" */
+    char *full_name; /* with call path: "main:42>NewMatrix:17>double*.Y" */
     ms_bin_kind kind;
-    char *site;          /* HEAP: "file:line" of the allocation; GLOBAL: "file:line" if known; else NULL */
-    uint64_t objects, bytes, peak_bytes;  /* HEAP: allocations, bytes requested, peak live; GLOBAL: size in bytes */
+    char *site; /* HEAP: "file:line" of the allocation; GLOBAL: "file:line" if known; else NULL */
+    uint64_t objects, bytes, peak_bytes; /* HEAP: allocations, bytes requested, peak live; GLOBAL: size in bytes */
 } ms_data_bin;
 
 /* One replacement cause: of the victim cell's replacement misses at `level`, `count` were
  * to lines last evicted by an access of (code, data). */
-typedef struct { uint32_t code, data, level; uint64_t count; } ms_evictor;
+typedef struct {
+    uint32_t code, data, level;
+    uint64_t count;
+} ms_evictor;
 
 /* qsort order of replacement causes everywhere (analysis, sums, JSON): count descending,
  * then level, data, code, so that lists are deterministic. */
@@ -36,7 +39,10 @@ int ms_evictor_order(const void *a, const void *b);
 
 /* One invalidation cause: of the cell's received invalidations, `count` came from writes
  * of (code, data) on processor cpu. */
-typedef struct { uint32_t code, data, cpu; uint64_t count; } ms_invalidator;
+typedef struct {
+    uint32_t code, data, cpu;
+    uint64_t count;
+} ms_invalidator;
 
 /* qsort order of invalidation causes: count descending, then data, code, cpu. */
 int ms_invalidator_order(const void *a, const void *b);
@@ -45,8 +51,10 @@ int ms_invalidator_order(const void *a, const void *b);
 typedef struct {
     uint32_t code, data;
     ms_counters c;
-    ms_evictor *evicted_by; size_t nevicted_by;   /* sorted by count, descending */
-    ms_invalidator *inval_by; size_t ninval_by;   /* sorted (ms_invalidator_order) */
+    ms_evictor *evicted_by;
+    size_t nevicted_by; /* sorted by count, descending */
+    ms_invalidator *inval_by;
+    size_t ninval_by; /* sorted (ms_invalidator_order) */
 } ms_cell;
 
 /* Sum a cell's replacement causes with equal (code, data, level) and its invalidation causes
@@ -57,8 +65,9 @@ void ms_cell_merge_causes(ms_cell *c);
 /* One simulated processor of a multithreaded run: everything its threads referenced. */
 typedef struct {
     uint32_t cpu;
-    uint32_t *threads; size_t nthreads;   /* thread indices replayed on it, ascending */
-    uint64_t wait_turns;                  /* replay steps its threads spent blocked */
+    uint32_t *threads;
+    size_t nthreads;     /* thread indices replayed on it, ascending */
+    uint64_t wait_turns; /* replay steps its threads spent blocked */
     ms_counters c;
 } ms_proc_stat;
 
@@ -68,7 +77,7 @@ typedef enum { MS_REF_READ = 0, MS_REF_WRITE = 1, MS_REF_READWRITE = 2 } ms_ref_
 /* Per-reference statistics (ccSIM Table 3): one source location, access kind and data bin on
  * one processor. */
 typedef struct {
-    uint32_t file;       /* index into model->files */
+    uint32_t file; /* index into model->files */
     int line;
     uint32_t code, data, cpu;
     ms_ref_kind kind;
@@ -86,48 +95,59 @@ size_t ms_references_fold(ms_reference_stat *rows, size_t n);
 
 /* Statistics per source line and data bin (for annotate and per-line views). */
 typedef struct {
-    uint32_t file;       /* index into model->files */
+    uint32_t file; /* index into model->files */
     int line;
     uint32_t code, data;
     ms_counters c;
 } ms_line_stat;
 
 typedef struct {
-    int version;                 /* MS_MODEL_VERSION of the writer */
+    int version; /* MS_MODEL_VERSION of the writer */
     /* run metadata */
-    char *program;               /* path as given */
-    char **argv; int argc;
+    char *program; /* path as given */
+    char **argv;
+    int argc;
     char *cwd;
-    int64_t time;                /* unix seconds when the run started */
+    int64_t time; /* unix seconds when the run started */
     char *memspy_version;
-    char *git_commit;            /* HEAD of the git tree holding the program, NULL if none */
+    char *git_commit; /* HEAD of the git tree holding the program, NULL if none */
     uint32_t pid;
-    uint32_t exit_kind; int32_t exit_value;  /* MS_EXIT_* and status/signal */
-    bool incomplete;             /* crash, abort, _exit or truncated raw data */
-    char *incomplete_reason;     /* human text, NULL if complete */
-    double wall_seconds;         /* elapsed time of the profiled run */
-    int parent_run;              /* the stored run of the image that exec'd this program, 0 if none */
-    char **notes; size_t nnotes; /* warnings from runtime and analysis */
+    uint32_t exit_kind;
+    int32_t exit_value;      /* MS_EXIT_* and status/signal */
+    bool incomplete;         /* crash, abort, _exit or truncated raw data */
+    char *incomplete_reason; /* human text, NULL if complete */
+    double wall_seconds;     /* elapsed time of the profiled run */
+    int parent_run;          /* the stored run of the image that exec'd this program, 0 if none */
+    char **notes;
+    size_t nnotes; /* warnings from runtime and analysis */
 
     ms_hier_config config;
     ms_counters totals;
 
-    ms_code_bin *code; size_t ncode;
-    ms_data_bin *data; size_t ndata;
-    ms_cell *cells; size_t ncells;
-    char **files; size_t nfiles;
-    ms_line_stat *lines; size_t nlines;
+    ms_code_bin *code;
+    size_t ncode;
+    ms_data_bin *data;
+    size_t ndata;
+    ms_cell *cells;
+    size_t ncells;
+    char **files;
+    size_t nfiles;
+    ms_line_stat *lines;
+    size_t nlines;
 
     /* Multithreaded runs (nprocs > 1), else empty: */
     uint32_t nprocs;
-    char *interleave;                     /* "interleaved" or "piped", NULL if not replayed */
-    ms_proc_stat *procs; size_t nprocs_stat;
-    ms_reference_stat *refs; size_t nrefs;   /* sorted (ms_reference_order): coherence
+    char *interleave; /* "interleaved" or "piped", NULL if not replayed */
+    ms_proc_stat *procs;
+    size_t nprocs_stat;
+    ms_reference_stat *refs;
+    size_t nrefs; /* sorted (ms_reference_order): coherence
                                              * misses + invalidations, then misses */
 
     /* The headline (analysis/findings.c), largest share first; set after analysis and after
      * loading or editing a run, never read from a file. */
-    ms_finding findings[MS_FINDINGS_MAX]; size_t nfindings;
+    ms_finding findings[MS_FINDINGS_MAX];
+    size_t nfindings;
 } ms_model;
 
 /* Initialise to an empty model. */
@@ -140,15 +160,15 @@ void ms_model_free(ms_model *m);
 void ms_model_remap_bins(ms_model *m, const uint32_t *code_map, const uint32_t *data_map);
 
 /* Derived numbers shared by every report, so that all of them agree. */
-uint64_t ms_counters_refs(const ms_counters *c);                  /* reads + writes */
-uint64_t ms_counters_misses(const ms_counters *c, int level);     /* read + write misses at level */
-uint64_t ms_counters_stall(const ms_counters *c);                 /* read + write stall */
+uint64_t ms_counters_refs(const ms_counters *c);                    /* reads + writes */
+uint64_t ms_counters_misses(const ms_counters *c, int level);       /* read + write misses at level */
+uint64_t ms_counters_stall(const ms_counters *c);                   /* read + write stall */
 uint64_t ms_counters_replacements(const ms_counters *c, int level); /* capacity + conflict */
-uint64_t ms_counters_coherence_misses(const ms_counters *c);      /* cause INVAL, summed over levels
+uint64_t ms_counters_coherence_misses(const ms_counters *c);        /* cause INVAL, summed over levels
                                                                    * (a reference missing at two
                                                                    * levels counts at each) */
-uint64_t ms_counters_communication(const ms_counters *c);         /* sum of pattern[] */
-uint64_t ms_counters_l1_coherence(const ms_counters *c);          /* cause INVAL at L1 */
+uint64_t ms_counters_communication(const ms_counters *c);           /* sum of pattern[] */
+uint64_t ms_counters_l1_coherence(const ms_counters *c);            /* cause INVAL at L1 */
 /* Names used in every report and in the JSON: "single-producer/single-consumer", ...,
  * "migratory", "cold-start". */
 const char *ms_pattern_name(int pattern);
@@ -157,15 +177,17 @@ const char *ms_pattern_name(int pattern);
  * counters and their merged replacement causes (by evicting data bin, level 0 unless asked). */
 typedef struct {
     ms_counters c;
-    ms_evictor *evicted_by; size_t nevicted_by;   /* merged per (data, level), sorted desc */
-    ms_invalidator *inval_by; size_t ninval_by;   /* merged per (code, data, cpu), sorted */
+    ms_evictor *evicted_by;
+    size_t nevicted_by; /* merged per (data, level), sorted desc */
+    ms_invalidator *inval_by;
+    size_t ninval_by; /* merged per (code, data, cpu), sorted */
     size_t ncells;
 } ms_selection_sum;
 
 /* Sum the cells whose code index is in codes (all if ncodes == 0) and whose data index is in
  * datas (all if ndatas == 0). Returns 0 or -1 (out of memory). */
-int ms_model_sum(const ms_model *m, const uint32_t *codes, size_t ncodes,
-                 const uint32_t *datas, size_t ndatas, ms_selection_sum *out);
+int ms_model_sum(const ms_model *m, const uint32_t *codes, size_t ncodes, const uint32_t *datas, size_t ndatas,
+                 ms_selection_sum *out);
 void ms_selection_sum_free(ms_selection_sum *s);
 
 /* Per code bin and per data bin totals (arrays of ncode / ndata counters, caller frees). */
@@ -205,10 +227,10 @@ typedef enum { MS_DIFF_BOTH = 0, MS_DIFF_APPEARED, MS_DIFF_VANISHED } ms_diff_pr
  * first run, [1] the second; an index is -1 and the counters are zero where the bin is absent.
  * Names are borrowed from the models (the second run's when it has the bin). */
 typedef struct {
-    long code[2], data[2];        /* bin indices in each run (data = -1 in code rows and v.v.) */
+    long code[2], data[2]; /* bin indices in each run (data = -1 in code rows and v.v.) */
     const char *code_name, *code_file, *data_name, *data_full_name;
     ms_counters c[2];
-    int64_t stall_change;         /* stall(second) - stall(first), cycles */
+    int64_t stall_change; /* stall(second) - stall(first), cycles */
     ms_diff_presence presence;
 } ms_diff_row;
 
@@ -217,9 +239,12 @@ typedef struct {
  * Bins are matched by full name (data) and by name and source file (code). */
 typedef struct {
     ms_counters totals[2];
-    ms_diff_row *cells; size_t ncells;
-    ms_diff_row *code; size_t ncode;
-    ms_diff_row *data; size_t ndata;
+    ms_diff_row *cells;
+    size_t ncells;
+    ms_diff_row *code;
+    size_t ncode;
+    ms_diff_row *data;
+    size_t ndata;
 } ms_diff;
 
 /* Compare run a (first) with run b (second). The result borrows names from both models, which

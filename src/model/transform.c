@@ -69,10 +69,7 @@ static uint32_t *index_map(size_t nbins, const uint32_t *idx, size_t n, uint32_t
     return map;
 }
 
-static bool same_string(const char *a, const char *b)
-{
-    return (!a && !b) || (a && b && strcmp(a, b) == 0);
-}
+static bool same_string(const char *a, const char *b) { return (!a && !b) || (a && b && strcmp(a, b) == 0); }
 
 /* The combined code bin: its file and line when all agree, else unknown. */
 static int combine_code_bins(ms_model *m, const uint32_t *idx, size_t n, uint32_t keep, const uint32_t *map,
@@ -165,11 +162,10 @@ static int merge_cells(ms_model *m)
             continue;
         }
         ms_cell *into = &m->cells[out - 1];
-        if (rc == 0 &&
-            (append_items((void **)&into->evicted_by, &into->nevicted_by, c->evicted_by, c->nevicted_by,
-                          sizeof *c->evicted_by) < 0 ||
-             append_items((void **)&into->inval_by, &into->ninval_by, c->inval_by, c->ninval_by,
-                          sizeof *c->inval_by) < 0))
+        if (rc == 0 && (append_items((void **)&into->evicted_by, &into->nevicted_by, c->evicted_by, c->nevicted_by,
+                                     sizeof *c->evicted_by) < 0 ||
+                        append_items((void **)&into->inval_by, &into->ninval_by, c->inval_by, c->ninval_by,
+                                     sizeof *c->inval_by) < 0))
             rc = -1;
         ms_counters_add(&into->c, &c->c);
         free(c->evicted_by);

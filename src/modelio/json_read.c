@@ -51,10 +51,7 @@ static void field_path(char *buf, size_t len, const char *fmt, ...)
 }
 
 /* "where.key", or "where[i]" when key is an index. */
-static const char *joiner(const char *where, const char *key)
-{
-    return *where && key[0] != '[' ? "." : "";
-}
+static const char *joiner(const char *where, const char *key) { return *where && key[0] != '[' ? "." : ""; }
 
 /* The member `key` of obj, or NULL after reporting it missing as where.key. */
 static json_t *member(json_reader *r, json_t *obj, const char *where, const char *key)
@@ -71,8 +68,8 @@ static int bad_type(json_reader *r, const char *where, const char *key, const ch
 }
 
 /* An integer in [lo, hi]. */
-static int get_int(json_reader *r, json_t *obj, const char *where, const char *key,
-                   json_int_t lo, json_int_t hi, json_int_t *out)
+static int get_int(json_reader *r, json_t *obj, const char *where, const char *key, json_int_t lo, json_int_t hi,
+                   json_int_t *out)
 {
     json_t *v = member(r, obj, where, key);
     if (!v) return -1;
@@ -127,8 +124,8 @@ static int get_str(json_reader *r, json_t *obj, const char *where, const char *k
 }
 
 /* An enum spelled as one of names[0..n). */
-static int get_enum(json_reader *r, json_t *obj, const char *where, const char *key,
-                    const char *const *names, size_t n, unsigned *out)
+static int get_enum(json_reader *r, json_t *obj, const char *where, const char *key, const char *const *names, size_t n,
+                    unsigned *out)
 {
     json_t *v = member(r, obj, where, key);
     if (!v) return -1;
@@ -142,8 +139,7 @@ static int get_enum(json_reader *r, json_t *obj, const char *where, const char *
     return bad_type(r, where, key, "a known name");
 }
 
-static json_t *get_typed(json_reader *r, json_t *obj, const char *where, const char *key,
-                         int want_array)
+static json_t *get_typed(json_reader *r, json_t *obj, const char *where, const char *key, int want_array)
 {
     json_t *v = member(r, obj, where, key);
     if (!v) return NULL;
@@ -173,8 +169,7 @@ static void *alloc_array(json_reader *r, size_t n, size_t size)
 }
 
 /* An array of strings (or nulls). */
-static int get_strings(json_reader *r, json_t *obj, const char *where, const char *key,
-                       char ***out, size_t *n)
+static int get_strings(json_reader *r, json_t *obj, const char *where, const char *key, char ***out, size_t *n)
 {
     json_t *arr = get_array(r, obj, where, key);
     if (!arr) return -1;
@@ -195,11 +190,11 @@ static int get_strings(json_reader *r, json_t *obj, const char *where, const cha
 /* ---- counters ---- */
 
 /* Read the primary counters of a totals/bin/line object; evictors too when cell != NULL. */
-static int read_counters(json_reader *r, json_t *obj, const char *where, ms_counters *c,
-                         const ms_model *m, ms_cell *cell);
+static int read_counters(json_reader *r, json_t *obj, const char *where, ms_counters *c, const ms_model *m,
+                         ms_cell *cell);
 
-static int read_evictors(json_reader *r, json_t *lo, const char *where, uint32_t level,
-                         const ms_model *m, ms_cell *cell)
+static int read_evictors(json_reader *r, json_t *lo, const char *where, uint32_t level, const ms_model *m,
+                         ms_cell *cell)
 {
     json_t *arr = get_array(r, lo, where, "evicted_by");
     if (!arr) return -1;
@@ -237,7 +232,8 @@ static int read_coherence(json_reader *r, json_t *obj, const char *where, ms_cou
         const ms_json_field *f = &ms_json_inval_fields[i];
         if (get_u64(r, inval, path, f->name, ms_json_inval_field(v, f)) < 0) return -1;
     }
-#define MS_MP_COUNTER(member) if (get_u64(r, obj, where, #member, &c->member) < 0) return -1;
+#define MS_MP_COUNTER(member) \
+    if (get_u64(r, obj, where, #member, &c->member) < 0) return -1;
 #include "../sim/counters.def"
     json_t *pats = get_object(r, obj, where, "patterns");
     if (!pats) return -1;
@@ -247,12 +243,13 @@ static int read_coherence(json_reader *r, json_t *obj, const char *where, ms_cou
     return 0;
 }
 
-static int read_counters(json_reader *r, json_t *obj, const char *where, ms_counters *c,
-                         const ms_model *m, ms_cell *cell)
+static int read_counters(json_reader *r, json_t *obj, const char *where, ms_counters *c, const ms_model *m,
+                         ms_cell *cell)
 {
     memset(c, 0, sizeof *c);
     if (read_coherence(r, obj, where, c) < 0) return -1;
-#define MS_COUNTER(member, exp, csv, event, desc) if (get_u64(r, obj, where, #member, &c->member) < 0) return -1;
+#define MS_COUNTER(member, exp, csv, event, desc) \
+    if (get_u64(r, obj, where, #member, &c->member) < 0) return -1;
 #include "../sim/counters.def"
     json_t *levels = get_array(r, obj, where, "levels");
     if (!levels) return -1;
@@ -264,7 +261,7 @@ static int read_counters(json_reader *r, json_t *obj, const char *where, ms_coun
         json_t *lo = json_array_get(levels, k);
         ms_level_counters *l = &c->level[k];
 #define MS_LEVEL_COUNTER(member, exp, csv, event, desc) \
-        if (get_u64(r, lo, path, #member, &l->member) < 0) return -1;
+    if (get_u64(r, lo, path, #member, &l->member) < 0) return -1;
 #include "../sim/counters.def"
         char cpath[FIELD_PATH_LEN];
         field_path(cpath, sizeof cpath, "%s.causes", path);
@@ -289,13 +286,11 @@ static int read_run(json_reader *r, json_t *root, ms_model *m)
     json_t *ex = get_object(r, run, "run", "exit");
     json_t *incomplete = member(r, run, "run", "incomplete");
     json_t *wall = member(r, run, "run", "wall_seconds");
-    if (get_str(r, run, "run", "program", &m->program) < 0 ||
-        get_strings(r, run, "run", "argv", &m->argv, &argc) < 0)
+    if (get_str(r, run, "run", "program", &m->program) < 0 || get_strings(r, run, "run", "argv", &m->argv, &argc) < 0)
         return -1;
     if (argc > INT_MAX) return bad_type(r, "run", "argv", "a shorter array");
     m->argc = (int)argc;
-    if (get_str(r, run, "run", "cwd", &m->cwd) < 0 ||
-        get_int(r, run, "run", "time", LLONG_MIN, LLONG_MAX, &time) < 0 ||
+    if (get_str(r, run, "run", "cwd", &m->cwd) < 0 || get_int(r, run, "run", "time", LLONG_MIN, LLONG_MAX, &time) < 0 ||
         get_str(r, run, "run", "memspy_version", &m->memspy_version) < 0 ||
         get_int(r, run, "run", "pid", 0, UINT32_MAX, &pid) < 0 || !ex ||
         get_enum(r, ex, "run.exit", "kind", ms_json_exit_names, MS_JSON_NELEM(ms_json_exit_names), &kind) < 0 ||
@@ -362,7 +357,7 @@ static int read_config(json_reader *r, json_t *root, ms_hier_config *cfg)
             return -1;
         l->policy = (ms_policy)policy;
     }
-    if (!json_object_get(co, "nprocs")) return check_config(r, cfg);   /* one processor, or version 1 */
+    if (!json_object_get(co, "nprocs")) return check_config(r, cfg); /* one processor, or version 1 */
     unsigned protocol = 0;
     json_int_t shared = 0;
     if (get_u32(r, co, "config", "nprocs", &cfg->nprocs) < 0 ||
@@ -428,8 +423,7 @@ static int read_data(json_reader *r, json_t *root, ms_model *m)
 }
 
 /* The code and data bin ids of a cell or line, checked against the bin arrays. */
-static int read_bin_ids(json_reader *r, json_t *o, const char *path, const ms_model *m,
-                        uint32_t *code, uint32_t *data)
+static int read_bin_ids(json_reader *r, json_t *o, const char *path, const ms_model *m, uint32_t *code, uint32_t *data)
 {
     if (get_u32(r, o, path, "code", code) < 0 || get_u32(r, o, path, "data", data) < 0) return -1;
     if (*code >= m->ncode) return bad_type(r, path, "code", "a code bin id");
@@ -499,8 +493,7 @@ static int read_lines(json_reader *r, json_t *root, ms_model *m)
         json_t *o = json_array_get(arr, i);
         ms_line_stat *ls = &m->lines[i];
         if (get_u32(r, o, path, "file", &ls->file) < 0 || get_line(r, o, path, "line", &ls->line) < 0 ||
-            read_bin_ids(r, o, path, m, &ls->code, &ls->data) < 0 ||
-            read_counters(r, o, path, &ls->c, m, NULL) < 0)
+            read_bin_ids(r, o, path, m, &ls->code, &ls->data) < 0 || read_counters(r, o, path, &ls->c, m, NULL) < 0)
             return -1;
         if (ls->file >= m->nfiles) return bad_type(r, path, "file", "a file id");
     }
@@ -596,8 +589,8 @@ static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
     if (st == MS_READ_OPEN)
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
     else if (st == MS_READ_TOO_BIG)
-        snprintf(err, errlen, "%s is not a memspy result file: larger than the %u MiB a result file may have",
-                 path, MS_RESULT_MAX_BYTES >> 20);
+        snprintf(err, errlen, "%s is not a memspy result file: larger than the %u MiB a result file may have", path,
+                 MS_RESULT_MAX_BYTES >> 20);
     else if (st != MS_READ_OK)
         snprintf(err, errlen, "%s: %s", path, st == MS_READ_NOMEM ? "out of memory" : "read error");
     return st == MS_READ_OK ? buf : NULL;
@@ -611,14 +604,16 @@ static json_t *load_root(const char *name, const char *text, size_t len, char *e
     while (skip < len && strchr(" \t\r\n", text[skip]) && text[skip]) skip++;
     if (skip == len || text[skip] != '{') {
         snprintf(err, errlen, "%s is not a memspy result file%s", name,
-                 len == 0 ? " (it is empty)" : skip == len ? " (it holds only white space)" : "");
+                 len == 0      ? " (it is empty)"
+                 : skip == len ? " (it holds only white space)"
+                               : "");
         return NULL;
     }
     json_error_t jerr;
     json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
     if (!root) {
-        snprintf(err, errlen, "%s: corrupt result file: %s at line %d column %d", name, jerr.text,
-                 jerr.line, jerr.column);
+        snprintf(err, errlen, "%s: corrupt result file: %s at line %d column %d", name, jerr.text, jerr.line,
+                 jerr.column);
         return NULL;
     }
     const char *format = json_string_value(json_object_get(root, "format"));

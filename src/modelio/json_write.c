@@ -13,7 +13,7 @@
 typedef struct {
     int failed;
     int nlevels;
-    int multiproc;     /* nprocs > 1: counters objects carry the coherence fields */
+    int multiproc; /* nprocs > 1: counters objects carry the coherence fields */
 } json_writer;
 
 static void put(json_writer *w, json_t *obj, const char *key, json_t *value)
@@ -43,7 +43,10 @@ static double rate(uint64_t part, uint64_t whole) { return whole ? (double)part 
 static json_t *causes_json(json_writer *w, const ms_level_counters *l)
 {
     json_t *o = json_object();
-    if (!o) { w->failed = 1; return NULL; }
+    if (!o) {
+        w->failed = 1;
+        return NULL;
+    }
     for (int k = 0; k < MS_NCAUSES; k++) put(w, o, ms_json_cause_names[k], u64_json(l->cause[k]));
     return o;
 }
@@ -133,7 +136,10 @@ static json_t *evictors_json(json_writer *w, const ms_cell *cell, int level)
     qsort(sel, n, sizeof *sel, ms_evictor_order);
     for (size_t i = 0; i < n; i++) {
         json_t *e = json_object();
-        if (!e) { w->failed = 1; break; }
+        if (!e) {
+            w->failed = 1;
+            break;
+        }
         put(w, e, "data", json_integer(sel[i].data));
         put(w, e, "code", json_integer(sel[i].code));
         put(w, e, "count", u64_json(sel[i].count));
@@ -147,11 +153,17 @@ static json_t *evictors_json(json_writer *w, const ms_cell *cell, int level)
 static json_t *levels_json(json_writer *w, const ms_counters *c, const ms_cell *cell)
 {
     json_t *arr = json_array();
-    if (!arr) { w->failed = 1; return NULL; }
+    if (!arr) {
+        w->failed = 1;
+        return NULL;
+    }
     for (int k = 0; k < w->nlevels; k++) {
         const ms_level_counters *l = &c->level[k];
         json_t *o = json_object();
-        if (!o) { w->failed = 1; break; }
+        if (!o) {
+            w->failed = 1;
+            break;
+        }
         put(w, o, "level", level_name_json(k));
         put(w, o, "misses", u64_json(ms_counters_misses(c, k)));
 #define MS_LEVEL_COUNTER(member, exp, csv, event, desc) put(w, o, #member, u64_json(l->member));
@@ -166,7 +178,10 @@ static json_t *levels_json(json_writer *w, const ms_counters *c, const ms_cell *
 static json_t *strings_json(json_writer *w, char *const *v, size_t n)
 {
     json_t *arr = json_array();
-    if (!arr) { w->failed = 1; return NULL; }
+    if (!arr) {
+        w->failed = 1;
+        return NULL;
+    }
     for (size_t i = 0; i < n; i++) append(w, arr, str_json(v[i]));
     return arr;
 }
@@ -187,8 +202,8 @@ static json_t *run_json(json_writer *w, const ms_model *m)
     put(w, run, "memspy_version", str_json(m->memspy_version));
     put(w, run, "git_commit", str_json(m->git_commit));
     put(w, run, "pid", json_integer(m->pid));
-    put(w, ex, "kind", json_string(m->exit_kind < MS_JSON_NELEM(ms_json_exit_names)
-                                       ? ms_json_exit_names[m->exit_kind] : "normal"));
+    put(w, ex, "kind",
+        json_string(m->exit_kind < MS_JSON_NELEM(ms_json_exit_names) ? ms_json_exit_names[m->exit_kind] : "normal"));
     put(w, ex, "value", json_integer(m->exit_value));
     put(w, run, "exit", ex);
     put(w, run, "incomplete", json_boolean(m->incomplete));
@@ -213,14 +228,18 @@ static json_t *config_json(json_writer *w, const ms_hier_config *cfg)
     for (int k = 0; k < w->nlevels; k++) {
         const ms_level_config *l = &cfg->level[k];
         json_t *lo = json_object();
-        if (!lo) { w->failed = 1; break; }
+        if (!lo) {
+            w->failed = 1;
+            break;
+        }
         put(w, lo, "name", level_name_json(k));
         put(w, lo, "size", u64_json(l->size));
         put(w, lo, "ways", json_integer(l->ways));
         put(w, lo, "line", json_integer(l->line));
         put(w, lo, "latency", json_integer(l->latency));
-        put(w, lo, "policy", json_string((unsigned)l->policy < MS_JSON_NELEM(ms_json_policy_names)
-                                             ? ms_json_policy_names[l->policy] : "lru"));
+        put(w, lo, "policy",
+            json_string((unsigned)l->policy < MS_JSON_NELEM(ms_json_policy_names) ? ms_json_policy_names[l->policy]
+                                                                                  : "lru"));
         append(w, levels, lo);
     }
     put(w, o, "levels", levels);
@@ -228,8 +247,10 @@ static json_t *config_json(json_writer *w, const ms_hier_config *cfg)
         put(w, o, "nprocs", json_integer(cfg->nprocs));
         put(w, o, "shared_from", json_integer(cfg->shared_from));
         put(w, o, "coherence_unit", json_integer(cfg->coherence_unit));
-        put(w, o, "protocol", json_string((unsigned)cfg->protocol < MS_JSON_NELEM(ms_json_protocol_names)
-                                              ? ms_json_protocol_names[cfg->protocol] : "mesi"));
+        put(w, o, "protocol",
+            json_string((unsigned)cfg->protocol < MS_JSON_NELEM(ms_json_protocol_names)
+                            ? ms_json_protocol_names[cfg->protocol]
+                            : "mesi"));
         put(w, o, "nodes", json_integer(cfg->nnodes));
         put(w, o, "remote_latency", json_integer(cfg->remote_latency));
     }
@@ -242,15 +263,18 @@ static json_t *events_json(json_writer *w)
 {
     json_t *arr = json_array();
     char name[64];
-    if (!arr) { w->failed = 1; return NULL; }
+    if (!arr) {
+        w->failed = 1;
+        return NULL;
+    }
 #define MS_COUNTER(member, exp, csv, event, desc) append(w, arr, json_string(#member));
 #include "../sim/counters.def"
     for (int k = 0; k < w->nlevels; k++) {
 #define MS_LEVEL_COUNTER(member, exp, csv, event, desc) \
-        snprintf(name, sizeof name, "L%d.%s", k + 1, #member), append(w, arr, json_string(name));
-#define MS_LEVEL_CAUSES \
-        for (int q = 0; q < MS_NCAUSES; q++) \
-            snprintf(name, sizeof name, "L%d.%s", k + 1, ms_json_cause_names[q]), append(w, arr, json_string(name));
+    snprintf(name, sizeof name, "L%d.%s", k + 1, #member), append(w, arr, json_string(name));
+#define MS_LEVEL_CAUSES                  \
+    for (int q = 0; q < MS_NCAUSES; q++) \
+        snprintf(name, sizeof name, "L%d.%s", k + 1, ms_json_cause_names[q]), append(w, arr, json_string(name));
 #include "../sim/counters.def"
     }
     if (w->multiproc) {
@@ -268,7 +292,10 @@ static json_t *events_json(json_writer *w)
 static json_t *totals_json(json_writer *w, const ms_model *m)
 {
     json_t *o = json_object();
-    if (!o) { w->failed = 1; return NULL; }
+    if (!o) {
+        w->failed = 1;
+        return NULL;
+    }
     put_counter_summary(w, o, &m->totals);
     put(w, o, "levels", levels_json(w, &m->totals, NULL));
     return o;
@@ -318,8 +345,10 @@ static json_t *invalidations_json(json_writer *w, const ms_inval_counters *v, co
         put(w, e, "count", u64_json(by[i].count));
         append(w, arr, e);
     }
-    if (o) put(w, o, "by", arr);
-    else json_decref(arr);
+    if (o)
+        put(w, o, "by", arr);
+    else
+        json_decref(arr);
     return o;
 }
 
@@ -411,7 +440,7 @@ static json_t *references_json(json_writer *w, const ms_model *m)
         const char *file = r->file < m->nfiles ? m->files[r->file] : NULL;
         const ms_inval_counters *v = &r->c.inval;
         uint64_t refs = ms_counters_refs(&r->c), misses = ms_counters_misses(&r->c, 0);
-        uint64_t coh = ms_counters_l1_coherence(&r->c);   /* at L1, like misses */
+        uint64_t coh = ms_counters_l1_coherence(&r->c); /* at L1, like misses */
         json_t *o = new_object(w), *inv = new_object(w);
         if (!o || !inv) {
             json_decref(o);
@@ -423,8 +452,9 @@ static json_t *references_json(json_writer *w, const ms_model *m)
         put(w, o, "file", str_json(file));
         put(w, o, "line", json_integer(r->line));
         put(w, o, "location", location_json(file, r->line));
-        put(w, o, "kind", json_string((unsigned)r->kind < MS_JSON_NELEM(ms_json_ref_kind_names)
-                                          ? ms_json_ref_kind_names[r->kind] : "Read"));
+        put(w, o, "kind",
+            json_string((unsigned)r->kind < MS_JSON_NELEM(ms_json_ref_kind_names) ? ms_json_ref_kind_names[r->kind]
+                                                                                  : "Read"));
         put(w, o, "data", json_integer(r->data));
         put(w, o, "data_name", str_json(r->data < m->ndata ? m->data[r->data].name : NULL));
         put(w, o, "cpu", json_integer(r->cpu));
@@ -489,7 +519,10 @@ static json_t *code_json(json_writer *w, const ms_model *m)
     for (size_t i = 0; i < m->ncode; i++) {
         const ms_code_bin *b = &m->code[i];
         json_t *o = json_object();
-        if (!o) { w->failed = 1; break; }
+        if (!o) {
+            w->failed = 1;
+            break;
+        }
         put(w, o, "id", json_integer((json_int_t)i));
         put(w, o, "name", str_json(b->name));
         put(w, o, "file", str_json(b->file));
@@ -512,12 +545,15 @@ static json_t *data_json(json_writer *w, const ms_model *m, const ms_counters *t
     for (size_t i = 0; i < m->ndata; i++) {
         const ms_data_bin *b = &m->data[i];
         json_t *o = json_object();
-        if (!o) { w->failed = 1; break; }
+        if (!o) {
+            w->failed = 1;
+            break;
+        }
         put(w, o, "id", json_integer((json_int_t)i));
         put(w, o, "name", str_json(b->name));
         put(w, o, "full_name", str_json(b->full_name));
-        put(w, o, "kind", json_string((unsigned)b->kind < MS_JSON_NELEM(ms_json_kind_names)
-                                          ? ms_json_kind_names[b->kind] : "other"));
+        put(w, o, "kind",
+            json_string((unsigned)b->kind < MS_JSON_NELEM(ms_json_kind_names) ? ms_json_kind_names[b->kind] : "other"));
         put(w, o, "site", str_json(b->site));
         put(w, o, "objects", u64_json(b->objects));
         put(w, o, "bytes", u64_json(b->bytes));
@@ -532,12 +568,18 @@ static json_t *data_json(json_writer *w, const ms_model *m, const ms_counters *t
 static json_t *bins_json(json_writer *w, const ms_model *m)
 {
     json_t *arr = json_array();
-    if (!arr) { w->failed = 1; return NULL; }
+    if (!arr) {
+        w->failed = 1;
+        return NULL;
+    }
     uint64_t total_stall = ms_counters_stall(&m->totals);
     for (size_t i = 0; i < m->ncells; i++) {
         const ms_cell *cell = &m->cells[i];
         json_t *o = json_object();
-        if (!o) { w->failed = 1; break; }
+        if (!o) {
+            w->failed = 1;
+            break;
+        }
         put(w, o, "code", json_integer(cell->code));
         put(w, o, "data", json_integer(cell->data));
         put_counter_summary(w, o, &cell->c);
@@ -554,11 +596,17 @@ static json_t *bins_json(json_writer *w, const ms_model *m)
 static json_t *lines_json(json_writer *w, const ms_model *m)
 {
     json_t *arr = json_array();
-    if (!arr) { w->failed = 1; return NULL; }
+    if (!arr) {
+        w->failed = 1;
+        return NULL;
+    }
     for (size_t i = 0; i < m->nlines; i++) {
         const ms_line_stat *ls = &m->lines[i];
         json_t *o = json_object();
-        if (!o) { w->failed = 1; break; }
+        if (!o) {
+            w->failed = 1;
+            break;
+        }
         put(w, o, "file", json_integer(ls->file));
         put(w, o, "line", json_integer(ls->line));
         put(w, o, "code", json_integer(ls->code));
@@ -575,11 +623,17 @@ static json_t *lines_json(json_writer *w, const ms_model *m)
 static json_t *findings_json(json_writer *w, const ms_model *m)
 {
     json_t *arr = json_array();
-    if (!arr) { w->failed = 1; return NULL; }
+    if (!arr) {
+        w->failed = 1;
+        return NULL;
+    }
     for (size_t i = 0; i < m->nfindings; i++) {
         const ms_finding *f = &m->findings[i];
         json_t *o = json_object();
-        if (!o) { w->failed = 1; break; }
+        if (!o) {
+            w->failed = 1;
+            break;
+        }
         int lines = f->first_line > 0 && f->file < m->nfiles;
         put(w, o, "kind", json_string(ms_finding_kind_name(f->kind)));
         put(w, o, "share", json_real(f->share));
@@ -605,7 +659,7 @@ int ms_json_write(FILE *out, const ms_model *m)
     if (w.nlevels < 0) w.nlevels = 0;
     if (w.nlevels > MS_MAX_LEVELS) w.nlevels = MS_MAX_LEVELS;
 
-    ms_counters *data_tot = NULL;   /* shared by the data bins and the access patterns */
+    ms_counters *data_tot = NULL; /* shared by the data bins and the access patterns */
     json_t *root = json_object();
     if (!root || ms_model_data_totals(m, &data_tot) < 0) {
         json_decref(root);
@@ -632,8 +686,8 @@ int ms_json_write(FILE *out, const ms_model *m)
     }
 
     int rc = -1;
-    if (!w.failed && json_dumpf(root, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER) == 0 &&
-        fputc('\n', out) != EOF && !ferror(out))
+    if (!w.failed && json_dumpf(root, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER) == 0 && fputc('\n', out) != EOF &&
+        !ferror(out))
         rc = 0;
     json_decref(root);
     free(data_tot);

@@ -22,7 +22,7 @@
 struct ms_replay {
     char *dir;
     uint32_t max_ctx;
-    uint32_t *indices;      /* thread indices of the streams, ascending */
+    uint32_t *indices; /* thread indices of the streams, ascending */
     size_t nthreads;
 };
 
@@ -86,8 +86,10 @@ static int list_streams(ms_replay *r, char *err, size_t errlen)
     for (struct dirent *de; (de = readdir(d));) {
         int64_t index = stream_index(de->d_name);
         if (index == -2) {
-            rc = ms_errorf(err, errlen, "%s: unexpected stream file '%s' (streams are named thread-N.zst, N "
-                           "without leading zeros): remove or rename it", r->dir, de->d_name);
+            rc = ms_errorf(err, errlen,
+                           "%s: unexpected stream file '%s' (streams are named thread-N.zst, N "
+                           "without leading zeros): remove or rename it",
+                           r->dir, de->d_name);
             break;
         }
         if (index < 0) continue;
@@ -120,7 +122,7 @@ int ms_replay_open(ms_replay **out, const char *dir, uint32_t max_ctx, char *err
     int rc = list_streams(r, err, errlen);
     for (size_t i = 0; rc == 0 && i < r->nthreads; i++) {
         ms_stream_reader *rd = NULL;
-        char problem[512];   /* a stream damaged before its header is reported by the run */
+        char problem[512]; /* a stream damaged before its header is reported by the run */
         if (open_stream(r, r->indices[i], &rd, problem, sizeof problem) == MS_SR_FAIL)
             rc = ms_errorf(err, errlen, "%s", problem);
         ms_stream_reader_close(rd);
@@ -233,7 +235,7 @@ static int run_thread(replay_run *run, replay_thread *t, uint64_t budget)
             return progress || rc == 2;
         }
         passed_sync(run, t);
-        if (t->done) return 1;   /* EXIT */
+        if (t->done) return 1; /* EXIT */
         progress = 1;
     }
 }
@@ -248,7 +250,7 @@ static int interleaved_turn(replay_run *run)
     for (size_t i = 0; i < run->st.nthreads; i++) {
         replay_thread *t = &run->st.threads[i];
         if (!runnable(t)) continue;
-        if (t->pos < t->n && t->ev[t->pos].kind == 0) {   /* the common case, inline */
+        if (t->pos < t->n && t->ev[t->pos].kind == 0) { /* the common case, inline */
             replay_access(run, t, &t->ev[t->pos]);
             progress = 1;
             continue;
@@ -315,8 +317,8 @@ static int find_creates(replay_run *run, const ms_replay *r, replay_thread *t)
            (rc = ms_stream_reader_next(rd, &ev, &n, msg, sizeof msg)) == MS_SR_CHUNK) {
         for (size_t i = 0; i < n; i++) {
             replay_thread *child;
-            if (ev[i].kind != MS_SYNC_CREATE || !(child = replay_thread_find(&run->st, ev[i].addr)) ||
-                child == t || child->gated)
+            if (ev[i].kind != MS_SYNC_CREATE || !(child = replay_thread_find(&run->st, ev[i].addr)) || child == t ||
+                child->gated)
                 continue;
             child->gated = 1;
             child->parent = (int32_t)t->index;
@@ -422,8 +424,8 @@ static int fill_result(replay_run *run, ms_replay_result *res)
     res->nthreads = run->st.nthreads;
     for (size_t i = 0; i < run->st.nthreads; i++) {
         const replay_thread *t = &run->st.threads[i];
-        res->threads[i] = (ms_replay_thread){t->index, t->cpu, t->parent, t->accesses, t->syncs, t->wait_turns,
-                                             t->complete};
+        res->threads[i] =
+            (ms_replay_thread){ t->index, t->cpu, t->parent, t->accesses, t->syncs, t->wait_turns, t->complete };
     }
     return 0;
 }
@@ -440,12 +442,12 @@ int ms_interleave_parse(const char *name, ms_interleave *mode)
     return -1;
 }
 
-int ms_replay_run(ms_replay *r, ms_interleave mode, unsigned nprocs, const ms_replay_sink *sink,
-                  ms_replay_result *res, char *err, size_t errlen)
+int ms_replay_run(ms_replay *r, ms_interleave mode, unsigned nprocs, const ms_replay_sink *sink, ms_replay_result *res,
+                  char *err, size_t errlen)
 {
     memset(res, 0, sizeof *res);
     if (nprocs < 1) return ms_errorf(err, errlen, "the replay needs at least one processor");
-    replay_run run = {.st = {.sink = sink}, .mode = mode, .err = err, .errlen = errlen};
+    replay_run run = { .st = { .sink = sink }, .mode = mode, .err = err, .errlen = errlen };
     int rc = start_threads(&run, r, nprocs);
     if (rc == 0) rc = replay_all(&run);
     if (fill_result(&run, res) < 0) rc = -1;

@@ -31,8 +31,7 @@ int ms_interleave_parse(const char *name, ms_interleave *mode);
  * tests connect it to a recorder. */
 typedef struct {
     /* one access: ctx 0 = unattributed; size may exceed a line (a range). */
-    void (*access)(void *ud, unsigned cpu, uint64_t addr, uint64_t size, unsigned write,
-                   unsigned locked, uint32_t ctx);
+    void (*access)(void *ud, unsigned cpu, uint64_t addr, uint64_t size, unsigned write, unsigned locked, uint32_t ctx);
     /* a region boundary was passed (barrier completed, fork, create, join). */
     void (*region)(void *ud);
     void *ud;
@@ -40,21 +39,23 @@ typedef struct {
 
 /* Per thread of the recording. */
 typedef struct {
-    uint32_t index;           /* thread index of the stream (thread-N.zst) */
-    uint32_t cpu;             /* processor it was replayed on */
-    int32_t parent;           /* index of the creating thread, -1 if unknown (main thread,
+    uint32_t index; /* thread index of the stream (thread-N.zst) */
+    uint32_t cpu;   /* processor it was replayed on */
+    int32_t parent; /* index of the creating thread, -1 if unknown (main thread,
                                * pool threads seen first at an access) */
     uint64_t accesses, syncs;
-    uint64_t wait_turns;      /* scheduling turns it spent blocked (barrier, lock, join, cond,
+    uint64_t wait_turns; /* scheduling turns it spent blocked (barrier, lock, join, cond,
                                * semaphore, fork): Carnival-style waiting, in replay steps */
-    int complete;             /* 1: the stream ended cleanly (EXIT or end of a good stream) */
+    int complete;        /* 1: the stream ended cleanly (EXIT or end of a good stream) */
 } ms_replay_thread;
 
 typedef struct {
-    ms_replay_thread *threads; size_t nthreads;   /* by thread index order */
-    uint64_t accesses, syncs, dropped;            /* dropped: unattributed (ctx 0) accesses */
+    ms_replay_thread *threads;
+    size_t nthreads;                   /* by thread index order */
+    uint64_t accesses, syncs, dropped; /* dropped: unattributed (ctx 0) accesses */
     uint64_t deadlocks_broken;
-    char **problems; size_t nproblems;            /* "thread 2: corrupt chunk at byte 1234 of
+    char **problems;
+    size_t nproblems; /* "thread 2: corrupt chunk at byte 1234 of
                                                    * thread-2.zst (decompressed offset 5678)" */
 } ms_replay_result;
 
@@ -72,8 +73,8 @@ size_t ms_replay_nthreads(const ms_replay *r);
  * complete, 1 when some were truncated or corrupt (their good prefix was replayed; res->problems
  * says which and where), -1 on a hard error (out of memory, unreadable file) with err set.
  * res is filled in every case and freed with ms_replay_result_free. */
-int ms_replay_run(ms_replay *r, ms_interleave mode, unsigned nprocs, const ms_replay_sink *sink,
-                  ms_replay_result *res, char *err, size_t errlen);
+int ms_replay_run(ms_replay *r, ms_interleave mode, unsigned nprocs, const ms_replay_sink *sink, ms_replay_result *res,
+                  char *err, size_t errlen);
 
 void ms_replay_result_free(ms_replay_result *res);
 void ms_replay_close(ms_replay *r);

@@ -18,24 +18,24 @@ typedef struct replay_thread {
     uint32_t index, cpu;
     int32_t parent;
     ms_stream_reader *reader;
-    const ms_replay_event *ev;     /* the current chunk's events; ev[pos] is the head */
+    const ms_replay_event *ev; /* the current chunk's events; ev[pos] is the head */
     size_t pos, n;
-    int gated;                     /* some stream CREATEs it: it starts at that CREATE */
-    uint64_t checked_chunks;       /* good chunks the pre-scan read (their CRC is not redone) */
+    int gated;               /* some stream CREATEs it: it starts at that CREATE */
+    uint64_t checked_chunks; /* good chunks the pre-scan read (their CRC is not redone) */
     int started, done, complete;
-    int blocked;                   /* its head could not proceed at its last attempt */
-    uint64_t blocked_since;        /* replay clock when it blocked */
+    int blocked;            /* its head could not proceed at its last attempt */
+    uint64_t blocked_since; /* replay clock when it blocked */
     /* what the blocked head is waiting in, so a later attempt continues where it left off */
-    sync_obj *queued_on;           /* lock or cond whose wait queue holds it */
+    sync_obj *queued_on; /* lock or cond whose wait queue holds it */
     struct replay_thread *wait_next;
-    int want_shared;               /* queued on a lock for a shared hold */
-    int granted;                   /* a lock was handed to it while it waited */
-    int cond_phase;                /* COND_WAIT: 0 start, 1 waiting for a signal, 2 re-acquiring */
+    int want_shared; /* queued on a lock for a shared hold */
+    int granted;     /* a lock was handed to it while it waited */
+    int cond_phase;  /* COND_WAIT: 0 start, 1 waiting for a signal, 2 re-acquiring */
     int signaled;
-    uint64_t last_seq;             /* seq of the last sync event it passed (0: none yet) */
-    uint64_t wait_from, wait_to;   /* COND_WAIT: the seqs between which its waking signal lies */
-    sync_obj *episode;             /* BARRIER: the episode it arrived at */
-    held_lock *held;               /* locks it holds, in acquisition order */
+    uint64_t last_seq;           /* seq of the last sync event it passed (0: none yet) */
+    uint64_t wait_from, wait_to; /* COND_WAIT: the seqs between which its waking signal lies */
+    sync_obj *episode;           /* BARRIER: the episode it arrived at */
+    held_lock *held;             /* locks it holds, in acquisition order */
     size_t nheld, held_cap;
     uint64_t accesses, syncs, wait_turns;
 } replay_thread;

@@ -27,8 +27,10 @@ static void region(replay_state *st)
 static void enqueue(wait_queue *q, replay_thread *t)
 {
     t->wait_next = NULL;
-    if (q->tail) q->tail->wait_next = t;
-    else q->head = t;
+    if (q->tail)
+        q->tail->wait_next = t;
+    else
+        q->head = t;
     q->tail = t;
 }
 
@@ -46,8 +48,10 @@ static void unqueue(wait_queue *q, replay_thread *t)
     replay_thread *prev = NULL;
     for (replay_thread *w = q->head; w; prev = w, w = w->wait_next) {
         if (w != t) continue;
-        if (prev) prev->wait_next = w->wait_next;
-        else q->head = w->wait_next;
+        if (prev)
+            prev->wait_next = w->wait_next;
+        else
+            q->head = w->wait_next;
         if (q->tail == w) q->tail = prev;
         w->wait_next = NULL;
         return;
@@ -59,8 +63,10 @@ replay_thread *replay_thread_find(replay_state *st, uint64_t index)
     size_t lo = 0, hi = st->nthreads;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (st->threads[mid].index < index) lo = mid + 1;
-        else hi = mid;
+        if (st->threads[mid].index < index)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return lo < st->nthreads && st->threads[lo].index == index ? &st->threads[lo] : NULL;
 }
@@ -87,9 +93,11 @@ static int grant(replay_thread *t, sync_obj *lock, int shared)
         t->held = h;
         t->held_cap = cap;
     }
-    t->held[t->nheld++] = (held_lock){lock, shared};
-    if (shared) lock->u.lock.shared++;
-    else lock->u.lock.exclusive++;
+    t->held[t->nheld++] = (held_lock){ lock, shared };
+    if (shared)
+        lock->u.lock.shared++;
+    else
+        lock->u.lock.exclusive++;
     return 0;
 }
 
@@ -111,8 +119,10 @@ static int release(replay_thread *t, sync_obj *lock)
 {
     for (size_t i = t->nheld; i-- > 0;) {
         if (t->held[i].lock != lock) continue;
-        if (t->held[i].shared) lock->u.lock.shared--;
-        else lock->u.lock.exclusive--;
+        if (t->held[i].shared)
+            lock->u.lock.shared--;
+        else
+            lock->u.lock.exclusive--;
         for (size_t j = i + 1; j < t->nheld; j++) t->held[j - 1] = t->held[j];
         t->nheld--;
         return hand_off(lock);
@@ -122,7 +132,7 @@ static int release(replay_thread *t, sync_obj *lock)
 
 static int acquire(replay_thread *t, sync_obj *lock, int shared, int force)
 {
-    if (t->granted) {               /* handed over while it waited */
+    if (t->granted) { /* handed over while it waited */
         t->granted = 0;
         return 1;
     }
@@ -176,7 +186,7 @@ static int keep_signal(replay_state *st, sync_obj *cond, const ms_replay_event *
         cond->u.cond.pending = p;
         cond->u.cond.cap = cap;
     }
-    cond->u.cond.pending[cond->u.cond.npending++] = (pending_signal){e->seq, (int)(e->size & 1)};
+    cond->u.cond.pending[cond->u.cond.npending++] = (pending_signal){ e->seq, (int)(e->size & 1) };
     return 0;
 }
 
@@ -271,7 +281,7 @@ static int fork_begin(replay_state *st, const ms_replay_event *e, int force)
         return 1;
     }
     if (!fork) return force;
-    if (--fork->u.count <= 0) sync_remove(&st->objs, fork);   /* the whole team began */
+    if (--fork->u.count <= 0) sync_remove(&st->objs, fork); /* the whole team began */
     return 1;
 }
 
@@ -283,11 +293,8 @@ int replay_sync(replay_state *st, replay_thread *t, const ms_replay_event *e, in
     case MS_SYNC_ACQUIRE:
         if (!(o = sync_get(&st->objs, SYNC_LOCK, e->addr, 0))) return -1;
         return acquire(t, o, (int)(e->size & 1), force);
-    case MS_SYNC_RELEASE:
-        o = sync_find(&st->objs, SYNC_LOCK, e->addr, 0);
-        return o && release(t, o) < 0 ? -1 : 1;
-    case MS_SYNC_BARRIER:
-        return barrier(st, t, e, force);
+    case MS_SYNC_RELEASE: o = sync_find(&st->objs, SYNC_LOCK, e->addr, 0); return o && release(t, o) < 0 ? -1 : 1;
+    case MS_SYNC_BARRIER: return barrier(st, t, e, force);
     case MS_SYNC_CREATE:
         if ((other = replay_thread_find(st, e->addr)) && other != t) other->started = 1;
         region(st);
@@ -297,31 +304,29 @@ int replay_sync(replay_state *st, replay_thread *t, const ms_replay_event *e, in
         if (other && other != t && !other->done && !force) return 0;
         region(st);
         return 1;
-    case MS_SYNC_EXIT:
-        return replay_thread_finish(t, 1) < 0 ? -1 : 1;
-    case MS_SYNC_COND_WAIT:
-        return cond_wait(st, t, e, force);
-    case MS_SYNC_COND_SIGNAL:
-        return cond_signal(st, e) < 0 ? -1 : 1;
+    case MS_SYNC_EXIT: return replay_thread_finish(t, 1) < 0 ? -1 : 1;
+    case MS_SYNC_COND_WAIT: return cond_wait(st, t, e, force);
+    case MS_SYNC_COND_SIGNAL: return cond_signal(st, e) < 0 ? -1 : 1;
     case MS_SYNC_SEM_POST:
     case MS_SYNC_SEM_WAIT:
         if (!(o = sync_get(&st->objs, SYNC_SEM, e->addr, 0))) return -1;
-        if (e->kind == MS_SYNC_SEM_POST) o->u.count++;
-        else if (o->u.count > 0 || force) o->u.count--;
-        else return 0;
+        if (e->kind == MS_SYNC_SEM_POST)
+            o->u.count++;
+        else if (o->u.count > 0 || force)
+            o->u.count--;
+        else
+            return 0;
         return 1;
     case MS_SYNC_FORK:
-    case MS_SYNC_BEGIN:
-        return fork_begin(st, e, force);
-    default:
-        return 1;   /* the reader refuses other kinds */
+    case MS_SYNC_BEGIN: return fork_begin(st, e, force);
+    default: return 1; /* the reader refuses other kinds */
     }
 }
 
 int replay_thread_finish(replay_thread *t, int complete)
 {
     int rc = 0;
-    while (t->nheld)   /* each release drops one hold, whatever hand_off returns */
+    while (t->nheld) /* each release drops one hold, whatever hand_off returns */
         if (release(t, t->held[t->nheld - 1].lock) < 0) rc = -1;
     t->done = 1;
     t->complete = complete;

@@ -14,29 +14,29 @@
 #include "../util/util.h"
 
 #define MAX_CHUNK_EVENTS (1u << 20)
-#define MIN_PENDING_ROOM ((size_t)1 << 16)   /* decompress at least this much at a time */
+#define MIN_PENDING_ROOM ((size_t)1 << 16) /* decompress at least this much at a time */
 
 struct ms_stream_reader {
     FILE *f;
     char *path;
     uint32_t index, max_ctx, version;
-    int state;                   /* MS_SR_CHUNK while readable, else the final MS_SR_END/BAD */
+    int state; /* MS_SR_CHUNK while readable, else the final MS_SR_END/BAD */
     ZSTD_DStream *ds;
-    unsigned char *in;           /* compressed input buffer */
+    unsigned char *in; /* compressed input buffer */
     ZSTD_inBuffer inb;
-    uint64_t in_file_off;        /* file offset of in[0] */
+    uint64_t in_file_off; /* file offset of in[0] */
     int eof;
-    size_t frame_left;           /* ZSTD_decompressStream's last hint: 0 = at a frame end */
-    unsigned char *pend;         /* decompressed bytes; pend[start..npend) not consumed yet */
+    size_t frame_left;   /* ZSTD_decompressStream's last hint: 0 = at a frame end */
+    unsigned char *pend; /* decompressed bytes; pend[start..npend) not consumed yet */
     size_t start, npend, cap;
-    uint64_t consumed;           /* decompressed offset of pend[start] */
+    uint64_t consumed; /* decompressed offset of pend[start] */
     ms_replay_event *ev;
     size_t ev_cap;
-    uint64_t prev_addr;          /* the thread's last address: accesses are deltas from it */
-    int syncs_only;              /* hand out sync events only (ms_stream_reader_syncs_only) */
-    uint64_t good_chunks;        /* chunks handed out so far */
-    uint64_t trusted_chunks;     /* the first ones, whose CRC an earlier read checked */
-    char problem[512];           /* the MS_SR_BAD text, repeated by later calls */
+    uint64_t prev_addr;      /* the thread's last address: accesses are deltas from it */
+    int syncs_only;          /* hand out sync events only (ms_stream_reader_syncs_only) */
+    uint64_t good_chunks;    /* chunks handed out so far */
+    uint64_t trusted_chunks; /* the first ones, whose CRC an earlier read checked */
+    char problem[512];       /* the MS_SR_BAD text, repeated by later calls */
 };
 
 /* The file offset zstd has read up to: as close to a bad spot as the compressed file tells. */
@@ -44,8 +44,8 @@ static uint64_t file_pos(const ms_stream_reader *s) { return s->in_file_off + s-
 
 static int bad(ms_stream_reader *s, const char *what, char *err, size_t errlen)
 {
-    snprintf(s->problem, sizeof s->problem, "thread %u: %s at byte %llu of %s (decompressed offset %llu)",
-             s->index, what, (unsigned long long)file_pos(s), s->path, (unsigned long long)s->consumed);
+    snprintf(s->problem, sizeof s->problem, "thread %u: %s at byte %llu of %s (decompressed offset %llu)", s->index,
+             what, (unsigned long long)file_pos(s), s->path, (unsigned long long)s->consumed);
     snprintf(err, errlen, "%s", s->problem);
     s->state = MS_SR_BAD;
     return MS_SR_BAD;
@@ -75,11 +75,11 @@ static int fill(ms_stream_reader *s, size_t need, char *err, size_t errlen)
             s->in_file_off += s->inb.size;
             size_t n = fread(s->in, 1, ZSTD_DStreamInSize(), s->f);
             if (ferror(s->f)) return ms_errorf(err, errlen, "cannot read %s: %s", s->path, strerror(errno));
-            s->inb = (ZSTD_inBuffer){s->in, n, 0};
+            s->inb = (ZSTD_inBuffer){ s->in, n, 0 };
             s->eof = n == 0;
         }
         size_t in_before = s->inb.pos;
-        ZSTD_outBuffer out = {s->pend + s->npend, s->cap - s->npend, 0};
+        ZSTD_outBuffer out = { s->pend + s->npend, s->cap - s->npend, 0 };
         size_t hint = ZSTD_decompressStream(s->ds, &out, &s->inb);
         if (ZSTD_isError(hint)) {
             char what[160];
@@ -87,8 +87,10 @@ static int fill(ms_stream_reader *s, size_t need, char *err, size_t errlen)
             return bad(s, what, err, errlen);
         }
         s->npend += out.pos;
-        if (s->inb.pos != in_before || out.pos) s->frame_left = hint;
-        else if (s->eof) return 0;    /* no input left and nothing more came out */
+        if (s->inb.pos != in_before || out.pos)
+            s->frame_left = hint;
+        else if (s->eof)
+            return 0; /* no input left and nothing more came out */
     }
     return 1;
 }
@@ -105,7 +107,7 @@ static int ended(ms_stream_reader *s, char *err, size_t errlen)
 
 static inline int read_varint(const unsigned char **p, const unsigned char *end, uint64_t *v)
 {
-    if (__builtin_expect(*p < end && **p < 0x80, 1)) {   /* one byte: most heads and sizes */
+    if (__builtin_expect(*p < end && **p < 0x80, 1)) { /* one byte: most heads and sizes */
         *v = *(*p)++;
         return 0;
     }
@@ -133,7 +135,7 @@ static inline int read_varint_unchecked(const unsigned char **p, uint64_t *v)
         *p = q + 1;
         return 0;
     }
-    if (!(q[1] & 0x80)) {   /* two bytes: address deltas of a few KB */
+    if (!(q[1] & 0x80)) { /* two bytes: address deltas of a few KB */
         *v = (x & 0x7f) | (uint64_t)q[1] << 7;
         *p = q + 2;
         return 0;
@@ -168,10 +170,12 @@ static int64_t decode_accesses_v2(ms_stream_reader *s, const unsigned char **pp,
             read_varint_unchecked(&p, &b) < 0)
             return -1;
         /* a context above max_ctx, or a size of 0 or above UINT32_MAX (one test: 0 wraps) */
-        if (((head >> 1) > max_ctx) | ((b >> 1) - 1 >= UINT32_MAX))
-            return -1;
+        if (((head >> 1) > max_ctx) | ((b >> 1) - 1 >= UINT32_MAX)) return -1;
         addr += (uint64_t)ms_stream_unzigzag(a);
-        if (store) *ev++ = (ms_replay_event){.addr = addr, .size = b >> 1, .ctx = (uint32_t)(head >> 1), .write = (uint16_t)(b & 1)};
+        if (store)
+            *ev++ = (ms_replay_event){
+                .addr = addr, .size = b >> 1, .ctx = (uint32_t)(head >> 1), .write = (uint16_t)(b & 1)
+            };
         i++;
     }
     *pp = p;
@@ -196,7 +200,7 @@ static int64_t decode_chunk(ms_stream_reader *s, const unsigned char *p, const u
             i += (uint32_t)k;
             if (i == nevents) break;
             if (k) {
-                i--;   /* the loop's i++ */
+                i--; /* the loop's i++ */
                 continue;
             }
         }
@@ -204,18 +208,19 @@ static int64_t decode_chunk(ms_stream_reader *s, const unsigned char *p, const u
         if (read_varint(&p, end, &head) < 0) return -1;
         if (s->version == 1 || !(head & 1)) {
             uint64_t ctx = s->version == 1 ? head : head >> 1;
-            if (read_varint(&p, end, &a) < 0 || read_varint(&p, end, &b) < 0 || ctx > s->max_ctx ||
-                (b >> 1) == 0 || (b >> 1) > UINT32_MAX)
+            if (read_varint(&p, end, &a) < 0 || read_varint(&p, end, &b) < 0 || ctx > s->max_ctx || (b >> 1) == 0 ||
+                (b >> 1) > UINT32_MAX)
                 return -1;
             addr += (uint64_t)ms_stream_unzigzag(a);
             if (!s->syncs_only)
-                *ev++ = (ms_replay_event){.addr = addr, .size = b >> 1, .ctx = (uint32_t)ctx, .write = (uint16_t)(b & 1)};
+                *ev++ =
+                    (ms_replay_event){ .addr = addr, .size = b >> 1, .ctx = (uint32_t)ctx, .write = (uint16_t)(b & 1) };
         } else {
             uint64_t kind = head >> 1, seq;
-            if (kind == 0 || kind > MS_SYNC_KIND_MAX || read_varint(&p, end, &a) < 0 ||
-                read_varint(&p, end, &b) < 0 || read_varint(&p, end, &seq) < 0)
+            if (kind == 0 || kind > MS_SYNC_KIND_MAX || read_varint(&p, end, &a) < 0 || read_varint(&p, end, &b) < 0 ||
+                read_varint(&p, end, &seq) < 0)
                 return -1;
-            *ev++ = (ms_replay_event){.addr = a, .size = b, .seq = seq, .kind = (uint16_t)kind};
+            *ev++ = (ms_replay_event){ .addr = a, .size = b, .seq = seq, .kind = (uint16_t)kind };
         }
     }
     if (p != end) return -1;
@@ -266,7 +271,8 @@ static int read_header(ms_stream_reader *s, char *err, size_t errlen)
     int rc = fill(s, MS_STREAM_HEADER_SIZE, err, errlen);
     if (rc != 1) return rc == 0 ? bad(s, "stream truncated", err, errlen) : rc;
     const unsigned char *h = s->pend + s->start;
-    if (memcmp(h, MS_STREAM_MAGIC, 8) != 0) return ms_errorf(err, errlen, "%s: not a memspy stream (bad magic)", s->path);
+    if (memcmp(h, MS_STREAM_MAGIC, 8) != 0)
+        return ms_errorf(err, errlen, "%s: not a memspy stream (bad magic)", s->path);
     s->version = ms_stream_get_u32(h + 8);
     if (s->version > MS_STREAM_VERSION)
         return ms_errorf(err, errlen, "%s: stream version %u is newer than this memspy reads (%u); use a newer memspy",
@@ -280,8 +286,8 @@ static int read_header(ms_stream_reader *s, char *err, size_t errlen)
     return MS_SR_CHUNK;
 }
 
-int ms_stream_reader_open(ms_stream_reader **out, const char *path, uint32_t index, uint32_t max_ctx,
-                          char *err, size_t errlen)
+int ms_stream_reader_open(ms_stream_reader **out, const char *path, uint32_t index, uint32_t max_ctx, char *err,
+                          size_t errlen)
 {
     *out = NULL;
     ms_stream_reader *s = calloc(1, sizeof *s);
@@ -296,7 +302,7 @@ int ms_stream_reader_open(ms_stream_reader **out, const char *path, uint32_t ind
         ms_stream_reader_close(s);
         return ms_errorf(err, errlen, "out of memory");
     }
-    s->inb = (ZSTD_inBuffer){s->in, 0, 0};
+    s->inb = (ZSTD_inBuffer){ s->in, 0, 0 };
     if (!(s->f = fopen(path, "rb"))) {
         ms_errorf(err, errlen, "cannot open %s: %s", path, strerror(errno));
         ms_stream_reader_close(s);

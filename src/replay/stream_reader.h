@@ -11,22 +11,22 @@
 /* One decoded event. kind 0: an access (addr, size, write, ctx); kind MS_SYNC_*: a sync event
  * (obj in addr, arg in size, seq). */
 typedef struct {
-    uint64_t addr;       /* access address / sync obj */
-    uint64_t size;       /* access size / sync arg */
-    uint64_t seq;        /* sync events: the recorded process-wide sequence number */
-    uint32_t ctx;        /* access context id (0 = unattributed) */
-    uint16_t kind;       /* 0 = access, else MS_SYNC_* */
-    uint16_t write;      /* access: 1 = write */
+    uint64_t addr;  /* access address / sync obj */
+    uint64_t size;  /* access size / sync arg */
+    uint64_t seq;   /* sync events: the recorded process-wide sequence number */
+    uint32_t ctx;   /* access context id (0 = unattributed) */
+    uint16_t kind;  /* 0 = access, else MS_SYNC_* */
+    uint16_t write; /* access: 1 = write */
 } ms_replay_event;
 
 typedef struct ms_stream_reader ms_stream_reader;
 
 /* What ms_stream_reader_next returned. */
 enum {
-    MS_SR_FAIL = -1,     /* hard error (I/O, out of memory): err says what */
-    MS_SR_END = 0,       /* the stream ended cleanly */
-    MS_SR_CHUNK = 1,     /* a good chunk: *events, *nevents */
-    MS_SR_BAD = 2,       /* truncated or corrupt here: err is the problem text (thread, offsets) */
+    MS_SR_FAIL = -1, /* hard error (I/O, out of memory): err says what */
+    MS_SR_END = 0,   /* the stream ended cleanly */
+    MS_SR_CHUNK = 1, /* a good chunk: *events, *nevents */
+    MS_SR_BAD = 2,   /* truncated or corrupt here: err is the problem text (thread, offsets) */
 };
 
 /* Open path (the stream of thread `index`, contexts 1..max_ctx valid) and read its header.
@@ -34,8 +34,8 @@ enum {
  * corrupt before its header is complete (err: the problem), MS_SR_FAIL (-1) when the file
  * cannot be read, is not a memspy stream, belongs to another thread or has a version this
  * reader does not know (err says which). *out is set in the first two cases. */
-int ms_stream_reader_open(ms_stream_reader **out, const char *path, uint32_t index, uint32_t max_ctx,
-                          char *err, size_t errlen);
+int ms_stream_reader_open(ms_stream_reader **out, const char *path, uint32_t index, uint32_t max_ctx, char *err,
+                          size_t errlen);
 
 /* The stream's format version (1 or 2). */
 uint32_t ms_stream_reader_version(const ms_stream_reader *s);

@@ -6,15 +6,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct replay_thread;   /* replay.c: threads queue on locks and condition variables */
+struct replay_thread; /* replay.c: threads queue on locks and condition variables */
 
 typedef enum {
-    SYNC_LOCK,           /* a = lock address */
-    SYNC_COND,           /* a = condition variable address */
-    SYNC_SEM,            /* a = semaphore address */
-    SYNC_EPISODE,        /* a = barrier id, b = generation */
-    SYNC_ARRIVALS,       /* a = thread index, b = barrier id: arrivals so far (the generation) */
-    SYNC_FORK,           /* a = parallel region instance id */
+    SYNC_LOCK,     /* a = lock address */
+    SYNC_COND,     /* a = condition variable address */
+    SYNC_SEM,      /* a = semaphore address */
+    SYNC_EPISODE,  /* a = barrier id, b = generation */
+    SYNC_ARRIVALS, /* a = thread index, b = barrier id: arrivals so far (the generation) */
+    SYNC_FORK,     /* a = parallel region instance id */
 } sync_type;
 
 /* A COND_SIGNAL that no waiter has taken yet (or a broadcast, which every matching waiter
@@ -30,14 +30,24 @@ typedef struct {
 } wait_queue;
 
 typedef struct sync_obj {
-    struct sync_obj *next;       /* hash chain */
+    struct sync_obj *next; /* hash chain */
     uint64_t a, b;
     sync_type type;
     union {
-        struct { uint32_t exclusive, shared; wait_queue waiters; } lock;  /* holders, FIFO */
-        struct { wait_queue waiters; pending_signal *pending; size_t npending, cap; } cond;
-        int64_t count;           /* SEM count, ARRIVALS count, FORK: team members still to begin */
-        struct { uint64_t arrived, waiting; int completed; } episode;
+        struct {
+            uint32_t exclusive, shared;
+            wait_queue waiters;
+        } lock; /* holders, FIFO */
+        struct {
+            wait_queue waiters;
+            pending_signal *pending;
+            size_t npending, cap;
+        } cond;
+        int64_t count; /* SEM count, ARRIVALS count, FORK: team members still to begin */
+        struct {
+            uint64_t arrived, waiting;
+            int completed;
+        } episode;
     } u;
 } sync_obj;
 

@@ -16,8 +16,9 @@ static const int SHADE_BG[] = { 224, 217, 210, 203, 196, 160, 124, 88 };
 #define NSHADES (int)(sizeof SHADE_BG / sizeof *SHADE_BG)
 #define FIRST_DARK_SHADE 4
 
-typedef struct { uint64_t refs, misses, stall; } line_cost;
-
+typedef struct {
+    uint64_t refs, misses, stall;
+} line_cost;
 
 static const char *base_name(const char *path)
 {
@@ -48,10 +49,12 @@ static size_t match_files(const ms_model *m, const char *file, uint32_t *idx, si
             const char *f = m->files[i];
             int hit = 0;
             if (!f) continue;
-            if (rule == 0) hit = have_real && (strcmp(f, want) == 0 ||
-                                               (realpath(f, have) && strcmp(have, want) == 0));
-            else if (rule == 1) hit = has_path_suffix(f, suffix);
-            else hit = strcmp(base_name(f), base_name(suffix)) == 0;
+            if (rule == 0)
+                hit = have_real && (strcmp(f, want) == 0 || (realpath(f, have) && strcmp(have, want) == 0));
+            else if (rule == 1)
+                hit = has_path_suffix(f, suffix);
+            else
+                hit = strcmp(base_name(f), base_name(suffix)) == 0;
             if (hit && n++ < cap) idx[n - 1] = (uint32_t)i;
         }
         if (n) return n;
@@ -95,7 +98,7 @@ static int digits(uint64_t v)
 static int max_int(int a, int b) { return a > b ? a : b; }
 
 typedef struct {
-    int refs, misses, stall, line;   /* column widths */
+    int refs, misses, stall, line; /* column widths */
 } widths;
 
 static void print_header(FILE *out, const widths *w, int color)
@@ -114,7 +117,7 @@ static void print_source_text(FILE *out, const char *text, size_t len)
         return;
     }
     for (char *p = copy; *p; p++)
-        if (*p == '\n') *p = ' ';   /* (a line holds none; a NUL byte ends the copy early) */
+        if (*p == '\n') *p = ' '; /* (a line holds none; a NUL byte ends the copy early) */
     size_t n = ms_term_escape(NULL, 0, copy, 1);
     char *safe = malloc(n + 1);
     if (safe) ms_term_escape(safe, n + 1, copy, 1);
@@ -123,8 +126,8 @@ static void print_source_text(FILE *out, const char *text, size_t len)
     free(copy);
 }
 
-static void print_line(FILE *out, const widths *w, int color, int lineno, const line_cost *c,
-                       uint64_t total_stall, const char *text, size_t len)
+static void print_line(FILE *out, const widths *w, int color, int lineno, const line_cost *c, uint64_t total_stall,
+                       const char *text, size_t len)
 {
     int costly = c->refs || c->stall;
     double share = ms_ratio(c->stall, total_stall);
@@ -140,8 +143,10 @@ static void print_line(FILE *out, const widths *w, int color, int lineno, const 
     else
         fprintf(out, "%*s %*s %*s ", w->refs, "", w->misses, "", w->stall, "");
     if (!color) {
-        if (c->stall) fprintf(out, "%5.1f%%  ", 100.0 * share);
-        else fputs("        ", out);
+        if (c->stall)
+            fprintf(out, "%5.1f%%  ", 100.0 * share);
+        else
+            fputs("        ", out);
     }
     fprintf(out, "%*d  ", w->line, lineno);
     print_source_text(out, text, len);
@@ -150,7 +155,11 @@ static void print_line(FILE *out, const widths *w, int color, int lineno, const 
 }
 
 /* One line's total cost, for picking the hottest lines of one file or of the run. */
-typedef struct { uint32_t file; int line; uint64_t stall, refs; } hot_line;
+typedef struct {
+    uint32_t file;
+    int line;
+    uint64_t stall, refs;
+} hot_line;
 
 static int hot_order(const void *pa, const void *pb)
 {
@@ -206,8 +215,9 @@ static int print_file(FILE *out, const ms_model *m, uint32_t fi, const char *giv
     const char *recorded = m->files[fi];
     char *text = given ? read_text(given) : NULL;
     if (!text) text = read_text(recorded);
-    if (!text) return ms_errorf(err, errlen, "cannot read the source of '%s' (recorded as %s)", given ? given : recorded,
-                                recorded);
+    if (!text)
+        return ms_errorf(err, errlen, "cannot read the source of '%s' (recorded as %s)", given ? given : recorded,
+                         recorded);
 
     size_t nsrc = count_lines(text), beyond = 0;
     line_cost *cost = calloc(nsrc + 1, sizeof *cost);
@@ -260,15 +270,16 @@ static int print_file(FILE *out, const ms_model *m, uint32_t fi, const char *giv
         p += len + (end != NULL);
     }
     if (beyond)
-        fprintf(out, "-- %zu line statistic(s) lie beyond the end of the file: has it changed since the run?\n", beyond);
+        fprintf(out, "-- %zu line statistic(s) lie beyond the end of the file: has it changed since the run?\n",
+                beyond);
     free(cost);
     free(show);
     free(text);
     return 0;
 }
 
-int ms_report_annotate(FILE *out, const ms_model *m, const char *file, const ms_annotate_opts *opts,
-                       char *err, size_t errlen)
+int ms_report_annotate(FILE *out, const ms_model *m, const char *file, const ms_annotate_opts *opts, char *err,
+                       size_t errlen)
 {
     uint32_t idx[MAX_LISTED_FILES + 1];
     char names[2048];
@@ -277,7 +288,7 @@ int ms_report_annotate(FILE *out, const ms_model *m, const char *file, const ms_
     if (nmatch == 0) {
         list_files(m, NULL, m->nfiles, names, sizeof names);
         return ms_errorf(err, errlen, "no source file of the run matches '%s'; the run's files: %s", file,
-                    m->nfiles ? names : "(none)");
+                         m->nfiles ? names : "(none)");
     }
     if (nmatch > 1) {
         list_files(m, idx, nmatch, names, sizeof names);
@@ -290,7 +301,8 @@ int ms_report_annotate(FILE *out, const ms_model *m, const char *file, const ms_
         hot_line *hot = hottest_lines(m, file ? idx[0] : UINT32_MAX, &nhot);
         if (!hot) return ms_errorf(err, errlen, "out of memory");
         if (nhot > (size_t)opts->hot) nhot = (size_t)opts->hot;
-        if (!nhot) fprintf(out, "-- no line of %s has references or stall in this run\n", file ? ms_term(file) : "the run");
+        if (!nhot)
+            fprintf(out, "-- no line of %s has references or stall in this run\n", file ? ms_term(file) : "the run");
         /* Files in the order of their hottest line; each printed once. */
         for (size_t i = 0; i < nhot; i++) {
             size_t j = 0;

@@ -11,8 +11,7 @@
 #define MAX_NAMES_IN_TITLE 4
 
 /* "a, b, c and 2 more", or `all` when the selection is empty. */
-static void print_names(FILE *out, const ms_model *m, const uint32_t *idx, size_t n, int code,
-                        const char *all)
+static void print_names(FILE *out, const ms_model *m, const uint32_t *idx, size_t n, int code, const char *all)
 {
     if (n == 0) {
         fputs(all, out);
@@ -20,8 +19,10 @@ static void print_names(FILE *out, const ms_model *m, const uint32_t *idx, size_
     }
     for (size_t i = 0; i < n && i < MAX_NAMES_IN_TITLE; i++) {
         const char *name = "?";
-        if (code && idx[i] < m->ncode) name = m->code[idx[i]].name;
-        else if (!code && idx[i] < m->ndata) name = m->data[idx[i]].name;
+        if (code && idx[i] < m->ncode)
+            name = m->code[idx[i]].name;
+        else if (!code && idx[i] < m->ndata)
+            name = m->data[idx[i]].name;
         fprintf(out, "%s%s", i ? ", " : "", name ? ms_term(name) : "?");
     }
     if (n > MAX_NAMES_IN_TITLE) fprintf(out, " and %zu more", n - MAX_NAMES_IN_TITLE);
@@ -50,8 +51,8 @@ static void print_references_and_misses(FILE *out, const ms_counters *c)
 {
     uint64_t refs = ms_counters_refs(c), misses = ms_counters_misses(c, 0);
     fprintf(out, "REFERENCES: %s --\n", ms_fmt_count(refs).s);
-    fprintf(out, "  Reads: %s (%.1f%%)  Writes: %s (%.1f%%)\n", ms_fmt_count(c->reads).s,
-            ms_pct(c->reads, refs), ms_fmt_count(c->writes).s, ms_pct(c->writes, refs));
+    fprintf(out, "  Reads: %s (%.1f%%)  Writes: %s (%.1f%%)\n", ms_fmt_count(c->reads).s, ms_pct(c->reads, refs),
+            ms_fmt_count(c->writes).s, ms_pct(c->writes, refs));
     fprintf(out, "MISSES: %s --\n", ms_fmt_count(misses).s);
     print_count_pct(out, "  ", "Read misses", c->level[0].read_misses, misses);
     print_count_pct(out, "  ", "Write misses", c->level[0].write_misses, misses);
@@ -73,8 +74,8 @@ static void print_deeper_levels(FILE *out, const ms_model *m, const ms_counters 
 {
     for (int k = 1; k < m->config.nlevels && k < MS_MAX_LEVELS; k++) {
         uint64_t lm = ms_counters_misses(c, k);
-        fprintf(out, "L%d MISSES: %s (local miss rate %.1f%% of L%d misses) --\n", k + 1,
-                ms_fmt_count(lm).s, ms_pct(lm, ms_counters_misses(c, k - 1)), k);
+        fprintf(out, "L%d MISSES: %s (local miss rate %.1f%% of L%d misses) --\n", k + 1, ms_fmt_count(lm).s,
+                ms_pct(lm, ms_counters_misses(c, k - 1)), k);
         print_count_pct(out, "  ", "Read misses", c->level[k].read_misses, lm);
         print_count_pct(out, "  ", "Write misses", c->level[k].write_misses, lm);
         print_causes(out, &c->level[k], "  ");
@@ -120,8 +121,7 @@ static void print_replacement_causes(FILE *out, const ms_model *m, const ms_sele
 static void print_invalidations(FILE *out, const ms_model *m, const ms_selection_sum *s)
 {
     const ms_inval_counters *v = &s->c.inval;
-    fprintf(out, "INVALIDATIONS RECEIVED: %s (sent: %s) --\n", ms_fmt_count(v->received).s,
-            ms_fmt_count(v->sent).s);
+    fprintf(out, "INVALIDATIONS RECEIVED: %s (sent: %s) --\n", ms_fmt_count(v->received).s, ms_fmt_count(v->sent).s);
     ms_fmt_invalidations(out, v, "  ");
     fputs("Causes of Invalidations:\n", out);
     uint64_t known = 0, others = 0;
@@ -139,8 +139,8 @@ static void print_invalidations(FILE *out, const ms_model *m, const ms_selection
         }
         const char *code = e->code < m->ncode && m->code[e->code].name ? m->code[e->code].name : "?";
         const char *data = e->data < m->ndata && m->data[e->data].name ? m->data[e->data].name : "?";
-        fprintf(out, "  %s writing bin %s on cpu %u: %s (%.1f%%)\n", ms_term(code), ms_term(data), e->cpu, ms_fmt_count(e->count).s,
-                ms_pct(e->count, known));
+        fprintf(out, "  %s writing bin %s on cpu %u: %s (%.1f%%)\n", ms_term(code), ms_term(data), e->cpu,
+                ms_fmt_count(e->count).s, ms_pct(e->count, known));
         shown++;
     }
     if (others)
@@ -166,8 +166,8 @@ static void print_patterns(FILE *out, const ms_counters *c)
 /* When the selection is memory of no known object (`--data other`: bins of kind OTHER only),
  * its references, misses and stall by mapping (the bins other:LABEL), most stall
  * first. Returns 0 or -1 (out of memory). */
-static int print_by_mapping(FILE *out, const ms_model *m, const uint32_t *codes, size_t ncodes,
-                            const uint32_t *datas, size_t ndatas, uint64_t total_stall)
+static int print_by_mapping(FILE *out, const ms_model *m, const uint32_t *codes, size_t ncodes, const uint32_t *datas,
+                            size_t ndatas, uint64_t total_stall)
 {
     if (ndatas == 0) return 0;
     for (size_t i = 0; i < ndatas; i++)
@@ -205,8 +205,8 @@ static int print_by_mapping(FILE *out, const ms_model *m, const uint32_t *codes,
     return rc;
 }
 
-int ms_report_detail(FILE *out, const ms_model *m, const uint32_t *codes, size_t ncodes,
-                     const uint32_t *datas, size_t ndatas)
+int ms_report_detail(FILE *out, const ms_model *m, const uint32_t *codes, size_t ncodes, const uint32_t *datas,
+                     size_t ndatas)
 {
     ms_selection_sum s;
     if (ms_model_sum(m, codes, ncodes, datas, ndatas, &s) < 0) return -1;

@@ -17,7 +17,7 @@ static ms_num fmt_change(int64_t v)
 {
     uint64_t mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
     ms_num n = ms_fmt_count(mag);
-    if (v != 0) {   /* a count is at most 20 digits: the sign fits */
+    if (v != 0) { /* a count is at most 20 digits: the sign fits */
         memmove(n.s + 1, n.s, strlen(n.s) + 1);
         n.s[0] = v < 0 ? '-' : '+';
     }
@@ -28,8 +28,10 @@ static ms_num fmt_change(int64_t v)
 static ms_num fmt_change_pct(int64_t change, uint64_t before)
 {
     ms_num n;
-    if (before == 0) snprintf(n.s, sizeof n.s, "%s", change ? "new" : "");
-    else snprintf(n.s, sizeof n.s, "%+.1f%%", 100.0 * (double)change / (double)before);
+    if (before == 0)
+        snprintf(n.s, sizeof n.s, "%s", change ? "new" : "");
+    else
+        snprintf(n.s, sizeof n.s, "%+.1f%%", 100.0 * (double)change / (double)before);
     return n;
 }
 
@@ -38,8 +40,8 @@ static int64_t change_of(uint64_t before, uint64_t after) { return (int64_t)afte
 static void print_total_line(FILE *out, const char *label, uint64_t a, uint64_t b)
 {
     int64_t ch = change_of(a, b);
-    fprintf(out, "%-26s %*s %*s %*s %s\n", label, COUNT_WIDTH, ms_fmt_count(a).s, COUNT_WIDTH,
-            ms_fmt_count(b).s, COUNT_WIDTH, fmt_change(ch).s, fmt_change_pct(ch, a).s);
+    fprintf(out, "%-26s %*s %*s %*s %s\n", label, COUNT_WIDTH, ms_fmt_count(a).s, COUNT_WIDTH, ms_fmt_count(b).s,
+            COUNT_WIDTH, fmt_change(ch).s, fmt_change_pct(ch, a).s);
 }
 
 static void print_totals(FILE *out, const ms_diff *d, const ms_diff_labels *labels)
@@ -91,8 +93,8 @@ static void print_causes(FILE *out, const ms_level_counters *l)
 
 /* One table of rows: names (code and/or data), refs, L1 misses and stall of both runs, the
  * change, and under each row the L1 miss causes of both runs. */
-static void print_rows(FILE *out, const char *title, const ms_diff_row *rows, size_t n, int top,
-                       int with_code, int with_data)
+static void print_rows(FILE *out, const char *title, const ms_diff_row *rows, size_t n, int top, int with_code,
+                       int with_data)
 {
     size_t shown = shown_rows(n, top);
     int cw = with_code ? name_width(rows, shown, 1, "Code Segment") : 0;
@@ -100,20 +102,18 @@ static void print_rows(FILE *out, const char *title, const ms_diff_row *rows, si
     fprintf(out, "\n%s, by change in memory stall time (%zu of %zu):\n", title, shown, n);
     if (with_code) fprintf(out, "  %-*s", cw, "Code Segment");
     if (with_data) fprintf(out, "  %-*s", dw, "Data Bin");
-    fprintf(out, " %*s %*s %*s %*s %*s %*s %*s\n", COUNT_WIDTH, "Refs A", COUNT_WIDTH, "Refs B",
-            COUNT_WIDTH, "Misses A", COUNT_WIDTH, "Misses B", COUNT_WIDTH, "Stall A", COUNT_WIDTH,
-            "Stall B", COUNT_WIDTH, "Change");
+    fprintf(out, " %*s %*s %*s %*s %*s %*s %*s\n", COUNT_WIDTH, "Refs A", COUNT_WIDTH, "Refs B", COUNT_WIDTH,
+            "Misses A", COUNT_WIDTH, "Misses B", COUNT_WIDTH, "Stall A", COUNT_WIDTH, "Stall B", COUNT_WIDTH, "Change");
     for (size_t i = 0; i < shown; i++) {
         const ms_diff_row *r = &rows[i];
         const ms_counters *a = &r->c[0], *b = &r->c[1];
         if (with_code) fprintf(out, "  %-*.*s", cw, cw, r->code_name ? ms_term(r->code_name) : "?");
         if (with_data) fprintf(out, "  %-*.*s", dw, dw, r->data_name ? ms_term(r->data_name) : "?");
         fprintf(out, " %*s %*s %*s %*s %*s %*s %*s %7s  %s\n", COUNT_WIDTH, ms_fmt_count(ms_counters_refs(a)).s,
-                COUNT_WIDTH, ms_fmt_count(ms_counters_refs(b)).s, COUNT_WIDTH,
-                ms_fmt_count(ms_counters_misses(a, 0)).s, COUNT_WIDTH, ms_fmt_count(ms_counters_misses(b, 0)).s,
-                COUNT_WIDTH, ms_fmt_count(ms_counters_stall(a)).s, COUNT_WIDTH,
-                ms_fmt_count(ms_counters_stall(b)).s, COUNT_WIDTH, fmt_change(r->stall_change).s,
-                fmt_change_pct(r->stall_change, ms_counters_stall(a)).s, verdict(r));
+                COUNT_WIDTH, ms_fmt_count(ms_counters_refs(b)).s, COUNT_WIDTH, ms_fmt_count(ms_counters_misses(a, 0)).s,
+                COUNT_WIDTH, ms_fmt_count(ms_counters_misses(b, 0)).s, COUNT_WIDTH,
+                ms_fmt_count(ms_counters_stall(a)).s, COUNT_WIDTH, ms_fmt_count(ms_counters_stall(b)).s, COUNT_WIDTH,
+                fmt_change(r->stall_change).s, fmt_change_pct(r->stall_change, ms_counters_stall(a)).s, verdict(r));
         fputs("      L1 miss causes A: ", out);
         print_causes(out, &a->level[0]);
         fputs("\n                     B: ", out);
@@ -187,12 +187,11 @@ static json_t *side_json(const ms_counters *c)
             json_decref(causes);
             return NULL;
         }
-    return json_pack("{sI sI sI sI sI sI so sI sI sI}", "refs", (json_int_t)ms_counters_refs(c),
-                     "reads", (json_int_t)c->reads, "writes", (json_int_t)c->writes,
-                     "misses", (json_int_t)ms_counters_misses(c, 0), "read_misses", (json_int_t)l1->read_misses,
-                     "write_misses", (json_int_t)l1->write_misses, "causes", causes,
-                     "stall_cycles", (json_int_t)ms_counters_stall(c), "stall_read", (json_int_t)c->stall_read,
-                     "stall_write", (json_int_t)c->stall_write);
+    return json_pack("{sI sI sI sI sI sI so sI sI sI}", "refs", (json_int_t)ms_counters_refs(c), "reads",
+                     (json_int_t)c->reads, "writes", (json_int_t)c->writes, "misses",
+                     (json_int_t)ms_counters_misses(c, 0), "read_misses", (json_int_t)l1->read_misses, "write_misses",
+                     (json_int_t)l1->write_misses, "causes", causes, "stall_cycles", (json_int_t)ms_counters_stall(c),
+                     "stall_read", (json_int_t)c->stall_read, "stall_write", (json_int_t)c->stall_write);
 }
 
 /* A side of a row, or null where the row's bin is absent from that run. */
@@ -204,15 +203,15 @@ static json_t *row_side_json(const ms_diff_row *r, int run)
 
 static json_t *row_json(const ms_diff_row *r, int with_code, int with_data)
 {
-    json_t *o = json_pack("{ss so so sI}", "presence", PRESENCE_NAMES[r->presence], "a", row_side_json(r, 0),
-                          "b", row_side_json(r, 1), "stall_change", (json_int_t)r->stall_change);
+    json_t *o = json_pack("{ss so so sI}", "presence", PRESENCE_NAMES[r->presence], "a", row_side_json(r, 0), "b",
+                          row_side_json(r, 1), "stall_change", (json_int_t)r->stall_change);
     if (!o) return NULL;
     int failed = 0;
     if (with_code)
         failed |= json_object_set_new(o, "code", json_pack("{ss? ss?}", "name", r->code_name, "file", r->code_file));
     if (with_data)
-        failed |= json_object_set_new(o, "data", json_pack("{ss? ss?}", "name", r->data_name, "full_name",
-                                                           r->data_full_name));
+        failed |= json_object_set_new(o, "data",
+                                      json_pack("{ss? ss?}", "name", r->data_name, "full_name", r->data_full_name));
     if (failed) {
         json_decref(o);
         return NULL;
@@ -234,11 +233,10 @@ static json_t *rows_json(const ms_diff_row *rows, size_t n, int with_code, int w
 
 json_t *ms_diff_json(const ms_diff *d, const ms_diff_labels *labels)
 {
-    return json_pack("{ss si s[{ss so} {ss so}] so so so}", "format", "memspy-diff", "version", 1, "runs",
-                     "label", labels->label[0], "totals", side_json(&d->totals[0]),
-                     "label", labels->label[1], "totals", side_json(&d->totals[1]),
-                     "cells", rows_json(d->cells, d->ncells, 1, 1), "data", rows_json(d->data, d->ndata, 0, 1),
-                     "code", rows_json(d->code, d->ncode, 1, 0));
+    return json_pack("{ss si s[{ss so} {ss so}] so so so}", "format", "memspy-diff", "version", 1, "runs", "label",
+                     labels->label[0], "totals", side_json(&d->totals[0]), "label", labels->label[1], "totals",
+                     side_json(&d->totals[1]), "cells", rows_json(d->cells, d->ncells, 1, 1), "data",
+                     rows_json(d->data, d->ndata, 0, 1), "code", rows_json(d->code, d->ncode, 1, 0));
 }
 
 int ms_json_write_diff(FILE *out, const ms_diff *d, const ms_diff_labels *labels, json_t *gate)
@@ -249,8 +247,9 @@ int ms_json_write_diff(FILE *out, const ms_diff *d, const ms_diff_labels *labels
         root = NULL;
     }
     if (!root) return -1;
-    int rc = json_dumpf(root, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER) == 0 && fputc('\n', out) != EOF &&
-                     !ferror(out) ? 0 : -1;
+    int rc = json_dumpf(root, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER) == 0 && fputc('\n', out) != EOF && !ferror(out)
+                 ? 0
+                 : -1;
     json_decref(root);
     return rc;
 }

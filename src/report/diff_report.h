@@ -7,7 +7,9 @@
 #include "../model/model.h"
 
 /* How each run is named in the headings ("run 3", "r1.result"). */
-typedef struct { const char *label[2]; } ms_diff_labels;
+typedef struct {
+    const char *label[2];
+} ms_diff_labels;
 
 /* Totals of both runs, then the cells, data bins and code bins whose stall changed most
  * (top of each, 0 = default 10), better and worse marked, and the bins that appeared or

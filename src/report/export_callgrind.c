@@ -42,8 +42,7 @@ static void put_header(cg_writer *w)
     if (m->argc == 0 && m->program) fprintf(w->out, " %s", m->program);
     for (int i = 0; i < m->argc; i++) fprintf(w->out, " %s", m->argv[i] ? m->argv[i] : "");
     fprintf(w->out, "\ndesc: Simulated caches: %s\n", cfg);
-    if (m->incomplete)
-        fprintf(w->out, "desc: Incomplete run: %s\n", m->incomplete_reason ? m->incomplete_reason : "?");
+    if (m->incomplete) fprintf(w->out, "desc: Incomplete run: %s\n", m->incomplete_reason ? m->incomplete_reason : "?");
     fputs("positions: line\n", w->out);
     for (size_t f = 0; f < w->nfields; f++) fprintf(w->out, "event: %s : %s\n", w->fields[f].event, w->fields[f].desc);
     fputs("events:", w->out);
@@ -54,8 +53,10 @@ static void put_header(cg_writer *w)
 /* "LINE v1 v2 ..." (trailing zeros are implied by the format, but written for clarity). */
 static void put_costs(cg_writer *w, const char *prefix, int line, const uint64_t *v)
 {
-    if (line >= 0) fprintf(w->out, "%s%d", prefix, line);
-    else fputs(prefix, w->out);
+    if (line >= 0)
+        fprintf(w->out, "%s%d", prefix, line);
+    else
+        fputs(prefix, w->out);
     for (size_t f = 0; f < w->nfields; f++) fprintf(w->out, " %llu", (unsigned long long)v[f]);
     fputc('\n', w->out);
 }

@@ -20,11 +20,11 @@ typedef enum {
 
 typedef struct {
     ms_field_kind kind;
-    int level;               /* 0 = L1; unused for per-reference fields */
-    int cause;               /* MS_CAUSE_* for MS_FIELD_CAUSE */
-    char csv[32];            /* CSV column: "L1_misses", "L2_conflict", "stall" */
-    char event[16];          /* callgrind event: "L1m", "Conflict", "L2Conflict", "Stall" */
-    char desc[64];           /* long name: "L1 misses", "L2 conflict misses" */
+    int level;      /* 0 = L1; unused for per-reference fields */
+    int cause;      /* MS_CAUSE_* for MS_FIELD_CAUSE */
+    char csv[32];   /* CSV column: "L1_misses", "L2_conflict", "stall" */
+    char event[16]; /* callgrind event: "L1m", "Conflict", "L2Conflict", "Stall" */
+    char desc[64];  /* long name: "L1 misses", "L2 conflict misses" */
 } ms_export_field;
 
 /* Most fields a hierarchy of MS_MAX_LEVELS levels has. */
@@ -34,7 +34,7 @@ enum {
 #define MS_COUNTER_DERIVED(...) +1
 #define MS_LEVEL_COUNTER(...) +MS_MAX_LEVELS
 #define MS_LEVEL_DERIVED(...) +MS_MAX_LEVELS
-#define MS_LEVEL_CAUSES +MS_MAX_LEVELS * MS_NCAUSES
+#define MS_LEVEL_CAUSES +MS_MAX_LEVELS *MS_NCAUSES
 #define MS_MP_EXPORT(...) +1
 #include "../sim/counters.def"
 };

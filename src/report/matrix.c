@@ -23,13 +23,16 @@ static uint64_t metric(const ms_counters *c, int by_misses)
 /* The bins of one axis in display order. slot[bin] is the bin's row/column, `shown` for the
  * "others" row/column, -1 for bins that contributed nothing. */
 typedef struct {
-    uint32_t *order;   /* ranked bins (nonzero metric), largest first */
-    uint64_t *value;   /* their metric, same order */
+    uint32_t *order; /* ranked bins (nonzero metric), largest first */
+    uint64_t *value; /* their metric, same order */
     size_t nranked, shown;
     long *slot;
 } axis;
 
-typedef struct { uint64_t value; uint32_t bin; } ranked_bin;
+typedef struct {
+    uint64_t value;
+    uint32_t bin;
+} ranked_bin;
 
 static int cmp_ranked_desc(const void *a, const void *b)
 {
@@ -129,16 +132,16 @@ static void print_totals(FILE *out, const ms_model *m)
     uint64_t refs = ms_counters_refs(t), misses = ms_counters_misses(t, 0);
     fputs("TOTAL APPLICATION STATISTICS\n", out);
     if (m->incomplete)
-        fprintf(out, "*** INCOMPLETE: %s ***\n", m->incomplete_reason ? ms_term(m->incomplete_reason)
-                                                                   : "the run did not finish normally");
+        fprintf(out, "*** INCOMPLETE: %s ***\n",
+                m->incomplete_reason ? ms_term(m->incomplete_reason) : "the run did not finish normally");
     print_program(out, m);
     fprintf(out, "Cache%s%s:\n", m->config.preset[0] ? " preset " : "", ms_term(m->config.preset));
     ms_fmt_hierarchy(out, &m->config, "  ");
     fprintf(out, "Total Memory Stall Time: %s cycles\n", ms_fmt_count(ms_counters_stall(t)).s);
     fprintf(out, "Overall Miss Rate (L1): %.1f%%\n", ms_pct(misses, refs));
     fprintf(out, "Total References: %s\n", ms_fmt_count(refs).s);
-    fprintf(out, "  -Reads: %s (%.1f%%)  -Writes: %s (%.1f%%)\n", ms_fmt_count(t->reads).s,
-            ms_pct(t->reads, refs), ms_fmt_count(t->writes).s, ms_pct(t->writes, refs));
+    fprintf(out, "  -Reads: %s (%.1f%%)  -Writes: %s (%.1f%%)\n", ms_fmt_count(t->reads).s, ms_pct(t->reads, refs),
+            ms_fmt_count(t->writes).s, ms_pct(t->writes, refs));
     fprintf(out, "Total Misses (L1): %s\n", ms_fmt_count(misses).s);
     fprintf(out, "  -Reads: %s (%.1f%%)  -Writes: %s (%.1f%%)\n", ms_fmt_count(t->level[0].read_misses).s,
             ms_pct(t->level[0].read_misses, misses), ms_fmt_count(t->level[0].write_misses).s,
@@ -147,8 +150,8 @@ static void print_totals(FILE *out, const ms_model *m)
     ms_fmt_causes(out, &t->level[0]);
     for (int k = 1; k < m->config.nlevels && k < MS_MAX_LEVELS; k++) {
         uint64_t lm = ms_counters_misses(t, k);
-        fprintf(out, "L%d Misses: %s (local miss rate %.1f%%, %.2f%% of references)\n", k + 1,
-                ms_fmt_count(lm).s, ms_pct(lm, ms_counters_misses(t, k - 1)), ms_pct(lm, refs));
+        fprintf(out, "L%d Misses: %s (local miss rate %.1f%%, %.2f%% of references)\n", k + 1, ms_fmt_count(lm).s,
+                ms_pct(lm, ms_counters_misses(t, k - 1)), ms_pct(lm, refs));
         fputs("  -Causes: ", out);
         ms_fmt_causes(out, &t->level[k]);
     }
@@ -157,8 +160,8 @@ static void print_totals(FILE *out, const ms_model *m)
         if (m->notes[i]) fprintf(out, "Note: %s\n", ms_term(m->notes[i]));
 }
 
-static void print_legend(FILE *out, const char *title, const axis *ax, const char *const *names,
-                         uint64_t whole, const char *what)
+static void print_legend(FILE *out, const char *title, const axis *ax, const char *const *names, uint64_t whole,
+                         const char *what)
 {
     fprintf(out, "%s\n", title);
     for (size_t i = 0; i < ax->shown; i++) fprintf(out, "  %3zu : %s\n", i, ms_term(names[ax->order[i]]));
@@ -170,19 +173,22 @@ static void print_legend(FILE *out, const char *title, const axis *ax, const cha
 /* A percentage cell, blank when its value is 0. */
 static void print_cell(FILE *out, uint64_t part, uint64_t whole)
 {
-    if (part == 0) fprintf(out, "%*s", CELL_WIDTH, "");
-    else fprintf(out, "%*.1f", CELL_WIDTH, ms_pct(part, whole));
+    if (part == 0)
+        fprintf(out, "%*s", CELL_WIDTH, "");
+    else
+        fprintf(out, "%*.1f", CELL_WIDTH, ms_pct(part, whole));
 }
 
 static void print_row_label(FILE *out, size_t row, size_t shown)
 {
-    if (row < shown) fprintf(out, "%*zu", LABEL_WIDTH, row);
-    else fprintf(out, "%*s", LABEL_WIDTH, "others");
+    if (row < shown)
+        fprintf(out, "%*zu", LABEL_WIDTH, row);
+    else
+        fprintf(out, "%*s", LABEL_WIDTH, "others");
 }
 
 /* grid is (rows+1) x (cols+1): the last row/column are "others". */
-static void print_table(FILE *out, const axis *rows, const axis *cols, const uint64_t *grid,
-                        uint64_t whole)
+static void print_table(FILE *out, const axis *rows, const axis *cols, const uint64_t *grid, uint64_t whole)
 {
     size_t ncols = cols->shown + (axis_has_others(cols) ? 1 : 0);
     size_t nrows = rows->shown + (axis_has_others(rows) ? 1 : 0);
@@ -193,15 +199,16 @@ static void print_table(FILE *out, const axis *rows, const axis *cols, const uin
     fprintf(out, "%*s%s\n", LABEL_WIDTH + 2 * CELL_WIDTH, "", "Data Bins");
     fprintf(out, "%-*s%*s", LABEL_WIDTH, "Code Segments", CELL_WIDTH, "Tot.%");
     for (size_t c = 0; c < ncols; c++) {
-        if (c < cols->shown) fprintf(out, "%*zu", CELL_WIDTH, c);
-        else fprintf(out, "%*s", CELL_WIDTH, "others");
+        if (c < cols->shown)
+            fprintf(out, "%*zu", CELL_WIDTH, c);
+        else
+            fprintf(out, "%*s", CELL_WIDTH, "others");
     }
     fputc('\n', out);
 
     fprintf(out, "%*s", LABEL_WIDTH, "Tot.%");
     print_cell(out, all, whole);
-    for (size_t c = 0; c < ncols; c++)
-        print_cell(out, c < cols->shown ? cols->value[c] : axis_others(cols), whole);
+    for (size_t c = 0; c < ncols; c++) print_cell(out, c < cols->shown ? cols->value[c] : axis_others(cols), whole);
     fputc('\n', out);
 
     for (size_t r = 0; r < nrows; r++) {

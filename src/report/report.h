@@ -8,15 +8,15 @@
 #include "../modelio/modelio.h"
 
 typedef struct {
-    int top_code, top_data;    /* rows / columns shown before "others" (default 8 / 6) */
+    int top_code, top_data; /* rows / columns shown before "others" (default 8 / 6) */
 } ms_matrix_opts;
 
 /* MemSpy Figure 2: totals header, then % of total stall per (code, data), largest top-left. */
 int ms_report_matrix(FILE *out, const ms_model *m, const ms_matrix_opts *opts);
 
 /* MemSpy Figure 3 for a selection (any code bins x any data bins; empty = all). */
-int ms_report_detail(FILE *out, const ms_model *m, const uint32_t *codes, size_t ncodes,
-                     const uint32_t *datas, size_t ndatas);
+int ms_report_detail(FILE *out, const ms_model *m, const uint32_t *codes, size_t ncodes, const uint32_t *datas,
+                     size_t ndatas);
 
 /* ---- multithreaded runs (threads.c) ---- */
 
@@ -27,8 +27,8 @@ int ms_report_detail(FILE *out, const ms_model *m, const uint32_t *codes, size_t
 int ms_report_procs(FILE *out, const ms_model *m);
 
 typedef struct {
-    int top;       /* rows shown (default 20) */
-    int by_cpu;    /* 1: one row per processor; 0: rows summed over processors */
+    int top;    /* rows shown (default 20) */
+    int by_cpu; /* 1: one row per processor; 0: rows summed over processors */
 } ms_refs_opts;
 
 /* ccSIM Table 3: per source line, data bin and access kind ("f Read"), L1 misses, miss ratio,
@@ -53,9 +53,9 @@ int ms_export_callgrind(FILE *out, const ms_model *m);
 /* ---- annotated source (annotate.c) ---- */
 
 typedef struct {
-    int color;     /* 1: shade lines by stall share with ANSI 256-colour backgrounds;
+    int color; /* 1: shade lines by stall share with ANSI 256-colour backgrounds;
                     * 0: plain text with a stall-share percentage column */
-    int hot;       /* > 0: only the `hot` lines with the most stall, with `context` lines
+    int hot;   /* > 0: only the `hot` lines with the most stall, with `context` lines
                     * around each (the rest elided); 0: the whole file */
     int context;
 } ms_annotate_opts;
@@ -67,7 +67,7 @@ typedef struct {
  * their context are shown; `file` may then be NULL: the hottest lines of the whole run, file
  * by file (the hottest first). Returns 0, or -1 with err saying why (no or several matching
  * files, unreadable source, write error). */
-int ms_report_annotate(FILE *out, const ms_model *m, const char *file, const ms_annotate_opts *opts,
-                       char *err, size_t errlen);
+int ms_report_annotate(FILE *out, const ms_model *m, const char *file, const ms_annotate_opts *opts, char *err,
+                       size_t errlen);
 
 #endif

@@ -30,8 +30,10 @@ ms_num ms_fmt_size(uint64_t bytes)
         bytes /= 1024;
         u++;
     }
-    if (u < 0) snprintf(n.s, sizeof n.s, "%llu", (unsigned long long)bytes);
-    else snprintf(n.s, sizeof n.s, "%llu%c", (unsigned long long)bytes, units[u]);
+    if (u < 0)
+        snprintf(n.s, sizeof n.s, "%llu", (unsigned long long)bytes);
+    else
+        snprintf(n.s, sizeof n.s, "%llu%c", (unsigned long long)bytes, units[u]);
     return n;
 }
 
@@ -51,9 +53,8 @@ void ms_fmt_hierarchy(FILE *out, const ms_hier_config *cfg, const char *indent)
         else
             snprintf(assoc, sizeof assoc, "%u-way", l->ways);
         unsigned p = (unsigned)l->policy;
-        fprintf(out, "%sL%d: %s, %s, %u-byte lines, %u cycles, %s\n", indent, k + 1,
-                ms_fmt_size(l->size).s, assoc, l->line, l->latency,
-                p < MS_JSON_NELEM(ms_json_policy_names) ? ms_json_policy_names[p] : "?");
+        fprintf(out, "%sL%d: %s, %s, %u-byte lines, %u cycles, %s\n", indent, k + 1, ms_fmt_size(l->size).s, assoc,
+                l->line, l->latency, p < MS_JSON_NELEM(ms_json_policy_names) ? ms_json_policy_names[p] : "?");
     }
     fprintf(out, "%smemory: %u cycles\n", indent, cfg->mem_latency);
 }
@@ -84,7 +85,8 @@ void ms_fmt_multiprocessor(FILE *out, const ms_hier_config *cfg, uint32_t nprocs
                            const char *indent)
 {
     int shared = ms_config_shared_from(cfg);
-    fprintf(out, "%s%u processors, %s replay; private L1", indent, nprocs, interleave ? ms_term(interleave) : "recorded");
+    fprintf(out, "%s%u processors, %s replay; private L1", indent, nprocs,
+            interleave ? ms_term(interleave) : "recorded");
     if (shared > 1) fprintf(out, "-L%d", shared);
     if (shared < cfg->nlevels) fprintf(out, ", shared L%d", shared + 1);
     fprintf(out, "; %s, %u-byte coherence unit", cfg->protocol == MS_PROTO_MSI ? "MSI" : "MESI",
@@ -106,7 +108,7 @@ void ms_fmt_wrapped(FILE *out, const char *first, const char *text, int width)
         }
         int cut = avail;
         while (cut > 0 && p[cut] != ' ') cut--;
-        if (cut == 0) cut = avail;   /* one word longer than the line: cut it */
+        if (cut == 0) cut = avail; /* one word longer than the line: cut it */
         fprintf(out, "%.*s\n%*s", cut, p, indent, "");
         p += cut;
         while (*p == ' ') p++;

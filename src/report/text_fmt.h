@@ -8,7 +8,9 @@
 #include "../model/model.h"
 
 /* A formatted number, returned by value so it can be used inline in printf arguments. */
-typedef struct { char s[32]; } ms_num;
+typedef struct {
+    char s[32];
+} ms_num;
 
 /* MemSpy-style count: exact below 100000, else "26.93M", "509.5M", "1.27G". */
 ms_num ms_fmt_count(uint64_t v);

@@ -13,7 +13,6 @@
 #define DEFAULT_TOP_REFS 20
 #define THREADS_WIDTH 12
 
-
 /* "0,4,8" (cut with "..." when longer than the column). */
 static void format_threads(char *buf, size_t len, const ms_proc_stat *p)
 {
@@ -52,12 +51,12 @@ int ms_report_procs(FILE *out, const ms_model *m)
     fputs("Misses are L1 misses: uniprocessor ones would also happen on one processor, coherence ones\n"
           "follow an invalidation. Invalidations are those received, by class (ccSIM): true/false\n"
           "sharing x in region/across regions; Lock = in region with a lock held; Miss = followed by\n"
-          "a coherence miss. Wait = replay steps the processor's threads spent blocked.\n\n", out);
-    fprintf(out, "%4s %-*s %10s %8s %8s %9s %8s %8s %8s %8s %8s\n", "", THREADS_WIDTH, "", "", "", "", "",
-            "Invalid.", "True", "True", "False", "False");
-    fprintf(out, "%4s %-*s %10s %8s %8s %9s %8s %8s %8s %8s %8s %8s %8s %8s\n", "CPU", THREADS_WIDTH, "Threads",
-            "Refs", "Misses", "Uniproc", "Coherence", "Total", "In", "Across", "In", "Across", "Lock", "Miss",
-            "Wait");
+          "a coherence miss. Wait = replay steps the processor's threads spent blocked.\n\n",
+          out);
+    fprintf(out, "%4s %-*s %10s %8s %8s %9s %8s %8s %8s %8s %8s\n", "", THREADS_WIDTH, "", "", "", "", "", "Invalid.",
+            "True", "True", "False", "False");
+    fprintf(out, "%4s %-*s %10s %8s %8s %9s %8s %8s %8s %8s %8s %8s %8s %8s\n", "CPU", THREADS_WIDTH, "Threads", "Refs",
+            "Misses", "Uniproc", "Coherence", "Total", "In", "Across", "In", "Across", "Lock", "Miss", "Wait");
     ms_counters all;
     memset(&all, 0, sizeof all);
     uint64_t wait = 0;
@@ -95,8 +94,7 @@ int ms_report_references(FILE *out, const ms_model *m, const ms_refs_opts *opts)
     int top = opts && opts->top > 0 ? opts->top : DEFAULT_TOP_REFS;
     int by_cpu = opts && opts->by_cpu;
     if (m->nprocs <= 1) {
-        fputs("This run was simulated on one processor: per-reference coherence statistics need threads.\n",
-              out);
+        fputs("This run was simulated on one processor: per-reference coherence statistics need threads.\n", out);
         return ferror(out) ? -1 : 0;
     }
     size_t n = 0;
@@ -106,9 +104,10 @@ int ms_report_references(FILE *out, const ms_model *m, const ms_refs_opts *opts)
     fprintf(out, "PER-REFERENCE STATISTICS (top %zu of %zu, %s)\n", shown, n,
             by_cpu ? "per processor" : "summed over processors");
     fputs("Ref = data bin and access kind; misses are L1 misses; % Coher. = coherence misses among them;\n"
-          "invalidations are those received by the reference's copies.\n\n", out);
-    fprintf(out, "%-20s %-24s %s%8s %6s %6s %8s %8s %8s %8s %8s\n", "", "", by_cpu ? "    " : "", "", "Miss",
-            "%", "Invalid.", "True", "True", "False", "False");
+          "invalidations are those received by the reference's copies.\n\n",
+          out);
+    fprintf(out, "%-20s %-24s %s%8s %6s %6s %8s %8s %8s %8s %8s\n", "", "", by_cpu ? "    " : "", "", "Miss", "%",
+            "Invalid.", "True", "True", "False", "False");
     fprintf(out, "%-20s %-24s %s%8s %6s %6s %8s %8s %8s %8s %8s\n", "Line", "Ref", by_cpu ? " CPU" : "", "Misses",
             "Ratio", "Coher.", "Total", "In", "Across", "In", "Across");
     for (size_t i = 0; i < shown; i++) {
@@ -116,7 +115,8 @@ int ms_report_references(FILE *out, const ms_model *m, const ms_refs_opts *opts)
         const char *file = r->file < m->nfiles && m->files[r->file] ? m->files[r->file] : "??";
         const char *base = strrchr(file, '/');
         const char *data = r->data < m->ndata && m->data[r->data].name ? m->data[r->data].name : "?";
-        const char *kind = (unsigned)r->kind < MS_JSON_NELEM(ms_json_ref_kind_names) ? ms_json_ref_kind_names[r->kind] : "?";
+        const char *kind =
+            (unsigned)r->kind < MS_JSON_NELEM(ms_json_ref_kind_names) ? ms_json_ref_kind_names[r->kind] : "?";
         char loc[256], ref[256], cpu[16] = "";
         snprintf(loc, sizeof loc, "%s:%d", ms_term(base ? base + 1 : file), r->line);
         snprintf(ref, sizeof ref, "%s %s", ms_term(data), kind);

@@ -24,10 +24,11 @@ extern void *__libc_pvalloc(size_t n);
 #define CALLER() ((uintptr_t)__builtin_return_address(0))
 
 /* Give the new block p (requested bytes) its bin; returns p. */
-static void *track(void *p, size_t requested, uintptr_t caller) {
+static void *track(void *p, size_t requested, uintptr_t caller)
+{
     ms_thread *t = &ms_tls;
-    if (t->mode == MS_T_BUSY) return p;    /* the runtime's own allocation */
-    ms_plug_sync();   /* pending plugin records see the map before this block (plugin.c) */
+    if (t->mode == MS_T_BUSY) return p; /* the runtime's own allocation */
+    ms_plug_sync();                     /* pending plugin records see the map before this block (plugin.c) */
     uintptr_t site = t->pending_site ? t->pending_site : caller;
     t->pending_site = 0;
     if (!p || !ms_thread_can_record(t)) return p;
@@ -40,7 +41,8 @@ static void *track(void *p, size_t requested, uintptr_t caller) {
 }
 
 /* Forget block p before it goes back to libc (it may be reused at once by another thread). */
-static void untrack(void *p) {
+static void untrack(void *p)
+{
     if (!p || !ms_rt_on) return;
     if (ms_tls.mode == MS_T_READY) ms_plug_sync();
     uint32_t bin = ms_shadow_get((uintptr_t)p);
@@ -54,30 +56,34 @@ static void untrack(void *p) {
  * program's blocks get the addresses they get natively. */
 #define RUNTIME_BUSY() MS_UNLIKELY(ms_tls.mode == MS_T_BUSY)
 
-void *malloc(size_t n) {
+void *malloc(size_t n)
+{
     if (RUNTIME_BUSY()) return ms_internal_malloc(n);
     void *p = __libc_malloc(n);
     return ms_rt_on ? track(p, n, CALLER()) : p;
 }
 
-void free(void *p) {
-    if (MS_UNLIKELY(ms_is_runtime_memory(p))) return;   /* an internal block: not reused */
+void free(void *p)
+{
+    if (MS_UNLIKELY(ms_is_runtime_memory(p))) return; /* an internal block: not reused */
     untrack(p);
     __libc_free(p);
 }
 
-void *calloc(size_t n, size_t size) {
+void *calloc(size_t n, size_t size)
+{
     if (RUNTIME_BUSY()) return size && n > SIZE_MAX / size ? NULL : ms_internal_malloc(n * size);
     void *p = __libc_calloc(n, size);
     return ms_rt_on ? track(p, n * size, CALLER()) : p;
 }
 
 /* realloc keeps the bin of the original block (a block not tracked gets the caller's). */
-static void *realloc_tracked(void *p, size_t n, uintptr_t caller) {
+static void *realloc_tracked(void *p, size_t n, uintptr_t caller)
+{
     if (!p) return ms_rt_on ? track(__libc_realloc(NULL, n), n, caller) : __libc_realloc(NULL, n);
     uint32_t bin = ms_rt_on ? ms_shadow_get((uintptr_t)p) : 0;
     if (bin && !ms_bin_is_heap(bin))
-        bin = 0;   /* a block from before activation, on a page named by mapping (regions.c) */
+        bin = 0; /* a block from before activation, on a page named by mapping (regions.c) */
     if (!bin) {
         void *q = __libc_realloc(p, n);
         return ms_rt_on ? track(q, n, caller) : q;
@@ -87,15 +93,17 @@ static void *realloc_tracked(void *p, size_t n, uintptr_t caller) {
     ms_shadow_fill((uintptr_t)p, old_usable, 0);
     void *q = __libc_realloc(p, n);
     if (!q) {
-        if (n) ms_shadow_fill((uintptr_t)p, old_usable, bin);   /* failed: p still lives */
-        else ms_bins_heap_free(bin, old_usable);                 /* realloc(p, 0) freed p */
+        if (n)
+            ms_shadow_fill((uintptr_t)p, old_usable, bin); /* failed: p still lives */
+        else
+            ms_bins_heap_free(bin, old_usable); /* realloc(p, 0) freed p */
         return q;
     }
     size_t new_usable = malloc_usable_size(q);
     ms_shadow_fill((uintptr_t)q, new_usable, bin);
     ms_bins_heap_free(bin, old_usable);
     ms_bins_heap_resize(bin, n > old_usable ? n - old_usable : 0, new_usable);
-    if (q != p) {   /* realloc's copy: libc's accesses, made for the caller */
+    if (q != p) { /* realloc's copy: libc's accesses, made for the caller */
         size_t copied = n < old_usable ? n : old_usable;
         ms_record_range_bin((uintptr_t)p, copied, 0, caller, bin);
         ms_record_range((uintptr_t)q, copied, MS_EV_WRITE, caller);
@@ -103,12 +111,14 @@ static void *realloc_tracked(void *p, size_t n, uintptr_t caller) {
     return q;
 }
 
-void *realloc(void *p, size_t n) {
+void *realloc(void *p, size_t n)
+{
     if (MS_UNLIKELY(ms_is_runtime_memory(p)) || (!p && RUNTIME_BUSY())) return ms_internal_realloc(p, n);
     return realloc_tracked(p, n, CALLER());
 }
 
-void *reallocarray(void *p, size_t n, size_t size) {
+void *reallocarray(void *p, size_t n, size_t size)
+{
     size_t bytes;
     if (__builtin_mul_overflow(n, size, &bytes)) {
         errno = ENOMEM;
@@ -117,12 +127,14 @@ void *reallocarray(void *p, size_t n, size_t size) {
     return realloc_tracked(p, bytes, CALLER());
 }
 
-void *memalign(size_t align, size_t n) {
+void *memalign(size_t align, size_t n)
+{
     void *p = __libc_memalign(align, n);
     return ms_rt_on ? track(p, n, CALLER()) : p;
 }
 
-void *aligned_alloc(size_t align, size_t n) {
+void *aligned_alloc(size_t align, size_t n)
+{
     if (align == 0 || (align & (align - 1))) {
         errno = EINVAL;
         return NULL;
@@ -131,7 +143,8 @@ void *aligned_alloc(size_t align, size_t n) {
     return ms_rt_on ? track(p, n, CALLER()) : p;
 }
 
-int posix_memalign(void **out, size_t align, size_t n) {
+int posix_memalign(void **out, size_t align, size_t n)
+{
     if (align % sizeof(void *) || (align & (align - 1)) || align == 0) return EINVAL;
     void *p = __libc_memalign(align, n);
     if (!p) return ENOMEM;
@@ -139,12 +152,14 @@ int posix_memalign(void **out, size_t align, size_t n) {
     return 0;
 }
 
-void *valloc(size_t n) {
+void *valloc(size_t n)
+{
     void *p = __libc_valloc(n);
     return ms_rt_on ? track(p, n, CALLER()) : p;
 }
 
-void *pvalloc(size_t n) {
+void *pvalloc(size_t n)
+{
     void *p = __libc_pvalloc(n);
     return ms_rt_on ? track(p, n, CALLER()) : p;
 }
@@ -157,14 +172,19 @@ typedef void *(*new_align_fn)(size_t, size_t);
 typedef void *(*new_align_nothrow_fn)(size_t, size_t, const void *);
 
 enum { NEW_W, NEW_A, NEW_W_NT, NEW_A_NT, NEW_W_AL, NEW_A_AL, NEW_W_AL_NT, NEW_A_AL_NT, NEW_KINDS };
-static const char *const new_names[NEW_KINDS] = {
-    "_Znwm", "_Znam", "_ZnwmRKSt9nothrow_t", "_ZnamRKSt9nothrow_t",
-    "_ZnwmSt11align_val_t", "_ZnamSt11align_val_t",
-    "_ZnwmSt11align_val_tRKSt9nothrow_t", "_ZnamSt11align_val_tRKSt9nothrow_t"};
+static const char *const new_names[NEW_KINDS] = { "_Znwm",
+                                                  "_Znam",
+                                                  "_ZnwmRKSt9nothrow_t",
+                                                  "_ZnamRKSt9nothrow_t",
+                                                  "_ZnwmSt11align_val_t",
+                                                  "_ZnamSt11align_val_t",
+                                                  "_ZnwmSt11align_val_tRKSt9nothrow_t",
+                                                  "_ZnamSt11align_val_tRKSt9nothrow_t" };
 static void *real_new[NEW_KINDS];
 
 /* The next operator new of that kind (libstdc++'s), resolved once. */
-static void *next_new(int kind) {
+static void *next_new(int kind)
+{
     void *fn = __atomic_load_n(&real_new[kind], __ATOMIC_ACQUIRE);
     if (!fn) {
         uint8_t prev = ms_busy_begin();
@@ -175,61 +195,69 @@ static void *next_new(int kind) {
     return fn;
 }
 
-void ms_alloc_init(void) {
+void ms_alloc_init(void)
+{
     for (int k = 0; k < NEW_KINDS; k++) next_new(k);
 }
 
 /* Remember the user's call site for the malloc underneath (the outermost operator new wins:
  * libstdc++'s new[] calls new). Returns 1 if this call set it. */
-static int set_pending(uintptr_t site) {
+static int set_pending(uintptr_t site)
+{
     ms_thread *t = &ms_tls;
     if (!ms_rt_on || t->pending_site) return 0;
     t->pending_site = site;
     return 1;
 }
 
-static void clear_pending(int mine) {
+static void clear_pending(int mine)
+{
     if (mine) ms_tls.pending_site = 0;
 }
 
 /* No libstdc++ (cannot happen for C++ code, which links it): plain malloc, abort on failure. */
-static void *new_fallback(size_t n, size_t align, int nothrow) {
+static void *new_fallback(size_t n, size_t align, int nothrow)
+{
     void *p = align ? __libc_memalign(align, n ? n : 1) : __libc_malloc(n ? n : 1);
     if (!p && !nothrow) abort();
     return p;
 }
 
-#define NEW_PLAIN(name, kind)                                                   \
-    void *name(size_t n) {                                                      \
-        new_plain_fn fn = (new_plain_fn)next_new(kind);                         \
-        int mine = set_pending(CALLER());                                       \
-        void *p = fn ? fn(n) : new_fallback(n, 0, 0);                           \
-        clear_pending(mine);                                                    \
-        return p;                                                               \
+#define NEW_PLAIN(name, kind)                           \
+    void *name(size_t n)                                \
+    {                                                   \
+        new_plain_fn fn = (new_plain_fn)next_new(kind); \
+        int mine = set_pending(CALLER());               \
+        void *p = fn ? fn(n) : new_fallback(n, 0, 0);   \
+        clear_pending(mine);                            \
+        return p;                                       \
     }
-#define NEW_NOTHROW(name, kind)                                                 \
-    void *name(size_t n, const void *nt) {                                      \
-        new_nothrow_fn fn = (new_nothrow_fn)next_new(kind);                     \
-        int mine = set_pending(CALLER());                                       \
-        void *p = fn ? fn(n, nt) : new_fallback(n, 0, 1);                       \
-        clear_pending(mine);                                                    \
-        return p;                                                               \
+#define NEW_NOTHROW(name, kind)                             \
+    void *name(size_t n, const void *nt)                    \
+    {                                                       \
+        new_nothrow_fn fn = (new_nothrow_fn)next_new(kind); \
+        int mine = set_pending(CALLER());                   \
+        void *p = fn ? fn(n, nt) : new_fallback(n, 0, 1);   \
+        clear_pending(mine);                                \
+        return p;                                           \
     }
-#define NEW_ALIGN(name, kind)                                                   \
-    void *name(size_t n, size_t align) {                                        \
-        new_align_fn fn = (new_align_fn)next_new(kind);                         \
-        int mine = set_pending(CALLER());                                       \
-        void *p = fn ? fn(n, align) : new_fallback(n, align, 0);                \
-        clear_pending(mine);                                                    \
-        return p;                                                               \
+#define NEW_ALIGN(name, kind)                                    \
+    void *name(size_t n, size_t align)                           \
+    {                                                            \
+        new_align_fn fn = (new_align_fn)next_new(kind);          \
+        int mine = set_pending(CALLER());                        \
+        void *p = fn ? fn(n, align) : new_fallback(n, align, 0); \
+        clear_pending(mine);                                     \
+        return p;                                                \
     }
-#define NEW_ALIGN_NOTHROW(name, kind)                                           \
-    void *name(size_t n, size_t align, const void *nt) {                        \
-        new_align_nothrow_fn fn = (new_align_nothrow_fn)next_new(kind);         \
-        int mine = set_pending(CALLER());                                       \
-        void *p = fn ? fn(n, align, nt) : new_fallback(n, align, 1);            \
-        clear_pending(mine);                                                    \
-        return p;                                                               \
+#define NEW_ALIGN_NOTHROW(name, kind)                                   \
+    void *name(size_t n, size_t align, const void *nt)                  \
+    {                                                                   \
+        new_align_nothrow_fn fn = (new_align_nothrow_fn)next_new(kind); \
+        int mine = set_pending(CALLER());                               \
+        void *p = fn ? fn(n, align, nt) : new_fallback(n, align, 1);    \
+        clear_pending(mine);                                            \
+        return p;                                                       \
     }
 
 NEW_PLAIN(_Znwm, NEW_W)
@@ -242,9 +270,20 @@ NEW_ALIGN_NOTHROW(_ZnwmSt11align_val_tRKSt9nothrow_t, NEW_W_AL_NT)
 NEW_ALIGN_NOTHROW(_ZnamSt11align_val_tRKSt9nothrow_t, NEW_A_AL_NT)
 
 /* Every operator delete ends in free (libstdc++ does the same). */
-#define DELETE_1(name) void name(void *p) { free(p); }
-#define DELETE_2(name, T) void name(void *p, T a) { (void)a; free(p); }
-#define DELETE_3(name, T, U) void name(void *p, T a, U b) { (void)a, (void)b; free(p); }
+#define DELETE_1(name) \
+    void name(void *p) { free(p); }
+#define DELETE_2(name, T)   \
+    void name(void *p, T a) \
+    {                       \
+        (void)a;            \
+        free(p);            \
+    }
+#define DELETE_3(name, T, U)     \
+    void name(void *p, T a, U b) \
+    {                            \
+        (void)a, (void)b;        \
+        free(p);                 \
+    }
 
 DELETE_1(_ZdlPv)
 DELETE_1(_ZdaPv)

@@ -19,13 +19,15 @@
 static uintptr_t region_next = RT_REGION_BASE;
 
 /* System calls, not the mmap/munmap symbols: those are the program's (mmap.c records them). */
-void *ms_sys_mmap(void *addr, size_t len, int prot, int flags, int fd, long off) {
+void *ms_sys_mmap(void *addr, size_t len, int prot, int flags, int fd, long off)
+{
     return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
 }
 
 int ms_sys_munmap(void *addr, size_t len) { return (int)syscall(SYS_munmap, addr, len); }
 
-void *ms_map_flags(size_t bytes, int extra_flags) {
+void *ms_map_flags(size_t bytes, int extra_flags)
+{
     size_t len = (bytes + PAGE - 1) & ~(PAGE - 1);
     uintptr_t hint = __atomic_fetch_add(&region_next, len, __ATOMIC_RELAXED);
     int flags = MAP_PRIVATE | MAP_ANONYMOUS | extra_flags;
@@ -38,24 +40,27 @@ void *ms_map_flags(size_t bytes, int extra_flags) {
 
 void *ms_map(size_t bytes) { return ms_map_flags(bytes, 0); }
 
-int ms_is_runtime_memory(const void *p) {
+int ms_is_runtime_memory(const void *p)
+{
     uintptr_t a = (uintptr_t)p;
     return a >= RT_REGION_BASE && a < __atomic_load_n(&region_next, __ATOMIC_RELAXED);
 }
 
-void ms_unmap(void *p, size_t bytes) {
+void ms_unmap(void *p, size_t bytes)
+{
     if (p) ms_sys_munmap(p, bytes);
 }
 
 #define ARENA_BLOCK (1u << 20)
-#define ARENA_BIG (64u << 10)   /* larger requests get their own mapping */
+#define ARENA_BIG (64u << 10) /* larger requests get their own mapping */
 
 static struct {
     char *cur, *end;
     volatile int lock;
 } arena;
 
-void *ms_arena_alloc(size_t bytes) {
+void *ms_arena_alloc(size_t bytes)
+{
     bytes = (bytes + 15) & ~(size_t)15;
     if (bytes >= ARENA_BIG) return ms_map(bytes);
     while (__atomic_exchange_n(&arena.lock, 1, __ATOMIC_ACQUIRE)) __builtin_ia32_pause();
@@ -77,14 +82,16 @@ void *ms_arena_alloc(size_t bytes) {
 /* malloc for the runtime's own callees (libelf, dlsym) while the thread is BUSY: 16-byte
  * header holding the size, then zeroed arena memory. Freed blocks are not reused (these are
  * few and small), realloc copies. */
-void *ms_internal_malloc(size_t bytes) {
+void *ms_internal_malloc(size_t bytes)
+{
     size_t *h = ms_arena_alloc(bytes + 16);
     if (!h) return NULL;
     h[0] = bytes;
     return (char *)h + 16;
 }
 
-void *ms_internal_realloc(void *p, size_t bytes) {
+void *ms_internal_realloc(void *p, size_t bytes)
+{
     void *q = ms_internal_malloc(bytes);
     if (q && p) {
         size_t old = ((size_t *)((char *)p - 16))[0];
@@ -93,7 +100,8 @@ void *ms_internal_realloc(void *p, size_t bytes) {
     return q;
 }
 
-char *ms_arena_strdup(const char *s) {
+char *ms_arena_strdup(const char *s)
+{
     size_t n = ms_strlen(s) + 1;
     char *p = ms_arena_alloc(n);
     if (p) ms_memcpy(p, s, n);
@@ -102,26 +110,30 @@ char *ms_arena_strdup(const char *s) {
 
 /* The simulator's allocator: big blocks are unmapped on release, small ones stay in the
  * arena (the simulator makes few, long-lived allocations). Memory is always zeroed. */
-static void *sim_alloc(void *ud, size_t bytes) {
+static void *sim_alloc(void *ud, size_t bytes)
+{
     (void)ud;
     return ms_arena_alloc(bytes);
 }
 
-static void sim_release(void *ud, void *p, size_t bytes) {
+static void sim_release(void *ud, void *p, size_t bytes)
+{
     (void)ud;
     bytes = (bytes + 15) & ~(size_t)15;
     if (bytes >= ARENA_BIG) ms_unmap(p, bytes);
 }
 
-const ms_allocator ms_sim_allocator = {sim_alloc, sim_release, NULL};
+const ms_allocator ms_sim_allocator = { sim_alloc, sim_release, NULL };
 
-MS_NO_IDIOM size_t ms_strlen(const char *s) {
+MS_NO_IDIOM size_t ms_strlen(const char *s)
+{
     size_t n = 0;
     while (s[n]) n++;
     return n;
 }
 
-MS_NO_IDIOM int ms_strncmp(const char *a, const char *b, size_t n) {
+MS_NO_IDIOM int ms_strncmp(const char *a, const char *b, size_t n)
+{
     for (size_t i = 0; i < n; i++) {
         unsigned char x = (unsigned char)a[i], y = (unsigned char)b[i];
         if (x != y) return x < y ? -1 : 1;
@@ -130,13 +142,15 @@ MS_NO_IDIOM int ms_strncmp(const char *a, const char *b, size_t n) {
     return 0;
 }
 
-MS_NO_IDIOM void ms_memcpy(void *d, const void *s, size_t n) {
+MS_NO_IDIOM void ms_memcpy(void *d, const void *s, size_t n)
+{
     unsigned char *dp = d;
     const unsigned char *sp = s;
     for (size_t i = 0; i < n; i++) dp[i] = sp[i];
 }
 
-char *ms_utoa(char *p, uint64_t v) {
+char *ms_utoa(char *p, uint64_t v)
+{
     char tmp[24];
     int n = 0;
     do {

@@ -14,18 +14,20 @@
 #include <unistd.h>
 
 static char raw_dir[4096];
-static int dumped, dump_done;      /* a dump started; it finished */
-static pid_t dumper_tid;           /* the thread that dumps */
-static char exec_target[1024];   /* the program an exec is about to start (process.c) */
+static int dumped, dump_done;  /* a dump started; it finished */
+static pid_t dumper_tid;       /* the thread that dumps */
+static char exec_target[1024]; /* the program an exec is about to start (process.c) */
 
-void ms_dump_set_dir(const char *dir) {
+void ms_dump_set_dir(const char *dir)
+{
     size_t n = ms_strlen(dir);
     if (n >= sizeof raw_dir - 32) n = sizeof raw_dir - 32;
     ms_memcpy(raw_dir, dir, n);
     raw_dir[n] = 0;
 }
 
-void ms_dump_set_exec(const char *target) {
+void ms_dump_set_exec(const char *target)
+{
     size_t n = ms_strlen(target);
     if (n >= sizeof exec_target) n = sizeof exec_target - 1;
     ms_memcpy(exec_target, target, n);
@@ -34,7 +36,8 @@ void ms_dump_set_exec(const char *target) {
 
 /* "<dir>/<pid>.raw", or "<dir>/<pid>.<generation>.raw" for an image started by an exec
  * (process.c), into out. */
-static void raw_path(char *out, int pid) {
+static void raw_path(char *out, int pid)
+{
     size_t n = ms_strlen(raw_dir);
     ms_memcpy(out, raw_dir, n);
     char *p = out + n;
@@ -48,7 +51,8 @@ static void raw_path(char *out, int pid) {
 }
 
 /* One line on stderr: the raw file could not be written. */
-static void report_failure(const char *path, int err) {
+static void report_failure(const char *path, int err)
+{
     char line[4096 + 128], *p = line;
     const char *head = "memspy: cannot write raw profile ";
     const char *name = strerrorname_np(err);
@@ -64,7 +68,8 @@ static void report_failure(const char *path, int err) {
     (void)rc;
 }
 
-static void put_info(ms_raw_writer *w, uint32_t exit_kind, int32_t exit_value) {
+static void put_info(ms_raw_writer *w, uint32_t exit_kind, int32_t exit_value)
+{
     char exe[4096];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[n > 0 ? n : 0] = 0;
@@ -80,7 +85,8 @@ static void put_info(ms_raw_writer *w, uint32_t exit_kind, int32_t exit_value) {
     ms_raw_section_end(w);
 }
 
-static void put_modules(ms_raw_writer *w) {
+static void put_modules(ms_raw_writer *w)
+{
     uint32_t n = ms_modules_count();
     ms_raw_section_begin(w, MS_RAW_MODULES);
     ms_raw_put_u32(w, n);
@@ -94,7 +100,8 @@ static void put_modules(ms_raw_writer *w) {
     ms_raw_section_end(w);
 }
 
-static void put_bins(ms_raw_writer *w) {
+static void put_bins(ms_raw_writer *w)
+{
     uint32_t n = ms_bins_count();
     ms_raw_section_begin(w, MS_RAW_BINS);
     ms_raw_put_u32(w, n);
@@ -107,7 +114,7 @@ static void put_bins(ms_raw_writer *w) {
         case MS_BIN_MMAP:
             ms_raw_put_u64(w, b->pc);
             ms_raw_put_u16(w, b->depth);
-            for (uint16_t i = b->depth; i > 0; i--) ms_raw_put_u64(w, b->path[i - 1]);   /* outermost first */
+            for (uint16_t i = b->depth; i > 0; i--) ms_raw_put_u64(w, b->path[i - 1]); /* outermost first */
             ms_raw_put_u64(w, b->objects);
             ms_raw_put_u64(w, b->bytes);
             ms_raw_put_u64(w, b->peak);
@@ -119,26 +126,22 @@ static void put_bins(ms_raw_writer *w) {
             ms_raw_put_u32(w, b->module);
             ms_raw_put_str(w, b->name);
             break;
-        case MS_BIN_MAPPING:
-            ms_raw_put_str(w, b->name ? b->name : "");
-            break;
+        case MS_BIN_MAPPING: ms_raw_put_str(w, b->name ? b->name : ""); break;
         case MS_BIN_GLOBAL:
             ms_raw_put_u64(w, b->addr);
             ms_raw_put_u64(w, b->size);
             ms_raw_put_u32(w, b->module);
             ms_raw_put_str(w, b->name);
             break;
-        case MS_BIN_STACK:
-            ms_raw_put_u64(w, b->pc);
-            break;
-        default:
-            break;
+        case MS_BIN_STACK: ms_raw_put_u64(w, b->pc); break;
+        default: break;
         }
     }
     ms_raw_section_end(w);
 }
 
-static void put_contexts(ms_raw_writer *w) {
+static void put_contexts(ms_raw_writer *w)
+{
     uint32_t n = ms_contexts_count();
     ms_raw_section_begin(w, MS_RAW_CONTEXTS);
     ms_raw_put_u32(w, n ? n - 1 : 0);
@@ -155,7 +158,8 @@ static void put_contexts(ms_raw_writer *w) {
 
 static int counters_used(const ms_counters *c) { return c->reads || c->writes; }
 
-static void put_counters(ms_raw_writer *w, const ms_sim *sim) {
+static void put_counters(ms_raw_writer *w, const ms_sim *sim)
+{
     uint32_t n = 0, used = 0;
     const ms_counters *c = ms_sim_counters(sim, &n);
     int nlevels = ms_sim_config(sim)->nlevels;
@@ -171,12 +175,14 @@ static void put_counters(ms_raw_writer *w, const ms_sim *sim) {
     ms_raw_section_end(w);
 }
 
-static void count_eviction(const ms_eviction *e, void *ud) {
+static void count_eviction(const ms_eviction *e, void *ud)
+{
     (void)e;
     (*(uint32_t *)ud)++;
 }
 
-static void put_eviction(const ms_eviction *e, void *ud) {
+static void put_eviction(const ms_eviction *e, void *ud)
+{
     ms_raw_writer *w = ud;
     ms_raw_put_u32(w, e->victim_ctx);
     ms_raw_put_u32(w, e->evictor_ctx);
@@ -184,7 +190,8 @@ static void put_eviction(const ms_eviction *e, void *ud) {
     ms_raw_put_u64(w, e->count);
 }
 
-static void put_evictions(ms_raw_writer *w, const ms_sim *sim) {
+static void put_evictions(ms_raw_writer *w, const ms_sim *sim)
+{
     uint32_t n = 0;
     ms_sim_each_eviction(sim, count_eviction, &n);
     ms_raw_section_begin(w, MS_RAW_EVICTIONS);
@@ -194,7 +201,8 @@ static void put_evictions(ms_raw_writer *w, const ms_sim *sim) {
 }
 
 /* Append s to the buffer at *p (bounded by end), NUL-terminated. */
-static void append(char **p, const char *end, const char *s) {
+static void append(char **p, const char *end, const char *s)
+{
     size_t n = ms_strlen(s);
     if (n > (size_t)(end - *p) - 1) n = (size_t)(end - *p) - 1;
     ms_memcpy(*p, s, n);
@@ -202,7 +210,8 @@ static void append(char **p, const char *end, const char *s) {
     **p = 0;
 }
 
-static void put_notes(ms_raw_writer *w, int lost_threads, int complete) {
+static void put_notes(ms_raw_writer *w, int lost_threads, int complete)
+{
     char dropped[96], *p = dropped;
     uint64_t lost = ms_events_dropped();
     const char *text = " accesses could not be simulated (out of memory)";
@@ -229,12 +238,13 @@ static void put_notes(ms_raw_writer *w, int lost_threads, int complete) {
                           "are missing from this run");
     if (late_switch) ms_raw_put_str(w, switched);
     if (exec_target[0]) ms_raw_put_str(w, exec_note);
-    if (instrumentation) ms_raw_put_str(w, instrumentation);   /* last: the others come first */
+    if (instrumentation) ms_raw_put_str(w, instrumentation); /* last: the others come first */
     ms_raw_section_end(w);
 }
 
 /* MS_RAW_STREAMS: the run's events are in per-thread streams, to be replayed. */
-static void put_streams(ms_raw_writer *w) {
+static void put_streams(ms_raw_writer *w)
+{
     if (!ms_streams_mode) return;
     ms_raw_section_begin(w, MS_RAW_STREAMS);
     ms_raw_put_str(w, ms_rec_dir());
@@ -243,17 +253,19 @@ static void put_streams(ms_raw_writer *w) {
 
 /* The simulator lock on the signal path: not if this thread was inside the runtime (it may
  * hold it), else a bounded wait. Returns 1 if held. */
-static int lock_for_signal(uint8_t interrupted_mode) {
+static int lock_for_signal(uint8_t interrupted_mode)
+{
     if (interrupted_mode == MS_T_BUSY) return 0;
     for (int i = 0; i < 1000; i++) {
         if (ms_sim_trylock() == 0) return 1;
-        struct timespec ms = {0, 1000000};
+        struct timespec ms = { 0, 1000000 };
         nanosleep(&ms, NULL);
     }
     return 0;
 }
 
-void ms_dump(uint32_t exit_kind, int32_t exit_value, int from_signal) {
+void ms_dump(uint32_t exit_kind, int32_t exit_value, int from_signal)
+{
     /* A vfork child shares this memory: it must leave the parent's runtime alone. */
     if (!ms_process_is_owner()) return;
     /* The calling thread's committed plugin records (plugin.c), while it may still record. */
@@ -263,14 +275,15 @@ void ms_dump(uint32_t exit_kind, int32_t exit_value, int from_signal) {
          * finish before this one goes on to end the process. Not if it is this thread (a
          * fault inside its own dump): that would never end. */
         for (int i = 0; i < 30000 && !__atomic_load_n(&dump_done, __ATOMIC_ACQUIRE) &&
-                        __atomic_load_n(&dumper_tid, __ATOMIC_RELAXED) != gettid(); i++) {
-            struct timespec ms = {0, 1000000};
+                        __atomic_load_n(&dumper_tid, __ATOMIC_RELAXED) != gettid();
+             i++) {
+            struct timespec ms = { 0, 1000000 };
             nanosleep(&ms, NULL);
         }
         return;
     }
     __atomic_store_n(&dumper_tid, gettid(), __ATOMIC_RELAXED);
-    if (!ms_rt_on) {   /* never activated */
+    if (!ms_rt_on) { /* never activated */
         __atomic_store_n(&dump_done, 1, __ATOMIC_RELEASE);
         return;
     }
@@ -291,12 +304,13 @@ void ms_dump(uint32_t exit_kind, int32_t exit_value, int from_signal) {
             report_failure(path, errno);
         } else {
             ms_raw_writer w;
-            ms_raw_writer_begin(&w, fd, exit_kind == MS_EXIT_NORMAL || exit_kind == MS_EXIT_EXEC ? 0 : MS_RAW_F_INCOMPLETE);
+            ms_raw_writer_begin(&w, fd,
+                                exit_kind == MS_EXIT_NORMAL || exit_kind == MS_EXIT_EXEC ? 0 : MS_RAW_F_INCOMPLETE);
             put_info(&w, exit_kind, exit_value);
             put_modules(&w);
             put_bins(&w);
             put_contexts(&w);
-            if (complete) {   /* else another thread may be inside the simulator */
+            if (complete) { /* else another thread may be inside the simulator */
                 put_counters(&w, ms_events_sim());
                 put_evictions(&w, ms_events_sim());
             }

@@ -16,7 +16,7 @@
 static ms_sim *sim;
 static pthread_mutex_t sim_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t dropped;
-static int closed;                /* after the exit flush */
+static int closed; /* after the exit flush */
 
 /* Contexts: ctx_pc/ctx_bin indexed by ctx; the hash index holds ctx ids (0 = empty). */
 static uint64_t *ctx_pc;
@@ -26,9 +26,13 @@ static uint32_t *ctx_index;
 static uint32_t index_cap;
 
 #define PC_CACHE_SLOTS 4096u
-static struct { uint64_t pc; uint32_t bin, ctx; } *pc_cache;
+static struct {
+    uint64_t pc;
+    uint32_t bin, ctx;
+} * pc_cache;
 
-int ms_events_init(const ms_hier_config *cfg) {
+int ms_events_init(const ms_hier_config *cfg)
+{
     pc_cache = ms_map(PC_CACHE_SLOTS * sizeof *pc_cache);
     if (!pc_cache) return -1;
     if (ms_sim_create(&sim, cfg, &ms_sim_allocator) != 0) return -1;
@@ -42,18 +46,21 @@ void ms_sim_unlock(void) { pthread_mutex_unlock(&sim_lock); }
 uint32_t ms_contexts_count(void) { return nctx; }
 uint64_t ms_events_dropped(void) { return dropped + ms_pipeline_dropped(); }
 
-void ms_context_get(uint32_t ctx, uint64_t *pc, uint32_t *bin) {
+void ms_context_get(uint32_t ctx, uint64_t *pc, uint32_t *bin)
+{
     *pc = ctx_pc[ctx];
     *bin = ctx_bin[ctx];
 }
 
-static uint32_t ctx_hash(uint64_t pc, uint32_t bin) {
+static uint32_t ctx_hash(uint64_t pc, uint32_t bin)
+{
     uint64_t h = (pc ^ ((uint64_t)bin << 40) ^ bin) * 0x9e3779b97f4a7c15ull;
     return (uint32_t)(h >> 32);
 }
 
 /* Make room for one more context (lock held). Returns 0 or -1. */
-static int ctx_reserve(void) {
+static int ctx_reserve(void)
+{
     if (nctx < ctx_cap && (nctx + 1) * 2 <= index_cap) return 0;
     if (nctx >= ctx_cap) {
         uint32_t cap = ctx_cap ? ctx_cap * 2 : 4096;
@@ -91,10 +98,10 @@ static int ctx_reserve(void) {
 }
 
 /* Context id of (pc, bin), made on first sight (lock held). 0 if out of memory. */
-static uint32_t ctx_of(uint64_t pc, uint32_t bin) {
+static uint32_t ctx_of(uint64_t pc, uint32_t bin)
+{
     uint32_t slot_i = (uint32_t)(pc >> 1) & (PC_CACHE_SLOTS - 1);
-    if (pc_cache[slot_i].pc == pc && pc_cache[slot_i].bin == bin && pc_cache[slot_i].ctx)
-        return pc_cache[slot_i].ctx;
+    if (pc_cache[slot_i].pc == pc && pc_cache[slot_i].bin == bin && pc_cache[slot_i].ctx) return pc_cache[slot_i].ctx;
     if (ctx_reserve() < 0) return 0;
     uint32_t j = ctx_hash(pc, bin) & (index_cap - 1);
     uint32_t c;
@@ -116,21 +123,22 @@ static uint32_t ctx_of(uint64_t pc, uint32_t bin) {
  * (unless in threads mode) and append them to rec if recording (lock held). Sync events only
  * go to the stream. max_ms bounds the wait for the simulator thread (signal path); returns -1
  * if it was exceeded (the chunk is then lost to the simulator). */
-static int map_events(ms_thread_data *d, uint32_t n, ms_rec_stream *rec, int max_ms) {
+static int map_events(ms_thread_data *d, uint32_t n, ms_rec_stream *rec, int max_ms)
+{
     const ms_event *ev = d->ev;
     ms_filter *filter = NULL;
     ms_sim_ref *out = ms_streams_mode ? NULL : ms_pipeline_begin(max_ms, &filter);
     int lost = !ms_streams_mode && !out;
     uint32_t k = 0;
     for (uint32_t i = 0; i < n; i++) {
-        if (ev[i].bin == MS_EV_SYNC_BIN) {   /* two slots (rt.h) */
+        if (ev[i].bin == MS_EV_SYNC_BIN) { /* two slots (rt.h) */
             if (rec && i + 1 < n) ms_rec_sync(rec, ev[i].size_flags, ev[i].addr, ev[i + 1].addr, ev[i].pc);
             i++;
             continue;
         }
         uint32_t ctx = ctx_of(ev[i].pc, ev[i].bin);
         uint64_t addr = ev[i].addr;
-        if (addr - ms_main_stack.lo < ms_main_stack.span) addr += ms_main_stack.shift;   /* rt.h */
+        if (addr - ms_main_stack.lo < ms_main_stack.span) addr += ms_main_stack.shift; /* rt.h */
         if (rec) ms_rec_event(rec, ctx, addr, ev[i].size_flags);
         if (!out) continue;
         if (!ctx) {
@@ -140,7 +148,7 @@ static int map_events(ms_thread_data *d, uint32_t n, ms_rec_stream *rec, int max
         if (filter)
             ms_filter_put(filter, out, &k, ctx, addr, ev[i].size_flags);
         else
-            ms_cmd_store(&out[k++], addr, ctx, ev[i].size_flags, 1);   /* only to the thread */
+            ms_cmd_store(&out[k++], addr, ctx, ev[i].size_flags, 1); /* only to the thread */
     }
     if (!out) return lost ? -1 : 0;
     ms_pipeline_end(out, filter ? ms_filter_finish(filter, out, k) : k);
@@ -148,20 +156,22 @@ static int map_events(ms_thread_data *d, uint32_t n, ms_rec_stream *rec, int max
 }
 
 /* Take the simulator lock, or on the signal path try it for a bounded time. Returns 0 if held. */
-static int sim_lock_for_flush(int sim_try) {
+static int sim_lock_for_flush(int sim_try)
+{
     if (!sim_try) {
         pthread_mutex_lock(&sim_lock);
         return 0;
     }
     for (int i = 0; i < 200; i++) {
         if (pthread_mutex_trylock(&sim_lock) == 0) return 0;
-        struct timespec ms = {0, 1000000};
+        struct timespec ms = { 0, 1000000 };
         nanosleep(&ms, NULL);
     }
     return -1;
 }
 
-int ms_events_flush_data(ms_thread_data *d, uint32_t *nev, int sim_try) {
+int ms_events_flush_data(ms_thread_data *d, uint32_t *nev, int sim_try)
+{
     uint32_t n = *nev;
     if (n > MS_EVENTS_PER_THREAD) n = MS_EVENTS_PER_THREAD;
     /* A vfork child borrowing this memory leaves the simulator alone (the parent's
@@ -170,34 +180,37 @@ int ms_events_flush_data(ms_thread_data *d, uint32_t *nev, int sim_try) {
         *nev = 0;
         return 0;
     }
-    ms_rec_stream *rec = ms_rec_chunk_begin(d);   /* may open the file: outside the lock */
+    ms_rec_stream *rec = ms_rec_chunk_begin(d); /* may open the file: outside the lock */
     if (sim_lock_for_flush(sim_try) < 0) return -1;
     int rc = map_events(d, n, rec, sim_try ? 2000 : -1);
     pthread_mutex_unlock(&sim_lock);
     *nev = 0;
-    if (rec) ms_rec_chunk_end(rec);               /* compression: outside the global lock */
+    if (rec) ms_rec_chunk_end(rec); /* compression: outside the global lock */
     if (ms_progress_refs) __atomic_fetch_add(ms_progress_refs, n, __ATOMIC_RELAXED);
     return rc;
 }
 
 void ms_events_close(void) { __atomic_store_n(&closed, 1, __ATOMIC_RELEASE); }
 
-void ms_flush_flag_take(ms_thread_data *d) {
+void ms_flush_flag_take(ms_thread_data *d)
+{
     while (__atomic_exchange_n(&d->flushing, 1, __ATOMIC_ACQUIRE)) sched_yield();
 }
 
-int ms_flush_flag_try(ms_thread_data *d, int ms) {
+int ms_flush_flag_try(ms_thread_data *d, int ms)
+{
     for (int i = 0;; i++) {
         if (!__atomic_exchange_n(&d->flushing, 1, __ATOMIC_ACQUIRE)) return 0;
         if (i >= ms) return -1;
-        struct timespec one = {0, 1000000};
+        struct timespec one = { 0, 1000000 };
         nanosleep(&one, NULL);
     }
 }
 
 void ms_flush_flag_give(ms_thread_data *d) { __atomic_store_n(&d->flushing, 0, __ATOMIC_RELEASE); }
 
-void ms_events_flush(ms_thread *t) {
+void ms_events_flush(ms_thread *t)
+{
     uint8_t prev = ms_busy_begin();
     ms_flush_flag_take(t->data);
     ms_events_flush_data(t->data, &t->nev, 0);
@@ -205,14 +218,16 @@ void ms_events_flush(ms_thread *t) {
     ms_busy_end(prev);
 }
 
-uint32_t ms_resolve_bin(ms_thread *t, uintptr_t addr) {
+uint32_t ms_resolve_bin(ms_thread *t, uintptr_t addr)
+{
     if (addr - t->stack_lo < t->stack_span) return ms_stack_bin_slow(t, addr);
     uint32_t bin = ms_shadow_get(addr);
     if (bin == MS_BIN_SHARED) return ms_globals_bin_at(addr);
     return bin ? bin : ms_regions_bin(t, addr);
 }
 
-void ms_record_slow(uintptr_t addr, uint32_t size_flags, uintptr_t pc) {
+void ms_record_slow(uintptr_t addr, uint32_t size_flags, uintptr_t pc)
+{
     ms_thread *t = &ms_tls;
     if (!ms_thread_can_record(t)) return;
     ms_event *e = &t->data->ev[t->nev];
@@ -223,7 +238,8 @@ void ms_record_slow(uintptr_t addr, uint32_t size_flags, uintptr_t pc) {
     if (++t->nev == MS_EVENTS_PER_THREAD) ms_events_flush(t);
 }
 
-void ms_record_range(uintptr_t addr, size_t len, uint32_t write_flag, uintptr_t pc) {
+void ms_record_range(uintptr_t addr, size_t len, uint32_t write_flag, uintptr_t pc)
+{
     while (len) {
         uint32_t piece = len > MS_EV_SIZE_MAX ? MS_EV_SIZE_MAX : (uint32_t)len;
         ms_record(addr, piece, write_flag, pc);
@@ -232,7 +248,8 @@ void ms_record_range(uintptr_t addr, size_t len, uint32_t write_flag, uintptr_t 
     }
 }
 
-void ms_record_range_bin(uintptr_t addr, size_t len, uint32_t write_flag, uintptr_t pc, uint32_t bin) {
+void ms_record_range_bin(uintptr_t addr, size_t len, uint32_t write_flag, uintptr_t pc, uint32_t bin)
+{
     ms_thread *t = &ms_tls;
     while (len && ms_thread_can_record(t)) {
         uint32_t piece = len > MS_EV_SIZE_MAX ? MS_EV_SIZE_MAX : (uint32_t)len;

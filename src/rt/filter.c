@@ -5,14 +5,16 @@
  * context. The flush or the simulator thread runs it, one at a time (pipeline.c). */
 #include "rt.h"
 
-int ms_filter_init(ms_filter *f, const ms_hier_config *cfg) {
+int ms_filter_init(ms_filter *f, const ms_hier_config *cfg)
+{
     f->l1_shift = 0;
     while ((1u << f->l1_shift) < cfg->level[0].line) f->l1_shift++;
-    f->mem = (ms_mem){ms_sim_allocator, 0};
+    f->mem = (ms_mem){ ms_sim_allocator, 0 };
     return ms_window_init(&f->win, cfg, &f->mem);
 }
 
-int ms_filter_grow(ms_filter *f, uint32_t ctx) {
+int ms_filter_grow(ms_filter *f, uint32_t ctx)
+{
     uint32_t cap = f->counts_cap ? f->counts_cap : 4096;
     while (cap <= ctx) cap *= 2;
     uint64_t *counts = ms_map(cap * sizeof *counts);
@@ -24,14 +26,16 @@ int ms_filter_grow(ms_filter *f, uint32_t ctx) {
     return 0;
 }
 
-void ms_filter_ops(ms_filter *f, ms_sim_ref *c, uint32_t *k, uint32_t n) {
+void ms_filter_ops(ms_filter *f, ms_sim_ref *c, uint32_t *k, uint32_t n)
+{
     for (uint32_t j = 0; j < n; j++) {
         const ms_win_op *op = &f->win.ops[j];
         ms_cmd_store(&c[(*k)++], op->line, 0, (uint32_t)op->rereference << 1 | op->dirty, f->stream);
     }
 }
 
-uint32_t ms_filter_finish(ms_filter *f, ms_sim_ref *c, uint32_t k) {
+uint32_t ms_filter_finish(ms_filter *f, ms_sim_ref *c, uint32_t k)
+{
     for (uint32_t j = 0; j < f->ntouched; j++) {
         uint32_t ctx = f->touched[j];
         ms_cmd_store(&c[k++], f->counts[ctx], ctx | MS_CMD_COUNT, 0, f->stream);

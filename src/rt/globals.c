@@ -20,7 +20,8 @@ uint32_t ms_modules_count(void) { return nmodules; }
 const ms_module *ms_module_get(uint32_t i) { return &modules[i]; }
 
 /* Path of a module: the executable's dl name is "" (use /proc/self/exe's target). */
-static const char *module_path(const char *dl_name) {
+static const char *module_path(const char *dl_name)
+{
     if (dl_name && *dl_name) return ms_arena_strdup(dl_name);
     char buf[4096];
     ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
@@ -29,7 +30,8 @@ static const char *module_path(const char *dl_name) {
     return ms_arena_strdup(buf);
 }
 
-static int add_module(struct dl_phdr_info *info, size_t size, void *data) {
+static int add_module(struct dl_phdr_info *info, size_t size, void *data)
+{
     (void)size, (void)data;
     uint64_t base = info->dlpi_addr, lo = UINT64_MAX, hi = 0;
     for (int i = 0; i < info->dlpi_phnum; i++) {
@@ -40,7 +42,7 @@ static int add_module(struct dl_phdr_info *info, size_t size, void *data) {
     }
     if (hi == 0) return 0;
     for (uint32_t i = 0; i < nmodules; i++)
-        if (modules[i].lo == lo) return 0;   /* already known (refresh) */
+        if (modules[i].lo == lo) return 0; /* already known (refresh) */
     if (nmodules == MAX_MODULES) return 1;
     ms_module *m = &modules[nmodules];
     m->base = base;
@@ -51,7 +53,8 @@ static int add_module(struct dl_phdr_info *info, size_t size, void *data) {
     return 0;
 }
 
-void ms_modules_refresh(void) {
+void ms_modules_refresh(void)
+{
     uint8_t prev = ms_busy_begin();
     dl_iterate_phdr(add_module, NULL);
     ms_busy_end(prev);
@@ -59,15 +62,21 @@ void ms_modules_refresh(void) {
 
 /* ---- symbols ---- */
 
-typedef struct { uint64_t addr, size; const char *name; uint32_t bin; } gsym;
+typedef struct {
+    uint64_t addr, size;
+    const char *name;
+    uint32_t bin;
+} gsym;
 
-static int own_symbol(const char *name) {
+static int own_symbol(const char *name)
+{
     return ms_strncmp(name, "ms_", 3) == 0 || ms_strncmp(name, "__memspy", 8) == 0 ||
            ms_strncmp(name, "__tsan", 6) == 0;
 }
 
 /* Heap sort by address (no libc qsort: it may allocate, and this is simple enough). */
-static void sift(gsym *a, size_t i, size_t n) {
+static void sift(gsym *a, size_t i, size_t n)
+{
     for (;;) {
         size_t c = 2 * i + 1;
         if (c >= n) return;
@@ -80,7 +89,8 @@ static void sift(gsym *a, size_t i, size_t n) {
     }
 }
 
-static void sort_by_addr(gsym *a, size_t n) {
+static void sort_by_addr(gsym *a, size_t n)
+{
     for (size_t i = n / 2; i > 0; i--) sift(a, i - 1, n);
     for (size_t end = n; end > 1; end--) {
         gsym t = a[0];
@@ -91,7 +101,8 @@ static void sort_by_addr(gsym *a, size_t n) {
 }
 
 /* The symbol section to use: .symtab if present, else .dynsym. */
-static Elf_Scn *symbol_section(Elf *elf, GElf_Shdr *out) {
+static Elf_Scn *symbol_section(Elf *elf, GElf_Shdr *out)
+{
     Elf_Scn *scn = NULL, *dyn = NULL;
     GElf_Shdr dyn_hdr;
     while ((scn = elf_nextscn(elf, scn))) {
@@ -108,7 +119,8 @@ static Elf_Scn *symbol_section(Elf *elf, GElf_Shdr *out) {
 }
 
 /* Whether section index shndx of elf is allocated (SHF_ALLOC). */
-static int allocated_section(Elf *elf, size_t shndx) {
+static int allocated_section(Elf *elf, size_t shndx)
+{
     GElf_Shdr sh;
     Elf_Scn *scn = elf_getscn(elf, shndx);
     return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_ALLOC);
@@ -119,7 +131,8 @@ static gsym *funcs;
 static size_t nfuncs, funcs_cap;
 
 /* Append v to a growing array in runtime memory (sizes double; the old copy is unmapped). */
-static void push_sym(gsym **arr, size_t *n, size_t *cap, gsym v) {
+static void push_sym(gsym **arr, size_t *n, size_t *cap, gsym v)
+{
     if (*n == *cap) {
         size_t bigger_cap = *cap ? *cap * 2 : 4096;
         gsym *bigger = ms_map(bigger_cap * sizeof *bigger);
@@ -134,26 +147,31 @@ static void push_sym(gsym **arr, size_t *n, size_t *cap, gsym v) {
     (*arr)[(*n)++] = v;
 }
 
-static void add_function(uint64_t addr, uint64_t size) {
-    push_sym(&funcs, &nfuncs, &funcs_cap, (gsym){addr, size, NULL, 0});
+static void add_function(uint64_t addr, uint64_t size)
+{
+    push_sym(&funcs, &nfuncs, &funcs_cap, (gsym){ addr, size, NULL, 0 });
 }
 
 /* Index of the entry of the address-sorted a[0..n) whose [addr, addr+size) holds x, looking
  * back at most `back` entries from the last one starting at or below x (symbols may nest or
  * alias); -1 if none. */
-static long containing(const gsym *a, size_t n, uintptr_t x, size_t back) {
-    size_t lo = 0, hi = n;   /* first entry starting above x */
+static long containing(const gsym *a, size_t n, uintptr_t x, size_t back)
+{
+    size_t lo = 0, hi = n; /* first entry starting above x */
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (a[mid].addr <= x) lo = mid + 1;
-        else hi = mid;
+        if (a[mid].addr <= x)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     for (size_t i = lo; i-- > 0 && lo - i <= back;)
         if (x - a[i].addr < a[i].size) return (long)i;
     return -1;
 }
 
-uintptr_t ms_function_start(uintptr_t pc) {
+uintptr_t ms_function_start(uintptr_t pc)
+{
     long i = containing(funcs, nfuncs, pc, 4);
     return i < 0 ? 0 : (uintptr_t)funcs[i].addr;
 }
@@ -162,18 +180,21 @@ uintptr_t ms_function_start(uintptr_t pc) {
 static gsym *gtab;
 static size_t ngtab, gtab_cap;
 
-static void remember_global(uint64_t addr, uint64_t size, uint32_t bin) {
-    push_sym(&gtab, &ngtab, &gtab_cap, (gsym){addr, size, NULL, bin});
+static void remember_global(uint64_t addr, uint64_t size, uint32_t bin)
+{
+    push_sym(&gtab, &ngtab, &gtab_cap, (gsym){ addr, size, NULL, bin });
 }
 
-uint32_t ms_globals_bin_at(uintptr_t addr) {
+uint32_t ms_globals_bin_at(uintptr_t addr)
+{
     long i = containing(gtab, ngtab, addr, 1);
     return i < 0 ? 0 : gtab[i].bin;
 }
 
 /* Write a global's bin into the shadow map; a boundary granule already holding another
  * global becomes MS_BIN_SHARED (resolved exactly through the table). */
-static void fill_global(uint64_t addr, uint64_t size, uint32_t bin) {
+static void fill_global(uint64_t addr, uint64_t size, uint32_t bin)
+{
     uintptr_t first = (uintptr_t)addr, last = (uintptr_t)(addr + size - 1);
     uint32_t had_first = ms_shadow_get(first), had_last = ms_shadow_get(last);
     ms_shadow_fill(first, size, bin);
@@ -183,7 +204,8 @@ static void fill_global(uint64_t addr, uint64_t size, uint32_t bin) {
 }
 
 /* Register the global objects of module index mi (and remember its functions). */
-static void scan_module(uint32_t mi) {
+static void scan_module(uint32_t mi)
+{
     const ms_module *m = &modules[mi];
     if (!m->path[0] || m->path[0] == '[') return;
     int fd = open(m->path, O_RDONLY | O_CLOEXEC);
@@ -203,7 +225,7 @@ static void scan_module(uint32_t mi) {
             add_function(m->base + s.st_value, s.st_size);
             continue;
         }
-        if (GELF_ST_TYPE(s.st_info) == STT_TLS) {   /* st_value: offset in the module's TLS block */
+        if (GELF_ST_TYPE(s.st_info) == STT_TLS) { /* st_value: offset in the module's TLS block */
             const char *tls_name = elf_strptr(elf, sh.sh_link, s.st_name);
             if (tls_name && !own_symbol(tls_name)) ms_tls_add(mi, s.st_value, s.st_size, tls_name);
             continue;
@@ -212,7 +234,7 @@ static void scan_module(uint32_t mi) {
         if (!allocated_section(elf, s.st_shndx)) continue;
         const char *name = elf_strptr(elf, sh.sh_link, s.st_name);
         if (!name || own_symbol(name)) continue;
-        syms[k++] = (gsym){m->base + s.st_value, s.st_size, name, 0};
+        syms[k++] = (gsym){ m->base + s.st_value, s.st_size, name, 0 };
     }
     sort_by_addr(syms, k);
     for (size_t i = 0; i < k;) {
@@ -233,7 +255,8 @@ static void scan_module(uint32_t mi) {
     close(fd);
 }
 
-int ms_globals_init(void) {
+int ms_globals_init(void)
+{
     uint8_t prev = ms_busy_begin();
     dl_iterate_phdr(add_module, NULL);
     if (elf_version(EV_CURRENT) != EV_NONE) {

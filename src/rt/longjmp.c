@@ -12,7 +12,8 @@ typedef void (*jump_fn)(void *env, int val);
 
 static jump_fn real_longjmp, real_siglongjmp, real__longjmp, real_longjmp_chk;
 
-static jump_fn lookup(jump_fn *slot, const char *name) {
+static jump_fn lookup(jump_fn *slot, const char *name)
+{
     jump_fn fn = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
     if (!fn) {
         uint8_t prev = ms_busy_begin();
@@ -23,25 +24,28 @@ static jump_fn lookup(jump_fn *slot, const char *name) {
     return fn;
 }
 
-void ms_longjmp_init(void) {
+void ms_longjmp_init(void)
+{
     lookup(&real_longjmp, "longjmp");
     lookup(&real_siglongjmp, "siglongjmp");
     lookup(&real__longjmp, "_longjmp");
     lookup(&real_longjmp_chk, "__longjmp_chk");
 }
 
-static void mark(void) {
+static void mark(void)
+{
     if (!ms_rt_on) return;
     /* The plugin records made before the jump, with the frames they saw (plugin.c). */
     if (ms_tls.mode == MS_T_READY) ms_plug_sync();
     ms_tls.longjmp_pending = 1;
 }
 
-#define JUMP(name, slot)                                            \
-    __attribute__((noreturn)) void name(void *env, int val) {      \
-        mark();                                                     \
-        lookup(&slot, #name)(env, val);                             \
-        __builtin_unreachable();                                    \
+#define JUMP(name, slot)                                    \
+    __attribute__((noreturn)) void name(void *env, int val) \
+    {                                                       \
+        mark();                                             \
+        lookup(&slot, #name)(env, val);                     \
+        __builtin_unreachable();                            \
     }
 
 JUMP(longjmp, real_longjmp)
@@ -53,7 +57,8 @@ typedef void *(*catch_fn)(void *exception);
 static catch_fn real_begin_catch;
 
 /* The C++ runtime's entry into a catch handler (the handler's function is live again). */
-void *__cxa_begin_catch(void *exception) {
+void *__cxa_begin_catch(void *exception)
+{
     mark();
     catch_fn fn = __atomic_load_n(&real_begin_catch, __ATOMIC_ACQUIRE);
     if (!fn) {

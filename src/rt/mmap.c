@@ -25,7 +25,8 @@ static volatile int resolving;
 
 /* Look the real functions up once (dlsym may map memory itself: meanwhile, and if the lookup
  * fails, the system calls stand in). */
-static void resolve(void) {
+static void resolve(void)
+{
     if (real_mmap || __atomic_exchange_n(&resolving, 1, __ATOMIC_ACQUIRE)) return;
     mremap_fn re = (mremap_fn)ms_real_function("mremap", NULL);
     munmap_fn un = (munmap_fn)ms_real_function("munmap", NULL);
@@ -36,9 +37,7 @@ static void resolve(void) {
 }
 
 /* Whether the calling thread's mapping calls are the program's (to be recorded). */
-static int recording(ms_thread *t) {
-    return ms_rt_on && t->mode != MS_T_BUSY && ms_thread_can_record(t);
-}
+static int recording(ms_thread *t) { return ms_rt_on && t->mode != MS_T_BUSY && ms_thread_can_record(t); }
 
 /* Whether the calling thread's unmapping is the program's: also from a thread that no longer
  * records (after its exit flush), so that no region outlives its mapping. */
@@ -47,7 +46,8 @@ static int program_call(const ms_thread *t) { return ms_rt_on && t->mode != MS_T
 /* The path of fd's file into buf ("" if unknown), the process id in it (a run of digits
  * equal to it, as in libomp's /dev/shm/__KMP_REGISTERED_LIB_<pid>_0) written "{pid}": names
  * must not change from run to run. */
-static void fd_path(int fd, char *buf, size_t cap) {
+static void fd_path(int fd, char *buf, size_t cap)
+{
     char link[32] = "/proc/self/fd/", *p = ms_utoa(link + 14, (uint64_t)fd);
     *p = 0;
     ssize_t n = readlink(link, buf, cap - 1);
@@ -73,7 +73,8 @@ static void fd_path(int fd, char *buf, size_t cap) {
 }
 
 /* Register the new mapping [p, p+len) made at site. */
-static void track(ms_thread *t, void *p, size_t len, int flags, int fd, uintptr_t site) {
+static void track(ms_thread *t, void *p, size_t len, int flags, int fd, uintptr_t site)
+{
     uint8_t prev = ms_busy_begin();
     uint32_t bin;
     if ((flags & MAP_ANONYMOUS) || fd < 0) {
@@ -87,9 +88,10 @@ static void track(ms_thread *t, void *p, size_t len, int flags, int fd, uintptr_
     ms_busy_end(prev);
 }
 
-static void *mmap_tracked(void *addr, size_t len, int prot, int flags, int fd, off_t off, uintptr_t site) {
+static void *mmap_tracked(void *addr, size_t len, int prot, int flags, int fd, off_t off, uintptr_t site)
+{
     resolve();
-    if (program_call(&ms_tls)) ms_plug_sync();   /* pending plugin records see the old map */
+    if (program_call(&ms_tls)) ms_plug_sync(); /* pending plugin records see the old map */
     mmap_fn fn = __atomic_load_n(&real_mmap, __ATOMIC_ACQUIRE);
     void *p = fn ? fn(addr, len, prot, flags, fd, off) : ms_sys_mmap(addr, len, prot, flags, fd, off);
     ms_thread *t = &ms_tls;
@@ -97,27 +99,31 @@ static void *mmap_tracked(void *addr, size_t len, int prot, int flags, int fd, o
     return p;
 }
 
-void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off) {
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
     return mmap_tracked(addr, len, prot, flags, fd, off, CALLER());
 }
 
-void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off) {
+void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
     return mmap_tracked(addr, len, prot, flags, fd, off, CALLER());
 }
 
-int munmap(void *addr, size_t len) {
+int munmap(void *addr, size_t len)
+{
     resolve();
     ms_thread *t = &ms_tls;
     if (program_call(t)) {
-        ms_plug_sync();   /* pending plugin records still see the mapping (plugin.c) */
+        ms_plug_sync(); /* pending plugin records still see the mapping (plugin.c) */
         uint8_t prev = ms_busy_begin();
-        ms_regions_remove((uintptr_t)addr, len);   /* before: the range may be reused at once */
+        ms_regions_remove((uintptr_t)addr, len); /* before: the range may be reused at once */
         ms_busy_end(prev);
     }
     return real_munmap ? real_munmap(addr, len) : ms_sys_munmap(addr, len);
 }
 
-void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...) {
+void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
+{
     void *want = NULL;
     if (flags & MREMAP_FIXED) {
         va_list ap;
@@ -135,7 +141,7 @@ void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...) {
     uint8_t prev = ms_busy_begin();
     uint32_t bin = ms_regions_bin_of((uintptr_t)old);
     ms_regions_remove((uintptr_t)old, old_len);
-    if (bin && rec) ms_regions_add((uintptr_t)p, new_len, bin, old_len ? old_len : 1);   /* moved or grew */
+    if (bin && rec) ms_regions_add((uintptr_t)p, new_len, bin, old_len ? old_len : 1); /* moved or grew */
     ms_busy_end(prev);
     return p;
 }

@@ -35,44 +35,51 @@
 
 /* Site kinds: how many words a site reads from the buffer and what it records. */
 enum {
-    MSPLUG_K_READ = 1,       /* 1 word: address; a read of size bytes */
-    MSPLUG_K_WRITE = 2,      /* 1 word: address; a write of size bytes */
-    MSPLUG_K_ATOMIC_LOAD = 3,   /* 1 word: an atomic load (a read) */
-    MSPLUG_K_ATOMIC_STORE = 4,  /* 1 word: an atomic store (a write) */
-    MSPLUG_K_ATOMIC_RMW = 5,    /* 1 word: read-modify-write (exchange, fetch-op, compare-exchange) */
-    MSPLUG_K_COPY = 6,       /* 2 words: dst, src; memcpy/memmove or a large aggregate copy of size */
-    MSPLUG_K_COPY_VAR = 7,   /* 3 words: dst, src, length (size is 0) */
-    MSPLUG_K_SET = 8,        /* 1 word: dst; memset or a large aggregate clear of size */
-    MSPLUG_K_SET_VAR = 9,    /* 2 words: dst, length */
+    MSPLUG_K_READ = 1,         /* 1 word: address; a read of size bytes */
+    MSPLUG_K_WRITE = 2,        /* 1 word: address; a write of size bytes */
+    MSPLUG_K_ATOMIC_LOAD = 3,  /* 1 word: an atomic load (a read) */
+    MSPLUG_K_ATOMIC_STORE = 4, /* 1 word: an atomic store (a write) */
+    MSPLUG_K_ATOMIC_RMW = 5,   /* 1 word: read-modify-write (exchange, fetch-op, compare-exchange) */
+    MSPLUG_K_COPY = 6,         /* 2 words: dst, src; memcpy/memmove or a large aggregate copy of size */
+    MSPLUG_K_COPY_VAR = 7,     /* 3 words: dst, src, length (size is 0) */
+    MSPLUG_K_SET = 8,          /* 1 word: dst; memset or a large aggregate clear of size */
+    MSPLUG_K_SET_VAR = 9,      /* 2 words: dst, length */
 };
 
-#define MSPLUG_F_LAST 1u     /* the last site of its group */
+#define MSPLUG_F_LAST 1u /* the last site of its group */
 
-#define MSPLUG_INFO(size, kind, flags) \
-    ((uint64_t)(uint32_t)(size) | (uint64_t)(kind) << 32 | (uint64_t)(flags) << 48)
+#define MSPLUG_INFO(size, kind, flags) ((uint64_t)(uint32_t)(size) | (uint64_t)(kind) << 32 | (uint64_t)(flags) << 48)
 #define MSPLUG_INFO_SIZE(info) ((uint32_t)(info))
 #define MSPLUG_INFO_KIND(info) ((uint32_t)((info) >> 32) & 0xffu)
 #define MSPLUG_INFO_FLAGS(info) ((uint32_t)((info) >> 48))
 
 typedef struct {
-    uint64_t pc;     /* filled by __memspy_register_pcs; 0 if the compiler dropped the label */
-    uint64_t info;   /* MSPLUG_INFO(size, kind, flags) */
+    uint64_t pc;   /* filled by __memspy_register_pcs; 0 if the compiler dropped the label */
+    uint64_t info; /* MSPLUG_INFO(size, kind, flags) */
 } msplug_site;
 
 /* Words a site of this kind reads from the buffer (0 for an unknown kind). */
-static inline uint32_t msplug_site_words(uint32_t kind) {
+static inline uint32_t msplug_site_words(uint32_t kind)
+{
     switch (kind) {
     case MSPLUG_K_COPY_VAR: return 3;
-    case MSPLUG_K_COPY: case MSPLUG_K_SET_VAR: return 2;
-    case MSPLUG_K_READ: case MSPLUG_K_WRITE: case MSPLUG_K_ATOMIC_LOAD:
-    case MSPLUG_K_ATOMIC_STORE: case MSPLUG_K_ATOMIC_RMW: case MSPLUG_K_SET: return 1;
+    case MSPLUG_K_COPY:
+    case MSPLUG_K_SET_VAR: return 2;
+    case MSPLUG_K_READ:
+    case MSPLUG_K_WRITE:
+    case MSPLUG_K_ATOMIC_LOAD:
+    case MSPLUG_K_ATOMIC_STORE:
+    case MSPLUG_K_ATOMIC_RMW:
+    case MSPLUG_K_SET: return 1;
     default: return 0;
     }
 }
 
 /* The section of (pc + 1, site address) pairs, and the symbols the linker defines around it. */
 #define MSPLUG_PCS_SECTION "__memspy_pcs"
-typedef struct { uint64_t pc, site; } msplug_pc_pair;
+typedef struct {
+    uint64_t pc, site;
+} msplug_pc_pair;
 
 /* Names of the runtime's symbols, as the plugin emits them. */
 #define MSPLUG_SYM_BUF "__memspy_buf"

@@ -12,7 +12,10 @@
 #include "../format/stream.h"
 
 /* The team the calling thread works in (id 0 = none). */
-typedef struct { uint64_t id; uint32_t size; } omp_team;
+typedef struct {
+    uint64_t id;
+    uint32_t size;
+} omp_team;
 static __thread omp_team current_team __attribute__((tls_model("initial-exec")));
 static uint64_t last_region_id;
 
@@ -23,15 +26,16 @@ typedef struct {
     uint64_t id;
 } omp_region;
 
-#define REAL(name)                                                                             \
-    static __typeof__(name) *real_##name;                                                      \
+#define REAL(name)                        \
+    static __typeof__(name) *real_##name; \
     if (MS_UNLIKELY(!real_##name)) real_##name = (__typeof__(name) *)ms_real_function(#name, NULL)
 
 /* Whether this runtime records the OpenMP events itself (not OMPT, profiling on). */
 static int gomp_events(void) { return ms_rt_on && !ms_ompt_active; }
 
 /* Every team member's body: FORK (master), BEGIN, the program's body, the implicit BARRIER. */
-static void member_start(void *p) {
+static void member_start(void *p)
+{
     const omp_region *r = p;
     static int (*num_threads)(void), (*thread_num)(void);
     if (MS_UNLIKELY(!num_threads)) num_threads = (int (*)(void))ms_real_function("omp_get_num_threads", NULL);
@@ -47,14 +51,16 @@ static void member_start(void *p) {
 }
 
 /* Prepare region r for fn(data): the program is now multithreaded. */
-static void region_start(omp_region *r, void (*fn)(void *), void *data) {
+static void region_start(omp_region *r, void (*fn)(void *), void *data)
+{
     ms_threads_mode_enter();
     r->fn = fn;
     r->data = data;
     r->id = __atomic_add_fetch(&last_region_id, 1, __ATOMIC_RELAXED);
 }
 
-void GOMP_parallel(void (*fn)(void *), void *data, unsigned nthreads, unsigned flags) {
+void GOMP_parallel(void (*fn)(void *), void *data, unsigned nthreads, unsigned flags)
+{
     REAL(GOMP_parallel);
     if (!gomp_events()) return real_GOMP_parallel(fn, data, nthreads, flags);
     omp_region r;
@@ -62,7 +68,8 @@ void GOMP_parallel(void (*fn)(void *), void *data, unsigned nthreads, unsigned f
     real_GOMP_parallel(member_start, &r, nthreads, flags);
 }
 
-void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned nthreads, unsigned count, unsigned flags) {
+void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned nthreads, unsigned count, unsigned flags)
+{
     REAL(GOMP_parallel_sections);
     if (!gomp_events()) return real_GOMP_parallel_sections(fn, data, nthreads, count, flags);
     omp_region r;
@@ -72,14 +79,15 @@ void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned nthreads, u
 
 /* The combined parallel loops with a chunk size (static, dynamic, guided and their
  * nonmonotonic forms). */
-#define PARALLEL_LOOP(name)                                                                    \
-    void name(void (*fn)(void *), void *data, unsigned nthreads, long start, long end, long incr, \
-              long chunk, unsigned flags) {                                                    \
-        REAL(name);                                                                            \
-        if (!gomp_events()) return real_##name(fn, data, nthreads, start, end, incr, chunk, flags); \
-        omp_region r;                                                                          \
-        region_start(&r, fn, data);                                                            \
-        real_##name(member_start, &r, nthreads, start, end, incr, chunk, flags);               \
+#define PARALLEL_LOOP(name)                                                                                   \
+    void name(void (*fn)(void *), void *data, unsigned nthreads, long start, long end, long incr, long chunk, \
+              unsigned flags)                                                                                 \
+    {                                                                                                         \
+        REAL(name);                                                                                           \
+        if (!gomp_events()) return real_##name(fn, data, nthreads, start, end, incr, chunk, flags);           \
+        omp_region r;                                                                                         \
+        region_start(&r, fn, data);                                                                           \
+        real_##name(member_start, &r, nthreads, start, end, incr, chunk, flags);                              \
     }
 
 PARALLEL_LOOP(GOMP_parallel_loop_static)
@@ -88,8 +96,9 @@ PARALLEL_LOOP(GOMP_parallel_loop_guided)
 PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_dynamic)
 PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_guided)
 
-void GOMP_parallel_loop_runtime(void (*fn)(void *), void *data, unsigned nthreads, long start, long end,
-                                long incr, unsigned flags) {
+void GOMP_parallel_loop_runtime(void (*fn)(void *), void *data, unsigned nthreads, long start, long end, long incr,
+                                unsigned flags)
+{
     REAL(GOMP_parallel_loop_runtime);
     if (!gomp_events()) return real_GOMP_parallel_loop_runtime(fn, data, nthreads, start, end, incr, flags);
     omp_region r;
@@ -98,23 +107,27 @@ void GOMP_parallel_loop_runtime(void (*fn)(void *), void *data, unsigned nthread
 }
 
 /* A barrier of the calling thread's team, after it has been passed. */
-static void team_barrier(void) {
+static void team_barrier(void)
+{
     if (gomp_events() && current_team.id) ms_sync_event(MS_SYNC_BARRIER, current_team.id, current_team.size);
 }
 
-void GOMP_barrier(void) {
+void GOMP_barrier(void)
+{
     REAL(GOMP_barrier);
     real_GOMP_barrier();
     team_barrier();
 }
 
-void GOMP_loop_end(void) {
+void GOMP_loop_end(void)
+{
     REAL(GOMP_loop_end);
     real_GOMP_loop_end();
     team_barrier();
 }
 
-void GOMP_sections_end(void) {
+void GOMP_sections_end(void)
+{
     REAL(GOMP_sections_end);
     real_GOMP_sections_end();
     team_barrier();
@@ -122,65 +135,76 @@ void GOMP_sections_end(void) {
 
 /* ---- mutual exclusion ---- */
 
-static void acquired(uint64_t lock) {
+static void acquired(uint64_t lock)
+{
     if (gomp_events()) ms_sync_event(MS_SYNC_ACQUIRE, lock, 0);
 }
-static void releasing(uint64_t lock) {
+static void releasing(uint64_t lock)
+{
     if (gomp_events()) ms_sync_event(MS_SYNC_RELEASE, lock, 0);
 }
 
 #define LOCK_ID(p) ((uint64_t)(uintptr_t)(p))
 
-void GOMP_critical_start(void) {
+void GOMP_critical_start(void)
+{
     REAL(GOMP_critical_start);
     real_GOMP_critical_start();
     acquired(MS_SYNC_UNNAMED_CRITICAL);
 }
 
-void GOMP_critical_end(void) {
+void GOMP_critical_end(void)
+{
     REAL(GOMP_critical_end);
     releasing(MS_SYNC_UNNAMED_CRITICAL);
     real_GOMP_critical_end();
 }
 
-void GOMP_critical_name_start(void **name) {
+void GOMP_critical_name_start(void **name)
+{
     REAL(GOMP_critical_name_start);
     real_GOMP_critical_name_start(name);
     acquired(LOCK_ID(name));
 }
 
-void GOMP_critical_name_end(void **name) {
+void GOMP_critical_name_end(void **name)
+{
     REAL(GOMP_critical_name_end);
     releasing(LOCK_ID(name));
     real_GOMP_critical_name_end(name);
 }
 
-void GOMP_atomic_start(void) {
+void GOMP_atomic_start(void)
+{
     REAL(GOMP_atomic_start);
     real_GOMP_atomic_start();
     acquired(MS_SYNC_OMP_ATOMIC);
 }
 
-void GOMP_atomic_end(void) {
+void GOMP_atomic_end(void)
+{
     REAL(GOMP_atomic_end);
     releasing(MS_SYNC_OMP_ATOMIC);
     real_GOMP_atomic_end();
 }
 
 /* omp locks (omp_lock_t * passed through untouched). */
-void omp_set_lock(void *lock) {
+void omp_set_lock(void *lock)
+{
     REAL(omp_set_lock);
     real_omp_set_lock(lock);
     acquired(LOCK_ID(lock));
 }
 
-void omp_unset_lock(void *lock) {
+void omp_unset_lock(void *lock)
+{
     REAL(omp_unset_lock);
     releasing(LOCK_ID(lock));
     real_omp_unset_lock(lock);
 }
 
-int omp_test_lock(void *lock) {
+int omp_test_lock(void *lock)
+{
     REAL(omp_test_lock);
     int got = real_omp_test_lock(lock);
     if (got) acquired(LOCK_ID(lock));
@@ -190,10 +214,14 @@ int omp_test_lock(void *lock) {
 /* Nested locks: only the outermost set/unset of the owner is an ACQUIRE/RELEASE. The owner's
  * depth per lock is kept in a small per-thread table (a lock beyond it is recorded each time). */
 #define NEST_SLOTS 8
-static __thread struct { void *lock; uint32_t depth; } nest[NEST_SLOTS] __attribute__((tls_model("initial-exec")));
+static __thread struct {
+    void *lock;
+    uint32_t depth;
+} nest[NEST_SLOTS] __attribute__((tls_model("initial-exec")));
 
 /* The calling thread's depth slot for lock (made if free), NULL if the table is full. */
-static uint32_t *nest_depth(void *lock) {
+static uint32_t *nest_depth(void *lock)
+{
     int free_slot = -1;
     for (int i = 0; i < NEST_SLOTS; i++) {
         if (nest[i].lock == lock && nest[i].depth) return &nest[i].depth;
@@ -204,14 +232,16 @@ static uint32_t *nest_depth(void *lock) {
     return &nest[free_slot].depth;
 }
 
-void omp_set_nest_lock(void *lock) {
+void omp_set_nest_lock(void *lock)
+{
     REAL(omp_set_nest_lock);
     real_omp_set_nest_lock(lock);
     uint32_t *depth = nest_depth(lock);
     if (!depth || (*depth)++ == 0) acquired(LOCK_ID(lock));
 }
 
-void omp_unset_nest_lock(void *lock) {
+void omp_unset_nest_lock(void *lock)
+{
     REAL(omp_unset_nest_lock);
     uint32_t *depth = nest_depth(lock);
     if (!depth || *depth <= 1) releasing(LOCK_ID(lock));

@@ -9,7 +9,10 @@
 #include "../format/stream.h"
 #include <stdlib.h>
 
-typedef union { uint64_t value; void *ptr; } ompt_data_t;
+typedef union {
+    uint64_t value;
+    void *ptr;
+} ompt_data_t;
 typedef void (*ompt_interface_fn_t)(void);
 typedef ompt_interface_fn_t (*ompt_function_lookup_t)(const char *name);
 typedef int (*ompt_set_callback_t)(int event, ompt_interface_fn_t callback);
@@ -20,8 +23,11 @@ typedef struct {
 } ompt_start_tool_result_t;
 
 enum {
-    OMPT_CALLBACK_PARALLEL_BEGIN = 3, OMPT_CALLBACK_IMPLICIT_TASK = 7, OMPT_CALLBACK_MUTEX_RELEASED = 17,
-    OMPT_CALLBACK_SYNC_REGION = 23, OMPT_CALLBACK_MUTEX_ACQUIRED = 27
+    OMPT_CALLBACK_PARALLEL_BEGIN = 3,
+    OMPT_CALLBACK_IMPLICIT_TASK = 7,
+    OMPT_CALLBACK_MUTEX_RELEASED = 17,
+    OMPT_CALLBACK_SYNC_REGION = 23,
+    OMPT_CALLBACK_MUTEX_ACQUIRED = 27
 };
 enum { OMPT_SCOPE_BEGIN = 1 };
 enum { OMPT_TASK_INITIAL = 1 };
@@ -37,14 +43,16 @@ static uint64_t last_region_id;
 static uint64_t team_pack(uint64_t id, uint32_t size) { return id << TEAM_BITS | size; }
 
 static void on_parallel_begin(ompt_data_t *task, const void *frame, ompt_data_t *parallel, unsigned requested,
-                              int flags, const void *codeptr) {
+                              int flags, const void *codeptr)
+{
     (void)task, (void)frame, (void)requested, (void)flags, (void)codeptr;
     ms_threads_mode_enter();
     parallel->value = __atomic_add_fetch(&last_region_id, 1, __ATOMIC_RELAXED);
 }
 
-static void on_implicit_task(int endpoint, ompt_data_t *parallel, ompt_data_t *task, unsigned actual,
-                             unsigned index, int flags) {
+static void on_implicit_task(int endpoint, ompt_data_t *parallel, ompt_data_t *task, unsigned actual, unsigned index,
+                             int flags)
+{
     if (endpoint != OMPT_SCOPE_BEGIN || (flags & OMPT_TASK_INITIAL) || !parallel) return;
     uint64_t id = parallel->value;
     task->value = team_pack(id, actual);
@@ -52,23 +60,27 @@ static void on_implicit_task(int endpoint, ompt_data_t *parallel, ompt_data_t *t
     ms_sync_event(MS_SYNC_BEGIN, id, actual);
 }
 
-static void on_sync_region(int kind, int endpoint, ompt_data_t *parallel, ompt_data_t *task, const void *codeptr) {
+static void on_sync_region(int kind, int endpoint, ompt_data_t *parallel, ompt_data_t *task, const void *codeptr)
+{
     (void)parallel, (void)codeptr;
     if (endpoint != OMPT_SCOPE_BEGIN || !is_barrier(kind) || !task || !task->value) return;
     ms_sync_event(MS_SYNC_BARRIER, task->value >> TEAM_BITS, (uint32_t)(task->value & ((1u << TEAM_BITS) - 1)));
 }
 
-static void on_mutex_acquired(int kind, uint64_t wait_id, const void *codeptr) {
+static void on_mutex_acquired(int kind, uint64_t wait_id, const void *codeptr)
+{
     (void)kind, (void)codeptr;
     ms_sync_event(MS_SYNC_ACQUIRE, wait_id, 0);
 }
 
-static void on_mutex_released(int kind, uint64_t wait_id, const void *codeptr) {
+static void on_mutex_released(int kind, uint64_t wait_id, const void *codeptr)
+{
     (void)kind, (void)codeptr;
     ms_sync_event(MS_SYNC_RELEASE, wait_id, 0);
 }
 
-static int tool_initialize(ompt_function_lookup_t lookup, int device, ompt_data_t *tool_data) {
+static int tool_initialize(ompt_function_lookup_t lookup, int device, ompt_data_t *tool_data)
+{
     (void)device, (void)tool_data;
     ompt_set_callback_t set = (ompt_set_callback_t)lookup("ompt_set_callback");
     if (!set) return 0;
@@ -84,8 +96,9 @@ static int tool_initialize(ompt_function_lookup_t lookup, int device, ompt_data_
 static void tool_finalize(ompt_data_t *tool_data) { (void)tool_data; }
 
 /* Called by libomp at its initialisation: the tool runs only while profiling. */
-ompt_start_tool_result_t *ompt_start_tool(unsigned omp_version, const char *runtime_version) {
-    static ompt_start_tool_result_t tool = {tool_initialize, tool_finalize, {0}};
+ompt_start_tool_result_t *ompt_start_tool(unsigned omp_version, const char *runtime_version)
+{
+    static ompt_start_tool_result_t tool = { tool_initialize, tool_finalize, { 0 } };
     (void)omp_version, (void)runtime_version;
     ms_runtime_init();
     return ms_rt_on ? &tool : NULL;

@@ -37,8 +37,8 @@
 static struct {
     ms_sim *sim;
     uint32_t line_size;
-    int wanted;                        /* start the thread (ms_pipeline_start) */
-    int running;                       /* the thread exists (in process `pid`) */
+    int wanted;  /* start the thread (ms_pipeline_start) */
+    int running; /* the thread exists (in process `pid`) */
     int pid;
     pthread_t thread;
     ms_sim_ref *slot[MS_PIPE_SLOTS];
@@ -46,34 +46,36 @@ static struct {
     /* The words one side spins on and the other writes, and the window, each in cache lines
      * of their own: sharing a line with what the other side writes all the time would make
      * both sides pass it back and forth. */
-    _Alignas(64) uint32_t head;        /* chunks handed over (futex word) */
+    _Alignas(64) uint32_t head; /* chunks handed over (futex word) */
     int reader_sleeps;
-    _Alignas(64) uint32_t tail;        /* chunks simulated (futex word) */
+    _Alignas(64) uint32_t tail; /* chunks simulated (futex word) */
     int writer_sleeps;
-    uint64_t thread_idle_ns;           /* the thread's time without work */
-    _Alignas(64) ms_filter filter;     /* the hit window, run by one side at a time */
-    _Alignas(64) uint64_t dropped;     /* references the simulator could not count */
-    ms_sim_ref *local;                 /* a chunk simulated in place */
-    int side;                          /* who runs it: SIDE_FLUSH or SIDE_THREAD */
-    int side_fixed;                    /* MEMSPY_WINDOW_SIDE chose it */
-    uint8_t plain[MS_PIPE_SLOTS];      /* slot holds plain references (SIDE_THREAD) */
-    ms_sim_ref *composed;              /* the thread's chunk composed from plain references */
-    uint32_t chunks;                   /* chunks handed over */
-    uint64_t flush_wait_ns;            /* the flushes' time waiting for room */
-    uint64_t seen_wait_ns, seen_idle_ns;   /* both at the last decision */
+    uint64_t thread_idle_ns;             /* the thread's time without work */
+    _Alignas(64) ms_filter filter;       /* the hit window, run by one side at a time */
+    _Alignas(64) uint64_t dropped;       /* references the simulator could not count */
+    ms_sim_ref *local;                   /* a chunk simulated in place */
+    int side;                            /* who runs it: SIDE_FLUSH or SIDE_THREAD */
+    int side_fixed;                      /* MEMSPY_WINDOW_SIDE chose it */
+    uint8_t plain[MS_PIPE_SLOTS];        /* slot holds plain references (SIDE_THREAD) */
+    ms_sim_ref *composed;                /* the thread's chunk composed from plain references */
+    uint32_t chunks;                     /* chunks handed over */
+    uint64_t flush_wait_ns;              /* the flushes' time waiting for room */
+    uint64_t seen_wait_ns, seen_idle_ns; /* both at the last decision */
 } pipe_;
 
 enum { SIDE_FLUSH = 0, SIDE_THREAD = 1 };
-#define DECIDE_EVERY 64u     /* chunks between decisions on where the window runs */
+#define DECIDE_EVERY 64u /* chunks between decisions on where the window runs */
 #define DECIDE_MIN_NS 1000000u
 
-static long futex(uint32_t *word, int op, uint32_t val, const struct timespec *timeout) {
+static long futex(uint32_t *word, int op, uint32_t val, const struct timespec *timeout)
+{
     return syscall(SYS_futex, word, op, val, timeout, NULL, 0);
 }
 
 /* Sleep while *word == val, for at most timeout (NULL: no limit). errno is kept: the caller
  * may be a program thread. */
-static void sleep_while(uint32_t *word, uint32_t val, const struct timespec *timeout) {
+static void sleep_while(uint32_t *word, uint32_t val, const struct timespec *timeout)
+{
     int saved = errno;
     futex(word, FUTEX_WAIT_PRIVATE, val, timeout);
     errno = saved;
@@ -81,7 +83,8 @@ static void sleep_while(uint32_t *word, uint32_t val, const struct timespec *tim
 
 /* One step of waiting: 1 while spinning or yielding is still worth it, 0 when it is time to
  * sleep. */
-static int backoff(int step) {
+static int backoff(int step)
+{
     if (step < SPIN_PAUSES) {
 #if defined(__x86_64__) || defined(__i386__)
         __builtin_ia32_pause();
@@ -97,19 +100,21 @@ static int backoff(int step) {
     return 0;
 }
 
-static void wake(uint32_t *word) {
+static void wake(uint32_t *word)
+{
     int saved = errno;
     futex(word, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL);
     errno = saved;
 }
 
 /* Execute a chunk's commands (rt.h). */
-static void simulate(const ms_sim_ref *r, uint32_t n) {
+static void simulate(const ms_sim_ref *r, uint32_t n)
+{
     uint64_t dropped = 0;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t ctx = r[i].ctx;
         if (ctx == 0) {
-            ms_win_op op = {r[i].addr, (uint8_t)((r[i].size_flags >> 1) & 1), (uint8_t)(r[i].size_flags & 1)};
+            ms_win_op op = { r[i].addr, (uint8_t)((r[i].size_flags >> 1) & 1), (uint8_t)(r[i].size_flags & 1) };
             ms_sim_window_ops(pipe_.sim, &op, 1);
         } else if (ctx & MS_CMD_COUNT) {
             uint64_t writes = r[i].addr >> 32, reads = r[i].addr & 0xffffffffu;
@@ -126,11 +131,12 @@ static void simulate(const ms_sim_ref *r, uint32_t n) {
     if (dropped) __atomic_fetch_add(&pipe_.dropped, dropped, __ATOMIC_RELAXED);
 }
 
-static void *simulator_thread(void *arg) {
+static void *simulator_thread(void *arg)
+{
     (void)arg;
-    ms_tls.mode = MS_T_BUSY;   /* nothing of this thread is recorded; allocations forwarded */
+    ms_tls.mode = MS_T_BUSY; /* nothing of this thread is recorded; allocations forwarded */
     uint32_t tail = pipe_.tail;
-    uint64_t idle_since = 0;   /* when the thread found nothing to do, 0 while busy */
+    uint64_t idle_since = 0; /* when the thread found nothing to do, 0 while busy */
     for (;;) {
         uint32_t head = __atomic_load_n(&pipe_.head, __ATOMIC_ACQUIRE);
         for (int step = 0; head == tail && backoff(step); step++) {
@@ -139,8 +145,7 @@ static void *simulator_thread(void *arg) {
         }
         if (head == tail) {
             __atomic_store_n(&pipe_.reader_sleeps, 1, __ATOMIC_SEQ_CST);
-            if (__atomic_load_n(&pipe_.head, __ATOMIC_SEQ_CST) == tail)
-                sleep_while(&pipe_.head, tail, NULL);
+            if (__atomic_load_n(&pipe_.head, __ATOMIC_SEQ_CST) == tail) sleep_while(&pipe_.head, tail, NULL);
             __atomic_store_n(&pipe_.reader_sleeps, 0, __ATOMIC_SEQ_CST);
             continue;
         }
@@ -149,10 +154,10 @@ static void *simulator_thread(void *arg) {
             idle_since = 0;
         }
         unsigned s = tail % MS_PIPE_SLOTS;
-        if (pipe_.plain[s]) {   /* the window runs here: compose, then simulate */
+        if (pipe_.plain[s]) { /* the window runs here: compose, then simulate */
             uint32_t k = 0;
             const ms_sim_ref *r = pipe_.slot[s];
-            pipe_.filter.stream = 0;   /* composed here for here */
+            pipe_.filter.stream = 0; /* composed here for here */
             for (uint32_t i = 0; i < pipe_.count[s]; i++)
                 ms_filter_put(&pipe_.filter, pipe_.composed, &k, r[i].ctx, r[i].addr, r[i].size_flags);
             simulate(pipe_.composed, ms_filter_finish(&pipe_.filter, pipe_.composed, k));
@@ -167,7 +172,8 @@ static void *simulator_thread(void *arg) {
 
 /* Wait until fewer than `room` chunks are pending (room MS_PIPE_SLOTS: one slot free; 1:
  * everything simulated), for at most max_ms milliseconds (< 0: no limit). Returns 0 or -1. */
-static int wait_for(uint32_t room, int max_ms) {
+static int wait_for(uint32_t room, int max_ms)
+{
     uint64_t start = 0;
     for (int spin = 0;; spin++) {
         uint32_t tail = __atomic_load_n(&pipe_.tail, __ATOMIC_SEQ_CST);
@@ -180,7 +186,7 @@ static int wait_for(uint32_t room, int max_ms) {
         if (backoff(spin)) continue;
         __atomic_store_n(&pipe_.writer_sleeps, 1, __ATOMIC_SEQ_CST);
         if (__atomic_load_n(&pipe_.tail, __ATOMIC_SEQ_CST) == tail) {
-            struct timespec ten_ms = {0, 10000000};
+            struct timespec ten_ms = { 0, 10000000 };
             sleep_while(&pipe_.tail, tail, &ten_ms);
         }
         __atomic_store_n(&pipe_.writer_sleeps, 0, __ATOMIC_SEQ_CST);
@@ -188,18 +194,20 @@ static int wait_for(uint32_t room, int max_ms) {
 }
 
 /* 1 if the process may run on more than one CPU. */
-static int several_cpus(void) {
+static int several_cpus(void)
+{
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof set, &set) != 0) return 0;
     return CPU_COUNT(&set) > 1;
 }
 
-int ms_pipeline_init(ms_sim *sim, const ms_hier_config *cfg) {
+int ms_pipeline_init(ms_sim *sim, const ms_hier_config *cfg)
+{
     pipe_.sim = sim;
     pipe_.line_size = cfg->level[0].line;
     pipe_.local = ms_map(MS_CHUNK_CAP * sizeof(ms_sim_ref));
     if (!pipe_.local || ms_filter_init(&pipe_.filter, cfg) != 0) return -1;
-    if (pipe_.filter.win.on) ms_sim_set_window(sim, 0);   /* this one is in front of it */
+    if (pipe_.filter.win.on) ms_sim_set_window(sim, 0); /* this one is in front of it */
     const char *env = getenv("MEMSPY_SIM_THREAD");
     pipe_.wanted = env && *env ? strcmp(env, "0") != 0 : several_cpus();
     const char *side = getenv("MEMSPY_WINDOW_SIDE");
@@ -209,7 +217,8 @@ int ms_pipeline_init(ms_sim *sim, const ms_hier_config *cfg) {
 }
 
 /* Start the simulator thread with every signal blocked (lock held). 0 or -1. */
-static int start_thread(void) {
+static int start_thread(void)
+{
     for (unsigned s = 0; s < MS_PIPE_SLOTS; s++)
         if (!pipe_.slot[s] && !(pipe_.slot[s] = ms_map(MS_CHUNK_CAP * sizeof(ms_sim_ref)))) return -1;
     if (!pipe_.composed && !(pipe_.composed = ms_map(MS_CHUNK_CAP * sizeof(ms_sim_ref)))) return -1;
@@ -232,7 +241,8 @@ static int start_thread(void) {
 /* The thread can take chunks: it runs in this process. */
 static int threaded(void) { return pipe_.running && (int)getpid() == pipe_.pid; }
 
-void ms_pipeline_start(void) {
+void ms_pipeline_start(void)
+{
     if (pipe_.wanted && !pipe_.running && !ms_streams_mode && start_thread() < 0) pipe_.wanted = 0;
 }
 
@@ -241,7 +251,8 @@ void ms_pipeline_start(void) {
  * flushes when they waited more than twice as long as it idled (after the thread has used
  * the window for every chunk handed over: one side at a time). The statistics do not depend
  * on it, only the speed. */
-static void decide_side(void) {
+static void decide_side(void)
+{
     if (pipe_.side_fixed || ++pipe_.chunks % DECIDE_EVERY) return;
     uint64_t idle = __atomic_load_n(&pipe_.thread_idle_ns, __ATOMIC_RELAXED);
     uint64_t waited = pipe_.flush_wait_ns - pipe_.seen_wait_ns, idled = idle - pipe_.seen_idle_ns;
@@ -254,7 +265,8 @@ static void decide_side(void) {
     pipe_.seen_idle_ns = __atomic_load_n(&pipe_.thread_idle_ns, __ATOMIC_RELAXED);
 }
 
-ms_sim_ref *ms_pipeline_begin(int max_ms, ms_filter **filter) {
+ms_sim_ref *ms_pipeline_begin(int max_ms, ms_filter **filter)
+{
     if (!threaded()) {
         pipe_.filter.stream = 0;
         *filter = &pipe_.filter;
@@ -267,13 +279,14 @@ ms_sim_ref *ms_pipeline_begin(int max_ms, ms_filter **filter) {
     return pipe_.slot[pipe_.head % MS_PIPE_SLOTS];
 }
 
-void ms_pipeline_end(ms_sim_ref *chunk, uint32_t n) {
+void ms_pipeline_end(ms_sim_ref *chunk, uint32_t n)
+{
     if (chunk == pipe_.local) {
         simulate(chunk, n);
         return;
     }
 #if defined(__x86_64__)
-    __builtin_ia32_sfence();   /* the chunk's non-temporal stores before the hand-over */
+    __builtin_ia32_sfence(); /* the chunk's non-temporal stores before the hand-over */
 #endif
     pipe_.plain[pipe_.head % MS_PIPE_SLOTS] = pipe_.side == SIDE_THREAD;
     pipe_.count[pipe_.head % MS_PIPE_SLOTS] = n;
@@ -281,9 +294,10 @@ void ms_pipeline_end(ms_sim_ref *chunk, uint32_t n) {
     if (__atomic_load_n(&pipe_.reader_sleeps, __ATOMIC_SEQ_CST)) wake(&pipe_.head);
 }
 
-int ms_pipeline_drain(int max_ms) {
+int ms_pipeline_drain(int max_ms)
+{
     if (!threaded()) return 0;
-    if (pthread_equal(pthread_self(), pipe_.thread)) return -1;   /* a fault in the simulator */
+    if (pthread_equal(pthread_self(), pipe_.thread)) return -1; /* a fault in the simulator */
     return wait_for(1, max_ms);
 }
 

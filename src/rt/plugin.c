@@ -34,7 +34,7 @@ __thread uint64_t __memspy_buf[1 + MSPLUG_BUF_WORDS] __attribute__((tls_model("i
 /* The buffer count at which memcpy/memset last claimed a plugin copy (ms_plug_claim). */
 static __thread uint64_t claimed __attribute__((tls_model("initial-exec")));
 
-static volatile uint32_t plug_modules;   /* 1 once some instrumented unit registered */
+static volatile uint32_t plug_modules; /* 1 once some instrumented unit registered */
 static volatile uint64_t plug_sites;
 volatile int ms_tsan_seen;
 
@@ -50,10 +50,13 @@ typedef struct {
 } sink;
 
 /* One access of len bytes (len may exceed an event's size: split as ms_record_range does). */
-static void emit(const sink *k, uint64_t addr, uint64_t len, uint32_t write, uintptr_t pc) {
+static void emit(const sink *k, uint64_t addr, uint64_t len, uint32_t write, uintptr_t pc)
+{
     if (!k->other) {
-        if (MS_LIKELY(len <= MS_EV_SIZE_MAX)) ms_record(addr, (uint32_t)len, write, pc);
-        else ms_record_range(addr, len, write, pc);
+        if (MS_LIKELY(len <= MS_EV_SIZE_MAX))
+            ms_record(addr, (uint32_t)len, write, pc);
+        else
+            ms_record_range(addr, len, write, pc);
         return;
     }
     while (len) {
@@ -70,16 +73,13 @@ static void emit(const sink *k, uint64_t addr, uint64_t len, uint32_t write, uin
 }
 
 /* Record one site's access(es); w: its words. */
-static void record_site(const sink *k, uint32_t kind, uint32_t size, const uint64_t *w, uintptr_t pc) {
+static void record_site(const sink *k, uint32_t kind, uint32_t size, const uint64_t *w, uintptr_t pc)
+{
     switch (kind) {
     case MSPLUG_K_READ:
-    case MSPLUG_K_ATOMIC_LOAD:
-        emit(k, w[0], size, 0, pc);
-        break;
+    case MSPLUG_K_ATOMIC_LOAD: emit(k, w[0], size, 0, pc); break;
     case MSPLUG_K_WRITE:
-    case MSPLUG_K_ATOMIC_STORE:
-        emit(k, w[0], size, MS_EV_WRITE, pc);
-        break;
+    case MSPLUG_K_ATOMIC_STORE: emit(k, w[0], size, MS_EV_WRITE, pc); break;
     case MSPLUG_K_ATOMIC_RMW:
         emit(k, w[0], size, 0, pc);
         emit(k, w[0], size, MS_EV_WRITE, pc);
@@ -92,17 +92,14 @@ static void record_site(const sink *k, uint32_t kind, uint32_t size, const uint6
         emit(k, w[1], w[2], 0, pc);
         emit(k, w[0], w[2], MS_EV_WRITE, pc);
         break;
-    case MSPLUG_K_SET:
-        emit(k, w[0], size, MS_EV_WRITE, pc);
-        break;
-    case MSPLUG_K_SET_VAR:
-        emit(k, w[0], w[1], MS_EV_WRITE, pc);
-        break;
+    case MSPLUG_K_SET: emit(k, w[0], size, MS_EV_WRITE, pc); break;
+    case MSPLUG_K_SET_VAR: emit(k, w[0], w[1], MS_EV_WRITE, pc); break;
     }
 }
 
 /* Walk words 1..used of buffer b (its count already reset) into k; t: the owning thread. */
-static void parse(const uint64_t *b, uint64_t used, const ms_thread *t, const sink *k) {
+static void parse(const uint64_t *b, uint64_t used, const ms_thread *t, const sink *k)
+{
     if (used > MSPLUG_BUF_WORDS) used = MSPLUG_BUF_WORDS;
     uint64_t i = 1, end = used + 1;
     while (i < end) {
@@ -118,7 +115,7 @@ static void parse(const uint64_t *b, uint64_t used, const ms_thread *t, const si
                 break;
             }
             uintptr_t pc = s->pc;
-            if (MS_UNLIKELY(!pc) && t->depth) pc = t->frames[t->depth - 1].pc;   /* label dropped */
+            if (MS_UNLIKELY(!pc) && t->depth) pc = t->frames[t->depth - 1].pc; /* label dropped */
             record_site(k, kind, MSPLUG_INFO_SIZE(info), b + i, pc);
             i += nw;
             if (MSPLUG_INFO_FLAGS(info) & MSPLUG_F_LAST) break;
@@ -127,38 +124,42 @@ static void parse(const uint64_t *b, uint64_t used, const ms_thread *t, const si
     }
 }
 
-void ms_plug_drain(void) {
+void ms_plug_drain(void)
+{
     uint64_t *b = __memspy_buf;
     uint64_t used = b[0];
-    b[0] = 0;   /* first: ms_record below drains again only if new records came */
+    b[0] = 0; /* first: ms_record below drains again only if new records came */
     claimed = 0;
     ms_thread *t = &ms_tls;
     if (!used || !ms_thread_can_record(t)) return;
-    sink k = {NULL, NULL, NULL, 0};
+    sink k = { NULL, NULL, NULL, 0 };
     parse(b, used, t, &k);
 }
 
-void ms_plug_drain_data(ms_thread_data *d, uint32_t *nev, int sim_try) {
+void ms_plug_drain_data(ms_thread_data *d, uint32_t *nev, int sim_try)
+{
     uint64_t *b = d->plug_buf;
     if (!b) return;
     uint64_t used = __atomic_exchange_n(&b[0], 0, __ATOMIC_ACQ_REL);
     if (!used) return;
     ms_thread *owner = (ms_thread *)(void *)((char *)nev - offsetof(ms_thread, nev));
-    sink k = {owner, d, nev, sim_try};
+    sink k = { owner, d, nev, sim_try };
     parse(b, used, owner, &k);
 }
 
-void __memspy_flush(void) {
+void __memspy_flush(void)
+{
     if (MS_LIKELY(ms_rt_on)) {
         ms_plug_drain();
         return;
     }
-    __memspy_buf[0] = 0;   /* not profiling: drop */
+    __memspy_buf[0] = 0; /* not profiling: drop */
 }
 
 /* Whether the group last committed is a copy (set: a set) of exactly these operands that the
  * plugin recorded; it then must not be recorded again by the interposed function. */
-int ms_plug_claim(uintptr_t dst, uintptr_t src, size_t n, int set) {
+int ms_plug_claim(uintptr_t dst, uintptr_t src, size_t n, int set)
+{
     const uint64_t *b = __memspy_buf;
     uint64_t used = b[0];
     if (!used || used > MSPLUG_BUF_WORDS || used == claimed) return 0;
@@ -177,11 +178,12 @@ int ms_plug_claim(uintptr_t dst, uintptr_t src, size_t n, int set) {
     return 0;
 }
 
-void __memspy_register_pcs(const msplug_pc_pair *begin, const msplug_pc_pair *end) {
+void __memspy_register_pcs(const msplug_pc_pair *begin, const msplug_pc_pair *end)
+{
     /* Every translation unit of a module passes the module's whole section: once is enough. */
     static const msplug_pc_pair *seen[256];
     static uint32_t nseen;
-    ms_runtime_init();   /* a library's constructors may run code before the runtime's own */
+    ms_runtime_init(); /* a library's constructors may run code before the runtime's own */
     plug_modules = 1;
     if (!begin || begin >= end) return;
     for (uint32_t i = 0; i < nseen; i++)
@@ -194,8 +196,10 @@ void __memspy_register_pcs(const msplug_pc_pair *begin, const msplug_pc_pair *en
     plug_sites = plug_sites + (uint64_t)(end - begin);
 }
 
-const char *ms_instrumentation_note(void) {
-    if (plug_modules && ms_tsan_seen) return "instrumentation: memspy gcc plugin and ThreadSanitizer hooks (mixed objects)";
+const char *ms_instrumentation_note(void)
+{
+    if (plug_modules && ms_tsan_seen)
+        return "instrumentation: memspy gcc plugin and ThreadSanitizer hooks (mixed objects)";
     if (plug_modules) return "instrumentation: memspy gcc plugin (inline capture after vectorisation)";
     if (ms_tsan_seen) return "instrumentation: ThreadSanitizer hooks (-fsanitize=thread)";
     return NULL;

@@ -29,9 +29,10 @@
 
 extern char **environ;
 
-static uint32_t generation;     /* this image's: 0 for the first image of the process */
+static uint32_t generation; /* this image's: 0 for the first image of the process */
 
-void ms_process_init(const char *gen) {
+void ms_process_init(const char *gen)
+{
     uint32_t g = 0;
     for (; gen && *gen >= '0' && *gen <= '9' && g < 1000000; gen++) g = g * 10 + (uint32_t)(*gen - '0');
     generation = g;
@@ -43,13 +44,15 @@ int ms_process_is_owner(void) { return ms_runtime_pid() != 0 && (int)getpid() ==
 
 /* ---- would the exec find an executable file? ---- */
 
-static int executable_file(const char *path) {
+static int executable_file(const char *path)
+{
     struct stat st;
     return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
 }
 
 /* execvp's search: file itself if it has a '/', else each directory of PATH. */
-static int findable(const char *file) {
+static int findable(const char *file)
+{
     if (!file || !*file) return 0;
     for (const char *p = file; *p; p++)
         if (*p == '/') return executable_file(file);
@@ -62,8 +65,10 @@ static int findable(const char *file) {
         while (*end && *end != ':') end++;
         size_t dlen = (size_t)(end - dir);
         if (dlen + flen + 2 < sizeof buf) {
-            if (dlen) ms_memcpy(buf, dir, dlen);
-            else buf[dlen++] = '.';   /* an empty entry is the current directory */
+            if (dlen)
+                ms_memcpy(buf, dir, dlen);
+            else
+                buf[dlen++] = '.'; /* an empty entry is the current directory */
             buf[dlen] = '/';
             ms_memcpy(buf + dlen + 1, file, flen + 1);
             if (executable_file(buf)) return 1;
@@ -78,7 +83,8 @@ static int findable(const char *file) {
 /* A copy of envp with MEMSPY_GENERATION set to the next generation; NULL if no memory
  * (the caller then passes envp on: the new image overwrites this one's raw file, no worse
  * than before). bytes: what to unmap if the exec fails. */
-static char **next_environment(char *const envp[], size_t *bytes) {
+static char **next_environment(char *const envp[], size_t *bytes)
+{
     size_t n = 0;
     while (envp && envp[n]) n++;
     size_t size = (n + 2) * sizeof(char *) + 48;
@@ -99,7 +105,8 @@ static char **next_environment(char *const envp[], size_t *bytes) {
 
 /* If this process's image is profiled and the exec can start target: dump it and return the
  * environment for the new image (else envp unchanged). */
-static char *const *before_exec(const char *target, int found, char *const envp[], size_t *bytes) {
+static char *const *before_exec(const char *target, int found, char *const envp[], size_t *bytes)
+{
     *bytes = 0;
     if (!ms_rt_on || !ms_process_is_owner() || !found) return envp;
     int saved = errno;
@@ -110,7 +117,8 @@ static char *const *before_exec(const char *target, int found, char *const envp[
     return env ? env : envp;
 }
 
-static void after_failed_exec(char *const *env, size_t bytes) {
+static void after_failed_exec(char *const *env, size_t bytes)
+{
     int saved = errno;
     if (bytes) ms_unmap((void *)env, bytes);
     errno = saved;
@@ -125,7 +133,8 @@ typedef int execveat_fn(int, const char *, char *const[], char *const[], int);
 static execve_fn *real_execve(void) { return (execve_fn *)ms_real_function("execve", NULL); }
 static execve_fn *real_execvpe(void) { return (execve_fn *)ms_real_function("execvpe", NULL); }
 
-static int exec_path(const char *path, char *const argv[], char *const envp[]) {
+static int exec_path(const char *path, char *const argv[], char *const envp[])
+{
     execve_fn *fn = real_execve();
     if (!fn) return errno = ENOSYS, -1;
     size_t bytes;
@@ -135,7 +144,8 @@ static int exec_path(const char *path, char *const argv[], char *const envp[]) {
     return -1;
 }
 
-static int exec_search(const char *file, char *const argv[], char *const envp[]) {
+static int exec_search(const char *file, char *const argv[], char *const envp[])
+{
     execve_fn *fn = real_execvpe();
     if (!fn) return errno = ENOSYS, -1;
     size_t bytes;
@@ -150,7 +160,8 @@ int execv(const char *path, char *const argv[]) { return exec_path(path, argv, e
 int execvp(const char *file, char *const argv[]) { return exec_search(file, argv, environ); }
 int execvpe(const char *file, char *const argv[], char *const envp[]) { return exec_search(file, argv, envp); }
 
-int fexecve(int fd, char *const argv[], char *const envp[]) {
+int fexecve(int fd, char *const argv[], char *const envp[])
+{
     fexecve_fn *fn = (fexecve_fn *)ms_real_function("fexecve", NULL);
     if (!fn) return errno = ENOSYS, -1;
     struct stat st;
@@ -161,7 +172,8 @@ int fexecve(int fd, char *const argv[], char *const envp[]) {
     return -1;
 }
 
-int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags) {
+int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
+{
     execveat_fn *fn = (execveat_fn *)ms_real_function("execveat", NULL);
     if (!fn) return errno = ENOSYS, -1;
     struct stat st;
@@ -174,14 +186,15 @@ int execveat(int dirfd, const char *path, char *const argv[], char *const envp[]
 }
 
 /* The l-forms: collect the arguments (and execle's environment after the NULL). */
-#define COLLECT_ARGS(arg0, argv, ap)                                      \
-    char *argv[MAX_EXEC_ARGS];                                            \
-    size_t argc_ = 0;                                                     \
-    argv[argc_++] = (char *)(arg0);                                       \
+#define COLLECT_ARGS(arg0, argv, ap)                                                     \
+    char *argv[MAX_EXEC_ARGS];                                                           \
+    size_t argc_ = 0;                                                                    \
+    argv[argc_++] = (char *)(arg0);                                                      \
     while (argv[argc_ - 1] && argc_ < MAX_EXEC_ARGS) argv[argc_++] = va_arg(ap, char *); \
     if (argv[argc_ - 1]) return va_end(ap), errno = E2BIG, -1
 
-int execl(const char *path, const char *arg0, ...) {
+int execl(const char *path, const char *arg0, ...)
+{
     va_list ap;
     va_start(ap, arg0);
     COLLECT_ARGS(arg0, argv, ap);
@@ -189,7 +202,8 @@ int execl(const char *path, const char *arg0, ...) {
     return exec_path(path, argv, environ);
 }
 
-int execlp(const char *file, const char *arg0, ...) {
+int execlp(const char *file, const char *arg0, ...)
+{
     va_list ap;
     va_start(ap, arg0);
     COLLECT_ARGS(arg0, argv, ap);
@@ -197,7 +211,8 @@ int execlp(const char *file, const char *arg0, ...) {
     return exec_search(file, argv, environ);
 }
 
-int execle(const char *path, const char *arg0, ...) {
+int execle(const char *path, const char *arg0, ...)
+{
     va_list ap;
     va_start(ap, arg0);
     COLLECT_ARGS(arg0, argv, ap);

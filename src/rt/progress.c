@@ -9,7 +9,8 @@
 
 uint64_t *ms_progress_refs;
 
-void ms_progress_init(const char *dir) {
+void ms_progress_init(const char *dir)
+{
     char path[4096 + sizeof MS_PROGRESS_FILE + 1];
     size_t n = ms_strlen(dir);
     if (n + sizeof MS_PROGRESS_FILE + 1 > sizeof path) return;

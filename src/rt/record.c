@@ -7,7 +7,7 @@
  * touched with that block's flush flag held: events are encoded under the simulator lock (it
  * owns the context ids), compression and writing happen outside it, per thread. Nothing here
  * touches the program's malloc: zstd's contexts get their memory from ms_map. */
-#define ZSTD_STATIC_LINKING_ONLY   /* ZSTD_createCCtx_advanced, ZSTD_customMem */
+#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_createCCtx_advanced, ZSTD_customMem */
 #include "rt.h"
 #include "../format/stream.h"
 #include <errno.h>
@@ -21,21 +21,22 @@
 #define OUT_BYTES ((size_t)1 << 17)
 
 struct ms_rec_stream {
-    int fd;                       /* -1 while no file is open */
+    int fd; /* -1 while no file is open */
     uint32_t thread_index;
-    uint32_t nevents;             /* events of the chunk being built */
+    uint32_t nevents; /* events of the chunk being built */
     uint64_t prev_addr;
     ZSTD_CCtx *cctx;
-    unsigned char *chunk, *pos;   /* the chunk being built (header first) */
-    unsigned char *out;           /* compressed bytes on their way to the file */
+    unsigned char *chunk, *pos; /* the chunk being built (header first) */
+    unsigned char *out;         /* compressed bytes on their way to the file */
 };
 
 static char record_dir[4096];
-static volatile int recording;    /* 0 off, 1 on, -1 failed (stops for good) */
-static uint64_t chunk_seq;        /* atomic: flushes of every thread are numbered */
+static volatile int recording; /* 0 off, 1 on, -1 failed (stops for good) */
+static uint64_t chunk_seq;     /* atomic: flushes of every thread are numbered */
 
 /* zstd's memory: mmap'd blocks with their length in a 16-byte header. */
-static void *zstd_alloc(void *opaque, size_t size) {
+static void *zstd_alloc(void *opaque, size_t size)
+{
     (void)opaque;
     uint64_t *p = ms_map(size + 16);
     if (!p) return NULL;
@@ -43,7 +44,8 @@ static void *zstd_alloc(void *opaque, size_t size) {
     return p + 2;
 }
 
-static void zstd_free(void *opaque, void *addr) {
+static void zstd_free(void *opaque, void *addr)
+{
     (void)opaque;
     if (!addr) return;
     uint64_t *p = (uint64_t *)addr - 2;
@@ -51,7 +53,8 @@ static void zstd_free(void *opaque, void *addr) {
 }
 
 /* One line on stderr, then no more recording in this process. */
-static void record_failed(const char *what, uint32_t thread_index, int err) {
+static void record_failed(const char *what, uint32_t thread_index, int err)
+{
     char line[4096 + 256], *p = line;
     const char *head = "memspy: recording stopped (";
     const char *name = err ? strerrorname_np(err) : NULL;
@@ -66,7 +69,8 @@ static void record_failed(const char *what, uint32_t thread_index, int err) {
     recording = -1;
 }
 
-int ms_rec_init(const char *dir) {
+int ms_rec_init(const char *dir)
+{
     size_t n = ms_strlen(dir);
     if (n == 0 || n >= sizeof record_dir - 32) return -1;
     ms_memcpy(record_dir, dir, n);
@@ -78,12 +82,14 @@ int ms_rec_init(const char *dir) {
 int ms_rec_active(void) { return recording == 1; }
 const char *ms_rec_dir(void) { return record_dir; }
 
-void ms_rec_thread_start(ms_thread_data *d, uint32_t thread_index) {
+void ms_rec_thread_start(ms_thread_data *d, uint32_t thread_index)
+{
     if (d->rec) d->rec->thread_index = thread_index;
     d->rec_thread_index = thread_index;
 }
 
-static int write_all(int fd, const unsigned char *p, size_t n) {
+static int write_all(int fd, const unsigned char *p, size_t n)
+{
     while (n) {
         ssize_t w = write(fd, p, n);
         if (w < 0 && errno == EINTR) continue;
@@ -95,11 +101,12 @@ static int write_all(int fd, const unsigned char *p, size_t n) {
 }
 
 /* Compress len bytes (or end the frame with mode ZSTD_e_end) and write what comes out. */
-static int compress_out(struct ms_rec_stream *s, const void *data, size_t len, ZSTD_EndDirective mode) {
-    ZSTD_inBuffer in = {data, len, 0};
+static int compress_out(struct ms_rec_stream *s, const void *data, size_t len, ZSTD_EndDirective mode)
+{
+    ZSTD_inBuffer in = { data, len, 0 };
     size_t left;
     do {
-        ZSTD_outBuffer out = {s->out, OUT_BYTES, 0};
+        ZSTD_outBuffer out = { s->out, OUT_BYTES, 0 };
         left = ZSTD_compressStream2(s->cctx, &out, &in, mode);
         if (ZSTD_isError(left)) {
             record_failed(ZSTD_getErrorName(left), s->thread_index, 0);
@@ -114,7 +121,8 @@ static int compress_out(struct ms_rec_stream *s, const void *data, size_t len, Z
 }
 
 /* "<dir>/thread-<n>.zst" into out. */
-static void stream_path(char *out, uint32_t n) {
+static void stream_path(char *out, uint32_t n)
+{
     size_t len = ms_strlen(record_dir);
     ms_memcpy(out, record_dir, len);
     char *p = out + len;
@@ -124,7 +132,8 @@ static void stream_path(char *out, uint32_t n) {
 }
 
 /* Start a new frame with the stream header (fd open and empty). */
-static int stream_header(struct ms_rec_stream *s) {
+static int stream_header(struct ms_rec_stream *s)
+{
     ZSTD_CCtx_reset(s->cctx, ZSTD_reset_session_only);
     s->prev_addr = 0;
     unsigned char header[MS_STREAM_HEADER_SIZE];
@@ -135,7 +144,8 @@ static int stream_header(struct ms_rec_stream *s) {
 }
 
 /* Open the thread's file and start its frame. */
-static int stream_open(struct ms_rec_stream *s) {
+static int stream_open(struct ms_rec_stream *s)
+{
     char path[sizeof record_dir + 32];
     stream_path(path, s->thread_index);
     /* O_EXCL: a child process of the program does not clobber its parent's streams. */
@@ -147,7 +157,8 @@ static int stream_open(struct ms_rec_stream *s) {
     return stream_header(s);
 }
 
-void ms_rec_thread_restart(ms_thread_data *d) {
+void ms_rec_thread_restart(ms_thread_data *d)
+{
     struct ms_rec_stream *s = d->rec;
     if (!s || s->fd < 0 || recording != 1) return;
     if (ftruncate(s->fd, 0) != 0 || lseek(s->fd, 0, SEEK_SET) != 0) {
@@ -158,10 +169,11 @@ void ms_rec_thread_restart(ms_thread_data *d) {
 }
 
 /* The stream of data block d, made on first use. NULL if recording is off or failed. */
-static struct ms_rec_stream *stream_of(ms_thread_data *d) {
+static struct ms_rec_stream *stream_of(ms_thread_data *d)
+{
     if (d->rec) return d->rec;
     struct ms_rec_stream *s = ms_arena_alloc(sizeof *s);
-    ZSTD_customMem mem = {zstd_alloc, zstd_free, NULL};
+    ZSTD_customMem mem = { zstd_alloc, zstd_free, NULL };
     if (!s || !(s->chunk = ms_map(CHUNK_BYTES)) || !(s->out = ms_map(OUT_BYTES)) ||
         !(s->cctx = ZSTD_createCCtx_advanced(mem)) ||
         ZSTD_isError(ZSTD_CCtx_setParameter(s->cctx, ZSTD_c_compressionLevel, 1))) {
@@ -174,7 +186,8 @@ static struct ms_rec_stream *stream_of(ms_thread_data *d) {
     return s;
 }
 
-ms_rec_stream *ms_rec_chunk_begin(ms_thread_data *d) {
+ms_rec_stream *ms_rec_chunk_begin(ms_thread_data *d)
+{
     if (recording != 1 || getpid() != ms_runtime_pid()) return NULL;
     struct ms_rec_stream *s = stream_of(d);
     if (!s || (s->fd < 0 && stream_open(s) < 0)) return NULL;
@@ -183,7 +196,8 @@ ms_rec_stream *ms_rec_chunk_begin(ms_thread_data *d) {
     return s;
 }
 
-void ms_rec_event(ms_rec_stream *s, uint32_t ctx, uint64_t addr, uint32_t size_flags) {
+void ms_rec_event(ms_rec_stream *s, uint32_t ctx, uint64_t addr, uint32_t size_flags)
+{
     unsigned char *p = ms_stream_put_varint(s->pos, (uint64_t)ctx << 1);
     p = ms_stream_put_varint(p, ms_stream_zigzag((int64_t)(addr - s->prev_addr)));
     uint64_t size = size_flags & MS_EV_SIZE_MAX;
@@ -192,7 +206,8 @@ void ms_rec_event(ms_rec_stream *s, uint32_t ctx, uint64_t addr, uint32_t size_f
     s->nevents++;
 }
 
-void ms_rec_sync(ms_rec_stream *s, uint32_t kind, uint64_t obj, uint64_t arg, uint64_t seq) {
+void ms_rec_sync(ms_rec_stream *s, uint32_t kind, uint64_t obj, uint64_t arg, uint64_t seq)
+{
     unsigned char *p = ms_stream_put_varint(s->pos, (uint64_t)kind << 1 | 1);
     p = ms_stream_put_varint(p, obj);
     p = ms_stream_put_varint(p, arg);
@@ -200,7 +215,8 @@ void ms_rec_sync(ms_rec_stream *s, uint32_t kind, uint64_t obj, uint64_t arg, ui
     s->nevents++;
 }
 
-void ms_rec_chunk_end(ms_rec_stream *s) {
+void ms_rec_chunk_end(ms_rec_stream *s)
+{
     if (recording != 1 || !s->nevents) return;
     unsigned char *payload = s->chunk + MS_STREAM_CHUNK_HEADER_SIZE;
     uint32_t len = (uint32_t)(s->pos - payload);
@@ -211,7 +227,8 @@ void ms_rec_chunk_end(ms_rec_stream *s) {
     compress_out(s, s->chunk, MS_STREAM_CHUNK_HEADER_SIZE + len, ZSTD_e_continue);
 }
 
-void ms_rec_thread_end(ms_thread_data *d) {
+void ms_rec_thread_end(ms_thread_data *d)
+{
     struct ms_rec_stream *s = d->rec;
     if (!s || s->fd < 0) return;
     if (recording == 1) compress_out(s, NULL, 0, ZSTD_e_end);

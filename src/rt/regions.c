@@ -21,35 +21,45 @@
  * lookup per 64 KiB; the shadow written is 1/4 of it, as for a heap block). */
 #define FILL_SPAN (16 * PAGE)
 
-typedef struct { uintptr_t lo, hi; uint32_t bin; } region;
+typedef struct {
+    uintptr_t lo, hi;
+    uint32_t bin;
+} region;
 
 static pthread_mutex_t regions_lock = PTHREAD_MUTEX_INITIALIZER;
-static region *regions;               /* sorted by address, disjoint */
+static region *regions; /* sorted by address, disjoint */
 static size_t nregions, regions_cap;
 
 /* A line of /proc/self/maps: [lo, hi) and its label (path, "[heap]", ...; "" anonymous). */
-typedef struct { uintptr_t lo, hi; uint32_t label, label_len; } mapping;
+typedef struct {
+    uintptr_t lo, hi;
+    uint32_t label, label_len;
+} mapping;
 
-static mapping *maps;                 /* sorted by address (the kernel's order) */
+static mapping *maps; /* sorted by address (the kernel's order) */
 static size_t nmaps, maps_cap;
-static char *maps_text;               /* the file's text; labels point into it */
+static char *maps_text; /* the file's text; labels point into it */
 static size_t maps_text_cap;
 
 /* ---- the program's regions ---- */
 
 /* Index of the region holding addr, -1 if none (lock held). */
-static long region_at(uintptr_t addr) {
+static long region_at(uintptr_t addr)
+{
     size_t lo = 0, hi = nregions;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (regions[mid].hi <= addr) lo = mid + 1;
-        else hi = mid;
+        if (regions[mid].hi <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return lo < nregions && regions[lo].lo <= addr ? (long)lo : -1;
 }
 
 /* Room for `more` regions (lock held). 0 or -1. */
-static int regions_reserve(size_t more) {
+static int regions_reserve(size_t more)
+{
     if (nregions + more <= regions_cap) return 0;
     size_t cap = regions_cap ? regions_cap * 2 : 256;
     while (cap < nregions + more) cap *= 2;
@@ -64,7 +74,8 @@ static int regions_reserve(size_t more) {
 
 /* Cut [lo, hi) out of the table, giving the bytes back to their bins (lock held). A region
  * split in two needs one more entry: without memory its tail is dropped. */
-static void cut_locked(uintptr_t lo, uintptr_t hi) {
+static void cut_locked(uintptr_t lo, uintptr_t hi)
+{
     for (size_t i = 0; i < nregions;) {
         region *r = &regions[i];
         if (r->hi <= lo || r->lo >= hi) {
@@ -73,11 +84,11 @@ static void cut_locked(uintptr_t lo, uintptr_t hi) {
         }
         uintptr_t cut_lo = r->lo > lo ? r->lo : lo, cut_hi = r->hi < hi ? r->hi : hi;
         ms_bins_heap_free(r->bin, cut_hi - cut_lo);
-        if (r->lo < lo && r->hi > hi && regions_reserve(1) == 0) {   /* split */
+        if (r->lo < lo && r->hi > hi && regions_reserve(1) == 0) { /* split */
             r = &regions[i];
             for (size_t k = nregions; k > i + 1; k--) regions[k] = regions[k - 1];
             nregions++;
-            regions[i + 1] = (region){hi, r->hi, r->bin};
+            regions[i + 1] = (region){ hi, r->hi, r->bin };
             r->hi = lo;
             i += 2;
         } else if (r->lo < lo) {
@@ -93,25 +104,29 @@ static void cut_locked(uintptr_t lo, uintptr_t hi) {
     }
 }
 
-void ms_regions_add(uintptr_t lo, size_t len, uint32_t bin, size_t moved_from) {
+void ms_regions_add(uintptr_t lo, size_t len, uint32_t bin, size_t moved_from)
+{
     if (!len) return;
     uintptr_t hi = lo + len;
-    ms_shadow_clear(lo, len);   /* whatever the addresses held before */
+    ms_shadow_clear(lo, len); /* whatever the addresses held before */
     pthread_mutex_lock(&regions_lock);
     cut_locked(lo, hi);
     if (bin && regions_reserve(1) == 0) {
         size_t i = 0;
         while (i < nregions && regions[i].lo < lo) i++;
         for (size_t k = nregions; k > i; k--) regions[k] = regions[k - 1];
-        regions[i] = (region){lo, hi, bin};
+        regions[i] = (region){ lo, hi, bin };
         nregions++;
-        if (moved_from) ms_bins_heap_resize(bin, len > moved_from ? len - moved_from : 0, len);
-        else ms_bins_heap_alloc(bin, len, len);
+        if (moved_from)
+            ms_bins_heap_resize(bin, len > moved_from ? len - moved_from : 0, len);
+        else
+            ms_bins_heap_alloc(bin, len, len);
     }
     pthread_mutex_unlock(&regions_lock);
 }
 
-void ms_regions_remove(uintptr_t lo, size_t len) {
+void ms_regions_remove(uintptr_t lo, size_t len)
+{
     if (!len) return;
     pthread_mutex_lock(&regions_lock);
     cut_locked(lo, lo + len);
@@ -119,7 +134,8 @@ void ms_regions_remove(uintptr_t lo, size_t len) {
     ms_shadow_clear(lo, len);
 }
 
-uint32_t ms_regions_bin_of(uintptr_t addr) {
+uint32_t ms_regions_bin_of(uintptr_t addr)
+{
     pthread_mutex_lock(&regions_lock);
     long i = region_at(addr);
     uint32_t bin = i < 0 ? 0 : regions[i].bin;
@@ -132,17 +148,18 @@ uint32_t ms_regions_bin_of(uintptr_t addr) {
 typedef struct {
     ms_thread *self;
     uintptr_t addr;
-    uint32_t bin;          /* the owner's frame bin, once found */
-    int near_stack;        /* the FILL_SPAN of addr overlaps some thread's stack */
+    uint32_t bin;   /* the owner's frame bin, once found */
+    int near_stack; /* the FILL_SPAN of addr overlaps some thread's stack */
 } stack_query;
 
 /* The frame of another thread that t accessed last, if addr is in it and the frame is still
  * the owner's (a shared variable read in a loop costs a few loads, not a walk of all
  * threads). 0 if not. */
-static uint32_t last_other_frame(ms_thread *t, uintptr_t addr) {
+static uint32_t last_other_frame(ms_thread *t, uintptr_t addr)
+{
     const ms_other_frame *c = &t->data->other_frame;
     if (!c->owner || addr - c->lo >= c->hi - c->lo) return 0;
-    if (__atomic_load_n(&c->owner_data->nev_p, __ATOMIC_ACQUIRE) != c->owner_nev) return 0;   /* it exited */
+    if (__atomic_load_n(&c->owner_data->nev_p, __ATOMIC_ACQUIRE) != c->owner_nev) return 0; /* it exited */
     const ms_thread *o = c->owner;
     uint32_t cap = __atomic_load_n(&o->frames_cap, __ATOMIC_ACQUIRE);
     const ms_frame *frames = __atomic_load_n(&o->frames, __ATOMIC_ACQUIRE);
@@ -154,7 +171,8 @@ static uint32_t last_other_frame(ms_thread *t, uintptr_t addr) {
     return c->bin;
 }
 
-static void check_stack(ms_thread_data *d, void *ud) {
+static void check_stack(ms_thread_data *d, void *ud)
+{
     stack_query *q = ud;
     if (!d->nev_p) return;
     ms_thread *o = (ms_thread *)(void *)((char *)d->nev_p - offsetof(ms_thread, nev));
@@ -169,7 +187,8 @@ static void check_stack(ms_thread_data *d, void *ud) {
 /* ---- mappings ---- */
 
 /* Parse a hexadecimal number at *p. */
-static uintptr_t hex(const char **p, const char *end) {
+static uintptr_t hex(const char **p, const char *end)
+{
     uintptr_t v = 0;
     for (; *p < end; (*p)++) {
         char c = **p;
@@ -181,7 +200,8 @@ static uintptr_t hex(const char **p, const char *end) {
 }
 
 /* Read /proc/self/maps again (lock held). 0 or -1. */
-static int read_maps_locked(void) {
+static int read_maps_locked(void)
+{
     int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
     if (fd < 0) return -1;
     size_t used = 0;
@@ -215,7 +235,7 @@ static int read_maps_locked(void) {
         }
         mapping *m = &maps[nmaps];
         m->lo = hex(&p, eol);
-        if (p < eol) p++;   /* '-' */
+        if (p < eol) p++; /* '-' */
         m->hi = hex(&p, eol);
         /* perms, offset, dev, inode, then the label (possibly empty) */
         for (int field = 0; field < 4; field++) {
@@ -232,18 +252,22 @@ static int read_maps_locked(void) {
 }
 
 /* Index of the mapping holding addr, -1 if none (lock held). */
-static long mapping_at(uintptr_t addr) {
+static long mapping_at(uintptr_t addr)
+{
     size_t lo = 0, hi = nmaps;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (maps[mid].hi <= addr) lo = mid + 1;
-        else hi = mid;
+        if (maps[mid].hi <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return lo < nmaps && maps[lo].lo <= addr ? (long)lo : -1;
 }
 
 /* The MAPPING bin of addr and the mapping's bounds; 0 if no mapping holds it. */
-static uint32_t mapping_bin(ms_thread *t, uintptr_t addr, uintptr_t *lo, uintptr_t *hi) {
+static uint32_t mapping_bin(ms_thread *t, uintptr_t addr, uintptr_t *lo, uintptr_t *hi)
+{
     char label[512];
     pthread_mutex_lock(&regions_lock);
     long i = mapping_at(addr);
@@ -262,13 +286,15 @@ static uint32_t mapping_bin(ms_thread *t, uintptr_t addr, uintptr_t *lo, uintptr
 }
 
 /* Write bin into the empty granules of the FILL_SPAN around addr within [lo, hi). */
-static void fill_page(uintptr_t addr, uintptr_t lo, uintptr_t hi, uint32_t bin) {
+static void fill_page(uintptr_t addr, uintptr_t lo, uintptr_t hi, uint32_t bin)
+{
     uintptr_t span = addr & ~(FILL_SPAN - 1), from = span > lo ? span : lo;
     uintptr_t to = span + FILL_SPAN < hi ? span + FILL_SPAN : hi;
     if (to > from) ms_shadow_fill_empty(from, to - from, bin);
 }
 
-uint32_t ms_regions_bin(ms_thread *t, uintptr_t addr) {
+uint32_t ms_regions_bin(ms_thread *t, uintptr_t addr)
+{
     uint32_t bin = last_other_frame(t, addr);
     if (bin) return bin;
     uint8_t prev = ms_busy_begin();
@@ -280,7 +306,7 @@ uint32_t ms_regions_bin(ms_thread *t, uintptr_t addr) {
     }
     pthread_mutex_unlock(&regions_lock);
     if (!bin) {
-        stack_query q = {t, addr, 0, 0};
+        stack_query q = { t, addr, 0, 0 };
         ms_threads_each_data(check_stack, &q);
         bin = q.bin;
         uintptr_t lo, hi;

@@ -29,7 +29,7 @@
 typedef struct {
     uint64_t addr, pc;
     uint32_t bin;
-    uint32_t size_flags;          /* size in the low 31 bits, MS_EV_WRITE on top */
+    uint32_t size_flags; /* size in the low 31 bits, MS_EV_WRITE on top */
 } ms_event;
 
 #define MS_EV_WRITE 0x80000000u
@@ -44,76 +44,82 @@ typedef struct {
 /* ---- threads (runtime.c) ---- */
 
 enum {
-    MS_T_NEW = 0,     /* no state yet: created on the first recorded event */
-    MS_T_READY = 1,   /* recording */
-    MS_T_BUSY = 2,    /* inside the runtime: nothing is recorded (re-entry guard) */
-    MS_T_DEAD = 3     /* after the thread's exit flush */
+    MS_T_NEW = 0,   /* no state yet: created on the first recorded event */
+    MS_T_READY = 1, /* recording */
+    MS_T_BUSY = 2,  /* inside the runtime: nothing is recorded (re-entry guard) */
+    MS_T_DEAD = 3   /* after the thread's exit flush */
 };
 
 /* A frame of the shadow call stack (shadowstack.c). */
 typedef struct {
-    uintptr_t pc;       /* a pc inside the function: return address of its func_entry call */
-    uintptr_t call_ra;  /* return address in the caller (where the function was called) */
-    uintptr_t frame;    /* frame address of the func_entry hook: below the function's locals */
-    uint32_t bin;       /* STACK bin of the function, 0 until first needed */
+    uintptr_t pc;      /* a pc inside the function: return address of its func_entry call */
+    uintptr_t call_ra; /* return address in the caller (where the function was called) */
+    uintptr_t frame;   /* frame address of the func_entry hook: below the function's locals */
+    uint32_t bin;      /* STACK bin of the function, 0 until first needed */
 } ms_frame;
 
 #define MS_CACHE_SLOTS 64u
 
 /* Per-thread direct-mapped caches of interned bins (bins.c); key 0 = empty. */
-typedef struct { uint64_t key; uint32_t bin; } ms_bin_cache_slot;
+typedef struct {
+    uint64_t key;
+    uint32_t bin;
+} ms_bin_cache_slot;
 
-typedef struct ms_rec_stream ms_rec_stream;   /* record.c */
+typedef struct ms_rec_stream ms_rec_stream; /* record.c */
 
 /* A frame of another thread that this thread accessed (a shared stack variable): addresses
  * [lo, hi) are in it while the owner's data block (never freed) still belongs to the owner
  * (its nev_p) and the owner's frame `index` still has this frame address and pc (regions.c
  * checks that before using it; owner NULL = none). */
 typedef struct {
-    const void *owner;                 /* the owning thread's ms_thread */
+    const void *owner; /* the owning thread's ms_thread */
     const struct ms_thread_data *owner_data;
-    const uint32_t *owner_nev;         /* owner_data->nev_p when remembered */
+    const uint32_t *owner_nev; /* owner_data->nev_p when remembered */
     uintptr_t lo, hi, frame, pc;
     uint32_t index, bin;
 } ms_other_frame;
 
 /* Per-thread memory that outlives the TLS block's use: reused by later threads. */
 typedef struct ms_thread_data {
-    struct ms_thread_data *next_all;   /* list of every data block ever made */
+    struct ms_thread_data *next_all; /* list of every data block ever made */
     struct ms_thread_data *next_free;
     int in_use;
-    uint32_t *nev_p;                   /* the owning thread's event count, for the exit flush */
-    uint32_t rec_thread_index;         /* the owning thread's index (0 = main thread) */
-    ms_rec_stream *rec;                /* its recorded stream (record.c), NULL if none yet */
-    uint64_t *plug_buf;                /* the owning thread's plugin buffer (plugin.c), for the exit flush */
-    int flushing;                      /* flush flag: held by whoever flushes ev or ends rec */
+    uint32_t *nev_p;           /* the owning thread's event count, for the exit flush */
+    uint32_t rec_thread_index; /* the owning thread's index (0 = main thread) */
+    ms_rec_stream *rec;        /* its recorded stream (record.c), NULL if none yet */
+    uint64_t *plug_buf;        /* the owning thread's plugin buffer (plugin.c), for the exit flush */
+    int flushing;              /* flush flag: held by whoever flushes ev or ends rec */
     ms_event ev[MS_EVENTS_PER_THREAD];
     ms_bin_cache_slot stack_cache[MS_CACHE_SLOTS];
     ms_bin_cache_slot heap_cache[MS_CACHE_SLOTS];
-    ms_other_frame other_frame;        /* the last frame of another thread it accessed */
+    ms_other_frame other_frame; /* the last frame of another thread it accessed */
 } ms_thread_data;
 
 typedef struct {
-    uint8_t mode;                 /* MS_T_* */
-    uint32_t nev;                 /* events buffered in data->ev */
+    uint8_t mode; /* MS_T_* */
+    uint32_t nev; /* events buffered in data->ev */
     uintptr_t stack_lo, stack_span;
     ms_frame *frames;
     uint32_t depth, frames_cap;
-    uintptr_t pending_site;       /* allocation site set by operator new / strdup */
-    uint8_t longjmp_pending;      /* a longjmp skipped func_exit hooks: resync the shadow stack */
-    uint32_t preset_index;        /* thread index + 1 given by pthread_create's parent, 0 none */
+    uintptr_t pending_site;  /* allocation site set by operator new / strdup */
+    uint8_t longjmp_pending; /* a longjmp skipped func_exit hooks: resync the shadow stack */
+    uint32_t preset_index;   /* thread index + 1 given by pthread_create's parent, 0 none */
     ms_thread_data *data;
 } ms_thread;
 
 extern __thread ms_thread ms_tls __attribute__((tls_model("initial-exec")));
-extern volatile int ms_rt_on;     /* 1 while profiling: checked by every hook first */
+extern volatile int ms_rt_on; /* 1 while profiling: checked by every hook first */
 
 /* The main thread's stack is simulated at a fixed place: every thread's accesses to
  * [ms_main_stack.lo, lo + span) are moved by shift when flushed (events.c), so that the size
  * of the environment and arguments above the initial stack pointer does not change the
  * results beyond the offset in a cache line (shift is a multiple of 64, keeping each access's
  * place in its line). Set once, when the main thread starts recording (runtime.c). */
-typedef struct { uintptr_t lo, span; uint64_t shift; } ms_stack_placement;
+typedef struct {
+    uintptr_t lo, span;
+    uint64_t shift;
+} ms_stack_placement;
 extern ms_stack_placement ms_main_stack;
 
 /* Slow path of a hook: make the calling thread's state if needed. Returns 1 if the caller may
@@ -121,7 +127,8 @@ extern ms_stack_placement ms_main_stack;
 int ms_thread_enter_slow(ms_thread *t);
 
 /* The fast check every recording path starts with. */
-MS_HOT int ms_thread_can_record(ms_thread *t) {
+MS_HOT int ms_thread_can_record(ms_thread *t)
+{
     if (MS_UNLIKELY(!ms_rt_on)) return 0;
     if (MS_LIKELY(t->mode == MS_T_READY)) return 1;
     return ms_thread_enter_slow(t);
@@ -129,7 +136,8 @@ MS_HOT int ms_thread_can_record(ms_thread *t) {
 
 /* Mark the calling thread as inside the runtime (nothing recorded, allocations forwarded).
  * Returns the previous mode for ms_busy_end. */
-MS_HOT uint8_t ms_busy_begin(void) {
+MS_HOT uint8_t ms_busy_begin(void)
+{
     uint8_t m = ms_tls.mode;
     ms_tls.mode = MS_T_BUSY;
     __asm__ volatile("" ::: "memory");
@@ -139,7 +147,8 @@ MS_HOT uint8_t ms_busy_begin(void) {
  * (0: none), and that action: dump and die of it (signals.c). */
 extern volatile int ms_signal_deferred;
 void ms_signal_run_deferred(void);
-MS_HOT void ms_busy_end(uint8_t prev) {
+MS_HOT void ms_busy_end(uint8_t prev)
+{
     __asm__ volatile("" ::: "memory");
     ms_tls.mode = prev;
     __asm__ volatile("" ::: "memory");
@@ -199,7 +208,7 @@ char *ms_utoa(char *p, uint64_t v);
 /* ---- shadow.c: address -> bin at 16-byte granularity ---- */
 
 #define MS_SHADOW_SHIFT 4
-#define MS_SHADOW_CHUNK_BITS 20                       /* granules per second-level chunk */
+#define MS_SHADOW_CHUNK_BITS 20 /* granules per second-level chunk */
 #define MS_SHADOW_L1_BITS (47 - MS_SHADOW_SHIFT - MS_SHADOW_CHUNK_BITS)
 
 extern uint32_t **ms_shadow_l1;
@@ -220,9 +229,10 @@ void ms_shadow_fill_empty(uintptr_t addr, size_t len, uint32_t bin);
 #define MS_BIN_SHARED 0xffffffffu
 
 /* Bin of addr, 0 (OTHER) if unknown. */
-MS_HOT uint32_t ms_shadow_get(uintptr_t addr) {
-    uint32_t *chunk = ms_shadow_l1[(addr >> (MS_SHADOW_SHIFT + MS_SHADOW_CHUNK_BITS)) &
-                                   ((1u << MS_SHADOW_L1_BITS) - 1)];
+MS_HOT uint32_t ms_shadow_get(uintptr_t addr)
+{
+    uint32_t *chunk =
+        ms_shadow_l1[(addr >> (MS_SHADOW_SHIFT + MS_SHADOW_CHUNK_BITS)) & ((1u << MS_SHADOW_L1_BITS) - 1)];
     if (MS_UNLIKELY(!chunk)) return 0;
     return chunk[(addr >> MS_SHADOW_SHIFT) & ((1u << MS_SHADOW_CHUNK_BITS) - 1)];
 }
@@ -232,15 +242,15 @@ MS_HOT uint32_t ms_shadow_get(uintptr_t addr) {
 #define MS_MAX_PATH 16
 
 typedef struct {
-    uint8_t kind;                 /* ms_bin_kind */
-    uint16_t depth;               /* HEAP: entries of path */
-    uint32_t module;              /* GLOBAL */
-    uint64_t pc;                  /* HEAP, MMAP: site pc; STACK: function pc */
-    uint64_t tag;                 /* MMAP, MAPPING: hash of name (part of the interning key) */
-    uint64_t path[MS_MAX_PATH];   /* HEAP, MMAP: call-site return addresses, innermost first */
-    uint64_t objects, bytes, live, peak;   /* HEAP, MMAP accounting (atomic updates) */
-    uint64_t addr, size;          /* GLOBAL; TLS: offset in the module's TLS block */
-    const char *name;             /* GLOBAL, TLS: symbol; MMAP: file path; MAPPING: label */
+    uint8_t kind;                        /* ms_bin_kind */
+    uint16_t depth;                      /* HEAP: entries of path */
+    uint32_t module;                     /* GLOBAL */
+    uint64_t pc;                         /* HEAP, MMAP: site pc; STACK: function pc */
+    uint64_t tag;                        /* MMAP, MAPPING: hash of name (part of the interning key) */
+    uint64_t path[MS_MAX_PATH];          /* HEAP, MMAP: call-site return addresses, innermost first */
+    uint64_t objects, bytes, live, peak; /* HEAP, MMAP accounting (atomic updates) */
+    uint64_t addr, size;                 /* GLOBAL; TLS: offset in the module's TLS block */
+    const char *name;                    /* GLOBAL, TLS: symbol; MMAP: file path; MAPPING: label */
 } ms_bin;
 
 /* Create bin 0 (OTHER). Returns 0 or -1. */
@@ -354,7 +364,8 @@ typedef struct {
  * (non-temporal stores; ms_pipeline_end fences them): composing then does not first fetch
  * each line back from the cache of the thread that read it last, which cost the flush about
  * half its time. */
-MS_HOT void ms_cmd_store(ms_sim_ref *d, uint64_t addr, uint32_t ctx, uint32_t size_flags, int stream) {
+MS_HOT void ms_cmd_store(ms_sim_ref *d, uint64_t addr, uint32_t ctx, uint32_t size_flags, int stream)
+{
 #if defined(__x86_64__)
     if (stream) {
         __builtin_ia32_movnti64((long long *)(void *)&d->addr, (long long)addr);
@@ -363,19 +374,19 @@ MS_HOT void ms_cmd_store(ms_sim_ref *d, uint64_t addr, uint32_t ctx, uint32_t si
     }
 #endif
     (void)stream;
-    *d = (ms_sim_ref){addr, ctx, size_flags};
+    *d = (ms_sim_ref){ addr, ctx, size_flags };
 }
 
 /* ---- filter.c: the hit window in front of the simulator ---- */
 
 typedef struct {
-    int stream;                    /* chunks go to the simulator thread (ms_cmd_store) */
-    ms_mem mem;                    /* the window's memory */
+    int stream; /* chunks go to the simulator thread (ms_cmd_store) */
+    ms_mem mem; /* the window's memory */
     ms_window win;
     uint32_t l1_shift;
-    uint64_t *counts;              /* per context: writes << 32 | reads counted in the chunk */
+    uint64_t *counts; /* per context: writes << 32 | reads counted in the chunk */
     uint32_t counts_cap;
-    uint32_t touched[MS_EVENTS_PER_THREAD];   /* contexts with counts in the chunk */
+    uint32_t touched[MS_EVENTS_PER_THREAD]; /* contexts with counts in the chunk */
     uint32_t ntouched;
 } ms_filter;
 
@@ -390,17 +401,18 @@ uint32_t ms_filter_finish(ms_filter *f, ms_sim_ref *c, uint32_t k);
 
 /* Append reference (ctx >= 1, addr, size_flags) to chunk c at *k through the window. */
 MS_HOT void ms_filter_put(ms_filter *f, ms_sim_ref *restrict c, uint32_t *k, uint32_t ctx, uint64_t addr,
-                          uint32_t size_flags) {
+                          uint32_t size_flags)
+{
     if (f->win.on) {
         uint32_t size = size_flags & MS_EV_SIZE_MAX, shift = f->l1_shift;
         uint64_t line = addr >> shift;
         if (MS_LIKELY(size && ((addr + size - 1) >> shift) == line)) {
-            unsigned write = size_flags >> 31;   /* MS_EV_WRITE */
+            unsigned write = size_flags >> 31; /* MS_EV_WRITE */
             int r = ms_window_ref(&f->win, line, write);
             if (r < 0) {
                 if (MS_UNLIKELY(ctx >= f->counts_cap) && ms_filter_grow(f, ctx) < 0) {
                     ms_cmd_store(&c[(*k)++], write ? 1ull << 32 : 1u, ctx | MS_CMD_COUNT, 0, f->stream);
-                    return;   /* no memory: a count of its own */
+                    return; /* no memory: a count of its own */
                 }
                 uint64_t n = f->counts[ctx];
                 if (!n) f->touched[f->ntouched++] = ctx;
@@ -409,7 +421,7 @@ MS_HOT void ms_filter_put(ms_filter *f, ms_sim_ref *restrict c, uint32_t *k, uin
             }
             if (r > 0) ms_filter_ops(f, c, k, (uint32_t)r);
         } else {
-            ms_filter_ops(f, c, k, ms_window_close(&f->win));   /* straddles lines: simulated apart */
+            ms_filter_ops(f, c, k, ms_window_close(&f->win)); /* straddles lines: simulated apart */
         }
     }
     ms_cmd_store(&c[(*k)++], addr, ctx, size_flags, f->stream);
@@ -444,7 +456,8 @@ void ms_plug_drain(void);
  * address maps to a bin (allocation, free, function entry/exit, synchronisation) and before
  * any other event of the thread (ms_record), so deferred resolution equals resolution at
  * access time (plugin.c explains why). */
-MS_HOT void ms_plug_sync(void) {
+MS_HOT void ms_plug_sync(void)
+{
     if (MS_UNLIKELY(__memspy_buf[0])) ms_plug_drain();
 }
 /* Whether the thread's last committed plugin group recorded exactly this memcpy/memmove
@@ -466,7 +479,8 @@ void ms_record_slow(uintptr_t addr, uint32_t size_flags, uintptr_t pc);
 /* Record one access of the calling thread (the hook path). The common case (thread ready,
  * an address in the innermost frame or in the shadow map, room in the buffer) needs no
  * call, so the hooks stay leaf functions; anything else tail-calls ms_record_slow. */
-MS_HOT void ms_record(uintptr_t addr, uint32_t size, uint32_t write_flag, uintptr_t pc) {
+MS_HOT void ms_record(uintptr_t addr, uint32_t size, uint32_t write_flag, uintptr_t pc)
+{
     if (MS_UNLIKELY(!ms_rt_on)) return;
     ms_thread *t = &ms_tls;
     if (MS_LIKELY(t->mode == MS_T_READY)) ms_plug_sync();
@@ -482,7 +496,7 @@ MS_HOT void ms_record(uintptr_t addr, uint32_t size, uint32_t write_flag, uintpt
         if (MS_UNLIKELY(!bin)) goto slow;
     } else {
         bin = ms_shadow_get(addr);
-        if (MS_UNLIKELY(bin + 1u <= 1u)) goto slow;   /* 0 (no bin yet: regions.c) or MS_BIN_SHARED */
+        if (MS_UNLIKELY(bin + 1u <= 1u)) goto slow; /* 0 (no bin yet: regions.c) or MS_BIN_SHARED */
     }
     ms_event *e = &t->data->ev[n];
     e->addr = addr;
@@ -555,7 +569,10 @@ extern volatile int ms_ompt_active;
 
 /* ---- globals.c: loaded modules and their global objects ---- */
 
-typedef struct { uint64_t base, lo, hi; const char *path; } ms_module;
+typedef struct {
+    uint64_t base, lo, hi;
+    const char *path;
+} ms_module;
 
 /* Record the loaded modules and register their global objects. Returns 0 or -1. */
 int ms_globals_init(void);

@@ -25,18 +25,19 @@ const unsigned __memspy_runtime_v1 = 1;
 __thread ms_thread ms_tls __attribute__((tls_model("initial-exec")));
 volatile int ms_rt_on;
 
-static int init_state;              /* 0 not yet, 1 in progress, 2 done */
+static int init_state; /* 0 not yet, 1 in progress, 2 done */
 static int active_pid;
 static uint64_t start_ns;
 static char config_text[512];
 static uint32_t threads_seen;
-static uint32_t next_index;         /* thread indices handed out (0 = the main thread) */
+static uint32_t next_index; /* thread indices handed out (0 = the main thread) */
 static pthread_key_t thread_key;
 
 static pthread_mutex_t threads_lock = PTHREAD_MUTEX_INITIALIZER;
 static ms_thread_data *all_data, *free_data;
 
-uint64_t ms_now_ns(void) {
+uint64_t ms_now_ns(void)
+{
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
@@ -51,7 +52,8 @@ const char *ms_runtime_config_text(void) { return config_text; }
 /* ---- threads ---- */
 
 /* A per-thread data block: reused from exited threads when possible. */
-static ms_thread_data *data_acquire(void) {
+static ms_thread_data *data_acquire(void)
+{
     pthread_mutex_lock(&threads_lock);
     ms_thread_data *d = free_data;
     if (d) {
@@ -67,17 +69,18 @@ static ms_thread_data *data_acquire(void) {
 
 /* pthread key destructor: record the thread's EXIT, flush its events, end its stream and
  * recycle its memory. */
-static void thread_exit(void *arg) {
+static void thread_exit(void *arg)
+{
     ms_thread *t = &ms_tls;
     (void)arg;
     if (t->mode != MS_T_READY) return;
     ms_sync_event(MS_SYNC_EXIT, 0, 0);
-    ms_busy_begin();       /* an interrupt during the flush waits for its end (signals.c) */
+    ms_busy_begin(); /* an interrupt during the flush waits for its end (signals.c) */
     ms_flush_flag_take(t->data);
     ms_events_flush_data(t->data, &t->nev, 0);
     ms_rec_thread_end(t->data);
     ms_flush_flag_give(t->data);
-    ms_busy_end(MS_T_DEAD);   /* later destructors' accesses are not recorded */
+    ms_busy_end(MS_T_DEAD); /* later destructors' accesses are not recorded */
     pthread_mutex_lock(&threads_lock);
     t->data->in_use = 0;
     t->data->nev_p = NULL;
@@ -94,7 +97,7 @@ static void thread_exit(void *arg) {
 /* Where the main thread's initial stack pointer is simulated (any fixed, 16-byte aligned
  * address near the top of the user address space). */
 #define MS_MAIN_STACK_TOP 0x7fffffff0000ull
-extern void *__libc_stack_end;   /* glibc: the initial stack pointer of the process */
+extern void *__libc_stack_end; /* glibc: the initial stack pointer of the process */
 
 ms_stack_placement ms_main_stack;
 
@@ -103,15 +106,17 @@ ms_stack_placement ms_main_stack;
  * stacks stay. The shift is a multiple of 64 so that every address keeps its offset in its
  * cache line: a 32-byte aligned vector access to a local array must not straddle two lines in
  * the simulation when it does not in the program. */
-static void stack_placement(const ms_thread *t) {
+static void stack_placement(const ms_thread *t)
+{
     uintptr_t sp0 = (uintptr_t)__libc_stack_end;
     if (sp0 && sp0 - t->stack_lo < t->stack_span)
-        ms_main_stack = (ms_stack_placement){ t->stack_lo, t->stack_span,
-                                              (MS_MAIN_STACK_TOP - (uint64_t)sp0) & ~(uint64_t)63 };
+        ms_main_stack =
+            (ms_stack_placement){ t->stack_lo, t->stack_span, (MS_MAIN_STACK_TOP - (uint64_t)sp0) & ~(uint64_t)63 };
 }
 
 /* Bounds of the calling thread's stack. */
-static void stack_bounds(ms_thread *t) {
+static void stack_bounds(ms_thread *t)
+{
     pthread_attr_t attr;
     void *lo;
     size_t size;
@@ -124,13 +129,14 @@ static void stack_bounds(ms_thread *t) {
     pthread_attr_destroy(&attr);
 }
 
-int ms_thread_enter_slow(ms_thread *t) {
+int ms_thread_enter_slow(ms_thread *t)
+{
     if (t->mode != MS_T_NEW || !ms_rt_on) return 0;
-    t->mode = MS_T_BUSY;   /* pthread_getattr_np and pthread_setspecific may allocate */
+    t->mode = MS_T_BUSY; /* pthread_getattr_np and pthread_setspecific may allocate */
     ms_thread_data *d = data_acquire();
-    if (!d) return 0;      /* stays BUSY: this thread is not profiled */
+    if (!d) return 0; /* stays BUSY: this thread is not profiled */
     stack_bounds(t);
-    ms_tls_thread_start(t);   /* may end the stack range below the thread's TLS */
+    ms_tls_thread_start(t); /* may end the stack range below the thread's TLS */
     stack_placement(t);
     t->data = d;
     t->nev = 0;
@@ -141,29 +147,33 @@ int ms_thread_enter_slow(ms_thread *t) {
     ms_rec_thread_start(d, index);
     __atomic_fetch_add(&threads_seen, 1, __ATOMIC_RELAXED);
     t->mode = MS_T_READY;
-    if (MS_UNLIKELY(ms_signal_deferred)) ms_signal_run_deferred();   /* it came meanwhile */
+    if (MS_UNLIKELY(ms_signal_deferred)) ms_signal_run_deferred(); /* it came meanwhile */
     /* A thread not made through pthread_create (a pool thread of an OpenMP runtime): the
      * program has become multithreaded. */
     if (index != 0) ms_threads_mode_enter();
     return 1;
 }
 
-void ms_threads_each_data(void (*fn)(ms_thread_data *d, void *ud), void *ud) {
+void ms_threads_each_data(void (*fn)(ms_thread_data *d, void *ud), void *ud)
+{
     for (ms_thread_data *d = __atomic_load_n(&all_data, __ATOMIC_ACQUIRE); d; d = d->next_all)
         if (d->in_use) fn(d, ud);
 }
 
-typedef struct { int from_signal, own_busy, skipped; } exit_flush;
+typedef struct {
+    int from_signal, own_busy, skipped;
+} exit_flush;
 
 /* One thread's share of the exit flush (see ms_threads_flush_all). */
-static void flush_at_exit(ms_thread_data *d, void *ud) {
+static void flush_at_exit(ms_thread_data *d, void *ud)
+{
     exit_flush *x = ud;
     /* The calling thread, interrupted inside the runtime, may hold its own flag. */
     if (x->own_busy && d == ms_tls.data) {
         x->skipped++;
         return;
     }
-    if (ms_flush_flag_try(d, 200) < 0) {   /* another thread is stuck in the middle of a flush */
+    if (ms_flush_flag_try(d, 200) < 0) { /* another thread is stuck in the middle of a flush */
         x->skipped++;
         return;
     }
@@ -177,8 +187,9 @@ static void flush_at_exit(ms_thread_data *d, void *ud) {
     ms_flush_flag_give(d);
 }
 
-int ms_threads_flush_all(int from_signal, int own_busy) {
-    exit_flush x = {from_signal, own_busy, 0};
+int ms_threads_flush_all(int from_signal, int own_busy)
+{
+    exit_flush x = { from_signal, own_busy, 0 };
     ms_threads_each_data(flush_at_exit, &x);
     ms_events_close();
     return x.skipped;
@@ -188,13 +199,15 @@ int ms_threads_flush_all(int from_signal, int own_busy) {
 
 /* exit handler: registered at activation, so it runs after every handler the program
  * registers later and after C++ static destructors. */
-static void at_exit(int status, void *arg) {
+static void at_exit(int status, void *arg)
+{
     (void)arg;
     ms_dump(MS_EXIT_NORMAL, status, 0);
 }
 
 /* Parse MEMSPY_CONFIG (or the default preset) into cfg and config_text. */
-static int load_config(ms_hier_config *cfg) {
+static int load_config(ms_hier_config *cfg)
+{
     char err[256];
     const char *text = getenv("MEMSPY_CONFIG");
     int rc = text && *text ? ms_config_parse_full(text, cfg, err, sizeof err)
@@ -208,7 +221,8 @@ static int load_config(ms_hier_config *cfg) {
     return 0;
 }
 
-static void activate(const char *dir) {
+static void activate(const char *dir)
+{
     ms_hier_config cfg;
     if (load_config(&cfg) < 0) return;
     if (ms_shadow_init() < 0 || ms_bins_init() < 0 || ms_events_init(&cfg) < 0 ||
@@ -240,7 +254,8 @@ static void activate(const char *dir) {
     __atomic_store_n(&ms_rt_on, 1, __ATOMIC_RELEASE);
 }
 
-void ms_runtime_init(void) {
+void ms_runtime_init(void)
+{
     int expected = 0;
     if (!__atomic_compare_exchange_n(&init_state, &expected, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
         while (__atomic_load_n(&init_state, __ATOMIC_ACQUIRE) != 2) sched_yield();
@@ -257,7 +272,8 @@ void ms_runtime_init(void) {
 }
 
 /* Called by every instrumented translation unit's constructor. */
-void __tsan_init(void) {
+void __tsan_init(void)
+{
     ms_tsan_seen = 1;
     ms_runtime_init();
 }

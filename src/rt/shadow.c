@@ -12,27 +12,29 @@ uint32_t **ms_shadow_l1;
 
 static void *map_noreserve(size_t bytes) { return ms_map_flags(bytes, MAP_NORESERVE); }
 
-int ms_shadow_init(void) {
+int ms_shadow_init(void)
+{
     if (ms_shadow_l1) return 0;
     ms_shadow_l1 = map_noreserve(L1_ENTRIES * sizeof(uint32_t *));
     return ms_shadow_l1 ? 0 : -1;
 }
 
 /* The chunk for granule index g, mapped if absent (NULL if out of memory). */
-static uint32_t *chunk_for(uintptr_t granule) {
+static uint32_t *chunk_for(uintptr_t granule)
+{
     uint32_t **slot = &ms_shadow_l1[(granule >> MS_SHADOW_CHUNK_BITS) & (L1_ENTRIES - 1)];
     uint32_t *chunk = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
     if (chunk) return chunk;
     uint32_t *fresh = map_noreserve(CHUNK_BYTES);
     if (!fresh) return NULL;
     uint32_t *expected = NULL;
-    if (__atomic_compare_exchange_n(slot, &expected, fresh, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-        return fresh;
-    ms_unmap(fresh, CHUNK_BYTES);   /* another thread installed one first */
+    if (__atomic_compare_exchange_n(slot, &expected, fresh, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return fresh;
+    ms_unmap(fresh, CHUNK_BYTES); /* another thread installed one first */
     return expected;
 }
 
-MS_NO_IDIOM void ms_shadow_fill(uintptr_t addr, size_t len, uint32_t bin) {
+MS_NO_IDIOM void ms_shadow_fill(uintptr_t addr, size_t len, uint32_t bin)
+{
     if (!ms_shadow_l1 || len == 0) return;
     uintptr_t g = addr >> MS_SHADOW_SHIFT;
     uintptr_t end = (addr + len - 1) >> MS_SHADOW_SHIFT;
@@ -40,7 +42,7 @@ MS_NO_IDIOM void ms_shadow_fill(uintptr_t addr, size_t len, uint32_t bin) {
         uintptr_t chunk_end = (g | (((uintptr_t)1 << MS_SHADOW_CHUNK_BITS) - 1));
         uintptr_t last = chunk_end < end ? chunk_end : end;
         uint32_t *chunk;
-        if (bin == 0) {   /* clearing never needs a new chunk */
+        if (bin == 0) { /* clearing never needs a new chunk */
             chunk = ms_shadow_l1[(g >> MS_SHADOW_CHUNK_BITS) & (L1_ENTRIES - 1)];
         } else {
             chunk = chunk_for(g);
@@ -54,12 +56,14 @@ MS_NO_IDIOM void ms_shadow_fill(uintptr_t addr, size_t len, uint32_t bin) {
 }
 
 /* The chunk entries of granules [g, last] (one chunk), NULL if the chunk is absent. */
-static uint32_t *chunk_entries(uintptr_t g) {
+static uint32_t *chunk_entries(uintptr_t g)
+{
     uint32_t *chunk = __atomic_load_n(&ms_shadow_l1[(g >> MS_SHADOW_CHUNK_BITS) & (L1_ENTRIES - 1)], __ATOMIC_ACQUIRE);
     return chunk ? chunk + (g & (((uintptr_t)1 << MS_SHADOW_CHUNK_BITS) - 1)) : NULL;
 }
 
-MS_NO_IDIOM void ms_shadow_clear(uintptr_t addr, size_t len) {
+MS_NO_IDIOM void ms_shadow_clear(uintptr_t addr, size_t len)
+{
     if (!ms_shadow_l1 || len == 0) return;
     uintptr_t g = addr >> MS_SHADOW_SHIFT, end = (addr + len - 1) >> MS_SHADOW_SHIFT;
     while (g <= end) {
@@ -82,7 +86,8 @@ MS_NO_IDIOM void ms_shadow_clear(uintptr_t addr, size_t len) {
     }
 }
 
-void ms_shadow_fill_empty(uintptr_t addr, size_t len, uint32_t bin) {
+void ms_shadow_fill_empty(uintptr_t addr, size_t len, uint32_t bin)
+{
     if (!ms_shadow_l1 || len == 0 || !bin) return;
     uintptr_t g = addr >> MS_SHADOW_SHIFT, end = (addr + len - 1) >> MS_SHADOW_SHIFT;
     while (g <= end) {
@@ -92,7 +97,7 @@ void ms_shadow_fill_empty(uintptr_t addr, size_t len, uint32_t bin) {
         if (chunk) {
             uint32_t *p = chunk + (g & (((uintptr_t)1 << MS_SHADOW_CHUNK_BITS) - 1));
             for (uintptr_t i = 0; i <= last - g; i++) {
-                uint32_t expected = 0;   /* a block filled meanwhile by another thread wins */
+                uint32_t expected = 0; /* a block filled meanwhile by another thread wins */
                 __atomic_compare_exchange_n(&p[i], &expected, bin, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
             }
         }

@@ -24,7 +24,8 @@
  * it (ms_stack_bin_other), and all of them together are less than twice the last. The
  * capacity is published after the array, so a reader never sees more room than it has.
  * Returns 0 or -1. */
-static int grow(ms_thread *t) {
+static int grow(ms_thread *t)
+{
     uint32_t cap = t->frames_cap ? t->frames_cap * 2 : INITIAL_FRAMES;
     ms_frame *frames = ms_map(cap * sizeof *frames);
     if (!frames) return -1;
@@ -36,25 +37,28 @@ static int grow(ms_thread *t) {
 
 /* Pop frames left behind by longjmp: at entry (keep = 0) every frame recorded below the
  * hook's frame address; at exit (keep = 1) those whose caller's frame is below it too. */
-MS_HOT void drop_stale(ms_thread *t, uintptr_t here, uint32_t keep) {
+MS_HOT void drop_stale(ms_thread *t, uintptr_t here, uint32_t keep)
+{
     if (MS_UNLIKELY(here - t->stack_lo >= t->stack_span)) return;
     /* At entry a recorded frame at the hook's own address is a sibling abandoned by longjmp
      * (a live caller's hook frame always lies strictly above its callee's). */
     while (t->depth > keep && t->frames[t->depth - 1 - keep].frame < here + (keep == 0)) t->depth--;
 }
 
-void ms_shadow_stack_resync(ms_thread *t, uintptr_t live_pc) {
+void ms_shadow_stack_resync(ms_thread *t, uintptr_t live_pc)
+{
     t->longjmp_pending = 0;
     uintptr_t fn = ms_function_start(live_pc);
     if (!fn) return;
     uint32_t d = t->depth;
     while (d > 0 && ms_function_start(t->frames[d - 1].pc) != fn) d--;
-    if (d > 0) t->depth = d;   /* else the live function has no frame: keep what we have */
+    if (d > 0) t->depth = d; /* else the live function has no frame: keep what we have */
 }
 
 /* Push {callee pc, call site, frame address} for an instrumented function's entry hook. The
  * calling thread's pending plugin records are resolved first, with the frames they saw. */
-MS_HOT void frame_push(uintptr_t pc, uintptr_t caller_ra, uintptr_t here) {
+MS_HOT void frame_push(uintptr_t pc, uintptr_t caller_ra, uintptr_t here)
+{
     ms_thread *t = &ms_tls;
     if (!ms_thread_can_record(t)) return;
     ms_plug_sync();
@@ -66,12 +70,13 @@ MS_HOT void frame_push(uintptr_t pc, uintptr_t caller_ra, uintptr_t here) {
     f->call_ra = caller_ra;
     f->frame = here;
     f->bin = 0;
-    __asm__ volatile("" ::: "memory");   /* a signal handler must see a complete frame */
+    __asm__ volatile("" ::: "memory"); /* a signal handler must see a complete frame */
     t->depth++;
 }
 
 /* Pop the function's frame at its exit hook (after resolving its pending plugin records). */
-MS_HOT void frame_pop(uintptr_t here) {
+MS_HOT void frame_pop(uintptr_t here)
+{
     ms_thread *t = &ms_tls;
     if (!ms_thread_can_record(t)) return;
     ms_plug_sync();
@@ -80,23 +85,24 @@ MS_HOT void frame_pop(uintptr_t here) {
 }
 
 /* Instrumented function entry (-fsanitize=thread). */
-void __tsan_func_entry(void *caller_ra) {
-    frame_push((uintptr_t)__builtin_return_address(0), (uintptr_t)caller_ra,
-               (uintptr_t)__builtin_frame_address(0));
+void __tsan_func_entry(void *caller_ra)
+{
+    frame_push((uintptr_t)__builtin_return_address(0), (uintptr_t)caller_ra, (uintptr_t)__builtin_frame_address(0));
 }
 
 /* Instrumented function exit (-fsanitize=thread). */
 void __tsan_func_exit(void) { frame_pop((uintptr_t)__builtin_frame_address(0)); }
 
 /* The same for plugin-instrumented functions (msplug_abi.h). */
-void __memspy_func_entry(void *caller_ra) {
-    frame_push((uintptr_t)__builtin_return_address(0), (uintptr_t)caller_ra,
-               (uintptr_t)__builtin_frame_address(0));
+void __memspy_func_entry(void *caller_ra)
+{
+    frame_push((uintptr_t)__builtin_return_address(0), (uintptr_t)caller_ra, (uintptr_t)__builtin_frame_address(0));
 }
 
 void __memspy_func_exit(void) { frame_pop((uintptr_t)__builtin_frame_address(0)); }
 
-uint32_t ms_stack_bin_slow(ms_thread *t, uintptr_t addr) {
+uint32_t ms_stack_bin_slow(ms_thread *t, uintptr_t addr)
+{
     uint32_t i = t->depth;
     if (i == 0) return 0;
     i--;
@@ -107,7 +113,8 @@ uint32_t ms_stack_bin_slow(ms_thread *t, uintptr_t addr) {
 }
 
 uint32_t ms_stack_bin_other(ms_thread *t, const ms_thread *owner, const ms_thread_data *owner_data, uintptr_t addr,
-                            ms_other_frame *found) {
+                            ms_other_frame *found)
+{
     uint32_t cap = __atomic_load_n(&owner->frames_cap, __ATOMIC_ACQUIRE);
     const ms_frame *frames = __atomic_load_n(&owner->frames, __ATOMIC_ACQUIRE);
     uint32_t i = __atomic_load_n(&owner->depth, __ATOMIC_ACQUIRE);
@@ -122,7 +129,7 @@ uint32_t ms_stack_bin_other(ms_thread *t, const ms_thread *owner, const ms_threa
     uintptr_t frame = __atomic_load_n(&frames[i].frame, __ATOMIC_RELAXED);
     if (bin && addr > frame) {
         uintptr_t caller = i ? __atomic_load_n(&frames[i - 1].frame, __ATOMIC_RELAXED) : UINTPTR_MAX - 1;
-        *found = (ms_other_frame){owner, owner_data, &owner->nev, frame + 1, caller + 1, frame, pc, i, bin};
+        *found = (ms_other_frame){ owner, owner_data, &owner->nev, frame + 1, caller + 1, frame, pc, i, bin };
     }
     return bin;
 }

@@ -17,8 +17,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE,  SIGILL, SIGABRT, SIGTRAP, SIGSYS,
-                                    SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGXCPU, SIGXFSZ};
+static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL,  SIGABRT, SIGTRAP, SIGSYS,
+                                     SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGXCPU, SIGXFSZ };
 
 #define ALT_STACK_BYTES (256u << 10)
 
@@ -27,20 +27,23 @@ volatile int ms_signal_deferred;
 /* Dump, then die of sig with its default disposition. In a handler the signal stays blocked
  * (pending) until the handler returns; elsewhere it is unblocked and kills at once. A fault
  * would also simply recur when the faulting instruction runs again. */
-static void die_of(int sig) {
+static void die_of(int sig)
+{
     ms_dump(MS_EXIT_SIGNAL, sig, 1);
-    struct sigaction dfl = {0};
+    struct sigaction dfl = { 0 };
     dfl.sa_handler = SIG_DFL;
     sigemptyset(&dfl.sa_mask);
     sigaction(sig, &dfl, NULL);
     raise(sig);
 }
 
-static int is_interrupt(int sig) {
+static int is_interrupt(int sig)
+{
     return sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT || sig == SIGXCPU;
 }
 
-static void on_fatal_signal(int sig, siginfo_t *info, void *uctx) {
+static void on_fatal_signal(int sig, siginfo_t *info, void *uctx)
+{
     (void)info, (void)uctx;
     int saved = errno;
     /* Inside the runtime, with a data block (not a thread left unprofiled): defer. */
@@ -54,8 +57,9 @@ static void on_fatal_signal(int sig, siginfo_t *info, void *uctx) {
     errno = saved;
 }
 
-void ms_signal_run_deferred(void) {
-    if (!ms_process_is_owner()) return;   /* a vfork child: the interrupt is its parent's */
+void ms_signal_run_deferred(void)
+{
+    if (!ms_process_is_owner()) return; /* a vfork child: the interrupt is its parent's */
     int sig = __atomic_exchange_n(&ms_signal_deferred, 0, __ATOMIC_SEQ_CST);
     if (!sig) return;
     int saved = errno;
@@ -65,11 +69,12 @@ void ms_signal_run_deferred(void) {
     /* Blocked meanwhile, so that a second interrupt does not cut the dump short. */
     pthread_sigmask(SIG_BLOCK, &one, NULL);
     die_of(sig);
-    pthread_sigmask(SIG_UNBLOCK, &one, NULL);   /* delivered here: the process ends */
+    pthread_sigmask(SIG_UNBLOCK, &one, NULL); /* delivered here: the process ends */
     errno = saved;
 }
 
-void ms_signals_init(void) {
+void ms_signals_init(void)
+{
     stack_t ss;
     if (sigaltstack(NULL, &ss) == 0 && (ss.ss_flags & SS_DISABLE)) {
         void *mem = ms_map(ALT_STACK_BYTES);
@@ -83,8 +88,8 @@ void ms_signals_init(void) {
     for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
         struct sigaction old;
         if (sigaction(fatal_signals[i], NULL, &old) != 0) continue;
-        if ((old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL) continue;   /* not ours */
-        struct sigaction sa = {0};
+        if ((old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL) continue; /* not ours */
+        struct sigaction sa = { 0 };
         sa.sa_sigaction = on_fatal_signal;
         /* SA_RESTART: a deferred interrupt returns into the runtime, whose system calls go on. */
         sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
@@ -94,7 +99,8 @@ void ms_signals_init(void) {
 }
 
 /* _exit and _Exit skip exit handlers: dump (incomplete), then leave as they would. */
-static __attribute__((noreturn)) void exit_now(int status) {
+static __attribute__((noreturn)) void exit_now(int status)
+{
     ms_dump(MS_EXIT_UNDERSCORE, status, 1);
     for (;;) syscall(SYS_exit_group, status);
 }

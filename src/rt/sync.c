@@ -16,15 +16,17 @@
 
 static uint64_t sync_seq;
 
-void *ms_real_function(const char *name, const char *version) {
-    uint8_t prev = ms_busy_begin();   /* dlsym may allocate */
+void *ms_real_function(const char *name, const char *version)
+{
+    uint8_t prev = ms_busy_begin(); /* dlsym may allocate */
     void *f = version ? dlvsym(RTLD_NEXT, name, version) : dlsym(RTLD_NEXT, name);
     ms_busy_end(prev);
     return f;
 }
 
-void ms_sync_event(uint32_t kind, uint64_t obj, uint64_t arg) {
-    if (ms_tls.mode == MS_T_READY) ms_plug_sync();   /* accesses before the event (plugin.c) */
+void ms_sync_event(uint32_t kind, uint64_t obj, uint64_t arg)
+{
+    if (ms_tls.mode == MS_T_READY) ms_plug_sync(); /* accesses before the event (plugin.c) */
     if (MS_LIKELY(!ms_streams_mode)) return;
     ms_thread *t = &ms_tls;
     if (!ms_thread_can_record(t)) return;
@@ -43,8 +45,8 @@ void ms_sync_event(uint32_t kind, uint64_t obj, uint64_t arg) {
 
 /* In an interposed function: real_<name>, the real function (looked up once; a race only
  * repeats the lookup). version: NULL for the default one. */
-#define REAL(name, version)                                                                    \
-    static __typeof__(name) *real_##name;                                                      \
+#define REAL(name, version)               \
+    static __typeof__(name) *real_##name; \
     if (MS_UNLIKELY(!real_##name)) real_##name = (__typeof__(name) *)ms_real_function(#name, version)
 
 #define OBJ(p) ((uint64_t)(uintptr_t)(p))
@@ -56,11 +58,14 @@ void ms_sync_event(uint32_t kind, uint64_t obj, uint64_t arg) {
  * library are not recorded: the streams then depend on the program, not on the schedule. */
 
 #define MAX_OMP_TEXTS 4
-static struct { uintptr_t lo, hi; } omp_text[MAX_OMP_TEXTS];
-static int omp_ntext = -1;   /* -1 until looked up (once: the runtime is a DT_NEEDED library) */
+static struct {
+    uintptr_t lo, hi;
+} omp_text[MAX_OMP_TEXTS];
+static int omp_ntext = -1; /* -1 until looked up (once: the runtime is a DT_NEEDED library) */
 
 /* 1 if the file name's last component starts with prefix. */
-static int base_starts_with(const char *path, const char *prefix) {
+static int base_starts_with(const char *path, const char *prefix)
+{
     const char *base = path;
     for (const char *p = path; *p; p++)
         if (*p == '/') base = p + 1;
@@ -70,7 +75,8 @@ static int base_starts_with(const char *path, const char *prefix) {
     return 1;
 }
 
-static int find_omp_text(struct dl_phdr_info *info, size_t size, void *ud) {
+static int find_omp_text(struct dl_phdr_info *info, size_t size, void *ud)
+{
     (void)size;
     int *n = ud;
     const char *name = info->dlpi_name ? info->dlpi_name : "";
@@ -87,7 +93,8 @@ static int find_omp_text(struct dl_phdr_info *info, size_t size, void *ud) {
 }
 
 /* Whether return address ra lies in an OpenMP runtime library's code. */
-static int from_omp_runtime(uintptr_t ra) {
+static int from_omp_runtime(uintptr_t ra)
+{
     int n = __atomic_load_n(&omp_ntext, __ATOMIC_ACQUIRE);
     if (MS_UNLIKELY(n < 0)) {
         int found = 0;
@@ -102,36 +109,39 @@ static int from_omp_runtime(uintptr_t ra) {
 
 /* Record a synchronisation event of the program (not of an OpenMP runtime): used in the
  * interposed functions, whose caller is the return address. */
-#define PROGRAM_SYNC(kind, obj, arg)                                                           \
-    do {                                                                                       \
-        if (ms_streams_mode && !from_omp_runtime((uintptr_t)__builtin_return_address(0)))      \
-            ms_sync_event(kind, obj, arg);                                                     \
+#define PROGRAM_SYNC(kind, obj, arg)                                                      \
+    do {                                                                                  \
+        if (ms_streams_mode && !from_omp_runtime((uintptr_t)__builtin_return_address(0))) \
+            ms_sync_event(kind, obj, arg);                                                \
     } while (0)
 
 /* A lock operation that records ACQUIRE(lock, mode) when it succeeds (returns 0). */
-#define ACQUIRING(name, type, mode)                                                            \
-    int name(type *lock) {                                                                     \
-        REAL(name, NULL);                                                                      \
-        int rc = real_##name(lock);                                                            \
-        if (rc == 0) PROGRAM_SYNC(MS_SYNC_ACQUIRE, OBJ(lock), mode);                          \
-        return rc;                                                                             \
+#define ACQUIRING(name, type, mode)                                  \
+    int name(type *lock)                                             \
+    {                                                                \
+        REAL(name, NULL);                                            \
+        int rc = real_##name(lock);                                  \
+        if (rc == 0) PROGRAM_SYNC(MS_SYNC_ACQUIRE, OBJ(lock), mode); \
+        return rc;                                                   \
     }
 
 /* The same with a deadline. */
-#define TIMED_ACQUIRING(name, type, mode)                                                      \
-    int name(type *lock, const struct timespec *abstime) {                                     \
-        REAL(name, NULL);                                                                      \
-        int rc = real_##name(lock, abstime);                                                   \
-        if (rc == 0) PROGRAM_SYNC(MS_SYNC_ACQUIRE, OBJ(lock), mode);                          \
-        return rc;                                                                             \
+#define TIMED_ACQUIRING(name, type, mode)                            \
+    int name(type *lock, const struct timespec *abstime)             \
+    {                                                                \
+        REAL(name, NULL);                                            \
+        int rc = real_##name(lock, abstime);                         \
+        if (rc == 0) PROGRAM_SYNC(MS_SYNC_ACQUIRE, OBJ(lock), mode); \
+        return rc;                                                   \
     }
 
 /* An unlock: RELEASE(lock) before the real call. */
-#define RELEASING(name, type)                                                                  \
-    int name(type *lock) {                                                                     \
-        REAL(name, NULL);                                                                      \
-        PROGRAM_SYNC(MS_SYNC_RELEASE, OBJ(lock), 0);                                          \
-        return real_##name(lock);                                                              \
+#define RELEASING(name, type)                        \
+    int name(type *lock)                             \
+    {                                                \
+        REAL(name, NULL);                            \
+        PROGRAM_SYNC(MS_SYNC_RELEASE, OBJ(lock), 0); \
+        return real_##name(lock);                    \
     }
 
 ACQUIRING(pthread_mutex_lock, pthread_mutex_t, 0)
@@ -153,7 +163,8 @@ RELEASING(pthread_rwlock_unlock, pthread_rwlock_t)
 
 #define COND_VERSION "GLIBC_2.3.2"
 
-int pthread_cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex) {
+int pthread_cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex)
+{
     REAL(pthread_cond_wait, COND_VERSION);
     int rc = real_pthread_cond_wait(cond, mutex);
     if (rc == 0) PROGRAM_SYNC(MS_SYNC_COND_WAIT, OBJ(cond), OBJ(mutex));
@@ -161,7 +172,8 @@ int pthread_cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex) {
 }
 
 /* A wait that timed out is a RELEASE + ACQUIRE of the mutex (no signal to wait for). */
-int pthread_cond_timedwait(pthread_cond_t *cond, pthread_mutex_t *mutex, const struct timespec *abstime) {
+int pthread_cond_timedwait(pthread_cond_t *cond, pthread_mutex_t *mutex, const struct timespec *abstime)
+{
     REAL(pthread_cond_timedwait, COND_VERSION);
     int rc = real_pthread_cond_timedwait(cond, mutex, abstime);
     if (rc == 0) {
@@ -173,13 +185,15 @@ int pthread_cond_timedwait(pthread_cond_t *cond, pthread_mutex_t *mutex, const s
     return rc;
 }
 
-int pthread_cond_signal(pthread_cond_t *cond) {
+int pthread_cond_signal(pthread_cond_t *cond)
+{
     REAL(pthread_cond_signal, COND_VERSION);
     PROGRAM_SYNC(MS_SYNC_COND_SIGNAL, OBJ(cond), 0);
     return real_pthread_cond_signal(cond);
 }
 
-int pthread_cond_broadcast(pthread_cond_t *cond) {
+int pthread_cond_broadcast(pthread_cond_t *cond)
+{
     REAL(pthread_cond_broadcast, COND_VERSION);
     PROGRAM_SYNC(MS_SYNC_COND_SIGNAL, OBJ(cond), 1);
     return real_pthread_cond_broadcast(cond);
@@ -189,13 +203,17 @@ int pthread_cond_broadcast(pthread_cond_t *cond) {
 
 #define BARRIER_SLOTS 4096u
 
-typedef struct { uintptr_t addr; uint32_t count; } barrier_slot;
+typedef struct {
+    uintptr_t addr;
+    uint32_t count;
+} barrier_slot;
 
 /* Open addressing on the barrier's address (never removed), mapped on first use: kept out of
  * the program's bss so that the profiled program's memory layout stays as it was. */
 static barrier_slot *barriers;
 
-static barrier_slot *barrier_table(void) {
+static barrier_slot *barrier_table(void)
+{
     barrier_slot *t = __atomic_load_n(&barriers, __ATOMIC_ACQUIRE);
     if (t) return t;
     barrier_slot *fresh = ms_map(BARRIER_SLOTS * sizeof *fresh);
@@ -209,7 +227,8 @@ static barrier_slot *barrier_table(void) {
 
 static uint32_t barrier_hash(uintptr_t addr) { return (uint32_t)(addr >> 4) & (BARRIER_SLOTS - 1); }
 
-int pthread_barrier_init(pthread_barrier_t *b, const pthread_barrierattr_t *attr, unsigned count) {
+int pthread_barrier_init(pthread_barrier_t *b, const pthread_barrierattr_t *attr, unsigned count)
+{
     REAL(pthread_barrier_init, NULL);
     int rc = real_pthread_barrier_init(b, attr, count);
     barrier_slot *t = rc == 0 ? barrier_table() : NULL;
@@ -226,7 +245,8 @@ int pthread_barrier_init(pthread_barrier_t *b, const pthread_barrierattr_t *attr
 }
 
 /* Participants of barrier b, 0 if its init was not seen. */
-static uint32_t barrier_count(uintptr_t b) {
+static uint32_t barrier_count(uintptr_t b)
+{
     barrier_slot *t = __atomic_load_n(&barriers, __ATOMIC_ACQUIRE);
     uint32_t j = barrier_hash(b);
     for (uint32_t probes = 0; t && probes < BARRIER_SLOTS; probes++, j = (j + 1) & (BARRIER_SLOTS - 1)) {
@@ -237,35 +257,38 @@ static uint32_t barrier_count(uintptr_t b) {
     return 0;
 }
 
-int pthread_barrier_wait(pthread_barrier_t *b) {
+int pthread_barrier_wait(pthread_barrier_t *b)
+{
     REAL(pthread_barrier_wait, NULL);
     int rc = real_pthread_barrier_wait(b);
-    if (rc == 0 || rc == PTHREAD_BARRIER_SERIAL_THREAD)
-        PROGRAM_SYNC(MS_SYNC_BARRIER, OBJ(b), barrier_count(OBJ(b)));
+    if (rc == 0 || rc == PTHREAD_BARRIER_SERIAL_THREAD) PROGRAM_SYNC(MS_SYNC_BARRIER, OBJ(b), barrier_count(OBJ(b)));
     return rc;
 }
 
 /* ---- semaphores ---- */
 
-int sem_post(sem_t *sem) {
+int sem_post(sem_t *sem)
+{
     REAL(sem_post, NULL);
     PROGRAM_SYNC(MS_SYNC_SEM_POST, OBJ(sem), 0);
     return real_sem_post(sem);
 }
 
 /* A wait that succeeded (returns 0) records SEM_WAIT. */
-#define SEM_WAITING(name)                                                                      \
-    int name(sem_t *sem) {                                                                     \
-        REAL(name, NULL);                                                                      \
-        int rc = real_##name(sem);                                                             \
-        if (rc == 0) PROGRAM_SYNC(MS_SYNC_SEM_WAIT, OBJ(sem), 0);                             \
-        return rc;                                                                             \
+#define SEM_WAITING(name)                                         \
+    int name(sem_t *sem)                                          \
+    {                                                             \
+        REAL(name, NULL);                                         \
+        int rc = real_##name(sem);                                \
+        if (rc == 0) PROGRAM_SYNC(MS_SYNC_SEM_WAIT, OBJ(sem), 0); \
+        return rc;                                                \
     }
 
 SEM_WAITING(sem_wait)
 SEM_WAITING(sem_trywait)
 
-int sem_timedwait(sem_t *sem, const struct timespec *abstime) {
+int sem_timedwait(sem_t *sem, const struct timespec *abstime)
+{
     REAL(sem_timedwait, NULL);
     int rc = real_sem_timedwait(sem, abstime);
     if (rc == 0) PROGRAM_SYNC(MS_SYNC_SEM_WAIT, OBJ(sem), 0);

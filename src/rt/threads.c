@@ -18,28 +18,31 @@
 
 volatile int ms_streams_mode;
 static int switched_mid_run;
-static int switch_flag;                /* serialises switches */
+static int switch_flag; /* serialises switches */
 
 /* ---- the switch ---- */
 
-void ms_threads_mode_start(void) {
+void ms_threads_mode_start(void)
+{
     if (ms_rec_active()) ms_streams_mode = 1;
 }
 
 int ms_threads_mode_switched(void) { return switched_mid_run; }
 
-static void restart_stream(ms_thread_data *d, void *ud) {
+static void restart_stream(ms_thread_data *d, void *ud)
+{
     (void)ud;
     ms_flush_flag_take(d);
     ms_rec_thread_restart(d);
     ms_flush_flag_give(d);
 }
 
-void ms_threads_mode_enter(void) {
+void ms_threads_mode_enter(void)
+{
     if (MS_LIKELY(ms_streams_mode) || !ms_rt_on || !ms_rec_active()) return;
     ms_thread *t = &ms_tls;
     uint8_t prev = ms_busy_begin();
-    if (t->data) {   /* the calling thread's prefix is simulated in process */
+    if (t->data) { /* the calling thread's prefix is simulated in process */
         ms_flush_flag_take(t->data);
         ms_events_flush_data(t->data, &t->nev, 0);
         ms_flush_flag_give(t->data);
@@ -66,7 +69,10 @@ void ms_threads_init(void) { pthread_atfork(NULL, NULL, forked_child); }
 
 #define TABLE_SLOTS (1u << 14)
 
-typedef struct { pthread_t thread; uint32_t index_plus1; } thread_slot;
+typedef struct {
+    pthread_t thread;
+    uint32_t index_plus1;
+} thread_slot;
 
 typedef struct start_record {
     void *(*fn)(void *);
@@ -75,21 +81,24 @@ typedef struct start_record {
     struct start_record *next_free;
 } start_record;
 
-static thread_slot *table;             /* open addressing; index_plus1 0 = free */
+static thread_slot *table; /* open addressing; index_plus1 0 = free */
 static start_record *free_records;
 static int table_flag;
 
-static void table_lock(void) {
+static void table_lock(void)
+{
     while (__atomic_exchange_n(&table_flag, 1, __ATOMIC_ACQUIRE)) sched_yield();
 }
 static void table_unlock(void) { __atomic_store_n(&table_flag, 0, __ATOMIC_RELEASE); }
 
-static uint32_t slot_of(pthread_t th) {
+static uint32_t slot_of(pthread_t th)
+{
     return (uint32_t)(((uint64_t)th * 0x9e3779b97f4a7c15ull) >> 40) & (TABLE_SLOTS - 1);
 }
 
 /* Remember th's index (a reused pthread_t replaces the old entry). Lock held. */
-static void table_put(pthread_t th, uint32_t index) {
+static void table_put(pthread_t th, uint32_t index)
+{
     if (!table && !(table = ms_map(TABLE_SLOTS * sizeof *table))) return;
     uint32_t j = slot_of(th);
     for (uint32_t probes = 0; probes < TABLE_SLOTS; probes++, j = (j + 1) & (TABLE_SLOTS - 1)) {
@@ -102,7 +111,8 @@ static void table_put(pthread_t th, uint32_t index) {
 
 /* th's index + 1, 0 if unknown. Lock held. Entries stay (a later create of the same
  * pthread_t overwrites them), so probing never needs tombstones. */
-static uint32_t table_get(pthread_t th) {
+static uint32_t table_get(pthread_t th)
+{
     if (!table) return 0;
     uint32_t j = slot_of(th);
     for (uint32_t probes = 0; probes < TABLE_SLOTS && table[j].index_plus1; probes++) {
@@ -112,7 +122,8 @@ static uint32_t table_get(pthread_t th) {
     return 0;
 }
 
-static start_record *record_take(void) {
+static start_record *record_take(void)
+{
     table_lock();
     start_record *r = free_records;
     if (r) free_records = r->next_free;
@@ -120,7 +131,8 @@ static start_record *record_take(void) {
     return r ? r : ms_arena_alloc(sizeof *r);
 }
 
-static void record_give(start_record *r) {
+static void record_give(start_record *r)
+{
     table_lock();
     r->next_free = free_records;
     free_records = r;
@@ -133,7 +145,8 @@ typedef int create_fn(pthread_t *, const pthread_attr_t *, void *(*)(void *), vo
 typedef int join_fn(pthread_t, void **);
 
 /* The child's first code: adopt the index the parent gave, then run the program's function. */
-static void *thread_start(void *p) {
+static void *thread_start(void *p)
+{
     start_record *r = p;
     void *(*fn)(void *) = r->fn;
     void *arg = r->arg;
@@ -147,7 +160,8 @@ static void *thread_start(void *p) {
 }
 
 /* pthread_create: CREATE(child index) in the parent before the real create. */
-int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg) {
+int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+{
     static create_fn *real_create;
     if (MS_UNLIKELY(!real_create)) real_create = (create_fn *)ms_real_function("pthread_create", NULL);
     ms_thread *t = &ms_tls;
@@ -159,7 +173,7 @@ int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *
     r->arg = arg;
     r->index = ms_thread_index_next();
     ms_sync_event(MS_SYNC_CREATE, r->index, 0);
-    uint32_t index = r->index;   /* r may be recycled by the child once it runs */
+    uint32_t index = r->index; /* r may be recycled by the child once it runs */
     int rc = real_create(th, attr, thread_start, r);
     if (rc != 0) {
         record_give(r);
@@ -172,7 +186,8 @@ int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *
 }
 
 /* pthread_join: JOIN(child index) once the child has ended. */
-int pthread_join(pthread_t th, void **ret) {
+int pthread_join(pthread_t th, void **ret)
+{
     static join_fn *real_join;
     if (MS_UNLIKELY(!real_join)) real_join = (join_fn *)ms_real_function("pthread_join", NULL);
     table_lock();

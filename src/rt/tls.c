@@ -13,22 +13,27 @@
 
 #define MAX_TLS_VARS 4096u
 
-typedef struct { uint32_t module, bin; uint64_t offset, size; } tls_var;
+typedef struct {
+    uint32_t module, bin;
+    uint64_t offset, size;
+} tls_var;
 
 static tls_var vars[MAX_TLS_VARS];
 static uint32_t nvars;
 
-void ms_tls_add(uint32_t module, uint64_t offset, uint64_t size, const char *name) {
+void ms_tls_add(uint32_t module, uint64_t offset, uint64_t size, const char *name)
+{
     if (size == 0 || nvars == MAX_TLS_VARS) return;
     for (uint32_t i = 0; i < nvars; i++)
-        if (vars[i].module == module && vars[i].offset == offset) return;   /* an alias */
+        if (vars[i].module == module && vars[i].offset == offset) return; /* an alias */
     const char *copy = ms_arena_strdup(name);
     uint32_t bin = copy ? ms_bins_add_variable(MS_BIN_TLS, offset, size, module, copy) : 0;
-    if (bin) vars[nvars++] = (tls_var){module, bin, offset, size};
+    if (bin) vars[nvars++] = (tls_var){ module, bin, offset, size };
 }
 
 /* One module of the calling thread: fill its variables' copies, note where its TLS is. */
-static int fill_module(struct dl_phdr_info *info, size_t size, void *data) {
+static int fill_module(struct dl_phdr_info *info, size_t size, void *data)
+{
     (void)size;
     ms_thread *t = data;
     uintptr_t block = (uintptr_t)info->dlpi_tls_data;
@@ -44,7 +49,8 @@ static int fill_module(struct dl_phdr_info *info, size_t size, void *data) {
     return 0;
 }
 
-void ms_tls_thread_start(ms_thread *t) {
+void ms_tls_thread_start(ms_thread *t)
+{
     if (nvars == 0) return;
     uint8_t prev = ms_busy_begin();
     dl_iterate_phdr(fill_module, t);

@@ -19,10 +19,8 @@ int ms_cache_init(ms_cache *c, const ms_level_config *cfg, unsigned level, int w
     c->rng = 0x9E3779B97F4A7C15ull ^ ((uint64_t)(level + 1) * 0xBF58476D1CE4E5B9ull);
     c->tags_bytes = (size_t)lines * sizeof(uint64_t);
     c->tags = ms_mem_alloc(mem, c->tags_bytes);
-    if (!c->tags)
-        return -1;
-    for (uint64_t i = 0; i < lines; i++)
-        c->tags[i] = MS_TAG_EMPTY;
+    if (!c->tags) return -1;
+    for (uint64_t i = 0; i < lines; i++) c->tags[i] = MS_TAG_EMPTY;
     if (c->policy == MS_POLICY_LRU && c->ways <= MS_ORDER_MAX_WAYS) {
         uint64_t nsets = lines / c->ways;
         c->order_bytes = (size_t)nsets * sizeof(uint64_t);
@@ -31,9 +29,9 @@ int ms_cache_init(ms_cache *c, const ms_level_config *cfg, unsigned level, int w
             ms_cache_free(c, mem);
             return -1;
         }
-        for (uint64_t i = 0; i < nsets; i++)   /* any order of empty ways will do: identity */
+        for (uint64_t i = 0; i < nsets; i++) /* any order of empty ways will do: identity */
             c->order[i] = 0xFEDCBA9876543210ull;
-        c->fp_bytes = (size_t)lines + 8;   /* a search reads 8 bytes from any set */
+        c->fp_bytes = (size_t)lines + 8; /* a search reads 8 bytes from any set */
         c->fp = ms_mem_alloc(mem, c->fp_bytes);
         if (!c->fp) {
             ms_cache_free(c, mem);
@@ -120,11 +118,9 @@ static uint64_t xorshift64(uint64_t *state)
 /* Wide sets: move ways [0, w) down one place (tags, and aux if kept). */
 static void shift_down(ms_cache *c, uint64_t base, uint32_t w)
 {
-    for (uint32_t i = w; i > 0; i--)
-        c->tags[base + i] = c->tags[base + i - 1];
+    for (uint32_t i = w; i > 0; i--) c->tags[base + i] = c->tags[base + i - 1];
     if (c->aux)
-        for (uint32_t i = w; i > 0; i--)
-            c->aux[base + i] = c->aux[base + i - 1];
+        for (uint32_t i = w; i > 0; i--) c->aux[base + i] = c->aux[base + i - 1];
 }
 
 /* Make way w (at recency position p) of set set_no, its line now tag, the set's front line.
@@ -140,14 +136,12 @@ static inline void lru_promote(ms_cache *c, uint64_t set_no, uint32_t w, unsigne
         c->fp[base + w] = c->fp[base];
         c->fp[base] = f;
         c->tags[base + w] = c->tags[base];
-        if (c->aux)
-            c->aux[base + w] = c->aux[base];
+        if (c->aux) c->aux[base + w] = c->aux[base];
     } else {
         shift_down(c, base, w);
     }
     c->tags[base] = tag;
-    if (c->aux)
-        c->aux[base] = aux;
+    if (c->aux) c->aux[base] = aux;
 }
 
 int ms_cache_lookup_slow(ms_cache *c, uint64_t *set, uint64_t line, unsigned dirty)
@@ -160,9 +154,8 @@ int ms_cache_lookup_slow(ms_cache *c, uint64_t *set, uint64_t line, unsigned dir
         if (c->order) {
             /* Find the way by fingerprints (ms_cache_find), then its recency position. */
             int found = ms_cache_find(c, set_no, line);
-            if (found < 0)
-                return -1;
-            uint32_t w = (uint32_t)found;   /* not 0: way 0 was checked */
+            if (found < 0) return -1;
+            uint32_t w = (uint32_t)found; /* not 0: way 0 was checked */
             lru_promote(c, set_no, w, ms_order_position(c->order[set_no], w), set[w] | dirty);
             return 0;
         }
@@ -177,8 +170,7 @@ int ms_cache_lookup_slow(ms_cache *c, uint64_t *set, uint64_t line, unsigned dir
     for (uint32_t w = 0; w < ways; w++) {
         if ((set[w] >> 1) == line) {
             set[w] |= dirty;
-            if (c->policy == MS_POLICY_PLRU)
-                plru_touch(c, line & c->set_mask, w);
+            if (c->policy == MS_POLICY_PLRU) plru_touch(c, line & c->set_mask, w);
             return (int)w;
         }
     }
@@ -203,8 +195,7 @@ uint64_t ms_cache_fill(ms_cache *c, uint64_t line, unsigned dirty, uint32_t aux,
                 break;
             }
         if (way == ways)
-            way = c->policy == MS_POLICY_PLRU ? plru_victim(c, set_no)
-                                              : (uint32_t)(xorshift64(&c->rng) % ways);
+            way = c->policy == MS_POLICY_PLRU ? plru_victim(c, set_no) : (uint32_t)(xorshift64(&c->rng) % ways);
     }
     uint64_t victim = set[way];
     *victim_aux = c->aux ? c->aux[base + way] : 0;
@@ -215,8 +206,7 @@ uint64_t ms_cache_fill(ms_cache *c, uint64_t line, unsigned dirty, uint32_t aux,
             c->fp[base + way] = c->fp[base];
             c->fp[base] = ms_line_fp(line);
             set[way] = set[0];
-            if (c->aux)
-                c->aux[base + way] = c->aux[base];
+            if (c->aux) c->aux[base + way] = c->aux[base];
         } else {
             shift_down(c, base, way);
         }
@@ -225,8 +215,7 @@ uint64_t ms_cache_fill(ms_cache *c, uint64_t line, unsigned dirty, uint32_t aux,
         plru_touch(c, set_no, way);
     }
     set[way] = (line << 1) | dirty;
-    if (c->aux)
-        c->aux[base + way] = aux;
+    if (c->aux) c->aux[base + way] = aux;
     return victim;
 }
 
@@ -234,29 +223,23 @@ static uint64_t *find_way(const ms_cache *c, uint64_t line)
 {
     uint64_t *set = c->tags + (line & c->set_mask) * c->ways;
     for (uint32_t w = 0; w < c->ways; w++)
-        if ((set[w] >> 1) == line)
-            return &set[w];
+        if ((set[w] >> 1) == line) return &set[w];
     return NULL;
 }
 
 int ms_cache_mark_dirty(ms_cache *c, uint64_t line)
 {
     uint64_t *way = find_way(c, line);
-    if (way)
-        *way |= MS_TAG_DIRTY;
+    if (way) *way |= MS_TAG_DIRTY;
     return way != NULL;
 }
 
-int ms_cache_contains(const ms_cache *c, uint64_t line)
-{
-    return find_way(c, line) != NULL;
-}
+int ms_cache_contains(const ms_cache *c, uint64_t line) { return find_way(c, line) != NULL; }
 
 int ms_cache_clean(ms_cache *c, uint64_t line)
 {
     uint64_t *way = find_way(c, line);
-    if (!way || !(*way & MS_TAG_DIRTY))
-        return 0;
+    if (!way || !(*way & MS_TAG_DIRTY)) return 0;
     *way &= ~(uint64_t)MS_TAG_DIRTY;
     return 1;
 }
@@ -273,15 +256,14 @@ static void lru_remove_ordered(ms_cache *c, uint64_t set_no, unsigned p)
         uint32_t w1 = (uint32_t)(order >> 4) & 15u;
         c->tags[base] = c->tags[base + w1];
         c->fp[base] = c->fp[base + w1];
-        if (c->aux)
-            c->aux[base] = c->aux[base + w1];
-        p = 1;   /* the line now in way 0 left position 1: remove that position */
+        if (c->aux) c->aux[base] = c->aux[base + w1];
+        p = 1; /* the line now in way 0 left position 1: remove that position */
     }
     uint32_t freed = (uint32_t)(order >> (4 * p)) & 15u;
     c->tags[base + freed] = MS_TAG_EMPTY;
     /* Positions above p move down one place; the freed way goes to the least recent end. */
     uint64_t below_p = (1ull << (4 * p)) - 1;
-    uint64_t used = (1ull << (4 * (ways - 1))) - 1;   /* positions 0 .. ways-2 */
+    uint64_t used = (1ull << (4 * (ways - 1))) - 1; /* positions 0 .. ways-2 */
     uint64_t kept = ((order & below_p) | ((order >> 4) & ~below_p)) & used;
     c->order[set_no] = kept | (uint64_t)freed << (4 * (ways - 1));
 }
@@ -292,28 +274,24 @@ uint64_t ms_cache_remove(ms_cache *c, uint64_t line, uint32_t *aux)
     uint64_t base = set_no * c->ways;
     uint64_t *set = c->tags + base;
     uint32_t w = 0;
-    while (w < c->ways && (set[w] >> 1) != line)
-        w++;
+    while (w < c->ways && (set[w] >> 1) != line) w++;
     *aux = 0;
-    if (w == c->ways)
-        return MS_TAG_EMPTY;
+    if (w == c->ways) return MS_TAG_EMPTY;
     uint64_t tag = set[w];
     *aux = c->aux ? c->aux[base + w] : 0;
     if (c->policy == MS_POLICY_LRU && c->order) {
         unsigned p = 0;
-        while (((c->order[set_no] >> (4 * p)) & 15u) != w)
-            p++;
+        while (((c->order[set_no] >> (4 * p)) & 15u) != w) p++;
         lru_remove_ordered(c, set_no, p);
     } else if (c->policy == MS_POLICY_LRU) {
         /* Ways ordered most recent first: close the gap, the last way becomes empty. */
         for (uint32_t i = w; i + 1 < c->ways; i++) {
             set[i] = set[i + 1];
-            if (c->aux)
-                c->aux[base + i] = c->aux[base + i + 1];
+            if (c->aux) c->aux[base + i] = c->aux[base + i + 1];
         }
         set[c->ways - 1] = MS_TAG_EMPTY;
     } else {
-        set[w] = MS_TAG_EMPTY;   /* PLRU and random fill an empty way first */
+        set[w] = MS_TAG_EMPTY; /* PLRU and random fill an empty way first */
     }
     return tag;
 }

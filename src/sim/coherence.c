@@ -13,12 +13,12 @@
  * the round's pending misses, used on communication misses only, come last. */
 #define DIR_NPENDING 4
 enum {
-    DIR_SHARERS = 0,   /* processors that may hold lines of the unit (clean lines leave silently) */
-    DIR_WRITERS,       /* processors that ever wrote it (the cold-start rule) */
-    DIR_OWNER,         /* exclusive owner's cpu + 1 (0: none), | DIR_MODIFIED when M (else E) */
-    DIR_PRODUCERS,     /* the pattern round: processors that wrote in it */
-    DIR_CONSUMERS,     /* ... and that took a communication read miss in it */
-    DIR_PROCS          /* then PROC_WORDS words per processor, then the pending entries: */
+    DIR_SHARERS = 0, /* processors that may hold lines of the unit (clean lines leave silently) */
+    DIR_WRITERS,     /* processors that ever wrote it (the cold-start rule) */
+    DIR_OWNER,       /* exclusive owner's cpu + 1 (0: none), | DIR_MODIFIED when M (else E) */
+    DIR_PRODUCERS,   /* the pattern round: processors that wrote in it */
+    DIR_CONSUMERS,   /* ... and that took a communication read miss in it */
+    DIR_PROCS        /* then PROC_WORDS words per processor, then the pending entries: */
 };
 /* DIR_NPENDING entries of (key, count) from word coh->dir_pending: the round's communication
  * misses. */
@@ -27,9 +27,9 @@ enum {
 
 /* Per processor and unit. */
 enum {
-    PROC_TOUCHED = 0,  /* granules touched since it fetched the unit (bit i = unit/64 bytes) */
-    PROC_LAST,         /* last access: ctx + 1 (low 32 bits; 0 = never), region (high 32 bits) */
-    PROC_INVALIDATED,  /* low 32 bits: ctx + 1 its last invalidation was counted on, until it
+    PROC_TOUCHED = 0, /* granules touched since it fetched the unit (bit i = unit/64 bytes) */
+    PROC_LAST,        /* last access: ctx + 1 (low 32 bits; 0 = never), region (high 32 bits) */
+    PROC_INVALIDATED, /* low 32 bits: ctx + 1 its last invalidation was counted on, until it
                         * misses again; high 32 bits: ctx + 1 of the access that fetched the
                         * unit into its caches (invalidations are received on that one) */
     PROC_WORDS
@@ -41,21 +41,21 @@ enum {
 
 struct ms_coherence {
     ms_view views[MS_MAX_PROCS];
-    ms_cache *private_cache;       /* processor p's level k < shared_from: [p * shared_from + k] */
-    ms_fa *private_fa;             /* and their shadows */
+    ms_cache *private_cache; /* processor p's level k < shared_from: [p * shared_from + k] */
+    ms_fa *private_fa;       /* and their shadows */
     size_t private_cache_bytes, private_fa_bytes;
-    int shared_from;               /* first shared level (nlevels: none) */
+    int shared_from; /* first shared level (nlevels: none) */
     unsigned unit_shift, granule_shift;
     unsigned nnodes, procs_per_node;
-    uint64_t remote_stall;         /* stall of a miss served by another node's memory */
+    uint64_t remote_stall; /* stall of a miss served by another node's memory */
     int mesi;
-    uint32_t region;               /* current region number */
+    uint32_t region; /* current region number */
     ms_linemeta dir;
-    size_t dir_bytes;              /* bytes of one directory record */
-    size_t dir_pending;            /* first word of a record's pending entries */
-    uint64_t last_unit[MS_MAX_PROCS];   /* per processor: the unit it accessed last + 1 (0: */
-    uint64_t *last_dir[MS_MAX_PROCS];   /* none) and that unit's record */
-    ms_pairs pairs;                /* (victim ctx, victim cpu, writer ctx, writer cpu) */
+    size_t dir_bytes;                 /* bytes of one directory record */
+    size_t dir_pending;               /* first word of a record's pending entries */
+    uint64_t last_unit[MS_MAX_PROCS]; /* per processor: the unit it accessed last + 1 (0: */
+    uint64_t *last_dir[MS_MAX_PROCS]; /* none) and that unit's record */
+    ms_pairs pairs;                   /* (victim ctx, victim cpu, writer ctx, writer cpu) */
 };
 
 /* Processor p's private level k is private_cache[p * s + k]; shared levels are sim->cache. */
@@ -88,12 +88,11 @@ int ms_coh_create(ms_sim *sim)
     const ms_hier_config *cfg = &sim->cfg;
     unsigned np = sim->nprocs, n = (unsigned)cfg->nlevels;
     ms_coherence *coh = ms_mem_alloc(&sim->mem, sizeof *coh);
-    if (!coh)
-        return -1;
+    if (!coh) return -1;
     sim->coh = coh;
     sim->inval_mark = MS_META_INVAL;
     sim->present_mark = MS_META_PRESENT;
-    sim->evictor_limit = MS_META_PRESENT - 1;   /* ctx + 1 must stay below the marks */
+    sim->evictor_limit = MS_META_PRESENT - 1; /* ctx + 1 must stay below the marks */
     coh->shared_from = ms_config_shared_from(cfg);
     unsigned s = (unsigned)coh->shared_from;
     coh->unit_shift = ms_log2u(ms_config_coherence_unit(cfg));
@@ -113,23 +112,20 @@ int ms_coh_create(ms_sim *sim)
     coh->private_fa_bytes = np * s * sizeof(ms_fa);
     coh->private_cache = ms_mem_alloc(&sim->mem, coh->private_cache_bytes);
     coh->private_fa = ms_mem_alloc(&sim->mem, coh->private_fa_bytes);
-    if (!ok || !coh->private_cache || !coh->private_fa)
-        return -1;
+    if (!ok || !coh->private_cache || !coh->private_fa) return -1;
     for (unsigned i = 0; i < np * s; i++) {
         const ms_level_config *lv = &cfg->level[i % s];
         if (ms_level_init(&coh->private_cache[i], &coh->private_fa[i], lv, i % s, sim->shadow_div, &sim->mem) != 0)
             return -1;
     }
-    for (unsigned p = 0; p < np; p++)
-        setup_view(sim, coh, p);
+    for (unsigned p = 0; p < np; p++) setup_view(sim, coh, p);
     return 0;
 }
 
 void ms_coh_destroy(ms_sim *sim)
 {
     ms_coherence *coh = sim->coh;
-    if (!coh)
-        return;
+    if (!coh) return;
     size_t nprivate = coh->private_cache_bytes / sizeof(ms_cache);
     for (size_t i = 0; coh->private_cache && coh->private_fa && i < nprivate; i++)
         ms_level_free(&coh->private_cache[i], &coh->private_fa[i], &sim->mem);
@@ -154,8 +150,7 @@ static uint64_t *dir_record(ms_coherence *coh, uint64_t unit)
  * record, which must be zeroed for each use). */
 static inline uint64_t *proc_dir_record(ms_coherence *coh, unsigned p, uint64_t unit)
 {
-    if (coh->last_unit[p] == unit + 1)
-        return coh->last_dir[p];
+    if (coh->last_unit[p] == unit + 1) return coh->last_dir[p];
     uint64_t *d = dir_record(coh, unit);
     coh->last_unit[p] = !ms_linemeta_is_stand_in(&coh->dir, d) ? unit + 1 : 0;
     coh->last_dir[p] = d;
@@ -199,8 +194,7 @@ static void round_close(ms_sim *sim, uint64_t *d, int closer)
     uint64_t *pending = d + sim->coh->dir_pending;
     for (int i = 0; i < DIR_NPENDING; i++) {
         uint64_t key = pending[2 * i];
-        if (!(key & PENDING_VALID))
-            continue;
+        if (!(key & PENDING_VALID)) continue;
         ms_counters *c = row(sim, (uint32_t)key, (unsigned)(key >> 32) & 0xffu);
         c->pattern[(key & PENDING_COLD) ? MS_PAT_COLD_START : pattern] += pending[2 * i + 1];
         pending[2 * i] = pending[2 * i + 1] = 0;
@@ -211,8 +205,7 @@ static void round_close(ms_sim *sim, uint64_t *d, int closer)
 /* A write by p: it closes the round if the round has consumers, then p is a producer. */
 static void round_write(ms_sim *sim, uint64_t *d, unsigned p)
 {
-    if (d[DIR_CONSUMERS])
-        round_close(sim, d, (int)p);
+    if (d[DIR_CONSUMERS]) round_close(sim, d, (int)p);
     d[DIR_PRODUCERS] |= 1ull << p;
 }
 
@@ -235,8 +228,7 @@ static void round_miss(const ms_coherence *coh, uint64_t *d, unsigned p, uint32_
     else
         pending[2 * slot] = key;
     pending[2 * slot + 1]++;
-    if (!write)
-        d[DIR_CONSUMERS] |= 1ull << p;
+    if (!write) d[DIR_CONSUMERS] |= 1ull << p;
 }
 
 /* ---- coherence actions ---- */
@@ -245,11 +237,10 @@ static void round_miss(const ms_coherence *coh, uint64_t *d, unsigned p, uint32_
  * numbered in that level's line size (the unit holds whole lines of every private level).
  * A line's record says whether a level holds it now (MS_META_PRESENT), so only the levels
  * that do are searched. */
-typedef int (*line_action)(ms_sim *sim, const ms_view *v, int level, uint64_t line, uint32_t *rec,
-                           uint32_t ctx, ms_counters *c);
+typedef int (*line_action)(ms_sim *sim, const ms_view *v, int level, uint64_t line, uint32_t *rec, uint32_t ctx,
+                           ms_counters *c);
 
-static int each_private_line(ms_sim *sim, unsigned q, uint64_t unit, line_action fn, uint32_t ctx,
-                             ms_counters *c)
+static int each_private_line(ms_sim *sim, unsigned q, uint64_t unit, line_action fn, uint32_t ctx, ms_counters *c)
 {
     ms_coherence *coh = sim->coh;
     const ms_view *v = &coh->views[q];
@@ -266,8 +257,7 @@ static int each_private_line(ms_sim *sim, unsigned q, uint64_t unit, line_action
         size_t stride = ((size_t)1 << sim->meta_shift[k]) * sim->meta.words_per_line;
         for (uint64_t i = 0; i < (1ull << per_unit); i++) {
             uint32_t *rec = step ? unit_rec + i * stride : ms_line_record(sim, k, first + i);
-            if (rec[v->held_word[k]] & MS_META_PRESENT)
-                found |= fn(sim, v, k, first + i, rec, ctx, c);
+            if (rec[v->held_word[k]] & MS_META_PRESENT) found |= fn(sim, v, k, first + i, rec, ctx, c);
         }
     }
     return found;
@@ -275,47 +265,41 @@ static int each_private_line(ms_sim *sim, unsigned q, uint64_t unit, line_action
 
 /* Invalidation of one line: taken out, marked in its record (the next miss on it is a
  * coherence miss), dirty data written back to the first shared level (or memory). */
-static int invalidate_line(ms_sim *sim, const ms_view *v, int level, uint64_t line, uint32_t *rec,
-                           uint32_t ctx, ms_counters *c)
+static int invalidate_line(ms_sim *sim, const ms_view *v, int level, uint64_t line, uint32_t *rec, uint32_t ctx,
+                           ms_counters *c)
 {
     uint32_t aux;
     uint64_t tag = ms_cache_remove(v->cache[level], line, &aux);
-    if (tag == MS_TAG_EMPTY)
-        return 0;
+    if (tag == MS_TAG_EMPTY) return 0;
     uint32_t *held = &rec[v->held_word[level]];
     *held = (*held | MS_META_HELD | MS_META_INVAL) & ~MS_META_PRESENT;
-    if (level == 0)
-        rec[v->fa_word[0]] = aux;
-    if (tag & MS_TAG_DIRTY)
-        ms_write_back(sim, v, sim->coh->shared_from, line << sim->line_shift[level], ctx, c);
+    if (level == 0) rec[v->fa_word[0]] = aux;
+    if (tag & MS_TAG_DIRTY) ms_write_back(sim, v, sim->coh->shared_from, line << sim->line_shift[level], ctx, c);
     return 1;
 }
 
 /* Downgrade of one line M -> S: its dirty data is written back to the first shared level. */
-static int clean_line(ms_sim *sim, const ms_view *v, int level, uint64_t line, uint32_t *rec,
-                      uint32_t ctx, ms_counters *c)
+static int clean_line(ms_sim *sim, const ms_view *v, int level, uint64_t line, uint32_t *rec, uint32_t ctx,
+                      ms_counters *c)
 {
     (void)rec;
-    if (!ms_cache_clean(v->cache[level], line))
-        return 0;
+    if (!ms_cache_clean(v->cache[level], line)) return 0;
     ms_write_back(sim, v, sim->coh->shared_from, line << sim->line_shift[level], ctx, c);
     return 1;
 }
 
 /* Count one invalidation of victim q's copy by writer p (ctx, counters c): received on q's
  * last (ctx, cpu) for the unit, classified true/false and in/across region. */
-static void count_invalidation(ms_sim *sim, uint64_t *d, unsigned q, unsigned p, uint32_t ctx,
-                               ms_counters *c, uint64_t written, int locked)
+static void count_invalidation(ms_sim *sim, uint64_t *d, unsigned q, unsigned p, uint32_t ctx, ms_counters *c,
+                               uint64_t written, int locked)
 {
     ms_coherence *coh = sim->coh;
     uint64_t *victim = proc_words(d, q);
     /* The reference that fetched the copy receives it (ccSIM's Table 3 charges the read that
      * brought the line in), else the victim's last access. */
     uint32_t victim_ctx1 = (uint32_t)(victim[PROC_INVALIDATED] >> 32);
-    if (!victim_ctx1)
-        victim_ctx1 = (uint32_t)victim[PROC_LAST];
-    if (!victim_ctx1)
-        return;   /* no record of its access (out of memory) */
+    if (!victim_ctx1) victim_ctx1 = (uint32_t)victim[PROC_LAST];
+    if (!victim_ctx1) return; /* no record of its access (out of memory) */
     ms_inval_counters *iv = &row(sim, victim_ctx1 - 1, q)->inval;
     int true_sharing = (victim[PROC_TOUCHED] & written) != 0;
     int in_region = (uint32_t)(victim[PROC_LAST] >> 32) == coh->region;
@@ -324,16 +308,15 @@ static void count_invalidation(ms_sim *sim, uint64_t *d, unsigned q, unsigned p,
         in_region ? iv->true_in++ : iv->true_across++;
     else
         in_region ? iv->false_in++ : iv->false_across++;
-    if (in_region && locked)
-        iv->with_lock++;
+    if (in_region && locked) iv->with_lock++;
     c->inval.sent++;
     victim[PROC_INVALIDATED] = (victim[PROC_INVALIDATED] & ~0xffffffffull) | victim_ctx1;
     ms_pairs_count(&coh->pairs, victim_ctx1 - 1, q, ctx, p);
 }
 
 /* A write by p to unit: every other sharer's copies are invalidated. */
-static void invalidate_others(ms_sim *sim, uint64_t *d, uint64_t unit, unsigned p, uint32_t ctx,
-                              ms_counters *c, uint64_t written, int locked)
+static void invalidate_others(ms_sim *sim, uint64_t *d, uint64_t unit, unsigned p, uint32_t ctx, ms_counters *c,
+                              uint64_t written, int locked)
 {
     uint64_t victims = d[DIR_SHARERS] & ~(1ull << p);
     while (victims) {
@@ -351,16 +334,16 @@ static unsigned node_of(const ms_coherence *coh, unsigned p) { return p / coh->p
 /* What one line of a reference did beyond the hierarchy walk. */
 typedef struct {
     uint64_t stall;
-    int left_private;   /* missed every private level */
-    int remote;         /* ... and was served by another node */
+    int left_private; /* missed every private level */
+    int remote;       /* ... and was served by another node */
 } line_result;
 
 /* Ownership before the lookup: a write acquires the unit (invalidating the other copies; a
  * write to an E copy is silent), a read of a unit another processor holds exclusively
  * downgrades it. Returns the processor whose dirty copy supplies the data, or -1; *upgrade is
  * set when p already held a read-only copy. */
-static int acquire(ms_sim *sim, uint64_t *d, uint64_t unit, unsigned p, uint32_t ctx, ms_counters *c,
-                   unsigned flags, uint64_t written, int *upgrade)
+static int acquire(ms_sim *sim, uint64_t *d, uint64_t unit, unsigned p, uint32_t ctx, ms_counters *c, unsigned flags,
+                   uint64_t written, int *upgrade)
 {
     uint64_t bit = 1ull << p;
     unsigned owner1 = (unsigned)(d[DIR_OWNER] & DIR_OWNER_CPU);
@@ -376,16 +359,15 @@ static int acquire(ms_sim *sim, uint64_t *d, uint64_t unit, unsigned p, uint32_t
         d[DIR_OWNER] = (p + 1) | DIR_MODIFIED;
         d[DIR_WRITERS] |= bit;
     } else if (owner1 && owner1 != p + 1) {
-        if (modified)
-            each_private_line(sim, owner1 - 1, unit, clean_line, ctx, c);
+        if (modified) each_private_line(sim, owner1 - 1, unit, clean_line, ctx, c);
         d[DIR_OWNER] = 0;
     }
     return source;
 }
 
 /* One L1 line [lo, hi] of p's reference. */
-static line_result coh_line(ms_sim *sim, unsigned p, uint64_t lo, uint64_t hi, unsigned flags,
-                            uint32_t ctx, ms_counters *c, ms_line_outcome *o)
+static line_result coh_line(ms_sim *sim, unsigned p, uint64_t lo, uint64_t hi, unsigned flags, uint32_t ctx,
+                            ms_counters *c, ms_line_outcome *o)
 {
     ms_coherence *coh = sim->coh;
     unsigned write = (flags & MS_ACC_WRITE) ? MS_TAG_DIRTY : 0u;
@@ -405,41 +387,38 @@ static line_result coh_line(ms_sim *sim, unsigned p, uint64_t lo, uint64_t hi, u
     const ms_view *v = &coh->views[p];
     o->served = ms_simulate_line(sim, v, v->cache[0], v->fa[0], lo, write, ctx, c, o);
     int s = coh->shared_from, n = sim->nlevels;
-    line_result r = {sim->stall[o->served], o->served >= s, 0};
-    if (!(d[DIR_SHARERS] & bit) || r.left_private)   /* this access fetched the copy */
+    line_result r = { sim->stall[o->served], o->served >= s, 0 };
+    if (!(d[DIR_SHARERS] & bit) || r.left_private) /* this access fetched the copy */
         me[PROC_INVALIDATED] = (me[PROC_INVALIDATED] & 0xffffffffull) | (uint64_t)(ctx + 1) << 32;
-    if (!(d[DIR_SHARERS] & bit)) {   /* a fresh copy: touched bytes count from here */
+    if (!(d[DIR_SHARERS] & bit)) { /* a fresh copy: touched bytes count from here */
         me[PROC_TOUCHED] = 0;
         d[DIR_SHARERS] |= bit;
     }
     if (o->served > 0) {
         int inval_miss = 0;
-        for (int k = 0; k < o->served && k < s; k++)
-            inval_miss |= o->cause[k] == MS_CAUSE_INVAL;
+        for (int k = 0; k < o->served && k < s; k++) inval_miss |= o->cause[k] == MS_CAUSE_INVAL;
         if (inval_miss && (uint32_t)me[PROC_INVALIDATED]) {
             row(sim, (uint32_t)me[PROC_INVALIDATED] - 1, p)->inval.followed_by_miss++;
             me[PROC_INVALIDATED] &= ~0xffffffffull;
         }
         int coherence_miss = r.left_private && o->cause[s - 1] == MS_CAUSE_INVAL;
         int cold_start = r.left_private && first_reference && others_wrote;
-        if (coherence_miss || cold_start)
-            round_miss(coh, d, p, ctx, !coherence_miss, write != 0);
+        if (coherence_miss || cold_start) round_miss(coh, d, p, ctx, !coherence_miss, write != 0);
     }
     if (r.left_private) {
         if (!write && coh->mesi && d[DIR_SHARERS] == bit && !(d[DIR_OWNER] & DIR_OWNER_CPU))
-            d[DIR_OWNER] = p + 1;   /* exclusive, clean */
+            d[DIR_OWNER] = p + 1; /* exclusive, clean */
         if (source >= 0)
             r.remote = node_of(coh, (unsigned)source) != node_of(coh, p);
         else if (o->served == n)
             r.remote = unit % coh->nnodes != node_of(coh, p);
-        if (r.remote && o->served == n)
-            r.stall = coh->remote_stall;
+        if (r.remote && o->served == n) r.stall = coh->remote_stall;
     } else if (upgrade) {
         /* Ownership of a read-only copy: a directory transaction, no miss. */
-        uint64_t dir_stall = s < n ? sim->stall[s]
-                             : unit % coh->nnodes != node_of(coh, p) ? coh->remote_stall : sim->stall[n];
-        if (dir_stall > r.stall)
-            r.stall = dir_stall;
+        uint64_t dir_stall = s < n                                   ? sim->stall[s]
+                             : unit % coh->nnodes != node_of(coh, p) ? coh->remote_stall
+                                                                     : sim->stall[n];
+        if (dir_stall > r.stall) r.stall = dir_stall;
     }
     me[PROC_TOUCHED] |= touched;
     me[PROC_LAST] = (uint64_t)(ctx + 1) | (uint64_t)coh->region << 32;
@@ -448,15 +427,14 @@ static line_result coh_line(ms_sim *sim, unsigned p, uint64_t lo, uint64_t hi, u
 
 int ms_coh_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
 {
-    if (cpu >= sim->nprocs || (ctx >= sim->nctx && ms_ensure_ctx(sim, ctx) != 0))
-        return -1;
+    if (cpu >= sim->nprocs || (ctx >= sim->nctx && ms_ensure_ctx(sim, ctx) != 0)) return -1;
     ms_counters *c = row(sim, ctx, cpu);
     unsigned write = (flags & MS_ACC_WRITE) ? 1u : 0u;
     ms_count_reference(c, write);
     uint64_t last_byte = addr + (size ? size - 1 : 0);
-    if (last_byte < addr)   /* wrapped around the address space: keep the first line only */
+    if (last_byte < addr) /* wrapped around the address space: keep the first line only */
         last_byte = addr | ((1ull << sim->l1_shift) - 1);
-    ms_line_outcome merged = {0, {0}, {0}};
+    ms_line_outcome merged = { 0, { 0 }, { 0 } };
     uint64_t stall = 0;
     int left_private = 0, remote = 0;
     for (uint64_t lo = addr;;) {
@@ -464,18 +442,14 @@ int ms_coh_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsig
         uint64_t hi = line_end < last_byte ? line_end : last_byte;
         ms_line_outcome o;
         line_result r = coh_line(sim, cpu, lo, hi, flags, ctx, c, &o);
-        if (o.served)
-            ms_merge_outcome(&merged, &o);
-        if (r.stall > stall)
-            stall = r.stall;
+        if (o.served) ms_merge_outcome(&merged, &o);
+        if (r.stall > stall) stall = r.stall;
         left_private |= r.left_private;
         remote |= r.remote;
-        if (hi == last_byte)
-            break;
+        if (hi == last_byte) break;
         lo = hi + 1;
     }
-    if (merged.served)
-        ms_commit_misses(sim, ctx, c, write, &merged);
+    if (merged.served) ms_commit_misses(sim, ctx, c, write, &merged);
     ms_count_stall(c, write, stall);
     if (remote)
         c->remote_misses++;
@@ -491,13 +465,11 @@ void ms_coh_finish(ms_sim *sim)
     ms_coherence *coh = sim->coh;
     size_t words = coh->dir_bytes / sizeof(uint64_t);
     for (size_t i = 0; i < coh->dir.nslots; i++) {
-        if (!coh->dir.slots[i].chunk)
-            continue;
+        if (!coh->dir.slots[i].chunk) continue;
         uint64_t *chunk = (uint64_t *)(void *)coh->dir.slots[i].words;
         for (size_t u = 0; u < MS_META_CHUNK_LINES; u++) {
             uint64_t *d = chunk + u * words;
-            if (d[DIR_PRODUCERS] | d[DIR_CONSUMERS] | d[coh->dir_pending])
-                round_close(sim, d, -1);
+            if (d[DIR_PRODUCERS] | d[DIR_CONSUMERS] | d[coh->dir_pending]) round_close(sim, d, -1);
         }
     }
 }
@@ -510,12 +482,12 @@ typedef struct {
 static void visit_invalidation(const ms_pair *p, void *ud)
 {
     const invalidation_visit *visit = ud;
-    ms_invalidation e = {p->key[0], p->key[1], p->key[2], p->key[3], p->count};
+    ms_invalidation e = { p->key[0], p->key[1], p->key[2], p->key[3], p->count };
     visit->fn(&e, visit->ud);
 }
 
 void ms_coh_each_invalidation(const ms_sim *sim, void (*fn)(const ms_invalidation *e, void *ud), void *ud)
 {
-    invalidation_visit visit = {fn, ud};
+    invalidation_visit visit = { fn, ud };
     ms_pairs_each(&sim->coh->pairs, visit_invalidation, &visit);
 }

@@ -12,37 +12,35 @@
 typedef struct {
     const char *name;
     const char *description;
-    const char *cache;          /* level spec in the --cache grammar */
+    const char *cache; /* level spec in the --cache grammar */
     uint32_t mem_latency;
 } preset_def;
 
 static const preset_def PRESETS[] = {
-    {"x86", "L1 32K/8-way, L2 1M/16-way, L3 2M/16-way (one slice), 64 B lines, LRU, memory 200",
-     "L1=32K:8:64:4:lru,L2=1M:16:64:14:lru,L3=2M:16:64:50:lru", 200},
-    {"x86-l2", "L1 32K/8-way + L2 1M/16-way, 64 B lines, LRU, memory 200 (Cachegrind D1/LL-like)",
-     "L1=32K:8:64:4:lru,L2=1M:16:64:14:lru", 200},
-    {"memspy92", "the MemSpy paper: one 32K direct-mapped level, 64 B lines, every miss stalls 50",
-     "L1=32K:1:64:0:lru", 50},
-    {"cachegrind", "Cachegrind's D1 32K:8:64 + LL 8M:16:64, LRU, memory 200",
-     "L1=32K:8:64:4:lru,L2=8M:16:64:14:lru", 200},
+    { "x86", "L1 32K/8-way, L2 1M/16-way, L3 2M/16-way (one slice), 64 B lines, LRU, memory 200",
+      "L1=32K:8:64:4:lru,L2=1M:16:64:14:lru,L3=2M:16:64:50:lru", 200 },
+    { "x86-l2", "L1 32K/8-way + L2 1M/16-way, 64 B lines, LRU, memory 200 (Cachegrind D1/LL-like)",
+      "L1=32K:8:64:4:lru,L2=1M:16:64:14:lru", 200 },
+    { "memspy92", "the MemSpy paper: one 32K direct-mapped level, 64 B lines, every miss stalls 50",
+      "L1=32K:1:64:0:lru", 50 },
+    { "cachegrind", "Cachegrind's D1 32K:8:64 + LL 8M:16:64, LRU, memory 200", "L1=32K:8:64:4:lru,L2=8M:16:64:14:lru",
+      200 },
 };
 enum { NPRESETS = sizeof PRESETS / sizeof PRESETS[0] };
 
-static const char *const PRESET_NAMES[] = {"x86", "x86-l2", "memspy92", "cachegrind", NULL};
+static const char *const PRESET_NAMES[] = { "x86", "x86-l2", "memspy92", "cachegrind", NULL };
 
-static const char *const POLICY_NAMES[] = {"lru", "plru", "random"};
+static const char *const POLICY_NAMES[] = { "lru", "plru", "random" };
 
 /* Limit on the lines of one level: node indices of the fully associative shadow are 32-bit. */
 #define MAX_LINES_PER_LEVEL (1ull << 28)
-
 
 static int is_pow2(uint64_t x) { return x && !(x & (x - 1)); }
 
 static const preset_def *find_preset(const char *name)
 {
     for (int i = 0; i < NPRESETS; i++)
-        if (strcmp(PRESETS[i].name, name) == 0)
-            return &PRESETS[i];
+        if (strcmp(PRESETS[i].name, name) == 0) return &PRESETS[i];
     return NULL;
 }
 
@@ -69,8 +67,7 @@ int ms_config_preset(const char *name, ms_hier_config *out, char *err, size_t er
     }
     ms_hier_config cfg;
     memset(&cfg, 0, sizeof cfg);
-    if (parse_cache_unvalidated(p->cache, &cfg, err, errlen) != 0)
-        return -1;
+    if (parse_cache_unvalidated(p->cache, &cfg, err, errlen) != 0) return -1;
     cfg.mem_latency = p->mem_latency;
     snprintf(cfg.preset, sizeof cfg.preset, "%s", p->name);
     *out = cfg;
@@ -79,25 +76,33 @@ int ms_config_preset(const char *name, ms_hier_config *out, char *err, size_t er
 
 int ms_config_parse_size(const char *s, uint64_t *out)
 {
-    if (!s || !isdigit((unsigned char)*s))
-        return -1;
+    if (!s || !isdigit((unsigned char)*s)) return -1;
     uint64_t v = 0;
     for (; isdigit((unsigned char)*s); s++) {
-        if (v > (UINT64_MAX - 9) / 10)
-            return -1;
+        if (v > (UINT64_MAX - 9) / 10) return -1;
         v = v * 10 + (uint64_t)(*s - '0');
     }
     unsigned shift = 0;
     switch (*s) {
-    case 'k': case 'K': shift = 10; s++; break;
-    case 'm': case 'M': shift = 20; s++; break;
-    case 'g': case 'G': shift = 30; s++; break;
+    case 'k':
+    case 'K':
+        shift = 10;
+        s++;
+        break;
+    case 'm':
+    case 'M':
+        shift = 20;
+        s++;
+        break;
+    case 'g':
+    case 'G':
+        shift = 30;
+        s++;
+        break;
     default: break;
     }
-    if (*s == 'b' || *s == 'B')
-        s++;
-    if (*s != '\0' || (shift && v > (UINT64_MAX >> shift)))
-        return -1;
+    if (*s == 'b' || *s == 'B') s++;
+    if (*s != '\0' || (shift && v > (UINT64_MAX >> shift))) return -1;
     *out = v << shift;
     return 0;
 }
@@ -106,15 +111,12 @@ int ms_config_parse_size(const char *s, uint64_t *out)
 static int parse_u32(const char *s, uint32_t *out)
 {
     uint64_t v = 0;
-    if (!isdigit((unsigned char)*s))
-        return -1;
+    if (!isdigit((unsigned char)*s)) return -1;
     for (; isdigit((unsigned char)*s); s++) {
         v = v * 10 + (uint64_t)(*s - '0');
-        if (v > UINT32_MAX)
-            return -1;
+        if (v > UINT32_MAX) return -1;
     }
-    if (*s)
-        return -1;
+    if (*s) return -1;
     *out = (uint32_t)v;
     return 0;
 }
@@ -123,23 +125,20 @@ static int parse_u32(const char *s, uint32_t *out)
 static int parse_level(const char *text, int index, ms_level_config *lv, char *err, size_t errlen)
 {
     char buf[128];
-    if (strlen(text) >= sizeof buf)
-        return ms_errorf(err, errlen, "L%d: level spec too long", index + 1);
+    if (strlen(text) >= sizeof buf) return ms_errorf(err, errlen, "L%d: level spec too long", index + 1);
     strcpy(buf, text);
     char *field[6];
     int n = 0;
     for (char *p = buf;; p++) {
-        if (n == 6)
-            break;
+        if (n == 6) break;
         field[n++] = p;
         p = strchr(p, ':');
-        if (!p)
-            break;
+        if (!p) break;
         *p = '\0';
     }
     if (n < 4 || n > 5)
-        return ms_errorf(err, errlen, "L%d: expected SIZE:WAYS:LINE:LATENCY[:lru|plru|random], got '%s'",
-                    index + 1, text);
+        return ms_errorf(err, errlen, "L%d: expected SIZE:WAYS:LINE:LATENCY[:lru|plru|random], got '%s'", index + 1,
+                         text);
     ms_level_config v;
     memset(&v, 0, sizeof v);
     if (ms_config_parse_size(field[0], &v.size) != 0)
@@ -168,7 +167,10 @@ static int parse_level(const char *text, int index, ms_level_config *lv, char *e
 /* Copy s[0..n) into buf with surrounding whitespace removed. */
 static void copy_trimmed(char *buf, size_t buflen, const char *s, size_t n)
 {
-    while (n && isspace((unsigned char)*s)) { s++; n--; }
+    while (n && isspace((unsigned char)*s)) {
+        s++;
+        n--;
+    }
     while (n && isspace((unsigned char)s[n - 1])) n--;
     if (n >= buflen) n = buflen - 1;
     memcpy(buf, s, n);
@@ -179,14 +181,12 @@ static void copy_trimmed(char *buf, size_t buflen, const char *s, size_t n)
 static int parse_level_assignment(const char *item, ms_level_config *lv, char *err, size_t errlen)
 {
     const char *eq = strchr(item, '=');
-    if (!eq || eq - item != 2 || (item[0] != 'L' && item[0] != 'l') || item[1] < '1'
-        || item[1] > '0' + MS_MAX_LEVELS)
+    if (!eq || eq - item != 2 || (item[0] != 'L' && item[0] != 'l') || item[1] < '1' || item[1] > '0' + MS_MAX_LEVELS)
         return ms_errorf(err, errlen, "expected L1=..., L2=... or L3=..., got '%s'", item);
     int index = item[1] - '1';
     char body[128];
     copy_trimmed(body, sizeof body, eq + 1, strlen(eq + 1));
-    if (parse_level(body, index, lv, err, errlen) != 0)
-        return -1;
+    if (parse_level(body, index, lv, err, errlen) != 0) return -1;
     return index;
 }
 
@@ -200,22 +200,18 @@ static int parse_cache_unvalidated(const char *spec, ms_hier_config *out, char *
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
         char item[160];
         copy_trimmed(item, sizeof item, p, len);
-        if (n == MS_MAX_LEVELS)
-            return ms_errorf(err, errlen, "at most %d levels (L1, L2, L3)", MS_MAX_LEVELS);
+        if (n == MS_MAX_LEVELS) return ms_errorf(err, errlen, "at most %d levels (L1, L2, L3)", MS_MAX_LEVELS);
         ms_level_config lv;
         int index = parse_level_assignment(item, &lv, err, errlen);
-        if (index < 0)
-            return -1;
+        if (index < 0) return -1;
         if (index != n)
             return ms_errorf(err, errlen, "levels must be given in order L1, L2, L3 (got L%d where L%d was expected)",
-                        index + 1, n + 1);
+                             index + 1, n + 1);
         cfg.level[n++] = lv;
-        if (!comma)
-            break;
+        if (!comma) break;
         p = comma + 1;
     }
-    for (int i = n; i < MS_MAX_LEVELS; i++)
-        memset(&cfg.level[i], 0, sizeof cfg.level[i]);
+    for (int i = n; i < MS_MAX_LEVELS; i++) memset(&cfg.level[i], 0, sizeof cfg.level[i]);
     cfg.nlevels = n;
     cfg.preset[0] = '\0';
     *out = cfg;
@@ -225,8 +221,7 @@ static int parse_cache_unvalidated(const char *spec, ms_hier_config *out, char *
 int ms_config_parse_cache(const char *spec, ms_hier_config *out, char *err, size_t errlen)
 {
     ms_hier_config cfg = *out;
-    if (parse_cache_unvalidated(spec, &cfg, err, errlen) != 0 || ms_config_validate(&cfg, err, errlen) != 0)
-        return -1;
+    if (parse_cache_unvalidated(spec, &cfg, err, errlen) != 0 || ms_config_validate(&cfg, err, errlen) != 0) return -1;
     *out = cfg;
     return 0;
 }
@@ -244,8 +239,8 @@ static int validate_multiprocessor(const ms_hier_config *cfg, char *err, size_t 
             return ms_errorf(err, errlen, "coherence unit %u is not a power of two", cfg->coherence_unit);
         for (int k = 0; k < nprivate; k++)
             if (cfg->coherence_unit < cfg->level[k].line)
-                return ms_errorf(err, errlen, "coherence unit %u is smaller than the L%d line %u",
-                                 cfg->coherence_unit, k + 1, cfg->level[k].line);
+                return ms_errorf(err, errlen, "coherence unit %u is smaller than the L%d line %u", cfg->coherence_unit,
+                                 k + 1, cfg->level[k].line);
     }
     if ((unsigned)cfg->protocol > MS_PROTO_MSI)
         return ms_errorf(err, errlen, "protocol %d is unknown", (int)cfg->protocol);
@@ -267,35 +262,33 @@ int ms_config_validate(const ms_hier_config *cfg, char *err, size_t errlen)
         int k = i + 1;
         if (lv->line < 8 || !is_pow2(lv->line))
             return ms_errorf(err, errlen, "L%d line %u is not a power of two >= 8", k, lv->line);
-        if (lv->ways < 1)
-            return ms_errorf(err, errlen, "L%d ways must be at least 1", k);
-        if (lv->size == 0)
-            return ms_errorf(err, errlen, "L%d size must not be 0", k);
+        if (lv->ways < 1) return ms_errorf(err, errlen, "L%d ways must be at least 1", k);
+        if (lv->size == 0) return ms_errorf(err, errlen, "L%d size must not be 0", k);
         uint64_t set_bytes = (uint64_t)lv->line * lv->ways;
         if (lv->size % set_bytes != 0)
             return ms_errorf(err, errlen, "L%d size %llu is not a multiple of line*ways (%llu)", k,
-                        (unsigned long long)lv->size, (unsigned long long)set_bytes);
+                             (unsigned long long)lv->size, (unsigned long long)set_bytes);
         uint64_t sets = lv->size / set_bytes;
         if (!is_pow2(sets))
             return ms_errorf(err, errlen, "L%d sets (size/(line*ways)) %llu is not a power of two", k,
-                        (unsigned long long)sets);
+                             (unsigned long long)sets);
         if (lv->size / lv->line > MAX_LINES_PER_LEVEL)
-            return ms_errorf(err, errlen, "L%d size %llu has more than %llu lines", k,
-                        (unsigned long long)lv->size, MAX_LINES_PER_LEVEL);
+            return ms_errorf(err, errlen, "L%d size %llu has more than %llu lines", k, (unsigned long long)lv->size,
+                             MAX_LINES_PER_LEVEL);
         if ((unsigned)lv->policy > MS_POLICY_RANDOM)
             return ms_errorf(err, errlen, "L%d policy %d is unknown", k, (int)lv->policy);
         if (lv->policy == MS_POLICY_PLRU && !is_pow2(lv->ways))
             return ms_errorf(err, errlen, "L%d ways %u must be a power of two for plru", k, lv->ways);
         if (i > 0 && lv->line < cfg->level[i - 1].line)
             return ms_errorf(err, errlen, "L%d line %u is smaller than L%d line %u", k, lv->line, k - 1,
-                        cfg->level[i - 1].line);
+                             cfg->level[i - 1].line);
         if (lv->latency < cfg->level[0].latency)
             return ms_errorf(err, errlen, "L%d latency %u is below L1 latency %u", k, lv->latency,
-                        cfg->level[0].latency);
+                             cfg->level[0].latency);
     }
     if (cfg->mem_latency < cfg->level[0].latency)
         return ms_errorf(err, errlen, "memory latency %u is below L1 latency %u", cfg->mem_latency,
-                    cfg->level[0].latency);
+                         cfg->level[0].latency);
     if (memchr(cfg->preset, '\0', sizeof cfg->preset) == NULL)
         return ms_errorf(err, errlen, "preset name is not terminated");
     return validate_multiprocessor(cfg, err, errlen);
@@ -326,38 +319,29 @@ static void append(text_out *t, const char *fmt, ...)
     size_t room = t->len < t->cap ? t->cap - t->len : 0;
     int n = vsnprintf(room ? t->buf + t->len : NULL, room, fmt, ap);
     va_end(ap);
-    if (n > 0)
-        t->len += (size_t)n;
+    if (n > 0) t->len += (size_t)n;
 }
 
 int ms_config_format(const ms_hier_config *cfg, char *buf, size_t buflen)
 {
-    text_out t = {buf, buflen, 0};
-    if (buflen)
-        buf[0] = '\0';
+    text_out t = { buf, buflen, 0 };
+    if (buflen) buf[0] = '\0';
     for (int i = 0; i < cfg->nlevels && i < MS_MAX_LEVELS; i++) {
         const ms_level_config *lv = &cfg->level[i];
         char size[32];
         format_size(size, sizeof size, lv->size);
         unsigned policy = (unsigned)lv->policy <= MS_POLICY_RANDOM ? (unsigned)lv->policy : 0;
-        append(&t, "%sL%d=%s:%u:%u:%u:%s", i ? "," : "", i + 1, size, lv->ways, lv->line,
-               lv->latency, POLICY_NAMES[policy]);
+        append(&t, "%sL%d=%s:%u:%u:%u:%s", i ? "," : "", i + 1, size, lv->ways, lv->line, lv->latency,
+               POLICY_NAMES[policy]);
     }
     append(&t, ";mem=%u", cfg->mem_latency);
-    if (cfg->preset[0])
-        append(&t, ";preset=%s", cfg->preset);
-    if (cfg->nprocs)
-        append(&t, ";procs=%u", cfg->nprocs);
-    if (cfg->shared_from)
-        append(&t, ";shared=%d", cfg->shared_from);
-    if (cfg->coherence_unit)
-        append(&t, ";unit=%u", cfg->coherence_unit);
-    if (cfg->protocol != MS_PROTO_MESI)
-        append(&t, ";proto=%s", cfg->protocol == MS_PROTO_MSI ? "msi" : "?");
-    if (cfg->nnodes)
-        append(&t, ";nodes=%u", cfg->nnodes);
-    if (cfg->remote_latency)
-        append(&t, ";remote=%u", cfg->remote_latency);
+    if (cfg->preset[0]) append(&t, ";preset=%s", cfg->preset);
+    if (cfg->nprocs) append(&t, ";procs=%u", cfg->nprocs);
+    if (cfg->shared_from) append(&t, ";shared=%d", cfg->shared_from);
+    if (cfg->coherence_unit) append(&t, ";unit=%u", cfg->coherence_unit);
+    if (cfg->protocol != MS_PROTO_MESI) append(&t, ";proto=%s", cfg->protocol == MS_PROTO_MSI ? "msi" : "?");
+    if (cfg->nnodes) append(&t, ";nodes=%u", cfg->nnodes);
+    if (cfg->remote_latency) append(&t, ";remote=%u", cfg->remote_latency);
     return (int)t.len;
 }
 
@@ -377,8 +361,7 @@ static int parse_protocol(const char *s, ms_protocol *out)
 static int parse_int(const char *s, int *out)
 {
     uint32_t v;
-    if (parse_u32(s, &v) != 0 || v > INT32_MAX)
-        return -1;
+    if (parse_u32(s, &v) != 0 || v > INT32_MAX) return -1;
     *out = (int)v;
     return 0;
 }
@@ -393,8 +376,7 @@ static int apply_full_item(const char *key, const char *value, ms_hier_config *c
         return 0;
     }
     if (strcmp(key, "preset") == 0) {
-        if (strlen(value) >= sizeof cfg->preset)
-            return ms_errorf(err, errlen, "preset name '%s' too long", value);
+        if (strlen(value) >= sizeof cfg->preset) return ms_errorf(err, errlen, "preset name '%s' too long", value);
         strcpy(cfg->preset, value);
         return 0;
     }
@@ -421,33 +403,26 @@ int ms_config_parse_full(const char *text, ms_hier_config *out, char *err, size_
     ms_hier_config cfg;
     memset(&cfg, 0, sizeof cfg);
     const char *mem = strstr(text, ";mem=");
-    if (!mem)
-        return ms_errorf(err, errlen, "configuration '%s' lacks ';mem='", text);
+    if (!mem) return ms_errorf(err, errlen, "configuration '%s' lacks ';mem='", text);
     char levels[512];
-    if ((size_t)(mem - text) >= sizeof levels)
-        return ms_errorf(err, errlen, "configuration too long");
+    if ((size_t)(mem - text) >= sizeof levels) return ms_errorf(err, errlen, "configuration too long");
     memcpy(levels, text, (size_t)(mem - text));
     levels[mem - text] = '\0';
-    if (parse_cache_unvalidated(levels, &cfg, err, errlen) != 0)
-        return -1;
+    if (parse_cache_unvalidated(levels, &cfg, err, errlen) != 0) return -1;
     for (const char *item = mem + 1; item;) {
         const char *semi = strchr(item, ';');
         size_t len = semi ? (size_t)(semi - item) : strlen(item);
         char buf[128];
-        if (len >= sizeof buf)
-            return ms_errorf(err, errlen, "configuration field '%.40s...' too long", item);
+        if (len >= sizeof buf) return ms_errorf(err, errlen, "configuration field '%.40s...' too long", item);
         memcpy(buf, item, len);
         buf[len] = '\0';
         char *eq = strchr(buf, '=');
-        if (!eq)
-            return ms_errorf(err, errlen, "configuration field '%s' lacks '='", buf);
+        if (!eq) return ms_errorf(err, errlen, "configuration field '%s' lacks '='", buf);
         *eq = '\0';
-        if (apply_full_item(buf, eq + 1, &cfg, err, errlen) != 0)
-            return -1;
+        if (apply_full_item(buf, eq + 1, &cfg, err, errlen) != 0) return -1;
         item = semi ? semi + 1 : NULL;
     }
-    if (ms_config_validate(&cfg, err, errlen) != 0)
-        return -1;
+    if (ms_config_validate(&cfg, err, errlen) != 0) return -1;
     *out = cfg;
     return 0;
 }
@@ -458,29 +433,23 @@ static int apply_multiprocessor_key(const char *key, const char *value, ms_hier_
 {
     *known = 1;
     uint64_t unit;
-    if (strcmp(key, "procs") == 0)
-        return parse_u32(value, &cfg->nprocs);
-    if (strcmp(key, "shared") == 0)
-        return parse_int(value, &cfg->shared_from);
+    if (strcmp(key, "procs") == 0) return parse_u32(value, &cfg->nprocs);
+    if (strcmp(key, "shared") == 0) return parse_int(value, &cfg->shared_from);
     if (strcmp(key, "coherence-unit") == 0) {
-        if (ms_config_parse_size(value, &unit) != 0 || unit > UINT32_MAX)
-            return -1;
+        if (ms_config_parse_size(value, &unit) != 0 || unit > UINT32_MAX) return -1;
         cfg->coherence_unit = (uint32_t)unit;
         return 0;
     }
-    if (strcmp(key, "protocol") == 0)
-        return parse_protocol(value, &cfg->protocol);
-    if (strcmp(key, "nodes") == 0)
-        return parse_u32(value, &cfg->nnodes);
-    if (strcmp(key, "remote-latency") == 0)
-        return parse_u32(value, &cfg->remote_latency);
+    if (strcmp(key, "protocol") == 0) return parse_protocol(value, &cfg->protocol);
+    if (strcmp(key, "nodes") == 0) return parse_u32(value, &cfg->nnodes);
+    if (strcmp(key, "remote-latency") == 0) return parse_u32(value, &cfg->remote_latency);
     *known = 0;
     return 0;
 }
 
 /* Apply one "key = value" line of a config file. */
-static int apply_config_key(const char *key, const char *value, int lineno, ms_hier_config *cfg,
-                            char *err, size_t errlen)
+static int apply_config_key(const char *key, const char *value, int lineno, ms_hier_config *cfg, char *err,
+                            size_t errlen)
 {
     char sub[200];
     int known;
@@ -494,22 +463,22 @@ static int apply_config_key(const char *key, const char *value, int lineno, ms_h
         if (parse_u32(value, &cfg->mem_latency) != 0)
             return ms_errorf(err, errlen, "line %d: mem-latency '%s' is not a number", lineno, value);
         cfg->preset[0] = '\0';
-    } else if ((key[0] == 'l' || key[0] == 'L') && key[1] >= '1' && key[1] <= '0' + MS_MAX_LEVELS
-               && key[2] == '\0') {
+    } else if ((key[0] == 'l' || key[0] == 'L') && key[1] >= '1' && key[1] <= '0' + MS_MAX_LEVELS && key[2] == '\0') {
         int index = key[1] - '1';
         if (index > cfg->nlevels)
-            return ms_errorf(err, errlen, "line %d: L%d given but the configuration has only %d level(s)",
-                        lineno, index + 1, cfg->nlevels);
+            return ms_errorf(err, errlen, "line %d: L%d given but the configuration has only %d level(s)", lineno,
+                             index + 1, cfg->nlevels);
         if (parse_level(value, index, &cfg->level[index], sub, sizeof sub) != 0)
             return ms_errorf(err, errlen, "line %d: %s", lineno, sub);
-        if (index == cfg->nlevels)
-            cfg->nlevels = index + 1;
+        if (index == cfg->nlevels) cfg->nlevels = index + 1;
         cfg->preset[0] = '\0';
     } else if (apply_multiprocessor_key(key, value, cfg, &known) != 0) {
         return ms_errorf(err, errlen, "line %d: %s '%s' is not valid", lineno, key, value);
     } else if (!known) {
-        return ms_errorf(err, errlen, "line %d: unknown key '%s' (known: preset, cache, mem-latency, l1, l2, l3, "
-                    "procs, shared, coherence-unit, protocol, nodes, remote-latency)", lineno, key);
+        return ms_errorf(err, errlen,
+                         "line %d: unknown key '%s' (known: preset, cache, mem-latency, l1, l2, l3, "
+                         "procs, shared, coherence-unit, protocol, nodes, remote-latency)",
+                         lineno, key);
     }
     return 0;
 }
@@ -524,24 +493,19 @@ int ms_config_parse_text(const char *text, ms_hier_config *out, char *err, size_
         const char *next = end ? end + 1 : p + len;
         lineno++;
         const char *hash = memchr(p, '#', len);
-        if (hash)
-            len = (size_t)(hash - p);
+        if (hash) len = (size_t)(hash - p);
         char line[256];
         copy_trimmed(line, sizeof line, p, len);
         p = next;
-        if (line[0] == '\0')
-            continue;
+        if (line[0] == '\0') continue;
         char *eq = strchr(line, '=');
-        if (!eq)
-            return ms_errorf(err, errlen, "line %d: expected 'key = value', got '%s'", lineno, line);
+        if (!eq) return ms_errorf(err, errlen, "line %d: expected 'key = value', got '%s'", lineno, line);
         char key[32], value[224];
         copy_trimmed(key, sizeof key, line, (size_t)(eq - line));
         copy_trimmed(value, sizeof value, eq + 1, strlen(eq + 1));
-        if (apply_config_key(key, value, lineno, &cfg, err, errlen) != 0)
-            return -1;
+        if (apply_config_key(key, value, lineno, &cfg, err, errlen) != 0) return -1;
     }
-    if (ms_config_validate(&cfg, err, errlen) != 0)
-        return -1;
+    if (ms_config_validate(&cfg, err, errlen) != 0) return -1;
     *out = cfg;
     return 0;
 }

@@ -11,10 +11,10 @@
 typedef enum { MS_POLICY_LRU = 0, MS_POLICY_PLRU = 1, MS_POLICY_RANDOM = 2 } ms_policy;
 
 typedef struct {
-    uint64_t size;      /* bytes; multiple of line * ways */
-    uint32_t ways;      /* associativity; ways == size/line means fully associative */
-    uint32_t line;      /* bytes, power of two, >= 8 */
-    uint32_t latency;   /* hit latency in cycles (load-to-use) */
+    uint64_t size;    /* bytes; multiple of line * ways */
+    uint32_t ways;    /* associativity; ways == size/line means fully associative */
+    uint32_t line;    /* bytes, power of two, >= 8 */
+    uint32_t latency; /* hit latency in cycles (load-to-use) */
     ms_policy policy;
 } ms_level_config;
 
@@ -24,21 +24,21 @@ typedef struct {
 typedef enum { MS_PROTO_MESI = 0, MS_PROTO_MSI = 1 } ms_protocol;
 
 typedef struct {
-    int nlevels;                         /* 1..MS_MAX_LEVELS */
+    int nlevels; /* 1..MS_MAX_LEVELS */
     ms_level_config level[MS_MAX_LEVELS];
-    uint32_t mem_latency;                /* cycles for an access served by memory */
-    char preset[32];                     /* preset name this came from, "" if custom */
+    uint32_t mem_latency; /* cycles for an access served by memory */
+    char preset[32];      /* preset name this came from, "" if custom */
     /* Multiprocessor (coherence). All zero = the defaults written in brackets. */
-    uint32_t nprocs;          /* simulated processors 1..MS_MAX_PROCS [0: one per thread, decided
+    uint32_t nprocs;         /* simulated processors 1..MS_MAX_PROCS [0: one per thread, decided
                                * by the replay; the simulator treats 0 as 1] */
-    int shared_from;          /* first level shared by all processors (levels below it are private
+    int shared_from;         /* first level shared by all processors (levels below it are private
                                * per processor) [0: meaning nlevels, every level private] */
-    uint32_t coherence_unit;  /* bytes, power of two >= the largest private line, e.g. 4096 for
+    uint32_t coherence_unit; /* bytes, power of two >= the largest private line, e.g. 4096 for
                                * page-based DSM studies [0: the largest private line size] */
-    ms_protocol protocol;     /* [MESI] */
-    uint32_t nnodes;          /* processors grouped into this many nodes (DASH), memory homed
+    ms_protocol protocol;    /* [MESI] */
+    uint32_t nnodes;         /* processors grouped into this many nodes (DASH), memory homed
                                * round robin by coherence unit [0 or 1: one node, all local] */
-    uint32_t remote_latency;  /* cycles for a miss served by another node [0: 2 x mem_latency] */
+    uint32_t remote_latency; /* cycles for a miss served by another node [0: 2 x mem_latency] */
 } ms_hier_config;
 
 /* Fill *out with the named preset ("memspy92", "x86", ...). Returns 0, or -1 with err set. */

@@ -7,10 +7,7 @@
 
 #include "sim_internal.h"
 
-static uint64_t hash_line(const ms_fa *fa, uint64_t line)
-{
-    return (line * 0x9E3779B97F4A7C15ull) >> fa->hash_shift;
-}
+static uint64_t hash_line(const ms_fa *fa, uint64_t line) { return (line * 0x9E3779B97F4A7C15ull) >> fa->hash_shift; }
 
 /* Node array (every node unused: MS_TAG_EMPTY matches no line) and, if keyed, the hash. */
 static int fa_setup(ms_fa *fa, uint32_t capacity, int keyed, ms_mem *mem)
@@ -21,14 +18,11 @@ static int fa_setup(ms_fa *fa, uint32_t capacity, int keyed, ms_mem *mem)
     fa->mru_line = MS_TAG_EMPTY;
     fa->nodes_bytes = (size_t)capacity * sizeof(ms_fa_node);
     fa->nodes = ms_mem_alloc(mem, fa->nodes_bytes);
-    if (!fa->nodes)
-        return -1;
-    for (uint32_t n = 0; n < capacity; n++)
-        fa->nodes[n].line = MS_TAG_EMPTY;
-    if (!keyed)
-        return 0;
+    if (!fa->nodes) return -1;
+    for (uint32_t n = 0; n < capacity; n++) fa->nodes[n].line = MS_TAG_EMPTY;
+    if (!keyed) return 0;
     unsigned bits = 1;
-    while ((1ull << bits) < 2ull * capacity)   /* load factor <= 1/2 */
+    while ((1ull << bits) < 2ull * capacity) /* load factor <= 1/2 */
         bits++;
     fa->hash_shift = 64 - bits;
     fa->slot_mask = (1ull << bits) - 1;
@@ -41,15 +35,9 @@ static int fa_setup(ms_fa *fa, uint32_t capacity, int keyed, ms_mem *mem)
     return 0;
 }
 
-int ms_fa_init(ms_fa *fa, uint32_t capacity, ms_mem *mem)
-{
-    return fa_setup(fa, capacity, 1, mem);
-}
+int ms_fa_init(ms_fa *fa, uint32_t capacity, ms_mem *mem) { return fa_setup(fa, capacity, 1, mem); }
 
-int ms_fa_init_unkeyed(ms_fa *fa, uint32_t capacity, ms_mem *mem)
-{
-    return fa_setup(fa, capacity, 0, mem);
-}
+int ms_fa_init_unkeyed(ms_fa *fa, uint32_t capacity, ms_mem *mem) { return fa_setup(fa, capacity, 0, mem); }
 
 void ms_fa_free(ms_fa *fa, ms_mem *mem)
 {
@@ -65,8 +53,7 @@ static inline uint64_t find_slot(const ms_fa *fa, uint64_t line)
     uint64_t s = hash_line(fa, line);
     for (;;) {
         uint32_t v = fa->slots[s];
-        if (v == 0 || fa->nodes[v - 1].line == line)
-            return s;
+        if (v == 0 || fa->nodes[v - 1].line == line) return s;
         s = (s + 1) & fa->slot_mask;
     }
 }
@@ -78,8 +65,7 @@ static void delete_slot(ms_fa *fa, uint64_t hole)
     for (;;) {
         s = (s + 1) & fa->slot_mask;
         uint32_t v = fa->slots[s];
-        if (v == 0)
-            break;
+        if (v == 0) break;
         uint64_t home = hash_line(fa, fa->nodes[v - 1].line);
         /* Move v into the hole unless its home lies cyclically in (hole, s]. */
         if (((s - home) & fa->slot_mask) >= ((s - hole) & fa->slot_mask)) {
@@ -96,10 +82,9 @@ uint32_t ms_fa_insert(ms_fa *fa, uint64_t line)
     if (fa->used < fa->capacity) {
         n = fa->used++;
     } else {
-        n = fa->tail;   /* drop the LRU line: its holder's stale index will not validate */
+        n = fa->tail; /* drop the LRU line: its holder's stale index will not validate */
         ms_fa_unlink(fa, n);
-        if (fa->slots)
-            delete_slot(fa, find_slot(fa, fa->nodes[n].line));
+        if (fa->slots) delete_slot(fa, find_slot(fa, fa->nodes[n].line));
     }
     fa->nodes[n].line = line;
     ms_fa_push_front(fa, n);
@@ -108,14 +93,13 @@ uint32_t ms_fa_insert(ms_fa *fa, uint64_t line)
 
 int ms_fa_access(ms_fa *fa, uint64_t line)
 {
-    if (line == fa->mru_line)
-        return 1;
+    if (line == fa->mru_line) return 1;
     uint32_t v = fa->slots[find_slot(fa, line)];
     if (v) {
         ms_fa_move_to_front(fa, v - 1);
         return 1;
     }
     uint32_t n = ms_fa_insert(fa, line);
-    fa->slots[find_slot(fa, line)] = n + 1;   /* after the insert: its deletion moves slots */
+    fa->slots[find_slot(fa, line)] = n + 1; /* after the insert: its deletion moves slots */
     return 0;
 }

@@ -14,8 +14,7 @@ typedef struct {
 static inline void *ms_mem_alloc(ms_mem *m, size_t bytes)
 {
     void *p = m->fn.alloc(m->fn.ud, bytes);
-    if (p)
-        m->bytes += bytes;
+    if (p) m->bytes += bytes;
     return p;
 }
 

@@ -2,7 +2,7 @@
  * merge of the partitions' results. */
 #include "psim.h"
 
-#include <stdlib.h>   /* qsort */
+#include <stdlib.h> /* qsort */
 #include <string.h>
 
 #include "mem.h"
@@ -13,9 +13,9 @@ struct ms_psim {
     ms_hier_config cfg;
     unsigned nparts, shift, l1_shift, nprocs;
     ms_sim *sim[MS_PSIM_MAX_PARTS];
-    ms_psim_batch *cur[MS_PSIM_MAX_PARTS];   /* NULL: the queue ran out of memory */
-    uint64_t lost[MS_PSIM_MAX_PARTS];        /* each written by the partition's worker only */
-    uint64_t queue_lost;                     /* written by the producer only */
+    ms_psim_batch *cur[MS_PSIM_MAX_PARTS]; /* NULL: the queue ran out of memory */
+    uint64_t lost[MS_PSIM_MAX_PARTS];      /* each written by the partition's worker only */
+    uint64_t queue_lost;                   /* written by the producer only */
     uint64_t straddles;
     ms_psim_submit_fn submit;
     void *ud;
@@ -36,8 +36,7 @@ static unsigned key_shift(const ms_hier_config *cfg)
     unsigned s = 0;
     for (int k = 0; k < cfg->nlevels; k++)
         if (log2u(cfg->level[k].line) > s) s = log2u(cfg->level[k].line);
-    if (cfg->nprocs > 1 && log2u(ms_config_coherence_unit(cfg)) > s)
-        s = log2u(ms_config_coherence_unit(cfg));
+    if (cfg->nprocs > 1 && log2u(ms_config_coherence_unit(cfg)) > s) s = log2u(ms_config_coherence_unit(cfg));
     return s;
 }
 
@@ -49,8 +48,8 @@ unsigned ms_psim_parts_for(const ms_hier_config *cfg, unsigned want)
     for (int k = 0; k < cfg->nlevels; k++) {
         const ms_level_config *lv = &cfg->level[k];
         if (lv->policy == MS_POLICY_RANDOM) return 1;
-        uint64_t span = lv->size / lv->ways;   /* bytes one way covers: sets x line */
-        uint64_t cap = span >> s;              /* key values inside one way's set index */
+        uint64_t span = lv->size / lv->ways; /* bytes one way covers: sets x line */
+        uint64_t cap = span >> s;            /* key values inside one way's set index */
         while (p > 1 && p > cap) p /= 2;
     }
     return p;
@@ -134,7 +133,7 @@ int ms_psim_access(ms_psim *ps, unsigned cpu, uint64_t addr, uint32_t size, unsi
 {
     if (cpu >= ps->nprocs) return -1;
     uint64_t last = addr + (size ? size - 1 : 0);
-    if (last < addr) last = addr;   /* wrapped: ms_sim keeps the first line only */
+    if (last < addr) last = addr; /* wrapped: ms_sim keeps the first line only */
     unsigned p = part_of(ps, addr);
     if (part_of(ps, last) == p) {
         ms_psim_op op = { addr, size, ctx, (uint16_t)cpu, (uint8_t)flags, 0 };
@@ -222,15 +221,26 @@ const ms_counters *ms_psim_counters(ms_psim *ps, uint32_t *n)
 
 /* ---- pairs: gathered from every partition, sorted by key, equal keys summed ---- */
 
-typedef struct { uint32_t key[4]; uint64_t count; } pair;
-typedef struct { ms_mem *mem; pair *v; size_t n, cap; int failed; } pair_list;
+typedef struct {
+    uint32_t key[4];
+    uint64_t count;
+} pair;
+typedef struct {
+    ms_mem *mem;
+    pair *v;
+    size_t n, cap;
+    int failed;
+} pair_list;
 
 static void list_add(pair_list *l, const uint32_t key[4], uint64_t count)
 {
     if (l->n == l->cap) {
         size_t cap = l->cap ? 2 * l->cap : 256;
         pair *v = ms_mem_alloc(l->mem, cap * sizeof *v);
-        if (!v) { l->failed = 1; return; }
+        if (!v) {
+            l->failed = 1;
+            return;
+        }
         if (l->n) memcpy(v, l->v, l->n * sizeof *v);
         ms_mem_release(l->mem, l->v, l->cap * sizeof *v);
         l->v = v;

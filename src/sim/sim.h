@@ -90,7 +90,7 @@ typedef struct {
 /* One (victim ctx, evictor ctx, level) replacement-cause pair. */
 typedef struct {
     uint32_t victim_ctx, evictor_ctx;
-    uint32_t level;                 /* 0 = L1 */
+    uint32_t level; /* 0 = L1 */
     uint64_t count;
 } ms_eviction;
 
@@ -106,7 +106,7 @@ typedef struct {
 
 /* Access flags. */
 #define MS_ACC_WRITE 1u
-#define MS_ACC_LOCKED 2u    /* the accessing processor holds a lock (invalidation classes) */
+#define MS_ACC_LOCKED 2u /* the accessing processor holds a lock (invalidation classes) */
 
 /* Create a simulator for cfg (which must validate). Returns 0, or -1 on bad config / no memory. */
 int ms_sim_create(ms_sim **out, const ms_hier_config *cfg, const ms_allocator *alloc);

@@ -29,11 +29,9 @@ INLINE int lower_lookup(ms_cache *c, uint64_t line, uint32_t ways)
 {
     uint64_t set_no = line & c->set_mask;
     uint64_t *set = c->tags + set_no * ways;
-    if ((set[0] >> 1) == line)
-        return 1;
+    if ((set[0] >> 1) == line) return 1;
     int w = ms_cache_find_ways(c, set_no, line, ways);
-    if (w < 0)
-        return 0;
+    if (w < 0) return 0;
     lru_promote(c, set_no, set, (uint32_t)w, 0, ways);
     return 1;
 }
@@ -41,8 +39,8 @@ INLINE int lower_lookup(ms_cache *c, uint64_t line, uint32_t ways)
 /* Fill line (absent) into level k as its set's front line, evicting the least recent way; the
  * record bookkeeping of fill_level in sim.c. n is the number of levels (a record holds n
  * held/evictor words, then n shadow nodes). */
-INLINE void lru_fill(ms_sim *sim, int k, uint64_t line, uint32_t *rec, unsigned dirty, uint32_t ctx,
-                     ms_counters *c, uint32_t ways, int n)
+INLINE void lru_fill(ms_sim *sim, int k, uint64_t line, uint32_t *rec, unsigned dirty, uint32_t ctx, ms_counters *c,
+                     uint32_t ways, int n)
 {
     ms_cache *cache = &sim->cache[k];
     uint64_t set_no = line & cache->set_mask;
@@ -64,15 +62,12 @@ INLINE void lru_fill(ms_sim *sim, int k, uint64_t line, uint32_t *rec, unsigned 
         aux[0] = rec[n];
     }
     rec[k] |= MS_META_HELD;
-    if (victim == MS_TAG_EMPTY)
-        return;
+    if (victim == MS_TAG_EMPTY) return;
     uint64_t victim_line = victim >> 1;
     uint32_t *victim_rec = ms_linemeta_lookup(&sim->meta, victim_line);
     victim_rec[k] = MS_META_HELD | (ctx < MS_META_EVICTOR_MASK ? ctx + 1 : 0);
-    if (k == 0)
-        victim_rec[n] = victim_node;
-    if (victim & MS_TAG_DIRTY)
-        ms_write_back(sim, &sim->view0, k + 1, victim_line << sim->l1_shift, ctx, c);
+    if (k == 0) victim_rec[n] = victim_node;
+    if (victim & MS_TAG_DIRTY) ms_write_back(sim, &sim->view0, k + 1, victim_line << sim->l1_shift, ctx, c);
 }
 
 /* A miss's cause at a level from the line's held/evictor word and whether the shadow held it. */
@@ -88,8 +83,7 @@ INLINE void classify(uint32_t word, int fa_hit, int *cause, uint32_t *evictor)
 }
 
 /* Count a miss at level k with the given cause and evictor word (commit_misses in sim.c). */
-INLINE void count_miss(ms_sim *sim, ms_counters *c, int k, unsigned write, uint32_t ctx, int cause,
-                       uint32_t evictor)
+INLINE void count_miss(ms_sim *sim, ms_counters *c, int k, unsigned write, uint32_t ctx, int cause, uint32_t evictor)
 {
     ms_level_counters *lc = &c->level[k];
     if (write)
@@ -97,13 +91,12 @@ INLINE void count_miss(ms_sim *sim, ms_counters *c, int k, unsigned write, uint3
     else
         lc->read_misses++;
     lc->cause[cause]++;
-    if (cause != MS_CAUSE_COLD && evictor)
-        ms_pairs_count(&sim->pairs, (uint32_t)k, ctx, evictor - 1, 0);
+    if (cause != MS_CAUSE_COLD && evictor) ms_pairs_count(&sim->pairs, (uint32_t)k, ctx, evictor - 1, 0);
 }
 
 /* Everything but an L1 hit in way 0 (ms_uni_access), for n levels of w0, w1, w2 ways. */
-INLINE int uni_line_t(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, ms_counters *c, int n,
-                      uint32_t w0, uint32_t w1, uint32_t w2)
+INLINE int uni_line_t(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, ms_counters *c, int n, uint32_t w0,
+                      uint32_t w1, uint32_t w2)
 {
     ms_cache *l1 = &sim->cache[0];
     uint64_t set_no = line & l1->set_mask;
@@ -128,8 +121,8 @@ INLINE int uni_line_t(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, 
      * the general path: each level's lookup, then its shadow), then fill from the serving
      * level upwards, then count. */
     uint32_t *rec = ms_linemeta_lookup(&sim->meta, line);
-    int cause[MS_MAX_LEVELS] = {0};
-    uint32_t evictor[MS_MAX_LEVELS] = {0};
+    int cause[MS_MAX_LEVELS] = { 0 };
+    uint32_t evictor[MS_MAX_LEVELS] = { 0 };
     int k = 1;
     classify(rec[0], ms_fa_touch(&sim->fa[0], line, &rec[n]), &cause[0], &evictor[0]);
     if (n > 1) {
@@ -148,16 +141,12 @@ INLINE int uni_line_t(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, 
             }
         }
     }
-    if (k > 2)
-        lru_fill(sim, 2, line, rec, 0, ctx, c, w2, n);
-    if (k > 1)
-        lru_fill(sim, 1, line, rec, 0, ctx, c, w1, n);
+    if (k > 2) lru_fill(sim, 2, line, rec, 0, ctx, c, w2, n);
+    if (k > 1) lru_fill(sim, 1, line, rec, 0, ctx, c, w1, n);
     lru_fill(sim, 0, line, rec, write, ctx, c, w0, n);
     count_miss(sim, c, 0, write, ctx, cause[0], evictor[0]);
-    if (k > 1)
-        count_miss(sim, c, 1, write, ctx, cause[1], evictor[1]);
-    if (k > 2)
-        count_miss(sim, c, 2, write, ctx, cause[2], evictor[2]);
+    if (k > 1) count_miss(sim, c, 1, write, ctx, cause[1], evictor[1]);
+    if (k > 2) count_miss(sim, c, 2, write, ctx, cause[2], evictor[2]);
     ms_count_stall(c, write, sim->stall[k]);
     return k;
 }
@@ -183,9 +172,8 @@ static int uni_line_8_16_16(ms_sim *sim, uint64_t line, unsigned write, uint32_t
 
 void ms_uni_lru_select(ms_sim *sim)
 {
-    uint32_t w[MS_MAX_LEVELS] = {0};
-    for (int k = 0; k < sim->nlevels; k++)
-        w[k] = sim->cache[k].ways;
+    uint32_t w[MS_MAX_LEVELS] = { 0 };
+    for (int k = 0; k < sim->nlevels; k++) w[k] = sim->cache[k].ways;
     sim->uni_line = uni_line_any;
     if (sim->nlevels == 2 && w[0] == 8 && w[1] == 16)
         sim->uni_line = uni_line_8_16;
@@ -211,14 +199,13 @@ int ms_uni_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsig
     uint64_t line = addr >> sim->l1_shift;
     if (__builtin_expect(cpu != 0 || ctx >= sim->nctx || ((addr + size - 1) >> sim->l1_shift) != line, 0))
         return ms_sim_access_any(sim, cpu, addr, size, flags, ctx);
-    unsigned write = flags & MS_TAG_DIRTY;   /* MS_ACC_WRITE == MS_TAG_DIRTY */
+    unsigned write = flags & MS_TAG_DIRTY; /* MS_ACC_WRITE == MS_TAG_DIRTY */
     ms_counters *c = &sim->ctrs[ctx];
     if (sim->win.on) {
         int r = ms_window_ref(&sim->win, line, write);
-        if (r > 0)
-            ms_sim_window_ops(sim, sim->win.ops, (uint32_t)r);
+        if (r > 0) ms_sim_window_ops(sim, sim->win.ops, (uint32_t)r);
         ms_count_reference(c, write);
-        if (r < 0)   /* an L1 hit the window counts */
+        if (r < 0) /* an L1 hit the window counts */
             return 0;
     } else {
         ms_count_reference(c, write);
@@ -226,22 +213,18 @@ int ms_uni_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsig
     ms_cache *l1 = &sim->cache[0];
     uint64_t base = (line & l1->set_mask) * l1->ways;
     uint64_t *set = l1->tags + base;
-    if (__builtin_expect((set[0] >> 1) != line, 0))
-        return sim->uni_line(sim, line, write, ctx, c);
+    if (__builtin_expect((set[0] >> 1) != line, 0)) return sim->uni_line(sim, line, write, ctx, c);
     set[0] |= write;
-    if (line != sim->fa[0].mru_line)
-        return uni_shadow_hit(sim, line, l1->aux + base);
+    if (line != sim->fa[0].mru_line) return uni_shadow_hit(sim, line, l1->aux + base);
     return 0;
 }
 
 int ms_uni_lru_applies(const ms_hier_config *cfg)
 {
-    if (cfg->nprocs > 1)
-        return 0;
+    if (cfg->nprocs > 1) return 0;
     for (int k = 0; k < cfg->nlevels; k++) {
         const ms_level_config *lv = &cfg->level[k];
-        if (lv->policy != MS_POLICY_LRU || lv->ways > MS_ORDER_MAX_WAYS || lv->line != cfg->level[0].line)
-            return 0;
+        if (lv->policy != MS_POLICY_LRU || lv->ways > MS_ORDER_MAX_WAYS || lv->line != cfg->level[0].line) return 0;
     }
     return 1;
 }

@@ -27,18 +27,16 @@ int ms_window_init(ms_window *w, const ms_hier_config *cfg, ms_mem *mem)
 {
     memset(w, 0, sizeof *w);
     w->last_line = MS_WIN_EMPTY;
-    for (unsigned i = 0; i < MS_WIN_SLOTS; i++)
-        w->slot[i].line = MS_WIN_EMPTY;
+    for (unsigned i = 0; i < MS_WIN_SLOTS; i++) w->slot[i].line = MS_WIN_EMPTY;
     const ms_level_config *l1 = &cfg->level[0];
     uint64_t lines = l1->size / l1->line;
-    uint64_t max = lines > 1 ? lines - 1 : 0;   /* fewer lines than the L1 shadow holds */
+    uint64_t max = lines > 1 ? lines - 1 : 0; /* fewer lines than the L1 shadow holds */
     w->max = max < MS_WIN_MAX ? (uint32_t)max : MS_WIN_MAX;
     w->per_set = l1->ways < 255 ? l1->ways : 255;
     w->set_mask = lines / l1->ways - 1;
     w->set_bytes = (size_t)(w->set_mask + 1);
     w->set_count = ms_mem_alloc(mem, w->set_bytes);
-    if (!w->set_count)
-        return -1;
+    if (!w->set_count) return -1;
     w->on = w->max >= 2 && l1->policy == MS_POLICY_LRU && cfg->nprocs <= 1;
     return 0;
 }
@@ -65,26 +63,25 @@ static void add(ms_window *w, uint64_t line, unsigned slot)
 uint32_t ms_window_close(ms_window *w)
 {
     uint32_t n = w->n, nops = 0;
-    if (n == 0)
-        return 0;
+    if (n == 0) return 0;
     /* The members (in first-reference order) sorted by last reference: insertion sort, as
      * the two orders mostly agree. */
-    struct { uint64_t last; uint32_t pos; } order[MS_WIN_MAX];
+    struct {
+        uint64_t last;
+        uint32_t pos;
+    } order[MS_WIN_MAX];
     for (uint32_t i = 0; i < n; i++) {
         uint64_t last = w->slot[w->member[i]].last;
         uint32_t j = i;
-        for (; j > 0 && order[j - 1].last > last; j--)
-            order[j] = order[j - 1];
+        for (; j > 0 && order[j - 1].last > last; j--) order[j] = order[j - 1];
         order[j].last = last;
         order[j].pos = i;
     }
-    uint32_t keep = 1;   /* the longest prefix of `order` that is increasing */
-    while (keep < n && order[keep].pos > order[keep - 1].pos)
-        keep++;
+    uint32_t keep = 1; /* the longest prefix of `order` that is increasing */
+    while (keep < n && order[keep].pos > order[keep - 1].pos) keep++;
     for (uint32_t j = 0; j < n; j++) {
         ms_win_entry *e = &w->slot[w->member[order[j].pos]];
-        if (j >= keep || e->dirty)
-            w->ops[nops++] = (ms_win_op){e->line, (uint8_t)(j >= keep), e->dirty};
+        if (j >= keep || e->dirty) w->ops[nops++] = (ms_win_op){ e->line, (uint8_t)(j >= keep), e->dirty };
         w->set_count[e->line & w->set_mask]--;
         e->line = MS_WIN_EMPTY;
     }
@@ -115,7 +112,7 @@ int ms_window_join(ms_window *w, uint64_t line, unsigned slot)
             w->paused++;
             return nops;
         }
-        slot = ms_window_slot(line);   /* the table is empty now */
+        slot = ms_window_slot(line); /* the table is empty now */
     }
     add(w, line, slot);
     return nops;
@@ -127,10 +124,10 @@ void ms_sim_window_ops(ms_sim *sim, const ms_win_op *ops, uint32_t n)
     for (uint32_t i = 0; i < n; i++) {
         if (ops[i].rereference) {
             int way = ms_cache_lookup(l1, ops[i].line, ops[i].dirty);
-            if (way >= 0)   /* always: lines of the window stay in L1 */
+            if (way >= 0) /* always: lines of the window stay in L1 */
                 ms_fa_touch(&sim->fa[0], ops[i].line, ms_cache_aux(l1, ops[i].line, way));
         } else if (ops[i].dirty) {
-            ms_cache_mark_dirty(l1, ops[i].line);   /* dirty bit, order unchanged */
+            ms_cache_mark_dirty(l1, ops[i].line); /* dirty bit, order unchanged */
         }
     }
 }

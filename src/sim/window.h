@@ -18,42 +18,42 @@
 #include "mem.h"
 #include "sim.h"
 
-#define MS_WIN_MAX 64          /* lines in a window at most */
+#define MS_WIN_MAX 64 /* lines in a window at most */
 #define MS_WIN_SLOT_BITS 8
 #define MS_WIN_SLOTS (1u << MS_WIN_SLOT_BITS)
 #define MS_WIN_EMPTY UINT64_MAX
 
 typedef struct {
-    uint64_t line;         /* MS_WIN_EMPTY = free slot */
-    uint64_t last;         /* sequence number of the line's last reference in the window */
-    uint8_t dirty;         /* a counted-only write: the L1 line's dirty bit is set on closing */
+    uint64_t line; /* MS_WIN_EMPTY = free slot */
+    uint64_t last; /* sequence number of the line's last reference in the window */
+    uint8_t dirty; /* a counted-only write: the L1 line's dirty bit is set on closing */
 } ms_win_entry;
 
 /* What a closing window asks of the simulator for one of its lines, in order. */
 typedef struct {
-    uint64_t line;         /* L1 line number */
-    uint8_t rereference;   /* 1: reference it again (an L1 hit, not counted); 0: only dirty */
-    uint8_t dirty;         /* set its dirty bit */
+    uint64_t line;       /* L1 line number */
+    uint8_t rereference; /* 1: reference it again (an L1 hit, not counted); 0: only dirty */
+    uint8_t dirty;       /* set its dirty bit */
 } ms_win_op;
 
 typedef struct {
-    int on;                        /* the filter applies (set by ms_window_init) */
-    uint64_t last_line;            /* the line referenced last (its entry: last_entry) */
+    int on;             /* the filter applies (set by ms_window_init) */
+    uint64_t last_line; /* the line referenced last (its entry: last_entry) */
     ms_win_entry *last_entry;
     uint64_t seq;
-    uint32_t n, max;               /* lines in the window; at most max */
-    uint32_t per_set;              /* lines of one L1 set in the window at most (its ways) */
-    uint64_t set_mask;             /* L1 sets - 1 */
-    uint64_t filtered;             /* references counted without simulation in this window */
-    uint64_t pause;                /* references to pass unfiltered before the next window */
-    unsigned strikes;              /* windows in a row that did not pay */
-    uint64_t windows, filtered_total, paused;   /* closed windows, their filtered references,
+    uint32_t n, max;                          /* lines in the window; at most max */
+    uint32_t per_set;                         /* lines of one L1 set in the window at most (its ways) */
+    uint64_t set_mask;                        /* L1 sets - 1 */
+    uint64_t filtered;                        /* references counted without simulation in this window */
+    uint64_t pause;                           /* references to pass unfiltered before the next window */
+    unsigned strikes;                         /* windows in a row that did not pay */
+    uint64_t windows, filtered_total, paused; /* closed windows, their filtered references,
                                                  * pauses (tests, measurements) */
-    ms_win_entry slot[MS_WIN_SLOTS];   /* open addressing by line (linear probing) */
-    uint8_t member[MS_WIN_MAX];    /* slots of the lines, in first-reference order */
-    uint8_t *set_count;            /* per L1 set: lines of the window in it */
+    ms_win_entry slot[MS_WIN_SLOTS];          /* open addressing by line (linear probing) */
+    uint8_t member[MS_WIN_MAX];               /* slots of the lines, in first-reference order */
+    uint8_t *set_count;                       /* per L1 set: lines of the window in it */
     size_t set_bytes;
-    ms_win_op ops[MS_WIN_MAX];     /* the last closing's operations */
+    ms_win_op ops[MS_WIN_MAX]; /* the last closing's operations */
 } ms_window;
 
 /* Set w up for cfg's L1. It is on if cfg has one processor and an LRU L1 of at least three
@@ -82,10 +82,8 @@ static inline int ms_window_ref(ms_window *w, uint64_t line, unsigned write)
         unsigned i = ms_window_slot(line);
         for (;; i = (i + 1) & (MS_WIN_SLOTS - 1)) {
             e = &w->slot[i];
-            if (e->line == line)
-                break;
-            if (e->line == MS_WIN_EMPTY)
-                return ms_window_join(w, line, i);
+            if (e->line == line) break;
+            if (e->line == MS_WIN_EMPTY) return ms_window_join(w, line, i);
         }
         e->last = ++w->seq;
         w->last_line = line;

@@ -12,7 +12,7 @@
 
 #include "store_internal.h"
 
-#define APPLICATION_ID 1297305689   /* 0x4d535059, "MSPY" in the file header */
+#define APPLICATION_ID 1297305689 /* 0x4d535059, "MSPY" in the file header */
 
 /* The wait for a locked database given to the databases opened next (ms_db_set_wait). */
 static int wait_ms = MS_DB_DEFAULT_WAIT_MS;
@@ -108,8 +108,10 @@ static char *immutable_uri(const char *path)
     if (!uri) return NULL;
     p += sprintf(p, "file:");
     for (const unsigned char *s = (const unsigned char *)path; *s; s++) {
-        if (*s == '%' || *s == '?' || *s == '#' || *s < 0x20 || *s >= 0x7f) p += sprintf(p, "%%%02X", *s);
-        else *p++ = (char)*s;
+        if (*s == '%' || *s == '?' || *s == '#' || *s < 0x20 || *s >= 0x7f)
+            p += sprintf(p, "%%%02X", *s);
+        else
+            *p++ = (char)*s;
     }
     strcpy(p, "?mode=ro&immutable=1");
     return uri;
@@ -119,8 +121,7 @@ static char *immutable_uri(const char *path)
  * opened immutable instead: nobody can change it there either. */
 static int open_and_inspect(ms_db *db, int open_flags, db_header *hd, char *err, size_t errlen)
 {
-    if (sqlite3_open_v2(db->path, &db->h, open_flags, NULL) != SQLITE_OK)
-        return ms_db_fail(db, db->path, err, errlen);
+    if (sqlite3_open_v2(db->path, &db->h, open_flags, NULL) != SQLITE_OK) return ms_db_fail(db, db->path, err, errlen);
     sqlite3_busy_timeout(db->h, db->busy_ms);
     int rc = read_header(db->h, hd);
     int primary = rc & 0xff;
@@ -158,7 +159,7 @@ static int precheck_file(const char *path, const struct stat *st, char *err, siz
 {
     static const char MAGIC[16] = "SQLite format 3";
     unsigned char h[100];
-    if (st->st_size == 0) return 0;   /* an empty file: a new database */
+    if (st->st_size == 0) return 0; /* an empty file: a new database */
     FILE *f = fopen(path, "rb");
     if (!f) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
@@ -226,7 +227,7 @@ static int exec(ms_db *db, const char *sql, const char *what, char *err, size_t 
     int primary = rc & 0xff;
     if (primary == SQLITE_FULL || primary == SQLITE_BUSY || primary == SQLITE_LOCKED || primary == SQLITE_READONLY ||
         (primary == SQLITE_IOERR && sqlite3_system_errno(db->h) == ENOSPC))
-        return ms_db_explain(db, rc, what, err, errlen);   /* a cause the user can act on */
+        return ms_db_explain(db, rc, what, err, errlen); /* a cause the user can act on */
     char prefix[512];
     snprintf(prefix, sizeof prefix, "%s: %s", db->path, what);
     return ms_db_fail(db, prefix, err, errlen);
@@ -244,8 +245,7 @@ static void use_wal(ms_db *db)
         if (rc == SQLITE_OK) rc = sqlite3_step(st);
         bool wal = rc == SQLITE_ROW && strcmp((const char *)sqlite3_column_text(st, 0), "wal") == 0;
         sqlite3_finalize(st);
-        if (wal || ((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED) || waited_ms >= db->busy_ms)
-            return;
+        if (wal || ((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED) || waited_ms >= db->busy_ms) return;
         usleep(20000);
     }
 }
@@ -303,8 +303,8 @@ int ms_db_open(const char *path, int flags, ms_db **out, char *err, size_t errle
     }
     /* A file without write permission stays unwritten, even for root. */
     db->readonly = (flags & MS_DB_READONLY) || (exists && !(st.st_mode & 0222));
-    int open_flags = db->readonly ? SQLITE_OPEN_READONLY
-                                  : SQLITE_OPEN_READWRITE | ((flags & MS_DB_CREATE) ? SQLITE_OPEN_CREATE : 0);
+    int open_flags =
+        db->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | ((flags & MS_DB_CREATE) ? SQLITE_OPEN_CREATE : 0);
     db_header hd = { 0, 0, 0, false };
     int rc = open_and_inspect(db, open_flags, &hd, err, errlen);
     if (rc == 0) rc = check_header(db, &hd, err, errlen);

@@ -11,9 +11,10 @@ int ms_db_explain(const ms_db *db, int rc, const char *what, char *err, size_t e
 {
     int primary = rc & 0xff, sys = db->h ? sqlite3_system_errno(db->h) : 0;
     if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED)
-        snprintf(err, errlen, "%s %s: the database is locked by another process (waited %d.%d s; wait longer "
-                 "with --db-timeout SECONDS or MEMSPY_DB_TIMEOUT)", what, db->path, db->busy_ms / 1000,
-                 db->busy_ms % 1000 / 100);
+        snprintf(err, errlen,
+                 "%s %s: the database is locked by another process (waited %d.%d s; wait longer "
+                 "with --db-timeout SECONDS or MEMSPY_DB_TIMEOUT)",
+                 what, db->path, db->busy_ms / 1000, db->busy_ms % 1000 / 100);
     else if (primary == SQLITE_READONLY)
         snprintf(err, errlen, "%s %s: the database is read-only", what, db->path);
     else if (primary == SQLITE_FULL || sys == ENOSPC || sys == EDQUOT)

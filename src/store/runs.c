@@ -105,8 +105,10 @@ static char *join_args(const ms_model *m)
         }
         fputc('\'', f);
         for (const char *c = a; *c; c++) {
-            if (*c == '\'') fputs("'\\''", f);
-            else fputc(*c, f);
+            if (*c == '\'')
+                fputs("'\\''", f);
+            else
+                fputc(*c, f);
         }
         fputc('\'', f);
     }
@@ -158,18 +160,19 @@ static int run_numbers_exhausted(ms_db *db, const char *what, char *err, size_t 
         last = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
     if (last < INT_MAX) return 0;
-    snprintf(err, errlen, "%s %s: no run number left (run %lld is taken; runs are numbered up to %d): "
-             "store new runs in another database (--db)", what, db->path, (long long)last, INT_MAX);
+    snprintf(err, errlen,
+             "%s %s: no run number left (run %lld is taken; runs are numbered up to %d): "
+             "store new runs in another database (--db)",
+             what, db->path, (long long)last, INT_MAX);
     return 1;
 }
 
 int ms_db_store(ms_db *db, const ms_model *m, int *run_id, char *err, size_t errlen)
 {
     static const char *const WHAT = "cannot store the run in";
-    static const char SQL[] =
-        "INSERT INTO runs (time, program, args, cwd, memspy_version, wall_seconds, refs, misses,"
-        " stall_cycles, incomplete, model, git_commit, program_key, model_encoding)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'zstd')";
+    static const char SQL[] = "INSERT INTO runs (time, program, args, cwd, memspy_version, wall_seconds, refs, misses,"
+                              " stall_cycles, incomplete, model, git_commit, program_key, model_encoding)"
+                              " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'zstd')";
     if (writable(db, WHAT, err, errlen) < 0) return -1;
     void *blob = NULL;
     size_t blob_len = 0;
@@ -302,10 +305,9 @@ static int apply_edit(ms_model *m, const char *kind, const char *new_name, char 
 /* The edits recorded for run_id's program from run_id or earlier, replayed in order. */
 static int apply_edits(ms_db *db, int run_id, const char *key, ms_model *m, char *err, size_t errlen)
 {
-    static const char SQL[] =
-        "SELECT e.id, e.kind, e.new_name, b.full_name FROM bin_edits e"
-        " JOIN bin_edit_members b ON b.edit_id = e.id"
-        " WHERE e.program_key = ? AND e.from_run <= ? ORDER BY e.id, b.position";
+    static const char SQL[] = "SELECT e.id, e.kind, e.new_name, b.full_name FROM bin_edits e"
+                              " JOIN bin_edit_members b ON b.edit_id = e.id"
+                              " WHERE e.program_key = ? AND e.from_run <= ? ORDER BY e.id, b.position";
     if (db->version < 2 || !key) return 0;
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db->h, SQL, -1, &st, NULL) != SQLITE_OK) return ms_db_fail(db, db->path, err, errlen);
@@ -318,7 +320,7 @@ static int apply_edits(ms_db *db, int run_id, const char *key, ms_model *m, char
     while (rc == 0) {
         step = sqlite3_step(st);
         sqlite3_int64 id = step == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -2;
-        if (id != current && current != -1) {   /* the previous edit is complete */
+        if (id != current && current != -1) { /* the previous edit is complete */
             rc = apply_edit(m, kind, new_name, names, n);
             for (size_t i = 0; i < n; i++) free(names[i]);
             free(kind);
@@ -335,7 +337,10 @@ static int apply_edits(ms_db *db, int run_id, const char *key, ms_model *m, char
         if (n == cap) {
             cap = cap ? cap * 2 : 8;
             char **p = realloc(names, cap * sizeof *p);
-            if (!p) { rc = -1; break; }
+            if (!p) {
+                rc = -1;
+                break;
+            }
             names = p;
         }
         names[n] = strdup((const char *)sqlite3_column_text(st, 3));
@@ -345,17 +350,18 @@ static int apply_edits(ms_db *db, int run_id, const char *key, ms_model *m, char
     free(names);
     free(kind);
     free(new_name);
-    if (rc == 0 && step != SQLITE_DONE) rc = ms_db_fail(db, db->path, err, errlen);
-    else if (rc < 0) snprintf(err, errlen, "%s: run %d: cannot apply the recorded renames and combinations", db->path, run_id);
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = ms_db_fail(db, db->path, err, errlen);
+    else if (rc < 0)
+        snprintf(err, errlen, "%s: run %d: cannot apply the recorded renames and combinations", db->path, run_id);
     sqlite3_finalize(st);
     return rc;
 }
 
 int ms_db_load(ms_db *db, int run_id, ms_model *m, char *err, size_t errlen)
 {
-    const char *sql = db->version >= 2
-        ? "SELECT model, model_encoding, program_key FROM runs WHERE id = ?"
-        : "SELECT model, 'json', NULL FROM runs WHERE id = ?";
+    const char *sql = db->version >= 2 ? "SELECT model, model_encoding, program_key FROM runs WHERE id = ?"
+                                       : "SELECT model, 'json', NULL FROM runs WHERE id = ?";
     ms_model_init(m);
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK) return ms_db_fail(db, db->path, err, errlen);
@@ -374,10 +380,11 @@ int ms_db_load(ms_db *db, int run_id, ms_model *m, char *err, size_t errlen)
     snprintf(name, sizeof name, "%s run %d", db->path, run_id);
     size_t json_len = 0;
     const char *encoding = (const char *)sqlite3_column_text(st, 1);
-    char *json = decode_model(sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0),
-                              encoding ? encoding : "", &json_len);
+    char *json = decode_model(sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0), encoding ? encoding : "",
+                              &json_len);
     const char *key = (const char *)sqlite3_column_text(st, 2);
-    if (!json) snprintf(err, errlen, "%s: the stored model is damaged", name);
+    if (!json)
+        snprintf(err, errlen, "%s: the stored model is damaged", name);
     else if (ms_json_read_buffer(name, json, json_len, m, err, errlen) == 0)
         rc = apply_edits(db, run_id, key, m, err, errlen);
     if (rc < 0) ms_model_free(m);
@@ -392,8 +399,10 @@ int ms_db_latest(ms_db *db, int *run_id, char *err, size_t errlen)
     if (sqlite3_prepare_v2(db->h, "SELECT max(id) FROM runs", -1, &st, NULL) != SQLITE_OK)
         return ms_db_fail(db, db->path, err, errlen);
     int rc = -1;
-    if (sqlite3_step(st) != SQLITE_ROW) ms_db_fail(db, db->path, err, errlen);
-    else if (sqlite3_column_type(st, 0) == SQLITE_NULL) snprintf(err, errlen, "%s: no runs stored yet", db->path);
+    if (sqlite3_step(st) != SQLITE_ROW)
+        ms_db_fail(db, db->path, err, errlen);
+    else if (sqlite3_column_type(st, 0) == SQLITE_NULL)
+        snprintf(err, errlen, "%s: no runs stored yet", db->path);
     else {
         *run_id = sqlite3_column_int(st, 0);
         rc = 0;
@@ -410,11 +419,12 @@ static char *column_strdup(sqlite3_stmt *st, int col)
 
 int ms_db_list(ms_db *db, ms_run_info **runs, size_t *n, char *err, size_t errlen)
 {
-    const char *sql = db->version >= 2
-        ? "SELECT id, time, program, args, cwd, git_commit, memspy_version, wall_seconds, refs, misses,"
-          " stall_cycles, incomplete FROM runs ORDER BY id"
-        : "SELECT id, time, program, args, cwd, NULL, memspy_version, wall_seconds, refs, misses,"
-          " stall_cycles, incomplete FROM runs ORDER BY id";
+    const char *sql =
+        db->version >= 2
+            ? "SELECT id, time, program, args, cwd, git_commit, memspy_version, wall_seconds, refs, misses,"
+              " stall_cycles, incomplete FROM runs ORDER BY id"
+            : "SELECT id, time, program, args, cwd, NULL, memspy_version, wall_seconds, refs, misses,"
+              " stall_cycles, incomplete FROM runs ORDER BY id";
     sqlite3_stmt *st = NULL;
     *runs = NULL;
     *n = 0;
@@ -467,17 +477,19 @@ void ms_run_infos_free(ms_run_info *runs, size_t n)
 /* ---- recording edits ---- */
 
 /* Insert one edit (and its member full names) for the program of run_id. */
-static int record_edit(ms_db *db, int run_id, const char *kind, const char *new_name,
-                       const char *const *full_names, size_t n, char *err, size_t errlen)
+static int record_edit(ms_db *db, int run_id, const char *kind, const char *new_name, const char *const *full_names,
+                       size_t n, char *err, size_t errlen)
 {
     static const char *const WHAT = "cannot record the change in";
     if (writable(db, WHAT, err, errlen) < 0) return -1;
-    if (sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) return write_failed(db, WHAT, err, errlen);
+    if (sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+        return write_failed(db, WHAT, err, errlen);
     sqlite3_stmt *st = NULL;
     int rc = -1;
     if (sqlite3_prepare_v2(db->h,
                            "INSERT INTO bin_edits (program_key, from_run, kind, new_name)"
-                           " SELECT program_key, id, ?, ? FROM runs WHERE id = ?", -1, &st, NULL) == SQLITE_OK) {
+                           " SELECT program_key, id, ?, ? FROM runs WHERE id = ?",
+                           -1, &st, NULL) == SQLITE_OK) {
         sqlite3_bind_text(st, 1, kind, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 2, new_name, -1, SQLITE_STATIC);
         sqlite3_bind_int(st, 3, run_id);
@@ -486,8 +498,9 @@ static int record_edit(ms_db *db, int run_id, const char *kind, const char *new_
     sqlite3_finalize(st);
     st = NULL;
     sqlite3_int64 edit_id = sqlite3_last_insert_rowid(db->h);
-    if (rc == 0 && sqlite3_prepare_v2(db->h, "INSERT INTO bin_edit_members (edit_id, position, full_name) VALUES (?, ?, ?)",
-                                      -1, &st, NULL) != SQLITE_OK)
+    if (rc == 0 &&
+        sqlite3_prepare_v2(db->h, "INSERT INTO bin_edit_members (edit_id, position, full_name) VALUES (?, ?, ?)", -1,
+                           &st, NULL) != SQLITE_OK)
         rc = -1;
     for (size_t i = 0; rc == 0 && i < n; i++) {
         sqlite3_reset(st);
@@ -509,8 +522,8 @@ int ms_db_rename(ms_db *db, int run_id, const char *full_name, const char *new_n
     return record_edit(db, run_id, "rename", new_name, &full_name, 1, err, errlen);
 }
 
-int ms_db_combine(ms_db *db, int run_id, const char *new_name, const char *const *full_names, size_t n,
-                  char *err, size_t errlen)
+int ms_db_combine(ms_db *db, int run_id, const char *new_name, const char *const *full_names, size_t n, char *err,
+                  size_t errlen)
 {
     if (n == 0) {
         snprintf(err, errlen, "nothing to combine");

@@ -12,13 +12,13 @@
 
 typedef struct ms_db ms_db;
 
-#define MS_DB_READONLY 1   /* open for reading only (reports on a read-only file) */
-#define MS_DB_CREATE 2     /* create the file and schema if absent */
+#define MS_DB_READONLY 1 /* open for reading only (reports on a read-only file) */
+#define MS_DB_CREATE 2   /* create the file and schema if absent */
 
 /* One line of `memspy runs`. */
 typedef struct {
-    int id;                     /* 1, 2, ... in the order stored */
-    int64_t time;               /* unix seconds the run started */
+    int id;       /* 1, 2, ... in the order stored */
+    int64_t time; /* unix seconds the run started */
     char *program, *args, *cwd, *git_commit, *memspy_version;
     double wall_seconds;
     uint64_t refs, misses, stall_cycles;
@@ -56,7 +56,7 @@ int ms_db_rename(ms_db *db, int run_id, const char *full_name, const char *new_n
 
 /* Record that the bins with these full names form one bin `new_name` (their statistics
  * summed), for the program of run run_id and its later runs. Returns 0 or -1. */
-int ms_db_combine(ms_db *db, int run_id, const char *new_name, const char *const *full_names, size_t n,
-                  char *err, size_t errlen);
+int ms_db_combine(ms_db *db, int run_id, const char *new_name, const char *const *full_names, size_t n, char *err,
+                  size_t errlen);
 
 #endif

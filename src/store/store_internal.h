@@ -17,9 +17,9 @@
 struct ms_db {
     sqlite3 *h;
     char *path;
-    int version;          /* schema version of the file (readers accept older ones) */
+    int version; /* schema version of the file (readers accept older ones) */
     bool readonly;
-    int busy_ms;          /* how long a locked database is waited for */
+    int busy_ms; /* how long a locked database is waited for */
 };
 
 /* err = "WHAT PATH: <the cause in words>" for the SQLite result code rc of db's last call:

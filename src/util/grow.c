@@ -5,14 +5,11 @@
 
 int ms_grow(void **items, size_t *cap, size_t need, size_t elsize)
 {
-    if (need <= *cap)
-        return 0;
+    if (need <= *cap) return 0;
     size_t n = *cap ? *cap : 4;
-    while (n < need)
-        n *= 2;
+    while (n < need) n *= 2;
     void *p = realloc(*items, n * elsize);
-    if (!p)
-        return -1;
+    if (!p) return -1;
     *items = p;
     *cap = n;
     return 0;

@@ -6,12 +6,15 @@
 #include <stddef.h>
 
 typedef struct {
-    char *s;         /* NUL-terminated once anything was added; NULL before */
+    char *s; /* NUL-terminated once anything was added; NULL before */
     size_t len, cap;
-    int oom;         /* an append ran out of memory: the content is incomplete */
+    int oom; /* an append ran out of memory: the content is incomplete */
 } ms_strbuf;
 
-#define MS_STRBUF_INIT { NULL, 0, 0, 0 }
+#define MS_STRBUF_INIT \
+    {                  \
+        NULL, 0, 0, 0  \
+    }
 
 /* Append n bytes of s. */
 void ms_strbuf_add(ms_strbuf *b, const char *s, size_t n);

@@ -19,7 +19,7 @@ static size_t control_len(const unsigned char *s, int keep_layout)
 
 size_t ms_term_escape(char *dst, size_t dstlen, const char *src, int keep_layout)
 {
-    size_t n = 0, written = 0;   /* written: the bytes copied, whole pieces only */
+    size_t n = 0, written = 0; /* written: the bytes copied, whole pieces only */
     for (const unsigned char *s = (const unsigned char *)src; *s;) {
         size_t c = control_len(s, keep_layout);
         char piece[9];

@@ -16,10 +16,10 @@ int ms_grow(void **items, size_t *cap, size_t need, size_t elsize);
 /* Why ms_read_file failed; the callers word their own messages. */
 typedef enum {
     MS_READ_OK = 0,
-    MS_READ_OPEN,       /* fopen failed: errno says why */
-    MS_READ_IO,         /* a read error */
-    MS_READ_TOO_BIG,    /* larger than max_bytes */
-    MS_READ_NOMEM,      /* out of memory */
+    MS_READ_OPEN,    /* fopen failed: errno says why */
+    MS_READ_IO,      /* a read error */
+    MS_READ_TOO_BIG, /* larger than max_bytes */
+    MS_READ_NOMEM,   /* out of memory */
 } ms_read_status;
 
 /* Read the whole file at path into a malloc'd buffer with a NUL after its last byte (so a text
@@ -36,10 +36,10 @@ ms_read_status ms_read_file(const char *path, size_t max_bytes, char **out, size
 typedef struct {
     FILE *f;
     char *path, *tmp;
-    int exclusive;     /* set by the caller: commit fails with MS_OUT_EXISTS rather than replace */
+    int exclusive; /* set by the caller: commit fails with MS_OUT_EXISTS rather than replace */
 } ms_out_file;
 
-#define MS_OUT_EXISTS (-2)   /* ms_out_commit of an exclusive file whose destination exists */
+#define MS_OUT_EXISTS (-2) /* ms_out_commit of an exclusive file whose destination exists */
 
 /* Start writing path. Returns 0, or -1 with err ("cannot write PATH: reason"). */
 int ms_out_open(ms_out_file *o, const char *path, char *err, size_t errlen);

@@ -10,9 +10,9 @@ cc_build blkmatmul "$SRC_DIR/examples/blkmatmul/blkmatmul.c"
 ESC=$(printf '\033')
 CR=$(printf '\r')
 
-# About 4 s of simulation (N=500: 250M references at under 100M/s).
-script -qec "'$MEMSPY' run --preset memspy92 --no-report -- ./blkmatmul 500 64" /dev/null </dev/null >pty.txt
-expect "the program ran" "$(grep -c 'N=500 B=64' pty.txt)" 1
+# About 6 s of simulation (N=800: 1.0G references at under 200M/s).
+script -qec "'$MEMSPY' run --preset memspy92 --no-report -- ./blkmatmul 800 64" /dev/null </dev/null >pty.txt
+expect "the program ran" "$(grep -c 'N=800 B=64' pty.txt)" 1
 # (the program's own output may land between two updates, splitting them over two lines)
 expect "progress on a terminal: references, rate, elapsed" \
   "$(grep -q "${CR}memspy: [0-9.]*[KMG]\{0,1\} refs simulated, [0-9.]*[KMG]\{0,1\} refs/s, [0-9]*:[0-9][0-9] elapsed${ESC}\[K" pty.txt && echo shown)" shown

@@ -22,12 +22,9 @@ typedef struct {
 } fixture_cell;
 
 static const fixture_cell FIXTURE_CELLS[] = {
-    { FX_BLK, FX_Y, 1288, 0, 855, 0, 871, 0, 0, 600, 271 },
-    { FX_BLK, FX_Z, 500, 100, 70, 7, 60, 10, 20, 30, 20 },
-    { FX_BLK, FX_X, 400, 50, 40, 3, 30, 5, 35, 0, 0 },
-    { FX_MAIN, FX_Y, 100, 100, 5, 4, 5, 4, 9, 0, 0 },
-    { FX_MAIN, FX_X, 50, 50, 4, 4, 4, 4, 8, 0, 0 },
-    { FX_CLEAR, FX_Z, 10, 200, 0, 8, 0, 8, 8, 0, 0 },
+    { FX_BLK, FX_Y, 1288, 0, 855, 0, 871, 0, 0, 600, 271 }, { FX_BLK, FX_Z, 500, 100, 70, 7, 60, 10, 20, 30, 20 },
+    { FX_BLK, FX_X, 400, 50, 40, 3, 30, 5, 35, 0, 0 },      { FX_MAIN, FX_Y, 100, 100, 5, 4, 5, 4, 9, 0, 0 },
+    { FX_MAIN, FX_X, 50, 50, 4, 4, 4, 4, 8, 0, 0 },         { FX_CLEAR, FX_Z, 10, 200, 0, 8, 0, 8, 8, 0, 0 },
 };
 
 static char *fixture_strdup(const char *s) { return s ? strdup(s) : NULL; }

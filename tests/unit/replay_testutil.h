@@ -31,9 +31,9 @@
 typedef struct {
     unsigned char *data;
     size_t len, cap;
-    size_t chunk_start;          /* offset of the open chunk's header, or SIZE_MAX */
-    size_t last_chunk;           /* offset of the last ended chunk's header */
-    size_t frame_split;          /* > 0: a second zstd frame starts at this offset */
+    size_t chunk_start; /* offset of the open chunk's header, or SIZE_MAX */
+    size_t last_chunk;  /* offset of the last ended chunk's header */
+    size_t frame_split; /* > 0: a second zstd frame starts at this offset */
     uint32_t nevents, version;
     uint64_t prev_addr;
 } test_stream;
@@ -113,12 +113,16 @@ static inline void ts_sync(test_stream *s, unsigned kind, uint64_t obj, uint64_t
 /* Append the script's events (see the top of this file). */
 static inline void ts_script(test_stream *s, const char *script)
 {
-    static const struct { const char *name; unsigned kind; uint64_t fixed_arg; } syncs[] = {
-        {"acqs", MS_SYNC_ACQUIRE, 1}, {"acq", MS_SYNC_ACQUIRE, 0}, {"rel", MS_SYNC_RELEASE, 0},
-        {"bar", MS_SYNC_BARRIER, 0}, {"create", MS_SYNC_CREATE, 0}, {"join", MS_SYNC_JOIN, 0},
-        {"exit", MS_SYNC_EXIT, 0}, {"cwait", MS_SYNC_COND_WAIT, 0}, {"csig", MS_SYNC_COND_SIGNAL, 0},
-        {"cbc", MS_SYNC_COND_SIGNAL, 1}, {"post", MS_SYNC_SEM_POST, 0}, {"wait", MS_SYNC_SEM_WAIT, 0},
-        {"fork", MS_SYNC_FORK, 0}, {"begin", MS_SYNC_BEGIN, 0},
+    static const struct {
+        const char *name;
+        unsigned kind;
+        uint64_t fixed_arg;
+    } syncs[] = {
+        { "acqs", MS_SYNC_ACQUIRE, 1 },    { "acq", MS_SYNC_ACQUIRE, 0 },     { "rel", MS_SYNC_RELEASE, 0 },
+        { "bar", MS_SYNC_BARRIER, 0 },     { "create", MS_SYNC_CREATE, 0 },   { "join", MS_SYNC_JOIN, 0 },
+        { "exit", MS_SYNC_EXIT, 0 },       { "cwait", MS_SYNC_COND_WAIT, 0 }, { "csig", MS_SYNC_COND_SIGNAL, 0 },
+        { "cbc", MS_SYNC_COND_SIGNAL, 1 }, { "post", MS_SYNC_SEM_POST, 0 },   { "wait", MS_SYNC_SEM_WAIT, 0 },
+        { "fork", MS_SYNC_FORK, 0 },       { "begin", MS_SYNC_BEGIN, 0 },
     };
     char tok[64];
     for (const char *p = script; *p;) {
@@ -137,7 +141,7 @@ static inline void ts_script(test_stream *s, const char *script)
         uint32_t ctx = 1;
         if (t[0] == 'c' && t[1] >= '0' && t[1] <= '9') {
             ctx = (uint32_t)strtoul(t + 1, &t, 10);
-            t++;   /* ':' */
+            t++; /* ':' */
         }
         if ((t[0] == 'r' || t[0] == 'w') && t[1] >= '0' && t[1] <= '9') {
             ts_access(s, ctx, strtoull(t + 1, NULL, 10), 4, t[0] == 'w');
@@ -158,10 +162,7 @@ static inline void ts_script(test_stream *s, const char *script)
 }
 
 /* Damage the CRC of the last ended chunk. */
-static inline void ts_corrupt_last_crc(test_stream *s)
-{
-    s->data[s->last_chunk + 16] ^= 0x5a;
-}
+static inline void ts_corrupt_last_crc(test_stream *s) { s->data[s->last_chunk + 16] ^= 0x5a; }
 
 /* Compress the stream and write it to path (two frames if frame_split is set); keep only the
  * first `keep` compressed bytes if keep > 0 (a truncated file). Frees the stream. Returns the
@@ -238,7 +239,7 @@ static inline void rec_append(recording_sink *r, const char *s)
 }
 
 static inline void rec_access(void *ud, unsigned cpu, uint64_t addr, uint64_t size, unsigned write, unsigned locked,
-                       uint32_t ctx)
+                              uint32_t ctx)
 {
     (void)size, (void)ctx;
     char tok[64];
@@ -255,7 +256,7 @@ static inline void rec_region(void *ud)
 /* Replay the recording in dir into rec (contexts up to 100; nprocs 0 = one per thread).
  * Returns ms_replay_run's result, or -2 if the recording does not open (err printed). */
 static inline int ts_replay(const char *dir, ms_interleave mode, unsigned nprocs, recording_sink *rec,
-                     ms_replay_result *res)
+                            ms_replay_result *res)
 {
     char err[1024];
     ms_replay *r;
@@ -265,7 +266,7 @@ static inline int ts_replay(const char *dir, ms_interleave mode, unsigned nprocs
         fprintf(stderr, "ms_replay_open: %s\n", err);
         return -2;
     }
-    ms_replay_sink sink = {rec_access, rec_region, rec};
+    ms_replay_sink sink = { rec_access, rec_region, rec };
     int rc = ms_replay_run(r, mode, nprocs ? nprocs : (unsigned)ms_replay_nthreads(r), &sink, res, err, sizeof err);
     if (rc < 0) fprintf(stderr, "ms_replay_run: %s\n", err);
     ms_replay_close(r);

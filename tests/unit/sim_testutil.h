@@ -8,20 +8,17 @@
 #include "sim/sim.h"
 
 typedef struct {
-    size_t outstanding;     /* bytes allocated and not yet released */
-    long allocs_left;       /* < 0: unlimited */
+    size_t outstanding; /* bytes allocated and not yet released */
+    long allocs_left;   /* < 0: unlimited */
 } test_heap;
 
 static void *test_alloc(void *ud, size_t bytes)
 {
     test_heap *h = ud;
-    if (h->allocs_left == 0)
-        return NULL;
-    if (h->allocs_left > 0)
-        h->allocs_left--;
+    if (h->allocs_left == 0) return NULL;
+    if (h->allocs_left > 0) h->allocs_left--;
     void *p = calloc(1, bytes);
-    if (p)
-        h->outstanding += bytes;
+    if (p) h->outstanding += bytes;
     return p;
 }
 
@@ -34,11 +31,11 @@ static void test_release(void *ud, void *p, size_t bytes)
 
 static inline ms_allocator test_allocator(test_heap *h)
 {
-    ms_allocator a = {test_alloc, test_release, h};
+    ms_allocator a = { test_alloc, test_release, h };
     return a;
 }
 
-static test_heap default_heap = {0, -1};
+static test_heap default_heap = { 0, -1 };
 
 /* A simulator for the canonical config text (e.g. "L1=1K:1:64:0;mem=50"); aborts the test on
  * a bad config since every later check would be meaningless. */

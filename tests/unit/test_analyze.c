@@ -12,9 +12,9 @@
 
 #define NOINLINE __attribute__((noinline, noclone))
 
-static uint64_t last_site;     /* return address of the last fake_alloc call */
-static uint64_t last_caller;   /* return address of the last new_matrix call */
-static uint64_t last_wrap;     /* return address of the last wrap_alloc call */
+static uint64_t last_site;   /* return address of the last fake_alloc call */
+static uint64_t last_caller; /* return address of the last new_matrix call */
+static uint64_t last_wrap;   /* return address of the last wrap_alloc call */
 double test_grid[64];
 
 NOINLINE static void *fake_alloc(size_t n)
@@ -34,7 +34,8 @@ NOINLINE static uint64_t pc_here(void)
 static int new_matrix_line;
 NOINLINE static double *new_matrix(size_t n)
 {
-    double *m = fake_alloc(n * sizeof *m); new_matrix_line = __LINE__;
+    double *m = fake_alloc(n * sizeof *m);
+    new_matrix_line = __LINE__ - 1;
     last_caller = (uint64_t)(uintptr_t)__builtin_return_address(0);
     __asm__ volatile("" ::: "memory");
     return m;
@@ -42,7 +43,11 @@ NOINLINE static double *new_matrix(size_t n)
 
 static int wrap_line;
 static void *kept;
-NOINLINE static void keep(void *p) { kept = p; __asm__ volatile("" ::: "memory"); }
+NOINLINE static void keep(void *p)
+{
+    kept = p;
+    __asm__ volatile("" ::: "memory");
+}
 /* The allocation is a function argument here and in the callers: no name anywhere. */
 NOINLINE static void *wrap_alloc(void)
 {
@@ -67,21 +72,25 @@ static int kernel_line[4], kernel_a_line, kernel_b_line;
 NOINLINE static void kernel_a(void)
 {
     kernel_a_line = __LINE__ - 2;
-    kernel_pc[0] = pc_here(); kernel_line[0] = __LINE__;
-    kernel_pc[1] = pc_here(); kernel_line[1] = __LINE__;
+    kernel_pc[0] = pc_here();
+    kernel_line[0] = __LINE__ - 1;
+    kernel_pc[1] = pc_here();
+    kernel_line[1] = __LINE__ - 1;
 }
 NOINLINE static void kernel_b(void)
 {
     kernel_b_line = __LINE__ - 2;
-    kernel_pc[2] = pc_here(); kernel_line[2] = __LINE__;
-    kernel_pc[3] = pc_here(); kernel_line[3] = __LINE__;
+    kernel_pc[2] = pc_here();
+    kernel_line[2] = __LINE__ - 1;
+    kernel_pc[3] = pc_here();
+    kernel_line[3] = __LINE__ - 1;
 }
 
 static int find_main_bias(struct dl_phdr_info *info, size_t size, void *out)
 {
     (void)size;
     *(uint64_t *)out = info->dlpi_addr;
-    return 1;   /* the first object is the executable */
+    return 1; /* the first object is the executable */
 }
 
 static ms_raw_bin heap_bin(uint32_t id, uint64_t site, uint64_t caller)
@@ -104,8 +113,7 @@ static ms_raw_counter counter(uint32_t ctx, uint64_t reads, uint64_t stall)
 static int data_index(const ms_model *m, const char *name)
 {
     for (size_t i = 0; i < m->ndata; i++)
-        if (strcmp(m->data[i].name, name) == 0)
-            return (int)i;
+        if (strcmp(m->data[i].name, name) == 0) return (int)i;
     return -1;
 }
 
@@ -129,14 +137,25 @@ static char *file_line(int line)
 int main(void)
 {
     /* Allocation statements whose pcs become the heap bins' sites and call paths. */
-    double *grid_values = fake_alloc(64); int grid_line = __LINE__;
+    double *grid_values = fake_alloc(64);
+    int grid_line = __LINE__ - 1;
     uint64_t grid_site = last_site, main_pc = pc_here();
-    double *X = new_matrix(4); int x_line = __LINE__; uint64_t x_caller = last_caller, matrix_site = last_site;
-    double *Y = new_matrix(4); int y_line = __LINE__; uint64_t y_caller = last_caller;
-    double *Z = new_matrix(4); uint64_t z_caller = last_caller;
-    consume(wrap_alloc()); uint64_t w1 = last_wrap, wrap_site = last_site;
-    consume(wrap_alloc()); uint64_t w2 = last_wrap;
-    free(grid_values); free(X); free(Y); free(Z);
+    double *X = new_matrix(4);
+    int x_line = __LINE__ - 1;
+    uint64_t x_caller = last_caller, matrix_site = last_site;
+    double *Y = new_matrix(4);
+    int y_line = __LINE__ - 1;
+    uint64_t y_caller = last_caller;
+    double *Z = new_matrix(4);
+    uint64_t z_caller = last_caller;
+    consume(wrap_alloc());
+    uint64_t w1 = last_wrap, wrap_site = last_site;
+    consume(wrap_alloc());
+    uint64_t w2 = last_wrap;
+    free(grid_values);
+    free(X);
+    free(Y);
+    free(Z);
     kernel_a();
     kernel_b();
 
@@ -157,8 +176,16 @@ int main(void)
         heap_bin(13, matrix_site, z_caller),
         heap_bin(14, wrap_site, w1),
         heap_bin(15, wrap_site, w2),
-        { .id = 20, .kind = MS_BIN_GLOBAL, .addr = (uint64_t)(uintptr_t)test_grid, .size = sizeof test_grid, .name = "test_grid" },
-        { .id = 21, .kind = MS_BIN_GLOBAL, .addr = (uint64_t)(uintptr_t)static_owner(), .size = 4, .name = "counter.0" },
+        { .id = 20,
+          .kind = MS_BIN_GLOBAL,
+          .addr = (uint64_t)(uintptr_t)test_grid,
+          .size = sizeof test_grid,
+          .name = "test_grid" },
+        { .id = 21,
+          .kind = MS_BIN_GLOBAL,
+          .addr = (uint64_t)(uintptr_t)static_owner(),
+          .size = 4,
+          .name = "counter.0" },
         { .id = 22, .kind = MS_BIN_STACK, .pc = (uint64_t)(uintptr_t)&kernel_b },
         /* registered but never touched by any context: not a data bin of the model */
         { .id = 23, .kind = MS_BIN_GLOBAL, .addr = 16, .size = 8, .name = "never_touched" },
@@ -174,10 +201,28 @@ int main(void)
     ms_eviction evs[4] = { { 0, 2, 0, 4 }, { 1, 2, 0, 6 }, { 0, 3, 0, 10 }, { 2, 0, 1, 5 } };
     char *notes[1] = { "dropped 3 events" };
     ms_raw raw = {
-        .version = 1, .flags = MS_RAW_F_INCOMPLETE, .pid = 77, .exit_kind = MS_EXIT_SIGNAL, .exit_value = 11,
-        .start_ns = 1000000000, .end_ns = 3500000000, .config_text = cfg_text, .exe = exe, .nlevels = cfg.nlevels,
-        .modules = &mod, .nmodules = 1, .bins = bins, .nbins = 10, .contexts = ctxs, .ncontexts = 10,
-        .counters = counters, .ncounters = 5, .evictions = evs, .nevictions = 4, .notes = notes, .nnotes = 1,
+        .version = 1,
+        .flags = MS_RAW_F_INCOMPLETE,
+        .pid = 77,
+        .exit_kind = MS_EXIT_SIGNAL,
+        .exit_value = 11,
+        .start_ns = 1000000000,
+        .end_ns = 3500000000,
+        .config_text = cfg_text,
+        .exe = exe,
+        .nlevels = cfg.nlevels,
+        .modules = &mod,
+        .nmodules = 1,
+        .bins = bins,
+        .nbins = 10,
+        .contexts = ctxs,
+        .ncontexts = 10,
+        .counters = counters,
+        .ncounters = 5,
+        .evictions = evs,
+        .nevictions = 4,
+        .notes = notes,
+        .nnotes = 1,
     };
 
     ms_model m;
@@ -190,14 +235,22 @@ int main(void)
     /* totals */
     CHECK(m.totals.reads == 26 && m.totals.stall_read == 881 && m.totals.level[0].read_misses == 5 + 2 + 3 + 1 + 0);
     /* data bins: ranked by stall, then by name */
-    static const char *const want_data[] = { "double*.X", "double*.grid_values", "double*.Y", "unknown",
-        "double*.Z", NULL, NULL, "kernel_b_placeholder", "static_owner::counter", "test_grid" };
+    static const char *const want_data[] = { "double*.X",
+                                             "double*.grid_values",
+                                             "double*.Y",
+                                             "unknown",
+                                             "double*.Z",
+                                             NULL,
+                                             NULL,
+                                             "kernel_b_placeholder",
+                                             "static_owner::counter",
+                                             "test_grid" };
     CHECK(m.ndata == 10);
     CHECK(data_index(&m, "never_touched") == -1);
     for (size_t i = 0; i < 5 && i < m.ndata; i++)
         if (strcmp(m.data[i].name, want_data[i]) != 0) {
-            fprintf(stderr, "%s:%d: in %s: data[%zu] = %s, want %s\n", __FILE__, __LINE__, __func__, i,
-                    m.data[i].name, want_data[i]);
+            fprintf(stderr, "%s:%d: in %s: data[%zu] = %s, want %s\n", __FILE__, __LINE__, __func__, i, m.data[i].name,
+                    want_data[i]);
             check_failures++;
         }
     char heap_fallback[64], heap_fallback2[64];
@@ -214,8 +267,7 @@ int main(void)
         CHECK(strcmp(m.data[xi].site, file_line(new_matrix_line)) == 0);
         CHECK(m.data[xi].kind == MS_BIN_HEAP && m.data[xi].objects == 1 && m.data[xi].bytes == 64);
     }
-    if (gi >= 0)
-        CHECK(strcmp(m.data[gi].site, file_line(grid_line)) == 0);
+    if (gi >= 0) CHECK(strcmp(m.data[gi].site, file_line(grid_line)) == 0);
     int yi = data_index(&m, "double*.Y");
     if (yi >= 0) {
         char want[256];
@@ -257,24 +309,20 @@ int main(void)
     /* per-line statistics: one per context line */
     CHECK(m.nfiles == 1 && strcmp(m.files[0], __FILE__) == 0);
     CHECK(m.nlines == 4);
-    for (size_t i = 0; i < m.nlines && i < 4; i++)
-        CHECK(m.lines[i].line == kernel_line[i]);
-    if (m.nlines == 4)
-        CHECK(m.lines[0].c.reads == 10 && m.lines[1].c.reads == 5 && m.lines[2].c.stall_read == 700);
+    for (size_t i = 0; i < m.nlines && i < 4; i++) CHECK(m.lines[i].line == kernel_line[i]);
+    if (m.nlines == 4) CHECK(m.lines[0].c.reads == 10 && m.lines[1].c.reads == 5 && m.lines[2].c.stall_read == 700);
 
     /* Same input, same output. */
     ms_model m2;
     CHECK(ms_analyze(&raw, NULL, &m2, err, sizeof err) == 0);
     CHECK(m2.ndata == m.ndata && m2.ncells == m.ncells);
-    for (size_t i = 0; i < m.ndata && i < m2.ndata; i++)
-        CHECK(strcmp(m.data[i].full_name, m2.data[i].full_name) == 0);
+    for (size_t i = 0; i < m.ndata && i < m2.ndata; i++) CHECK(strcmp(m.data[i].full_name, m2.data[i].full_name) == 0);
     ms_model_free(&m2);
-    if (check_failures)   /* show what the analysis produced */
+    if (check_failures) /* show what the analysis produced */
         for (size_t i = 0; i < m.ndata; i++)
             fprintf(stderr, "data[%zu] %s | %s | %s\n", i, m.data[i].name, m.data[i].full_name,
                     m.data[i].site ? m.data[i].site : "-");
     ms_model_free(&m);
-    for (int i = 0; i < 6; i++)
-        free(bins[i].path);
+    for (int i = 0; i < 6; i++) free(bins[i].path);
     return check_result();
 }

@@ -68,10 +68,8 @@ static void test_rows(const ms_diff *d)
         { "main", "mm.c", "Matrix.Y", 0, MS_DIFF_BOTH },
     };
     static const expected_row data[] = {
-        { NULL, NULL, "Matrix.Y", -555, MS_DIFF_BOTH },
-        { NULL, NULL, "Matrix.X", -51, MS_DIFF_VANISHED },
-        { NULL, NULL, "Matrix.X2", 51, MS_DIFF_APPEARED },
-        { NULL, NULL, "Matrix.Z", 0, MS_DIFF_BOTH },
+        { NULL, NULL, "Matrix.Y", -555, MS_DIFF_BOTH },    { NULL, NULL, "Matrix.X", -51, MS_DIFF_VANISHED },
+        { NULL, NULL, "Matrix.X2", 51, MS_DIFF_APPEARED }, { NULL, NULL, "Matrix.Z", 0, MS_DIFF_BOTH },
         { NULL, NULL, "unused", 0, MS_DIFF_BOTH },
     };
     static const expected_row code[] = {
@@ -119,7 +117,8 @@ static void test_text(const ms_diff *d)
     CHECK_CONTAINS(text, "  BlkMultiply   Matrix.Y       1288      1288       871       871       855       300"
                          "      -555  -64.9%  better\n");
     CHECK_CONTAINS(text, "      L1 miss causes A: cold 0, capacity 600, conflict 271, invalidation 0\n");
-    CHECK_CONTAINS(text, "Vanished data bins (only in A):\n  main:12>NewMatrix:30>Matrix.X: 51 stall cycles, 550 refs\n");
+    CHECK_CONTAINS(text,
+                   "Vanished data bins (only in A):\n  main:12>NewMatrix:30>Matrix.X: 51 stall cycles, 550 refs\n");
     CHECK_CONTAINS(text, "Appeared code segments (only in B):\n  ClearProduct: 8 stall cycles, 210 refs\n");
     free(text);
 }
@@ -192,7 +191,7 @@ static void test_gate(const ms_diff *d)
     check_rule(d, "stall<-50%", 1, 1, -55.5);
     check_rule(d, "stall<-60%", 1, 0, -55.5);
     check_rule(d, "stall>-556", 1, 1, -555);
-    check_rule(d, "stall>-555", 1, 0, -555);   /* at the limit: passes */
+    check_rule(d, "stall>-555", 1, 0, -555); /* at the limit: passes */
     check_rule(d, "stall@data:Matrix.Y>-600", 1, 1, -555);
     check_rule(d, "stall@data:main:12>NewMatrix:30>Matrix.Y>-500", 1, 0, -555);
     check_rule(d, "stall@data:Matrix.X2>+10%", 1, 1, INFINITY);
@@ -246,7 +245,7 @@ int main(void)
         CHECK_EQ_INT(d.cells[i].stall_change, 0);
         CHECK_EQ(d.cells[i].presence, MS_DIFF_BOTH);
     }
-    CHECK_STR(d.cells[0].data_name, "Matrix.Y");   /* ties ordered by the larger stall */
+    CHECK_STR(d.cells[0].data_name, "Matrix.Y"); /* ties ordered by the larger stall */
     ms_diff_free(&d);
 
     test_html(&a);

@@ -34,7 +34,8 @@ static void test_csv(ms_model *m)
                         "L2_misses,L2_read_misses,L2_write_misses,L1_cold,L1_capacity,L1_conflict,"
                         "L1_invalidation,L2_cold,L2_capacity,L2_conflict,L2_invalidation,L2_writebacks,"
                         "stall,stall_read,stall_write\n");
-    CHECK_CONTAINS(csv, "\nBlkMultiply,Matrix.Y,mm.c,20,1288,1288,0,871,871,0,100,100,0,0,600,271,0,100,0,0,0,5,855,855,0\n");
+    CHECK_CONTAINS(
+        csv, "\nBlkMultiply,Matrix.Y,mm.c,20,1288,1288,0,871,871,0,100,100,0,0,600,271,0,100,0,0,0,5,855,855,0\n");
     CHECK_CONTAINS(csv, "\n\"f<int, \"\"x\"\">\",Matrix.Y,mm.c,10,200,");
     CHECK_CONTAINS(csv, "\nClearProduct,Matrix.Z,,30,210,10,200,");
     size_t rows = 0;
@@ -53,8 +54,9 @@ static void test_callgrind(const ms_model *m)
     CHECK_CONTAINS(cg, "\nevents: Refs Rd Wr L1m L1mr L1mw L2m L2mr L2mw Cold Capacity Conflict Inval "
                        "L2Cold L2Capacity L2Conflict L2Inval L2Wb Stall StallRd StallWr\n");
     /* Lines 42 (Y) and 43 (Z) of BlkMultiply; its X references have no line: line 0. */
-    CHECK_CONTAINS(cg, "\nfl=mm.c\nfn=BlkMultiply\n42 1288 1288 0 871 871 0 100 100 0 0 600 271 0 100 0 0 0 5 855 855 0\n"
-                       "43 600 500 100 70 60 10 0 0 0 20 30 20 0 0 0 0 0 0 77 70 7\n");
+    CHECK_CONTAINS(cg,
+                   "\nfl=mm.c\nfn=BlkMultiply\n42 1288 1288 0 871 871 0 100 100 0 0 600 271 0 100 0 0 0 5 855 855 0\n"
+                   "43 600 500 100 70 60 10 0 0 0 20 30 20 0 0 0 0 0 0 77 70 7\n");
     CHECK_CONTAINS(cg, "\nfl=mm.c\nfn=BlkMultiply\n0 450 400 50 35 30 5 0 0 0 35 0 0 0 0 0 0 0 0 43 40 3\n");
     CHECK_CONTAINS(cg, "\nfl=mm.c\nfn=main\n0 300 150 150 17 9 8 0 0 0 17 0 0 0 0 0 0 0 0 17 9 8\n");
     CHECK_CONTAINS(cg, "\nfl=???\nfn=ClearProduct\n0 210 10 200 8 0 8 ");

@@ -70,8 +70,9 @@ static void test_multiprocessor(void)
     CHECK_EQ(f[0].kind, MS_FINDING_TRUE_SHARING);
     CHECK_EQ(f[0].data, MP_F);
     CHECK_EQ(f[0].cause, MS_CAUSE_INVAL);
-    CHECK_STR(f[0].text, "63% of memory stall: true sharing on f in worker (nbf.c:141): the words it uses are written "
-                         "by 2 processors (88% of its invalidations, 62% of them under a lock); access pattern: migratory");
+    CHECK_STR(f[0].text,
+              "63% of memory stall: true sharing on f in worker (nbf.c:141): the words it uses are written "
+              "by 2 processors (88% of its invalidations, 62% of them under a lock); access pattern: migratory");
     CHECK_EQ(f[1].kind, MS_FINDING_FALSE_SHARING);
     CHECK_EQ(f[1].data, MP_COUNTERS);
     CHECK_STR(f[1].text, "28% of memory stall: false sharing on counters in worker (nbf.c:150): 2 processors write "

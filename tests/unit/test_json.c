@@ -117,7 +117,7 @@ static void test_truncation(void)
     char *text = to_json(&m, &len);
     size_t step = len / 97 + 1;
     int rejected = 0, tried = 0;
-    for (size_t cut = 0; cut + 2 < len; cut += step) {   /* keep the closing "}\n" out */
+    for (size_t cut = 0; cut + 2 < len; cut += step) { /* keep the closing "}\n" out */
         tried++;
         if (read_text(text, cut, &back, err, sizeof err) != 0) {
             rejected++;
@@ -170,7 +170,9 @@ static void test_bad_fields(void)
     fixture_build(&m);
     size_t len;
     char *text = to_json(&m, &len);
-    struct { const char *from, *to, *want; } cases[] = {
+    struct {
+        const char *from, *to, *want;
+    } cases[] = {
         { "\"reads\": 1288", "\"reads\": -1", "field bins[0].reads: expected an integer in range" },
         { "\"reads\": 1288", "\"reads\": \"x\"", "field bins[0].reads: expected an integer" },
         { "\"stall_write\": 0,", "", "missing field bins[0].stall_write" },

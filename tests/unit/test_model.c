@@ -50,12 +50,12 @@ static void test_sum_combinations(const ms_model *m)
     ms_selection_sum s;
     uint32_t codes[] = { FX_MAIN, FX_CLEAR }, datas[] = { FX_Z, FX_X };
     CHECK_EQ(ms_model_sum(m, codes, 2, datas, 2, &s), 0);
-    CHECK_EQ(s.ncells, 2);   /* (main, X) and (ClearProduct, Z) */
+    CHECK_EQ(s.ncells, 2); /* (main, X) and (ClearProduct, Z) */
     CHECK_EQ(ms_counters_stall(&s.c), 16);
     CHECK_EQ(s.c.writes, 250);
     ms_selection_sum_free(&s);
 
-    CHECK_EQ(ms_model_sum(m, NULL, 0, NULL, 0, &s), 0);   /* everything = the totals */
+    CHECK_EQ(ms_model_sum(m, NULL, 0, NULL, 0, &s), 0); /* everything = the totals */
     CHECK_EQ(s.ncells, 6);
     CHECK(memcmp(&s.c, &m->totals, sizeof s.c) == 0);
     ms_selection_sum_free(&s);

@@ -27,9 +27,12 @@ static uint64_t kernel_pc[3];
 static int kernel_line[3];
 NOINLINE static void kernel(void)
 {
-    kernel_pc[0] = pc_here(); kernel_line[0] = __LINE__;
-    kernel_pc[1] = pc_here(); kernel_line[1] = __LINE__;
-    kernel_pc[2] = pc_here(); kernel_line[2] = __LINE__;
+    kernel_pc[0] = pc_here();
+    kernel_line[0] = __LINE__ - 1;
+    kernel_pc[1] = pc_here();
+    kernel_line[1] = __LINE__ - 1;
+    kernel_pc[2] = pc_here();
+    kernel_line[2] = __LINE__ - 1;
 }
 
 static int first_object_bias(struct dl_phdr_info *info, size_t size, void *out)
@@ -76,8 +79,15 @@ int main(void)
 
     ms_raw_module mod = { bias, 0, 0, exe };
     ms_raw_bin bins[2] = {
-        { .id = 1, .kind = MS_BIN_GLOBAL, .addr = (uint64_t)(uintptr_t)shared_f, .size = sizeof shared_f, .name = "shared_f" },
-        { .id = 2, .kind = MS_BIN_GLOBAL, .addr = (uint64_t)(uintptr_t)shared_counters, .size = sizeof shared_counters,
+        { .id = 1,
+          .kind = MS_BIN_GLOBAL,
+          .addr = (uint64_t)(uintptr_t)shared_f,
+          .size = sizeof shared_f,
+          .name = "shared_f" },
+        { .id = 2,
+          .kind = MS_BIN_GLOBAL,
+          .addr = (uint64_t)(uintptr_t)shared_counters,
+          .size = sizeof shared_counters,
           .name = "shared_counters" },
     };
     /* ctx 0 reads f, ctx 1 writes f, ctx 2 reads and writes the counters. */
@@ -89,10 +99,25 @@ int main(void)
     ms_invalidation invs[3] = { { 0, 1, 1, 0, 7 }, { 0, 0, 1, 1, 5 }, { 2, 0, 1, 1, 2 } };
     ms_raw_thread threads[3] = { { 0, 0, -1, 40, 2, 4, 1 }, { 1, 1, 0, 55, 2, 6, 1 }, { 2, 0, 0, 36, 1, 1, 1 } };
     ms_raw raw = {
-        .version = 1, .pid = 5, .config_text = cfg_text, .exe = exe, .nlevels = cfg.nlevels,
-        .modules = &mod, .nmodules = 1, .bins = bins, .nbins = 2, .contexts = ctxs, .ncontexts = 3,
-        .counters = counters, .ncounters = 5, .nprocs = 2, .invalidations = invs, .ninvalidations = 3,
-        .threads = threads, .nthreads_replayed = 3, .interleave = "piped",
+        .version = 1,
+        .pid = 5,
+        .config_text = cfg_text,
+        .exe = exe,
+        .nlevels = cfg.nlevels,
+        .modules = &mod,
+        .nmodules = 1,
+        .bins = bins,
+        .nbins = 2,
+        .contexts = ctxs,
+        .ncontexts = 3,
+        .counters = counters,
+        .ncounters = 5,
+        .nprocs = 2,
+        .invalidations = invs,
+        .ninvalidations = 3,
+        .threads = threads,
+        .nthreads_replayed = 3,
+        .interleave = "piped",
     };
 
     ms_model m;
@@ -128,7 +153,7 @@ int main(void)
         CHECK_EQ(m.refs[2].kind, MS_REF_READWRITE);
         CHECK_EQ(m.refs[2].data, (uint32_t)cnt);
         CHECK_EQ(m.refs[3].kind, MS_REF_WRITE);
-        CHECK_EQ(m.refs[3].cpu, 0);   /* no misses on either cpu: key order puts cpu 0 first */
+        CHECK_EQ(m.refs[3].cpu, 0); /* no misses on either cpu: key order puts cpu 0 first */
         CHECK_EQ(m.refs[3].c.writes, 20);
         CHECK_STR(m.files[m.refs[0].file], __FILE__);
     }

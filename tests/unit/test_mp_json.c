@@ -26,8 +26,10 @@ static json_t *value_at(json_t *root, const char *path)
     char buf[256];
     snprintf(buf, sizeof buf, "%s", path);
     for (char *tok = strtok(buf, "/"); tok && v; tok = strtok(NULL, "/")) {
-        if (json_is_array(v)) v = json_array_get(v, (size_t)atoi(tok));
-        else v = json_object_get(v, tok);
+        if (json_is_array(v))
+            v = json_array_get(v, (size_t)atoi(tok));
+        else
+            v = json_object_get(v, tok);
     }
     return v;
 }
@@ -69,7 +71,8 @@ static void test_names(const char *text, size_t len)
     CHECK_EQ(int_at(root, "totals/inval/sent"), 60);
     CHECK_EQ(int_at(root, "totals/patterns/migratory"), 15);
     CHECK_EQ(json_integer_value(json_object_get(json_object_get(json_object_get(root, "totals"), "patterns"),
-                                                "multiple-producer/multiple-consumer")), 18);
+                                                "multiple-producer/multiple-consumer")),
+             18);
     CHECK_EQ(int_at(root, "totals/levels/0/causes/invalidation"), 38);
     /* threads = processors */
     CHECK_EQ(int_at(root, "threads/0/cpu"), 0);

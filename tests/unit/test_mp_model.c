@@ -97,7 +97,7 @@ static void test_combine_data(void)
             CHECK_EQ(m.refs[i].c.inval.received, 20);
         }
     CHECK_EQ(merged, 1);
-    CHECK_EQ(m.refs[0].c.reads, 70);   /* the merged row leads: 10 coherence misses */
+    CHECK_EQ(m.refs[0].c.reads, 70); /* the merged row leads: 10 coherence misses */
     CHECK_EQ(m.nprocs_stat, 2);
     CHECK_EQ(ms_counters_refs(&m.procs[0].c), 190);
     ms_model_free(&m);
@@ -124,7 +124,7 @@ static void test_combine_sharers(void)
     uint32_t code_idx[] = { MP_WORKER, MP_MAIN };
     CHECK_EQ(ms_model_combine_bins(&m, true, code_idx, 2, "all"), 0);
     CHECK_EQ(m.ncells, 2);
-    CHECK_EQ(m.nrefs, 8);   /* main's line 30 is its own row */
+    CHECK_EQ(m.nrefs, 8); /* main's line 30 is its own row */
     ms_selection_sum s;
     CHECK_EQ(ms_model_sum(&m, NULL, 0, NULL, 0, &s), 0);
     CHECK_EQ(s.ninval_by, 2);

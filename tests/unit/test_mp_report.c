@@ -22,12 +22,32 @@ static char *render(const ms_model *m, render_fn fn, const void *arg)
     return text;
 }
 
-static int matrix(FILE *out, const ms_model *m, const void *arg) { (void)arg; return ms_report_matrix(out, m, NULL); }
-static int procs(FILE *out, const ms_model *m, const void *arg) { (void)arg; return ms_report_procs(out, m); }
+static int matrix(FILE *out, const ms_model *m, const void *arg)
+{
+    (void)arg;
+    return ms_report_matrix(out, m, NULL);
+}
+static int procs(FILE *out, const ms_model *m, const void *arg)
+{
+    (void)arg;
+    return ms_report_procs(out, m);
+}
 static int refs(FILE *out, const ms_model *m, const void *arg) { return ms_report_references(out, m, arg); }
-static int detail_all(FILE *out, const ms_model *m, const void *arg) { (void)arg; return ms_report_detail(out, m, NULL, 0, NULL, 0); }
-static int csv(FILE *out, const ms_model *m, const void *arg) { (void)arg; return ms_export_csv(out, m); }
-static int callgrind(FILE *out, const ms_model *m, const void *arg) { (void)arg; return ms_export_callgrind(out, m); }
+static int detail_all(FILE *out, const ms_model *m, const void *arg)
+{
+    (void)arg;
+    return ms_report_detail(out, m, NULL, 0, NULL, 0);
+}
+static int csv(FILE *out, const ms_model *m, const void *arg)
+{
+    (void)arg;
+    return ms_export_csv(out, m);
+}
+static int callgrind(FILE *out, const ms_model *m, const void *arg)
+{
+    (void)arg;
+    return ms_export_callgrind(out, m);
+}
 
 static void test_matrix(const ms_model *m)
 {
@@ -45,7 +65,8 @@ static void test_matrix(const ms_model *m)
 static void test_procs(const ms_model *m)
 {
     char *t = render(m, procs, NULL);
-    CHECK_CONTAINS(t, "False    False\n CPU Threads            Refs   Misses  Uniproc Coherence    Total       In   Across       In   Across"
+    CHECK_CONTAINS(t, "False    False\n CPU Threads            Refs   Misses  Uniproc Coherence    Total       In   "
+                      "Across       In   Across"
                       "     Lock     Miss     Wait\n");
     CHECK_CONTAINS(t, "   0 0,2                 190       37       13        24       38       20        4       10"
                       "        4       15       24        7\n");
@@ -66,16 +87,22 @@ static void test_references(const ms_model *m)
     ms_refs_opts summed = { 3, 0 }, per_cpu = { 2, 1 };
     char *t = render(m, refs, &summed);
     CHECK_CONTAINS(t, "PER-REFERENCE STATISTICS (top 3 of 5, summed over processors)\n");
-    CHECK_CONTAINS(t, "Line                 Ref                        Misses  Ratio Coher.    Total       In   Across       In   Across\n"
-                      "nbf.c:141            f Read                         25  0.250   60.0       32       25        4        2        1\n"
-                      "nbf.c:150            counters ReadWrite             20  0.200   90.0       20        0        0       16        4\n"
-                      "nbf.c:141            f Write                        10  0.100   50.0        8        5        1        1        1\n");
+    CHECK_CONTAINS(t, "Line                 Ref                        Misses  Ratio Coher.    Total       In   Across "
+                      "      In   Across\n"
+                      "nbf.c:141            f Read                         25  0.250   60.0       32       25        4 "
+                      "       2        1\n"
+                      "nbf.c:150            counters ReadWrite             20  0.200   90.0       20        0        0 "
+                      "      16        4\n"
+                      "nbf.c:141            f Write                        10  0.100   50.0        8        5        1 "
+                      "       1        1\n");
     CHECK(strstr(t, "nbf.c:30") == NULL);
     free(t);
     t = render(m, refs, &per_cpu);
     CHECK_CONTAINS(t, "(top 2 of 8, per processor)\n");
-    CHECK_CONTAINS(t, "nbf.c:141            f Read                      0      15  0.250   66.7       20       15        3        1        1\n"
-                      "nbf.c:150            counters ReadWrite          0      10  0.200   90.0       10        0        0        8        2\n");
+    CHECK_CONTAINS(t, "nbf.c:141            f Read                      0      15  0.250   66.7       20       15      "
+                      "  3        1        1\n"
+                      "nbf.c:150            counters ReadWrite          0      10  0.200   90.0       10        0      "
+                      "  0        8        2\n");
     free(t);
 }
 
@@ -98,7 +125,8 @@ static void test_detail(const ms_model *m)
 static void test_exports(const ms_model *m)
 {
     char *t = render(m, csv, NULL);
-    CHECK_CONTAINS(t, ",stall,stall_read,stall_write,coherence_misses,invalidations,invalidations_true,invalidations_false\n");
+    CHECK_CONTAINS(
+        t, ",stall,stall_read,stall_write,coherence_misses,invalidations,invalidations_true,invalidations_false\n");
     CHECK_CONTAINS(t, "\nworker,f,src/nbf.c,130,");
     CHECK_CONTAINS(t, ",450,250,200,20,40,35,5\n");
     free(t);

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /* Column (1-based) of the first occurrence of `at` in the last line of text. */
 static int col_of(const char *text, const char *at)
 {

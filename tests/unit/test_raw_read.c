@@ -10,14 +10,16 @@
 #include <unistd.h>
 #include <zlib.h>
 
-
 /* A growable byte buffer with little-endian writers. */
-typedef struct { unsigned char b[1 << 14]; size_t n; size_t section; } buf;
+typedef struct {
+    unsigned char b[1 << 14];
+    size_t n;
+    size_t section;
+} buf;
 
 static void put(buf *f, uint64_t v, int bytes)
 {
-    for (int i = 0; i < bytes; i++)
-        f->b[f->n++] = (unsigned char)(v >> (8 * i));
+    for (int i = 0; i < bytes; i++) f->b[f->n++] = (unsigned char)(v >> (8 * i));
 }
 static void put_str(buf *f, const char *s)
 {
@@ -37,13 +39,12 @@ static void section_begin(buf *f, uint32_t tag)
     put(f, tag, 4);
     put(f, 0, 4);
     f->section = f->n;
-    put(f, 0, 8);   /* length, patched by section_end */
+    put(f, 0, 8); /* length, patched by section_end */
 }
 static void section_end(buf *f)
 {
     uint64_t len = f->n - f->section - 8;
-    for (int i = 0; i < 8; i++)
-        f->b[f->section + i] = (unsigned char)(len >> (8 * i));
+    for (int i = 0; i < 8; i++) f->b[f->section + i] = (unsigned char)(len >> (8 * i));
 }
 static void trailer(buf *f)
 {
@@ -59,45 +60,93 @@ static void build_sample(buf *f)
 {
     header(f, MS_RAW_VERSION, MS_RAW_F_INCOMPLETE);
     section_begin(f, MS_RAW_INFO);
-    put(f, 4242, 4); put(f, MS_EXIT_SIGNAL, 4); put(f, 11, 4);
-    put(f, 1000, 8); put(f, 5000, 8); put(f, 3, 4);
-    put_str(f, "L1=32K:8:64:4:lru;mem=200"); put_str(f, "/bin/prog");
+    put(f, 4242, 4);
+    put(f, MS_EXIT_SIGNAL, 4);
+    put(f, 11, 4);
+    put(f, 1000, 8);
+    put(f, 5000, 8);
+    put(f, 3, 4);
+    put_str(f, "L1=32K:8:64:4:lru;mem=200");
+    put_str(f, "/bin/prog");
     section_end(f);
     section_begin(f, MS_RAW_MODULES);
-    put(f, 1, 4); put(f, 0x400000, 8); put(f, 0x401000, 8); put(f, 0x402000, 8); put_str(f, "/bin/prog");
+    put(f, 1, 4);
+    put(f, 0x400000, 8);
+    put(f, 0x401000, 8);
+    put(f, 0x402000, 8);
+    put_str(f, "/bin/prog");
     section_end(f);
-    section_begin(f, 99);   /* unknown: must be skipped */
-    put(f, 0xdeadbeef, 4); put_str(f, "future stuff");
+    section_begin(f, 99); /* unknown: must be skipped */
+    put(f, 0xdeadbeef, 4);
+    put_str(f, "future stuff");
     section_end(f);
     section_begin(f, MS_RAW_BINS);
     put(f, 7, 4);
-    put(f, 7, 4); put(f, MS_BIN_HEAP, 1); put(f, 0x401234, 8); put(f, 2, 2);
-    put(f, 0x401100, 8); put(f, 0x401200, 8); put(f, 3, 8); put(f, 300, 8); put(f, 200, 8);
-    put(f, 8, 4); put(f, MS_BIN_GLOBAL, 1); put(f, 0x404000, 8); put(f, 64, 8); put(f, 0, 4); put_str(f, "grid");
-    put(f, 9, 4); put(f, MS_BIN_STACK, 1); put(f, 0x401050, 8);
-    put(f, 10, 4); put(f, MS_BIN_OTHER, 1);
+    put(f, 7, 4);
+    put(f, MS_BIN_HEAP, 1);
+    put(f, 0x401234, 8);
+    put(f, 2, 2);
+    put(f, 0x401100, 8);
+    put(f, 0x401200, 8);
+    put(f, 3, 8);
+    put(f, 300, 8);
+    put(f, 200, 8);
+    put(f, 8, 4);
+    put(f, MS_BIN_GLOBAL, 1);
+    put(f, 0x404000, 8);
+    put(f, 64, 8);
+    put(f, 0, 4);
+    put_str(f, "grid");
+    put(f, 9, 4);
+    put(f, MS_BIN_STACK, 1);
+    put(f, 0x401050, 8);
+    put(f, 10, 4);
+    put(f, MS_BIN_OTHER, 1);
     /* version 2 kinds */
-    put(f, 11, 4); put(f, MS_BIN_MMAP, 1); put(f, 0x401400, 8); put(f, 1, 2); put(f, 0x401100, 8);
-    put(f, 2, 8); put(f, 8192, 8); put(f, 4096, 8); put_str(f, "/data/table-000005.ldb");
-    put(f, 12, 4); put(f, MS_BIN_TLS, 1); put(f, 16, 8); put(f, 256, 8); put(f, 0, 4); put_str(f, "scratch");
-    put(f, 13, 4); put(f, MS_BIN_MAPPING, 1); put_str(f, "[heap]");
+    put(f, 11, 4);
+    put(f, MS_BIN_MMAP, 1);
+    put(f, 0x401400, 8);
+    put(f, 1, 2);
+    put(f, 0x401100, 8);
+    put(f, 2, 8);
+    put(f, 8192, 8);
+    put(f, 4096, 8);
+    put_str(f, "/data/table-000005.ldb");
+    put(f, 12, 4);
+    put(f, MS_BIN_TLS, 1);
+    put(f, 16, 8);
+    put(f, 256, 8);
+    put(f, 0, 4);
+    put_str(f, "scratch");
+    put(f, 13, 4);
+    put(f, MS_BIN_MAPPING, 1);
+    put_str(f, "[heap]");
     section_end(f);
     section_begin(f, MS_RAW_CONTEXTS);
     put(f, 2, 4);
-    put(f, 0, 4); put(f, 7, 4); put(f, 0x401300, 8);
-    put(f, 1, 4); put(f, 8, 4); put(f, 0x401310, 8);
+    put(f, 0, 4);
+    put(f, 7, 4);
+    put(f, 0x401300, 8);
+    put(f, 1, 4);
+    put(f, 8, 4);
+    put(f, 0x401310, 8);
     section_end(f);
     section_begin(f, MS_RAW_COUNTERS);
-    put(f, 2, 4); put(f, 1, 4);
+    put(f, 2, 4);
     put(f, 1, 4);
-    for (uint64_t v = 1; v <= 4 + 7 * 2; v++)
-        put(f, v * 10, 8);
+    put(f, 1, 4);
+    for (uint64_t v = 1; v <= 4 + 7 * 2; v++) put(f, v * 10, 8);
     section_end(f);
     section_begin(f, MS_RAW_EVICTIONS);
-    put(f, 1, 4); put(f, 0, 4); put(f, 1, 4); put(f, 1, 4); put(f, 77, 8);
+    put(f, 1, 4);
+    put(f, 0, 4);
+    put(f, 1, 4);
+    put(f, 1, 4);
+    put(f, 77, 8);
     section_end(f);
     section_begin(f, MS_RAW_NOTES);
-    put(f, 1, 4); put_str(f, "dropped 5 events");
+    put(f, 1, 4);
+    put_str(f, "dropped 5 events");
     section_end(f);
     trailer(f);
 }
@@ -147,8 +196,7 @@ static void test_round_trip(void)
     CHECK(raw.bins[5].kind == MS_BIN_TLS && raw.bins[5].addr == 16 && raw.bins[5].size == 256);
     CHECK(raw.bins[5].module == 0 && strcmp(raw.bins[5].name, "scratch") == 0);
     CHECK(raw.bins[6].kind == MS_BIN_MAPPING && strcmp(raw.bins[6].name, "[heap]") == 0);
-    CHECK(raw.ncontexts == 2 && raw.contexts[1].ctx == 1 && raw.contexts[1].bin == 8 &&
-          raw.contexts[1].pc == 0x401310);
+    CHECK(raw.ncontexts == 2 && raw.contexts[1].ctx == 1 && raw.contexts[1].bin == 8 && raw.contexts[1].pc == 0x401310);
     CHECK(raw.nlevels == 2 && raw.ncounters == 1 && raw.counters[0].ctx == 1);
     const ms_counters *c = &raw.counters[0].c;
     CHECK(c->reads == 10 && c->writes == 20 && c->stall_read == 30 && c->stall_write == 40);
@@ -178,23 +226,21 @@ static void test_truncation_everywhere(void)
             continue;
         }
         CHECK(rc == 0 && raw.truncated);
-        if (rc == 0 && n >= trailer_at) {   /* only the trailer is missing */
+        if (rc == 0 && n >= trailer_at) { /* only the trailer is missing */
             CHECK(raw.nbins == 7 && raw.ncounters == 1 && raw.nnotes == 1);
             truncated_ok++;
         }
-        if (rc == 0)
-            ms_raw_free(&raw);
+        if (rc == 0) ms_raw_free(&raw);
     }
     CHECK(truncated_ok == 20);
     /* Cut right after the BINS section: info, modules, bins kept; the rest absent. */
     static buf g;
     build_sample(&g);
     size_t cut = 0;
-    for (size_t at = 16; at + 16 <= g.n;) {   /* walk section headers */
+    for (size_t at = 16; at + 16 <= g.n;) { /* walk section headers */
         uint32_t tag = (uint32_t)(g.b[at] | g.b[at + 1] << 8 | g.b[at + 2] << 16 | (uint32_t)g.b[at + 3] << 24);
         uint64_t len = 0;
-        for (int i = 7; i >= 0; i--)
-            len = len << 8 | g.b[at + 8 + i];
+        for (int i = 7; i >= 0; i--) len = len << 8 | g.b[at + 8 + i];
         at += 16 + len;
         if (tag == MS_RAW_BINS) {
             cut = at;
@@ -213,7 +259,7 @@ static void test_checksum_mismatch(void)
 {
     static buf f;
     build_sample(&f);
-    f.b[40] ^= 0x01;   /* inside the INFO payload */
+    f.b[40] ^= 0x01; /* inside the INFO payload */
     ms_raw raw;
     char err[256] = "";
     CHECK(read_prefix(&f, f.n, &raw, err, sizeof err) == -1);
@@ -223,7 +269,10 @@ static void test_checksum_mismatch(void)
 static void test_foreign_and_newer(void)
 {
     static buf f;
-    memcpy(f.b, "\x7f" "ELF\2\1\1\0\0\0\0\0\0\0\0\0\0\0\0\0", 20);
+    memcpy(f.b,
+           "\x7f"
+           "ELF\2\1\1\0\0\0\0\0\0\0\0\0\0\0\0\0",
+           20);
     ms_raw raw;
     char err[256] = "";
     CHECK(read_prefix(&f, 20, &raw, err, sizeof err) == -1);
@@ -244,8 +293,9 @@ static void test_malformed_section(void)
     static buf f;
     header(&f, MS_RAW_VERSION, 0);
     section_begin(&f, MS_RAW_CONTEXTS);
-    put(&f, 1000000, 4);   /* claims a million contexts in 16 bytes */
-    put(&f, 0, 8); put(&f, 0, 8);
+    put(&f, 1000000, 4); /* claims a million contexts in 16 bytes */
+    put(&f, 0, 8);
+    put(&f, 0, 8);
     section_end(&f);
     trailer(&f);
     ms_raw raw;
@@ -253,9 +303,10 @@ static void test_malformed_section(void)
     CHECK(read_prefix(&f, f.n, &raw, err, sizeof err) == -1);
     CHECK(strcmp(err, "corrupt: malformed section 4 at offset 16") == 0);
 
-    header(&f, MS_RAW_VERSION, 0);   /* bad level count */
+    header(&f, MS_RAW_VERSION, 0); /* bad level count */
     section_begin(&f, MS_RAW_COUNTERS);
-    put(&f, 9, 4); put(&f, 0, 4);
+    put(&f, 9, 4);
+    put(&f, 0, 4);
     section_end(&f);
     trailer(&f);
     CHECK(read_prefix(&f, f.n, &raw, err, sizeof err) == -1);
@@ -274,12 +325,10 @@ static void test_garbage(void)
             f.b[i] = (unsigned char)(seed >> 16);
         }
         f.n = len;
-        if (round % 2)
-            trailer(&f);
+        if (round % 2) trailer(&f);
         ms_raw raw;
         char err[256];
-        if (read_prefix(&f, f.n, &raw, err, sizeof err) == 0)
-            ms_raw_free(&raw);
+        if (read_prefix(&f, f.n, &raw, err, sizeof err) == 0) ms_raw_free(&raw);
     }
 }
 

@@ -9,16 +9,21 @@
 #include <string.h>
 #include <unistd.h>
 
+#define NBINS 1000 /* > 8 KiB of BINS payload: the length is patched with pwrite */
 
-#define NBINS 1000   /* > 8 KiB of BINS payload: the length is patched with pwrite */
-
-static void write_sample(int fd) {
+static void write_sample(int fd)
+{
     ms_raw_writer w;
     CHECK(ms_raw_writer_begin(&w, fd, MS_RAW_F_INCOMPLETE) == 0);
     ms_raw_section_begin(&w, MS_RAW_INFO);
-    ms_raw_put_u32(&w, 4242); ms_raw_put_u32(&w, MS_EXIT_SIGNAL); ms_raw_put_u32(&w, 11);
-    ms_raw_put_u64(&w, 100); ms_raw_put_u64(&w, 250); ms_raw_put_u32(&w, 3);
-    ms_raw_put_str(&w, "L1=32K:8:64:4:lru;mem=200"); ms_raw_put_str(&w, "/bin/prog");
+    ms_raw_put_u32(&w, 4242);
+    ms_raw_put_u32(&w, MS_EXIT_SIGNAL);
+    ms_raw_put_u32(&w, 11);
+    ms_raw_put_u64(&w, 100);
+    ms_raw_put_u64(&w, 250);
+    ms_raw_put_u32(&w, 3);
+    ms_raw_put_str(&w, "L1=32K:8:64:4:lru;mem=200");
+    ms_raw_put_str(&w, "/bin/prog");
     ms_raw_section_end(&w);
     ms_raw_section_begin(&w, MS_RAW_BINS);
     ms_raw_put_u32(&w, NBINS);
@@ -26,26 +31,40 @@ static void write_sample(int fd) {
         ms_raw_put_u32(&w, i);
         ms_raw_put_u8(&w, MS_BIN_HEAP);
         ms_raw_put_u64(&w, 0x1000 + i);
-        ms_raw_put_u16(&w, 2); ms_raw_put_u64(&w, 0xa0); ms_raw_put_u64(&w, 0xb0 + i);
-        ms_raw_put_u64(&w, 1); ms_raw_put_u64(&w, 8000); ms_raw_put_u64(&w, 8008);
+        ms_raw_put_u16(&w, 2);
+        ms_raw_put_u64(&w, 0xa0);
+        ms_raw_put_u64(&w, 0xb0 + i);
+        ms_raw_put_u64(&w, 1);
+        ms_raw_put_u64(&w, 8000);
+        ms_raw_put_u64(&w, 8008);
     }
     ms_raw_section_end(&w);
     ms_raw_section_begin(&w, MS_RAW_CONTEXTS);
-    ms_raw_put_u32(&w, 1); ms_raw_put_u32(&w, 1); ms_raw_put_u32(&w, 7); ms_raw_put_u64(&w, 0x4321);
+    ms_raw_put_u32(&w, 1);
+    ms_raw_put_u32(&w, 1);
+    ms_raw_put_u32(&w, 7);
+    ms_raw_put_u64(&w, 0x4321);
     ms_raw_section_end(&w);
-    ms_counters c = {0};
-    c.reads = 1000; c.writes = 999; c.level[0].read_misses = 125; c.level[0].cause[MS_CAUSE_COLD] = 125;
+    ms_counters c = { 0 };
+    c.reads = 1000;
+    c.writes = 999;
+    c.level[0].read_misses = 125;
+    c.level[0].cause[MS_CAUSE_COLD] = 125;
     ms_raw_section_begin(&w, MS_RAW_COUNTERS);
-    ms_raw_put_u32(&w, 1); ms_raw_put_u32(&w, 1); ms_raw_put_u32(&w, 1);
+    ms_raw_put_u32(&w, 1);
+    ms_raw_put_u32(&w, 1);
+    ms_raw_put_u32(&w, 1);
     ms_raw_put_counters(&w, &c, 1);
     ms_raw_section_end(&w);
     ms_raw_section_begin(&w, MS_RAW_NOTES);
-    ms_raw_put_u32(&w, 1); ms_raw_put_str(&w, "a note");
+    ms_raw_put_u32(&w, 1);
+    ms_raw_put_str(&w, "a note");
     ms_raw_section_end(&w);
     CHECK(ms_raw_writer_finish(&w) == 0);
 }
 
-int main(void) {
+int main(void)
+{
     char path[] = "/tmp/test_raw_roundtrip.XXXXXX";
     int fd = mkstemp(path);
     CHECK(fd >= 0);

@@ -16,7 +16,7 @@ typedef struct {
 /* Write up to 5 threads' scripts (NULL ends the list) into a fresh recording. */
 static void setup(fixture *f, const char *t0, const char *t1, const char *t2, const char *t3, const char *t4)
 {
-    const char *scripts[] = {t0, t1, t2, t3, t4};
+    const char *scripts[] = { t0, t1, t2, t3, t4 };
     ts_make_dir(f->dir, sizeof f->dir);
     for (uint32_t i = 0; i < 5 && scripts[i]; i++) ts_write_script(f->dir, i, scripts[i]);
 }
@@ -38,7 +38,7 @@ static void teardown(fixture *f)
 
 static void test_orders(void)
 {
-    fixture f = {0};
+    fixture f = { 0 };
     setup(&f, "r100 r104 r108", "r200 | r204", "r300", NULL, NULL);
     expect(&f, INTERLEAVED, 0, 0, "0:100 1:200 2:300 0:104 1:204 0:108");
     CHECK_EQ(f.res.nthreads, 3);
@@ -53,12 +53,12 @@ static void test_orders(void)
 
 static void test_lock_fifo(void)
 {
-    fixture f = {0};
+    fixture f = { 0 };
     /* thread 2 starts waiting (turn 1) before thread 1 (turn 2): it gets the lock first */
     setup(&f, "acq1 w10 w11 rel1 r12", "r20 acq1 w21 rel1", "acq1 w30 rel1", NULL, NULL);
     expect(&f, INTERLEAVED, 0, 0, "0:10*w 1:20 0:11*w 0:12 2:30*w 1:21*w");
-    CHECK_EQ(f.res.threads[2].wait_turns, 2);   /* blocked in turns 1 and 2 */
-    CHECK_EQ(f.res.threads[1].wait_turns, 3);   /* blocked in turns 2, 3 and 4 */
+    CHECK_EQ(f.res.threads[2].wait_turns, 2); /* blocked in turns 1 and 2 */
+    CHECK_EQ(f.res.threads[1].wait_turns, 3); /* blocked in turns 2, 3 and 4 */
     CHECK_EQ(f.res.threads[0].wait_turns, 0);
     CHECK_EQ(f.res.threads[0].syncs, 2);
     CHECK_EQ(f.res.syncs, 6);
@@ -68,7 +68,7 @@ static void test_lock_fifo(void)
 
 static void test_shared_locks_and_exit_release(void)
 {
-    fixture f = {0};
+    fixture f = { 0 };
     setup(&f, "acqs1 r10 r11 rel1", "acqs1 r20 rel1", "acq1 w30 rel1", NULL, NULL);
     expect(&f, INTERLEAVED, 0, 0, "0:10* 1:20* 0:11* 2:30*w");
     teardown(&f);
@@ -81,7 +81,7 @@ static void test_shared_locks_and_exit_release(void)
 
 static void test_barrier(void)
 {
-    fixture f = {0};
+    fixture f = { 0 };
     setup(&f, "r1 bar7/3 r2", "r11 r12 r13 bar7/3 r14", "r21 bar7/3 r22", NULL, NULL);
     expect(&f, INTERLEAVED, 0, 0, "0:1 1:11 2:21 1:12 1:13 | 1:14 2:22 0:2");
     CHECK_EQ(f.rec.regions, 1);
@@ -96,7 +96,7 @@ static void test_barrier(void)
 
 static void test_create_join(void)
 {
-    fixture f = {0};
+    fixture f = { 0 };
     setup(&f, "r1 create1 r2 r3 join1 r4", "r10 r11 exit r99", "r20 r21", NULL, NULL);
     expect(&f, INTERLEAVED, 0, 0, "0:1 2:20 | 0:2 1:10 2:21 0:3 1:11 | 0:4");
     CHECK_EQ_INT(f.res.threads[1].parent, 0);
@@ -112,7 +112,7 @@ static void test_create_join(void)
  * wait returns, so the waking signal's seq lies between the waiter's previous sync and it. */
 static void test_cond(void)
 {
-    fixture f = {0};
+    fixture f = { 0 };
     setup(&f, "acq5@1 r1 cwait9/5@5 r2 rel5@6", "r10 r11 acq5@2 w12 csig9@3 rel5@4 r13", NULL, NULL, NULL);
     expect(&f, INTERLEAVED, 0, 0, "0:1* 1:10 1:11 1:12*w 1:13 0:2*");
     CHECK_EQ(f.res.deadlocks_broken, 0);
@@ -136,8 +136,7 @@ static void test_cond(void)
     teardown(&f);
     /* broadcast wakes both waiters; thread 0 (first in the turn) re-acquires the mutex first,
      * thread 1 queues for it and has it handed over at thread 0's release */
-    setup(&f, "r1 acq5@1 cwait9/5@6 r2 rel5@8", "acq5@2 cwait9/5@7 r3 rel5@9", "r10 r11 r12 cbc9@4 r13", NULL,
-          NULL);
+    setup(&f, "r1 acq5@1 cwait9/5@6 r2 rel5@8", "acq5@2 cwait9/5@7 r3 rel5@9", "r10 r11 r12 cbc9@4 r13", NULL, NULL);
     expect(&f, INTERLEAVED, 0, 0, "0:1 2:10 2:11 2:12 2:13 0:2* 1:3*");
     CHECK_EQ(f.res.deadlocks_broken, 0);
     teardown(&f);
@@ -151,7 +150,7 @@ static void test_cond(void)
 
 static void test_semaphore(void)
 {
-    fixture f = {0};
+    fixture f = { 0 };
     setup(&f, "wait3 r1 wait3 r2", "r10 post3 r11 r12 post3", NULL, NULL, NULL);
     expect(&f, INTERLEAVED, 0, 0, "1:10 1:11 0:1 1:12 0:2");
     expect(&f, PIPED, 0, 0, "1:10 1:11 1:12 0:1 0:2");
@@ -160,7 +159,7 @@ static void test_semaphore(void)
 
 static void test_fork_begin(void)
 {
-    fixture f = {0};
+    fixture f = { 0 };
     setup(&f, "r1 fork4/2 begin4/2 r2 bar8/2 r3", "begin4/2 r10 bar8/2 r11", NULL, NULL, NULL);
     expect(&f, INTERLEAVED, 0, 0, "0:1 | 0:2 1:10 | 1:11 0:3");
     CHECK_EQ(f.rec.regions, 2);
@@ -171,7 +170,7 @@ static void test_fork_begin(void)
 
 static void test_deadlock_break(void)
 {
-    fixture f = {0};
+    fixture f = { 0 };
     /* lock inversion: thread 1's acquire of lock 1 (seq 3) is older than thread 0's of lock 2 */
     setup(&f, "acq1@1 r1 acq2@4 r2 rel2@5 rel1@6", "acq2@2 r10 acq1@3 r11 rel1@7 rel2@8", NULL, NULL, NULL);
     expect(&f, INTERLEAVED, 0, 0, "0:1* 1:10* 1:11* 0:2*");
@@ -186,7 +185,7 @@ static void test_deadlock_break(void)
 
 static void test_procs_mapping(void)
 {
-    fixture f = {0};
+    fixture f = { 0 };
     setup(&f, "r100 r110", "r101", "r102", "r103", "r104");
     expect(&f, INTERLEAVED, 2, 0, "0:100 1:101 0:102 1:103 0:104 0:110");
     CHECK_EQ(f.res.nthreads, 5);
@@ -198,7 +197,7 @@ static void test_procs_mapping(void)
 
 static void test_unattributed(void)
 {
-    fixture f = {0};
+    fixture f = { 0 };
     setup(&f, "c0:r1 c7:w2 c0:r3", NULL, NULL, NULL, NULL);
     expect(&f, INTERLEAVED, 0, 0, "0:1 0:2w 0:3");
     CHECK_EQ(f.res.dropped, 2);

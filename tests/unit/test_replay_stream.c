@@ -31,7 +31,7 @@ static void test_truncated(void)
     build_two_frames(&s);
     size_t zlen = ts_write(&s, stream_file(dir, 0), 0);
     size_t split = build_two_frames(&s);
-    ts_write(&s, stream_file(dir, 0), zlen - 3);   /* cut inside the second frame */
+    ts_write(&s, stream_file(dir, 0), zlen - 3); /* cut inside the second frame */
     ts_write_script(dir, 1, "r10");
     CHECK_EQ_INT(ts_replay(dir, MS_INTERLEAVE_INTERLEAVED, 0, &rec, &res), 1);
     CHECK_STR(rec.text, "0:1 1:10 0:2 0:3");
@@ -95,7 +95,7 @@ static void test_versions(void)
     ms_replay *r = NULL;
     test_stream s;
     ts_make_dir(dir, sizeof dir);
-    ts_init(&s, 0, 1);   /* version 1: head = ctx, accesses only */
+    ts_init(&s, 0, 1); /* version 1: head = ctx, accesses only */
     ts_script(&s, "r1 c3:w2 | r3");
     ts_write(&s, stream_file(dir, 0), 0);
     ts_write_script(dir, 1, "r10 r11");
@@ -164,8 +164,8 @@ static void test_long_streams(void)
     ms_replay *r;
     CHECK_EQ_INT(ms_replay_open(&r, dir, 1, err, sizeof err), 0);
     for (int mode = 0; mode < 2; mode++) {
-        counting_sink c = {0};
-        ms_replay_sink sink = {count_access, count_region, &c};
+        counting_sink c = { 0 };
+        ms_replay_sink sink = { count_access, count_region, &c };
         ms_replay_result res;
         CHECK_EQ_INT(ms_replay_run(r, (ms_interleave)mode, 2, &sink, &res, err, sizeof err), 0);
         CHECK_EQ(c.n, 600000);

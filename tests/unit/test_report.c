@@ -17,8 +17,7 @@ static char *matrix_text(const ms_model *m, int top_code, int top_data)
     return text;
 }
 
-static char *detail_text(const ms_model *m, const uint32_t *codes, size_t ncodes,
-                         const uint32_t *datas, size_t ndatas)
+static char *detail_text(const ms_model *m, const uint32_t *codes, size_t ncodes, const uint32_t *datas, size_t ndatas)
 {
     char *text = NULL;
     size_t len;
@@ -48,27 +47,25 @@ static void test_matrix_others(const ms_model *m)
     CHECK_CONTAINS(t, "Data Bins:\n    0 : Matrix.Y\n    1 : Matrix.Z\n  others : 1 more data bins (5.1%)\n");
     CHECK_CONTAINS(t, "Code Segments:\n    0 : BlkMultiply\n    1 : main\n  others : 1 more code segments (0.8%)\n");
     /* The paper's Figure 2 numbers: largest top-left, Tot.% row and column, blanks for 0. */
-    CHECK_CONTAINS(t,
-        "                              Data Bins\n"
-        "Code Segments    Tot.%       0       1  others\n"
-        "         Tot.%   100.0    86.4     8.5     5.1\n"
-        "             0    97.5    85.5     7.7     4.3\n"
-        "             1     1.7     0.9             0.8\n"
-        "        others     0.8             0.8        \n");
+    CHECK_CONTAINS(t, "                              Data Bins\n"
+                      "Code Segments    Tot.%       0       1  others\n"
+                      "         Tot.%   100.0    86.4     8.5     5.1\n"
+                      "             0    97.5    85.5     7.7     4.3\n"
+                      "             1     1.7     0.9             0.8\n"
+                      "        others     0.8             0.8        \n");
     free(t);
 }
 
 static void test_matrix_all_shown(const ms_model *m)
 {
-    char *t = matrix_text(m, 0, 0);   /* defaults: 8 x 6, everything fits */
+    char *t = matrix_text(m, 0, 0); /* defaults: 8 x 6, everything fits */
     CHECK(strstr(t, "others") == NULL);
     CHECK_CONTAINS(t, "Data Bins:\n    0 : Matrix.Y\n    1 : Matrix.Z\n    2 : Matrix.X\nCode Segments:\n");
-    CHECK_CONTAINS(t,
-        "Code Segments    Tot.%       0       1       2\n"
-        "         Tot.%   100.0    86.4     8.5     5.1\n"
-        "             0    97.5    85.5     7.7     4.3\n"
-        "             1     1.7     0.9             0.8\n"
-        "             2     0.8             0.8        \n");
+    CHECK_CONTAINS(t, "Code Segments    Tot.%       0       1       2\n"
+                      "         Tot.%   100.0    86.4     8.5     5.1\n"
+                      "             0    97.5    85.5     7.7     4.3\n"
+                      "             1     1.7     0.9             0.8\n"
+                      "             2     0.8             0.8        \n");
     free(t);
 }
 
@@ -104,40 +101,39 @@ static void test_detail_cell(const ms_model *m)
     uint32_t code = FX_BLK, data = FX_Y;
     char *t = detail_text(m, &code, 1, &data, 1);
     if (getenv("SHOW")) fputs(t, stdout);
-    CHECK_STR(t,
-        "DETAILED OUTPUT: Matrix.Y in BlkMultiply\n"
-        "Memory Stall Time in bin: 855 cycles\n"
-        "Percentage of Total Memory Stall Time: 85.5%\n"
-        "Percentage of Total Misses: 87.0%\n"
-        "Miss Rate: 67.6%\n"
-        "Percentage of Total Refs: 45.2%\n"
-        "REFERENCES: 1288 --\n"
-        "  Reads: 1288 (100.0%)  Writes: 0 (0.0%)\n"
-        "MISSES: 871 --\n"
-        "  Read misses: 871 (100.0%)\n"
-        "  Write misses: 0 (0.0%)\n"
-        "1st Ref Miss: 0 (0.0%)\n"
-        "Inval Miss: 0 (0.0%)\n"
-        "Repl Miss: 871 (100.0%)\n"
-        "  -Capacity: 600 (68.9%)\n"
-        "  -Conflict: 271 (31.1%)\n"
-        "Memory Stall Time (Cycles):\n"
-        "  Total = 855, Avg per reference = 0.7\n"
-        "  Memory Read Stall Time = 855, Avg per read = 0.7\n"
-        "  Memory Write Stall Time = 0, Avg per write = 0.0\n"
-        "L2 MISSES: 100 (local miss rate 11.5% of L1 misses) --\n"
-        "  Read misses: 100 (100.0%)\n"
-        "  Write misses: 0 (0.0%)\n"
-        "  1st Ref Miss: 100 (100.0%)\n"
-        "  Inval Miss: 0 (0.0%)\n"
-        "  Repl Miss: 0 (0.0%)\n"
-        "    -Capacity: 0 (0.0%)\n"
-        "    -Conflict: 0 (0.0%)\n"
-        "Causes of Replacements:\n"
-        "  bin Matrix.Y: 90.0%\n"
-        "  bin Matrix.Z: 7.0%\n"
-        "  bin Matrix.X: 3.0%\n"
-        "  (100 of 871 L1 replacement misses have a known evictor)\n");
+    CHECK_STR(t, "DETAILED OUTPUT: Matrix.Y in BlkMultiply\n"
+                 "Memory Stall Time in bin: 855 cycles\n"
+                 "Percentage of Total Memory Stall Time: 85.5%\n"
+                 "Percentage of Total Misses: 87.0%\n"
+                 "Miss Rate: 67.6%\n"
+                 "Percentage of Total Refs: 45.2%\n"
+                 "REFERENCES: 1288 --\n"
+                 "  Reads: 1288 (100.0%)  Writes: 0 (0.0%)\n"
+                 "MISSES: 871 --\n"
+                 "  Read misses: 871 (100.0%)\n"
+                 "  Write misses: 0 (0.0%)\n"
+                 "1st Ref Miss: 0 (0.0%)\n"
+                 "Inval Miss: 0 (0.0%)\n"
+                 "Repl Miss: 871 (100.0%)\n"
+                 "  -Capacity: 600 (68.9%)\n"
+                 "  -Conflict: 271 (31.1%)\n"
+                 "Memory Stall Time (Cycles):\n"
+                 "  Total = 855, Avg per reference = 0.7\n"
+                 "  Memory Read Stall Time = 855, Avg per read = 0.7\n"
+                 "  Memory Write Stall Time = 0, Avg per write = 0.0\n"
+                 "L2 MISSES: 100 (local miss rate 11.5% of L1 misses) --\n"
+                 "  Read misses: 100 (100.0%)\n"
+                 "  Write misses: 0 (0.0%)\n"
+                 "  1st Ref Miss: 100 (100.0%)\n"
+                 "  Inval Miss: 0 (0.0%)\n"
+                 "  Repl Miss: 0 (0.0%)\n"
+                 "    -Capacity: 0 (0.0%)\n"
+                 "    -Conflict: 0 (0.0%)\n"
+                 "Causes of Replacements:\n"
+                 "  bin Matrix.Y: 90.0%\n"
+                 "  bin Matrix.Z: 7.0%\n"
+                 "  bin Matrix.X: 3.0%\n"
+                 "  (100 of 871 L1 replacement misses have a known evictor)\n");
     free(t);
 }
 

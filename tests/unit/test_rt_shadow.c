@@ -4,19 +4,19 @@
 #include "check.h"
 #include "rt/rt.h"
 
-#define CHUNK_SPAN ((uintptr_t)16 << MS_SHADOW_CHUNK_BITS)   /* bytes covered by one chunk */
+#define CHUNK_SPAN ((uintptr_t)16 << MS_SHADOW_CHUNK_BITS) /* bytes covered by one chunk */
 
 int main(void)
 {
     CHECK_EQ(ms_shadow_init(), 0);
-    uintptr_t base = (uintptr_t)0x10000000000ull;   /* an address range no test data uses */
+    uintptr_t base = (uintptr_t)0x10000000000ull; /* an address range no test data uses */
 
-    CHECK_EQ(ms_shadow_get(base), 0u);               /* nothing mapped yet: OTHER */
-    ms_shadow_fill(base + 32, 100, 7);               /* [32, 132): granules 2..8 */
+    CHECK_EQ(ms_shadow_get(base), 0u); /* nothing mapped yet: OTHER */
+    ms_shadow_fill(base + 32, 100, 7); /* [32, 132): granules 2..8 */
     CHECK_EQ(ms_shadow_get(base + 31), 0u);
     CHECK_EQ(ms_shadow_get(base + 32), 7u);
     CHECK_EQ(ms_shadow_get(base + 131), 7u);
-    CHECK_EQ(ms_shadow_get(base + 143), 7u);         /* same granule as byte 131 */
+    CHECK_EQ(ms_shadow_get(base + 143), 7u); /* same granule as byte 131 */
     CHECK_EQ(ms_shadow_get(base + 144), 0u);
 
     /* a neighbour, then clearing the first leaves the neighbour */
@@ -52,21 +52,21 @@ int main(void)
     /* clearing a large range gives whole shadow pages back and zeroes the partial ones at
      * both ends, leaving the neighbours on either side */
     uintptr_t wide = base + 80 * CHUNK_SPAN;
-    ms_shadow_fill(wide - 16, 16, 3);                     /* the granule before */
+    ms_shadow_fill(wide - 16, 16, 3); /* the granule before */
     ms_shadow_fill(wide, 2 * CHUNK_SPAN + 4096 * 16 + 48, 13);
-    ms_shadow_fill(wide + 2 * CHUNK_SPAN + 4096 * 16 + 48, 16, 4);   /* the granule after */
+    ms_shadow_fill(wide + 2 * CHUNK_SPAN + 4096 * 16 + 48, 16, 4); /* the granule after */
     ms_shadow_clear(wide, 2 * CHUNK_SPAN + 4096 * 16 + 48);
     CHECK_EQ(ms_shadow_get(wide - 16), 3u);
     CHECK_EQ(ms_shadow_get(wide), 0u);
     CHECK_EQ(ms_shadow_get(wide + CHUNK_SPAN + 12345), 0u);
     CHECK_EQ(ms_shadow_get(wide + 2 * CHUNK_SPAN + 4096 * 16 + 32), 0u);
     CHECK_EQ(ms_shadow_get(wide + 2 * CHUNK_SPAN + 4096 * 16 + 48), 4u);
-    ms_shadow_fill(wide + CHUNK_SPAN, 64, 14);            /* the range can be filled again */
+    ms_shadow_fill(wide + CHUNK_SPAN, 64, 14); /* the range can be filled again */
     CHECK_EQ(ms_shadow_get(wide + CHUNK_SPAN + 63), 14u);
 
     /* filling only the empty granules: what an object holds stays */
     uintptr_t page = base + 96 * CHUNK_SPAN;
-    ms_shadow_fill(page + 256, 100, 21);                  /* an object: granules 16..22 */
+    ms_shadow_fill(page + 256, 100, 21); /* an object: granules 16..22 */
     ms_shadow_fill_empty(page, 4096, 22);
     CHECK_EQ(ms_shadow_get(page), 22u);
     CHECK_EQ(ms_shadow_get(page + 255), 22u);

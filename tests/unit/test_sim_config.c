@@ -8,12 +8,11 @@
 
 static int same_config(const ms_hier_config *a, const ms_hier_config *b)
 {
-    if (a->nlevels != b->nlevels || a->mem_latency != b->mem_latency || strcmp(a->preset, b->preset) != 0)
-        return 0;
+    if (a->nlevels != b->nlevels || a->mem_latency != b->mem_latency || strcmp(a->preset, b->preset) != 0) return 0;
     for (int i = 0; i < a->nlevels; i++) {
         const ms_level_config *x = &a->level[i], *y = &b->level[i];
-        if (x->size != y->size || x->ways != y->ways || x->line != y->line || x->latency != y->latency
-            || x->policy != y->policy)
+        if (x->size != y->size || x->ways != y->ways || x->line != y->line || x->latency != y->latency ||
+            x->policy != y->policy)
             return 0;
     }
     return 1;
@@ -94,29 +93,29 @@ static void test_cache_spec(void)
     CHECK_EQ(cfg.level[0].latency, 3);
     CHECK_EQ(cfg.level[0].policy, MS_POLICY_PLRU);
     CHECK_EQ(cfg.level[1].policy, MS_POLICY_RANDOM);
-    CHECK_EQ(cfg.mem_latency, 200);   /* kept */
-    CHECK_STR(cfg.preset, "");        /* no longer the preset */
+    CHECK_EQ(cfg.mem_latency, 200); /* kept */
+    CHECK_STR(cfg.preset, "");      /* no longer the preset */
 
     static const struct {
         const char *spec, *message;
     } bad[] = {
-        {"L1=30000:8:64:4", "L1 size 30000 is not a multiple of line*ways (512)"},
-        {"L1=32K:8:64:4,L2=1M:16:48:14", "L2 line 48 is not a power of two"},
-        {"L1=32K:8:64", "L1: expected SIZE:WAYS:LINE:LATENCY"},
-        {"L1=32K:8:64:4:1:2", "L1: expected SIZE:WAYS:LINE:LATENCY"},
-        {"L2=1M:16:64:14", "levels must be given in order L1, L2, L3"},
-        {"L1=32K:8:64:4,L3=1M:16:64:14", "levels must be given in order L1, L2, L3"},
-        {"L1=32K:8:64:4:mru", "L1 policy 'mru' is unknown"},
-        {"L1=32Q:8:64:4", "L1 size '32Q' is not a size"},
-        {"L1=32K:x:64:4", "L1 ways 'x' is not a number"},
-        {"L1=32K:8:64:y", "L1 latency 'y' is not a number"},
-        {"L1=32K:0:64:4", "L1 ways must be at least 1"},
-        {"L1=48K:4:64:4", "L1 sets (size/(line*ways)) 192 is not a power of two"},
-        {"L1=24K:6:64:4:plru", "L1 ways 6 must be a power of two for plru"},
-        {"L1=32K:8:64:4,L2=1M:16:32:14", "L2 line 32 is smaller than L1 line 64"},
-        {"L1=32K:8:64:4,L2=1M:16:64:2", "L2 latency 2 is below L1 latency 4"},
-        {"L4=32K:8:64:4", "expected L1=..., L2=... or L3=..."},
-        {"L1=32K:8:64:4,L2=1M:16:64:14,L3=2M:16:64:50,L3=2M:16:64:50", "at most 3 levels"},
+        { "L1=30000:8:64:4", "L1 size 30000 is not a multiple of line*ways (512)" },
+        { "L1=32K:8:64:4,L2=1M:16:48:14", "L2 line 48 is not a power of two" },
+        { "L1=32K:8:64", "L1: expected SIZE:WAYS:LINE:LATENCY" },
+        { "L1=32K:8:64:4:1:2", "L1: expected SIZE:WAYS:LINE:LATENCY" },
+        { "L2=1M:16:64:14", "levels must be given in order L1, L2, L3" },
+        { "L1=32K:8:64:4,L3=1M:16:64:14", "levels must be given in order L1, L2, L3" },
+        { "L1=32K:8:64:4:mru", "L1 policy 'mru' is unknown" },
+        { "L1=32Q:8:64:4", "L1 size '32Q' is not a size" },
+        { "L1=32K:x:64:4", "L1 ways 'x' is not a number" },
+        { "L1=32K:8:64:y", "L1 latency 'y' is not a number" },
+        { "L1=32K:0:64:4", "L1 ways must be at least 1" },
+        { "L1=48K:4:64:4", "L1 sets (size/(line*ways)) 192 is not a power of two" },
+        { "L1=24K:6:64:4:plru", "L1 ways 6 must be a power of two for plru" },
+        { "L1=32K:8:64:4,L2=1M:16:32:14", "L2 line 32 is smaller than L1 line 64" },
+        { "L1=32K:8:64:4,L2=1M:16:64:2", "L2 latency 2 is below L1 latency 4" },
+        { "L4=32K:8:64:4", "expected L1=..., L2=... or L3=..." },
+        { "L1=32K:8:64:4,L2=1M:16:64:14,L3=2M:16:64:50,L3=2M:16:64:50", "at most 3 levels" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         ms_hier_config before;
@@ -125,7 +124,7 @@ static void test_cache_spec(void)
         err[0] = '\0';
         CHECK_EQ_INT(ms_config_parse_cache(bad[i].spec, &cfg, err, sizeof err), -1);
         CHECK_CONTAINS(err, bad[i].message);
-        CHECK(same_config(&cfg, &before));   /* untouched on error */
+        CHECK(same_config(&cfg, &before)); /* untouched on error */
     }
 }
 
@@ -152,12 +151,11 @@ static void test_config_text(void)
     char err[200];
     ms_hier_config cfg;
     CHECK_EQ_INT(ms_config_preset("x86", &cfg, err, sizeof err), 0);
-    const char *text =
-        "# memspy cache configuration\n"
-        "preset = memspy92\n"
-        "\n"
-        "  l2 = 256K:4:64:12   # a second level\n"
-        "mem-latency = 120\n";
+    const char *text = "# memspy cache configuration\n"
+                       "preset = memspy92\n"
+                       "\n"
+                       "  l2 = 256K:4:64:12   # a second level\n"
+                       "mem-latency = 120\n";
     CHECK_EQ_INT(ms_config_parse_text(text, &cfg, err, sizeof err), 0);
     CHECK_EQ_INT(cfg.nlevels, 2);
     CHECK_EQ(cfg.level[0].size, 32768);
@@ -167,10 +165,10 @@ static void test_config_text(void)
     CHECK_EQ(cfg.mem_latency, 120);
     CHECK_STR(cfg.preset, "");
 
-    CHECK_EQ_INT(ms_config_parse_text("cache = L1=8K:2:64:1\nl1 = 16K:2:64:2\nmem-latency=9", &cfg, err,
-                                      sizeof err), 0);
+    CHECK_EQ_INT(ms_config_parse_text("cache = L1=8K:2:64:1\nl1 = 16K:2:64:2\nmem-latency=9", &cfg, err, sizeof err),
+                 0);
     CHECK_EQ_INT(cfg.nlevels, 1);
-    CHECK_EQ(cfg.level[0].size, 16384);   /* the later key wins */
+    CHECK_EQ(cfg.level[0].size, 16384); /* the later key wins */
     CHECK_EQ(cfg.mem_latency, 9);
 
     CHECK_EQ_INT(ms_config_parse_text("preset = x86\n", &cfg, err, sizeof err), 0);

@@ -28,15 +28,14 @@ typedef struct {
 static void add_eviction(const ms_eviction *e, void *ud)
 {
     rows *r = ud;
-    if (r->n < MAX_ROWS)
-        r->rows[r->n++] = (row){{e->victim_ctx, e->evictor_ctx, e->level, 0}, e->count};
+    if (r->n < MAX_ROWS) r->rows[r->n++] = (row){ { e->victim_ctx, e->evictor_ctx, e->level, 0 }, e->count };
 }
 
 static void add_invalidation(const ms_invalidation *e, void *ud)
 {
     rows *r = ud;
     if (r->n < MAX_ROWS)
-        r->rows[r->n++] = (row){{e->victim_ctx, e->victim_cpu, e->inval_ctx, e->inval_cpu}, e->count};
+        r->rows[r->n++] = (row){ { e->victim_ctx, e->victim_cpu, e->inval_ctx, e->inval_cpu }, e->count };
 }
 
 static uint64_t next_rand(uint64_t *x)
@@ -50,8 +49,8 @@ static uint64_t next_rand(uint64_t *x)
 /* One stream's shape: the footprint in 64-byte lines and what the references look like. */
 typedef struct {
     unsigned footprint;
-    int strided;      /* 4 interleaved 8-byte walks (jumping now and then) instead of random lines */
-    int odd;          /* straddling references, ranges, locked writes, region boundaries, counts */
+    int strided; /* 4 interleaved 8-byte walks (jumping now and then) instead of random lines */
+    int odd;     /* straddling references, ranges, locked writes, region boundaries, counts */
 } shape;
 
 static int compare_rows(const char *what, const char *name, const rows *a, const rows *b)
@@ -62,8 +61,8 @@ static int compare_rows(const char *what, const char *name, const rows *a, const
     }
     for (int i = 0; i < a->n; i++)
         if (memcmp(&a->rows[i], &b->rows[i], sizeof a->rows[i]) != 0) {
-            fprintf(stderr, "%s: %s pair %d differs: (%u %u %u %u) x%llu, oracle (%u %u %u %u) x%llu\n", name,
-                    what, i, a->rows[i].k[0], a->rows[i].k[1], a->rows[i].k[2], a->rows[i].k[3],
+            fprintf(stderr, "%s: %s pair %d differs: (%u %u %u %u) x%llu, oracle (%u %u %u %u) x%llu\n", name, what, i,
+                    a->rows[i].k[0], a->rows[i].k[1], a->rows[i].k[2], a->rows[i].k[3],
                     (unsigned long long)a->rows[i].count, b->rows[i].k[0], b->rows[i].k[1], b->rows[i].k[2],
                     b->rows[i].k[3], (unsigned long long)b->rows[i].count);
             return 1;
@@ -89,15 +88,13 @@ static void run_case(const char *text, shape sh, int n, uint64_t seed, int windo
     oracle_sim *ora = NULL;
     CHECK(ms_sim_create(&sim, &cfg, &a) == 0);
     CHECK(oracle_ms_sim_create(&ora, &cfg, &a) == 0);
-    if (!sim || !ora)
-        exit(1);
+    if (!sim || !ora) exit(1);
     ms_sim_set_window(sim, window);
     oracle_ms_sim_set_window(ora, window);
     unsigned nprocs = ms_sim_nprocs(sim);
     uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1, walk[4];
     uint64_t bytes = (uint64_t)sh.footprint * 64;
-    for (int k = 0; k < 4; k++)
-        walk[k] = (uint64_t)k * (bytes / 4);
+    for (int k = 0; k < 4; k++) walk[k] = (uint64_t)k * (bytes / 4);
     int served_differs = 0;
     for (int i = 0; i < n && !served_differs; i++) {
         uint64_t r = next_rand(&x);
@@ -108,13 +105,11 @@ static void run_case(const char *text, shape sh, int n, uint64_t seed, int windo
         uint32_t size = 8;
         if (sh.strided) {
             int k = (int)((r >> 3) % 4);
-            if ((r >> 40) % 97 == 0)
-                walk[k] = ((r >> 8) % sh.footprint) * 64;
+            if ((r >> 40) % 97 == 0) walk[k] = ((r >> 8) % sh.footprint) * 64;
             addr = walk[k];
             walk[k] = (walk[k] + 8) % bytes;
-            cpu = (unsigned)k % nprocs;   /* each processor mostly walks its own part */
-            if ((r >> 44) % 8 == 0)
-                cpu = (unsigned)((r >> 50) % nprocs);
+            cpu = (unsigned)k % nprocs; /* each processor mostly walks its own part */
+            if ((r >> 44) % 8 == 0) cpu = (unsigned)((r >> 50) % nprocs);
         } else {
             unsigned pick = (unsigned)(r >> 32);
             uint64_t line = (pick & 3) ? (pick >> 2) % (sh.footprint / 4 + 1) : (pick >> 2) % sh.footprint;
@@ -122,37 +117,35 @@ static void run_case(const char *text, shape sh, int n, uint64_t seed, int windo
         }
         if (sh.odd) {
             unsigned what = (unsigned)((r >> 56) % 32);
-            if (what == 0) {   /* a byte range over a few lines */
+            if (what == 0) { /* a byte range over a few lines */
                 uint64_t len = 1 + (r >> 9) % 300;
                 ms_sim_access_range(sim, cpu, addr + ((r >> 5) & 63), len, flags, ctx);
                 oracle_ms_sim_access_range(ora, cpu, addr + ((r >> 5) & 63), len, flags, ctx);
                 continue;
             }
-            if (what == 1) {   /* references already counted by a window in front */
-                if (nprocs == 1) {
-                    CHECK(ms_sim_count(sim, ctx, 3, 1) == oracle_ms_sim_count(ora, ctx, 3, 1));
-                }
+            if (what == 1) { /* references already counted by a window in front */
+                if (nprocs == 1) { CHECK(ms_sim_count(sim, ctx, 3, 1) == oracle_ms_sim_count(ora, ctx, 3, 1)); }
                 continue;
             }
             if (what == 2) {
                 ms_sim_next_region(sim);
                 oracle_ms_sim_next_region(ora);
             }
-            if (what < 8) {   /* straddling: ends in the next line */
+            if (what < 8) { /* straddling: ends in the next line */
                 addr = (addr | 63) - ((r >> 4) & 7);
                 size = 4 + (uint32_t)((r >> 12) % 29);
             } else if (what < 10) {
                 size = 1 + (uint32_t)((r >> 12) % 64);
                 addr &= ~(uint64_t)63;
             }
-            if (what >= 30 && flags)
-                flags |= MS_ACC_LOCKED;
+            if (what >= 30 && flags) flags |= MS_ACC_LOCKED;
         }
         int s1 = ms_sim_access(sim, cpu, addr, size, flags, ctx);
         int s2 = oracle_ms_sim_access(ora, cpu, addr, size, flags, ctx);
         if (s1 != s2) {
-            fprintf(stderr, "%s: reference %d (cpu %u, addr %#llx, size %u, flags %u, ctx %u) served by %d, oracle %d\n",
-                    name, i, cpu, (unsigned long long)addr, size, flags, ctx, s1, s2);
+            fprintf(stderr,
+                    "%s: reference %d (cpu %u, addr %#llx, size %u, flags %u, ctx %u) served by %d, oracle %d\n", name,
+                    i, cpu, (unsigned long long)addr, size, flags, ctx, s1, s2);
             served_differs = 1;
         }
     }
@@ -188,12 +181,16 @@ static void run_case(const char *text, shape sh, int n, uint64_t seed, int windo
     ms_sim_totals(sim, &tot);
     int fully_associative = cfg.level[0].ways == cfg.level[0].size / cfg.level[0].line;
     uint64_t conflicts = 0;
-    for (int k = 0; k < cfg.nlevels; k++)
-        conflicts += tot.level[k].cause[MS_CAUSE_CONFLICT];
+    for (int k = 0; k < cfg.nlevels; k++) conflicts += tot.level[k].cause[MS_CAUSE_CONFLICT];
     int exercised = tot.level[0].cause[MS_CAUSE_CAPACITY] > 0 && e1.n > 0 && (fully_associative || conflicts > 0) &&
                     (nprocs == 1 || (v1.n > 0 && tot.level[0].cause[MS_CAUSE_INVAL] > 0));
     if (!exercised)
-        fprintf(stderr, "%s: the stream does not exercise every cause (capacity %llu, conflict %llu, inval %llu, pairs %d, %d)\n", name, (unsigned long long)tot.level[0].cause[MS_CAUSE_CAPACITY], (unsigned long long)tot.level[0].cause[MS_CAUSE_CONFLICT], (unsigned long long)tot.level[0].cause[MS_CAUSE_INVAL], e1.n, v1.n);
+        fprintf(
+            stderr,
+            "%s: the stream does not exercise every cause (capacity %llu, conflict %llu, inval %llu, pairs %d, %d)\n",
+            name, (unsigned long long)tot.level[0].cause[MS_CAUSE_CAPACITY],
+            (unsigned long long)tot.level[0].cause[MS_CAUSE_CONFLICT],
+            (unsigned long long)tot.level[0].cause[MS_CAUSE_INVAL], e1.n, v1.n);
     CHECK(exercised);
     ms_sim_destroy(sim);
     oracle_ms_sim_destroy(ora);
@@ -202,16 +199,16 @@ static void run_case(const char *text, shape sh, int n, uint64_t seed, int windo
 int main(void)
 {
     static const char *const configs[] = {
-        "L1=1K:1:64:0;mem=50",                                               /* direct mapped */
+        "L1=1K:1:64:0;mem=50", /* direct mapped */
         "L1=2K:4:64:4,L2=8K:8:64:14;mem=200",
-        "L1=2K:8:64:4,L2=16K:16:64:14;mem=200",                             /* x86-l2's ways */
-        "L1=4K:8:64:4,L2=16K:16:64:14,L3=64K:16:64:50;mem=200",             /* x86's ways */
-        "L1=2K:2:64:3,L2=8K:4:64:12,L3=16K:1:64:30;mem=100",                /* direct-mapped L3 */
+        "L1=2K:8:64:4,L2=16K:16:64:14;mem=200",                 /* x86-l2's ways */
+        "L1=4K:8:64:4,L2=16K:16:64:14,L3=64K:16:64:50;mem=200", /* x86's ways */
+        "L1=2K:2:64:3,L2=8K:4:64:12,L3=16K:1:64:30;mem=100",    /* direct-mapped L3 */
         "L1=2K:8:64:4:plru,L2=16K:16:64:14:plru,L3=64K:16:64:40:plru;mem=200",
-        "L1=2K:4:64:4:random,L2=8K:8:128:14:random;mem=200",                 /* larger L2 lines */
+        "L1=2K:4:64:4:random,L2=8K:8:128:14:random;mem=200",               /* larger L2 lines */
         "L1=2K:4:64:4,L2=8K:4:128:14:plru,L3=32K:8:256:40:random;mem=300", /* mixed */
-        "L1=4K:32:64:3,L2=32K:16:64:10;mem=100",                            /* > 16 ways */
-        "L1=1K:16:64:2,L2=4K:64:64:10;mem=100",                             /* fully associative */
+        "L1=4K:32:64:3,L2=32K:16:64:10;mem=100",                           /* > 16 ways */
+        "L1=1K:16:64:2,L2=4K:64:64:10;mem=100",                            /* fully associative */
         "L1=2K:4:64:4,L2=8K:8:64:14,L3=32K:16:64:40;mem=200;procs=2;shared=2",
         "L1=2K:4:64:4,L2=8K:8:64:14;mem=200;procs=4",
         "L1=2K:4:64:4:plru,L2=16K:8:128:14;mem=200;procs=3;shared=1;unit=256;proto=msi",
@@ -219,8 +216,8 @@ int main(void)
     };
     int nconfigs = (int)(sizeof configs / sizeof configs[0]);
     for (int i = 0; i < nconfigs; i++) {
-        shape random_lines = {1500, 0, 0}, random_odd = {3000, 0, 1};
-        shape strided = {2500, 1, 0}, strided_odd = {1200, 1, 1};
+        shape random_lines = { 1500, 0, 0 }, random_odd = { 3000, 0, 1 };
+        shape strided = { 2500, 1, 0 }, strided_odd = { 1200, 1, 1 };
         run_case(configs[i], random_lines, 60000, (uint64_t)i * 4 + 1, 1);
         run_case(configs[i], random_odd, 60000, (uint64_t)i * 4 + 2, 1);
         run_case(configs[i], strided, 80000, (uint64_t)i * 4 + 3, 1);

@@ -48,10 +48,10 @@ static void test_write_after_read_sharing(void)
     CHECK_EQ(victim->inval.with_lock, 0);
     CHECK_EQ(writer->inval.sent, 1);
     CHECK_EQ(writer->level[0].write_misses, 0);
-    CHECK_EQ(writer->stall_write, 50);   /* the upgrade goes to the directory (memory) */
+    CHECK_EQ(writer->stall_write, 50); /* the upgrade goes to the directory (memory) */
     CHECK_EQ(again->level[0].read_misses, 1);
     CHECK_EQ(again->level[0].cause[MS_CAUSE_INVAL], 1);
-    CHECK_EQ(again->inval.followed_by_miss, 0);   /* counted where the invalidation was */
+    CHECK_EQ(again->inval.followed_by_miss, 0); /* counted where the invalidation was */
     ms_counters total;
     ms_sim_totals(sim, &total);
     CHECK_EQ(total.inval.received, 1);
@@ -66,14 +66,14 @@ static void test_write_after_read_sharing(void)
 static void test_received_by_fetching_reference(void)
 {
     ms_sim *sim = sim_from_text("L1=1K:2:64:0;mem=50;procs=2");
-    CHECK_EQ_INT(rd(sim, 0, 8, 1), 1);     /* ctx 1 fetches the line on cpu 0 */
-    CHECK_EQ_INT(wr(sim, 0, 8, 2), 0);     /* ctx 2 writes it (hit, exclusive) */
-    CHECK_EQ_INT(rd(sim, 1, 8, 3), 1);     /* cpu 1 fetches it (downgrade) */
-    CHECK_EQ_INT(wr(sim, 1, 8, 4), 0);     /* and invalidates cpu 0's copy */
+    CHECK_EQ_INT(rd(sim, 0, 8, 1), 1); /* ctx 1 fetches the line on cpu 0 */
+    CHECK_EQ_INT(wr(sim, 0, 8, 2), 0); /* ctx 2 writes it (hit, exclusive) */
+    CHECK_EQ_INT(rd(sim, 1, 8, 3), 1); /* cpu 1 fetches it (downgrade) */
+    CHECK_EQ_INT(wr(sim, 1, 8, 4), 0); /* and invalidates cpu 0's copy */
     CHECK_EQ(at(sim, 1, 0)->inval.received, 1);
     CHECK_EQ(at(sim, 1, 0)->inval.true_in, 1);
     CHECK_EQ(at(sim, 2, 0)->inval.received, 0);
-    CHECK_EQ_INT(rd(sim, 0, 8, 1), 1);     /* the coherence miss follows: counted on ctx 1 */
+    CHECK_EQ_INT(rd(sim, 0, 8, 1), 1); /* the coherence miss follows: counted on ctx 1 */
     CHECK_EQ(at(sim, 1, 0)->inval.followed_by_miss, 1);
     CHECK_EQ(at(sim, 1, 0)->level[0].cause[MS_CAUSE_INVAL], 1);
     CHECK_EQ(at(sim, 4, 1)->inval.sent, 1);
@@ -88,8 +88,7 @@ typedef struct {
 static void collect_invalidation(const ms_invalidation *e, void *ud)
 {
     inval_list *l = ud;
-    if (l->n < 8)
-        l->seen[l->n] = *e;
+    if (l->n < 8) l->seen[l->n] = *e;
     l->n++;
 }
 
@@ -103,10 +102,10 @@ static void test_false_sharing(void)
         wr(sim, 1, 8, 1);
     }
     const ms_counters *c0 = at(sim, 0, 0), *c1 = at(sim, 1, 1);
-    CHECK_EQ(c0->inval.received, 4);   /* by each of cpu1's writes */
+    CHECK_EQ(c0->inval.received, 4); /* by each of cpu1's writes */
     CHECK_EQ(c0->inval.false_in, 4);
     CHECK_EQ(c0->inval.true_in, 0);
-    CHECK_EQ(c0->inval.followed_by_miss, 3);   /* the last one is not followed (yet) */
+    CHECK_EQ(c0->inval.followed_by_miss, 3); /* the last one is not followed (yet) */
     CHECK_EQ(c0->inval.sent, 3);
     CHECK_EQ(c1->inval.received, 3);
     CHECK_EQ(c1->inval.false_in, 3);
@@ -116,7 +115,7 @@ static void test_false_sharing(void)
     CHECK_EQ(c0->level[0].cause[MS_CAUSE_COLD], 1);
     CHECK_EQ(c0->level[0].cause[MS_CAUSE_INVAL], 3);
     CHECK_EQ(c0->stall_write, 200);
-    inval_list pairs = {0};
+    inval_list pairs = { 0 };
     ms_sim_each_invalidation(sim, collect_invalidation, &pairs);
     CHECK_EQ_INT(pairs.n, 2);
     CHECK_EQ(pairs.seen[0].victim_ctx, 0);
@@ -140,9 +139,8 @@ static void test_false_sharing(void)
  * silent; MSI grants S and the write must upgrade (a directory trip, still no miss). */
 static void test_mesi_versus_msi(void)
 {
-    static const char *const configs[2] = {"L1=1K:2:64:0;mem=50;procs=2",
-                                           "L1=1K:2:64:0;mem=50;procs=2;proto=msi"};
-    static const uint64_t want_write_stall[2] = {0, 50};
+    static const char *const configs[2] = { "L1=1K:2:64:0;mem=50;procs=2", "L1=1K:2:64:0;mem=50;procs=2;proto=msi" };
+    static const uint64_t want_write_stall[2] = { 0, 50 };
     for (int i = 0; i < 2; i++) {
         ms_sim *sim = sim_from_text(configs[i]);
         rd(sim, 0, 0, 0);
@@ -166,10 +164,10 @@ static void test_downgrade_and_shared_level(void)
     CHECK_EQ(reader->level[1].writebacks, 1);
     CHECK_EQ(reader->stall_read, 10);
     CHECK_EQ(reader->local_misses, 1);
-    CHECK_EQ_INT(wr(sim, 0, 0, 0), 0);   /* upgrade: invalidates cpu1, L2 is the directory */
+    CHECK_EQ_INT(wr(sim, 0, 0, 0), 0); /* upgrade: invalidates cpu1, L2 is the directory */
     CHECK_EQ(writer->stall_write, 60);
     CHECK_EQ(reader->inval.true_in, 1);
-    CHECK_EQ_INT(rd(sim, 1, 0, 1), 1);   /* coherence miss served by the shared L2 */
+    CHECK_EQ_INT(rd(sim, 1, 0, 1), 1); /* coherence miss served by the shared L2 */
     CHECK_EQ(reader->stall_read, 20);
     CHECK_EQ(reader->level[0].cause[MS_CAUSE_INVAL], 1);
     CHECK_EQ(reader->level[1].read_misses, 0);
@@ -189,7 +187,7 @@ static void test_private_two_levels(void)
     CHECK_EQ(c->level[0].cause[MS_CAUSE_INVAL], 1);
     CHECK_EQ(c->level[1].cause[MS_CAUSE_INVAL], 1);
     CHECK_EQ(c->stall_read, 50);
-    CHECK_EQ(at(sim, 0, 0)->inval.received, 1);   /* one per unit, not per level */
+    CHECK_EQ(at(sim, 0, 0)->inval.received, 1); /* one per unit, not per level */
     CHECK_EQ(at(sim, 0, 0)->inval.followed_by_miss, 1);
     ms_sim_destroy(sim);
 }
@@ -228,21 +226,21 @@ static void test_page_unit(void)
     CHECK_EQ(at(sim, 3, 0)->level[0].cause[MS_CAUSE_COLD], 1);
     /* True sharing within the granule: bytes 2056..2063 are in granule 32 like 2048. */
     wr(sim, 1, 2056, 1);
-    CHECK_EQ(at(sim, 3, 0)->inval.true_in, 1);   /* cpu0's last access (ctx 3) touched granule 1 */
+    CHECK_EQ(at(sim, 3, 0)->inval.true_in, 1); /* cpu0's last access (ctx 3) touched granule 1 */
     ms_sim_destroy(sim);
 }
 
 /* The invalidated way is refilled first: the set's other lines survive the next fill. */
 static void test_invalidated_way_is_reused(void)
 {
-    ms_sim *sim = sim_from_text("L1=256:2:64:0;mem=50;procs=2");   /* 2 sets x 2 ways */
-    rd(sim, 0, 128, 0);   /* B, set 0 */
-    rd(sim, 0, 0, 0);     /* A, set 0, most recent */
-    wr(sim, 1, 0, 1);     /* takes A (the most recent way) out of cpu0's L1 */
-    CHECK_EQ_INT(rd(sim, 0, 256, 0), 1);   /* C fills A's way */
-    CHECK_EQ_INT(rd(sim, 0, 128, 0), 0);   /* B is still there */
-    rd(sim, 0, 0, 0);                      /* A back (coherence miss), evicting C */
-    wr(sim, 1, 0, 1);                      /* A out again, now the LRU-ordered second way */
+    ms_sim *sim = sim_from_text("L1=256:2:64:0;mem=50;procs=2"); /* 2 sets x 2 ways */
+    rd(sim, 0, 128, 0);                                          /* B, set 0 */
+    rd(sim, 0, 0, 0);                                            /* A, set 0, most recent */
+    wr(sim, 1, 0, 1);                                            /* takes A (the most recent way) out of cpu0's L1 */
+    CHECK_EQ_INT(rd(sim, 0, 256, 0), 1);                         /* C fills A's way */
+    CHECK_EQ_INT(rd(sim, 0, 128, 0), 0);                         /* B is still there */
+    rd(sim, 0, 0, 0);                                            /* A back (coherence miss), evicting C */
+    wr(sim, 1, 0, 1);                                            /* A out again, now the LRU-ordered second way */
     CHECK_EQ_INT(rd(sim, 0, 384, 0), 1);
     CHECK_EQ_INT(rd(sim, 0, 128, 0), 0);
     ms_sim_destroy(sim);
@@ -252,10 +250,10 @@ static void test_invalidated_way_is_reused(void)
 static void test_nodes(void)
 {
     ms_sim *sim = sim_from_text("L1=1K:2:64:0;mem=50;procs=4;nodes=2;remote=200");
-    rd(sim, 0, 0, 0);     /* unit 0, home 0: local */
-    rd(sim, 0, 64, 1);    /* unit 1, home 1: remote */
-    rd(sim, 2, 0, 2);     /* remote */
-    rd(sim, 3, 64, 3);    /* local */
+    rd(sim, 0, 0, 0);  /* unit 0, home 0: local */
+    rd(sim, 0, 64, 1); /* unit 1, home 1: remote */
+    rd(sim, 2, 0, 2);  /* remote */
+    rd(sim, 3, 64, 3); /* local */
     CHECK_EQ(at(sim, 0, 0)->local_misses, 1);
     CHECK_EQ(at(sim, 0, 0)->stall_read, 50);
     CHECK_EQ(at(sim, 1, 0)->remote_misses, 1);
@@ -266,17 +264,17 @@ static void test_nodes(void)
     CHECK_EQ(at(sim, 3, 3)->stall_read, 50);
     /* Dirty data in another node's cache is remote even when the home is local, and the
      * other way round. */
-    wr(sim, 2, 128, 4);   /* unit 2, home 0: remote for cpu2 */
+    wr(sim, 2, 128, 4); /* unit 2, home 0: remote for cpu2 */
     CHECK_EQ(at(sim, 4, 2)->stall_write, 200);
-    rd(sim, 0, 128, 5);   /* from cpu2's cache (node 1) */
+    rd(sim, 0, 128, 5); /* from cpu2's cache (node 1) */
     CHECK_EQ(at(sim, 5, 0)->remote_misses, 1);
     CHECK_EQ(at(sim, 5, 0)->stall_read, 200);
-    wr(sim, 2, 256, 6);   /* unit 4, home 0 */
-    rd(sim, 3, 256, 7);   /* from cpu2's cache: same node */
+    wr(sim, 2, 256, 6); /* unit 4, home 0 */
+    rd(sim, 3, 256, 7); /* from cpu2's cache: same node */
     CHECK_EQ(at(sim, 7, 3)->local_misses, 1);
     CHECK_EQ(at(sim, 7, 3)->stall_read, 50);
     ms_sim_destroy(sim);
-    sim = sim_from_text("L1=1K:2:64:0;mem=50;procs=2;nodes=2");   /* default: 2 x memory */
+    sim = sim_from_text("L1=1K:2:64:0;mem=50;procs=2;nodes=2"); /* default: 2 x memory */
     rd(sim, 0, 64, 0);
     CHECK_EQ(at(sim, 0, 0)->stall_read, 100);
     ms_sim_destroy(sim);
@@ -291,8 +289,7 @@ static void test_counters_layout(void)
     uint32_t n = 0;
     const ms_counters *c = ms_sim_counters(sim, &n);
     CHECK_EQ(n, 9);
-    for (uint32_t i = 0; i < n; i++)
-        CHECK_EQ(c[i].reads, i == 2 * 3 + 1 ? 1 : 0);
+    for (uint32_t i = 0; i < n; i++) CHECK_EQ(c[i].reads, i == 2 * 3 + 1 ? 1 : 0);
     ms_sim_destroy(sim);
     sim = sim_from_text("L1=1K:2:64:0;mem=50");
     CHECK_EQ(ms_sim_nprocs(sim), 1);
@@ -310,8 +307,7 @@ typedef struct {
 static void collect_eviction(const ms_eviction *e, void *ud)
 {
     eviction_list *l = ud;
-    if (l->n < 4096)
-        l->e[l->n] = *e;
+    if (l->n < 4096) l->e[l->n] = *e;
     l->n++;
 }
 
@@ -341,7 +337,7 @@ static void test_one_processor_unchanged(void)
         ms_sim_finish(sim);
         for (uint32_t ctx = 0; ctx < 5; ctx++) {
             got[s][ctx] = *at(sim, ctx, 0);
-            got[s][ctx].local_misses = 0;   /* counted by the multiprocessor path only */
+            got[s][ctx].local_misses = 0; /* counted by the multiprocessor path only */
         }
         pairs[s].n = 0;
         ms_sim_each_eviction(sim, collect_eviction, &pairs[s]);
@@ -355,8 +351,8 @@ static void test_one_processor_unchanged(void)
         CHECK_EQ_INT(pairs[s].n, pairs[0].n);
         for (int i = 0; i < pairs[0].n && i < 4096; i++) {
             const ms_eviction *x = &pairs[0].e[i], *y = &pairs[s].e[i];
-            CHECK(x->victim_ctx == y->victim_ctx && x->evictor_ctx == y->evictor_ctx
-                  && x->level == y->level && x->count == y->count);
+            CHECK(x->victim_ctx == y->victim_ctx && x->evictor_ctx == y->evictor_ctx && x->level == y->level &&
+                  x->count == y->count);
         }
     }
 }
@@ -367,16 +363,14 @@ static void test_out_of_memory(void)
 {
     ms_hier_config cfg;
     char err[200];
-    CHECK_EQ_INT(ms_config_parse_full("L1=1K:2:64:0,L2=4K:4:64:10;mem=50;procs=4;shared=1", &cfg, err,
-                                      sizeof err), 0);
+    CHECK_EQ_INT(ms_config_parse_full("L1=1K:2:64:0,L2=4K:4:64:10;mem=50;procs=4;shared=1", &cfg, err, sizeof err), 0);
     for (long budget = 0; budget < 40; budget++) {
-        test_heap heap = {0, budget};
+        test_heap heap = { 0, budget };
         ms_allocator a = test_allocator(&heap);
         ms_sim *sim = NULL;
         if (ms_sim_create(&sim, &cfg, &a) == 0) {
             for (int i = 0; i < 3000; i++)
-                ms_sim_access(sim, (unsigned)i % 4, (uint64_t)(i * 40) % 20000, 8, i % 3 ? 0 : WR,
-                              (uint32_t)i % 3);
+                ms_sim_access(sim, (unsigned)i % 4, (uint64_t)(i * 40) % 20000, 8, i % 3 ? 0 : WR, (uint32_t)i % 3);
             ms_sim_finish(sim);
             CHECK_EQ(ms_sim_memory(sim), heap.outstanding);
             ms_sim_destroy(sim);

@@ -32,10 +32,10 @@ static void test_validate(void)
     cfg.coherence_unit = 96;
     CHECK_EQ_INT(ms_config_validate(&cfg, err, sizeof err), -1);
     CHECK_STR(err, "coherence unit 96 is not a power of two");
-    cfg.coherence_unit = 64;   /* L2 (128-byte lines) is private: too small */
+    cfg.coherence_unit = 64; /* L2 (128-byte lines) is private: too small */
     CHECK_EQ_INT(ms_config_validate(&cfg, err, sizeof err), -1);
     CHECK_STR(err, "coherence unit 64 is smaller than the L2 line 128");
-    cfg.shared_from = 1;       /* L2 shared: only L1's line counts */
+    cfg.shared_from = 1; /* L2 shared: only L1's line counts */
     CHECK_EQ_INT(ms_config_validate(&cfg, err, sizeof err), 0);
     cfg = two_levels();
     cfg.protocol = (ms_protocol)2;
@@ -48,7 +48,7 @@ static void test_validate(void)
     CHECK_STR(err, "nodes 5 is more than the processors (4)");
     cfg.nnodes = 4;
     CHECK_EQ_INT(ms_config_validate(&cfg, err, sizeof err), 0);
-    cfg.nprocs = 0;            /* one per thread: decided later */
+    cfg.nprocs = 0; /* one per thread: decided later */
     CHECK_EQ_INT(ms_config_validate(&cfg, err, sizeof err), 0);
 }
 

@@ -6,12 +6,9 @@
 
 #include "sim_mp_testutil.h"
 
-#define A 0u   /* the shared line */
+#define A 0u /* the shared line */
 
-static const uint64_t *patterns(const ms_sim *sim, unsigned cpu)
-{
-    return at(sim, cpu, cpu)->pattern;
-}
+static const uint64_t *patterns(const ms_sim *sim, unsigned cpu) { return at(sim, cpu, cpu)->pattern; }
 
 /* Producer cpu0, consumer cpu1: the first read is a cold start, each later read miss is
  * single-producer/single-consumer once cpu0's next write closes its round. */
@@ -30,8 +27,7 @@ static void test_single_producer_single_consumer(void)
     ms_counters total;
     ms_sim_totals(sim, &total);
     uint64_t sum = 0;
-    for (int p = 0; p < MS_NPATTERNS; p++)
-        sum += total.pattern[p];
+    for (int p = 0; p < MS_NPATTERNS; p++) sum += total.pattern[p];
     CHECK_EQ(sum, 3);
     ms_sim_destroy(sim);
 }
@@ -42,8 +38,7 @@ static void test_single_producer_multiple_consumers(void)
     ms_sim *sim = sim_from_text("L1=1K:2:64:0;mem=50;procs=4");
     for (int round = 0; round < 2; round++) {
         wr(sim, 0, A, 0);
-        for (unsigned cpu = 1; cpu < 4; cpu++)
-            rd(sim, cpu, A, cpu);
+        for (unsigned cpu = 1; cpu < 4; cpu++) rd(sim, cpu, A, cpu);
     }
     wr(sim, 0, A, 0);
     ms_sim_finish(sim);
@@ -62,18 +57,17 @@ static void test_multiple_producers_single_consumer(void)
 {
     ms_sim *sim = sim_from_text("L1=1K:2:64:0;mem=50;procs=4");
     for (int round = 0; round < 2; round++) {
-        for (unsigned cpu = 1; cpu < 4; cpu++)
-            wr(sim, cpu, A, cpu);
+        for (unsigned cpu = 1; cpu < 4; cpu++) wr(sim, cpu, A, cpu);
         rd(sim, 0, A, 0);
     }
-    CHECK_EQ(patterns(sim, 0)[MS_PAT_MPSC], 0);   /* still pending */
+    CHECK_EQ(patterns(sim, 0)[MS_PAT_MPSC], 0); /* still pending */
     ms_sim_finish(sim);
-    CHECK_EQ(patterns(sim, 1)[MS_PAT_COLD_START], 0);   /* nobody had written before cpu1 */
+    CHECK_EQ(patterns(sim, 1)[MS_PAT_COLD_START], 0); /* nobody had written before cpu1 */
     for (unsigned cpu = 0; cpu < 4; cpu++) {
         CHECK_EQ(patterns(sim, cpu)[MS_PAT_MPSC], 1);
         CHECK_EQ(patterns(sim, cpu)[MS_PAT_COLD_START], cpu == 1 ? 0 : 1);
     }
-    ms_sim_finish(sim);   /* idempotent */
+    ms_sim_finish(sim); /* idempotent */
     CHECK_EQ(patterns(sim, 0)[MS_PAT_MPSC], 1);
     ms_sim_destroy(sim);
 }
@@ -86,13 +80,12 @@ static void test_multiple_producers_multiple_consumers(void)
     wr(sim, 1, A, 1);
     rd(sim, 2, A, 2);
     rd(sim, 3, A, 3);
-    wr(sim, 0, A, 0);   /* closes: cold starts (cpu1, 2, 3), new round {0} */
+    wr(sim, 0, A, 0); /* closes: cold starts (cpu1, 2, 3), new round {0} */
     wr(sim, 1, A, 1);
     rd(sim, 2, A, 2);
     rd(sim, 3, A, 3);
     ms_sim_finish(sim);
-    for (unsigned cpu = 0; cpu < 4; cpu++)
-        CHECK_EQ(patterns(sim, cpu)[MS_PAT_MPMC], 1);
+    for (unsigned cpu = 0; cpu < 4; cpu++) CHECK_EQ(patterns(sim, cpu)[MS_PAT_MPMC], 1);
     CHECK_EQ(patterns(sim, 1)[MS_PAT_COLD_START], 1);
     ms_sim_destroy(sim);
 }
@@ -119,11 +112,10 @@ static void test_pending_overflow(void)
 {
     ms_sim *sim = sim_from_text("L1=1K:2:64:0;mem=50;procs=6");
     wr(sim, 0, A, 0);
-    for (unsigned cpu = 1; cpu < 6; cpu++)
-        rd(sim, cpu, A, cpu);
+    for (unsigned cpu = 1; cpu < 6; cpu++) rd(sim, cpu, A, cpu);
     ms_sim_finish(sim);
     CHECK_EQ(patterns(sim, 1)[MS_PAT_COLD_START], 1);
-    CHECK_EQ(patterns(sim, 4)[MS_PAT_COLD_START], 2);   /* cpu5's miss joined cpu4's entry */
+    CHECK_EQ(patterns(sim, 4)[MS_PAT_COLD_START], 2); /* cpu5's miss joined cpu4's entry */
     CHECK_EQ(patterns(sim, 5)[MS_PAT_COLD_START], 0);
     ms_sim_destroy(sim);
 }

@@ -20,18 +20,14 @@ static ms_sim *from_preset(const char *name)
     return sim;
 }
 
-static int specialised(const ms_sim *sim)
-{
-    return sim->access == ms_uni_access && sim->uni_line != NULL;
-}
+static int specialised(const ms_sim *sim) { return sim->access == ms_uni_access && sim->uni_line != NULL; }
 
 int main(void)
 {
-    static const char *const presets[] = {"x86", "x86-l2", "memspy92", "cachegrind"};
+    static const char *const presets[] = { "x86", "x86-l2", "memspy92", "cachegrind" };
     for (int i = 0; i < 4; i++) {
         ms_sim *sim = from_preset(presets[i]);
-        if (!specialised(sim))
-            fprintf(stderr, "preset %s does not run the specialised path\n", presets[i]);
+        if (!specialised(sim)) fprintf(stderr, "preset %s does not run the specialised path\n", presets[i]);
         CHECK(specialised(sim));
         ms_sim_destroy(sim);
     }
@@ -55,16 +51,13 @@ int main(void)
     ms_sim_destroy(dm);
 
     static const char *const general[] = {
-        "L1=2K:4:64:4:plru,L2=8K:8:64:14;mem=200",
-        "L1=2K:4:64:4,L2=8K:8:64:14:random;mem=200",
-        "L1=4K:32:64:3,L2=32K:16:64:10;mem=100",
-        "L1=2K:4:64:4,L2=8K:8:128:14;mem=200",
+        "L1=2K:4:64:4:plru,L2=8K:8:64:14;mem=200",    "L1=2K:4:64:4,L2=8K:8:64:14:random;mem=200",
+        "L1=4K:32:64:3,L2=32K:16:64:10;mem=100",      "L1=2K:4:64:4,L2=8K:8:128:14;mem=200",
         "L1=2K:4:64:4,L2=8K:8:64:14;mem=200;procs=2",
     };
     for (int i = 0; i < 5; i++) {
         ms_sim *sim = sim_from_text(general[i]);
-        if (sim->access != ms_sim_access_any)
-            fprintf(stderr, "%s does not run the general path\n", general[i]);
+        if (sim->access != ms_sim_access_any) fprintf(stderr, "%s does not run the general path\n", general[i]);
         CHECK(sim->access == ms_sim_access_any);
         ms_sim_destroy(sim);
     }

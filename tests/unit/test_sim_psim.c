@@ -6,7 +6,11 @@
 #include "sim_testutil.h"
 #include "sim/psim.h"
 
-typedef struct { uint8_t cpu, write, region; uint64_t addr; uint32_t size, ctx; } ref;
+typedef struct {
+    uint8_t cpu, write, region;
+    uint64_t addr;
+    uint32_t size, ctx;
+} ref;
 
 /* Runs each full batch at once (the caller's queue without threads); ud points to the psim. */
 static ms_psim_batch *apply_now(void *ud, ms_psim_batch *full)
@@ -24,8 +28,14 @@ static uint64_t next_rand(void)
     return rng;
 }
 
-typedef struct { uint32_t k[4]; uint64_t count; } pair;
-typedef struct { pair v[100000]; size_t n; } pairs;
+typedef struct {
+    uint32_t k[4];
+    uint64_t count;
+} pair;
+typedef struct {
+    pair v[100000];
+    size_t n;
+} pairs;
 static pairs ref_ev, got_ev, ref_inv, got_inv;
 
 static void put_ev(const ms_eviction *e, void *ud)
@@ -101,7 +111,7 @@ static uint64_t compare(const char *config, const ref *refs, size_t n, unsigned 
     for (unsigned w = 1; w <= 16; w *= 2) {
         unsigned parts = ms_psim_parts_for(&cfg, w);
         ms_psim *ps = NULL;
-        CHECK_EQ_INT(ms_psim_create(&ps, &cfg, &a, parts, NULL, NULL), -1);   /* no queue: refused */
+        CHECK_EQ_INT(ms_psim_create(&ps, &cfg, &a, parts, NULL, NULL), -1); /* no queue: refused */
         CHECK_EQ_INT(ms_psim_create(&ps, &cfg, &a, parts, apply_now, &ps), 0);
         if (!ps) return worst;
         for (size_t i = 0; i < n; i++) {
@@ -143,8 +153,8 @@ static size_t random_stream(unsigned nprocs, int regions)
         if (regions && i % 5000 == 4999) refs[n++] = (ref){ 0, 0, 1, 0, 0, 0 };
         unsigned size = 1u << (r % 4);
         uint64_t addr = ((r >> 8) % (256 * 1024)) & ~(uint64_t)(size - 1);
-        refs[n++] = (ref){ (uint8_t)((r >> 40) % nprocs), (uint8_t)((r >> 50) % 3 == 0), 0, 0x100000 + addr,
-                           size, 1 + (uint32_t)((r >> 44) % 4) };
+        refs[n++] = (ref){ (uint8_t)((r >> 40) % nprocs), (uint8_t)((r >> 50) % 3 == 0), 0, 0x100000 + addr, size,
+                           1 + (uint32_t)((r >> 44) % 4) };
     }
     return n;
 }
@@ -167,10 +177,10 @@ int main(void)
     size_t n = random_stream(1, 0);
     /* 32 L1 sets: P up to 16. */
     uint64_t moved = compare("L1=4K:2:64:1,L2=64K:8:64:10;mem=100", refs, n, 16);
-    CHECK(moved > 0);   /* the split does move on this stream (the test can see it) */
+    CHECK(moved > 0); /* the split does move on this stream (the test can see it) */
     compare("L1=4K:2:64:1:plru,L2=32K:4:128:10;mem=100", refs, n, 16);
-    compare("L1=1K:2:64:1;mem=50", refs, n, 8);              /* 8 sets: capped at 8 */
-    compare("L1=4K:2:64:1:random;mem=50", refs, n, 1);       /* random replacement: one */
+    compare("L1=1K:2:64:1;mem=50", refs, n, 8);        /* 8 sets: capped at 8 */
+    compare("L1=4K:2:64:1:random;mem=50", refs, n, 1); /* random replacement: one */
     n = strided_stream();
     compare("L1=4K:2:64:1,L2=64K:8:64:10;mem=100", refs, n, 16);
     /* Multiprocessor: coherence, invalidation pairs, regions, patterns. */
@@ -187,7 +197,7 @@ int main(void)
     ms_psim *ps = NULL;
     CHECK_EQ_INT(ms_psim_create(&ps, &cfg, &a, 2, apply_now, &ps), 0);
     CHECK_EQ_INT(ms_psim_access(ps, 0, 0x1000 + 60, 8, 0, 1), 0);
-    CHECK_EQ_INT(ms_psim_access(ps, 1, 0x1000, 8, 0, 1), -1);   /* no processor 1 */
+    CHECK_EQ_INT(ms_psim_access(ps, 1, 0x1000, 8, 0, 1), -1); /* no processor 1 */
     ms_psim_flush(ps);
     uint32_t nc;
     const ms_counters *c = ms_psim_counters(ps, &nc);
@@ -202,7 +212,7 @@ int main(void)
     for (uint64_t i = 0; i < 10; i++) ms_psim_access(ps, 0, 0x1000 + 64 * i, 4, 0, 1);
     ms_psim_flush(ps);
     CHECK_EQ(ms_psim_lost(ps), 10);
-    CHECK(ms_psim_counters(ps, &nc) == NULL);   /* no memory for the merge either */
+    CHECK(ms_psim_counters(ps, &nc) == NULL); /* no memory for the merge either */
     default_heap.allocs_left = -1;
     c = ms_psim_counters(ps, &nc);
     CHECK(c != NULL);

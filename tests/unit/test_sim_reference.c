@@ -17,7 +17,7 @@
 #define MAX_WAYS 32
 #define MAX_SETS 64
 #define MAX_SHADOW 2048
-#define SPACE_LINES 4096u     /* the streams touch line numbers below this */
+#define SPACE_LINES 4096u /* the streams touch line numbers below this */
 #define NCTX 6
 
 typedef struct {
@@ -27,12 +27,12 @@ typedef struct {
 
 typedef struct {
     int sets, ways, latency;
-    way set[MAX_SETS][MAX_WAYS];      /* index 0 = most recent */
+    way set[MAX_SETS][MAX_WAYS]; /* index 0 = most recent */
     int used[MAX_SETS];
-    uint64_t shadow[MAX_SHADOW];      /* fully associative LRU, index 0 = most recent */
+    uint64_t shadow[MAX_SHADOW]; /* fully associative LRU, index 0 = most recent */
     int shadow_used, capacity;
     unsigned char held[SPACE_LINES];
-    uint32_t evictor[SPACE_LINES];   /* ctx + 1, 0 = none */
+    uint32_t evictor[SPACE_LINES]; /* ctx + 1, 0 = none */
 } ref_level;
 
 typedef struct {
@@ -45,8 +45,7 @@ typedef struct {
 static int find(const ref_level *l, int s, uint64_t line)
 {
     for (int w = 0; w < l->used[s]; w++)
-        if (l->set[s][w].line == line)
-            return w;
+        if (l->set[s][w].line == line) return w;
     return -1;
 }
 
@@ -61,20 +60,17 @@ static void touch(ref_level *l, int s, int w)
 static int shadow_has(const ref_level *l, uint64_t line)
 {
     for (int i = 0; i < l->shadow_used; i++)
-        if (l->shadow[i] == line)
-            return 1;
+        if (l->shadow[i] == line) return 1;
     return 0;
 }
 
 static void shadow_touch(ref_level *l, uint64_t line)
 {
     int i = 0;
-    while (i < l->shadow_used && l->shadow[i] != line)
-        i++;
+    while (i < l->shadow_used && l->shadow[i] != line) i++;
     if (i == l->shadow_used) {
-        if (l->shadow_used < l->capacity)
-            l->shadow_used++;
-        i = l->shadow_used - 1;   /* overwrite the least recent when full */
+        if (l->shadow_used < l->capacity) l->shadow_used++;
+        i = l->shadow_used - 1; /* overwrite the least recent when full */
     }
     memmove(&l->shadow[1], &l->shadow[0], (size_t)i * sizeof(uint64_t));
     l->shadow[0] = line;
@@ -85,13 +81,12 @@ static void insert(ref_sim *r, int k, uint64_t line, int dirty, int ctx);
 /* A dirty line leaving level k goes to level k+1 (memory absorbs the last level's). */
 static void write_back(ref_sim *r, int k, uint64_t line, int ctx)
 {
-    if (k + 1 >= r->nlevels)
-        return;
+    if (k + 1 >= r->nlevels) return;
     ref_level *below = &r->lv[k + 1];
     r->ctr[ctx].level[k + 1].writebacks++;
     int s = (int)(line % (uint64_t)below->sets), w = find(below, s, line);
     if (w >= 0)
-        below->set[s][w].dirty = 1;   /* recency unchanged */
+        below->set[s][w].dirty = 1; /* recency unchanged */
     else
         insert(r, k + 1, line, 1, ctx);
 }
@@ -105,8 +100,7 @@ static void insert(ref_sim *r, int k, uint64_t line, int dirty, int ctx)
         way victim = l->set[s][l->ways - 1];
         l->used[s]--;
         l->evictor[victim.line] = (uint32_t)ctx + 1;
-        if (victim.dirty)
-            write_back(r, k, victim.line, ctx);
+        if (victim.dirty) write_back(r, k, victim.line, ctx);
     }
     memmove(&l->set[s][1], &l->set[s][0], (size_t)l->used[s] * sizeof(way));
     l->set[s][0] = (way){ line, dirty };
@@ -130,25 +124,21 @@ static void ref_access(ref_sim *r, uint64_t addr, int write, int ctx)
             touch(l, s, w);
             served = k;
         } else {
-            int cause = !l->held[line] ? MS_CAUSE_COLD
-                        : shadow_has(l, line) ? MS_CAUSE_CONFLICT : MS_CAUSE_CAPACITY;
+            int cause = !l->held[line] ? MS_CAUSE_COLD : shadow_has(l, line) ? MS_CAUSE_CONFLICT : MS_CAUSE_CAPACITY;
             c->level[k].cause[cause]++;
             if (write)
                 c->level[k].write_misses++;
             else
                 c->level[k].read_misses++;
-            if (cause != MS_CAUSE_COLD && l->evictor[line])
-                r->pairs[ctx][l->evictor[line] - 1][k]++;
+            if (cause != MS_CAUSE_COLD && l->evictor[line]) r->pairs[ctx][l->evictor[line] - 1][k]++;
         }
         shadow_touch(l, line);
-        if (served == k)
-            break;
+        if (served == k) break;
     }
-    for (int k = served - 1; k >= 0; k--)
-        insert(r, k, line, 0, ctx);
+    for (int k = served - 1; k >= 0; k--) insert(r, k, line, 0, ctx);
     if (write) {
         ref_level *l1 = &r->lv[0];
-        l1->set[line % (uint64_t)l1->sets][0].dirty = 1;   /* now the most recent of its set */
+        l1->set[line % (uint64_t)l1->sets][0].dirty = 1; /* now the most recent of its set */
     }
     int lat = served == r->nlevels ? r->mem_latency : r->lv[served].latency;
     uint64_t stall = (uint64_t)(lat - r->lv[0].latency);
@@ -158,8 +148,14 @@ static void ref_access(ref_sim *r, uint64_t addr, int write, int ctx)
         c->stall_read += stall;
 }
 
-typedef struct { int ctx, evictor, level; uint64_t count; } pair_row;
-typedef struct { pair_row rows[NCTX * NCTX * MAX_LEVELS]; int n; } pair_list;
+typedef struct {
+    int ctx, evictor, level;
+    uint64_t count;
+} pair_row;
+typedef struct {
+    pair_row rows[NCTX * NCTX * MAX_LEVELS];
+    int n;
+} pair_list;
 
 static void collect(const ms_eviction *e, void *ud)
 {
@@ -185,8 +181,7 @@ static void next_ref(stream *st, unsigned footprint, uint64_t *addr, int *write,
     unsigned pick = (unsigned)(x >> 32);
     if (st->strided) {
         int k = (int)((x >> 3) % 4);
-        if ((x >> 40) % 97 == 0)
-            st->walk[k] = ((x >> 8) % footprint) * LINE;
+        if ((x >> 40) % 97 == 0) st->walk[k] = ((x >> 8) % footprint) * LINE;
         *addr = st->walk[k];
         st->walk[k] = (st->walk[k] + 8) % ((uint64_t)footprint * LINE);
         *ctx = (k + 4 * (int)((x >> 24) & 1)) % NCTX;
@@ -199,8 +194,8 @@ static void next_ref(stream *st, unsigned footprint, uint64_t *addr, int *write,
 }
 
 /* One configuration: levels as {sets, ways, latency}; a stream of n references (next_ref). */
-static void run_case(const char *name, int nlevels, const int geom[][3], int mem_latency,
-                     unsigned footprint, int n, unsigned seed, int strided)
+static void run_case(const char *name, int nlevels, const int geom[][3], int mem_latency, unsigned footprint, int n,
+                     unsigned seed, int strided)
 {
     ref_sim *r = calloc(1, sizeof *r);
     char text[256];
@@ -220,8 +215,7 @@ static void run_case(const char *name, int nlevels, const int geom[][3], int mem
     ms_sim *sim = sim_from_text(text);
 
     stream st = { seed * 2654435761u + 1, strided, { 0, 0, 0, 0 } };
-    for (int k = 0; k < 4; k++)
-        st.walk[k] = (uint64_t)(k * (footprint / 4)) * LINE;
+    for (int k = 0; k < 4; k++) st.walk[k] = (uint64_t)(k * (footprint / 4)) * LINE;
     for (int i = 0; i < n; i++) {
         uint64_t addr;
         int write, ctx;
@@ -243,8 +237,7 @@ static void run_case(const char *name, int nlevels, const int geom[][3], int mem
     int expected_pairs = 0;
     for (int v = 0; v < NCTX; v++)
         for (int e = 0; e < NCTX; e++)
-            for (int k = 0; k < nlevels; k++)
-                expected_pairs += r->pairs[v][e][k] != 0;
+            for (int k = 0; k < nlevels; k++) expected_pairs += r->pairs[v][e][k] != 0;
     if (p.n != expected_pairs) {
         fprintf(stderr, "%s: %d replacement pairs, reference has %d\n", name, p.n, expected_pairs);
         bad = 1;
@@ -263,10 +256,9 @@ static void run_case(const char *name, int nlevels, const int geom[][3], int mem
     ms_sim_totals(sim, &tot);
     CHECK(tot.level[0].cause[MS_CAUSE_CONFLICT] > 0 && tot.level[0].cause[MS_CAUSE_CAPACITY] > 0);
     CHECK(p.n > 0);
-    if (strided)   /* the window counted many references without simulating them */
+    if (strided) /* the window counted many references without simulating them */
         CHECK(sim->win.filtered_total + sim->win.filtered > (uint64_t)n / 4);
-    if (nlevels > 1)
-        CHECK(tot.level[1].writebacks > 0);
+    if (nlevels > 1) CHECK(tot.level[1].writebacks > 0);
     ms_sim_destroy(sim);
     free(r);
 }
@@ -276,7 +268,7 @@ int main(void)
     static const int dm[][3] = { { 64, 1, 0 } };
     static const int two[][3] = { { 8, 4, 4 }, { 16, 8, 14 } };
     static const int three[][3] = { { 4, 8, 4 }, { 8, 16, 12 }, { 16, 16, 40 } };
-    static const int wide[][3] = { { 2, 32, 3 }, { 32, 16, 10 } };   /* > 16 ways: shifted sets */
+    static const int wide[][3] = { { 2, 32, 3 }, { 32, 16, 10 } }; /* > 16 ways: shifted sets */
     run_case("direct-mapped", 1, dm, 50, 300, 200000, 1, 0);
     run_case("two levels", 2, two, 200, 700, 300000, 2, 0);
     run_case("three levels", 3, three, 200, 2000, 300000, 3, 0);

@@ -14,13 +14,15 @@
 
 #define MAX_PAIRS 4096
 
-typedef struct { ms_eviction e[MAX_PAIRS]; int n; } pair_list;
+typedef struct {
+    ms_eviction e[MAX_PAIRS];
+    int n;
+} pair_list;
 
 static void collect(const ms_eviction *e, void *ud)
 {
     pair_list *p = ud;
-    if (p->n < MAX_PAIRS)
-        p->e[p->n++] = *e;
+    if (p->n < MAX_PAIRS) p->e[p->n++] = *e;
 }
 
 /* A simulator for config without the window. */
@@ -74,14 +76,14 @@ static void mixed_stream(const char *config, unsigned footprint, int n)
     ms_sim *with = sim_from_text(config), *without = unfiltered(config);
     CHECK_EQ_INT(with->win.on, 1);
     CHECK_EQ_INT(without->win.on, 0);
-    uint64_t x = 88172645463325252ull, walk[3] = {0, 4096, 9000};
+    uint64_t x = 88172645463325252ull, walk[3] = { 0, 4096, 9000 };
     int bad_served = 0;
     for (int i = 0; i < n; i++) {
         uint64_t r = next(&x);
         int k = (int)(r % 3);
         unsigned flags = (r >> 8) % 4 == 0 ? MS_ACC_WRITE : 0;
-        uint32_t ctx = (uint32_t)((r >> 16) % 4 + (uint64_t)i / (n / 8));   /* new ones keep coming */
-        if ((r >> 24) % 500 == 0) {        /* memcpy-like range */
+        uint32_t ctx = (uint32_t)((r >> 16) % 4 + (uint64_t)i / (n / 8)); /* new ones keep coming */
+        if ((r >> 24) % 500 == 0) {                                       /* memcpy-like range */
             uint64_t at = (r >> 32) % ((uint64_t)footprint * 64);
             ms_sim_access_range(with, 0, at, 200, flags, ctx);
             ms_sim_access_range(without, 0, at, 200, flags, ctx);
@@ -89,7 +91,7 @@ static void mixed_stream(const char *config, unsigned footprint, int n)
         }
         uint64_t addr = walk[k];
         uint32_t size = 8;
-        if ((r >> 24) % 61 == 0)          /* straddles two lines */
+        if ((r >> 24) % 61 == 0) /* straddles two lines */
             addr = (addr | 63) - 3;
         if ((r >> 40) % 131 == 0)
             walk[k] = ((r >> 12) % footprint) * 64;
@@ -98,7 +100,7 @@ static void mixed_stream(const char *config, unsigned footprint, int n)
         bad_served += both(with, without, addr, size, flags, ctx);
     }
     CHECK_EQ_INT(bad_served, 0);
-    CHECK(with->win.filtered_total > (uint64_t)n / 8);   /* direct-mapped: a sixth */
+    CHECK(with->win.filtered_total > (uint64_t)n / 8); /* direct-mapped: a sixth */
     check_same_then_destroy(config, with, without);
 }
 
@@ -112,20 +114,19 @@ static void in_front(const char *config, int n)
     ms_hier_config cfg;
     char err[200];
     CHECK_EQ_INT(ms_config_parse_full(config, &cfg, err, sizeof err), 0);
-    ms_mem mem = {test_allocator(&default_heap), 0};
+    ms_mem mem = { test_allocator(&default_heap), 0 };
     ms_window w;
     CHECK_EQ_INT(ms_window_init(&w, &cfg, &mem), 0);
     CHECK_EQ_INT(w.on, 1);
     static uint64_t reads[64], writes[64];
-    uint64_t x = 4242, walk[3] = {0, 8192, 20000};
+    uint64_t x = 4242, walk[3] = { 0, 8192, 20000 };
     for (int i = 0; i < n; i++) {
         uint64_t r = next(&x);
         int k = (int)(r % 3);
         unsigned flags = (r >> 8) % 4 == 0 ? MS_ACC_WRITE : 0;
         uint32_t ctx = (uint32_t)((r >> 16) % 8 + (uint64_t)i / (n / 4)) + 1;
         uint64_t addr = walk[k];
-        if ((r >> 24) % 61 == 0)
-            addr = (addr | 63) - 3;                  /* straddles two lines */
+        if ((r >> 24) % 61 == 0) addr = (addr | 63) - 3; /* straddles two lines */
         walk[k] = (r >> 40) % 131 == 0 ? ((r >> 12) % 2000) * 64 : (walk[k] + 8) % (2000 * 64);
         ms_sim_access(without, 0, addr, 8, flags, ctx);
         if ((addr >> 6) != ((addr + 7) >> 6)) {
@@ -140,10 +141,9 @@ static void in_front(const char *config, int n)
                 ms_sim_access(front, 0, addr, 8, flags, ctx);
             }
         }
-        if (i % 4096 == 4095 || i == n - 1)          /* the end of a chunk: the counts */
+        if (i % 4096 == 4095 || i == n - 1) /* the end of a chunk: the counts */
             for (uint32_t c = 0; c < 64; c++) {
-                if (reads[c] || writes[c])
-                    CHECK_EQ_INT(ms_sim_count(front, c, reads[c], writes[c]), 0);
+                if (reads[c] || writes[c]) CHECK_EQ_INT(ms_sim_count(front, c, reads[c], writes[c]), 0);
                 reads[c] = writes[c] = 0;
             }
     }
@@ -160,7 +160,7 @@ static void no_reuse(void)
     uint64_t x = 1234567;
     for (int i = 0; i < 200000; i++) {
         uint64_t r = next(&x);
-        uint64_t addr = (i % 3 == 2) ? (r % 4096) * 64 : (uint64_t)i * 64;   /* new lines, some reuse */
+        uint64_t addr = (i % 3 == 2) ? (r % 4096) * 64 : (uint64_t)i * 64; /* new lines, some reuse */
         both(with, without, addr, 8, (r >> 20) & 1 ? MS_ACC_WRITE : 0, (uint32_t)(i % 3));
     }
     CHECK(with->win.paused > 0);
@@ -172,10 +172,9 @@ static void toggled(void)
 {
     const char *config = "L1=1K:2:64:1,L2=4K:4:64:10;mem=100";
     ms_sim *with = sim_from_text(config), *without = unfiltered(config);
-    uint64_t x = 99, walk[2] = {0, 2048};
+    uint64_t x = 99, walk[2] = { 0, 2048 };
     for (int i = 0; i < 100000; i++) {
-        if (i % 7000 == 0)
-            ms_sim_set_window(with, (i / 7000) % 2 == 0);
+        if (i % 7000 == 0) ms_sim_set_window(with, (i / 7000) % 2 == 0);
         uint64_t r = next(&x);
         int k = (int)(r & 1);
         uint64_t addr = walk[k];
@@ -189,21 +188,23 @@ static void toggled(void)
 /* Off where it would not be exact; on for a multi-way LRU L1 of the usual size. */
 static void where_on(void)
 {
-    static const struct { const char *config; int on; } cases[] = {
-        {"L1=32K:8:64:4,L2=1M:16:64:14;mem=200", 1},
-        {"L1=32K:1:64:0;mem=50", 1},           /* direct-mapped: LRU with one way */
-        {"L1=32K:8:64:4:plru;mem=200", 0},
-        {"L1=32K:8:64:4:random;mem=200", 0},
-        {"L1=64:1:64:0;mem=50", 0},            /* one line */
-        {"L1=128:2:64:0;mem=50", 0},           /* a window of one line would not pay */
-        {"L1=32K:8:64:4;mem=200;procs=2", 0},  /* multiprocessor: never */
+    static const struct {
+        const char *config;
+        int on;
+    } cases[] = {
+        { "L1=32K:8:64:4,L2=1M:16:64:14;mem=200", 1 },
+        { "L1=32K:1:64:0;mem=50", 1 }, /* direct-mapped: LRU with one way */
+        { "L1=32K:8:64:4:plru;mem=200", 0 },
+        { "L1=32K:8:64:4:random;mem=200", 0 },
+        { "L1=64:1:64:0;mem=50", 0 },           /* one line */
+        { "L1=128:2:64:0;mem=50", 0 },          /* a window of one line would not pay */
+        { "L1=32K:8:64:4;mem=200;procs=2", 0 }, /* multiprocessor: never */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         ms_sim *sim = sim_from_text(cases[i].config);
-        if (sim->win.on != cases[i].on)
-            fprintf(stderr, "window of '%s': on = %d\n", cases[i].config, sim->win.on);
+        if (sim->win.on != cases[i].on) fprintf(stderr, "window of '%s': on = %d\n", cases[i].config, sim->win.on);
         CHECK_EQ_INT(sim->win.on, cases[i].on);
-        ms_sim_set_window(sim, 1);   /* asking cannot turn it on where it does not apply */
+        ms_sim_set_window(sim, 1); /* asking cannot turn it on where it does not apply */
         CHECK_EQ_INT(sim->win.on, cases[i].on);
         ms_sim_destroy(sim);
     }

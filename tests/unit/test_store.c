@@ -62,8 +62,8 @@ static void test_store_and_load(ms_db *db, const char *path)
         CHECK_STR(runs[0].cwd, "/tmp/work");
         CHECK_STR(runs[0].git_commit, "0123456789abcdef0123456789abcdef01234567");
         CHECK_STR(runs[0].memspy_version, "0.1.0");
-        CHECK_EQ(runs[0].refs, 2848);     /* reads + writes of the six cells */
-        CHECK_EQ(runs[0].misses, 1001);   /* L1 read + write misses */
+        CHECK_EQ(runs[0].refs, 2848);   /* reads + writes of the six cells */
+        CHECK_EQ(runs[0].misses, 1001); /* L1 read + write misses */
         CHECK_EQ(runs[0].stall_cycles, 1000);
         CHECK(!runs[0].incomplete);
         CHECK(runs[1].git_commit == NULL);
@@ -95,10 +95,14 @@ static void test_edits(ms_db *db)
     const char *xz[] = { FULL("Matrix.X"), FULL("Matrix.Z") };
     CHECK_EQ_INT(ms_db_combine(db, 1, "XZ", xz, 2, err, sizeof err), 0);
     store_fixture(db, NULL, 3);
-    store_fixture(db, "/tmp/work/blkmm", 4);   /* the same program, named absolutely */
-    store_fixture(db, "./other", 5);           /* another program */
+    store_fixture(db, "/tmp/work/blkmm", 4); /* the same program, named absolutely */
+    store_fixture(db, "./other", 5);         /* another program */
 
-    static const struct { int run; const char *y; int has_xz; } want[] = {
+    static const struct {
+        int run;
+        const char *y;
+        int has_xz;
+    } want[] = {
         { 1, "Matrix.Y", 1 }, { 2, "Y", 1 }, { 3, "Y", 1 }, { 4, "Y", 1 }, { 5, "Matrix.Y", 0 },
     };
     for (size_t k = 0; k < sizeof want / sizeof *want; k++) {
@@ -106,7 +110,7 @@ static void test_edits(ms_db *db)
         CHECK(data_index(&m, want[k].y) >= 0);
         CHECK_EQ(m.ndata, want[k].has_xz ? 3 : 4);
         if (want[k].has_xz) {
-            CHECK_EQ(data_refs(&m, "XZ"), 550 + 810);   /* X: 450 + 100, Z: 600 + 210 */
+            CHECK_EQ(data_refs(&m, "XZ"), 550 + 810); /* X: 450 + 100, Z: 600 + 210 */
             CHECK_EQ(data_index(&m, "Matrix.X"), (uint64_t)-1);
             CHECK_EQ(m.totals.stall_read + m.totals.stall_write, 1000);
         }
@@ -147,7 +151,7 @@ int main(void)
 {
     char *dir = scratch_dir(), *path = path_in(dir, "memspy.db"), err[512];
     ms_db *db = NULL;
-    CHECK_EQ_INT(ms_db_open(path, 0, &db, err, sizeof err), -1);   /* not there, not created */
+    CHECK_EQ_INT(ms_db_open(path, 0, &db, err, sizeof err), -1); /* not there, not created */
     CHECK_EQ_INT(ms_db_open(path, MS_DB_CREATE, &db, err, sizeof err), 0);
     if (db) {
         test_store_and_load(db, path);

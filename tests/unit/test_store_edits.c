@@ -31,7 +31,7 @@ static void test_rename(void)
     CHECK_EQ_INT(ms_model_rename_bin(&m, "BlkMultiply", "Multiply"), 1);
     CHECK_STR(m.code[FX_BLK].name, "Multiply");
     CHECK_STR(ms_model_bin_full_name(&m, true, FX_BLK), "Multiply");
-    CHECK_EQ_INT(ms_model_rename_bin(&m, "Matrix.Y", "Z2"), 0);   /* short names do not match */
+    CHECK_EQ_INT(ms_model_rename_bin(&m, "Matrix.Y", "Z2"), 0); /* short names do not match */
     ms_model_free(&m);
 }
 
@@ -63,20 +63,20 @@ static void test_combine_data(void)
         CHECK_EQ(blk_xz->c.writes, 150);
         CHECK_EQ(blk_xz->c.stall_read + blk_xz->c.stall_write, 120);
         CHECK_EQ(blk_xz->c.level[0].cause[MS_CAUSE_COLD], 55);
-        CHECK_EQ(evicted(blk_xz, FX_BLK, 1, 0), 40);       /* by Y, unchanged */
-        CHECK_EQ(evicted(blk_xz, FX_CLEAR, 0, 0), 10);     /* by Z -> by XZ */
+        CHECK_EQ(evicted(blk_xz, FX_BLK, 1, 0), 40);   /* by Y, unchanged */
+        CHECK_EQ(evicted(blk_xz, FX_CLEAR, 0, 0), 10); /* by Z -> by XZ */
         /* Y's causes: by Z (7) and by X (3) became one cause by XZ (10). */
         CHECK_EQ(evicted(blk_y, FX_BLK, 0, 0), 10);
         CHECK_EQ(evicted(blk_y, FX_BLK, 1, 0), 90);
         CHECK_EQ(evicted(blk_y, FX_BLK, 1, 1), 50);
         CHECK_EQ(blk_y->nevicted_by, 3);
-        CHECK_EQ(blk_y->evicted_by[0].count, 90);          /* still sorted by count */
+        CHECK_EQ(blk_y->evicted_by[0].count, 90); /* still sorted by count */
     }
     uint32_t one = 0;
     CHECK_EQ_INT(ms_model_sum(&m, NULL, 0, &one, 1, &got), 0);
     CHECK(memcmp(&got.c, &want.c, sizeof got.c) == 0);
     CHECK_EQ(want.ncells, 4);
-    CHECK_EQ(got.ncells, 3);   /* (BlkMultiply, X) and (BlkMultiply, Z) merged */
+    CHECK_EQ(got.ncells, 3); /* (BlkMultiply, X) and (BlkMultiply, Z) merged */
     ms_selection_sum_free(&got);
     ms_selection_sum_free(&want);
     /* Totals unchanged; lines remapped. */
@@ -102,7 +102,7 @@ static void test_combine_code(void)
     CHECK_EQ_INT(ms_model_combine_bins(&m, true, codes, 2, "setup"), 0);
     CHECK_EQ(m.ncode, 2);
     CHECK_STR(m.code[0].name, "setup");
-    CHECK(m.code[0].file == NULL);     /* mm.c and unknown disagree */
+    CHECK(m.code[0].file == NULL); /* mm.c and unknown disagree */
     CHECK_EQ_INT(m.code[0].line, 0);
     CHECK_STR(m.code[1].name, "BlkMultiply");
     /* (main, Z) did not exist: (ClearProduct, Z) becomes (setup, Z); (main, X/Y) stay. */

@@ -53,9 +53,11 @@ static char *make_v1(const char *dir, char **fixture_json)
     sqlite3 *h = NULL;
     sqlite3_stmt *st = NULL;
     sqlite3_open(path, &h);
-    sqlite3_prepare_v2(h, "INSERT INTO runs (time, program, args, cwd, memspy_version, wall_seconds, refs, misses,"
-                          " stall_cycles, incomplete, model) VALUES (1700000000, './blkmm', '295', '/tmp/work',"
-                          " '0.1.0', 1.25, 2848, 1001, 1000, 0, ?)", -1, &st, NULL);
+    sqlite3_prepare_v2(h,
+                       "INSERT INTO runs (time, program, args, cwd, memspy_version, wall_seconds, refs, misses,"
+                       " stall_cycles, incomplete, model) VALUES (1700000000, './blkmm', '295', '/tmp/work',"
+                       " '0.1.0', 1.25, 2848, 1001, 1000, 0, ?)",
+                       -1, &st, NULL);
     sqlite3_bind_blob(st, 1, *fixture_json, (int)strlen(*fixture_json), SQLITE_STATIC);
     CHECK_EQ_INT(sqlite3_step(st), SQLITE_DONE);
     sqlite3_finalize(st);
@@ -122,7 +124,7 @@ static void test_v1(const char *dir)
 static void test_v0(const char *dir)
 {
     char *path = path_in(dir, "v0.db"), err[512];
-    sql(path, "CREATE TABLE t (x); DROP TABLE t;");   /* a SQLite file, no tables, version 0 */
+    sql(path, "CREATE TABLE t (x); DROP TABLE t;"); /* a SQLite file, no tables, version 0 */
     ms_db *db = NULL;
     CHECK_EQ_INT(ms_db_open(path, MS_DB_READONLY, &db, err, sizeof err), -1);
     CHECK_CONTAINS(err, "no runs stored yet");

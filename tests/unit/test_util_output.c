@@ -23,7 +23,11 @@ static void test_escape(void)
     CHECK_EQ(ms_term_escape(buf, sizeof buf, "t\tn\n", 0), 10);
     CHECK_STR(buf, "t\\x09n\\x0a");
     /* UTF-8: C1 controls (U+009B, CSI) escaped, other non-ASCII (é) kept. */
-    CHECK_EQ(ms_term_escape(buf, sizeof buf, "\xc2\x9b" "2J \xc3\xa9", 0), 13);
+    CHECK_EQ(ms_term_escape(buf, sizeof buf,
+                            "\xc2\x9b"
+                            "2J \xc3\xa9",
+                            0),
+             13);
     CHECK_STR(buf, "\\xc2\\x9b2J \xc3\xa9");
     /* Too small a buffer: cut before the first escape that does not fit whole, terminated,
      * the needed length returned. */
@@ -70,14 +74,14 @@ static void test_out_file(void)
     fputs("new but unfinished", o.f);
     fflush(o.f);
     char *text = slurp(path);
-    CHECK_STR(text, "old");   /* the destination is untouched while the file is written */
+    CHECK_STR(text, "old"); /* the destination is untouched while the file is written */
     free(text);
     CHECK_EQ(entries(dir), 2);
     ms_out_abort(&o);
     text = slurp(path);
     CHECK_STR(text, "old");
     free(text);
-    CHECK_EQ(entries(dir), 1);   /* the temporary file is gone */
+    CHECK_EQ(entries(dir), 1); /* the temporary file is gone */
 
     CHECK_EQ_INT(ms_out_open(&o, path, err, sizeof err), 0);
     fputs("new", o.f);

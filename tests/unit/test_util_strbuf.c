@@ -28,13 +28,13 @@ static void test_pieces_and_growth(void)
 static void test_empty_and_oom(void)
 {
     ms_strbuf b = MS_STRBUF_INIT;
-    CHECK(ms_strbuf_take(&b) == NULL);   /* nothing added */
+    CHECK(ms_strbuf_take(&b) == NULL); /* nothing added */
     ms_strbuf_adds(&b, "");
     char *s = ms_strbuf_take(&b);
-    CHECK_STR(s, "");                    /* an empty piece makes an empty string */
+    CHECK_STR(s, ""); /* an empty piece makes an empty string */
     free(s);
     ms_strbuf_adds(&b, "kept");
-    b.oom = 1;                           /* as after a failed allocation */
+    b.oom = 1; /* as after a failed allocation */
     ms_strbuf_adds(&b, " more");
     CHECK_EQ(b.len, 4);
     CHECK(ms_strbuf_take(&b) == NULL);

@@ -18,7 +18,6 @@ const ms_counters *oracle_ms_sim_counters(const oracle_sim *sim, uint32_t *n);
 void oracle_ms_sim_next_region(oracle_sim *sim);
 void oracle_ms_sim_finish(oracle_sim *sim);
 void oracle_ms_sim_each_eviction(const oracle_sim *sim, void (*fn)(const ms_eviction *e, void *ud), void *ud);
-void oracle_ms_sim_each_invalidation(const oracle_sim *sim, void (*fn)(const ms_invalidation *e, void *ud),
-                                     void *ud);
+void oracle_ms_sim_each_invalidation(const oracle_sim *sim, void (*fn)(const ms_invalidation *e, void *ud), void *ud);
 
 #endif

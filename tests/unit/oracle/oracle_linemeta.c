@@ -25,8 +25,7 @@ static size_t chunk_bytes(const ms_linemeta *lm)
 
 void ms_linemeta_free(ms_linemeta *lm)
 {
-    for (size_t i = 0; i < lm->nslots; i++)
-        ms_mem_release(lm->mem, lm->slots[i].words, chunk_bytes(lm));
+    for (size_t i = 0; i < lm->nslots; i++) ms_mem_release(lm->mem, lm->slots[i].words, chunk_bytes(lm));
     ms_mem_release(lm->mem, lm->slots, lm->nslots * sizeof(ms_meta_slot));
     lm->slots = NULL;
     lm->nslots = lm->nchunks = 0;
@@ -50,8 +49,7 @@ static size_t home_slot(uint64_t chunk, size_t nslots)
 static ms_meta_slot *probe(ms_meta_slot *slots, size_t nslots, uint64_t chunk)
 {
     size_t s = home_slot(chunk, nslots);
-    while (slots[s].chunk != 0 && slots[s].chunk != chunk)
-        s = (s + 1) & (nslots - 1);
+    while (slots[s].chunk != 0 && slots[s].chunk != chunk) s = (s + 1) & (nslots - 1);
     return &slots[s];
 }
 
@@ -60,11 +58,9 @@ static int grow(ms_linemeta *lm)
 {
     size_t nslots = lm->nslots ? lm->nslots * 2 : 64;
     ms_meta_slot *slots = ms_mem_alloc(lm->mem, nslots * sizeof *slots);
-    if (!slots)
-        return -1;
+    if (!slots) return -1;
     for (size_t i = 0; i < lm->nslots; i++)
-        if (lm->slots[i].chunk)
-            *probe(slots, nslots, lm->slots[i].chunk) = lm->slots[i];
+        if (lm->slots[i].chunk) *probe(slots, nslots, lm->slots[i].chunk) = lm->slots[i];
     ms_mem_release(lm->mem, lm->slots, lm->nslots * sizeof(ms_meta_slot));
     lm->slots = slots;
     lm->nslots = nslots;
@@ -74,13 +70,11 @@ static int grow(ms_linemeta *lm)
 uint32_t *ms_linemeta_lookup_slow(ms_linemeta *lm, uint64_t key)
 {
     uint64_t chunk = (key >> MS_META_CHUNK_SHIFT) + 1;
-    if (2 * (lm->nchunks + 1) > lm->nslots && grow(lm) != 0)
-        return stand_in(lm);
+    if (2 * (lm->nchunks + 1) > lm->nslots && grow(lm) != 0) return stand_in(lm);
     ms_meta_slot *slot = probe(lm->slots, lm->nslots, chunk);
     if (!slot->chunk) {
         slot->words = ms_mem_alloc(lm->mem, chunk_bytes(lm));
-        if (!slot->words)
-            return stand_in(lm);
+        if (!slot->words) return stand_in(lm);
         slot->chunk = chunk;
         lm->nchunks++;
     }

@@ -36,8 +36,7 @@ static size_t home_slot(const uint32_t *key, size_t nslots)
 static ms_pair *probe(ms_pair *slots, size_t nslots, const uint32_t *key)
 {
     size_t s = home_slot(key, nslots);
-    while (slots[s].count && !same_key(slots[s].key, key))
-        s = (s + 1) & (nslots - 1);
+    while (slots[s].count && !same_key(slots[s].key, key)) s = (s + 1) & (nslots - 1);
     return &slots[s];
 }
 
@@ -45,11 +44,9 @@ static int grow(ms_pairs *t)
 {
     size_t nslots = t->nslots ? t->nslots * 2 : 256;
     ms_pair *slots = ms_mem_alloc(t->mem, nslots * sizeof *slots);
-    if (!slots)
-        return -1;
+    if (!slots) return -1;
     for (size_t i = 0; i < t->nslots; i++)
-        if (t->slots[i].count)
-            *probe(slots, nslots, t->slots[i].key) = t->slots[i];
+        if (t->slots[i].count) *probe(slots, nslots, t->slots[i].key) = t->slots[i];
     ms_mem_release(t->mem, t->slots, t->nslots * sizeof *slots);
     t->slots = slots;
     t->last = NULL;
@@ -59,7 +56,7 @@ static int grow(ms_pairs *t)
 
 void ms_pairs_count_new(ms_pairs *t, uint32_t k0, uint32_t k1, uint32_t k2, uint32_t k3)
 {
-    const uint32_t key[4] = {k0, k1, k2, k3};
+    const uint32_t key[4] = { k0, k1, k2, k3 };
     if (2 * (t->n + 1) > t->nslots && grow(t) != 0) {
         t->lost++;
         return;
@@ -76,8 +73,7 @@ void ms_pairs_count_new(ms_pairs *t, uint32_t k0, uint32_t k1, uint32_t k2, uint
 static int key_less(const ms_pair *a, const ms_pair *b)
 {
     for (int i = 0; i < 4; i++)
-        if (a->key[i] != b->key[i])
-            return a->key[i] < b->key[i];
+        if (a->key[i] != b->key[i]) return a->key[i] < b->key[i];
     return 0;
 }
 
@@ -85,12 +81,9 @@ static void sift_down(const ms_pair **v, size_t root, size_t n)
 {
     for (;;) {
         size_t child = 2 * root + 1;
-        if (child >= n)
-            return;
-        if (child + 1 < n && key_less(v[child], v[child + 1]))
-            child++;
-        if (!key_less(v[root], v[child]))
-            return;
+        if (child >= n) return;
+        if (child + 1 < n && key_less(v[child], v[child + 1])) child++;
+        if (!key_less(v[root], v[child])) return;
         const ms_pair *tmp = v[root];
         v[root] = v[child];
         v[child] = tmp;
@@ -101,8 +94,7 @@ static void sift_down(const ms_pair **v, size_t root, size_t n)
 /* Heapsort: no libc qsort (it may call malloc, which the runtime must avoid). */
 static void sort_pairs(const ms_pair **v, size_t n)
 {
-    for (size_t i = n / 2; i-- > 0;)
-        sift_down(v, i, n);
+    for (size_t i = n / 2; i-- > 0;) sift_down(v, i, n);
     for (size_t end = n; end-- > 1;) {
         const ms_pair *tmp = v[0];
         v[0] = v[end];
@@ -113,24 +105,20 @@ static void sort_pairs(const ms_pair **v, size_t n)
 
 void ms_pairs_each(const ms_pairs *t, void (*fn)(const ms_pair *p, void *ud), void *ud)
 {
-    if (!t->n)
-        return;
-    ms_mem mem = *t->mem;   /* scratch: not part of the simulator's lasting footprint */
+    if (!t->n) return;
+    ms_mem mem = *t->mem; /* scratch: not part of the simulator's lasting footprint */
     size_t bytes = t->n * sizeof(const ms_pair *);
     const ms_pair **order = ms_mem_alloc(&mem, bytes);
     size_t n = 0;
     for (size_t i = 0; i < t->nslots; i++) {
-        if (!t->slots[i].count)
-            continue;
+        if (!t->slots[i].count) continue;
         if (order)
             order[n++] = &t->slots[i];
         else
-            fn(&t->slots[i], ud);   /* no memory to sort: table order, still deterministic */
+            fn(&t->slots[i], ud); /* no memory to sort: table order, still deterministic */
     }
-    if (!order)
-        return;
+    if (!order) return;
     sort_pairs(order, n);
-    for (size_t i = 0; i < n; i++)
-        fn(order[i], ud);
+    for (size_t i = 0; i < n; i++) fn(order[i], ud);
     ms_mem_release(&mem, order, bytes);
 }

@@ -11,12 +11,10 @@
 int ms_sim_create(ms_sim **out, const ms_hier_config *cfg, const ms_allocator *alloc)
 {
     *out = NULL;
-    if (!alloc || !alloc->alloc || !alloc->release || ms_config_validate(cfg, NULL, 0) != 0)
-        return -1;
-    ms_mem mem = {*alloc, 0};
+    if (!alloc || !alloc->alloc || !alloc->release || ms_config_validate(cfg, NULL, 0) != 0) return -1;
+    ms_mem mem = { *alloc, 0 };
     ms_sim *sim = ms_mem_alloc(&mem, sizeof *sim);
-    if (!sim)
-        return -1;
+    if (!sim) return -1;
     sim->mem = mem;
     sim->cfg = *cfg;
     sim->nlevels = cfg->nlevels;
@@ -43,10 +41,9 @@ int ms_sim_create(ms_sim **out, const ms_hier_config *cfg, const ms_allocator *a
     }
     sim->stall[cfg->nlevels] = cfg->mem_latency - cfg->level[0].latency;
     if (ok && sim->nprocs > 1) {
-        ok = ms_coh_create(sim) == 0;   /* sets up the records' layout itself */
+        ok = ms_coh_create(sim) == 0; /* sets up the records' layout itself */
     } else {
-        if (ms_linemeta_init(&sim->meta, 2u * (unsigned)cfg->nlevels, &sim->mem) != 0)
-            ok = 0;
+        if (ms_linemeta_init(&sim->meta, 2u * (unsigned)cfg->nlevels, &sim->mem) != 0) ok = 0;
         ok = ok && ms_window_init(&sim->win, cfg, &sim->mem) == 0;
         sim->win_allowed = sim->win.on;
     }
@@ -61,8 +58,7 @@ int ms_sim_create(ms_sim **out, const ms_hier_config *cfg, const ms_allocator *a
 int ms_level_init(ms_cache *c, ms_fa *fa, const ms_level_config *lv, unsigned k, ms_mem *mem)
 {
     /* L1 keeps each line's shadow node next to its way (the hit path's shadow update). */
-    if (ms_cache_init(c, lv, k, k == 0, mem) != 0)
-        return -1;
+    if (ms_cache_init(c, lv, k, k == 0, mem) != 0) return -1;
     return ms_fa_init_unkeyed(fa, (uint32_t)(lv->size / lv->line), mem);
 }
 
@@ -74,12 +70,10 @@ void ms_level_free(ms_cache *c, ms_fa *fa, ms_mem *mem)
 
 void ms_sim_destroy(ms_sim *sim)
 {
-    if (!sim)
-        return;
+    if (!sim) return;
     ms_coh_destroy(sim);
     ms_window_free(&sim->win, &sim->mem);
-    for (int k = 0; k < sim->nlevels; k++)
-        ms_level_free(&sim->cache[k], &sim->fa[k], &sim->mem);
+    for (int k = 0; k < sim->nlevels; k++) ms_level_free(&sim->cache[k], &sim->fa[k], &sim->mem);
     ms_linemeta_free(&sim->meta);
     ms_mem_release(&sim->mem, sim->ctrs, (size_t)sim->ctx_cap * sim->nprocs * sizeof(ms_counters));
     ms_pairs_free(&sim->pairs);
@@ -89,26 +83,20 @@ void ms_sim_destroy(ms_sim *sim)
 
 int ms_ensure_ctx(ms_sim *sim, uint32_t ctx)
 {
-    if (ctx == UINT32_MAX)
-        return -1;
+    if (ctx == UINT32_MAX) return -1;
     if (ctx >= sim->ctx_cap) {
         uint64_t cap = sim->ctx_cap ? sim->ctx_cap : 16;
-        while (cap <= ctx)
-            cap *= 2;
-        if (cap > UINT32_MAX)
-            cap = UINT32_MAX;
+        while (cap <= ctx) cap *= 2;
+        if (cap > UINT32_MAX) cap = UINT32_MAX;
         size_t row = sim->nprocs * sizeof(ms_counters);
         ms_counters *ctrs = ms_mem_alloc(&sim->mem, (size_t)cap * row);
-        if (!ctrs)
-            return -1;
-        if (sim->nctx)
-            memcpy(ctrs, sim->ctrs, (size_t)sim->nctx * row);
+        if (!ctrs) return -1;
+        if (sim->nctx) memcpy(ctrs, sim->ctrs, (size_t)sim->nctx * row);
         ms_mem_release(&sim->mem, sim->ctrs, (size_t)sim->ctx_cap * row);
         sim->ctrs = ctrs;
         sim->ctx_cap = (uint32_t)cap;
     }
-    if (ctx >= sim->nctx)
-        sim->nctx = ctx + 1;
+    if (ctx >= sim->nctx) sim->nctx = ctx + 1;
     return 0;
 }
 
@@ -126,14 +114,13 @@ uint32_t *ms_line_record(ms_sim *sim, int level, uint64_t line)
     return ms_linemeta_lookup(&sim->meta, line << sim->meta_shift[level]);
 }
 
-static void fill_level(ms_sim *sim, const ms_view *v, int level, uint64_t line, uint32_t *rec,
-                       unsigned dirty, uint32_t ctx, ms_counters *c);
+static void fill_level(ms_sim *sim, const ms_view *v, int level, uint64_t line, uint32_t *rec, unsigned dirty,
+                       uint32_t ctx, ms_counters *c);
 
 /* A dirty line from level-1 (byte address addr) arrives at level: counted, not a reference. */
 void ms_write_back(ms_sim *sim, const ms_view *v, int level, uint64_t addr, uint32_t ctx, ms_counters *c)
 {
-    if (level >= sim->nlevels)
-        return;   /* memory absorbs it */
+    if (level >= sim->nlevels) return; /* memory absorbs it */
     c->level[level].writebacks++;
     uint64_t line = addr >> sim->line_shift[level];
     if (!ms_cache_mark_dirty(v->cache[level], line))
@@ -143,25 +130,22 @@ void ms_write_back(ms_sim *sim, const ms_view *v, int level, uint64_t addr, uint
 /* Put line (record rec) into level, recording that the level held it (clearing an
  * invalidation mark) and who evicted the victim; an L1 victim's shadow node goes back to its
  * record. */
-static void fill_level(ms_sim *sim, const ms_view *v, int level, uint64_t line, uint32_t *rec,
-                       unsigned dirty, uint32_t ctx, ms_counters *c)
+static void fill_level(ms_sim *sim, const ms_view *v, int level, uint64_t line, uint32_t *rec, unsigned dirty,
+                       uint32_t ctx, ms_counters *c)
 {
     uint32_t victim_node;
     uint64_t victim = ms_cache_fill(v->cache[level], line, dirty, rec[v->fa_word[0]], &victim_node);
     uint32_t *held = &rec[v->held_word[level]];
     *held = (*held | MS_META_HELD | sim->present_mark) & ~sim->inval_mark;
-    if (victim == MS_TAG_EMPTY)
-        return;
+    if (victim == MS_TAG_EMPTY) return;
     uint64_t victim_line = victim >> 1;
     uint32_t *victim_rec = ms_line_record(sim, level, victim_line);
     uint32_t evictor = ctx < sim->evictor_limit ? ctx + 1 : 0;
     /* Stores only (the victim's record is seldom in the host's cache): the level held the
      * victim, so its held bit is set already; its present mark goes. */
     victim_rec[v->held_word[level]] = MS_META_HELD | evictor;
-    if (level == 0)
-        victim_rec[v->fa_word[0]] = victim_node;
-    if (victim & MS_TAG_DIRTY)
-        ms_write_back(sim, v, level + 1, victim_line << sim->line_shift[level], ctx, c);
+    if (level == 0) victim_rec[v->fa_word[0]] = victim_node;
+    if (victim & MS_TAG_DIRTY) ms_write_back(sim, v, level + 1, victim_line << sim->line_shift[level], ctx, c);
 }
 
 /* Cause of a miss at level of a line whose held/evictor word is `word`; fa_hit says whether
@@ -183,8 +167,8 @@ static void classify_miss(const ms_sim *sim, int level, uint32_t word, int fa_hi
 /* The L1 miss path of one line (byte address addr): reference the L1 shadow, look up the
  * lower levels, classify every miss, then fill from the serving level upwards. One record
  * lookup serves all levels when their lines are the same size. Returns the serving level. */
-int ms_simulate_miss(ms_sim *sim, const ms_view *v, uint64_t addr, unsigned write, uint32_t ctx,
-                     ms_counters *c, ms_line_outcome *out)
+int ms_simulate_miss(ms_sim *sim, const ms_view *v, uint64_t addr, unsigned write, uint32_t ctx, ms_counters *c,
+                     ms_line_outcome *out)
 {
     int n = sim->nlevels, k;
     uint64_t line[MS_MAX_LEVELS];
@@ -198,18 +182,15 @@ int ms_simulate_miss(ms_sim *sim, const ms_view *v, uint64_t addr, unsigned writ
         rec[k] = sim->meta_shift[k] ? ms_line_record(sim, k, line[k]) : rec[0];
         int hit = ms_cache_lookup(v->cache[k], line[k], 0) >= 0;
         fa_hit = ms_fa_touch(v->fa[k], line[k], &rec[k][v->fa_word[k]]);
-        if (hit)
-            break;
+        if (hit) break;
         classify_miss(sim, k, rec[k][v->held_word[k]], fa_hit, out);
     }
     out->served = k;
-    for (int j = k - 1; j >= 0; j--)
-        fill_level(sim, v, j, line[j], rec[j], j == 0 ? write : 0, ctx, c);
+    for (int j = k - 1; j >= 0; j--) fill_level(sim, v, j, line[j], rec[j], j == 0 ? write : 0, ctx, c);
     return k;
 }
 
-static inline void commit_misses(ms_sim *sim, uint32_t ctx, ms_counters *c, unsigned write,
-                                 const ms_line_outcome *o)
+static inline void commit_misses(ms_sim *sim, uint32_t ctx, ms_counters *c, unsigned write, const ms_line_outcome *o)
 {
     for (int k = 0; k < o->served; k++) {
         ms_level_counters *lc = &c->level[k];
@@ -241,8 +222,7 @@ void ms_merge_outcome(ms_line_outcome *merged, const ms_line_outcome *o)
         merged->cause[k] = o->cause[k];
         merged->evictor[k] = o->evictor[k];
     }
-    if (o->served > merged->served)
-        merged->served = o->served;
+    if (o->served > merged->served) merged->served = o->served;
 }
 
 /* A reference spanning L1 lines first..last: each line is looked up; a level counts one miss
@@ -250,15 +230,14 @@ void ms_merge_outcome(ms_line_outcome *merged, const ms_line_outcome *o)
  * is the deepest one. */
 static int simulate_lines(ms_sim *sim, uint64_t first, uint64_t last, unsigned write, uint32_t ctx)
 {
-    ms_line_outcome merged = {0, {0}, {0}};
+    ms_line_outcome merged = { 0, { 0 }, { 0 } };
     ms_counters *c = &sim->ctrs[ctx];
     for (uint64_t line = first;; line++) {
         ms_line_outcome o;
-        o.served = ms_simulate_line(sim, &sim->view0, &sim->cache[0], &sim->fa[0], line << sim->l1_shift,
-                                 write, ctx, c, &o);
+        o.served =
+            ms_simulate_line(sim, &sim->view0, &sim->cache[0], &sim->fa[0], line << sim->l1_shift, write, ctx, c, &o);
         ms_merge_outcome(&merged, &o);
-        if (line == last)
-            break;
+        if (line == last) break;
     }
     commit(sim, ctx, c, write, &merged);
     return merged.served;
@@ -273,8 +252,8 @@ static inline void count_reference(ms_sim *sim, uint32_t ctx, unsigned write)
 /* The rest of an L1 hit in way 0 whose line is not the L1 shadow's MRU line: update the
  * shadow (its node index is kept at where) and count. Out of line and tail-called, so the
  * fast path of ms_sim_access stays a leaf that saves no registers. */
-__attribute__((noinline)) static int front_hit_shadow(ms_sim *sim, uint64_t line, uint32_t *where,
-                                                      uint32_t ctx, unsigned write)
+__attribute__((noinline)) static int front_hit_shadow(ms_sim *sim, uint64_t line, uint32_t *where, uint32_t ctx,
+                                                      unsigned write)
 {
     ms_fa_touch(&sim->fa[0], line, where);
     count_reference(sim, ctx, write);
@@ -283,28 +262,24 @@ __attribute__((noinline)) static int front_hit_shadow(ms_sim *sim, uint64_t line
 
 /* Everything but the fast path of ms_sim_access: other processors (coherence.c), new
  * contexts, L1 misses, non-MRU hits, non-LRU L1 policies and straddling references. */
-__attribute__((noinline)) static int access_general(ms_sim *sim, unsigned cpu, uint64_t addr,
-                                                    uint32_t size, unsigned flags, uint32_t ctx)
+__attribute__((noinline)) static int access_general(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size,
+                                                    unsigned flags, uint32_t ctx)
 {
-    if (sim->coh)
-        return ms_coh_access(sim, cpu, addr, size, flags, ctx);
-    if (cpu != 0)
-        return -1;
+    if (sim->coh) return ms_coh_access(sim, cpu, addr, size, flags, ctx);
+    if (cpu != 0) return -1;
     unsigned write = flags & MS_TAG_DIRTY;
-    if (ctx >= sim->nctx && ms_ensure_ctx(sim, ctx) != 0)
-        return -1;
+    if (ctx >= sim->nctx && ms_ensure_ctx(sim, ctx) != 0) return -1;
     count_reference(sim, ctx, write);
     uint64_t first = addr >> sim->l1_shift;
     uint64_t last = (addr + (size ? size - 1 : 0)) >> sim->l1_shift;
     if (first == last) {
         ms_line_outcome o;
-        if (ms_simulate_line(sim, &sim->view0, &sim->cache[0], &sim->fa[0], addr, write, ctx,
-                          &sim->ctrs[ctx], &o) == 0)
+        if (ms_simulate_line(sim, &sim->view0, &sim->cache[0], &sim->fa[0], addr, write, ctx, &sim->ctrs[ctx], &o) == 0)
             return 0;
         commit(sim, ctx, &sim->ctrs[ctx], write, &o);
         return o.served;
     }
-    if (last < first)   /* wrapped around the address space: keep the first line only */
+    if (last < first) /* wrapped around the address space: keep the first line only */
         last = first;
     return simulate_lines(sim, first, last, write, ctx);
 }
@@ -317,16 +292,16 @@ static inline int access_unfiltered(ms_sim *sim, unsigned cpu, uint64_t addr, ui
     /* Fast path: processor 0 of one (with coherence processor 0's L1 is not sim->cache[0],
      * whose policy is then MS_POLICY_NONE), a known context, one line, found in the MRU way
      * of an LRU L1 set. MS_POLICY_LRU is 0: policy | cpu is 0 only for cpu 0 of an LRU L1. */
-    if (__builtin_expect(ctx < sim->nctx && ((addr + size - 1) >> sim->l1_shift) == line
-                         && ((unsigned)sim->cache[0].policy | cpu) == MS_POLICY_LRU, 1)) {
+    if (__builtin_expect(ctx < sim->nctx && ((addr + size - 1) >> sim->l1_shift) == line &&
+                             ((unsigned)sim->cache[0].policy | cpu) == MS_POLICY_LRU,
+                         1)) {
         ms_cache *l1 = &sim->cache[0];
         uint64_t base = (line & l1->set_mask) * l1->ways;
         uint64_t *set = l1->tags + base;
         if (__builtin_expect((set[0] >> 1) == line, 1)) {
-            unsigned write = flags & MS_TAG_DIRTY;   /* MS_ACC_WRITE == MS_TAG_DIRTY */
+            unsigned write = flags & MS_TAG_DIRTY; /* MS_ACC_WRITE == MS_TAG_DIRTY */
             set[0] |= write;
-            if (line != sim->fa[0].mru_line)
-                return front_hit_shadow(sim, line, l1->aux + base, ctx, write);
+            if (line != sim->fa[0].mru_line) return front_hit_shadow(sim, line, l1->aux + base, ctx, write);
             count_reference(sim, ctx, write);
             return 0;
         }
@@ -347,19 +322,16 @@ static void close_window(ms_sim *sim)
 __attribute__((noinline)) static int window_other(ms_sim *sim, uint64_t addr, uint32_t size, unsigned flags,
                                                   uint32_t ctx)
 {
-    if (ctx >= sim->nctx && ms_ensure_ctx(sim, ctx) != 0)
-        return -1;
+    if (ctx >= sim->nctx && ms_ensure_ctx(sim, ctx) != 0) return -1;
     uint64_t line = addr >> sim->l1_shift;
-    if (((addr + (size ? size - 1 : 0)) >> sim->l1_shift) == line)
-        return ms_sim_access(sim, 0, addr, size, flags, ctx);
+    if (((addr + (size ? size - 1 : 0)) >> sim->l1_shift) == line) return ms_sim_access(sim, 0, addr, size, flags, ctx);
     close_window(sim);
     return access_general(sim, 0, addr, size, flags, ctx);
 }
 
 int ms_sim_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
 {
-    if (!sim->win.on || cpu != 0)
-        return access_unfiltered(sim, cpu, addr, size, flags, ctx);
+    if (!sim->win.on || cpu != 0) return access_unfiltered(sim, cpu, addr, size, flags, ctx);
     /* The window (window.h): a reference it counts is an L1 hit and only counts. */
     uint64_t line = addr >> sim->l1_shift;
     if (__builtin_expect(ctx < sim->nctx && ((addr + size - 1) >> sim->l1_shift) == line, 1)) {
@@ -369,8 +341,7 @@ int ms_sim_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsig
             count_reference(sim, ctx, write);
             return 0;
         }
-        if (r > 0)
-            ms_sim_window_ops(sim, sim->win.ops, (uint32_t)r);
+        if (r > 0) ms_sim_window_ops(sim, sim->win.ops, (uint32_t)r);
         return access_unfiltered(sim, 0, addr, size, flags, ctx);
     }
     return window_other(sim, addr, size, flags, ctx);
@@ -386,8 +357,7 @@ void ms_sim_set_window(ms_sim *sim, int on)
 
 int ms_sim_count(ms_sim *sim, uint32_t ctx, uint64_t reads, uint64_t writes)
 {
-    if (ctx >= sim->nctx && ms_ensure_ctx(sim, ctx) != 0)
-        return -1;
+    if (ctx >= sim->nctx && ms_ensure_ctx(sim, ctx) != 0) return -1;
     sim->ctrs[(size_t)ctx * sim->nprocs].reads += reads;
     sim->ctrs[(size_t)ctx * sim->nprocs].writes += writes;
     return 0;
@@ -395,17 +365,14 @@ int ms_sim_count(ms_sim *sim, uint32_t ctx, uint64_t reads, uint64_t writes)
 
 void ms_sim_access_range(ms_sim *sim, unsigned cpu, uint64_t addr, uint64_t len, unsigned flags, uint32_t ctx)
 {
-    if (len == 0)
-        return;
+    if (len == 0) return;
     uint64_t line_bytes = 1ull << sim->l1_shift;
-    uint64_t end = addr + len - 1 < addr ? UINT64_MAX : addr + len - 1;   /* inclusive */
+    uint64_t end = addr + len - 1 < addr ? UINT64_MAX : addr + len - 1; /* inclusive */
     for (uint64_t a = addr;;) {
         uint64_t line_end = a | (line_bytes - 1);
         uint64_t stop = line_end < end ? line_end : end;
-        if (ms_sim_access(sim, cpu, a, (uint32_t)(stop - a + 1), flags, ctx) < 0)
-            return;
-        if (stop == end)
-            return;
+        if (ms_sim_access(sim, cpu, a, (uint32_t)(stop - a + 1), flags, ctx) < 0) return;
+        if (stop == end) return;
         a = stop + 1;
     }
 }
@@ -420,21 +387,18 @@ unsigned ms_sim_nprocs(const ms_sim *sim) { return sim->nprocs; }
 
 void ms_sim_next_region(ms_sim *sim)
 {
-    if (sim->coh)
-        ms_coh_next_region(sim);
+    if (sim->coh) ms_coh_next_region(sim);
 }
 
 void ms_sim_finish(ms_sim *sim)
 {
     close_window(sim);
-    if (sim->coh)
-        ms_coh_finish(sim);
+    if (sim->coh) ms_coh_finish(sim);
 }
 
 static void add_u64s(uint64_t *a, const uint64_t *b, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        a[i] += b[i];
+    for (size_t i = 0; i < n; i++) a[i] += b[i];
 }
 
 void ms_counters_add(ms_counters *a, const ms_counters *b)
@@ -469,8 +433,7 @@ void ms_counters_add(ms_counters *a, const ms_counters *b)
 void ms_sim_totals(const ms_sim *sim, ms_counters *out)
 {
     memset(out, 0, sizeof *out);
-    for (uint32_t i = 0; i < sim->nctx * sim->nprocs; i++)
-        ms_counters_add(out, &sim->ctrs[i]);
+    for (uint32_t i = 0; i < sim->nctx * sim->nprocs; i++) ms_counters_add(out, &sim->ctrs[i]);
 }
 
 typedef struct {
@@ -481,20 +444,19 @@ typedef struct {
 static void visit_eviction(const ms_pair *p, void *ud)
 {
     const eviction_visit *visit = ud;
-    ms_eviction e = {p->key[1], p->key[2], p->key[0], p->count};
+    ms_eviction e = { p->key[1], p->key[2], p->key[0], p->count };
     visit->fn(&e, visit->ud);
 }
 
 void ms_sim_each_eviction(const ms_sim *sim, void (*fn)(const ms_eviction *e, void *ud), void *ud)
 {
-    eviction_visit visit = {fn, ud};
+    eviction_visit visit = { fn, ud };
     ms_pairs_each(&sim->pairs, visit_eviction, &visit);
 }
 
 void ms_sim_each_invalidation(const ms_sim *sim, void (*fn)(const ms_invalidation *e, void *ud), void *ud)
 {
-    if (sim->coh)
-        ms_coh_each_invalidation(sim, fn, ud);
+    if (sim->coh) ms_coh_each_invalidation(sim, fn, ud);
 }
 
 const ms_hier_config *ms_sim_config(const ms_sim *sim) { return &sim->cfg; }

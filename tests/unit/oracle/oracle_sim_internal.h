@@ -31,16 +31,16 @@ static inline unsigned ms_log2u(uint64_t x)
 #define MS_POLICY_NONE ((ms_policy)3)
 
 typedef struct {
-    uint64_t *tags;        /* nsets * ways; for LRU way 0 of a set holds its MRU line */
-    uint64_t *order;       /* LRU sets of <= MS_ORDER_MAX_WAYS ways: per set, its recency order
+    uint64_t *tags;      /* nsets * ways; for LRU way 0 of a set holds its MRU line */
+    uint64_t *order;     /* LRU sets of <= MS_ORDER_MAX_WAYS ways: per set, its recency order
                             * as 4-bit way numbers, most recent first (cache.c); else NULL */
-    uint32_t *aux;         /* optional: one word per way that travels with the line (L1 keeps
+    uint32_t *aux;       /* optional: one word per way that travels with the line (L1 keeps
                             * the line's shadow node there), NULL if not asked for */
-    uint64_t *plru_bits;   /* PLRU only: tree node n of set s is bit s*ways + n (n = 1..ways-1) */
-    uint64_t set_mask;     /* nsets - 1 */
+    uint64_t *plru_bits; /* PLRU only: tree node n of set s is bit s*ways + n (n = 1..ways-1) */
+    uint64_t set_mask;   /* nsets - 1 */
     uint32_t ways;
     ms_policy policy;
-    uint64_t rng;          /* xorshift64 state (random policy), seeded per level: deterministic */
+    uint64_t rng; /* xorshift64 state (random policy), seeded per level: deterministic */
     size_t tags_bytes, order_bytes, aux_bytes, plru_bytes;
 } ms_cache;
 
@@ -97,19 +97,19 @@ int ms_cache_clean(ms_cache *c, uint64_t line);
  * node's line, so a stale index costs nothing but a miss. A keyed shadow (ms_fa_init) also
  * keeps its own line -> node hash for callers without per-line storage (ms_fa_access). */
 typedef struct {
-    uint64_t line;         /* MS_TAG_EMPTY while unused */
-    uint32_t prev, next;   /* towards MRU / towards LRU; MS_FA_NIL at the ends */
+    uint64_t line;       /* MS_TAG_EMPTY while unused */
+    uint32_t prev, next; /* towards MRU / towards LRU; MS_FA_NIL at the ends */
 } ms_fa_node;
 
 #define MS_FA_NIL UINT32_MAX
 
 typedef struct {
-    ms_fa_node *nodes;     /* capacity nodes, the first `used` are live */
-    uint32_t *slots;       /* keyed only: open addressing (linear probing), node + 1, 0 = free */
+    ms_fa_node *nodes; /* capacity nodes, the first `used` are live */
+    uint32_t *slots;   /* keyed only: open addressing (linear probing), node + 1, 0 = free */
     uint64_t slot_mask;
-    unsigned hash_shift;   /* 64 - log2(number of slots) */
-    uint32_t capacity, used, head, tail;   /* head = MRU, tail = LRU */
-    uint64_t mru_line;     /* line of the head node, or MS_TAG_EMPTY */
+    unsigned hash_shift;                 /* 64 - log2(number of slots) */
+    uint32_t capacity, used, head, tail; /* head = MRU, tail = LRU */
+    uint64_t mru_line;                   /* line of the head node, or MS_TAG_EMPTY */
     size_t nodes_bytes, slots_bytes;
 } ms_fa;
 
@@ -148,8 +148,7 @@ static inline void ms_fa_push_front(ms_fa *fa, uint32_t n)
 /* Move node n to the MRU end. */
 static inline void ms_fa_move_to_front(ms_fa *fa, uint32_t n)
 {
-    if (n == fa->head)
-        return;
+    if (n == fa->head) return;
     ms_fa_unlink(fa, n);
     ms_fa_push_front(fa, n);
 }
@@ -163,7 +162,7 @@ uint32_t ms_fa_insert(ms_fa *fa, uint64_t line);
  * no hash: one node load when *where is right. *where may hold anything for an absent line. */
 static inline int ms_fa_touch(ms_fa *fa, uint64_t line, uint32_t *where)
 {
-    if (line == fa->mru_line)   /* already MRU: nothing changes (the key speed-up) */
+    if (line == fa->mru_line) /* already MRU: nothing changes (the key speed-up) */
         return 1;
     uint32_t n = *where;
     if (n < fa->capacity && fa->nodes[n].line == line) {
@@ -193,22 +192,22 @@ int ms_fa_access(ms_fa *fa, uint64_t line);
 #define MS_META_PRESENT 0x20000000u
 
 typedef struct {
-    uint64_t chunk;        /* chunk number + 1, 0 = free slot */
-    uint32_t *words;       /* MS_META_CHUNK_LINES * words_per_line words */
+    uint64_t chunk;  /* chunk number + 1, 0 = free slot */
+    uint32_t *words; /* MS_META_CHUNK_LINES * words_per_line words */
 } ms_meta_slot;
 
 #define MS_META_CHUNK_SHIFT 9
 #define MS_META_CHUNK_LINES (1u << MS_META_CHUNK_SHIFT)
 #define MS_META_RECENT_BITS 9
-#define MS_META_RECENT (1u << MS_META_RECENT_BITS)   /* direct-mapped cache of recently used chunks */
+#define MS_META_RECENT (1u << MS_META_RECENT_BITS) /* direct-mapped cache of recently used chunks */
 
 typedef struct {
-    ms_meta_slot *slots;   /* open addressing hash of chunks */
+    ms_meta_slot *slots; /* open addressing hash of chunks */
     size_t nslots, nchunks;
-    ms_meta_slot recent[MS_META_RECENT];   /* chunk c is cached in entry ms_meta_recent(c) */
+    ms_meta_slot recent[MS_META_RECENT]; /* chunk c is cached in entry ms_meta_recent(c) */
     unsigned words_per_line;
     ms_mem *mem;
-    uint32_t *stand_in;    /* the record handed out when out of memory (zeroed each time) */
+    uint32_t *stand_in; /* the record handed out when out of memory (zeroed each time) */
 } ms_linemeta;
 
 /* Set lm up for records of words_per_line words. 0, or -1 if out of memory. */
@@ -220,10 +219,7 @@ void ms_linemeta_free(ms_linemeta *lm);
 uint32_t *ms_linemeta_lookup_slow(ms_linemeta *lm, uint64_t key);
 
 /* 1 if rec is lm's stand-in record (not to be kept, nor stepped through as a chunk). */
-static inline int ms_linemeta_is_stand_in(const ms_linemeta *lm, const void *rec)
-{
-    return rec == lm->stand_in;
-}
+static inline int ms_linemeta_is_stand_in(const ms_linemeta *lm, const void *rec) { return rec == lm->stand_in; }
 
 /* The recent-chunk entry of chunk: a multiplicative hash, so that chunks a power of two apart
  * (threads working on equal shares of one array) do not evict each other. */
@@ -236,8 +232,7 @@ static inline uint32_t *ms_linemeta_lookup(ms_linemeta *lm, uint64_t key)
 {
     uint64_t chunk = (key >> MS_META_CHUNK_SHIFT) + 1;
     const ms_meta_slot *e = &lm->recent[ms_meta_recent(chunk)];
-    if (e->chunk == chunk)
-        return e->words + (key & (MS_META_CHUNK_LINES - 1)) * lm->words_per_line;
+    if (e->chunk == chunk) return e->words + (key & (MS_META_CHUNK_LINES - 1)) * lm->words_per_line;
     return ms_linemeta_lookup_slow(lm, key);
 }
 
@@ -245,14 +240,14 @@ static inline uint32_t *ms_linemeta_lookup(ms_linemeta *lm, uint64_t key)
 
 typedef struct {
     uint32_t key[4];
-    uint64_t count;        /* 0 marks a free slot */
+    uint64_t count; /* 0 marks a free slot */
 } ms_pair;
 
 typedef struct {
     ms_pair *slots;
     size_t nslots, n;
-    ms_pair *last;         /* the tuple counted last (a run repeats it), or NULL */
-    uint64_t lost;         /* updates dropped for lack of memory */
+    ms_pair *last; /* the tuple counted last (a run repeats it), or NULL */
+    uint64_t lost; /* updates dropped for lack of memory */
     ms_mem *mem;
 } ms_pairs;
 
@@ -285,29 +280,29 @@ typedef struct {
     uint16_t fa_word[MS_MAX_LEVELS];
 } ms_view;
 
-typedef struct ms_coherence ms_coherence;   /* coherence.c: multiprocessor state */
+typedef struct ms_coherence ms_coherence; /* coherence.c: multiprocessor state */
 
 struct ms_sim {
-    ms_cache cache[MS_MAX_LEVELS];  /* the levels; with coherence only the shared ones (the */
-    ms_fa fa[MS_MAX_LEVELS];        /* private ones are in coherence.c) */
+    ms_cache cache[MS_MAX_LEVELS]; /* the levels; with coherence only the shared ones (the */
+    ms_fa fa[MS_MAX_LEVELS];       /* private ones are in coherence.c) */
     ms_counters *ctrs;             /* indexed by ctx * nprocs + cpu */
     uint32_t nctx, ctx_cap;
     int nlevels;
-    unsigned nprocs;               /* >= 1 */
+    unsigned nprocs; /* >= 1 */
     unsigned l1_shift;
     unsigned line_shift[MS_MAX_LEVELS];
-    unsigned meta_shift[MS_MAX_LEVELS];   /* level line -> linemeta key (L1-line granularity) */
-    uint64_t stall[MS_MAX_LEVELS + 1];    /* by serving level; [nlevels] = memory */
-    ms_linemeta meta;              /* per-line records (sim_internal.h, coherence.c) */
-    ms_view view0;                 /* the one processor's view (nprocs == 1) */
-    uint32_t inval_mark;           /* MS_META_INVAL with coherence, else 0 */
-    uint32_t present_mark;         /* MS_META_PRESENT with coherence, else 0 */
-    uint32_t evictor_limit;        /* contexts below it are recorded as evictors; also the
+    unsigned meta_shift[MS_MAX_LEVELS]; /* level line -> linemeta key (L1-line granularity) */
+    uint64_t stall[MS_MAX_LEVELS + 1];  /* by serving level; [nlevels] = memory */
+    ms_linemeta meta;                   /* per-line records (sim_internal.h, coherence.c) */
+    ms_view view0;                      /* the one processor's view (nprocs == 1) */
+    uint32_t inval_mark;                /* MS_META_INVAL with coherence, else 0 */
+    uint32_t present_mark;              /* MS_META_PRESENT with coherence, else 0 */
+    uint32_t evictor_limit;             /* contexts below it are recorded as evictors; also the
                                     * mask of a held word's evictor bits */
-    ms_pairs pairs;                /* (level, victim, evictor) replacement pairs */
-    ms_coherence *coh;             /* NULL with one processor */
-    ms_window win;                 /* the hit window (one processor only) */
-    int win_allowed;               /* the window applies to this hierarchy */
+    ms_pairs pairs;                     /* (level, victim, evictor) replacement pairs */
+    ms_coherence *coh;                  /* NULL with one processor */
+    ms_window win;                      /* the hit window (one processor only) */
+    int win_allowed;                    /* the window applies to this hierarchy */
     ms_hier_config cfg;
     ms_mem mem;
 };
@@ -345,8 +340,8 @@ static inline void ms_count_stall(ms_counters *c, unsigned write, uint64_t stall
 /* Hierarchy operations shared by both paths (sim.c). c is the accessing (ctx, cpu)'s counters. */
 uint32_t *ms_line_record(ms_sim *sim, int level, uint64_t line);
 /* The L1 miss path of one line (byte address addr) in view v: returns the serving level. */
-int ms_simulate_miss(ms_sim *sim, const ms_view *v, uint64_t addr, unsigned write, uint32_t ctx,
-                     ms_counters *c, ms_line_outcome *out);
+int ms_simulate_miss(ms_sim *sim, const ms_view *v, uint64_t addr, unsigned write, uint32_t ctx, ms_counters *c,
+                     ms_line_outcome *out);
 /* One line of a reference in view v; the L1 hit is inlined. l1 and fa0 are v's L1 and its
  * shadow (passed apart so that the one-processor path addresses sim->cache[0] directly).
  * Returns the serving level (out is only written on a miss). */
@@ -355,8 +350,7 @@ static inline int ms_simulate_line(ms_sim *sim, const ms_view *v, ms_cache *l1, 
 {
     uint64_t line = addr >> sim->l1_shift;
     int way = ms_cache_lookup(l1, line, write);
-    if (way < 0)
-        return ms_simulate_miss(sim, v, addr, write, ctx, c, out);
+    if (way < 0) return ms_simulate_miss(sim, v, addr, write, ctx, c, out);
     ms_fa_touch(fa0, line, ms_cache_aux(l1, line, way));
     return 0;
 }

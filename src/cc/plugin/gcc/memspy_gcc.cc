@@ -81,19 +81,20 @@ static const char *plugin_name_s = "memspy_gcc";
 static bool opt_verbose;
 
 /* Trees kept across functions: registered as GC roots in plugin_init. */
-static tree word_type;    /* a 64-bit unsigned type with an alias set of its own */
-static tree word_ptr;     /* word_type * */
-static tree buf_decl;     /* extern __thread word __memspy_buf[1 + MSPLUG_BUF_WORDS] */
+static tree word_type; /* a 64-bit unsigned type with an alias set of its own */
+static tree word_ptr;  /* word_type * */
+static tree buf_decl;  /* extern __thread word __memspy_buf[1 + MSPLUG_BUF_WORDS] */
 static tree flush_decl, entry_decl, exit_decl, register_decl;
 static tree pcs_start_decl, pcs_stop_decl;
 
-static unsigned table_counter;   /* site tables made in this translation unit */
-static bool any_instrumented;    /* the unit needs its constructor */
-static bool building_ctor;       /* our own constructor is being compiled: not instrumented */
+static unsigned table_counter; /* site tables made in this translation unit */
+static bool any_instrumented;  /* the unit needs its constructor */
+static bool building_ctor;     /* our own constructor is being compiled: not instrumented */
 
 /* ---- declarations of the runtime's symbols ---- */
 
-static tree runtime_fn(const char *name, tree type) {
+static tree runtime_fn(const char *name, tree type)
+{
     tree fn = build_fn_decl(name, type);
     TREE_NOTHROW(fn) = 1;
     return fn;
@@ -101,7 +102,8 @@ static tree runtime_fn(const char *name, tree type) {
 
 /* An extern variable defined by the linker in each module that has the section (hidden:
  * this module's; weak: null where no object of the module has a site). */
-static tree linker_symbol(const char *name) {
+static tree linker_symbol(const char *name)
+{
     tree d = build_decl(UNKNOWN_LOCATION, VAR_DECL, get_identifier(name), char_type_node);
     TREE_PUBLIC(d) = 1;
     DECL_EXTERNAL(d) = 1;
@@ -109,12 +111,13 @@ static tree linker_symbol(const char *name) {
     TREE_ADDRESSABLE(d) = 1;
     DECL_VISIBILITY(d) = VISIBILITY_HIDDEN;
     DECL_VISIBILITY_SPECIFIED(d) = 1;
-    DECL_WEAK(d) = 1;   /* absent (null) in a module without sites */
+    DECL_WEAK(d) = 1; /* absent (null) in a module without sites */
     return d;
 }
 
 /* Build the decls once (on the first function). */
-static void make_decls(void) {
+static void make_decls(void)
+{
     if (buf_decl) return;
     word_type = build_distinct_type_copy(long_long_unsigned_type_node);
     TYPE_ALIAS_SET(word_type) = new_alias_set();
@@ -141,9 +144,9 @@ static void make_decls(void) {
 
 /* Whether operand t (a GIMPLE operand) reads or writes memory that exists at run time: not a
  * register, not a constant, not a local that expand will keep in a register. */
-static bool is_memory(tree t) {
-    if (!t || TREE_CODE(t) == SSA_NAME || TREE_CODE(t) == CONSTRUCTOR || is_gimple_min_invariant(t))
-        return false;
+static bool is_memory(tree t)
+{
+    if (!t || TREE_CODE(t) == SSA_NAME || TREE_CODE(t) == CONSTRUCTOR || is_gimple_min_invariant(t)) return false;
     if (!handled_component_p(t) && TREE_CODE(t) != MEM_REF && TREE_CODE(t) != TARGET_MEM_REF && !VAR_P(t) &&
         TREE_CODE(t) != PARM_DECL && TREE_CODE(t) != RESULT_DECL)
         return false;
@@ -160,9 +163,10 @@ static bool is_memory(tree t) {
 /* The address of memory operand t and its size in bytes (0: not instrumentable, e.g. a
  * variable-sized or non-addressable operand). A bit-field access is widened to its
  * representative field. The base of a local is marked addressable (it lives in memory). */
-static tree address_of(tree t, unsigned *size) {
+static tree address_of(tree t, unsigned *size)
+{
     *size = 0;
-    if (TREE_CODE(t) == BIT_FIELD_REF) {   /* a byte-aligned part of a memory operand (a lane) */
+    if (TREE_CODE(t) == BIT_FIELD_REF) { /* a byte-aligned part of a memory operand (a lane) */
         tree inner = TREE_OPERAND(t, 0);
         if (!tree_fits_uhwi_p(TREE_OPERAND(t, 1)) || !tree_fits_uhwi_p(TREE_OPERAND(t, 2))) return NULL_TREE;
         unsigned HOST_WIDE_INT bits = tree_to_uhwi(TREE_OPERAND(t, 1)), pos = tree_to_uhwi(TREE_OPERAND(t, 2));
@@ -190,39 +194,55 @@ static tree address_of(tree t, unsigned *size) {
 
 /* One access site of the current function, before code is emitted for it. */
 struct site {
-    gimple *stmt;        /* records go just before this statement */
-    tree ops[3];         /* the words to store (pointer or integer expressions) */
+    gimple *stmt; /* records go just before this statement */
+    tree ops[3];  /* the words to store (pointer or integer expressions) */
     unsigned kind, size;
-    bool alone;          /* a group of its own, committed right before stmt (copies, sets) */
+    bool alone; /* a group of its own, committed right before stmt (copies, sets) */
 };
 
 /* Kind and size of an atomic builtin call, 0 if fcode is not one. */
-static unsigned atomic_kind(built_in_function fcode, unsigned *size) {
-    static const struct { built_in_function first; unsigned kind; } fams[] = {
-        {BUILT_IN_ATOMIC_LOAD_1, MSPLUG_K_ATOMIC_LOAD},
-        {BUILT_IN_ATOMIC_STORE_1, MSPLUG_K_ATOMIC_STORE},
-        {BUILT_IN_SYNC_LOCK_RELEASE_1, MSPLUG_K_ATOMIC_STORE},
-        {BUILT_IN_ATOMIC_EXCHANGE_1, MSPLUG_K_ATOMIC_RMW},
-        {BUILT_IN_ATOMIC_COMPARE_EXCHANGE_1, MSPLUG_K_ATOMIC_RMW},
-        {BUILT_IN_ATOMIC_ADD_FETCH_1, MSPLUG_K_ATOMIC_RMW}, {BUILT_IN_ATOMIC_SUB_FETCH_1, MSPLUG_K_ATOMIC_RMW},
-        {BUILT_IN_ATOMIC_AND_FETCH_1, MSPLUG_K_ATOMIC_RMW}, {BUILT_IN_ATOMIC_NAND_FETCH_1, MSPLUG_K_ATOMIC_RMW},
-        {BUILT_IN_ATOMIC_XOR_FETCH_1, MSPLUG_K_ATOMIC_RMW}, {BUILT_IN_ATOMIC_OR_FETCH_1, MSPLUG_K_ATOMIC_RMW},
-        {BUILT_IN_ATOMIC_FETCH_ADD_1, MSPLUG_K_ATOMIC_RMW}, {BUILT_IN_ATOMIC_FETCH_SUB_1, MSPLUG_K_ATOMIC_RMW},
-        {BUILT_IN_ATOMIC_FETCH_AND_1, MSPLUG_K_ATOMIC_RMW}, {BUILT_IN_ATOMIC_FETCH_NAND_1, MSPLUG_K_ATOMIC_RMW},
-        {BUILT_IN_ATOMIC_FETCH_XOR_1, MSPLUG_K_ATOMIC_RMW}, {BUILT_IN_ATOMIC_FETCH_OR_1, MSPLUG_K_ATOMIC_RMW},
-        {BUILT_IN_SYNC_FETCH_AND_ADD_1, MSPLUG_K_ATOMIC_RMW}, {BUILT_IN_SYNC_FETCH_AND_SUB_1, MSPLUG_K_ATOMIC_RMW},
-        {BUILT_IN_SYNC_FETCH_AND_OR_1, MSPLUG_K_ATOMIC_RMW}, {BUILT_IN_SYNC_FETCH_AND_AND_1, MSPLUG_K_ATOMIC_RMW},
-        {BUILT_IN_SYNC_FETCH_AND_XOR_1, MSPLUG_K_ATOMIC_RMW}, {BUILT_IN_SYNC_FETCH_AND_NAND_1, MSPLUG_K_ATOMIC_RMW},
-        {BUILT_IN_SYNC_ADD_AND_FETCH_1, MSPLUG_K_ATOMIC_RMW}, {BUILT_IN_SYNC_SUB_AND_FETCH_1, MSPLUG_K_ATOMIC_RMW},
-        {BUILT_IN_SYNC_OR_AND_FETCH_1, MSPLUG_K_ATOMIC_RMW}, {BUILT_IN_SYNC_AND_AND_FETCH_1, MSPLUG_K_ATOMIC_RMW},
-        {BUILT_IN_SYNC_XOR_AND_FETCH_1, MSPLUG_K_ATOMIC_RMW}, {BUILT_IN_SYNC_NAND_AND_FETCH_1, MSPLUG_K_ATOMIC_RMW},
-        {BUILT_IN_SYNC_BOOL_COMPARE_AND_SWAP_1, MSPLUG_K_ATOMIC_RMW},
-        {BUILT_IN_SYNC_VAL_COMPARE_AND_SWAP_1, MSPLUG_K_ATOMIC_RMW},
-        {BUILT_IN_SYNC_LOCK_TEST_AND_SET_1, MSPLUG_K_ATOMIC_RMW},
+static unsigned atomic_kind(built_in_function fcode, unsigned *size)
+{
+    static const struct {
+        built_in_function first;
+        unsigned kind;
+    } fams[] = {
+        { BUILT_IN_ATOMIC_LOAD_1, MSPLUG_K_ATOMIC_LOAD },
+        { BUILT_IN_ATOMIC_STORE_1, MSPLUG_K_ATOMIC_STORE },
+        { BUILT_IN_SYNC_LOCK_RELEASE_1, MSPLUG_K_ATOMIC_STORE },
+        { BUILT_IN_ATOMIC_EXCHANGE_1, MSPLUG_K_ATOMIC_RMW },
+        { BUILT_IN_ATOMIC_COMPARE_EXCHANGE_1, MSPLUG_K_ATOMIC_RMW },
+        { BUILT_IN_ATOMIC_ADD_FETCH_1, MSPLUG_K_ATOMIC_RMW },
+        { BUILT_IN_ATOMIC_SUB_FETCH_1, MSPLUG_K_ATOMIC_RMW },
+        { BUILT_IN_ATOMIC_AND_FETCH_1, MSPLUG_K_ATOMIC_RMW },
+        { BUILT_IN_ATOMIC_NAND_FETCH_1, MSPLUG_K_ATOMIC_RMW },
+        { BUILT_IN_ATOMIC_XOR_FETCH_1, MSPLUG_K_ATOMIC_RMW },
+        { BUILT_IN_ATOMIC_OR_FETCH_1, MSPLUG_K_ATOMIC_RMW },
+        { BUILT_IN_ATOMIC_FETCH_ADD_1, MSPLUG_K_ATOMIC_RMW },
+        { BUILT_IN_ATOMIC_FETCH_SUB_1, MSPLUG_K_ATOMIC_RMW },
+        { BUILT_IN_ATOMIC_FETCH_AND_1, MSPLUG_K_ATOMIC_RMW },
+        { BUILT_IN_ATOMIC_FETCH_NAND_1, MSPLUG_K_ATOMIC_RMW },
+        { BUILT_IN_ATOMIC_FETCH_XOR_1, MSPLUG_K_ATOMIC_RMW },
+        { BUILT_IN_ATOMIC_FETCH_OR_1, MSPLUG_K_ATOMIC_RMW },
+        { BUILT_IN_SYNC_FETCH_AND_ADD_1, MSPLUG_K_ATOMIC_RMW },
+        { BUILT_IN_SYNC_FETCH_AND_SUB_1, MSPLUG_K_ATOMIC_RMW },
+        { BUILT_IN_SYNC_FETCH_AND_OR_1, MSPLUG_K_ATOMIC_RMW },
+        { BUILT_IN_SYNC_FETCH_AND_AND_1, MSPLUG_K_ATOMIC_RMW },
+        { BUILT_IN_SYNC_FETCH_AND_XOR_1, MSPLUG_K_ATOMIC_RMW },
+        { BUILT_IN_SYNC_FETCH_AND_NAND_1, MSPLUG_K_ATOMIC_RMW },
+        { BUILT_IN_SYNC_ADD_AND_FETCH_1, MSPLUG_K_ATOMIC_RMW },
+        { BUILT_IN_SYNC_SUB_AND_FETCH_1, MSPLUG_K_ATOMIC_RMW },
+        { BUILT_IN_SYNC_OR_AND_FETCH_1, MSPLUG_K_ATOMIC_RMW },
+        { BUILT_IN_SYNC_AND_AND_FETCH_1, MSPLUG_K_ATOMIC_RMW },
+        { BUILT_IN_SYNC_XOR_AND_FETCH_1, MSPLUG_K_ATOMIC_RMW },
+        { BUILT_IN_SYNC_NAND_AND_FETCH_1, MSPLUG_K_ATOMIC_RMW },
+        { BUILT_IN_SYNC_BOOL_COMPARE_AND_SWAP_1, MSPLUG_K_ATOMIC_RMW },
+        { BUILT_IN_SYNC_VAL_COMPARE_AND_SWAP_1, MSPLUG_K_ATOMIC_RMW },
+        { BUILT_IN_SYNC_LOCK_TEST_AND_SET_1, MSPLUG_K_ATOMIC_RMW },
     };
     for (size_t i = 0; i < sizeof fams / sizeof fams[0]; i++) {
         int d = (int)fcode - (int)fams[i].first;
-        if (d >= 0 && d <= 4) {   /* _1, _2, _4, _8, _16 follow each other */
+        if (d >= 0 && d <= 4) { /* _1, _2, _4, _8, _16 follow each other */
             *size = 1u << d;
             return fams[i].kind;
         }
@@ -233,23 +253,26 @@ static unsigned atomic_kind(built_in_function fcode, unsigned *size) {
 /* The function being instrumented: its sites in statement order and its groups. */
 struct fn_state {
     auto_vec<site> sites;
-    auto_vec<unsigned> group_start;   /* index of each group's first site */
+    auto_vec<unsigned> group_start; /* index of each group's first site */
     unsigned has_calls;
 };
 
-static void add_site(fn_state *st, gimple *stmt, unsigned kind, unsigned size, tree a, tree b, tree c, bool alone) {
-    site s = {stmt, {a, b, c}, kind, size, alone};
+static void add_site(fn_state *st, gimple *stmt, unsigned kind, unsigned size, tree a, tree b, tree c, bool alone)
+{
+    site s = { stmt, { a, b, c }, kind, size, alone };
     st->sites.safe_push(s);
 }
 
 /* End the current group (the next site starts a new one). */
-static void close_group(fn_state *st, unsigned *open_from) {
+static void close_group(fn_state *st, unsigned *open_from)
+{
     if (*open_from < st->sites.length()) st->group_start.safe_push(*open_from);
     *open_from = st->sites.length();
 }
 
 /* A read or write of memory operand t by stmt. */
-static void add_access(fn_state *st, gimple *stmt, tree t, bool write) {
+static void add_access(fn_state *st, gimple *stmt, tree t, bool write)
+{
     unsigned size;
     tree addr = address_of(t, &size);
     if (addr) add_site(st, stmt, write ? MSPLUG_K_WRITE : MSPLUG_K_READ, size, addr, NULL_TREE, NULL_TREE, false);
@@ -257,15 +280,14 @@ static void add_access(fn_state *st, gimple *stmt, tree t, bool write) {
 
 /* Sites of a call. Returns true if the call ends the current group (it may run instrumented
  * code or the runtime). */
-static bool call_sites(fn_state *st, gcall *call, unsigned *open_from) {
+static bool call_sites(fn_state *st, gcall *call, unsigned *open_from)
+{
     if (gimple_call_internal_p(call)) {
         internal_fn ifn = gimple_call_internal_fn(call);
         tree ptr = NULL_TREE, sized = NULL_TREE;
         unsigned kind = 0, size = 0;
         switch (ifn) {
-        case IFN_MASK_LOAD:
-            ptr = gimple_call_arg(call, 0), sized = gimple_call_lhs(call), kind = MSPLUG_K_READ;
-            break;
+        case IFN_MASK_LOAD: ptr = gimple_call_arg(call, 0), sized = gimple_call_lhs(call), kind = MSPLUG_K_READ; break;
         case IFN_MASK_STORE:
             ptr = gimple_call_arg(call, 0), sized = gimple_call_arg(call, 3), kind = MSPLUG_K_WRITE;
             break;
@@ -273,16 +295,19 @@ static bool call_sites(fn_state *st, gcall *call, unsigned *open_from) {
             ptr = gimple_call_arg(call, 0), kind = MSPLUG_K_ATOMIC_RMW;
             size = (unsigned)(tree_to_uhwi(gimple_call_arg(call, 3)) & 255);
             break;
-        case IFN_ATOMIC_BIT_TEST_AND_SET: case IFN_ATOMIC_BIT_TEST_AND_COMPLEMENT:
+        case IFN_ATOMIC_BIT_TEST_AND_SET:
+        case IFN_ATOMIC_BIT_TEST_AND_COMPLEMENT:
         case IFN_ATOMIC_BIT_TEST_AND_RESET:
             ptr = gimple_call_arg(call, 0), sized = gimple_call_arg(call, 1), kind = MSPLUG_K_ATOMIC_RMW;
             break;
-        case IFN_ATOMIC_ADD_FETCH_CMP_0: case IFN_ATOMIC_SUB_FETCH_CMP_0: case IFN_ATOMIC_AND_FETCH_CMP_0:
-        case IFN_ATOMIC_OR_FETCH_CMP_0: case IFN_ATOMIC_XOR_FETCH_CMP_0:
+        case IFN_ATOMIC_ADD_FETCH_CMP_0:
+        case IFN_ATOMIC_SUB_FETCH_CMP_0:
+        case IFN_ATOMIC_AND_FETCH_CMP_0:
+        case IFN_ATOMIC_OR_FETCH_CMP_0:
+        case IFN_ATOMIC_XOR_FETCH_CMP_0:
             ptr = gimple_call_arg(call, 1), sized = gimple_call_arg(call, 2), kind = MSPLUG_K_ATOMIC_RMW;
             break;
-        default:
-            return false;   /* expanded inline, no memory of its own */
+        default: return false; /* expanded inline, no memory of its own */
         }
         if (sized) {
             HOST_WIDE_INT s = int_size_in_bytes(TREE_TYPE(sized));
@@ -300,7 +325,9 @@ static bool call_sites(fn_state *st, gcall *call, unsigned *open_from) {
             return false;
         }
         switch (fcode) {
-        case BUILT_IN_MEMCPY: case BUILT_IN_MEMMOVE: case BUILT_IN_MEMPCPY:
+        case BUILT_IN_MEMCPY:
+        case BUILT_IN_MEMMOVE:
+        case BUILT_IN_MEMPCPY:
         case BUILT_IN_MEMSET: {
             bool set = fcode == BUILT_IN_MEMSET;
             tree len = gimple_call_arg(call, 2);
@@ -310,17 +337,25 @@ static bool call_sites(fn_state *st, gcall *call, unsigned *open_from) {
             unsigned k = set ? (fixed ? MSPLUG_K_SET : MSPLUG_K_SET_VAR) : (fixed ? MSPLUG_K_COPY : MSPLUG_K_COPY_VAR);
             tree dst = gimple_call_arg(call, 0), src = set ? NULL_TREE : gimple_call_arg(call, 1);
             tree n = fixed ? NULL_TREE : len;
-            add_site(st, call, k, fixed ? (unsigned)tree_to_uhwi(len) : 0, dst, set ? n : src, set ? NULL_TREE : n, true);
+            add_site(st, call, k, fixed ? (unsigned)tree_to_uhwi(len) : 0, dst, set ? n : src, set ? NULL_TREE : n,
+                     true);
             return true;
         }
-        case BUILT_IN_EXPECT: case BUILT_IN_PREFETCH: case BUILT_IN_ASSUME_ALIGNED: case BUILT_IN_UNREACHABLE:
-        case BUILT_IN_TRAP: case BUILT_IN_RETURN_ADDRESS: case BUILT_IN_FRAME_ADDRESS:
-        case BUILT_IN_ALLOCA: case BUILT_IN_ALLOCA_WITH_ALIGN: case BUILT_IN_STACK_SAVE:
+        case BUILT_IN_EXPECT:
+        case BUILT_IN_PREFETCH:
+        case BUILT_IN_ASSUME_ALIGNED:
+        case BUILT_IN_UNREACHABLE:
+        case BUILT_IN_TRAP:
+        case BUILT_IN_RETURN_ADDRESS:
+        case BUILT_IN_FRAME_ADDRESS:
+        case BUILT_IN_ALLOCA:
+        case BUILT_IN_ALLOCA_WITH_ALIGN:
+        case BUILT_IN_STACK_SAVE:
         case BUILT_IN_STACK_RESTORE:
-        case BUILT_IN_ATOMIC_THREAD_FENCE: case BUILT_IN_ATOMIC_SIGNAL_FENCE: case BUILT_IN_SYNC_SYNCHRONIZE:
-            return false;
-        default:
-            break;
+        case BUILT_IN_ATOMIC_THREAD_FENCE:
+        case BUILT_IN_ATOMIC_SIGNAL_FENCE:
+        case BUILT_IN_SYNC_SYNCHRONIZE: return false;
+        default: break;
         }
     }
     st->has_calls++;
@@ -330,7 +365,8 @@ static bool call_sites(fn_state *st, gcall *call, unsigned *open_from) {
 /* An aggregate copy or clear large enough that expand may call memcpy/memset: a group of its
  * own, so that the runtime's interposed memcpy/memset can see it was recorded. Returns true
  * if stmt was handled so. */
-static bool big_aggregate(fn_state *st, gimple *stmt, unsigned *open_from) {
+static bool big_aggregate(fn_state *st, gimple *stmt, unsigned *open_from)
+{
     if (!gimple_assign_single_p(stmt)) return false;
     tree lhs = gimple_assign_lhs(stmt), rhs = gimple_assign_rhs1(stmt);
     if (is_gimple_reg_type(TREE_TYPE(lhs)) || !is_memory(lhs)) return false;
@@ -348,7 +384,8 @@ static bool big_aggregate(fn_state *st, gimple *stmt, unsigned *open_from) {
 }
 
 /* Collect the sites of bb and split them into groups. */
-static void collect_bb(fn_state *st, basic_block bb) {
+static void collect_bb(fn_state *st, basic_block bb)
+{
     unsigned open_from = st->sites.length();
     for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
         gimple *stmt = gsi_stmt(gsi);
@@ -362,7 +399,7 @@ static void collect_bb(fn_state *st, basic_block bb) {
         } else if (gcall *call = dyn_cast<gcall *>(stmt)) {
             if (call_sites(st, call, &open_from)) close_group(st, &open_from);
             /* a call's memory result or aggregate arguments: copied by code expand makes (not seen) */
-            if (gimple_call_tail_p(call)) gimple_call_set_tail(call, false);   /* exit hook after it */
+            if (gimple_call_tail_p(call)) gimple_call_set_tail(call, false); /* exit hook after it */
         }
         /* a group's words must fit its reservation */
         unsigned words = 1;
@@ -374,30 +411,35 @@ static void collect_bb(fn_state *st, basic_block bb) {
 
 /* ---- emitting ---- */
 
-static tree word_ref(tree base, unsigned word) {
+static tree word_ref(tree base, unsigned word)
+{
     return build2(MEM_REF, word_type, base, build_int_cst(word_ptr, 8 * word));
 }
 
 /* tmp = expr (as a word), before gsi. */
-static tree as_word(gimple_stmt_iterator *gsi, tree expr) {
+static tree as_word(gimple_stmt_iterator *gsi, tree expr)
+{
     return force_gimple_operand_gsi(gsi, fold_convert(word_type, expr), true, NULL_TREE, true, GSI_SAME_STMT);
 }
 
-static void insert_before(gimple_stmt_iterator *gsi, gimple *g, location_t loc) {
+static void insert_before(gimple_stmt_iterator *gsi, gimple *g, location_t loc)
+{
     gimple_set_location(g, loc);
     gsi_insert_before(gsi, g, GSI_SAME_STMT);
 }
 
 /* The label of site index idx of table: "1:" here, and (1b + 1, &table[idx]) into the pairs
  * section (the function's COMDAT group if it has one, so the pair goes with the code). */
-static gimple *site_label(const char *table, unsigned idx, const char *comdat) {
+static gimple *site_label(const char *table, unsigned idx, const char *comdat)
+{
     char text[512];
     if (comdat)
         snprintf(text, sizeof text,
                  "1:\n\t.pushsection %s,\"awG\",@progbits,%s,comdat\n\t.balign 8\n\t.quad 1b+1, %s+%u\n\t.popsection",
                  MSPLUG_PCS_SECTION, comdat, table, 16 * idx);
     else
-        snprintf(text, sizeof text, "1:\n\t.pushsection %s,\"aw\",@progbits\n\t.balign 8\n\t.quad 1b+1, %s+%u\n\t.popsection",
+        snprintf(text, sizeof text,
+                 "1:\n\t.pushsection %s,\"aw\",@progbits\n\t.balign 8\n\t.quad 1b+1, %s+%u\n\t.popsection",
                  MSPLUG_PCS_SECTION, table, 16 * idx);
     gasm *g = gimple_build_asm_vec(ggc_strdup(text), NULL, NULL, NULL, NULL);
     gimple_asm_set_volatile(g, true);
@@ -406,7 +448,8 @@ static gimple *site_label(const char *table, unsigned idx, const char *comdat) {
 
 /* Emit group g (sites [first, end)) of the function's table. */
 static void emit_group(fn_state *st, unsigned first, unsigned end, tree table, const char *table_name,
-                       const char *comdat) {
+                       const char *comdat)
+{
     unsigned words = 1;
     for (unsigned i = first; i < end; i++) words += msplug_site_words(st->sites[i].kind);
     gimple *s0 = st->sites[first].stmt;
@@ -419,8 +462,8 @@ static void emit_group(fn_state *st, unsigned first, unsigned end, tree table, c
     insert_before(&gsi, gimple_build_assign(b, build_fold_addr_expr(elt0)), loc);
     tree n0 = make_ssa_name(word_type);
     insert_before(&gsi, gimple_build_assign(n0, word_ref(b, 0)), loc);
-    gcond *cond = gimple_build_cond(GT_EXPR, n0, build_int_cst(word_type, MSPLUG_BUF_WORDS - words), NULL_TREE,
-                                    NULL_TREE);
+    gcond *cond =
+        gimple_build_cond(GT_EXPR, n0, build_int_cst(word_type, MSPLUG_BUF_WORDS - words), NULL_TREE, NULL_TREE);
     gimple_set_location(cond, loc);
     basic_block then_bb, fall_bb;
     gimple_stmt_iterator at = gsi;
@@ -447,7 +490,9 @@ static void emit_group(fn_state *st, unsigned first, unsigned end, tree table, c
     tree elt = build4(ARRAY_REF, TREE_TYPE(TREE_TYPE(table)), table, size_int(2 * first), NULL_TREE, NULL_TREE);
     tree hdr = as_word(&gsi, build_fold_addr_expr(elt));
     tree hdr_tagged = make_ssa_name(word_type);
-    insert_before(&gsi, gimple_build_assign(hdr_tagged, BIT_IOR_EXPR, hdr, build_int_cst(word_type, HOST_WIDE_INT_M1U << 63)), loc);
+    insert_before(&gsi,
+                  gimple_build_assign(hdr_tagged, BIT_IOR_EXPR, hdr, build_int_cst(word_type, HOST_WIDE_INT_M1U << 63)),
+                  loc);
     insert_before(&gsi, gimple_build_assign(word_ref(p, 1), hdr_tagged), loc);
 
     unsigned w = 2;
@@ -460,7 +505,7 @@ static void emit_group(fn_state *st, unsigned first, unsigned end, tree table, c
             tree v = as_word(&gsi, s.ops[j]);
             insert_before(&gsi, gimple_build_assign(word_ref(p, w++), v), sloc);
         }
-        if (i + 1 == end) {   /* commit: b[0] = n + words */
+        if (i + 1 == end) { /* commit: b[0] = n + words */
             tree nk = make_ssa_name(word_type);
             insert_before(&gsi, gimple_build_assign(nk, PLUS_EXPR, n, build_int_cst(word_type, words)), sloc);
             insert_before(&gsi, gimple_build_assign(word_ref(b, 0), nk), sloc);
@@ -470,7 +515,8 @@ static void emit_group(fn_state *st, unsigned first, unsigned end, tree table, c
 }
 
 /* The static site table of the current function (not yet filled). */
-static tree make_table(unsigned nsites, char *name, size_t namelen) {
+static tree make_table(unsigned nsites, char *name, size_t namelen)
+{
     snprintf(name, namelen, "__memspy_sites.%u", table_counter++);
     tree type = build_array_type_nelts(long_long_unsigned_type_node, 2 * nsites);
     tree t = build_decl(UNKNOWN_LOCATION, VAR_DECL, get_identifier(name), type);
@@ -488,7 +534,8 @@ static tree make_table(unsigned nsites, char *name, size_t namelen) {
 }
 
 /* Fill the table's initializer: {0, info} per site, MSPLUG_F_LAST on each group's last. */
-static void fill_table(fn_state *st, tree table) {
+static void fill_table(fn_state *st, tree table)
+{
     vec<constructor_elt, va_gc> *elts = NULL;
     unsigned ng = st->group_start.length();
     for (unsigned g = 0; g < ng; g++) {
@@ -506,7 +553,8 @@ static void fill_table(fn_state *st, tree table) {
 
 /* __memspy_func_entry (__builtin_return_address (0)) at entry, __memspy_func_exit () before
  * each return. */
-static void emit_entry_exit(void) {
+static void emit_entry_exit(void)
+{
     gimple_seq seq = NULL;
     tree ra = make_ssa_name(ptr_type_node);
     gcall *g = gimple_build_call(builtin_decl_implicit(BUILT_IN_RETURN_ADDRESS), 1, integer_zero_node);
@@ -515,7 +563,8 @@ static void emit_entry_exit(void) {
     gimple_seq_add_stmt(&seq, gimple_build_call(entry_decl, 1, ra));
     edge e;
     edge_iterator ei;
-    FOR_EACH_EDGE(e, ei, EXIT_BLOCK_PTR_FOR_FN(cfun)->preds) {
+    FOR_EACH_EDGE(e, ei, EXIT_BLOCK_PTR_FOR_FN(cfun)->preds)
+    {
         gimple_stmt_iterator gsi = gsi_last_bb(e->src);
         if (gsi_end_p(gsi) || gimple_code(gsi_stmt(gsi)) != GIMPLE_RETURN) continue;
         gcall *x = gimple_build_call(exit_decl, 0);
@@ -527,7 +576,8 @@ static void emit_entry_exit(void) {
 
 /* The pass body: instrument the current function (cfun, in SSA form, after the loop and
  * vector optimisations). */
-static unsigned int instrument_function(function *fun) {
+static unsigned int instrument_function(function *fun)
+{
     make_decls();
     fn_state st;
     st.has_calls = 0;
@@ -537,8 +587,7 @@ static unsigned int instrument_function(function *fun) {
     for (unsigned i = 0; i < bbs.length(); i++) collect_bb(&st, bbs[i]);
     unsigned nsites = st.sites.length();
     if (opt_verbose)
-        fprintf(stderr, "memspy_gcc: %s: %u sites in %u groups\n", function_name(fun), nsites,
-                st.group_start.length());
+        fprintf(stderr, "memspy_gcc: %s: %u sites in %u groups\n", function_name(fun), nsites, st.group_start.length());
     if (nsites == 0 && st.has_calls == 0) return 0;
     free_dominance_info(CDI_DOMINATORS);
     free_dominance_info(CDI_POST_DOMINATORS);
@@ -569,7 +618,8 @@ struct memspy_pass : gimple_opt_pass {
     memspy_pass(gcc::context *ctx) : gimple_opt_pass(memspy_pass_data, ctx) {}
     /* Skips our constructor, naked functions (no prologue to call from) and functions marked
      * no_instrument_function. */
-    bool gate(function *fun) final override {
+    bool gate(function *fun) final override
+    {
         tree attrs = DECL_ATTRIBUTES(fun->decl);
         return !building_ctor && !lookup_attribute("no_instrument_function", attrs) &&
                !lookup_attribute("naked", attrs);
@@ -581,20 +631,20 @@ struct memspy_pass : gimple_opt_pass {
  * __memspy_register_pcs (&__start___memspy_pcs, &__stop___memspy_pcs), which also activates
  * the runtime (as __tsan_init does) before the unit's own constructors run (its priority
  * comes first). */
-static void finish_unit(void *, void *) {
+static void finish_unit(void *, void *)
+{
     if (!any_instrumented) return;
     building_ctor = true;
     /* The section's bounds are weak and hidden: declared here, in the constructor's own code,
      * since the unit's external declarations were already written out. */
-    static const char directives[] =
-        ".weak __start_" MSPLUG_PCS_SECTION "\n\t.hidden __start_" MSPLUG_PCS_SECTION
-        "\n\t.weak __stop_" MSPLUG_PCS_SECTION "\n\t.hidden __stop_" MSPLUG_PCS_SECTION;
+    static const char directives[] = ".weak __start_" MSPLUG_PCS_SECTION "\n\t.hidden __start_" MSPLUG_PCS_SECTION
+                                     "\n\t.weak __stop_" MSPLUG_PCS_SECTION "\n\t.hidden __stop_" MSPLUG_PCS_SECTION;
     tree text = build_string(sizeof directives, directives);
     tree asm_stmt = build5(ASM_EXPR, void_type_node, text, NULL_TREE, NULL_TREE, NULL_TREE, NULL_TREE);
     ASM_INPUT_P(asm_stmt) = 1;
     ASM_VOLATILE_P(asm_stmt) = 1;
-    tree call = build_call_expr(register_decl, 2, build_fold_addr_expr(pcs_start_decl),
-                                build_fold_addr_expr(pcs_stop_decl));
+    tree call =
+        build_call_expr(register_decl, 2, build_fold_addr_expr(pcs_start_decl), build_fold_addr_expr(pcs_stop_decl));
     tree body = alloc_stmt_list();
     append_to_statement_list(asm_stmt, &body);
     append_to_statement_list(call, &body);
@@ -603,25 +653,27 @@ static void finish_unit(void *, void *) {
 }
 
 static const ggc_root_tab memspy_roots[] = {
-    {&word_type, 1, sizeof word_type, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node},
-    {&word_ptr, 1, sizeof word_ptr, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node},
-    {&buf_decl, 1, sizeof buf_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node},
-    {&flush_decl, 1, sizeof flush_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node},
-    {&entry_decl, 1, sizeof entry_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node},
-    {&exit_decl, 1, sizeof exit_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node},
-    {&register_decl, 1, sizeof register_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node},
-    {&pcs_start_decl, 1, sizeof pcs_start_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node},
-    {&pcs_stop_decl, 1, sizeof pcs_stop_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node},
+    { &word_type, 1, sizeof word_type, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
+    { &word_ptr, 1, sizeof word_ptr, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
+    { &buf_decl, 1, sizeof buf_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
+    { &flush_decl, 1, sizeof flush_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
+    { &entry_decl, 1, sizeof entry_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
+    { &exit_decl, 1, sizeof exit_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
+    { &register_decl, 1, sizeof register_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
+    { &pcs_start_decl, 1, sizeof pcs_start_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
+    { &pcs_stop_decl, 1, sizeof pcs_stop_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
     LAST_GGC_ROOT_TAB,
 };
 
 static plugin_info memspy_info = {
-    "0.1", "memspy: inline capture of memory accesses after vectorisation (see the file header)",
+    "0.1",
+    "memspy: inline capture of memory accesses after vectorisation (see the file header)",
 };
 
 /* Entry point: check the GCC version, the options, then register the pass (before
  * "optimized"), the GC roots and the end-of-unit constructor. */
-int plugin_init(plugin_name_args *info, plugin_gcc_version *version) {
+int plugin_init(plugin_name_args *info, plugin_gcc_version *version)
+{
     if (!plugin_default_version_check(version, &gcc_version)) {
         error("%s: built for GCC %s, loaded into GCC %s", info->full_name, gcc_version.basever, version->basever);
         return 1;
