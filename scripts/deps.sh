@@ -14,8 +14,9 @@ PKGS="cmake make gcc g++ clang gfortran pkg-config libdw-dev libelf-dev libjanss
 zlib1g-dev libzstd-dev libsqlite3-dev libomp-14-dev gcc-${GCC_MAJOR:-12}-plugin-dev"
 # valgrind: callgrind_annotate and Cachegrind; jq: the e2e assertions; autoconf/automake: the
 # build-system test; chromium: the HTML report's browser test; util-linux: script(1), unshare
-# (the full-disk test's tmpfs); sqlite3: holding a lock on the run database in the tests.
-TEST_PKGS="valgrind jq binutils autoconf automake chromium util-linux sqlite3"
+# (the full-disk test's tmpfs); sqlite3: holding a lock on the run database in the tests;
+# clang-format-14: the formatting check (CTest format).
+TEST_PKGS="valgrind jq binutils autoconf automake chromium util-linux sqlite3 clang-format-14"
 [ "${1:-}" = test ] && PKGS="$PKGS $TEST_PKGS"
 [ "${1:-}" = format ] && PKGS="clang-format-14"
 missing=""
