@@ -44,7 +44,7 @@
 #define MSPLUG_ABI_VERSION 2u /* 2: block words, block and loop tables */
 #define MSPLUG_BUF_WORDS 4096u
 /* At most this many words in one group (the plugin splits longer runs). */
-#define MSPLUG_GROUP_MAX_WORDS 192u
+#define MSPLUG_GROUP_MAX_WORDS 192u /* < 256: MSPLUG_INFO_GROUP_WORDS */
 
 /* Site kinds: how many words a site reads from the buffer and what it records. */
 enum {
@@ -65,6 +65,11 @@ enum {
 #define MSPLUG_INFO_SIZE(info) ((uint32_t)(info))
 #define MSPLUG_INFO_KIND(info) ((uint32_t)((info) >> 32) & 0xffu)
 #define MSPLUG_INFO_FLAGS(info) ((uint32_t)((info) >> 48))
+/* The first site of a group also holds the number of address words of the whole group (bits
+ * 40-47; at most MSPLUG_GROUP_MAX_WORDS), so that a reader that wants only block words skips a
+ * group in one step. 0 in tables of ABI version 1. */
+#define MSPLUG_INFO_GROUP_WORDS(words) ((uint64_t)(uint8_t)(words) << 40)
+#define MSPLUG_INFO_GET_GROUP_WORDS(info) ((uint32_t)((info) >> 40) & 0xffu)
 
 typedef struct {
     uint64_t pc;   /* filled by __memspy_register_pcs; 0 if the compiler dropped the label */

@@ -699,6 +699,11 @@ static void fill_table(fn_state *st, tree table)
         for (unsigned i = first; i < end; i++) {
             const site &s = st->sites[i];
             uint64_t info = MSPLUG_INFO(s.size, s.kind, i + 1 == end ? MSPLUG_F_LAST : 0);
+            if (i == first) {
+                unsigned words = 0;
+                for (unsigned j = first; j < end; j++) words += msplug_site_words(st->sites[j].kind);
+                info |= MSPLUG_INFO_GROUP_WORDS(words);
+            }
             CONSTRUCTOR_APPEND_ELT(elts, size_int(2 * i), build_int_cst(long_long_unsigned_type_node, 0));
             CONSTRUCTOR_APPEND_ELT(elts, size_int(2 * i + 1), build_int_cstu(long_long_unsigned_type_node, info));
         }
