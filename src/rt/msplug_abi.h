@@ -110,7 +110,13 @@ typedef struct {
     uint64_t info;       /* MSPLUG_BLOCK_INFO */
     uint64_t id;         /* filled by the runtime: run-global block id + 1 (0: not registered) */
     uint64_t loop_table; /* address of the function's msplug_loop_table, 0 if none */
+    uint64_t lines;      /* MSPLUG_BLOCK_LINES: its statements' lines in the function's own file */
 } msplug_block;
+
+/* Words of a block descriptor (the plugin's tables are arrays of 64-bit words). */
+#define MSPLUG_BLOCK_WORDS 5u
+/* The first and last source line of a block's statements (0: unknown). */
+#define MSPLUG_BLOCK_LINES(first, last) ((uint64_t)(uint32_t)(first) | (uint64_t)(uint32_t)(last) << 32)
 
 /* A natural loop: the descriptor of its header block, its parent's index in the same table
  * (MSPLUG_NO_LOOP: outermost) and its depth (1 = outermost). */
