@@ -6,12 +6,13 @@
 
 static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
 
-/* The innermost frame of pc (a block's pc is its first statement + 1, like a return
- * address, so that pc - 1 lies in the block). */
+/* The outermost frame of pc: the function whose code holds it, not one inlined there (a
+ * block's pc is its first statement + 1, like a return address, so that pc - 1 lies in the
+ * block). */
 static const ms_frame *frame_of(ms_symbolizer *sym, uint64_t pc)
 {
     const ms_sym *s = pc ? ms_symbolize(sym, pc, true) : NULL;
-    return s && s->nframes ? &s->frames[0] : NULL;
+    return s && s->nframes ? &s->frames[s->nframes - 1] : NULL;
 }
 
 int ms_analyze_blocks(const ms_raw *raw, ms_symbolizer *sym, ms_model *m)

@@ -65,6 +65,15 @@ static uint64_t *function_stall(func_stall *fs, size_t *nfs, const char *func)
     return &fs[(*nfs)++].stall;
 }
 
+/* The function whose code holds the context (its outermost frame: a loop belongs to the
+ * function it was compiled in, whatever was inlined into it), readable. */
+static const char *outer_function(ms_symbolizer *sym, const ms_code_place *p)
+{
+    const ms_sym *s = p->pc ? ms_symbolize(sym, p->pc, true) : NULL;
+    const ms_frame *f = s && s->nframes ? &s->frames[s->nframes - 1] : p->frame;
+    return ms_symbolizer_readable(sym, f->func);
+}
+
 static char *loop_name(const char *func, const ms_loop_stat *l)
 {
     char *s = NULL;
@@ -93,7 +102,7 @@ static int place_loops(const ms_raw *raw, ms_symbolizer *sym, const ms_model *m,
         stall[raw->counters[i].ctx] += raw->counters[i].c.stall_read + raw->counters[i].c.stall_write;
     /* each context's innermost loop; stall per loop (nested loops included) and per function */
     for (size_t i = 0; rc == 0 && i < n; i++) {
-        const char *func = ms_symbolizer_readable(sym, places[i].frame->func);
+        const char *func = outer_function(sym, &places[i]);
         loop[i] = loop_of(bp, nbp, m, places[i].pc, func);
         uint64_t s = places[i].ctx <= max_ctx ? stall[places[i].ctx] : 0;
         *function_stall(fs, &nfs, func) += s;
@@ -102,7 +111,7 @@ static int place_loops(const ms_raw *raw, ms_symbolizer *sym, const ms_model *m,
     }
     /* the innermost loop holding at least `share` of its function's stall */
     for (size_t i = 0; rc == 0 && i < n; i++) {
-        const char *func = ms_symbolizer_readable(sym, places[i].frame->func);
+        const char *func = outer_function(sym, &places[i]);
         uint64_t fstall = *function_stall(fs, &nfs, func);
         uint32_t chosen = UINT32_MAX;
         for (uint32_t l = loop[i], guard = 0; l != UINT32_MAX && guard < m->nloops; l = m->loops[l].parent, guard++)
@@ -114,7 +123,7 @@ static int place_loops(const ms_raw *raw, ms_symbolizer *sym, const ms_model *m,
             places[i].name = strdup(places[i].frame->func);
             places[i].line = places[i].frame->decl_line;
         } else {
-            places[i].name = loop_name(places[i].frame->func, &m->loops[chosen]);
+            places[i].name = loop_name(func, &m->loops[chosen]);
             places[i].line = m->loops[chosen].line;
         }
         if (!places[i].name) rc = -1;

@@ -400,6 +400,15 @@ static bool big_aggregate(fn_state *st, gimple *stmt, unsigned *open_from)
     return true;
 }
 
+/* Whether stmt comes from a function inlined here (its lines are the callee's, not this
+ * function's). */
+static bool inlined_stmt(gimple *stmt)
+{
+    for (tree b = gimple_block(stmt); b && TREE_CODE(b) == BLOCK; b = BLOCK_SUPERCONTEXT(b))
+        if (inlined_function_outer_scope_p(b)) return true;
+    return false;
+}
+
 /* Collect the sites of bb, split them into groups, and describe bb as a counted block if it
  * has a statement. */
 static void collect_bb(fn_state *st, basic_block bb)
@@ -418,7 +427,7 @@ static void collect_bb(fn_state *st, basic_block bb)
         if (!first) first = stmt;
         stmts++;
         expanded_location xl = expand_location(gimple_location(stmt));
-        if (xl.line > 0 && xl.file && fn_file && strcmp(xl.file, fn_file) == 0) {
+        if (xl.line > 0 && xl.file && fn_file && strcmp(xl.file, fn_file) == 0 && !inlined_stmt(stmt)) {
             if (!first_line || (unsigned)xl.line < first_line) first_line = (unsigned)xl.line;
             if ((unsigned)xl.line > last_line) last_line = (unsigned)xl.line;
         }
