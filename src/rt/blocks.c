@@ -112,13 +112,14 @@ static int grow(ms_thread_data *d, uint32_t id)
     return 0;
 }
 
-void ms_blocks_count(ms_thread_data *d, const msplug_block *b)
+void ms_blocks_count(ms_thread_data *d, const msplug_block *b, uint64_t n)
 {
     uint64_t id1 = b->id;
     if (MS_UNLIKELY(!id1)) return; /* its module's constructor has not run yet */
     uint32_t id = (uint32_t)(id1 - 1);
     if (MS_UNLIKELY(id >= d->blk_cap) && grow(d, id) < 0) return;
-    if (d->blk_pending[id]++ == 0) d->blk_list[d->blk_npending++] = id;
+    if (d->blk_pending[id] == 0) d->blk_list[d->blk_npending++] = id;
+    d->blk_pending[id] += n;
 }
 
 void ms_blocks_emit_work(ms_thread *t)

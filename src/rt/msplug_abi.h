@@ -140,6 +140,11 @@ typedef struct {
 #define MSPLUG_SYM_ENTRY "__memspy_func_entry"
 #define MSPLUG_SYM_EXIT "__memspy_func_exit"
 #define MSPLUG_SYM_REGISTER "__memspy_register_pcs"
+#define MSPLUG_SYM_PLAIN "__memspy_plain"
+/* Values of __memspy_plain. */
+#define MSPLUG_RUN_CAPTURE 0
+#define MSPLUG_RUN_PLAIN 1
+#define MSPLUG_RUN_COUNT 2
 #define MSPLUG_SYM_REGISTER_BLOCKS "__memspy_register_blocks"
 
 #ifndef MSPLUG_NO_DECLS
@@ -151,6 +156,10 @@ void __memspy_flush(void);
 /* Function entry (caller_ra: the function's return address) and exit: the shadow call stack. */
 void __memspy_func_entry(void *caller_ra);
 void __memspy_func_exit(void);
+/* Which version of each versioned function runs (MSPLUG_RUN_*), read once per call at its
+ * entry: the instrumented body (0), the plain copy (MEMSPY_MODE=time) or the counting copy,
+ * which has block words only (MEMSPY_MODE=count). */
+extern int __memspy_plain;
 /* A constructor per instrumented translation unit: the module's (pc, site) pairs. */
 void __memspy_register_pcs(const msplug_pc_pair *begin, const msplug_pc_pair *end);
 /* A constructor per instrumented translation unit: the module's (pc, block) pairs. */

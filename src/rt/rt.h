@@ -482,8 +482,8 @@ extern int ms_count_only;
 
 /* Blocks registered so far (run-global ids 0 .. n-1). */
 uint32_t ms_blocks_registered(void);
-/* One execution of block b by the thread owning d (the drain's hot path). */
-void ms_blocks_count(ms_thread_data *d, const msplug_block *b);
+/* n executions of block b by the thread owning d (the drain's hot path). */
+void ms_blocks_count(ms_thread_data *d, const msplug_block *b, uint64_t n);
 /* Threads mode: t's pending block counts as WORK events into its buffer, then cleared. */
 void ms_blocks_emit_work(ms_thread *t);
 /* Fold d's pending counts into its totals (a data block handed to a new thread). */

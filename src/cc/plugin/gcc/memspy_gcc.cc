@@ -66,6 +66,9 @@
 #include "varasm.h"
 #include "diagnostic-core.h"
 #include "cfgloop.h"
+#include "cfgloopmanip.h"
+#include "cfghooks.h"
+#include "tree-into-ssa.h"
 #include "tree-cfg.h"
 #include "attribs.h"
 #include "tree-iterator.h"
@@ -79,12 +82,14 @@ int plugin_is_GPL_compatible;
 
 static const char *plugin_name_s = "memspy_gcc";
 static bool opt_verbose;
+static bool opt_noversion; /* -fplugin-arg-memspy_gcc-noversion: no uninstrumented copies */
 
 /* Trees kept across functions: registered as GC roots in plugin_init. */
 static tree word_type; /* a 64-bit unsigned type with an alias set of its own */
 static tree word_ptr;  /* word_type * */
 static tree buf_decl;  /* extern __thread word __memspy_buf[1 + MSPLUG_BUF_WORDS] */
 static tree flush_decl, entry_decl, exit_decl, register_decl, register_blocks_decl;
+static tree plain_decl; /* extern int __memspy_plain: run the uninstrumented copies */
 static tree pcs_start_decl, pcs_stop_decl, bpcs_start_decl, bpcs_stop_decl;
 
 static unsigned table_counter; /* site tables made in this translation unit */
@@ -138,6 +143,10 @@ static void make_decls(void)
                                build_function_type_list(void_type_node, ptr_type_node, ptr_type_node, NULL_TREE));
     register_blocks_decl = runtime_fn(
         MSPLUG_SYM_REGISTER_BLOCKS, build_function_type_list(void_type_node, ptr_type_node, ptr_type_node, NULL_TREE));
+    plain_decl = build_decl(UNKNOWN_LOCATION, VAR_DECL, get_identifier(MSPLUG_SYM_PLAIN), integer_type_node);
+    TREE_PUBLIC(plain_decl) = 1;
+    DECL_EXTERNAL(plain_decl) = 1;
+    DECL_ARTIFICIAL(plain_decl) = 1;
     pcs_start_decl = linker_symbol("__start_" MSPLUG_PCS_SECTION);
     pcs_stop_decl = linker_symbol("__stop_" MSPLUG_PCS_SECTION);
     bpcs_start_decl = linker_symbol("__start_" MSPLUG_BLOCK_PCS_SECTION);
@@ -709,7 +718,7 @@ static void fill_table(fn_state *st, tree table)
 
 /* __memspy_func_entry (__builtin_return_address (0)) at entry, __memspy_func_exit () before
  * each return. */
-static void emit_entry_exit(void)
+static void emit_entry_exit(edge entry, const auto_vec<gimple *> &returns)
 {
     gimple_seq seq = NULL;
     tree ra = make_ssa_name(ptr_type_node);
@@ -717,17 +726,125 @@ static void emit_entry_exit(void)
     gimple_call_set_lhs(g, ra);
     gimple_seq_add_stmt(&seq, g);
     gimple_seq_add_stmt(&seq, gimple_build_call(entry_decl, 1, ra));
-    edge e;
-    edge_iterator ei;
-    FOR_EACH_EDGE(e, ei, EXIT_BLOCK_PTR_FOR_FN(cfun)->preds)
-    {
-        gimple_stmt_iterator gsi = gsi_last_bb(e->src);
-        if (gsi_end_p(gsi) || gimple_code(gsi_stmt(gsi)) != GIMPLE_RETURN) continue;
+    for (unsigned i = 0; i < returns.length(); i++) {
+        gimple_stmt_iterator gsi = gsi_for_stmt(returns[i]);
         gcall *x = gimple_build_call(exit_decl, 0);
-        gimple_set_location(x, gimple_location(gsi_stmt(gsi)));
+        gimple_set_location(x, gimple_location(returns[i]));
         gsi_insert_before(&gsi, x, GSI_SAME_STMT);
     }
-    gsi_insert_seq_on_edge_immediate(single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(cfun)), seq);
+    gsi_insert_seq_on_edge_immediate(entry, seq);
+}
+
+/* ---- versioning: uninstrumented and counting-only copies (MEMSPY_MODE=time, count) ---- */
+
+/* Where the versions of the current function start and end. */
+struct fn_version {
+    edge entry;                     /* the edge into the instrumented body (its entry hook) */
+    auto_vec<gimple *> returns;     /* the body's return statements (their exit hooks) */
+    auto_vec<gimple *> count_first; /* per counted block: its first statement in the counting
+                                     * copy (empty when not versioned) */
+};
+
+/* The first statement of bb that a block word goes before (as collect_bb chooses it). */
+static gimple *first_statement(basic_block bb)
+{
+    for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
+        gimple *stmt = gsi_stmt(gsi);
+        if (!is_gimple_debug(stmt) && !gimple_clobber_p(stmt) && gimple_code(stmt) != GIMPLE_LABEL &&
+            gimple_code(stmt) != GIMPLE_NOP)
+            return stmt;
+    }
+    return NULL;
+}
+
+/* Copy the blocks bbs (all of the function's), with a copy of each loop in outer (the
+ * function's outermost loops) and of their inner loops. Returns the copy of first; firsts
+ * (if not NULL) receives, per counted block of st, its first statement in the copy. */
+static basic_block copy_body(function *fun, const auto_vec<basic_block> &bbs, basic_block first,
+                             const auto_vec<class loop *> &outer, const fn_state *st, auto_vec<gimple *> *firsts)
+{
+    unsigned n = bbs.length();
+    initialize_original_copy_tables();
+    class loop *root = loops_for_fn(fun) ? loops_for_fn(fun)->tree_root : NULL;
+    for (unsigned i = 0; root && i < outer.length(); i++) duplicate_subloops(outer[i], duplicate_loop(outer[i], root));
+    auto_vec<basic_block> copies;
+    copies.safe_grow_cleared(n);
+    copy_bbs(const_cast<basic_block *>(bbs.address()), n, copies.address(), NULL, 0, NULL, root,
+             EXIT_BLOCK_PTR_FOR_FN(fun)->prev_bb, false);
+    add_phi_args_after_copy(copies.address(), n, NULL);
+    basic_block first_copy = get_bb_copy(first);
+    for (unsigned i = 0; firsts && i < st->blocks.length(); i++)
+        firsts->safe_push(first_statement(get_bb_copy(st->blocks[i].bb)));
+    free_original_copy_tables();
+    return first_copy;
+}
+
+/* At the end of bb: "t == value" (t: an int SSA name) going to yes, else to the fallthru
+ * successor no (both edges even). */
+static void dispatch(basic_block bb, tree t, int value, basic_block yes, location_t loc)
+{
+    gimple_stmt_iterator gsi = gsi_last_bb(bb);
+    gcond *cond = gimple_build_cond(EQ_EXPR, t, build_int_cst(integer_type_node, value), NULL_TREE, NULL_TREE);
+    gimple_set_location(cond, loc);
+    gsi_insert_after(&gsi, cond, GSI_NEW_STMT);
+    edge no = single_succ_edge(bb);
+    no->flags = (no->flags & ~EDGE_FALLTHRU) | EDGE_FALSE_VALUE;
+    no->probability = profile_probability::even();
+    edge e = make_edge(bb, yes, EDGE_TRUE_VALUE);
+    e->probability = profile_probability::even();
+}
+
+/* Version the current function, whose blocks `collected` were just collected into st (CFG in
+ * SSA form, after the optimisers): copy every block twice, loops included, and dispatch once
+ * at entry on the runtime's flag:
+ *     t = __memspy_plain;
+ *     if (t == MSPLUG_RUN_PLAIN) goto <plain copy>;
+ *     if (t == MSPLUG_RUN_COUNT) goto <counting copy>;
+ *     <the body>
+ * The pass then instruments the body fully and gives the counting copy block words only
+ * (same descriptors, so the counts are the same blocks'); the plain copy stays as gcc had it,
+ * so it runs at native speed. The copies' statements keep their locations, so their pcs
+ * symbolize to the same functions and lines (their own DWARF line rows). Not versioned
+ * (returns false; v still describes the body): with -fplugin-arg-memspy_gcc-noversion,
+ * functions calling setjmp or with nonlocal labels, and blocks GCC cannot duplicate (abnormal
+ * edges, some internal calls). */
+static bool version_function(function *fun, const auto_vec<basic_block> &collected, const fn_state *st, fn_version *v)
+{
+    for (unsigned i = 0; i < collected.length(); i++) {
+        gimple_stmt_iterator gsi = gsi_last_bb(collected[i]);
+        if (!gsi_end_p(gsi) && gimple_code(gsi_stmt(gsi)) == GIMPLE_RETURN) v->returns.safe_push(gsi_stmt(gsi));
+    }
+    v->entry = single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(fun));
+    if (opt_noversion || fun->calls_setjmp || fun->has_nonlocal_label || fun->has_forced_label_in_static ||
+        !can_copy_bbs_p(const_cast<basic_block *>(collected.address()), collected.length()))
+        return false;
+    /* a fresh first block (one predecessor, no phis): the copies' way in */
+    basic_block first = split_edge(v->entry);
+    auto_vec<basic_block> bbs;
+    basic_block bb;
+    FOR_EACH_BB_FN(bb, fun) bbs.safe_push(bb);
+    auto_vec<class loop *> outer;
+    class loop *root = loops_for_fn(fun) ? loops_for_fn(fun)->tree_root : NULL;
+    for (class loop *l = root ? root->inner : NULL; l; l = l->next) outer.safe_push(l);
+    free_dominance_info(CDI_DOMINATORS);
+    free_dominance_info(CDI_POST_DOMINATORS);
+    basic_block plain = copy_body(fun, bbs, first, outer, st, NULL);
+    basic_block count = copy_body(fun, bbs, first, outer, st, &v->count_first);
+
+    /* the dispatch, in two blocks before the body */
+    location_t loc = DECL_SOURCE_LOCATION(fun->decl);
+    basic_block d2 = split_edge(single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(fun)));
+    basic_block d1 = split_edge(single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(fun)));
+    gimple_stmt_iterator gsi = gsi_last_bb(d1);
+    tree t = make_ssa_name(integer_type_node);
+    gimple *load = gimple_build_assign(t, plain_decl);
+    gimple_set_location(load, loc);
+    gsi_insert_after(&gsi, load, GSI_NEW_STMT);
+    dispatch(d1, t, MSPLUG_RUN_PLAIN, plain, loc);
+    dispatch(d2, t, MSPLUG_RUN_COUNT, count, loc);
+    v->entry = find_edge(d2, first);
+    update_ssa(TODO_update_ssa); /* the copies' definitions */
+    return true;
 }
 
 /* The pass body: instrument the current function (cfun, in SSA form, after the loop and
@@ -755,6 +872,9 @@ static unsigned int instrument_function(function *fun)
         fprintf(stderr, "memspy_gcc: %s: %u sites in %u groups, %u blocks, %u loops\n", function_name(fun), nsites,
                 st.group_start.length(), nblocks,
                 loops ? (unsigned)tree_to_uhwi(CONSTRUCTOR_ELT(DECL_INITIAL(loops), 0)->value) : 0);
+    fn_version ver;
+    bool versioned = version_function(fun, bbs, &st, &ver);
+    if (opt_verbose && versioned) fprintf(stderr, "memspy_gcc: %s: versioned\n", function_name(fun));
     free_dominance_info(CDI_DOMINATORS);
     free_dominance_info(CDI_POST_DOMINATORS);
     if (nsites) {
@@ -770,11 +890,16 @@ static unsigned int instrument_function(function *fun)
     for (unsigned i = 0; i < nblocks; i++) {
         const block &bk = st.blocks[i];
         if (bk.group < 0) emit_block_word(bk, i, blocks);
+        if (i < ver.count_first.length() && ver.count_first[i]) { /* the counting copy's word */
+            block copy = bk;
+            copy.first = ver.count_first[i];
+            emit_block_word(copy, i, blocks);
+        }
         gimple_stmt_iterator gsi = gsi_for_stmt(bk.first);
         insert_before(&gsi, pc_label(MSPLUG_BLOCK_PCS_SECTION, bname, 32 * i, comdat), gimple_location(bk.first));
     }
     if (nblocks) fill_blocks(&st, blocks, loops);
-    if (nsites || st.has_calls) emit_entry_exit();
+    if (nsites || st.has_calls) emit_entry_exit(ver.entry, ver.returns);
     any_instrumented = true;
     return TODO_update_ssa | TODO_cleanup_cfg;
 }
@@ -838,6 +963,7 @@ static const ggc_root_tab memspy_roots[] = {
     { &exit_decl, 1, sizeof exit_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
     { &register_decl, 1, sizeof register_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
     { &pcs_start_decl, 1, sizeof pcs_start_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
+    { &plain_decl, 1, sizeof plain_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
     { &pcs_stop_decl, 1, sizeof pcs_stop_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
     { &register_blocks_decl, 1, sizeof register_blocks_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
     { &bpcs_start_decl, 1, sizeof bpcs_start_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
@@ -862,6 +988,8 @@ int plugin_init(plugin_name_args *info, plugin_gcc_version *version)
     for (int i = 0; i < info->argc; i++) {
         if (strcmp(info->argv[i].key, "verbose") == 0) {
             opt_verbose = true;
+        } else if (strcmp(info->argv[i].key, "noversion") == 0) {
+            opt_noversion = true;
         } else {
             error("%s: unknown option %<-fplugin-arg-%s-%s%>", plugin_name_s, plugin_name_s, info->argv[i].key);
             return 1;
