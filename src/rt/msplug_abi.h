@@ -91,6 +91,11 @@ static inline uint32_t msplug_site_words(uint32_t kind)
 /* A block word: the descriptor's address with bits 62 and 63 set (a group header has only 63). */
 #define MSPLUG_BLOCK_TAG (3ull << 62)
 #define MSPLUG_NO_LOOP 0xffffu
+/* A call word (calls of other functions, builtins excepted, in the body and the counting
+ * copy): the caller block's descriptor address with bits 61-63 set, then one word, the
+ * callee's address (the function pointer for an indirect or virtual call), in a reservation
+ * of two words just before the call. The runtime counts (caller block, callee) pairs. */
+#define MSPLUG_CALL_TAG (7ull << 61)
 
 /* info of a block descriptor: the index of its innermost loop in the function's loop table
  * (MSPLUG_NO_LOOP: none), the memory operations instrumented in it, its GIMPLE statements. */

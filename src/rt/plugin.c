@@ -108,6 +108,12 @@ static void parse(const uint64_t *b, uint64_t used, const ms_thread *t, const si
     uint64_t run_word = 0, run = 0;
     while (i < end) {
         uint64_t h = b[i++];
+        if ((h & MSPLUG_CALL_TAG) == MSPLUG_CALL_TAG) { /* a call: the callee's address follows */
+            if (i < end && t->data)
+                ms_calls_count(t->data, (const msplug_block *)(uintptr_t)(h & ~MSPLUG_CALL_TAG), b[i]);
+            i++;
+            continue;
+        }
         if ((h & MSPLUG_BLOCK_TAG) == MSPLUG_BLOCK_TAG) { /* a block executed */
             if (h == run_word) {
                 run++;

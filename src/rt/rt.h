@@ -100,6 +100,7 @@ typedef struct ms_thread_data {
     uint64_t *blk_pending; /* executions since the last WORK events */
     uint32_t *blk_list;    /* ids with a pending count, in first-execution order */
     uint32_t blk_npending, blk_cap;
+    struct ms_call_table *calls; /* call edges (calls.c), NULL until the first */
 } ms_thread_data;
 
 typedef struct {
@@ -490,6 +491,13 @@ void ms_blocks_emit_work(ms_thread *t);
 void ms_blocks_fold(ms_thread_data *d);
 /* The raw sections BLOCKS and LOOPS (totals over every thread); nothing if no block. */
 void ms_blocks_put_raw(ms_raw_writer *w);
+
+/* ---- calls.c: call edges of plugin-instrumented code ---- */
+
+/* One call of callee (a function's address) from block caller by the thread owning d. */
+void ms_calls_count(ms_thread_data *d, const msplug_block *caller, uint64_t callee);
+/* The MS_RAW_CALLS section: every thread's pairs merged, sorted by caller block and callee. */
+void ms_calls_put_raw(ms_raw_writer *w);
 
 /* The instrumentation the program's objects used, as a note for the raw profile; NULL if
  * none was seen. */

@@ -278,7 +278,9 @@ struct fn_state {
     auto_vec<site> sites;
     auto_vec<unsigned> group_start; /* index of each group's first site */
     auto_vec<block> blocks;
-    auto_vec<int> group_block; /* per group: the block whose word it carries, -1 none */
+    auto_vec<int> group_block;     /* per group: the block whose word it carries, -1 none */
+    auto_vec<gcall *> calls;       /* calls of other functions (not builtins): call words */
+    auto_vec<unsigned> call_block; /* per call: the index of its block */
     unsigned has_calls;
 };
 
@@ -434,6 +436,11 @@ static void collect_bb(fn_state *st, basic_block bb)
             if (call_sites(st, call, &open_from)) close_group(st, &open_from);
             if (st->has_calls != calls && st->group_start.length() == first_group && open_from == first_site)
                 call_first = true;
+            tree fndecl = gimple_call_fndecl(call);
+            if (st->has_calls != calls && (!fndecl || !fndecl_built_in_p(fndecl))) { /* a call edge */
+                st->calls.safe_push(call);
+                st->call_block.safe_push(st->blocks.length()); /* bb's index once it is pushed below */
+            }
             /* a call's memory result or aggregate arguments: copied by code expand makes (not seen) */
             if (gimple_call_tail_p(call)) gimple_call_set_tail(call, false); /* exit hook after it */
         }
@@ -556,6 +563,23 @@ static void emit_block_word(const block &bk, unsigned index, tree blocks)
     gimple_stmt_iterator gsi = gsi_for_stmt(bk.first);
     store_tagged_address(&gsi, p, 1, blocks, 4 * index, MSPLUG_BLOCK_TAG, loc);
     commit_words(&gsi, b, n, 1, loc);
+}
+
+/* A call word just before call (a reservation of two words): the descriptor of the caller's
+ * block (index blk of table blocks) tagged MSPLUG_CALL_TAG, then the callee's address. */
+static void emit_call_word(gcall *call, unsigned blk, tree blocks)
+{
+    location_t loc = gimple_location(call);
+    tree fn = gimple_call_fn(call);
+    if (!fn) return;
+    if (TREE_CODE(fn) == OBJ_TYPE_REF) fn = OBJ_TYPE_REF_EXPR(fn); /* a virtual call: the pointer */
+    tree b, n;
+    tree p = reserve_words(call, 2, loc, &b, &n);
+    gimple_stmt_iterator gsi = gsi_for_stmt(call);
+    store_tagged_address(&gsi, p, 1, blocks, 4 * blk, MSPLUG_CALL_TAG, loc);
+    tree callee = as_word(&gsi, unshare_expr(fn));
+    insert_before(&gsi, gimple_build_assign(word_ref(p, 2), callee), loc);
+    commit_words(&gsi, b, n, 2, loc);
 }
 
 /* Emit group g (sites [first, end)) of the function's table; blk: the index of the block
@@ -741,6 +765,7 @@ static void emit_entry_exit(edge entry, const auto_vec<gimple *> &returns)
 struct fn_version {
     edge entry;                     /* the edge into the instrumented body (its entry hook) */
     auto_vec<gimple *> returns;     /* the body's return statements (their exit hooks) */
+    auto_vec<gcall *> count_calls;  /* per call edge of st->calls: the call in the counting copy */
     auto_vec<gimple *> count_first; /* per counted block: its first statement in the counting
                                      * copy (empty when not versioned) */
 };
@@ -757,12 +782,38 @@ static gimple *first_statement(basic_block bb)
     return NULL;
 }
 
+/* The k-th call statement of bb (NULL if none). */
+static gcall *nth_call(basic_block bb, unsigned k)
+{
+    for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi))
+        if (gcall *c = dyn_cast<gcall *>(gsi_stmt(gsi))) {
+            if (k == 0) return c;
+            k--;
+        }
+    return NULL;
+}
+
+/* The index of call among the call statements of its block. */
+static unsigned call_ordinal(gcall *call)
+{
+    unsigned k = 0;
+    for (gimple_stmt_iterator gsi = gsi_start_bb(gimple_bb(call)); !gsi_end_p(gsi); gsi_next(&gsi)) {
+        if (gsi_stmt(gsi) == call) break;
+        if (is_a<gcall *>(gsi_stmt(gsi))) k++;
+    }
+    return k;
+}
+
 /* Copy the blocks bbs (all of the function's), with a copy of each loop in outer (the
  * function's outermost loops) and of their inner loops. Returns the copy of first; firsts
- * (if not NULL) receives, per counted block of st, its first statement in the copy. */
+ * (if not NULL) receives, per counted block of st, its first statement in the copy, and
+ * calls per call edge of st its call in the copy. */
 static basic_block copy_body(function *fun, const auto_vec<basic_block> &bbs, basic_block first,
-                             const auto_vec<class loop *> &outer, const fn_state *st, auto_vec<gimple *> *firsts)
+                             const auto_vec<class loop *> &outer, const fn_state *st, auto_vec<gimple *> *firsts,
+                             auto_vec<gcall *> *calls)
 {
+    auto_vec<unsigned> ordinals;
+    for (unsigned j = 0; calls && j < st->calls.length(); j++) ordinals.safe_push(call_ordinal(st->calls[j]));
     unsigned n = bbs.length();
     initialize_original_copy_tables();
     class loop *root = loops_for_fn(fun) ? loops_for_fn(fun)->tree_root : NULL;
@@ -775,6 +826,8 @@ static basic_block copy_body(function *fun, const auto_vec<basic_block> &bbs, ba
     basic_block first_copy = get_bb_copy(first);
     for (unsigned i = 0; firsts && i < st->blocks.length(); i++)
         firsts->safe_push(first_statement(get_bb_copy(st->blocks[i].bb)));
+    for (unsigned j = 0; calls && j < st->calls.length(); j++)
+        calls->safe_push(nth_call(get_bb_copy(gimple_bb(st->calls[j])), ordinals[j]));
     free_original_copy_tables();
     return first_copy;
 }
@@ -828,8 +881,8 @@ static bool version_function(function *fun, const auto_vec<basic_block> &collect
     for (class loop *l = root ? root->inner : NULL; l; l = l->next) outer.safe_push(l);
     free_dominance_info(CDI_DOMINATORS);
     free_dominance_info(CDI_POST_DOMINATORS);
-    basic_block plain = copy_body(fun, bbs, first, outer, st, NULL);
-    basic_block count = copy_body(fun, bbs, first, outer, st, &v->count_first);
+    basic_block plain = copy_body(fun, bbs, first, outer, st, NULL, NULL);
+    basic_block count = copy_body(fun, bbs, first, outer, st, &v->count_first, &v->count_calls);
 
     /* the dispatch, in two blocks before the body */
     location_t loc = DECL_SOURCE_LOCATION(fun->decl);
@@ -897,6 +950,11 @@ static unsigned int instrument_function(function *fun)
         }
         gimple_stmt_iterator gsi = gsi_for_stmt(bk.first);
         insert_before(&gsi, pc_label(MSPLUG_BLOCK_PCS_SECTION, bname, 32 * i, comdat), gimple_location(bk.first));
+    }
+    for (unsigned j = 0; nblocks && j < st.calls.length(); j++) { /* call edges, in the body and the counting copy */
+        emit_call_word(st.calls[j], st.call_block[j], blocks);
+        if (j < ver.count_calls.length() && ver.count_calls[j])
+            emit_call_word(ver.count_calls[j], st.call_block[j], blocks);
     }
     if (nblocks) fill_blocks(&st, blocks, loops);
     if (nsites || st.has_calls) emit_entry_exit(ver.entry, ver.returns);
