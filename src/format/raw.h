@@ -48,7 +48,8 @@
  *                    streams' WORK events name them): u32 n; n x { u64 pc (the block's first
  *                    statement + 1), u32 loop (innermost loop's id, UINT32_MAX none), u32 memops
  *                    (memory operations instrumented in it), u32 stmts (its GIMPLE statements),
- *                    u64 count (executions, all threads) }
+ *                    u32 first_line, u32 last_line (its statements' lines in its function's
+ *                    file, 0 unknown), u64 count (executions, all threads) }
  *  MS_RAW_LOOPS    : natural loops, index = loop id: u32 n; n x { u32 parent (UINT32_MAX:
  *                    outermost), u32 depth (1 = outermost), u32 header (the header block's id,
  *                    UINT32_MAX unknown), u64 pc (the header block's pc) }
@@ -137,6 +138,7 @@ typedef struct {
 typedef struct {
     uint64_t pc;
     uint32_t loop, memops, stmts;
+    uint32_t first_line, last_line;
     uint64_t count;
 } ms_raw_block;
 typedef struct {

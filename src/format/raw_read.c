@@ -243,12 +243,14 @@ static void parse_notes(cursor *c, ms_raw *raw)
 static void parse_blocks(cursor *c, ms_raw *raw)
 {
     uint32_t n = get_u32(c);
-    ms_raw_block *b = grow_records(c, n, 28, (void **)&raw->blocks, &raw->nblocks, sizeof *b);
+    ms_raw_block *b = grow_records(c, n, 36, (void **)&raw->blocks, &raw->nblocks, sizeof *b);
     for (uint32_t i = 0; b && i < n && !c->bad; i++) {
         b[i].pc = get_u64(c);
         b[i].loop = get_u32(c);
         b[i].memops = get_u32(c);
         b[i].stmts = get_u32(c);
+        b[i].first_line = get_u32(c);
+        b[i].last_line = get_u32(c);
         b[i].count = get_u64(c);
     }
 }

@@ -88,8 +88,7 @@ void __memspy_register_blocks(const msplug_pc_pair *begin, const msplug_pc_pair 
     unlock();
 }
 
-/* Make room for block id in d's arrays (the calling thread owns d). Returns 0 or -1. */
-static int grow(ms_thread_data *d, uint32_t id)
+int ms_blocks_grow(ms_thread_data *d, uint32_t id)
 {
     uint32_t cap = d->blk_cap ? d->blk_cap : 1024;
     uint32_t want = ms_blocks_registered();
@@ -110,16 +109,6 @@ static int grow(ms_thread_data *d, uint32_t id)
     d->blk_list = list;
     __atomic_store_n(&d->blk_cap, cap, __ATOMIC_RELEASE);
     return 0;
-}
-
-void ms_blocks_count(ms_thread_data *d, const msplug_block *b, uint64_t n)
-{
-    uint64_t id1 = b->id;
-    if (MS_UNLIKELY(!id1)) return; /* its module's constructor has not run yet */
-    uint32_t id = (uint32_t)(id1 - 1);
-    if (MS_UNLIKELY(id >= d->blk_cap) && grow(d, id) < 0) return;
-    if (d->blk_pending[id] == 0) d->blk_list[d->blk_npending++] = id;
-    d->blk_pending[id] += n;
 }
 
 void ms_blocks_emit_work(ms_thread *t)
@@ -180,6 +169,8 @@ void ms_blocks_put_raw(ms_raw_writer *w)
         ms_raw_put_u32(w, loop_id);
         ms_raw_put_u32(w, MSPLUG_BLOCK_MEMOPS(b->info));
         ms_raw_put_u32(w, MSPLUG_BLOCK_STMTS(b->info));
+        ms_raw_put_u32(w, (uint32_t)b->lines);
+        ms_raw_put_u32(w, (uint32_t)(b->lines >> 32));
         ms_raw_put_u64(w, total ? total[i] : 0);
     }
     ms_raw_section_end(w);

@@ -44,7 +44,7 @@
 #define MSPLUG_ABI_VERSION 2u /* 2: block words, block and loop tables */
 #define MSPLUG_BUF_WORDS 4096u
 /* At most this many words in one group (the plugin splits longer runs). */
-#define MSPLUG_GROUP_MAX_WORDS 192u
+#define MSPLUG_GROUP_MAX_WORDS 192u /* < 256: MSPLUG_INFO_GROUP_WORDS */
 
 /* Site kinds: how many words a site reads from the buffer and what it records. */
 enum {
@@ -65,6 +65,11 @@ enum {
 #define MSPLUG_INFO_SIZE(info) ((uint32_t)(info))
 #define MSPLUG_INFO_KIND(info) ((uint32_t)((info) >> 32) & 0xffu)
 #define MSPLUG_INFO_FLAGS(info) ((uint32_t)((info) >> 48))
+/* The first site of a group also holds the number of address words of the whole group (bits
+ * 40-47; at most MSPLUG_GROUP_MAX_WORDS), so that a reader that wants only block words skips a
+ * group in one step. 0 in tables of ABI version 1. */
+#define MSPLUG_INFO_GROUP_WORDS(words) ((uint64_t)(uint8_t)(words) << 40)
+#define MSPLUG_INFO_GET_GROUP_WORDS(info) ((uint32_t)((info) >> 40) & 0xffu)
 
 typedef struct {
     uint64_t pc;   /* filled by __memspy_register_pcs; 0 if the compiler dropped the label */
@@ -110,7 +115,13 @@ typedef struct {
     uint64_t info;       /* MSPLUG_BLOCK_INFO */
     uint64_t id;         /* filled by the runtime: run-global block id + 1 (0: not registered) */
     uint64_t loop_table; /* address of the function's msplug_loop_table, 0 if none */
+    uint64_t lines;      /* MSPLUG_BLOCK_LINES: its statements' lines in the function's own file */
 } msplug_block;
+
+/* Words of a block descriptor (the plugin's tables are arrays of 64-bit words). */
+#define MSPLUG_BLOCK_WORDS 5u
+/* The first and last source line of a block's statements (0: unknown). */
+#define MSPLUG_BLOCK_LINES(first, last) ((uint64_t)(uint32_t)(first) | (uint64_t)(uint32_t)(last) << 32)
 
 /* A natural loop: the descriptor of its header block, its parent's index in the same table
  * (MSPLUG_NO_LOOP: outermost) and its depth (1 = outermost). */

@@ -128,6 +128,13 @@ static void parse(const uint64_t *b, uint64_t used, const ms_thread *t, const si
         /* Not a header: the rest of a group an instrumented signal handler cut; skipped. */
         if (!(h & HEADER_TAG)) continue;
         const msplug_site *s = (const msplug_site *)(uintptr_t)(h & ~HEADER_TAG);
+        if (ms_count_only) { /* blocks only: skip the group's addresses in one step */
+            uint32_t nw = MSPLUG_INFO_GET_GROUP_WORDS(s->info);
+            if (nw) {
+                i += nw;
+                continue;
+            }
+        }
         for (;;) {
             uint64_t info = s->info;
             uint32_t kind = MSPLUG_INFO_KIND(info), nw = msplug_site_words(kind);

@@ -483,8 +483,19 @@ extern int ms_count_only;
 
 /* Blocks registered so far (run-global ids 0 .. n-1). */
 uint32_t ms_blocks_registered(void);
-/* n executions of block b by the thread owning d (the drain's hot path). */
-void ms_blocks_count(ms_thread_data *d, const msplug_block *b, uint64_t n);
+/* Make room for block id in d's arrays (the calling thread owns d). Returns 0 or -1. */
+int ms_blocks_grow(ms_thread_data *d, uint32_t id);
+/* n executions of block b by the thread owning d (the drain's hot path: a run of one block's
+ * words is counted at once). */
+MS_HOT void ms_blocks_count(ms_thread_data *d, const msplug_block *b, uint64_t n)
+{
+    uint64_t id1 = b->id;
+    if (MS_UNLIKELY(!id1)) return; /* its module's constructor has not run yet */
+    uint32_t id = (uint32_t)(id1 - 1);
+    if (MS_UNLIKELY(id >= d->blk_cap) && ms_blocks_grow(d, id) < 0) return;
+    if (d->blk_pending[id] == 0) d->blk_list[d->blk_npending++] = id;
+    d->blk_pending[id] += n;
+}
 /* Threads mode: t's pending block counts as WORK events into its buffer, then cleared. */
 void ms_blocks_emit_work(ms_thread *t);
 /* Fold d's pending counts into its totals (a data block handed to a new thread). */

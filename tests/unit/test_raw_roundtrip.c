@@ -68,6 +68,8 @@ static void write_sample(int fd)
         ms_raw_put_u32(&w, i ? 0 : UINT32_MAX);
         ms_raw_put_u32(&w, 3 * i);
         ms_raw_put_u32(&w, 7 + i);
+        ms_raw_put_u32(&w, 40 + i);
+        ms_raw_put_u32(&w, 48 + i);
         ms_raw_put_u64(&w, i ? 123456789012ull : 1);
     }
     ms_raw_section_end(&w);
@@ -127,6 +129,7 @@ int main(void)
         CHECK(raw.blocks[0].pc == 0x5000 && raw.blocks[0].loop == UINT32_MAX && raw.blocks[0].count == 1);
         CHECK(raw.blocks[1].pc == 0x5010 && raw.blocks[1].loop == 0 && raw.blocks[1].memops == 3);
         CHECK(raw.blocks[1].stmts == 8 && raw.blocks[1].count == 123456789012ull);
+        CHECK(raw.blocks[1].first_line == 41 && raw.blocks[1].last_line == 49);
         CHECK(raw.loops[0].parent == UINT32_MAX && raw.loops[0].depth == 1 && raw.loops[0].header == 1);
         CHECK(raw.loops[0].pc == 0x5010);
     }

@@ -266,11 +266,12 @@ static unsigned atomic_kind(built_in_function fcode, unsigned *size)
 /* A counted basic block of the function being instrumented. */
 struct block {
     basic_block bb;
-    gimple *first;   /* its first statement: the block word's and the pc label's place */
-    int group;       /* the group whose reservation carries the block word, -1: one of its own */
-    unsigned memops; /* sites in it */
-    unsigned stmts;  /* statements in it (debug statements and clobbers excluded) */
-    unsigned loop;   /* index of its innermost loop in the function's loop table, MSPLUG_NO_LOOP */
+    gimple *first;                  /* its first statement: the block word's and the pc label's place */
+    int group;                      /* the group whose reservation carries the block word, -1: one of its own */
+    unsigned memops;                /* sites in it */
+    unsigned stmts;                 /* statements in it (debug statements and clobbers excluded) */
+    unsigned loop;                  /* index of its innermost loop in the function's loop table, MSPLUG_NO_LOOP */
+    unsigned first_line, last_line; /* its statements' lines in the function's own file, 0 unknown */
 };
 
 /* The function being instrumented: its sites in statement order, its groups and its blocks. */
@@ -410,6 +411,15 @@ static bool big_aggregate(fn_state *st, gimple *stmt, unsigned *open_from)
     return true;
 }
 
+/* Whether stmt comes from a function inlined here (its lines are the callee's, not this
+ * function's). */
+static bool inlined_stmt(gimple *stmt)
+{
+    for (tree b = gimple_block(stmt); b && TREE_CODE(b) == BLOCK; b = BLOCK_SUPERCONTEXT(b))
+        if (inlined_function_outer_scope_p(b)) return true;
+    return false;
+}
+
 /* Collect the sites of bb, split them into groups, and describe bb as a counted block if it
  * has a statement. */
 static void collect_bb(fn_state *st, basic_block bb)
@@ -418,6 +428,8 @@ static void collect_bb(fn_state *st, basic_block bb)
     unsigned first_site = open_from, first_group = st->group_start.length(), stmts = 0;
     bool call_first = false; /* a call precedes the block's first group */
     gimple *first = NULL;
+    unsigned first_line = 0, last_line = 0;
+    const char *fn_file = DECL_SOURCE_FILE(current_function_decl);
     for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
         gimple *stmt = gsi_stmt(gsi);
         if (is_gimple_debug(stmt) || gimple_clobber_p(stmt) || gimple_code(stmt) == GIMPLE_LABEL ||
@@ -425,6 +437,11 @@ static void collect_bb(fn_state *st, basic_block bb)
             continue;
         if (!first) first = stmt;
         stmts++;
+        expanded_location xl = expand_location(gimple_location(stmt));
+        if (xl.line > 0 && xl.file && fn_file && strcmp(xl.file, fn_file) == 0 && !inlined_stmt(stmt)) {
+            if (!first_line || (unsigned)xl.line < first_line) first_line = (unsigned)xl.line;
+            if ((unsigned)xl.line > last_line) last_line = (unsigned)xl.line;
+        }
         if (is_gimple_assign(stmt)) {
             if (big_aggregate(st, stmt, &open_from)) continue;
             tree lhs = gimple_assign_lhs(stmt);
@@ -453,7 +470,10 @@ static void collect_bb(fn_state *st, basic_block bb)
     for (unsigned g = first_group; g < st->group_start.length(); g++) st->group_block.safe_push(-1);
     if (!first) return; /* an empty forwarder: no code of its own to count */
     bool merged = !call_first && st->group_start.length() > first_group;
-    block b = { bb, first, merged ? (int)first_group : -1, st->sites.length() - first_site, stmts, MSPLUG_NO_LOOP };
+    block b = {
+        bb,         first,    merged ? (int)first_group : -1, st->sites.length() - first_site, stmts, MSPLUG_NO_LOOP,
+        first_line, last_line
+    };
     if (merged) st->group_block[first_group] = (int)st->blocks.length();
     st->blocks.safe_push(b);
 }
@@ -561,7 +581,7 @@ static void emit_block_word(const block &bk, unsigned index, tree blocks)
     tree b, n;
     tree p = reserve_words(bk.first, 1, loc, &b, &n);
     gimple_stmt_iterator gsi = gsi_for_stmt(bk.first);
-    store_tagged_address(&gsi, p, 1, blocks, 4 * index, MSPLUG_BLOCK_TAG, loc);
+    store_tagged_address(&gsi, p, 1, blocks, MSPLUG_BLOCK_WORDS * index, MSPLUG_BLOCK_TAG, loc);
     commit_words(&gsi, b, n, 1, loc);
 }
 
@@ -576,7 +596,7 @@ static void emit_call_word(gcall *call, unsigned blk, tree blocks)
     tree b, n;
     tree p = reserve_words(call, 2, loc, &b, &n);
     gimple_stmt_iterator gsi = gsi_for_stmt(call);
-    store_tagged_address(&gsi, p, 1, blocks, 4 * blk, MSPLUG_CALL_TAG, loc);
+    store_tagged_address(&gsi, p, 1, blocks, MSPLUG_BLOCK_WORDS * blk, MSPLUG_CALL_TAG, loc);
     tree callee = as_word(&gsi, unshare_expr(fn));
     insert_before(&gsi, gimple_build_assign(word_ref(p, 2), callee), loc);
     commit_words(&gsi, b, n, 2, loc);
@@ -597,7 +617,7 @@ static void emit_group(fn_state *st, unsigned first, unsigned end, tree table, c
     /* p[1] = block word (if any), then the header (first site, bit 63 set) */
     gimple_stmt_iterator gsi = gsi_for_stmt(s0);
     unsigned w = 1;
-    if (blk >= 0) store_tagged_address(&gsi, p, w++, blocks, 4 * (unsigned)blk, MSPLUG_BLOCK_TAG, loc);
+    if (blk >= 0) store_tagged_address(&gsi, p, w++, blocks, MSPLUG_BLOCK_WORDS * (unsigned)blk, MSPLUG_BLOCK_TAG, loc);
     store_tagged_address(&gsi, p, w++, table, 2 * first, HOST_WIDE_INT_1U << 63, loc);
 
     for (unsigned i = first; i < end; i++) {
@@ -687,7 +707,7 @@ static tree make_loop_table(fn_state *st, tree blocks, function *fun)
         unsigned depth = parent == MSPLUG_NO_LOOP ? 1 : depths[parent] + 1; /* parents come first */
         depths.safe_push(depth);
         unsigned hb = *block_of.get(lp->header->index);
-        CONSTRUCTOR_APPEND_ELT(elts, size_int(2 + 2 * i), table_address(blocks, 4 * hb));
+        CONSTRUCTOR_APPEND_ELT(elts, size_int(2 + 2 * i), table_address(blocks, MSPLUG_BLOCK_WORDS * hb));
         CONSTRUCTOR_APPEND_ELT(elts, size_int(3 + 2 * i),
                                build_int_cstu(long_long_unsigned_type_node, MSPLUG_LOOP_INFO(parent, depth)));
     }
@@ -712,11 +732,15 @@ static void fill_blocks(fn_state *st, tree blocks, tree loops)
         unsigned memops = bk.memops > 0xffffffffu ? 0xffffffffu : bk.memops;
         unsigned stmts = bk.stmts > 0xffffu ? 0xffffu : bk.stmts;
         tree zero = build_int_cst(long_long_unsigned_type_node, 0);
-        CONSTRUCTOR_APPEND_ELT(elts, size_int(4 * i), zero);
-        CONSTRUCTOR_APPEND_ELT(elts, size_int(4 * i + 1),
+        unsigned w = MSPLUG_BLOCK_WORDS * i;
+        CONSTRUCTOR_APPEND_ELT(elts, size_int(w), zero);
+        CONSTRUCTOR_APPEND_ELT(elts, size_int(w + 1),
                                build_int_cstu(long_long_unsigned_type_node, MSPLUG_BLOCK_INFO(bk.loop, memops, stmts)));
-        CONSTRUCTOR_APPEND_ELT(elts, size_int(4 * i + 2), zero);
-        CONSTRUCTOR_APPEND_ELT(elts, size_int(4 * i + 3), loops ? table_address(loops, 0) : zero);
+        CONSTRUCTOR_APPEND_ELT(elts, size_int(w + 2), zero);
+        CONSTRUCTOR_APPEND_ELT(elts, size_int(w + 3), loops ? table_address(loops, 0) : zero);
+        CONSTRUCTOR_APPEND_ELT(
+            elts, size_int(w + 4),
+            build_int_cstu(long_long_unsigned_type_node, MSPLUG_BLOCK_LINES(bk.first_line, bk.last_line)));
     }
     DECL_INITIAL(blocks) = build_constructor(TREE_TYPE(blocks), elts);
     varpool_node::finalize_decl(blocks);
@@ -732,6 +756,11 @@ static void fill_table(fn_state *st, tree table)
         for (unsigned i = first; i < end; i++) {
             const site &s = st->sites[i];
             uint64_t info = MSPLUG_INFO(s.size, s.kind, i + 1 == end ? MSPLUG_F_LAST : 0);
+            if (i == first) {
+                unsigned words = 0;
+                for (unsigned j = first; j < end; j++) words += msplug_site_words(st->sites[j].kind);
+                info |= MSPLUG_INFO_GROUP_WORDS(words);
+            }
             CONSTRUCTOR_APPEND_ELT(elts, size_int(2 * i), build_int_cst(long_long_unsigned_type_node, 0));
             CONSTRUCTOR_APPEND_ELT(elts, size_int(2 * i + 1), build_int_cstu(long_long_unsigned_type_node, info));
         }
@@ -918,7 +947,7 @@ static unsigned int instrument_function(function *fun)
     char bname[64];
     tree blocks = NULL_TREE, loops = NULL_TREE;
     if (nblocks) {
-        blocks = make_table("__memspy_blocks", 4 * nblocks, bname, sizeof bname);
+        blocks = make_table("__memspy_blocks", MSPLUG_BLOCK_WORDS * nblocks, bname, sizeof bname);
         loops = make_loop_table(&st, blocks, fun); /* before the CFG changes */
     }
     if (opt_verbose)
@@ -930,6 +959,12 @@ static unsigned int instrument_function(function *fun)
     if (opt_verbose && versioned) fprintf(stderr, "memspy_gcc: %s: versioned\n", function_name(fun));
     free_dominance_info(CDI_DOMINATORS);
     free_dominance_info(CDI_POST_DOMINATORS);
+    /* each block's pc label first, so that it precedes the block's own code and records */
+    for (unsigned i = 0; i < nblocks; i++) {
+        gimple_stmt_iterator gsi = gsi_for_stmt(st.blocks[i].first);
+        insert_before(&gsi, pc_label(MSPLUG_BLOCK_PCS_SECTION, bname, 8 * MSPLUG_BLOCK_WORDS * i, comdat),
+                      gimple_location(st.blocks[i].first));
+    }
     if (nsites) {
         char name[64];
         tree table = make_table("__memspy_sites", 2 * nsites, name, sizeof name);
@@ -948,8 +983,6 @@ static unsigned int instrument_function(function *fun)
             copy.first = ver.count_first[i];
             emit_block_word(copy, i, blocks);
         }
-        gimple_stmt_iterator gsi = gsi_for_stmt(bk.first);
-        insert_before(&gsi, pc_label(MSPLUG_BLOCK_PCS_SECTION, bname, 32 * i, comdat), gimple_location(bk.first));
     }
     for (unsigned j = 0; nblocks && j < st.calls.length(); j++) { /* call edges, in the body and the counting copy */
         emit_call_word(st.calls[j], st.call_block[j], blocks);
