@@ -66,6 +66,9 @@
 #include "varasm.h"
 #include "diagnostic-core.h"
 #include "cfgloop.h"
+#include "cfgloopmanip.h"
+#include "cfghooks.h"
+#include "tree-into-ssa.h"
 #include "tree-cfg.h"
 #include "attribs.h"
 #include "tree-iterator.h"
@@ -79,12 +82,14 @@ int plugin_is_GPL_compatible;
 
 static const char *plugin_name_s = "memspy_gcc";
 static bool opt_verbose;
+static bool opt_noversion; /* -fplugin-arg-memspy_gcc-noversion: no uninstrumented copies */
 
 /* Trees kept across functions: registered as GC roots in plugin_init. */
 static tree word_type; /* a 64-bit unsigned type with an alias set of its own */
 static tree word_ptr;  /* word_type * */
 static tree buf_decl;  /* extern __thread word __memspy_buf[1 + MSPLUG_BUF_WORDS] */
 static tree flush_decl, entry_decl, exit_decl, register_decl, register_blocks_decl;
+static tree plain_decl; /* extern int __memspy_plain: run the uninstrumented copies */
 static tree pcs_start_decl, pcs_stop_decl, bpcs_start_decl, bpcs_stop_decl;
 
 static unsigned table_counter; /* site tables made in this translation unit */
@@ -138,6 +143,10 @@ static void make_decls(void)
                                build_function_type_list(void_type_node, ptr_type_node, ptr_type_node, NULL_TREE));
     register_blocks_decl = runtime_fn(
         MSPLUG_SYM_REGISTER_BLOCKS, build_function_type_list(void_type_node, ptr_type_node, ptr_type_node, NULL_TREE));
+    plain_decl = build_decl(UNKNOWN_LOCATION, VAR_DECL, get_identifier(MSPLUG_SYM_PLAIN), integer_type_node);
+    TREE_PUBLIC(plain_decl) = 1;
+    DECL_EXTERNAL(plain_decl) = 1;
+    DECL_ARTIFICIAL(plain_decl) = 1;
     pcs_start_decl = linker_symbol("__start_" MSPLUG_PCS_SECTION);
     pcs_stop_decl = linker_symbol("__stop_" MSPLUG_PCS_SECTION);
     bpcs_start_decl = linker_symbol("__start_" MSPLUG_BLOCK_PCS_SECTION);
@@ -270,7 +279,9 @@ struct fn_state {
     auto_vec<site> sites;
     auto_vec<unsigned> group_start; /* index of each group's first site */
     auto_vec<block> blocks;
-    auto_vec<int> group_block; /* per group: the block whose word it carries, -1 none */
+    auto_vec<int> group_block;     /* per group: the block whose word it carries, -1 none */
+    auto_vec<gcall *> calls;       /* calls of other functions (not builtins): call words */
+    auto_vec<unsigned> call_block; /* per call: the index of its block */
     unsigned has_calls;
 };
 
@@ -442,6 +453,11 @@ static void collect_bb(fn_state *st, basic_block bb)
             if (call_sites(st, call, &open_from)) close_group(st, &open_from);
             if (st->has_calls != calls && st->group_start.length() == first_group && open_from == first_site)
                 call_first = true;
+            tree fndecl = gimple_call_fndecl(call);
+            if (st->has_calls != calls && (!fndecl || !fndecl_built_in_p(fndecl))) { /* a call edge */
+                st->calls.safe_push(call);
+                st->call_block.safe_push(st->blocks.length()); /* bb's index once it is pushed below */
+            }
             /* a call's memory result or aggregate arguments: copied by code expand makes (not seen) */
             if (gimple_call_tail_p(call)) gimple_call_set_tail(call, false); /* exit hook after it */
         }
@@ -567,6 +583,23 @@ static void emit_block_word(const block &bk, unsigned index, tree blocks)
     gimple_stmt_iterator gsi = gsi_for_stmt(bk.first);
     store_tagged_address(&gsi, p, 1, blocks, MSPLUG_BLOCK_WORDS * index, MSPLUG_BLOCK_TAG, loc);
     commit_words(&gsi, b, n, 1, loc);
+}
+
+/* A call word just before call (a reservation of two words): the descriptor of the caller's
+ * block (index blk of table blocks) tagged MSPLUG_CALL_TAG, then the callee's address. */
+static void emit_call_word(gcall *call, unsigned blk, tree blocks)
+{
+    location_t loc = gimple_location(call);
+    tree fn = gimple_call_fn(call);
+    if (!fn) return;
+    if (TREE_CODE(fn) == OBJ_TYPE_REF) fn = OBJ_TYPE_REF_EXPR(fn); /* a virtual call: the pointer */
+    tree b, n;
+    tree p = reserve_words(call, 2, loc, &b, &n);
+    gimple_stmt_iterator gsi = gsi_for_stmt(call);
+    store_tagged_address(&gsi, p, 1, blocks, MSPLUG_BLOCK_WORDS * blk, MSPLUG_CALL_TAG, loc);
+    tree callee = as_word(&gsi, unshare_expr(fn));
+    insert_before(&gsi, gimple_build_assign(word_ref(p, 2), callee), loc);
+    commit_words(&gsi, b, n, 2, loc);
 }
 
 /* Emit group g (sites [first, end)) of the function's table; blk: the index of the block
@@ -738,7 +771,7 @@ static void fill_table(fn_state *st, tree table)
 
 /* __memspy_func_entry (__builtin_return_address (0)) at entry, __memspy_func_exit () before
  * each return. */
-static void emit_entry_exit(void)
+static void emit_entry_exit(edge entry, const auto_vec<gimple *> &returns)
 {
     gimple_seq seq = NULL;
     tree ra = make_ssa_name(ptr_type_node);
@@ -746,17 +779,154 @@ static void emit_entry_exit(void)
     gimple_call_set_lhs(g, ra);
     gimple_seq_add_stmt(&seq, g);
     gimple_seq_add_stmt(&seq, gimple_build_call(entry_decl, 1, ra));
-    edge e;
-    edge_iterator ei;
-    FOR_EACH_EDGE(e, ei, EXIT_BLOCK_PTR_FOR_FN(cfun)->preds)
-    {
-        gimple_stmt_iterator gsi = gsi_last_bb(e->src);
-        if (gsi_end_p(gsi) || gimple_code(gsi_stmt(gsi)) != GIMPLE_RETURN) continue;
+    for (unsigned i = 0; i < returns.length(); i++) {
+        gimple_stmt_iterator gsi = gsi_for_stmt(returns[i]);
         gcall *x = gimple_build_call(exit_decl, 0);
-        gimple_set_location(x, gimple_location(gsi_stmt(gsi)));
+        gimple_set_location(x, gimple_location(returns[i]));
         gsi_insert_before(&gsi, x, GSI_SAME_STMT);
     }
-    gsi_insert_seq_on_edge_immediate(single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(cfun)), seq);
+    gsi_insert_seq_on_edge_immediate(entry, seq);
+}
+
+/* ---- versioning: uninstrumented and counting-only copies (MEMSPY_MODE=time, count) ---- */
+
+/* Where the versions of the current function start and end. */
+struct fn_version {
+    edge entry;                     /* the edge into the instrumented body (its entry hook) */
+    auto_vec<gimple *> returns;     /* the body's return statements (their exit hooks) */
+    auto_vec<gcall *> count_calls;  /* per call edge of st->calls: the call in the counting copy */
+    auto_vec<gimple *> count_first; /* per counted block: its first statement in the counting
+                                     * copy (empty when not versioned) */
+};
+
+/* The first statement of bb that a block word goes before (as collect_bb chooses it). */
+static gimple *first_statement(basic_block bb)
+{
+    for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
+        gimple *stmt = gsi_stmt(gsi);
+        if (!is_gimple_debug(stmt) && !gimple_clobber_p(stmt) && gimple_code(stmt) != GIMPLE_LABEL &&
+            gimple_code(stmt) != GIMPLE_NOP)
+            return stmt;
+    }
+    return NULL;
+}
+
+/* The k-th call statement of bb (NULL if none). */
+static gcall *nth_call(basic_block bb, unsigned k)
+{
+    for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi))
+        if (gcall *c = dyn_cast<gcall *>(gsi_stmt(gsi))) {
+            if (k == 0) return c;
+            k--;
+        }
+    return NULL;
+}
+
+/* The index of call among the call statements of its block. */
+static unsigned call_ordinal(gcall *call)
+{
+    unsigned k = 0;
+    for (gimple_stmt_iterator gsi = gsi_start_bb(gimple_bb(call)); !gsi_end_p(gsi); gsi_next(&gsi)) {
+        if (gsi_stmt(gsi) == call) break;
+        if (is_a<gcall *>(gsi_stmt(gsi))) k++;
+    }
+    return k;
+}
+
+/* Copy the blocks bbs (all of the function's), with a copy of each loop in outer (the
+ * function's outermost loops) and of their inner loops. Returns the copy of first; firsts
+ * (if not NULL) receives, per counted block of st, its first statement in the copy, and
+ * calls per call edge of st its call in the copy. */
+static basic_block copy_body(function *fun, const auto_vec<basic_block> &bbs, basic_block first,
+                             const auto_vec<class loop *> &outer, const fn_state *st, auto_vec<gimple *> *firsts,
+                             auto_vec<gcall *> *calls)
+{
+    auto_vec<unsigned> ordinals;
+    for (unsigned j = 0; calls && j < st->calls.length(); j++) ordinals.safe_push(call_ordinal(st->calls[j]));
+    unsigned n = bbs.length();
+    initialize_original_copy_tables();
+    class loop *root = loops_for_fn(fun) ? loops_for_fn(fun)->tree_root : NULL;
+    for (unsigned i = 0; root && i < outer.length(); i++) duplicate_subloops(outer[i], duplicate_loop(outer[i], root));
+    auto_vec<basic_block> copies;
+    copies.safe_grow_cleared(n);
+    copy_bbs(const_cast<basic_block *>(bbs.address()), n, copies.address(), NULL, 0, NULL, root,
+             EXIT_BLOCK_PTR_FOR_FN(fun)->prev_bb, false);
+    add_phi_args_after_copy(copies.address(), n, NULL);
+    basic_block first_copy = get_bb_copy(first);
+    for (unsigned i = 0; firsts && i < st->blocks.length(); i++)
+        firsts->safe_push(first_statement(get_bb_copy(st->blocks[i].bb)));
+    for (unsigned j = 0; calls && j < st->calls.length(); j++)
+        calls->safe_push(nth_call(get_bb_copy(gimple_bb(st->calls[j])), ordinals[j]));
+    free_original_copy_tables();
+    return first_copy;
+}
+
+/* At the end of bb: "t == value" (t: an int SSA name) going to yes, else to the fallthru
+ * successor no (both edges even). */
+static void dispatch(basic_block bb, tree t, int value, basic_block yes, location_t loc)
+{
+    gimple_stmt_iterator gsi = gsi_last_bb(bb);
+    gcond *cond = gimple_build_cond(EQ_EXPR, t, build_int_cst(integer_type_node, value), NULL_TREE, NULL_TREE);
+    gimple_set_location(cond, loc);
+    gsi_insert_after(&gsi, cond, GSI_NEW_STMT);
+    edge no = single_succ_edge(bb);
+    no->flags = (no->flags & ~EDGE_FALLTHRU) | EDGE_FALSE_VALUE;
+    no->probability = profile_probability::even();
+    edge e = make_edge(bb, yes, EDGE_TRUE_VALUE);
+    e->probability = profile_probability::even();
+}
+
+/* Version the current function, whose blocks `collected` were just collected into st (CFG in
+ * SSA form, after the optimisers): copy every block twice, loops included, and dispatch once
+ * at entry on the runtime's flag:
+ *     t = __memspy_plain;
+ *     if (t == MSPLUG_RUN_PLAIN) goto <plain copy>;
+ *     if (t == MSPLUG_RUN_COUNT) goto <counting copy>;
+ *     <the body>
+ * The pass then instruments the body fully and gives the counting copy block words only
+ * (same descriptors, so the counts are the same blocks'); the plain copy stays as gcc had it,
+ * so it runs at native speed. The copies' statements keep their locations, so their pcs
+ * symbolize to the same functions and lines (their own DWARF line rows). Not versioned
+ * (returns false; v still describes the body): with -fplugin-arg-memspy_gcc-noversion,
+ * functions calling setjmp or with nonlocal labels, and blocks GCC cannot duplicate (abnormal
+ * edges, some internal calls). */
+static bool version_function(function *fun, const auto_vec<basic_block> &collected, const fn_state *st, fn_version *v)
+{
+    for (unsigned i = 0; i < collected.length(); i++) {
+        gimple_stmt_iterator gsi = gsi_last_bb(collected[i]);
+        if (!gsi_end_p(gsi) && gimple_code(gsi_stmt(gsi)) == GIMPLE_RETURN) v->returns.safe_push(gsi_stmt(gsi));
+    }
+    v->entry = single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(fun));
+    if (opt_noversion || fun->calls_setjmp || fun->has_nonlocal_label || fun->has_forced_label_in_static ||
+        !can_copy_bbs_p(const_cast<basic_block *>(collected.address()), collected.length()))
+        return false;
+    /* a fresh first block (one predecessor, no phis): the copies' way in */
+    basic_block first = split_edge(v->entry);
+    auto_vec<basic_block> bbs;
+    basic_block bb;
+    FOR_EACH_BB_FN(bb, fun) bbs.safe_push(bb);
+    auto_vec<class loop *> outer;
+    class loop *root = loops_for_fn(fun) ? loops_for_fn(fun)->tree_root : NULL;
+    for (class loop *l = root ? root->inner : NULL; l; l = l->next) outer.safe_push(l);
+    free_dominance_info(CDI_DOMINATORS);
+    free_dominance_info(CDI_POST_DOMINATORS);
+    basic_block plain = copy_body(fun, bbs, first, outer, st, NULL, NULL);
+    basic_block count = copy_body(fun, bbs, first, outer, st, &v->count_first, &v->count_calls);
+
+    /* the dispatch, in two blocks before the body */
+    location_t loc = DECL_SOURCE_LOCATION(fun->decl);
+    basic_block d2 = split_edge(single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(fun)));
+    basic_block d1 = split_edge(single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(fun)));
+    gimple_stmt_iterator gsi = gsi_last_bb(d1);
+    tree t = make_ssa_name(integer_type_node);
+    gimple *load = gimple_build_assign(t, plain_decl);
+    gimple_set_location(load, loc);
+    gsi_insert_after(&gsi, load, GSI_NEW_STMT);
+    dispatch(d1, t, MSPLUG_RUN_PLAIN, plain, loc);
+    dispatch(d2, t, MSPLUG_RUN_COUNT, count, loc);
+    v->entry = find_edge(d2, first);
+    update_ssa(TODO_update_ssa); /* the copies' definitions */
+    return true;
 }
 
 /* The pass body: instrument the current function (cfun, in SSA form, after the loop and
@@ -784,6 +954,9 @@ static unsigned int instrument_function(function *fun)
         fprintf(stderr, "memspy_gcc: %s: %u sites in %u groups, %u blocks, %u loops\n", function_name(fun), nsites,
                 st.group_start.length(), nblocks,
                 loops ? (unsigned)tree_to_uhwi(CONSTRUCTOR_ELT(DECL_INITIAL(loops), 0)->value) : 0);
+    fn_version ver;
+    bool versioned = version_function(fun, bbs, &st, &ver);
+    if (opt_verbose && versioned) fprintf(stderr, "memspy_gcc: %s: versioned\n", function_name(fun));
     free_dominance_info(CDI_DOMINATORS);
     free_dominance_info(CDI_POST_DOMINATORS);
     /* each block's pc label first, so that it precedes the block's own code and records */
@@ -802,10 +975,22 @@ static unsigned int instrument_function(function *fun)
         }
         fill_table(&st, table);
     }
-    for (unsigned i = 0; i < nblocks; i++)
-        if (st.blocks[i].group < 0) emit_block_word(st.blocks[i], i, blocks);
+    for (unsigned i = 0; i < nblocks; i++) {
+        const block &bk = st.blocks[i];
+        if (bk.group < 0) emit_block_word(bk, i, blocks);
+        if (i < ver.count_first.length() && ver.count_first[i]) { /* the counting copy's word */
+            block copy = bk;
+            copy.first = ver.count_first[i];
+            emit_block_word(copy, i, blocks);
+        }
+    }
+    for (unsigned j = 0; nblocks && j < st.calls.length(); j++) { /* call edges, in the body and the counting copy */
+        emit_call_word(st.calls[j], st.call_block[j], blocks);
+        if (j < ver.count_calls.length() && ver.count_calls[j])
+            emit_call_word(ver.count_calls[j], st.call_block[j], blocks);
+    }
     if (nblocks) fill_blocks(&st, blocks, loops);
-    if (nsites || st.has_calls) emit_entry_exit();
+    if (nsites || st.has_calls) emit_entry_exit(ver.entry, ver.returns);
     any_instrumented = true;
     return TODO_update_ssa | TODO_cleanup_cfg;
 }
@@ -869,6 +1054,7 @@ static const ggc_root_tab memspy_roots[] = {
     { &exit_decl, 1, sizeof exit_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
     { &register_decl, 1, sizeof register_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
     { &pcs_start_decl, 1, sizeof pcs_start_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
+    { &plain_decl, 1, sizeof plain_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
     { &pcs_stop_decl, 1, sizeof pcs_stop_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
     { &register_blocks_decl, 1, sizeof register_blocks_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
     { &bpcs_start_decl, 1, sizeof bpcs_start_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
@@ -893,6 +1079,8 @@ int plugin_init(plugin_name_args *info, plugin_gcc_version *version)
     for (int i = 0; i < info->argc; i++) {
         if (strcmp(info->argv[i].key, "verbose") == 0) {
             opt_verbose = true;
+        } else if (strcmp(info->argv[i].key, "noversion") == 0) {
+            opt_noversion = true;
         } else {
             error("%s: unknown option %<-fplugin-arg-%s-%s%>", plugin_name_s, plugin_name_s, info->argv[i].key);
             return 1;
