@@ -355,8 +355,9 @@ static int fill_run_metadata(ms_model *m, void *ud)
     m->cwd = dup_or_null(getcwd(cwd, sizeof cwd));
     m->time = res->start_time;
     m->memspy_version = strdup(MEMSPY_VERSION);
+    m->origin = strdup("run");
     m->wall_seconds = res->wall_seconds;
-    if (!m->memspy_version) return -1;
+    if (!m->memspy_version || !m->origin) return -1;
     if (meta->last) {
         /* The direct child's own status is authoritative for how it ended. */
         if (WIFEXITED(res->status) && m->exit_kind == MS_EXIT_NORMAL && m->pid == (uint32_t)res->pid)

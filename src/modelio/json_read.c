@@ -301,6 +301,9 @@ static int read_run(json_reader *r, json_t *root, ms_model *m)
     /* git_commit came later: absent in older result files. */
     json_t *commit = json_object_get(run, "git_commit");
     if (commit && string_value(r, commit, "run", "git_commit", &m->git_commit) < 0) return -1;
+    /* origin (run or resim) came later too */
+    json_t *origin = json_object_get(run, "origin");
+    if (origin && string_value(r, origin, "run", "origin", &m->origin) < 0) return -1;
     /* parent_run too (null or absent: none). */
     json_t *parent = json_object_get(run, "parent_run");
     if (parent && !json_is_null(parent)) {

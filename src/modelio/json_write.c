@@ -201,6 +201,7 @@ static json_t *run_json(json_writer *w, const ms_model *m)
     put(w, run, "time", json_integer(m->time));
     put(w, run, "memspy_version", str_json(m->memspy_version));
     put(w, run, "git_commit", str_json(m->git_commit));
+    if (m->origin) put(w, run, "origin", json_string(m->origin));
     put(w, run, "pid", json_integer(m->pid));
     put(w, ex, "kind",
         json_string(m->exit_kind < MS_JSON_NELEM(ms_json_exit_names) ? ms_json_exit_names[m->exit_kind] : "normal"));

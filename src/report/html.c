@@ -175,8 +175,11 @@ static void program_line(char *buf, size_t len, const ms_model *m)
 
 int ms_report_html(FILE *out, const ms_model *m, const char *title, char *err, size_t errlen)
 {
-    char subtitle[1024];
-    program_line(subtitle, sizeof subtitle, m);
+    char subtitle[1400], program[1024], summary[256];
+    program_line(program, sizeof program, m);
+    ms_model_config_summary(m, summary, sizeof summary);
+    snprintf(subtitle, sizeof subtitle, "%s \xe2\x80\x94 %s%s%s%s", program, summary, m->origin ? " (memspy " : "",
+             m->origin ? m->origin : "", m->origin ? ")" : "");
     json_t *sources = sources_json(m);
     if (!sources) {
         set_err(err, errlen, "out of memory");
@@ -199,8 +202,12 @@ int ms_report_html(FILE *out, const ms_model *m, const char *title, char *err, s
 
 int ms_report_html_diff(FILE *out, const ms_diff *d, const ms_diff_labels *labels, char *err, size_t errlen)
 {
-    char subtitle[1100];
-    snprintf(subtitle, sizeof subtitle, "A: %s  \xe2\x80\x94  B: %s", labels->label[0], labels->label[1]);
+    char subtitle[1700];
+    int n = snprintf(subtitle, sizeof subtitle, "A: %s  \xe2\x80\x94  B: %s", labels->label[0], labels->label[1]);
+    if (n > 0 && (size_t)n < sizeof subtitle && labels->config[0] && labels->config[1] &&
+        strcmp(labels->config[0], labels->config[1]) != 0)
+        snprintf(subtitle + n, sizeof subtitle - (size_t)n, "  (different hierarchies: A %s; B %s)", labels->config[0],
+                 labels->config[1]);
     json_t *data = ms_diff_json(d, labels);
     if (!data) {
         set_err(err, errlen, "cannot encode the comparison as JSON");

@@ -135,6 +135,11 @@ static void print_totals(FILE *out, const ms_model *m)
         fprintf(out, "*** INCOMPLETE: %s ***\n",
                 m->incomplete_reason ? ms_term(m->incomplete_reason) : "the run did not finish normally");
     print_program(out, m);
+    char summary[256];
+    ms_model_config_summary(m, summary, sizeof summary);
+    fprintf(out, "Hierarchy: %s", ms_term(summary));
+    if (m->origin) fprintf(out, " (memspy %s)", ms_term(m->origin));
+    fputc('\n', out);
     fprintf(out, "Cache%s%s:\n", m->config.preset[0] ? " preset " : "", ms_term(m->config.preset));
     ms_fmt_hierarchy(out, &m->config, "  ");
     fprintf(out, "Total Memory Stall Time: %s cycles\n", ms_fmt_count(ms_counters_stall(t)).s);
