@@ -3,6 +3,7 @@
  * summed into them; everything is sorted deterministically (stall descending, then names). */
 #define _GNU_SOURCE /* qsort_r, sigdescr_np */
 #include "analyze.h"
+#include "blocks.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -621,6 +622,7 @@ int ms_analyze(const ms_raw *raw, const ms_analyze_opts *opts, ms_model *out, ch
         rc = an.cell_used && an.ncap && an.icap ? accumulate(&an) : -1;
     }
     if (rc == 0) rc = finish_order(&an);
+    if (rc == 0) rc = ms_analyze_blocks(raw, an.sym, out);
     if (rc == 0 && with_unknown &&
         add_note(out, "some statistics belong to contexts or bins missing from the raw profile: "
                       "counted under \"unknown\"") != 0)

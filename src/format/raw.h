@@ -44,6 +44,14 @@
  *  MS_RAW_STREAMS  : str dir -- the run was multithreaded: its per-thread event streams are in
  *                    dir (src/format/stream.h) and the counters come from replaying them
  *                    (`memspy run` does); COUNTERS/EVICTIONS are then absent or partial.
+ *  MS_RAW_BLOCKS   : basic blocks of plugin-instrumented code, index = run-global block id (the
+ *                    streams' WORK events name them): u32 n; n x { u64 pc (the block's first
+ *                    statement + 1), u32 loop (innermost loop's id, UINT32_MAX none), u32 memops
+ *                    (memory operations instrumented in it), u32 stmts (its GIMPLE statements),
+ *                    u64 count (executions, all threads) }
+ *  MS_RAW_LOOPS    : natural loops, index = loop id: u32 n; n x { u32 parent (UINT32_MAX:
+ *                    outermost), u32 depth (1 = outermost), u32 header (the header block's id,
+ *                    UINT32_MAX unknown), u64 pc (the header block's pc) }
  */
 #ifndef MEMSPY_FORMAT_RAW_H
 #define MEMSPY_FORMAT_RAW_H
@@ -69,6 +77,8 @@ enum {
     MS_RAW_EVICTIONS = 6,
     MS_RAW_NOTES = 7,
     MS_RAW_STREAMS = 8,
+    MS_RAW_BLOCKS = 9,
+    MS_RAW_LOOPS = 10,
     MS_RAW_END = 0x454e4421u /* "!DNE" */
 };
 
@@ -118,6 +128,17 @@ typedef struct {
 } ms_raw_counter; /* cpu 0 unless
                                                    * a multiprocessor replay filled it */
 
+/* A basic block (MS_RAW_BLOCKS) and a loop (MS_RAW_LOOPS). */
+typedef struct {
+    uint64_t pc;
+    uint32_t loop, memops, stmts;
+    uint64_t count;
+} ms_raw_block;
+typedef struct {
+    uint32_t parent, depth, header;
+    uint64_t pc;
+} ms_raw_loop;
+
 /* A thread of a replayed multithreaded run (filled by the CLI from the replay, not on disk). */
 typedef struct {
     uint32_t index, cpu;
@@ -151,9 +172,13 @@ typedef struct {
     size_t ninvalidations;
     ms_raw_thread *threads;
     size_t nthreads_replayed;
-    char *interleave;  /* "interleaved" / "piped", NULL */
-    int truncated;     /* no valid trailer: sections read so far are kept */
-    char *streams_dir; /* MS_RAW_STREAMS, NULL if the run recorded no threads' streams */
+    char *interleave;     /* "interleaved" / "piped", NULL */
+    int truncated;        /* no valid trailer: sections read so far are kept */
+    char *streams_dir;    /* MS_RAW_STREAMS, NULL if the run recorded no threads' streams */
+    ms_raw_block *blocks; /* MS_RAW_BLOCKS (none without plugin-instrumented code) */
+    size_t nblocks;
+    ms_raw_loop *loops; /* MS_RAW_LOOPS */
+    size_t nloops;
 } ms_raw;
 
 /* Read and verify a raw file. Returns 0 (possibly with raw->truncated set), or -1 with err

@@ -240,6 +240,31 @@ static void parse_notes(cursor *c, ms_raw *raw)
     for (uint32_t i = 0; s && i < n && !c->bad; i++) s[i] = get_str(c);
 }
 
+static void parse_blocks(cursor *c, ms_raw *raw)
+{
+    uint32_t n = get_u32(c);
+    ms_raw_block *b = grow_records(c, n, 28, (void **)&raw->blocks, &raw->nblocks, sizeof *b);
+    for (uint32_t i = 0; b && i < n && !c->bad; i++) {
+        b[i].pc = get_u64(c);
+        b[i].loop = get_u32(c);
+        b[i].memops = get_u32(c);
+        b[i].stmts = get_u32(c);
+        b[i].count = get_u64(c);
+    }
+}
+
+static void parse_loops(cursor *c, ms_raw *raw)
+{
+    uint32_t n = get_u32(c);
+    ms_raw_loop *l = grow_records(c, n, 20, (void **)&raw->loops, &raw->nloops, sizeof *l);
+    for (uint32_t i = 0; l && i < n && !c->bad; i++) {
+        l[i].parent = get_u32(c);
+        l[i].depth = get_u32(c);
+        l[i].header = get_u32(c);
+        l[i].pc = get_u64(c);
+    }
+}
+
 /* MS_RAW_STREAMS: the directory of the run's per-thread streams (the last section wins). */
 static void parse_streams(cursor *c, ms_raw *raw)
 {
@@ -260,6 +285,8 @@ static int parse_section(uint32_t tag, const unsigned char *payload, size_t len,
     case MS_RAW_EVICTIONS: parse_evictions(&c, raw); break;
     case MS_RAW_NOTES: parse_notes(&c, raw); break;
     case MS_RAW_STREAMS: parse_streams(&c, raw); break;
+    case MS_RAW_BLOCKS: parse_blocks(&c, raw); break;
+    case MS_RAW_LOOPS: parse_loops(&c, raw); break;
     default: break; /* unknown tag: skipped by contract */
     }
     return c.bad ? -1 : 0;
@@ -381,5 +408,7 @@ void ms_raw_free(ms_raw *raw)
     free(raw->threads);
     free(raw->interleave);
     free(raw->streams_dir);
+    free(raw->blocks);
+    free(raw->loops);
     memset(raw, 0, sizeof *raw);
 }

@@ -40,13 +40,19 @@
  *              failed is not recorded).
  *   FORK       parallel region instance id / team size. Before the team starts (boundary).
  *   BEGIN      parallel region instance id / team size. A team member (master included)
- *              starts its implicit task: waits until the FORK of that id has been replayed. */
+ *              starts its implicit task: waits until the FORK of that id has been replayed.
+ *   WORK       block id / executions (version 3; seq = 0, not a synchronisation): the thread
+ *              executed that basic block (an id of profile.raw's MS_RAW_BLOCKS) that many
+ *              times since its previous WORK events. Emitted before every synchronisation
+ *              event, when the thread's plugin buffer fills and before EXIT, so the WORK
+ *              events before a synchronisation event cover the blocks executed since the one
+ *              before it. No ordering effect: the replay hands them to its sink's `work`. */
 #ifndef MEMSPY_FORMAT_STREAM_H
 #define MEMSPY_FORMAT_STREAM_H
 #include <stdint.h>
 
 #define MS_STREAM_MAGIC "MSPYREC" /* 7 chars + NUL = 8 bytes */
-#define MS_STREAM_VERSION 2u
+#define MS_STREAM_VERSION 3u      /* 3: WORK events */
 #define MS_STREAM_HEADER_SIZE 16u
 #define MS_STREAM_CHUNK_HEADER_SIZE 20u
 #define MS_STREAM_EVENT_MAX 31u /* longest encoded event: a sync event, 1 + 3 x 10 bytes */
@@ -64,7 +70,8 @@ enum {
     MS_SYNC_SEM_WAIT = 10,
     MS_SYNC_FORK = 11,
     MS_SYNC_BEGIN = 12,
-    MS_SYNC_KIND_MAX = 12
+    MS_SYNC_WORK = 13,
+    MS_SYNC_KIND_MAX = 13
 };
 
 /* The unnamed OpenMP critical section's lock id (named ones use the name variable's address). */

@@ -49,6 +49,16 @@ void ms_model_free(ms_model *m)
     for (size_t i = 0; i < m->nprocs_stat; i++) free(m->procs[i].threads);
     free(m->procs);
     free(m->refs);
+    for (size_t i = 0; i < m->nblocks; i++) {
+        free(m->blocks[i].function);
+        free(m->blocks[i].file);
+    }
+    free(m->blocks);
+    for (size_t i = 0; i < m->nloops; i++) {
+        free(m->loops[i].function);
+        free(m->loops[i].file);
+    }
+    free(m->loops);
     ms_model_init(m);
 }
 

@@ -101,6 +101,28 @@ typedef struct {
     ms_counters c;
 } ms_line_stat;
 
+/* A basic block of plugin-instrumented code and how often it ran (MTOOL's counting, the
+ * waiting-time analysis's unit of work). */
+typedef struct {
+    char *function; /* the function containing it ("??" unknown) */
+    char *file;     /* source file of its first statement, NULL unknown */
+    int line;
+    uint32_t loop; /* index into model->loops of its innermost loop, UINT32_MAX none */
+    uint32_t memops, stmts;
+    uint64_t count; /* executions, all threads */
+} ms_block_stat;
+
+/* A natural loop: its place (the lines of its blocks, nested loops' included, in the header's
+ * file), nesting and how often its header ran. */
+typedef struct {
+    char *function, *file;
+    int line, end_line;
+    uint32_t parent;     /* index into model->loops, UINT32_MAX: outermost */
+    uint32_t depth;      /* 1 = outermost */
+    uint32_t header;     /* index into model->blocks, UINT32_MAX unknown */
+    uint64_t iterations; /* executions of the header block */
+} ms_loop_stat;
+
 typedef struct {
     int version; /* MS_MODEL_VERSION of the writer */
     /* run metadata */
@@ -143,6 +165,12 @@ typedef struct {
     ms_reference_stat *refs;
     size_t nrefs; /* sorted (ms_reference_order): coherence
                                              * misses + invalidations, then misses */
+
+    /* Basic blocks and loops (plugin-instrumented programs), by the raw file's ids: */
+    ms_block_stat *blocks;
+    size_t nblocks;
+    ms_loop_stat *loops;
+    size_t nloops;
 
     /* The headline (analysis/findings.c), largest share first; set after analysis and after
      * loading or editing a run, never read from a file. */

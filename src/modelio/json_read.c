@@ -581,6 +581,57 @@ static int read_multiprocessor(json_reader *r, json_t *root, ms_model *m)
     return read_procs(r, root, m) == 0 && read_refs(r, root, m) == 0 ? 0 : -1;
 }
 
+/* An index below n, or null (UINT32_MAX). */
+static int get_index(json_reader *r, json_t *obj, const char *where, const char *key, size_t n, uint32_t *out)
+{
+    json_t *v = member(r, obj, where, key);
+    if (!v) return -1;
+    *out = UINT32_MAX;
+    if (json_is_null(v)) return 0;
+    if (!json_is_integer(v) || json_integer_value(v) < 0 || (uint64_t)json_integer_value(v) >= n)
+        return bad_type(r, where, key, "an index into its array or null");
+    *out = (uint32_t)json_integer_value(v);
+    return 0;
+}
+
+/* blocks and loops: present only for plugin-instrumented programs. */
+static int read_blocks(json_reader *r, json_t *root, ms_model *m)
+{
+    if (!json_object_get(root, "blocks")) return 0;
+    json_t *ba = get_array(r, root, "", "blocks"), *la = get_array(r, root, "", "loops");
+    if (!ba || !la) return -1;
+    size_t nb = json_array_size(ba), nl = json_array_size(la);
+    if ((nb && !(m->blocks = alloc_array(r, nb, sizeof *m->blocks))) ||
+        (nl && !(m->loops = alloc_array(r, nl, sizeof *m->loops))))
+        return -1;
+    m->nblocks = nb;
+    m->nloops = nl;
+    for (size_t i = 0; i < nb; i++) {
+        char path[FIELD_PATH_LEN];
+        field_path(path, sizeof path, "blocks[%zu]", i);
+        json_t *o = json_array_get(ba, i);
+        ms_block_stat *b = &m->blocks[i];
+        if (get_str(r, o, path, "function", &b->function) < 0 || get_str(r, o, path, "file", &b->file) < 0 ||
+            get_line(r, o, path, "line", &b->line) < 0 || get_index(r, o, path, "loop", nl, &b->loop) < 0 ||
+            get_u32(r, o, path, "memops", &b->memops) < 0 || get_u32(r, o, path, "stmts", &b->stmts) < 0 ||
+            get_u64(r, o, path, "count", &b->count) < 0)
+            return -1;
+    }
+    for (size_t i = 0; i < nl; i++) {
+        char path[FIELD_PATH_LEN];
+        field_path(path, sizeof path, "loops[%zu]", i);
+        json_t *o = json_array_get(la, i);
+        ms_loop_stat *l = &m->loops[i];
+        if (get_str(r, o, path, "function", &l->function) < 0 || get_str(r, o, path, "file", &l->file) < 0 ||
+            get_line(r, o, path, "line", &l->line) < 0 || get_line(r, o, path, "end_line", &l->end_line) < 0 ||
+            get_index(r, o, path, "parent", nl, &l->parent) < 0 || get_u32(r, o, path, "depth", &l->depth) < 0 ||
+            get_index(r, o, path, "header", nb, &l->header) < 0 ||
+            get_u64(r, o, path, "iterations", &l->iterations) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* The whole file as a NUL-terminated buffer, or NULL with err set. */
 static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
 {
@@ -645,7 +696,7 @@ int ms_json_read_buffer(const char *name, const char *text, size_t len, ms_model
         read_counters(&r, get_object(&r, root, "", "totals"), "totals", &m->totals, m, NULL) == 0 &&
         read_code(&r, root, m) == 0 && read_data(&r, root, m) == 0 && read_cells(&r, root, m) == 0 &&
         get_strings(&r, root, "", "files", &m->files, &m->nfiles) == 0 && read_lines(&r, root, m) == 0 &&
-        read_multiprocessor(&r, root, m) == 0)
+        read_multiprocessor(&r, root, m) == 0 && read_blocks(&r, root, m) == 0)
         rc = 0;
     json_decref(root);
     if (rc < 0) {

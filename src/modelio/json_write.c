@@ -653,6 +653,51 @@ static json_t *findings_json(json_writer *w, const ms_model *m)
     return arr;
 }
 
+/* An index into another array of the model, null for none (UINT32_MAX). */
+static json_t *index_json(uint32_t i) { return i == UINT32_MAX ? json_null() : json_integer(i); }
+
+/* "blocks": one object per basic block, in the raw file's id order. */
+static json_t *blocks_json(json_writer *w, const ms_model *m)
+{
+    json_t *arr = new_array(w);
+    for (size_t i = 0; arr && i < m->nblocks; i++) {
+        const ms_block_stat *b = &m->blocks[i];
+        json_t *o = new_object(w);
+        if (!o) break;
+        put(w, o, "function", str_json(b->function));
+        put(w, o, "file", str_json(b->file));
+        put(w, o, "line", json_integer(b->line));
+        put(w, o, "loop", index_json(b->loop));
+        put(w, o, "memops", json_integer(b->memops));
+        put(w, o, "stmts", json_integer(b->stmts));
+        put(w, o, "count", u64_json(b->count));
+        append(w, arr, o);
+    }
+    return arr;
+}
+
+/* "loops": one object per natural loop, in the raw file's id order (parents first within a
+ * function). */
+static json_t *loops_json(json_writer *w, const ms_model *m)
+{
+    json_t *arr = new_array(w);
+    for (size_t i = 0; arr && i < m->nloops; i++) {
+        const ms_loop_stat *l = &m->loops[i];
+        json_t *o = new_object(w);
+        if (!o) break;
+        put(w, o, "function", str_json(l->function));
+        put(w, o, "file", str_json(l->file));
+        put(w, o, "line", json_integer(l->line));
+        put(w, o, "end_line", json_integer(l->end_line));
+        put(w, o, "parent", index_json(l->parent));
+        put(w, o, "depth", json_integer(l->depth));
+        put(w, o, "header", index_json(l->header));
+        put(w, o, "iterations", u64_json(l->iterations));
+        append(w, arr, o);
+    }
+    return arr;
+}
+
 int ms_json_write(FILE *out, const ms_model *m)
 {
     json_writer w = { 0, m->config.nlevels, m->nprocs > 1 };
@@ -683,6 +728,10 @@ int ms_json_write(FILE *out, const ms_model *m)
         put(&w, root, "threads", threads_json(&w, m));
         put(&w, root, "references", references_json(&w, m));
         put(&w, root, "patterns", patterns_json(&w, m, data_tot));
+    }
+    if (m->nblocks) {
+        put(&w, root, "blocks", blocks_json(&w, m));
+        put(&w, root, "loops", loops_json(&w, m));
     }
 
     int rc = -1;

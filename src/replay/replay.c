@@ -225,6 +225,13 @@ static int run_thread(replay_run *run, replay_thread *t, uint64_t budget)
             if (--budget == 0) return 1;
             continue;
         }
+        if (e->kind == MS_SYNC_WORK) { /* work, not synchronisation: no ordering effect */
+            const ms_replay_sink *sink = run->st.sink;
+            if (sink->work) sink->work(sink->ud, t->cpu, (uint32_t)e->addr, e->size);
+            t->pos++;
+            progress = 1;
+            continue;
+        }
         int rc = replay_sync(&run->st, t, e, 0);
         if (rc < 0) return ms_errorf(run->err, run->errlen, "out of memory");
         if (rc != 1) {

@@ -35,6 +35,9 @@ typedef struct {
     /* a region boundary was passed (barrier completed, fork, create, join). */
     void (*region)(void *ud);
     void *ud;
+    /* optional (NULL: ignored): the thread on cpu executed basic block `block` (an id of the
+     * raw file's MS_RAW_BLOCKS) count times since its previous work (a WORK event). */
+    void (*work)(void *ud, unsigned cpu, uint32_t block, uint64_t count);
 } ms_replay_sink;
 
 /* Per thread of the recording. */

@@ -22,16 +22,29 @@
  * label whose address (+1, so that symbolization of "pc - 1" lands on the access, as for a
  * return address) and its site's address are emitted as a pair into the section
  * MSPLUG_PCS_SECTION; a constructor per translation unit hands the module's section to
- * __memspy_register_pcs, which writes each pc into its site. */
+ * __memspy_register_pcs, which writes each pc into its site.
+ *
+ * Blocks (version 2). Every basic block of an instrumented function that has a statement (or
+ * heads a loop) has a BLOCK DESCRIPTOR in a static per-function table (msplug_block). Each
+ * execution of the block appends one BLOCK WORD, the descriptor's address with both top bits
+ * set (MSPLUG_BLOCK_TAG): inside the reservation of the block's first group when no call
+ * precedes that group in the block (no extra bounds check), else as a one-word group of its
+ * own at the block's first statement. The runtime counts block words per thread: exact
+ * execution counts with no lock and no call on the hot path. A function with loops also has a
+ * LOOP TABLE (msplug_loop_table: a header entry, then one msplug_loop per natural loop) that
+ * its blocks point to. Each descriptor's pc is an asm label at the block's first statement,
+ * emitted as a (pc + 1, &descriptor) pair into MSPLUG_BLOCK_PCS_SECTION; a constructor per
+ * unit passes that section to __memspy_register_blocks, which fills the pcs and gives every
+ * block and loop a run-global id. */
 #ifndef MEMSPY_MSPLUG_ABI_H
 #define MEMSPY_MSPLUG_ABI_H
 
 #include <stdint.h>
 
-#define MSPLUG_ABI_VERSION 1u
+#define MSPLUG_ABI_VERSION 2u /* 2: block words, block and loop tables */
 #define MSPLUG_BUF_WORDS 4096u
 /* At most this many words in one group (the plugin splits longer runs). */
-#define MSPLUG_GROUP_MAX_WORDS 192u
+#define MSPLUG_GROUP_MAX_WORDS 192u /* < 256: MSPLUG_INFO_GROUP_WORDS */
 
 /* Site kinds: how many words a site reads from the buffer and what it records. */
 enum {
@@ -52,6 +65,11 @@ enum {
 #define MSPLUG_INFO_SIZE(info) ((uint32_t)(info))
 #define MSPLUG_INFO_KIND(info) ((uint32_t)((info) >> 32) & 0xffu)
 #define MSPLUG_INFO_FLAGS(info) ((uint32_t)((info) >> 48))
+/* The first site of a group also holds the number of address words of the whole group (bits
+ * 40-47; at most MSPLUG_GROUP_MAX_WORDS), so that a reader that wants only block words skips a
+ * group in one step. 0 in tables of ABI version 1. */
+#define MSPLUG_INFO_GROUP_WORDS(words) ((uint64_t)(uint8_t)(words) << 40)
+#define MSPLUG_INFO_GET_GROUP_WORDS(info) ((uint32_t)((info) >> 40) & 0xffu)
 
 typedef struct {
     uint64_t pc;   /* filled by __memspy_register_pcs; 0 if the compiler dropped the label */
@@ -75,6 +93,46 @@ static inline uint32_t msplug_site_words(uint32_t kind)
     }
 }
 
+/* A block word: the descriptor's address with bits 62 and 63 set (a group header has only 63). */
+#define MSPLUG_BLOCK_TAG (3ull << 62)
+#define MSPLUG_NO_LOOP 0xffffu
+
+/* info of a block descriptor: the index of its innermost loop in the function's loop table
+ * (MSPLUG_NO_LOOP: none), the memory operations instrumented in it, its GIMPLE statements. */
+#define MSPLUG_BLOCK_INFO(loop, memops, stmts) \
+    ((uint64_t)(uint16_t)(loop) | (uint64_t)(uint32_t)(memops) << 16 | (uint64_t)(uint16_t)(stmts) << 48)
+#define MSPLUG_BLOCK_LOOP(info) ((uint32_t)((info)&0xffffu))
+#define MSPLUG_BLOCK_MEMOPS(info) ((uint32_t)((info) >> 16))
+#define MSPLUG_BLOCK_STMTS(info) ((uint32_t)((info) >> 48))
+
+typedef struct {
+    uint64_t pc;         /* filled by __memspy_register_blocks: the block's first statement + 1 */
+    uint64_t info;       /* MSPLUG_BLOCK_INFO */
+    uint64_t id;         /* filled by the runtime: run-global block id + 1 (0: not registered) */
+    uint64_t loop_table; /* address of the function's msplug_loop_table, 0 if none */
+} msplug_block;
+
+/* A natural loop: the descriptor of its header block, its parent's index in the same table
+ * (MSPLUG_NO_LOOP: outermost) and its depth (1 = outermost). */
+#define MSPLUG_LOOP_INFO(parent, depth) ((uint64_t)(uint16_t)(parent) | (uint64_t)(uint16_t)(depth) << 16)
+#define MSPLUG_LOOP_PARENT(info) ((uint32_t)((info)&0xffffu))
+#define MSPLUG_LOOP_DEPTH(info) ((uint32_t)((info) >> 16) & 0xffffu)
+
+typedef struct {
+    uint64_t header; /* address of the header block's msplug_block */
+    uint64_t info;   /* MSPLUG_LOOP_INFO */
+} msplug_loop;
+
+/* The loop table's first entry: the number of loops that follow, and the run-global id + 1 of
+ * the first (filled by the runtime; the others follow it). */
+typedef struct {
+    uint64_t nloops;
+    uint64_t first_id;
+} msplug_loop_table;
+
+/* The section of (pc + 1, block descriptor address) pairs. */
+#define MSPLUG_BLOCK_PCS_SECTION "__memspy_bpcs"
+
 /* The section of (pc + 1, site address) pairs, and the symbols the linker defines around it. */
 #define MSPLUG_PCS_SECTION "__memspy_pcs"
 typedef struct {
@@ -88,6 +146,7 @@ typedef struct {
 #define MSPLUG_SYM_EXIT "__memspy_func_exit"
 #define MSPLUG_SYM_REGISTER "__memspy_register_pcs"
 #define MSPLUG_SYM_REGISTER_LLVM "__memspy_register_llvm"
+#define MSPLUG_SYM_REGISTER_BLOCKS "__memspy_register_blocks"
 
 #ifndef MSPLUG_NO_DECLS
 /* The calling thread's buffer (initial-exec: a %fs-relative access, no call). */
@@ -102,6 +161,8 @@ void __memspy_func_exit(void);
 void __memspy_register_pcs(const msplug_pc_pair *begin, const msplug_pc_pair *end);
 /* The same for a module of the LLVM pass plugin (the run's notes name the plugin). */
 void __memspy_register_llvm(const msplug_pc_pair *begin, const msplug_pc_pair *end);
+/* A constructor per instrumented translation unit: the module's (pc, block) pairs. */
+void __memspy_register_blocks(const msplug_pc_pair *begin, const msplug_pc_pair *end);
 #endif
 
 #endif

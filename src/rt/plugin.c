@@ -110,9 +110,20 @@ static void parse(const uint64_t *b, uint64_t used, const ms_thread *t, const si
     uint64_t i = 1, end = used + 1;
     while (i < end) {
         uint64_t h = b[i++];
+        if ((h & MSPLUG_BLOCK_TAG) == MSPLUG_BLOCK_TAG) { /* a block executed */
+            if (t->data) ms_blocks_count(t->data, (const msplug_block *)(uintptr_t)(h & ~MSPLUG_BLOCK_TAG));
+            continue;
+        }
         /* Not a header: the rest of a group an instrumented signal handler cut; skipped. */
         if (!(h & HEADER_TAG)) continue;
         const msplug_site *s = (const msplug_site *)(uintptr_t)(h & ~HEADER_TAG);
+        if (ms_count_only) { /* blocks only: skip the group's addresses in one step */
+            uint32_t nw = MSPLUG_INFO_GET_GROUP_WORDS(s->info);
+            if (nw) {
+                i += nw;
+                continue;
+            }
+        }
         for (;;) {
             uint64_t info = s->info;
             uint32_t kind = MSPLUG_INFO_KIND(info), nw = msplug_site_words(kind);
@@ -122,7 +133,7 @@ static void parse(const uint64_t *b, uint64_t used, const ms_thread *t, const si
             }
             uintptr_t pc = s->pc;
             if (MS_UNLIKELY(!pc) && t->depth) pc = t->frames[t->depth - 1].pc; /* label dropped */
-            record_site(k, kind, MSPLUG_INFO_SIZE(info), b + i, pc);
+            if (MS_LIKELY(!ms_count_only)) record_site(k, kind, MSPLUG_INFO_SIZE(info), b + i, pc);
             i += nw;
             if (MSPLUG_INFO_FLAGS(info) & MSPLUG_F_LAST) break;
             s++;
@@ -157,6 +168,9 @@ void __memspy_flush(void)
 {
     if (MS_LIKELY(ms_rt_on)) {
         ms_plug_drain();
+        /* a full buffer also ends a stretch of work in the recorded stream (blocks.c) */
+        ms_thread *t = &ms_tls;
+        if (ms_streams_mode && t->mode == MS_T_READY && t->data && t->data->blk_npending) ms_blocks_emit_work(t);
         return;
     }
     __memspy_buf[0] = 0; /* not profiling: drop */
@@ -172,7 +186,7 @@ int ms_plug_claim(uintptr_t dst, uintptr_t src, size_t n, int set)
     for (int var = 0; var < 2; var++) {
         uint32_t kind = set ? (var ? MSPLUG_K_SET_VAR : MSPLUG_K_SET) : (var ? MSPLUG_K_COPY_VAR : MSPLUG_K_COPY);
         uint32_t nw = msplug_site_words(kind);
-        if (used < nw + 1 || !(b[used - nw] & HEADER_TAG)) continue;
+        if (used < nw + 1 || (b[used - nw] & MSPLUG_BLOCK_TAG) != HEADER_TAG) continue; /* not a group header */
         const msplug_site *s = (const msplug_site *)(uintptr_t)(b[used - nw] & ~HEADER_TAG);
         uint64_t info = s->info;
         const uint64_t *w = b + used - nw + 1;

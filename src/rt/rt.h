@@ -16,6 +16,7 @@
 #include "../sim/sim.h"
 #include "../sim/window.h"
 #include "msplug_abi.h"
+#include "../format/raw.h"
 
 #define MS_LIKELY(x) __builtin_expect(!!(x), 1)
 #define MS_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -94,6 +95,11 @@ typedef struct ms_thread_data {
     ms_bin_cache_slot stack_cache[MS_CACHE_SLOTS];
     ms_bin_cache_slot heap_cache[MS_CACHE_SLOTS];
     ms_other_frame other_frame; /* the last frame of another thread it accessed */
+    /* block counts (blocks.c), indexed by run-global block id: */
+    uint64_t *blk_count;   /* executions already emitted as WORK (or folded) */
+    uint64_t *blk_pending; /* executions since the last WORK events */
+    uint32_t *blk_list;    /* ids with a pending count, in first-execution order */
+    uint32_t blk_npending, blk_cap;
 } ms_thread_data;
 
 typedef struct {
@@ -173,6 +179,8 @@ uint32_t ms_thread_index_next(void);
 int ms_threads_flush_all(int from_signal, int own_busy);
 /* Call fn on every data block in use (iteration without lock: blocks are never freed). */
 void ms_threads_each_data(void (*fn)(ms_thread_data *d, void *ud), void *ud);
+/* fn for every data block ever made, exited threads' included (totals kept in them). */
+void ms_threads_each_data_all(void (*fn)(ms_thread_data *d, void *ud), void *ud);
 /* Canonical config text the simulator was built from. */
 const char *ms_runtime_config_text(void);
 
@@ -467,6 +475,31 @@ int ms_plug_claim(uintptr_t dst, uintptr_t src, size_t n, int set);
  * another thread, stopped or still running) into events of d, resolving bins with that
  * thread's shadow stack. sim_try as for ms_events_flush_data. */
 void ms_plug_drain_data(ms_thread_data *d, uint32_t *nev, int sim_try);
+/* Set by MEMSPY_MODE=count: the drain counts blocks and records no access. */
+extern int ms_count_only;
+
+/* ---- blocks.c: basic blocks and loops of plugin-instrumented code ---- */
+
+/* Blocks registered so far (run-global ids 0 .. n-1). */
+uint32_t ms_blocks_registered(void);
+/* Make room for block id in d's arrays (the calling thread owns d). Returns 0 or -1. */
+int ms_blocks_grow(ms_thread_data *d, uint32_t id);
+/* One execution of block b by the thread owning d (the drain's hot path). */
+MS_HOT void ms_blocks_count(ms_thread_data *d, const msplug_block *b)
+{
+    uint64_t id1 = b->id;
+    if (MS_UNLIKELY(!id1)) return; /* its module's constructor has not run yet */
+    uint32_t id = (uint32_t)(id1 - 1);
+    if (MS_UNLIKELY(id >= d->blk_cap) && ms_blocks_grow(d, id) < 0) return;
+    if (d->blk_pending[id]++ == 0) d->blk_list[d->blk_npending++] = id;
+}
+/* Threads mode: t's pending block counts as WORK events into its buffer, then cleared. */
+void ms_blocks_emit_work(ms_thread *t);
+/* Fold d's pending counts into its totals (a data block handed to a new thread). */
+void ms_blocks_fold(ms_thread_data *d);
+/* The raw sections BLOCKS and LOOPS (totals over every thread); nothing if no block. */
+void ms_blocks_put_raw(ms_raw_writer *w);
+
 /* The instrumentation the program's objects used, as a note for the raw profile; NULL if
  * none was seen. */
 const char *ms_instrumentation_note(void);
@@ -559,6 +592,9 @@ void ms_threads_init(void);
 /* Record a sync event of the calling thread (threads mode only), stamped with the next
  * process-wide sequence number now. */
 void ms_sync_event(uint32_t kind, uint64_t obj, uint64_t arg);
+/* Put a synchronisation-kind event (MS_SYNC_*, format/stream.h) into t's buffer as is: no
+ * drain, no new sequence number (ms_sync_event does both; WORK events use this directly). */
+void ms_sync_put(ms_thread *t, uint32_t kind, uint64_t obj, uint64_t arg, uint64_t seq);
 /* dlsym of a real function, the default version or (version non-NULL) that version; the
  * lookup runs inside the runtime (nothing recorded). NULL if absent. */
 void *ms_real_function(const char *name, const char *version);

@@ -58,6 +58,7 @@ static ms_thread_data *data_acquire(void)
     ms_thread_data *d = free_data;
     if (d) {
         free_data = d->next_free;
+        ms_blocks_fold(d); /* the last thread's counts stay its own */
     } else if ((d = ms_map(sizeof *d))) {
         d->next_all = all_data;
         all_data = d;
@@ -160,6 +161,11 @@ void ms_threads_each_data(void (*fn)(ms_thread_data *d, void *ud), void *ud)
         if (d->in_use) fn(d, ud);
 }
 
+void ms_threads_each_data_all(void (*fn)(ms_thread_data *d, void *ud), void *ud)
+{
+    for (ms_thread_data *d = __atomic_load_n(&all_data, __ATOMIC_ACQUIRE); d; d = d->next_all) fn(d, ud);
+}
+
 typedef struct {
     int from_signal, own_busy, skipped;
 } exit_flush;
@@ -242,6 +248,11 @@ static void activate(const char *dir)
     }
     if (record_dir && *record_dir && ms_rec_init(record_dir) < 0)
         fprintf(stderr, "memspy: MEMSPY_RECORD_DIR is too long: not recording\n");
+    const char *mode = getenv("MEMSPY_MODE");
+    if (mode && !strcmp(mode, "count"))
+        ms_count_only = 1;
+    else if (mode && *mode && strcmp(mode, "simulate"))
+        fprintf(stderr, "memspy: unknown MEMSPY_MODE '%s' (count or simulate): simulating\n", mode);
     const char *threads = getenv("MEMSPY_THREADS");
     if (threads && !strcmp(threads, "1")) ms_threads_mode_start();
     ms_threads_init();

@@ -24,14 +24,9 @@ void *ms_real_function(const char *name, const char *version)
     return f;
 }
 
-void ms_sync_event(uint32_t kind, uint64_t obj, uint64_t arg)
+void ms_sync_put(ms_thread *t, uint32_t kind, uint64_t obj, uint64_t arg, uint64_t seq)
 {
-    if (ms_tls.mode == MS_T_READY) ms_plug_sync(); /* accesses before the event (plugin.c) */
-    if (MS_LIKELY(!ms_streams_mode)) return;
-    ms_thread *t = &ms_tls;
-    if (!ms_thread_can_record(t)) return;
     if (t->nev + 2 > MS_EVENTS_PER_THREAD) ms_events_flush(t);
-    uint64_t seq = __atomic_add_fetch(&sync_seq, 1, __ATOMIC_SEQ_CST);
     ms_event *e = &t->data->ev[t->nev];
     e[0].addr = obj;
     e[0].pc = seq;
@@ -41,6 +36,16 @@ void ms_sync_event(uint32_t kind, uint64_t obj, uint64_t arg)
     e[1].bin = MS_EV_SYNC_BIN;
     t->nev += 2;
     if (t->nev == MS_EVENTS_PER_THREAD) ms_events_flush(t);
+}
+
+void ms_sync_event(uint32_t kind, uint64_t obj, uint64_t arg)
+{
+    if (ms_tls.mode == MS_T_READY) ms_plug_sync(); /* accesses before the event (plugin.c) */
+    if (MS_LIKELY(!ms_streams_mode)) return;
+    ms_thread *t = &ms_tls;
+    if (!ms_thread_can_record(t)) return;
+    if (t->data->blk_npending) ms_blocks_emit_work(t); /* the work since the last event */
+    ms_sync_put(t, kind, obj, arg, __atomic_add_fetch(&sync_seq, 1, __ATOMIC_SEQ_CST));
 }
 
 /* In an interposed function: real_<name>, the real function (looked up once; a race only

@@ -49,6 +49,7 @@ ok_if "gsum is compiled with gathers" sh -c 'objdump -d g | grep -q vpgather'
 run_memspy g.json -- ./g
 check "gsum: 4096 gathered reads of x, one per lane" g.json "$(cells gsum x)"' | .reads == 4096 and .writes == 0'
 check "gsum: idx read as 1024 16-byte loads" g.json "$(cells gsum idx)"' | .reads == 1024'
+check "msum: masked gathers: 1024 reads of x, masked-off lanes not counted" g.json "$(cells msum x)"' | .reads == 1024'
 cc_build m "$SRC_DIR/tests/e2e/progs/masked.c" -march=x86-64-v3
 ok_if "cond is compiled with masked stores" sh -c 'objdump -d m | grep -q vmaskmov'
 run_memspy m.json -- ./m 992

@@ -266,7 +266,7 @@ static inline int ts_replay(const char *dir, ms_interleave mode, unsigned nprocs
         fprintf(stderr, "ms_replay_open: %s\n", err);
         return -2;
     }
-    ms_replay_sink sink = { rec_access, rec_region, rec };
+    ms_replay_sink sink = { rec_access, rec_region, rec, NULL };
     int rc = ms_replay_run(r, mode, nprocs ? nprocs : (unsigned)ms_replay_nthreads(r), &sink, res, err, sizeof err);
     if (rc < 0) fprintf(stderr, "ms_replay_run: %s\n", err);
     ms_replay_close(r);

@@ -60,6 +60,28 @@ static void write_sample(int fd)
     ms_raw_put_u32(&w, 1);
     ms_raw_put_str(&w, "a note");
     ms_raw_section_end(&w);
+    /* two blocks, the second in loop 0; one loop headed by block 1 (rt/blocks.c's layout) */
+    ms_raw_section_begin(&w, MS_RAW_BLOCKS);
+    ms_raw_put_u32(&w, 2);
+    for (uint32_t i = 0; i < 2; i++) {
+        ms_raw_put_u64(&w, 0x5000 + 16 * i);
+        ms_raw_put_u32(&w, i ? 0 : UINT32_MAX);
+        ms_raw_put_u32(&w, 3 * i);
+        ms_raw_put_u32(&w, 7 + i);
+        ms_raw_put_u64(&w, i ? 123456789012ull : 1);
+    }
+    ms_raw_section_end(&w);
+    ms_raw_section_begin(&w, MS_RAW_LOOPS);
+    ms_raw_put_u32(&w, 1);
+    ms_raw_put_u32(&w, UINT32_MAX);
+    ms_raw_put_u32(&w, 1);
+    ms_raw_put_u32(&w, 1);
+    ms_raw_put_u64(&w, 0x5010);
+    ms_raw_section_end(&w);
+    /* a later section must leave the earlier ones alone */
+    ms_raw_section_begin(&w, MS_RAW_STREAMS);
+    ms_raw_put_str(&w, "/tmp/rec");
+    ms_raw_section_end(&w);
     CHECK(ms_raw_writer_finish(&w) == 0);
 }
 
@@ -90,6 +112,15 @@ int main(void)
     CHECK(raw.ncounters == 1 && raw.counters[0].c.reads == 1000 && raw.counters[0].c.writes == 999);
     CHECK(raw.ncounters == 1 && raw.counters[0].c.level[0].cause[MS_CAUSE_COLD] == 125);
     CHECK(raw.nnotes == 1 && strcmp(raw.notes[0], "a note") == 0);
+    CHECK(raw.nblocks == 2 && raw.nloops == 1);
+    if (raw.nblocks == 2 && raw.nloops == 1) {
+        CHECK(raw.blocks[0].pc == 0x5000 && raw.blocks[0].loop == UINT32_MAX && raw.blocks[0].count == 1);
+        CHECK(raw.blocks[1].pc == 0x5010 && raw.blocks[1].loop == 0 && raw.blocks[1].memops == 3);
+        CHECK(raw.blocks[1].stmts == 8 && raw.blocks[1].count == 123456789012ull);
+        CHECK(raw.loops[0].parent == UINT32_MAX && raw.loops[0].depth == 1 && raw.loops[0].header == 1);
+        CHECK(raw.loops[0].pc == 0x5010);
+    }
+    CHECK(raw.streams_dir && strcmp(raw.streams_dir, "/tmp/rec") == 0);
     ms_raw_free(&raw);
 
     /* flip one payload byte: the checksum must catch it */

@@ -11,9 +11,12 @@ static char *stream_file(const char *dir, uint32_t index)
     return path;
 }
 
-/* Thread 0 in two zstd frames: chunks (r1 r2) (r3) | frame 2: (r4 r5). Returns the frame split. */
+/* Thread 0 in two zstd frames: chunks (r1 r2) (r3) | frame 2: (r4 r5). Returns the frame split.
+ * The same bytes on every call (sequence numbers restart), so a length measured on one build
+ * cuts another at the same place. */
 static size_t build_two_frames(test_stream *s)
 {
+    ts_next_seq = ts_chunk_seq = 1;
     ts_init(s, 0, MS_STREAM_VERSION);
     ts_script(s, "r1 r2 | r3 |");
     s->frame_split = s->len;
@@ -108,7 +111,10 @@ static void test_versions(void)
     ts_write(&s, stream_file(dir, 2), 0);
     CHECK_EQ_INT(ms_replay_open(&r, dir, 100, err, sizeof err), -1);
     CHECK(r == NULL);
-    CHECK_CONTAINS(err, "thread-2.zst: stream version 3 is newer than this memspy reads (2)");
+    char newer[128];
+    snprintf(newer, sizeof newer, "thread-2.zst: stream version %u is newer than this memspy reads (%u)",
+             MS_STREAM_VERSION + 1, MS_STREAM_VERSION);
+    CHECK_CONTAINS(err, newer);
 
     ts_init(&s, 2, MS_STREAM_VERSION);
     memcpy(s.data, "NOTMSPY", 8);
@@ -165,7 +171,7 @@ static void test_long_streams(void)
     CHECK_EQ_INT(ms_replay_open(&r, dir, 1, err, sizeof err), 0);
     for (int mode = 0; mode < 2; mode++) {
         counting_sink c = { 0 };
-        ms_replay_sink sink = { count_access, count_region, &c };
+        ms_replay_sink sink = { count_access, count_region, &c, NULL };
         ms_replay_result res;
         CHECK_EQ_INT(ms_replay_run(r, (ms_interleave)mode, 2, &sink, &res, err, sizeof err), 0);
         CHECK_EQ(c.n, 600000);

@@ -3,6 +3,7 @@
  *   A <ctx> <addr> <size> <write>           an access (addr in hex)
  *   S <KIND> <obj> <arg> <seq>              a sync event (KIND as in MS_SYNC_*, obj in hex,
  *                                           arg in hex for COND_WAIT: a mutex address)
+ *   W <block> <count>                       work: a basic block's executions (WORK)
  * Usage: rt_streamdump FILE INDEX. Exit 0, or 1 if the stream is unreadable or corrupt. */
 #include "format/stream.h"
 #include "replay/stream_reader.h"
@@ -12,11 +13,13 @@
 
 static const char *const kind_names[MS_SYNC_KIND_MAX + 1] = {
     "?", "ACQUIRE", "RELEASE", "BARRIER", "CREATE", "JOIN", "EXIT",
-    "COND_WAIT", "COND_SIGNAL", "SEM_POST", "SEM_WAIT", "FORK", "BEGIN"};
+    "COND_WAIT", "COND_SIGNAL", "SEM_POST", "SEM_WAIT", "FORK", "BEGIN", "WORK"};
 
 static void print_event(const ms_replay_event *e) {
     if (e->kind == 0)
         printf("A %" PRIu32 " 0x%" PRIx64 " %" PRIu64 " %u\n", e->ctx, e->addr, e->size, e->write);
+    else if (e->kind == MS_SYNC_WORK)
+        printf("W %" PRIu64 " %" PRIu64 "\n", e->addr, e->size);
     else if (e->kind == MS_SYNC_COND_WAIT)
         printf("S %s 0x%" PRIx64 " 0x%" PRIx64 " %" PRIu64 "\n", kind_names[e->kind], e->addr, e->size, e->seq);
     else

@@ -84,8 +84,8 @@ static bool opt_verbose;
 static tree word_type; /* a 64-bit unsigned type with an alias set of its own */
 static tree word_ptr;  /* word_type * */
 static tree buf_decl;  /* extern __thread word __memspy_buf[1 + MSPLUG_BUF_WORDS] */
-static tree flush_decl, entry_decl, exit_decl, register_decl;
-static tree pcs_start_decl, pcs_stop_decl;
+static tree flush_decl, entry_decl, exit_decl, register_decl, register_blocks_decl;
+static tree pcs_start_decl, pcs_stop_decl, bpcs_start_decl, bpcs_stop_decl;
 
 static unsigned table_counter; /* site tables made in this translation unit */
 static bool any_instrumented;  /* the unit needs its constructor */
@@ -136,8 +136,12 @@ static void make_decls(void)
     exit_decl = runtime_fn(MSPLUG_SYM_EXIT, void_fn);
     register_decl = runtime_fn(MSPLUG_SYM_REGISTER,
                                build_function_type_list(void_type_node, ptr_type_node, ptr_type_node, NULL_TREE));
+    register_blocks_decl = runtime_fn(
+        MSPLUG_SYM_REGISTER_BLOCKS, build_function_type_list(void_type_node, ptr_type_node, ptr_type_node, NULL_TREE));
     pcs_start_decl = linker_symbol("__start_" MSPLUG_PCS_SECTION);
     pcs_stop_decl = linker_symbol("__stop_" MSPLUG_PCS_SECTION);
+    bpcs_start_decl = linker_symbol("__start_" MSPLUG_BLOCK_PCS_SECTION);
+    bpcs_stop_decl = linker_symbol("__stop_" MSPLUG_BLOCK_PCS_SECTION);
 }
 
 /* ---- what is an access ---- */
@@ -250,10 +254,22 @@ static unsigned atomic_kind(built_in_function fcode, unsigned *size)
     return 0;
 }
 
-/* The function being instrumented: its sites in statement order and its groups. */
+/* A counted basic block of the function being instrumented. */
+struct block {
+    basic_block bb;
+    gimple *first;   /* its first statement: the block word's and the pc label's place */
+    int group;       /* the group whose reservation carries the block word, -1: one of its own */
+    unsigned memops; /* sites in it */
+    unsigned stmts;  /* statements in it (debug statements and clobbers excluded) */
+    unsigned loop;   /* index of its innermost loop in the function's loop table, MSPLUG_NO_LOOP */
+};
+
+/* The function being instrumented: its sites in statement order, its groups and its blocks. */
 struct fn_state {
     auto_vec<site> sites;
     auto_vec<unsigned> group_start; /* index of each group's first site */
+    auto_vec<block> blocks;
+    auto_vec<int> group_block; /* per group: the block whose word it carries, -1 none */
     unsigned has_calls;
 };
 
@@ -383,13 +399,21 @@ static bool big_aggregate(fn_state *st, gimple *stmt, unsigned *open_from)
     return true;
 }
 
-/* Collect the sites of bb and split them into groups. */
+/* Collect the sites of bb, split them into groups, and describe bb as a counted block if it
+ * has a statement. */
 static void collect_bb(fn_state *st, basic_block bb)
 {
     unsigned open_from = st->sites.length();
+    unsigned first_site = open_from, first_group = st->group_start.length(), stmts = 0;
+    bool call_first = false; /* a call precedes the block's first group */
+    gimple *first = NULL;
     for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
         gimple *stmt = gsi_stmt(gsi);
-        if (is_gimple_debug(stmt) || gimple_clobber_p(stmt)) continue;
+        if (is_gimple_debug(stmt) || gimple_clobber_p(stmt) || gimple_code(stmt) == GIMPLE_LABEL ||
+            gimple_code(stmt) == GIMPLE_NOP)
+            continue;
+        if (!first) first = stmt;
+        stmts++;
         if (is_gimple_assign(stmt)) {
             if (big_aggregate(st, stmt, &open_from)) continue;
             tree lhs = gimple_assign_lhs(stmt);
@@ -397,7 +421,10 @@ static void collect_bb(fn_state *st, basic_block bb)
                 add_access(st, stmt, gimple_assign_rhs1(stmt), false);
             if (is_memory(lhs)) add_access(st, stmt, lhs, true);
         } else if (gcall *call = dyn_cast<gcall *>(stmt)) {
+            unsigned calls = st->has_calls;
             if (call_sites(st, call, &open_from)) close_group(st, &open_from);
+            if (st->has_calls != calls && st->group_start.length() == first_group && open_from == first_site)
+                call_first = true;
             /* a call's memory result or aggregate arguments: copied by code expand makes (not seen) */
             if (gimple_call_tail_p(call)) gimple_call_set_tail(call, false); /* exit hook after it */
         }
@@ -407,6 +434,12 @@ static void collect_bb(fn_state *st, basic_block bb)
         if (words + 3 > MSPLUG_GROUP_MAX_WORDS) close_group(st, &open_from);
     }
     close_group(st, &open_from);
+    for (unsigned g = first_group; g < st->group_start.length(); g++) st->group_block.safe_push(-1);
+    if (!first) return; /* an empty forwarder: no code of its own to count */
+    bool merged = !call_first && st->group_start.length() > first_group;
+    block b = { bb, first, merged ? (int)first_group : -1, st->sites.length() - first_site, stmts, MSPLUG_NO_LOOP };
+    if (merged) st->group_block[first_group] = (int)st->blocks.length();
+    st->blocks.safe_push(b);
 }
 
 /* ---- emitting ---- */
@@ -428,35 +461,32 @@ static void insert_before(gimple_stmt_iterator *gsi, gimple *g, location_t loc)
     gsi_insert_before(gsi, g, GSI_SAME_STMT);
 }
 
-/* The label of site index idx of table: "1:" here, and (1b + 1, &table[idx]) into the pairs
- * section (the function's COMDAT group if it has one, so the pair goes with the code). */
-static gimple *site_label(const char *table, unsigned idx, const char *comdat)
+/* An asm label "1:" here, and the pair (1b + 1, table + offset) into section (the function's
+ * COMDAT group if it has one, so the pair goes with the code): the runtime writes the pc into
+ * the table entry at offset. */
+static gimple *pc_label(const char *section, const char *table, unsigned offset, const char *comdat)
 {
     char text[512];
     if (comdat)
         snprintf(text, sizeof text,
                  "1:\n\t.pushsection %s,\"awG\",@progbits,%s,comdat\n\t.balign 8\n\t.quad 1b+1, %s+%u\n\t.popsection",
-                 MSPLUG_PCS_SECTION, comdat, table, 16 * idx);
+                 section, comdat, table, offset);
     else
         snprintf(text, sizeof text,
-                 "1:\n\t.pushsection %s,\"aw\",@progbits\n\t.balign 8\n\t.quad 1b+1, %s+%u\n\t.popsection",
-                 MSPLUG_PCS_SECTION, table, 16 * idx);
+                 "1:\n\t.pushsection %s,\"aw\",@progbits\n\t.balign 8\n\t.quad 1b+1, %s+%u\n\t.popsection", section,
+                 table, offset);
     gasm *g = gimple_build_asm_vec(ggc_strdup(text), NULL, NULL, NULL, NULL);
     gimple_asm_set_volatile(g, true);
     return g;
 }
 
-/* Emit group g (sites [first, end)) of the function's table. */
-static void emit_group(fn_state *st, unsigned first, unsigned end, tree table, const char *table_name,
-                       const char *comdat)
+/* Reserve `words` words of the thread's buffer just before statement at: emits
+ *   b = &__memspy_buf[0]; n0 = b[0]; if (n0 > CAP - words) __memspy_flush (); n = PHI <n0, 0>;
+ *   p = b + 8 * n;
+ * and returns p (records go to p[1 ..]); *b_out and *n_out: b and n, for the commit. */
+static tree reserve_words(gimple *at, unsigned words, location_t loc, tree *b_out, tree *n_out)
 {
-    unsigned words = 1;
-    for (unsigned i = first; i < end; i++) words += msplug_site_words(st->sites[i].kind);
-    gimple *s0 = st->sites[first].stmt;
-    location_t loc = gimple_location(s0);
-    gimple_stmt_iterator gsi = gsi_for_stmt(s0);
-
-    /* b = &__memspy_buf[0]; n0 = b[0]; if (n0 > CAP - words) __memspy_flush (); */
+    gimple_stmt_iterator gsi = gsi_for_stmt(at);
     tree b = make_ssa_name(word_ptr);
     tree elt0 = build4(ARRAY_REF, word_type, buf_decl, integer_zero_node, NULL_TREE, NULL_TREE);
     insert_before(&gsi, gimple_build_assign(b, build_fold_addr_expr(elt0)), loc);
@@ -466,36 +496,77 @@ static void emit_group(fn_state *st, unsigned first, unsigned end, tree table, c
         gimple_build_cond(GT_EXPR, n0, build_int_cst(word_type, MSPLUG_BUF_WORDS - words), NULL_TREE, NULL_TREE);
     gimple_set_location(cond, loc);
     basic_block then_bb, fall_bb;
-    gimple_stmt_iterator at = gsi;
-    gimple_stmt_iterator cond_gsi = create_cond_insert_point(&at, true, false, true, &then_bb, &fall_bb);
+    gimple_stmt_iterator split_at = gsi;
+    gimple_stmt_iterator cond_gsi = create_cond_insert_point(&split_at, true, false, true, &then_bb, &fall_bb);
     gsi_insert_after(&cond_gsi, cond, GSI_NEW_STMT);
     basic_block cond_bb = gimple_bb(cond);
     gimple_stmt_iterator then_gsi = gsi_start_bb(then_bb);
     gcall *flush = gimple_build_call(flush_decl, 0);
     gimple_set_location(flush, loc);
     gsi_insert_after(&then_gsi, flush, GSI_NEW_STMT);
-    /* n = PHI <n0 (no flush), 0 (after the flush)> */
     tree n = make_ssa_name(word_type);
     gphi *phi = create_phi_node(n, fall_bb);
     add_phi_arg(phi, n0, find_edge(cond_bb, fall_bb), loc);
     add_phi_arg(phi, build_int_cst(word_type, 0), find_edge(then_bb, fall_bb), loc);
 
-    /* p = b + 8 * n; p[1] = header (first site, bit 63 set) */
-    gsi = gsi_for_stmt(s0);
+    gsi = gsi_for_stmt(at);
     tree ns = make_ssa_name(sizetype), off = make_ssa_name(sizetype), p = make_ssa_name(word_ptr);
     insert_before(&gsi, gimple_build_assign(ns, NOP_EXPR, n), loc);
     insert_before(&gsi, gimple_build_assign(off, MULT_EXPR, ns, size_int(8)), loc);
-    gimple *pp = gimple_build_assign(p, POINTER_PLUS_EXPR, b, off);
-    insert_before(&gsi, pp, loc);
-    tree elt = build4(ARRAY_REF, TREE_TYPE(TREE_TYPE(table)), table, size_int(2 * first), NULL_TREE, NULL_TREE);
-    tree hdr = as_word(&gsi, build_fold_addr_expr(elt));
-    tree hdr_tagged = make_ssa_name(word_type);
-    insert_before(&gsi,
-                  gimple_build_assign(hdr_tagged, BIT_IOR_EXPR, hdr, build_int_cst(word_type, HOST_WIDE_INT_M1U << 63)),
-                  loc);
-    insert_before(&gsi, gimple_build_assign(word_ref(p, 1), hdr_tagged), loc);
+    insert_before(&gsi, gimple_build_assign(p, POINTER_PLUS_EXPR, b, off), loc);
+    *b_out = b;
+    *n_out = n;
+    return p;
+}
 
-    unsigned w = 2;
+/* p[w] = (word) &table[index] | tag, before gsi. */
+static void store_tagged_address(gimple_stmt_iterator *gsi, tree p, unsigned w, tree table, unsigned index,
+                                 unsigned HOST_WIDE_INT tag, location_t loc)
+{
+    tree elt = build4(ARRAY_REF, TREE_TYPE(TREE_TYPE(table)), table, size_int(index), NULL_TREE, NULL_TREE);
+    tree addr = as_word(gsi, build_fold_addr_expr(elt));
+    tree tagged = make_ssa_name(word_type);
+    insert_before(gsi, gimple_build_assign(tagged, BIT_IOR_EXPR, addr, build_int_cstu(word_type, tag)), loc);
+    insert_before(gsi, gimple_build_assign(word_ref(p, w), tagged), loc);
+}
+
+/* b[0] = n + words, before gsi: publishes the records. */
+static void commit_words(gimple_stmt_iterator *gsi, tree b, tree n, unsigned words, location_t loc)
+{
+    tree nk = make_ssa_name(word_type);
+    insert_before(gsi, gimple_build_assign(nk, PLUS_EXPR, n, build_int_cst(word_type, words)), loc);
+    insert_before(gsi, gimple_build_assign(word_ref(b, 0), nk), loc);
+}
+
+/* A block word in a reservation of its own, just before the block's first statement. */
+static void emit_block_word(const block &bk, unsigned index, tree blocks)
+{
+    location_t loc = gimple_location(bk.first);
+    tree b, n;
+    tree p = reserve_words(bk.first, 1, loc, &b, &n);
+    gimple_stmt_iterator gsi = gsi_for_stmt(bk.first);
+    store_tagged_address(&gsi, p, 1, blocks, 4 * index, MSPLUG_BLOCK_TAG, loc);
+    commit_words(&gsi, b, n, 1, loc);
+}
+
+/* Emit group g (sites [first, end)) of the function's table; blk: the index of the block
+ * whose word the group carries first (-1 none). */
+static void emit_group(fn_state *st, unsigned first, unsigned end, tree table, const char *table_name,
+                       const char *comdat, int blk, tree blocks)
+{
+    unsigned words = 1 + (blk >= 0);
+    for (unsigned i = first; i < end; i++) words += msplug_site_words(st->sites[i].kind);
+    gimple *s0 = st->sites[first].stmt;
+    location_t loc = gimple_location(s0);
+    tree b, n;
+    tree p = reserve_words(s0, words, loc, &b, &n);
+
+    /* p[1] = block word (if any), then the header (first site, bit 63 set) */
+    gimple_stmt_iterator gsi = gsi_for_stmt(s0);
+    unsigned w = 1;
+    if (blk >= 0) store_tagged_address(&gsi, p, w++, blocks, 4 * (unsigned)blk, MSPLUG_BLOCK_TAG, loc);
+    store_tagged_address(&gsi, p, w++, table, 2 * first, HOST_WIDE_INT_1U << 63, loc);
+
     for (unsigned i = first; i < end; i++) {
         site &s = st->sites[i];
         gsi = gsi_for_stmt(s.stmt);
@@ -505,20 +576,17 @@ static void emit_group(fn_state *st, unsigned first, unsigned end, tree table, c
             tree v = as_word(&gsi, s.ops[j]);
             insert_before(&gsi, gimple_build_assign(word_ref(p, w++), v), sloc);
         }
-        if (i + 1 == end) { /* commit: b[0] = n + words */
-            tree nk = make_ssa_name(word_type);
-            insert_before(&gsi, gimple_build_assign(nk, PLUS_EXPR, n, build_int_cst(word_type, words)), sloc);
-            insert_before(&gsi, gimple_build_assign(word_ref(b, 0), nk), sloc);
-        }
-        insert_before(&gsi, site_label(table_name, i, comdat), sloc);
+        if (i + 1 == end) commit_words(&gsi, b, n, words, sloc);
+        insert_before(&gsi, pc_label(MSPLUG_PCS_SECTION, table_name, 16 * i, comdat), sloc);
     }
 }
 
-/* The static site table of the current function (not yet filled). */
-static tree make_table(unsigned nsites, char *name, size_t namelen)
+/* A static table of n 64-bit words of the current function (not yet filled), named
+ * prefix.N. */
+static tree make_table(const char *prefix, unsigned nwords, char *name, size_t namelen)
 {
-    snprintf(name, namelen, "__memspy_sites.%u", table_counter++);
-    tree type = build_array_type_nelts(long_long_unsigned_type_node, 2 * nsites);
+    snprintf(name, namelen, "%s.%u", prefix, table_counter++);
+    tree type = build_array_type_nelts(long_long_unsigned_type_node, nwords);
     tree t = build_decl(UNKNOWN_LOCATION, VAR_DECL, get_identifier(name), type);
     TREE_STATIC(t) = 1;
     TREE_PUBLIC(t) = 0;
@@ -533,6 +601,94 @@ static tree make_table(unsigned nsites, char *name, size_t namelen)
     return t;
 }
 
+/* The word (u64) &table[index], as a static initializer. */
+static tree table_address(tree table, unsigned index)
+{
+    tree elt = build4(ARRAY_REF, long_long_unsigned_type_node, table, size_int(index), NULL_TREE, NULL_TREE);
+    return fold_convert(long_long_unsigned_type_node, build_fold_addr_expr(elt));
+}
+
+/* qsort order of loops: outermost first (then by number: deterministic). */
+static int outer_first(const void *a, const void *b)
+{
+    const class loop *x = *(const class loop *const *)a, *y = *(const class loop *const *)b;
+    if (loop_depth(x) != loop_depth(y)) return (int)loop_depth(x) - (int)loop_depth(y);
+    return x->num - y->num;
+}
+
+/* Give the function's blocks their innermost loops and fill the loop table (if it has
+ * loops): {nloops, 0}, then {&header block, MSPLUG_LOOP_INFO(parent, depth)} per loop.
+ * Returns the loop table or NULL_TREE. Loops whose header is not a counted block are left out
+ * (their blocks count under the enclosing loop). */
+static tree make_loop_table(fn_state *st, tree blocks, function *fun)
+{
+    if (!loops_for_fn(fun) || number_of_loops(fun) <= 1) return NULL_TREE;
+    hash_map<int_hash<int, -1, -2>, unsigned> block_of; /* bb index -> block index */
+    for (unsigned i = 0; i < st->blocks.length(); i++) block_of.put(st->blocks[i].bb->index, i);
+    auto_vec<class loop *> loops;
+    hash_map<int_hash<int, -1, -2>, unsigned> index_of; /* loop num -> table index */
+    for (auto lp : loops_list(fun, LI_FROM_INNERMOST)) {
+        /* a loop the optimizers left behind without its header is no loop any more */
+        if (!lp->header || lp->header->loop_father != lp || !block_of.get(lp->header->index)) continue;
+        if (loops.length() >= MSPLUG_NO_LOOP - 1) break;
+        loops.safe_push(lp);
+    }
+    if (loops.is_empty()) return NULL_TREE;
+    /* outermost first, so that a parent's index is below its children's */
+    loops.qsort(outer_first);
+    for (unsigned i = 0; i < loops.length(); i++) index_of.put(loops[i]->num, i);
+    char name[64];
+    tree table = make_table("__memspy_loops", 2 + 2 * loops.length(), name, sizeof name);
+    vec<constructor_elt, va_gc> *elts = NULL;
+    auto_vec<unsigned> depths;
+    CONSTRUCTOR_APPEND_ELT(elts, size_int(0), build_int_cst(long_long_unsigned_type_node, loops.length()));
+    CONSTRUCTOR_APPEND_ELT(elts, size_int(1), build_int_cst(long_long_unsigned_type_node, 0));
+    for (unsigned i = 0; i < loops.length(); i++) {
+        class loop *lp = loops[i];
+        unsigned parent = MSPLUG_NO_LOOP;
+        for (class loop *o = loop_outer(lp); o && o->num; o = loop_outer(o))
+            if (unsigned *pi = index_of.get(o->num)) {
+                parent = *pi;
+                break;
+            }
+        unsigned depth = parent == MSPLUG_NO_LOOP ? 1 : depths[parent] + 1; /* parents come first */
+        depths.safe_push(depth);
+        unsigned hb = *block_of.get(lp->header->index);
+        CONSTRUCTOR_APPEND_ELT(elts, size_int(2 + 2 * i), table_address(blocks, 4 * hb));
+        CONSTRUCTOR_APPEND_ELT(elts, size_int(3 + 2 * i),
+                               build_int_cstu(long_long_unsigned_type_node, MSPLUG_LOOP_INFO(parent, depth)));
+    }
+    DECL_INITIAL(table) = build_constructor(TREE_TYPE(table), elts);
+    varpool_node::finalize_decl(table);
+    /* each block's innermost counted loop */
+    for (unsigned i = 0; i < st->blocks.length(); i++)
+        for (class loop *o = st->blocks[i].bb->loop_father; o && o->num; o = loop_outer(o))
+            if (unsigned *li = index_of.get(o->num)) {
+                st->blocks[i].loop = *li;
+                break;
+            }
+    return table;
+}
+
+/* Fill the block table: {0, MSPLUG_BLOCK_INFO, 0, &loop table or 0} per block. */
+static void fill_blocks(fn_state *st, tree blocks, tree loops)
+{
+    vec<constructor_elt, va_gc> *elts = NULL;
+    for (unsigned i = 0; i < st->blocks.length(); i++) {
+        const block &bk = st->blocks[i];
+        unsigned memops = bk.memops > 0xffffffffu ? 0xffffffffu : bk.memops;
+        unsigned stmts = bk.stmts > 0xffffu ? 0xffffu : bk.stmts;
+        tree zero = build_int_cst(long_long_unsigned_type_node, 0);
+        CONSTRUCTOR_APPEND_ELT(elts, size_int(4 * i), zero);
+        CONSTRUCTOR_APPEND_ELT(elts, size_int(4 * i + 1),
+                               build_int_cstu(long_long_unsigned_type_node, MSPLUG_BLOCK_INFO(bk.loop, memops, stmts)));
+        CONSTRUCTOR_APPEND_ELT(elts, size_int(4 * i + 2), zero);
+        CONSTRUCTOR_APPEND_ELT(elts, size_int(4 * i + 3), loops ? table_address(loops, 0) : zero);
+    }
+    DECL_INITIAL(blocks) = build_constructor(TREE_TYPE(blocks), elts);
+    varpool_node::finalize_decl(blocks);
+}
+
 /* Fill the table's initializer: {0, info} per site, MSPLUG_F_LAST on each group's last. */
 static void fill_table(fn_state *st, tree table)
 {
@@ -543,6 +699,11 @@ static void fill_table(fn_state *st, tree table)
         for (unsigned i = first; i < end; i++) {
             const site &s = st->sites[i];
             uint64_t info = MSPLUG_INFO(s.size, s.kind, i + 1 == end ? MSPLUG_F_LAST : 0);
+            if (i == first) {
+                unsigned words = 0;
+                for (unsigned j = first; j < end; j++) words += msplug_site_words(st->sites[j].kind);
+                info |= MSPLUG_INFO_GROUP_WORDS(words);
+            }
             CONSTRUCTOR_APPEND_ELT(elts, size_int(2 * i), build_int_cst(long_long_unsigned_type_node, 0));
             CONSTRUCTOR_APPEND_ELT(elts, size_int(2 * i + 1), build_int_cstu(long_long_unsigned_type_node, info));
         }
@@ -585,25 +746,40 @@ static unsigned int instrument_function(function *fun)
     basic_block bb;
     FOR_EACH_BB_FN(bb, fun) bbs.safe_push(bb);
     for (unsigned i = 0; i < bbs.length(); i++) collect_bb(&st, bbs[i]);
-    unsigned nsites = st.sites.length();
+    unsigned nsites = st.sites.length(), nblocks = st.blocks.length();
+    if (nsites == 0 && st.has_calls == 0 && nblocks == 0) return 0;
+    tree group = DECL_COMDAT_GROUP(current_function_decl);
+    const char *comdat = group ? IDENTIFIER_POINTER(group) : NULL;
+    char bname[64];
+    tree blocks = NULL_TREE, loops = NULL_TREE;
+    if (nblocks) {
+        blocks = make_table("__memspy_blocks", 4 * nblocks, bname, sizeof bname);
+        loops = make_loop_table(&st, blocks, fun); /* before the CFG changes */
+    }
     if (opt_verbose)
-        fprintf(stderr, "memspy_gcc: %s: %u sites in %u groups\n", function_name(fun), nsites, st.group_start.length());
-    if (nsites == 0 && st.has_calls == 0) return 0;
+        fprintf(stderr, "memspy_gcc: %s: %u sites in %u groups, %u blocks, %u loops\n", function_name(fun), nsites,
+                st.group_start.length(), nblocks,
+                loops ? (unsigned)tree_to_uhwi(CONSTRUCTOR_ELT(DECL_INITIAL(loops), 0)->value) : 0);
     free_dominance_info(CDI_DOMINATORS);
     free_dominance_info(CDI_POST_DOMINATORS);
     if (nsites) {
         char name[64];
-        tree table = make_table(nsites, name, sizeof name);
-        tree group = DECL_COMDAT_GROUP(current_function_decl);
-        const char *comdat = group ? IDENTIFIER_POINTER(group) : NULL;
+        tree table = make_table("__memspy_sites", 2 * nsites, name, sizeof name);
         unsigned ng = st.group_start.length();
         for (unsigned g = 0; g < ng; g++) {
             unsigned first = st.group_start[g], end = g + 1 < ng ? st.group_start[g + 1] : nsites;
-            emit_group(&st, first, end, table, name, comdat);
+            emit_group(&st, first, end, table, name, comdat, st.group_block[g], blocks);
         }
         fill_table(&st, table);
     }
-    emit_entry_exit();
+    for (unsigned i = 0; i < nblocks; i++) {
+        const block &bk = st.blocks[i];
+        if (bk.group < 0) emit_block_word(bk, i, blocks);
+        gimple_stmt_iterator gsi = gsi_for_stmt(bk.first);
+        insert_before(&gsi, pc_label(MSPLUG_BLOCK_PCS_SECTION, bname, 32 * i, comdat), gimple_location(bk.first));
+    }
+    if (nblocks) fill_blocks(&st, blocks, loops);
+    if (nsites || st.has_calls) emit_entry_exit();
     any_instrumented = true;
     return TODO_update_ssa | TODO_cleanup_cfg;
 }
@@ -637,17 +813,23 @@ static void finish_unit(void *, void *)
     building_ctor = true;
     /* The section's bounds are weak and hidden: declared here, in the constructor's own code,
      * since the unit's external declarations were already written out. */
-    static const char directives[] = ".weak __start_" MSPLUG_PCS_SECTION "\n\t.hidden __start_" MSPLUG_PCS_SECTION
-                                     "\n\t.weak __stop_" MSPLUG_PCS_SECTION "\n\t.hidden __stop_" MSPLUG_PCS_SECTION;
+    static const char directives[] =
+        ".weak __start_" MSPLUG_PCS_SECTION "\n\t.hidden __start_" MSPLUG_PCS_SECTION
+        "\n\t.weak __stop_" MSPLUG_PCS_SECTION "\n\t.hidden __stop_" MSPLUG_PCS_SECTION
+        "\n\t.weak __start_" MSPLUG_BLOCK_PCS_SECTION "\n\t.hidden __start_" MSPLUG_BLOCK_PCS_SECTION
+        "\n\t.weak __stop_" MSPLUG_BLOCK_PCS_SECTION "\n\t.hidden __stop_" MSPLUG_BLOCK_PCS_SECTION;
     tree text = build_string(sizeof directives, directives);
     tree asm_stmt = build5(ASM_EXPR, void_type_node, text, NULL_TREE, NULL_TREE, NULL_TREE, NULL_TREE);
     ASM_INPUT_P(asm_stmt) = 1;
     ASM_VOLATILE_P(asm_stmt) = 1;
     tree call =
         build_call_expr(register_decl, 2, build_fold_addr_expr(pcs_start_decl), build_fold_addr_expr(pcs_stop_decl));
+    tree call_blocks = build_call_expr(register_blocks_decl, 2, build_fold_addr_expr(bpcs_start_decl),
+                                       build_fold_addr_expr(bpcs_stop_decl));
     tree body = alloc_stmt_list();
     append_to_statement_list(asm_stmt, &body);
     append_to_statement_list(call, &body);
+    append_to_statement_list(call_blocks, &body);
     cgraph_build_static_cdtor('I', body, MAX_RESERVED_INIT_PRIORITY - 1);
     building_ctor = false;
 }
@@ -662,6 +844,9 @@ static const ggc_root_tab memspy_roots[] = {
     { &register_decl, 1, sizeof register_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
     { &pcs_start_decl, 1, sizeof pcs_start_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
     { &pcs_stop_decl, 1, sizeof pcs_stop_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
+    { &register_blocks_decl, 1, sizeof register_blocks_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
+    { &bpcs_start_decl, 1, sizeof bpcs_start_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
+    { &bpcs_stop_decl, 1, sizeof bpcs_stop_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
     LAST_GGC_ROOT_TAB,
 };
 

@@ -33,9 +33,18 @@
  * __memspy_func_exit before each return keep the runtime's shadow call stack (tail calls are
  * turned into ordinary calls; a function with a musttail call is left uninstrumented).
  *
- * Environment: MEMSPY_LLVM_VERBOSE=1 prints the sites and groups of each function on stderr.
+ * Blocks and loops (ABI version 2): every basic block with code of its own (or heading a loop)
+ * gets a descriptor in a per-function block table and appends a block word on each execution
+ * (in its first group's reservation when no call precedes that group, else in a one-word
+ * reservation of its own); its pc label goes into __memspy_bpcs. Loops come from LoopInfo
+ * (outermost first), in a per-function loop table the block descriptors point to. The
+ * constructor also passes __memspy_bpcs to __memspy_register_blocks.
+ *
+ * Environment: MEMSPY_LLVM_VERBOSE=1 prints the sites, groups, blocks and loops of each
+ * function on stderr.
  * Debugging: `clang -fpass-plugin=... -S -emit-llvm` shows the IR after the pass; `-S` shows
  * the labels and pairs. */
+#include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/TargetTransformInfo.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DataLayout.h"
@@ -55,7 +64,9 @@
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -75,6 +86,16 @@ struct Site {
     unsigned offset; /* added to ops[0]: a piece of an access code generation splits */
     int lane;        /* >= 0: ops[0] is a vector of pointers and this is its lane ... */
     Value *mask;     /* ... enabled by this lane of mask (null: always) */
+};
+
+/* A counted basic block (one with an instruction besides PHIs, debug intrinsics and an
+ * unconditional branch, or a loop header), before code is emitted for it. */
+struct Block {
+    BasicBlock *bb;
+    Instruction *first; /* its first instruction: the block word's and the pc label's place */
+    int group;          /* the group whose reservation carries the block word, -1: one of its own */
+    unsigned memops, stmts;
+    unsigned loop; /* index of its innermost loop in the function's loop table, MSPLUG_NO_LOOP */
 };
 
 /* The runtime's symbols in one module. */
@@ -101,16 +122,23 @@ class Instrumenter
 
     std::vector<Site> sites;
     std::vector<unsigned> groupStart;
+    std::vector<int> groupBlock; /* per group: the block whose word it carries, -1 none */
+    std::vector<Block> blocks;
     unsigned calls = 0;
     unsigned vecBytes = 0; /* the target's vector register width in the current function */
 
     void declareRuntime();
     bool instrumentFunction(Function &F);
-    void collectBlock(BasicBlock &BB);
+    void collectBlock(BasicBlock &BB, bool header);
     void closeGroup(unsigned &openFrom);
     bool addAccess(Instruction *I, Value *ptr, Type *ty, unsigned kind);
     bool callSites(CallBase *CB, unsigned &openFrom);
-    void emitGroup(unsigned first, unsigned end, GlobalVariable *table, const std::string &comdat);
+    Value *reserve(Instruction *at, unsigned words, Value **b, Value **n);
+    void emitGroup(unsigned first, unsigned end, GlobalVariable *table, const std::string &comdat, int blk,
+                   GlobalVariable *blockTable);
+    void emitBlockWord(const Block &bk, unsigned index, GlobalVariable *blockTable);
+    GlobalVariable *makeLoopTable(Function &F, GlobalVariable *blockTable);
+    void fillBlocks(GlobalVariable *blockTable, GlobalVariable *loopTable);
     void emitEntryExit(Function &F);
     void addConstructor();
 };
@@ -244,11 +272,18 @@ bool Instrumenter::callSites(CallBase *CB, unsigned &openFrom)
     return true;
 }
 
-/* Collect the sites of BB and split them into groups. */
-void Instrumenter::collectBlock(BasicBlock &BB)
+/* Collect the sites of BB, split them into groups, and describe BB as a counted block if it
+ * has code of its own (header: it heads a loop). */
+void Instrumenter::collectBlock(BasicBlock &BB, bool header)
 {
     unsigned openFrom = sites.size();
+    unsigned firstSite = openFrom, firstGroup = groupStart.size(), stmts = 0;
+    bool callFirst = false; /* a call precedes the block's first group */
     for (Instruction &I : BB) {
+        if (isa<PHINode>(&I) || isa<DbgInfoIntrinsic>(&I)) continue;
+        if (auto *br = dyn_cast<BranchInst>(&I))
+            if (br->isUnconditional()) continue;
+        stmts++;
         if (auto *L = dyn_cast<LoadInst>(&I)) {
             addAccess(L, L->getPointerOperand(), L->getType(), L->isAtomic() ? MSPLUG_K_ATOMIC_LOAD : MSPLUG_K_READ);
         } else if (auto *S = dyn_cast<StoreInst>(&I)) {
@@ -259,7 +294,9 @@ void Instrumenter::collectBlock(BasicBlock &BB)
         } else if (auto *X = dyn_cast<AtomicCmpXchgInst>(&I)) {
             addAccess(X, X->getPointerOperand(), X->getCompareOperand()->getType(), MSPLUG_K_ATOMIC_RMW);
         } else if (auto *CB = dyn_cast<CallBase>(&I)) {
+            unsigned before = calls;
             if (callSites(CB, openFrom)) closeGroup(openFrom);
+            if (calls != before && groupStart.size() == firstGroup && openFrom == firstSite) callFirst = true;
         }
         /* a group's words must fit its reservation */
         unsigned words = 1;
@@ -267,17 +304,30 @@ void Instrumenter::collectBlock(BasicBlock &BB)
         if (words + 3 > MSPLUG_GROUP_MAX_WORDS) closeGroup(openFrom);
     }
     closeGroup(openFrom);
+    groupBlock.resize(groupStart.size(), -1);
+    if (!stmts && !header) return; /* an empty forwarder: no code of its own to count */
+    BasicBlock::iterator first = BB.getFirstInsertionPt();
+    if (BB.isEntryBlock()) /* the static allocas stay in the entry block, before any split */
+        while (first != BB.end() && isa<AllocaInst>(&*first)) ++first;
+    if (first == BB.end()) return; /* a funclet pad: nothing can go there */
+    bool merged = !callFirst && groupStart.size() > firstGroup;
+    Block b = {
+        &BB, &*first, merged ? (int)firstGroup : -1, (unsigned)(sites.size() - firstSite), stmts, MSPLUG_NO_LOOP
+    };
+    if (merged) groupBlock[firstGroup] = (int)blocks.size();
+    blocks.push_back(b);
 }
 
-/* The inline asm of site idx of table: a label on a 1-byte nop and (label + 1, &table[idx]) in
- * the pairs section. The nop carries the access's source line (the asm statement's location):
+/* The inline asm of a site's or a block's pc: a label on a 1-byte nop and (label + 1,
+ * table + byteOffset) in the pairs section. The nop carries the access's source line (the asm statement's location):
  * without it the address of the label would belong to whatever instruction code generation
  * puts next, sometimes one of another line or of line 0 (merged or hoisted code). */
-static InlineAsm *siteLabel(LLVMContext &C, const std::string &table, unsigned idx, const std::string &comdat)
+static InlineAsm *pcLabel(LLVMContext &C, const char *section, const std::string &table, unsigned byteOffset,
+                          const std::string &comdat)
 {
-    std::string text = "1: nop\n\t.pushsection " MSPLUG_PCS_SECTION;
+    std::string text = std::string("1: nop\n\t.pushsection ") + section;
     text += comdat.empty() ? ",\"aw\",@progbits" : ",\"awG\",@progbits," + comdat + ",comdat";
-    text += "\n\t.balign 8\n\t.quad 1b+1, " + table + "+" + std::to_string(16 * idx) + "\n\t.popsection";
+    text += "\n\t.balign 8\n\t.quad 1b+1, " + table + "+" + std::to_string(byteOffset) + "\n\t.popsection";
     return InlineAsm::get(FunctionType::get(Type::getVoidTy(C), false), text, "", true);
 }
 
@@ -306,38 +356,68 @@ static DebugLoc lineFor(Instruction *I)
     return DILocation::get(I->getContext(), sp->getLine(), 0, sp);
 }
 
-/* Emit the group of sites [first, end) of the function's table. */
-void Instrumenter::emitGroup(unsigned first, unsigned end, GlobalVariable *table, const std::string &comdat)
+/* (u64)&table[index] | tag, a constant. */
+static Constant *taggedAddress(GlobalVariable *table, unsigned index, uint64_t tag)
 {
-    unsigned words = 1;
+    Type *i64 = Type::getInt64Ty(table->getContext());
+    Constant *elt = ConstantExpr::getInBoundsGetElementPtr(
+        table->getValueType(), table, ArrayRef<Constant *>{ ConstantInt::get(i64, 0), ConstantInt::get(i64, index) });
+    Constant *addr = ConstantExpr::getPtrToInt(elt, i64);
+    return tag ? ConstantExpr::getOr(addr, ConstantInt::get(i64, tag)) : addr;
+}
+
+/* Reserve words in the thread's buffer before at: b = &__memspy_buf[0]; n = b[0], or 0 after
+ * a flush when fewer than words are free. Returns p = b + n (the records go to p[1..words]). */
+Value *Instrumenter::reserve(Instruction *at, unsigned words, Value **b, Value **n)
+{
+    Type *i64 = rt.i64;
+    IRBuilder<> B(at);
+    *b = B.CreateConstInBoundsGEP2_64(rt.buf->getValueType(), rt.buf, 0, 0);
+    Value *n0 = B.CreateLoad(i64, *b, "memspy.n0");
+    Value *full = B.CreateICmpUGT(n0, ConstantInt::get(i64, MSPLUG_BUF_WORDS - words));
+    BasicBlock *condBB = at->getParent();
+    MDNode *weights = MDBuilder(C).createBranchWeights(1, 1 << 20);
+    Instruction *thenTerm = SplitBlockAndInsertIfThen(full, at, false, weights);
+    IRBuilder<>(thenTerm).CreateCall(rt.flush);
+    BasicBlock *tail = at->getParent();
+    PHINode *phi = PHINode::Create(i64, 2, "memspy.n", &tail->front());
+    phi->addIncoming(n0, condBB);
+    phi->addIncoming(ConstantInt::get(i64, 0), thenTerm->getParent());
+    *n = phi;
+    B.SetInsertPoint(at);
+    return B.CreateInBoundsGEP(i64, *b, phi);
+}
+
+/* A block word in a reservation of its own, just before the block's first instruction. */
+void Instrumenter::emitBlockWord(const Block &bk, unsigned index, GlobalVariable *blockTable)
+{
+    Value *b, *n;
+    Value *p = reserve(bk.first, 1, &b, &n);
+    IRBuilder<> B(bk.first);
+    B.CreateStore(taggedAddress(blockTable, 4 * index, MSPLUG_BLOCK_TAG), B.CreateConstInBoundsGEP1_64(rt.i64, p, 1));
+    B.CreateStore(B.CreateAdd(n, ConstantInt::get(rt.i64, 1)), b);
+}
+
+/* Emit the group of sites [first, end) of the function's table; blk: the index of the block
+ * whose word the group carries first (-1 none). */
+void Instrumenter::emitGroup(unsigned first, unsigned end, GlobalVariable *table, const std::string &comdat, int blk,
+                             GlobalVariable *blockTable)
+{
+    unsigned words = 1 + (blk >= 0);
     for (unsigned i = first; i < end; i++) words += msplug_site_words(sites[i].kind);
     Instruction *s0 = sites[first].at;
     Type *i64 = rt.i64;
+    Value *b, *n;
+    Value *p = reserve(s0, words, &b, &n);
 
-    /* b = &__memspy_buf[0]; n0 = b[0]; if (n0 > CAP - words) __memspy_flush (); */
+    /* p[1] = block word (if any), then the header (first site, bit 63 set) */
     IRBuilder<> B(s0);
-    Value *b = B.CreateConstInBoundsGEP2_64(rt.buf->getValueType(), rt.buf, 0, 0);
-    Value *n0 = B.CreateLoad(i64, b, "memspy.n0");
-    Value *full = B.CreateICmpUGT(n0, ConstantInt::get(i64, MSPLUG_BUF_WORDS - words));
-    BasicBlock *condBB = s0->getParent();
-    MDNode *weights = MDBuilder(C).createBranchWeights(1, 1 << 20);
-    Instruction *thenTerm = SplitBlockAndInsertIfThen(full, s0, false, weights);
-    IRBuilder<>(thenTerm).CreateCall(rt.flush);
-    BasicBlock *tail = s0->getParent();
-    PHINode *n = PHINode::Create(i64, 2, "memspy.n", &tail->front());
-    n->addIncoming(n0, condBB);
-    n->addIncoming(ConstantInt::get(i64, 0), thenTerm->getParent());
+    unsigned w = 1;
+    if (blk >= 0)
+        B.CreateStore(taggedAddress(blockTable, 4 * (unsigned)blk, MSPLUG_BLOCK_TAG),
+                      B.CreateConstInBoundsGEP1_64(i64, p, w++));
+    B.CreateStore(taggedAddress(table, 2 * first, 1ull << 63), B.CreateConstInBoundsGEP1_64(i64, p, w++));
 
-    /* p = b + n; p[1] = header (first site, bit 63 set) */
-    B.SetInsertPoint(s0);
-    Value *p = B.CreateInBoundsGEP(i64, b, n);
-    Constant *site0 = ConstantExpr::getInBoundsGetElementPtr(
-        table->getValueType(), table,
-        ArrayRef<Constant *>{ ConstantInt::get(i64, 0), ConstantInt::get(i64, 2 * first) });
-    Constant *hdr = ConstantExpr::getOr(ConstantExpr::getPtrToInt(site0, i64), ConstantInt::get(i64, 1ull << 63));
-    B.CreateStore(hdr, B.CreateConstInBoundsGEP1_64(i64, p, 1));
-
-    unsigned w = 2;
     for (unsigned i = first; i < end; i++) {
         Site &s = sites[i];
         if (!s.at->getDebugLoc() || !s.at->getDebugLoc().getLine()) /* its label's nop takes its location */
@@ -358,7 +438,7 @@ void Instrumenter::emitGroup(unsigned first, unsigned end, GlobalVariable *table
             B.CreateStore(v, B.CreateConstInBoundsGEP1_64(i64, p, w++));
         }
         if (i + 1 == end) B.CreateStore(B.CreateAdd(n, ConstantInt::get(i64, words)), b); /* commit */
-        B.CreateCall(siteLabel(C, table->getName().str(), i, comdat));
+        B.CreateCall(pcLabel(C, MSPLUG_PCS_SECTION, table->getName().str(), 16 * i, comdat));
     }
 }
 
@@ -375,6 +455,69 @@ void Instrumenter::emitEntryExit(Function &F)
         if (auto *ret = dyn_cast<ReturnInst>(BB.getTerminator())) IRBuilder<>(ret).CreateCall(rt.exit);
 }
 
+/* A static table of n 64-bit words (filled later), named prefix.N. */
+static GlobalVariable *makeTable(Module &M, const char *prefix, unsigned n, unsigned counter)
+{
+    Type *i64 = Type::getInt64Ty(M.getContext());
+    ArrayType *ty = ArrayType::get(i64, n);
+    auto *t = new GlobalVariable(M, ty, false, GlobalValue::InternalLinkage, ConstantAggregateZero::get(ty),
+                                 std::string(prefix) + "." + std::to_string(counter));
+    t->setAlignment(Align(16));
+    appendToCompilerUsed(M, { t });
+    return t;
+}
+
+/* Give the function's blocks their innermost loops and make its loop table (if it has loops):
+ * {nloops, 0}, then {&header block, MSPLUG_LOOP_INFO(parent, depth)} per loop, outermost
+ * first. Returns the table or null. Called before the CFG changes. */
+GlobalVariable *Instrumenter::makeLoopTable(Function &F, GlobalVariable *blockTable)
+{
+    LoopInfo &LI = FAM.getResult<LoopAnalysis>(F);
+    SmallVector<Loop *, 4> preorder = LI.getLoopsInPreorder();
+    std::vector<Loop *> loops(preorder.begin(), preorder.end());
+    if (loops.empty()) return nullptr;
+    std::stable_sort(loops.begin(), loops.end(),
+                     [](const Loop *a, const Loop *b) { return a->getLoopDepth() < b->getLoopDepth(); });
+    if (loops.size() > MSPLUG_NO_LOOP - 1) loops.resize(MSPLUG_NO_LOOP - 1);
+    std::map<const Loop *, unsigned> indexOf;
+    for (unsigned i = 0; i < loops.size(); i++) indexOf[loops[i]] = i;
+    std::map<const BasicBlock *, unsigned> blockOf;
+    for (unsigned i = 0; i < blocks.size(); i++) blockOf[blocks[i].bb] = i;
+    Type *i64 = rt.i64;
+    std::vector<Constant *> init = { ConstantInt::get(i64, loops.size()), ConstantInt::get(i64, 0) };
+    for (Loop *lp : loops) {
+        unsigned parent = MSPLUG_NO_LOOP;
+        if (Loop *o = lp->getParentLoop())
+            if (indexOf.count(o)) parent = indexOf[o];
+        init.push_back(taggedAddress(blockTable, 4 * blockOf[lp->getHeader()], 0));
+        init.push_back(ConstantInt::get(i64, MSPLUG_LOOP_INFO(parent, lp->getLoopDepth())));
+    }
+    for (Block &bk : blocks)
+        for (Loop *o = LI.getLoopFor(bk.bb); o; o = o->getParentLoop())
+            if (indexOf.count(o)) {
+                bk.loop = indexOf[o];
+                break;
+            }
+    GlobalVariable *t = makeTable(M, "__memspy_loops", init.size(), tables++);
+    t->setInitializer(ConstantArray::get(cast<ArrayType>(t->getValueType()), init));
+    return t;
+}
+
+/* Fill the block table: {0, MSPLUG_BLOCK_INFO, 0, &loop table or 0} per block. */
+void Instrumenter::fillBlocks(GlobalVariable *blockTable, GlobalVariable *loopTable)
+{
+    Type *i64 = rt.i64;
+    std::vector<Constant *> init;
+    for (const Block &bk : blocks) {
+        unsigned stmts = bk.stmts > 0xffffu ? 0xffffu : bk.stmts;
+        init.push_back(ConstantInt::get(i64, 0));
+        init.push_back(ConstantInt::get(i64, MSPLUG_BLOCK_INFO(bk.loop, bk.memops, stmts)));
+        init.push_back(ConstantInt::get(i64, 0));
+        init.push_back(loopTable ? taggedAddress(loopTable, 0, 0) : ConstantInt::get(i64, 0));
+    }
+    blockTable->setInitializer(ConstantArray::get(cast<ArrayType>(blockTable->getValueType()), init));
+}
+
 bool Instrumenter::instrumentFunction(Function &F)
 {
     if (F.isDeclaration() || F.hasAvailableExternallyLinkage() || F.hasFnAttribute(Attribute::Naked) ||
@@ -386,40 +529,62 @@ bool Instrumenter::instrumentFunction(Function &F)
                 if (CI->isMustTailCall()) return false;
     sites.clear();
     groupStart.clear();
+    groupBlock.clear();
+    blocks.clear();
     calls = 0;
     vecBytes = (unsigned)(FAM.getResult<TargetIRAnalysis>(F)
                               .getRegisterBitWidth(TargetTransformInfo::RGK_FixedWidthVector)
                               .getFixedSize() /
                           8);
-    std::vector<BasicBlock *> blocks;
-    for (BasicBlock &BB : F) blocks.push_back(&BB);
-    for (BasicBlock *BB : blocks) collectBlock(*BB);
+    LoopInfo &LI = FAM.getResult<LoopAnalysis>(F);
+    std::vector<BasicBlock *> bbs;
+    for (BasicBlock &BB : F) bbs.push_back(&BB);
+    for (BasicBlock *BB : bbs) collectBlock(*BB, LI.isLoopHeader(BB));
+    if (sites.empty() && calls == 0 && blocks.empty()) return false;
+    if (!rt.buf) declareRuntime();
+    std::string comdat = F.hasComdat() ? F.getComdat()->getName().str() : "";
+    GlobalVariable *blockTable = nullptr, *loopTable = nullptr;
+    if (!blocks.empty()) {
+        blockTable = makeTable(M, "__memspy_blocks", 4 * blocks.size(), tables++);
+        loopTable = makeLoopTable(F, blockTable); /* before the CFG changes */
+    }
     if (verbose)
         errs() << "memspy_llvm: " << F.getName() << ": " << sites.size() << " sites in " << groupStart.size()
-               << " groups\n";
-    if (sites.empty() && calls == 0) return false;
-    if (!rt.buf) declareRuntime();
+               << " groups, " << blocks.size() << " blocks, "
+               << (loopTable ? cast<ConstantInt>(loopTable->getInitializer()->getAggregateElement(0u))->getZExtValue()
+                             : 0)
+               << " loops\n";
     if (!sites.empty()) {
         std::vector<Constant *> init;
         for (unsigned g = 0; g < groupStart.size(); g++) {
             unsigned first = groupStart[g], end = g + 1 < groupStart.size() ? groupStart[g + 1] : sites.size();
             for (unsigned i = first; i < end; i++) {
                 uint64_t info = MSPLUG_INFO(sites[i].size, sites[i].kind, i + 1 == end ? MSPLUG_F_LAST : 0);
+                if (i == first) {
+                    unsigned words = 0;
+                    for (unsigned j = first; j < end; j++) words += msplug_site_words(sites[j].kind);
+                    info |= MSPLUG_INFO_GROUP_WORDS(words);
+                }
                 init.push_back(ConstantInt::get(rt.i64, 0));
                 init.push_back(ConstantInt::get(rt.i64, info));
             }
         }
-        ArrayType *ty = ArrayType::get(rt.i64, init.size());
-        auto *table = new GlobalVariable(M, ty, false, GlobalValue::InternalLinkage, ConstantArray::get(ty, init),
-                                         "__memspy_sites." + std::to_string(tables++));
-        table->setAlignment(Align(16));
-        appendToCompilerUsed(M, { table });
-        std::string comdat = F.hasComdat() ? F.getComdat()->getName().str() : "";
+        GlobalVariable *table = makeTable(M, "__memspy_sites", init.size(), tables++);
+        table->setInitializer(ConstantArray::get(cast<ArrayType>(table->getValueType()), init));
         for (unsigned g = 0; g < groupStart.size(); g++) {
             unsigned first = groupStart[g], end = g + 1 < groupStart.size() ? groupStart[g + 1] : sites.size();
-            emitGroup(first, end, table, comdat);
+            emitGroup(first, end, table, comdat, groupBlock[g], blockTable);
         }
     }
+    for (unsigned i = 0; i < blocks.size(); i++) {
+        Block &bk = blocks[i];
+        if (bk.group < 0) emitBlockWord(bk, i, blockTable);
+        IRBuilder<> B(bk.first);
+        if (!bk.first->getDebugLoc() || !bk.first->getDebugLoc().getLine())
+            if (DebugLoc loc = lineFor(bk.first)) B.SetCurrentDebugLocation(loc);
+        B.CreateCall(pcLabel(C, MSPLUG_BLOCK_PCS_SECTION, blockTable->getName().str(), 32 * i, comdat));
+    }
+    if (blockTable) fillBlocks(blockTable, loopTable);
     for (BasicBlock &BB : F)
         for (Instruction &I : BB)
             if (auto *CI = dyn_cast<CallInst>(&I))
@@ -430,7 +595,8 @@ bool Instrumenter::instrumentFunction(Function &F)
 
 /* The module's constructor: __memspy_register_llvm(&__start___memspy_pcs, &__stop___memspy_pcs)
  * (weak hidden: this module's section), which also activates the runtime before the module's
- * own constructors run (its priority comes first). */
+ * own constructors run (its priority comes first), and __memspy_register_blocks for the
+ * section of block pcs. */
 void Instrumenter::addConstructor()
 {
     Type *i8 = Type::getInt8Ty(C);
@@ -440,13 +606,17 @@ void Instrumenter::addConstructor()
         return g;
     };
     GlobalVariable *start = bound("__start_" MSPLUG_PCS_SECTION), *stop = bound("__stop_" MSPLUG_PCS_SECTION);
-    FunctionCallee reg = M.getOrInsertFunction(MSPLUG_SYM_REGISTER_LLVM,
-                                               FunctionType::get(Type::getVoidTy(C), { rt.i8p, rt.i8p }, false));
+    GlobalVariable *bstart = bound("__start_" MSPLUG_BLOCK_PCS_SECTION);
+    GlobalVariable *bstop = bound("__stop_" MSPLUG_BLOCK_PCS_SECTION);
+    FunctionType *regTy = FunctionType::get(Type::getVoidTy(C), { rt.i8p, rt.i8p }, false);
+    FunctionCallee reg = M.getOrInsertFunction(MSPLUG_SYM_REGISTER_LLVM, regTy);
+    FunctionCallee regBlocks = M.getOrInsertFunction(MSPLUG_SYM_REGISTER_BLOCKS, regTy);
     Function *ctor = Function::Create(FunctionType::get(Type::getVoidTy(C), false), GlobalValue::InternalLinkage,
                                       "__memspy_module_ctor", M);
     ctor->addFnAttr(Attribute::NoUnwind);
     IRBuilder<> B(BasicBlock::Create(C, "", ctor));
     B.CreateCall(reg, { start, stop });
+    B.CreateCall(regBlocks, { bstart, bstop });
     B.CreateRetVoid();
     appendToGlobalCtors(M, ctor, 99);
 }

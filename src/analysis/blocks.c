@@ -1,0 +1,64 @@
+/* Basic blocks and loops of the raw profile (MS_RAW_BLOCKS, MS_RAW_LOOPS) into the model:
+ * each block and loop placed in its function and source lines by the symbolizer. */
+#include "blocks.h"
+#include <stdlib.h>
+#include <string.h>
+
+static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
+
+/* The innermost frame of pc (a block's pc is its first statement + 1, like a return
+ * address, so that pc - 1 lies in the block). */
+static const ms_frame *frame_of(ms_symbolizer *sym, uint64_t pc)
+{
+    const ms_sym *s = pc ? ms_symbolize(sym, pc, true) : NULL;
+    return s && s->nframes ? &s->frames[0] : NULL;
+}
+
+int ms_analyze_blocks(const ms_raw *raw, ms_symbolizer *sym, ms_model *m)
+{
+    if (!raw->nblocks) return 0;
+    m->blocks = calloc(raw->nblocks, sizeof *m->blocks);
+    m->loops = raw->nloops ? calloc(raw->nloops, sizeof *m->loops) : NULL;
+    if (!m->blocks || (raw->nloops && !m->loops)) return -1;
+    m->nblocks = raw->nblocks;
+    m->nloops = raw->nloops;
+    for (size_t i = 0; i < raw->nblocks; i++) {
+        const ms_raw_block *rb = &raw->blocks[i];
+        ms_block_stat *b = &m->blocks[i];
+        const ms_frame *f = frame_of(sym, rb->pc);
+        b->function = strdup(f && f->func ? ms_symbolizer_readable(sym, f->func) : "??");
+        b->file = dup_or_null(f ? f->file : NULL);
+        if (!b->function || (f && f->file && !b->file)) return -1;
+        b->line = f ? f->line : 0;
+        b->loop = rb->loop < raw->nloops ? rb->loop : UINT32_MAX;
+        b->memops = rb->memops;
+        b->stmts = rb->stmts;
+        b->count = rb->count;
+    }
+    for (size_t i = 0; i < raw->nloops; i++) {
+        const ms_raw_loop *rl = &raw->loops[i];
+        ms_loop_stat *l = &m->loops[i];
+        const ms_frame *f = frame_of(sym, rl->pc);
+        l->function = strdup(f && f->func ? ms_symbolizer_readable(sym, f->func) : "??");
+        l->file = dup_or_null(f ? f->file : NULL);
+        if (!l->function || (f && f->file && !l->file)) return -1;
+        l->line = l->end_line = f ? f->line : 0;
+        l->parent = rl->parent < raw->nloops ? rl->parent : UINT32_MAX;
+        l->depth = rl->depth;
+        l->header = rl->header < raw->nblocks ? rl->header : UINT32_MAX;
+        l->iterations = l->header != UINT32_MAX ? raw->blocks[l->header].count : 0;
+    }
+    /* a loop's lines: those of its blocks and of its nested loops' blocks, in its file */
+    for (size_t i = 0; i < m->nblocks; i++) {
+        const ms_block_stat *b = &m->blocks[i];
+        if (!b->line || !b->file) continue;
+        for (uint32_t li = b->loop, guard = 0; li != UINT32_MAX && guard < m->nloops;
+             li = m->loops[li].parent, guard++) {
+            ms_loop_stat *l = &m->loops[li];
+            if (!l->file || strcmp(l->file, b->file) != 0) continue;
+            if (!l->line || b->line < l->line) l->line = b->line;
+            if (b->line > l->end_line) l->end_line = b->line;
+        }
+    }
+    return 0;
+}

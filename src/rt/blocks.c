@@ -1,0 +1,187 @@
+/* Basic blocks and loops of plugin-instrumented code (ABI version 2, src/rt/msplug_abi.h):
+ * the registry of block and loop descriptors, exact per-thread execution counts, the WORK
+ * events of the recorded streams, and the raw sections BLOCKS and LOOPS.
+ *
+ * Registration (constructors, dlopen): every block descriptor gets a run-global id, in the
+ * order of the modules' (pc, block) sections, so the same program gets the same ids; a
+ * function's loops get consecutive ids when its first block is registered.
+ *
+ * Counting: plugin.c's drain hands each block word to ms_blocks_count, which adds one to the
+ * thread's pending count of that block (a list of the blocks pending since the last WORK
+ * events keeps the emission proportional to the blocks executed, not to the program's size).
+ * In threads mode the pending counts become WORK events (format/stream.h) before every
+ * synchronisation event the thread records and when its plugin buffer fills; elsewhere they
+ * stay pending and the dump adds them to the totals. Per-thread arrays live in the thread's
+ * data block (reused by later threads, so totals are sums over data blocks); they come from
+ * mmap, grow when a dlopen adds blocks, and old arrays are never unmapped (the dump may read
+ * another thread's arrays while it runs). */
+#include "rt.h"
+#include "../format/raw.h"
+#include <sched.h>
+#include <sys/mman.h>
+#include "../format/stream.h"
+
+/* Registry capacity: descriptors of every block and loop of the program (virtual, reserved
+ * lazily by the kernel). */
+#define MAX_BLOCKS (1u << 24)
+#define MAX_LOOPS (1u << 22)
+
+typedef struct {
+    const msplug_loop *desc;
+    uint32_t parent; /* run-global id, UINT32_MAX none */
+} loop_entry;
+
+int ms_count_only;
+
+static const msplug_block **blocks; /* by id */
+static loop_entry *loops;           /* by id */
+static uint32_t nblocks, nloops;
+static int reg_lock;
+
+static void lock(void)
+{
+    while (__atomic_exchange_n(&reg_lock, 1, __ATOMIC_ACQUIRE)) sched_yield();
+}
+static void unlock(void) { __atomic_store_n(&reg_lock, 0, __ATOMIC_RELEASE); }
+
+uint32_t ms_blocks_registered(void) { return __atomic_load_n(&nblocks, __ATOMIC_ACQUIRE); }
+
+/* Ids for the loops of the table at address table (lock held). */
+static void register_loops(uint64_t table)
+{
+    msplug_loop_table *h = (msplug_loop_table *)(uintptr_t)table;
+    if (h->first_id || !h->nloops || h->nloops > MAX_LOOPS - nloops) return;
+    const msplug_loop *l = (const msplug_loop *)(h + 1);
+    uint32_t first = nloops;
+    for (uint64_t i = 0; i < h->nloops; i++) {
+        uint32_t parent = MSPLUG_LOOP_PARENT(l[i].info);
+        loops[first + i].desc = &l[i];
+        loops[first + i].parent = parent == MSPLUG_NO_LOOP || parent >= h->nloops ? UINT32_MAX : first + parent;
+    }
+    h->first_id = first + 1u;
+    __atomic_store_n(&nloops, first + (uint32_t)h->nloops, __ATOMIC_RELEASE);
+}
+
+void __memspy_register_blocks(const msplug_pc_pair *begin, const msplug_pc_pair *end)
+{
+    ms_runtime_init();
+    if (!begin || begin >= end) return;
+    lock();
+    if (!blocks) {
+        blocks = ms_map_flags(MAX_BLOCKS * sizeof *blocks, MAP_NORESERVE);
+        loops = ms_map_flags(MAX_LOOPS * sizeof *loops, MAP_NORESERVE);
+        if (!blocks || !loops) {
+            unlock();
+            return;
+        }
+    }
+    uint32_t n = nblocks;
+    for (const msplug_pc_pair *p = begin; p < end && n < MAX_BLOCKS; p++) {
+        msplug_block *b = (msplug_block *)(uintptr_t)p->site;
+        if (!b || b->id) continue; /* every unit of a module passes the module's whole section */
+        b->pc = p->pc;
+        if (b->loop_table) register_loops(b->loop_table);
+        blocks[n] = b;
+        b->id = ++n;
+    }
+    __atomic_store_n(&nblocks, n, __ATOMIC_RELEASE);
+    unlock();
+}
+
+int ms_blocks_grow(ms_thread_data *d, uint32_t id)
+{
+    uint32_t cap = d->blk_cap ? d->blk_cap : 1024;
+    uint32_t want = ms_blocks_registered();
+    while (cap <= id || cap < want) cap *= 2;
+    if (cap > MAX_BLOCKS) cap = MAX_BLOCKS;
+    if (id >= cap) return -1;
+    uint64_t *count = ms_map((size_t)cap * sizeof *count), *pending = ms_map((size_t)cap * sizeof *pending);
+    uint32_t *list = ms_map((size_t)cap * sizeof *list);
+    if (!count || !pending || !list) return -1;
+    for (uint32_t i = 0; i < d->blk_cap; i++) {
+        count[i] = d->blk_count[i];
+        pending[i] = d->blk_pending[i];
+    }
+    for (uint32_t i = 0; i < d->blk_npending; i++) list[i] = d->blk_list[i];
+    /* the dump reads the new arrays once it sees the new capacity */
+    d->blk_count = count;
+    d->blk_pending = pending;
+    d->blk_list = list;
+    __atomic_store_n(&d->blk_cap, cap, __ATOMIC_RELEASE);
+    return 0;
+}
+
+void ms_blocks_emit_work(ms_thread *t)
+{
+    ms_thread_data *d = t->data;
+    uint32_t n = d->blk_npending;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t id = d->blk_list[i];
+        uint64_t c = d->blk_pending[id];
+        ms_sync_put(t, MS_SYNC_WORK, id, c, 0);
+        d->blk_count[id] += c;
+        d->blk_pending[id] = 0;
+    }
+    d->blk_npending = 0;
+}
+
+void ms_blocks_fold(ms_thread_data *d)
+{
+    for (uint32_t i = 0; i < d->blk_npending; i++) {
+        uint32_t id = d->blk_list[i];
+        d->blk_count[id] += d->blk_pending[id];
+        d->blk_pending[id] = 0;
+    }
+    d->blk_npending = 0;
+}
+
+typedef struct {
+    uint64_t *total;
+    uint32_t n;
+} sum_ctx;
+
+static void add_data(ms_thread_data *d, void *ud)
+{
+    sum_ctx *s = ud;
+    uint32_t cap = __atomic_load_n(&d->blk_cap, __ATOMIC_ACQUIRE);
+    for (uint32_t i = 0; i < cap && i < s->n; i++) s->total[i] += d->blk_count[i] + d->blk_pending[i];
+}
+
+void ms_blocks_put_raw(ms_raw_writer *w)
+{
+    uint32_t n = ms_blocks_registered(), nl = __atomic_load_n(&nloops, __ATOMIC_ACQUIRE);
+    if (!n) return;
+    uint64_t *total = ms_map((size_t)n * sizeof *total);
+    if (total) {
+        sum_ctx s = { total, n };
+        ms_threads_each_data_all(add_data, &s);
+    }
+    ms_raw_section_begin(w, MS_RAW_BLOCKS);
+    ms_raw_put_u32(w, n);
+    for (uint32_t i = 0; i < n; i++) {
+        const msplug_block *b = blocks[i];
+        uint32_t loop = MSPLUG_BLOCK_LOOP(b->info);
+        const msplug_loop_table *h = (const msplug_loop_table *)(uintptr_t)b->loop_table;
+        uint32_t loop_id = loop != MSPLUG_NO_LOOP && h && h->first_id && loop < h->nloops
+                               ? (uint32_t)(h->first_id - 1 + loop)
+                               : UINT32_MAX;
+        ms_raw_put_u64(w, b->pc);
+        ms_raw_put_u32(w, loop_id);
+        ms_raw_put_u32(w, MSPLUG_BLOCK_MEMOPS(b->info));
+        ms_raw_put_u32(w, MSPLUG_BLOCK_STMTS(b->info));
+        ms_raw_put_u64(w, total ? total[i] : 0);
+    }
+    ms_raw_section_end(w);
+    if (total) ms_unmap(total, (size_t)n * sizeof *total);
+    if (!nl) return;
+    ms_raw_section_begin(w, MS_RAW_LOOPS);
+    ms_raw_put_u32(w, nl);
+    for (uint32_t i = 0; i < nl; i++) {
+        const msplug_block *hb = (const msplug_block *)(uintptr_t)loops[i].desc->header;
+        ms_raw_put_u32(w, loops[i].parent);
+        ms_raw_put_u32(w, MSPLUG_LOOP_DEPTH(loops[i].desc->info));
+        ms_raw_put_u32(w, hb && hb->id ? (uint32_t)(hb->id - 1) : UINT32_MAX);
+        ms_raw_put_u64(w, hb ? hb->pc : 0);
+    }
+    ms_raw_section_end(w);
+}
