@@ -8,7 +8,7 @@
 # the producer is still writing piecewise (clang -O2 writes it in 16-byte stores). How often
 # depends on how many times each thread's condition-variable loop went round, i.e. on the OS
 # schedule while recording: the streams differ from run to run, so the threshold leaves room.
-# matrix: gcc:-O0 gcc:-O2 clang:-O0 clang:-O2
+# matrix: gcc:-O0 gcc:-O2 clang:-O0 clang:-O2 clang:-O3
 . "$1/tests/e2e/lib.sh"
 cc_build prodcons "$SRC_DIR/examples/prodcons/prodcons.c" -pthread
 run_memspy one.json --preset memspy92 -- ./prodcons 1 4000
