@@ -9,7 +9,9 @@
  *
  * What is instrumented, per instruction:
  *   - load/store of any type and width (scalars, 16/32/64-byte vectors, aggregates): one
- *     access of the type's store size; atomic load/store: kinds ATOMIC_LOAD/ATOMIC_STORE;
+ *     access of the type's store size, or the pieces code generation splits it into (a vector
+ *     wider than the target's vector registers, an integer wider than 8 bytes); atomic
+ *     load/store: kinds ATOMIC_LOAD/ATOMIC_STORE;
  *   - atomicrmw and cmpxchg: ATOMIC_RMW (a compare-exchange whether it succeeds or not);
  *   - llvm.masked.load/store, expandload/compressstore: one access covering the whole vector,
  *     masked-off lanes included (as the GCC plugin does);
@@ -26,9 +28,9 @@
  * __memspy_flush when full), a header word (the address of the group's first site, bit 63
  * set), one word per address, the count published once at the last site. Intrinsics other
  * than the memory ones do not end a group (they call no instrumented code). Each function
- * gets a static site table {pc = 0, info}; before each access an empty inline-asm statement
- * defines a local label and emits (label + 1, &site) into section __memspy_pcs (in the
- * function's COMDAT group if it has one). A constructor per module passes the section's
+ * gets a static site table {pc = 0, info}; before each access an inline-asm statement
+ * defines a local label on a 1-byte nop (which carries the access's source line) and emits
+ * (label + 1, &site) into section __memspy_pcs (in the function's COMDAT group if it has one). A constructor per module passes the section's
  * bounds to __memspy_register_llvm. __memspy_func_entry(return address) at entry and
  * __memspy_func_exit before each return keep the runtime's shadow call stack (tail calls are
  * turned into ordinary calls; a function with a musttail call is left uninstrumented).
