@@ -48,10 +48,15 @@
  *                    streams' WORK events name them): u32 n; n x { u64 pc (the block's first
  *                    statement + 1), u32 loop (innermost loop's id, UINT32_MAX none), u32 memops
  *                    (memory operations instrumented in it), u32 stmts (its GIMPLE statements),
- *                    u64 count (executions, all threads) }
+ *                    u32 first_line, u32 last_line (its statements' lines in its function's
+ *                    file, 0 unknown), u64 count (executions, all threads) }
  *  MS_RAW_LOOPS    : natural loops, index = loop id: u32 n; n x { u32 parent (UINT32_MAX:
  *                    outermost), u32 depth (1 = outermost), u32 header (the header block's id,
  *                    UINT32_MAX unknown), u64 pc (the header block's pc) }
+ *  MS_RAW_CALLS    : call edges of plugin-instrumented code (calls of functions, builtins
+ *                    excepted): u32 n; n x { u32 caller_block (block id), u64 callee_pc (the
+ *                    callee's address: its entry, or the function pointer called), u64 count
+ *                    (calls, all threads) }, sorted by caller block, then callee
  */
 #ifndef MEMSPY_FORMAT_RAW_H
 #define MEMSPY_FORMAT_RAW_H
@@ -78,6 +83,7 @@ enum {
     MS_RAW_NOTES = 7,
     MS_RAW_STREAMS = 8,
     MS_RAW_BLOCKS = 9,
+    MS_RAW_CALLS = 12, /* 11: left for MTOOL's samples */
     MS_RAW_LOOPS = 10,
     MS_RAW_END = 0x454e4421u /* "!DNE" */
 };
@@ -132,12 +138,18 @@ typedef struct {
 typedef struct {
     uint64_t pc;
     uint32_t loop, memops, stmts;
+    uint32_t first_line, last_line;
     uint64_t count;
 } ms_raw_block;
 typedef struct {
     uint32_t parent, depth, header;
     uint64_t pc;
 } ms_raw_loop;
+/* A call edge (MS_RAW_CALLS). */
+typedef struct {
+    uint32_t caller_block;
+    uint64_t callee_pc, count;
+} ms_raw_call;
 
 /* A thread of a replayed multithreaded run (filled by the CLI from the replay, not on disk). */
 typedef struct {
@@ -179,6 +191,8 @@ typedef struct {
     size_t nblocks;
     ms_raw_loop *loops; /* MS_RAW_LOOPS */
     size_t nloops;
+    ms_raw_call *calls; /* MS_RAW_CALLS */
+    size_t ncalls;
 } ms_raw;
 
 /* Read and verify a raw file. Returns 0 (possibly with raw->truncated set), or -1 with err

@@ -11,21 +11,27 @@
 . "$SRC_DIR/tests/e2e/rt/threads_lib.sh"
 BODY=30*200*7
 CBODY=$BODY # the body of kernel in C and C++
-# the body: kernel's most executed block with a memory operation
-SEL='[.blocks[] | select((.function | test("^kernel_?$")) and .memops > 0)] | max_by(.count)'
-if [ "$CC_NAME" = clang ]; then
-  [ "$OPT" = -O2 ] && CBODY=30*25*7
-  [ "$OPT" = -O0 ] && SEL='[.blocks[] | select(.function | test("^kernel_?$"))] | max_by([.memops, .count])'
-fi
+[ "$CC_NAME:$OPT" = clang:-O2 ] && CBODY=30*25*7
+# bodysel FUNC [gcc]: the selector of the body: FUNC's most executed block with a memory
+# operation (clang -O0, unless gcc is given: the block with the most memory operations)
+bodysel() {
+  if [ "$CC_NAME:$OPT" = clang:-O0 ] && [ "${2:-}" != gcc ]; then
+    printf '%s' "[.blocks[] | select(.function | test(\"$1\"))] | max_by([.memops, .count])"
+  else
+    printf '%s' "[.blocks[] | select((.function | test(\"$1\")) and .memops > 0)] | max_by(.count)"
+  fi
+}
 
-# body_checks LANG JSON [BODY]: the body block's count and its loop nest (kernel, or kernel_
-# as gfortran names it).
+# body_checks LANG JSON [BODY [FUNC]]: the body block's count and its loop nest in the function
+# whose code holds it: kernel, or kernel_ as gfortran names it (FUNC: a regex; gfortran -O2
+# inlines kernel into the program unit `blocks`, whose code then holds the loops).
 body_checks() {
-  lang=$1 json=$2 BODY=${3:-$CBODY} sel=${4:-$SEL}
+  lang=$1 json=$2 BODY=${3:-$CBODY} FUNC=${4:-^kernel_?$}
+  sel=$(bodysel "$FUNC" "${5:-}")
   check "$lang: the body of kernel ran exactly $BODY times" "$json" "($sel).count == $BODY"
   check "$lang: the body's loop is at depth 2 in kernel, inside a depth-1 loop of kernel" "$json" \
-    ".loops as \$l | ($sel).loop as \$i | \$l[\$i].depth == 2 and (\$l[\$i].function | test(\"^kernel_?$\")) and
-     \$l[\$l[\$i].parent].depth == 1 and (\$l[\$l[\$i].parent].function | test(\"^kernel_?$\"))"
+    ".loops as \$l | ($sel).loop as \$i | \$l[\$i].depth == 2 and (\$l[\$i].function | test(\"$FUNC\")) and
+     \$l[\$l[\$i].parent].depth == 1 and (\$l[\$l[\$i].parent].function | test(\"$FUNC\"))"
   check "$lang: the body's loop header ran at least $BODY times" "$json" \
     ".loops as \$l | ($sel).loop as \$i | \$l[\$i].iterations >= $BODY"
   check "$lang: every block of kernel has a source line in blocks.c or blocks.f90" "$json" \
@@ -42,9 +48,9 @@ body_checks C++ x.json
 
 MEMSPY_FC=gfortran "$BUILD_DIR/bin/memspy-fortran" $OPT -o blocksf "$SRC_DIR/tests/e2e/progs/blocks.f90"
 run_memspy f.json -- ./blocksf
-body_checks Fortran f.json 30*201*7 \
-  '[.blocks[] | select((.function | test("^kernel_?$")) and .memops > 0)] | max_by(.count)'
+body_checks Fortran f.json 30*201*7 '^(kernel_?|blocks)$' gcc
 BODY=$CBODY
+SEL=$(bodysel '^kernel_?$')
 # the index of the body block in .blocks (its id in the streams)
 BODYID="($SEL) as \$b | .blocks | to_entries | map(select(.value == \$b)) | .[0].key"
 

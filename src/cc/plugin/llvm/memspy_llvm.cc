@@ -97,7 +97,8 @@ struct Block {
     Instruction *first; /* its first instruction: the block word's and the pc label's place */
     int group;          /* the group whose reservation carries the block word, -1: one of its own */
     unsigned memops, stmts;
-    unsigned loop; /* index of its innermost loop in the function's loop table, MSPLUG_NO_LOOP */
+    unsigned loop;                /* index of its innermost loop in the function's loop table, MSPLUG_NO_LOOP */
+    unsigned firstLine, lastLine; /* its instructions' lines in the function's own code, 0: none */
 };
 
 /* The runtime's symbols in one module. */
@@ -281,11 +282,17 @@ void Instrumenter::collectBlock(BasicBlock &BB, bool header)
     unsigned openFrom = sites.size();
     unsigned firstSite = openFrom, firstGroup = groupStart.size(), stmts = 0;
     bool callFirst = false; /* a call precedes the block's first group */
+    unsigned firstLine = 0, lastLine = 0;
     for (Instruction &I : BB) {
         if (isa<PHINode>(&I) || isa<DbgInfoIntrinsic>(&I)) continue;
         if (auto *br = dyn_cast<BranchInst>(&I))
             if (br->isUnconditional()) continue;
         stmts++;
+        if (const DebugLoc &dl = I.getDebugLoc())
+            if (dl.getLine() && !dl.getInlinedAt()) { /* not a line of an inlined callee */
+                firstLine = firstLine ? std::min(firstLine, dl.getLine()) : dl.getLine();
+                lastLine = std::max(lastLine, dl.getLine());
+            }
         if (auto *L = dyn_cast<LoadInst>(&I)) {
             addAccess(L, L->getPointerOperand(), L->getType(), L->isAtomic() ? MSPLUG_K_ATOMIC_LOAD : MSPLUG_K_READ);
         } else if (auto *S = dyn_cast<StoreInst>(&I)) {
@@ -314,7 +321,8 @@ void Instrumenter::collectBlock(BasicBlock &BB, bool header)
     if (first == BB.end()) return; /* a funclet pad: nothing can go there */
     bool merged = !callFirst && groupStart.size() > firstGroup;
     Block b = {
-        &BB, &*first, merged ? (int)firstGroup : -1, (unsigned)(sites.size() - firstSite), stmts, MSPLUG_NO_LOOP
+        &BB,       &*first, merged ? (int)firstGroup : -1, (unsigned)(sites.size() - firstSite), stmts, MSPLUG_NO_LOOP,
+        firstLine, lastLine
     };
     if (merged) groupBlock[firstGroup] = (int)blocks.size();
     blocks.push_back(b);
@@ -396,7 +404,8 @@ void Instrumenter::emitBlockWord(const Block &bk, unsigned index, GlobalVariable
     Value *b, *n;
     Value *p = reserve(bk.first, 1, &b, &n);
     IRBuilder<> B(bk.first);
-    B.CreateStore(taggedAddress(blockTable, 4 * index, MSPLUG_BLOCK_TAG), B.CreateConstInBoundsGEP1_64(rt.i64, p, 1));
+    B.CreateStore(taggedAddress(blockTable, MSPLUG_BLOCK_WORDS * index, MSPLUG_BLOCK_TAG),
+                  B.CreateConstInBoundsGEP1_64(rt.i64, p, 1));
     B.CreateStore(B.CreateAdd(n, ConstantInt::get(rt.i64, 1)), b);
 }
 
@@ -416,7 +425,7 @@ void Instrumenter::emitGroup(unsigned first, unsigned end, GlobalVariable *table
     IRBuilder<> B(s0);
     unsigned w = 1;
     if (blk >= 0)
-        B.CreateStore(taggedAddress(blockTable, 4 * (unsigned)blk, MSPLUG_BLOCK_TAG),
+        B.CreateStore(taggedAddress(blockTable, MSPLUG_BLOCK_WORDS * (unsigned)blk, MSPLUG_BLOCK_TAG),
                       B.CreateConstInBoundsGEP1_64(i64, p, w++));
     B.CreateStore(taggedAddress(table, 2 * first, 1ull << 63), B.CreateConstInBoundsGEP1_64(i64, p, w++));
 
@@ -491,7 +500,7 @@ GlobalVariable *Instrumenter::makeLoopTable(Function &F, GlobalVariable *blockTa
         unsigned parent = MSPLUG_NO_LOOP;
         if (Loop *o = lp->getParentLoop())
             if (indexOf.count(o)) parent = indexOf[o];
-        init.push_back(taggedAddress(blockTable, 4 * blockOf[lp->getHeader()], 0));
+        init.push_back(taggedAddress(blockTable, MSPLUG_BLOCK_WORDS * blockOf[lp->getHeader()], 0));
         init.push_back(ConstantInt::get(i64, MSPLUG_LOOP_INFO(parent, lp->getLoopDepth())));
     }
     for (Block &bk : blocks)
@@ -505,7 +514,8 @@ GlobalVariable *Instrumenter::makeLoopTable(Function &F, GlobalVariable *blockTa
     return t;
 }
 
-/* Fill the block table: {0, MSPLUG_BLOCK_INFO, 0, &loop table or 0} per block. */
+/* Fill the block table: {0, MSPLUG_BLOCK_INFO, 0, &loop table or 0, MSPLUG_BLOCK_LINES} per
+ * block. */
 void Instrumenter::fillBlocks(GlobalVariable *blockTable, GlobalVariable *loopTable)
 {
     Type *i64 = rt.i64;
@@ -516,6 +526,7 @@ void Instrumenter::fillBlocks(GlobalVariable *blockTable, GlobalVariable *loopTa
         init.push_back(ConstantInt::get(i64, MSPLUG_BLOCK_INFO(bk.loop, bk.memops, stmts)));
         init.push_back(ConstantInt::get(i64, 0));
         init.push_back(loopTable ? taggedAddress(loopTable, 0, 0) : ConstantInt::get(i64, 0));
+        init.push_back(ConstantInt::get(i64, MSPLUG_BLOCK_LINES(bk.firstLine, bk.lastLine)));
     }
     blockTable->setInitializer(ConstantArray::get(cast<ArrayType>(blockTable->getValueType()), init));
 }
@@ -547,7 +558,7 @@ bool Instrumenter::instrumentFunction(Function &F)
     std::string comdat = F.hasComdat() ? F.getComdat()->getName().str() : "";
     GlobalVariable *blockTable = nullptr, *loopTable = nullptr;
     if (!blocks.empty()) {
-        blockTable = makeTable(M, "__memspy_blocks", 4 * blocks.size(), tables++);
+        blockTable = makeTable(M, "__memspy_blocks", MSPLUG_BLOCK_WORDS * blocks.size(), tables++);
         loopTable = makeLoopTable(F, blockTable); /* before the CFG changes */
     }
     if (verbose)
@@ -556,6 +567,15 @@ bool Instrumenter::instrumentFunction(Function &F)
                << (loopTable ? cast<ConstantInt>(loopTable->getInitializer()->getAggregateElement(0u))->getZExtValue()
                              : 0)
                << " loops\n";
+    /* block labels first: before the block's own records (the GCC plugin's order) */
+    for (unsigned i = 0; i < blocks.size(); i++) {
+        Block &bk = blocks[i];
+        IRBuilder<> B(bk.first);
+        if (!bk.first->getDebugLoc() || !bk.first->getDebugLoc().getLine())
+            if (DebugLoc loc = lineFor(bk.first)) B.SetCurrentDebugLocation(loc);
+        B.CreateCall(
+            pcLabel(C, MSPLUG_BLOCK_PCS_SECTION, blockTable->getName().str(), 8 * MSPLUG_BLOCK_WORDS * i, comdat));
+    }
     if (!sites.empty()) {
         std::vector<Constant *> init;
         for (unsigned g = 0; g < groupStart.size(); g++) {
@@ -578,14 +598,8 @@ bool Instrumenter::instrumentFunction(Function &F)
             emitGroup(first, end, table, comdat, groupBlock[g], blockTable);
         }
     }
-    for (unsigned i = 0; i < blocks.size(); i++) {
-        Block &bk = blocks[i];
-        if (bk.group < 0) emitBlockWord(bk, i, blockTable);
-        IRBuilder<> B(bk.first);
-        if (!bk.first->getDebugLoc() || !bk.first->getDebugLoc().getLine())
-            if (DebugLoc loc = lineFor(bk.first)) B.SetCurrentDebugLocation(loc);
-        B.CreateCall(pcLabel(C, MSPLUG_BLOCK_PCS_SECTION, blockTable->getName().str(), 32 * i, comdat));
-    }
+    for (unsigned i = 0; i < blocks.size(); i++)
+        if (blocks[i].group < 0) emitBlockWord(blocks[i], i, blockTable);
     if (blockTable) fillBlocks(blockTable, loopTable);
     for (BasicBlock &BB : F)
         for (Instruction &I : BB)
