@@ -1,5 +1,7 @@
 #!/bin/sh
-# Capture by memspy's gcc plugin: cost and accuracy, at -O2 and at -O3 -march=x86-64-v3.
+# Capture by memspy's plugins (gcc plugin; llvm plugin with clang): cost and accuracy, at -O2
+# and at -O3 -march=x86-64-v3. (The llvm plugin does not version functions: its time and
+# count columns run the capturing code with the records dropped or only block words counted.)
 #  1. Cost of the instrumentation alone (the memspy-cc binary run without `memspy run`: the
 #     plugin's records fill the buffer and are dropped; the TSan hooks return at once), against
 #     the native binary built with the same flags: median of RUNS (default 5) wall times.
@@ -25,18 +27,25 @@ levels() {
     echo "-O2"
     echo "-O3 -march=x86-64-v3"
 }
+# The compilers (clang rows need clang and memspy's llvm plugin).
+compilers() {
+    echo gcc
+    [ -f "$BUILD/lib/memspy/memspy_llvm.so" ] && command -v clang >/dev/null && echo clang
+    return 0
+}
 
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "inf"; else printf "%+.2f", 100.0 * (a - b) / b }'; }
 
-echo "| program | flags | native s | plugin capture alone | -fsanitize=thread hooks alone | MEMSPY_MODE=time | MEMSPY_MODE=count |"
-echo "|---|---|---:|---:|---:|---:|---:|"
+echo "| program | compiler | flags | native s | plugin capture alone | -fsanitize=thread hooks alone | MEMSPY_MODE=time | MEMSPY_MODE=count |"
+echo "|---|---|---|---:|---:|---:|---:|---:|"
 mkdir -p "$WORK/raw"
+compilers | while read -r cc; do
 levels | while read -r flags; do
     cases | while read -r name src fn targs cargs; do
         targs=$(echo "$targs" | tr : ' ')
-        gcc $flags -g -o "$WORK/$name.native" "$ROOT/$src"
-        "$BUILD/bin/memspy-cc" $flags -o "$WORK/$name.plugin" "$ROOT/$src"
-        MEMSPY_INSTRUMENT=tsan "$BUILD/bin/memspy-cc" $flags -o "$WORK/$name.tsan" "$ROOT/$src"
+        $cc $flags -g -o "$WORK/$name.native" "$ROOT/$src"
+        MEMSPY_CC=$cc "$BUILD/bin/memspy-cc" $flags -o "$WORK/$name.plugin" "$ROOT/$src"
+        MEMSPY_CC=$cc MEMSPY_INSTRUMENT=tsan "$BUILD/bin/memspy-cc" $flags -o "$WORK/$name.tsan" "$ROOT/$src"
         : >"$WORK/n"; : >"$WORK/p"; : >"$WORK/t"; : >"$WORK/tm"; : >"$WORK/cm"
         i=0
         while [ $i -lt "$RUNS" ]; do
@@ -49,19 +58,21 @@ levels | while read -r flags; do
         done
         n=$(median <"$WORK/n"); p=$(median <"$WORK/p"); t=$(median <"$WORK/t")
         tm=$(median <"$WORK/tm"); cm=$(median <"$WORK/cm")
-        awk -v name="$name" -v f="$flags" -v n="$n" -v p="$p" -v t="$t" -v tm="$tm" -v cm="$cm" 'BEGIN {
-            printf "| %s | %s | %.3f | %.2fx | %.2fx | %.2fx | %.2fx |\n", name, f, n, p / n, t / n, tm / n, cm / n }'
+        awk -v name="$name" -v cc="$cc" -v f="$flags" -v n="$n" -v p="$p" -v t="$t" -v tm="$tm" -v cm="$cm" 'BEGIN {
+            printf "| %s | %s | %s | %.3f | %.2fx | %.2fx | %.2fx | %.2fx |\n", name, cc, f, n, p / n, t / n, tm / n, cm / n }'
     done
+done
 done
 
 echo
-echo "| program | flags | function | Cachegrind Dr+Dw | memspy references | diff |"
-echo "|---|---|---|---:|---:|---:|"
+echo "| program | compiler | flags | function | Cachegrind Dr+Dw | memspy references | diff |"
+echo "|---|---|---|---|---:|---:|---:|"
+compilers | while read -r cc; do
 levels | while read -r flags; do
     cases | while read -r name src fn targs cargs; do
         cargs=$(echo "$cargs" | tr : ' ')
-        gcc $flags -g -o "$WORK/$name.native" "$ROOT/$src"
-        "$BUILD/bin/memspy-cc" $flags -o "$WORK/$name.plugin" "$ROOT/$src"
+        $cc $flags -g -o "$WORK/$name.native" "$ROOT/$src"
+        MEMSPY_CC=$cc "$BUILD/bin/memspy-cc" $flags -o "$WORK/$name.plugin" "$ROOT/$src"
         (cd "$WORK" && valgrind --tool=cachegrind --cache-sim=yes --cachegrind-out-file="$name.cg" \
             "./$name.native" $cargs >/dev/null 2>&1)
         cg=$(awk -v want="$fn" '
@@ -72,6 +83,7 @@ levels | while read -r flags; do
         (cd "$WORK" && "$BUILD/bin/memspy" run --no-report --result "$name.result" --json "$name.json" \
             -- "./$name.plugin" $cargs >/dev/null)
         ms=$(jq -r --arg fn "$fn" '[.code[] | select(.name == $fn) | .refs] | add // 0' "$WORK/$name.json")
-        echo "| $name | $flags | $fn | $cg | $ms | $(pct "$ms" "$cg")% |"
+        echo "| $name | $cc | $flags | $fn | $cg | $ms | $(pct "$ms" "$cg")% |"
     done
+done
 done

@@ -48,8 +48,8 @@
 
 /* Site kinds: how many words a site reads from the buffer and what it records. */
 enum {
-    MSPLUG_K_READ = 1,         /* 1 word: address; a read of size bytes */
-    MSPLUG_K_WRITE = 2,        /* 1 word: address; a write of size bytes */
+    MSPLUG_K_READ = 1,         /* 1 word: address; a read of size bytes (address 0: none, a masked-off lane) */
+    MSPLUG_K_WRITE = 2,        /* 1 word: address; a write of size bytes (address 0: none) */
     MSPLUG_K_ATOMIC_LOAD = 3,  /* 1 word: an atomic load (a read) */
     MSPLUG_K_ATOMIC_STORE = 4, /* 1 word: an atomic store (a write) */
     MSPLUG_K_ATOMIC_RMW = 5,   /* 1 word: read-modify-write (exchange, fetch-op, compare-exchange) */
@@ -156,6 +156,7 @@ typedef struct {
 #define MSPLUG_SYM_ENTRY "__memspy_func_entry"
 #define MSPLUG_SYM_EXIT "__memspy_func_exit"
 #define MSPLUG_SYM_REGISTER "__memspy_register_pcs"
+#define MSPLUG_SYM_REGISTER_LLVM "__memspy_register_llvm"
 #define MSPLUG_SYM_PLAIN "__memspy_plain"
 /* Values of __memspy_plain. */
 #define MSPLUG_RUN_CAPTURE 0
@@ -178,6 +179,8 @@ void __memspy_func_exit(void);
 extern int __memspy_plain;
 /* A constructor per instrumented translation unit: the module's (pc, site) pairs. */
 void __memspy_register_pcs(const msplug_pc_pair *begin, const msplug_pc_pair *end);
+/* The same for a module of the LLVM pass plugin (the run's notes name the plugin). */
+void __memspy_register_llvm(const msplug_pc_pair *begin, const msplug_pc_pair *end);
 /* A constructor per instrumented translation unit: the module's (pc, block) pairs. */
 void __memspy_register_blocks(const msplug_pc_pair *begin, const msplug_pc_pair *end);
 #endif

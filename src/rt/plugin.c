@@ -35,7 +35,9 @@ int __memspy_plain;
 /* The buffer count at which memcpy/memset last claimed a plugin copy (ms_plug_claim). */
 static __thread uint64_t claimed __attribute__((tls_model("initial-exec")));
 
-static volatile uint32_t plug_modules; /* 1 once some instrumented unit registered */
+/* Bits of the plugins whose units registered: PLUG_GCC, PLUG_LLVM. */
+enum { PLUG_GCC = 1, PLUG_LLVM = 2 };
+static volatile uint32_t plug_modules;
 static volatile uint64_t plug_sites;
 volatile int ms_tsan_seen;
 
@@ -77,9 +79,13 @@ static void emit(const sink *k, uint64_t addr, uint64_t len, uint32_t write, uin
 static void record_site(const sink *k, uint32_t kind, uint32_t size, const uint64_t *w, uintptr_t pc)
 {
     switch (kind) {
-    case MSPLUG_K_READ:
-    case MSPLUG_K_ATOMIC_LOAD: emit(k, w[0], size, 0, pc); break;
+    case MSPLUG_K_READ: /* address 0: a masked-off lane of a gather (LLVM plugin) */
+        if (w[0]) emit(k, w[0], size, 0, pc);
+        break;
     case MSPLUG_K_WRITE:
+        if (w[0]) emit(k, w[0], size, MS_EV_WRITE, pc);
+        break;
+    case MSPLUG_K_ATOMIC_LOAD: emit(k, w[0], size, 0, pc); break;
     case MSPLUG_K_ATOMIC_STORE: emit(k, w[0], size, MS_EV_WRITE, pc); break;
     case MSPLUG_K_ATOMIC_RMW:
         emit(k, w[0], size, 0, pc);
@@ -212,13 +218,14 @@ int ms_plug_claim(uintptr_t dst, uintptr_t src, size_t n, int set)
     return 0;
 }
 
-void __memspy_register_pcs(const msplug_pc_pair *begin, const msplug_pc_pair *end)
+/* Write the pcs of a module's (pc, site) pairs into its sites, once per module. */
+static void register_pcs(const msplug_pc_pair *begin, const msplug_pc_pair *end, uint32_t plugin)
 {
     /* Every translation unit of a module passes the module's whole section: once is enough. */
     static const msplug_pc_pair *seen[256];
     static uint32_t nseen;
     ms_runtime_init(); /* a library's constructors may run code before the runtime's own */
-    plug_modules = 1;
+    plug_modules = plug_modules | plugin;
     if (!begin || begin >= end) return;
     for (uint32_t i = 0; i < nseen; i++)
         if (seen[i] == begin) return;
@@ -230,11 +237,32 @@ void __memspy_register_pcs(const msplug_pc_pair *begin, const msplug_pc_pair *en
     plug_sites = plug_sites + (uint64_t)(end - begin);
 }
 
+void __memspy_register_pcs(const msplug_pc_pair *begin, const msplug_pc_pair *end)
+{
+    register_pcs(begin, end, PLUG_GCC);
+}
+
+void __memspy_register_llvm(const msplug_pc_pair *begin, const msplug_pc_pair *end)
+{
+    register_pcs(begin, end, PLUG_LLVM);
+}
+
 const char *ms_instrumentation_note(void)
 {
-    if (plug_modules && ms_tsan_seen)
-        return "instrumentation: memspy gcc plugin and ThreadSanitizer hooks (mixed objects)";
-    if (plug_modules) return "instrumentation: memspy gcc plugin (inline capture after vectorisation)";
+    static const char *const alone[4] = {
+        NULL,
+        "instrumentation: memspy gcc plugin (inline capture after vectorisation)",
+        "instrumentation: memspy llvm plugin (inline capture after vectorisation)",
+        "instrumentation: memspy gcc and llvm plugins (inline capture after vectorisation)",
+    };
+    static const char *const mixed[4] = {
+        NULL,
+        "instrumentation: memspy gcc plugin and ThreadSanitizer hooks (mixed objects)",
+        "instrumentation: memspy llvm plugin and ThreadSanitizer hooks (mixed objects)",
+        "instrumentation: memspy gcc and llvm plugins and ThreadSanitizer hooks (mixed objects)",
+    };
+    uint32_t m = plug_modules & 3;
+    if (m) return ms_tsan_seen ? mixed[m] : alone[m];
     if (ms_tsan_seen) return "instrumentation: ThreadSanitizer hooks (-fsanitize=thread)";
     return NULL;
 }
