@@ -52,6 +52,9 @@
  *  MS_RAW_LOOPS    : natural loops, index = loop id: u32 n; n x { u32 parent (UINT32_MAX:
  *                    outermost), u32 depth (1 = outermost), u32 header (the header block's id,
  *                    UINT32_MAX unknown), u64 pc (the header block's pc) }
+ *  MS_RAW_SAMPLES  : MTOOL's timing run (MEMSPY_SAMPLE_NS, src/rt/sample.c): u64 period_ns (CPU
+ *                    time per sample: process CPU time while sampling / samples taken), u64 lost (samples the table had no room for), u32 n;
+ *                    n x { u64 pc (the interrupted instruction), u64 count }
  */
 #ifndef MEMSPY_FORMAT_RAW_H
 #define MEMSPY_FORMAT_RAW_H
@@ -79,6 +82,7 @@ enum {
     MS_RAW_STREAMS = 8,
     MS_RAW_BLOCKS = 9,
     MS_RAW_LOOPS = 10,
+    MS_RAW_SAMPLES = 11,
     MS_RAW_END = 0x454e4421u /* "!DNE" */
 };
 
@@ -138,6 +142,10 @@ typedef struct {
     uint32_t parent, depth, header;
     uint64_t pc;
 } ms_raw_loop;
+/* A sampled pc (MS_RAW_SAMPLES) and how often the CPU-time timer found the program there. */
+typedef struct {
+    uint64_t pc, count;
+} ms_raw_sample;
 
 /* A thread of a replayed multithreaded run (filled by the CLI from the replay, not on disk). */
 typedef struct {
@@ -179,6 +187,9 @@ typedef struct {
     size_t nblocks;
     ms_raw_loop *loops; /* MS_RAW_LOOPS */
     size_t nloops;
+    ms_raw_sample *samples; /* MS_RAW_SAMPLES (none unless the run sampled) */
+    size_t nsamples;
+    uint64_t sample_period_ns, samples_lost;
 } ms_raw;
 
 /* Read and verify a raw file. Returns 0 (possibly with raw->truncated set), or -1 with err

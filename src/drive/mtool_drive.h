@@ -1,0 +1,16 @@
+/* MTOOL from a timed counting run's raw profile to its result (`memspy mtool`): the blocks
+ * placed in the source, their ideal cycles from llvm-mca, the samples attributed to them, and
+ * the mobjects. A library: prints nothing, returns its errors. */
+#ifndef MEMSPY_DRIVE_MTOOL_DRIVE_H
+#define MEMSPY_DRIVE_MTOOL_DRIVE_H
+#include <stddef.h>
+#include "../format/raw.h"
+#include "../model/mtool.h"
+
+/* Build *out from raw (its BLOCKS, LOOPS and SAMPLES sections) for llvm-mca's cpu model, with
+ * the effective clock clock_hz and the run's system time system_s (shown apart). Returns 0,
+ * or -1 with err (no blocks: not built by memspy-cc's plugin; no samples; llvm-mca failed). */
+int ms_mtool_from_raw(const ms_raw *raw, const char *cpu, double clock_hz, double system_s, ms_mtool_result *out,
+                      char *err, size_t errlen);
+
+#endif
