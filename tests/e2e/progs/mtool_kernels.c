@@ -1,6 +1,7 @@
 /* MTOOL validation kernels (tests/e2e/t_mtool.sh, docs/mtool.md): two loops on data that fit
  * in L1 (a dependent multiply-add chain on a small array, a small reduction) and one that
- * gathers over an array far larger than the last-level cache. Usage: mtool_kernels REPS BIG_MB */
+ * gathers over an array far larger than the last-level cache. Usage: mtool_kernels REPS BIG_MB [STATUS]: BIG_MB a power of 2; exits with STATUS (default 0).
+ */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -34,8 +35,8 @@ int main(int argc, char **argv)
     long reps = argc > 1 ? atol(argv[1]) : 20000;
     long mb = argc > 2 ? atol(argv[2]) : 256;
     long n = mb * 1024 * 1024 / (long)sizeof(long);
-    double *a = malloc(SMALL * sizeof *a);
-    long *big = malloc((size_t)n * sizeof *big);
+    double *a = (double *)malloc(SMALL * sizeof *a);
+    long *big = (long *)malloc((size_t)n * sizeof *big);
     if (!a || !big) return 1;
     for (int i = 0; i < SMALL; i++) a[i] = 0.5 + (double)(i % 7) * 0.01;
     for (long i = 0; i < n; i++) big[i] = i;
@@ -44,5 +45,5 @@ int main(int argc, char **argv)
     printf("%.3f %.3f %ld\n", x, s, g);
     free(a);
     free(big);
-    return 0;
+    return argc > 3 ? atoi(argv[3]) : 0;
 }
