@@ -95,6 +95,7 @@ int ms_mtool_analyze(const ms_mtool_input *in, ms_mtool_result *out)
     out->clock_hz = in->clock_hz;
     out->period_ns = in->period_ns;
     out->system_s = in->system_s;
+    out->runtime_s = (double)in->runtime_samples * (double)in->period_ns * 1e-9;
     size_t nl = in->nloops, nb = in->nblocks;
     agg *la = nl ? calloc(nl, sizeof *la) : NULL;
     int *selected = nl ? calloc(nl, sizeof *selected) : NULL, *sel_below = nl ? calloc(nl, sizeof *sel_below) : NULL,

@@ -18,7 +18,8 @@ typedef struct {
     size_t nloops;
     const double *cycles;          /* ideal cycles per execution of each block */
     const uint64_t *block_samples; /* samples attributed to each block */
-    uint64_t other_samples;        /* samples outside every block (runtime, libraries) */
+    uint64_t other_samples;        /* samples outside every block (libraries, the kernel) */
+    uint64_t runtime_samples;      /* samples inside memspy's runtime: shown apart, not measured */
     uint64_t period_ns;
     double clock_hz;
     double system_s;

@@ -73,8 +73,10 @@ int ms_mtool_from_raw(const ms_raw *raw, const char *cpu, double clock_hz, doubl
         ms_errorf(err, errlen, "out of memory");
         goto out;
     }
-    ms_mtool_input in = { m.blocks, m.nblocks, m.loops, m.nloops, cycles, per_block, other, raw->sample_period_ns,
-                          clock_hz, system_s };
+    ms_mtool_input in = {
+        m.blocks, m.nblocks, m.loops, m.nloops, cycles, per_block, other, raw->samples_runtime, raw->sample_period_ns,
+        clock_hz, system_s
+    };
     if (ms_mtool_analyze(&in, out) < 0) {
         ms_errorf(err, errlen, "out of memory");
         goto out;

@@ -53,7 +53,8 @@
  *                    outermost), u32 depth (1 = outermost), u32 header (the header block's id,
  *                    UINT32_MAX unknown), u64 pc (the header block's pc) }
  *  MS_RAW_SAMPLES  : MTOOL's timing run (MEMSPY_SAMPLE_NS, src/rt/sample.c): u64 period_ns (CPU
- *                    time per sample: process CPU time while sampling / samples taken), u64 lost (samples the table had no room for), u32 n;
+ *                    time per sample: process CPU time while sampling / samples taken), u64 lost (samples the table had no room for), u64 runtime
+ *                    (samples inside memspy's runtime: buffer drains), u32 n;
  *                    n x { u64 pc (the interrupted instruction), u64 count }
  */
 #ifndef MEMSPY_FORMAT_RAW_H
@@ -189,7 +190,7 @@ typedef struct {
     size_t nloops;
     ms_raw_sample *samples; /* MS_RAW_SAMPLES (none unless the run sampled) */
     size_t nsamples;
-    uint64_t sample_period_ns, samples_lost;
+    uint64_t sample_period_ns, samples_lost, samples_runtime;
 } ms_raw;
 
 /* Read and verify a raw file. Returns 0 (possibly with raw->truncated set), or -1 with err

@@ -270,6 +270,7 @@ static void parse_samples(cursor *c, ms_raw *raw)
 {
     raw->sample_period_ns = get_u64(c);
     raw->samples_lost = get_u64(c);
+    raw->samples_runtime = get_u64(c);
     uint32_t n = get_u32(c);
     ms_raw_sample *s = grow_records(c, n, 16, (void **)&raw->samples, &raw->nsamples, sizeof *s);
     for (uint32_t i = 0; s && i < n && !c->bad; i++) {

@@ -30,6 +30,7 @@ typedef struct {
     uint64_t period_ns, samples;    /* sampling period; samples taken */
     double predicted_s, measured_s; /* whole program: ideal estimate; sampled CPU time */
     double system_s;                /* the timing run's system time (shown apart) */
+    double runtime_s;               /* CPU time inside memspy's counting runtime (shown apart, not measured) */
     double memory_overhead_s;       /* measured - predicted */
     uint64_t total_memops;          /* executed memory operations */
     double covered_memops;          /* share of them inside timable mobjects */

@@ -49,6 +49,7 @@ int ms_mtool_json_write(FILE *out, const ms_mtool_result *r)
         bad |= put(o, "predicted_s", json_real(r->predicted_s));
         bad |= put(o, "measured_s", json_real(r->measured_s));
         bad |= put(o, "system_s", json_real(r->system_s));
+        bad |= put(o, "runtime_s", json_real(r->runtime_s));
         bad |= put(o, "memory_overhead_s", json_real(r->memory_overhead_s));
         bad |= put(o, "memops", json_integer((json_int_t)r->total_memops));
         bad |= put(o, "covered_memops", json_real(r->covered_memops));

@@ -24,7 +24,7 @@ typedef struct {
 } sample_slot;
 
 static sample_slot *table;
-static uint64_t period_ns, lost;
+static uint64_t period_ns, lost, in_runtime;
 static struct sigaction previous;
 static int armed;
 static uint64_t cpu_start_ns; /* process CPU time when sampling started */
@@ -73,7 +73,10 @@ static void add_sample(uint64_t pc)
 static void on_prof(int sig, siginfo_t *info, void *uctx)
 {
     int saved = errno;
-    add_sample(pc_of(uctx));
+    if (ms_tls.mode == MS_T_BUSY) /* inside memspy's runtime (a buffer drain): not the program's */
+        __atomic_fetch_add(&in_runtime, 1, __ATOMIC_RELAXED);
+    else
+        add_sample(pc_of(uctx));
     errno = saved;
     /* the program's own handler, as it asked to be called */
     if (previous.sa_flags & SA_SIGINFO) {
@@ -123,7 +126,8 @@ void ms_sample_put_raw(ms_raw_writer *w)
     if (!table || !period_ns) return;
     ms_sample_stop();
     uint32_t n = 0;
-    uint64_t total = __atomic_load_n(&lost, __ATOMIC_RELAXED);
+    uint64_t rt = __atomic_load_n(&in_runtime, __ATOMIC_RELAXED);
+    uint64_t total = __atomic_load_n(&lost, __ATOMIC_RELAXED) + rt;
     for (uint32_t i = 0; i < SAMPLE_SLOTS; i++)
         if (__atomic_load_n(&table[i].pc, __ATOMIC_ACQUIRE)) {
             n++;
@@ -137,6 +141,7 @@ void ms_sample_put_raw(ms_raw_writer *w)
     ms_raw_section_begin(w, MS_RAW_SAMPLES);
     ms_raw_put_u64(w, effective);
     ms_raw_put_u64(w, __atomic_load_n(&lost, __ATOMIC_RELAXED));
+    ms_raw_put_u64(w, rt);
     ms_raw_put_u32(w, n);
     for (uint32_t i = 0; i < SAMPLE_SLOTS; i++) {
         uint64_t pc = __atomic_load_n(&table[i].pc, __ATOMIC_ACQUIRE);

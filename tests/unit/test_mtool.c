@@ -49,7 +49,7 @@ static void test_analyze(void)
     l[2] = (ms_loop_stat){ "g", "k.c", 20, 20, UINT32_MAX, 1, 3, 100 };
     const double cycles[5] = { 10, 4, 1000, 10, 5 };
     const uint64_t samples[5] = { 0, 12, 1, 2, 6 };
-    ms_mtool_input in = { b, 5, l, 3, cycles, samples, 3, 1000000, 1e9, 0.25 };
+    ms_mtool_input in = { b, 5, l, 3, cycles, samples, 3, 40, 1000000, 1e9, 0.25 };
     ms_mtool_result r;
     CHECK(ms_mtool_analyze(&in, &r) == 0);
     CHECK_EQ(r.nmobjects, 4);
@@ -72,6 +72,7 @@ static void test_analyze(void)
     CHECK(NEAR(r.measured_s, 0.024));
     CHECK(NEAR(r.memory_overhead_s, 0.024 - 0.01000101));
     CHECK(NEAR(r.system_s, 0.25));
+    CHECK(NEAR(r.runtime_s, 0.040)); /* apart: not in measured_s */
     CHECK_EQ(r.total_memops, 3001100);
     /* covered: the inner loop and g (its loop is not a mobject, g's time covers it) */
     CHECK(NEAR(r.covered_memops, 3000100.0 / 3001100.0));

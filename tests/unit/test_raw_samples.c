@@ -1,5 +1,5 @@
 /* MS_RAW_SAMPLES (MTOOL's timing run) written by the runtime's writer and read back: period,
- * lost samples and every (pc, count) exactly. */
+ * lost samples, samples inside the runtime and every (pc, count) exactly. */
 #include "format/raw.h"
 #include "check.h"
 #include <stdio.h>
@@ -16,6 +16,7 @@ int main(void)
     ms_raw_section_begin(&w, MS_RAW_SAMPLES);
     ms_raw_put_u64(&w, 4000000);
     ms_raw_put_u64(&w, 3);
+    ms_raw_put_u64(&w, 41);
     ms_raw_put_u32(&w, 2);
     ms_raw_put_u64(&w, 0x401136);
     ms_raw_put_u64(&w, 250);
@@ -29,6 +30,7 @@ int main(void)
     CHECK(ms_raw_read(path, &raw, err, sizeof err) == 0);
     CHECK_EQ(raw.sample_period_ns, 4000000);
     CHECK_EQ(raw.samples_lost, 3);
+    CHECK_EQ(raw.samples_runtime, 41);
     CHECK_EQ(raw.nsamples, 2);
     if (raw.nsamples == 2) {
         CHECK_EQ(raw.samples[0].pc, 0x401136);
