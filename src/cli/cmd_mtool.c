@@ -28,24 +28,26 @@ static const char USAGE[] = "Usage: memspy mtool [options] [--] PROG [ARGS...]\n
                             "The exit status is PROG's (128+N if killed by signal N), or 2 if memspy failed.\n\n"
                             "  --cpu NAME           llvm-mca's CPU model (default: this machine's, e.g. znver3)\n"
                             "  --json FILE          also write the result as JSON to FILE ('-': standard output)\n"
+                            "  --html FILE          also write MTOOL's histogram (Figure 4) with the source as HTML\n"
                             "  --period-us N        sampling period in microseconds of CPU time (default 1000)\n"
                             "  --top N              print the first N mobjects (default 20)\n"
                             "  -h, --help           this help\n";
 
 typedef struct {
-    const char *cpu, *json;
+    const char *cpu, *json, *html;
     unsigned long period_us, top;
     char **prog_argv;
 } mtool_opts;
 
 static int parse_options(int argc, char **argv, mtool_opts *o, int *done)
 {
-    enum { OPT_CPU = MS_OPT_FIRST_FREE, OPT_JSON, OPT_PERIOD, OPT_TOP };
+    enum { OPT_CPU = MS_OPT_FIRST_FREE, OPT_JSON, OPT_HTML, OPT_PERIOD, OPT_TOP };
     static const struct option longopts[] = {
         { "cpu", required_argument, NULL, OPT_CPU },
         { "json", required_argument, NULL, OPT_JSON },
         { "period-us", required_argument, NULL, OPT_PERIOD },
         { "top", required_argument, NULL, OPT_TOP },
+        { "html", required_argument, NULL, OPT_HTML },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -56,6 +58,7 @@ static int parse_options(int argc, char **argv, mtool_opts *o, int *done)
         switch (opt) {
         case OPT_CPU: o->cpu = optarg; break;
         case OPT_JSON: o->json = optarg; break;
+        case OPT_HTML: o->html = optarg; break;
         case OPT_PERIOD:
             if (ms_cli_parse_positive(optarg, 1000000, &o->period_us) < 0 || o->period_us < 100)
                 return ms_cli_usage_error("mtool", "--period-us needs a number from 100 to 1000000");
@@ -108,13 +111,17 @@ static int run_program(const char *path, char **argv, ms_run_guard *guard, int *
     return (int)pid;
 }
 
-static int write_json(const char *file, const ms_mtool_result *r)
+/* The result as JSON (html 0) or HTML into file ('-': standard output), complete or absent. */
+static int write_file(const char *file, const ms_mtool_result *r, int html, const char *title)
 {
     char err[512];
     ms_out_file o;
-    if (!strcmp(file, "-")) return ms_mtool_json_write(stdout, r) < 0 ? ms_cli_error("mtool", "cannot write JSON") : 0;
+    if (!strcmp(file, "-")) {
+        int bad = html ? ms_report_mtool_html(stdout, r, title) : ms_mtool_json_write(stdout, r);
+        return bad < 0 ? ms_cli_error("mtool", "cannot write to standard output") : 0;
+    }
     if (ms_out_open(&o, file, err, sizeof err) < 0) return ms_cli_error("mtool", "%s", err);
-    if (ms_mtool_json_write(o.f, r) < 0) {
+    if ((html ? ms_report_mtool_html(o.f, r, title) : ms_mtool_json_write(o.f, r)) < 0) {
         ms_out_abort(&o);
         return ms_cli_error("mtool", "cannot write %s", file);
     }
@@ -123,7 +130,7 @@ static int write_json(const char *file, const ms_mtool_result *r)
 
 int ms_cmd_mtool(int argc, char **argv)
 {
-    mtool_opts o = { NULL, NULL, 1000, 20, NULL };
+    mtool_opts o = { NULL, NULL, NULL, 1000, 20, NULL };
     int done, rc, starts_threads = 0, script = 0, status = 0;
     if ((rc = parse_options(argc, argv, &o, &done)) != 0 || done) return rc;
     char err[2048], *path = NULL, *dir = NULL, period[32];
@@ -166,7 +173,8 @@ int ms_cmd_mtool(int argc, char **argv)
         if (res.incomplete)
             fprintf(stderr, "memspy mtool: the program did not finish normally: the result is incomplete\n");
         if (ms_report_mtool(stdout, &res, o.top) < 0) rc = ms_cli_error("mtool", "cannot write the report");
-        if (!rc && o.json) rc = write_json(o.json, &res);
+        if (!rc && o.json) rc = write_file(o.json, &res, 0, o.prog_argv[0]);
+        if (!rc && o.html) rc = write_file(o.html, &res, 1, o.prog_argv[0]);
     }
     ms_mtool_result_free(&res);
     ms_raw_free(&raw);

@@ -31,7 +31,7 @@ mtool_checks() {
 }
 
 cc_build kern "$SRC_DIR/tests/e2e/progs/mtool_kernels.c"
-"$MEMSPY" mtool --json c.json -- ./kern 400000 128 >c.out
+"$MEMSPY" mtool --json c.json --html c.html -- ./kern 400000 128 >c.out
 mtool_checks C c.json dense gather
 
 "$BUILD_DIR/bin/memspy-c++" $OPT -x c++ -o kernxx "$SRC_DIR/tests/e2e/progs/mtool_kernels.c"
@@ -45,6 +45,11 @@ mtool_checks Fortran f.json dense_ gather_
 # the text report: Figure 2's lines, then the mobjects
 ok_if "the report shows predicted, measured and overhead" grep -q "predicted time (ideal memory)" c.out
 ok_if "the report shows the coverage line" grep -q "^Measured .*% of memory operations; unexplained overhead" c.out
+
+# the HTML histogram: bars split into estimate and overhead, linked to the highlighted source
+ok_if "the HTML page has a bar per mobject" test "$(grep -c '<tr class="mobject' c.html)" -eq "$(jq '.mtool.mobjects | length' c.json)"
+ok_if "each bar has an estimate and an overhead part" grep -q '<span class="est" style="width:[0-9.]*%"></span><span class="ovh"' c.html
+ok_if "the gather loop's source line is highlighted" grep -q 'class="hot">.*big\[(k \* 1000003) &amp; mask\]' c.html
 
 # bad input
 "$MEMSPY_CC" $OPT -o plain "$SRC_DIR/tests/e2e/progs/mtool_kernels.c"
