@@ -22,7 +22,7 @@ int ms_report_mtool(FILE *out, const ms_mtool_result *r, size_t top)
     fprintf(out, "  measured time (user)           %10.3f s\n", r->measured_s);
     fprintf(out, "  memory overhead                %10.3f s  (%.1f%% of measured)\n", r->memory_overhead_s, pct);
     fprintf(out, "  system time (apart)            %10.3f s\n", r->system_s);
-    fprintf(out, "  memspy's counting (apart)      %10.3f s\n", r->runtime_s);
+    fprintf(out, "  memspy's runtime (apart)       %10.3f s\n", r->runtime_s);
     fprintf(out, "Measured %.1f%% of memory operations; unexplained overhead %.1f%%\n\n", 100.0 * r->covered_memops,
             100.0 * r->unexplained);
     fprintf(out, "%-9s %-24s %-28s %10s %10s %9s %11s\n", "kind", "function", "source", "estimated", "measured",

@@ -42,6 +42,8 @@ MEMSPY_FC=gfortran "$BUILD_DIR/bin/memspy-fortran" $OPT -o kernf "$SRC_DIR/tests
 "$MEMSPY" mtool --json f.json -- ./kernf >f.out
 mtool_checks Fortran f.json dense_ gather_
 
+ok_if "llvm-mca's block costs are cached per binary and CPU model" ls "$XDG_CACHE_HOME"/memspy/blockcost-*.txt
+
 # the text report: Figure 2's lines, then the mobjects
 ok_if "the report shows predicted, measured and overhead" grep -q "predicted time (ideal memory)" c.out
 ok_if "the report shows the coverage line" grep -q "^Measured .*% of memory operations; unexplained overhead" c.out
