@@ -41,6 +41,18 @@ static int costs(const ms_raw *raw, const char *cpu, double *cycles, char *err, 
     return rc;
 }
 
+int ms_ideal_cycles(const ms_raw *raw, const char *cpu, double *out, char *err, size_t errlen)
+{
+    *out = 0;
+    if (!raw->nblocks) return 0;
+    double *cycles = calloc(raw->nblocks, sizeof *cycles);
+    if (!cycles) return ms_errorf(err, errlen, "out of memory");
+    int rc = costs(raw, cpu, cycles, err, errlen);
+    for (size_t i = 0; rc == 0 && i < raw->nblocks; i++) *out += cycles[i] * (double)raw->blocks[i].count;
+    free(cycles);
+    return rc;
+}
+
 int ms_mtool_from_raw(const ms_raw *raw, const char *cpu, double clock_hz, double system_s, ms_mtool_result *out,
                       char *err, size_t errlen)
 {

@@ -7,7 +7,6 @@
 # matrix: gcc:-O2
 . "$1/tests/e2e/lib.sh"
 command -v llvm-mca-14 >/dev/null || { echo "skip: llvm-mca-14 not installed (scripts/deps.sh)"; exit 77; }
-export XDG_CACHE_HOME="$WORK/cache"
 
 # mtool_checks LANG JSON DENSE GATHER: the validation on one run.
 mtool_checks() {
@@ -64,4 +63,15 @@ rc=$?
 set -e
 expect "a failing program's exit status is passed on" "$rc" 3
 check "a failing program's result is kept, marked incomplete" fail.json ".mtool.incomplete == true and (.mtool.mobjects | length) > 0"
+
+# MTOOL then MemSpy: memspy run shows the estimated execution time (ideal cycles + stall); its
+# ideal cycles are MTOOL's prediction for the same run (same blocks, counts and llvm-mca costs)
+set +e
+run_memspy r.json -- ./kern 20000 8 3
+set -e
+check "memspy run stores the estimate: ideal cycles and stall" r.json ".estimate.ideal_cycles > 0 and .estimate.stall_cycles > 0"
+check "memspy run's ideal cycles are MTOOL's predicted cycles" r.json \
+  "(.estimate.ideal_cycles - $(value fail.json '.mtool.predicted_s * .mtool.clock_hz')) / .estimate.ideal_cycles | fabs < 1e-6"
+ok_if "the matrix view shows the estimated execution time and the stall's share" \
+  grep -q "^Estimated Execution Time: .* cycles (ideal memory .* + stall); memory stall [0-9.]*%" r.json.txt
 finish
