@@ -4,6 +4,8 @@
 #define _GNU_SOURCE /* qsort_r, sigdescr_np */
 #include "analyze.h"
 #include "blocks.h"
+#include "codebins.h"
+#include "ompnames.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -23,6 +25,8 @@ typedef struct {
     uint64_t pc;
     uint32_t bin_id;
     const ms_frame *frame; /* innermost frame of its pc */
+    char *code_name;       /* its code bin (function, loop or line: codebins.h) */
+    int code_line;         /* the code bin's first line */
     uint32_t code, data, cell, line;
     uint32_t file;          /* index into model->files when line != NO_INDEX */
     uint64_t reads, writes; /* summed over processors: the access kind of its references */
@@ -190,7 +194,7 @@ static int cmp_code_key(const void *a, const void *b, void *ctxs)
 {
     const ctx_info *x = &((const ctx_info *)ctxs)[*(const size_t *)a];
     const ctx_info *y = &((const ctx_info *)ctxs)[*(const size_t *)b];
-    int c = strcmp(x->frame->func, y->frame->func);
+    int c = strcmp(x->code_name, y->code_name);
     return c ? c : strcmp_null(x->frame->decl_file, y->frame->decl_file);
 }
 
@@ -239,9 +243,9 @@ static int assign_code(analysis *an, ctx_info *c, uint32_t id, bool first)
     c->code = id;
     if (!first) return 0;
     ms_code_bin *b = &an->m->code[id];
-    b->name = strdup(c->frame->func);
+    b->name = strdup(c->code_name);
     b->file = c->frame->decl_file ? strdup(c->frame->decl_file) : NULL;
-    b->line = c->frame->decl_line;
+    b->line = c->code_line;
     return b->name && (b->file || !c->frame->decl_file) ? 0 : -1;
 }
 
@@ -276,6 +280,55 @@ static int assign_line(analysis *an, ctx_info *c, uint32_t id, bool first)
     }
     c->file = an->m->lines[id].file;
     return 0;
+}
+
+/* Function-level code bins of outlined OpenMP regions get the region's name (ompnames.h). The
+ * region's first line: its entry block's (gcc gives the region's set-up the pragma's line),
+ * else the least line of its contexts in its file (the TSan path: no blocks). */
+static int name_omp_regions(const ms_model *m, ms_source_cache *src, ms_code_place *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *func = p[i].frame->func;
+        if (!ms_omp_outlined(func) || strcmp(p[i].name, func) != 0) continue;
+        const char *file = NULL;
+        int first = 0;
+        for (size_t b = 0; b < m->nblocks && !first; b++) { /* its entry block: the construct's line */
+            const ms_block_stat *bk = &m->blocks[b];
+            if (strcmp(bk->function, func) != 0 || !bk->file || bk->line <= 0) continue;
+            file = bk->file;
+            first = bk->line;
+        }
+        for (size_t j = 0; !first && j < n; j++) {
+            const ms_frame *f = p[j].frame;
+            if (strcmp(f->func, func) != 0 || !f->file || f->line <= 0) continue;
+            if (!file) file = f->file;
+            if (strcmp(f->file, file) == 0 && (!first || f->line < first)) first = f->line;
+        }
+        char *name = ms_omp_region_name(src, func, file, first);
+        if (!name) return -1;
+        free(p[i].name);
+        p[i].name = name;
+        p[i].line = first;
+    }
+    return 0;
+}
+
+/* Each context's code bin name at the granularity opts ask for (function by default). */
+static int name_code(analysis *an, const ms_analyze_opts *opts, ms_source_cache *src)
+{
+    size_t n = an->nctx + (an->has_unknown ? 1 : 0);
+    ms_code_place *p = calloc(n ? n : 1, sizeof *p);
+    if (!p) return -1;
+    for (size_t i = 0; i < n; i++) p[i] = (ms_code_place){ an->ctx[i].ctx, an->ctx[i].pc, an->ctx[i].frame, NULL, 0 };
+    ms_code_granularity g = opts ? (ms_code_granularity)opts->code_granularity : MS_CODE_FUNCTION;
+    int rc = ms_code_places(an->raw, an->sym, an->m, g, opts ? opts->loop_share : 0.0, p, n);
+    if (rc == 0) rc = name_omp_regions(an->m, src, p, n);
+    for (size_t i = 0; i < n; i++) {
+        an->ctx[i].code_name = p[i].name;
+        an->ctx[i].code_line = p[i].line;
+    }
+    free(p);
+    return rc;
 }
 
 /* Code bins, cells, files and line statistics from the resolved contexts (including the
@@ -614,6 +667,8 @@ int ms_analyze(const ms_raw *raw, const ms_analyze_opts *opts, ms_model *out, ch
     bool with_unknown = rc == 0 && needs_unknown(&an);
     an.has_unknown = with_unknown;
     if (rc == 0) rc = build_data(&an, src, with_unknown);
+    if (rc == 0) rc = ms_analyze_blocks(raw, an.sym, out);
+    if (rc == 0) rc = name_code(&an, opts, src);
     if (rc == 0) rc = build_axes(&an);
     if (rc == 0) {
         an.cell_used = calloc(out->ncells ? out->ncells : 1, sizeof *an.cell_used);
@@ -622,7 +677,6 @@ int ms_analyze(const ms_raw *raw, const ms_analyze_opts *opts, ms_model *out, ch
         rc = an.cell_used && an.ncap && an.icap ? accumulate(&an) : -1;
     }
     if (rc == 0) rc = finish_order(&an);
-    if (rc == 0) rc = ms_analyze_blocks(raw, an.sym, out);
     if (rc == 0 && with_unknown &&
         add_note(out, "some statistics belong to contexts or bins missing from the raw profile: "
                       "counted under \"unknown\"") != 0)
@@ -630,6 +684,7 @@ int ms_analyze(const ms_raw *raw, const ms_analyze_opts *opts, ms_model *out, ch
     free(an.cell_used);
     free(an.ncap);
     free(an.icap);
+    for (size_t i = 0; an.ctx && i <= an.nctx; i++) free(an.ctx[i].code_name);
     free(an.ctx);
     free((void *)an.bins);
     ms_source_cache_free(src);

@@ -6,12 +6,13 @@
 
 static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
 
-/* The innermost frame of pc (a block's pc is its first statement + 1, like a return
- * address, so that pc - 1 lies in the block). */
+/* The outermost frame of pc: the function whose code holds it, not one inlined there (a
+ * block's pc is its first statement + 1, like a return address, so that pc - 1 lies in the
+ * block). */
 static const ms_frame *frame_of(ms_symbolizer *sym, uint64_t pc)
 {
     const ms_sym *s = pc ? ms_symbolize(sym, pc, true) : NULL;
-    return s && s->nframes ? &s->frames[0] : NULL;
+    return s && s->nframes ? &s->frames[s->nframes - 1] : NULL;
 }
 
 int ms_analyze_blocks(const ms_raw *raw, ms_symbolizer *sym, ms_model *m)
@@ -29,7 +30,9 @@ int ms_analyze_blocks(const ms_raw *raw, ms_symbolizer *sym, ms_model *m)
         b->function = strdup(f && f->func ? ms_symbolizer_readable(sym, f->func) : "??");
         b->file = dup_or_null(f ? f->file : NULL);
         if (!b->function || (f && f->file && !b->file)) return -1;
-        b->line = f ? f->line : 0;
+        /* the plugin's statement lines are the source's; the pc's line is its first instruction's */
+        b->line = rb->first_line ? (int)rb->first_line : f ? f->line : 0;
+        b->end_line = rb->last_line >= (uint32_t)b->line ? (int)rb->last_line : b->line;
         b->loop = rb->loop < raw->nloops ? rb->loop : UINT32_MAX;
         b->memops = rb->memops;
         b->stmts = rb->stmts;
@@ -42,7 +45,7 @@ int ms_analyze_blocks(const ms_raw *raw, ms_symbolizer *sym, ms_model *m)
         l->function = strdup(f && f->func ? ms_symbolizer_readable(sym, f->func) : "??");
         l->file = dup_or_null(f ? f->file : NULL);
         if (!l->function || (f && f->file && !l->file)) return -1;
-        l->line = l->end_line = f ? f->line : 0;
+        l->line = l->end_line = 0; /* from its blocks, below */
         l->parent = rl->parent < raw->nloops ? rl->parent : UINT32_MAX;
         l->depth = rl->depth;
         l->header = rl->header < raw->nblocks ? rl->header : UINT32_MAX;
@@ -57,7 +60,7 @@ int ms_analyze_blocks(const ms_raw *raw, ms_symbolizer *sym, ms_model *m)
             ms_loop_stat *l = &m->loops[li];
             if (!l->file || strcmp(l->file, b->file) != 0) continue;
             if (!l->line || b->line < l->line) l->line = b->line;
-            if (b->line > l->end_line) l->end_line = b->line;
+            if (b->end_line > l->end_line) l->end_line = b->end_line;
         }
     }
     return 0;

@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "cli.h"
+#include "../analysis/codebins.h"
 #include "../drive/drive.h"
 #include "../util/util.h"
 
@@ -29,6 +30,8 @@ int ms_cache_opts_take(ms_cache_opts *o, int opt, const char *arg)
     case MS_OPT_REMOTE_LATENCY: o->remote_latency = arg; return 1;
     case MS_OPT_INTERLEAVE: o->interleave = arg; return 1;
     case MS_OPT_SIM_THREADS: o->sim_threads = arg; return 1;
+    case MS_OPT_CODE_GRANULARITY: o->code_granularity = arg; return 1;
+    case MS_OPT_LOOP_SHARE: o->loop_share = arg; return 1;
     default: return 0;
     }
 }
@@ -155,5 +158,25 @@ int ms_cache_opts_interleave(const ms_cache_opts *o, ms_interleave *mode, char *
     uint32_t n = 0;
     if (o->sim_threads && take_number("--sim-threads", o->sim_threads, MAX_SIM_THREADS, &n, err, errlen) < 0) return -1;
     ms_drive_set_sim_threads(n);
+    return 0;
+}
+
+int ms_cache_opts_code_bins(const ms_cache_opts *o, char *err, size_t errlen)
+{
+    ms_code_granularity g = MS_CODE_FUNCTION;
+    if (o->code_granularity && ms_code_granularity_parse(o->code_granularity, &g) < 0) {
+        snprintf(err, errlen, "--code-granularity: '%s' is none of function, loop, line", o->code_granularity);
+        return -1;
+    }
+    double share = 10;
+    if (o->loop_share) {
+        char *end;
+        share = strtod(o->loop_share, &end);
+        if (end == o->loop_share || *end || !(share >= 0 && share <= 100)) {
+            snprintf(err, errlen, "--loop-share: '%s' is not a percentage (0..100)", o->loop_share);
+            return -1;
+        }
+    }
+    ms_drive_set_code_bins((int)g, share / 100);
     return 0;
 }

@@ -67,6 +67,8 @@ enum {
     MS_OPT_NO_REPORT,
     MS_OPT_DB_TIMEOUT,
     MS_OPT_SIM_THREADS,
+    MS_OPT_CODE_GRANULARITY,
+    MS_OPT_LOOP_SHARE,
     MS_OPT_FIRST_FREE
 };
 
@@ -81,8 +83,10 @@ enum {
         { "shared", required_argument, NULL, MS_OPT_SHARED },                                                          \
         { "remote-latency", required_argument, NULL, MS_OPT_REMOTE_LATENCY },                                          \
         { "interleave", required_argument, NULL, MS_OPT_INTERLEAVE },                                                  \
+        { "sim-threads", required_argument, NULL, MS_OPT_SIM_THREADS },                                                \
+        { "code-granularity", required_argument, NULL, MS_OPT_CODE_GRANULARITY },                                      \
     {                                                                                                                  \
-        "sim-threads", required_argument, NULL, MS_OPT_SIM_THREADS                                                     \
+        "loop-share", required_argument, NULL, MS_OPT_LOOP_SHARE                                                       \
     }
 
 /* Help text for those options, for the subcommands' --help. */
@@ -106,7 +110,11 @@ enum {
                       "  --remote-latency N   cycles of a miss served by another node (default 2 x memory)\n"       \
                       "  --sim-threads N      threads simulating the replay of recorded streams (1..256; default\n" \
                       "                       1): the simulation is split by cache set; only the\n"                 \
-                      "                       capacity/conflict split depends on N\n"
+                      "                       capacity/conflict split depends on N\n"                               \
+                      "Code bins (programs built with memspy's gcc plugin for loops):\n"                            \
+                      "  --code-granularity G function (default), loop or line: a loop is a bin when it holds\n"    \
+                      "                       at least --loop-share of its function's stall (FUNC:loop@A-B)\n"      \
+                      "  --loop-share PCT     that share in percent (default 10)\n"
 
 #define MS_STR_(x) #x
 #define MS_STR(x) MS_STR_(x)
@@ -116,6 +124,7 @@ typedef struct {
     const char *procs, *nodes, *unit, *protocol, *shared, *remote_latency;
     const char *interleave;
     const char *sim_threads;
+    const char *code_granularity, *loop_share;
 } ms_cache_opts;
 
 /* Take option `opt` with argument arg if it is a cache option: returns 1 if taken, else 0. */
@@ -136,6 +145,10 @@ int ms_cache_opts_apply_mp(const ms_cache_opts *o, ms_hier_config *cfg, char *er
 /* The replay options: the --interleave mode into *mode (interleaved by default) and
  * --sim-threads (1..256) into the drive's setting. 0, or -1 with err if bad. */
 int ms_cache_opts_interleave(const ms_cache_opts *o, ms_interleave *mode, char *err, size_t errlen);
+
+/* The analysis options (--code-granularity, --loop-share) into the drive's setting. 0, or -1
+ * with err if bad. */
+int ms_cache_opts_code_bins(const ms_cache_opts *o, char *err, size_t errlen);
 
 /* ---- choosing the stored run a command reads ---- */
 

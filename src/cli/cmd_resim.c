@@ -63,7 +63,8 @@ static int parse_options(int argc, char **argv, resim_opts *o, int *done)
     if (optind != argc - 1) return ms_cli_usage_error("resim", "expected one recording directory");
     o->dir = argv[optind];
     char err[256];
-    if (ms_cache_opts_interleave(&o->cache, &o->mode, err, sizeof err) < 0)
+    if (ms_cache_opts_interleave(&o->cache, &o->mode, err, sizeof err) < 0 ||
+        ms_cache_opts_code_bins(&o->cache, err, sizeof err) < 0)
         return ms_cli_usage_error("resim", "%s", err);
     return 0;
 }

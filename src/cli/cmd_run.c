@@ -98,6 +98,7 @@ static int parse_options(int argc, char **argv, run_opts *o, int *done)
     char err[512];
     if (ms_cache_opts_resolve(&cache, &o->cfg, err, sizeof err) < 0) return ms_cli_error("run", "%s", err);
     if (ms_cache_opts_interleave(&cache, &o->mode, err, sizeof err) < 0) return ms_cli_usage_error("run", "%s", err);
+    if (ms_cache_opts_code_bins(&cache, err, sizeof err) < 0) return ms_cli_usage_error("run", "%s", err);
     return 0;
 }
 

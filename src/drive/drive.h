@@ -35,6 +35,10 @@ int ms_drive_replay(const char *dir, const ms_hier_config *cfg, ms_interleave mo
  * The simulation is split into partitions by line number (sim/psim.h); results do not depend on
  * the number except the capacity/conflict split. */
 void ms_drive_set_sim_threads(unsigned n);
+/* Code bins of the analyses that follow: granularity (ms_code_granularity of
+ * analysis/codebins.h: function, loop or line) and, for loops, the least share (0..1) of its
+ * function's stall a loop needs to be a bin of its own (default: function, 0.1). */
+void ms_drive_set_code_bins(int granularity, double loop_share);
 
 /* Re-simulate a recording (`memspy resim`): read its raw profile at raw_path, drop the
  * counters and replacement causes simulated while it was recorded, and replay its streams in

@@ -8,11 +8,19 @@
 #include "../analysis/blockcost.h"
 #include "mtool_drive.h"
 
+static ms_analyze_opts analyze_opts = { NULL, 0, 0.1 };
+
+void ms_drive_set_code_bins(int granularity, double loop_share)
+{
+    analyze_opts.code_granularity = granularity;
+    analyze_opts.loop_share = loop_share;
+}
+
 int ms_drive_analyze(const ms_raw *raw, ms_drive_metadata_fn fill, void *ud, ms_model *m, char *err, size_t errlen)
 {
     char why[1024];
     ms_model_init(m);
-    if (ms_analyze(raw, NULL, m, why, sizeof why) < 0) {
+    if (ms_analyze(raw, &analyze_opts, m, why, sizeof why) < 0) {
         snprintf(err, errlen, "analysis failed: %s", why);
     } else if (fill && fill(m, ud) < 0) {
         snprintf(err, errlen, "out of memory");

@@ -48,7 +48,8 @@
  *                    streams' WORK events name them): u32 n; n x { u64 pc (the block's first
  *                    statement + 1), u32 loop (innermost loop's id, UINT32_MAX none), u32 memops
  *                    (memory operations instrumented in it), u32 stmts (its GIMPLE statements),
- *                    u64 count (executions, all threads) }
+ *                    u32 first_line, u32 last_line (its statements' lines in its function's
+ *                    file, 0 unknown), u64 count (executions, all threads) }
  *  MS_RAW_LOOPS    : natural loops, index = loop id: u32 n; n x { u32 parent (UINT32_MAX:
  *                    outermost), u32 depth (1 = outermost), u32 header (the header block's id,
  *                    UINT32_MAX unknown), u64 pc (the header block's pc) }
@@ -56,6 +57,10 @@
  *                    time per sample: process CPU time while sampling / samples taken), u64 lost (samples the table had no room for), u64 runtime
  *                    (samples inside memspy's runtime: buffer drains), u32 n;
  *                    n x { u64 pc (the interrupted instruction), u64 count }
+ *  MS_RAW_CALLS    : call edges of plugin-instrumented code (calls of functions, builtins
+ *                    excepted): u32 n; n x { u32 caller_block (block id), u64 callee_pc (the
+ *                    callee's address: its entry, or the function pointer called), u64 count
+ *                    (calls, all threads) }, sorted by caller block, then callee
  */
 #ifndef MEMSPY_FORMAT_RAW_H
 #define MEMSPY_FORMAT_RAW_H
@@ -84,6 +89,7 @@ enum {
     MS_RAW_BLOCKS = 9,
     MS_RAW_LOOPS = 10,
     MS_RAW_SAMPLES = 11,
+    MS_RAW_CALLS = 12,
     MS_RAW_END = 0x454e4421u /* "!DNE" */
 };
 
@@ -137,6 +143,7 @@ typedef struct {
 typedef struct {
     uint64_t pc;
     uint32_t loop, memops, stmts;
+    uint32_t first_line, last_line;
     uint64_t count;
 } ms_raw_block;
 typedef struct {
@@ -147,6 +154,11 @@ typedef struct {
 typedef struct {
     uint64_t pc, count;
 } ms_raw_sample;
+/* A call edge (MS_RAW_CALLS). */
+typedef struct {
+    uint32_t caller_block;
+    uint64_t callee_pc, count;
+} ms_raw_call;
 
 /* A thread of a replayed multithreaded run (filled by the CLI from the replay, not on disk). */
 typedef struct {
@@ -191,6 +203,8 @@ typedef struct {
     ms_raw_sample *samples; /* MS_RAW_SAMPLES (none unless the run sampled) */
     size_t nsamples;
     uint64_t sample_period_ns, samples_lost, samples_runtime;
+    ms_raw_call *calls; /* MS_RAW_CALLS */
+    size_t ncalls;
 } ms_raw;
 
 /* Read and verify a raw file. Returns 0 (possibly with raw->truncated set), or -1 with err

@@ -243,13 +243,26 @@ static void parse_notes(cursor *c, ms_raw *raw)
 static void parse_blocks(cursor *c, ms_raw *raw)
 {
     uint32_t n = get_u32(c);
-    ms_raw_block *b = grow_records(c, n, 28, (void **)&raw->blocks, &raw->nblocks, sizeof *b);
+    ms_raw_block *b = grow_records(c, n, 36, (void **)&raw->blocks, &raw->nblocks, sizeof *b);
     for (uint32_t i = 0; b && i < n && !c->bad; i++) {
         b[i].pc = get_u64(c);
         b[i].loop = get_u32(c);
         b[i].memops = get_u32(c);
         b[i].stmts = get_u32(c);
+        b[i].first_line = get_u32(c);
+        b[i].last_line = get_u32(c);
         b[i].count = get_u64(c);
+    }
+}
+
+static void parse_calls(cursor *c, ms_raw *raw)
+{
+    uint32_t n = get_u32(c);
+    ms_raw_call *x = grow_records(c, n, 20, (void **)&raw->calls, &raw->ncalls, sizeof *x);
+    for (uint32_t i = 0; x && i < n && !c->bad; i++) {
+        x[i].caller_block = get_u32(c);
+        x[i].callee_pc = get_u64(c);
+        x[i].count = get_u64(c);
     }
 }
 
@@ -302,6 +315,7 @@ static int parse_section(uint32_t tag, const unsigned char *payload, size_t len,
     case MS_RAW_BLOCKS: parse_blocks(&c, raw); break;
     case MS_RAW_LOOPS: parse_loops(&c, raw); break;
     case MS_RAW_SAMPLES: parse_samples(&c, raw); break;
+    case MS_RAW_CALLS: parse_calls(&c, raw); break;
     default: break; /* unknown tag: skipped by contract */
     }
     return c.bad ? -1 : 0;
@@ -426,5 +440,6 @@ void ms_raw_free(ms_raw *raw)
     free(raw->blocks);
     free(raw->loops);
     free(raw->samples);
+    free(raw->calls);
     memset(raw, 0, sizeof *raw);
 }

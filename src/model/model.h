@@ -104,10 +104,10 @@ typedef struct {
 /* A basic block of plugin-instrumented code and how often it ran (MTOOL's counting, the
  * waiting-time analysis's unit of work). */
 typedef struct {
-    char *function; /* the function containing it ("??" unknown) */
-    char *file;     /* source file of its first statement, NULL unknown */
-    int line;
-    uint32_t loop; /* index into model->loops of its innermost loop, UINT32_MAX none */
+    char *function;     /* the function containing it ("??" unknown) */
+    char *file;         /* source file of its first statement, NULL unknown */
+    int line, end_line; /* its statements' lines (end_line = line when only one is known) */
+    uint32_t loop;      /* index into model->loops of its innermost loop, UINT32_MAX none */
     uint32_t memops, stmts;
     uint64_t count; /* executions, all threads */
 } ms_block_stat;

@@ -624,9 +624,9 @@ static int read_blocks(json_reader *r, json_t *root, ms_model *m)
         json_t *o = json_array_get(ba, i);
         ms_block_stat *b = &m->blocks[i];
         if (get_str(r, o, path, "function", &b->function) < 0 || get_str(r, o, path, "file", &b->file) < 0 ||
-            get_line(r, o, path, "line", &b->line) < 0 || get_index(r, o, path, "loop", nl, &b->loop) < 0 ||
-            get_u32(r, o, path, "memops", &b->memops) < 0 || get_u32(r, o, path, "stmts", &b->stmts) < 0 ||
-            get_u64(r, o, path, "count", &b->count) < 0)
+            get_line(r, o, path, "line", &b->line) < 0 || get_line(r, o, path, "end_line", &b->end_line) < 0 ||
+            get_index(r, o, path, "loop", nl, &b->loop) < 0 || get_u32(r, o, path, "memops", &b->memops) < 0 ||
+            get_u32(r, o, path, "stmts", &b->stmts) < 0 || get_u64(r, o, path, "count", &b->count) < 0)
             return -1;
     }
     for (size_t i = 0; i < nl; i++) {

@@ -667,6 +667,7 @@ static json_t *blocks_json(json_writer *w, const ms_model *m)
         put(w, o, "function", str_json(b->function));
         put(w, o, "file", str_json(b->file));
         put(w, o, "line", json_integer(b->line));
+        put(w, o, "end_line", json_integer(b->end_line));
         put(w, o, "loop", index_json(b->loop));
         put(w, o, "memops", json_integer(b->memops));
         put(w, o, "stmts", json_integer(b->stmts));

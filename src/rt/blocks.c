@@ -169,6 +169,8 @@ void ms_blocks_put_raw(ms_raw_writer *w)
         ms_raw_put_u32(w, loop_id);
         ms_raw_put_u32(w, MSPLUG_BLOCK_MEMOPS(b->info));
         ms_raw_put_u32(w, MSPLUG_BLOCK_STMTS(b->info));
+        ms_raw_put_u32(w, (uint32_t)b->lines);
+        ms_raw_put_u32(w, (uint32_t)(b->lines >> 32));
         ms_raw_put_u64(w, total ? total[i] : 0);
     }
     ms_raw_section_end(w);

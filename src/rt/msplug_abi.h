@@ -96,6 +96,11 @@ static inline uint32_t msplug_site_words(uint32_t kind)
 /* A block word: the descriptor's address with bits 62 and 63 set (a group header has only 63). */
 #define MSPLUG_BLOCK_TAG (3ull << 62)
 #define MSPLUG_NO_LOOP 0xffffu
+/* A call word (calls of other functions, builtins excepted, in the body and the counting
+ * copy): the caller block's descriptor address with bits 61-63 set, then one word, the
+ * callee's address (the function pointer for an indirect or virtual call), in a reservation
+ * of two words just before the call. The runtime counts (caller block, callee) pairs. */
+#define MSPLUG_CALL_TAG (7ull << 61)
 
 /* info of a block descriptor: the index of its innermost loop in the function's loop table
  * (MSPLUG_NO_LOOP: none), the memory operations instrumented in it, its GIMPLE statements. */
@@ -110,7 +115,13 @@ typedef struct {
     uint64_t info;       /* MSPLUG_BLOCK_INFO */
     uint64_t id;         /* filled by the runtime: run-global block id + 1 (0: not registered) */
     uint64_t loop_table; /* address of the function's msplug_loop_table, 0 if none */
+    uint64_t lines;      /* MSPLUG_BLOCK_LINES: its statements' lines in the function's own file */
 } msplug_block;
+
+/* Words of a block descriptor (the plugin's tables are arrays of 64-bit words). */
+#define MSPLUG_BLOCK_WORDS 5u
+/* The first and last source line of a block's statements (0: unknown). */
+#define MSPLUG_BLOCK_LINES(first, last) ((uint64_t)(uint32_t)(first) | (uint64_t)(uint32_t)(last) << 32)
 
 /* A natural loop: the descriptor of its header block, its parent's index in the same table
  * (MSPLUG_NO_LOOP: outermost) and its depth (1 = outermost). */
@@ -145,6 +156,11 @@ typedef struct {
 #define MSPLUG_SYM_ENTRY "__memspy_func_entry"
 #define MSPLUG_SYM_EXIT "__memspy_func_exit"
 #define MSPLUG_SYM_REGISTER "__memspy_register_pcs"
+#define MSPLUG_SYM_PLAIN "__memspy_plain"
+/* Values of __memspy_plain. */
+#define MSPLUG_RUN_CAPTURE 0
+#define MSPLUG_RUN_PLAIN 1
+#define MSPLUG_RUN_COUNT 2
 #define MSPLUG_SYM_REGISTER_BLOCKS "__memspy_register_blocks"
 
 #ifndef MSPLUG_NO_DECLS
@@ -156,6 +172,10 @@ void __memspy_flush(void);
 /* Function entry (caller_ra: the function's return address) and exit: the shadow call stack. */
 void __memspy_func_entry(void *caller_ra);
 void __memspy_func_exit(void);
+/* Which version of each versioned function runs (MSPLUG_RUN_*), read once per call at its
+ * entry: the instrumented body (0), the plain copy (MEMSPY_MODE=time) or the counting copy,
+ * which has block words only (MEMSPY_MODE=count). */
+extern int __memspy_plain;
 /* A constructor per instrumented translation unit: the module's (pc, site) pairs. */
 void __memspy_register_pcs(const msplug_pc_pair *begin, const msplug_pc_pair *end);
 /* A constructor per instrumented translation unit: the module's (pc, block) pairs. */

@@ -30,6 +30,7 @@
 #include <stddef.h>
 
 __thread uint64_t __memspy_buf[1 + MSPLUG_BUF_WORDS] __attribute__((tls_model("initial-exec")));
+int __memspy_plain;
 
 /* The buffer count at which memcpy/memset last claimed a plugin copy (ms_plug_claim). */
 static __thread uint64_t claimed __attribute__((tls_model("initial-exec")));
@@ -102,10 +103,26 @@ static void parse(const uint64_t *b, uint64_t used, const ms_thread *t, const si
 {
     if (used > MSPLUG_BUF_WORDS) used = MSPLUG_BUF_WORDS;
     uint64_t i = 1, end = used + 1;
+    /* block words are counted by runs of the same block (a loop of one block fills the
+     * buffer with its word): one update per run, not a chain of dependent increments */
+    uint64_t run_word = 0, run = 0;
     while (i < end) {
         uint64_t h = b[i++];
+        if ((h & MSPLUG_CALL_TAG) == MSPLUG_CALL_TAG) { /* a call: the callee's address follows */
+            if (i < end && t->data)
+                ms_calls_count(t->data, (const msplug_block *)(uintptr_t)(h & ~MSPLUG_CALL_TAG), b[i]);
+            i++;
+            continue;
+        }
         if ((h & MSPLUG_BLOCK_TAG) == MSPLUG_BLOCK_TAG) { /* a block executed */
-            if (t->data) ms_blocks_count(t->data, (const msplug_block *)(uintptr_t)(h & ~MSPLUG_BLOCK_TAG));
+            if (h == run_word) {
+                run++;
+                continue;
+            }
+            if (run && t->data)
+                ms_blocks_count(t->data, (const msplug_block *)(uintptr_t)(run_word & ~MSPLUG_BLOCK_TAG), run);
+            run_word = h;
+            run = 1;
             continue;
         }
         /* Not a header: the rest of a group an instrumented signal handler cut; skipped. */
@@ -133,6 +150,7 @@ static void parse(const uint64_t *b, uint64_t used, const ms_thread *t, const si
             s++;
         }
     }
+    if (run && t->data) ms_blocks_count(t->data, (const msplug_block *)(uintptr_t)(run_word & ~MSPLUG_BLOCK_TAG), run);
 }
 
 void ms_plug_drain(void)
@@ -142,7 +160,9 @@ void ms_plug_drain(void)
     b[0] = 0; /* first: ms_record below drains again only if new records came */
     claimed = 0;
     ms_thread *t = &ms_tls;
-    if (!used || !ms_thread_can_record(t)) return;
+    /* time mode: the records of functions that could not be versioned are dropped (their
+     * counts would be a part of the program's only) */
+    if (!used || __memspy_plain == MSPLUG_RUN_PLAIN || !ms_thread_can_record(t)) return;
     sink k = { NULL, NULL, NULL, 0 };
     parse(b, used, t, &k);
 }
@@ -152,7 +172,7 @@ void ms_plug_drain_data(ms_thread_data *d, uint32_t *nev, int sim_try)
     uint64_t *b = d->plug_buf;
     if (!b) return;
     uint64_t used = __atomic_exchange_n(&b[0], 0, __ATOMIC_ACQ_REL);
-    if (!used) return;
+    if (!used || __memspy_plain == MSPLUG_RUN_PLAIN) return;
     ms_thread *owner = (ms_thread *)(void *)((char *)nev - offsetof(ms_thread, nev));
     sink k = { owner, d, nev, sim_try };
     parse(b, used, owner, &k);

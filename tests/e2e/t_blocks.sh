@@ -8,16 +8,17 @@
 . "$SRC_DIR/tests/e2e/rt/threads_lib.sh"
 BODY=30*200*7
 
-# body_checks LANG JSON [BODY]: the body block's count and its loop nest (kernel, or kernel_
-# as gfortran names it).
+# body_checks LANG JSON [BODY [FUNC]]: the body block's count and its loop nest in the function
+# whose code holds it: kernel, or kernel_ as gfortran names it (FUNC: a regex; gfortran -O2
+# inlines kernel into the program unit `blocks`, whose code then holds the loops).
 body_checks() {
-  lang=$1 json=$2 BODY=${3:-$BODY}
+  lang=$1 json=$2 BODY=${3:-$BODY} FUNC=${4:-^kernel_?$}
   # the body: kernel's most executed block with a memory operation
-  sel='[.blocks[] | select((.function | test("^kernel_?$")) and .memops > 0)] | max_by(.count)'
+  sel="[.blocks[] | select((.function | test(\"$FUNC\")) and .memops > 0)] | max_by(.count)"
   check "$lang: the body of kernel ran exactly $BODY times" "$json" "($sel).count == $BODY"
   check "$lang: the body's loop is at depth 2 in kernel, inside a depth-1 loop of kernel" "$json" \
-    ".loops as \$l | ($sel).loop as \$i | \$l[\$i].depth == 2 and (\$l[\$i].function | test(\"^kernel_?$\")) and
-     \$l[\$l[\$i].parent].depth == 1 and (\$l[\$l[\$i].parent].function | test(\"^kernel_?$\"))"
+    ".loops as \$l | ($sel).loop as \$i | \$l[\$i].depth == 2 and (\$l[\$i].function | test(\"$FUNC\")) and
+     \$l[\$l[\$i].parent].depth == 1 and (\$l[\$l[\$i].parent].function | test(\"$FUNC\"))"
   check "$lang: the body's loop header ran at least $BODY times" "$json" \
     ".loops as \$l | ($sel).loop as \$i | \$l[\$i].iterations >= $BODY"
   check "$lang: every block of kernel has a source line in blocks.c or blocks.f90" "$json" \
@@ -34,7 +35,7 @@ body_checks C++ x.json
 
 MEMSPY_FC=gfortran "$BUILD_DIR/bin/memspy-fortran" $OPT -o blocksf "$SRC_DIR/tests/e2e/progs/blocks.f90"
 run_memspy f.json -- ./blocksf
-body_checks Fortran f.json 30*201*7
+body_checks Fortran f.json 30*201*7 '^(kernel_?|blocks)$'
 BODY=30*200*7
 
 # Two threads, each 7 calls: the body's WORK events in each thread's stream add up to its
