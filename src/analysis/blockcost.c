@@ -22,7 +22,7 @@
 
 #define MCA_ITERATIONS 100
 /* Bumped when the way blocks are cut or rewritten changes: older cache files are not used. */
-#define BLOCKCOST_METHOD "m2"
+#define BLOCKCOST_METHOD "m3"
 
 /* Run argv with stdin from in_path (NULL: /dev/null), stdout to out_path, stderr to
  * err_path. Returns the exit status, or -1 if it could not start. */
@@ -318,6 +318,69 @@ static int add_unfolded(ms_strbuf *sb, const char *t, int scratch_free)
     return 0;
 }
 
+/* ---- the plugin's instrumentation in the instrumented body ---- */
+
+/* The register operand "%reg" at s (its length), 0 if none. */
+static size_t reg_len(const char *s)
+{
+    if (*s != '%') return 0;
+    size_t n = 1;
+    while (isalnum((unsigned char)s[n])) n++;
+    return n;
+}
+
+/* The instrumentation's code pattern in a block of the instrumented body (docs/plugin.md):
+ * a reservation `movq (%B), %C` + `cmpq $40xx, %C` + `ja` (B: the thread buffer, C: its word
+ * count), the record pointer `leaq (%B,%C,8), %P`, stores into `k(%P)` or `k(%B,%C,8)`, the
+ * count's update `addq $n, %C` and `movq %C, (%B)`. Marks those instructions in drop[] (the
+ * plain copy the timing run executes has none of them). */
+static void mark_instrumentation(char *const *t, size_t n, char *drop)
+{
+    char buf[32] = "", cnt[32] = "", ptr[32] = "";
+    for (size_t i = 0; i < n; i++) {
+        const char *x = t[i];
+        char a[32], b[32];
+        long imm;
+        if (i + 1 < n && sscanf(x, "movq (%31[^)]), %31s", a, b) == 2 &&
+            sscanf(t[i + 1], "cmpq $%ld, %31s", &imm, b) == 2 && imm >= 4000 && imm < 4096) {
+            snprintf(buf, sizeof buf, "%s", a);
+            snprintf(cnt, sizeof cnt, "%s", b);
+            drop[i] = drop[i + 1] = 1;
+            if (i + 2 < n && !strncmp(t[i + 2], "ja ", 3)) drop[i + 2] = 1;
+            i += 1;
+            continue;
+        }
+        if (!buf[0]) continue;
+        char pat[96];
+        snprintf(pat, sizeof pat, "(%s,%s,8)", buf, cnt);
+        if (!strncmp(x, "leaq ", 5) && !strncmp(x + 5 + strspn(x + 5, " "), pat, strlen(pat))) {
+            const char *r = strrchr(x, '%');
+            if (r && reg_len(r) < sizeof ptr) snprintf(ptr, sizeof ptr, "%.*s", (int)reg_len(r), r);
+            drop[i] = 1;
+            continue;
+        }
+        const char *comma = strrchr(x, ',');
+        const char *dst = comma ? comma + 1 + strspn(comma + 1, " ") : NULL;
+        if (!strncmp(x, "movq ", 5) && dst &&
+            (strstr(x, pat) || (ptr[0] && strchr(dst, '(') && !strncmp(strchr(dst, '(') + 1, ptr, strlen(ptr)) &&
+                                strchr(dst, '(')[1 + strlen(ptr)] == ')'))) {
+            drop[i] = 1; /* a record store */
+            continue;
+        }
+        snprintf(pat, sizeof pat, "%s, (%s)", cnt, buf);
+        if (!strncmp(x, "movq ", 5) && strstr(x, pat)) {
+            drop[i] = 1; /* the count's update: the reservation is over */
+            cnt[0] = ptr[0] = '\0';
+            continue;
+        }
+        if (cnt[0] && !strncmp(x, "addq $", 6) && dst && !strcmp(dst, cnt)) {
+            drop[i] = 1;
+            continue;
+        }
+        if (ptr[0] && dst && !strcmp(dst, ptr)) ptr[0] = '\0'; /* the program reuses the register */
+    }
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -453,13 +516,27 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, size_t 
             uint64_t stop = b + 1 < nu ? offs[b + 1] : UINT64_MAX;
             ms_strbuf sb = MS_STRBUF_INIT;
             int scratch_free = 1; /* the block leaves %xmm15/%ymm15 alone */
-            for (size_t j = k; j < nins && ins[j].addr < stop && (j == k || !ins[j].func_start); j++)
+            size_t end = k;
+            while (end < nins && ins[end].addr < stop && (end == k || !ins[end].func_start)) end++;
+            char **txt = malloc((end - k + 1) * sizeof *txt), *drop = calloc(end - k + 1, 1);
+            if (!txt || !drop) {
+                free(txt);
+                free(drop);
+                ms_errorf(err, errlen, "out of memory");
+                goto out;
+            }
+            for (size_t j = k; j < end; j++) {
+                txt[j - k] = ins[j].text;
                 if (strstr(ins[j].text, "mm15")) scratch_free = 0;
-            for (size_t j = k; j < nins && ins[j].addr < stop && (j == k || !ins[j].func_start); j++) {
-                if (skip_insn(ins[j].text) || add_unfolded(&sb, ins[j].text, scratch_free)) continue;
+            }
+            mark_instrumentation(txt, end - k, drop);
+            for (size_t j = k; j < end; j++) {
+                if (drop[j - k] || skip_insn(ins[j].text) || add_unfolded(&sb, ins[j].text, scratch_free)) continue;
                 ms_strbuf_adds(&sb, ins[j].text);
                 ms_strbuf_adds(&sb, "\n");
             }
+            free(txt);
+            free(drop);
             if (sb.oom) {
                 ms_strbuf_free(&sb);
                 ms_errorf(err, errlen, "out of memory");

@@ -41,43 +41,6 @@ static void fill(ms_mobject *m, const agg *a, const ms_mtool_input *in)
     }
 }
 
-static int cmp_u64idx(const void *a, const void *b, const uint64_t *key)
-{
-    uint64_t x = key[*(const size_t *)a], y = key[*(const size_t *)b];
-    return x < y ? -1 : x > y;
-}
-static const uint64_t *sort_key;
-static int by_pc(const void *a, const void *b) { return cmp_u64idx(a, b, sort_key); }
-
-int ms_mtool_attribute(const uint64_t *block_pcs, size_t nblocks, const uint64_t *sample_pcs,
-                       const uint64_t *sample_counts, size_t nsamples, uint64_t *per_block, uint64_t *other)
-{
-    *other = 0;
-    for (size_t i = 0; i < nblocks; i++) per_block[i] = 0;
-    size_t *order = nblocks ? malloc(nblocks * sizeof *order) : NULL;
-    if (nblocks && !order) return -1;
-    for (size_t i = 0; i < nblocks; i++) order[i] = i;
-    sort_key = block_pcs;
-    if (nblocks) qsort(order, nblocks, sizeof *order, by_pc);
-    for (size_t s = 0; s < nsamples; s++) {
-        uint64_t pc = sample_pcs[s];
-        size_t lo = 0, hi = nblocks; /* first block with pc > sample pc */
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (block_pcs[order[mid]] <= pc)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (lo > 0 && block_pcs[order[lo - 1]] && pc - block_pcs[order[lo - 1]] < MS_MTOOL_MAX_BLOCK_BYTES)
-            per_block[order[lo - 1]] += sample_counts[s];
-        else
-            *other += sample_counts[s];
-    }
-    free(order);
-    return 0;
-}
-
 static int by_overhead(const void *a, const void *b)
 {
     const ms_mobject *x = a, *y = b;

@@ -8,9 +8,6 @@
 
 /* Fewer samples than this: the object is too short to time (listed untimable, no overhead). */
 #define MS_MTOOL_MIN_SAMPLES 5
-/* A sample this far past the nearest block pc below it is not in that block. */
-#define MS_MTOOL_MAX_BLOCK_BYTES 4096
-
 typedef struct {
     const ms_block_stat *blocks; /* function, file, line, loop, memops, count */
     size_t nblocks;
@@ -24,13 +21,6 @@ typedef struct {
     double clock_hz;
     double system_s;
 } ms_mtool_input;
-
-/* Samples into blocks: per_block[i] += count of each sample whose pc lies in block i (the
- * block with the nearest pc at or below it, at most MS_MTOOL_MAX_BLOCK_BYTES away); the rest
- * into *other. block_pcs need not be sorted; per_block has nblocks entries, zeroed here.
- * Returns 0, or -1 when out of memory. */
-int ms_mtool_attribute(const uint64_t *block_pcs, size_t nblocks, const uint64_t *sample_pcs,
-                       const uint64_t *sample_counts, size_t nsamples, uint64_t *per_block, uint64_t *other);
 
 /* Select and measure the mobjects and the program's totals into out (cpu_model left to the
  * caller). Returns 0, or -1 when out of memory (out then freed). */

@@ -1,5 +1,5 @@
-/* memspy mtool: MTOOL (issue 13, docs/mtool.md): run a memspy-instrumented program counting
- * its basic blocks exactly while a CPU-time timer samples its pc, estimate every block's
+/* memspy mtool: MTOOL (issue 13, docs/mtool.md): run a memspy-instrumented program twice,
+ * counting its basic blocks exactly, then in its plain copies while a CPU-time timer samples its pc, estimate every block's
  * ideal-memory cycles with llvm-mca, and report which loops and procedures run slower than
  * with a perfect memory system, and by how much. */
 #define _GNU_SOURCE
@@ -143,41 +143,51 @@ int ms_cmd_mtool(int argc, char **argv)
         goto out;
     }
     snprintf(period, sizeof period, "%lu", o.period_us * 1000ul);
-    /* One run counts and is timed: MEMSPY_MODE=count with the sampler on (docs/mtool.md). */
-    if (setenv("MEMSPY_RAW_DIR", dir, 1) < 0 || setenv("MEMSPY_MODE", "count", 1) < 0 ||
-        setenv("MEMSPY_SAMPLE_NS", period, 1) < 0) {
+    if (setenv("MEMSPY_RAW_DIR", dir, 1) < 0) {
         rc = ms_cli_error("mtool", "cannot set the environment: %s", strerror(errno));
         goto out;
     }
-    double clock_hz = ms_effective_clock_hz(), system_s = 0;
+    double clock_hz = ms_effective_clock_hz(), system_s = 0, unused_s = 0;
     ms_run_guard guard = { -1, 0 };
     ms_run_guard_start(&guard, dir);
-    int pid = run_program(path, o.prog_argv, &guard, &status, &system_s);
-    if (pid < 0) {
-        rc = MS_EXIT_USAGE;
-        ms_run_guard_release(&guard);
-        goto out;
-    }
-    char raw_path[4200];
-    snprintf(raw_path, sizeof raw_path, "%s/%d.raw", dir, pid);
-    ms_raw raw;
-    memset(&raw, 0, sizeof raw);
+    /* The counting run (exact block counts), then the timing run (the plain copies, sampled). */
+    int count_status = 0, pid_count = -1, pid_time = -1;
+    if (setenv("MEMSPY_MODE", "count", 1) == 0)
+        pid_count = run_program(path, o.prog_argv, &guard, &count_status, &unused_s);
+    if (pid_count >= 0 && setenv("MEMSPY_MODE", "time", 1) == 0 && setenv("MEMSPY_SAMPLE_NS", period, 1) == 0)
+        pid_time = run_program(path, o.prog_argv, &guard, &status, &system_s);
+    unsetenv("MEMSPY_SAMPLE_NS");
+    ms_raw counted, timed;
+    memset(&counted, 0, sizeof counted);
+    memset(&timed, 0, sizeof timed);
     ms_mtool_result res;
     memset(&res, 0, sizeof res);
-    if (ms_raw_read(raw_path, &raw, err, sizeof err) < 0) {
-        rc = ms_cli_error("mtool", "no profile from the program: %s", err);
-    } else if (ms_mtool_from_raw(&raw, cpu, clock_hz, system_s, &res, err, sizeof err) < 0) {
+    char count_path[4200], time_path[4200];
+    snprintf(count_path, sizeof count_path, "%s/%d.raw", dir, pid_count);
+    snprintf(time_path, sizeof time_path, "%s/%d.raw", dir, pid_time);
+    if (pid_count < 0 || pid_time < 0) {
+        rc = MS_EXIT_USAGE;
+    } else if (ms_raw_read(count_path, &counted, err, sizeof err) < 0) {
+        rc = ms_cli_error("mtool", "no profile from the counting run: %s", err);
+    } else if (ms_raw_read(time_path, &timed, err, sizeof err) < 0) {
+        rc = ms_cli_error("mtool", "no profile from the timing run: %s", err);
+    } else if (ms_mtool_from_raws(&counted, &timed, cpu, clock_hz, system_s, &res, err, sizeof err) < 0) {
         rc = ms_cli_error("mtool", "%s", err);
     } else {
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) res.incomplete = 1;
+        /* a run that failed makes both incomplete: its counts or times are partial */
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !WIFEXITED(count_status) ||
+            WEXITSTATUS(count_status) != 0)
+            res.incomplete = 1;
         if (res.incomplete)
-            fprintf(stderr, "memspy mtool: the program did not finish normally: the result is incomplete\n");
+            fprintf(stderr, "memspy mtool: the program did not finish normally in %s: the result is incomplete\n",
+                    count_status != status ? "one of the runs" : "both runs");
         if (ms_report_mtool(stdout, &res, o.top) < 0) rc = ms_cli_error("mtool", "cannot write the report");
         if (!rc && o.json) rc = write_file(o.json, &res, 0, o.prog_argv[0]);
         if (!rc && o.html) rc = write_file(o.html, &res, 1, o.prog_argv[0]);
     }
     ms_mtool_result_free(&res);
-    ms_raw_free(&raw);
+    ms_raw_free(&counted);
+    ms_raw_free(&timed);
     ms_run_guard_release(&guard);
     ms_run_remove_scratch(dir);
     if (!rc) rc = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WIFEXITED(status) ? WEXITSTATUS(status) : 1;

@@ -1,5 +1,5 @@
-/* MTOOL's analysis on synthetic blocks, loops, cycles and samples (analysis/mtool.c): sample
- * attribution to blocks, innermost-first loop selection, untimable objects, overhead, extra
+/* MTOOL's analysis on synthetic blocks, loops, cycles and samples (analysis/mtool.c):
+ * innermost-first loop selection, untimable objects, overhead, extra
  * cycles per memory operation, coverage and the unexplained overhead, exactly; and llvm-mca's
  * cycles for fixed instruction sequences (blockcost.c). */
 #include "analysis/blockcost.h"
@@ -10,19 +10,6 @@
 #include <string.h>
 
 #define NEAR(a, b) (fabs((a) - (b)) <= 1e-9 * (1 + fabs(b)))
-
-static void test_attribute(void)
-{
-    const uint64_t blocks[] = { 0x2000, 0x1000, 0x1100 };
-    const uint64_t pcs[] = { 0x1000, 0x10ff, 0x1100, 0x3000, 0x500 };
-    const uint64_t counts[] = { 3, 2, 1, 4, 5 };
-    uint64_t per[3], other = 99;
-    CHECK(ms_mtool_attribute(blocks, 3, pcs, counts, 5, per, &other) == 0);
-    CHECK_EQ(per[0], 0); /* 0x3000 is 4096 bytes past 0x2000: not in it */
-    CHECK_EQ(per[1], 5);
-    CHECK_EQ(per[2], 1);
-    CHECK_EQ(other, 9);
-}
 
 static void test_analyze(void)
 {
@@ -103,7 +90,6 @@ static void test_mca(void)
 
 int main(void)
 {
-    test_attribute();
     test_analyze();
     test_mca();
     return check_result();
