@@ -61,6 +61,7 @@ void ms_model_free(ms_model *m)
         free(m->loops[i].file);
     }
     free(m->loops);
+    free(m->ideal_cpu);
     ms_model_init(m);
 }
 

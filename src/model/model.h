@@ -172,6 +172,11 @@ typedef struct {
     size_t nblocks;
     ms_loop_stat *loops;
     size_t nloops;
+    /* MTOOL then MemSpy (docs/mtool.md): the run's ideal-memory cycles (its blocks' counts x
+     * llvm-mca's cycles, every load an L1 hit) for CPU model ideal_cpu; 0 / NULL when unknown.
+     * With the simulated stall, the estimated execution time. */
+    double ideal_cycles;
+    char *ideal_cpu;
 
     /* The headline (analysis/findings.c), largest share first; set after analysis and after
      * loading or editing a run, never read from a file. */

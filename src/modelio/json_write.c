@@ -735,6 +735,15 @@ int ms_json_write(FILE *out, const ms_model *m)
         put(&w, root, "blocks", blocks_json(&w, m));
         put(&w, root, "loops", loops_json(&w, m));
     }
+    if (m->ideal_cycles > 0) { /* "estimate": the run's ideal-memory cycles (docs/mtool.md) */
+        json_t *e = new_object(&w);
+        if (e) {
+            put(&w, e, "ideal_cycles", json_real(m->ideal_cycles));
+            put(&w, e, "cpu_model", str_json(m->ideal_cpu));
+            put(&w, e, "stall_cycles", u64_json(ms_counters_stall(&m->totals)));
+        }
+        put(&w, root, "estimate", e);
+    }
 
     int rc = -1;
     if (!w.failed && json_dumpf(root, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER) == 0 && fputc('\n', out) != EOF &&

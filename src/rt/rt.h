@@ -503,6 +503,11 @@ void ms_blocks_fold(ms_thread_data *d);
 /* The raw sections BLOCKS and LOOPS (totals over every thread); nothing if no block. */
 void ms_blocks_put_raw(ms_raw_writer *w);
 
+/* MTOOL's pc sampler (sample.c): armed by MEMSPY_SAMPLE_NS at activation; stopped and written
+ * as MS_RAW_SAMPLES at the dump. */
+void ms_sample_init(void);
+void ms_sample_stop(void);
+void ms_sample_put_raw(ms_raw_writer *w);
 /* ---- calls.c: call edges of plugin-instrumented code ---- */
 
 /* One call of callee (a function's address) from block caller by the thread owning d. */

@@ -266,6 +266,7 @@ static void activate(const char *dir)
     ms_globals_init();
     on_exit(at_exit, NULL);
     ms_signals_init();
+    ms_sample_init();
     __atomic_store_n(&ms_rt_on, 1, __ATOMIC_RELEASE);
 }
 
