@@ -213,7 +213,7 @@ int ms_drive_replay(const char *dir, const ms_hier_config *cfg, ms_interleave mo
         return -1;
     }
     unsigned started = ms_sim_workers_start(workers, s.sim);
-    ms_replay_sink sink = { sink_access, sink_region, &s, NULL };
+    ms_replay_sink sink = { .access = sink_access, .region = sink_region, .ud = &s };
     ms_replay_result res;
     memset(&res, 0, sizeof res);
     char rerr[2048];
