@@ -1,0 +1,105 @@
+/* The waiting-time analysis into the model (waiting.h). */
+#include "waiting.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../format/stream.h"
+
+const char *ms_wait_kind_name(uint32_t kind)
+{
+    switch (kind) {
+    case MS_SYNC_BARRIER: return "barrier";
+    case MS_SYNC_ACQUIRE: return "lock";
+    case MS_SYNC_JOIN: return "join";
+    case MS_SYNC_COND_WAIT: return "cond";
+    case MS_SYNC_SEM_WAIT: return "semaphore";
+    case MS_SYNC_BEGIN: return "fork";
+    default: return "other";
+    }
+}
+
+static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
+
+/* The code location of context ctx (the outermost frame of its pc, like blocks). */
+static int place_ctx(const ms_raw *raw, ms_symbolizer *sym, uint32_t ctx, ms_wait_source *w)
+{
+    uint64_t pc = 0;
+    for (size_t i = 0; i < raw->ncontexts && !pc; i++)
+        if (raw->contexts[i].ctx == ctx) pc = raw->contexts[i].pc;
+    const ms_sym *s = pc ? ms_symbolize(sym, pc, true) : NULL;
+    const ms_frame *f = s && s->nframes ? &s->frames[s->nframes - 1] : NULL;
+    w->function = strdup(f && f->func ? ms_symbolizer_readable(sym, f->func) : "??");
+    w->file = dup_or_null(f ? f->file : NULL);
+    w->line = f ? f->line : 0;
+    return w->function && (!f || !f->file || w->file) ? 0 : -1;
+}
+
+/* "FUNC:loop@A-B" of the innermost loop holding block b, NULL when none. */
+static char *loop_name(const ms_model *m, const ms_block_stat *b)
+{
+    if (b->loop >= m->nloops) return NULL;
+    const ms_loop_stat *l = &m->loops[b->loop];
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s:loop@%d-%d", l->function ? l->function : "??", l->line, l->end_line);
+    return strdup(buf);
+}
+
+static int explain(const ms_raw_wait_point *p, const ms_model *m, ms_wait_source *w)
+{
+    if (!p->nextra) return 0;
+    if (!(w->explanation = calloc(p->nextra, sizeof *w->explanation))) return -1;
+    for (size_t i = 0; i < p->nextra; i++) {
+        const ms_raw_wait_extra *x = &p->extra[i];
+        ms_wait_explanation *e = &w->explanation[w->nexplanation++];
+        e->extra_count = x->extra_count;
+        e->extra_cycles = x->extra_cycles;
+        if (x->block < m->nblocks) {
+            const ms_block_stat *b = &m->blocks[x->block];
+            e->function = strdup(b->function);
+            e->file = dup_or_null(b->file);
+            e->line = b->line;
+            if (b->loop < m->nloops && !(e->loop = loop_name(m, b))) return -1;
+            if (!e->function || (b->file && !e->file)) return -1;
+        } else if (!(e->function = strdup("??"))) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int ms_analyze_waiting(const ms_raw *raw, ms_symbolizer *sym, ms_model *m)
+{
+    ms_waiting *wt = &m->waiting;
+    if (!raw->timed) return 0;
+    wt->present = true;
+    wt->approximate = raw->timed_approximate != 0;
+    if (raw->work_cost && !(wt->work_cost = strdup(raw->work_cost))) return -1;
+    unsigned nprocs = raw->nprocs ? raw->nprocs : 1;
+    if (!(wt->profile = calloc(nprocs, sizeof *wt->profile))) return -1;
+    wt->nprofile = nprocs;
+    for (unsigned c = 0; c < nprocs; c++) wt->profile[c].cpu = c;
+    for (size_t i = 0; i < raw->nthreads_replayed; i++) {
+        const ms_raw_thread *t = &raw->threads[i];
+        if (t->cpu >= nprocs) continue;
+        ms_wait_profile *p = &wt->profile[t->cpu];
+        p->compute += t->compute;
+        p->stall += t->stall;
+        p->waiting += t->waiting;
+        p->sync += t->sync;
+    }
+    if (raw->nwait_points && !(wt->sources = calloc(raw->nwait_points, sizeof *wt->sources))) return -1;
+    for (size_t i = 0; i < raw->nwait_points; i++) {
+        const ms_raw_wait_point *p = &raw->wait_points[i];
+        ms_wait_source *w = &wt->sources[wt->nsources++];
+        if (!(w->kind = strdup(ms_wait_kind_name(p->kind)))) return -1;
+        w->object = p->obj;
+        w->instances = p->instances;
+        w->cycles = p->cycles;
+        w->extra_stall = p->extra_stall;
+        for (int c = 0; c < MS_WAITCLASSES; c++) w->classes[c] = p->classes[c];
+        wt->total_cycles += p->cycles;
+        if (place_ctx(raw, sym, p->ctx, w) < 0 || explain(p, m, w) < 0) return -1;
+    }
+    return 0;
+}
