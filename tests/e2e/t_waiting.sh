@@ -1,0 +1,52 @@
+#!/bin/sh
+# Carnival's waiting-time analysis on the timed replay (--interleave timed), 4 threads
+# (tests/e2e/progs/waiting.c): the diagnosis per synchronisation point, from JSON.
+#   imbalance: thread 0 runs crunch() 4x as long before a barrier -> load imbalance, explained
+#              by crunch's loop;
+#   serial:    the main thread runs setup() while the workers wait -> insufficient
+#              parallelism, explained by setup;
+#   lock:      one mutex around update() -> the lock's waiting is contention.
+# gcc only: the plugin records the block counts (WORK events) the compute time comes from.
+# matrix: gcc:-O0 gcc:-O2
+. "$1/tests/e2e/lib.sh"
+cc_build waiting "$SRC_DIR/tests/e2e/progs/waiting.c" -pthread
+for m in imbalance serial lock; do
+    run_memspy $m.json --interleave timed -- ./waiting $m
+    grep -q "mode=$m" $m.json.out || { echo "FAIL - program output changed"; cat $m.json.out; exit 1; }
+done
+
+TOP='.waiting.sources | max_by(.cycles)'
+check "imbalance: timed, exact block counts, 4 processors" imbalance.json \
+  '.interleave == "timed" and .waiting.approximate == false and (.waiting.profile | length) == 4'
+check "imbalance: the barrier holds > 95% of the waiting" imbalance.json \
+  "$TOP"' | .kind == "barrier" and .share > 0.95 and .instances == 3'
+check "imbalance: > 90% of it load imbalance" imbalance.json \
+  "$TOP"' | .classes.load_imbalance > 0.9 * .cycles'
+check "imbalance: explained by crunch's loop, 3 x 30000 extra iterations" imbalance.json \
+  "$TOP"' | .explanation[0] | .function == "crunch" and (.loop | startswith("crunch:loop@")) and .extra_count >= 90000'
+check "imbalance: thread 0 computes 4x, the others wait about 3/4 of the time" imbalance.json \
+  '.waiting.profile as $p | $p[0].compute > 3.5 * $p[1].compute and
+   ([$p[1:][] | .waiting / (.compute + .stall + .waiting + .sync)] | min) > 0.6'
+
+check "serial: the barrier holds > 95% of the waiting" serial.json \
+  "$TOP"' | .kind == "barrier" and .share > 0.95'
+check "serial: its largest class is insufficient parallelism (> 60%)" serial.json \
+  "$TOP"' | .classes.insufficient_parallelism > 0.6 * .cycles and
+   .classes.insufficient_parallelism > .classes.load_imbalance'
+check "serial: explained by setup" serial.json \
+  "$TOP"' | .explanation[0].function == "setup" and .explanation[0].extra_cycles > 100000'
+
+check "lock: the mutex in update holds > 90% of the waiting" lock.json \
+  "$TOP"' | .kind == "lock" and .share > 0.9 and .instances > 100'
+check "lock: all of it contention" lock.json \
+  "$TOP"' | .classes.communication == .cycles'
+check "lock: the holder's extra work is update's loop" lock.json \
+  "$TOP"' | .explanation[0].function == "update"'
+check "lock: every processor waits over half of its time" lock.json \
+  '[.waiting.profile[] | .waiting / (.compute + .stall + .waiting + .sync)] | min > 0.5'
+
+# Determinism: the same recording gives the same waiting analysis.
+run_memspy again.json --interleave timed -- ./waiting lock
+t1=$(jq .waiting.total_cycles lock.json) t2=$(jq .waiting.total_cycles again.json)
+check "lock: a second run gives the same waiting cycles ($t1)" again.json "$t1 == $t2 and $t1 > 0"
+finish
