@@ -45,6 +45,45 @@ static char *loop_name(const ms_model *m, const ms_block_stat *b)
     return strdup(buf);
 }
 
+static int same_place(const ms_wait_explanation *a, const ms_wait_explanation *b)
+{
+    return a->line == b->line && strcmp(a->function, b->function) == 0 &&
+           (a->file == b->file || (a->file && b->file && strcmp(a->file, b->file) == 0)) &&
+           (a->loop == b->loop || (a->loop && b->loop && strcmp(a->loop, b->loop) == 0));
+}
+
+static int cmp_explanation(const void *a, const void *b)
+{
+    const ms_wait_explanation *x = a, *y = b;
+    if (x->extra_cycles != y->extra_cycles) return x->extra_cycles < y->extra_cycles ? 1 : -1;
+    if (x->line != y->line) return x->line < y->line ? -1 : 1;
+    return strcmp(x->function, y->function);
+}
+
+/* Blocks of one source line in one loop are one step of the path: merge them (counts and
+ * cycles added; the count is the largest block's, the line's executions). */
+static void merge_places(ms_wait_source *w)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < w->nexplanation; i++) {
+        ms_wait_explanation *e = &w->explanation[i];
+        size_t j = 0;
+        while (j < n && !same_place(&w->explanation[j], e)) j++;
+        if (j == n) {
+            w->explanation[n++] = *e;
+            continue;
+        }
+        ms_wait_explanation *k = &w->explanation[j];
+        if (e->extra_count > k->extra_count) k->extra_count = e->extra_count;
+        k->extra_cycles += e->extra_cycles;
+        free(e->function);
+        free(e->file);
+        free(e->loop);
+    }
+    w->nexplanation = n;
+    qsort(w->explanation, n, sizeof *w->explanation, cmp_explanation);
+}
+
 static int explain(const ms_raw_wait_point *p, const ms_model *m, ms_wait_source *w)
 {
     if (!p->nextra) return 0;
@@ -65,6 +104,7 @@ static int explain(const ms_raw_wait_point *p, const ms_model *m, ms_wait_source
             return -1;
         }
     }
+    merge_places(w);
     return 0;
 }
 

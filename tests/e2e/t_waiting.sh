@@ -45,6 +45,20 @@ check "lock: the holder's extra work is update's loop" lock.json \
 check "lock: every processor waits over half of its time" lock.json \
   '[.waiting.profile[] | .waiting / (.compute + .stall + .waiting + .sync)] | min > 0.5'
 
+# The stored run reads back with its waiting analysis; the text reports name the diagnosis.
+"$MEMSPY" report --json 1 >stored.json
+check "imbalance: the stored run's waiting reads back unchanged" stored.json \
+  "$(jq -c .waiting imbalance.json) as \$w | .waiting == \$w"
+"$MEMSPY" report --waiting 2 >wt.txt
+grep -Eq '^ +1  barrier .*setup:loop@' wt.txt ||
+  { echo "FAIL - report --waiting: the barrier explained by setup's loop first"; cat wt.txt; FAILS=$((FAILS + 1)); }
+"$MEMSPY" show --wait '#1' 1 >show.txt
+grep -Eq 'load_imbalance +[0-9]+ cycles +(9[0-9]|100)\.[0-9]%' show.txt && grep -q ' crunch waiting.c:' show.txt ||
+  { echo "FAIL - show --wait #1: load imbalance > 90%, crunch"; cat show.txt; FAILS=$((FAILS + 1)); }
+if "$MEMSPY" show --wait nowhere 1 >/dev/null 2>err.txt || ! grep -q "no synchronisation point matches" err.txt; then
+    echo "FAIL - show --wait nowhere: an error naming the problem"; FAILS=$((FAILS + 1))
+fi
+
 # Determinism: the same recording gives the same waiting analysis.
 run_memspy again.json --interleave timed -- ./waiting lock
 t1=$(jq .waiting.total_cycles lock.json) t2=$(jq .waiting.total_cycles again.json)
