@@ -143,7 +143,10 @@ void ms_wait_collector_wait(ms_wait_collector *c, const ms_replay_wait *w)
     p->p.instances++;
     p->p.cycles += d;
     const wc_segment *late = ended_segment(c, w->late_cpu, w->late_serial);
-    const wc_segment *mine = ended_segment(c, (int)w->cpu, w->serial);
+    /* a lock waiter waits for the holder's critical section as a whole: nothing of it is
+     * compared away */
+    static const wc_segment none = { 0 };
+    const wc_segment *mine = w->kind == MS_SYNC_ACQUIRE ? &none : ended_segment(c, (int)w->cpu, w->serial);
     uint64_t same = 0, unique = 0, comm = 0;
     if (late && mine) {
         size_t j = 0;

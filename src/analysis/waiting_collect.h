@@ -6,7 +6,8 @@
  *   load imbalance:           cycles of blocks both executed, the late one more often;
  *   insufficient parallelism: cycles of blocks the waiting processor did not execute at all;
  *   communication/contention: the late path's extra memory stall, and every lock wait (the
- *                             holder's critical section is contention by definition).
+ *                             holder's critical section is contention by definition; its
+ *                             explanation is the holder's whole path since its acquisition).
  * The wait's duration is split between the classes in proportion to those amounts (a wait
  * with no difference at all counts as load imbalance). Processors are the replay's cpus,
  * assumed one thread each (the timed replay's default). */

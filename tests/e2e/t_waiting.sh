@@ -5,12 +5,13 @@
 #              by crunch's loop;
 #   serial:    the main thread runs setup() while the workers wait -> insufficient
 #              parallelism, explained by setup;
-#   lock:      one mutex around update() -> the lock's waiting is contention.
+#   lock:      one mutex around update() -> the lock's waiting is contention;
+#   balanced:  imbalance's work split evenly (the fix in docs/guide.md) -> almost no waiting.
 # gcc only: the plugin records the block counts (WORK events) the compute time comes from.
 # matrix: gcc:-O0 gcc:-O2
 . "$1/tests/e2e/lib.sh"
 cc_build waiting "$SRC_DIR/tests/e2e/progs/waiting.c" -pthread
-for m in imbalance serial lock; do
+for m in imbalance serial lock balanced; do
     run_memspy $m.json --interleave timed -- ./waiting $m
     grep -q "mode=$m" $m.json.out || { echo "FAIL - program output changed"; cat $m.json.out; exit 1; }
 done
@@ -27,6 +28,10 @@ check "imbalance: explained by crunch's loop, 3 x 30000 extra iterations" imbala
 check "imbalance: thread 0 computes 4x, the others wait about 3/4 of the time" imbalance.json \
   '.waiting.profile as $p | $p[0].compute > 3.5 * $p[1].compute and
    ([$p[1:][] | .waiting / (.compute + .stall + .waiting + .sync)] | min) > 0.6'
+
+w1=$(jq .waiting.total_cycles imbalance.json)
+check "balanced (the fix): under 1% of the imbalanced run's waiting ($w1)" balanced.json \
+  ".waiting.total_cycles < 0.01 * $w1"
 
 check "serial: the barrier holds > 95% of the waiting" serial.json \
   "$TOP"' | .kind == "barrier" and .share > 0.95'
