@@ -452,7 +452,7 @@ static int timed_wake(replay_run *run, const replay_thread *late)
             uint64_t from = w->blocked_since, to = run->release_clock > w->clock ? run->release_clock : w->clock;
             w->waiting += to - w->clock;
             w->clock = to;
-            if (sink->wait) {
+            if (sink->wait && w->clock > from) {
                 ms_replay_wait rec = { e->kind,        e->addr, w->cpu,   w->arrivals, (int)late->cpu,
                                        late->arrivals, from,    w->clock, w->last_ctx };
                 sink->wait(sink->ud, &rec);

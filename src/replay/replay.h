@@ -73,7 +73,7 @@ typedef struct {
      * arrive: the thread on cpu reached its serial-th synchronisation event (1, 2, ...; kind
      * MS_SYNC_*, MS_SYNC_EXIT also for a stream that just ends) at clock; the work and
      * accesses delivered for cpu since its previous arrival are its segment before it.
-     * wait: a wait ended (see ms_replay_wait). */
+     * wait: a wait that lasted (to > from) ended (see ms_replay_wait). */
     uint64_t (*access_cycles)(void *ud, unsigned cpu, uint64_t addr, uint64_t size, unsigned write, unsigned locked,
                               uint32_t ctx);
     uint64_t (*work_cycles)(void *ud, uint32_t block, uint64_t count);

@@ -125,8 +125,25 @@ static void test_without_work_is_approximate(void)
     done(&f);
 }
 
+/* Unmatched synchronisation never hangs: a barrier one participant never reaches is let
+ * through by deadlock breaks, a lock whose holder ends is handed on at the holder's end. */
+static void test_unmatched(void)
+{
+    fixture f;
+    run_timed(&f, "work1/10 bar1/3 r1", "work1/50 bar1/3", NULL);
+    CHECK_EQ(f.res.deadlocks_broken, 1);
+    CHECK_EQ(f.res.threads[0].accesses, 1);
+    CHECK_STR(f.sink.text, ""); /* thread 1's barrier passed at its own clock: no wait */
+    done(&f);
+    run_timed(&f, "work1/10 acq5 work1/90", "work1/20 acq5 r1", NULL);
+    CHECK_EQ(f.res.deadlocks_broken, 0);
+    CHECK_STR(f.sink.text, "1:5 cpu1#1 20-120 late0#2"); /* released at thread 0's end */
+    done(&f);
+}
+
 int main(void)
 {
+    test_unmatched();
     test_barrier_releases_at_last_arrival();
     test_lock_in_request_order();
     test_join_waits_for_exit();
