@@ -291,7 +291,8 @@ int ms_drive_replay(const char *dir, const ms_hier_config *cfg, ms_interleave mo
     ms_sim_workers_finish(workers);
     if (timed) {
         s.dropped = ts.s.dropped;
-        raw->work_cost = ts.cost.source;
+        raw->work_cost =
+            res.timed_approximate ? "none recorded: 2 cycles of compute per reference (approximate)" : ts.cost.source;
         ms_work_cost_free(&ts.cost);
         if (ms_wait_collector_finish(ts.waits, raw) < 0 && rc >= 0) {
             snprintf(rerr, sizeof rerr, "out of memory");

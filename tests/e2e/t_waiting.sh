@@ -64,6 +64,16 @@ if "$MEMSPY" show --wait nowhere 1 >/dev/null 2>err.txt || ! grep -q "no synchro
     echo "FAIL - show --wait nowhere: an error naming the problem"; FAILS=$((FAILS + 1))
 fi
 
+# Without block counts (the fallback instrumentation): compute estimated per reference, the
+# result marked approximate; the barrier still dominates.
+MEMSPY_INSTRUMENT=tsan cc_build waiting_nowork "$SRC_DIR/tests/e2e/progs/waiting.c" -pthread
+run_memspy nowork.json --interleave timed -- ./waiting_nowork imbalance
+check "no block counts: approximate, per-reference compute, no explanation" nowork.json \
+  '.waiting.approximate == true and (.waiting.work_cost | test("per reference")) and
+   (.waiting.sources | max_by(.cycles) | .kind == "barrier" and .share > 0.9 and (.explanation | length) == 0)'
+"$MEMSPY" report --waiting 5 | grep -q "APPROXIMATE" ||
+  { echo "FAIL - report --waiting: approximate result not marked"; FAILS=$((FAILS + 1)); }
+
 # Determinism: the same recording gives the same waiting analysis.
 run_memspy again.json --interleave timed -- ./waiting lock
 t1=$(jq .waiting.total_cycles lock.json) t2=$(jq .waiting.total_cycles again.json)
