@@ -21,18 +21,19 @@ const char *ms_wait_kind_name(uint32_t kind)
 
 static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
 
-/* The code location of context ctx (the outermost frame of its pc, like blocks). */
-static int place_ctx(const ms_raw *raw, ms_symbolizer *sym, uint32_t ctx, ms_wait_source *w)
+/* The code location of context ctx (the outermost frame of its pc, like blocks): function and
+ * file malloc'd. Returns 0 or -1 (out of memory). */
+static int place_ctx(const ms_raw *raw, ms_symbolizer *sym, uint32_t ctx, char **function, char **file, int *line)
 {
     uint64_t pc = 0;
     for (size_t i = 0; i < raw->ncontexts && !pc; i++)
         if (raw->contexts[i].ctx == ctx) pc = raw->contexts[i].pc;
     const ms_sym *s = pc ? ms_symbolize(sym, pc, true) : NULL;
     const ms_frame *f = s && s->nframes ? &s->frames[s->nframes - 1] : NULL;
-    w->function = strdup(f && f->func ? ms_symbolizer_readable(sym, f->func) : "??");
-    w->file = dup_or_null(f ? f->file : NULL);
-    w->line = f ? f->line : 0;
-    return w->function && (!f || !f->file || w->file) ? 0 : -1;
+    *function = strdup(f && f->func ? ms_symbolizer_readable(sym, f->func) : "??");
+    *file = dup_or_null(f ? f->file : NULL);
+    *line = f ? f->line : 0;
+    return *function && (!f || !f->file || *file) ? 0 : -1;
 }
 
 /* "FUNC:loop@A-B" of the innermost loop holding block b, NULL when none. */
@@ -55,7 +56,8 @@ static int same_place(const ms_wait_explanation *a, const ms_wait_explanation *b
 static int cmp_explanation(const void *a, const void *b)
 {
     const ms_wait_explanation *x = a, *y = b;
-    if (x->extra_cycles != y->extra_cycles) return x->extra_cycles < y->extra_cycles ? 1 : -1;
+    uint64_t cx = x->extra_cycles + x->stall_cycles, cy = y->extra_cycles + y->stall_cycles;
+    if (cx != cy) return cx < cy ? 1 : -1;
     if (x->line != y->line) return x->line < y->line ? -1 : 1;
     return strcmp(x->function, y->function);
 }
@@ -76,6 +78,7 @@ static void merge_places(ms_wait_source *w)
         ms_wait_explanation *k = &w->explanation[j];
         if (e->extra_count > k->extra_count) k->extra_count = e->extra_count;
         k->extra_cycles += e->extra_cycles;
+        k->stall_cycles += e->stall_cycles;
         free(e->function);
         free(e->file);
         free(e->loop);
@@ -84,10 +87,35 @@ static void merge_places(ms_wait_source *w)
     qsort(w->explanation, n, sizeof *w->explanation, cmp_explanation);
 }
 
-static int explain(const ms_raw_wait_point *p, const ms_model *m, ms_wait_source *w)
+/* The late paths' extra stall at ctx's line: added to the step of that function and line (in
+ * whatever loop), or a step of its own. */
+static int explain_stall(const ms_raw *raw, ms_symbolizer *sym, const ms_raw_wait_stall *st, ms_wait_source *w)
 {
-    if (!p->nextra) return 0;
-    if (!(w->explanation = calloc(p->nextra, sizeof *w->explanation))) return -1;
+    ms_wait_explanation e = { 0 };
+    e.stall_cycles = st->cycles;
+    if (place_ctx(raw, sym, st->ctx, &e.function, &e.file, &e.line) < 0) {
+        free(e.function);
+        return -1;
+    }
+    for (size_t i = 0; i < w->nexplanation; i++) {
+        ms_wait_explanation *k = &w->explanation[i];
+        if (k->line == e.line && strcmp(k->function, e.function) == 0 &&
+            (k->file == e.file || (k->file && e.file && strcmp(k->file, e.file) == 0))) {
+            k->stall_cycles += e.stall_cycles;
+            free(e.function);
+            free(e.file);
+            return 0;
+        }
+    }
+    w->explanation[w->nexplanation++] = e;
+    return 0;
+}
+
+static int explain(const ms_raw *raw, ms_symbolizer *sym, const ms_raw_wait_point *p, const ms_model *m,
+                   ms_wait_source *w)
+{
+    if (!p->nextra && !p->nstall) return 0;
+    if (!(w->explanation = calloc(p->nextra + p->nstall, sizeof *w->explanation))) return -1;
     for (size_t i = 0; i < p->nextra; i++) {
         const ms_raw_wait_extra *x = &p->extra[i];
         ms_wait_explanation *e = &w->explanation[w->nexplanation++];
@@ -105,6 +133,9 @@ static int explain(const ms_raw_wait_point *p, const ms_model *m, ms_wait_source
         }
     }
     merge_places(w);
+    for (size_t i = 0; i < p->nstall; i++)
+        if (explain_stall(raw, sym, &p->stall[i], w) < 0) return -1;
+    merge_places(w); /* sorted again with the stall */
     return 0;
 }
 
@@ -139,7 +170,8 @@ int ms_analyze_waiting(const ms_raw *raw, ms_symbolizer *sym, ms_model *m)
         w->extra_stall = p->extra_stall;
         for (int c = 0; c < MS_WAITCLASSES; c++) w->classes[c] = p->classes[c];
         wt->total_cycles += p->cycles;
-        if (place_ctx(raw, sym, p->ctx, w) < 0 || explain(p, m, w) < 0) return -1;
+        if (place_ctx(raw, sym, p->ctx, &w->function, &w->file, &w->line) < 0 || explain(raw, sym, p, m, w) < 0)
+            return -1;
     }
     return 0;
 }

@@ -19,6 +19,8 @@ typedef struct {
     wc_pair *v;
     size_t n, cap;
     uint64_t stall, serial;
+    wc_pair *st; /* (ctx, stall cycles) */
+    size_t nst, stcap;
 } wc_segment;
 
 typedef struct {
@@ -27,7 +29,7 @@ typedef struct {
 
 typedef struct {
     ms_raw_wait_point p;
-    size_t extra_cap;
+    size_t extra_cap, stall_cap;
 } wc_point;
 
 struct ms_wait_collector {
@@ -51,20 +53,33 @@ ms_wait_collector *ms_wait_collector_new(unsigned ncpus, const ms_work_cost *cos
     return c;
 }
 
+/* Append (key, n) to v. */
+static void add_pair(ms_wait_collector *c, wc_pair **v, size_t *n, size_t *cap, uint32_t key, uint64_t value)
+{
+    if (ms_grow((void **)v, cap, *n + 1, sizeof **v) < 0) {
+        c->failed = 1;
+        return;
+    }
+    (*v)[(*n)++] = (wc_pair){ key, value };
+}
+
 void ms_wait_collector_work(ms_wait_collector *c, unsigned cpu, uint32_t block, uint64_t count)
 {
     if (cpu >= c->ncpus) return;
     wc_segment *s = &c->cpus[cpu].cur;
-    if (ms_grow((void **)&s->v, &s->cap, s->n + 1, sizeof *s->v) < 0) {
-        c->failed = 1;
-        return;
-    }
-    s->v[s->n++] = (wc_pair){ block, count };
+    add_pair(c, &s->v, &s->n, &s->cap, block, count);
 }
 
-void ms_wait_collector_stall(ms_wait_collector *c, unsigned cpu, uint64_t cycles)
+void ms_wait_collector_stall(ms_wait_collector *c, unsigned cpu, uint32_t ctx, uint64_t cycles)
 {
-    if (cpu < c->ncpus) c->cpus[cpu].cur.stall += cycles;
+    if (cpu >= c->ncpus || !cycles) return;
+    wc_segment *s = &c->cpus[cpu].cur;
+    s->stall += cycles;
+    /* consecutive stalls of one context add up in place (loops stall in runs) */
+    if (s->nst && s->st[s->nst - 1].block == ctx)
+        s->st[s->nst - 1].count += cycles;
+    else
+        add_pair(c, &s->st, &s->nst, &s->stcap, ctx, cycles);
 }
 
 static int cmp_pair(const void *a, const void *b)
@@ -73,26 +88,33 @@ static int cmp_pair(const void *a, const void *b)
     return (x->block > y->block) - (x->block < y->block);
 }
 
+/* Sort pairs by key and add up equal keys; returns the count left. */
+static size_t sort_merge(wc_pair *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_pair);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (k && v[k - 1].block == v[i].block)
+            v[k - 1].count += v[i].count;
+        else
+            v[k++] = v[i];
+    }
+    return k;
+}
+
 void ms_wait_collector_arrive(ms_wait_collector *c, unsigned cpu, uint64_t serial)
 {
     if (cpu >= c->ncpus) return;
     wc_cpu *p = &c->cpus[cpu];
     wc_segment *s = &p->cur;
-    qsort(s->v, s->n, sizeof *s->v, cmp_pair);
-    size_t n = 0;
-    for (size_t i = 0; i < s->n; i++) {
-        if (n && s->v[n - 1].block == s->v[i].block)
-            s->v[n - 1].count += s->v[i].count;
-        else
-            s->v[n++] = s->v[i];
-    }
-    s->n = n;
+    s->n = sort_merge(s->v, s->n);
+    s->nst = sort_merge(s->st, s->nst);
     s->serial = serial;
-    /* the oldest ring entry's buffer becomes the new current segment */
+    /* the oldest ring entry's buffers become the new current segment's */
     wc_segment old = p->ring[WC_RING - 1];
     memmove(&p->ring[1], &p->ring[0], (WC_RING - 1) * sizeof *p->ring);
     p->ring[0] = *s;
-    *s = (wc_segment){ old.v, 0, old.cap, 0, 0 };
+    *s = (wc_segment){ .v = old.v, .cap = old.cap, .st = old.st, .stcap = old.stcap };
 }
 
 static const wc_segment *ended_segment(const ms_wait_collector *c, int cpu, uint64_t serial)
@@ -131,6 +153,18 @@ static int add_extra(wc_point *p, uint32_t block, uint64_t count, uint64_t cycle
     return 0;
 }
 
+static int add_stall(wc_point *p, uint32_t ctx, uint64_t cycles)
+{
+    for (size_t i = 0; i < p->p.nstall; i++)
+        if (p->p.stall[i].ctx == ctx) {
+            p->p.stall[i].cycles += cycles;
+            return 0;
+        }
+    if (ms_grow((void **)&p->p.stall, &p->stall_cap, p->p.nstall + 1, sizeof *p->p.stall) < 0) return -1;
+    p->p.stall[p->p.nstall++] = (ms_raw_wait_stall){ ctx, cycles };
+    return 0;
+}
+
 void ms_wait_collector_wait(ms_wait_collector *c, const ms_replay_wait *w)
 {
     uint64_t d = w->to - w->from;
@@ -164,6 +198,13 @@ void ms_wait_collector_wait(ms_wait_collector *c, const ms_replay_wait *w)
         }
         comm = late->stall > mine->stall ? late->stall - mine->stall : 0;
         p->p.extra_stall += comm;
+        j = 0;
+        for (size_t i = 0; i < late->nst; i++) { /* where the late path stalled more */
+            while (j < mine->nst && mine->st[j].block < late->st[i].block) j++;
+            uint64_t ls = late->st[i].count,
+                     ws = j < mine->nst && mine->st[j].block == late->st[i].block ? mine->st[j].count : 0;
+            if (ls > ws && add_stall(p, late->st[i].block, ls - ws) < 0) c->failed = 1;
+        }
     }
     if (w->kind == MS_SYNC_ACQUIRE) { /* waiting for a holder: contention */
         p->p.classes[MS_WAIT_COMMUNICATION] += d;
@@ -197,6 +238,13 @@ static int cmp_extra(const void *a, const void *b)
     return (x->block > y->block) - (x->block < y->block);
 }
 
+static int cmp_stall(const void *a, const void *b)
+{
+    const ms_raw_wait_stall *x = a, *y = b;
+    if (x->cycles != y->cycles) return x->cycles < y->cycles ? 1 : -1;
+    return (x->ctx > y->ctx) - (x->ctx < y->ctx);
+}
+
 int ms_wait_collector_finish(ms_wait_collector *c, ms_raw *raw)
 {
     int failed = c->failed;
@@ -206,9 +254,11 @@ int ms_wait_collector_finish(ms_wait_collector *c, ms_raw *raw)
         ms_raw_wait_point *p = &c->points[i].p;
         if (!v) {
             free(p->extra);
+            free(p->stall);
             continue;
         }
         qsort(p->extra, p->nextra, sizeof *p->extra, cmp_extra);
+        qsort(p->stall, p->nstall, sizeof *p->stall, cmp_stall);
         v[i] = *p;
     }
     if (v) {
@@ -218,7 +268,11 @@ int ms_wait_collector_finish(ms_wait_collector *c, ms_raw *raw)
     }
     for (unsigned k = 0; k < c->ncpus; k++) {
         free(c->cpus[k].cur.v);
-        for (int i = 0; i < WC_RING; i++) free(c->cpus[k].ring[i].v);
+        free(c->cpus[k].cur.st);
+        for (int i = 0; i < WC_RING; i++) {
+            free(c->cpus[k].ring[i].v);
+            free(c->cpus[k].ring[i].st);
+        }
     }
     free(c->cpus);
     free(c->points);

@@ -22,9 +22,10 @@ typedef struct ms_wait_collector ms_wait_collector;
 /* A collector for ncpus processors pricing blocks with cost (kept, not copied). NULL when out
  * of memory. */
 ms_wait_collector *ms_wait_collector_new(unsigned ncpus, const ms_work_cost *cost);
-/* cpu executed block count times / stalled cycles (in its current segment). */
+/* cpu executed block count times / stalled cycles in a reference of context ctx (in its
+ * current segment). */
 void ms_wait_collector_work(ms_wait_collector *c, unsigned cpu, uint32_t block, uint64_t count);
-void ms_wait_collector_stall(ms_wait_collector *c, unsigned cpu, uint64_t cycles);
+void ms_wait_collector_stall(ms_wait_collector *c, unsigned cpu, uint32_t ctx, uint64_t cycles);
 /* cpu reached its serial-th synchronisation event: its current segment ends. */
 void ms_wait_collector_arrive(ms_wait_collector *c, unsigned cpu, uint64_t serial);
 /* A wait ended: classify and explain it. */

@@ -63,7 +63,7 @@ static uint64_t timed_access(void *ud, unsigned cpu, uint64_t addr, uint64_t siz
     sink_access(&t->s, cpu, addr, size, write, locked, ctx);
     int level = ms_psim_take_level(t->s.sim);
     uint64_t stall = level > 0 ? t->stall[level] : 0;
-    ms_wait_collector_stall(t->waits, cpu, stall);
+    ms_wait_collector_stall(t->waits, cpu, ctx, stall);
     return stall;
 }
 

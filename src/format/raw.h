@@ -160,6 +160,10 @@ typedef struct {
     uint64_t extra_count, extra_cycles;
 } ms_raw_wait_extra;
 typedef struct {
+    uint32_t ctx; /* the code context whose references stalled */
+    uint64_t cycles;
+} ms_raw_wait_stall;
+typedef struct {
     uint32_t kind; /* MS_SYNC_* of the waiting event */
     uint64_t obj;
     uint32_t ctx; /* context of the waiters' last access before the wait (0 unknown) */
@@ -168,6 +172,8 @@ typedef struct {
     uint64_t extra_stall;               /* the late paths' stall beyond the waiters' */
     ms_raw_wait_extra *extra;           /* by cycles, descending */
     size_t nextra;
+    ms_raw_wait_stall *stall; /* the late paths' extra stall by context, descending */
+    size_t nstall;
 } ms_raw_wait_point;
 
 typedef struct {

@@ -408,7 +408,10 @@ void ms_raw_free(ms_raw *raw)
     free(raw->notes);
     free(raw->invalidations);
     free(raw->threads);
-    for (size_t i = 0; i < raw->nwait_points; i++) free(raw->wait_points[i].extra);
+    for (size_t i = 0; i < raw->nwait_points; i++) {
+        free(raw->wait_points[i].extra);
+        free(raw->wait_points[i].stall);
+    }
     free(raw->wait_points);
     free(raw->interleave);
     free(raw->streams_dir);

@@ -99,21 +99,20 @@ int ms_report_wait_detail(FILE *out, const ms_model *m, const char *location, ch
         for (int c = 0; c < MS_WAITCLASSES; c++)
             fprintf(out, "  %-26s %12llu cycles %5.1f%%\n", ms_waitclass_name(c), (unsigned long long)w->classes[c],
                     pct(w->classes[c], w->cycles));
-        uint64_t extra = w->extra_stall;
-        for (size_t j = 0; j < w->nexplanation; j++) extra += w->explanation[j].extra_cycles;
-        fputs("  longer path (executed by the late processor more than by the waiting one since their\n"
-              "  previous synchronisation):\n"
-              "        extra count   extra cycles  share  where\n",
+        uint64_t extra = 0;
+        for (size_t j = 0; j < w->nexplanation; j++)
+            extra += w->explanation[j].extra_cycles + w->explanation[j].stall_cycles;
+        fputs("  longer path (what the late processor executed more than the waiting one since their\n"
+              "  previous synchronisation, and where it stalled more):\n"
+              "        extra count   extra cycles   stall cycles  share  where\n",
               out);
         for (size_t j = 0; j < w->nexplanation && j < 20; j++) {
             const ms_wait_explanation *x = &w->explanation[j];
-            fprintf(out, "    %15llu %14llu %5.1f%%  %s %s:%d%s%s\n", (unsigned long long)x->extra_count,
-                    (unsigned long long)x->extra_cycles, pct(x->extra_cycles, extra), x->function, base(x->file),
-                    x->line, x->loop ? " in " : "", x->loop ? x->loop : "");
+            fprintf(out, "    %15llu %14llu %14llu %5.1f%%  %s %s:%d%s%s\n", (unsigned long long)x->extra_count,
+                    (unsigned long long)x->extra_cycles, (unsigned long long)x->stall_cycles,
+                    pct(x->extra_cycles + x->stall_cycles, extra), x->function, base(x->file), x->line,
+                    x->loop ? " in " : "", x->loop ? x->loop : "");
         }
-        if (w->extra_stall)
-            fprintf(out, "    %15s %14llu %5.1f%%  memory stall (coherence, misses) beyond the waiting path\n", "",
-                    (unsigned long long)w->extra_stall, pct(w->extra_stall, extra));
     }
     if (!shown) {
         snprintf(err, errlen, "no synchronisation point matches '%s' (give #N, FUNCTION, FUNCTION:LINE or FILE:LINE)",

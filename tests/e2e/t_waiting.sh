@@ -38,8 +38,9 @@ check "serial: the barrier holds > 95% of the waiting" serial.json \
 check "serial: its largest class is insufficient parallelism (> 60%)" serial.json \
   "$TOP"' | .classes.insufficient_parallelism > 0.6 * .cycles and
    .classes.insufficient_parallelism > .classes.load_imbalance'
-check "serial: explained by setup" serial.json \
-  "$TOP"' | .explanation[0].function == "setup" and .explanation[0].extra_cycles > 100000'
+check "serial: explained by setup, with the stall of its cold misses" serial.json \
+  "$TOP"' | .explanation[0].function == "setup" and .explanation[0].extra_cycles > 100000 and
+   .explanation[0].stall_cycles > 0.5 * .classes.communication'
 
 check "lock: the mutex in update holds > 90% of the waiting" lock.json \
   "$TOP"' | .kind == "lock" and .share > 0.9 and .instances > 100'

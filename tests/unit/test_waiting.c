@@ -16,10 +16,11 @@ static void test_barrier_classes(void)
     ms_wait_collector_work(c, 0, 0, 60);
     ms_wait_collector_work(c, 0, 1, 10);
     ms_wait_collector_work(c, 0, 0, 40);
-    ms_wait_collector_stall(c, 0, 50);
+    ms_wait_collector_stall(c, 0, 8, 30);
+    ms_wait_collector_stall(c, 0, 9, 20);
     /* cpu 1 (waiter): block 0 x 40, stall 20 */
     ms_wait_collector_work(c, 1, 0, 40);
-    ms_wait_collector_stall(c, 1, 20);
+    ms_wait_collector_stall(c, 1, 8, 20);
     ms_wait_collector_arrive(c, 1, 1);
     ms_wait_collector_arrive(c, 0, 1);
     ms_replay_wait w = { MS_SYNC_BARRIER, 7, 1, 1, 0, 1, 100, 400, 3 };
@@ -55,6 +56,12 @@ static void test_barrier_classes(void)
     CHECK_EQ(b->extra[0].extra_cycles, 120);
     CHECK_EQ(b->extra[1].block, 1);
     CHECK_EQ(b->extra[1].extra_cycles, 50);
+    /* the extra stall by context: ctx 9 (20, the waiter had none), ctx 8 (30 - 20) */
+    CHECK_EQ(b->nstall, 2);
+    CHECK_EQ(b->stall[0].ctx, 9);
+    CHECK_EQ(b->stall[0].cycles, 20);
+    CHECK_EQ(b->stall[1].ctx, 8);
+    CHECK_EQ(b->stall[1].cycles, 10);
     CHECK_EQ(l->kind, MS_SYNC_ACQUIRE);
     CHECK_EQ(l->cycles, 30);
     CHECK_EQ(l->classes[MS_WAIT_COMMUNICATION], 30);
