@@ -75,6 +75,16 @@ check "no block counts: approximate, per-reference compute, no explanation" nowo
 "$MEMSPY" report --waiting 5 | grep -q "APPROXIMATE" ||
   { echo "FAIL - report --waiting: approximate result not marked"; FAILS=$((FAILS + 1)); }
 
+# A kept recording re-simulated: interleaved (no waiting analysis), then timed again (the
+# recorded order by default) gives the run's waiting exactly.
+run_memspy rec.json --interleave timed --record rec -- ./waiting imbalance
+"$MEMSPY" resim --interleave interleaved --json ril.json -o ril.txt rec
+check "resim --interleave interleaved: no waiting analysis" ril.json '.interleave == "interleaved" and .waiting == null'
+"$MEMSPY" resim --json rt.json -o rt.txt rec
+t0=$(jq .waiting.total_cycles rec.json)
+check "resim of a timed recording is timed and gives the run's waiting ($t0 cycles)" rt.json \
+  ".interleave == \"timed\" and .waiting.total_cycles == $t0"
+
 # Determinism: the same recording gives the same waiting analysis.
 run_memspy again.json --interleave timed -- ./waiting lock
 t1=$(jq .waiting.total_cycles lock.json) t2=$(jq .waiting.total_cycles again.json)
