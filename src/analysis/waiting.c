@@ -84,7 +84,7 @@ static void merge_places(ms_wait_source *w)
         free(e->loop);
     }
     w->nexplanation = n;
-    qsort(w->explanation, n, sizeof *w->explanation, cmp_explanation);
+    if (n > 1) qsort(w->explanation, n, sizeof *w->explanation, cmp_explanation);
 }
 
 /* The late paths' extra stall at ctx's line: added to the step of that function and line (in

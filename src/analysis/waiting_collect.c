@@ -91,6 +91,7 @@ static int cmp_pair(const void *a, const void *b)
 /* Sort pairs by key and add up equal keys; returns the count left. */
 static size_t sort_merge(wc_pair *v, size_t n)
 {
+    if (n < 2) return n;
     qsort(v, n, sizeof *v, cmp_pair);
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
@@ -257,8 +258,8 @@ int ms_wait_collector_finish(ms_wait_collector *c, ms_raw *raw)
             free(p->stall);
             continue;
         }
-        qsort(p->extra, p->nextra, sizeof *p->extra, cmp_extra);
-        qsort(p->stall, p->nstall, sizeof *p->stall, cmp_stall);
+        if (p->nextra > 1) qsort(p->extra, p->nextra, sizeof *p->extra, cmp_extra);
+        if (p->nstall > 1) qsort(p->stall, p->nstall, sizeof *p->stall, cmp_stall);
         v[i] = *p;
     }
     if (v) {
