@@ -139,6 +139,26 @@ static int explain(const ms_raw *raw, ms_symbolizer *sym, const ms_raw_wait_poin
     return 0;
 }
 
+/* The point's classes of paths, each placed at its lead block. */
+static int place_paths(const ms_raw_wait_point *p, const ms_model *m, ms_wait_source *w)
+{
+    if (!p->npaths) return 0;
+    if (!(w->paths = calloc(p->npaths, sizeof *w->paths))) return -1;
+    for (size_t i = 0; i < p->npaths; i++) {
+        const ms_raw_wait_path *rp = &p->paths[i];
+        ms_wait_path *q = &w->paths[w->npaths++];
+        q->instances = rp->instances;
+        q->cycles = rp->cycles;
+        const ms_block_stat *b = rp->lead < m->nblocks ? &m->blocks[rp->lead] : NULL;
+        q->function = strdup(b ? b->function : "-");
+        q->file = dup_or_null(b ? b->file : NULL);
+        q->line = b ? b->line : 0;
+        if (!q->function || (b && b->file && !q->file)) return -1;
+        if (b && b->loop < m->nloops && !(q->loop = loop_name(m, b))) return -1;
+    }
+    return 0;
+}
+
 int ms_analyze_waiting(const ms_raw *raw, ms_symbolizer *sym, ms_model *m)
 {
     ms_waiting *wt = &m->waiting;
@@ -170,7 +190,8 @@ int ms_analyze_waiting(const ms_raw *raw, ms_symbolizer *sym, ms_model *m)
         w->extra_stall = p->extra_stall;
         for (int c = 0; c < MS_WAITCLASSES; c++) w->classes[c] = p->classes[c];
         wt->total_cycles += p->cycles;
-        if (place_ctx(raw, sym, p->ctx, &w->function, &w->file, &w->line) < 0 || explain(raw, sym, p, m, w) < 0)
+        if (place_ctx(raw, sym, p->ctx, &w->function, &w->file, &w->line) < 0 || explain(raw, sym, p, m, w) < 0 ||
+            place_paths(p, m, w) < 0)
             return -1;
     }
     return 0;

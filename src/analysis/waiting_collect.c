@@ -29,7 +29,7 @@ typedef struct {
 
 typedef struct {
     ms_raw_wait_point p;
-    size_t extra_cap, stall_cap;
+    size_t extra_cap, stall_cap, path_cap;
 } wc_point;
 
 struct ms_wait_collector {
@@ -166,6 +166,20 @@ static int add_stall(wc_point *p, uint32_t ctx, uint64_t cycles)
     return 0;
 }
 
+/* The instance joins the class of its signature (a new one if none). */
+static int add_path(wc_point *p, uint64_t sig, uint32_t lead, uint64_t cycles)
+{
+    for (size_t i = 0; i < p->p.npaths; i++)
+        if (p->p.paths[i].signature == sig) {
+            p->p.paths[i].instances++;
+            p->p.paths[i].cycles += cycles;
+            return 0;
+        }
+    if (ms_grow((void **)&p->p.paths, &p->path_cap, p->p.npaths + 1, sizeof *p->p.paths) < 0) return -1;
+    p->p.paths[p->p.npaths++] = (ms_raw_wait_path){ sig, lead, 1, cycles };
+    return 0;
+}
+
 void ms_wait_collector_wait(ms_wait_collector *c, const ms_replay_wait *w)
 {
     uint64_t d = w->to - w->from;
@@ -182,7 +196,8 @@ void ms_wait_collector_wait(ms_wait_collector *c, const ms_replay_wait *w)
      * compared away */
     static const wc_segment none = { 0 };
     const wc_segment *mine = w->kind == MS_SYNC_ACQUIRE ? &none : ended_segment(c, (int)w->cpu, w->serial);
-    uint64_t same = 0, unique = 0, comm = 0;
+    uint64_t same = 0, unique = 0, comm = 0, sig = 1469598103934665603ull, lead_cycles = 0;
+    uint32_t lead = UINT32_MAX;
     if (late && mine) {
         size_t j = 0;
         for (size_t i = 0; i < late->n; i++) {
@@ -195,6 +210,11 @@ void ms_wait_collector_wait(ms_wait_collector *c, const ms_replay_wait *w)
                 same += cycles;
             else
                 unique += cycles;
+            sig = (sig ^ late->v[i].block) * 1099511628211ull; /* FNV-1a over the blocks, ascending */
+            if (cycles > lead_cycles) {
+                lead_cycles = cycles;
+                lead = late->v[i].block;
+            }
             if (add_extra(p, late->v[i].block, lc - wc, cycles) < 0) c->failed = 1;
         }
         comm = late->stall > mine->stall ? late->stall - mine->stall : 0;
@@ -207,6 +227,7 @@ void ms_wait_collector_wait(ms_wait_collector *c, const ms_replay_wait *w)
             if (ls > ws && add_stall(p, late->st[i].block, ls - ws) < 0) c->failed = 1;
         }
     }
+    if (add_path(p, sig, lead, d) < 0) c->failed = 1;
     if (w->kind == MS_SYNC_ACQUIRE) { /* waiting for a holder: contention */
         p->p.classes[MS_WAIT_COMMUNICATION] += d;
         return;
@@ -239,6 +260,13 @@ static int cmp_extra(const void *a, const void *b)
     return (x->block > y->block) - (x->block < y->block);
 }
 
+static int cmp_path(const void *a, const void *b)
+{
+    const ms_raw_wait_path *x = a, *y = b;
+    if (x->cycles != y->cycles) return x->cycles < y->cycles ? 1 : -1;
+    return (x->signature > y->signature) - (x->signature < y->signature);
+}
+
 static int cmp_stall(const void *a, const void *b)
 {
     const ms_raw_wait_stall *x = a, *y = b;
@@ -256,10 +284,12 @@ int ms_wait_collector_finish(ms_wait_collector *c, ms_raw *raw)
         if (!v) {
             free(p->extra);
             free(p->stall);
+            free(p->paths);
             continue;
         }
         if (p->nextra > 1) qsort(p->extra, p->nextra, sizeof *p->extra, cmp_extra);
         if (p->nstall > 1) qsort(p->stall, p->nstall, sizeof *p->stall, cmp_stall);
+        if (p->npaths > 1) qsort(p->paths, p->npaths, sizeof *p->paths, cmp_path);
         v[i] = *p;
     }
     if (v) {

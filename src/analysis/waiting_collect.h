@@ -10,7 +10,8 @@
  *                             explanation is the holder's whole path since its acquisition).
  * The wait's duration is split between the classes in proportion to those amounts (a wait
  * with no difference at all counts as load imbalance). Processors are the replay's cpus,
- * assumed one thread each (the timed replay's default). */
+ * assumed one thread each (the timed replay's default). Instances whose late paths executed
+ * extra the same set of blocks form one equivalence class of paths (Carnival 3.4). */
 #ifndef MEMSPY_ANALYSIS_WAITING_COLLECT_H
 #define MEMSPY_ANALYSIS_WAITING_COLLECT_H
 #include "../format/raw.h"

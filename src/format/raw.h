@@ -163,6 +163,13 @@ typedef struct {
     uint32_t ctx; /* the code context whose references stalled */
     uint64_t cycles;
 } ms_raw_wait_stall;
+/* Carnival's equivalence class of paths: the instances whose late path executed extra the
+ * same set of blocks (signature); lead: the block with most extra cycles (UINT32_MAX none). */
+typedef struct {
+    uint64_t signature;
+    uint32_t lead;
+    uint64_t instances, cycles;
+} ms_raw_wait_path;
 typedef struct {
     uint32_t kind; /* MS_SYNC_* of the waiting event */
     uint64_t obj;
@@ -174,6 +181,8 @@ typedef struct {
     size_t nextra;
     ms_raw_wait_stall *stall; /* the late paths' extra stall by context, descending */
     size_t nstall;
+    ms_raw_wait_path *paths; /* equivalence classes of the instances, by cycles descending */
+    size_t npaths;
 } ms_raw_wait_point;
 
 typedef struct {

@@ -69,6 +69,12 @@ void ms_model_free(ms_model *m)
             free(w->explanation[j].loop);
         }
         free(w->explanation);
+        for (size_t j = 0; j < w->npaths; j++) {
+            free(w->paths[j].function);
+            free(w->paths[j].file);
+            free(w->paths[j].loop);
+        }
+        free(w->paths);
     }
     free(m->waiting.sources);
     free(m->waiting.profile);

@@ -141,6 +141,14 @@ typedef struct {
     uint64_t extra_count, extra_cycles, stall_cycles;
 } ms_wait_explanation;
 
+/* An equivalence class of a point's wait instances (the same set of blocks executed extra),
+ * placed at its lead block (most extra cycles; function "-" when the paths did not differ). */
+typedef struct {
+    char *function, *file, *loop;
+    int line;
+    uint64_t instances, cycles;
+} ms_wait_path;
+
 /* A synchronisation point: a kind of wait at one object and code location. */
 typedef struct {
     char *kind; /* "barrier", "lock", "join", "cond", "semaphore", "fork" */
@@ -152,6 +160,8 @@ typedef struct {
     uint64_t extra_stall;             /* the late paths' memory stall beyond the waiters' */
     ms_wait_explanation *explanation; /* by extra cycles, descending */
     size_t nexplanation;
+    ms_wait_path *paths; /* by cycles, descending */
+    size_t npaths;
 } ms_wait_source;
 
 typedef struct {

@@ -691,6 +691,21 @@ static int read_waiting(json_reader *r, json_t *root, ms_model *m)
                 get_u64(r, x, xpath, "stall_cycles", &ex->stall_cycles) < 0)
                 return -1;
         }
+        json_t *pa = json_object_get(e, "paths"); /* absent in the first files that had waiting */
+        size_t npa = pa ? json_array_size(pa) : 0;
+        if (pa && !json_is_array(pa)) return bad_type(r, path, "paths", "an array");
+        if (npa && !(w->paths = alloc_array(r, npa, sizeof *w->paths))) return -1;
+        for (size_t j = 0; j < npa; j++) {
+            char ppath[FIELD_PATH_LEN];
+            field_path(ppath, sizeof ppath, "%s.paths[%zu]", path, j);
+            json_t *x = json_array_get(pa, j);
+            ms_wait_path *q = &w->paths[w->npaths++];
+            if (get_u64(r, x, ppath, "instances", &q->instances) < 0 ||
+                get_u64(r, x, ppath, "cycles", &q->cycles) < 0 || get_str(r, x, ppath, "function", &q->function) < 0 ||
+                get_str(r, x, ppath, "file", &q->file) < 0 || get_line(r, x, ppath, "line", &q->line) < 0 ||
+                get_str(r, x, ppath, "loop", &q->loop) < 0)
+                return -1;
+        }
     }
     return 0;
 }

@@ -760,6 +760,21 @@ static json_t *waiting_json(json_writer *w, const ms_model *m)
             append(w, ex, xe);
         }
         put(w, e, "explanation", ex);
+        json_t *pa = new_array(w);
+        for (size_t j = 0; pa && j < src->npaths; j++) {
+            const ms_wait_path *q = &src->paths[j];
+            json_t *pe = new_object(w);
+            if (!pe) break;
+            put(w, pe, "instances", u64_json(q->instances));
+            put(w, pe, "cycles", u64_json(q->cycles));
+            put(w, pe, "share", json_real(rate(q->cycles, src->cycles)));
+            put(w, pe, "function", str_json(q->function));
+            put(w, pe, "file", str_json(q->file));
+            put(w, pe, "line", json_integer(q->line));
+            put(w, pe, "loop", str_json(q->loop));
+            append(w, pa, pe);
+        }
+        put(w, e, "paths", pa);
         append(w, srcs, e);
     }
     put(w, o, "profile", prof);

@@ -113,6 +113,13 @@ int ms_report_wait_detail(FILE *out, const ms_model *m, const char *location, ch
                     pct(x->extra_cycles + x->stall_cycles, extra), x->function, base(x->file), x->line,
                     x->loop ? " in " : "", x->loop ? x->loop : "");
         }
+        fputs("  equivalence classes of paths (instances whose late path did the same extra work):\n", out);
+        for (size_t j = 0; j < w->npaths && j < 10; j++) {
+            const ms_wait_path *q = &w->paths[j];
+            fprintf(out, "    %6llu waits %14llu cycles %5.1f%%  led by %s %s:%d%s%s\n",
+                    (unsigned long long)q->instances, (unsigned long long)q->cycles, pct(q->cycles, w->cycles),
+                    q->function, base(q->file), q->line, q->loop ? " in " : "", q->loop ? q->loop : "");
+        }
     }
     if (!shown) {
         snprintf(err, errlen, "no synchronisation point matches '%s' (give #N, FUNCTION, FUNCTION:LINE or FILE:LINE)",

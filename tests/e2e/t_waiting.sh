@@ -25,6 +25,9 @@ check "imbalance: > 90% of it load imbalance" imbalance.json \
   "$TOP"' | .classes.load_imbalance > 0.9 * .cycles'
 check "imbalance: explained by crunch's loop, 3 x 30000 extra iterations" imbalance.json \
   "$TOP"' | .explanation[0] | .function == "crunch" and (.loop | startswith("crunch:loop@")) and .extra_count >= 90000'
+check "imbalance: one class of paths, the 3 waits, led by crunch's loop" imbalance.json \
+  "$TOP"' | (.paths | length) == 1 and .paths[0].instances == 3 and .paths[0].function == "crunch" and
+   (.paths[0].loop | startswith("crunch:loop@"))'
 check "imbalance: thread 0 computes 4x, the others wait about 3/4 of the time" imbalance.json \
   '.waiting.profile as $p | $p[0].compute > 3.5 * $p[1].compute and
    ([$p[1:][] | .waiting / (.compute + .stall + .waiting + .sync)] | min) > 0.6'

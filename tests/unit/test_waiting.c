@@ -35,6 +35,12 @@ static void test_barrier_classes(void)
     ms_wait_collector_arrive(c, 0, 2);
     ms_replay_wait wl = { MS_SYNC_ACQUIRE, 9, 1, 2, 0, 2, 0, 30, 4 };
     ms_wait_collector_wait(c, &wl);
+    /* a second barrier instance whose late path did other extra work: block 1 x 2 only */
+    ms_wait_collector_work(c, 0, 1, 2);
+    ms_wait_collector_arrive(c, 0, 3);
+    ms_wait_collector_arrive(c, 1, 3);
+    ms_replay_wait w2 = { MS_SYNC_BARRIER, 7, 1, 3, 0, 3, 500, 600, 3 };
+    ms_wait_collector_wait(c, &w2);
 
     ms_raw raw;
     memset(&raw, 0, sizeof raw);
@@ -43,19 +49,29 @@ static void test_barrier_classes(void)
     const ms_raw_wait_point *b = &raw.wait_points[0], *l = &raw.wait_points[1];
     CHECK_EQ(b->kind, MS_SYNC_BARRIER);
     CHECK_EQ(b->ctx, 3);
-    CHECK_EQ(b->instances, 1);
-    CHECK_EQ(b->cycles, 300);
-    /* same work 60 x 2 = 120, work only the late one did 10 x 5 = 50, stall 50 - 20 = 30 */
+    CHECK_EQ(b->instances, 2);
+    CHECK_EQ(b->cycles, 400);
+    /* first: same work 60 x 2 = 120, work only the late one did 10 x 5 = 50, stall 50 - 20 =
+     * 30 (of 300 cycles: 180, 75, 45); second: only-late work (all 100 cycles) */
     CHECK_EQ(b->classes[MS_WAIT_LOAD_IMBALANCE], 180);
-    CHECK_EQ(b->classes[MS_WAIT_INSUFFICIENT_PARALLELISM], 75);
+    CHECK_EQ(b->classes[MS_WAIT_INSUFFICIENT_PARALLELISM], 175);
     CHECK_EQ(b->classes[MS_WAIT_COMMUNICATION], 45);
+    /* two classes of paths: blocks {0, 1} led by block 0 (300 cycles), {1} (100) */
+    CHECK_EQ(b->npaths, 2);
+    CHECK_EQ(b->paths[0].lead, 0);
+    CHECK_EQ(b->paths[0].instances, 1);
+    CHECK_EQ(b->paths[0].cycles, 300);
+    CHECK_EQ(b->paths[1].lead, 1);
+    CHECK_EQ(b->paths[1].cycles, 100);
+    CHECK(b->paths[0].signature != b->paths[1].signature);
     CHECK_EQ(b->extra_stall, 30);
     CHECK_EQ(b->nextra, 2);
     CHECK_EQ(b->extra[0].block, 0);
     CHECK_EQ(b->extra[0].extra_count, 60);
     CHECK_EQ(b->extra[0].extra_cycles, 120);
     CHECK_EQ(b->extra[1].block, 1);
-    CHECK_EQ(b->extra[1].extra_cycles, 50);
+    CHECK_EQ(b->extra[1].extra_count, 12);
+    CHECK_EQ(b->extra[1].extra_cycles, 60);
     /* the extra stall by context: ctx 9 (20, the waiter had none), ctx 8 (30 - 20) */
     CHECK_EQ(b->nstall, 2);
     CHECK_EQ(b->stall[0].ctx, 9);
@@ -65,6 +81,8 @@ static void test_barrier_classes(void)
     CHECK_EQ(l->kind, MS_SYNC_ACQUIRE);
     CHECK_EQ(l->cycles, 30);
     CHECK_EQ(l->classes[MS_WAIT_COMMUNICATION], 30);
+    CHECK_EQ(l->npaths, 1);
+    CHECK_EQ(l->paths[0].instances, 1);
     CHECK_EQ(l->nextra, 1);
     CHECK_EQ(l->extra[0].extra_count, 4);
     CHECK_EQ(l->extra[0].extra_cycles, 20);
