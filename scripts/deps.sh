@@ -9,9 +9,11 @@
 set -e
 # libomp-14-dev: clang -fopenmp (LLVM's OpenMP runtime, with OMPT for multithreaded profiles).
 # gcc-N-plugin-dev: the headers memspy's GCC plugin is built against (N: the installed gcc).
+# llvm-14-dev: the headers and CMake package memspy's LLVM pass plugin is built against.
+# llvm-14: llvm-mca and llvm-objdump, MTOOL's ideal-memory cycles per block (memspy mtool).
 GCC_MAJOR=$(gcc -dumpversion 2>/dev/null | cut -d. -f1)
 PKGS="cmake make gcc g++ clang gfortran pkg-config libdw-dev libelf-dev libjansson-dev
-zlib1g-dev libzstd-dev libsqlite3-dev libomp-14-dev gcc-${GCC_MAJOR:-12}-plugin-dev"
+zlib1g-dev libzstd-dev libsqlite3-dev libomp-14-dev llvm-14 gcc-${GCC_MAJOR:-12}-plugin-dev llvm-14-dev"
 # valgrind: callgrind_annotate and Cachegrind; jq: the e2e assertions; autoconf/automake: the
 # build-system test; chromium: the HTML report's browser test; util-linux: script(1), unshare
 # (the full-disk test's tmpfs); sqlite3: holding a lock on the run database in the tests;

@@ -1,8 +1,13 @@
 #!/bin/sh
-# Capture by memspy's gcc plugin: cost and accuracy, at -O2 and at -O3 -march=x86-64-v3.
+# Capture by memspy's plugins (gcc plugin; llvm plugin with clang): cost and accuracy, at -O2
+# and at -O3 -march=x86-64-v3. (The llvm plugin does not version functions: its time and
+# count columns run the capturing code with the records dropped or only block words counted.)
 #  1. Cost of the instrumentation alone (the memspy-cc binary run without `memspy run`: the
 #     plugin's records fill the buffer and are dropped; the TSan hooks return at once), against
 #     the native binary built with the same flags: median of RUNS (default 5) wall times.
+#     Also the same plugin binary with the runtime active (MEMSPY_RAW_DIR set, as under
+#     `memspy run`) in MEMSPY_MODE=time (versioned functions run their uninstrumented copies:
+#     MTOOL's timing run) and MEMSPY_MODE=count (block counts, no access simulated).
 #  2. Data references memspy counts in the kernel function (plugin path, `memspy run`) against
 #     Cachegrind's Dr + Dw for the same function of the native binary (same flags).
 # usage: sh bench/capture/run.sh [BUILD_DIR] [RUNS]   -> two markdown tables on stdout
@@ -22,39 +27,52 @@ levels() {
     echo "-O2"
     echo "-O3 -march=x86-64-v3"
 }
+# The compilers (clang rows need clang and memspy's llvm plugin).
+compilers() {
+    echo gcc
+    [ -f "$BUILD/lib/memspy/memspy_llvm.so" ] && command -v clang >/dev/null && echo clang
+    return 0
+}
 
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "inf"; else printf "%+.2f", 100.0 * (a - b) / b }'; }
 
-echo "| program | flags | native s | plugin capture alone | -fsanitize=thread hooks alone |"
-echo "|---|---|---:|---:|---:|"
+echo "| program | compiler | flags | native s | plugin capture alone | -fsanitize=thread hooks alone | MEMSPY_MODE=time | MEMSPY_MODE=count |"
+echo "|---|---|---|---:|---:|---:|---:|---:|"
+mkdir -p "$WORK/raw"
+compilers | while read -r cc; do
 levels | while read -r flags; do
     cases | while read -r name src fn targs cargs; do
         targs=$(echo "$targs" | tr : ' ')
-        gcc $flags -g -o "$WORK/$name.native" "$ROOT/$src"
-        "$BUILD/bin/memspy-cc" $flags -o "$WORK/$name.plugin" "$ROOT/$src"
-        MEMSPY_INSTRUMENT=tsan "$BUILD/bin/memspy-cc" $flags -o "$WORK/$name.tsan" "$ROOT/$src"
-        : >"$WORK/n"; : >"$WORK/p"; : >"$WORK/t"
+        $cc $flags -g -o "$WORK/$name.native" "$ROOT/$src"
+        MEMSPY_CC=$cc "$BUILD/bin/memspy-cc" $flags -o "$WORK/$name.plugin" "$ROOT/$src"
+        MEMSPY_CC=$cc MEMSPY_INSTRUMENT=tsan "$BUILD/bin/memspy-cc" $flags -o "$WORK/$name.tsan" "$ROOT/$src"
+        : >"$WORK/n"; : >"$WORK/p"; : >"$WORK/t"; : >"$WORK/tm"; : >"$WORK/cm"
         i=0
         while [ $i -lt "$RUNS" ]; do
             (cd "$WORK" && seconds "./$name.native" $targs) >>"$WORK/n"
             (cd "$WORK" && seconds "./$name.plugin" $targs) >>"$WORK/p"
             (cd "$WORK" && seconds "./$name.tsan" $targs) >>"$WORK/t"
+            (cd "$WORK" && export MEMSPY_RAW_DIR="$WORK/raw" MEMSPY_MODE=time && seconds "./$name.plugin" $targs) >>"$WORK/tm"
+            (cd "$WORK" && export MEMSPY_RAW_DIR="$WORK/raw" MEMSPY_MODE=count && seconds "./$name.plugin" $targs) >>"$WORK/cm"
             i=$((i + 1))
         done
         n=$(median <"$WORK/n"); p=$(median <"$WORK/p"); t=$(median <"$WORK/t")
-        awk -v name="$name" -v f="$flags" -v n="$n" -v p="$p" -v t="$t" 'BEGIN {
-            printf "| %s | %s | %.3f | %.2fx | %.2fx |\n", name, f, n, p / n, t / n }'
+        tm=$(median <"$WORK/tm"); cm=$(median <"$WORK/cm")
+        awk -v name="$name" -v cc="$cc" -v f="$flags" -v n="$n" -v p="$p" -v t="$t" -v tm="$tm" -v cm="$cm" 'BEGIN {
+            printf "| %s | %s | %s | %.3f | %.2fx | %.2fx | %.2fx | %.2fx |\n", name, cc, f, n, p / n, t / n, tm / n, cm / n }'
     done
+done
 done
 
 echo
-echo "| program | flags | function | Cachegrind Dr+Dw | memspy references | diff |"
-echo "|---|---|---|---:|---:|---:|"
+echo "| program | compiler | flags | function | Cachegrind Dr+Dw | memspy references | diff |"
+echo "|---|---|---|---|---:|---:|---:|"
+compilers | while read -r cc; do
 levels | while read -r flags; do
     cases | while read -r name src fn targs cargs; do
         cargs=$(echo "$cargs" | tr : ' ')
-        gcc $flags -g -o "$WORK/$name.native" "$ROOT/$src"
-        "$BUILD/bin/memspy-cc" $flags -o "$WORK/$name.plugin" "$ROOT/$src"
+        $cc $flags -g -o "$WORK/$name.native" "$ROOT/$src"
+        MEMSPY_CC=$cc "$BUILD/bin/memspy-cc" $flags -o "$WORK/$name.plugin" "$ROOT/$src"
         (cd "$WORK" && valgrind --tool=cachegrind --cache-sim=yes --cachegrind-out-file="$name.cg" \
             "./$name.native" $cargs >/dev/null 2>&1)
         cg=$(awk -v want="$fn" '
@@ -65,6 +83,7 @@ levels | while read -r flags; do
         (cd "$WORK" && "$BUILD/bin/memspy" run --no-report --result "$name.result" --json "$name.json" \
             -- "./$name.plugin" $cargs >/dev/null)
         ms=$(jq -r --arg fn "$fn" '[.code[] | select(.name == $fn) | .refs] | add // 0' "$WORK/$name.json")
-        echo "| $name | $flags | $fn | $cg | $ms | $(pct "$ms" "$cg")% |"
+        echo "| $name | $cc | $flags | $fn | $cg | $ms | $(pct "$ms" "$cg")% |"
     done
+done
 done

@@ -74,11 +74,15 @@ static const char *outer_function(ms_symbolizer *sym, const ms_code_place *p)
     return ms_symbolizer_readable(sym, f->func);
 }
 
+/* "FUNC:loop@FIRST-LAST"; a loop of an outlined OpenMP region (gcc's PARENT._omp_fn.N) is
+ * named after the function the programmer wrote it in. */
 static char *loop_name(const char *func, const ms_loop_stat *l)
 {
+    const char *omp = strstr(func, "._omp_fn.");
+    int flen = omp ? (int)(omp - func) : (int)strlen(func);
     char *s = NULL;
-    int rc = l->end_line > l->line ? asprintf(&s, "%s:loop@%d-%d", func, l->line, l->end_line)
-                                   : asprintf(&s, "%s:loop@%d", func, l->line);
+    int rc = l->end_line > l->line ? asprintf(&s, "%.*s:loop@%d-%d", flen, func, l->line, l->end_line)
+                                   : asprintf(&s, "%.*s:loop@%d", flen, func, l->line);
     return rc < 0 ? NULL : s;
 }
 

@@ -152,6 +152,20 @@ char *ms_source_statement(ms_source_cache *c, const char *path, int line)
     return out;
 }
 
+char *ms_source_line(ms_source_cache *c, const char *path, int line)
+{
+    source_file *f = path ? load(c, path) : NULL;
+    if (!f || !f->text || !f->line_at || line < 1 || (size_t)line > f->nlines) return NULL;
+    size_t b = f->line_at[line - 1], e = f->line_at[line] - 1;
+    if (e < b) e = b;
+    char *out = malloc(e - b + 1);
+    if (!out) return NULL;
+    memcpy(out, f->text + b, e - b);
+    out[e - b] = '\0';
+    if (e > b && out[e - b - 1] == '\r') out[e - b - 1] = '\0';
+    return out;
+}
+
 bool ms_source_is_system(const char *path)
 {
     static const char *const prefixes[] = { "/usr/include/", "/usr/local/include/", "/usr/src/debug/", "/build/glibc",

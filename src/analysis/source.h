@@ -17,6 +17,9 @@ void ms_source_cache_free(ms_source_cache *c);
 #define MS_SOURCE_LOOKBACK 6
 char *ms_source_statement(ms_source_cache *c, const char *path, int line);
 
+/* A copy of line `line` of path (without its newline), or NULL if unavailable. */
+char *ms_source_line(ms_source_cache *c, const char *path, int line);
+
 /* Is path a system header or library source (/usr/include, /usr/lib/gcc, ...)? */
 bool ms_source_is_system(const char *path);
 

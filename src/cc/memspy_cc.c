@@ -1,9 +1,10 @@
 /* memspy-cc, memspy-c++, memspy-fortran: drop-in compilers that build a program with memspy's
- * instrumentation and link it against memspy's runtime. With gcc, g++ and gfortran the
- * default is memspy's GCC plugin (src/cc/plugin/gcc: inline capture after vectorisation),
- * when the plugin was built for the same GCC version; otherwise, with clang, with -flto or
- * with MEMSPY_INSTRUMENT=tsan, ThreadSanitizer instrumentation (-fsanitize=thread) whose
- * hooks the runtime defines instead of libtsan. One binary; the basename of argv[0] picks
+ * instrumentation and link it against memspy's runtime. The default is memspy's own plugin
+ * for the compiler (inline capture after vectorisation): the GCC plugin (src/cc/plugin/gcc)
+ * for gcc, g++ and gfortran, the LLVM pass plugin (src/cc/plugin/llvm) for clang and
+ * clang++, when it was built for the compiler's exact version; otherwise, with -flto or with
+ * MEMSPY_INSTRUMENT=tsan, ThreadSanitizer instrumentation (-fsanitize=thread) whose hooks
+ * the runtime defines instead of libtsan. One binary; the basename of argv[0] picks
  * the language. See man/memspy-cc.1. */
 #define _GNU_SOURCE
 #include "cc_args.h"
@@ -25,6 +26,7 @@
 #define THREADS_ARCHIVE "libmemspy_threads.a" /* the threads marker (src/rt/marker) */
 #define DYNAMIC_LIST "memspy-dynamic.list"
 #define GCC_PLUGIN "memspy_gcc.so"
+#define LLVM_PLUGIN "memspy_llvm.so"
 
 typedef enum { FAMILY_GCC, FAMILY_CLANG } compiler_family;
 
@@ -140,8 +142,9 @@ static void init_env(const char *argv0, wrapper_env *env)
 
 /* ---- command construction ---- */
 
-/* The compiler's version (-dumpfullversion) into buf, "" if it cannot be had. */
-static void compiler_version(const wrapper_env *env, char *buf, size_t len)
+/* The compiler's version (flag: -dumpfullversion for gcc, -dumpversion for clang) into buf,
+ * "" if it cannot be had. */
+static void compiler_version(const wrapper_env *env, const char *flag, char *buf, size_t len)
 {
     buf[0] = '\0';
     int fds[2];
@@ -152,7 +155,7 @@ static void compiler_version(const wrapper_env *env, char *buf, size_t len)
         dup2(fds[1], STDOUT_FILENO);
         close(fds[0]);
         close(fds[1]);
-        execl(env->compiler_path, env->compiler_path, "-dumpfullversion", (char *)NULL);
+        execl(env->compiler_path, env->compiler_path, flag, (char *)NULL);
         _exit(127);
     }
     close(fds[1]);
@@ -169,7 +172,7 @@ static void compiler_version(const wrapper_env *env, char *buf, size_t len)
 }
 
 /* Whether the user's line asks for link-time optimisation (the plugin would not run then:
- * lto1 compiles the code at link time without it). */
+ * the code is compiled at link time without it). */
 static bool wants_lto(const cc_cmdline *line)
 {
     bool lto = false;
@@ -182,63 +185,93 @@ static bool wants_lto(const cc_cmdline *line)
     return lto;
 }
 
-/* Decides, once, between memspy's GCC plugin and ThreadSanitizer instrumentation:
- * MEMSPY_INSTRUMENT=tsan|plugin forces one; by default gcc-family compilers get the plugin
- * when it was built for their exact version (else a one-line note and the fallback). */
+/* memspy's plugin for a compiler family, as this memspy-cc was built. */
+typedef struct {
+    const char *what;         /* "gcc plugin", "llvm plugin" */
+    const char *compiler;     /* "GCC", "clang" */
+    const char *file;         /* in libdir */
+    const char *built_for;    /* the compiler version it was built for; NULL: not built */
+    const char *version_flag; /* asks the compiler its version */
+} plugin_info;
+
+static plugin_info family_plugin(compiler_family family)
+{
+    if (family == FAMILY_CLANG) {
+#ifdef MEMSPY_LLVM_PLUGIN_VERSION
+        const char *built = MEMSPY_LLVM_PLUGIN_VERSION;
+#else
+        const char *built = NULL;
+#endif
+        return (plugin_info){ "llvm plugin", "clang", LLVM_PLUGIN, built, "-dumpversion" };
+    }
+#ifdef MEMSPY_GCC_PLUGIN_VERSION
+    const char *built = MEMSPY_GCC_PLUGIN_VERSION;
+#else
+    const char *built = NULL;
+#endif
+    return (plugin_info){ "gcc plugin", "GCC", GCC_PLUGIN, built, "-dumpfullversion" };
+}
+
+/* Decides, once, between memspy's plugin for the compiler (GCC plugin, LLVM pass plugin) and
+ * ThreadSanitizer instrumentation: MEMSPY_INSTRUMENT=tsan|plugin forces one; by default the
+ * plugin when it was built for the compiler's exact version (else a one-line note and the
+ * fallback). */
 static instrument_kind instrument_mode(wrapper_env *env, const cc_cmdline *line)
 {
     if (env->instrument != INSTR_UNDECIDED) return env->instrument;
     const char *want = getenv("MEMSPY_INSTRUMENT");
     if (!want || !*want) want = "auto";
-    if (strcmp(want, "tsan") == 0 || env->family == FAMILY_CLANG) return env->instrument = INSTR_TSAN;
+    if (strcmp(want, "tsan") == 0) return env->instrument = INSTR_TSAN;
     bool forced = strcmp(want, "plugin") == 0;
     if (!forced && strcmp(want, "auto") != 0)
         fail("MEMSPY_INSTRUMENT must be 'plugin', 'tsan' or 'auto', not '%s'", want);
-#ifdef MEMSPY_GCC_PLUGIN_VERSION
+    plugin_info p = family_plugin(env->family);
+    if (!p.built_for) {
+        if (forced)
+            fail("memspy was built without its %s (%s's plugin headers missing at build time)", p.what, p.compiler);
+        return env->instrument = INSTR_TSAN;
+    }
     if (wants_lto(line)) {
-        if (forced) fail("memspy's gcc plugin does not work with -flto (use MEMSPY_INSTRUMENT=tsan)");
-        fprintf(stderr, TOOL ": note: -flto: using -fsanitize=thread instrumentation instead of "
-                             "memspy's gcc plugin\n");
+        if (forced) fail("memspy's %s does not work with -flto (use MEMSPY_INSTRUMENT=tsan)", p.what);
+        fprintf(stderr, TOOL ": note: -flto: using -fsanitize=thread instrumentation instead of memspy's %s\n", p.what);
         return env->instrument = INSTR_TSAN;
     }
     char version[64];
-    compiler_version(env, version, sizeof version);
-    if (strcmp(version, MEMSPY_GCC_PLUGIN_VERSION) != 0) {
+    compiler_version(env, p.version_flag, version, sizeof version);
+    if (strcmp(version, p.built_for) != 0) {
         if (forced)
-            fail("memspy's gcc plugin was built for GCC %s, %s is GCC %s", MEMSPY_GCC_PLUGIN_VERSION,
-                 env->compiler_name, version[0] ? version : "(unknown version)");
+            fail("memspy's %s was built for %s %s, %s is %s %s", p.what, p.compiler, p.built_for, env->compiler_name,
+                 p.compiler, version[0] ? version : "(unknown version)");
         fprintf(stderr,
-                TOOL ": note: %s is GCC %s, memspy's plugin was built for GCC %s: using "
+                TOOL ": note: %s is %s %s, memspy's plugin was built for %s %s: using "
                      "-fsanitize=thread instrumentation\n",
-                env->compiler_name, version[0] ? version : "(unknown version)", MEMSPY_GCC_PLUGIN_VERSION);
+                env->compiler_name, p.compiler, version[0] ? version : "(unknown version)", p.compiler, p.built_for);
         return env->instrument = INSTR_TSAN;
     }
     char path[PATH_MAX + 128];
-    snprintf(path, sizeof path, "%s/%s", env->libdir, GCC_PLUGIN);
+    snprintf(path, sizeof path, "%s/%s", env->libdir, p.file);
     if (access(path, R_OK) != 0)
-        fail("memspy's gcc plugin %s cannot be read (%s); build/install memspy, set MEMSPY_LIBDIR, "
+        fail("memspy's %s %s cannot be read (%s); build/install memspy, set MEMSPY_LIBDIR, "
              "or set MEMSPY_INSTRUMENT=tsan",
-             path, strerror(errno));
+             p.what, path, strerror(errno));
     return env->instrument = INSTR_PLUGIN;
-#else
-    (void)line;
-    if (forced) fail("memspy was built without its gcc plugin (gcc plugin headers missing at build time)");
-    return env->instrument = INSTR_TSAN;
-#endif
 }
 
 /* Instrumentation flags for a compile whose sources have the given languages. */
 static void push_instrumentation(strvec *cmd, wrapper_env *env, const cc_cmdline *line, bool c_family, bool fortran)
 {
     if (!c_family && !fortran) return; /* assembler only: nothing to instrument */
+    compiler_family family = env->family;
     if (instrument_mode(env, line) == INSTR_PLUGIN) {
         char path[PATH_MAX + 160];
-        snprintf(path, sizeof path, "-fplugin=%s/%s", env->libdir, GCC_PLUGIN);
+        plugin_info p = family_plugin(family);
+        snprintf(path, sizeof path, "%s%s/%s", family == FAMILY_CLANG ? "-fpass-plugin=" : "-fplugin=", env->libdir,
+                 p.file);
         strvec_push(cmd, path);
         strvec_push(cmd, "-g");
+        if (family == FAMILY_CLANG) strvec_push(cmd, "-gdwarf-aranges"); /* libdw finds no lines without */
         return;
     }
-    compiler_family family = env->family;
     strvec_push(cmd, "-fsanitize=thread");
     strvec_push(cmd, "-g");
     /* gfortran warns that -fno-builtin-* are C-only: give them to C-family compiles only. */

@@ -63,7 +63,7 @@ static int compare(const char *db, const char *arg1, const char *arg2, int top, 
 {
     ms_model m[2];
     ms_diff d;
-    char label[2][512], err[512];
+    char label[2][512], config[2][256], err[512];
     int run_id[2], rc = 0;
     const char *args[2] = { arg1, arg2 };
     ms_model_init(&m[0]);
@@ -71,12 +71,14 @@ static int compare(const char *db, const char *arg1, const char *arg2, int top, 
     for (int r = 0; r < 2 && rc == 0; r++) {
         if (ms_cli_load_run("diff", db, args[r], &m[r], &run_id[r]) < 0)
             rc = MS_EXIT_USAGE;
-        else
+        else {
             run_label(label[r], sizeof label[r], args[r], run_id[r], &m[r]);
+            ms_model_config_summary(&m[r], config[r], sizeof config[r]);
+        }
     }
     if (rc == 0 && ms_model_diff(&m[0], &m[1], &d) < 0) rc = ms_cli_error("diff", "out of memory");
     if (rc == 0) {
-        ms_diff_labels labels = { { label[0], label[1] } };
+        ms_diff_labels labels = { { label[0], label[1] }, { config[0], config[1] }, { m[0].origin, m[1].origin } };
         if (g->nrules && (g->failed = ms_gate_check(g->rules, g->nrules, &d, &g->res, &g->nres, err, sizeof err)) < 0)
             rc = ms_cli_error("diff", "--fail-if %s", err);
         else if (print(&d, &labels, top, json, g) < 0 || fflush(stdout) != 0)

@@ -48,7 +48,9 @@ static int write_page(const html_args *a, const ms_model *m, const char *titles[
     int rc;
     if (a->diff) {
         ms_diff d;
-        ms_diff_labels labels = { { titles[0], titles[1] } };
+        char config[2][256];
+        for (int r = 0; r < 2; r++) ms_model_config_summary(&m[r], config[r], sizeof config[r]);
+        ms_diff_labels labels = { { titles[0], titles[1] }, { config[0], config[1] }, { m[0].origin, m[1].origin } };
         if (ms_model_diff(&m[0], &m[1], &d) < 0) {
             rc = -1;
             snprintf(err, sizeof err, "out of memory");

@@ -123,6 +123,7 @@ typedef struct {
     json_t *meta;
     const char *problems; /* NULL if every stream was complete */
     double seconds;
+    const char *dir; /* the recording */
 } resim_metadata;
 
 static int fill_metadata(ms_model *m, void *ud)
@@ -144,6 +145,10 @@ static int fill_metadata(ms_model *m, void *ud)
     m->time = (int64_t)time(NULL);
     m->wall_seconds = rm->seconds;
     if (!(m->memspy_version = strdup(MEMSPY_VERSION))) return -1;
+    if (asprintf(&m->origin, "resim of %s", rm->dir) < 0) {
+        m->origin = NULL;
+        return -1;
+    }
     if (rm->problems) {
         char *reason = NULL;
         if (asprintf(&reason, "%s%srecorded stream incomplete: %s", m->incomplete_reason ? m->incomplete_reason : "",
@@ -176,7 +181,7 @@ static int resimulate(const resim_opts *o, json_t *meta, ms_model *m)
         problems = more;
     }
     if (!rc) {
-        resim_metadata rm = { meta, problems, ms_cli_seconds_since(&t0) };
+        resim_metadata rm = { meta, problems, ms_cli_seconds_since(&t0), o->dir };
         rc = ms_run_analyze("resim", &raw, fill_metadata, &rm, m);
         if (!rc && problems) rc = -2;
     }

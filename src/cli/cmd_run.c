@@ -102,31 +102,6 @@ static int parse_options(int argc, char **argv, run_opts *o, int *done)
     return 0;
 }
 
-/* Resolve PROG and refuse ELF executables that lack memspy's runtime; say whether it may
- * start threads and whether it is a script (*script). */
-static int check_program(const char *name, char **path, int *starts_threads, int *script)
-{
-    *path = ms_find_program(name);
-    if (!*path) return ms_cli_error("run", "%s: program not found (or not executable)", name);
-    char err[512];
-    ms_program_kind kind = ms_check_program(*path, starts_threads, err, sizeof err);
-    *script = kind == MS_PROGRAM_NOT_ELF;
-    if (kind == MS_PROGRAM_ERROR || kind == MS_PROGRAM_PLAIN_ELF) {
-        if (kind == MS_PROGRAM_ERROR)
-            ms_cli_error("run", "%s", err);
-        else
-            ms_cli_error("run",
-                         "%s was not built with memspy-cc: rebuild it with CC=memspy-cc "
-                         "(or memspy-c++ / memspy-fortran), e.g. 'make CC=memspy-cc', "
-                         "then run memspy again",
-                         name);
-        free(*path);
-        *path = NULL;
-        return MS_EXIT_USAGE;
-    }
-    return 0;
-}
-
 /* ---- running it ---- */
 
 typedef struct {
@@ -355,8 +330,9 @@ static int fill_run_metadata(ms_model *m, void *ud)
     m->cwd = dup_or_null(getcwd(cwd, sizeof cwd));
     m->time = res->start_time;
     m->memspy_version = strdup(MEMSPY_VERSION);
+    m->origin = strdup("run");
     m->wall_seconds = res->wall_seconds;
-    if (!m->memspy_version) return -1;
+    if (!m->memspy_version || !m->origin) return -1;
     if (meta->last) {
         /* The direct child's own status is authoritative for how it ended. */
         if (WIFEXITED(res->status) && m->exit_kind == MS_EXIT_NORMAL && m->pid == (uint32_t)res->pid)
@@ -534,7 +510,7 @@ int ms_cmd_run(int argc, char **argv)
     ms_db *db = NULL;
     ms_run_guard guard = { -1, 0 };
     int starts_threads = 0, script = 0;
-    if ((rc = check_program(o.prog_argv[0], &path, &starts_threads, &script)) != 0) goto out;
+    if ((rc = ms_cli_check_program("run", o.prog_argv[0], &path, &starts_threads, &script)) != 0) goto out;
     /* A database memspy cannot use (corrupt, foreign, newer) stops us before the program runs;
      * one it cannot write to is found out when the run is stored. */
     if (ms_db_open(ms_cli_db_path(o.out.db_opt), MS_DB_CREATE, &db, err, sizeof err) < 0) {

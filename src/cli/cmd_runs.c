@@ -4,13 +4,15 @@
 #include <string.h>
 #include <time.h>
 
+#include "../report/text_fmt.h"
 #include "../store/store.h"
 #include "../util/util.h"
 #include "cli.h"
 
 static const char USAGE[] = "Usage: memspy runs [--db PATH]\n\n"
                             "List the runs stored in the run database: run number, start time, program and\n"
-                            "arguments, references, L1 misses and memory stall cycles. Runs whose program crashed\n"
+                            "arguments, references, L1 misses and memory stall cycles, then the simulated hierarchy\n"
+                            "in one line and whether the run was made by run or resim. Runs whose program crashed\n"
                             "or was killed are marked 'incomplete'. Give the run number to report, show, fullname,\n"
                             "rename and combine.\n\n" MS_DB_OPTION_HELP "  -h, --help           this help\n";
 
@@ -23,8 +25,13 @@ static void print_run(const ms_run_info *r)
     char command[4096];
     snprintf(command, sizeof command, "%s%s%s", r->program ? r->program : "?", r->args && *r->args ? " " : "",
              r->args ? r->args : "");
-    printf("%5d  %-19s  %14" PRIu64 " %12" PRIu64 " %14" PRIu64 "  %s%s\n", r->id, when, r->refs, r->misses,
-           r->stall_cycles, ms_term(command), r->incomplete ? "  (incomplete)" : "");
+    printf("%5d  %-19s  %10s %10s %10s  %s%s\n", r->id, when, ms_fmt_count(r->refs).s, ms_fmt_count(r->misses).s,
+           ms_fmt_count(r->stall_cycles).s, ms_term(command), r->incomplete ? "  (incomplete)" : "");
+    if (r->hierarchy || r->origin) {
+        printf("%5s  %s", "", r->hierarchy ? ms_term(r->hierarchy) : "?");
+        if (r->origin) printf(" (memspy %s)", ms_term(r->origin));
+        putchar('\n');
+    }
 }
 
 int ms_cmd_runs(int argc, char **argv)
@@ -43,7 +50,7 @@ int ms_cmd_runs(int argc, char **argv)
         return ms_cli_error("runs", "%s", err);
     }
     ms_db_close(db);
-    printf("%5s  %-19s  %14s %12s %14s  %s\n", "RUN", "TIME", "REFS", "MISSES", "STALL", "PROGRAM");
+    printf("%5s  %-19s  %10s %10s %10s  %s\n", "RUN", "TIME", "REFS", "MISSES", "STALL", "PROGRAM / HIERARCHY");
     for (size_t i = 0; i < n; i++) print_run(&runs[i]);
     ms_run_infos_free(runs, n);
     if (fflush(stdout) != 0) return ms_cli_error("runs", "cannot write the listing");

@@ -24,6 +24,7 @@ static const subcommand SUBCOMMANDS[] = {
     { "annotate", ms_cmd_annotate, "show a source file with per-line references, misses and stall" },
     { "diff", ms_cmd_diff, "compare two runs bin by bin: what got better or worse" },
     { "html", ms_cmd_html, "write a self-contained HTML report (heat map, details, source)" },
+    { "mtool", ms_cmd_mtool, "MTOOL: loops and procedures by memory overhead (ideal vs measured time)" },
     { "import", ms_cmd_import, "store result files (e.g. runs the database could not take) as runs" },
 };
 

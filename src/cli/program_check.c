@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "program_check.h"
 
 #define RUNTIME_MARKER "__memspy_runtime_v1"
@@ -114,4 +115,27 @@ ms_program_kind ms_check_program(const char *path, int *starts_threads, char *er
     if (elf) elf_end(elf);
     close(fd);
     return kind;
+}
+
+int ms_cli_check_program(const char *cmd, const char *name, char **path, int *starts_threads, int *script)
+{
+    *path = ms_find_program(name);
+    if (!*path) return ms_cli_error(cmd, "%s: program not found (or not executable)", name);
+    char err[512];
+    ms_program_kind kind = ms_check_program(*path, starts_threads, err, sizeof err);
+    *script = kind == MS_PROGRAM_NOT_ELF;
+    if (kind == MS_PROGRAM_ERROR || kind == MS_PROGRAM_PLAIN_ELF) {
+        if (kind == MS_PROGRAM_ERROR)
+            ms_cli_error(cmd, "%s", err);
+        else
+            ms_cli_error(cmd,
+                         "%s was not built with memspy-cc: rebuild it with CC=memspy-cc "
+                         "(or memspy-c++ / memspy-fortran), e.g. 'make CC=memspy-cc', "
+                         "then run memspy again",
+                         name);
+        free(*path);
+        *path = NULL;
+        return MS_EXIT_USAGE;
+    }
+    return 0;
 }

@@ -25,4 +25,10 @@ char *ms_find_program(const char *name);
  * 0 when unsure: a thread that starts anyway is still handled (the runtime switches over). */
 ms_program_kind ms_check_program(const char *path, int *starts_threads, char *err, size_t errlen);
 
+/* Resolve PROG for command cmd and refuse ELF executables that lack memspy's runtime (the
+ * refusal `memspy run` and `memspy mtool` share); say whether it may start threads and whether
+ * it is a script (*script). Returns 0 with *path (malloc'd), or MS_EXIT_USAGE after the
+ * message. */
+int ms_cli_check_program(const char *cmd, const char *name, char **path, int *starts_threads, int *script);
+
 #endif

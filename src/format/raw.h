@@ -53,6 +53,14 @@
  *  MS_RAW_LOOPS    : natural loops, index = loop id: u32 n; n x { u32 parent (UINT32_MAX:
  *                    outermost), u32 depth (1 = outermost), u32 header (the header block's id,
  *                    UINT32_MAX unknown), u64 pc (the header block's pc) }
+ *  MS_RAW_SAMPLES  : MTOOL's timing run (MEMSPY_SAMPLE_NS, src/rt/sample.c): u64 period_ns (CPU
+ *                    time per sample: process CPU time while sampling / samples taken), u64 lost (samples the table had no room for), u64 runtime
+ *                    (samples inside memspy's runtime: buffer drains), u32 n;
+ *                    n x { u64 pc (the interrupted instruction), u64 count }
+ *  MS_RAW_CALLS    : call edges of plugin-instrumented code (calls of functions, builtins
+ *                    excepted): u32 n; n x { u32 caller_block (block id), u64 callee_pc (the
+ *                    callee's address: its entry, or the function pointer called), u64 count
+ *                    (calls, all threads) }, sorted by caller block, then callee
  */
 #ifndef MEMSPY_FORMAT_RAW_H
 #define MEMSPY_FORMAT_RAW_H
@@ -80,6 +88,8 @@ enum {
     MS_RAW_STREAMS = 8,
     MS_RAW_BLOCKS = 9,
     MS_RAW_LOOPS = 10,
+    MS_RAW_SAMPLES = 11,
+    MS_RAW_CALLS = 12,
     MS_RAW_END = 0x454e4421u /* "!DNE" */
 };
 
@@ -140,6 +150,15 @@ typedef struct {
     uint32_t parent, depth, header;
     uint64_t pc;
 } ms_raw_loop;
+/* A sampled pc (MS_RAW_SAMPLES) and how often the CPU-time timer found the program there. */
+typedef struct {
+    uint64_t pc, count;
+} ms_raw_sample;
+/* A call edge (MS_RAW_CALLS). */
+typedef struct {
+    uint32_t caller_block;
+    uint64_t callee_pc, count;
+} ms_raw_call;
 
 /* A thread of a replayed multithreaded run (filled by the CLI from the replay, not on disk). */
 typedef struct {
@@ -220,9 +239,14 @@ typedef struct {
     /* timed replay only (in memory): waiting per synchronisation point, by cycles descending */
     ms_raw_wait_point *wait_points;
     size_t nwait_points;
-    int timed;             /* the replay kept time: threads' cycles and wait points are set */
-    int timed_approximate; /* ... without WORK events: compute estimated per reference */
-    const char *work_cost; /* how block cycles were estimated (static text), NULL none */
+    int timed;              /* the replay kept time: threads' cycles and wait points are set */
+    int timed_approximate;  /* ... without WORK events: compute estimated per reference */
+    const char *work_cost;  /* how block cycles were estimated (static text), NULL none */
+    ms_raw_sample *samples; /* MS_RAW_SAMPLES (none unless the run sampled) */
+    size_t nsamples;
+    uint64_t sample_period_ns, samples_lost, samples_runtime;
+    ms_raw_call *calls; /* MS_RAW_CALLS */
+    size_t ncalls;
 } ms_raw;
 
 /* Read and verify a raw file. Returns 0 (possibly with raw->truncated set), or -1 with err

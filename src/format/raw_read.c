@@ -255,6 +255,17 @@ static void parse_blocks(cursor *c, ms_raw *raw)
     }
 }
 
+static void parse_calls(cursor *c, ms_raw *raw)
+{
+    uint32_t n = get_u32(c);
+    ms_raw_call *x = grow_records(c, n, 20, (void **)&raw->calls, &raw->ncalls, sizeof *x);
+    for (uint32_t i = 0; x && i < n && !c->bad; i++) {
+        x[i].caller_block = get_u32(c);
+        x[i].callee_pc = get_u64(c);
+        x[i].count = get_u64(c);
+    }
+}
+
 static void parse_loops(cursor *c, ms_raw *raw)
 {
     uint32_t n = get_u32(c);
@@ -264,6 +275,20 @@ static void parse_loops(cursor *c, ms_raw *raw)
         l[i].depth = get_u32(c);
         l[i].header = get_u32(c);
         l[i].pc = get_u64(c);
+    }
+}
+
+/* MS_RAW_SAMPLES: the timing run's sampled pcs. */
+static void parse_samples(cursor *c, ms_raw *raw)
+{
+    raw->sample_period_ns = get_u64(c);
+    raw->samples_lost = get_u64(c);
+    raw->samples_runtime = get_u64(c);
+    uint32_t n = get_u32(c);
+    ms_raw_sample *s = grow_records(c, n, 16, (void **)&raw->samples, &raw->nsamples, sizeof *s);
+    for (uint32_t i = 0; s && i < n && !c->bad; i++) {
+        s[i].pc = get_u64(c);
+        s[i].count = get_u64(c);
     }
 }
 
@@ -289,6 +314,8 @@ static int parse_section(uint32_t tag, const unsigned char *payload, size_t len,
     case MS_RAW_STREAMS: parse_streams(&c, raw); break;
     case MS_RAW_BLOCKS: parse_blocks(&c, raw); break;
     case MS_RAW_LOOPS: parse_loops(&c, raw); break;
+    case MS_RAW_SAMPLES: parse_samples(&c, raw); break;
+    case MS_RAW_CALLS: parse_calls(&c, raw); break;
     default: break; /* unknown tag: skipped by contract */
     }
     return c.bad ? -1 : 0;
@@ -418,5 +445,7 @@ void ms_raw_free(ms_raw *raw)
     free(raw->streams_dir);
     free(raw->blocks);
     free(raw->loops);
+    free(raw->samples);
+    free(raw->calls);
     memset(raw, 0, sizeof *raw);
 }

@@ -2,6 +2,7 @@
 #include "model.h"
 
 #include <fnmatch.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +26,7 @@ void ms_model_free(ms_model *m)
     free(m->cwd);
     free(m->memspy_version);
     free(m->git_commit);
+    free(m->origin);
     free(m->incomplete_reason);
     free_strings(m->notes, m->nnotes);
     for (size_t i = 0; i < m->ncode; i++) {
@@ -80,6 +82,7 @@ void ms_model_free(ms_model *m)
     free(m->waiting.profile);
     free(m->waiting.work_cost);
     free(m->loops);
+    free(m->ideal_cpu);
     ms_model_init(m);
 }
 
@@ -400,4 +403,58 @@ const char *ms_waitclass_name(int cls)
 {
     static const char *const names[MS_WAITCLASSES] = { "load_imbalance", "insufficient_parallelism", "communication" };
     return cls >= 0 && cls < MS_WAITCLASSES ? names[cls] : "?";
+}
+
+/* "32K", "1M", "1536": a size in the largest unit that divides it. */
+static void size_text(uint64_t bytes, char *buf, size_t len)
+{
+    static const char units[] = "KMG";
+    int u = -1;
+    while (u < 2 && bytes >= 1024 && bytes % 1024 == 0) {
+        bytes /= 1024;
+        u++;
+    }
+    if (u < 0)
+        snprintf(buf, len, "%llu", (unsigned long long)bytes);
+    else
+        snprintf(buf, len, "%llu%c", (unsigned long long)bytes, units[u]);
+}
+
+void ms_model_config_summary(const ms_model *m, char *buf, size_t len)
+{
+    const ms_hier_config *c = &m->config;
+    size_t used = 0;
+#define ADD(...)                                                                              \
+    do {                                                                                      \
+        int n_ = snprintf(buf + used, used < len ? len - used : 0, __VA_ARGS__);              \
+        if (n_ > 0) used = used + (size_t)n_ < len ? used + (size_t)n_ : (len ? len - 1 : 0); \
+    } while (0)
+    if (len) buf[0] = '\0';
+    ADD("%s:", c->preset[0] ? c->preset : "custom");
+    uint32_t line = 0;
+    bool one_line = true;
+    for (int k = 0; k < c->nlevels && k < MS_MAX_LEVELS; k++) {
+        const ms_level_config *l = &c->level[k];
+        char size[24], ways[16];
+        size_text(l->size, size, sizeof size);
+        if (l->line && (uint64_t)l->ways * l->line == l->size)
+            snprintf(ways, sizeof ways, "fa");
+        else if (l->ways == 1)
+            snprintf(ways, sizeof ways, "dm");
+        else
+            snprintf(ways, sizeof ways, "%u", l->ways);
+        ADD(" L%d %s/%s", k + 1, size, ways);
+        if (k && l->line != line) one_line = false;
+        line = l->line;
+    }
+    if (one_line && c->nlevels > 0) ADD(", %uB lines", c->level[0].line);
+    uint32_t nprocs = m->nprocs > 1 ? m->nprocs : c->nprocs;
+    if (nprocs > 1) {
+        int shared = ms_config_shared_from(c);
+        if (shared < c->nlevels) ADD(", L%d shared", shared + 1);
+        ADD(", %u cpus, %s, %uB unit", nprocs, c->protocol == MS_PROTO_MSI ? "MSI" : "MESI",
+            ms_config_coherence_unit(c));
+        if (c->nnodes > 1) ADD(", %u nodes", c->nnodes);
+    }
+#undef ADD
 }

@@ -188,6 +188,7 @@ typedef struct {
     int64_t time; /* unix seconds when the run started */
     char *memspy_version;
     char *git_commit; /* HEAD of the git tree holding the program, NULL if none */
+    char *origin;     /* how the run was made: "run", or "resim of DIR"; NULL: not recorded */
     uint32_t pid;
     uint32_t exit_kind;
     int32_t exit_value;      /* MS_EXIT_* and status/signal */
@@ -226,6 +227,11 @@ typedef struct {
     size_t nblocks;
     ms_loop_stat *loops;
     size_t nloops;
+    /* MTOOL then MemSpy (docs/mtool.md): the run's ideal-memory cycles (its blocks' counts x
+     * llvm-mca's cycles, every load an L1 hit) for CPU model ideal_cpu; 0 / NULL when unknown.
+     * With the simulated stall, the estimated execution time. */
+    double ideal_cycles;
+    char *ideal_cpu;
 
     /* Waiting time (timed replays only; present false otherwise) */
     ms_waiting waiting;
@@ -235,6 +241,11 @@ typedef struct {
     ms_finding findings[MS_FINDINGS_MAX];
     size_t nfindings;
 } ms_model;
+
+/* The hierarchy in one short line, e.g. "x86: L1 32K/8 L2 1M/16 L3 2M/16, 64B lines" and for a
+ * multiprocessor run ", L3 shared, 4 cpus, MESI, 64B unit" (sizes as 32K/1M, ways after the
+ * slash, "fa" fully associative, "dm" direct mapped). Truncated to fit buf. */
+void ms_model_config_summary(const ms_model *m, char *buf, size_t len);
 
 /* Initialise to an empty model. */
 void ms_model_init(ms_model *m);

@@ -301,6 +301,9 @@ static int read_run(json_reader *r, json_t *root, ms_model *m)
     /* git_commit came later: absent in older result files. */
     json_t *commit = json_object_get(run, "git_commit");
     if (commit && string_value(r, commit, "run", "git_commit", &m->git_commit) < 0) return -1;
+    /* origin (run or resim) came later too */
+    json_t *origin = json_object_get(run, "origin");
+    if (origin && string_value(r, origin, "run", "origin", &m->origin) < 0) return -1;
     /* parent_run too (null or absent: none). */
     json_t *parent = json_object_get(run, "parent_run");
     if (parent && !json_is_null(parent)) {
@@ -595,6 +598,18 @@ static int get_index(json_reader *r, json_t *obj, const char *where, const char 
 }
 
 /* blocks and loops: present only for plugin-instrumented programs. */
+/* "estimate" (optional): the run's ideal-memory cycles and their CPU model. */
+static int read_estimate(json_reader *r, json_t *root, ms_model *m)
+{
+    json_t *e = json_object_get(root, "estimate");
+    if (!e) return 0;
+    json_t *c = json_is_object(e) ? json_object_get(e, "ideal_cycles") : NULL;
+    if (!c || !json_is_number(c) || json_number_value(c) < 0)
+        return bad_type(r, "estimate", "ideal_cycles", "a number");
+    m->ideal_cycles = json_number_value(c);
+    return json_object_get(e, "cpu_model") ? get_str(r, e, "estimate", "cpu_model", &m->ideal_cpu) : 0;
+}
+
 static int read_blocks(json_reader *r, json_t *root, ms_model *m)
 {
     if (!json_object_get(root, "blocks")) return 0;
@@ -774,7 +789,8 @@ int ms_json_read_buffer(const char *name, const char *text, size_t len, ms_model
         read_counters(&r, get_object(&r, root, "", "totals"), "totals", &m->totals, m, NULL) == 0 &&
         read_code(&r, root, m) == 0 && read_data(&r, root, m) == 0 && read_cells(&r, root, m) == 0 &&
         get_strings(&r, root, "", "files", &m->files, &m->nfiles) == 0 && read_lines(&r, root, m) == 0 &&
-        read_multiprocessor(&r, root, m) == 0 && read_blocks(&r, root, m) == 0 && read_waiting(&r, root, m) == 0)
+        read_multiprocessor(&r, root, m) == 0 && read_blocks(&r, root, m) == 0 && read_waiting(&r, root, m) == 0 &&
+        read_estimate(&r, root, m) == 0)
         rc = 0;
     json_decref(root);
     if (rc < 0) {

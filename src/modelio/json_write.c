@@ -201,6 +201,7 @@ static json_t *run_json(json_writer *w, const ms_model *m)
     put(w, run, "time", json_integer(m->time));
     put(w, run, "memspy_version", str_json(m->memspy_version));
     put(w, run, "git_commit", str_json(m->git_commit));
+    if (m->origin) put(w, run, "origin", json_string(m->origin));
     put(w, run, "pid", json_integer(m->pid));
     put(w, ex, "kind",
         json_string(m->exit_kind < MS_JSON_NELEM(ms_json_exit_names) ? ms_json_exit_names[m->exit_kind] : "normal"));
@@ -818,6 +819,15 @@ int ms_json_write(FILE *out, const ms_model *m)
         put(&w, root, "loops", loops_json(&w, m));
     }
     if (m->waiting.present) put(&w, root, "waiting", waiting_json(&w, m));
+    if (m->ideal_cycles > 0) { /* "estimate": the run's ideal-memory cycles (docs/mtool.md) */
+        json_t *e = new_object(&w);
+        if (e) {
+            put(&w, e, "ideal_cycles", json_real(m->ideal_cycles));
+            put(&w, e, "cpu_model", str_json(m->ideal_cpu));
+            put(&w, e, "stall_cycles", u64_json(ms_counters_stall(&m->totals)));
+        }
+        put(&w, root, "estimate", e);
+    }
 
     int rc = -1;
     if (!w.failed && json_dumpf(root, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER) == 0 && fputc('\n', out) != EOF &&

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include "../model/model.h"
+#include "../model/mtool.h"
 
 /* Write the model as JSON (the --json report and the saved result file). Returns 0 or -1. */
 int ms_json_write(FILE *out, const ms_model *m);
@@ -17,5 +18,8 @@ int ms_json_read(const char *path, ms_model *m, char *err, size_t errlen);
 /* The same for len bytes of JSON text in memory (the run database keeps the model so);
  * `name` stands for the source in messages. */
 int ms_json_read_buffer(const char *name, const char *text, size_t len, ms_model *m, char *err, size_t errlen);
+
+/* Write MTOOL's result as {"mtool": {...}} (memspy mtool --json). Returns 0 or -1. */
+int ms_mtool_json_write(FILE *out, const ms_mtool_result *r);
 
 #endif

@@ -48,7 +48,17 @@ static void print_totals(FILE *out, const ms_diff *d, const ms_diff_labels *labe
 {
     const ms_counters *a = &d->totals[0], *b = &d->totals[1];
     fputs("COMPARISON OF TWO RUNS\n", out);
-    fprintf(out, "  A: %s\n  B: %s\n\n", ms_term(labels->label[0]), ms_term(labels->label[1]));
+    for (int r = 0; r < 2; r++) {
+        fprintf(out, "  %c: %s\n", "AB"[r], ms_term(labels->label[r]));
+        if (labels->config[r]) fprintf(out, "     %s", ms_term(labels->config[r]));
+        if (labels->origin[r]) fprintf(out, " (memspy %s)", ms_term(labels->origin[r]));
+        if (labels->config[r] || labels->origin[r]) fputc('\n', out);
+    }
+    if (labels->config[0] && labels->config[1] && strcmp(labels->config[0], labels->config[1]) != 0)
+        fputs("Warning: the two runs simulated different hierarchies; differences below mix the program's\n"
+              "change with the caches'.\n",
+              out);
+    fputc('\n', out);
     fprintf(out, "%-26s %*s %*s %*s\n", "", COUNT_WIDTH, "A", COUNT_WIDTH, "B", COUNT_WIDTH, "Change");
     print_total_line(out, "Total Memory Stall Time", ms_counters_stall(a), ms_counters_stall(b));
     print_total_line(out, "Total References", ms_counters_refs(a), ms_counters_refs(b));
@@ -233,10 +243,13 @@ static json_t *rows_json(const ms_diff_row *rows, size_t n, int with_code, int w
 
 json_t *ms_diff_json(const ms_diff *d, const ms_diff_labels *labels)
 {
-    return json_pack("{ss si s[{ss so} {ss so}] so so so}", "format", "memspy-diff", "version", 1, "runs", "label",
-                     labels->label[0], "totals", side_json(&d->totals[0]), "label", labels->label[1], "totals",
-                     side_json(&d->totals[1]), "cells", rows_json(d->cells, d->ncells, 1, 1), "data",
-                     rows_json(d->data, d->ndata, 0, 1), "code", rows_json(d->code, d->ncode, 1, 0));
+    bool differ = labels->config[0] && labels->config[1] && strcmp(labels->config[0], labels->config[1]) != 0;
+    return json_pack("{ss si s[{ss ss* ss* so} {ss ss* ss* so}] sb so so so}", "format", "memspy-diff", "version", 1,
+                     "runs", "label", labels->label[0], "hierarchy", labels->config[0], "origin", labels->origin[0],
+                     "totals", side_json(&d->totals[0]), "label", labels->label[1], "hierarchy", labels->config[1],
+                     "origin", labels->origin[1], "totals", side_json(&d->totals[1]), "hierarchies_differ", differ,
+                     "cells", rows_json(d->cells, d->ncells, 1, 1), "data", rows_json(d->data, d->ndata, 0, 1), "code",
+                     rows_json(d->code, d->ncode, 1, 0));
 }
 
 int ms_json_write_diff(FILE *out, const ms_diff *d, const ms_diff_labels *labels, json_t *gate)

@@ -6,9 +6,12 @@
 #include <jansson.h>
 #include "../model/model.h"
 
-/* How each run is named in the headings ("run 3", "r1.result"). */
+/* How each run is named in the headings ("run 3", "r1.result"), its hierarchy in one line
+ * (ms_model_config_summary, NULL unknown) and how it was made ("run", "resim of DIR", NULL). */
 typedef struct {
     const char *label[2];
+    const char *config[2];
+    const char *origin[2];
 } ms_diff_labels;
 
 /* Totals of both runs, then the cells, data bins and code bins whose stall changed most

@@ -17,4 +17,7 @@ int ms_report_html(FILE *out, const ms_model *m, const char *title, char *err, s
 /* The comparison page of two runs (see ms_model_diff). Returns 0, or -1 with err. */
 int ms_report_html_diff(FILE *out, const ms_diff *d, const ms_diff_labels *labels, char *err, size_t errlen);
 
+/* Text for element content or a quoted attribute value, HTML-escaped. */
+void ms_html_put_escaped(FILE *out, const char *s);
+
 #endif

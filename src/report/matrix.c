@@ -135,9 +135,20 @@ static void print_totals(FILE *out, const ms_model *m)
         fprintf(out, "*** INCOMPLETE: %s ***\n",
                 m->incomplete_reason ? ms_term(m->incomplete_reason) : "the run did not finish normally");
     print_program(out, m);
+    char summary[256];
+    ms_model_config_summary(m, summary, sizeof summary);
+    fprintf(out, "Hierarchy: %s", ms_term(summary));
+    if (m->origin) fprintf(out, " (memspy %s)", ms_term(m->origin));
+    fputc('\n', out);
     fprintf(out, "Cache%s%s:\n", m->config.preset[0] ? " preset " : "", ms_term(m->config.preset));
     ms_fmt_hierarchy(out, &m->config, "  ");
     fprintf(out, "Total Memory Stall Time: %s cycles\n", ms_fmt_count(ms_counters_stall(t)).s);
+    if (m->ideal_cycles > 0) { /* MTOOL then MemSpy: ideal-memory cycles + simulated stall */
+        double stall = (double)ms_counters_stall(t), est = m->ideal_cycles + stall;
+        fprintf(out, "Estimated Execution Time: %s cycles (ideal memory %s on %s + stall); memory stall %.1f%%\n",
+                ms_fmt_count((uint64_t)est).s, ms_fmt_count((uint64_t)m->ideal_cycles).s,
+                m->ideal_cpu ? m->ideal_cpu : "?", est > 0 ? 100.0 * stall / est : 0);
+    }
     fprintf(out, "Overall Miss Rate (L1): %.1f%%\n", ms_pct(misses, refs));
     fprintf(out, "Total References: %s\n", ms_fmt_count(refs).s);
     fprintf(out, "  -Reads: %s (%.1f%%)  -Writes: %s (%.1f%%)\n", ms_fmt_count(t->reads).s, ms_pct(t->reads, refs),

@@ -82,4 +82,11 @@ typedef struct {
 int ms_report_annotate(FILE *out, const ms_model *m, const char *file, const ms_annotate_opts *opts, char *err,
                        size_t errlen);
 
+/* MTOOL's result as text: Figure 2's summary, coverage, then the first top mobjects by
+ * memory overhead (untimable ones marked so, with no overhead). Returns 0 or -1. */
+int ms_report_mtool(FILE *out, const ms_mtool_result *r, size_t top);
+/* MTOOL's Figure 4 as a self-contained HTML page: the mobjects' histogram, each bar split into
+ * estimated time and memory overhead, linking to its source lines highlighted. 0 or -1. */
+int ms_report_mtool_html(FILE *out, const ms_mtool_result *r, const char *title);
+
 #endif

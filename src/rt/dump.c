@@ -316,6 +316,8 @@ void ms_dump(uint32_t exit_kind, int32_t exit_value, int from_signal)
             put_bins(&w);
             put_contexts(&w);
             ms_blocks_put_raw(&w);
+            ms_sample_put_raw(&w);
+            ms_calls_put_raw(&w);
             if (complete) { /* else another thread may be inside the simulator */
                 put_counters(&w, ms_events_sim());
                 put_evictions(&w, ms_events_sim());

@@ -48,8 +48,8 @@
 
 /* Site kinds: how many words a site reads from the buffer and what it records. */
 enum {
-    MSPLUG_K_READ = 1,         /* 1 word: address; a read of size bytes */
-    MSPLUG_K_WRITE = 2,        /* 1 word: address; a write of size bytes */
+    MSPLUG_K_READ = 1,         /* 1 word: address; a read of size bytes (address 0: none, a masked-off lane) */
+    MSPLUG_K_WRITE = 2,        /* 1 word: address; a write of size bytes (address 0: none) */
     MSPLUG_K_ATOMIC_LOAD = 3,  /* 1 word: an atomic load (a read) */
     MSPLUG_K_ATOMIC_STORE = 4, /* 1 word: an atomic store (a write) */
     MSPLUG_K_ATOMIC_RMW = 5,   /* 1 word: read-modify-write (exchange, fetch-op, compare-exchange) */
@@ -96,6 +96,11 @@ static inline uint32_t msplug_site_words(uint32_t kind)
 /* A block word: the descriptor's address with bits 62 and 63 set (a group header has only 63). */
 #define MSPLUG_BLOCK_TAG (3ull << 62)
 #define MSPLUG_NO_LOOP 0xffffu
+/* A call word (calls of other functions, builtins excepted, in the body and the counting
+ * copy): the caller block's descriptor address with bits 61-63 set, then one word, the
+ * callee's address (the function pointer for an indirect or virtual call), in a reservation
+ * of two words just before the call. The runtime counts (caller block, callee) pairs. */
+#define MSPLUG_CALL_TAG (7ull << 61)
 
 /* info of a block descriptor: the index of its innermost loop in the function's loop table
  * (MSPLUG_NO_LOOP: none), the memory operations instrumented in it, its GIMPLE statements. */
@@ -151,6 +156,12 @@ typedef struct {
 #define MSPLUG_SYM_ENTRY "__memspy_func_entry"
 #define MSPLUG_SYM_EXIT "__memspy_func_exit"
 #define MSPLUG_SYM_REGISTER "__memspy_register_pcs"
+#define MSPLUG_SYM_REGISTER_LLVM "__memspy_register_llvm"
+#define MSPLUG_SYM_PLAIN "__memspy_plain"
+/* Values of __memspy_plain. */
+#define MSPLUG_RUN_CAPTURE 0
+#define MSPLUG_RUN_PLAIN 1
+#define MSPLUG_RUN_COUNT 2
 #define MSPLUG_SYM_REGISTER_BLOCKS "__memspy_register_blocks"
 
 #ifndef MSPLUG_NO_DECLS
@@ -162,8 +173,14 @@ void __memspy_flush(void);
 /* Function entry (caller_ra: the function's return address) and exit: the shadow call stack. */
 void __memspy_func_entry(void *caller_ra);
 void __memspy_func_exit(void);
+/* Which version of each versioned function runs (MSPLUG_RUN_*), read once per call at its
+ * entry: the instrumented body (0), the plain copy (MEMSPY_MODE=time) or the counting copy,
+ * which has block words only (MEMSPY_MODE=count). */
+extern int __memspy_plain;
 /* A constructor per instrumented translation unit: the module's (pc, site) pairs. */
 void __memspy_register_pcs(const msplug_pc_pair *begin, const msplug_pc_pair *end);
+/* The same for a module of the LLVM pass plugin (the run's notes name the plugin). */
+void __memspy_register_llvm(const msplug_pc_pair *begin, const msplug_pc_pair *end);
 /* A constructor per instrumented translation unit: the module's (pc, block) pairs. */
 void __memspy_register_blocks(const msplug_pc_pair *begin, const msplug_pc_pair *end);
 #endif

@@ -30,11 +30,14 @@
 #include <stddef.h>
 
 __thread uint64_t __memspy_buf[1 + MSPLUG_BUF_WORDS] __attribute__((tls_model("initial-exec")));
+int __memspy_plain;
 
 /* The buffer count at which memcpy/memset last claimed a plugin copy (ms_plug_claim). */
 static __thread uint64_t claimed __attribute__((tls_model("initial-exec")));
 
-static volatile uint32_t plug_modules; /* 1 once some instrumented unit registered */
+/* Bits of the plugins whose units registered: PLUG_GCC, PLUG_LLVM. */
+enum { PLUG_GCC = 1, PLUG_LLVM = 2 };
+static volatile uint32_t plug_modules;
 static volatile uint64_t plug_sites;
 volatile int ms_tsan_seen;
 
@@ -76,9 +79,13 @@ static void emit(const sink *k, uint64_t addr, uint64_t len, uint32_t write, uin
 static void record_site(const sink *k, uint32_t kind, uint32_t size, const uint64_t *w, uintptr_t pc)
 {
     switch (kind) {
-    case MSPLUG_K_READ:
-    case MSPLUG_K_ATOMIC_LOAD: emit(k, w[0], size, 0, pc); break;
+    case MSPLUG_K_READ: /* address 0: a masked-off lane of a gather (LLVM plugin) */
+        if (w[0]) emit(k, w[0], size, 0, pc);
+        break;
     case MSPLUG_K_WRITE:
+        if (w[0]) emit(k, w[0], size, MS_EV_WRITE, pc);
+        break;
+    case MSPLUG_K_ATOMIC_LOAD: emit(k, w[0], size, 0, pc); break;
     case MSPLUG_K_ATOMIC_STORE: emit(k, w[0], size, MS_EV_WRITE, pc); break;
     case MSPLUG_K_ATOMIC_RMW:
         emit(k, w[0], size, 0, pc);
@@ -102,10 +109,26 @@ static void parse(const uint64_t *b, uint64_t used, const ms_thread *t, const si
 {
     if (used > MSPLUG_BUF_WORDS) used = MSPLUG_BUF_WORDS;
     uint64_t i = 1, end = used + 1;
+    /* block words are counted by runs of the same block (a loop of one block fills the
+     * buffer with its word): one update per run, not a chain of dependent increments */
+    uint64_t run_word = 0, run = 0;
     while (i < end) {
         uint64_t h = b[i++];
+        if ((h & MSPLUG_CALL_TAG) == MSPLUG_CALL_TAG) { /* a call: the callee's address follows */
+            if (i < end && t->data)
+                ms_calls_count(t->data, (const msplug_block *)(uintptr_t)(h & ~MSPLUG_CALL_TAG), b[i]);
+            i++;
+            continue;
+        }
         if ((h & MSPLUG_BLOCK_TAG) == MSPLUG_BLOCK_TAG) { /* a block executed */
-            if (t->data) ms_blocks_count(t->data, (const msplug_block *)(uintptr_t)(h & ~MSPLUG_BLOCK_TAG));
+            if (h == run_word) {
+                run++;
+                continue;
+            }
+            if (run && t->data)
+                ms_blocks_count(t->data, (const msplug_block *)(uintptr_t)(run_word & ~MSPLUG_BLOCK_TAG), run);
+            run_word = h;
+            run = 1;
             continue;
         }
         /* Not a header: the rest of a group an instrumented signal handler cut; skipped. */
@@ -133,6 +156,7 @@ static void parse(const uint64_t *b, uint64_t used, const ms_thread *t, const si
             s++;
         }
     }
+    if (run && t->data) ms_blocks_count(t->data, (const msplug_block *)(uintptr_t)(run_word & ~MSPLUG_BLOCK_TAG), run);
 }
 
 void ms_plug_drain(void)
@@ -142,7 +166,9 @@ void ms_plug_drain(void)
     b[0] = 0; /* first: ms_record below drains again only if new records came */
     claimed = 0;
     ms_thread *t = &ms_tls;
-    if (!used || !ms_thread_can_record(t)) return;
+    /* time mode: the records of functions that could not be versioned are dropped (their
+     * counts would be a part of the program's only) */
+    if (!used || __memspy_plain == MSPLUG_RUN_PLAIN || !ms_thread_can_record(t)) return;
     sink k = { NULL, NULL, NULL, 0 };
     parse(b, used, t, &k);
 }
@@ -152,7 +178,7 @@ void ms_plug_drain_data(ms_thread_data *d, uint32_t *nev, int sim_try)
     uint64_t *b = d->plug_buf;
     if (!b) return;
     uint64_t used = __atomic_exchange_n(&b[0], 0, __ATOMIC_ACQ_REL);
-    if (!used) return;
+    if (!used || __memspy_plain == MSPLUG_RUN_PLAIN) return;
     ms_thread *owner = (ms_thread *)(void *)((char *)nev - offsetof(ms_thread, nev));
     sink k = { owner, d, nev, sim_try };
     parse(b, used, owner, &k);
@@ -192,13 +218,14 @@ int ms_plug_claim(uintptr_t dst, uintptr_t src, size_t n, int set)
     return 0;
 }
 
-void __memspy_register_pcs(const msplug_pc_pair *begin, const msplug_pc_pair *end)
+/* Write the pcs of a module's (pc, site) pairs into its sites, once per module. */
+static void register_pcs(const msplug_pc_pair *begin, const msplug_pc_pair *end, uint32_t plugin)
 {
     /* Every translation unit of a module passes the module's whole section: once is enough. */
     static const msplug_pc_pair *seen[256];
     static uint32_t nseen;
     ms_runtime_init(); /* a library's constructors may run code before the runtime's own */
-    plug_modules = 1;
+    plug_modules = plug_modules | plugin;
     if (!begin || begin >= end) return;
     for (uint32_t i = 0; i < nseen; i++)
         if (seen[i] == begin) return;
@@ -210,11 +237,32 @@ void __memspy_register_pcs(const msplug_pc_pair *begin, const msplug_pc_pair *en
     plug_sites = plug_sites + (uint64_t)(end - begin);
 }
 
+void __memspy_register_pcs(const msplug_pc_pair *begin, const msplug_pc_pair *end)
+{
+    register_pcs(begin, end, PLUG_GCC);
+}
+
+void __memspy_register_llvm(const msplug_pc_pair *begin, const msplug_pc_pair *end)
+{
+    register_pcs(begin, end, PLUG_LLVM);
+}
+
 const char *ms_instrumentation_note(void)
 {
-    if (plug_modules && ms_tsan_seen)
-        return "instrumentation: memspy gcc plugin and ThreadSanitizer hooks (mixed objects)";
-    if (plug_modules) return "instrumentation: memspy gcc plugin (inline capture after vectorisation)";
+    static const char *const alone[4] = {
+        NULL,
+        "instrumentation: memspy gcc plugin (inline capture after vectorisation)",
+        "instrumentation: memspy llvm plugin (inline capture after vectorisation)",
+        "instrumentation: memspy gcc and llvm plugins (inline capture after vectorisation)",
+    };
+    static const char *const mixed[4] = {
+        NULL,
+        "instrumentation: memspy gcc plugin and ThreadSanitizer hooks (mixed objects)",
+        "instrumentation: memspy llvm plugin and ThreadSanitizer hooks (mixed objects)",
+        "instrumentation: memspy gcc and llvm plugins and ThreadSanitizer hooks (mixed objects)",
+    };
+    uint32_t m = plug_modules & 3;
+    if (m) return ms_tsan_seen ? mixed[m] : alone[m];
     if (ms_tsan_seen) return "instrumentation: ThreadSanitizer hooks (-fsanitize=thread)";
     return NULL;
 }

@@ -100,6 +100,7 @@ typedef struct ms_thread_data {
     uint64_t *blk_pending; /* executions since the last WORK events */
     uint32_t *blk_list;    /* ids with a pending count, in first-execution order */
     uint32_t blk_npending, blk_cap;
+    struct ms_call_table *calls; /* call edges (calls.c), NULL until the first */
 } ms_thread_data;
 
 typedef struct {
@@ -484,14 +485,16 @@ extern int ms_count_only;
 uint32_t ms_blocks_registered(void);
 /* Make room for block id in d's arrays (the calling thread owns d). Returns 0 or -1. */
 int ms_blocks_grow(ms_thread_data *d, uint32_t id);
-/* One execution of block b by the thread owning d (the drain's hot path). */
-MS_HOT void ms_blocks_count(ms_thread_data *d, const msplug_block *b)
+/* n executions of block b by the thread owning d (the drain's hot path: a run of one block's
+ * words is counted at once). */
+MS_HOT void ms_blocks_count(ms_thread_data *d, const msplug_block *b, uint64_t n)
 {
     uint64_t id1 = b->id;
     if (MS_UNLIKELY(!id1)) return; /* its module's constructor has not run yet */
     uint32_t id = (uint32_t)(id1 - 1);
     if (MS_UNLIKELY(id >= d->blk_cap) && ms_blocks_grow(d, id) < 0) return;
-    if (d->blk_pending[id]++ == 0) d->blk_list[d->blk_npending++] = id;
+    if (d->blk_pending[id] == 0) d->blk_list[d->blk_npending++] = id;
+    d->blk_pending[id] += n;
 }
 /* Threads mode: t's pending block counts as WORK events into its buffer, then cleared. */
 void ms_blocks_emit_work(ms_thread *t);
@@ -499,6 +502,18 @@ void ms_blocks_emit_work(ms_thread *t);
 void ms_blocks_fold(ms_thread_data *d);
 /* The raw sections BLOCKS and LOOPS (totals over every thread); nothing if no block. */
 void ms_blocks_put_raw(ms_raw_writer *w);
+
+/* MTOOL's pc sampler (sample.c): armed by MEMSPY_SAMPLE_NS at activation; stopped and written
+ * as MS_RAW_SAMPLES at the dump. */
+void ms_sample_init(void);
+void ms_sample_stop(void);
+void ms_sample_put_raw(ms_raw_writer *w);
+/* ---- calls.c: call edges of plugin-instrumented code ---- */
+
+/* One call of callee (a function's address) from block caller by the thread owning d. */
+void ms_calls_count(ms_thread_data *d, const msplug_block *caller, uint64_t callee);
+/* The MS_RAW_CALLS section: every thread's pairs merged, sorted by caller block and callee. */
+void ms_calls_put_raw(ms_raw_writer *w);
 
 /* The instrumentation the program's objects used, as a note for the raw profile; NULL if
  * none was seen. */

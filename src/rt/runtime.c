@@ -249,10 +249,14 @@ static void activate(const char *dir)
     if (record_dir && *record_dir && ms_rec_init(record_dir) < 0)
         fprintf(stderr, "memspy: MEMSPY_RECORD_DIR is too long: not recording\n");
     const char *mode = getenv("MEMSPY_MODE");
-    if (mode && !strcmp(mode, "count"))
+    if (mode && !strcmp(mode, "count")) {
         ms_count_only = 1;
-    else if (mode && *mode && strcmp(mode, "simulate"))
-        fprintf(stderr, "memspy: unknown MEMSPY_MODE '%s' (count or simulate): simulating\n", mode);
+        __memspy_plain = MSPLUG_RUN_COUNT; /* versioned functions run their counting copies */
+    } else if (mode && !strcmp(mode, "time")) {
+        ms_count_only = 1;
+        __memspy_plain = MSPLUG_RUN_PLAIN; /* versioned functions run their uninstrumented copies */
+    } else if (mode && *mode && strcmp(mode, "simulate"))
+        fprintf(stderr, "memspy: unknown MEMSPY_MODE '%s' (count, time or simulate): simulating\n", mode);
     const char *threads = getenv("MEMSPY_THREADS");
     if (threads && !strcmp(threads, "1")) ms_threads_mode_start();
     ms_threads_init();
@@ -262,6 +266,7 @@ static void activate(const char *dir)
     ms_globals_init();
     on_exit(at_exit, NULL);
     ms_signals_init();
+    ms_sample_init();
     __atomic_store_n(&ms_rt_on, 1, __ATOMIC_RELEASE);
 }
 

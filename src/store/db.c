@@ -55,6 +55,9 @@ static const char *const MIGRATIONS[MS_DB_SCHEMA_VERSION] = {
     " full_name TEXT NOT NULL,"
     " PRIMARY KEY (edit_id, position));"
     "CREATE INDEX bin_edits_program ON bin_edits(program_key);",
+
+    "ALTER TABLE runs ADD COLUMN hierarchy TEXT;"
+    "ALTER TABLE runs ADD COLUMN origin TEXT;",
 };
 
 int ms_db_fail(const ms_db *db, const char *prefix, char *err, size_t errlen)

@@ -171,8 +171,8 @@ int ms_db_store(ms_db *db, const ms_model *m, int *run_id, char *err, size_t err
 {
     static const char *const WHAT = "cannot store the run in";
     static const char SQL[] = "INSERT INTO runs (time, program, args, cwd, memspy_version, wall_seconds, refs, misses,"
-                              " stall_cycles, incomplete, model, git_commit, program_key, model_encoding)"
-                              " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'zstd')";
+                              " stall_cycles, incomplete, model, git_commit, program_key, model_encoding,"
+                              " hierarchy, origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'zstd', ?, ?)";
     if (writable(db, WHAT, err, errlen) < 0) return -1;
     void *blob = NULL;
     size_t blob_len = 0;
@@ -206,6 +206,10 @@ int ms_db_store(ms_db *db, const ms_model *m, int *run_id, char *err, size_t err
         sqlite3_bind_blob(st, 11, blob, (int)blob_len, SQLITE_STATIC);
         bind_text(st, 12, m->git_commit);
         bind_text(st, 13, key);
+        char hierarchy[256];
+        ms_model_config_summary(m, hierarchy, sizeof hierarchy);
+        bind_text(st, 14, hierarchy);
+        bind_text(st, 15, m->origin);
         if ((sql_rc = sqlite3_step(st)) == SQLITE_DONE) {
             *run_id = (int)sqlite3_last_insert_rowid(db->h);
             rc = 0;
@@ -420,11 +424,12 @@ static char *column_strdup(sqlite3_stmt *st, int col)
 int ms_db_list(ms_db *db, ms_run_info **runs, size_t *n, char *err, size_t errlen)
 {
     const char *sql =
-        db->version >= 2
-            ? "SELECT id, time, program, args, cwd, git_commit, memspy_version, wall_seconds, refs, misses,"
-              " stall_cycles, incomplete FROM runs ORDER BY id"
-            : "SELECT id, time, program, args, cwd, NULL, memspy_version, wall_seconds, refs, misses,"
-              " stall_cycles, incomplete FROM runs ORDER BY id";
+        db->version >= 3   ? "SELECT id, time, program, args, cwd, git_commit, memspy_version, wall_seconds,"
+                             " refs, misses, stall_cycles, incomplete, hierarchy, origin FROM runs ORDER BY id"
+        : db->version >= 2 ? "SELECT id, time, program, args, cwd, git_commit, memspy_version, wall_seconds,"
+                             " refs, misses, stall_cycles, incomplete, NULL, NULL FROM runs ORDER BY id"
+                           : "SELECT id, time, program, args, cwd, NULL, memspy_version, wall_seconds,"
+                             " refs, misses, stall_cycles, incomplete, NULL, NULL FROM runs ORDER BY id";
     sqlite3_stmt *st = NULL;
     *runs = NULL;
     *n = 0;
@@ -451,6 +456,8 @@ int ms_db_list(ms_db *db, ms_run_info **runs, size_t *n, char *err, size_t errle
         r->misses = (uint64_t)sqlite3_column_int64(st, 9);
         r->stall_cycles = (uint64_t)sqlite3_column_int64(st, 10);
         r->incomplete = sqlite3_column_int(st, 11) != 0;
+        r->hierarchy = column_strdup(st, 12);
+        r->origin = column_strdup(st, 13);
     }
     sqlite3_finalize(st);
     if (step != SQLITE_DONE) {
@@ -470,6 +477,8 @@ void ms_run_infos_free(ms_run_info *runs, size_t n)
         free(runs[i].cwd);
         free(runs[i].git_commit);
         free(runs[i].memspy_version);
+        free(runs[i].hierarchy);
+        free(runs[i].origin);
     }
     free(runs);
 }

@@ -20,6 +20,8 @@ typedef struct {
     int id;       /* 1, 2, ... in the order stored */
     int64_t time; /* unix seconds the run started */
     char *program, *args, *cwd, *git_commit, *memspy_version;
+    char *hierarchy, *origin; /* ms_model_config_summary and the model's origin; NULL for runs
+                               * stored before schema 3 */
     double wall_seconds;
     uint64_t refs, misses, stall_cycles;
     bool incomplete;

@@ -12,7 +12,7 @@
  *   1  table runs: the listing columns and the model as JSON text (column model)
  *   2  runs.git_commit, runs.program_key, runs.model_encoding ('json' or 'zstd': the JSON
  *      compressed with zstd); tables bin_edits and bin_edit_members (renames, combinations) */
-#define MS_DB_SCHEMA_VERSION 2
+#define MS_DB_SCHEMA_VERSION 3 /* 3: runs.hierarchy, runs.origin */
 
 struct ms_db {
     sqlite3 *h;

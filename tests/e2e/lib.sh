@@ -9,6 +9,8 @@ CC_NAME=$3
 OPT=$4
 MEMSPY="$BUILD_DIR/bin/memspy"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/memspy-e2e.XXXXXX")
+# llvm-mca block costs (memspy run, memspy mtool) are cached in the test's scratch, not in ~/.cache
+export XDG_CACHE_HOME="$WORK/cache"
 trap 'chmod -R u+w "$WORK" 2>/dev/null; rm -rf "$WORK"' EXIT
 cd "$WORK"
 # Each test stores its runs in its own database.

@@ -2,7 +2,7 @@
 # MemSpy Figure 1-3: blocked matrix multiply, N=295, B=64, the paper's 32 KiB cache.
 # Finding: Y in BlkMultiply holds most of the stall; its misses are replacements, mostly
 # caused by Y itself (self-interference).
-# matrix: gcc:-O0 gcc:-O2 clang:-O0 clang:-O2
+# matrix: gcc:-O0 gcc:-O2 clang:-O0 clang:-O2 clang:-O3
 . "$1/tests/e2e/lib.sh"
 cc_build blkmatmul "$SRC_DIR/examples/blkmatmul/blkmatmul.c"
 run_memspy r.json --preset memspy92 -- ./blkmatmul 295 64

@@ -33,7 +33,7 @@ grep -q '^depprog: .*util.c' depprog.d || fail "depprog.d: $(head -1 depprog.d 2
 
 # The link line never carries -fsanitize=thread or the plugin; compile lines always carry one.
 MEMSPY_CC_VERBOSE=1 "$BIN/memspy-cc" $OPT main.c util.c -o verbose 2>verbose.log
-[ "$(grep -Ec '^memspy-cc: .* (-fsanitize=thread|-fplugin=[^ ]*memspy_gcc.so) .* -c .*\.c -o ' verbose.log)" = 2 ] ||
+[ "$(grep -Ec '^memspy-cc: .* (-fsanitize=thread|-fplugin=[^ ]*memspy_gcc.so|-fpass-plugin=[^ ]*memspy_llvm.so) .* -c .*\.c -o ' verbose.log)" = 2 ] ||
   fail "expected 2 instrumented compile steps in: $(cat verbose.log)"
 grep '^memspy-cc: .*--whole-archive' verbose.log | grep -Eq 'fsanitize|fplugin' &&
   fail "link step has -fsanitize or -fplugin: $(cat verbose.log)"
@@ -106,6 +106,9 @@ expect_error "compiler 'no-such-cc' not found" env MEMSPY_CC=no-such-cc "$BIN/me
 MEMSPY_INSTRUMENT=tsan MEMSPY_LIBDIR="$WORK/none" "$BIN/memspy-cc" $OPT -c util.c -o alone.o
 if [ -f "$LIBDIR/memspy_gcc.so" ] && [ "$CC_FAMILY" = gcc ]; then
   expect_error "plugin $WORK/none/memspy_gcc.so cannot be read" env MEMSPY_LIBDIR="$WORK/none" "$BIN/memspy-cc" -c util.c
+fi
+if [ -f "$LIBDIR/memspy_llvm.so" ] && [ "$CC_FAMILY" = clang ]; then
+  expect_error "plugin $WORK/none/memspy_llvm.so cannot be read" env MEMSPY_LIBDIR="$WORK/none" "$BIN/memspy-cc" -c util.c
 fi
 
 # The compiler's failure status comes back, and nothing is left behind.

@@ -2,7 +2,7 @@
 # Cross-interference: a and b fit in the cache together but map onto the same sets.
 # Finding: each array's replacements are caused mostly by the other, and they are conflict
 # misses, not capacity; padding b removes them.
-# matrix: gcc:-O0 gcc:-O2 clang:-O0 clang:-O2
+# matrix: gcc:-O0 gcc:-O2 clang:-O0 clang:-O2 clang:-O3
 . "$1/tests/e2e/lib.sh"
 cc_build crossint "$SRC_DIR/examples/crossint/crossint.c"
 run_memspy r.json --preset memspy92 -- ./crossint 200

@@ -26,11 +26,16 @@ if cmp -s r2.json latest.json; then echo "ok   - report without RUN is the lates
 if cmp -s db1.lst file1.lst; then echo "ok   - matrix of run 1 = matrix of its result file"; else
     echo "FAIL - matrices differ"; FAILS=$((FAILS + 1)); fi
 
-# memspy runs: one line per run with the totals.
+# memspy runs: per run a line with the totals (formatted as in the other views) and the command,
+# and a line with the hierarchy and how the run was made.
 "$MEMSPY" runs >runs.lst
-expect "runs lists two runs" "$(tail -n +2 runs.lst | wc -l)" 2
-expect "run 1 line: refs misses stall program" "$(awk '$1 == 1 { print $4, $5, $6, $7, $8, $9 }' runs.lst)" \
-    "$(value r1.json '"\(.totals.refs) \(.totals.misses) \(.totals.stall_cycles)"') ./blk 120 32"
+"$MEMSPY" report 1 >rep1.txt
+expect "runs lists two runs" "$(awk '$1 ~ /^[0-9]+$/' runs.lst | wc -l)" 2
+expect "run 1 line: the program and its arguments" "$(awk '$1 == 1 { print $7, $8, $9 }' runs.lst)" "./blk 120 32"
+expect "run 1's stall as the report prints it" "$(awk '$1 == 1 { print $6 }' runs.lst)" \
+    "$(grep '^Total Memory Stall Time' rep1.txt | awk '{ print $5 }')"
+expect "run 1's hierarchy and origin on the next line" \
+    "$(awk 'p { print; exit } $1 == 1 { p = 1 }' runs.lst | sed 's/^ *//')" "$(grep '^Hierarchy:' rep1.txt | sed 's/^Hierarchy: //')"
 
 # fullname
 expect "fullname of double*.Y" "$("$MEMSPY" fullname 1 'double*.Y')" "$(value r1.json '.data[] | select(.name == "double*.Y") | .full_name')"

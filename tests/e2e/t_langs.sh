@@ -14,9 +14,11 @@ run_memspy x.json -- ./unwindxx
 check "C++: new Node() named Node*.made" x.json '.data | any(.name == "Node*.made" and .kind == "heap" and .bytes == 64)'
 check "C++: after exceptions the call path is main > make_node" x.json \
   '.data[] | select(.name == "Node*.made") | .full_name | test("^main:[0-9]+>make_node:[0-9]+>Node\\*\\.made$")'
+# (its own stack frame aside: at -O0 clang's plugin also sees the stores of its parameters)
 check "C++: a member function's code bin is stats::Accumulator::add, 100 writes" x.json \
   '[.code[] | select(.name == "stats::Accumulator::add") | .id] as $c | ($c | length) == 1 and
-   ([.bins[] | select(.code == $c[0]) | .writes] | add) == 100'
+   [.data[] | select(.name | startswith("stack:")) | .id] as $st |
+   ([.bins[] | select(.code == $c[0]) | select([.data] | inside($st) | not) | .writes] | add) == 100'
 check "C++: the vector's storage is one heap bin of 8000 bytes allocated from main" x.json \
   '[.data[] | select(.kind == "heap" and .bytes == 8000 and (.full_name | startswith("main:")))] | length == 1'
 check "C++: std::vector<double> samples(1000) is named vector<double>.samples" x.json \

@@ -2,7 +2,7 @@
 # Migratory sharing: a one-line record updated read-modify-write under a mutex by 4 threads in
 # turn. Findings: the record's dominant access pattern is migratory (> 50% of its coherence
 # misses); its invalidations are true sharing, made with the lock held.
-# matrix: gcc:-O0 gcc:-O2 clang:-O0 clang:-O2
+# matrix: gcc:-O0 gcc:-O2 clang:-O0 clang:-O2 clang:-O3
 . "$1/tests/e2e/lib.sh"
 cc_build migratory "$SRC_DIR/examples/migratory/migratory.c" -pthread
 run_memspy r.json --preset memspy92 -- ./migratory 4 2000

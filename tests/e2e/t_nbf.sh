@@ -7,7 +7,7 @@
 # line's f misses are coherence misses; the serialized and
 # round-robin updates cut f's invalidations more than 10x; the interleaved and piped
 # simulations differ at least 10x in f's in-region true-sharing invalidations (ccSIM Fig. 4).
-# matrix: gcc:-O0 gcc:-O2 clang:-O0 clang:-O2
+# matrix: gcc:-O0 gcc:-O2 clang:-O0 clang:-O2 clang:-O3
 . "$1/tests/e2e/lib.sh"
 need_openmp
 export OMP_NUM_THREADS=4

@@ -6,7 +6,7 @@
 # with the OS schedule while recording: the thresholds leave room (typically 3x, 1.38x, and
 # 53% / 69% of x's / Ready's misses are coherence misses, but on a loaded machine where the
 # threads barely overlap and hardly spin, far fewer).
-# matrix: gcc:-O0 gcc:-O2 clang:-O0 clang:-O2
+# matrix: gcc:-O0 gcc:-O2 clang:-O0 clang:-O2 clang:-O3
 . "$1/tests/e2e/lib.sh"
 cc_build ptri "$SRC_DIR/examples/ptri/ptri.c" -pthread
 run_memspy seq.json --preset memspy92 -- ./ptri 1 10000 4 200

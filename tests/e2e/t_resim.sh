@@ -34,6 +34,19 @@ same "without cache options resim uses the recorded hierarchy" rec.json default.
 run_memspy x86.json --preset x86 -- ./blkmatmul 120 32
 "$MEMSPY" resim --preset x86 --interleave piped --json rx86.json -o rx86.txt rec
 same "resim --preset x86 equals a fresh run under x86" x86.json rx86.json
+# how each run was made, and its hierarchy in one line (report, diff)
+check "a run says it was made by memspy run" rec.json '.run.origin == "run"'
+check "a resim names the recording it re-simulated" rx86.json '.run.origin == "resim of rec"'
+expect "the report's hierarchy line: preset, levels, origin" "$(grep '^Hierarchy:' rx86.txt)" \
+  "Hierarchy: x86: L1 32K/8 L2 1M/16 L3 2M/16, 64B lines (memspy resim of rec)"
+"$MEMSPY" diff rec.json.result x86.json.result >hdiff.txt
+expect "diff shows both hierarchies" "$(grep -c '^     memspy92: L1 32K/dm, 64B lines (memspy run)$\|^     x86: L1 32K/8 L2 1M/16 L3 2M/16, 64B lines (memspy run)$' hdiff.txt)" 2
+expect "diff warns that the hierarchies differ" "$(grep -c '^Warning: the two runs simulated different hierarchies' hdiff.txt)" 1
+"$MEMSPY" diff --json rec.json.result x86.json.result >hdiff.json
+check "diff --json: hierarchies and origins, and the difference flagged" hdiff.json \
+  '.hierarchies_differ == true and .runs[0].hierarchy == "memspy92: L1 32K/dm, 64B lines" and .runs[1].origin == "run"'
+"$MEMSPY" diff rec.json.result rec.json.result >sdiff.txt
+expect "no warning for one hierarchy" "$(grep -c '^Warning' sdiff.txt)" 0
 check "x86 and memspy92 differ (the hierarchy was really changed)" rx86.json \
   "$(jq .totals.misses rec.json) as \$m | .totals.misses != \$m and (.totals.levels | length) == 3"
 

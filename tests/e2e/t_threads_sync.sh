@@ -7,7 +7,7 @@
 # trylock). Without MEMSPY_THREADS the run switches to threads mode at the first
 # pthread_create: the prefix is simulated in process (counted in the raw file, with a note)
 # and the streams start there; without MEMSPY_RECORD_DIR it stays simulated in process.
-# matrix: gcc:-O0 gcc:-O2 clang:-O0 clang:-O2
+# matrix: gcc:-O0 gcc:-O2 clang:-O0 clang:-O2 clang:-O3
 . "$1/tests/e2e/lib.sh"
 RT="$SRC_DIR/tests/e2e/rt"
 . "$RT/threads_lib.sh"

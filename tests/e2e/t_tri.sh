@@ -1,7 +1,7 @@
 #!/bin/sh
 # MemSpy section 4, sequential tri: sparse lower-triangular solve in compressed row format.
 # Finding: M.nz dominates the stall and its misses are mostly first-reference (cold) misses.
-# matrix: gcc:-O0 gcc:-O2 clang:-O0 clang:-O2
+# matrix: gcc:-O0 gcc:-O2 clang:-O0 clang:-O2 clang:-O3
 . "$1/tests/e2e/lib.sh"
 # Built from the source tree with a relative path and run elsewhere: the names still come
 # from the source (found through DWARF's compilation directory).

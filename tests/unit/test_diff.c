@@ -108,7 +108,7 @@ static void test_text(const ms_diff *d)
     char *text = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&text, &len);
-    ms_diff_labels labels = { { "run 1", "run 2" } };
+    ms_diff_labels labels = { { "run 1", "run 2" }, { NULL, NULL }, { NULL, NULL } };
     CHECK_EQ(ms_report_diff(out, d, &labels, 3), 0);
     fclose(out);
     CHECK_CONTAINS(text, "Total Memory Stall Time         1000       445      -555 -55.5%\n");
@@ -125,7 +125,7 @@ static void test_text(const ms_diff *d)
 
 static void test_json(const ms_diff *d)
 {
-    ms_diff_labels labels = { { "a.result", "b.result" } };
+    ms_diff_labels labels = { { "a.result", "b.result" }, { NULL, NULL }, { NULL, NULL } };
     json_t *j = ms_diff_json(d, &labels);
     CHECK(j != NULL);
     json_t *first = json_array_get(json_object_get(j, "cells"), 0);

@@ -80,6 +80,16 @@ static void write_sample(int fd)
     ms_raw_put_u32(&w, 1);
     ms_raw_put_u64(&w, 0x5010);
     ms_raw_section_end(&w);
+    /* two call edges of block 1: to 0x7000 (3 times) and through a pointer to 0x7fff0000 */
+    ms_raw_section_begin(&w, MS_RAW_CALLS);
+    ms_raw_put_u32(&w, 2);
+    ms_raw_put_u32(&w, 1);
+    ms_raw_put_u64(&w, 0x7000);
+    ms_raw_put_u64(&w, 3);
+    ms_raw_put_u32(&w, 1);
+    ms_raw_put_u64(&w, 0x7fff0000);
+    ms_raw_put_u64(&w, 5000000000ull);
+    ms_raw_section_end(&w);
     /* a later section must leave the earlier ones alone */
     ms_raw_section_begin(&w, MS_RAW_STREAMS);
     ms_raw_put_str(&w, "/tmp/rec");
@@ -122,6 +132,12 @@ int main(void)
         CHECK(raw.blocks[1].first_line == 41 && raw.blocks[1].last_line == 49);
         CHECK(raw.loops[0].parent == UINT32_MAX && raw.loops[0].depth == 1 && raw.loops[0].header == 1);
         CHECK(raw.loops[0].pc == 0x5010);
+    }
+    CHECK(raw.ncalls == 2);
+    if (raw.ncalls == 2) {
+        CHECK(raw.calls[0].caller_block == 1 && raw.calls[0].callee_pc == 0x7000 && raw.calls[0].count == 3);
+        CHECK(raw.calls[1].caller_block == 1 && raw.calls[1].callee_pc == 0x7fff0000);
+        CHECK(raw.calls[1].count == 5000000000ull);
     }
     CHECK(raw.streams_dir && strcmp(raw.streams_dir, "/tmp/rec") == 0);
     ms_raw_free(&raw);

@@ -99,7 +99,7 @@ static void test_v1(const char *dir)
 
     /* Writable: backed up, migrated, run 1 intact, new runs and edits work on it. */
     CHECK_EQ_INT(ms_db_open(path, MS_DB_CREATE, &db, err, sizeof err), 0);
-    CHECK_EQ_INT(user_version(path), 2);
+    CHECK_EQ_INT(user_version(path), 3);
     CHECK_EQ_INT(user_version(bak), 1);
     if (db) {
         check_run1_is_fixture(db, fixture_json);
@@ -109,6 +109,16 @@ static void test_v1(const char *dir)
         CHECK_EQ_INT(ms_db_store(db, &m, &id, err, sizeof err), 0);
         CHECK_EQ_INT(id, 2);
         ms_model_free(&m);
+        /* Schema 3: the hierarchy in one line for runs stored since, none for the v1 run. */
+        ms_run_info *runs = NULL;
+        size_t n = 0;
+        CHECK_EQ_INT(ms_db_list(db, &runs, &n, err, sizeof err), 0);
+        CHECK_EQ(n, 2);
+        if (n == 2) {
+            CHECK(runs[0].hierarchy == NULL && runs[0].origin == NULL);
+            CHECK(runs[1].hierarchy != NULL && strchr(runs[1].hierarchy, ':') != NULL);
+        }
+        ms_run_infos_free(runs, n);
         /* The migration derived the v1 run's program key as ms_db_store does. */
         CHECK_EQ_INT(ms_db_rename(db, 1, "main:12>NewMatrix:30>Matrix.Y", "Y", err, sizeof err), 0);
         CHECK_EQ_INT(ms_db_load(db, 2, &m, err, sizeof err), 0);
@@ -129,7 +139,7 @@ static void test_v0(const char *dir)
     CHECK_EQ_INT(ms_db_open(path, MS_DB_READONLY, &db, err, sizeof err), -1);
     CHECK_CONTAINS(err, "no runs stored yet");
     CHECK_EQ_INT(ms_db_open(path, MS_DB_CREATE, &db, err, sizeof err), 0);
-    CHECK_EQ_INT(user_version(path), 2);
+    CHECK_EQ_INT(user_version(path), 3);
     if (db) {
         ms_model m;
         int id = 0;
@@ -172,8 +182,8 @@ static void test_refused(const char *dir)
     check_refused(other_app, " is not a memspy database");
     sql(no_runs, "PRAGMA application_id = 1297305689; CREATE TABLE other (id); PRAGMA user_version = 1;");
     check_refused(no_runs, " is not a memspy database");
-    sql(newer, "PRAGMA application_id = 1297305689; CREATE TABLE runs (id); PRAGMA user_version = 3;");
-    check_refused(newer, " was written by a newer memspy (schema 3)");
+    sql(newer, "PRAGMA application_id = 1297305689; CREATE TABLE runs (id); PRAGMA user_version = 4;");
+    check_refused(newer, " was written by a newer memspy (schema 4)");
     FILE *f = fopen(text, "w");
     for (int i = 0; f && i < 20; i++) fputs("not a database, just some notes\n", f);
     if (f) fclose(f);

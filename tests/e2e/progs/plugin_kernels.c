@@ -44,7 +44,9 @@ __attribute__((noinline)) void bump(long n) {
     for (long k = 0; k < n; k++) atomic_fetch_add(&counter, 1);
 }
 
-char big_src[4096], big_dst[4096], small_src[48], small_dst[48];
+/* line-aligned, so that a copy touches exactly 64 lines with every compiler */
+char big_src[4096] __attribute__((aligned(64))), big_dst[4096] __attribute__((aligned(64)));
+char small_src[48] __attribute__((aligned(64))), small_dst[48] __attribute__((aligned(64)));
 
 __attribute__((noinline)) void copies(int reps) {
     for (int r = 0; r < reps; r++) {

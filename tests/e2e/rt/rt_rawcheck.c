@@ -3,7 +3,10 @@
  *   <reads> <writes>     summed over the contexts of the HEAP bins whose objects are BYTES bytes each
  *   streams <dir or -> threads <threads seen>
  *   note <text>          (one line per note)
- * or, as `rt_rawcheck FILE bins`, one line per bin: <id> <kind number> <name or ->. */
+ * or, as `rt_rawcheck FILE bins`, one line per bin: <id> <kind number> <name or ->;
+ * or, as `rt_rawcheck FILE calls`, one line per call edge (MS_RAW_CALLS):
+ *   <caller block id> <caller block pc - 1> <callee pc> <count>
+ * pcs in hex, relative to the first module's load address (addr2line-ready for a PIE). */
 #include "format/raw.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +14,7 @@
 
 int main(int argc, char **argv) {
     if (argc != 3) {
-        fprintf(stderr, "usage: rt_rawcheck FILE BYTES|bins\n");
+        fprintf(stderr, "usage: rt_rawcheck FILE BYTES|bins|calls\n");
         return 2;
     }
     ms_raw raw;
@@ -19,6 +22,17 @@ int main(int argc, char **argv) {
     if (ms_raw_read(argv[1], &raw, err, sizeof err) != 0) {
         fprintf(stderr, "rt_rawcheck: %s\n", err);
         return 1;
+    }
+    if (strcmp(argv[2], "calls") == 0) {
+        uint64_t bias = raw.nmodules ? raw.modules[0].base : 0;
+        for (size_t i = 0; i < raw.ncalls; i++) {
+            const ms_raw_call *k = &raw.calls[i];
+            uint64_t pc = k->caller_block < raw.nblocks ? raw.blocks[k->caller_block].pc : 0;
+            printf("%u %llx %llx %llu\n", k->caller_block, (unsigned long long)(pc ? pc - 1 - bias : 0),
+                   (unsigned long long)(k->callee_pc - bias), (unsigned long long)k->count);
+        }
+        ms_raw_free(&raw);
+        return 0;
     }
     if (strcmp(argv[2], "bins") == 0) {
         for (size_t b = 0; b < raw.nbins; b++)

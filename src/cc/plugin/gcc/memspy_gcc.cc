@@ -41,55 +41,27 @@
  * Debugging: -fdump-tree-memspy shows each instrumented function after the pass (compare
  * with -fdump-tree-optimized); -fplugin-arg-memspy_gcc-verbose; the emitted asm labels and
  * pairs are visible with -S. */
-#include "gcc-plugin.h"
-#include "plugin-version.h"
+#include "memspy_gcc.h"
 
-#include "backend.h"
-#include "tree.h"
-#include "gimple.h"
-#include "tree-pass.h"
-#include "context.h"
-#include "ssa.h"
-#include "cgraph.h"
-#include "stringpool.h"
-#include "fold-const.h"
-#include "gimple-iterator.h"
-#include "gimplify.h"
-#include "gimplify-me.h"
-#include "tree-ssa-loop-ivopts.h"
-#include "tree-ssa-address.h"
-#include "builtins.h"
-#include "attribs.h"
-#include "asan.h"
-#include "internal-fn.h"
-#include "alias.h"
-#include "varasm.h"
-#include "diagnostic-core.h"
-#include "cfgloop.h"
-#include "tree-cfg.h"
-#include "attribs.h"
-#include "tree-iterator.h"
-#include "ggc.h"
-#include "gtype-desc.h"
-
-#define MSPLUG_NO_DECLS
-#include "../../../rt/msplug_abi.h"
-
-int plugin_is_GPL_compatible;
+/* The plugin exports only these two symbols (CMake builds it with hidden visibility, so its own
+ * functions cannot clash with cc1's). */
+__attribute__((visibility("default"))) int plugin_is_GPL_compatible;
 
 static const char *plugin_name_s = "memspy_gcc";
-static bool opt_verbose;
+bool opt_verbose;
+static bool opt_noversion; /* -fplugin-arg-memspy_gcc-noversion: no uninstrumented copies */
 
 /* Trees kept across functions: registered as GC roots in plugin_init. */
-static tree word_type; /* a 64-bit unsigned type with an alias set of its own */
-static tree word_ptr;  /* word_type * */
-static tree buf_decl;  /* extern __thread word __memspy_buf[1 + MSPLUG_BUF_WORDS] */
-static tree flush_decl, entry_decl, exit_decl, register_decl, register_blocks_decl;
-static tree pcs_start_decl, pcs_stop_decl, bpcs_start_decl, bpcs_stop_decl;
+tree word_type; /* a 64-bit unsigned type with an alias set of its own */
+tree word_ptr;  /* word_type * */
+tree buf_decl;  /* extern __thread word __memspy_buf[1 + MSPLUG_BUF_WORDS] */
+tree flush_decl, entry_decl, exit_decl, register_decl, register_blocks_decl;
+tree plain_decl; /* extern int __memspy_plain: run the uninstrumented copies */
+tree pcs_start_decl, pcs_stop_decl, bpcs_start_decl, bpcs_stop_decl;
 
-static unsigned table_counter; /* site tables made in this translation unit */
-static bool any_instrumented;  /* the unit needs its constructor */
-static bool building_ctor;     /* our own constructor is being compiled: not instrumented */
+unsigned table_counter;       /* site tables made in this translation unit */
+static bool any_instrumented; /* the unit needs its constructor */
+static bool building_ctor;    /* our own constructor is being compiled: not instrumented */
 
 /* ---- declarations of the runtime's symbols ---- */
 
@@ -138,625 +110,155 @@ static void make_decls(void)
                                build_function_type_list(void_type_node, ptr_type_node, ptr_type_node, NULL_TREE));
     register_blocks_decl = runtime_fn(
         MSPLUG_SYM_REGISTER_BLOCKS, build_function_type_list(void_type_node, ptr_type_node, ptr_type_node, NULL_TREE));
+    plain_decl = build_decl(UNKNOWN_LOCATION, VAR_DECL, get_identifier(MSPLUG_SYM_PLAIN), integer_type_node);
+    TREE_PUBLIC(plain_decl) = 1;
+    DECL_EXTERNAL(plain_decl) = 1;
+    DECL_ARTIFICIAL(plain_decl) = 1;
     pcs_start_decl = linker_symbol("__start_" MSPLUG_PCS_SECTION);
     pcs_stop_decl = linker_symbol("__stop_" MSPLUG_PCS_SECTION);
     bpcs_start_decl = linker_symbol("__start_" MSPLUG_BLOCK_PCS_SECTION);
     bpcs_stop_decl = linker_symbol("__stop_" MSPLUG_BLOCK_PCS_SECTION);
 }
 
-/* ---- what is an access ---- */
+/* ---- versioning: uninstrumented and counting-only copies (MEMSPY_MODE=time, count) ---- */
 
-/* Whether operand t (a GIMPLE operand) reads or writes memory that exists at run time: not a
- * register, not a constant, not a local that expand will keep in a register. */
-static bool is_memory(tree t)
-{
-    if (!t || TREE_CODE(t) == SSA_NAME || TREE_CODE(t) == CONSTRUCTOR || is_gimple_min_invariant(t)) return false;
-    if (!handled_component_p(t) && TREE_CODE(t) != MEM_REF && TREE_CODE(t) != TARGET_MEM_REF && !VAR_P(t) &&
-        TREE_CODE(t) != PARM_DECL && TREE_CODE(t) != RESULT_DECL)
-        return false;
-    if (is_gimple_reg(t)) return false;
-    tree base = get_base_address(t);
-    if (!base || TREE_CODE(base) == SSA_NAME) return false;
-    if (DECL_P(base)) {
-        if (VAR_P(base) && DECL_HARD_REGISTER(base)) return false;
-        if (!is_global_var(base) && !TREE_ADDRESSABLE(base) && use_register_for_decl(base)) return false;
-    }
-    return true;
-}
-
-/* The address of memory operand t and its size in bytes (0: not instrumentable, e.g. a
- * variable-sized or non-addressable operand). A bit-field access is widened to its
- * representative field. The base of a local is marked addressable (it lives in memory). */
-static tree address_of(tree t, unsigned *size)
-{
-    *size = 0;
-    if (TREE_CODE(t) == BIT_FIELD_REF) { /* a byte-aligned part of a memory operand (a lane) */
-        tree inner = TREE_OPERAND(t, 0);
-        if (!tree_fits_uhwi_p(TREE_OPERAND(t, 1)) || !tree_fits_uhwi_p(TREE_OPERAND(t, 2))) return NULL_TREE;
-        unsigned HOST_WIDE_INT bits = tree_to_uhwi(TREE_OPERAND(t, 1)), pos = tree_to_uhwi(TREE_OPERAND(t, 2));
-        unsigned inner_size;
-        if (bits % 8 || pos % 8 || !bits || !is_memory(inner)) return NULL_TREE;
-        tree addr = address_of(inner, &inner_size);
-        if (!addr || pos / 8 + bits / 8 > inner_size) return NULL_TREE;
-        *size = (unsigned)(bits / 8);
-        return fold_build_pointer_plus_hwi(addr, pos / 8);
-    }
-    if (TREE_CODE(t) == COMPONENT_REF && DECL_BIT_FIELD_TYPE(TREE_OPERAND(t, 1))) {
-        tree repr = DECL_BIT_FIELD_REPRESENTATIVE(TREE_OPERAND(t, 1));
-        if (!repr) return NULL_TREE;
-        t = build3(COMPONENT_REF, TREE_TYPE(repr), TREE_OPERAND(t, 0), repr, NULL_TREE);
-    }
-    HOST_WIDE_INT s = int_size_in_bytes(TREE_TYPE(t));
-    if (s <= 0 || s > 0x7fffffff) return NULL_TREE;
-    if (TREE_CODE(t) != TARGET_MEM_REF && may_be_nonaddressable_p(t)) return NULL_TREE;
-    tree base = get_base_address(t);
-    if (base && DECL_P(base) && !is_global_var(base)) TREE_ADDRESSABLE(base) = 1;
-    *size = (unsigned)s;
-    if (TREE_CODE(t) == TARGET_MEM_REF) return tree_mem_ref_addr(ptr_type_node, t);
-    return build_fold_addr_expr(unshare_expr(t));
-}
-
-/* One access site of the current function, before code is emitted for it. */
-struct site {
-    gimple *stmt; /* records go just before this statement */
-    tree ops[3];  /* the words to store (pointer or integer expressions) */
-    unsigned kind, size;
-    bool alone; /* a group of its own, committed right before stmt (copies, sets) */
+/* Where the versions of the current function start and end. */
+struct fn_version {
+    edge entry;                     /* the edge into the instrumented body (its entry hook) */
+    auto_vec<gimple *> returns;     /* the body's return statements (their exit hooks) */
+    auto_vec<gcall *> count_calls;  /* per call edge of st->calls: the call in the counting copy */
+    auto_vec<gimple *> count_first; /* per counted block: its first statement in the counting
+                                     * copy (empty when not versioned) */
 };
 
-/* Kind and size of an atomic builtin call, 0 if fcode is not one. */
-static unsigned atomic_kind(built_in_function fcode, unsigned *size)
+/* The first statement of bb that a block word goes before (as collect_bb chooses it). */
+static gimple *first_statement(basic_block bb)
 {
-    static const struct {
-        built_in_function first;
-        unsigned kind;
-    } fams[] = {
-        { BUILT_IN_ATOMIC_LOAD_1, MSPLUG_K_ATOMIC_LOAD },
-        { BUILT_IN_ATOMIC_STORE_1, MSPLUG_K_ATOMIC_STORE },
-        { BUILT_IN_SYNC_LOCK_RELEASE_1, MSPLUG_K_ATOMIC_STORE },
-        { BUILT_IN_ATOMIC_EXCHANGE_1, MSPLUG_K_ATOMIC_RMW },
-        { BUILT_IN_ATOMIC_COMPARE_EXCHANGE_1, MSPLUG_K_ATOMIC_RMW },
-        { BUILT_IN_ATOMIC_ADD_FETCH_1, MSPLUG_K_ATOMIC_RMW },
-        { BUILT_IN_ATOMIC_SUB_FETCH_1, MSPLUG_K_ATOMIC_RMW },
-        { BUILT_IN_ATOMIC_AND_FETCH_1, MSPLUG_K_ATOMIC_RMW },
-        { BUILT_IN_ATOMIC_NAND_FETCH_1, MSPLUG_K_ATOMIC_RMW },
-        { BUILT_IN_ATOMIC_XOR_FETCH_1, MSPLUG_K_ATOMIC_RMW },
-        { BUILT_IN_ATOMIC_OR_FETCH_1, MSPLUG_K_ATOMIC_RMW },
-        { BUILT_IN_ATOMIC_FETCH_ADD_1, MSPLUG_K_ATOMIC_RMW },
-        { BUILT_IN_ATOMIC_FETCH_SUB_1, MSPLUG_K_ATOMIC_RMW },
-        { BUILT_IN_ATOMIC_FETCH_AND_1, MSPLUG_K_ATOMIC_RMW },
-        { BUILT_IN_ATOMIC_FETCH_NAND_1, MSPLUG_K_ATOMIC_RMW },
-        { BUILT_IN_ATOMIC_FETCH_XOR_1, MSPLUG_K_ATOMIC_RMW },
-        { BUILT_IN_ATOMIC_FETCH_OR_1, MSPLUG_K_ATOMIC_RMW },
-        { BUILT_IN_SYNC_FETCH_AND_ADD_1, MSPLUG_K_ATOMIC_RMW },
-        { BUILT_IN_SYNC_FETCH_AND_SUB_1, MSPLUG_K_ATOMIC_RMW },
-        { BUILT_IN_SYNC_FETCH_AND_OR_1, MSPLUG_K_ATOMIC_RMW },
-        { BUILT_IN_SYNC_FETCH_AND_AND_1, MSPLUG_K_ATOMIC_RMW },
-        { BUILT_IN_SYNC_FETCH_AND_XOR_1, MSPLUG_K_ATOMIC_RMW },
-        { BUILT_IN_SYNC_FETCH_AND_NAND_1, MSPLUG_K_ATOMIC_RMW },
-        { BUILT_IN_SYNC_ADD_AND_FETCH_1, MSPLUG_K_ATOMIC_RMW },
-        { BUILT_IN_SYNC_SUB_AND_FETCH_1, MSPLUG_K_ATOMIC_RMW },
-        { BUILT_IN_SYNC_OR_AND_FETCH_1, MSPLUG_K_ATOMIC_RMW },
-        { BUILT_IN_SYNC_AND_AND_FETCH_1, MSPLUG_K_ATOMIC_RMW },
-        { BUILT_IN_SYNC_XOR_AND_FETCH_1, MSPLUG_K_ATOMIC_RMW },
-        { BUILT_IN_SYNC_NAND_AND_FETCH_1, MSPLUG_K_ATOMIC_RMW },
-        { BUILT_IN_SYNC_BOOL_COMPARE_AND_SWAP_1, MSPLUG_K_ATOMIC_RMW },
-        { BUILT_IN_SYNC_VAL_COMPARE_AND_SWAP_1, MSPLUG_K_ATOMIC_RMW },
-        { BUILT_IN_SYNC_LOCK_TEST_AND_SET_1, MSPLUG_K_ATOMIC_RMW },
-    };
-    for (size_t i = 0; i < sizeof fams / sizeof fams[0]; i++) {
-        int d = (int)fcode - (int)fams[i].first;
-        if (d >= 0 && d <= 4) { /* _1, _2, _4, _8, _16 follow each other */
-            *size = 1u << d;
-            return fams[i].kind;
-        }
-    }
-    return 0;
-}
-
-/* A counted basic block of the function being instrumented. */
-struct block {
-    basic_block bb;
-    gimple *first;                  /* its first statement: the block word's and the pc label's place */
-    int group;                      /* the group whose reservation carries the block word, -1: one of its own */
-    unsigned memops;                /* sites in it */
-    unsigned stmts;                 /* statements in it (debug statements and clobbers excluded) */
-    unsigned loop;                  /* index of its innermost loop in the function's loop table, MSPLUG_NO_LOOP */
-    unsigned first_line, last_line; /* its statements' lines in the function's own file, 0 unknown */
-};
-
-/* The function being instrumented: its sites in statement order, its groups and its blocks. */
-struct fn_state {
-    auto_vec<site> sites;
-    auto_vec<unsigned> group_start; /* index of each group's first site */
-    auto_vec<block> blocks;
-    auto_vec<int> group_block; /* per group: the block whose word it carries, -1 none */
-    unsigned has_calls;
-};
-
-static void add_site(fn_state *st, gimple *stmt, unsigned kind, unsigned size, tree a, tree b, tree c, bool alone)
-{
-    site s = { stmt, { a, b, c }, kind, size, alone };
-    st->sites.safe_push(s);
-}
-
-/* End the current group (the next site starts a new one). */
-static void close_group(fn_state *st, unsigned *open_from)
-{
-    if (*open_from < st->sites.length()) st->group_start.safe_push(*open_from);
-    *open_from = st->sites.length();
-}
-
-/* A read or write of memory operand t by stmt. */
-static void add_access(fn_state *st, gimple *stmt, tree t, bool write)
-{
-    unsigned size;
-    tree addr = address_of(t, &size);
-    if (addr) add_site(st, stmt, write ? MSPLUG_K_WRITE : MSPLUG_K_READ, size, addr, NULL_TREE, NULL_TREE, false);
-}
-
-/* Sites of a call. Returns true if the call ends the current group (it may run instrumented
- * code or the runtime). */
-static bool call_sites(fn_state *st, gcall *call, unsigned *open_from)
-{
-    if (gimple_call_internal_p(call)) {
-        internal_fn ifn = gimple_call_internal_fn(call);
-        tree ptr = NULL_TREE, sized = NULL_TREE;
-        unsigned kind = 0, size = 0;
-        switch (ifn) {
-        case IFN_MASK_LOAD: ptr = gimple_call_arg(call, 0), sized = gimple_call_lhs(call), kind = MSPLUG_K_READ; break;
-        case IFN_MASK_STORE:
-            ptr = gimple_call_arg(call, 0), sized = gimple_call_arg(call, 3), kind = MSPLUG_K_WRITE;
-            break;
-        case IFN_ATOMIC_COMPARE_EXCHANGE:
-            ptr = gimple_call_arg(call, 0), kind = MSPLUG_K_ATOMIC_RMW;
-            size = (unsigned)(tree_to_uhwi(gimple_call_arg(call, 3)) & 255);
-            break;
-        case IFN_ATOMIC_BIT_TEST_AND_SET:
-        case IFN_ATOMIC_BIT_TEST_AND_COMPLEMENT:
-        case IFN_ATOMIC_BIT_TEST_AND_RESET:
-            ptr = gimple_call_arg(call, 0), sized = gimple_call_arg(call, 1), kind = MSPLUG_K_ATOMIC_RMW;
-            break;
-        case IFN_ATOMIC_ADD_FETCH_CMP_0:
-        case IFN_ATOMIC_SUB_FETCH_CMP_0:
-        case IFN_ATOMIC_AND_FETCH_CMP_0:
-        case IFN_ATOMIC_OR_FETCH_CMP_0:
-        case IFN_ATOMIC_XOR_FETCH_CMP_0:
-            ptr = gimple_call_arg(call, 1), sized = gimple_call_arg(call, 2), kind = MSPLUG_K_ATOMIC_RMW;
-            break;
-        default: return false; /* expanded inline, no memory of its own */
-        }
-        if (sized) {
-            HOST_WIDE_INT s = int_size_in_bytes(TREE_TYPE(sized));
-            size = s > 0 ? (unsigned)s : 0;
-        }
-        if (size) add_site(st, call, kind, size, ptr, NULL_TREE, NULL_TREE, false);
-        return false;
-    }
-    if (gimple_call_builtin_p(call, BUILT_IN_NORMAL)) {
-        built_in_function fcode = DECL_FUNCTION_CODE(gimple_call_fndecl(call));
-        unsigned size;
-        unsigned kind = atomic_kind(fcode, &size);
-        if (kind) {
-            add_site(st, call, kind, size, gimple_call_arg(call, 0), NULL_TREE, NULL_TREE, false);
-            return false;
-        }
-        switch (fcode) {
-        case BUILT_IN_MEMCPY:
-        case BUILT_IN_MEMMOVE:
-        case BUILT_IN_MEMPCPY:
-        case BUILT_IN_MEMSET: {
-            bool set = fcode == BUILT_IN_MEMSET;
-            tree len = gimple_call_arg(call, 2);
-            bool fixed = tree_fits_uhwi_p(len) && tree_to_uhwi(len) <= 0x7fffffff;
-            close_group(st, open_from);
-            if (fixed && tree_to_uhwi(len) == 0) return true;
-            unsigned k = set ? (fixed ? MSPLUG_K_SET : MSPLUG_K_SET_VAR) : (fixed ? MSPLUG_K_COPY : MSPLUG_K_COPY_VAR);
-            tree dst = gimple_call_arg(call, 0), src = set ? NULL_TREE : gimple_call_arg(call, 1);
-            tree n = fixed ? NULL_TREE : len;
-            add_site(st, call, k, fixed ? (unsigned)tree_to_uhwi(len) : 0, dst, set ? n : src, set ? NULL_TREE : n,
-                     true);
-            return true;
-        }
-        case BUILT_IN_EXPECT:
-        case BUILT_IN_PREFETCH:
-        case BUILT_IN_ASSUME_ALIGNED:
-        case BUILT_IN_UNREACHABLE:
-        case BUILT_IN_TRAP:
-        case BUILT_IN_RETURN_ADDRESS:
-        case BUILT_IN_FRAME_ADDRESS:
-        case BUILT_IN_ALLOCA:
-        case BUILT_IN_ALLOCA_WITH_ALIGN:
-        case BUILT_IN_STACK_SAVE:
-        case BUILT_IN_STACK_RESTORE:
-        case BUILT_IN_ATOMIC_THREAD_FENCE:
-        case BUILT_IN_ATOMIC_SIGNAL_FENCE:
-        case BUILT_IN_SYNC_SYNCHRONIZE: return false;
-        default: break;
-        }
-    }
-    st->has_calls++;
-    return true;
-}
-
-/* An aggregate copy or clear large enough that expand may call memcpy/memset: a group of its
- * own, so that the runtime's interposed memcpy/memset can see it was recorded. Returns true
- * if stmt was handled so. */
-static bool big_aggregate(fn_state *st, gimple *stmt, unsigned *open_from)
-{
-    if (!gimple_assign_single_p(stmt)) return false;
-    tree lhs = gimple_assign_lhs(stmt), rhs = gimple_assign_rhs1(stmt);
-    if (is_gimple_reg_type(TREE_TYPE(lhs)) || !is_memory(lhs)) return false;
-    HOST_WIDE_INT s = int_size_in_bytes(TREE_TYPE(lhs));
-    if (s <= 64) return false;
-    bool clear = TREE_CODE(rhs) == CONSTRUCTOR;
-    if (!clear && !is_memory(rhs)) return false;
-    unsigned size, size2 = 0;
-    tree dst = address_of(lhs, &size), src = clear ? NULL_TREE : address_of(rhs, &size2);
-    if (!dst || (!clear && (!src || size2 != size))) return false;
-    close_group(st, open_from);
-    add_site(st, stmt, clear ? MSPLUG_K_SET : MSPLUG_K_COPY, size, dst, src, NULL_TREE, true);
-    close_group(st, open_from);
-    return true;
-}
-
-/* Whether stmt comes from a function inlined here (its lines are the callee's, not this
- * function's). */
-static bool inlined_stmt(gimple *stmt)
-{
-    for (tree b = gimple_block(stmt); b && TREE_CODE(b) == BLOCK; b = BLOCK_SUPERCONTEXT(b))
-        if (inlined_function_outer_scope_p(b)) return true;
-    return false;
-}
-
-/* Collect the sites of bb, split them into groups, and describe bb as a counted block if it
- * has a statement. */
-static void collect_bb(fn_state *st, basic_block bb)
-{
-    unsigned open_from = st->sites.length();
-    unsigned first_site = open_from, first_group = st->group_start.length(), stmts = 0;
-    bool call_first = false; /* a call precedes the block's first group */
-    gimple *first = NULL;
-    unsigned first_line = 0, last_line = 0;
-    const char *fn_file = DECL_SOURCE_FILE(current_function_decl);
     for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
         gimple *stmt = gsi_stmt(gsi);
-        if (is_gimple_debug(stmt) || gimple_clobber_p(stmt) || gimple_code(stmt) == GIMPLE_LABEL ||
-            gimple_code(stmt) == GIMPLE_NOP)
-            continue;
-        if (!first) first = stmt;
-        stmts++;
-        expanded_location xl = expand_location(gimple_location(stmt));
-        if (xl.line > 0 && xl.file && fn_file && strcmp(xl.file, fn_file) == 0 && !inlined_stmt(stmt)) {
-            if (!first_line || (unsigned)xl.line < first_line) first_line = (unsigned)xl.line;
-            if ((unsigned)xl.line > last_line) last_line = (unsigned)xl.line;
-        }
-        if (is_gimple_assign(stmt)) {
-            if (big_aggregate(st, stmt, &open_from)) continue;
-            tree lhs = gimple_assign_lhs(stmt);
-            if (gimple_assign_single_p(stmt) && is_memory(gimple_assign_rhs1(stmt)))
-                add_access(st, stmt, gimple_assign_rhs1(stmt), false);
-            if (is_memory(lhs)) add_access(st, stmt, lhs, true);
-        } else if (gcall *call = dyn_cast<gcall *>(stmt)) {
-            unsigned calls = st->has_calls;
-            if (call_sites(st, call, &open_from)) close_group(st, &open_from);
-            if (st->has_calls != calls && st->group_start.length() == first_group && open_from == first_site)
-                call_first = true;
-            /* a call's memory result or aggregate arguments: copied by code expand makes (not seen) */
-            if (gimple_call_tail_p(call)) gimple_call_set_tail(call, false); /* exit hook after it */
-        }
-        /* a group's words must fit its reservation */
-        unsigned words = 1;
-        for (unsigned i = open_from; i < st->sites.length(); i++) words += msplug_site_words(st->sites[i].kind);
-        if (words + 3 > MSPLUG_GROUP_MAX_WORDS) close_group(st, &open_from);
+        if (!is_gimple_debug(stmt) && !gimple_clobber_p(stmt) && gimple_code(stmt) != GIMPLE_LABEL &&
+            gimple_code(stmt) != GIMPLE_NOP)
+            return stmt;
     }
-    close_group(st, &open_from);
-    for (unsigned g = first_group; g < st->group_start.length(); g++) st->group_block.safe_push(-1);
-    if (!first) return; /* an empty forwarder: no code of its own to count */
-    bool merged = !call_first && st->group_start.length() > first_group;
-    block b = {
-        bb,         first,    merged ? (int)first_group : -1, st->sites.length() - first_site, stmts, MSPLUG_NO_LOOP,
-        first_line, last_line
-    };
-    if (merged) st->group_block[first_group] = (int)st->blocks.length();
-    st->blocks.safe_push(b);
+    return NULL;
 }
 
-/* ---- emitting ---- */
-
-static tree word_ref(tree base, unsigned word)
+/* The k-th call statement of bb (NULL if none). */
+static gcall *nth_call(basic_block bb, unsigned k)
 {
-    return build2(MEM_REF, word_type, base, build_int_cst(word_ptr, 8 * word));
+    for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi))
+        if (gcall *c = dyn_cast<gcall *>(gsi_stmt(gsi))) {
+            if (k == 0) return c;
+            k--;
+        }
+    return NULL;
 }
 
-/* tmp = expr (as a word), before gsi. */
-static tree as_word(gimple_stmt_iterator *gsi, tree expr)
+/* The index of call among the call statements of its block. */
+static unsigned call_ordinal(gcall *call)
 {
-    return force_gimple_operand_gsi(gsi, fold_convert(word_type, expr), true, NULL_TREE, true, GSI_SAME_STMT);
+    unsigned k = 0;
+    for (gimple_stmt_iterator gsi = gsi_start_bb(gimple_bb(call)); !gsi_end_p(gsi); gsi_next(&gsi)) {
+        if (gsi_stmt(gsi) == call) break;
+        if (is_a<gcall *>(gsi_stmt(gsi))) k++;
+    }
+    return k;
 }
 
-static void insert_before(gimple_stmt_iterator *gsi, gimple *g, location_t loc)
+/* Copy the blocks bbs (all of the function's), with a copy of each loop in outer (the
+ * function's outermost loops) and of their inner loops. Returns the copy of first; firsts
+ * (if not NULL) receives, per counted block of st, its first statement in the copy, and
+ * calls per call edge of st its call in the copy. */
+static basic_block copy_body(function *fun, const auto_vec<basic_block> &bbs, basic_block first,
+                             const auto_vec<class loop *> &outer, const fn_state *st, auto_vec<gimple *> *firsts,
+                             auto_vec<gcall *> *calls)
 {
-    gimple_set_location(g, loc);
-    gsi_insert_before(gsi, g, GSI_SAME_STMT);
+    auto_vec<unsigned> ordinals;
+    for (unsigned j = 0; calls && j < st->calls.length(); j++) ordinals.safe_push(call_ordinal(st->calls[j]));
+    unsigned n = bbs.length();
+    initialize_original_copy_tables();
+    class loop *root = loops_for_fn(fun) ? loops_for_fn(fun)->tree_root : NULL;
+    for (unsigned i = 0; root && i < outer.length(); i++) duplicate_subloops(outer[i], duplicate_loop(outer[i], root));
+    auto_vec<basic_block> copies;
+    copies.safe_grow_cleared(n);
+    copy_bbs(const_cast<basic_block *>(bbs.address()), n, copies.address(), NULL, 0, NULL, root,
+             EXIT_BLOCK_PTR_FOR_FN(fun)->prev_bb, false);
+    add_phi_args_after_copy(copies.address(), n, NULL);
+    basic_block first_copy = get_bb_copy(first);
+    for (unsigned i = 0; firsts && i < st->blocks.length(); i++)
+        firsts->safe_push(first_statement(get_bb_copy(st->blocks[i].bb)));
+    for (unsigned j = 0; calls && j < st->calls.length(); j++)
+        calls->safe_push(nth_call(get_bb_copy(gimple_bb(st->calls[j])), ordinals[j]));
+    free_original_copy_tables();
+    return first_copy;
 }
 
-/* An asm label "1:" here, and the pair (1b + 1, table + offset) into section (the function's
- * COMDAT group if it has one, so the pair goes with the code): the runtime writes the pc into
- * the table entry at offset. */
-static gimple *pc_label(const char *section, const char *table, unsigned offset, const char *comdat)
+/* At the end of bb: "t == value" (t: an int SSA name) going to yes, else to the fallthru
+ * successor no (both edges even). */
+static void dispatch(basic_block bb, tree t, int value, basic_block yes, location_t loc)
 {
-    char text[512];
-    if (comdat)
-        snprintf(text, sizeof text,
-                 "1:\n\t.pushsection %s,\"awG\",@progbits,%s,comdat\n\t.balign 8\n\t.quad 1b+1, %s+%u\n\t.popsection",
-                 section, comdat, table, offset);
-    else
-        snprintf(text, sizeof text,
-                 "1:\n\t.pushsection %s,\"aw\",@progbits\n\t.balign 8\n\t.quad 1b+1, %s+%u\n\t.popsection", section,
-                 table, offset);
-    gasm *g = gimple_build_asm_vec(ggc_strdup(text), NULL, NULL, NULL, NULL);
-    gimple_asm_set_volatile(g, true);
-    return g;
-}
-
-/* Reserve `words` words of the thread's buffer just before statement at: emits
- *   b = &__memspy_buf[0]; n0 = b[0]; if (n0 > CAP - words) __memspy_flush (); n = PHI <n0, 0>;
- *   p = b + 8 * n;
- * and returns p (records go to p[1 ..]); *b_out and *n_out: b and n, for the commit. */
-static tree reserve_words(gimple *at, unsigned words, location_t loc, tree *b_out, tree *n_out)
-{
-    gimple_stmt_iterator gsi = gsi_for_stmt(at);
-    tree b = make_ssa_name(word_ptr);
-    tree elt0 = build4(ARRAY_REF, word_type, buf_decl, integer_zero_node, NULL_TREE, NULL_TREE);
-    insert_before(&gsi, gimple_build_assign(b, build_fold_addr_expr(elt0)), loc);
-    tree n0 = make_ssa_name(word_type);
-    insert_before(&gsi, gimple_build_assign(n0, word_ref(b, 0)), loc);
-    gcond *cond =
-        gimple_build_cond(GT_EXPR, n0, build_int_cst(word_type, MSPLUG_BUF_WORDS - words), NULL_TREE, NULL_TREE);
+    gimple_stmt_iterator gsi = gsi_last_bb(bb);
+    gcond *cond = gimple_build_cond(EQ_EXPR, t, build_int_cst(integer_type_node, value), NULL_TREE, NULL_TREE);
     gimple_set_location(cond, loc);
-    basic_block then_bb, fall_bb;
-    gimple_stmt_iterator split_at = gsi;
-    gimple_stmt_iterator cond_gsi = create_cond_insert_point(&split_at, true, false, true, &then_bb, &fall_bb);
-    gsi_insert_after(&cond_gsi, cond, GSI_NEW_STMT);
-    basic_block cond_bb = gimple_bb(cond);
-    gimple_stmt_iterator then_gsi = gsi_start_bb(then_bb);
-    gcall *flush = gimple_build_call(flush_decl, 0);
-    gimple_set_location(flush, loc);
-    gsi_insert_after(&then_gsi, flush, GSI_NEW_STMT);
-    tree n = make_ssa_name(word_type);
-    gphi *phi = create_phi_node(n, fall_bb);
-    add_phi_arg(phi, n0, find_edge(cond_bb, fall_bb), loc);
-    add_phi_arg(phi, build_int_cst(word_type, 0), find_edge(then_bb, fall_bb), loc);
-
-    gsi = gsi_for_stmt(at);
-    tree ns = make_ssa_name(sizetype), off = make_ssa_name(sizetype), p = make_ssa_name(word_ptr);
-    insert_before(&gsi, gimple_build_assign(ns, NOP_EXPR, n), loc);
-    insert_before(&gsi, gimple_build_assign(off, MULT_EXPR, ns, size_int(8)), loc);
-    insert_before(&gsi, gimple_build_assign(p, POINTER_PLUS_EXPR, b, off), loc);
-    *b_out = b;
-    *n_out = n;
-    return p;
+    gsi_insert_after(&gsi, cond, GSI_NEW_STMT);
+    edge no = single_succ_edge(bb);
+    no->flags = (no->flags & ~EDGE_FALLTHRU) | EDGE_FALSE_VALUE;
+    no->probability = profile_probability::even();
+    edge e = make_edge(bb, yes, EDGE_TRUE_VALUE);
+    e->probability = profile_probability::even();
 }
 
-/* p[w] = (word) &table[index] | tag, before gsi. */
-static void store_tagged_address(gimple_stmt_iterator *gsi, tree p, unsigned w, tree table, unsigned index,
-                                 unsigned HOST_WIDE_INT tag, location_t loc)
+/* Version the current function, whose blocks `collected` were just collected into st (CFG in
+ * SSA form, after the optimisers): copy every block twice, loops included, and dispatch once
+ * at entry on the runtime's flag:
+ *     t = __memspy_plain;
+ *     if (t == MSPLUG_RUN_PLAIN) goto <plain copy>;
+ *     if (t == MSPLUG_RUN_COUNT) goto <counting copy>;
+ *     <the body>
+ * The pass then instruments the body fully and gives the counting copy block words only
+ * (same descriptors, so the counts are the same blocks'); the plain copy stays as gcc had it,
+ * so it runs at native speed. The copies' statements keep their locations, so their pcs
+ * symbolize to the same functions and lines (their own DWARF line rows). Not versioned
+ * (returns false; v still describes the body): with -fplugin-arg-memspy_gcc-noversion,
+ * functions calling setjmp or with nonlocal labels, and blocks GCC cannot duplicate (abnormal
+ * edges, some internal calls). */
+static bool version_function(function *fun, const auto_vec<basic_block> &collected, const fn_state *st, fn_version *v)
 {
-    tree elt = build4(ARRAY_REF, TREE_TYPE(TREE_TYPE(table)), table, size_int(index), NULL_TREE, NULL_TREE);
-    tree addr = as_word(gsi, build_fold_addr_expr(elt));
-    tree tagged = make_ssa_name(word_type);
-    insert_before(gsi, gimple_build_assign(tagged, BIT_IOR_EXPR, addr, build_int_cstu(word_type, tag)), loc);
-    insert_before(gsi, gimple_build_assign(word_ref(p, w), tagged), loc);
-}
-
-/* b[0] = n + words, before gsi: publishes the records. */
-static void commit_words(gimple_stmt_iterator *gsi, tree b, tree n, unsigned words, location_t loc)
-{
-    tree nk = make_ssa_name(word_type);
-    insert_before(gsi, gimple_build_assign(nk, PLUS_EXPR, n, build_int_cst(word_type, words)), loc);
-    insert_before(gsi, gimple_build_assign(word_ref(b, 0), nk), loc);
-}
-
-/* A block word in a reservation of its own, just before the block's first statement. */
-static void emit_block_word(const block &bk, unsigned index, tree blocks)
-{
-    location_t loc = gimple_location(bk.first);
-    tree b, n;
-    tree p = reserve_words(bk.first, 1, loc, &b, &n);
-    gimple_stmt_iterator gsi = gsi_for_stmt(bk.first);
-    store_tagged_address(&gsi, p, 1, blocks, MSPLUG_BLOCK_WORDS * index, MSPLUG_BLOCK_TAG, loc);
-    commit_words(&gsi, b, n, 1, loc);
-}
-
-/* Emit group g (sites [first, end)) of the function's table; blk: the index of the block
- * whose word the group carries first (-1 none). */
-static void emit_group(fn_state *st, unsigned first, unsigned end, tree table, const char *table_name,
-                       const char *comdat, int blk, tree blocks)
-{
-    unsigned words = 1 + (blk >= 0);
-    for (unsigned i = first; i < end; i++) words += msplug_site_words(st->sites[i].kind);
-    gimple *s0 = st->sites[first].stmt;
-    location_t loc = gimple_location(s0);
-    tree b, n;
-    tree p = reserve_words(s0, words, loc, &b, &n);
-
-    /* p[1] = block word (if any), then the header (first site, bit 63 set) */
-    gimple_stmt_iterator gsi = gsi_for_stmt(s0);
-    unsigned w = 1;
-    if (blk >= 0) store_tagged_address(&gsi, p, w++, blocks, MSPLUG_BLOCK_WORDS * (unsigned)blk, MSPLUG_BLOCK_TAG, loc);
-    store_tagged_address(&gsi, p, w++, table, 2 * first, HOST_WIDE_INT_1U << 63, loc);
-
-    for (unsigned i = first; i < end; i++) {
-        site &s = st->sites[i];
-        gsi = gsi_for_stmt(s.stmt);
-        location_t sloc = gimple_location(s.stmt);
-        unsigned nw = msplug_site_words(s.kind);
-        for (unsigned j = 0; j < nw; j++) {
-            tree v = as_word(&gsi, s.ops[j]);
-            insert_before(&gsi, gimple_build_assign(word_ref(p, w++), v), sloc);
-        }
-        if (i + 1 == end) commit_words(&gsi, b, n, words, sloc);
-        insert_before(&gsi, pc_label(MSPLUG_PCS_SECTION, table_name, 16 * i, comdat), sloc);
+    for (unsigned i = 0; i < collected.length(); i++) {
+        gimple_stmt_iterator gsi = gsi_last_bb(collected[i]);
+        if (!gsi_end_p(gsi) && gimple_code(gsi_stmt(gsi)) == GIMPLE_RETURN) v->returns.safe_push(gsi_stmt(gsi));
     }
-}
+    v->entry = single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(fun));
+    if (opt_noversion || fun->calls_setjmp || fun->has_nonlocal_label || fun->has_forced_label_in_static ||
+        !can_copy_bbs_p(const_cast<basic_block *>(collected.address()), collected.length()))
+        return false;
+    /* a fresh first block (one predecessor, no phis): the copies' way in */
+    basic_block first = split_edge(v->entry);
+    auto_vec<basic_block> bbs;
+    basic_block bb;
+    FOR_EACH_BB_FN(bb, fun) bbs.safe_push(bb);
+    auto_vec<class loop *> outer;
+    class loop *root = loops_for_fn(fun) ? loops_for_fn(fun)->tree_root : NULL;
+    for (class loop *l = root ? root->inner : NULL; l; l = l->next) outer.safe_push(l);
+    free_dominance_info(CDI_DOMINATORS);
+    free_dominance_info(CDI_POST_DOMINATORS);
+    basic_block plain = copy_body(fun, bbs, first, outer, st, NULL, NULL);
+    basic_block count = copy_body(fun, bbs, first, outer, st, &v->count_first, &v->count_calls);
 
-/* A static table of n 64-bit words of the current function (not yet filled), named
- * prefix.N. */
-static tree make_table(const char *prefix, unsigned nwords, char *name, size_t namelen)
-{
-    snprintf(name, namelen, "%s.%u", prefix, table_counter++);
-    tree type = build_array_type_nelts(long_long_unsigned_type_node, nwords);
-    tree t = build_decl(UNKNOWN_LOCATION, VAR_DECL, get_identifier(name), type);
-    TREE_STATIC(t) = 1;
-    TREE_PUBLIC(t) = 0;
-    DECL_ARTIFICIAL(t) = 1;
-    DECL_IGNORED_P(t) = 1;
-    TREE_ADDRESSABLE(t) = 1;
-    DECL_PRESERVE_P(t) = 1;
-    TREE_USED(t) = 1;
-    SET_DECL_ALIGN(t, 128);
-    DECL_USER_ALIGN(t) = 1;
-    SET_DECL_ASSEMBLER_NAME(t, get_identifier(name));
-    return t;
-}
-
-/* The word (u64) &table[index], as a static initializer. */
-static tree table_address(tree table, unsigned index)
-{
-    tree elt = build4(ARRAY_REF, long_long_unsigned_type_node, table, size_int(index), NULL_TREE, NULL_TREE);
-    return fold_convert(long_long_unsigned_type_node, build_fold_addr_expr(elt));
-}
-
-/* qsort order of loops: outermost first (then by number: deterministic). */
-static int outer_first(const void *a, const void *b)
-{
-    const class loop *x = *(const class loop *const *)a, *y = *(const class loop *const *)b;
-    if (loop_depth(x) != loop_depth(y)) return (int)loop_depth(x) - (int)loop_depth(y);
-    return x->num - y->num;
-}
-
-/* Give the function's blocks their innermost loops and fill the loop table (if it has
- * loops): {nloops, 0}, then {&header block, MSPLUG_LOOP_INFO(parent, depth)} per loop.
- * Returns the loop table or NULL_TREE. Loops whose header is not a counted block are left out
- * (their blocks count under the enclosing loop). */
-static tree make_loop_table(fn_state *st, tree blocks, function *fun)
-{
-    if (!loops_for_fn(fun) || number_of_loops(fun) <= 1) return NULL_TREE;
-    hash_map<int_hash<int, -1, -2>, unsigned> block_of; /* bb index -> block index */
-    for (unsigned i = 0; i < st->blocks.length(); i++) block_of.put(st->blocks[i].bb->index, i);
-    auto_vec<class loop *> loops;
-    hash_map<int_hash<int, -1, -2>, unsigned> index_of; /* loop num -> table index */
-    for (auto lp : loops_list(fun, LI_FROM_INNERMOST)) {
-        /* a loop the optimizers left behind without its header is no loop any more */
-        if (!lp->header || lp->header->loop_father != lp || !block_of.get(lp->header->index)) continue;
-        if (loops.length() >= MSPLUG_NO_LOOP - 1) break;
-        loops.safe_push(lp);
-    }
-    if (loops.is_empty()) return NULL_TREE;
-    /* outermost first, so that a parent's index is below its children's */
-    loops.qsort(outer_first);
-    for (unsigned i = 0; i < loops.length(); i++) index_of.put(loops[i]->num, i);
-    char name[64];
-    tree table = make_table("__memspy_loops", 2 + 2 * loops.length(), name, sizeof name);
-    vec<constructor_elt, va_gc> *elts = NULL;
-    auto_vec<unsigned> depths;
-    CONSTRUCTOR_APPEND_ELT(elts, size_int(0), build_int_cst(long_long_unsigned_type_node, loops.length()));
-    CONSTRUCTOR_APPEND_ELT(elts, size_int(1), build_int_cst(long_long_unsigned_type_node, 0));
-    for (unsigned i = 0; i < loops.length(); i++) {
-        class loop *lp = loops[i];
-        unsigned parent = MSPLUG_NO_LOOP;
-        for (class loop *o = loop_outer(lp); o && o->num; o = loop_outer(o))
-            if (unsigned *pi = index_of.get(o->num)) {
-                parent = *pi;
-                break;
-            }
-        unsigned depth = parent == MSPLUG_NO_LOOP ? 1 : depths[parent] + 1; /* parents come first */
-        depths.safe_push(depth);
-        unsigned hb = *block_of.get(lp->header->index);
-        CONSTRUCTOR_APPEND_ELT(elts, size_int(2 + 2 * i), table_address(blocks, MSPLUG_BLOCK_WORDS * hb));
-        CONSTRUCTOR_APPEND_ELT(elts, size_int(3 + 2 * i),
-                               build_int_cstu(long_long_unsigned_type_node, MSPLUG_LOOP_INFO(parent, depth)));
-    }
-    DECL_INITIAL(table) = build_constructor(TREE_TYPE(table), elts);
-    varpool_node::finalize_decl(table);
-    /* each block's innermost counted loop */
-    for (unsigned i = 0; i < st->blocks.length(); i++)
-        for (class loop *o = st->blocks[i].bb->loop_father; o && o->num; o = loop_outer(o))
-            if (unsigned *li = index_of.get(o->num)) {
-                st->blocks[i].loop = *li;
-                break;
-            }
-    return table;
-}
-
-/* Fill the block table: {0, MSPLUG_BLOCK_INFO, 0, &loop table or 0} per block. */
-static void fill_blocks(fn_state *st, tree blocks, tree loops)
-{
-    vec<constructor_elt, va_gc> *elts = NULL;
-    for (unsigned i = 0; i < st->blocks.length(); i++) {
-        const block &bk = st->blocks[i];
-        unsigned memops = bk.memops > 0xffffffffu ? 0xffffffffu : bk.memops;
-        unsigned stmts = bk.stmts > 0xffffu ? 0xffffu : bk.stmts;
-        tree zero = build_int_cst(long_long_unsigned_type_node, 0);
-        unsigned w = MSPLUG_BLOCK_WORDS * i;
-        CONSTRUCTOR_APPEND_ELT(elts, size_int(w), zero);
-        CONSTRUCTOR_APPEND_ELT(elts, size_int(w + 1),
-                               build_int_cstu(long_long_unsigned_type_node, MSPLUG_BLOCK_INFO(bk.loop, memops, stmts)));
-        CONSTRUCTOR_APPEND_ELT(elts, size_int(w + 2), zero);
-        CONSTRUCTOR_APPEND_ELT(elts, size_int(w + 3), loops ? table_address(loops, 0) : zero);
-        CONSTRUCTOR_APPEND_ELT(
-            elts, size_int(w + 4),
-            build_int_cstu(long_long_unsigned_type_node, MSPLUG_BLOCK_LINES(bk.first_line, bk.last_line)));
-    }
-    DECL_INITIAL(blocks) = build_constructor(TREE_TYPE(blocks), elts);
-    varpool_node::finalize_decl(blocks);
-}
-
-/* Fill the table's initializer: {0, info} per site, MSPLUG_F_LAST on each group's last. */
-static void fill_table(fn_state *st, tree table)
-{
-    vec<constructor_elt, va_gc> *elts = NULL;
-    unsigned ng = st->group_start.length();
-    for (unsigned g = 0; g < ng; g++) {
-        unsigned first = st->group_start[g], end = g + 1 < ng ? st->group_start[g + 1] : st->sites.length();
-        for (unsigned i = first; i < end; i++) {
-            const site &s = st->sites[i];
-            uint64_t info = MSPLUG_INFO(s.size, s.kind, i + 1 == end ? MSPLUG_F_LAST : 0);
-            if (i == first) {
-                unsigned words = 0;
-                for (unsigned j = first; j < end; j++) words += msplug_site_words(st->sites[j].kind);
-                info |= MSPLUG_INFO_GROUP_WORDS(words);
-            }
-            CONSTRUCTOR_APPEND_ELT(elts, size_int(2 * i), build_int_cst(long_long_unsigned_type_node, 0));
-            CONSTRUCTOR_APPEND_ELT(elts, size_int(2 * i + 1), build_int_cstu(long_long_unsigned_type_node, info));
-        }
-    }
-    DECL_INITIAL(table) = build_constructor(TREE_TYPE(table), elts);
-    varpool_node::finalize_decl(table);
-}
-
-/* __memspy_func_entry (__builtin_return_address (0)) at entry, __memspy_func_exit () before
- * each return. */
-static void emit_entry_exit(void)
-{
-    gimple_seq seq = NULL;
-    tree ra = make_ssa_name(ptr_type_node);
-    gcall *g = gimple_build_call(builtin_decl_implicit(BUILT_IN_RETURN_ADDRESS), 1, integer_zero_node);
-    gimple_call_set_lhs(g, ra);
-    gimple_seq_add_stmt(&seq, g);
-    gimple_seq_add_stmt(&seq, gimple_build_call(entry_decl, 1, ra));
-    edge e;
-    edge_iterator ei;
-    FOR_EACH_EDGE(e, ei, EXIT_BLOCK_PTR_FOR_FN(cfun)->preds)
-    {
-        gimple_stmt_iterator gsi = gsi_last_bb(e->src);
-        if (gsi_end_p(gsi) || gimple_code(gsi_stmt(gsi)) != GIMPLE_RETURN) continue;
-        gcall *x = gimple_build_call(exit_decl, 0);
-        gimple_set_location(x, gimple_location(gsi_stmt(gsi)));
-        gsi_insert_before(&gsi, x, GSI_SAME_STMT);
-    }
-    gsi_insert_seq_on_edge_immediate(single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(cfun)), seq);
+    /* the dispatch, in two blocks before the body */
+    location_t loc = DECL_SOURCE_LOCATION(fun->decl);
+    basic_block d2 = split_edge(single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(fun)));
+    basic_block d1 = split_edge(single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(fun)));
+    gimple_stmt_iterator gsi = gsi_last_bb(d1);
+    tree t = make_ssa_name(integer_type_node);
+    gimple *load = gimple_build_assign(t, plain_decl);
+    gimple_set_location(load, loc);
+    gsi_insert_after(&gsi, load, GSI_NEW_STMT);
+    dispatch(d1, t, MSPLUG_RUN_PLAIN, plain, loc);
+    dispatch(d2, t, MSPLUG_RUN_COUNT, count, loc);
+    v->entry = find_edge(d2, first);
+    update_ssa(TODO_update_ssa); /* the copies' definitions */
+    return true;
 }
 
 /* The pass body: instrument the current function (cfun, in SSA form, after the loop and
@@ -784,6 +286,9 @@ static unsigned int instrument_function(function *fun)
         fprintf(stderr, "memspy_gcc: %s: %u sites in %u groups, %u blocks, %u loops\n", function_name(fun), nsites,
                 st.group_start.length(), nblocks,
                 loops ? (unsigned)tree_to_uhwi(CONSTRUCTOR_ELT(DECL_INITIAL(loops), 0)->value) : 0);
+    fn_version ver;
+    bool versioned = version_function(fun, bbs, &st, &ver);
+    if (opt_verbose && versioned) fprintf(stderr, "memspy_gcc: %s: versioned\n", function_name(fun));
     free_dominance_info(CDI_DOMINATORS);
     free_dominance_info(CDI_POST_DOMINATORS);
     /* each block's pc label first, so that it precedes the block's own code and records */
@@ -802,10 +307,22 @@ static unsigned int instrument_function(function *fun)
         }
         fill_table(&st, table);
     }
-    for (unsigned i = 0; i < nblocks; i++)
-        if (st.blocks[i].group < 0) emit_block_word(st.blocks[i], i, blocks);
+    for (unsigned i = 0; i < nblocks; i++) {
+        const block &bk = st.blocks[i];
+        if (bk.group < 0) emit_block_word(bk, i, blocks);
+        if (i < ver.count_first.length() && ver.count_first[i]) { /* the counting copy's word */
+            block copy = bk;
+            copy.first = ver.count_first[i];
+            emit_block_word(copy, i, blocks);
+        }
+    }
+    for (unsigned j = 0; nblocks && j < st.calls.length(); j++) { /* call edges, in the body and the counting copy */
+        emit_call_word(st.calls[j], st.call_block[j], blocks);
+        if (j < ver.count_calls.length() && ver.count_calls[j])
+            emit_call_word(ver.count_calls[j], st.call_block[j], blocks);
+    }
     if (nblocks) fill_blocks(&st, blocks, loops);
-    if (nsites || st.has_calls) emit_entry_exit();
+    if (nsites || st.has_calls) emit_entry_exit(ver.entry, ver.returns);
     any_instrumented = true;
     return TODO_update_ssa | TODO_cleanup_cfg;
 }
@@ -869,6 +386,7 @@ static const ggc_root_tab memspy_roots[] = {
     { &exit_decl, 1, sizeof exit_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
     { &register_decl, 1, sizeof register_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
     { &pcs_start_decl, 1, sizeof pcs_start_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
+    { &plain_decl, 1, sizeof plain_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
     { &pcs_stop_decl, 1, sizeof pcs_stop_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
     { &register_blocks_decl, 1, sizeof register_blocks_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
     { &bpcs_start_decl, 1, sizeof bpcs_start_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
@@ -883,7 +401,7 @@ static plugin_info memspy_info = {
 
 /* Entry point: check the GCC version, the options, then register the pass (before
  * "optimized"), the GC roots and the end-of-unit constructor. */
-int plugin_init(plugin_name_args *info, plugin_gcc_version *version)
+__attribute__((visibility("default"))) int plugin_init(plugin_name_args *info, plugin_gcc_version *version)
 {
     if (!plugin_default_version_check(version, &gcc_version)) {
         error("%s: built for GCC %s, loaded into GCC %s", info->full_name, gcc_version.basever, version->basever);
@@ -893,6 +411,8 @@ int plugin_init(plugin_name_args *info, plugin_gcc_version *version)
     for (int i = 0; i < info->argc; i++) {
         if (strcmp(info->argv[i].key, "verbose") == 0) {
             opt_verbose = true;
+        } else if (strcmp(info->argv[i].key, "noversion") == 0) {
+            opt_noversion = true;
         } else {
             error("%s: unknown option %<-fplugin-arg-%s-%s%>", plugin_name_s, plugin_name_s, info->argv[i].key);
             return 1;

@@ -1,0 +1,602 @@
+/* Ideal-memory cycles per block with llvm-mca; see blockcost.h. The binary's code is
+ * disassembled once (llvm-objdump), cut at the block pcs the plugin registered, and all blocks
+ * go to one llvm-mca run as code regions (# LLVM-MCA-BEGIN/END). Instructions are taken as
+ * they are in the binary that is timed: until the plugin's uninstrumented copies exist, the
+ * timing run executes the instrumented code, so its block-word and address-word stores are
+ * part of what runs and of the estimate (docs/mtool.md). */
+#define _GNU_SOURCE
+#include "blockcost.h"
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+#include "../util/strbuf.h"
+#include "../util/util.h"
+
+#define MCA_ITERATIONS 100
+/* Bumped when the way blocks are cut or rewritten changes: older cache files are not used. */
+#define BLOCKCOST_METHOD "m3"
+
+/* Run argv with stdin from in_path (NULL: /dev/null), stdout to out_path, stderr to
+ * err_path. Returns the exit status, or -1 if it could not start. */
+static int run_tool(char *const argv[], const char *in_path, const char *out_path, const char *err_path)
+{
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        int in = open(in_path ? in_path : "/dev/null", O_RDONLY);
+        int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int er = open(err_path ? err_path : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (in < 0 || out < 0 || er < 0) _exit(126);
+        dup2(in, 0);
+        dup2(out, 1);
+        dup2(er, 2);
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+/* A scratch file name in $TMPDIR (created empty, caller unlinks). */
+static int scratch(char *buf, size_t len, const char *what)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(buf, len, "%s/memspy-%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", what);
+    int fd = mkstemp(buf);
+    if (fd < 0) return -1;
+    close(fd);
+    return 0;
+}
+
+const char *ms_blockcost_host_cpu(void)
+{
+    char *info = NULL;
+    if (ms_read_file("/proc/cpuinfo", 0, &info, NULL) != MS_READ_OK) return "generic";
+    const char *cpu = "generic";
+    const char *fam = strstr(info, "cpu family");
+    const char *model = strstr(info, "\nmodel\t");
+    int family = fam ? atoi(strchr(fam, ':') ? strchr(fam, ':') + 1 : fam) : 0;
+    int mod = model ? atoi(strchr(model, ':') ? strchr(model, ':') + 1 : model) : 0;
+    if (strstr(info, "AuthenticAMD")) {
+        if (family >= 25)
+            cpu = "znver3"; /* 19h; later families: the newest llvm-14 models */
+        else if (family == 23)
+            cpu = mod >= 0x30 ? "znver2" : "znver1";
+    } else if (strstr(info, "GenuineIntel")) {
+        cpu = "skylake";
+    }
+    free(info);
+    return cpu;
+}
+
+/* The CPU names `llvm-mca -mcpu=help` lists, into *list (a strbuf of "name " entries). */
+static int known_cpus(ms_strbuf *list, char *err, size_t errlen)
+{
+    char out[512], er[512];
+    if (scratch(out, sizeof out, "mcahelp") < 0 || scratch(er, sizeof er, "mcaerr") < 0)
+        return ms_errorf(err, errlen, "cannot create a scratch file: %s", strerror(errno));
+    char *argv[] = { MS_LLVM_MCA, "-mtriple=x86_64-unknown-linux-gnu", "-mcpu=help", NULL };
+    int rc = run_tool(argv, NULL, out, er);
+    char *text = NULL, *etext = NULL;
+    ms_read_file(out, 0, &text, NULL);
+    ms_read_file(er, 0, &etext, NULL);
+    unlink(out);
+    unlink(er);
+    if (rc == 127 || rc < 0) {
+        free(text);
+        free(etext);
+        return ms_errorf(err, errlen, "%s not found: install Debian's llvm-14 package (scripts/deps.sh)", MS_LLVM_MCA);
+    }
+    /* the list goes to stdout or stderr depending on the version */
+    for (int k = 0; k < 2; k++) {
+        const char *t = k ? etext : text;
+        const char *p = t ? strstr(t, "Available CPUs for this target:") : NULL;
+        if (!p) continue;
+        p = strchr(p, '\n');
+        while (p && *++p) {
+            const char *line = p;
+            p = strchr(p, '\n');
+            while (*line == ' ') line++;
+            if (!*line || *line == '\n') {
+                if (list->len) break;
+                continue;
+            }
+            size_t w = strcspn(line, " \n");
+            ms_strbuf_add(list, line, w);
+            ms_strbuf_adds(list, " ");
+            if (!p) break;
+        }
+        if (list->len) break;
+    }
+    free(text);
+    free(etext);
+    if (!list->len) return ms_errorf(err, errlen, "%s -mcpu=help listed no CPU", MS_LLVM_MCA);
+    return 0;
+}
+
+int ms_blockcost_check_cpu(const char *cpu, char *err, size_t errlen)
+{
+    ms_strbuf list = MS_STRBUF_INIT;
+    if (known_cpus(&list, err, errlen) < 0) {
+        ms_strbuf_free(&list);
+        return -1;
+    }
+    int found = 0;
+    for (const char *p = list.s; *p && !found;) {
+        size_t w = strcspn(p, " ");
+        found = w == strlen(cpu) && strncmp(p, cpu, w) == 0;
+        p += w + (p[w] == ' ');
+    }
+    int rc = found ? 0 : ms_errorf(err, errlen, "unknown CPU model '%s'; llvm-mca knows: %s", cpu, list.s);
+    ms_strbuf_free(&list);
+    return rc;
+}
+
+/* "Total Cycles:" and "Iterations:" of each "Code Region - NAME" in llvm-mca's output, in
+ * order, into out (n regions expected). */
+static int parse_mca(const char *text, double *out, size_t n, char *err, size_t errlen)
+{
+    size_t i = 0;
+    const char *p = text;
+    while (i < n && (p = strstr(p, "Iterations:")) != NULL) {
+        double iters = strtod(p + 11, NULL);
+        const char *c = strstr(p, "Total Cycles:");
+        if (!c) break;
+        double cycles = strtod(c + 13, NULL);
+        out[i++] = iters > 0 ? cycles / iters : 0;
+        p = c;
+    }
+    if (i != n) return ms_errorf(err, errlen, "llvm-mca reported %zu of %zu code regions", i, n);
+    return 0;
+}
+
+int ms_mca_cycles(const char *const *asm_text, size_t n, const char *cpu, double *out_cycles, char *err, size_t errlen)
+{
+    ms_strbuf in = MS_STRBUF_INIT;
+    size_t regions = 0;
+    for (size_t i = 0; i < n; i++) {
+        out_cycles[i] = 0;
+        if (!asm_text[i] || !*asm_text[i]) continue;
+        ms_strbuf_addf(&in, "# LLVM-MCA-BEGIN b%zu\n%s\n# LLVM-MCA-END\n", i, asm_text[i]);
+        regions++;
+    }
+    if (in.oom) {
+        ms_strbuf_free(&in);
+        return ms_errorf(err, errlen, "out of memory");
+    }
+    if (!regions) {
+        ms_strbuf_free(&in);
+        return 0;
+    }
+    char inp[512], out[512], er[512], mcpu[128];
+    if (scratch(inp, sizeof inp, "mca-in") < 0 || scratch(out, sizeof out, "mca-out") < 0 ||
+        scratch(er, sizeof er, "mca-err") < 0) {
+        ms_strbuf_free(&in);
+        return ms_errorf(err, errlen, "cannot create a scratch file: %s", strerror(errno));
+    }
+    FILE *f = fopen(inp, "w");
+    int wrote = f && fwrite(in.s, 1, in.len, f) == in.len;
+    if (f && fclose(f) != 0) wrote = 0;
+    ms_strbuf_free(&in);
+    snprintf(mcpu, sizeof mcpu, "-mcpu=%s", cpu);
+    char iters[64];
+    snprintf(iters, sizeof iters, "-iterations=%d", MCA_ITERATIONS);
+    char *argv[] = { MS_LLVM_MCA, "-mtriple=x86_64-unknown-linux-gnu", mcpu, iters, "-all-views=false", "-summary-view",
+                     NULL };
+    int rc = wrote ? run_tool(argv, inp, out, er) : -1;
+    char *text = NULL, *etext = NULL;
+    ms_read_file(out, 0, &text, NULL);
+    ms_read_file(er, 0, &etext, NULL);
+    unlink(inp);
+    unlink(out);
+    unlink(er);
+    int result;
+    if (!wrote)
+        result = ms_errorf(err, errlen, "cannot write llvm-mca's input");
+    else if (rc == 127 || rc < 0)
+        result = ms_errorf(err, errlen, "%s not found: install Debian's llvm-14 package", MS_LLVM_MCA);
+    else if (rc != 0 || !text)
+        result = ms_errorf(err, errlen, "llvm-mca failed: %.300s", etext ? etext : "");
+    else {
+        double *got = malloc(regions * sizeof *got);
+        result = got ? parse_mca(text, got, regions, err, errlen) : ms_errorf(err, errlen, "out of memory");
+        for (size_t i = 0, r = 0; result == 0 && i < n; i++)
+            if (asm_text[i] && *asm_text[i]) out_cycles[i] = got[r++];
+        free(got);
+    }
+    free(text);
+    free(etext);
+    return result;
+}
+
+/* ---- disassembly ---- */
+
+typedef struct {
+    uint64_t addr;
+    char *text;     /* instruction, comments and symbolic targets removed */
+    int func_start; /* first instruction of a symbol */
+} insn;
+
+/* Parse llvm-objdump -d output ("    1170:      \ttestl\t%edi, %edi") into insns. */
+static int parse_objdump(char *text, insn **out, size_t *nout)
+{
+    size_t cap = 0, n = 0;
+    insn *v = NULL;
+    int next_is_start = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        if (strchr(line, '>') && line[strlen(line) - 1] == ':' && line[0] != ' ') {
+            next_is_start = 1; /* "0000000000001170 <f>:" */
+            continue;
+        }
+        char *end;
+        while (*line == ' ') line++;
+        uint64_t a = strtoull(line, &end, 16);
+        if (end == line || *end != ':') continue;
+        char *ins = end + 1;
+        while (isspace((unsigned char)*ins)) ins++;
+        if (!*ins) continue;
+        char *cut = strchr(ins, '#');
+        if (cut) *cut = '\0';
+        cut = strchr(ins, '<');
+        if (cut) *cut = '\0';
+        for (char *t = ins; *t; t++)
+            if (*t == '\t') *t = ' ';
+        size_t len = strlen(ins);
+        while (len && isspace((unsigned char)ins[len - 1])) ins[--len] = '\0';
+        if (ms_grow((void **)&v, &cap, n + 1, sizeof *v) < 0) {
+            free(v);
+            return -1;
+        }
+        v[n].addr = a;
+        v[n].text = ins;
+        v[n].func_start = next_is_start;
+        next_is_start = 0;
+        n++;
+    }
+    *out = v;
+    *nout = n;
+    return 0;
+}
+
+/* Instructions llvm-mca cannot or should not model: padding and undecodable bytes. */
+static int skip_insn(const char *t)
+{
+    return !strncmp(t, "nop", 3) || strstr(t, "(bad)") || !strncmp(t, "data16", 6) || !strncmp(t, "int3", 4) ||
+           !strncmp(t, "ud2", 3) || !strncmp(t, "hlt", 3);
+}
+
+/* llvm-mca 14's AMD models put a folded load's latency on the register operand's chain
+ * (`mulsd (%rbx), %xmm0` costs load + multiply per iteration of a chain through %xmm0, which
+ * the core does not: the load issues early). A floating-point arithmetic instruction with a
+ * memory source is given to llvm-mca as a load into a scratch register the block does not use
+ * and the register form: the same work, the dependence the core sees (docs/mtool.md). */
+static const char *const FP_OPS[] = { "add", "sub", "mul", "div", "min", "max" };
+
+/* The load for the suffix of an FP arithmetic mnemonic ("sd" -> "movsd"). */
+static const char *fp_load(const char *suffix, int vex)
+{
+    if (!strcmp(suffix, "sd")) return vex ? "vmovsd" : "movsd";
+    if (!strcmp(suffix, "ss")) return vex ? "vmovss" : "movss";
+    if (!strcmp(suffix, "pd")) return vex ? "vmovupd" : "movupd";
+    if (!strcmp(suffix, "ps")) return vex ? "vmovups" : "movups";
+    return NULL;
+}
+
+/* Append t to sb, unfolding an FP arithmetic memory source into scratch register reg
+ * ("%xmm15" or "%ymm15"); returns 1 if it did. */
+static int add_unfolded(ms_strbuf *sb, const char *t, int scratch_free)
+{
+    if (!scratch_free) return 0;
+    int vex = t[0] == 'v';
+    const char *m = t + vex;
+    for (size_t k = 0; k < sizeof FP_OPS / sizeof *FP_OPS; k++) {
+        size_t ol = strlen(FP_OPS[k]);
+        if (strncmp(m, FP_OPS[k], ol) != 0) continue;
+        char suffix[3] = { m[ol], m[ol] ? m[ol + 1] : 0, 0 };
+        const char *load = fp_load(suffix, vex);
+        if (!load || (m[ol + 2] != ' ' && m[ol + 2] != '\0')) return 0;
+        const char *ops = m + ol + 2;
+        while (*ops == ' ') ops++;
+        const char *comma = strstr(ops, "), ");
+        if (!comma || !strchr(ops, '(') || strchr(ops, '%') == NULL || ops[0] == '%') return 0;
+        size_t memlen = (size_t)(comma + 1 - ops);
+        const char *rest = comma + 3; /* "%xmm0" or "%xmmA, %xmmD" */
+        const char *reg = strstr(rest, "%ymm") == rest ? "%ymm15" : "%xmm15";
+        ms_strbuf_addf(sb, "%s %.*s, %s\n%.*s %s, %s\n", load, (int)memlen, ops, reg, (int)(ops - t), t, reg, rest);
+        return 1;
+    }
+    return 0;
+}
+
+/* ---- the plugin's instrumentation in the instrumented body ---- */
+
+/* The register operand "%reg" at s (its length), 0 if none. */
+static size_t reg_len(const char *s)
+{
+    if (*s != '%') return 0;
+    size_t n = 1;
+    while (isalnum((unsigned char)s[n])) n++;
+    return n;
+}
+
+/* The instrumentation's code pattern in a block of the instrumented body (docs/plugin.md):
+ * a reservation `movq (%B), %C` + `cmpq $40xx, %C` + `ja` (B: the thread buffer, C: its word
+ * count), the record pointer `leaq (%B,%C,8), %P`, stores into `k(%P)` or `k(%B,%C,8)`, the
+ * count's update `addq $n, %C` and `movq %C, (%B)`. Marks those instructions in drop[] (the
+ * plain copy the timing run executes has none of them). */
+static void mark_instrumentation(char *const *t, size_t n, char *drop)
+{
+    char buf[32] = "", cnt[32] = "", ptr[32] = "";
+    for (size_t i = 0; i < n; i++) {
+        const char *x = t[i];
+        char a[32], b[32];
+        long imm;
+        if (i + 1 < n && sscanf(x, "movq (%31[^)]), %31s", a, b) == 2 &&
+            sscanf(t[i + 1], "cmpq $%ld, %31s", &imm, b) == 2 && imm >= 4000 && imm < 4096) {
+            snprintf(buf, sizeof buf, "%s", a);
+            snprintf(cnt, sizeof cnt, "%s", b);
+            drop[i] = drop[i + 1] = 1;
+            if (i + 2 < n && !strncmp(t[i + 2], "ja ", 3)) drop[i + 2] = 1;
+            i += 1;
+            continue;
+        }
+        if (!buf[0]) continue;
+        char pat[96];
+        snprintf(pat, sizeof pat, "(%s,%s,8)", buf, cnt);
+        if (!strncmp(x, "leaq ", 5) && !strncmp(x + 5 + strspn(x + 5, " "), pat, strlen(pat))) {
+            const char *r = strrchr(x, '%');
+            if (r && reg_len(r) < sizeof ptr) snprintf(ptr, sizeof ptr, "%.*s", (int)reg_len(r), r);
+            drop[i] = 1;
+            continue;
+        }
+        const char *comma = strrchr(x, ',');
+        const char *dst = comma ? comma + 1 + strspn(comma + 1, " ") : NULL;
+        if (!strncmp(x, "movq ", 5) && dst &&
+            (strstr(x, pat) || (ptr[0] && strchr(dst, '(') && !strncmp(strchr(dst, '(') + 1, ptr, strlen(ptr)) &&
+                                strchr(dst, '(')[1 + strlen(ptr)] == ')'))) {
+            drop[i] = 1; /* a record store */
+            continue;
+        }
+        snprintf(pat, sizeof pat, "%s, (%s)", cnt, buf);
+        if (!strncmp(x, "movq ", 5) && strstr(x, pat)) {
+            drop[i] = 1; /* the count's update: the reservation is over */
+            cnt[0] = ptr[0] = '\0';
+            continue;
+        }
+        if (cnt[0] && !strncmp(x, "addq $", 6) && dst && !strcmp(dst, cnt)) {
+            drop[i] = 1;
+            continue;
+        }
+        if (ptr[0] && dst && !strcmp(dst, ptr)) ptr[0] = '\0'; /* the program reuses the register */
+    }
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* ---- cache ---- */
+
+static int cache_key(const char *path, char *key, size_t keylen)
+{
+    char *data = NULL;
+    size_t len = 0;
+    if (ms_read_file(path, 0, &data, &len) != MS_READ_OK) return -1;
+    uLong crc = crc32(0L, Z_NULL, 0);
+    for (size_t off = 0; off < len;) {
+        uInt chunk = (uInt)(len - off > (1u << 30) ? (1u << 30) : len - off);
+        crc = crc32(crc, (const Bytef *)data + off, chunk);
+        off += chunk;
+    }
+    free(data);
+    snprintf(key, keylen, "%08lx-%zu", (unsigned long)crc, len);
+    return 0;
+}
+
+static int cache_path(char *out, size_t len, const char *key, const char *cpu, int make_dirs)
+{
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    char dir[4096];
+    if (xdg && *xdg)
+        snprintf(dir, sizeof dir, "%s/memspy", xdg);
+    else if (home && *home)
+        snprintf(dir, sizeof dir, "%s/.cache/memspy", home);
+    else
+        return -1;
+    if (make_dirs) {
+        char parent[4096];
+        snprintf(parent, sizeof parent, "%.4000s", dir);
+        char *slash = strrchr(parent, '/');
+        if (slash) {
+            *slash = '\0';
+            mkdir(parent, 0700);
+        }
+        mkdir(dir, 0700);
+    }
+    int w = snprintf(out, len, "%s/blockcost-" BLOCKCOST_METHOD "-%s-%s.txt", dir, key, cpu);
+    return w > 0 && (size_t)w < len ? 0 : -1;
+}
+
+/* Cached costs: lines "offset cycles". Fills out for the offsets found; returns how many. */
+static size_t cache_load(const char *file, const uint64_t *offs, size_t n, double *out)
+{
+    char *text = NULL;
+    if (ms_read_file(file, 0, &text, NULL) != MS_READ_OK) return 0;
+    size_t found = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        char *end;
+        uint64_t off = strtoull(line, &end, 16);
+        double c = strtod(end, NULL);
+        uint64_t *hit = bsearch(&off, offs, n, sizeof *offs, cmp_u64);
+        if (hit) {
+            out[hit - offs] = c;
+            found++;
+        }
+    }
+    free(text);
+    return found;
+}
+
+static void cache_store(const char *file, const uint64_t *offs, size_t n, const double *c)
+{
+    char tmp[4400];
+    snprintf(tmp, sizeof tmp, "%s.%d", file, (int)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f) return;
+    for (size_t i = 0; i < n; i++) fprintf(f, "%llx %.6f\n", (unsigned long long)offs[i], c[i]);
+    if (fclose(f) == 0)
+        rename(tmp, file);
+    else
+        unlink(tmp);
+}
+
+int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, size_t n, const char *cpu, double *out_cycles,
+                   char *err, size_t errlen)
+{
+    for (size_t i = 0; i < n; i++) out_cycles[i] = 0;
+    if (!n) return 0;
+    uint64_t *offs = malloc(n * sizeof *offs); /* sorted, distinct file addresses */
+    size_t *order = malloc(n * sizeof *order);
+    double *cyc = calloc(n, sizeof *cyc);
+    const char **texts = calloc(n, sizeof *texts);
+    char **owned = calloc(n, sizeof *owned);
+    char *dis = NULL;
+    insn *ins = NULL;
+    size_t nins = 0, nu = 0;
+    int rc = -1;
+    if (!offs || !order || !cyc || !texts || !owned) {
+        ms_errorf(err, errlen, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) offs[i] = pcs[i] - bias;
+    qsort(offs, n, sizeof *offs, cmp_u64);
+    for (size_t i = 0; i < n; i++)
+        if (!nu || offs[nu - 1] != offs[i]) offs[nu++] = offs[i];
+    char key[64], cfile[4300];
+    int cacheable = cache_key(path, key, sizeof key) == 0 && cache_path(cfile, sizeof cfile, key, cpu, 0) == 0;
+    if (!(cacheable && cache_load(cfile, offs, nu, cyc) == nu)) {
+        char out[512], er[512];
+        if (scratch(out, sizeof out, "objdump") < 0 || scratch(er, sizeof er, "objdump-err") < 0) {
+            ms_errorf(err, errlen, "cannot create a scratch file: %s", strerror(errno));
+            goto out;
+        }
+        char *argv[] = { MS_LLVM_OBJDUMP, "-d", "--no-show-raw-insn", (char *)path, NULL };
+        int st = run_tool(argv, NULL, out, er);
+        ms_read_file(out, 0, &dis, NULL);
+        unlink(out);
+        unlink(er);
+        if (st != 0 || !dis) {
+            ms_errorf(err, errlen,
+                      st == 127 ? "%s not found: install Debian's llvm-14 package"
+                                : "%s could not disassemble the program",
+                      MS_LLVM_OBJDUMP);
+            goto out;
+        }
+        if (parse_objdump(dis, &ins, &nins) < 0) {
+            ms_errorf(err, errlen, "out of memory");
+            goto out;
+        }
+        /* each block: its instructions from its pc to the next block's pc or the function's end */
+        size_t k = 0;
+        for (size_t b = 0; b < nu; b++) {
+            while (k < nins && ins[k].addr < offs[b]) k++;
+            if (k >= nins || ins[k].addr != offs[b]) continue; /* not an instruction start */
+            uint64_t stop = b + 1 < nu ? offs[b + 1] : UINT64_MAX;
+            ms_strbuf sb = MS_STRBUF_INIT;
+            int scratch_free = 1; /* the block leaves %xmm15/%ymm15 alone */
+            size_t end = k;
+            while (end < nins && ins[end].addr < stop && (end == k || !ins[end].func_start)) end++;
+            char **txt = malloc((end - k + 1) * sizeof *txt), *drop = calloc(end - k + 1, 1);
+            if (!txt || !drop) {
+                free(txt);
+                free(drop);
+                ms_errorf(err, errlen, "out of memory");
+                goto out;
+            }
+            for (size_t j = k; j < end; j++) {
+                txt[j - k] = ins[j].text;
+                if (strstr(ins[j].text, "mm15")) scratch_free = 0;
+            }
+            mark_instrumentation(txt, end - k, drop);
+            for (size_t j = k; j < end; j++) {
+                if (drop[j - k] || skip_insn(ins[j].text) || add_unfolded(&sb, ins[j].text, scratch_free)) continue;
+                ms_strbuf_adds(&sb, ins[j].text);
+                ms_strbuf_adds(&sb, "\n");
+            }
+            free(txt);
+            free(drop);
+            if (sb.oom) {
+                ms_strbuf_free(&sb);
+                ms_errorf(err, errlen, "out of memory");
+                goto out;
+            }
+            owned[b] = ms_strbuf_take(&sb);
+            texts[b] = owned[b];
+        }
+        if (ms_mca_cycles(texts, nu, cpu, cyc, err, errlen) < 0) goto out;
+        if (cacheable && cache_path(cfile, sizeof cfile, key, cpu, 1) == 0) cache_store(cfile, offs, nu, cyc);
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint64_t off = pcs[i] - bias;
+        uint64_t *hit = bsearch(&off, offs, nu, sizeof *offs, cmp_u64);
+        out_cycles[i] = hit ? cyc[hit - offs] : 0;
+    }
+    rc = 0;
+out:
+    if (owned)
+        for (size_t i = 0; i < n; i++) free(owned[i]);
+    free(owned);
+    free((void *)texts);
+    free(ins);
+    free(dis);
+    free(cyc);
+    free(order);
+    free(offs);
+    return rc;
+}
+
+/* ---- the effective clock ---- */
+
+static double now_s(void)
+{
+    struct timespec ts; /* this thread's CPU time: time the machine gave to others is not counted */
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+double ms_effective_clock_hz(void)
+{
+#if defined(__x86_64__)
+    const unsigned long rounds = 2000000; /* 20 dependent adds each: 40M cycles, ~12 ms */
+    double best = 0;
+    for (int trial = 0; trial < 5; trial++) {
+        uint64_t x = (uint64_t)trial;
+        double t0 = now_s();
+        for (unsigned long i = 0; i < rounds; i++) {
+            __asm__ volatile("add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
+                             "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
+                             "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
+                             "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0"
+                             : "+r"(x));
+        }
+        double t = now_s() - t0;
+        double hz = t > 0 ? 20.0 * (double)rounds / t : 0;
+        if (hz > best) best = hz;
+    }
+    return best;
+#else
+    return 0;
+#endif
+}

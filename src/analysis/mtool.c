@@ -1,0 +1,176 @@
+/* MTOOL's mobjects (see mtool.h). Loops are selected innermost first: a loop with enough
+ * samples is a mobject unless a loop nested in it already is; an innermost loop too short to
+ * time is listed untimable and its parent is tried instead. Procedures are measured on their
+ * own blocks (exclusive of their callees: samples are pcs and blocks belong to one function),
+ * so the call-graph dominance test of the paper is not needed to make them timable. */
+#include "mtool.h"
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    double est_cycles;
+    uint64_t samples, memops;
+    int line, end_line;
+} agg;
+
+static void agg_block(agg *a, const ms_block_stat *b, double cycles, uint64_t samples)
+{
+    a->est_cycles += cycles * (double)b->count;
+    a->samples += samples;
+    a->memops += (uint64_t)b->memops * b->count;
+    if (b->line > 0) {
+        if (!a->line || b->line < a->line) a->line = b->line;
+        if (b->line > a->end_line) a->end_line = b->line;
+    }
+}
+
+static void fill(ms_mobject *m, const agg *a, const ms_mtool_input *in)
+{
+    m->estimated_s = in->clock_hz > 0 ? a->est_cycles / in->clock_hz : 0;
+    m->measured_s = (double)a->samples * (double)in->period_ns * 1e-9;
+    m->samples = a->samples;
+    m->memops = a->memops;
+    m->line = a->line;
+    m->end_line = a->end_line;
+    m->timable = a->samples >= MS_MTOOL_MIN_SAMPLES && m->estimated_s > 0;
+    if (a->samples < MS_MTOOL_MIN_SAMPLES) m->warnings[m->nwarnings++] = "too short to time";
+    if (m->estimated_s <= 0) m->warnings[m->nwarnings++] = "no estimate (its code was not found in the binary)";
+    if (m->timable) {
+        m->overhead = (m->measured_s - m->estimated_s) / m->estimated_s;
+        m->extra_cycles_per_memop = a->memops ? (m->measured_s - m->estimated_s) * in->clock_hz / (double)a->memops : 0;
+    }
+}
+
+static int by_overhead(const void *a, const void *b)
+{
+    const ms_mobject *x = a, *y = b;
+    if (x->timable != y->timable) return y->timable - x->timable;
+    double dx = x->timable ? x->measured_s - x->estimated_s : x->measured_s;
+    double dy = y->timable ? y->measured_s - y->estimated_s : y->measured_s;
+    return dx < dy ? 1 : dx > dy ? -1 : 0;
+}
+
+static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
+
+int ms_mtool_analyze(const ms_mtool_input *in, ms_mtool_result *out)
+{
+    memset(out, 0, sizeof *out);
+    out->clock_hz = in->clock_hz;
+    out->period_ns = in->period_ns;
+    out->system_s = in->system_s;
+    out->runtime_s = (double)in->runtime_samples * (double)in->period_ns * 1e-9;
+    size_t nl = in->nloops, nb = in->nblocks;
+    agg *la = nl ? calloc(nl, sizeof *la) : NULL;
+    int *selected = nl ? calloc(nl, sizeof *selected) : NULL, *sel_below = nl ? calloc(nl, sizeof *sel_below) : NULL,
+        *has_child = nl ? calloc(nl, sizeof *has_child) : NULL;
+    size_t *fn_of = nb ? calloc(nb, sizeof *fn_of) : NULL; /* block -> procedure index */
+    agg *pa = nb ? calloc(nb, sizeof *pa) : NULL, *prest = nb ? calloc(nb, sizeof *prest) : NULL;
+    const char **fnames = nb ? calloc(nb, sizeof *fnames) : NULL;
+    const char **ffiles = nb ? calloc(nb, sizeof *ffiles) : NULL;
+    out->mobjects = calloc(nl + nb + 1, sizeof *out->mobjects);
+    int rc = -1;
+    if ((nl && (!la || !selected || !sel_below || !has_child)) ||
+        (nb && (!fn_of || !pa || !prest || !fnames || !ffiles)) || !out->mobjects)
+        goto out;
+    double total_cycles = 0;
+    uint64_t total_samples = in->other_samples;
+    for (size_t i = 0; i < nb; i++) {
+        const ms_block_stat *b = &in->blocks[i];
+        total_cycles += in->cycles[i] * (double)b->count;
+        total_samples += in->block_samples[i];
+        out->total_memops += (uint64_t)b->memops * b->count;
+        for (uint32_t l = b->loop, guard = 0; l < nl && guard < nl; l = in->loops[l].parent, guard++)
+            agg_block(&la[l], b, in->cycles[i], in->block_samples[i]);
+    }
+    for (size_t l = 0; l < nl; l++)
+        if (in->loops[l].parent < nl) has_child[in->loops[l].parent] = 1;
+    /* loops, deepest first */
+    uint32_t maxdepth = 0;
+    for (size_t l = 0; l < nl; l++)
+        if (in->loops[l].depth > maxdepth) maxdepth = in->loops[l].depth;
+    for (uint32_t d = maxdepth; d >= 1; d--) {
+        for (size_t l = 0; l < nl; l++) {
+            const ms_loop_stat *L = &in->loops[l];
+            if (L->depth != d || !la[l].est_cycles) continue;
+            int up = 0;
+            if (sel_below[l]) {
+                up = 1;
+            } else {
+                ms_mobject m = { 0 };
+                fill(&m, &la[l], in);
+                if (m.timable || !has_child[l]) {
+                    m.kind = MS_MOBJ_LOOP;
+                    m.function = strdup(L->function ? L->function : "??");
+                    m.file = dup_or_null(L->file);
+                    if (!m.function) goto out;
+                    out->mobjects[out->nmobjects++] = m;
+                }
+                if (m.timable) selected[l] = up = 1;
+            }
+            if (up && L->parent < nl) sel_below[L->parent] = 1;
+        }
+    }
+    /* procedures: blocks grouped by function; prest = the part outside selected loops */
+    size_t nf = 0;
+    for (size_t i = 0; i < nb; i++) {
+        const ms_block_stat *b = &in->blocks[i];
+        const char *fn = b->function ? b->function : "??";
+        size_t f;
+        for (f = 0; f < nf; f++)
+            if (!strcmp(fnames[f], fn)) break;
+        if (f == nf) {
+            fnames[nf] = fn;
+            ffiles[nf++] = b->file;
+        }
+        fn_of[i] = f;
+        agg_block(&pa[f], b, in->cycles[i], in->block_samples[i]);
+        int in_sel = 0;
+        for (uint32_t l = b->loop, guard = 0; l < nl && guard < nl && !in_sel; l = in->loops[l].parent, guard++)
+            in_sel = selected[l];
+        if (!in_sel) agg_block(&prest[f], b, in->cycles[i], in->block_samples[i]);
+    }
+    double explained = 0, covered = 0;
+    for (size_t f = 0; f < nf; f++) {
+        if (!pa[f].est_cycles && !pa[f].samples) continue;
+        ms_mobject m = { 0 };
+        fill(&m, &pa[f], in);
+        m.kind = MS_MOBJ_PROCEDURE;
+        m.function = strdup(fnames[f]);
+        m.file = dup_or_null(ffiles[f]);
+        if (!m.function) goto out;
+        out->mobjects[out->nmobjects++] = m;
+        ms_mobject rest = { 0 };
+        fill(&rest, &prest[f], in);
+        if (rest.timable) {
+            explained += rest.measured_s - rest.estimated_s;
+            covered += (double)prest[f].memops;
+        }
+    }
+    for (size_t l = 0; l < nl; l++) {
+        if (!selected[l]) continue;
+        ms_mobject m = { 0 };
+        fill(&m, &la[l], in);
+        explained += m.measured_s - m.estimated_s;
+        covered += (double)la[l].memops;
+    }
+    out->samples = total_samples;
+    out->predicted_s = in->clock_hz > 0 ? total_cycles / in->clock_hz : 0;
+    out->measured_s = (double)total_samples * (double)in->period_ns * 1e-9;
+    out->memory_overhead_s = out->measured_s - out->predicted_s;
+    out->covered_memops = out->total_memops ? covered / (double)out->total_memops : 0;
+    out->unexplained = out->memory_overhead_s > 0 ? 1.0 - explained / out->memory_overhead_s : 0;
+    qsort(out->mobjects, out->nmobjects, sizeof *out->mobjects, by_overhead);
+    rc = 0;
+out:
+    free(la);
+    free(selected);
+    free(sel_below);
+    free(has_child);
+    free(fn_of);
+    free(pa);
+    free(prest);
+    free((void *)fnames);
+    free((void *)ffiles);
+    if (rc < 0) ms_mtool_result_free(out);
+    return rc;
+}

@@ -1,0 +1,313 @@
+/* memspy's GCC plugin: the code and static tables emitted for records, blocks, loops and
+ * entry/exit (see memspy_gcc.cc and src/rt/msplug_abi.h). */
+#include "memspy_gcc.h"
+
+/* ---- emitting ---- */
+
+static tree word_ref(tree base, unsigned word)
+{
+    return build2(MEM_REF, word_type, base, build_int_cst(word_ptr, 8 * word));
+}
+
+/* tmp = expr (as a word), before gsi. */
+static tree as_word(gimple_stmt_iterator *gsi, tree expr)
+{
+    return force_gimple_operand_gsi(gsi, fold_convert(word_type, expr), true, NULL_TREE, true, GSI_SAME_STMT);
+}
+
+void insert_before(gimple_stmt_iterator *gsi, gimple *g, location_t loc)
+{
+    gimple_set_location(g, loc);
+    gsi_insert_before(gsi, g, GSI_SAME_STMT);
+}
+
+/* An asm label "1:" here, and the pair (1b + 1, table + offset) into section (the function's
+ * COMDAT group if it has one, so the pair goes with the code): the runtime writes the pc into
+ * the table entry at offset. */
+gimple *pc_label(const char *section, const char *table, unsigned offset, const char *comdat)
+{
+    char text[512];
+    if (comdat)
+        snprintf(text, sizeof text,
+                 "1:\n\t.pushsection %s,\"awG\",@progbits,%s,comdat\n\t.balign 8\n\t.quad 1b+1, %s+%u\n\t.popsection",
+                 section, comdat, table, offset);
+    else
+        snprintf(text, sizeof text,
+                 "1:\n\t.pushsection %s,\"aw\",@progbits\n\t.balign 8\n\t.quad 1b+1, %s+%u\n\t.popsection", section,
+                 table, offset);
+    gasm *g = gimple_build_asm_vec(ggc_strdup(text), NULL, NULL, NULL, NULL);
+    gimple_asm_set_volatile(g, true);
+    return g;
+}
+
+/* Reserve `words` words of the thread's buffer just before statement at: emits
+ *   b = &__memspy_buf[0]; n0 = b[0]; if (n0 > CAP - words) __memspy_flush (); n = PHI <n0, 0>;
+ *   p = b + 8 * n;
+ * and returns p (records go to p[1 ..]); *b_out and *n_out: b and n, for the commit. */
+static tree reserve_words(gimple *at, unsigned words, location_t loc, tree *b_out, tree *n_out)
+{
+    gimple_stmt_iterator gsi = gsi_for_stmt(at);
+    tree b = make_ssa_name(word_ptr);
+    tree elt0 = build4(ARRAY_REF, word_type, buf_decl, integer_zero_node, NULL_TREE, NULL_TREE);
+    insert_before(&gsi, gimple_build_assign(b, build_fold_addr_expr(elt0)), loc);
+    tree n0 = make_ssa_name(word_type);
+    insert_before(&gsi, gimple_build_assign(n0, word_ref(b, 0)), loc);
+    gcond *cond =
+        gimple_build_cond(GT_EXPR, n0, build_int_cst(word_type, MSPLUG_BUF_WORDS - words), NULL_TREE, NULL_TREE);
+    gimple_set_location(cond, loc);
+    basic_block then_bb, fall_bb;
+    gimple_stmt_iterator split_at = gsi;
+    gimple_stmt_iterator cond_gsi = create_cond_insert_point(&split_at, true, false, true, &then_bb, &fall_bb);
+    gsi_insert_after(&cond_gsi, cond, GSI_NEW_STMT);
+    basic_block cond_bb = gimple_bb(cond);
+    gimple_stmt_iterator then_gsi = gsi_start_bb(then_bb);
+    gcall *flush = gimple_build_call(flush_decl, 0);
+    gimple_set_location(flush, loc);
+    gsi_insert_after(&then_gsi, flush, GSI_NEW_STMT);
+    tree n = make_ssa_name(word_type);
+    gphi *phi = create_phi_node(n, fall_bb);
+    add_phi_arg(phi, n0, find_edge(cond_bb, fall_bb), loc);
+    add_phi_arg(phi, build_int_cst(word_type, 0), find_edge(then_bb, fall_bb), loc);
+
+    gsi = gsi_for_stmt(at);
+    tree ns = make_ssa_name(sizetype), off = make_ssa_name(sizetype), p = make_ssa_name(word_ptr);
+    insert_before(&gsi, gimple_build_assign(ns, NOP_EXPR, n), loc);
+    insert_before(&gsi, gimple_build_assign(off, MULT_EXPR, ns, size_int(8)), loc);
+    insert_before(&gsi, gimple_build_assign(p, POINTER_PLUS_EXPR, b, off), loc);
+    *b_out = b;
+    *n_out = n;
+    return p;
+}
+
+/* p[w] = (word) &table[index] | tag, before gsi. */
+static void store_tagged_address(gimple_stmt_iterator *gsi, tree p, unsigned w, tree table, unsigned index,
+                                 unsigned HOST_WIDE_INT tag, location_t loc)
+{
+    tree elt = build4(ARRAY_REF, TREE_TYPE(TREE_TYPE(table)), table, size_int(index), NULL_TREE, NULL_TREE);
+    tree addr = as_word(gsi, build_fold_addr_expr(elt));
+    tree tagged = make_ssa_name(word_type);
+    insert_before(gsi, gimple_build_assign(tagged, BIT_IOR_EXPR, addr, build_int_cstu(word_type, tag)), loc);
+    insert_before(gsi, gimple_build_assign(word_ref(p, w), tagged), loc);
+}
+
+/* b[0] = n + words, before gsi: publishes the records. */
+static void commit_words(gimple_stmt_iterator *gsi, tree b, tree n, unsigned words, location_t loc)
+{
+    tree nk = make_ssa_name(word_type);
+    insert_before(gsi, gimple_build_assign(nk, PLUS_EXPR, n, build_int_cst(word_type, words)), loc);
+    insert_before(gsi, gimple_build_assign(word_ref(b, 0), nk), loc);
+}
+
+/* A block word in a reservation of its own, just before the block's first statement. */
+void emit_block_word(const block &bk, unsigned index, tree blocks)
+{
+    location_t loc = gimple_location(bk.first);
+    tree b, n;
+    tree p = reserve_words(bk.first, 1, loc, &b, &n);
+    gimple_stmt_iterator gsi = gsi_for_stmt(bk.first);
+    store_tagged_address(&gsi, p, 1, blocks, MSPLUG_BLOCK_WORDS * index, MSPLUG_BLOCK_TAG, loc);
+    commit_words(&gsi, b, n, 1, loc);
+}
+
+/* A call word just before call (a reservation of two words): the descriptor of the caller's
+ * block (index blk of table blocks) tagged MSPLUG_CALL_TAG, then the callee's address. */
+void emit_call_word(gcall *call, unsigned blk, tree blocks)
+{
+    location_t loc = gimple_location(call);
+    tree fn = gimple_call_fn(call);
+    if (!fn) return;
+    if (TREE_CODE(fn) == OBJ_TYPE_REF) fn = OBJ_TYPE_REF_EXPR(fn); /* a virtual call: the pointer */
+    tree b, n;
+    tree p = reserve_words(call, 2, loc, &b, &n);
+    gimple_stmt_iterator gsi = gsi_for_stmt(call);
+    store_tagged_address(&gsi, p, 1, blocks, MSPLUG_BLOCK_WORDS * blk, MSPLUG_CALL_TAG, loc);
+    tree callee = as_word(&gsi, unshare_expr(fn));
+    insert_before(&gsi, gimple_build_assign(word_ref(p, 2), callee), loc);
+    commit_words(&gsi, b, n, 2, loc);
+}
+
+/* Emit group g (sites [first, end)) of the function's table; blk: the index of the block
+ * whose word the group carries first (-1 none). */
+void emit_group(fn_state *st, unsigned first, unsigned end, tree table, const char *table_name, const char *comdat,
+                int blk, tree blocks)
+{
+    unsigned words = 1 + (blk >= 0);
+    for (unsigned i = first; i < end; i++) words += msplug_site_words(st->sites[i].kind);
+    gimple *s0 = st->sites[first].stmt;
+    location_t loc = gimple_location(s0);
+    tree b, n;
+    tree p = reserve_words(s0, words, loc, &b, &n);
+
+    /* p[1] = block word (if any), then the header (first site, bit 63 set) */
+    gimple_stmt_iterator gsi = gsi_for_stmt(s0);
+    unsigned w = 1;
+    if (blk >= 0) store_tagged_address(&gsi, p, w++, blocks, MSPLUG_BLOCK_WORDS * (unsigned)blk, MSPLUG_BLOCK_TAG, loc);
+    store_tagged_address(&gsi, p, w++, table, 2 * first, HOST_WIDE_INT_1U << 63, loc);
+
+    for (unsigned i = first; i < end; i++) {
+        site &s = st->sites[i];
+        gsi = gsi_for_stmt(s.stmt);
+        location_t sloc = gimple_location(s.stmt);
+        unsigned nw = msplug_site_words(s.kind);
+        for (unsigned j = 0; j < nw; j++) {
+            tree v = as_word(&gsi, s.ops[j]);
+            insert_before(&gsi, gimple_build_assign(word_ref(p, w++), v), sloc);
+        }
+        if (i + 1 == end) commit_words(&gsi, b, n, words, sloc);
+        insert_before(&gsi, pc_label(MSPLUG_PCS_SECTION, table_name, 16 * i, comdat), sloc);
+    }
+}
+
+/* A static table of n 64-bit words of the current function (not yet filled), named
+ * prefix.N. */
+tree make_table(const char *prefix, unsigned nwords, char *name, size_t namelen)
+{
+    snprintf(name, namelen, "%s.%u", prefix, table_counter++);
+    tree type = build_array_type_nelts(long_long_unsigned_type_node, nwords);
+    tree t = build_decl(UNKNOWN_LOCATION, VAR_DECL, get_identifier(name), type);
+    TREE_STATIC(t) = 1;
+    TREE_PUBLIC(t) = 0;
+    DECL_ARTIFICIAL(t) = 1;
+    DECL_IGNORED_P(t) = 1;
+    TREE_ADDRESSABLE(t) = 1;
+    DECL_PRESERVE_P(t) = 1;
+    TREE_USED(t) = 1;
+    SET_DECL_ALIGN(t, 128);
+    DECL_USER_ALIGN(t) = 1;
+    SET_DECL_ASSEMBLER_NAME(t, get_identifier(name));
+    return t;
+}
+
+/* The word (u64) &table[index], as a static initializer. */
+static tree table_address(tree table, unsigned index)
+{
+    tree elt = build4(ARRAY_REF, long_long_unsigned_type_node, table, size_int(index), NULL_TREE, NULL_TREE);
+    return fold_convert(long_long_unsigned_type_node, build_fold_addr_expr(elt));
+}
+
+/* qsort order of loops: outermost first (then by number: deterministic). */
+static int outer_first(const void *a, const void *b)
+{
+    const class loop *x = *(const class loop *const *)a, *y = *(const class loop *const *)b;
+    if (loop_depth(x) != loop_depth(y)) return (int)loop_depth(x) - (int)loop_depth(y);
+    return x->num - y->num;
+}
+
+/* Give the function's blocks their innermost loops and fill the loop table (if it has
+ * loops): {nloops, 0}, then {&header block, MSPLUG_LOOP_INFO(parent, depth)} per loop.
+ * Returns the loop table or NULL_TREE. Loops whose header is not a counted block are left out
+ * (their blocks count under the enclosing loop). */
+tree make_loop_table(fn_state *st, tree blocks, function *fun)
+{
+    if (!loops_for_fn(fun) || number_of_loops(fun) <= 1) return NULL_TREE;
+    hash_map<int_hash<int, -1, -2>, unsigned> block_of; /* bb index -> block index */
+    for (unsigned i = 0; i < st->blocks.length(); i++) block_of.put(st->blocks[i].bb->index, i);
+    auto_vec<class loop *> loops;
+    hash_map<int_hash<int, -1, -2>, unsigned> index_of; /* loop num -> table index */
+    for (auto lp : loops_list(fun, LI_FROM_INNERMOST)) {
+        /* a loop the optimizers left behind without its header is no loop any more */
+        if (!lp->header || lp->header->loop_father != lp || !block_of.get(lp->header->index)) continue;
+        if (loops.length() >= MSPLUG_NO_LOOP - 1) break;
+        loops.safe_push(lp);
+    }
+    if (loops.is_empty()) return NULL_TREE;
+    /* outermost first, so that a parent's index is below its children's */
+    loops.qsort(outer_first);
+    for (unsigned i = 0; i < loops.length(); i++) index_of.put(loops[i]->num, i);
+    char name[64];
+    tree table = make_table("__memspy_loops", 2 + 2 * loops.length(), name, sizeof name);
+    vec<constructor_elt, va_gc> *elts = NULL;
+    auto_vec<unsigned> depths;
+    CONSTRUCTOR_APPEND_ELT(elts, size_int(0), build_int_cst(long_long_unsigned_type_node, loops.length()));
+    CONSTRUCTOR_APPEND_ELT(elts, size_int(1), build_int_cst(long_long_unsigned_type_node, 0));
+    for (unsigned i = 0; i < loops.length(); i++) {
+        class loop *lp = loops[i];
+        unsigned parent = MSPLUG_NO_LOOP;
+        for (class loop *o = loop_outer(lp); o && o->num; o = loop_outer(o))
+            if (unsigned *pi = index_of.get(o->num)) {
+                parent = *pi;
+                break;
+            }
+        unsigned depth = parent == MSPLUG_NO_LOOP ? 1 : depths[parent] + 1; /* parents come first */
+        depths.safe_push(depth);
+        unsigned hb = *block_of.get(lp->header->index);
+        CONSTRUCTOR_APPEND_ELT(elts, size_int(2 + 2 * i), table_address(blocks, MSPLUG_BLOCK_WORDS * hb));
+        CONSTRUCTOR_APPEND_ELT(elts, size_int(3 + 2 * i),
+                               build_int_cstu(long_long_unsigned_type_node, MSPLUG_LOOP_INFO(parent, depth)));
+    }
+    DECL_INITIAL(table) = build_constructor(TREE_TYPE(table), elts);
+    varpool_node::finalize_decl(table);
+    /* each block's innermost counted loop */
+    for (unsigned i = 0; i < st->blocks.length(); i++)
+        for (class loop *o = st->blocks[i].bb->loop_father; o && o->num; o = loop_outer(o))
+            if (unsigned *li = index_of.get(o->num)) {
+                st->blocks[i].loop = *li;
+                break;
+            }
+    return table;
+}
+
+/* Fill the block table: {0, MSPLUG_BLOCK_INFO, 0, &loop table or 0} per block. */
+void fill_blocks(fn_state *st, tree blocks, tree loops)
+{
+    vec<constructor_elt, va_gc> *elts = NULL;
+    for (unsigned i = 0; i < st->blocks.length(); i++) {
+        const block &bk = st->blocks[i];
+        unsigned memops = bk.memops > 0xffffffffu ? 0xffffffffu : bk.memops;
+        unsigned stmts = bk.stmts > 0xffffu ? 0xffffu : bk.stmts;
+        tree zero = build_int_cst(long_long_unsigned_type_node, 0);
+        unsigned w = MSPLUG_BLOCK_WORDS * i;
+        CONSTRUCTOR_APPEND_ELT(elts, size_int(w), zero);
+        CONSTRUCTOR_APPEND_ELT(elts, size_int(w + 1),
+                               build_int_cstu(long_long_unsigned_type_node, MSPLUG_BLOCK_INFO(bk.loop, memops, stmts)));
+        CONSTRUCTOR_APPEND_ELT(elts, size_int(w + 2), zero);
+        CONSTRUCTOR_APPEND_ELT(elts, size_int(w + 3), loops ? table_address(loops, 0) : zero);
+        CONSTRUCTOR_APPEND_ELT(
+            elts, size_int(w + 4),
+            build_int_cstu(long_long_unsigned_type_node, MSPLUG_BLOCK_LINES(bk.first_line, bk.last_line)));
+    }
+    DECL_INITIAL(blocks) = build_constructor(TREE_TYPE(blocks), elts);
+    varpool_node::finalize_decl(blocks);
+}
+
+/* Fill the table's initializer: {0, info} per site, MSPLUG_F_LAST on each group's last. */
+void fill_table(fn_state *st, tree table)
+{
+    vec<constructor_elt, va_gc> *elts = NULL;
+    unsigned ng = st->group_start.length();
+    for (unsigned g = 0; g < ng; g++) {
+        unsigned first = st->group_start[g], end = g + 1 < ng ? st->group_start[g + 1] : st->sites.length();
+        for (unsigned i = first; i < end; i++) {
+            const site &s = st->sites[i];
+            uint64_t info = MSPLUG_INFO(s.size, s.kind, i + 1 == end ? MSPLUG_F_LAST : 0);
+            if (i == first) {
+                unsigned words = 0;
+                for (unsigned j = first; j < end; j++) words += msplug_site_words(st->sites[j].kind);
+                info |= MSPLUG_INFO_GROUP_WORDS(words);
+            }
+            CONSTRUCTOR_APPEND_ELT(elts, size_int(2 * i), build_int_cst(long_long_unsigned_type_node, 0));
+            CONSTRUCTOR_APPEND_ELT(elts, size_int(2 * i + 1), build_int_cstu(long_long_unsigned_type_node, info));
+        }
+    }
+    DECL_INITIAL(table) = build_constructor(TREE_TYPE(table), elts);
+    varpool_node::finalize_decl(table);
+}
+
+/* __memspy_func_entry (__builtin_return_address (0)) at entry, __memspy_func_exit () before
+ * each return. */
+void emit_entry_exit(edge entry, const auto_vec<gimple *> &returns)
+{
+    gimple_seq seq = NULL;
+    tree ra = make_ssa_name(ptr_type_node);
+    gcall *g = gimple_build_call(builtin_decl_implicit(BUILT_IN_RETURN_ADDRESS), 1, integer_zero_node);
+    gimple_call_set_lhs(g, ra);
+    gimple_seq_add_stmt(&seq, g);
+    gimple_seq_add_stmt(&seq, gimple_build_call(entry_decl, 1, ra));
+    for (unsigned i = 0; i < returns.length(); i++) {
+        gimple_stmt_iterator gsi = gsi_for_stmt(returns[i]);
+        gcall *x = gimple_build_call(exit_decl, 0);
+        gimple_set_location(x, gimple_location(returns[i]));
+        gsi_insert_before(&gsi, x, GSI_SAME_STMT);
+    }
+    gsi_insert_seq_on_edge_immediate(entry, seq);
+}

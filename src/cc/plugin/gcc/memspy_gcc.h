@@ -1,0 +1,96 @@
+/* Shared declarations of memspy's GCC plugin (memspy_gcc.cc: the pass and versioning;
+ * collect.cc: what is an access and how accesses group; emit.cc: the emitted code and tables). */
+#ifndef MEMSPY_GCC_PLUGIN_H
+#define MEMSPY_GCC_PLUGIN_H
+#include "gcc-plugin.h"
+#include "plugin-version.h"
+
+#include "backend.h"
+#include "tree.h"
+#include "gimple.h"
+#include "tree-pass.h"
+#include "context.h"
+#include "ssa.h"
+#include "cgraph.h"
+#include "stringpool.h"
+#include "fold-const.h"
+#include "gimple-iterator.h"
+#include "gimplify.h"
+#include "gimplify-me.h"
+#include "tree-ssa-loop-ivopts.h"
+#include "tree-ssa-address.h"
+#include "builtins.h"
+#include "attribs.h"
+#include "asan.h"
+#include "internal-fn.h"
+#include "alias.h"
+#include "varasm.h"
+#include "diagnostic-core.h"
+#include "cfgloop.h"
+#include "cfgloopmanip.h"
+#include "cfghooks.h"
+#include "tree-into-ssa.h"
+#include "tree-cfg.h"
+#include "attribs.h"
+#include "tree-iterator.h"
+#include "ggc.h"
+#include "gtype-desc.h"
+
+#define MSPLUG_NO_DECLS
+#include "../../../rt/msplug_abi.h"
+
+/* One access site of the current function, before code is emitted for it. */
+struct site {
+    gimple *stmt; /* records go just before this statement */
+    tree ops[3];  /* the words to store (pointer or integer expressions) */
+    unsigned kind, size;
+    bool alone; /* a group of its own, committed right before stmt (copies, sets) */
+};
+
+/* A counted basic block of the function being instrumented. */
+struct block {
+    basic_block bb;
+    gimple *first;                  /* its first statement: the block word's and the pc label's place */
+    int group;                      /* the group whose reservation carries the block word, -1: one of its own */
+    unsigned memops;                /* sites in it */
+    unsigned stmts;                 /* statements in it (debug statements and clobbers excluded) */
+    unsigned loop;                  /* index of its innermost loop in the function's loop table, MSPLUG_NO_LOOP */
+    unsigned first_line, last_line; /* its statements' lines in the function's own file, 0 unknown */
+};
+
+/* The function being instrumented: its sites in statement order, its groups and its blocks. */
+struct fn_state {
+    auto_vec<site> sites;
+    auto_vec<unsigned> group_start; /* index of each group's first site */
+    auto_vec<block> blocks;
+    auto_vec<int> group_block;     /* per group: the block whose word it carries, -1 none */
+    auto_vec<gcall *> calls;       /* calls of other functions (not builtins): call words */
+    auto_vec<unsigned> call_block; /* per call: the index of its block */
+    unsigned has_calls;
+};
+
+/* Options and the trees kept across functions (memspy_gcc.cc; GC roots there). */
+extern bool opt_verbose;
+extern tree word_type;
+extern tree word_ptr;
+extern tree buf_decl;
+extern tree flush_decl, entry_decl, exit_decl, register_decl, register_blocks_decl;
+extern tree plain_decl;
+extern tree pcs_start_decl, pcs_stop_decl, bpcs_start_decl, bpcs_stop_decl;
+extern unsigned table_counter;
+
+/* collect.cc and emit.cc (each defined with its comment). */
+void collect_bb(fn_state *st, basic_block bb);
+void insert_before(gimple_stmt_iterator *gsi, gimple *g, location_t loc);
+gimple *pc_label(const char *section, const char *table, unsigned offset, const char *comdat);
+void emit_block_word(const block &bk, unsigned index, tree blocks);
+void emit_call_word(gcall *call, unsigned blk, tree blocks);
+void emit_group(fn_state *st, unsigned first, unsigned end, tree table, const char *table_name, const char *comdat,
+                int blk, tree blocks);
+tree make_table(const char *prefix, unsigned nwords, char *name, size_t namelen);
+tree make_loop_table(fn_state *st, tree blocks, function *fun);
+void fill_blocks(fn_state *st, tree blocks, tree loops);
+void fill_table(fn_state *st, tree table);
+void emit_entry_exit(edge entry, const auto_vec<gimple *> &returns);
+
+#endif

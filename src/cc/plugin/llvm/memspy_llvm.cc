@@ -1,0 +1,670 @@
+/* memspy's LLVM pass plugin (LLVM/clang 14, new pass manager): inline capture of the memory
+ * accesses of the optimised code, emitting the same ABI as the GCC plugin (src/rt/msplug_abi.h).
+ *
+ * Loaded with `clang -fpass-plugin=memspy_llvm.so` (memspy-cc does it). One module pass,
+ * registered at the optimizer's last extension point (registerOptimizerLastEPCallback; at -O0
+ * too): after vectorisation, loop-invariant motion, SROA and register promotion, so the loads
+ * and stores seen are those the binary makes. Only code generation's own memory traffic
+ * (register spills, callee-saved saves, arguments passed on the stack) is not seen.
+ *
+ * What is instrumented, per instruction:
+ *   - load/store of any type and width (scalars, 16/32/64-byte vectors, aggregates): one
+ *     access of the type's store size, or the pieces code generation splits it into (a vector
+ *     wider than the target's vector registers, an integer wider than 8 bytes); atomic
+ *     load/store: kinds ATOMIC_LOAD/ATOMIC_STORE;
+ *   - atomicrmw and cmpxchg: ATOMIC_RMW (a compare-exchange whether it succeeds or not);
+ *   - llvm.masked.load/store, expandload/compressstore: one access covering the whole vector,
+ *     masked-off lanes included (as the GCC plugin does);
+ *   - llvm.masked.gather/scatter: one access per lane; a masked-off lane's address word is 0,
+ *     which the runtime skips;
+ *   - llvm.memcpy/memmove/memset (constant or variable length; clang's loop-idiom pass makes
+ *     these from loops, struct copies too): one range per operand, in a group of its own
+ *     committed just before the call, so that the runtime's interposed memcpy/memset, when the
+ *     intrinsic becomes a libc call, recognise it and do not count it twice.
+ * Accesses through non-zero address spaces (%fs/%gs-relative) are not seen.
+ *
+ * Code emitted: accesses of a basic block with no call between them form a group (at most
+ * MSPLUG_GROUP_MAX_WORDS words): one bounds check on __memspy_buf[0] (a cold call to
+ * __memspy_flush when full), a header word (the address of the group's first site, bit 63
+ * set), one word per address, the count published once at the last site. Intrinsics other
+ * than the memory ones do not end a group (they call no instrumented code). Each function
+ * gets a static site table {pc = 0, info}; before each access an inline-asm statement
+ * defines a local label on a 1-byte nop (which carries the access's source line) and emits
+ * (label + 1, &site) into section __memspy_pcs (in the function's COMDAT group if it has one). A constructor per module passes the section's
+ * bounds to __memspy_register_llvm. __memspy_func_entry(return address) at entry and
+ * __memspy_func_exit before each return keep the runtime's shadow call stack (tail calls are
+ * turned into ordinary calls; a function with a musttail call is left uninstrumented).
+ *
+ * Blocks and loops (ABI version 2): every basic block with code of its own (or heading a loop)
+ * gets a descriptor in a per-function block table and appends a block word on each execution
+ * (in its first group's reservation when no call precedes that group, else in a one-word
+ * reservation of its own); its pc label goes into __memspy_bpcs. Loops come from LoopInfo
+ * (outermost first), in a per-function loop table the block descriptors point to. The
+ * constructor also passes __memspy_bpcs to __memspy_register_blocks.
+ *
+ * Environment: MEMSPY_LLVM_VERBOSE=1 prints the sites, groups, blocks and loops of each
+ * function on stderr.
+ * Debugging: `clang -fpass-plugin=... -S -emit-llvm` shows the IR after the pass; `-S` shows
+ * the labels and pairs. */
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/TargetTransformInfo.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DataLayout.h"
+#include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InlineAsm.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/MDBuilder.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/PassManager.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Passes/PassPlugin.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <vector>
+
+#define MSPLUG_NO_DECLS
+#include "../../../rt/msplug_abi.h"
+
+using namespace llvm;
+
+namespace
+{
+
+/* One access site, before code is emitted for it. */
+struct Site {
+    Instruction *at; /* records go just before this instruction */
+    Value *ops[3];   /* pointer or integer values of its words */
+    unsigned kind, size;
+    unsigned offset; /* added to ops[0]: a piece of an access code generation splits */
+    int lane;        /* >= 0: ops[0] is a vector of pointers and this is its lane ... */
+    Value *mask;     /* ... enabled by this lane of mask (null: always) */
+};
+
+/* A counted basic block (one with an instruction besides PHIs, debug intrinsics and an
+ * unconditional branch, or a loop header), before code is emitted for it. */
+struct Block {
+    BasicBlock *bb;
+    Instruction *first; /* its first instruction: the block word's and the pc label's place */
+    int group;          /* the group whose reservation carries the block word, -1: one of its own */
+    unsigned memops, stmts;
+    unsigned loop;                /* index of its innermost loop in the function's loop table, MSPLUG_NO_LOOP */
+    unsigned firstLine, lastLine; /* its instructions' lines in the function's own code, 0: none */
+};
+
+/* The runtime's symbols in one module. */
+struct Runtime {
+    Type *i64 = nullptr, *i8p = nullptr;
+    GlobalVariable *buf = nullptr;
+    FunctionCallee flush, entry, exit;
+};
+
+class Instrumenter
+{
+  public:
+    Instrumenter(Module &m, FunctionAnalysisManager &fam) : M(m), DL(m.getDataLayout()), C(m.getContext()), FAM(fam) {}
+    bool run();
+
+  private:
+    Module &M;
+    const DataLayout &DL;
+    LLVMContext &C;
+    FunctionAnalysisManager &FAM;
+    Runtime rt;
+    unsigned tables = 0;
+    bool verbose = false;
+
+    std::vector<Site> sites;
+    std::vector<unsigned> groupStart;
+    std::vector<int> groupBlock; /* per group: the block whose word it carries, -1 none */
+    std::vector<Block> blocks;
+    unsigned calls = 0;
+    unsigned vecBytes = 0; /* the target's vector register width in the current function */
+
+    void declareRuntime();
+    bool instrumentFunction(Function &F);
+    void collectBlock(BasicBlock &BB, bool header);
+    void closeGroup(unsigned &openFrom);
+    bool addAccess(Instruction *I, Value *ptr, Type *ty, unsigned kind);
+    bool callSites(CallBase *CB, unsigned &openFrom);
+    Value *reserve(Instruction *at, unsigned words, Value **b, Value **n);
+    void emitGroup(unsigned first, unsigned end, GlobalVariable *table, const std::string &comdat, int blk,
+                   GlobalVariable *blockTable);
+    void emitBlockWord(const Block &bk, unsigned index, GlobalVariable *blockTable);
+    GlobalVariable *makeLoopTable(Function &F, GlobalVariable *blockTable);
+    void fillBlocks(GlobalVariable *blockTable, GlobalVariable *loopTable);
+    void emitEntryExit(Function &F);
+    void addConstructor();
+};
+
+/* Store size of ty in bytes, 0 if it is not a fixed size that fits a site. */
+static unsigned storeSize(const DataLayout &DL, Type *ty)
+{
+    if (isa<ScalableVectorType>(ty) || !ty->isSized()) return 0;
+    uint64_t s = DL.getTypeStoreSize(ty).getFixedSize();
+    return s > 0 && s <= 0x7fffffffu ? (unsigned)s : 0;
+}
+
+void Instrumenter::declareRuntime()
+{
+    rt.i64 = Type::getInt64Ty(C);
+    rt.i8p = Type::getInt8PtrTy(C);
+    ArrayType *bufTy = ArrayType::get(rt.i64, 1 + MSPLUG_BUF_WORDS);
+    rt.buf = dyn_cast_or_null<GlobalVariable>(M.getNamedValue(MSPLUG_SYM_BUF));
+    if (!rt.buf)
+        rt.buf = new GlobalVariable(M, bufTy, false, GlobalValue::ExternalLinkage, nullptr, MSPLUG_SYM_BUF, nullptr,
+                                    GlobalValue::InitialExecTLSModel);
+    Type *voidTy = Type::getVoidTy(C);
+    rt.flush = M.getOrInsertFunction(MSPLUG_SYM_FLUSH, FunctionType::get(voidTy, false));
+    if (Function *f = dyn_cast<Function>(rt.flush.getCallee())) {
+        f->addFnAttr(Attribute::Cold);
+        f->addFnAttr(Attribute::NoUnwind);
+    }
+    rt.entry = M.getOrInsertFunction(MSPLUG_SYM_ENTRY, FunctionType::get(voidTy, { rt.i8p }, false));
+    rt.exit = M.getOrInsertFunction(MSPLUG_SYM_EXIT, FunctionType::get(voidTy, false));
+    for (FunctionCallee fc : { rt.entry, rt.exit })
+        if (Function *f = dyn_cast<Function>(fc.getCallee())) f->addFnAttr(Attribute::NoUnwind);
+}
+
+void Instrumenter::closeGroup(unsigned &openFrom)
+{
+    if (openFrom < sites.size()) groupStart.push_back(openFrom);
+    openFrom = sites.size();
+}
+
+/* A plain access of type ty at ptr by I. Returns false if it cannot be recorded. An access
+ * that code generation splits is recorded as its pieces, as the binary makes them: a vector
+ * wider than the target's vector registers (vecBytes), an integer wider than 8 bytes. */
+bool Instrumenter::addAccess(Instruction *I, Value *ptr, Type *ty, unsigned kind)
+{
+    if (!ptr->getType()->isPointerTy() || ptr->getType()->getPointerAddressSpace() != 0) return false;
+    unsigned size = storeSize(DL, ty);
+    if (!size) return false;
+    unsigned piece = size;
+    bool plain = kind == MSPLUG_K_READ || kind == MSPLUG_K_WRITE;
+    if (plain && ty->isVectorTy() && vecBytes >= 16 && size > vecBytes && size % vecBytes == 0)
+        piece = vecBytes;
+    else if (plain && ty->isIntegerTy() && size > 8 && size % 8 == 0)
+        piece = 8;
+    for (unsigned offset = 0; offset < size; offset += piece)
+        sites.push_back(Site{ I, { ptr, nullptr, nullptr }, kind, piece, offset, -1, nullptr });
+    return true;
+}
+
+/* Whether a call can run instrumented code or the runtime (it then ends a group): every call
+ * but intrinsics (the memory intrinsics are handled by callSites). */
+static bool mayEnterRuntime(CallBase *CB)
+{
+    if (CB->isInlineAsm()) return true;
+    Function *f = CB->getCalledFunction();
+    return !(f && f->isIntrinsic());
+}
+
+/* Sites of a call. Returns true if the call ends the current group. */
+bool Instrumenter::callSites(CallBase *CB, unsigned &openFrom)
+{
+    if (auto *MI = dyn_cast<MemIntrinsic>(CB)) {
+        closeGroup(openFrom);
+        Value *dst = MI->getDest(), *len = MI->getLength();
+        if (dst->getType()->getPointerAddressSpace() != 0) return true;
+        auto *clen = dyn_cast<ConstantInt>(len);
+        bool fixed = clen && clen->getZExtValue() <= 0x7fffffffu;
+        if (fixed && clen->getZExtValue() == 0) return true;
+        unsigned size = fixed ? (unsigned)clen->getZExtValue() : 0;
+        if (auto *MT = dyn_cast<MemTransferInst>(MI)) {
+            Value *src = MT->getSource();
+            if (src->getType()->getPointerAddressSpace() != 0) return true;
+            sites.push_back(Site{ CB,
+                                  { dst, src, fixed ? nullptr : len },
+                                  fixed ? MSPLUG_K_COPY : MSPLUG_K_COPY_VAR,
+                                  size,
+                                  0,
+                                  -1,
+                                  nullptr });
+        } else {
+            sites.push_back(Site{ CB,
+                                  { dst, fixed ? nullptr : len, nullptr },
+                                  fixed ? MSPLUG_K_SET : MSPLUG_K_SET_VAR,
+                                  size,
+                                  0,
+                                  -1,
+                                  nullptr });
+        }
+        closeGroup(openFrom);
+        return true;
+    }
+    if (auto *II = dyn_cast<IntrinsicInst>(CB)) {
+        switch (II->getIntrinsicID()) {
+        case Intrinsic::masked_load: addAccess(II, II->getArgOperand(0), II->getType(), MSPLUG_K_READ); break;
+        case Intrinsic::masked_store:
+            addAccess(II, II->getArgOperand(1), II->getArgOperand(0)->getType(), MSPLUG_K_WRITE);
+            break;
+        case Intrinsic::masked_expandload: addAccess(II, II->getArgOperand(0), II->getType(), MSPLUG_K_READ); break;
+        case Intrinsic::masked_compressstore:
+            addAccess(II, II->getArgOperand(1), II->getArgOperand(0)->getType(), MSPLUG_K_WRITE);
+            break;
+        case Intrinsic::masked_gather:
+        case Intrinsic::masked_scatter: {
+            bool gather = II->getIntrinsicID() == Intrinsic::masked_gather;
+            Value *ptrs = II->getArgOperand(gather ? 0 : 1), *mask = II->getArgOperand(gather ? 2 : 3);
+            auto *vt = dyn_cast<FixedVectorType>(ptrs->getType());
+            auto *dt = dyn_cast<FixedVectorType>(gather ? II->getType() : II->getArgOperand(0)->getType());
+            if (!vt || !dt || vt->getElementType()->getPointerAddressSpace() != 0) break;
+            unsigned size = storeSize(DL, dt->getElementType());
+            if (!size) break;
+            for (unsigned j = 0; j < vt->getNumElements(); j++)
+                sites.push_back(Site{
+                    II, { ptrs, nullptr, nullptr }, gather ? MSPLUG_K_READ : MSPLUG_K_WRITE, size, 0, (int)j, mask });
+            break;
+        }
+        default: break;
+        }
+        return false;
+    }
+    if (!mayEnterRuntime(CB)) return false;
+    calls++;
+    return true;
+}
+
+/* Collect the sites of BB, split them into groups, and describe BB as a counted block if it
+ * has code of its own (header: it heads a loop). */
+void Instrumenter::collectBlock(BasicBlock &BB, bool header)
+{
+    unsigned openFrom = sites.size();
+    unsigned firstSite = openFrom, firstGroup = groupStart.size(), stmts = 0;
+    bool callFirst = false; /* a call precedes the block's first group */
+    unsigned firstLine = 0, lastLine = 0;
+    for (Instruction &I : BB) {
+        if (isa<PHINode>(&I) || isa<DbgInfoIntrinsic>(&I)) continue;
+        if (auto *br = dyn_cast<BranchInst>(&I))
+            if (br->isUnconditional()) continue;
+        stmts++;
+        if (const DebugLoc &dl = I.getDebugLoc())
+            if (dl.getLine() && !dl.getInlinedAt()) { /* not a line of an inlined callee */
+                firstLine = firstLine ? std::min(firstLine, dl.getLine()) : dl.getLine();
+                lastLine = std::max(lastLine, dl.getLine());
+            }
+        if (auto *L = dyn_cast<LoadInst>(&I)) {
+            addAccess(L, L->getPointerOperand(), L->getType(), L->isAtomic() ? MSPLUG_K_ATOMIC_LOAD : MSPLUG_K_READ);
+        } else if (auto *S = dyn_cast<StoreInst>(&I)) {
+            addAccess(S, S->getPointerOperand(), S->getValueOperand()->getType(),
+                      S->isAtomic() ? MSPLUG_K_ATOMIC_STORE : MSPLUG_K_WRITE);
+        } else if (auto *R = dyn_cast<AtomicRMWInst>(&I)) {
+            addAccess(R, R->getPointerOperand(), R->getValOperand()->getType(), MSPLUG_K_ATOMIC_RMW);
+        } else if (auto *X = dyn_cast<AtomicCmpXchgInst>(&I)) {
+            addAccess(X, X->getPointerOperand(), X->getCompareOperand()->getType(), MSPLUG_K_ATOMIC_RMW);
+        } else if (auto *CB = dyn_cast<CallBase>(&I)) {
+            unsigned before = calls;
+            if (callSites(CB, openFrom)) closeGroup(openFrom);
+            if (calls != before && groupStart.size() == firstGroup && openFrom == firstSite) callFirst = true;
+        }
+        /* a group's words must fit its reservation */
+        unsigned words = 1;
+        for (unsigned i = openFrom; i < sites.size(); i++) words += msplug_site_words(sites[i].kind);
+        if (words + 3 > MSPLUG_GROUP_MAX_WORDS) closeGroup(openFrom);
+    }
+    closeGroup(openFrom);
+    groupBlock.resize(groupStart.size(), -1);
+    if (!stmts && !header) return; /* an empty forwarder: no code of its own to count */
+    BasicBlock::iterator first = BB.getFirstInsertionPt();
+    if (BB.isEntryBlock()) /* the static allocas stay in the entry block, before any split */
+        while (first != BB.end() && isa<AllocaInst>(&*first)) ++first;
+    if (first == BB.end()) return; /* a funclet pad: nothing can go there */
+    bool merged = !callFirst && groupStart.size() > firstGroup;
+    Block b = {
+        &BB,       &*first, merged ? (int)firstGroup : -1, (unsigned)(sites.size() - firstSite), stmts, MSPLUG_NO_LOOP,
+        firstLine, lastLine
+    };
+    if (merged) groupBlock[firstGroup] = (int)blocks.size();
+    blocks.push_back(b);
+}
+
+/* The inline asm of a site's or a block's pc: a label on a 1-byte nop and (label + 1,
+ * table + byteOffset) in the pairs section. The nop carries the access's source line (the asm statement's location):
+ * without it the address of the label would belong to whatever instruction code generation
+ * puts next, sometimes one of another line or of line 0 (merged or hoisted code). */
+static InlineAsm *pcLabel(LLVMContext &C, const char *section, const std::string &table, unsigned byteOffset,
+                          const std::string &comdat)
+{
+    std::string text = std::string("1: nop\n\t.pushsection ") + section;
+    text += comdat.empty() ? ",\"aw\",@progbits" : ",\"awG\",@progbits," + comdat + ",comdat";
+    text += "\n\t.balign 8\n\t.quad 1b+1, " + table + "+" + std::to_string(byteOffset) + "\n\t.popsection";
+    return InlineAsm::get(FunctionType::get(Type::getVoidTy(C), false), text, "", true);
+}
+
+/* Whether lane of mask is a constant true. */
+static bool match_all_ones(Value *mask, int lane)
+{
+    auto *c = dyn_cast<Constant>(mask);
+    if (!c) return false;
+    if (c->isAllOnesValue()) return true;
+    Constant *e = c->getAggregateElement((unsigned)lane);
+    return e && e->isOneValue();
+}
+
+/* A source location for an access that has none (line 0: hoisted or merged by the optimizer),
+ * so that its site's pc symbolizes to a line: the nearest earlier instruction's in its block,
+ * else a later one's, else the function's first line. Returns an empty location if the
+ * function has no debug information. */
+static DebugLoc lineFor(Instruction *I)
+{
+    DISubprogram *sp = I->getFunction()->getSubprogram();
+    if (!sp) return DebugLoc();
+    for (Instruction *p = I->getPrevNode(); p; p = p->getPrevNode())
+        if (p->getDebugLoc() && p->getDebugLoc().getLine()) return p->getDebugLoc();
+    for (Instruction *n = I->getNextNode(); n; n = n->getNextNode())
+        if (n->getDebugLoc() && n->getDebugLoc().getLine()) return n->getDebugLoc();
+    return DILocation::get(I->getContext(), sp->getLine(), 0, sp);
+}
+
+/* (u64)&table[index] | tag, a constant. */
+static Constant *taggedAddress(GlobalVariable *table, unsigned index, uint64_t tag)
+{
+    Type *i64 = Type::getInt64Ty(table->getContext());
+    Constant *elt = ConstantExpr::getInBoundsGetElementPtr(
+        table->getValueType(), table, ArrayRef<Constant *>{ ConstantInt::get(i64, 0), ConstantInt::get(i64, index) });
+    Constant *addr = ConstantExpr::getPtrToInt(elt, i64);
+    return tag ? ConstantExpr::getOr(addr, ConstantInt::get(i64, tag)) : addr;
+}
+
+/* Reserve words in the thread's buffer before at: b = &__memspy_buf[0]; n = b[0], or 0 after
+ * a flush when fewer than words are free. Returns p = b + n (the records go to p[1..words]). */
+Value *Instrumenter::reserve(Instruction *at, unsigned words, Value **b, Value **n)
+{
+    Type *i64 = rt.i64;
+    IRBuilder<> B(at);
+    *b = B.CreateConstInBoundsGEP2_64(rt.buf->getValueType(), rt.buf, 0, 0);
+    Value *n0 = B.CreateLoad(i64, *b, "memspy.n0");
+    Value *full = B.CreateICmpUGT(n0, ConstantInt::get(i64, MSPLUG_BUF_WORDS - words));
+    BasicBlock *condBB = at->getParent();
+    MDNode *weights = MDBuilder(C).createBranchWeights(1, 1 << 20);
+    Instruction *thenTerm = SplitBlockAndInsertIfThen(full, at, false, weights);
+    IRBuilder<>(thenTerm).CreateCall(rt.flush);
+    BasicBlock *tail = at->getParent();
+    PHINode *phi = PHINode::Create(i64, 2, "memspy.n", &tail->front());
+    phi->addIncoming(n0, condBB);
+    phi->addIncoming(ConstantInt::get(i64, 0), thenTerm->getParent());
+    *n = phi;
+    B.SetInsertPoint(at);
+    return B.CreateInBoundsGEP(i64, *b, phi);
+}
+
+/* A block word in a reservation of its own, just before the block's first instruction. */
+void Instrumenter::emitBlockWord(const Block &bk, unsigned index, GlobalVariable *blockTable)
+{
+    Value *b, *n;
+    Value *p = reserve(bk.first, 1, &b, &n);
+    IRBuilder<> B(bk.first);
+    B.CreateStore(taggedAddress(blockTable, MSPLUG_BLOCK_WORDS * index, MSPLUG_BLOCK_TAG),
+                  B.CreateConstInBoundsGEP1_64(rt.i64, p, 1));
+    B.CreateStore(B.CreateAdd(n, ConstantInt::get(rt.i64, 1)), b);
+}
+
+/* Emit the group of sites [first, end) of the function's table; blk: the index of the block
+ * whose word the group carries first (-1 none). */
+void Instrumenter::emitGroup(unsigned first, unsigned end, GlobalVariable *table, const std::string &comdat, int blk,
+                             GlobalVariable *blockTable)
+{
+    unsigned words = 1 + (blk >= 0);
+    for (unsigned i = first; i < end; i++) words += msplug_site_words(sites[i].kind);
+    Instruction *s0 = sites[first].at;
+    Type *i64 = rt.i64;
+    Value *b, *n;
+    Value *p = reserve(s0, words, &b, &n);
+
+    /* p[1] = block word (if any), then the header (first site, bit 63 set) */
+    IRBuilder<> B(s0);
+    unsigned w = 1;
+    if (blk >= 0)
+        B.CreateStore(taggedAddress(blockTable, MSPLUG_BLOCK_WORDS * (unsigned)blk, MSPLUG_BLOCK_TAG),
+                      B.CreateConstInBoundsGEP1_64(i64, p, w++));
+    B.CreateStore(taggedAddress(table, 2 * first, 1ull << 63), B.CreateConstInBoundsGEP1_64(i64, p, w++));
+
+    for (unsigned i = first; i < end; i++) {
+        Site &s = sites[i];
+        if (!s.at->getDebugLoc() || !s.at->getDebugLoc().getLine()) /* its label's nop takes its location */
+            if (DebugLoc loc = lineFor(s.at)) s.at->setDebugLoc(loc);
+        B.SetInsertPoint(s.at);
+        unsigned nw = msplug_site_words(s.kind);
+        for (unsigned j = 0; j < nw; j++) {
+            Value *v = s.ops[j];
+            if (j == 0 && s.lane >= 0) { /* a lane of a gather/scatter: 0 when masked off */
+                Value *ptr = B.CreateExtractElement(v, (uint64_t)s.lane);
+                v = B.CreatePtrToInt(ptr, i64);
+                if (s.mask && !match_all_ones(s.mask, s.lane))
+                    v = B.CreateSelect(B.CreateExtractElement(s.mask, (uint64_t)s.lane), v, ConstantInt::get(i64, 0));
+            } else {
+                v = v->getType()->isPointerTy() ? B.CreatePtrToInt(v, i64) : B.CreateZExtOrTrunc(v, i64);
+                if (j == 0 && s.offset) v = B.CreateAdd(v, ConstantInt::get(i64, s.offset));
+            }
+            B.CreateStore(v, B.CreateConstInBoundsGEP1_64(i64, p, w++));
+        }
+        if (i + 1 == end) B.CreateStore(B.CreateAdd(n, ConstantInt::get(i64, words)), b); /* commit */
+        B.CreateCall(pcLabel(C, MSPLUG_PCS_SECTION, table->getName().str(), 16 * i, comdat));
+    }
+}
+
+/* __memspy_func_entry(return address) at entry, __memspy_func_exit() before each return. */
+void Instrumenter::emitEntryExit(Function &F)
+{
+    BasicBlock &entry = F.getEntryBlock();
+    BasicBlock::iterator it = entry.getFirstInsertionPt();
+    while (it != entry.end() && isa<AllocaInst>(&*it)) ++it;
+    IRBuilder<> B(&entry, it);
+    Function *ra = Intrinsic::getDeclaration(&M, Intrinsic::returnaddress);
+    B.CreateCall(rt.entry, { B.CreateCall(ra, { B.getInt32(0) }) });
+    for (BasicBlock &BB : F)
+        if (auto *ret = dyn_cast<ReturnInst>(BB.getTerminator())) IRBuilder<>(ret).CreateCall(rt.exit);
+}
+
+/* A static table of n 64-bit words (filled later), named prefix.N. */
+static GlobalVariable *makeTable(Module &M, const char *prefix, unsigned n, unsigned counter)
+{
+    Type *i64 = Type::getInt64Ty(M.getContext());
+    ArrayType *ty = ArrayType::get(i64, n);
+    auto *t = new GlobalVariable(M, ty, false, GlobalValue::InternalLinkage, ConstantAggregateZero::get(ty),
+                                 std::string(prefix) + "." + std::to_string(counter));
+    t->setAlignment(Align(16));
+    appendToCompilerUsed(M, { t });
+    return t;
+}
+
+/* Give the function's blocks their innermost loops and make its loop table (if it has loops):
+ * {nloops, 0}, then {&header block, MSPLUG_LOOP_INFO(parent, depth)} per loop, outermost
+ * first. Returns the table or null. Called before the CFG changes. */
+GlobalVariable *Instrumenter::makeLoopTable(Function &F, GlobalVariable *blockTable)
+{
+    LoopInfo &LI = FAM.getResult<LoopAnalysis>(F);
+    SmallVector<Loop *, 4> preorder = LI.getLoopsInPreorder();
+    std::vector<Loop *> loops(preorder.begin(), preorder.end());
+    if (loops.empty()) return nullptr;
+    std::stable_sort(loops.begin(), loops.end(),
+                     [](const Loop *a, const Loop *b) { return a->getLoopDepth() < b->getLoopDepth(); });
+    if (loops.size() > MSPLUG_NO_LOOP - 1) loops.resize(MSPLUG_NO_LOOP - 1);
+    std::map<const Loop *, unsigned> indexOf;
+    for (unsigned i = 0; i < loops.size(); i++) indexOf[loops[i]] = i;
+    std::map<const BasicBlock *, unsigned> blockOf;
+    for (unsigned i = 0; i < blocks.size(); i++) blockOf[blocks[i].bb] = i;
+    Type *i64 = rt.i64;
+    std::vector<Constant *> init = { ConstantInt::get(i64, loops.size()), ConstantInt::get(i64, 0) };
+    for (Loop *lp : loops) {
+        unsigned parent = MSPLUG_NO_LOOP;
+        if (Loop *o = lp->getParentLoop())
+            if (indexOf.count(o)) parent = indexOf[o];
+        init.push_back(taggedAddress(blockTable, MSPLUG_BLOCK_WORDS * blockOf[lp->getHeader()], 0));
+        init.push_back(ConstantInt::get(i64, MSPLUG_LOOP_INFO(parent, lp->getLoopDepth())));
+    }
+    for (Block &bk : blocks)
+        for (Loop *o = LI.getLoopFor(bk.bb); o; o = o->getParentLoop())
+            if (indexOf.count(o)) {
+                bk.loop = indexOf[o];
+                break;
+            }
+    GlobalVariable *t = makeTable(M, "__memspy_loops", init.size(), tables++);
+    t->setInitializer(ConstantArray::get(cast<ArrayType>(t->getValueType()), init));
+    return t;
+}
+
+/* Fill the block table: {0, MSPLUG_BLOCK_INFO, 0, &loop table or 0, MSPLUG_BLOCK_LINES} per
+ * block. */
+void Instrumenter::fillBlocks(GlobalVariable *blockTable, GlobalVariable *loopTable)
+{
+    Type *i64 = rt.i64;
+    std::vector<Constant *> init;
+    for (const Block &bk : blocks) {
+        unsigned stmts = bk.stmts > 0xffffu ? 0xffffu : bk.stmts;
+        init.push_back(ConstantInt::get(i64, 0));
+        init.push_back(ConstantInt::get(i64, MSPLUG_BLOCK_INFO(bk.loop, bk.memops, stmts)));
+        init.push_back(ConstantInt::get(i64, 0));
+        init.push_back(loopTable ? taggedAddress(loopTable, 0, 0) : ConstantInt::get(i64, 0));
+        init.push_back(ConstantInt::get(i64, MSPLUG_BLOCK_LINES(bk.firstLine, bk.lastLine)));
+    }
+    blockTable->setInitializer(ConstantArray::get(cast<ArrayType>(blockTable->getValueType()), init));
+}
+
+bool Instrumenter::instrumentFunction(Function &F)
+{
+    if (F.isDeclaration() || F.hasAvailableExternallyLinkage() || F.hasFnAttribute(Attribute::Naked) ||
+        F.hasFnAttribute(Attribute::DisableSanitizerInstrumentation) || F.getName().startswith("__memspy"))
+        return false;
+    for (BasicBlock &BB : F)
+        for (Instruction &I : BB)
+            if (auto *CI = dyn_cast<CallInst>(&I))
+                if (CI->isMustTailCall()) return false;
+    sites.clear();
+    groupStart.clear();
+    groupBlock.clear();
+    blocks.clear();
+    calls = 0;
+    vecBytes = (unsigned)(FAM.getResult<TargetIRAnalysis>(F)
+                              .getRegisterBitWidth(TargetTransformInfo::RGK_FixedWidthVector)
+                              .getFixedSize() /
+                          8);
+    LoopInfo &LI = FAM.getResult<LoopAnalysis>(F);
+    std::vector<BasicBlock *> bbs;
+    for (BasicBlock &BB : F) bbs.push_back(&BB);
+    for (BasicBlock *BB : bbs) collectBlock(*BB, LI.isLoopHeader(BB));
+    if (sites.empty() && calls == 0 && blocks.empty()) return false;
+    if (!rt.buf) declareRuntime();
+    std::string comdat = F.hasComdat() ? F.getComdat()->getName().str() : "";
+    GlobalVariable *blockTable = nullptr, *loopTable = nullptr;
+    if (!blocks.empty()) {
+        blockTable = makeTable(M, "__memspy_blocks", MSPLUG_BLOCK_WORDS * blocks.size(), tables++);
+        loopTable = makeLoopTable(F, blockTable); /* before the CFG changes */
+    }
+    if (verbose)
+        errs() << "memspy_llvm: " << F.getName() << ": " << sites.size() << " sites in " << groupStart.size()
+               << " groups, " << blocks.size() << " blocks, "
+               << (loopTable ? cast<ConstantInt>(loopTable->getInitializer()->getAggregateElement(0u))->getZExtValue()
+                             : 0)
+               << " loops\n";
+    /* block labels first: before the block's own records (the GCC plugin's order) */
+    for (unsigned i = 0; i < blocks.size(); i++) {
+        Block &bk = blocks[i];
+        IRBuilder<> B(bk.first);
+        if (!bk.first->getDebugLoc() || !bk.first->getDebugLoc().getLine())
+            if (DebugLoc loc = lineFor(bk.first)) B.SetCurrentDebugLocation(loc);
+        B.CreateCall(
+            pcLabel(C, MSPLUG_BLOCK_PCS_SECTION, blockTable->getName().str(), 8 * MSPLUG_BLOCK_WORDS * i, comdat));
+    }
+    if (!sites.empty()) {
+        std::vector<Constant *> init;
+        for (unsigned g = 0; g < groupStart.size(); g++) {
+            unsigned first = groupStart[g], end = g + 1 < groupStart.size() ? groupStart[g + 1] : sites.size();
+            for (unsigned i = first; i < end; i++) {
+                uint64_t info = MSPLUG_INFO(sites[i].size, sites[i].kind, i + 1 == end ? MSPLUG_F_LAST : 0);
+                if (i == first) {
+                    unsigned words = 0;
+                    for (unsigned j = first; j < end; j++) words += msplug_site_words(sites[j].kind);
+                    info |= MSPLUG_INFO_GROUP_WORDS(words);
+                }
+                init.push_back(ConstantInt::get(rt.i64, 0));
+                init.push_back(ConstantInt::get(rt.i64, info));
+            }
+        }
+        GlobalVariable *table = makeTable(M, "__memspy_sites", init.size(), tables++);
+        table->setInitializer(ConstantArray::get(cast<ArrayType>(table->getValueType()), init));
+        for (unsigned g = 0; g < groupStart.size(); g++) {
+            unsigned first = groupStart[g], end = g + 1 < groupStart.size() ? groupStart[g + 1] : sites.size();
+            emitGroup(first, end, table, comdat, groupBlock[g], blockTable);
+        }
+    }
+    for (unsigned i = 0; i < blocks.size(); i++)
+        if (blocks[i].group < 0) emitBlockWord(blocks[i], i, blockTable);
+    if (blockTable) fillBlocks(blockTable, loopTable);
+    for (BasicBlock &BB : F)
+        for (Instruction &I : BB)
+            if (auto *CI = dyn_cast<CallInst>(&I))
+                if (CI->isTailCall()) CI->setTailCallKind(CallInst::TCK_None); /* the exit call runs after it */
+    emitEntryExit(F);
+    return true;
+}
+
+/* The module's constructor: __memspy_register_llvm(&__start___memspy_pcs, &__stop___memspy_pcs)
+ * (weak hidden: this module's section), which also activates the runtime before the module's
+ * own constructors run (its priority comes first), and __memspy_register_blocks for the
+ * section of block pcs. */
+void Instrumenter::addConstructor()
+{
+    Type *i8 = Type::getInt8Ty(C);
+    auto bound = [&](const char *name) {
+        auto *g = new GlobalVariable(M, i8, false, GlobalValue::ExternalWeakLinkage, nullptr, name);
+        g->setVisibility(GlobalValue::HiddenVisibility);
+        return g;
+    };
+    GlobalVariable *start = bound("__start_" MSPLUG_PCS_SECTION), *stop = bound("__stop_" MSPLUG_PCS_SECTION);
+    GlobalVariable *bstart = bound("__start_" MSPLUG_BLOCK_PCS_SECTION);
+    GlobalVariable *bstop = bound("__stop_" MSPLUG_BLOCK_PCS_SECTION);
+    FunctionType *regTy = FunctionType::get(Type::getVoidTy(C), { rt.i8p, rt.i8p }, false);
+    FunctionCallee reg = M.getOrInsertFunction(MSPLUG_SYM_REGISTER_LLVM, regTy);
+    FunctionCallee regBlocks = M.getOrInsertFunction(MSPLUG_SYM_REGISTER_BLOCKS, regTy);
+    Function *ctor = Function::Create(FunctionType::get(Type::getVoidTy(C), false), GlobalValue::InternalLinkage,
+                                      "__memspy_module_ctor", M);
+    ctor->addFnAttr(Attribute::NoUnwind);
+    IRBuilder<> B(BasicBlock::Create(C, "", ctor));
+    B.CreateCall(reg, { start, stop });
+    B.CreateCall(regBlocks, { bstart, bstop });
+    B.CreateRetVoid();
+    appendToGlobalCtors(M, ctor, 99);
+}
+
+bool Instrumenter::run()
+{
+    const char *v = getenv("MEMSPY_LLVM_VERBOSE");
+    verbose = v && *v && std::string(v) != "0";
+    std::vector<Function *> fns;
+    for (Function &F : M) fns.push_back(&F);
+    bool any = false;
+    for (Function *F : fns) any |= instrumentFunction(*F);
+    if (any) addConstructor();
+    return any;
+}
+
+struct MemspyPass : PassInfoMixin<MemspyPass> {
+    PreservedAnalyses run(Module &M, ModuleAnalysisManager &MAM)
+    {
+        FunctionAnalysisManager &FAM = MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
+        return Instrumenter(M, FAM).run() ? PreservedAnalyses::none() : PreservedAnalyses::all();
+    }
+    static bool isRequired() { return true; } /* runs at -O0 and on optnone functions too */
+};
+
+} // namespace
+
+/* Entry point of the pass plugin: the pass at the optimizer's last extension point. */
+extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo()
+{
+    return { LLVM_PLUGIN_API_VERSION, "memspy", "0.1", [](PassBuilder &PB) {
+                PB.registerOptimizerLastEPCallback(
+                    [](ModulePassManager &MPM, OptimizationLevel) { MPM.addPass(MemspyPass()); });
+            } };
+}

@@ -1,0 +1,198 @@
+/* memspy mtool: MTOOL (issue 13, docs/mtool.md): run a memspy-instrumented program twice,
+ * counting its basic blocks exactly, then in its plain copies while a CPU-time timer samples its pc, estimate every block's
+ * ideal-memory cycles with llvm-mca, and report which loops and procedures run slower than
+ * with a perfect memory system, and by how much. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../analysis/blockcost.h"
+#include "../drive/mtool_drive.h"
+#include "../report/report.h"
+#include "../util/util.h"
+#include "cli.h"
+#include "program_check.h"
+#include "run_guard.h"
+
+static const char USAGE[] = "Usage: memspy mtool [options] [--] PROG [ARGS...]\n\n"
+                            "Run PROG (built with memspy-cc, memspy-c++ or memspy-fortran) counting its basic blocks\n"
+                            "while a CPU-time timer samples where it is; estimate each block's time with every load\n"
+                            "hitting L1 (llvm-mca's model of the CPU), and print MTOOL's summary: predicted time,\n"
+                            "measured time and memory overhead, then the loops and procedures by memory overhead.\n"
+                            "The exit status is PROG's (128+N if killed by signal N), or 2 if memspy failed.\n\n"
+                            "  --cpu NAME           llvm-mca's CPU model (default: this machine's, e.g. znver3)\n"
+                            "  --json FILE          also write the result as JSON to FILE ('-': standard output)\n"
+                            "  --html FILE          also write MTOOL's histogram (Figure 4) with the source as HTML\n"
+                            "  --period-us N        sampling period in microseconds of CPU time (default 1000)\n"
+                            "  --top N              print the first N mobjects (default 20)\n"
+                            "  -h, --help           this help\n";
+
+typedef struct {
+    const char *cpu, *json, *html;
+    unsigned long period_us, top;
+    char **prog_argv;
+} mtool_opts;
+
+static int parse_options(int argc, char **argv, mtool_opts *o, int *done)
+{
+    enum { OPT_CPU = MS_OPT_FIRST_FREE, OPT_JSON, OPT_HTML, OPT_PERIOD, OPT_TOP };
+    static const struct option longopts[] = {
+        { "cpu", required_argument, NULL, OPT_CPU },
+        { "json", required_argument, NULL, OPT_JSON },
+        { "period-us", required_argument, NULL, OPT_PERIOD },
+        { "top", required_argument, NULL, OPT_TOP },
+        { "html", required_argument, NULL, OPT_HTML },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    int opt;
+    *done = 0;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
+        switch (opt) {
+        case OPT_CPU: o->cpu = optarg; break;
+        case OPT_JSON: o->json = optarg; break;
+        case OPT_HTML: o->html = optarg; break;
+        case OPT_PERIOD:
+            if (ms_cli_parse_positive(optarg, 1000000, &o->period_us) < 0 || o->period_us < 100)
+                return ms_cli_usage_error("mtool", "--period-us needs a number from 100 to 1000000");
+            break;
+        case OPT_TOP:
+            if (ms_cli_parse_positive(optarg, MS_CLI_MAX_TOP, &o->top) < 0)
+                return ms_cli_usage_error("mtool", "--top needs a number from 1 to %lu", MS_CLI_MAX_TOP);
+            break;
+        case 'h':
+            fputs(USAGE, stdout);
+            *done = 1;
+            return 0;
+        case ':': return ms_cli_usage_error("mtool", "option '%s' needs an argument", argv[optind - 1]);
+        default: return ms_cli_usage_error("mtool", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind >= argc) return ms_cli_usage_error("mtool", "missing the program to run (memspy mtool -- PROG ARGS...)");
+    o->prog_argv = argv + optind;
+    return 0;
+}
+
+/* Start the program with the environment set, wait for it (status, system time). */
+static int run_program(const char *path, char **argv, ms_run_guard *guard, int *status, double *system_s)
+{
+    ms_run_forward_signals_begin();
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        ms_run_forward_signals_end();
+        ms_run_guard_child(guard);
+        execv(path, argv);
+        fprintf(stderr, "memspy mtool: cannot execute %s: %s\n", path, strerror(errno));
+        _exit(127);
+    }
+    if (pid < 0) {
+        ms_run_forward_signals_end();
+        return ms_cli_error("mtool", "fork: %s", strerror(errno));
+    }
+    ms_run_forward_signals_to(pid);
+    ms_run_guard_program(guard, pid);
+    struct rusage ru;
+    memset(&ru, 0, sizeof ru);
+    while (wait4(pid, status, 0, &ru) < 0)
+        if (errno != EINTR) {
+            ms_run_forward_signals_done();
+            return ms_cli_error("mtool", "waitpid: %s", strerror(errno));
+        }
+    ms_run_forward_signals_done();
+    *system_s = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+    return (int)pid;
+}
+
+/* The result as JSON (html 0) or HTML into file ('-': standard output), complete or absent. */
+static int write_file(const char *file, const ms_mtool_result *r, int html, const char *title)
+{
+    char err[512];
+    ms_out_file o;
+    if (!strcmp(file, "-")) {
+        int bad = html ? ms_report_mtool_html(stdout, r, title) : ms_mtool_json_write(stdout, r);
+        return bad < 0 ? ms_cli_error("mtool", "cannot write to standard output") : 0;
+    }
+    if (ms_out_open(&o, file, err, sizeof err) < 0) return ms_cli_error("mtool", "%s", err);
+    if ((html ? ms_report_mtool_html(o.f, r, title) : ms_mtool_json_write(o.f, r)) < 0) {
+        ms_out_abort(&o);
+        return ms_cli_error("mtool", "cannot write %s", file);
+    }
+    return ms_out_commit(&o, err, sizeof err) < 0 ? ms_cli_error("mtool", "%s", err) : 0;
+}
+
+int ms_cmd_mtool(int argc, char **argv)
+{
+    mtool_opts o = { NULL, NULL, NULL, 1000, 20, NULL };
+    int done, rc, starts_threads = 0, script = 0, status = 0;
+    if ((rc = parse_options(argc, argv, &o, &done)) != 0 || done) return rc;
+    char err[2048], *path = NULL, *dir = NULL, period[32];
+    const char *cpu = o.cpu ? o.cpu : ms_blockcost_host_cpu();
+    if (ms_blockcost_check_cpu(cpu, err, sizeof err) < 0) return ms_cli_error("mtool", "%s", err);
+    if ((rc = ms_cli_check_program("mtool", o.prog_argv[0], &path, &starts_threads, &script)) != 0) return rc;
+    const char *tmp = getenv("TMPDIR");
+    if (asprintf(&dir, "%s/memspy-mtool-XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0 || !mkdtemp(dir)) {
+        rc = ms_cli_error("mtool", "cannot create a scratch directory: %s", strerror(errno));
+        goto out;
+    }
+    snprintf(period, sizeof period, "%lu", o.period_us * 1000ul);
+    if (setenv("MEMSPY_RAW_DIR", dir, 1) < 0) {
+        rc = ms_cli_error("mtool", "cannot set the environment: %s", strerror(errno));
+        goto out;
+    }
+    double clock_hz = ms_effective_clock_hz(), system_s = 0, unused_s = 0;
+    ms_run_guard guard = { -1, 0 };
+    ms_run_guard_start(&guard, dir);
+    /* The counting run (exact block counts), then the timing run (the plain copies, sampled). */
+    int count_status = 0, pid_count = -1, pid_time = -1;
+    if (setenv("MEMSPY_MODE", "count", 1) == 0)
+        pid_count = run_program(path, o.prog_argv, &guard, &count_status, &unused_s);
+    if (pid_count >= 0 && setenv("MEMSPY_MODE", "time", 1) == 0 && setenv("MEMSPY_SAMPLE_NS", period, 1) == 0)
+        pid_time = run_program(path, o.prog_argv, &guard, &status, &system_s);
+    unsetenv("MEMSPY_SAMPLE_NS");
+    ms_raw counted, timed;
+    memset(&counted, 0, sizeof counted);
+    memset(&timed, 0, sizeof timed);
+    ms_mtool_result res;
+    memset(&res, 0, sizeof res);
+    char count_path[4200], time_path[4200];
+    snprintf(count_path, sizeof count_path, "%s/%d.raw", dir, pid_count);
+    snprintf(time_path, sizeof time_path, "%s/%d.raw", dir, pid_time);
+    if (pid_count < 0 || pid_time < 0) {
+        rc = MS_EXIT_USAGE;
+    } else if (ms_raw_read(count_path, &counted, err, sizeof err) < 0) {
+        rc = ms_cli_error("mtool", "no profile from the counting run: %s", err);
+    } else if (ms_raw_read(time_path, &timed, err, sizeof err) < 0) {
+        rc = ms_cli_error("mtool", "no profile from the timing run: %s", err);
+    } else if (ms_mtool_from_raws(&counted, &timed, cpu, clock_hz, system_s, &res, err, sizeof err) < 0) {
+        rc = ms_cli_error("mtool", "%s", err);
+    } else {
+        /* a run that failed makes both incomplete: its counts or times are partial */
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !WIFEXITED(count_status) ||
+            WEXITSTATUS(count_status) != 0)
+            res.incomplete = 1;
+        if (res.incomplete)
+            fprintf(stderr, "memspy mtool: the program did not finish normally in %s: the result is incomplete\n",
+                    count_status != status ? "one of the runs" : "both runs");
+        if (ms_report_mtool(stdout, &res, o.top) < 0) rc = ms_cli_error("mtool", "cannot write the report");
+        if (!rc && o.json) rc = write_file(o.json, &res, 0, o.prog_argv[0]);
+        if (!rc && o.html) rc = write_file(o.html, &res, 1, o.prog_argv[0]);
+    }
+    ms_mtool_result_free(&res);
+    ms_raw_free(&counted);
+    ms_raw_free(&timed);
+    ms_run_guard_release(&guard);
+    ms_run_remove_scratch(dir);
+    if (!rc) rc = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+out:
+    free(path);
+    free(dir);
+    return rc;
+}

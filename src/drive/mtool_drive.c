@@ -1,0 +1,161 @@
+/* MTOOL's pipeline over one raw profile; see mtool_drive.h. */
+#include "mtool_drive.h"
+#include <stdlib.h>
+#include <string.h>
+#include "../analysis/analyze.h"
+#include "../analysis/blockcost.h"
+#include "../analysis/mtool.h"
+#include "../analysis/symbolize.h"
+#include "../util/util.h"
+
+/* A block's pc is its asm label + 1 (like a return address): the first instruction is at
+ * pc - 1 (in the instrumented body: the copies have no labels). */
+static uint64_t block_start(const ms_raw_block *b) { return b->pc ? b->pc - 1 : 0; }
+
+/* Ideal cycles of every block, module by module. */
+static int costs(const ms_raw *raw, const char *cpu, double *cycles, char *err, size_t errlen)
+{
+    size_t n = raw->nblocks;
+    uint64_t *pcs = malloc(n * sizeof *pcs);
+    size_t *idx = malloc(n * sizeof *idx);
+    double *c = malloc(n * sizeof *c);
+    int rc = 0;
+    if (!pcs || !idx || !c) rc = ms_errorf(err, errlen, "out of memory");
+    for (size_t i = 0; i < n; i++) cycles[i] = 0;
+    for (size_t mi = 0; rc == 0 && mi < raw->nmodules; mi++) {
+        const ms_raw_module *mod = &raw->modules[mi];
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t pc = block_start(&raw->blocks[i]);
+            if (pc && pc >= mod->lo && pc < mod->hi) {
+                pcs[k] = pc;
+                idx[k++] = i;
+            }
+        }
+        if (!k || !mod->path) continue;
+        if (ms_block_costs(mod->path, mod->base, pcs, k, cpu, c, err, errlen) < 0) rc = -1;
+        for (size_t j = 0; rc == 0 && j < k; j++) cycles[idx[j]] = c[j];
+    }
+    free(pcs);
+    free(idx);
+    free(c);
+    return rc;
+}
+
+int ms_ideal_cycles(const ms_raw *raw, const char *cpu, double *out, char *err, size_t errlen)
+{
+    *out = 0;
+    if (!raw->nblocks) return 0;
+    double *cycles = calloc(raw->nblocks, sizeof *cycles);
+    if (!cycles) return ms_errorf(err, errlen, "out of memory");
+    int rc = costs(raw, cpu, cycles, err, errlen);
+    for (size_t i = 0; rc == 0 && i < raw->nblocks; i++) *out += cycles[i] * (double)raw->blocks[i].count;
+    free(cycles);
+    return rc;
+}
+
+/* How well block b of m fits a sample at (fn, file, line): the deepest loop of b whose lines
+ * hold the line wins (depth + 1), then a block outside loops (0.5), then any block of the
+ * function (0.1); -1 for another function. */
+static double fit(const ms_model *m, size_t b, const char *fn, const char *file, int line)
+{
+    const ms_block_stat *bl = &m->blocks[b];
+    if (!bl->function || strcmp(bl->function, fn) != 0) return -1;
+    if (bl->loop < m->nloops) {
+        const ms_loop_stat *l = &m->loops[bl->loop];
+        int same_file = !file || !l->file || !strcmp(file, l->file);
+        if (same_file && line >= l->line && line <= l->end_line) return (double)l->depth + 1;
+        return 0.1;
+    }
+    return 0.5;
+}
+
+/* The timing run's samples into the counting run's blocks. The timing run executes the plain
+ * copies, which have no block labels (docs/plugin.md, "Versioning"): a sample is placed by its
+ * function and line (the outermost frame, like the blocks) into the innermost loop whose lines
+ * hold it, else into its function. */
+static int attribute_by_line(const ms_raw *timed, const ms_model *m, uint64_t *per_block, uint64_t *other, char *err,
+                             size_t errlen)
+{
+    ms_symbolizer *sym = NULL;
+    char *note = NULL;
+    if (ms_symbolizer_new(timed, &sym, &note, err, errlen) != 0) return -1;
+    free(note);
+    *other = 0;
+    for (size_t i = 0; i < m->nblocks; i++) per_block[i] = 0;
+    int rc = 0;
+    for (size_t s = 0; s < timed->nsamples; s++) {
+        const ms_sym *y = ms_symbolize(sym, timed->samples[s].pc, false);
+        if (!y) {
+            rc = ms_errorf(err, errlen, "out of memory");
+            break;
+        }
+        const ms_frame *f = y->nframes ? &y->frames[y->nframes - 1] : NULL;
+        const char *fn = f && f->func ? ms_symbolizer_readable(sym, f->func) : NULL;
+        double best = -1;
+        size_t at = 0;
+        for (size_t b = 0; fn && b < m->nblocks; b++) {
+            double v = fit(m, b, fn, f->file, f->line);
+            if (v > best) {
+                best = v;
+                at = b;
+            }
+        }
+        if (best > 0)
+            per_block[at] += timed->samples[s].count;
+        else
+            *other += timed->samples[s].count;
+    }
+    ms_symbolizer_free(sym);
+    return rc;
+}
+
+int ms_mtool_from_raws(const ms_raw *counted, const ms_raw *timed, const char *cpu, double clock_hz, double system_s,
+                       ms_mtool_result *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    if (!counted->nblocks)
+        return ms_errorf(err, errlen,
+                         "the profile has no basic blocks: the program was not built with memspy-cc's "
+                         "GCC plugin (MEMSPY_INSTRUMENT=plugin)");
+    if (!timed->nsamples) return ms_errorf(err, errlen, "the timing run took no samples (it ran too briefly to time)");
+    ms_model m;
+    ms_analyze_opts opts = { NULL };
+    if (ms_analyze(counted, &opts, &m, err, errlen) != 0) return -1;
+    size_t n = counted->nblocks;
+    double *cycles = calloc(n, sizeof *cycles);
+    uint64_t *per_block = calloc(n, sizeof *per_block);
+    int rc = -1;
+    if (!cycles || !per_block || m.nblocks != n) {
+        ms_errorf(err, errlen, "out of memory");
+        goto out;
+    }
+    if (costs(counted, cpu, cycles, err, errlen) < 0) goto out;
+    uint64_t other = 0;
+    if (attribute_by_line(timed, &m, per_block, &other, err, errlen) < 0) goto out;
+    ms_mtool_input in = { m.blocks,
+                          m.nblocks,
+                          m.loops,
+                          m.nloops,
+                          cycles,
+                          per_block,
+                          other,
+                          timed->samples_runtime,
+                          timed->sample_period_ns,
+                          clock_hz,
+                          system_s };
+    if (ms_mtool_analyze(&in, out) < 0) {
+        ms_errorf(err, errlen, "out of memory");
+        goto out;
+    }
+    out->cpu_model = strdup(cpu);
+    out->incomplete = counted->truncated || (counted->flags & MS_RAW_F_INCOMPLETE) || timed->truncated ||
+                      (timed->flags & MS_RAW_F_INCOMPLETE);
+    rc = out->cpu_model ? 0 : ms_errorf(err, errlen, "out of memory");
+    if (rc) ms_mtool_result_free(out);
+out:
+    free(cycles);
+    free(per_block);
+    ms_model_free(&m);
+    return rc;
+}

@@ -1,0 +1,21 @@
+/* MTOOL from the raw profiles of a counting run and a timing run to its result (`memspy mtool`): the blocks
+ * placed in the source, their ideal cycles from llvm-mca, the samples attributed to them, and
+ * the mobjects. A library: prints nothing, returns its errors. */
+#ifndef MEMSPY_DRIVE_MTOOL_DRIVE_H
+#define MEMSPY_DRIVE_MTOOL_DRIVE_H
+#include <stddef.h>
+#include "../format/raw.h"
+#include "../model/mtool.h"
+
+/* Build *out from the counting run's raw profile (BLOCKS, LOOPS: exact counts) and the timing
+ * run's (SAMPLES, taken in the plain copies) for llvm-mca's cpu model, with the effective clock
+ * clock_hz and the timing run's system time system_s (shown apart). Returns 0, or -1 with err
+ * (no blocks: not built by memspy-cc's plugin; no samples; llvm-mca failed). */
+int ms_mtool_from_raws(const ms_raw *counted, const ms_raw *timed, const char *cpu, double clock_hz, double system_s,
+                       ms_mtool_result *out, char *err, size_t errlen);
+
+/* The run's ideal-memory cycles: every block's count x its llvm-mca cycles for cpu (0 without
+ * blocks). Returns 0, or -1 with err (llvm-mca missing, binary unreadable). */
+int ms_ideal_cycles(const ms_raw *raw, const char *cpu, double *out, char *err, size_t errlen);
+
+#endif

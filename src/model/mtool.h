@@ -1,0 +1,46 @@
+/* MTOOL's result (issue 13): the program's ideal-memory estimate against its measured time,
+ * and the measurable objects (mobjects: loops, innermost first, and procedures) with their
+ * memory overhead. Format-neutral: analysis/mtool.c fills it, modelio writes it as JSON,
+ * report prints it. */
+#ifndef MEMSPY_MODEL_MTOOL_H
+#define MEMSPY_MODEL_MTOOL_H
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum { MS_MOBJ_LOOP = 0, MS_MOBJ_PROCEDURE = 1 } ms_mobject_kind;
+
+#define MS_MOBJ_MAX_WARNINGS 4
+
+typedef struct {
+    ms_mobject_kind kind;
+    char *function, *file; /* file NULL if unknown */
+    int line, end_line;
+    double estimated_s, measured_s;             /* ideal-memory estimate; CPU time from samples */
+    int timable;                                /* enough samples: overhead is meaningful; else it is 0 */
+    double overhead;                            /* (measured - estimated) / estimated */
+    double extra_cycles_per_memop;              /* (measured - estimated) in cycles per memory operation */
+    uint64_t memops, samples;                   /* executed memory operations; samples that fell in it */
+    const char *warnings[MS_MOBJ_MAX_WARNINGS]; /* static strings */
+    size_t nwarnings;
+} ms_mobject;
+
+typedef struct {
+    char *cpu_model;
+    double clock_hz;                /* effective clock measured at run time */
+    uint64_t period_ns, samples;    /* sampling period; samples taken */
+    double predicted_s, measured_s; /* whole program: ideal estimate; sampled CPU time */
+    double system_s;                /* the timing run's system time (shown apart) */
+    double runtime_s;               /* CPU time inside memspy's counting runtime (shown apart, not measured) */
+    double memory_overhead_s;       /* measured - predicted */
+    uint64_t total_memops;          /* executed memory operations */
+    double covered_memops;          /* share of them inside timable mobjects */
+    double unexplained;             /* share of the overhead outside every timable mobject */
+    int incomplete;                 /* a run failed: what was gathered is still shown */
+    ms_mobject *mobjects;           /* sorted by overhead, largest first; untimable last */
+    size_t nmobjects;
+} ms_mtool_result;
+
+/* Free what r owns (mobjects, their strings, cpu_model) and zero it. */
+void ms_mtool_result_free(ms_mtool_result *r);
+
+#endif

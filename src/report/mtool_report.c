@@ -1,0 +1,42 @@
+/* MTOOL's text report: Figure 2 of the paper (predicted time, measured time, memory overhead,
+ * system time apart), the coverage and unexplained overhead of Table 2, then the mobjects
+ * sorted by memory overhead. */
+#include <stdio.h>
+#include "report.h"
+
+static const char *base_name(const char *path)
+{
+    const char *s = path, *p;
+    for (p = path; p && *p; p++)
+        if (*p == '/') s = p + 1;
+    return s ? s : "??";
+}
+
+int ms_report_mtool(FILE *out, const ms_mtool_result *r, size_t top)
+{
+    double pct = r->measured_s > 0 ? 100.0 * r->memory_overhead_s / r->measured_s : 0;
+    fprintf(out, "MTOOL summary (CPU model %s, effective clock %.2f GHz, sampling every %.1f ms)%s\n",
+            r->cpu_model ? r->cpu_model : "?", r->clock_hz * 1e-9, (double)r->period_ns * 1e-6,
+            r->incomplete ? "  [INCOMPLETE]" : "");
+    fprintf(out, "  predicted time (ideal memory)  %10.3f s\n", r->predicted_s);
+    fprintf(out, "  measured time (user)           %10.3f s\n", r->measured_s);
+    fprintf(out, "  memory overhead                %10.3f s  (%.1f%% of measured)\n", r->memory_overhead_s, pct);
+    fprintf(out, "  system time (apart)            %10.3f s\n", r->system_s);
+    fprintf(out, "  memspy's runtime (apart)       %10.3f s\n", r->runtime_s);
+    fprintf(out, "Measured %.1f%% of memory operations; unexplained overhead %.1f%%\n\n", 100.0 * r->covered_memops,
+            100.0 * r->unexplained);
+    fprintf(out, "%-9s %-24s %-28s %10s %10s %9s %11s\n", "kind", "function", "source", "estimated", "measured",
+            "overhead", "cyc/memop");
+    for (size_t i = 0; i < r->nmobjects && i < top; i++) {
+        const ms_mobject *m = &r->mobjects[i];
+        char src[64];
+        snprintf(src, sizeof src, "%.40s:%d-%d", m->file ? base_name(m->file) : "??", m->line, m->end_line);
+        fprintf(out, "%-9s %-24.24s %-28.28s %9.4fs %9.4fs ", m->kind == MS_MOBJ_LOOP ? "loop" : "procedure",
+                m->function ? m->function : "??", src, m->estimated_s, m->measured_s);
+        if (m->timable)
+            fprintf(out, "%8.0f%% %11.2f\n", 100.0 * m->overhead, m->extra_cycles_per_memop);
+        else
+            fprintf(out, "%9s %11s  (%s)\n", "untimable", "-", m->nwarnings ? m->warnings[0] : "");
+    }
+    return ferror(out) ? -1 : 0;
+}

@@ -1,0 +1,153 @@
+/* MTOOL's timing run: CPU-time sampling of the program counter (MEMSPY_SAMPLE_NS=period in
+ * the program's environment, set by `memspy mtool`). A setitimer(ITIMER_PROF) timer raises
+ * SIGPROF after each period of CPU time the process uses (all threads); the handler adds the
+ * interrupted pc to a lock-free open-addressed table in the runtime's own memory, then calls
+ * the handler that was installed before it (a profiler of the program's own keeps working).
+ * SA_RESTART: a sample never makes a system call of the program fail with EINTR. The table
+ * goes into the raw profile's MS_RAW_SAMPLES section at exit. */
+#define _GNU_SOURCE
+#include "rt.h"
+#include "../format/raw.h"
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <ucontext.h>
+
+#define SAMPLE_SLOTS (1u << 16) /* distinct pcs kept; more are counted as lost */
+#define MIN_PERIOD_NS 100000ull /* 0.1 ms: finer than the kernel's timer would honour */
+
+typedef struct {
+    uint64_t pc, count;
+} sample_slot;
+
+static sample_slot *table;
+static uint64_t period_ns, lost, in_runtime;
+static struct sigaction previous;
+static int armed;
+static uint64_t cpu_start_ns; /* process CPU time when sampling started */
+
+static uint64_t process_cpu_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t pc_of(void *uctx)
+{
+    const ucontext_t *uc = uctx;
+#if defined(__x86_64__)
+    return (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+    return (uint64_t)uc->uc_mcontext.pc;
+#else
+    (void)uc;
+    return 0;
+#endif
+}
+
+static void add_sample(uint64_t pc)
+{
+    if (!pc) pc = 1; /* 0 marks a free slot */
+    uint32_t h = (uint32_t)((pc * 0x9e3779b97f4a7c15ull) >> 48) & (SAMPLE_SLOTS - 1);
+    for (uint32_t probe = 0; probe < 64; probe++, h = (h + 1) & (SAMPLE_SLOTS - 1)) {
+        uint64_t cur = __atomic_load_n(&table[h].pc, __ATOMIC_ACQUIRE);
+        if (cur == 0) {
+            uint64_t zero = 0;
+            if (__atomic_compare_exchange_n(&table[h].pc, &zero, pc, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+                cur = pc;
+            else
+                cur = zero;
+        }
+        if (cur == pc) {
+            __atomic_fetch_add(&table[h].count, 1, __ATOMIC_RELAXED);
+            return;
+        }
+    }
+    __atomic_fetch_add(&lost, 1, __ATOMIC_RELAXED);
+}
+
+static void on_prof(int sig, siginfo_t *info, void *uctx)
+{
+    int saved = errno;
+    if (ms_tls.mode == MS_T_BUSY) /* inside memspy's runtime (a buffer drain): not the program's */
+        __atomic_fetch_add(&in_runtime, 1, __ATOMIC_RELAXED);
+    else
+        add_sample(pc_of(uctx));
+    errno = saved;
+    /* the program's own handler, as it asked to be called */
+    if (previous.sa_flags & SA_SIGINFO) {
+        if (previous.sa_sigaction) previous.sa_sigaction(sig, info, uctx);
+    } else if (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN && previous.sa_handler) {
+        previous.sa_handler(sig);
+    }
+}
+
+void ms_sample_init(void)
+{
+    const char *s = getenv("MEMSPY_SAMPLE_NS");
+    if (!s || !*s) return;
+    char *end;
+    unsigned long long ns = strtoull(s, &end, 10);
+    if (*end || ns < MIN_PERIOD_NS) ns = MIN_PERIOD_NS;
+    table = ms_map((size_t)SAMPLE_SLOTS * sizeof *table);
+    if (!table) return;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_prof;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGPROF, &sa, &previous) != 0) return;
+    struct itimerval it = { { (time_t)(ns / 1000000000u), (suseconds_t)(ns % 1000000000u / 1000u) },
+                            { (time_t)(ns / 1000000000u), (suseconds_t)(ns % 1000000000u / 1000u) } };
+    if (setitimer(ITIMER_PROF, &it, NULL) != 0) {
+        sigaction(SIGPROF, &previous, NULL);
+        return;
+    }
+    period_ns = ns;
+    cpu_start_ns = process_cpu_ns();
+    armed = 1;
+}
+
+void ms_sample_stop(void)
+{
+    if (!armed) return;
+    struct itimerval off;
+    memset(&off, 0, sizeof off);
+    setitimer(ITIMER_PROF, &off, NULL);
+    armed = 0;
+}
+
+void ms_sample_put_raw(ms_raw_writer *w)
+{
+    if (!table || !period_ns) return;
+    ms_sample_stop();
+    uint32_t n = 0;
+    uint64_t rt = __atomic_load_n(&in_runtime, __ATOMIC_RELAXED);
+    uint64_t total = __atomic_load_n(&lost, __ATOMIC_RELAXED) + rt;
+    for (uint32_t i = 0; i < SAMPLE_SLOTS; i++)
+        if (__atomic_load_n(&table[i].pc, __ATOMIC_ACQUIRE)) {
+            n++;
+            total += __atomic_load_n(&table[i].count, __ATOMIC_RELAXED);
+        }
+    /* The kernel checks CPU-time timers at its tick: a period shorter than the tick gives one
+     * signal per tick, not per period. What a sample stands for is the CPU time used while
+     * sampling divided by the samples taken. */
+    uint64_t used = process_cpu_ns() - cpu_start_ns;
+    uint64_t effective = total && used ? used / total : period_ns;
+    ms_raw_section_begin(w, MS_RAW_SAMPLES);
+    ms_raw_put_u64(w, effective);
+    ms_raw_put_u64(w, __atomic_load_n(&lost, __ATOMIC_RELAXED));
+    ms_raw_put_u64(w, rt);
+    ms_raw_put_u32(w, n);
+    for (uint32_t i = 0; i < SAMPLE_SLOTS; i++) {
+        uint64_t pc = __atomic_load_n(&table[i].pc, __ATOMIC_ACQUIRE);
+        if (!pc) continue;
+        ms_raw_put_u64(w, pc);
+        ms_raw_put_u64(w, __atomic_load_n(&table[i].count, __ATOMIC_RELAXED));
+    }
+    ms_raw_section_end(w);
+}

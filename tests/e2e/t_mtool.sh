@@ -1,0 +1,78 @@
+#!/bin/sh
+# memspy mtool (issue 13) on purpose-written kernels in C, C++ and Fortran: the gather over an
+# array far larger than the last-level cache is the loop with the largest memory overhead,
+# the L1-resident multiply-add chain's estimate is within 20% of its measured time, coverage
+# of memory operations is at least 95%, short objects are untimable with no overhead; bad
+# input (a program not built with memspy-cc, an unknown CPU model, a failing program).
+# matrix: gcc:-O2
+. "$1/tests/e2e/lib.sh"
+command -v llvm-mca-14 >/dev/null || { echo "skip: llvm-mca-14 not installed (scripts/deps.sh)"; exit 77; }
+
+# mtool_checks LANG JSON DENSE GATHER: the validation on one run.
+mtool_checks() {
+  lang=$1 json=$2 dense=$3 gather=$4
+  loops='[.mtool.mobjects[] | select(.kind == "loop" and .timable)]'
+  check "$lang: the gather loop has the largest memory overhead of the loops" "$json" \
+    "($loops | max_by(.measured_s - .estimated_s)).function | test(\"^$gather\\\\b\")"
+  check "$lang: the gather loop's overhead is large (> 100%)" "$json" \
+    "($loops | map(select(.function | test(\"^$gather\\\\b\"))) | .[0].overhead) > 1.0"
+  check "$lang: the L1-resident chain's estimate is within 20% of its measured time" "$json" \
+    "($loops | map(select(.function | test(\"^$dense\\\\b\"))) | .[0].overhead | fabs) <= 0.20"
+  check "$lang: at least 95% of memory operations measured" "$json" ".mtool.covered_memops >= 0.95"
+  check "$lang: untimable objects have no overhead" "$json" \
+    "[.mtool.mobjects[] | select(.timable | not) | .overhead == null and (.warnings | length > 0)] | all"
+  check "$lang: the summary adds up and names the CPU model" "$json" \
+    ".mtool | (.memory_overhead_s - (.measured_s - .predicted_s) | fabs) < 1e-6 and .cpu_model != \"\" and
+     .predicted_s > 0 and (.unexplained | type) == \"number\""
+  check "$lang: every mobject has the issue's fields" "$json" \
+    "[.mtool.mobjects[] | has(\"kind\", \"function\", \"file\", \"line\", \"end_line\", \"estimated_s\",
+      \"measured_s\", \"overhead\", \"memops\", \"warnings\")] | all"
+}
+
+cc_build kern "$SRC_DIR/tests/e2e/progs/mtool_kernels.c"
+"$MEMSPY" mtool --json c.json --html c.html -- ./kern 400000 128 >c.out
+mtool_checks C c.json dense gather
+
+"$BUILD_DIR/bin/memspy-c++" $OPT -x c++ -o kernxx "$SRC_DIR/tests/e2e/progs/mtool_kernels.c"
+"$MEMSPY" mtool --json x.json -- ./kernxx 400000 128 >x.out
+mtool_checks C++ x.json dense gather
+
+# -fno-inline: gfortran -O2 would inline gather into the main program, whose loop it would then be
+MEMSPY_FC=gfortran "$BUILD_DIR/bin/memspy-fortran" $OPT -fno-inline -o kernf "$SRC_DIR/tests/e2e/progs/mtool_kernels.f90"
+"$MEMSPY" mtool --json f.json -- ./kernf >f.out
+mtool_checks Fortran f.json dense_ gather_
+
+ok_if "llvm-mca's block costs are cached per binary and CPU model" ls "$XDG_CACHE_HOME"/memspy/blockcost-*.txt
+
+# the text report: Figure 2's lines, then the mobjects
+ok_if "the report shows predicted, measured and overhead" grep -q "predicted time (ideal memory)" c.out
+ok_if "the report shows the coverage line" grep -q "^Measured .*% of memory operations; unexplained overhead" c.out
+
+# the HTML histogram: bars split into estimate and overhead, linked to the highlighted source
+ok_if "the HTML page has a bar per mobject" test "$(grep -c '<tr class="mobject' c.html)" -eq "$(jq '.mtool.mobjects | length' c.json)"
+ok_if "each bar has an estimate and an overhead part" grep -q '<span class="est" style="width:[0-9.]*%"></span><span class="ovh"' c.html
+ok_if "the gather loop's source line is highlighted" grep -q 'class="hot">.*big\[(k \* 1000003) &amp; mask\]' c.html
+
+# bad input
+"$MEMSPY_CC" $OPT -o plain "$SRC_DIR/tests/e2e/progs/mtool_kernels.c"
+expect_fail "a program not built with memspy-cc is refused" "was not built with memspy-cc" "$MEMSPY" mtool -- ./plain 1 1
+expect_fail "an unknown CPU model lists the known ones" "unknown CPU model 'no-such-cpu'; llvm-mca knows:" \
+  "$MEMSPY" mtool --cpu no-such-cpu -- ./kern 1 1
+set +e
+"$MEMSPY" mtool --json fail.json -- ./kern 20000 8 3 >fail.out 2>fail.err
+rc=$?
+set -e
+expect "a failing program's exit status is passed on" "$rc" 3
+check "a failing program's result is kept, marked incomplete" fail.json ".mtool.incomplete == true and (.mtool.mobjects | length) > 0"
+
+# MTOOL then MemSpy: memspy run shows the estimated execution time (ideal cycles + stall); its
+# ideal cycles are MTOOL's prediction for the same run (same blocks, counts and llvm-mca costs)
+set +e
+run_memspy r.json -- ./kern 20000 8 3
+set -e
+check "memspy run stores the estimate: ideal cycles and stall" r.json ".estimate.ideal_cycles > 0 and .estimate.stall_cycles > 0"
+check "memspy run's ideal cycles are MTOOL's predicted cycles" r.json \
+  "(.estimate.ideal_cycles - $(value fail.json '.mtool.predicted_s * .mtool.clock_hz')) / .estimate.ideal_cycles | fabs < 1e-6"
+ok_if "the matrix view shows the estimated execution time and the stall's share" \
+  grep -q "^Estimated Execution Time: .* cycles (ideal memory .* + stall); memory stall [0-9.]*%" r.json.txt
+finish

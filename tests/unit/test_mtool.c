@@ -1,0 +1,96 @@
+/* MTOOL's analysis on synthetic blocks, loops, cycles and samples (analysis/mtool.c):
+ * innermost-first loop selection, untimable objects, overhead, extra
+ * cycles per memory operation, coverage and the unexplained overhead, exactly; and llvm-mca's
+ * cycles for fixed instruction sequences (blockcost.c). */
+#include "analysis/blockcost.h"
+#include "analysis/mtool.h"
+#include "check.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NEAR(a, b) (fabs((a) - (b)) <= 1e-9 * (1 + fabs(b)))
+
+static void test_analyze(void)
+{
+    /* f: outer loop 0 holds inner loop 1; g: loop 2, too short to time. */
+    ms_block_stat b[5];
+    memset(b, 0, sizeof b);
+    const char *fn[5] = { "f", "f", "f", "g", "g" };
+    const uint32_t loop[5] = { UINT32_MAX, 1, 0, 2, UINT32_MAX };
+    const uint64_t count[5] = { 1, 1000000, 1000, 100, 1000000 };
+    const uint32_t memops[5] = { 0, 2, 1, 1, 1 };
+    const int line[5] = { 10, 12, 11, 20, 22 };
+    for (int i = 0; i < 5; i++) {
+        b[i].function = (char *)fn[i];
+        b[i].file = "k.c";
+        b[i].line = line[i];
+        b[i].loop = loop[i];
+        b[i].memops = memops[i];
+        b[i].count = count[i];
+    }
+    ms_loop_stat l[3];
+    memset(l, 0, sizeof l);
+    l[0] = (ms_loop_stat){ "f", "k.c", 11, 12, UINT32_MAX, 1, 2, 1000 };
+    l[1] = (ms_loop_stat){ "f", "k.c", 12, 12, 0, 2, 1, 1000000 };
+    l[2] = (ms_loop_stat){ "g", "k.c", 20, 20, UINT32_MAX, 1, 3, 100 };
+    const double cycles[5] = { 10, 4, 1000, 10, 5 };
+    const uint64_t samples[5] = { 0, 12, 1, 2, 6 };
+    ms_mtool_input in = { b, 5, l, 3, cycles, samples, 3, 40, 1000000, 1e9, 0.25 };
+    ms_mtool_result r;
+    CHECK(ms_mtool_analyze(&in, &r) == 0);
+    CHECK_EQ(r.nmobjects, 4);
+    if (r.nmobjects == 4) {
+        const ms_mobject *m = r.mobjects;
+        /* the inner loop: 4 ms estimated, 12 ms measured */
+        CHECK(m[0].kind == MS_MOBJ_LOOP && !strcmp(m[0].function, "f") && m[0].line == 12);
+        CHECK(m[0].timable && NEAR(m[0].estimated_s, 0.004) && NEAR(m[0].measured_s, 0.012));
+        CHECK(NEAR(m[0].overhead, 2.0) && NEAR(m[0].extra_cycles_per_memop, 4.0));
+        CHECK_EQ(m[0].memops, 2000000);
+        CHECK(m[1].kind == MS_MOBJ_PROCEDURE && !strcmp(m[1].function, "f"));
+        CHECK(NEAR(m[1].estimated_s, 0.00500001) && NEAR(m[1].measured_s, 0.013));
+        CHECK(m[1].line == 10 && m[1].end_line == 12);
+        CHECK(m[2].kind == MS_MOBJ_PROCEDURE && !strcmp(m[2].function, "g") && NEAR(m[2].estimated_s, 0.005001));
+        /* g's loop: 2 samples, listed untimable with no overhead */
+        CHECK(m[3].kind == MS_MOBJ_LOOP && !strcmp(m[3].function, "g") && !m[3].timable);
+        CHECK(m[3].overhead == 0 && m[3].nwarnings == 1 && !strcmp(m[3].warnings[0], "too short to time"));
+    }
+    CHECK(NEAR(r.predicted_s, 0.01000101));
+    CHECK(NEAR(r.measured_s, 0.024));
+    CHECK(NEAR(r.memory_overhead_s, 0.024 - 0.01000101));
+    CHECK(NEAR(r.system_s, 0.25));
+    CHECK(NEAR(r.runtime_s, 0.040)); /* apart: not in measured_s */
+    CHECK_EQ(r.total_memops, 3001100);
+    /* covered: the inner loop and g (its loop is not a mobject, g's time covers it) */
+    CHECK(NEAR(r.covered_memops, 3000100.0 / 3001100.0));
+    /* explained: the inner loop's 8 ms and g's 2.999 ms; f outside the inner loop is untimable */
+    CHECK(NEAR(r.unexplained, 1.0 - (0.008 + 0.002999) / (0.024 - 0.01000101)));
+    ms_mtool_result_free(&r);
+}
+
+static void test_mca(void)
+{
+    char err[2048];
+    if (ms_blockcost_check_cpu("znver3", err, sizeof err) < 0) {
+        fprintf(stderr, "skipping llvm-mca checks: %s\n", err);
+        return;
+    }
+    CHECK(ms_blockcost_check_cpu("no-such-cpu", err, sizeof err) < 0);
+    CHECK_CONTAINS(err, "unknown CPU model 'no-such-cpu'");
+    CHECK_CONTAINS(err, "znver3");
+    /* a chain of three dependent 1-cycle adds; a dot-product-like add chain (3-cycle addsd) */
+    const char *text[3] = { "addq %rax, %rbx\naddq %rbx, %rcx\naddq %rcx, %rax", NULL,
+                            "addsd %xmm1, %xmm0\nmulsd %xmm2, %xmm3" };
+    double c[3] = { -1, -1, -1 };
+    CHECK(ms_mca_cycles(text, 3, "znver3", c, err, sizeof err) == 0);
+    CHECK(c[0] >= 2.9 && c[0] <= 3.1);
+    CHECK(c[1] == 0);
+    CHECK(c[2] >= 2.9 && c[2] <= 3.1);
+}
+
+int main(void)
+{
+    test_analyze();
+    test_mca();
+    return check_result();
+}
