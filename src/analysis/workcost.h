@@ -17,6 +17,11 @@ typedef struct {
  * block (its `stmts`), at least one. Returns 0, or -1 when out of memory. */
 int ms_work_cost_estimate(ms_work_cost *cost, const ms_raw *raw);
 
+/* MTOOL's per-block cycles (llvm-mca, one value per raw block, rounded, at least 1; a block
+ * with 0, not costed, keeps the statement estimate). source: static text naming them.
+ * Returns 0, or -1 when out of memory. */
+int ms_work_cost_from_cycles(ms_work_cost *cost, const ms_raw *raw, const double *cycles, const char *source);
+
 /* Cycles of block executed count times. */
 uint64_t ms_work_cost_cycles(const ms_work_cost *cost, uint32_t block, uint64_t count);
 

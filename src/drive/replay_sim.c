@@ -9,7 +9,9 @@
 
 #include "../util/strbuf.h"
 #include "../util/util.h"
+#include "../analysis/blockcost.h"
 #include "../analysis/waiting_collect.h"
+#include "mtool_drive.h"
 #include "../sim/psim.h"
 #include "sim_workers.h"
 
@@ -90,7 +92,16 @@ static int timed_sink_init(timed_sink *t, const ms_hier_config *cfg, const ms_ra
 {
     for (int k = 1; k < cfg->nlevels; k++) t->stall[k] = cfg->level[k].latency - cfg->level[0].latency;
     t->stall[cfg->nlevels] = cfg->mem_latency - cfg->level[0].latency;
-    if (ms_work_cost_estimate(&t->cost, raw) < 0) return -1;
+    /* MTOOL's llvm-mca cycles per block when llvm-mca can cost them, else the estimate */
+    double *mca = raw->nblocks ? calloc(raw->nblocks, sizeof *mca) : NULL;
+    char why[512];
+    int costed = 0;
+    if (mca && ms_block_cycles(raw, ms_blockcost_host_cpu(), mca, why, sizeof why) == 0)
+        for (size_t i = 0; i < raw->nblocks; i++) costed |= mca[i] > 0;
+    int rc = costed ? ms_work_cost_from_cycles(&t->cost, raw, mca, "llvm-mca: ideal-memory cycles per block (MTOOL)")
+                    : ms_work_cost_estimate(&t->cost, raw);
+    free(mca);
+    if (rc < 0) return -1;
     return (t->waits = ms_wait_collector_new(cfg->nprocs, &t->cost)) ? 0 : -1;
 }
 
