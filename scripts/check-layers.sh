@@ -4,7 +4,7 @@
 # way, from instrumentation to the CLI:
 #   util <- sim, format, replay <- rt (inside the program)
 #   sim, format <- model <- modelio (its JSON file) <- report, store
-#   model, sim, format <- analysis <- drive (replay + sim + analysis -> model) <- cli
+#   model, sim, format, replay <- analysis <- drive (replay + sim + analysis -> model) <- cli
 # A new folder must be added here with what it may include.
 # Usage: check-layers.sh [SRC_DIR]   (default: the src/ beside this script). Exit 1 on a violation.
 src=${1:-$(dirname "$0")/../src}
@@ -20,7 +20,7 @@ rt: sim format util
 cc: rt util
 model: sim format util
 modelio: model sim util
-analysis: model sim format util
+analysis: model sim format replay util
 report: model modelio sim util
 store: model modelio util
 drive: replay sim format analysis model util

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE /* qsort_r, sigdescr_np */
 #include "analyze.h"
 #include "blocks.h"
+#include "waiting.h"
 #include "codebins.h"
 #include "ompnames.h"
 
@@ -668,6 +669,7 @@ int ms_analyze(const ms_raw *raw, const ms_analyze_opts *opts, ms_model *out, ch
     an.has_unknown = with_unknown;
     if (rc == 0) rc = build_data(&an, src, with_unknown);
     if (rc == 0) rc = ms_analyze_blocks(raw, an.sym, out);
+    if (rc == 0) rc = ms_analyze_waiting(raw, an.sym, out);
     if (rc == 0) rc = name_code(&an, opts, src);
     if (rc == 0) rc = build_axes(&an);
     if (rc == 0) {

@@ -152,7 +152,7 @@ int ms_cache_opts_interleave(const ms_cache_opts *o, ms_interleave *mode, char *
 {
     *mode = MS_INTERLEAVE_INTERLEAVED;
     if (o->interleave && ms_interleave_parse(o->interleave, mode) != 0) {
-        snprintf(err, errlen, "--interleave: '%s' is neither interleaved nor piped", o->interleave);
+        snprintf(err, errlen, "--interleave: '%s' is none of interleaved, piped, timed", o->interleave);
         return -1;
     }
     uint32_t n = 0;

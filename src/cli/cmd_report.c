@@ -10,7 +10,8 @@
 static const char USAGE[] =
     "Usage: memspy report [RUN|RESULT] [--top N] [--json] [--db PATH]\n"
     "       memspy report [RUN|RESULT] [--code NAME]... [--data NAME]...\n"
-    "       memspy report [RUN|RESULT] --procs | --references [--per-cpu] [--top N]\n\n"
+    "       memspy report [RUN|RESULT] --procs | --references [--per-cpu] [--top N]\n"
+    "       memspy report [RUN|RESULT] --waiting [--top N]\n\n"
     "Print the matrix of memory stall time by code segment and data bin of run RUN of the\n"
     "run database (default: the latest run), or of a saved result file. With --code/--data,\n"
     "print the detailed display of that combination instead (as 'memspy show' does).\n\n"
@@ -22,11 +23,13 @@ static const char USAGE[] =
     "                       split into uniprocessor and coherence, invalidations by class)\n"
     "  --references         multithreaded runs: per-reference statistics (ccSIM's Table 3),\n"
     "                       the top N source references by coherence misses\n"
+    "  --waiting            timed replays: Carnival's WT Map (waiting per synchronisation\n"
+    "                       point, classified; every processor's time)\n"
     "  --per-cpu            with --references: one row per processor instead of summed\n" MS_DB_OPTION_HELP
     "  -h, --help           this help\n";
 
 /* Which table report prints. */
-typedef enum { VIEW_MATRIX = 0, VIEW_JSON, VIEW_PROCS, VIEW_REFERENCES } report_view;
+typedef enum { VIEW_MATRIX = 0, VIEW_JSON, VIEW_PROCS, VIEW_REFERENCES, VIEW_WAITING } report_view;
 
 static int report(const char *db_opt, const char *arg, char **codes, size_t ncodes, char **datas, size_t ndatas,
                   report_view view, const ms_matrix_opts *mopts, const ms_refs_opts *ropts)
@@ -46,6 +49,7 @@ static int report(const char *db_opt, const char *arg, char **codes, size_t ncod
         int out_rc = view == VIEW_JSON         ? ms_json_write(stdout, &m)
                      : view == VIEW_PROCS      ? ms_report_procs(stdout, &m)
                      : view == VIEW_REFERENCES ? ms_report_references(stdout, &m, ropts)
+                     : view == VIEW_WAITING    ? ms_report_waiting(stdout, &m, ropts->top)
                                                : ms_report_matrix(stdout, &m, mopts);
         if (out_rc < 0 || fflush(stdout) != 0) rc = ms_cli_error("report", "cannot write the report");
     }
@@ -55,7 +59,7 @@ static int report(const char *db_opt, const char *arg, char **codes, size_t ncod
 
 int ms_cmd_report(int argc, char **argv)
 {
-    enum { OPT_CODE = MS_OPT_FIRST_FREE, OPT_DATA, OPT_JSON, OPT_TOP, OPT_PROCS, OPT_REFS, OPT_PER_CPU };
+    enum { OPT_CODE = MS_OPT_FIRST_FREE, OPT_DATA, OPT_JSON, OPT_TOP, OPT_PROCS, OPT_REFS, OPT_PER_CPU, OPT_WAITING };
     static const struct option longopts[] = {
         { "code", required_argument, NULL, OPT_CODE },
         { "data", required_argument, NULL, OPT_DATA },
@@ -64,6 +68,7 @@ int ms_cmd_report(int argc, char **argv)
         { "procs", no_argument, NULL, OPT_PROCS },
         { "references", no_argument, NULL, OPT_REFS },
         { "per-cpu", no_argument, NULL, OPT_PER_CPU },
+        { "waiting", no_argument, NULL, OPT_WAITING },
         { "help", no_argument, NULL, 'h' },
         MS_DB_LONG_OPTION,
         { NULL, 0, NULL, 0 },
@@ -86,6 +91,7 @@ int ms_cmd_report(int argc, char **argv)
         case OPT_PROCS: view = VIEW_PROCS; break;
         case OPT_REFS: view = VIEW_REFERENCES; break;
         case OPT_PER_CPU: ropts.by_cpu = 1; break;
+        case OPT_WAITING: view = VIEW_WAITING; break;
         case MS_OPT_DB: db_opt = optarg; break;
         case OPT_TOP:
             if (ms_cli_parse_positive(optarg, MS_CLI_MAX_TOP, &top) < 0)

@@ -7,7 +7,8 @@
 #include "cli.h"
 
 static const char USAGE[] =
-    "Usage: memspy show [RUN|RESULT] [--code NAME]... [--data NAME]... [--db PATH]\n\n"
+    "Usage: memspy show [RUN|RESULT] [--code NAME]... [--data NAME]... [--db PATH]\n"
+    "       memspy show [RUN|RESULT] --wait LOCATION [--db PATH]\n\n"
     "Print the detailed display for the combination of the named code segments and data\n"
     "bins of run RUN (default: the latest run), or of a saved result file: stall time and\n"
     "its share, miss rate, references, misses by cause for every cache level, and the data\n"
@@ -15,7 +16,10 @@ static const char USAGE[] =
     "of it is named. NAME is an exact short name, an exact full name, or a glob\n"
     "('double*.*', 'Matrix.?'); the counters of all selected cells are summed.\n\n"
     "  --code NAME          select code segments (repeatable)\n"
-    "  --data NAME          select data bins (repeatable)\n" MS_DB_OPTION_HELP "  -h, --help           this help\n";
+    "  --data NAME          select data bins (repeatable)\n"
+    "  --wait LOCATION      timed replays: the characterization of a synchronisation point\n"
+    "                       (#N of report --waiting, FUNCTION, FUNCTION:LINE or FILE:LINE)\n" MS_DB_OPTION_HELP
+    "  -h, --help           this help\n";
 
 int ms_cli_show_detail(const char *cmd, const ms_model *m, char **codes, size_t ncodes, char **datas, size_t ndatas)
 {
@@ -32,17 +36,18 @@ int ms_cli_show_detail(const char *cmd, const ms_model *m, char **codes, size_t 
 
 int ms_cmd_show(int argc, char **argv)
 {
-    enum { OPT_CODE = MS_OPT_FIRST_FREE, OPT_DATA };
+    enum { OPT_CODE = MS_OPT_FIRST_FREE, OPT_DATA, OPT_WAIT };
     static const struct option longopts[] = {
         { "code", required_argument, NULL, OPT_CODE },
         { "data", required_argument, NULL, OPT_DATA },
+        { "wait", required_argument, NULL, OPT_WAIT },
         { "help", no_argument, NULL, 'h' },
         MS_DB_LONG_OPTION,
         { NULL, 0, NULL, 0 },
     };
     char **codes = calloc((size_t)argc + 1, sizeof *codes), **datas = calloc((size_t)argc + 1, sizeof *datas);
     size_t ncodes = 0, ndatas = 0;
-    const char *db_opt = NULL;
+    const char *db_opt = NULL, *wait = NULL;
     int opt, rc = -1;
     if (!codes || !datas) rc = ms_cli_error("show", "out of memory");
     opterr = 0;
@@ -50,6 +55,7 @@ int ms_cmd_show(int argc, char **argv)
         switch (opt) {
         case OPT_CODE: codes[ncodes++] = optarg; break;
         case OPT_DATA: datas[ndatas++] = optarg; break;
+        case OPT_WAIT: wait = optarg; break;
         case MS_OPT_DB: db_opt = optarg; break;
         case 'h':
             fputs(USAGE, stdout);
@@ -65,7 +71,13 @@ int ms_cmd_show(int argc, char **argv)
         int run_id;
         rc = MS_EXIT_USAGE;
         if (ms_cli_load_run("show", db_opt, optind < argc ? argv[optind] : NULL, &m, &run_id) == 0) {
-            rc = ms_cli_show_detail("show", &m, codes, ncodes, datas, ndatas);
+            char err[512] = "cannot write the report";
+            if (!wait)
+                rc = ms_cli_show_detail("show", &m, codes, ncodes, datas, ndatas);
+            else if (ms_report_wait_detail(stdout, &m, wait, err, sizeof err) < 0 || fflush(stdout) != 0)
+                rc = ms_cli_error("show", "%s", err);
+            else
+                rc = 0;
             ms_model_free(&m);
         }
     }

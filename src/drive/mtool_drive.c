@@ -42,6 +42,11 @@ static int costs(const ms_raw *raw, const char *cpu, double *cycles, char *err, 
     return rc;
 }
 
+int ms_block_cycles(const ms_raw *raw, const char *cpu, double *cycles, char *err, size_t errlen)
+{
+    return raw->nblocks ? costs(raw, cpu, cycles, err, errlen) : 0;
+}
+
 int ms_ideal_cycles(const ms_raw *raw, const char *cpu, double *out, char *err, size_t errlen)
 {
     *out = 0;

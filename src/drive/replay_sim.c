@@ -9,6 +9,9 @@
 
 #include "../util/strbuf.h"
 #include "../util/util.h"
+#include "../analysis/blockcost.h"
+#include "../analysis/waiting_collect.h"
+#include "mtool_drive.h"
 #include "../sim/psim.h"
 #include "sim_workers.h"
 
@@ -44,6 +47,63 @@ static void sink_access(void *ud, unsigned cpu, uint64_t addr, uint64_t size, un
 }
 
 static void sink_region(void *ud) { ms_psim_next_region(((sim_sink *)ud)->sim); }
+
+/* The timed replay's sink: the simulator in direct mode prices every reference (the stall of
+ * the deepest level that served it, sim.h), the block costs price the work, and the
+ * waiting-time collector sees both, every arrival and every wait. */
+typedef struct {
+    sim_sink s; /* first: sink_access and sink_region take it */
+    uint32_t stall[MS_MAX_LEVELS + 1];
+    ms_work_cost cost;
+    ms_wait_collector *waits;
+} timed_sink;
+
+static uint64_t timed_access(void *ud, unsigned cpu, uint64_t addr, uint64_t size, unsigned write, unsigned locked,
+                             uint32_t ctx)
+{
+    timed_sink *t = ud;
+    sink_access(&t->s, cpu, addr, size, write, locked, ctx);
+    int level = ms_psim_take_level(t->s.sim);
+    uint64_t stall = level > 0 ? t->stall[level] : 0;
+    ms_wait_collector_stall(t->waits, cpu, ctx, stall);
+    return stall;
+}
+
+static void timed_work(void *ud, unsigned cpu, uint32_t block, uint64_t count)
+{
+    ms_wait_collector_work(((timed_sink *)ud)->waits, cpu, block, count);
+}
+
+static uint64_t timed_work_cycles(void *ud, uint32_t block, uint64_t count)
+{
+    return ms_work_cost_cycles(&((timed_sink *)ud)->cost, block, count);
+}
+
+static void timed_arrive(void *ud, unsigned cpu, uint64_t serial, unsigned kind, uint64_t obj, uint64_t clock)
+{
+    (void)kind, (void)obj, (void)clock;
+    ms_wait_collector_arrive(((timed_sink *)ud)->waits, cpu, serial);
+}
+
+static void timed_wait(void *ud, const ms_replay_wait *w) { ms_wait_collector_wait(((timed_sink *)ud)->waits, w); }
+
+/* Set up t for cfg and raw's blocks. Returns 0 or -1 (out of memory). */
+static int timed_sink_init(timed_sink *t, const ms_hier_config *cfg, const ms_raw *raw)
+{
+    for (int k = 1; k < cfg->nlevels; k++) t->stall[k] = cfg->level[k].latency - cfg->level[0].latency;
+    t->stall[cfg->nlevels] = cfg->mem_latency - cfg->level[0].latency;
+    /* MTOOL's llvm-mca cycles per block when llvm-mca can cost them, else the estimate */
+    double *mca = raw->nblocks ? calloc(raw->nblocks, sizeof *mca) : NULL;
+    char why[512];
+    int costed = 0;
+    if (mca && ms_block_cycles(raw, ms_blockcost_host_cpu(), mca, why, sizeof why) == 0)
+        for (size_t i = 0; i < raw->nblocks; i++) costed |= mca[i] > 0;
+    int rc = costed ? ms_work_cost_from_cycles(&t->cost, raw, mca, "llvm-mca: ideal-memory cycles per block (MTOOL)")
+                    : ms_work_cost_estimate(&t->cost, raw);
+    free(mca);
+    if (rc < 0) return -1;
+    return (t->waits = ms_wait_collector_new(cfg->nprocs, &t->cost)) ? 0 : -1;
+}
 
 /* Growable arrays of the raw profile. */
 typedef struct {
@@ -101,8 +161,8 @@ static int take_results(ms_raw *raw, ms_psim *sim, const ms_replay_result *res, 
     if (!raw->threads) return -1;
     for (size_t i = 0; i < res->nthreads; i++) {
         const ms_replay_thread *t = &res->threads[i];
-        raw->threads[i] =
-            (ms_raw_thread){ t->index, t->cpu, t->parent, t->accesses, t->syncs, t->wait_turns, t->complete };
+        raw->threads[i] = (ms_raw_thread){ t->index,    t->cpu,     t->parent, t->accesses, t->syncs, t->wait_turns,
+                                           t->complete, t->compute, t->stall,  t->waiting,  t->sync };
     }
     raw->nthreads_replayed = res->nthreads;
     raw->nprocs = nprocs;
@@ -113,6 +173,8 @@ static int take_results(ms_raw *raw, ms_psim *sim, const ms_replay_result *res, 
     free(raw->config_text);
     raw->config_text = strdup(spec);
     raw->nlevels = ms_psim_config(sim)->nlevels;
+    raw->timed = mode == MS_INTERLEAVE_TIMED;
+    raw->timed_approximate = res->timed_approximate;
     return raw->interleave && raw->config_text ? 0 : -1;
 }
 
@@ -201,24 +263,53 @@ int ms_drive_replay(const char *dir, const ms_hier_config *cfg, ms_interleave mo
     if (!c.nprocs) c.nprocs = (uint32_t)(nthreads < 1 ? 1 : nthreads > MS_MAX_PROCS ? MS_MAX_PROCS : nthreads);
     if (c.nnodes > c.nprocs) c.nnodes = c.nprocs;
     const ms_allocator alloc = { sim_calloc, sim_free, NULL };
+    timed_sink ts;
+    memset(&ts, 0, sizeof ts);
     sim_sink s = { NULL, c.level[0].line, 0 };
     char why[1024] = "out of memory";
-    unsigned want = sim_threads ? sim_threads : ms_sim_workers_default();
+    int timed = mode == MS_INTERLEAVE_TIMED;
+    unsigned want = timed ? 1 : sim_threads ? sim_threads : ms_sim_workers_default();
     ms_sim_workers *workers = NULL;
     if (ms_config_validate(&c, why, sizeof why) < 0 || !(workers = ms_sim_workers_new(want)) ||
-        ms_psim_create(&s.sim, &c, &alloc, ms_psim_parts_for(&c, want), ms_sim_workers_submit, workers) < 0) {
+        ms_psim_create(&s.sim, &c, &alloc, timed ? 1 : ms_psim_parts_for(&c, want), ms_sim_workers_submit, workers) <
+            0 ||
+        (timed && (ms_psim_set_direct(s.sim) < 0 || timed_sink_init(&ts, &c, raw) < 0))) {
         snprintf(err, errlen, "cannot create the simulator for %u processors: %s", c.nprocs, why);
         ms_sim_workers_finish(workers);
+        ms_psim_destroy(s.sim);
+        ms_work_cost_free(&ts.cost);
+        if (ts.waits) ms_wait_collector_finish(ts.waits, raw);
         ms_replay_close(rp);
         return -1;
     }
-    unsigned started = ms_sim_workers_start(workers, s.sim);
-    ms_replay_sink sink = { sink_access, sink_region, &s, NULL };
+    unsigned started = timed ? want : ms_sim_workers_start(workers, s.sim);
+    ms_replay_sink sink = { .access = sink_access, .region = sink_region, .ud = &s };
+    if (timed) {
+        ts.s = s;
+        sink = (ms_replay_sink){ .access = sink_access,
+                                 .region = sink_region,
+                                 .ud = &ts,
+                                 .work = timed_work,
+                                 .access_cycles = timed_access,
+                                 .work_cycles = timed_work_cycles,
+                                 .arrive = timed_arrive,
+                                 .wait = timed_wait };
+    }
     ms_replay_result res;
     memset(&res, 0, sizeof res);
     char rerr[2048];
     int rc = ms_replay_run(rp, mode, c.nprocs, &sink, &res, rerr, sizeof rerr);
     ms_sim_workers_finish(workers);
+    if (timed) {
+        s.dropped = ts.s.dropped;
+        raw->work_cost =
+            res.timed_approximate ? "none recorded: 2 cycles of compute per reference (approximate)" : ts.cost.source;
+        ms_work_cost_free(&ts.cost);
+        if (ms_wait_collector_finish(ts.waits, raw) < 0 && rc >= 0) {
+            snprintf(rerr, sizeof rerr, "out of memory");
+            rc = -1;
+        }
+    }
     if (rc < 0) {
         snprintf(err, errlen, "replaying %s: %s", dir, rerr);
     } else if (take_results(raw, s.sim, &res, mode) < 0 ||

@@ -166,7 +166,43 @@ typedef struct {
     int32_t parent; /* creating thread's index, -1 unknown */
     uint64_t accesses, syncs, wait_turns;
     int complete;
+    uint64_t compute, stall, waiting, sync; /* timed replay: cycles by kind */
 } ms_raw_thread;
+
+/* The waiting-time analysis of a timed replay (analysis/waiting_collect.h; in memory only):
+ * per synchronisation point (kind, object, the waiters' code context), the waiting in
+ * simulated cycles split into Carnival's classes, and the blocks the late processors executed
+ * more than the waiting ones since their previous synchronisation. */
+enum { MS_WAIT_LOAD_IMBALANCE, MS_WAIT_INSUFFICIENT_PARALLELISM, MS_WAIT_COMMUNICATION, MS_WAIT_NCLASSES };
+typedef struct {
+    uint32_t block;
+    uint64_t extra_count, extra_cycles;
+} ms_raw_wait_extra;
+typedef struct {
+    uint32_t ctx; /* the code context whose references stalled */
+    uint64_t cycles;
+} ms_raw_wait_stall;
+/* Carnival's equivalence class of paths: the instances whose late path executed extra the
+ * same set of blocks (signature); lead: the block with most extra cycles (UINT32_MAX none). */
+typedef struct {
+    uint64_t signature;
+    uint32_t lead;
+    uint64_t instances, cycles;
+} ms_raw_wait_path;
+typedef struct {
+    uint32_t kind; /* MS_SYNC_* of the waiting event */
+    uint64_t obj;
+    uint32_t ctx; /* context of the waiters' last access before the wait (0 unknown) */
+    uint64_t instances, cycles;
+    uint64_t classes[MS_WAIT_NCLASSES]; /* cycles by class; their sum is cycles */
+    uint64_t extra_stall;               /* the late paths' stall beyond the waiters' */
+    ms_raw_wait_extra *extra;           /* by cycles, descending */
+    size_t nextra;
+    ms_raw_wait_stall *stall; /* the late paths' extra stall by context, descending */
+    size_t nstall;
+    ms_raw_wait_path *paths; /* equivalence classes of the instances, by cycles descending */
+    size_t npaths;
+} ms_raw_wait_point;
 
 typedef struct {
     uint32_t version, flags;
@@ -200,6 +236,12 @@ typedef struct {
     size_t nblocks;
     ms_raw_loop *loops; /* MS_RAW_LOOPS */
     size_t nloops;
+    /* timed replay only (in memory): waiting per synchronisation point, by cycles descending */
+    ms_raw_wait_point *wait_points;
+    size_t nwait_points;
+    int timed;              /* the replay kept time: threads' cycles and wait points are set */
+    int timed_approximate;  /* ... without WORK events: compute estimated per reference */
+    const char *work_cost;  /* how block cycles were estimated (static text), NULL none */
     ms_raw_sample *samples; /* MS_RAW_SAMPLES (none unless the run sampled) */
     size_t nsamples;
     uint64_t sample_period_ns, samples_lost, samples_runtime;

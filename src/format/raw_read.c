@@ -435,6 +435,12 @@ void ms_raw_free(ms_raw *raw)
     free(raw->notes);
     free(raw->invalidations);
     free(raw->threads);
+    for (size_t i = 0; i < raw->nwait_points; i++) {
+        free(raw->wait_points[i].extra);
+        free(raw->wait_points[i].stall);
+        free(raw->wait_points[i].paths);
+    }
+    free(raw->wait_points);
     free(raw->interleave);
     free(raw->streams_dir);
     free(raw->blocks);

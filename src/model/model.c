@@ -60,6 +60,27 @@ void ms_model_free(ms_model *m)
         free(m->loops[i].function);
         free(m->loops[i].file);
     }
+    for (size_t i = 0; i < m->waiting.nsources; i++) {
+        ms_wait_source *w = &m->waiting.sources[i];
+        free(w->kind);
+        free(w->function);
+        free(w->file);
+        for (size_t j = 0; j < w->nexplanation; j++) {
+            free(w->explanation[j].function);
+            free(w->explanation[j].file);
+            free(w->explanation[j].loop);
+        }
+        free(w->explanation);
+        for (size_t j = 0; j < w->npaths; j++) {
+            free(w->paths[j].function);
+            free(w->paths[j].file);
+            free(w->paths[j].loop);
+        }
+        free(w->paths);
+    }
+    free(m->waiting.sources);
+    free(m->waiting.profile);
+    free(m->waiting.work_cost);
     free(m->loops);
     free(m->ideal_cpu);
     ms_model_init(m);
@@ -376,6 +397,12 @@ size_t ms_model_find_code(const ms_model *m, const char *pattern, uint32_t *idx,
 size_t ms_model_find_data(const ms_model *m, const char *pattern, uint32_t *idx, size_t cap)
 {
     return find_bins(m, m->ndata, data_name, pattern, idx, cap);
+}
+
+const char *ms_waitclass_name(int cls)
+{
+    static const char *const names[MS_WAITCLASSES] = { "load_imbalance", "insufficient_parallelism", "communication" };
+    return cls >= 0 && cls < MS_WAITCLASSES ? names[cls] : "?";
 }
 
 /* "32K", "1M", "1536": a size in the largest unit that divides it. */

@@ -123,6 +123,61 @@ typedef struct {
     uint64_t iterations; /* executions of the header block */
 } ms_loop_stat;
 
+/* Waiting-time analysis of a timed replay (Carnival's WT Map and Characterization Map;
+ * analysis/waiting.c). Classes: Carnival's load imbalance, insufficient parallelism and
+ * communication/contention. */
+enum { MS_WAITCLASS_LOAD_IMBALANCE, MS_WAITCLASS_INSUFFICIENT_PARALLELISM, MS_WAITCLASS_COMMUNICATION, MS_WAITCLASSES };
+
+/* One processor's simulated time by kind (cycles; their sum is its finishing time). */
+typedef struct {
+    uint32_t cpu;
+    uint64_t compute, stall, waiting, sync;
+} ms_wait_profile;
+
+/* A code location the late processors executed more than the waiting ones. */
+typedef struct {
+    char *function, *file, *loop; /* loop: "FUNC:loop@A-B", NULL outside loops */
+    int line;
+    uint64_t extra_count, extra_cycles, stall_cycles;
+} ms_wait_explanation;
+
+/* An equivalence class of a point's wait instances (the same set of blocks executed extra),
+ * placed at its lead block (most extra cycles; function "-" when the paths did not differ). */
+typedef struct {
+    char *function, *file, *loop;
+    int line;
+    uint64_t instances, cycles;
+} ms_wait_path;
+
+/* A synchronisation point: a kind of wait at one object and code location. */
+typedef struct {
+    char *kind; /* "barrier", "lock", "join", "cond", "semaphore", "fork" */
+    char *function, *file;
+    int line;
+    uint64_t object; /* the lock's or barrier's address / id */
+    uint64_t instances, cycles;
+    uint64_t classes[MS_WAITCLASSES]; /* cycles by class */
+    uint64_t extra_stall;             /* the late paths' memory stall beyond the waiters' */
+    ms_wait_explanation *explanation; /* by extra cycles, descending */
+    size_t nexplanation;
+    ms_wait_path *paths; /* by cycles, descending */
+    size_t npaths;
+} ms_wait_source;
+
+typedef struct {
+    bool present;     /* the run was replayed in the timed order */
+    bool approximate; /* no block counts: compute time estimated per reference */
+    char *work_cost;  /* how block cycles were estimated, NULL unknown */
+    uint64_t total_cycles;
+    ms_wait_profile *profile;
+    size_t nprofile;
+    ms_wait_source *sources; /* by cycles, descending */
+    size_t nsources;
+} ms_waiting;
+
+/* The name of a waiting class ("load_imbalance", ...), as JSON and reports spell it. */
+const char *ms_waitclass_name(int cls);
+
 typedef struct {
     int version; /* MS_MODEL_VERSION of the writer */
     /* run metadata */
@@ -177,6 +232,9 @@ typedef struct {
      * With the simulated stall, the estimated execution time. */
     double ideal_cycles;
     char *ideal_cpu;
+
+    /* Waiting time (timed replays only; present false otherwise) */
+    ms_waiting waiting;
 
     /* The headline (analysis/findings.c), largest share first; set after analysis and after
      * loading or editing a run, never read from a file. */

@@ -647,6 +647,84 @@ static int read_blocks(json_reader *r, json_t *root, ms_model *m)
     return 0;
 }
 
+/* waiting: present only for runs replayed in the timed order. */
+static int read_waiting(json_reader *r, json_t *root, ms_model *m)
+{
+    if (!json_object_get(root, "waiting")) return 0;
+    ms_waiting *wt = &m->waiting;
+    json_t *o = get_object(r, root, "", "waiting");
+    if (!o) return -1;
+    json_t *pa = get_array(r, o, "waiting", "profile"), *sa = get_array(r, o, "waiting", "sources");
+    json_t *ap = member(r, o, "waiting", "approximate");
+    if (!pa || !sa || !ap) return -1;
+    if (!json_is_boolean(ap)) return bad_type(r, "waiting", "approximate", "true or false");
+    wt->present = true;
+    wt->approximate = json_is_true(ap);
+    if (get_u64(r, o, "waiting", "total_cycles", &wt->total_cycles) < 0 ||
+        get_str(r, o, "waiting", "work_cost", &wt->work_cost) < 0)
+        return -1;
+    size_t np = json_array_size(pa), ns = json_array_size(sa);
+    if ((np && !(wt->profile = alloc_array(r, np, sizeof *wt->profile))) ||
+        (ns && !(wt->sources = alloc_array(r, ns, sizeof *wt->sources))))
+        return -1;
+    for (size_t i = 0; i < np; i++, wt->nprofile++) {
+        char path[FIELD_PATH_LEN];
+        field_path(path, sizeof path, "waiting.profile[%zu]", i);
+        json_t *e = json_array_get(pa, i);
+        ms_wait_profile *p = &wt->profile[i];
+        if (get_u32(r, e, path, "cpu", &p->cpu) < 0 || get_u64(r, e, path, "compute", &p->compute) < 0 ||
+            get_u64(r, e, path, "stall", &p->stall) < 0 || get_u64(r, e, path, "waiting", &p->waiting) < 0 ||
+            get_u64(r, e, path, "sync", &p->sync) < 0)
+            return -1;
+    }
+    for (size_t i = 0; i < ns; i++) {
+        char path[FIELD_PATH_LEN];
+        field_path(path, sizeof path, "waiting.sources[%zu]", i);
+        json_t *e = json_array_get(sa, i), *cls, *xa;
+        ms_wait_source *w = &wt->sources[wt->nsources++];
+        if (get_str(r, e, path, "kind", &w->kind) < 0 || get_str(r, e, path, "function", &w->function) < 0 ||
+            get_str(r, e, path, "file", &w->file) < 0 || get_line(r, e, path, "line", &w->line) < 0 ||
+            get_u64(r, e, path, "object", &w->object) < 0 || get_u64(r, e, path, "instances", &w->instances) < 0 ||
+            get_u64(r, e, path, "cycles", &w->cycles) < 0 || get_u64(r, e, path, "extra_stall", &w->extra_stall) < 0 ||
+            !(cls = get_object(r, e, path, "classes")) || !(xa = get_array(r, e, path, "explanation")))
+            return -1;
+        char cpath[FIELD_PATH_LEN];
+        field_path(cpath, sizeof cpath, "%s.classes", path);
+        for (int c = 0; c < MS_WAITCLASSES; c++)
+            if (get_u64(r, cls, cpath, ms_waitclass_name(c), &w->classes[c]) < 0) return -1;
+        size_t nx = json_array_size(xa);
+        if (nx && !(w->explanation = alloc_array(r, nx, sizeof *w->explanation))) return -1;
+        for (size_t j = 0; j < nx; j++) {
+            char xpath[FIELD_PATH_LEN];
+            field_path(xpath, sizeof xpath, "%s.explanation[%zu]", path, j);
+            json_t *x = json_array_get(xa, j);
+            ms_wait_explanation *ex = &w->explanation[w->nexplanation++];
+            if (get_str(r, x, xpath, "function", &ex->function) < 0 || get_str(r, x, xpath, "file", &ex->file) < 0 ||
+                get_line(r, x, xpath, "line", &ex->line) < 0 || get_str(r, x, xpath, "loop", &ex->loop) < 0 ||
+                get_u64(r, x, xpath, "extra_count", &ex->extra_count) < 0 ||
+                get_u64(r, x, xpath, "extra_cycles", &ex->extra_cycles) < 0 ||
+                get_u64(r, x, xpath, "stall_cycles", &ex->stall_cycles) < 0)
+                return -1;
+        }
+        json_t *pa = json_object_get(e, "paths"); /* absent in the first files that had waiting */
+        size_t npa = pa ? json_array_size(pa) : 0;
+        if (pa && !json_is_array(pa)) return bad_type(r, path, "paths", "an array");
+        if (npa && !(w->paths = alloc_array(r, npa, sizeof *w->paths))) return -1;
+        for (size_t j = 0; j < npa; j++) {
+            char ppath[FIELD_PATH_LEN];
+            field_path(ppath, sizeof ppath, "%s.paths[%zu]", path, j);
+            json_t *x = json_array_get(pa, j);
+            ms_wait_path *q = &w->paths[w->npaths++];
+            if (get_u64(r, x, ppath, "instances", &q->instances) < 0 ||
+                get_u64(r, x, ppath, "cycles", &q->cycles) < 0 || get_str(r, x, ppath, "function", &q->function) < 0 ||
+                get_str(r, x, ppath, "file", &q->file) < 0 || get_line(r, x, ppath, "line", &q->line) < 0 ||
+                get_str(r, x, ppath, "loop", &q->loop) < 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
 /* The whole file as a NUL-terminated buffer, or NULL with err set. */
 static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
 {
@@ -711,7 +789,8 @@ int ms_json_read_buffer(const char *name, const char *text, size_t len, ms_model
         read_counters(&r, get_object(&r, root, "", "totals"), "totals", &m->totals, m, NULL) == 0 &&
         read_code(&r, root, m) == 0 && read_data(&r, root, m) == 0 && read_cells(&r, root, m) == 0 &&
         get_strings(&r, root, "", "files", &m->files, &m->nfiles) == 0 && read_lines(&r, root, m) == 0 &&
-        read_multiprocessor(&r, root, m) == 0 && read_blocks(&r, root, m) == 0 && read_estimate(&r, root, m) == 0)
+        read_multiprocessor(&r, root, m) == 0 && read_blocks(&r, root, m) == 0 && read_waiting(&r, root, m) == 0 &&
+        read_estimate(&r, root, m) == 0)
         rc = 0;
     json_decref(root);
     if (rc < 0) {

@@ -700,6 +700,89 @@ static json_t *loops_json(json_writer *w, const ms_model *m)
     return arr;
 }
 
+/* "waiting": the timed replay's waiting-time analysis (Carnival's WT Map): total waiting,
+ * every processor's time by kind, and per synchronisation point its waiting, share, classes
+ * and explanation. */
+static json_t *waiting_json(json_writer *w, const ms_model *m)
+{
+    const ms_waiting *wt = &m->waiting;
+    json_t *o = new_object(w), *prof = new_array(w), *srcs = new_array(w);
+    if (!o || !prof || !srcs) {
+        json_decref(o);
+        json_decref(prof);
+        json_decref(srcs);
+        return NULL;
+    }
+    put(w, o, "total_cycles", u64_json(wt->total_cycles));
+    put(w, o, "approximate", json_boolean(wt->approximate));
+    put(w, o, "work_cost", str_json(wt->work_cost));
+    for (size_t i = 0; i < wt->nprofile; i++) {
+        const ms_wait_profile *p = &wt->profile[i];
+        json_t *e = new_object(w);
+        if (!e) break;
+        put(w, e, "cpu", json_integer(p->cpu));
+        put(w, e, "compute", u64_json(p->compute));
+        put(w, e, "stall", u64_json(p->stall));
+        put(w, e, "waiting", u64_json(p->waiting));
+        put(w, e, "sync", u64_json(p->sync));
+        append(w, prof, e);
+    }
+    for (size_t i = 0; i < wt->nsources; i++) {
+        const ms_wait_source *src = &wt->sources[i];
+        json_t *e = new_object(w), *cls = new_object(w), *ex = new_array(w);
+        if (!e || !cls || !ex) {
+            json_decref(e);
+            json_decref(cls);
+            json_decref(ex);
+            break;
+        }
+        put(w, e, "kind", str_json(src->kind));
+        put(w, e, "function", str_json(src->function));
+        put(w, e, "file", str_json(src->file));
+        put(w, e, "line", json_integer(src->line));
+        put(w, e, "object", u64_json(src->object));
+        put(w, e, "instances", u64_json(src->instances));
+        put(w, e, "cycles", u64_json(src->cycles));
+        put(w, e, "share", json_real(rate(src->cycles, wt->total_cycles)));
+        for (int c = 0; c < MS_WAITCLASSES; c++) put(w, cls, ms_waitclass_name(c), u64_json(src->classes[c]));
+        put(w, e, "classes", cls);
+        put(w, e, "extra_stall", u64_json(src->extra_stall));
+        for (size_t j = 0; j < src->nexplanation; j++) {
+            const ms_wait_explanation *x = &src->explanation[j];
+            json_t *xe = new_object(w);
+            if (!xe) break;
+            put(w, xe, "function", str_json(x->function));
+            put(w, xe, "file", str_json(x->file));
+            put(w, xe, "line", json_integer(x->line));
+            put(w, xe, "loop", str_json(x->loop));
+            put(w, xe, "extra_count", u64_json(x->extra_count));
+            put(w, xe, "extra_cycles", u64_json(x->extra_cycles));
+            put(w, xe, "stall_cycles", u64_json(x->stall_cycles));
+            append(w, ex, xe);
+        }
+        put(w, e, "explanation", ex);
+        json_t *pa = new_array(w);
+        for (size_t j = 0; pa && j < src->npaths; j++) {
+            const ms_wait_path *q = &src->paths[j];
+            json_t *pe = new_object(w);
+            if (!pe) break;
+            put(w, pe, "instances", u64_json(q->instances));
+            put(w, pe, "cycles", u64_json(q->cycles));
+            put(w, pe, "share", json_real(rate(q->cycles, src->cycles)));
+            put(w, pe, "function", str_json(q->function));
+            put(w, pe, "file", str_json(q->file));
+            put(w, pe, "line", json_integer(q->line));
+            put(w, pe, "loop", str_json(q->loop));
+            append(w, pa, pe);
+        }
+        put(w, e, "paths", pa);
+        append(w, srcs, e);
+    }
+    put(w, o, "profile", prof);
+    put(w, o, "sources", srcs);
+    return o;
+}
+
 int ms_json_write(FILE *out, const ms_model *m)
 {
     json_writer w = { 0, m->config.nlevels, m->nprocs > 1 };
@@ -735,6 +818,7 @@ int ms_json_write(FILE *out, const ms_model *m)
         put(&w, root, "blocks", blocks_json(&w, m));
         put(&w, root, "loops", loops_json(&w, m));
     }
+    if (m->waiting.present) put(&w, root, "waiting", waiting_json(&w, m));
     if (m->ideal_cycles > 0) { /* "estimate": the run's ideal-memory cycles (docs/mtool.md) */
         json_t *e = new_object(&w);
         if (e) {

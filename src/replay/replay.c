@@ -31,6 +31,9 @@ typedef struct {
     ms_interleave mode;
     uint64_t turns, accesses, dropped, syncs, deadlocks_broken;
     int any_bad;
+    int has_work;           /* some stream holds WORK events (the timed order's pre-scan) */
+    int sync_changed;       /* timed: a sync event passed or a thread ended since blocked ones were tried */
+    uint64_t release_clock; /* timed: the clock at which that happened (waits released end there) */
     char **problems;
     size_t nproblems;
     char *err;
@@ -187,7 +190,7 @@ static uint64_t clock_now(const replay_run *run)
 static void passed_sync(replay_run *run, replay_thread *t)
 {
     if (t->blocked) {
-        t->wait_turns += clock_now(run) - t->blocked_since;
+        if (run->mode != MS_INTERLEAVE_TIMED) t->wait_turns += clock_now(run) - t->blocked_since;
         t->blocked = 0;
     }
     t->last_seq = t->ev[t->pos].seq;
@@ -324,6 +327,7 @@ static int find_creates(replay_run *run, const ms_replay *r, replay_thread *t)
            (rc = ms_stream_reader_next(rd, &ev, &n, msg, sizeof msg)) == MS_SR_CHUNK) {
         for (size_t i = 0; i < n; i++) {
             replay_thread *child;
+            run->has_work |= ev[i].kind == MS_SYNC_WORK;
             if (ev[i].kind != MS_SYNC_CREATE || !(child = replay_thread_find(&run->st, ev[i].addr)) || child == t ||
                 child->gated)
                 continue;
@@ -351,7 +355,7 @@ static int start_threads(replay_run *run, const ms_replay *r, unsigned nprocs)
     }
     /* One stream has no other thread to gate (its own CREATEs name other threads, which are
      * not recorded): the pre-scan would only decompress the whole stream a second time. */
-    for (size_t i = 0; st->nthreads > 1 && i < st->nthreads; i++)
+    for (size_t i = 0; (st->nthreads > 1 || run->mode == MS_INTERLEAVE_TIMED) && i < st->nthreads; i++)
         if (find_creates(run, r, &st->threads[i]) < 0) return -1;
     for (size_t i = 0; i < st->nthreads; i++) {
         replay_thread *t = &st->threads[i];
@@ -361,6 +365,7 @@ static int start_threads(replay_run *run, const ms_replay *r, unsigned nprocs)
         if (t->reader) ms_stream_reader_trust(t->reader, t->checked_chunks);
         if (rc == MS_SR_BAD && stream_went_bad(run, t, msg) < 0) return -1;
         t->started = !t->gated || t->done;
+        t->clock_set = t->started;
     }
     return 0;
 }
@@ -406,8 +411,176 @@ static uint64_t lone_accesses(replay_run *run)
     return k;
 }
 
+/* ---- the timed order (replay.h) ---- */
+
+/* t reached the sync event at its head (or its stream's end): report the arrival once. */
+static void timed_arrive(replay_run *run, replay_thread *t, unsigned kind, uint64_t obj)
+{
+    if (t->arrived) return;
+    t->arrived = 1;
+    t->arrivals++;
+    const ms_replay_sink *sink = run->st.sink;
+    if (sink->arrive) sink->arrive(sink->ud, t->cpu, t->arrivals, kind, obj, t->clock);
+}
+
+/* Threads started since the last pass (a CREATE) begin at the creator's clock `now`. */
+static void timed_start_clocks(replay_run *run, uint64_t now)
+{
+    for (size_t i = 0; i < run->st.nthreads; i++) {
+        replay_thread *t = &run->st.threads[i];
+        if (t->started && !t->clock_set) {
+            t->clock = now;
+            t->clock_set = 1;
+        }
+    }
+}
+
+/* Retry every blocked thread after `late` passed a sync event or ended at its clock: those
+ * that can proceed end their wait then (a wait record each), until nothing changes. */
+static int timed_wake(replay_run *run, const replay_thread *late)
+{
+    const ms_replay_sink *sink = run->st.sink;
+    for (int again = 1; again;) {
+        again = 0;
+        for (size_t i = 0; i < run->st.nthreads; i++) {
+            replay_thread *w = &run->st.threads[i];
+            if (!runnable(w) || !w->blocked || w == late) continue;
+            const ms_replay_event *e = &w->ev[w->pos];
+            int rc = replay_sync(&run->st, w, e, 0);
+            if (rc < 0) return ms_errorf(run->err, run->errlen, "out of memory");
+            if (rc != 1) continue;
+            uint64_t from = w->blocked_since, to = run->release_clock > w->clock ? run->release_clock : w->clock;
+            w->waiting += to - w->clock;
+            w->clock = to;
+            if (sink->wait && w->clock > from) {
+                ms_replay_wait rec = { e->kind,        e->addr, w->cpu,   w->arrivals, (int)late->cpu,
+                                       late->arrivals, from,    w->clock, w->last_ctx };
+                sink->wait(sink->ud, &rec);
+            }
+            w->blocked = 0;
+            w->arrived = 0;
+            w->clock += MS_TIMED_SYNC_CYCLES;
+            w->sync_cycles += MS_TIMED_SYNC_CYCLES;
+            w->last_seq = e->seq;
+            w->pos++;
+            w->syncs++;
+            run->syncs++;
+            if (w->done) run->sync_changed = 1;
+            again = 1;
+        }
+    }
+    return 0;
+}
+
+/* Handle the event at t's head in the timed order. Returns 1 when t moved, 0 when it blocked,
+ * -1 on a hard error. */
+static int timed_event(replay_run *run, replay_thread *t)
+{
+    const ms_replay_sink *sink = run->st.sink;
+    if (t->pos == t->n) {
+        if (load_chunk(run, t) < 0) return -1;
+        if (t->done) {
+            timed_arrive(run, t, MS_SYNC_EXIT, 0);
+            run->sync_changed = 1;
+            run->release_clock = t->clock;
+        }
+        return 1;
+    }
+    const ms_replay_event *e = &t->ev[t->pos];
+    if (e->kind == 0) {
+        uint64_t stall = 0;
+        unsigned locked = t->nheld != 0;
+        if (sink->access_cycles)
+            stall = sink->access_cycles(sink->ud, t->cpu, e->addr, e->size, e->write, locked, e->ctx);
+        else
+            sink->access(sink->ud, t->cpu, e->addr, e->size, e->write, locked, e->ctx);
+        uint64_t compute = run->has_work ? 0 : MS_TIMED_REF_CYCLES;
+        t->clock += stall + compute;
+        t->stall += stall;
+        t->compute += compute;
+        if (e->ctx) t->last_ctx = e->ctx;
+        t->pos++;
+        t->accesses++;
+        run->accesses++;
+        run->dropped += e->ctx == 0;
+        return 1;
+    }
+    if (e->kind == MS_SYNC_WORK) {
+        uint64_t cycles = e->size;
+        if (sink->work) sink->work(sink->ud, t->cpu, (uint32_t)e->addr, e->size);
+        if (sink->work_cycles) cycles = sink->work_cycles(sink->ud, (uint32_t)e->addr, e->size);
+        t->clock += cycles;
+        t->compute += cycles;
+        t->pos++;
+        return 1;
+    }
+    timed_arrive(run, t, e->kind, e->addr);
+    int rc = replay_sync(&run->st, t, e, 0);
+    if (rc < 0) return ms_errorf(run->err, run->errlen, "out of memory");
+    if (rc != 1) {
+        t->blocked = 1;
+        t->blocked_since = t->clock;
+        if (rc == 2) { /* a cond wait gave up its mutex */
+            run->sync_changed = 1;
+            run->release_clock = t->clock;
+        }
+        return 0;
+    }
+    t->arrived = 0;
+    run->release_clock = t->clock;
+    t->clock += MS_TIMED_SYNC_CYCLES;
+    t->sync_cycles += MS_TIMED_SYNC_CYCLES;
+    t->last_seq = e->seq;
+    t->pos++;
+    t->syncs++;
+    run->syncs++;
+    run->sync_changed = 1;
+    return 1;
+}
+
+/* One step of the timed order: the unblocked runnable thread with the earliest clock handles
+ * its head event; blocked threads are retried after every sync event passed. Returns 1 on
+ * progress, 0 when no thread can move (a deadlock or the end), -1 on error. */
+static int timed_step(replay_run *run)
+{
+    replay_thread *next = NULL;
+    for (size_t i = 0; i < run->st.nthreads; i++) {
+        replay_thread *t = &run->st.threads[i];
+        if (runnable(t) && !t->blocked && (!next || t->clock < next->clock)) next = t;
+    }
+    if (!next) return 0;
+    int rc = timed_event(run, next);
+    if (rc < 0) return -1;
+    if (run->sync_changed) {
+        run->sync_changed = 0;
+        timed_start_clocks(run, run->release_clock);
+        if (timed_wake(run, next) < 0) return -1;
+    }
+    return 1;
+}
+
+/* After a deadlock break: the thread let through (no longer blocked) goes on at its clock. */
+static void timed_after_break(replay_run *run)
+{
+    for (size_t i = 0; i < run->st.nthreads; i++) {
+        replay_thread *t = &run->st.threads[i];
+        if (t->started && !t->clock_set) {
+            t->clock_set = 1; /* an unstarted thread let through starts at the latest clock */
+            for (size_t j = 0; j < run->st.nthreads; j++)
+                if (run->st.threads[j].clock > t->clock) t->clock = run->st.threads[j].clock;
+        }
+        if (!t->blocked) t->arrived = 0;
+    }
+}
+
 static int replay_all(replay_run *run)
 {
+    if (run->mode == MS_INTERLEAVE_TIMED)
+        for (;;) {
+            int rc = timed_step(run);
+            if (rc == 0 && (rc = break_deadlock(run)) > 0) timed_after_break(run);
+            if (rc <= 0) return rc;
+        }
     for (;;) {
         if (run->mode != MS_INTERLEAVE_PIPED && lone_accesses(run)) continue;
         int rc = run->mode == MS_INTERLEAVE_PIPED ? piped_step(run) : interleaved_turn(run);
@@ -422,6 +595,7 @@ static int fill_result(replay_run *run, ms_replay_result *res)
     res->syncs = run->syncs;
     res->dropped = run->dropped;
     res->deadlocks_broken = run->deadlocks_broken;
+    res->timed_approximate = run->mode == MS_INTERLEAVE_TIMED && !run->has_work;
     res->problems = run->problems;
     res->nproblems = run->nproblems;
     run->problems = NULL;
@@ -432,16 +606,20 @@ static int fill_result(replay_run *run, ms_replay_result *res)
     for (size_t i = 0; i < run->st.nthreads; i++) {
         const replay_thread *t = &run->st.threads[i];
         res->threads[i] =
-            (ms_replay_thread){ t->index, t->cpu, t->parent, t->accesses, t->syncs, t->wait_turns, t->complete };
+            (ms_replay_thread){ t->index,    t->cpu,     t->parent, t->accesses, t->syncs,      t->wait_turns,
+                                t->complete, t->compute, t->stall,  t->waiting,  t->sync_cycles };
     }
     return 0;
 }
 
-const char *ms_interleave_name(ms_interleave mode) { return mode == MS_INTERLEAVE_PIPED ? "piped" : "interleaved"; }
+const char *ms_interleave_name(ms_interleave mode)
+{
+    return mode == MS_INTERLEAVE_PIPED ? "piped" : mode == MS_INTERLEAVE_TIMED ? "timed" : "interleaved";
+}
 
 int ms_interleave_parse(const char *name, ms_interleave *mode)
 {
-    for (int m = MS_INTERLEAVE_INTERLEAVED; m <= MS_INTERLEAVE_PIPED; m++)
+    for (int m = MS_INTERLEAVE_INTERLEAVED; m <= MS_INTERLEAVE_TIMED; m++)
         if (strcmp(name, ms_interleave_name((ms_interleave)m)) == 0) {
             *mode = (ms_interleave)m;
             return 0;

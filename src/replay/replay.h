@@ -19,12 +19,41 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum { MS_INTERLEAVE_INTERLEAVED = 0, MS_INTERLEAVE_PIPED = 1 } ms_interleave;
+typedef enum { MS_INTERLEAVE_INTERLEAVED = 0, MS_INTERLEAVE_PIPED = 1, MS_INTERLEAVE_TIMED = 2 } ms_interleave;
 
-/* The mode's name ("interleaved" or "piped"), as options, recordings and results spell it. */
+/* The timed order (docs/design-threads.md, "Timed replay"): every thread has a clock in
+ * simulated cycles. An access advances it by the stall the sink reports (access_cycles), a
+ * WORK event by the compute cycles the sink reports (work_cycles; NULL: one cycle per block
+ * execution); a recording without any WORK event charges MS_TIMED_REF_CYCLES of compute per
+ * access instead (the result is then approximate); every synchronisation event passed costs
+ * MS_TIMED_SYNC_CYCLES. The runnable, unblocked thread with the earliest clock (then the lowest
+ * index) handles its next event; a wait ends at the clock of the thread whose event ended it
+ * (the lock's release, the barrier's last arrival, the child's exit, the signal, the post),
+ * so locks are granted in order of simulated request time and barriers release at the last
+ * arrival. Threads model one processor each (with fewer processors than threads, threads that
+ * share one keep their own clocks). */
+#define MS_TIMED_REF_CYCLES 2u
+#define MS_TIMED_SYNC_CYCLES 20u
+
+/* The mode's name ("interleaved", "piped" or "timed"), as options, recordings and results spell it. */
 const char *ms_interleave_name(ms_interleave mode);
 /* The mode named name: 0, or -1 if it names none. */
 int ms_interleave_parse(const char *name, ms_interleave *mode);
+
+/* One instance of waiting in the timed order: the thread on cpu blocked at its serial-th
+ * synchronisation event (kind, obj) from clock `from` to `to`; the event that ended the wait
+ * was the late thread's late_serial-th arrival (late_cpu; -1 when a deadlock break ended it).
+ * ctx: the context of the waiter's last access before the wait (its code location; 0 none). */
+typedef struct ms_replay_wait {
+    unsigned kind;
+    uint64_t obj;
+    unsigned cpu;
+    uint64_t serial;
+    int late_cpu;
+    uint64_t late_serial;
+    uint64_t from, to;
+    uint32_t ctx;
+} ms_replay_wait;
 
 /* Where replayed events go. The CLI connects it to a simulator (ms_sim_access with the
  * processor, MS_ACC_WRITE / MS_ACC_LOCKED flags, and ms_sim_next_region at boundaries);
@@ -38,6 +67,18 @@ typedef struct {
     /* optional (NULL: ignored): the thread on cpu executed basic block `block` (an id of the
      * raw file's MS_RAW_BLOCKS) count times since its previous work (a WORK event). */
     void (*work)(void *ud, unsigned cpu, uint32_t block, uint64_t count);
+    /* timed order only, all optional. access_cycles: replaces `access` (same arguments) and
+     * returns the access's stall in cycles beyond an L1 hit (NULL: `access`, no stall).
+     * work_cycles: the compute cycles of block executed count times (after `work`).
+     * arrive: the thread on cpu reached its serial-th synchronisation event (1, 2, ...; kind
+     * MS_SYNC_*, MS_SYNC_EXIT also for a stream that just ends) at clock; the work and
+     * accesses delivered for cpu since its previous arrival are its segment before it.
+     * wait: a wait that lasted (to > from) ended (see ms_replay_wait). */
+    uint64_t (*access_cycles)(void *ud, unsigned cpu, uint64_t addr, uint64_t size, unsigned write, unsigned locked,
+                              uint32_t ctx);
+    uint64_t (*work_cycles)(void *ud, uint32_t block, uint64_t count);
+    void (*arrive)(void *ud, unsigned cpu, uint64_t serial, unsigned kind, uint64_t obj, uint64_t clock);
+    void (*wait)(void *ud, const ms_replay_wait *w);
 } ms_replay_sink;
 
 /* Per thread of the recording. */
@@ -50,6 +91,8 @@ typedef struct {
     uint64_t wait_turns; /* scheduling turns it spent blocked (barrier, lock, join, cond,
                                * semaphore, fork): Carnival-style waiting, in replay steps */
     int complete;        /* 1: the stream ended cleanly (EXIT or end of a good stream) */
+    /* timed order: the thread's cycles by kind (their sum is its final clock) */
+    uint64_t compute, stall, waiting, sync;
 } ms_replay_thread;
 
 typedef struct {
@@ -57,6 +100,7 @@ typedef struct {
     size_t nthreads;                   /* by thread index order */
     uint64_t accesses, syncs, dropped; /* dropped: unattributed (ctx 0) accesses */
     uint64_t deadlocks_broken;
+    int timed_approximate; /* timed order without WORK events: compute per access assumed */
     char **problems;
     size_t nproblems; /* "thread 2: corrupt chunk at byte 1234 of
                                                    * thread-2.zst (decompressed offset 5678)" */

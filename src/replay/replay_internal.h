@@ -38,6 +38,11 @@ typedef struct replay_thread {
     held_lock *held;             /* locks it holds, in acquisition order */
     size_t nheld, held_cap;
     uint64_t accesses, syncs, wait_turns;
+    /* timed order: clock (cycles) and its parts; arrivals: sync events reached so far (the
+     * head's arrival is reported once, `arrived`); last_ctx: context of its last access */
+    uint64_t clock, compute, stall, waiting, sync_cycles, arrivals;
+    int arrived, clock_set;
+    uint32_t last_ctx;
 } replay_thread;
 
 typedef struct {

@@ -36,6 +36,18 @@ typedef struct {
  * most coherence misses first. Returns 0 or -1. */
 int ms_report_references(FILE *out, const ms_model *m, const ms_refs_opts *opts);
 
+/* ---- waiting time (waiting.c) ---- */
+
+/* Carnival's WT Map of a timed replay: every processor's compute / stall / waiting / sync
+ * cycles, then the `top` synchronisation points (0: 20) with their waits, cycles, share,
+ * classes and the code with most extra work. A line saying so for runs without it. 0 or -1. */
+int ms_report_waiting(FILE *out, const ms_model *m, int top);
+
+/* The characterization of the synchronisation points matching location ("#N" by rank,
+ * FUNCTION, FUNCTION:LINE, FILE:LINE): classes and the longer path's code with extra counts,
+ * cycles and shares. Returns 0, or -1 with err (no timed replay, nothing matches, write). */
+int ms_report_wait_detail(FILE *out, const ms_model *m, const char *location, char *err, size_t errlen);
+
 /* ---- exports (export_csv.c, export_callgrind.c) ---- */
 
 /* CSV: a header row naming the columns (code, data, file, line, refs, reads, writes, misses

@@ -77,29 +77,39 @@ void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned nthreads, u
     real_GOMP_parallel_sections(member_start, &r, nthreads, count, flags);
 }
 
+/* Set once a parallel loop whose iterations are handed out at run time (dynamic, guided,
+ * runtime schedules) has started: the recorded assignment is this run's (a note says so). */
+static int dynamic_loops_seen;
+
+int ms_omp_dynamic_loops_seen(void) { return __atomic_load_n(&dynamic_loops_seen, __ATOMIC_RELAXED); }
+
+static void saw_dynamic_loop(void) { __atomic_store_n(&dynamic_loops_seen, 1, __ATOMIC_RELAXED); }
+
 /* The combined parallel loops with a chunk size (static, dynamic, guided and their
- * nonmonotonic forms). */
-#define PARALLEL_LOOP(name)                                                                                   \
+ * nonmonotonic forms); dynamic is 1 for the schedules that assign iterations at run time. */
+#define PARALLEL_LOOP(name, dynamic)                                                                          \
     void name(void (*fn)(void *), void *data, unsigned nthreads, long start, long end, long incr, long chunk, \
               unsigned flags)                                                                                 \
     {                                                                                                         \
         REAL(name);                                                                                           \
+        if (dynamic) saw_dynamic_loop();                                                                      \
         if (!gomp_events()) return real_##name(fn, data, nthreads, start, end, incr, chunk, flags);           \
         omp_region r;                                                                                         \
         region_start(&r, fn, data);                                                                           \
         real_##name(member_start, &r, nthreads, start, end, incr, chunk, flags);                              \
     }
 
-PARALLEL_LOOP(GOMP_parallel_loop_static)
-PARALLEL_LOOP(GOMP_parallel_loop_dynamic)
-PARALLEL_LOOP(GOMP_parallel_loop_guided)
-PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_dynamic)
-PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_guided)
+PARALLEL_LOOP(GOMP_parallel_loop_static, 0)
+PARALLEL_LOOP(GOMP_parallel_loop_dynamic, 1)
+PARALLEL_LOOP(GOMP_parallel_loop_guided, 1)
+PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_dynamic, 1)
+PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_guided, 1)
 
 void GOMP_parallel_loop_runtime(void (*fn)(void *), void *data, unsigned nthreads, long start, long end, long incr,
                                 unsigned flags)
 {
     REAL(GOMP_parallel_loop_runtime);
+    saw_dynamic_loop(); /* OMP_SCHEDULE may name a dynamic schedule */
     if (!gomp_events()) return real_GOMP_parallel_loop_runtime(fn, data, nthreads, start, end, incr, flags);
     omp_region r;
     region_start(&r, fn, data);

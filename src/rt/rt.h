@@ -599,6 +599,9 @@ void ms_threads_mode_start(void);
 void ms_threads_mode_enter(void);
 /* Whether the switch happened mid-run (the raw file then carries a note). */
 int ms_threads_mode_switched(void);
+/* 1 once a gcc OpenMP parallel loop with a dynamic, guided or runtime schedule started (omp.c):
+ * its iteration assignment is this run's and may differ between runs. */
+int ms_omp_dynamic_loops_seen(void);
 /* Forget the runtime in a forked child (pthread_atfork child handler). */
 void ms_threads_init(void);
 

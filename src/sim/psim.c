@@ -19,6 +19,7 @@ struct ms_psim {
     uint64_t straddles;
     ms_psim_submit_fn submit;
     void *ud;
+    int direct, level; /* ms_psim_set_direct; deepest level served since ms_psim_take_level */
     ms_counters *merged;
     uint32_t nmerged;
 };
@@ -105,9 +106,36 @@ void ms_psim_destroy(ms_psim *ps)
 
 unsigned ms_psim_parts(const ms_psim *ps) { return ps->nparts; }
 
+int ms_psim_set_direct(ms_psim *ps)
+{
+    if (ps->nparts != 1) return -1;
+    ps->direct = 1;
+    ps->level = -1;
+    return 0;
+}
+
+int ms_psim_take_level(ms_psim *ps)
+{
+    int level = ps->level;
+    ps->level = -1;
+    return level;
+}
+
 /* Append op to partition p's batch, handing it over when full. */
 static void push(ms_psim *ps, unsigned p, const ms_psim_op *op)
 {
+    if (ps->direct) {
+        if (op->region) {
+            ms_sim_next_region(ps->sim[0]);
+            return;
+        }
+        int level = ms_sim_access(ps->sim[0], op->cpu, op->addr, op->size, op->flags, op->ctx);
+        if (level < 0)
+            ps->lost[0]++;
+        else if (level > ps->level)
+            ps->level = level;
+        return;
+    }
     ms_psim_batch *b = ps->cur[p];
     if (!b) {
         ps->queue_lost += !op->region;

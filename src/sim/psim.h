@@ -57,6 +57,14 @@ void ms_psim_destroy(ms_psim *ps);
 
 unsigned ms_psim_parts(const ms_psim *ps);
 
+/* Direct mode (one partition only; the timed replay, which needs each reference's latency at
+ * once): every operation is applied when it is queued, in the caller's thread, and nothing is
+ * handed to the caller's queue. Returns 0, or -1 with more than one partition. */
+int ms_psim_set_direct(ms_psim *ps);
+/* Direct mode: the deepest level that served a reference since the last call (0 = L1 hits
+ * only, nlevels = memory), or -1 when none was applied. */
+int ms_psim_take_level(ms_psim *ps);
+
 /* Queue a reference (as ms_sim_access: size 1..line). Returns 0, or -1 if cpu is out of range
  * (not counted). */
 int ms_psim_access(ms_psim *ps, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx);

@@ -11,6 +11,7 @@
  *   cwaitC/M csigC cbcC      cond wait (cond C, mutex M), signal, broadcast
  *   postS waitS              semaphore post / wait
  *   forkI/N beginI/N         OpenMP fork / begin of region instance I, team N
+ *   workB/N        WORK: block B executed N times (seq 0)
  *   |              end the current chunk here
  * A sync token may end in @SEQ (its recorded seq); otherwise seq is taken from a counter
  * shared by all streams of the test, in the order the tokens are written. */
@@ -122,7 +123,7 @@ static inline void ts_script(test_stream *s, const char *script)
         { "bar", MS_SYNC_BARRIER, 0 },     { "create", MS_SYNC_CREATE, 0 },   { "join", MS_SYNC_JOIN, 0 },
         { "exit", MS_SYNC_EXIT, 0 },       { "cwait", MS_SYNC_COND_WAIT, 0 }, { "csig", MS_SYNC_COND_SIGNAL, 0 },
         { "cbc", MS_SYNC_COND_SIGNAL, 1 }, { "post", MS_SYNC_SEM_POST, 0 },   { "wait", MS_SYNC_SEM_WAIT, 0 },
-        { "fork", MS_SYNC_FORK, 0 },       { "begin", MS_SYNC_BEGIN, 0 },
+        { "fork", MS_SYNC_FORK, 0 },       { "begin", MS_SYNC_BEGIN, 0 },     { "work", MS_SYNC_WORK, 0 },
     };
     char tok[64];
     for (const char *p = script; *p;) {
@@ -156,7 +157,7 @@ static inline void ts_script(test_stream *s, const char *script)
         char *q = t + strlen(syncs[k].name);
         uint64_t obj = strtoull(q, &q, 10), arg = syncs[k].fixed_arg, seq;
         if (*q == '/') arg = strtoull(q + 1, &q, 10);
-        seq = *q == '@' ? strtoull(q + 1, NULL, 10) : ts_next_seq++;
+        seq = *q == '@' ? strtoull(q + 1, NULL, 10) : syncs[k].kind == MS_SYNC_WORK ? 0 : ts_next_seq++;
         ts_sync(s, syncs[k].kind, obj, arg, seq);
     }
 }
@@ -266,7 +267,7 @@ static inline int ts_replay(const char *dir, ms_interleave mode, unsigned nprocs
         fprintf(stderr, "ms_replay_open: %s\n", err);
         return -2;
     }
-    ms_replay_sink sink = { rec_access, rec_region, rec, NULL };
+    ms_replay_sink sink = { .access = rec_access, .region = rec_region, .ud = rec };
     int rc = ms_replay_run(r, mode, nprocs ? nprocs : (unsigned)ms_replay_nthreads(r), &sink, res, err, sizeof err);
     if (rc < 0) fprintf(stderr, "ms_replay_run: %s\n", err);
     ms_replay_close(r);

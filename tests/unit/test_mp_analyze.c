@@ -97,7 +97,11 @@ int main(void)
         counter(1, 1, 0, 25, 0, 0), counter(2, 0, 8, 8, 2, 2),
     };
     ms_invalidation invs[3] = { { 0, 1, 1, 0, 7 }, { 0, 0, 1, 1, 5 }, { 2, 0, 1, 1, 2 } };
-    ms_raw_thread threads[3] = { { 0, 0, -1, 40, 2, 4, 1 }, { 1, 1, 0, 55, 2, 6, 1 }, { 2, 0, 0, 36, 1, 1, 1 } };
+    ms_raw_thread threads[3] = {
+        { .index = 0, .cpu = 0, .parent = -1, .accesses = 40, .syncs = 2, .wait_turns = 4, .complete = 1 },
+        { .index = 1, .cpu = 1, .parent = 0, .accesses = 55, .syncs = 2, .wait_turns = 6, .complete = 1 },
+        { .index = 2, .cpu = 0, .parent = 0, .accesses = 36, .syncs = 1, .wait_turns = 1, .complete = 1 }
+    };
     ms_raw raw = {
         .version = 1,
         .pid = 5,

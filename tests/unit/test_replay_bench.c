@@ -71,7 +71,7 @@ int main(int argc, char **argv)
     const char *names[] = { "interleaved", "piped" };
     for (int mode = 0; mode < 2; mode++) {
         counting_sink c = { 0 };
-        ms_replay_sink sink = { count_access, count_region, &c, NULL };
+        ms_replay_sink sink = { .access = count_access, .region = count_region, .ud = &c };
         ms_replay_result res;
         double t0 = now();
         CHECK_EQ_INT(ms_replay_run(r, (ms_interleave)mode, NTHREADS, &sink, &res, err, sizeof err), 0);

@@ -171,7 +171,7 @@ static void test_long_streams(void)
     CHECK_EQ_INT(ms_replay_open(&r, dir, 1, err, sizeof err), 0);
     for (int mode = 0; mode < 2; mode++) {
         counting_sink c = { 0 };
-        ms_replay_sink sink = { count_access, count_region, &c, NULL };
+        ms_replay_sink sink = { .access = count_access, .region = count_region, .ud = &c };
         ms_replay_result res;
         CHECK_EQ_INT(ms_replay_run(r, (ms_interleave)mode, 2, &sink, &res, err, sizeof err), 0);
         CHECK_EQ(c.n, 600000);

@@ -1,0 +1,17 @@
+/* The waiting-time analysis into the model (Carnival's WT Map and Characterization Map): the
+ * timed replay's synchronisation points (raw->wait_points, waiting_collect.h) placed in the
+ * code, their explanations named by function, line and loop, and every processor's time. */
+#ifndef MEMSPY_ANALYSIS_WAITING_H
+#define MEMSPY_ANALYSIS_WAITING_H
+#include "../format/raw.h"
+#include "../model/model.h"
+#include "symbolize.h"
+
+/* Fill m->waiting from raw (nothing unless raw->timed); m->blocks and m->loops must be filled
+ * (ms_analyze_blocks). Returns 0, or -1 when out of memory. */
+int ms_analyze_waiting(const ms_raw *raw, ms_symbolizer *sym, ms_model *m);
+
+/* The JSON / report name of a recorded sync kind that waits ("barrier", "lock", ...). */
+const char *ms_wait_kind_name(uint32_t kind);
+
+#endif

@@ -1,0 +1,312 @@
+/* The waiting-time collector (waiting_collect.h). A segment is a list of (block, count) pairs,
+ * sorted and merged when it ends; each processor keeps its last WC_RING ended segments, which
+ * is enough because the timed replay reports a wait as soon as the late event passed. */
+#include "waiting_collect.h"
+#include <stdlib.h>
+#include <string.h>
+
+#include "../format/stream.h"
+#include "../util/util.h"
+
+#define WC_RING 4
+
+typedef struct {
+    uint32_t block;
+    uint64_t count;
+} wc_pair;
+
+typedef struct {
+    wc_pair *v;
+    size_t n, cap;
+    uint64_t stall, serial;
+    wc_pair *st; /* (ctx, stall cycles) */
+    size_t nst, stcap;
+} wc_segment;
+
+typedef struct {
+    wc_segment cur, ring[WC_RING];
+} wc_cpu;
+
+typedef struct {
+    ms_raw_wait_point p;
+    size_t extra_cap, stall_cap, path_cap;
+} wc_point;
+
+struct ms_wait_collector {
+    wc_cpu *cpus;
+    unsigned ncpus;
+    const ms_work_cost *cost;
+    wc_point *points;
+    size_t npoints, cap;
+    int failed;
+};
+
+ms_wait_collector *ms_wait_collector_new(unsigned ncpus, const ms_work_cost *cost)
+{
+    ms_wait_collector *c = calloc(1, sizeof *c);
+    if (!c || !(c->cpus = calloc(ncpus ? ncpus : 1, sizeof *c->cpus))) {
+        free(c);
+        return NULL;
+    }
+    c->ncpus = ncpus;
+    c->cost = cost;
+    return c;
+}
+
+/* Append (key, n) to v. */
+static void add_pair(ms_wait_collector *c, wc_pair **v, size_t *n, size_t *cap, uint32_t key, uint64_t value)
+{
+    if (ms_grow((void **)v, cap, *n + 1, sizeof **v) < 0) {
+        c->failed = 1;
+        return;
+    }
+    (*v)[(*n)++] = (wc_pair){ key, value };
+}
+
+void ms_wait_collector_work(ms_wait_collector *c, unsigned cpu, uint32_t block, uint64_t count)
+{
+    if (cpu >= c->ncpus) return;
+    wc_segment *s = &c->cpus[cpu].cur;
+    add_pair(c, &s->v, &s->n, &s->cap, block, count);
+}
+
+void ms_wait_collector_stall(ms_wait_collector *c, unsigned cpu, uint32_t ctx, uint64_t cycles)
+{
+    if (cpu >= c->ncpus || !cycles) return;
+    wc_segment *s = &c->cpus[cpu].cur;
+    s->stall += cycles;
+    /* consecutive stalls of one context add up in place (loops stall in runs) */
+    if (s->nst && s->st[s->nst - 1].block == ctx)
+        s->st[s->nst - 1].count += cycles;
+    else
+        add_pair(c, &s->st, &s->nst, &s->stcap, ctx, cycles);
+}
+
+static int cmp_pair(const void *a, const void *b)
+{
+    const wc_pair *x = a, *y = b;
+    return (x->block > y->block) - (x->block < y->block);
+}
+
+/* Sort pairs by key and add up equal keys; returns the count left. */
+static size_t sort_merge(wc_pair *v, size_t n)
+{
+    if (n < 2) return n;
+    qsort(v, n, sizeof *v, cmp_pair);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (k && v[k - 1].block == v[i].block)
+            v[k - 1].count += v[i].count;
+        else
+            v[k++] = v[i];
+    }
+    return k;
+}
+
+void ms_wait_collector_arrive(ms_wait_collector *c, unsigned cpu, uint64_t serial)
+{
+    if (cpu >= c->ncpus) return;
+    wc_cpu *p = &c->cpus[cpu];
+    wc_segment *s = &p->cur;
+    s->n = sort_merge(s->v, s->n);
+    s->nst = sort_merge(s->st, s->nst);
+    s->serial = serial;
+    /* the oldest ring entry's buffers become the new current segment's */
+    wc_segment old = p->ring[WC_RING - 1];
+    memmove(&p->ring[1], &p->ring[0], (WC_RING - 1) * sizeof *p->ring);
+    p->ring[0] = *s;
+    *s = (wc_segment){ .v = old.v, .cap = old.cap, .st = old.st, .stcap = old.stcap };
+}
+
+static const wc_segment *ended_segment(const ms_wait_collector *c, int cpu, uint64_t serial)
+{
+    if (cpu < 0 || (unsigned)cpu >= c->ncpus) return NULL;
+    for (int i = 0; i < WC_RING; i++)
+        if (c->cpus[cpu].ring[i].serial == serial) return &c->cpus[cpu].ring[i];
+    return NULL;
+}
+
+static wc_point *point_for(ms_wait_collector *c, const ms_replay_wait *w)
+{
+    for (size_t i = 0; i < c->npoints; i++) {
+        ms_raw_wait_point *p = &c->points[i].p;
+        if (p->kind == w->kind && p->obj == w->obj && p->ctx == w->ctx) return &c->points[i];
+    }
+    if (ms_grow((void **)&c->points, &c->cap, c->npoints + 1, sizeof *c->points) < 0) return NULL;
+    wc_point *p = &c->points[c->npoints++];
+    memset(p, 0, sizeof *p);
+    p->p.kind = w->kind;
+    p->p.obj = w->obj;
+    p->p.ctx = w->ctx;
+    return p;
+}
+
+static int add_extra(wc_point *p, uint32_t block, uint64_t count, uint64_t cycles)
+{
+    for (size_t i = 0; i < p->p.nextra; i++)
+        if (p->p.extra[i].block == block) {
+            p->p.extra[i].extra_count += count;
+            p->p.extra[i].extra_cycles += cycles;
+            return 0;
+        }
+    if (ms_grow((void **)&p->p.extra, &p->extra_cap, p->p.nextra + 1, sizeof *p->p.extra) < 0) return -1;
+    p->p.extra[p->p.nextra++] = (ms_raw_wait_extra){ block, count, cycles };
+    return 0;
+}
+
+static int add_stall(wc_point *p, uint32_t ctx, uint64_t cycles)
+{
+    for (size_t i = 0; i < p->p.nstall; i++)
+        if (p->p.stall[i].ctx == ctx) {
+            p->p.stall[i].cycles += cycles;
+            return 0;
+        }
+    if (ms_grow((void **)&p->p.stall, &p->stall_cap, p->p.nstall + 1, sizeof *p->p.stall) < 0) return -1;
+    p->p.stall[p->p.nstall++] = (ms_raw_wait_stall){ ctx, cycles };
+    return 0;
+}
+
+/* The instance joins the class of its signature (a new one if none). */
+static int add_path(wc_point *p, uint64_t sig, uint32_t lead, uint64_t cycles)
+{
+    for (size_t i = 0; i < p->p.npaths; i++)
+        if (p->p.paths[i].signature == sig) {
+            p->p.paths[i].instances++;
+            p->p.paths[i].cycles += cycles;
+            return 0;
+        }
+    if (ms_grow((void **)&p->p.paths, &p->path_cap, p->p.npaths + 1, sizeof *p->p.paths) < 0) return -1;
+    p->p.paths[p->p.npaths++] = (ms_raw_wait_path){ sig, lead, 1, cycles };
+    return 0;
+}
+
+void ms_wait_collector_wait(ms_wait_collector *c, const ms_replay_wait *w)
+{
+    uint64_t d = w->to - w->from;
+    if (!d) return;
+    wc_point *p = point_for(c, w);
+    if (!p) {
+        c->failed = 1;
+        return;
+    }
+    p->p.instances++;
+    p->p.cycles += d;
+    const wc_segment *late = ended_segment(c, w->late_cpu, w->late_serial);
+    /* a lock waiter waits for the holder's critical section as a whole: nothing of it is
+     * compared away */
+    static const wc_segment none = { 0 };
+    const wc_segment *mine = w->kind == MS_SYNC_ACQUIRE ? &none : ended_segment(c, (int)w->cpu, w->serial);
+    uint64_t same = 0, unique = 0, comm = 0, sig = 1469598103934665603ull, lead_cycles = 0;
+    uint32_t lead = UINT32_MAX;
+    if (late && mine) {
+        size_t j = 0;
+        for (size_t i = 0; i < late->n; i++) {
+            while (j < mine->n && mine->v[j].block < late->v[i].block) j++;
+            uint64_t lc = late->v[i].count,
+                     wc = j < mine->n && mine->v[j].block == late->v[i].block ? mine->v[j].count : 0;
+            if (lc <= wc) continue;
+            uint64_t cycles = ms_work_cost_cycles(c->cost, late->v[i].block, lc - wc);
+            if (wc)
+                same += cycles;
+            else
+                unique += cycles;
+            sig = (sig ^ late->v[i].block) * 1099511628211ull; /* FNV-1a over the blocks, ascending */
+            if (cycles > lead_cycles) {
+                lead_cycles = cycles;
+                lead = late->v[i].block;
+            }
+            if (add_extra(p, late->v[i].block, lc - wc, cycles) < 0) c->failed = 1;
+        }
+        comm = late->stall > mine->stall ? late->stall - mine->stall : 0;
+        p->p.extra_stall += comm;
+        j = 0;
+        for (size_t i = 0; i < late->nst; i++) { /* where the late path stalled more */
+            while (j < mine->nst && mine->st[j].block < late->st[i].block) j++;
+            uint64_t ls = late->st[i].count,
+                     ws = j < mine->nst && mine->st[j].block == late->st[i].block ? mine->st[j].count : 0;
+            if (ls > ws && add_stall(p, late->st[i].block, ls - ws) < 0) c->failed = 1;
+        }
+    }
+    if (add_path(p, sig, lead, d) < 0) c->failed = 1;
+    if (w->kind == MS_SYNC_ACQUIRE) { /* waiting for a holder: contention */
+        p->p.classes[MS_WAIT_COMMUNICATION] += d;
+        return;
+    }
+    uint64_t total = same + unique + comm;
+    if (!total) {
+        p->p.classes[MS_WAIT_LOAD_IMBALANCE] += d;
+        return;
+    }
+    uint64_t li = (uint64_t)((double)d * (double)same / (double)total);
+    uint64_t ip = (uint64_t)((double)d * (double)unique / (double)total);
+    p->p.classes[MS_WAIT_LOAD_IMBALANCE] += li;
+    p->p.classes[MS_WAIT_INSUFFICIENT_PARALLELISM] += ip;
+    p->p.classes[MS_WAIT_COMMUNICATION] += d - li - ip;
+}
+
+static int cmp_point(const void *a, const void *b)
+{
+    const ms_raw_wait_point *x = a, *y = b;
+    if (x->cycles != y->cycles) return x->cycles < y->cycles ? 1 : -1;
+    if (x->kind != y->kind) return x->kind < y->kind ? -1 : 1;
+    if (x->obj != y->obj) return x->obj < y->obj ? -1 : 1;
+    return (x->ctx > y->ctx) - (x->ctx < y->ctx);
+}
+
+static int cmp_extra(const void *a, const void *b)
+{
+    const ms_raw_wait_extra *x = a, *y = b;
+    if (x->extra_cycles != y->extra_cycles) return x->extra_cycles < y->extra_cycles ? 1 : -1;
+    return (x->block > y->block) - (x->block < y->block);
+}
+
+static int cmp_path(const void *a, const void *b)
+{
+    const ms_raw_wait_path *x = a, *y = b;
+    if (x->cycles != y->cycles) return x->cycles < y->cycles ? 1 : -1;
+    return (x->signature > y->signature) - (x->signature < y->signature);
+}
+
+static int cmp_stall(const void *a, const void *b)
+{
+    const ms_raw_wait_stall *x = a, *y = b;
+    if (x->cycles != y->cycles) return x->cycles < y->cycles ? 1 : -1;
+    return (x->ctx > y->ctx) - (x->ctx < y->ctx);
+}
+
+int ms_wait_collector_finish(ms_wait_collector *c, ms_raw *raw)
+{
+    int failed = c->failed;
+    ms_raw_wait_point *v = c->npoints ? calloc(c->npoints, sizeof *v) : NULL;
+    if (c->npoints && !v) failed = 1;
+    for (size_t i = 0; i < c->npoints; i++) {
+        ms_raw_wait_point *p = &c->points[i].p;
+        if (!v) {
+            free(p->extra);
+            free(p->stall);
+            free(p->paths);
+            continue;
+        }
+        if (p->nextra > 1) qsort(p->extra, p->nextra, sizeof *p->extra, cmp_extra);
+        if (p->nstall > 1) qsort(p->stall, p->nstall, sizeof *p->stall, cmp_stall);
+        if (p->npaths > 1) qsort(p->paths, p->npaths, sizeof *p->paths, cmp_path);
+        v[i] = *p;
+    }
+    if (v) {
+        qsort(v, c->npoints, sizeof *v, cmp_point);
+        raw->wait_points = v;
+        raw->nwait_points = c->npoints;
+    }
+    for (unsigned k = 0; k < c->ncpus; k++) {
+        free(c->cpus[k].cur.v);
+        free(c->cpus[k].cur.st);
+        for (int i = 0; i < WC_RING; i++) {
+            free(c->cpus[k].ring[i].v);
+            free(c->cpus[k].ring[i].st);
+        }
+    }
+    free(c->cpus);
+    free(c->points);
+    free(c);
+    return failed ? -1 : 0;
+}

@@ -1,0 +1,38 @@
+/* The waiting-time analysis's collector (Carnival, section 3.2/3.4), fed by the timed replay's
+ * sink: each processor's work (block executions) and stall per segment between two of its
+ * synchronisation events, and every wait instance. A wait is explained by the difference
+ * between the late processor's segment before the event that ended the wait and the waiting
+ * processor's segment before the wait (their paths since their previous synchronisation):
+ *   load imbalance:           cycles of blocks both executed, the late one more often;
+ *   insufficient parallelism: cycles of blocks the waiting processor did not execute at all;
+ *   communication/contention: the late path's extra memory stall, and every lock wait (the
+ *                             holder's critical section is contention by definition; its
+ *                             explanation is the holder's whole path since its acquisition).
+ * The wait's duration is split between the classes in proportion to those amounts (a wait
+ * with no difference at all counts as load imbalance). Processors are the replay's cpus,
+ * assumed one thread each (the timed replay's default). Instances whose late paths executed
+ * extra the same set of blocks form one equivalence class of paths (Carnival 3.4). */
+#ifndef MEMSPY_ANALYSIS_WAITING_COLLECT_H
+#define MEMSPY_ANALYSIS_WAITING_COLLECT_H
+#include "../format/raw.h"
+#include "../replay/replay.h"
+#include "workcost.h"
+
+typedef struct ms_wait_collector ms_wait_collector;
+
+/* A collector for ncpus processors pricing blocks with cost (kept, not copied). NULL when out
+ * of memory. */
+ms_wait_collector *ms_wait_collector_new(unsigned ncpus, const ms_work_cost *cost);
+/* cpu executed block count times / stalled cycles in a reference of context ctx (in its
+ * current segment). */
+void ms_wait_collector_work(ms_wait_collector *c, unsigned cpu, uint32_t block, uint64_t count);
+void ms_wait_collector_stall(ms_wait_collector *c, unsigned cpu, uint32_t ctx, uint64_t cycles);
+/* cpu reached its serial-th synchronisation event: its current segment ends. */
+void ms_wait_collector_arrive(ms_wait_collector *c, unsigned cpu, uint64_t serial);
+/* A wait ended: classify and explain it. */
+void ms_wait_collector_wait(ms_wait_collector *c, const ms_replay_wait *w);
+/* Move the synchronisation points into raw->wait_points (largest waiting first) and free c.
+ * Returns 0, or -1 when out of memory (then or earlier). */
+int ms_wait_collector_finish(ms_wait_collector *c, ms_raw *raw);
+
+#endif

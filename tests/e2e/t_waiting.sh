@@ -1,0 +1,95 @@
+#!/bin/sh
+# Carnival's waiting-time analysis on the timed replay (--interleave timed), 4 threads
+# (tests/e2e/progs/waiting.c): the diagnosis per synchronisation point, from JSON.
+#   imbalance: thread 0 runs crunch() 4x as long before a barrier -> load imbalance, explained
+#              by crunch's loop;
+#   serial:    the main thread runs setup() while the workers wait -> insufficient
+#              parallelism, explained by setup;
+#   lock:      one mutex around update() -> the lock's waiting is contention;
+#   balanced:  imbalance's work split evenly (the fix in docs/guide.md) -> almost no waiting.
+# gcc only: the plugin records the block counts (WORK events) the compute time comes from.
+# matrix: gcc:-O0 gcc:-O2
+. "$1/tests/e2e/lib.sh"
+cc_build waiting "$SRC_DIR/tests/e2e/progs/waiting.c" -pthread
+for m in imbalance serial lock balanced; do
+    run_memspy $m.json --interleave timed -- ./waiting $m
+    grep -q "mode=$m" $m.json.out || { echo "FAIL - program output changed"; cat $m.json.out; exit 1; }
+done
+
+TOP='.waiting.sources | max_by(.cycles)'
+check "imbalance: timed, exact block counts, 4 processors" imbalance.json \
+  '.interleave == "timed" and .waiting.approximate == false and (.waiting.profile | length) == 4'
+check "imbalance: the barrier holds > 95% of the waiting" imbalance.json \
+  "$TOP"' | .kind == "barrier" and .share > 0.95 and .instances == 3'
+check "imbalance: > 90% of it load imbalance" imbalance.json \
+  "$TOP"' | .classes.load_imbalance > 0.9 * .cycles'
+check "imbalance: explained by crunch's loop, 3 x 30000 extra iterations" imbalance.json \
+  "$TOP"' | .explanation[0] | .function == "crunch" and (.loop | startswith("crunch:loop@")) and .extra_count >= 90000'
+check "imbalance: one class of paths, the 3 waits, led by crunch's loop" imbalance.json \
+  "$TOP"' | (.paths | length) == 1 and .paths[0].instances == 3 and .paths[0].function == "crunch" and
+   (.paths[0].loop | startswith("crunch:loop@"))'
+check "imbalance: thread 0 computes 4x, the others wait about 3/4 of the time" imbalance.json \
+  '.waiting.profile as $p | $p[0].compute > 3.5 * $p[1].compute and
+   ([$p[1:][] | .waiting / (.compute + .stall + .waiting + .sync)] | min) > 0.6'
+
+w1=$(jq .waiting.total_cycles imbalance.json)
+check "balanced (the fix): under 1% of the imbalanced run's waiting ($w1)" balanced.json \
+  ".waiting.total_cycles < 0.01 * $w1"
+
+check "serial: the barrier holds > 95% of the waiting" serial.json \
+  "$TOP"' | .kind == "barrier" and .share > 0.95'
+check "serial: its largest class is insufficient parallelism" serial.json \
+  "$TOP"' | .classes.insufficient_parallelism > 0.5 * .cycles and
+   .classes.insufficient_parallelism > .classes.load_imbalance'
+check "serial: explained by setup, with the stall of its cold misses" serial.json \
+  "$TOP"' | .explanation[0].function == "setup" and .explanation[0].extra_cycles > 100000 and
+   .explanation[0].stall_cycles > 0.5 * .classes.communication'
+
+check "lock: the mutex in update holds > 90% of the waiting" lock.json \
+  "$TOP"' | .kind == "lock" and .share > 0.9 and .instances > 100'
+check "lock: all of it contention" lock.json \
+  "$TOP"' | .classes.communication == .cycles'
+check "lock: the holder's extra work is update's loop" lock.json \
+  "$TOP"' | .explanation[0].function == "update"'
+check "lock: every processor waits over half of its time" lock.json \
+  '[.waiting.profile[] | .waiting / (.compute + .stall + .waiting + .sync)] | min > 0.5'
+
+# The stored run reads back with its waiting analysis; the text reports name the diagnosis.
+"$MEMSPY" report --json 1 >stored.json
+check "imbalance: the stored run's waiting reads back unchanged" stored.json \
+  "$(jq -c .waiting imbalance.json) as \$w | .waiting == \$w"
+"$MEMSPY" report --waiting 2 >wt.txt
+grep -Eq '^ +1  barrier .*setup:loop@' wt.txt ||
+  { echo "FAIL - report --waiting: the barrier explained by setup's loop first"; cat wt.txt; FAILS=$((FAILS + 1)); }
+"$MEMSPY" show --wait '#1' 1 >show.txt
+grep -Eq 'load_imbalance +[0-9]+ cycles +(9[0-9]|100)\.[0-9]%' show.txt && grep -q ' crunch waiting.c:' show.txt ||
+  { echo "FAIL - show --wait #1: load imbalance > 90%, crunch"; cat show.txt; FAILS=$((FAILS + 1)); }
+if "$MEMSPY" show --wait nowhere 1 >/dev/null 2>err.txt || ! grep -q "no synchronisation point matches" err.txt; then
+    echo "FAIL - show --wait nowhere: an error naming the problem"; FAILS=$((FAILS + 1))
+fi
+
+# Without block counts (the fallback instrumentation): compute estimated per reference, the
+# result marked approximate; the barrier still dominates.
+MEMSPY_INSTRUMENT=tsan cc_build waiting_nowork "$SRC_DIR/tests/e2e/progs/waiting.c" -pthread
+run_memspy nowork.json --interleave timed -- ./waiting_nowork imbalance
+check "no block counts: approximate, per-reference compute, no explanation" nowork.json \
+  '.waiting.approximate == true and (.waiting.work_cost | test("per reference")) and
+   (.waiting.sources | max_by(.cycles) | .kind == "barrier" and .share > 0.9 and (.explanation | length) == 0)'
+"$MEMSPY" report --waiting 5 | grep -q "APPROXIMATE" ||
+  { echo "FAIL - report --waiting: approximate result not marked"; FAILS=$((FAILS + 1)); }
+
+# A kept recording re-simulated: interleaved (no waiting analysis), then timed again (the
+# recorded order by default) gives the run's waiting exactly.
+run_memspy rec.json --interleave timed --record rec -- ./waiting imbalance
+"$MEMSPY" resim --interleave interleaved --json ril.json -o ril.txt rec
+check "resim --interleave interleaved: no waiting analysis" ril.json '.interleave == "interleaved" and .waiting == null'
+"$MEMSPY" resim --json rt.json -o rt.txt rec
+t0=$(jq .waiting.total_cycles rec.json)
+check "resim of a timed recording is timed and gives the run's waiting ($t0 cycles)" rt.json \
+  ".interleave == \"timed\" and .waiting.total_cycles == $t0"
+
+# Determinism: the same recording gives the same waiting analysis.
+run_memspy again.json --interleave timed -- ./waiting lock
+t1=$(jq .waiting.total_cycles lock.json) t2=$(jq .waiting.total_cycles again.json)
+check "lock: a second run gives the same waiting cycles ($t1)" again.json "$t1 == $t2 and $t1 > 0"
+finish

@@ -1,0 +1,152 @@
+/* The timed order (replay.h): exact clocks, wait instances and cycle profiles of synthetic
+ * recordings: a barrier released at the last arrival, locks granted in simulated request
+ * order, a join waiting for the child's exit, and the approximate mode without WORK events. */
+#include "check.h"
+#include "replay_testutil.h"
+
+/* A sink whose costs are known: block B costs B cycles per execution, an access at an
+ * address >= 1000 stalls 100 cycles (others hit); waits are written as text
+ * "KIND:OBJ cpuC#S FROM-TO lateL#S". */
+typedef struct {
+    char text[4096];
+    size_t len;
+    uint64_t arrivals;
+} timed_sink;
+
+static void ts_noaccess(void *ud, unsigned cpu, uint64_t addr, uint64_t size, unsigned write, unsigned locked,
+                        uint32_t ctx)
+{
+    (void)ud, (void)cpu, (void)addr, (void)size, (void)write, (void)locked, (void)ctx;
+}
+static void ts_noregion(void *ud) { (void)ud; }
+static uint64_t ts_cycles(void *ud, unsigned cpu, uint64_t addr, uint64_t size, unsigned write, unsigned locked,
+                          uint32_t ctx)
+{
+    (void)ud, (void)cpu, (void)size, (void)write, (void)locked, (void)ctx;
+    return addr >= 1000 ? 100 : 0;
+}
+static uint64_t ts_work_cycles(void *ud, uint32_t block, uint64_t count)
+{
+    (void)ud;
+    return block * count;
+}
+static void ts_arrive(void *ud, unsigned cpu, uint64_t serial, unsigned kind, uint64_t obj, uint64_t clock)
+{
+    (void)cpu, (void)serial, (void)kind, (void)obj, (void)clock;
+    ((timed_sink *)ud)->arrivals++;
+}
+static void ts_wait(void *ud, const ms_replay_wait *w)
+{
+    timed_sink *s = ud;
+    s->len += (size_t)snprintf(s->text + s->len, sizeof s->text - s->len, "%s%u:%llu cpu%u#%llu %llu-%llu late%d#%llu",
+                               s->len ? " " : "", w->kind, (unsigned long long)w->obj, w->cpu,
+                               (unsigned long long)w->serial, (unsigned long long)w->from, (unsigned long long)w->to,
+                               w->late_cpu, (unsigned long long)w->late_serial);
+}
+
+typedef struct {
+    char dir[256];
+    timed_sink sink;
+    ms_replay_result res;
+} fixture;
+
+static void run_timed(fixture *f, const char *t0, const char *t1, const char *t2)
+{
+    const char *scripts[] = { t0, t1, t2 };
+    ts_make_dir(f->dir, sizeof f->dir);
+    for (uint32_t i = 0; i < 3 && scripts[i]; i++) ts_write_script(f->dir, i, scripts[i]);
+    memset(&f->sink, 0, sizeof f->sink);
+    char err[512];
+    ms_replay *r;
+    CHECK_EQ_INT(ms_replay_open(&r, f->dir, 100, err, sizeof err), 0);
+    ms_replay_sink sink = { ts_noaccess, ts_noregion, &f->sink, NULL, ts_cycles, ts_work_cycles, ts_arrive, ts_wait };
+    CHECK_EQ_INT(
+        ms_replay_run(r, MS_INTERLEAVE_TIMED, (unsigned)ms_replay_nthreads(r), &sink, &f->res, err, sizeof err), 0);
+    ms_replay_close(r);
+}
+
+static void done(fixture *f)
+{
+    ms_replay_result_free(&f->res);
+    ts_remove_dir(f->dir);
+}
+
+/* the clock of a thread is the sum of its parts */
+static uint64_t clock_of(const ms_replay_thread *t) { return t->compute + t->stall + t->waiting + t->sync; }
+
+static void test_barrier_releases_at_last_arrival(void)
+{
+    fixture f;
+    run_timed(&f, "work1/400 bar7/2 r1", "work1/100 bar7/2 r2", NULL);
+    CHECK_STR(f.sink.text, "3:7 cpu1#1 100-400 late0#1");
+    CHECK_EQ(f.res.threads[1].waiting, 300);
+    CHECK_EQ(f.res.threads[1].compute, 100);
+    CHECK_EQ(f.res.threads[0].waiting, 0);
+    CHECK_EQ(clock_of(&f.res.threads[0]), 420);
+    CHECK_EQ(clock_of(&f.res.threads[1]), 420);
+    CHECK_EQ(f.res.timed_approximate, 0);
+    CHECK_EQ(f.sink.arrivals, 4); /* two barriers, two stream ends */
+    done(&f);
+}
+
+static void test_lock_in_request_order(void)
+{
+    fixture f;
+    /* thread 1 asks first (clock 10), thread 2 at 20, thread 0 at 50 */
+    run_timed(&f, "work1/50 acq1 work1/100 rel1", "work1/10 acq1 work1/5 rel1", "work1/20 acq1 work1/5 rel1");
+    CHECK_STR(f.sink.text, "1:1 cpu2#1 20-35 late1#2 1:1 cpu0#1 50-60 late2#2");
+    CHECK_EQ(f.res.threads[0].waiting, 10);
+    CHECK_EQ(f.res.threads[0].compute, 150);
+    CHECK_EQ(f.res.threads[0].sync, 40);
+    CHECK_EQ(clock_of(&f.res.threads[0]), 200);
+    CHECK_EQ(f.res.deadlocks_broken, 0);
+    done(&f);
+}
+
+static void test_join_waits_for_exit(void)
+{
+    fixture f;
+    run_timed(&f, "create1 work1/10 join1 w1000", "work1/300 exit", NULL);
+    CHECK_STR(f.sink.text, "5:1 cpu0#2 30-300 late1#1");
+    CHECK_EQ(f.res.threads[0].stall, 100);
+    CHECK_EQ(clock_of(&f.res.threads[0]), 420);
+    CHECK_EQ(clock_of(&f.res.threads[1]), 320);
+    done(&f);
+}
+
+static void test_without_work_is_approximate(void)
+{
+    fixture f;
+    run_timed(&f, "r1 w1000 bar1/2", "bar1/2", NULL);
+    CHECK_EQ(f.res.timed_approximate, 1);
+    CHECK_EQ(f.res.threads[0].compute, 2 * MS_TIMED_REF_CYCLES);
+    CHECK_EQ(f.res.threads[0].stall, 100);
+    CHECK_STR(f.sink.text, "3:1 cpu1#1 0-104 late0#1");
+    done(&f);
+}
+
+/* Unmatched synchronisation never hangs: a barrier one participant never reaches is let
+ * through by deadlock breaks, a lock whose holder ends is handed on at the holder's end. */
+static void test_unmatched(void)
+{
+    fixture f;
+    run_timed(&f, "work1/10 bar1/3 r1", "work1/50 bar1/3", NULL);
+    CHECK_EQ(f.res.deadlocks_broken, 1);
+    CHECK_EQ(f.res.threads[0].accesses, 1);
+    CHECK_STR(f.sink.text, ""); /* thread 1's barrier passed at its own clock: no wait */
+    done(&f);
+    run_timed(&f, "work1/10 acq5 work1/90", "work1/20 acq5 r1", NULL);
+    CHECK_EQ(f.res.deadlocks_broken, 0);
+    CHECK_STR(f.sink.text, "1:5 cpu1#1 20-120 late0#2"); /* released at thread 0's end */
+    done(&f);
+}
+
+int main(void)
+{
+    test_unmatched();
+    test_barrier_releases_at_last_arrival();
+    test_lock_in_request_order();
+    test_join_waits_for_exit();
+    test_without_work_is_approximate();
+    return check_result();
+}

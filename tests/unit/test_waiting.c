@@ -1,0 +1,96 @@
+/* The waiting-time collector (analysis/waiting_collect.h): exact classes, explanations and
+ * ordering of synchronisation points for hand-made segments and waits. */
+#include <string.h>
+
+#include "analysis/waiting_collect.h"
+#include "check.h"
+#include "format/stream.h"
+
+static void test_barrier_classes(void)
+{
+    uint32_t cycles[2] = { 2, 5 }; /* block 0: 2 cycles, block 1: 5 */
+    ms_work_cost cost = { cycles, 2, "test" };
+    ms_wait_collector *c = ms_wait_collector_new(2, &cost);
+    CHECK(c != NULL);
+    /* cpu 0 (late): block 0 x 100 (in two WORK events), block 1 x 10, stall 50 */
+    ms_wait_collector_work(c, 0, 0, 60);
+    ms_wait_collector_work(c, 0, 1, 10);
+    ms_wait_collector_work(c, 0, 0, 40);
+    ms_wait_collector_stall(c, 0, 8, 30);
+    ms_wait_collector_stall(c, 0, 9, 20);
+    /* cpu 1 (waiter): block 0 x 40, stall 20 */
+    ms_wait_collector_work(c, 1, 0, 40);
+    ms_wait_collector_stall(c, 1, 8, 20);
+    ms_wait_collector_arrive(c, 1, 1);
+    ms_wait_collector_arrive(c, 0, 1);
+    ms_replay_wait w = { MS_SYNC_BARRIER, 7, 1, 1, 0, 1, 100, 400, 3 };
+    ms_wait_collector_wait(c, &w);
+    /* a wait of no duration is no instance */
+    ms_replay_wait w0 = { MS_SYNC_BARRIER, 7, 1, 1, 0, 1, 400, 400, 3 };
+    ms_wait_collector_wait(c, &w0);
+    /* a lock: cpu 0 holds it for block 1 x 4; the waiter's own path is not compared */
+    ms_wait_collector_work(c, 1, 1, 4);
+    ms_wait_collector_arrive(c, 1, 2);
+    ms_wait_collector_work(c, 0, 1, 4);
+    ms_wait_collector_arrive(c, 0, 2);
+    ms_replay_wait wl = { MS_SYNC_ACQUIRE, 9, 1, 2, 0, 2, 0, 30, 4 };
+    ms_wait_collector_wait(c, &wl);
+    /* a second barrier instance whose late path did other extra work: block 1 x 2 only */
+    ms_wait_collector_work(c, 0, 1, 2);
+    ms_wait_collector_arrive(c, 0, 3);
+    ms_wait_collector_arrive(c, 1, 3);
+    ms_replay_wait w2 = { MS_SYNC_BARRIER, 7, 1, 3, 0, 3, 500, 600, 3 };
+    ms_wait_collector_wait(c, &w2);
+
+    ms_raw raw;
+    memset(&raw, 0, sizeof raw);
+    CHECK_EQ_INT(ms_wait_collector_finish(c, &raw), 0);
+    CHECK_EQ(raw.nwait_points, 2);
+    const ms_raw_wait_point *b = &raw.wait_points[0], *l = &raw.wait_points[1];
+    CHECK_EQ(b->kind, MS_SYNC_BARRIER);
+    CHECK_EQ(b->ctx, 3);
+    CHECK_EQ(b->instances, 2);
+    CHECK_EQ(b->cycles, 400);
+    /* first: same work 60 x 2 = 120, work only the late one did 10 x 5 = 50, stall 50 - 20 =
+     * 30 (of 300 cycles: 180, 75, 45); second: only-late work (all 100 cycles) */
+    CHECK_EQ(b->classes[MS_WAIT_LOAD_IMBALANCE], 180);
+    CHECK_EQ(b->classes[MS_WAIT_INSUFFICIENT_PARALLELISM], 175);
+    CHECK_EQ(b->classes[MS_WAIT_COMMUNICATION], 45);
+    /* two classes of paths: blocks {0, 1} led by block 0 (300 cycles), {1} (100) */
+    CHECK_EQ(b->npaths, 2);
+    CHECK_EQ(b->paths[0].lead, 0);
+    CHECK_EQ(b->paths[0].instances, 1);
+    CHECK_EQ(b->paths[0].cycles, 300);
+    CHECK_EQ(b->paths[1].lead, 1);
+    CHECK_EQ(b->paths[1].cycles, 100);
+    CHECK(b->paths[0].signature != b->paths[1].signature);
+    CHECK_EQ(b->extra_stall, 30);
+    CHECK_EQ(b->nextra, 2);
+    CHECK_EQ(b->extra[0].block, 0);
+    CHECK_EQ(b->extra[0].extra_count, 60);
+    CHECK_EQ(b->extra[0].extra_cycles, 120);
+    CHECK_EQ(b->extra[1].block, 1);
+    CHECK_EQ(b->extra[1].extra_count, 12);
+    CHECK_EQ(b->extra[1].extra_cycles, 60);
+    /* the extra stall by context: ctx 9 (20, the waiter had none), ctx 8 (30 - 20) */
+    CHECK_EQ(b->nstall, 2);
+    CHECK_EQ(b->stall[0].ctx, 9);
+    CHECK_EQ(b->stall[0].cycles, 20);
+    CHECK_EQ(b->stall[1].ctx, 8);
+    CHECK_EQ(b->stall[1].cycles, 10);
+    CHECK_EQ(l->kind, MS_SYNC_ACQUIRE);
+    CHECK_EQ(l->cycles, 30);
+    CHECK_EQ(l->classes[MS_WAIT_COMMUNICATION], 30);
+    CHECK_EQ(l->npaths, 1);
+    CHECK_EQ(l->paths[0].instances, 1);
+    CHECK_EQ(l->nextra, 1);
+    CHECK_EQ(l->extra[0].extra_count, 4);
+    CHECK_EQ(l->extra[0].extra_cycles, 20);
+    ms_raw_free(&raw);
+}
+
+int main(void)
+{
+    test_barrier_classes();
+    return check_result();
+}
