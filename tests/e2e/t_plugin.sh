@@ -80,6 +80,9 @@ set +e
 gcc -fplugin="$BUILD_DIR/lib/memspy/memspy_gcc.so" -fplugin-arg-memspy_gcc-bogus -c "$K" -o x.o 2>bogus.err
 set -e
 ok_if "an unknown plugin option is an error naming it" grep -q "unknown option.*memspy_gcc-bogus" bogus.err
+# memspy-cc loads the plugin before the user's options, so the plugin's own options pass through.
+"$BUILD_DIR/bin/memspy-cc" -fplugin-arg-memspy_gcc-verbose -O2 -c "$K" -o x.o 2>verbose.err
+ok_if "memspy-cc passes -fplugin-arg-memspy_gcc-verbose to the plugin" grep -q "sites" verbose.err
 
 # Mixed objects: one translation unit through the plugin, one through -fsanitize=thread.
 cat >mixed_main.c <<'SH'
