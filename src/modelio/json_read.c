@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "json_names.h"
+#include "mtool_json.h"
 #include "../sim/config.h"
 #include "../util/util.h"
 #include "modelio.h"
@@ -597,7 +598,19 @@ static int get_index(json_reader *r, json_t *obj, const char *where, const char 
     return 0;
 }
 
-/* blocks and loops: present only for plugin-instrumented programs. */
+/* "mtool" (MTOOL runs only): their whole result. */
+static int read_mtool(json_reader *r, json_t *root, ms_model *m)
+{
+    json_t *o = json_object_get(root, "mtool");
+    if (!o) return 0;
+    if (!(m->mtool = calloc(1, sizeof *m->mtool))) return fail(r, "out of memory");
+    if (ms_mtool_json_parse(r->file, "mtool", o, m->mtool, r->err, r->errlen) == 0) return 0;
+    r->failed = 1;
+    free(m->mtool);
+    m->mtool = NULL;
+    return -1;
+}
+
 /* "estimate" (optional): the run's ideal-memory cycles and their CPU model. */
 static int read_estimate(json_reader *r, json_t *root, ms_model *m)
 {
@@ -790,7 +803,7 @@ int ms_json_read_buffer(const char *name, const char *text, size_t len, ms_model
         read_code(&r, root, m) == 0 && read_data(&r, root, m) == 0 && read_cells(&r, root, m) == 0 &&
         get_strings(&r, root, "", "files", &m->files, &m->nfiles) == 0 && read_lines(&r, root, m) == 0 &&
         read_multiprocessor(&r, root, m) == 0 && read_blocks(&r, root, m) == 0 && read_waiting(&r, root, m) == 0 &&
-        read_estimate(&r, root, m) == 0)
+        read_estimate(&r, root, m) == 0 && read_mtool(&r, root, m) == 0)
         rc = 0;
     json_decref(root);
     if (rc < 0) {

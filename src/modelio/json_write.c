@@ -7,6 +7,7 @@
 #include <jansson.h>
 
 #include "json_names.h"
+#include "mtool_json.h"
 #include "modelio.h"
 
 /* Builder state: any failed allocation or insertion sets `failed`, checked once at the end. */
@@ -819,6 +820,7 @@ int ms_json_write(FILE *out, const ms_model *m)
         put(&w, root, "loops", loops_json(&w, m));
     }
     if (m->waiting.present) put(&w, root, "waiting", waiting_json(&w, m));
+    if (m->mtool) put(&w, root, "mtool", ms_mtool_json(m->mtool));
     if (m->ideal_cycles > 0) { /* "estimate": the run's ideal-memory cycles (docs/mtool.md) */
         json_t *e = new_object(&w);
         if (e) {

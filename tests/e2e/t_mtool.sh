@@ -30,7 +30,7 @@ mtool_checks() {
 }
 
 cc_build kern "$SRC_DIR/tests/e2e/progs/mtool_kernels.c"
-"$MEMSPY" mtool --json c.json --html c.html -- ./kern 400000 128 >c.out
+"$MEMSPY" mtool --json c.json --html c.html -- ./kern 400000 128 >c.out 2>c.err
 mtool_checks C c.json dense gather
 
 "$BUILD_DIR/bin/memspy-c++" $OPT -x c++ -o kernxx "$SRC_DIR/tests/e2e/progs/mtool_kernels.c"
@@ -52,6 +52,33 @@ ok_if "the report shows the coverage line" grep -q "^Measured .*% of memory oper
 ok_if "the HTML page has a bar per mobject" test "$(grep -c '<tr class="mobject' c.html)" -eq "$(jq '.mtool.mobjects | length' c.json)"
 ok_if "each bar has an estimate and an overhead part" grep -q '<span class="est" style="width:[0-9.]*%"></span><span class="ovh"' c.html
 ok_if "the gather loop's source line is highlighted" grep -q 'class="hot">.*big\[(k \* 1000003) &amp; mask\]' c.html
+
+# the result is stored as an MTOOL run: listed, shown, annotated and drawn from the database
+ok_if "the MTOOL run is stored" grep -q "^memspy: stored as run" c.err
+c_run=$(sed -n 's/^memspy: stored as run \([0-9]*\) .*/\1/p' c.err)
+"$MEMSPY" runs >runs.out
+ok_if "runs lists it as an MTOOL run" grep -q "MTOOL: ideal memory on llvm-mca's" runs.out
+"$MEMSPY" report --json "$c_run" >stored.json
+check "the stored run holds the whole MTOOL result" stored.json \
+  ".run.origin == \"mtool\" and (.mtool.mobjects | length) == $(jq '.mtool.mobjects | length' c.json) and
+   (.mtool.predicted_s - $(jq '.mtool.predicted_s' c.json) | fabs) < 1e-6"
+"$MEMSPY" show "$c_run" >show.out
+ok_if "show displays MTOOL's summary" grep -q "predicted time (ideal memory)" show.out
+expect "show lists every mobject" "$(grep -cE '^(loop|procedure) ' show.out)" "$(jq '.mtool.mobjects | length' c.json)"
+"$MEMSPY" report "$c_run" >report.out
+ok_if "report displays MTOOL's summary" grep -q "^Measured .*% of memory operations" report.out
+"$MEMSPY" annotate --hot 1 "$c_run" >ann.out
+gather_line=$(grep -n 'big\[(k \* 1000003) & mask\]' "$SRC_DIR/tests/e2e/progs/mtool_kernels.c" | cut -d: -f1 | head -1)
+ok_if "annotate --hot 1 shows the top mobject, the gather loop, its line marked" \
+  grep -qE "^  > +$gather_line  .*big\[\(k \* 1000003\) & mask\]" ann.out
+ok_if "annotate names the mobject's overhead" grep -q "^#1 loop in gather, mtool_kernels.c:.*memory overhead" ann.out
+"$MEMSPY" annotate "$c_run" mtool_kernels.c >ann_file.out
+ok_if "annotate FILE shows the file's mobjects" grep -q "^#[0-9]* loop in dense" ann_file.out
+"$MEMSPY" html -o stored.html "$c_run"
+ok_if "html draws the stored MTOOL run's histogram" grep -q '<tr class="mobject' stored.html
+expect_fail "diff refuses an MTOOL run" "is an MTOOL run" "$MEMSPY" diff "$c_run" "$c_run"
+expect_fail "show --data refuses an MTOOL run" "is an MTOOL run" "$MEMSPY" show --data x "$c_run"
+expect_fail "export refuses an MTOOL run" "is an MTOOL run" "$MEMSPY" export "$c_run"
 
 # bad input
 "$MEMSPY_CC" $OPT -o plain "$SRC_DIR/tests/e2e/progs/mtool_kernels.c"

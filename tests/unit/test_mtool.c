@@ -1,15 +1,76 @@
 /* MTOOL's analysis on synthetic blocks, loops, cycles and samples (analysis/mtool.c):
  * innermost-first loop selection, untimable objects, overhead, extra
- * cycles per memory operation, coverage and the unexplained overhead, exactly; and llvm-mca's
+ * cycles per memory operation, coverage and the unexplained overhead, exactly; an MTOOL run's
+ * result file written and read back whole (a stored run of its own kind); and llvm-mca's
  * cycles for fixed instruction sequences (blockcost.c). */
 #include "analysis/blockcost.h"
 #include "analysis/mtool.h"
 #include "check.h"
+#include "modelio/modelio.h"
+#include "sim/config.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define NEAR(a, b) (fabs((a) - (b)) <= 1e-9 * (1 + fabs(b)))
+
+/* The result as an MTOOL run's result file, read back: every field equal; a foreign warning
+ * or a wrong type is refused with the field named. */
+static void test_round_trip(const ms_mtool_result *r)
+{
+    ms_model m;
+    char err[512];
+    ms_model_init(&m);
+    CHECK(ms_config_preset("x86", &m.config, err, sizeof err) == 0);
+    m.program = strdup("k");
+    m.origin = strdup("mtool");
+    m.mtool = calloc(1, sizeof *m.mtool);
+    *m.mtool = *r; /* shallow: the strings stay r's */
+    m.mtool->cpu_model = "znver3";
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    CHECK(f && ms_json_write(f, &m) == 0);
+    fclose(f);
+    memset(m.mtool, 0, sizeof *m.mtool); /* nothing of r's to free */
+    ms_model_free(&m);
+    ms_model back;
+    CHECK(ms_json_read_buffer("t.json", text, len, &back, err, sizeof err) == 0);
+    CHECK(back.mtool != NULL && back.origin && !strcmp(back.origin, "mtool"));
+    if (back.mtool && back.mtool->nmobjects == r->nmobjects) {
+        const ms_mtool_result *b = back.mtool;
+        CHECK(!strcmp(b->cpu_model, "znver3") && NEAR(b->predicted_s, r->predicted_s));
+        CHECK(NEAR(b->measured_s, r->measured_s) && NEAR(b->unexplained, r->unexplained));
+        CHECK_EQ(b->total_memops, r->total_memops);
+        for (size_t i = 0; i < r->nmobjects; i++) {
+            const ms_mobject *x = &r->mobjects[i], *y = &b->mobjects[i];
+            CHECK(x->kind == y->kind && !strcmp(x->function, y->function) && x->line == y->line);
+            CHECK(x->end_line == y->end_line && x->timable == y->timable && x->memops == y->memops);
+            CHECK(NEAR(x->estimated_s, y->estimated_s) && NEAR(x->overhead, y->overhead));
+            CHECK(x->nwarnings == y->nwarnings);
+            for (size_t w = 0; w < x->nwarnings && w < y->nwarnings; w++) CHECK(x->warnings[w] == y->warnings[w]);
+        }
+    } else {
+        CHECK(!"the mobjects came back");
+    }
+    ms_model_free(&back);
+    /* a warning this memspy does not know, and a mobject kind that does not exist */
+    char *bad = strstr(text, "too short to time");
+    if (bad) {
+        memcpy(bad, "too short to tame", 17);
+        CHECK(ms_json_read_buffer("t.json", text, len, &back, err, sizeof err) < 0);
+        CHECK_CONTAINS(err, "mtool.mobjects[3]");
+        CHECK_CONTAINS(err, "warnings");
+        memcpy(bad, "too short to time", 17);
+    }
+    char *kind = strstr(text, "\"procedure\"");
+    if (kind) {
+        memcpy(kind, "\"precodure\"", 11);
+        CHECK(ms_json_read_buffer("t.json", text, len, &back, err, sizeof err) < 0);
+        CHECK_CONTAINS(err, "kind");
+    }
+    free(text);
+}
 
 static void test_analyze(void)
 {
@@ -65,6 +126,7 @@ static void test_analyze(void)
     CHECK(NEAR(r.covered_memops, 3000100.0 / 3001100.0));
     /* explained: the inner loop's 8 ms and g's 2.999 ms; f outside the inner loop is untimable */
     CHECK(NEAR(r.unexplained, 1.0 - (0.008 + 0.002999) / (0.024 - 0.01000101)));
+    test_round_trip(&r);
     ms_mtool_result_free(&r);
 }
 
