@@ -102,4 +102,19 @@ check "memspy run's ideal cycles are MTOOL's predicted cycles" r.json \
   "(.estimate.ideal_cycles - $(value fail.json '.mtool.predicted_s * .mtool.clock_hz')) / .estimate.ideal_cycles | fabs < 1e-6"
 ok_if "the matrix view shows the estimated execution time and the stall's share" \
   grep -q "^Estimated Execution Time: .* cycles (ideal memory .* + stall); memory stall [0-9.]*%" r.json.txt
+
+# --focus: only the named procedures (and what they call) are simulated, exactly their references
+run_memspy full.json -- ./kern 2000 8
+run_memspy focus.json --focus gather,no_such_function -- ./kern 2000 8
+check "--focus gather: exactly gather's 2000 x 256 loads simulated" focus.json \
+  '.totals.refs == 512000 and ([.code[].name] == ["gather"])'
+check "--focus: the note counts the references left out and names what matched nothing" focus.json \
+  ".run.notes | any(startswith(\"focus: only gather, no_such_function\") and contains(\"about $(($(value full.json .totals.refs) - 512000)) references outside\") and endswith(\"no function named no_such_function\"))"
+run_memspy focus_main.json --focus main -- ./kern 2000 8
+check "--focus main: what main calls is in focus too (every reference)" focus_main.json \
+  ".totals.refs == $(value full.json .totals.refs)"
+run_memspy focus_xx.json --focus gather -- ./kernxx 2000 8
+check "--focus on C++: the mangled gather is matched by its name" focus_xx.json \
+  '.totals.refs == 512000 and (.run.notes | all(contains("no function named") | not))'
+expect_fail "--focus with no name is an error" "--focus needs function names" "$MEMSPY" run --focus , -- ./kern 1 1
 finish
