@@ -78,7 +78,7 @@ static double fit(const ms_model *m, size_t b, const char *fn, const char *file,
 /* The timing run's samples into the counting run's blocks. The timing run executes the plain
  * copies, which have no block labels (docs/plugin.md, "Versioning"): a sample is placed by its
  * function and line (the outermost frame, like the blocks) into the innermost loop whose lines
- * hold it, else into its function. */
+ * hold it, else into its function; among equal fits, into the block executed most. */
 static int attribute_by_line(const ms_raw *timed, const ms_model *m, uint64_t *per_block, uint64_t *other, char *err,
                              size_t errlen)
 {
@@ -101,7 +101,9 @@ static int attribute_by_line(const ms_raw *timed, const ms_model *m, uint64_t *p
         size_t at = 0;
         for (size_t b = 0; fn && b < m->nblocks; b++) {
             double v = fit(m, b, fn, f->file, f->line);
-            if (v > best) {
+            /* equal fits (a loop the compiler versioned or unrolled into copies on the same
+             * lines): the block that ran most, not a copy that never ran */
+            if (v > best || (v == best && m->blocks[b].count > m->blocks[at].count)) {
                 best = v;
                 at = b;
             }

@@ -4,7 +4,7 @@
 # the L1-resident multiply-add chain's estimate is within 20% of its measured time, coverage
 # of memory operations is at least 95%, short objects are untimable with no overhead; bad
 # input (a program not built with memspy-cc, an unknown CPU model, a failing program).
-# matrix: gcc:-O2
+# matrix: gcc:-O2 clang:-O2
 . "$1/tests/e2e/lib.sh"
 command -v llvm-mca-14 >/dev/null || { echo "skip: llvm-mca-14 not installed (scripts/deps.sh)"; exit 77; }
 
