@@ -625,9 +625,12 @@ void ms_threads_mode_start(void);
 void ms_threads_mode_enter(void);
 /* Whether the switch happened mid-run (the raw file then carries a note). */
 int ms_threads_mode_switched(void);
-/* 1 once a gcc OpenMP parallel loop with a dynamic, guided or runtime schedule started (omp.c):
- * its iteration assignment is this run's and may differ between runs. */
+/* 1 once an OpenMP loop with a dynamic, guided or runtime schedule started (omp.c for gcc's
+ * libgomp, ompt.c for clang's libomp): its iteration assignment is this run's and may differ
+ * between runs. */
 int ms_omp_dynamic_loops_seen(void);
+/* Note that such a loop started. */
+void ms_omp_saw_dynamic_loop(void);
 /* Forget the runtime in a forked child (pthread_atfork child handler). */
 void ms_threads_init(void);
 
