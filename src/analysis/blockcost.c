@@ -271,6 +271,16 @@ static int parse_objdump(char *text, insn **out, size_t *nout)
 /* Whether the instruction never falls through: an unconditional jump, a return, a trap. */
 static int ends_flow(const char *t) { return !strncmp(t, "jmp", 3) || !strncmp(t, "ret", 3) || !strncmp(t, "ud2", 3); }
 
+/* Whether the instruction is a conditional jump to addr (a loop's latch jumping back to the
+ * block's start: what follows it runs once, when the loop ends). */
+static int branches_to(const char *t, uint64_t addr)
+{
+    unsigned long long target;
+    if (t[0] != 'j' || !strncmp(t, "jmp", 3)) return 0;
+    const char *op = strchr(t, ' ');
+    return op && sscanf(op, " %llx", &target) == 1 && target == addr;
+}
+
 /* Instructions llvm-mca cannot or should not model: padding and undecodable bytes. */
 static int skip_insn(const char *t)
 {
@@ -555,7 +565,7 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, size_t 
             /* ... or its first unconditional jump or return: what follows it is not reached from
              * the block (another version's code, cold paths laid out after the loop) */
             while (end < nins && ins[end].addr < stop && (end == k || !ins[end].func_start))
-                if (ends_flow(ins[end++].text)) break;
+                if (ends_flow(ins[end++].text) || branches_to(ins[end - 1].text, offs[b])) break;
             char **txt = malloc((end - k + 1) * sizeof *txt), *drop = calloc(end - k + 1, 1);
             if (!txt || !drop) {
                 free(txt);
