@@ -2,6 +2,9 @@
  * system time apart), the coverage and unexplained overhead of Table 2, then the mobjects
  * sorted by memory overhead. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../util/util.h"
 #include "report.h"
 
 static const char *base_name(const char *path)
@@ -10,6 +13,43 @@ static const char *base_name(const char *path)
     for (p = path; p && *p; p++)
         if (*p == '/') s = p + 1;
     return s ? s : "??";
+}
+
+static int by_inclusive(const void *a, const void *b)
+{
+    const ms_mobject *x = *(const ms_mobject *const *)a, *y = *(const ms_mobject *const *)b;
+    return x->inclusive_measured_s < y->inclusive_measured_s   ? 1
+           : x->inclusive_measured_s > y->inclusive_measured_s ? -1
+                                                               : 0;
+}
+
+/* The procedures with their callees (the call graph's inclusive times), by measured time. */
+static int report_inclusive(FILE *out, const ms_mtool_result *r, size_t top)
+{
+    size_t n = 0;
+    const ms_mobject **p = calloc(r->nmobjects + 1, sizeof *p);
+    if (!p) return -1;
+    for (size_t i = 0; i < r->nmobjects; i++)
+        if (r->mobjects[i].kind == MS_MOBJ_PROCEDURE && r->mobjects[i].has_inclusive) p[n++] = &r->mobjects[i];
+    if (n) {
+        qsort(p, n, sizeof *p, by_inclusive);
+        fprintf(out, "\nProcedures with their callees (inclusive, from the call edges):\n");
+        fprintf(out, "%-34s %10s %10s %9s\n", "function", "estimated", "measured", "overhead");
+        for (size_t i = 0; i < n && i < top; i++) {
+            const ms_mobject *m = p[i];
+            fprintf(out, "%-34s %9.4fs %9.4fs ", ms_term(m->function ? m->function : "??"), m->inclusive_estimated_s,
+                    m->inclusive_measured_s);
+            if (m->inclusive_estimated_s > 0)
+                fprintf(out, "%8.0f%%", 100.0 * (m->inclusive_measured_s / m->inclusive_estimated_s - 1));
+            else
+                fprintf(out, "%9s", "-");
+            int recursive = 0;
+            for (size_t w = 0; w < m->nwarnings; w++) recursive |= !strcmp(m->warnings[w], MS_MOBJ_WARN_RECURSIVE);
+            fputs(recursive ? "  (recursive: its call cycle)\n" : "\n", out);
+        }
+    }
+    free(p);
+    return ferror(out) ? -1 : 0;
 }
 
 int ms_report_mtool(FILE *out, const ms_mtool_result *r, size_t top)
@@ -38,5 +78,5 @@ int ms_report_mtool(FILE *out, const ms_mtool_result *r, size_t top)
         else
             fprintf(out, "%9s %11s  (%s)\n", "untimable", "-", m->nwarnings ? m->warnings[0] : "");
     }
-    return ferror(out) ? -1 : 0;
+    return ferror(out) ? -1 : report_inclusive(out, r, top);
 }
