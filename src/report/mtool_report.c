@@ -35,11 +35,16 @@ static int report_inclusive(FILE *out, const ms_mtool_result *r, size_t top)
         qsort(p, n, sizeof *p, by_inclusive);
         fprintf(out, "\nProcedures with their callees (inclusive, from the call edges):\n");
         fprintf(out, "%-34s %10s %10s %9s\n", "function", "estimated", "measured", "overhead");
+        double min_s = 5e-9 * (double)r->period_ns; /* as for the mobjects: enough samples */
         for (size_t i = 0; i < n && i < top; i++) {
             const ms_mobject *m = p[i];
-            fprintf(out, "%-34s %9.4fs %9.4fs ", ms_term(m->function ? m->function : "??"), m->inclusive_estimated_s,
-                    m->inclusive_measured_s);
-            if (m->inclusive_estimated_s > 0)
+            const char *fn = ms_term(m->function ? m->function : "??");
+            if (strlen(fn) > 34) { /* a long name on a line of its own, whole */
+                fprintf(out, "%s\n", fn);
+                fn = "";
+            }
+            fprintf(out, "%-34s %9.4fs %9.4fs ", fn, m->inclusive_estimated_s, m->inclusive_measured_s);
+            if (m->inclusive_estimated_s > 0 && m->inclusive_measured_s >= min_s)
                 fprintf(out, "%8.0f%%", 100.0 * (m->inclusive_measured_s / m->inclusive_estimated_s - 1));
             else
                 fprintf(out, "%9s", "-");
@@ -69,10 +74,16 @@ int ms_report_mtool(FILE *out, const ms_mtool_result *r, size_t top)
             "overhead", "cyc/memop");
     for (size_t i = 0; i < r->nmobjects && i < top; i++) {
         const ms_mobject *m = &r->mobjects[i];
-        char src[64];
-        snprintf(src, sizeof src, "%.40s:%d-%d", m->file ? base_name(m->file) : "??", m->line, m->end_line);
-        fprintf(out, "%-9s %-24.24s %-28.28s %9.4fs %9.4fs ", m->kind == MS_MOBJ_LOOP ? "loop" : "procedure",
-                m->function ? m->function : "??", src, m->estimated_s, m->measured_s);
+        char src[300];
+        const char *fn = ms_term(m->function ? m->function : "??"),
+                   *kind = m->kind == MS_MOBJ_LOOP ? "loop" : "procedure";
+        snprintf(src, sizeof src, "%s:%d-%d", m->file ? ms_term(base_name(m->file)) : "??", m->line, m->end_line);
+        if (strlen(fn) > 24 || strlen(src) > 28) { /* long names on a line of their own, whole */
+            fprintf(out, "%-9s %s %s\n", kind, fn, src);
+            src[0] = '\0';
+            fn = kind = "";
+        }
+        fprintf(out, "%-9s %-24s %-28s %9.4fs %9.4fs ", kind, fn, src, m->estimated_s, m->measured_s);
         if (m->timable)
             fprintf(out, "%8.0f%% %11.2f\n", 100.0 * m->overhead, m->extra_cycles_per_memop);
         else
