@@ -3,7 +3,8 @@
 # to its bins, not to its names: a function name that every block and loop of the function
 # repeats is written once (the result's "names" table), and the long library headers its
 # statistics reach into are embedded in the HTML page as excerpts (the lines with statistics
-# and a few around them), which the page's source view shows with their own line numbers.
+# and a few around them), which the page's source view shows with their own line numbers;
+# `memspy diff` prints long names whole.
 # matrix: gcc:-O2
 . "$1/tests/e2e/lib.sh"
 need_chromium
@@ -31,4 +32,10 @@ ok_if "the page renders its source view" grep -q 'id="source-file"' dom.html
 first=$(sed -n 's/.*<tr id="L'"$excerpt_file"'-\([0-9]*\)".*/\1/p' dom.html | head -1)
 ok_if "stl_tree.h's rows carry their own line numbers (line $first), not 1, 2, 3..." test "${first:-1}" -gt 1
 ok_if "a gap row separates the excerpt's runs" grep -q '<tr class="gap">' dom.html
+
+# diff prints long names whole, on a line of their own (they were cut at 36 characters)
+run_memspy r2.json -- ./templates
+"$MEMSPY" diff r.json.result r2.json.result --top 50 >diff.txt
+longcode=$(jq -r '[.code[].name] | max_by(length)' r.json)
+ok_if "diff prints the longest code name whole ($(printf %s "$longcode" | wc -c) characters)" grep -qF -- "$longcode" diff.txt
 finish
