@@ -74,9 +74,9 @@ extern bool opt_verbose;
 extern tree word_type;
 extern tree word_ptr;
 extern tree buf_decl;
-extern tree flush_decl, entry_decl, exit_decl, register_decl, register_blocks_decl;
+extern tree flush_decl, entry_decl, exit_decl, register_decl, register_blocks_decl, register_plain_decl;
 extern tree plain_decl;
-extern tree pcs_start_decl, pcs_stop_decl, bpcs_start_decl, bpcs_stop_decl;
+extern tree pcs_start_decl, pcs_stop_decl, bpcs_start_decl, bpcs_stop_decl, ppcs_start_decl, ppcs_stop_decl;
 extern unsigned table_counter;
 
 /* collect.cc and emit.cc (each defined with its comment). */
