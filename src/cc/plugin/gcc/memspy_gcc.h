@@ -23,6 +23,7 @@
 #include "attribs.h"
 #include "asan.h"
 #include "internal-fn.h"
+#include "memmodel.h"
 #include "alias.h"
 #include "varasm.h"
 #include "diagnostic-core.h"
@@ -45,6 +46,7 @@ struct site {
     tree ops[3];  /* the words to store (pointer or integer expressions) */
     unsigned kind, size;
     bool alone; /* a group of its own, committed right before stmt (copies, sets) */
+    int order;  /* an atomic's memory order (MSPLUG_F_ORDER), -1 unknown or not atomic */
 };
 
 /* A counted basic block of the function being instrumented. */
