@@ -193,10 +193,16 @@ static int name_mmap_bin(const ms_raw_bin *b, const heap_path *h, ms_data_bin *d
 }
 
 /* Memory of no known object, by mapping: "other:LABEL" ("other:[heap]", "other:libc.so.6"),
- * the mapping's whole path in the full name. */
+ * the mapping's whole path in the full name; malloc's bookkeeping is heap:headers. */
 static int name_mapping_bin(const ms_raw_bin *b, ms_data_bin *d)
 {
     const char *label = b->name && *b->name ? b->name : "[anon]";
+    if (strcmp(label, MS_RAW_LABEL_HEAP_HEADERS) == 0) { /* malloc's bookkeeping: heap memory */
+        d->kind = MS_BIN_HEAP;
+        d->name = strdup(MS_HEAP_HEADERS_NAME);
+        d->full_name = strdup(MS_HEAP_HEADERS_NAME);
+        return d->name && d->full_name ? 0 : -1;
+    }
     d->kind = MS_BIN_OTHER;
     d->name = format("other:%s", base_name(label));
     d->full_name = format("other:%s", label);

@@ -109,6 +109,11 @@ typedef enum {
     MS_BIN_MAPPING = 6
 } ms_bin_kind;
 
+/* The label of the MAPPING bin of malloc's bookkeeping (chunk headers, free-list links) that
+ * the runtime records for the program's allocations; no /proc/self/maps label starts with
+ * '('. The analysis names it heap:headers. */
+#define MS_RAW_LABEL_HEAP_HEADERS "(malloc headers)"
+
 /* ---- reader side (analysis; uses malloc) ---- */
 
 typedef struct {
