@@ -79,8 +79,82 @@ const char *ms_blockcost_host_cpu(void)
     return cpu;
 }
 
-/* The CPU names `llvm-mca -mcpu=help` lists, into *list (a strbuf of "name " entries). */
+static int list_cpus(ms_strbuf *list, char *err, size_t errlen);
+
+/* memspy's cache directory ($XDG_CACHE_HOME/memspy, else ~/.cache/memspy) into dir, created
+ * when make_dirs. Returns 0, or -1 when there is none. */
+static int cache_dir(char *dir, size_t len, int make_dirs)
+{
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    int w;
+    if (xdg && *xdg)
+        w = snprintf(dir, len, "%s/memspy", xdg);
+    else if (home && *home)
+        w = snprintf(dir, len, "%s/.cache/memspy", home);
+    else
+        return -1;
+    if (w <= 0 || (size_t)w >= len) return -1;
+    if (make_dirs) {
+        char parent[4096];
+        snprintf(parent, sizeof parent, "%.4000s", dir);
+        char *slash = strrchr(parent, '/');
+        if (slash) {
+            *slash = '\0';
+            mkdir(parent, 0700);
+        }
+        mkdir(dir, 0700);
+    }
+    return 0;
+}
+
+/* The cache file of llvm-mca's CPU list: named after the size and modification time of the
+ * llvm-mca found in $PATH (another llvm-mca, another list). -1 if it cannot be found. */
+static int cpu_list_cache(char *out, size_t len, int make_dirs)
+{
+    const char *path = getenv("PATH");
+    char dir[4096], exe[4200];
+    struct stat st;
+    int found = 0;
+    for (const char *p = path ? path : "/usr/bin"; p && *p && !found;) {
+        size_t n = strcspn(p, ":");
+        snprintf(exe, sizeof exe, "%.*s/%s", (int)(n < 4096 ? n : 4096), p, MS_LLVM_MCA);
+        found = n && stat(exe, &st) == 0 && S_ISREG(st.st_mode);
+        p += n + (p[n] == ':');
+    }
+    if (!found || cache_dir(dir, sizeof dir, make_dirs) < 0) return -1;
+    int w = snprintf(out, len, "%s/mca-cpus-%lld-%lld.txt", dir, (long long)st.st_size, (long long)st.st_mtime);
+    return w > 0 && (size_t)w < len ? 0 : -1;
+}
+
+/* The CPU names `llvm-mca -mcpu=help` lists, into *list (a strbuf of "name " entries); read
+ * from the cache when this llvm-mca listed them before (saves a run of llvm-mca per command). */
 static int known_cpus(ms_strbuf *list, char *err, size_t errlen)
+{
+    char cached[4400], *text = NULL;
+    if (cpu_list_cache(cached, sizeof cached, 0) == 0 && ms_read_file(cached, 0, &text, NULL) == MS_READ_OK &&
+        text[0]) {
+        ms_strbuf_adds(list, text);
+        free(text);
+        return list->oom ? ms_errorf(err, errlen, "out of memory") : 0;
+    }
+    free(text);
+    int rc = list_cpus(list, err, errlen);
+    if (rc == 0 && cpu_list_cache(cached, sizeof cached, 1) == 0) {
+        char tmp[4500];
+        snprintf(tmp, sizeof tmp, "%s.%d", cached, (int)getpid());
+        FILE *f = fopen(tmp, "w");
+        if (f && fputs(list->s, f) >= 0 && fclose(f) == 0)
+            rename(tmp, cached); /* whole or not at all */
+        else {
+            if (f) fclose(f);
+            unlink(tmp);
+        }
+    }
+    return rc;
+}
+
+/* The CPU names `llvm-mca -mcpu=help` lists, into *list (a strbuf of "name " entries). */
+static int list_cpus(ms_strbuf *list, char *err, size_t errlen)
 {
     char out[512], er[512];
     if (scratch(out, sizeof out, "mcahelp") < 0 || scratch(er, sizeof er, "mcaerr") < 0)
@@ -271,6 +345,16 @@ static int parse_objdump(char *text, insn **out, size_t *nout)
 /* Whether the instruction never falls through: an unconditional jump, a return, a trap. */
 static int ends_flow(const char *t) { return !strncmp(t, "jmp", 3) || !strncmp(t, "ret", 3) || !strncmp(t, "ud2", 3); }
 
+/* Whether the instruction is a conditional jump to addr (a loop's latch jumping back to the
+ * block's start: what follows it runs once, when the loop ends). */
+static int branches_to(const char *t, uint64_t addr)
+{
+    unsigned long long target;
+    if (t[0] != 'j' || !strncmp(t, "jmp", 3)) return 0;
+    const char *op = strchr(t, ' ');
+    return op && sscanf(op, " %llx", &target) == 1 && target == addr;
+}
+
 /* Instructions llvm-mca cannot or should not model: padding and undecodable bytes. */
 static int skip_insn(const char *t)
 {
@@ -442,24 +526,8 @@ static int cache_key(const char *path, char *key, size_t keylen)
 
 static int cache_path(char *out, size_t len, const char *key, const char *cpu, int make_dirs)
 {
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
     char dir[4096];
-    if (xdg && *xdg)
-        snprintf(dir, sizeof dir, "%s/memspy", xdg);
-    else if (home && *home)
-        snprintf(dir, sizeof dir, "%s/.cache/memspy", home);
-    else
-        return -1;
-    if (make_dirs) {
-        char parent[4096];
-        snprintf(parent, sizeof parent, "%.4000s", dir);
-        char *slash = strrchr(parent, '/');
-        if (slash) {
-            *slash = '\0';
-            mkdir(parent, 0700);
-        }
-        mkdir(dir, 0700);
-    }
+    if (cache_dir(dir, sizeof dir, make_dirs) < 0) return -1;
     int w = snprintf(out, len, "%s/blockcost-" BLOCKCOST_METHOD "-%s-%s.txt", dir, key, cpu);
     return w > 0 && (size_t)w < len ? 0 : -1;
 }
@@ -555,7 +623,7 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, size_t 
             /* ... or its first unconditional jump or return: what follows it is not reached from
              * the block (another version's code, cold paths laid out after the loop) */
             while (end < nins && ins[end].addr < stop && (end == k || !ins[end].func_start))
-                if (ends_flow(ins[end++].text)) break;
+                if (ends_flow(ins[end++].text) || branches_to(ins[end - 1].text, offs[b])) break;
             char **txt = malloc((end - k + 1) * sizeof *txt), *drop = calloc(end - k + 1, 1);
             if (!txt || !drop) {
                 free(txt);

@@ -90,8 +90,11 @@ static int parse_options(int argc, char **argv, mtool_opts *o, int *done)
     return ms_cli_db_wait("mtool", o->db_timeout);
 }
 
-/* Start the program with the environment set, wait for it (status, system time). */
-static int run_program(const char *path, char **argv, ms_run_guard *guard, int *status, double *system_s)
+/* Start the program with the environment set, wait for it (status, system time). With
+ * clock_hz, the effective clock is measured meanwhile (in this process's own CPU time: the
+ * counting run is not timed, so the two may share the CPUs). */
+static int run_program(const char *path, char **argv, ms_run_guard *guard, int *status, double *system_s,
+                       double *clock_hz)
 {
     ms_run_forward_signals_begin();
     fflush(NULL);
@@ -109,6 +112,7 @@ static int run_program(const char *path, char **argv, ms_run_guard *guard, int *
     }
     ms_run_forward_signals_to(pid);
     ms_run_guard_program(guard, pid);
+    if (clock_hz) *clock_hz = ms_effective_clock_hz();
     struct rusage ru;
     memset(&ru, 0, sizeof ru);
     while (wait4(pid, status, 0, &ru) < 0)
@@ -207,7 +211,7 @@ int ms_cmd_mtool(int argc, char **argv)
         rc = ms_cli_error("mtool", "cannot set the environment: %s", strerror(errno));
         goto out;
     }
-    double clock_hz = ms_effective_clock_hz(), system_s = 0, unused_s = 0;
+    double clock_hz = 0, system_s = 0, unused_s = 0;
     time_t start = time(NULL);
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -216,9 +220,9 @@ int ms_cmd_mtool(int argc, char **argv)
     /* The counting run (exact block counts), then the timing run (the plain copies, sampled). */
     int count_status = 0, pid_count = -1, pid_time = -1;
     if (setenv("MEMSPY_MODE", "count", 1) == 0)
-        pid_count = run_program(path, o.prog_argv, &guard, &count_status, &unused_s);
+        pid_count = run_program(path, o.prog_argv, &guard, &count_status, &unused_s, &clock_hz);
     if (pid_count >= 0 && setenv("MEMSPY_MODE", "time", 1) == 0 && setenv("MEMSPY_SAMPLE_NS", period, 1) == 0)
-        pid_time = run_program(path, o.prog_argv, &guard, &status, &system_s);
+        pid_time = run_program(path, o.prog_argv, &guard, &status, &system_s, NULL);
     unsetenv("MEMSPY_SAMPLE_NS");
     ms_raw counted, timed;
     memset(&counted, 0, sizeof counted);

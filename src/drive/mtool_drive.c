@@ -9,8 +9,13 @@
 #include "../util/util.h"
 
 /* A block's pc is its asm label + 1 (like a return address): the first instruction is at
- * pc - 1 (in the instrumented body: the copies have no labels). */
-static uint64_t block_start(const ms_raw_block *b) { return b->pc ? b->pc - 1 : 0; }
+ * pc - 1. The plain copy's, which the timing run executes, when the function has one; else
+ * the instrumented body's (blockcost.c takes its instrumentation out). */
+static uint64_t block_start(const ms_raw_block *b)
+{
+    uint64_t pc = b->plain_pc ? b->plain_pc : b->pc;
+    return pc ? pc - 1 : 0;
+}
 
 /* Ideal cycles of every block, module by module. */
 static int costs(const ms_raw *raw, const char *cpu, double *cycles, char *err, size_t errlen)

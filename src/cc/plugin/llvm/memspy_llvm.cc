@@ -354,9 +354,9 @@ void Instrumenter::collectBlock(BasicBlock &BB, bool header)
  * without it the address of the label would belong to whatever instruction code generation
  * puts next, sometimes one of another line or of line 0 (merged or hoisted code). */
 static InlineAsm *pcLabel(LLVMContext &C, const char *section, const std::string &table, unsigned byteOffset,
-                          const std::string &comdat)
+                          const std::string &comdat, bool nop = true)
 {
-    std::string text = std::string("1: nop\n\t.pushsection ") + section;
+    std::string text = std::string(nop ? "1: nop" : "1:") + "\n\t.pushsection " + section;
     text += comdat.empty() ? ",\"aw\",@progbits" : ",\"awG\",@progbits," + comdat + ",comdat";
     text += "\n\t.balign 8\n\t.quad 1b+1, " + table + "+" + std::to_string(byteOffset) + "\n\t.popsection";
     return InlineAsm::get(FunctionType::get(Type::getVoidTy(C), false), text, "", true);
@@ -701,6 +701,12 @@ bool Instrumenter::instrumentFunction(Function &F)
             Block copy = blocks[i];
             copy.first = cast<Instruction>(countMap[blocks[i].first]);
             emitBlockWord(copy, i, blockTable);
+            /* the plain copy's label (no nop: nothing added to the code the timing run runs;
+             * no location: no line-table row of its own for the copy's pcs) */
+            IRBuilder<>(cast<Instruction>(plainMap[blocks[i].first]))
+                .CreateCall(pcLabel(C, MSPLUG_PLAIN_PCS_SECTION, blockTable->getName().str(),
+                                    8 * MSPLUG_BLOCK_WORDS * i, comdat, false))
+                ->setDebugLoc(DebugLoc());
         }
     if (blockTable) fillBlocks(blockTable, loopTable);
     for (BasicBlock &BB : F)
@@ -726,15 +732,19 @@ void Instrumenter::addConstructor()
     GlobalVariable *start = bound("__start_" MSPLUG_PCS_SECTION), *stop = bound("__stop_" MSPLUG_PCS_SECTION);
     GlobalVariable *bstart = bound("__start_" MSPLUG_BLOCK_PCS_SECTION);
     GlobalVariable *bstop = bound("__stop_" MSPLUG_BLOCK_PCS_SECTION);
+    GlobalVariable *pstart = bound("__start_" MSPLUG_PLAIN_PCS_SECTION);
+    GlobalVariable *pstop = bound("__stop_" MSPLUG_PLAIN_PCS_SECTION);
     FunctionType *regTy = FunctionType::get(Type::getVoidTy(C), { rt.i8p, rt.i8p }, false);
     FunctionCallee reg = M.getOrInsertFunction(MSPLUG_SYM_REGISTER_LLVM, regTy);
     FunctionCallee regBlocks = M.getOrInsertFunction(MSPLUG_SYM_REGISTER_BLOCKS, regTy);
+    FunctionCallee regPlain = M.getOrInsertFunction(MSPLUG_SYM_REGISTER_PLAIN, regTy);
     Function *ctor = Function::Create(FunctionType::get(Type::getVoidTy(C), false), GlobalValue::InternalLinkage,
                                       "__memspy_module_ctor", M);
     ctor->addFnAttr(Attribute::NoUnwind);
     IRBuilder<> B(BasicBlock::Create(C, "", ctor));
     B.CreateCall(reg, { start, stop });
     B.CreateCall(regBlocks, { bstart, bstop });
+    B.CreateCall(regPlain, { pstart, pstop });
     B.CreateRetVoid();
     appendToGlobalCtors(M, ctor, 99);
 }
