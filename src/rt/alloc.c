@@ -42,9 +42,13 @@ static uint32_t headers_bin; /* the heap:headers bin, 0 until first needed */
  * C library allocates for itself (stdio buffers) stay its own business. */
 static void touch_header(ms_thread *t, uintptr_t p, size_t usable, uint32_t write_flag, uintptr_t pc)
 {
-    if (!ms_thread_can_record(t) || ms_focus_skips(t) || !t->depth) return;
+    if (!ms_thread_can_record(t) || !t->depth) return;
     uintptr_t fn = ms_function_start(pc);
     if (!fn || fn != ms_function_start(t->frames[t->depth - 1].pc)) return; /* the C library's own block */
+    if (ms_focus_skips(t)) {                                                /* outside --focus: counted as left out */
+        ms_focus_count_skipped(!write_flag && usable >= LINK_BYTES ? 2 : 1);
+        return;
+    }
     uint32_t bin = __atomic_load_n(&headers_bin, __ATOMIC_RELAXED);
     if (!bin) {
         uint8_t prev = ms_busy_begin();

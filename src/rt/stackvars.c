@@ -36,10 +36,11 @@ typedef struct {
     uint32_t nvars;
     const stack_var *vars; /* sorted by lo, disjoint */
     uint32_t *bins;        /* per variable: its STACKVAR bin once made (0 before) */
+    uintptr_t cfa_delta;   /* CFA - hook frame address last found for a frame of it (0: none) */
 } func_vars;
 
-static func_vars *funcs;                               /* FUNC_SLOTS entries, mapped on first use */
-static const func_vars no_vars = { 1, 0, NULL, NULL }; /* a function without named stack variables */
+static func_vars *funcs;                            /* FUNC_SLOTS entries, mapped on first use */
+static func_vars no_vars = { 1, 0, NULL, NULL, 0 }; /* a function without named stack variables */
 static pthread_mutex_t vars_lock = PTHREAD_MUTEX_INITIALIZER;
 static Dwarf *dw_of[MAX_DW_MODULES];
 static uint8_t dw_tried[MAX_DW_MODULES];
@@ -156,7 +157,7 @@ static const stack_var *read_vars(uintptr_t pc, uint32_t *n)
 
 /* ---- the table of functions ---- */
 
-static const func_vars *lookup(uintptr_t fn)
+static func_vars *lookup(uintptr_t fn)
 {
     func_vars *tab = __atomic_load_n(&funcs, __ATOMIC_ACQUIRE);
     if (!tab) return NULL;
@@ -170,11 +171,11 @@ static const func_vars *lookup(uintptr_t fn)
 }
 
 /* The variables of the function whose frame has pc (read on first use). */
-static const func_vars *vars_of(uintptr_t pc)
+static func_vars *vars_of(uintptr_t pc)
 {
     uintptr_t fn = ms_function_start(pc);
     if (!fn) return &no_vars;
-    const func_vars *fv = lookup(fn);
+    func_vars *fv = lookup(fn);
     if (fv) return fv;
     uint8_t prev = ms_busy_begin();
     pthread_mutex_lock(&vars_lock);
@@ -198,15 +199,27 @@ static const func_vars *vars_of(uintptr_t pc)
 
 /* ---- frames ---- */
 
-/* The CFA of frame f (see the file comment); 0 if not found. The frame is live in a thread
- * whose stack ends at stack_hi. */
-static uintptr_t frame_cfa(const ms_frame *f, uintptr_t stack_hi)
+/* Whether the word below cfa (a frame's return address slot) holds ra. */
+static int ra_at(uintptr_t cfa, uintptr_t ra, uintptr_t lo, uintptr_t hi)
+{
+    return cfa > lo + 8 && cfa <= hi && !(cfa & 7) && *(const uintptr_t *)(cfa - 8) == ra;
+}
+
+/* The CFA of frame f of function fv (see the file comment); 0 if not found. The frame is
+ * live in a thread whose stack ends at stack_hi. The distance from the hook's frame to the
+ * CFA found last for the function is tried before a scan (the hook is called at one place). */
+static uintptr_t frame_cfa(const ms_frame *f, func_vars *fv, uintptr_t stack_hi)
 {
     uintptr_t fp = f->saved_fp, ra = f->call_ra;
-    if (fp > f->frame && fp < stack_hi - 16 && !(fp & 7) && *(const uintptr_t *)(fp + 8) == ra) return fp + 16;
+    if (fp > f->frame && ra_at(fp + 16, ra, f->frame, stack_hi)) return fp + 16;
+    uintptr_t delta = __atomic_load_n(&fv->cfa_delta, __ATOMIC_RELAXED);
+    if (delta && ra_at(f->frame + delta, ra, f->frame, stack_hi)) return f->frame + delta;
     uintptr_t end = stack_hi - f->frame > SCAN_BYTES ? f->frame + SCAN_BYTES : stack_hi;
     for (uintptr_t p = (f->frame + 16) & ~(uintptr_t)7; p + 8 <= end; p += 8)
-        if (*(const uintptr_t *)p == ra) return p + 8;
+        if (*(const uintptr_t *)p == ra) {
+            __atomic_store_n(&fv->cfa_delta, p + 8 - f->frame, __ATOMIC_RELAXED);
+            return p + 8;
+        }
     return 0;
 }
 
@@ -215,9 +228,9 @@ uint32_t ms_stack_var_bin(ms_thread *t, ms_frame *f, uintptr_t stack_hi, uintptr
 {
     *lo = 0;
     *hi = UINTPTR_MAX;
-    const func_vars *fv = f->vars ? f->vars : vars_of(f->pc);
+    func_vars *fv = f->vars ? (func_vars *)f->vars : vars_of(f->pc);
     uintptr_t cfa = f->cfa;
-    if (!cfa && fv->nvars) cfa = frame_cfa(f, stack_hi);
+    if (!cfa && fv->nvars) cfa = frame_cfa(f, fv, stack_hi);
     if (own) {
         f->vars = fv;
         f->cfa = cfa ? cfa : 1; /* 1: looked for, not found */
