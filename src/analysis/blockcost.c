@@ -22,7 +22,7 @@
 
 #define MCA_ITERATIONS 100
 /* Bumped when the way blocks are cut or rewritten changes: older cache files are not used. */
-#define BLOCKCOST_METHOD "m4"
+#define BLOCKCOST_METHOD "m5"
 
 /* Run argv with stdin from in_path (NULL: /dev/null), stdout to out_path, stderr to
  * err_path. Returns the exit status, or -1 if it could not start. */
@@ -345,14 +345,14 @@ static int parse_objdump(char *text, insn **out, size_t *nout)
 /* Whether the instruction never falls through: an unconditional jump, a return, a trap. */
 static int ends_flow(const char *t) { return !strncmp(t, "jmp", 3) || !strncmp(t, "ret", 3) || !strncmp(t, "ud2", 3); }
 
-/* Whether the instruction is a conditional jump to addr (a loop's latch jumping back to the
- * block's start: what follows it runs once, when the loop ends). */
-static int branches_to(const char *t, uint64_t addr)
+/* Whether the instruction at addr is a conditional jump backwards (a loop's latch: what
+ * follows it runs once, when the loop ends). */
+static int branches_back(const char *t, uint64_t addr)
 {
     unsigned long long target;
     if (t[0] != 'j' || !strncmp(t, "jmp", 3)) return 0;
     const char *op = strchr(t, ' ');
-    return op && sscanf(op, " %llx", &target) == 1 && target == addr;
+    return op && sscanf(op, " %llx", &target) == 1 && target <= addr;
 }
 
 /* Instructions llvm-mca cannot or should not model: padding and undecodable bytes. */
@@ -623,7 +623,7 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, size_t 
             /* ... or its first unconditional jump or return: what follows it is not reached from
              * the block (another version's code, cold paths laid out after the loop) */
             while (end < nins && ins[end].addr < stop && (end == k || !ins[end].func_start))
-                if (ends_flow(ins[end++].text) || branches_to(ins[end - 1].text, offs[b])) break;
+                if (ends_flow(ins[end++].text) || branches_back(ins[end - 1].text, ins[end - 1].addr)) break;
             char **txt = malloc((end - k + 1) * sizeof *txt), *drop = calloc(end - k + 1, 1);
             if (!txt || !drop) {
                 free(txt);

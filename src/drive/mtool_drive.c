@@ -5,6 +5,7 @@
 #include "../analysis/analyze.h"
 #include "../analysis/blockcost.h"
 #include "../analysis/mtool.h"
+#include "../analysis/mtool_calls.h"
 #include "../analysis/symbolize.h"
 #include "../util/util.h"
 
@@ -122,6 +123,42 @@ static int attribute_by_line(const ms_raw *timed, const ms_model *m, uint64_t *p
     return rc;
 }
 
+/* The counting run's call edges by function name (the caller block's function, the callee's
+ * at its address), into *out (names owned by *names_out, freed by the caller). */
+static int call_edges(const ms_raw *counted, const ms_model *m, ms_mtool_edge **out, size_t *n, char ***names_out,
+                      char *err, size_t errlen)
+{
+    *out = NULL;
+    *n = 0;
+    *names_out = NULL;
+    if (!counted->ncalls) return 0;
+    ms_symbolizer *sym = NULL;
+    char *note = NULL;
+    if (ms_symbolizer_new(counted, &sym, &note, err, errlen) != 0) return -1;
+    free(note);
+    ms_mtool_edge *e = calloc(counted->ncalls, sizeof *e);
+    char **names = calloc(counted->ncalls, sizeof *names);
+    int rc = e && names ? 0 : ms_errorf(err, errlen, "out of memory");
+    for (size_t i = 0; rc == 0 && i < counted->ncalls; i++) {
+        const ms_raw_call *c = &counted->calls[i];
+        if (c->caller_block >= m->nblocks || !m->blocks[c->caller_block].function) continue;
+        const ms_sym *y = ms_symbolize(sym, c->callee_pc, false);
+        const ms_frame *f = y && y->nframes ? &y->frames[y->nframes - 1] : NULL;
+        const char *fn = f && f->func ? ms_symbolizer_readable(sym, f->func) : NULL;
+        if (!fn) continue;
+        if (!(names[*n] = strdup(fn))) {
+            rc = ms_errorf(err, errlen, "out of memory");
+            break;
+        }
+        e[*n] = (ms_mtool_edge){ m->blocks[c->caller_block].function, names[*n], c->count };
+        (*n)++;
+    }
+    ms_symbolizer_free(sym);
+    *out = e;
+    *names_out = names;
+    return rc;
+}
+
 int ms_mtool_from_raws(const ms_raw *counted, const ms_raw *timed, const char *cpu, double clock_hz, double system_s,
                        ms_mtool_result *out, char *err, size_t errlen)
 {
@@ -158,6 +195,18 @@ int ms_mtool_from_raws(const ms_raw *counted, const ms_raw *timed, const char *c
                           system_s };
     if (ms_mtool_analyze(&in, out) < 0) {
         ms_errorf(err, errlen, "out of memory");
+        goto out;
+    }
+    ms_mtool_edge *edges = NULL;
+    char **names = NULL;
+    size_t nedges = 0;
+    int cg = call_edges(counted, &m, &edges, &nedges, &names, err, errlen);
+    if (cg == 0 && ms_mtool_inclusive(out, edges, nedges) < 0) cg = ms_errorf(err, errlen, "out of memory");
+    for (size_t i = 0; names && i < nedges; i++) free(names[i]);
+    free(names);
+    free(edges);
+    if (cg < 0) {
+        ms_mtool_result_free(out);
         goto out;
     }
     out->cpu_model = strdup(cpu);

@@ -11,7 +11,7 @@
 #include "mtool.h"
 
 #define MS_MODEL_FORMAT "memspy-result"
-#define MS_MODEL_VERSION 2 /* 2: threads, invalidations, references, patterns */
+#define MS_MODEL_VERSION 3 /* 2: threads, invalidations, references, patterns; 3: "names" */
 
 typedef struct {
     char *name; /* function name (innermost inlined function when inlined) */

@@ -15,6 +15,7 @@ typedef enum { MS_MOBJ_LOOP = 0, MS_MOBJ_PROCEDURE = 1 } ms_mobject_kind;
  * result read back points at them too. */
 #define MS_MOBJ_WARN_TOO_SHORT "too short to time"
 #define MS_MOBJ_WARN_NO_ESTIMATE "no estimate (its code was not found in the binary)"
+#define MS_MOBJ_WARN_RECURSIVE "recursive: its inclusive times are those of its whole call cycle"
 
 /* The static string equal to text among the MS_MOBJ_WARN_* ones, NULL if none is. */
 const char *ms_mobject_warning(const char *text);
@@ -29,6 +30,9 @@ typedef struct {
     double extra_cycles_per_memop;              /* (measured - estimated) in cycles per memory operation */
     uint64_t memops, samples;                   /* executed memory operations; samples that fell in it */
     const char *warnings[MS_MOBJ_MAX_WARNINGS]; /* MS_MOBJ_WARN_* strings */
+    /* Procedures, when the call edges are known: the times of the procedure and its callees */
+    int has_inclusive;
+    double inclusive_estimated_s, inclusive_measured_s;
     size_t nwarnings;
 } ms_mobject;
 

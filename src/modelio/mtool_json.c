@@ -32,6 +32,8 @@ static json_t *mobject_json(const ms_mobject *m)
     bad |= put(o, "extra_cycles_per_memop", m->timable ? json_real(m->extra_cycles_per_memop) : json_null());
     bad |= put(o, "memops", json_integer((json_int_t)m->memops));
     bad |= put(o, "samples", json_integer((json_int_t)m->samples));
+    bad |= put(o, "inclusive_estimated_s", m->has_inclusive ? json_real(m->inclusive_estimated_s) : json_null());
+    bad |= put(o, "inclusive_measured_s", m->has_inclusive ? json_real(m->inclusive_measured_s) : json_null());
     bad |= put(o, "warnings", warn);
     if (bad) {
         json_decref(o);
@@ -150,6 +152,13 @@ static int parse_mobject(const reader *rd, const char *where, json_t *o, ms_mobj
         get_real(rd, o, where, "measured_s", &m->measured_s) < 0 || get_count(rd, o, where, "memops", &m->memops) < 0 ||
         get_count(rd, o, where, "samples", &m->samples) < 0)
         return -1;
+    json_t *incl = json_object_get(o, "inclusive_estimated_s"); /* absent before the call graph */
+    if (incl && !json_is_null(incl)) {
+        m->has_inclusive = 1;
+        if (get_real(rd, o, where, "inclusive_estimated_s", &m->inclusive_estimated_s) < 0 ||
+            get_real(rd, o, where, "inclusive_measured_s", &m->inclusive_measured_s) < 0)
+            return -1;
+    }
     if (m->timable && (get_real(rd, o, where, "overhead", &m->overhead) < 0 ||
                        get_real(rd, o, where, "extra_cycles_per_memop", &m->extra_cycles_per_memop) < 0))
         return -1;

@@ -63,6 +63,11 @@ enum {
 };
 
 #define MSPLUG_F_LAST 1u /* the last site of its group */
+/* An atomic site's memory order as the compiler saw it (C11 / __ATOMIC_*: relaxed 0, consume
+ * 1, acquire 2, release 3, acq_rel 4, seq_cst 5; a compare-exchange's success order), plus one,
+ * in flag bits 1-3; 0: unknown (not a constant). MSPLUG_INFO_ORDER gives it back, -1 unknown. */
+#define MSPLUG_F_ORDER(order) ((((unsigned)(order) + 1u) & 7u) << 1)
+#define MSPLUG_INFO_ORDER(info) ((int)((MSPLUG_INFO_FLAGS(info) >> 1) & 7u) - 1)
 
 #define MSPLUG_INFO(size, kind, flags) ((uint64_t)(uint32_t)(size) | (uint64_t)(kind) << 32 | (uint64_t)(flags) << 48)
 #define MSPLUG_INFO_SIZE(info) ((uint32_t)(info))

@@ -44,6 +44,15 @@ mtool_checks Fortran f.json dense_ gather_
 
 ok_if "llvm-mca's block costs are cached per binary and CPU model" ls "$XDG_CACHE_HOME"/memspy/blockcost-*.txt
 
+# the call graph: main calls dense, reduce and gather once each, so its inclusive times are
+# every procedure's own times together
+check "C: main's inclusive estimate and measure are its own plus its callees' (call edges)" c.json \
+  '[.mtool.mobjects[] | select(.kind == "procedure")] as $p | ($p[] | select(.function == "main")) as $m |
+   (($m.inclusive_estimated_s - ([$p[].estimated_s] | add)) | fabs) < 1e-9 and
+   (($m.inclusive_measured_s - ([$p[].measured_s] | add)) | fabs) < 1e-9 and
+   ([$p[] | select(.function == "gather") | .inclusive_estimated_s == .estimated_s] | all)'
+ok_if "the report lists the procedures with their callees" grep -q "^Procedures with their callees" c.out
+
 # the text report: Figure 2's lines, then the mobjects
 ok_if "the report shows predicted, measured and overhead" grep -q "predicted time (ideal memory)" c.out
 ok_if "the report shows the coverage line" grep -q "^Measured .*% of memory operations; unexplained overhead" c.out

@@ -20,7 +20,7 @@ check "time mode: no reference recorded" t.json '.totals.reads + .totals.writes 
 check "time mode: the block and loop tables are there, no block counted" t.json \
   '(.blocks | length) > 0 and (.loops | length) > 0 and ([.blocks[].count] | add) == 0'
 check "capture mode: kernel's blocks counted" c.json \
-  '[.blocks[] | select(.function == "kernel") | .count] | add > 0'
+  "$JQ_DEFS [named(.blocks)[] | select(.function == \"kernel\") | .count] | add > 0"
 
 pc_c=$(sed -n 's/^caller //p' c.json.out)
 pc_t=$(sed -n 's/^caller //p' t.json.out)

@@ -98,7 +98,20 @@ struct Site {
     unsigned offset; /* added to ops[0]: a piece of an access code generation splits */
     int lane;        /* >= 0: ops[0] is a vector of pointers and this is its lane ... */
     Value *mask;     /* ... enabled by this lane of mask (null: always) */
+    int order = -1;  /* an atomic's memory order (MSPLUG_F_ORDER), -1: not atomic */
 };
+
+/* C11's memory order (relaxed 0 ... seq_cst 5) of an LLVM atomic ordering. */
+static int c11_order(AtomicOrdering o)
+{
+    switch (o) {
+    case AtomicOrdering::Acquire: return 2;
+    case AtomicOrdering::Release: return 3;
+    case AtomicOrdering::AcquireRelease: return 4;
+    case AtomicOrdering::SequentiallyConsistent: return 5;
+    default: return 0; /* unordered, monotonic */
+    }
+}
 
 /* A counted basic block (one with an instruction besides PHIs, debug intrinsics and an
  * unconditional branch, or a loop header), before code is emitted for it. */
@@ -312,14 +325,21 @@ void Instrumenter::collectBlock(BasicBlock &BB, bool header)
                 lastLine = std::max(lastLine, dl.getLine());
             }
         if (auto *L = dyn_cast<LoadInst>(&I)) {
-            addAccess(L, L->getPointerOperand(), L->getType(), L->isAtomic() ? MSPLUG_K_ATOMIC_LOAD : MSPLUG_K_READ);
+            if (addAccess(L, L->getPointerOperand(), L->getType(),
+                          L->isAtomic() ? MSPLUG_K_ATOMIC_LOAD : MSPLUG_K_READ) &&
+                L->isAtomic())
+                sites.back().order = c11_order(L->getOrdering());
         } else if (auto *S = dyn_cast<StoreInst>(&I)) {
-            addAccess(S, S->getPointerOperand(), S->getValueOperand()->getType(),
-                      S->isAtomic() ? MSPLUG_K_ATOMIC_STORE : MSPLUG_K_WRITE);
+            if (addAccess(S, S->getPointerOperand(), S->getValueOperand()->getType(),
+                          S->isAtomic() ? MSPLUG_K_ATOMIC_STORE : MSPLUG_K_WRITE) &&
+                S->isAtomic())
+                sites.back().order = c11_order(S->getOrdering());
         } else if (auto *R = dyn_cast<AtomicRMWInst>(&I)) {
-            addAccess(R, R->getPointerOperand(), R->getValOperand()->getType(), MSPLUG_K_ATOMIC_RMW);
+            if (addAccess(R, R->getPointerOperand(), R->getValOperand()->getType(), MSPLUG_K_ATOMIC_RMW))
+                sites.back().order = c11_order(R->getOrdering());
         } else if (auto *X = dyn_cast<AtomicCmpXchgInst>(&I)) {
-            addAccess(X, X->getPointerOperand(), X->getCompareOperand()->getType(), MSPLUG_K_ATOMIC_RMW);
+            if (addAccess(X, X->getPointerOperand(), X->getCompareOperand()->getType(), MSPLUG_K_ATOMIC_RMW))
+                sites.back().order = c11_order(X->getSuccessOrdering());
         } else if (auto *CB = dyn_cast<CallBase>(&I)) {
             unsigned before = calls;
             if (callSites(CB, openFrom)) closeGroup(openFrom);
@@ -669,7 +689,9 @@ bool Instrumenter::instrumentFunction(Function &F)
         for (unsigned g = 0; g < groupStart.size(); g++) {
             unsigned first = groupStart[g], end = g + 1 < groupStart.size() ? groupStart[g + 1] : sites.size();
             for (unsigned i = first; i < end; i++) {
-                uint64_t info = MSPLUG_INFO(sites[i].size, sites[i].kind, i + 1 == end ? MSPLUG_F_LAST : 0);
+                unsigned flags =
+                    (i + 1 == end ? MSPLUG_F_LAST : 0) | (sites[i].order >= 0 ? MSPLUG_F_ORDER(sites[i].order) : 0);
+                uint64_t info = MSPLUG_INFO(sites[i].size, sites[i].kind, flags);
                 if (i == first) {
                     unsigned words = 0;
                     for (unsigned j = first; j < end; j++) words += msplug_site_words(sites[j].kind);
