@@ -1,6 +1,6 @@
 /* Data bins and their names (MemSpy section 5.2): heap bins are named from the allocation
  * statement, walking the call path outwards when two bins would share a name; globals by
- * their (DWARF) name; stack frames by function. */
+ * their (DWARF) name; stack frames by function, and their variables by function and name. */
 #define _GNU_SOURCE /* qsort_r */
 #include "databins.h"
 
@@ -193,10 +193,16 @@ static int name_mmap_bin(const ms_raw_bin *b, const heap_path *h, ms_data_bin *d
 }
 
 /* Memory of no known object, by mapping: "other:LABEL" ("other:[heap]", "other:libc.so.6"),
- * the mapping's whole path in the full name. */
+ * the mapping's whole path in the full name; malloc's bookkeeping is heap:headers. */
 static int name_mapping_bin(const ms_raw_bin *b, ms_data_bin *d)
 {
     const char *label = b->name && *b->name ? b->name : "[anon]";
+    if (strcmp(label, MS_RAW_LABEL_HEAP_HEADERS) == 0) { /* malloc's bookkeeping: heap memory */
+        d->kind = MS_BIN_HEAP;
+        d->name = strdup(MS_HEAP_HEADERS_NAME);
+        d->full_name = strdup(MS_HEAP_HEADERS_NAME);
+        return d->name && d->full_name ? 0 : -1;
+    }
     d->kind = MS_BIN_OTHER;
     d->name = format("other:%s", base_name(label));
     d->full_name = format("other:%s", label);
@@ -257,13 +263,17 @@ static int name_tls_bin(const ms_raw_bin *b, ms_symbolizer *sym, ms_data_bin *d)
     return d->name && d->full_name ? 0 : -1;
 }
 
+/* A function's frame: "stack:FUNC"; a named variable in it (STACKVAR): "stack:FUNC.VAR". */
 static int name_stack_bin(const ms_raw_bin *b, ms_symbolizer *sym, ms_data_bin *d)
 {
     const ms_sym *s = ms_symbolize(sym, b->pc, false);
     if (!s) return -1;
     const ms_frame *owner = &s->frames[s->nframes - 1]; /* the real (not inlined) function */
     d->kind = MS_BIN_STACK;
-    d->name = format("stack:%s", owner->func);
+    if (b->kind == MS_BIN_STACKVAR)
+        d->name = format("stack:%s.%s", owner->func, b->name && *b->name ? b->name : "?");
+    else
+        d->name = format("stack:%s", owner->func);
     d->full_name = d->name ? strdup(d->name) : NULL;
     d->site = site_text(owner->decl_file, owner->decl_line);
     return d->name && d->full_name && (d->site || !owner->decl_file) ? 0 : -1;
@@ -369,7 +379,8 @@ int ms_build_data_bins(const ms_raw_bin *bins, size_t nbins, ms_symbolizer *sym,
         switch (bins[i].kind) {
         case MS_BIN_HEAP: rc = name_heap_bin(&bins[i], &paths[heap_of[i]], &d[i]); break;
         case MS_BIN_GLOBAL: rc = name_global_bin(&bins[i], sym, &d[i]); break;
-        case MS_BIN_STACK: rc = name_stack_bin(&bins[i], sym, &d[i]); break;
+        case MS_BIN_STACK:
+        case MS_BIN_STACKVAR: rc = name_stack_bin(&bins[i], sym, &d[i]); break;
         case MS_BIN_MMAP: rc = name_mmap_bin(&bins[i], &paths[heap_of[i]], &d[i]); break;
         case MS_BIN_TLS: rc = name_tls_bin(&bins[i], sym, &d[i]); break;
         case MS_BIN_MAPPING: rc = name_mapping_bin(&bins[i], &d[i]); break;

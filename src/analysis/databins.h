@@ -11,6 +11,10 @@
  * variable frame, "frame" the heap object it points to. */
 #define MS_POINTER_PREFIX "&"
 
+/* The bin of malloc's bookkeeping that the C library does for the program's allocations
+ * (chunk size words, free-list links): a heap bin of its own. */
+#define MS_HEAP_HEADERS_NAME "heap:headers"
+
 /* Build one named data bin per raw bin (same order) into *out (nbins entries, caller frees
  * with the model). Short names are unique among them. Returns 0, or -1 if out of memory. */
 int ms_build_data_bins(const ms_raw_bin *bins, size_t nbins, ms_symbolizer *sym, ms_source_cache *src,

@@ -33,7 +33,10 @@
  *                              u64 size, u32 module index, str symbol name
  *                      MAPPING: memory of no known object, by mapping (/proc/self/maps):
  *                              str label (the mapped file's path, "[heap]", "[stack]",
- *                              "[anon]", ...) }
+ *                              "[anon]", ...)
+ *                    version 3 adds:
+ *                      STACKVAR: a named variable in a function's stack frame: u64 func_pc
+ *                              (as STACK), str variable name }
  *  MS_RAW_CONTEXTS : u32 n; n x { u32 ctx, u32 bin, u64 pc }  -- pc = return address of the
  *                    instrumentation call (or of the interposed libc call)
  *  MS_RAW_COUNTERS : u32 nlevels, u32 n; n x { u32 ctx, then ms_counters as u64 fields in this
@@ -72,7 +75,7 @@
 #include "../sim/sim.h"
 
 #define MS_RAW_MAGIC "MSPYRAW" /* 7 chars + NUL = 8 bytes */
-#define MS_RAW_VERSION 2u      /* 2: bin kinds MMAP, TLS, MAPPING */
+#define MS_RAW_VERSION 3u      /* 2: bin kinds MMAP, TLS, MAPPING; 3: STACKVAR */
 #define MS_RAW_F_INCOMPLETE 1u /* the program crashed, aborted or called _exit */
 
 /* Progress file in MEMSPY_RAW_DIR, beside the raw files: one native-endian u64, the number of
@@ -102,7 +105,8 @@ enum {
 enum { MS_EXIT_NORMAL = 0, MS_EXIT_SIGNAL = 1, MS_EXIT_UNDERSCORE = 2 /* _exit/_Exit */, MS_EXIT_EXEC = 3 };
 
 /* Kinds of data bins. The result model uses only the first four: the analysis files MMAP
- * under HEAP (a dynamic allocation), TLS under GLOBAL and MAPPING under OTHER. */
+ * under HEAP (a dynamic allocation), TLS under GLOBAL, MAPPING under OTHER and STACKVAR
+ * under STACK. */
 typedef enum {
     MS_BIN_HEAP = 0,
     MS_BIN_GLOBAL = 1,
@@ -110,8 +114,14 @@ typedef enum {
     MS_BIN_OTHER = 3,
     MS_BIN_MMAP = 4,
     MS_BIN_TLS = 5,
-    MS_BIN_MAPPING = 6
+    MS_BIN_MAPPING = 6,
+    MS_BIN_STACKVAR = 7
 } ms_bin_kind;
+
+/* The label of the MAPPING bin of malloc's bookkeeping (chunk headers, free-list links) that
+ * the runtime records for the program's allocations; no /proc/self/maps label starts with
+ * '('. The analysis names it heap:headers. */
+#define MS_RAW_LABEL_HEAP_HEADERS "(malloc headers)"
 
 /* ---- reader side (analysis; uses malloc) ---- */
 
@@ -123,13 +133,13 @@ typedef struct {
 typedef struct {
     uint32_t id;
     ms_bin_kind kind;
-    uint64_t pc;                         /* HEAP, MMAP: site_pc; STACK: func_pc */
+    uint64_t pc;                         /* HEAP, MMAP: site_pc; STACK, STACKVAR: func_pc */
     uint16_t depth;                      /* HEAP, MMAP */
     uint64_t *path;                      /* HEAP, MMAP: depth call-site return addresses, outermost first */
     uint64_t objects, bytes, peak_bytes; /* HEAP, MMAP */
     uint64_t addr, size;                 /* GLOBAL; TLS: offset in the TLS block, size */
     uint32_t module;                     /* GLOBAL, TLS */
-    char *name;                          /* GLOBAL, TLS: symbol name; MMAP: file path; MAPPING: label */
+    char *name; /* GLOBAL, TLS: symbol name; MMAP: file path; MAPPING: label; STACKVAR: variable */
 } ms_raw_bin;
 
 typedef struct {

@@ -172,6 +172,11 @@ static void parse_bin(cursor *c, ms_raw_bin *b)
         b->kind = MS_BIN_STACK;
         b->pc = get_u64(c);
         break;
+    case MS_BIN_STACKVAR:
+        b->kind = MS_BIN_STACKVAR;
+        b->pc = get_u64(c);
+        b->name = get_str(c);
+        break;
     case MS_BIN_OTHER: b->kind = MS_BIN_OTHER; break;
     default: c->bad = 1; /* unknown bin kinds cannot be skipped: their size is unknown */
     }

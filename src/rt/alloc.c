@@ -6,8 +6,13 @@
  * and the malloc underneath attributes the block to the user's code, not libstdc++'s.
  * Allocations made inside the runtime (thread mode BUSY: libelf, dlsym) are not recorded.
  * A realloc that moves a block records libc's copy (reads of the old block, writes of the
- * new, as the caller's references to the block's bin): the program's memory traffic. */
+ * new, as the caller's references to the block's bin): the program's memory traffic.
+ * malloc's own bookkeeping is the program's traffic too, in one bin of its own (a MAPPING
+ * bin labelled MS_RAW_LABEL_HEAP_HEADERS, named heap:headers): each allocation writes the
+ * chunk's size word just below the block, each free reads it and writes the free list's two
+ * links (glibc's tcache `next` and `key`) into the block's first 16 bytes. */
 #include "rt.h"
+#include "../format/raw.h"
 #include <dlfcn.h>
 #include <errno.h>
 #include <malloc.h>
@@ -23,6 +28,39 @@ extern void *__libc_pvalloc(size_t n);
 
 #define CALLER() ((uintptr_t)__builtin_return_address(0))
 
+/* glibc's chunk header below a block (its size word, SIZE_SZ) and the free-list links it
+ * writes into a freed block (tcache: next, key). */
+#define HEADER_BYTES sizeof(size_t)
+#define LINK_BYTES (2 * sizeof(void *))
+
+static uint32_t headers_bin; /* the heap:headers bin, 0 until first needed */
+
+/* Record malloc's bookkeeping around block p (usable bytes) as a reference of the code at
+ * pc: the size word (written at allocation: write_flag MS_EV_WRITE; read at free: 0), and at
+ * free the links written into the block. Only for the program's own calls (pc in the
+ * function of the innermost instrumented frame, or a wrapper's pending site): the blocks the
+ * C library allocates for itself (stdio buffers) stay its own business. */
+static void touch_header(ms_thread *t, uintptr_t p, size_t usable, uint32_t write_flag, uintptr_t pc)
+{
+    if (!ms_thread_can_record(t) || !t->depth) return;
+    uintptr_t fn = ms_function_start(pc);
+    if (!fn || fn != ms_function_start(t->frames[t->depth - 1].pc)) return; /* the C library's own block */
+    if (ms_focus_skips(t)) {                                                /* outside --focus: counted as left out */
+        ms_focus_count_skipped(!write_flag && usable >= LINK_BYTES ? 2 : 1);
+        return;
+    }
+    uint32_t bin = __atomic_load_n(&headers_bin, __ATOMIC_RELAXED);
+    if (!bin) {
+        uint8_t prev = ms_busy_begin();
+        bin = ms_bins_mapping(t, MS_RAW_LABEL_HEAP_HEADERS);
+        ms_busy_end(prev);
+        if (!bin) return;
+        __atomic_store_n(&headers_bin, bin, __ATOMIC_RELAXED);
+    }
+    ms_record_range_bin(p - HEADER_BYTES, HEADER_BYTES, write_flag, pc, bin);
+    if (!write_flag && usable >= LINK_BYTES) ms_record_range_bin(p, LINK_BYTES, MS_EV_WRITE, pc, bin);
+}
+
 /* Give the new block p (requested bytes) its bin; returns p. */
 static void *track(void *p, size_t requested, uintptr_t caller)
 {
@@ -37,11 +75,13 @@ static void *track(void *p, size_t requested, uintptr_t caller)
     size_t usable = malloc_usable_size(p);
     ms_shadow_fill((uintptr_t)p, usable, bin);
     ms_bins_heap_alloc(bin, requested, usable);
+    touch_header(t, (uintptr_t)p, usable, MS_EV_WRITE, site);
     return p;
 }
 
-/* Forget block p before it goes back to libc (it may be reused at once by another thread). */
-static void untrack(void *p)
+/* Forget block p before it goes back to libc (it may be reused at once by another thread);
+ * free's bookkeeping is a reference of the code at caller. */
+static void untrack(void *p, uintptr_t caller)
 {
     if (!p || !ms_rt_on) return;
     if (ms_tls.mode == MS_T_READY) ms_plug_sync();
@@ -50,6 +90,7 @@ static void untrack(void *p)
     size_t usable = malloc_usable_size(p);
     ms_shadow_fill((uintptr_t)p, usable, 0);
     ms_bins_heap_free(bin, usable);
+    if (ms_bin_is_heap(bin)) touch_header(&ms_tls, (uintptr_t)p, usable, 0, caller);
 }
 
 /* The runtime's own callees (libelf, dlsym) allocate outside the program's heap, so that the
@@ -63,12 +104,15 @@ void *malloc(size_t n)
     return ms_rt_on ? track(p, n, CALLER()) : p;
 }
 
-void free(void *p)
+/* free called from caller (the program's call site). */
+static void free_from(void *p, uintptr_t caller)
 {
     if (MS_UNLIKELY(ms_is_runtime_memory(p))) return; /* an internal block: not reused */
-    untrack(p);
+    untrack(p, caller);
     __libc_free(p);
 }
+
+void free(void *p) { free_from(p, CALLER()); }
 
 void *calloc(size_t n, size_t size)
 {
@@ -107,7 +151,9 @@ static void *realloc_tracked(void *p, size_t n, uintptr_t caller)
         size_t copied = n < old_usable ? n : old_usable;
         ms_record_range_bin((uintptr_t)p, copied, 0, caller, bin);
         ms_record_range((uintptr_t)q, copied, MS_EV_WRITE, caller);
+        touch_header(&ms_tls, (uintptr_t)p, old_usable, 0, caller); /* the old block freed */
     }
+    touch_header(&ms_tls, (uintptr_t)q, new_usable, MS_EV_WRITE, caller); /* its size set */
     return q;
 }
 
@@ -271,18 +317,18 @@ NEW_ALIGN_NOTHROW(_ZnamSt11align_val_tRKSt9nothrow_t, NEW_A_AL_NT)
 
 /* Every operator delete ends in free (libstdc++ does the same). */
 #define DELETE_1(name) \
-    void name(void *p) { free(p); }
-#define DELETE_2(name, T)   \
-    void name(void *p, T a) \
-    {                       \
-        (void)a;            \
-        free(p);            \
+    void name(void *p) { free_from(p, CALLER()); }
+#define DELETE_2(name, T)       \
+    void name(void *p, T a)     \
+    {                           \
+        (void)a;                \
+        free_from(p, CALLER()); \
     }
 #define DELETE_3(name, T, U)     \
     void name(void *p, T a, U b) \
     {                            \
         (void)a, (void)b;        \
-        free(p);                 \
+        free_from(p, CALLER());  \
     }
 
 DELETE_1(_ZdlPv)

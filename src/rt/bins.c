@@ -190,6 +190,12 @@ static uint32_t intern_named(ms_thread *t, bin_key *k, const char *text)
     return id;
 }
 
+uint32_t ms_bins_stack_var(ms_thread *t, uintptr_t func_pc, const char *name)
+{
+    bin_key k = { MS_BIN_STACKVAR, 0, func_pc, NULL, 0 };
+    return intern_named(t, &k, name);
+}
+
 uint32_t ms_bins_mapping(ms_thread *t, const char *label)
 {
     bin_key k = { MS_BIN_MAPPING, 0, 0, NULL, 0 };

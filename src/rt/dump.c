@@ -134,6 +134,10 @@ static void put_bins(ms_raw_writer *w)
             ms_raw_put_str(w, b->name);
             break;
         case MS_BIN_STACK: ms_raw_put_u64(w, b->pc); break;
+        case MS_BIN_STACKVAR:
+            ms_raw_put_u64(w, b->pc);
+            ms_raw_put_str(w, b->name ? b->name : "");
+            break;
         default: break;
         }
     }

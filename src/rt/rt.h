@@ -53,11 +53,15 @@ enum {
 
 /* A frame of the shadow call stack (shadowstack.c). */
 typedef struct {
-    uintptr_t pc;      /* a pc inside the function: return address of its func_entry call */
-    uintptr_t call_ra; /* return address in the caller (where the function was called) */
-    uintptr_t frame;   /* frame address of the func_entry hook: below the function's locals */
-    uint32_t bin;      /* STACK bin of the function, 0 until first needed */
-    uint32_t focus;    /* --focus: this function or a caller is in focus (focus.c) */
+    uintptr_t pc;               /* a pc inside the function: return address of its func_entry call */
+    uintptr_t call_ra;          /* return address in the caller (where the function was called) */
+    uintptr_t frame;            /* frame address of the func_entry hook: below the function's locals */
+    uintptr_t saved_fp;         /* the function's frame pointer register at its entry hook (stackvars.c) */
+    uintptr_t cfa;              /* the frame's CFA once found (stackvars.c), 0 before */
+    const void *vars;           /* its function's stack variables once looked up (stackvars.c) */
+    uintptr_t var_lo, var_span; /* bin holds the frame's addresses [var_lo, var_lo + var_span) */
+    uint32_t bin;               /* STACK or STACKVAR bin of those addresses, 0 until first needed */
+    uint32_t focus;             /* --focus: this function or a caller is in focus (focus.c) */
 } ms_frame;
 
 #define MS_CACHE_SLOTS 64u
@@ -279,6 +283,8 @@ uint32_t ms_bins_mmap(ms_thread *t, uintptr_t site_pc, const char *file);
 uint32_t ms_bins_mapping(ms_thread *t, const char *label);
 /* The STACK bin of the function containing pc (interned; per-thread cache). */
 uint32_t ms_bins_stack(ms_thread *t, uintptr_t func_pc);
+/* The STACKVAR bin of the stack variable name of the function containing func_pc (interned). */
+uint32_t ms_bins_stack_var(ms_thread *t, uintptr_t func_pc, const char *name);
 /* The HEAP bin for an allocation at site_pc with the calling thread's current call path. */
 uint32_t ms_bins_heap(ms_thread *t, uintptr_t site_pc);
 /* Whether bin is a HEAP bin (a shadow entry may also be a page named lazily by regions.c). */
@@ -289,6 +295,15 @@ void ms_bins_heap_free(uint32_t bin, uint64_t usable);
 /* A realloc'd block of bin now has new_usable live bytes (old ones freed first);
  * grown_requested bytes are added to the bin's requested total. */
 void ms_bins_heap_resize(uint32_t bin, uint64_t grown_requested, uint64_t new_usable);
+
+/* ---- stackvars.c: stack variables by name ---- */
+
+/* The bin of stack address addr in frame f of a thread whose stack ends at stack_hi: the
+ * STACKVAR bin of the variable holding it, else the function's STACK bin; [*lo, *hi) is the
+ * range of the frame's addresses with that bin. own: f is the calling thread's (its CFA and
+ * variables are remembered in f). */
+uint32_t ms_stack_var_bin(ms_thread *t, ms_frame *f, uintptr_t stack_hi, uintptr_t addr, uintptr_t *lo, uintptr_t *hi,
+                          int own);
 
 /* ---- shadowstack.c ---- */
 
@@ -567,7 +582,7 @@ MS_HOT void ms_record(uintptr_t addr, uint32_t size, uint32_t write_flag, uintpt
         /* the innermost frame owns addr unless its caller's frame lies below addr */
         if (MS_UNLIKELY(depth > 1 && top[-1].frame < addr)) goto slow;
         bin = top->bin;
-        if (MS_UNLIKELY(!bin)) goto slow;
+        if (MS_UNLIKELY(!bin || addr - top->var_lo >= top->var_span)) goto slow; /* another variable */
     } else {
         bin = ms_shadow_get(addr);
         if (MS_UNLIKELY(bin + 1u <= 1u)) goto slow; /* 0 (no bin yet: regions.c) or MS_BIN_SHARED */

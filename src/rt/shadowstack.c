@@ -69,6 +69,11 @@ MS_HOT void frame_push(uintptr_t pc, uintptr_t caller_ra, uintptr_t here)
     f->pc = pc;
     f->call_ra = caller_ra;
     f->frame = here;
+    f->saved_fp = *(const uintptr_t *)here; /* the hook's saved frame pointer: the function's */
+    f->cfa = 0;
+    f->vars = NULL;
+    f->var_lo = 0;
+    f->var_span = UINTPTR_MAX;
     f->bin = 0;
     f->focus = MS_UNLIKELY(ms_focus_active) && ((t->depth && t->frames[t->depth - 1].focus) || ms_focus_contains(pc));
     __asm__ volatile("" ::: "memory"); /* a signal handler must see a complete frame */
@@ -109,8 +114,15 @@ uint32_t ms_stack_bin_slow(ms_thread *t, uintptr_t addr)
     i--;
     while (i > 0 && t->frames[i - 1].frame < addr) i--;
     ms_frame *f = &t->frames[i];
-    if (!f->bin) f->bin = ms_bins_stack(t, f->pc);
-    return f->bin;
+    if (f->bin && addr - f->var_lo < f->var_span) return f->bin;
+    uintptr_t lo, hi;
+    uint32_t bin = ms_stack_var_bin(t, f, t->stack_lo + t->stack_span, addr, &lo, &hi, 1);
+    if (bin) {
+        f->var_lo = lo;
+        f->var_span = hi - lo;
+        f->bin = bin;
+    }
+    return bin;
 }
 
 uint32_t ms_stack_bin_other(ms_thread *t, const ms_thread *owner, const ms_thread_data *owner_data, uintptr_t addr,
@@ -123,14 +135,24 @@ uint32_t ms_stack_bin_other(ms_thread *t, const ms_thread *owner, const ms_threa
     if (i == 0 || !frames) return 0;
     i--;
     while (i > 0 && __atomic_load_n(&frames[i - 1].frame, __ATOMIC_RELAXED) < addr) i--;
-    uintptr_t pc = __atomic_load_n(&frames[i].pc, __ATOMIC_RELAXED);
-    uint32_t bin = pc ? ms_bins_stack(t, pc) : 0;
+    /* a copy of the owner's frame (it may change meanwhile: checked by the caller's cache) */
+    ms_frame copy = { 0 };
+    copy.pc = __atomic_load_n(&frames[i].pc, __ATOMIC_RELAXED);
+    copy.call_ra = __atomic_load_n(&frames[i].call_ra, __ATOMIC_RELAXED);
+    copy.frame = __atomic_load_n(&frames[i].frame, __ATOMIC_RELAXED);
+    copy.saved_fp = __atomic_load_n(&frames[i].saved_fp, __ATOMIC_RELAXED);
+    uintptr_t stack_hi =
+        __atomic_load_n(&owner->stack_lo, __ATOMIC_RELAXED) + __atomic_load_n(&owner->stack_span, __ATOMIC_RELAXED);
+    uintptr_t lo = 0, hi = UINTPTR_MAX;
+    uint32_t bin = copy.pc ? ms_stack_var_bin(t, &copy, stack_hi, addr, &lo, &hi, 0) : 0;
     /* The function's own addresses lie above its hook frame, up to its caller's: (frame,
-     * caller]. (Below the innermost hook frame are callees without hooks: not remembered.) */
-    uintptr_t frame = __atomic_load_n(&frames[i].frame, __ATOMIC_RELAXED);
+     * caller], within the variable's (or the gap's) range. (Below the innermost hook frame
+     * are callees without hooks: not remembered.) */
+    uintptr_t frame = copy.frame;
     if (bin && addr > frame) {
         uintptr_t caller = i ? __atomic_load_n(&frames[i - 1].frame, __ATOMIC_RELAXED) : UINTPTR_MAX - 1;
-        *found = (ms_other_frame){ owner, owner_data, &owner->nev, frame + 1, caller + 1, frame, pc, i, bin };
+        uintptr_t from = frame + 1 > lo ? frame + 1 : lo, to = caller + 1 < hi ? caller + 1 : hi;
+        *found = (ms_other_frame){ owner, owner_data, &owner->nev, from, to, frame, copy.pc, i, bin };
     }
     return bin;
 }

@@ -31,10 +31,11 @@ expect "show --data frame shows the buffer" "$(head -1 show.txt)" "DETAILED OUTP
 ok_if "show --data frame is the display of the heap bin's full name" cmp show.txt show_full.txt
 ok_if "show --data '&frame' shows the pointer" "$MEMSPY" show --data '&frame'
 
-# A const table: the present event source does not see reads of const globals, so the name
-# is asserted where references show up; the bin exists in the raw profile either way.
-check "the const table lookup, when read, is the global lookup (256 bytes)" r.json \
-  '[.data[] | select(.name | test("lookup"))] | (length == 0) or (.[0].name == "lookup" and .[0].kind == "global" and .[0].bytes == 256)'
+# A const table (.rodata): a global bin named after the variable, read by main.
+check "the const table is the global lookup (256 bytes)" r.json \
+  '[.data[] | select(.name | test("lookup"))] | length == 1 and .[0].name == "lookup" and .[0].kind == "global" and .[0].bytes == 256'
+check "main reads lookup (64 entries at least once: 16 lines or more of reads, no writes)" r.json \
+  "$JQ_DEFS"' cell("main"; "lookup") | .reads >= 16 and .writes == 0'
 "$BUILD_DIR/bin/rt_rawcheck" rec/profile.raw bins >bins.txt
 ok_if "the raw profile has the global bin lookup" grep -qx '[0-9]* 1 lookup' bins.txt
 ok_if "the raw profile has the file mapping's bin with its path" grep -q "^[0-9]* 4 $WORK/input.dat\$" bins.txt
@@ -72,7 +73,14 @@ cc_build grow "$SRC_DIR/tests/e2e/progs/grow.c"
 run_memspy g.json -- ./grow
 expect "realloc moved the block" "$(cut -d' ' -f2- g.json.out)" "moved"
 check "the block is one bin, int*.v, through malloc and realloc" g.json \
-  '[.data[] | select(.kind == "heap")] | length == 1 and .[0].name == "int*.v" and .[0].objects == 1'
+  '[.data[] | select(.kind == "heap" and .name != "heap:headers")] | length == 1 and .[0].name == "int*.v" and .[0].objects == 1'
+# malloc's bookkeeping: the size word written by malloc and by realloc's new chunk, read by
+# realloc's free of the old chunk and by free, and the free list's links written at both frees
+check "malloc's headers are heap:headers: 2 size-word reads, 2 size-word and 2 link writes by main" g.json \
+  "$JQ_DEFS"' (.data[] | select(.name == "heap:headers") | .kind == "heap")
+   and (cell("main"; "heap:headers") | .reads == 2 and .writes == 4)'
+check "the C library's own blocks (stdout's buffer) add no header traffic: main is the only code" g.json \
+  '[.code[].name] == ["main"]'
 # 16 int writes (4 vector writes with clang -O2) and the copy: 2 lines read, 2 lines written
 check "realloc's copy adds 2 line reads and 2 line writes to (main, int*.v)" g.json \
   "$JQ_DEFS"' cell("main"; "int*.v") | (.writes == 18 or .writes == 6) and (.reads == 18 or .reads == 6 or .reads == 2)'

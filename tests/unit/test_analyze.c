@@ -134,6 +134,47 @@ static char *file_line(int line)
     return b;
 }
 
+/* Regions that are no heap block or global: a named stack variable (STACKVAR) is
+ * stack:FUNC.VAR beside its function's frame stack:FUNC, malloc's bookkeeping is the heap bin
+ * heap:headers, and memory of no known object is other:MAPPING. */
+static void test_region_names(ms_raw raw)
+{
+    uint64_t fn = (uint64_t)(uintptr_t)&kernel_b;
+    ms_raw_bin bins[4] = {
+        { .id = 1, .kind = MS_BIN_STACKVAR, .pc = fn, .name = "buf" },
+        { .id = 2, .kind = MS_BIN_STACK, .pc = fn },
+        { .id = 3, .kind = MS_BIN_MAPPING, .name = MS_RAW_LABEL_HEAP_HEADERS },
+        { .id = 4, .kind = MS_BIN_MAPPING, .name = "/usr/lib/libfoo.so" },
+    };
+    ms_raw_context ctxs[4] = {
+        { 0, 1, kernel_pc[0] }, { 1, 2, kernel_pc[0] }, { 2, 3, kernel_pc[0] }, { 3, 4, kernel_pc[0] }
+    };
+    ms_raw_counter counters[4] = { counter(0, 40, 400), counter(1, 30, 300), counter(2, 20, 200), counter(3, 10, 100) };
+    raw.bins = bins;
+    raw.nbins = 4;
+    raw.contexts = ctxs;
+    raw.ncontexts = 4;
+    raw.counters = counters;
+    raw.ncounters = 4;
+    raw.evictions = NULL;
+    raw.nevictions = 0;
+    ms_model m;
+    char err[256];
+    CHECK(ms_analyze(&raw, NULL, &m, err, sizeof err) == 0);
+    static const char *const want[] = { "stack:kernel_b.buf", "stack:kernel_b", "heap:headers", "other:libfoo.so" };
+    static const ms_bin_kind kinds[] = { MS_BIN_STACK, MS_BIN_STACK, MS_BIN_HEAP, MS_BIN_OTHER };
+    CHECK(m.ndata == 4);
+    for (size_t i = 0; i < 4 && i < m.ndata; i++) {
+        if (strcmp(m.data[i].name, want[i]) != 0 || m.data[i].kind != kinds[i]) {
+            fprintf(stderr, "%s:%d: data[%zu] = %s (kind %d), want %s\n", __FILE__, __LINE__, i, m.data[i].name,
+                    (int)m.data[i].kind, want[i]);
+            check_failures++;
+        }
+    }
+    if (m.ndata == 4) CHECK(strcmp(m.data[3].full_name, "other:/usr/lib/libfoo.so") == 0);
+    ms_model_free(&m);
+}
+
 int main(void)
 {
     /* Allocation statements whose pcs become the heap bins' sites and call paths. */
@@ -324,5 +365,6 @@ int main(void)
                     m.data[i].site ? m.data[i].site : "-");
     ms_model_free(&m);
     for (int i = 0; i < 6; i++) free(bins[i].path);
+    test_region_names(raw);
     return check_result();
 }
