@@ -235,6 +235,11 @@ static int run_thread(replay_run *run, replay_thread *t, uint64_t budget)
             progress = 1;
             continue;
         }
+        size_t spin = replay_atomic_spin(t->ev, t->pos, t->n);
+        if (spin) { /* a spin-wait's iteration: only its last load is replayed */
+            t->pos += spin;
+            continue;
+        }
         int rc = replay_sync(&run->st, t, e, 0);
         if (rc < 0) return ms_errorf(run->err, run->errlen, "out of memory");
         if (rc != 1) {
@@ -312,7 +317,8 @@ static int break_deadlock(replay_run *run)
     return 1;
 }
 
-/* Scan t's stream for CREATE events: their children wait for them. Returns 0 or -1. */
+/* Scan t's stream for CREATE events (their children wait for them) and releasing ATOMIC
+ * events (acquiring ones wait for them). Returns 0 or -1. */
 static int find_creates(replay_run *run, const ms_replay *r, replay_thread *t)
 {
     ms_stream_reader *rd = NULL;
@@ -328,6 +334,10 @@ static int find_creates(replay_run *run, const ms_replay *r, replay_thread *t)
         for (size_t i = 0; i < n; i++) {
             replay_thread *child;
             run->has_work |= ev[i].kind == MS_SYNC_WORK;
+            if (ev[i].kind == MS_SYNC_ATOMIC && replay_atomic_note(&run->st, &ev[i]) < 0) {
+                ms_stream_reader_close(rd);
+                return ms_errorf(run->err, run->errlen, "out of memory");
+            }
             if (ev[i].kind != MS_SYNC_CREATE || !(child = replay_thread_find(&run->st, ev[i].addr)) || child == t ||
                 child->gated)
                 continue;
@@ -357,6 +367,7 @@ static int start_threads(replay_run *run, const ms_replay *r, unsigned nprocs)
      * not recorded): the pre-scan would only decompress the whole stream a second time. */
     for (size_t i = 0; (st->nthreads > 1 || run->mode == MS_INTERLEAVE_TIMED) && i < st->nthreads; i++)
         if (find_creates(run, r, &st->threads[i]) < 0) return -1;
+    if (replay_atomic_prepare(st) < 0) return ms_errorf(run->err, run->errlen, "out of memory");
     for (size_t i = 0; i < st->nthreads; i++) {
         replay_thread *t = &st->threads[i];
         char msg[512];
@@ -512,6 +523,11 @@ static int timed_event(replay_run *run, replay_thread *t)
         t->clock += cycles;
         t->compute += cycles;
         t->pos++;
+        return 1;
+    }
+    size_t spin = replay_atomic_spin(t->ev, t->pos, t->n);
+    if (spin) { /* a spin-wait's iteration: only its last load is replayed */
+        t->pos += spin;
         return 1;
     }
     timed_arrive(run, t, e->kind, e->addr);

@@ -58,6 +58,23 @@ typedef struct {
  * up its mutex), -1 when out of memory. Region boundaries go to st->sink. */
 int replay_sync(replay_state *st, replay_thread *t, const ms_replay_event *e, int force);
 
+/* Atomics as ordering edges (replay_atomic.c). Before the replay, every stream's ATOMIC
+ * events are shown to replay_atomic_note (the pre-scan), then replay_atomic_prepare orders
+ * what was noted; both return 0 or -1 (out of memory). replay_atomic carries out the ATOMIC
+ * event e at t's head: 1 when it passes, 0 when it must wait (an acquiring event whose
+ * address has an earlier-seq releasing event not yet replayed); force: pass anyway. */
+int replay_atomic_note(replay_state *st, const ms_replay_event *e);
+int replay_atomic_prepare(replay_state *st);
+int replay_atomic(replay_state *st, const ms_replay_event *e, int force);
+
+/* Spin-waits, recognized at replay time: when ev[pos] is an ordered atomic load that is
+ * followed (after its own read of the address, if recorded) by another ordered load of the
+ * same address, it is one iteration of a spin whose last load alone is replayed (that one
+ * waits for the awaited release). Returns the number of events to skip (0: not a spin
+ * iteration). Loads only, within one chunk (a spin cut by a chunk boundary keeps the
+ * iteration before it). */
+size_t replay_atomic_spin(const ms_replay_event *ev, size_t pos, size_t n);
+
 /* The thread has ended (EXIT or end of stream): it gives up the locks it still holds (handing
  * them to their waiters). Returns 0 or -1 (out of memory). */
 int replay_thread_finish(replay_thread *t, int complete);
