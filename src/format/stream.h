@@ -56,8 +56,10 @@
  *              smaller seq has been replayed (docs/design-threads.md, "Atomics"). A load
  *              event comes before its read access in the stream, a store's after its write.
  *              MS_ATOMIC_SPIN: the thread's loads of this address just before this one, with
- *              no other event between them, returned an unchanged value and were not
- *              recorded (a spin-wait, collapsed at record time: replayed as one wait). */
+ *              only a spin iteration's accesses between them (MS_ATOMIC_SPIN_BODY_MAX), returned
+ *              an unchanged value and were not recorded, nor those accesses (a spin-wait collapsed
+ *              at record time). The replay also skips every spin iteration but the last
+ *              (src/replay/replay_atomic.c), so a spin is replayed as one load that waits. */
 #ifndef MEMSPY_FORMAT_STREAM_H
 #define MEMSPY_FORMAT_STREAM_H
 #include <stdint.h>
@@ -92,6 +94,11 @@ enum {
 #define MS_ATOMIC_WRITE 16u   /* it wrote the location (store, read-modify-write) */
 #define MS_ATOMIC_CHANGED 32u /* the value differs from the one the thread saw just before */
 #define MS_ATOMIC_SPIN 64u    /* it ended a spin-wait (unchanged loads before it not recorded) */
+/* A spin-wait's iteration: an ordered load of an address, then at most this many plain
+ * accesses (the loop's own, e.g. its locals and the load's temporary at -O0; no other event)
+ * before the next ordered load of the same address. How often a wait loop runs depends on the
+ * OS schedule, so whatever it does while it waits is collapsed with it. */
+#define MS_ATOMIC_SPIN_BODY_MAX 8u
 
 /* Whether an ATOMIC event with arg acquires (a read with consume, acquire, acq_rel or seq_cst
  * order) or releases (a write with release, acq_rel or seq_cst order). Orders are __ATOMIC_*

@@ -85,7 +85,10 @@ size_t replay_atomic_spin(const ms_replay_event *ev, size_t pos, size_t n)
 {
     const ms_replay_event *e = &ev[pos];
     if (!atomic_load_event(e)) return 0;
-    size_t i = pos + 1;
-    if (i < n && ev[i].kind == 0 && ev[i].addr == e->addr && !ev[i].write) i++;
-    return i < n && atomic_load_event(&ev[i]) && ev[i].addr == e->addr ? i - pos : 0;
+    /* the load's own read, then the loop's accesses */
+    for (size_t i = pos + 1; i < n && i <= pos + 1 + MS_ATOMIC_SPIN_BODY_MAX; i++) {
+        if (atomic_load_event(&ev[i])) return ev[i].addr == e->addr ? i - pos : 0;
+        if (ev[i].kind != 0) return 0;
+    }
+    return n - pos <= 1 + MS_ATOMIC_SPIN_BODY_MAX ? REPLAY_SPIN_UNDECIDED : 0;
 }

@@ -15,8 +15,9 @@
  * with it may miss its edge.
  *
  * Spin-waits are collapsed here, at record time: an ordered load of the same address that
- * returns the same value as the thread's previous one, with no event of the thread recorded
- * since, is not recorded at all; the load that finally sees a new value carries
+ * returns the same value as the thread's previous one, with only a spin iteration's plain
+ * accesses recorded since (MS_ATOMIC_SPIN_BODY_MAX), is not recorded, and those accesses are
+ * dropped; the load that finally sees a new value carries
  * MS_ATOMIC_SPIN. The replay then replays the spin as one acquire that waits until the
  * awaited release, not as the recorded number of iterations. */
 #include "rt.h"
@@ -63,13 +64,28 @@ static inline void atomic_event(const volatile void *a, int mo, unsigned flags)
         ms_sync_event(MS_SYNC_ATOMIC, (uint64_t)(uintptr_t)a, (unsigned)mo | flags);
 }
 
+/* Whether the thread's events since its last ordered load (at most MS_ATOMIC_SPIN_BODY_MAX)
+ * are all plain accesses: a spin iteration's body. The load's own read (the event before them)
+ * must still be there (no flush since). */
+static inline int spin_body_only(uint32_t nev)
+{
+    const ms_thread_data *d = ms_tls.data;
+    if (spin.data != d || !d || nev < spin.nev || nev - spin.nev > MS_ATOMIC_SPIN_BODY_MAX || spin.nev == 0) return 0;
+    const ms_event *own = &d->ev[spin.nev - 1];
+    if (own->addr != spin.addr || own->bin == MS_EV_SYNC_BIN || (own->size_flags & MS_EV_WRITE)) return 0;
+    for (uint32_t i = spin.nev; i < nev; i++)
+        if (d->ev[i].bin == MS_EV_SYNC_BIN) return 0;
+    return 1;
+}
+
 /* An ordered load of a that returned v: 1 if it repeats the thread's previous load (same
  * address and value, nothing recorded since) and is left out; else records its ATOMIC event. */
 static inline int spin_repeat(const volatile void *a, int mo, uint64_t v)
 {
     if (MS_LIKELY(!ms_streams_mode) || mo == __ATOMIC_RELAXED) return 0;
     uintptr_t addr = (uintptr_t)a;
-    if (spin.addr == addr && spin.value == v && spin.nev == ms_tls.nev && spin.data == ms_tls.data) {
+    if (spin.addr == addr && spin.value == v && spin_body_only(ms_tls.nev)) {
+        ms_tls.nev = spin.nev; /* drop the iteration's accesses */
         spin.spun = 1;
         return 1;
     }

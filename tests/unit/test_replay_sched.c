@@ -218,6 +218,16 @@ static void test_atomic_edges(void)
     CHECK_EQ(f.res.threads[0].accesses, 2);
     CHECK_EQ(f.res.threads[0].syncs, 1);
     teardown(&f);
+    /* the same spin cut by chunk boundaries (the load before one is carried over to the next
+     * chunk); a carried load that no load follows is replayed */
+    setup(&f, "ald200@1 | r200 ald200@2 r200 | ald200@4 r200 r100", "w100 w200 ast200@3", NULL, NULL, NULL);
+    expect(&f, INTERLEAVED, 0, 0, "1:100w 1:200w 0:200 0:100");
+    expect(&f, MS_INTERLEAVE_TIMED, 0, 0, "1:100w 1:200w 0:200 0:100");
+    teardown(&f);
+    setup(&f, "ald200@4 r200 | r100", "w100 w200 ast200@3", NULL, NULL, NULL);
+    expect(&f, PIPED, 0, 0, "1:100w 1:200w 0:200 0:100");
+    CHECK_EQ(f.res.threads[0].syncs, 1);
+    teardown(&f);
     /* acq_rel read-modify-writes on one counter keep their recorded order */
     setup(&f, "armw300@1 w100 armw300@4 w101", "armw300@3 w102", "armw300@2 w103", NULL, NULL);
     expect(&f, PIPED, 0, 0, "0:100w 2:103w 1:102w 0:101w");
