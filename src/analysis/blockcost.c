@@ -1,9 +1,9 @@
 /* Ideal-memory cycles per block with llvm-mca; see blockcost.h. The binary's code is
- * disassembled once (llvm-objdump), cut at the block pcs the plugin registered, and all blocks
- * go to one llvm-mca run as code regions (# LLVM-MCA-BEGIN/END). Instructions are taken as
- * they are in the binary that is timed: until the plugin's uninstrumented copies exist, the
- * timing run executes the instrumented code, so its block-word and address-word stores are
- * part of what runs and of the estimate (docs/mtool.md). */
+ * disassembled once (llvm-objdump), cut at the block pcs the plugin registered (a block ends
+ * at the next block's pc or at its first unconditional jump or return), and all blocks go to
+ * one llvm-mca run as code regions (# LLVM-MCA-BEGIN/END). The pcs are the instrumented
+ * body's, whose instrumentation (reservations, records, the cold flush paths, both plugins'
+ * code shapes) is taken out: the timing run executes the plain copies (docs/mtool.md). */
 #define _GNU_SOURCE
 #include "blockcost.h"
 #include <ctype.h>
@@ -22,7 +22,7 @@
 
 #define MCA_ITERATIONS 100
 /* Bumped when the way blocks are cut or rewritten changes: older cache files are not used. */
-#define BLOCKCOST_METHOD "m3"
+#define BLOCKCOST_METHOD "m5"
 
 /* Run argv with stdin from in_path (NULL: /dev/null), stdout to out_path, stderr to
  * err_path. Returns the exit status, or -1 if it could not start. */
@@ -79,8 +79,82 @@ const char *ms_blockcost_host_cpu(void)
     return cpu;
 }
 
-/* The CPU names `llvm-mca -mcpu=help` lists, into *list (a strbuf of "name " entries). */
+static int list_cpus(ms_strbuf *list, char *err, size_t errlen);
+
+/* memspy's cache directory ($XDG_CACHE_HOME/memspy, else ~/.cache/memspy) into dir, created
+ * when make_dirs. Returns 0, or -1 when there is none. */
+static int cache_dir(char *dir, size_t len, int make_dirs)
+{
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    int w;
+    if (xdg && *xdg)
+        w = snprintf(dir, len, "%s/memspy", xdg);
+    else if (home && *home)
+        w = snprintf(dir, len, "%s/.cache/memspy", home);
+    else
+        return -1;
+    if (w <= 0 || (size_t)w >= len) return -1;
+    if (make_dirs) {
+        char parent[4096];
+        snprintf(parent, sizeof parent, "%.4000s", dir);
+        char *slash = strrchr(parent, '/');
+        if (slash) {
+            *slash = '\0';
+            mkdir(parent, 0700);
+        }
+        mkdir(dir, 0700);
+    }
+    return 0;
+}
+
+/* The cache file of llvm-mca's CPU list: named after the size and modification time of the
+ * llvm-mca found in $PATH (another llvm-mca, another list). -1 if it cannot be found. */
+static int cpu_list_cache(char *out, size_t len, int make_dirs)
+{
+    const char *path = getenv("PATH");
+    char dir[4096], exe[4200];
+    struct stat st;
+    int found = 0;
+    for (const char *p = path ? path : "/usr/bin"; p && *p && !found;) {
+        size_t n = strcspn(p, ":");
+        snprintf(exe, sizeof exe, "%.*s/%s", (int)(n < 4096 ? n : 4096), p, MS_LLVM_MCA);
+        found = n && stat(exe, &st) == 0 && S_ISREG(st.st_mode);
+        p += n + (p[n] == ':');
+    }
+    if (!found || cache_dir(dir, sizeof dir, make_dirs) < 0) return -1;
+    int w = snprintf(out, len, "%s/mca-cpus-%lld-%lld.txt", dir, (long long)st.st_size, (long long)st.st_mtime);
+    return w > 0 && (size_t)w < len ? 0 : -1;
+}
+
+/* The CPU names `llvm-mca -mcpu=help` lists, into *list (a strbuf of "name " entries); read
+ * from the cache when this llvm-mca listed them before (saves a run of llvm-mca per command). */
 static int known_cpus(ms_strbuf *list, char *err, size_t errlen)
+{
+    char cached[4400], *text = NULL;
+    if (cpu_list_cache(cached, sizeof cached, 0) == 0 && ms_read_file(cached, 0, &text, NULL) == MS_READ_OK &&
+        text[0]) {
+        ms_strbuf_adds(list, text);
+        free(text);
+        return list->oom ? ms_errorf(err, errlen, "out of memory") : 0;
+    }
+    free(text);
+    int rc = list_cpus(list, err, errlen);
+    if (rc == 0 && cpu_list_cache(cached, sizeof cached, 1) == 0) {
+        char tmp[4500];
+        snprintf(tmp, sizeof tmp, "%s.%d", cached, (int)getpid());
+        FILE *f = fopen(tmp, "w");
+        if (f && fputs(list->s, f) >= 0 && fclose(f) == 0)
+            rename(tmp, cached); /* whole or not at all */
+        else {
+            if (f) fclose(f);
+            unlink(tmp);
+        }
+    }
+    return rc;
+}
+
+/* The CPU names `llvm-mca -mcpu=help` lists, into *list (a strbuf of "name " entries). */
+static int list_cpus(ms_strbuf *list, char *err, size_t errlen)
 {
     char out[512], er[512];
     if (scratch(out, sizeof out, "mcahelp") < 0 || scratch(er, sizeof er, "mcaerr") < 0)
@@ -268,6 +342,19 @@ static int parse_objdump(char *text, insn **out, size_t *nout)
     return 0;
 }
 
+/* Whether the instruction never falls through: an unconditional jump, a return, a trap. */
+static int ends_flow(const char *t) { return !strncmp(t, "jmp", 3) || !strncmp(t, "ret", 3) || !strncmp(t, "ud2", 3); }
+
+/* Whether the instruction at addr is a conditional jump backwards (a loop's latch: what
+ * follows it runs once, when the loop ends). */
+static int branches_back(const char *t, uint64_t addr)
+{
+    unsigned long long target;
+    if (t[0] != 'j' || !strncmp(t, "jmp", 3)) return 0;
+    const char *op = strchr(t, ' ');
+    return op && sscanf(op, " %llx", &target) == 1 && target <= addr;
+}
+
 /* Instructions llvm-mca cannot or should not model: padding and undecodable bytes. */
 static int skip_insn(const char *t)
 {
@@ -332,8 +419,10 @@ static size_t reg_len(const char *s)
 /* The instrumentation's code pattern in a block of the instrumented body (docs/plugin.md):
  * a reservation `movq (%B), %C` + `cmpq $40xx, %C` + `ja` (B: the thread buffer, C: its word
  * count), the record pointer `leaq (%B,%C,8), %P`, stores into `k(%P)` or `k(%B,%C,8)`, the
- * count's update `addq $n, %C` and `movq %C, (%B)`. Marks those instructions in drop[] (the
- * plain copy the timing run executes has none of them). */
+ * count's update `addq $n, %C` and `movq %C, (%B)`; clang's code addresses the buffer through
+ * %fs (`movq %fs:(%B), %C`, `jae`, stores into `%fs:k(%B,%C,8)`, `movq %C, %fs:(%B)`) and
+ * computes a record's address with a `leaq ..., %R` just before storing %R. Marks those
+ * instructions in drop[] (the plain copy the timing run executes has none of them). */
 static void mark_instrumentation(char *const *t, size_t n, char *drop)
 {
     char buf[32] = "", cnt[32] = "", ptr[32] = "";
@@ -341,12 +430,13 @@ static void mark_instrumentation(char *const *t, size_t n, char *drop)
         const char *x = t[i];
         char a[32], b[32];
         long imm;
-        if (i + 1 < n && sscanf(x, "movq (%31[^)]), %31s", a, b) == 2 &&
-            sscanf(t[i + 1], "cmpq $%ld, %31s", &imm, b) == 2 && imm >= 4000 && imm < 4096) {
+        if (i + 1 < n &&
+            (sscanf(x, "movq (%31[^)]), %31s", a, b) == 2 || sscanf(x, "movq %%fs:(%31[^)]), %31s", a, b) == 2) &&
+            sscanf(t[i + 1], "cmpq $%ld, %31s", &imm, b) == 2 && imm >= 4000 && imm <= 4096) {
             snprintf(buf, sizeof buf, "%s", a);
             snprintf(cnt, sizeof cnt, "%s", b);
             drop[i] = drop[i + 1] = 1;
-            if (i + 2 < n && !strncmp(t[i + 2], "ja ", 3)) drop[i + 2] = 1;
+            if (i + 2 < n && (!strncmp(t[i + 2], "ja ", 3) || !strncmp(t[i + 2], "jae ", 4))) drop[i + 2] = 1;
             i += 1;
             continue;
         }
@@ -365,10 +455,17 @@ static void mark_instrumentation(char *const *t, size_t n, char *drop)
             (strstr(x, pat) || (ptr[0] && strchr(dst, '(') && !strncmp(strchr(dst, '(') + 1, ptr, strlen(ptr)) &&
                                 strchr(dst, '(')[1 + strlen(ptr)] == ')'))) {
             drop[i] = 1; /* a record store */
+            char src[32], lea_dst[32];
+            if (i > 0 && !drop[i - 1] && sscanf(x, "movq %31[^,],", src) == 1 && src[0] == '%' &&
+                !strncmp(t[i - 1], "leaq ", 5) && sscanf(strrchr(t[i - 1], ',') + 1, " %31s", lea_dst) == 1 &&
+                !strcmp(lea_dst, src))
+                drop[i - 1] = 1; /* the record's address, computed for it alone */
             continue;
         }
+        char fs_pat[96];
         snprintf(pat, sizeof pat, "%s, (%s)", cnt, buf);
-        if (!strncmp(x, "movq ", 5) && strstr(x, pat)) {
+        snprintf(fs_pat, sizeof fs_pat, "%s, %%fs:(%s)", cnt, buf);
+        if (!strncmp(x, "movq ", 5) && (strstr(x, pat) || strstr(x, fs_pat))) {
             drop[i] = 1; /* the count's update: the reservation is over */
             cnt[0] = ptr[0] = '\0';
             continue;
@@ -378,6 +475,28 @@ static void mark_instrumentation(char *const *t, size_t n, char *drop)
             continue;
         }
         if (ptr[0] && dst && !strcmp(dst, ptr)) ptr[0] = '\0'; /* the program reuses the register */
+    }
+}
+
+/* The cold path of each reservation found in ins[k, end) (drop[] relative to k): from its
+ * check's branch target (the call of __memspy_flush, laid out after the block's code when the
+ * compiler puts it there) to the jump back. Left in, its reloads would cut the block's
+ * dependence chains in llvm-mca's view. */
+static void drop_flush_paths(const insn *ins, size_t k, size_t end, char *drop)
+{
+    for (size_t j = k; j < end; j++) {
+        const char *t = ins[j].text;
+        size_t op = !strncmp(t, "ja ", 3) ? 3 : !strncmp(t, "jae ", 4) ? 4 : 0;
+        unsigned long long target;
+        if (!drop[j - k] || !op || sscanf(t + op, "%llx", &target) != 1) continue;
+        for (size_t c = k; c < end; c++) {
+            if (ins[c].addr != target) continue;
+            for (size_t d = c; d < end; d++) {
+                drop[d - k] = 1;
+                if (!strncmp(ins[d].text, "jmp ", 4)) break;
+            }
+            break;
+        }
     }
 }
 
@@ -407,24 +526,8 @@ static int cache_key(const char *path, char *key, size_t keylen)
 
 static int cache_path(char *out, size_t len, const char *key, const char *cpu, int make_dirs)
 {
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
     char dir[4096];
-    if (xdg && *xdg)
-        snprintf(dir, sizeof dir, "%s/memspy", xdg);
-    else if (home && *home)
-        snprintf(dir, sizeof dir, "%s/.cache/memspy", home);
-    else
-        return -1;
-    if (make_dirs) {
-        char parent[4096];
-        snprintf(parent, sizeof parent, "%.4000s", dir);
-        char *slash = strrchr(parent, '/');
-        if (slash) {
-            *slash = '\0';
-            mkdir(parent, 0700);
-        }
-        mkdir(dir, 0700);
-    }
+    if (cache_dir(dir, sizeof dir, make_dirs) < 0) return -1;
     int w = snprintf(out, len, "%s/blockcost-" BLOCKCOST_METHOD "-%s-%s.txt", dir, key, cpu);
     return w > 0 && (size_t)w < len ? 0 : -1;
 }
@@ -517,7 +620,10 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, size_t 
             ms_strbuf sb = MS_STRBUF_INIT;
             int scratch_free = 1; /* the block leaves %xmm15/%ymm15 alone */
             size_t end = k;
-            while (end < nins && ins[end].addr < stop && (end == k || !ins[end].func_start)) end++;
+            /* ... or its first unconditional jump or return: what follows it is not reached from
+             * the block (another version's code, cold paths laid out after the loop) */
+            while (end < nins && ins[end].addr < stop && (end == k || !ins[end].func_start))
+                if (ends_flow(ins[end++].text) || branches_back(ins[end - 1].text, ins[end - 1].addr)) break;
             char **txt = malloc((end - k + 1) * sizeof *txt), *drop = calloc(end - k + 1, 1);
             if (!txt || !drop) {
                 free(txt);
@@ -530,6 +636,7 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, size_t 
                 if (strstr(ins[j].text, "mm15")) scratch_free = 0;
             }
             mark_instrumentation(txt, end - k, drop);
+            drop_flush_paths(ins, k, end, drop);
             for (size_t j = k; j < end; j++) {
                 if (drop[j - k] || skip_insn(ins[j].text) || add_unfolded(&sb, ins[j].text, scratch_free)) continue;
                 ms_strbuf_adds(&sb, ins[j].text);
@@ -543,6 +650,8 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, size_t 
                 goto out;
             }
             owned[b] = ms_strbuf_take(&sb);
+            if (getenv("MEMSPY_BLOCKCOST_DUMP")) /* debugging: what llvm-mca is given */
+                fprintf(stderr, "memspy: block at %#llx:\n%s", (unsigned long long)offs[b], owned[b]);
             texts[b] = owned[b];
         }
         if (ms_mca_cycles(texts, nu, cpu, cyc, err, errlen) < 0) goto out;

@@ -33,8 +33,8 @@ static void fill(ms_mobject *m, const agg *a, const ms_mtool_input *in)
     m->line = a->line;
     m->end_line = a->end_line;
     m->timable = a->samples >= MS_MTOOL_MIN_SAMPLES && m->estimated_s > 0;
-    if (a->samples < MS_MTOOL_MIN_SAMPLES) m->warnings[m->nwarnings++] = "too short to time";
-    if (m->estimated_s <= 0) m->warnings[m->nwarnings++] = "no estimate (its code was not found in the binary)";
+    if (a->samples < MS_MTOOL_MIN_SAMPLES) m->warnings[m->nwarnings++] = MS_MOBJ_WARN_TOO_SHORT;
+    if (m->estimated_s <= 0) m->warnings[m->nwarnings++] = MS_MOBJ_WARN_NO_ESTIMATE;
     if (m->timable) {
         m->overhead = (m->measured_s - m->estimated_s) / m->estimated_s;
         m->extra_cycles_per_memop = a->memops ? (m->measured_s - m->estimated_s) * in->clock_hz / (double)a->memops : 0;

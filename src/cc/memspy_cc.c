@@ -257,17 +257,26 @@ static instrument_kind instrument_mode(wrapper_env *env, const cc_cmdline *line)
     return env->instrument = INSTR_PLUGIN;
 }
 
-/* Instrumentation flags for a compile whose sources have the given languages. */
+/* The plugin-loading flag of a plugin compile, placed before the user's options: GCC accepts
+ * -fplugin-arg-memspy_gcc-KEY (e.g. verbose) only after the -fplugin= that loads it. */
+static void push_plugin_load(strvec *cmd, wrapper_env *env, const cc_cmdline *line, bool c_family, bool fortran)
+{
+    if (!c_family && !fortran) return;
+    if (instrument_mode(env, line) != INSTR_PLUGIN) return;
+    char path[PATH_MAX + 160];
+    plugin_info p = family_plugin(env->family);
+    snprintf(path, sizeof path, "%s%s/%s", env->family == FAMILY_CLANG ? "-fpass-plugin=" : "-fplugin=", env->libdir,
+             p.file);
+    strvec_push(cmd, path);
+}
+
+/* Instrumentation flags for a compile whose sources have the given languages, after the
+ * user's options (so that -g and the sanitizer flags are not undone by them). */
 static void push_instrumentation(strvec *cmd, wrapper_env *env, const cc_cmdline *line, bool c_family, bool fortran)
 {
     if (!c_family && !fortran) return; /* assembler only: nothing to instrument */
     compiler_family family = env->family;
     if (instrument_mode(env, line) == INSTR_PLUGIN) {
-        char path[PATH_MAX + 160];
-        plugin_info p = family_plugin(family);
-        snprintf(path, sizeof path, "%s%s/%s", family == FAMILY_CLANG ? "-fpass-plugin=" : "-fplugin=", env->libdir,
-                 p.file);
-        strvec_push(cmd, path);
         strvec_push(cmd, "-g");
         if (family == FAMILY_CLANG) strvec_push(cmd, "-gdwarf-aranges"); /* libdw finds no lines without */
         return;
@@ -383,6 +392,7 @@ static void build_compile_step(strvec *cmd, wrapper_env *env, const cc_cmdline *
                                const char *object)
 {
     strvec_push(cmd, env->compiler_path);
+    push_plugin_load(cmd, env, line, source->lang == LANG_C_FAMILY, source->lang == LANG_FORTRAN);
     for (size_t i = 0; i < line->item_count; i++) {
         const cc_item *item = &line->items[i];
         if (item->kind == ITEM_OPTION && !item->link_only) push_item(cmd, item);
@@ -573,6 +583,7 @@ int main(int argc, char **argv)
         break;
     case MODE_COMPILE:
         strvec_push(&cmd, env.compiler_path);
+        push_plugin_load(&cmd, &env, &line, line.has_c_family, line.has_fortran);
         for (size_t i = 0; i < line.item_count; i++) push_item(&cmd, &line.items[i]);
         push_instrumentation(&cmd, &env, &line, line.has_c_family, line.has_fortran);
         exec_command(&env, &cmd);

@@ -189,6 +189,10 @@ int ms_cli_keep_unstored(const char *cmd, const ms_model *m, const char *db_opt)
  * (0 for a result file). */
 int ms_cli_load_run(const char *cmd, const char *db_opt, const char *arg, ms_model *m, int *run_id);
 
+/* MS_EXIT_USAGE after "memspy CMD: ... is an MTOOL run" when m is one (it has no bins: the
+ * commands that work on bins refuse it); 0 otherwise. */
+int ms_cli_refuse_mtool(const char *cmd, const ms_model *m, const char *arg);
+
 /* True if s is a run number (decimal digits only): how [RUN] arguments are told from names. */
 int ms_cli_is_run_number(const char *s);
 

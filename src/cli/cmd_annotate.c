@@ -93,7 +93,9 @@ int ms_cmd_annotate(int argc, char **argv)
     char err[4096];
     ms_model_init(&m);
     if (ms_cli_load_run("annotate", db, run, &m, &run_id) < 0) return MS_EXIT_USAGE;
-    if (ms_report_annotate(stdout, &m, file, &opts, err, sizeof err) < 0 || fflush(stdout) != 0)
+    if ((m.mtool ? ms_report_mtool_annotate(stdout, m.mtool, file, opts.hot, opts.context, err, sizeof err)
+                 : ms_report_annotate(stdout, &m, file, &opts, err, sizeof err)) < 0 ||
+        fflush(stdout) != 0)
         rc = ms_cli_error("annotate", "%s", ferror(stdout) ? "cannot write the annotated source" : err);
     ms_model_free(&m);
     return rc;

@@ -35,6 +35,10 @@ int ms_cmd_combine(int argc, char **argv)
     ms_model m;
     int run_id, code;
     if (ms_cli_load_run("combine", db_opt, run_arg, &m, &run_id) < 0) return MS_EXIT_USAGE;
+    if ((rc = ms_cli_refuse_mtool("combine", &m, run_arg)) != 0) {
+        ms_model_free(&m);
+        return rc;
+    }
     uint32_t *sel = NULL;
     size_t nsel = 0;
     const char **full = NULL;

@@ -71,6 +71,8 @@ static int compare(const char *db, const char *arg1, const char *arg2, int top, 
     for (int r = 0; r < 2 && rc == 0; r++) {
         if (ms_cli_load_run("diff", db, args[r], &m[r], &run_id[r]) < 0)
             rc = MS_EXIT_USAGE;
+        else if ((rc = ms_cli_refuse_mtool("diff", &m[r], args[r])) != 0)
+            ;
         else {
             run_label(label[r], sizeof label[r], args[r], run_id[r], &m[r]);
             ms_model_config_summary(&m[r], config[r], sizeof config[r]);

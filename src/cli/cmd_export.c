@@ -38,7 +38,11 @@ static int export_run(const char *run, const char *db, export_fn write, const ch
     int run_id;
     ms_model_init(&m);
     if (ms_cli_load_run("export", db, run, &m, &run_id) < 0) return MS_EXIT_USAGE;
-    int rc = 0;
+    int rc = ms_cli_refuse_mtool("export", &m, run);
+    if (rc) {
+        ms_model_free(&m);
+        return rc;
+    }
     char err[1024];
     ms_out_file file = { 0 }; /* -o FILE is replaced only by a complete export */
     if (output && ms_out_open(&file, output, err, sizeof err) < 0) {

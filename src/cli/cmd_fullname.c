@@ -23,6 +23,10 @@ int ms_cmd_fullname(int argc, char **argv)
     ms_model m;
     int run_id, code;
     if (ms_cli_load_run("fullname", db_opt, npos == 2 ? argv[optind] : NULL, &m, &run_id) < 0) return MS_EXIT_USAGE;
+    if ((rc = ms_cli_refuse_mtool("fullname", &m, npos == 2 ? argv[optind] : NULL)) != 0) {
+        ms_model_free(&m);
+        return rc;
+    }
     uint32_t *sel = NULL;
     size_t nsel = 0;
     rc = ms_cli_find_any_bins("fullname", &m, &argv[argc - 1], 1, &code, &sel, &nsel);

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "../report/html.h"
+#include "../report/report.h"
 #include "../util/util.h"
 #include "cli.h"
 
@@ -46,7 +47,9 @@ static int write_page(const html_args *a, const ms_model *m, const char *titles[
     if (!to_stdout && ms_out_open(&file, a->output, err, sizeof err) < 0) return ms_cli_error("html", "%s", err);
     FILE *out = to_stdout ? stdout : file.f;
     int rc;
-    if (a->diff) {
+    if (!a->diff && m[0].mtool) {
+        rc = ms_report_mtool_html(out, m[0].mtool, titles[0]);
+    } else if (a->diff) {
         ms_diff d;
         char config[2][256];
         for (int r = 0; r < 2; r++) ms_model_config_summary(&m[r], config[r], sizeof config[r]);
@@ -83,6 +86,8 @@ static int generate(const html_args *a)
         loaded++;
         if (ms_cli_load_run("html", a->db, arg, &m[r], &run_id) < 0)
             rc = MS_EXIT_USAGE;
+        else if (a->diff && (rc = ms_cli_refuse_mtool("html", &m[r], arg)) != 0)
+            ;
         else
             run_title(title[r], sizeof title[r], arg, run_id);
     }

@@ -10,31 +10,37 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../analysis/blockcost.h"
 #include "../drive/mtool_drive.h"
+#include "../sim/config.h"
+#include "../store/store.h"
 #include "../report/report.h"
 #include "../util/util.h"
 #include "cli.h"
 #include "program_check.h"
 #include "run_guard.h"
 
-static const char USAGE[] = "Usage: memspy mtool [options] [--] PROG [ARGS...]\n\n"
-                            "Run PROG (built with memspy-cc, memspy-c++ or memspy-fortran) counting its basic blocks\n"
-                            "while a CPU-time timer samples where it is; estimate each block's time with every load\n"
-                            "hitting L1 (llvm-mca's model of the CPU), and print MTOOL's summary: predicted time,\n"
-                            "measured time and memory overhead, then the loops and procedures by memory overhead.\n"
-                            "The exit status is PROG's (128+N if killed by signal N), or 2 if memspy failed.\n\n"
-                            "  --cpu NAME           llvm-mca's CPU model (default: this machine's, e.g. znver3)\n"
-                            "  --json FILE          also write the result as JSON to FILE ('-': standard output)\n"
-                            "  --html FILE          also write MTOOL's histogram (Figure 4) with the source as HTML\n"
-                            "  --period-us N        sampling period in microseconds of CPU time (default 1000)\n"
-                            "  --top N              print the first N mobjects (default 20)\n"
-                            "  -h, --help           this help\n";
+static const char USAGE[] =
+    "Usage: memspy mtool [options] [--] PROG [ARGS...]\n\n"
+    "Run PROG (built with memspy-cc, memspy-c++ or memspy-fortran) counting its basic blocks\n"
+    "while a CPU-time timer samples where it is; estimate each block's time with every load\n"
+    "hitting L1 (llvm-mca's model of the CPU), and print MTOOL's summary: predicted time,\n"
+    "measured time and memory overhead, then the loops and procedures by memory overhead.\n"
+    "The result is stored in the run database as an MTOOL run (`memspy runs` lists it;\n"
+    "`memspy show`, `report`, `annotate` and `html` display it).\n"
+    "The exit status is PROG's (128+N if killed by signal N), or 2 if memspy failed.\n\n"
+    "  --cpu NAME           llvm-mca's CPU model (default: this machine's, e.g. znver3)\n"
+    "  --json FILE          also write the result as JSON to FILE ('-': standard output)\n"
+    "  --html FILE          also write MTOOL's histogram (Figure 4) with the source as HTML\n"
+    "  --period-us N        sampling period in microseconds of CPU time (default 1000)\n"
+    "  --top N              print the first N mobjects (default 20)\n" MS_DB_OPTION_HELP MS_DB_TIMEOUT_HELP
+    "  -h, --help           this help\n";
 
 typedef struct {
-    const char *cpu, *json, *html;
+    const char *cpu, *json, *html, *db_opt, *db_timeout;
     unsigned long period_us, top;
     char **prog_argv;
 } mtool_opts;
@@ -49,6 +55,8 @@ static int parse_options(int argc, char **argv, mtool_opts *o, int *done)
         { "top", required_argument, NULL, OPT_TOP },
         { "html", required_argument, NULL, OPT_HTML },
         { "help", no_argument, NULL, 'h' },
+        MS_DB_LONG_OPTION,
+        MS_DB_TIMEOUT_LONG_OPTION,
         { NULL, 0, NULL, 0 },
     };
     int opt;
@@ -59,6 +67,8 @@ static int parse_options(int argc, char **argv, mtool_opts *o, int *done)
         case OPT_CPU: o->cpu = optarg; break;
         case OPT_JSON: o->json = optarg; break;
         case OPT_HTML: o->html = optarg; break;
+        case MS_OPT_DB: o->db_opt = optarg; break;
+        case MS_OPT_DB_TIMEOUT: o->db_timeout = optarg; break;
         case OPT_PERIOD:
             if (ms_cli_parse_positive(optarg, 1000000, &o->period_us) < 0 || o->period_us < 100)
                 return ms_cli_usage_error("mtool", "--period-us needs a number from 100 to 1000000");
@@ -77,11 +87,14 @@ static int parse_options(int argc, char **argv, mtool_opts *o, int *done)
     }
     if (optind >= argc) return ms_cli_usage_error("mtool", "missing the program to run (memspy mtool -- PROG ARGS...)");
     o->prog_argv = argv + optind;
-    return 0;
+    return ms_cli_db_wait("mtool", o->db_timeout);
 }
 
-/* Start the program with the environment set, wait for it (status, system time). */
-static int run_program(const char *path, char **argv, ms_run_guard *guard, int *status, double *system_s)
+/* Start the program with the environment set, wait for it (status, system time). With
+ * clock_hz, the effective clock is measured meanwhile (in this process's own CPU time: the
+ * counting run is not timed, so the two may share the CPUs). */
+static int run_program(const char *path, char **argv, ms_run_guard *guard, int *status, double *system_s,
+                       double *clock_hz)
 {
     ms_run_forward_signals_begin();
     fflush(NULL);
@@ -99,6 +112,7 @@ static int run_program(const char *path, char **argv, ms_run_guard *guard, int *
     }
     ms_run_forward_signals_to(pid);
     ms_run_guard_program(guard, pid);
+    if (clock_hz) *clock_hz = ms_effective_clock_hz();
     struct rusage ru;
     memset(&ru, 0, sizeof ru);
     while (wait4(pid, status, 0, &ru) < 0)
@@ -128,9 +142,59 @@ static int write_file(const char *file, const ms_mtool_result *r, int html, cons
     return ms_out_commit(&o, err, sizeof err) < 0 ? ms_cli_error("mtool", "%s", err) : 0;
 }
 
+/* The result as a run of its own kind (origin "mtool", no bins) with the program's metadata;
+ * the model takes res over (res is zeroed). */
+static int fill_model(ms_model *m, const mtool_opts *o, ms_mtool_result *res, int status, int pid, time_t start,
+                      double wall_s)
+{
+    char cwd[4096];
+    ms_model_init(m);
+    int argc = 0;
+    while (o->prog_argv[argc]) argc++;
+    if (!(m->mtool = malloc(sizeof *m->mtool))) return -1;
+    *m->mtool = *res;
+    memset(res, 0, sizeof *res);
+    m->program = strdup(o->prog_argv[0]);
+    m->argv = calloc((size_t)argc + 1, sizeof *m->argv);
+    if (!m->program || !m->argv) return -1;
+    for (m->argc = 0; m->argc < argc; m->argc++)
+        if (!(m->argv[m->argc] = strdup(o->prog_argv[m->argc]))) return -1;
+    m->cwd = getcwd(cwd, sizeof cwd) ? strdup(cwd) : NULL;
+    m->time = (int64_t)start;
+    m->wall_seconds = wall_s;
+    m->pid = (uint32_t)pid;
+    m->memspy_version = strdup(MEMSPY_VERSION);
+    m->origin = strdup("mtool");
+    if (!m->memspy_version || !m->origin) return -1;
+    char err[256];
+    if (ms_config_preset("x86", &m->config, err, sizeof err) < 0) return -1; /* a valid, unused hierarchy */
+    m->exit_kind = WIFSIGNALED(status) ? MS_EXIT_SIGNAL : MS_EXIT_NORMAL;
+    m->exit_value = WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status);
+    m->incomplete = m->mtool->incomplete;
+    if (m->incomplete && !(m->incomplete_reason = strdup("the program did not finish normally in a run"))) return -1;
+    return 0;
+}
+
+/* Store the MTOOL run; a database that cannot take it keeps it in a result file instead. */
+static int store_run(const ms_model *m, const char *db_opt)
+{
+    char err[1024];
+    ms_db *db = NULL;
+    int run_id = 0;
+    if (ms_db_open(ms_cli_db_path(db_opt), MS_DB_CREATE, &db, err, sizeof err) < 0 ||
+        ms_db_store(db, m, &run_id, err, sizeof err) < 0) {
+        ms_cli_error("mtool", "%s", err);
+        ms_db_close(db);
+        return ms_cli_keep_unstored("mtool", m, db_opt);
+    }
+    ms_db_close(db);
+    fprintf(stderr, "memspy: stored as run %d in %s\n", run_id, ms_term(ms_cli_db_path(db_opt)));
+    return 0;
+}
+
 int ms_cmd_mtool(int argc, char **argv)
 {
-    mtool_opts o = { NULL, NULL, NULL, 1000, 20, NULL };
+    mtool_opts o = { NULL, NULL, NULL, NULL, NULL, 1000, 20, NULL };
     int done, rc, starts_threads = 0, script = 0, status = 0;
     if ((rc = parse_options(argc, argv, &o, &done)) != 0 || done) return rc;
     char err[2048], *path = NULL, *dir = NULL, period[32];
@@ -147,15 +211,18 @@ int ms_cmd_mtool(int argc, char **argv)
         rc = ms_cli_error("mtool", "cannot set the environment: %s", strerror(errno));
         goto out;
     }
-    double clock_hz = ms_effective_clock_hz(), system_s = 0, unused_s = 0;
+    double clock_hz = 0, system_s = 0, unused_s = 0;
+    time_t start = time(NULL);
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     ms_run_guard guard = { -1, 0 };
     ms_run_guard_start(&guard, dir);
     /* The counting run (exact block counts), then the timing run (the plain copies, sampled). */
     int count_status = 0, pid_count = -1, pid_time = -1;
     if (setenv("MEMSPY_MODE", "count", 1) == 0)
-        pid_count = run_program(path, o.prog_argv, &guard, &count_status, &unused_s);
+        pid_count = run_program(path, o.prog_argv, &guard, &count_status, &unused_s, &clock_hz);
     if (pid_count >= 0 && setenv("MEMSPY_MODE", "time", 1) == 0 && setenv("MEMSPY_SAMPLE_NS", period, 1) == 0)
-        pid_time = run_program(path, o.prog_argv, &guard, &status, &system_s);
+        pid_time = run_program(path, o.prog_argv, &guard, &status, &system_s, NULL);
     unsetenv("MEMSPY_SAMPLE_NS");
     ms_raw counted, timed;
     memset(&counted, 0, sizeof counted);
@@ -184,6 +251,15 @@ int ms_cmd_mtool(int argc, char **argv)
         if (ms_report_mtool(stdout, &res, o.top) < 0) rc = ms_cli_error("mtool", "cannot write the report");
         if (!rc && o.json) rc = write_file(o.json, &res, 0, o.prog_argv[0]);
         if (!rc && o.html) rc = write_file(o.html, &res, 1, o.prog_argv[0]);
+        ms_model m;
+        if (fill_model(&m, &o, &res, status, pid_time, start, ms_cli_seconds_since(&t0)) < 0) {
+            int store_rc = ms_cli_error("mtool", "out of memory: the run is not stored");
+            if (!rc) rc = store_rc;
+        } else {
+            int store_rc = store_run(&m, o.db_opt);
+            if (!rc) rc = store_rc;
+        }
+        ms_model_free(&m);
     }
     ms_mtool_result_free(&res);
     ms_raw_free(&counted);

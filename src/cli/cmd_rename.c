@@ -39,6 +39,10 @@ int ms_cmd_rename(int argc, char **argv)
     ms_model m;
     int run_id, code;
     if (ms_cli_load_run("rename", db_opt, run_arg, &m, &run_id) < 0) return MS_EXIT_USAGE;
+    if ((rc = ms_cli_refuse_mtool("rename", &m, run_arg)) != 0) {
+        ms_model_free(&m);
+        return rc;
+    }
     uint32_t *sel = NULL;
     size_t nsel = 0;
     rc = ms_cli_find_any_bins("rename", &m, &argv[argc - 2], 1, &code, &sel, &nsel);

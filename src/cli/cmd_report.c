@@ -38,7 +38,12 @@ static int report(const char *db_opt, const char *arg, char **codes, size_t ncod
     int run_id;
     if (ms_cli_load_run("report", db_opt, arg, &m, &run_id) < 0) return MS_EXIT_USAGE;
     int rc = 0;
-    if (view == VIEW_MATRIX && (ncodes || ndatas)) {
+    if (m.mtool && view == VIEW_MATRIX && !ncodes && !ndatas) {
+        if (ms_report_mtool(stdout, m.mtool, (size_t)mopts->top_code * 3) < 0 || fflush(stdout) != 0)
+            rc = ms_cli_error("report", "cannot write the report");
+    } else if (m.mtool && view != VIEW_JSON) {
+        rc = ms_cli_refuse_mtool("report", &m, arg);
+    } else if (view == VIEW_MATRIX && (ncodes || ndatas)) {
         rc = ms_cli_show_detail("report", &m, codes, ncodes, datas, ndatas);
     } else if ((view == VIEW_PROCS || view == VIEW_REFERENCES) && m.nprocs < 2) {
         rc = ms_cli_error("report",

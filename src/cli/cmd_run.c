@@ -38,6 +38,9 @@ static const char USAGE[] =
     "  --aslr               keep address-space randomization (results then vary by run)\n"
     "  --record DIR         also keep the program's event streams in DIR (created if missing)\n"
     "                       for `memspy resim DIR` under other cache hierarchies\n"
+    "  --focus NAME         simulate only function NAME and what it calls (repeatable, or\n"
+    "                       NAME,NAME...; e.g. MTOOL's top procedures): the rest runs at\n"
+    "                       capture speed, unsimulated (docs/mtool.md, Focus)\n"
     "  --threads            record per-thread streams from the start and replay them on the\n"
     "                       simulated multiprocessor (automatic when PROG calls pthread_create\n"
     "                       or OpenMP; a thread that starts unexpectedly is still handled, with\n"
@@ -49,6 +52,7 @@ typedef struct {
     const char *record_dir; /* --record DIR, NULL if not given */
     int keep_aslr;
     int force_threads; /* --threads */
+    char focus[1024];  /* --focus names, comma-separated; "" without */
     ms_interleave mode;
     ms_hier_config cfg;
     char **prog_argv; /* PROG ARGS..., NULL-terminated (points into argv) */
@@ -59,12 +63,13 @@ typedef struct {
 
 static int parse_options(int argc, char **argv, run_opts *o, int *done)
 {
-    enum { OPT_ASLR = MS_OPT_FIRST_FREE, OPT_RECORD, OPT_THREADS };
+    enum { OPT_ASLR = MS_OPT_FIRST_FREE, OPT_RECORD, OPT_THREADS, OPT_FOCUS };
     static const struct option longopts[] = {
         MS_RUN_OUTPUT_LONG_OPTIONS,
         { "aslr", no_argument, NULL, OPT_ASLR },
         { "threads", no_argument, NULL, OPT_THREADS },
         { "record", required_argument, NULL, OPT_RECORD },
+        { "focus", required_argument, NULL, OPT_FOCUS },
         { "help", no_argument, NULL, 'h' },
         MS_CACHE_LONG_OPTIONS,
         { NULL, 0, NULL, 0 },
@@ -84,6 +89,14 @@ static int parse_options(int argc, char **argv, run_opts *o, int *done)
         case OPT_ASLR: o->keep_aslr = 1; break;
         case OPT_RECORD: o->record_dir = optarg; break;
         case OPT_THREADS: o->force_threads = 1; break;
+        case OPT_FOCUS: {
+            size_t used = strlen(o->focus), n = strlen(optarg);
+            if (!n || strspn(optarg, ",") == n || strpbrk(optarg, " \t\n"))
+                return ms_cli_usage_error("run", "--focus needs function names (NAME or NAME,NAME...)");
+            if (used + n + 2 > sizeof o->focus) return ms_cli_usage_error("run", "--focus: too many names");
+            snprintf(o->focus + used, sizeof o->focus - used, "%s%s", used ? "," : "", optarg);
+            break;
+        }
         case 'h':
             fputs(USAGE, stdout);
             *done = 1;
@@ -524,7 +537,9 @@ int ms_cmd_run(int argc, char **argv)
         rc = MS_EXIT_USAGE;
         goto out;
     }
-    if (((o.force_threads || starts_threads) && (rc = prepare_threads(&o, dir)) != 0) ||
+    if ((o.focus[0] ? setenv("MEMSPY_FOCUS", o.focus, 1) : unsetenv("MEMSPY_FOCUS")) < 0)
+        rc = ms_cli_error("run", "setenv: %s", strerror(errno));
+    if (rc || ((o.force_threads || starts_threads) && (rc = prepare_threads(&o, dir)) != 0) ||
         (rc = pad_environment()) != 0) {
         ms_run_remove_scratch(dir);
         goto out;

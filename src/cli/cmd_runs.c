@@ -25,8 +25,10 @@ static void print_run(const ms_run_info *r)
     char command[4096];
     snprintf(command, sizeof command, "%s%s%s", r->program ? r->program : "?", r->args && *r->args ? " " : "",
              r->args ? r->args : "");
-    printf("%5d  %-19s  %10s %10s %10s  %s%s\n", r->id, when, ms_fmt_count(r->refs).s, ms_fmt_count(r->misses).s,
-           ms_fmt_count(r->stall_cycles).s, ms_term(command), r->incomplete ? "  (incomplete)" : "");
+    int mtool = r->origin && !strcmp(r->origin, "mtool"); /* simulated nothing: no counts to show */
+    printf("%5d  %-19s  %10s %10s %10s  %s%s\n", r->id, when, mtool ? "-" : ms_fmt_count(r->refs).s,
+           mtool ? "-" : ms_fmt_count(r->misses).s, mtool ? "-" : ms_fmt_count(r->stall_cycles).s, ms_term(command),
+           r->incomplete ? "  (incomplete)" : "");
     if (r->hierarchy || r->origin) {
         printf("%5s  %s", "", r->hierarchy ? ms_term(r->hierarchy) : "?");
         if (r->origin) printf(" (memspy %s)", ms_term(r->origin));

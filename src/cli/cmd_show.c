@@ -72,7 +72,13 @@ int ms_cmd_show(int argc, char **argv)
         rc = MS_EXIT_USAGE;
         if (ms_cli_load_run("show", db_opt, optind < argc ? argv[optind] : NULL, &m, &run_id) == 0) {
             char err[512] = "cannot write the report";
-            if (!wait)
+            if (m.mtool && !wait && !ncodes && !ndatas)
+                rc = ms_report_mtool(stdout, m.mtool, m.mtool->nmobjects) < 0 || fflush(stdout) != 0
+                         ? ms_cli_error("show", "%s", err)
+                         : 0;
+            else if (m.mtool)
+                rc = ms_cli_refuse_mtool("show", &m, optind < argc ? argv[optind] : NULL);
+            else if (!wait)
                 rc = ms_cli_show_detail("show", &m, codes, ncodes, datas, ndatas);
             else if (ms_report_wait_detail(stdout, &m, wait, err, sizeof err) < 0 || fflush(stdout) != 0)
                 rc = ms_cli_error("show", "%s", err);

@@ -7,6 +7,7 @@
 #include "../analysis/findings.h"
 #include "../report/report.h"
 #include "../store/store.h"
+#include "../util/util.h"
 #include "cli.h"
 
 const char *ms_cli_db_path(const char *db_opt)
@@ -37,6 +38,15 @@ static int load_from_db(const char *cmd, const char *db_opt, const char *arg, ms
     ms_db_close(db);
     if (rc < 0) ms_cli_error(cmd, "%s", err);
     return rc;
+}
+
+int ms_cli_refuse_mtool(const char *cmd, const ms_model *m, const char *arg)
+{
+    if (!m->mtool) return 0;
+    return ms_cli_error(cmd,
+                        "run %s is an MTOOL run (memspy mtool): it has times per loop and procedure, no cache "
+                        "statistics or bins; show, report, annotate and html display it",
+                        arg ? ms_term(arg) : "(latest)");
 }
 
 int ms_cli_load_run(const char *cmd, const char *db_opt, const char *arg, ms_model *m, int *run_id)

@@ -5,12 +5,18 @@
 #include "../analysis/analyze.h"
 #include "../analysis/blockcost.h"
 #include "../analysis/mtool.h"
+#include "../analysis/mtool_calls.h"
 #include "../analysis/symbolize.h"
 #include "../util/util.h"
 
 /* A block's pc is its asm label + 1 (like a return address): the first instruction is at
- * pc - 1 (in the instrumented body: the copies have no labels). */
-static uint64_t block_start(const ms_raw_block *b) { return b->pc ? b->pc - 1 : 0; }
+ * pc - 1. The plain copy's, which the timing run executes, when the function has one; else
+ * the instrumented body's (blockcost.c takes its instrumentation out). */
+static uint64_t block_start(const ms_raw_block *b)
+{
+    uint64_t pc = b->plain_pc ? b->plain_pc : b->pc;
+    return pc ? pc - 1 : 0;
+}
 
 /* Ideal cycles of every block, module by module. */
 static int costs(const ms_raw *raw, const char *cpu, double *cycles, char *err, size_t errlen)
@@ -78,7 +84,7 @@ static double fit(const ms_model *m, size_t b, const char *fn, const char *file,
 /* The timing run's samples into the counting run's blocks. The timing run executes the plain
  * copies, which have no block labels (docs/plugin.md, "Versioning"): a sample is placed by its
  * function and line (the outermost frame, like the blocks) into the innermost loop whose lines
- * hold it, else into its function. */
+ * hold it, else into its function; among equal fits, into the block executed most. */
 static int attribute_by_line(const ms_raw *timed, const ms_model *m, uint64_t *per_block, uint64_t *other, char *err,
                              size_t errlen)
 {
@@ -101,7 +107,9 @@ static int attribute_by_line(const ms_raw *timed, const ms_model *m, uint64_t *p
         size_t at = 0;
         for (size_t b = 0; fn && b < m->nblocks; b++) {
             double v = fit(m, b, fn, f->file, f->line);
-            if (v > best) {
+            /* equal fits (a loop the compiler versioned or unrolled into copies on the same
+             * lines): the block that ran most, not a copy that never ran */
+            if (v > best || (v == best && m->blocks[b].count > m->blocks[at].count)) {
                 best = v;
                 at = b;
             }
@@ -112,6 +120,42 @@ static int attribute_by_line(const ms_raw *timed, const ms_model *m, uint64_t *p
             *other += timed->samples[s].count;
     }
     ms_symbolizer_free(sym);
+    return rc;
+}
+
+/* The counting run's call edges by function name (the caller block's function, the callee's
+ * at its address), into *out (names owned by *names_out, freed by the caller). */
+static int call_edges(const ms_raw *counted, const ms_model *m, ms_mtool_edge **out, size_t *n, char ***names_out,
+                      char *err, size_t errlen)
+{
+    *out = NULL;
+    *n = 0;
+    *names_out = NULL;
+    if (!counted->ncalls) return 0;
+    ms_symbolizer *sym = NULL;
+    char *note = NULL;
+    if (ms_symbolizer_new(counted, &sym, &note, err, errlen) != 0) return -1;
+    free(note);
+    ms_mtool_edge *e = calloc(counted->ncalls, sizeof *e);
+    char **names = calloc(counted->ncalls, sizeof *names);
+    int rc = e && names ? 0 : ms_errorf(err, errlen, "out of memory");
+    for (size_t i = 0; rc == 0 && i < counted->ncalls; i++) {
+        const ms_raw_call *c = &counted->calls[i];
+        if (c->caller_block >= m->nblocks || !m->blocks[c->caller_block].function) continue;
+        const ms_sym *y = ms_symbolize(sym, c->callee_pc, false);
+        const ms_frame *f = y && y->nframes ? &y->frames[y->nframes - 1] : NULL;
+        const char *fn = f && f->func ? ms_symbolizer_readable(sym, f->func) : NULL;
+        if (!fn) continue;
+        if (!(names[*n] = strdup(fn))) {
+            rc = ms_errorf(err, errlen, "out of memory");
+            break;
+        }
+        e[*n] = (ms_mtool_edge){ m->blocks[c->caller_block].function, names[*n], c->count };
+        (*n)++;
+    }
+    ms_symbolizer_free(sym);
+    *out = e;
+    *names_out = names;
     return rc;
 }
 
@@ -151,6 +195,18 @@ int ms_mtool_from_raws(const ms_raw *counted, const ms_raw *timed, const char *c
                           system_s };
     if (ms_mtool_analyze(&in, out) < 0) {
         ms_errorf(err, errlen, "out of memory");
+        goto out;
+    }
+    ms_mtool_edge *edges = NULL;
+    char **names = NULL;
+    size_t nedges = 0;
+    int cg = call_edges(counted, &m, &edges, &nedges, &names, err, errlen);
+    if (cg == 0 && ms_mtool_inclusive(out, edges, nedges) < 0) cg = ms_errorf(err, errlen, "out of memory");
+    for (size_t i = 0; names && i < nedges; i++) free(names[i]);
+    free(names);
+    free(edges);
+    if (cg < 0) {
+        ms_mtool_result_free(out);
         goto out;
     }
     out->cpu_model = strdup(cpu);

@@ -53,6 +53,9 @@
  *  MS_RAW_LOOPS    : natural loops, index = loop id: u32 n; n x { u32 parent (UINT32_MAX:
  *                    outermost), u32 depth (1 = outermost), u32 header (the header block's id,
  *                    UINT32_MAX unknown), u64 pc (the header block's pc) }
+ *  MS_RAW_PLAIN_PCS: after BLOCKS, the blocks of versioned functions in their plain copies:
+ *                    u32 n; n x { u32 block id, u64 pc (the block's first statement + 1 in the
+ *                    plain copy) }; blocks not listed have no plain copy
  *  MS_RAW_SAMPLES  : MTOOL's timing run (MEMSPY_SAMPLE_NS, src/rt/sample.c): u64 period_ns (CPU
  *                    time per sample: process CPU time while sampling / samples taken), u64 lost (samples the table had no room for), u64 runtime
  *                    (samples inside memspy's runtime: buffer drains), u32 n;
@@ -90,6 +93,7 @@ enum {
     MS_RAW_LOOPS = 10,
     MS_RAW_SAMPLES = 11,
     MS_RAW_CALLS = 12,
+    MS_RAW_PLAIN_PCS = 14,
     MS_RAW_END = 0x454e4421u /* "!DNE" */
 };
 
@@ -145,6 +149,7 @@ typedef struct {
     uint32_t loop, memops, stmts;
     uint32_t first_line, last_line;
     uint64_t count;
+    uint64_t plain_pc; /* MS_RAW_PLAIN_PCS: the same in the plain copy, 0 if none */
 } ms_raw_block;
 typedef struct {
     uint32_t parent, depth, header;

@@ -266,6 +266,17 @@ static void parse_calls(cursor *c, ms_raw *raw)
     }
 }
 
+/* MS_RAW_PLAIN_PCS: plain-copy pcs of blocks already read (ids out of range are ignored). */
+static void parse_plain_pcs(cursor *c, ms_raw *raw)
+{
+    uint32_t n = get_u32(c);
+    for (uint32_t i = 0; i < n && !c->bad; i++) {
+        uint32_t id = get_u32(c);
+        uint64_t pc = get_u64(c);
+        if (!c->bad && id < raw->nblocks) raw->blocks[id].plain_pc = pc;
+    }
+}
+
 static void parse_loops(cursor *c, ms_raw *raw)
 {
     uint32_t n = get_u32(c);
@@ -316,6 +327,7 @@ static int parse_section(uint32_t tag, const unsigned char *payload, size_t len,
     case MS_RAW_LOOPS: parse_loops(&c, raw); break;
     case MS_RAW_SAMPLES: parse_samples(&c, raw); break;
     case MS_RAW_CALLS: parse_calls(&c, raw); break;
+    case MS_RAW_PLAIN_PCS: parse_plain_pcs(&c, raw); break;
     default: break; /* unknown tag: skipped by contract */
     }
     return c.bad ? -1 : 0;

@@ -83,6 +83,8 @@ void ms_model_free(ms_model *m)
     free(m->waiting.work_cost);
     free(m->loops);
     free(m->ideal_cpu);
+    if (m->mtool) ms_mtool_result_free(m->mtool);
+    free(m->mtool);
     ms_model_init(m);
 }
 
@@ -430,6 +432,11 @@ void ms_model_config_summary(const ms_model *m, char *buf, size_t len)
         if (n_ > 0) used = used + (size_t)n_ < len ? used + (size_t)n_ : (len ? len - 1 : 0); \
     } while (0)
     if (len) buf[0] = '\0';
+    if (m->mtool) { /* no hierarchy was simulated: say what the estimate assumed instead */
+        ADD("MTOOL: ideal memory on llvm-mca's %s, no cache simulated",
+            m->mtool->cpu_model ? m->mtool->cpu_model : "?");
+        return;
+    }
     ADD("%s:", c->preset[0] ? c->preset : "custom");
     uint32_t line = 0;
     bool one_line = true;

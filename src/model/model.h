@@ -8,9 +8,10 @@
 #include "../sim/sim.h"
 #include "../format/raw.h"
 #include "finding.h"
+#include "mtool.h"
 
 #define MS_MODEL_FORMAT "memspy-result"
-#define MS_MODEL_VERSION 2 /* 2: threads, invalidations, references, patterns */
+#define MS_MODEL_VERSION 3 /* 2: threads, invalidations, references, patterns; 3: "names" */
 
 typedef struct {
     char *name; /* function name (innermost inlined function when inlined) */
@@ -232,6 +233,10 @@ typedef struct {
      * With the simulated stall, the estimated execution time. */
     double ideal_cycles;
     char *ideal_cpu;
+
+    /* An MTOOL run (`memspy mtool`, origin "mtool"): its result, owned; NULL for the runs that
+     * simulate the hierarchy (they have bins; an MTOOL run has none). */
+    ms_mtool_result *mtool;
 
     /* Waiting time (timed replays only; present false otherwise) */
     ms_waiting waiting;

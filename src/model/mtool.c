@@ -3,6 +3,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *ms_mobject_warning(const char *text)
+{
+    static const char *const known[] = { MS_MOBJ_WARN_TOO_SHORT, MS_MOBJ_WARN_NO_ESTIMATE, MS_MOBJ_WARN_RECURSIVE };
+    for (size_t i = 0; i < sizeof known / sizeof *known; i++)
+        if (!strcmp(known[i], text)) return known[i];
+    return NULL;
+}
+
 void ms_mtool_result_free(ms_mtool_result *r)
 {
     for (size_t i = 0; i < r->nmobjects; i++) {

@@ -11,6 +11,15 @@ typedef enum { MS_MOBJ_LOOP = 0, MS_MOBJ_PROCEDURE = 1 } ms_mobject_kind;
 
 #define MS_MOBJ_MAX_WARNINGS 4
 
+/* The warnings a mobject can carry (its `warnings` point at these strings), so that a stored
+ * result read back points at them too. */
+#define MS_MOBJ_WARN_TOO_SHORT "too short to time"
+#define MS_MOBJ_WARN_NO_ESTIMATE "no estimate (its code was not found in the binary)"
+#define MS_MOBJ_WARN_RECURSIVE "recursive: its inclusive times are those of its whole call cycle"
+
+/* The static string equal to text among the MS_MOBJ_WARN_* ones, NULL if none is. */
+const char *ms_mobject_warning(const char *text);
+
 typedef struct {
     ms_mobject_kind kind;
     char *function, *file; /* file NULL if unknown */
@@ -20,7 +29,10 @@ typedef struct {
     double overhead;                            /* (measured - estimated) / estimated */
     double extra_cycles_per_memop;              /* (measured - estimated) in cycles per memory operation */
     uint64_t memops, samples;                   /* executed memory operations; samples that fell in it */
-    const char *warnings[MS_MOBJ_MAX_WARNINGS]; /* static strings */
+    const char *warnings[MS_MOBJ_MAX_WARNINGS]; /* MS_MOBJ_WARN_* strings */
+    /* Procedures, when the call edges are known: the times of the procedure and its callees */
+    int has_inclusive;
+    double inclusive_estimated_s, inclusive_measured_s;
     size_t nwarnings;
 } ms_mobject;
 

@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "json_names.h"
+#include "mtool_json.h"
 #include "../sim/config.h"
 #include "../util/util.h"
 #include "modelio.h"
@@ -597,7 +598,19 @@ static int get_index(json_reader *r, json_t *obj, const char *where, const char 
     return 0;
 }
 
-/* blocks and loops: present only for plugin-instrumented programs. */
+/* "mtool" (MTOOL runs only): their whole result. */
+static int read_mtool(json_reader *r, json_t *root, ms_model *m)
+{
+    json_t *o = json_object_get(root, "mtool");
+    if (!o) return 0;
+    if (!(m->mtool = calloc(1, sizeof *m->mtool))) return fail(r, "out of memory");
+    if (ms_mtool_json_parse(r->file, "mtool", o, m->mtool, r->err, r->errlen) == 0) return 0;
+    r->failed = 1;
+    free(m->mtool);
+    m->mtool = NULL;
+    return -1;
+}
+
 /* "estimate" (optional): the run's ideal-memory cycles and their CPU model. */
 static int read_estimate(json_reader *r, json_t *root, ms_model *m)
 {
@@ -610,9 +623,28 @@ static int read_estimate(json_reader *r, json_t *root, ms_model *m)
     return json_object_get(e, "cpu_model") ? get_str(r, e, "estimate", "cpu_model", &m->ideal_cpu) : 0;
 }
 
+/* A block's or loop's function or file: an index into "names" (version 3), a string (before),
+ * or null. */
+static int get_name(json_reader *r, json_t *names, json_t *obj, const char *where, const char *key, char **out)
+{
+    if (!names) return get_str(r, obj, where, key, out);
+    json_t *v = member(r, obj, where, key);
+    if (!v) return -1;
+    *out = NULL;
+    if (json_is_null(v)) return 0;
+    if (!json_is_integer(v) || json_integer_value(v) < 0 || (size_t)json_integer_value(v) >= json_array_size(names))
+        return bad_type(r, where, key, "an index into names");
+    json_t *s = json_array_get(names, (size_t)json_integer_value(v));
+    if (!json_is_string(s)) return bad_type(r, "", "names", "an array of strings");
+    if (!(*out = strdup(json_string_value(s)))) return fail(r, "out of memory");
+    return 0;
+}
+
 static int read_blocks(json_reader *r, json_t *root, ms_model *m)
 {
     if (!json_object_get(root, "blocks")) return 0;
+    json_t *names = NULL; /* version 3: the names table the blocks and loops refer to */
+    if (m->version >= 3 && !(names = get_array(r, root, "", "names"))) return -1;
     json_t *ba = get_array(r, root, "", "blocks"), *la = get_array(r, root, "", "loops");
     if (!ba || !la) return -1;
     size_t nb = json_array_size(ba), nl = json_array_size(la);
@@ -626,10 +658,11 @@ static int read_blocks(json_reader *r, json_t *root, ms_model *m)
         field_path(path, sizeof path, "blocks[%zu]", i);
         json_t *o = json_array_get(ba, i);
         ms_block_stat *b = &m->blocks[i];
-        if (get_str(r, o, path, "function", &b->function) < 0 || get_str(r, o, path, "file", &b->file) < 0 ||
-            get_line(r, o, path, "line", &b->line) < 0 || get_line(r, o, path, "end_line", &b->end_line) < 0 ||
-            get_index(r, o, path, "loop", nl, &b->loop) < 0 || get_u32(r, o, path, "memops", &b->memops) < 0 ||
-            get_u32(r, o, path, "stmts", &b->stmts) < 0 || get_u64(r, o, path, "count", &b->count) < 0)
+        if (get_name(r, names, o, path, "function", &b->function) < 0 ||
+            get_name(r, names, o, path, "file", &b->file) < 0 || get_line(r, o, path, "line", &b->line) < 0 ||
+            get_line(r, o, path, "end_line", &b->end_line) < 0 || get_index(r, o, path, "loop", nl, &b->loop) < 0 ||
+            get_u32(r, o, path, "memops", &b->memops) < 0 || get_u32(r, o, path, "stmts", &b->stmts) < 0 ||
+            get_u64(r, o, path, "count", &b->count) < 0)
             return -1;
     }
     for (size_t i = 0; i < nl; i++) {
@@ -637,10 +670,10 @@ static int read_blocks(json_reader *r, json_t *root, ms_model *m)
         field_path(path, sizeof path, "loops[%zu]", i);
         json_t *o = json_array_get(la, i);
         ms_loop_stat *l = &m->loops[i];
-        if (get_str(r, o, path, "function", &l->function) < 0 || get_str(r, o, path, "file", &l->file) < 0 ||
-            get_line(r, o, path, "line", &l->line) < 0 || get_line(r, o, path, "end_line", &l->end_line) < 0 ||
-            get_index(r, o, path, "parent", nl, &l->parent) < 0 || get_u32(r, o, path, "depth", &l->depth) < 0 ||
-            get_index(r, o, path, "header", nb, &l->header) < 0 ||
+        if (get_name(r, names, o, path, "function", &l->function) < 0 ||
+            get_name(r, names, o, path, "file", &l->file) < 0 || get_line(r, o, path, "line", &l->line) < 0 ||
+            get_line(r, o, path, "end_line", &l->end_line) < 0 || get_index(r, o, path, "parent", nl, &l->parent) < 0 ||
+            get_u32(r, o, path, "depth", &l->depth) < 0 || get_index(r, o, path, "header", nb, &l->header) < 0 ||
             get_u64(r, o, path, "iterations", &l->iterations) < 0)
             return -1;
     }
@@ -790,7 +823,7 @@ int ms_json_read_buffer(const char *name, const char *text, size_t len, ms_model
         read_code(&r, root, m) == 0 && read_data(&r, root, m) == 0 && read_cells(&r, root, m) == 0 &&
         get_strings(&r, root, "", "files", &m->files, &m->nfiles) == 0 && read_lines(&r, root, m) == 0 &&
         read_multiprocessor(&r, root, m) == 0 && read_blocks(&r, root, m) == 0 && read_waiting(&r, root, m) == 0 &&
-        read_estimate(&r, root, m) == 0)
+        read_estimate(&r, root, m) == 0 && read_mtool(&r, root, m) == 0)
         rc = 0;
     json_decref(root);
     if (rc < 0) {

@@ -7,10 +7,12 @@
 #include <jansson.h>
 
 #include "json_names.h"
+#include "mtool_json.h"
 #include "modelio.h"
 
 /* Builder state: any failed allocation or insertion sets `failed`, checked once at the end. */
 typedef struct {
+    json_t *names, *name_index; /* "names": each block's and loop's function and file, once */
     int failed;
     int nlevels;
     int multiproc; /* nprocs > 1: counters objects carry the coherence fields */
@@ -658,6 +660,20 @@ static json_t *findings_json(json_writer *w, const ms_model *m)
 static json_t *index_json(uint32_t i) { return i == UINT32_MAX ? json_null() : json_integer(i); }
 
 /* "blocks": one object per basic block, in the raw file's id order. */
+/* s as its index in the "names" table (added on first use), null for NULL: a C++ function
+ * name repeated by every block and loop of the function is written once. */
+static json_t *name_json(json_writer *w, const char *s)
+{
+    if (!s) return json_null();
+    json_t *at = json_object_get(w->name_index, s);
+    if (at) return json_integer(json_integer_value(at));
+    json_int_t i = (json_int_t)json_array_size(w->names);
+    if (json_array_append_new(w->names, json_string(s)) < 0 ||
+        json_object_set_new(w->name_index, s, json_integer(i)) < 0)
+        w->failed = 1;
+    return json_integer(i);
+}
+
 static json_t *blocks_json(json_writer *w, const ms_model *m)
 {
     json_t *arr = new_array(w);
@@ -665,8 +681,8 @@ static json_t *blocks_json(json_writer *w, const ms_model *m)
         const ms_block_stat *b = &m->blocks[i];
         json_t *o = new_object(w);
         if (!o) break;
-        put(w, o, "function", str_json(b->function));
-        put(w, o, "file", str_json(b->file));
+        put(w, o, "function", name_json(w, b->function));
+        put(w, o, "file", name_json(w, b->file));
         put(w, o, "line", json_integer(b->line));
         put(w, o, "end_line", json_integer(b->end_line));
         put(w, o, "loop", index_json(b->loop));
@@ -687,8 +703,8 @@ static json_t *loops_json(json_writer *w, const ms_model *m)
         const ms_loop_stat *l = &m->loops[i];
         json_t *o = new_object(w);
         if (!o) break;
-        put(w, o, "function", str_json(l->function));
-        put(w, o, "file", str_json(l->file));
+        put(w, o, "function", name_json(w, l->function));
+        put(w, o, "file", name_json(w, l->file));
         put(w, o, "line", json_integer(l->line));
         put(w, o, "end_line", json_integer(l->end_line));
         put(w, o, "parent", index_json(l->parent));
@@ -785,14 +801,16 @@ static json_t *waiting_json(json_writer *w, const ms_model *m)
 
 int ms_json_write(FILE *out, const ms_model *m)
 {
-    json_writer w = { 0, m->config.nlevels, m->nprocs > 1 };
+    json_writer w = { json_array(), json_object(), 0, m->config.nlevels, m->nprocs > 1 };
     if (w.nlevels < 0) w.nlevels = 0;
     if (w.nlevels > MS_MAX_LEVELS) w.nlevels = MS_MAX_LEVELS;
 
     ms_counters *data_tot = NULL; /* shared by the data bins and the access patterns */
     json_t *root = json_object();
-    if (!root || ms_model_data_totals(m, &data_tot) < 0) {
+    if (!root || !w.names || !w.name_index || ms_model_data_totals(m, &data_tot) < 0) {
         json_decref(root);
+        json_decref(w.names);
+        json_decref(w.name_index);
         return -1;
     }
     put(&w, root, "format", json_string(MS_MODEL_FORMAT));
@@ -817,8 +835,10 @@ int ms_json_write(FILE *out, const ms_model *m)
     if (m->nblocks) {
         put(&w, root, "blocks", blocks_json(&w, m));
         put(&w, root, "loops", loops_json(&w, m));
+        put(&w, root, "names", json_incref(w.names));
     }
     if (m->waiting.present) put(&w, root, "waiting", waiting_json(&w, m));
+    if (m->mtool) put(&w, root, "mtool", ms_mtool_json(m->mtool));
     if (m->ideal_cycles > 0) { /* "estimate": the run's ideal-memory cycles (docs/mtool.md) */
         json_t *e = new_object(&w);
         if (e) {
@@ -834,6 +854,8 @@ int ms_json_write(FILE *out, const ms_model *m)
         !ferror(out))
         rc = 0;
     json_decref(root);
+    json_decref(w.names);
+    json_decref(w.name_index);
     free(data_tot);
     return rc;
 }

@@ -7,7 +7,7 @@
 #include "../util/util.h"
 
 #define DEFAULT_TOP 10
-#define MAX_NAME_WIDTH 36
+#define MAX_NAME_WIDTH 36 /* longer names get a line of their own */
 #define COUNT_WIDTH 9
 
 static const char *const PRESENCE_NAMES[] = { "both", "appeared", "vanished" };
@@ -117,8 +117,14 @@ static void print_rows(FILE *out, const char *title, const ms_diff_row *rows, si
     for (size_t i = 0; i < shown; i++) {
         const ms_diff_row *r = &rows[i];
         const ms_counters *a = &r->c[0], *b = &r->c[1];
-        if (with_code) fprintf(out, "  %-*.*s", cw, cw, r->code_name ? ms_term(r->code_name) : "?");
-        if (with_data) fprintf(out, "  %-*.*s", dw, dw, r->data_name ? ms_term(r->data_name) : "?");
+        const char *cn = r->code_name ? ms_term(r->code_name) : "?", *dn = r->data_name ? ms_term(r->data_name) : "?";
+        if ((with_code && strlen(cn) > (size_t)cw) || (with_data && strlen(dn) > (size_t)dw)) {
+            /* long names whole, on a line of their own; the numbers below them */
+            fprintf(out, "  %s%s%s\n", with_code ? cn : "", with_code && with_data ? "  " : "", with_data ? dn : "");
+            cn = dn = "";
+        }
+        if (with_code) fprintf(out, "  %-*s", cw, cn);
+        if (with_data) fprintf(out, "  %-*s", dw, dn);
         fprintf(out, " %*s %*s %*s %*s %*s %*s %*s %7s  %s\n", COUNT_WIDTH, ms_fmt_count(ms_counters_refs(a)).s,
                 COUNT_WIDTH, ms_fmt_count(ms_counters_refs(b)).s, COUNT_WIDTH, ms_fmt_count(ms_counters_misses(a, 0)).s,
                 COUNT_WIDTH, ms_fmt_count(ms_counters_misses(b, 0)).s, COUNT_WIDTH,

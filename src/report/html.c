@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "html.h"
+#include "../util/strbuf.h"
 #include "../util/util.h"
 #include "html_assets.h"
 #include "report.h"
@@ -102,8 +103,56 @@ static char *read_file(const char *path, size_t *len, const char **reason)
     return st == MS_READ_OK ? buf : NULL;
 }
 
-/* {path, text} or {path, reason} for one source file of the run. */
-static json_t *source_json(const ms_model *m, const char *path)
+/* Files longer than this are embedded as excerpts: the lines with statistics and
+ * SOURCE_CONTEXT lines around each (a C++ program's statistics reach into long library headers,
+ * which would otherwise make the page megabytes). */
+#define SOURCE_WHOLE_LINES 400
+#define SOURCE_CONTEXT 6
+
+/* The text of the lines of file f (1-based) within SOURCE_CONTEXT of a line with statistics,
+ * joined by newlines, and their numbers; NULL if the file is short enough to embed whole. */
+static json_t *excerpt_json(const ms_model *m, uint32_t f, const char *text, size_t len)
+{
+    size_t nlines = 1;
+    for (size_t i = 0; i < len; i++) nlines += text[i] == '\n';
+    if (nlines <= SOURCE_WHOLE_LINES) return NULL;
+    char *keep = calloc(nlines + 2, 1);
+    json_t *nums = json_array(), *o = NULL;
+    ms_strbuf sb = MS_STRBUF_INIT;
+    if (!keep || !nums) goto out;
+    for (size_t i = 0; i < m->nlines; i++) {
+        if (m->lines[i].file != f || m->lines[i].line <= 0) continue;
+        size_t l = (size_t)m->lines[i].line;
+        for (size_t k = l > SOURCE_CONTEXT ? l - SOURCE_CONTEXT : 1; k <= l + SOURCE_CONTEXT && k <= nlines; k++)
+            keep[k] = 1;
+    }
+    size_t line = 1;
+    for (const char *p = text, *end = text + len; p <= end && line <= nlines; line++) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        if (keep[line]) {
+            if (json_array_size(nums)) ms_strbuf_adds(&sb, "\n");
+            ms_strbuf_add(&sb, p, n);
+            if (json_array_append_new(nums, json_integer((json_int_t)line)) < 0) goto out;
+        }
+        if (!nl) break;
+        p = nl + 1;
+    }
+    if (!sb.oom) {
+        json_t *t = json_stringn(sb.s ? sb.s : "", sb.len);
+        if (t) o = json_pack("{so so}", "text", t, "lines", nums);
+        if (o) nums = NULL;
+    }
+out:
+    free(keep);
+    json_decref(nums);
+    ms_strbuf_free(&sb);
+    return o;
+}
+
+/* {path, text} or {path, reason} for one source file of the run (file index f); a long file
+ * as {path, text, lines}: the excerpt's lines and their numbers. */
+static json_t *source_json(const ms_model *m, uint32_t f, const char *path)
 {
     const char *reason = "not found";
     size_t len = 0;
@@ -117,9 +166,12 @@ static json_t *source_json(const ms_model *m, const char *path)
             free(joined);
         }
     }
-    json_t *value = text ? json_stringn(text, len) : NULL;
-    if (text && !value) reason = "not UTF-8 text";
+    json_t *excerpt = text ? excerpt_json(m, f, text, len) : NULL;
+    json_t *value = text && !excerpt ? json_stringn(text, len) : NULL;
+    if (text && !value && !excerpt) reason = "not UTF-8 text";
     free(text);
+    if (excerpt && json_object_set_new(excerpt, "path", json_string(path)) == 0) return excerpt;
+    json_decref(excerpt);
     if (value) return json_pack("{ss so}", "path", path, "text", value);
     return json_pack("{ss ss}", "path", path, "reason", reason);
 }
@@ -138,7 +190,7 @@ static json_t *sources_json(const ms_model *m)
     for (size_t i = 0; i < m->nlines; i++)
         if (m->lines[i].file < m->nfiles) used[m->lines[i].file] = 1;
     for (size_t f = 0; f < m->nfiles; f++) {
-        json_t *item = used[f] && m->files[f] ? source_json(m, m->files[f]) : json_null();
+        json_t *item = used[f] && m->files[f] ? source_json(m, (uint32_t)f, m->files[f]) : json_null();
         if (json_array_append_new(arr, item) < 0) {
             json_decref(arr);
             arr = NULL;

@@ -2,6 +2,9 @@
  * system time apart), the coverage and unexplained overhead of Table 2, then the mobjects
  * sorted by memory overhead. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../util/util.h"
 #include "report.h"
 
 static const char *base_name(const char *path)
@@ -10,6 +13,48 @@ static const char *base_name(const char *path)
     for (p = path; p && *p; p++)
         if (*p == '/') s = p + 1;
     return s ? s : "??";
+}
+
+static int by_inclusive(const void *a, const void *b)
+{
+    const ms_mobject *x = *(const ms_mobject *const *)a, *y = *(const ms_mobject *const *)b;
+    return x->inclusive_measured_s < y->inclusive_measured_s   ? 1
+           : x->inclusive_measured_s > y->inclusive_measured_s ? -1
+                                                               : 0;
+}
+
+/* The procedures with their callees (the call graph's inclusive times), by measured time. */
+static int report_inclusive(FILE *out, const ms_mtool_result *r, size_t top)
+{
+    size_t n = 0;
+    const ms_mobject **p = calloc(r->nmobjects + 1, sizeof *p);
+    if (!p) return -1;
+    for (size_t i = 0; i < r->nmobjects; i++)
+        if (r->mobjects[i].kind == MS_MOBJ_PROCEDURE && r->mobjects[i].has_inclusive) p[n++] = &r->mobjects[i];
+    if (n) {
+        qsort(p, n, sizeof *p, by_inclusive);
+        fprintf(out, "\nProcedures with their callees (inclusive, from the call edges):\n");
+        fprintf(out, "%-34s %10s %10s %9s\n", "function", "estimated", "measured", "overhead");
+        double min_s = 5e-9 * (double)r->period_ns; /* as for the mobjects: enough samples */
+        for (size_t i = 0; i < n && i < top; i++) {
+            const ms_mobject *m = p[i];
+            const char *fn = ms_term(m->function ? m->function : "??");
+            if (strlen(fn) > 34) { /* a long name on a line of its own, whole */
+                fprintf(out, "%s\n", fn);
+                fn = "";
+            }
+            fprintf(out, "%-34s %9.4fs %9.4fs ", fn, m->inclusive_estimated_s, m->inclusive_measured_s);
+            if (m->inclusive_estimated_s > 0 && m->inclusive_measured_s >= min_s)
+                fprintf(out, "%8.0f%%", 100.0 * (m->inclusive_measured_s / m->inclusive_estimated_s - 1));
+            else
+                fprintf(out, "%9s", "-");
+            int recursive = 0;
+            for (size_t w = 0; w < m->nwarnings; w++) recursive |= !strcmp(m->warnings[w], MS_MOBJ_WARN_RECURSIVE);
+            fputs(recursive ? "  (recursive: its call cycle)\n" : "\n", out);
+        }
+    }
+    free(p);
+    return ferror(out) ? -1 : 0;
 }
 
 int ms_report_mtool(FILE *out, const ms_mtool_result *r, size_t top)
@@ -29,14 +74,20 @@ int ms_report_mtool(FILE *out, const ms_mtool_result *r, size_t top)
             "overhead", "cyc/memop");
     for (size_t i = 0; i < r->nmobjects && i < top; i++) {
         const ms_mobject *m = &r->mobjects[i];
-        char src[64];
-        snprintf(src, sizeof src, "%.40s:%d-%d", m->file ? base_name(m->file) : "??", m->line, m->end_line);
-        fprintf(out, "%-9s %-24.24s %-28.28s %9.4fs %9.4fs ", m->kind == MS_MOBJ_LOOP ? "loop" : "procedure",
-                m->function ? m->function : "??", src, m->estimated_s, m->measured_s);
+        char src[300];
+        const char *fn = ms_term(m->function ? m->function : "??"),
+                   *kind = m->kind == MS_MOBJ_LOOP ? "loop" : "procedure";
+        snprintf(src, sizeof src, "%s:%d-%d", m->file ? ms_term(base_name(m->file)) : "??", m->line, m->end_line);
+        if (strlen(fn) > 24 || strlen(src) > 28) { /* long names on a line of their own, whole */
+            fprintf(out, "%-9s %s %s\n", kind, fn, src);
+            src[0] = '\0';
+            fn = kind = "";
+        }
+        fprintf(out, "%-9s %-24s %-28s %9.4fs %9.4fs ", kind, fn, src, m->estimated_s, m->measured_s);
         if (m->timable)
             fprintf(out, "%8.0f%% %11.2f\n", 100.0 * m->overhead, m->extra_cycles_per_memop);
         else
             fprintf(out, "%9s %11s  (%s)\n", "untimable", "-", m->nwarnings ? m->warnings[0] : "");
     }
-    return ferror(out) ? -1 : 0;
+    return ferror(out) ? -1 : report_inclusive(out, r, top);
 }

@@ -88,5 +88,10 @@ int ms_report_mtool(FILE *out, const ms_mtool_result *r, size_t top);
 /* MTOOL's Figure 4 as a self-contained HTML page: the mobjects' histogram, each bar split into
  * estimated time and memory overhead, linking to its source lines highlighted. 0 or -1. */
 int ms_report_mtool_html(FILE *out, const ms_mtool_result *r, const char *title);
+/* An MTOOL run's annotated source: the first `hot` mobjects by memory overhead (all when hot
+ * is 0) whose source is `file` (any file when NULL: then only timable ones), each with its
+ * times and its lines marked, `context` lines around. Returns 0, or -1 with err (none found). */
+int ms_report_mtool_annotate(FILE *out, const ms_mtool_result *r, const char *file, int hot, int context, char *err,
+                             size_t errlen);
 
 #endif

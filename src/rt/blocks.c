@@ -88,6 +88,21 @@ void __memspy_register_blocks(const msplug_pc_pair *begin, const msplug_pc_pair 
     unlock();
 }
 
+/* Plain-copy pcs by block id (0: the block's function has no plain copy). */
+static uint64_t *plain_pcs;
+
+void __memspy_register_plain(const msplug_pc_pair *begin, const msplug_pc_pair *end)
+{
+    if (!begin || begin >= end) return;
+    lock();
+    if (!plain_pcs) plain_pcs = ms_map_flags(MAX_BLOCKS * sizeof *plain_pcs, MAP_NORESERVE);
+    for (const msplug_pc_pair *p = begin; plain_pcs && p < end; p++) {
+        const msplug_block *b = (const msplug_block *)(uintptr_t)p->site;
+        if (b && b->id && b->id <= MAX_BLOCKS) plain_pcs[b->id - 1] = p->pc;
+    }
+    unlock();
+}
+
 int ms_blocks_grow(ms_thread_data *d, uint32_t id)
 {
     uint32_t cap = d->blk_cap ? d->blk_cap : 1024;
@@ -175,6 +190,18 @@ void ms_blocks_put_raw(ms_raw_writer *w)
     }
     ms_raw_section_end(w);
     if (total) ms_unmap(total, (size_t)n * sizeof *total);
+    uint32_t nplain = 0;
+    for (uint32_t i = 0; plain_pcs && i < n; i++) nplain += plain_pcs[i] != 0;
+    if (nplain) {
+        ms_raw_section_begin(w, MS_RAW_PLAIN_PCS);
+        ms_raw_put_u32(w, nplain);
+        for (uint32_t i = 0; i < n; i++)
+            if (plain_pcs[i]) {
+                ms_raw_put_u32(w, i);
+                ms_raw_put_u64(w, plain_pcs[i]);
+            }
+        ms_raw_section_end(w);
+    }
     if (!nl) return;
     ms_raw_section_begin(w, MS_RAW_LOOPS);
     ms_raw_put_u32(w, nl);

@@ -227,10 +227,10 @@ static void put_notes(ms_raw_writer *w, int lost_threads, int complete)
         append(&q, exec_note + sizeof exec_note, ": references after the exec are not in this run");
     }
     ms_raw_section_begin(w, MS_RAW_NOTES);
-    const char *instrumentation = ms_instrumentation_note();
+    const char *instrumentation = ms_instrumentation_note(), *focus = ms_focus_note();
     int dynamic_loops = ms_omp_dynamic_loops_seen();
     ms_raw_put_u32(w, (uint32_t)((lost != 0) + (lost_threads != 0) + (late_switch != 0) + (exec_target[0] != 0) +
-                                 (dynamic_loops != 0) + (instrumentation != NULL)));
+                                 (dynamic_loops != 0) + (focus != NULL) + (instrumentation != NULL)));
     if (lost) ms_raw_put_str(w, dropped);
     if (lost_threads && complete)
         ms_raw_put_str(w, "the program died inside the profiler: the last buffered accesses are missing");
@@ -243,6 +243,7 @@ static void put_notes(ms_raw_writer *w, int lost_threads, int complete)
         ms_raw_put_str(w, "OpenMP loops with dynamic, guided or runtime schedules ran: which thread ran which "
                           "iterations was recorded from this run and may differ between runs, and with it the "
                           "statistics");
+    if (focus) ms_raw_put_str(w, focus);
     if (instrumentation) ms_raw_put_str(w, instrumentation); /* last: the others come first */
     ms_raw_section_end(w);
 }

@@ -251,6 +251,7 @@ void ms_record_range(uintptr_t addr, size_t len, uint32_t write_flag, uintptr_t 
 void ms_record_range_bin(uintptr_t addr, size_t len, uint32_t write_flag, uintptr_t pc, uint32_t bin)
 {
     ms_thread *t = &ms_tls;
+    if (ms_focus_skips(t)) return; /* outside --focus: not simulated */
     while (len && ms_thread_can_record(t)) {
         uint32_t piece = len > MS_EV_SIZE_MAX ? MS_EV_SIZE_MAX : (uint32_t)len;
         ms_event *e = &t->data->ev[t->nev];

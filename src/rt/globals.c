@@ -223,6 +223,8 @@ static void scan_module(uint32_t mi)
         if (s.st_size == 0 || s.st_shndx == SHN_UNDEF || s.st_shndx >= SHN_LORESERVE) continue;
         if (GELF_ST_TYPE(s.st_info) == STT_FUNC) {
             add_function(m->base + s.st_value, s.st_size);
+            if (ms_focus_active)
+                ms_focus_consider(elf_strptr(elf, sh.sh_link, s.st_name), m->base + s.st_value, s.st_size);
             continue;
         }
         if (GELF_ST_TYPE(s.st_info) == STT_TLS) { /* st_value: offset in the module's TLS block */

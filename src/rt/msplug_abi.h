@@ -35,7 +35,10 @@
  * its blocks point to. Each descriptor's pc is an asm label at the block's first statement,
  * emitted as a (pc + 1, &descriptor) pair into MSPLUG_BLOCK_PCS_SECTION; a constructor per
  * unit passes that section to __memspy_register_blocks, which fills the pcs and gives every
- * block and loop a run-global id. */
+ * block and loop a run-global id. A versioned function's plain copy has a label at each
+ * counted block's first statement too, paired with the same descriptor in
+ * MSPLUG_PLAIN_PCS_SECTION (__memspy_register_plain): MTOOL costs the code the timing run
+ * executes. */
 #ifndef MEMSPY_MSPLUG_ABI_H
 #define MEMSPY_MSPLUG_ABI_H
 
@@ -60,6 +63,11 @@ enum {
 };
 
 #define MSPLUG_F_LAST 1u /* the last site of its group */
+/* An atomic site's memory order as the compiler saw it (C11 / __ATOMIC_*: relaxed 0, consume
+ * 1, acquire 2, release 3, acq_rel 4, seq_cst 5; a compare-exchange's success order), plus one,
+ * in flag bits 1-3; 0: unknown (not a constant). MSPLUG_INFO_ORDER gives it back, -1 unknown. */
+#define MSPLUG_F_ORDER(order) ((((unsigned)(order) + 1u) & 7u) << 1)
+#define MSPLUG_INFO_ORDER(info) ((int)((MSPLUG_INFO_FLAGS(info) >> 1) & 7u) - 1)
 
 #define MSPLUG_INFO(size, kind, flags) ((uint64_t)(uint32_t)(size) | (uint64_t)(kind) << 32 | (uint64_t)(flags) << 48)
 #define MSPLUG_INFO_SIZE(info) ((uint32_t)(info))
@@ -143,6 +151,8 @@ typedef struct {
 
 /* The section of (pc + 1, block descriptor address) pairs. */
 #define MSPLUG_BLOCK_PCS_SECTION "__memspy_bpcs"
+/* The same pairs for the blocks' first statements in the plain copies. */
+#define MSPLUG_PLAIN_PCS_SECTION "__memspy_ppcs"
 
 /* The section of (pc + 1, site address) pairs, and the symbols the linker defines around it. */
 #define MSPLUG_PCS_SECTION "__memspy_pcs"
@@ -163,6 +173,7 @@ typedef struct {
 #define MSPLUG_RUN_PLAIN 1
 #define MSPLUG_RUN_COUNT 2
 #define MSPLUG_SYM_REGISTER_BLOCKS "__memspy_register_blocks"
+#define MSPLUG_SYM_REGISTER_PLAIN "__memspy_register_plain"
 
 #ifndef MSPLUG_NO_DECLS
 /* The calling thread's buffer (initial-exec: a %fs-relative access, no call). */
@@ -183,6 +194,8 @@ void __memspy_register_pcs(const msplug_pc_pair *begin, const msplug_pc_pair *en
 void __memspy_register_llvm(const msplug_pc_pair *begin, const msplug_pc_pair *end);
 /* A constructor per instrumented translation unit: the module's (pc, block) pairs. */
 void __memspy_register_blocks(const msplug_pc_pair *begin, const msplug_pc_pair *end);
+/* After __memspy_register_blocks: the module's (plain-copy pc, block) pairs. */
+void __memspy_register_plain(const msplug_pc_pair *begin, const msplug_pc_pair *end);
 #endif
 
 #endif

@@ -83,7 +83,7 @@ static int dynamic_loops_seen;
 
 int ms_omp_dynamic_loops_seen(void) { return __atomic_load_n(&dynamic_loops_seen, __ATOMIC_RELAXED); }
 
-static void saw_dynamic_loop(void) { __atomic_store_n(&dynamic_loops_seen, 1, __ATOMIC_RELAXED); }
+void ms_omp_saw_dynamic_loop(void) { __atomic_store_n(&dynamic_loops_seen, 1, __ATOMIC_RELAXED); }
 
 /* The combined parallel loops with a chunk size (static, dynamic, guided and their
  * nonmonotonic forms); dynamic is 1 for the schedules that assign iterations at run time. */
@@ -92,7 +92,7 @@ static void saw_dynamic_loop(void) { __atomic_store_n(&dynamic_loops_seen, 1, __
               unsigned flags)                                                                                 \
     {                                                                                                         \
         REAL(name);                                                                                           \
-        if (dynamic) saw_dynamic_loop();                                                                      \
+        if (dynamic) ms_omp_saw_dynamic_loop();                                                               \
         if (!gomp_events()) return real_##name(fn, data, nthreads, start, end, incr, chunk, flags);           \
         omp_region r;                                                                                         \
         region_start(&r, fn, data);                                                                           \
@@ -109,7 +109,7 @@ void GOMP_parallel_loop_runtime(void (*fn)(void *), void *data, unsigned nthread
                                 unsigned flags)
 {
     REAL(GOMP_parallel_loop_runtime);
-    saw_dynamic_loop(); /* OMP_SCHEDULE may name a dynamic schedule */
+    ms_omp_saw_dynamic_loop(); /* OMP_SCHEDULE may name a dynamic schedule */
     if (!gomp_events()) return real_GOMP_parallel_loop_runtime(fn, data, nthreads, start, end, incr, flags);
     omp_region r;
     region_start(&r, fn, data);

@@ -4,7 +4,9 @@
  *   implicit_task begin             -> FORK(id, team size) by the master, BEGIN(id, team size)
  *   sync_region barrier begin       -> BARRIER(id, team size)
  *   mutex_acquired / mutex_released -> ACQUIRE / RELEASE(wait id): critical, locks, atomic
- * The OMPT declarations below are the subset of the OpenMP 5.0 ABI (omp-tools.h) used here. */
+ * The OMPT declarations below are the subset of the OpenMP 5.0 ABI (omp-tools.h) used here.
+ * OMPT does not tell a loop's schedule: libomp's dispatch entry points, which clang calls for
+ * the loops whose iterations are handed out at run time, are interposed for that. */
 #include "rt.h"
 #include "../format/stream.h"
 #include <stdlib.h>
@@ -103,3 +105,41 @@ ompt_start_tool_result_t *ompt_start_tool(unsigned omp_version, const char *runt
     ms_runtime_init();
     return ms_rt_on ? &tool : NULL;
 }
+
+/* libomp's sched_type values of the schedules that assign iterations before the loop runs
+ * (static, static chunked, greedy, balanced, their ordered and distribute forms); the others
+ * (dynamic, guided, runtime, auto, trapezoidal, steal...) hand them out at run time. The
+ * monotonic/nonmonotonic modifiers are bits 29 and 30. */
+static int dispatched_at_run_time(int32_t schedule)
+{
+    switch (schedule & ~(3 << 29)) {
+    case 33:
+    case 34:
+    case 40:
+    case 41:
+    case 45:
+    case 65:
+    case 66:
+    case 91:
+    case 92: return 0;
+    default: return 1;
+    }
+}
+
+#define REAL(name)                        \
+    static __typeof__(name) *real_##name; \
+    if (MS_UNLIKELY(!real_##name)) real_##name = (__typeof__(name) *)ms_real_function(#name, NULL)
+
+/* __kmpc_dispatch_init_{4,4u,8,8u}(loc, gtid, schedule, lb, ub, st, chunk): a loop that clang
+ * dispatches through libomp starts; forwarded after noting a run-time schedule. */
+#define DISPATCH_INIT(name, T)                                                      \
+    void name(void *loc, int32_t gtid, int32_t schedule, T lb, T ub, T st, T chunk) \
+    {                                                                               \
+        REAL(name);                                                                 \
+        if (dispatched_at_run_time(schedule)) ms_omp_saw_dynamic_loop();            \
+        if (real_##name) real_##name(loc, gtid, schedule, lb, ub, st, chunk);       \
+    }
+DISPATCH_INIT(__kmpc_dispatch_init_4, int32_t)
+DISPATCH_INIT(__kmpc_dispatch_init_4u, uint32_t)
+DISPATCH_INIT(__kmpc_dispatch_init_8, int64_t)
+DISPATCH_INIT(__kmpc_dispatch_init_8u, uint64_t)

@@ -112,6 +112,9 @@ static void parse(const uint64_t *b, uint64_t used, const ms_thread *t, const si
     /* block words are counted by runs of the same block (a loop of one block fills the
      * buffer with its word): one update per run, not a chain of dependent increments */
     uint64_t run_word = 0, run = 0;
+    /* Between two drains the records are the innermost frame's: one focus test for them all. */
+    int focus_drop = ms_focus_skips(t), drop = ms_count_only || focus_drop;
+    uint64_t dropped = 0;
     while (i < end) {
         uint64_t h = b[i++];
         if ((h & MSPLUG_CALL_TAG) == MSPLUG_CALL_TAG) { /* a call: the callee's address follows */
@@ -134,10 +137,11 @@ static void parse(const uint64_t *b, uint64_t used, const ms_thread *t, const si
         /* Not a header: the rest of a group an instrumented signal handler cut; skipped. */
         if (!(h & HEADER_TAG)) continue;
         const msplug_site *s = (const msplug_site *)(uintptr_t)(h & ~HEADER_TAG);
-        if (ms_count_only) { /* blocks only: skip the group's addresses in one step */
+        if (drop) { /* blocks only: skip the group's addresses in one step */
             uint32_t nw = MSPLUG_INFO_GET_GROUP_WORDS(s->info);
             if (nw) {
                 i += nw;
+                dropped += nw;
                 continue;
             }
         }
@@ -150,13 +154,17 @@ static void parse(const uint64_t *b, uint64_t used, const ms_thread *t, const si
             }
             uintptr_t pc = s->pc;
             if (MS_UNLIKELY(!pc) && t->depth) pc = t->frames[t->depth - 1].pc; /* label dropped */
-            if (MS_LIKELY(!ms_count_only)) record_site(k, kind, MSPLUG_INFO_SIZE(info), b + i, pc);
+            if (MS_LIKELY(!drop))
+                record_site(k, kind, MSPLUG_INFO_SIZE(info), b + i, pc);
+            else
+                dropped += nw;
             i += nw;
             if (MSPLUG_INFO_FLAGS(info) & MSPLUG_F_LAST) break;
             s++;
         }
     }
     if (run && t->data) ms_blocks_count(t->data, (const msplug_block *)(uintptr_t)(run_word & ~MSPLUG_BLOCK_TAG), run);
+    if (focus_drop && !ms_count_only) ms_focus_count_skipped(dropped); /* words: about one per reference */
 }
 
 void ms_plug_drain(void)

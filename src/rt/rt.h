@@ -57,6 +57,7 @@ typedef struct {
     uintptr_t call_ra; /* return address in the caller (where the function was called) */
     uintptr_t frame;   /* frame address of the func_entry hook: below the function's locals */
     uint32_t bin;      /* STACK bin of the function, 0 until first needed */
+    uint32_t focus;    /* --focus: this function or a caller is in focus (focus.c) */
 } ms_frame;
 
 #define MS_CACHE_SLOTS 64u
@@ -521,6 +522,27 @@ const char *ms_instrumentation_note(void);
 /* Set by __tsan_init: some object was compiled with -fsanitize=thread. */
 extern volatile int ms_tsan_seen;
 
+/* ---- focus.c: `memspy run --focus NAME...` ---- */
+
+/* Set when MEMSPY_FOCUS names functions: references outside them are not simulated. */
+extern int ms_focus_active;
+/* Take the comma-separated function names of MEMSPY_FOCUS (at start). */
+void ms_focus_init(const char *spec);
+/* A function symbol of a loaded module: remembered if the focus names it. */
+void ms_focus_consider(const char *sym, uintptr_t addr, uint64_t size);
+/* Whether pc lies in a function the focus names (frame_push marks its frame). */
+int ms_focus_contains(uintptr_t pc);
+/* References dropped because they were outside the focus (for the run's note). */
+void ms_focus_count_skipped(uint64_t n);
+/* The run's note on the focus (names, references not simulated, names that matched nothing),
+ * NULL without a focus. */
+const char *ms_focus_note(void);
+/* Whether the calling thread's accesses are outside the focus now: to be dropped. */
+static inline int ms_focus_skips(const ms_thread *t)
+{
+    return MS_UNLIKELY(ms_focus_active) && !(t->depth && t->frames[t->depth - 1].focus);
+}
+
 /* The complete recording path: thread set-up, any bin lookup, flushing a full buffer. */
 void ms_record_slow(uintptr_t addr, uint32_t size_flags, uintptr_t pc);
 
@@ -532,6 +554,10 @@ MS_HOT void ms_record(uintptr_t addr, uint32_t size, uint32_t write_flag, uintpt
     if (MS_UNLIKELY(!ms_rt_on)) return;
     ms_thread *t = &ms_tls;
     if (MS_LIKELY(t->mode == MS_T_READY)) ms_plug_sync();
+    if (ms_focus_skips(t)) {
+        ms_focus_count_skipped(1);
+        return;
+    }
     uint32_t bin, n = t->nev;
     if (MS_UNLIKELY(t->mode != MS_T_READY || n == MS_EVENTS_PER_THREAD - 1)) goto slow;
     if (addr - t->stack_lo < t->stack_span) {
@@ -599,9 +625,12 @@ void ms_threads_mode_start(void);
 void ms_threads_mode_enter(void);
 /* Whether the switch happened mid-run (the raw file then carries a note). */
 int ms_threads_mode_switched(void);
-/* 1 once a gcc OpenMP parallel loop with a dynamic, guided or runtime schedule started (omp.c):
- * its iteration assignment is this run's and may differ between runs. */
+/* 1 once an OpenMP loop with a dynamic, guided or runtime schedule started (omp.c for gcc's
+ * libgomp, ompt.c for clang's libomp): its iteration assignment is this run's and may differ
+ * between runs. */
 int ms_omp_dynamic_loops_seen(void);
+/* Note that such a loop started. */
+void ms_omp_saw_dynamic_loop(void);
 /* Forget the runtime in a forked child (pthread_atfork child handler). */
 void ms_threads_init(void);
 

@@ -257,6 +257,7 @@ static void activate(const char *dir)
         __memspy_plain = MSPLUG_RUN_PLAIN; /* versioned functions run their uninstrumented copies */
     } else if (mode && *mode && strcmp(mode, "simulate"))
         fprintf(stderr, "memspy: unknown MEMSPY_MODE '%s' (count, time or simulate): simulating\n", mode);
+    ms_focus_init(getenv("MEMSPY_FOCUS"));
     const char *threads = getenv("MEMSPY_THREADS");
     if (threads && !strcmp(threads, "1")) ms_threads_mode_start();
     ms_threads_init();

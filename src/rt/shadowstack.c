@@ -70,6 +70,7 @@ MS_HOT void frame_push(uintptr_t pc, uintptr_t caller_ra, uintptr_t here)
     f->call_ra = caller_ra;
     f->frame = here;
     f->bin = 0;
+    f->focus = MS_UNLIKELY(ms_focus_active) && ((t->depth && t->frames[t->depth - 1].focus) || ms_focus_contains(pc));
     __asm__ volatile("" ::: "memory"); /* a signal handler must see a complete frame */
     t->depth++;
 }

@@ -87,6 +87,7 @@ def cell($c; $d): codeid($c) as $ci | dataid($d) as $di | (.bins[] | select(.cod
 def datacells($d): dataid($d) as $di | [.bins[] | select(.data == $di)];
 def sum(f): reduce .[] as $x (0; . + ($x | f));
 def repl: .causes.capacity + .causes.conflict;
+def named(f): .names as $n | [f[] | (.function, .file) |= (if type == "number" then $n[.] else . end)];
 def evicted_share($by): (([.evicted_by[] | select(.data == $by) | .count] | add // 0) /
                          (([.evicted_by[].count] | add) // 1));
 '

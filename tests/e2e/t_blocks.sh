@@ -16,9 +16,9 @@ CBODY=$BODY # the body of kernel in C and C++
 # operation (clang -O0, unless gcc is given: the block with the most memory operations)
 bodysel() {
   if [ "$CC_NAME:$OPT" = clang:-O0 ] && [ "${2:-}" != gcc ]; then
-    printf '%s' "[.blocks[] | select(.function | test(\"$1\"))] | max_by([.memops, .count])"
+    printf '%s' "[named(.blocks)[] | select(.function | test(\"$1\"))] | max_by([.memops, .count])"
   else
-    printf '%s' "[.blocks[] | select((.function | test(\"$1\")) and .memops > 0)] | max_by(.count)"
+    printf '%s' "[named(.blocks)[] | select((.function | test(\"$1\")) and .memops > 0)] | max_by(.count)"
   fi
 }
 
@@ -28,14 +28,14 @@ bodysel() {
 body_checks() {
   lang=$1 json=$2 BODY=${3:-$CBODY} FUNC=${4:-^kernel_?$}
   sel=$(bodysel "$FUNC" "${5:-}")
-  check "$lang: the body of kernel ran exactly $BODY times" "$json" "($sel).count == $BODY"
+  check "$lang: the body of kernel ran exactly $BODY times" "$json" "$JQ_DEFS ($sel).count == $BODY"
   check "$lang: the body's loop is at depth 2 in kernel, inside a depth-1 loop of kernel" "$json" \
-    ".loops as \$l | ($sel).loop as \$i | \$l[\$i].depth == 2 and (\$l[\$i].function | test(\"$FUNC\")) and
+    "$JQ_DEFS named(.loops) as \$l | ($sel).loop as \$i | \$l[\$i].depth == 2 and (\$l[\$i].function | test(\"$FUNC\")) and
      \$l[\$l[\$i].parent].depth == 1 and (\$l[\$l[\$i].parent].function | test(\"$FUNC\"))"
   check "$lang: the body's loop header ran at least $BODY times" "$json" \
-    ".loops as \$l | ($sel).loop as \$i | \$l[\$i].iterations >= $BODY"
+    "$JQ_DEFS named(.loops) as \$l | ($sel).loop as \$i | \$l[\$i].iterations >= $BODY"
   check "$lang: every block of kernel has a source line in blocks.c or blocks.f90" "$json" \
-    "[.blocks[] | select(.function | test(\"^kernel_?$\")) | .line > 0 and (.file | test(\"blocks\\\\.(c|f90)\$\"))] | all"
+    "$JQ_DEFS [named(.blocks)[] | select(.function | test(\"^kernel_?$\")) | .line > 0 and (.file | test(\"blocks\\\\.(c|f90)\$\"))] | all"
 }
 
 cc_build blocks "$SRC_DIR/tests/e2e/progs/blocks.c"
@@ -52,12 +52,12 @@ body_checks Fortran f.json 30*201*7 '^(kernel_?|blocks)$' gcc
 BODY=$CBODY
 SEL=$(bodysel '^kernel_?$')
 # the index of the body block in .blocks (its id in the streams)
-BODYID="($SEL) as \$b | .blocks | to_entries | map(select(.value == \$b)) | .[0].key"
+BODYID="$JQ_DEFS ($SEL) as \$b | named(.blocks) | to_entries | map(select(.value == \$b)) | .[0].key"
 
 # Two threads, each 7 calls: the body's WORK events in each thread's stream add up to its
 # share; the raw total is both.
 run_memspy t.json --threads --record rec -- ./blocks 30 200 7 t
-check "threads: the body ran 2 x $BODY times in all" t.json "($SEL).count == 2 * $BODY"
+check "threads: the body ran 2 x $BODY times in all" t.json "$JQ_DEFS ($SEL).count == 2 * $BODY"
 ids=$(jq -r "$BODYID" t.json)
 for i in 1 2; do
   f=$(ls rec/thread-*.zst | sed -n "$((i + 1))p")
@@ -73,6 +73,6 @@ expect "threads: a worker's pending work is written before its EXIT" "$last" W
 
 # MEMSPY_MODE=count: the same counts, no accesses recorded
 MEMSPY_MODE=count run_memspy n.json -- ./blocks 30 200 7
-check "count mode: the same body count" n.json "($SEL).count == $BODY"
+check "count mode: the same body count" n.json "$JQ_DEFS ($SEL).count == $BODY"
 check "count mode: no reference recorded" n.json '.totals.reads + .totals.writes == 0'
 finish

@@ -1,12 +1,11 @@
 #!/bin/sh
-# Call edges from memspy's GCC plugin (MS_RAW_CALLS): per caller block and callee, exact
+# Call edges from memspy's compiler plugins (MS_RAW_CALLS): per caller block and callee, exact
 # counts, direct calls and calls through a function pointer alike; the same in
 # MEMSPY_MODE=count (the counting copy writes call words too), none in MEMSPY_MODE=time.
 # calls.c: main's loop calls leaf() N times directly and leaf()/other() N times each through a
 # function pointer table; other() calls leaf() once per call.
-# matrix: gcc:-O0 gcc:-O2
+# matrix: gcc:-O0 gcc:-O2 clang:-O0 clang:-O2
 . "$1/tests/e2e/lib.sh"
-[ "$CC_NAME" = gcc ] || { echo "skip: call edges come from the gcc plugin"; exit 77; }
 N=100
 cc_build calls "$SRC_DIR/tests/e2e/progs/calls.c"
 leaf=$(nm calls | awk '$3 == "leaf" { sub(/^0+/, "", $1); print $1 }')

@@ -4,7 +4,7 @@
 # the L1-resident multiply-add chain's estimate is within 20% of its measured time, coverage
 # of memory operations is at least 95%, short objects are untimable with no overhead; bad
 # input (a program not built with memspy-cc, an unknown CPU model, a failing program).
-# matrix: gcc:-O2
+# matrix: gcc:-O2 clang:-O2
 . "$1/tests/e2e/lib.sh"
 command -v llvm-mca-14 >/dev/null || { echo "skip: llvm-mca-14 not installed (scripts/deps.sh)"; exit 77; }
 
@@ -30,7 +30,7 @@ mtool_checks() {
 }
 
 cc_build kern "$SRC_DIR/tests/e2e/progs/mtool_kernels.c"
-"$MEMSPY" mtool --json c.json --html c.html -- ./kern 400000 128 >c.out
+"$MEMSPY" mtool --json c.json --html c.html -- ./kern 400000 128 >c.out 2>c.err
 mtool_checks C c.json dense gather
 
 "$BUILD_DIR/bin/memspy-c++" $OPT -x c++ -o kernxx "$SRC_DIR/tests/e2e/progs/mtool_kernels.c"
@@ -44,6 +44,15 @@ mtool_checks Fortran f.json dense_ gather_
 
 ok_if "llvm-mca's block costs are cached per binary and CPU model" ls "$XDG_CACHE_HOME"/memspy/blockcost-*.txt
 
+# the call graph: main calls dense, reduce and gather once each, so its inclusive times are
+# every procedure's own times together
+check "C: main's inclusive estimate and measure are its own plus its callees' (call edges)" c.json \
+  '[.mtool.mobjects[] | select(.kind == "procedure")] as $p | ($p[] | select(.function == "main")) as $m |
+   (($m.inclusive_estimated_s - ([$p[].estimated_s] | add)) | fabs) < 1e-9 and
+   (($m.inclusive_measured_s - ([$p[].measured_s] | add)) | fabs) < 1e-9 and
+   ([$p[] | select(.function == "gather") | .inclusive_estimated_s == .estimated_s] | all)'
+ok_if "the report lists the procedures with their callees" grep -q "^Procedures with their callees" c.out
+
 # the text report: Figure 2's lines, then the mobjects
 ok_if "the report shows predicted, measured and overhead" grep -q "predicted time (ideal memory)" c.out
 ok_if "the report shows the coverage line" grep -q "^Measured .*% of memory operations; unexplained overhead" c.out
@@ -52,6 +61,33 @@ ok_if "the report shows the coverage line" grep -q "^Measured .*% of memory oper
 ok_if "the HTML page has a bar per mobject" test "$(grep -c '<tr class="mobject' c.html)" -eq "$(jq '.mtool.mobjects | length' c.json)"
 ok_if "each bar has an estimate and an overhead part" grep -q '<span class="est" style="width:[0-9.]*%"></span><span class="ovh"' c.html
 ok_if "the gather loop's source line is highlighted" grep -q 'class="hot">.*big\[(k \* 1000003) &amp; mask\]' c.html
+
+# the result is stored as an MTOOL run: listed, shown, annotated and drawn from the database
+ok_if "the MTOOL run is stored" grep -q "^memspy: stored as run" c.err
+c_run=$(sed -n 's/^memspy: stored as run \([0-9]*\) .*/\1/p' c.err)
+"$MEMSPY" runs >runs.out
+ok_if "runs lists it as an MTOOL run" grep -q "MTOOL: ideal memory on llvm-mca's" runs.out
+"$MEMSPY" report --json "$c_run" >stored.json
+check "the stored run holds the whole MTOOL result" stored.json \
+  ".run.origin == \"mtool\" and (.mtool.mobjects | length) == $(jq '.mtool.mobjects | length' c.json) and
+   (.mtool.predicted_s - $(jq '.mtool.predicted_s' c.json) | fabs) < 1e-6"
+"$MEMSPY" show "$c_run" >show.out
+ok_if "show displays MTOOL's summary" grep -q "predicted time (ideal memory)" show.out
+expect "show lists every mobject" "$(grep -cE '^(loop|procedure) ' show.out)" "$(jq '.mtool.mobjects | length' c.json)"
+"$MEMSPY" report "$c_run" >report.out
+ok_if "report displays MTOOL's summary" grep -q "^Measured .*% of memory operations" report.out
+"$MEMSPY" annotate --hot 1 "$c_run" >ann.out
+gather_line=$(grep -n 'big\[(k \* 1000003) & mask\]' "$SRC_DIR/tests/e2e/progs/mtool_kernels.c" | cut -d: -f1 | head -1)
+ok_if "annotate --hot 1 shows the top mobject, the gather loop, its line marked" \
+  grep -qE "^  > +$gather_line  .*big\[\(k \* 1000003\) & mask\]" ann.out
+ok_if "annotate names the mobject's overhead" grep -q "^#1 loop in gather, mtool_kernels.c:.*memory overhead" ann.out
+"$MEMSPY" annotate "$c_run" mtool_kernels.c >ann_file.out
+ok_if "annotate FILE shows the file's mobjects" grep -q "^#[0-9]* loop in dense" ann_file.out
+"$MEMSPY" html -o stored.html "$c_run"
+ok_if "html draws the stored MTOOL run's histogram" grep -q '<tr class="mobject' stored.html
+expect_fail "diff refuses an MTOOL run" "is an MTOOL run" "$MEMSPY" diff "$c_run" "$c_run"
+expect_fail "show --data refuses an MTOOL run" "is an MTOOL run" "$MEMSPY" show --data x "$c_run"
+expect_fail "export refuses an MTOOL run" "is an MTOOL run" "$MEMSPY" export "$c_run"
 
 # bad input
 "$MEMSPY_CC" $OPT -o plain "$SRC_DIR/tests/e2e/progs/mtool_kernels.c"
@@ -75,4 +111,19 @@ check "memspy run's ideal cycles are MTOOL's predicted cycles" r.json \
   "(.estimate.ideal_cycles - $(value fail.json '.mtool.predicted_s * .mtool.clock_hz')) / .estimate.ideal_cycles | fabs < 1e-6"
 ok_if "the matrix view shows the estimated execution time and the stall's share" \
   grep -q "^Estimated Execution Time: .* cycles (ideal memory .* + stall); memory stall [0-9.]*%" r.json.txt
+
+# --focus: only the named procedures (and what they call) are simulated, exactly their references
+run_memspy full.json -- ./kern 2000 8
+run_memspy focus.json --focus gather,no_such_function -- ./kern 2000 8
+check "--focus gather: exactly gather's 2000 x 256 loads simulated" focus.json \
+  '.totals.refs == 512000 and ([.code[].name] == ["gather"])'
+check "--focus: the note counts the references left out and names what matched nothing" focus.json \
+  ".run.notes | any(startswith(\"focus: only gather, no_such_function\") and contains(\"about $(($(value full.json .totals.refs) - 512000)) references outside\") and endswith(\"no function named no_such_function\"))"
+run_memspy focus_main.json --focus main -- ./kern 2000 8
+check "--focus main: what main calls is in focus too (every reference)" focus_main.json \
+  ".totals.refs == $(value full.json .totals.refs)"
+run_memspy focus_xx.json --focus gather -- ./kernxx 2000 8
+check "--focus on C++: the mangled gather is matched by its name" focus_xx.json \
+  '.totals.refs == 512000 and (.run.notes | all(contains("no function named") | not))'
+expect_fail "--focus with no name is an error" "--focus needs function names" "$MEMSPY" run --focus , -- ./kern 1 1
 finish

@@ -1,8 +1,9 @@
 #!/bin/sh
-# A gcc OpenMP loop with a dynamic schedule: its iteration assignment depends on the run, and
+# An OpenMP loop with a dynamic schedule: its iteration assignment depends on the run, and
 # the result's notes say so (issue 14); the same loop with a static schedule has no such note.
-# gcc only: libgomp's GOMP_parallel_loop_* entry points are where the schedule is seen.
-# matrix: gcc:-O0 gcc:-O2
+# gcc: libgomp's GOMP_parallel_loop_* entry points are where the schedule is seen; clang:
+# libomp's __kmpc_dispatch_init_*.
+# matrix: gcc:-O0 gcc:-O2 clang:-O0 clang:-O2
 . "$1/tests/e2e/lib.sh"
 need_openmp
 cc_build omp_sched "$SRC_DIR/tests/e2e/progs/omp_sched.c" -fopenmp

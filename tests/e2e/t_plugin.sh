@@ -32,6 +32,12 @@ check "chase: 1000 reads of the const table" table.json "$(cells chase table)"' 
 
 run_memspy atomic.json -- ./k atomic 500
 check "bump: 500 atomic read-modify-writes of counter" atomic.json "$(cells bump counter)"' | .reads == 500 and .writes == 500'
+# each atomic site's memory order is in its site table (site_dump.c, built without the plugin,
+# reads the tables): "kind order" for a relaxed and an acquire load, a release store, a relaxed
+# and a seq_cst fetch-add, an acq_rel compare-exchange
+"$MEMSPY_CC" $OPT -c -o site_dump.o "$SRC_DIR/tests/e2e/progs/site_dump.c"
+cc_build atomic_orders "$SRC_DIR/tests/e2e/progs/atomic_orders.c" site_dump.o
+expect "atomic sites carry their memory order" "$(./atomic_orders | sort | tr '\n' ' ')" "3 0 3 2 4 3 5 0 5 4 5 5 "
 
 run_memspy copy.json -- ./k copy 20
 # a range counts one reference per cache line it touches: 4096 bytes = 64 lines, 48 bytes = 1
@@ -80,6 +86,9 @@ set +e
 gcc -fplugin="$BUILD_DIR/lib/memspy/memspy_gcc.so" -fplugin-arg-memspy_gcc-bogus -c "$K" -o x.o 2>bogus.err
 set -e
 ok_if "an unknown plugin option is an error naming it" grep -q "unknown option.*memspy_gcc-bogus" bogus.err
+# memspy-cc loads the plugin before the user's options, so the plugin's own options pass through.
+"$BUILD_DIR/bin/memspy-cc" -fplugin-arg-memspy_gcc-verbose -O2 -c "$K" -o x.o 2>verbose.err
+ok_if "memspy-cc passes -fplugin-arg-memspy_gcc-verbose to the plugin" grep -q "sites" verbose.err
 
 # Mixed objects: one translation unit through the plugin, one through -fsanitize=thread.
 cat >mixed_main.c <<'SH'

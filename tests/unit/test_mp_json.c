@@ -59,7 +59,7 @@ static void test_names(const char *text, size_t len)
     json_t *root = json_loadb(text, len, 0, &jerr);
     CHECK(root != NULL);
     if (!root) return;
-    CHECK_EQ(int_at(root, "version"), 2);
+    CHECK_EQ(int_at(root, "version"), MS_MODEL_VERSION);
     CHECK_EQ(int_at(root, "nprocs"), 2);
     CHECK_STR(str_at(root, "interleave"), "interleaved");
     CHECK_EQ(int_at(root, "config/nprocs"), 2);
@@ -156,7 +156,7 @@ static void test_one_processor(void)
     CHECK(strstr(text, "\"threads\"") == NULL);
     CHECK(strstr(text, "\"inval\"") == NULL);
     CHECK(strstr(text, "\"nprocs\"") == NULL);
-    char *v = strstr(text, "\"version\": 2");
+    char *v = strstr(text, "\"version\": 3");
     CHECK(v != NULL);
     if (v) v[11] = '1';
     ms_model back;
@@ -185,8 +185,79 @@ static void test_bad_field(const ms_model *m)
     free(text);
 }
 
+/* Issue 11: a function name repeated by every block and loop of the function is written once
+ * (the "names" table, version 3), read back whole, and a version 2 file with the names inline
+ * still reads. */
+static void test_names_table(void)
+{
+    ms_model m;
+    fixture_build(&m);
+    static const char *fn = "std::vector<std::pair<int, double>, std::allocator<std::pair<int, double> > >::push_back";
+    m.nblocks = 3;
+    m.blocks = calloc(3, sizeof *m.blocks);
+    m.nloops = 1;
+    m.loops = calloc(1, sizeof *m.loops);
+    for (size_t i = 0; i < 3; i++) {
+        m.blocks[i].function = strdup(fn);
+        m.blocks[i].file = strdup("stl_vector.h");
+        m.blocks[i].line = 1280 + (int)i;
+        m.blocks[i].end_line = m.blocks[i].line;
+        m.blocks[i].loop = i ? 0 : UINT32_MAX;
+        m.blocks[i].count = 7 * i;
+    }
+    m.loops[0] = (ms_loop_stat){ strdup(fn), NULL, 1281, 1282, UINT32_MAX, 1, 1, 14 };
+    size_t len = 0;
+    char *text = json_text(&m, &len);
+    const char *first = strstr(text, fn);
+    CHECK(first != NULL && strstr(first + 1, fn) == NULL); /* once, for 3 blocks and a loop */
+    ms_model back;
+    char err[256] = "";
+    CHECK_EQ(ms_json_read_buffer("v3", text, len, &back, err, sizeof err), 0);
+    CHECK_EQ(back.nblocks, 3);
+    for (size_t i = 0; i < back.nblocks && i < 3; i++)
+        CHECK(!strcmp(back.blocks[i].function, fn) && !strcmp(back.blocks[i].file, "stl_vector.h") &&
+              back.blocks[i].count == 7 * i);
+    CHECK(back.nloops == 1 && !strcmp(back.loops[0].function, fn) && back.loops[0].file == NULL);
+    ms_model_free(&back);
+    /* the same as a version 2 file: names inline, no table */
+    json_error_t jerr;
+    json_t *root = json_loadb(text, len, 0, &jerr), *names = json_object_get(root, "names");
+    json_object_set_new(root, "version", json_integer(2));
+    const char *arrays[] = { "blocks", "loops" };
+    for (int a = 0; a < 2; a++) {
+        json_t *arr = json_object_get(root, arrays[a]), *o;
+        size_t i;
+        json_array_foreach(arr, i, o)
+        {
+            const char *keys[] = { "function", "file" };
+            for (int k = 0; k < 2; k++) {
+                json_t *v = json_object_get(o, keys[k]);
+                if (json_is_integer(v))
+                    json_object_set(o, keys[k], json_array_get(names, (size_t)json_integer_value(v)));
+            }
+        }
+    }
+    json_object_del(root, "names");
+    char *v2 = json_dumps(root, 0);
+    CHECK_EQ(ms_json_read_buffer("v2", v2, strlen(v2), &back, err, sizeof err), 0);
+    CHECK(back.nblocks == 3 && !strcmp(back.blocks[2].function, fn) && back.loops[0].file == NULL);
+    ms_model_free(&back);
+    /* an index outside the table is refused, naming the field */
+    char *bad = strstr(text, "\"function\": 0");
+    if (bad) {
+        bad[12] = '9';
+        CHECK(ms_json_read_buffer("bad", text, len, &back, err, sizeof err) < 0);
+        CHECK_CONTAINS(err, "an index into names");
+    }
+    free(v2);
+    json_decref(root);
+    free(text);
+    ms_model_free(&m);
+}
+
 int main(void)
 {
+    test_names_table();
     ms_model m;
     mp_fixture_build(&m);
     test_round_trip(&m);

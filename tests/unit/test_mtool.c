@@ -1,15 +1,78 @@
 /* MTOOL's analysis on synthetic blocks, loops, cycles and samples (analysis/mtool.c):
  * innermost-first loop selection, untimable objects, overhead, extra
- * cycles per memory operation, coverage and the unexplained overhead, exactly; and llvm-mca's
+ * cycles per memory operation, coverage and the unexplained overhead, exactly; an MTOOL run's
+ * result file written and read back whole (a stored run of its own kind); and llvm-mca's
  * cycles for fixed instruction sequences (blockcost.c). */
 #include "analysis/blockcost.h"
 #include "analysis/mtool.h"
+#include "analysis/mtool_calls.h"
 #include "check.h"
+#include "modelio/modelio.h"
+#include "sim/config.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define NEAR(a, b) (fabs((a) - (b)) <= 1e-9 * (1 + fabs(b)))
+
+/* The result as an MTOOL run's result file, read back: every field equal; a foreign warning
+ * or a wrong type is refused with the field named. */
+static void test_round_trip(const ms_mtool_result *r)
+{
+    ms_model m;
+    char err[512];
+    ms_model_init(&m);
+    CHECK(ms_config_preset("x86", &m.config, err, sizeof err) == 0);
+    m.program = strdup("k");
+    m.origin = strdup("mtool");
+    m.mtool = calloc(1, sizeof *m.mtool);
+    *m.mtool = *r; /* shallow: the strings stay r's */
+    m.mtool->cpu_model = "znver3";
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    CHECK(f && ms_json_write(f, &m) == 0);
+    fclose(f);
+    memset(m.mtool, 0, sizeof *m.mtool); /* nothing of r's to free */
+    ms_model_free(&m);
+    ms_model back;
+    CHECK(ms_json_read_buffer("t.json", text, len, &back, err, sizeof err) == 0);
+    CHECK(back.mtool != NULL && back.origin && !strcmp(back.origin, "mtool"));
+    if (back.mtool && back.mtool->nmobjects == r->nmobjects) {
+        const ms_mtool_result *b = back.mtool;
+        CHECK(!strcmp(b->cpu_model, "znver3") && NEAR(b->predicted_s, r->predicted_s));
+        CHECK(NEAR(b->measured_s, r->measured_s) && NEAR(b->unexplained, r->unexplained));
+        CHECK_EQ(b->total_memops, r->total_memops);
+        for (size_t i = 0; i < r->nmobjects; i++) {
+            const ms_mobject *x = &r->mobjects[i], *y = &b->mobjects[i];
+            CHECK(x->kind == y->kind && !strcmp(x->function, y->function) && x->line == y->line);
+            CHECK(x->end_line == y->end_line && x->timable == y->timable && x->memops == y->memops);
+            CHECK(NEAR(x->estimated_s, y->estimated_s) && NEAR(x->overhead, y->overhead));
+            CHECK(x->nwarnings == y->nwarnings);
+            for (size_t w = 0; w < x->nwarnings && w < y->nwarnings; w++)
+                CHECK(!strcmp(x->warnings[w], y->warnings[w]));
+        }
+    } else {
+        CHECK(!"the mobjects came back");
+    }
+    ms_model_free(&back);
+    /* a warning this memspy does not know, and a mobject kind that does not exist */
+    char *bad = strstr(text, "too short to time");
+    if (bad) {
+        memcpy(bad, "too short to tame", 17);
+        CHECK(ms_json_read_buffer("t.json", text, len, &back, err, sizeof err) < 0);
+        CHECK_CONTAINS(err, "mtool.mobjects[3]");
+        CHECK_CONTAINS(err, "warnings");
+        memcpy(bad, "too short to time", 17);
+    }
+    char *kind = strstr(text, "\"procedure\"");
+    if (kind) {
+        memcpy(kind, "\"precodure\"", 11);
+        CHECK(ms_json_read_buffer("t.json", text, len, &back, err, sizeof err) < 0);
+        CHECK_CONTAINS(err, "kind");
+    }
+    free(text);
+}
 
 static void test_analyze(void)
 {
@@ -65,6 +128,7 @@ static void test_analyze(void)
     CHECK(NEAR(r.covered_memops, 3000100.0 / 3001100.0));
     /* explained: the inner loop's 8 ms and g's 2.999 ms; f outside the inner loop is untimable */
     CHECK(NEAR(r.unexplained, 1.0 - (0.008 + 0.002999) / (0.024 - 0.01000101)));
+    test_round_trip(&r);
     ms_mtool_result_free(&r);
 }
 
@@ -88,8 +152,41 @@ static void test_mca(void)
     CHECK(c[2] >= 2.9 && c[2] <= 3.1);
 }
 
+/* Inclusive times by gprof's rule on a graph with a shared callee and a recursive cycle:
+ * a -> b, a -> c, b -> c (x3), a -> d, d <-> e; own times a 1, b 2, c 4, d 8, e 16 (measured
+ * twice the estimates). c's 4 calls: 1 from a, 3 from b. */
+static void test_inclusive(void)
+{
+    const char *names[5] = { "a", "b", "c", "d", "e" };
+    ms_mobject mo[6];
+    memset(mo, 0, sizeof mo);
+    for (int i = 0; i < 5; i++) {
+        mo[i].kind = MS_MOBJ_PROCEDURE;
+        mo[i].function = (char *)names[i];
+        mo[i].estimated_s = (double)(1 << i);
+        mo[i].measured_s = 2.0 * (double)(1 << i);
+    }
+    mo[5].kind = MS_MOBJ_LOOP; /* a loop of a: no inclusive times */
+    mo[5].function = "a";
+    ms_mtool_result r;
+    memset(&r, 0, sizeof r);
+    r.mobjects = mo;
+    r.nmobjects = 6;
+    const ms_mtool_edge e[] = { { "a", "b", 1 }, { "a", "c", 1 }, { "b", "c", 3 },    { "a", "d", 1 },
+                                { "d", "e", 5 }, { "e", "d", 5 }, { "libc", "a", 1 }, { "a", "printf", 2 } };
+    CHECK(ms_mtool_inclusive(&r, e, sizeof e / sizeof *e) == 0);
+    CHECK(mo[2].has_inclusive && NEAR(mo[2].inclusive_estimated_s, 4.0));
+    CHECK(NEAR(mo[1].inclusive_estimated_s, 2 + 0.75 * 4) && NEAR(mo[1].inclusive_measured_s, 10.0));
+    CHECK(NEAR(mo[3].inclusive_estimated_s, 24.0) && NEAR(mo[4].inclusive_estimated_s, 24.0));
+    CHECK(NEAR(mo[0].inclusive_estimated_s, 1 + 5 + 0.25 * 4 + 24) && NEAR(mo[0].inclusive_measured_s, 62.0));
+    CHECK(mo[3].nwarnings == 1 && !strcmp(mo[3].warnings[0], MS_MOBJ_WARN_RECURSIVE));
+    CHECK(mo[4].nwarnings == 1 && mo[0].nwarnings == 0 && mo[2].nwarnings == 0);
+    CHECK(!mo[5].has_inclusive);
+}
+
 int main(void)
 {
+    test_inclusive();
     test_analyze();
     test_mca();
     return check_result();

@@ -53,6 +53,29 @@ static tree address_of(tree t, unsigned *size)
     return build_fold_addr_expr(unshare_expr(t));
 }
 
+/* The memory order of a constant memmodel argument (MEMMODEL_* base: 0..5), -1 otherwise. */
+static int order_of(tree arg)
+{
+    if (!arg || !tree_fits_uhwi_p(arg)) return -1;
+    int m = (int)memmodel_base(tree_to_uhwi(arg));
+    return m >= 0 && m <= 5 ? m : -1;
+}
+
+/* The memory order of atomic builtin call (fcode of kind `kind`): its memmodel argument, or
+ * the __sync builtins' fixed orders (full barriers but for lock_test_and_set, an acquire, and
+ * lock_release, a release). */
+static int builtin_order(gcall *call, built_in_function fcode, unsigned kind)
+{
+    int d;
+    if ((d = (int)fcode - (int)BUILT_IN_SYNC_LOCK_TEST_AND_SET_1) >= 0 && d <= 4) return 2;
+    if ((d = (int)fcode - (int)BUILT_IN_SYNC_LOCK_RELEASE_1) >= 0 && d <= 4) return 3;
+    if (fcode >= BUILT_IN_SYNC_FETCH_AND_ADD_N && fcode <= BUILT_IN_SYNC_SYNCHRONIZE) return 5;
+    if ((d = (int)fcode - (int)BUILT_IN_ATOMIC_COMPARE_EXCHANGE_1) >= 0 && d <= 4)
+        return gimple_call_num_args(call) > 4 ? order_of(gimple_call_arg(call, 4)) : -1;
+    unsigned at = kind == MSPLUG_K_ATOMIC_LOAD ? 1 : 2; /* load(p, mo); store/exchange/ops(p, v, mo) */
+    return gimple_call_num_args(call) > at ? order_of(gimple_call_arg(call, at)) : -1;
+}
+
 /* Kind and size of an atomic builtin call, 0 if fcode is not one. */
 static unsigned atomic_kind(built_in_function fcode, unsigned *size)
 {
@@ -105,7 +128,7 @@ static unsigned atomic_kind(built_in_function fcode, unsigned *size)
 
 static void add_site(fn_state *st, gimple *stmt, unsigned kind, unsigned size, tree a, tree b, tree c, bool alone)
 {
-    site s = { stmt, { a, b, c }, kind, size, alone };
+    site s = { stmt, { a, b, c }, kind, size, alone, -1 };
     st->sites.safe_push(s);
 }
 
@@ -130,21 +153,23 @@ static bool call_sites(fn_state *st, gcall *call, unsigned *open_from)
 {
     if (gimple_call_internal_p(call)) {
         internal_fn ifn = gimple_call_internal_fn(call);
-        tree ptr = NULL_TREE, sized = NULL_TREE;
+        tree ptr = NULL_TREE, sized = NULL_TREE, order = NULL_TREE;
         unsigned kind = 0, size = 0;
         switch (ifn) {
         case IFN_MASK_LOAD: ptr = gimple_call_arg(call, 0), sized = gimple_call_lhs(call), kind = MSPLUG_K_READ; break;
         case IFN_MASK_STORE:
             ptr = gimple_call_arg(call, 0), sized = gimple_call_arg(call, 3), kind = MSPLUG_K_WRITE;
             break;
-        case IFN_ATOMIC_COMPARE_EXCHANGE:
+        case IFN_ATOMIC_COMPARE_EXCHANGE: /* (p, expected, desired, size | weak << 8, success, failure) */
             ptr = gimple_call_arg(call, 0), kind = MSPLUG_K_ATOMIC_RMW;
             size = (unsigned)(tree_to_uhwi(gimple_call_arg(call, 3)) & 255);
+            order = gimple_call_arg(call, 4);
             break;
         case IFN_ATOMIC_BIT_TEST_AND_SET:
         case IFN_ATOMIC_BIT_TEST_AND_COMPLEMENT:
         case IFN_ATOMIC_BIT_TEST_AND_RESET:
             ptr = gimple_call_arg(call, 0), sized = gimple_call_arg(call, 1), kind = MSPLUG_K_ATOMIC_RMW;
+            order = gimple_call_arg(call, 3); /* (p, bit, flag, memmodel, fn) */
             break;
         case IFN_ATOMIC_ADD_FETCH_CMP_0:
         case IFN_ATOMIC_SUB_FETCH_CMP_0:
@@ -152,6 +177,7 @@ static bool call_sites(fn_state *st, gcall *call, unsigned *open_from)
         case IFN_ATOMIC_OR_FETCH_CMP_0:
         case IFN_ATOMIC_XOR_FETCH_CMP_0:
             ptr = gimple_call_arg(call, 1), sized = gimple_call_arg(call, 2), kind = MSPLUG_K_ATOMIC_RMW;
+            order = gimple_call_arg(call, 3); /* (cmp, p, v, memmodel, fn) */
             break;
         default: return false; /* expanded inline, no memory of its own */
         }
@@ -159,7 +185,10 @@ static bool call_sites(fn_state *st, gcall *call, unsigned *open_from)
             HOST_WIDE_INT s = int_size_in_bytes(TREE_TYPE(sized));
             size = s > 0 ? (unsigned)s : 0;
         }
-        if (size) add_site(st, call, kind, size, ptr, NULL_TREE, NULL_TREE, false);
+        if (size) {
+            add_site(st, call, kind, size, ptr, NULL_TREE, NULL_TREE, false);
+            st->sites.last().order = order_of(order);
+        }
         return false;
     }
     if (gimple_call_builtin_p(call, BUILT_IN_NORMAL)) {
@@ -168,6 +197,7 @@ static bool call_sites(fn_state *st, gcall *call, unsigned *open_from)
         unsigned kind = atomic_kind(fcode, &size);
         if (kind) {
             add_site(st, call, kind, size, gimple_call_arg(call, 0), NULL_TREE, NULL_TREE, false);
+            st->sites.last().order = builtin_order(call, fcode, kind);
             return false;
         }
         switch (fcode) {

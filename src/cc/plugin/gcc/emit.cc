@@ -279,7 +279,8 @@ void fill_table(fn_state *st, tree table)
         unsigned first = st->group_start[g], end = g + 1 < ng ? st->group_start[g + 1] : st->sites.length();
         for (unsigned i = first; i < end; i++) {
             const site &s = st->sites[i];
-            uint64_t info = MSPLUG_INFO(s.size, s.kind, i + 1 == end ? MSPLUG_F_LAST : 0);
+            unsigned flags = (i + 1 == end ? MSPLUG_F_LAST : 0) | (s.order >= 0 ? MSPLUG_F_ORDER(s.order) : 0);
+            uint64_t info = MSPLUG_INFO(s.size, s.kind, flags);
             if (i == first) {
                 unsigned words = 0;
                 for (unsigned j = first; j < end; j++) words += msplug_site_words(st->sites[j].kind);

@@ -55,9 +55,9 @@ static bool opt_noversion; /* -fplugin-arg-memspy_gcc-noversion: no uninstrument
 tree word_type; /* a 64-bit unsigned type with an alias set of its own */
 tree word_ptr;  /* word_type * */
 tree buf_decl;  /* extern __thread word __memspy_buf[1 + MSPLUG_BUF_WORDS] */
-tree flush_decl, entry_decl, exit_decl, register_decl, register_blocks_decl;
+tree flush_decl, entry_decl, exit_decl, register_decl, register_blocks_decl, register_plain_decl;
 tree plain_decl; /* extern int __memspy_plain: run the uninstrumented copies */
-tree pcs_start_decl, pcs_stop_decl, bpcs_start_decl, bpcs_stop_decl;
+tree pcs_start_decl, pcs_stop_decl, bpcs_start_decl, bpcs_stop_decl, ppcs_start_decl, ppcs_stop_decl;
 
 unsigned table_counter;       /* site tables made in this translation unit */
 static bool any_instrumented; /* the unit needs its constructor */
@@ -110,6 +110,8 @@ static void make_decls(void)
                                build_function_type_list(void_type_node, ptr_type_node, ptr_type_node, NULL_TREE));
     register_blocks_decl = runtime_fn(
         MSPLUG_SYM_REGISTER_BLOCKS, build_function_type_list(void_type_node, ptr_type_node, ptr_type_node, NULL_TREE));
+    register_plain_decl = runtime_fn(MSPLUG_SYM_REGISTER_PLAIN,
+                                     build_function_type_list(void_type_node, ptr_type_node, ptr_type_node, NULL_TREE));
     plain_decl = build_decl(UNKNOWN_LOCATION, VAR_DECL, get_identifier(MSPLUG_SYM_PLAIN), integer_type_node);
     TREE_PUBLIC(plain_decl) = 1;
     DECL_EXTERNAL(plain_decl) = 1;
@@ -118,6 +120,8 @@ static void make_decls(void)
     pcs_stop_decl = linker_symbol("__stop_" MSPLUG_PCS_SECTION);
     bpcs_start_decl = linker_symbol("__start_" MSPLUG_BLOCK_PCS_SECTION);
     bpcs_stop_decl = linker_symbol("__stop_" MSPLUG_BLOCK_PCS_SECTION);
+    ppcs_start_decl = linker_symbol("__start_" MSPLUG_PLAIN_PCS_SECTION);
+    ppcs_stop_decl = linker_symbol("__stop_" MSPLUG_PLAIN_PCS_SECTION);
 }
 
 /* ---- versioning: uninstrumented and counting-only copies (MEMSPY_MODE=time, count) ---- */
@@ -314,6 +318,11 @@ static unsigned int instrument_function(function *fun)
             block copy = bk;
             copy.first = ver.count_first[i];
             emit_block_word(copy, i, blocks);
+            /* and its pc, the code MTOOL costs: the plain copy's own code with only block words
+             * added (a label in the plain copy itself changes gcc's register allocation there) */
+            gimple_stmt_iterator cgsi = gsi_for_stmt(ver.count_first[i]);
+            insert_before(&cgsi, pc_label(MSPLUG_PLAIN_PCS_SECTION, bname, 8 * MSPLUG_BLOCK_WORDS * i, comdat),
+                          gimple_location(ver.count_first[i]));
         }
     }
     for (unsigned j = 0; nblocks && j < st.calls.length(); j++) { /* call edges, in the body and the counting copy */
@@ -360,7 +369,9 @@ static void finish_unit(void *, void *)
         ".weak __start_" MSPLUG_PCS_SECTION "\n\t.hidden __start_" MSPLUG_PCS_SECTION
         "\n\t.weak __stop_" MSPLUG_PCS_SECTION "\n\t.hidden __stop_" MSPLUG_PCS_SECTION
         "\n\t.weak __start_" MSPLUG_BLOCK_PCS_SECTION "\n\t.hidden __start_" MSPLUG_BLOCK_PCS_SECTION
-        "\n\t.weak __stop_" MSPLUG_BLOCK_PCS_SECTION "\n\t.hidden __stop_" MSPLUG_BLOCK_PCS_SECTION;
+        "\n\t.weak __stop_" MSPLUG_BLOCK_PCS_SECTION "\n\t.hidden __stop_" MSPLUG_BLOCK_PCS_SECTION
+        "\n\t.weak __start_" MSPLUG_PLAIN_PCS_SECTION "\n\t.hidden __start_" MSPLUG_PLAIN_PCS_SECTION
+        "\n\t.weak __stop_" MSPLUG_PLAIN_PCS_SECTION "\n\t.hidden __stop_" MSPLUG_PLAIN_PCS_SECTION;
     tree text = build_string(sizeof directives, directives);
     tree asm_stmt = build5(ASM_EXPR, void_type_node, text, NULL_TREE, NULL_TREE, NULL_TREE, NULL_TREE);
     ASM_INPUT_P(asm_stmt) = 1;
@@ -369,10 +380,13 @@ static void finish_unit(void *, void *)
         build_call_expr(register_decl, 2, build_fold_addr_expr(pcs_start_decl), build_fold_addr_expr(pcs_stop_decl));
     tree call_blocks = build_call_expr(register_blocks_decl, 2, build_fold_addr_expr(bpcs_start_decl),
                                        build_fold_addr_expr(bpcs_stop_decl));
+    tree call_plain = build_call_expr(register_plain_decl, 2, build_fold_addr_expr(ppcs_start_decl),
+                                      build_fold_addr_expr(ppcs_stop_decl));
     tree body = alloc_stmt_list();
     append_to_statement_list(asm_stmt, &body);
     append_to_statement_list(call, &body);
     append_to_statement_list(call_blocks, &body);
+    append_to_statement_list(call_plain, &body);
     cgraph_build_static_cdtor('I', body, MAX_RESERVED_INIT_PRIORITY - 1);
     building_ctor = false;
 }
@@ -391,6 +405,9 @@ static const ggc_root_tab memspy_roots[] = {
     { &register_blocks_decl, 1, sizeof register_blocks_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
     { &bpcs_start_decl, 1, sizeof bpcs_start_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
     { &bpcs_stop_decl, 1, sizeof bpcs_stop_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
+    { &register_plain_decl, 1, sizeof register_plain_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
+    { &ppcs_start_decl, 1, sizeof ppcs_start_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
+    { &ppcs_stop_decl, 1, sizeof ppcs_stop_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
     LAST_GGC_ROOT_TAB,
 };
 

@@ -23,6 +23,7 @@
 #include "attribs.h"
 #include "asan.h"
 #include "internal-fn.h"
+#include "memmodel.h"
 #include "alias.h"
 #include "varasm.h"
 #include "diagnostic-core.h"
@@ -45,6 +46,7 @@ struct site {
     tree ops[3];  /* the words to store (pointer or integer expressions) */
     unsigned kind, size;
     bool alone; /* a group of its own, committed right before stmt (copies, sets) */
+    int order;  /* an atomic's memory order (MSPLUG_F_ORDER), -1 unknown or not atomic */
 };
 
 /* A counted basic block of the function being instrumented. */
@@ -74,9 +76,9 @@ extern bool opt_verbose;
 extern tree word_type;
 extern tree word_ptr;
 extern tree buf_decl;
-extern tree flush_decl, entry_decl, exit_decl, register_decl, register_blocks_decl;
+extern tree flush_decl, entry_decl, exit_decl, register_decl, register_blocks_decl, register_plain_decl;
 extern tree plain_decl;
-extern tree pcs_start_decl, pcs_stop_decl, bpcs_start_decl, bpcs_stop_decl;
+extern tree pcs_start_decl, pcs_stop_decl, bpcs_start_decl, bpcs_stop_decl, ppcs_start_decl, ppcs_stop_decl;
 extern unsigned table_counter;
 
 /* collect.cc and emit.cc (each defined with its comment). */

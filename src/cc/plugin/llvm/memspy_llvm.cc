@@ -42,8 +42,17 @@
  * (outermost first), in a per-function loop table the block descriptors point to. The
  * constructor also passes __memspy_bpcs to __memspy_register_blocks.
  *
+ * Versions (as the GCC plugin's, docs/plugin.md "Versioning"): once its sites and blocks are
+ * collected, every function that can be is given two copies of its blocks, made before any
+ * instrumentation: a plain copy (the optimised code as it was) and a counting copy (a block
+ * word per counted block and a call word per call, naming the body's descriptors); a new
+ * entry block holding the static allocas dispatches once per call on __memspy_plain. The body
+ * alone gets the records, labels and entry/exit calls. Call words (call tag | the caller
+ * block's descriptor, then the callee's address) precede every call that is not an intrinsic,
+ * in the body and in the counting copy.
+ *
  * Environment: MEMSPY_LLVM_VERBOSE=1 prints the sites, groups, blocks and loops of each
- * function on stderr.
+ * function on stderr; MEMSPY_LLVM_NOVERSION=1 makes no copies.
  * Debugging: `clang -fpass-plugin=... -S -emit-llvm` shows the IR after the pass; `-S` shows
  * the labels and pairs. */
 #include "llvm/Analysis/LoopInfo.h"
@@ -64,6 +73,7 @@
 #include "llvm/Passes/PassPlugin.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 
 #include <algorithm>
@@ -88,7 +98,20 @@ struct Site {
     unsigned offset; /* added to ops[0]: a piece of an access code generation splits */
     int lane;        /* >= 0: ops[0] is a vector of pointers and this is its lane ... */
     Value *mask;     /* ... enabled by this lane of mask (null: always) */
+    int order = -1;  /* an atomic's memory order (MSPLUG_F_ORDER), -1: not atomic */
 };
+
+/* C11's memory order (relaxed 0 ... seq_cst 5) of an LLVM atomic ordering. */
+static int c11_order(AtomicOrdering o)
+{
+    switch (o) {
+    case AtomicOrdering::Acquire: return 2;
+    case AtomicOrdering::Release: return 3;
+    case AtomicOrdering::AcquireRelease: return 4;
+    case AtomicOrdering::SequentiallyConsistent: return 5;
+    default: return 0; /* unordered, monotonic */
+    }
+}
 
 /* A counted basic block (one with an instruction besides PHIs, debug intrinsics and an
  * unconditional branch, or a loop header), before code is emitted for it. */
@@ -104,7 +127,7 @@ struct Block {
 /* The runtime's symbols in one module. */
 struct Runtime {
     Type *i64 = nullptr, *i8p = nullptr;
-    GlobalVariable *buf = nullptr;
+    GlobalVariable *buf = nullptr, *plain = nullptr;
     FunctionCallee flush, entry, exit;
 };
 
@@ -121,12 +144,14 @@ class Instrumenter
     FunctionAnalysisManager &FAM;
     Runtime rt;
     unsigned tables = 0;
-    bool verbose = false;
+    bool verbose = false, noversion = false;
 
     std::vector<Site> sites;
     std::vector<unsigned> groupStart;
     std::vector<int> groupBlock; /* per group: the block whose word it carries, -1 none */
     std::vector<Block> blocks;
+    std::vector<std::pair<CallBase *, BasicBlock *>> callInsts; /* calls that get a call word */
+    std::vector<ReturnInst *> returns;
     unsigned calls = 0;
     unsigned vecBytes = 0; /* the target's vector register width in the current function */
 
@@ -142,7 +167,9 @@ class Instrumenter
     void emitBlockWord(const Block &bk, unsigned index, GlobalVariable *blockTable);
     GlobalVariable *makeLoopTable(Function &F, GlobalVariable *blockTable);
     void fillBlocks(GlobalVariable *blockTable, GlobalVariable *loopTable);
-    void emitEntryExit(Function &F);
+    void emitEntryExit(BasicBlock *entry);
+    void emitCallWord(CallBase *CB, unsigned block, GlobalVariable *blockTable);
+    void makeCopies(Function &F, ValueToValueMapTy &plain, ValueToValueMapTy &count);
     void addConstructor();
 };
 
@@ -171,6 +198,10 @@ void Instrumenter::declareRuntime()
     }
     rt.entry = M.getOrInsertFunction(MSPLUG_SYM_ENTRY, FunctionType::get(voidTy, { rt.i8p }, false));
     rt.exit = M.getOrInsertFunction(MSPLUG_SYM_EXIT, FunctionType::get(voidTy, false));
+    rt.plain = dyn_cast_or_null<GlobalVariable>(M.getNamedValue(MSPLUG_SYM_PLAIN));
+    if (!rt.plain)
+        rt.plain =
+            new GlobalVariable(M, Type::getInt32Ty(C), false, GlobalValue::ExternalLinkage, nullptr, MSPLUG_SYM_PLAIN);
     for (FunctionCallee fc : { rt.entry, rt.exit })
         if (Function *f = dyn_cast<Function>(fc.getCallee())) f->addFnAttr(Attribute::NoUnwind);
 }
@@ -294,18 +325,28 @@ void Instrumenter::collectBlock(BasicBlock &BB, bool header)
                 lastLine = std::max(lastLine, dl.getLine());
             }
         if (auto *L = dyn_cast<LoadInst>(&I)) {
-            addAccess(L, L->getPointerOperand(), L->getType(), L->isAtomic() ? MSPLUG_K_ATOMIC_LOAD : MSPLUG_K_READ);
+            if (addAccess(L, L->getPointerOperand(), L->getType(),
+                          L->isAtomic() ? MSPLUG_K_ATOMIC_LOAD : MSPLUG_K_READ) &&
+                L->isAtomic())
+                sites.back().order = c11_order(L->getOrdering());
         } else if (auto *S = dyn_cast<StoreInst>(&I)) {
-            addAccess(S, S->getPointerOperand(), S->getValueOperand()->getType(),
-                      S->isAtomic() ? MSPLUG_K_ATOMIC_STORE : MSPLUG_K_WRITE);
+            if (addAccess(S, S->getPointerOperand(), S->getValueOperand()->getType(),
+                          S->isAtomic() ? MSPLUG_K_ATOMIC_STORE : MSPLUG_K_WRITE) &&
+                S->isAtomic())
+                sites.back().order = c11_order(S->getOrdering());
         } else if (auto *R = dyn_cast<AtomicRMWInst>(&I)) {
-            addAccess(R, R->getPointerOperand(), R->getValOperand()->getType(), MSPLUG_K_ATOMIC_RMW);
+            if (addAccess(R, R->getPointerOperand(), R->getValOperand()->getType(), MSPLUG_K_ATOMIC_RMW))
+                sites.back().order = c11_order(R->getOrdering());
         } else if (auto *X = dyn_cast<AtomicCmpXchgInst>(&I)) {
-            addAccess(X, X->getPointerOperand(), X->getCompareOperand()->getType(), MSPLUG_K_ATOMIC_RMW);
+            if (addAccess(X, X->getPointerOperand(), X->getCompareOperand()->getType(), MSPLUG_K_ATOMIC_RMW))
+                sites.back().order = c11_order(X->getSuccessOrdering());
         } else if (auto *CB = dyn_cast<CallBase>(&I)) {
             unsigned before = calls;
             if (callSites(CB, openFrom)) closeGroup(openFrom);
             if (calls != before && groupStart.size() == firstGroup && openFrom == firstSite) callFirst = true;
+            if (calls != before && !CB->isInlineAsm()) callInsts.push_back({ CB, &BB });
+        } else if (auto *R = dyn_cast<ReturnInst>(&I)) {
+            returns.push_back(R);
         }
         /* a group's words must fit its reservation */
         unsigned words = 1;
@@ -333,9 +374,9 @@ void Instrumenter::collectBlock(BasicBlock &BB, bool header)
  * without it the address of the label would belong to whatever instruction code generation
  * puts next, sometimes one of another line or of line 0 (merged or hoisted code). */
 static InlineAsm *pcLabel(LLVMContext &C, const char *section, const std::string &table, unsigned byteOffset,
-                          const std::string &comdat)
+                          const std::string &comdat, bool nop = true)
 {
-    std::string text = std::string("1: nop\n\t.pushsection ") + section;
+    std::string text = std::string(nop ? "1: nop" : "1:") + "\n\t.pushsection " + section;
     text += comdat.empty() ? ",\"aw\",@progbits" : ",\"awG\",@progbits," + comdat + ",comdat";
     text += "\n\t.balign 8\n\t.quad 1b+1, " + table + "+" + std::to_string(byteOffset) + "\n\t.popsection";
     return InlineAsm::get(FunctionType::get(Type::getVoidTy(C), false), text, "", true);
@@ -453,17 +494,76 @@ void Instrumenter::emitGroup(unsigned first, unsigned end, GlobalVariable *table
     }
 }
 
-/* __memspy_func_entry(return address) at entry, __memspy_func_exit() before each return. */
-void Instrumenter::emitEntryExit(Function &F)
+/* __memspy_func_entry(return address) at the body's entry, __memspy_func_exit() before each of
+ * the body's returns (collected before any code was emitted: the copies have none of them). */
+void Instrumenter::emitEntryExit(BasicBlock *entry)
 {
-    BasicBlock &entry = F.getEntryBlock();
-    BasicBlock::iterator it = entry.getFirstInsertionPt();
-    while (it != entry.end() && isa<AllocaInst>(&*it)) ++it;
-    IRBuilder<> B(&entry, it);
+    BasicBlock::iterator it = entry->getFirstInsertionPt();
+    while (it != entry->end() && isa<AllocaInst>(&*it)) ++it;
+    IRBuilder<> B(entry, it);
     Function *ra = Intrinsic::getDeclaration(&M, Intrinsic::returnaddress);
     B.CreateCall(rt.entry, { B.CreateCall(ra, { B.getInt32(0) }) });
+    for (ReturnInst *ret : returns) IRBuilder<>(ret).CreateCall(rt.exit);
+}
+
+/* A call word before CB in a two-word reservation: the caller block's descriptor with the
+ * call tag, then the callee's address (the pointer's value for an indirect call). */
+void Instrumenter::emitCallWord(CallBase *CB, unsigned block, GlobalVariable *blockTable)
+{
+    Value *b, *n;
+    Value *p = reserve(CB, 2, &b, &n);
+    IRBuilder<> B(CB);
+    B.CreateStore(taggedAddress(blockTable, MSPLUG_BLOCK_WORDS * block, MSPLUG_CALL_TAG),
+                  B.CreateConstInBoundsGEP1_64(rt.i64, p, 1));
+    B.CreateStore(B.CreatePtrToInt(CB->getCalledOperand(), rt.i64), B.CreateConstInBoundsGEP1_64(rt.i64, p, 2));
+    B.CreateStore(B.CreateAdd(n, ConstantInt::get(rt.i64, 2)), b);
+}
+
+/* Whether F's blocks can be copied within F: no block whose address is taken, no indirectbr or
+ * callbr, no call that returns twice (setjmp), no funclet (Windows EH) pad. */
+static bool versionable(Function &F)
+{
+    for (BasicBlock &BB : F) {
+        if (BB.hasAddressTaken()) return false;
+        if (BB.isEHPad() && !BB.isLandingPad()) return false;
+        for (Instruction &I : BB) {
+            if (isa<IndirectBrInst>(&I) || isa<CallBrInst>(&I)) return false;
+            if (auto *CB = dyn_cast<CallBase>(&I))
+                if (CB->hasFnAttr(Attribute::ReturnsTwice)) return false;
+        }
+    }
+    return true;
+}
+
+/* The plain and the counting copies of F's blocks (into the maps, blocks included), and a new
+ * entry block: F's static allocas, then a switch on __memspy_plain to the body's entry
+ * (capture, the default), the plain copy's (MSPLUG_RUN_PLAIN) or the counting copy's. */
+void Instrumenter::makeCopies(Function &F, ValueToValueMapTy &plain, ValueToValueMapTy &count)
+{
+    BasicBlock *entry = &F.getEntryBlock();
+    BasicBlock *dispatch = BasicBlock::Create(C, "memspy.dispatch", &F, entry);
+    std::vector<Instruction *> allocas;
+    for (Instruction &I : *entry)
+        if (auto *A = dyn_cast<AllocaInst>(&I))
+            if (A->isStaticAlloca()) allocas.push_back(A);
+    for (Instruction *A : allocas) A->moveBefore(*dispatch, dispatch->end());
+    std::vector<BasicBlock *> body;
     for (BasicBlock &BB : F)
-        if (auto *ret = dyn_cast<ReturnInst>(BB.getTerminator())) IRBuilder<>(ret).CreateCall(rt.exit);
+        if (&BB != dispatch) body.push_back(&BB);
+    for (ValueToValueMapTy *map : { &plain, &count }) {
+        SmallVector<BasicBlock *, 32> copies;
+        for (BasicBlock *BB : body) {
+            BasicBlock *copy = CloneBasicBlock(BB, *map, map == &plain ? ".plain" : ".count", &F);
+            (*map)[BB] = copy;
+            copies.push_back(copy);
+        }
+        remapInstructionsInBlocks(copies, *map);
+    }
+    IRBuilder<> B(dispatch);
+    Value *mode = B.CreateLoad(Type::getInt32Ty(C), rt.plain, "memspy.mode");
+    SwitchInst *sw = B.CreateSwitch(mode, entry, 2);
+    sw->addCase(B.getInt32(MSPLUG_RUN_PLAIN), cast<BasicBlock>(plain[entry]));
+    sw->addCase(B.getInt32(MSPLUG_RUN_COUNT), cast<BasicBlock>(count[entry]));
 }
 
 /* A static table of n 64-bit words (filled later), named prefix.N. */
@@ -544,6 +644,8 @@ bool Instrumenter::instrumentFunction(Function &F)
     groupStart.clear();
     groupBlock.clear();
     blocks.clear();
+    callInsts.clear();
+    returns.clear();
     calls = 0;
     vecBytes = (unsigned)(FAM.getResult<TargetIRAnalysis>(F)
                               .getRegisterBitWidth(TargetTransformInfo::RGK_FixedWidthVector)
@@ -561,12 +663,18 @@ bool Instrumenter::instrumentFunction(Function &F)
         blockTable = makeTable(M, "__memspy_blocks", MSPLUG_BLOCK_WORDS * blocks.size(), tables++);
         loopTable = makeLoopTable(F, blockTable); /* before the CFG changes */
     }
+    /* the copies, before any code is emitted (the counting copy's block and call words come
+     * after the body's emission, from the maps) */
+    BasicBlock *bodyEntry = &F.getEntryBlock();
+    ValueToValueMapTy plainMap, countMap;
+    bool versioned = !noversion && blockTable && versionable(F);
+    if (versioned) makeCopies(F, plainMap, countMap);
     if (verbose)
         errs() << "memspy_llvm: " << F.getName() << ": " << sites.size() << " sites in " << groupStart.size()
                << " groups, " << blocks.size() << " blocks, "
                << (loopTable ? cast<ConstantInt>(loopTable->getInitializer()->getAggregateElement(0u))->getZExtValue()
                              : 0)
-               << " loops\n";
+               << " loops" << (versioned ? ", versioned" : "") << "\n";
     /* block labels first: before the block's own records (the GCC plugin's order) */
     for (unsigned i = 0; i < blocks.size(); i++) {
         Block &bk = blocks[i];
@@ -581,7 +689,9 @@ bool Instrumenter::instrumentFunction(Function &F)
         for (unsigned g = 0; g < groupStart.size(); g++) {
             unsigned first = groupStart[g], end = g + 1 < groupStart.size() ? groupStart[g + 1] : sites.size();
             for (unsigned i = first; i < end; i++) {
-                uint64_t info = MSPLUG_INFO(sites[i].size, sites[i].kind, i + 1 == end ? MSPLUG_F_LAST : 0);
+                unsigned flags =
+                    (i + 1 == end ? MSPLUG_F_LAST : 0) | (sites[i].order >= 0 ? MSPLUG_F_ORDER(sites[i].order) : 0);
+                uint64_t info = MSPLUG_INFO(sites[i].size, sites[i].kind, flags);
                 if (i == first) {
                     unsigned words = 0;
                     for (unsigned j = first; j < end; j++) words += msplug_site_words(sites[j].kind);
@@ -600,12 +710,32 @@ bool Instrumenter::instrumentFunction(Function &F)
     }
     for (unsigned i = 0; i < blocks.size(); i++)
         if (blocks[i].group < 0) emitBlockWord(blocks[i], i, blockTable);
+    std::map<const BasicBlock *, unsigned> blockIndex;
+    for (unsigned i = 0; i < blocks.size(); i++) blockIndex[blocks[i].bb] = i;
+    for (auto &c : callInsts) {
+        auto at = blockIndex.find(c.second);
+        if (at == blockIndex.end()) continue; /* no descriptor: nothing to name the caller by */
+        emitCallWord(c.first, at->second, blockTable);
+        if (versioned) emitCallWord(cast<CallBase>(countMap[c.first]), at->second, blockTable);
+    }
+    if (versioned) /* the counting copy: a block word per counted block */
+        for (unsigned i = 0; i < blocks.size(); i++) {
+            Block copy = blocks[i];
+            copy.first = cast<Instruction>(countMap[blocks[i].first]);
+            emitBlockWord(copy, i, blockTable);
+            /* the plain copy's label (no nop: nothing added to the code the timing run runs;
+             * no location: no line-table row of its own for the copy's pcs) */
+            IRBuilder<>(cast<Instruction>(plainMap[blocks[i].first]))
+                .CreateCall(pcLabel(C, MSPLUG_PLAIN_PCS_SECTION, blockTable->getName().str(),
+                                    8 * MSPLUG_BLOCK_WORDS * i, comdat, false))
+                ->setDebugLoc(DebugLoc());
+        }
     if (blockTable) fillBlocks(blockTable, loopTable);
     for (BasicBlock &BB : F)
         for (Instruction &I : BB)
             if (auto *CI = dyn_cast<CallInst>(&I))
                 if (CI->isTailCall()) CI->setTailCallKind(CallInst::TCK_None); /* the exit call runs after it */
-    emitEntryExit(F);
+    emitEntryExit(bodyEntry);
     return true;
 }
 
@@ -624,23 +754,28 @@ void Instrumenter::addConstructor()
     GlobalVariable *start = bound("__start_" MSPLUG_PCS_SECTION), *stop = bound("__stop_" MSPLUG_PCS_SECTION);
     GlobalVariable *bstart = bound("__start_" MSPLUG_BLOCK_PCS_SECTION);
     GlobalVariable *bstop = bound("__stop_" MSPLUG_BLOCK_PCS_SECTION);
+    GlobalVariable *pstart = bound("__start_" MSPLUG_PLAIN_PCS_SECTION);
+    GlobalVariable *pstop = bound("__stop_" MSPLUG_PLAIN_PCS_SECTION);
     FunctionType *regTy = FunctionType::get(Type::getVoidTy(C), { rt.i8p, rt.i8p }, false);
     FunctionCallee reg = M.getOrInsertFunction(MSPLUG_SYM_REGISTER_LLVM, regTy);
     FunctionCallee regBlocks = M.getOrInsertFunction(MSPLUG_SYM_REGISTER_BLOCKS, regTy);
+    FunctionCallee regPlain = M.getOrInsertFunction(MSPLUG_SYM_REGISTER_PLAIN, regTy);
     Function *ctor = Function::Create(FunctionType::get(Type::getVoidTy(C), false), GlobalValue::InternalLinkage,
                                       "__memspy_module_ctor", M);
     ctor->addFnAttr(Attribute::NoUnwind);
     IRBuilder<> B(BasicBlock::Create(C, "", ctor));
     B.CreateCall(reg, { start, stop });
     B.CreateCall(regBlocks, { bstart, bstop });
+    B.CreateCall(regPlain, { pstart, pstop });
     B.CreateRetVoid();
     appendToGlobalCtors(M, ctor, 99);
 }
 
 bool Instrumenter::run()
 {
-    const char *v = getenv("MEMSPY_LLVM_VERBOSE");
+    const char *v = getenv("MEMSPY_LLVM_VERBOSE"), *nv = getenv("MEMSPY_LLVM_NOVERSION");
     verbose = v && *v && std::string(v) != "0";
+    noversion = nv && *nv && std::string(nv) != "0";
     std::vector<Function *> fns;
     for (Function &F : M) fns.push_back(&F);
     bool any = false;

@@ -1,0 +1,137 @@
+/* `memspy run --focus NAME...` (MEMSPY_FOCUS=NAME,NAME...): only the named functions, and
+ * whatever they call while they run, are simulated; every other reference is dropped before
+ * the simulator (its blocks are still counted), so a long program's bottleneck gets full
+ * detail in the time of a capture run plus the focus's simulation.
+ *
+ * A function is named by its symbol (C), its unmangled identifier (C++: `_Z6gatherPKlll` is
+ * `gather`; a qualified `ns::f` is matched by its last component) or a gcc clone of it
+ * (`gather.constprop.0`, `main._omp_fn.0`: the name before the first dot). Each thread's
+ * shadow stack marks a frame in focus when its function is named or its caller's frame is in
+ * focus (frame_push); records are kept when the innermost frame is (ms_focus_skips).
+ *
+ * The cache state at each entry (docs/mtool.md, "Focus"): the simulated caches see the focus's
+ * references only, so the focus finds the lines it left at its last exit ("warm" by its own
+ * earlier executions); the interference of the rest of the program is not simulated and
+ * its misses are a lower bound of a full run's. */
+#include "rt.h"
+
+#define MAX_NAMES 32
+#define MAX_RANGES 256
+
+int ms_focus_active;
+static const char *names[MAX_NAMES];
+static uint32_t nnames, matched[MAX_NAMES];
+static struct {
+    uintptr_t lo, hi;
+} ranges[MAX_RANGES];
+static uint32_t nranges;
+static uint64_t skipped;
+
+void ms_focus_init(const char *spec)
+{
+    if (!spec || !*spec) return;
+    char *copy = ms_arena_strdup(spec);
+    if (!copy) return;
+    for (char *p = copy; *p && nnames < MAX_NAMES;) {
+        char *start = p;
+        while (*p && *p != ',') p++;
+        if (*p) *p++ = '\0';
+        if (*start) names[nnames++] = start;
+    }
+    ms_focus_active = nnames > 0;
+}
+
+/* The identifier of an Itanium-mangled name's last component ("_Z6gatherPKlll" -> "gather",
+ * "_ZN2ns5Kern3runEv" -> "run"), in *len; NULL if sym is not such a name. */
+static const char *mangled_identifier(const char *sym, size_t *len)
+{
+    if (sym[0] != '_' || sym[1] != 'Z') return NULL;
+    const char *p = sym + 2, *last = NULL;
+    int nested = *p == 'N';
+    if (nested) p++;
+    while (*p == 'K' || *p == 'V' || *p == 'r') p++; /* cv-qualifiers of a member function */
+    for (;;) {
+        size_t n = 0;
+        if (*p < '0' || *p > '9') break;
+        while (*p >= '0' && *p <= '9') n = n * 10 + (size_t)(*p++ - '0');
+        for (size_t i = 0; i < n; i++)
+            if (!p[i]) return NULL;
+        last = p;
+        *len = n;
+        p += n;
+        if (!nested) break;
+    }
+    return last;
+}
+
+/* Whether symbol sym is the function `want`: the same name, the same identifier once
+ * unmangled, or a gcc clone of it ("want.part.0"). */
+static int names_function(const char *sym, const char *want)
+{
+    size_t wl = ms_strlen(want), sl = 0;
+    const char *colons = want; /* "ns::f" is matched by "f" */
+    for (const char *q = want; *q; q++)
+        if (q[0] == ':' && q[1] == ':') colons = q + 2;
+    if (colons != want) return names_function(sym, colons);
+    const char *id = mangled_identifier(sym, &sl);
+    if (id) return sl == wl && !ms_strncmp(id, want, wl);
+    return !ms_strncmp(sym, want, wl) && (sym[wl] == '\0' || sym[wl] == '.');
+}
+
+void ms_focus_consider(const char *sym, uintptr_t addr, uint64_t size)
+{
+    if (!ms_focus_active || !sym) return;
+    for (uint32_t i = 0; i < nnames; i++) {
+        if (!names_function(sym, names[i])) continue;
+        matched[i]++;
+        if (nranges < MAX_RANGES) {
+            ranges[nranges].lo = addr;
+            ranges[nranges++].hi = addr + size;
+        }
+        return;
+    }
+}
+
+int ms_focus_contains(uintptr_t pc)
+{
+    for (uint32_t i = 0; i < nranges; i++)
+        if (pc - ranges[i].lo < ranges[i].hi - ranges[i].lo) return 1;
+    return 0;
+}
+
+void ms_focus_count_skipped(uint64_t n)
+{
+    if (n) __atomic_fetch_add(&skipped, n, __ATOMIC_RELAXED);
+}
+
+/* Append s at *p without passing end - 1. */
+static void add(char **p, char *end, const char *s)
+{
+    size_t n = ms_strlen(s);
+    if (n > (size_t)(end - *p) - 1) n = (size_t)(end - *p) - 1;
+    ms_memcpy(*p, s, n);
+    *p += n;
+    **p = '\0';
+}
+
+const char *ms_focus_note(void)
+{
+    static char note[1024];
+    if (!ms_focus_active) return NULL;
+    char *p = note, *end = note + sizeof note, num[24];
+    add(&p, end, "focus: only ");
+    for (uint32_t i = 0; i < nnames; i++) {
+        if (i) add(&p, end, ", ");
+        add(&p, end, names[i]);
+    }
+    add(&p, end, " (and what they call) simulated; about ");
+    *ms_utoa(num, __atomic_load_n(&skipped, __ATOMIC_RELAXED)) = '\0';
+    add(&p, end, num);
+    add(&p, end, " references outside were not, nor their interference with the focus (docs/mtool.md, Focus)");
+    for (uint32_t i = 0; i < nnames; i++)
+        if (!matched[i]) {
+            add(&p, end, "; no function named ");
+            add(&p, end, names[i]);
+        }
+    return note;
+}

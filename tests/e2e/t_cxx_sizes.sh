@@ -1,0 +1,41 @@
+#!/bin/sh
+# Issue 11: a small C++ program full of template names gives a result and a page proportional
+# to its bins, not to its names: a function name that every block and loop of the function
+# repeats is written once (the result's "names" table), and the long library headers its
+# statistics reach into are embedded in the HTML page as excerpts (the lines with statistics
+# and a few around them), which the page's source view shows with their own line numbers;
+# `memspy diff` prints long names whole.
+# matrix: gcc:-O2
+. "$1/tests/e2e/lib.sh"
+need_chromium
+"$BUILD_DIR/bin/memspy-c++" $OPT -o templates "$SRC_DIR/tests/e2e/progs/templates.cc"
+run_memspy r.json -- ./templates
+"$MEMSPY" html r.json.result -o page.html
+
+check "blocks and loops name their functions through the names table" r.json \
+  '(.names | length) > 0 and ([.blocks[].function, .loops[].function] | all(type == "number" or . == null))'
+check "each name is in the table once" r.json '(.names | length) == (.names | unique | length)'
+long=$(jq -r '[.names[] | select(length > 60)] | .[0] // empty' r.json)
+ok_if "a long template name is there" test -n "$long"
+expect "a long template name is written once in the result" "$(grep -oF "$long" r.json | wc -l)" 1
+size=$(wc -c <r.json)
+ok_if "the result stays under 300 KB ($size bytes)" test "$size" -lt 300000
+psize=$(wc -c <page.html)
+ok_if "the page stays under 600 KB ($psize bytes)" test "$psize" -lt 600000
+ok_if "a long header is embedded as an excerpt (its line numbers given)" grep -q '"lines": \[' page.html
+
+# the source view renders an excerpt with its own line numbers and a gap row between runs
+excerpt_file=$(jq -r '[.files | to_entries[] | select(.value | test("stl_tree.h$"))][0].key // empty' r.json)
+ok_if "the run has statistics in stl_tree.h" test -n "$excerpt_file"
+browser "page.html#file=$excerpt_file" --dump-dom >dom.html
+ok_if "the page renders its source view" grep -q 'id="source-file"' dom.html
+first=$(sed -n 's/.*<tr id="L'"$excerpt_file"'-\([0-9]*\)".*/\1/p' dom.html | head -1)
+ok_if "stl_tree.h's rows carry their own line numbers (line $first), not 1, 2, 3..." test "${first:-1}" -gt 1
+ok_if "a gap row separates the excerpt's runs" grep -q '<tr class="gap">' dom.html
+
+# diff prints long names whole, on a line of their own (they were cut at 36 characters)
+run_memspy r2.json -- ./templates
+"$MEMSPY" diff r.json.result r2.json.result --top 50 >diff.txt
+longcode=$(jq -r '[.code[].name] | max_by(length)' r.json)
+ok_if "diff prints the longest code name whole ($(printf %s "$longcode" | wc -c) characters)" grep -qF -- "$longcode" diff.txt
+finish
