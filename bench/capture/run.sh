@@ -1,7 +1,6 @@
 #!/bin/sh
 # Capture by memspy's plugins (gcc plugin; llvm plugin with clang): cost and accuracy, at -O2
-# and at -O3 -march=x86-64-v3. (The llvm plugin does not version functions: its time and
-# count columns run the capturing code with the records dropped or only block words counted.)
+# and at -O3 -march=x86-64-v3; both plugins version functions (plain and counting copies).
 #  1. Cost of the instrumentation alone (the memspy-cc binary run without `memspy run`: the
 #     plugin's records fill the buffer and are dropped; the TSan hooks return at once), against
 #     the native binary built with the same flags: median of RUNS (default 5) wall times.

@@ -59,6 +59,74 @@ static void strongconnect(tarjan *t, size_t v, size_t *work, size_t *edge_at)
     }
 }
 
+enum { EST_YES, EST_HEURISTIC, EST_NO };
+
+/* The largest call graph (components) the estimability test runs on: it keeps a bit set of
+ * descendants per component. */
+#define EST_MAX_COMPONENTS 8192u
+
+/* MTOOL's estimability test (the paper's section 4) per component, callees first:
+ * Tot(v) = 1 + sum over calls v -> w of Tot(w) x calls(v->w) / calls(->w), TDES(v) = 1 +
+ * descendants; v's inclusive estimate is exact when Tot(v) = TDES(v) (all of its
+ * descendants' work is done on its behalf). Otherwise the paper's two heuristics, applied to
+ * every call v -> w shared with other callers: at least 98% of w's calls come from v, or w's
+ * share is negligible (under 1% of v's inclusive estimate); when every shared call passes
+ * and the callees are themselves estimable, v is EST_HEURISTIC. NULL (no verdict) when out of
+ * memory or for a graph too large. */
+static int *estimability(const tarjan *t, const edge *e, const size_t *first, const uint64_t *in_calls,
+                         const double *ce, size_t np)
+{
+    size_t nc = t->ncomp, words = (nc + 63) / 64;
+    if (!nc || nc > EST_MAX_COMPONENTS) return NULL;
+    uint64_t *reach = calloc(nc * words, sizeof *reach);
+    double *tot = calloc(nc, sizeof *tot);
+    uint64_t *to_comp = calloc(nc, sizeof *to_comp); /* calls from the current component, by callee */
+    int *verdict = calloc(nc, sizeof *verdict);
+    if (!reach || !tot || !to_comp || !verdict) {
+        free(reach);
+        free(tot);
+        free(to_comp);
+        free(verdict);
+        return NULL;
+    }
+    for (size_t c = 0; c < nc; c++) {
+        uint64_t *rc = reach + c * words;
+        for (size_t v = 0; v < np; v++) {
+            if (t->comp[v] != c) continue;
+            for (size_t k = first[v]; k < first[v + 1]; k++) {
+                size_t d = t->comp[e[k].to];
+                if (d == c) continue;
+                to_comp[d] += e[k].count;
+                rc[d / 64] |= 1ull << (d % 64);
+                for (size_t w = 0; w < words; w++) rc[w] |= reach[d * words + w];
+            }
+        }
+        size_t ndesc = 0;
+        for (size_t w = 0; w < words; w++) ndesc += (size_t)__builtin_popcountll(rc[w]);
+        tot[c] = 1;
+        int shared = 0, unsure = 0;
+        for (size_t d = 0; d < c; d++) {
+            if (!to_comp[d]) continue;
+            double frac = in_calls[d] ? (double)to_comp[d] / (double)in_calls[d] : 1;
+            tot[c] += tot[d] * frac;
+            if (verdict[d] == EST_NO) unsure = 1;
+            if (frac < 1 - 1e-12) {
+                shared = 1;
+                int most_calls = frac >= 0.98, negligible = frac * ce[2 * d] < 0.01 * ce[2 * c];
+                if (!most_calls && !negligible) unsure = 1;
+            }
+            if (verdict[d] == EST_HEURISTIC) shared = 1;
+            to_comp[d] = 0;
+        }
+        double tdes = 1 + (double)ndesc;
+        verdict[c] = tot[c] >= tdes - 1e-9 * tdes && !shared ? EST_YES : unsure ? EST_NO : EST_HEURISTIC;
+    }
+    free(reach);
+    free(tot);
+    free(to_comp);
+    return verdict;
+}
+
 static int by_from(const void *a, const void *b)
 {
     const edge *x = a, *y = b;
@@ -125,8 +193,12 @@ int ms_mtool_inclusive(ms_mtool_result *r, const ms_mtool_edge *edges, size_t ne
                 ce[2 * c + 1] += share * ce[2 * t.comp[g] + 1];
             }
         }
+    int *verdict = estimability(&t, e, first, in_calls, ce, np);
     for (size_t v = 0; v < np; v++) {
         ms_mobject *m = &r->mobjects[proc[v]];
+        int est = verdict ? verdict[t.comp[v]] : EST_YES;
+        if (est != EST_YES && m->nwarnings < MS_MOBJ_MAX_WARNINGS)
+            m->warnings[m->nwarnings++] = est == EST_HEURISTIC ? MS_MOBJ_WARN_HEURISTIC : MS_MOBJ_WARN_SHARED;
         m->has_inclusive = 1;
         m->inclusive_estimated_s = ce[2 * t.comp[v]];
         m->inclusive_measured_s = ce[2 * t.comp[v] + 1];
@@ -135,6 +207,7 @@ int ms_mtool_inclusive(ms_mtool_result *r, const ms_mtool_edge *edges, size_t ne
         if ((size[t.comp[v]] > 1 || self_call) && m->nwarnings < MS_MOBJ_MAX_WARNINGS)
             m->warnings[m->nwarnings++] = MS_MOBJ_WARN_RECURSIVE;
     }
+    free(verdict);
     rc = 0;
 out:
     free(proc);

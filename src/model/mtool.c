@@ -5,7 +5,8 @@
 
 const char *ms_mobject_warning(const char *text)
 {
-    static const char *const known[] = { MS_MOBJ_WARN_TOO_SHORT, MS_MOBJ_WARN_NO_ESTIMATE, MS_MOBJ_WARN_RECURSIVE };
+    static const char *const known[] = { MS_MOBJ_WARN_TOO_SHORT, MS_MOBJ_WARN_NO_ESTIMATE, MS_MOBJ_WARN_RECURSIVE,
+                                         MS_MOBJ_WARN_HEURISTIC, MS_MOBJ_WARN_SHARED };
     for (size_t i = 0; i < sizeof known / sizeof *known; i++)
         if (!strcmp(known[i], text)) return known[i];
     return NULL;

@@ -16,6 +16,11 @@ typedef enum { MS_MOBJ_LOOP = 0, MS_MOBJ_PROCEDURE = 1 } ms_mobject_kind;
 #define MS_MOBJ_WARN_TOO_SHORT "too short to time"
 #define MS_MOBJ_WARN_NO_ESTIMATE "no estimate (its code was not found in the binary)"
 #define MS_MOBJ_WARN_RECURSIVE "recursive: its inclusive times are those of its whole call cycle"
+#define MS_MOBJ_WARN_HEURISTIC                                                                       \
+    "inclusive times assume that callees shared with other callers cost the same per call (MTOOL's " \
+    "heuristics: 98% of their calls, or a negligible share)"
+#define MS_MOBJ_WARN_SHARED \
+    "inclusive times approximate: callees shared with other callers (Tot < TDES), their cost split by calls"
 
 /* The static string equal to text among the MS_MOBJ_WARN_* ones, NULL if none is. */
 const char *ms_mobject_warning(const char *text);

@@ -48,9 +48,13 @@ static int report_inclusive(FILE *out, const ms_mtool_result *r, size_t top)
                 fprintf(out, "%8.0f%%", 100.0 * (m->inclusive_measured_s / m->inclusive_estimated_s - 1));
             else
                 fprintf(out, "%9s", "-");
-            int recursive = 0;
-            for (size_t w = 0; w < m->nwarnings; w++) recursive |= !strcmp(m->warnings[w], MS_MOBJ_WARN_RECURSIVE);
-            fputs(recursive ? "  (recursive: its call cycle)\n" : "\n", out);
+            const char *why = "";
+            for (size_t w = 0; w < m->nwarnings; w++) {
+                if (!strcmp(m->warnings[w], MS_MOBJ_WARN_RECURSIVE)) why = "  (recursive: its call cycle)";
+                if (!strcmp(m->warnings[w], MS_MOBJ_WARN_HEURISTIC)) why = "  (estimable by MTOOL's heuristics)";
+                if (!strcmp(m->warnings[w], MS_MOBJ_WARN_SHARED)) why = "  (approximate: callees shared, Tot < TDES)";
+            }
+            fprintf(out, "%s\n", why);
         }
     }
     free(p);

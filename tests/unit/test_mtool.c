@@ -180,8 +180,30 @@ static void test_inclusive(void)
     CHECK(NEAR(mo[3].inclusive_estimated_s, 24.0) && NEAR(mo[4].inclusive_estimated_s, 24.0));
     CHECK(NEAR(mo[0].inclusive_estimated_s, 1 + 5 + 0.25 * 4 + 24) && NEAR(mo[0].inclusive_measured_s, 62.0));
     CHECK(mo[3].nwarnings == 1 && !strcmp(mo[3].warnings[0], MS_MOBJ_WARN_RECURSIVE));
-    CHECK(mo[4].nwarnings == 1 && mo[0].nwarnings == 0 && mo[2].nwarnings == 0);
+    CHECK(mo[4].nwarnings == 1 && mo[2].nwarnings == 0); /* c: a leaf, estimable */
+    /* estimability (Tot against TDES): b makes 3 of c's 4 calls, a 1 (neither 98% nor
+     * negligible): both approximate */
+    CHECK(mo[1].nwarnings == 1 && !strcmp(mo[1].warnings[0], MS_MOBJ_WARN_SHARED));
+    CHECK(mo[0].nwarnings == 1 && !strcmp(mo[0].warnings[0], MS_MOBJ_WARN_SHARED));
     CHECK(!mo[5].has_inclusive);
+
+    /* the heuristics: x makes 99 of y's 100 calls (98% rule); z makes 1, and y's share of it
+     * (0.01 x 1 s) is under 1% of z's 10 s (negligible); w calls only v: exact */
+    const char *n2[5] = { "x", "y", "z", "w", "v" };
+    const double own[5] = { 1, 1, 10, 1, 2 };
+    memset(mo, 0, sizeof mo);
+    for (int i = 0; i < 5; i++) {
+        mo[i].kind = MS_MOBJ_PROCEDURE;
+        mo[i].function = (char *)n2[i];
+        mo[i].estimated_s = mo[i].measured_s = own[i];
+    }
+    r.nmobjects = 5;
+    const ms_mtool_edge e2[] = { { "x", "y", 99 }, { "z", "y", 1 }, { "w", "v", 3 } };
+    CHECK(ms_mtool_inclusive(&r, e2, 3) == 0);
+    CHECK(mo[0].nwarnings == 1 && !strcmp(mo[0].warnings[0], MS_MOBJ_WARN_HEURISTIC));
+    CHECK(mo[2].nwarnings == 1 && !strcmp(mo[2].warnings[0], MS_MOBJ_WARN_HEURISTIC));
+    CHECK(mo[3].nwarnings == 0 && NEAR(mo[3].inclusive_estimated_s, 3.0) && mo[1].nwarnings == 0);
+    CHECK(NEAR(mo[0].inclusive_estimated_s, 1.99) && NEAR(mo[2].inclusive_estimated_s, 10.01));
 }
 
 int main(void)
