@@ -15,6 +15,7 @@ const char *ms_wait_kind_name(uint32_t kind)
     case MS_SYNC_COND_WAIT: return "cond";
     case MS_SYNC_SEM_WAIT: return "semaphore";
     case MS_SYNC_BEGIN: return "fork";
+    case MS_SYNC_ATOMIC: return "spin"; /* an acquire waiting for a release's value */
     default: return "other";
     }
 }

@@ -126,17 +126,20 @@ static const wc_segment *ended_segment(const ms_wait_collector *c, int cpu, uint
     return NULL;
 }
 
+/* The synchronisation point of wait w: (kind, object, code location). A spin's object is
+ * left out: a flag array's elements (ptri's Ready[c]) are one point, the spin's code. */
 static wc_point *point_for(ms_wait_collector *c, const ms_replay_wait *w)
 {
+    uint64_t obj = w->kind == MS_SYNC_ATOMIC ? 0 : w->obj;
     for (size_t i = 0; i < c->npoints; i++) {
         ms_raw_wait_point *p = &c->points[i].p;
-        if (p->kind == w->kind && p->obj == w->obj && p->ctx == w->ctx) return &c->points[i];
+        if (p->kind == w->kind && p->obj == obj && p->ctx == w->ctx) return &c->points[i];
     }
     if (ms_grow((void **)&c->points, &c->cap, c->npoints + 1, sizeof *c->points) < 0) return NULL;
     wc_point *p = &c->points[c->npoints++];
     memset(p, 0, sizeof *p);
     p->p.kind = w->kind;
-    p->p.obj = w->obj;
+    p->p.obj = obj;
     p->p.ctx = w->ctx;
     return p;
 }

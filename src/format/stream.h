@@ -46,13 +46,26 @@
  *              times since its previous WORK events. Emitted before every synchronisation
  *              event, when the thread's plugin buffer fills and before EXIT, so the WORK
  *              events before a synchronisation event cover the blocks executed since the one
- *              before it. No ordering effect: the replay hands them to its sink's `work`. */
+ *              before it. No ordering effect: the replay hands them to its sink's `work`.
+ *   ATOMIC     address / MS_ATOMIC_* bits (version 4): an atomic operation with a memory order
+ *              stronger than relaxed (relaxed ones are plain accesses only), recorded beside
+ *              its access(es). seq is stamped before a store's write (the release point) and
+ *              after a load's or read-modify-write's read (the acquire point), so a load that
+ *              read a release store's value has the larger seq. The replay does not let an
+ *              acquiring event pass before every releasing event on the same address with a
+ *              smaller seq has been replayed (docs/design-threads.md, "Atomics"). A load
+ *              event comes before its read access in the stream, a store's after its write.
+ *              MS_ATOMIC_SPIN: the thread's loads of this address just before this one, with
+ *              only a spin iteration's accesses between them (MS_ATOMIC_SPIN_BODY_MAX), returned
+ *              an unchanged value and were not recorded, nor those accesses (a spin-wait collapsed
+ *              at record time). The replay also skips every spin iteration but the last
+ *              (src/replay/replay_atomic.c), so a spin is replayed as one load that waits. */
 #ifndef MEMSPY_FORMAT_STREAM_H
 #define MEMSPY_FORMAT_STREAM_H
 #include <stdint.h>
 
 #define MS_STREAM_MAGIC "MSPYREC" /* 7 chars + NUL = 8 bytes */
-#define MS_STREAM_VERSION 3u      /* 3: WORK events */
+#define MS_STREAM_VERSION 4u      /* 3: WORK events, 4: ATOMIC events */
 #define MS_STREAM_HEADER_SIZE 16u
 #define MS_STREAM_CHUNK_HEADER_SIZE 20u
 #define MS_STREAM_EVENT_MAX 31u /* longest encoded event: a sync event, 1 + 3 x 10 bytes */
@@ -71,8 +84,35 @@ enum {
     MS_SYNC_FORK = 11,
     MS_SYNC_BEGIN = 12,
     MS_SYNC_WORK = 13,
-    MS_SYNC_KIND_MAX = 13
+    MS_SYNC_ATOMIC = 14,
+    MS_SYNC_KIND_MAX = 14
 };
+
+/* ATOMIC's arg: the memory order (__ATOMIC_*, 0..5) in bits 0-2, then these flags. */
+#define MS_ATOMIC_ORDER_MASK 7u
+#define MS_ATOMIC_READ 8u     /* it read the location (load, read-modify-write, failed CAS) */
+#define MS_ATOMIC_WRITE 16u   /* it wrote the location (store, read-modify-write) */
+#define MS_ATOMIC_CHANGED 32u /* the value differs from the one the thread saw just before */
+#define MS_ATOMIC_SPIN 64u    /* it ended a spin-wait (unchanged loads before it not recorded) */
+/* A spin-wait's iteration: an ordered load of an address, then at most this many plain
+ * accesses (the loop's own, e.g. its locals and the load's temporary at -O0; no other event)
+ * before the next ordered load of the same address. How often a wait loop runs depends on the
+ * OS schedule, so whatever it does while it waits is collapsed with it. */
+#define MS_ATOMIC_SPIN_BODY_MAX 8u
+
+/* Whether an ATOMIC event with arg acquires (a read with consume, acquire, acq_rel or seq_cst
+ * order) or releases (a write with release, acq_rel or seq_cst order). Orders are __ATOMIC_*
+ * values: relaxed 0, consume 1, acquire 2, release 3, acq_rel 4, seq_cst 5. */
+static inline int ms_atomic_acquires(uint64_t arg)
+{
+    uint64_t mo = arg & MS_ATOMIC_ORDER_MASK;
+    return (arg & MS_ATOMIC_READ) && mo != 0 && mo != 3;
+}
+static inline int ms_atomic_releases(uint64_t arg)
+{
+    uint64_t mo = arg & MS_ATOMIC_ORDER_MASK;
+    return (arg & MS_ATOMIC_WRITE) && mo >= 3;
+}
 
 /* The unnamed OpenMP critical section's lock id (named ones use the name variable's address). */
 #define MS_SYNC_UNNAMED_CRITICAL 1u

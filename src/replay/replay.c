@@ -171,10 +171,30 @@ static int stream_went_bad(replay_run *run, replay_thread *t, const char *proble
 static int load_chunk(replay_run *run, replay_thread *t)
 {
     char problem[512];
+    if (t->carry_end) return replay_thread_finish(t, 1); /* the carried events were the last */
     int rc = ms_stream_reader_next(t->reader, &t->ev, &t->n, problem, sizeof problem);
     t->pos = 0;
+    size_t ncarry = t->ncarry;
+    t->ncarry = 0;
+    if (rc == MS_SR_END && ncarry) { /* no next chunk: the carried events are replayed last */
+        rc = MS_SR_CHUNK;
+        t->n = 0;
+        t->carry_end = 1;
+    }
     switch (rc) {
-    case MS_SR_CHUNK: return 0;
+    case MS_SR_CHUNK:
+        if (!ncarry) return 0;
+        if (t->merged_cap < ncarry + t->n) {
+            ms_replay_event *m = realloc(t->merged, (ncarry + t->n) * sizeof *m);
+            if (!m) return ms_errorf(run->err, run->errlen, "out of memory");
+            t->merged = m;
+            t->merged_cap = ncarry + t->n;
+        }
+        memcpy(t->merged, t->carry, ncarry * sizeof *t->carry);
+        if (t->n) memcpy(t->merged + ncarry, t->ev, t->n * sizeof *t->ev);
+        t->ev = t->merged;
+        t->n += ncarry;
+        return 0;
     case MS_SR_END: return replay_thread_finish(t, 1);
     case MS_SR_BAD: return stream_went_bad(run, t, problem);
     default: return ms_errorf(run->err, run->errlen, "%s", problem);
@@ -210,6 +230,22 @@ static inline void replay_access(replay_run *run, replay_thread *t, const ms_rep
     run->dropped += e->ctx == 0;
 }
 
+/* If t's head is one iteration of a spin-wait (replay_atomic_spin), skip it; if the chunk
+ * ends before that can be told, carry the head over to the next chunk. Returns 1 if t's head
+ * moved so, 0 if the head is to be replayed. */
+static int spin_skip(replay_thread *t)
+{
+    size_t k = replay_atomic_spin(t->ev, t->pos, t->n);
+    if (k == REPLAY_SPIN_UNDECIDED && t->carry_end) k = 0; /* the stream's last events */
+    if (k == REPLAY_SPIN_UNDECIDED) {
+        t->ncarry = t->n - t->pos; /* at most the load and MS_ATOMIC_SPIN_BODY_MAX + 1 reads */
+        memcpy(t->carry, t->ev + t->pos, t->ncarry * sizeof *t->carry);
+        k = t->ncarry;
+    }
+    t->pos += k;
+    return k != 0;
+}
+
 /* Run thread t until it blocks, ends, or has replayed `budget` accesses (sync events do not
  * count). Returns 1 if it made progress, 0 if it was blocked at once, -1 on a hard error. */
 static int run_thread(replay_run *run, replay_thread *t, uint64_t budget)
@@ -235,6 +271,7 @@ static int run_thread(replay_run *run, replay_thread *t, uint64_t budget)
             progress = 1;
             continue;
         }
+        if (e->kind == MS_SYNC_ATOMIC && spin_skip(t)) continue; /* a spin-wait's iteration */
         int rc = replay_sync(&run->st, t, e, 0);
         if (rc < 0) return ms_errorf(run->err, run->errlen, "out of memory");
         if (rc != 1) {
@@ -312,7 +349,8 @@ static int break_deadlock(replay_run *run)
     return 1;
 }
 
-/* Scan t's stream for CREATE events: their children wait for them. Returns 0 or -1. */
+/* Scan t's stream for CREATE events (their children wait for them) and releasing ATOMIC
+ * events (acquiring ones wait for them). Returns 0 or -1. */
 static int find_creates(replay_run *run, const ms_replay *r, replay_thread *t)
 {
     ms_stream_reader *rd = NULL;
@@ -328,6 +366,10 @@ static int find_creates(replay_run *run, const ms_replay *r, replay_thread *t)
         for (size_t i = 0; i < n; i++) {
             replay_thread *child;
             run->has_work |= ev[i].kind == MS_SYNC_WORK;
+            if (ev[i].kind == MS_SYNC_ATOMIC && replay_atomic_note(&run->st, &ev[i]) < 0) {
+                ms_stream_reader_close(rd);
+                return ms_errorf(run->err, run->errlen, "out of memory");
+            }
             if (ev[i].kind != MS_SYNC_CREATE || !(child = replay_thread_find(&run->st, ev[i].addr)) || child == t ||
                 child->gated)
                 continue;
@@ -357,6 +399,7 @@ static int start_threads(replay_run *run, const ms_replay *r, unsigned nprocs)
      * not recorded): the pre-scan would only decompress the whole stream a second time. */
     for (size_t i = 0; (st->nthreads > 1 || run->mode == MS_INTERLEAVE_TIMED) && i < st->nthreads; i++)
         if (find_creates(run, r, &st->threads[i]) < 0) return -1;
+    if (replay_atomic_prepare(st) < 0) return ms_errorf(run->err, run->errlen, "out of memory");
     for (size_t i = 0; i < st->nthreads; i++) {
         replay_thread *t = &st->threads[i];
         char msg[512];
@@ -514,6 +557,11 @@ static int timed_event(replay_run *run, replay_thread *t)
         t->pos++;
         return 1;
     }
+    if (e->kind == MS_SYNC_ATOMIC && spin_skip(t)) return 1; /* a spin-wait's iteration */
+    /* an atomic load's event precedes its read: the wait is placed at the load's code */
+    if (e->kind == MS_SYNC_ATOMIC && t->pos + 1 < t->n && t->ev[t->pos + 1].kind == 0 &&
+        t->ev[t->pos + 1].addr == e->addr && t->ev[t->pos + 1].ctx)
+        t->last_ctx = t->ev[t->pos + 1].ctx;
     timed_arrive(run, t, e->kind, e->addr);
     int rc = replay_sync(&run->st, t, e, 0);
     if (rc < 0) return ms_errorf(run->err, run->errlen, "out of memory");
@@ -639,6 +687,7 @@ int ms_replay_run(ms_replay *r, ms_interleave mode, unsigned nprocs, const ms_re
     for (size_t i = 0; i < run.st.nthreads; i++) {
         ms_stream_reader_close(run.st.threads[i].reader);
         free(run.st.threads[i].held);
+        free(run.st.threads[i].merged);
     }
     free(run.st.threads);
     sync_table_free(&run.st.objs);

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../format/stream.h"
 #include "replay.h"
 #include "stream_reader.h"
 #include "sync_table.h"
@@ -43,6 +44,13 @@ typedef struct replay_thread {
     uint64_t clock, compute, stall, waiting, sync_cycles, arrivals;
     int arrived, clock_set;
     uint32_t last_ctx;
+    /* a possible spin iteration cut by the chunk's end, replayed (or skipped) with the next
+     * chunk, whose events are then copied behind it into `merged` */
+    ms_replay_event carry[MS_ATOMIC_SPIN_BODY_MAX + 1];
+    size_t ncarry;
+    int carry_end; /* the stream ended after the carried events: they are the last ones */
+    ms_replay_event *merged;
+    size_t merged_cap;
 } replay_thread;
 
 typedef struct {
@@ -57,6 +65,24 @@ typedef struct {
  * how far it got), 2 when it blocks after a step others may be waiting for (a COND_WAIT gave
  * up its mutex), -1 when out of memory. Region boundaries go to st->sink. */
 int replay_sync(replay_state *st, replay_thread *t, const ms_replay_event *e, int force);
+
+/* Atomics as ordering edges (replay_atomic.c). Before the replay, every stream's ATOMIC
+ * events are shown to replay_atomic_note (the pre-scan), then replay_atomic_prepare orders
+ * what was noted; both return 0 or -1 (out of memory). replay_atomic carries out the ATOMIC
+ * event e at t's head: 1 when it passes, 0 when it must wait (an acquiring event whose
+ * address has an earlier-seq releasing event not yet replayed); force: pass anyway. */
+int replay_atomic_note(replay_state *st, const ms_replay_event *e);
+int replay_atomic_prepare(replay_state *st);
+int replay_atomic(replay_state *st, const ms_replay_event *e, int force);
+
+/* Spin-waits, recognized at replay time: when ev[pos] is an ordered atomic load that is
+ * followed, after at most MS_ATOMIC_SPIN_BODY_MAX + 1 plain accesses (its own read and the
+ * loop's), by another ordered load of the same address, it is one iteration of a spin whose
+ * last load alone is replayed (that one waits for the awaited release). Returns the number of events to skip (0: not a spin
+ * iteration; REPLAY_SPIN_UNDECIDED: the chunk ends before it can be told, the caller carries
+ * the events from pos on over to the next chunk). Loads only. */
+#define REPLAY_SPIN_UNDECIDED SIZE_MAX
+size_t replay_atomic_spin(const ms_replay_event *ev, size_t pos, size_t n);
 
 /* The thread has ended (EXIT or end of stream): it gives up the locks it still holds (handing
  * them to their waiters). Returns 0 or -1 (out of memory). */

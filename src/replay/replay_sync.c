@@ -11,6 +11,7 @@
  *          began in replay order is kept for it; a signal wakes the longest such waiter, a
  *          broadcast all of them.
  *   create/join, semaphores (initial count 0), OpenMP fork/begin.
+ *   atomics: an acquiring event waits for the earlier releases on its address (replay_atomic.c).
  * A forced event (deadlock break) proceeds at once: a lock is granted on top of its holders,
  * a barrier episode completes with the threads that arrived, a cond wait stops waiting, a
  * semaphore count goes below 0 (a later post pays it back), a join or begin passes. */
@@ -319,6 +320,7 @@ int replay_sync(replay_state *st, replay_thread *t, const ms_replay_event *e, in
         return 1;
     case MS_SYNC_FORK:
     case MS_SYNC_BEGIN: return fork_begin(st, e, force);
+    case MS_SYNC_ATOMIC: return replay_atomic(st, e, force);
     default: return 1; /* the reader refuses other kinds */
     }
 }

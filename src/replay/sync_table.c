@@ -5,6 +5,10 @@
 static void free_obj(sync_obj *o)
 {
     if (o->type == SYNC_COND) free(o->u.cond.pending);
+    if (o->type == SYNC_ATOMIC) {
+        free(o->u.atomic.seqs);
+        free(o->u.atomic.done);
+    }
     free(o);
 }
 

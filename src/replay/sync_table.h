@@ -15,6 +15,7 @@ typedef enum {
     SYNC_EPISODE,  /* a = barrier id, b = generation */
     SYNC_ARRIVALS, /* a = thread index, b = barrier id: arrivals so far (the generation) */
     SYNC_FORK,     /* a = parallel region instance id */
+    SYNC_ATOMIC,   /* a = address of an atomic variable: its releasing events (replay_atomic.c) */
 } sync_type;
 
 /* A COND_SIGNAL that no waiter has taken yet (or a broadcast, which every matching waiter
@@ -48,6 +49,11 @@ typedef struct sync_obj {
             uint64_t arrived, waiting;
             int completed;
         } episode;
+        struct {
+            uint64_t *seqs;        /* recorded seqs of its releasing events, ascending */
+            unsigned char *done;   /* per seq: replayed */
+            size_t n, cap, prefix; /* prefix: the first `prefix` of them are all replayed */
+        } atomic;
     } u;
 } sync_obj;
 

@@ -2,8 +2,26 @@
  * operation by one of these calls, so they must PERFORM the operation (with the requested
  * memory order, mapped to one valid for the operation) and record it: a load is a read, a
  * store a write, a read-modify-write a read and a write, a failed compare-exchange a read.
- * 128-bit operations (clang -mcx16) are done with cmpxchg16b loops. */
+ * 128-bit operations (clang -mcx16) are done with cmpxchg16b loops.
+ *
+ * When streams are recorded, an operation with an order stronger than relaxed is also an
+ * ATOMIC synchronisation event (format/stream.h) with its address, order and MS_ATOMIC_*
+ * flags, stamped from the process-wide sync sequence: a store before it writes (the release
+ * point; the event follows its write in the stream), a load or read-modify-write after it read
+ * (the acquire point; the event precedes its accesses). A load that read another thread's
+ * release store thus has the larger seq, and the replay orders it after that store
+ * (docs/design-threads.md, "Atomics"). A read-modify-write's release part is stamped after the
+ * operation too (it cannot be stamped atomically with it): a load of another thread racing
+ * with it may miss its edge.
+ *
+ * Spin-waits are collapsed here, at record time: an ordered load of the same address that
+ * returns the same value as the thread's previous one, with only a spin iteration's plain
+ * accesses recorded since (MS_ATOMIC_SPIN_BODY_MAX), is not recorded, and those accesses are
+ * dropped; the load that finally sees a new value carries
+ * MS_ATOMIC_SPIN. The replay then replays the spin as one acquire that waits until the
+ * awaited release, not as the recorded number of iterations. */
 #include "rt.h"
+#include "../format/stream.h"
 
 #define PC() ((uintptr_t)__builtin_return_address(0))
 
@@ -29,62 +47,134 @@ static inline int order_fail(int success, int fail)
     return fail;
 }
 
+/* The thread's last recorded ordered load (spin-wait detection): address, value, and the
+ * thread's event count and buffer right after it was recorded. */
+static __thread struct {
+    uintptr_t addr;
+    uint64_t value;
+    const void *data;
+    uint32_t nev;
+    int spun; /* unchanged loads were left out since */
+} spin __attribute__((tls_model("initial-exec")));
+
+/* Record the ATOMIC event of an operation on a with the (valid) order mo. */
+static inline void atomic_event(const volatile void *a, int mo, unsigned flags)
+{
+    if (MS_UNLIKELY(ms_streams_mode) && mo != __ATOMIC_RELAXED)
+        ms_sync_event(MS_SYNC_ATOMIC, (uint64_t)(uintptr_t)a, (unsigned)mo | flags);
+}
+
+/* Whether the thread's events since its last ordered load (at most MS_ATOMIC_SPIN_BODY_MAX)
+ * are all plain accesses: a spin iteration's body. The load's own read (the event before them)
+ * must still be there (no flush since). */
+static inline int spin_body_only(uint32_t nev)
+{
+    const ms_thread_data *d = ms_tls.data;
+    if (spin.data != d || !d || nev < spin.nev || nev - spin.nev > MS_ATOMIC_SPIN_BODY_MAX || spin.nev == 0) return 0;
+    const ms_event *own = &d->ev[spin.nev - 1];
+    if (own->addr != spin.addr || own->bin == MS_EV_SYNC_BIN || (own->size_flags & MS_EV_WRITE)) return 0;
+    for (uint32_t i = spin.nev; i < nev; i++)
+        if (d->ev[i].bin == MS_EV_SYNC_BIN) return 0;
+    return 1;
+}
+
+/* An ordered load of a that returned v: 1 if it repeats the thread's previous load (same
+ * address and value, nothing recorded since) and is left out; else records its ATOMIC event. */
+static inline int spin_repeat(const volatile void *a, int mo, uint64_t v)
+{
+    if (MS_LIKELY(!ms_streams_mode) || mo == __ATOMIC_RELAXED) return 0;
+    uintptr_t addr = (uintptr_t)a;
+    if (spin.addr == addr && spin.value == v && spin_body_only(ms_tls.nev)) {
+        ms_tls.nev = spin.nev; /* drop the iteration's accesses */
+        spin.spun = 1;
+        return 1;
+    }
+    unsigned flags = MS_ATOMIC_READ;
+    if (spin.addr == addr) flags |= (spin.value != v ? MS_ATOMIC_CHANGED : 0) | (spin.spun ? MS_ATOMIC_SPIN : 0);
+    atomic_event(a, mo, flags);
+    return 0;
+}
+
+/* After an ordered load's read was recorded: remember it for spin_repeat. */
+static inline void spin_note(const volatile void *a, int mo, uint64_t v)
+{
+    if (MS_LIKELY(!ms_streams_mode) || mo == __ATOMIC_RELAXED) return;
+    spin.addr = (uintptr_t)a;
+    spin.value = v;
+    spin.data = ms_tls.data;
+    spin.nev = ms_tls.nev;
+    spin.spun = 0;
+}
+
 #define READ(a, n) ms_record((uintptr_t)(a), n, 0, pc)
 #define WRITE(a, n) ms_record((uintptr_t)(a), n, MS_EV_WRITE, pc)
 #define RMW(a, n) (READ(a, n), WRITE(a, n))
 
-#define RMW_HOOK(bits, T, op)                                      \
-    T __tsan_atomic##bits##_fetch_##op(volatile T *a, T v, int mo) \
-    {                                                              \
-        uintptr_t pc = PC();                                       \
-        RMW(a, bits / 8);                                          \
-        return __atomic_fetch_##op(a, v, order_any(mo));           \
+#define RMW_HOOK(bits, T, op)                                             \
+    T __tsan_atomic##bits##_fetch_##op(volatile T *a, T v, int mo)        \
+    {                                                                     \
+        uintptr_t pc = PC();                                              \
+        T old = __atomic_fetch_##op(a, v, order_any(mo));                 \
+        atomic_event(a, order_any(mo), MS_ATOMIC_READ | MS_ATOMIC_WRITE); \
+        RMW(a, bits / 8);                                                 \
+        return old;                                                       \
     }
 
-#define ATOMIC_HOOKS(bits, T)                                                                    \
-    T __tsan_atomic##bits##_load(const volatile T *a, int mo)                                    \
-    {                                                                                            \
-        uintptr_t pc = PC();                                                                     \
-        READ(a, bits / 8);                                                                       \
-        return __atomic_load_n(a, order_load(mo));                                               \
-    }                                                                                            \
-    void __tsan_atomic##bits##_store(volatile T *a, T v, int mo)                                 \
-    {                                                                                            \
-        uintptr_t pc = PC();                                                                     \
-        WRITE(a, bits / 8);                                                                      \
-        __atomic_store_n(a, v, order_store(mo));                                                 \
-    }                                                                                            \
-    T __tsan_atomic##bits##_exchange(volatile T *a, T v, int mo)                                 \
-    {                                                                                            \
-        uintptr_t pc = PC();                                                                     \
-        RMW(a, bits / 8);                                                                        \
-        return __atomic_exchange_n(a, v, order_any(mo));                                         \
-    }                                                                                            \
-    RMW_HOOK(bits, T, add)                                                                       \
-    RMW_HOOK(bits, T, sub)                                                                       \
-    RMW_HOOK(bits, T, and)                                                                       \
-    RMW_HOOK(bits, T, or)                                                                        \
-    RMW_HOOK(bits, T, xor)                                                                       \
-    RMW_HOOK(bits, T, nand)                                                                      \
-    static int cas##bits(volatile T *a, T *c, T v, int weak, int mo, int fmo, uintptr_t pc)      \
-    {                                                                                            \
-        int ok = __atomic_compare_exchange_n(a, c, v, weak, order_any(mo), order_fail(mo, fmo)); \
-        READ(a, bits / 8);                                                                       \
-        if (ok) WRITE(a, bits / 8);                                                              \
-        return ok;                                                                               \
-    }                                                                                            \
-    int __tsan_atomic##bits##_compare_exchange_strong(volatile T *a, T *c, T v, int mo, int fmo) \
-    {                                                                                            \
-        return cas##bits(a, c, v, 0, mo, fmo, PC());                                             \
-    }                                                                                            \
-    int __tsan_atomic##bits##_compare_exchange_weak(volatile T *a, T *c, T v, int mo, int fmo)   \
-    {                                                                                            \
-        return cas##bits(a, c, v, 1, mo, fmo, PC());                                             \
-    }                                                                                            \
-    T __tsan_atomic##bits##_compare_exchange_val(volatile T *a, T c, T v, int mo, int fmo)       \
-    {                                                                                            \
-        cas##bits(a, &c, v, 0, mo, fmo, PC());                                                   \
-        return c;                                                                                \
+#define ATOMIC_HOOKS(bits, T)                                                                                  \
+    T __tsan_atomic##bits##_load(const volatile T *a, int mo)                                                  \
+    {                                                                                                          \
+        uintptr_t pc = PC();                                                                                   \
+        T v = __atomic_load_n(a, order_load(mo));                                                              \
+        if (spin_repeat(a, order_load(mo), v)) return v;                                                       \
+        READ(a, bits / 8);                                                                                     \
+        spin_note(a, order_load(mo), v);                                                                       \
+        return v;                                                                                              \
+    }                                                                                                          \
+    void __tsan_atomic##bits##_store(volatile T *a, T v, int mo)                                               \
+    {                                                                                                          \
+        uintptr_t pc = PC();                                                                                   \
+        WRITE(a, bits / 8);                                                                                    \
+        atomic_event(a, order_store(mo),                                                                       \
+                     MS_ATOMIC_WRITE | (__atomic_load_n(a, __ATOMIC_RELAXED) != v ? MS_ATOMIC_CHANGED : 0));   \
+        __atomic_store_n(a, v, order_store(mo));                                                               \
+    }                                                                                                          \
+    T __tsan_atomic##bits##_exchange(volatile T *a, T v, int mo)                                               \
+    {                                                                                                          \
+        uintptr_t pc = PC();                                                                                   \
+        T old = __atomic_exchange_n(a, v, order_any(mo));                                                      \
+        atomic_event(a, order_any(mo), MS_ATOMIC_READ | MS_ATOMIC_WRITE | (old != v ? MS_ATOMIC_CHANGED : 0)); \
+        RMW(a, bits / 8);                                                                                      \
+        return old;                                                                                            \
+    }                                                                                                          \
+    RMW_HOOK(bits, T, add)                                                                                     \
+    RMW_HOOK(bits, T, sub)                                                                                     \
+    RMW_HOOK(bits, T, and)                                                                                     \
+    RMW_HOOK(bits, T, or)                                                                                      \
+    RMW_HOOK(bits, T, xor)                                                                                     \
+    RMW_HOOK(bits, T, nand)                                                                                    \
+    static int cas##bits(volatile T *a, T *c, T v, int weak, int mo, int fmo, uintptr_t pc)                    \
+    {                                                                                                          \
+        T expected = *c;                                                                                       \
+        int ok = __atomic_compare_exchange_n(a, c, v, weak, order_any(mo), order_fail(mo, fmo));               \
+        atomic_event(a, ok ? order_any(mo) : order_fail(mo, fmo),                                              \
+                     ok ? MS_ATOMIC_READ | MS_ATOMIC_WRITE | (expected != v ? MS_ATOMIC_CHANGED : 0)           \
+                        : MS_ATOMIC_READ);                                                                     \
+        READ(a, bits / 8);                                                                                     \
+        if (ok) WRITE(a, bits / 8);                                                                            \
+        return ok;                                                                                             \
+    }                                                                                                          \
+    int __tsan_atomic##bits##_compare_exchange_strong(volatile T *a, T *c, T v, int mo, int fmo)               \
+    {                                                                                                          \
+        return cas##bits(a, c, v, 0, mo, fmo, PC());                                                           \
+    }                                                                                                          \
+    int __tsan_atomic##bits##_compare_exchange_weak(volatile T *a, T *c, T v, int mo, int fmo)                 \
+    {                                                                                                          \
+        return cas##bits(a, c, v, 1, mo, fmo, PC());                                                           \
+    }                                                                                                          \
+    T __tsan_atomic##bits##_compare_exchange_val(volatile T *a, T c, T v, int mo, int fmo)                     \
+    {                                                                                                          \
+        cas##bits(a, &c, v, 0, mo, fmo, PC());                                                                 \
+        return c;                                                                                              \
     }
 
 ATOMIC_HOOKS(8, uint8_t)

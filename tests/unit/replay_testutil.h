@@ -12,6 +12,8 @@
  *   postS waitS              semaphore post / wait
  *   forkI/N beginI/N         OpenMP fork / begin of region instance I, team N
  *   workB/N        WORK: block B executed N times (seq 0)
+ *   aldA astA armwA          ATOMIC on address A: load-acquire, store-release, acq_rel
+ *                            read-modify-write; arldA a relaxed load (MS_ATOMIC_* arg)
  *   |              end the current chunk here
  * A sync token may end in @SEQ (its recorded seq); otherwise seq is taken from a counter
  * shared by all streams of the test, in the order the tokens are written. */
@@ -119,11 +121,25 @@ static inline void ts_script(test_stream *s, const char *script)
         unsigned kind;
         uint64_t fixed_arg;
     } syncs[] = {
-        { "acqs", MS_SYNC_ACQUIRE, 1 },    { "acq", MS_SYNC_ACQUIRE, 0 },     { "rel", MS_SYNC_RELEASE, 0 },
-        { "bar", MS_SYNC_BARRIER, 0 },     { "create", MS_SYNC_CREATE, 0 },   { "join", MS_SYNC_JOIN, 0 },
-        { "exit", MS_SYNC_EXIT, 0 },       { "cwait", MS_SYNC_COND_WAIT, 0 }, { "csig", MS_SYNC_COND_SIGNAL, 0 },
-        { "cbc", MS_SYNC_COND_SIGNAL, 1 }, { "post", MS_SYNC_SEM_POST, 0 },   { "wait", MS_SYNC_SEM_WAIT, 0 },
-        { "fork", MS_SYNC_FORK, 0 },       { "begin", MS_SYNC_BEGIN, 0 },     { "work", MS_SYNC_WORK, 0 },
+        { "acqs", MS_SYNC_ACQUIRE, 1 },
+        { "acq", MS_SYNC_ACQUIRE, 0 },
+        { "rel", MS_SYNC_RELEASE, 0 },
+        { "bar", MS_SYNC_BARRIER, 0 },
+        { "create", MS_SYNC_CREATE, 0 },
+        { "join", MS_SYNC_JOIN, 0 },
+        { "exit", MS_SYNC_EXIT, 0 },
+        { "cwait", MS_SYNC_COND_WAIT, 0 },
+        { "csig", MS_SYNC_COND_SIGNAL, 0 },
+        { "cbc", MS_SYNC_COND_SIGNAL, 1 },
+        { "post", MS_SYNC_SEM_POST, 0 },
+        { "wait", MS_SYNC_SEM_WAIT, 0 },
+        { "fork", MS_SYNC_FORK, 0 },
+        { "begin", MS_SYNC_BEGIN, 0 },
+        { "work", MS_SYNC_WORK, 0 },
+        { "ald", MS_SYNC_ATOMIC, __ATOMIC_ACQUIRE | MS_ATOMIC_READ },
+        { "ast", MS_SYNC_ATOMIC, __ATOMIC_RELEASE | MS_ATOMIC_WRITE },
+        { "armw", MS_SYNC_ATOMIC, __ATOMIC_ACQ_REL | MS_ATOMIC_READ | MS_ATOMIC_WRITE },
+        { "arld", MS_SYNC_ATOMIC, __ATOMIC_RELAXED | MS_ATOMIC_READ },
     };
     char tok[64];
     for (const char *p = script; *p;) {

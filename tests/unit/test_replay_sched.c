@@ -183,6 +183,57 @@ static void test_deadlock_break(void)
     teardown(&f);
 }
 
+/* Atomics as ordering edges: a load-acquire (seq 6) that read thread 1's store-release
+ * (seq 5) is replayed after it and after the writes before it, in every order; an acquire
+ * stamped before the release (seq 2) and a relaxed load do not wait. */
+static void test_atomic_edges(void)
+{
+    fixture f = { 0 };
+    setup(&f, "ald200@6 r100", "w100 w200 ast200@5", NULL, NULL, NULL);
+    expect(&f, INTERLEAVED, 0, 0, "1:100w 1:200w 0:100");
+    CHECK_EQ(f.res.threads[0].wait_turns, 3);
+    expect(&f, PIPED, 0, 0, "1:100w 1:200w 0:100");
+    expect(&f, MS_INTERLEAVE_TIMED, 0, 0, "1:100w 1:200w 0:100");
+    CHECK_EQ(f.res.deadlocks_broken, 0);
+    CHECK_EQ(f.res.syncs, 2);
+    teardown(&f);
+    setup(&f, "ald200@2 arld200@7 r100", "w100 ast200@5", NULL, NULL, NULL);
+    expect(&f, INTERLEAVED, 0, 0, "0:100 1:100w");
+    expect(&f, PIPED, 0, 0, "0:100 1:100w");
+    teardown(&f);
+    /* a token passed round (acquire the turn, work, release it): recorded order 0, 2, 1, 0 */
+    setup(&f, "ald300@1 w100 ast300@2 ald300@7 w100 ast300@8", "ald300@5 w100 ast300@6", "ald300@3 w100 ast300@4", NULL,
+          NULL);
+    expect(&f, PIPED, 0, 0, "0:100w 2:100w 1:100w 0:100w");
+    expect(&f, INTERLEAVED, 0, 0, "0:100w 2:100w 1:100w 0:100w");
+    expect(&f, MS_INTERLEAVE_TIMED, 0, 0, "0:100w 2:100w 1:100w 0:100w");
+    CHECK_EQ(f.res.deadlocks_broken, 0);
+    teardown(&f);
+    /* a spin: thread 0's loads of 200 before the one that saw the release are skipped (with
+     * their reads), in every order; the last one waits for the release */
+    setup(&f, "ald200@1 r200 ald200@2 r200 ald200@4 r200 r100", "w100 w200 ast200@3", NULL, NULL, NULL);
+    expect(&f, INTERLEAVED, 0, 0, "1:100w 1:200w 0:200 0:100");
+    expect(&f, PIPED, 0, 0, "1:100w 1:200w 0:200 0:100");
+    expect(&f, MS_INTERLEAVE_TIMED, 0, 0, "1:100w 1:200w 0:200 0:100");
+    CHECK_EQ(f.res.threads[0].accesses, 2);
+    CHECK_EQ(f.res.threads[0].syncs, 1);
+    teardown(&f);
+    /* the same spin cut by chunk boundaries (the load before one is carried over to the next
+     * chunk); a carried load that no load follows is replayed */
+    setup(&f, "ald200@1 | r200 ald200@2 r200 | ald200@4 r200 r100", "w100 w200 ast200@3", NULL, NULL, NULL);
+    expect(&f, INTERLEAVED, 0, 0, "1:100w 1:200w 0:200 0:100");
+    expect(&f, MS_INTERLEAVE_TIMED, 0, 0, "1:100w 1:200w 0:200 0:100");
+    teardown(&f);
+    setup(&f, "ald200@4 r200 | r100", "w100 w200 ast200@3", NULL, NULL, NULL);
+    expect(&f, PIPED, 0, 0, "1:100w 1:200w 0:200 0:100");
+    CHECK_EQ(f.res.threads[0].syncs, 1);
+    teardown(&f);
+    /* acq_rel read-modify-writes on one counter keep their recorded order */
+    setup(&f, "armw300@1 w100 armw300@4 w101", "armw300@3 w102", "armw300@2 w103", NULL, NULL);
+    expect(&f, PIPED, 0, 0, "0:100w 2:103w 1:102w 0:101w");
+    teardown(&f);
+}
+
 static void test_procs_mapping(void)
 {
     fixture f = { 0 };
@@ -216,6 +267,7 @@ int main(void)
     test_semaphore();
     test_fork_begin();
     test_deadlock_break();
+    test_atomic_edges();
     test_procs_mapping();
     test_unattributed();
     return check_result();

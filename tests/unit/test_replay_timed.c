@@ -125,6 +125,19 @@ static void test_without_work_is_approximate(void)
     done(&f);
 }
 
+/* A spin-wait on an atomic flag (its first load skipped as a spin iteration) waits until the
+ * release that set it, as a wait of kind ATOMIC, however many iterations were recorded. */
+static void test_spin_waits_for_release(void)
+{
+    fixture f;
+    run_timed(&f, "work1/10 ald200@1 ald200@3 r100", "work1/500 w200 ast200@2", NULL);
+    CHECK_STR(f.sink.text, "14:200 cpu0#1 10-500 late1#1");
+    CHECK_EQ(f.res.threads[0].waiting, 490);
+    CHECK_EQ(f.res.threads[0].syncs, 1);
+    CHECK_EQ(clock_of(&f.res.threads[0]), 520);
+    done(&f);
+}
+
 /* Unmatched synchronisation never hangs: a barrier one participant never reaches is let
  * through by deadlock breaks, a lock whose holder ends is handed on at the holder's end. */
 static void test_unmatched(void)
@@ -144,6 +157,7 @@ static void test_unmatched(void)
 int main(void)
 {
     test_unmatched();
+    test_spin_waits_for_release();
     test_barrier_releases_at_last_arrival();
     test_lock_in_request_order();
     test_join_waits_for_exit();
