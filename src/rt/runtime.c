@@ -179,7 +179,10 @@ static void flush_at_exit(ms_thread_data *d, void *ud)
         x->skipped++;
         return;
     }
-    if (ms_flush_flag_try(d, 200) < 0) { /* another thread is stuck in the middle of a flush */
+    /* Another thread in the middle of a flush (its stream's first chunk, say): on a loaded
+     * machine it may not run for a while, so a normal exit waits up to 2 s for it, the signal
+     * path 200 ms; a thread stuck longer is skipped (the run's note says so). */
+    if (ms_flush_flag_try(d, x->from_signal ? 200 : 2000) < 0) {
         x->skipped++;
         return;
     }
