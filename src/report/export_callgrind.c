@@ -3,7 +3,8 @@
  * fl=/fn= block per (source file, code segment) with a cost line per source line, summed over
  * data bins. References without a source line are charged to line 0 of their code segment,
  * so that every function's cost is its code segment's total and the file's total is the
- * run's. */
+ * run's. Stall is the first event, so that KCachegrind and callgrind_annotate (which sort by
+ * the first event unless told otherwise) open sorted by memory stall time. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -119,10 +120,23 @@ static int put_unplaced(cg_writer *w, const uint64_t *charged)
     return 0;
 }
 
+/* Moves the stall field to the front, the others keeping their order. */
+static void stall_first(cg_writer *w)
+{
+    for (size_t f = 1; f < w->nfields; f++) {
+        if (w->fields[f].kind != MS_FIELD_stall) continue;
+        ms_export_field stall = w->fields[f];
+        memmove(&w->fields[1], &w->fields[0], f * sizeof w->fields[0]);
+        w->fields[0] = stall;
+        return;
+    }
+}
+
 int ms_export_callgrind(FILE *out, const ms_model *m)
 {
     cg_writer w = { .out = out, .m = m };
     w.nfields = ms_export_fields(m->config.nlevels, m->nprocs > 1, w.fields);
+    stall_first(&w);
     const ms_line_stat **order = malloc((m->nlines ? m->nlines : 1) * sizeof *order);
     uint64_t *charged = calloc((m->ncode ? m->ncode : 1) * w.nfields, sizeof *charged);
     int rc = -1;

@@ -19,6 +19,8 @@ expect "program totals: Refs L1m Stall" "$(numbers 'PROGRAM TOTALS')" \
   "$(value r.json '"\(.totals.refs) \(.totals.misses) \(.totals.stall_cycles)"')"
 expect "BlkMultiply: Refs L1m Stall" "$(numbers ':BlkMultiply$')" \
   "$(value r.json '.code[] | select(.name == "BlkMultiply") | "\(.refs) \(.misses) \(.stall_cycles)"')"
+expect "Stall is the first event, so callgrind_annotate sorts by it" \
+  "$(callgrind_annotate --threshold=100 cg.out 2>/dev/null | sed -n 's/^Event sort order: *\([A-Za-z]*\).*/\1/p')" Stall
 expect "every event is named" "$(grep -c '^event: ' cg.out)" "$(grep '^events:' cg.out | wc -w | awk '{ print $1 - 1 }')"
 expect "the annotated source shows the Z = Z + r * Y line" \
   "$(grep -c 'Z\[(size_t)i \* N + j\] = Z' cg.txt)" 1

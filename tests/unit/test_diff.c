@@ -223,6 +223,34 @@ static void test_gate(const ms_diff *d)
     free(res);
 }
 
+/* A name longer than the name column (a C++ template's) is printed whole on a line of its own,
+ * its numbers on the next line, never cut. */
+static void test_long_names(void)
+{
+    static const char long_name[] = "std::_Rb_tree<int, std::pair<int const, std::vector<double>>>::_M_insert";
+    ms_model a, b;
+    fixture_build(&a);
+    build_second(&b);
+    free(a.code[FX_BLK].name);
+    a.code[FX_BLK].name = strdup(long_name);
+    free(b.code[FX_MAIN].name); /* build_second swapped main and BlkMultiply */
+    b.code[FX_MAIN].name = strdup(long_name);
+    ms_diff d;
+    CHECK_EQ(ms_model_diff(&a, &b, &d), 0);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    ms_diff_labels labels = { { "run 1", "run 2" }, { NULL, NULL }, { NULL, NULL } };
+    CHECK_EQ(ms_report_diff(out, &d, &labels, 3), 0);
+    fclose(out);
+    CHECK_CONTAINS(text, "\n  std::_Rb_tree<int, std::pair<int const, std::vector<double>>>::_M_insert  Matrix.Y\n");
+    CHECK_CONTAINS(text, "   1288      1288       871       871       855       300      -555  -64.9%  better\n");
+    free(text);
+    ms_diff_free(&d);
+    ms_model_free(&a);
+    ms_model_free(&b);
+}
+
 int main(void)
 {
     ms_model a, b;
@@ -248,6 +276,7 @@ int main(void)
     CHECK_STR(d.cells[0].data_name, "Matrix.Y"); /* ties ordered by the larger stall */
     ms_diff_free(&d);
 
+    test_long_names();
     test_html(&a);
     ms_model_free(&a);
     ms_model_free(&b);
