@@ -675,37 +675,3 @@ out:
     free(offs);
     return rc;
 }
-
-/* ---- the effective clock ---- */
-
-static double now_s(void)
-{
-    struct timespec ts; /* this thread's CPU time: time the machine gave to others is not counted */
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-double ms_effective_clock_hz(void)
-{
-#if defined(__x86_64__)
-    const unsigned long rounds = 2000000; /* 20 dependent adds each: 40M cycles, ~12 ms */
-    double best = 0;
-    for (int trial = 0; trial < 5; trial++) {
-        uint64_t x = (uint64_t)trial;
-        double t0 = now_s();
-        for (unsigned long i = 0; i < rounds; i++) {
-            __asm__ volatile("add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
-                             "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
-                             "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
-                             "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0"
-                             : "+r"(x));
-        }
-        double t = now_s() - t0;
-        double hz = t > 0 ? 20.0 * (double)rounds / t : 0;
-        if (hz > best) best = hz;
-    }
-    return best;
-#else
-    return 0;
-#endif
-}

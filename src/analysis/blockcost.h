@@ -33,9 +33,4 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, size_t 
  * used by the tests. Returns 0, or -1 with err. */
 int ms_mca_cycles(const char *const *asm_text, size_t n, const char *cpu, double *out_cycles, char *err, size_t errlen);
 
-/* The core's effective clock in Hz: a chain of dependent one-cycle adds timed with the
- * thread's CPU-time clock (best of several rounds; a shared machine's other work not counted). The scheduling model counts core cycles; the
- * nominal frequency is not what the core runs at (turbo, VM). 0 where not measurable. */
-double ms_effective_clock_hz(void);
-
 #endif

@@ -90,11 +90,11 @@ static int parse_options(int argc, char **argv, mtool_opts *o, int *done)
     return ms_cli_db_wait("mtool", o->db_timeout);
 }
 
-/* Start the program with the environment set, wait for it (status, system time). With
- * clock_hz, the effective clock is measured meanwhile (in this process's own CPU time: the
+/* Start the program with the environment set, wait for it (status, system time). With core,
+ * the core's clock and chains are measured meanwhile (in this process's own CPU time: the
  * counting run is not timed, so the two may share the CPUs). */
 static int run_program(const char *path, char **argv, ms_run_guard *guard, int *status, double *system_s,
-                       double *clock_hz)
+                       ms_core_reading *core)
 {
     ms_run_forward_signals_begin();
     fflush(NULL);
@@ -112,7 +112,7 @@ static int run_program(const char *path, char **argv, ms_run_guard *guard, int *
     }
     ms_run_forward_signals_to(pid);
     ms_run_guard_program(guard, pid);
-    if (clock_hz) *clock_hz = ms_effective_clock_hz();
+    if (core) ms_core_measure(core);
     struct rusage ru;
     memset(&ru, 0, sizeof ru);
     while (wait4(pid, status, 0, &ru) < 0)
@@ -211,7 +211,9 @@ int ms_cmd_mtool(int argc, char **argv)
         rc = ms_cli_error("mtool", "cannot set the environment: %s", strerror(errno));
         goto out;
     }
-    double clock_hz = 0, system_s = 0, unused_s = 0;
+    double system_s = 0, unused_s = 0;
+    ms_core_reading core;
+    memset(&core, 0, sizeof core);
     time_t start = time(NULL);
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -220,7 +222,7 @@ int ms_cmd_mtool(int argc, char **argv)
     /* The counting run (exact block counts), then the timing run (the plain copies, sampled). */
     int count_status = 0, pid_count = -1, pid_time = -1;
     if (setenv("MEMSPY_MODE", "count", 1) == 0)
-        pid_count = run_program(path, o.prog_argv, &guard, &count_status, &unused_s, &clock_hz);
+        pid_count = run_program(path, o.prog_argv, &guard, &count_status, &unused_s, &core);
     if (pid_count >= 0 && setenv("MEMSPY_MODE", "time", 1) == 0 && setenv("MEMSPY_SAMPLE_NS", period, 1) == 0)
         pid_time = run_program(path, o.prog_argv, &guard, &status, &system_s, NULL);
     unsetenv("MEMSPY_SAMPLE_NS");
@@ -238,7 +240,7 @@ int ms_cmd_mtool(int argc, char **argv)
         rc = ms_cli_error("mtool", "no profile from the counting run: %s", err);
     } else if (ms_raw_read(time_path, &timed, err, sizeof err) < 0) {
         rc = ms_cli_error("mtool", "no profile from the timing run: %s", err);
-    } else if (ms_mtool_from_raws(&counted, &timed, cpu, clock_hz, system_s, &res, err, sizeof err) < 0) {
+    } else if (ms_mtool_from_raws(&counted, &timed, cpu, &core, system_s, &res, err, sizeof err) < 0) {
         rc = ms_cli_error("mtool", "%s", err);
     } else {
         /* a run that failed makes both incomplete: its counts or times are partial */

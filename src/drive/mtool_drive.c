@@ -159,8 +159,8 @@ static int call_edges(const ms_raw *counted, const ms_model *m, ms_mtool_edge **
     return rc;
 }
 
-int ms_mtool_from_raws(const ms_raw *counted, const ms_raw *timed, const char *cpu, double clock_hz, double system_s,
-                       ms_mtool_result *out, char *err, size_t errlen)
+int ms_mtool_from_raws(const ms_raw *counted, const ms_raw *timed, const char *cpu, const ms_core_reading *core,
+                       double system_s, ms_mtool_result *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     if (!counted->nblocks)
@@ -180,6 +180,8 @@ int ms_mtool_from_raws(const ms_raw *counted, const ms_raw *timed, const char *c
         goto out;
     }
     if (costs(counted, cpu, cycles, err, errlen) < 0) goto out;
+    ms_core_reading checked = *core;
+    if (ms_core_model(&checked, cpu, err, errlen) < 0) goto out;
     uint64_t other = 0;
     if (attribute_by_line(timed, &m, per_block, &other, err, errlen) < 0) goto out;
     ms_mtool_input in = { m.blocks,
@@ -191,7 +193,7 @@ int ms_mtool_from_raws(const ms_raw *counted, const ms_raw *timed, const char *c
                           other,
                           timed->samples_runtime,
                           timed->sample_period_ns,
-                          clock_hz,
+                          core->clock_hz,
                           system_s };
     if (ms_mtool_analyze(&in, out) < 0) {
         ms_errorf(err, errlen, "out of memory");
@@ -210,6 +212,8 @@ int ms_mtool_from_raws(const ms_raw *counted, const ms_raw *timed, const char *c
         goto out;
     }
     out->cpu_model = strdup(cpu);
+    memcpy(out->chains, checked.chains, sizeof out->chains);
+    out->nchains = checked.nchains;
     out->incomplete = counted->truncated || (counted->flags & MS_RAW_F_INCOMPLETE) || timed->truncated ||
                       (timed->flags & MS_RAW_F_INCOMPLETE);
     rc = out->cpu_model ? 0 : ms_errorf(err, errlen, "out of memory");

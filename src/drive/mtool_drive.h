@@ -5,14 +5,16 @@
 #define MEMSPY_DRIVE_MTOOL_DRIVE_H
 #include <stddef.h>
 #include "../format/raw.h"
+#include "../analysis/corecheck.h"
 #include "../model/mtool.h"
 
 /* Build *out from the counting run's raw profile (BLOCKS, LOOPS: exact counts) and the timing
- * run's (SAMPLES, taken in the plain copies) for llvm-mca's cpu model, with the effective clock
- * clock_hz and the timing run's system time system_s (shown apart). Returns 0, or -1 with err
+ * run's (SAMPLES, taken in the plain copies) for llvm-mca's cpu model, with the core's reading
+ * (effective clock; chain latencies, checked here against the model) and the timing run's
+ * system time system_s (shown apart). Returns 0, or -1 with err
  * (no blocks: not built by memspy-cc's plugin; no samples; llvm-mca failed). */
-int ms_mtool_from_raws(const ms_raw *counted, const ms_raw *timed, const char *cpu, double clock_hz, double system_s,
-                       ms_mtool_result *out, char *err, size_t errlen);
+int ms_mtool_from_raws(const ms_raw *counted, const ms_raw *timed, const char *cpu, const ms_core_reading *core,
+                       double system_s, ms_mtool_result *out, char *err, size_t errlen);
 
 /* Every block's llvm-mca cycles per execution for cpu (cycles[i] for raw->blocks[i]; 0 where
  * the block's module is unknown). Returns 0, or -1 with err. */

@@ -41,19 +41,31 @@ typedef struct {
     size_t nwarnings;
 } ms_mobject;
 
+/* A chain of one dependent instruction: its latency measured on this core and in the CPU
+ * model's scheduling model (whether the model fits the core: analysis/corecheck.c). */
+typedef struct {
+    char insn[16];
+    double core_cycles, model_cycles; /* 0: not measured */
+} ms_mtool_chain;
+
+#define MS_MTOOL_CHAINS 4
+#define MS_MTOOL_CHAIN_TOLERANCE 0.15 /* model and core further apart than this: the report warns */
+
 typedef struct {
     char *cpu_model;
-    double clock_hz;                /* effective clock measured at run time */
-    uint64_t period_ns, samples;    /* sampling period; samples taken */
-    double predicted_s, measured_s; /* whole program: ideal estimate; sampled CPU time */
-    double system_s;                /* the timing run's system time (shown apart) */
-    double runtime_s;               /* CPU time inside memspy's counting runtime (shown apart, not measured) */
-    double memory_overhead_s;       /* measured - predicted */
-    uint64_t total_memops;          /* executed memory operations */
-    double covered_memops;          /* share of them inside timable mobjects */
-    double unexplained;             /* share of the overhead outside every timable mobject */
-    int incomplete;                 /* a run failed: what was gathered is still shown */
-    ms_mobject *mobjects;           /* sorted by overhead, largest first; untimable last */
+    double clock_hz;                        /* effective clock measured at run time */
+    uint64_t period_ns, samples;            /* sampling period; samples taken */
+    double predicted_s, measured_s;         /* whole program: ideal estimate; sampled CPU time */
+    double system_s;                        /* the timing run's system time (shown apart) */
+    double runtime_s;                       /* CPU time inside memspy's counting runtime (shown apart, not measured) */
+    double memory_overhead_s;               /* measured - predicted */
+    uint64_t total_memops;                  /* executed memory operations */
+    double covered_memops;                  /* share of them inside timable mobjects */
+    double unexplained;                     /* share of the overhead outside every timable mobject */
+    int incomplete;                         /* a run failed: what was gathered is still shown */
+    ms_mtool_chain chains[MS_MTOOL_CHAINS]; /* the model checked against the core */
+    size_t nchains;
+    ms_mobject *mobjects; /* sorted by overhead, largest first; untimable last */
     size_t nmobjects;
 } ms_mtool_result;
 

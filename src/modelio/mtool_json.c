@@ -44,12 +44,23 @@ static json_t *mobject_json(const ms_mobject *m)
 
 json_t *ms_mtool_json(const ms_mtool_result *r)
 {
-    json_t *o = json_object(), *mobs = json_array();
-    int bad = !o || !mobs;
+    json_t *o = json_object(), *mobs = json_array(), *chains = json_array();
+    int bad = !o || !mobs || !chains;
+    for (size_t i = 0; !bad && i < r->nchains; i++) {
+        const ms_mtool_chain *c = &r->chains[i];
+        json_t *x = json_object();
+        bad |= !x || json_array_append_new(chains, x) != 0;
+        if (!bad) {
+            bad |= put(x, "insn", json_string(c->insn));
+            bad |= put(x, "core_cycles", json_real(c->core_cycles));
+            bad |= put(x, "model_cycles", json_real(c->model_cycles));
+        }
+    }
     for (size_t i = 0; !bad && i < r->nmobjects; i++) bad |= json_array_append_new(mobs, mobject_json(&r->mobjects[i]));
     if (!bad) {
         bad |= put(o, "cpu_model", json_string(r->cpu_model ? r->cpu_model : "?"));
         bad |= put(o, "clock_hz", json_real(r->clock_hz));
+        bad |= json_object_set(o, "core_check", chains);
         bad |= put(o, "sample_period_ns", json_integer((json_int_t)r->period_ns));
         bad |= put(o, "samples", json_integer((json_int_t)r->samples));
         bad |= put(o, "predicted_s", json_real(r->predicted_s));
@@ -64,6 +75,7 @@ json_t *ms_mtool_json(const ms_mtool_result *r)
         bad |= json_object_set(o, "mobjects", mobs);
     }
     json_decref(mobs);
+    json_decref(chains);
     if (bad) {
         json_decref(o);
         return NULL;
@@ -173,6 +185,27 @@ static int parse_mobject(const reader *rd, const char *where, json_t *o, ms_mobj
     return 0;
 }
 
+/* The optional core_check array (absent before it existed). */
+static int parse_chains(const reader *rd, const char *where, json_t *o, ms_mtool_result *r)
+{
+    json_t *a = json_object_get(o, "core_check");
+    if (!a) return 0;
+    if (!json_is_array(a)) return wrong(rd, where, "core_check", "an array");
+    for (size_t i = 0; i < json_array_size(a) && i < MS_MTOOL_CHAINS; i++) {
+        json_t *x = json_array_get(a, i), *insn = json_object_get(x, "insn");
+        char path[96];
+        snprintf(path, sizeof path, "%s.core_check[%zu]", where, i);
+        ms_mtool_chain *c = &r->chains[r->nchains];
+        if (!json_is_string(insn)) return wrong(rd, path, "insn", "a string");
+        snprintf(c->insn, sizeof c->insn, "%s", json_string_value(insn));
+        if (get_real(rd, x, path, "core_cycles", &c->core_cycles) < 0 ||
+            get_real(rd, x, path, "model_cycles", &c->model_cycles) < 0)
+            return -1;
+        r->nchains++;
+    }
+    return 0;
+}
+
 int ms_mtool_json_parse(const char *name, const char *where, json_t *o, ms_mtool_result *r, char *err, size_t errlen)
 {
     reader rd = { name, err, errlen };
@@ -196,7 +229,7 @@ int ms_mtool_json_parse(const char *name, const char *where, json_t *o, ms_mtool
              get_real(&rd, o, where, "memory_overhead_s", &r->memory_overhead_s) == 0 &&
              get_count(&rd, o, where, "memops", &r->total_memops) == 0 &&
              get_real(&rd, o, where, "covered_memops", &r->covered_memops) == 0 &&
-             get_real(&rd, o, where, "unexplained", &r->unexplained) == 0) {
+             get_real(&rd, o, where, "unexplained", &r->unexplained) == 0 && parse_chains(&rd, where, o, r) == 0) {
         r->incomplete = json_is_true(incomplete);
         size_t n = json_array_size(mobs);
         rc = 0;

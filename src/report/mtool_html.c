@@ -60,6 +60,16 @@ int ms_report_mtool_html(FILE *out, const ms_mtool_result *r, const char *title)
             r->cpu_model ? r->cpu_model : "?", r->clock_hz * 1e-9, r->predicted_s, r->measured_s, r->memory_overhead_s,
             r->system_s, 100.0 * r->covered_memops, 100.0 * r->unexplained,
             r->incomplete ? " <b>Incomplete run.</b>" : "");
+    for (size_t i = 0; i < r->nchains; i++) {
+        const ms_mtool_chain *c = &r->chains[i];
+        double off = c->core_cycles > 0 && c->model_cycles > 0 ? c->model_cycles / c->core_cycles - 1 : 0;
+        if (off > MS_MTOOL_CHAIN_TOLERANCE || off < -MS_MTOOL_CHAIN_TOLERANCE)
+            fprintf(out,
+                    "<p class=\"warn\"><b>The %s model does not fit this core:</b> a dependent %s takes %.1f cycles "
+                    "in it and %.1f here (%+.0f%%): code bound by it is estimated %s.</p>\n",
+                    r->cpu_model ? r->cpu_model : "?", c->insn, c->model_cycles, c->core_cycles, 100 * off,
+                    off > 0 ? "too slow" : "too fast");
+    }
     fputs("<p>Bars: <span style=\"color:#4a78b5\">&#9632;</span> estimated time, "
           "<span style=\"color:#d0453a\">&#9632;</span> memory overhead (measured beyond the estimate). "
           "Click a bar for its source.</p>\n<table id=\"histogram\">\n",

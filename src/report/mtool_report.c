@@ -61,6 +61,29 @@ static int report_inclusive(FILE *out, const ms_mtool_result *r, size_t top)
     return ferror(out) ? -1 : 0;
 }
 
+/* The model check: each chain's cycles in the model and on the core, then a warning naming
+ * the chains where they differ by more than MS_MTOOL_CHAIN_TOLERANCE. */
+static void model_check(FILE *out, const ms_mtool_result *r)
+{
+    if (!r->nchains) return;
+    fprintf(out,
+            "Model check, cycles per dependent instruction (%s model / this core):", r->cpu_model ? r->cpu_model : "?");
+    for (size_t i = 0; i < r->nchains; i++)
+        fprintf(out, "  %s %.1f/%.1f", r->chains[i].insn, r->chains[i].model_cycles, r->chains[i].core_cycles);
+    fputc('\n', out);
+    for (size_t i = 0; i < r->nchains; i++) {
+        const ms_mtool_chain *c = &r->chains[i];
+        if (c->core_cycles <= 0 || c->model_cycles <= 0) continue;
+        double off = c->model_cycles / c->core_cycles - 1;
+        if (off > MS_MTOOL_CHAIN_TOLERANCE || off < -MS_MTOOL_CHAIN_TOLERANCE)
+            fprintf(out,
+                    "Warning: the %s model does not fit this core: a dependent %s takes %.1f cycles in it and "
+                    "%.1f here (%+.0f%%): code bound by it is estimated %s (another model: --cpu; docs/mtool.md)\n",
+                    r->cpu_model ? r->cpu_model : "?", c->insn, c->model_cycles, c->core_cycles, 100 * off,
+                    off > 0 ? "too slow" : "too fast");
+    }
+}
+
 int ms_report_mtool(FILE *out, const ms_mtool_result *r, size_t top)
 {
     double pct = r->measured_s > 0 ? 100.0 * r->memory_overhead_s / r->measured_s : 0;
@@ -72,8 +95,10 @@ int ms_report_mtool(FILE *out, const ms_mtool_result *r, size_t top)
     fprintf(out, "  memory overhead                %10.3f s  (%.1f%% of measured)\n", r->memory_overhead_s, pct);
     fprintf(out, "  system time (apart)            %10.3f s\n", r->system_s);
     fprintf(out, "  memspy's runtime (apart)       %10.3f s\n", r->runtime_s);
-    fprintf(out, "Measured %.1f%% of memory operations; unexplained overhead %.1f%%\n\n", 100.0 * r->covered_memops,
+    fprintf(out, "Measured %.1f%% of memory operations; unexplained overhead %.1f%%\n", 100.0 * r->covered_memops,
             100.0 * r->unexplained);
+    model_check(out, r);
+    fputc('\n', out);
     fprintf(out, "%-9s %-24s %-28s %10s %10s %9s %11s\n", "kind", "function", "source", "estimated", "measured",
             "overhead", "cyc/memop");
     for (size_t i = 0; i < r->nmobjects && i < top; i++) {

@@ -8,16 +8,30 @@
 . "$1/tests/e2e/lib.sh"
 command -v llvm-mca-14 >/dev/null || { echo "skip: llvm-mca-14 not installed (scripts/deps.sh)"; exit 77; }
 
-# mtool_checks LANG JSON DENSE GATHER: the validation on one run.
+# FITS: llvm-mca's model of the CPU takes a dependent addsd and mulsd within 15% of the cycles
+# this core takes (the model check memspy mtool makes). The 20% bound on the dense chain holds
+# only for a model that fits the core: LLVM 14 models no core newer than Ice Lake, and a Golden
+# Cove core takes addsd in 2 cycles where every model takes 4.
+FITS='[.mtool.core_check[] | select(.insn == "addsd" or .insn == "mulsd") | (.model_cycles / .core_cycles - 1) | fabs <= 0.15] | all'
+
+# mtool_checks LANG JSON DENSE GATHER REPORT: the validation on one run.
 mtool_checks() {
-  lang=$1 json=$2 dense=$3 gather=$4
+  lang=$1 json=$2 dense=$3 gather=$4 report=$5
   loops='[.mtool.mobjects[] | select(.kind == "loop" and .timable)]'
   check "$lang: the gather loop has the largest memory overhead of the loops" "$json" \
     "($loops | max_by(.measured_s - .estimated_s)).function | test(\"^$gather\\\\b\")"
   check "$lang: the gather loop's overhead is large (> 100%)" "$json" \
     "($loops | map(select(.function | test(\"^$gather\\\\b\"))) | .[0].overhead) > 1.0"
-  check "$lang: the L1-resident chain's estimate is within 20% of its measured time" "$json" \
-    "($loops | map(select(.function | test(\"^$dense\\\\b\"))) | .[0].overhead | fabs) <= 0.20"
+  check "$lang: the model check times addsd, mulsd and a load chain on the core and in the model" "$json" \
+    "[.mtool.core_check[] | .insn] == [\"addsd\", \"mulsd\", \"mov (load)\"] and
+     ([.mtool.core_check[] | .core_cycles > 0.5 and .model_cycles > 0.5] | all)"
+  if jq -e "$FITS" "$json" >/dev/null; then
+    check "$lang: the L1-resident chain's estimate is within 20% of its measured time" "$json" \
+      "($loops | map(select(.function | test(\"^$dense\\\\b\"))) | .[0].overhead | fabs) <= 0.20"
+  else
+    echo "note - $lang: the CPU model does not fit this core ($(jq -c '[.mtool.core_check[] | [.insn, .model_cycles, .core_cycles]]' "$json")): the 20% check on the dense chain needs one that does"
+    ok_if "$lang: the report warns that the model does not fit this core" grep -q "^Warning: the .* model does not fit this core: a dependent" "$report"
+  fi
   check "$lang: at least 95% of memory operations measured" "$json" ".mtool.covered_memops >= 0.95"
   check "$lang: untimable objects have no overhead" "$json" \
     "[.mtool.mobjects[] | select(.timable | not) | .overhead == null and (.warnings | length > 0)] | all"
@@ -35,7 +49,7 @@ mtool_checks() {
 timed() {
   json=$1 dense=$2; shift 2
   "$MEMSPY" mtool --json "$json" "$@"
-  if ! jq -e "[.mtool.mobjects[] | select(.kind == \"loop\" and .timable and (.function | test(\"^$dense\\\\b\")))]
+  if jq -e "$FITS" "$json" >/dev/null 2>&1 && ! jq -e "[.mtool.mobjects[] | select(.kind == \"loop\" and .timable and (.function | test(\"^$dense\\\\b\")))]
         | .[0].overhead | fabs <= 0.20" "$json" >/dev/null 2>&1; then
     echo "note - $json: the dense chain was off by more than 20%: measured again"
     "$MEMSPY" mtool --json "$json" "$@"
@@ -44,25 +58,25 @@ timed() {
 
 cc_build kern "$SRC_DIR/tests/e2e/progs/mtool_kernels.c"
 timed c.json dense --html c.html -- ./kern 400000 128 >c.out 2>c.err
-mtool_checks C c.json dense gather
+mtool_checks C c.json dense gather c.out
 
 "$BUILD_DIR/bin/memspy-c++" $OPT -x c++ -o kernxx "$SRC_DIR/tests/e2e/progs/mtool_kernels.c"
 timed x.json dense -- ./kernxx 400000 128 >x.out
-mtool_checks C++ x.json dense gather
+mtool_checks C++ x.json dense gather x.out
 
 # -fno-inline: gfortran -O2 would inline gather into the main program, whose loop it would then be
 MEMSPY_FC=gfortran "$BUILD_DIR/bin/memspy-fortran" $OPT -fno-inline -o kernf "$SRC_DIR/tests/e2e/progs/mtool_kernels.f90"
 timed f.json dense_ -- ./kernf >f.out
-mtool_checks Fortran f.json dense_ gather_
+mtool_checks Fortran f.json dense_ gather_ f.out
 
 ok_if "llvm-mca's block costs are cached per binary and CPU model" ls "$XDG_CACHE_HOME"/memspy/blockcost-*.txt
 
 # the call graph: main calls dense, reduce and gather once each, so its inclusive times are
-# every procedure's own times together
+# every procedure's own times together (to the 9 digits the JSON writes)
 check "C: main's inclusive estimate and measure are its own plus its callees' (call edges)" c.json \
   '[.mtool.mobjects[] | select(.kind == "procedure")] as $p | ($p[] | select(.function == "main")) as $m |
-   (($m.inclusive_estimated_s - ([$p[].estimated_s] | add)) | fabs) < 1e-9 and
-   (($m.inclusive_measured_s - ([$p[].measured_s] | add)) | fabs) < 1e-9 and
+   (($m.inclusive_estimated_s - ([$p[].estimated_s] | add)) | fabs) < 1e-7 * $m.inclusive_estimated_s and
+   (($m.inclusive_measured_s - ([$p[].measured_s] | add)) | fabs) < 1e-7 * $m.inclusive_measured_s and
    ([$p[] | select(.function == "gather") | .inclusive_estimated_s == .estimated_s] | all)'
 ok_if "the report lists the procedures with their callees" grep -q "^Procedures with their callees" c.out
 

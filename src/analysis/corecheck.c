@@ -1,0 +1,115 @@
+/* The core measured: effective clock and dependent-chain latencies (corecheck.h). */
+#include "corecheck.h"
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include "blockcost.h"
+
+static double now_s(void)
+{
+    struct timespec ts; /* this thread's CPU time: time the machine gave to others is not counted */
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+#if defined(__x86_64__)
+#define X5(i) i "\n\t" i "\n\t" i "\n\t" i "\n\t" i "\n\t"
+#define X20(i) X5(i) X5(i) X5(i) X5(i)
+
+typedef enum { CHAIN_ADD, CHAIN_IMUL, CHAIN_ADDSD, CHAIN_MULSD, CHAIN_LOAD } chain_kind;
+
+/* The shortest time of 4 trials of rounds x 20 dependent instructions of one kind. */
+static double chain_seconds(chain_kind k, unsigned long rounds)
+{
+    /* the load chain walks a ring of 8 lines (a pointer to itself is renamed away by some
+     * cores: 0.3 cycles a load on a Golden Cove core where the ring takes 5) */
+    enum { LINE = 64 / sizeof(void *), RING = 8 * LINE };
+    void *ring[RING] __attribute__((aligned(64)));
+    for (size_t i = 0; i < RING; i += LINE) ring[i] = &ring[(i + LINE) % RING];
+    double best = 0;
+    for (int trial = 0; trial < 4; trial++) {
+        uint64_t x = (uint64_t)trial + 3;
+        double d = 1.0, one = 1.0;
+        void *p = ring;
+        double t0 = now_s();
+        switch (k) {
+        case CHAIN_ADD:
+            for (unsigned long i = 0; i < rounds; i++) __asm__ volatile(X20("add %0, %0") : "+r"(x));
+            break;
+        case CHAIN_IMUL:
+            for (unsigned long i = 0; i < rounds; i++) __asm__ volatile(X20("imul %0, %0") : "+r"(x));
+            break;
+        case CHAIN_ADDSD:
+            for (unsigned long i = 0; i < rounds; i++) __asm__ volatile(X20("addsd %1, %0") : "+x"(d) : "x"(one));
+            break;
+        case CHAIN_MULSD:
+            for (unsigned long i = 0; i < rounds; i++) __asm__ volatile(X20("mulsd %1, %0") : "+x"(d) : "x"(one));
+            break;
+        case CHAIN_LOAD:
+            for (unsigned long i = 0; i < rounds; i++) __asm__ volatile(X20("mov (%0), %0") : "+r"(p));
+            break;
+        }
+        double t = now_s() - t0;
+        if (t > 0 && (best == 0 || t < best)) best = t;
+    }
+    return best;
+}
+
+/* The chains checked against the model: llvm-mca's text of one link, and how many cycles of
+ * the core one link takes. */
+static const struct {
+    chain_kind kind;
+    const char *insn, *mca;
+} chains[] = {
+    { CHAIN_ADDSD, "addsd", "addsd %xmm1, %xmm0" },
+    { CHAIN_MULSD, "mulsd", "mulsd %xmm1, %xmm0" },
+    { CHAIN_LOAD, "mov (load)", "movq (%rax), %rax" },
+};
+#endif
+
+double ms_effective_clock_hz(void)
+{
+#if defined(__x86_64__)
+    /* Register-to-register adds (1 cycle) and multiplies (3 cycles): never an add of an
+     * immediate, which cores since Golden Cove fold at rename, several to a cycle (a chain of
+     * them read 23.9 GHz on a 4.15 GHz core). The lower of the two is the clock: a core that
+     * shortened one chain would otherwise be read as faster than it is. */
+    double ta = chain_seconds(CHAIN_ADD, 500000), tm = chain_seconds(CHAIN_IMUL, 150000);
+    double add = ta > 0 ? 20.0 * 500000 / ta : 0, mul = tm > 0 ? 3 * 20.0 * 150000 / tm : 0;
+    return add < mul ? add : mul;
+#else
+    return 0;
+#endif
+}
+
+void ms_core_measure(ms_core_reading *r)
+{
+    memset(r, 0, sizeof *r);
+    r->clock_hz = ms_effective_clock_hz();
+#if defined(__x86_64__)
+    const unsigned long rounds = 100000; /* 2M links: 8-10M cycles for a 4-5 cycle link */
+    for (size_t i = 0; i < sizeof chains / sizeof *chains && r->nchains < MS_MTOOL_CHAINS; i++) {
+        ms_mtool_chain *c = &r->chains[r->nchains++];
+        snprintf(c->insn, sizeof c->insn, "%s", chains[i].insn);
+        double t = chain_seconds(chains[i].kind, rounds);
+        c->core_cycles = r->clock_hz > 0 ? t * r->clock_hz / (20.0 * (double)rounds) : 0;
+    }
+#endif
+}
+
+int ms_core_model(ms_core_reading *r, const char *cpu, char *err, size_t errlen)
+{
+#if defined(__x86_64__)
+    const char *text[MS_MTOOL_CHAINS] = { 0 };
+    double cyc[MS_MTOOL_CHAINS] = { 0 };
+    for (size_t i = 0; i < r->nchains; i++)
+        for (size_t k = 0; k < sizeof chains / sizeof *chains; k++)
+            if (!strcmp(r->chains[i].insn, chains[k].insn)) text[i] = chains[k].mca;
+    if (ms_mca_cycles(text, r->nchains, cpu, cyc, err, errlen) < 0) return -1;
+    for (size_t i = 0; i < r->nchains; i++) r->chains[i].model_cycles = cyc[i];
+#else
+    (void)r, (void)cpu, (void)err, (void)errlen;
+#endif
+    return 0;
+}

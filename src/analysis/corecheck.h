@@ -1,0 +1,30 @@
+/* What the core does, measured (issue 13): its effective clock, and the latency of a few
+ * dependent chains (double add, double multiply, a load of a pointer) timed on the core and
+ * costed by llvm-mca's model of the chosen CPU, so that a model that does not fit the core
+ * (a newer core than LLVM models, a VM that names another CPU) is seen and reported rather
+ * than silently making every estimate wrong. */
+#ifndef MEMSPY_ANALYSIS_CORECHECK_H
+#define MEMSPY_ANALYSIS_CORECHECK_H
+#include <stddef.h>
+#include "../model/mtool.h"
+
+typedef struct {
+    double clock_hz;                        /* 0 where not measurable */
+    ms_mtool_chain chains[MS_MTOOL_CHAINS]; /* core_cycles filled by ms_core_measure */
+    size_t nchains;
+} ms_core_reading;
+
+/* The core's effective clock in Hz: chains of dependent register adds and multiplies timed
+ * with the thread's CPU-time clock (best of several rounds; a shared machine's other work not
+ * counted; the lower of the two). The scheduling model counts core cycles; the nominal
+ * frequency is not what the core runs at (turbo, VM). 0 where not measurable. */
+double ms_effective_clock_hz(void);
+
+/* Measure the clock, then each chain's cycles per instruction on this core (about 40 ms of
+ * one CPU; run while something else waits). */
+void ms_core_measure(ms_core_reading *r);
+
+/* Fill the chains' model_cycles from llvm-mca's model of cpu. Returns 0, or -1 with err. */
+int ms_core_model(ms_core_reading *r, const char *cpu, char *err, size_t errlen);
+
+#endif
