@@ -173,8 +173,10 @@ static int bin_spec(const whatif_opts *o, const ms_model *base, uint32_t d, cons
     if (row) {
         b->elem = row;
     } else if (several && (b->align || !ms_name_element_size(db->name))) {
-        /* each allocation is an element: glibc's chunks of request + 8 bytes, 16-byte granules */
+        /* each allocation is an element: glibc's chunks of request + 8 bytes in 16-byte
+         * granules, 32 at least, one after the other */
         b->elem = ((db->bytes / db->objects + 8 + 15) / 16) * 16;
+        if (b->elem < 32) b->elem = 32;
         b->align_elements = 1;
     } else {
         b->elem = ms_name_element_size(db->name);
