@@ -170,25 +170,21 @@ static int bin_spec(const whatif_opts *o, const ms_model *base, uint32_t d, cons
         if (c->kind == OPT_ROW) row = (uint64_t)c->bytes;
     }
     int several = db->kind == MS_BIN_HEAP && db->objects > 1;
-    if (row) {
+    if (row)
         b->elem = row;
-    } else if (several && (b->align || !ms_name_element_size(db->name))) {
-        /* each allocation is an element: glibc's chunks of request + 8 bytes in 16-byte
-         * granules, 32 at least, one after the other */
-        b->elem = ((db->bytes / db->objects + 8 + 15) / 16) * 16;
-        if (b->elem < 32) b->elem = 32;
-        b->align_elements = 1;
-    } else {
+    else if (several && (b->align || !ms_name_element_size(db->name)))
+        b->object = (db->bytes + db->objects - 1) / db->objects; /* each allocation is an element */
+    else
         b->elem = ms_name_element_size(db->name);
-    }
-    if (b->pad && !b->elem)
+    if (b->pad && !b->elem && !b->object)
         return ms_cli_error("whatif",
                             "--pad %s: the element size of %s is not known: give it with --row %s=BYTES (e.g. "
                             "a row's bytes)",
                             pattern, db->name, pattern);
-    if (b->pad && b->pad < b->elem)
+    uint64_t unit = b->object ? b->object : b->elem;
+    if (b->pad && b->pad < unit)
         return ms_cli_error("whatif", "--pad %s: %lld bytes is less than its element's %llu (see --row)", pattern,
-                            (long long)b->pad, (unsigned long long)b->elem);
+                            (long long)b->pad, (unsigned long long)unit);
     return 0;
 }
 
@@ -251,11 +247,15 @@ static int describe(const ms_remap *rm, changed_bins *c)
         } else {
             ms_strbuf_addf(&s, "%s: %llu bytes at 0x%llx", c->names[i], (unsigned long long)(b->hi - b->lo),
                            (unsigned long long)b->lo);
-            if (b->elem)
-                ms_strbuf_addf(&s, ", %llu elements of %llu bytes%s", (unsigned long long)b->elements,
-                               (unsigned long long)b->elem, b->align_elements ? " (its allocations)" : "");
+            uint64_t unit = b->object ? b->object : b->elem;
+            if (b->object)
+                ms_strbuf_addf(&s, ", %llu allocations of %llu bytes", (unsigned long long)b->elements,
+                               (unsigned long long)b->object);
+            else if (b->elem)
+                ms_strbuf_addf(&s, ", %llu elements of %llu bytes", (unsigned long long)b->elements,
+                               (unsigned long long)b->elem);
             ms_strbuf_addf(&s, " -> 0x%llx", (unsigned long long)b->base);
-            if (b->elem && b->stride != b->elem) ms_strbuf_addf(&s, ", every %llu bytes", (unsigned long long)b->stride);
+            if (unit && b->stride != unit) ms_strbuf_addf(&s, ", every %llu bytes", (unsigned long long)b->stride);
         }
         if (!(c->layouts[i] = ms_strbuf_take(&s))) return -1;
     }
@@ -296,7 +296,39 @@ static int read_raw(const whatif_opts *o, ms_raw *raw)
     return 0;
 }
 
-/* Baseline, plan, prediction, report. Returns an exit status. */
+/* The changed bins, chosen by name in the recording's raw profile (analyzed for its names
+ * only), their contexts bound in rm. Returns 0 or an exit status. */
+static int plan_bins(const whatif_opts *o, const ms_raw *raw, ms_remap *rm, changed_bins *bins)
+{
+    char err[1024];
+    ms_model names;
+    if (ms_drive_analyze(raw, NULL, NULL, &names, err, sizeof err) < 0) return ms_cli_error("whatif", "%s", err);
+    int rc = choose_bins(o, &names, raw, rm, bins);
+    ms_model_free(&names);
+    return rc;
+}
+
+/* The comparison on stdout or -o FILE, the prediction into --json FILE. An exit status. */
+static int write_outputs(const whatif_opts *o, const ms_model *before, const ms_model *after,
+                         const changed_bins *bins)
+{
+    char err[1024];
+    int rc = 0;
+    ms_out_file report = { 0 };
+    FILE *out = stdout;
+    if (o->output && ms_out_open(&report, o->output, err, sizeof err) < 0) return ms_cli_error("whatif", "%s", err);
+    if (report.f) out = report.f;
+    if (ms_report_whatif(out, before, after, o->text.s, (const char *const *)bins->names,
+                         (const char *const *)bins->layouts, bins->n) < 0 ||
+        fflush(out) != 0)
+        rc = ms_cli_error("whatif", "cannot write the report");
+    if (!rc && report.f && ms_out_commit(&report, err, sizeof err) < 0) rc = ms_cli_error("whatif", "%s", err);
+    ms_out_abort(&report);
+    if (!rc && o->json && ms_run_write_json("whatif", after, o->json) < 0) rc = MS_EXIT_USAGE;
+    return rc;
+}
+
+/* Choose and bind, baseline (observing), plan, prediction, report. Returns an exit status. */
 static int predict(whatif_opts *o, json_t *meta)
 {
     ms_raw raw;
@@ -318,29 +350,17 @@ static int predict(whatif_opts *o, json_t *meta)
     if (asprintf(&origin, "whatif of %s: %s", o->dir, o->text.s) < 0) origin = NULL;
     if (asprintf(&base_origin, "resim of %s", o->dir) < 0) base_origin = NULL;
     if (!origin || !base_origin) rc = ms_cli_error("whatif", "out of memory");
+    if (!rc) rc = plan_bins(o, &raw, &rm, &bins);
     if (!rc) rc = simulate(o, meta, &rm, base_origin, &before);
     have_before = rc == 0 || rc == -2;
     incomplete = rc == -2;
     if (rc == -2) rc = 0;
-    if (!rc) rc = choose_bins(o, &before, &raw, &rm, &bins);
     if (!rc && ms_remap_plan(&rm, err, sizeof err) < 0) rc = ms_cli_error("whatif", "%s", err);
     if (!rc && describe(&rm, &bins) < 0) rc = ms_cli_error("whatif", "out of memory");
     if (!rc) rc = simulate(o, meta, &rm, origin, &after);
     have_after = rc == 0 || rc == -2;
     if (rc == -2) rc = 0;
-    if (!rc) {
-        ms_out_file report = { 0 };
-        FILE *out = stdout;
-        if (o->output && ms_out_open(&report, o->output, err, sizeof err) < 0) rc = ms_cli_error("whatif", "%s", err);
-        if (report.f) out = report.f;
-        if (!rc && (ms_report_whatif(out, &before, &after, o->text.s, (const char *const *)bins.names,
-                                     (const char *const *)bins.layouts, bins.n) < 0 ||
-                    fflush(out) != 0))
-            rc = ms_cli_error("whatif", "cannot write the report");
-        if (!rc && report.f && ms_out_commit(&report, err, sizeof err) < 0) rc = ms_cli_error("whatif", "%s", err);
-        ms_out_abort(&report);
-        if (!rc && o->json && ms_run_write_json("whatif", &after, o->json) < 0) rc = MS_EXIT_USAGE;
-    }
+    if (!rc) rc = write_outputs(o, &before, &after, &bins);
     if (have_before) ms_model_free(&before);
     if (have_after) ms_model_free(&after);
     changed_bins_free(&bins);

@@ -11,21 +11,16 @@ int ms_remap_init(ms_remap *rm, uint32_t max_ctx)
 {
     memset(rm, 0, sizeof *rm);
     rm->nctx = max_ctx + 1;
-    rm->lo = malloc(rm->nctx * sizeof *rm->lo);
-    rm->hi = calloc(rm->nctx, sizeof *rm->hi);
     rm->ctx_bin = calloc(rm->nctx, sizeof *rm->ctx_bin);
-    if (!rm->lo || !rm->hi || !rm->ctx_bin) {
-        ms_remap_free(rm);
-        return -1;
-    }
-    for (uint32_t i = 0; i < rm->nctx; i++) rm->lo[i] = UINT64_MAX;
-    return 0;
+    return rm->ctx_bin ? 0 : -1;
 }
 
 void ms_remap_free(ms_remap *rm)
 {
-    free(rm->lo);
-    free(rm->hi);
+    for (size_t i = 0; i < rm->nbins; i++) {
+        free(rm->bins[i].seen);
+        free(rm->bins[i].starts);
+    }
     free(rm->ctx_bin);
     free(rm->bins);
     memset(rm, 0, sizeof *rm);
@@ -36,7 +31,14 @@ long ms_remap_add(ms_remap *rm, const ms_remap_bin *spec)
     ms_remap_bin *v = realloc(rm->bins, (rm->nbins + 1) * sizeof *v);
     if (!v) return -1;
     rm->bins = v;
-    v[rm->nbins] = *spec;
+    ms_remap_bin *b = &v[rm->nbins];
+    memset(b, 0, sizeof *b);
+    b->id = spec->id;
+    b->elem = spec->elem;
+    b->object = spec->object;
+    b->pad = spec->pad;
+    b->align = spec->align;
+    b->offset = spec->offset;
     return (long)rm->nbins++;
 }
 
@@ -45,50 +47,106 @@ void ms_remap_bind(ms_remap *rm, uint32_t ctx, size_t bin)
     if (ctx < rm->nctx && bin < rm->nbins) rm->ctx_bin[ctx] = (uint32_t)bin + 1;
 }
 
+/* The granule set: open addressing, keys granule + 1 (0 = empty), at most half full. */
+static size_t slot_of(uint64_t key, size_t cap)
+{
+    key *= 0x9e3779b97f4a7c15ull;
+    return (size_t)(key >> 17) & (cap - 1);
+}
+
+static int seen_insert(uint64_t *v, size_t cap, uint64_t key)
+{
+    size_t i = slot_of(key, cap);
+    while (v[i] && v[i] != key) i = (i + 1) & (cap - 1);
+    if (v[i]) return 0;
+    v[i] = key;
+    return 1;
+}
+
+void ms_remap_seen(ms_remap *rm, ms_remap_bin *b, uint64_t addr)
+{
+    uint64_t key = (addr >> 4) + 1;
+    if (2 * (b->nseen + 1) > b->capseen) {
+        size_t cap = b->capseen ? 2 * b->capseen : 64;
+        uint64_t *v = calloc(cap, sizeof *v);
+        if (!v) {
+            rm->failed = 1;
+            return;
+        }
+        for (size_t i = 0; i < b->capseen; i++)
+            if (b->seen[i]) seen_insert(v, cap, b->seen[i]);
+        free(b->seen);
+        b->seen = v;
+        b->capseen = cap;
+    }
+    b->nseen += (size_t)seen_insert(b->seen, b->capseen, key);
+}
+
 static uint64_t round_up(uint64_t v, uint64_t a) { return a > 1 ? (v + a - 1) / a * a : v; }
 
-/* The bin's observed span: the union of its contexts'. */
-static void bin_span(const ms_remap *rm, size_t bin, uint64_t *lo, uint64_t *hi)
+static int cmp_u64(const void *pa, const void *pb)
 {
-    *lo = UINT64_MAX;
-    *hi = 0;
-    for (uint32_t c = 0; c < rm->nctx; c++) {
-        if (rm->ctx_bin[c] != bin + 1 || rm->lo[c] >= rm->hi[c]) continue;
-        if (rm->lo[c] < *lo) *lo = rm->lo[c];
-        if (rm->hi[c] > *hi) *hi = rm->hi[c];
-    }
-    if (*lo >= *hi) *lo = *hi = 0;
+    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+    return (a > b) - (a < b);
+}
+
+/* An object bin's allocations: each starts at the first granule touched at or past the end
+ * of the previous one. Returns 0 or -1 (out of memory). */
+static int find_objects(ms_remap_bin *b)
+{
+    uint64_t *g = malloc((b->nseen ? b->nseen : 1) * sizeof *g);
+    if (!g) return -1;
+    size_t n = 0;
+    for (size_t i = 0; i < b->capseen; i++)
+        if (b->seen[i]) g[n++] = (b->seen[i] - 1) << 4;
+    qsort(g, n, sizeof *g, cmp_u64);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!k || g[i] >= g[k - 1] + b->object) g[k++] = g[i];
+    if (k) g[0] = b->lo; /* the first allocation starts at the lowest byte touched */
+    b->starts = g;
+    b->elements = k;
+    return 0;
 }
 
 int ms_remap_plan(ms_remap *rm, char *err, size_t errlen)
 {
     uint64_t next = MS_REMAP_FRESH;
+    if (rm->failed) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     for (size_t i = 0; i < rm->nbins; i++) {
         ms_remap_bin *b = &rm->bins[i];
-        uint64_t a = b->align > 1 ? b->align : 1;
+        uint64_t a = b->align > 1 ? b->align : 1, unit = b->object ? b->object : b->elem;
         if (a & (a - 1)) {
             snprintf(err, errlen, "alignment %llu is not a power of two", (unsigned long long)a);
             return -1;
         }
-        if (a > MS_REMAP_FRESH / 4) {
-            snprintf(err, errlen, "alignment %llu is too large", (unsigned long long)a);
+        if (a > MS_REMAP_FRESH / 4 || (b->offset < 0 ? -(b->offset + 1) : b->offset) >= (int64_t)(MS_REMAP_FRESH / 4)) {
+            snprintf(err, errlen, "alignment or offset too large");
             return -1;
         }
-        if (b->pad && !b->elem) {
+        if (b->pad && !unit) {
             snprintf(err, errlen, "padding needs the element size");
             return -1;
         }
-        if (b->pad && b->pad < b->elem) {
+        if (b->pad && b->pad < unit) {
             snprintf(err, errlen, "padding to %llu bytes is less than the element's %llu", (unsigned long long)b->pad,
-                     (unsigned long long)b->elem);
+                     (unsigned long long)unit);
             return -1;
         }
-        bin_span(rm, i, &b->lo, &b->hi);
+        if (b->lo >= b->hi) b->lo = b->hi = 0;
         uint64_t span = b->hi - b->lo;
-        if (b->elem) {
+        if (b->object) {
+            if (find_objects(b) < 0) {
+                snprintf(err, errlen, "out of memory");
+                return -1;
+            }
+            b->stride = round_up(b->pad ? b->pad : b->object, a);
+        } else if (b->elem) {
             b->elements = (span + b->elem - 1) / b->elem;
             b->stride = b->pad ? b->pad : b->elem;
-            if (b->align_elements) b->stride = round_up(b->stride, a);
         } else {
             b->elements = span ? 1 : 0;
             b->stride = span;
@@ -96,14 +154,12 @@ int ms_remap_plan(ms_remap *rm, char *err, size_t errlen)
         uint64_t step = a > MS_REMAP_COLOUR ? a : MS_REMAP_COLOUR;
         uint64_t start = round_up(next, step);
         uint64_t base = round_up(start + b->lo % MS_REMAP_COLOUR, a);
-        uint64_t back = b->offset < 0 ? (uint64_t)-(b->offset + 1) + 1 : 0;
-        if (back > MS_REMAP_FRESH / 4 || (b->offset > 0 && (uint64_t)b->offset > MS_REMAP_FRESH / 4)) {
-            snprintf(err, errlen, "offset %lld is too large", (long long)b->offset);
-            return -1;
-        }
+        uint64_t back = b->offset < 0 ? (uint64_t)(-(b->offset + 1)) + 1 : 0;
         while (base - start < back) base += step; /* a negative offset stays in the slot */
         b->base = base + (uint64_t)b->offset;
-        next = b->base + b->elements * b->stride;
+        uint64_t last = b->elements ? b->elements * b->stride : 0;
+        if (b->object && b->elements) last += b->hi - b->starts[b->elements - 1]; /* the last may be longer */
+        next = b->base + last + 1;
     }
     rm->planned = 1;
     return 0;
@@ -115,6 +171,20 @@ uint64_t ms_remap_map(const ms_remap *rm, uint32_t ctx, uint64_t addr, uint64_t 
     if (!rm->planned || ctx >= rm->nctx || !rm->ctx_bin[ctx]) return size;
     const ms_remap_bin *b = &rm->bins[rm->ctx_bin[ctx] - 1];
     if (addr < b->lo || addr >= b->hi) return size; /* not seen in the first replay */
+    if (b->object) { /* the allocation holding addr: the last one starting at or before it */
+        size_t lo = 0, hi = b->elements;
+        while (hi - lo > 1) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (b->starts[mid] <= addr)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        uint64_t r = addr - b->starts[lo];
+        *out = b->base + lo * b->stride + r;
+        if (lo + 1 < b->elements && addr + size > b->starts[lo + 1]) return b->starts[lo + 1] - addr;
+        return size;
+    }
     uint64_t d = addr - b->lo;
     if (!b->elem || b->stride == b->elem) {
         *out = b->base + d;
