@@ -2,7 +2,8 @@
  * lie 32 bytes apart, two counters share every 64-byte line and their threads false-share it;
  * with "aligned" each counter starts a line of its own (aligned_alloc) and nothing is shared.
  * `memspy whatif --align 'c[]=64'` predicts the aligned layout from a recording of the packed
- * one (tests/e2e/t_whatif.sh).
+ * one (tests/e2e/t_whatif.sh). Each thread counts the non-zero samples of its share of an
+ * array.
  *
  * usage: heapcounters [packed|aligned] [SAMPLES]   (threads: OMP_NUM_THREADS, at most 16)
  */
@@ -22,7 +23,10 @@ int main(int argc, char **argv)
     int n = argc > 2 ? atoi(argv[2]) : 40000;
     int nt = omp_get_max_threads();
     if (nt > MAXT || n < 1) return 2;
+    int *samples = malloc(sizeof(int) * (size_t)n);
     long *c[MAXT];
+    if (!samples) return 1;
+    for (int i = 0; i < n; i++) samples[i] = i % 3;
     for (int t = 0; t < nt; t++) {
         c[t] = aligned ? aligned_alloc(64, 64) : malloc(sizeof(long));
         if (!c[t]) return 1;
@@ -33,7 +37,7 @@ int main(int argc, char **argv)
         long *mine = c[omp_get_thread_num()];
 #pragma omp for schedule(static)
         for (int i = 0; i < n; i++)
-            if (i % 3)
+            if (samples[i])
                 Bump(mine);
     }
     long total = 0;
@@ -41,6 +45,7 @@ int main(int argc, char **argv)
         total += *c[t];
         free(c[t]);
     }
+    free(samples);
     printf("threads=%d layout=%s total=%ld\n", nt, aligned ? "aligned" : "packed", total);
     return 0;
 }
