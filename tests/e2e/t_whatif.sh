@@ -93,6 +93,26 @@ check "blkmatmul: the padded leading dimension more than halves the misses" b.js
 expect "Y's rows are the elements" \
   "$(grep -c '^  double\*\.Y: 696200 bytes at 0x[0-9a-f]*, 295 elements of 2360 bytes -> 0x[0-9a-f]*, every$' bpred.txt)" 1
 
+# 5. Advice: each finding's fix, and for a layout fix the whatif command that checks it; run
+# as advised (on a resim, the command names the recording), it predicts the fixed program.
+check "counters: the advice pads the counters to a coherence unit each" packed.json \
+  '.findings[0] | .kind == "false-sharing" and (.advice | startswith("pad each element of long*.counts to 64 bytes"))
+   and .whatif == "memspy whatif REC --pad '"'long*.counts=64'"'"'
+check "blkmatmul: the advice pads Y's leading dimension" b.json \
+  '.findings[0].whatif == "memspy whatif REC --row '"'double*.Y=ROWBYTES' --pad 'double*.Y=ROWBYTES+64'"'"'
+grep -q "^ADVICE$" b.json.txt && grep -q "^     check it: memspy whatif REC --row 'double\*\.Y=ROWBYTES'" b.json.txt &&
+  echo "ok   - the text report gives the advice after the findings" ||
+  { echo "FAIL - text advice"; FAILS=$((FAILS + 1)); }
+for rec in crec xrec; do
+  "$MEMSPY" resim --json "$rec.res.json" -o /dev/null "$rec" 2>/dev/null
+  cmd=$(jq -r '.findings[0].whatif' "$rec.res.json")
+  case "$cmd" in "memspy whatif $rec "*) echo "ok   - $rec: the advice's command names the recording ($cmd)" ;;
+    *) echo "FAIL - $rec: advice command '$cmd'"; FAILS=$((FAILS + 1)); continue ;; esac
+  eval "\"\$MEMSPY\" ${cmd#memspy } --json $rec.adv.json" >/dev/null
+done
+compare "counters as advised" crec.adv.json padded.json
+compare "crossint as advised (a offset by half the cache, not b)" xrec.adv.json xpad.json
+
 # Refused: an unknown bin (with the closest names), a pad without a known element size, a pad
 # smaller than the element, an alignment that is no power of two, no change at all.
 expect_fail "an unknown bin is refused" "closest" "$MEMSPY" whatif brec --pad 'double*.Q=16'
