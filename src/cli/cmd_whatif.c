@@ -60,7 +60,7 @@ typedef struct {
     ms_interleave mode;
     change *changes;
     size_t nchanges;
-    ms_strbuf text; /* the changes as given: "--pad double*.Y=2424 ..." */
+    ms_strbuf text; /* the changes as given, quoted for a shell: "--pad 'double*.Y=2424' ..." */
 } whatif_opts;
 
 static const char *kind_name(int kind)
@@ -86,7 +86,7 @@ static int take_change(whatif_opts *o, int kind, const char *arg)
     v[o->nchanges].kind = kind;
     v[o->nchanges++].bytes = bytes;
     if (o->text.len) ms_strbuf_adds(&o->text, " ");
-    ms_strbuf_addf(&o->text, "--%s %s", kind_name(kind), arg);
+    ms_strbuf_addf(&o->text, strchr(arg, '\'') ? "--%s %s" : "--%s '%s'", kind_name(kind), arg);
     return 0;
 }
 

@@ -45,9 +45,9 @@ check "counters: the prediction has none left, as the padded program" cpred.json
 check "counters: the real padded program has none either" padded.json \
   '([.data[] | select(.name == "long*.counts") | .invalidations | .true_sharing + .false_sharing] | add) == 0'
 check "the prediction is memspy run's JSON, its origin naming the change" cpred.json \
-  '.format == "memspy-result" and .run.origin == "whatif of crec: --pad long*.counts=64" and .nprocs == 4
+  '.format == "memspy-result" and .run.origin == "whatif of crec: --pad '"'long*.counts=64'"'" and .nprocs == 4
    and ([.findings[] | select(.kind == "false-sharing")] | length) == 0'
-expect "the report's header" "$(sed -n 1p cpred.txt)" "WHAT IF: --pad long*.counts=64"
+expect "the report's header" "$(sed -n 1p cpred.txt)" "WHAT IF: --pad 'long*.counts=64'"
 expect "the report says where counts went" \
   "$(grep -c '^  long\*\.counts: 64 bytes at 0x[0-9a-f]*, 8 elements of 8 bytes -> 0x[0-9a-f]*, every 64 bytes$' cpred.txt)" 1
 expect "the report compares the invalidations" \
@@ -100,6 +100,8 @@ check "counters: the advice pads the counters to a coherence unit each" packed.j
    and .whatif == "memspy whatif REC --pad '"'long*.counts=64'"'"'
 check "blkmatmul: the advice pads Y's leading dimension" b.json \
   '.findings[0].whatif == "memspy whatif REC --row '"'double*.Y=ROWBYTES' --pad 'double*.Y=ROWBYTES+64'"'"'
+check "a prediction's advice adds to its changes" bpred.json \
+  '[.findings[] | select(.data_name == "double*.Z") | .whatif][0] == "memspy whatif brec --row '"'double*.Y=2360' --pad 'double*.Y=2360+200' --offset 'double*.Z=16384'"'"'
 grep -q "^ADVICE$" b.json.txt && grep -q "^     check it: memspy whatif REC --row 'double\*\.Y=ROWBYTES'" b.json.txt &&
   echo "ok   - the text report gives the advice after the findings" ||
   { echo "FAIL - text advice"; FAILS=$((FAILS + 1)); }
