@@ -135,9 +135,7 @@ void ms_finding_advise(const ms_model *m, const ms_cell *cell, int level, ms_fin
     case MS_FINDING_TRUE_SHARING: true_sharing(m, cell, f); break;
     case MS_FINDING_SELF_INTERFERENCE:
     case MS_FINDING_CROSS_INTERFERENCE:
-    case MS_FINDING_REPLACEMENT:
-        interference(m, cell, level, rec, f);
-        break;
+    case MS_FINDING_REPLACEMENT: interference(m, cell, level, rec, f); break;
     case MS_FINDING_COLD:
         put(f->advice, sizeof f->advice,
             "each line of %s is missed the first time it is touched: touch fewer bytes (smaller types, the "

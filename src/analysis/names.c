@@ -576,12 +576,35 @@ static uint64_t scalar_bytes(const char *t, size_t n)
         const char *name;
         uint64_t bytes;
     } types[] = {
-        { "char", 1 },     { "signed char", 1 }, { "unsigned char", 1 }, { "int8_t", 1 },   { "uint8_t", 1 },
-        { "bool", 1 },     { "_Bool", 1 },       { "short", 2 },         { "int16_t", 2 },  { "uint16_t", 2 },
-        { "int", 4 },      { "unsigned", 4 },    { "unsigned int", 4 },  { "int32_t", 4 },  { "uint32_t", 4 },
-        { "float", 4 },    { "long", 8 },        { "unsigned long", 8 }, { "long long", 8 }, { "int64_t", 8 },
-        { "uint64_t", 8 }, { "size_t", 8 },      { "ssize_t", 8 },       { "double", 8 },   { "long double", 16 },
-        { "unsigned short", 2 }, { "unsigned long long", 8 }, { "intptr_t", 8 }, { "uintptr_t", 8 },
+        { "char", 1 },
+        { "signed char", 1 },
+        { "unsigned char", 1 },
+        { "int8_t", 1 },
+        { "uint8_t", 1 },
+        { "bool", 1 },
+        { "_Bool", 1 },
+        { "short", 2 },
+        { "int16_t", 2 },
+        { "uint16_t", 2 },
+        { "int", 4 },
+        { "unsigned", 4 },
+        { "unsigned int", 4 },
+        { "int32_t", 4 },
+        { "uint32_t", 4 },
+        { "float", 4 },
+        { "long", 8 },
+        { "unsigned long", 8 },
+        { "long long", 8 },
+        { "int64_t", 8 },
+        { "uint64_t", 8 },
+        { "size_t", 8 },
+        { "ssize_t", 8 },
+        { "double", 8 },
+        { "long double", 16 },
+        { "unsigned short", 2 },
+        { "unsigned long long", 8 },
+        { "intptr_t", 8 },
+        { "uintptr_t", 8 },
     };
     for (size_t i = 0; i < sizeof types / sizeof *types; i++)
         if (strlen(types[i].name) == n && strncmp(types[i].name, t, n) == 0) return types[i].bytes;
@@ -591,7 +614,7 @@ static uint64_t scalar_bytes(const char *t, size_t n)
 uint64_t ms_name_element_size(const char *name)
 {
     const char *dot = strstr(name, "*.");
-    if (!dot || strchr(name, '>')) return 0; /* not "TYPE*.var" (a full name has a path) */
+    if (!dot || strchr(name, '>')) return 0;    /* not "TYPE*.var" (a full name has a path) */
     if (dot > name && dot[-1] == '*') return 8; /* an array of pointers */
     const char *t = name;
     size_t n = (size_t)(dot - name);

@@ -118,7 +118,8 @@ int ms_cmd_resim(int argc, char **argv)
     ms_db *db = NULL;
     char err[1024];
     ms_recording_interleave(&o.cache, meta, &o.mode);
-    if ((rc = ms_recording_config("resim", &o.cache, meta, &o.cfg)) != 0 || (rc = ms_run_outputs_open("resim", &o.out, &out)) != 0) {
+    if ((rc = ms_recording_config("resim", &o.cache, meta, &o.cfg)) != 0 ||
+        (rc = ms_run_outputs_open("resim", &o.out, &out)) != 0) {
         json_decref(meta);
         return rc;
     }

@@ -213,8 +213,7 @@ static int add_bin(const whatif_opts *o, const ms_model *base, const ms_raw *raw
 }
 
 /* Remap entries for every bin the changes name. Returns 0 or MS_EXIT_USAGE. */
-static int choose_bins(const whatif_opts *o, const ms_model *base, const ms_raw *raw, ms_remap *rm,
-                       changed_bins *out)
+static int choose_bins(const whatif_opts *o, const ms_model *base, const ms_raw *raw, ms_remap *rm, changed_bins *out)
 {
     for (size_t i = 0; i < o->nchanges; i++) {
         int seen = 0;
@@ -271,9 +270,8 @@ static int simulate(const whatif_opts *o, json_t *meta, ms_remap *rm, const char
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     snprintf(path, sizeof path, "%s/%s", o->dir, MS_RECORD_RAW);
-    int rc = ms_resim_remap_into_raw("whatif", path, o->dir, &o->cfg, o->mode, rm, &raw, &problems) < 0
-                 ? MS_EXIT_USAGE
-                 : 0;
+    int rc =
+        ms_resim_remap_into_raw("whatif", path, o->dir, &o->cfg, o->mode, rm, &raw, &problems) < 0 ? MS_EXIT_USAGE : 0;
     if (!rc) {
         ms_recording_metadata rm_meta = { meta, problems, ms_cli_seconds_since(&t0), origin };
         rc = ms_run_analyze("whatif", &raw, ms_recording_fill_metadata, &rm_meta, m);
@@ -309,8 +307,7 @@ static int plan_bins(const whatif_opts *o, const ms_raw *raw, ms_remap *rm, chan
 }
 
 /* The comparison on stdout or -o FILE, the prediction into --json FILE. An exit status. */
-static int write_outputs(const whatif_opts *o, const ms_model *before, const ms_model *after,
-                         const changed_bins *bins)
+static int write_outputs(const whatif_opts *o, const ms_model *before, const ms_model *after, const changed_bins *bins)
 {
     char err[1024];
     int rc = 0;

@@ -35,8 +35,8 @@ int ms_drive_replay(const char *dir, const ms_hier_config *cfg, ms_interleave mo
  * access is also observed into it (ms_remap_observe); once planned, the remapped bins' accesses
  * are simulated at their new addresses (ms_remap_map, split where they cross a moved element).
  * remap NULL: ms_drive_replay. */
-int ms_drive_replay_remap(const char *dir, const ms_hier_config *cfg, ms_interleave mode, ms_remap *remap,
-                          ms_raw *raw, ms_drive_problems *problems, char *err, size_t errlen);
+int ms_drive_replay_remap(const char *dir, const ms_hier_config *cfg, ms_interleave mode, ms_remap *remap, ms_raw *raw,
+                          ms_drive_problems *problems, char *err, size_t errlen);
 
 /* The number of simulator threads the replays of this process use (0: the default, the CPUs
  * the process may use minus one): a process-wide choice of the command line (--sim-threads).

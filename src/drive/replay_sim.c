@@ -273,8 +273,8 @@ int ms_drive_replay(const char *dir, const ms_hier_config *cfg, ms_interleave mo
     return ms_drive_replay_remap(dir, cfg, mode, NULL, raw, problems, err, errlen);
 }
 
-int ms_drive_replay_remap(const char *dir, const ms_hier_config *cfg, ms_interleave mode, ms_remap *remap,
-                          ms_raw *raw, ms_drive_problems *problems, char *err, size_t errlen)
+int ms_drive_replay_remap(const char *dir, const ms_hier_config *cfg, ms_interleave mode, ms_remap *remap, ms_raw *raw,
+                          ms_drive_problems *problems, char *err, size_t errlen)
 {
     ms_replay *rp = NULL;
     memset(problems, 0, sizeof *problems);

@@ -25,18 +25,18 @@
 
 /* One remapped bin: what the caller asked for, what was observed, what was planned. */
 typedef struct {
-    uint32_t id;      /* the caller's (e.g. the raw bin id); not interpreted */
-    uint64_t elem;    /* element size in bytes; 0: the bin is one element (or, with object,
+    uint32_t id;     /* the caller's (e.g. the raw bin id); not interpreted */
+    uint64_t elem;   /* element size in bytes; 0: the bin is one element (or, with object,
                        * its allocations are) */
-    uint64_t object;  /* the bin is allocations of this many bytes each (0: one block); they
+    uint64_t object; /* the bin is allocations of this many bytes each (0: one block); they
                        * are its elements, laid out one after the other by the plan */
-    uint64_t pad;     /* each element grows to this many bytes (>= elem or object); 0: same */
-    uint64_t align;   /* a power of two: the bin (with object: each allocation) starts at a
+    uint64_t pad;    /* each element grows to this many bytes (>= elem or object); 0: same */
+    uint64_t align;  /* a power of two: the bin (with object: each allocation) starts at a
                        * multiple of it; 0 or 1: none */
-    int64_t offset;   /* bytes added to every address of the bin (after pad and align) */
+    int64_t offset;  /* bytes added to every address of the bin (after pad and align) */
     /* observed (ms_remap_observe) */
-    uint64_t lo, hi;  /* lowest address touched and highest + 1 (lo >= hi: never touched) */
-    uint64_t *seen;   /* object bins: hash set of the first 16-byte granules of accesses */
+    uint64_t lo, hi; /* lowest address touched and highest + 1 (lo >= hi: never touched) */
+    uint64_t *seen;  /* object bins: hash set of the first 16-byte granules of accesses */
     size_t nseen, capseen;
     /* planned (ms_remap_plan) */
     uint64_t base;     /* new address of the first element */

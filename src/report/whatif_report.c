@@ -28,8 +28,10 @@ typedef struct {
 } measure;
 
 static const measure MEASURES[] = {
-    { "Memory stall (cycles)", ms_counters_stall, 0 },  { "Misses (L1)", l1_misses, 0 },
-    { "  -conflict", conflicts, 0 },                     { "Invalidations received", invalidations, 1 },
+    { "Memory stall (cycles)", ms_counters_stall, 0 },
+    { "Misses (L1)", l1_misses, 0 },
+    { "  -conflict", conflicts, 0 },
+    { "Invalidations received", invalidations, 1 },
     { "  -false sharing", false_sharing, 1 },
 };
 

@@ -50,11 +50,13 @@ static void test_uniprocessor(void)
      * the recording (REC: the run does not say where it was recorded); Z's interference is
      * mostly capacity: block the loops, no layout change. */
     CHECK_STR(f[0].whatif, "memspy whatif REC --row 'Matrix.Y=ROWBYTES' --pad 'Matrix.Y=ROWBYTES+64'");
-    CHECK(strncmp(f[0].advice, "the rows of Matrix.Y that are reused together map onto the same sets: pad its leading "
-                               "dimension", 90) == 0);
+    CHECK(strncmp(f[0].advice,
+                  "the rows of Matrix.Y that are reused together map onto the same sets: pad its leading "
+                  "dimension",
+                  90) == 0);
     CHECK_STR(f[1].whatif, "");
-    CHECK(strncmp(f[1].advice, "Matrix.Z does not stay in the cache until it is used again: block or interchange", 80) ==
-          0);
+    CHECK(strncmp(f[1].advice, "Matrix.Z does not stay in the cache until it is used again: block or interchange",
+                  80) == 0);
     /* mostly conflicts with Y: offset Z by half a way of the cache (32K, 2 ways), in the recording it came from */
     m.cells[1].c.level[0].cause[MS_CAUSE_CONFLICT] += 100;
     m.origin = strdup("resim of rec/dir");
