@@ -25,21 +25,17 @@ __attribute__((format(printf, 3, 4))) static void put(char *buf, size_t len, con
     va_end(ap);
 }
 
-/* The recording the whatif command names: the directory a resim run came from, or the
- * directory and changes of a whatif prediction (a further change adds to them; a later one on
- * the same bin replaces the earlier), else REC (the user's `memspy run --record REC`). */
+/* The recording the whatif command names: REC (the user's `memspy run --record REC`; a run
+ * and its resim give the same advice), or for a whatif prediction its directory and changes
+ * (a further change adds to them; a later one on the same bin replaces the earlier). */
 static void recording(const ms_model *m, char *buf, size_t len)
 {
-    const char *o = m->origin, *dir = NULL;
-    if (o && strncmp(o, "resim of ", 9) == 0) dir = o + 9;
-    if (o && strncmp(o, "whatif of ", 10) == 0) dir = o + 10;
+    const char *o = m->origin, *dir = o && strncmp(o, "whatif of ", 10) == 0 ? o + 10 : NULL;
     size_t n = dir ? strcspn(dir, ":") : 0;
-    if (!dir || !n || strcspn(dir, "' ") < n)
+    if (!dir || !n || strcspn(dir, "' ") < n || dir[n] != ':' || dir[n + 1] != ' ')
         put(buf, len, "REC");
-    else if (dir[n] == ':' && dir[n + 1] == ' ')
-        put(buf, len, "%.*s %s", (int)n, dir, dir + n + 2);
     else
-        put(buf, len, "%.*s", (int)n, dir);
+        put(buf, len, "%.*s %s", (int)n, dir, dir + n + 2);
 }
 
 /* Replacement misses of the cell at level that are conflicts, 0..1. */

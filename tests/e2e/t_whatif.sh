@@ -105,12 +105,13 @@ check "a prediction's advice adds to its changes" bpred.json \
 grep -q "^ADVICE$" b.json.txt && grep -q "^     check it: memspy whatif REC --row 'double\*\.Y=ROWBYTES'" b.json.txt &&
   echo "ok   - the text report gives the advice after the findings" ||
   { echo "FAIL - text advice"; FAILS=$((FAILS + 1)); }
-for rec in crec xrec; do
-  "$MEMSPY" resim --json "$rec.res.json" -o /dev/null "$rec" 2>/dev/null
-  cmd=$(jq -r '.findings[0].whatif' "$rec.res.json")
-  case "$cmd" in "memspy whatif $rec "*) echo "ok   - $rec: the advice's command names the recording ($cmd)" ;;
-    *) echo "FAIL - $rec: advice command '$cmd'"; FAILS=$((FAILS + 1)); continue ;; esac
-  eval "\"\$MEMSPY\" ${cmd#memspy } --json $rec.adv.json" >/dev/null
+# the advice's REC is the user's recording
+for run in packed:crec x:xrec; do
+  json=${run%%:*}.json rec=${run#*:}
+  cmd=$(jq -r '.findings[0].whatif' "$json")
+  case "$cmd" in "memspy whatif REC "*) echo "ok   - $json: the advice's command ($cmd)" ;;
+    *) echo "FAIL - $json: advice command '$cmd'"; FAILS=$((FAILS + 1)); continue ;; esac
+  eval "\"\$MEMSPY\" whatif $rec ${cmd#memspy whatif REC } --json $rec.adv.json" >/dev/null
 done
 compare "counters as advised" crec.adv.json padded.json
 compare "crossint as advised (a offset by half the cache, not b)" xrec.adv.json xpad.json

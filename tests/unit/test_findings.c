@@ -57,12 +57,13 @@ static void test_uniprocessor(void)
     CHECK_STR(f[1].whatif, "");
     CHECK(strncmp(f[1].advice, "Matrix.Z does not stay in the cache until it is used again: block or interchange",
                   80) == 0);
-    /* mostly conflicts with Y: offset Z by half a way of the cache (32K, 2 ways), in the recording it came from */
+    /* mostly conflicts with Y: offset Z by half a way of the cache (32K, 2 ways); a whatif
+     * prediction's advice adds to its changes */
     m.cells[1].c.level[0].cause[MS_CAUSE_CONFLICT] += 100;
-    m.origin = strdup("resim of rec/dir");
+    m.origin = strdup("whatif of rec/dir: --pad 'Matrix.Y=4K'");
     CHECK_EQ(ms_findings(&m, f), 2);
     CHECK_EQ(f[1].kind, MS_FINDING_CROSS_INTERFERENCE);
-    CHECK_STR(f[1].whatif, "memspy whatif rec/dir --offset 'Matrix.Z=8192'");
+    CHECK_STR(f[1].whatif, "memspy whatif rec/dir --pad 'Matrix.Y=4K' --offset 'Matrix.Z=8192'");
     m.cells[1].c.level[0].cause[MS_CAUSE_CONFLICT] -= 100;
 
     /* Without replacement causes the finding says what it knows. */
