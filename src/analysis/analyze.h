@@ -4,6 +4,7 @@
 #ifndef MEMSPY_ANALYSIS_ANALYZE_H
 #define MEMSPY_ANALYSIS_ANALYZE_H
 #include <stddef.h>
+#include <stdint.h>
 #include "../format/raw.h"
 #include "../model/model.h"
 
@@ -25,5 +26,10 @@ int ms_analyze(const ms_raw *raw, const ms_analyze_opts *opts, ms_model *out, ch
  * "Foo *f = new Foo(3);" -> "Foo*.f"; "allocate(A(n,n), B(n))" with col at A -> "A";
  * "return malloc(n);" -> NULL (no name here). Returns a malloc'd string or NULL. */
 char *ms_name_from_statement(const char *text, int col);
+
+/* The element size a short name implies: "double*.Y" -> 8 (an array of double), "int**.rows"
+ * -> 8 (an array of pointers), "long*.counts" -> 8; 0 when the name names no scalar type
+ * ("Foo*.f", "grid", a full name). */
+uint64_t ms_name_element_size(const char *name);
 
 #endif

@@ -390,6 +390,7 @@ int ms_build_data_bins(const ms_raw_bin *bins, size_t nbins, ms_symbolizer *sym,
             d[i].full_name = strdup("other");
             rc = d[i].name && d[i].full_name ? 0 : -1;
         }
+        d[i].raw_ref = bins[i].id + 1;
     }
     if (rc == 0) rc = mark_pointers(d, nbins);
     if (rc == 0) rc = ms_unique_data_names(d, nbins);

@@ -277,6 +277,7 @@ int ms_findings(const ms_model *m, ms_finding *out)
             return -1;
         }
         explain(m, cell, f);
+        ms_finding_advise(m, cell, explaining_level(m, &cell->c), f);
         n++;
     }
     free(order);

@@ -17,6 +17,10 @@
  * many (0 for a run without stall), or -1 (out of memory). */
 int ms_findings(const ms_model *m, ms_finding *out);
 
+/* Fill f's advice and, for a change of data layout, its `memspy whatif` command (advice.c),
+ * from its kind and the evidence of its cell, explained at cache level `level` (0 = L1). */
+void ms_finding_advise(const ms_model *m, const ms_cell *cell, int level, ms_finding *f);
+
 /* Set m's findings (m->findings, m->nfindings) from its evidence: after analysis, and after
  * loading or editing a run (their sentences name the bins). Returns 0 or -1 (out of memory;
  * m then has none). */

@@ -29,6 +29,7 @@ int ms_cmd_diff(int argc, char **argv);
 int ms_cmd_html(int argc, char **argv);
 int ms_cmd_import(int argc, char **argv);
 int ms_cmd_mtool(int argc, char **argv);
+int ms_cmd_whatif(int argc, char **argv);
 
 /* Print "memspy CMD: message" and "Try 'memspy CMD --help'." to stderr; returns MS_EXIT_USAGE. */
 int ms_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

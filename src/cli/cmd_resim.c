@@ -16,6 +16,7 @@
 #include "../format/stream.h"
 #include "cli.h"
 #include "record_dir.h"
+#include "recording.h"
 #include "run_output.h"
 
 static const char USAGE[] =
@@ -69,98 +70,6 @@ static int parse_options(int argc, char **argv, resim_opts *o, int *done)
     return 0;
 }
 
-/* Without --interleave, the order the recording was made with (interleaved if not noted). */
-static void resolve_interleave(resim_opts *o, json_t *meta)
-{
-    const char *recorded = json_string_value(json_object_get(meta, "interleave"));
-    if (!o->cache.interleave && recorded) ms_interleave_parse(recorded, &o->mode);
-}
-
-/* DIR/meta.json, checked. NULL after an error. */
-static json_t *read_meta(const char *dir)
-{
-    char path[PATH_MAX + 16];
-    json_error_t jerr;
-    snprintf(path, sizeof path, "%s/%s", dir, MS_RECORD_META);
-    json_t *meta = json_load_file(path, 0, &jerr);
-    if (!meta) {
-        ms_cli_error("resim", "%s is not a recording: cannot read %s: %s", dir, path, jerr.text);
-        return NULL;
-    }
-    const char *format = json_string_value(json_object_get(meta, "format"));
-    json_int_t version = json_integer_value(json_object_get(meta, "version"));
-    if (!format || strcmp(format, MS_RECORD_FORMAT) != 0 || !json_is_string(json_object_get(meta, "program")) ||
-        !json_is_array(json_object_get(meta, "args"))) {
-        ms_cli_error("resim", "%s: not a memspy recording description", path);
-    } else if (version < 1 || version > MS_STREAM_VERSION) {
-        ms_cli_error("resim", "%s: recording format version %lld, this memspy reads versions 1 to %u", path,
-                     (long long)version, MS_STREAM_VERSION);
-    } else {
-        return meta;
-    }
-    json_decref(meta);
-    return NULL;
-}
-
-/* The hierarchy: the cache options if any were given, else the recorded one. */
-static int resolve_config(resim_opts *o, json_t *meta)
-{
-    char err[512];
-    const ms_cache_opts *c = &o->cache;
-    const char *recorded = json_string_value(json_object_get(meta, "config"));
-    if (!ms_cache_opts_hier_given(c) && recorded) {
-        /* The recorded hierarchy, with any multiprocessor options given on top. */
-        if (ms_config_parse_full(recorded, &o->cfg, err, sizeof err) == 0 &&
-            ms_cache_opts_apply_mp(c, &o->cfg, err, sizeof err) == 0)
-            return 0;
-        return ms_cli_error("resim", "the recorded configuration is not usable: %s", err);
-    }
-    if (ms_cache_opts_resolve(c, &o->cfg, err, sizeof err) < 0) return ms_cli_error("resim", "%s", err);
-    return 0;
-}
-
-typedef struct {
-    json_t *meta;
-    const char *problems; /* NULL if every stream was complete */
-    double seconds;
-    const char *dir; /* the recording */
-} resim_metadata;
-
-static int fill_metadata(ms_model *m, void *ud)
-{
-    const resim_metadata *rm = ud;
-    json_t *args = json_object_get(rm->meta, "args");
-    const char *cwd = json_string_value(json_object_get(rm->meta, "cwd"));
-    m->program =
-        strdup(json_string_value(json_array_get(args, 0)) ? json_string_value(json_array_get(args, 0))
-                                                          : json_string_value(json_object_get(rm->meta, "program")));
-    m->argc = (int)json_array_size(args);
-    m->argv = calloc(m->argc ? (size_t)m->argc : 1, sizeof *m->argv);
-    if (!m->program || !m->argv) return -1;
-    for (int i = 0; i < m->argc; i++) {
-        const char *a = json_string_value(json_array_get(args, (size_t)i));
-        if (!(m->argv[i] = strdup(a ? a : ""))) return -1;
-    }
-    m->cwd = cwd ? strdup(cwd) : NULL;
-    m->time = (int64_t)time(NULL);
-    m->wall_seconds = rm->seconds;
-    if (!(m->memspy_version = strdup(MEMSPY_VERSION))) return -1;
-    if (asprintf(&m->origin, "resim of %s", rm->dir) < 0) {
-        m->origin = NULL;
-        return -1;
-    }
-    if (rm->problems) {
-        char *reason = NULL;
-        if (asprintf(&reason, "%s%srecorded stream incomplete: %s", m->incomplete_reason ? m->incomplete_reason : "",
-                     m->incomplete_reason ? "; " : "", rm->problems) < 0)
-            return -1;
-        free(m->incomplete_reason);
-        m->incomplete_reason = reason;
-        m->incomplete = true;
-    }
-    return 0;
-}
-
 /* Read the recording, replay it, fill m. Returns 0, MS_EXIT_USAGE, or -2 after a replay
  * that found bad streams (m is then filled and marked incomplete). */
 static int resimulate(const resim_opts *o, json_t *meta, ms_model *m)
@@ -181,8 +90,15 @@ static int resimulate(const resim_opts *o, json_t *meta, ms_model *m)
         problems = more;
     }
     if (!rc) {
-        resim_metadata rm = { meta, problems, ms_cli_seconds_since(&t0), o->dir };
-        rc = ms_run_analyze("resim", &raw, fill_metadata, &rm, m);
+        char *origin = NULL;
+        if (asprintf(&origin, "resim of %s", o->dir) < 0) {
+            origin = NULL;
+            rc = ms_cli_error("resim", "out of memory");
+        } else {
+            ms_recording_metadata rm = { meta, problems, ms_cli_seconds_since(&t0), origin };
+            rc = ms_run_analyze("resim", &raw, ms_recording_fill_metadata, &rm, m);
+        }
+        free(origin);
         if (!rc && problems) rc = -2;
     }
     ms_raw_free(&raw);
@@ -197,12 +113,13 @@ int ms_cmd_resim(int argc, char **argv)
     memset(&o, 0, sizeof o);
     int done = 0, rc = parse_options(argc, argv, &o, &done);
     if (rc || done) return rc;
-    json_t *meta = read_meta(o.dir);
+    json_t *meta = ms_recording_meta("resim", o.dir);
     if (!meta) return MS_EXIT_USAGE;
     ms_db *db = NULL;
     char err[1024];
-    resolve_interleave(&o, meta);
-    if ((rc = resolve_config(&o, meta)) != 0 || (rc = ms_run_outputs_open("resim", &o.out, &out)) != 0) {
+    ms_recording_interleave(&o.cache, meta, &o.mode);
+    if ((rc = ms_recording_config("resim", &o.cache, meta, &o.cfg)) != 0 ||
+        (rc = ms_run_outputs_open("resim", &o.out, &out)) != 0) {
         json_decref(meta);
         return rc;
     }

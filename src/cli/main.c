@@ -13,6 +13,7 @@ typedef struct {
 static const subcommand SUBCOMMANDS[] = {
     { "run", ms_cmd_run, "run a memspy-instrumented program, store the run, print the matrix" },
     { "resim", ms_cmd_resim, "re-simulate a recording (run --record DIR) under another hierarchy" },
+    { "whatif", ms_cmd_whatif, "predict a change of data layout (pad, align, offset) from a recording" },
     { "report", ms_cmd_report, "the matrix of a stored run (or result file), or JSON" },
     { "config", ms_cmd_config, "list cache presets or show a resolved cache hierarchy" },
     { "runs", ms_cmd_runs, "list the runs stored in the run database" },

@@ -105,10 +105,24 @@ int ms_replay_into_raw(const char *cmd, const char *dir, const ms_hier_config *c
 int ms_resim_into_raw(const char *cmd, const char *raw_path, const char *dir, const ms_hier_config *cfg,
                       ms_interleave mode, ms_raw *raw, char **problems)
 {
+    return ms_resim_remap_into_raw(cmd, raw_path, dir, cfg, mode, NULL, raw, problems);
+}
+
+int ms_resim_remap_into_raw(const char *cmd, const char *raw_path, const char *dir, const ms_hier_config *cfg,
+                            ms_interleave mode, ms_remap *remap, ms_raw *raw, char **problems)
+{
     char err[2048];
     ms_drive_problems p;
-    int rc = ms_drive_resim(raw_path, dir, cfg, mode, raw, &p, err, sizeof err);
+    int rc = ms_drive_resim_remap(raw_path, dir, cfg, mode, remap, raw, &p, err, sizeof err);
     return replay_outcome(cmd, rc, err, &p, problems);
+}
+
+int ms_run_write_json(const char *cmd, const ms_model *m, const char *path)
+{
+    char err[1024];
+    ms_out_file f = { 0 };
+    if (ms_out_open(&f, path, err, sizeof err) < 0) return ms_cli_error(cmd, "%s", err), -1;
+    return write_json_file(cmd, m, &f, "the JSON report");
 }
 
 int ms_run_outputs_write(const char *cmd, const ms_model *m, const ms_run_output_opts *o, ms_run_outputs *out,

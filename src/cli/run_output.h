@@ -57,6 +57,14 @@ int ms_replay_into_raw(const char *cmd, const char *dir, const ms_hier_config *c
 int ms_resim_into_raw(const char *cmd, const char *raw_path, const char *dir, const ms_hier_config *cfg,
                       ms_interleave mode, ms_raw *raw, char **problems);
 
+/* ms_resim_into_raw through ms_drive_resim_remap (remap observing or remapping). */
+int ms_resim_remap_into_raw(const char *cmd, const char *raw_path, const char *dir, const ms_hier_config *cfg,
+                            ms_interleave mode, ms_remap *remap, ms_raw *raw, char **problems);
+
+/* Write m as JSON (the format of --json) to path, in place once complete. 0, or -1 after
+ * "memspy CMD: ...". */
+int ms_run_write_json(const char *cmd, const ms_model *m, const char *path);
+
 /* The matrix, then the files asked for, then the run into the database. A run the database
  * cannot take is kept in a result file next to it (see ms_cli_keep_unstored) and is an error
  * (MS_EXIT_USAGE); the files asked for are written all the same. */

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include "../format/raw.h"
 #include "../model/model.h"
+#include "../replay/remap.h"
 #include "../replay/replay.h"
 #include "../sim/config.h"
 
@@ -30,6 +31,13 @@ char *ms_drive_problems_join(const ms_drive_problems *p);
 int ms_drive_replay(const char *dir, const ms_hier_config *cfg, ms_interleave mode, ms_raw *raw,
                     ms_drive_problems *problems, char *err, size_t errlen);
 
+/* ms_drive_replay for `memspy whatif` (replay/remap.h): with remap not yet planned, every
+ * access is also observed into it (ms_remap_observe); once planned, the remapped bins' accesses
+ * are simulated at their new addresses (ms_remap_map, split where they cross a moved element).
+ * remap NULL: ms_drive_replay. */
+int ms_drive_replay_remap(const char *dir, const ms_hier_config *cfg, ms_interleave mode, ms_remap *remap, ms_raw *raw,
+                          ms_drive_problems *problems, char *err, size_t errlen);
+
 /* The number of simulator threads the replays of this process use (0: the default, the CPUs
  * the process may use minus one): a process-wide choice of the command line (--sim-threads).
  * The simulation is split into partitions by line number (sim/psim.h); results do not depend on
@@ -46,6 +54,10 @@ void ms_drive_set_code_bins(int granularity, double loop_share);
  * freed (ms_raw_free) whatever the result. */
 int ms_drive_resim(const char *raw_path, const char *dir, const ms_hier_config *cfg, ms_interleave mode, ms_raw *raw,
                    ms_drive_problems *problems, char *err, size_t errlen);
+
+/* ms_drive_resim with ms_drive_replay_remap's remap (NULL: ms_drive_resim). */
+int ms_drive_resim_remap(const char *raw_path, const char *dir, const ms_hier_config *cfg, ms_interleave mode,
+                         ms_remap *remap, ms_raw *raw, ms_drive_problems *problems, char *err, size_t errlen);
 
 /* Fills the metadata only the command knows (program, argv, time...) into m. 0 or -1. */
 typedef int (*ms_drive_metadata_fn)(ms_model *m, void *ud);

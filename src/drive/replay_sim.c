@@ -31,19 +31,37 @@ typedef struct {
     ms_psim *sim;
     uint32_t line; /* L1 line: larger accesses are ranges, as in the runtime */
     uint64_t dropped;
+    ms_remap *remap; /* what-if: learning (not planned) or moving (planned) addresses; NULL none */
 } sim_sink;
+
+static void simulate(sim_sink *s, unsigned cpu, uint64_t addr, uint64_t size, unsigned flags, uint32_t ctx)
+{
+    if (size <= s->line)
+        s->dropped += ms_psim_access(s->sim, cpu, addr, (uint32_t)size, flags, ctx) < 0;
+    else
+        ms_psim_access_range(s->sim, cpu, addr, size, flags, ctx);
+}
 
 static void sink_access(void *ud, unsigned cpu, uint64_t addr, uint64_t size, unsigned write, unsigned locked,
                         uint32_t ctx)
 {
     sim_sink *s = ud;
     unsigned flags = (write ? MS_ACC_WRITE : 0u) | (locked ? MS_ACC_LOCKED : 0u);
+    if (s->remap && ctx && size) {
+        if (!s->remap->planned) {
+            ms_remap_observe(s->remap, ctx, addr, size);
+        } else { /* each piece of the access that lands in one moved element */
+            for (uint64_t done = 0, to, n; done < size; done += n) {
+                n = ms_remap_map(s->remap, ctx, addr + done, size - done, &to);
+                simulate(s, cpu, to, n, flags, ctx);
+            }
+            return;
+        }
+    }
     if (!ctx || !size)
         s->dropped++;
-    else if (size <= s->line)
-        s->dropped += ms_psim_access(s->sim, cpu, addr, (uint32_t)size, flags, ctx) < 0;
     else
-        ms_psim_access_range(s->sim, cpu, addr, size, flags, ctx);
+        simulate(s, cpu, addr, size, flags, ctx);
 }
 
 static void sink_region(void *ud) { ms_psim_next_region(((sim_sink *)ud)->sim); }
@@ -252,6 +270,12 @@ void ms_drive_set_sim_threads(unsigned n) { sim_threads = n; }
 int ms_drive_replay(const char *dir, const ms_hier_config *cfg, ms_interleave mode, ms_raw *raw,
                     ms_drive_problems *problems, char *err, size_t errlen)
 {
+    return ms_drive_replay_remap(dir, cfg, mode, NULL, raw, problems, err, errlen);
+}
+
+int ms_drive_replay_remap(const char *dir, const ms_hier_config *cfg, ms_interleave mode, ms_remap *remap, ms_raw *raw,
+                          ms_drive_problems *problems, char *err, size_t errlen)
+{
     ms_replay *rp = NULL;
     memset(problems, 0, sizeof *problems);
     uint32_t max_ctx = 0;
@@ -265,7 +289,7 @@ int ms_drive_replay(const char *dir, const ms_hier_config *cfg, ms_interleave mo
     const ms_allocator alloc = { sim_calloc, sim_free, NULL };
     timed_sink ts;
     memset(&ts, 0, sizeof ts);
-    sim_sink s = { NULL, c.level[0].line, 0 };
+    sim_sink s = { NULL, c.level[0].line, 0, remap };
     char why[1024] = "out of memory";
     int timed = mode == MS_INTERLEAVE_TIMED;
     unsigned want = timed ? 1 : sim_threads ? sim_threads : ms_sim_workers_default();
@@ -339,6 +363,12 @@ int ms_drive_replay(const char *dir, const ms_hier_config *cfg, ms_interleave mo
 int ms_drive_resim(const char *raw_path, const char *dir, const ms_hier_config *cfg, ms_interleave mode, ms_raw *raw,
                    ms_drive_problems *problems, char *err, size_t errlen)
 {
+    return ms_drive_resim_remap(raw_path, dir, cfg, mode, NULL, raw, problems, err, errlen);
+}
+
+int ms_drive_resim_remap(const char *raw_path, const char *dir, const ms_hier_config *cfg, ms_interleave mode,
+                         ms_remap *remap, ms_raw *raw, ms_drive_problems *problems, char *err, size_t errlen)
+{
     char why[1024];
     memset(problems, 0, sizeof *problems);
     memset(raw, 0, sizeof *raw);
@@ -351,5 +381,5 @@ int ms_drive_resim(const char *raw_path, const char *dir, const ms_hier_config *
     raw->counters = NULL;
     raw->evictions = NULL;
     raw->ncounters = raw->nevictions = 0;
-    return ms_drive_replay(dir, cfg, mode, raw, problems, err, errlen);
+    return ms_drive_replay_remap(dir, cfg, mode, remap, raw, problems, err, errlen);
 }

@@ -30,10 +30,10 @@ typedef struct {
     double evidence;           /* the share of the misses (or invalidations) that the finding
                                 * explains, 0..1 */
     char text[512];            /* the sentence */
+    char advice[512];          /* the fix that fits the evidence (analysis/advice.c) */
+    char whatif[512];          /* a layout fix: the `memspy whatif` command that predicts it
+                                * ("" when the fix is no change of data layout) */
 } ms_finding;
-
-/* Name of a kind in the JSON ("self-interference", "false-sharing", ...). */
-const char *ms_finding_kind_name(ms_finding_kind k);
 
 /* Name of a kind in the JSON ("self-interference", "false-sharing", ...). */
 const char *ms_finding_kind_name(ms_finding_kind k);

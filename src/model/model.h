@@ -25,6 +25,8 @@ typedef struct {
     ms_bin_kind kind;
     char *site; /* HEAP: "file:line" of the allocation; GLOBAL: "file:line" if known; else NULL */
     uint64_t objects, bytes, peak_bytes; /* HEAP: allocations, bytes requested, peak live; GLOBAL: size in bytes */
+    uint32_t raw_ref;                    /* the raw bin's id + 1 it was built from (0: none); in memory only, set by
+                       * the analysis (memspy whatif finds a bin's contexts with it) */
 } ms_data_bin;
 
 /* One replacement cause: of the victim cell's replacement misses at `level`, `count` were

@@ -622,7 +622,8 @@ static json_t *lines_json(json_writer *w, const ms_model *m)
 }
 
 /* The headline: [{kind, share, code, data, code_name, data_name, cause, evictor, file, line,
- * end_line, evidence, text}] (evictor, file and lines null where unknown). */
+ * end_line, evidence, text, advice, whatif}] (evictor, file and lines null where unknown;
+ * whatif, the command predicting a layout fix, null for other advice). */
 static json_t *findings_json(json_writer *w, const ms_model *m)
 {
     json_t *arr = json_array();
@@ -651,6 +652,8 @@ static json_t *findings_json(json_writer *w, const ms_model *m)
         put(w, o, "end_line", lines ? json_integer(f->last_line) : json_null());
         put(w, o, "evidence", json_real(f->evidence));
         put(w, o, "text", json_string(f->text));
+        put(w, o, "advice", f->advice[0] ? json_string(f->advice) : json_null());
+        put(w, o, "whatif", f->whatif[0] ? json_string(f->whatif) : json_null());
         append(w, arr, o);
     }
     return arr;

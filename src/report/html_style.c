@@ -12,6 +12,7 @@ const char ms_html_css[] =
     "14px; }\n"
     ".findings-box h3 { margin: 4px 0; font-size: 1em; }\n"
     ".findings { margin: 4px 0; padding-left: 22px; line-height: 1.45; }\n"
+    ".findings .advice { color: var(--muted); font-size: 0.95em; margin: 2px 0 4px; }\n"
     "body { margin: 0; font: 14px/1.45 system-ui, -apple-system, 'Segoe UI', Roboto, 'DejaVu Sans', sans-serif; color: "
     "var(--ink); background: var(--bg); }\n"
     "header { background: linear-gradient(120deg, #3a1c0e, #7a2d10 55%, #c8460f); color: #fff; padding: 20px 32px "

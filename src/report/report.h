@@ -38,6 +38,13 @@ int ms_report_references(FILE *out, const ms_model *m, const ms_refs_opts *opts)
 
 /* ---- waiting time (waiting.c) ---- */
 
+/* `memspy whatif`: the header (changes, then one line per changed bin from layouts), the
+ * recorded run (before) against the predicted one (after) in total (stall, L1 misses,
+ * conflict misses; invalidations and false sharing when multiprocessor) and for each changed
+ * data bin names[0..n), then the predicted findings. 0, or -1 if writing failed. */
+int ms_report_whatif(FILE *out, const ms_model *before, const ms_model *after, const char *changes,
+                     const char *const *names, const char *const *layouts, size_t n);
+
 /* Carnival's WT Map of a timed replay: every processor's compute / stall / waiting / sync
  * cycles, then the `top` synchronisation points (0: 20) with their waits, cycles, share,
  * classes and the code with most extra work. A line saying so for runs without it. 0 or -1. */

@@ -137,4 +137,15 @@ void ms_fmt_findings(FILE *out, const ms_model *m, const uint32_t *codes, size_t
         ms_fmt_wrapped(out, num, f->text, 100);
     }
     if (shown) fputc('\n', out);
+    shown = 0;
+    for (size_t i = 0; i < m->nfindings; i++) {
+        const ms_finding *f = &m->findings[i];
+        if (!f->advice[0] || !selected(f->code, codes, ncodes) || !selected(f->data, datas, ndatas)) continue;
+        char num[32];
+        if (!shown++) fputs("ADVICE\n", out);
+        snprintf(num, sizeof num, "  %zu. ", i + 1);
+        ms_fmt_wrapped(out, num, f->advice, 100);
+        if (f->whatif[0]) ms_fmt_wrapped(out, "     check it: ", f->whatif, 300);
+    }
+    if (shown) fputc('\n', out);
 }

@@ -22,8 +22,9 @@ ms_num ms_fmt_size(uint64_t bytes);
  * line starts with first (e.g. "  1. "), the others with as many spaces. */
 void ms_fmt_wrapped(FILE *out, const char *first, const char *text, int width);
 
-/* The run's findings (its headline), numbered, under "FINDINGS", then a blank line; nothing
- * when it has none. Only those in the selection when codes/datas are given (NULL/0: all). */
+/* The run's findings (its headline), numbered, under "FINDINGS", then a blank line, then
+ * under "ADVICE" each finding's advice with its number and, for a layout fix, the `memspy
+ * whatif` command that checks it ("check it: ..."); nothing when it has none. Only those in the selection when codes/datas are given (NULL/0: all). */
 void ms_fmt_findings(FILE *out, const ms_model *m, const uint32_t *codes, size_t ncodes, const uint32_t *datas,
                      size_t ndatas);
 

@@ -68,10 +68,10 @@ for run in 2 3; do
 done
 check "run 1 has no XZ (combined from run 2 on)" ren1.json '[.data[] | select(.name == "XZ")] | length == 0'
 # show of the combination = show of the two bins of the saved result file.
-# (the findings name the bins as each run shows them: left out of the comparison)
-"$MEMSPY" show 2 --data XZ --code BlkMultiply | sed '1d; /^FINDINGS/,/^$/d' >show_db.lst
+# (the findings and their advice name the bins as each run shows them: left out of the comparison)
+"$MEMSPY" show 2 --data XZ --code BlkMultiply | sed '1d; /^FINDINGS/,/^$/d; /^ADVICE/,/^$/d' >show_db.lst
 "$MEMSPY" run --preset memspy92 --result r4.result --no-report -- ./blk 120 32 >/dev/null 2>&1
-"$MEMSPY" show r4.result --data 'double*.X' --data 'double*.Z' --code BlkMultiply | sed '1d; /^FINDINGS/,/^$/d' >show_file.lst
+"$MEMSPY" show r4.result --data 'double*.X' --data 'double*.Z' --code BlkMultiply | sed '1d; /^FINDINGS/,/^$/d; /^ADVICE/,/^$/d' >show_file.lst
 sed '/^Causes of Replacements/q' show_db.lst >show_db.head
 sed '/^Causes of Replacements/q' show_file.lst >show_file.head
 if cmp -s show_db.head show_file.head; then echo "ok   - show XZ = show X + Z (up to the causes)"; else

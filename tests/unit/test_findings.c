@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "analysis/findings.h"
 #include "check.h"
@@ -45,6 +46,25 @@ static void test_uniprocessor(void)
     CHECK_EQ_INT(f[1].evictor, FX_Y);
     CHECK_STR(f[1].text, "8% of memory stall: Matrix.Z in BlkMultiply (mm.c:43), L1 replacement misses (60% capacity, "
                          "40% conflict) caused by Matrix.Y (cross-interference, 80% of them)");
+    /* Advice: 31% conflicts among Y's own rows: pad the leading dimension, checked by whatif on
+     * the recording (REC: the run does not say where it was recorded); Z's interference is
+     * mostly capacity: block the loops, no layout change. */
+    CHECK_STR(f[0].whatif, "memspy whatif REC --row 'Matrix.Y=ROWBYTES' --pad 'Matrix.Y=ROWBYTES+64'");
+    CHECK(strncmp(f[0].advice,
+                  "the rows of Matrix.Y that are reused together map onto the same sets: pad its leading "
+                  "dimension",
+                  90) == 0);
+    CHECK_STR(f[1].whatif, "");
+    CHECK(strncmp(f[1].advice, "Matrix.Z does not stay in the cache until it is used again: block or interchange",
+                  80) == 0);
+    /* mostly conflicts with Y: offset Z by half a way of the cache (32K, 2 ways); a whatif
+     * prediction's advice adds to its changes */
+    m.cells[1].c.level[0].cause[MS_CAUSE_CONFLICT] += 100;
+    m.origin = strdup("whatif of rec/dir: --pad 'Matrix.Y=4K'");
+    CHECK_EQ(ms_findings(&m, f), 2);
+    CHECK_EQ(f[1].kind, MS_FINDING_CROSS_INTERFERENCE);
+    CHECK_STR(f[1].whatif, "memspy whatif rec/dir --pad 'Matrix.Y=4K' --offset 'Matrix.Z=8192'");
+    m.cells[1].c.level[0].cause[MS_CAUSE_CONFLICT] -= 100;
 
     /* Without replacement causes the finding says what it knows. */
     free(m.cells[1].evicted_by);
@@ -79,6 +99,13 @@ static void test_multiprocessor(void)
                          "different words of the same 64-byte lines (100% of its invalidations)");
     CHECK_EQ(f[2].kind, MS_FINDING_COLD);
     CHECK_EQ_INT(f[2].first_line, 30);
+    /* Advice: f is updated under a lock: privatise it; counters (of no known element size):
+     * pad what each processor writes to a coherence unit, checked by whatif. */
+    CHECK_STR(f[0].advice, "privatise f: let each processor update a private copy and combine the copies once after "
+                           "the loop (a reduction), instead of updating the shared words under the lock");
+    CHECK_STR(f[0].whatif, "");
+    CHECK_STR(f[1].whatif, "memspy whatif REC --row 'counters=ELEMBYTES' --pad 'counters=64'");
+    CHECK(strncmp(f[2].advice, "each line of f is missed the first time it is touched", 50) == 0);
     ms_model_free(&m);
 }
 

@@ -1,0 +1,143 @@
+/* Advice (findings.h): the fix that MemSpy's and ccSIM's case studies apply to each kind of
+ * finding, chosen from its evidence, and for a change of data layout the `memspy whatif`
+ * command that predicts its effect from a recording (docs/whatif.md):
+ *   false sharing        pad (an array's elements) or align (separate allocations) what
+ *                        different processors write to a coherence unit each;
+ *   true sharing         under a lock: privatise (a private copy per processor, combined once);
+ *                        else give each processor the part it writes;
+ *   self-interference    conflict among rows: pad the leading dimension; capacity: block or
+ *                        interchange the loops;
+ *   cross-interference   conflict: offset one of the two by half a cache way; capacity: fuse
+ *                        or block the loops so that both fit;
+ *   first reference      touch fewer bytes (smaller or packed data) or prefetch. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analyze.h"
+#include "findings.h"
+
+__attribute__((format(printf, 3, 4))) static void put(char *buf, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, len, fmt, ap);
+    va_end(ap);
+}
+
+/* The recording the whatif command names: REC (the user's `memspy run --record REC`; a run
+ * and its resim give the same advice), or for a whatif prediction its directory and changes
+ * (a further change adds to them; a later one on the same bin replaces the earlier). */
+static void recording(const ms_model *m, char *buf, size_t len)
+{
+    const char *o = m->origin, *dir = o && strncmp(o, "whatif of ", 10) == 0 ? o + 10 : NULL;
+    size_t n = dir ? strcspn(dir, ":") : 0;
+    if (!dir || !n || strcspn(dir, "' ") < n || dir[n] != ':' || dir[n + 1] != ' ')
+        put(buf, len, "REC");
+    else
+        put(buf, len, "%.*s %s", (int)n, dir, dir + n + 2);
+}
+
+/* Replacement misses of the cell at level that are conflicts, 0..1. */
+static double conflict_share(const ms_cell *cell, int level)
+{
+    const ms_level_counters *l = &cell->c.level[level];
+    uint64_t cap = l->cause[MS_CAUSE_CAPACITY], conf = l->cause[MS_CAUSE_CONFLICT];
+    return cap + conf ? (double)conf / (double)(cap + conf) : 0.0;
+}
+
+static void false_sharing(const ms_model *m, const ms_finding *f, const char *rec, ms_finding *out)
+{
+    const ms_data_bin *d = &m->data[f->data];
+    unsigned unit = ms_config_coherence_unit(&m->config);
+    uint64_t elem = ms_name_element_size(d->name);
+    if (d->kind == MS_BIN_HEAP && d->objects > 1) {
+        put(out->advice, sizeof out->advice,
+            "align each allocation of %s to a %u-byte coherence unit of its own (aligned_alloc(%u, ...)), so that "
+            "allocations written by different processors never share one",
+            d->name, unit, unit);
+        put(out->whatif, sizeof out->whatif, "memspy whatif %s --align '%s=%u'", rec, d->name, unit);
+    } else if (elem && elem < unit) {
+        put(out->advice, sizeof out->advice,
+            "pad each element of %s to %u bytes (one coherence unit each, e.g. a struct with the value and "
+            "padding, aligned to %u), or give each processor a private copy combined at the end",
+            d->name, unit, unit);
+        put(out->whatif, sizeof out->whatif, "memspy whatif %s --pad '%s=%u'", rec, d->name, unit);
+    } else {
+        put(out->advice, sizeof out->advice,
+            "pad or align the parts of %s that different processors write so that each fills whole %u-byte "
+            "coherence units (ELEMBYTES: the bytes one processor writes)",
+            d->name, unit);
+        put(out->whatif, sizeof out->whatif, "memspy whatif %s --row '%s=ELEMBYTES' --pad '%s=%u'", rec, d->name,
+            d->name, unit);
+    }
+}
+
+static void true_sharing(const ms_model *m, const ms_cell *cell, ms_finding *out)
+{
+    const ms_inval_counters *v = &cell->c.inval;
+    const char *data = m->data[cell->data].name;
+    if (v->with_lock && 2 * v->with_lock >= v->true_in + v->false_in)
+        put(out->advice, sizeof out->advice,
+            "privatise %s: let each processor update a private copy and combine the copies once after the "
+            "loop (a reduction), instead of updating the shared words under the lock",
+            data);
+    else
+        put(out->advice, sizeof out->advice,
+            "communicate less: give each processor the part of %s it writes (the owner computes), or batch "
+            "the updates so that each line moves between processors less often",
+            data);
+}
+
+static void interference(const ms_model *m, const ms_cell *cell, int level, const char *rec, ms_finding *out)
+{
+    const ms_finding *f = out;
+    const char *data = m->data[f->data].name;
+    const ms_level_config *lc = &m->config.level[level < m->config.nlevels ? level : 0];
+    uint64_t way = lc->ways ? lc->size / lc->ways : lc->size;
+    double conflicts = conflict_share(cell, level);
+    if (f->kind == MS_FINDING_CROSS_INTERFERENCE && conflicts >= 0.5) {
+        const char *other = m->data[f->evictor].name;
+        put(out->advice, sizeof out->advice,
+            "%s and %s map onto the same cache sets: offset one of them by half a cache way (%llu bytes), e.g. "
+            "by padding the allocation before it or allocating it with that offset",
+            data, other, (unsigned long long)(way / 2));
+        put(out->whatif, sizeof out->whatif, "memspy whatif %s --offset '%s=%llu'", rec, data,
+            (unsigned long long)(way / 2));
+    } else if (f->kind == MS_FINDING_SELF_INTERFERENCE && conflicts >= 0.1) {
+        put(out->advice, sizeof out->advice,
+            "the rows of %s that are reused together map onto the same sets: pad its leading dimension (its row "
+            "length) by a line or more, or copy the block being reused into a contiguous buffer (ROWBYTES: the "
+            "bytes of one row; try a few pads)",
+            data);
+        put(out->whatif, sizeof out->whatif, "memspy whatif %s --row '%s=ROWBYTES' --pad '%s=ROWBYTES+%u'", rec, data,
+            data, lc->line);
+    } else {
+        put(out->advice, sizeof out->advice,
+            "%s does not stay in the cache until it is used again: block or interchange the loops that walk it "
+            "so that what is reused fits the cache, and walk memory with unit stride",
+            data);
+    }
+}
+
+void ms_finding_advise(const ms_model *m, const ms_cell *cell, int level, ms_finding *f)
+{
+    char rec[256];
+    recording(m, rec, sizeof rec);
+    f->advice[0] = f->whatif[0] = '\0';
+    if (f->data >= m->ndata) return;
+    switch (f->kind) {
+    case MS_FINDING_FALSE_SHARING: false_sharing(m, f, rec, f); break;
+    case MS_FINDING_TRUE_SHARING: true_sharing(m, cell, f); break;
+    case MS_FINDING_SELF_INTERFERENCE:
+    case MS_FINDING_CROSS_INTERFERENCE:
+    case MS_FINDING_REPLACEMENT: interference(m, cell, level, rec, f); break;
+    case MS_FINDING_COLD:
+        put(f->advice, sizeof f->advice,
+            "each line of %s is missed the first time it is touched: touch fewer bytes (smaller types, the "
+            "fields used together packed together) or prefetch it ahead of use",
+            m->data[f->data].name);
+        break;
+    default: break;
+    }
+}

@@ -1,0 +1,129 @@
+#!/bin/sh
+# `memspy whatif`: a recording of the program as it is, re-simulated with one data bin's layout
+# changed, predicts a real run of the program changed that way within 10% (misses, stall,
+# invalidations): the counters padded to a line each (false sharing gone), per-thread heap
+# counters aligned to lines, crossint's b offset by half the cache (cross-interference gone),
+# blkmatmul's Y with a padded leading dimension (self-interference cut). Also: the predicted
+# result is `memspy run --json`'s format, the report compares recorded and predicted, and bad
+# changes are refused.
+# matrix: gcc:-O2 clang:-O2
+. "$1/tests/e2e/lib.sh"
+need_openmp
+export OMP_NUM_THREADS=4
+
+# within10 DESC PREDICTED REAL: |predicted - real| <= 10% of real
+within10() {
+    if awk -v p="$2" -v r="$3" 'BEGIN { d = p - r; if (d < 0) d = -d; exit !(d <= 0.1 * r) }'; then
+        echo "ok   - $1 (predicted $2, real $3)"
+    else
+        echo "FAIL - $1: predicted $2, real $3"
+        FAILS=$((FAILS + 1))
+    fi
+}
+# compare NAME PRED REAL [DATA]: the totals of the prediction against the real run, and the
+# misses of DATA when given (the bin that holds most of them: where the changed bin's few
+# misses are decided by which cache sets the real allocator picked, only the totals are
+# compared)
+compare() {
+    within10 "$1: L1 misses" "$(value "$2" .totals.misses)" "$(value "$3" .totals.misses)"
+    within10 "$1: memory stall" "$(value "$2" .totals.stall_cycles)" "$(value "$3" .totals.stall_cycles)"
+    [ $# -lt 4 ] || within10 "$1: misses of $4" \
+        "$(jq --arg d "$4" '[.data[] | select(.name == $d) | .misses] | add' "$2")" \
+        "$(jq --arg d "$4" '[.data[] | select(.name == $d) | .misses] | add' "$3")"
+}
+
+# 1. False sharing (examples/counters): pad each long counter to a 64-byte line.
+cc_build counters "$SRC_DIR/examples/counters/counters.c" -fopenmp
+run_memspy packed.json --preset memspy92 --record crec -- ./counters packed 100000 2
+run_memspy padded.json --preset memspy92 -- ./counters padded 100000 2
+"$MEMSPY" whatif crec --pad 'long*.counts=64' --json cpred.json >cpred.txt
+compare "counters --pad long*.counts=64" cpred.json padded.json
+check "counters: the recording had > 10000 invalidations of counts" packed.json \
+  '[.data[] | select(.name == "long*.counts") | .invalidations.false_sharing] | add > 10000'
+check "counters: the prediction has none left, as the padded program" cpred.json \
+  '([.data[] | select(.name == "long*.counts") | .invalidations | .true_sharing + .false_sharing] | add) == 0'
+check "counters: the real padded program has none either" padded.json \
+  '([.data[] | select(.name == "long*.counts") | .invalidations | .true_sharing + .false_sharing] | add) == 0'
+check "the prediction is memspy run's JSON, its origin naming the change" cpred.json \
+  '.format == "memspy-result" and .run.origin == "whatif of crec: --pad '"'long*.counts=64'"'" and .nprocs == 4
+   and ([.findings[] | select(.kind == "false-sharing")] | length) == 0'
+expect "the report's header" "$(sed -n 1p cpred.txt)" "WHAT IF: --pad 'long*.counts=64'"
+expect "the report says where counts went" \
+  "$(grep -c '^  long\*\.counts: 64 bytes at 0x[0-9a-f]*, 8 elements of 8 bytes -> 0x[0-9a-f]*, every 64 bytes$' cpred.txt)" 1
+expect "the report compares the invalidations" \
+  "$(grep -c '^  Invalidations received  *[0-9.M]*  *0  *-100\.0%$' cpred.txt)" 2
+expect "a prediction is not stored as a run" "$("$MEMSPY" runs | grep -c whatif || true)" 0
+
+# 2. Per-thread counters in allocations of their own: --align each allocation to a line.
+cc_build heapcounters "$SRC_DIR/tests/e2e/progs/heapcounters.c" -fopenmp
+run_memspy hpacked.json --preset memspy92 --record hrec -- ./heapcounters packed
+run_memspy haligned.json --preset memspy92 -- ./heapcounters aligned
+"$MEMSPY" whatif hrec --align 'c[]=64' --json hpred.json >hpred.txt
+check "heap counters: the packed allocations false-share (> 10000)" hpacked.json \
+  '[.data[] | select(.name == "c[]") | .invalidations.false_sharing] | add > 10000'
+compare "heap counters --align c[]=64" hpred.json haligned.json
+check "heap counters: no false sharing predicted" hpred.json \
+  '[.data[] | select(.name == "c[]") | .invalidations.false_sharing] | add == 0'
+expect "each allocation is an element, found where the accesses start" \
+  "$(tr '\n' ' ' <hpred.txt | grep -c '4 allocations of 8 bytes -> 0x[0-9a-f]*,  *every 64 bytes')" 1
+
+# 3. Cross-interference (examples/crossint): b offset by half the cache, as 'crossint pad' does.
+cc_build crossint "$SRC_DIR/examples/crossint/crossint.c"
+run_memspy x.json --preset memspy92 --record xrec -- ./crossint 200
+run_memspy xpad.json --preset memspy92 -- ./crossint pad 200
+"$MEMSPY" whatif xrec --offset 'double*.b=16K' --json xpred.json >xpred.txt
+compare "crossint --offset double*.b=16K" xpred.json xpad.json 'double*.b'
+check "crossint: the recording's misses are > 10x the prediction's" x.json \
+  ".totals.misses > 10 * $(value xpred.json .totals.misses)"
+# moving a bin without changing its offset in the cache changes nothing
+"$MEMSPY" whatif xrec --offset 'double*.b=1M' --json xsame.json >/dev/null
+check "an offset of 1 MiB (a multiple of the cache) predicts the recorded misses exactly" xsame.json \
+  ".totals.misses == $(value x.json .totals.misses) and .totals.stall_cycles == $(value x.json .totals.stall_cycles)"
+
+# 4. Self-interference (examples/blkmatmul): Y's rows, 2360 bytes, padded to 2560 (LD 320).
+cc_build blkmatmul "$SRC_DIR/examples/blkmatmul/blkmatmul.c"
+cc_build blkmatmul_ld "$SRC_DIR/examples/blkmatmul/blkmatmul_ld.c"
+run_memspy b.json --preset memspy92 --record brec -- ./blkmatmul 295 64
+run_memspy bld.json --preset memspy92 -- ./blkmatmul_ld 295 64 320
+grep -q "N=295 B=64 LD=320 trace=310695.057851" bld.json.out || { echo "FAIL - blkmatmul_ld output"; FAILS=$((FAILS + 1)); }
+"$MEMSPY" whatif brec --row 'double*.Y=2360' --pad 'double*.Y=2360+200' --json bpred.json >bpred.txt
+compare "blkmatmul --row double*.Y=2360 --pad double*.Y=2560" bpred.json bld.json 'double*.Y'
+check "blkmatmul: the padded leading dimension more than halves the misses" b.json \
+  ".totals.misses > 2 * $(value bpred.json .totals.misses)"
+expect "Y's rows are the elements" \
+  "$(grep -c '^  double\*\.Y: 696200 bytes at 0x[0-9a-f]*, 295 elements of 2360 bytes -> 0x[0-9a-f]*, every$' bpred.txt)" 1
+
+# 5. Advice: each finding's fix, and for a layout fix the whatif command that checks it; run
+# as advised (on a resim, the command names the recording), it predicts the fixed program.
+check "counters: the advice pads the counters to a coherence unit each" packed.json \
+  '.findings[0] | .kind == "false-sharing" and (.advice | startswith("pad each element of long*.counts to 64 bytes"))
+   and .whatif == "memspy whatif REC --pad '"'long*.counts=64'"'"'
+check "blkmatmul: the advice pads Y's leading dimension" b.json \
+  '.findings[0].whatif == "memspy whatif REC --row '"'double*.Y=ROWBYTES' --pad 'double*.Y=ROWBYTES+64'"'"'
+check "a prediction's advice adds to its changes" bpred.json \
+  '[.findings[] | select(.data_name == "double*.Z") | .whatif][0] == "memspy whatif brec --row '"'double*.Y=2360' --pad 'double*.Y=2360+200' --offset 'double*.Z=16384'"'"'
+grep -q "^ADVICE$" b.json.txt && grep -q "^     check it: memspy whatif REC --row 'double\*\.Y=ROWBYTES'" b.json.txt &&
+  echo "ok   - the text report gives the advice after the findings" ||
+  { echo "FAIL - text advice"; FAILS=$((FAILS + 1)); }
+# the advice's REC is the user's recording
+for run in packed:crec x:xrec; do
+  json=${run%%:*}.json rec=${run#*:}
+  cmd=$(jq -r '.findings[0].whatif' "$json")
+  case "$cmd" in "memspy whatif REC "*) echo "ok   - $json: the advice's command ($cmd)" ;;
+    *) echo "FAIL - $json: advice command '$cmd'"; FAILS=$((FAILS + 1)); continue ;; esac
+  eval "\"\$MEMSPY\" whatif $rec ${cmd#memspy whatif REC } --json $rec.adv.json" >/dev/null
+done
+compare "counters as advised" crec.adv.json padded.json
+compare "crossint as advised (a offset by half the cache, not b)" xrec.adv.json xpad.json
+
+# Refused: an unknown bin (with the closest names), a pad without a known element size, a pad
+# smaller than the element, an alignment that is no power of two, no change at all.
+expect_fail "an unknown bin is refused" "closest" "$MEMSPY" whatif brec --pad 'double*.Q=16'
+expect_fail "a pad without element size asks for --row" "--row stack:main=BYTES" \
+  "$MEMSPY" whatif brec --pad 'stack:main=128'
+expect_fail "a pad below the element size is refused" "less than its element's 2360" \
+  "$MEMSPY" whatif brec --row 'double*.Y=2360' --pad 'double*.Y=64'
+expect_fail "--align needs a power of two" "power of two" "$MEMSPY" whatif brec --align 'double*.Y=48'
+expect_fail "no change at all is refused" "no change given" "$MEMSPY" whatif brec --row 'double*.Y=2360'
+expect_fail "a directory that is no recording is refused" "is not a recording" "$MEMSPY" whatif . --pad 'x=8'
+finish
