@@ -377,8 +377,7 @@ static int build_axes(analysis *an)
     if (rc == 0 && (m->ncells = number_keys(an, order, n, cmp_cell_key, assign_cell)) == NO_INDEX) rc = -1;
     /* the code bins' shares per function, for the call graph of runs with call edges */
     if (rc == 0 && m->ncalls && !(m->parts = calloc(n ? n : 1, sizeof *m->parts))) rc = -1;
-    if (rc == 0 && m->ncalls && (m->nparts = number_keys(an, order, n, cmp_part_key, assign_part)) == NO_INDEX)
-        rc = -1;
+    if (rc == 0 && m->ncalls && (m->nparts = number_keys(an, order, n, cmp_part_key, assign_part)) == NO_INDEX) rc = -1;
     size_t nsrc = 0; /* contexts with a source position */
     for (size_t i = 0; i < n; i++) {
         an->ctx[i].line = NO_INDEX;

@@ -99,7 +99,8 @@ int ms_callgraph_build(ms_callgraph *g, size_t nnodes, const ms_cg_edge *edges, 
     /* gprof: a cycle is entered as a whole, and the calls within it do not divide the cost it
      * passes up */
     for (size_t k = 0; k < nedges; k++)
-        if (g->comp[g->edges[k].from] != g->comp[g->edges[k].to]) g->in_calls[g->comp[g->edges[k].to]] += g->edges[k].count;
+        if (g->comp[g->edges[k].from] != g->comp[g->edges[k].to])
+            g->in_calls[g->comp[g->edges[k].to]] += g->edges[k].count;
     free(mem);
     free(on_stack);
     return 0;
@@ -170,8 +171,7 @@ static int by_target_comp(const void *a, const void *b, void *gp)
     return (x > y) - (x < y);
 }
 
-int ms_callgraph_inclusive(const ms_callgraph *g, size_t k, const uint64_t *self, uint64_t *incl,
-                           uint64_t *edge_cost)
+int ms_callgraph_inclusive(const ms_callgraph *g, size_t k, const uint64_t *self, uint64_t *incl, uint64_t *edge_cost)
 {
     size_t *into = malloc((g->nedges ? g->nedges : 1) * sizeof *into);
     size_t *nodes = malloc((g->nnodes ? g->nnodes : 1) * sizeof *nodes);

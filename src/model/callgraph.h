@@ -41,7 +41,6 @@ void ms_callgraph_inclusive_real(const ms_callgraph *g, size_t k, const double *
  * shares sum to it exactly. self[v * k + j] per node; incl[c * k + j] per component;
  * edge_cost[e * k + j] per edge of g->edges (zero for calls inside a component).
  * Returns 0, or -1 when out of memory. */
-int ms_callgraph_inclusive(const ms_callgraph *g, size_t k, const uint64_t *self, uint64_t *incl,
-                           uint64_t *edge_cost);
+int ms_callgraph_inclusive(const ms_callgraph *g, size_t k, const uint64_t *self, uint64_t *incl, uint64_t *edge_cost);
 
 #endif

@@ -864,8 +864,8 @@ int ms_json_read_buffer(const char *name, const char *text, size_t len, ms_model
         read_counters(&r, get_object(&r, root, "", "totals"), "totals", &m->totals, m, NULL) == 0 &&
         read_code(&r, root, m) == 0 && read_data(&r, root, m) == 0 && read_cells(&r, root, m) == 0 &&
         get_strings(&r, root, "", "files", &m->files, &m->nfiles) == 0 && read_lines(&r, root, m) == 0 &&
-        read_multiprocessor(&r, root, m) == 0 && read_blocks(&r, root, m) == 0 && read_calls(&r, root, m) == 0 && read_waiting(&r, root, m) == 0 &&
-        read_estimate(&r, root, m) == 0 && read_mtool(&r, root, m) == 0)
+        read_multiprocessor(&r, root, m) == 0 && read_blocks(&r, root, m) == 0 && read_calls(&r, root, m) == 0 &&
+        read_waiting(&r, root, m) == 0 && read_estimate(&r, root, m) == 0 && read_mtool(&r, root, m) == 0)
         rc = 0;
     json_decref(root);
     if (rc < 0) {

@@ -252,7 +252,8 @@ static int put_calls(cg_writer *w)
     for (size_t i = 0; i < m->ncalls; i++)
         edges[i] = (ms_cg_edge){ node_of(names, n, m->calls[i].caller), node_of(names, n, m->calls[i].callee),
                                  m->calls[i].count, i };
-    for (size_t p = 0; p < m->nparts; p++) add_values(w, self + node_of(names, n, m->parts[p].function) * nf, &m->parts[p].c);
+    for (size_t p = 0; p < m->nparts; p++)
+        add_values(w, self + node_of(names, n, m->parts[p].function) * nf, &m->parts[p].c);
     if (ms_callgraph_build(&g, n, edges, m->ncalls) < 0 || ms_callgraph_inclusive(&g, nf, self, incl, edge_cost) < 0)
         goto out;
     put_node_calls(w, nodes, n, names, &g, edge_cost);

@@ -18,8 +18,8 @@ static uint64_t cost(const ms_callgraph *g, const uint64_t *edge_cost, size_t k,
 /* main -> a (10 calls) -> b (20), main -> b (10), main -> rec (10) -> rec (200), main -> p (5),
  * main -> q (5), p <-> q (3 each way). Two events per node. */
 static const ms_cg_edge edges[] = {
-    { MAIN, A, 10, 0 }, { A, B, 20, 1 }, { MAIN, B, 10, 2 }, { MAIN, REC, 10, 3 }, { REC, REC, 200, 4 },
-    { MAIN, P, 5, 5 },  { MAIN, Q, 5, 6 }, { P, Q, 3, 7 },    { Q, P, 3, 8 },
+    { MAIN, A, 10, 0 }, { A, B, 20, 1 },   { MAIN, B, 10, 2 }, { MAIN, REC, 10, 3 }, { REC, REC, 200, 4 },
+    { MAIN, P, 5, 5 },  { MAIN, Q, 5, 6 }, { P, Q, 3, 7 },     { Q, P, 3, 8 },
 };
 #define NEDGES (sizeof edges / sizeof edges[0])
 static const uint64_t self[NODES * 2] = { 4, 1, 10, 3, 7, 5, 3, 2, 1, 0, 2, 1 };
