@@ -182,14 +182,13 @@ static cg_node *call_nodes(const ms_model *m, const char ***names_out, size_t *n
         if (!to->file) to->file = c->callee_file;
         if (!to->line) to->line = c->callee_line;
     }
-    for (size_t i = 0; i < k; i++)
-        for (size_t c = 0; c < m->ncode && v[i].own < 0; c++) {
-            const ms_code_bin *b = &m->code[c];
-            if (!b->name || strcmp(b->name, v[i].name) != 0) continue;
-            if (v[i].file && b->file && strcmp(v[i].file, b->file) != 0) continue;
-            v[i].own = (long)c;
-            if (b->line > 0) v[i].line = b->line;
-        }
+    for (size_t c = 0; c < m->ncode; c++) { /* the first code bin named after it, in its file */
+        const ms_code_bin *b = &m->code[c];
+        size_t i = b->name ? node_of(names, k, b->name) : SIZE_MAX;
+        if (i == SIZE_MAX || v[i].own >= 0 || (v[i].file && b->file && strcmp(v[i].file, b->file) != 0)) continue;
+        v[i].own = (long)c;
+        if (b->line > 0) v[i].line = b->line;
+    }
     *names_out = names;
     *n_out = k;
     return v;
@@ -207,8 +206,8 @@ static void put_call(cg_writer *w, const char *from_file, const char *file, cons
 }
 
 /* Every node's calls: the code parts of other code bins, then the call edges. */
-static void put_node_calls(cg_writer *w, const cg_node *nodes, size_t n, const char *const *names,
-                           const ms_callgraph *g, const uint64_t *edge_cost)
+static void put_node_calls(cg_writer *w, const cg_node *nodes, size_t n, const size_t *part_node, const ms_callgraph *g,
+                           const uint64_t *edge_cost)
 {
     const ms_model *m = w->m;
     uint64_t v[MS_EXPORT_MAX_FIELDS];
@@ -218,7 +217,7 @@ static void put_node_calls(cg_writer *w, const cg_node *nodes, size_t n, const c
         int head = 0; /* fl= and fn= written */
         for (size_t p = 0; p < m->nparts; p++) {
             const ms_code_part *part = &m->parts[p];
-            if ((long)part->code == x->own || node_of(names, n, part->function) != i) continue;
+            if ((long)part->code == x->own || part_node[p] != i) continue;
             if (!head++) fprintf(w->out, "\nfl=%s\nfn=%s\n", file, x->name);
             const ms_code_bin *b = &m->code[part->code];
             memset(v, 0, sizeof v);
@@ -246,17 +245,20 @@ static int put_calls(cg_writer *w)
     ms_cg_edge *edges = malloc((m->ncalls ? m->ncalls : 1) * sizeof *edges);
     uint64_t *self = calloc((n ? n : 1) * nf, sizeof *self), *incl = calloc((n ? n : 1) * nf, sizeof *incl);
     uint64_t *edge_cost = calloc(m->ncalls * nf, sizeof *edge_cost);
+    size_t *part_node = malloc((m->nparts ? m->nparts : 1) * sizeof *part_node);
     ms_callgraph g = { 0 };
     int rc = -1;
-    if (!nodes || !edges || !self || !incl || !edge_cost) goto out;
+    if (!nodes || !edges || !self || !incl || !edge_cost || !part_node) goto out;
     for (size_t i = 0; i < m->ncalls; i++)
         edges[i] = (ms_cg_edge){ node_of(names, n, m->calls[i].caller), node_of(names, n, m->calls[i].callee),
                                  m->calls[i].count, i };
-    for (size_t p = 0; p < m->nparts; p++)
-        add_values(w, self + node_of(names, n, m->parts[p].function) * nf, &m->parts[p].c);
+    for (size_t p = 0; p < m->nparts; p++) {
+        part_node[p] = node_of(names, n, m->parts[p].function);
+        add_values(w, self + part_node[p] * nf, &m->parts[p].c);
+    }
     if (ms_callgraph_build(&g, n, edges, m->ncalls) < 0 || ms_callgraph_inclusive(&g, nf, self, incl, edge_cost) < 0)
         goto out;
-    put_node_calls(w, nodes, n, names, &g, edge_cost);
+    put_node_calls(w, nodes, n, part_node, &g, edge_cost);
     rc = 0;
 out:
     ms_callgraph_free(&g);
@@ -266,6 +268,7 @@ out:
     free(self);
     free(incl);
     free(edge_cost);
+    free(part_node);
     return rc;
 }
 
