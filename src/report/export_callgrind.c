@@ -4,7 +4,8 @@
  * data bins. References without a source line are charged to line 0 of their code segment,
  * so that every function's cost is its code segment's total and the file's total is the
  * run's. Stall is the first event, so that KCachegrind and callgrind_annotate (which sort by
- * the first event unless told otherwise) open sorted by memory stall time. */
+ * the first event unless told otherwise) open sorted by memory stall time. Runs with call
+ * edges also get their call graph (cfn=/cfl=/calls=, below). */
 #include <stdlib.h>
 #include <string.h>
 
