@@ -26,9 +26,10 @@ typedef struct {
     uint64_t pc;
     uint32_t bin_id;
     const ms_frame *frame; /* innermost frame of its pc */
+    const ms_frame *outer; /* outermost: the function compiled around it */
     char *code_name;       /* its code bin (function, loop or line: codebins.h) */
     int code_line;         /* the code bin's first line */
-    uint32_t code, data, cell, line;
+    uint32_t code, data, cell, line, part;
     uint32_t file;          /* index into model->files when line != NO_INDEX */
     uint64_t reads, writes; /* summed over processors: the access kind of its references */
 } ctx_info;
@@ -170,14 +171,17 @@ static int resolve_contexts(analysis *an, size_t nbins, uint32_t unknown_data)
     int rc = 0;
     for (size_t i = 0; i <= n && rc == 0; i++) {
         ctx_info *c = &an->ctx[i];
-        c->frame = &unknown_frame;
+        c->frame = c->outer = &unknown_frame;
         c->data = unknown_data;
+        c->part = NO_INDEX;
         if (i == n) break;
         const ms_sym *s = ms_symbolize(an->sym, c->pc, true);
-        if (!s)
+        if (!s) {
             rc = -1;
-        else
+        } else {
             c->frame = &s->frames[0];
+            c->outer = &s->frames[s->nframes - 1];
+        }
         uint32_t key[2] = { c->bin_id, 0 };
         const uint32_t *hit = bsearch(key, ids, nbins, 2 * sizeof *ids, cmp_u32_pair);
         if (hit)
@@ -215,6 +219,15 @@ static int cmp_line_key(const void *a, const void *b, void *ctxs)
     if (c) return c;
     if (x->frame->line != y->frame->line) return x->frame->line < y->frame->line ? -1 : 1;
     return cmp_cell_key(a, b, ctxs);
+}
+
+static int cmp_part_key(const void *a, const void *b, void *ctxs)
+{
+    const ctx_info *x = &((const ctx_info *)ctxs)[*(const size_t *)a];
+    const ctx_info *y = &((const ctx_info *)ctxs)[*(const size_t *)b];
+    int c = strcmp(x->outer->func, y->outer->func);
+    if (!c) c = strcmp_null(x->outer->decl_file, y->outer->decl_file);
+    return c ? c : (x->code > y->code) - (x->code < y->code);
 }
 
 static int cmp_file_key(const void *a, const void *b, void *ctxs)
@@ -264,6 +277,17 @@ static int assign_file(analysis *an, ctx_info *c, uint32_t id, bool first)
 {
     if (first && !(an->m->files[id] = strdup(c->frame->file))) return -1;
     return 0;
+}
+
+static int assign_part(analysis *an, ctx_info *c, uint32_t id, bool first)
+{
+    c->part = id;
+    if (!first) return 0;
+    ms_code_part *p = &an->m->parts[id];
+    p->code = c->code;
+    p->function = strdup(c->outer->func);
+    p->file = c->outer->decl_file ? strdup(c->outer->decl_file) : NULL;
+    return p->function && (p->file || !c->outer->decl_file) ? 0 : -1;
 }
 
 static int cmp_str_ptr(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -351,6 +375,9 @@ static int build_axes(analysis *an)
     for (size_t i = 0; i < n; i++) order[i] = i;
     if ((m->ncode = number_keys(an, order, n, cmp_code_key, assign_code)) == NO_INDEX) rc = -1;
     if (rc == 0 && (m->ncells = number_keys(an, order, n, cmp_cell_key, assign_cell)) == NO_INDEX) rc = -1;
+    /* the code bins' shares per function, for the call graph of runs with call edges */
+    if (rc == 0 && m->ncalls && !(m->parts = calloc(n ? n : 1, sizeof *m->parts))) rc = -1;
+    if (rc == 0 && m->ncalls && (m->nparts = number_keys(an, order, n, cmp_part_key, assign_part)) == NO_INDEX) rc = -1;
     size_t nsrc = 0; /* contexts with a source position */
     for (size_t i = 0; i < n; i++) {
         an->ctx[i].line = NO_INDEX;
@@ -467,6 +494,7 @@ static int accumulate(analysis *an)
         ms_counters_add(&m->cells[c->cell].c, k);
         an->cell_used[c->cell] = true;
         if (c->line != NO_INDEX) ms_counters_add(&m->lines[c->line].c, k);
+        if (c->part != NO_INDEX) ms_counters_add(&m->parts[c->part].c, k);
     }
     for (size_t i = 0; i < raw->nevictions; i++) {
         const ms_eviction *e = &raw->evictions[i];
@@ -547,6 +575,16 @@ static int finish_order(analysis *an)
     for (size_t i = 0; i < m->nlines; i++)
         if (ms_counters_refs(&m->lines[i].c) != 0) m->lines[kept++] = m->lines[i];
     m->nlines = kept;
+    kept = 0;
+    for (size_t i = 0; i < m->nparts; i++) {
+        if (ms_counters_refs(&m->parts[i].c) != 0) {
+            m->parts[kept++] = m->parts[i];
+        } else {
+            free(m->parts[i].function);
+            free(m->parts[i].file);
+        }
+    }
+    m->nparts = kept;
     rank *codes = calloc(m->ncode ? m->ncode : 1, sizeof *codes);
     rank *datas = calloc(m->ndata ? m->ndata : 1, sizeof *datas);
     uint32_t *code_new = NULL, *code_old = NULL, *data_new = NULL, *data_old = NULL;
@@ -669,6 +707,7 @@ int ms_analyze(const ms_raw *raw, const ms_analyze_opts *opts, ms_model *out, ch
     an.has_unknown = with_unknown;
     if (rc == 0) rc = build_data(&an, src, with_unknown);
     if (rc == 0) rc = ms_analyze_blocks(raw, an.sym, out);
+    if (rc == 0) rc = ms_analyze_calls(raw, an.sym, out);
     if (rc == 0) rc = ms_analyze_waiting(raw, an.sym, out);
     if (rc == 0) rc = name_code(&an, opts, src);
     if (rc == 0) rc = build_axes(&an);

@@ -1,5 +1,6 @@
-/* Basic blocks and loops of the raw profile (MS_RAW_BLOCKS, MS_RAW_LOOPS) into the model:
- * each block and loop placed in its function and source lines by the symbolizer. */
+/* Basic blocks, loops and call edges of the raw profile (MS_RAW_BLOCKS, MS_RAW_LOOPS,
+ * MS_RAW_CALLS) into the model: each block and loop placed in its function and source lines
+ * by the symbolizer, each call edge between two functions. */
 #include "blocks.h"
 #include <stdlib.h>
 #include <string.h>
@@ -63,5 +64,67 @@ int ms_analyze_blocks(const ms_raw *raw, ms_symbolizer *sym, ms_model *m)
             if (b->end_line > l->end_line) l->end_line = b->end_line;
         }
     }
+    return 0;
+}
+
+static int strcmp_null(const char *a, const char *b)
+{
+    if (!a || !b) return (a != NULL) - (b != NULL);
+    return strcmp(a, b);
+}
+
+/* Call edges by caller, callee, call site line and files: equal keys are summed. */
+static int cmp_call(const void *a, const void *b)
+{
+    const ms_call_stat *x = a, *y = b;
+    int c = strcmp(x->caller, y->caller);
+    if (!c) c = strcmp(x->callee, y->callee);
+    if (!c && x->line != y->line) c = x->line < y->line ? -1 : 1;
+    if (!c) c = strcmp_null(x->caller_file, y->caller_file);
+    if (!c) c = strcmp_null(x->callee_file, y->callee_file);
+    return c;
+}
+
+static void free_call(ms_call_stat *c)
+{
+    free(c->caller);
+    free(c->callee);
+    free(c->caller_file);
+    free(c->callee_file);
+}
+
+int ms_analyze_calls(const ms_raw *raw, ms_symbolizer *sym, ms_model *m)
+{
+    if (!raw->ncalls || raw->nblocks != m->nblocks) return 0;
+    if (!(m->calls = calloc(raw->ncalls, sizeof *m->calls))) return -1;
+    for (size_t i = 0; i < raw->ncalls; i++) {
+        const ms_raw_call *rc = &raw->calls[i];
+        if (rc->caller_block >= raw->nblocks) continue;
+        const ms_frame *from = frame_of(sym, raw->blocks[rc->caller_block].pc);
+        const ms_sym *s = ms_symbolize(sym, rc->callee_pc, false);
+        const ms_frame *to = s && s->nframes ? &s->frames[s->nframes - 1] : NULL;
+        if (!from || !to || !to->func || strcmp(to->func, "??") == 0) continue;
+        ms_call_stat *c = &m->calls[m->ncalls++];
+        c->caller = strdup(from->func ? from->func : "??");
+        c->callee = strdup(to->func);
+        c->caller_file = dup_or_null(from->decl_file);
+        c->callee_file = dup_or_null(to->decl_file);
+        c->line = m->blocks[rc->caller_block].line;
+        c->callee_line = to->decl_line;
+        c->count = rc->count;
+        if (!c->caller || !c->callee || (from->decl_file && !c->caller_file) || (to->decl_file && !c->callee_file))
+            return -1;
+    }
+    qsort(m->calls, m->ncalls, sizeof *m->calls, cmp_call);
+    size_t n = 0;
+    for (size_t i = 0; i < m->ncalls; i++) {
+        if (n && cmp_call(&m->calls[n - 1], &m->calls[i]) == 0) {
+            m->calls[n - 1].count += m->calls[i].count;
+            free_call(&m->calls[i]);
+        } else {
+            m->calls[n++] = m->calls[i];
+        }
+    }
+    m->ncalls = n;
     return 0;
 }

@@ -60,6 +60,18 @@ void ms_model_free(ms_model *m)
         free(m->loops[i].function);
         free(m->loops[i].file);
     }
+    for (size_t i = 0; i < m->ncalls; i++) {
+        free(m->calls[i].caller);
+        free(m->calls[i].callee);
+        free(m->calls[i].caller_file);
+        free(m->calls[i].callee_file);
+    }
+    free(m->calls);
+    for (size_t i = 0; i < m->nparts; i++) {
+        free(m->parts[i].function);
+        free(m->parts[i].file);
+    }
+    free(m->parts);
     for (size_t i = 0; i < m->waiting.nsources; i++) {
         ms_wait_source *w = &m->waiting.sources[i];
         free(w->kind);
@@ -261,6 +273,7 @@ void ms_model_remap_bins(ms_model *m, const uint32_t *code_map, const uint32_t *
     }
     for (size_t i = 0; i < m->nlines; i++) REMAP(m->lines[i], code_map, data_map);
     for (size_t i = 0; i < m->nrefs; i++) REMAP(m->refs[i], code_map, data_map);
+    for (size_t i = 0; code_map && i < m->nparts; i++) m->parts[i].code = code_map[m->parts[i].code];
 }
 
 size_t ms_references_fold(ms_reference_stat *rows, size_t n)

@@ -126,6 +126,27 @@ typedef struct {
     uint64_t iterations; /* executions of the header block */
 } ms_loop_stat;
 
+/* A call edge of plugin-instrumented code (MS_RAW_CALLS) between functions, named as code
+ * bins name functions (the function whose code makes the call, not one inlined there): the
+ * callgrind export's call graph. */
+typedef struct {
+    char *caller, *callee;
+    char *caller_file, *callee_file; /* their declaration files, NULL unknown */
+    int line;                        /* the call site: the first line of the calling basic block */
+    int callee_line;                 /* the callee's declaration line, 0 unknown */
+    uint64_t count;                  /* calls, all threads */
+} ms_call_stat;
+
+/* The share of a code bin executed in the code of one function (the function compiled, not
+ * one inlined into it): a function's own code, its loops (loop code bins), a function inlined
+ * into it. Only for runs with call edges. */
+typedef struct {
+    char *function; /* as in ms_call_stat */
+    char *file;     /* its declaration file, NULL unknown */
+    uint32_t code;
+    ms_counters c;
+} ms_code_part;
+
 /* Waiting-time analysis of a timed replay (Carnival's WT Map and Characterization Map;
  * analysis/waiting.c). Classes: Carnival's load imbalance, insufficient parallelism and
  * communication/contention. */
@@ -230,6 +251,11 @@ typedef struct {
     size_t nblocks;
     ms_loop_stat *loops;
     size_t nloops;
+    /* Call edges and the code bins' shares per function (runs with call edges only): */
+    ms_call_stat *calls;
+    size_t ncalls;
+    ms_code_part *parts;
+    size_t nparts;
     /* MTOOL then MemSpy (docs/mtool.md): the run's ideal-memory cycles (its blocks' counts x
      * llvm-mca's cycles, every load an L1 hit) for CPU model ideal_cpu; 0 / NULL when unknown.
      * With the simulated stall, the estimated execution time. */
@@ -258,7 +284,7 @@ void ms_model_config_summary(const ms_model *m, char *buf, size_t len);
 void ms_model_init(ms_model *m);
 /* Free everything the model owns. */
 void ms_model_free(ms_model *m);
-/* Renumber the bins every part of m refers to (cells, their causes, lines, reference rows):
+/* Renumber the bins every part of m refers to (cells, their causes, lines, reference rows, code parts):
  * code bin i becomes code_map[i], data bin i data_map[i]; a NULL map keeps that dimension.
  * Rows that come to share a key are not merged here. */
 void ms_model_remap_bins(ms_model *m, const uint32_t *code_map, const uint32_t *data_map);

@@ -680,6 +680,48 @@ static int read_blocks(json_reader *r, json_t *root, ms_model *m)
     return 0;
 }
 
+/* calls and code_parts: present only for runs with call edges (names from "names"). */
+static int read_calls(json_reader *r, json_t *root, ms_model *m)
+{
+    if (!json_object_get(root, "calls")) return 0;
+    json_t *names = get_array(r, root, "", "names");
+    json_t *ca = get_array(r, root, "", "calls"), *pa = get_array(r, root, "", "code_parts");
+    if (!names || !ca || !pa) return -1;
+    size_t nc = json_array_size(ca), np = json_array_size(pa);
+    if ((nc && !(m->calls = alloc_array(r, nc, sizeof *m->calls))) ||
+        (np && !(m->parts = alloc_array(r, np, sizeof *m->parts))))
+        return -1;
+    m->ncalls = nc; /* zeroed: freed whole if reading stops half-way */
+    m->nparts = np;
+    for (size_t i = 0; i < nc; i++) {
+        char path[FIELD_PATH_LEN];
+        field_path(path, sizeof path, "calls[%zu]", i);
+        json_t *o = json_array_get(ca, i);
+        ms_call_stat *c = &m->calls[i];
+        if (get_name(r, names, o, path, "caller", &c->caller) < 0 ||
+            get_name(r, names, o, path, "callee", &c->callee) < 0 ||
+            get_name(r, names, o, path, "caller_file", &c->caller_file) < 0 ||
+            get_name(r, names, o, path, "callee_file", &c->callee_file) < 0 ||
+            get_line(r, o, path, "line", &c->line) < 0 || get_line(r, o, path, "callee_line", &c->callee_line) < 0 ||
+            get_u64(r, o, path, "count", &c->count) < 0)
+            return -1;
+        if (!c->caller || !c->callee) return bad_type(r, path, c->caller ? "callee" : "caller", "a name");
+    }
+    for (size_t i = 0; i < np; i++) {
+        char path[FIELD_PATH_LEN];
+        field_path(path, sizeof path, "code_parts[%zu]", i);
+        json_t *o = json_array_get(pa, i);
+        ms_code_part *p = &m->parts[i];
+        if (get_name(r, names, o, path, "function", &p->function) < 0 ||
+            get_name(r, names, o, path, "file", &p->file) < 0 || get_u32(r, o, path, "code", &p->code) < 0 ||
+            read_counters(r, o, path, &p->c, m, NULL) < 0)
+            return -1;
+        if (!p->function) return bad_type(r, path, "function", "a name");
+        if (p->code >= m->ncode) return bad_type(r, path, "code", "a code bin id");
+    }
+    return 0;
+}
+
 /* waiting: present only for runs replayed in the timed order. */
 static int read_waiting(json_reader *r, json_t *root, ms_model *m)
 {
@@ -822,8 +864,8 @@ int ms_json_read_buffer(const char *name, const char *text, size_t len, ms_model
         read_counters(&r, get_object(&r, root, "", "totals"), "totals", &m->totals, m, NULL) == 0 &&
         read_code(&r, root, m) == 0 && read_data(&r, root, m) == 0 && read_cells(&r, root, m) == 0 &&
         get_strings(&r, root, "", "files", &m->files, &m->nfiles) == 0 && read_lines(&r, root, m) == 0 &&
-        read_multiprocessor(&r, root, m) == 0 && read_blocks(&r, root, m) == 0 && read_waiting(&r, root, m) == 0 &&
-        read_estimate(&r, root, m) == 0 && read_mtool(&r, root, m) == 0)
+        read_multiprocessor(&r, root, m) == 0 && read_blocks(&r, root, m) == 0 && read_calls(&r, root, m) == 0 &&
+        read_waiting(&r, root, m) == 0 && read_estimate(&r, root, m) == 0 && read_mtool(&r, root, m) == 0)
         rc = 0;
     json_decref(root);
     if (rc < 0) {

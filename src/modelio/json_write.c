@@ -697,6 +697,44 @@ static json_t *blocks_json(json_writer *w, const ms_model *m)
     return arr;
 }
 
+/* "calls": the call edges between functions (function and file names from "names"). */
+static json_t *calls_json(json_writer *w, const ms_model *m)
+{
+    json_t *arr = new_array(w);
+    for (size_t i = 0; arr && i < m->ncalls; i++) {
+        const ms_call_stat *c = &m->calls[i];
+        json_t *o = new_object(w);
+        if (!o) break;
+        put(w, o, "caller", name_json(w, c->caller));
+        put(w, o, "callee", name_json(w, c->callee));
+        put(w, o, "caller_file", name_json(w, c->caller_file));
+        put(w, o, "callee_file", name_json(w, c->callee_file));
+        put(w, o, "line", json_integer(c->line));
+        put(w, o, "callee_line", json_integer(c->callee_line));
+        put(w, o, "count", u64_json(c->count));
+        append(w, arr, o);
+    }
+    return arr;
+}
+
+/* "code_parts": each code bin's share per function compiled, with the counters of a line. */
+static json_t *parts_json(json_writer *w, const ms_model *m)
+{
+    json_t *arr = new_array(w);
+    for (size_t i = 0; arr && i < m->nparts; i++) {
+        const ms_code_part *p = &m->parts[i];
+        json_t *o = new_object(w);
+        if (!o) break;
+        put(w, o, "function", name_json(w, p->function));
+        put(w, o, "file", name_json(w, p->file));
+        put(w, o, "code", json_integer(p->code));
+        put_counter_summary(w, o, &p->c);
+        put(w, o, "levels", levels_json(w, &p->c, NULL));
+        append(w, arr, o);
+    }
+    return arr;
+}
+
 /* "loops": one object per natural loop, in the raw file's id order (parents first within a
  * function). */
 static json_t *loops_json(json_writer *w, const ms_model *m)
@@ -838,6 +876,10 @@ int ms_json_write(FILE *out, const ms_model *m)
     if (m->nblocks) {
         put(&w, root, "blocks", blocks_json(&w, m));
         put(&w, root, "loops", loops_json(&w, m));
+        if (m->ncalls) {
+            put(&w, root, "calls", calls_json(&w, m));
+            put(&w, root, "code_parts", parts_json(&w, m));
+        }
         put(&w, root, "names", json_incref(w.names));
     }
     if (m->waiting.present) put(&w, root, "waiting", waiting_json(&w, m));

@@ -65,8 +65,10 @@ int ms_export_csv(FILE *out, const ms_model *m);
 
 /* Callgrind format version 1 (KCachegrind, callgrind_annotate): per source file and code
  * segment, a cost line per source line with references, misses per level, miss causes and
- * stall cycles as events (plus Coh, Inv, InvTrue, InvFalse when nprocs > 1); summary/totals
- * are the run's totals. Returns 0 or -1. */
+ * stall cycles as events, Stall first (plus Coh, Inv, InvTrue, InvFalse when nprocs > 1);
+ * summary/totals are the run's totals. A run with call edges (m->calls, m->parts) also gets its
+ * call graph: each call with its callee's inclusive costs by gprof's rule (model/callgraph.h).
+ * Returns 0 or -1. */
 int ms_export_callgrind(FILE *out, const ms_model *m);
 
 /* ---- annotated source (annotate.c) ---- */

@@ -1,7 +1,8 @@
 #!/bin/sh
 # memspy export: the callgrind export read by valgrind's own callgrind_annotate gives exactly
-# the run's numbers (program totals and the BlkMultiply function); the CSV rows sum to the
-# run's totals; the JSON export is the result itself.
+# the run's numbers (program totals and the BlkMultiply function, self and inclusive: main's
+# inclusive costs are the totals; t_export_calls checks the call graph's rule); the CSV rows
+# sum to the run's totals; the JSON export is the result itself.
 # matrix: gcc:-O0 gcc:-O2 clang:-O2
 . "$1/tests/e2e/lib.sh"
 command -v callgrind_annotate >/dev/null || { echo "skip: callgrind_annotate (valgrind) not installed"; exit 77; }
@@ -24,6 +25,14 @@ expect "Stall is the first event, so callgrind_annotate sorts by it" \
 expect "every event is named" "$(grep -c '^event: ' cg.out)" "$(grep '^events:' cg.out | wc -w | awk '{ print $1 - 1 }')"
 expect "the annotated source shows the Z = Z + r * Y line" \
   "$(grep -c 'Z\[(size_t)i \* N + j\] = Z' cg.txt)" 1
+# the call graph (docs/guide.md, "The call graph in KCachegrind"): main's inclusive costs are
+# the run's, and BlkMultiply, called by main only and calling nothing, includes only its own
+callgrind_annotate --inclusive=yes --show=Refs,L1m,Stall --threshold=100 cg.out >incl.txt 2>incl.err
+expect "callgrind_annotate --inclusive=yes reads the export without warnings" "$(cat incl.err)" ""
+inclusive() { grep -E "$1" incl.txt | head -1 | sed 's/([^)]*)//g; s/,//g' | awk '{ print $1, $2, $3 }'; }
+expect "main's inclusive Refs L1m Stall are the program totals" "$(inclusive ':main$')" \
+  "$(value r.json '"\(.totals.refs) \(.totals.misses) \(.totals.stall_cycles)"')"
+expect "BlkMultiply's inclusive costs are its own" "$(inclusive ':BlkMultiply$')" "$(numbers ':BlkMultiply$')"
 
 "$MEMSPY" export r.json --format csv >r.csv
 # csv_sum COLUMN: the column's sum over all rows, the column found by its header name.
