@@ -9,6 +9,22 @@ static tree word_ref(tree base, unsigned word)
     return build2(MEM_REF, word_type, base, build_int_cst(word_ptr, 8 * word));
 }
 
+/* The buffer's count, b[0], as a volatile word: GCC marks a function that only reads memory
+ * pure (or const) before this pass, and code generation then keeps a count loaded before a
+ * call to it for use after it (RTL CSE takes a pure call to write no memory), while the
+ * instrumented callee, or the runtime's strlen or memcmp, appended records meanwhile: they were
+ * overwritten. A volatile count is loaded after every call; groups are separated by calls, so
+ * no other reuse is lost. */
+static gimple *count_access(tree lhs, tree rhs)
+{
+    tree ref = TREE_CODE(lhs) == MEM_REF ? lhs : rhs;
+    TREE_THIS_VOLATILE(ref) = 1;
+    TREE_SIDE_EFFECTS(ref) = 1;
+    gimple *g = gimple_build_assign(lhs, rhs);
+    gimple_set_has_volatile_ops(g, true);
+    return g;
+}
+
 /* tmp = expr (as a word), before gsi. */
 static tree as_word(gimple_stmt_iterator *gsi, tree expr)
 {
@@ -51,7 +67,7 @@ static tree reserve_words(gimple *at, unsigned words, location_t loc, tree *b_ou
     tree elt0 = build4(ARRAY_REF, word_type, buf_decl, integer_zero_node, NULL_TREE, NULL_TREE);
     insert_before(&gsi, gimple_build_assign(b, build_fold_addr_expr(elt0)), loc);
     tree n0 = make_ssa_name(word_type);
-    insert_before(&gsi, gimple_build_assign(n0, word_ref(b, 0)), loc);
+    insert_before(&gsi, count_access(n0, word_ref(b, 0)), loc);
     gcond *cond =
         gimple_build_cond(GT_EXPR, n0, build_int_cst(word_type, MSPLUG_BUF_WORDS - words), NULL_TREE, NULL_TREE);
     gimple_set_location(cond, loc);
@@ -95,7 +111,7 @@ static void commit_words(gimple_stmt_iterator *gsi, tree b, tree n, unsigned wor
 {
     tree nk = make_ssa_name(word_type);
     insert_before(gsi, gimple_build_assign(nk, PLUS_EXPR, n, build_int_cst(word_type, words)), loc);
-    insert_before(gsi, gimple_build_assign(word_ref(b, 0), nk), loc);
+    insert_before(gsi, count_access(word_ref(b, 0), nk), loc);
 }
 
 /* A block word in a reservation of its own, just before the block's first statement. */
