@@ -9,31 +9,39 @@
 # "spin", at the spin's line in worker).
 # matrix: gcc:-O0 gcc:-O2 clang:-O2
 . "$1/tests/e2e/lib.sh"
-export MEMSPY_INSTRUMENT=tsan
-cc_build handover "$SRC_DIR/tests/e2e/progs/handover.c" -pthread
-unset MEMSPY_INSTRUMENT
+MEMSPY_INSTRUMENT=tsan cc_build handover_tsan "$SRC_DIR/tests/e2e/progs/handover.c" -pthread
+MEMSPY_INSTRUMENT=${PLUGIN_INSTRUMENT:-plugin} cc_build handover_plugin "$SRC_DIR/tests/e2e/progs/handover.c" -pthread
 SPIN_LINE=$(grep -n 'atomic_load_explicit(&turn' "$SRC_DIR/tests/e2e/progs/handover.c" | cut -d: -f1)
 
 DEFS="$JQ_DEFS"'
 def bin_patterns($n): dataid($n) as $i | .patterns[] | select(.data == $i or .data == $n);
 '
-for m in interleaved piped timed; do
-    for run in 1 2; do
-        run_memspy $m$run.json --interleave $m -- ./handover 4 300
-        grep -q "threads=4 rounds=300 balance=3000 count=1200 last=3" $m$run.json.out ||
-            { echo "FAIL - program output changed"; cat $m$run.json.out; exit 1; }
+for inst in tsan plugin; do
+    for m in interleaved piped timed; do
+        for run in 1 2; do
+            run_memspy $inst-$m$run.json --interleave $m -- ./handover_$inst 4 300
+            grep -q "threads=4 rounds=300 balance=3000 count=1200 last=3" $inst-$m$run.json.out ||
+                { echo "FAIL - program output changed"; cat $inst-$m$run.json.out; exit 1; }
+        done
+        check "$inst $m: the record's 1200 hand-overs are communication misses" $inst-${m}1.json \
+            "$DEFS"' bin_patterns("record") | .communication_misses == 1200'
+        check "$inst $m: the record is migratory (> 95%)" $inst-${m}1.json \
+            "$DEFS"' bin_patterns("record") | .patterns | max_by(.share) | .pattern == "migratory" and .share > 0.95'
+        check "$inst $m: identical statistics in a second run" $inst-${m}2.json \
+            "$(jq -c '[.totals, .patterns]' $inst-${m}1.json) as \$a | [.totals, .patterns] == \$a"
     done
-    check "$m: the record's 1200 hand-overs are communication misses" ${m}1.json \
-        "$DEFS"' bin_patterns("record") | .communication_misses == 1200'
-    check "$m: the record is migratory (> 95%)" ${m}1.json \
-        "$DEFS"' bin_patterns("record") | .patterns | max_by(.share) | .pattern == "migratory" and .share > 0.95'
-    check "$m: identical statistics in a second run" ${m}2.json \
-        "$(jq -c '[.totals, .patterns]' ${m}1.json) as \$a | [.totals, .patterns] == \$a"
+    check "$inst: the three orders replay the same references (one load per spin)" $inst-interleaved1.json \
+        "$(jq -c .totals $inst-piped1.json) as \$p | $(jq -c .totals $inst-timed1.json) as \$t |
+         .totals.refs == \$p.refs and .totals.refs == \$t.refs"
+    check "$inst timed: the spin in worker is the largest waiting source" $inst-timed1.json \
+        ".waiting.sources | max_by(.cycles) | .kind == \"spin\" and .function == \"worker\" and .line == $SPIN_LINE and
+         .instances > 100"
 done
-check "the three orders replay the same references (one load per spin)" interleaved1.json \
-    "$(jq -c .totals piped1.json) as \$p | $(jq -c .totals timed1.json) as \$t | .totals.refs == \$p.refs and
-     .totals.refs == \$t.refs"
-check "timed: the spin in worker is the largest waiting source" timed1.json \
-    ".waiting.sources | max_by(.cycles) | .kind == \"spin\" and .function == \"worker\" and .line == $SPIN_LINE and
-     .instances > 100"
+check "the plugin names itself" plugin-timed1.json '.run.notes | any(startswith("instrumentation: memspy"))'
+for m in interleaved piped timed; do
+    check "$m: the plugin and the ThreadSanitizer hooks give the record the same patterns" plugin-${m}1.json \
+        "$DEFS"'bin_patterns("record") as $p | '"$(jq -c "$DEFS"'bin_patterns("record")' tsan-${m}1.json)"' as $t |
+         $p.communication_misses == $t.communication_misses and
+         ($p.patterns | map({pattern, share})) == ($t.patterns | map({pattern, share}))'
+done
 finish
