@@ -4,9 +4,9 @@
 # Built twice, with the ThreadSanitizer hooks (MEMSPY_INSTRUMENT=tsan) and with memspy's compiler
 # plugin (the default), whose ordered atomics call the same hooks (docs/plugin.md): both record
 # acquire/release atomics as ordering edges (stream version 4), with the same diagnoses.
-# Findings, in every interleaving: the record is migratory (> 95% of its communication misses), the replay follows the turns (1200 hand-overs,
-# 1200 communication misses), the spins collapse to one load each so that the statistics are
-# the same from run to run; in the timed order the spin is the main waiting source (kind
+# Findings, in every interleaving: the record is migratory (> 95% of its communication
+# misses), the replay follows the turns (1200 hand-overs, 1200 communication misses), the spins
+# collapse to one load each so that the statistics are the same from run to run; in the timed order the spin is the main waiting source (kind
 # "spin", at the spin's line in worker). The plugin gives the record the same patterns as the
 # hooks in every order. handover.cc does the same with C++ std::atomic (plugin build).
 # matrix: gcc:-O0 gcc:-O2 clang:-O2
