@@ -16,11 +16,32 @@
 #include "langhooks.h"
 
 /* The runtime hooks an atomic can become (their names' suffixes). */
-enum hook_op { H_LOAD, H_STORE, H_EXCHANGE, H_ADD, H_SUB, H_AND, H_OR, H_XOR, H_NAND, H_CAS_STRONG, H_CAS_WEAK,
-               H_CAS_VAL, H_NOPS };
-static const char *const hook_names[H_NOPS] = { "load",    "store",   "exchange", "fetch_add",
-                                                "fetch_sub", "fetch_and", "fetch_or", "fetch_xor",
-                                                "fetch_nand", "compare_exchange_strong", "compare_exchange_weak",
+enum hook_op {
+    H_LOAD,
+    H_STORE,
+    H_EXCHANGE,
+    H_ADD,
+    H_SUB,
+    H_AND,
+    H_OR,
+    H_XOR,
+    H_NAND,
+    H_CAS_STRONG,
+    H_CAS_WEAK,
+    H_CAS_VAL,
+    H_NOPS
+};
+static const char *const hook_names[H_NOPS] = { "load",
+                                                "store",
+                                                "exchange",
+                                                "fetch_add",
+                                                "fetch_sub",
+                                                "fetch_and",
+                                                "fetch_or",
+                                                "fetch_xor",
+                                                "fetch_nand",
+                                                "compare_exchange_strong",
+                                                "compare_exchange_weak",
                                                 "compare_exchange_val" };
 
 /* Decls of the hooks by operation and size (1, 2, 4, 8 bytes); a GC root (memspy_gcc.cc). */
@@ -28,16 +49,10 @@ tree atomic_hook_decls[ATOMIC_HOOK_DECLS];
 static_assert(H_NOPS * 4 == ATOMIC_HOOK_DECLS, "one decl per hook and size");
 
 /* The integer type of n bytes the hooks take. */
-static tree int_type(unsigned size)
-{
-    return lang_hooks.types.type_for_size(8 * size, 1);
-}
+static tree int_type(unsigned size) { return lang_hooks.types.type_for_size(8 * size, 1); }
 
 /* log2 of size (1..8 bytes). */
-static unsigned size_index(unsigned size)
-{
-    return size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : 3;
-}
+static unsigned size_index(unsigned size) { return size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : 3; }
 
 /* The decl of hook op for size bytes, made on first use. */
 static tree hook_decl(hook_op op, unsigned size)
@@ -53,7 +68,9 @@ static tree hook_decl(hook_op op, unsigned size)
         fn = build_function_type_list(integer_type_node, vptr, ptr_type_node, t, integer_type_node, integer_type_node,
                                       NULL_TREE);
         break;
-    case H_CAS_VAL: fn = build_function_type_list(t, vptr, t, t, integer_type_node, integer_type_node, NULL_TREE); break;
+    case H_CAS_VAL:
+        fn = build_function_type_list(t, vptr, t, t, integer_type_node, integer_type_node, NULL_TREE);
+        break;
     default: fn = build_function_type_list(t, vptr, t, integer_type_node, NULL_TREE); break;
     }
     char name[64];
@@ -118,10 +135,7 @@ static const family families[] = {
     { BUILT_IN_SYNC_LOCK_RELEASE_N, H_STORE, ERROR_MARK, true },
 };
 
-static tree int_cst(int v)
-{
-    return build_int_cst(integer_type_node, v);
-}
+static tree int_cst(int v) { return build_int_cst(integer_type_node, v); }
 
 /* How call becomes a hook call; false if it stays an inline site (not an atomic of 1-8 bytes
  * that this file routes). */

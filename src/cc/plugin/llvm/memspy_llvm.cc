@@ -818,9 +818,9 @@ void Instrumenter::routeAtomic(Instruction *I)
                      { p, B.CreateBitOrPointerCast(S->getValueOperand(), t), ord(S->getOrdering()) });
     } else if (auto *R = dyn_cast<AtomicRMWInst>(I)) {
         static const std::map<AtomicRMWInst::BinOp, const char *> ops = {
-            { AtomicRMWInst::Xchg, "exchange" }, { AtomicRMWInst::Add, "fetch_add" },
-            { AtomicRMWInst::Sub, "fetch_sub" }, { AtomicRMWInst::And, "fetch_and" },
-            { AtomicRMWInst::Or, "fetch_or" },   { AtomicRMWInst::Xor, "fetch_xor" },
+            { AtomicRMWInst::Xchg, "exchange" },   { AtomicRMWInst::Add, "fetch_add" },
+            { AtomicRMWInst::Sub, "fetch_sub" },   { AtomicRMWInst::And, "fetch_and" },
+            { AtomicRMWInst::Or, "fetch_or" },     { AtomicRMWInst::Xor, "fetch_xor" },
             { AtomicRMWInst::Nand, "fetch_nand" },
         };
         Type *t = intOf(R->getType());
