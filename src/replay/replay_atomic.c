@@ -90,7 +90,7 @@ size_t replay_atomic_spin(const ms_replay_event *ev, size_t pos, size_t n)
     size_t works = 0, i;
     for (i = pos + 1; i < n && i <= pos + 1 + MS_ATOMIC_SPIN_BODY_MAX + works; i++) {
         if (atomic_load_event(&ev[i])) return ev[i].addr == e->addr ? i - pos : 0;
-        if (ev[i].kind == MS_SYNC_WORK && works < MS_ATOMIC_SPIN_BODY_MAX) {
+        if (ev[i].kind == MS_SYNC_WORK && works < REPLAY_SPIN_WORK_MAX) {
             works++;
             continue;
         }
