@@ -58,8 +58,10 @@
  *              MS_ATOMIC_SPIN: the thread's loads of this address just before this one, with
  *              only a spin iteration's accesses between them (MS_ATOMIC_SPIN_BODY_MAX), returned
  *              an unchanged value and were not recorded, nor those accesses (a spin-wait collapsed
- *              at record time). The replay also skips every spin iteration but the last
- *              (src/replay/replay_atomic.c), so a spin is replayed as one load that waits. */
+ *              at record time). The replay also skips every spin iteration but the last,
+ *              with the WORK events of its blocks (src/replay/replay_atomic.c), so a spin is
+ *              replayed as one load that waits. Plugin builds record the ordered atomics
+ *              through the same hooks (docs/plugin.md). */
 #ifndef MEMSPY_FORMAT_STREAM_H
 #define MEMSPY_FORMAT_STREAM_H
 #include <stdint.h>

@@ -238,7 +238,7 @@ static int spin_skip(replay_thread *t)
     size_t k = replay_atomic_spin(t->ev, t->pos, t->n);
     if (k == REPLAY_SPIN_UNDECIDED && t->carry_end) k = 0; /* the stream's last events */
     if (k == REPLAY_SPIN_UNDECIDED) {
-        t->ncarry = t->n - t->pos; /* at most the load and MS_ATOMIC_SPIN_BODY_MAX + 1 reads */
+        t->ncarry = t->n - t->pos; /* the load, MS_ATOMIC_SPIN_BODY_MAX + 1 reads, WORK events */
         memcpy(t->carry, t->ev + t->pos, t->ncarry * sizeof *t->carry);
         k = t->ncarry;
     }

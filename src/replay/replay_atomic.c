@@ -85,10 +85,16 @@ size_t replay_atomic_spin(const ms_replay_event *ev, size_t pos, size_t n)
 {
     const ms_replay_event *e = &ev[pos];
     if (!atomic_load_event(e)) return 0;
-    /* the load's own read, then the loop's accesses */
-    for (size_t i = pos + 1; i < n && i <= pos + 1 + MS_ATOMIC_SPIN_BODY_MAX; i++) {
+    /* the load's own read, then the loop's accesses, and the WORK of the loop's blocks (plugin
+     * code: skipped with the iteration, as its time is waiting) */
+    size_t works = 0, i;
+    for (i = pos + 1; i < n && i <= pos + 1 + MS_ATOMIC_SPIN_BODY_MAX + works; i++) {
         if (atomic_load_event(&ev[i])) return ev[i].addr == e->addr ? i - pos : 0;
+        if (ev[i].kind == MS_SYNC_WORK && works < REPLAY_SPIN_WORK_MAX) {
+            works++;
+            continue;
+        }
         if (ev[i].kind != 0) return 0;
     }
-    return n - pos <= 1 + MS_ATOMIC_SPIN_BODY_MAX ? REPLAY_SPIN_UNDECIDED : 0;
+    return i == n && i <= pos + 1 + MS_ATOMIC_SPIN_BODY_MAX + works ? REPLAY_SPIN_UNDECIDED : 0;
 }

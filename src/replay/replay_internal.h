@@ -15,6 +15,9 @@ typedef struct {
     int shared;
 } held_lock;
 
+/* The most WORK events a spin iteration may hold (replay_atomic_spin). */
+#define REPLAY_SPIN_WORK_MAX 32u
+
 typedef struct replay_thread {
     uint32_t index, cpu;
     int32_t parent;
@@ -46,7 +49,7 @@ typedef struct replay_thread {
     uint32_t last_ctx;
     /* a possible spin iteration cut by the chunk's end, replayed (or skipped) with the next
      * chunk, whose events are then copied behind it into `merged` */
-    ms_replay_event carry[MS_ATOMIC_SPIN_BODY_MAX + 1];
+    ms_replay_event carry[MS_ATOMIC_SPIN_BODY_MAX + 2 + REPLAY_SPIN_WORK_MAX]; /* accesses and WORK events */
     size_t ncarry;
     int carry_end; /* the stream ended after the carried events: they are the last ones */
     ms_replay_event *merged;
@@ -77,7 +80,9 @@ int replay_atomic(replay_state *st, const ms_replay_event *e, int force);
 
 /* Spin-waits, recognized at replay time: when ev[pos] is an ordered atomic load that is
  * followed, after at most MS_ATOMIC_SPIN_BODY_MAX + 1 plain accesses (its own read and the
- * loop's), by another ordered load of the same address, it is one iteration of a spin whose
+ * loop's) and REPLAY_SPIN_WORK_MAX WORK events (the loop's blocks in plugin code: one event per
+ * distinct block, several for a loop whose inlined calls branch, at -O0), by another ordered
+ * load of the same address, it is one iteration of a spin whose
  * last load alone is replayed (that one waits for the awaited release). Returns the number of events to skip (0: not a spin
  * iteration; REPLAY_SPIN_UNDECIDED: the chunk ends before it can be told, the caller carries
  * the events from pos on over to the next chunk). Loads only. */

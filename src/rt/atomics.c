@@ -19,7 +19,10 @@
  * accesses recorded since (MS_ATOMIC_SPIN_BODY_MAX), is not recorded, and those accesses are
  * dropped; the load that finally sees a new value carries
  * MS_ATOMIC_SPIN. The replay then replays the spin as one acquire that waits until the
- * awaited release, not as the recorded number of iterations. */
+ * awaited release, not as the recorded number of iterations. The compiler plugins route their
+ * ordered atomics here too (docs/plugin.md): the thread's pending plugin records are drained
+ * before the spin test, and a collapsed iteration's block executions are counted in the totals
+ * but not as WORK of the stream (the timed replay counts the spin as waiting, not as work). */
 #include "rt.h"
 #include "../format/stream.h"
 
@@ -83,8 +86,14 @@ static inline int spin_body_only(uint32_t nev)
 static inline int spin_repeat(const volatile void *a, int mo, uint64_t v)
 {
     if (MS_LIKELY(!ms_streams_mode) || mo == __ATOMIC_RELAXED) return 0;
+    if (MS_LIKELY(ms_tls.mode == MS_T_READY)) ms_plug_sync(); /* plugin code: the iteration's records */
     uintptr_t addr = (uintptr_t)a;
-    if (spin.addr == addr && spin.value == v && spin_body_only(ms_tls.nev)) {
+    int body = spin.addr == addr && spin_body_only(ms_tls.nev);
+    /* a spin iteration's block executions (plugin code) stay in the totals but are not WORK of
+     * the stream, whether the load repeats or ends the spin: the previous load's event emitted
+     * the work before it, so the pending counts are the iteration's */
+    if (body && ms_tls.data->blk_npending) ms_blocks_fold(ms_tls.data);
+    if (body && spin.value == v) {
         ms_tls.nev = spin.nev; /* drop the iteration's accesses */
         spin.spun = 1;
         return 1;

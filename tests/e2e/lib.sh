@@ -98,6 +98,12 @@ need_openmp() {
     "$MEMSPY_CC" -fopenmp -o probe probe.c 2>/dev/null || { echo "skip: $MEMSPY_CC cannot build -fopenmp"; exit 77; }
 }
 
+# need_plugin: skip the test (exit 77) when memspy's plugin for the test's compiler is not built.
+need_plugin() {
+    case "$CC_NAME" in gcc) p=memspy_gcc.so ;; *) p=memspy_llvm.so ;; esac
+    [ -f "$BUILD_DIR/lib/memspy/$p" ] || { echo "skip: memspy's $CC_NAME plugin not built"; exit 77; }
+}
+
 # need_chromium: set CHROMIUM, or skip the test (exit 77) when it is not installed.
 need_chromium() {
     CHROMIUM=$(command -v chromium || command -v chromium-browser || true)

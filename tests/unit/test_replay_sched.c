@@ -228,6 +228,24 @@ static void test_atomic_edges(void)
     expect(&f, PIPED, 0, 0, "1:100w 1:200w 0:200 0:100");
     CHECK_EQ(f.res.threads[0].syncs, 1);
     teardown(&f);
+    /* the same spin in plugin code: the WORK of the loop's blocks between its loads is
+     * skipped with them, also across a chunk boundary */
+    setup(&f, "ald200@1 r200 work3/2 work4/1 ald200@2 r200 work3/1 ald200@4 r200 r100", "w100 w200 ast200@3", NULL,
+          NULL, NULL);
+    expect(&f, INTERLEAVED, 0, 0, "1:100w 1:200w 0:200 0:100");
+    expect(&f, MS_INTERLEAVE_TIMED, 0, 0, "1:100w 1:200w 0:200 0:100");
+    CHECK_EQ(f.res.threads[0].accesses, 2);
+    CHECK_EQ(f.res.threads[0].syncs, 1);
+    teardown(&f);
+    setup(&f, "ald200@1 r200 work3/2 | work4/1 ald200@2 r200 | ald200@4 r200 r100", "w100 w200 ast200@3", NULL, NULL,
+          NULL);
+    expect(&f, PIPED, 0, 0, "1:100w 1:200w 0:200 0:100");
+    CHECK_EQ(f.res.threads[0].syncs, 1);
+    teardown(&f);
+    /* an acquire load followed by other synchronisation is no spin */
+    setup(&f, "ald200@1 r200 work3/2 acq1@5 ald200@6 r200", "w100 ast200@3", NULL, NULL, NULL);
+    expect(&f, PIPED, 0, 0, "0:200 1:100w 0:200*");
+    teardown(&f);
     /* acq_rel read-modify-writes on one counter keep their recorded order */
     setup(&f, "armw300@1 w100 armw300@4 w101", "armw300@3 w102", "armw300@2 w103", NULL, NULL);
     expect(&f, PIPED, 0, 0, "0:100w 2:103w 1:102w 0:101w");

@@ -1,6 +1,6 @@
 /* Carnival's access patterns on synthetic streams (the rule of docs/simulator.md,
- * "Access patterns"): producer/consumer 1->1, 1->3, 3->1, migratory ping-pong, cold start,
- * and the rounds ms_sim_finish closes. Contexts equal processor numbers. */
+ * "Access patterns"): producer/consumer 1->1, 1->3, 3->1, migratory ping-pong, write-only
+ * sharing, cold start, and the rounds ms_sim_finish closes. Contexts equal processor numbers. */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -107,6 +107,38 @@ static void test_migratory(void)
     ms_sim_destroy(sim);
 }
 
+/* Write-only sharing: two processors writing the line in turn. A processor that writes again
+ * after another one did closes the round (the values were overwritten unread), and a round
+ * with several producers and no consumer is migratory: cpu1's first write is a cold start, the
+ * four later write misses (two each) are migratory, none multiple-producer. */
+static void test_write_only_sharing(void)
+{
+    ms_sim *sim = sim_from_text("L1=1K:2:64:0;mem=50;procs=2");
+    for (int i = 0; i < 3; i++)
+        for (unsigned cpu = 0; cpu < 2; cpu++) wr(sim, cpu, A, cpu);
+    ms_sim_finish(sim);
+    CHECK_EQ(patterns(sim, 1)[MS_PAT_COLD_START], 1);
+    CHECK_EQ(patterns(sim, 0)[MS_PAT_MIGRATORY], 2);
+    CHECK_EQ(patterns(sim, 1)[MS_PAT_MIGRATORY], 2);
+    for (unsigned cpu = 0; cpu < 2; cpu++)
+        CHECK_EQ(patterns(sim, cpu)[MS_PAT_MPSC] + patterns(sim, cpu)[MS_PAT_SPSC], 0);
+    ms_sim_destroy(sim);
+    /* three writers round robin three times, then a reader: the first round is cold starts,
+     * the second (write-only, closed by cpu0's write) migratory, the last (three producers,
+     * cpu0's read miss) multiple-producer/single-consumer */
+    sim = sim_from_text("L1=1K:2:64:0;mem=50;procs=3");
+    for (int i = 0; i < 3; i++)
+        for (unsigned cpu = 0; cpu < 3; cpu++) wr(sim, cpu, A, cpu);
+    rd(sim, 0, A, 0);
+    ms_sim_finish(sim);
+    CHECK_EQ(patterns(sim, 1)[MS_PAT_COLD_START] + patterns(sim, 2)[MS_PAT_COLD_START], 2);
+    for (unsigned cpu = 0; cpu < 3; cpu++) {
+        CHECK_EQ(patterns(sim, cpu)[MS_PAT_MIGRATORY], 1);
+        CHECK_EQ(patterns(sim, cpu)[MS_PAT_MPSC], cpu == 0 ? 2 : 1);
+    }
+    ms_sim_destroy(sim);
+}
+
 /* The round's pending list is bounded: a fifth (ctx, cpu) is added to the last entry. */
 static void test_pending_overflow(void)
 {
@@ -127,6 +159,7 @@ int main(void)
     test_multiple_producers_single_consumer();
     test_multiple_producers_multiple_consumers();
     test_migratory();
+    test_write_only_sharing();
     test_pending_overflow();
     CHECK_EQ(default_heap.outstanding, 0);
     return check_result();

@@ -1,7 +1,8 @@
 /* handover THREADS ROUNDS: a record handed from thread to thread through C11 atomics. A turn
  * variable says whose turn it is; each thread waits for its turn with a load-acquire spin,
  * updates the record (read-modify-write) and passes the turn on with a store-release. The
- * record is migratory sharing in the order the turns give (0, 1, ..., THREADS-1, 0, ...). */
+ * record is migratory sharing in the order the turns give (0, 1, ..., THREADS-1, 0, ...); stamp,
+ * which each thread only writes in its turn, is write-only sharing. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -13,6 +14,10 @@ static struct {
     long balance, count, last;
 } record __attribute__((aligned(64)));
 static _Atomic long turn __attribute__((aligned(64)));
+static struct {
+    long v;
+    char pad[56]; /* alone in its line */
+} stamp __attribute__((aligned(64))); /* written in turn, never read: write-only sharing */
 static long nthreads, rounds;
 
 static void *worker(void *arg)
@@ -24,6 +29,7 @@ static void *worker(void *arg)
         record.balance += id + 1;
         record.count++;
         record.last = id;
+        *(volatile long *)&stamp.v = r;
         atomic_store_explicit(&turn, mine + 1, memory_order_release);
     }
     return NULL;

@@ -133,7 +133,9 @@ static volatile int stop_flag;
 
 static void *spinner(void *arg) {
     long row = (long)arg;
-    for (long i = 0; !__atomic_load_n(&stop_flag, __ATOMIC_ACQUIRE); i++) {   /* never set */
+    /* relaxed: an acquire load would make the loop a spin-wait whose iterations (up to 8
+     * accesses) the runtime collapses (src/rt/atomics.c); this one must keep its writes */
+    for (long i = 0; !__atomic_load_n(&stop_flag, __ATOMIC_RELAXED); i++) {   /* never set */
         data[row][0] += 1;
         if (i == 1000) started();
     }

@@ -187,6 +187,8 @@ static void round_close(ms_sim *sim, uint64_t *d, int closer)
     int pattern;
     if (closer >= 0 && np == 1 && consumers == 1ull << closer)
         pattern = MS_PAT_MIGRATORY;
+    else if (!consumers && np > 1) /* write-only sharing: the unit moved from writer to writer */
+        pattern = MS_PAT_MIGRATORY;
     else if (np <= 1)
         pattern = nc <= 1 ? MS_PAT_SPSC : MS_PAT_SPMC;
     else
@@ -202,11 +204,14 @@ static void round_close(ms_sim *sim, uint64_t *d, int closer)
     d[DIR_PRODUCERS] = d[DIR_CONSUMERS] = 0;
 }
 
-/* A write by p: it closes the round if the round has consumers, then p is a producer. */
+/* A write by p: it closes the round if the round has consumers, or if p wrote in it and so did
+ * another processor (write-only sharing: the writers overwrite each other's values unread);
+ * then p is a producer. */
 static void round_write(ms_sim *sim, uint64_t *d, unsigned p)
 {
-    if (d[DIR_CONSUMERS]) round_close(sim, d, (int)p);
-    d[DIR_PRODUCERS] |= 1ull << p;
+    uint64_t bit = 1ull << p, producers = d[DIR_PRODUCERS];
+    if (d[DIR_CONSUMERS] || ((producers & bit) && (producers & ~bit))) round_close(sim, d, (int)p);
+    d[DIR_PRODUCERS] |= bit;
 }
 
 /* A communication miss of (ctx, p) joins the round's pending list (bounded: on overflow it is

@@ -147,6 +147,16 @@ static void add_access(fn_state *st, gimple *stmt, tree t, bool write)
     if (addr) add_site(st, stmt, write ? MSPLUG_K_WRITE : MSPLUG_K_READ, size, addr, NULL_TREE, NULL_TREE, false);
 }
 
+/* An ordered atomic that becomes a call of the runtime's hook (atomics.cc): no site; it ends
+ * the group, as a call does, so that the accesses before it are drained before its event. */
+static bool route(fn_state *st, gcall *call, unsigned *open_from)
+{
+    close_group(st, open_from);
+    st->atomics.safe_push(call);
+    st->has_calls++;
+    return true;
+}
+
 /* Sites of a call. Returns true if the call ends the current group (it may run instrumented
  * code or the runtime). */
 static bool call_sites(fn_state *st, gcall *call, unsigned *open_from)
@@ -185,6 +195,7 @@ static bool call_sites(fn_state *st, gcall *call, unsigned *open_from)
             HOST_WIDE_INT s = int_size_in_bytes(TREE_TYPE(sized));
             size = s > 0 ? (unsigned)s : 0;
         }
+        if (size && atomic_routed(call, order_of(order))) return route(st, call, open_from);
         if (size) {
             add_site(st, call, kind, size, ptr, NULL_TREE, NULL_TREE, false);
             st->sites.last().order = order_of(order);
@@ -195,6 +206,7 @@ static bool call_sites(fn_state *st, gcall *call, unsigned *open_from)
         built_in_function fcode = DECL_FUNCTION_CODE(gimple_call_fndecl(call));
         unsigned size;
         unsigned kind = atomic_kind(fcode, &size);
+        if (kind && atomic_routed(call, builtin_order(call, fcode, kind))) return route(st, call, open_from);
         if (kind) {
             add_site(st, call, kind, size, gimple_call_arg(call, 0), NULL_TREE, NULL_TREE, false);
             st->sites.last().order = builtin_order(call, fcode, kind);
@@ -302,7 +314,8 @@ void collect_bb(fn_state *st, basic_block bb)
             if (st->has_calls != calls && st->group_start.length() == first_group && open_from == first_site)
                 call_first = true;
             tree fndecl = gimple_call_fndecl(call);
-            if (st->has_calls != calls && (!fndecl || !fndecl_built_in_p(fndecl))) { /* a call edge */
+            if (st->has_calls != calls && !gimple_call_internal_p(call) &&
+                (!fndecl || !fndecl_built_in_p(fndecl))) { /* a call edge */
                 st->calls.safe_push(call);
                 st->call_block.safe_push(st->blocks.length()); /* bb's index once it is pushed below */
             }

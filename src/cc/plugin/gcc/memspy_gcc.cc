@@ -332,6 +332,7 @@ static unsigned int instrument_function(function *fun)
     }
     if (nblocks) fill_blocks(&st, blocks, loops);
     if (nsites || st.has_calls) emit_entry_exit(ver.entry, ver.returns);
+    for (unsigned j = 0; j < st.atomics.length(); j++) route_atomic(st.atomics[j]); /* the body's only */
     any_instrumented = true;
     return TODO_update_ssa | TODO_cleanup_cfg;
 }
@@ -408,6 +409,8 @@ static const ggc_root_tab memspy_roots[] = {
     { &register_plain_decl, 1, sizeof register_plain_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
     { &ppcs_start_decl, 1, sizeof ppcs_start_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
     { &ppcs_stop_decl, 1, sizeof ppcs_stop_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
+    { &atomic_hook_decls[0], ATOMIC_HOOK_DECLS, sizeof atomic_hook_decls[0], &gt_ggc_mx_tree_node,
+      &gt_pch_nx_tree_node },
     LAST_GGC_ROOT_TAB,
 };
 

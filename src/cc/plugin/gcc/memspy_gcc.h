@@ -68,6 +68,7 @@ struct fn_state {
     auto_vec<int> group_block;     /* per group: the block whose word it carries, -1 none */
     auto_vec<gcall *> calls;       /* calls of other functions (not builtins): call words */
     auto_vec<unsigned> call_block; /* per call: the index of its block */
+    auto_vec<gcall *> atomics;     /* ordered atomics that become calls of the runtime's hooks */
     unsigned has_calls;
 };
 
@@ -94,5 +95,13 @@ tree make_loop_table(fn_state *st, tree blocks, function *fun);
 void fill_blocks(fn_state *st, tree blocks, tree loops);
 void fill_table(fn_state *st, tree table);
 void emit_entry_exit(edge entry, const auto_vec<gimple *> &returns);
+
+/* atomics.cc: ordered atomics as calls of the runtime's atomic hooks. Whether call (an atomic
+ * builtin or internal function of memory order `order`, -1 unknown) becomes a hook call, and
+ * the rewrite itself (in the instrumented body, after everything else is emitted). */
+bool atomic_routed(gcall *call, int order);
+void route_atomic(gcall *call);
+#define ATOMIC_HOOK_DECLS 48 /* 12 operations x 4 sizes: a GC root */
+extern tree atomic_hook_decls[ATOMIC_HOOK_DECLS];
 
 #endif

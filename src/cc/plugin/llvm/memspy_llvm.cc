@@ -13,6 +13,10 @@
  *     wider than the target's vector registers, an integer wider than 8 bytes); atomic
  *     load/store: kinds ATOMIC_LOAD/ATOMIC_STORE;
  *   - atomicrmw and cmpxchg: ATOMIC_RMW (a compare-exchange whether it succeeds or not);
+ *   - but atomics of 1-8 bytes with an order stronger than monotonic become calls of the
+ *     runtime's hooks __tsan_atomicN_* (as ThreadSanitizer's pass makes them), which perform
+ *     them and record their ATOMIC synchronisation events (src/rt/atomics.c; docs/plugin.md,
+ *     "Atomics' memory order"), in the instrumented body only;
  *   - llvm.masked.load/store, expandload/compressstore: one access covering the whole vector,
  *     masked-off lanes included (as the GCC plugin does);
  *   - llvm.masked.gather/scatter: one access per lane; a masked-off lane's address word is 0,
@@ -152,6 +156,7 @@ class Instrumenter
     std::vector<Block> blocks;
     std::vector<std::pair<CallBase *, BasicBlock *>> callInsts; /* calls that get a call word */
     std::vector<ReturnInst *> returns;
+    std::vector<Instruction *> atomics; /* ordered atomics that become hook calls */
     unsigned calls = 0;
     unsigned vecBytes = 0; /* the target's vector register width in the current function */
 
@@ -171,6 +176,8 @@ class Instrumenter
     void emitCallWord(CallBase *CB, unsigned block, GlobalVariable *blockTable);
     void makeCopies(Function &F, ValueToValueMapTy &plain, ValueToValueMapTy &count);
     void addConstructor();
+    bool routable(Instruction *I);
+    void routeAtomic(Instruction *I);
 };
 
 /* Store size of ty in bytes, 0 if it is not a fixed size that fits a site. */
@@ -324,7 +331,12 @@ void Instrumenter::collectBlock(BasicBlock &BB, bool header)
                 firstLine = firstLine ? std::min(firstLine, dl.getLine()) : dl.getLine();
                 lastLine = std::max(lastLine, dl.getLine());
             }
-        if (auto *L = dyn_cast<LoadInst>(&I)) {
+        if (routable(&I)) { /* a call of the runtime's hook: ends the group, as a call does */
+            closeGroup(openFrom);
+            atomics.push_back(&I);
+            if (groupStart.size() == firstGroup && openFrom == firstSite) callFirst = true;
+            calls++;
+        } else if (auto *L = dyn_cast<LoadInst>(&I)) {
             if (addAccess(L, L->getPointerOperand(), L->getType(),
                           L->isAtomic() ? MSPLUG_K_ATOMIC_LOAD : MSPLUG_K_READ) &&
                 L->isAtomic())
@@ -646,6 +658,7 @@ bool Instrumenter::instrumentFunction(Function &F)
     blocks.clear();
     callInsts.clear();
     returns.clear();
+    atomics.clear();
     calls = 0;
     vecBytes = (unsigned)(FAM.getResult<TargetIRAnalysis>(F)
                               .getRegisterBitWidth(TargetTransformInfo::RGK_FixedWidthVector)
@@ -736,7 +749,97 @@ bool Instrumenter::instrumentFunction(Function &F)
             if (auto *CI = dyn_cast<CallInst>(&I))
                 if (CI->isTailCall()) CI->setTailCallKind(CallInst::TCK_None); /* the exit call runs after it */
     emitEntryExit(bodyEntry);
+    for (Instruction *I : atomics) routeAtomic(I); /* the body's only: the copies keep theirs */
     return true;
+}
+
+/* The ordered atomics that become calls of the runtime's hooks: loads, stores, the atomicrmw
+ * operations the hooks have, cmpxchg; 1-8 bytes of an integer, pointer or floating type; an
+ * order stronger than monotonic. The others stay inline sites. */
+bool Instrumenter::routable(Instruction *I)
+{
+    Value *ptr;
+    Type *ty;
+    AtomicOrdering order;
+    if (auto *L = dyn_cast<LoadInst>(I)) {
+        if (!L->isAtomic()) return false;
+        ptr = L->getPointerOperand(), ty = L->getType(), order = L->getOrdering();
+    } else if (auto *S = dyn_cast<StoreInst>(I)) {
+        if (!S->isAtomic()) return false;
+        ptr = S->getPointerOperand(), ty = S->getValueOperand()->getType(), order = S->getOrdering();
+    } else if (auto *R = dyn_cast<AtomicRMWInst>(I)) {
+        switch (R->getOperation()) {
+        case AtomicRMWInst::Xchg:
+        case AtomicRMWInst::Add:
+        case AtomicRMWInst::Sub:
+        case AtomicRMWInst::And:
+        case AtomicRMWInst::Or:
+        case AtomicRMWInst::Xor:
+        case AtomicRMWInst::Nand: break;
+        default: return false;
+        }
+        ptr = R->getPointerOperand(), ty = R->getValOperand()->getType(), order = R->getOrdering();
+        if (!ty->isIntegerTy() && R->getOperation() != AtomicRMWInst::Xchg) return false;
+    } else if (auto *X = dyn_cast<AtomicCmpXchgInst>(I)) {
+        ptr = X->getPointerOperand(), ty = X->getCompareOperand()->getType(), order = X->getSuccessOrdering();
+    } else
+        return false;
+    if (c11_order(order) == 0 || ptr->getType()->getPointerAddressSpace() != 0) return false;
+    if (!ty->isIntegerTy() && !ty->isPointerTy() && !ty->isFloatingPointTy()) return false;
+    unsigned size = storeSize(DL, ty);
+    return (size == 1 || size == 2 || size == 4 || size == 8) && DL.getTypeSizeInBits(ty) == 8 * size;
+}
+
+/* Replace atomic I (routable) by a call of its hook: __tsan_atomicN_load(p, order),
+ * _store(p, v, order), _exchange / _fetch_OP(p, v, order), _compare_exchange_val(p, expected,
+ * desired, success, failure) -> old (the pair {old, old == expected} rebuilt). */
+void Instrumenter::routeAtomic(Instruction *I)
+{
+    IRBuilder<> B(I);
+    Type *voidTy = Type::getVoidTy(C), *i32 = B.getInt32Ty();
+    auto hook = [&](const char *op, Type *t, Type *ret, ArrayRef<Type *> params) {
+        std::string name = "__tsan_atomic" + std::to_string(t->getIntegerBitWidth()) + "_" + op;
+        FunctionCallee fc = M.getOrInsertFunction(name, FunctionType::get(ret, params, false));
+        if (Function *f = dyn_cast<Function>(fc.getCallee())) f->addFnAttr(Attribute::NoUnwind);
+        return fc;
+    };
+    auto intOf = [&](Type *ty) { return B.getIntNTy((unsigned)DL.getTypeSizeInBits(ty)); };
+    auto ord = [&](AtomicOrdering o) { return B.getInt32(c11_order(o)); };
+    Value *result = nullptr;
+    if (auto *L = dyn_cast<LoadInst>(I)) {
+        Type *t = intOf(L->getType());
+        Value *p = B.CreatePointerCast(L->getPointerOperand(), rt.i8p);
+        Value *v = B.CreateCall(hook("load", t, t, { rt.i8p, i32 }), { p, ord(L->getOrdering()) });
+        result = B.CreateBitOrPointerCast(v, L->getType());
+    } else if (auto *S = dyn_cast<StoreInst>(I)) {
+        Type *t = intOf(S->getValueOperand()->getType());
+        Value *p = B.CreatePointerCast(S->getPointerOperand(), rt.i8p);
+        B.CreateCall(hook("store", t, voidTy, { rt.i8p, t, i32 }),
+                     { p, B.CreateBitOrPointerCast(S->getValueOperand(), t), ord(S->getOrdering()) });
+    } else if (auto *R = dyn_cast<AtomicRMWInst>(I)) {
+        static const std::map<AtomicRMWInst::BinOp, const char *> ops = {
+            { AtomicRMWInst::Xchg, "exchange" },   { AtomicRMWInst::Add, "fetch_add" },
+            { AtomicRMWInst::Sub, "fetch_sub" },   { AtomicRMWInst::And, "fetch_and" },
+            { AtomicRMWInst::Or, "fetch_or" },     { AtomicRMWInst::Xor, "fetch_xor" },
+            { AtomicRMWInst::Nand, "fetch_nand" },
+        };
+        Type *t = intOf(R->getType());
+        Value *p = B.CreatePointerCast(R->getPointerOperand(), rt.i8p);
+        Value *v = B.CreateCall(hook(ops.at(R->getOperation()), t, t, { rt.i8p, t, i32 }),
+                                { p, B.CreateBitOrPointerCast(R->getValOperand(), t), ord(R->getOrdering()) });
+        result = B.CreateBitOrPointerCast(v, R->getType());
+    } else if (auto *X = dyn_cast<AtomicCmpXchgInst>(I)) {
+        Type *vt = X->getCompareOperand()->getType(), *t = intOf(vt);
+        Value *p = B.CreatePointerCast(X->getPointerOperand(), rt.i8p);
+        Value *cmp = B.CreateBitOrPointerCast(X->getCompareOperand(), t);
+        Value *old = B.CreateCall(hook("compare_exchange_val", t, t, { rt.i8p, t, t, i32, i32 }),
+                                  { p, cmp, B.CreateBitOrPointerCast(X->getNewValOperand(), t),
+                                    ord(X->getSuccessOrdering()), ord(X->getFailureOrdering()) });
+        Value *pair = B.CreateInsertValue(UndefValue::get(X->getType()), B.CreateBitOrPointerCast(old, vt), 0);
+        result = B.CreateInsertValue(pair, B.CreateICmpEQ(old, cmp), 1);
+    }
+    if (result) I->replaceAllUsesWith(result);
+    I->eraseFromParent();
 }
 
 /* The module's constructor: __memspy_register_llvm(&__start___memspy_pcs, &__stop___memspy_pcs)
