@@ -67,6 +67,9 @@
  *                    excepted): u32 n; n x { u32 caller_block (block id), u64 callee_pc (the
  *                    callee's address: its entry, or the function pointer called), u64 count
  *                    (calls, all threads) }, sorted by caller block, then callee
+ *  MS_RAW_DESTS    : allocation destinations of plugin-instrumented code, as the plugin
+ *                    emitted them (text records, format in src/rt/msplug_abi.h, led by their
+ *                    own version field): u32 n; n x str
  */
 #ifndef MEMSPY_FORMAT_RAW_H
 #define MEMSPY_FORMAT_RAW_H
@@ -97,6 +100,7 @@ enum {
     MS_RAW_SAMPLES = 11,
     MS_RAW_CALLS = 12,
     MS_RAW_PLAIN_PCS = 14,
+    MS_RAW_DESTS = 16,
     MS_RAW_END = 0x454e4421u /* "!DNE" */
 };
 
@@ -262,6 +266,8 @@ typedef struct {
     uint64_t sample_period_ns, samples_lost, samples_runtime;
     ms_raw_call *calls; /* MS_RAW_CALLS */
     size_t ncalls;
+    char **dests; /* MS_RAW_DESTS: destination records (text) */
+    size_t ndests;
 } ms_raw;
 
 /* Read and verify a raw file. Returns 0 (possibly with raw->truncated set), or -1 with err

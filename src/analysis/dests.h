@@ -1,0 +1,35 @@
+/* Allocation destinations recorded by memspy's compiler plugin (raw section DESTS, records
+ * described in src/rt/msplug_abi.h): where each call's pointer result is stored, per inline
+ * level, matched to the frames of a return address; heap bins are named from them. */
+#ifndef MEMSPY_ANALYSIS_DESTS_H
+#define MEMSPY_ANALYSIS_DESTS_H
+#include <stdbool.h>
+#include <stddef.h>
+#include "symbolize.h"
+
+typedef struct ms_dests ms_dests;
+typedef struct ms_dest ms_dest;
+
+/* Parse the text records (records in a format this reader does not know are skipped).
+ * *out is NULL when there are none. Returns 0, or -1 when out of memory. */
+int ms_dests_new(char *const *records, size_t n, ms_dests **out);
+void ms_dests_free(ms_dests *d);
+
+/* The record of the call whose frames (innermost first, as the symbolizer gives them for
+ * one return address) are frames[0..nframes): same position at every level. NULL if none. */
+const ms_dest *ms_dests_find(const ms_dests *d, const ms_frame *frames, size_t nframes);
+
+/* The name that level k (0: the call's own frame) of record r gives, MemSpy's style
+ * ("double*.A" for a variable declared by the call's statement, "A", "s.x", "rows[]";
+ * Fortran: the array, "field"), malloc'd; NULL if the level names nothing (or no memory). */
+char *ms_dest_name(const ms_dest *r, size_t k);
+
+/* Whether the value leaves level k's function: it is named at an outer level, or it reaches
+ * a return statement (the function is an allocation wrapper). */
+bool ms_dest_passed_out(const ms_dest *r, size_t k);
+
+/* Tidy a type as gcc prints it into the way people write it: "struct S *" -> "S*",
+ * "long int *" -> "long*", "const char *" -> "char*". malloc'd, NULL when out of memory. */
+char *ms_dest_type(const char *gcc_type);
+
+#endif
