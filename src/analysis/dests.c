@@ -10,12 +10,13 @@
 typedef struct {
     int line, col;
     char kind; /* '-', 'v', 'm' */
-    bool decl;
+    bool decl, used;
     const char *type, *path;
 } dest_level;
 
 struct ms_dest {
-    char *text; /* the record, its fields cut in place */
+    char *text; /* the record, its fields cut in place (tabs made NULs) */
+    size_t len;
     bool fortran, returned;
     const char *file, *callee;
     dest_level *lv;
@@ -54,6 +55,7 @@ static int parse(const char *text, ms_dest *r)
     memset(r, 0, sizeof *r);
     r->text = strdup(text);
     if (!r->text) return -1;
+    r->len = strlen(text);
     char *f[MAXF];
     size_t nf = split(r->text, f, MAXF);
     size_t nl = nf >= HEAD ? (size_t)strtoul(f[5], NULL, 10) : 0;
@@ -64,7 +66,7 @@ static int parse(const char *text, ms_dest *r)
     r->fortran = strcmp(f[1], "f") == 0;
     r->file = f[2];
     r->callee = f[3];
-    r->returned = strcmp(f[4], "1") == 0;
+    r->returned = strchr(f[4], 'r') != NULL;
     r->lv = calloc(nl, sizeof *r->lv);
     if (!r->lv) {
         free(r->text);
@@ -76,7 +78,8 @@ static int parse(const char *text, ms_dest *r)
         r->lv[k].line = atoi(g[0]);
         r->lv[k].col = atoi(g[1]);
         r->lv[k].kind = g[2][0] == 'v' || g[2][0] == 'm' ? g[2][0] : '-';
-        r->lv[k].decl = strcmp(g[3], "1") == 0;
+        r->lv[k].decl = strchr(g[3], 'd') != NULL;
+        r->lv[k].used = strchr(g[3], 'u') != NULL;
         r->lv[k].type = g[4];
         r->lv[k].path = g[5];
         if (!*r->lv[k].path) r->lv[k].kind = '-';
@@ -160,7 +163,7 @@ const ms_dest *ms_dests_find(const ms_dests *d, const ms_frame *frames, size_t n
             best = r;
             best_k = k;
             tie = false;
-        } else if (k && k == best_k && strcmp(best->text, r->text) != 0) {
+        } else if (k && k == best_k && (best->len != r->len || memcmp(best->text, r->text, r->len) != 0)) {
             tie = true;
         }
     }
@@ -262,7 +265,7 @@ char *ms_dest_name(const ms_dest *r, size_t k)
 
 bool ms_dest_passed_out(const ms_dest *r, size_t k)
 {
-    if (!r) return false;
+    if (!r || k >= r->nlevels || r->lv[k].used) return false;
     if (r->returned) return true;
     for (size_t j = k + 1; j < r->nlevels; j++)
         if (r->lv[j].kind != '-') return true;

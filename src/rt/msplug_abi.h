@@ -182,11 +182,13 @@ typedef struct {
  * separated by tabs:
  *
  *   "1" (the record format), lang ("c", "c++", "f": Fortran), the call's file, the callee's
- *   name, returned ("1": the value reaches a return statement of the function), nlevels, then
+ *   name, "r" if the value reaches a return statement of the function ("-" if not), nlevels, then
  *   nlevels levels, the call's own first, then the functions it was inlined into, outwards:
  *   line, col (level 0: the call's position; level k: where level k-1's function was inlined),
  *   kind ("-": nothing named at this level, "v": a variable, "m": memory reached through a
- *   pointer, a field or an element), decl ("1": a variable declared on the call's line),
+ *   pointer, a field or an element), flags ("d": a variable declared on the level's line; "u":
+ *   a statement of the level uses the value besides copying, comparing, storing or returning
+ *   it: dereferences or offsets it, passes it to a call; "-": none),
  *   type (the destination's type as gcc prints it), path (the variable, or the lvalue's parts
  *   joined with '.', "[]" for an element: "v.vals", "rows[]").
  *

@@ -41,6 +41,8 @@ struct level {
     tree fn;        /* the level's function (the origin of an inlined one) */
     char kind;      /* '-', 'v' (variable), 'm' (memory through a pointer, field, element) */
     bool decl;      /* a variable declared on loc's line */
+    bool used;      /* a statement of the level uses the value: dereferences or offsets it, passes it
+                     * to a call (besides copying, comparing, storing or returning it) */
     char type[160], path[160];
 };
 
@@ -99,6 +101,17 @@ static bool user_var(tree v)
            DECL_NAME(v) && !DECL_ARTIFICIAL(v);
 }
 
+static bool lvalue_path(tree t, text &out, int depth);
+
+/* lvalue_path, leaving out as it was when it fails. */
+static bool try_path(tree t, text &out, int depth)
+{
+    unsigned len = out.s.length();
+    if (lvalue_path(t, out, depth)) return true;
+    out.s.truncate(len);
+    return false;
+}
+
 /* The parts of lvalue (or pointer) t joined with '.', "[]" for an element. */
 static bool lvalue_path(tree t, text &out, int depth)
 {
@@ -117,11 +130,30 @@ static bool lvalue_path(tree t, text &out, int depth)
         if (def && is_gimple_assign(def) &&
             (gimple_assign_single_p(def) || CONVERT_EXPR_CODE_P(gimple_assign_rhs_code(def))))
             return lvalue_path(gimple_assign_rhs1(def), out, depth + 1);
-        return false;
+        /* a pointer stepping through an object (after ivopts): an element of the object where
+         * it starts (the phi's argument that is not a step) */
+        bool step = def && is_gimple_assign(def) &&
+                    (gimple_assign_rhs_code(def) == POINTER_PLUS_EXPR || gimple_assign_rhs_code(def) == PLUS_EXPR);
+        gphi *phi = def ? dyn_cast<gphi *>(def) : NULL;
+        if (!step && !(phi && gimple_phi_num_args(phi) > 0)) return false;
+        bool found = false;
+        if (step) found = try_path(gimple_assign_rhs1(def), out, depth + 1);
+        for (unsigned a = 0; phi && !found && a < gimple_phi_num_args(phi); a++) {
+            tree arg = gimple_phi_arg_def(phi, a); /* the start: an argument not defined by a step */
+            gimple *ad = TREE_CODE(arg) == SSA_NAME ? SSA_NAME_DEF_STMT(arg) : NULL;
+            if (ad && is_gimple_assign(ad) &&
+                (gimple_assign_rhs_code(ad) == POINTER_PLUS_EXPR || gimple_assign_rhs_code(ad) == PLUS_EXPR))
+                continue;
+            found = try_path(arg, out, depth + 1);
+        }
+        if (!found) return false;
+        unsigned len = out.s.length();
+        if (len < 2 || out.s[len - 2] != '[' || out.s[len - 1] != ']') out.add("[]");
+        return true;
     }
     case COMPONENT_REF: {
         tree f = TREE_OPERAND(t, 1);
-        bool base = lvalue_path(TREE_OPERAND(t, 0), out, depth + 1);
+        bool base = try_path(TREE_OPERAND(t, 0), out, depth + 1);
         if (!DECL_NAME(f)) return base;
         if (base) out.add(".");
         out.add(IDENTIFIER_POINTER(DECL_NAME(f)));
@@ -130,7 +162,9 @@ static bool lvalue_path(tree t, text &out, int depth)
     case MEM_REF:
     case TARGET_MEM_REF: {
         if (!lvalue_path(TREE_OPERAND(t, 0), out, depth + 1)) return false;
-        if (TREE_CODE(t) == TARGET_MEM_REF || !integer_zerop(TREE_OPERAND(t, 1))) out.add("[]");
+        unsigned len = out.s.length();
+        bool elt = len >= 2 && out.s[len - 2] == '[' && out.s[len - 1] == ']';
+        if (!elt && (TREE_CODE(t) == TARGET_MEM_REF || !integer_zerop(TREE_OPERAND(t, 1)))) out.add("[]");
         return true;
     }
     case ARRAY_REF:
@@ -169,8 +203,15 @@ static void note(auto_vec<level> &lv, int k, tree t, bool is_var)
     free(type);
 }
 
-/* Follow value v through copies, conversions and phis; note where it goes; true if it reaches
- * a return statement. */
+/* Whether use only compares n (a check against NULL). */
+static bool comparison(gimple *use)
+{
+    if (gimple_code(use) == GIMPLE_COND) return true;
+    return is_gimple_assign(use) && TREE_CODE_CLASS(gimple_assign_rhs_code(use)) == tcc_comparison;
+}
+
+/* Follow value v through copies, conversions and phis; note where it goes and which levels use
+ * it. Returns whether it reaches a return statement. */
 static bool follow(auto_vec<level> &lv, tree v)
 {
     auto_vec<tree> work;
@@ -178,7 +219,11 @@ static bool follow(auto_vec<level> &lv, tree v)
     work.safe_push(v);
     for (unsigned i = 0; i < work.length() && i < 16; i++) {
         tree n = work[i];
-        if (user_var(SSA_NAME_VAR(n))) note(lv, level_of_var(lv, SSA_NAME_VAR(n), SSA_NAME_DEF_STMT(n)), SSA_NAME_VAR(n), true);
+        tree nv = SSA_NAME_VAR(n);
+        if (user_var(nv))
+            note(lv, level_of_var(lv, nv, SSA_NAME_DEF_STMT(n)), nv, true);
+        else if (nv && VAR_P(nv) && DECL_HAS_DEBUG_EXPR_P(nv)) /* a part of a scalarized aggregate */
+            note(lv, level_of_var(lv, nv, SSA_NAME_DEF_STMT(n)), DECL_DEBUG_EXPR(nv), false);
         imm_use_iterator it;
         gimple *use;
         FOR_EACH_IMM_USE_STMT(use, it, n)
@@ -188,8 +233,10 @@ static bool follow(auto_vec<level> &lv, tree v)
                 if (gimple_debug_bind_get_value(use) != n) continue;
                 if (user_var(var))
                     note(lv, level_of_var(lv, var, use), var, true);
-                else if (var && VAR_P(var) && DECL_HAS_DEBUG_EXPR_P(var)) /* a part of a scalarized aggregate */
+                else if (var && VAR_P(var) && DECL_HAS_DEBUG_EXPR_P(var))
                     note(lv, level_of_var(lv, var, use), DECL_DEBUG_EXPR(var), false);
+            } else if (is_gimple_debug(use)) {
+                continue;
             } else if (greturn *r = dyn_cast<greturn *>(use)) {
                 returned |= gimple_return_retval(r) == n;
             } else if (gphi *p = dyn_cast<gphi *>(use)) {
@@ -204,6 +251,9 @@ static bool follow(auto_vec<level> &lv, tree v)
                 } else {
                     note(lv, level_of_stmt(lv, use), lhs, false);
                 }
+            } else if (!comparison(use)) {
+                int k = level_of_stmt(lv, use);
+                if (k >= 0) lv[k].used = true;
             }
         }
     }
@@ -295,7 +345,7 @@ static char *dest_record(gcall *call)
     r.add(xl.file ? xl.file : "");
     r.add("\t");
     r.add(fndecl && DECL_NAME(fndecl) ? IDENTIFIER_POINTER(DECL_NAME(fndecl)) : "*");
-    r.add(returned ? "\t1\t" : "\t0\t");
+    r.add(returned ? "\tr\t" : "\t-\t");
     r.addn((long)lv.length());
     for (unsigned k = 0; k < lv.length(); k++) {
         expanded_location x = expand_location(lv[k].loc);
@@ -303,8 +353,13 @@ static char *dest_record(gcall *call)
         r.addn(x.line);
         r.add("\t");
         r.addn(x.column);
-        char kd[8] = { '\t', lv[k].kind, '\t', lv[k].decl ? '1' : '0', '\t', 0 };
+        char kd[8] = { '\t', lv[k].kind, '\t', '-', 0, 0, 0 };
+        if (lv[k].decl || lv[k].used) {
+            kd[3] = lv[k].decl ? 'd' : 'u';
+            kd[4] = lv[k].decl && lv[k].used ? 'u' : 0;
+        }
         r.add(kd);
+        r.add("\t");
         r.add(lv[k].type);
         r.add("\t");
         r.add(lv[k].path);
