@@ -9,7 +9,7 @@
 
 typedef struct {
     int line, col;
-    char kind; /* '-', 'v', 'm' */
+    char kind; /* '-', 'v', 'm', 'o' */
     bool decl, used;
     const char *type, *path;
 } dest_level;
@@ -77,7 +77,7 @@ static int parse(const char *text, ms_dest *r)
         char **g = &f[HEAD + PER * k];
         r->lv[k].line = atoi(g[0]);
         r->lv[k].col = atoi(g[1]);
-        r->lv[k].kind = g[2][0] == 'v' || g[2][0] == 'm' ? g[2][0] : '-';
+        r->lv[k].kind = g[2][0] && strchr("vmo", g[2][0]) ? g[2][0] : '-';
         r->lv[k].decl = strchr(g[3], 'd') != NULL;
         r->lv[k].used = strchr(g[3], 'u') != NULL;
         r->lv[k].type = g[4];
@@ -268,6 +268,6 @@ bool ms_dest_passed_out(const ms_dest *r, size_t k)
     if (!r || k >= r->nlevels || r->lv[k].used) return false;
     if (r->returned) return true;
     for (size_t j = k + 1; j < r->nlevels; j++)
-        if (r->lv[j].kind != '-') return true;
+        if (r->lv[j].kind == 'v' || r->lv[j].kind == 'm') return true; /* not 'o': it holds the name's object */
     return false;
 }

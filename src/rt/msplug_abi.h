@@ -178,7 +178,7 @@ typedef struct {
 
 /* Allocation destinations (version 3): for each call whose pointer result the compiler sees
  * (the malloc family, operator new, any function returning a pointer; posix_memalign's first
- * argument), one NUL-terminated text record in the section MSPLUG_DESTS_SECTION, fields
+ * argument; a C++ constructor's object), one NUL-terminated text record in the section MSPLUG_DESTS_SECTION, fields
  * separated by tabs:
  *
  *   "1" (the record format), lang ("c", "c++", "f": Fortran), the call's file, the callee's
@@ -186,7 +186,8 @@ typedef struct {
  *   nlevels levels, the call's own first, then the functions it was inlined into, outwards:
  *   line, col (level 0: the call's position; level k: where level k-1's function was inlined),
  *   kind ("-": nothing named at this level, "v": a variable, "m": memory reached through a
- *   pointer, a field or an element), flags ("d": a variable declared on the level's line; "u":
+ *   pointer, a field or an element, "o": a declared object that holds the value in one of its
+ *   members, or that a C++ constructor builds: `std::vector<double> v(n)`), flags ("d": a variable declared on the level's line; "u":
  *   a statement of the level uses the value besides copying, comparing, storing or returning
  *   it: dereferences or offsets it, passes it to a call; "-": none),
  *   type (the destination's type as gcc prints it), path (the variable, or the lvalue's parts

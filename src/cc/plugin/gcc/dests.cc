@@ -39,7 +39,8 @@ struct text {
 struct level {
     location_t loc; /* level 0: the call; level k: where level k-1's function was inlined */
     tree fn;        /* the level's function (the origin of an inlined one) */
-    char kind;      /* '-', 'v' (variable), 'm' (memory through a pointer, field, element) */
+    char kind;      /* '-', 'v' (variable), 'm' (memory through a pointer, field, element), 'o' (a
+                     * declared object the value is stored in, or that a constructor builds) */
     bool decl;      /* a variable declared on loc's line */
     bool used;      /* a statement of the level uses the value: dereferences or offsets it, passes it
                      * to a call (besides copying, comparing, storing or returning it) */
@@ -180,10 +181,36 @@ static bool lvalue_path(tree t, text &out, int depth)
 }
 
 
+static const char *lang_code(void)
+{
+    const char *n = lang_hooks.name;
+    if (strstr(n, "Fortran")) return "f";
+    if (strstr(n, "C++")) return "c++";
+    return "c";
+}
+
+/* The C++ front end's type printer (cc1plus exports it to plugins; null in cc1 and f951). */
+extern const char *type_as_string(tree, int) __attribute__((weak));
+#define MS_TFF_UNQUALIFIED_NAME (1 << 11) /* cp-tree.h's TFF_UNQUALIFIED_NAME */
+
+/* The type as the front end writes it in C++ ("vector<double>", "Node*"), else as gcc prints
+ * it ("struct S *", "long int *": the analysis tidies it). */
+static void type_text(tree type, char *out, size_t size)
+{
+    if (type_as_string && strcmp(lang_code(), "c++") == 0) {
+        snprintf(out, size, "%s", type_as_string(type, MS_TFF_UNQUALIFIED_NAME));
+        return;
+    }
+    char *s = print_generic_expr_to_str(type);
+    snprintf(out, size, "%s", s);
+    free(s);
+}
+
 /* Note at level k (if it names nothing yet, or this is a variable declared on the level's
  * line, which wins as in the source: `double *Y = malloc(...)`) what t names. */
-static void note(auto_vec<level> &lv, int k, tree t, bool is_var)
+static void note(auto_vec<level> &lv, int k, tree t, char kind)
 {
+    bool is_var = kind != 'm';
     if (k < 0) return;
     level &l = lv[k];
     bool decl = false;
@@ -195,12 +222,10 @@ static void note(auto_vec<level> &lv, int k, tree t, bool is_var)
     if (l.kind != '-' && !(decl && !l.decl)) return;
     text path;
     if (!lvalue_path(t, path, 0)) return;
-    l.kind = is_var ? 'v' : 'm';
+    l.kind = kind;
     l.decl = decl;
     snprintf(l.path, sizeof l.path, "%s", path.str());
-    char *type = print_generic_expr_to_str(TREE_TYPE(t)); /* as gcc prints it: the analysis tidies it */
-    snprintf(l.type, sizeof l.type, "%s", type);
-    free(type);
+    type_text(TREE_TYPE(t), l.type, sizeof l.type);
 }
 
 /* Whether use only compares n (a check against NULL). */
@@ -221,9 +246,9 @@ static bool follow(auto_vec<level> &lv, tree v)
         tree n = work[i];
         tree nv = SSA_NAME_VAR(n);
         if (user_var(nv))
-            note(lv, level_of_var(lv, nv, SSA_NAME_DEF_STMT(n)), nv, true);
+            note(lv, level_of_var(lv, nv, SSA_NAME_DEF_STMT(n)), nv, 'v');
         else if (nv && VAR_P(nv) && DECL_HAS_DEBUG_EXPR_P(nv)) /* a part of a scalarized aggregate */
-            note(lv, level_of_var(lv, nv, SSA_NAME_DEF_STMT(n)), DECL_DEBUG_EXPR(nv), false);
+            note(lv, level_of_var(lv, nv, SSA_NAME_DEF_STMT(n)), DECL_DEBUG_EXPR(nv), 'm');
         imm_use_iterator it;
         gimple *use;
         FOR_EACH_IMM_USE_STMT(use, it, n)
@@ -232,9 +257,9 @@ static bool follow(auto_vec<level> &lv, tree v)
                 tree var = gimple_debug_bind_get_var(use);
                 if (gimple_debug_bind_get_value(use) != n) continue;
                 if (user_var(var))
-                    note(lv, level_of_var(lv, var, use), var, true);
+                    note(lv, level_of_var(lv, var, use), var, 'v');
                 else if (var && VAR_P(var) && DECL_HAS_DEBUG_EXPR_P(var))
-                    note(lv, level_of_var(lv, var, use), DECL_DEBUG_EXPR(var), false);
+                    note(lv, level_of_var(lv, var, use), DECL_DEBUG_EXPR(var), 'm');
             } else if (is_gimple_debug(use)) {
                 continue;
             } else if (greturn *r = dyn_cast<greturn *>(use)) {
@@ -247,9 +272,13 @@ static bool follow(auto_vec<level> &lv, tree v)
                 if (TREE_CODE(lhs) == SSA_NAME) {
                     if (!work.contains(lhs)) work.safe_push(lhs);
                 } else if (TREE_CODE(lhs) == VAR_DECL) {
-                    note(lv, level_of_var(lv, lhs, use), lhs, true);
+                    note(lv, level_of_var(lv, lhs, use), lhs, 'v');
                 } else {
-                    note(lv, level_of_stmt(lv, use), lhs, false);
+                    note(lv, level_of_stmt(lv, use), lhs, 'm');
+                    /* a member of a declared object (the storage of `std::vector<double> v(n)`):
+                     * the object, at its own level */
+                    tree base = get_base_address(lhs);
+                    if (base && VAR_P(base) && base != lhs) note(lv, level_of_var(lv, base, use), base, 'o');
                 }
             } else if (!comparison(use)) {
                 int k = level_of_stmt(lv, use);
@@ -305,33 +334,41 @@ static void add_escaped(text &out, const char *s)
     }
 }
 
-static const char *lang_code(void)
+
+/* A C++ constructor called on an object whose address is known (`std::vector<double>
+ * v(n)`, a member initialiser): the object, what the constructor allocates is named after. */
+static tree constructed_object(gcall *call)
 {
-    const char *n = lang_hooks.name;
-    if (strstr(n, "Fortran")) return "f";
-    if (strstr(n, "C++")) return "c++";
-    return "c";
+    tree fndecl = gimple_call_fndecl(call);
+    if (!fndecl || !DECL_CXX_CONSTRUCTOR_P(fndecl) || gimple_call_num_args(call) < 1) return NULL_TREE;
+    tree obj = gimple_call_arg(call, 0);
+    gimple *def = TREE_CODE(obj) == SSA_NAME ? SSA_NAME_DEF_STMT(obj) : NULL;
+    if (def && gimple_assign_single_p(def)) obj = gimple_assign_rhs1(def); /* _1 = &this->cells_ */
+    return TREE_CODE(obj) == ADDR_EXPR ? obj : NULL_TREE;
 }
 
 /* The record of call, or NULL if it gets none. */
 static char *dest_record(gcall *call)
 {
     tree dest_arg;
-    if (!recorded_call(call, &dest_arg)) return NULL;
+    bool recorded = recorded_call(call, &dest_arg);
+    if (!recorded && !(dest_arg = constructed_object(call))) return NULL;
     auto_vec<level> lv;
     make_levels(call, lv);
     bool returned = false;
-    if (dest_arg) { /* posix_memalign (&p, ...) */
+    if (dest_arg) { /* posix_memalign (&p, ...), a constructor's object */
         if (TREE_CODE(dest_arg) == ADDR_EXPR) {
             tree p = TREE_OPERAND(dest_arg, 0);
-            note(lv, TREE_CODE(p) == VAR_DECL ? level_of_var(lv, p, call) : 0, p, TREE_CODE(p) == VAR_DECL);
+            bool var = TREE_CODE(p) == VAR_DECL;
+            note(lv, var ? level_of_var(lv, p, call) : 0, p, !var ? 'm' : recorded ? 'v' : 'o');
         }
     } else {
         tree lhs = gimple_call_lhs(call);
         if (TREE_CODE(lhs) == SSA_NAME)
             returned = follow(lv, lhs);
         else
-            note(lv, TREE_CODE(lhs) == VAR_DECL ? level_of_var(lv, lhs, call) : 0, lhs, TREE_CODE(lhs) == VAR_DECL);
+            note(lv, TREE_CODE(lhs) == VAR_DECL ? level_of_var(lv, lhs, call) : 0, lhs,
+                 TREE_CODE(lhs) == VAR_DECL ? 'v' : 'm');
     }
     bool any = returned;
     for (unsigned k = 0; k < lv.length(); k++) any |= lv[k].kind != '-';
@@ -344,7 +381,7 @@ static char *dest_record(gcall *call)
     r.add("\t");
     r.add(xl.file ? xl.file : "");
     r.add("\t");
-    r.add(fndecl && DECL_NAME(fndecl) ? IDENTIFIER_POINTER(DECL_NAME(fndecl)) : "*");
+    r.add(fndecl && DECL_NAME(fndecl) ? lang_hooks.decl_printable_name(fndecl, 0) : "*");
     r.add(returned ? "\tr\t" : "\t-\t");
     r.addn((long)lv.length());
     for (unsigned k = 0; k < lv.length(); k++) {
