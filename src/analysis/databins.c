@@ -71,7 +71,7 @@ static int append_frames(heap_path *h, size_t *cap, const ms_sym *sym, const ms_
         if (!p || !r || !l) return -1;
         *cap = n;
     }
-    const ms_dest *rec = ms_dests_find(dests, sym->frames, sym->nframes);
+    const ms_dest *rec = ms_dests_find(dests, sym->frames, sym->nframes, sym->pc);
     for (size_t i = 0; i < sym->nframes; i++) {
         h->dests[h->nframes] = rec;
         h->inl[h->nframes] = i;

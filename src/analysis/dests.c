@@ -2,6 +2,7 @@
  * position, and turned into MemSpy-style names. */
 #include "dests.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,7 @@ typedef struct {
 struct ms_dest {
     char *text; /* the record, its fields cut in place (tabs made NULs) */
     size_t len;
+    uint64_t pc; /* the label before the call, 0 unknown */
     bool fortran, returned;
     const char *file, *callee;
     dest_level *lv;
@@ -49,13 +51,14 @@ static size_t split(char *s, char **f, size_t max)
 }
 
 /* Parse one record into r. Returns 1 if used, 0 if skipped, -1 when out of memory. */
-static int parse(const char *text, ms_dest *r)
+static int parse(const char *text, uint64_t pc, ms_dest *r)
 {
     enum { HEAD = 6, PER = 6, MAXF = HEAD + PER * 64 };
     memset(r, 0, sizeof *r);
     r->text = strdup(text);
     if (!r->text) return -1;
     r->len = strlen(text);
+    r->pc = pc;
     char *f[MAXF];
     size_t nf = split(r->text, f, MAXF);
     size_t nl = nf >= HEAD ? (size_t)strtoul(f[5], NULL, 10) : 0;
@@ -95,7 +98,7 @@ static int cmp_dest(const void *a, const void *b)
     return 0;
 }
 
-int ms_dests_new(char *const *records, size_t n, ms_dests **out)
+int ms_dests_new(char *const *records, const uint64_t *pcs, size_t n, ms_dests **out)
 {
     *out = NULL;
     if (n == 0) return 0;
@@ -105,7 +108,7 @@ int ms_dests_new(char *const *records, size_t n, ms_dests **out)
         return -1;
     }
     for (size_t i = 0; i < n; i++) {
-        int rc = parse(records[i], &d->r[d->n]);
+        int rc = records[i] ? parse(records[i], pcs ? pcs[i] : 0, &d->r[d->n]) : 0;
         if (rc < 0) {
             ms_dests_free(d);
             return -1;
@@ -138,7 +141,12 @@ static size_t matching_levels(const ms_dest *r, const ms_frame *frames, size_t n
     return k;
 }
 
-const ms_dest *ms_dests_find(const ms_dests *d, const ms_frame *frames, size_t nframes)
+static bool same_text(const ms_dest *a, const ms_dest *b)
+{
+    return a->len == b->len && memcmp(a->text, b->text, a->len) == 0;
+}
+
+const ms_dest *ms_dests_find(const ms_dests *d, const ms_frame *frames, size_t nframes, uint64_t ra)
 {
     if (!d || nframes == 0) return NULL;
     size_t lo = 0, hi = d->n; /* the first record at frames[0]'s position */
@@ -150,23 +158,29 @@ const ms_dest *ms_dests_find(const ms_dests *d, const ms_frame *frames, size_t n
         else
             hi = mid;
     }
-    /* The record whose levels all match the frames; else the one matching the most levels
-     * (frames that DWARF and gcc's block tree count differently), if no other ties it. */
-    const ms_dest *best = NULL;
+    /* The record whose levels all match the frames; where several do with different contents
+     * (calls at one position), the one whose label is the last before ra. Else the one
+     * matching the most levels (frames that DWARF and gcc's block tree count differently),
+     * if no other ties it. */
+    const ms_dest *exact = NULL, *by_pc = NULL, *best = NULL;
     size_t best_k = 0;
-    bool tie = false;
+    bool exact_tie = false, tie = false;
     for (size_t i = lo; i < d->n && d->r[i].lv[0].line == frames[0].line && d->r[i].lv[0].col == frames[0].col; i++) {
         const ms_dest *r = &d->r[i];
         size_t k = matching_levels(r, frames, nframes);
-        if (k == r->nlevels && k == nframes) return r;
-        if (k > best_k) {
+        if (k == r->nlevels && k == nframes) {
+            exact_tie |= exact && !same_text(exact, r);
+            if (!exact) exact = r;
+            if (r->pc && r->pc < ra && (!by_pc || r->pc > by_pc->pc)) by_pc = r;
+        } else if (k > best_k) {
             best = r;
             best_k = k;
             tie = false;
-        } else if (k && k == best_k && (best->len != r->len || memcmp(best->text, r->text, r->len) != 0)) {
+        } else if (k && k == best_k && !same_text(best, r)) {
             tie = true;
         }
     }
+    if (exact) return exact_tie ? by_pc : exact;
     return tie ? NULL : best;
 }
 

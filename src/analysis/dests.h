@@ -5,19 +5,22 @@
 #define MEMSPY_ANALYSIS_DESTS_H
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "symbolize.h"
 
 typedef struct ms_dests ms_dests;
 typedef struct ms_dest ms_dest;
 
-/* Parse the text records (records in a format this reader does not know are skipped).
- * *out is NULL when there are none. Returns 0, or -1 when out of memory. */
-int ms_dests_new(char *const *records, size_t n, ms_dests **out);
+/* Parse the text records and the pcs of their calls' labels (pcs may be NULL; records in a
+ * format this reader does not know are skipped). *out is NULL when there are none. Returns 0,
+ * or -1 when out of memory. */
+int ms_dests_new(char *const *records, const uint64_t *pcs, size_t n, ms_dests **out);
 void ms_dests_free(ms_dests *d);
 
-/* The record of the call whose frames (innermost first, as the symbolizer gives them for
- * one return address) are frames[0..nframes): same position at every level. NULL if none. */
-const ms_dest *ms_dests_find(const ms_dests *d, const ms_frame *frames, size_t nframes);
+/* The record of the call whose return address is ra and whose frames (innermost first, as the
+ * symbolizer gives them for ra) are frames[0..nframes): same position at every level; of
+ * several calls at one position, the one whose label is the last before ra. NULL if none. */
+const ms_dest *ms_dests_find(const ms_dests *d, const ms_frame *frames, size_t nframes, uint64_t ra);
 
 /* The name that level k (0: the call's own frame) of record r gives, MemSpy's style
  * ("double*.A" for a variable declared by the call's statement, "A", "s.x", "rows[]";

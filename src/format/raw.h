@@ -68,8 +68,8 @@
  *                    callee's address: its entry, or the function pointer called), u64 count
  *                    (calls, all threads) }, sorted by caller block, then callee
  *  MS_RAW_DESTS    : allocation destinations of plugin-instrumented code, as the plugin
- *                    emitted them (text records, format in src/rt/msplug_abi.h, led by their
- *                    own version field): u32 n; n x str
+ *                    emitted them: u32 n; n x { u64 pc (a label just before the call), str
+ *                    record (text, format in src/rt/msplug_abi.h, led by its own version) }
  */
 #ifndef MEMSPY_FORMAT_RAW_H
 #define MEMSPY_FORMAT_RAW_H
@@ -267,6 +267,7 @@ typedef struct {
     ms_raw_call *calls; /* MS_RAW_CALLS */
     size_t ncalls;
     char **dests; /* MS_RAW_DESTS: destination records (text) */
+    uint64_t *dest_pcs; /* ... and the pc of the label before each one's call */
     size_t ndests;
 } ms_raw;
 

@@ -249,8 +249,18 @@ static void parse_notes(cursor *c, ms_raw *raw)
 static void parse_dests(cursor *c, ms_raw *raw)
 {
     uint32_t n = get_u32(c);
-    char **s = grow_records(c, n, 2, (void **)&raw->dests, &raw->ndests, sizeof *s);
-    for (uint32_t i = 0; s && i < n && !c->bad; i++) s[i] = get_str(c);
+    size_t have = raw->ndests;
+    uint64_t *pcs = NULL;
+    if (!c->bad && (uint64_t)n * 10 <= remaining(c)) {
+        pcs = realloc(raw->dest_pcs, (have + n ? have + n : 1) * sizeof *pcs);
+        if (pcs) raw->dest_pcs = pcs;
+    }
+    char **s = pcs ? grow_records(c, n, 10, (void **)&raw->dests, &raw->ndests, sizeof *s) : NULL;
+    if (!s) c->bad = 1;
+    for (uint32_t i = 0; s && i < n && !c->bad; i++) {
+        pcs[have + i] = get_u64(c);
+        s[i] = get_str(c);
+    }
 }
 
 static void parse_blocks(cursor *c, ms_raw *raw)
@@ -475,5 +485,6 @@ void ms_raw_free(ms_raw *raw)
     free(raw->calls);
     for (size_t i = 0; i < raw->ndests; i++) free(raw->dests[i]);
     free(raw->dests);
+    free(raw->dest_pcs);
     memset(raw, 0, sizeof *raw);
 }

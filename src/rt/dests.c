@@ -1,6 +1,6 @@
 /* Allocation destinations recorded by memspy's GCC plugin (MS_RAW_DESTS): for each call whose
- * pointer result the compiler saw stored or returned, a text record of where it goes (the
- * format is in msplug_abi.h). Each module's records are one section, __memspy_dests, that every
+ * pointer result the compiler saw stored or returned, the pc of a label before the call and a
+ * text record of where the result goes (the format is in msplug_abi.h). Each module's records are one section, __memspy_dests, that every
  * constructor of the module registers (the same bounds from each of its units); the dump copies
  * the records, unread, into the raw profile. The analysis names heap bins from them. */
 #include "rt.h"
@@ -34,26 +34,38 @@ void __memspy_register_dests(const char *begin, const char *end)
     unlock();
 }
 
-/* Calls f on each record of every registered module. */
-static void each_record(void (*f)(const char *rec, void *arg), void *arg)
+/* Calls f on each entry (pc, record) of every registered module. */
+static void each_record(void (*f)(uint64_t pc, const char *rec, void *arg), void *arg)
 {
     uint32_t n = __atomic_load_n(&nranges, __ATOMIC_ACQUIRE);
-    for (uint32_t i = 0; i < n; i++)
-        for (const char *p = ranges[i].begin; p < ranges[i].end;) {
+    for (uint32_t i = 0; i < n; i++) {
+        uintptr_t begin = (uintptr_t)ranges[i].begin, end = (uintptr_t)ranges[i].end;
+        for (uintptr_t p = begin; p + sizeof(msplug_dest_pc) < end;) {
+            p = begin + ((p - begin + 7) & ~(uintptr_t)7); /* the section starts 8-byte aligned */
+            if (p + sizeof(msplug_dest_pc) >= end) break;
+            uint64_t pc = ((const msplug_dest_pc *)p)->pc;
+            const char *rec = (const char *)(p + sizeof(msplug_dest_pc));
             size_t len = 0; /* no strnlen: the runtime interposes the string functions */
-            while (p + len < ranges[i].end && p[len]) len++;
-            if (len && len <= 65535 && p + len < ranges[i].end) f(p, arg);
-            p += len + 1;
+            while ((uintptr_t)(rec + len) < end && rec[len]) len++;
+            if ((uintptr_t)(rec + len) >= end) break;
+            if (pc && len && len <= 65535) f(pc, rec, arg);
+            p = (uintptr_t)(rec + len + 1);
         }
+    }
 }
 
-static void count_record(const char *rec, void *arg)
+static void count_record(uint64_t pc, const char *rec, void *arg)
 {
+    (void)pc;
     (void)rec;
     (*(uint32_t *)arg)++;
 }
 
-static void put_record(const char *rec, void *arg) { ms_raw_put_str(arg, rec); }
+static void put_record(uint64_t pc, const char *rec, void *arg)
+{
+    ms_raw_put_u64(arg, pc);
+    ms_raw_put_str(arg, rec);
+}
 
 void ms_dests_put_raw(ms_raw_writer *w)
 {

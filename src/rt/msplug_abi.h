@@ -178,8 +178,9 @@ typedef struct {
 
 /* Allocation destinations (version 3): for each call whose pointer result the compiler sees
  * (the malloc family, operator new, any function returning a pointer; posix_memalign's first
- * argument; a C++ constructor's object), one NUL-terminated text record in the section MSPLUG_DESTS_SECTION, fields
- * separated by tabs:
+ * argument; a C++ constructor's object), one entry in the section MSPLUG_DESTS_SECTION, 8-byte
+ * aligned: the address of a label just before the call (msplug_dest_pc), then a
+ * NUL-terminated text record, fields separated by tabs:
  *
  *   "1" (the record format), lang ("c", "c++", "f": Fortran), the call's file, the callee's
  *   name, "r" if the value reaches a return statement of the function ("-" if not), nlevels, then
@@ -194,10 +195,16 @@ typedef struct {
  *   joined with '.', "[]" for an element: "v.vals", "rows[]").
  *
  * A level names what the value is stored in or bound to by a statement of that level's
- * function. No pc: the analysis matches a record to a return address by the position of the
- * call and of its inlined frames (the symbolizer's frames of pc - 1). */
+ * function. The analysis matches a record to a return address by the position of the call and
+ * of its inlined frames (the symbolizer's frames of pc - 1), which also holds in the versions
+ * that have no labels (plain and counting copies); the label's address tells apart calls at one
+ * position: the record's label is the last one before the return address. */
 #define MSPLUG_DESTS_SECTION "__memspy_dests"
 #define MSPLUG_DEST_RECORD_VERSION "1"
+typedef struct {
+    uint64_t pc; /* the label before the call */
+    /* char record[]: the text, NUL-terminated; the next entry at the next multiple of 8 */
+} msplug_dest_pc;
 
 #ifndef MSPLUG_NO_DECLS
 /* The calling thread's buffer (initial-exec: a %fs-relative access, no call). */

@@ -60,45 +60,57 @@ static void test_records(void)
         "1\tc\tw.c\tmalloc\t-\t3\t16",
     };
     ms_dests *d;
-    CHECK_EQ(ms_dests_new(recs, sizeof recs / sizeof *recs, &d), 0);
+    CHECK_EQ(ms_dests_new(recs, NULL, sizeof recs / sizeof *recs, &d), 0);
     ms_frame f1[] = { frame("/src/w.c", 16, 15) };
-    const ms_dest *r = ms_dests_find(d, f1, 1);
+    const ms_dest *r = ms_dests_find(d, f1, 1, 0);
     CHECK_EQ(r != NULL, 1);
     EXPECT_STR("wrapper's own name", ms_dest_name(r, 0), "void*.p");
     CHECK_EQ(ms_dest_passed_out(r, 0), 1);
 
     ms_frame f2[] = { frame("/src/w.c", 16, 15), frame("/src/w.c", 39, 19) };
-    r = ms_dests_find(d, f2, 2);
+    r = ms_dests_find(d, f2, 2, 0);
     EXPECT_STR("inlined: level 0", ms_dest_name(r, 0), "void*.p");
     EXPECT_STR("inlined: level 1", ms_dest_name(r, 1), "rows[]");
     CHECK_EQ(ms_dest_passed_out(r, 0), 1);
     CHECK_EQ(ms_dest_passed_out(r, 1), 0);
 
     ms_frame f3[] = { frame("w.c", 16, 15), frame("w.c", 41, 3) };
-    r = ms_dests_find(d, f3, 2);
+    r = ms_dests_find(d, f3, 2, 0);
     EXPECT_STR("inlined, used by main, names nothing there", ms_dest_name(r, 1), NULL);
     CHECK_EQ(ms_dest_passed_out(r, 0), 0);
 
     ms_frame f4[] = { frame("w.c", 16, 15), frame("w.c", 50, 3) };
-    CHECK_EQ(ms_dests_find(d, f4, 2) == NULL, 1); /* two records match level 0 alike: none */
+    CHECK_EQ(ms_dests_find(d, f4, 2, 0) == NULL, 1); /* two records match level 0 alike: none */
     ms_frame other[] = { frame("x.c", 16, 15) };
-    CHECK_EQ(ms_dests_find(d, other, 1) == NULL, 1);
+    CHECK_EQ(ms_dests_find(d, other, 1, 0) == NULL, 1);
     ms_frame col[] = { frame("w.c", 16, 14) };
-    CHECK_EQ(ms_dests_find(d, col, 1) == NULL, 1);
+    CHECK_EQ(ms_dests_find(d, col, 1, 0) == NULL, 1);
 
     ms_frame fa[] = { frame("w.c", 31, 17) }, fg[] = { frame("w.c", 32, 5) };
-    EXPECT_STR("declared: Type.var", ms_dest_name(ms_dests_find(d, fa, 1), 0), "double*.A");
-    EXPECT_STR("assigned: var", ms_dest_name(ms_dests_find(d, fg, 1), 0), "grid");
+    EXPECT_STR("declared: Type.var", ms_dest_name(ms_dests_find(d, fa, 1, 0), 0), "double*.A");
+    EXPECT_STR("assigned: var", ms_dest_name(ms_dests_find(d, fg, 1, 0), 0), "grid");
     ms_frame fc[] = { frame("w.cc", 7, 9) }, fb[] = { frame("w.cc", 8, 9) };
-    EXPECT_STR("this dropped", ms_dest_name(ms_dests_find(d, fc, 1), 0), "cells_");
-    EXPECT_STR("last two parts", ms_dest_name(ms_dests_find(d, fb, 1), 0), "b.c");
+    EXPECT_STR("this dropped", ms_dest_name(ms_dests_find(d, fc, 1, 0), 0), "cells_");
+    EXPECT_STR("last two parts", ms_dest_name(ms_dests_find(d, fb, 1, 0), 0), "b.c");
     ms_frame ff[] = { frame("a.f90", 12, 0) };
-    EXPECT_STR("Fortran: the array", ms_dest_name(ms_dests_find(d, ff, 1), 0), "field");
+    EXPECT_STR("Fortran: the array", ms_dest_name(ms_dests_find(d, ff, 1, 0), 0), "field");
     ms_dests_free(d);
 
-    CHECK_EQ(ms_dests_new(NULL, 0, &d), 0);
+    /* two calls at one position (Fortran's allocate (g%u(n), g%v(n))): told apart by the label
+     * before each one's return address */
+    char *two[] = { "1\tf\ta.f90\tmalloc\t-\t1\t10\t28\tm\t-\tvoid *\tg.u.data",
+                    "1\tf\ta.f90\tmalloc\t-\t1\t10\t28\tm\t-\tvoid *\tg.v.data" };
+    uint64_t pcs[] = { 0x1000, 0x1040 };
+    CHECK_EQ(ms_dests_new(two, pcs, 2, &d), 0);
+    ms_frame fu[] = { frame("a.f90", 10, 28) };
+    EXPECT_STR("first call", ms_dest_name(ms_dests_find(d, fu, 1, 0x1020), 0), "g.u");
+    EXPECT_STR("second call", ms_dest_name(ms_dests_find(d, fu, 1, 0x1060), 0), "g.v");
+    CHECK_EQ(ms_dests_find(d, fu, 1, 0x800) == NULL, 1); /* before both labels: neither */
+    ms_dests_free(d);
+
+    CHECK_EQ(ms_dests_new(NULL, NULL, 0, &d), 0);
     CHECK_EQ(d == NULL, 1);
-    CHECK_EQ(ms_dests_find(NULL, f1, 1) == NULL, 1);
+    CHECK_EQ(ms_dests_find(NULL, f1, 1, 0) == NULL, 1);
 }
 
 int main(void)

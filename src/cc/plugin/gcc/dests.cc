@@ -405,21 +405,23 @@ static char *dest_record(gcall *call)
 }
 
 /* The asm statement that puts record into the destinations section (the function's COMDAT
- * group if it has one). */
+ * group if it has one), after the address of a label here, just before the call (8-byte
+ * aligned): calls at one source position (Fortran's `allocate (a(n), b(n))`) are told apart by
+ * the label that precedes each one's return address. */
 static gimple *record_asm(const char *record, const char *comdat)
 {
     text a;
     a.add("\t.pushsection " MSPLUG_DESTS_SECTION);
     if (comdat) {
-        a.add(",\"aG\",@progbits,");
+        a.add(",\"awG\",@progbits,");
         a.add(comdat);
         a.add(",comdat");
     } else {
-        a.add(",\"a\",@progbits");
+        a.add(",\"aw\",@progbits");
     }
-    a.add("\n\t.asciz \"");
+    a.add("\n\t.balign 8\n\t.quad 1f\n\t.asciz \"");
     add_escaped(a, record);
-    a.add("\"\n\t.popsection");
+    a.add("\"\n\t.popsection\n1:");
     gasm *g = gimple_build_asm_vec(ggc_strdup(a.str()), NULL, NULL, NULL, NULL);
     gimple_asm_set_volatile(g, true);
     gimple_asm_set_input(g, true); /* basic asm: the text is not a template */
