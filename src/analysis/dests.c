@@ -188,7 +188,7 @@ static bool word_is(const char *w, size_t n, const char *s) { return strlen(s) =
 
 char *ms_dest_type(const char *t)
 {
-    static const char *const dropped[] = { "struct", "union",      "enum",         "class",    "const",
+    static const char *const dropped[] = { "struct",   "union",    "enum",       "class",       "const",
                                            "volatile", "restrict", "__restrict", "__restrict__" };
     const char *words[16];
     size_t lens[16], nw = 0, stars = 0;

@@ -266,7 +266,7 @@ typedef struct {
     uint64_t sample_period_ns, samples_lost, samples_runtime;
     ms_raw_call *calls; /* MS_RAW_CALLS */
     size_t ncalls;
-    char **dests; /* MS_RAW_DESTS: destination records (text) */
+    char **dests;       /* MS_RAW_DESTS: destination records (text) */
     uint64_t *dest_pcs; /* ... and the pc of the label before each one's call */
     size_t ndests;
 } ms_raw;

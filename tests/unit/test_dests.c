@@ -9,17 +9,16 @@
 static int failures_at(const char *what, const char *got, const char *want, int line)
 {
     if ((want == NULL) != (got == NULL) || (want && strcmp(want, got) != 0)) {
-        fprintf(stderr, "test_dests.c:%d: %s: want %s, got %s\n", line, what, want ? want : "NULL",
-                got ? got : "NULL");
+        fprintf(stderr, "test_dests.c:%d: %s: want %s, got %s\n", line, what, want ? want : "NULL", got ? got : "NULL");
         check_failures++;
     }
     return 0;
 }
-#define EXPECT_STR(what, got, want)               \
-    do {                                          \
-        char *g_ = (got);                         \
-        failures_at(what, g_, want, __LINE__);    \
-        free(g_);                                 \
+#define EXPECT_STR(what, got, want)            \
+    do {                                       \
+        char *g_ = (got);                      \
+        failures_at(what, g_, want, __LINE__); \
+        free(g_);                              \
     } while (0)
 
 static void test_types(void)

@@ -180,7 +180,6 @@ static bool lvalue_path(tree t, text &out, int depth)
     }
 }
 
-
 static const char *lang_code(void)
 {
     const char *n = lang_hooks.name;
@@ -333,7 +332,6 @@ static void add_escaped(text &out, const char *s)
         out.add(b);
     }
 }
-
 
 /* A C++ constructor called on an object whose address is known (`std::vector<double>
  * v(n)`, a member initialiser): the object, what the constructor allocates is named after. */
