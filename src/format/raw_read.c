@@ -249,10 +249,11 @@ static void parse_notes(cursor *c, ms_raw *raw)
 static void parse_dests(cursor *c, ms_raw *raw)
 {
     uint32_t n = get_u32(c);
+    if (n == 0 || c->bad) return;
     size_t have = raw->ndests;
     uint64_t *pcs = NULL;
     if (!c->bad && (uint64_t)n * 10 <= remaining(c)) {
-        pcs = realloc(raw->dest_pcs, (have + n ? have + n : 1) * sizeof *pcs);
+        pcs = realloc(raw->dest_pcs, (have + n) * sizeof *pcs);
         if (pcs) raw->dest_pcs = pcs;
     }
     char **s = pcs ? grow_records(c, n, 10, (void **)&raw->dests, &raw->ndests, sizeof *s) : NULL;
