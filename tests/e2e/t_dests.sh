@@ -1,9 +1,10 @@
 #!/bin/sh
-# Heap data named from the allocation destinations memspy's GCC plugin records, not from the
-# source text: the source file is deleted before the run and every heap bin keeps its name
+# Heap data named from the allocation destinations memspy's compiler plugins record, not from
+# the source text: the source file is deleted before the run and every heap bin keeps its name
 # (through a PolyBench-style wrapper over xmalloc: the callers' variables A and B, not ret or
 # p); the ThreadSanitizer fallback, which records none, then names them heap@FILE:LINE.
-# matrix: gcc:-O0 gcc:-O2
+# (clang -O2 unrolls the loop of rows: four calls, four bins rows[], rows[]#2, ...)
+# matrix: gcc:-O0 gcc:-O2 clang:-O0 clang:-O2
 . "$1/tests/e2e/lib.sh"
 cp "$SRC_DIR/tests/e2e/progs/dests.c" .
 cc_build dests dests.c
@@ -12,14 +13,13 @@ rm dests.c
 run_memspy r.json --record rec -- ./dests
 
 heap='[.data[] | select(.kind == "heap" and .name != "heap:headers")]'
-check "without the source, the heap bins are A, B, s.x, s.y, counts, rows[] and grid" r.json \
-  "$heap"' | map(.name) | sort == ["double*.A", "double*.B", "grid", "long*.counts", "rows[]", "s.x", "s.y"]'
-check "the same names as with the source" with.json \
-  "$heap"' | map(.name) | sort == ["double*.A", "double*.B", "grid", "long*.counts", "rows[]", "s.x", "s.y"]'
+names='map(.name | sub("#[0-9]+$"; "")) | unique == ["double*.A", "double*.B", "grid", "long*.counts", "rows[]", "s.x", "s.y"]'
+check "without the source, the heap bins are A, B, s.x, s.y, counts, rows[] and grid" r.json "$heap | $names"
+check "the same names as with the source" with.json "$heap | $names"
 check "double*.A: one object of 1001 doubles" r.json \
   '.data[] | select(.name == "double*.A") | .objects == 1 and .bytes == 8008'
 check "rows[]: the four rows, 4 KiB each" r.json \
-  '.data[] | select(.name == "rows[]") | .objects == 4 and .bytes == 16384'
+  '[.data[] | select(.name | startswith("rows[]"))] | (map(.objects) | add) == 4 and (map(.bytes) | add) == 16384'
 check "long*.counts: 64 longs" r.json '.data[] | select(.name == "long*.counts") | .objects == 1 and .bytes == 512'
 check "grid: the global pointer's buffer, 256 doubles" r.json \
   '.data[] | select(.name == "grid") | .objects == 1 and .bytes == 2048'
@@ -37,5 +37,5 @@ MEMSPY_INSTRUMENT=tsan cc_build tsan tsan.c
 rm tsan.c
 run_memspy t.json -- ./tsan
 check "the ThreadSanitizer path records no destination: without the source, heap bins are heap@tsan.c:LINE[#N]" t.json \
-  "$heap"' | length == 7 and (map(.name | test("^heap@tsan\\.c:[0-9]+(#[0-9]+)?$")) | all)'
+  "$heap"' | length >= 7 and (map(.name | test("^heap@tsan\\.c:[0-9]+(#[0-9]+)?$")) | all)'
 finish
