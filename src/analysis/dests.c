@@ -279,7 +279,7 @@ char *ms_dest_name(const ms_dest *r, size_t k)
 
 bool ms_dest_passed_out(const ms_dest *r, size_t k)
 {
-    if (!r || k >= r->nlevels || r->lv[k].used) return false;
+    if (!r || k >= r->nlevels || r->lv[k].used || r->lv[k].kind == 'm') return false; /* used, or stored */
     if (r->returned) return true;
     for (size_t j = k + 1; j < r->nlevels; j++) /* not 'o': it holds the name's object */
         if (r->lv[j].kind == 'v' || r->lv[j].kind == 'm' || r->lv[j].used) return true;

@@ -28,8 +28,9 @@ const ms_dest *ms_dests_find(const ms_dests *d, const ms_frame *frames, size_t n
 char *ms_dest_name(const ms_dest *r, size_t k);
 
 /* Whether level k's function is an allocation wrapper: the value leaves it (named or used at
- * an outer level, or it reaches a return statement) and the function does nothing else with it
- * (no access through it, no call it is passed to): the name then comes from further out. */
+ * an outer level, or it reaches a return statement) and the function does nothing else with
+ * it (no access through it, no call it is passed to, no store of it in memory): the name then
+ * comes from further out. */
 bool ms_dest_passed_out(const ms_dest *r, size_t k);
 
 /* Tidy a type as gcc prints it into the way people write it: "struct S *" -> "S*",

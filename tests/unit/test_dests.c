@@ -54,6 +54,7 @@ static void test_records(void)
         "1\tc++\tw.cc\tf\t-\t1\t7\t9\tm\tu\tdouble *\tthis.cells_",
         "1\tc++\tw.cc\tf\t-\t1\t8\t9\tm\tu\tNode *\ta.b.c",
         "1\tf\ta.f90\tmalloc\t-\t1\t12\t0\tm\t-\treal(kind=8)[0:] * restrict\tfield.data",
+        "1\tc\tw.c\tcalloc\t-\t2\t62\t13\tm\t-\tdouble *\tM.nz\t155\t9\to\tu\tstruct SparseMatrix\tM",
         /* a newer record format, and a malformed one: skipped */
         "2\tc\tw.c\tmalloc\t-\t1\t16\t15\tv\td\tvoid *\tq",
         "1\tc\tw.c\tmalloc\t-\t3\t16",
@@ -77,6 +78,7 @@ static void test_records(void)
     r = ms_dests_find(d, f3, 2, 0);
     EXPECT_STR("inlined, used by main, names nothing there", ms_dest_name(r, 1), NULL);
     CHECK_EQ(ms_dest_passed_out(r, 0), 1); /* the wrapper's p gives way to the source's name */
+    CHECK_EQ(ms_dest_passed_out(r, 1), 0);
 
     ms_frame f4[] = { frame("w.c", 16, 15), frame("w.c", 50, 3) };
     CHECK_EQ(ms_dests_find(d, f4, 2, 0) == NULL, 1); /* two records match level 0 alike: none */
@@ -84,6 +86,13 @@ static void test_records(void)
     CHECK_EQ(ms_dests_find(d, other, 1, 0) == NULL, 1);
     ms_frame col[] = { frame("w.c", 16, 14) };
     CHECK_EQ(ms_dests_find(d, col, 1, 0) == NULL, 1);
+
+    /* stored in a member by an inlined constructor-like function: its name holds, though the
+     * caller (whose object holds it) uses the value too */
+    ms_frame fm[] = { frame("w.c", 62, 13), frame("w.c", 155, 9) };
+    r = ms_dests_find(d, fm, 2, 0);
+    EXPECT_STR("member at level 0", ms_dest_name(r, 0), "M.nz");
+    CHECK_EQ(ms_dest_passed_out(r, 0), 0);
 
     ms_frame fa[] = { frame("w.c", 31, 17) }, fg[] = { frame("w.c", 32, 5) };
     EXPECT_STR("declared: Type.var", ms_dest_name(ms_dests_find(d, fa, 1, 0), 0), "double*.A");
