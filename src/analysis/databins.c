@@ -119,8 +119,10 @@ static int build_heap_path(const ms_raw_bin *b, ms_symbolizer *sym, ms_source_ca
     }
     for (size_t i = 0; i < h->nframes; i++) {
         const ms_frame *f = h->frames[i];
-        if (!f->file || ms_source_is_system(f->file)) continue;
-        h->names[i] = frame_name(h, i, src, &out[i]);
+        if (!f->file) /* no line information: what the record of its call names */
+            h->names[i] = ms_dest_best_name(h->dests[i], &out[i]);
+        else if (!ms_source_is_system(f->file))
+            h->names[i] = frame_name(h, i, src, &out[i]);
     }
     /* A wrapper's name (its value passed out) gives way to a name further out. */
     for (size_t i = 0; i < h->nframes; i++)

@@ -18,7 +18,7 @@ typedef struct {
 struct ms_dest {
     char *text; /* the record, its fields cut in place (tabs made NULs) */
     size_t len;
-    uint64_t pc; /* the label before the call, 0 unknown */
+    uint64_t pc, end; /* the labels before and after the call, 0 unknown */
     bool fortran, returned;
     const char *file, *callee;
     dest_level *lv;
@@ -51,7 +51,7 @@ static size_t split(char *s, char **f, size_t max)
 }
 
 /* Parse one record into r. Returns 1 if used, 0 if skipped, -1 when out of memory. */
-static int parse(const char *text, uint64_t pc, ms_dest *r)
+static int parse(const char *text, uint64_t pc, uint64_t end, ms_dest *r)
 {
     enum { HEAD = 6, PER = 6, MAXF = HEAD + PER * 64 };
     memset(r, 0, sizeof *r);
@@ -59,6 +59,7 @@ static int parse(const char *text, uint64_t pc, ms_dest *r)
     if (!r->text) return -1;
     r->len = strlen(text);
     r->pc = pc;
+    r->end = end;
     char *f[MAXF];
     size_t nf = split(r->text, f, MAXF);
     size_t nl = nf >= HEAD ? (size_t)strtoul(f[5], NULL, 10) : 0;
@@ -108,7 +109,7 @@ int ms_dests_new(char *const *records, const uint64_t *pcs, size_t n, ms_dests *
         return -1;
     }
     for (size_t i = 0; i < n; i++) {
-        int rc = records[i] ? parse(records[i], pcs ? pcs[i] : 0, &d->r[d->n]) : 0;
+        int rc = records[i] ? parse(records[i], pcs ? pcs[2 * i] : 0, pcs ? pcs[2 * i + 1] : 0, &d->r[d->n]) : 0;
         if (rc < 0) {
             ms_dests_free(d);
             return -1;
@@ -149,6 +150,11 @@ static bool same_text(const ms_dest *a, const ms_dest *b)
 const ms_dest *ms_dests_find(const ms_dests *d, const ms_frame *frames, size_t nframes, uint64_t ra)
 {
     if (!d || nframes == 0) return NULL;
+    if (!frames[0].file || frames[0].line <= 0) { /* no line information: the labels around ra */
+        for (size_t i = 0; i < d->n; i++)
+            if (d->r[i].pc < ra && ra <= d->r[i].end) return &d->r[i];
+        return NULL;
+    }
     size_t lo = 0, hi = d->n; /* the first record at frames[0]'s position */
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -284,4 +290,22 @@ bool ms_dest_passed_out(const ms_dest *r, size_t k)
     for (size_t j = k + 1; j < r->nlevels; j++) /* not 'o': it holds the name's object */
         if (r->lv[j].kind == 'v' || r->lv[j].kind == 'm' || r->lv[j].used) return true;
     return false;
+}
+
+char *ms_dest_best_name(const ms_dest *r, bool *passed_out)
+{
+    *passed_out = false;
+    for (size_t k = 0; r && k < r->nlevels; k++) {
+        char *name = ms_dest_name(r, k);
+        if (name && !ms_dest_passed_out(r, k)) return name;
+        free(name);
+    }
+    for (size_t k = 0; r && k < r->nlevels; k++) {
+        char *name = ms_dest_name(r, k);
+        if (name) {
+            *passed_out = true;
+            return name;
+        }
+    }
+    return NULL;
 }

@@ -68,8 +68,9 @@
  *                    callee's address: its entry, or the function pointer called), u64 count
  *                    (calls, all threads) }, sorted by caller block, then callee
  *  MS_RAW_DESTS    : allocation destinations of plugin-instrumented code, as the plugin
- *                    emitted them: u32 n; n x { u64 pc (a label just before the call), str
- *                    record (text, format in src/rt/msplug_abi.h, led by its own version) }
+ *                    emitted them: u32 n; n x { u64 pc (a label just before the call), u64
+ *                    end (a label just after it, 0 none), str record (text, format in
+ *                    src/rt/msplug_abi.h, led by its own version) }
  */
 #ifndef MEMSPY_FORMAT_RAW_H
 #define MEMSPY_FORMAT_RAW_H
@@ -267,7 +268,7 @@ typedef struct {
     ms_raw_call *calls; /* MS_RAW_CALLS */
     size_t ncalls;
     char **dests;       /* MS_RAW_DESTS: destination records (text) */
-    uint64_t *dest_pcs; /* ... and the pc of the label before each one's call */
+    uint64_t *dest_pcs; /* ... and per record two pcs: the labels before and after its call */
     size_t ndests;
 } ms_raw;
 

@@ -252,14 +252,15 @@ static void parse_dests(cursor *c, ms_raw *raw)
     if (n == 0 || c->bad) return;
     size_t have = raw->ndests;
     uint64_t *pcs = NULL;
-    if (!c->bad && (uint64_t)n * 10 <= remaining(c)) {
-        pcs = realloc(raw->dest_pcs, (have + n) * sizeof *pcs);
+    if (!c->bad && (uint64_t)n * 18 <= remaining(c)) {
+        pcs = realloc(raw->dest_pcs, 2 * (have + n) * sizeof *pcs);
         if (pcs) raw->dest_pcs = pcs;
     }
-    char **s = pcs ? grow_records(c, n, 10, (void **)&raw->dests, &raw->ndests, sizeof *s) : NULL;
+    char **s = pcs ? grow_records(c, n, 18, (void **)&raw->dests, &raw->ndests, sizeof *s) : NULL;
     if (!s) c->bad = 1;
     for (uint32_t i = 0; s && i < n && !c->bad; i++) {
-        pcs[have + i] = get_u64(c);
+        pcs[2 * (have + i)] = get_u64(c);
+        pcs[2 * (have + i) + 1] = get_u64(c);
         s[i] = get_str(c);
     }
 }

@@ -34,8 +34,8 @@ void __memspy_register_dests(const char *begin, const char *end)
     unlock();
 }
 
-/* Calls f on each entry (pc, record) of every registered module. */
-static void each_record(void (*f)(uint64_t pc, const char *rec, void *arg), void *arg)
+/* Calls f on each entry (labels, record) of every registered module. */
+static void each_record(void (*f)(const msplug_dest_pc *pcs, const char *rec, void *arg), void *arg)
 {
     uint32_t n = __atomic_load_n(&nranges, __ATOMIC_ACQUIRE);
     for (uint32_t i = 0; i < n; i++) {
@@ -43,27 +43,28 @@ static void each_record(void (*f)(uint64_t pc, const char *rec, void *arg), void
         for (uintptr_t p = begin; p + sizeof(msplug_dest_pc) < end;) {
             p = begin + ((p - begin + 7) & ~(uintptr_t)7); /* the section starts 8-byte aligned */
             if (p + sizeof(msplug_dest_pc) >= end) break;
-            uint64_t pc = ((const msplug_dest_pc *)p)->pc;
+            const msplug_dest_pc *pcs = (const msplug_dest_pc *)p;
             const char *rec = (const char *)(p + sizeof(msplug_dest_pc));
             size_t len = 0; /* no strnlen: the runtime interposes the string functions */
             while ((uintptr_t)(rec + len) < end && rec[len]) len++;
             if ((uintptr_t)(rec + len) >= end) break;
-            if (pc && len && len <= 65535) f(pc, rec, arg);
+            if (pcs->pc && len && len <= 65535) f(pcs, rec, arg);
             p = (uintptr_t)(rec + len + 1);
         }
     }
 }
 
-static void count_record(uint64_t pc, const char *rec, void *arg)
+static void count_record(const msplug_dest_pc *pcs, const char *rec, void *arg)
 {
-    (void)pc;
+    (void)pcs;
     (void)rec;
     (*(uint32_t *)arg)++;
 }
 
-static void put_record(uint64_t pc, const char *rec, void *arg)
+static void put_record(const msplug_dest_pc *pcs, const char *rec, void *arg)
 {
-    ms_raw_put_u64(arg, pc);
+    ms_raw_put_u64(arg, pcs->pc);
+    ms_raw_put_u64(arg, pcs->end);
     ms_raw_put_str(arg, rec);
 }
 

@@ -179,8 +179,9 @@ typedef struct {
 /* Allocation destinations (version 3): for each call whose pointer result the compiler sees
  * (the malloc family, operator new, any function returning a pointer; posix_memalign's first
  * argument; a C++ constructor's object), one entry in the section MSPLUG_DESTS_SECTION, 8-byte
- * aligned: the address of a label just before the call (msplug_dest_pc), then a
- * NUL-terminated text record, fields separated by tabs:
+ * aligned: the addresses of a label just before the call and of one just after it (0 where the
+ * call ends its block: it may throw) (msplug_dest_pc), then a NUL-terminated text record,
+ * fields separated by tabs:
  *
  *   "1" (the record format), lang ("c", "c++", "f": Fortran), the call's file, the callee's
  *   name, "r" if the value reaches a return statement of the function ("-" if not), nlevels, then
@@ -198,11 +199,13 @@ typedef struct {
  * function. The analysis matches a record to a return address by the position of the call and
  * of its inlined frames (the symbolizer's frames of pc - 1), which also holds in the versions
  * that have no labels (plain and counting copies); the label's address tells apart calls at one
- * position: the record's label is the last one before the return address. */
+ * position: the record's label is the last one before the return address; without line
+ * information (a stripped binary), the labels that enclose the return address find the record. */
 #define MSPLUG_DESTS_SECTION "__memspy_dests"
 #define MSPLUG_DEST_RECORD_VERSION "1"
 typedef struct {
-    uint64_t pc; /* the label before the call */
+    uint64_t pc;  /* the label before the call */
+    uint64_t end; /* the label after it, 0 if none */
     /* char record[]: the text, NUL-terminated; the next entry at the next multiple of 8 */
 } msplug_dest_pc;
 

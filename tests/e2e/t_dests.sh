@@ -2,7 +2,8 @@
 # Heap data named from the allocation destinations memspy's compiler plugins record, not from
 # the source text: the source file is deleted before the run and every heap bin keeps its name
 # (through a PolyBench-style wrapper over xmalloc: the callers' variables A and B, not ret or
-# p); the ThreadSanitizer fallback, which records none, then names them heap@FILE:LINE.
+# p), with the debug information stripped too; the ThreadSanitizer fallback, which records
+# none, then names them heap@FILE:LINE.
 # (clang -O2 unrolls the loop of rows: four calls, four bins rows[], rows[]#2, ...)
 # matrix: gcc:-O0 gcc:-O2 clang:-O0 clang:-O2
 . "$1/tests/e2e/lib.sh"
@@ -31,6 +32,13 @@ check "main writes every element of A (1001 stores, fewer where vectorised)" r.j
   "$JQ_DEFS"' cell("main"; "double*.A").writes >= 500'
 "$BUILD_DIR/bin/rt_rawcheck" rec/profile.raw dests >dests.txt
 ok_if "the raw profile holds the record of s.x = alloc_data (...)" grep -q '^1|c|dests.c|alloc_data[.a-z]*|-|1|34|11|m|[-u]*|double \*|s\.x$' dests.txt
+
+# No line information at all (debug sections stripped): the records are found by the labels
+# the plugin put around each call, and name the same bins
+strip --strip-debug -o stripped dests
+run_memspy s.json -- ./stripped
+check "stripped of its debug information, the heap bins keep their names" s.json "$heap | $names"
+check "... and double*.A its object" s.json '.data[] | select(.name == "double*.A") | .objects == 1 and .bytes == 8008'
 
 cp "$SRC_DIR/tests/e2e/progs/dests.c" tsan.c
 MEMSPY_INSTRUMENT=tsan cc_build tsan tsan.c

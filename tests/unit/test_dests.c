@@ -64,6 +64,9 @@ static void test_records(void)
     ms_frame f1[] = { frame("/src/w.c", 16, 15) };
     const ms_dest *r = ms_dests_find(d, f1, 1, 0);
     CHECK_EQ(r != NULL, 1);
+    bool weak;
+    EXPECT_STR("best of a wrapper alone", ms_dest_best_name(r, &weak), "void*.p");
+    CHECK_EQ(weak, 1);
     EXPECT_STR("wrapper's own name", ms_dest_name(r, 0), "void*.p");
     CHECK_EQ(ms_dest_passed_out(r, 0), 1);
 
@@ -73,6 +76,10 @@ static void test_records(void)
     EXPECT_STR("inlined: level 1", ms_dest_name(r, 1), "rows[]");
     CHECK_EQ(ms_dest_passed_out(r, 0), 1);
     CHECK_EQ(ms_dest_passed_out(r, 1), 0);
+
+    bool out;
+    EXPECT_STR("best: past the wrapper", ms_dest_best_name(r, &out), "rows[]");
+    CHECK_EQ(out, 0);
 
     ms_frame f3[] = { frame("w.c", 16, 15), frame("w.c", 41, 3) };
     r = ms_dests_find(d, f3, 2, 0);
@@ -108,12 +115,16 @@ static void test_records(void)
      * before each one's return address */
     char *two[] = { "1\tf\ta.f90\tmalloc\t-\t1\t10\t28\tm\t-\tvoid *\tg.u.data",
                     "1\tf\ta.f90\tmalloc\t-\t1\t10\t28\tm\t-\tvoid *\tg.v.data" };
-    uint64_t pcs[] = { 0x1000, 0x1040 };
+    uint64_t pcs[] = { 0x1000, 0x1010, 0x1040, 0 };
     CHECK_EQ(ms_dests_new(two, pcs, 2, &d), 0);
     ms_frame fu[] = { frame("a.f90", 10, 28) };
     EXPECT_STR("first call", ms_dest_name(ms_dests_find(d, fu, 1, 0x1020), 0), "g.u");
     EXPECT_STR("second call", ms_dest_name(ms_dests_find(d, fu, 1, 0x1060), 0), "g.v");
-    CHECK_EQ(ms_dests_find(d, fu, 1, 0x800) == NULL, 1); /* before both labels: neither */
+    CHECK_EQ(ms_dests_find(d, fu, 1, 0x800) == NULL, 1);   /* before both labels: neither */
+    ms_frame bare[] = { { "main", NULL, 0, NULL, 0, 0 } }; /* no line information */
+    EXPECT_STR("labels around ra", ms_dest_name(ms_dests_find(d, bare, 1, 0x1010), 0), "g.u");
+    CHECK_EQ(ms_dests_find(d, bare, 1, 0x1011) == NULL, 1);
+    CHECK_EQ(ms_dests_find(d, bare, 1, 0x1060) == NULL, 1); /* no end label */
     ms_dests_free(d);
 
     CHECK_EQ(ms_dests_new(NULL, NULL, 0, &d), 0);

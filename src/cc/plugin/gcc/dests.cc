@@ -316,6 +316,15 @@ static bool recorded_call(gcall *call, tree *dest_arg)
     return lhs && POINTER_TYPE_P(TREE_TYPE(lhs));
 }
 
+/* A volatile basic asm statement (the text is not a template). */
+static gasm *basic_asm(const char *text)
+{
+    gasm *g = gimple_build_asm_vec(ggc_strdup(text), NULL, NULL, NULL, NULL);
+    gimple_asm_set_volatile(g, true);
+    gimple_asm_set_input(g, true);
+    return g;
+}
+
 /* Text into an asm string literal. */
 static void add_escaped(text &out, const char *s)
 {
@@ -403,10 +412,12 @@ static char *dest_record(gcall *call)
 }
 
 /* The asm statement that puts record into the destinations section (the function's COMDAT
- * group if it has one), after the address of a label here, just before the call (8-byte
- * aligned): calls at one source position (Fortran's `allocate (a(n), b(n))`) are told apart by
- * the label that precedes each one's return address. */
-static gimple *record_asm(const char *record, const char *comdat)
+ * group if it has one, 8-byte aligned) after the addresses of a label here, just before the
+ * call, and of the label `2:` just after it (end_label; else 0): calls at one source position
+ * (Fortran's `allocate (a(n), b(n))`) are told apart by the label that precedes each one's
+ * return address, and a binary without line information finds the record whose two labels
+ * enclose the return address. */
+static gimple *record_asm(const char *record, const char *comdat, bool end_label)
 {
     text a;
     a.add("\t.pushsection " MSPLUG_DESTS_SECTION);
@@ -417,13 +428,10 @@ static gimple *record_asm(const char *record, const char *comdat)
     } else {
         a.add(",\"aw\",@progbits");
     }
-    a.add("\n\t.balign 8\n\t.quad 1f\n\t.asciz \"");
+    a.add(end_label ? "\n\t.balign 8\n\t.quad 1f, 2f\n\t.asciz \"" : "\n\t.balign 8\n\t.quad 1f, 0\n\t.asciz \"");
     add_escaped(a, record);
     a.add("\"\n\t.popsection\n1:");
-    gasm *g = gimple_build_asm_vec(ggc_strdup(a.str()), NULL, NULL, NULL, NULL);
-    gimple_asm_set_volatile(g, true);
-    gimple_asm_set_input(g, true); /* basic asm: the text is not a template */
-    return g;
+    return basic_asm(a.str());
 }
 
 void collect_dests(fn_state *st, basic_block bb)
@@ -440,8 +448,15 @@ void collect_dests(fn_state *st, basic_block bb)
 void emit_dests(fn_state *st, const char *comdat)
 {
     for (unsigned i = 0; i < st->dest_calls.length(); i++) {
-        gimple_stmt_iterator gsi = gsi_for_stmt(st->dest_calls[i]);
-        insert_before(&gsi, record_asm(st->dest_records[i], comdat), gimple_location(st->dest_calls[i]));
+        gcall *call = st->dest_calls[i];
+        bool end_label = !stmt_ends_bb_p(call); /* a call that may throw ends its block: no end label */
+        gimple_stmt_iterator gsi = gsi_for_stmt(call);
+        insert_before(&gsi, record_asm(st->dest_records[i], comdat, end_label), gimple_location(call));
+        if (end_label) {
+            gasm *end = basic_asm("2:");
+            gimple_set_location(end, gimple_location(call));
+            gsi_insert_after(&gsi, end, GSI_SAME_STMT);
+        }
         free(st->dest_records[i]);
     }
     st->dest_calls.truncate(0);

@@ -336,10 +336,16 @@ std::vector<std::pair<CallBase *, std::string>> memspyCollectDests(Function &F)
     return out;
 }
 
-InlineAsm *memspyDestAsm(LLVMContext &C, const std::string &record, const std::string &comdat)
+InlineAsm *memspyDestAsm(LLVMContext &C, const std::string &record, const std::string &comdat, bool endLabel)
 {
     std::string text = "\t.pushsection " MSPLUG_DESTS_SECTION;
     text += comdat.empty() ? ",\"aw\",@progbits" : ",\"awG\",@progbits," + comdat + ",comdat";
-    text += "\n\t.balign 8\n\t.quad 1f\n\t.asciz \"" + escaped(record) + "\"\n\t.popsection\n1:";
+    text += endLabel ? "\n\t.balign 8\n\t.quad 1f, 2f\n\t.asciz \"" : "\n\t.balign 8\n\t.quad 1f, 0\n\t.asciz \"";
+    text += escaped(record) + "\"\n\t.popsection\n1:";
     return InlineAsm::get(FunctionType::get(Type::getVoidTy(C), false), text, "", true);
+}
+
+InlineAsm *memspyDestEndAsm(LLVMContext &C)
+{
+    return InlineAsm::get(FunctionType::get(Type::getVoidTy(C), false), "2:", "", true);
 }

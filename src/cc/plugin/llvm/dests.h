@@ -12,8 +12,12 @@
 /* The calls of F that get a destination record, with their records (before any instrumentation). */
 std::vector<std::pair<llvm::CallBase *, std::string>> memspyCollectDests(llvm::Function &F);
 
-/* The inline asm to call just before the call: the label's address and the record into the
- * destinations section (the function's COMDAT group if comdat is not empty). */
-llvm::InlineAsm *memspyDestAsm(llvm::LLVMContext &C, const std::string &record, const std::string &comdat);
+/* The inline asm to call just before the call: the addresses of its label and (endLabel) of
+ * the end label, and the record, into the destinations section (the function's COMDAT group
+ * if comdat is not empty). */
+llvm::InlineAsm *memspyDestAsm(llvm::LLVMContext &C, const std::string &record, const std::string &comdat,
+                               bool endLabel);
+/* The end label, to call just after the call (not after an invoke: it ends its block). */
+llvm::InlineAsm *memspyDestEndAsm(llvm::LLVMContext &C);
 
 #endif

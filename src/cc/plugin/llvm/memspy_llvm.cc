@@ -736,8 +736,14 @@ bool Instrumenter::instrumentFunction(Function &F)
                 ->setDebugLoc(DebugLoc());
         }
     if (blockTable) fillBlocks(blockTable, loopTable);
-    for (auto &d : dests) /* in the body only: the copies match records by position */
-        IRBuilder<>(d.first).CreateCall(memspyDestAsm(C, d.second, comdat))->setDebugLoc(d.first->getDebugLoc());
+    for (auto &d : dests) {                     /* in the body only: the copies match records by position */
+        bool endLabel = isa<CallInst>(d.first); /* an invoke ends its block */
+        IRBuilder<>(d.first)
+            .CreateCall(memspyDestAsm(C, d.second, comdat, endLabel))
+            ->setDebugLoc(d.first->getDebugLoc());
+        if (endLabel)
+            IRBuilder<>(d.first->getNextNode()).CreateCall(memspyDestEndAsm(C))->setDebugLoc(d.first->getDebugLoc());
+    }
     for (BasicBlock &BB : F)
         for (Instruction &I : BB)
             if (auto *CI = dyn_cast<CallInst>(&I))
