@@ -631,7 +631,11 @@ static int build_data(analysis *an, ms_source_cache *src, bool with_unknown)
 {
     ms_model *m = an->m;
     ms_data_bin *d;
-    if (ms_build_data_bins(an->bins, an->nbins, an->sym, src, &d) != 0) return -1;
+    ms_dests *dests;
+    if (ms_dests_new(an->raw->dests, an->raw->dest_pcs, an->raw->ndests, &dests) != 0) return -1;
+    int rc = ms_build_data_bins(an->bins, an->nbins, an->sym, src, dests, &d);
+    ms_dests_free(dests);
+    if (rc != 0) return -1;
     m->data = d;
     m->ndata = an->nbins;
     if (!with_unknown) return 0;

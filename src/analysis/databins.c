@@ -41,6 +41,8 @@ static char *site_text(const char *file, int line) { return file ? format("%s:%d
 /* A heap bin's logical call path and the names its statements give. */
 typedef struct {
     const ms_frame **frames; /* innermost (the allocation statement) first */
+    const ms_dest **dests;   /* per frame, the destination record of its pc's call, NULL none */
+    size_t *inl;             /* per frame, its index among its pc's frames (the record's level) */
     char **names;            /* per frame, NULL if that statement names nothing */
     size_t nframes, level;   /* level: frame whose name is used; nframes if none */
 } heap_path;
@@ -50,19 +52,29 @@ static void heap_path_free(heap_path *h)
     for (size_t i = 0; i < h->nframes; i++) free(h->names[i]);
     free(h->names);
     free(h->frames);
+    free(h->dests);
+    free(h->inl);
 }
 
-static int append_frames(heap_path *h, size_t *cap, const ms_sym *sym)
+static int append_frames(heap_path *h, size_t *cap, const ms_sym *sym, const ms_dests *dests)
 {
     if (!sym) return -1;
+    if (h->nframes + sym->nframes > *cap) {
+        size_t n = *cap ? *cap : 8;
+        while (n < h->nframes + sym->nframes) n *= 2;
+        const ms_frame **p = realloc(h->frames, n * sizeof *p);
+        const ms_dest **r = realloc(h->dests, n * sizeof *r);
+        size_t *l = realloc(h->inl, n * sizeof *l);
+        if (p) h->frames = p;
+        if (r) h->dests = r;
+        if (l) h->inl = l;
+        if (!p || !r || !l) return -1;
+        *cap = n;
+    }
+    const ms_dest *rec = ms_dests_find(dests, sym->frames, sym->nframes, sym->pc);
     for (size_t i = 0; i < sym->nframes; i++) {
-        if (h->nframes == *cap) {
-            size_t n = *cap ? *cap * 2 : 8;
-            const ms_frame **p = realloc(h->frames, n * sizeof *p);
-            if (!p) return -1;
-            h->frames = p;
-            *cap = n;
-        }
+        h->dests[h->nframes] = rec;
+        h->inl[h->nframes] = i;
         h->frames[h->nframes++] = &sym->frames[i];
     }
     return 0;
@@ -75,22 +87,50 @@ static size_t next_named(const heap_path *h, size_t from)
     return i;
 }
 
-static int build_heap_path(const ms_raw_bin *b, ms_symbolizer *sym, ms_source_cache *src, heap_path *h)
+/* The name frame i gives: what the compiler recorded about the call's destination, else
+ * (no record, or one that names nothing at this frame) the source statement's text.
+ * *passed_out: the value leaves the frame's function (stored further out, or returned). */
+static char *frame_name(const heap_path *h, size_t i, ms_source_cache *src, bool *passed_out)
+{
+    const ms_frame *f = h->frames[i];
+    size_t level = h->inl[i];
+    *passed_out = ms_dest_passed_out(h->dests[i], level);
+    char *name = ms_dest_name(h->dests[i], level);
+    if (name) return name;
+    char *text = ms_source_statement(src, f->file, f->line);
+    name = text ? ms_name_from_statement(text, f->col) : NULL;
+    free(text);
+    return name;
+}
+
+static int build_heap_path(const ms_raw_bin *b, ms_symbolizer *sym, ms_source_cache *src, const ms_dests *dests,
+                           heap_path *h)
 {
     size_t cap = 0;
     memset(h, 0, sizeof *h);
-    if (append_frames(h, &cap, ms_symbolize(sym, b->pc, true)) != 0) return -1;
+    if (append_frames(h, &cap, ms_symbolize(sym, b->pc, true), dests) != 0) return -1;
     for (size_t d = b->depth; d-- > 0;)
-        if (append_frames(h, &cap, ms_symbolize(sym, b->path[d], true)) != 0) return -1;
-    h->names = calloc(h->nframes, sizeof *h->names);
-    if (!h->names) return -1;
+        if (append_frames(h, &cap, ms_symbolize(sym, b->path[d], true), dests) != 0) return -1;
+    h->names = calloc(h->nframes ? h->nframes : 1, sizeof *h->names);
+    bool *out = calloc(h->nframes ? h->nframes : 1, sizeof *out);
+    if (!h->names || !out) {
+        free(out);
+        return -1;
+    }
     for (size_t i = 0; i < h->nframes; i++) {
         const ms_frame *f = h->frames[i];
-        if (!f->file || ms_source_is_system(f->file)) continue;
-        char *text = ms_source_statement(src, f->file, f->line);
-        h->names[i] = text ? ms_name_from_statement(text, f->col) : NULL;
-        free(text);
+        if (!f->file) /* no line information: what the record of its call names */
+            h->names[i] = ms_dest_best_name(h->dests[i], &out[i]);
+        else if (!ms_source_is_system(f->file))
+            h->names[i] = frame_name(h, i, src, &out[i]);
     }
+    /* A wrapper's name (its value passed out) gives way to a name further out. */
+    for (size_t i = 0; i < h->nframes; i++)
+        if (out[i] && h->names[i] && next_named(h, i + 1) < h->nframes) {
+            free(h->names[i]);
+            h->names[i] = NULL;
+        }
+    free(out);
     h->level = next_named(h, 0);
     return 0;
 }
@@ -359,7 +399,7 @@ int ms_unique_data_names(ms_data_bin *bins, size_t n)
 }
 
 int ms_build_data_bins(const ms_raw_bin *bins, size_t nbins, ms_symbolizer *sym, ms_source_cache *src,
-                       ms_data_bin **out)
+                       const ms_dests *dests, ms_data_bin **out)
 {
     ms_data_bin *d = calloc(nbins ? nbins : 1, sizeof *d);
     heap_path *paths = calloc(nbins ? nbins : 1, sizeof *paths);
@@ -369,7 +409,7 @@ int ms_build_data_bins(const ms_raw_bin *bins, size_t nbins, ms_symbolizer *sym,
     for (size_t i = 0; i < nbins && rc == 0; i++) {
         if (bins[i].kind == MS_BIN_HEAP || bins[i].kind == MS_BIN_MMAP) {
             heap_of[i] = nheap;
-            rc = build_heap_path(&bins[i], sym, src, &paths[nheap++]);
+            rc = build_heap_path(&bins[i], sym, src, dests, &paths[nheap++]);
             if (rc == 0 && bins[i].kind == MS_BIN_MMAP)
                 paths[nheap - 1].level = paths[nheap - 1].nframes; /* named by its file */
         }

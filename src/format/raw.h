@@ -67,6 +67,10 @@
  *                    excepted): u32 n; n x { u32 caller_block (block id), u64 callee_pc (the
  *                    callee's address: its entry, or the function pointer called), u64 count
  *                    (calls, all threads) }, sorted by caller block, then callee
+ *  MS_RAW_DESTS    : allocation destinations of plugin-instrumented code, as the plugin
+ *                    emitted them: u32 n; n x { u64 pc (a label just before the call), u64
+ *                    end (a label just after it, 0 none), str record (text, format in
+ *                    src/rt/msplug_abi.h, led by its own version) }
  */
 #ifndef MEMSPY_FORMAT_RAW_H
 #define MEMSPY_FORMAT_RAW_H
@@ -97,6 +101,7 @@ enum {
     MS_RAW_SAMPLES = 11,
     MS_RAW_CALLS = 12,
     MS_RAW_PLAIN_PCS = 14,
+    MS_RAW_DESTS = 16,
     MS_RAW_END = 0x454e4421u /* "!DNE" */
 };
 
@@ -262,6 +267,9 @@ typedef struct {
     uint64_t sample_period_ns, samples_lost, samples_runtime;
     ms_raw_call *calls; /* MS_RAW_CALLS */
     size_t ncalls;
+    char **dests;       /* MS_RAW_DESTS: destination records (text) */
+    uint64_t *dest_pcs; /* ... and per record two pcs: the labels before and after its call */
+    size_t ndests;
 } ms_raw;
 
 /* Read and verify a raw file. Returns 0 (possibly with raw->truncated set), or -1 with err

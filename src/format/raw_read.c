@@ -245,6 +245,26 @@ static void parse_notes(cursor *c, ms_raw *raw)
     for (uint32_t i = 0; s && i < n && !c->bad; i++) s[i] = get_str(c);
 }
 
+/* MS_RAW_DESTS: allocation destination records, kept as text (the analysis parses them). */
+static void parse_dests(cursor *c, ms_raw *raw)
+{
+    uint32_t n = get_u32(c);
+    if (n == 0 || c->bad) return;
+    size_t have = raw->ndests;
+    uint64_t *pcs = NULL;
+    if (!c->bad && (uint64_t)n * 18 <= remaining(c)) {
+        pcs = realloc(raw->dest_pcs, 2 * (have + n) * sizeof *pcs);
+        if (pcs) raw->dest_pcs = pcs;
+    }
+    char **s = pcs ? grow_records(c, n, 18, (void **)&raw->dests, &raw->ndests, sizeof *s) : NULL;
+    if (!s) c->bad = 1;
+    for (uint32_t i = 0; s && i < n && !c->bad; i++) {
+        pcs[2 * (have + i)] = get_u64(c);
+        pcs[2 * (have + i) + 1] = get_u64(c);
+        s[i] = get_str(c);
+    }
+}
+
 static void parse_blocks(cursor *c, ms_raw *raw)
 {
     uint32_t n = get_u32(c);
@@ -333,6 +353,7 @@ static int parse_section(uint32_t tag, const unsigned char *payload, size_t len,
     case MS_RAW_SAMPLES: parse_samples(&c, raw); break;
     case MS_RAW_CALLS: parse_calls(&c, raw); break;
     case MS_RAW_PLAIN_PCS: parse_plain_pcs(&c, raw); break;
+    case MS_RAW_DESTS: parse_dests(&c, raw); break;
     default: break; /* unknown tag: skipped by contract */
     }
     return c.bad ? -1 : 0;
@@ -464,5 +485,8 @@ void ms_raw_free(ms_raw *raw)
     free(raw->loops);
     free(raw->samples);
     free(raw->calls);
+    for (size_t i = 0; i < raw->ndests; i++) free(raw->dests[i]);
+    free(raw->dests);
+    free(raw->dest_pcs);
     memset(raw, 0, sizeof *raw);
 }

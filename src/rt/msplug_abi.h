@@ -44,7 +44,7 @@
 
 #include <stdint.h>
 
-#define MSPLUG_ABI_VERSION 2u /* 2: block words, block and loop tables */
+#define MSPLUG_ABI_VERSION 3u /* 2: block words, block and loop tables; 3: allocation destinations */
 #define MSPLUG_BUF_WORDS 4096u
 /* At most this many words in one group (the plugin splits longer runs). */
 #define MSPLUG_GROUP_MAX_WORDS 192u /* < 256: MSPLUG_INFO_GROUP_WORDS */
@@ -174,6 +174,40 @@ typedef struct {
 #define MSPLUG_RUN_COUNT 2
 #define MSPLUG_SYM_REGISTER_BLOCKS "__memspy_register_blocks"
 #define MSPLUG_SYM_REGISTER_PLAIN "__memspy_register_plain"
+#define MSPLUG_SYM_REGISTER_DESTS "__memspy_register_dests"
+
+/* Allocation destinations (version 3): for each call whose pointer result the compiler sees
+ * (the malloc family, operator new, any function returning a pointer; posix_memalign's first
+ * argument; a C++ constructor's object), one entry in the section MSPLUG_DESTS_SECTION, 8-byte
+ * aligned: the addresses of a label just before the call and of one just after it (0 where the
+ * call ends its block: it may throw) (msplug_dest_pc), then a NUL-terminated text record,
+ * fields separated by tabs:
+ *
+ *   "1" (the record format), lang ("c", "c++", "f": Fortran), the call's file, the callee's
+ *   name, "r" if the value reaches a return statement of the function ("-" if not), nlevels, then
+ *   nlevels levels, the call's own first, then the functions it was inlined into, outwards:
+ *   line, col (level 0: the call's position; level k: where level k-1's function was inlined),
+ *   kind ("-": nothing named at this level, "v": a variable, "m": memory reached through a
+ *   pointer, a field or an element, "o": a declared object that holds the value in one of its
+ *   members, or that a C++ constructor builds: `std::vector<double> v(n)`), flags ("d": a variable declared on the level's line; "u":
+ *   a statement of the level uses the value besides copying, comparing, storing or returning
+ *   it: dereferences or offsets it, passes it to a call; "-": none),
+ *   type (the destination's type as gcc prints it), path (the variable, or the lvalue's parts
+ *   joined with '.', "[]" for an element: "v.vals", "rows[]").
+ *
+ * A level names what the value is stored in or bound to by a statement of that level's
+ * function. The analysis matches a record to a return address by the position of the call and
+ * of its inlined frames (the symbolizer's frames of pc - 1), which also holds in the versions
+ * that have no labels (plain and counting copies); the label's address tells apart calls at one
+ * position: the record's label is the last one before the return address; without line
+ * information (a stripped binary), the labels that enclose the return address find the record. */
+#define MSPLUG_DESTS_SECTION "__memspy_dests"
+#define MSPLUG_DEST_RECORD_VERSION "1"
+typedef struct {
+    uint64_t pc;  /* the label before the call */
+    uint64_t end; /* the label after it, 0 if none */
+    /* char record[]: the text, NUL-terminated; the next entry at the next multiple of 8 */
+} msplug_dest_pc;
 
 #ifndef MSPLUG_NO_DECLS
 /* The calling thread's buffer (initial-exec: a %fs-relative access, no call). */
@@ -196,6 +230,8 @@ void __memspy_register_llvm(const msplug_pc_pair *begin, const msplug_pc_pair *e
 void __memspy_register_blocks(const msplug_pc_pair *begin, const msplug_pc_pair *end);
 /* After __memspy_register_blocks: the module's (plain-copy pc, block) pairs. */
 void __memspy_register_plain(const msplug_pc_pair *begin, const msplug_pc_pair *end);
+/* A constructor per instrumented translation unit: the module's destination records. */
+void __memspy_register_dests(const char *begin, const char *end);
 #endif
 
 #endif

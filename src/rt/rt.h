@@ -530,6 +530,8 @@ void ms_sample_put_raw(ms_raw_writer *w);
 void ms_calls_count(ms_thread_data *d, const msplug_block *caller, uint64_t callee);
 /* The MS_RAW_CALLS section: every thread's pairs merged, sorted by caller block and callee. */
 void ms_calls_put_raw(ms_raw_writer *w);
+/* The MS_RAW_DESTS section: every registered module's allocation destinations (dests.c). */
+void ms_dests_put_raw(ms_raw_writer *w);
 
 /* The instrumentation the program's objects used, as a note for the raw profile; NULL if
  * none was seen. */

@@ -97,7 +97,8 @@ check "a stripped program: its unnamed data are named by mapping" s.json \
   '.data | any(.name == "other:names_stripped")'
 cp names names_nodebug && strip --strip-debug names_nodebug
 run_memspy n.json -- ./names_nodebug input.dat
-check "no debug information: the note says so; the global frame keeps its ELF name (no heap bin is named frame)" n.json \
+check "no debug information: the note says so; the heap buffer is still frame (the plugin's records), the pointer &frame" n.json \
   '(.run.notes | any(test("names_nodebug has no debug information \\(built without -g\\)")))
-   and (.data | any(.name == "frame" and .kind == "global"))'
+   and (.data | any(.name == "frame" and .kind == "heap" and .bytes == 4096))
+   and (.data | any(.name == "&frame" and .kind == "global"))'
 finish

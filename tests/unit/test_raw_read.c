@@ -148,6 +148,18 @@ static void build_sample(buf *f)
     put(f, 1, 4);
     put_str(f, "dropped 5 events");
     section_end(f);
+    section_begin(f, MS_RAW_DESTS);
+    put(f, 2, 4);
+    put(f, 0x401500, 8);
+    put(f, 0x401510, 8);
+    put_str(f, "1\tc\tp.c\tmalloc\t-\t1\t14\t9\tv\tu\tdouble *\tA");
+    put(f, 0x401600, 8);
+    put(f, 0, 8);
+    put_str(f, "1\tc\tp.c\tcalloc\t-\t1\t15\t17\tv\tdu\tdouble *\tB");
+    section_end(f);
+    section_begin(f, MS_RAW_DESTS); /* an empty one changes nothing */
+    put(f, 0, 4);
+    section_end(f);
     trailer(f);
 }
 
@@ -206,6 +218,9 @@ static void test_round_trip(void)
     CHECK(raw.nevictions == 1 && raw.evictions[0].victim_ctx == 0 && raw.evictions[0].evictor_ctx == 1);
     CHECK(raw.evictions[0].level == 1 && raw.evictions[0].count == 77);
     CHECK(raw.nnotes == 1 && strcmp(raw.notes[0], "dropped 5 events") == 0);
+    CHECK(raw.ndests == 2 && raw.dest_pcs[0] == 0x401500 && raw.dest_pcs[1] == 0x401510);
+    CHECK(raw.ndests == 2 && raw.dest_pcs[2] == 0x401600 && raw.dest_pcs[3] == 0);
+    CHECK(raw.ndests == 2 && strcmp(raw.dests[1], "1\tc\tp.c\tcalloc\t-\t1\t15\t17\tv\tdu\tdouble *\tB") == 0);
     ms_raw_free(&raw);
 }
 

@@ -4,6 +4,8 @@
  *   streams <dir or -> threads <threads seen>
  *   note <text>          (one line per note)
  * or, as `rt_rawcheck FILE bins`, one line per bin: <id> <kind number> <name or ->;
+ * or, as `rt_rawcheck FILE dests`, one line per allocation destination record (MS_RAW_DESTS,
+ *   tabs shown as '|');
  * or, as `rt_rawcheck FILE calls`, one line per call edge (MS_RAW_CALLS):
  *   <caller block id> <caller block pc - 1> <callee pc> <count>
  * pcs in hex, relative to the first module's load address (addr2line-ready for a PIE). */
@@ -14,7 +16,7 @@
 
 int main(int argc, char **argv) {
     if (argc != 3) {
-        fprintf(stderr, "usage: rt_rawcheck FILE BYTES|bins|calls\n");
+        fprintf(stderr, "usage: rt_rawcheck FILE BYTES|bins|calls|dests\n");
         return 2;
     }
     ms_raw raw;
@@ -30,6 +32,15 @@ int main(int argc, char **argv) {
             uint64_t pc = k->caller_block < raw.nblocks ? raw.blocks[k->caller_block].pc : 0;
             printf("%u %llx %llx %llu\n", k->caller_block, (unsigned long long)(pc ? pc - 1 - bias : 0),
                    (unsigned long long)(k->callee_pc - bias), (unsigned long long)k->count);
+        }
+        ms_raw_free(&raw);
+        return 0;
+    }
+    if (strcmp(argv[2], "dests") == 0) {
+        for (size_t i = 0; i < raw.ndests; i++) {
+            for (char *t = raw.dests[i]; *t; t++)
+                if (*t == '\t') *t = '|';
+            printf("%s\n", raw.dests[i]);
         }
         ms_raw_free(&raw);
         return 0;

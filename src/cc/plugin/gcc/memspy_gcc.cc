@@ -56,6 +56,7 @@ tree word_type; /* a 64-bit unsigned type with an alias set of its own */
 tree word_ptr;  /* word_type * */
 tree buf_decl;  /* extern __thread word __memspy_buf[1 + MSPLUG_BUF_WORDS] */
 tree flush_decl, entry_decl, exit_decl, register_decl, register_blocks_decl, register_plain_decl;
+tree register_dests_decl, dests_start_decl, dests_stop_decl;
 tree plain_decl; /* extern int __memspy_plain: run the uninstrumented copies */
 tree pcs_start_decl, pcs_stop_decl, bpcs_start_decl, bpcs_stop_decl, ppcs_start_decl, ppcs_stop_decl;
 
@@ -112,6 +113,8 @@ static void make_decls(void)
         MSPLUG_SYM_REGISTER_BLOCKS, build_function_type_list(void_type_node, ptr_type_node, ptr_type_node, NULL_TREE));
     register_plain_decl = runtime_fn(MSPLUG_SYM_REGISTER_PLAIN,
                                      build_function_type_list(void_type_node, ptr_type_node, ptr_type_node, NULL_TREE));
+    register_dests_decl = runtime_fn(MSPLUG_SYM_REGISTER_DESTS,
+                                     build_function_type_list(void_type_node, ptr_type_node, ptr_type_node, NULL_TREE));
     plain_decl = build_decl(UNKNOWN_LOCATION, VAR_DECL, get_identifier(MSPLUG_SYM_PLAIN), integer_type_node);
     TREE_PUBLIC(plain_decl) = 1;
     DECL_EXTERNAL(plain_decl) = 1;
@@ -122,6 +125,8 @@ static void make_decls(void)
     bpcs_stop_decl = linker_symbol("__stop_" MSPLUG_BLOCK_PCS_SECTION);
     ppcs_start_decl = linker_symbol("__start_" MSPLUG_PLAIN_PCS_SECTION);
     ppcs_stop_decl = linker_symbol("__stop_" MSPLUG_PLAIN_PCS_SECTION);
+    dests_start_decl = linker_symbol("__start_" MSPLUG_DESTS_SECTION);
+    dests_stop_decl = linker_symbol("__stop_" MSPLUG_DESTS_SECTION);
 }
 
 /* ---- versioning: uninstrumented and counting-only copies (MEMSPY_MODE=time, count) ---- */
@@ -275,7 +280,10 @@ static unsigned int instrument_function(function *fun)
     auto_vec<basic_block> bbs;
     basic_block bb;
     FOR_EACH_BB_FN(bb, fun) bbs.safe_push(bb);
-    for (unsigned i = 0; i < bbs.length(); i++) collect_bb(&st, bbs[i]);
+    for (unsigned i = 0; i < bbs.length(); i++) {
+        collect_bb(&st, bbs[i]);
+        collect_dests(&st, bbs[i]);
+    }
     unsigned nsites = st.sites.length(), nblocks = st.blocks.length();
     if (nsites == 0 && st.has_calls == 0 && nblocks == 0) return 0;
     tree group = DECL_COMDAT_GROUP(current_function_decl);
@@ -332,6 +340,7 @@ static unsigned int instrument_function(function *fun)
     }
     if (nblocks) fill_blocks(&st, blocks, loops);
     if (nsites || st.has_calls) emit_entry_exit(ver.entry, ver.returns);
+    emit_dests(&st, comdat);
     for (unsigned j = 0; j < st.atomics.length(); j++) route_atomic(st.atomics[j]); /* the body's only */
     any_instrumented = true;
     return TODO_update_ssa | TODO_cleanup_cfg;
@@ -372,7 +381,9 @@ static void finish_unit(void *, void *)
         "\n\t.weak __start_" MSPLUG_BLOCK_PCS_SECTION "\n\t.hidden __start_" MSPLUG_BLOCK_PCS_SECTION
         "\n\t.weak __stop_" MSPLUG_BLOCK_PCS_SECTION "\n\t.hidden __stop_" MSPLUG_BLOCK_PCS_SECTION
         "\n\t.weak __start_" MSPLUG_PLAIN_PCS_SECTION "\n\t.hidden __start_" MSPLUG_PLAIN_PCS_SECTION
-        "\n\t.weak __stop_" MSPLUG_PLAIN_PCS_SECTION "\n\t.hidden __stop_" MSPLUG_PLAIN_PCS_SECTION;
+        "\n\t.weak __stop_" MSPLUG_PLAIN_PCS_SECTION "\n\t.hidden __stop_" MSPLUG_PLAIN_PCS_SECTION
+        "\n\t.weak __start_" MSPLUG_DESTS_SECTION "\n\t.hidden __start_" MSPLUG_DESTS_SECTION
+        "\n\t.weak __stop_" MSPLUG_DESTS_SECTION "\n\t.hidden __stop_" MSPLUG_DESTS_SECTION;
     tree text = build_string(sizeof directives, directives);
     tree asm_stmt = build5(ASM_EXPR, void_type_node, text, NULL_TREE, NULL_TREE, NULL_TREE, NULL_TREE);
     ASM_INPUT_P(asm_stmt) = 1;
@@ -383,11 +394,14 @@ static void finish_unit(void *, void *)
                                        build_fold_addr_expr(bpcs_stop_decl));
     tree call_plain = build_call_expr(register_plain_decl, 2, build_fold_addr_expr(ppcs_start_decl),
                                       build_fold_addr_expr(ppcs_stop_decl));
+    tree call_dests = build_call_expr(register_dests_decl, 2, build_fold_addr_expr(dests_start_decl),
+                                      build_fold_addr_expr(dests_stop_decl));
     tree body = alloc_stmt_list();
     append_to_statement_list(asm_stmt, &body);
     append_to_statement_list(call, &body);
     append_to_statement_list(call_blocks, &body);
     append_to_statement_list(call_plain, &body);
+    append_to_statement_list(call_dests, &body);
     cgraph_build_static_cdtor('I', body, MAX_RESERVED_INIT_PRIORITY - 1);
     building_ctor = false;
 }
@@ -411,6 +425,9 @@ static const ggc_root_tab memspy_roots[] = {
     { &ppcs_stop_decl, 1, sizeof ppcs_stop_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
     { &atomic_hook_decls[0], ATOMIC_HOOK_DECLS, sizeof atomic_hook_decls[0], &gt_ggc_mx_tree_node,
       &gt_pch_nx_tree_node },
+    { &register_dests_decl, 1, sizeof register_dests_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
+    { &dests_start_decl, 1, sizeof dests_start_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
+    { &dests_stop_decl, 1, sizeof dests_stop_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
     LAST_GGC_ROOT_TAB,
 };
 

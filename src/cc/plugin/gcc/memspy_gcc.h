@@ -70,6 +70,8 @@ struct fn_state {
     auto_vec<unsigned> call_block; /* per call: the index of its block */
     auto_vec<gcall *> atomics;     /* ordered atomics that become calls of the runtime's hooks */
     unsigned has_calls;
+    auto_vec<gcall *> dest_calls; /* calls with an allocation destination record (dests.cc) */
+    auto_vec<char *> dest_records;
 };
 
 /* Options and the trees kept across functions (memspy_gcc.cc; GC roots there). */
@@ -78,6 +80,7 @@ extern tree word_type;
 extern tree word_ptr;
 extern tree buf_decl;
 extern tree flush_decl, entry_decl, exit_decl, register_decl, register_blocks_decl, register_plain_decl;
+extern tree register_dests_decl, dests_start_decl, dests_stop_decl;
 extern tree plain_decl;
 extern tree pcs_start_decl, pcs_stop_decl, bpcs_start_decl, bpcs_stop_decl, ppcs_start_decl, ppcs_stop_decl;
 extern unsigned table_counter;
@@ -95,6 +98,8 @@ tree make_loop_table(fn_state *st, tree blocks, function *fun);
 void fill_blocks(fn_state *st, tree blocks, tree loops);
 void fill_table(fn_state *st, tree table);
 void emit_entry_exit(edge entry, const auto_vec<gimple *> &returns);
+void collect_dests(fn_state *st, basic_block bb);
+void emit_dests(fn_state *st, const char *comdat);
 
 /* atomics.cc: ordered atomics as calls of the runtime's atomic hooks. Whether call (an atomic
  * builtin or internal function of memory order `order`, -1 unknown) becomes a hook call, and

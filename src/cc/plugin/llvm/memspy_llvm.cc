@@ -55,6 +55,9 @@
  * block's descriptor, then the callee's address) precede every call that is not an intrinsic,
  * in the body and in the counting copy.
  *
+ * Allocation destinations (ABI version 3, dests.cc): a record of where each pointer-returning
+ * call's result goes, before the call in the body, registered by the constructor too.
+ *
  * Environment: MEMSPY_LLVM_VERBOSE=1 prints the sites, groups, blocks and loops of each
  * function on stderr; MEMSPY_LLVM_NOVERSION=1 makes no copies.
  * Debugging: `clang -fpass-plugin=... -S -emit-llvm` shows the IR after the pass; `-S` shows
@@ -88,6 +91,7 @@
 
 #define MSPLUG_NO_DECLS
 #include "../../../rt/msplug_abi.h"
+#include "dests.h"
 
 using namespace llvm;
 
@@ -669,6 +673,7 @@ bool Instrumenter::instrumentFunction(Function &F)
     for (BasicBlock &BB : F) bbs.push_back(&BB);
     for (BasicBlock *BB : bbs) collectBlock(*BB, LI.isLoopHeader(BB));
     if (sites.empty() && calls == 0 && blocks.empty()) return false;
+    std::vector<std::pair<CallBase *, std::string>> dests = memspyCollectDests(F); /* before the copies */
     if (!rt.buf) declareRuntime();
     std::string comdat = F.hasComdat() ? F.getComdat()->getName().str() : "";
     GlobalVariable *blockTable = nullptr, *loopTable = nullptr;
@@ -744,6 +749,14 @@ bool Instrumenter::instrumentFunction(Function &F)
                 ->setDebugLoc(DebugLoc());
         }
     if (blockTable) fillBlocks(blockTable, loopTable);
+    for (auto &d : dests) {                     /* in the body only: the copies match records by position */
+        bool endLabel = isa<CallInst>(d.first); /* an invoke ends its block */
+        IRBuilder<>(d.first)
+            .CreateCall(memspyDestAsm(C, d.second, comdat, endLabel))
+            ->setDebugLoc(d.first->getDebugLoc());
+        if (endLabel)
+            IRBuilder<>(d.first->getNextNode()).CreateCall(memspyDestEndAsm(C))->setDebugLoc(d.first->getDebugLoc());
+    }
     for (BasicBlock &BB : F)
         for (Instruction &I : BB)
             if (auto *CI = dyn_cast<CallInst>(&I))
@@ -859,10 +872,13 @@ void Instrumenter::addConstructor()
     GlobalVariable *bstop = bound("__stop_" MSPLUG_BLOCK_PCS_SECTION);
     GlobalVariable *pstart = bound("__start_" MSPLUG_PLAIN_PCS_SECTION);
     GlobalVariable *pstop = bound("__stop_" MSPLUG_PLAIN_PCS_SECTION);
+    GlobalVariable *dstart = bound("__start_" MSPLUG_DESTS_SECTION);
+    GlobalVariable *dstop = bound("__stop_" MSPLUG_DESTS_SECTION);
     FunctionType *regTy = FunctionType::get(Type::getVoidTy(C), { rt.i8p, rt.i8p }, false);
     FunctionCallee reg = M.getOrInsertFunction(MSPLUG_SYM_REGISTER_LLVM, regTy);
     FunctionCallee regBlocks = M.getOrInsertFunction(MSPLUG_SYM_REGISTER_BLOCKS, regTy);
     FunctionCallee regPlain = M.getOrInsertFunction(MSPLUG_SYM_REGISTER_PLAIN, regTy);
+    FunctionCallee regDests = M.getOrInsertFunction(MSPLUG_SYM_REGISTER_DESTS, regTy);
     Function *ctor = Function::Create(FunctionType::get(Type::getVoidTy(C), false), GlobalValue::InternalLinkage,
                                       "__memspy_module_ctor", M);
     ctor->addFnAttr(Attribute::NoUnwind);
@@ -870,6 +886,7 @@ void Instrumenter::addConstructor()
     B.CreateCall(reg, { start, stop });
     B.CreateCall(regBlocks, { bstart, bstop });
     B.CreateCall(regPlain, { pstart, pstop });
+    B.CreateCall(regDests, { dstart, dstop });
     B.CreateRetVoid();
     appendToGlobalCtors(M, ctor, 99);
 }

@@ -1,0 +1,45 @@
+/* Allocation destinations recorded by memspy's compiler plugin (raw section DESTS, records
+ * described in src/rt/msplug_abi.h): where each call's pointer result is stored, per inline
+ * level, matched to the frames of a return address; heap bins are named from them. */
+#ifndef MEMSPY_ANALYSIS_DESTS_H
+#define MEMSPY_ANALYSIS_DESTS_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "symbolize.h"
+
+typedef struct ms_dests ms_dests;
+typedef struct ms_dest ms_dest;
+
+/* Parse the text records and the pcs of their calls' labels (pcs: two per record, before and
+ * after the call; may be NULL; records in a format this reader does not know are skipped). *out is NULL when there are none. Returns 0,
+ * or -1 when out of memory. */
+int ms_dests_new(char *const *records, const uint64_t *pcs, size_t n, ms_dests **out);
+void ms_dests_free(ms_dests *d);
+
+/* The record of the call whose return address is ra and whose frames (innermost first, as the
+ * symbolizer gives them for ra) are frames[0..nframes): same position at every level; of
+ * several calls at one position, the one whose label is the last before ra. Without line
+ * information (frames[0] has no file), the record whose labels enclose ra. NULL if none. */
+const ms_dest *ms_dests_find(const ms_dests *d, const ms_frame *frames, size_t nframes, uint64_t ra);
+
+/* The name that level k (0: the call's own frame) of record r gives, MemSpy's style
+ * ("double*.A" for a variable declared by the call's statement, "A", "s.x", "rows[]";
+ * Fortran: the array, "field"), malloc'd; NULL if the level names nothing (or no memory). */
+char *ms_dest_name(const ms_dest *r, size_t k);
+
+/* Whether level k's function is an allocation wrapper: the value leaves it (named or used at
+ * an outer level, or it reaches a return statement) and the function does nothing else with
+ * it (no access through it, no call it is passed to, no store of it in memory): the name then
+ * comes from further out. */
+bool ms_dest_passed_out(const ms_dest *r, size_t k);
+
+/* For a frame without line information (its inline levels unknown): the name of the first
+ * level that is no wrapper's, else of any level (*passed_out then set); NULL if none. */
+char *ms_dest_best_name(const ms_dest *r, bool *passed_out);
+
+/* Tidy a type as gcc prints it into the way people write it: "struct S *" -> "S*",
+ * "long int *" -> "long*", "const char *" -> "char*". malloc'd, NULL when out of memory. */
+char *ms_dest_type(const char *gcc_type);
+
+#endif

@@ -1,0 +1,464 @@
+/* memspy's GCC plugin: allocation destinations (src/rt/msplug_abi.h, MSPLUG_DESTS_SECTION).
+ *
+ * For each call of the current function whose result is a pointer (the malloc family, operator
+ * new, any function returning a pointer) and each posix_memalign, this walks the GIMPLE uses of
+ * the result and notes where it goes: the variable the call's SSA name stands for, the user
+ * variables debug statements bind it to, the variables and memory (a field, an element, a
+ * global) it is copied or stored into, and whether it reaches a return statement. Each finding
+ * belongs to the function (inline level) whose statement or variable made it: the call's own
+ * function, or one it was inlined into. The record is text in a read-only section, emitted by
+ * an asm statement before the call; the runtime copies it unread and the analysis turns it
+ * into a name (src/analysis/dests.c). Only the instrumented body gets the asm statements. */
+#include "memspy_gcc.h"
+#include "langhooks.h"
+#include "tree-pretty-print.h"
+#include "ssa-iterators.h"
+
+/* A growable text. */
+struct text {
+    auto_vec<char> s;
+    void add(const char *p)
+    {
+        while (p && *p) s.safe_push(*p++);
+    }
+    void addn(long v)
+    {
+        char b[32];
+        snprintf(b, sizeof b, "%ld", v);
+        add(b);
+    }
+    const char *str()
+    {
+        s.safe_push('\0');
+        s.pop();
+        return s.address();
+    }
+};
+
+/* What one inline level of the call names. */
+struct level {
+    location_t loc; /* level 0: the call; level k: where level k-1's function was inlined */
+    tree fn;        /* the level's function (the origin of an inlined one) */
+    char kind;      /* '-', 'v' (variable), 'm' (memory through a pointer, field, element), 'o' (a
+                     * declared object the value is stored in, or that a constructor builds) */
+    bool decl;      /* a variable declared on loc's line */
+    bool used;      /* a statement of the level uses the value: dereferences or offsets it, passes it
+                     * to a call (besides copying, comparing, storing or returning it) */
+    char type[160], path[160];
+};
+
+static tree origin_fn(tree block)
+{
+    tree o = block_ultimate_origin(block);
+    return o && TREE_CODE(o) == FUNCTION_DECL ? DECL_ORIGIN(o) : NULL_TREE;
+}
+
+/* The call's levels: its own position and function, then each function it was inlined into. */
+static void make_levels(gimple *call, auto_vec<level> &lv)
+{
+    level l0 = {};
+    l0.loc = gimple_location(call);
+    l0.kind = '-';
+    lv.safe_push(l0);
+    for (tree b = gimple_block(call); b && TREE_CODE(b) == BLOCK; b = BLOCK_SUPERCONTEXT(b)) {
+        if (!inlined_function_outer_scope_p(b)) continue;
+        lv.last().fn = origin_fn(b);
+        level l = {};
+        l.loc = BLOCK_SOURCE_LOCATION(b);
+        l.kind = '-';
+        lv.safe_push(l);
+    }
+    lv.last().fn = DECL_ORIGIN(current_function_decl);
+}
+
+/* The level whose function is fn, -1 if none. */
+static int level_of_fn(auto_vec<level> &lv, tree fn)
+{
+    for (unsigned k = 0; fn && k < lv.length(); k++)
+        if (lv[k].fn == fn) return (int)k;
+    return -1;
+}
+
+/* The level of statement s: that of the innermost function its code comes from. */
+static int level_of_stmt(auto_vec<level> &lv, gimple *s)
+{
+    for (tree b = gimple_block(s); b && TREE_CODE(b) == BLOCK; b = BLOCK_SUPERCONTEXT(b))
+        if (inlined_function_outer_scope_p(b)) return level_of_fn(lv, origin_fn(b));
+    return level_of_fn(lv, DECL_ORIGIN(current_function_decl));
+}
+
+/* The level of variable var found at statement s: its function's for a local, s's otherwise. */
+static int level_of_var(auto_vec<level> &lv, tree var, gimple *s)
+{
+    tree ctx = DECL_CONTEXT(DECL_ORIGIN(var));
+    if (ctx && TREE_CODE(ctx) == FUNCTION_DECL) return level_of_fn(lv, DECL_ORIGIN(ctx));
+    return level_of_stmt(lv, s);
+}
+
+/* A variable the user named (not one gcc made). */
+static bool user_var(tree v)
+{
+    return v && (TREE_CODE(v) == VAR_DECL || TREE_CODE(v) == PARM_DECL || TREE_CODE(v) == RESULT_DECL) &&
+           DECL_NAME(v) && !DECL_ARTIFICIAL(v);
+}
+
+static bool lvalue_path(tree t, text &out, int depth);
+
+/* lvalue_path, leaving out as it was when it fails. */
+static bool try_path(tree t, text &out, int depth)
+{
+    unsigned len = out.s.length();
+    if (lvalue_path(t, out, depth)) return true;
+    out.s.truncate(len);
+    return false;
+}
+
+/* The parts of lvalue (or pointer) t joined with '.', "[]" for an element. */
+static bool lvalue_path(tree t, text &out, int depth)
+{
+    if (!t || depth > 8) return false;
+    switch (TREE_CODE(t)) {
+    case VAR_DECL:
+    case PARM_DECL:
+    case RESULT_DECL:
+        if (DECL_ARTIFICIAL(t) && DECL_HAS_DEBUG_EXPR_P(t)) return lvalue_path(DECL_DEBUG_EXPR(t), out, depth + 1);
+        if (!DECL_NAME(t)) return false;
+        out.add(IDENTIFIER_POINTER(DECL_NAME(t)));
+        return true;
+    case SSA_NAME: {
+        if (user_var(SSA_NAME_VAR(t))) return lvalue_path(SSA_NAME_VAR(t), out, depth + 1);
+        gimple *def = SSA_NAME_DEF_STMT(t);
+        if (def && is_gimple_assign(def) &&
+            (gimple_assign_single_p(def) || CONVERT_EXPR_CODE_P(gimple_assign_rhs_code(def))))
+            return lvalue_path(gimple_assign_rhs1(def), out, depth + 1);
+        /* a pointer stepping through an object (after ivopts): an element of the object where
+         * it starts (the phi's argument that is not a step) */
+        bool step = def && is_gimple_assign(def) &&
+                    (gimple_assign_rhs_code(def) == POINTER_PLUS_EXPR || gimple_assign_rhs_code(def) == PLUS_EXPR);
+        gphi *phi = def ? dyn_cast<gphi *>(def) : NULL;
+        if (!step && !(phi && gimple_phi_num_args(phi) > 0)) return false;
+        bool found = false;
+        if (step) found = try_path(gimple_assign_rhs1(def), out, depth + 1);
+        for (unsigned a = 0; phi && !found && a < gimple_phi_num_args(phi); a++) {
+            tree arg = gimple_phi_arg_def(phi, a); /* the start: an argument not defined by a step */
+            gimple *ad = TREE_CODE(arg) == SSA_NAME ? SSA_NAME_DEF_STMT(arg) : NULL;
+            if (ad && is_gimple_assign(ad) &&
+                (gimple_assign_rhs_code(ad) == POINTER_PLUS_EXPR || gimple_assign_rhs_code(ad) == PLUS_EXPR))
+                continue;
+            found = try_path(arg, out, depth + 1);
+        }
+        if (!found) return false;
+        unsigned len = out.s.length();
+        if (len < 2 || out.s[len - 2] != '[' || out.s[len - 1] != ']') out.add("[]");
+        return true;
+    }
+    case COMPONENT_REF: {
+        tree f = TREE_OPERAND(t, 1);
+        bool base = try_path(TREE_OPERAND(t, 0), out, depth + 1);
+        if (!DECL_NAME(f)) return base;
+        if (base) out.add(".");
+        out.add(IDENTIFIER_POINTER(DECL_NAME(f)));
+        return true;
+    }
+    case MEM_REF:
+    case TARGET_MEM_REF: {
+        if (!lvalue_path(TREE_OPERAND(t, 0), out, depth + 1)) return false;
+        unsigned len = out.s.length();
+        bool elt = len >= 2 && out.s[len - 2] == '[' && out.s[len - 1] == ']';
+        if (!elt && (TREE_CODE(t) == TARGET_MEM_REF || !integer_zerop(TREE_OPERAND(t, 1)))) out.add("[]");
+        return true;
+    }
+    case ARRAY_REF:
+    case ARRAY_RANGE_REF:
+        if (!lvalue_path(TREE_OPERAND(t, 0), out, depth + 1)) return false;
+        out.add("[]");
+        return true;
+    case ADDR_EXPR:
+    case VIEW_CONVERT_EXPR:
+    case NOP_EXPR: return lvalue_path(TREE_OPERAND(t, 0), out, depth + 1);
+    default: return false;
+    }
+}
+
+static const char *lang_code(void)
+{
+    const char *n = lang_hooks.name;
+    if (strstr(n, "Fortran")) return "f";
+    if (strstr(n, "C++")) return "c++";
+    return "c";
+}
+
+/* The C++ front end's type printer (cc1plus exports it to plugins; null in cc1 and f951). */
+extern const char *type_as_string(tree, int) __attribute__((weak));
+#define MS_TFF_UNQUALIFIED_NAME (1 << 11) /* cp-tree.h's TFF_UNQUALIFIED_NAME */
+
+/* The type as the front end writes it in C++ ("vector<double>", "Node*"), else as gcc prints
+ * it ("struct S *", "long int *": the analysis tidies it). */
+static void type_text(tree type, char *out, size_t size)
+{
+    if (type_as_string && strcmp(lang_code(), "c++") == 0) {
+        snprintf(out, size, "%s", type_as_string(type, MS_TFF_UNQUALIFIED_NAME));
+        return;
+    }
+    char *s = print_generic_expr_to_str(type);
+    snprintf(out, size, "%s", s);
+    free(s);
+}
+
+/* Note at level k (if it names nothing yet, or this is a variable declared on the level's
+ * line, which wins as in the source: `double *Y = malloc(...)`) what t names. */
+static void note(auto_vec<level> &lv, int k, tree t, char kind)
+{
+    bool is_var = kind != 'm';
+    if (k < 0) return;
+    level &l = lv[k];
+    bool decl = false;
+    if (is_var) {
+        expanded_location d = expand_location(DECL_SOURCE_LOCATION(DECL_ORIGIN(t)));
+        expanded_location c = expand_location(l.loc);
+        decl = d.line && d.line == c.line && d.file && c.file && strcmp(d.file, c.file) == 0;
+    }
+    if (l.kind != '-' && !(decl && !l.decl)) return;
+    text path;
+    if (!lvalue_path(t, path, 0)) return;
+    l.kind = kind;
+    l.decl = decl;
+    snprintf(l.path, sizeof l.path, "%s", path.str());
+    type_text(TREE_TYPE(t), l.type, sizeof l.type);
+}
+
+/* Whether use only compares n (a check against NULL). */
+static bool comparison(gimple *use)
+{
+    if (gimple_code(use) == GIMPLE_COND) return true;
+    return is_gimple_assign(use) && TREE_CODE_CLASS(gimple_assign_rhs_code(use)) == tcc_comparison;
+}
+
+/* Follow value v through copies, conversions and phis; note where it goes and which levels use
+ * it. Returns whether it reaches a return statement. */
+static bool follow(auto_vec<level> &lv, tree v)
+{
+    auto_vec<tree> work;
+    bool returned = false;
+    work.safe_push(v);
+    for (unsigned i = 0; i < work.length() && i < 16; i++) {
+        tree n = work[i];
+        tree nv = SSA_NAME_VAR(n);
+        if (user_var(nv))
+            note(lv, level_of_var(lv, nv, SSA_NAME_DEF_STMT(n)), nv, 'v');
+        else if (nv && VAR_P(nv) && DECL_HAS_DEBUG_EXPR_P(nv)) /* a part of a scalarized aggregate */
+            note(lv, level_of_var(lv, nv, SSA_NAME_DEF_STMT(n)), DECL_DEBUG_EXPR(nv), 'm');
+        imm_use_iterator it;
+        gimple *use;
+        FOR_EACH_IMM_USE_STMT(use, it, n)
+        {
+            if (gimple_debug_bind_p(use)) {
+                tree var = gimple_debug_bind_get_var(use);
+                if (gimple_debug_bind_get_value(use) != n) continue;
+                if (user_var(var))
+                    note(lv, level_of_var(lv, var, use), var, 'v');
+                else if (var && VAR_P(var) && DECL_HAS_DEBUG_EXPR_P(var))
+                    note(lv, level_of_var(lv, var, use), DECL_DEBUG_EXPR(var), 'm');
+            } else if (is_gimple_debug(use)) {
+                continue;
+            } else if (greturn *r = dyn_cast<greturn *>(use)) {
+                returned |= gimple_return_retval(r) == n;
+            } else if (gphi *p = dyn_cast<gphi *>(use)) {
+                if (!work.contains(gimple_phi_result(p))) work.safe_push(gimple_phi_result(p));
+            } else if (is_gimple_assign(use) && gimple_assign_rhs1(use) == n &&
+                       (gimple_assign_single_p(use) || CONVERT_EXPR_CODE_P(gimple_assign_rhs_code(use)))) {
+                tree lhs = gimple_assign_lhs(use);
+                if (TREE_CODE(lhs) == SSA_NAME) {
+                    if (!work.contains(lhs)) work.safe_push(lhs);
+                } else if (TREE_CODE(lhs) == VAR_DECL) {
+                    note(lv, level_of_var(lv, lhs, use), lhs, 'v');
+                } else {
+                    note(lv, level_of_stmt(lv, use), lhs, 'm');
+                    /* a member of a declared object (the storage of `std::vector<double> v(n)`):
+                     * the object, at its own level */
+                    tree base = get_base_address(lhs);
+                    if (base && VAR_P(base) && base != lhs) note(lv, level_of_var(lv, base, use), base, 'o');
+                }
+            } else if (!comparison(use)) {
+                int k = level_of_stmt(lv, use);
+                if (k >= 0) lv[k].used = true;
+            }
+        }
+    }
+    return returned;
+}
+
+/* Whether call gets a record: a pointer result of a function that is not a builtin, or of
+ * an allocating builtin; posix_memalign. */
+static bool recorded_call(gcall *call, tree *dest_arg)
+{
+    *dest_arg = NULL_TREE;
+    if (gimple_call_internal_p(call)) return false;
+    tree fndecl = gimple_call_fndecl(call);
+    if (fndecl && fndecl_built_in_p(fndecl, BUILT_IN_NORMAL)) {
+        switch (DECL_FUNCTION_CODE(fndecl)) {
+        case BUILT_IN_POSIX_MEMALIGN:
+            if (gimple_call_num_args(call) < 1) return false;
+            *dest_arg = gimple_call_arg(call, 0);
+            return true;
+        case BUILT_IN_MALLOC:
+        case BUILT_IN_CALLOC:
+        case BUILT_IN_REALLOC:
+        case BUILT_IN_ALIGNED_ALLOC:
+        case BUILT_IN_STRDUP:
+        case BUILT_IN_STRNDUP: break;
+        default: return false;
+        }
+    } else if (fndecl && fndecl_built_in_p(fndecl)) {
+        return false;
+    }
+    tree lhs = gimple_call_lhs(call);
+    return lhs && POINTER_TYPE_P(TREE_TYPE(lhs));
+}
+
+/* A volatile basic asm statement (the text is not a template). */
+static gasm *basic_asm(const char *text)
+{
+    gasm *g = gimple_build_asm_vec(ggc_strdup(text), NULL, NULL, NULL, NULL);
+    gimple_asm_set_volatile(g, true);
+    gimple_asm_set_input(g, true);
+    return g;
+}
+
+/* Text into an asm string literal. */
+static void add_escaped(text &out, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        char b[8];
+        if (c == '"' || c == '\\') {
+            b[0] = '\\', b[1] = (char)c, b[2] = 0;
+        } else if (c < 32 || c >= 127) {
+            snprintf(b, sizeof b, "\\%03o", c);
+        } else {
+            b[0] = (char)c, b[1] = 0;
+        }
+        out.add(b);
+    }
+}
+
+/* A C++ constructor called on an object whose address is known (`std::vector<double>
+ * v(n)`, a member initialiser): the object, what the constructor allocates is named after. */
+static tree constructed_object(gcall *call)
+{
+    tree fndecl = gimple_call_fndecl(call);
+    if (!fndecl || !DECL_CXX_CONSTRUCTOR_P(fndecl) || gimple_call_num_args(call) < 1) return NULL_TREE;
+    tree obj = gimple_call_arg(call, 0);
+    gimple *def = TREE_CODE(obj) == SSA_NAME ? SSA_NAME_DEF_STMT(obj) : NULL;
+    if (def && gimple_assign_single_p(def)) obj = gimple_assign_rhs1(def); /* _1 = &this->cells_ */
+    return TREE_CODE(obj) == ADDR_EXPR ? obj : NULL_TREE;
+}
+
+/* The record of call, or NULL if it gets none. */
+static char *dest_record(gcall *call)
+{
+    tree dest_arg;
+    bool recorded = recorded_call(call, &dest_arg);
+    if (!recorded && !(dest_arg = constructed_object(call))) return NULL;
+    auto_vec<level> lv;
+    make_levels(call, lv);
+    bool returned = false;
+    if (dest_arg) { /* posix_memalign (&p, ...), a constructor's object */
+        if (TREE_CODE(dest_arg) == ADDR_EXPR) {
+            tree p = TREE_OPERAND(dest_arg, 0);
+            bool var = TREE_CODE(p) == VAR_DECL;
+            note(lv, var ? level_of_var(lv, p, call) : 0, p, !var ? 'm' : recorded ? 'v' : 'o');
+        }
+    } else {
+        tree lhs = gimple_call_lhs(call);
+        if (TREE_CODE(lhs) == SSA_NAME)
+            returned = follow(lv, lhs);
+        else
+            note(lv, TREE_CODE(lhs) == VAR_DECL ? level_of_var(lv, lhs, call) : 0, lhs,
+                 TREE_CODE(lhs) == VAR_DECL ? 'v' : 'm');
+    }
+    bool any = returned;
+    for (unsigned k = 0; k < lv.length(); k++) any |= lv[k].kind != '-';
+    if (!any) return NULL;
+    expanded_location xl = expand_location(lv[0].loc);
+    tree fndecl = gimple_call_fndecl(call);
+    text r;
+    r.add(MSPLUG_DEST_RECORD_VERSION "\t");
+    r.add(lang_code());
+    r.add("\t");
+    r.add(xl.file ? xl.file : "");
+    r.add("\t");
+    r.add(fndecl && DECL_NAME(fndecl) ? lang_hooks.decl_printable_name(fndecl, 0) : "*");
+    r.add(returned ? "\tr\t" : "\t-\t");
+    r.addn((long)lv.length());
+    for (unsigned k = 0; k < lv.length(); k++) {
+        expanded_location x = expand_location(lv[k].loc);
+        r.add("\t");
+        r.addn(x.line);
+        r.add("\t");
+        r.addn(x.column);
+        char kd[8] = { '\t', lv[k].kind, '\t', '-', 0, 0, 0 };
+        if (lv[k].decl || lv[k].used) {
+            kd[3] = lv[k].decl ? 'd' : 'u';
+            kd[4] = lv[k].decl && lv[k].used ? 'u' : 0;
+        }
+        r.add(kd);
+        r.add("\t");
+        r.add(lv[k].type);
+        r.add("\t");
+        r.add(lv[k].path);
+    }
+    return xstrdup(r.str());
+}
+
+/* The asm statement that puts record into the destinations section (the function's COMDAT
+ * group if it has one, 8-byte aligned) after the addresses of a label here, just before the
+ * call, and of the label `2:` just after it (end_label; else 0): calls at one source position
+ * (Fortran's `allocate (a(n), b(n))`) are told apart by the label that precedes each one's
+ * return address, and a binary without line information finds the record whose two labels
+ * enclose the return address. */
+static gimple *record_asm(const char *record, const char *comdat, bool end_label)
+{
+    text a;
+    a.add("\t.pushsection " MSPLUG_DESTS_SECTION);
+    if (comdat) {
+        a.add(",\"awG\",@progbits,");
+        a.add(comdat);
+        a.add(",comdat");
+    } else {
+        a.add(",\"aw\",@progbits");
+    }
+    a.add(end_label ? "\n\t.balign 8\n\t.quad 1f, 2f\n\t.asciz \"" : "\n\t.balign 8\n\t.quad 1f, 0\n\t.asciz \"");
+    add_escaped(a, record);
+    a.add("\"\n\t.popsection\n1:");
+    return basic_asm(a.str());
+}
+
+void collect_dests(fn_state *st, basic_block bb)
+{
+    for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
+        gcall *call = dyn_cast<gcall *>(gsi_stmt(gsi));
+        char *rec = call ? dest_record(call) : NULL;
+        if (!rec) continue;
+        st->dest_calls.safe_push(call);
+        st->dest_records.safe_push(rec);
+    }
+}
+
+void emit_dests(fn_state *st, const char *comdat)
+{
+    for (unsigned i = 0; i < st->dest_calls.length(); i++) {
+        gcall *call = st->dest_calls[i];
+        bool end_label = !stmt_ends_bb_p(call); /* a call that may throw ends its block: no end label */
+        gimple_stmt_iterator gsi = gsi_for_stmt(call);
+        insert_before(&gsi, record_asm(st->dest_records[i], comdat, end_label), gimple_location(call));
+        if (end_label) {
+            gasm *end = basic_asm("2:");
+            gimple_set_location(end, gimple_location(call));
+            gsi_insert_after(&gsi, end, GSI_SAME_STMT);
+        }
+        free(st->dest_records[i]);
+    }
+    st->dest_calls.truncate(0);
+    st->dest_records.truncate(0);
+}

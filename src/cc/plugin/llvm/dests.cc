@@ -1,0 +1,351 @@
+/* memspy's LLVM pass plugin: allocation destinations, the same records as the GCC plugin's
+ * (src/rt/msplug_abi.h, MSPLUG_DESTS_SECTION; docs/plugin.md "Allocation destinations").
+ *
+ * For each call of a function returning a pointer (intrinsics excepted) this follows the
+ * result through casts and phis: the variables llvm.dbg.value binds it to, the memory it is
+ * stored in (an alloca or global named by its debug information, a member found by its
+ * offset in the DWARF type, an element), whether it reaches a return, and which inline
+ * levels (the call's DILocation and its inlinedAt chain) use it otherwise. */
+#include "dests.h"
+
+#include "llvm/IR/DebugInfo.h"
+#include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/IR/InlineAsm.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Operator.h"
+
+#define MSPLUG_NO_DECLS
+#include "../../../rt/msplug_abi.h"
+
+using namespace llvm;
+
+namespace
+{
+
+struct Level {
+    unsigned line = 0, col = 0;
+    const DISubprogram *fn = nullptr;
+    char kind = '-'; /* '-', 'v', 'm', 'o' as in msplug_abi.h */
+    bool decl = false, used = false;
+    std::string type, path;
+};
+
+/* The type as written: "double *", "S *" (typedefs by name, qualifiers dropped). */
+std::string typeText(const DIType *t, int depth = 0)
+{
+    if (!t) return "void";
+    if (depth > 8) return "";
+    if (auto *d = dyn_cast<DIDerivedType>(t)) {
+        switch (d->getTag()) {
+        case dwarf::DW_TAG_pointer_type: return typeText(d->getBaseType(), depth + 1) + " *";
+        case dwarf::DW_TAG_reference_type: return typeText(d->getBaseType(), depth + 1) + " &";
+        case dwarf::DW_TAG_typedef: return d->getName().str();
+        default: return typeText(d->getBaseType(), depth + 1); /* const, volatile, restrict, member */
+        }
+    }
+    return t->getName().str();
+}
+
+/* t without typedefs and qualifiers. */
+const DIType *strip(const DIType *t)
+{
+    for (int i = 0; t && i < 16; i++) {
+        auto *d = dyn_cast<DIDerivedType>(t);
+        if (!d || d->getTag() == dwarf::DW_TAG_pointer_type || d->getTag() == dwarf::DW_TAG_reference_type) break;
+        t = d->getBaseType();
+    }
+    return t;
+}
+
+/* What a pointer of type t points to. */
+const DIType *pointee(const DIType *t)
+{
+    auto *d = dyn_cast_or_null<DIDerivedType>(strip(t));
+    return d && (d->getTag() == dwarf::DW_TAG_pointer_type || d->getTag() == dwarf::DW_TAG_reference_type)
+               ? d->getBaseType()
+               : nullptr;
+}
+
+/* The member of composite type t (typedefs and qualifiers aside) at bit offset bits, null if
+ * none starts there. */
+const DIDerivedType *memberAt(const DIType *t, uint64_t bits)
+{
+    auto *st = dyn_cast_or_null<DICompositeType>(strip(t));
+    if (!st || st->getTag() == dwarf::DW_TAG_array_type) return nullptr;
+    for (DINode *e : st->getElements())
+        if (auto *m = dyn_cast<DIDerivedType>(e))
+            if (m->getTag() == dwarf::DW_TAG_member && m->getOffsetInBits() == bits && !m->getName().empty()) return m;
+    return nullptr;
+}
+
+bool isArray(const DIType *t)
+{
+    auto *c = dyn_cast_or_null<DICompositeType>(strip(t));
+    return c && c->getTag() == dwarf::DW_TAG_array_type;
+}
+
+/* p without bitcasts (not stripPointerCasts: a GEP of zeros is a member or an element). */
+Value *stripCasts(Value *p)
+{
+    for (int i = 0; i < 8; i++) {
+        if (auto *op = dyn_cast<Operator>(p);
+            op && (op->getOpcode() == Instruction::BitCast || op->getOpcode() == Instruction::AddrSpaceCast))
+            p = op->getOperand(0);
+        else
+            break;
+    }
+    return p;
+}
+
+/* The variable llvm.dbg.declare or llvm.dbg.value describes v with, null if none. */
+const DILocalVariable *varOf(Value *v)
+{
+    for (DbgVariableIntrinsic *d : FindDbgAddrUses(v))
+        if (d->getExpression()->getNumElements() == 0) return d->getVariable();
+    SmallVector<DbgValueInst *, 4> values;
+    findDbgValues(values, v);
+    for (DbgValueInst *d : values)
+        if (d->getExpression()->getNumElements() == 0) return d->getVariable();
+    return nullptr;
+}
+
+class Dests
+{
+  public:
+    Dests(const DataLayout &dl) : DL(dl) {}
+    std::string record(CallBase *call, bool &any);
+
+  private:
+    const DataLayout &DL;
+    std::vector<Level> lv;
+
+    int levelOf(const DISubprogram *sp)
+    {
+        for (unsigned k = 0; sp && k < lv.size(); k++)
+            if (lv[k].fn == sp) return (int)k;
+        return -1;
+    }
+    int levelOf(const Instruction *I)
+    {
+        const DILocation *L = I->getDebugLoc().get();
+        return L ? levelOf(L->getScope()->getSubprogram()) : -1;
+    }
+    bool objPath(Value *p, std::string &path, const DIType *&ty, int depth);
+    void note(int k, char kind, const std::string &path, const DIType *ty, unsigned declLine);
+    bool follow(Value *v);
+};
+
+/* The object at address p: its path ("s", "s.x", "p.next", "rows[]") and its DWARF type. */
+bool Dests::objPath(Value *p, std::string &path, const DIType *&ty, int depth)
+{
+    if (depth > 8) return false;
+    p = stripCasts(p);
+    if (auto *g = dyn_cast<GlobalVariable>(p)) {
+        SmallVector<DIGlobalVariableExpression *, 1> gves;
+        g->getDebugInfo(gves);
+        path = gves.empty() ? g->getName().str() : gves[0]->getVariable()->getName().str();
+        ty = gves.empty() ? nullptr : gves[0]->getVariable()->getType();
+        return !path.empty();
+    }
+    if (isa<AllocaInst>(p)) {
+        const DILocalVariable *v = varOf(p);
+        if (!v || v->getName().empty()) return false;
+        path = v->getName().str();
+        ty = v->getType();
+        return true;
+    }
+    if (auto *ld = dyn_cast<LoadInst>(p)) { /* *q: the pointer variable's pointee */
+        if (!objPath(ld->getPointerOperand(), path, ty, depth + 1)) return false;
+        ty = pointee(ty);
+        return true;
+    }
+    if (auto *gep = dyn_cast<GEPOperator>(p)) {
+        if (!objPath(gep->getPointerOperand(), path, ty, depth + 1)) return false;
+        APInt off(DL.getIndexTypeSizeInBits(gep->getType()), 0);
+        if (gep->accumulateConstantOffset(DL, off))
+            if (const DIDerivedType *m = memberAt(ty, off.getZExtValue() * 8)) {
+                path += "." + m->getName().str();
+                ty = m->getBaseType();
+                return true;
+            }
+        path += "[]"; /* an element, or a place no member starts at */
+        ty = nullptr;
+        return true;
+    }
+    if (const DILocalVariable *v = varOf(p)) { /* a pointer in a register: what it points to */
+        path = v->getName().str();
+        ty = pointee(v->getType());
+        return !path.empty();
+    }
+    return false;
+}
+
+/* At level k, what the value is stored in or bound to (a variable declared on the level's
+ * line wins over what was noted before, as in the GCC plugin). */
+void Dests::note(int k, char kind, const std::string &path, const DIType *ty, unsigned declLine)
+{
+    if (k < 0 || path.empty()) return;
+    Level &l = lv[k];
+    bool decl = kind != 'm' && declLine && declLine == l.line;
+    if (l.kind != '-' && !(decl && !l.decl)) return;
+    l.kind = kind;
+    l.decl = decl;
+    l.path = path;
+    l.type = typeText(ty);
+}
+
+/* Follow v through casts and phis; returns whether it reaches a return. */
+bool Dests::follow(Value *start)
+{
+    std::vector<Value *> work = { start };
+    bool returned = false;
+    for (unsigned i = 0; i < work.size() && i < 16; i++) {
+        Value *v = work[i];
+        SmallVector<DbgValueInst *, 4> values;
+        findDbgValues(values, v);
+        for (DbgValueInst *d : values) {
+            const DILocalVariable *var = d->getVariable();
+            int k = levelOf(var->getScope()->getSubprogram());
+            auto frag = d->getExpression()->getFragmentInfo();
+            if (d->getExpression()->getNumElements() == 0) {
+                note(k, 'v', var->getName().str(), var->getType(), var->getLine());
+            } else if (frag && d->getExpression()->getNumElements() == 3) { /* a member of a split aggregate */
+                if (const DIDerivedType *m = memberAt(var->getType(), frag->OffsetInBits))
+                    note(k, 'm', var->getName().str() + "." + m->getName().str(), m->getBaseType(), 0);
+            }
+        }
+        for (User *u : v->users()) {
+            auto *I = dyn_cast<Instruction>(u);
+            if (!I || isa<DbgInfoIntrinsic>(I)) continue;
+            if (isa<ReturnInst>(I)) {
+                returned = true;
+            } else if (isa<BitCastInst>(I) || isa<AddrSpaceCastInst>(I) || isa<PHINode>(I) || isa<SelectInst>(I)) {
+                if (std::find(work.begin(), work.end(), I) == work.end()) work.push_back(I);
+            } else if (auto *st = dyn_cast<StoreInst>(I); st && st->getValueOperand() == v) {
+                std::string path;
+                const DIType *ty = nullptr;
+                Value *p = stripCasts(st->getPointerOperand());
+                if (auto *a = dyn_cast<AllocaInst>(p)) /* a local in memory (-O0): its loads are copies */
+                    for (User *au : a->users())
+                        if (isa<LoadInst>(au) && work.size() < 16 &&
+                            std::find(work.begin(), work.end(), au) == work.end())
+                            work.push_back(au);
+                if (!objPath(p, path, ty, 0)) continue;
+                /* a pointer stored at the start of a struct is its first member (`q.buffer = ...`
+                 * stores to q itself once the zero offset is folded) */
+                bool member = false;
+                for (int d = 0; d < 8; d++) {
+                    const DIDerivedType *m = memberAt(ty, 0);
+                    if (!m) break;
+                    path += "." + m->getName().str();
+                    ty = m->getBaseType();
+                    member = true;
+                }
+                if (isArray(ty)) { /* its first element */
+                    note(levelOf(I), 'm', path + "[]", nullptr, 0);
+                } else if (member) {
+                    note(levelOf(I), 'm', path, ty, 0);
+                } else if (isa<AllocaInst>(p)) {
+                    const DILocalVariable *var = varOf(p);
+                    note(levelOf(var->getScope()->getSubprogram()), 'v', path, ty, var->getLine());
+                } else if (auto *g = dyn_cast<GlobalVariable>(p)) {
+                    SmallVector<DIGlobalVariableExpression *, 1> gves;
+                    g->getDebugInfo(gves);
+                    note(levelOf(I), 'v', path, ty, gves.empty() ? 0 : gves[0]->getVariable()->getLine());
+                } else {
+                    note(levelOf(I), 'm', path, ty, 0);
+                }
+            } else if (!isa<ICmpInst>(I)) {
+                int k = levelOf(I);
+                if (k >= 0) lv[k].used = true;
+            }
+        }
+    }
+    return returned;
+}
+
+std::string Dests::record(CallBase *call, bool &any)
+{
+    any = false;
+    Function *callee = call->getCalledFunction();
+    const DILocation *L = call->getDebugLoc().get();
+    if (!L || !call->getType()->isPointerTy() || (callee && callee->isIntrinsic())) return "";
+    lv.clear();
+    for (const DILocation *at = L; at; at = at->getInlinedAt()) {
+        Level l;
+        l.line = at->getLine();
+        l.col = at->getColumn();
+        l.fn = at->getScope()->getSubprogram();
+        lv.push_back(l);
+    }
+    bool returned = follow(call);
+    any = returned;
+    for (const Level &l : lv) any |= l.kind != '-';
+    if (!any) return "";
+    const DISubprogram *sp = call->getFunction()->getSubprogram();
+    unsigned lang = sp && sp->getUnit() ? sp->getUnit()->getSourceLanguage() : 0;
+    bool cxx = lang == dwarf::DW_LANG_C_plus_plus || lang == dwarf::DW_LANG_C_plus_plus_03 ||
+               lang == dwarf::DW_LANG_C_plus_plus_11 || lang == dwarf::DW_LANG_C_plus_plus_14;
+    std::string r = MSPLUG_DEST_RECORD_VERSION "\t";
+    r += cxx ? "c++" : "c";
+    r += "\t" + L->getFilename().str() + "\t" + (callee ? callee->getName().str() : "*");
+    r += returned ? "\tr\t" : "\t-\t";
+    r += std::to_string(lv.size());
+    for (const Level &l : lv) {
+        std::string flags = std::string(l.decl ? "d" : "") + (l.used ? "u" : "");
+        r += "\t" + std::to_string(l.line) + "\t" + std::to_string(l.col) + "\t" + std::string(1, l.kind) + "\t" +
+             (flags.empty() ? "-" : flags) + "\t" + l.type + "\t" + l.path;
+    }
+    return r;
+}
+
+/* Text into an asm string literal. */
+std::string escaped(const std::string &s)
+{
+    std::string out;
+    for (unsigned char c : s) {
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += (char)c;
+        } else if (c < 32 || c >= 127 || c == '$' || c == '{' || c == '|' || c == '}') { /* LLVM asm syntax */
+            char b[8];
+            snprintf(b, sizeof b, "\\%03o", c);
+            out += b;
+        } else {
+            out += (char)c;
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+std::vector<std::pair<CallBase *, std::string>> memspyCollectDests(Function &F)
+{
+    std::vector<std::pair<CallBase *, std::string>> out;
+    Dests d(F.getParent()->getDataLayout());
+    for (BasicBlock &BB : F)
+        for (Instruction &I : BB)
+            if (auto *CB = dyn_cast<CallBase>(&I)) {
+                bool any;
+                std::string r = d.record(CB, any);
+                if (any) out.emplace_back(CB, r);
+            }
+    return out;
+}
+
+InlineAsm *memspyDestAsm(LLVMContext &C, const std::string &record, const std::string &comdat, bool endLabel)
+{
+    std::string text = "\t.pushsection " MSPLUG_DESTS_SECTION;
+    text += comdat.empty() ? ",\"aw\",@progbits" : ",\"awG\",@progbits," + comdat + ",comdat";
+    text += endLabel ? "\n\t.balign 8\n\t.quad 1f, 2f\n\t.asciz \"" : "\n\t.balign 8\n\t.quad 1f, 0\n\t.asciz \"";
+    text += escaped(record) + "\"\n\t.popsection\n1:";
+    return InlineAsm::get(FunctionType::get(Type::getVoidTy(C), false), text, "", true);
+}
+
+InlineAsm *memspyDestEndAsm(LLVMContext &C)
+{
+    return InlineAsm::get(FunctionType::get(Type::getVoidTy(C), false), "2:", "", true);
+}

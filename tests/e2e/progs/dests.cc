@@ -1,0 +1,40 @@
+// C++ heap data named from the plugin's records with the source deleted (tests/e2e/t_dests.sh):
+// a std::vector declared in main, an arena object whose constructor allocates its members (a
+// vector and a block from new[]), and a node made by a function that fills it before returning it.
+#include <cstdio>
+#include <vector>
+
+struct Node {
+    double v[8];
+};
+
+struct Arena {
+    std::vector<double> cells_;
+    double *block_;
+    explicit Arena(int n) : cells_(n) { block_ = new double[n]; }
+    ~Arena() { delete[] block_; }
+};
+
+__attribute__((noinline)) static Node *make_node()
+{
+    Node *made = new Node();
+    for (int i = 0; i < 8; i++)
+        made->v[i] = i;
+    return made;
+}
+
+int main()
+{
+    std::vector<double> samples(1000);
+    for (int i = 0; i < 1000; i++)
+        samples[i] = i;
+    Node *n = make_node();
+    Arena a(500);
+    for (int i = 0; i < 500; i++) {
+        a.cells_[i] = i;
+        a.block_[i] = 2 * i;
+    }
+    std::printf("%.0f %.0f %.0f\n", samples[999], n->v[7], a.cells_[3] + a.block_[4]);
+    delete n;
+    return 0;
+}

@@ -1,0 +1,140 @@
+/* Tests of the allocation destination records (analysis/dests.c): parsing, matching a record
+ * to a return address's frames by position at every inline level, names and wrappers. */
+#include "analysis/dests.h"
+#include "check.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int failures_at(const char *what, const char *got, const char *want, int line)
+{
+    if ((want == NULL) != (got == NULL) || (want && strcmp(want, got) != 0)) {
+        fprintf(stderr, "test_dests.c:%d: %s: want %s, got %s\n", line, what, want ? want : "NULL", got ? got : "NULL");
+        check_failures++;
+    }
+    return 0;
+}
+#define EXPECT_STR(what, got, want)            \
+    do {                                       \
+        char *g_ = (got);                      \
+        failures_at(what, g_, want, __LINE__); \
+        free(g_);                              \
+    } while (0)
+
+static void test_types(void)
+{
+    EXPECT_STR("double", ms_dest_type("double *"), "double*");
+    EXPECT_STR("long", ms_dest_type("long int *"), "long*");
+    EXPECT_STR("unsigned long", ms_dest_type("long unsigned int *"), "unsigned long*");
+    EXPECT_STR("struct", ms_dest_type("struct S *"), "S*");
+    EXPECT_STR("const char", ms_dest_type("const char * *"), "char**");
+    EXPECT_STR("unsigned char", ms_dest_type("unsigned char *"), "unsigned char*");
+    EXPECT_STR("short", ms_dest_type("short int *"), "short*");
+    EXPECT_STR("long long", ms_dest_type("long long int *"), "long long*");
+    EXPECT_STR("int", ms_dest_type("int *"), "int*");
+}
+
+static ms_frame frame(const char *file, int line, int col)
+{
+    ms_frame f = { "f", NULL, 0, file, line, col };
+    return f;
+}
+
+static void test_records(void)
+{
+    char *recs[] = {
+        /* a wrapper: p declared with the call, returned, not used otherwise */
+        "1\tc\tw.c\tmalloc\tr\t1\t16\t15\tv\td\tvoid *\tp",
+        /* the wrapper inlined into main twice: the element rows[], and nothing named */
+        "1\tc\tw.c\tmalloc\t-\t2\t16\t15\tv\td\tvoid *\tp\t39\t19\tm\t-\tdouble *\trows[]",
+        "1\tc\tw.c\tmalloc\t-\t2\t16\t15\tv\td\tvoid *\tp\t41\t3\t-\tu\t\t",
+        /* a declaration, a plain variable, a field through this, a Fortran array */
+        "1\tc\tw.c\tf\t-\t1\t31\t17\tv\tdu\tdouble *\tA",
+        "1\tc\tw.c\tf\t-\t1\t32\t5\tv\tu\tdouble *\tgrid",
+        "1\tc++\tw.cc\tf\t-\t1\t7\t9\tm\tu\tdouble *\tthis.cells_",
+        "1\tc++\tw.cc\tf\t-\t1\t8\t9\tm\tu\tNode *\ta.b.c",
+        "1\tf\ta.f90\tmalloc\t-\t1\t12\t0\tm\t-\treal(kind=8)[0:] * restrict\tfield.data",
+        "1\tc\tw.c\tcalloc\t-\t2\t62\t13\tm\t-\tdouble *\tM.nz\t155\t9\to\tu\tstruct SparseMatrix\tM",
+        /* a newer record format, and a malformed one: skipped */
+        "2\tc\tw.c\tmalloc\t-\t1\t16\t15\tv\td\tvoid *\tq",
+        "1\tc\tw.c\tmalloc\t-\t3\t16",
+    };
+    ms_dests *d;
+    CHECK_EQ(ms_dests_new(recs, NULL, sizeof recs / sizeof *recs, &d), 0);
+    ms_frame f1[] = { frame("/src/w.c", 16, 15) };
+    const ms_dest *r = ms_dests_find(d, f1, 1, 0);
+    CHECK_EQ(r != NULL, 1);
+    bool weak;
+    EXPECT_STR("best of a wrapper alone", ms_dest_best_name(r, &weak), "void*.p");
+    CHECK_EQ(weak, 1);
+    EXPECT_STR("wrapper's own name", ms_dest_name(r, 0), "void*.p");
+    CHECK_EQ(ms_dest_passed_out(r, 0), 1);
+
+    ms_frame f2[] = { frame("/src/w.c", 16, 15), frame("/src/w.c", 39, 19) };
+    r = ms_dests_find(d, f2, 2, 0);
+    EXPECT_STR("inlined: level 0", ms_dest_name(r, 0), "void*.p");
+    EXPECT_STR("inlined: level 1", ms_dest_name(r, 1), "rows[]");
+    CHECK_EQ(ms_dest_passed_out(r, 0), 1);
+    CHECK_EQ(ms_dest_passed_out(r, 1), 0);
+
+    bool out;
+    EXPECT_STR("best: past the wrapper", ms_dest_best_name(r, &out), "rows[]");
+    CHECK_EQ(out, 0);
+
+    ms_frame f3[] = { frame("w.c", 16, 15), frame("w.c", 41, 3) };
+    r = ms_dests_find(d, f3, 2, 0);
+    EXPECT_STR("inlined, used by main, names nothing there", ms_dest_name(r, 1), NULL);
+    CHECK_EQ(ms_dest_passed_out(r, 0), 1); /* the wrapper's p gives way to the source's name */
+    CHECK_EQ(ms_dest_passed_out(r, 1), 0);
+
+    ms_frame f4[] = { frame("w.c", 16, 15), frame("w.c", 50, 3) };
+    CHECK_EQ(ms_dests_find(d, f4, 2, 0) == NULL, 1); /* two records match level 0 alike: none */
+    ms_frame other[] = { frame("x.c", 16, 15) };
+    CHECK_EQ(ms_dests_find(d, other, 1, 0) == NULL, 1);
+    ms_frame col[] = { frame("w.c", 16, 14) };
+    CHECK_EQ(ms_dests_find(d, col, 1, 0) == NULL, 1);
+
+    /* stored in a member by an inlined constructor-like function: its name holds, though the
+     * caller (whose object holds it) uses the value too */
+    ms_frame fm[] = { frame("w.c", 62, 13), frame("w.c", 155, 9) };
+    r = ms_dests_find(d, fm, 2, 0);
+    EXPECT_STR("member at level 0", ms_dest_name(r, 0), "M.nz");
+    CHECK_EQ(ms_dest_passed_out(r, 0), 0);
+
+    ms_frame fa[] = { frame("w.c", 31, 17) }, fg[] = { frame("w.c", 32, 5) };
+    EXPECT_STR("declared: Type.var", ms_dest_name(ms_dests_find(d, fa, 1, 0), 0), "double*.A");
+    EXPECT_STR("assigned: var", ms_dest_name(ms_dests_find(d, fg, 1, 0), 0), "grid");
+    ms_frame fc[] = { frame("w.cc", 7, 9) }, fb[] = { frame("w.cc", 8, 9) };
+    EXPECT_STR("this dropped", ms_dest_name(ms_dests_find(d, fc, 1, 0), 0), "cells_");
+    EXPECT_STR("last two parts", ms_dest_name(ms_dests_find(d, fb, 1, 0), 0), "b.c");
+    ms_frame ff[] = { frame("a.f90", 12, 0) };
+    EXPECT_STR("Fortran: the array", ms_dest_name(ms_dests_find(d, ff, 1, 0), 0), "field");
+    ms_dests_free(d);
+
+    /* two calls at one position (Fortran's allocate (g%u(n), g%v(n))): told apart by the label
+     * before each one's return address */
+    char *two[] = { "1\tf\ta.f90\tmalloc\t-\t1\t10\t28\tm\t-\tvoid *\tg.u.data",
+                    "1\tf\ta.f90\tmalloc\t-\t1\t10\t28\tm\t-\tvoid *\tg.v.data" };
+    uint64_t pcs[] = { 0x1000, 0x1010, 0x1040, 0 };
+    CHECK_EQ(ms_dests_new(two, pcs, 2, &d), 0);
+    ms_frame fu[] = { frame("a.f90", 10, 28) };
+    EXPECT_STR("first call", ms_dest_name(ms_dests_find(d, fu, 1, 0x1020), 0), "g.u");
+    EXPECT_STR("second call", ms_dest_name(ms_dests_find(d, fu, 1, 0x1060), 0), "g.v");
+    CHECK_EQ(ms_dests_find(d, fu, 1, 0x800) == NULL, 1);   /* before both labels: neither */
+    ms_frame bare[] = { { "main", NULL, 0, NULL, 0, 0 } }; /* no line information */
+    EXPECT_STR("labels around ra", ms_dest_name(ms_dests_find(d, bare, 1, 0x1010), 0), "g.u");
+    CHECK_EQ(ms_dests_find(d, bare, 1, 0x1011) == NULL, 1);
+    CHECK_EQ(ms_dests_find(d, bare, 1, 0x1060) == NULL, 1); /* no end label */
+    ms_dests_free(d);
+
+    CHECK_EQ(ms_dests_new(NULL, NULL, 0, &d), 0);
+    CHECK_EQ(d == NULL, 1);
+    CHECK_EQ(ms_dests_find(NULL, f1, 1, 0) == NULL, 1);
+}
+
+int main(void)
+{
+    test_types();
+    test_records();
+    return check_result();
+}
