@@ -8,15 +8,17 @@
 
 struct ms_sim_workers {
     pthread_mutex_t mu;
-    pthread_cond_t work_cv, free_cv;
+    pthread_cond_t free_cv;
     ms_psim *ps;
     unsigned want, started;
     struct {
         ms_psim_batch *head, *tail;
+        pthread_cond_t cv; /* signalled only while the worker sleeps */
+        int sleeping;
     } q[MS_PSIM_MAX_PARTS]; /* one per worker */
     ms_psim_batch *free;
     size_t nbatches, max_batches; /* batches allocated here (psim holds one per partition more) */
-    int done;
+    int done, producer_waits;
     pthread_t tid[MS_PSIM_MAX_PARTS];
     struct worker_arg {
         ms_sim_workers *w;
@@ -37,8 +39,8 @@ ms_sim_workers *ms_sim_workers_new(unsigned want)
     ms_sim_workers *w = calloc(1, sizeof *w);
     if (!w) return NULL;
     pthread_mutex_init(&w->mu, NULL);
-    pthread_cond_init(&w->work_cv, NULL);
     pthread_cond_init(&w->free_cv, NULL);
+    for (unsigned i = 0; i < MS_PSIM_MAX_PARTS; i++) pthread_cond_init(&w->q[i].cv, NULL);
     w->want = want ? want : 1;
     return w;
 }
@@ -49,7 +51,11 @@ static void *worker_main(void *p)
     ms_sim_workers *w = a->w;
     pthread_mutex_lock(&w->mu);
     for (;;) {
-        while (!w->q[a->i].head && !w->done) pthread_cond_wait(&w->work_cv, &w->mu);
+        while (!w->q[a->i].head && !w->done) {
+            w->q[a->i].sleeping = 1;
+            pthread_cond_wait(&w->q[a->i].cv, &w->mu);
+            w->q[a->i].sleeping = 0;
+        }
         ms_psim_batch *b = w->q[a->i].head;
         if (!b) break;
         w->q[a->i].head = b->next;
@@ -59,7 +65,7 @@ static void *worker_main(void *p)
         pthread_mutex_lock(&w->mu);
         b->next = w->free;
         w->free = b;
-        pthread_cond_signal(&w->free_cv);
+        if (w->producer_waits) pthread_cond_signal(&w->free_cv);
     }
     pthread_mutex_unlock(&w->mu);
     return NULL;
@@ -69,7 +75,7 @@ unsigned ms_sim_workers_start(ms_sim_workers *w, ms_psim *ps)
 {
     w->ps = ps;
     unsigned n = w->want < ms_psim_parts(ps) ? w->want : ms_psim_parts(ps);
-    w->max_batches = 3u * ms_psim_parts(ps) + 2;
+    w->max_batches = 2u * ms_psim_parts(ps) + 2;
     for (unsigned i = 0; i < n; i++) {
         w->arg[i] = (struct worker_arg){ w, i };
         if (pthread_create(&w->tid[i], NULL, worker_main, &w->arg[i]) != 0) break;
@@ -93,7 +99,7 @@ ms_psim_batch *ms_sim_workers_submit(void *ud, ms_psim_batch *full)
     else
         w->q[i].head = full;
     w->q[i].tail = full;
-    pthread_cond_broadcast(&w->work_cv);
+    if (w->q[i].sleeping) pthread_cond_signal(&w->q[i].cv);
     ms_psim_batch *e = NULL;
     for (;;) {
         if (w->free) {
@@ -105,7 +111,9 @@ ms_psim_batch *ms_sim_workers_submit(void *ud, ms_psim_batch *full)
             if ((e = ms_psim_batch_new(w->ps, full->part))) w->nbatches++;
             break;
         }
+        w->producer_waits = 1;
         pthread_cond_wait(&w->free_cv, &w->mu);
+        w->producer_waits = 0;
     }
     pthread_mutex_unlock(&w->mu);
     return e;
@@ -117,7 +125,7 @@ void ms_sim_workers_finish(ms_sim_workers *w)
     if (w->ps) ms_psim_flush(w->ps);
     pthread_mutex_lock(&w->mu);
     w->done = 1;
-    pthread_cond_broadcast(&w->work_cv);
+    for (unsigned i = 0; i < w->started; i++) pthread_cond_signal(&w->q[i].cv);
     pthread_mutex_unlock(&w->mu);
     for (unsigned i = 0; i < w->started; i++) pthread_join(w->tid[i], NULL);
     while (w->free) {
@@ -125,7 +133,7 @@ void ms_sim_workers_finish(ms_sim_workers *w)
         w->free = b->next;
         ms_psim_batch_free(w->ps, b);
     }
-    pthread_cond_destroy(&w->work_cv);
+    for (unsigned i = 0; i < MS_PSIM_MAX_PARTS; i++) pthread_cond_destroy(&w->q[i].cv);
     pthread_cond_destroy(&w->free_cv);
     pthread_mutex_destroy(&w->mu);
     free(w);

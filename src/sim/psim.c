@@ -15,6 +15,7 @@ struct ms_psim {
     ms_sim *sim[MS_PSIM_MAX_PARTS];
     ms_psim_batch *cur[MS_PSIM_MAX_PARTS]; /* NULL: the queue ran out of memory */
     uint64_t lost[MS_PSIM_MAX_PARTS];      /* each written by the partition's worker only */
+    uint32_t big[MS_PSIM_MAX_PARTS];       /* the next reference's size from a rare op (ditto) */
     uint64_t queue_lost;                   /* written by the producer only */
     uint64_t straddles;
     ms_psim_submit_fn submit;
@@ -121,35 +122,58 @@ int ms_psim_take_level(ms_psim *ps)
     return level;
 }
 
-/* Append op to partition p's batch, handing it over when full. */
-static void push(ms_psim *ps, unsigned p, const ms_psim_op *op)
+/* meta (psim.h) holds sizes up to this; larger ones go ahead in a rare operation. */
+#define OP_SIZE_MAX (UINT32_MAX >> MS_PSIM_OP_SIZE_SHIFT)
+#define OP_FLAGS (MS_ACC_WRITE | MS_ACC_LOCKED)
+#define CPU_MASK ((1u << (MS_PSIM_OP_SIZE_SHIFT - MS_PSIM_OP_CPU_SHIFT)) - 1)
+_Static_assert(MS_MAX_PROCS <= 1u << (MS_PSIM_OP_SIZE_SHIFT - MS_PSIM_OP_CPU_SHIFT), "cpu bits of meta");
+_Static_assert(sizeof(ms_psim_op) == 16, "a batch entry is 16 bytes");
+
+/* Partition p's batch is full: hand it over and take an empty one. */
+static void hand_over(ms_psim *ps, unsigned p)
 {
-    if (ps->direct) {
-        if (op->region) {
-            ms_sim_next_region(ps->sim[0]);
-            return;
-        }
-        int level = ms_sim_access(ps->sim[0], op->cpu, op->addr, op->size, op->flags, op->ctx);
-        if (level < 0)
-            ps->lost[0]++;
-        else if (level > ps->level)
-            ps->level = level;
-        return;
+    ms_psim_batch *e = ps->submit(ps->ud, ps->cur[p]);
+    if (e) {
+        e->part = p;
+        e->n = 0;
     }
+    ps->cur[p] = e;
+}
+
+/* Append an operation to partition p's batch, handing it over when full. */
+static inline void push(ms_psim *ps, unsigned p, uint64_t addr, uint32_t ctx, uint32_t meta)
+{
     ms_psim_batch *b = ps->cur[p];
-    if (!b) {
-        ps->queue_lost += !op->region;
+    if (__builtin_expect(!b, 0)) {
+        ps->queue_lost += !(meta & MS_PSIM_OP_SPECIAL);
         return;
     }
-    b->op[b->n++] = *op;
-    if (b->n == MS_PSIM_BATCH) {
-        ms_psim_batch *e = ps->submit(ps->ud, b);
-        if (e) {
-            e->part = p;
-            e->n = 0;
-        }
-        ps->cur[p] = e;
+    ms_psim_op *o = &b->op[b->n];
+    o->addr = addr;
+    o->ctx = ctx;
+    o->meta = meta;
+    if (++b->n == MS_PSIM_BATCH) hand_over(ps, p);
+}
+
+/* Direct mode: apply one reference now. */
+static void direct_access(ms_psim *ps, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
+{
+    int level = ms_sim_access(ps->sim[0], cpu, addr, size, flags, ctx);
+    if (level < 0)
+        ps->lost[0]++;
+    else if (level > ps->level)
+        ps->level = level;
+}
+
+/* Queue one reference that lies in partition p. */
+static inline void push_ref(ms_psim *ps, unsigned p, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags,
+                            uint32_t ctx)
+{
+    if (__builtin_expect(size > OP_SIZE_MAX, 0)) {
+        push(ps, p, size, 1, MS_PSIM_OP_SPECIAL);
+        size = 0;
     }
+    push(ps, p, addr, ctx, size << MS_PSIM_OP_SIZE_SHIFT | cpu << MS_PSIM_OP_CPU_SHIFT | (flags & OP_FLAGS));
 }
 
 static inline unsigned part_of(const ms_psim *ps, uint64_t addr)
@@ -163,9 +187,11 @@ int ms_psim_access(ms_psim *ps, unsigned cpu, uint64_t addr, uint32_t size, unsi
     uint64_t last = addr + (size ? size - 1 : 0);
     if (last < addr) last = addr; /* wrapped: ms_sim keeps the first line only */
     unsigned p = part_of(ps, addr);
-    if (part_of(ps, last) == p) {
-        ms_psim_op op = { addr, size, ctx, (uint16_t)cpu, (uint8_t)flags, 0 };
-        push(ps, p, &op);
+    if (__builtin_expect(part_of(ps, last) == p, 1)) {
+        if (__builtin_expect(ps->direct, 0))
+            direct_access(ps, cpu, addr, size, flags, ctx);
+        else
+            push_ref(ps, p, cpu, addr, size, flags, ctx);
         return 0;
     }
     /* The lines are in different partitions: one reference per line (the one deviation). */
@@ -182,8 +208,10 @@ void ms_psim_access_range(ms_psim *ps, unsigned cpu, uint64_t addr, uint64_t len
     for (uint64_t a = addr;;) {
         uint64_t line_end = a | (line_bytes - 1);
         uint64_t stop = line_end < end ? line_end : end;
-        ms_psim_op op = { a, (uint32_t)(stop - a + 1), ctx, (uint16_t)cpu, (uint8_t)flags, 0 };
-        push(ps, part_of(ps, a), &op);
+        if (ps->direct)
+            direct_access(ps, cpu, a, (uint32_t)(stop - a + 1), flags, ctx);
+        else
+            push_ref(ps, part_of(ps, a), cpu, a, (uint32_t)(stop - a + 1), flags, ctx);
         if (stop == end) return;
         a = stop + 1;
     }
@@ -191,36 +219,44 @@ void ms_psim_access_range(ms_psim *ps, unsigned cpu, uint64_t addr, uint64_t len
 
 void ms_psim_next_region(ms_psim *ps)
 {
-    ms_psim_op op = { 0, 0, 0, 0, 0, 1 };
-    for (unsigned p = 0; p < ps->nparts; p++) push(ps, p, &op);
+    if (ps->direct) {
+        ms_sim_next_region(ps->sim[0]);
+        return;
+    }
+    for (unsigned p = 0; p < ps->nparts; p++) push(ps, p, 0, 0, MS_PSIM_OP_SPECIAL);
 }
 
 void ms_psim_flush(ms_psim *ps)
 {
-    for (unsigned p = 0; p < ps->nparts; p++) {
-        ms_psim_batch *b = ps->cur[p];
-        if (!b || !b->n) continue;
-        ms_psim_batch *e = ps->submit(ps->ud, b);
-        if (e) {
-            e->part = p;
-            e->n = 0;
-        }
-        ps->cur[p] = e;
-    }
+    for (unsigned p = 0; p < ps->nparts; p++)
+        if (ps->cur[p] && ps->cur[p]->n) hand_over(ps, p);
 }
 
 void ms_psim_apply(ms_psim *ps, const ms_psim_batch *b)
 {
-    ms_sim *sim = ps->sim[b->part];
+    unsigned part = b->part;
+    ms_sim *sim = ps->sim[part];
     uint64_t lost = 0;
+    uint32_t big = ps->big[part];
     for (uint32_t i = 0; i < b->n; i++) {
         const ms_psim_op *o = &b->op[i];
-        if (o->region)
+        uint32_t m = o->meta;
+        if (__builtin_expect(!(m & MS_PSIM_OP_SPECIAL), 1)) {
+            uint32_t size = m >> MS_PSIM_OP_SIZE_SHIFT;
+            if (__builtin_expect(big != 0, 0)) {
+                size = big;
+                big = 0;
+            }
+            lost += ms_sim_access(sim, (m >> MS_PSIM_OP_CPU_SHIFT) & CPU_MASK, o->addr, size, m & OP_FLAGS,
+                                  o->ctx) < 0;
+        } else if (o->ctx == 0) {
             ms_sim_next_region(sim);
-        else
-            lost += ms_sim_access(sim, o->cpu, o->addr, o->size, o->flags, o->ctx) < 0;
+        } else {
+            big = (uint32_t)o->addr;
+        }
     }
-    ps->lost[b->part] += lost;
+    ps->big[part] = big;
+    ps->lost[part] += lost;
 }
 
 const ms_counters *ms_psim_counters(ms_psim *ps, uint32_t *n)

@@ -14,15 +14,22 @@
 #include "sim.h"
 
 #define MS_PSIM_MAX_PARTS 64u
-#define MS_PSIM_BATCH 4096u
+/* Operations per batch: 2048 x 16 bytes = 32 KiB, so that the batches being filled for 16
+ * partitions (512 KiB) stay in the producer's L2. */
+#define MS_PSIM_BATCH 2048u
 
-/* One queued operation: a reference, or (region set) a region boundary. */
+/* One queued operation in 16 bytes. meta: size << MS_PSIM_OP_SIZE_SHIFT | cpu << 3 | flags
+ * (MS_ACC_WRITE, MS_ACC_LOCKED), or, with MS_PSIM_OP_SPECIAL set, a rare operation: ctx 0 a
+ * region boundary, ctx 1 the size (addr) of the partition's next reference, which is too
+ * large for meta (its own size bits are then 0). */
 typedef struct {
     uint64_t addr;
-    uint32_t size, ctx;
-    uint16_t cpu;
-    uint8_t flags, region;
+    uint32_t ctx;
+    uint32_t meta;
 } ms_psim_op;
+#define MS_PSIM_OP_SPECIAL 4u
+#define MS_PSIM_OP_CPU_SHIFT 3
+#define MS_PSIM_OP_SIZE_SHIFT 9
 
 /* A batch of one partition's operations, in stream order. next is the caller's (queues). */
 typedef struct ms_psim_batch {
