@@ -3,6 +3,7 @@
  * per-thread facts go into the raw profile that analysis reads. */
 #define _GNU_SOURCE
 #include "drive.h"
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,6 +248,16 @@ static int add_problem(ms_drive_problems *p, const char *text)
 
 static unsigned sim_threads; /* 0: ms_sim_workers_default() */
 
+/* How many streams the replay decodes ahead, a thread each (replay.h): every stream, up to
+ * 64, where the process may use more than one CPU; the replay's thread then only schedules
+ * and routes the references. */
+static unsigned decode_ahead(size_t nstreams)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) != 0 || CPU_COUNT(&set) < 2) return 0;
+    return nstreams < 64 ? (unsigned)nstreams : 64;
+}
+
 void ms_drive_set_sim_threads(unsigned n) { sim_threads = n; }
 
 int ms_drive_replay(const char *dir, const ms_hier_config *cfg, ms_interleave mode, ms_raw *raw,
@@ -260,6 +271,7 @@ int ms_drive_replay(const char *dir, const ms_hier_config *cfg, ms_interleave mo
     if (ms_replay_open(&rp, dir, max_ctx, err, errlen) < 0) return -1;
     ms_hier_config c = *cfg;
     size_t nthreads = ms_replay_nthreads(rp);
+    ms_replay_set_decode_ahead(rp, decode_ahead(nthreads));
     if (!c.nprocs) c.nprocs = (uint32_t)(nthreads < 1 ? 1 : nthreads > MS_MAX_PROCS ? MS_MAX_PROCS : nthreads);
     if (c.nnodes > c.nprocs) c.nnodes = c.nprocs;
     const ms_allocator alloc = { sim_calloc, sim_free, NULL };

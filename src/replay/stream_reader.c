@@ -4,6 +4,7 @@
  * used, so a corrupt stream is replayed up to its last good chunk. */
 #include "stream_reader.h"
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,29 @@ struct ms_stream_reader {
     uint64_t good_chunks;    /* chunks handed out so far */
     uint64_t trusted_chunks; /* the first ones, whose CRC an earlier read checked */
     char problem[512];       /* the MS_SR_BAD text, repeated by later calls */
+    struct ahead *ahead;     /* ms_stream_reader_ahead: the decoding thread and its chunks */
+};
+
+/* Decoding ahead (ms_stream_reader_ahead): a thread runs the reader (decompression, CRC,
+ * parsing) into a ring of AHEAD_SLOTS decoded chunks, which the consumer takes in order. The
+ * slot at head is the consumer's from the call that handed it out to the next call; a final
+ * result (end, bad, failure) stays at head and is repeated. */
+#define AHEAD_SLOTS 4
+typedef struct {
+    int rc;
+    ms_replay_event *ev;
+    size_t n, cap;
+    char err[512];
+} ahead_slot;
+
+struct ahead {
+    pthread_t tid;
+    pthread_mutex_t mu;
+    pthread_cond_t cv; /* a slot filled, a slot freed, or stop */
+    ahead_slot slot[AHEAD_SLOTS];
+    unsigned head, count; /* the filled slots: head .. head + count - 1 (ring) */
+    int held, stop;       /* held: the consumer holds slot[head] */
+    uint64_t handed;      /* good chunks handed out */
 };
 
 /* The file offset zstd has read up to: as close to a bad spot as the compressed file tells. */
@@ -228,8 +252,8 @@ static int64_t decode_chunk(ms_stream_reader *s, const unsigned char *p, const u
     return ev - s->ev;
 }
 
-int ms_stream_reader_next(ms_stream_reader *s, const ms_replay_event **events, size_t *nevents, char *err,
-                          size_t errlen)
+/* ms_stream_reader_next on the caller's thread. */
+static int next_chunk(ms_stream_reader *s, const ms_replay_event **events, size_t *nevents, char *err, size_t errlen)
 {
     *events = NULL;
     *nevents = 0;
@@ -263,6 +287,85 @@ int ms_stream_reader_next(ms_stream_reader *s, const ms_replay_event **events, s
     *events = s->ev;
     *nevents = (size_t)stored;
     return MS_SR_CHUNK;
+}
+
+static void *ahead_main(void *arg)
+{
+    ms_stream_reader *s = arg;
+    struct ahead *a = s->ahead;
+    pthread_mutex_lock(&a->mu);
+    for (;;) {
+        while (!a->stop && a->count == AHEAD_SLOTS) pthread_cond_wait(&a->cv, &a->mu);
+        if (a->stop) break;
+        ahead_slot *sl = &a->slot[(a->head + a->count) % AHEAD_SLOTS];
+        pthread_mutex_unlock(&a->mu);
+        const ms_replay_event *ev;
+        size_t n;
+        sl->rc = next_chunk(s, &ev, &n, sl->err, sizeof sl->err);
+        /* the chunk's events go with the slot; the slot's old array becomes the reader's */
+        ms_replay_event *mine = sl->ev;
+        size_t cap = sl->cap;
+        sl->ev = s->ev;
+        sl->cap = s->ev_cap;
+        sl->n = sl->rc == MS_SR_CHUNK ? n : 0;
+        s->ev = mine;
+        s->ev_cap = cap;
+        pthread_mutex_lock(&a->mu);
+        a->count++;
+        pthread_cond_broadcast(&a->cv);
+        if (sl->rc != MS_SR_CHUNK) break;
+    }
+    pthread_mutex_unlock(&a->mu);
+    return NULL;
+}
+
+int ms_stream_reader_ahead(ms_stream_reader *s)
+{
+    if (s->ahead || s->state != MS_SR_CHUNK) return -1;
+    struct ahead *a = calloc(1, sizeof *a);
+    if (!a) return -1;
+    pthread_mutex_init(&a->mu, NULL);
+    pthread_cond_init(&a->cv, NULL);
+    s->ahead = a;
+    if (pthread_create(&a->tid, NULL, ahead_main, s) != 0) {
+        s->ahead = NULL;
+        pthread_cond_destroy(&a->cv);
+        pthread_mutex_destroy(&a->mu);
+        free(a);
+        return -1;
+    }
+    return 0;
+}
+
+/* ms_stream_reader_next from the decoding thread's ring. */
+static int next_ahead(struct ahead *a, const ms_replay_event **events, size_t *nevents, char *err, size_t errlen)
+{
+    pthread_mutex_lock(&a->mu);
+    if (a->held) { /* the chunk handed out last time is done with */
+        a->held = 0;
+        a->head = (a->head + 1) % AHEAD_SLOTS;
+        a->count--;
+        pthread_cond_broadcast(&a->cv);
+    }
+    while (!a->count) pthread_cond_wait(&a->cv, &a->mu);
+    const ahead_slot *sl = &a->slot[a->head];
+    pthread_mutex_unlock(&a->mu);
+    *events = sl->rc == MS_SR_CHUNK ? sl->ev : NULL;
+    *nevents = sl->n;
+    if (sl->rc == MS_SR_CHUNK) {
+        a->held = 1; /* only the consumer reads or writes held */
+        a->handed++;
+    } else if (sl->rc != MS_SR_END) {
+        snprintf(err, errlen, "%s", sl->err);
+    }
+    return sl->rc;
+}
+
+int ms_stream_reader_next(ms_stream_reader *s, const ms_replay_event **events, size_t *nevents, char *err,
+                          size_t errlen)
+{
+    if (s->ahead) return next_ahead(s->ahead, events, nevents, err, errlen);
+    return next_chunk(s, events, nevents, err, errlen);
 }
 
 /* Check the header (the first 16 decompressed bytes). */
@@ -321,13 +424,28 @@ uint32_t ms_stream_reader_version(const ms_stream_reader *s) { return s->version
 
 void ms_stream_reader_syncs_only(ms_stream_reader *s) { s->syncs_only = 1; }
 
-uint64_t ms_stream_reader_good_chunks(const ms_stream_reader *s) { return s->good_chunks; }
+uint64_t ms_stream_reader_good_chunks(const ms_stream_reader *s)
+{
+    return s->ahead ? s->ahead->handed : s->good_chunks;
+}
 
 void ms_stream_reader_trust(ms_stream_reader *s, uint64_t nchunks) { s->trusted_chunks = nchunks; }
 
 void ms_stream_reader_close(ms_stream_reader *s)
 {
     if (!s) return;
+    struct ahead *a = s->ahead;
+    if (a) {
+        pthread_mutex_lock(&a->mu);
+        a->stop = 1;
+        pthread_cond_broadcast(&a->cv);
+        pthread_mutex_unlock(&a->mu);
+        pthread_join(a->tid, NULL);
+        for (unsigned i = 0; i < AHEAD_SLOTS; i++) free(a->slot[i].ev);
+        pthread_cond_destroy(&a->cv);
+        pthread_mutex_destroy(&a->mu);
+        free(a);
+    }
     if (s->f) fclose(s->f);
     ZSTD_freeDStream(s->ds);
     free(s->in);

@@ -57,6 +57,13 @@ void ms_stream_reader_trust(ms_stream_reader *s, uint64_t nchunks);
 int ms_stream_reader_next(ms_stream_reader *s, const ms_replay_event **events, size_t *nevents, char *err,
                           size_t errlen);
 
+/* From now on decode ahead on a thread of the reader's own: decompression, CRC and parsing of
+ * up to four chunks run while the caller works on the one handed out last; calls return the
+ * same results in the same order. Returns 0, or -1 when the thread cannot be started (or the
+ * reader has ended, or already decodes ahead): the reader then goes on in the caller's
+ * thread. Not with ms_stream_reader_syncs_only or ms_stream_reader_trust after it. */
+int ms_stream_reader_ahead(ms_stream_reader *s);
+
 void ms_stream_reader_close(ms_stream_reader *s);
 
 #endif

@@ -1,6 +1,7 @@
 /* The replay's stream reading: damaged streams (truncated file, bad chunk CRC) replay their
  * good prefix and report thread and offsets; version 1 streams are read; newer versions and
- * non-streams are refused; long streams cross the reader's buffer boundaries intact. */
+ * non-streams are refused; long streams cross the reader's buffer boundaries intact. Every
+ * case twice: decoded on the replay's thread, and decoded ahead on a thread per stream. */
 #include "check.h"
 #include "replay_testutil.h"
 
@@ -169,6 +170,7 @@ static void test_long_streams(void)
     }
     ms_replay *r;
     CHECK_EQ_INT(ms_replay_open(&r, dir, 1, err, sizeof err), 0);
+    ms_replay_set_decode_ahead(r, ts_decode_ahead);
     for (int mode = 0; mode < 2; mode++) {
         counting_sink c = { 0 };
         ms_replay_sink sink = { .access = count_access, .region = count_region, .ud = &c };
@@ -186,9 +188,11 @@ static void test_long_streams(void)
 
 int main(void)
 {
-    test_truncated();
-    test_corrupt_crc();
-    test_versions();
-    test_long_streams();
+    for (ts_decode_ahead = 0; ts_decode_ahead <= 64; ts_decode_ahead += 64) {
+        test_truncated();
+        test_corrupt_crc();
+        test_versions();
+        test_long_streams();
+    }
     return check_result();
 }
