@@ -13,7 +13,7 @@ struct ms_psim {
     ms_hier_config cfg;
     unsigned nparts, shift, l1_shift, nprocs;
     ms_sim *sim[MS_PSIM_MAX_PARTS];
-    ms_psim_batch *cur[MS_PSIM_MAX_PARTS]; /* NULL: the queue ran out of memory */
+    ms_psim_batch *cur;                    /* NULL: the queue ran out of memory */
     uint64_t lost[MS_PSIM_MAX_PARTS];      /* each written by the partition's worker only */
     uint32_t big[MS_PSIM_MAX_PARTS];       /* the next reference's size from a rare op (ditto) */
     uint64_t queue_lost;                   /* written by the producer only */
@@ -57,12 +57,7 @@ unsigned ms_psim_parts_for(const ms_hier_config *cfg, unsigned want)
     return p;
 }
 
-ms_psim_batch *ms_psim_batch_new(ms_psim *ps, unsigned part)
-{
-    ms_psim_batch *b = ms_mem_alloc(&ps->mem, sizeof *b);
-    if (b) b->part = part;
-    return b;
-}
+ms_psim_batch *ms_psim_batch_new(ms_psim *ps) { return ms_mem_alloc(&ps->mem, sizeof(ms_psim_batch)); }
 
 void ms_psim_batch_free(ms_psim *ps, ms_psim_batch *b) { ms_mem_release(&ps->mem, b, sizeof *b); }
 
@@ -85,10 +80,14 @@ int ms_psim_create(ms_psim **out, const ms_hier_config *cfg, const ms_allocator 
     ps->submit = submit;
     ps->ud = ud;
     for (unsigned p = 0; p < nparts; p++)
-        if (ms_sim_create_part(&ps->sim[p], cfg, alloc, nparts) != 0 || !(ps->cur[p] = ms_psim_batch_new(ps, p))) {
+        if (ms_sim_create_part(&ps->sim[p], cfg, alloc, nparts) != 0) {
             ms_psim_destroy(ps);
             return -1;
         }
+    if (!(ps->cur = ms_psim_batch_new(ps))) {
+        ms_psim_destroy(ps);
+        return -1;
+    }
     *out = ps;
     return 0;
 }
@@ -96,10 +95,8 @@ int ms_psim_create(ms_psim **out, const ms_hier_config *cfg, const ms_allocator 
 void ms_psim_destroy(ms_psim *ps)
 {
     if (!ps) return;
-    for (unsigned p = 0; p < ps->nparts; p++) {
-        ms_sim_destroy(ps->sim[p]);
-        ms_mem_release(&ps->mem, ps->cur[p], sizeof *ps->cur[p]);
-    }
+    for (unsigned p = 0; p < ps->nparts; p++) ms_sim_destroy(ps->sim[p]);
+    ms_mem_release(&ps->mem, ps->cur, sizeof *ps->cur);
     ms_mem_release(&ps->mem, ps->merged, (size_t)ps->nmerged * sizeof *ps->merged);
     ms_mem mem = ps->mem;
     ms_mem_release(&mem, ps, sizeof *ps);
@@ -129,21 +126,18 @@ int ms_psim_take_level(ms_psim *ps)
 _Static_assert(MS_MAX_PROCS <= 1u << (MS_PSIM_OP_SIZE_SHIFT - MS_PSIM_OP_CPU_SHIFT), "cpu bits of meta");
 _Static_assert(sizeof(ms_psim_op) == 16, "a batch entry is 16 bytes");
 
-/* Partition p's batch is full: hand it over and take an empty one. */
-static void hand_over(ms_psim *ps, unsigned p)
+/* The batch is full: hand it over and take an empty one. */
+static void hand_over(ms_psim *ps)
 {
-    ms_psim_batch *e = ps->submit(ps->ud, ps->cur[p]);
-    if (e) {
-        e->part = p;
-        e->n = 0;
-    }
-    ps->cur[p] = e;
+    ms_psim_batch *e = ps->submit(ps->ud, ps->cur);
+    if (e) e->n = 0;
+    ps->cur = e;
 }
 
-/* Append an operation to partition p's batch, handing it over when full. */
-static inline void push(ms_psim *ps, unsigned p, uint64_t addr, uint32_t ctx, uint32_t meta)
+/* Append an operation to the batch, handing it over when full. */
+static inline void push(ms_psim *ps, uint64_t addr, uint32_t ctx, uint32_t meta)
 {
-    ms_psim_batch *b = ps->cur[p];
+    ms_psim_batch *b = ps->cur;
     if (__builtin_expect(!b, 0)) {
         ps->queue_lost += !(meta & MS_PSIM_OP_SPECIAL);
         return;
@@ -152,7 +146,7 @@ static inline void push(ms_psim *ps, unsigned p, uint64_t addr, uint32_t ctx, ui
     o->addr = addr;
     o->ctx = ctx;
     o->meta = meta;
-    if (++b->n == MS_PSIM_BATCH) hand_over(ps, p);
+    if (++b->n == MS_PSIM_BATCH) hand_over(ps);
 }
 
 /* Direct mode: apply one reference now. */
@@ -170,10 +164,10 @@ static inline void push_ref(ms_psim *ps, unsigned p, unsigned cpu, uint64_t addr
                             uint32_t ctx)
 {
     if (__builtin_expect(size > OP_SIZE_MAX, 0)) {
-        push(ps, p, size, 1, MS_PSIM_OP_SPECIAL);
+        push(ps, size, 1 + p, MS_PSIM_OP_SPECIAL);
         size = 0;
     }
-    push(ps, p, addr, ctx, size << MS_PSIM_OP_SIZE_SHIFT | cpu << MS_PSIM_OP_CPU_SHIFT | (flags & OP_FLAGS));
+    push(ps, addr, ctx, size << MS_PSIM_OP_SIZE_SHIFT | cpu << MS_PSIM_OP_CPU_SHIFT | (flags & OP_FLAGS));
 }
 
 static inline unsigned part_of(const ms_psim *ps, uint64_t addr)
@@ -223,40 +217,47 @@ void ms_psim_next_region(ms_psim *ps)
         ms_sim_next_region(ps->sim[0]);
         return;
     }
-    for (unsigned p = 0; p < ps->nparts; p++) push(ps, p, 0, 0, MS_PSIM_OP_SPECIAL);
+    push(ps, 0, 0, MS_PSIM_OP_SPECIAL);
 }
 
 void ms_psim_flush(ms_psim *ps)
 {
-    for (unsigned p = 0; p < ps->nparts; p++)
-        if (ps->cur[p] && ps->cur[p]->n) hand_over(ps, p);
+    if (ps->cur && ps->cur->n) hand_over(ps);
 }
 
-void ms_psim_apply(ms_psim *ps, const ms_psim_batch *b)
+uint64_t ms_psim_worker_parts(const ms_psim *ps, unsigned i, unsigned n)
 {
-    unsigned part = b->part;
-    ms_sim *sim = ps->sim[part];
-    uint64_t lost = 0;
-    uint32_t big = ps->big[part];
+    uint64_t parts = 0;
+    for (unsigned p = i; n && p < ps->nparts; p += n) parts |= 1ull << p;
+    return parts;
+}
+
+void ms_psim_apply(ms_psim *ps, const ms_psim_batch *b, uint64_t parts)
+{
+    if (!parts) return;
+    unsigned shift = ps->shift, mask = ps->nparts - 1;
+    uint64_t lost = 0; /* kept here: the workers' lost[] entries share a cache line */
     for (uint32_t i = 0; i < b->n; i++) {
         const ms_psim_op *o = &b->op[i];
         uint32_t m = o->meta;
         if (__builtin_expect(!(m & MS_PSIM_OP_SPECIAL), 1)) {
+            unsigned p = (unsigned)(o->addr >> shift) & mask;
+            if (!(parts >> p & 1)) continue;
             uint32_t size = m >> MS_PSIM_OP_SIZE_SHIFT;
-            if (__builtin_expect(big != 0, 0)) {
-                size = big;
-                big = 0;
+            if (__builtin_expect(ps->big[p] != 0, 0)) {
+                size = ps->big[p];
+                ps->big[p] = 0;
             }
-            lost += ms_sim_access(sim, (m >> MS_PSIM_OP_CPU_SHIFT) & CPU_MASK, o->addr, size, m & OP_FLAGS,
-                                  o->ctx) < 0;
+            lost += ms_sim_access(ps->sim[p], (m >> MS_PSIM_OP_CPU_SHIFT) & CPU_MASK, o->addr, size,
+                                         m & OP_FLAGS, o->ctx) < 0;
         } else if (o->ctx == 0) {
-            ms_sim_next_region(sim);
-        } else {
-            big = (uint32_t)o->addr;
+            for (unsigned p = 0; p < ps->nparts; p++)
+                if (parts >> p & 1) ms_sim_next_region(ps->sim[p]);
+        } else if (parts >> (o->ctx - 1) & 1) {
+            ps->big[o->ctx - 1] = (uint32_t)o->addr;
         }
     }
-    ps->big[part] = big;
-    ps->lost[part] += lost;
+    ps->lost[__builtin_ctzll(parts)] += lost;
 }
 
 const ms_counters *ms_psim_counters(ms_psim *ps, uint32_t *n)

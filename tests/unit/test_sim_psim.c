@@ -15,7 +15,9 @@ typedef struct {
 /* Runs each full batch at once (the caller's queue without threads); ud points to the psim. */
 static ms_psim_batch *apply_now(void *ud, ms_psim_batch *full)
 {
-    ms_psim_apply(*(ms_psim **)ud, full);
+    ms_psim *ps = *(ms_psim **)ud;
+    /* as workers would: partitions p % 3 == i for i = 0..2 (fewer with fewer partitions) */
+    for (unsigned i = 0; i < 3; i++) ms_psim_apply(ps, full, ms_psim_worker_parts(ps, i, 3));
     return full;
 }
 
