@@ -47,6 +47,27 @@ static void sink_access(void *ud, unsigned cpu, uint64_t addr, uint64_t size, un
         ms_psim_access_range(s->sim, cpu, addr, size, flags, ctx);
 }
 
+/* A run of one thread's accesses: sink_access for each, with the call through the replay's
+ * pointer and the flag set-up done once. */
+static void sink_accesses(void *ud, unsigned cpu, unsigned locked, const ms_replay_event *ev, size_t n)
+{
+    sim_sink *s = ud;
+    ms_psim *ps = s->sim;
+    unsigned lock = locked ? MS_ACC_LOCKED : 0u;
+    uint64_t line = s->line, dropped = 0;
+    for (size_t i = 0; i < n; i++) {
+        const ms_replay_event *e = &ev[i];
+        unsigned flags = (e->write ? MS_ACC_WRITE : 0u) | lock;
+        if (!e->ctx || !e->size)
+            dropped++;
+        else if (e->size <= line)
+            dropped += ms_psim_access(ps, cpu, e->addr, (uint32_t)e->size, flags, e->ctx) < 0;
+        else
+            ms_psim_access_range(ps, cpu, e->addr, e->size, flags, e->ctx);
+    }
+    s->dropped += dropped;
+}
+
 static void sink_region(void *ud) { ms_psim_next_region(((sim_sink *)ud)->sim); }
 
 /* The timed replay's sink: the simulator in direct mode prices every reference (the stall of
@@ -295,7 +316,7 @@ int ms_drive_replay(const char *dir, const ms_hier_config *cfg, ms_interleave mo
         return -1;
     }
     unsigned started = timed ? want : ms_sim_workers_start(workers, s.sim);
-    ms_replay_sink sink = { .access = sink_access, .region = sink_region, .ud = &s };
+    ms_replay_sink sink = { .access = sink_access, .accesses = sink_accesses, .region = sink_region, .ud = &s };
     if (timed) {
         ts.s = s;
         sink = (ms_replay_sink){ .access = sink_access,

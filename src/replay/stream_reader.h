@@ -8,16 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* One decoded event. kind 0: an access (addr, size, write, ctx); kind MS_SYNC_*: a sync event
- * (obj in addr, arg in size, seq). */
-typedef struct {
-    uint64_t addr;  /* access address / sync obj */
-    uint64_t size;  /* access size / sync arg */
-    uint64_t seq;   /* sync events: the recorded process-wide sequence number */
-    uint32_t ctx;   /* access context id (0 = unattributed) */
-    uint16_t kind;  /* 0 = access, else MS_SYNC_* */
-    uint16_t write; /* access: 1 = write */
-} ms_replay_event;
+#include "replay.h" /* ms_replay_event */
 
 typedef struct ms_stream_reader ms_stream_reader;
 

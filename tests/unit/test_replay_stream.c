@@ -145,6 +145,11 @@ static void count_access(void *ud, unsigned cpu, uint64_t addr, uint64_t size, u
     c->sum += addr * (cpu + 1) + size;
 }
 
+static void count_accesses(void *ud, unsigned cpu, unsigned locked, const ms_replay_event *ev, size_t n)
+{
+    for (size_t i = 0; i < n; i++) count_access(ud, cpu, ev[i].addr, ev[i].size, ev[i].write, locked, ev[i].ctx);
+}
+
 static void count_region(void *ud) { ((counting_sink *)ud)->regions++; }
 
 /* 2 x 300000 accesses in chunks of 4096 events with varied deltas: several reader buffers. */
@@ -171,11 +176,12 @@ static void test_long_streams(void)
     ms_replay *r;
     CHECK_EQ_INT(ms_replay_open(&r, dir, 1, err, sizeof err), 0);
     ms_replay_set_decode_ahead(r, ts_decode_ahead);
-    for (int mode = 0; mode < 2; mode++) {
+    for (int mode = 0; mode < 4; mode++) { /* interleaved, piped; then both with runs of accesses */
         counting_sink c = { 0 };
         ms_replay_sink sink = { .access = count_access, .region = count_region, .ud = &c };
+        if (mode >= 2) sink.accesses = count_accesses;
         ms_replay_result res;
-        CHECK_EQ_INT(ms_replay_run(r, (ms_interleave)mode, 2, &sink, &res, err, sizeof err), 0);
+        CHECK_EQ_INT(ms_replay_run(r, (ms_interleave)(mode % 2), 2, &sink, &res, err, sizeof err), 0);
         CHECK_EQ(c.n, 600000);
         CHECK_EQ(c.sum, want_sum);
         CHECK_EQ(c.regions, 3);
