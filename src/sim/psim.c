@@ -12,6 +12,7 @@ struct ms_psim {
     ms_mem mem;
     ms_hier_config cfg;
     unsigned nparts, shift, l1_shift, nprocs;
+    uint64_t split_mask; /* address bits above the partition key's shift; 0 with one partition */
     ms_sim *sim[MS_PSIM_MAX_PARTS];
     ms_psim_batch *cur;                    /* NULL: the queue ran out of memory */
     uint64_t lost[MS_PSIM_MAX_PARTS];      /* each written by the partition's worker only */
@@ -76,6 +77,7 @@ int ms_psim_create(ms_psim **out, const ms_hier_config *cfg, const ms_allocator 
     ps->nparts = nparts;
     ps->shift = key_shift(cfg);
     ps->l1_shift = log2u(cfg->level[0].line);
+    ps->split_mask = nparts > 1 ? ~((1ull << ps->shift) - 1) : 0;
     ps->nprocs = cfg->nprocs > 1 ? cfg->nprocs : 1;
     ps->submit = submit;
     ps->ud = ud;
@@ -175,14 +177,16 @@ static inline unsigned part_of(const ms_psim *ps, uint64_t addr)
     return (unsigned)(addr >> ps->shift) & (ps->nparts - 1);
 }
 
-int ms_psim_access(ms_psim *ps, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
+/* ms_psim_access off its fast path: a processor out of range, direct mode, a reference
+ * straddling two partitions. */
+static int access_slow(ms_psim *ps, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
 {
     if (cpu >= ps->nprocs) return -1;
     uint64_t last = addr + (size ? size - 1 : 0);
     if (last < addr) last = addr; /* wrapped: ms_sim keeps the first line only */
     unsigned p = part_of(ps, addr);
-    if (__builtin_expect(part_of(ps, last) == p, 1)) {
-        if (__builtin_expect(ps->direct, 0))
+    if (part_of(ps, last) == p) {
+        if (ps->direct)
             direct_access(ps, cpu, addr, size, flags, ctx);
         else
             push_ref(ps, p, cpu, addr, size, flags, ctx);
@@ -192,6 +196,17 @@ int ms_psim_access(ms_psim *ps, unsigned cpu, uint64_t addr, uint32_t size, unsi
     ps->straddles++;
     ms_psim_access_range(ps, cpu, addr, size, flags, ctx);
     return 0;
+}
+
+int ms_psim_access(ms_psim *ps, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
+{
+    /* first and last byte under one partition key (always with one partition), queued */
+    uint64_t last = addr + size - (size != 0);
+    if (__builtin_expect(cpu < ps->nprocs && !((addr ^ last) & ps->split_mask) && !ps->direct, 1)) {
+        push_ref(ps, part_of(ps, addr), cpu, addr, size, flags, ctx);
+        return 0;
+    }
+    return access_slow(ps, cpu, addr, size, flags, ctx);
 }
 
 void ms_psim_access_range(ms_psim *ps, unsigned cpu, uint64_t addr, uint64_t len, unsigned flags, uint32_t ctx)
