@@ -269,13 +269,17 @@ static int add_problem(ms_drive_problems *p, const char *text)
 
 static unsigned sim_threads; /* 0: ms_sim_workers_default() */
 
-/* How many streams the replay decodes ahead, a thread each (replay.h): every stream, up to
- * 64, where the process may use more than one CPU; the replay's thread then only schedules
- * and routes the references. */
-static unsigned decode_ahead(size_t nstreams)
+/* How many streams the replay decodes ahead (replay.h): every stream, up to 64, where the
+ * process may use more than one CPU; the replay's thread then only schedules and hands the
+ * references on. *parsers: each stream's parser threads, the CPUs beyond two spread over the
+ * streams (1..4). */
+static unsigned decode_ahead(size_t nstreams, unsigned *parsers)
 {
     cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) != 0 || CPU_COUNT(&set) < 2) return 0;
+    *parsers = 1;
+    if (sched_getaffinity(0, sizeof set, &set) != 0 || CPU_COUNT(&set) < 2 || !nstreams) return 0;
+    size_t spare = ((size_t)CPU_COUNT(&set) - 2) / nstreams;
+    *parsers = spare < 1 ? 1 : spare > 4 ? 4 : (unsigned)spare;
     return nstreams < 64 ? (unsigned)nstreams : 64;
 }
 
@@ -292,7 +296,9 @@ int ms_drive_replay(const char *dir, const ms_hier_config *cfg, ms_interleave mo
     if (ms_replay_open(&rp, dir, max_ctx, err, errlen) < 0) return -1;
     ms_hier_config c = *cfg;
     size_t nthreads = ms_replay_nthreads(rp);
-    ms_replay_set_decode_ahead(rp, decode_ahead(nthreads));
+    unsigned parsers;
+    unsigned ahead = decode_ahead(nthreads, &parsers);
+    ms_replay_set_decode_ahead(rp, ahead, parsers);
     if (!c.nprocs) c.nprocs = (uint32_t)(nthreads < 1 ? 1 : nthreads > MS_MAX_PROCS ? MS_MAX_PROCS : nthreads);
     if (c.nnodes > c.nprocs) c.nnodes = c.nprocs;
     const ms_allocator alloc = { sim_calloc, sim_free, NULL };

@@ -24,7 +24,7 @@ struct ms_replay {
     uint32_t max_ctx;
     uint32_t *indices; /* thread indices of the streams, ascending */
     size_t nthreads;
-    unsigned ahead; /* ms_replay_set_decode_ahead */
+    unsigned ahead, parsers; /* ms_replay_set_decode_ahead */
 };
 
 typedef struct {
@@ -141,7 +141,11 @@ int ms_replay_open(ms_replay **out, const char *dir, uint32_t max_ctx, char *err
 
 size_t ms_replay_nthreads(const ms_replay *r) { return r->nthreads; }
 
-void ms_replay_set_decode_ahead(ms_replay *r, unsigned nstreams) { r->ahead = nstreams; }
+void ms_replay_set_decode_ahead(ms_replay *r, unsigned nstreams, unsigned nparsers)
+{
+    r->ahead = nstreams;
+    r->parsers = nparsers;
+}
 
 void ms_replay_close(ms_replay *r)
 {
@@ -435,7 +439,7 @@ static int start_threads(replay_run *run, const ms_replay *r, unsigned nprocs)
         int rc = open_stream(r, t->index, &t->reader, msg, sizeof msg);
         if (rc == MS_SR_FAIL) return ms_errorf(run->err, run->errlen, "%s", msg);
         if (t->reader) ms_stream_reader_trust(t->reader, t->checked_chunks);
-        if (t->reader && rc == MS_SR_CHUNK && i < r->ahead) ms_stream_reader_ahead(t->reader);
+        if (t->reader && rc == MS_SR_CHUNK && i < r->ahead) ms_stream_reader_ahead(t->reader, r->parsers);
         if (rc == MS_SR_BAD && stream_went_bad(run, t, msg) < 0) return -1;
         t->started = !t->gated || t->done;
         t->clock_set = t->started;

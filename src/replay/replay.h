@@ -131,10 +131,11 @@ int ms_replay_open(ms_replay **out, const char *dir, uint32_t max_ctx, char *err
 /* Number of threads (streams) in the recording: the default number of processors. */
 size_t ms_replay_nthreads(const ms_replay *r);
 
-/* Decode the first nstreams streams (thread index order) ahead, each on a thread of its own
- * (stream_reader.h), while the replay runs: the same results, the decoding off the replay's
- * thread. 0 (the default): every stream is decoded on the thread that calls ms_replay_run. */
-void ms_replay_set_decode_ahead(ms_replay *r, unsigned nstreams);
+/* Decode the first nstreams streams (thread index order) ahead while the replay runs, each on
+ * threads of its own: one decompressing, nparsers (1..8) checking and parsing its chunks in
+ * parallel (stream_reader.h). The same results, the decoding off the replay's thread. 0 (the
+ * default): every stream is decoded on the thread that calls ms_replay_run. */
+void ms_replay_set_decode_ahead(ms_replay *r, unsigned nstreams, unsigned nparsers);
 
 /* Replay everything into sink with nprocs processors (>= 1). Returns 0 when every stream was
  * complete, 1 when some were truncated or corrupt (their good prefix was replayed; res->problems

@@ -48,12 +48,13 @@ void ms_stream_reader_trust(ms_stream_reader *s, uint64_t nchunks);
 int ms_stream_reader_next(ms_stream_reader *s, const ms_replay_event **events, size_t *nevents, char *err,
                           size_t errlen);
 
-/* From now on decode ahead on a thread of the reader's own: decompression, CRC and parsing of
- * up to four chunks run while the caller works on the one handed out last; calls return the
- * same results in the same order. Returns 0, or -1 when the thread cannot be started (or the
- * reader has ended, or already decodes ahead): the reader then goes on in the caller's
- * thread. Not with ms_stream_reader_syncs_only or ms_stream_reader_trust after it. */
-int ms_stream_reader_ahead(ms_stream_reader *s);
+/* From now on decode ahead on threads of the reader's own: one decompresses and copies each
+ * chunk's bytes, nparsers (1..8) check and decode chunks in parallel, up to 20 chunks ahead
+ * of the caller; calls return the same results in the same order. Returns 0, or -1 when the
+ * threads cannot be started (or the reader has ended, hands out sync events only, or already
+ * decodes ahead): the reader then goes on in the caller's thread. Not with
+ * ms_stream_reader_trust after it. */
+int ms_stream_reader_ahead(ms_stream_reader *s, unsigned nparsers);
 
 void ms_stream_reader_close(ms_stream_reader *s);
 

@@ -1,7 +1,8 @@
 /* The replay's stream reading: damaged streams (truncated file, bad chunk CRC) replay their
  * good prefix and report thread and offsets; version 1 streams are read; newer versions and
  * non-streams are refused; long streams cross the reader's buffer boundaries intact. Every
- * case twice: decoded on the replay's thread, and decoded ahead on a thread per stream. */
+ * case three times: decoded on the replay's thread, decoded ahead with one parser thread per
+ * stream, and with three. */
 #include "check.h"
 #include "replay_testutil.h"
 
@@ -175,7 +176,7 @@ static void test_long_streams(void)
     }
     ms_replay *r;
     CHECK_EQ_INT(ms_replay_open(&r, dir, 1, err, sizeof err), 0);
-    ms_replay_set_decode_ahead(r, ts_decode_ahead);
+    ms_replay_set_decode_ahead(r, ts_decode_ahead, ts_parsers);
     for (int mode = 0; mode < 4; mode++) { /* interleaved, piped; then both with runs of accesses */
         counting_sink c = { 0 };
         ms_replay_sink sink = { .access = count_access, .region = count_region, .ud = &c };
@@ -194,7 +195,10 @@ static void test_long_streams(void)
 
 int main(void)
 {
-    for (ts_decode_ahead = 0; ts_decode_ahead <= 64; ts_decode_ahead += 64) {
+    static const unsigned ahead[][2] = { { 0, 1 }, { 64, 1 }, { 64, 3 } }; /* streams, parsers */
+    for (size_t i = 0; i < sizeof ahead / sizeof ahead[0]; i++) {
+        ts_decode_ahead = ahead[i][0];
+        ts_parsers = ahead[i][1];
         test_truncated();
         test_corrupt_crc();
         test_versions();
