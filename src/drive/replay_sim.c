@@ -269,7 +269,7 @@ static int add_problem(ms_drive_problems *p, const char *text)
 
 static unsigned sim_threads; /* 0: ms_sim_workers_default() */
 
-/* How many streams the replay decodes ahead (replay.h): every stream, up to 64, where the
+/* How many streams the replay decodes ahead (replay.h): every stream, up to 32, where the
  * process may use more than one CPU; the replay's thread then only schedules and hands the
  * references on. *parsers: each stream's parser threads, the CPUs beyond two spread over the
  * streams (1..4). */
@@ -280,7 +280,7 @@ static unsigned decode_ahead(size_t nstreams, unsigned *parsers)
     if (sched_getaffinity(0, sizeof set, &set) != 0 || CPU_COUNT(&set) < 2 || !nstreams) return 0;
     size_t spare = ((size_t)CPU_COUNT(&set) - 2) / nstreams;
     *parsers = spare < 1 ? 1 : spare > 4 ? 4 : (unsigned)spare;
-    return nstreams < 64 ? (unsigned)nstreams : 64;
+    return nstreams < 32 ? (unsigned)nstreams : 32;
 }
 
 void ms_drive_set_sim_threads(unsigned n) { sim_threads = n; }

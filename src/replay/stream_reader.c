@@ -49,7 +49,7 @@ struct ms_stream_reader {
  * that handed it out to the next call; a final result (end, bad, failure) stays at head and
  * is repeated, so the results are the same as the reader's on the caller's thread. */
 #define AHEAD_MAX_PARSERS 8
-#define AHEAD_SLOTS (4 + 2 * AHEAD_MAX_PARSERS)
+#define AHEAD_SLOTS (2 + 2 * AHEAD_MAX_PARSERS) /* the ring; 2 + 2 x parsers of it used */
 enum { SLOT_FREE, SLOT_RAW, SLOT_PARSING, SLOT_DONE };
 typedef struct {
     int state, rc;
@@ -71,6 +71,7 @@ struct ahead {
     pthread_cond_t cv; /* a slot taken, parsed or freed, or stop */
     ahead_slot slot[AHEAD_SLOTS];
     unsigned head, count; /* the reader's slots: head .. head + count - 1 (ring) */
+    unsigned depth;       /* the most slots in use: 2 + 2 x parsers */
     int held, stop;       /* held: the consumer holds slot[head] (only the consumer uses it) */
     uint64_t handed;      /* good chunks handed out */
     uint64_t base;        /* the address the next chunk's deltas start from */
@@ -344,7 +345,7 @@ static void *ahead_reader(void *arg)
     struct ahead *a = s->ahead;
     pthread_mutex_lock(&a->mu);
     for (;;) {
-        while (!a->stop && a->count == AHEAD_SLOTS) pthread_cond_wait(&a->cv, &a->mu);
+        while (!a->stop && a->count == a->depth) pthread_cond_wait(&a->cv, &a->mu);
         if (a->stop) break;
         ahead_slot *sl = &a->slot[(a->head + a->count) % AHEAD_SLOTS];
         pthread_mutex_unlock(&a->mu);
@@ -456,6 +457,7 @@ int ms_stream_reader_ahead(ms_stream_reader *s, unsigned nparsers)
     pthread_mutex_init(&a->mu, NULL);
     pthread_cond_init(&a->cv, NULL);
     a->base = s->prev_addr;
+    a->depth = 4;
     s->ahead = a;
     if (pthread_create(&a->parser[0], NULL, ahead_parser, s) != 0) {
         pthread_cond_destroy(&a->cv);
@@ -476,8 +478,12 @@ int ms_stream_reader_ahead(ms_stream_reader *s, unsigned nparsers)
         return -1;
     }
     if (nparsers > AHEAD_MAX_PARSERS) nparsers = AHEAD_MAX_PARSERS;
+    pthread_mutex_lock(&a->mu);
     while (a->nparsers < nparsers && pthread_create(&a->parser[a->nparsers], NULL, ahead_parser, s) == 0)
         a->nparsers++;
+    a->depth = 2 + 2 * a->nparsers;
+    pthread_cond_broadcast(&a->cv);
+    pthread_mutex_unlock(&a->mu);
     return 0;
 }
 
