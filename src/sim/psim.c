@@ -178,8 +178,9 @@ static inline unsigned part_of(const ms_psim *ps, uint64_t addr)
 }
 
 /* ms_psim_access off its fast path: a processor out of range, direct mode, a reference
- * straddling two partitions. */
-static int access_slow(ms_psim *ps, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
+ * straddling two partitions, an oversized one, a full or lost batch. */
+__attribute__((noinline)) static int access_slow(ms_psim *ps, unsigned cpu, uint64_t addr, uint32_t size,
+                                                  unsigned flags, uint32_t ctx)
 {
     if (cpu >= ps->nprocs) return -1;
     uint64_t last = addr + (size ? size - 1 : 0);
@@ -200,10 +201,18 @@ static int access_slow(ms_psim *ps, unsigned cpu, uint64_t addr, uint32_t size, 
 
 int ms_psim_access(ms_psim *ps, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
 {
-    /* first and last byte under one partition key (always with one partition), queued */
+    /* A leaf: first and last byte under one partition key (always with one partition), not
+     * direct, a size that fits meta, and room in the batch beyond this operation (the one
+     * that fills it goes through access_slow, which hands the batch over). */
     uint64_t last = addr + size - (size != 0);
-    if (__builtin_expect(cpu < ps->nprocs && !((addr ^ last) & ps->split_mask) && !ps->direct, 1)) {
-        push_ref(ps, part_of(ps, addr), cpu, addr, size, flags, ctx);
+    ms_psim_batch *b = ps->cur;
+    if (__builtin_expect(cpu < ps->nprocs && !((addr ^ last) & ps->split_mask) && !ps->direct && b &&
+                             size <= OP_SIZE_MAX && b->n < MS_PSIM_BATCH - 1,
+                         1)) {
+        ms_psim_op *o = &b->op[b->n++];
+        o->addr = addr;
+        o->ctx = ctx;
+        o->meta = size << MS_PSIM_OP_SIZE_SHIFT | cpu << MS_PSIM_OP_CPU_SHIFT | (flags & OP_FLAGS);
         return 0;
     }
     return access_slow(ps, cpu, addr, size, flags, ctx);
