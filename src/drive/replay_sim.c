@@ -47,24 +47,36 @@ static void sink_access(void *ud, unsigned cpu, uint64_t addr, uint64_t size, un
         ms_psim_access_range(s->sim, cpu, addr, size, flags, ctx);
 }
 
-/* A run of one thread's accesses: sink_access for each, with the call through the replay's
- * pointer and the flag set-up done once. */
+/* A run of one thread's accesses: sink_access for each, written straight into the
+ * simulator's batch where they are plain (ms_psim_room), without a call per access. */
 static void sink_accesses(void *ud, unsigned cpu, unsigned locked, const ms_replay_event *ev, size_t n)
 {
     sim_sink *s = ud;
     ms_psim *ps = s->sim;
     unsigned lock = locked ? MS_ACC_LOCKED : 0u;
-    uint64_t line = s->line, dropped = 0;
+    uint64_t line = s->line, dropped = 0, mask = ms_psim_split_mask(ps);
+    uint32_t room = 0, k = 0;
+    ms_psim_op *o = cpu < ms_psim_nprocs(ps) ? ms_psim_room(ps, &room) : NULL;
     for (size_t i = 0; i < n; i++) {
         const ms_replay_event *e = &ev[i];
         unsigned flags = (e->write ? MS_ACC_WRITE : 0u) | lock;
-        if (!e->ctx || !e->size)
+        if (!e->ctx || !e->size) {
             dropped++;
-        else if (e->size <= line)
+            continue;
+        }
+        if (k < room && e->size <= line && ms_psim_plain(mask, e->addr, e->size)) {
+            ms_psim_op_ref(&o[k++], cpu, e->addr, (uint32_t)e->size, flags, e->ctx);
+            continue;
+        }
+        ms_psim_commit(ps, k);
+        k = 0;
+        if (e->size <= line)
             dropped += ms_psim_access(ps, cpu, e->addr, (uint32_t)e->size, flags, e->ctx) < 0;
         else
             ms_psim_access_range(ps, cpu, e->addr, e->size, flags, e->ctx);
+        if (cpu < ms_psim_nprocs(ps)) o = ms_psim_room(ps, &room);
     }
+    ms_psim_commit(ps, k);
     s->dropped += dropped;
 }
 

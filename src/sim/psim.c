@@ -171,6 +171,7 @@ static inline void push_ref(ms_psim *ps, unsigned p, unsigned cpu, uint64_t addr
     }
     push(ps, addr, ctx, size << MS_PSIM_OP_SIZE_SHIFT | cpu << MS_PSIM_OP_CPU_SHIFT | (flags & OP_FLAGS));
 }
+_Static_assert(OP_SIZE_MAX == UINT32_MAX >> MS_PSIM_OP_SIZE_SHIFT, "ms_psim_plain's size bound");
 
 static inline unsigned part_of(const ms_psim *ps, uint64_t addr)
 {
@@ -217,6 +218,24 @@ int ms_psim_access(ms_psim *ps, unsigned cpu, uint64_t addr, uint32_t size, unsi
     }
     return access_slow(ps, cpu, addr, size, flags, ctx);
 }
+
+ms_psim_op *ms_psim_room(ms_psim *ps, uint32_t *room)
+{
+    ms_psim_batch *b = ps->cur;
+    if (!b || ps->direct || b->n >= MS_PSIM_BATCH - 1) {
+        *room = 0;
+        return NULL;
+    }
+    *room = MS_PSIM_BATCH - 1 - b->n; /* the operation that fills the batch goes through access_slow */
+    return &b->op[b->n];
+}
+
+void ms_psim_commit(ms_psim *ps, uint32_t k)
+{
+    if (k) ps->cur->n += k;
+}
+
+uint64_t ms_psim_split_mask(const ms_psim *ps) { return ps->split_mask; }
 
 void ms_psim_access_range(ms_psim *ps, unsigned cpu, uint64_t addr, uint64_t len, unsigned flags, uint32_t ctx)
 {

@@ -80,6 +80,34 @@ int ms_psim_take_level(ms_psim *ps);
  * (not counted). */
 int ms_psim_access(ms_psim *ps, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx);
 
+/* Appending without a call per reference (a producer's run of references): up to *room
+ * operations may be written at the returned address (NULL, *room 0: none now, or direct
+ * mode), each with ms_psim_op_ref for a reference that ms_psim_plain accepts, then
+ * ms_psim_commit(ps, k) queues the first k of them; any other reference goes through
+ * ms_psim_access, after a commit, and room is asked for again. The same result as
+ * ms_psim_access for each reference. */
+ms_psim_op *ms_psim_room(ms_psim *ps, uint32_t *room);
+void ms_psim_commit(ms_psim *ps, uint32_t k);
+/* The address bits whose change between a reference's first and last byte crosses into
+ * another partition (0 with one partition): for ms_psim_plain. */
+uint64_t ms_psim_split_mask(const ms_psim *ps);
+
+/* Whether a reference of size bytes at addr by a processor < ms_psim_nprocs may be written
+ * into the room directly: it stays in one partition and its size fits an operation. */
+static inline int ms_psim_plain(uint64_t split_mask, uint64_t addr, uint64_t size)
+{
+    return size && size <= (UINT32_MAX >> MS_PSIM_OP_SIZE_SHIFT) && !((addr ^ (addr + size - 1)) & split_mask);
+}
+
+/* Write a reference (size 1..line, cpu < ms_psim_nprocs, flags MS_ACC_*) into an operation. */
+static inline void ms_psim_op_ref(ms_psim_op *o, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags,
+                                  uint32_t ctx)
+{
+    o->addr = addr;
+    o->ctx = ctx;
+    o->meta = size << MS_PSIM_OP_SIZE_SHIFT | cpu << MS_PSIM_OP_CPU_SHIFT | (flags & (MS_ACC_WRITE | MS_ACC_LOCKED));
+}
+
 /* Queue a byte range as one reference per touched line (as ms_sim_access_range). */
 void ms_psim_access_range(ms_psim *ps, unsigned cpu, uint64_t addr, uint64_t len, unsigned flags, uint32_t ctx);
 
