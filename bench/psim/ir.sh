@@ -10,7 +10,7 @@
 #               (where decode_chunk is not a function of its own, an older memspy decoding on
 #               the replay's thread: parse)
 #   replay      src/replay/replay*.c                                   replay thread
-#   route       src/drive/replay_sim.c, psim.c but ms_psim_apply       replay thread (producer)
+#   route       src/drive/replay_sim.c, psim.c/h but ms_psim_apply     replay thread (producer)
 #   filter      ms_psim_apply (a worker's pass over each batch)        simulation workers
 #   simulate    src/sim but psim.c                                     simulation workers
 #   other       the rest (reading profile.raw, analysis, storing)
@@ -32,7 +32,7 @@ cg_annotate "$O.cg" | awk -v refs="$refs" '
         else if (f ~ /stream_reader\.c:|format\/stream\.h:/) s = "parse"
         else if (f ~ /src\/replay\/replay/) s = "replay"
         else if (f ~ /psim\.c:ms_psim_apply/) s = "filter"
-        else if (f ~ /replay_sim\.c:|psim\.c:/) s = "route"
+        else if (f ~ /replay_sim\.c:|psim\.[ch]:|:sink_access/) s = "route"
         else if (f ~ /src\/sim\//) s = "simulate"
         sum[s] += ir; total += ir
         if (f ~ /stream_reader\.c:decode_chunk/) apart = 1
