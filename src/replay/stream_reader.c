@@ -479,8 +479,7 @@ int ms_stream_reader_ahead(ms_stream_reader *s, unsigned nparsers)
     }
     if (nparsers > AHEAD_MAX_PARSERS) nparsers = AHEAD_MAX_PARSERS;
     pthread_mutex_lock(&a->mu);
-    while (a->nparsers < nparsers && pthread_create(&a->parser[a->nparsers], NULL, ahead_parser, s) == 0)
-        a->nparsers++;
+    while (a->nparsers < nparsers && pthread_create(&a->parser[a->nparsers], NULL, ahead_parser, s) == 0) a->nparsers++;
     a->depth = 2 + 2 * a->nparsers;
     pthread_cond_broadcast(&a->cv);
     pthread_mutex_unlock(&a->mu);

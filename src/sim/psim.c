@@ -14,10 +14,10 @@ struct ms_psim {
     unsigned nparts, shift, l1_shift, nprocs;
     uint64_t split_mask; /* address bits above the partition key's shift; 0 with one partition */
     ms_sim *sim[MS_PSIM_MAX_PARTS];
-    ms_psim_batch *cur;                    /* NULL: the queue ran out of memory */
-    uint64_t lost[MS_PSIM_MAX_PARTS];      /* each written by the partition's worker only */
-    uint32_t big[MS_PSIM_MAX_PARTS];       /* the next reference's size from a rare op (ditto) */
-    uint64_t queue_lost;                   /* written by the producer only */
+    ms_psim_batch *cur;               /* NULL: the queue ran out of memory */
+    uint64_t lost[MS_PSIM_MAX_PARTS]; /* each written by the partition's worker only */
+    uint32_t big[MS_PSIM_MAX_PARTS];  /* the next reference's size from a rare op (ditto) */
+    uint64_t queue_lost;              /* written by the producer only */
     uint64_t straddles;
     ms_psim_submit_fn submit;
     void *ud;
@@ -181,7 +181,7 @@ static inline unsigned part_of(const ms_psim *ps, uint64_t addr)
 /* ms_psim_access off its fast path: a processor out of range, direct mode, a reference
  * straddling two partitions, an oversized one, a full or lost batch. */
 __attribute__((noinline)) static int access_slow(ms_psim *ps, unsigned cpu, uint64_t addr, uint32_t size,
-                                                  unsigned flags, uint32_t ctx)
+                                                 unsigned flags, uint32_t ctx)
 {
     if (cpu >= ps->nprocs) return -1;
     uint64_t last = addr + (size ? size - 1 : 0);
@@ -291,8 +291,8 @@ void ms_psim_apply(ms_psim *ps, const ms_psim_batch *b, uint64_t parts)
                 size = ps->big[p];
                 ps->big[p] = 0;
             }
-            lost += ms_sim_access(ps->sim[p], (m >> MS_PSIM_OP_CPU_SHIFT) & CPU_MASK, o->addr, size,
-                                         m & OP_FLAGS, o->ctx) < 0;
+            lost += ms_sim_access(ps->sim[p], (m >> MS_PSIM_OP_CPU_SHIFT) & CPU_MASK, o->addr, size, m & OP_FLAGS,
+                                  o->ctx) < 0;
         } else if (o->ctx == 0) {
             for (unsigned p = 0; p < ps->nparts; p++)
                 if (parts >> p & 1) ms_sim_next_region(ps->sim[p]);
