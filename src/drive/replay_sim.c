@@ -53,19 +53,20 @@ static void sink_accesses(void *ud, unsigned cpu, unsigned locked, const ms_repl
 {
     sim_sink *s = ud;
     ms_psim *ps = s->sim;
+    _Static_assert(MS_ACC_WRITE == 1u, "a write flag of 1 is MS_ACC_WRITE");
     unsigned lock = locked ? MS_ACC_LOCKED : 0u;
     uint64_t line = s->line, dropped = 0, mask = ms_psim_split_mask(ps);
     uint32_t room = 0, k = 0;
     ms_psim_op *o = cpu < ms_psim_nprocs(ps) ? ms_psim_room(ps, &room) : NULL;
     for (size_t i = 0; i < n; i++) {
         const ms_replay_event *e = &ev[i];
-        unsigned flags = (e->write ? MS_ACC_WRITE : 0u) | lock;
-        if (!e->ctx || !e->size) {
-            dropped++;
+        unsigned flags = (e->write & 1u) | lock; /* write is 0 or 1: MS_ACC_WRITE */
+        if (k < room && e->ctx && e->size <= line && ms_psim_plain(mask, e->addr, e->size)) {
+            ms_psim_op_ref(&o[k++], cpu, e->addr, (uint32_t)e->size, flags, e->ctx);
             continue;
         }
-        if (k < room && e->size <= line && ms_psim_plain(mask, e->addr, e->size)) {
-            ms_psim_op_ref(&o[k++], cpu, e->addr, (uint32_t)e->size, flags, e->ctx);
+        if (!e->ctx || !e->size) {
+            dropped++;
             continue;
         }
         ms_psim_commit(ps, k);

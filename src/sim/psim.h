@@ -96,7 +96,7 @@ uint64_t ms_psim_split_mask(const ms_psim *ps);
  * into the room directly: it stays in one partition and its size fits an operation. */
 static inline int ms_psim_plain(uint64_t split_mask, uint64_t addr, uint64_t size)
 {
-    return size && size <= (UINT32_MAX >> MS_PSIM_OP_SIZE_SHIFT) && !((addr ^ (addr + size - 1)) & split_mask);
+    return size - 1 < (UINT32_MAX >> MS_PSIM_OP_SIZE_SHIFT) && !((addr ^ (addr + size - 1)) & split_mask); /* 0 wraps */
 }
 
 /* Write a reference (size 1..line, cpu < ms_psim_nprocs, flags MS_ACC_*) into an operation. */
