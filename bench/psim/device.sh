@@ -4,7 +4,8 @@
 # its shared libraries and their loader with the recordings into DIR; `run` (on the other
 # machine, DIR carried there) re-simulates each recording with P = 1 2 4 8 15 simulator
 # threads, N runs each (default 3), and prints the median wall and CPU seconds; results go to
-# $OUT when set. RS and PS narrow the recordings and thread counts.
+# $OUT when set. RS and PS narrow the recordings and thread counts; B names another memspy
+# binary in DIR to run (e.g. one copied there as memspy-base, for a before/after on one machine).
 # usage: bench/psim/device.sh prepare BUILD_BIN_DIR DIR | bench/psim/device.sh run DIR
 set -eu
 if [ "$1" = prepare ]; then
@@ -27,16 +28,17 @@ K
 fi
 cd "$2"
 OUT=${OUT:-.}
-M="./lib/ld-linux-x86-64.so.2 --library-path ./lib ./memspy"
+B=${B:-memspy}
+M="./lib/ld-linux-x86-64.so.2 --library-path ./lib ./$B"
 echo "$(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
 for r in ${RS:-stencil blkmatmul}; do
     for p in ${PS:-1 2 4 8 15}; do
         : > t
         TIMEFORMAT='%R %U %S'
         for _ in $(seq "${N:-3}"); do
-            { time $M resim --sim-threads "$p" --json "$OUT/$r-$p.json" -o /dev/null "rec/$r" >/dev/null 2>&1; } 2>> t
+            { time $M resim --sim-threads "$p" --json "$OUT/$B-$r-$p.json" -o /dev/null "rec/$r" >/dev/null 2>&1; } 2>> t
         done
         k=$(( (${N:-3} + 1) / 2 ))
-        echo "$r P=$p wall $(cut -d' ' -f1 t | sort -n | sed -n ${k}p) cpu $(awk '{print $2+$3}' t | sort -n | sed -n ${k}p)" | tee -a "$OUT/psim.txt"
+        echo "$B $r P=$p wall $(cut -d' ' -f1 t | sort -n | sed -n ${k}p) cpu $(awk '{print $2+$3}' t | sort -n | sed -n ${k}p)" | tee -a "$OUT/psim.txt"
     done
 done

@@ -3,6 +3,7 @@
  * per-thread facts go into the raw profile that analysis reads. */
 #define _GNU_SOURCE
 #include "drive.h"
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,40 @@ static void sink_access(void *ud, unsigned cpu, uint64_t addr, uint64_t size, un
         s->dropped++;
     else
         simulate(s, cpu, addr, size, flags, ctx);
+}
+
+/* A run of one thread's accesses: sink_access for each, written straight into the
+ * simulator's batch where they are plain (ms_psim_room), without a call per access. */
+static void sink_accesses(void *ud, unsigned cpu, unsigned locked, const ms_replay_event *ev, size_t n)
+{
+    sim_sink *s = ud;
+    ms_psim *ps = s->sim;
+    _Static_assert(MS_ACC_WRITE == 1u, "a write flag of 1 is MS_ACC_WRITE");
+    unsigned lock = locked ? MS_ACC_LOCKED : 0u;
+    uint64_t line = s->line, dropped = 0, mask = ms_psim_split_mask(ps);
+    uint32_t room = 0, k = 0;
+    ms_psim_op *o = cpu < ms_psim_nprocs(ps) ? ms_psim_room(ps, &room) : NULL;
+    for (size_t i = 0; i < n; i++) {
+        const ms_replay_event *e = &ev[i];
+        unsigned flags = (e->write & 1u) | lock; /* write is 0 or 1: MS_ACC_WRITE */
+        if (k < room && e->ctx && e->size <= line && ms_psim_plain(mask, e->addr, e->size)) {
+            ms_psim_op_ref(&o[k++], cpu, e->addr, (uint32_t)e->size, flags, e->ctx);
+            continue;
+        }
+        if (!e->ctx || !e->size) {
+            dropped++;
+            continue;
+        }
+        ms_psim_commit(ps, k);
+        k = 0;
+        if (e->size <= line)
+            dropped += ms_psim_access(ps, cpu, e->addr, (uint32_t)e->size, flags, e->ctx) < 0;
+        else
+            ms_psim_access_range(ps, cpu, e->addr, e->size, flags, e->ctx);
+        if (cpu < ms_psim_nprocs(ps)) o = ms_psim_room(ps, &room);
+    }
+    ms_psim_commit(ps, k);
+    s->dropped += dropped;
 }
 
 static void sink_region(void *ud) { ms_psim_next_region(((sim_sink *)ud)->sim); }
@@ -265,6 +300,20 @@ static int add_problem(ms_drive_problems *p, const char *text)
 
 static unsigned sim_threads; /* 0: ms_sim_workers_default() */
 
+/* How many streams the replay decodes ahead (replay.h): every stream, up to 32, where the
+ * process may use more than one CPU; the replay's thread then only schedules and hands the
+ * references on. *parsers: each stream's parser threads, the CPUs beyond two spread over the
+ * streams (1..4). */
+static unsigned decode_ahead(size_t nstreams, unsigned *parsers)
+{
+    cpu_set_t set;
+    *parsers = 1;
+    if (sched_getaffinity(0, sizeof set, &set) != 0 || CPU_COUNT(&set) < 2 || !nstreams) return 0;
+    size_t spare = ((size_t)CPU_COUNT(&set) - 2) / nstreams;
+    *parsers = spare < 1 ? 1 : spare > 4 ? 4 : (unsigned)spare;
+    return nstreams < 32 ? (unsigned)nstreams : 32;
+}
+
 void ms_drive_set_sim_threads(unsigned n) { sim_threads = n; }
 
 int ms_drive_replay(const char *dir, const ms_hier_config *cfg, ms_interleave mode, ms_raw *raw,
@@ -284,6 +333,9 @@ int ms_drive_replay_remap(const char *dir, const ms_hier_config *cfg, ms_interle
     if (ms_replay_open(&rp, dir, max_ctx, err, errlen) < 0) return -1;
     ms_hier_config c = *cfg;
     size_t nthreads = ms_replay_nthreads(rp);
+    unsigned parsers;
+    unsigned ahead = decode_ahead(nthreads, &parsers);
+    ms_replay_set_decode_ahead(rp, ahead, parsers);
     if (!c.nprocs) c.nprocs = (uint32_t)(nthreads < 1 ? 1 : nthreads > MS_MAX_PROCS ? MS_MAX_PROCS : nthreads);
     if (c.nnodes > c.nprocs) c.nnodes = c.nprocs;
     const ms_allocator alloc = { sim_calloc, sim_free, NULL };
@@ -307,7 +359,7 @@ int ms_drive_replay_remap(const char *dir, const ms_hier_config *cfg, ms_interle
         return -1;
     }
     unsigned started = timed ? want : ms_sim_workers_start(workers, s.sim);
-    ms_replay_sink sink = { .access = sink_access, .region = sink_region, .ud = &s };
+    ms_replay_sink sink = { .access = sink_access, .accesses = sink_accesses, .region = sink_region, .ud = &s };
     if (timed) {
         ts.s = s;
         sink = (ms_replay_sink){ .access = sink_access,

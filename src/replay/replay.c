@@ -24,6 +24,7 @@ struct ms_replay {
     uint32_t max_ctx;
     uint32_t *indices; /* thread indices of the streams, ascending */
     size_t nthreads;
+    unsigned ahead, parsers; /* ms_replay_set_decode_ahead */
 };
 
 typedef struct {
@@ -140,6 +141,12 @@ int ms_replay_open(ms_replay **out, const char *dir, uint32_t max_ctx, char *err
 
 size_t ms_replay_nthreads(const ms_replay *r) { return r->nthreads; }
 
+void ms_replay_set_decode_ahead(ms_replay *r, unsigned nstreams, unsigned nparsers)
+{
+    r->ahead = nstreams;
+    r->parsers = nparsers;
+}
+
 void ms_replay_close(ms_replay *r)
 {
     if (!r) return;
@@ -230,6 +237,32 @@ static inline void replay_access(replay_run *run, replay_thread *t, const ms_rep
     run->dropped += e->ctx == 0;
 }
 
+/* Replay the run of accesses at t's head, at most `most` (>= 1) of them, up to the next
+ * other event or the end of the chunk, and move past them: to the sink's `accesses` at once
+ * where it has one. Returns the number replayed. */
+static uint64_t replay_accesses(replay_run *run, replay_thread *t, uint64_t most)
+{
+    /* the counts kept in locals (the sink cannot change them, but the compiler would reload
+     * them after every call through its pointer) */
+    const ms_replay_sink *sink = run->st.sink;
+    const ms_replay_event *ev = t->ev;
+    size_t start = t->pos, end = t->n - start > most ? start + (size_t)most : t->n, pos = start;
+    unsigned cpu = t->cpu, locked = t->nheld != 0;
+    uint64_t dropped = 0;
+    for (; pos < end && ev[pos].kind == 0; pos++) dropped += ev[pos].ctx == 0;
+    if (sink->accesses)
+        sink->accesses(sink->ud, cpu, locked, ev + start, pos - start);
+    else
+        for (size_t i = start; i < pos; i++)
+            sink->access(sink->ud, cpu, ev[i].addr, ev[i].size, ev[i].write, locked, ev[i].ctx);
+    uint64_t k = pos - start;
+    t->pos = pos;
+    t->accesses += k;
+    run->accesses += k;
+    run->dropped += dropped;
+    return k;
+}
+
 /* If t's head is one iteration of a spin-wait (replay_atomic_spin), skip it; if the chunk
  * ends before that can be told, carry the head over to the next chunk. Returns 1 if t's head
  * moved so, 0 if the head is to be replayed. */
@@ -259,9 +292,9 @@ static int run_thread(replay_run *run, replay_thread *t, uint64_t budget)
         }
         const ms_replay_event *e = &t->ev[t->pos];
         if (e->kind == 0) {
-            replay_access(run, t, e);
+            budget -= replay_accesses(run, t, budget);
             progress = 1;
-            if (--budget == 0) return 1;
+            if (budget == 0) return 1;
             continue;
         }
         if (e->kind == MS_SYNC_WORK) { /* work, not synchronisation: no ordering effect */
@@ -406,6 +439,7 @@ static int start_threads(replay_run *run, const ms_replay *r, unsigned nprocs)
         int rc = open_stream(r, t->index, &t->reader, msg, sizeof msg);
         if (rc == MS_SR_FAIL) return ms_errorf(run->err, run->errlen, "%s", msg);
         if (t->reader) ms_stream_reader_trust(t->reader, t->checked_chunks);
+        if (t->reader && rc == MS_SR_CHUNK && i < r->ahead) ms_stream_reader_ahead(t->reader, r->parsers);
         if (rc == MS_SR_BAD && stream_went_bad(run, t, msg) < 0) return -1;
         t->started = !t->gated || t->done;
         t->clock_set = t->started;
@@ -433,23 +467,8 @@ static replay_thread *only_runnable(replay_run *run)
 static uint64_t lone_accesses(replay_run *run)
 {
     replay_thread *t = only_runnable(run);
-    if (!t) return 0;
-    /* replay_access's work with the counts kept in locals (the sink cannot change them, but
-     * the compiler would reload them after every call through its pointer) */
-    const ms_replay_sink *sink = run->st.sink;
-    const ms_replay_event *ev = t->ev;
-    size_t pos = t->pos, start = t->pos, n = t->n;
-    unsigned cpu = t->cpu, locked = t->nheld != 0;
-    uint64_t dropped = 0;
-    for (; pos < n && ev[pos].kind == 0; pos++) {
-        sink->access(sink->ud, cpu, ev[pos].addr, ev[pos].size, ev[pos].write, locked, ev[pos].ctx);
-        dropped += ev[pos].ctx == 0;
-    }
-    uint64_t k = pos - start;
-    t->pos = pos;
-    t->accesses += k;
-    run->accesses += k;
-    run->dropped += dropped;
+    if (!t || t->pos == t->n || t->ev[t->pos].kind != 0) return 0;
+    uint64_t k = replay_accesses(run, t, UINT64_MAX);
     run->turns += k;
     return k;
 }

@@ -19,6 +19,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* One decoded event of a stream. kind 0: an access (addr, size, write, ctx); kind MS_SYNC_*:
+ * a sync event (obj in addr, arg in size, seq). */
+typedef struct {
+    uint64_t addr;  /* access address / sync obj */
+    uint64_t size;  /* access size / sync arg */
+    uint64_t seq;   /* sync events: the recorded process-wide sequence number */
+    uint32_t ctx;   /* access context id (0 = unattributed) */
+    uint16_t kind;  /* 0 = access, else MS_SYNC_* */
+    uint16_t write; /* access: 1 = write */
+} ms_replay_event;
+
 typedef enum { MS_INTERLEAVE_INTERLEAVED = 0, MS_INTERLEAVE_PIPED = 1, MS_INTERLEAVE_TIMED = 2 } ms_interleave;
 
 /* The timed order (docs/design-threads.md, "Timed replay"): every thread has a clock in
@@ -79,6 +90,10 @@ typedef struct {
     uint64_t (*work_cycles)(void *ud, uint32_t block, uint64_t count);
     void (*arrive)(void *ud, unsigned cpu, uint64_t serial, unsigned kind, uint64_t obj, uint64_t clock);
     void (*wait)(void *ud, const ms_replay_wait *w);
+    /* optional (NULL: `access` for each): n >= 1 consecutive accesses (events of kind 0) of
+     * the thread on cpu, in order, as `access` would be called for each; not in the timed
+     * order. ev is valid during the call only. */
+    void (*accesses)(void *ud, unsigned cpu, unsigned locked, const ms_replay_event *ev, size_t n);
 } ms_replay_sink;
 
 /* Per thread of the recording. */
@@ -115,6 +130,12 @@ int ms_replay_open(ms_replay **out, const char *dir, uint32_t max_ctx, char *err
 
 /* Number of threads (streams) in the recording: the default number of processors. */
 size_t ms_replay_nthreads(const ms_replay *r);
+
+/* Decode the first nstreams streams (thread index order) ahead while the replay runs, each on
+ * threads of its own: one decompressing, nparsers (1..8) checking and parsing its chunks in
+ * parallel (stream_reader.h). The same results, the decoding off the replay's thread. 0 (the
+ * default): every stream is decoded on the thread that calls ms_replay_run. */
+void ms_replay_set_decode_ahead(ms_replay *r, unsigned nstreams, unsigned nparsers);
 
 /* Replay everything into sink with nprocs processors (>= 1). Returns 0 when every stream was
  * complete, 1 when some were truncated or corrupt (their good prefix was replayed; res->problems

@@ -4,6 +4,7 @@
  * used, so a corrupt stream is replayed up to its last good chunk. */
 #include "stream_reader.h"
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,15 +38,59 @@ struct ms_stream_reader {
     uint64_t good_chunks;    /* chunks handed out so far */
     uint64_t trusted_chunks; /* the first ones, whose CRC an earlier read checked */
     char problem[512];       /* the MS_SR_BAD text, repeated by later calls */
+    struct ahead *ahead;     /* ms_stream_reader_ahead: the decoding thread and its chunks */
+};
+
+/* Decoding ahead (ms_stream_reader_ahead): a reader thread decompresses the stream and
+ * copies each chunk's bytes into the next free slot of a ring; parser threads take the
+ * slots in any order and check (CRC) and decode them, with addresses relative to the chunk's
+ * start (the address deltas chain across chunks); the consumer takes the slots in stream
+ * order and adds each chunk's base address. The slot at head is the consumer's from the call
+ * that handed it out to the next call; a final result (end, bad, failure) stays at head and
+ * is repeated, so the results are the same as the reader's on the caller's thread. */
+#define AHEAD_MAX_PARSERS 8
+#define AHEAD_SLOTS (2 + 2 * AHEAD_MAX_PARSERS) /* the ring; 2 + 2 x parsers of it used */
+enum { SLOT_FREE, SLOT_RAW, SLOT_PARSING, SLOT_DONE };
+typedef struct {
+    int state, rc;
+    unsigned char *raw; /* the payload */
+    size_t raw_cap;
+    uint32_t len, n, crc;
+    int check_crc;
+    uint64_t fpos, consumed; /* where the chunk was, for a problem's text */
+    ms_replay_event *ev;
+    size_t cap, nstored;
+    uint64_t rel_last; /* the last access address relative to the chunk's base */
+    char err[512];
+} ahead_slot;
+
+struct ahead {
+    pthread_t reader, parser[AHEAD_MAX_PARSERS];
+    unsigned nparsers;
+    pthread_mutex_t mu;
+    pthread_cond_t cv; /* a slot taken, parsed or freed, or stop */
+    ahead_slot slot[AHEAD_SLOTS];
+    unsigned head, count; /* the reader's slots: head .. head + count - 1 (ring) */
+    unsigned depth;       /* the most slots in use: 2 + 2 x parsers */
+    int held, stop;       /* held: the consumer holds slot[head] (only the consumer uses it) */
+    uint64_t handed;      /* good chunks handed out */
+    uint64_t base;        /* the address the next chunk's deltas start from */
 };
 
 /* The file offset zstd has read up to: as close to a bad spot as the compressed file tells. */
 static uint64_t file_pos(const ms_stream_reader *s) { return s->in_file_off + s->inb.pos; }
 
+/* A problem's text: what, where (compressed file position, decompressed offset). */
+static void problem_text(const ms_stream_reader *s, const char *what, uint64_t fpos, uint64_t consumed, char *out,
+                         size_t len)
+{
+    snprintf(out, len, "thread %u: %s at byte %llu of %s (decompressed offset %llu)", s->index, what,
+             (unsigned long long)fpos, s->path, (unsigned long long)consumed);
+}
+
 static int bad(ms_stream_reader *s, const char *what, char *err, size_t errlen)
 {
-    snprintf(s->problem, sizeof s->problem, "thread %u: %s at byte %llu of %s (decompressed offset %llu)", s->index,
-             what, (unsigned long long)file_pos(s), s->path, (unsigned long long)s->consumed);
+    problem_text(s, what, file_pos(s), s->consumed, s->problem, sizeof s->problem);
     snprintf(err, errlen, "%s", s->problem);
     s->state = MS_SR_BAD;
     return MS_SR_BAD;
@@ -156,7 +201,7 @@ static inline int read_varint_unchecked(const unsigned char **p, uint64_t *v)
 /* The accesses of a version 2 chunk while at least four varints' worth of bytes are left
  * (the hot loop of decode_chunk): stops at the first other event or near the end. Returns the
  * number of events decoded into ev, or -1 when an access does not decode. */
-static int64_t decode_accesses_v2(ms_stream_reader *s, const unsigned char **pp, const unsigned char *end,
+static int64_t decode_accesses_v2(const ms_stream_reader *s, const unsigned char **pp, const unsigned char *end,
                                   uint32_t nevents, uint64_t *addrp, ms_replay_event *ev)
 {
     /* called with end - p >= 4 * MAX_VARINT, so limit lies within the payload */
@@ -183,13 +228,15 @@ static int64_t decode_accesses_v2(ms_stream_reader *s, const unsigned char **pp,
     return i;
 }
 
-/* Decode a chunk's payload into s->ev (its sync events only when s->syncs_only; every event is
- * checked either way). Returns the number of events stored, or -1 when an event does not
- * decode. */
-static int64_t decode_chunk(ms_stream_reader *s, const unsigned char *p, const unsigned char *end, uint32_t nevents)
+/* Decode a chunk's payload into out (its sync events only when s->syncs_only; every event is
+ * checked either way), access addresses starting from *prev (left at the last one). Reads only
+ * what is fixed once the reader is open (parser threads call it). Returns the number of
+ * events stored, or -1 when an event does not decode. */
+static int64_t decode_chunk(const ms_stream_reader *s, const unsigned char *p, const unsigned char *end,
+                            uint32_t nevents, uint64_t *prev, ms_replay_event *out)
 {
-    uint64_t addr = s->prev_addr;
-    ms_replay_event *ev = s->ev;
+    uint64_t addr = *prev;
+    ms_replay_event *ev = out;
     for (uint32_t i = 0; i < nevents; i++) {
         if (s->version >= 2 && end - p >= 4 * MAX_VARINT && !(*p & 1)) {
             /* a run of accesses far from the end: the unchecked loop (varints whose first
@@ -224,15 +271,15 @@ static int64_t decode_chunk(ms_stream_reader *s, const unsigned char *p, const u
         }
     }
     if (p != end) return -1;
-    s->prev_addr = addr;
-    return ev - s->ev;
+    *prev = addr;
+    return ev - out;
 }
 
-int ms_stream_reader_next(ms_stream_reader *s, const ms_replay_event **events, size_t *nevents, char *err,
-                          size_t errlen)
+/* Take the next chunk's bytes (header checked, the CRC not yet): MS_SR_CHUNK with the
+ * payload (valid until chunk_done), or the final result. */
+static int take_chunk(ms_stream_reader *s, const unsigned char **payload, uint32_t *len, uint32_t *n, uint32_t *crc,
+                      char *err, size_t errlen)
 {
-    *events = NULL;
-    *nevents = 0;
     if (s->state != MS_SR_CHUNK) {
         if (s->state == MS_SR_BAD) snprintf(err, errlen, "%s", s->problem);
         return s->state;
@@ -240,29 +287,242 @@ int ms_stream_reader_next(ms_stream_reader *s, const ms_replay_event **events, s
     int rc = fill(s, MS_STREAM_CHUNK_HEADER_SIZE, err, errlen);
     if (rc != 1) return rc == 0 ? ended(s, err, errlen) : rc;
     const unsigned char *h = s->pend + s->start;
-    uint32_t n = ms_stream_get_u32(h), len = ms_stream_get_u32(h + 4);
-    if (n == 0 || n > MAX_CHUNK_EVENTS || len < 3ull * n || len > (uint64_t)MS_STREAM_EVENT_MAX * n)
+    *n = ms_stream_get_u32(h);
+    *len = ms_stream_get_u32(h + 4);
+    if (*n == 0 || *n > MAX_CHUNK_EVENTS || *len < 3ull * *n || *len > (uint64_t)MS_STREAM_EVENT_MAX * *n)
         return bad(s, "corrupt chunk header", err, errlen);
-    rc = fill(s, MS_STREAM_CHUNK_HEADER_SIZE + (size_t)len, err, errlen);
+    rc = fill(s, MS_STREAM_CHUNK_HEADER_SIZE + (size_t)*len, err, errlen);
     if (rc != 1) return rc == 0 ? bad(s, "stream truncated", err, errlen) : rc;
     h = s->pend + s->start;
-    const unsigned char *payload = h + MS_STREAM_CHUNK_HEADER_SIZE;
-    if (s->good_chunks >= s->trusted_chunks && (uint32_t)crc32(0, payload, len) != ms_stream_get_u32(h + 16))
-        return bad(s, "chunk checksum mismatch", err, errlen);
-    if (s->ev_cap < n) {
-        ms_replay_event *ev = realloc(s->ev, n * sizeof *ev);
-        if (!ev) return ms_errorf(err, errlen, "out of memory");
-        s->ev = ev;
-        s->ev_cap = n;
-    }
-    int64_t stored = decode_chunk(s, payload, payload + len, n);
-    if (stored < 0) return bad(s, "undecodable events in chunk", err, errlen);
+    *payload = h + MS_STREAM_CHUNK_HEADER_SIZE;
+    *crc = ms_stream_get_u32(h + 16);
+    return MS_SR_CHUNK;
+}
+
+/* Move past the chunk take_chunk returned. */
+static void chunk_done(ms_stream_reader *s, uint32_t len)
+{
     s->start += MS_STREAM_CHUNK_HEADER_SIZE + (size_t)len;
     s->consumed += MS_STREAM_CHUNK_HEADER_SIZE + (uint64_t)len;
     s->good_chunks++;
+}
+
+/* Make *ev hold at least n events. 0 or -1 (out of memory). */
+static int reserve_events(ms_replay_event **ev, size_t *cap, size_t n)
+{
+    if (*cap >= n) return 0;
+    ms_replay_event *v = realloc(*ev, n * sizeof *v);
+    if (!v) return -1;
+    *ev = v;
+    *cap = n;
+    return 0;
+}
+
+/* ms_stream_reader_next on the caller's thread. */
+static int next_chunk(ms_stream_reader *s, const ms_replay_event **events, size_t *nevents, char *err, size_t errlen)
+{
+    *events = NULL;
+    *nevents = 0;
+    const unsigned char *payload;
+    uint32_t len, n, crc;
+    int rc = take_chunk(s, &payload, &len, &n, &crc, err, errlen);
+    if (rc != MS_SR_CHUNK) return rc;
+    if (s->good_chunks >= s->trusted_chunks && (uint32_t)crc32(0, payload, len) != crc)
+        return bad(s, "chunk checksum mismatch", err, errlen);
+    if (reserve_events(&s->ev, &s->ev_cap, n) < 0) return ms_errorf(err, errlen, "out of memory");
+    int64_t stored = decode_chunk(s, payload, payload + len, n, &s->prev_addr, s->ev);
+    if (stored < 0) return bad(s, "undecodable events in chunk", err, errlen);
+    chunk_done(s, len);
     *events = s->ev;
     *nevents = (size_t)stored;
     return MS_SR_CHUNK;
+}
+
+/* The reader thread: each chunk's bytes into the next free slot, in order, until the end. */
+static void *ahead_reader(void *arg)
+{
+    ms_stream_reader *s = arg;
+    struct ahead *a = s->ahead;
+    pthread_mutex_lock(&a->mu);
+    for (;;) {
+        while (!a->stop && a->count == a->depth) pthread_cond_wait(&a->cv, &a->mu);
+        if (a->stop) break;
+        ahead_slot *sl = &a->slot[(a->head + a->count) % AHEAD_SLOTS];
+        pthread_mutex_unlock(&a->mu);
+        const unsigned char *payload;
+        uint32_t len = 0, n = 0, crc = 0;
+        int rc = take_chunk(s, &payload, &len, &n, &crc, sl->err, sizeof sl->err);
+        if (rc == MS_SR_CHUNK && sl->raw_cap < len) {
+            unsigned char *raw = realloc(sl->raw, len);
+            if (raw) {
+                sl->raw = raw;
+                sl->raw_cap = len;
+            } else {
+                rc = ms_errorf(sl->err, sizeof sl->err, "out of memory");
+            }
+        }
+        if (rc == MS_SR_CHUNK) {
+            memcpy(sl->raw, payload, len);
+            sl->len = len;
+            sl->n = n;
+            sl->crc = crc;
+            sl->check_crc = s->good_chunks >= s->trusted_chunks;
+            sl->fpos = file_pos(s);
+            sl->consumed = s->consumed;
+            chunk_done(s, len);
+        }
+        sl->rc = rc;
+        pthread_mutex_lock(&a->mu);
+        sl->state = rc == MS_SR_CHUNK ? SLOT_RAW : SLOT_DONE;
+        a->count++;
+        pthread_cond_broadcast(&a->cv);
+        if (rc != MS_SR_CHUNK) break;
+    }
+    pthread_mutex_unlock(&a->mu);
+    return NULL;
+}
+
+/* Check and decode a slot's chunk (a parser thread, the slot its own meanwhile). */
+static void parse_slot(const ms_stream_reader *s, ahead_slot *sl)
+{
+    const char *what = "chunk checksum mismatch";
+    if (!sl->check_crc || (uint32_t)crc32(0, sl->raw, sl->len) == sl->crc) {
+        if (reserve_events(&sl->ev, &sl->cap, sl->n) < 0) {
+            sl->rc = ms_errorf(sl->err, sizeof sl->err, "out of memory");
+            return;
+        }
+        uint64_t rel = 0;
+        int64_t stored = decode_chunk(s, sl->raw, sl->raw + sl->len, sl->n, &rel, sl->ev);
+        if (stored >= 0) {
+            sl->nstored = (size_t)stored;
+            sl->rel_last = rel;
+            return;
+        }
+        what = "undecodable events in chunk";
+    }
+    problem_text(s, what, sl->fpos, sl->consumed, sl->err, sizeof sl->err);
+    sl->rc = MS_SR_BAD;
+}
+
+/* A parser thread: any slot whose bytes are in, until stop. */
+static void *ahead_parser(void *arg)
+{
+    ms_stream_reader *s = arg;
+    struct ahead *a = s->ahead;
+    pthread_mutex_lock(&a->mu);
+    while (!a->stop) {
+        ahead_slot *sl = NULL;
+        for (unsigned i = 0; i < a->count && !sl; i++)
+            if (a->slot[(a->head + i) % AHEAD_SLOTS].state == SLOT_RAW) sl = &a->slot[(a->head + i) % AHEAD_SLOTS];
+        if (!sl) {
+            pthread_cond_wait(&a->cv, &a->mu);
+            continue;
+        }
+        sl->state = SLOT_PARSING;
+        pthread_mutex_unlock(&a->mu);
+        parse_slot(s, sl);
+        pthread_mutex_lock(&a->mu);
+        sl->state = SLOT_DONE;
+        pthread_cond_broadcast(&a->cv);
+    }
+    pthread_mutex_unlock(&a->mu);
+    return NULL;
+}
+
+/* Stop and join the threads, free the ring. */
+static void ahead_end(ms_stream_reader *s)
+{
+    struct ahead *a = s->ahead;
+    pthread_mutex_lock(&a->mu);
+    a->stop = 1;
+    pthread_cond_broadcast(&a->cv);
+    pthread_mutex_unlock(&a->mu);
+    pthread_join(a->reader, NULL);
+    for (unsigned i = 0; i < a->nparsers; i++) pthread_join(a->parser[i], NULL);
+    for (unsigned i = 0; i < AHEAD_SLOTS; i++) {
+        free(a->slot[i].raw);
+        free(a->slot[i].ev);
+    }
+    pthread_cond_destroy(&a->cv);
+    pthread_mutex_destroy(&a->mu);
+    free(a);
+    s->ahead = NULL;
+}
+
+int ms_stream_reader_ahead(ms_stream_reader *s, unsigned nparsers)
+{
+    if (s->ahead || s->state != MS_SR_CHUNK || s->syncs_only) return -1;
+    struct ahead *a = calloc(1, sizeof *a);
+    if (!a) return -1;
+    pthread_mutex_init(&a->mu, NULL);
+    pthread_cond_init(&a->cv, NULL);
+    a->base = s->prev_addr;
+    a->depth = 4;
+    s->ahead = a;
+    if (pthread_create(&a->parser[0], NULL, ahead_parser, s) != 0) {
+        pthread_cond_destroy(&a->cv);
+        pthread_mutex_destroy(&a->mu);
+        free(a);
+        s->ahead = NULL;
+        return -1;
+    }
+    a->nparsers = 1;
+    if (pthread_create(&a->reader, NULL, ahead_reader, s) != 0) {
+        a->stop = 1; /* ahead_end joins the parser; the reader goes on in the caller's thread */
+        pthread_cond_broadcast(&a->cv);
+        pthread_join(a->parser[0], NULL);
+        pthread_cond_destroy(&a->cv);
+        pthread_mutex_destroy(&a->mu);
+        free(a);
+        s->ahead = NULL;
+        return -1;
+    }
+    if (nparsers > AHEAD_MAX_PARSERS) nparsers = AHEAD_MAX_PARSERS;
+    pthread_mutex_lock(&a->mu);
+    while (a->nparsers < nparsers && pthread_create(&a->parser[a->nparsers], NULL, ahead_parser, s) == 0) a->nparsers++;
+    a->depth = 2 + 2 * a->nparsers;
+    pthread_cond_broadcast(&a->cv);
+    pthread_mutex_unlock(&a->mu);
+    return 0;
+}
+
+/* ms_stream_reader_next from the ring, in stream order. */
+static int next_ahead(struct ahead *a, const ms_replay_event **events, size_t *nevents, char *err, size_t errlen)
+{
+    pthread_mutex_lock(&a->mu);
+    if (a->held) { /* the chunk handed out last time is done with */
+        a->held = 0;
+        a->slot[a->head].state = SLOT_FREE;
+        a->head = (a->head + 1) % AHEAD_SLOTS;
+        a->count--;
+        pthread_cond_broadcast(&a->cv);
+    }
+    while (!a->count || a->slot[a->head].state != SLOT_DONE) pthread_cond_wait(&a->cv, &a->mu);
+    ahead_slot *sl = &a->slot[a->head];
+    pthread_mutex_unlock(&a->mu);
+    *events = NULL;
+    *nevents = 0;
+    if (sl->rc != MS_SR_CHUNK) {
+        if (sl->rc != MS_SR_END) snprintf(err, errlen, "%s", sl->err);
+        return sl->rc;
+    }
+    uint64_t base = a->base;
+    if (base)
+        for (size_t i = 0; i < sl->nstored; i++)
+            if (sl->ev[i].kind == 0) sl->ev[i].addr += base;
+    a->base = base + sl->rel_last;
+    a->held = 1;
+    a->handed++;
+    *events = sl->ev;
+    *nevents = sl->nstored;
+    return MS_SR_CHUNK;
+}
+
+int ms_stream_reader_next(ms_stream_reader *s, const ms_replay_event **events, size_t *nevents, char *err,
+                          size_t errlen)
+{
+    if (s->ahead) return next_ahead(s->ahead, events, nevents, err, errlen);
+    return next_chunk(s, events, nevents, err, errlen);
 }
 
 /* Check the header (the first 16 decompressed bytes). */
@@ -321,13 +581,17 @@ uint32_t ms_stream_reader_version(const ms_stream_reader *s) { return s->version
 
 void ms_stream_reader_syncs_only(ms_stream_reader *s) { s->syncs_only = 1; }
 
-uint64_t ms_stream_reader_good_chunks(const ms_stream_reader *s) { return s->good_chunks; }
+uint64_t ms_stream_reader_good_chunks(const ms_stream_reader *s)
+{
+    return s->ahead ? s->ahead->handed : s->good_chunks;
+}
 
 void ms_stream_reader_trust(ms_stream_reader *s, uint64_t nchunks) { s->trusted_chunks = nchunks; }
 
 void ms_stream_reader_close(ms_stream_reader *s)
 {
     if (!s) return;
+    if (s->ahead) ahead_end(s);
     if (s->f) fclose(s->f);
     ZSTD_freeDStream(s->ds);
     free(s->in);

@@ -8,16 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* One decoded event. kind 0: an access (addr, size, write, ctx); kind MS_SYNC_*: a sync event
- * (obj in addr, arg in size, seq). */
-typedef struct {
-    uint64_t addr;  /* access address / sync obj */
-    uint64_t size;  /* access size / sync arg */
-    uint64_t seq;   /* sync events: the recorded process-wide sequence number */
-    uint32_t ctx;   /* access context id (0 = unattributed) */
-    uint16_t kind;  /* 0 = access, else MS_SYNC_* */
-    uint16_t write; /* access: 1 = write */
-} ms_replay_event;
+#include "replay.h" /* ms_replay_event */
 
 typedef struct ms_stream_reader ms_stream_reader;
 
@@ -56,6 +47,14 @@ void ms_stream_reader_trust(ms_stream_reader *s, uint64_t nchunks);
  * call. After MS_SR_END or MS_SR_BAD the reader stays at that point (further calls repeat it). */
 int ms_stream_reader_next(ms_stream_reader *s, const ms_replay_event **events, size_t *nevents, char *err,
                           size_t errlen);
+
+/* From now on decode ahead on threads of the reader's own: one decompresses and copies each
+ * chunk's bytes, nparsers (1..8) check and decode chunks in parallel, up to 2 + 2 x nparsers
+ * chunks ahead of the caller (each ~128 KiB of events for the runtime's chunks); calls return the same results in the same order. Returns 0, or -1 when the
+ * threads cannot be started (or the reader has ended, hands out sync events only, or already
+ * decodes ahead): the reader then goes on in the caller's thread. Not with
+ * ms_stream_reader_trust after it. */
+int ms_stream_reader_ahead(ms_stream_reader *s, unsigned nparsers);
 
 void ms_stream_reader_close(ms_stream_reader *s);
 

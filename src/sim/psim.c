@@ -12,10 +12,12 @@ struct ms_psim {
     ms_mem mem;
     ms_hier_config cfg;
     unsigned nparts, shift, l1_shift, nprocs;
+    uint64_t split_mask; /* address bits above the partition key's shift; 0 with one partition */
     ms_sim *sim[MS_PSIM_MAX_PARTS];
-    ms_psim_batch *cur[MS_PSIM_MAX_PARTS]; /* NULL: the queue ran out of memory */
-    uint64_t lost[MS_PSIM_MAX_PARTS];      /* each written by the partition's worker only */
-    uint64_t queue_lost;                   /* written by the producer only */
+    ms_psim_batch *cur;               /* NULL: the queue ran out of memory */
+    uint64_t lost[MS_PSIM_MAX_PARTS]; /* each written by the partition's worker only */
+    uint32_t big[MS_PSIM_MAX_PARTS];  /* the next reference's size from a rare op (ditto) */
+    uint64_t queue_lost;              /* written by the producer only */
     uint64_t straddles;
     ms_psim_submit_fn submit;
     void *ud;
@@ -56,12 +58,7 @@ unsigned ms_psim_parts_for(const ms_hier_config *cfg, unsigned want)
     return p;
 }
 
-ms_psim_batch *ms_psim_batch_new(ms_psim *ps, unsigned part)
-{
-    ms_psim_batch *b = ms_mem_alloc(&ps->mem, sizeof *b);
-    if (b) b->part = part;
-    return b;
-}
+ms_psim_batch *ms_psim_batch_new(ms_psim *ps) { return ms_mem_alloc(&ps->mem, sizeof(ms_psim_batch)); }
 
 void ms_psim_batch_free(ms_psim *ps, ms_psim_batch *b) { ms_mem_release(&ps->mem, b, sizeof *b); }
 
@@ -80,14 +77,19 @@ int ms_psim_create(ms_psim **out, const ms_hier_config *cfg, const ms_allocator 
     ps->nparts = nparts;
     ps->shift = key_shift(cfg);
     ps->l1_shift = log2u(cfg->level[0].line);
+    ps->split_mask = nparts > 1 ? ~((1ull << ps->shift) - 1) : 0;
     ps->nprocs = cfg->nprocs > 1 ? cfg->nprocs : 1;
     ps->submit = submit;
     ps->ud = ud;
     for (unsigned p = 0; p < nparts; p++)
-        if (ms_sim_create_part(&ps->sim[p], cfg, alloc, nparts) != 0 || !(ps->cur[p] = ms_psim_batch_new(ps, p))) {
+        if (ms_sim_create_part(&ps->sim[p], cfg, alloc, nparts) != 0) {
             ms_psim_destroy(ps);
             return -1;
         }
+    if (!(ps->cur = ms_psim_batch_new(ps))) {
+        ms_psim_destroy(ps);
+        return -1;
+    }
     *out = ps;
     return 0;
 }
@@ -95,10 +97,8 @@ int ms_psim_create(ms_psim **out, const ms_hier_config *cfg, const ms_allocator 
 void ms_psim_destroy(ms_psim *ps)
 {
     if (!ps) return;
-    for (unsigned p = 0; p < ps->nparts; p++) {
-        ms_sim_destroy(ps->sim[p]);
-        ms_mem_release(&ps->mem, ps->cur[p], sizeof *ps->cur[p]);
-    }
+    for (unsigned p = 0; p < ps->nparts; p++) ms_sim_destroy(ps->sim[p]);
+    ms_mem_release(&ps->mem, ps->cur, sizeof *ps->cur);
     ms_mem_release(&ps->mem, ps->merged, (size_t)ps->nmerged * sizeof *ps->merged);
     ms_mem mem = ps->mem;
     ms_mem_release(&mem, ps, sizeof *ps);
@@ -121,51 +121,77 @@ int ms_psim_take_level(ms_psim *ps)
     return level;
 }
 
-/* Append op to partition p's batch, handing it over when full. */
-static void push(ms_psim *ps, unsigned p, const ms_psim_op *op)
+/* meta (psim.h) holds sizes up to this; larger ones go ahead in a rare operation. */
+#define OP_SIZE_MAX (UINT32_MAX >> MS_PSIM_OP_SIZE_SHIFT)
+#define OP_FLAGS (MS_ACC_WRITE | MS_ACC_LOCKED)
+#define CPU_MASK ((1u << (MS_PSIM_OP_SIZE_SHIFT - MS_PSIM_OP_CPU_SHIFT)) - 1)
+_Static_assert(MS_MAX_PROCS <= 1u << (MS_PSIM_OP_SIZE_SHIFT - MS_PSIM_OP_CPU_SHIFT), "cpu bits of meta");
+_Static_assert(sizeof(ms_psim_op) == 16, "a batch entry is 16 bytes");
+
+/* The batch is full: hand it over and take an empty one. */
+static void hand_over(ms_psim *ps)
 {
-    if (ps->direct) {
-        if (op->region) {
-            ms_sim_next_region(ps->sim[0]);
-            return;
-        }
-        int level = ms_sim_access(ps->sim[0], op->cpu, op->addr, op->size, op->flags, op->ctx);
-        if (level < 0)
-            ps->lost[0]++;
-        else if (level > ps->level)
-            ps->level = level;
-        return;
-    }
-    ms_psim_batch *b = ps->cur[p];
-    if (!b) {
-        ps->queue_lost += !op->region;
-        return;
-    }
-    b->op[b->n++] = *op;
-    if (b->n == MS_PSIM_BATCH) {
-        ms_psim_batch *e = ps->submit(ps->ud, b);
-        if (e) {
-            e->part = p;
-            e->n = 0;
-        }
-        ps->cur[p] = e;
-    }
+    ms_psim_batch *e = ps->submit(ps->ud, ps->cur);
+    if (e) e->n = 0;
+    ps->cur = e;
 }
+
+/* Append an operation to the batch, handing it over when full. */
+static inline void push(ms_psim *ps, uint64_t addr, uint32_t ctx, uint32_t meta)
+{
+    ms_psim_batch *b = ps->cur;
+    if (__builtin_expect(!b, 0)) {
+        ps->queue_lost += !(meta & MS_PSIM_OP_SPECIAL);
+        return;
+    }
+    ms_psim_op *o = &b->op[b->n];
+    o->addr = addr;
+    o->ctx = ctx;
+    o->meta = meta;
+    if (++b->n == MS_PSIM_BATCH) hand_over(ps);
+}
+
+/* Direct mode: apply one reference now. */
+static void direct_access(ms_psim *ps, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
+{
+    int level = ms_sim_access(ps->sim[0], cpu, addr, size, flags, ctx);
+    if (level < 0)
+        ps->lost[0]++;
+    else if (level > ps->level)
+        ps->level = level;
+}
+
+/* Queue one reference that lies in partition p. */
+static inline void push_ref(ms_psim *ps, unsigned p, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags,
+                            uint32_t ctx)
+{
+    if (__builtin_expect(size > OP_SIZE_MAX, 0)) {
+        push(ps, size, 1 + p, MS_PSIM_OP_SPECIAL);
+        size = 0;
+    }
+    push(ps, addr, ctx, size << MS_PSIM_OP_SIZE_SHIFT | cpu << MS_PSIM_OP_CPU_SHIFT | (flags & OP_FLAGS));
+}
+_Static_assert(OP_SIZE_MAX == UINT32_MAX >> MS_PSIM_OP_SIZE_SHIFT, "ms_psim_plain's size bound");
 
 static inline unsigned part_of(const ms_psim *ps, uint64_t addr)
 {
     return (unsigned)(addr >> ps->shift) & (ps->nparts - 1);
 }
 
-int ms_psim_access(ms_psim *ps, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
+/* ms_psim_access off its fast path: a processor out of range, direct mode, a reference
+ * straddling two partitions, an oversized one, a full or lost batch. */
+__attribute__((noinline)) static int access_slow(ms_psim *ps, unsigned cpu, uint64_t addr, uint32_t size,
+                                                 unsigned flags, uint32_t ctx)
 {
     if (cpu >= ps->nprocs) return -1;
     uint64_t last = addr + (size ? size - 1 : 0);
     if (last < addr) last = addr; /* wrapped: ms_sim keeps the first line only */
     unsigned p = part_of(ps, addr);
     if (part_of(ps, last) == p) {
-        ms_psim_op op = { addr, size, ctx, (uint16_t)cpu, (uint8_t)flags, 0 };
-        push(ps, p, &op);
+        if (ps->direct)
+            direct_access(ps, cpu, addr, size, flags, ctx);
+        else
+            push_ref(ps, p, cpu, addr, size, flags, ctx);
         return 0;
     }
     /* The lines are in different partitions: one reference per line (the one deviation). */
@@ -173,6 +199,43 @@ int ms_psim_access(ms_psim *ps, unsigned cpu, uint64_t addr, uint32_t size, unsi
     ms_psim_access_range(ps, cpu, addr, size, flags, ctx);
     return 0;
 }
+
+int ms_psim_access(ms_psim *ps, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
+{
+    /* A leaf: first and last byte under one partition key (always with one partition), not
+     * direct, a size that fits meta, and room in the batch beyond this operation (the one
+     * that fills it goes through access_slow, which hands the batch over). */
+    uint64_t last = addr + size - (size != 0);
+    ms_psim_batch *b = ps->cur;
+    if (__builtin_expect(cpu < ps->nprocs && !((addr ^ last) & ps->split_mask) && !ps->direct && b &&
+                             size <= OP_SIZE_MAX && b->n < MS_PSIM_BATCH - 1,
+                         1)) {
+        ms_psim_op *o = &b->op[b->n++];
+        o->addr = addr;
+        o->ctx = ctx;
+        o->meta = size << MS_PSIM_OP_SIZE_SHIFT | cpu << MS_PSIM_OP_CPU_SHIFT | (flags & OP_FLAGS);
+        return 0;
+    }
+    return access_slow(ps, cpu, addr, size, flags, ctx);
+}
+
+ms_psim_op *ms_psim_room(ms_psim *ps, uint32_t *room)
+{
+    ms_psim_batch *b = ps->cur;
+    if (!b || ps->direct || b->n >= MS_PSIM_BATCH - 1) {
+        *room = 0;
+        return NULL;
+    }
+    *room = MS_PSIM_BATCH - 1 - b->n; /* the operation that fills the batch goes through access_slow */
+    return &b->op[b->n];
+}
+
+void ms_psim_commit(ms_psim *ps, uint32_t k)
+{
+    if (k) ps->cur->n += k;
+}
+
+uint64_t ms_psim_split_mask(const ms_psim *ps) { return ps->split_mask; }
 
 void ms_psim_access_range(ms_psim *ps, unsigned cpu, uint64_t addr, uint64_t len, unsigned flags, uint32_t ctx)
 {
@@ -182,8 +245,10 @@ void ms_psim_access_range(ms_psim *ps, unsigned cpu, uint64_t addr, uint64_t len
     for (uint64_t a = addr;;) {
         uint64_t line_end = a | (line_bytes - 1);
         uint64_t stop = line_end < end ? line_end : end;
-        ms_psim_op op = { a, (uint32_t)(stop - a + 1), ctx, (uint16_t)cpu, (uint8_t)flags, 0 };
-        push(ps, part_of(ps, a), &op);
+        if (ps->direct)
+            direct_access(ps, cpu, a, (uint32_t)(stop - a + 1), flags, ctx);
+        else
+            push_ref(ps, part_of(ps, a), cpu, a, (uint32_t)(stop - a + 1), flags, ctx);
         if (stop == end) return;
         a = stop + 1;
     }
@@ -191,36 +256,51 @@ void ms_psim_access_range(ms_psim *ps, unsigned cpu, uint64_t addr, uint64_t len
 
 void ms_psim_next_region(ms_psim *ps)
 {
-    ms_psim_op op = { 0, 0, 0, 0, 0, 1 };
-    for (unsigned p = 0; p < ps->nparts; p++) push(ps, p, &op);
+    if (ps->direct) {
+        ms_sim_next_region(ps->sim[0]);
+        return;
+    }
+    push(ps, 0, 0, MS_PSIM_OP_SPECIAL);
 }
 
 void ms_psim_flush(ms_psim *ps)
 {
-    for (unsigned p = 0; p < ps->nparts; p++) {
-        ms_psim_batch *b = ps->cur[p];
-        if (!b || !b->n) continue;
-        ms_psim_batch *e = ps->submit(ps->ud, b);
-        if (e) {
-            e->part = p;
-            e->n = 0;
-        }
-        ps->cur[p] = e;
-    }
+    if (ps->cur && ps->cur->n) hand_over(ps);
 }
 
-void ms_psim_apply(ms_psim *ps, const ms_psim_batch *b)
+uint64_t ms_psim_worker_parts(const ms_psim *ps, unsigned i, unsigned n)
 {
-    ms_sim *sim = ps->sim[b->part];
-    uint64_t lost = 0;
+    uint64_t parts = 0;
+    for (unsigned p = i; n && p < ps->nparts; p += n) parts |= 1ull << p;
+    return parts;
+}
+
+void ms_psim_apply(ms_psim *ps, const ms_psim_batch *b, uint64_t parts)
+{
+    if (!parts) return;
+    unsigned shift = ps->shift, mask = ps->nparts - 1;
+    uint64_t lost = 0; /* kept here: the workers' lost[] entries share a cache line */
     for (uint32_t i = 0; i < b->n; i++) {
         const ms_psim_op *o = &b->op[i];
-        if (o->region)
-            ms_sim_next_region(sim);
-        else
-            lost += ms_sim_access(sim, o->cpu, o->addr, o->size, o->flags, o->ctx) < 0;
+        uint32_t m = o->meta;
+        if (__builtin_expect(!(m & MS_PSIM_OP_SPECIAL), 1)) {
+            unsigned p = (unsigned)(o->addr >> shift) & mask;
+            if (!(parts >> p & 1)) continue;
+            uint32_t size = m >> MS_PSIM_OP_SIZE_SHIFT;
+            if (__builtin_expect(ps->big[p] != 0, 0)) {
+                size = ps->big[p];
+                ps->big[p] = 0;
+            }
+            lost += ms_sim_access(ps->sim[p], (m >> MS_PSIM_OP_CPU_SHIFT) & CPU_MASK, o->addr, size, m & OP_FLAGS,
+                                  o->ctx) < 0;
+        } else if (o->ctx == 0) {
+            for (unsigned p = 0; p < ps->nparts; p++)
+                if (parts >> p & 1) ms_sim_next_region(ps->sim[p]);
+        } else if (parts >> (o->ctx - 1) & 1) {
+            ps->big[o->ctx - 1] = (uint32_t)o->addr;
+        }
     }
-    ps->lost[b->part] += lost;
+    ps->lost[__builtin_ctzll(parts)] += lost;
 }
 
 const ms_counters *ms_psim_counters(ms_psim *ps, uint32_t *n)

@@ -3,9 +3,12 @@
  * coherence-unit shift) is its number modulo P. P is a power of two no larger than any
  * level's set count allows, so every level's sets, line records, evictors, replacement pairs
  * and coherence units stay whole inside one partition (docs/simulator.md, "Partitioned
- * simulation"). The wrapper routes references into per-partition batches and hands full ones
- * to the caller, who runs them (ms_psim_apply) on threads it owns: the simulator stays a pure
- * library. Results are merged in a fixed order, so they do not depend on the schedule.
+ * simulation"). The wrapper appends every reference, in stream order, to one batch for all
+ * partitions and hands full ones to the caller, who runs each batch (ms_psim_apply) once per
+ * worker, each worker taking the references of its own partitions, on threads the caller
+ * owns: the simulator stays a pure library. Routing is thereby the workers' work, spread over
+ * them, and the producer only appends. Results are merged in a fixed order, so they do not
+ * depend on the schedule.
  * Exact against one simulator except: each partition's 3C shadow holds 1/P of the lines (the
  * capacity/conflict split may move), and a reference straddling two lines of different
  * partitions is split into one reference per line (counted in ms_psim_straddles). */
@@ -14,34 +17,42 @@
 #include "sim.h"
 
 #define MS_PSIM_MAX_PARTS 64u
-#define MS_PSIM_BATCH 4096u
+/* Operations per batch: 2048 x 16 bytes = 32 KiB, so that the batches being filled for 16
+ * partitions (512 KiB) stay in the producer's L2. */
+#define MS_PSIM_BATCH 2048u
 
-/* One queued operation: a reference, or (region set) a region boundary. */
+/* One queued operation in 16 bytes. meta: size << MS_PSIM_OP_SIZE_SHIFT | cpu << 3 | flags
+ * (MS_ACC_WRITE, MS_ACC_LOCKED), or, with MS_PSIM_OP_SPECIAL set, a rare operation: ctx 0 a
+ * region boundary, ctx 1 + p the size (addr) of partition p's next reference, which is too
+ * large for meta (its own size bits are then 0). */
 typedef struct {
     uint64_t addr;
-    uint32_t size, ctx;
-    uint16_t cpu;
-    uint8_t flags, region;
+    uint32_t ctx;
+    uint32_t meta;
 } ms_psim_op;
+#define MS_PSIM_OP_SPECIAL 4u
+#define MS_PSIM_OP_CPU_SHIFT 3
+#define MS_PSIM_OP_SIZE_SHIFT 9
 
-/* A batch of one partition's operations, in stream order. next is the caller's (queues). */
+/* A batch of operations of every partition, in stream order. next and pending are the
+ * caller's (queues, the workers yet to run it). */
 typedef struct ms_psim_batch {
     struct ms_psim_batch *next;
-    unsigned part;
+    unsigned pending;
     uint32_t n;
     ms_psim_op op[MS_PSIM_BATCH];
 } ms_psim_batch;
 
-/* The caller's queue: take a full batch (to be applied in order with the partition's earlier
- * ones) and return an empty one for the same partition, or NULL when out of memory (the
- * wrapper then applies nothing more for that partition and counts the lost references). */
+/* The caller's queue: take a full batch (to be applied, for every partition, in order with
+ * the earlier ones) and return an empty one, or NULL when out of memory (the wrapper then
+ * queues nothing more and counts the lost references). */
 typedef ms_psim_batch *(*ms_psim_submit_fn)(void *ud, ms_psim_batch *full);
 
 typedef struct ms_psim ms_psim;
 
-/* A new empty batch for partition part, from the wrapper's allocator (NULL: no memory), and
- * its release. For the caller's queue; call both from one thread (the producer's). */
-ms_psim_batch *ms_psim_batch_new(ms_psim *ps, unsigned part);
+/* A new empty batch from the wrapper's allocator (NULL: no memory), and its release. For the
+ * caller's queue; call both from one thread at a time. */
+ms_psim_batch *ms_psim_batch_new(ms_psim *ps);
 void ms_psim_batch_free(ms_psim *ps, ms_psim_batch *b);
 
 /* The number of partitions for `want` workers under cfg: the smallest power of two >= want,
@@ -69,18 +80,51 @@ int ms_psim_take_level(ms_psim *ps);
  * (not counted). */
 int ms_psim_access(ms_psim *ps, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx);
 
+/* Appending without a call per reference (a producer's run of references): up to *room
+ * operations may be written at the returned address (NULL, *room 0: none now, or direct
+ * mode), each with ms_psim_op_ref for a reference that ms_psim_plain accepts, then
+ * ms_psim_commit(ps, k) queues the first k of them; any other reference goes through
+ * ms_psim_access, after a commit, and room is asked for again. The same result as
+ * ms_psim_access for each reference. */
+ms_psim_op *ms_psim_room(ms_psim *ps, uint32_t *room);
+void ms_psim_commit(ms_psim *ps, uint32_t k);
+/* The address bits whose change between a reference's first and last byte crosses into
+ * another partition (0 with one partition): for ms_psim_plain. */
+uint64_t ms_psim_split_mask(const ms_psim *ps);
+
+/* Whether a reference of size bytes at addr by a processor < ms_psim_nprocs may be written
+ * into the room directly: it stays in one partition and its size fits an operation. */
+static inline int ms_psim_plain(uint64_t split_mask, uint64_t addr, uint64_t size)
+{
+    return size - 1 < (UINT32_MAX >> MS_PSIM_OP_SIZE_SHIFT) && !((addr ^ (addr + size - 1)) & split_mask); /* 0 wraps */
+}
+
+/* Write a reference (size 1..line, cpu < ms_psim_nprocs, flags MS_ACC_*) into an operation. */
+static inline void ms_psim_op_ref(ms_psim_op *o, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags,
+                                  uint32_t ctx)
+{
+    o->addr = addr;
+    o->ctx = ctx;
+    o->meta = size << MS_PSIM_OP_SIZE_SHIFT | cpu << MS_PSIM_OP_CPU_SHIFT | (flags & (MS_ACC_WRITE | MS_ACC_LOCKED));
+}
+
 /* Queue a byte range as one reference per touched line (as ms_sim_access_range). */
 void ms_psim_access_range(ms_psim *ps, unsigned cpu, uint64_t addr, uint64_t len, unsigned flags, uint32_t ctx);
 
 /* Queue a region boundary for every partition (ms_sim_next_region), in stream order. */
 void ms_psim_next_region(ms_psim *ps);
 
-/* Hand every non-empty batch to the caller (at the end of the stream). */
+/* Hand the batch being filled to the caller if it holds anything (at the end of the stream). */
 void ms_psim_flush(ms_psim *ps);
 
-/* Run a batch into its partition's simulator; thread-safe for batches of different
- * partitions (never run two batches of one partition at once, and run them in order). */
-void ms_psim_apply(ms_psim *ps, const ms_psim_batch *b);
+/* Run the operations of batch b that belong to the partitions in `parts` (bit p: partition
+ * p; every batch must be run once for every partition) into their simulators. Thread-safe
+ * for disjoint sets of partitions; run a partition's batches in order, one at a time. */
+void ms_psim_apply(ms_psim *ps, const ms_psim_batch *b, uint64_t parts);
+
+/* The partitions of worker i of n (partition p goes to worker p % n), as ms_psim_apply takes
+ * them. */
+uint64_t ms_psim_worker_parts(const ms_psim *ps, unsigned i, unsigned n);
 
 /* After every batch has been applied: finish every partition (ms_sim_finish) and merge their
  * counters (indexed as ms_sim_counters; *n entries; owned by ps). NULL when out of memory. */

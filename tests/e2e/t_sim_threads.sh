@@ -20,12 +20,14 @@ same_rest() {
 }
 
 run_memspy one.json --preset x86 --record one -- ./blkmatmul 120 32
-for n in 1 2 4; do
+for n in 1 2 4 16; do
     "$MEMSPY" resim --sim-threads $n --json b$n.json -o b$n.txt one
 done
 check "the replay saw every reference" b4.json '.totals.refs > 2000000 and (.run.incomplete | not)'
 same_rest "one thread: --sim-threads 2 equals --sim-threads 1 except capacity/conflict" b1.json b2.json
 same_rest "one thread: --sim-threads 4 equals --sim-threads 1 except capacity/conflict" b1.json b4.json
+same_rest "one thread: --sim-threads 16 (more workers than CPUs) equals --sim-threads 1 except capacity/conflict" \
+  b1.json b16.json
 check "one thread: capacity + conflict is the same in every level" b4.json \
   "$(jq -c '[.totals.levels[].causes | .capacity + .conflict]' b1.json) == [.totals.levels[].causes | .capacity + .conflict]"
 
@@ -42,6 +44,16 @@ check "capacity + conflict is the same in every level" t4.json \
   "$(jq -c '[.totals.levels[].causes | .capacity + .conflict]' t1.json) == [.totals.levels[].causes | .capacity + .conflict]"
 same_rest "memspy run --sim-threads 2 equals resim --sim-threads 2" t2.json rec.json
 check "threads: L1 misses are the same" t4.json "$(jq .totals.levels[0].misses t1.json) == .totals.levels[0].misses"
+# the schedule of the decoding threads and of the workers changes nothing: the same JSON twice,
+# interleaved and piped (runs of accesses handed over at once)
+for m in interleaved piped; do
+    for k in 1 2; do
+        "$MEMSPY" resim --interleave $m --sim-threads 4 --json s$m$k.json -o s.txt rec
+    done
+    if [ "$(jq -S 'del(.run.time, .run.wall_seconds, .run.pid, .run.argv)' s${m}1.json)" = "$(jq -S 'del(.run.time, .run.wall_seconds, .run.pid, .run.argv)' s${m}2.json)" ]
+    then echo "ok   - $m, 4 workers: the same JSON twice"
+    else echo "FAIL - $m, 4 workers: the same JSON twice"; FAILS=$((FAILS + 1)); fi
+done
 
 for bad in 0 -1 257 many; do
     set +e

@@ -270,6 +270,9 @@ static inline void rec_region(void *ud)
     rec_append(ud, "|");
 }
 
+/* Streams ts_replay decodes ahead (ms_replay_set_decode_ahead) and their parser threads. */
+static unsigned ts_decode_ahead, ts_parsers = 1;
+
 /* Replay the recording in dir into rec (contexts up to 100; nprocs 0 = one per thread).
  * Returns ms_replay_run's result, or -2 if the recording does not open (err printed). */
 static inline int ts_replay(const char *dir, ms_interleave mode, unsigned nprocs, recording_sink *rec,
@@ -283,6 +286,7 @@ static inline int ts_replay(const char *dir, ms_interleave mode, unsigned nprocs
         fprintf(stderr, "ms_replay_open: %s\n", err);
         return -2;
     }
+    ms_replay_set_decode_ahead(r, ts_decode_ahead, ts_parsers);
     ms_replay_sink sink = { .access = rec_access, .region = rec_region, .ud = rec };
     int rc = ms_replay_run(r, mode, nprocs ? nprocs : (unsigned)ms_replay_nthreads(r), &sink, res, err, sizeof err);
     if (rc < 0) fprintf(stderr, "ms_replay_run: %s\n", err);

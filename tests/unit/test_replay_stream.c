@@ -1,6 +1,8 @@
 /* The replay's stream reading: damaged streams (truncated file, bad chunk CRC) replay their
  * good prefix and report thread and offsets; version 1 streams are read; newer versions and
- * non-streams are refused; long streams cross the reader's buffer boundaries intact. */
+ * non-streams are refused; long streams cross the reader's buffer boundaries intact. Every
+ * case three times: decoded on the replay's thread, decoded ahead with one parser thread per
+ * stream, and with three. */
 #include "check.h"
 #include "replay_testutil.h"
 
@@ -144,6 +146,11 @@ static void count_access(void *ud, unsigned cpu, uint64_t addr, uint64_t size, u
     c->sum += addr * (cpu + 1) + size;
 }
 
+static void count_accesses(void *ud, unsigned cpu, unsigned locked, const ms_replay_event *ev, size_t n)
+{
+    for (size_t i = 0; i < n; i++) count_access(ud, cpu, ev[i].addr, ev[i].size, ev[i].write, locked, ev[i].ctx);
+}
+
 static void count_region(void *ud) { ((counting_sink *)ud)->regions++; }
 
 /* 2 x 300000 accesses in chunks of 4096 events with varied deltas: several reader buffers. */
@@ -169,11 +176,13 @@ static void test_long_streams(void)
     }
     ms_replay *r;
     CHECK_EQ_INT(ms_replay_open(&r, dir, 1, err, sizeof err), 0);
-    for (int mode = 0; mode < 2; mode++) {
+    ms_replay_set_decode_ahead(r, ts_decode_ahead, ts_parsers);
+    for (int mode = 0; mode < 4; mode++) { /* interleaved, piped; then both with runs of accesses */
         counting_sink c = { 0 };
         ms_replay_sink sink = { .access = count_access, .region = count_region, .ud = &c };
+        if (mode >= 2) sink.accesses = count_accesses;
         ms_replay_result res;
-        CHECK_EQ_INT(ms_replay_run(r, (ms_interleave)mode, 2, &sink, &res, err, sizeof err), 0);
+        CHECK_EQ_INT(ms_replay_run(r, (ms_interleave)(mode % 2), 2, &sink, &res, err, sizeof err), 0);
         CHECK_EQ(c.n, 600000);
         CHECK_EQ(c.sum, want_sum);
         CHECK_EQ(c.regions, 3);
@@ -186,9 +195,14 @@ static void test_long_streams(void)
 
 int main(void)
 {
-    test_truncated();
-    test_corrupt_crc();
-    test_versions();
-    test_long_streams();
+    static const unsigned ahead[][2] = { { 0, 1 }, { 64, 1 }, { 64, 3 } }; /* streams, parsers */
+    for (size_t i = 0; i < sizeof ahead / sizeof ahead[0]; i++) {
+        ts_decode_ahead = ahead[i][0];
+        ts_parsers = ahead[i][1];
+        test_truncated();
+        test_corrupt_crc();
+        test_versions();
+        test_long_streams();
+    }
     return check_result();
 }

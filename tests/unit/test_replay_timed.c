@@ -59,7 +59,8 @@ static void run_timed(fixture *f, const char *t0, const char *t1, const char *t2
     char err[512];
     ms_replay *r;
     CHECK_EQ_INT(ms_replay_open(&r, f->dir, 100, err, sizeof err), 0);
-    ms_replay_sink sink = { ts_noaccess, ts_noregion, &f->sink, NULL, ts_cycles, ts_work_cycles, ts_arrive, ts_wait };
+    ms_replay_sink sink = { ts_noaccess,    ts_noregion, &f->sink, NULL, ts_cycles,
+                            ts_work_cycles, ts_arrive,   ts_wait,  NULL };
     CHECK_EQ_INT(
         ms_replay_run(r, MS_INTERLEAVE_TIMED, (unsigned)ms_replay_nthreads(r), &sink, &f->res, err, sizeof err), 0);
     ms_replay_close(r);
