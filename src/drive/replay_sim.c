@@ -359,7 +359,10 @@ int ms_drive_replay_remap(const char *dir, const ms_hier_config *cfg, ms_interle
         return -1;
     }
     unsigned started = timed ? want : ms_sim_workers_start(workers, s.sim);
-    ms_replay_sink sink = { .access = sink_access, .accesses = sink_accesses, .region = sink_region, .ud = &s };
+    /* runs of accesses straight into the batch, except where a what-if remap must see each one */
+    ms_replay_sink sink = {
+        .access = sink_access, .accesses = remap ? NULL : sink_accesses, .region = sink_region, .ud = &s
+    };
     if (timed) {
         ts.s = s;
         sink = (ms_replay_sink){ .access = sink_access,
