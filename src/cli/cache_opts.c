@@ -138,8 +138,8 @@ int ms_cache_opts_apply_mp(const ms_cache_opts *o, ms_hier_config *cfg, char *er
         } else if (strcasecmp(s, "none") == 0) {
             c.shared_from = 0; /* every level private */
         } else {
-            snprintf(err, errlen, "--shared: '%s' is neither none nor a level below L1 of this hierarchy (L2..L%d)",
-                     s, c.nlevels);
+            snprintf(err, errlen, "--shared: '%s' is neither none nor a level below L1 of this hierarchy (L2..L%d)", s,
+                     c.nlevels);
             return -1;
         }
     }

@@ -226,7 +226,9 @@ static void test_round_trip(void)
     CHECK_EQ_INT(ms_config_preset("x86", &cfg, err, sizeof err), 0);
     char small[10];
     int len = ms_config_format(&cfg, small, sizeof small);
-    CHECK_EQ_INT(len, (int)strlen("L1=32K:8:64:4:lru,L2=1M:16:64:14:lru,L3=2M:16:64:50:lru;mem=200;preset=x86;shared=2;llc=slice"));
+    CHECK_EQ_INT(
+        len,
+        (int)strlen("L1=32K:8:64:4:lru,L2=1M:16:64:14:lru,L3=2M:16:64:50:lru;mem=200;preset=x86;shared=2;llc=slice"));
     CHECK_STR(small, "L1=32K:8:");
 
     CHECK_EQ_INT(ms_config_parse_full("L1=32K:8:64:4:lru", &cfg, err, sizeof err), -1);
@@ -249,9 +251,9 @@ static void test_threads_default(void)
         uint32_t procs;
         uint64_t size;
         uint32_t ways;
-    } scaled[] = { { 0, 2u << 20, 16 },  { 1, 2u << 20, 16 },  { 2, 4u << 20, 16 },   { 3, 6u << 20, 48 },
-                   { 4, 8u << 20, 16 },  { 6, 12u << 20, 48 }, { 12, 24u << 20, 48 }, { 16, 32u << 20, 16 },
-                   { 64, 128u << 20, 16 } };
+    } scaled[] = { { 0, 2u << 20, 16 },   { 1, 2u << 20, 16 },   { 2, 4u << 20, 16 },
+                   { 3, 6u << 20, 48 },   { 4, 8u << 20, 16 },   { 6, 12u << 20, 48 },
+                   { 12, 24u << 20, 48 }, { 16, 32u << 20, 16 }, { 64, 128u << 20, 16 } };
     for (size_t i = 0; i < sizeof scaled / sizeof scaled[0]; i++) {
         ms_hier_config c;
         CHECK_EQ_INT(ms_config_preset("x86", &c, err, sizeof err), 0);
@@ -277,9 +279,9 @@ static void test_threads_default(void)
     CHECK_EQ(c.level[1].size, 1u << 20);
     CHECK_EQ(c.level[2].size, 8u << 20);
     /* A fully associative slice stays fully associative. */
-    CHECK_EQ_INT(ms_config_parse_full("L1=32K:8:64:4:lru,L2=64K:1024:64:14:lru;mem=200;shared=1;llc=slice", &c, err,
-                                      sizeof err),
-                 0);
+    CHECK_EQ_INT(
+        ms_config_parse_full("L1=32K:8:64:4:lru,L2=64K:1024:64:14:lru;mem=200;shared=1;llc=slice", &c, err, sizeof err),
+        0);
     ms_config_scale_llc(&c, 3);
     CHECK_EQ(c.level[1].size, 192u << 10);
     CHECK_EQ(c.level[1].ways, 3072);
