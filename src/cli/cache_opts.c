@@ -135,8 +135,11 @@ int ms_cache_opts_apply_mp(const ms_cache_opts *o, ms_hier_config *cfg, char *er
         const char *s = o->shared;
         if ((s[0] == 'L' || s[0] == 'l') && s[1] >= '2' && s[1] <= '0' + c.nlevels && !s[2]) {
             c.shared_from = s[1] - '1';
+        } else if (strcasecmp(s, "none") == 0) {
+            c.shared_from = 0; /* every level private */
         } else {
-            snprintf(err, errlen, "--shared: '%s' is not a level below L1 of this hierarchy (L2..L%d)", s, c.nlevels);
+            snprintf(err, errlen, "--shared: '%s' is neither none nor a level below L1 of this hierarchy (L2..L%d)", s,
+                     c.nlevels);
             return -1;
         }
     }

@@ -106,7 +106,8 @@ enum {
                       "                       (each thread's whole region in turn)\n"                               \
                       "  --protocol P         mesi (default) or msi\n"                                              \
                       "  --coherence-unit S   bytes kept coherent as one unit: the line (default) or e.g. 4K\n"     \
-                      "  --shared LEVEL       first level shared by all processors (e.g. L3); default: private\n"   \
+                      "  --shared LEVEL       first level shared by all processors (L2, L3) or none (every level\n" \
+                      "                       private); default: the preset's (x86: L3, 2M per processor)\n"        \
                       "  --nodes N            group the processors into N nodes; misses are local or remote\n"      \
                       "  --remote-latency N   cycles of a miss served by another node (default 2 x memory)\n"       \
                       "  --sim-threads N      threads simulating the replay of recorded streams (1..256; default\n" \

@@ -37,6 +37,8 @@ static void show_multiprocessor(const ms_hier_config *cfg)
         printf(", L%d and below shared", cfg->shared_from + 1);
     else
         fputs(", every level private", stdout);
+    if (cfg->llc_slice && ms_config_shared_from(cfg) < cfg->nlevels)
+        printf(" (L%d: %s per processor simulated)", cfg->nlevels, ms_fmt_size(cfg->level[cfg->nlevels - 1].size).s);
     printf(", %s, ", cfg->protocol == MS_PROTO_MSI ? "MSI" : "MESI");
     if (cfg->coherence_unit)
         printf("%u-byte coherence unit", cfg->coherence_unit);

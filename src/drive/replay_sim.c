@@ -338,6 +338,7 @@ int ms_drive_replay_remap(const char *dir, const ms_hier_config *cfg, ms_interle
     ms_replay_set_decode_ahead(rp, ahead, parsers);
     if (!c.nprocs) c.nprocs = (uint32_t)(nthreads < 1 ? 1 : nthreads > MS_MAX_PROCS ? MS_MAX_PROCS : nthreads);
     if (c.nnodes > c.nprocs) c.nnodes = c.nprocs;
+    ms_config_scale_llc(&c, c.nprocs); /* x86: one L3 slice per processor */
     const ms_allocator alloc = { sim_calloc, sim_free, NULL };
     timed_sink ts;
     memset(&ts, 0, sizeof ts);

@@ -451,6 +451,8 @@ void ms_model_config_summary(const ms_model *m, char *buf, size_t len)
         return;
     }
     ADD("%s:", c->preset[0] ? c->preset : "custom");
+    uint32_t nprocs = m->nprocs > 1 ? m->nprocs : c->nprocs;
+    int shared = nprocs > 1 ? ms_config_shared_from(c) : c->nlevels;
     uint32_t line = 0;
     bool one_line = true;
     for (int k = 0; k < c->nlevels && k < MS_MAX_LEVELS; k++) {
@@ -463,15 +465,12 @@ void ms_model_config_summary(const ms_model *m, char *buf, size_t len)
             snprintf(ways, sizeof ways, "dm");
         else
             snprintf(ways, sizeof ways, "%u", l->ways);
-        ADD(" L%d %s/%s", k + 1, size, ways);
+        ADD(" L%d %s/%s%s", k + 1, size, ways, k >= shared ? " shared" : "");
         if (k && l->line != line) one_line = false;
         line = l->line;
     }
     if (one_line && c->nlevels > 0) ADD(", %uB lines", c->level[0].line);
-    uint32_t nprocs = m->nprocs > 1 ? m->nprocs : c->nprocs;
     if (nprocs > 1) {
-        int shared = ms_config_shared_from(c);
-        if (shared < c->nlevels) ADD(", L%d shared", shared + 1);
         ADD(", %u cpus, %s, %uB unit", nprocs, c->protocol == MS_PROTO_MSI ? "MSI" : "MESI",
             ms_config_coherence_unit(c));
         if (c->nnodes > 1) ADD(", %u nodes", c->nnodes);

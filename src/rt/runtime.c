@@ -221,6 +221,7 @@ static int load_config(ms_hier_config *cfg)
     const char *text = getenv("MEMSPY_CONFIG");
     int rc = text && *text ? ms_config_parse_full(text, cfg, err, sizeof err)
                            : ms_config_preset("x86", cfg, err, sizeof err);
+    if (rc == 0) ms_config_scale_llc(cfg, cfg->nprocs); /* the hierarchy as simulated here */
     if (rc == 0) rc = ms_config_validate(cfg, err, sizeof err);
     if (rc != 0) {
         fprintf(stderr, "memspy: bad MEMSPY_CONFIG: %s\n", err);

@@ -14,17 +14,20 @@ typedef struct {
     const char *description;
     const char *cache; /* level spec in the --cache grammar */
     uint32_t mem_latency;
+    int shared_from, llc_slice; /* for threads (ms_hier_config) */
 } preset_def;
 
 static const preset_def PRESETS[] = {
-    { "x86", "L1 32K/8-way, L2 1M/16-way, L3 2M/16-way (one slice), 64 B lines, LRU, memory 200",
-      "L1=32K:8:64:4:lru,L2=1M:16:64:14:lru,L3=2M:16:64:50:lru", 200 },
+    { "x86",
+      "L1 32K/8-way, L2 1M/16-way, L3 2M/16-way per processor (threads: private L1-L2, L3 shared, "
+      "2M x processors), 64 B lines, LRU, memory 200",
+      "L1=32K:8:64:4:lru,L2=1M:16:64:14:lru,L3=2M:16:64:50:lru", 200, 2, 1 },
     { "x86-l2", "L1 32K/8-way + L2 1M/16-way, 64 B lines, LRU, memory 200 (Cachegrind D1/LL-like)",
-      "L1=32K:8:64:4:lru,L2=1M:16:64:14:lru", 200 },
+      "L1=32K:8:64:4:lru,L2=1M:16:64:14:lru", 200, 0, 0 },
     { "memspy92", "the MemSpy paper: one 32K direct-mapped level, 64 B lines, every miss stalls 50",
-      "L1=32K:1:64:0:lru", 50 },
+      "L1=32K:1:64:0:lru", 50, 0, 0 },
     { "cachegrind", "Cachegrind's D1 32K:8:64 + LL 8M:16:64, LRU, memory 200", "L1=32K:8:64:4:lru,L2=8M:16:64:14:lru",
-      200 },
+      200, 0, 0 },
 };
 enum { NPRESETS = sizeof PRESETS / sizeof PRESETS[0] };
 
@@ -69,6 +72,8 @@ int ms_config_preset(const char *name, ms_hier_config *out, char *err, size_t er
     memset(&cfg, 0, sizeof cfg);
     if (parse_cache_unvalidated(p->cache, &cfg, err, errlen) != 0) return -1;
     cfg.mem_latency = p->mem_latency;
+    cfg.shared_from = p->shared_from;
+    cfg.llc_slice = p->llc_slice;
     snprintf(cfg.preset, sizeof cfg.preset, "%s", p->name);
     *out = cfg;
     return 0;
@@ -214,6 +219,8 @@ static int parse_cache_unvalidated(const char *spec, ms_hier_config *out, char *
     for (int i = n; i < MS_MAX_LEVELS; i++) memset(&cfg.level[i], 0, sizeof cfg.level[i]);
     cfg.nlevels = n;
     cfg.preset[0] = '\0';
+    cfg.shared_from = 0; /* a custom hierarchy: every level private, sizes as given */
+    cfg.llc_slice = 0;
     *out = cfg;
     return 0;
 }
@@ -250,6 +257,8 @@ static int validate_multiprocessor(const ms_hier_config *cfg, char *err, size_t 
     if (cfg->remote_latency && cfg->remote_latency < cfg->level[0].latency)
         return ms_errorf(err, errlen, "remote latency %u is below L1 latency %u", cfg->remote_latency,
                          cfg->level[0].latency);
+    if (cfg->llc_slice != 0 && cfg->llc_slice != 1)
+        return ms_errorf(err, errlen, "last-level slice flag %d is not 0 or 1", cfg->llc_slice);
     return 0;
 }
 
@@ -342,6 +351,7 @@ int ms_config_format(const ms_hier_config *cfg, char *buf, size_t buflen)
     if (cfg->protocol != MS_PROTO_MESI) append(&t, ";proto=%s", cfg->protocol == MS_PROTO_MSI ? "msi" : "?");
     if (cfg->nnodes) append(&t, ";nodes=%u", cfg->nnodes);
     if (cfg->remote_latency) append(&t, ";remote=%u", cfg->remote_latency);
+    if (cfg->llc_slice) append(&t, ";llc=slice");
     return (int)t.len;
 }
 
@@ -354,6 +364,14 @@ static int parse_protocol(const char *s, ms_protocol *out)
         *out = MS_PROTO_MSI;
     else
         return -1;
+    return 0;
+}
+
+/* Parse the last level's kind: "slice" (one processor's, llc_slice 1) or "whole" (0). */
+static int parse_llc(const char *s, int *out)
+{
+    if (strcmp(s, "slice") != 0 && strcmp(s, "whole") != 0) return -1;
+    *out = strcmp(s, "slice") == 0;
     return 0;
 }
 
@@ -392,6 +410,8 @@ static int apply_full_item(const char *key, const char *value, ms_hier_config *c
         bad = parse_u32(value, &cfg->nnodes);
     else if (strcmp(key, "remote") == 0)
         bad = parse_u32(value, &cfg->remote_latency);
+    else if (strcmp(key, "llc") == 0)
+        bad = parse_llc(value, &cfg->llc_slice);
     else
         return ms_errorf(err, errlen, "unknown configuration field '%s'", key);
     return bad ? ms_errorf(err, errlen, "configuration field %s value '%s' is not valid", key, value) : 0;
@@ -443,6 +463,7 @@ static int apply_multiprocessor_key(const char *key, const char *value, ms_hier_
     if (strcmp(key, "protocol") == 0) return parse_protocol(value, &cfg->protocol);
     if (strcmp(key, "nodes") == 0) return parse_u32(value, &cfg->nnodes);
     if (strcmp(key, "remote-latency") == 0) return parse_u32(value, &cfg->remote_latency);
+    if (strcmp(key, "llc") == 0) return parse_llc(value, &cfg->llc_slice);
     *known = 0;
     return 0;
 }
@@ -470,6 +491,7 @@ static int apply_config_key(const char *key, const char *value, int lineno, ms_h
                              index + 1, cfg->nlevels);
         if (parse_level(value, index, &cfg->level[index], sub, sizeof sub) != 0)
             return ms_errorf(err, errlen, "line %d: %s", lineno, sub);
+        if (index >= cfg->nlevels - 1) cfg->llc_slice = 0; /* the last level given whole */
         if (index == cfg->nlevels) cfg->nlevels = index + 1;
         cfg->preset[0] = '\0';
     } else if (apply_multiprocessor_key(key, value, cfg, &known) != 0) {
@@ -477,7 +499,7 @@ static int apply_config_key(const char *key, const char *value, int lineno, ms_h
     } else if (!known) {
         return ms_errorf(err, errlen,
                          "line %d: unknown key '%s' (known: preset, cache, mem-latency, l1, l2, l3, "
-                         "procs, shared, coherence-unit, protocol, nodes, remote-latency)",
+                         "procs, shared, coherence-unit, protocol, nodes, remote-latency, llc)",
                          lineno, key);
     }
     return 0;
@@ -523,4 +545,17 @@ uint32_t ms_config_coherence_unit(const ms_hier_config *cfg)
 uint32_t ms_config_remote_latency(const ms_hier_config *cfg)
 {
     return cfg->remote_latency ? cfg->remote_latency : 2 * cfg->mem_latency;
+}
+
+void ms_config_scale_llc(ms_hier_config *cfg, uint32_t nprocs)
+{
+    int last = cfg->nlevels - 1;
+    if (cfg->llc_slice && nprocs > 1 && last >= 0 && ms_config_shared_from(cfg) <= last) {
+        ms_level_config *lv = &cfg->level[last];
+        uint32_t pow2 = nprocs & (~nprocs + 1u); /* the largest power of two dividing nprocs */
+        int fully_associative = (uint64_t)lv->ways * lv->line == lv->size;
+        lv->size *= nprocs;
+        lv->ways *= fully_associative ? nprocs : nprocs / pow2;
+    }
+    cfg->llc_slice = 0;
 }

@@ -39,9 +39,13 @@ typedef struct {
     uint32_t nnodes;         /* processors grouped into this many nodes (DASH), memory homed
                                * round robin by coherence unit [0 or 1: one node, all local] */
     uint32_t remote_latency; /* cycles for a miss served by another node [0: 2 x mem_latency] */
+    int llc_slice;           /* 1: the last level's size is one processor's slice (the x86 preset):
+                              * shared by P processors it holds P slices (ms_config_scale_llc)
+                              * [0: every size as given] */
 } ms_hier_config;
 
-/* Fill *out with the named preset ("memspy92", "x86", ...). Returns 0, or -1 with err set. */
+/* Fill *out with the named preset ("memspy92", "x86", ...), with its multiprocessor defaults
+ * (x86: L3 shared, a per-processor slice). Returns 0, or -1 with err set. */
 int ms_config_preset(const char *name, ms_hier_config *out, char *err, size_t errlen);
 
 /* Names of all presets, NULL-terminated, and a one-line description of each. */
@@ -49,11 +53,15 @@ const char *const *ms_config_preset_names(void);
 const char *ms_config_preset_description(const char *name);
 
 /* Parse "L1=32K:8:64:4[:lru|plru|random],L2=1M:16:64:14,L3=..." into out->level[]
- * (keeps out->mem_latency). Returns 0, or -1 with err naming the bad field. */
+ * (keeps out->mem_latency and the other multiprocessor fields; a custom hierarchy has every
+ * level private and its sizes as given: shared_from and llc_slice are reset). Returns 0, or
+ * -1 with err naming the bad field. */
 int ms_config_parse_cache(const char *spec, ms_hier_config *out, char *err, size_t errlen);
 
 /* Parse a config file's text: lines "key = value", '#' comments; keys: preset, cache,
- * mem-latency, and l1/l2/l3 (one level spec each). Later keys override earlier ones. */
+ * mem-latency, l1/l2/l3 (one level spec each; one that replaces or adds the last level drops
+ * llc_slice) and the multiprocessor keys (procs, shared, coherence-unit, protocol, nodes,
+ * remote-latency, llc = slice|whole). Later keys override earlier ones. */
 int ms_config_parse_text(const char *text, ms_hier_config *out, char *err, size_t errlen);
 
 /* Check every field (sizes, power-of-two lines, size multiple of line*ways, level count,
@@ -62,8 +70,8 @@ int ms_config_validate(const ms_hier_config *cfg, char *err, size_t errlen);
 
 /* Canonical text form "L1=32K:8:64:4:lru,L2=...;mem=200" that ms_config_parse_full() reads
  * back to an identical config; multiprocessor fields that differ from their zero default are
- * appended as ";procs=4;shared=3;unit=64;proto=msi;nodes=2;remote=400" (older texts without
- * them still parse). Returns the length written (snprintf semantics). */
+ * appended as ";procs=4;shared=3;unit=64;proto=msi;nodes=2;remote=400;llc=slice" (older texts
+ * without them still parse). Returns the length written (snprintf semantics). */
 int ms_config_format(const ms_hier_config *cfg, char *buf, size_t buflen);
 
 /* Parse the canonical form written by ms_config_format (used to pass the config to the runtime). */
@@ -79,5 +87,13 @@ int ms_config_shared_from(const ms_hier_config *cfg);
 uint32_t ms_config_coherence_unit(const ms_hier_config *cfg);
 /* Cycles of a miss served by another node: the configured ones, or twice the memory's. */
 uint32_t ms_config_remote_latency(const ms_hier_config *cfg);
+/* The hierarchy simulated on nprocs processors (0 or 1: one): with llc_slice and the last level
+ * shared by nprocs > 1 processors, that level holds nprocs slices: its size times nprocs, its
+ * sets times the largest power of two dividing nprocs and its ways times the rest (sets stay a
+ * power of two; x86 on 4 processors: L3 8M/16, on 3: 6M/48, on 6: 12M/48); a fully
+ * associative slice stays fully associative. llc_slice is cleared (the sizes are then those
+ * simulated); nothing else changes. Validate afterwards (a plru slice on 3 processors has 48
+ * ways). */
+void ms_config_scale_llc(ms_hier_config *cfg, uint32_t nprocs);
 
 #endif

@@ -94,5 +94,14 @@ for cmd in run report config; do
     expect_ok "memspy $cmd --help" "$MEMSPY" "$cmd" --help
 done
 expect_ok "memspy config --list" "$MEMSPY" config --list
+# The x86 preset's threads: L3 shared, one 2M slice per processor; --shared none and --cache:
+# every level private.
+"$MEMSPY" config --show --procs 4 >"$WORK/out"
+expect "x86 threads: L3 shared, 2M per processor" \
+    "$(grep -c 'processors: 4, L3 and below shared (L3: 2M per processor simulated)' "$WORK/out")" 1
+"$MEMSPY" config --show --shared none >"$WORK/out"
+expect "--shared none: every level private" "$(grep -c ', every level private, MESI' "$WORK/out")" 1
+"$MEMSPY" config --show --cache L1=32K:8:64:4,L2=1M:16:64:14,L3=8M:16:64:50 >"$WORK/out"
+expect "--cache: every level private" "$(grep -c ', every level private, MESI' "$WORK/out")" 1
 
 [ "$FAILS" -eq 0 ]

@@ -69,12 +69,15 @@ if "$MEMSPY" show --wait nowhere 1 >/dev/null 2>err.txt || ! grep -q "no synchro
 fi
 
 # Without block counts (the fallback instrumentation): compute estimated per reference, the
-# result marked approximate; the barrier still dominates.
+# result marked approximate; the barrier still dominates, and no executions explain it (with
+# the shared L3 the late thread's extra memory stall may: it takes the misses to memory on the
+# data the others then find in L3).
 MEMSPY_INSTRUMENT=tsan cc_build waiting_nowork "$SRC_DIR/tests/e2e/progs/waiting.c" -pthread
 run_memspy nowork.json --interleave timed -- ./waiting_nowork imbalance
-check "no block counts: approximate, per-reference compute, no explanation" nowork.json \
+check "no block counts: approximate, per-reference compute, no extra executions explain it" nowork.json \
   '.waiting.approximate == true and (.waiting.work_cost | test("per reference")) and
-   (.waiting.sources | max_by(.cycles) | .kind == "barrier" and .share > 0.9 and (.explanation | length) == 0)'
+   (.waiting.sources | max_by(.cycles) | .kind == "barrier" and .share > 0.9 and
+    all(.explanation[]; .extra_count == 0 and .extra_cycles == 0 and .loop == null))'
 "$MEMSPY" report --waiting 5 | grep -q "APPROXIMATE" ||
   { echo "FAIL - report --waiting: approximate result not marked"; FAILS=$((FAILS + 1)); }
 

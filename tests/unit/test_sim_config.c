@@ -205,7 +205,7 @@ static void test_round_trip(void)
     ms_hier_config cfg;
     CHECK_EQ_INT(ms_config_preset("x86", &cfg, err, sizeof err), 0);
     ms_config_format(&cfg, text, sizeof text);
-    CHECK_STR(text, "L1=32K:8:64:4:lru,L2=1M:16:64:14:lru,L3=2M:16:64:50:lru;mem=200;preset=x86");
+    CHECK_STR(text, "L1=32K:8:64:4:lru,L2=1M:16:64:14:lru,L3=2M:16:64:50:lru;mem=200;preset=x86;shared=2;llc=slice");
     for (const char *const *name = ms_config_preset_names(); *name; name++) {
         CHECK_EQ_INT(ms_config_preset(*name, &cfg, err, sizeof err), 0);
         check_round_trip(&cfg);
@@ -226,13 +226,86 @@ static void test_round_trip(void)
     CHECK_EQ_INT(ms_config_preset("x86", &cfg, err, sizeof err), 0);
     char small[10];
     int len = ms_config_format(&cfg, small, sizeof small);
-    CHECK_EQ_INT(len, (int)strlen("L1=32K:8:64:4:lru,L2=1M:16:64:14:lru,L3=2M:16:64:50:lru;mem=200;preset=x86"));
+    CHECK_EQ_INT(
+        len,
+        (int)strlen("L1=32K:8:64:4:lru,L2=1M:16:64:14:lru,L3=2M:16:64:50:lru;mem=200;preset=x86;shared=2;llc=slice"));
     CHECK_STR(small, "L1=32K:8:");
 
     CHECK_EQ_INT(ms_config_parse_full("L1=32K:8:64:4:lru", &cfg, err, sizeof err), -1);
     CHECK_CONTAINS(err, "lacks ';mem='");
     CHECK_EQ_INT(ms_config_parse_full("L1=32K:8:64:4:lru;mem=abc", &cfg, err, sizeof err), -1);
     CHECK_CONTAINS(err, "memory latency 'abc' is not a number");
+}
+
+/* The x86 preset for threads: L1 and L2 private, L3 shared and sized one 2M slice per
+ * processor simulated; --cache and a replaced last level give sizes as they are. */
+static void test_threads_default(void)
+{
+    char err[200];
+    ms_hier_config cfg;
+    CHECK_EQ_INT(ms_config_preset("x86", &cfg, err, sizeof err), 0);
+    CHECK_EQ_INT(cfg.shared_from, 2);
+    CHECK_EQ_INT(ms_config_shared_from(&cfg), 2);
+    CHECK_EQ_INT(cfg.llc_slice, 1);
+    static const struct {
+        uint32_t procs;
+        uint64_t size;
+        uint32_t ways;
+    } scaled[] = { { 0, 2u << 20, 16 },   { 1, 2u << 20, 16 },   { 2, 4u << 20, 16 },
+                   { 3, 6u << 20, 48 },   { 4, 8u << 20, 16 },   { 6, 12u << 20, 48 },
+                   { 12, 24u << 20, 48 }, { 16, 32u << 20, 16 }, { 64, 128u << 20, 16 } };
+    for (size_t i = 0; i < sizeof scaled / sizeof scaled[0]; i++) {
+        ms_hier_config c;
+        CHECK_EQ_INT(ms_config_preset("x86", &c, err, sizeof err), 0);
+        c.nprocs = scaled[i].procs;
+        ms_config_scale_llc(&c, scaled[i].procs);
+        CHECK_EQ(c.level[2].size, scaled[i].size);
+        CHECK_EQ(c.level[2].ways, scaled[i].ways);
+        CHECK_EQ(c.level[1].size, 1u << 20); /* private levels as they are */
+        CHECK_EQ_INT(c.llc_slice, 0);
+        CHECK_EQ_INT(ms_config_validate(&c, err, sizeof err), 0);
+        ms_config_scale_llc(&c, scaled[i].procs); /* once only */
+        CHECK_EQ(c.level[2].size, scaled[i].size);
+    }
+    /* Every level private (--shared none): each processor has its own slice. */
+    ms_hier_config c = cfg;
+    c.shared_from = 0;
+    ms_config_scale_llc(&c, 4);
+    CHECK_EQ(c.level[2].size, 2u << 20);
+    /* L2 and L3 shared (--shared L2): L3 still one slice per processor, L2 as given. */
+    c = cfg;
+    c.shared_from = 1;
+    ms_config_scale_llc(&c, 4);
+    CHECK_EQ(c.level[1].size, 1u << 20);
+    CHECK_EQ(c.level[2].size, 8u << 20);
+    /* A fully associative slice stays fully associative. */
+    CHECK_EQ_INT(
+        ms_config_parse_full("L1=32K:8:64:4:lru,L2=64K:1024:64:14:lru;mem=200;shared=1;llc=slice", &c, err, sizeof err),
+        0);
+    ms_config_scale_llc(&c, 3);
+    CHECK_EQ(c.level[1].size, 192u << 10);
+    CHECK_EQ(c.level[1].ways, 3072);
+
+    /* A custom hierarchy: every level private, sizes as given. */
+    c = cfg;
+    CHECK_EQ_INT(ms_config_parse_cache("L1=32K:8:64:4,L2=1M:16:64:14,L3=8M:16:64:50", &c, err, sizeof err), 0);
+    CHECK_EQ_INT(c.shared_from, 0);
+    CHECK_EQ_INT(c.llc_slice, 0);
+    /* Config files: the preset's choice, a replaced L3 given whole, the llc key. */
+    CHECK_EQ_INT(ms_config_parse_text("preset = x86\nl1 = 64K:8:64:4\n", &c, err, sizeof err), 0);
+    CHECK_EQ_INT(c.shared_from, 2);
+    CHECK_EQ_INT(c.llc_slice, 1);
+    CHECK_EQ_INT(ms_config_parse_text("preset = x86\nl3 = 16M:16:64:50\n", &c, err, sizeof err), 0);
+    CHECK_EQ_INT(c.shared_from, 2);
+    CHECK_EQ_INT(c.llc_slice, 0);
+    CHECK_EQ_INT(ms_config_parse_text("preset = x86\nllc = whole\n", &c, err, sizeof err), 0);
+    CHECK_EQ_INT(c.llc_slice, 0);
+    CHECK_EQ_INT(ms_config_parse_text("preset = x86-l2\nshared = 1\nllc = slice\n", &c, err, sizeof err), 0);
+    CHECK_EQ_INT(c.llc_slice, 1);
+    CHECK_EQ_INT(ms_config_parse_text("llc = half\n", &c, err, sizeof err), -1);
+    CHECK_STR(err, "line 1: llc 'half' is not valid");
+    CHECK_EQ_INT(ms_config_parse_full("L1=32K:8:64:4:lru;mem=200;llc=half", &c, err, sizeof err), -1);
+    CHECK_CONTAINS(err, "configuration field llc value 'half' is not valid");
 }
 
 int main(void)
@@ -243,5 +316,6 @@ int main(void)
     test_validate();
     test_config_text();
     test_round_trip();
+    test_threads_default();
     return check_result();
 }

@@ -210,6 +210,8 @@ int main(void)
         "L1=4K:32:64:3,L2=32K:16:64:10;mem=100",                           /* > 16 ways */
         "L1=1K:16:64:2,L2=4K:64:64:10;mem=100",                            /* fully associative */
         "L1=2K:4:64:4,L2=8K:8:64:14,L3=32K:16:64:40;mem=200;procs=2;shared=2",
+        /* x86's default for threads on 3 processors, scaled down: a 48-way shared L3 */
+        "L1=2K:4:64:4,L2=8K:8:64:14,L3=96K:48:64:40;mem=200;procs=3;shared=2",
         "L1=2K:4:64:4,L2=8K:8:64:14;mem=200;procs=4",
         "L1=2K:4:64:4:plru,L2=16K:8:128:14;mem=200;procs=3;shared=1;unit=256;proto=msi",
         "L1=2K:4:64:4,L2=8K:8:64:14,L3=32K:16:64:40;mem=200;procs=4;shared=2;unit=4096;nodes=2;remote=400",
