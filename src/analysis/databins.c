@@ -365,6 +365,81 @@ static int cmp_bin_names(const void *a, const void *b, void *bins)
     return c ? c : (i > j) - (i < j);
 }
 
+/* The frames of a full name's call path ("main:42>NewMatrix:17>NAME", name_len the short
+ * name's length): each frame is FUNCTION:LINE and ends at a '>' that follows a digit (a '>' of
+ * a C++ template name does not). Fills starts/lens of up to max frames, returns how many. */
+static size_t path_frames(const char *full, size_t name_len, const char **starts, size_t *lens, size_t max)
+{
+    size_t flen = strlen(full);
+    if (flen <= name_len) return 0;
+    size_t end = flen - name_len, n = 0, from = 0; /* full[end - 1] is the '>' before the name */
+    for (size_t i = 0; i < end && n < max; i++)
+        if (full[i] == '>' && i > from && isdigit((unsigned char)full[i - 1])) {
+            starts[n] = full + from;
+            lens[n++] = i - from;
+            from = i + 1;
+        }
+    return n;
+}
+
+/* The length of a frame's FUNCTION (the part before its last ':'). */
+static size_t frame_function_len(const char *f, size_t len)
+{
+    const char *colon = memrchr(f, ':', len);
+    return colon ? (size_t)(colon - f) : len;
+}
+
+/* Where bin d's call path parts from ref's (their short names are equal): the innermost
+ * frame of d's path that differs from ref's, in *frame (FUNCTION:LINE, *len bytes) and the
+ * length of its FUNCTION in *fn_len, 0 there when the functions are the same (two statements
+ * of one function: only FUNCTION:LINE tells them apart). Returns 0, or -1 when the paths do
+ * not differ. */
+static int path_parts(const ms_data_bin *ref, const ms_data_bin *d, const char **frame, size_t *len, size_t *fn_len)
+{
+    enum { MAX_FRAMES = 64 };
+    const char *rs[MAX_FRAMES], *ds[MAX_FRAMES];
+    size_t rl[MAX_FRAMES], dl[MAX_FRAMES];
+    size_t nr = path_frames(ref->full_name, strlen(ref->name), rs, rl, MAX_FRAMES);
+    size_t nd = path_frames(d->full_name, strlen(d->name), ds, dl, MAX_FRAMES);
+    for (size_t k = 1; k <= nd; k++) {
+        const char *f = ds[nd - k];
+        size_t fl = dl[nd - k];
+        if (k <= nr && rl[nr - k] == fl && !memcmp(rs[nr - k], f, fl)) continue;
+        size_t fn = frame_function_len(f, fl);
+        int same_fn = k <= nr && frame_function_len(rs[nr - k], rl[nr - k]) == fn && !memcmp(rs[nr - k], f, fn);
+        *frame = f;
+        *len = fl;
+        *fn_len = same_fn ? 0 : fn;
+        return 0;
+    }
+    return -1;
+}
+
+/* Whether some bin of bins[0..n) is named name. */
+static int name_taken(const ms_data_bin *bins, size_t n, const char *name)
+{
+    for (size_t m = 0; m < n; m++)
+        if (!strcmp(bins[m].name, name)) return 1;
+    return 0;
+}
+
+/* The name that tells d from ref: NAME@FUNCTION where their paths part, else (the function
+ * the same, or that name taken) NAME@FUNCTION:LINE, else NAME#k. */
+static char *clash_name(const ms_data_bin *bins, size_t n, const ms_data_bin *ref, const ms_data_bin *d, size_t k)
+{
+    const char *frame;
+    size_t len, fn_len;
+    if (path_parts(ref, d, &frame, &len, &fn_len) == 0) {
+        char *name = fn_len ? format("%s@%.*s", d->name, (int)fn_len, frame) : NULL;
+        if (name && !name_taken(bins, n, name)) return name;
+        free(name);
+        name = format("%s@%.*s", d->name, (int)len, frame);
+        if (!name || !name_taken(bins, n, name)) return name;
+        free(name);
+    }
+    return format("%s#%zu", d->name, k);
+}
+
 int ms_unique_data_names(ms_data_bin *bins, size_t n)
 {
     size_t *order = malloc((n ? n : 1) * sizeof *order);
@@ -377,7 +452,9 @@ int ms_unique_data_names(ms_data_bin *bins, size_t n)
         while (j < n && strcmp(bins[order[i]].name, bins[order[j]].name) == 0) j++;
         for (size_t k = i + 1; k < j && rc == 0; k++) {
             ms_data_bin *d = &bins[order[k]];
-            char *name = format("%s#%zu", d->name, k - i + 1);
+            /* named after where its path parts from the first's (issue 12: the calling
+             * function says why; #N only where nothing does) */
+            char *name = clash_name(bins, n, &bins[order[i]], d, k - i + 1);
             char *full = NULL;
             size_t flen = strlen(d->full_name), slen = strlen(d->name);
             if (name && flen >= slen && strcmp(d->full_name + flen - slen, d->name) == 0)

@@ -67,13 +67,14 @@ static int unknown_name(const char *cmd, const ms_model *m, int code, const char
     return MS_EXIT_USAGE;
 }
 
-/* Whether name is base itself or base followed by "#N" (the suffix that tells apart bins
- * whose names clashed, analysis/databins.c). */
+/* Whether name is base itself or base followed by "@FUNCTION[:LINE]" or "#N" (the suffixes
+ * that tell apart bins whose names clashed, analysis/databins.c). */
 static int same_base_name(const char *name, const char *base)
 {
     size_t n = strlen(base);
     if (!name || strncmp(name, base, n) != 0) return 0;
     if (name[n] == '\0') return 1;
+    if (name[n] == '@' && name[n + 1] && !strchr(name + n + 1, '@')) return 1;
     if (name[n] != '#' || !name[n + 1]) return 0;
     for (const char *p = name + n + 1; *p; p++)
         if (*p < '0' || *p > '9') return 0;
@@ -81,7 +82,7 @@ static int same_base_name(const char *name, const char *base)
 }
 
 /* A pattern that is the exact name of one bin while others share it (duplicates, or the same
- * name with a "#N" suffix) names none of them for sure: list them, so that the user picks one
+ * name with an "@FUNCTION" or "#N" suffix) names none of them for sure: list them, so that the user picks one
  * instead of memspy silently picking the first. Returns MS_EXIT_USAGE if so, else 0. */
 static int shared_name(const char *cmd, const ms_model *m, int code, const char *pattern)
 {

@@ -44,6 +44,6 @@ cp "$SRC_DIR/tests/e2e/progs/dests.c" tsan.c
 MEMSPY_INSTRUMENT=tsan cc_build tsan tsan.c
 rm tsan.c
 run_memspy t.json -- ./tsan
-check "the ThreadSanitizer path records no destination: without the source, heap bins are heap@tsan.c:LINE[#N]" t.json \
-  "$heap"' | length >= 7 and (map(.name | test("^heap@tsan\\.c:[0-9]+(#[0-9]+)?$")) | all)'
+check "the ThreadSanitizer path records no destination: without the source, heap bins are heap@tsan.c:LINE[@CALLER|#N]" t.json \
+  "$heap"' | length >= 7 and (map(.name | test("^heap@tsan\\.c:[0-9]+(@[A-Za-z_0-9:]+|#[0-9]+)?$")) | all)'
 finish
