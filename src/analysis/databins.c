@@ -170,6 +170,13 @@ static int disambiguate(heap_path *paths, size_t n)
                 heap_path *h = &paths[order[k]];
                 size_t next = next_named(h, h->level + 1);
                 if (next < h->nframes) {
+                    /* a member of an object the caller keeps: the caller's variable.member */
+                    char *member =
+                        ms_dest_member_of(h->dests[h->level], h->inl[h->level], h->dests[next], h->inl[next]);
+                    if (member) {
+                        free(h->names[next]);
+                        h->names[next] = member;
+                    }
                     h->level = next;
                     moved = true;
                 }

@@ -292,6 +292,17 @@ bool ms_dest_passed_out(const ms_dest *r, size_t k)
     return false;
 }
 
+char *ms_dest_member_of(const ms_dest *inner, size_t k, const ms_dest *outer, size_t j)
+{
+    if (!inner || !outer || k >= inner->nlevels || j >= outer->nlevels) return NULL;
+    const dest_level *m = &inner->lv[k], *v = &outer->lv[j];
+    const char *field = strchr(m->path, '.');
+    if (m->kind != 'm' || inner->fortran || !field || !field[1] || v->kind != 'v' || !*v->path) return NULL;
+    ms_strbuf s = MS_STRBUF_INIT;
+    ms_strbuf_addf(&s, "%s%s", v->path, field);
+    return ms_strbuf_take(&s);
+}
+
 char *ms_dest_best_name(const ms_dest *r, bool *passed_out)
 {
     *passed_out = false;

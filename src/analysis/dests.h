@@ -38,6 +38,12 @@ bool ms_dest_passed_out(const ms_dest *r, size_t k);
  * level that is no wrapper's, else of any level (*passed_out then set); NULL if none. */
 char *ms_dest_best_name(const ms_dest *r, bool *passed_out);
 
+/* A member stored into an object that a caller keeps in a variable (`s->x = calloc(...)` in
+ * a function whose result the caller stores in `particles`): the caller's variable with the
+ * member's path ("particles.x"), when inner's level k is a member and outer's level j a
+ * variable; else NULL. */
+char *ms_dest_member_of(const ms_dest *inner, size_t k, const ms_dest *outer, size_t j);
+
 /* Tidy a type as gcc prints it into the way people write it: "struct S *" -> "S*",
  * "long int *" -> "long*", "const char *" -> "char*". malloc'd, NULL when out of memory. */
 char *ms_dest_type(const char *gcc_type);

@@ -1,0 +1,20 @@
+#!/bin/sh
+# A struct of arrays allocated in a constructor-like function (make_soa: s->x = calloc(...))
+# called from two places, once through a wrapper: the GCC plugin's records name each array
+# by the variable the caller keeps the struct in and the member (particles.x, grid.y), and
+# the structs by those variables; the source is deleted before the run. (The LLVM plugin does
+# not record stores of a call's result into a member through a pointer yet: clang builds get
+# soa*.particles@make_soa:15.)
+# matrix: gcc:-O0 gcc:-O2
+. "$1/tests/e2e/lib.sh"
+cp "$SRC_DIR/tests/e2e/progs/soa_ctor.c" .
+cc_build soa soa_ctor.c
+rm soa_ctor.c
+run_memspy r.json -- ./soa
+check "the arrays are particles.x, particles.y, grid.x, grid.y; the structs soa*.particles, soa*.grid" r.json \
+  '[.data[] | select(.kind == "heap" and .name != "heap:headers") | [.name, .bytes]] | sort ==
+   [["grid.x", 24000], ["grid.y", 24000], ["particles.x", 16000], ["particles.y", 16000],
+    ["soa*.grid", 24], ["soa*.particles", 24]]'
+check "grid's arrays keep the wrapper in their call path" r.json \
+  '[.data[] | select(.name == "grid.x") | .full_name | test("^main:[0-9]+>make_field:[0-9]+>make_soa:[0-9]+>grid.x$")] == [true]'
+finish
