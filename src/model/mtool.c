@@ -22,3 +22,9 @@ void ms_mtool_result_free(ms_mtool_result *r)
     free(r->cpu_model);
     memset(r, 0, sizeof *r);
 }
+
+int ms_mtool_chain_misfit(const ms_mtool_chain *c, double *off)
+{
+    *off = c->core_cycles > 0 && c->model_cycles > 0 ? c->model_cycles / c->core_cycles - 1 : 0;
+    return *off > MS_MTOOL_CHAIN_TOLERANCE || *off < -MS_MTOOL_CHAIN_TOLERANCE;
+}

@@ -69,6 +69,10 @@ typedef struct {
     size_t nmobjects;
 } ms_mtool_result;
 
+/* Whether the model is further than MS_MTOOL_CHAIN_TOLERANCE from the core on chain c (both
+ * measured); *off: model / core - 1. The one rule of the report and the HTML page. */
+int ms_mtool_chain_misfit(const ms_mtool_chain *c, double *off);
+
 /* Free what r owns (mobjects, their strings, cpu_model) and zero it. */
 void ms_mtool_result_free(ms_mtool_result *r);
 

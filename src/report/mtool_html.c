@@ -62,8 +62,8 @@ int ms_report_mtool_html(FILE *out, const ms_mtool_result *r, const char *title)
             r->incomplete ? " <b>Incomplete run.</b>" : "");
     for (size_t i = 0; i < r->nchains; i++) {
         const ms_mtool_chain *c = &r->chains[i];
-        double off = c->core_cycles > 0 && c->model_cycles > 0 ? c->model_cycles / c->core_cycles - 1 : 0;
-        if (off > MS_MTOOL_CHAIN_TOLERANCE || off < -MS_MTOOL_CHAIN_TOLERANCE)
+        double off;
+        if (ms_mtool_chain_misfit(c, &off))
             fprintf(out,
                     "<p class=\"warn\"><b>The %s model does not fit this core:</b> a dependent %s takes %.1f cycles "
                     "in it and %.1f here (%+.0f%%): code bound by it is estimated %s.</p>\n",

@@ -73,9 +73,8 @@ static void model_check(FILE *out, const ms_mtool_result *r)
     fputc('\n', out);
     for (size_t i = 0; i < r->nchains; i++) {
         const ms_mtool_chain *c = &r->chains[i];
-        if (c->core_cycles <= 0 || c->model_cycles <= 0) continue;
-        double off = c->model_cycles / c->core_cycles - 1;
-        if (off > MS_MTOOL_CHAIN_TOLERANCE || off < -MS_MTOOL_CHAIN_TOLERANCE)
+        double off;
+        if (ms_mtool_chain_misfit(c, &off))
             fprintf(out,
                     "Warning: the %s model does not fit this core: a dependent %s takes %.1f cycles in it and "
                     "%.1f here (%+.0f%%): code bound by it is estimated %s (another model: --cpu; docs/mtool.md)\n",
