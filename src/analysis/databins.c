@@ -436,7 +436,9 @@ static char *clash_name(const ms_data_bin *bins, size_t n, const ms_data_bin *re
 {
     const char *frame;
     size_t len, fn_len;
-    if (path_parts(ref, d, &frame, &len, &fn_len) == 0) {
+    /* a frame of unknown code or of libc's start-up says nothing to the user: #N instead */
+    if (path_parts(ref, d, &frame, &len, &fn_len) == 0 && !(len >= 2 && !memcmp(frame, "??", 2)) &&
+        !(len >= 7 && !memcmp(frame, "__libc_", 7)) && !(len >= 6 && !memcmp(frame, "_start", 6))) {
         char *name = fn_len ? format("%s@%.*s", d->name, (int)fn_len, frame) : NULL;
         if (name && !name_taken(bins, n, name)) return name;
         free(name);
