@@ -445,16 +445,28 @@ void collect_dests(fn_state *st, basic_block bb)
     }
 }
 
+/* Where a basic asm statement for call is said to be: the call's own location, else the
+ * function's. Never UNKNOWN_LOCATION: GCC 12's final pass reads the file name of a basic asm's
+ * location without a null test (a call made by ipa-split, `snocString.part.0` inlined into
+ * bzip2's addFlagsFromEnvVar at -O2, has none: an internal compiler error). */
+static location_t asm_location(gcall *call)
+{
+    location_t loc = gimple_location(call);
+    if (LOCATION_LOCUS(loc) == UNKNOWN_LOCATION) loc = DECL_SOURCE_LOCATION(current_function_decl);
+    return LOCATION_LOCUS(loc) == UNKNOWN_LOCATION ? BUILTINS_LOCATION : loc;
+}
+
 void emit_dests(fn_state *st, const char *comdat)
 {
     for (unsigned i = 0; i < st->dest_calls.length(); i++) {
         gcall *call = st->dest_calls[i];
         bool end_label = !stmt_ends_bb_p(call); /* a call that may throw ends its block: no end label */
         gimple_stmt_iterator gsi = gsi_for_stmt(call);
-        insert_before(&gsi, record_asm(st->dest_records[i], comdat, end_label), gimple_location(call));
+        location_t loc = asm_location(call);
+        insert_before(&gsi, record_asm(st->dest_records[i], comdat, end_label), loc);
         if (end_label) {
             gasm *end = basic_asm("2:");
-            gimple_set_location(end, gimple_location(call));
+            gimple_set_location(end, loc);
             gsi_insert_after(&gsi, end, GSI_SAME_STMT);
         }
         free(st->dest_records[i]);
