@@ -119,7 +119,8 @@ static int string_value(json_reader *r, json_t *v, const char *where, const char
         if (ms_strtab_expand(r->names, v, &r->expanded, out, why, sizeof why) == 0) return 0;
         return fail(r, "field %s%s%s: %s", where, joiner(where, key), key, why);
     }
-    if (!json_is_string(v)) return bad_type(r, where, key, r->names ? "a string, an index into names or null" : "a string or null");
+    if (!json_is_string(v))
+        return bad_type(r, where, key, r->names ? "a string, an index into names or null" : "a string or null");
     *out = strdup(json_string_value(v));
     if (!*out) return fail(r, "out of memory");
     return 0;
@@ -652,11 +653,10 @@ static int read_blocks(json_reader *r, json_t *root, ms_model *m)
         field_path(path, sizeof path, "blocks[%zu]", i);
         json_t *o = json_array_get(ba, i);
         ms_block_stat *b = &m->blocks[i];
-        if (get_str(r, o, path, "function", &b->function) < 0 ||
-            get_str(r, o, path, "file", &b->file) < 0 || get_line(r, o, path, "line", &b->line) < 0 ||
-            get_line(r, o, path, "end_line", &b->end_line) < 0 || get_index(r, o, path, "loop", nl, &b->loop) < 0 ||
-            get_u32(r, o, path, "memops", &b->memops) < 0 || get_u32(r, o, path, "stmts", &b->stmts) < 0 ||
-            get_u64(r, o, path, "count", &b->count) < 0)
+        if (get_str(r, o, path, "function", &b->function) < 0 || get_str(r, o, path, "file", &b->file) < 0 ||
+            get_line(r, o, path, "line", &b->line) < 0 || get_line(r, o, path, "end_line", &b->end_line) < 0 ||
+            get_index(r, o, path, "loop", nl, &b->loop) < 0 || get_u32(r, o, path, "memops", &b->memops) < 0 ||
+            get_u32(r, o, path, "stmts", &b->stmts) < 0 || get_u64(r, o, path, "count", &b->count) < 0)
             return -1;
     }
     for (size_t i = 0; i < nl; i++) {
@@ -664,10 +664,10 @@ static int read_blocks(json_reader *r, json_t *root, ms_model *m)
         field_path(path, sizeof path, "loops[%zu]", i);
         json_t *o = json_array_get(la, i);
         ms_loop_stat *l = &m->loops[i];
-        if (get_str(r, o, path, "function", &l->function) < 0 ||
-            get_str(r, o, path, "file", &l->file) < 0 || get_line(r, o, path, "line", &l->line) < 0 ||
-            get_line(r, o, path, "end_line", &l->end_line) < 0 || get_index(r, o, path, "parent", nl, &l->parent) < 0 ||
-            get_u32(r, o, path, "depth", &l->depth) < 0 || get_index(r, o, path, "header", nb, &l->header) < 0 ||
+        if (get_str(r, o, path, "function", &l->function) < 0 || get_str(r, o, path, "file", &l->file) < 0 ||
+            get_line(r, o, path, "line", &l->line) < 0 || get_line(r, o, path, "end_line", &l->end_line) < 0 ||
+            get_index(r, o, path, "parent", nl, &l->parent) < 0 || get_u32(r, o, path, "depth", &l->depth) < 0 ||
+            get_index(r, o, path, "header", nb, &l->header) < 0 ||
             get_u64(r, o, path, "iterations", &l->iterations) < 0)
             return -1;
     }
@@ -691,12 +691,10 @@ static int read_calls(json_reader *r, json_t *root, ms_model *m)
         field_path(path, sizeof path, "calls[%zu]", i);
         json_t *o = json_array_get(ca, i);
         ms_call_stat *c = &m->calls[i];
-        if (get_str(r, o, path, "caller", &c->caller) < 0 ||
-            get_str(r, o, path, "callee", &c->callee) < 0 ||
+        if (get_str(r, o, path, "caller", &c->caller) < 0 || get_str(r, o, path, "callee", &c->callee) < 0 ||
             get_str(r, o, path, "caller_file", &c->caller_file) < 0 ||
-            get_str(r, o, path, "callee_file", &c->callee_file) < 0 ||
-            get_line(r, o, path, "line", &c->line) < 0 || get_line(r, o, path, "callee_line", &c->callee_line) < 0 ||
-            get_u64(r, o, path, "count", &c->count) < 0)
+            get_str(r, o, path, "callee_file", &c->callee_file) < 0 || get_line(r, o, path, "line", &c->line) < 0 ||
+            get_line(r, o, path, "callee_line", &c->callee_line) < 0 || get_u64(r, o, path, "count", &c->count) < 0)
             return -1;
         if (!c->caller || !c->callee) return bad_type(r, path, c->caller ? "callee" : "caller", "a name");
     }
@@ -705,9 +703,8 @@ static int read_calls(json_reader *r, json_t *root, ms_model *m)
         field_path(path, sizeof path, "code_parts[%zu]", i);
         json_t *o = json_array_get(pa, i);
         ms_code_part *p = &m->parts[i];
-        if (get_str(r, o, path, "function", &p->function) < 0 ||
-            get_str(r, o, path, "file", &p->file) < 0 || get_u32(r, o, path, "code", &p->code) < 0 ||
-            read_counters(r, o, path, &p->c, m, NULL) < 0)
+        if (get_str(r, o, path, "function", &p->function) < 0 || get_str(r, o, path, "file", &p->file) < 0 ||
+            get_u32(r, o, path, "code", &p->code) < 0 || read_counters(r, o, path, &p->c, m, NULL) < 0)
             return -1;
         if (!p->function) return bad_type(r, path, "function", "a name");
         if (p->code >= m->ncode) return bad_type(r, path, "code", "a code bin id");

@@ -40,10 +40,10 @@ static void test_dedup_and_round_trip(void)
     const char *p2 = "main:42>std::vector<int>::push_back:1290>heap@a.cc:9";
     json_t *v1 = ms_strtab_path(&t, p1), *v2 = ms_strtab_path(&t, p2);
     CHECK(json_is_array(v1) && json_is_array(v2));
-    CHECK_EQ(json_array_size(v1), 5); /* main, :42>, push_back, :1287>, heap@a.cc:9 */
+    CHECK_EQ(json_array_size(v1), 5);                       /* main, :42>, push_back, :1287>, heap@a.cc:9 */
     CHECK_EQ(json_integer_value(json_array_get(v1, 0)), 1); /* "main" from before */
     CHECK_EQ(json_integer_value(json_array_get(v1, 2)), 0); /* push_back from before */
-    CHECK_EQ(json_array_size(t.names), 6); /* + ":42>", ":1287>", "heap@a.cc:9", ":1290>" */
+    CHECK_EQ(json_array_size(t.names), 6);                  /* + ":42>", ":1287>", "heap@a.cc:9", ":1290>" */
     char *s1 = expand(&t, v1), *s2 = expand(&t, v2);
     CHECK_STR(s1 ? s1 : "(refused)", p1);
     CHECK_STR(s2 ? s2 : "(refused)", p2);
@@ -51,8 +51,8 @@ static void test_dedup_and_round_trip(void)
     free(s2);
 
     /* whatever the joints look like, the text comes back exactly */
-    static const char *const odd[] = { "a:12",      "f:3>",      ":7>x",     "operator>:9>g", "::>:1>",
-                                       "x:>y:12>z", "a:1>:2>b", "stack:f.v", "",              "heap:headers" };
+    static const char *const odd[] = { "a:12",     "f:3>",      ":7>x", "operator>:9>g", "::>:1>", "x:>y:12>z",
+                                       "a:1>:2>b", "stack:f.v", "",     "heap:headers" };
     for (size_t i = 0; i < sizeof odd / sizeof *odd; i++) {
         json_t *v = ms_strtab_path(&t, odd[i]);
         char *s = expand(&t, v);
@@ -190,7 +190,8 @@ static void test_stored_result(void)
     char *bad = json_dumps(root, JSON_COMPACT);
     CHECK_EQ(ms_json_read_buffer("bad", bad, strlen(bad), &back, err, sizeof err), -1);
     char want[160];
-    snprintf(want, sizeof want, "bad: corrupt result file: field data[0].name: %zu is not an index into names (it has %zu entries)",
+    snprintf(want, sizeof want,
+             "bad: corrupt result file: field data[0].name: %zu is not an index into names (it has %zu entries)",
              nnames, nnames);
     CHECK_STR(err, want);
     free(bad);
