@@ -7,8 +7,8 @@
 # data bins, the frames of call paths -- so that doubling the namespace grows it by what the
 # table grows and nothing else (the --json report, names inline and indented for tools and
 # people, repeats them); `memspy import`, `report` and `show` give the same names as the
-# report; the database and the raw profile do not grow with the names at all.
-# matrix: gcc:-O2
+# report; the database and the raw profile hardly grow with the names (under 1%).
+# matrix: gcc:-O2 clang:-O2
 . "$1/tests/e2e/lib.sh"
 need_plugin
 ns() { printf 'ns_%0*d' "$1" 0 | tr 0 x; }
@@ -64,7 +64,9 @@ B1=$(sqlite3 "$MEMSPY_DB" 'SELECT length(model) FROM runs WHERE id = 1')
 B2=$(sqlite3 "$MEMSPY_DB" 'SELECT length(model) FROM runs WHERE id = 2')
 ok_if "the database's copy grows by under 1% ($B1 -> $B2 bytes)" test $((100 * B2)) -lt $((101 * B1))
 R1=$(wc -c <rec-s/profile.raw) R2=$(wc -c <rec-l/profile.raw)
-expect "the raw profile does not hold names (the same size for both builds)" "$R2" "$R1"
+# addresses, not names; but for the types in a destination record per allocation site (once
+# each: clang's records grow by 450 bytes, gcc's cut types at 160 characters)
+ok_if "the raw profile grows by under 1% ($R1 -> $R2 bytes)" test $((100 * R2)) -lt $((101 * R1))
 
 # the same names everywhere: the report, the stored file, the database, an import of the file
 names='[.code[] | [.name, .file]], [.data[] | [.name, .full_name, .site]], .files'
