@@ -108,6 +108,13 @@ char *ms_arena_strdup(const char *s)
     return p;
 }
 
+char *ms_arena_strndup(const char *s, size_t n)
+{
+    char *p = ms_arena_alloc(n + 1);
+    if (p) ms_memcpy(p, s, n);
+    return p;
+}
+
 /* The simulator's allocator: big blocks are unmapped on release, small ones stay in the
  * arena (the simulator makes few, long-lived allocations). Memory is always zeroed. */
 static void *sim_alloc(void *ud, size_t bytes)
