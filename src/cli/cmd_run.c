@@ -97,7 +97,7 @@ static int parse_options(int argc, char **argv, run_opts *o, int *done)
         case OPT_FOCUS: {
             size_t used = strlen(o->focus), n = strlen(optarg);
             if (!n || strspn(optarg, ",") == n || strpbrk(optarg, " \t\n"))
-                return ms_cli_usage_error("run", "--focus needs function or loop names (NAME or NAME,NAME...)");
+                return ms_cli_usage_error("run", "--focus needs function names or loop names (NAME or NAME,NAME...)");
             for (const char *p = optarg, *e; *p; p = *e ? e + 1 : e) {
                 ms_focus_spec spec;
                 e = p + strcspn(p, ",");

@@ -41,6 +41,19 @@ expect "--focus on both loops: their references together" "$(refs ab.json)" $((7
 run_memspy file.json --focus "focus_loops.c:${loop_b#two_loops:loop@}" -- ./fl $N $R
 expect "--focus FILE:FIRST-LAST names the same loop" "$(refs file.json)" $((6 * N))
 
+# the name copied from memspy mtool's table (its source column) selects the same loop
+if command -v llvm-mca-14 >/dev/null; then
+  "$MEMSPY" mtool --json m.json -- ./fl 300000 100 >m.out 2>&1
+  mb=$(jq -r '[.mtool.mobjects[] | select(.kind == "loop" and .function == "two_loops")] | max_by(.line)
+    | "\(.file | sub(".*/"; "")):\(.line)-\(.end_line)"' m.json)
+  expect "memspy mtool's source range of the loop is the run's" "$mb" "focus_loops.c:${loop_b#two_loops:loop@}"
+  ok_if "the report's table shows it so" grep -qE "^loop +two_loops +$mb " m.out
+  run_memspy mt.json --focus "$mb" -- ./fl 300000 100
+  expect "--focus $mb (from memspy mtool): exactly the loop's references" "$(refs mt.json)" $((6 * 300000))
+else
+  echo "note - llvm-mca-14 not installed: memspy mtool's names not tried"
+fi
+
 # a loop that calls a function: the callee's references from inside the loop, not the call after it
 run_memspy call.json --focus "$loop_call" -- ./fl $N $R
 expect "--focus $loop_call: visit's 2 loads per call from the loop, not the call after it" "$(refs call.json)" $((2 * N))
