@@ -3,7 +3,8 @@
 # loop (its nested loops and the functions called from it included) are simulated, exactly;
 # loops are named as code bins name them (FUNC:loop@FIRST-LAST) or as memspy mtool's source
 # column does (FILE:FIRST-LAST); a name that matches no loop, or several, is refused (exit 2)
-# with the candidates listed. The program's counts: tests/e2e/progs/focus_loops.c.
+# with the candidates listed. The programs' counts: tests/e2e/progs/focus_loops.c (gcc, clang)
+# and focus_loops.f90 (gfortran, in the gcc run).
 # matrix: gcc:-O2 clang:-O2
 . "$1/tests/e2e/lib.sh"
 need_plugin
@@ -12,11 +13,12 @@ N=1000 R=7
 cc_build fl "$SRC_DIR/tests/e2e/progs/focus_loops.c"
 run_memspy full.json -- ./fl $N $R
 
-# loop_of FUNCTION K: the name (FUNC:loop@A-B) of FUNCTION's K-th distinct source loop by first line
+# loop_of FUNCTION K [JSON]: the name (FUNC:loop@A-B) of FUNCTION's K-th distinct source loop by
+# first line in the run JSON (full.json)
 loop_of() {
   jq -r --arg f "$1" --argjson k "$2" "$JQ_DEFS"'named(.loops) | map(select(.function == $f and .line > 0))
     | map({line, end_line}) | unique | sort_by(.line, -.end_line) | .[$k]
-    | "\($f):loop@\(.line)" + (if .end_line > .line then "-\(.end_line)" else "" end)' full.json
+    | "\($f):loop@\(.line)" + (if .end_line > .line then "-\(.end_line)" else "" end)' "${3:-full.json}"
 }
 loop_a=$(loop_of two_loops 0) loop_b=$(loop_of two_loops 1)
 loop_call=$(loop_of caller 0) outer=$(loop_of nest 0) inner=$(loop_of nest 1)
@@ -71,6 +73,17 @@ check "the outer loop is the inner loop's parent in the loops table" full.json \
 # a function and a loop together: the union
 run_memspy mix.json --focus "visit,$loop_a" -- ./fl $N $R
 expect "--focus visit,$loop_a: both" "$(refs mix.json)" $((3 * N + 2))
+
+# Fortran (gfortran, through the GCC plugin): the same two loops in a subroutine
+if [ "$CC_NAME" = gcc ] && command -v gfortran >/dev/null; then
+  MEMSPY_FC=gfortran "$BUILD_DIR/bin/memspy-fortran" $OPT -fno-inline -o flf "$SRC_DIR/tests/e2e/progs/focus_loops.f90"
+  run_memspy ffull.json -- ./flf $N
+  fa=$(loop_of two_loops_ 0 ffull.json) fb=$(loop_of two_loops_ 1 ffull.json)
+  run_memspy fa.json --focus "$fa" -- ./flf $N
+  expect "Fortran: --focus $fa: exactly its n loads" "$(refs fa.json)" $N
+  run_memspy fb.json --focus "focus_loops.f90:${fb#two_loops_:loop@}" -- ./flf $N
+  expect "Fortran: --focus on the second loop by FILE:FIRST-LAST: its 2n x (load, load, store)" "$(refs fb.json)" $((6 * N))
+fi
 
 # bad names: exit 2, the candidates listed, nothing stored
 runs_before=$("$MEMSPY" runs | grep -c . || true)
