@@ -58,7 +58,7 @@ fi
 
 # a loop that calls a function: the callee's references from inside the loop, not the call after it
 run_memspy call.json --focus "$loop_call" -- ./fl $N $R
-expect "--focus $loop_call: visit's 2 loads per call from the loop, not the call after it" "$(refs call.json)" $((2 * N))
+expect "--focus $loop_call: its load and store around the call, visit's 2 loads per call from the loop, not the call after it" "$(refs call.json)" $((4 * N))
 run_memspy visit.json --focus visit -- ./fl $N $R
 expect "--focus visit (the function): every call, the one after the loop too" "$(refs visit.json)" $((2 * N + 2))
 

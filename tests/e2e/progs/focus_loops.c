@@ -3,7 +3,8 @@
  * vectorising, so each iteration makes the same references at any -O level:
  *   two_loops   loop A: n loads of nxt;  loop B: 2n iterations of a load of nxt, a load and a
  *               store of cnt (6n references)
- *   caller      its loop calls visit n times (2 loads each), then visit is called once more
+ *   caller      its loop loads cnt, calls visit (2 loads) and stores into res, n times (4n
+ *               references, in one block around the call), then visit is called once more
  *               after the loop (2 references outside it)
  *   nest        the outer loop runs r times: the inner loop's n loads of nxt, then a load and
  *               a store of cnt (r * (n + 2) references; the inner loop alone r * n)
@@ -13,7 +14,7 @@
 
 #define N 4096
 static int nxt[N];
-static long cnt[N];
+static long cnt[N], res[N];
 
 __attribute__((noinline)) static int two_loops(int n, int j)
 {
@@ -31,8 +32,11 @@ __attribute__((noinline)) static long visit(int k) { return cnt[nxt[k & (N - 1)]
 __attribute__((noinline)) static long caller(int n)
 {
     long s = 0;
-    for (int k = 0; k < n; k++) /* LOOP-CALL */
+    for (int k = 0; k < n; k++) { /* LOOP-CALL */
+        s += cnt[(k * 7) & (N - 1)];
         s += visit(k);
+        res[k & (N - 1)] = s;
+    }
     return s + visit(n);
 }
 
@@ -61,6 +65,7 @@ int main(int argc, char **argv)
     long s = caller(n);
     j = nest(r, n, j);
     j = same_line(n, j);
+    for (int i = 0; i < N; i += 512) s += res[i];
     printf("%d %ld\n", j, s);
     return 0;
 }
