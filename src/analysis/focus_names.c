@@ -61,8 +61,8 @@ static int inside(const ms_model *m, const char *set, uint32_t i, int strict)
 /* Whether loops a and b are the same source loop (versions of it). */
 static int same_source(const ms_loop_stat *a, const ms_loop_stat *b)
 {
-    return a->line == b->line && a->end_line == b->end_line && !strcmp(a->function ? a->function : "",
-                                                                        b->function ? b->function : "") &&
+    return a->line == b->line && a->end_line == b->end_line &&
+           !strcmp(a->function ? a->function : "", b->function ? b->function : "") &&
            !strcmp(a->file ? a->file : "", b->file ? b->file : "");
 }
 
@@ -83,8 +83,11 @@ static void list(ms_strbuf *sb, const ms_model *m, const char *set)
         char name[512];
         ms_focus_loop_name(l, name, sizeof name);
         const char *file = l->file ? strrchr(l->file, '/') : NULL;
-        ms_strbuf_addf(sb, "\n  %s  (%s:%d-%d, depth %u)", name, file ? file + 1 : l->file ? l->file : "??",
-                         l->line, l->end_line, l->depth);
+        ms_strbuf_addf(sb, "\n  %s  (%s:%d-%d, depth %u)", name,
+                       file      ? file + 1
+                       : l->file ? l->file
+                                 : "??",
+                       l->line, l->end_line, l->depth);
         shown++;
     }
     if (more) ms_strbuf_addf(sb, "\n  ... and %zu more", more);
@@ -110,9 +113,9 @@ static int check_one(const ms_model *m, const char *name, size_t n, const ms_foc
     }
     if (nrt > nuser) {
         ms_strbuf_addf(sb,
-                         "--focus %.*s: loops of other files have these lines too, and were simulated with it; "
-                         "name it by its function:",
-                         (int)n, name);
+                       "--focus %.*s: loops of other files have these lines too, and were simulated with it; "
+                       "name it by its function:",
+                       (int)n, name);
         list(sb, m, rt);
         return -1;
     }

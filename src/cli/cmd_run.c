@@ -102,8 +102,8 @@ static int parse_options(int argc, char **argv, run_opts *o, int *done)
                 ms_focus_spec spec;
                 e = p + strcspn(p, ",");
                 if (ms_focus_spec_parse(p, (size_t)(e - p), &spec) < 0)
-                    return ms_cli_usage_error("run", "--focus %.*s: a loop is FUNCTION:loop@FIRST-LAST or FILE:FIRST-LAST",
-                                              (int)(e - p), p);
+                    return ms_cli_usage_error(
+                        "run", "--focus %.*s: a loop is FUNCTION:loop@FIRST-LAST or FILE:FIRST-LAST", (int)(e - p), p);
             }
             if (used + n + 2 > sizeof o->focus) return ms_cli_usage_error("run", "--focus: too many names");
             snprintf(o->focus + used, sizeof o->focus - used, "%s%s", used ? "," : "", optarg);

@@ -15,12 +15,12 @@
 enum { MS_FOCUS_FUNCTION = 0, MS_FOCUS_LOOP = 1 };
 
 typedef struct {
-    int kind;              /* MS_FOCUS_FUNCTION or MS_FOCUS_LOOP */
-    const char *func;      /* a loop's function (FUNC:loop@...), the function's name; NULL if none */
-    size_t func_len;       /* its length (the name is not NUL-terminated there) */
-    const char *file;      /* FILE:A-B's file, NULL otherwise */
-    size_t file_len;       /* its length */
-    uint32_t line, end;    /* a loop's first and last line; end 0: any last line */
+    int kind;           /* MS_FOCUS_FUNCTION or MS_FOCUS_LOOP */
+    const char *func;   /* a loop's function (FUNC:loop@...), the function's name; NULL if none */
+    size_t func_len;    /* its length (the name is not NUL-terminated there) */
+    const char *file;   /* FILE:A-B's file, NULL otherwise */
+    size_t file_len;    /* its length */
+    uint32_t line, end; /* a loop's first and last line; end 0: any last line */
 } ms_focus_spec;
 
 /* Digits at s[0..n) as a line number (1 and up) into *v; 0, or -1 if they are not one. */

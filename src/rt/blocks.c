@@ -99,7 +99,8 @@ static int loop_named(uint32_t id, const uint32_t *first, const uint32_t *last, 
     if (id == UINT32_MAX || depth > MAX_LOOPS) return 0;
     if (loop_focus[id] || id < focus_done || id >= nloops) return loop_focus[id] == 2;
     const msplug_block *hb = (const msplug_block *)(uintptr_t)loops[id].desc->header;
-    int named = hb && first[id - focus_done] && ms_focus_names_loop(hb->pc, first[id - focus_done], last[id - focus_done]);
+    int named =
+        hb && first[id - focus_done] && ms_focus_names_loop(hb->pc, first[id - focus_done], last[id - focus_done]);
     named |= loop_named(loops[id].parent, first, last, depth + 1);
     loop_focus[id] = named ? 2 : 1;
     return named;

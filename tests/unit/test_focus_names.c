@@ -64,7 +64,7 @@ static void test_check(void)
     m.nloops = sizeof loops / sizeof loops[0];
     char *msg = NULL;
     CHECK(ms_focus_check_loops(&m, "gather,two_loops:loop@23-25,a.c:23-25", &msg) == 0 && !msg);
-    CHECK(ms_focus_check_loops(&m, "nest:loop@45", &msg) == 0); /* the outer loop holds the other */
+    CHECK(ms_focus_check_loops(&m, "nest:loop@45", &msg) == 0);    /* the outer loop holds the other */
     CHECK(ms_focus_check_loops(&m, "main:loop@70-72", &msg) == 0); /* an OpenMP region's loop */
     CHECK(ms_focus_check_loops(&m, "two_loops:loop@1-2", &msg) < 0 && msg);
     CHECK(msg && strstr(msg, "--focus two_loops:loop@1-2: no loop of the run has that name; its loops:"));
@@ -73,10 +73,12 @@ static void test_check(void)
     CHECK(msg && !strstr(strstr(msg, "23-25") + 5, "two_loops:loop@23-25")); /* versions listed once */
     free(msg);
     CHECK(ms_focus_check_loops(&m, "same:loop@51", &msg) < 0);
-    CHECK(msg && strstr(msg, "names more than one loop; say which:\n  same:loop@51  (a.c:51-51, depth 1)\n  same:loop@51-52"));
+    CHECK(msg &&
+          strstr(msg, "names more than one loop; say which:\n  same:loop@51  (a.c:51-51, depth 1)\n  same:loop@51-52"));
     free(msg);
     CHECK(ms_focus_check_loops(&m, "a.c:21-22", &msg) < 0);
-    CHECK(msg && strstr(msg, "loops of other files have these lines too") && strstr(msg, "other:loop@21-22  (b.c:21-22"));
+    CHECK(msg && strstr(msg, "loops of other files have these lines too") &&
+          strstr(msg, "other:loop@21-22  (b.c:21-22"));
     free(msg);
     CHECK(ms_focus_check_loops(&m, "two_loops:loop@21-22", &msg) == 0); /* by function: fine */
 }
