@@ -131,6 +131,22 @@ static int check_one(const ms_model *m, const char *name, size_t n, const ms_foc
         else if (!same_source(&m->loops[first], &m->loops[i]))
             nother++;
     }
+    /* the runtime names the loops it matched nothing for: a function symbol it did not read
+     * as this name (the check above reads the demangled name) */
+    for (size_t i = 0; !nother && i < m->nnotes; i++) {
+        const char *note = m->notes[i], *at = strncmp(note, "focus: ", 7) ? NULL : note;
+        while (at && (at = strstr(at, "; no loop named ")) != NULL) {
+            at += 16;
+            if (!strncmp(at, name, n) && (at[n] == '\0' || at[n] == ';')) {
+                ms_strbuf_addf(sb,
+                               "--focus %.*s: the program's runtime found no such loop (its function's symbol "
+                               "was not recognised); name it by FILE:FIRST-LAST",
+                               (int)n, name);
+                free(top);
+                return -1;
+            }
+        }
+    }
     if (nother) {
         ms_strbuf_addf(sb, "--focus %.*s names more than one loop; say which:", (int)n, name);
         list(sb, m, top);

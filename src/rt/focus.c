@@ -66,6 +66,7 @@ static const char *mangled_identifier(const char *sym, size_t *len)
 {
     if (sym[0] != '_' || sym[1] != 'Z') return NULL;
     const char *p = sym + 2, *last = NULL;
+    if (*p == 'L') p++; /* internal linkage: a static function ("_ZL5visiti") */
     int nested = *p == 'N';
     if (nested) p++;
     while (*p == 'K' || *p == 'V' || *p == 'r') p++; /* cv-qualifiers of a member function */

@@ -3,8 +3,8 @@
 # loop (its nested loops and the functions called from it included) are simulated, exactly;
 # loops are named as code bins name them (FUNC:loop@FIRST-LAST) or as memspy mtool's source
 # column does (FILE:FIRST-LAST); a name that matches no loop, or several, is refused (exit 2)
-# with the candidates listed. The programs' counts: tests/e2e/progs/focus_loops.c (gcc, clang)
-# and focus_loops.f90 (gfortran, in the gcc run).
+# with the candidates listed. The programs' counts: tests/e2e/progs/focus_loops.c (gcc, clang,
+# and as C++ with g++ or clang++) and focus_loops.f90 (gfortran, in the gcc run).
 # matrix: gcc:-O2 clang:-O2
 . "$1/tests/e2e/lib.sh"
 need_plugin
@@ -73,6 +73,15 @@ check "the outer loop is the inner loop's parent in the loops table" full.json \
 # a function and a loop together: the union
 run_memspy mix.json --focus "visit,$loop_a" -- ./fl $N $R
 expect "--focus visit,$loop_a: both" "$(refs mix.json)" $((3 * N + 2))
+
+# C++ (static functions: internal-linkage symbols, _ZL9two_loopsii.constprop.0)
+"$BUILD_DIR/bin/memspy-c++" $OPT -x c++ -o flxx "$SRC_DIR/tests/e2e/progs/focus_loops.c"
+run_memspy xb.json --focus "$loop_b" -- ./flxx $N $R
+expect "C++: --focus $loop_b: exactly its references" "$(refs xb.json)" $((6 * N))
+run_memspy xcall.json --focus "$loop_call" -- ./flxx $N $R
+expect "C++: --focus $loop_call: the loop's and its callee's references" "$(refs xcall.json)" $((4 * N))
+run_memspy xvisit.json --focus visit -- ./flxx $N $R
+expect "C++: --focus visit (a static function)" "$(refs xvisit.json)" $((2 * N + 2))
 
 # Fortran (gfortran, through the GCC plugin): the same two loops in a subroutine
 if [ "$CC_NAME" = gcc ] && command -v gfortran >/dev/null; then

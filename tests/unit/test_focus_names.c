@@ -1,7 +1,8 @@
 /* --focus names (format/focus_spec.h) and their check against a run's loops
  * (analysis/focus_names.c): the forms parsed, a name that matches nothing, one source loop
  * (its versions and nested loops with it), two sibling loops by one first line, a FILE:A-B
- * name whose lines a loop of another file shares, and the candidates listed. */
+ * name whose lines a loop of another file shares, a loop the runtime's note says it did not
+ * find, and the candidates listed. */
 #include "analysis/focus_names.h"
 #include "check.h"
 #include "format/focus_spec.h"
@@ -81,6 +82,15 @@ static void test_check(void)
           strstr(msg, "other:loop@21-22  (b.c:21-22"));
     free(msg);
     CHECK(ms_focus_check_loops(&m, "two_loops:loop@21-22", &msg) == 0); /* by function: fine */
+    /* the runtime's note says it matched nothing for a name the loops table has */
+    char *notes[] = { "focus: only two_loops:loop@21-22 (and what they call) simulated; about 5 references outside "
+                      "were not; no loop named two_loops:loop@21-22" };
+    m.notes = notes;
+    m.nnotes = 1;
+    CHECK(ms_focus_check_loops(&m, "two_loops:loop@21-22", &msg) < 0);
+    CHECK(msg && strstr(msg, "the program's runtime found no such loop"));
+    free(msg);
+    CHECK(ms_focus_check_loops(&m, "two_loops:loop@21", &msg) == 0); /* another name */
 }
 
 int main(void)
