@@ -30,12 +30,15 @@
 
 int ms_focus_active, ms_focus_loops;
 static const char *names[MAX_NAMES];
-static const char *funcs[MAX_NAMES]; /* the function a name gives (a loop's: NULL if none), NUL-terminated */
-static ms_focus_spec specs[MAX_NAMES];
 static uint32_t nnames, matched[MAX_NAMES];
+/* From the arena when there is a focus (the runtime's static data, and with it the program's
+ * layout, stays as it was without): each name's parsed form and the function it gives (a
+ * loop's: NULL if none), NUL-terminated; the names entry of each range. */
+static ms_focus_spec *specs;
+static const char **funcs;
+static uint8_t *range_name;
 static struct {
     uintptr_t lo, hi;
-    uint32_t name; /* the names[] entry whose function this is */
 } ranges[MAX_RANGES];
 static uint32_t nranges;
 static uint64_t skipped;
@@ -44,7 +47,10 @@ void ms_focus_init(const char *spec)
 {
     if (!spec || !*spec) return;
     char *copy = ms_arena_strdup(spec);
-    if (!copy) return;
+    specs = ms_arena_alloc(MAX_NAMES * sizeof *specs);
+    funcs = ms_arena_alloc(MAX_NAMES * sizeof *funcs);
+    range_name = ms_arena_alloc(MAX_RANGES);
+    if (!copy || !specs || !funcs || !range_name) return;
     for (char *p = copy; *p && nnames < MAX_NAMES;) {
         char *start = p;
         while (*p && *p != ',') p++;
@@ -106,8 +112,8 @@ void ms_focus_consider(const char *sym, uintptr_t addr, uint64_t size)
         if (specs[i].kind == MS_FOCUS_FUNCTION) matched[i]++;
         if (nranges < MAX_RANGES) {
             ranges[nranges].lo = addr;
-            ranges[nranges].hi = addr + size;
-            ranges[nranges++].name = i;
+            range_name[nranges] = (uint8_t)i;
+            ranges[nranges++].hi = addr + size;
         }
     }
 }
@@ -116,7 +122,7 @@ void ms_focus_consider(const char *sym, uintptr_t addr, uint64_t size)
 static int in_function_of(uint32_t i, uintptr_t pc)
 {
     for (uint32_t r = 0; r < nranges; r++)
-        if (ranges[r].name == i && pc - ranges[r].lo < ranges[r].hi - ranges[r].lo) return 1;
+        if (range_name[r] == i && pc - ranges[r].lo < ranges[r].hi - ranges[r].lo) return 1;
     return 0;
 }
 

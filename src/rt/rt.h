@@ -200,6 +200,9 @@ int ms_sys_munmap(void *addr, size_t len);
 void *ms_map(size_t bytes);
 /* ms_map with extra mmap flags (MAP_NORESERVE). Memory comes from the runtime's own region. */
 void *ms_map_flags(size_t bytes, int extra_flags);
+/* The first bytes of file fd, mapped private (copy-on-write) in the runtime's region: a file
+ * the runtime keeps mapped must not move the program's own mappings. NULL on failure. */
+void *ms_map_file(int fd, size_t bytes);
 /* Whether p lies in the runtime's region (blocks of ms_internal_malloc among them). */
 int ms_is_runtime_memory(const void *p);
 /* Allocation for the runtime's own callees (libelf, dlsym) while BUSY: never the program's heap. */
