@@ -111,6 +111,20 @@ const DILocalVariable *varOf(Value *v)
     return nullptr;
 }
 
+/* varOf for a pointer value that typed-pointer IR may hold in several casts of one value
+ * (`%s = bitcast i8* %call to %struct.soa*` is what dbg.value binds, the stores go through
+ * `%call` or another cast of it): p as written, p without casts, or a cast of that. */
+const DILocalVariable *varOfCasts(Value *orig, Value *p)
+{
+    if (const DILocalVariable *v = varOf(orig)) return v;
+    if (p != orig)
+        if (const DILocalVariable *v = varOf(p)) return v;
+    for (User *u : p->users())
+        if (isa<BitCastInst>(u) || isa<AddrSpaceCastInst>(u))
+            if (const DILocalVariable *v = varOf(u)) return v;
+    return nullptr;
+}
+
 class Dests
 {
   public:
@@ -141,6 +155,7 @@ class Dests
 bool Dests::objPath(Value *p, std::string &path, const DIType *&ty, int depth)
 {
     if (depth > 8) return false;
+    Value *orig = p;
     p = stripCasts(p);
     if (auto *g = dyn_cast<GlobalVariable>(p)) {
         SmallVector<DIGlobalVariableExpression *, 1> gves;
@@ -174,7 +189,7 @@ bool Dests::objPath(Value *p, std::string &path, const DIType *&ty, int depth)
         ty = nullptr;
         return true;
     }
-    if (const DILocalVariable *v = varOf(p)) { /* a pointer in a register: what it points to */
+    if (const DILocalVariable *v = varOfCasts(orig, p)) { /* a pointer in a register: what it points to */
         path = v->getName().str();
         ty = pointee(v->getType());
         return !path.empty();
