@@ -288,6 +288,50 @@ static bool follow(auto_vec<level> &lv, tree v)
     return returned;
 }
 
+/* Levels that name nothing although a pointer variable is declared on their line, before the
+ * call's column, in a scope around the call: the one the value initialises, whose debug
+ * bindings the optimiser dropped (g++ -O2's `double *raw = new double[n]`). The BLOCK tree
+ * keeps the variable (DWARF still declares it); a variable only when it is the one such. */
+static void note_declared(auto_vec<level> &lv, gimple *call)
+{
+    unsigned k = 0;
+    tree found = NULL_TREE;
+    unsigned n = 0;
+    for (tree b = gimple_block(call); b && TREE_CODE(b) == BLOCK && k < lv.length(); b = BLOCK_SUPERCONTEXT(b)) {
+        expanded_location at = expand_location(lv[k].loc);
+        for (tree v = BLOCK_VARS(b); v && lv[k].kind == '-'; v = DECL_CHAIN(v)) {
+            if (!VAR_P(v) || !user_var(v) || !POINTER_TYPE_P(TREE_TYPE(v))) continue;
+            expanded_location d = expand_location(DECL_SOURCE_LOCATION(v));
+            if (d.line != at.line || !d.file || !at.file || strcmp(d.file, at.file) != 0 || d.column > at.column)
+                continue;
+            found = v;
+            n++;
+        }
+        if (inlined_function_outer_scope_p(b)) { /* the level's last scope: the next is its caller's */
+            if (n == 1) note(lv, (int)k, found, 'v');
+            k++;
+            found = NULL_TREE;
+            n = 0;
+        }
+    }
+    if (n == 1 && k < lv.length()) note(lv, (int)k, found, 'v');
+}
+
+/* Follow what a call stores at the address of temporary tmp (gcc's copy of `&p` for
+ * posix_memalign): the values read back from it. Returns whether one reaches a return. */
+static bool follow_temporary(auto_vec<level> &lv, tree tmp)
+{
+    bool returned = false;
+    basic_block bb;
+    FOR_EACH_BB_FN(bb, cfun)
+    for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
+        gimple *s = gsi_stmt(gsi);
+        if (gimple_assign_single_p(s) && gimple_assign_rhs1(s) == tmp && TREE_CODE(gimple_assign_lhs(s)) == SSA_NAME)
+            returned |= follow(lv, gimple_assign_lhs(s));
+    }
+    return returned;
+}
+
 /* Whether call gets a record: a pointer result of a function that is not a builtin, or of
  * an allocating builtin; posix_memalign. */
 static bool recorded_call(gcall *call, tree *dest_arg)
@@ -367,7 +411,10 @@ static char *dest_record(gcall *call)
         if (TREE_CODE(dest_arg) == ADDR_EXPR) {
             tree p = TREE_OPERAND(dest_arg, 0);
             bool var = TREE_CODE(p) == VAR_DECL;
-            note(lv, var ? level_of_var(lv, p, call) : 0, p, !var ? 'm' : recorded ? 'v' : 'o');
+            if (var && recorded && !user_var(p) && !DECL_HAS_DEBUG_EXPR_P(p))
+                returned = follow_temporary(lv, p); /* gcc's temporary for `&buf` at -O2 */
+            else
+                note(lv, var ? level_of_var(lv, p, call) : 0, p, !var ? 'm' : recorded ? 'v' : 'o');
         }
     } else {
         tree lhs = gimple_call_lhs(call);
@@ -376,6 +423,7 @@ static char *dest_record(gcall *call)
         else
             note(lv, TREE_CODE(lhs) == VAR_DECL ? level_of_var(lv, lhs, call) : 0, lhs,
                  TREE_CODE(lhs) == VAR_DECL ? 'v' : 'm');
+        note_declared(lv, call);
     }
     bool any = returned;
     for (unsigned k = 0; k < lv.length(); k++) any |= lv[k].kind != '-';
