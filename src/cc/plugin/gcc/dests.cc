@@ -288,35 +288,6 @@ static bool follow(auto_vec<level> &lv, tree v)
     return returned;
 }
 
-/* Levels that name nothing although a pointer variable is declared on their line, before the
- * call's column, in a scope around the call: the one the value initialises, whose debug
- * bindings the optimiser dropped (g++ -O2's `double *raw = new double[n]`). The BLOCK tree
- * keeps the variable (DWARF still declares it); a variable only when it is the one such. */
-static void note_declared(auto_vec<level> &lv, gimple *call)
-{
-    unsigned k = 0;
-    tree found = NULL_TREE;
-    unsigned n = 0;
-    for (tree b = gimple_block(call); b && TREE_CODE(b) == BLOCK && k < lv.length(); b = BLOCK_SUPERCONTEXT(b)) {
-        expanded_location at = expand_location(lv[k].loc);
-        for (tree v = BLOCK_VARS(b); v && lv[k].kind == '-'; v = DECL_CHAIN(v)) {
-            if (!VAR_P(v) || !user_var(v) || !POINTER_TYPE_P(TREE_TYPE(v))) continue;
-            expanded_location d = expand_location(DECL_SOURCE_LOCATION(v));
-            if (d.line != at.line || !d.file || !at.file || strcmp(d.file, at.file) != 0 || d.column > at.column)
-                continue;
-            found = v;
-            n++;
-        }
-        if (inlined_function_outer_scope_p(b)) { /* the level's last scope: the next is its caller's */
-            if (n == 1) note(lv, (int)k, found, 'v');
-            k++;
-            found = NULL_TREE;
-            n = 0;
-        }
-    }
-    if (n == 1 && k < lv.length()) note(lv, (int)k, found, 'v');
-}
-
 /* Follow what a call stores at the address of temporary tmp (gcc's copy of `&p` for
  * posix_memalign): the values read back from it. Returns whether one reaches a return. */
 static bool follow_temporary(auto_vec<level> &lv, tree tmp)
@@ -398,33 +369,116 @@ static tree constructed_object(gcall *call)
     return TREE_CODE(obj) == ADDR_EXPR ? obj : NULL_TREE;
 }
 
-/* The record of call, or NULL if it gets none. */
-static char *dest_record(gcall *call)
+/* Whether call gets a record; if so its levels in lv and what each names, *returned whether
+ * the value reaches a return statement. */
+static bool find_dests(gcall *call, auto_vec<level> &lv, bool *returned)
 {
     tree dest_arg;
     bool recorded = recorded_call(call, &dest_arg);
-    if (!recorded && !(dest_arg = constructed_object(call))) return NULL;
-    auto_vec<level> lv;
+    if (!recorded && !(dest_arg = constructed_object(call))) return false;
     make_levels(call, lv);
-    bool returned = false;
+    *returned = false;
+    bool &returned_ = *returned;
     if (dest_arg) { /* posix_memalign (&p, ...), a constructor's object */
         if (TREE_CODE(dest_arg) == ADDR_EXPR) {
             tree p = TREE_OPERAND(dest_arg, 0);
             bool var = TREE_CODE(p) == VAR_DECL;
             if (var && recorded && !user_var(p) && !DECL_HAS_DEBUG_EXPR_P(p))
-                returned = follow_temporary(lv, p); /* gcc's temporary for `&buf` at -O2 */
+                returned_ = follow_temporary(lv, p); /* gcc's temporary for `&buf` at -O2 */
             else
                 note(lv, var ? level_of_var(lv, p, call) : 0, p, !var ? 'm' : recorded ? 'v' : 'o');
         }
     } else {
         tree lhs = gimple_call_lhs(call);
         if (TREE_CODE(lhs) == SSA_NAME)
-            returned = follow(lv, lhs);
+            returned_ = follow(lv, lhs);
         else
             note(lv, TREE_CODE(lhs) == VAR_DECL ? level_of_var(lv, lhs, call) : 0, lhs,
                  TREE_CODE(lhs) == VAR_DECL ? 'v' : 'm');
-        note_declared(lv, call);
     }
+    return true;
+}
+
+/* What the early pass found at one call's own level, before the optimisers (dead stores,
+ * dropped debug bindings) could lose it: keyed by the call's function, position and callee
+ * (for an inlined call: the function it was inlined into, where, and the inlined function). */
+struct early_dest {
+    unsigned fn_uid, callee_uid; /* DECL_UIDs, callee 0 if unknown */
+    const char *file;
+    int line, col;
+    bool ambiguous; /* several calls at that position found different things */
+    char kind;
+    bool decl, used;
+    char type[160], path[160];
+};
+static auto_vec<early_dest> early_dests;
+
+static unsigned callee_uid(gcall *call)
+{
+    tree f = gimple_call_fndecl(call);
+    return f ? DECL_UID(f) : 0;
+}
+
+/* The early finding for level k of call's levels lv, NULL if none (or an ambiguous one). */
+static const early_dest *early_find(gcall *call, const auto_vec<level> &lv, unsigned k)
+{
+    expanded_location x = expand_location(lv[k].loc);
+    unsigned fn = lv[k].fn ? DECL_UID(lv[k].fn) : 0;
+    unsigned callee = k == 0 ? callee_uid(call) : lv[k - 1].fn ? DECL_UID(lv[k - 1].fn) : 0;
+    for (const early_dest &e : early_dests)
+        if (e.fn_uid == fn && e.line == x.line && e.col == x.column && x.file && strcmp(e.file, x.file) == 0 &&
+            (!e.callee_uid || !callee || e.callee_uid == callee))
+            return e.ambiguous ? NULL : &e;
+    return NULL;
+}
+
+void early_dests_function(function *fun)
+{
+    basic_block bb;
+    FOR_EACH_BB_FN(bb, fun)
+    for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
+        gcall *call = dyn_cast<gcall *>(gsi_stmt(gsi));
+        auto_vec<level> lv;
+        bool returned;
+        if (!call || !find_dests(call, lv, &returned) || lv[0].kind == '-') continue;
+        expanded_location x = expand_location(lv[0].loc);
+        if (!x.file || !x.line) continue;
+        early_dest e = {};
+        e.fn_uid = lv[0].fn ? DECL_UID(lv[0].fn) : 0;
+        e.callee_uid = callee_uid(call);
+        e.file = x.file;
+        e.line = x.line;
+        e.col = x.column;
+        e.kind = lv[0].kind;
+        e.decl = lv[0].decl;
+        e.used = lv[0].used;
+        memcpy(e.type, lv[0].type, sizeof e.type);
+        memcpy(e.path, lv[0].path, sizeof e.path);
+        bool dup = false;
+        for (early_dest &o : early_dests)
+            if (o.fn_uid == e.fn_uid && o.line == e.line && o.col == e.col && strcmp(o.file, e.file) == 0 &&
+                o.callee_uid == e.callee_uid) {
+                dup = true;
+                o.ambiguous |= o.kind != e.kind || strcmp(o.path, e.path) != 0 || strcmp(o.type, e.type) != 0;
+            }
+        if (!dup) early_dests.safe_push(e);
+    }
+}
+
+/* The record of call, or NULL if it gets none. */
+static char *dest_record(gcall *call)
+{
+    auto_vec<level> lv;
+    bool returned;
+    if (!find_dests(call, lv, &returned)) return NULL;
+    for (unsigned k = 0; k < lv.length(); k++) /* what the optimisers lost on the way */
+        if (const early_dest *e = lv[k].kind == '-' ? early_find(call, lv, k) : NULL) {
+            lv[k].kind = e->kind;
+            lv[k].decl = e->decl;
+            lv[k].used |= e->used;
+            memcpy(lv[k].type, e->type, sizeof lv[k].type);
+            memcpy(lv[k].path, e->path, sizeof lv[k].path);
+        }
     bool any = returned;
     for (unsigned k = 0; k < lv.length(); k++) any |= lv[k].kind != '-';
     if (!any) return NULL;
