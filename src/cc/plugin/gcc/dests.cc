@@ -416,7 +416,7 @@ static auto_vec<early_dest> early_dests;
 static unsigned callee_uid(gcall *call)
 {
     tree f = gimple_call_fndecl(call);
-    return f ? DECL_UID(f) : 0;
+    return f ? DECL_UID(DECL_ORIGIN(f)) : 0; /* a C++ constructor's clone: the constructor */
 }
 
 /* The early finding for level k of call's levels lv, NULL if none (or an ambiguous one). */

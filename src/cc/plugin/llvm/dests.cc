@@ -17,6 +17,9 @@
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Operator.h"
 
+#include <map>
+#include <tuple>
+
 #define MSPLUG_NO_DECLS
 #include "../../../rt/msplug_abi.h"
 
@@ -184,6 +187,7 @@ class Dests
   public:
     Dests(const DataLayout &dl) : DL(dl) {}
     std::string record(CallBase *call, bool &any);
+    void early(CallBase *call);
 
   private:
     const DataLayout &DL;
@@ -204,7 +208,7 @@ class Dests
     void note(int k, char kind, const std::string &path, const DIType *ty, unsigned declLine);
     void noteVariable(Value *root, const Instruction *at, char kind);
     void noteArgument(Value *arg, const Instruction *call, char kindOfVar);
-    void noteDeclared();
+    bool levels(CallBase *call, bool &returned);
     bool follow(Value *v);
 };
 
@@ -304,26 +308,6 @@ void Dests::noteArgument(Value *arg, const Instruction *call, char kindOfVar)
         note(levelOf(call), 'm', path, ty, 0);
 }
 
-/* Levels that name nothing although a pointer variable is declared on their line: the one
- * the value initialises, whose debug bindings the optimiser dropped (`double *raw = new
- * double[n]` at -O2). The function's retained variables (clang keeps every local there when
- * optimising), a variable only when it is the one pointer declared on that line. */
-void Dests::noteDeclared()
-{
-    for (unsigned k = 0; k < lv.size(); k++) {
-        if (lv[k].kind != '-' || !lv[k].fn) continue;
-        const DILocalVariable *found = nullptr;
-        unsigned n = 0;
-        for (const DINode *node : lv[k].fn->getRetainedNodes())
-            if (auto *v = dyn_cast<DILocalVariable>(node))
-                if (!v->getArg() && v->getLine() == lv[k].line && pointee(v->getType()) && !v->getName().empty()) {
-                    found = v;
-                    n++;
-                }
-        if (n == 1) note((int)k, 'v', found->getName().str(), found->getType(), found->getLine());
-    }
-}
-
 /* Follow v through casts and phis; returns whether it reaches a return. */
 bool Dests::follow(Value *start)
 {
@@ -412,12 +396,34 @@ bool isConstructor(const Function *f)
     return ctor;
 }
 
-std::string Dests::record(CallBase *call, bool &any)
+/* What the early pass found at one call's own level, before the optimisers (dead stores,
+ * dropped debug bindings) could lose it, keyed by the call's function, position and callee
+ * (for an inlined call: the function it was inlined into, where, and the inlined function). */
+struct EarlyKey {
+    const DISubprogram *fn;
+    unsigned line, col;
+    std::string callee; /* the callee's name */
+    bool operator<(const EarlyKey &o) const
+    {
+        return std::tie(fn, line, col, callee) < std::tie(o.fn, o.line, o.col, o.callee);
+    }
+};
+struct Early {
+    Level l;
+    const DISubprogram *calleeFn;
+    bool ambiguous; /* several calls there found different things */
+};
+std::map<EarlyKey, Early> earlyDests;
+
+/* Whether call gets a record; if so its levels in lv and what each names, returned whether
+ * the value reaches a return. */
+bool Dests::levels(CallBase *call, bool &returned)
 {
-    any = false;
+    returned = false;
     Function *callee = call->getCalledFunction();
     const DILocation *L = call->getDebugLoc().get();
-    if (!L || (callee && callee->isIntrinsic()) || call->arg_size() != call->getFunctionType()->getNumParams()) return "";
+    if (!L || (callee && callee->isIntrinsic()) || call->arg_size() != call->getFunctionType()->getNumParams())
+        return false;
     /* posix_memalign (&p, ...): the pointer argument's target; a constructor: its object */
     Value *destArg = nullptr;
     char argKind = 'v';
@@ -427,7 +433,7 @@ std::string Dests::record(CallBase *call, bool &any)
         destArg = call->getArgOperand(0);
         argKind = 'o';
     } else if (!call->getType()->isPointerTy()) {
-        return "";
+        return false;
     }
     lv.clear();
     for (const DILocation *at = L; at; at = at->getInlinedAt()) {
@@ -437,12 +443,57 @@ std::string Dests::record(CallBase *call, bool &any)
         l.fn = at->getScope()->getSubprogram();
         lv.push_back(l);
     }
-    bool returned = false;
-    if (destArg) {
+    if (destArg)
         noteArgument(destArg, call, argKind);
-    } else {
+    else
         returned = follow(call);
-        noteDeclared();
+    return true;
+}
+
+void Dests::early(CallBase *call)
+{
+    bool returned;
+    if (!levels(call, returned) || lv[0].kind == '-' || !lv[0].fn) return;
+    Function *callee = call->getCalledFunction();
+    EarlyKey key{ lv[0].fn, lv[0].line, lv[0].col, callee ? callee->getName().str() : "" };
+    auto it = earlyDests.find(key);
+    if (it == earlyDests.end()) {
+        earlyDests[key] = Early{ lv[0], callee ? callee->getSubprogram() : nullptr, false };
+    } else {
+        const Level &o = it->second.l;
+        it->second.ambiguous |= o.kind != lv[0].kind || o.path != lv[0].path || o.type != lv[0].type;
+    }
+}
+
+std::string Dests::record(CallBase *call, bool &any)
+{
+    any = false;
+    bool returned;
+    if (!levels(call, returned)) return "";
+    Function *callee = call->getCalledFunction();
+    const DILocation *L = call->getDebugLoc().get();
+    for (unsigned k = 0; k < lv.size(); k++) { /* what the optimisers lost on the way */
+        if (lv[k].kind != '-' || !lv[k].fn) continue;
+        const Early *e = nullptr;
+        if (k == 0) {
+            auto it = earlyDests.find(EarlyKey{ lv[0].fn, lv[0].line, lv[0].col, callee ? callee->getName().str() : "" });
+            if (it != earlyDests.end()) e = &it->second;
+        } else { /* the inlined call of lv[k - 1]'s function */
+            for (auto it = earlyDests.lower_bound(EarlyKey{ lv[k].fn, lv[k].line, lv[k].col, "" });
+                 it != earlyDests.end() && it->first.fn == lv[k].fn && it->first.line == lv[k].line &&
+                 it->first.col == lv[k].col;
+                 ++it)
+                if (it->second.calleeFn == lv[k - 1].fn) e = &it->second;
+        }
+        if (!e || e->ambiguous) continue;
+        bool used = lv[k].used;
+        const DISubprogram *fn = lv[k].fn;
+        unsigned line = lv[k].line, col = lv[k].col;
+        lv[k] = e->l;
+        lv[k].used |= used;
+        lv[k].fn = fn;
+        lv[k].line = line;
+        lv[k].col = col;
     }
     any = returned;
     for (const Level &l : lv) any |= l.kind != '-';
@@ -484,6 +535,15 @@ std::string escaped(const std::string &s)
 }
 
 } // namespace
+
+void memspyEarlyDests(Module &M)
+{
+    Dests d(M.getDataLayout());
+    for (Function &F : M)
+        for (BasicBlock &BB : F)
+            for (Instruction &I : BB)
+                if (auto *CB = dyn_cast<CallBase>(&I)) d.early(CB);
+}
 
 std::vector<std::pair<CallBase *, std::string>> memspyCollectDests(Function &F)
 {
