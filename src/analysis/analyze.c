@@ -639,14 +639,22 @@ static int build_data(analysis *an, bool with_unknown)
     if (rc != 0) return -1;
     m->data = d;
     m->ndata = an->nbins;
-    size_t by_site = 0;
-    for (size_t i = 0; i < m->ndata; i++) by_site += d[i].kind == MS_BIN_HEAP && strncmp(d[i].name, "heap@", 5) == 0;
+    size_t by_site = 0, unknown = 0; /* heap bins named by site: with line information, without */
+    for (size_t i = 0; i < m->ndata; i++)
+        if (d[i].kind == MS_BIN_HEAP && strncmp(d[i].name, "heap@", 5) == 0) {
+            by_site += d[i].site != NULL;
+            unknown += d[i].site == NULL;
+        }
     if (by_site &&
         add_note(m, "%zu heap bin%s named by allocation site (heap@FILE:LINE): %s", by_site, by_site > 1 ? "s" : "",
                  recorded ? "no destination recorded for the call (a pointer never stored anywhere named, or code "
                             "built without memspy's compiler plugins)"
                           : "no allocation destinations recorded (built without memspy's compiler plugins: the "
                             "ThreadSanitizer fallback or another compiler)") != 0)
+        return -1;
+    if (unknown && add_note(m, "%zu heap bin%s allocated by code without line information (heap@?\?): a library's own "
+                               "allocations, or code built without -g",
+                            unknown, unknown > 1 ? "s" : "") != 0)
         return -1;
     if (!with_unknown) return 0;
     d = realloc(m->data, (m->ndata + 1) * sizeof *d);

@@ -49,4 +49,7 @@ rm tsan.c
 run_memspy t.json -- ./tsan
 check "the ThreadSanitizer path records no destination: without the source, heap bins are heap@tsan.c:LINE[@CALLER|#N]" t.json \
   "$heap"' | length >= 8 and (map(.name | test("^heap@tsan\\.c:[0-9]+(@[A-Za-z_0-9:]+|#[0-9]+)?$")) | all)'
+check "... and the run's notes say why (no allocation destinations recorded)" t.json \
+  '.run.notes | any(test("^[0-9]+ heap bins named by allocation site") and contains("no allocation destinations recorded"))'
+check "the plugin's runs have no such note" r.json '.run.notes | any(contains("named by allocation site")) | not'
 finish
