@@ -383,6 +383,13 @@ bool Dests::follow(Value *start)
     return returned;
 }
 
+/* The function call calls, through an alias too (clang makes a complete-object constructor
+ * an alias of the base-object one); null if indirect. */
+Function *calleeOf(CallBase *call)
+{
+    return dyn_cast<Function>(call->getCalledOperand()->stripPointerCastsAndAliases());
+}
+
 /* Whether f is a C++ constructor (by its Itanium mangled name: not a destructor). */
 bool isConstructor(const Function *f)
 {
@@ -420,7 +427,7 @@ std::map<EarlyKey, Early> earlyDests;
 bool Dests::levels(CallBase *call, bool &returned)
 {
     returned = false;
-    Function *callee = call->getCalledFunction();
+    Function *callee = calleeOf(call);
     const DILocation *L = call->getDebugLoc().get();
     if (!L || (callee && callee->isIntrinsic()) || call->arg_size() != call->getFunctionType()->getNumParams())
         return false;
@@ -454,7 +461,7 @@ void Dests::early(CallBase *call)
 {
     bool returned;
     if (!levels(call, returned) || lv[0].kind == '-' || !lv[0].fn) return;
-    Function *callee = call->getCalledFunction();
+    Function *callee = calleeOf(call);
     EarlyKey key{ lv[0].fn, lv[0].line, lv[0].col, callee ? callee->getName().str() : "" };
     auto it = earlyDests.find(key);
     if (it == earlyDests.end()) {
@@ -470,7 +477,7 @@ std::string Dests::record(CallBase *call, bool &any)
     any = false;
     bool returned;
     if (!levels(call, returned)) return "";
-    Function *callee = call->getCalledFunction();
+    Function *callee = calleeOf(call);
     const DILocation *L = call->getDebugLoc().get();
     for (unsigned k = 0; k < lv.size(); k++) { /* what the optimisers lost on the way */
         if (lv[k].kind != '-' || !lv[k].fn) continue;
@@ -538,6 +545,7 @@ std::string escaped(const std::string &s)
 
 void memspyEarlyDests(Module &M)
 {
+    earlyDests.clear(); /* a module of its own */
     Dests d(M.getDataLayout());
     for (Function &F : M)
         for (BasicBlock &BB : F)
