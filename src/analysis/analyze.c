@@ -652,8 +652,9 @@ static int build_data(analysis *an, bool with_unknown)
                           : "no allocation destinations recorded (built without memspy's compiler plugins: the "
                             "ThreadSanitizer fallback or another compiler)") != 0)
         return -1;
-    if (unknown && add_note(m, "%zu heap bin%s allocated by code without line information (heap@?\?): a library's own "
-                               "allocations, or code built without -g",
+    if (unknown && add_note(m,
+                            "%zu heap bin%s allocated by code without line information (heap@?\?): a library's own "
+                            "allocations, or code built without -g",
                             unknown, unknown > 1 ? "s" : "") != 0)
         return -1;
     if (!with_unknown) return 0;

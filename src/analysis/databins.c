@@ -479,8 +479,8 @@ int ms_unique_data_names(ms_data_bin *bins, size_t n)
     return rc;
 }
 
-int ms_build_data_bins(const ms_raw_bin *bins, size_t nbins, ms_symbolizer *sym,
-                       const ms_dests *dests, ms_data_bin **out)
+int ms_build_data_bins(const ms_raw_bin *bins, size_t nbins, ms_symbolizer *sym, const ms_dests *dests,
+                       ms_data_bin **out)
 {
     ms_data_bin *d = calloc(nbins ? nbins : 1, sizeof *d);
     heap_path *paths = calloc(nbins ? nbins : 1, sizeof *paths);

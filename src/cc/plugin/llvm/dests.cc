@@ -61,7 +61,9 @@ std::string dropTemplateArgs(const std::string &name, unsigned n)
  * std::less<T>, std::hash<T>, std::equal_to<T>, std::default_delete<T>. */
 bool isDefaultArgument(const DIType *t)
 {
-    static const char *const names[] = { "allocator<", "char_traits<", "less<", "hash<", "equal_to<", "default_delete<" };
+    static const char *const names[] = {
+        "allocator<", "char_traits<", "less<", "hash<", "equal_to<", "default_delete<"
+    };
     auto *c = dyn_cast_or_null<DICompositeType>(t);
     auto *ns = c ? dyn_cast_or_null<DINamespace>(c->getScope()) : nullptr;
     if (!ns) return false;
@@ -483,7 +485,8 @@ std::string Dests::record(CallBase *call, bool &any)
         if (lv[k].kind != '-' || !lv[k].fn) continue;
         const Early *e = nullptr;
         if (k == 0) {
-            auto it = earlyDests.find(EarlyKey{ lv[0].fn, lv[0].line, lv[0].col, callee ? callee->getName().str() : "" });
+            auto it =
+                earlyDests.find(EarlyKey{ lv[0].fn, lv[0].line, lv[0].col, callee ? callee->getName().str() : "" });
             if (it != earlyDests.end()) e = &it->second;
         } else { /* the inlined call of lv[k - 1]'s function */
             for (auto it = earlyDests.lower_bound(EarlyKey{ lv[k].fn, lv[k].line, lv[k].col, "" });
