@@ -95,6 +95,15 @@ static int level_of_var(auto_vec<level> &lv, tree var, gimple *s)
     return level_of_stmt(lv, s);
 }
 
+/* The level of part, a variable SRA made for a part of an aggregate (its DECL_DEBUG_EXPR):
+ * that of the aggregate's variable (SRA makes the part in the function it runs on, an outer
+ * one once the aggregate's function is inlined there). */
+static int level_of_part(auto_vec<level> &lv, tree part, gimple *s)
+{
+    tree base = get_base_address(DECL_DEBUG_EXPR(part));
+    return level_of_var(lv, base && VAR_P(base) ? base : part, s);
+}
+
 /* A variable the user named (not one gcc made). */
 static bool user_var(tree v)
 {
@@ -247,7 +256,7 @@ static bool follow(auto_vec<level> &lv, tree v)
         if (user_var(nv))
             note(lv, level_of_var(lv, nv, SSA_NAME_DEF_STMT(n)), nv, 'v');
         else if (nv && VAR_P(nv) && DECL_HAS_DEBUG_EXPR_P(nv)) /* a part of a scalarized aggregate */
-            note(lv, level_of_var(lv, nv, SSA_NAME_DEF_STMT(n)), DECL_DEBUG_EXPR(nv), 'm');
+            note(lv, level_of_part(lv, nv, SSA_NAME_DEF_STMT(n)), DECL_DEBUG_EXPR(nv), 'm');
         imm_use_iterator it;
         gimple *use;
         FOR_EACH_IMM_USE_STMT(use, it, n)
@@ -258,7 +267,7 @@ static bool follow(auto_vec<level> &lv, tree v)
                 if (user_var(var))
                     note(lv, level_of_var(lv, var, use), var, 'v');
                 else if (var && VAR_P(var) && DECL_HAS_DEBUG_EXPR_P(var))
-                    note(lv, level_of_var(lv, var, use), DECL_DEBUG_EXPR(var), 'm');
+                    note(lv, level_of_part(lv, var, use), DECL_DEBUG_EXPR(var), 'm');
             } else if (is_gimple_debug(use)) {
                 continue;
             } else if (greturn *r = dyn_cast<greturn *>(use)) {
@@ -273,10 +282,14 @@ static bool follow(auto_vec<level> &lv, tree v)
                 } else if (TREE_CODE(lhs) == VAR_DECL) {
                     note(lv, level_of_var(lv, lhs, use), lhs, 'v');
                 } else {
-                    note(lv, level_of_stmt(lv, use), lhs, 'm');
+                    /* a part of a local: the local's level (the statement's block may be an
+                     * outer function's once inlined code is merged) */
+                    tree base = get_base_address(lhs);
+                    bool local = base && VAR_P(base) && DECL_CONTEXT(DECL_ORIGIN(base)) &&
+                                 TREE_CODE(DECL_CONTEXT(DECL_ORIGIN(base))) == FUNCTION_DECL;
+                    note(lv, local ? level_of_var(lv, base, use) : level_of_stmt(lv, use), lhs, 'm');
                     /* a member of a declared object (the storage of `std::vector<double> v(n)`):
                      * the object, at its own level */
-                    tree base = get_base_address(lhs);
                     if (base && VAR_P(base) && base != lhs) note(lv, level_of_var(lv, base, use), base, 'o');
                 }
             } else if (!comparison(use)) {
@@ -357,12 +370,15 @@ static void add_escaped(text &out, const char *s)
     }
 }
 
-/* A C++ constructor called on an object whose address is known (`std::vector<double>
- * v(n)`, a member initialiser): the object, what the constructor allocates is named after. */
+/* A C++ constructor or other member function (not a destructor) called on an object whose
+ * address is known (`std::vector<double> v(n)`, a member initialiser, `edges.push_back(e)`):
+ * the object, what the call allocates is named after. */
 static tree constructed_object(gcall *call)
 {
     tree fndecl = gimple_call_fndecl(call);
-    if (!fndecl || !DECL_CXX_CONSTRUCTOR_P(fndecl) || gimple_call_num_args(call) < 1) return NULL_TREE;
+    if (!fndecl || gimple_call_num_args(call) < 1 || DECL_CXX_DESTRUCTOR_P(fndecl) ||
+        !(DECL_CXX_CONSTRUCTOR_P(fndecl) || TREE_CODE(TREE_TYPE(fndecl)) == METHOD_TYPE))
+        return NULL_TREE;
     tree obj = gimple_call_arg(call, 0);
     gimple *def = TREE_CODE(obj) == SSA_NAME ? SSA_NAME_DEF_STMT(obj) : NULL;
     if (def && gimple_assign_single_p(def)) obj = gimple_assign_rhs1(def); /* _1 = &this->cells_ */
@@ -387,6 +403,8 @@ static bool find_dests(gcall *call, auto_vec<level> &lv, bool *returned)
                 returned_ = follow_temporary(lv, p); /* gcc's temporary for `&buf` at -O2 */
             else
                 note(lv, var ? level_of_var(lv, p, call) : 0, p, !var ? 'm' : recorded ? 'v' : 'o');
+            tree base = var ? NULL_TREE : get_base_address(p); /* a member of a declared object */
+            if (base && VAR_P(base) && user_var(base)) note(lv, level_of_var(lv, base, call), p, 'm');
         }
     } else {
         tree lhs = gimple_call_lhs(call);

@@ -296,18 +296,22 @@ void Dests::noteVariable(Value *root, const Instruction *at, char kind)
 }
 
 /* A call that puts its allocation where its pointer argument arg points (posix_memalign's
- * first argument: kindOfVar 'v') or builds the object there (a C++ constructor: 'o'): a
- * declared variable at its level, a member (`this->cells_`) at the call's. */
+ * first argument: kindOfVar 'v') or works on the object there (a C++ constructor or member
+ * function: 'o'): a declared variable at its level, a member (`this->cells_`) at the call's
+ * and, of a declared object (`g.edges`), at the object's too. */
 void Dests::noteArgument(Value *arg, const Instruction *call, char kindOfVar)
 {
     std::string path;
     const DIType *ty = nullptr;
     Value *root = nullptr;
     if (!objPath(arg, path, ty, root)) return;
-    if (root && stripCasts(arg) == root)
+    if (root && stripCasts(arg) == root) {
         noteVariable(root, call, kindOfVar);
-    else if (root || path.find('.') != std::string::npos)
+    } else if (root || path.find('.') != std::string::npos) {
         note(levelOf(call), 'm', path, ty, 0);
+        const DILocalVariable *var = root ? varOf(root) : nullptr;
+        if (var) note(levelOf(var->getScope()->getSubprogram()), 'm', path, ty, 0);
+    }
 }
 
 /* Follow v through casts and phis; returns whether it reaches a return. */
@@ -392,17 +396,22 @@ Function *calleeOf(CallBase *call)
     return dyn_cast<Function>(call->getCalledOperand()->stripPointerCastsAndAliases());
 }
 
-/* Whether f is a C++ constructor (by its Itanium mangled name: not a destructor). */
-bool isConstructor(const Function *f)
+/* Whether f is a C++ constructor (by its Itanium mangled name) or another member function
+ * (its debug information's first parameter is the object pointer), not a destructor. */
+bool isMethod(const Function *f)
 {
     if (!f || !f->getName().startswith("_Z") || f->arg_size() < 1) return false;
     ItaniumPartialDemangler d;
-    if (d.partialDemangle(f->getName().str().c_str()) || !d.isCtorOrDtor()) return false;
+    if (d.partialDemangle(f->getName().str().c_str())) return false;
     size_t n = 0;
     char *base = d.getFunctionBaseName(nullptr, &n);
-    bool ctor = base && base[0] != '~';
+    bool dtor = base && base[0] == '~', ctor = !dtor && d.isCtorOrDtor();
     free(base);
-    return ctor;
+    if (ctor || dtor) return ctor;
+    const DISubprogram *sp = f->getSubprogram();
+    DITypeRefArray types = sp && sp->getType() ? sp->getType()->getTypeArray() : DITypeRefArray();
+    auto *self = types.size() > 1 ? dyn_cast_or_null<DIDerivedType>(types[1]) : nullptr;
+    return self && self->isObjectPointer();
 }
 
 /* What the early pass found at one call's own level, before the optimisers (dead stores,
@@ -438,7 +447,7 @@ bool Dests::levels(CallBase *call, bool &returned)
     char argKind = 'v';
     if (callee && callee->getName() == "posix_memalign" && call->arg_size() == 3) {
         destArg = call->getArgOperand(0);
-    } else if (!call->getType()->isPointerTy() && isConstructor(callee)) {
+    } else if (!call->getType()->isPointerTy() && isMethod(callee)) {
         destArg = call->getArgOperand(0);
         argKind = 'o';
     } else if (!call->getType()->isPointerTy()) {
