@@ -430,6 +430,35 @@ struct early_dest {
     char type[160], path[160];
 };
 static auto_vec<early_dest> early_dests;
+static bool early_sorted; /* sorted by key, duplicates merged (before the first lookup) */
+
+static int early_cmp(const void *a, const void *b)
+{
+    const early_dest *x = (const early_dest *)a, *y = (const early_dest *)b;
+    if (x->fn_uid != y->fn_uid) return x->fn_uid < y->fn_uid ? -1 : 1;
+    if (x->line != y->line) return x->line < y->line ? -1 : 1;
+    if (x->col != y->col) return x->col < y->col ? -1 : 1;
+    if (x->callee_uid != y->callee_uid) return x->callee_uid < y->callee_uid ? -1 : 1;
+    return strcmp(x->file, y->file);
+}
+
+/* Sort the early findings and merge those of one key (ambiguous where they differ). */
+static void early_sort(void)
+{
+    early_dests.qsort(early_cmp);
+    unsigned n = 0;
+    for (unsigned i = 0; i < early_dests.length(); i++) {
+        early_dest &e = early_dests[i];
+        if (n && early_cmp(&early_dests[n - 1], &e) == 0) {
+            early_dest &o = early_dests[n - 1];
+            o.ambiguous |= o.kind != e.kind || strcmp(o.path, e.path) != 0 || strcmp(o.type, e.type) != 0;
+        } else {
+            early_dests[n++] = e;
+        }
+    }
+    early_dests.truncate(n);
+    early_sorted = true;
+}
 
 static unsigned callee_uid(gcall *call)
 {
@@ -440,13 +469,26 @@ static unsigned callee_uid(gcall *call)
 /* The early finding for level k of call's levels lv, NULL if none (or an ambiguous one). */
 static const early_dest *early_find(gcall *call, const auto_vec<level> &lv, unsigned k)
 {
+    if (!early_sorted) early_sort();
     expanded_location x = expand_location(lv[k].loc);
+    if (!x.file) return NULL;
     unsigned fn = lv[k].fn ? DECL_UID(lv[k].fn) : 0;
     unsigned callee = k == 0 ? callee_uid(call) : lv[k - 1].fn ? DECL_UID(lv[k - 1].fn) : 0;
-    for (const early_dest &e : early_dests)
-        if (e.fn_uid == fn && e.line == x.line && e.col == x.column && x.file && strcmp(e.file, x.file) == 0 &&
-            (!e.callee_uid || !callee || e.callee_uid == callee))
+    unsigned lo = 0, hi = early_dests.length(); /* the first finding at (fn, line, col) */
+    while (lo < hi) {
+        unsigned mid = lo + (hi - lo) / 2;
+        const early_dest &m = early_dests[mid];
+        if (m.fn_uid < fn || (m.fn_uid == fn && (m.line < x.line || (m.line == x.line && m.col < x.column))))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (unsigned i = lo; i < early_dests.length(); i++) {
+        const early_dest &e = early_dests[i];
+        if (e.fn_uid != fn || e.line != x.line || e.col != x.column) break;
+        if (strcmp(e.file, x.file) == 0 && (!e.callee_uid || !callee || e.callee_uid == callee))
             return e.ambiguous ? NULL : &e;
+    }
     return NULL;
 }
 
@@ -472,14 +514,8 @@ void early_dests_function(function *fun)
         e.used = lv[0].used;
         memcpy(e.type, lv[0].type, sizeof e.type);
         memcpy(e.path, lv[0].path, sizeof e.path);
-        bool dup = false;
-        for (early_dest &o : early_dests)
-            if (o.fn_uid == e.fn_uid && o.line == e.line && o.col == e.col && strcmp(o.file, e.file) == 0 &&
-                o.callee_uid == e.callee_uid) {
-                dup = true;
-                o.ambiguous |= o.kind != e.kind || strcmp(o.path, e.path) != 0 || strcmp(o.type, e.type) != 0;
-            }
-        if (!dup) early_dests.safe_push(e);
+        early_dests.safe_push(e);
+        early_sorted = false;
     }
 }
 
