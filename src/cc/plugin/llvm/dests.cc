@@ -440,8 +440,7 @@ bool Dests::levels(CallBase *call, bool &returned)
     returned = false;
     Function *callee = calleeOf(call);
     const DILocation *L = call->getDebugLoc().get();
-    if (!L || (callee && callee->isIntrinsic()) || call->arg_size() != call->getFunctionType()->getNumParams())
-        return false;
+    if (!L || (callee && callee->isIntrinsic())) return false;
     /* posix_memalign (&p, ...): the pointer argument's target; a constructor: its object */
     Value *destArg = nullptr;
     char argKind = 'v';
