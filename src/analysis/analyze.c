@@ -627,17 +627,36 @@ static int finish_order(analysis *an)
 }
 
 /* The data bins, plus an "unknown" bin (kind OTHER) for contexts without a known bin. */
-static int build_data(analysis *an, ms_source_cache *src, bool with_unknown)
+static int build_data(analysis *an, bool with_unknown)
 {
     ms_model *m = an->m;
     ms_data_bin *d;
     ms_dests *dests;
     if (ms_dests_new(an->raw->dests, an->raw->dest_pcs, an->raw->ndests, &dests) != 0) return -1;
-    int rc = ms_build_data_bins(an->bins, an->nbins, an->sym, src, dests, &d);
+    int rc = ms_build_data_bins(an->bins, an->nbins, an->sym, dests, &d);
+    bool recorded = dests != NULL;
     ms_dests_free(dests);
     if (rc != 0) return -1;
     m->data = d;
     m->ndata = an->nbins;
+    size_t by_site = 0, unknown = 0; /* heap bins named by site: with line information, without */
+    for (size_t i = 0; i < m->ndata; i++)
+        if (d[i].kind == MS_BIN_HEAP && strncmp(d[i].name, "heap@", 5) == 0) {
+            by_site += d[i].site != NULL;
+            unknown += d[i].site == NULL;
+        }
+    if (by_site &&
+        add_note(m, "%zu heap bin%s named by allocation site (heap@FILE:LINE): %s", by_site, by_site > 1 ? "s" : "",
+                 recorded ? "no destination recorded for the call (a pointer never stored anywhere named, or code "
+                            "built without memspy's compiler plugins)"
+                          : "no allocation destinations recorded (built without memspy's compiler plugins: the "
+                            "ThreadSanitizer fallback or another compiler)") != 0)
+        return -1;
+    if (unknown && add_note(m,
+                            "%zu heap bin%s allocated by code without line information (heap@?\?): a library's own "
+                            "allocations, or code built without -g",
+                            unknown, unknown > 1 ? "s" : "") != 0)
+        return -1;
     if (!with_unknown) return 0;
     d = realloc(m->data, (m->ndata + 1) * sizeof *d);
     if (!d) return -1;
@@ -709,7 +728,7 @@ int ms_analyze(const ms_raw *raw, const ms_analyze_opts *opts, ms_model *out, ch
     if (rc == 0) rc = resolve_contexts(&an, an.nbins, (uint32_t)an.nbins);
     bool with_unknown = rc == 0 && needs_unknown(&an);
     an.has_unknown = with_unknown;
-    if (rc == 0) rc = build_data(&an, src, with_unknown);
+    if (rc == 0) rc = build_data(&an, with_unknown);
     if (rc == 0) rc = ms_analyze_blocks(raw, an.sym, out);
     if (rc == 0) rc = ms_analyze_calls(raw, an.sym, out);
     if (rc == 0) rc = ms_analyze_waiting(raw, an.sym, out);

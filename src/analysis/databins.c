@@ -1,6 +1,7 @@
 /* Data bins and their names (MemSpy section 5.2): heap bins are named from the allocation
- * statement, walking the call path outwards when two bins would share a name; globals by
- * their (DWARF) name; stack frames by function, and their variables by function and name. */
+ * destinations the compiler plugins recorded (dests.c; never from the source text), walking
+ * the call path outwards when two bins would share a name; globals by their (DWARF) name;
+ * stack frames by function, and their variables by function and name. */
 #define _GNU_SOURCE /* qsort_r */
 #include "databins.h"
 
@@ -87,24 +88,18 @@ static size_t next_named(const heap_path *h, size_t from)
     return i;
 }
 
-/* The name frame i gives: what the compiler recorded about the call's destination, else
- * (no record, or one that names nothing at this frame) the source statement's text.
- * *passed_out: the value leaves the frame's function (stored further out, or returned). */
-static char *frame_name(const heap_path *h, size_t i, ms_source_cache *src, bool *passed_out)
+/* The name frame i gives: what the compiler recorded about the call's destination at this
+ * frame's level; NULL where nothing was recorded (code built without memspy's plugins, the
+ * ThreadSanitizer fallback) or the record names nothing here. *passed_out: the value leaves
+ * the frame's function (stored further out, or returned). */
+static char *frame_name(const heap_path *h, size_t i, bool *passed_out)
 {
-    const ms_frame *f = h->frames[i];
     size_t level = h->inl[i];
     *passed_out = ms_dest_passed_out(h->dests[i], level);
-    char *name = ms_dest_name(h->dests[i], level);
-    if (name) return name;
-    char *text = ms_source_statement(src, f->file, f->line);
-    name = text ? ms_name_from_statement(text, f->col) : NULL;
-    free(text);
-    return name;
+    return ms_dest_name(h->dests[i], level);
 }
 
-static int build_heap_path(const ms_raw_bin *b, ms_symbolizer *sym, ms_source_cache *src, const ms_dests *dests,
-                           heap_path *h)
+static int build_heap_path(const ms_raw_bin *b, ms_symbolizer *sym, const ms_dests *dests, heap_path *h)
 {
     size_t cap = 0;
     memset(h, 0, sizeof *h);
@@ -122,7 +117,7 @@ static int build_heap_path(const ms_raw_bin *b, ms_symbolizer *sym, ms_source_ca
         if (!f->file) /* no line information: what the record of its call names */
             h->names[i] = ms_dest_best_name(h->dests[i], &out[i]);
         else if (!ms_source_is_system(f->file))
-            h->names[i] = frame_name(h, i, src, &out[i]);
+            h->names[i] = frame_name(h, i, &out[i]);
     }
     /* A wrapper's name (its value passed out) gives way to a name further out. */
     for (size_t i = 0; i < h->nframes; i++)
@@ -484,8 +479,8 @@ int ms_unique_data_names(ms_data_bin *bins, size_t n)
     return rc;
 }
 
-int ms_build_data_bins(const ms_raw_bin *bins, size_t nbins, ms_symbolizer *sym, ms_source_cache *src,
-                       const ms_dests *dests, ms_data_bin **out)
+int ms_build_data_bins(const ms_raw_bin *bins, size_t nbins, ms_symbolizer *sym, const ms_dests *dests,
+                       ms_data_bin **out)
 {
     ms_data_bin *d = calloc(nbins ? nbins : 1, sizeof *d);
     heap_path *paths = calloc(nbins ? nbins : 1, sizeof *paths);
@@ -495,7 +490,7 @@ int ms_build_data_bins(const ms_raw_bin *bins, size_t nbins, ms_symbolizer *sym,
     for (size_t i = 0; i < nbins && rc == 0; i++) {
         if (bins[i].kind == MS_BIN_HEAP || bins[i].kind == MS_BIN_MMAP) {
             heap_of[i] = nheap;
-            rc = build_heap_path(&bins[i], sym, src, dests, &paths[nheap++]);
+            rc = build_heap_path(&bins[i], sym, dests, &paths[nheap++]);
             if (rc == 0 && bins[i].kind == MS_BIN_MMAP)
                 paths[nheap - 1].level = paths[nheap - 1].nframes; /* named by its file */
         }

@@ -178,7 +178,7 @@ typedef struct {
 
 /* Allocation destinations (version 3): for each call whose pointer result the compiler sees
  * (the malloc family, operator new, any function returning a pointer; posix_memalign's first
- * argument; a C++ constructor's object), one entry in the section MSPLUG_DESTS_SECTION, 8-byte
+ * argument; the object a C++ constructor or member function is called on), one entry in the section MSPLUG_DESTS_SECTION, 8-byte
  * aligned: the addresses of a label just before the call and of one just after it (0 where the
  * call ends its block: it may throw) (msplug_dest_pc), then a NUL-terminated text record,
  * fields separated by tabs:
