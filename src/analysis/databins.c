@@ -103,6 +103,18 @@ static char *frame_name(const heap_path *h, size_t i, ms_source_cache *src, bool
     return name;
 }
 
+/* A block allocated by code of a library without DWARF (frame 0's module): "heap:LIBRARY:
+ * FUNCTION", the innermost function of that library on the call path that its symbol table
+ * names (the exported function the program called, where the allocating code is static),
+ * "heap:LIBRARY" where none is named (a thread the library started). */
+static char *library_heap_name(const heap_path *h)
+{
+    const char *module = h->frames[0]->module;
+    for (size_t i = 0; i < h->nframes && h->frames[i]->module && !strcmp(h->frames[i]->module, module); i++)
+        if (h->frames[i]->symbol) return format("heap:%s:%s", module, h->frames[i]->symbol);
+    return format("heap:%s", module);
+}
+
 static int build_heap_path(const ms_raw_bin *b, ms_symbolizer *sym, ms_source_cache *src, const ms_dests *dests,
                            heap_path *h)
 {
@@ -116,6 +128,12 @@ static int build_heap_path(const ms_raw_bin *b, ms_symbolizer *sym, ms_source_ca
     if (!h->names || !out) {
         free(out);
         return -1;
+    }
+    if (h->nframes && h->frames[0]->module) { /* allocated in a library without DWARF */
+        free(out);
+        h->names[0] = library_heap_name(h);
+        h->level = 0;
+        return h->names[0] ? 0 : -1;
     }
     for (size_t i = 0; i < h->nframes; i++) {
         const ms_frame *f = h->frames[i];

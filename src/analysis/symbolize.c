@@ -6,6 +6,7 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,7 @@ struct ms_symbolizer {
     module_vars *modvars;
     size_t nmodvars;
     Dwfl_Module **raw_mods; /* per raw module index, NULL if not reported */
+    Dwfl_Module *exe;       /* the program's own module, NULL if not reported */
     size_t nraw_mods;
     char **paths; /* source paths made absolute, owned here */
     size_t npaths, paths_cap;
@@ -117,6 +119,7 @@ int ms_symbolizer_new(const ms_raw *raw, ms_symbolizer **out, char **note_out, c
     char note[1024] = "";
     if (skipped) snprintf(note, sizeof note, "%zu module(s) could not be symbolized, e.g. %s", skipped, first_skipped);
     if (exe) debug_info_note(exe, raw->exe, note, sizeof note);
+    s->exe = exe;
     if (note[0]) *note_out = strdup(note);
     *out = s;
     return 0;
@@ -236,6 +239,22 @@ static const char *absolute_path(ms_symbolizer *s, const char *comp_dir, const c
     return pooled ? pooled : file;
 }
 
+/* A malloc'd printf-style text, NULL if out of memory. */
+static char *format_text(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *text = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (text) {
+        va_start(ap, fmt);
+        vsnprintf(text, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
+    return text;
+}
+
 /* The C++ ABI's demangler (libstdc++), the one the toolchain itself uses. */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
@@ -296,11 +315,79 @@ static const char *cu_comp_dir(Dwarf_Die *cu)
     return cu ? dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr)) : NULL;
 }
 
+/* The start of the function holding addr (the ELF file's own address, not biased) from the
+ * module's .eh_frame_hdr search table, which stripped libraries keep (the usual encoding:
+ * 4-byte entries relative to the table); addr itself where the table is missing or holds no
+ * function at or below addr. */
+static Dwarf_Addr function_start(Dwfl_Module *mod, Dwarf_Addr addr)
+{
+    Dwarf_Addr bias = 0;
+    Elf *elf = dwfl_module_getelf(mod, &bias);
+    size_t shstrndx;
+    if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0) return addr;
+    Elf_Scn *scn = NULL;
+    GElf_Shdr sh;
+    while ((scn = elf_nextscn(elf, scn))) {
+        const char *name = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
+        if (name && strcmp(name, ".eh_frame_hdr") == 0) break;
+    }
+    Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
+    const unsigned char *h = data ? data->d_buf : NULL;
+    /* version 1, table encoding DW_EH_PE_datarel|sdata4 (0x3b), count udata4 (0x03) */
+    if (!h || data->d_size < 12 || h[0] != 1 || h[2] != 0x03 || h[3] != 0x3b) return addr;
+    uint32_t count;
+    memcpy(&count, h + 8, 4);
+    if (12 + (uint64_t)count * 8 > data->d_size) return addr;
+    size_t lo = 0, hi = count; /* entries sorted by start: find the last start <= addr */
+    Dwarf_Addr found = addr;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int32_t rel;
+        memcpy(&rel, h + 12 + mid * 8, 4);
+        Dwarf_Addr start = sh.sh_addr + (Dwarf_Addr)(int64_t)rel;
+        if (start <= addr) {
+            found = start;
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return found;
+}
+
+/* Name frame f of code at addr in mod, which has no DWARF there, from the ELF symbol tables
+ * (.symtab, else .dynsym: libdwfl picks): the program's own functions by their symbol; a
+ * library's as "SYMBOL (LIBRARY)", or "LIBRARY+0xOFFSET" (the start of the function from the
+ * unwind table, at its address in the ELF file, as objdump shows it) where no symbol covers
+ * addr; the program's too where no symbol covers addr. */
+static void symbol_frame(ms_symbolizer *s, Dwfl_Module *mod, Dwarf_Addr addr, ms_frame *f)
+{
+    const char *name = readable(s, dwfl_module_addrname(mod, addr));
+    Dwarf_Addr base = 0; /* the load bias: offsets are the ELF file's own addresses (objdump's) */
+    const char *path = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+    if (!dwfl_module_getelf(mod, &base)) base = 0;
+    const char *file = path ? strrchr(path, '/') : NULL;
+    file = file ? file + 1 : path;
+    if (mod == s->exe || !file) {
+        if (name)
+            f->func = name;
+        else if (file)
+            f->func = intern_owned(s, format_text("%s+0x%llx", file, (unsigned long long)function_start(mod, addr - base)));
+        return;
+    }
+    f->module = intern_owned(s, strdup(file));
+    f->symbol = name;
+    const char *func = name ? intern_owned(s, format_text("%s (%s)", name, file))
+                            : intern_owned(s, format_text("%s+0x%llx", file,
+                                                          (unsigned long long)function_start(mod, addr - base)));
+    if (func) f->func = func;
+}
+
 /* Fill sym's frames from the DWARF scopes at addr; falls back to the ELF symbol table. */
 static int resolve(ms_symbolizer *s, ms_sym *sym)
 {
     Dwarf_Addr addr = sym->pc - (sym->return_address && sym->pc ? 1 : 0);
-    ms_frame f = { UNKNOWN_FUNC, NULL, 0, NULL, 0, 0 };
+    ms_frame f = { UNKNOWN_FUNC, NULL, 0, NULL, 0, 0, NULL, NULL };
     size_t cap = 0;
     Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr);
     if (!mod) return push_frame(sym, &cap, &f);
@@ -355,8 +442,7 @@ static int resolve(ms_symbolizer *s, ms_sym *sym)
     }
     free(scopes);
     if (sym->nframes == 0) { /* no DWARF: the symbol table's name */
-        const char *name = readable(s, dwfl_module_addrname(mod, addr));
-        if (name) f.func = name;
+        symbol_frame(s, mod, addr, &f);
         return push_frame(sym, &cap, &f);
     }
     return 0;

@@ -13,6 +13,10 @@ typedef struct {
     int decl_line;
     const char *file; /* source position of the pc in this frame, NULL if unknown */
     int line, col;
+    /* Code of a library without DWARF (named from its symbol tables): the library's file
+     * name ("libzstd.so.1") and the symbol that covers the pc (NULL if none covers it; func
+     * is then "libzstd.so.1+0xOFFSET"). NULL for code with DWARF and the program's own. */
+    const char *module, *symbol;
 } ms_frame;
 
 /* A pc's frames, innermost first: the (possibly inlined) function containing it, then the

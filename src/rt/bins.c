@@ -5,6 +5,7 @@
  * the first time a thread meets a site or function. Bin 0 is OTHER. */
 #include "rt.h"
 #include "../format/raw.h"
+#include <execinfo.h>
 #include <pthread.h>
 
 #define CHUNK_BINS 4096u
@@ -202,10 +203,53 @@ uint32_t ms_bins_mapping(ms_thread *t, const char *label)
     return intern_named(t, &k, label);
 }
 
-/* The call path of the calling thread, innermost first, recursion collapsed. */
-static uint16_t call_path(ms_thread *t, uint64_t *path)
+/* Where an allocation's site is in uninstrumented code (a library without memspy's
+ * instrumentation, the C library), the frames the shadow stack does not see: the return
+ * addresses from the site outwards through that code, up to and including the call site in
+ * the innermost instrumented function (the call into the library), innermost first; at most
+ * MS_MAX_NATIVE_PATH of them (the innermost and the outermost kept). A thread the library
+ * started (no instrumented frame) keeps its frames up to the thread's start. Nothing (0) where
+ * the site is the innermost instrumented function's own call, or where the native stack
+ * cannot be walked to it. Unwinds with glibc's backtrace (libgcc's unwinder, the .eh_frame
+ * that stripped libraries keep), in busy mode: its first call loads libgcc_s. */
+static uint16_t native_path(ms_thread *t, uintptr_t site_pc, uint64_t *path)
 {
+    uintptr_t inner = t->depth ? ms_function_start(t->frames[t->depth - 1].pc) : 0;
+    if (!site_pc || (t->depth && (!inner || ms_function_start(site_pc) == inner))) return 0;
+    void *buf[64];
+    uint8_t prev = ms_busy_begin();
+    int n = backtrace(buf, (int)(sizeof buf / sizeof buf[0]));
+    ms_busy_end(prev);
+    int i = 0;
+    while (i < n && (uintptr_t)buf[i] != site_pc) i++;
+    if (i == n) return 0;
+    int first = i + 1, last = -1; /* buf[first..last]: the frames outside the site */
+    for (int j = first; j < n; j++) {
+        if (inner && ms_function_start((uintptr_t)buf[j]) == inner) {
+            last = j;
+            break;
+        }
+        if (!inner) last = j;
+    }
+    if (last < first) return 0;
+    int count = last - first + 1, keep_inner = count, skip = 0;
+    if (count > MS_MAX_NATIVE_PATH) {
+        keep_inner = MS_MAX_NATIVE_PATH / 2;
+        skip = count - MS_MAX_NATIVE_PATH;
+    }
     uint16_t depth = 0;
+    for (int j = first; j <= last; j++) {
+        if (j - first >= keep_inner && j - first < keep_inner + skip) continue;
+        path[depth++] = (uint64_t)(uintptr_t)buf[j];
+    }
+    return depth;
+}
+
+/* The call path of the calling thread, innermost first, recursion collapsed: first the frames
+ * of uninstrumented code between the allocation's site and the shadow stack (native_path). */
+static uint16_t call_path(ms_thread *t, uintptr_t site_pc, uint64_t *path)
+{
+    uint16_t depth = native_path(t, site_pc, path);
     for (uint32_t i = t->depth; i > 0 && depth < MS_MAX_PATH; i--) {
         uint64_t ra = t->frames[i - 1].call_ra;
         if (depth && path[depth - 1] == ra) continue; /* collapse recursion */
@@ -217,7 +261,7 @@ static uint16_t call_path(ms_thread *t, uint64_t *path)
 uint32_t ms_bins_mmap(ms_thread *t, uintptr_t site_pc, const char *file)
 {
     uint64_t path[MS_MAX_PATH];
-    bin_key k = { MS_BIN_MMAP, call_path(t, path), site_pc, path, 0 };
+    bin_key k = { MS_BIN_MMAP, call_path(t, site_pc, path), site_pc, path, 0 };
     return intern_named(t, &k, file);
 }
 
@@ -225,7 +269,7 @@ uint32_t ms_bins_heap(ms_thread *t, uintptr_t site_pc)
 {
     if (MS_UNLIKELY(t->longjmp_pending)) ms_shadow_stack_resync(t, site_pc - 1);
     uint64_t path[MS_MAX_PATH];
-    bin_key k = { MS_BIN_HEAP, call_path(t, path), site_pc, path, 0 };
+    bin_key k = { MS_BIN_HEAP, call_path(t, site_pc, path), site_pc, path, 0 };
     return intern(t->data->heap_cache, &k);
 }
 

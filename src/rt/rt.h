@@ -253,7 +253,9 @@ MS_HOT uint32_t ms_shadow_get(uintptr_t addr)
 
 /* ---- bins.c ---- */
 
-#define MS_MAX_PATH 16
+#define MS_MAX_PATH 24
+/* At most this many of a path's entries are frames of uninstrumented code (bins.c). */
+#define MS_MAX_NATIVE_PATH 10
 
 typedef struct {
     uint8_t kind;                        /* ms_bin_kind */
