@@ -722,6 +722,9 @@ int ms_analyze(const ms_raw *raw, const ms_analyze_opts *opts, ms_model *out, ch
         rc = an.cell_used && an.ncap && an.icap ? accumulate(&an) : -1;
     }
     if (rc == 0) rc = finish_order(&an);
+    char *lib_note = rc == 0 ? ms_symbolizer_library_note(an.sym) : NULL;
+    if (lib_note && add_note(out, "%s", lib_note) != 0) rc = -1;
+    free(lib_note);
     if (rc == 0 && with_unknown &&
         add_note(out, "some statistics belong to contexts or bins missing from the raw profile: "
                       "counted under \"unknown\"") != 0)

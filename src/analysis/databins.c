@@ -390,16 +390,33 @@ static int cmp_bin_names(const void *a, const void *b, void *bins)
     return c ? c : (i > j) - (i < j);
 }
 
+/* Whether full[from..i) is a whole frame: FUNCTION:LINE (ends with a digit), or code of a
+ * library without DWARF, "SYMBOL (LIBRARY)" or "LIBRARY+0xOFFSET" (a '>' of a C++ template
+ * name ends none of them). */
+static bool frame_ends(const char *full, size_t from, size_t i)
+{
+    if (i <= from) return false;
+    unsigned char last = (unsigned char)full[i - 1];
+    if (isdigit(last)) return true;
+    if (last == ')') {
+        const char *open = memrchr(full + from, '(', i - from);
+        return open && open > full + from && open[-1] == ' ';
+    }
+    size_t k = i;
+    while (k > from && isxdigit((unsigned char)full[k - 1])) k--;
+    return k < i && k - from >= 3 && !memcmp(full + k - 3, "+0x", 3);
+}
+
 /* The frames of a full name's call path ("main:42>NewMatrix:17>NAME", name_len the short
- * name's length): each frame is FUNCTION:LINE and ends at a '>' that follows a digit (a '>' of
- * a C++ template name does not). Fills starts/lens of up to max frames, returns how many. */
+ * name's length): each frame is FUNCTION:LINE, or a library's code (frame_ends), and ends at
+ * a '>'. Fills starts/lens of up to max frames, returns how many. */
 static size_t path_frames(const char *full, size_t name_len, const char **starts, size_t *lens, size_t max)
 {
     size_t flen = strlen(full);
     if (flen <= name_len) return 0;
     size_t end = flen - name_len, n = 0, from = 0; /* full[end - 1] is the '>' before the name */
     for (size_t i = 0; i < end && n < max; i++)
-        if (full[i] == '>' && i > from && isdigit((unsigned char)full[i - 1])) {
+        if (full[i] == '>' && frame_ends(full, from, i)) {
             starts[n] = full + from;
             lens[n++] = i - from;
             from = i + 1;
@@ -410,6 +427,7 @@ static size_t path_frames(const char *full, size_t name_len, const char **starts
 /* The length of a frame's FUNCTION (the part before its last ':'). */
 static size_t frame_function_len(const char *f, size_t len)
 {
+    if (len && f[len - 1] == ')') return len; /* a library's "SYMBOL (LIBRARY)": no line */
     const char *colon = memrchr(f, ':', len);
     return colon ? (size_t)(colon - f) : len;
 }

@@ -41,6 +41,8 @@ struct ms_symbolizer {
     size_t nmodvars;
     Dwfl_Module **raw_mods; /* per raw module index, NULL if not reported */
     Dwfl_Module *exe;       /* the program's own module, NULL if not reported */
+    const char **libs;      /* libraries whose code was named from their symbol tables */
+    size_t nlibs, libs_cap;
     size_t nraw_mods;
     char **paths; /* source paths made absolute, owned here */
     size_t npaths, paths_cap;
@@ -142,6 +144,7 @@ void ms_symbolizer_free(ms_symbolizer *s)
     }
     free(s->modvars);
     free(s->raw_mods);
+    free(s->libs);
     dwfl_end(s->dwfl);
     free(s);
 }
@@ -355,6 +358,43 @@ static Dwarf_Addr function_start(Dwfl_Module *mod, Dwarf_Addr addr)
     return found;
 }
 
+/* Remember that library file's code was named from its symbol table (for the run's note). */
+static void remember_library(ms_symbolizer *s, const char *file)
+{
+    if (!file) return;
+    for (size_t i = 0; i < s->nlibs; i++)
+        if (s->libs[i] == file) return; /* interned */
+    if (s->nlibs == s->libs_cap) {
+        size_t cap = s->libs_cap ? s->libs_cap * 2 : 8;
+        const char **p = realloc(s->libs, cap * sizeof *p);
+        if (!p) return;
+        s->libs = p;
+        s->libs_cap = cap;
+    }
+    s->libs[s->nlibs++] = file;
+}
+
+char *ms_symbolizer_library_note(const ms_symbolizer *s)
+{
+    if (!s->nlibs) return NULL;
+    size_t len = 0;
+    for (size_t i = 0; i < s->nlibs; i++) len += strlen(s->libs[i]) + 2;
+    char *list = malloc(len + 1);
+    if (!list) return NULL;
+    list[0] = '\0';
+    for (size_t i = 0; i < s->nlibs; i++) {
+        if (i) strcat(list, ", ");
+        strcat(list, s->libs[i]);
+    }
+    char *note = format_text("no debug information for %s: no source lines there; code named from the symbol "
+                             "table (FUNCTION (LIBRARY), LIBRARY+0xOFFSET where no symbol covers it), blocks "
+                             "allocated there heap:LIBRARY:FUNCTION (the innermost named function on the call "
+                             "path), the library's own data other:LIBRARY; install its debug symbols for more",
+                             list);
+    free(list);
+    return note;
+}
+
 /* Name frame f of code at addr in mod, which has no DWARF there, from the ELF symbol tables
  * (.symtab, else .dynsym: libdwfl picks): the program's own functions by their symbol; a
  * library's as "SYMBOL (LIBRARY)", or "LIBRARY+0xOFFSET" (the start of the function from the
@@ -377,6 +417,7 @@ static void symbol_frame(ms_symbolizer *s, Dwfl_Module *mod, Dwarf_Addr addr, ms
     }
     f->module = intern_owned(s, strdup(file));
     f->symbol = name;
+    remember_library(s, f->module);
     const char *func = name ? intern_owned(s, format_text("%s (%s)", name, file))
                             : intern_owned(s, format_text("%s+0x%llx", file,
                                                           (unsigned long long)function_start(mod, addr - base)));

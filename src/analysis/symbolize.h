@@ -51,6 +51,10 @@ int ms_symbolize_global(ms_symbolizer *s, uint64_t addr, const char **name, cons
 int ms_symbolize_tls(ms_symbolizer *s, uint32_t module, uint64_t offset, const char **name, const char **scope_func,
                      const char **decl_file, int *decl_line);
 
+/* The run's note on the libraries whose code was named so far from their symbol tables (no
+ * DWARF): which names they lack and why, one line; NULL if none (or out of memory). */
+char *ms_symbolizer_library_note(const ms_symbolizer *s);
+
 /* A symbol name as people write it: C++ names demangled ("std::runtime_error::runtime_error",
  * "typeinfo name for std::exception"), without parameter lists; others unchanged. The result
  * lives as long as s. */
