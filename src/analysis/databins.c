@@ -236,6 +236,8 @@ static int name_heap_bin(const ms_raw_bin *b, const heap_path *h, ms_data_bin *d
         d->name = strdup(heap_short(h));
     else if (site)
         d->name = format("heap@%s:%d", base_name(site->file), site->line);
+    else if (h->nframes && strcmp(h->frames[0]->func, "??") != 0) /* no lines: the function */
+        d->name = format("heap@%s", h->frames[0]->func);
     else
         d->name = strdup("heap@??");
     d->full_name = d->name ? heap_full_name(h, d->name) : NULL;

@@ -69,12 +69,14 @@ static void debug_info_note(Dwfl_Module *mod, const char *path, char *note, size
     size_t used = strlen(note);
     snprintf(note + used, cap - used,
              symtab ? "%s%s has no debug information (built without -g): no source lines, heap bins are "
-                      "named from the compiler plugin's records where it made them, else by site (heap@?\?), "
+                      "named from the compiler plugin's records where it made them, else by function (heap@FUNC), "
                       "globals and functions by their ELF symbols, stack frames by function without their "
                       "variables (stack:FUNC)"
                     : "%s%s has no debug information and no symbol table (stripped): no source lines, heap "
                       "bins are named from the compiler plugin's records where it made them, else by site "
-                      "(heap@?\?), functions are ?\?, its data are named by mapping (other:FILE); rebuild "
+                      "(heap@FILE+0xOFFSET), functions by their start (FILE+0xOFFSET), its data by mapping "
+                      "(other:FILE); "
+                      "rebuild "
                       "with -g and do not strip",
              used ? "; " : "", path);
 }
