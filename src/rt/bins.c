@@ -212,7 +212,7 @@ uint32_t ms_bins_mapping(ms_thread *t, const char *label)
  * the site is the innermost instrumented function's own call, or where the native stack
  * cannot be walked to it. Unwinds with glibc's backtrace (libgcc's unwinder, the .eh_frame
  * that stripped libraries keep), in busy mode: its first call loads libgcc_s. */
-static uint16_t native_path(ms_thread *t, uintptr_t site_pc, uint64_t *path)
+static uint16_t unwind_path(ms_thread *t, uintptr_t site_pc, uint64_t *path)
 {
     uintptr_t inner = t->depth ? ms_function_start(t->frames[t->depth - 1].pc) : 0;
     if (!site_pc || (t->depth && (!inner || ms_function_start(site_pc) == inner))) return 0;
@@ -243,6 +243,30 @@ static uint16_t native_path(ms_thread *t, uintptr_t site_pc, uint64_t *path)
         path[depth++] = (uint64_t)(uintptr_t)buf[j];
     }
     return depth;
+}
+
+/* unwind_path, remembered per thread for the site, the innermost instrumented frame and the
+ * stack depth below it: the next allocation there takes the same path without unwinding
+ * (two routes from one frame to one site at exactly the same depth would share the first's). */
+static uint16_t native_path(ms_thread *t, uintptr_t site_pc, uint64_t *path)
+{
+    uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+    uintptr_t call_ra = t->depth ? t->frames[t->depth - 1].call_ra : 0;
+    uintptr_t sp_off = t->depth ? t->frames[t->depth - 1].frame - sp : sp;
+    uint64_t h = mix(mix(mix(site_pc, call_ra), sp_off), t->depth);
+    ms_native_slot *slot = &t->data->native_cache[(h >> 11) & (MS_NATIVE_SLOTS - 1)];
+    if (slot->site == site_pc && slot->call_ra == call_ra && slot->sp_off == sp_off && slot->frame_depth == t->depth) {
+        for (uint16_t i = 0; i < slot->n; i++) path[i] = slot->path[i];
+        return slot->n;
+    }
+    uint16_t n = unwind_path(t, site_pc, path);
+    slot->site = site_pc;
+    slot->call_ra = call_ra;
+    slot->sp_off = sp_off;
+    slot->frame_depth = t->depth;
+    slot->n = n;
+    for (uint16_t i = 0; i < n; i++) slot->path[i] = path[i];
+    return n;
 }
 
 /* The call path of the calling thread, innermost first, recursion collapsed: first the frames

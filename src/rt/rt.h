@@ -86,6 +86,19 @@ typedef struct {
     uint32_t index, bin;
 } ms_other_frame;
 
+/* At most this many of a heap bin's path entries are frames of uninstrumented code (bins.c). */
+#define MS_MAX_NATIVE_PATH 10
+#define MS_NATIVE_SLOTS 16u
+
+/* A native path found by unwinding (bins.c), for the next allocation made at the same site
+ * from the same instrumented frame at the same stack depth below it. */
+typedef struct {
+    uintptr_t site, call_ra, sp_off; /* site 0: empty */
+    uint32_t frame_depth;
+    uint16_t n;
+    uint64_t path[MS_MAX_NATIVE_PATH];
+} ms_native_slot;
+
 /* Per-thread memory that outlives the TLS block's use: reused by later threads. */
 typedef struct ms_thread_data {
     struct ms_thread_data *next_all; /* list of every data block ever made */
@@ -99,6 +112,7 @@ typedef struct ms_thread_data {
     ms_event ev[MS_EVENTS_PER_THREAD];
     ms_bin_cache_slot stack_cache[MS_CACHE_SLOTS];
     ms_bin_cache_slot heap_cache[MS_CACHE_SLOTS];
+    ms_native_slot native_cache[MS_NATIVE_SLOTS];
     ms_other_frame other_frame; /* the last frame of another thread it accessed */
     /* block counts (blocks.c), indexed by run-global block id: */
     uint64_t *blk_count;   /* executions already emitted as WORK (or folded) */
@@ -254,8 +268,6 @@ MS_HOT uint32_t ms_shadow_get(uintptr_t addr)
 /* ---- bins.c ---- */
 
 #define MS_MAX_PATH 24
-/* At most this many of a path's entries are frames of uninstrumented code (bins.c). */
-#define MS_MAX_NATIVE_PATH 10
 
 typedef struct {
     uint8_t kind;                        /* ms_bin_kind */
