@@ -41,6 +41,8 @@ struct ms_symbolizer {
     size_t nmodvars;
     Dwfl_Module **raw_mods; /* per raw module index, NULL if not reported */
     Dwfl_Module *exe;       /* the program's own module, NULL if not reported */
+    ms_raw_module *mods;    /* the raw profile's modules (paths owned here), for code libdw has no module for */
+    size_t nmods;
     const char **libs;      /* libraries whose code was named from their symbol tables */
     size_t nlibs, libs_cap;
     size_t nraw_mods;
@@ -100,6 +102,12 @@ int ms_symbolizer_new(const ms_raw *raw, ms_symbolizer **out, char **note_out, c
         free(s);
         return -1;
     }
+    s->mods = calloc(raw->nmodules ? raw->nmodules : 1, sizeof *s->mods);
+    for (size_t i = 0; s->mods && i < raw->nmodules; i++) {
+        s->mods[i] = raw->modules[i];
+        s->mods[i].path = raw->modules[i].path ? strdup(raw->modules[i].path) : NULL;
+        s->nmods = i + 1;
+    }
     s->raw_mods = calloc(raw->nmodules ? raw->nmodules : 1, sizeof *s->raw_mods);
     s->nraw_mods = s->raw_mods ? raw->nmodules : 0;
     dwfl_report_begin(s->dwfl);
@@ -146,6 +154,8 @@ void ms_symbolizer_free(ms_symbolizer *s)
     }
     free(s->modvars);
     free(s->raw_mods);
+    for (size_t i = 0; i < s->nmods; i++) free(s->mods[i].path);
+    free(s->mods);
     free(s->libs);
     dwfl_end(s->dwfl);
     free(s);
@@ -433,7 +443,17 @@ static int resolve(ms_symbolizer *s, ms_sym *sym)
     ms_frame f = { UNKNOWN_FUNC, NULL, 0, NULL, 0, 0, NULL, NULL };
     size_t cap = 0;
     Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr);
-    if (!mod) return push_frame(sym, &cap, &f);
+    if (!mod) { /* a mapping libdw could not open ([vdso], a deleted file): FILE+0xOFFSET */
+        for (size_t i = 0; i < s->nmods; i++)
+            if (s->mods[i].path && addr >= s->mods[i].lo && addr < s->mods[i].hi) {
+                const char *slash = strrchr(s->mods[i].path, '/');
+                const char *func = intern_owned(s, format_text("%s+0x%llx", slash ? slash + 1 : s->mods[i].path,
+                                                               (unsigned long long)(addr - s->mods[i].base)));
+                if (func) f.func = func;
+                break;
+            }
+        return push_frame(sym, &cap, &f);
+    }
     Dwfl_Line *line = dwfl_module_getsrc(mod, addr);
     if (line)
         f.file = absolute_path(s, dwfl_line_comp_dir(line), dwfl_lineinfo(line, NULL, &f.line, &f.col, NULL, NULL));

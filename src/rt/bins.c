@@ -5,7 +5,6 @@
  * the first time a thread meets a site or function. Bin 0 is OTHER. */
 #include "rt.h"
 #include "../format/raw.h"
-#include <execinfo.h>
 #include <pthread.h>
 
 #define CHUNK_BINS 4096u
@@ -203,77 +202,11 @@ uint32_t ms_bins_mapping(ms_thread *t, const char *label)
     return intern_named(t, &k, label);
 }
 
-/* Where an allocation's site is in uninstrumented code (a library without memspy's
- * instrumentation, the C library), the frames the shadow stack does not see: the return
- * addresses from the site outwards through that code, up to and including the call site in
- * the innermost instrumented function (the call into the library), innermost first; at most
- * MS_MAX_NATIVE_PATH of them (the innermost and the outermost kept). A thread the library
- * started (no instrumented frame) keeps its frames up to the thread's start. Nothing (0) where
- * the site is the innermost instrumented function's own call, or where the native stack
- * cannot be walked to it. Unwinds with glibc's backtrace (libgcc's unwinder, the .eh_frame
- * that stripped libraries keep), in busy mode: its first call loads libgcc_s. */
-static uint16_t unwind_path(ms_thread *t, uintptr_t site_pc, uint64_t *path)
-{
-    uintptr_t inner = t->depth ? ms_function_start(t->frames[t->depth - 1].pc) : 0;
-    if (!site_pc || (t->depth && (!inner || ms_function_start(site_pc) == inner))) return 0;
-    void *buf[64];
-    uint8_t prev = ms_busy_begin();
-    int n = backtrace(buf, (int)(sizeof buf / sizeof buf[0]));
-    ms_busy_end(prev);
-    int i = 0;
-    while (i < n && (uintptr_t)buf[i] != site_pc) i++;
-    if (i == n) return 0;
-    int first = i + 1, last = -1; /* buf[first..last]: the frames outside the site */
-    for (int j = first; j < n; j++) {
-        if (inner && ms_function_start((uintptr_t)buf[j]) == inner) {
-            last = j;
-            break;
-        }
-        if (!inner) last = j;
-    }
-    if (last < first) return 0;
-    int count = last - first + 1, keep_inner = count, skip = 0;
-    if (count > MS_MAX_NATIVE_PATH) {
-        keep_inner = MS_MAX_NATIVE_PATH / 2;
-        skip = count - MS_MAX_NATIVE_PATH;
-    }
-    uint16_t depth = 0;
-    for (int j = first; j <= last; j++) {
-        if (j - first >= keep_inner && j - first < keep_inner + skip) continue;
-        path[depth++] = (uint64_t)(uintptr_t)buf[j];
-    }
-    return depth;
-}
-
-/* unwind_path, remembered per thread for the site, the innermost instrumented frame and the
- * stack depth below it: the next allocation there takes the same path without unwinding
- * (two routes from one frame to one site at exactly the same depth would share the first's). */
-static uint16_t native_path(ms_thread *t, uintptr_t site_pc, uint64_t *path)
-{
-    uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
-    uintptr_t call_ra = t->depth ? t->frames[t->depth - 1].call_ra : 0;
-    uintptr_t sp_off = t->depth ? t->frames[t->depth - 1].frame - sp : sp;
-    uint64_t h = mix(mix(mix(site_pc, call_ra), sp_off), t->depth);
-    ms_native_slot *slot = &t->data->native_cache[(h >> 11) & (MS_NATIVE_SLOTS - 1)];
-    if (slot->site == site_pc && slot->call_ra == call_ra && slot->sp_off == sp_off && slot->frame_depth == t->depth) {
-        for (uint16_t i = 0; i < slot->n; i++) path[i] = slot->path[i];
-        return slot->n;
-    }
-    uint16_t n = unwind_path(t, site_pc, path);
-    slot->site = site_pc;
-    slot->call_ra = call_ra;
-    slot->sp_off = sp_off;
-    slot->frame_depth = t->depth;
-    slot->n = n;
-    for (uint16_t i = 0; i < n; i++) slot->path[i] = path[i];
-    return n;
-}
-
 /* The call path of the calling thread, innermost first, recursion collapsed: first the frames
- * of uninstrumented code between the allocation's site and the shadow stack (native_path). */
+ * of uninstrumented code between the allocation's site and the shadow stack (nativepath.c). */
 static uint16_t call_path(ms_thread *t, uintptr_t site_pc, uint64_t *path)
 {
-    uint16_t depth = native_path(t, site_pc, path);
+    uint16_t depth = ms_native_path(t, site_pc, path);
     for (uint32_t i = t->depth; i > 0 && depth < MS_MAX_PATH; i--) {
         uint64_t ra = t->frames[i - 1].call_ra;
         if (depth && path[depth - 1] == ra) continue; /* collapse recursion */

@@ -90,13 +90,15 @@ typedef struct {
 #define MS_MAX_NATIVE_PATH 10
 #define MS_NATIVE_SLOTS 16u
 
-/* A native path found by unwinding (bins.c), for the next allocation made at the same site
- * from the same instrumented frame at the same stack depth below it. */
+/* A native path found by unwinding (nativepath.c), for the next allocation made at the same
+ * site from the same instrumented frame at the same stack depth below it: path[i] is the
+ * return address stored at sp + slot[i] (sp: ms_native_path's frame) when the path is the same. */
 typedef struct {
     uintptr_t site, call_ra, sp_off; /* site 0: empty */
     uint32_t frame_depth;
     uint16_t n;
     uint64_t path[MS_MAX_NATIVE_PATH];
+    uint32_t slot[MS_MAX_NATIVE_PATH];
 } ms_native_slot;
 
 /* Per-thread memory that outlives the TLS block's use: reused by later threads. */
@@ -280,6 +282,14 @@ typedef struct {
     uint64_t addr, size;                 /* GLOBAL; TLS: offset in the module's TLS block */
     const char *name;                    /* GLOBAL, TLS: symbol; MMAP: file path; MAPPING: label */
 } ms_bin;
+
+/* Where an allocation's site (site_pc) is in uninstrumented code (a library built without
+ * memspy, the C library), the frames the shadow stack does not see, innermost first, into
+ * path (MS_MAX_NATIVE_PATH entries at most): the return addresses from the site outwards up
+ * to and including the call into that code in the innermost instrumented function (all of
+ * them up to the thread's start in a thread the library started). Returns how many: 0 where
+ * the site is the instrumented function's own call or the stack cannot be walked (nativepath.c). */
+uint16_t ms_native_path(ms_thread *t, uintptr_t site_pc, uint64_t *path);
 
 /* Create bin 0 (OTHER). Returns 0 or -1. */
 int ms_bins_init(void);
