@@ -43,7 +43,7 @@ struct ms_symbolizer {
     Dwfl_Module *exe;       /* the program's own module, NULL if not reported */
     ms_raw_module *mods;    /* the raw profile's modules (paths owned here), for code libdw has no module for */
     size_t nmods;
-    const char **libs;      /* libraries whose code was named from their symbol tables */
+    const char **libs; /* libraries whose code was named from their symbol tables */
     size_t nlibs, libs_cap;
     size_t nraw_mods;
     char **paths; /* source paths made absolute, owned here */
@@ -424,15 +424,16 @@ static void symbol_frame(ms_symbolizer *s, Dwfl_Module *mod, Dwarf_Addr addr, ms
         if (name)
             f->func = name;
         else if (file)
-            f->func = intern_owned(s, format_text("%s+0x%llx", file, (unsigned long long)function_start(mod, addr - base)));
+            f->func =
+                intern_owned(s, format_text("%s+0x%llx", file, (unsigned long long)function_start(mod, addr - base)));
         return;
     }
     f->module = intern_owned(s, strdup(file));
     f->symbol = name;
     remember_library(s, f->module);
-    const char *func = name ? intern_owned(s, format_text("%s (%s)", name, file))
-                            : intern_owned(s, format_text("%s+0x%llx", file,
-                                                          (unsigned long long)function_start(mod, addr - base)));
+    const char *func =
+        name ? intern_owned(s, format_text("%s (%s)", name, file))
+             : intern_owned(s, format_text("%s+0x%llx", file, (unsigned long long)function_start(mod, addr - base)));
     if (func) f->func = func;
 }
 

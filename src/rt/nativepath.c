@@ -106,7 +106,10 @@ static int same_path(const ms_native_slot *slot, uintptr_t sp)
 #endif
 }
 
-static uint64_t mix(uint64_t h, uint64_t v) { return (h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2))) * 0xff51afd7ed558ccdull; }
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    return (h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2))) * 0xff51afd7ed558ccdull;
+}
 
 __attribute__((noinline)) uint16_t ms_native_path(ms_thread *t, uintptr_t site_pc, uint64_t *path)
 {
