@@ -167,7 +167,7 @@ static int resolve_contexts(analysis *an, size_t nbins, uint32_t unknown_data)
     for (size_t i = 0; i < raw->ncontexts; i++)
         if (n == 0 || an->ctx[n - 1].ctx != an->ctx[i].ctx) an->ctx[n++] = an->ctx[i];
     an->nctx = n;
-    static const ms_frame unknown_frame = { "??", NULL, 0, NULL, 0, 0, NULL, NULL };
+    static const ms_frame unknown_frame = { "??", NULL, 0, NULL, 0, 0, NULL, NULL, false };
     int rc = 0;
     for (size_t i = 0; i <= n && rc == 0; i++) {
         ctx_info *c = &an->ctx[i];

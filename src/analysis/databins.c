@@ -104,15 +104,17 @@ static char *frame_name(const heap_path *h, size_t i, ms_source_cache *src, bool
 }
 
 /* A block allocated by code of a library without DWARF (frame 0's module): "heap:LIBRARY:
- * FUNCTION", the innermost function of that library on the call path that its symbol table
- * names (the exported function the program called, where the allocating code is static),
- * "heap:LIBRARY" where none is named (a thread the library started). */
+ * FUNCTION", the innermost function of that library on the call path that it exports (the
+ * function the program called, where the allocating code is static), else the innermost its
+ * symbol table names, "heap:LIBRARY" where none is named (a thread the library started). */
 static char *library_heap_name(const heap_path *h)
 {
-    const char *module = h->frames[0]->module;
-    for (size_t i = 0; i < h->nframes && h->frames[i]->module && !strcmp(h->frames[i]->module, module); i++)
-        if (h->frames[i]->symbol) return format("heap:%s:%s", module, h->frames[i]->symbol);
-    return format("heap:%s", module);
+    const char *module = h->frames[0]->module, *named = NULL;
+    for (size_t i = 0; i < h->nframes && h->frames[i]->module && !strcmp(h->frames[i]->module, module); i++) {
+        if (h->frames[i]->exported) return format("heap:%s:%s", module, h->frames[i]->symbol);
+        if (!named) named = h->frames[i]->symbol;
+    }
+    return named ? format("heap:%s:%s", module, named) : format("heap:%s", module);
 }
 
 static int build_heap_path(const ms_raw_bin *b, ms_symbolizer *sym, ms_source_cache *src, const ms_dests *dests,

@@ -414,7 +414,9 @@ char *ms_symbolizer_library_note(const ms_symbolizer *s)
  * addr; the program's too where no symbol covers addr. */
 static void symbol_frame(ms_symbolizer *s, Dwfl_Module *mod, Dwarf_Addr addr, ms_frame *f)
 {
-    const char *name = readable(s, dwfl_module_addrname(mod, addr));
+    GElf_Sym elf_sym;
+    GElf_Off sym_off;
+    const char *name = readable(s, dwfl_module_addrinfo(mod, addr, &sym_off, &elf_sym, NULL, NULL, NULL));
     Dwarf_Addr base = 0; /* the load bias: offsets are the ELF file's own addresses (objdump's) */
     const char *path = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
     if (!dwfl_module_getelf(mod, &base)) base = 0;
@@ -430,6 +432,7 @@ static void symbol_frame(ms_symbolizer *s, Dwfl_Module *mod, Dwarf_Addr addr, ms
     }
     f->module = intern_owned(s, strdup(file));
     f->symbol = name;
+    f->exported = name && GELF_ST_BIND(elf_sym.st_info) != STB_LOCAL;
     remember_library(s, f->module);
     const char *func =
         name ? intern_owned(s, format_text("%s (%s)", name, file))
@@ -441,7 +444,7 @@ static void symbol_frame(ms_symbolizer *s, Dwfl_Module *mod, Dwarf_Addr addr, ms
 static int resolve(ms_symbolizer *s, ms_sym *sym)
 {
     Dwarf_Addr addr = sym->pc - (sym->return_address && sym->pc ? 1 : 0);
-    ms_frame f = { UNKNOWN_FUNC, NULL, 0, NULL, 0, 0, NULL, NULL };
+    ms_frame f = { UNKNOWN_FUNC, NULL, 0, NULL, 0, 0, NULL, NULL, false };
     size_t cap = 0;
     Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr);
     if (!mod) { /* a mapping libdw could not open ([vdso], a deleted file): FILE+0xOFFSET */

@@ -17,6 +17,7 @@ typedef struct {
      * name ("libzstd.so.1") and the symbol that covers the pc (NULL if none covers it; func
      * is then "libzstd.so.1+0xOFFSET"). NULL for code with DWARF and the program's own. */
     const char *module, *symbol;
+    bool exported; /* symbol is a global or weak one (an entry point of the library) */
 } ms_frame;
 
 /* A pc's frames, innermost first: the (possibly inlined) function containing it, then the

@@ -4,6 +4,7 @@
 # (`libtbl.so+0xOFFSET`, a static function), the blocks it allocates after the library and the
 # innermost function of it that has a name (`heap:libtbl.so:tbl_create`, the full name keeping
 # the call path through the library), its own data by mapping (`other:libtbl.so`); never `??`.
+# Not stripped, the library's .symtab names its static functions and data.
 # The same over the system's libzstd (zstd's streaming-compression example).
 # matrix: gcc:-O2 clang:-O2
 . "$1/tests/e2e/lib.sh"
@@ -40,6 +41,18 @@ check "the run's note names the library and what its names lack, in one line" r.
   '[.run.notes[] | select(test("^no debug information for libtbl\\.so: no source lines"))] | length == 1'
 "$MEMSPY" show --data other >other.txt
 ok_if "show --data other breaks it down by mapping: the library's path" grep -q "^  other:$WORK/libtbl.so: " other.txt
+
+# The same library not stripped (still without -g): its .symtab names the static functions
+# and the static buffer; the block keeps the exported function's name (grab is local).
+cc -O2 -fPIC -shared -o libtbl.so "$SRC_DIR/tests/e2e/progs/libtbl.c"
+run_memspy u.json -- ./libnames
+check "not stripped: the static copy loop is copy_rows (libtbl.so), 4 x 16385 line reads of the table" u.json \
+  "$JQ_DEFS"' cell("copy_rows (libtbl.so)"; "heap:libtbl.so:tbl_create") | .reads == 65540'
+check "not stripped: the block is still heap:libtbl.so:tbl_create, through grab (libtbl.so)" u.json \
+  '.data[] | select(.name == "heap:libtbl.so:tbl_create") | .full_name
+   | test("^main:[0-9]+>tbl_create \\(libtbl\\.so\\)>grab \\(libtbl\\.so\\)>heap:libtbl\\.so:tbl_create$")'
+check "not stripped: the static buffer is the global last_rows, 64 line writes by tbl_fill" u.json \
+  "$JQ_DEFS"' cell("tbl_fill (libtbl.so)"; "last_rows") | .writes == 64'
 
 # zstd's streaming compression over the system's libzstd (Debian's: stripped, no DWARF)
 if [ -f /usr/include/zstd.h ]; then
