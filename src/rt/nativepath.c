@@ -2,8 +2,8 @@
  * without memspy, libstdc++, the C library): the shadow stack ends at the innermost
  * instrumented function, so the frames between it and the allocation's site are found by
  * unwinding the machine stack with libgcc's unwinder (through the .eh_frame that stripped
- * libraries keep; libgcc_s is opened and its functions looked up at the first use, in busy
- * mode). Each thread remembers the paths it found, keyed by the site, the innermost
+ * libraries keep; libgcc_s is opened and its functions looked up when the runtime starts,
+ * before the program's first allocation, so that its mapping never moves the program's). Each thread remembers the paths it found, keyed by the site, the innermost
  * instrumented frame and the stack depth below it, with where on the stack each return
  * address was: the next allocation there takes the remembered path when the stack holds the
  * same return addresses at those places (a helper called from two places of one function
@@ -40,6 +40,8 @@ static int unwinder_ready(void)
     return state > 0;
 }
 
+void ms_native_path_init(void) { (void)unwinder_ready(); }
+
 typedef struct {
     uintptr_t ip[MAX_WALK], cfa[MAX_WALK];
     int n;
@@ -60,7 +62,6 @@ static void unwind_into(uintptr_t site_pc, uintptr_t inner, uintptr_t sp, ms_nat
 {
     walk w;
     w.n = 0;
-
     slot->n = 0;
     uint8_t prev = ms_busy_begin();
     if (unwinder_ready()) unwind_backtrace(collect, &w);

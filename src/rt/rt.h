@@ -290,6 +290,8 @@ typedef struct {
  * them up to the thread's start in a thread the library started). Returns how many: 0 where
  * the site is the instrumented function's own call or the stack cannot be walked (nativepath.c). */
 uint16_t ms_native_path(ms_thread *t, uintptr_t site_pc, uint64_t *path);
+/* Load libgcc's unwinder for ms_native_path (at start-up, in busy mode). */
+void ms_native_path_init(void);
 
 /* Create bin 0 (OTHER). Returns 0 or -1. */
 int ms_bins_init(void);

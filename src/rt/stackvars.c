@@ -17,6 +17,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <fcntl.h>
+#include <libelf.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -54,9 +55,14 @@ static Dwarf *module_dwarf(uint32_t m)
         dw_tried[m] = 1;
         const ms_module *mod = ms_module_get(m);
         int fd = mod->path && mod->path[0] == '/' ? open(mod->path, O_RDONLY | O_CLOEXEC) : -1;
-        if (fd >= 0) {
-            dw_of[m] = dwarf_begin(fd, DWARF_C_READ); /* keeps fd open for the run */
-            if (!dw_of[m]) close(fd);
+        /* read, not mapped: a mapping of the file would land among the program's own mappings
+         * and move the blocks it maps afterwards by the file's size (ELF_C_READ reads what is
+         * used into the runtime's memory); keeps fd open for the run */
+        Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+        dw_of[m] = elf ? dwarf_begin_elf(elf, DWARF_C_READ, NULL) : NULL;
+        if (!dw_of[m]) {
+            if (elf) elf_end(elf);
+            if (fd >= 0) close(fd);
         }
     }
     return dw_of[m];
