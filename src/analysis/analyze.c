@@ -167,7 +167,7 @@ static int resolve_contexts(analysis *an, size_t nbins, uint32_t unknown_data)
     for (size_t i = 0; i < raw->ncontexts; i++)
         if (n == 0 || an->ctx[n - 1].ctx != an->ctx[i].ctx) an->ctx[n++] = an->ctx[i];
     an->nctx = n;
-    static const ms_frame unknown_frame = { "??", NULL, 0, NULL, 0, 0 };
+    static const ms_frame unknown_frame = { "??", NULL, 0, NULL, 0, 0, NULL, NULL, false };
     int rc = 0;
     for (size_t i = 0; i <= n && rc == 0; i++) {
         ctx_info *c = &an->ctx[i];
@@ -741,6 +741,9 @@ int ms_analyze(const ms_raw *raw, const ms_analyze_opts *opts, ms_model *out, ch
         rc = an.cell_used && an.ncap && an.icap ? accumulate(&an) : -1;
     }
     if (rc == 0) rc = finish_order(&an);
+    char *lib_note = rc == 0 ? ms_symbolizer_library_note(an.sym) : NULL;
+    if (lib_note && add_note(out, "%s", lib_note) != 0) rc = -1;
+    free(lib_note);
     if (rc == 0 && with_unknown &&
         add_note(out, "some statistics belong to contexts or bins missing from the raw profile: "
                       "counted under \"unknown\"") != 0)

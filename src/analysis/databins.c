@@ -99,6 +99,20 @@ static char *frame_name(const heap_path *h, size_t i, bool *passed_out)
     return ms_dest_name(h->dests[i], level);
 }
 
+/* A block allocated by code of a library without DWARF (frame 0's module): "heap:LIBRARY:
+ * FUNCTION", the innermost function of that library on the call path that it exports (the
+ * function the program called, where the allocating code is static), else the innermost its
+ * symbol table names, "heap:LIBRARY" where none is named (a thread the library started). */
+static char *library_heap_name(const heap_path *h)
+{
+    const char *module = h->frames[0]->module, *named = NULL;
+    for (size_t i = 0; i < h->nframes && h->frames[i]->module && !strcmp(h->frames[i]->module, module); i++) {
+        if (h->frames[i]->exported) return format("heap:%s:%s", module, h->frames[i]->symbol);
+        if (!named) named = h->frames[i]->symbol;
+    }
+    return named ? format("heap:%s:%s", module, named) : format("heap:%s", module);
+}
+
 static int build_heap_path(const ms_raw_bin *b, ms_symbolizer *sym, const ms_dests *dests, heap_path *h)
 {
     size_t cap = 0;
@@ -111,6 +125,12 @@ static int build_heap_path(const ms_raw_bin *b, ms_symbolizer *sym, const ms_des
     if (!h->names || !out) {
         free(out);
         return -1;
+    }
+    if (h->nframes && h->frames[0]->module) { /* allocated in a library without DWARF */
+        free(out);
+        h->names[0] = library_heap_name(h);
+        h->level = 0;
+        return h->names[0] ? 0 : -1;
     }
     for (size_t i = 0; i < h->nframes; i++) {
         const ms_frame *f = h->frames[i];
@@ -213,6 +233,8 @@ static int name_heap_bin(const ms_raw_bin *b, const heap_path *h, ms_data_bin *d
         d->name = strdup(heap_short(h));
     else if (site)
         d->name = format("heap@%s:%d", base_name(site->file), site->line);
+    else if (h->nframes && strcmp(h->frames[0]->func, "??") != 0) /* no lines: the function */
+        d->name = format("heap@%s", h->frames[0]->func);
     else
         d->name = strdup("heap@??");
     d->full_name = d->name ? heap_full_name(h, d->name) : NULL;
@@ -367,16 +389,33 @@ static int cmp_bin_names(const void *a, const void *b, void *bins)
     return c ? c : (i > j) - (i < j);
 }
 
+/* Whether full[from..i) is a whole frame: FUNCTION:LINE (ends with a digit), or code of a
+ * library without DWARF, "SYMBOL (LIBRARY)" or "LIBRARY+0xOFFSET" (a '>' of a C++ template
+ * name ends none of them). */
+static bool frame_ends(const char *full, size_t from, size_t i)
+{
+    if (i <= from) return false;
+    unsigned char last = (unsigned char)full[i - 1];
+    if (isdigit(last)) return true;
+    if (last == ')') {
+        const char *open = memrchr(full + from, '(', i - from);
+        return open && open > full + from && open[-1] == ' ';
+    }
+    size_t k = i;
+    while (k > from && isxdigit((unsigned char)full[k - 1])) k--;
+    return k < i && k - from >= 3 && !memcmp(full + k - 3, "+0x", 3);
+}
+
 /* The frames of a full name's call path ("main:42>NewMatrix:17>NAME", name_len the short
- * name's length): each frame is FUNCTION:LINE and ends at a '>' that follows a digit (a '>' of
- * a C++ template name does not). Fills starts/lens of up to max frames, returns how many. */
+ * name's length): each frame is FUNCTION:LINE, or a library's code (frame_ends), and ends at
+ * a '>'. Fills starts/lens of up to max frames, returns how many. */
 static size_t path_frames(const char *full, size_t name_len, const char **starts, size_t *lens, size_t max)
 {
     size_t flen = strlen(full);
     if (flen <= name_len) return 0;
     size_t end = flen - name_len, n = 0, from = 0; /* full[end - 1] is the '>' before the name */
     for (size_t i = 0; i < end && n < max; i++)
-        if (full[i] == '>' && i > from && isdigit((unsigned char)full[i - 1])) {
+        if (full[i] == '>' && frame_ends(full, from, i)) {
             starts[n] = full + from;
             lens[n++] = i - from;
             from = i + 1;
@@ -387,6 +426,7 @@ static size_t path_frames(const char *full, size_t name_len, const char **starts
 /* The length of a frame's FUNCTION (the part before its last ':'). */
 static size_t frame_function_len(const char *f, size_t len)
 {
+    if (len && f[len - 1] == ')') return len; /* a library's "SYMBOL (LIBRARY)": no line */
     const char *colon = memrchr(f, ':', len);
     return colon ? (size_t)(colon - f) : len;
 }

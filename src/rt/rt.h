@@ -86,6 +86,21 @@ typedef struct {
     uint32_t index, bin;
 } ms_other_frame;
 
+/* At most this many of a heap bin's path entries are frames of uninstrumented code (bins.c). */
+#define MS_MAX_NATIVE_PATH 10
+#define MS_NATIVE_SLOTS 16u
+
+/* A native path found by unwinding (nativepath.c), for the next allocation made at the same
+ * site from the same instrumented frame at the same stack depth below it: path[i] is the
+ * return address stored at sp + slot[i] (sp: ms_native_path's frame) when the path is the same. */
+typedef struct {
+    uintptr_t site, call_ra, sp_off; /* site 0: empty */
+    uint32_t frame_depth;
+    uint16_t n;
+    uint64_t path[MS_MAX_NATIVE_PATH];
+    uint32_t slot[MS_MAX_NATIVE_PATH];
+} ms_native_slot;
+
 /* Per-thread memory that outlives the TLS block's use: reused by later threads. */
 typedef struct ms_thread_data {
     struct ms_thread_data *next_all; /* list of every data block ever made */
@@ -99,6 +114,7 @@ typedef struct ms_thread_data {
     ms_event ev[MS_EVENTS_PER_THREAD];
     ms_bin_cache_slot stack_cache[MS_CACHE_SLOTS];
     ms_bin_cache_slot heap_cache[MS_CACHE_SLOTS];
+    ms_native_slot native_cache[MS_NATIVE_SLOTS];
     ms_other_frame other_frame; /* the last frame of another thread it accessed */
     /* block counts (blocks.c), indexed by run-global block id: */
     uint64_t *blk_count;   /* executions already emitted as WORK (or folded) */
@@ -258,7 +274,7 @@ MS_HOT uint32_t ms_shadow_get(uintptr_t addr)
 
 /* ---- bins.c ---- */
 
-#define MS_MAX_PATH 16
+#define MS_MAX_PATH 24
 
 typedef struct {
     uint8_t kind;                        /* ms_bin_kind */
@@ -271,6 +287,16 @@ typedef struct {
     uint64_t addr, size;                 /* GLOBAL; TLS: offset in the module's TLS block */
     const char *name;                    /* GLOBAL, TLS: symbol; MMAP: file path; MAPPING: label */
 } ms_bin;
+
+/* Where an allocation's site (site_pc) is in uninstrumented code (a library built without
+ * memspy, the C library), the frames the shadow stack does not see, innermost first, into
+ * path (MS_MAX_NATIVE_PATH entries at most): the return addresses from the site outwards up
+ * to and including the call into that code in the innermost instrumented function (all of
+ * them up to the thread's start in a thread the library started). Returns how many: 0 where
+ * the site is the instrumented function's own call or the stack cannot be walked (nativepath.c). */
+uint16_t ms_native_path(ms_thread *t, uintptr_t site_pc, uint64_t *path);
+/* Load libgcc's unwinder for ms_native_path (at start-up, in busy mode). */
+void ms_native_path_init(void);
 
 /* Create bin 0 (OTHER). Returns 0 or -1. */
 int ms_bins_init(void);
