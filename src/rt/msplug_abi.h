@@ -203,6 +203,9 @@ typedef struct {
  * information (a stripped binary), the labels that enclose the return address find the record. */
 #define MSPLUG_DESTS_SECTION "__memspy_dests"
 #define MSPLUG_DEST_RECORD_VERSION "1"
+/* The longest type or path text a record holds, with its terminating NUL (longer ones are cut:
+ * the raw profile stays proportional to the allocation sites, not to C++ name lengths). */
+#define MSPLUG_DEST_TEXT_MAX 160
 typedef struct {
     uint64_t pc;  /* the label before the call */
     uint64_t end; /* the label after it, 0 if none */

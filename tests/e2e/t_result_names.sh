@@ -64,9 +64,10 @@ B1=$(sqlite3 "$MEMSPY_DB" 'SELECT length(model) FROM runs WHERE id = 1')
 B2=$(sqlite3 "$MEMSPY_DB" 'SELECT length(model) FROM runs WHERE id = 2')
 ok_if "the database's copy grows by under 1% ($B1 -> $B2 bytes)" test $((100 * B2)) -lt $((101 * B1))
 R1=$(wc -c <rec-s/profile.raw) R2=$(wc -c <rec-l/profile.raw)
-# addresses, not names; but for the types in a destination record per allocation site (once
-# each: clang's records grow by 450 bytes, gcc's cut types at 160 characters)
-ok_if "the raw profile grows by under 1% ($R1 -> $R2 bytes)" test $((100 * R2)) -lt $((101 * R1))
+# addresses, not names; but for the text of a destination record per allocation site: types
+# and paths cut at 160 characters by both plugins (MSPLUG_DEST_TEXT_MAX), and clang's records
+# name the callee by its mangled name (2,700 bytes more for the 300-character namespace: 1.2%)
+ok_if "the raw profile grows by under 2% ($R1 -> $R2 bytes)" test $((100 * R2)) -lt $((102 * R1))
 
 # the same names everywhere: the report, the stored file, the database, an import of the file
 names='[.code[] | [.name, .file]], [.data[] | [.name, .full_name, .site]], .files'

@@ -44,7 +44,7 @@ struct level {
     bool decl;      /* a variable declared on loc's line */
     bool used;      /* a statement of the level uses the value: dereferences or offsets it, passes it
                      * to a call (besides copying, comparing, storing or returning it) */
-    char type[160], path[160];
+    char type[MSPLUG_DEST_TEXT_MAX], path[MSPLUG_DEST_TEXT_MAX];
 };
 
 static tree origin_fn(tree block)
@@ -427,7 +427,7 @@ struct early_dest {
     bool ambiguous; /* several calls at that position found different things */
     char kind;
     bool decl, used;
-    char type[160], path[160];
+    char type[MSPLUG_DEST_TEXT_MAX], path[MSPLUG_DEST_TEXT_MAX];
 };
 static auto_vec<early_dest> early_dests;
 static bool early_sorted; /* sorted by key, duplicates merged (before the first lookup) */

@@ -77,6 +77,12 @@ bool isDefaultArgument(const DIType *t)
 
 /* The type as written: "double *", "S *" (typedefs by name, qualifiers dropped, C++ template
  * arguments that are defaults left out: "vector<double>"). */
+/* Text cut to what a record holds (MSPLUG_DEST_TEXT_MAX, as the GCC plugin's). */
+std::string capped(const std::string &t)
+{
+    return t.size() < MSPLUG_DEST_TEXT_MAX ? t : t.substr(0, MSPLUG_DEST_TEXT_MAX - 1);
+}
+
 std::string typeText(const DIType *t, int depth = 0)
 {
     if (!t) return "void";
@@ -528,7 +534,7 @@ std::string Dests::record(CallBase *call, bool &any)
     for (const Level &l : lv) {
         std::string flags = std::string(l.decl ? "d" : "") + (l.used ? "u" : "");
         r += "\t" + std::to_string(l.line) + "\t" + std::to_string(l.col) + "\t" + std::string(1, l.kind) + "\t" +
-             (flags.empty() ? "-" : flags) + "\t" + l.type + "\t" + l.path;
+             (flags.empty() ? "-" : flags) + "\t" + capped(l.type) + "\t" + capped(l.path);
     }
     return r;
 }
