@@ -396,7 +396,11 @@ static bool frame_ends(const char *full, size_t from, size_t i)
 {
     if (i <= from) return false;
     unsigned char last = (unsigned char)full[i - 1];
-    if (isdigit(last)) return true;
+    if (isdigit(last)) { /* FUNCTION:LINE, not a template argument's digits (Tag<1>) */
+        size_t k = i;
+        while (k > from && isdigit((unsigned char)full[k - 1])) k--;
+        return k > from && full[k - 1] == ':';
+    }
     if (last == ')') {
         const char *open = memrchr(full + from, '(', i - from);
         return open && open > full + from && open[-1] == ' ';
