@@ -430,7 +430,9 @@ static line_result coh_line(ms_sim *sim, unsigned p, uint64_t lo, uint64_t hi, u
     return r;
 }
 
-int ms_coh_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
+/* The general path of ms_coh_access: any reference (several lines, a new context, an L1
+ * miss, a coherence action). */
+static int coh_access_any(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
 {
     if (cpu >= sim->nprocs || (ctx >= sim->nctx && ms_ensure_ctx(sim, ctx) != 0)) return -1;
     ms_counters *c = row(sim, ctx, cpu);
@@ -461,6 +463,49 @@ int ms_coh_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsig
     else if (left_private)
         c->local_misses++;
     return merged.served;
+}
+
+/* ms_sim_access of a multiprocessor (chosen by ms_sim_create). The fast path is an L1 hit of
+ * one line whose unit needs no coherence action: a read of a unit no other processor holds
+ * exclusively, or a write of a unit p holds in M or E that closes no pattern round. Such a
+ * reference changes only p's L1 (recency, dirty bit), its L1 shadow, its own directory words
+ * and, on a write, the unit's owner, writer and producer marks: exactly what coh_line does for
+ * it (no miss, no stall, no fetch, no invalidation). Everything else takes coh_access_any, whose
+ * L1 lookup finds the same miss (a missing lookup changes nothing). */
+int ms_coh_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
+{
+    ms_coherence *coh = sim->coh;
+    uint64_t last_byte = addr + (size ? size - 1 : 0);
+    uint64_t line = addr >> sim->l1_shift;
+    if (__builtin_expect(ctx >= sim->nctx || cpu >= sim->nprocs || last_byte < addr ||
+                             (last_byte >> sim->l1_shift) != line,
+                         0))
+        return coh_access_any(sim, cpu, addr, size, flags, ctx);
+    uint64_t *d = proc_dir_record(coh, cpu, addr >> coh->unit_shift);
+    uint64_t bit = 1ull << cpu, owner = d[DIR_OWNER] & DIR_OWNER_CPU;
+    unsigned write = (flags & MS_ACC_WRITE) ? MS_TAG_DIRTY : 0u;
+    int quiet;
+    if (write) {
+        uint64_t producers = d[DIR_PRODUCERS];
+        quiet = owner == cpu + 1 && !d[DIR_CONSUMERS] && !((producers & bit) && (producers & ~bit));
+    } else {
+        quiet = owner == 0 || owner == cpu + 1;
+    }
+    if (!quiet || !(d[DIR_SHARERS] & bit)) return coh_access_any(sim, cpu, addr, size, flags, ctx);
+    const ms_view *v = &coh->views[cpu];
+    int way = ms_cache_lookup(v->cache[0], line, write);
+    if (way < 0) return coh_access_any(sim, cpu, addr, size, flags, ctx);
+    ms_fa_touch(v->fa[0], line, ms_cache_aux(v->cache[0], line, way));
+    ms_count_reference(row(sim, ctx, cpu), write);
+    if (write) {
+        d[DIR_PRODUCERS] |= bit;
+        d[DIR_OWNER] = (cpu + 1) | DIR_MODIFIED;
+        d[DIR_WRITERS] |= bit;
+    }
+    uint64_t *me = proc_words(d, cpu);
+    me[PROC_TOUCHED] |= granule_mask(coh, addr, last_byte);
+    me[PROC_LAST] = (uint64_t)(ctx + 1) | (uint64_t)coh->region << 32;
+    return 0;
 }
 
 void ms_coh_next_region(ms_sim *sim) { sim->coh->region++; }
