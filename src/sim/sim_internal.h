@@ -294,6 +294,14 @@ static inline unsigned ms_meta_recent(uint64_t chunk)
     return (unsigned)((chunk * 0x9E3779B97F4A7C15ull) >> (64 - MS_META_RECENT_BITS));
 }
 
+/* The words of line key if its chunk is in the recent-chunk cache, else NULL (no call). */
+static inline uint32_t *ms_linemeta_recent(ms_linemeta *lm, uint64_t key)
+{
+    uint64_t chunk = (key >> MS_META_CHUNK_SHIFT) + 1;
+    const ms_meta_slot *e = &lm->recent[ms_meta_recent(chunk)];
+    return e->chunk == chunk ? e->words + (key & (MS_META_CHUNK_LINES - 1)) * lm->words_per_line : NULL;
+}
+
 static inline uint32_t *ms_linemeta_lookup(ms_linemeta *lm, uint64_t key)
 {
     uint64_t chunk = (key >> MS_META_CHUNK_SHIFT) + 1;
