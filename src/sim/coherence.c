@@ -168,12 +168,17 @@ static inline ms_counters *row(ms_sim *sim, uint32_t ctx, unsigned cpu)
 }
 
 /* Granules of the unit covered by the bytes [lo, hi] (one line). */
+static inline uint64_t granule_mask_of(uint64_t lo, uint64_t hi, unsigned unit_shift, unsigned granule_shift)
+{
+    uint64_t offset_mask = (1ull << unit_shift) - 1;
+    unsigned a = (unsigned)((lo & offset_mask) >> granule_shift);
+    unsigned b = (unsigned)((hi & offset_mask) >> granule_shift);
+    return (~0ull >> (63 - b)) & (~0ull << a);
+}
+
 static uint64_t granule_mask(const ms_coherence *coh, uint64_t lo, uint64_t hi)
 {
-    uint64_t offset_mask = (1ull << coh->unit_shift) - 1;
-    unsigned a = (unsigned)((lo & offset_mask) >> coh->granule_shift);
-    unsigned b = (unsigned)((hi & offset_mask) >> coh->granule_shift);
-    return (~0ull >> (63 - b)) & (~0ull << a);
+    return granule_mask_of(lo, hi, coh->unit_shift, coh->granule_shift);
 }
 
 /* ---- Carnival's access patterns: rounds of producers and consumers per unit ---- */
@@ -492,23 +497,24 @@ static int coh_access_any(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t siz
 
 /* The directory test of the fast path: 1 if a reference of cpu (write: MS_TAG_DIRTY or 0) to
  * a unit with record d needs no coherence action, given that cpu holds the line in L1: a read
- * of a unit no other processor holds exclusively, or a write of a unit cpu holds in M or E
- * that closes no pattern round (round_write). cpu must be a sharer (it holds the line). */
+ * by a sharer (no other processor holds the unit exclusively), or a write of a unit cpu holds
+ * in M or E (so it is the only sharer) that closes no pattern round (round_write). */
 static inline int quiet_hit(const uint64_t *d, unsigned cpu, unsigned write)
 {
-    uint64_t bit = 1ull << cpu, owner = d[DIR_OWNER] & DIR_OWNER_CPU;
-    if (!(d[DIR_SHARERS] & bit)) return 0;
-    if (!write) return owner == 0 || owner == cpu + 1;
+    uint64_t bit = 1ull << cpu;
+    /* An owner is the only sharer (a write leaves its writer alone, E is given to a sole
+     * sharer, a read by another processor ends the ownership), so a sharer's read is quiet. */
+    if (!write) return (d[DIR_SHARERS] & bit) != 0;
     uint64_t producers = d[DIR_PRODUCERS];
-    return owner == cpu + 1 && !d[DIR_CONSUMERS] && !((producers & bit) && (producers & ~bit));
+    return (d[DIR_OWNER] & DIR_OWNER_CPU) == cpu + 1 && !d[DIR_CONSUMERS] &&
+           !((producers & bit) && (producers & ~bit));
 }
 
 /* What a quiet L1 hit (quiet_hit) changes besides p's L1 and its shadow: its directory words
- * and, on a write, the unit's owner (now M), writer and producer marks; and its reference
+ * (touched: the granules the reference covers) and, on a write, the unit's owner (now M), writer and producer marks; and its reference
  * count. Exactly what coh_line and coh_access_any do for it (no miss, no stall, no fetch). */
 static inline __attribute__((always_inline)) void quiet_hit_done(ms_sim *sim, uint64_t *d, unsigned cpu,
-                                                                 uint64_t lo, uint64_t hi, unsigned write,
-                                                                 uint32_t ctx)
+                                                                 unsigned write, uint32_t ctx, uint64_t touched)
 {
     ms_coherence *coh = sim->coh;
     ms_count_reference(row(sim, ctx, cpu), write);
@@ -519,7 +525,7 @@ static inline __attribute__((always_inline)) void quiet_hit_done(ms_sim *sim, ui
         d[DIR_WRITERS] |= bit;
     }
     uint64_t *me = proc_words(d, cpu);
-    me[PROC_TOUCHED] |= granule_mask(coh, lo, hi);
+    me[PROC_TOUCHED] |= touched;
     me[PROC_LAST] = (uint64_t)(ctx + 1) | (uint64_t)coh->region << 32;
 }
 
@@ -539,24 +545,28 @@ __attribute__((noinline)) static int coh_hit_any(ms_sim *sim, unsigned cpu, uint
     int way = ms_cache_lookup(v->cache[0], line, write);
     if (way < 0) return coh_access_any(sim, cpu, addr, size, flags | COH_L1_MISSED, ctx);
     ms_fa_touch(v->fa[0], line, ms_cache_aux(v->cache[0], line, way));
-    quiet_hit_done(sim, d, cpu, addr, last_byte, write, ctx);
+    quiet_hit_done(sim, d, cpu, write, ctx, granule_mask(coh, addr, last_byte));
     return 0;
 }
 
 /* ms_sim_access of a multiprocessor (chosen by ms_sim_create). The fast path is a leaf (it
  * calls nothing): a quiet L1 hit (quiet_hit) of one line in way 0 of an LRU set, the unit's
  * record the one the processor used last or in the directory's recent-chunk cache, the line's shadow node the MRU one or valid. It tests all of that
- * before it changes anything, and hands everything else over (tail calls) unchanged. */
-int ms_coh_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
+ * before it changes anything, and hands everything else over (tail calls) unchanged.
+ * Instantiated with the shifts read from sim (ms_coh_access) and as constants for 64-byte L1
+ * lines kept coherent line by line, every threaded preset (ms_coh_access_line64). */
+static inline __attribute__((always_inline)) int coh_access_fast(ms_sim *sim, unsigned cpu, uint64_t addr,
+                                                                  uint32_t size, unsigned flags, uint32_t ctx,
+                                                                  unsigned l1_shift, unsigned unit_shift,
+                                                                  unsigned granule_shift)
 {
     ms_coherence *coh = sim->coh;
     uint64_t last_byte = addr + (size ? size - 1 : 0);
-    uint64_t line = addr >> sim->l1_shift;
-    if (__builtin_expect(ctx >= sim->nctx || cpu >= sim->nprocs || last_byte < addr ||
-                             (last_byte >> sim->l1_shift) != line,
-                         0))
+    uint64_t line = addr >> l1_shift;
+    /* (a reference wrapping around the address space ends in another line) */
+    if (__builtin_expect(ctx >= sim->nctx || cpu >= sim->nprocs || (last_byte >> l1_shift) != line, 0))
         return coh_access_any(sim, cpu, addr, size, flags, ctx);
-    uint64_t unit = addr >> coh->unit_shift;
+    uint64_t unit = addr >> unit_shift;
     uint64_t *d = coh->last_dir[cpu];
     if (coh->last_unit[cpu] != unit + 1) {
         d = (uint64_t *)(void *)ms_linemeta_recent(&coh->dir, unit);
@@ -578,8 +588,25 @@ int ms_coh_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsig
         ms_fa_move_to_front(fa, n);
     }
     l1->tags[base] |= write;
-    quiet_hit_done(sim, d, cpu, addr, last_byte, write, ctx);
+    quiet_hit_done(sim, d, cpu, write, ctx, granule_mask_of(addr, last_byte, unit_shift, granule_shift));
     return 0;
+}
+
+int ms_coh_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
+{
+    return coh_access_fast(sim, cpu, addr, size, flags, ctx, sim->l1_shift, sim->coh->unit_shift,
+                           sim->coh->granule_shift);
+}
+
+int ms_coh_access_line64(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
+{
+    return coh_access_fast(sim, cpu, addr, size, flags, ctx, 6, 6, 0);
+}
+
+void ms_coh_select_access(ms_sim *sim)
+{
+    int line64 = sim->l1_shift == 6 && sim->coh->unit_shift == 6 && sim->coh->granule_shift == 0;
+    sim->access = line64 ? ms_coh_access_line64 : ms_coh_access;
 }
 
 void ms_coh_next_region(ms_sim *sim) { sim->coh->region++; }

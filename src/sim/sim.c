@@ -69,7 +69,7 @@ int ms_sim_create_part(ms_sim **out, const ms_hier_config *cfg, const ms_allocat
         sim->access = ms_uni_access;
         ms_uni_lru_select(sim);
     }
-    if (sim->coh) sim->access = ms_coh_access;
+    if (sim->coh) ms_coh_select_access(sim);
     *out = sim;
     return 0;
 }

@@ -468,7 +468,13 @@ int ms_sim_access_any(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, u
 
 int ms_coh_create(ms_sim *sim);
 void ms_coh_destroy(ms_sim *sim);
+/* ms_sim_access of a multiprocessor (ms_sim.access): an L1 hit needing no coherence action
+ * takes a fast path, everything else the general one; ..._line64 is the instance for 64-byte
+ * L1 lines and coherence units (ms_coh_select_access picks it). */
 int ms_coh_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx);
+int ms_coh_access_line64(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx);
+/* The instance of ms_coh_access for sim's geometry (at create time). */
+void ms_coh_select_access(ms_sim *sim);
 void ms_coh_next_region(ms_sim *sim);
 void ms_coh_finish(ms_sim *sim);
 void ms_coh_each_invalidation(const ms_sim *sim, void (*fn)(const ms_invalidation *e, void *ud), void *ud);

@@ -62,14 +62,19 @@ int main(void)
     }
 
     /* Several processors: the coherent path (coherence.c), with its own L1-hit fast path. */
+    /* 64-byte lines and units (every preset's threaded default) run its constant-shift instance. */
     static const char *const coherent[] = {
         "L1=2K:4:64:4,L2=8K:8:64:14;mem=200;procs=2",
+        "L1=2K:4:64:4,L2=8K:8:64:14,L3=32K:16:64:40;mem=200;procs=4;shared=2",
         "L1=2K:4:64:4:plru,L2=16K:8:128:14;mem=200;procs=3;shared=1;unit=256;proto=msi",
+        "L1=2K:4:32:4,L2=8K:8:32:14;mem=200;procs=2",
     };
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 4; i++) {
         ms_sim *sim = sim_from_text(coherent[i]);
-        if (sim->access != ms_coh_access) fprintf(stderr, "%s does not run the coherent path\n", coherent[i]);
-        CHECK(sim->access == ms_coh_access);
+        int (*want)(ms_sim *, unsigned, uint64_t, uint32_t, unsigned, uint32_t) =
+            i < 2 ? ms_coh_access_line64 : ms_coh_access;
+        if (sim->access != want) fprintf(stderr, "%s does not run its coherent path\n", coherent[i]);
+        CHECK(sim->access == want);
         ms_sim_destroy(sim);
     }
     return check_result();
