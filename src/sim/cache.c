@@ -284,17 +284,27 @@ uint64_t ms_cache_remove(ms_cache *c, uint64_t line, uint32_t *aux)
     uint64_t set_no = line & c->set_mask;
     uint64_t base = set_no * c->ways;
     uint64_t *set = c->tags + base;
+    *aux = 0;
+    if (c->order) {
+        /* The ways most recent first (a line being invalidated was mostly used lately): one
+         * walk finds its way and its recency position. */
+        uint64_t order = c->order[set_no];
+        for (unsigned p = 0; p < c->ways; p++, order >>= 4) {
+            uint32_t w = (uint32_t)order & 15u;
+            if ((set[w] >> 1) != line) continue;
+            uint64_t tag = set[w];
+            if (c->aux) *aux = c->aux[base + w];
+            lru_remove_ordered(c, set_no, p);
+            return tag;
+        }
+        return MS_TAG_EMPTY;
+    }
     uint32_t w = 0;
     while (w < c->ways && (set[w] >> 1) != line) w++;
-    *aux = 0;
     if (w == c->ways) return MS_TAG_EMPTY;
     uint64_t tag = set[w];
     *aux = c->aux ? c->aux[base + w] : 0;
-    if (c->policy == MS_POLICY_LRU && c->order) {
-        unsigned p = 0;
-        while (((c->order[set_no] >> (4 * p)) & 15u) != w) p++;
-        lru_remove_ordered(c, set_no, p);
-    } else if (c->policy == MS_POLICY_LRU) {
+    if (c->policy == MS_POLICY_LRU) {
         /* Ways ordered most recent first: close the gap, the last way becomes empty. */
         for (uint32_t i = w; i + 1 < c->ways; i++) {
             set[i] = set[i + 1];
