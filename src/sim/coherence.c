@@ -253,7 +253,8 @@ static void round_miss(const ms_coherence *coh, uint64_t *d, unsigned p, uint32_
 typedef int (*line_action)(ms_sim *sim, const ms_view *v, int level, uint64_t line, uint32_t *rec, uint32_t ctx,
                            ms_counters *c);
 
-static int each_private_line(ms_sim *sim, unsigned q, uint64_t unit, line_action fn, uint32_t ctx, ms_counters *c)
+static inline __attribute__((always_inline)) int each_private_line(ms_sim *sim, unsigned q, uint64_t unit,
+                                                                   line_action fn, uint32_t ctx, ms_counters *c)
 {
     ms_coherence *coh = sim->coh;
     const ms_view *v = &coh->views[q];
