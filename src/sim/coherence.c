@@ -507,15 +507,14 @@ static inline int quiet_hit(const uint64_t *d, unsigned cpu, unsigned write)
      * sharer, a read by another processor ends the ownership), so a sharer's read is quiet. */
     if (!write) return (d[DIR_SHARERS] & bit) != 0;
     uint64_t producers = d[DIR_PRODUCERS];
-    return (d[DIR_OWNER] & DIR_OWNER_CPU) == cpu + 1 && !d[DIR_CONSUMERS] &&
-           !((producers & bit) && (producers & ~bit));
+    return (d[DIR_OWNER] & DIR_OWNER_CPU) == cpu + 1 && !d[DIR_CONSUMERS] && !((producers & bit) && (producers & ~bit));
 }
 
 /* What a quiet L1 hit (quiet_hit) changes besides p's L1 and its shadow: its directory words
  * (touched: the granules the reference covers) and, on a write, the unit's owner (now M), writer and producer marks; and its reference
  * count. Exactly what coh_line and coh_access_any do for it (no miss, no stall, no fetch). */
-static inline __attribute__((always_inline)) void quiet_hit_done(ms_sim *sim, uint64_t *d, unsigned cpu,
-                                                                 unsigned write, uint32_t ctx, uint64_t touched)
+static inline __attribute__((always_inline)) void quiet_hit_done(ms_sim *sim, uint64_t *d, unsigned cpu, unsigned write,
+                                                                 uint32_t ctx, uint64_t touched)
 {
     ms_coherence *coh = sim->coh;
     ms_count_reference(row(sim, ctx, cpu), write);
@@ -557,9 +556,9 @@ __attribute__((noinline)) static int coh_hit_any(ms_sim *sim, unsigned cpu, uint
  * Instantiated with the shifts read from sim (ms_coh_access) and as constants for 64-byte L1
  * lines kept coherent line by line, every threaded preset (ms_coh_access_line64). */
 static inline __attribute__((always_inline)) int coh_access_fast(ms_sim *sim, unsigned cpu, uint64_t addr,
-                                                                  uint32_t size, unsigned flags, uint32_t ctx,
-                                                                  unsigned l1_shift, unsigned unit_shift,
-                                                                  unsigned granule_shift)
+                                                                 uint32_t size, unsigned flags, uint32_t ctx,
+                                                                 unsigned l1_shift, unsigned unit_shift,
+                                                                 unsigned granule_shift)
 {
     ms_coherence *coh = sim->coh;
     uint64_t last_byte = addr + (size ? size - 1 : 0);

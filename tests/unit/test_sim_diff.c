@@ -80,7 +80,9 @@ static void run_case(const char *text, shape sh, int n, uint64_t seed, int windo
 {
     char name[300];
     snprintf(name, sizeof name, "%s [%s%s, %u lines, window %s]", text,
-             sh.hot ? "hot" : sh.strided ? "strided" : "random",
+             sh.hot       ? "hot"
+             : sh.strided ? "strided"
+                          : "random",
              sh.odd ? " + odd" : "", sh.footprint, window ? "on" : "off");
     ms_hier_config cfg;
     char err[200];

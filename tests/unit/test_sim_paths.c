@@ -51,8 +51,10 @@ int main(void)
     ms_sim_destroy(dm);
 
     static const char *const general[] = {
-        "L1=2K:4:64:4:plru,L2=8K:8:64:14;mem=200",    "L1=2K:4:64:4,L2=8K:8:64:14:random;mem=200",
-        "L1=4K:32:64:3,L2=32K:16:64:10;mem=100",      "L1=2K:4:64:4,L2=8K:8:128:14;mem=200",
+        "L1=2K:4:64:4:plru,L2=8K:8:64:14;mem=200",
+        "L1=2K:4:64:4,L2=8K:8:64:14:random;mem=200",
+        "L1=4K:32:64:3,L2=32K:16:64:10;mem=100",
+        "L1=2K:4:64:4,L2=8K:8:128:14;mem=200",
     };
     for (int i = 0; i < 4; i++) {
         ms_sim *sim = sim_from_text(general[i]);
