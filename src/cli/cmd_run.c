@@ -531,7 +531,8 @@ int ms_cmd_run(int argc, char **argv)
         goto out;
     }
     if (o.record_dir && (rc = ms_record_dir_prepare("run", o.record_dir, path, o.prog_argv, o.prog_argc, &o.cfg,
-                                                    ms_interleave_name(o.mode))) != 0)
+                                                    o.mode == MS_INTERLEAVE_DEFAULT ? NULL
+                                                                                    : ms_interleave_name(o.mode))) != 0)
         goto out;
     if (!(dir = make_raw_dir(&o.cfg))) {
         rc = MS_EXIT_USAGE;
