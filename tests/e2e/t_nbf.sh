@@ -7,10 +7,13 @@
 # line's f misses are coherence misses; the serialized and
 # round-robin updates cut f's invalidations more than 10x; the interleaved and piped
 # simulations differ at least 10x in f's in-region true-sharing invalidations (ccSIM Fig. 4).
-# The diagnoses are checked in the default order (timed: the critical section's lock is
-# granted in simulated request time, which hands f's line from processor to processor as the
-# interleaved order does: the same 24576 true and 7904 false-sharing invalidations at gcc -O2);
-# ccSIM's comparison in its own two orders.
+# ccSIM's diagnosis (true sharing, the processor-4 artifact, the finding) and its Fig. 4 are
+# checked in its own orders (--interleave interleaved, piped), what does not depend on the
+# lock's rotation in the default order too (timed: the lock is granted in simulated request
+# time; f's line still moves with every critical section, but where a thread falls behind in
+# the lock's queue -- at clang -O0 after a conflict miss outside the critical section in the
+# direct-mapped cache -- consecutive holders update neighbouring elements of one line, and
+# most of f's invalidations become false sharing: 30% true at clang -O0, 76% at gcc -O2).
 # matrix: gcc:-O0 gcc:-O2 clang:-O0 clang:-O2 clang:-O3
 . "$1/tests/e2e/lib.sh"
 need_openmp
@@ -41,7 +44,7 @@ check "one row per processor, each with coherence misses" original.json \
   '(.threads | length) == 4 and all(.threads[]; .misses.coherence > 0)'
 check "f has the most invalidations of all data bins" original.json \
   '(.data | max_by(.invalidations.true_sharing + .invalidations.false_sharing)).name == '"$F"
-check "f: over 1000 invalidations, > 70% of them true sharing" original.json \
+check "f: over 1000 invalidations, > 70% of them true sharing (interleaved)" interleaved.json \
   "$DEFS"' inv('"$F"') | total > 1000 and .true_sharing > 0.7 * total'
 check "f: > 95% of its invalidations in-region" original.json \
   "$DEFS"' inv('"$F"') | .in_region > 0.95 * (.in_region + .across_region)'
@@ -52,7 +55,7 @@ check "f: > 90% of its invalidations followed by a miss" original.json \
 check "nbf.c:$LINE: f's misses there are > 90% coherence misses" original.json \
   "$DEFS"' [refs_of('"$F"')[] | select(.location | endswith("nbf.c:'"$LINE"'"))] as $r |
    ($r | length) > 0 and ($r | sum(.coherence_misses)) > 0.9 * ($r | sum(.misses))'
-check "nbf.c:$LINE: f's invalidations there are > 70% true in-region" original.json \
+check "nbf.c:$LINE: f's invalidations there are > 70% true in-region (interleaved)" interleaved.json \
   "$DEFS"' [refs_of('"$F"')[] | select(.location | endswith("nbf.c:'"$LINE"'"))] as $r |
    ($r | sum(.invalidations.total)) > 1000 and
    ($r | sum(.invalidations.true_in)) > 0.7 * ($r | sum(.invalidations.total))'
@@ -62,8 +65,12 @@ for variant in serialized roundrobin; do
 done
 check "interleaved vs piped: f's in-region true-sharing invalidations differ >= 10x" interleaved.json \
   "$DEFS"' true_in('"$F"') >= 10 * '"$(value piped.json "$DEFS true_in($F)")"' and true_in('"$F"') > 0'
-check "timed (the default) keeps the interleaved order's sharing of f: its invalidations as interleaved" original.json \
-  "$DEFS"' inv('"$F"') | [.true_sharing, .false_sharing, .with_lock] == '"$(value interleaved.json "$DEFS inv($F) | [.true_sharing, .false_sharing, .with_lock] | tojson")"
-check "finding 1 (original): true sharing on f under a lock, migratory" original.json \
+check "timed (the default): f's line moves with the lock as often as interleaved (within 5%)" original.json \
+  "$DEFS"' inv('"$F"') | total > 1000 and
+   (total - '"$(value interleaved.json "$DEFS inv($F) | total")"' | fabs) < 0.05 * total'
+check "finding 1 (original, interleaved): true sharing on f under a lock, migratory" interleaved.json \
   '.findings[0] | .kind == "true-sharing" and .data_name == "float*.f" and (.text | test("under a lock"))'
+check "finding 1 (original, timed): sharing on f, > 80% of the stall" original.json \
+  '.findings[0] | (.kind == "true-sharing" or .kind == "false-sharing") and .data_name == "float*.f" and
+   (.text | test("^(8|9)[0-9]% of memory stall"))'
 finish
