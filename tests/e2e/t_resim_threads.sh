@@ -72,4 +72,17 @@ else echo "FAIL - damaged-stream message"; cat cut.err; FAILS=$((FAILS + 1)); fi
 check "the result is stored, marked incomplete, the other threads replayed" cut.json \
   '.run.incomplete and (.run.incomplete_reason | test("thread 2")) and .nprocs == 4 and
    all(.threads[] | select(.threads != [2]); .references > 0)'
+
+# the same damage in the default (timed) order: thread 2 never reaches the barriers after the
+# cut, so the others' waits there are let through (never a hang) and the run says so
+cp -r recpad cutt
+size=$(stat -c %s recpad/thread-2.zst)
+head -c $((size / 2)) recpad/thread-2.zst >cutt/thread-2.zst
+set +e
+timeout 120 "$MEMSPY" resim --json cutt.json -o cutt.txt cutt 2>cutt.err; st=$?
+set -e
+expect "timed, a damaged stream: the replay ends and exits 2" "$st" 2
+check "timed, a damaged stream: incomplete, the unmatched waits let through and noted" cutt.json \
+  '.interleave == "timed" and .run.incomplete and
+   ([.run.notes[] | select(test("waits could not be satisfied"))] | length == 1)'
 finish
