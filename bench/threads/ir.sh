@@ -18,7 +18,7 @@ export MEMSPY_DB="$WORK/memspy.db"
 cases() {
     echo "nbf-original examples/nbf/nbf.c -fopenmp original 32768 4"
     echo "counters-packed examples/counters/counters.c -fopenmp packed 1000000 2"
-    echo "ptri examples/ptri/ptri.c -pthread 4 200000 4 200"
+    echo "ptri examples/ptri/ptri.c -pthread 4 100000 4 200"
 }
 
 head="| recording (4 threads) | references"
