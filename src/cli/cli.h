@@ -103,9 +103,9 @@ enum {
         MS_MAX_PROCS) "); thread i runs on i mod N\n"                                                               \
                       "  --interleave MODE    order of the threads' accesses between synchronisations:\n"           \
                       "                       timed (the default with more than one thread: a clock per\n"          \
-                      "                       processor, the earliest goes next; waiting-time analysis),\n"        \
-                      "                       interleaved (ccSIM: round robin, one reference each; the\n"          \
-                      "                       default with one thread) or piped (each thread's region in turn)\n" \
+                      "                       processor, the earliest goes next; waiting-time analysis),\n"         \
+                      "                       interleaved (ccSIM: round robin, one reference each; the\n"           \
+                      "                       default with one thread) or piped (each thread's region in turn)\n"   \
                       "  --protocol P         mesi (default) or msi\n"                                              \
                       "  --coherence-unit S   bytes kept coherent as one unit: the line (default) or e.g. 4K\n"     \
                       "  --shared LEVEL       first level shared by all processors (L2, L3) or none (every level\n" \

@@ -681,8 +681,8 @@ static int fill_result(replay_run *run, ms_replay_result *res)
 
 const char *ms_interleave_name(ms_interleave mode)
 {
-    return mode == MS_INTERLEAVE_PIPED   ? "piped"
-           : mode == MS_INTERLEAVE_TIMED ? "timed"
+    return mode == MS_INTERLEAVE_PIPED     ? "piped"
+           : mode == MS_INTERLEAVE_TIMED   ? "timed"
            : mode == MS_INTERLEAVE_DEFAULT ? "default"
                                            : "interleaved";
 }
