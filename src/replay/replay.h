@@ -7,7 +7,9 @@
  *   interleaved: round robin over the runnable threads in thread-index order, one access each
  *                per turn (sync events at a thread's head are handled when it is its turn and
  *                do not use up the turn);
- *   piped:       the lowest-indexed runnable thread runs until it blocks or ends, then the next.
+ *   piped:       the lowest-indexed runnable thread runs until it blocks or ends, then the next;
+ *   timed:       the thread with the earliest simulated clock goes next (below; the default
+ *                order of more than one thread, ms_interleave_resolve).
  * The synchronisation semantics (locks with FIFO hand-off, barriers, create/join, condition
  * variables, semaphores, OpenMP fork/begin) are simulated by the replay itself (stream.h lists
  * them). When every unfinished thread is blocked (an order the recording did not show, e.g. a
