@@ -153,7 +153,7 @@ int ms_cache_opts_apply_mp(const ms_cache_opts *o, ms_hier_config *cfg, char *er
 
 int ms_cache_opts_interleave(const ms_cache_opts *o, ms_interleave *mode, char *err, size_t errlen)
 {
-    *mode = MS_INTERLEAVE_INTERLEAVED;
+    *mode = MS_INTERLEAVE_DEFAULT; /* timed for a threaded program, interleaved for one thread */
     if (o->interleave && ms_interleave_parse(o->interleave, mode) != 0) {
         snprintf(err, errlen, "--interleave: '%s' is none of interleaved, piped, timed", o->interleave);
         return -1;

@@ -102,8 +102,10 @@ enum {
     "  --procs N            simulated processors (1.." MS_STR(                                                      \
         MS_MAX_PROCS) "); thread i runs on i mod N\n"                                                               \
                       "  --interleave MODE    order of the threads' accesses between synchronisations:\n"           \
-                      "                       interleaved (default: round robin, one reference each) or piped\n"    \
-                      "                       (each thread's whole region in turn)\n"                               \
+                      "                       timed (the default with more than one thread: a clock per\n"          \
+                      "                       processor, the earliest goes next; waiting-time analysis),\n"         \
+                      "                       interleaved (ccSIM: round robin, one reference each; the\n"           \
+                      "                       default with one thread) or piped (each thread's region in turn)\n"   \
                       "  --protocol P         mesi (default) or msi\n"                                              \
                       "  --coherence-unit S   bytes kept coherent as one unit: the line (default) or e.g. 4K\n"     \
                       "  --shared LEVEL       first level shared by all processors (L2, L3) or none (every level\n" \
@@ -112,7 +114,8 @@ enum {
                       "  --remote-latency N   cycles of a miss served by another node (default 2 x memory)\n"       \
                       "  --sim-threads N      threads simulating the replay of recorded streams (1..256; default\n" \
                       "                       1): the simulation is split by cache set; only the\n"                 \
-                      "                       capacity/conflict split depends on N\n"                               \
+                      "                       capacity/conflict split depends on N (interleaved and piped;\n"       \
+                      "                       timed simulates in one partition, the run's notes say so)\n"          \
                       "Code bins (programs built with memspy's gcc plugin for loops):\n"                            \
                       "  --code-granularity G function (default), loop or line: a loop is a bin when it holds\n"    \
                       "                       at least --loop-share of its function's stall (FUNC:loop@A-B)\n"      \
@@ -144,7 +147,8 @@ int ms_cache_opts_hier_given(const ms_cache_opts *o);
  * validate. Returns 0, or -1 with err naming the option. */
 int ms_cache_opts_apply_mp(const ms_cache_opts *o, ms_hier_config *cfg, char *err, size_t errlen);
 
-/* The replay options: the --interleave mode into *mode (interleaved by default) and
+/* The replay options: the --interleave mode into *mode (MS_INTERLEAVE_DEFAULT when not given:
+ * timed for more than one thread, replay.h) and
  * --sim-threads (1..256) into the drive's setting. 0, or -1 with err if bad. */
 int ms_cache_opts_interleave(const ms_cache_opts *o, ms_interleave *mode, char *err, size_t errlen);
 

@@ -546,8 +546,9 @@ int ms_cmd_run(int argc, char **argv)
         rc = ms_cli_error("run", "%s", err);
         goto out;
     }
-    if (o.record_dir && (rc = ms_record_dir_prepare("run", o.record_dir, path, o.prog_argv, o.prog_argc, &o.cfg,
-                                                    ms_interleave_name(o.mode))) != 0)
+    if (o.record_dir &&
+        (rc = ms_record_dir_prepare("run", o.record_dir, path, o.prog_argv, o.prog_argc, &o.cfg,
+                                    o.mode == MS_INTERLEAVE_DEFAULT ? NULL : ms_interleave_name(o.mode))) != 0)
         goto out;
     if (!(dir = make_raw_dir(&o.cfg))) {
         rc = MS_EXIT_USAGE;

@@ -70,9 +70,15 @@ static json_t *meta_json(const char *prog_path, char **argv, int argc, const ms_
     ms_config_format(cfg, spec, sizeof spec);
     json_t *args = json_array();
     for (int i = 0; i < argc; i++) json_array_append_new(args, json_string(argv[i]));
-    return json_pack("{s:s, s:i, s:s, s:o, s:s?, s:s, s:s, s:s}", "format", MS_RECORD_FORMAT, "version",
-                     (int)MS_STREAM_VERSION, "program", prog_path, "args", args, "cwd", getcwd(cwd, sizeof cwd),
-                     "config", spec, "interleave", interleave, "memspy_version", MEMSPY_VERSION);
+    json_t *meta = json_pack("{s:s, s:i, s:s, s:o, s:s?, s:s, s:s}", "format", MS_RECORD_FORMAT, "version",
+                             (int)MS_STREAM_VERSION, "program", prog_path, "args", args, "cwd", getcwd(cwd, sizeof cwd),
+                             "config", spec, "memspy_version", MEMSPY_VERSION);
+    /* the order the user chose; none: resim takes the default for the recording's threads */
+    if (meta && interleave && json_object_set_new(meta, "interleave", json_string(interleave)) < 0) {
+        json_decref(meta);
+        return NULL;
+    }
+    return meta;
 }
 
 int ms_record_dir_prepare(const char *cmd, const char *dir, const char *prog_path, char **argv, int argc,

@@ -10,9 +10,9 @@
 
 /* Before the program starts: create dir if missing, refuse one that is not writable or holds
  * anything but an earlier recording of the same program (whose files are then removed),
- * write meta.json (with the configuration and the interleave, "interleaved" or "piped",
- * that resim uses by default) and export MEMSPY_RECORD_DIR. Returns 0, or MS_EXIT_USAGE after
- * "memspy CMD: ...". */
+ * write meta.json (with the configuration and the interleave the user chose, "interleaved",
+ * "piped" or "timed", that resim uses by default; NULL: none, resim takes the default order)
+ * and export MEMSPY_RECORD_DIR. Returns 0, or MS_EXIT_USAGE after "memspy CMD: ...". */
 int ms_record_dir_prepare(const char *cmd, const char *dir, const char *prog_path, char **argv, int argc,
                           const ms_hier_config *cfg, const char *interleave);
 

@@ -259,6 +259,36 @@ static int note_replay(ms_raw *raw, const ms_replay_result *res, uint64_t droppe
     return 0;
 }
 
+static unsigned sim_threads; /* --sim-threads; 0: ms_sim_workers_default() */
+
+/* What the timed order could not do as asked: simulator threads the user asked for (one
+ * partition is simulated: the results are those of --sim-threads 1), compute time unknown
+ * (no block counts), processors shared by threads. */
+static int note_timed(ms_raw *raw, const ms_replay_result *res, unsigned nprocs)
+{
+    if (sim_threads > 1 &&
+        ms_raw_add_note(raw,
+                        "simulation: the timed order simulates in one partition (it needs each reference's "
+                        "latency at once): --sim-threads %u was not used (--interleave interleaved or piped "
+                        "use it)",
+                        sim_threads) < 0)
+        return -1;
+    if (res->timed_approximate &&
+        ms_raw_add_note(raw,
+                        "timed replay: the recording has no block counts (an older memspy or the fallback "
+                        "instrumentation): the compute time is unknown and estimated as %u cycles per "
+                        "reference; the waiting-time analysis is approximate",
+                        MS_TIMED_REF_CYCLES) < 0)
+        return -1;
+    if (res->nthreads > nprocs &&
+        ms_raw_add_note(raw,
+                        "timed replay: %zu threads on %u processors: threads that share a processor keep "
+                        "their own clocks, and the waiting-time analysis mixes their segments",
+                        res->nthreads, nprocs) < 0)
+        return -1;
+    return 0;
+}
+
 void ms_drive_problems_free(ms_drive_problems *p)
 {
     for (size_t i = 0; i < p->n; i++) free(p->v[i]);
@@ -298,8 +328,6 @@ static int add_problem(ms_drive_problems *p, const char *text)
     return 0;
 }
 
-static unsigned sim_threads; /* 0: ms_sim_workers_default() */
-
 /* How many streams the replay decodes ahead (replay.h): every stream, up to 32, where the
  * process may use more than one CPU; the replay's thread then only schedules and hands the
  * references on. *parsers: each stream's parser threads, the CPUs beyond two spread over the
@@ -333,6 +361,7 @@ int ms_drive_replay_remap(const char *dir, const ms_hier_config *cfg, ms_interle
     if (ms_replay_open(&rp, dir, max_ctx, err, errlen) < 0) return -1;
     ms_hier_config c = *cfg;
     size_t nthreads = ms_replay_nthreads(rp);
+    mode = ms_interleave_resolve(mode, nthreads);
     unsigned parsers;
     unsigned ahead = decode_ahead(nthreads, &parsers);
     ms_replay_set_decode_ahead(rp, ahead, parsers);
@@ -345,6 +374,7 @@ int ms_drive_replay_remap(const char *dir, const ms_hier_config *cfg, ms_interle
     sim_sink s = { NULL, c.level[0].line, 0, remap };
     char why[1024] = "out of memory";
     int timed = mode == MS_INTERLEAVE_TIMED;
+    /* the timed order needs each reference's latency at once: one partition, no simulator threads */
     unsigned want = timed ? 1 : sim_threads ? sim_threads : ms_sim_workers_default();
     ms_sim_workers *workers = NULL;
     if (ms_config_validate(&c, why, sizeof why) < 0 || !(workers = ms_sim_workers_new(want)) ||
@@ -393,7 +423,8 @@ int ms_drive_replay_remap(const char *dir, const ms_hier_config *cfg, ms_interle
     if (rc < 0) {
         snprintf(err, errlen, "replaying %s: %s", dir, rerr);
     } else if (take_results(raw, s.sim, &res, mode) < 0 ||
-               note_replay(raw, &res, s.dropped, s.sim, want, started) < 0) {
+               note_replay(raw, &res, s.dropped, s.sim, want, started) < 0 ||
+               (timed && note_timed(raw, &res, c.nprocs) < 0)) {
         snprintf(err, errlen, "out of memory");
         rc = -1;
     } else {

@@ -681,7 +681,16 @@ static int fill_result(replay_run *run, ms_replay_result *res)
 
 const char *ms_interleave_name(ms_interleave mode)
 {
-    return mode == MS_INTERLEAVE_PIPED ? "piped" : mode == MS_INTERLEAVE_TIMED ? "timed" : "interleaved";
+    return mode == MS_INTERLEAVE_PIPED     ? "piped"
+           : mode == MS_INTERLEAVE_TIMED   ? "timed"
+           : mode == MS_INTERLEAVE_DEFAULT ? "default"
+                                           : "interleaved";
+}
+
+ms_interleave ms_interleave_resolve(ms_interleave mode, size_t nthreads)
+{
+    if (mode != MS_INTERLEAVE_DEFAULT) return mode;
+    return nthreads > 1 ? MS_INTERLEAVE_TIMED : MS_INTERLEAVE_INTERLEAVED;
 }
 
 int ms_interleave_parse(const char *name, ms_interleave *mode)
@@ -699,6 +708,7 @@ int ms_replay_run(ms_replay *r, ms_interleave mode, unsigned nprocs, const ms_re
 {
     memset(res, 0, sizeof *res);
     if (nprocs < 1) return ms_errorf(err, errlen, "the replay needs at least one processor");
+    mode = ms_interleave_resolve(mode, r->nthreads);
     replay_run run = { .st = { .sink = sink }, .mode = mode, .err = err, .errlen = errlen };
     int rc = start_threads(&run, r, nprocs);
     if (rc == 0) rc = replay_all(&run);

@@ -7,7 +7,9 @@
  *   interleaved: round robin over the runnable threads in thread-index order, one access each
  *                per turn (sync events at a thread's head are handled when it is its turn and
  *                do not use up the turn);
- *   piped:       the lowest-indexed runnable thread runs until it blocks or ends, then the next.
+ *   piped:       the lowest-indexed runnable thread runs until it blocks or ends, then the next;
+ *   timed:       the thread with the earliest simulated clock goes next (below; the default
+ *                order of more than one thread, ms_interleave_resolve).
  * The synchronisation semantics (locks with FIFO hand-off, barriers, create/join, condition
  * variables, semaphores, OpenMP fork/begin) are simulated by the replay itself (stream.h lists
  * them). When every unfinished thread is blocked (an order the recording did not show, e.g. a
@@ -30,7 +32,13 @@ typedef struct {
     uint16_t write; /* access: 1 = write */
 } ms_replay_event;
 
-typedef enum { MS_INTERLEAVE_INTERLEAVED = 0, MS_INTERLEAVE_PIPED = 1, MS_INTERLEAVE_TIMED = 2 } ms_interleave;
+/* MS_INTERLEAVE_DEFAULT: no order was chosen; the replay takes ms_interleave_resolve's. */
+typedef enum {
+    MS_INTERLEAVE_INTERLEAVED = 0,
+    MS_INTERLEAVE_PIPED = 1,
+    MS_INTERLEAVE_TIMED = 2,
+    MS_INTERLEAVE_DEFAULT = 3
+} ms_interleave;
 
 /* The timed order (docs/design-threads.md, "Timed replay"): every thread has a clock in
  * simulated cycles. An access advances it by the stall the sink reports (access_cycles), a
@@ -46,10 +54,16 @@ typedef enum { MS_INTERLEAVE_INTERLEAVED = 0, MS_INTERLEAVE_PIPED = 1, MS_INTERL
 #define MS_TIMED_REF_CYCLES 2u
 #define MS_TIMED_SYNC_CYCLES 20u
 
-/* The mode's name ("interleaved", "piped" or "timed"), as options, recordings and results spell it. */
+/* The mode's name ("interleaved", "piped" or "timed"; "default"), as options, recordings and
+ * results spell it. */
 const char *ms_interleave_name(ms_interleave mode);
-/* The mode named name: 0, or -1 if it names none. */
+/* The mode named name (interleaved, piped or timed): 0, or -1 if it names none. */
 int ms_interleave_parse(const char *name, ms_interleave *mode);
+/* The order a replay of nthreads streams takes for mode: MS_INTERLEAVE_DEFAULT is timed for
+ * more than one thread (the waiting-time analysis, locks and barriers in simulated time) and
+ * interleaved for one (the same statistics as timed, without its single-partition simulation);
+ * any other mode is returned as it is. */
+ms_interleave ms_interleave_resolve(ms_interleave mode, size_t nthreads);
 
 /* One instance of waiting in the timed order: the thread on cpu blocked at its serial-th
  * synchronisation event (kind, obj) from clock `from` to `to`; the event that ended the wait

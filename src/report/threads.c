@@ -40,6 +40,16 @@ static void print_proc_row(FILE *out, const char *cpu, const char *threads, cons
             ms_fmt_count(v->with_lock).s, ms_fmt_count(v->followed_by_miss).s, ms_fmt_count(wait).s);
 }
 
+/* The Wait column of cpu: in the timed order the simulated cycles it waited (the waiting-time
+ * profile), in the others the replay steps its threads spent blocked. */
+static uint64_t proc_wait(const ms_model *m, const ms_proc_stat *p)
+{
+    if (!m->waiting.present) return p->wait_turns;
+    for (size_t i = 0; i < m->waiting.nprofile; i++)
+        if (m->waiting.profile[i].cpu == p->cpu) return m->waiting.profile[i].waiting;
+    return 0;
+}
+
 int ms_report_procs(FILE *out, const ms_model *m)
 {
     if (m->nprocs <= 1 || m->nprocs_stat == 0) {
@@ -51,7 +61,10 @@ int ms_report_procs(FILE *out, const ms_model *m)
     fputs("Misses are L1 misses: uniprocessor ones would also happen on one processor, coherence ones\n"
           "follow an invalidation. Invalidations are those received, by class (ccSIM): true/false\n"
           "sharing x in region/across regions; Lock = in region with a lock held; Miss = followed by\n"
-          "a coherence miss. Wait = replay steps the processor's threads spent blocked.\n\n",
+          "a coherence miss. ",
+          out);
+    fputs(m->waiting.present ? "Wait = simulated cycles the processor spent waiting (memspy report --waiting).\n\n"
+                             : "Wait = replay steps the processor's threads spent blocked.\n\n",
           out);
     fprintf(out, "%4s %-*s %10s %8s %8s %9s %8s %8s %8s %8s %8s\n", "", THREADS_WIDTH, "", "", "", "", "", "Invalid.",
             "True", "True", "False", "False");
@@ -65,9 +78,9 @@ int ms_report_procs(FILE *out, const ms_model *m)
         char cpu[16], threads[THREADS_WIDTH + 1];
         snprintf(cpu, sizeof cpu, "%u", p->cpu);
         format_threads(threads, sizeof threads, p);
-        print_proc_row(out, cpu, threads, &p->c, p->wait_turns);
+        print_proc_row(out, cpu, threads, &p->c, proc_wait(m, p));
         ms_counters_add(&all, &p->c);
-        wait += p->wait_turns;
+        wait += proc_wait(m, p);
     }
     print_proc_row(out, "all", "", &all, wait);
     return ferror(out) ? -1 : 0;

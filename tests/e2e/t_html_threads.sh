@@ -21,8 +21,9 @@ run_memspy r.json --preset memspy92 -- ./counters packed 100000 2
 browser 'report.html#cell=0,0' --dump-dom >dom.html
 browser 'report.html#cell=0,0' --window-size=1280,2600 --screenshot="$WORK/html-threads.png" >/dev/null
 
-# The threads section of the page, and the number a chart's bar shows for one cpu and series.
-sed -n 's/.*\(<section id="threads".*\)<section id="source".*/\1/p' dom.html >threads.html
+# The threads section of the page (up to the next section: the default timed replay adds the
+# waiting-time section after it), and the number a chart's bar shows for one cpu and series.
+sed -n 's/.*\(<section id="threads".*\)<section id="source".*/\1/p' dom.html | sed 's/<section id="waiting".*//' >threads.html
 chart_value() { grep -o "<title>cpu $1, $2: [^<]*</title>" threads.html | sed 's/.*: \([^<]*\)<.*/\1/'; }
 # Column N of cpu C's row of the text per-processor table.
 procs_value() { awk -v cpu="$1" -v col="$2" '$1 == cpu && NF >= 14 { print $col }' procs.txt; }
@@ -35,6 +36,7 @@ bar_rows() {
 }
 
 ok_if "the threads section is shown" test -s threads.html
+ok_if "the default (timed) run's page has the waiting-time section after it" grep -q '<section id="waiting"' dom.html
 ok_if "it has a chart of misses and one of invalidations" \
     sh -c 'grep -q "<figcaption>L1 misses by processor</figcaption>" threads.html &&
            grep -q "<figcaption>Invalidations by class</figcaption>" threads.html'

@@ -30,6 +30,8 @@ same "resim under the recorded hierarchy equals the recorded run" rec.json same.
 check "the re-simulated run saw every reference" same.json '.totals.refs > 2000000 and (.run.incomplete | not)'
 "$MEMSPY" resim --json default.json -o default.txt rec
 same "without cache options resim uses the recorded hierarchy" rec.json default.json
+check "one thread: the default is no multiprocessor replay order, no waiting analysis (timed is for threads)" \
+  default.json '.interleave == null and .waiting == null'
 
 run_memspy x86.json --preset x86 -- ./blkmatmul 120 32
 "$MEMSPY" resim --preset x86 --interleave piped --json rx86.json -o rx86.txt rec

@@ -7,13 +7,19 @@
 # - 3/2 of a slice each (3M): the arrays no longer fit either way; with private slices each
 #   array's L3 replacements are its own doing, in the shared L3 a large share of them is caused
 #   by the other thread's array (interference between processors, attributed to its data bin).
+#   The program is made for the interleaved (round-robin) order, in which right moves through
+#   its lines half as fast as left (two reads per line); those runs name it. In the timed order
+#   (the default) both threads take one memory miss per line, so they stream in step: the
+#   6M of the two arrays miss every pass in the shared 4M L3 as in the private slices, and LRU
+#   then evicts in each set the line filled 16 fills earlier, of the same array.
 # matrix: gcc:-O0 gcc:-O2 clang:-O2
 . "$1/tests/e2e/lib.sh"
 cc_build sharedllc "$SRC_DIR/tests/e2e/progs/sharedllc.c" -pthread
 run_memspy s34.json -- ./sharedllc 1536 4
 run_memspy p34.json --shared none -- ./sharedllc 1536 4
-run_memspy s32.json -- ./sharedllc 3072 4
-run_memspy p32.json --shared none -- ./sharedllc 3072 4
+run_memspy s32.json --interleave interleaved -- ./sharedllc 3072 4
+run_memspy p32.json --interleave interleaved --shared none -- ./sharedllc 3072 4
+run_memspy t32.json -- ./sharedllc 3072 4
 grep -q "kib=3072 passes=4 sum=0" s32.json.out || { echo "FAIL - program output changed"; cat s32.json.out; exit 1; }
 
 # The hierarchy line of the report says which level is shared and how large it is.
@@ -39,4 +45,8 @@ check "shared L3, 3M each: right's L3 replacements > 70% by left's data" s32.jso
   "$JQ_DEFS$L3"' dataid("left") as $o | l3("right") | .causes.capacity > 80000 and evicted_share($o) > 0.7'
 check "shared L3: right, alone after left finished, fits: fewer L3 misses than with a private slice" s32.json \
   "$JQ_DEFS$L3"' l3("right") | .misses < '"$(value p32.json "$JQ_DEFS$L3"' l3("right") | .misses')"
+for a in left right; do
+  check "timed, shared L3, 3M each: $a misses in L3 on every line of every pass (4 x 49152), as in a private slice" \
+    t32.json "$JQ_DEFS$L3"' .interleave == "timed" and (l3("'$a'") | .misses == 196608 and .causes.cold == 49152)'
+done
 finish

@@ -77,6 +77,7 @@ runs() {
     set -e
     expect "memspy run $1: exit status" "$st" "$2"
     expect "memspy run $1: processors" "$(jq .nprocs "run-$1.json" 2>/dev/null)" "$3"
+    expect "memspy run $1: replayed in the default order, timed" "$(jq -r .interleave "run-$1.json" 2>/dev/null)" timed
 }
 runs blocked 0 6
 runs detached 0 5

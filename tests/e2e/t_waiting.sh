@@ -68,12 +68,17 @@ if "$MEMSPY" show --wait nowhere 1 >/dev/null 2>err.txt || ! grep -q "no synchro
     echo "FAIL - show --wait nowhere: an error naming the problem"; FAILS=$((FAILS + 1))
 fi
 
-# Without block counts (the fallback instrumentation): compute estimated per reference, the
-# result marked approximate; the barrier still dominates, and no executions explain it (with
-# the shared L3 the late thread's extra memory stall may: it takes the misses to memory on the
-# data the others then find in L3).
+# Without block counts (the fallback instrumentation), in the default order: compute estimated
+# per reference, the result marked approximate and the run's notes say so; the barrier still
+# dominates, and no executions explain it (with the shared L3 the late thread's extra memory
+# stall may: it takes the misses to memory on the data the others then find in L3).
 MEMSPY_INSTRUMENT=tsan cc_build waiting_nowork "$SRC_DIR/tests/e2e/progs/waiting.c" -pthread
-run_memspy nowork.json --interleave timed -- ./waiting_nowork imbalance
+run_memspy nowork.json -- ./waiting_nowork imbalance
+check "no block counts, the default order (timed): the run's note says the compute time is unknown" nowork.json \
+  '.interleave == "timed" and
+   ([.run.notes[] | select(test("no block counts .* compute time is unknown .* 2 cycles per reference; the waiting-time analysis is approximate"))] | length == 1)'
+grep -q "compute time is unknown" nowork.json.txt ||
+  { echo "FAIL - the text report shows the note"; FAILS=$((FAILS + 1)); }
 check "no block counts: approximate, per-reference compute, no extra executions explain it" nowork.json \
   '.waiting.approximate == true and (.waiting.work_cost | test("per reference")) and
    (.waiting.sources | max_by(.cycles) | .kind == "barrier" and .share > 0.9 and

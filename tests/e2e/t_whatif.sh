@@ -59,8 +59,16 @@ cc_build heapcounters "$SRC_DIR/tests/e2e/progs/heapcounters.c" -fopenmp
 run_memspy hpacked.json --preset memspy92 --record hrec -- ./heapcounters packed
 run_memspy haligned.json --preset memspy92 -- ./heapcounters aligned
 "$MEMSPY" whatif hrec --align 'c[]=64' --json hpred.json >hpred.txt
-check "heap counters: the packed allocations false-share (> 10000)" hpacked.json \
-  '[.data[] | select(.name == "c[]") | .invalidations.false_sharing] | add > 10000'
+# In the timed order (the default) a line shared by two threads' counters changes hands about
+# once per coherence miss of the thread that lost it, not at every bump as in the interleaved
+# order: 4874 invalidations at gcc -O2 and 2145 at clang -O2 (libomp places the counters
+# otherwise), against 26649 and 13330 interleaved; fewer, but all false sharing and nearly
+# all of the counters' misses.
+check "heap counters: the packed allocations false-share (> 1500, > 99% of c[]'s invalidations)" hpacked.json \
+  '[.data[] | select(.name == "c[]") | .invalidations] |
+   (map(.false_sharing) | add) as $f | (map(.true_sharing) | add) as $t | $f > 1500 and $f > 0.99 * ($f + $t)'
+check "heap counters: > 95% of c[]'s misses are coherence misses" hpacked.json \
+  "$JQ_DEFS"' datacells("c[]") | sum(.causes.invalidation) > 0.95 * sum(.misses)'
 compare "heap counters --align c[]=64" hpred.json haligned.json
 check "heap counters: no false sharing predicted" hpred.json \
   '[.data[] | select(.name == "c[]") | .invalidations.false_sharing] | add == 0'

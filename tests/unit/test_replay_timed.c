@@ -1,6 +1,7 @@
 /* The timed order (replay.h): exact clocks, wait instances and cycle profiles of synthetic
  * recordings: a barrier released at the last arrival, locks granted in simulated request
- * order, a join waiting for the child's exit, and the approximate mode without WORK events. */
+ * order, a join waiting for the child's exit, the approximate mode without WORK events, and
+ * the default order (timed for more than one thread). */
 #include "check.h"
 #include "replay_testutil.h"
 
@@ -50,7 +51,7 @@ typedef struct {
     ms_replay_result res;
 } fixture;
 
-static void run_timed(fixture *f, const char *t0, const char *t1, const char *t2)
+static void run_order(fixture *f, ms_interleave mode, const char *t0, const char *t1, const char *t2)
 {
     const char *scripts[] = { t0, t1, t2 };
     ts_make_dir(f->dir, sizeof f->dir);
@@ -61,9 +62,13 @@ static void run_timed(fixture *f, const char *t0, const char *t1, const char *t2
     CHECK_EQ_INT(ms_replay_open(&r, f->dir, 100, err, sizeof err), 0);
     ms_replay_sink sink = { ts_noaccess,    ts_noregion, &f->sink, NULL, ts_cycles,
                             ts_work_cycles, ts_arrive,   ts_wait,  NULL };
-    CHECK_EQ_INT(
-        ms_replay_run(r, MS_INTERLEAVE_TIMED, (unsigned)ms_replay_nthreads(r), &sink, &f->res, err, sizeof err), 0);
+    CHECK_EQ_INT(ms_replay_run(r, mode, (unsigned)ms_replay_nthreads(r), &sink, &f->res, err, sizeof err), 0);
     ms_replay_close(r);
+}
+
+static void run_timed(fixture *f, const char *t0, const char *t1, const char *t2)
+{
+    run_order(f, MS_INTERLEAVE_TIMED, t0, t1, t2);
 }
 
 static void done(fixture *f)
@@ -155,8 +160,35 @@ static void test_unmatched(void)
     done(&f);
 }
 
+/* No order chosen: timed for more than one thread, interleaved for one (no clocks, no
+ * arrivals); a chosen order stays; "default" is a name, not an order the user can ask for. */
+static void test_default_order(void)
+{
+    CHECK_EQ_INT(ms_interleave_resolve(MS_INTERLEAVE_DEFAULT, 2), MS_INTERLEAVE_TIMED);
+    CHECK_EQ_INT(ms_interleave_resolve(MS_INTERLEAVE_DEFAULT, 1), MS_INTERLEAVE_INTERLEAVED);
+    CHECK_EQ_INT(ms_interleave_resolve(MS_INTERLEAVE_PIPED, 4), MS_INTERLEAVE_PIPED);
+    CHECK_EQ_INT(ms_interleave_resolve(MS_INTERLEAVE_INTERLEAVED, 4), MS_INTERLEAVE_INTERLEAVED);
+    CHECK_STR(ms_interleave_name(MS_INTERLEAVE_DEFAULT), "default");
+    ms_interleave m = MS_INTERLEAVE_PIPED;
+    CHECK_EQ_INT(ms_interleave_parse("default", &m), -1);
+    CHECK_EQ_INT(ms_interleave_parse("timed", &m), 0);
+    CHECK_EQ_INT(m, MS_INTERLEAVE_TIMED);
+    fixture f;
+    run_order(&f, MS_INTERLEAVE_DEFAULT, "work1/400 bar7/2 r1", "work1/100 bar7/2 r2", NULL);
+    CHECK_STR(f.sink.text, "3:7 cpu1#1 100-400 late0#1"); /* as test_barrier_releases_at_last_arrival */
+    CHECK_EQ(f.res.threads[1].waiting, 300);
+    done(&f);
+    run_order(&f, MS_INTERLEAVE_DEFAULT, "work1/400 r1 w1000", NULL, NULL);
+    CHECK_EQ(f.sink.arrivals, 0); /* interleaved: no clocks */
+    CHECK_EQ(f.res.threads[0].compute, 0);
+    CHECK_EQ(f.res.threads[0].accesses, 2);
+    CHECK_EQ(f.res.timed_approximate, 0);
+    done(&f);
+}
+
 int main(void)
 {
+    test_default_order();
     test_unmatched();
     test_spin_waits_for_release();
     test_barrier_releases_at_last_arrival();
