@@ -433,7 +433,7 @@ MS_HOT void ms_filter_put(ms_filter *f, ms_sim_ref *restrict c, uint32_t *k, uin
         uint64_t line = addr >> shift;
         if (MS_LIKELY(size && ((addr + size - 1) >> shift) == line)) {
             unsigned write = size_flags >> 31; /* MS_EV_WRITE */
-            int r = ms_window_ref(&f->win, line, write);
+            int r = ms_window_ref(&f->win, line, write, 0); /* no utilisation in process */
             if (r < 0) {
                 if (MS_UNLIKELY(ctx >= f->counts_cap) && ms_filter_grow(f, ctx) < 0) {
                     ms_cmd_store(&c[(*k)++], write ? 1ull << 32 : 1u, ctx | MS_CMD_COUNT, 0, f->stream);
