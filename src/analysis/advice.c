@@ -143,7 +143,8 @@ static const ms_cell *parallel_bin(const ms_model *m, const ms_cell *cell)
     for (size_t i = 0; i < m->ncells; i++) {
         const ms_cell *o = &m->cells[i];
         uint64_t r = ms_counters_refs(&o->c);
-        if (o->code != cell->code || o->data == cell->data || !poorly_used(&o->c) || 10 * (r > refs ? r - refs : refs - r) > refs)
+        if (o->code != cell->code || o->data == cell->data || !poorly_used(&o->c) ||
+            10 * (r > refs ? r - refs : refs - r) > refs)
             continue;
         if (!best || r > ms_counters_refs(&best->c)) best = o;
     }

@@ -330,7 +330,7 @@ void ms_dump(uint32_t exit_kind, int32_t exit_value, int from_signal)
             ms_blocks_put_raw(&w);
             ms_sample_put_raw(&w);
             ms_calls_put_raw(&w);
-            if (complete) { /* else another thread may be inside the simulator */
+            if (complete) {                     /* else another thread may be inside the simulator */
                 ms_sim_finish(ms_events_sim()); /* lines still in L1: their used bytes */
                 put_counters(&w, ms_events_sim());
                 put_evictions(&w, ms_events_sim());

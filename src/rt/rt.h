@@ -435,11 +435,9 @@ MS_HOT void ms_filter_put(ms_filter *f, ms_sim_ref *restrict c, uint32_t *k, uin
         uint32_t size = size_flags & MS_EV_SIZE_MAX, shift = f->l1_shift;
         uint64_t line = addr >> shift;
         if (MS_LIKELY(size && ((addr + size - 1) >> shift) == line)) {
-            unsigned write = size_flags >> 31; /* MS_EV_WRITE */
-            uint64_t lo = addr & ((1ull << shift) - 1), hi = lo + size - 1; /* bytes in the line */
-            unsigned g = shift > 6 ? shift - 6 : 0;                          /* granule (sim_internal.h) */
-            uint64_t bits = (((hi >> g) >= 63 ? ~0ull : (2ull << (hi >> g)) - 1)) & (~0ull << (lo >> g));
-            int r = ms_window_ref(&f->win, line, write, bits);
+            unsigned write = size_flags >> 31;          /* MS_EV_WRITE */
+            uint64_t lo = addr & ((1ull << shift) - 1); /* the bytes' offsets in the line */
+            int r = ms_window_ref(&f->win, line, write, ms_used_mask(shift, lo, lo + size - 1));
             if (r < 0) {
                 if (MS_UNLIKELY(ctx >= f->counts_cap) && ms_filter_grow(f, ctx) < 0) {
                     ms_cmd_store(&c[(*k)++], write ? 1ull << 32 : 1u, ctx | MS_CMD_COUNT, 0, f->stream);

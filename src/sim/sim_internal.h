@@ -49,8 +49,8 @@ typedef struct {
     ms_policy policy;
     uint64_t rng; /* xorshift64 state (random policy), seeded per level: deterministic */
     size_t tags_bytes, order_bytes, aux_bytes, plru_bytes, fp_bytes, used_bytes, owner_bytes;
-    uint64_t filled;    /* ms_cache_fill: index (set * ways + way) of the way it filled */
-    uint64_t gone_used; /* ms_cache_fill and ms_cache_remove: the used mask and owner of the */
+    uint64_t filled;     /* ms_cache_fill: index (set * ways + way) of the way it filled */
+    uint64_t gone_used;  /* ms_cache_fill and ms_cache_remove: the used mask and owner of the */
     uint32_t gone_owner; /* line that left (0 and 0 when none did, or without aux) */
 } ms_cache;
 
@@ -414,9 +414,7 @@ static inline uint64_t ms_used_bits(const ms_sim *sim, uint64_t line, uint64_t a
     uint64_t last = addr + (size ? size - 1 : 0);
     if (addr < lo) addr = lo;
     if (last > hi) last = hi;
-    unsigned a = (unsigned)((addr - lo) >> sim->gran_shift), b = (unsigned)((last - lo) >> sim->gran_shift);
-    uint64_t upto = b >= 63 ? ~0ull : (2ull << b) - 1;
-    return upto & (~0ull << a);
+    return ms_used_mask(sim->l1_shift, addr - lo, last - lo);
 }
 /* A line left L1 (or the simulation ended) with used mask `used`: its used bytes go to the
  * counters that fetched it. */

@@ -63,6 +63,16 @@ typedef struct {
 int ms_window_init(ms_window *w, const ms_hier_config *cfg, ms_mem *mem);
 void ms_window_free(ms_window *w, ms_mem *mem);
 
+/* Spatial utilisation (docs/simulator.md): the used-mask bits of bytes lo..hi (inclusive
+ * offsets within one L1 line of 2^line_shift bytes): bit i covers bytes [i*g, (i+1)*g),
+ * g = max(line/64, 1). */
+static inline uint64_t ms_used_mask(unsigned line_shift, uint64_t lo, uint64_t hi)
+{
+    unsigned g = line_shift > 6 ? line_shift - 6 : 0;
+    unsigned a = (unsigned)(lo >> g), b = (unsigned)(hi >> g);
+    return (b >= 63 ? ~0ull : (2ull << b) - 1) & (~0ull << a);
+}
+
 /* Out-of-line part of ms_window_ref: line is not in the window. */
 int ms_window_join(ms_window *w, uint64_t line, unsigned slot);
 

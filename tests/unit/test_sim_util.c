@@ -44,11 +44,11 @@ static void strides(void)
     };
     for (size_t i = 0; i < sizeof configs / sizeof configs[0]; i++)
         for (int window = 0; window <= 1; window++) {
-            expect(configs[i], window, 16, 8, ARRAY / 2);  /* stride 16, 8 bytes: 50% */
-            expect(configs[i], window, 8, 8, ARRAY);       /* every byte: 100% */
-            expect(configs[i], window, 64, 8, ARRAY / 8);  /* one double a line: 12.5% */
-            expect(configs[i], window, 4, 1, ARRAY / 4);   /* a byte in four: 25% */
-            expect(configs[i], window, 64, 64, ARRAY);     /* whole lines */
+            expect(configs[i], window, 16, 8, ARRAY / 2); /* stride 16, 8 bytes: 50% */
+            expect(configs[i], window, 8, 8, ARRAY);      /* every byte: 100% */
+            expect(configs[i], window, 64, 8, ARRAY / 8); /* one double a line: 12.5% */
+            expect(configs[i], window, 4, 1, ARRAY / 4);  /* a byte in four: 25% */
+            expect(configs[i], window, 64, 64, ARRAY);    /* whole lines */
         }
     /* Lines of 128 bytes: granules of 2 bytes; one byte every 16 counts its granule. */
     expect("L1=2K:2:128:1;mem=100", 1, 16, 1, ARRAY / 8);
