@@ -326,7 +326,7 @@ static inline int access_unfiltered(ms_sim *sim, unsigned cpu, uint64_t addr, ui
         if (__builtin_expect((set[0] >> 1) == line, 1)) {
             unsigned write = flags & MS_TAG_DIRTY; /* MS_ACC_WRITE == MS_TAG_DIRTY */
             set[0] |= write;
-            l1->used[base] |= ms_used_bits(sim, line, addr, size);
+            l1->used[base] |= ms_used_bits_in(sim, addr, size);
             if (line != sim->fa[0].mru_line) return front_hit_shadow(sim, line, l1->aux + base, ctx, write);
             count_reference(sim, ctx, write);
             return 0;
@@ -367,7 +367,7 @@ int ms_sim_access_any(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, u
     uint64_t line = addr >> sim->l1_shift;
     if (__builtin_expect(ctx < sim->nctx && ((addr + size - 1) >> sim->l1_shift) == line, 1)) {
         unsigned write = flags & MS_TAG_DIRTY;
-        int r = ms_window_ref(&sim->win, line, write, ms_used_bits(sim, line, addr, size));
+        int r = ms_window_ref(&sim->win, line, write, ms_used_bits_in(sim, addr, size));
         if (r < 0) {
             count_reference(sim, ctx, write);
             return 0;

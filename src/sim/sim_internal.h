@@ -416,6 +416,15 @@ static inline uint64_t ms_used_bits(const ms_sim *sim, uint64_t line, uint64_t a
     if (last > hi) last = hi;
     return ms_used_mask(sim->l1_shift, addr - lo, last - lo);
 }
+/* The same for a reference known to lie in one line (the hot paths): no clipping. */
+static inline uint64_t ms_used_bits_in(const ms_sim *sim, uint64_t addr, uint32_t size)
+{
+    uint64_t lo = addr & ((1ull << sim->l1_shift) - 1);
+    if (__builtin_expect(sim->gran_shift == 0, 1))        /* lines of up to 64 bytes: bit = byte */
+        return (~0ull >> (63 - ((size - 1) & 63))) << lo; /* size bits (size 0: defined, unused) */
+    unsigned a = (unsigned)(lo >> sim->gran_shift), b = (unsigned)((lo + size - (size != 0)) >> sim->gran_shift);
+    return (~0ull >> (63 - (b - a))) << a;
+}
 /* A line left L1 (or the simulation ended) with used mask `used`: its used bytes go to the
  * counters that fetched it. */
 static inline void ms_credit_used(ms_sim *sim, uint64_t used, uint32_t owner)

@@ -215,7 +215,7 @@ int ms_uni_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsig
         return ms_sim_access_any(sim, cpu, addr, size, flags, ctx);
     unsigned write = flags & MS_TAG_DIRTY; /* MS_ACC_WRITE == MS_TAG_DIRTY */
     ms_counters *c = &sim->ctrs[ctx];
-    uint64_t bits = ms_used_bits(sim, line, addr, size);
+    uint64_t bits = ms_used_bits_in(sim, addr, size);
     if (sim->win.on) {
         int r = ms_window_ref(&sim->win, line, write, bits);
         if (r > 0) ms_sim_window_ops(sim, sim->win.ops, (uint32_t)r);

@@ -70,7 +70,7 @@ static inline uint64_t ms_used_mask(unsigned line_shift, uint64_t lo, uint64_t h
 {
     unsigned g = line_shift > 6 ? line_shift - 6 : 0;
     unsigned a = (unsigned)(lo >> g), b = (unsigned)(hi >> g);
-    return (b >= 63 ? ~0ull : (2ull << b) - 1) & (~0ull << a);
+    return (~0ull >> (63 - (b - a))) << a; /* b - a + 1 bits from bit a */
 }
 
 /* Out-of-line part of ms_window_ref: line is not in the window. */
