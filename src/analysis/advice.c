@@ -9,7 +9,13 @@
  *                        interchange the loops;
  *   cross-interference   conflict: offset one of the two by half a cache way; capacity: fuse
  *                        or block the loops so that both fit;
- *   first reference      touch fewer bytes (smaller or packed data) or prefetch. */
+ *   first reference      touch fewer bytes (smaller or packed data) or prefetch;
+ * and before those, where the cell uses under half of the bytes its misses bring into L1
+ * (spatial utilisation, docs/simulator.md) and the evidence says why:
+ *   parallel arrays      the same code reads another bin as often, as wastefully: merge the
+ *                        two into one array of structs;
+ *   array of structs     an element type that is no scalar: split the structure (the fields
+ *                        this code uses apart from the rest). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -120,12 +126,67 @@ static void interference(const ms_model *m, const ms_cell *cell, int level, cons
     }
 }
 
+/* Spatial utilisation below which a cell's lines are called poorly used. */
+#define POOR_UTILISATION 0.5
+
+static int poorly_used(const ms_counters *c)
+{
+    return c->l1_fetched_bytes && ms_counters_utilisation(c) < POOR_UTILISATION;
+}
+
+/* Another data bin that cell's code reads as often (within 10%) and as wastefully: a parallel
+ * array read at the same index. NULL if none. */
+static const ms_cell *parallel_bin(const ms_model *m, const ms_cell *cell)
+{
+    uint64_t refs = ms_counters_refs(&cell->c);
+    const ms_cell *best = NULL;
+    for (size_t i = 0; i < m->ncells; i++) {
+        const ms_cell *o = &m->cells[i];
+        uint64_t r = ms_counters_refs(&o->c);
+        if (o->code != cell->code || o->data == cell->data || !poorly_used(&o->c) ||
+            10 * (r > refs ? r - refs : refs - r) > refs)
+            continue;
+        if (!best || r > ms_counters_refs(&best->c)) best = o;
+    }
+    return best;
+}
+
+/* Advice from spatial utilisation (merge parallel arrays, split a structure); 1 if given. */
+static int spatial(const ms_model *m, const ms_cell *cell, ms_finding *out)
+{
+    if (!poorly_used(&cell->c)) return 0;
+    const char *data = m->data[cell->data].name, *code = m->code[cell->code].name;
+    unsigned line = m->config.level[0].line;
+    double u = ms_counters_utilisation(&cell->c);
+    const ms_cell *other = parallel_bin(m, cell);
+    if (other) {
+        put(out->advice, sizeof out->advice,
+            "merge %s and %s into one array of structs (struct { a; b; } ab[N], ab[i].a beside ab[i].b): %s reads "
+            "both at the same pace and uses only %.1f%% and %.1f%% of the bytes of the L1 lines it fetches for "
+            "them; side by side, one line fetched serves both",
+            data, m->data[other->data].name, code, 100.0 * u, 100.0 * ms_counters_utilisation(&other->c));
+        return 1;
+    }
+    if (ms_name_element_size(data)) return 0; /* an array of scalars: a stride, not a layout */
+    put(out->advice, sizeof out->advice,
+        "split the structure of %s: %s uses only %.1f%% of the bytes of the L1 lines it fetches (about %.0f of "
+        "every %u); move the fields %s uses into an array of their own (a structure of arrays, or hot fields apart "
+        "from cold ones) so that every line fetched is full of them (if it uses every field but skips elements, "
+        "walk them in order instead)",
+        data, code, 100.0 * u, u * line, line, code);
+    return 1;
+}
+
 void ms_finding_advise(const ms_model *m, const ms_cell *cell, int level, ms_finding *f)
 {
     char rec[256];
     recording(m, rec, sizeof rec);
     f->advice[0] = f->whatif[0] = '\0';
     if (f->data >= m->ndata) return;
+    if ((f->kind == MS_FINDING_COLD || f->kind == MS_FINDING_REPLACEMENT || f->kind == MS_FINDING_SELF_INTERFERENCE ||
+         f->kind == MS_FINDING_CROSS_INTERFERENCE) &&
+        cell && spatial(m, cell, f))
+        return;
     switch (f->kind) {
     case MS_FINDING_FALSE_SHARING: false_sharing(m, f, rec, f); break;
     case MS_FINDING_TRUE_SHARING: true_sharing(m, cell, f); break;

@@ -226,6 +226,21 @@ static void parse_counters(cursor *c, ms_raw *raw)
     }
 }
 
+/* The spatial counters of the last n counter records (MS_RAW_SPATIAL). */
+static void parse_spatial(cursor *c, ms_raw *raw)
+{
+    uint32_t n = get_u32(c);
+    if (c->bad || n > raw->ncounters) {
+        c->bad = 1;
+        return;
+    }
+    for (size_t i = raw->ncounters - n; i < raw->ncounters && !c->bad; i++) {
+        ms_counters *k = &raw->counters[i].c;
+#define MS_SPATIAL_COUNTER(member) k->member = get_u64(c);
+#include "../sim/counters.def"
+    }
+}
+
 static void parse_evictions(cursor *c, ms_raw *raw)
 {
     uint32_t n = get_u32(c);
@@ -346,6 +361,7 @@ static int parse_section(uint32_t tag, const unsigned char *payload, size_t len,
     case MS_RAW_CONTEXTS: parse_contexts(&c, raw); break;
     case MS_RAW_COUNTERS: parse_counters(&c, raw); break;
     case MS_RAW_EVICTIONS: parse_evictions(&c, raw); break;
+    case MS_RAW_SPATIAL: parse_spatial(&c, raw); break;
     case MS_RAW_NOTES: parse_notes(&c, raw); break;
     case MS_RAW_STREAMS: parse_streams(&c, raw); break;
     case MS_RAW_BLOCKS: parse_blocks(&c, raw); break;

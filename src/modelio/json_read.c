@@ -251,6 +251,9 @@ static int read_counters(json_reader *r, json_t *obj, const char *where, ms_coun
     if (read_coherence(r, obj, where, c) < 0) return -1;
 #define MS_COUNTER(member, exp, csv, event, desc) \
     if (get_u64(r, obj, where, #member, &c->member) < 0) return -1;
+/* Spatial counters: absent from files written before them (then 0). */
+#define MS_SPATIAL_COUNTER(member) \
+    if (json_object_get(obj, #member) && get_u64(r, obj, where, #member, &c->member) < 0) return -1;
 #include "../sim/counters.def"
     json_t *levels = get_array(r, obj, where, "levels");
     if (!levels) return -1;

@@ -100,6 +100,14 @@ static void put_coherence(json_writer *w, json_t *o, const ms_counters *c)
     put(w, o, "patterns", pattern_counts_json(w, c));
 }
 
+/* Spatial utilisation of L1 (counters.def): the bytes fetched and used, and their ratio. */
+static void put_spatial(json_writer *w, json_t *o, const ms_counters *c)
+{
+#define MS_SPATIAL_COUNTER(member) put(w, o, #member, u64_json(c->member));
+#include "../sim/counters.def"
+    put(w, o, "utilisation", json_real(ms_counters_utilisation(c)));
+}
+
 /* The summary fields every counter-bearing object has (totals, bins, lines), L1 for misses:
  * the primary counters of counters.def, each after its export column's derived total. */
 static void put_counter_summary(json_writer *w, json_t *o, const ms_counters *c)
@@ -119,6 +127,7 @@ static void put_counter_summary(json_writer *w, json_t *o, const ms_counters *c)
 #define MS_COUNTER(member, exp, csv, event, desc) \
     if (MS_EXP_##exp == MS_EXP_TAIL) put(w, o, #member, u64_json(c->member));
 #include "../sim/counters.def"
+    put_spatial(w, o, c);
     put_coherence(w, o, c);
 }
 
@@ -310,6 +319,7 @@ static void put_bin_totals(json_writer *w, json_t *o, const ms_counters *c)
     put(w, o, "refs", u64_json(ms_counters_refs(c)));
     put(w, o, "misses", u64_json(ms_counters_misses(c, 0)));
     put(w, o, "stall_cycles", u64_json(ms_counters_stall(c)));
+    put_spatial(w, o, c);
 }
 
 /* ---- multiprocessor runs: invalidations, processors, references, access patterns ---- */

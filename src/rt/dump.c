@@ -176,6 +176,13 @@ static void put_counters(ms_raw_writer *w, const ms_sim *sim)
         ms_raw_put_u32(w, i);
         ms_raw_put_counters(w, &c[i], nlevels);
     }
+    ms_raw_section_begin(w, MS_RAW_SPATIAL); /* the same records' spatial counters */
+    ms_raw_put_u32(w, used);
+    for (uint32_t i = 1; i < n; i++) {
+        if (!counters_used(&c[i])) continue;
+#define MS_SPATIAL_COUNTER(member) ms_raw_put_u64(w, c[i].member);
+#include "../sim/counters.def"
+    }
     ms_raw_section_end(w);
 }
 
@@ -324,7 +331,8 @@ void ms_dump(uint32_t exit_kind, int32_t exit_value, int from_signal)
             ms_sample_put_raw(&w);
             ms_calls_put_raw(&w);
             ms_dests_put_raw(&w);
-            if (complete) { /* else another thread may be inside the simulator */
+            if (complete) {                     /* else another thread may be inside the simulator */
+                ms_sim_finish(ms_events_sim()); /* lines still in L1: their used bytes */
                 put_counters(&w, ms_events_sim());
                 put_evictions(&w, ms_events_sim());
             }

@@ -31,6 +31,7 @@ void ms_filter_ops(ms_filter *f, ms_sim_ref *c, uint32_t *k, uint32_t n)
     for (uint32_t j = 0; j < n; j++) {
         const ms_win_op *op = &f->win.ops[j];
         ms_cmd_store(&c[(*k)++], op->line, 0, (uint32_t)op->rereference << 1 | op->dirty, f->stream);
+        if (op->used) ms_cmd_store(&c[(*k)++], op->used, 0, MS_CMD_USED, f->stream);
     }
 }
 

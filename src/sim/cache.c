@@ -41,7 +41,11 @@ int ms_cache_init(ms_cache *c, const ms_level_config *cfg, unsigned level, int w
     if (with_aux) {
         c->aux_bytes = (size_t)lines * sizeof(uint32_t);
         c->aux = ms_mem_alloc(mem, c->aux_bytes);
-        if (!c->aux) {
+        c->used_bytes = (size_t)lines * sizeof(uint64_t);
+        c->used = ms_mem_alloc(mem, c->used_bytes);
+        c->owner_bytes = (size_t)lines * sizeof(uint32_t);
+        c->owner = ms_mem_alloc(mem, c->owner_bytes);
+        if (!c->aux || !c->used || !c->owner) {
             ms_cache_free(c, mem);
             return -1;
         }
@@ -64,6 +68,10 @@ void ms_cache_free(ms_cache *c, ms_mem *mem)
     ms_mem_release(mem, c->aux, c->aux_bytes);
     ms_mem_release(mem, c->plru_bits, c->plru_bytes);
     ms_mem_release(mem, c->fp, c->fp_bytes);
+    ms_mem_release(mem, c->used, c->used_bytes);
+    ms_mem_release(mem, c->owner, c->owner_bytes);
+    c->used = NULL;
+    c->owner = NULL;
     c->fp = NULL;
     c->tags = NULL;
     c->order = NULL;
@@ -115,12 +123,21 @@ static uint64_t xorshift64(uint64_t *state)
  * stay at the least recent end and are filled before any line is evicted, as with a shifted
  * set; victims and recency are those of a set kept in order, so results are identical. */
 
-/* Wide sets: move ways [0, w) down one place (tags, and aux if kept). */
+/* Copy the words that travel with a line (aux, used mask, owner) from way index src to dst. */
+static inline void move_payload(ms_cache *c, uint64_t dst, uint64_t src)
+{
+    if (!c->aux) return;
+    c->aux[dst] = c->aux[src];
+    c->used[dst] = c->used[src];
+    c->owner[dst] = c->owner[src];
+}
+
+/* Wide sets: move ways [0, w) down one place (tags, and what travels with them). */
 static void shift_down(ms_cache *c, uint64_t base, uint32_t w)
 {
     for (uint32_t i = w; i > 0; i--) c->tags[base + i] = c->tags[base + i - 1];
     if (c->aux)
-        for (uint32_t i = w; i > 0; i--) c->aux[base + i] = c->aux[base + i - 1];
+        for (uint32_t i = w; i > 0; i--) move_payload(c, base + i, base + i - 1);
 }
 
 /* Make way w (at recency position p) of set set_no, its line now tag, the set's front line.
@@ -129,19 +146,24 @@ static void shift_down(ms_cache *c, uint64_t base, uint32_t w)
 static inline void lru_promote(ms_cache *c, uint64_t set_no, uint32_t w, unsigned p, uint64_t tag)
 {
     uint64_t base = set_no * c->ways;
-    uint32_t aux = c->aux ? c->aux[base + w] : 0;
+    uint32_t aux = c->aux ? c->aux[base + w] : 0, owner = c->aux ? c->owner[base + w] : 0;
+    uint64_t used = c->aux ? c->used[base + w] : 0;
     if (c->order) {
         c->order[set_no] = ms_order_promote(c->order[set_no], p, w);
         uint8_t f = c->fp[base + w];
         c->fp[base + w] = c->fp[base];
         c->fp[base] = f;
         c->tags[base + w] = c->tags[base];
-        if (c->aux) c->aux[base + w] = c->aux[base];
+        move_payload(c, base + w, base);
     } else {
         shift_down(c, base, w);
     }
     c->tags[base] = tag;
-    if (c->aux) c->aux[base] = aux;
+    if (c->aux) {
+        c->aux[base] = aux;
+        c->used[base] = used;
+        c->owner[base] = owner;
+    }
 }
 
 int ms_cache_lookup_slow(ms_cache *c, uint64_t *set, uint64_t line, unsigned dirty)
@@ -199,6 +221,8 @@ uint64_t ms_cache_fill(ms_cache *c, uint64_t line, unsigned dirty, uint32_t aux,
     }
     uint64_t victim = set[way];
     *victim_aux = c->aux ? c->aux[base + way] : 0;
+    c->gone_used = c->aux && victim != MS_TAG_EMPTY ? c->used[base + way] : 0;
+    c->gone_owner = c->aux && victim != MS_TAG_EMPTY ? c->owner[base + way] : 0;
     if (c->policy == MS_POLICY_LRU) {
         /* The new line enters at the front: the victim's way takes the old front line. */
         if (c->order) {
@@ -206,7 +230,7 @@ uint64_t ms_cache_fill(ms_cache *c, uint64_t line, unsigned dirty, uint32_t aux,
             c->fp[base + way] = c->fp[base];
             c->fp[base] = ms_line_fp(line);
             set[way] = set[0];
-            if (c->aux) c->aux[base + way] = c->aux[base];
+            move_payload(c, base + way, base);
         } else {
             shift_down(c, base, way);
         }
@@ -216,6 +240,7 @@ uint64_t ms_cache_fill(ms_cache *c, uint64_t line, unsigned dirty, uint32_t aux,
     }
     set[way] = (line << 1) | dirty;
     if (c->aux) c->aux[base + way] = aux;
+    c->filled = base + way; /* the caller sets its used mask and owner */
     return victim;
 }
 
@@ -256,7 +281,7 @@ static void lru_remove_ordered(ms_cache *c, uint64_t set_no, unsigned p)
         uint32_t w1 = (uint32_t)(order >> 4) & 15u;
         c->tags[base] = c->tags[base + w1];
         c->fp[base] = c->fp[base + w1];
-        if (c->aux) c->aux[base] = c->aux[base + w1];
+        move_payload(c, base, base + w1);
         p = 1; /* the line now in way 0 left position 1: remove that position */
     }
     uint32_t freed = (uint32_t)(order >> (4 * p)) & 15u;
@@ -276,9 +301,13 @@ uint64_t ms_cache_remove(ms_cache *c, uint64_t line, uint32_t *aux)
     uint32_t w = 0;
     while (w < c->ways && (set[w] >> 1) != line) w++;
     *aux = 0;
+    c->gone_used = 0;
+    c->gone_owner = 0;
     if (w == c->ways) return MS_TAG_EMPTY;
     uint64_t tag = set[w];
     *aux = c->aux ? c->aux[base + w] : 0;
+    c->gone_used = c->aux ? c->used[base + w] : 0;
+    c->gone_owner = c->aux ? c->owner[base + w] : 0;
     if (c->policy == MS_POLICY_LRU && c->order) {
         unsigned p = 0;
         while (((c->order[set_no] >> (4 * p)) & 15u) != w) p++;
@@ -287,7 +316,7 @@ uint64_t ms_cache_remove(ms_cache *c, uint64_t line, uint32_t *aux)
         /* Ways ordered most recent first: close the gap, the last way becomes empty. */
         for (uint32_t i = w; i + 1 < c->ways; i++) {
             set[i] = set[i + 1];
-            if (c->aux) c->aux[base + i] = c->aux[base + i + 1];
+            move_payload(c, base + i, base + i + 1);
         }
         set[c->ways - 1] = MS_TAG_EMPTY;
     } else {

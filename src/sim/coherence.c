@@ -276,6 +276,7 @@ static int invalidate_line(ms_sim *sim, const ms_view *v, int level, uint64_t li
     uint32_t aux;
     uint64_t tag = ms_cache_remove(v->cache[level], line, &aux);
     if (tag == MS_TAG_EMPTY) return 0;
+    if (level == 0) ms_credit_used(sim, v->cache[0]->gone_used, v->cache[0]->gone_owner);
     uint32_t *held = &rec[v->held_word[level]];
     *held = (*held | MS_META_HELD | MS_META_INVAL) & ~MS_META_PRESENT;
     if (level == 0) rec[v->fa_word[0]] = aux;
@@ -390,6 +391,7 @@ static line_result coh_line(ms_sim *sim, unsigned p, uint64_t lo, uint64_t hi, u
     int source = acquire(sim, d, unit, p, ctx, c, flags, touched, &upgrade);
 
     const ms_view *v = &coh->views[p];
+    sim->cur_bits = ms_used_bits(sim, lo >> sim->l1_shift, lo, (uint32_t)(hi - lo + 1));
     o->served = ms_simulate_line(sim, v, v->cache[0], v->fa[0], lo, write, ctx, c, o);
     int s = coh->shared_from, n = sim->nlevels;
     line_result r = { sim->stall[o->served], o->served >= s, 0 };
@@ -468,6 +470,8 @@ void ms_coh_next_region(ms_sim *sim) { sim->coh->region++; }
 void ms_coh_finish(ms_sim *sim)
 {
     ms_coherence *coh = sim->coh;
+    if (coh->shared_from > 0) /* private L1s (a shared L1 is sim->cache[0]: sim.c) */
+        for (unsigned p = 0; p < sim->nprocs; p++) ms_used_flush(sim, coh->views[p].cache[0]);
     size_t words = coh->dir_bytes / sizeof(uint64_t);
     for (size_t i = 0; i < coh->dir.nslots; i++) {
         if (!coh->dir.slots[i].chunk) continue;

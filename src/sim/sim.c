@@ -49,6 +49,7 @@ int ms_sim_create_part(ms_sim **out, const ms_hier_config *cfg, const ms_allocat
         sim->view0.fa_word[k] = (uint16_t)(cfg->nlevels + k);
     }
     sim->stall[cfg->nlevels] = cfg->mem_latency - cfg->level[0].latency;
+    sim->gran_shift = sim->l1_shift > 6 ? sim->l1_shift - 6 : 0;
     if (ok && sim->nprocs > 1) {
         ok = ms_coh_create(sim) == 0; /* sets up the records' layout itself */
     } else {
@@ -156,6 +157,7 @@ static void fill_level(ms_sim *sim, const ms_view *v, int level, uint64_t line, 
     uint64_t victim = ms_cache_fill(v->cache[level], line, dirty, rec[v->fa_word[0]], &victim_node);
     uint32_t *held = &rec[v->held_word[level]];
     *held = (*held | MS_META_HELD | sim->present_mark) & ~sim->inval_mark;
+    if (level == 0) ms_used_fill(sim, v->cache[0], c);
     if (victim == MS_TAG_EMPTY) return;
     uint64_t victim_line = victim >> 1;
     uint32_t *victim_rec = ms_line_record(sim, level, victim_line);
@@ -247,12 +249,14 @@ void ms_merge_outcome(ms_line_outcome *merged, const ms_line_outcome *o)
 /* A reference spanning L1 lines first..last: each line is looked up; a level counts one miss
  * if any line missed there (cause and evictor from the first missing line); the serving level
  * is the deepest one. */
-static int simulate_lines(ms_sim *sim, uint64_t first, uint64_t last, unsigned write, uint32_t ctx)
+static int simulate_lines(ms_sim *sim, uint64_t first, uint64_t last, uint64_t addr, uint32_t size, unsigned write,
+                          uint32_t ctx)
 {
     ms_line_outcome merged = { 0, { 0 }, { 0 } };
     ms_counters *c = &sim->ctrs[ctx];
     for (uint64_t line = first;; line++) {
         ms_line_outcome o;
+        sim->cur_bits = ms_used_bits(sim, line, addr, size);
         o.served =
             ms_simulate_line(sim, &sim->view0, &sim->cache[0], &sim->fa[0], line << sim->l1_shift, write, ctx, c, &o);
         ms_merge_outcome(&merged, &o);
@@ -290,6 +294,7 @@ __attribute__((noinline)) static int access_general(ms_sim *sim, unsigned cpu, u
     if (ctx >= sim->nctx && ms_ensure_ctx(sim, ctx) != 0) return -1;
     count_reference(sim, ctx, write);
     uint64_t first = addr >> sim->l1_shift;
+    sim->cur_bits = ms_used_bits(sim, first, addr, size);
     uint64_t last = (addr + (size ? size - 1 : 0)) >> sim->l1_shift;
     if (first == last && sim->uni_lru) return ms_uni_lru_line(sim, first, write, ctx, &sim->ctrs[ctx]);
     if (first == last) {
@@ -301,7 +306,7 @@ __attribute__((noinline)) static int access_general(ms_sim *sim, unsigned cpu, u
     }
     if (last < first) /* wrapped around the address space: keep the first line only */
         last = first;
-    return simulate_lines(sim, first, last, write, ctx);
+    return simulate_lines(sim, first, last, addr, size, write, ctx);
 }
 
 /* ms_sim_access without the window. */
@@ -321,6 +326,7 @@ static inline int access_unfiltered(ms_sim *sim, unsigned cpu, uint64_t addr, ui
         if (__builtin_expect((set[0] >> 1) == line, 1)) {
             unsigned write = flags & MS_TAG_DIRTY; /* MS_ACC_WRITE == MS_TAG_DIRTY */
             set[0] |= write;
+            l1->used[base] |= ms_used_bits_in(sim, addr, size);
             if (line != sim->fa[0].mru_line) return front_hit_shadow(sim, line, l1->aux + base, ctx, write);
             count_reference(sim, ctx, write);
             return 0;
@@ -361,7 +367,7 @@ int ms_sim_access_any(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, u
     uint64_t line = addr >> sim->l1_shift;
     if (__builtin_expect(ctx < sim->nctx && ((addr + size - 1) >> sim->l1_shift) == line, 1)) {
         unsigned write = flags & MS_TAG_DIRTY;
-        int r = ms_window_ref(&sim->win, line, write);
+        int r = ms_window_ref(&sim->win, line, write, ms_used_bits_in(sim, addr, size));
         if (r < 0) {
             count_reference(sim, ctx, write);
             return 0;
@@ -415,10 +421,27 @@ void ms_sim_next_region(ms_sim *sim)
     if (sim->coh) ms_coh_next_region(sim);
 }
 
+void ms_used_flush(ms_sim *sim, ms_cache *l1)
+{
+    if (!l1->used) return;
+    uint64_t ways = (l1->set_mask + 1) * l1->ways;
+    for (uint64_t i = 0; i < ways; i++) {
+        if (l1->tags[i] == MS_TAG_EMPTY) continue;
+        ms_credit_used(sim, l1->used[i], l1->owner[i]);
+        l1->used[i] = 0;
+    }
+}
+
 void ms_sim_finish(ms_sim *sim)
 {
     close_window(sim);
+    ms_used_flush(sim, &sim->cache[0]); /* no used masks there when L1 is private */
     if (sim->coh) ms_coh_finish(sim);
+}
+
+double ms_counters_utilisation(const ms_counters *c)
+{
+    return c->l1_fetched_bytes ? (double)c->l1_used_bytes / (double)c->l1_fetched_bytes : 0.0;
 }
 
 static void add_u64s(uint64_t *a, const uint64_t *b, size_t n)
@@ -430,6 +453,7 @@ void ms_counters_add(ms_counters *a, const ms_counters *b)
 {
 #define MS_COUNTER(member, exp, csv, event, desc) a->member += b->member;
 #define MS_MP_COUNTER(member) a->member += b->member;
+#define MS_SPATIAL_COUNTER(member) a->member += b->member;
 #define MS_INVAL_COUNTER(member) a->inval.member += b->inval.member;
 #include "counters.def"
     for (int k = 0; k < MS_MAX_LEVELS; k++) {

@@ -56,10 +56,17 @@ INLINE void lru_fill(ms_sim *sim, int k, uint64_t line, uint32_t *rec, unsigned 
     cache->fp[base] = ms_line_fp(line);
     uint32_t victim_node = 0;
     if (k == 0) {
-        uint32_t *aux = cache->aux + base;
+        uint32_t *aux = cache->aux + base, *owner = cache->owner + base;
+        uint64_t *used = cache->used + base;
         victim_node = aux[way];
         aux[way] = aux[0];
         aux[0] = rec[n];
+        if (victim != MS_TAG_EMPTY) ms_credit_used(sim, used[way], owner[way]);
+        used[way] = used[0];
+        owner[way] = owner[0];
+        used[0] = sim->cur_bits;
+        owner[0] = ctx; /* one processor: the counters index is ctx */
+        c->l1_fetched_bytes += 1ull << sim->l1_shift;
     }
     rec[k] |= MS_META_HELD;
     if (victim == MS_TAG_EMPTY) return;
@@ -104,15 +111,22 @@ INLINE int uni_line_t(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, 
     uint64_t *set = l1->tags + base;
     int w = (set[0] >> 1) == line ? 0 : ms_cache_find_ways(l1, set_no, line, w0);
     if (w >= 0) {
+        uint64_t *used = l1->used + base;
         if (w > 0) {
-            uint32_t *aux = l1->aux + base;
-            uint32_t a = aux[w];
+            uint32_t *aux = l1->aux + base, *owner = l1->owner + base;
+            uint32_t a = aux[w], o = owner[w];
+            uint64_t u = used[w];
             lru_promote(l1, set_no, set, (uint32_t)w, write, w0);
             aux[w] = aux[0];
             aux[0] = a;
+            owner[w] = owner[0];
+            owner[0] = o;
+            used[w] = used[0];
+            used[0] = u;
         } else {
             set[0] |= write;
         }
+        used[0] |= sim->cur_bits;
         ms_fa_touch(&sim->fa[0], line, l1->aux + base);
         return 0;
     }
@@ -201,8 +215,9 @@ int ms_uni_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsig
         return ms_sim_access_any(sim, cpu, addr, size, flags, ctx);
     unsigned write = flags & MS_TAG_DIRTY; /* MS_ACC_WRITE == MS_TAG_DIRTY */
     ms_counters *c = &sim->ctrs[ctx];
+    uint64_t bits = ms_used_bits_in(sim, addr, size);
     if (sim->win.on) {
-        int r = ms_window_ref(&sim->win, line, write);
+        int r = ms_window_ref(&sim->win, line, write, bits);
         if (r > 0) ms_sim_window_ops(sim, sim->win.ops, (uint32_t)r);
         ms_count_reference(c, write);
         if (r < 0) /* an L1 hit the window counts */
@@ -213,8 +228,12 @@ int ms_uni_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsig
     ms_cache *l1 = &sim->cache[0];
     uint64_t base = (line & l1->set_mask) * l1->ways;
     uint64_t *set = l1->tags + base;
-    if (__builtin_expect((set[0] >> 1) != line, 0)) return sim->uni_line(sim, line, write, ctx, c);
+    if (__builtin_expect((set[0] >> 1) != line, 0)) {
+        sim->cur_bits = bits;
+        return sim->uni_line(sim, line, write, ctx, c);
+    }
     set[0] |= write;
+    l1->used[base] |= bits;
     if (line != sim->fa[0].mru_line) return uni_shadow_hit(sim, line, l1->aux + base);
     return 0;
 }

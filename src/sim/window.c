@@ -54,6 +54,7 @@ static void add(ms_window *w, uint64_t line, unsigned slot)
     e->line = line;
     e->last = ++w->seq;
     e->dirty = 0;
+    e->used = 0;
     w->member[w->n++] = (uint8_t)slot;
     w->set_count[line & w->set_mask]++;
     w->last_line = line;
@@ -81,7 +82,8 @@ uint32_t ms_window_close(ms_window *w)
     while (keep < n && order[keep].pos > order[keep - 1].pos) keep++;
     for (uint32_t j = 0; j < n; j++) {
         ms_win_entry *e = &w->slot[w->member[order[j].pos]];
-        if (j >= keep || e->dirty) w->ops[nops++] = (ms_win_op){ e->line, (uint8_t)(j >= keep), e->dirty };
+        if (j >= keep || e->dirty || e->used)
+            w->ops[nops++] = (ms_win_op){ e->line, (uint8_t)(j >= keep), e->dirty, e->used };
         w->set_count[e->line & w->set_mask]--;
         e->line = MS_WIN_EMPTY;
     }
@@ -122,6 +124,11 @@ void ms_sim_window_ops(ms_sim *sim, const ms_win_op *ops, uint32_t n)
 {
     ms_cache *l1 = &sim->cache[0];
     for (uint32_t i = 0; i < n; i++) {
+        if (ops[i].used) { /* lines of the window stay in L1: found */
+            uint64_t base = (ops[i].line & l1->set_mask) * l1->ways;
+            for (uint32_t w = 0; w < l1->ways; w++)
+                if ((l1->tags[base + w] >> 1) == ops[i].line) l1->used[base + w] |= ops[i].used;
+        }
         if (ops[i].rereference) {
             int way = ms_cache_lookup(l1, ops[i].line, ops[i].dirty);
             if (way >= 0) /* always: lines of the window stay in L1 */
