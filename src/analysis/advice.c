@@ -177,6 +177,48 @@ static int spatial(const ms_model *m, const ms_cell *cell, ms_finding *out)
     return 1;
 }
 
+/* The command that measures spatial utilisation for this run: `memspy resim --utilisation DIR`
+ * for a re-simulated recording, else the same program under `memspy run --utilisation`. */
+static void utilisation_command(const ms_model *m, char *buf, size_t len)
+{
+    const char *o = m->origin;
+    if (o && strncmp(o, "resim of ", 9) == 0) {
+        put(buf, len, "memspy resim --utilisation %s", o + 9);
+        return;
+    }
+    size_t n = 0;
+    put(buf, len, "memspy run --utilisation%s%s --", m->config.preset[0] ? " --preset " : "", m->config.preset);
+    n = strlen(buf);
+    for (int i = 0; i < m->argc && n + 4 < len; i++) {
+        const char *a = m->argv[i];
+        int plain = a[0] && strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") ==
+                                strlen(a);
+        put(buf + n, len - n, plain ? " %s" : " '%s'", a);
+        n += strlen(buf + n);
+    }
+}
+
+/* Without utilisation (the default): a cell on a structure-typed bin ("TYPE*.var", TYPE no
+ * scalar) whose L1 misses are mostly capacity misses may be fetching fields it does not use;
+ * say how to find out. */
+static void utilisation_hint(const ms_model *m, const ms_cell *cell, ms_finding *f)
+{
+    const char *data = m->data[cell->data].name;
+    const ms_level_counters *l1 = &cell->c.level[0];
+    uint64_t misses = l1->read_misses + l1->write_misses;
+    if (m->config.utilisation || !strstr(data, "*.") || ms_name_element_size(data) || !misses ||
+        2 * l1->cause[MS_CAUSE_CAPACITY] <= misses)
+        return;
+    char cmd[300];
+    utilisation_command(m, cmd, sizeof cmd);
+    size_t n = strlen(f->advice);
+    put(f->advice + n, sizeof f->advice - n,
+        "%sits elements are structures: if %s uses only some of their fields, splitting the structure may do "
+        "more (`%s` measures the bytes of each line it uses and advises)",
+        n ? "; " : "", m->code[cell->code].name, cmd);
+    if (!f->whatif[0]) put(f->whatif, sizeof f->whatif, "%s", cmd);
+}
+
 void ms_finding_advise(const ms_model *m, const ms_cell *cell, int level, ms_finding *f)
 {
     char rec[256];
@@ -201,4 +243,6 @@ void ms_finding_advise(const ms_model *m, const ms_cell *cell, int level, ms_fin
         break;
     default: break;
     }
+    if (cell && f->kind != MS_FINDING_FALSE_SHARING && f->kind != MS_FINDING_TRUE_SHARING)
+        utilisation_hint(m, cell, f);
 }

@@ -16,6 +16,7 @@ typedef struct {
     int failed;
     int nlevels;
     int multiproc; /* nprocs > 1: counters objects carry the coherence fields */
+    int spatial;   /* the run kept spatial utilisation (config.utilisation): its fields */
 } json_writer;
 
 static void put(json_writer *w, json_t *obj, const char *key, json_t *value)
@@ -100,9 +101,11 @@ static void put_coherence(json_writer *w, json_t *o, const ms_counters *c)
     put(w, o, "patterns", pattern_counts_json(w, c));
 }
 
-/* Spatial utilisation of L1 (counters.def): the bytes fetched and used, and their ratio. */
+/* Spatial utilisation of L1 (counters.def): the bytes fetched and used, and their ratio
+ * (only where the run kept them: `--utilisation`). */
 static void put_spatial(json_writer *w, json_t *o, const ms_counters *c)
 {
+    if (!w->spatial) return;
 #define MS_SPATIAL_COUNTER(member) put(w, o, #member, u64_json(c->member));
 #include "../sim/counters.def"
     put(w, o, "utilisation", json_real(ms_counters_utilisation(c)));
@@ -255,6 +258,7 @@ static json_t *config_json(json_writer *w, const ms_hier_config *cfg)
         append(w, levels, lo);
     }
     put(w, o, "levels", levels);
+    if (cfg->utilisation) put(w, o, "utilisation", json_true()); /* --utilisation */
     if (w->multiproc || cfg->nprocs > 1) {
         put(w, o, "nprocs", json_integer(cfg->nprocs));
         put(w, o, "shared_from", json_integer(cfg->shared_from));
@@ -852,7 +856,7 @@ static json_t *waiting_json(json_writer *w, const ms_model *m)
 
 int ms_json_write(FILE *out, const ms_model *m)
 {
-    json_writer w = { json_array(), json_object(), 0, m->config.nlevels, m->nprocs > 1 };
+    json_writer w = { json_array(), json_object(), 0, m->config.nlevels, m->nprocs > 1, m->config.utilisation };
     if (w.nlevels < 0) w.nlevels = 0;
     if (w.nlevels > MS_MAX_LEVELS) w.nlevels = MS_MAX_LEVELS;
 

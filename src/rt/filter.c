@@ -10,7 +10,11 @@ int ms_filter_init(ms_filter *f, const ms_hier_config *cfg)
     f->l1_shift = 0;
     while ((1u << f->l1_shift) < cfg->level[0].line) f->l1_shift++;
     f->mem = (ms_mem){ ms_sim_allocator, 0 };
-    return ms_window_init(&f->win, cfg, &f->mem);
+    if (ms_window_init(&f->win, cfg, &f->mem) != 0) return -1;
+    /* Spatial utilisation (cfg.utilisation) needs the bytes every reference touches: the
+     * simulator's own window keeps them, so this one stays off. */
+    if (cfg->utilisation) f->win.on = 0;
+    return 0;
 }
 
 int ms_filter_grow(ms_filter *f, uint32_t ctx)
@@ -31,7 +35,6 @@ void ms_filter_ops(ms_filter *f, ms_sim_ref *c, uint32_t *k, uint32_t n)
     for (uint32_t j = 0; j < n; j++) {
         const ms_win_op *op = &f->win.ops[j];
         ms_cmd_store(&c[(*k)++], op->line, 0, (uint32_t)op->rereference << 1 | op->dirty, f->stream);
-        if (op->used) ms_cmd_store(&c[(*k)++], op->used, 0, MS_CMD_USED, f->stream);
     }
 }
 

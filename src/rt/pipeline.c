@@ -113,10 +113,7 @@ static void simulate(const ms_sim_ref *r, uint32_t n)
     uint64_t dropped = 0;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t ctx = r[i].ctx;
-        if (ctx == 0 && (r[i].size_flags & MS_CMD_USED)) { /* the used bits of the op before */
-            ms_win_op op = { r[i - 1].addr, 0, 0, r[i].addr };
-            ms_sim_window_ops(pipe_.sim, &op, 1);
-        } else if (ctx == 0) {
+        if (ctx == 0) {
             ms_win_op op = { r[i].addr, (uint8_t)((r[i].size_flags >> 1) & 1), (uint8_t)(r[i].size_flags & 1), 0 };
             ms_sim_window_ops(pipe_.sim, &op, 1);
         } else if (ctx & MS_CMD_COUNT) {

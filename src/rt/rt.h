@@ -373,9 +373,7 @@ uint64_t ms_events_dropped(void);
 /* A command for the simulator: a reference (ctx >= 1: addr, size_flags as ms_event's), the
  * references of ctx & ~MS_CMD_COUNT that a hit window counted (ctx with MS_CMD_COUNT: addr =
  * writes << 32 | reads), or an operation of a closing window (ctx 0: addr = line,
- * size_flags = rereference << 1 | dirty; sim/window.h), which a command with ctx 0, size_flags
- * MS_CMD_USED and addr = the used-mask bits to OR into that line may follow (spatial
- * utilisation). Contexts stay far below 2^31. */
+ * size_flags = rereference << 1 | dirty; sim/window.h). Contexts stay far below 2^31. */
 typedef struct {
     uint64_t addr;
     uint32_t ctx;
@@ -383,10 +381,9 @@ typedef struct {
 } ms_sim_ref;
 
 #define MS_CMD_COUNT 0x80000000u
-#define MS_CMD_USED 4u
 /* Commands in one chunk at most: a flush's references, the operations of the windows they
- * close (two per line joined, plus a window carried over) and one count per context. */
-#define MS_CHUNK_CAP (4u * MS_EVENTS_PER_THREAD + 128u)
+ * close (one per line joined, plus a window carried over) and one count per context. */
+#define MS_CHUNK_CAP (3u * MS_EVENTS_PER_THREAD + 64u)
 
 /* Store command d. stream: it is for the simulator thread, so it goes straight to memory
  * (non-temporal stores; ms_pipeline_end fences them): composing then does not first fetch
@@ -418,7 +415,8 @@ typedef struct {
     uint32_t ntouched;
 } ms_filter;
 
-/* Set f up for cfg's L1 (the window is off where it does not apply). 0 or -1. */
+/* Set f up for cfg's L1 (the window is off where it does not apply, and with utilisation).
+ * 0 or -1. */
 int ms_filter_init(ms_filter *f, const ms_hier_config *cfg);
 /* Make f's counts hold ctx. 0 or -1 (no memory). */
 int ms_filter_grow(ms_filter *f, uint32_t ctx);
@@ -435,9 +433,8 @@ MS_HOT void ms_filter_put(ms_filter *f, ms_sim_ref *restrict c, uint32_t *k, uin
         uint32_t size = size_flags & MS_EV_SIZE_MAX, shift = f->l1_shift;
         uint64_t line = addr >> shift;
         if (MS_LIKELY(size && ((addr + size - 1) >> shift) == line)) {
-            unsigned write = size_flags >> 31;          /* MS_EV_WRITE */
-            uint64_t lo = addr & ((1ull << shift) - 1); /* the bytes' offsets in the line */
-            int r = ms_window_ref(&f->win, line, write, ms_used_mask(shift, lo, lo + size - 1));
+            unsigned write = size_flags >> 31; /* MS_EV_WRITE */
+            int r = ms_window_ref(&f->win, line, write, 0); /* no used bits: off with utilisation */
             if (r < 0) {
                 if (MS_UNLIKELY(ctx >= f->counts_cap) && ms_filter_grow(f, ctx) < 0) {
                     ms_cmd_store(&c[(*k)++], write ? 1ull << 32 : 1u, ctx | MS_CMD_COUNT, 0, f->stream);

@@ -41,11 +41,13 @@ int ms_cache_init(ms_cache *c, const ms_level_config *cfg, unsigned level, int w
     if (with_aux) {
         c->aux_bytes = (size_t)lines * sizeof(uint32_t);
         c->aux = ms_mem_alloc(mem, c->aux_bytes);
-        c->used_bytes = (size_t)lines * sizeof(uint64_t);
-        c->used = ms_mem_alloc(mem, c->used_bytes);
-        c->owner_bytes = (size_t)lines * sizeof(uint32_t);
-        c->owner = ms_mem_alloc(mem, c->owner_bytes);
-        if (!c->aux || !c->used || !c->owner) {
+        if (with_aux > 1) { /* spatial utilisation: used masks and owners */
+            c->used_bytes = (size_t)lines * sizeof(uint64_t);
+            c->used = ms_mem_alloc(mem, c->used_bytes);
+            c->owner_bytes = (size_t)lines * sizeof(uint32_t);
+            c->owner = ms_mem_alloc(mem, c->owner_bytes);
+        }
+        if (!c->aux || (with_aux > 1 && (!c->used || !c->owner))) {
             ms_cache_free(c, mem);
             return -1;
         }
@@ -128,6 +130,7 @@ static inline void move_payload(ms_cache *c, uint64_t dst, uint64_t src)
 {
     if (!c->aux) return;
     c->aux[dst] = c->aux[src];
+    if (!c->used) return;
     c->used[dst] = c->used[src];
     c->owner[dst] = c->owner[src];
 }
@@ -146,8 +149,8 @@ static void shift_down(ms_cache *c, uint64_t base, uint32_t w)
 static inline void lru_promote(ms_cache *c, uint64_t set_no, uint32_t w, unsigned p, uint64_t tag)
 {
     uint64_t base = set_no * c->ways;
-    uint32_t aux = c->aux ? c->aux[base + w] : 0, owner = c->aux ? c->owner[base + w] : 0;
-    uint64_t used = c->aux ? c->used[base + w] : 0;
+    uint32_t aux = c->aux ? c->aux[base + w] : 0, owner = c->used ? c->owner[base + w] : 0;
+    uint64_t used = c->used ? c->used[base + w] : 0;
     if (c->order) {
         c->order[set_no] = ms_order_promote(c->order[set_no], p, w);
         uint8_t f = c->fp[base + w];
@@ -159,8 +162,8 @@ static inline void lru_promote(ms_cache *c, uint64_t set_no, uint32_t w, unsigne
         shift_down(c, base, w);
     }
     c->tags[base] = tag;
-    if (c->aux) {
-        c->aux[base] = aux;
+    if (c->aux) c->aux[base] = aux;
+    if (c->used) {
         c->used[base] = used;
         c->owner[base] = owner;
     }
@@ -221,8 +224,10 @@ uint64_t ms_cache_fill(ms_cache *c, uint64_t line, unsigned dirty, uint32_t aux,
     }
     uint64_t victim = set[way];
     *victim_aux = c->aux ? c->aux[base + way] : 0;
-    c->gone_used = c->aux && victim != MS_TAG_EMPTY ? c->used[base + way] : 0;
-    c->gone_owner = c->aux && victim != MS_TAG_EMPTY ? c->owner[base + way] : 0;
+    if (c->used) {
+        c->gone_used = victim != MS_TAG_EMPTY ? c->used[base + way] : 0;
+        c->gone_owner = victim != MS_TAG_EMPTY ? c->owner[base + way] : 0;
+    }
     if (c->policy == MS_POLICY_LRU) {
         /* The new line enters at the front: the victim's way takes the old front line. */
         if (c->order) {
@@ -306,8 +311,8 @@ uint64_t ms_cache_remove(ms_cache *c, uint64_t line, uint32_t *aux)
     if (w == c->ways) return MS_TAG_EMPTY;
     uint64_t tag = set[w];
     *aux = c->aux ? c->aux[base + w] : 0;
-    c->gone_used = c->aux ? c->used[base + w] : 0;
-    c->gone_owner = c->aux ? c->owner[base + w] : 0;
+    c->gone_used = c->used ? c->used[base + w] : 0;
+    c->gone_owner = c->used ? c->owner[base + w] : 0;
     if (c->policy == MS_POLICY_LRU && c->order) {
         unsigned p = 0;
         while (((c->order[set_no] >> (4 * p)) & 15u) != w) p++;

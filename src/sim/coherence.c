@@ -115,7 +115,7 @@ int ms_coh_create(ms_sim *sim)
     if (!ok || !coh->private_cache || !coh->private_fa) return -1;
     for (unsigned i = 0; i < np * s; i++) {
         const ms_level_config *lv = &cfg->level[i % s];
-        if (ms_level_init(&coh->private_cache[i], &coh->private_fa[i], lv, i % s, sim->shadow_div, &sim->mem) != 0)
+        if (ms_level_init(&coh->private_cache[i], &coh->private_fa[i], lv, i % s, sim->shadow_div, sim->util, &sim->mem) != 0)
             return -1;
     }
     for (unsigned p = 0; p < np; p++) setup_view(sim, coh, p);
@@ -276,7 +276,7 @@ static int invalidate_line(ms_sim *sim, const ms_view *v, int level, uint64_t li
     uint32_t aux;
     uint64_t tag = ms_cache_remove(v->cache[level], line, &aux);
     if (tag == MS_TAG_EMPTY) return 0;
-    if (level == 0) ms_credit_used(sim, v->cache[0]->gone_used, v->cache[0]->gone_owner);
+    if (level == 0 && sim->util) ms_credit_used(sim, v->cache[0]->gone_used, v->cache[0]->gone_owner);
     uint32_t *held = &rec[v->held_word[level]];
     *held = (*held | MS_META_HELD | MS_META_INVAL) & ~MS_META_PRESENT;
     if (level == 0) rec[v->fa_word[0]] = aux;
@@ -391,7 +391,7 @@ static line_result coh_line(ms_sim *sim, unsigned p, uint64_t lo, uint64_t hi, u
     int source = acquire(sim, d, unit, p, ctx, c, flags, touched, &upgrade);
 
     const ms_view *v = &coh->views[p];
-    sim->cur_bits = ms_used_bits(sim, lo >> sim->l1_shift, lo, (uint32_t)(hi - lo + 1));
+    if (sim->util) sim->cur_bits = ms_used_bits(sim, lo >> sim->l1_shift, lo, (uint32_t)(hi - lo + 1));
     o->served = ms_simulate_line(sim, v, v->cache[0], v->fa[0], lo, write, ctx, c, o);
     int s = coh->shared_from, n = sim->nlevels;
     line_result r = { sim->stall[o->served], o->served >= s, 0 };

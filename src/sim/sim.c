@@ -28,7 +28,8 @@ int ms_sim_create_part(ms_sim **out, const ms_hier_config *cfg, const ms_allocat
     sim->shadow_div = shadow_div;
     sim->l1_shift = ms_log2u(cfg->level[0].line);
     sim->evictor_limit = MS_META_EVICTOR_MASK;
-    sim->access = ms_sim_access_any;
+    sim->util = cfg->utilisation != 0;
+    sim->access = sim->util ? ms_sim_access_any_util : ms_sim_access_any;
     ms_pairs_init(&sim->pairs, &sim->mem);
     /* With coherence sim->cache holds only the shared levels (coherence.c keeps the private
      * ones); its L1 slot is then marked unusable, which keeps ms_sim_access's fast path off. */
@@ -41,7 +42,7 @@ int ms_sim_create_part(ms_sim **out, const ms_hier_config *cfg, const ms_allocat
         sim->meta_shift[k] = sim->line_shift[k] - sim->l1_shift;
         sim->stall[k] = lv->latency - cfg->level[0].latency;
         if (ok && k >= first_shared &&
-            ms_level_init(&sim->cache[k], &sim->fa[k], lv, (unsigned)k, shadow_div, &sim->mem) != 0)
+            ms_level_init(&sim->cache[k], &sim->fa[k], lv, (unsigned)k, shadow_div, sim->util, &sim->mem) != 0)
             ok = 0;
         sim->view0.cache[k] = &sim->cache[k];
         sim->view0.fa[k] = &sim->fa[k];
@@ -67,18 +68,20 @@ int ms_sim_create_part(ms_sim **out, const ms_hier_config *cfg, const ms_allocat
         return -1;
     }
     if (sim->uni_lru) {
-        sim->access = ms_uni_access;
+        sim->access = sim->util ? ms_uni_access_util : ms_uni_access;
         ms_uni_lru_select(sim);
     }
     *out = sim;
     return 0;
 }
 
-int ms_level_init(ms_cache *c, ms_fa *fa, const ms_level_config *lv, unsigned k, uint32_t shadow_div, ms_mem *mem)
+int ms_level_init(ms_cache *c, ms_fa *fa, const ms_level_config *lv, unsigned k, uint32_t shadow_div, int util,
+                  ms_mem *mem)
 {
     uint64_t lines = lv->size / lv->line / shadow_div;
-    /* L1 keeps each line's shadow node next to its way (the hit path's shadow update). */
-    if (ms_cache_init(c, lv, k, k == 0, mem) != 0) return -1;
+    /* L1 keeps each line's shadow node next to its way (the hit path's shadow update), and with
+     * utilisation its used mask and owner. */
+    if (ms_cache_init(c, lv, k, k == 0 ? 1 + (util != 0) : 0, mem) != 0) return -1;
     return ms_fa_init_unkeyed(fa, (uint32_t)(lines ? lines : 1), mem);
 }
 
@@ -157,7 +160,7 @@ static void fill_level(ms_sim *sim, const ms_view *v, int level, uint64_t line, 
     uint64_t victim = ms_cache_fill(v->cache[level], line, dirty, rec[v->fa_word[0]], &victim_node);
     uint32_t *held = &rec[v->held_word[level]];
     *held = (*held | MS_META_HELD | sim->present_mark) & ~sim->inval_mark;
-    if (level == 0) ms_used_fill(sim, v->cache[0], c);
+    if (level == 0 && v->cache[0]->used) ms_used_fill(sim, v->cache[0], c);
     if (victim == MS_TAG_EMPTY) return;
     uint64_t victim_line = victim >> 1;
     uint32_t *victim_rec = ms_line_record(sim, level, victim_line);
@@ -256,7 +259,7 @@ static int simulate_lines(ms_sim *sim, uint64_t first, uint64_t last, uint64_t a
     ms_counters *c = &sim->ctrs[ctx];
     for (uint64_t line = first;; line++) {
         ms_line_outcome o;
-        sim->cur_bits = ms_used_bits(sim, line, addr, size);
+        if (sim->util) sim->cur_bits = ms_used_bits(sim, line, addr, size);
         o.served =
             ms_simulate_line(sim, &sim->view0, &sim->cache[0], &sim->fa[0], line << sim->l1_shift, write, ctx, c, &o);
         ms_merge_outcome(&merged, &o);
@@ -294,7 +297,7 @@ __attribute__((noinline)) static int access_general(ms_sim *sim, unsigned cpu, u
     if (ctx >= sim->nctx && ms_ensure_ctx(sim, ctx) != 0) return -1;
     count_reference(sim, ctx, write);
     uint64_t first = addr >> sim->l1_shift;
-    sim->cur_bits = ms_used_bits(sim, first, addr, size);
+    if (sim->util) sim->cur_bits = ms_used_bits(sim, first, addr, size);
     uint64_t last = (addr + (size ? size - 1 : 0)) >> sim->l1_shift;
     if (first == last && sim->uni_lru) return ms_uni_lru_line(sim, first, write, ctx, &sim->ctrs[ctx]);
     if (first == last) {
@@ -309,9 +312,10 @@ __attribute__((noinline)) static int access_general(ms_sim *sim, unsigned cpu, u
     return simulate_lines(sim, first, last, addr, size, write, ctx);
 }
 
-/* ms_sim_access without the window. */
-static inline int access_unfiltered(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags,
-                                    uint32_t ctx)
+/* ms_sim_access without the window; util: keep the used masks (a constant in each instance). */
+static inline __attribute__((always_inline)) int access_unfiltered(ms_sim *sim, unsigned cpu, uint64_t addr,
+                                                                   uint32_t size, unsigned flags, uint32_t ctx,
+                                                                   int util)
 {
     uint64_t line = addr >> sim->l1_shift;
     /* Fast path: processor 0 of one (with coherence processor 0's L1 is not sim->cache[0],
@@ -326,7 +330,7 @@ static inline int access_unfiltered(ms_sim *sim, unsigned cpu, uint64_t addr, ui
         if (__builtin_expect((set[0] >> 1) == line, 1)) {
             unsigned write = flags & MS_TAG_DIRTY; /* MS_ACC_WRITE == MS_TAG_DIRTY */
             set[0] |= write;
-            l1->used[base] |= ms_used_bits_in(sim, addr, size);
+            if (util) l1->used[base] |= ms_used_bits_in(sim, addr, size);
             if (line != sim->fa[0].mru_line) return front_hit_shadow(sim, line, l1->aux + base, ctx, write);
             count_reference(sim, ctx, write);
             return 0;
@@ -360,22 +364,34 @@ int ms_sim_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsig
     return sim->access(sim, cpu, addr, size, flags, ctx); /* chosen by ms_sim_create */
 }
 
-int ms_sim_access_any(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
+/* ms_sim_access_any and ms_sim_access_any_util: util is a constant in each. */
+static inline __attribute__((always_inline)) int access_any(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size,
+                                                            unsigned flags, uint32_t ctx, int util)
 {
-    if (!sim->win.on || cpu != 0) return access_unfiltered(sim, cpu, addr, size, flags, ctx);
+    if (!sim->win.on || cpu != 0) return access_unfiltered(sim, cpu, addr, size, flags, ctx, util);
     /* The window (window.h): a reference it counts is an L1 hit and only counts. */
     uint64_t line = addr >> sim->l1_shift;
     if (__builtin_expect(ctx < sim->nctx && ((addr + size - 1) >> sim->l1_shift) == line, 1)) {
         unsigned write = flags & MS_TAG_DIRTY;
-        int r = ms_window_ref(&sim->win, line, write, ms_used_bits_in(sim, addr, size));
+        int r = ms_window_ref(&sim->win, line, write, util ? ms_used_bits_in(sim, addr, size) : 0);
         if (r < 0) {
             count_reference(sim, ctx, write);
             return 0;
         }
         if (r > 0) ms_sim_window_ops(sim, sim->win.ops, (uint32_t)r);
-        return access_unfiltered(sim, 0, addr, size, flags, ctx);
+        return access_unfiltered(sim, 0, addr, size, flags, ctx, util);
     }
     return window_other(sim, addr, size, flags, ctx);
+}
+
+int ms_sim_access_any(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
+{
+    return access_any(sim, cpu, addr, size, flags, ctx, 0);
+}
+
+int ms_sim_access_any_util(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
+{
+    return access_any(sim, cpu, addr, size, flags, ctx, 1);
 }
 
 void ms_sim_set_window(ms_sim *sim, int on)

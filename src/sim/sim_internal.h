@@ -368,7 +368,8 @@ struct ms_sim {
     unsigned meta_shift[MS_MAX_LEVELS]; /* level line -> linemeta key (L1-line granularity) */
     uint64_t stall[MS_MAX_LEVELS + 1];  /* by serving level; [nlevels] = memory */
     unsigned gran_shift;                /* log2 of a used-mask granule (L1 line / 64, >= 1 byte) */
-    uint64_t cur_bits;                  /* the used-mask bits of the line being simulated */
+    uint64_t cur_bits;                  /* the used-mask bits of the line being simulated (util) */
+    int util;                           /* cfg.utilisation: used masks kept, the _util paths run */
     ms_linemeta meta;                   /* per-line records (sim_internal.h, coherence.c) */
     ms_view view0;                      /* the one processor's view (nprocs == 1) */
     uint32_t inval_mark;                /* MS_META_INVAL with coherence, else 0 */
@@ -399,7 +400,8 @@ typedef struct {
 /* A level of the hierarchy: the cache (level index k; L1 keeps each line's shadow node next
  * to its way) and its fully associative shadow of 1/shadow_div of the level's lines (a
  * partition of a set-partitioned simulation, psim.h). 0 or -1 (no memory). */
-int ms_level_init(ms_cache *c, ms_fa *fa, const ms_level_config *lv, unsigned k, uint32_t shadow_div, ms_mem *mem);
+int ms_level_init(ms_cache *c, ms_fa *fa, const ms_level_config *lv, unsigned k, uint32_t shadow_div, int util,
+                  ms_mem *mem);
 
 /* ms_sim_create for one of shadow_div partitions (psim.h): every 3C shadow holds 1/shadow_div
  * of its level's lines. */
@@ -474,7 +476,7 @@ static inline int ms_simulate_line(ms_sim *sim, const ms_view *v, ms_cache *l1, 
     uint64_t line = addr >> sim->l1_shift;
     int way = ms_cache_lookup(l1, line, write);
     if (way < 0) return ms_simulate_miss(sim, v, addr, write, ctx, c, out);
-    l1->used[(line & l1->set_mask) * l1->ways + (uint32_t)way] |= sim->cur_bits;
+    if (l1->used) l1->used[(line & l1->set_mask) * l1->ways + (uint32_t)way] |= sim->cur_bits;
     ms_fa_touch(fa0, line, ms_cache_aux(l1, line, way));
     return 0;
 }
@@ -500,8 +502,13 @@ void ms_uni_lru_select(ms_sim *sim);
  * ms_uni_lru_line in one function; anything else (another processor, a new context, a
  * reference straddling lines) goes to ms_sim_access_any. */
 int ms_uni_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx);
+/* The same with spatial utilisation kept (cfg.utilisation): a separate instance, so that the
+ * default path above does no mask work at all. */
+int ms_uni_access_util(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx);
 /* ms_sim_access of every hierarchy (sim.c): the general path. */
 int ms_sim_access_any(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx);
+/* The general path with spatial utilisation kept (the simulator of a cfg.utilisation run). */
+int ms_sim_access_any_util(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx);
 
 /* ---- multiprocessor (coherence.c) ---- */
 
