@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "analyze.h"
+#include "fields.h"
 #include "findings.h"
 
 __attribute__((format(printf, 3, 4))) static void put(char *buf, size_t len, const char *fmt, ...)
@@ -168,12 +169,31 @@ static int spatial(const ms_model *m, const ms_cell *cell, ms_finding *out)
         return 1;
     }
     if (ms_name_element_size(data)) return 0; /* an array of scalars: a stride, not a layout */
-    put(out->advice, sizeof out->advice,
-        "split the structure of %s: %s uses only %.1f%% of the bytes of the L1 lines it fetches (about %.0f of "
-        "every %u); move the fields %s uses into an array of their own (a structure of arrays, or hot fields apart "
-        "from cold ones) so that every line fetched is full of them (if it uses every field but skips elements, "
-        "walk them in order instead)",
-        data, code, 100.0 * u, u * line, line, code);
+    const ms_code_bin *cb = &m->code[cell->code];
+    char where[300] = "";
+    if (cb->file) { /* the file's name and the code's first line */
+        const char *slash = strrchr(cb->file, '/');
+        snprintf(where, sizeof where, " (%s:%d)", slash ? slash + 1 : cb->file, cb->line);
+    }
+    if (strcmp(cell->fields, MS_FIELDS_ALL) == 0)
+        put(out->advice, sizeof out->advice,
+            "%s%s uses every field of the elements of %s but only %.1f%% of each L1 line it fetches (about %.0f of "
+            "%u bytes): it skips elements; walk them in order, or pack the elements it visits together",
+            code, where, data, 100.0 * u, u * line, line);
+    else if (cell->fields[0])
+        put(out->advice, sizeof out->advice,
+            "split the structure of %s: %s%s uses only %s (%.1f%% of each L1 line it fetches, about %.0f of %u "
+            "bytes); move %s into %s of %s own (a structure of arrays, or hot fields apart from cold ones) so "
+            "that every line fetched is full of what it uses",
+            data, code, where, cell->fields, 100.0 * u, u * line, line, cell->fields,
+            strchr(cell->fields, ' ') ? "arrays" : "an array", strchr(cell->fields, ' ') ? "their" : "its");
+    else
+        put(out->advice, sizeof out->advice,
+            "split the structure of %s: %s%s uses only %.1f%% of the bytes of the L1 lines it fetches (about %.0f "
+            "of every %u); move the fields it uses into an array of their own (a structure of arrays, or hot "
+            "fields apart from cold ones) so that every line fetched is full of them (if it uses every field but "
+            "skips elements, walk them in order instead)",
+            data, code, where, 100.0 * u, u * line, line);
     return 1;
 }
 

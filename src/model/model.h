@@ -58,6 +58,8 @@ typedef struct {
     size_t nevicted_by; /* sorted by count, descending */
     ms_invalidator *inval_by;
     size_t ninval_by; /* sorted (ms_invalidator_order) */
+    char fields[96];  /* with utilisation, on a bin of structures: the fields (DWARF members) its
+                       * references touched, "sum_x, n" ("" unknown); JSON "fields" */
 } ms_cell;
 
 /* Sum a cell's replacement causes with equal (code, data, level) and its invalidation causes

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -482,6 +483,8 @@ static int read_cells(json_reader *r, json_t *root, ms_model *m)
             read_counters(r, o, path, &cell->c, m, cell) < 0)
             return -1;
         if (read_invalidators(r, o, path, m, cell) < 0) return -1;
+        const char *fields = json_string_value(json_object_get(o, "fields")); /* optional */
+        if (fields) snprintf(cell->fields, sizeof cell->fields, "%s", fields);
         if (cell->nevicted_by > 1)
             qsort(cell->evicted_by, cell->nevicted_by, sizeof *cell->evicted_by, ms_evictor_order);
     }

@@ -601,6 +601,7 @@ static json_t *bins_json(json_writer *w, const ms_model *m)
         put(w, o, "data", json_integer(cell->data));
         put_counter_summary(w, o, &cell->c);
         put(w, o, "stall_share", json_real(rate(ms_counters_stall(&cell->c), total_stall)));
+        if (cell->fields[0]) put(w, o, "fields", json_string(cell->fields));
         put(w, o, "evicted_by", evictors_json(w, cell, 0));
         put(w, o, "levels", levels_json(w, &cell->c, cell));
         if (w->multiproc)

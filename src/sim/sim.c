@@ -391,7 +391,10 @@ int ms_sim_access_any(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, u
 
 int ms_sim_access_any_util(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
 {
-    return access_any(sim, cpu, addr, size, flags, ctx, 1);
+    int r = access_any(sim, cpu, addr, size, flags, ctx, 1);
+    if (ctx < sim->nctx && cpu < sim->nprocs) /* (made by the access if new) */
+        sim->ctrs[(size_t)ctx * sim->nprocs + cpu].l1_ref_bits |= ms_ref_bits(sim, addr, size);
+    return r;
 }
 
 void ms_sim_set_window(ms_sim *sim, int on)
@@ -470,6 +473,7 @@ void ms_counters_add(ms_counters *a, const ms_counters *b)
 #define MS_COUNTER(member, exp, csv, event, desc) a->member += b->member;
 #define MS_MP_COUNTER(member) a->member += b->member;
 #define MS_SPATIAL_COUNTER(member) a->member += b->member;
+    a->l1_ref_bits |= b->l1_ref_bits;
 #define MS_INVAL_COUNTER(member) a->inval.member += b->inval.member;
 #include "counters.def"
     for (int k = 0; k < MS_MAX_LEVELS; k++) {

@@ -87,6 +87,9 @@ typedef struct {
     uint64_t pattern[MS_NPATTERNS];
 #define MS_SPATIAL_COUNTER(member) uint64_t member;
 #include "counters.def"
+    uint64_t l1_ref_bits; /* with utilisation: the used-mask bits (offsets within an L1 line, as
+                           * l1_used_bytes counts them) of every byte this context referenced,
+                           * OR-ed (ms_counters_add ORs it): which fields of a structure it uses */
 } ms_counters;
 
 /* One (victim ctx, evictor ctx, level) replacement-cause pair. */

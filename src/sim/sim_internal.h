@@ -427,6 +427,14 @@ static inline uint64_t ms_used_bits_in(const ms_sim *sim, uint64_t addr, uint32_
     unsigned a = (unsigned)(lo >> sim->gran_shift), b = (unsigned)((lo + size - (size != 0)) >> sim->gran_shift);
     return (~0ull >> (63 - (b - a))) << a;
 }
+/* The used-mask bits of every byte of a reference at their offsets within the line, whichever
+ * line: a straddling reference's part in the next line wraps to the low bits (l1_ref_bits). */
+static inline uint64_t ms_ref_bits(const ms_sim *sim, uint64_t addr, uint32_t size)
+{
+    uint64_t line = 1ull << sim->l1_shift, lo = addr & (line - 1), hi = lo + (size ? size - 1 : 0);
+    if (hi < line) return ms_used_mask(sim->l1_shift, lo, hi);
+    return ms_used_mask(sim->l1_shift, lo, line - 1) | ms_used_mask(sim->l1_shift, 0, hi - line < line ? hi - line : line - 1);
+}
 /* A line left L1 (or the simulation ended) with used mask `used`: its used bytes go to the
  * counters that fetched it. */
 static inline void ms_credit_used(ms_sim *sim, uint64_t used, uint32_t owner)

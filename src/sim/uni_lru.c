@@ -227,6 +227,7 @@ INLINE int uni_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, u
     unsigned write = flags & MS_TAG_DIRTY; /* MS_ACC_WRITE == MS_TAG_DIRTY */
     ms_counters *c = &sim->ctrs[ctx];
     uint64_t bits = U ? ms_used_bits_in(sim, addr, size) : 0;
+    if (U) c->l1_ref_bits |= bits;
     if (sim->win.on) {
         int r = ms_window_ref(&sim->win, line, write, bits);
         if (r > 0) ms_sim_window_ops(sim, sim->win.ops, (uint32_t)r);

@@ -16,6 +16,7 @@ cc_build aos "$P/split_aos.c"
 cc_build soa "$P/split_aos.c" -DSOA
 cc_build par "$P/merge_par.c"
 cc_build aosm "$P/merge_par.c" -DAOS
+cc_build two "$P/split_two.c"
 
 # cell CODE DATA FIELD: that cell's field (data bins by name suffix)
 cell() { jq -r --arg c "$2" --arg d "$3" '.code as $cs | .data as $ds | [.bins[] |
@@ -29,7 +30,7 @@ check "without --utilisation: the advice on recs says how to measure it (resim o
 "$MEMSPY" resim --utilisation --json resim.json -o resim.txt rec >resim.out 2>&1 ||
     { echo "FAIL - resim --utilisation"; cat resim.out; FAILS=$((FAILS + 1)); }
 check "resim --utilisation: the split advice, sum_x at 12.5%" resim.json \
-  '.config.utilisation == true and ([.findings[] | select(.advice | test("^split the structure of [^ ]*recs: sum_x uses only 12.5%"))] | length >= 1)'
+  '.config.utilisation == true and ([.findings[] | select(.advice | test("^split the structure of [^ ]*recs: sum_x \\(split_aos.c:[0-9]+\\) uses only x \\(12.5%"))] | length >= 1)'
 expect "resim --utilisation: the same misses, causes and stall as without it" \
   "$(jq -c '.totals | [.misses, .causes, .stall_cycles]' resim.json)" "$(jq -c '.totals | [.misses, .causes, .stall_cycles]' plain.json)"
 "$MEMSPY" resim --json replain.json -o replain.txt rec >/dev/null 2>&1
@@ -43,7 +44,9 @@ check "aos: sum_x uses 12.5% of the bytes of recs's lines it fetches" aos.json \
 check "aos: the bin's utilisation is below 20% too" aos.json \
   '[.data[] | select(.name | endswith("recs"))][0].utilisation < 0.2'
 check "aos: the top finding advises splitting the structure used in sum_x" aos.json \
-  '[.findings[] | select(.advice | test("^split the structure of [^ ]*recs: sum_x uses only 12.5%"))] | length >= 1'
+  '[.findings[] | select(.advice | test("^split the structure of [^ ]*recs: sum_x \\(split_aos.c:[0-9]+\\) uses only x \\(12.5% of each L1 line"))] | length >= 1'
+check "aos: the cell names the field it uses (DWARF members)" aos.json \
+  '.code as $c | [.bins[] | select($c[.code].name == "sum_x")][0].fields == "x"'
 grep -q "split the structure" aos.json.txt && echo "ok   - aos: the report's ADVICE shows the split" ||
     { echo "FAIL - aos: no split advice in the report"; FAILS=$((FAILS + 1)); }
 "$MEMSPY" show aos.json.result --code sum_x --data 'rec*.recs' >show.lst 2>&1 || true
@@ -70,4 +73,7 @@ aosm_m=$(cell aosm.json dot xy misses)
 if [ "$aosm_m" -gt 0 ] && [ $((aosm_m * 19)) -le $((par_m * 10)) ] && [ $((aosm_m * 21)) -ge $((par_m * 10)) ]; then
     echo "ok   - merge by hand: dot misses $par_m -> $aosm_m (half)"
 else echo "FAIL - merge by hand: dot misses $par_m -> $aosm_m"; FAILS=$((FAILS + 1)); fi
+run_memspy two.json --preset x86 --utilisation -- ./two
+check "two: the advice names both fields sum uses, 37.5% of each line (two 32-byte elements a line)" two.json \
+  '[.findings[] | select(.advice | test("^split the structure of [^ ]*accs: sum \\(split_two.c:[0-9]+\\) uses only sum_x and n \\(37.5% of each L1 line"))] | length >= 1'
 finish
