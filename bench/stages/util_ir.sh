@@ -2,7 +2,8 @@
 # Instructions (valgrind --tool=cachegrind --cache-sim=no, I refs) of the simulator on
 # bench/stages/utilbench.c's two streams, built from another revision (BASE, e.g. main) and
 # from this tree, and this tree with --utilisation: the cost of spatial utilisation when off
-# and when on (docs/simulator.md, "Spatial utilisation"). Needs valgrind and git.
+# and when on (docs/simulator.md, "Spatial utilisation"), on the specialised path (x86) and the
+# general one (--plru). Needs valgrind and git.
 # usage: sh bench/stages/util_ir.sh [BASE]   -> a markdown table on stdout
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -15,7 +16,7 @@ build() { # build SRCDIR OUT [defines]
     src=$1 out=$2
     shift 2
     gcc -std=c11 -O2 -g -DNDEBUG -D_GNU_SOURCE "$@" -I "$src/src" -o "$out" "$ROOT/bench/stages/utilbench.c" \
-        "$src"/src/sim/*.c "$src"/src/util/*.c -lm
+        "$src"/src/sim/*.c "$src"/src/util/*.c -lm 2>/dev/null
 }
 build "$WORK/base" "$WORK/ub_base"
 build "$ROOT" "$WORK/ub_this" -DUTILBENCH_HAS_UTILISATION
@@ -25,12 +26,13 @@ ir() { # ir BINARY ARGS...: the I refs of one run
 }
 echo "| stream | $BASE Ir | default Ir | vs $BASE | --utilisation Ir | vs $BASE |"
 echo "|---|---:|---:|---:|---:|---:|"
-for s in hit random; do
-    b=$(ir "$WORK/ub_base" $s)
-    d=$(ir "$WORK/ub_this" $s)
-    u=$(ir "$WORK/ub_this" $s --utilisation)
-    [ "$("$WORK/ub_base" $s)" = "$("$WORK/ub_this" $s)" ] || echo "checksums differ on $s" >&2
-    [ "$("$WORK/ub_this" $s)" = "$("$WORK/ub_this" $s --utilisation)" ] || echo "checksums differ with --utilisation on $s" >&2
-    awk -v s=$s -v b="$b" -v d="$d" -v u="$u" 'BEGIN {
-        printf "| %s | %d | %d | %+.2f%% | %d | %+.2f%% |\n", s, b, d, 100 * (d - b) / b, u, 100 * (u - b) / b }'
+for c in "hit" "random" "hit --plru" "random --plru"; do
+    set -- $c
+    b=$(ir "$WORK/ub_base" "$@")
+    d=$(ir "$WORK/ub_this" "$@")
+    u=$(ir "$WORK/ub_this" "$@" --utilisation)
+    [ "$("$WORK/ub_base" "$@")" = "$("$WORK/ub_this" "$@")" ] || echo "checksums differ on $c" >&2
+    [ "$("$WORK/ub_this" "$@")" = "$("$WORK/ub_this" "$@" --utilisation)" ] || echo "checksums differ with --utilisation on $c" >&2
+    awk -v s="$c" -v b="$b" -v d="$d" -v u="$u" 'BEGIN {
+        printf "| %s | %.0f | %.0f | %+.2f%% | %.0f | %+.2f%% |\n", s, b, d, 100 * (d - b) / b, u, 100 * (u - b) / b }'
 done

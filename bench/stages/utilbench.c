@@ -7,7 +7,8 @@
  * The x86 preset's hierarchy, one processor, the hit window as the simulator sets it.
  * Prints the references and a checksum of the totals (equal with and without --utilisation
  * but for the two spatial counters, which it leaves out).
- * usage: utilbench hit|random [--utilisation] */
+ * --plru makes every level pseudo-LRU: the general path instead of the specialised one.
+ * usage: utilbench hit|random [--utilisation] [--plru] */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +32,7 @@ static void sim_free(void *ud, void *p, size_t bytes)
 int main(int argc, char **argv)
 {
     if (argc < 2 || (strcmp(argv[1], "hit") != 0 && strcmp(argv[1], "random") != 0)) {
-        fprintf(stderr, "usage: utilbench hit|random [--utilisation]\n");
+        fprintf(stderr, "usage: utilbench hit|random [--utilisation] [--plru]\n");
         return 2;
     }
     char err[256];
@@ -40,9 +41,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "utilbench: %s\n", err);
         return 2;
     }
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--plru") == 0)
+            for (int k = 0; k < cfg.nlevels; k++) cfg.level[k].policy = MS_POLICY_PLRU;
 #ifdef UTILBENCH_HAS_UTILISATION
-    cfg.utilisation = argc > 2 && strcmp(argv[2], "--utilisation") == 0;
+        if (strcmp(argv[i], "--utilisation") == 0) cfg.utilisation = 1;
 #endif
+    }
     ms_allocator alloc = { sim_calloc, sim_free, NULL };
     ms_sim *sim = NULL;
     if (ms_sim_create(&sim, &cfg, &alloc) != 0) return 1;

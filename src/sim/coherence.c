@@ -392,7 +392,7 @@ static line_result coh_line(ms_sim *sim, unsigned p, uint64_t lo, uint64_t hi, u
 
     const ms_view *v = &coh->views[p];
     if (sim->util) sim->cur_bits = ms_used_bits(sim, lo >> sim->l1_shift, lo, (uint32_t)(hi - lo + 1));
-    o->served = ms_simulate_line(sim, v, v->cache[0], v->fa[0], lo, write, ctx, c, o);
+    o->served = ms_simulate_line(sim, v, v->cache[0], v->fa[0], lo, write, ctx, c, o, sim->util);
     int s = coh->shared_from, n = sim->nlevels;
     line_result r = { sim->stall[o->served], o->served >= s, 0 };
     if (!(d[DIR_SHARERS] & bit) || r.left_private) /* this access fetched the copy */

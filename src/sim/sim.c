@@ -261,7 +261,8 @@ static int simulate_lines(ms_sim *sim, uint64_t first, uint64_t last, uint64_t a
         ms_line_outcome o;
         if (sim->util) sim->cur_bits = ms_used_bits(sim, line, addr, size);
         o.served =
-            ms_simulate_line(sim, &sim->view0, &sim->cache[0], &sim->fa[0], line << sim->l1_shift, write, ctx, c, &o);
+            ms_simulate_line(sim, &sim->view0, &sim->cache[0], &sim->fa[0], line << sim->l1_shift, write, ctx, c, &o,
+                             sim->util);
         ms_merge_outcome(&merged, &o);
         if (line == last) break;
     }
@@ -287,9 +288,10 @@ __attribute__((noinline)) static int front_hit_shadow(ms_sim *sim, uint64_t line
 }
 
 /* Everything but the fast path of ms_sim_access: other processors (coherence.c), new
- * contexts, L1 misses, non-MRU hits, non-LRU L1 policies and straddling references. */
-__attribute__((noinline)) static int access_general(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size,
-                                                    unsigned flags, uint32_t ctx)
+ * contexts, L1 misses, non-MRU hits, non-LRU L1 policies and straddling references; util a
+ * constant in each instance (access_general_plain, access_general_util). */
+static inline __attribute__((always_inline)) int access_general_t(ms_sim *sim, unsigned cpu, uint64_t addr,
+                                                                  uint32_t size, unsigned flags, uint32_t ctx, int util)
 {
     if (sim->coh) return ms_coh_access(sim, cpu, addr, size, flags, ctx);
     if (cpu != 0) return -1;
@@ -297,12 +299,13 @@ __attribute__((noinline)) static int access_general(ms_sim *sim, unsigned cpu, u
     if (ctx >= sim->nctx && ms_ensure_ctx(sim, ctx) != 0) return -1;
     count_reference(sim, ctx, write);
     uint64_t first = addr >> sim->l1_shift;
-    if (sim->util) sim->cur_bits = ms_used_bits(sim, first, addr, size);
+    if (util) sim->cur_bits = ms_used_bits(sim, first, addr, size);
     uint64_t last = (addr + (size ? size - 1 : 0)) >> sim->l1_shift;
     if (first == last && sim->uni_lru) return ms_uni_lru_line(sim, first, write, ctx, &sim->ctrs[ctx]);
     if (first == last) {
         ms_line_outcome o;
-        if (ms_simulate_line(sim, &sim->view0, &sim->cache[0], &sim->fa[0], addr, write, ctx, &sim->ctrs[ctx], &o) == 0)
+        if (ms_simulate_line(sim, &sim->view0, &sim->cache[0], &sim->fa[0], addr, write, ctx, &sim->ctrs[ctx], &o,
+                             util) == 0)
             return 0;
         commit(sim, ctx, &sim->ctrs[ctx], write, &o);
         return o.served;
@@ -310,6 +313,25 @@ __attribute__((noinline)) static int access_general(ms_sim *sim, unsigned cpu, u
     if (last < first) /* wrapped around the address space: keep the first line only */
         last = first;
     return simulate_lines(sim, first, last, addr, size, write, ctx);
+}
+
+__attribute__((noinline)) static int access_general_plain(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size,
+                                                          unsigned flags, uint32_t ctx)
+{
+    return access_general_t(sim, cpu, addr, size, flags, ctx, 0);
+}
+
+__attribute__((noinline)) static int access_general_util(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size,
+                                                         unsigned flags, uint32_t ctx)
+{
+    return access_general_t(sim, cpu, addr, size, flags, ctx, 1);
+}
+
+/* The instance for sim (a test of sim->util where the caller has no constant). */
+static int access_general(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
+{
+    return sim->util ? access_general_util(sim, cpu, addr, size, flags, ctx)
+                     : access_general_plain(sim, cpu, addr, size, flags, ctx);
 }
 
 /* ms_sim_access without the window; util: keep the used masks (a constant in each instance). */
@@ -336,7 +358,8 @@ static inline __attribute__((always_inline)) int access_unfiltered(ms_sim *sim, 
             return 0;
         }
     }
-    return access_general(sim, cpu, addr, size, flags, ctx);
+    return util ? access_general_util(sim, cpu, addr, size, flags, ctx)
+                : access_general_plain(sim, cpu, addr, size, flags, ctx);
 }
 
 /* Close the window and apply its operations. */

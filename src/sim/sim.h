@@ -90,6 +90,9 @@ typedef struct {
     uint64_t l1_ref_bits; /* with utilisation: the used-mask bits (offsets within an L1 line, as
                            * l1_used_bytes counts them) of every byte this context referenced,
                            * OR-ed (ms_counters_add ORs it): which fields of a structure it uses */
+    uint64_t reserved;    /* always 0: 45 words, which gcc indexes (&ctrs[ctx]) in 3 instructions;
+                           * at 44 the hot paths took 2 more per reference (docs/simulator.md,
+                           * "Spatial utilisation", Cost) */
 } ms_counters;
 
 /* One (victim ctx, evictor ctx, level) replacement-cause pair. */

@@ -476,15 +476,17 @@ uint32_t *ms_line_record(ms_sim *sim, int level, uint64_t line);
 int ms_simulate_miss(ms_sim *sim, const ms_view *v, uint64_t addr, unsigned write, uint32_t ctx, ms_counters *c,
                      ms_line_outcome *out);
 /* One line of a reference in view v; the L1 hit is inlined. l1 and fa0 are v's L1 and its
- * shadow (passed apart so that the one-processor path addresses sim->cache[0] directly).
- * Returns the serving level (out is only written on a miss). */
-static inline int ms_simulate_line(ms_sim *sim, const ms_view *v, ms_cache *l1, ms_fa *fa0, uint64_t addr,
-                                   unsigned write, uint32_t ctx, ms_counters *c, ms_line_outcome *out)
+ * shadow (passed apart so that the one-processor path addresses sim->cache[0] directly);
+ * util: sim->util (a constant where the caller has one), the hit ORs sim->cur_bits into the
+ * line's used mask. Returns the serving level (out is only written on a miss). */
+static inline __attribute__((always_inline)) int ms_simulate_line(ms_sim *sim, const ms_view *v, ms_cache *l1,
+                                                                 ms_fa *fa0, uint64_t addr,
+                                   unsigned write, uint32_t ctx, ms_counters *c, ms_line_outcome *out, int util)
 {
     uint64_t line = addr >> sim->l1_shift;
     int way = ms_cache_lookup(l1, line, write);
     if (way < 0) return ms_simulate_miss(sim, v, addr, write, ctx, c, out);
-    if (l1->used) l1->used[(line & l1->set_mask) * l1->ways + (uint32_t)way] |= sim->cur_bits;
+    if (util) l1->used[(line & l1->set_mask) * l1->ways + (uint32_t)way] |= sim->cur_bits;
     ms_fa_touch(fa0, line, ms_cache_aux(l1, line, way));
     return 0;
 }

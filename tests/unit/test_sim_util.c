@@ -32,6 +32,8 @@ static void expect(const char *config, int window, uint32_t stride, uint32_t siz
     CHECK_EQ(c->l1_used_bytes, 2ull * used);
     ms_sim_finish(sim); /* idempotent */
     CHECK_EQ(ctx_counters(sim, 1)->l1_used_bytes, 2ull * used);
+    if (stride == 16 && size == 8 && !strstr(config, ":128:")) /* 8 of every 16 bytes of each line */
+        CHECK_EQ(ctx_counters(sim, 1)->l1_ref_bits, 0x00ff00ff00ff00ffull);
     ms_sim_destroy(sim);
 }
 
@@ -72,6 +74,10 @@ static void attribution_and_straddles(void)
     CHECK_EQ(ctx_counters(sim, 2)->l1_used_bytes, 0);
     CHECK_EQ(ctx_counters(sim, 3)->l1_fetched_bytes, 128);
     CHECK_EQ(ctx_counters(sim, 3)->l1_used_bytes, 8);
+    /* the bytes each context referenced, by offset in the line: 0..7 and 32..39; 60..63 and 0..3 */
+    CHECK_EQ(ctx_counters(sim, 1)->l1_ref_bits, 0xffull);
+    CHECK_EQ(ctx_counters(sim, 2)->l1_ref_bits, 0xffull << 32);
+    CHECK_EQ(ctx_counters(sim, 3)->l1_ref_bits, 0xf00000000000000full);
     ms_counters c = *ctx_counters(sim, 1);
     CHECK(ms_counters_utilisation(&c) == 0.25);
     ms_sim_destroy(sim);
@@ -140,9 +146,10 @@ static void off_is_identical(void)
                 ms_counters a = c1[k], b = c2[k];
                 CHECK_EQ(a.l1_fetched_bytes, 0);
                 CHECK_EQ(a.l1_used_bytes, 0);
+                CHECK_EQ(a.l1_ref_bits, 0);
                 CHECK(b.l1_used_bytes <= b.l1_fetched_bytes);
                 fetched += b.l1_fetched_bytes;
-                b.l1_fetched_bytes = b.l1_used_bytes = 0;
+                b.l1_fetched_bytes = b.l1_used_bytes = b.l1_ref_bits = 0;
                 if (memcmp(&a, &b, sizeof a) != 0) {
                     fprintf(stderr, "%s window %d: counters %u differ with utilisation on\n", configs[i], window, k);
                     CHECK(0);
