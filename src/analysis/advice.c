@@ -211,8 +211,8 @@ static void utilisation_command(const ms_model *m, char *buf, size_t len)
     n = strlen(buf);
     for (int i = 0; i < m->argc && n + 4 < len; i++) {
         const char *a = m->argv[i];
-        int plain = a[0] && strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") ==
-                                strlen(a);
+        int plain =
+            a[0] && strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") == strlen(a);
         put(buf + n, len - n, plain ? " %s" : " '%s'", a);
         n += strlen(buf + n);
     }
@@ -263,6 +263,5 @@ void ms_finding_advise(const ms_model *m, const ms_cell *cell, int level, ms_fin
         break;
     default: break;
     }
-    if (cell && f->kind != MS_FINDING_FALSE_SHARING && f->kind != MS_FINDING_TRUE_SHARING)
-        utilisation_hint(m, cell, f);
+    if (cell && f->kind != MS_FINDING_FALSE_SHARING && f->kind != MS_FINDING_TRUE_SHARING) utilisation_hint(m, cell, f);
 }

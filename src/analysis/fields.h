@@ -22,6 +22,6 @@ void ms_analyze_fields(ms_model *m, const ms_raw_bin *bins, size_t nbins, ms_sym
  * of a line (its first element's address modulo line): names joined as "a, b and c" into
  * out (cap bytes; "" if the element size does not divide the line); returns how many. */
 int ms_fields_touched(uint64_t bits, unsigned line, uint64_t phase, const ms_member *mem, int nmem, uint64_t elem,
-                     char *out, size_t cap);
+                      char *out, size_t cap);
 
 #endif

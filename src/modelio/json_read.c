@@ -366,7 +366,7 @@ static int read_config(json_reader *r, json_t *root, ms_hier_config *cfg)
         l->policy = (ms_policy)policy;
     }
     cfg->utilisation = json_is_true(json_object_get(co, "utilisation")); /* absent: off */
-    if (!json_object_get(co, "nprocs")) return check_config(r, cfg); /* one processor, or version 1 */
+    if (!json_object_get(co, "nprocs")) return check_config(r, cfg);     /* one processor, or version 1 */
     unsigned protocol = 0;
     json_int_t shared = 0;
     if (get_u32(r, co, "config", "nprocs", &cfg->nprocs) < 0 ||

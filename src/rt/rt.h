@@ -435,7 +435,7 @@ MS_HOT void ms_filter_put(ms_filter *f, ms_sim_ref *restrict c, uint32_t *k, uin
         uint32_t size = size_flags & MS_EV_SIZE_MAX, shift = f->l1_shift;
         uint64_t line = addr >> shift;
         if (MS_LIKELY(size && ((addr + size - 1) >> shift) == line)) {
-            unsigned write = size_flags >> 31; /* MS_EV_WRITE */
+            unsigned write = size_flags >> 31;              /* MS_EV_WRITE */
             int r = ms_window_ref(&f->win, line, write, 0); /* no used bits: off with utilisation */
             if (r < 0) {
                 if (MS_UNLIKELY(ctx >= f->counts_cap) && ms_filter_grow(f, ctx) < 0) {

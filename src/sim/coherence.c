@@ -115,7 +115,8 @@ int ms_coh_create(ms_sim *sim)
     if (!ok || !coh->private_cache || !coh->private_fa) return -1;
     for (unsigned i = 0; i < np * s; i++) {
         const ms_level_config *lv = &cfg->level[i % s];
-        if (ms_level_init(&coh->private_cache[i], &coh->private_fa[i], lv, i % s, sim->shadow_div, sim->util, &sim->mem) != 0)
+        if (ms_level_init(&coh->private_cache[i], &coh->private_fa[i], lv, i % s, sim->shadow_div, sim->util,
+                          &sim->mem) != 0)
             return -1;
     }
     for (unsigned p = 0; p < np; p++) setup_view(sim, coh, p);

@@ -260,9 +260,8 @@ static int simulate_lines(ms_sim *sim, uint64_t first, uint64_t last, uint64_t a
     for (uint64_t line = first;; line++) {
         ms_line_outcome o;
         if (sim->util) sim->cur_bits = ms_used_bits(sim, line, addr, size);
-        o.served =
-            ms_simulate_line(sim, &sim->view0, &sim->cache[0], &sim->fa[0], line << sim->l1_shift, write, ctx, c, &o,
-                             sim->util);
+        o.served = ms_simulate_line(sim, &sim->view0, &sim->cache[0], &sim->fa[0], line << sim->l1_shift, write, ctx, c,
+                                    &o, sim->util);
         ms_merge_outcome(&merged, &o);
         if (line == last) break;
     }
@@ -335,9 +334,8 @@ static int access_general(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t siz
 }
 
 /* ms_sim_access without the window; util: keep the used masks (a constant in each instance). */
-static inline __attribute__((always_inline)) int access_unfiltered(ms_sim *sim, unsigned cpu, uint64_t addr,
-                                                                   uint32_t size, unsigned flags, uint32_t ctx,
-                                                                   int util)
+static inline __attribute__((always_inline)) int
+access_unfiltered(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx, int util)
 {
     uint64_t line = addr >> sim->l1_shift;
     /* Fast path: processor 0 of one (with coherence processor 0's L1 is not sim->cache[0],

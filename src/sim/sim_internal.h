@@ -433,7 +433,8 @@ static inline uint64_t ms_ref_bits(const ms_sim *sim, uint64_t addr, uint32_t si
 {
     uint64_t line = 1ull << sim->l1_shift, lo = addr & (line - 1), hi = lo + (size ? size - 1 : 0);
     if (hi < line) return ms_used_mask(sim->l1_shift, lo, hi);
-    return ms_used_mask(sim->l1_shift, lo, line - 1) | ms_used_mask(sim->l1_shift, 0, hi - line < line ? hi - line : line - 1);
+    return ms_used_mask(sim->l1_shift, lo, line - 1) |
+           ms_used_mask(sim->l1_shift, 0, hi - line < line ? hi - line : line - 1);
 }
 /* A line left L1 (or the simulation ended) with used mask `used`: its used bytes go to the
  * counters that fetched it. */
@@ -480,8 +481,9 @@ int ms_simulate_miss(ms_sim *sim, const ms_view *v, uint64_t addr, unsigned writ
  * util: sim->util (a constant where the caller has one), the hit ORs sim->cur_bits into the
  * line's used mask. Returns the serving level (out is only written on a miss). */
 static inline __attribute__((always_inline)) int ms_simulate_line(ms_sim *sim, const ms_view *v, ms_cache *l1,
-                                                                 ms_fa *fa0, uint64_t addr,
-                                   unsigned write, uint32_t ctx, ms_counters *c, ms_line_outcome *out, int util)
+                                                                  ms_fa *fa0, uint64_t addr, unsigned write,
+                                                                  uint32_t ctx, ms_counters *c, ms_line_outcome *out,
+                                                                  int util)
 {
     uint64_t line = addr >> sim->l1_shift;
     int way = ms_cache_lookup(l1, line, write);

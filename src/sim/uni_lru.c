@@ -174,20 +174,20 @@ INLINE int uni_line_t(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, 
 
 /* The instances: any geometry the path applies to, and the presets' (x86: 8/16/16 ways,
  * x86-l2 and cachegrind: 8/16), each without and with utilisation (U). */
-#define UNI_LINE_INSTANCES(SUFFIX, U)                                                                                \
-    static int uni_line_any##SUFFIX(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, ms_counters *c)        \
-    {                                                                                                                \
-        int n = sim->nlevels;                                                                                        \
-        return uni_line_t(sim, line, write, ctx, c, n, sim->cache[0].ways, n > 1 ? sim->cache[1].ways : 1,           \
-                          n > 2 ? sim->cache[2].ways : 1, U);                                                        \
-    }                                                                                                                \
-    static int uni_line_8_16##SUFFIX(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, ms_counters *c)       \
-    {                                                                                                                \
-        return uni_line_t(sim, line, write, ctx, c, 2, 8, 16, 1, U);                                                 \
-    }                                                                                                                \
-    static int uni_line_8_16_16##SUFFIX(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, ms_counters *c)    \
-    {                                                                                                                \
-        return uni_line_t(sim, line, write, ctx, c, 3, 8, 16, 16, U);                                                \
+#define UNI_LINE_INSTANCES(SUFFIX, U)                                                                             \
+    static int uni_line_any##SUFFIX(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, ms_counters *c)     \
+    {                                                                                                             \
+        int n = sim->nlevels;                                                                                     \
+        return uni_line_t(sim, line, write, ctx, c, n, sim->cache[0].ways, n > 1 ? sim->cache[1].ways : 1,        \
+                          n > 2 ? sim->cache[2].ways : 1, U);                                                     \
+    }                                                                                                             \
+    static int uni_line_8_16##SUFFIX(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, ms_counters *c)    \
+    {                                                                                                             \
+        return uni_line_t(sim, line, write, ctx, c, 2, 8, 16, 1, U);                                              \
+    }                                                                                                             \
+    static int uni_line_8_16_16##SUFFIX(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, ms_counters *c) \
+    {                                                                                                             \
+        return uni_line_t(sim, line, write, ctx, c, 3, 8, 16, 16, U);                                             \
     }
 UNI_LINE_INSTANCES(, 0)
 UNI_LINE_INSTANCES(_util, 1)

@@ -9,7 +9,9 @@
 /* struct rec { double x, y, z, w; char name[32]; } (64 bytes) */
 static const ms_member REC[] = { { "x", 0, 8 }, { "y", 8, 8 }, { "z", 16, 8 }, { "w", 24, 8 }, { "name", 32, 32 } };
 /* struct acc { double sum_x, sum_y; int n, id; double w; } (32 bytes) */
-static const ms_member ACC[] = { { "sum_x", 0, 8 }, { "sum_y", 8, 8 }, { "n", 16, 4 }, { "id", 20, 4 }, { "w", 24, 8 } };
+static const ms_member ACC[] = {
+    { "sum_x", 0, 8 }, { "sum_y", 8, 8 }, { "n", 16, 4 }, { "id", 20, 4 }, { "w", 24, 8 }
+};
 
 /* Bits of bytes lo..hi of a 64-byte line. */
 static uint64_t bytes(unsigned lo, unsigned hi) { return (~0ull >> (63 - (hi - lo))) << lo; }

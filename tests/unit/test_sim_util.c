@@ -114,10 +114,8 @@ static void pairs_sum(const ms_eviction *e, void *ud)
 static void off_is_identical(void)
 {
     static const char *const configs[] = {
-        "L1=1K:2:64:1,L2=8K:8:64:10;mem=100",
-        "L1=2K:8:64:1,L2=8K:16:64:10,L3=16K:16:64:20;mem=100",
-        "L1=1K:4:64:1:plru,L2=8K:8:64:10;mem=100",
-        "L1=1K:2:64:1:random,L2=4K:4:64:10;mem=100",
+        "L1=1K:2:64:1,L2=8K:8:64:10;mem=100",        "L1=2K:8:64:1,L2=8K:16:64:10,L3=16K:16:64:20;mem=100",
+        "L1=1K:4:64:1:plru,L2=8K:8:64:10;mem=100",   "L1=1K:2:64:1:random,L2=4K:4:64:10;mem=100",
         "L1=1K:2:64:0,L2=8K:4:64:10;mem=50;procs=2",
     };
     for (size_t i = 0; i < sizeof configs / sizeof configs[0]; i++)
