@@ -475,6 +475,5 @@ void ms_model_config_summary(const ms_model *m, char *buf, size_t len)
             ms_config_coherence_unit(c));
         if (c->nnodes > 1) ADD(", %u nodes", c->nnodes);
     }
-    if (c->utilisation) ADD(", L1 utilisation");
 #undef ADD
 }
