@@ -9,12 +9,19 @@
  *                        interchange the loops;
  *   cross-interference   conflict: offset one of the two by half a cache way; capacity: fuse
  *                        or block the loops so that both fit;
- *   first reference      touch fewer bytes (smaller or packed data) or prefetch. */
+ *   first reference      touch fewer bytes (smaller or packed data) or prefetch;
+ * and before those, where the cell uses under half of the bytes its misses bring into L1
+ * (spatial utilisation, docs/simulator.md) and the evidence says why:
+ *   parallel arrays      the same code reads another bin as often, as wastefully: merge the
+ *                        two into one array of structs;
+ *   array of structs     an element type that is no scalar: split the structure (the fields
+ *                        this code uses apart from the rest). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "analyze.h"
+#include "fields.h"
 #include "findings.h"
 
 __attribute__((format(printf, 3, 4))) static void put(char *buf, size_t len, const char *fmt, ...)
@@ -120,12 +127,128 @@ static void interference(const ms_model *m, const ms_cell *cell, int level, cons
     }
 }
 
+/* Spatial utilisation below which a cell's lines are called poorly used. */
+#define POOR_UTILISATION 0.5
+
+static int poorly_used(const ms_counters *c)
+{
+    return c->l1_fetched_bytes && ms_counters_utilisation(c) < POOR_UTILISATION;
+}
+
+/* Another data bin that cell's code reads as often (within 10%) and as wastefully: a parallel
+ * array read at the same index. NULL if none. */
+static const ms_cell *parallel_bin(const ms_model *m, const ms_cell *cell)
+{
+    uint64_t refs = ms_counters_refs(&cell->c);
+    const ms_cell *best = NULL;
+    for (size_t i = 0; i < m->ncells; i++) {
+        const ms_cell *o = &m->cells[i];
+        uint64_t r = ms_counters_refs(&o->c);
+        if (o->code != cell->code || o->data == cell->data || !poorly_used(&o->c) ||
+            10 * (r > refs ? r - refs : refs - r) > refs)
+            continue;
+        if (!best || r > ms_counters_refs(&best->c)) best = o;
+    }
+    return best;
+}
+
+/* Advice from spatial utilisation (merge parallel arrays, split a structure); 1 if given. */
+static int spatial(const ms_model *m, const ms_cell *cell, ms_finding *out)
+{
+    if (!poorly_used(&cell->c)) return 0;
+    const char *data = m->data[cell->data].name, *code = m->code[cell->code].name;
+    unsigned line = m->config.level[0].line;
+    double u = ms_counters_utilisation(&cell->c);
+    const ms_cell *other = parallel_bin(m, cell);
+    if (other) {
+        put(out->advice, sizeof out->advice,
+            "merge %s and %s into one array of structs (struct { a; b; } ab[N], ab[i].a beside ab[i].b): %s reads "
+            "both at the same pace and uses only %.1f%% and %.1f%% of the bytes of the L1 lines it fetches for "
+            "them; side by side, one line fetched serves both",
+            data, m->data[other->data].name, code, 100.0 * u, 100.0 * ms_counters_utilisation(&other->c));
+        return 1;
+    }
+    if (ms_name_element_size(data)) return 0; /* an array of scalars: a stride, not a layout */
+    const ms_code_bin *cb = &m->code[cell->code];
+    char where[300] = "";
+    if (cb->file) { /* the file's name and the code's first line */
+        const char *slash = strrchr(cb->file, '/');
+        snprintf(where, sizeof where, " (%s:%d)", slash ? slash + 1 : cb->file, cb->line);
+    }
+    if (strcmp(cell->fields, MS_FIELDS_ALL) == 0)
+        put(out->advice, sizeof out->advice,
+            "%s%s uses every field of the elements of %s but only %.1f%% of each L1 line it fetches (about %.0f of "
+            "%u bytes): it skips elements; walk them in order, or pack the elements it visits together",
+            code, where, data, 100.0 * u, u * line, line);
+    else if (cell->fields[0])
+        put(out->advice, sizeof out->advice,
+            "split the structure of %s: %s%s uses only %s (%.1f%% of each L1 line it fetches, about %.0f of %u "
+            "bytes); move %s into %s of %s own (a structure of arrays, or hot fields apart from cold ones) so "
+            "that every line fetched is full of what it uses",
+            data, code, where, cell->fields, 100.0 * u, u * line, line, cell->fields,
+            strchr(cell->fields, ' ') ? "arrays" : "an array", strchr(cell->fields, ' ') ? "their" : "its");
+    else
+        put(out->advice, sizeof out->advice,
+            "split the structure of %s: %s%s uses only %.1f%% of the bytes of the L1 lines it fetches (about %.0f "
+            "of every %u); move the fields it uses into an array of their own (a structure of arrays, or hot "
+            "fields apart from cold ones) so that every line fetched is full of them (if it uses every field but "
+            "skips elements, walk them in order instead)",
+            data, code, where, 100.0 * u, u * line, line);
+    return 1;
+}
+
+/* The command that measures spatial utilisation for this run: `memspy resim --utilisation DIR`
+ * for a re-simulated recording, else the same program under `memspy run --utilisation`. */
+static void utilisation_command(const ms_model *m, char *buf, size_t len)
+{
+    const char *o = m->origin;
+    if (o && strncmp(o, "resim of ", 9) == 0) {
+        put(buf, len, "memspy resim --utilisation %s", o + 9);
+        return;
+    }
+    size_t n = 0;
+    put(buf, len, "memspy run --utilisation%s%s --", m->config.preset[0] ? " --preset " : "", m->config.preset);
+    n = strlen(buf);
+    for (int i = 0; i < m->argc && n + 4 < len; i++) {
+        const char *a = m->argv[i];
+        int plain =
+            a[0] && strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") == strlen(a);
+        put(buf + n, len - n, plain ? " %s" : " '%s'", a);
+        n += strlen(buf + n);
+    }
+}
+
+/* Without utilisation (the default): a cell on a structure-typed bin ("TYPE*.var", TYPE no
+ * scalar) whose L1 misses are mostly capacity misses may be fetching fields it does not use;
+ * say how to find out. */
+static void utilisation_hint(const ms_model *m, const ms_cell *cell, ms_finding *f)
+{
+    const char *data = m->data[cell->data].name;
+    const ms_level_counters *l1 = &cell->c.level[0];
+    uint64_t misses = l1->read_misses + l1->write_misses;
+    if (m->config.utilisation || !strstr(data, "*.") || ms_name_element_size(data) || !misses ||
+        2 * l1->cause[MS_CAUSE_CAPACITY] <= misses)
+        return;
+    char cmd[300];
+    utilisation_command(m, cmd, sizeof cmd);
+    size_t n = strlen(f->advice);
+    put(f->advice + n, sizeof f->advice - n,
+        "%sits elements are structures: if %s uses only some of their fields, splitting the structure may do "
+        "more (`%s` measures the bytes of each line it uses and advises)",
+        n ? "; " : "", m->code[cell->code].name, cmd);
+    if (!f->whatif[0]) put(f->whatif, sizeof f->whatif, "%s", cmd);
+}
+
 void ms_finding_advise(const ms_model *m, const ms_cell *cell, int level, ms_finding *f)
 {
     char rec[256];
     recording(m, rec, sizeof rec);
     f->advice[0] = f->whatif[0] = '\0';
     if (f->data >= m->ndata) return;
+    if ((f->kind == MS_FINDING_COLD || f->kind == MS_FINDING_REPLACEMENT || f->kind == MS_FINDING_SELF_INTERFERENCE ||
+         f->kind == MS_FINDING_CROSS_INTERFERENCE) &&
+        cell && spatial(m, cell, f))
+        return;
     switch (f->kind) {
     case MS_FINDING_FALSE_SHARING: false_sharing(m, f, rec, f); break;
     case MS_FINDING_TRUE_SHARING: true_sharing(m, cell, f); break;
@@ -140,4 +263,5 @@ void ms_finding_advise(const ms_model *m, const ms_cell *cell, int level, ms_fin
         break;
     default: break;
     }
+    if (cell && f->kind != MS_FINDING_FALSE_SHARING && f->kind != MS_FINDING_TRUE_SHARING) utilisation_hint(m, cell, f);
 }

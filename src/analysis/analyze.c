@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "databins.h"
+#include "fields.h"
 #include "source.h"
 #include "symbolize.h"
 #include "../util/util.h"
@@ -740,6 +741,7 @@ int ms_analyze(const ms_raw *raw, const ms_analyze_opts *opts, ms_model *out, ch
         an.icap = calloc(out->ncells ? out->ncells : 1, sizeof *an.icap);
         rc = an.cell_used && an.ncap && an.icap ? accumulate(&an) : -1;
     }
+    if (rc == 0) ms_analyze_fields(out, an.bins, an.nbins, an.sym); /* before the bins move */
     if (rc == 0) rc = finish_order(&an);
     char *lib_note = rc == 0 ? ms_symbolizer_library_note(an.sym) : NULL;
     if (lib_note && add_note(out, "%s", lib_note) != 0) rc = -1;

@@ -830,3 +830,72 @@ int ms_symbolize_tls(ms_symbolizer *s, uint32_t module, uint64_t offset, const c
     *decl_line = v->decl_line;
     return 0;
 }
+
+/* ---- structure layouts ---- */
+
+/* The structure die of d: d itself, or what a typedef (or cv-qualifier) of it names. */
+static int struct_die(Dwarf_Die *d, Dwarf_Die *out)
+{
+    Dwarf_Die cur = *d;
+    for (int hops = 0; hops < 8; hops++) {
+        int tag = dwarf_tag(&cur);
+        if (tag == DW_TAG_structure_type || tag == DW_TAG_class_type) {
+            Dwarf_Attribute attr;
+            if (dwarf_attr(&cur, DW_AT_declaration, &attr)) return -1; /* an incomplete type */
+            *out = cur;
+            return 0;
+        }
+        if (tag != DW_TAG_typedef && tag != DW_TAG_const_type && tag != DW_TAG_volatile_type) return -1;
+        Dwarf_Attribute attr;
+        if (!dwarf_formref_die(dwarf_attr(&cur, DW_AT_type, &attr), &cur)) return -1;
+    }
+    return -1;
+}
+
+/* The members of structure die st into out (at most cap); their number. */
+static int struct_members(Dwarf_Die *st, ms_member *out, size_t cap)
+{
+    Dwarf_Die m;
+    size_t n = 0;
+    if (dwarf_child(st, &m) != 0) return 0;
+    do {
+        Dwarf_Attribute attr;
+        Dwarf_Word off;
+        Dwarf_Die type;
+        if (dwarf_tag(&m) != DW_TAG_member || n == cap) continue;
+        if (dwarf_formudata(dwarf_attr(&m, DW_AT_data_member_location, &attr), &off) != 0) continue;
+        out[n].name = die_name(&m);
+        out[n].offset = off;
+        out[n].size = 0;
+        if (dwarf_formref_die(dwarf_attr_integrate(&m, DW_AT_type, &attr), &type)) {
+            Dwarf_Word sz;
+            if (dwarf_aggregate_size(&type, &sz) == 0) out[n].size = sz;
+        }
+        if (out[n].name && out[n].size) n++;
+    } while (dwarf_siblingof(&m, &m) == 0);
+    return (int)n;
+}
+
+int ms_symbolize_struct(ms_symbolizer *s, const char *type, ms_member *out, size_t cap, uint64_t *size)
+{
+    for (size_t i = 0; i < s->nraw_mods; i++) {
+        Dwarf_Addr bias;
+        Dwarf *dw = s->raw_mods[i] ? dwfl_module_getdwarf(s->raw_mods[i], &bias) : NULL;
+        Dwarf_Off off = 0, next;
+        size_t header;
+        while (dw && dwarf_nextcu(dw, off, &next, &header, NULL, NULL, NULL) == 0) {
+            Dwarf_Die cu, d, st;
+            if (dwarf_offdie(dw, off + header, &cu) && dwarf_child(&cu, &d) == 0) do {
+                    const char *name = dwarf_diename(&d);
+                    Dwarf_Word sz;
+                    if (!name || strcmp(name, type) != 0 || struct_die(&d, &st) != 0) continue;
+                    Dwarf_Attribute attr;
+                    if (dwarf_formudata(dwarf_attr(&st, DW_AT_byte_size, &attr), &sz) != 0 || !sz) continue;
+                    *size = sz;
+                    return struct_members(&st, out, cap);
+                } while (dwarf_siblingof(&d, &d) == 0);
+            off = next;
+        }
+    }
+    return -1;
+}

@@ -61,4 +61,16 @@ char *ms_symbolizer_library_note(const ms_symbolizer *s);
  * lives as long as s. */
 const char *ms_symbolizer_readable(ms_symbolizer *s, const char *name);
 
+/* One member of a structure (ms_symbolize_struct): its name, byte offset and size. */
+typedef struct {
+    const char *name;
+    uint64_t offset, size;
+} ms_member;
+
+/* The layout of the structure (or class, or a typedef of one) named type in the DWARF of raw's
+ * modules (the first definition found, the program's first): up to cap members into out, in
+ * declaration order, and the structure's size into *size. Returns the number of members, or -1
+ * if there is no such structure. Names live as long as s. */
+int ms_symbolize_struct(ms_symbolizer *s, const char *type, ms_member *out, size_t cap, uint64_t *size);
+
 #endif

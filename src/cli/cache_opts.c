@@ -32,6 +32,7 @@ int ms_cache_opts_take(ms_cache_opts *o, int opt, const char *arg)
     case MS_OPT_SIM_THREADS: o->sim_threads = arg; return 1;
     case MS_OPT_CODE_GRANULARITY: o->code_granularity = arg; return 1;
     case MS_OPT_LOOP_SHARE: o->loop_share = arg; return 1;
+    case MS_OPT_UTILISATION: o->utilisation = 1; return 1;
     default: return 0;
     }
 }
@@ -143,6 +144,7 @@ int ms_cache_opts_apply_mp(const ms_cache_opts *o, ms_hier_config *cfg, char *er
             return -1;
         }
     }
+    if (o->utilisation) c.utilisation = 1;
     if (ms_config_validate(&c, sub, sizeof sub) < 0) {
         snprintf(err, errlen, "cache configuration: %s", sub);
         return -1;

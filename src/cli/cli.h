@@ -70,6 +70,7 @@ enum {
     MS_OPT_SIM_THREADS,
     MS_OPT_CODE_GRANULARITY,
     MS_OPT_LOOP_SHARE,
+    MS_OPT_UTILISATION,
     MS_OPT_FIRST_FREE
 };
 
@@ -86,6 +87,7 @@ enum {
         { "interleave", required_argument, NULL, MS_OPT_INTERLEAVE },                                                  \
         { "sim-threads", required_argument, NULL, MS_OPT_SIM_THREADS },                                                \
         { "code-granularity", required_argument, NULL, MS_OPT_CODE_GRANULARITY },                                      \
+        { "utilisation", no_argument, NULL, MS_OPT_UTILISATION },                                                      \
     {                                                                                                                  \
         "loop-share", required_argument, NULL, MS_OPT_LOOP_SHARE                                                       \
     }
@@ -98,6 +100,8 @@ enum {
     "  --cache SPEC         levels, e.g. L1=32K:8:64:4[:lru|plru|random],L2=1M:16:64:14\n"                          \
     "                       (size:ways:line bytes:latency cycles[:policy])\n"                                       \
     "  --mem-latency N      cycles of an access served by memory\n"                                                 \
+    "  --utilisation        keep L1's spatial utilisation (bytes of each fetched line used) and\n"                  \
+    "                       advise splitting or merging structures (a slower simulation)\n"                         \
     "Multiprocessor options (multithreaded programs; one processor per thread by default):\n"                       \
     "  --procs N            simulated processors (1.." MS_STR(                                                      \
         MS_MAX_PROCS) "); thread i runs on i mod N\n"                                                               \
@@ -130,6 +134,7 @@ typedef struct {
     const char *interleave;
     const char *sim_threads;
     const char *code_granularity, *loop_share;
+    int utilisation; /* --utilisation */
 } ms_cache_opts;
 
 /* Take option `opt` with argument arg if it is a cache option: returns 1 if taken, else 0. */

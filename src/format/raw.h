@@ -44,6 +44,11 @@
  *  MS_RAW_COUNTERS : u32 nlevels, u32 n; n x { u32 ctx, then ms_counters as u64 fields in this
  *                    order: reads, writes, stall_read, stall_write, and per level 0..nlevels-1:
  *                    read_misses, write_misses, cold, capacity, conflict, inval, writebacks }
+ *  MS_RAW_SPATIAL  : u32 n; n x { u64 l1_fetched_bytes, u64 l1_used_bytes, u64 l1_ref_bits } --
+ *                    the spatial counters (counters.def, sim.h) of the n records of the
+ *                    COUNTERS section just before it, in its order (absent before them: 0)
+ *  MS_RAW_BIN_ADDRS: u32 n; n x { u32 bin id, u64 addr } -- HEAP bins: the address of the
+ *                    first block allocated (where the fields of its elements lie in L1 lines)
  *  MS_RAW_EVICTIONS: u32 n; n x { u32 victim_ctx, u32 evictor_ctx, u32 level, u64 count }
  *  MS_RAW_NOTES    : u32 n; n x str  (warnings the runtime wants shown, e.g. dropped events)
  *  MS_RAW_STREAMS  : str dir -- the run was multithreaded: its per-thread event streams are in
@@ -103,7 +108,9 @@ enum {
     MS_RAW_SAMPLES = 11,
     MS_RAW_CALLS = 12,
     MS_RAW_PLAIN_PCS = 14,
+    MS_RAW_SPATIAL = 15,
     MS_RAW_DESTS = 16,
+    MS_RAW_BIN_ADDRS = 17,
     MS_RAW_END = 0x454e4421u /* "!DNE" */
 };
 
@@ -145,6 +152,7 @@ typedef struct {
     uint64_t *path;                      /* HEAP, MMAP: depth call-site return addresses, outermost first */
     uint64_t objects, bytes, peak_bytes; /* HEAP, MMAP */
     uint64_t addr, size;                 /* GLOBAL; TLS: offset in the TLS block, size */
+    uint64_t first_addr;                 /* HEAP: its first block's address (BIN_ADDRS; 0 unknown) */
     uint32_t module;                     /* GLOBAL, TLS */
     char *name; /* GLOBAL, TLS: symbol name; MMAP: file path; MAPPING: label; STACKVAR: variable */
 } ms_raw_bin;

@@ -189,6 +189,22 @@ static void parse_bins(cursor *c, ms_raw *raw)
     for (uint32_t i = 0; b && i < n && !c->bad; i++) parse_bin(c, &b[i]);
 }
 
+/* The HEAP bins' first block addresses (MS_RAW_BIN_ADDRS), for bins read before it. */
+static void parse_bin_addrs(cursor *c, ms_raw *raw)
+{
+    uint32_t n = get_u32(c);
+    for (uint32_t i = 0; i < n && !c->bad; i++) {
+        uint32_t id = get_u32(c);
+        uint64_t addr = get_u64(c);
+        if (id < raw->nbins && raw->bins[id].id == id) { /* ids are indices as the runtime writes them */
+            raw->bins[id].first_addr = addr;
+            continue;
+        }
+        for (size_t k = 0; k < raw->nbins; k++)
+            if (raw->bins[k].id == id) raw->bins[k].first_addr = addr;
+    }
+}
+
 static void parse_contexts(cursor *c, ms_raw *raw)
 {
     uint32_t n = get_u32(c);
@@ -223,6 +239,22 @@ static void parse_counters(cursor *c, ms_raw *raw)
     for (int q = 0; q < MS_NCAUSES; q++) lv->cause[q] = get_u64(c);
 #include "../sim/counters.def"
         }
+    }
+}
+
+/* The spatial counters of the last n counter records (MS_RAW_SPATIAL). */
+static void parse_spatial(cursor *c, ms_raw *raw)
+{
+    uint32_t n = get_u32(c);
+    if (c->bad || n > raw->ncounters) {
+        c->bad = 1;
+        return;
+    }
+    for (size_t i = raw->ncounters - n; i < raw->ncounters && !c->bad; i++) {
+        ms_counters *k = &raw->counters[i].c;
+#define MS_SPATIAL_COUNTER(member) k->member = get_u64(c);
+#include "../sim/counters.def"
+        k->l1_ref_bits = get_u64(c);
     }
 }
 
@@ -346,6 +378,7 @@ static int parse_section(uint32_t tag, const unsigned char *payload, size_t len,
     case MS_RAW_CONTEXTS: parse_contexts(&c, raw); break;
     case MS_RAW_COUNTERS: parse_counters(&c, raw); break;
     case MS_RAW_EVICTIONS: parse_evictions(&c, raw); break;
+    case MS_RAW_SPATIAL: parse_spatial(&c, raw); break;
     case MS_RAW_NOTES: parse_notes(&c, raw); break;
     case MS_RAW_STREAMS: parse_streams(&c, raw); break;
     case MS_RAW_BLOCKS: parse_blocks(&c, raw); break;
@@ -354,6 +387,7 @@ static int parse_section(uint32_t tag, const unsigned char *payload, size_t len,
     case MS_RAW_CALLS: parse_calls(&c, raw); break;
     case MS_RAW_PLAIN_PCS: parse_plain_pcs(&c, raw); break;
     case MS_RAW_DESTS: parse_dests(&c, raw); break;
+    case MS_RAW_BIN_ADDRS: parse_bin_addrs(&c, raw); break;
     default: break; /* unknown tag: skipped by contract */
     }
     return c.bad ? -1 : 0;

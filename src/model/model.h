@@ -59,6 +59,8 @@ typedef struct {
     size_t nevicted_by; /* sorted by count, descending */
     ms_invalidator *inval_by;
     size_t ninval_by; /* sorted (ms_invalidator_order) */
+    char fields[96];  /* with utilisation, on a bin of structures: the fields (DWARF members) its
+                       * references touched, "sum_x, n" ("" unknown); JSON "fields" */
 } ms_cell;
 
 /* Sum a cell's replacement causes with equal (code, data, level) and its invalidation causes
@@ -279,7 +281,9 @@ typedef struct {
 /* The hierarchy in one short line, e.g. "x86: L1 32K/8 L2 1M/16 L3 2M/16, 64B lines", and for a
  * multiprocessor run "x86: L1 32K/8 L2 1M/16 L3 8M/16 shared, 64B lines, 4 cpus, MESI, 64B unit"
  * (sizes as 32K/1M, ways after the slash, "fa" fully associative, "dm" direct mapped, each
- * level shared by the processors marked). Truncated to fit buf. */
+ * level shared by the processors marked). Not whether utilisation was kept (--utilisation: JSON
+ * config.utilisation): the hierarchy is the same, and `diff` compares these lines. Truncated to
+ * fit buf. */
 void ms_model_config_summary(const ms_model *m, char *buf, size_t len);
 
 /* Initialise to an empty model. */

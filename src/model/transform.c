@@ -168,6 +168,7 @@ static int merge_cells(ms_model *m)
                                      sizeof *c->inval_by) < 0))
             rc = -1;
         ms_counters_add(&into->c, &c->c);
+        if (!into->fields[0]) memcpy(into->fields, c->fields, sizeof into->fields);
         free(c->evicted_by);
         free(c->inval_by);
     }

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -261,6 +262,9 @@ static int read_counters(json_reader *r, json_t *obj, const char *where, ms_coun
     if (read_coherence(r, obj, where, c) < 0) return -1;
 #define MS_COUNTER(member, exp, csv, event, desc) \
     if (get_u64(r, obj, where, #member, &c->member) < 0) return -1;
+/* Spatial counters: absent from files written before them (then 0). */
+#define MS_SPATIAL_COUNTER(member) \
+    if (json_object_get(obj, #member) && get_u64(r, obj, where, #member, &c->member) < 0) return -1;
 #include "../sim/counters.def"
     json_t *levels = get_array(r, obj, where, "levels");
     if (!levels) return -1;
@@ -371,7 +375,8 @@ static int read_config(json_reader *r, json_t *root, ms_hier_config *cfg)
             return -1;
         l->policy = (ms_policy)policy;
     }
-    if (!json_object_get(co, "nprocs")) return check_config(r, cfg); /* one processor, or version 1 */
+    cfg->utilisation = json_is_true(json_object_get(co, "utilisation")); /* absent: off */
+    if (!json_object_get(co, "nprocs")) return check_config(r, cfg);     /* one processor, or version 1 */
     unsigned protocol = 0;
     json_int_t shared = 0;
     if (get_u32(r, co, "config", "nprocs", &cfg->nprocs) < 0 ||
@@ -488,6 +493,8 @@ static int read_cells(json_reader *r, json_t *root, ms_model *m)
             read_counters(r, o, path, &cell->c, m, cell) < 0)
             return -1;
         if (read_invalidators(r, o, path, m, cell) < 0) return -1;
+        const char *fields = json_string_value(json_object_get(o, "fields")); /* optional */
+        if (fields) snprintf(cell->fields, sizeof cell->fields, "%s", fields);
         if (cell->nevicted_by > 1)
             qsort(cell->evicted_by, cell->nevicted_by, sizeof *cell->evicted_by, ms_evictor_order);
     }

@@ -18,6 +18,7 @@ typedef struct {
     int failed;
     int nlevels;
     int multiproc; /* nprocs > 1: counters objects carry the coherence fields */
+    int spatial;   /* the run kept spatial utilisation (config.utilisation): its fields */
 } json_writer;
 
 static void put(json_writer *w, json_t *obj, const char *key, json_t *value)
@@ -116,6 +117,16 @@ static void put_coherence(json_writer *w, json_t *o, const ms_counters *c)
     put(w, o, "patterns", pattern_counts_json(w, c));
 }
 
+/* Spatial utilisation of L1 (counters.def): the bytes fetched and used, and their ratio
+ * (only where the run kept them: `--utilisation`). */
+static void put_spatial(json_writer *w, json_t *o, const ms_counters *c)
+{
+    if (!w->spatial) return;
+#define MS_SPATIAL_COUNTER(member) put(w, o, #member, u64_json(c->member));
+#include "../sim/counters.def"
+    put(w, o, "utilisation", json_real(ms_counters_utilisation(c)));
+}
+
 /* The summary fields every counter-bearing object has (totals, bins, lines), L1 for misses:
  * the primary counters of counters.def, each after its export column's derived total. */
 static void put_counter_summary(json_writer *w, json_t *o, const ms_counters *c)
@@ -135,6 +146,7 @@ static void put_counter_summary(json_writer *w, json_t *o, const ms_counters *c)
 #define MS_COUNTER(member, exp, csv, event, desc) \
     if (MS_EXP_##exp == MS_EXP_TAIL) put(w, o, #member, u64_json(c->member));
 #include "../sim/counters.def"
+    put_spatial(w, o, c);
     put_coherence(w, o, c);
 }
 
@@ -262,6 +274,7 @@ static json_t *config_json(json_writer *w, const ms_hier_config *cfg)
         append(w, levels, lo);
     }
     put(w, o, "levels", levels);
+    if (cfg->utilisation) put(w, o, "utilisation", json_true()); /* --utilisation */
     if (w->multiproc || cfg->nprocs > 1) {
         put(w, o, "nprocs", json_integer(cfg->nprocs));
         put(w, o, "shared_from", json_integer(cfg->shared_from));
@@ -326,6 +339,7 @@ static void put_bin_totals(json_writer *w, json_t *o, const ms_counters *c)
     put(w, o, "refs", u64_json(ms_counters_refs(c)));
     put(w, o, "misses", u64_json(ms_counters_misses(c, 0)));
     put(w, o, "stall_cycles", u64_json(ms_counters_stall(c)));
+    put_spatial(w, o, c);
 }
 
 /* ---- multiprocessor runs: invalidations, processors, references, access patterns ---- */
@@ -603,6 +617,7 @@ static json_t *bins_json(json_writer *w, const ms_model *m)
         put(w, o, "data", json_integer(cell->data));
         put_counter_summary(w, o, &cell->c);
         put(w, o, "stall_share", json_real(rate(ms_counters_stall(&cell->c), total_stall)));
+        if (cell->fields[0]) put(w, o, "fields", json_string(cell->fields));
         put(w, o, "evicted_by", evictors_json(w, cell, 0));
         put(w, o, "levels", levels_json(w, &cell->c, cell));
         if (w->multiproc)
@@ -864,7 +879,9 @@ static json_t *files_json(json_writer *w, const ms_model *m)
  * stored form (version 4: every name once in "names", compact). */
 static int write_model(FILE *out, const ms_model *m, int stored)
 {
-    json_writer w = { .stored = stored, .nlevels = m->config.nlevels, .multiproc = m->nprocs > 1 };
+    json_writer w = {
+        .stored = stored, .nlevels = m->config.nlevels, .multiproc = m->nprocs > 1, .spatial = m->config.utilisation
+    };
     if (w.nlevels < 0) w.nlevels = 0;
     if (w.nlevels > MS_MAX_LEVELS) w.nlevels = MS_MAX_LEVELS;
 

@@ -225,6 +225,10 @@ int ms_report_detail(FILE *out, const ms_model *m, const uint32_t *codes, size_t
     fprintf(out, "Percentage of Total Misses: %.1f%%\n", ms_pct(misses, ms_counters_misses(t, 0)));
     fprintf(out, "Miss Rate: %.1f%%\n", ms_pct(misses, refs));
     fprintf(out, "Percentage of Total Refs: %.1f%%\n", ms_pct(refs, ms_counters_refs(t)));
+    if (c->l1_fetched_bytes) /* recorded runs (0 in raw profiles of in-process simulation) */
+        fprintf(out, "L1 Utilisation: %.1f%% (%s of %s bytes fetched into L1 used before eviction)\n",
+                100.0 * ms_counters_utilisation(c), ms_fmt_count(c->l1_used_bytes).s,
+                ms_fmt_count(c->l1_fetched_bytes).s);
     print_references_and_misses(out, c);
     print_stall(out, c);
     print_deeper_levels(out, m, c);

@@ -238,9 +238,12 @@ static void add_live(ms_bin *b, uint64_t usable)
     while (live > peak && !__atomic_compare_exchange_n(&b->peak, &peak, live, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
 }
 
-void ms_bins_heap_alloc(uint32_t bin, uint64_t requested, uint64_t usable)
+void ms_bins_heap_alloc(uint32_t bin, uint64_t addr, uint64_t requested, uint64_t usable)
 {
     ms_bin *b = ms_bin_get(bin);
+    uint64_t none = 0;
+    if (b->kind == MS_BIN_HEAP && !__atomic_load_n(&b->addr, __ATOMIC_RELAXED))
+        __atomic_compare_exchange_n(&b->addr, &none, addr, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
     __atomic_fetch_add(&b->objects, 1, __ATOMIC_RELAXED);
     __atomic_fetch_add(&b->bytes, requested, __ATOMIC_RELAXED);
     add_live(b, usable);

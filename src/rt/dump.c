@@ -144,6 +144,22 @@ static void put_bins(ms_raw_writer *w)
     ms_raw_section_end(w);
 }
 
+/* The HEAP bins' first block addresses (MS_RAW_BIN_ADDRS). */
+static void put_bin_addrs(ms_raw_writer *w)
+{
+    uint32_t n = ms_bins_count(), with = 0;
+    for (uint32_t id = 0; id < n; id++) with += ms_bin_get(id)->kind == MS_BIN_HEAP && ms_bin_get(id)->addr;
+    ms_raw_section_begin(w, MS_RAW_BIN_ADDRS);
+    ms_raw_put_u32(w, with);
+    for (uint32_t id = 0; id < n; id++) {
+        const ms_bin *b = ms_bin_get(id);
+        if (b->kind != MS_BIN_HEAP || !b->addr) continue;
+        ms_raw_put_u32(w, id);
+        ms_raw_put_u64(w, b->addr);
+    }
+    ms_raw_section_end(w);
+}
+
 static void put_contexts(ms_raw_writer *w)
 {
     uint32_t n = ms_contexts_count();
@@ -175,6 +191,14 @@ static void put_counters(ms_raw_writer *w, const ms_sim *sim)
         if (!counters_used(&c[i])) continue;
         ms_raw_put_u32(w, i);
         ms_raw_put_counters(w, &c[i], nlevels);
+    }
+    ms_raw_section_begin(w, MS_RAW_SPATIAL); /* the same records' spatial counters */
+    ms_raw_put_u32(w, used);
+    for (uint32_t i = 1; i < n; i++) {
+        if (!counters_used(&c[i])) continue;
+#define MS_SPATIAL_COUNTER(member) ms_raw_put_u64(w, c[i].member);
+#include "../sim/counters.def"
+        ms_raw_put_u64(w, c[i].l1_ref_bits);
     }
     ms_raw_section_end(w);
 }
@@ -319,12 +343,14 @@ void ms_dump(uint32_t exit_kind, int32_t exit_value, int from_signal)
             put_info(&w, exit_kind, exit_value);
             put_modules(&w);
             put_bins(&w);
+            put_bin_addrs(&w);
             put_contexts(&w);
             ms_blocks_put_raw(&w);
             ms_sample_put_raw(&w);
             ms_calls_put_raw(&w);
             ms_dests_put_raw(&w);
-            if (complete) { /* else another thread may be inside the simulator */
+            if (complete) {                     /* else another thread may be inside the simulator */
+                ms_sim_finish(ms_events_sim()); /* lines still in L1: their used bytes */
                 put_counters(&w, ms_events_sim());
                 put_evictions(&w, ms_events_sim());
             }

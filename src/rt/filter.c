@@ -10,7 +10,11 @@ int ms_filter_init(ms_filter *f, const ms_hier_config *cfg)
     f->l1_shift = 0;
     while ((1u << f->l1_shift) < cfg->level[0].line) f->l1_shift++;
     f->mem = (ms_mem){ ms_sim_allocator, 0 };
-    return ms_window_init(&f->win, cfg, &f->mem);
+    if (ms_window_init(&f->win, cfg, &f->mem) != 0) return -1;
+    /* Spatial utilisation (cfg.utilisation) needs the bytes every reference touches: the
+     * simulator's own window keeps them, so this one stays off. */
+    if (cfg->utilisation) f->win.on = 0;
+    return 0;
 }
 
 int ms_filter_grow(ms_filter *f, uint32_t ctx)

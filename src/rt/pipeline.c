@@ -114,7 +114,7 @@ static void simulate(const ms_sim_ref *r, uint32_t n)
     for (uint32_t i = 0; i < n; i++) {
         uint32_t ctx = r[i].ctx;
         if (ctx == 0) {
-            ms_win_op op = { r[i].addr, (uint8_t)((r[i].size_flags >> 1) & 1), (uint8_t)(r[i].size_flags & 1) };
+            ms_win_op op = { r[i].addr, (uint8_t)((r[i].size_flags >> 1) & 1), (uint8_t)(r[i].size_flags & 1), 0 };
             ms_sim_window_ops(pipe_.sim, &op, 1);
         } else if (ctx & MS_CMD_COUNT) {
             uint64_t writes = r[i].addr >> 32, reads = r[i].addr & 0xffffffffu;

@@ -284,7 +284,8 @@ typedef struct {
     uint64_t tag;                        /* MMAP, MAPPING: hash of name (part of the interning key) */
     uint64_t path[MS_MAX_PATH];          /* HEAP, MMAP: call-site return addresses, innermost first */
     uint64_t objects, bytes, live, peak; /* HEAP, MMAP accounting (atomic updates) */
-    uint64_t addr, size;                 /* GLOBAL; TLS: offset in the module's TLS block */
+    uint64_t addr, size;                 /* GLOBAL; TLS: offset in the module's TLS block; HEAP:
+                                          * addr, its first block (atomic, 0 before) */
     const char *name;                    /* GLOBAL, TLS: symbol; MMAP: file path; MAPPING: label */
 } ms_bin;
 
@@ -320,8 +321,9 @@ uint32_t ms_bins_stack_var(ms_thread *t, uintptr_t func_pc, const char *name);
 uint32_t ms_bins_heap(ms_thread *t, uintptr_t site_pc);
 /* Whether bin is a HEAP bin (a shadow entry may also be a page named lazily by regions.c). */
 int ms_bin_is_heap(uint32_t bin);
-/* Heap accounting: an object of usable size bytes was made / freed in bin. */
-void ms_bins_heap_alloc(uint32_t bin, uint64_t requested, uint64_t usable);
+/* Heap accounting: an object of usable size bytes was made at addr / freed in bin (a HEAP
+ * bin keeps its first block's address in addr: raw BIN_ADDRS). */
+void ms_bins_heap_alloc(uint32_t bin, uint64_t addr, uint64_t requested, uint64_t usable);
 void ms_bins_heap_free(uint32_t bin, uint64_t usable);
 /* A realloc'd block of bin now has new_usable live bytes (old ones freed first);
  * grown_requested bytes are added to the bin's requested total. */
@@ -446,7 +448,8 @@ typedef struct {
     uint32_t ntouched;
 } ms_filter;
 
-/* Set f up for cfg's L1 (the window is off where it does not apply). 0 or -1. */
+/* Set f up for cfg's L1 (the window is off where it does not apply, and with utilisation).
+ * 0 or -1. */
 int ms_filter_init(ms_filter *f, const ms_hier_config *cfg);
 /* Make f's counts hold ctx. 0 or -1 (no memory). */
 int ms_filter_grow(ms_filter *f, uint32_t ctx);
@@ -463,8 +466,8 @@ MS_HOT void ms_filter_put(ms_filter *f, ms_sim_ref *restrict c, uint32_t *k, uin
         uint32_t size = size_flags & MS_EV_SIZE_MAX, shift = f->l1_shift;
         uint64_t line = addr >> shift;
         if (MS_LIKELY(size && ((addr + size - 1) >> shift) == line)) {
-            unsigned write = size_flags >> 31; /* MS_EV_WRITE */
-            int r = ms_window_ref(&f->win, line, write);
+            unsigned write = size_flags >> 31;              /* MS_EV_WRITE */
+            int r = ms_window_ref(&f->win, line, write, 0); /* no used bits: off with utilisation */
             if (r < 0) {
                 if (MS_UNLIKELY(ctx >= f->counts_cap) && ms_filter_grow(f, ctx) < 0) {
                     ms_cmd_store(&c[(*k)++], write ? 1ull << 32 : 1u, ctx | MS_CMD_COUNT, 0, f->stream);

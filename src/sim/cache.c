@@ -41,7 +41,13 @@ int ms_cache_init(ms_cache *c, const ms_level_config *cfg, unsigned level, int w
     if (with_aux) {
         c->aux_bytes = (size_t)lines * sizeof(uint32_t);
         c->aux = ms_mem_alloc(mem, c->aux_bytes);
-        if (!c->aux) {
+        if (with_aux > 1) { /* spatial utilisation: used masks and owners */
+            c->used_bytes = (size_t)lines * sizeof(uint64_t);
+            c->used = ms_mem_alloc(mem, c->used_bytes);
+            c->owner_bytes = (size_t)lines * sizeof(uint32_t);
+            c->owner = ms_mem_alloc(mem, c->owner_bytes);
+        }
+        if (!c->aux || (with_aux > 1 && (!c->used || !c->owner))) {
             ms_cache_free(c, mem);
             return -1;
         }
@@ -64,6 +70,10 @@ void ms_cache_free(ms_cache *c, ms_mem *mem)
     ms_mem_release(mem, c->aux, c->aux_bytes);
     ms_mem_release(mem, c->plru_bits, c->plru_bytes);
     ms_mem_release(mem, c->fp, c->fp_bytes);
+    ms_mem_release(mem, c->used, c->used_bytes);
+    ms_mem_release(mem, c->owner, c->owner_bytes);
+    c->used = NULL;
+    c->owner = NULL;
     c->fp = NULL;
     c->tags = NULL;
     c->order = NULL;
@@ -115,12 +125,22 @@ static uint64_t xorshift64(uint64_t *state)
  * stay at the least recent end and are filled before any line is evicted, as with a shifted
  * set; victims and recency are those of a set kept in order, so results are identical. */
 
-/* Wide sets: move ways [0, w) down one place (tags, and aux if kept). */
+/* Copy the words that travel with a line (aux, used mask, owner) from way index src to dst. */
+static inline void move_payload(ms_cache *c, uint64_t dst, uint64_t src)
+{
+    if (!c->aux) return;
+    c->aux[dst] = c->aux[src];
+    if (!c->used) return;
+    c->used[dst] = c->used[src];
+    c->owner[dst] = c->owner[src];
+}
+
+/* Wide sets: move ways [0, w) down one place (tags, and what travels with them). */
 static void shift_down(ms_cache *c, uint64_t base, uint32_t w)
 {
     for (uint32_t i = w; i > 0; i--) c->tags[base + i] = c->tags[base + i - 1];
     if (c->aux)
-        for (uint32_t i = w; i > 0; i--) c->aux[base + i] = c->aux[base + i - 1];
+        for (uint32_t i = w; i > 0; i--) move_payload(c, base + i, base + i - 1);
 }
 
 /* Make way w (at recency position p) of set set_no, its line now tag, the set's front line.
@@ -129,19 +149,24 @@ static void shift_down(ms_cache *c, uint64_t base, uint32_t w)
 static inline void lru_promote(ms_cache *c, uint64_t set_no, uint32_t w, unsigned p, uint64_t tag)
 {
     uint64_t base = set_no * c->ways;
-    uint32_t aux = c->aux ? c->aux[base + w] : 0;
+    uint32_t aux = c->aux ? c->aux[base + w] : 0, owner = c->used ? c->owner[base + w] : 0;
+    uint64_t used = c->used ? c->used[base + w] : 0;
     if (c->order) {
         c->order[set_no] = ms_order_promote(c->order[set_no], p, w);
         uint8_t f = c->fp[base + w];
         c->fp[base + w] = c->fp[base];
         c->fp[base] = f;
         c->tags[base + w] = c->tags[base];
-        if (c->aux) c->aux[base + w] = c->aux[base];
+        move_payload(c, base + w, base);
     } else {
         shift_down(c, base, w);
     }
     c->tags[base] = tag;
     if (c->aux) c->aux[base] = aux;
+    if (c->used) {
+        c->used[base] = used;
+        c->owner[base] = owner;
+    }
 }
 
 int ms_cache_lookup_slow(ms_cache *c, uint64_t *set, uint64_t line, unsigned dirty)
@@ -191,6 +216,10 @@ uint64_t ms_cache_fill(ms_cache *c, uint64_t line, unsigned dirty, uint32_t aux,
         uint64_t order = c->order[set_no];
         way = (uint32_t)(order >> (4 * (ways - 1))) & 15u;
         uint64_t victim = set[way];
+        if (c->used) {
+            c->gone_used = victim != MS_TAG_EMPTY ? c->used[base + way] : 0;
+            c->gone_owner = victim != MS_TAG_EMPTY ? c->owner[base + way] : 0;
+        }
         c->order[set_no] = ms_order_promote(order, ways - 1, way);
         c->fp[base + way] = c->fp[base];
         c->fp[base] = ms_line_fp(line);
@@ -198,11 +227,12 @@ uint64_t ms_cache_fill(ms_cache *c, uint64_t line, unsigned dirty, uint32_t aux,
         set[0] = (line << 1) | dirty;
         if (c->aux) {
             *victim_aux = c->aux[base + way];
-            c->aux[base + way] = c->aux[base];
+            move_payload(c, base + way, base);
             c->aux[base] = aux;
         } else {
             *victim_aux = 0;
         }
+        c->filled = base; /* the caller sets its used mask and owner */
         return victim;
     }
     if (c->policy == MS_POLICY_LRU) {
@@ -219,6 +249,10 @@ uint64_t ms_cache_fill(ms_cache *c, uint64_t line, unsigned dirty, uint32_t aux,
     }
     uint64_t victim = set[way];
     *victim_aux = c->aux ? c->aux[base + way] : 0;
+    if (c->used) {
+        c->gone_used = victim != MS_TAG_EMPTY ? c->used[base + way] : 0;
+        c->gone_owner = victim != MS_TAG_EMPTY ? c->owner[base + way] : 0;
+    }
     if (c->policy == MS_POLICY_LRU) {
         shift_down(c, base, way); /* the new line enters at the front */
         way = 0;
@@ -227,6 +261,7 @@ uint64_t ms_cache_fill(ms_cache *c, uint64_t line, unsigned dirty, uint32_t aux,
     }
     set[way] = (line << 1) | dirty;
     if (c->aux) c->aux[base + way] = aux;
+    c->filled = base + way; /* the caller sets its used mask and owner */
     return victim;
 }
 
@@ -267,7 +302,7 @@ static void lru_remove_ordered(ms_cache *c, uint64_t set_no, unsigned p)
         uint32_t w1 = (uint32_t)(order >> 4) & 15u;
         c->tags[base] = c->tags[base + w1];
         c->fp[base] = c->fp[base + w1];
-        if (c->aux) c->aux[base] = c->aux[base + w1];
+        move_payload(c, base, base + w1);
         p = 1; /* the line now in way 0 left position 1: remove that position */
     }
     uint32_t freed = (uint32_t)(order >> (4 * p)) & 15u;
@@ -285,6 +320,8 @@ uint64_t ms_cache_remove(ms_cache *c, uint64_t line, uint32_t *aux)
     uint64_t base = set_no * c->ways;
     uint64_t *set = c->tags + base;
     *aux = 0;
+    c->gone_used = 0;
+    c->gone_owner = 0;
     if (c->order) {
         /* The ways most recent first (a line being invalidated was mostly used lately): one
          * walk finds its way and its recency position. */
@@ -294,6 +331,10 @@ uint64_t ms_cache_remove(ms_cache *c, uint64_t line, uint32_t *aux)
             if ((set[w] >> 1) != line) continue;
             uint64_t tag = set[w];
             if (c->aux) *aux = c->aux[base + w];
+            if (c->used) {
+                c->gone_used = c->used[base + w];
+                c->gone_owner = c->owner[base + w];
+            }
             lru_remove_ordered(c, set_no, p);
             return tag;
         }
@@ -304,11 +345,13 @@ uint64_t ms_cache_remove(ms_cache *c, uint64_t line, uint32_t *aux)
     if (w == c->ways) return MS_TAG_EMPTY;
     uint64_t tag = set[w];
     *aux = c->aux ? c->aux[base + w] : 0;
+    c->gone_used = c->used ? c->used[base + w] : 0;
+    c->gone_owner = c->used ? c->owner[base + w] : 0;
     if (c->policy == MS_POLICY_LRU) {
         /* Ways ordered most recent first: close the gap, the last way becomes empty. */
         for (uint32_t i = w; i + 1 < c->ways; i++) {
             set[i] = set[i + 1];
-            if (c->aux) c->aux[base + i] = c->aux[base + i + 1];
+            move_payload(c, base + i, base + i + 1);
         }
         set[c->ways - 1] = MS_TAG_EMPTY;
     } else {

@@ -118,7 +118,8 @@ int ms_coh_create(ms_sim *sim)
     if (!ok || !coh->private_cache || !coh->private_fa) return -1;
     for (unsigned i = 0; i < np * s; i++) {
         const ms_level_config *lv = &cfg->level[i % s];
-        if (ms_level_init(&coh->private_cache[i], &coh->private_fa[i], lv, i % s, sim->shadow_div, &sim->mem) != 0)
+        if (ms_level_init(&coh->private_cache[i], &coh->private_fa[i], lv, i % s, sim->shadow_div, sim->util,
+                          &sim->mem) != 0)
             return -1;
     }
     for (unsigned p = 0; p < np; p++) setup_view(sim, coh, p);
@@ -291,6 +292,7 @@ static int invalidate_line(ms_sim *sim, const ms_view *v, int level, uint64_t li
     uint32_t aux;
     uint64_t tag = ms_cache_remove(v->cache[level], line, &aux);
     if (tag == MS_TAG_EMPTY) return 0;
+    if (level == 0 && sim->util) ms_credit_used(sim, v->cache[0]->gone_used, v->cache[0]->gone_owner);
     uint32_t *held = &rec[v->held_word[level]];
     *held = (*held | MS_META_HELD | MS_META_INVAL) & ~MS_META_PRESENT;
     if (level == 0) rec[v->fa_word[0]] = aux;
@@ -410,10 +412,11 @@ static line_result coh_line(ms_sim *sim, unsigned p, uint64_t lo, uint64_t hi, u
     int source = acquire(sim, d, unit, p, ctx, c, flags, touched, &upgrade);
 
     const ms_view *v = &coh->views[p];
-    if (flags & COH_L1_MISSED)
+    if (sim->util) sim->cur_bits = ms_used_bits(sim, lo >> sim->l1_shift, lo, (uint32_t)(hi - lo + 1));
+    if ((flags & COH_L1_MISSED) && !sim->util)
         o->served = ms_simulate_miss(sim, v, lo, write, ctx, c, o);
     else
-        o->served = ms_simulate_line(sim, v, v->cache[0], v->fa[0], lo, write, ctx, c, o);
+        o->served = ms_simulate_line(sim, v, v->cache[0], v->fa[0], lo, write, ctx, c, o, sim->util);
     int s = coh->shared_from, n = sim->nlevels;
     line_result r = { sim->stall[o->served], o->served >= s, 0 };
     if (!(d[DIR_SHARERS] & bit) || r.left_private) /* this access fetched the copy */
@@ -606,7 +609,9 @@ int ms_coh_access_line64(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size
 void ms_coh_select_access(ms_sim *sim)
 {
     int line64 = sim->l1_shift == 6 && sim->coh->unit_shift == 6 && sim->coh->granule_shift == 0;
-    sim->access = line64 ? ms_coh_access_line64 : ms_coh_access;
+    /* the fast paths keep no used masks: with spatial utilisation every reference goes the
+     * whole way */
+    sim->access = sim->util ? coh_access_any : line64 ? ms_coh_access_line64 : ms_coh_access;
 }
 
 void ms_coh_next_region(ms_sim *sim) { sim->coh->region++; }
@@ -614,6 +619,8 @@ void ms_coh_next_region(ms_sim *sim) { sim->coh->region++; }
 void ms_coh_finish(ms_sim *sim)
 {
     ms_coherence *coh = sim->coh;
+    if (coh->shared_from > 0) /* private L1s (a shared L1 is sim->cache[0]: sim.c) */
+        for (unsigned p = 0; p < sim->nprocs; p++) ms_used_flush(sim, coh->views[p].cache[0]);
     size_t words = coh->dir_bytes / sizeof(uint64_t);
     for (size_t i = 0; i < coh->dir.nslots; i++) {
         if (!coh->dir.slots[i].chunk) continue;

@@ -259,6 +259,8 @@ static int validate_multiprocessor(const ms_hier_config *cfg, char *err, size_t 
                          cfg->level[0].latency);
     if (cfg->llc_slice != 0 && cfg->llc_slice != 1)
         return ms_errorf(err, errlen, "last-level slice flag %d is not 0 or 1", cfg->llc_slice);
+    if (cfg->utilisation != 0 && cfg->utilisation != 1)
+        return ms_errorf(err, errlen, "utilisation flag %d is not 0 or 1", cfg->utilisation);
     return 0;
 }
 
@@ -352,6 +354,7 @@ int ms_config_format(const ms_hier_config *cfg, char *buf, size_t buflen)
     if (cfg->nnodes) append(&t, ";nodes=%u", cfg->nnodes);
     if (cfg->remote_latency) append(&t, ";remote=%u", cfg->remote_latency);
     if (cfg->llc_slice) append(&t, ";llc=slice");
+    if (cfg->utilisation) append(&t, ";util=1");
     return (int)t.len;
 }
 
@@ -412,6 +415,8 @@ static int apply_full_item(const char *key, const char *value, ms_hier_config *c
         bad = parse_u32(value, &cfg->remote_latency);
     else if (strcmp(key, "llc") == 0)
         bad = parse_llc(value, &cfg->llc_slice);
+    else if (strcmp(key, "util") == 0)
+        bad = parse_int(value, &cfg->utilisation);
     else
         return ms_errorf(err, errlen, "unknown configuration field '%s'", key);
     return bad ? ms_errorf(err, errlen, "configuration field %s value '%s' is not valid", key, value) : 0;

@@ -42,6 +42,8 @@ typedef struct {
     int llc_slice;           /* 1: the last level's size is one processor's slice (the x86 preset):
                               * shared by P processors it holds P slices (ms_config_scale_llc)
                               * [0: every size as given] */
+    int utilisation;         /* 1: keep L1's spatial utilisation (docs/simulator.md): a separate,
+                              * slower simulator path; [0: off, the default] */
 } ms_hier_config;
 
 /* Fill *out with the named preset ("memspy92", "x86", ...), with its multiprocessor defaults
@@ -70,7 +72,7 @@ int ms_config_validate(const ms_hier_config *cfg, char *err, size_t errlen);
 
 /* Canonical text form "L1=32K:8:64:4:lru,L2=...;mem=200" that ms_config_parse_full() reads
  * back to an identical config; multiprocessor fields that differ from their zero default are
- * appended as ";procs=4;shared=3;unit=64;proto=msi;nodes=2;remote=400;llc=slice" (older texts
+ * appended as ";procs=4;shared=3;unit=64;proto=msi;nodes=2;remote=400;llc=slice;util=1" (older texts
  * without them still parse). Returns the length written (snprintf semantics). */
 int ms_config_format(const ms_hier_config *cfg, char *buf, size_t buflen);
 

@@ -28,7 +28,8 @@ int ms_sim_create_part(ms_sim **out, const ms_hier_config *cfg, const ms_allocat
     sim->shadow_div = shadow_div;
     sim->l1_shift = ms_log2u(cfg->level[0].line);
     sim->evictor_limit = MS_META_EVICTOR_MASK;
-    sim->access = ms_sim_access_any;
+    sim->util = cfg->utilisation != 0;
+    sim->access = sim->util ? ms_sim_access_any_util : ms_sim_access_any;
     ms_pairs_init(&sim->pairs, &sim->mem);
     /* With coherence sim->cache holds only the shared levels (coherence.c keeps the private
      * ones); its L1 slot is then marked unusable, which keeps ms_sim_access's fast path off. */
@@ -41,7 +42,7 @@ int ms_sim_create_part(ms_sim **out, const ms_hier_config *cfg, const ms_allocat
         sim->meta_shift[k] = sim->line_shift[k] - sim->l1_shift;
         sim->stall[k] = lv->latency - cfg->level[0].latency;
         if (ok && k >= first_shared &&
-            ms_level_init(&sim->cache[k], &sim->fa[k], lv, (unsigned)k, shadow_div, &sim->mem) != 0)
+            ms_level_init(&sim->cache[k], &sim->fa[k], lv, (unsigned)k, shadow_div, sim->util, &sim->mem) != 0)
             ok = 0;
         sim->view0.cache[k] = &sim->cache[k];
         sim->view0.fa[k] = &sim->fa[k];
@@ -49,6 +50,7 @@ int ms_sim_create_part(ms_sim **out, const ms_hier_config *cfg, const ms_allocat
         sim->view0.fa_word[k] = (uint16_t)(cfg->nlevels + k);
     }
     sim->stall[cfg->nlevels] = cfg->mem_latency - cfg->level[0].latency;
+    sim->gran_shift = sim->l1_shift > 6 ? sim->l1_shift - 6 : 0;
     if (ok && sim->nprocs > 1) {
         ok = ms_coh_create(sim) == 0; /* sets up the records' layout itself */
     } else {
@@ -66,7 +68,7 @@ int ms_sim_create_part(ms_sim **out, const ms_hier_config *cfg, const ms_allocat
         return -1;
     }
     if (sim->uni_lru) {
-        sim->access = ms_uni_access;
+        sim->access = sim->util ? ms_uni_access_util : ms_uni_access;
         ms_uni_lru_select(sim);
     }
     if (sim->coh) ms_coh_select_access(sim);
@@ -74,11 +76,13 @@ int ms_sim_create_part(ms_sim **out, const ms_hier_config *cfg, const ms_allocat
     return 0;
 }
 
-int ms_level_init(ms_cache *c, ms_fa *fa, const ms_level_config *lv, unsigned k, uint32_t shadow_div, ms_mem *mem)
+int ms_level_init(ms_cache *c, ms_fa *fa, const ms_level_config *lv, unsigned k, uint32_t shadow_div, int util,
+                  ms_mem *mem)
 {
     uint64_t lines = lv->size / lv->line / shadow_div;
-    /* L1 keeps each line's shadow node next to its way (the hit path's shadow update). */
-    if (ms_cache_init(c, lv, k, k == 0, mem) != 0) return -1;
+    /* L1 keeps each line's shadow node next to its way (the hit path's shadow update), and with
+     * utilisation its used mask and owner. */
+    if (ms_cache_init(c, lv, k, k == 0 ? 1 + (util != 0) : 0, mem) != 0) return -1;
     return ms_fa_init_unkeyed(fa, (uint32_t)(lines ? lines : 1), mem);
 }
 
@@ -157,6 +161,7 @@ static void fill_level(ms_sim *sim, const ms_view *v, int level, uint64_t line, 
     uint64_t victim = ms_cache_fill(v->cache[level], line, dirty, rec[v->fa_word[0]], &victim_node);
     uint32_t *held = &rec[v->held_word[level]];
     *held = (*held | MS_META_HELD | sim->present_mark) & ~sim->inval_mark;
+    if (level == 0 && v->cache[0]->used) ms_used_fill(sim, v->cache[0], c);
     if (victim == MS_TAG_EMPTY) return;
     uint64_t victim_line = victim >> 1;
     uint32_t *victim_rec = ms_line_record(sim, level, victim_line);
@@ -252,14 +257,16 @@ void ms_merge_outcome(ms_line_outcome *merged, const ms_line_outcome *o)
 /* A reference spanning L1 lines first..last: each line is looked up; a level counts one miss
  * if any line missed there (cause and evictor from the first missing line); the serving level
  * is the deepest one. */
-static int simulate_lines(ms_sim *sim, uint64_t first, uint64_t last, unsigned write, uint32_t ctx)
+static int simulate_lines(ms_sim *sim, uint64_t first, uint64_t last, uint64_t addr, uint32_t size, unsigned write,
+                          uint32_t ctx)
 {
     ms_line_outcome merged = { 0, { 0 }, { 0 } };
     ms_counters *c = &sim->ctrs[ctx];
     for (uint64_t line = first;; line++) {
         ms_line_outcome o;
-        o.served =
-            ms_simulate_line(sim, &sim->view0, &sim->cache[0], &sim->fa[0], line << sim->l1_shift, write, ctx, c, &o);
+        if (sim->util) sim->cur_bits = ms_used_bits(sim, line, addr, size);
+        o.served = ms_simulate_line(sim, &sim->view0, &sim->cache[0], &sim->fa[0], line << sim->l1_shift, write, ctx, c,
+                                    &o, sim->util);
         ms_merge_outcome(&merged, &o);
         if (line == last) break;
     }
@@ -285,9 +292,10 @@ __attribute__((noinline)) static int front_hit_shadow(ms_sim *sim, uint64_t line
 }
 
 /* Everything but the fast path of ms_sim_access: other processors (coherence.c), new
- * contexts, L1 misses, non-MRU hits, non-LRU L1 policies and straddling references. */
-__attribute__((noinline)) static int access_general(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size,
-                                                    unsigned flags, uint32_t ctx)
+ * contexts, L1 misses, non-MRU hits, non-LRU L1 policies and straddling references; util a
+ * constant in each instance (access_general_plain, access_general_util). */
+static inline __attribute__((always_inline)) int access_general_t(ms_sim *sim, unsigned cpu, uint64_t addr,
+                                                                  uint32_t size, unsigned flags, uint32_t ctx, int util)
 {
     if (sim->coh) return ms_coh_access(sim, cpu, addr, size, flags, ctx);
     if (cpu != 0) return -1;
@@ -295,23 +303,44 @@ __attribute__((noinline)) static int access_general(ms_sim *sim, unsigned cpu, u
     if (ctx >= sim->nctx && ms_ensure_ctx(sim, ctx) != 0) return -1;
     count_reference(sim, ctx, write);
     uint64_t first = addr >> sim->l1_shift;
+    if (util) sim->cur_bits = ms_used_bits(sim, first, addr, size);
     uint64_t last = (addr + (size ? size - 1 : 0)) >> sim->l1_shift;
     if (first == last && sim->uni_lru) return ms_uni_lru_line(sim, first, write, ctx, &sim->ctrs[ctx]);
     if (first == last) {
         ms_line_outcome o;
-        if (ms_simulate_line(sim, &sim->view0, &sim->cache[0], &sim->fa[0], addr, write, ctx, &sim->ctrs[ctx], &o) == 0)
+        if (ms_simulate_line(sim, &sim->view0, &sim->cache[0], &sim->fa[0], addr, write, ctx, &sim->ctrs[ctx], &o,
+                             util) == 0)
             return 0;
         commit(sim, ctx, &sim->ctrs[ctx], write, &o);
         return o.served;
     }
     if (last < first) /* wrapped around the address space: keep the first line only */
         last = first;
-    return simulate_lines(sim, first, last, write, ctx);
+    return simulate_lines(sim, first, last, addr, size, write, ctx);
 }
 
-/* ms_sim_access without the window. */
-static inline int access_unfiltered(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags,
-                                    uint32_t ctx)
+__attribute__((noinline)) static int access_general_plain(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size,
+                                                          unsigned flags, uint32_t ctx)
+{
+    return access_general_t(sim, cpu, addr, size, flags, ctx, 0);
+}
+
+__attribute__((noinline)) static int access_general_util(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size,
+                                                         unsigned flags, uint32_t ctx)
+{
+    return access_general_t(sim, cpu, addr, size, flags, ctx, 1);
+}
+
+/* The instance for sim (a test of sim->util where the caller has no constant). */
+static int access_general(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
+{
+    return sim->util ? access_general_util(sim, cpu, addr, size, flags, ctx)
+                     : access_general_plain(sim, cpu, addr, size, flags, ctx);
+}
+
+/* ms_sim_access without the window; util: keep the used masks (a constant in each instance). */
+static inline __attribute__((always_inline)) int
+access_unfiltered(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx, int util)
 {
     uint64_t line = addr >> sim->l1_shift;
     /* Fast path: processor 0 of one (with coherence processor 0's L1 is not sim->cache[0],
@@ -326,12 +355,14 @@ static inline int access_unfiltered(ms_sim *sim, unsigned cpu, uint64_t addr, ui
         if (__builtin_expect((set[0] >> 1) == line, 1)) {
             unsigned write = flags & MS_TAG_DIRTY; /* MS_ACC_WRITE == MS_TAG_DIRTY */
             set[0] |= write;
+            if (util) l1->used[base] |= ms_used_bits_in(sim, addr, size);
             if (line != sim->fa[0].mru_line) return front_hit_shadow(sim, line, l1->aux + base, ctx, write);
             count_reference(sim, ctx, write);
             return 0;
         }
     }
-    return access_general(sim, cpu, addr, size, flags, ctx);
+    return util ? access_general_util(sim, cpu, addr, size, flags, ctx)
+                : access_general_plain(sim, cpu, addr, size, flags, ctx);
 }
 
 /* Close the window and apply its operations. */
@@ -359,22 +390,37 @@ int ms_sim_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsig
     return sim->access(sim, cpu, addr, size, flags, ctx); /* chosen by ms_sim_create */
 }
 
-int ms_sim_access_any(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
+/* ms_sim_access_any and ms_sim_access_any_util: util is a constant in each. */
+static inline __attribute__((always_inline)) int access_any(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size,
+                                                            unsigned flags, uint32_t ctx, int util)
 {
-    if (!sim->win.on || cpu != 0) return access_unfiltered(sim, cpu, addr, size, flags, ctx);
+    if (!sim->win.on || cpu != 0) return access_unfiltered(sim, cpu, addr, size, flags, ctx, util);
     /* The window (window.h): a reference it counts is an L1 hit and only counts. */
     uint64_t line = addr >> sim->l1_shift;
     if (__builtin_expect(ctx < sim->nctx && ((addr + size - 1) >> sim->l1_shift) == line, 1)) {
         unsigned write = flags & MS_TAG_DIRTY;
-        int r = ms_window_ref(&sim->win, line, write);
+        int r = ms_window_ref(&sim->win, line, write, util ? ms_used_bits_in(sim, addr, size) : 0);
         if (r < 0) {
             count_reference(sim, ctx, write);
             return 0;
         }
         if (r > 0) ms_sim_window_ops(sim, sim->win.ops, (uint32_t)r);
-        return access_unfiltered(sim, 0, addr, size, flags, ctx);
+        return access_unfiltered(sim, 0, addr, size, flags, ctx, util);
     }
     return window_other(sim, addr, size, flags, ctx);
+}
+
+int ms_sim_access_any(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
+{
+    return access_any(sim, cpu, addr, size, flags, ctx, 0);
+}
+
+int ms_sim_access_any_util(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
+{
+    int r = access_any(sim, cpu, addr, size, flags, ctx, 1);
+    if (ctx < sim->nctx && cpu < sim->nprocs) /* (made by the access if new) */
+        sim->ctrs[(size_t)ctx * sim->nprocs + cpu].l1_ref_bits |= ms_ref_bits(sim, addr, size);
+    return r;
 }
 
 void ms_sim_set_window(ms_sim *sim, int on)
@@ -420,10 +466,27 @@ void ms_sim_next_region(ms_sim *sim)
     if (sim->coh) ms_coh_next_region(sim);
 }
 
+void ms_used_flush(ms_sim *sim, ms_cache *l1)
+{
+    if (!l1->used) return;
+    uint64_t ways = (l1->set_mask + 1) * l1->ways;
+    for (uint64_t i = 0; i < ways; i++) {
+        if (l1->tags[i] == MS_TAG_EMPTY) continue;
+        ms_credit_used(sim, l1->used[i], l1->owner[i]);
+        l1->used[i] = 0;
+    }
+}
+
 void ms_sim_finish(ms_sim *sim)
 {
     close_window(sim);
+    ms_used_flush(sim, &sim->cache[0]); /* no used masks there when L1 is private */
     if (sim->coh) ms_coh_finish(sim);
+}
+
+double ms_counters_utilisation(const ms_counters *c)
+{
+    return c->l1_fetched_bytes ? (double)c->l1_used_bytes / (double)c->l1_fetched_bytes : 0.0;
 }
 
 static void add_u64s(uint64_t *a, const uint64_t *b, size_t n)
@@ -435,6 +498,8 @@ void ms_counters_add(ms_counters *a, const ms_counters *b)
 {
 #define MS_COUNTER(member, exp, csv, event, desc) a->member += b->member;
 #define MS_MP_COUNTER(member) a->member += b->member;
+#define MS_SPATIAL_COUNTER(member) a->member += b->member;
+    a->l1_ref_bits |= b->l1_ref_bits;
 #define MS_INVAL_COUNTER(member) a->inval.member += b->inval.member;
 #include "counters.def"
     for (int k = 0; k < MS_MAX_LEVELS; k++) {

@@ -85,6 +85,14 @@ typedef struct {
 #define MS_MP_COUNTER(member) uint64_t member;
 #include "counters.def"
     uint64_t pattern[MS_NPATTERNS];
+#define MS_SPATIAL_COUNTER(member) uint64_t member;
+#include "counters.def"
+    uint64_t l1_ref_bits; /* with utilisation: the used-mask bits (offsets within an L1 line, as
+                           * l1_used_bytes counts them) of every byte this context referenced,
+                           * OR-ed (ms_counters_add ORs it): which fields of a structure it uses */
+    uint64_t reserved;    /* always 0: 45 words, which gcc indexes (&ctrs[ctx]) in 3 instructions;
+                           * at 44 the hot paths took 2 more per reference (docs/simulator.md,
+                           * "Spatial utilisation", Cost) */
 } ms_counters;
 
 /* One (victim ctx, evictor ctx, level) replacement-cause pair. */
@@ -135,6 +143,10 @@ void ms_sim_access_range(ms_sim *sim, unsigned cpu, uint64_t addr, uint64_t len,
 /* Counters indexed by ctx * nprocs + cpu (nprocs = ms_sim_nprocs; with one processor simply
  * by ctx); *n receives the number of entries (max ctx + 1) * nprocs. */
 const ms_counters *ms_sim_counters(const ms_sim *sim, uint32_t *n);
+
+/* The used-bytes share of what L1 fetched for c (l1_used_bytes / l1_fetched_bytes; 0 when
+ * nothing was fetched): docs/simulator.md, "Spatial utilisation". */
+double ms_counters_utilisation(const ms_counters *c);
 
 /* Number of simulated processors (the config's nprocs, at least 1). */
 unsigned ms_sim_nprocs(const ms_sim *sim);

@@ -39,12 +39,19 @@ typedef struct {
     uint8_t *fp;         /* with order words: per way a fingerprint byte of its line
                             * (ms_line_fp; 0 in empty ways), so that a search compares eight
                             * ways at a time (ms_cache_find); 8 bytes of padding at the end */
+    uint64_t *used;      /* with aux (L1): per way, the granules of its line referenced since
+                            * it was filled (bit i = bytes [i*g, (i+1)*g), g = max(line/64, 1)) */
+    uint32_t *owner;     /* with aux: per way, the counters index (ctx * nprocs + cpu) whose
+                            * miss filled it: its l1_used_bytes get the line's used bytes */
     uint64_t *plru_bits; /* PLRU only: tree node n of set s is bit s*ways + n (n = 1..ways-1) */
     uint64_t set_mask;   /* nsets - 1 */
     uint32_t ways;
     ms_policy policy;
     uint64_t rng; /* xorshift64 state (random policy), seeded per level: deterministic */
-    size_t tags_bytes, order_bytes, aux_bytes, plru_bytes, fp_bytes;
+    size_t tags_bytes, order_bytes, aux_bytes, plru_bytes, fp_bytes, used_bytes, owner_bytes;
+    uint64_t filled;     /* ms_cache_fill: index (set * ways + way) of the way it filled */
+    uint64_t gone_used;  /* ms_cache_fill and ms_cache_remove: the used mask and owner of the */
+    uint32_t gone_owner; /* line that left (0 and 0 when none did, or without aux) */
 } ms_cache;
 
 /* LRU order words (cache.c): nibble i is the way holding the i-th most recent line. */
@@ -368,6 +375,9 @@ struct ms_sim {
     unsigned line_shift[MS_MAX_LEVELS];
     unsigned meta_shift[MS_MAX_LEVELS]; /* level line -> linemeta key (L1-line granularity) */
     uint64_t stall[MS_MAX_LEVELS + 1];  /* by serving level; [nlevels] = memory */
+    unsigned gran_shift;                /* log2 of a used-mask granule (L1 line / 64, >= 1 byte) */
+    uint64_t cur_bits;                  /* the used-mask bits of the line being simulated (util) */
+    int util;                           /* cfg.utilisation: used masks kept, the _util paths run */
     ms_linemeta meta;                   /* per-line records (sim_internal.h, coherence.c) */
     ms_view view0;                      /* the one processor's view (nprocs == 1) */
     uint32_t inval_mark;                /* MS_META_INVAL with coherence, else 0 */
@@ -398,12 +408,59 @@ typedef struct {
 /* A level of the hierarchy: the cache (level index k; L1 keeps each line's shadow node next
  * to its way) and its fully associative shadow of 1/shadow_div of the level's lines (a
  * partition of a set-partitioned simulation, psim.h). 0 or -1 (no memory). */
-int ms_level_init(ms_cache *c, ms_fa *fa, const ms_level_config *lv, unsigned k, uint32_t shadow_div, ms_mem *mem);
+int ms_level_init(ms_cache *c, ms_fa *fa, const ms_level_config *lv, unsigned k, uint32_t shadow_div, int util,
+                  ms_mem *mem);
 
 /* ms_sim_create for one of shadow_div partitions (psim.h): every 3C shadow holds 1/shadow_div
  * of its level's lines. */
 int ms_sim_create_part(ms_sim **out, const ms_hier_config *cfg, const ms_allocator *alloc, uint32_t shadow_div);
 void ms_level_free(ms_cache *c, ms_fa *fa, ms_mem *mem);
+
+/* Spatial utilisation (docs/simulator.md). The used-mask bits of bytes [addr, addr+size) within
+ * L1 line `line` (the part of the reference that falls in it). */
+static inline uint64_t ms_used_bits(const ms_sim *sim, uint64_t line, uint64_t addr, uint32_t size)
+{
+    uint64_t lo = line << sim->l1_shift, hi = lo + ((1ull << sim->l1_shift) - 1);
+    uint64_t last = addr + (size ? size - 1 : 0);
+    if (addr < lo) addr = lo;
+    if (last > hi) last = hi;
+    return ms_used_mask(sim->l1_shift, addr - lo, last - lo);
+}
+/* The same for a reference known to lie in one line (the hot paths): no clipping. */
+static inline uint64_t ms_used_bits_in(const ms_sim *sim, uint64_t addr, uint32_t size)
+{
+    uint64_t lo = addr & ((1ull << sim->l1_shift) - 1);
+    if (__builtin_expect(sim->gran_shift == 0, 1))        /* lines of up to 64 bytes: bit = byte */
+        return (~0ull >> (63 - ((size - 1) & 63))) << lo; /* size bits (size 0: defined, unused) */
+    unsigned a = (unsigned)(lo >> sim->gran_shift), b = (unsigned)((lo + size - (size != 0)) >> sim->gran_shift);
+    return (~0ull >> (63 - (b - a))) << a;
+}
+/* The used-mask bits of every byte of a reference at their offsets within the line, whichever
+ * line: a straddling reference's part in the next line wraps to the low bits (l1_ref_bits). */
+static inline uint64_t ms_ref_bits(const ms_sim *sim, uint64_t addr, uint32_t size)
+{
+    uint64_t line = 1ull << sim->l1_shift, lo = addr & (line - 1), hi = lo + (size ? size - 1 : 0);
+    if (hi < line) return ms_used_mask(sim->l1_shift, lo, hi);
+    return ms_used_mask(sim->l1_shift, lo, line - 1) |
+           ms_used_mask(sim->l1_shift, 0, hi - line < line ? hi - line : line - 1);
+}
+/* A line left L1 (or the simulation ended) with used mask `used`: its used bytes go to the
+ * counters that fetched it. */
+static inline void ms_credit_used(ms_sim *sim, uint64_t used, uint32_t owner)
+{
+    if (used) sim->ctrs[owner].l1_used_bytes += (uint64_t)__builtin_popcountll(used) << sim->gran_shift;
+}
+/* L1 (with used masks) just filled a way for counters c: credit the line that left, start the
+ * new line's mask with the current reference's bits, count the fetched bytes. */
+static inline void ms_used_fill(ms_sim *sim, ms_cache *l1, ms_counters *c)
+{
+    ms_credit_used(sim, l1->gone_used, l1->gone_owner);
+    l1->used[l1->filled] = sim->cur_bits;
+    l1->owner[l1->filled] = (uint32_t)(c - sim->ctrs);
+    c->l1_fetched_bytes += 1ull << sim->l1_shift;
+}
+/* End of a simulation: credit every line still in cache l1 (with used masks), then clear them. */
+void ms_used_flush(ms_sim *sim, ms_cache *l1);
 
 /* Count one reference as a read or a write, and its stall, on counters c. */
 static inline void ms_count_reference(ms_counters *c, unsigned write)
@@ -428,14 +485,18 @@ uint32_t *ms_line_record(ms_sim *sim, int level, uint64_t line);
 int ms_simulate_miss(ms_sim *sim, const ms_view *v, uint64_t addr, unsigned write, uint32_t ctx, ms_counters *c,
                      ms_line_outcome *out);
 /* One line of a reference in view v; the L1 hit is inlined. l1 and fa0 are v's L1 and its
- * shadow (passed apart so that the one-processor path addresses sim->cache[0] directly).
- * Returns the serving level (out is only written on a miss). */
-static inline int ms_simulate_line(ms_sim *sim, const ms_view *v, ms_cache *l1, ms_fa *fa0, uint64_t addr,
-                                   unsigned write, uint32_t ctx, ms_counters *c, ms_line_outcome *out)
+ * shadow (passed apart so that the one-processor path addresses sim->cache[0] directly);
+ * util: sim->util (a constant where the caller has one), the hit ORs sim->cur_bits into the
+ * line's used mask. Returns the serving level (out is only written on a miss). */
+static inline __attribute__((always_inline)) int ms_simulate_line(ms_sim *sim, const ms_view *v, ms_cache *l1,
+                                                                  ms_fa *fa0, uint64_t addr, unsigned write,
+                                                                  uint32_t ctx, ms_counters *c, ms_line_outcome *out,
+                                                                  int util)
 {
     uint64_t line = addr >> sim->l1_shift;
     int way = ms_cache_lookup(l1, line, write);
     if (way < 0) return ms_simulate_miss(sim, v, addr, write, ctx, c, out);
+    if (util) l1->used[(line & l1->set_mask) * l1->ways + (uint32_t)way] |= sim->cur_bits;
     ms_fa_touch(fa0, line, ms_cache_aux(l1, line, way));
     return 0;
 }
@@ -461,8 +522,13 @@ void ms_uni_lru_select(ms_sim *sim);
  * ms_uni_lru_line in one function; anything else (another processor, a new context, a
  * reference straddling lines) goes to ms_sim_access_any. */
 int ms_uni_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx);
+/* The same with spatial utilisation kept (cfg.utilisation): a separate instance, so that the
+ * default path above does no mask work at all. */
+int ms_uni_access_util(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx);
 /* ms_sim_access of every hierarchy (sim.c): the general path. */
 int ms_sim_access_any(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx);
+/* The general path with spatial utilisation kept (the simulator of a cfg.utilisation run). */
+int ms_sim_access_any_util(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx);
 
 /* ---- multiprocessor (coherence.c) ---- */
 

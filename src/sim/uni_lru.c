@@ -8,7 +8,9 @@
 #include "sim_internal.h"
 
 /* The helpers below take the level's number of ways as an argument: a constant in the
- * instances for the presets' geometries (uni_line_*), so that searches unroll. */
+ * instances for the presets' geometries (uni_line_*), so that searches unroll. U (0 or 1, a
+ * constant in every instance) says whether spatial utilisation is kept (cfg.utilisation: the
+ * _util instances); without it no used mask or owner is touched. */
 #define INLINE static inline __attribute__((always_inline))
 
 /* A hit in way w > 0 of set set_no: the line moves to way 0, the old front line to way w. */
@@ -40,7 +42,7 @@ INLINE int lower_lookup(ms_cache *c, uint64_t line, uint32_t ways)
  * record bookkeeping of fill_level in sim.c. n is the number of levels (a record holds n
  * held/evictor words, then n shadow nodes). */
 INLINE void lru_fill(ms_sim *sim, int k, uint64_t line, uint32_t *rec, unsigned dirty, uint32_t ctx, ms_counters *c,
-                     uint32_t ways, int n)
+                     uint32_t ways, int n, int U)
 {
     ms_cache *cache = &sim->cache[k];
     uint64_t set_no = line & cache->set_mask;
@@ -60,6 +62,16 @@ INLINE void lru_fill(ms_sim *sim, int k, uint64_t line, uint32_t *rec, unsigned 
         victim_node = aux[way];
         aux[way] = aux[0];
         aux[0] = rec[n];
+    }
+    if (k == 0 && U) {
+        uint32_t *owner = cache->owner + base;
+        uint64_t *used = cache->used + base;
+        if (victim != MS_TAG_EMPTY) ms_credit_used(sim, used[way], owner[way]);
+        used[way] = used[0];
+        owner[way] = owner[0];
+        used[0] = sim->cur_bits;
+        owner[0] = ctx; /* one processor: the counters index is ctx */
+        c->l1_fetched_bytes += 1ull << sim->l1_shift;
     }
     rec[k] |= MS_META_HELD;
     if (victim == MS_TAG_EMPTY) return;
@@ -96,7 +108,7 @@ INLINE void count_miss(ms_sim *sim, ms_counters *c, int k, unsigned write, uint3
 
 /* Everything but an L1 hit in way 0 (ms_uni_access), for n levels of w0, w1, w2 ways. */
 INLINE int uni_line_t(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, ms_counters *c, int n, uint32_t w0,
-                      uint32_t w1, uint32_t w2)
+                      uint32_t w1, uint32_t w2, int U)
 {
     ms_cache *l1 = &sim->cache[0];
     uint64_t set_no = line & l1->set_mask;
@@ -110,9 +122,18 @@ INLINE int uni_line_t(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, 
             lru_promote(l1, set_no, set, (uint32_t)w, write, w0);
             aux[w] = aux[0];
             aux[0] = a;
+            if (U) {
+                uint32_t *owner = l1->owner + base, o = owner[w];
+                uint64_t *used = l1->used + base, u = used[w];
+                owner[w] = owner[0];
+                owner[0] = o;
+                used[w] = used[0];
+                used[0] = u;
+            }
         } else {
             set[0] |= write;
         }
+        if (U) l1->used[base] |= sim->cur_bits;
         ms_fa_touch(&sim->fa[0], line, l1->aux + base);
         return 0;
     }
@@ -141,9 +162,9 @@ INLINE int uni_line_t(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, 
             }
         }
     }
-    if (k > 2) lru_fill(sim, 2, line, rec, 0, ctx, c, w2, n);
-    if (k > 1) lru_fill(sim, 1, line, rec, 0, ctx, c, w1, n);
-    lru_fill(sim, 0, line, rec, write, ctx, c, w0, n);
+    if (k > 2) lru_fill(sim, 2, line, rec, 0, ctx, c, w2, n, U);
+    if (k > 1) lru_fill(sim, 1, line, rec, 0, ctx, c, w1, n, U);
+    lru_fill(sim, 0, line, rec, write, ctx, c, w0, n, U);
     count_miss(sim, c, 0, write, ctx, cause[0], evictor[0]);
     if (k > 1) count_miss(sim, c, 1, write, ctx, cause[1], evictor[1]);
     if (k > 2) count_miss(sim, c, 2, write, ctx, cause[2], evictor[2]);
@@ -152,33 +173,35 @@ INLINE int uni_line_t(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, 
 }
 
 /* The instances: any geometry the path applies to, and the presets' (x86: 8/16/16 ways,
- * x86-l2 and cachegrind: 8/16). */
-static int uni_line_any(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, ms_counters *c)
-{
-    int n = sim->nlevels;
-    return uni_line_t(sim, line, write, ctx, c, n, sim->cache[0].ways, n > 1 ? sim->cache[1].ways : 1,
-                      n > 2 ? sim->cache[2].ways : 1);
-}
-
-static int uni_line_8_16(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, ms_counters *c)
-{
-    return uni_line_t(sim, line, write, ctx, c, 2, 8, 16, 1);
-}
-
-static int uni_line_8_16_16(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, ms_counters *c)
-{
-    return uni_line_t(sim, line, write, ctx, c, 3, 8, 16, 16);
-}
+ * x86-l2 and cachegrind: 8/16), each without and with utilisation (U). */
+#define UNI_LINE_INSTANCES(SUFFIX, U)                                                                             \
+    static int uni_line_any##SUFFIX(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, ms_counters *c)     \
+    {                                                                                                             \
+        int n = sim->nlevels;                                                                                     \
+        return uni_line_t(sim, line, write, ctx, c, n, sim->cache[0].ways, n > 1 ? sim->cache[1].ways : 1,        \
+                          n > 2 ? sim->cache[2].ways : 1, U);                                                     \
+    }                                                                                                             \
+    static int uni_line_8_16##SUFFIX(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, ms_counters *c)    \
+    {                                                                                                             \
+        return uni_line_t(sim, line, write, ctx, c, 2, 8, 16, 1, U);                                              \
+    }                                                                                                             \
+    static int uni_line_8_16_16##SUFFIX(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, ms_counters *c) \
+    {                                                                                                             \
+        return uni_line_t(sim, line, write, ctx, c, 3, 8, 16, 16, U);                                             \
+    }
+UNI_LINE_INSTANCES(, 0)
+UNI_LINE_INSTANCES(_util, 1)
 
 void ms_uni_lru_select(ms_sim *sim)
 {
     uint32_t w[MS_MAX_LEVELS] = { 0 };
     for (int k = 0; k < sim->nlevels; k++) w[k] = sim->cache[k].ways;
-    sim->uni_line = uni_line_any;
+    int u = sim->util;
+    sim->uni_line = u ? uni_line_any_util : uni_line_any;
     if (sim->nlevels == 2 && w[0] == 8 && w[1] == 16)
-        sim->uni_line = uni_line_8_16;
+        sim->uni_line = u ? uni_line_8_16_util : uni_line_8_16;
     else if (sim->nlevels == 3 && w[0] == 8 && w[1] == 16 && w[2] == 16)
-        sim->uni_line = uni_line_8_16_16;
+        sim->uni_line = u ? uni_line_8_16_16_util : uni_line_8_16_16;
 }
 
 int ms_uni_lru_line(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, ms_counters *c)
@@ -194,15 +217,19 @@ __attribute__((noinline)) static int uni_shadow_hit(ms_sim *sim, uint64_t line, 
     return 0;
 }
 
-int ms_uni_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
+/* ms_uni_access (U 0) and ms_uni_access_util (U 1). */
+INLINE int uni_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx, int U)
 {
     uint64_t line = addr >> sim->l1_shift;
     if (__builtin_expect(cpu != 0 || ctx >= sim->nctx || ((addr + size - 1) >> sim->l1_shift) != line, 0))
-        return ms_sim_access_any(sim, cpu, addr, size, flags, ctx);
+        return U ? ms_sim_access_any_util(sim, cpu, addr, size, flags, ctx)
+                 : ms_sim_access_any(sim, cpu, addr, size, flags, ctx);
     unsigned write = flags & MS_TAG_DIRTY; /* MS_ACC_WRITE == MS_TAG_DIRTY */
     ms_counters *c = &sim->ctrs[ctx];
+    uint64_t bits = U ? ms_used_bits_in(sim, addr, size) : 0;
+    if (U) c->l1_ref_bits |= bits;
     if (sim->win.on) {
-        int r = ms_window_ref(&sim->win, line, write);
+        int r = ms_window_ref(&sim->win, line, write, bits);
         if (r > 0) ms_sim_window_ops(sim, sim->win.ops, (uint32_t)r);
         ms_count_reference(c, write);
         if (r < 0) /* an L1 hit the window counts */
@@ -213,10 +240,24 @@ int ms_uni_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsig
     ms_cache *l1 = &sim->cache[0];
     uint64_t base = (line & l1->set_mask) * l1->ways;
     uint64_t *set = l1->tags + base;
-    if (__builtin_expect((set[0] >> 1) != line, 0)) return sim->uni_line(sim, line, write, ctx, c);
+    if (__builtin_expect((set[0] >> 1) != line, 0)) {
+        if (U) sim->cur_bits = bits;
+        return sim->uni_line(sim, line, write, ctx, c);
+    }
     set[0] |= write;
+    if (U) l1->used[base] |= bits;
     if (line != sim->fa[0].mru_line) return uni_shadow_hit(sim, line, l1->aux + base);
     return 0;
+}
+
+int ms_uni_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
+{
+    return uni_access(sim, cpu, addr, size, flags, ctx, 0);
+}
+
+int ms_uni_access_util(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
+{
+    return uni_access(sim, cpu, addr, size, flags, ctx, 1);
 }
 
 int ms_uni_lru_applies(const ms_hier_config *cfg)

@@ -54,6 +54,7 @@ static void add(ms_window *w, uint64_t line, unsigned slot)
     e->line = line;
     e->last = ++w->seq;
     e->dirty = 0;
+    e->used = 0;
     w->member[w->n++] = (uint8_t)slot;
     w->set_count[line & w->set_mask]++;
     w->last_line = line;
@@ -81,7 +82,8 @@ uint32_t ms_window_close(ms_window *w)
     while (keep < n && order[keep].pos > order[keep - 1].pos) keep++;
     for (uint32_t j = 0; j < n; j++) {
         ms_win_entry *e = &w->slot[w->member[order[j].pos]];
-        if (j >= keep || e->dirty) w->ops[nops++] = (ms_win_op){ e->line, (uint8_t)(j >= keep), e->dirty };
+        if (j >= keep || e->dirty || e->used)
+            w->ops[nops++] = (ms_win_op){ e->line, (uint8_t)(j >= keep), e->dirty, e->used };
         w->set_count[e->line & w->set_mask]--;
         e->line = MS_WIN_EMPTY;
     }
@@ -122,12 +124,20 @@ void ms_sim_window_ops(ms_sim *sim, const ms_win_op *ops, uint32_t n)
 {
     ms_cache *l1 = &sim->cache[0];
     for (uint32_t i = 0; i < n; i++) {
+        uint64_t line = ops[i].line, set_no = line & l1->set_mask;
         if (ops[i].rereference) {
-            int way = ms_cache_lookup(l1, ops[i].line, ops[i].dirty);
-            if (way >= 0) /* always: lines of the window stay in L1 */
-                ms_fa_touch(&sim->fa[0], ops[i].line, ms_cache_aux(l1, ops[i].line, way));
-        } else if (ops[i].dirty) {
-            ms_cache_mark_dirty(l1, ops[i].line); /* dirty bit, order unchanged */
+            int way = ms_cache_lookup(l1, line, ops[i].dirty);
+            if (way < 0) continue; /* never: lines of the window stay in L1 */
+            if (ops[i].used && l1->used) l1->used[set_no * l1->ways + (uint32_t)way] |= ops[i].used;
+            ms_fa_touch(&sim->fa[0], line, ms_cache_aux(l1, line, way));
+            continue;
         }
+        if (ops[i].used && l1->used) { /* utilisation: the line's way, order unchanged */
+            int way = l1->fp ? ms_cache_find(l1, set_no, line) : -1;
+            for (uint32_t w = 0; way < 0 && w < l1->ways; w++)
+                if ((l1->tags[set_no * l1->ways + w] >> 1) == line) way = (int)w;
+            if (way >= 0) l1->used[set_no * l1->ways + (uint32_t)way] |= ops[i].used;
+        }
+        if (ops[i].dirty) ms_cache_mark_dirty(l1, line); /* dirty bit, order unchanged */
     }
 }

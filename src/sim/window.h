@@ -27,6 +27,7 @@ typedef struct {
     uint64_t line; /* MS_WIN_EMPTY = free slot */
     uint64_t last; /* sequence number of the line's last reference in the window */
     uint8_t dirty; /* a counted-only write: the L1 line's dirty bit is set on closing */
+    uint64_t used; /* used-mask bits of counted-only references: OR-ed into L1's on closing */
 } ms_win_entry;
 
 /* What a closing window asks of the simulator for one of its lines, in order. */
@@ -34,6 +35,7 @@ typedef struct {
     uint64_t line;       /* L1 line number */
     uint8_t rereference; /* 1: reference it again (an L1 hit, not counted); 0: only dirty */
     uint8_t dirty;       /* set its dirty bit */
+    uint64_t used;       /* OR these bits into its used mask (spatial utilisation) */
 } ms_win_op;
 
 typedef struct {
@@ -61,6 +63,16 @@ typedef struct {
 int ms_window_init(ms_window *w, const ms_hier_config *cfg, ms_mem *mem);
 void ms_window_free(ms_window *w, ms_mem *mem);
 
+/* Spatial utilisation (docs/simulator.md): the used-mask bits of bytes lo..hi (inclusive
+ * offsets within one L1 line of 2^line_shift bytes): bit i covers bytes [i*g, (i+1)*g),
+ * g = max(line/64, 1). */
+static inline uint64_t ms_used_mask(unsigned line_shift, uint64_t lo, uint64_t hi)
+{
+    unsigned g = line_shift > 6 ? line_shift - 6 : 0;
+    unsigned a = (unsigned)(lo >> g), b = (unsigned)(hi >> g);
+    return (~0ull >> (63 - (b - a))) << a; /* b - a + 1 bits from bit a */
+}
+
 /* Out-of-line part of ms_window_ref: line is not in the window. */
 int ms_window_join(ms_window *w, uint64_t line, unsigned slot);
 
@@ -69,9 +81,10 @@ static inline unsigned ms_window_slot(uint64_t line)
     return (unsigned)((line * 0x9E3779B97F4A7C15ull) >> (64 - MS_WIN_SLOT_BITS));
 }
 
-/* One reference (w->on) to L1 line `line`: < 0 to count it only, else the number of
- * operations in w->ops to apply before simulating it in full. */
-static inline int ms_window_ref(ms_window *w, uint64_t line, unsigned write)
+/* One reference (w->on) to L1 line `line`, bytes `bits` of it (the used mask's bits,
+ * sim_internal.h ms_used_bits; 0 where utilisation is not kept): < 0 to count it only, else
+ * the number of operations in w->ops to apply before simulating it in full. */
+static inline int ms_window_ref(ms_window *w, uint64_t line, unsigned write, uint64_t bits)
 {
     if (w->pause) {
         w->pause--;
@@ -90,6 +103,7 @@ static inline int ms_window_ref(ms_window *w, uint64_t line, unsigned write)
         w->last_entry = e;
     }
     e->dirty |= (uint8_t)write;
+    e->used |= bits;
     w->filtered++;
     return -1;
 }

@@ -174,12 +174,16 @@ static void run_case(const char *text, shape sh, int n, uint64_t seed, int windo
     const ms_counters *c2 = oracle_ms_sim_counters(ora, &n2);
     CHECK_EQ_INT(n1, n2);
     int bad = 0;
-    for (uint32_t i = 0; i < n1 && i < n2 && !bad; i++)
-        if (memcmp(&c1[i], &c2[i], sizeof c1[i]) != 0) {
+    for (uint32_t i = 0; i < n1 && i < n2 && !bad; i++) {
+        ms_counters live = c1[i];
+#define MS_SPATIAL_COUNTER(member) live.member = 0; /* the oracle predates them */
+#include "sim/counters.def"
+        if (memcmp(&live, &c2[i], sizeof live) != 0) {
             fprintf(stderr, "%s: counters of row %u (ctx %u, cpu %u) differ from the oracle\n", name, i, i / nprocs,
                     i % nprocs);
             bad = 1;
         }
+    }
     static rows e1, e2, v1, v2;
     e1.n = e2.n = v1.n = v2.n = 0;
     ms_sim_each_eviction(sim, add_eviction, &e1);

@@ -302,7 +302,7 @@ static void test_totals_memory_and_oom(void)
     /* Budgets from none to a few allocations past creation: creation fails cleanly, then a
      * created simulator runs out of memory for counters, records and pairs. */
     int created = 0;
-    for (long budget = 0; budget < 20; budget++) {
+    for (long budget = 0; budget < 24; budget++) {
         test_heap small = { 0, budget };
         ms_allocator sa = test_allocator(&small);
         ms_sim *s = NULL;

@@ -193,9 +193,13 @@ int main(void)
     compare("L1=4K:2:64:1:random;mem=50", refs, n, 1); /* random replacement: one */
     n = strided_stream();
     compare("L1=4K:2:64:1,L2=64K:8:64:10;mem=100", refs, n, 16);
+    /* Spatial utilisation: each line's mask lives in one partition, the merged counters (used
+     * bytes summed, referenced offsets OR-ed) are those of one simulator. */
+    compare("L1=4K:2:64:1,L2=64K:8:64:10;mem=100;util=1", refs, n, 16);
     /* Multiprocessor: coherence, invalidation pairs, regions, patterns. */
     n = random_stream(4, 1);
     compare("L1=4K:2:64:1,L2=64K:8:64:10;mem=100;procs=4", refs, n, 16);
+    compare("L1=4K:2:64:1,L2=64K:8:64:10;mem=100;procs=4;util=1", refs, n, 16);
     compare("L1=4K:2:64:1,L2=64K:8:64:10;mem=100;procs=4;shared=2;nodes=2", refs, n, 16);
     /* A 1 KiB coherence unit: the key is the unit number; 4 KiB / 2 ways / 1 KiB = 2. */
     compare("L1=4K:2:64:1;mem=100;procs=4;unit=1024", refs, n, 2);

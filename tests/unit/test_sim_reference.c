@@ -227,11 +227,15 @@ static void run_case(const char *name, int nlevels, const int geom[][3], int mem
     uint32_t nctx = 0;
     const ms_counters *got = ms_sim_counters(sim, &nctx);
     int bad = 0;
-    for (int c = 0; c < NCTX && c < (int)nctx; c++)
-        if (memcmp(&got[c], &r->ctr[c], sizeof got[c]) != 0) {
+    for (int c = 0; c < NCTX && c < (int)nctx; c++) {
+        ms_counters live = got[c];
+#define MS_SPATIAL_COUNTER(member) live.member = 0; /* not modelled here: test_sim_util */
+#include "sim/counters.def"
+        if (memcmp(&live, &r->ctr[c], sizeof live) != 0) {
             fprintf(stderr, "%s: counters of context %d differ from the reference model\n", name, c);
             bad = 1;
         }
+    }
     pair_list p = { .n = 0 };
     ms_sim_each_eviction(sim, collect, &p);
     int expected_pairs = 0;

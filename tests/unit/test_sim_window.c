@@ -133,7 +133,7 @@ static void in_front(const char *config, int n)
             ms_sim_window_ops(front, w.ops, ms_window_close(&w));
             ms_sim_access(front, 0, addr, 8, flags, ctx);
         } else {
-            int got = ms_window_ref(&w, addr >> 6, flags & MS_ACC_WRITE);
+            int got = ms_window_ref(&w, addr >> 6, flags & MS_ACC_WRITE, ms_used_bits(front, addr >> 6, addr, 8));
             if (got < 0) {
                 (flags ? writes : reads)[ctx]++;
             } else {
