@@ -8,6 +8,7 @@
  * usage: heapcounters [packed|aligned] [SAMPLES]   (threads: OMP_NUM_THREADS, at most 16)
  */
 #include <omp.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,11 @@ int main(int argc, char **argv)
     long *c[MAXT];
     if (!samples) return 1;
     for (int i = 0; i < n; i++) samples[i] = i % 3;
+    /* Counters 2k and 2k+1 share a line whatever the heap held before (the environment's and
+     * libomp's allocations move it): the first counter starts in the first half of a line.
+     * A probe there is freed (malloc gives its chunk back at once), else kept. */
+    void *probe = aligned ? NULL : malloc(sizeof(long));
+    if (probe && ((uintptr_t)probe & 63) < 32) free(probe);
     for (int t = 0; t < nt; t++) {
         c[t] = aligned ? aligned_alloc(64, 64) : malloc(sizeof(long));
         if (!c[t]) return 1;
