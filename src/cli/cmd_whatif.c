@@ -13,6 +13,7 @@
 
 #include "../analysis/analyze.h"
 #include "../analysis/findings.h"
+#include "../replay/allocmove.h"
 #include "../replay/remap.h"
 #include "../report/report.h"
 #include "../util/strbuf.h"
@@ -39,12 +40,16 @@ static const char USAGE[] =
     "  --row DATA=BYTES     DATA's element is BYTES long (a row of a matrix: --pad then pads\n"
     "                       the leading dimension); default: the scalar its name's type\n"
     "                       names (double*.Y: 8), else one allocation of a heap bin\n"
+    "  --no-allocator       move only the named bins (default: also the heap blocks that\n"
+    "                       glibc's malloc would place elsewhere once a block grows or is\n"
+    "                       realigned: the blocks mapped after a grown mapping, the arena\n"
+    "                       chunks after a grown chunk; docs/whatif.md)\n"
     "Output:\n"
     "  -o, --output FILE    write the comparison to FILE (default: standard output)\n"
     "  --json FILE          write the predicted result as 'memspy run --json' does\n"
     "  -h, --help           this help\n\n" MS_CACHE_OPTIONS_HELP;
 
-enum { OPT_PAD = MS_OPT_FIRST_FREE, OPT_ALIGN, OPT_OFFSET, OPT_ROW };
+enum { OPT_PAD = MS_OPT_FIRST_FREE, OPT_ALIGN, OPT_OFFSET, OPT_ROW, OPT_NO_ALLOCATOR };
 
 /* One DATA=BYTES option. */
 typedef struct {
@@ -60,6 +65,7 @@ typedef struct {
     ms_interleave mode;
     change *changes;
     size_t nchanges;
+    int no_allocator; /* --no-allocator */
     ms_strbuf text; /* the changes as given, quoted for a shell: "--pad 'double*.Y=2424' ..." */
 } whatif_opts;
 
@@ -97,6 +103,7 @@ static int parse_options(int argc, char **argv, whatif_opts *o, int *done)
         { "align", required_argument, NULL, OPT_ALIGN },
         { "offset", required_argument, NULL, OPT_OFFSET },
         { "row", required_argument, NULL, OPT_ROW },
+        { "no-allocator", no_argument, NULL, OPT_NO_ALLOCATOR },
         { "json", required_argument, NULL, MS_OPT_JSON_FILE },
         { "output", required_argument, NULL, 'o' },
         { "help", no_argument, NULL, 'h' },
@@ -115,6 +122,7 @@ static int parse_options(int argc, char **argv, whatif_opts *o, int *done)
         case OPT_ROW:
             if ((rc = take_change(o, opt, optarg)) != 0) return rc;
             break;
+        case OPT_NO_ALLOCATOR: o->no_allocator = 1; break;
         case MS_OPT_JSON_FILE: o->json = optarg; break;
         case 'o': o->output = optarg; break;
         case 'h':
@@ -130,6 +138,7 @@ static int parse_options(int argc, char **argv, whatif_opts *o, int *done)
     int layout = 0;
     for (size_t i = 0; i < o->nchanges; i++) layout |= o->changes[i].kind != OPT_ROW;
     if (!layout) return ms_cli_usage_error("whatif", "no change given: --pad, --align or --offset");
+    if (o->no_allocator) ms_strbuf_adds(&o->text, " --no-allocator");
     char err[256];
     if (ms_cache_opts_interleave(&o->cache, &o->mode, err, sizeof err) < 0 ||
         ms_cache_opts_code_bins(&o->cache, err, sizeof err) < 0)
@@ -137,10 +146,13 @@ static int parse_options(int argc, char **argv, whatif_opts *o, int *done)
     return 0;
 }
 
-/* A remapped bin as the report names it. */
+/* The remapped bins as the report names them (entry i is rm's bin i): the first nuser named by
+ * the changes, then those the allocator moves; moved: the allocator's move of each. */
 typedef struct {
     char **names, **layouts;
-    size_t n;
+    int64_t *moved;
+    size_t n, nuser;
+    char *allocator; /* one line on what the allocator moves, NULL: nothing */
 } changed_bins;
 
 static void changed_bins_free(changed_bins *c)
@@ -151,6 +163,23 @@ static void changed_bins_free(changed_bins *c)
     }
     free(c->names);
     free(c->layouts);
+    free(c->moved);
+    free(c->allocator);
+}
+
+/* Append an entry named name. Returns 0 or -1 (out of memory). */
+static int push_bin(changed_bins *c, const char *name)
+{
+    char **nv = realloc(c->names, (c->n + 1) * sizeof *nv);
+    if (nv) c->names = nv;
+    char **lv = nv ? realloc(c->layouts, (c->n + 1) * sizeof *lv) : NULL;
+    if (lv) c->layouts = lv;
+    int64_t *mv = lv ? realloc(c->moved, (c->n + 1) * sizeof *mv) : NULL;
+    if (mv) c->moved = mv;
+    if (!mv || !(c->names[c->n] = strdup(name))) return -1;
+    c->layouts[c->n] = NULL;
+    c->moved[c->n++] = 0;
+    return 0;
 }
 
 /* The remap entry of data bin d of the baseline (requested by pattern), from every change
@@ -200,13 +229,8 @@ static int add_bin(const whatif_opts *o, const ms_model *base, const ms_raw *raw
             return ms_cli_usage_error("whatif", "%s is named by two patterns: give its changes under one name",
                                       base->data[d].name);
     long k = ms_remap_add(rm, &b);
-    char **nv = realloc(out->names, (out->n + 1) * sizeof *nv);
-    if (nv) out->names = nv;
-    char **lv = nv ? realloc(out->layouts, (out->n + 1) * sizeof *lv) : NULL;
-    if (lv) out->layouts = lv;
-    if (k < 0 || !nv || !lv || !(out->names[out->n] = strdup(base->data[d].name)))
-        return ms_cli_error("whatif", "out of memory");
-    out->layouts[out->n++] = NULL;
+    if (k < 0 || push_bin(out, base->data[d].name) < 0) return ms_cli_error("whatif", "out of memory");
+    out->nuser = out->n;
     for (size_t i = 0; i < raw->ncontexts; i++)
         if (raw->contexts[i].bin == b.id) ms_remap_bind(rm, raw->contexts[i].ctx, (size_t)k);
     return 0;
@@ -243,6 +267,10 @@ static int describe(const ms_remap *rm, changed_bins *c)
         ms_strbuf s = MS_STRBUF_INIT;
         if (b->lo == b->hi) {
             ms_strbuf_addf(&s, "%s: never accessed in the recording, unchanged", c->names[i]);
+        } else if (i >= c->nuser) {
+            ms_strbuf_addf(&s, "%s: %llu bytes at 0x%llx, moved by %lld bytes by the allocator -> 0x%llx", c->names[i],
+                           (unsigned long long)(b->hi - b->lo), (unsigned long long)b->lo, (long long)c->moved[i],
+                           (unsigned long long)b->base);
         } else {
             ms_strbuf_addf(&s, "%s: %llu bytes at 0x%llx", c->names[i], (unsigned long long)(b->hi - b->lo),
                            (unsigned long long)b->lo);
@@ -255,10 +283,153 @@ static int describe(const ms_remap *rm, changed_bins *c)
                                (unsigned long long)b->elem);
             ms_strbuf_addf(&s, " -> 0x%llx", (unsigned long long)b->base);
             if (unit && b->stride != unit) ms_strbuf_addf(&s, ", every %llu bytes", (unsigned long long)b->stride);
+            if (c->moved[i]) ms_strbuf_addf(&s, " (moved by %lld bytes by the allocator)", (long long)c->moved[i]);
         }
         if (!(c->layouts[i] = ms_strbuf_take(&s))) return -1;
     }
     return 0;
+}
+
+/* The name the analysis gives raw bin id ("heap bin #ID" when it has none), in buf. */
+static const char *raw_bin_name(const ms_model *names, uint32_t id, char *buf, size_t len)
+{
+    for (size_t d = 0; d < names->ndata; d++)
+        if (names->data[d].raw_ref == id + 1 && names->data[d].name) return names->data[d].name;
+    snprintf(buf, len, "heap bin #%u", id);
+    return buf;
+}
+
+/* The request of a changed block in the changed program: its elements padded. */
+static uint64_t padded_request(const ms_remap_bin *b, uint64_t request)
+{
+    if (!b->pad || !b->elem || b->object) return request;
+    return request / b->elem * b->pad + request % b->elem;
+}
+
+/* The heap blocks of the recording (MS_RAW_HEAP_LAYOUT) with the changes in rm, in v (ids:
+ * their raw bins); how many. */
+static size_t heap_blocks(const ms_raw *raw, const ms_remap *rm, ms_heap_block *v, uint32_t *ids)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < raw->nbins; i++) {
+        const ms_raw_bin *r = &raw->bins[i];
+        if (r->kind != MS_BIN_HEAP || !r->first_seq) continue;
+        ms_heap_block *b = &v[n];
+        memset(b, 0, sizeof *b);
+        b->seq = r->first_seq;
+        b->addr = r->first_addr;
+        b->request = r->first_request;
+        b->word = r->first_chunk;
+        b->blocks = r->objects;
+        b->mapped = r->mapped;
+        for (size_t k = 0; k < rm->nbins; k++) {
+            if (rm->bins[k].id != r->id) continue;
+            uint64_t req = padded_request(&rm->bins[k], r->first_request);
+            b->new_request = req != r->first_request ? req : 0;
+            b->align = rm->bins[k].align;
+        }
+        ids[n++] = r->id;
+    }
+    return n;
+}
+
+/* What the changed blocks do to glibc's placement, in words, into s. */
+static void describe_growth(const ms_model *names, const ms_heap_block *v, const uint32_t *ids, size_t n, ms_strbuf *s)
+{
+    char buf[32];
+    for (size_t i = 0; i < n; i++) {
+        const ms_heap_block *b = &v[i];
+        if (!b->growth && !b->remapped) continue;
+        const char *name = raw_bin_name(names, ids[i], buf, sizeof buf);
+        uint64_t old = b->word & ~(uint64_t)7, now = (uint64_t)((int64_t)old + b->growth);
+        ms_strbuf_adds(s, s->len ? "; " : "");
+        if (b->remapped)
+            ms_strbuf_addf(s, "%s grows past glibc's mmap threshold (%u bytes) and leaves the arena for a mapping "
+                              "of its own (where it lands is not modelled)", name, MS_GLIBC_MMAP_THRESHOLD);
+        else if (b->word & MS_GLIBC_IS_MMAPPED)
+            ms_strbuf_addf(s, "%s's mapping grows from %llu to %llu pages (blocks of %u bytes and more are mapped "
+                              "top-down: it starts lower, and so do the blocks mapped after it)", name,
+                           (unsigned long long)(old / MS_GLIBC_PAGE), (unsigned long long)(now / MS_GLIBC_PAGE),
+                           MS_GLIBC_MMAP_THRESHOLD);
+        else
+            ms_strbuf_addf(s, "%s's arena chunk grows from %llu to %llu bytes (the chunks allocated after it move "
+                              "up as much)", name, (unsigned long long)old, (unsigned long long)now);
+    }
+}
+
+/* The bins the allocator moves by shift (v[i].shift == shift), joined "A, B and C", into s. */
+static void list_moved(const ms_model *names, const ms_heap_block *v, const uint32_t *ids, size_t n, int64_t shift,
+                       ms_strbuf *s)
+{
+    size_t count = 0, total = 0;
+    char buf[32];
+    for (size_t i = 0; i < n; i++) total += v[i].shift == shift;
+    for (size_t i = 0; i < n; i++) {
+        if (v[i].shift != shift) continue;
+        count++;
+        ms_strbuf_adds(s, count == 1 ? "" : count == total ? " and " : ", ");
+        ms_strbuf_adds(s, raw_bin_name(names, ids[i], buf, sizeof buf));
+    }
+}
+
+/* Move in rm (and list in bins) every heap bin glibc would place elsewhere after the
+ * changes: a changed bin's offset grows by its move, a bin not named gets an entry of its own.
+ * Returns 0 or an exit status. */
+static int apply_moves(const ms_raw *raw, const ms_model *names, const ms_heap_block *v, const uint32_t *ids, size_t n,
+                       ms_remap *rm, changed_bins *bins)
+{
+    char buf[32];
+    for (size_t i = 0; i < n; i++) {
+        if (!v[i].shift) continue;
+        size_t k = 0;
+        while (k < rm->nbins && rm->bins[k].id != ids[i]) k++;
+        if (k == rm->nbins) {
+            ms_remap_bin b = { .id = ids[i] };
+            long at = ms_remap_add(rm, &b);
+            if (at < 0 || push_bin(bins, raw_bin_name(names, ids[i], buf, sizeof buf)) < 0)
+                return ms_cli_error("whatif", "out of memory");
+            for (size_t c = 0; c < raw->ncontexts; c++)
+                if (raw->contexts[c].bin == ids[i]) ms_remap_bind(rm, raw->contexts[c].ctx, (size_t)at);
+        }
+        rm->bins[k].offset += v[i].shift;
+        bins->moved[k] = v[i].shift;
+    }
+    return 0;
+}
+
+/* The allocator's consequences of the changes (allocmove.h): the bins it moves, moved in rm,
+ * and a line saying what moved and why in bins->allocator. Returns 0 or an exit status. */
+static int allocator_moves(const ms_raw *raw, const ms_model *names, ms_remap *rm, changed_bins *bins)
+{
+    ms_heap_block *v = calloc(raw->nbins ? raw->nbins : 1, sizeof *v);
+    uint32_t *ids = calloc(raw->nbins ? raw->nbins : 1, sizeof *ids);
+    if (!v || !ids) {
+        free(v);
+        free(ids);
+        return ms_cli_error("whatif", "out of memory");
+    }
+    size_t n = heap_blocks(raw, rm, v, ids);
+    ms_glibc_moves(v, n);
+    int rc = apply_moves(raw, names, v, ids, n, rm, bins);
+    ms_strbuf s = MS_STRBUF_INIT, why = MS_STRBUF_INIT;
+    describe_growth(names, v, ids, n, &why);
+    for (size_t i = 0; !rc && i < n; i++) {
+        int first = v[i].shift != 0;
+        for (size_t j = 0; first && j < i; j++) first = v[j].shift != v[i].shift;
+        if (!first) continue;
+        ms_strbuf_adds(&s, s.len ? ", " : "the allocator moves ");
+        list_moved(names, v, ids, n, v[i].shift, &s);
+        ms_strbuf_addf(&s, " by %lld bytes", (long long)v[i].shift);
+    }
+    if (why.len)
+        ms_strbuf_addf(&s, "%s, as glibc would: %s; --no-allocator moves only the named bins",
+                       s.len ? "" : "the allocator moves nothing", why.s);
+    ms_strbuf_free(&why);
+    if (!rc && s.len && !(bins->allocator = ms_strbuf_take(&s))) rc = ms_cli_error("whatif", "out of memory");
+    ms_strbuf_free(&s);
+    free(v);
+    free(ids);
+    return rc;
 }
 
 /* Replay the recording (observing or remapping through rm) and analyze it into m. Returns
@@ -295,13 +466,15 @@ static int read_raw(const whatif_opts *o, ms_raw *raw)
 }
 
 /* The changed bins, chosen by name in the recording's raw profile (analyzed for its names
- * only), their contexts bound in rm. Returns 0 or an exit status. */
+ * only), their contexts bound in rm; then, unless --no-allocator, the bins the allocator would
+ * move with them. Returns 0 or an exit status. */
 static int plan_bins(const whatif_opts *o, const ms_raw *raw, ms_remap *rm, changed_bins *bins)
 {
     char err[1024];
     ms_model names;
     if (ms_drive_analyze(raw, NULL, NULL, &names, err, sizeof err) < 0) return ms_cli_error("whatif", "%s", err);
     int rc = choose_bins(o, &names, raw, rm, bins);
+    if (!rc && !o->no_allocator) rc = allocator_moves(raw, &names, rm, bins);
     ms_model_free(&names);
     return rc;
 }
@@ -315,10 +488,20 @@ static int write_outputs(const whatif_opts *o, const ms_model *before, const ms_
     FILE *out = stdout;
     if (o->output && ms_out_open(&report, o->output, err, sizeof err) < 0) return ms_cli_error("whatif", "%s", err);
     if (report.f) out = report.f;
-    if (ms_report_whatif(out, before, after, o->text.s, (const char *const *)bins->names,
-                         (const char *const *)bins->layouts, bins->n) < 0 ||
+    /* the changed bins, the allocator's line (no bin of its own), the bins it moved */
+    size_t n = bins->n + (bins->allocator != NULL), at = bins->nuser;
+    const char **names = calloc(n ? n : 1, sizeof *names), **layouts = calloc(n ? n : 1, sizeof *layouts);
+    for (size_t i = 0, k = 0; names && layouts && i < n; i++) {
+        int line = bins->allocator && i == at;
+        names[i] = line ? NULL : bins->names[k];
+        layouts[i] = line ? bins->allocator : bins->layouts[k];
+        k += !line;
+    }
+    if (!names || !layouts || ms_report_whatif(out, before, after, o->text.s, names, layouts, n) < 0 ||
         fflush(out) != 0)
         rc = ms_cli_error("whatif", "cannot write the report");
+    free(names);
+    free(layouts);
     if (!rc && report.f && ms_out_commit(&report, err, sizeof err) < 0) rc = ms_cli_error("whatif", "%s", err);
     ms_out_abort(&report);
     if (!rc && o->json && ms_run_write_json("whatif", after, o->json) < 0) rc = MS_EXIT_USAGE;
@@ -336,7 +519,8 @@ static int predict(whatif_opts *o, json_t *meta)
     for (size_t i = 0; i < raw.ncontexts; i++)
         if (raw.contexts[i].ctx > max_ctx) max_ctx = raw.contexts[i].ctx;
     ms_remap rm;
-    changed_bins bins = { NULL, NULL, 0 };
+    changed_bins bins;
+    memset(&bins, 0, sizeof bins);
     ms_model before, after;
     int have_before = 0, have_after = 0, incomplete = 0;
     char *origin = NULL, *base_origin = NULL, err[256];

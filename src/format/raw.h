@@ -71,6 +71,14 @@
  *                    emitted them: u32 n; n x { u64 pc (a label just before the call), u64
  *                    end (a label just after it, 0 none), str record (text, format in
  *                    src/rt/msplug_abi.h, led by its own version) }
+ *  MS_RAW_HEAP_LAYOUT: where glibc placed the first block of each HEAP bin, for `memspy
+ *                    whatif`'s model of the allocator (docs/whatif.md): u32 n; n x { u32 bin,
+ *                    u64 seq (allocation order of that block among the program's blocks, from
+ *                    1), u64 addr, u64 request (bytes asked for), u64 chunk (glibc's size word
+ *                    below the block: chunk bytes | 4 NON_MAIN_ARENA | 2 IS_MMAPPED), u64
+ *                    mapped (blocks of the bin glibc served by a mapping of their own) }.
+ *                    Added after version 3 as a section (older readers skip it; a raw file
+ *                    without it has no layout: whatif then moves only the changed bins)
  */
 #ifndef MEMSPY_FORMAT_RAW_H
 #define MEMSPY_FORMAT_RAW_H
@@ -102,6 +110,7 @@ enum {
     MS_RAW_CALLS = 12,
     MS_RAW_PLAIN_PCS = 14,
     MS_RAW_DESTS = 16,
+    MS_RAW_HEAP_LAYOUT = 19,
     MS_RAW_END = 0x454e4421u /* "!DNE" */
 };
 
@@ -145,6 +154,8 @@ typedef struct {
     uint64_t addr, size;                 /* GLOBAL; TLS: offset in the TLS block, size */
     uint32_t module;                     /* GLOBAL, TLS */
     char *name; /* GLOBAL, TLS: symbol name; MMAP: file path; MAPPING: label; STACKVAR: variable */
+    /* HEAP, from MS_RAW_HEAP_LAYOUT (first_seq 0: not recorded): the bin's first block */
+    uint64_t first_seq, first_addr, first_request, first_chunk, mapped;
 } ms_raw_bin;
 
 typedef struct {

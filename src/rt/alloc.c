@@ -75,6 +75,7 @@ static void *track(void *p, size_t requested, uintptr_t caller)
     size_t usable = malloc_usable_size(p);
     ms_shadow_fill((uintptr_t)p, usable, bin);
     ms_bins_heap_alloc(bin, requested, usable);
+    ms_bins_heap_placed(bin, (uintptr_t)p, requested);
     touch_header(t, (uintptr_t)p, usable, MS_EV_WRITE, site);
     return p;
 }

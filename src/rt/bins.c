@@ -258,6 +258,22 @@ void ms_bins_heap_free(uint32_t bin, uint64_t usable)
     if (b->kind == MS_BIN_HEAP || b->kind == MS_BIN_MMAP) __atomic_fetch_sub(&b->live, usable, __ATOMIC_RELAXED);
 }
 
+static uint64_t alloc_seq; /* the program's blocks allocated so far */
+
+void ms_bins_heap_placed(uint32_t bin, uintptr_t p, uint64_t requested)
+{
+    ms_bin *b = ms_bin_get(bin);
+    uint64_t word = ((const uint64_t *)p)[-1]; /* glibc's chunk size | NON_MAIN_ARENA 4 | IS_MMAPPED 2 */
+    uint64_t seq = __atomic_add_fetch(&alloc_seq, 1, __ATOMIC_RELAXED), none = 0;
+    if (word & 2) __atomic_fetch_add(&b->mapped, 1, __ATOMIC_RELAXED);
+    if (__atomic_load_n(&b->first_seq, __ATOMIC_RELAXED) ||
+        !__atomic_compare_exchange_n(&b->first_seq, &none, seq, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        return;
+    b->first_addr = p;
+    b->first_request = requested;
+    b->first_chunk = word;
+}
+
 int ms_bin_is_heap(uint32_t bin)
 {
     return bin != MS_BIN_SHARED && bin < ms_bins_count() && ms_bin_get(bin)->kind == MS_BIN_HEAP;
