@@ -306,14 +306,22 @@ static uint64_t padded_request(const ms_remap_bin *b, uint64_t request)
     return request / b->elem * b->pad + request % b->elem;
 }
 
-/* The heap blocks of the recording (MS_RAW_HEAP_LAYOUT) with the changes in rm, in v (ids:
- * their raw bins); how many. */
+/* Whether any access context of the recording touches raw bin id. */
+static int accessed(const ms_raw *raw, uint32_t id)
+{
+    for (size_t c = 0; c < raw->ncontexts; c++)
+        if (raw->contexts[c].bin == id) return 1;
+    return 0;
+}
+
+/* The heap blocks of the recording (MS_RAW_HEAP_LAYOUT) that its accesses touch, with the
+ * changes in rm, in v (ids: their raw bins); how many. */
 static size_t heap_blocks(const ms_raw *raw, const ms_remap *rm, ms_heap_block *v, uint32_t *ids)
 {
     size_t n = 0;
     for (size_t i = 0; i < raw->nbins; i++) {
         const ms_raw_bin *r = &raw->bins[i];
-        if (r->kind != MS_BIN_HEAP || !r->first_seq) continue;
+        if (r->kind != MS_BIN_HEAP || !r->first_seq || !accessed(raw, r->id)) continue;
         ms_heap_block *b = &v[n];
         memset(b, 0, sizeof *b);
         b->seq = r->first_seq;

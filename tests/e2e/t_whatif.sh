@@ -52,6 +52,8 @@ expect "the report says where counts went" \
   "$(grep -c '^  long\*\.counts: 64 bytes at 0x[0-9a-f]*, 8 elements of 8 bytes -> 0x[0-9a-f]*, every 64 bytes$' cpred.txt)" 1
 expect "the report compares the invalidations" \
   "$(grep -c '^  Invalidations received  *[0-9.M]*  *0  *-100\.0%$' cpred.txt)" 2
+expect "an arena chunk grown moves the chunks allocated after it (the samples) as much" \
+  "$(tr '\n' ' ' <cpred.txt | tr -s ' ' | grep -c "the allocator moves int\*\.samples by [0-9]* bytes, as glibc would: long\*\.counts's arena chunk grows from [0-9]* to 528 bytes")" 1
 expect "a prediction is not stored as a run" "$("$MEMSPY" runs | grep -c whatif || true)" 0
 
 # 2. Per-thread counters in allocations of their own: --align each allocation to a line.
@@ -87,16 +89,23 @@ run_memspy b.json --preset memspy92 --record brec -- ./blkmatmul 295 64
 run_memspy bld.json --preset memspy92 -- ./blkmatmul_ld 295 64 320
 grep -q "N=295 B=64 LD=320 trace=310695.057851" bld.json.out || { echo "FAIL - blkmatmul_ld output"; FAILS=$((FAILS + 1)); }
 "$MEMSPY" whatif brec --row 'double*.Y=2360' --pad 'double*.Y=2360+200' --json bpred.json >bpred.txt
-# Only the named bin moves: Y's own misses are predicted; the totals also depend on where the
-# real allocator put X and Z, which it moved (docs/whatif.md, "What the allocator moves")
-within10 "blkmatmul --row double*.Y=2360 --pad double*.Y=2560: misses of double*.Y" \
-  "$(jq '[.data[] | select(.name == "double*.Y") | .misses] | add' bpred.json)" \
+# glibc maps blocks of 128 KiB and more top-down: Y, grown from 170 to 185 pages, starts 15
+# pages (61440 bytes) lower, and so does Z, mapped after it; whatif moves both by itself
+# (docs/whatif.md, "What the allocator moves")
+compare "blkmatmul --row double*.Y=2360 --pad double*.Y=2560" bpred.json bld.json 'double*.Z'
+expect "whatif says what the allocator moved" "$(tr '\n' ' ' <bpred.txt | tr -s ' ' | grep -cF \
+  "the allocator moves double*.Y and double*.Z by -61440 bytes, as glibc would: double*.Y's mapping grows from 170 to 185 pages")" 1
+# ... exactly the prediction of the moves written by hand with the allocator's left out
+"$MEMSPY" whatif brec --no-allocator --row 'double*.Y=2360' --pad 'double*.Y=2560' --offset 'double*.Y=-61440' \
+  --offset 'double*.Z=-61440' --json bhand.json >bhand.txt
+check "blkmatmul: the allocator's moves predict what the hand-written offsets predict" bpred.json \
+  ".totals.misses == $(value bhand.json .totals.misses) and .totals.stall_cycles == $(value bhand.json .totals.stall_cycles)"
+expect "--no-allocator moves nothing but the named bin" "$(grep -c 'the allocator moves' bhand.txt || true)" 0
+# Y's own misses do not depend on where X and Z went: --pad alone predicts them too
+"$MEMSPY" whatif brec --no-allocator --row 'double*.Y=2360' --pad 'double*.Y=2560' --json bnoalloc.json >/dev/null
+within10 "blkmatmul --pad alone (--no-allocator): misses of double*.Y" \
+  "$(jq '[.data[] | select(.name == "double*.Y") | .misses] | add' bnoalloc.json)" \
   "$(jq '[.data[] | select(.name == "double*.Y") | .misses] | add' bld.json)"
-# ... and with the allocator's move given: glibc maps blocks of 128 KiB and more top-down, so Y,
-# grown from 170 to 185 pages, starts 15 pages (61440 bytes) lower, and Z, mapped after it, too
-"$MEMSPY" whatif brec --row 'double*.Y=2360' --pad 'double*.Y=2560' --offset 'double*.Y=-61440' \
-  --offset 'double*.Z=-61440' --json bmoved.json >bmoved.txt
-compare "blkmatmul, Y padded, Y and Z moved as the allocator moves them" bmoved.json bld.json 'double*.Z'
 check "blkmatmul: the padded leading dimension more than halves the misses" b.json \
   ".totals.misses > 2 * $(value bpred.json .totals.misses)"
 expect "Y's rows are the elements" \
