@@ -27,6 +27,10 @@ typedef struct {
     uint64_t objects, bytes, peak_bytes; /* HEAP: allocations, bytes requested, peak live; GLOBAL: size in bytes */
     uint32_t raw_ref;                    /* the raw bin's id + 1 it was built from (0: none); in memory only, set by
                        * the analysis (memspy whatif finds a bin's contexts with it) */
+    uint64_t row_bytes; /* a matrix's row in bytes (its leading dimension), 0 unknown; in memory only: from
+                         * DWARF for an array of static dimensions, from the recorded references'
+                         * strides for a heap array (the advice's pad) */
+    uint64_t row_width; /* of each row, the bytes its references walk at a time (a block's width), 0 unknown */
 } ms_data_bin;
 
 /* One replacement cause: of the victim cell's replacement misses at `level`, `count` were
