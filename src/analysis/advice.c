@@ -89,6 +89,80 @@ static void true_sharing(const ms_model *m, const ms_cell *cell, ms_finding *out
             data);
 }
 
+size_t ms_pad_candidates(uint64_t row, uint64_t width, unsigned line, uint64_t way, uint64_t *out, size_t max)
+{
+    uint64_t piece = line ? line : 64, c[3];
+    size_t n = 0, k = 0;
+    while (piece < width) piece *= 2;
+    if (2 * piece <= way) {
+        uint64_t p = (row / piece + 1) * piece; /* more than the row, a multiple of the piece */
+        if ((p / piece) % 2 == 0) p += piece;   /* an odd number of pieces */
+        c[n++] = p;
+        c[n++] = p + 2 * piece;
+    }
+    c[n++] = row + line;
+    for (size_t i = 0; i < n && k < max; i++) {
+        int dup = 0;
+        for (size_t j = 0; j < k; j++) dup |= out[j] == c[i];
+        if (!dup) out[k++] = c[i];
+    }
+    return k;
+}
+
+size_t ms_finding_pad_candidates(const ms_model *m, const ms_finding *f, uint64_t *out, size_t max)
+{
+    if (f->data >= m->ndata || !m->data[f->data].row_bytes) return 0;
+    for (size_t i = 0; i < m->ncells; i++) {
+        const ms_cell *cell = &m->cells[i];
+        if (cell->code != f->code || cell->data != f->data) continue;
+        int level = ms_finding_level(m, &cell->c);
+        const ms_level_config *lc = &m->config.level[level < m->config.nlevels ? level : 0];
+        const ms_data_bin *d = &m->data[f->data];
+        return ms_pad_candidates(d->row_bytes, d->row_width, lc->line, lc->ways ? lc->size / lc->ways : lc->size, out,
+                                 max);
+    }
+    return 0;
+}
+
+/* Self-interference of a matrix whose row length is known: pad its rows to the length the
+ * advice's re-simulation found best, else to the first candidate. */
+static void pad_rows(const ms_model *m, const ms_data_bin *d, const ms_level_config *lc, uint64_t way, const char *rec,
+                     ms_finding *out)
+{
+    uint64_t pad = d->row_pad, elem = ms_name_element_size(d->name), c[3];
+    size_t n = ms_pad_candidates(d->row_bytes, d->row_width, lc->line, way, c, 3);
+    if (!pad) pad = c[0];
+    char why[200], in_elems[64] = "";
+    if (elem && d->row_bytes % elem == 0 && pad % elem == 0)
+        put(in_elems, sizeof in_elems, " (a leading dimension of %llu elements instead of %llu)",
+            (unsigned long long)(pad / elem), (unsigned long long)(d->row_bytes / elem));
+    uint64_t stall = ms_counters_stall(&m->totals);
+    if (d->row_pad && d->row_pads_tried && stall) {
+        uint64_t ps = d->row_pad_stall;
+        double change = 100.0 * (double)(ps <= stall ? stall - ps : ps - stall) / (double)stall;
+        put(why, sizeof why, "re-simulating the recording with %u row lengths, this one predicts %.0f%% %s memory stall",
+            d->row_pads_tried, change, ps <= stall ? "less" : "more");
+    } else if (pad != d->row_bytes + lc->line) {
+        char others[64] = "";
+        for (size_t i = 0, k = 0; i < n; i++)
+            if (c[i] != pad)
+                put(others + strlen(others), sizeof others - strlen(others), "%s%llu", k++ ? ", " : "",
+                    (unsigned long long)c[i]);
+        put(why, sizeof why,
+            "an odd number of the %llu-byte pieces of a row used at a time, so that the rows' pieces fall on "
+            "different sets; also worth trying: %s bytes",
+            (unsigned long long)(n > 1 ? (c[1] - c[0]) / 2 : lc->line), others);
+    } else {
+        put(why, sizeof why, "one line more than a row, so that the rows start on different sets");
+    }
+    put(out->advice, sizeof out->advice,
+        "the rows of %s (%llu bytes each) that are reused together map onto the same sets: pad each row to %llu "
+        "bytes%s, or copy the block being reused into a contiguous buffer (%s)",
+        d->name, (unsigned long long)d->row_bytes, (unsigned long long)pad, in_elems, why);
+    put(out->whatif, sizeof out->whatif, "memspy whatif %s --row '%s=%llu' --pad '%s=%llu'", rec, d->name,
+        (unsigned long long)d->row_bytes, d->name, (unsigned long long)pad);
+}
+
 static void interference(const ms_model *m, const ms_cell *cell, int level, const char *rec, ms_finding *out)
 {
     const ms_finding *f = out;
@@ -104,6 +178,8 @@ static void interference(const ms_model *m, const ms_cell *cell, int level, cons
             data, other, (unsigned long long)(way / 2));
         put(out->whatif, sizeof out->whatif, "memspy whatif %s --offset '%s=%llu'", rec, data,
             (unsigned long long)(way / 2));
+    } else if (f->kind == MS_FINDING_SELF_INTERFERENCE && conflicts >= 0.1 && m->data[f->data].row_bytes) {
+        pad_rows(m, &m->data[f->data], lc, way, rec, out);
     } else if (f->kind == MS_FINDING_SELF_INTERFERENCE && conflicts >= 0.1) {
         put(out->advice, sizeof out->advice,
             "the rows of %s that are reused together map onto the same sets: pad its leading dimension (its row "

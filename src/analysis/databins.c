@@ -517,9 +517,8 @@ int ms_build_data_bins(const ms_raw_bin *bins, size_t nbins, ms_symbolizer *sym,
             rc = d[i].name && d[i].full_name ? 0 : -1;
         }
         d[i].raw_ref = bins[i].id + 1;
-        /* a row's bytes: a global array's from DWARF, a heap array's from its references' strides */
-        d[i].row_bytes = bins[i].kind == MS_BIN_GLOBAL ? ms_symbolize_global_row(sym, bins[i].addr) : bins[i].row_stride;
-        d[i].row_width = bins[i].row_width;
+        /* a global array's row (DWARF); a heap array's comes from its references (cli/advice_check.c) */
+        if (bins[i].kind == MS_BIN_GLOBAL) d[i].row_bytes = ms_symbolize_global_row(sym, bins[i].addr);
     }
     if (rc == 0) rc = mark_pointers(d, nbins);
     if (rc == 0) rc = ms_unique_data_names(d, nbins);

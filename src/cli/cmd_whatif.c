@@ -174,7 +174,7 @@ static int write_outputs(const whatif_opts *o, const ms_model *before, const ms_
 /* The prediction, then the report. Returns an exit status. */
 static int predict(const whatif_opts *o, json_t *meta)
 {
-    ms_whatif_request q = { "whatif", o->dir, o->cfg, o->mode, o->changes, o->nchanges, o->no_allocator, o->text.s };
+    ms_whatif_request q = { "whatif", o->dir, o->cfg, o->mode, o->changes, o->nchanges, o->no_allocator, 0, o->text.s };
     ms_model before, after;
     ms_whatif_bins bins;
     int incomplete = 0, rc = ms_whatif_predict(&q, meta, &before, &after, &bins, &incomplete);

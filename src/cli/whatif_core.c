@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "../analysis/analyze.h"
+#include "../drive/drive.h"
 #include "../replay/allocmove.h"
 #include "../util/strbuf.h"
 #include "record_dir.h"
@@ -323,6 +324,21 @@ static int simulate(const ms_whatif_request *o, json_t *meta, ms_remap *rm, cons
     return rc;
 }
 
+static void observe_access(void *ud, unsigned cpu, uint32_t ctx, uint64_t addr, uint64_t size)
+{
+    (void)cpu;
+    ms_remap_observe(ud, ctx, addr, size);
+}
+
+/* Learn where the remapped bins lie from a replay without simulation. 0 or an exit status. */
+static int observe(const ms_whatif_request *o, ms_remap *rm, uint32_t max_ctx)
+{
+    char err[2048];
+    if (ms_drive_scan(o->dir, o->mode, max_ctx, observe_access, rm, err, sizeof err) < 0)
+        return ms_cli_error(o->cmd, "%s", err);
+    return 0;
+}
+
 /* The recording's raw profile (its contexts: which bin each access context touches). */
 static int read_raw(const ms_whatif_request *o, ms_raw *raw)
 {
@@ -373,8 +389,11 @@ int ms_whatif_predict(const ms_whatif_request *o, json_t *meta, ms_model *before
     if (asprintf(&base_origin, "resim of %s", o->dir) < 0) base_origin = NULL;
     if (!origin || !base_origin) rc = ms_cli_error(o->cmd, "out of memory");
     if (!rc) rc = plan_bins(o, &raw, &rm, bins);
-    if (!rc) rc = simulate(o, meta, &rm, base_origin, before);
-    have_before = rc == 0 || rc == -2;
+    if (!rc && o->no_before)
+        rc = observe(o, &rm, max_ctx);
+    else if (!rc)
+        rc = simulate(o, meta, &rm, base_origin, before);
+    have_before = !o->no_before && (rc == 0 || rc == -2);
     *incomplete = rc == -2;
     if (rc == -2) rc = 0;
     if (!rc && ms_remap_plan(&rm, err, sizeof err) < 0) rc = ms_cli_error(o->cmd, "%s", err);

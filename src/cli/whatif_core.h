@@ -28,6 +28,7 @@ typedef struct {
     const ms_whatif_change *changes;
     size_t nchanges;
     int no_allocator; /* move only the named bins */
+    int no_before;    /* only the prediction: where bins lie is learnt without simulating */
     const char *text; /* the changes as given (the prediction's origin names them) */
 } ms_whatif_request;
 
@@ -43,8 +44,8 @@ typedef struct {
 
 void ms_whatif_bins_free(ms_whatif_bins *b);
 
-/* Predict: before (the recording re-simulated) and after (the prediction) analyzed, bins
- * described; meta is the recording's meta.json. Returns 0 (*incomplete: some streams were
+/* Predict: before (the recording re-simulated; not with no_before, before may then be NULL)
+ * and after (the prediction) analyzed, bins described; meta is the recording's meta.json. Returns 0 (*incomplete: some streams were
  * incomplete, both models marked) or an exit status after printing the error (nothing to
  * free). */
 int ms_whatif_predict(const ms_whatif_request *q, json_t *meta, ms_model *before, ms_model *after, ms_whatif_bins *bins,

@@ -156,9 +156,6 @@ typedef struct {
     char *name; /* GLOBAL, TLS: symbol name; MMAP: file path; MAPPING: label; STACKVAR: variable */
     /* HEAP, from MS_RAW_HEAP_LAYOUT (first_seq 0: not recorded): the bin's first block */
     uint64_t first_seq, first_addr, first_request, first_chunk, mapped;
-    /* in memory only (the CLI's pass over a recording's streams, analysis/strides.h): the
-     * dominant stride between the rows its references walk, and the bytes walked per row */
-    uint64_t row_stride, row_width;
 } ms_raw_bin;
 
 typedef struct {

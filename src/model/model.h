@@ -31,6 +31,9 @@ typedef struct {
                          * DWARF for an array of static dimensions, from the recorded references'
                          * strides for a heap array (the advice's pad) */
     uint64_t row_width; /* of each row, the bytes its references walk at a time (a block's width), 0 unknown */
+    uint64_t row_pad;   /* the row length the advice's re-simulation of a few pads found best, 0 none */
+    uint64_t row_pad_stall; /* ... the total memory stall it predicts */
+    uint32_t row_pads_tried; /* ... how many pads were re-simulated */
 } ms_data_bin;
 
 /* One replacement cause: of the victim cell's replacement misses at `level`, `count` were
