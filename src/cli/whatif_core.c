@@ -293,8 +293,8 @@ static int allocator_moves(const char *cmd, const ms_raw *raw, const ms_model *n
         ms_strbuf_addf(&s, " by %lld bytes", (long long)v[i].shift);
     }
     if (why.len)
-        ms_strbuf_addf(&s, "%s, as glibc would: %s; --no-allocator moves only the named bins",
-                       s.len ? "" : "the allocator moves nothing", why.s);
+        ms_strbuf_addf(&s, "%s: %s; --no-allocator moves only the named bins",
+                       s.len ? ", as glibc would" : "nothing else moves", why.s);
     ms_strbuf_free(&why);
     if (!rc && s.len && !(bins->allocator = ms_strbuf_take(&s))) rc = ms_cli_error(cmd, "out of memory");
     ms_strbuf_free(&s);
