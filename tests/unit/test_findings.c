@@ -54,6 +54,35 @@ static void test_uniprocessor(void)
                   "the rows of Matrix.Y that are reused together map onto the same sets: pad its leading "
                   "dimension",
                   90) == 0);
+    /* The row length known (DWARF, or the recorded strides: 2360-byte rows walked 496 bytes at
+     * a time): the first row length that spreads the 512-byte pieces over the sets, an odd
+     * number of them (2560: 5), is advised; the next such and one line more are worth trying */
+    uint64_t c[3];
+    CHECK_EQ(ms_pad_candidates(2360, 496, 64, 16384, c, 3), 3);
+    CHECK_EQ(c[0], 2560);
+    CHECK_EQ(c[1], 3584);
+    CHECK_EQ(c[2], 2424);
+    CHECK_EQ(ms_pad_candidates(2048, 0, 64, 32768, c, 3), 2); /* pieces of a line: 33 lines; 35 */
+    CHECK_EQ(c[0], 2112);
+    CHECK_EQ(c[1], 2240);
+    CHECK_EQ(ms_pad_candidates(2360, 9000, 64, 16384, c, 3), 1); /* pieces of half a way: a line more */
+    CHECK_EQ(c[0], 2424);
+    m.data[FX_Y].row_bytes = 2360;
+    m.data[FX_Y].row_width = 496;
+    CHECK_EQ(ms_findings(&m, f), 2);
+    CHECK_STR(f[0].whatif, "memspy whatif REC --row 'Matrix.Y=2360' --pad 'Matrix.Y=2560'");
+    CHECK_CONTAINS(f[0].advice, "pad each row to 2560 bytes, or copy the block");
+    CHECK_CONTAINS(f[0].advice, "also worth trying: 3584, 2424 bytes");
+    /* ... and where the advice's check re-simulated them, the best (here the second) */
+    m.data[FX_Y].row_pad = 3584;
+    m.data[FX_Y].row_pad_stall = 400;
+    m.data[FX_Y].row_pads_tried = 3;
+    CHECK_EQ(ms_findings(&m, f), 2);
+    CHECK_STR(f[0].whatif, "memspy whatif REC --row 'Matrix.Y=2360' --pad 'Matrix.Y=3584'");
+    CHECK_CONTAINS(f[0].advice, "re-simulating the recording with 3 row lengths, this one predicts 60% less memory stall");
+    m.data[FX_Y].row_bytes = m.data[FX_Y].row_width = m.data[FX_Y].row_pad = m.data[FX_Y].row_pad_stall = 0;
+    m.data[FX_Y].row_pads_tried = 0;
+    CHECK_EQ(ms_findings(&m, f), 2);
     CHECK_STR(f[1].whatif, "");
     CHECK(strncmp(f[1].advice, "Matrix.Z does not stay in the cache until it is used again: block or interchange",
                   80) == 0);
