@@ -140,7 +140,8 @@ static void pad_rows(const ms_model *m, const ms_data_bin *d, const ms_level_con
     if (d->row_pad && d->row_pads_tried && stall) {
         uint64_t ps = d->row_pad_stall;
         double change = 100.0 * (double)(ps <= stall ? stall - ps : ps - stall) / (double)stall;
-        put(why, sizeof why, "re-simulating the recording with %u row lengths, this one predicts %.0f%% %s memory stall",
+        put(why, sizeof why,
+            "re-simulating the recording with %u row lengths, this one predicts %.0f%% %s memory stall",
             d->row_pads_tried, change, ps <= stall ? "less" : "more");
     } else if (n >= 2 && (pad == c[0] || pad == c[1])) { /* one of the pads that spread the rows */
         char others[64] = "";

@@ -44,6 +44,7 @@ typedef struct {
 
 /* Prepare s for contexts 0..max_ctx. Returns 0 or -1 (out of memory). */
 int ms_strides_init(ms_strides *s, uint32_t max_ctx);
+/* Free what s holds. */
 void ms_strides_free(ms_strides *s);
 /* Follow a bin (id: the caller's); returns its index or -1 (out of memory). */
 long ms_strides_add(ms_strides *s, uint32_t id);

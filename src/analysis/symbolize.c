@@ -505,7 +505,11 @@ static int walk_vars(module_vars *mv, Dwarf_Die *die, Dwarf_Addr bias, const cha
             if (dwarf_attr(&child, DW_AT_location, &attr) && dwarf_getlocation(&attr, &expr, &len) == 0) {
                 bool is_static = len == 1 && static_address(&attr, &expr[0], &addr);
                 bool is_tls = !is_static && tls_offset(expr, len, &addr);
-                dwarf_var v = { is_static ? addr + bias : addr, die_name(&child), scope_func, decl_file(&child), 0,
+                dwarf_var v = { is_static ? addr + bias : addr,
+                                die_name(&child),
+                                scope_func,
+                                decl_file(&child),
+                                0,
                                 row_bytes(&child) };
                 dwarf_decl_line(&child, &v.decl_line);
                 if ((is_static && add_var(mv, &v) != 0) ||

@@ -53,7 +53,8 @@ static void measure_rows(const char *cmd, const char *dir, ms_interleave mode, m
         if (n && ms_drive_scan(dir, mode, max_ctx, observe, &st, err, sizeof err) < 0)
             fprintf(stderr, "memspy %s: the rows of the advice were not measured: %s\n", cmd, err);
         else
-            for (size_t k = 0; k < n; k++) ms_strides_result(&st, k, &m->data[data[k]].row_bytes, &m->data[data[k]].row_width);
+            for (size_t k = 0; k < n; k++)
+                ms_strides_result(&st, k, &m->data[data[k]].row_bytes, &m->data[data[k]].row_width);
         ms_strides_free(&st);
     }
     ms_raw_free(&raw);
@@ -106,8 +107,7 @@ int ms_advice_check(const char *cmd, const char *dir, json_t *meta, const ms_hie
         const ms_finding *f = &m->findings[i];
         int seen = 0;
         for (size_t j = 0; j < i; j++) seen |= m->findings[j].data == f->data && pads_rows(m, &m->findings[j]);
-        if (pads_rows(m, f) && !seen && m->data[f->data].row_bytes)
-            check_pads(cmd, dir, meta, cfg, mode, m, f);
+        if (pads_rows(m, f) && !seen && m->data[f->data].row_bytes) check_pads(cmd, dir, meta, cfg, mode, m, f);
     }
     return ms_model_set_findings(m);
 }

@@ -59,7 +59,7 @@ typedef struct {
     ms_whatif_change *changes;
     size_t nchanges;
     int no_allocator; /* --no-allocator */
-    ms_strbuf text; /* the changes as given, quoted for a shell: "--pad 'double*.Y=2424' ..." */
+    ms_strbuf text;   /* the changes as given, quoted for a shell: "--pad 'double*.Y=2424' ..." */
 } whatif_opts;
 
 static const char *kind_name(int kind)
@@ -143,7 +143,8 @@ static int parse_options(int argc, char **argv, whatif_opts *o, int *done)
 }
 
 /* The comparison on stdout or -o FILE, the prediction into --json FILE. An exit status. */
-static int write_outputs(const whatif_opts *o, const ms_model *before, const ms_model *after, const ms_whatif_bins *bins)
+static int write_outputs(const whatif_opts *o, const ms_model *before, const ms_model *after,
+                         const ms_whatif_bins *bins)
 {
     char err[1024];
     int rc = 0;

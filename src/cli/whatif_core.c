@@ -99,7 +99,8 @@ static int add_bin(const ms_whatif_request *o, const ms_model *base, const ms_ra
 }
 
 /* Remap entries for every bin the changes name. Returns 0 or MS_EXIT_USAGE. */
-static int choose_bins(const ms_whatif_request *o, const ms_model *base, const ms_raw *raw, ms_remap *rm, ms_whatif_bins *out)
+static int choose_bins(const ms_whatif_request *o, const ms_model *base, const ms_raw *raw, ms_remap *rm,
+                       ms_whatif_bins *out)
 {
     for (size_t i = 0; i < o->nchanges; i++) {
         int seen = 0;
@@ -214,16 +215,21 @@ static void describe_growth(const ms_model *names, const ms_heap_block *v, const
         uint64_t old = b->word & ~(uint64_t)7, now = (uint64_t)((int64_t)old + b->growth);
         ms_strbuf_adds(s, s->len ? "; " : "");
         if (b->remapped)
-            ms_strbuf_addf(s, "%s grows past glibc's mmap threshold (%u bytes) and leaves the arena for a mapping "
-                              "of its own (where it lands is not modelled)", name, MS_GLIBC_MMAP_THRESHOLD);
+            ms_strbuf_addf(s,
+                           "%s grows past glibc's mmap threshold (%u bytes) and leaves the arena for a mapping "
+                           "of its own (where it lands is not modelled)",
+                           name, MS_GLIBC_MMAP_THRESHOLD);
         else if (b->word & MS_GLIBC_IS_MMAPPED)
-            ms_strbuf_addf(s, "%s's mapping grows from %llu to %llu pages (blocks of %u bytes and more are mapped "
-                              "top-down: it starts lower, and so do the blocks mapped after it)", name,
-                           (unsigned long long)(old / MS_GLIBC_PAGE), (unsigned long long)(now / MS_GLIBC_PAGE),
+            ms_strbuf_addf(s,
+                           "%s's mapping grows from %llu to %llu pages (blocks of %u bytes and more are mapped "
+                           "top-down: it starts lower, and so do the blocks mapped after it)",
+                           name, (unsigned long long)(old / MS_GLIBC_PAGE), (unsigned long long)(now / MS_GLIBC_PAGE),
                            MS_GLIBC_MMAP_THRESHOLD);
         else
-            ms_strbuf_addf(s, "%s's arena chunk grows from %llu to %llu bytes (the chunks allocated after it move "
-                              "up as much)", name, (unsigned long long)old, (unsigned long long)now);
+            ms_strbuf_addf(s,
+                           "%s's arena chunk grows from %llu to %llu bytes (the chunks allocated after it move "
+                           "up as much)",
+                           name, (unsigned long long)old, (unsigned long long)now);
     }
 }
 

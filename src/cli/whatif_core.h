@@ -42,6 +42,7 @@ typedef struct {
     char *allocator; /* one line on what the allocator moves, NULL: nothing */
 } ms_whatif_bins;
 
+/* Free what b holds. */
 void ms_whatif_bins_free(ms_whatif_bins *b);
 
 /* Predict: before (the recording re-simulated; not with no_before, before may then be NULL)

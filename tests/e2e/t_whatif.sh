@@ -3,9 +3,12 @@
 # changed, predicts a real run of the program changed that way within 10% (misses, stall,
 # invalidations): the counters padded to a line each (false sharing gone), per-thread heap
 # counters aligned to lines, crossint's b offset by half the cache (cross-interference gone),
-# blkmatmul's Y with a padded leading dimension (self-interference cut). Also: the predicted
-# result is `memspy run --json`'s format, the report compares recorded and predicted, and bad
-# changes are refused.
+# blkmatmul's Y with a padded leading dimension (self-interference cut; the blocks glibc maps
+# after Y moved as glibc moves them, without hand-written offsets), a static matrix's rows
+# padded. The self-interference advice is a runnable command: the row length from the recorded
+# strides (blkmatmul) or DWARF (staticmat), the pad the best of a few re-simulated. Also: the
+# predicted result is `memspy run --json`'s format, the report compares recorded and predicted,
+# and bad changes are refused.
 # matrix: gcc:-O2 clang:-O2
 . "$1/tests/e2e/lib.sh"
 need_openmp

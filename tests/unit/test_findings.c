@@ -79,7 +79,8 @@ static void test_uniprocessor(void)
     m.data[FX_Y].row_pads_tried = 3;
     CHECK_EQ(ms_findings(&m, f), 2);
     CHECK_STR(f[0].whatif, "memspy whatif REC --row 'Matrix.Y=2360' --pad 'Matrix.Y=3584'");
-    CHECK_CONTAINS(f[0].advice, "re-simulating the recording with 3 row lengths, this one predicts 60% less memory stall");
+    CHECK_CONTAINS(f[0].advice,
+                   "re-simulating the recording with 3 row lengths, this one predicts 60% less memory stall");
     m.data[FX_Y].row_bytes = m.data[FX_Y].row_width = m.data[FX_Y].row_pad = m.data[FX_Y].row_pad_stall = 0;
     m.data[FX_Y].row_pads_tried = 0;
     CHECK_EQ(ms_findings(&m, f), 2);

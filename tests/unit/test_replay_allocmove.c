@@ -64,7 +64,7 @@ static void test_arena(void)
         { .seq = 1, .addr = 0x5555555592a0, .request = 16, .word = 32 | 1, .blocks = 1 },
         { .seq = 2, .addr = 0x5555555592c0, .request = 64, .word = 80 | 1, .blocks = 1 },
         { .seq = 3, .addr = 0x555555559310, .request = 100, .word = 112 | 1, .blocks = 4 }, /* 4 blocks, all arena */
-        { .seq = 4, .addr = 0x555555559000, .request = 16, .word = 32 | 1, .blocks = 1 }, /* below: reused */
+        { .seq = 4, .addr = 0x555555559000, .request = 16, .word = 32 | 1, .blocks = 1 },   /* below: reused */
         { .seq = 5, .addr = 0x7ffff0000b00, .request = 16, .word = 32 | 1 | MS_GLIBC_NON_MAIN_ARENA, .blocks = 1 },
     };
     v[1].new_request = 512;

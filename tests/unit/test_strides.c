@@ -12,7 +12,8 @@ static void blocked(ms_strides *s, uint64_t base, int blocks, uint64_t piece)
 {
     for (int b = 0; b < blocks; b++)
         for (int k = 0; k < 64; k++)
-            for (uint64_t j = 0; j < piece; j += 32) ms_strides_observe(s, 0, 1, base + (uint64_t)k * ROW + j + 512u * b, 32);
+            for (uint64_t j = 0; j < piece; j += 32)
+                ms_strides_observe(s, 0, 1, base + (uint64_t)k * ROW + j + 512u * b, 32);
 }
 
 static void test_blocked(void)
