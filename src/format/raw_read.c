@@ -189,7 +189,8 @@ static void parse_bins(cursor *c, ms_raw *raw)
     for (uint32_t i = 0; b && i < n && !c->bad; i++) parse_bin(c, &b[i]);
 }
 
-/* MS_RAW_HEAP_LAYOUT: the first block of HEAP bins already read (other ids are ignored). */
+/* MS_RAW_HEAP_LAYOUT: the first block of HEAP bins already read, found by id at their index
+ * (the runtime writes bins in id order; other ids are ignored). */
 static void parse_heap_layout(cursor *c, ms_raw *raw)
 {
     uint32_t n = get_u32(c);
@@ -201,9 +202,7 @@ static void parse_heap_layout(cursor *c, ms_raw *raw)
         uint32_t id = get_u32(c);
         uint64_t v[5];
         for (int k = 0; k < 5; k++) v[k] = get_u64(c);
-        ms_raw_bin *b = id < raw->nbins && raw->bins[id].id == id ? &raw->bins[id] : NULL;
-        for (size_t k = 0; !b && k < raw->nbins; k++)
-            if (raw->bins[k].id == id) b = &raw->bins[k];
+        ms_raw_bin *b = id < raw->nbins && raw->bins[id].id == id ? &raw->bins[id] : NULL; /* written in id order */
         if (c->bad || !b || b->kind != MS_BIN_HEAP) continue;
         b->first_seq = v[0];
         b->first_addr = v[1];
