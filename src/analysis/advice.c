@@ -164,10 +164,17 @@ static void pad_rows(const ms_model *m, const ms_data_bin *d, const ms_level_con
         (unsigned long long)d->row_bytes, d->name, (unsigned long long)pad);
 }
 
+/* Whether the advice's re-simulation found that padding d's rows gains nothing. */
+static int pads_gain_nothing(const ms_model *m, const ms_data_bin *d)
+{
+    return d->row_pads_tried && d->row_pad_stall >= ms_counters_stall(&m->totals);
+}
+
 static void interference(const ms_model *m, const ms_cell *cell, int level, const char *rec, ms_finding *out)
 {
     const ms_finding *f = out;
-    const char *data = m->data[f->data].name;
+    const ms_data_bin *d = &m->data[f->data];
+    const char *data = d->name;
     const ms_level_config *lc = &m->config.level[level < m->config.nlevels ? level : 0];
     uint64_t way = lc->ways ? lc->size / lc->ways : lc->size;
     double conflicts = conflict_share(cell, level);
@@ -179,21 +186,38 @@ static void interference(const ms_model *m, const ms_cell *cell, int level, cons
             data, other, (unsigned long long)(way / 2));
         put(out->whatif, sizeof out->whatif, "memspy whatif %s --offset '%s=%llu'", rec, data,
             (unsigned long long)(way / 2));
-    } else if (f->kind == MS_FINDING_SELF_INTERFERENCE && conflicts >= 0.1 && m->data[f->data].row_bytes) {
-        pad_rows(m, &m->data[f->data], lc, way, rec, out);
-    } else if (f->kind == MS_FINDING_SELF_INTERFERENCE && conflicts >= 0.1) {
+    } else if (f->kind == MS_FINDING_SELF_INTERFERENCE && conflicts >= 0.1 && d->row_bytes &&
+               !pads_gain_nothing(m, d)) {
+        pad_rows(m, d, lc, way, rec, out);
+    } else if (f->kind == MS_FINDING_SELF_INTERFERENCE && conflicts >= 0.5 && (d->row_none || d->row_bytes)) {
+        put(out->advice, sizeof out->advice,
+            "%s evicts itself mostly through conflicts (%.0f%% of its replacements) but %s: walk it in an order that "
+            "keeps what is reused within %llu bytes (a cache way), or copy the part being reused into a "
+            "contiguous buffer",
+            data, 100.0 * conflicts,
+            d->row_bytes ? "padding its rows was re-simulated and gains nothing" : "has no rows to pad",
+            (unsigned long long)way);
+    } else if (f->kind == MS_FINDING_SELF_INTERFERENCE && conflicts >= 0.5) {
         put(out->advice, sizeof out->advice,
             "the rows of %s that are reused together map onto the same sets: pad its leading dimension (its row "
             "length) by a line or more, or copy the block being reused into a contiguous buffer (ROWBYTES: the "
-            "bytes of one row; try a few pads)",
+            "bytes of one row, if it has rows: a run with --record finds them and the best pad)",
             data);
         put(out->whatif, sizeof out->whatif, "memspy whatif %s --row '%s=ROWBYTES' --pad '%s=ROWBYTES+%u'", rec, data,
             data, lc->line);
     } else {
+        /* a heap bin with conflicts whose rows nobody looked for: a recording would find them */
+        char hint[160] = "";
+        if (f->kind == MS_FINDING_SELF_INTERFERENCE && conflicts >= 0.1 && !d->row_bytes && !d->row_none &&
+            d->kind == MS_BIN_HEAP)
+            put(hint, sizeof hint,
+                " (%.0f%% of its replacements are conflicts: if it is a matrix, a run with --record finds its rows "
+                "and whether padding them helps)",
+                100.0 * conflicts);
         put(out->advice, sizeof out->advice,
             "%s does not stay in the cache until it is used again: block or interchange the loops that walk it "
-            "so that what is reused fits the cache, and walk memory with unit stride",
-            data);
+            "so that what is reused fits the cache, and walk memory with unit stride%s",
+            data, hint);
     }
 }
 

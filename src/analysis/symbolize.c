@@ -574,14 +574,17 @@ int ms_symbolize_global(ms_symbolizer *s, uint64_t addr, const char **name, cons
     return 0;
 }
 
-uint64_t ms_symbolize_global_row(ms_symbolizer *s, uint64_t addr)
+int ms_symbolize_global_row(ms_symbolizer *s, uint64_t addr, uint64_t *row)
 {
     Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr);
     module_vars *mv = mod ? vars_of(s, mod) : NULL;
-    if (!mv || mv->nvars == 0) return 0;
+    *row = 0;
+    if (!mv || mv->nvars == 0) return -1;
     dwarf_var key = { addr, NULL, NULL, NULL, 0, 0 };
     const dwarf_var *v = bsearch(&key, mv->vars, mv->nvars, sizeof key, cmp_var);
-    return v ? v->row : 0;
+    if (!v) return -1;
+    *row = v->row;
+    return 0;
 }
 
 int ms_symbolize_tls(ms_symbolizer *s, uint32_t module, uint64_t offset, const char **name, const char **scope_func,

@@ -13,10 +13,13 @@
 #include "record_dir.h"
 #include "whatif_core.h"
 
-/* Whether f advises padding the rows of a bin of the recording. */
+/* Whether f is self-interference with conflicts on a bin of the recording whose rows are
+ * known or were not looked for (its advice pads, or says a recording would find its rows). */
 static int pads_rows(const ms_model *m, const ms_finding *f)
 {
-    return f->kind == MS_FINDING_SELF_INTERFERENCE && f->whatif[0] && f->data < m->ndata && m->data[f->data].raw_ref;
+    if (f->kind != MS_FINDING_SELF_INTERFERENCE || f->data >= m->ndata || !m->data[f->data].raw_ref) return 0;
+    const ms_data_bin *d = &m->data[f->data];
+    return !d->row_none && (f->whatif[0] || strstr(f->advice, "a run with --record finds its rows") != NULL);
 }
 
 static void observe(void *ud, unsigned cpu, uint32_t ctx, uint64_t addr, uint64_t size)
@@ -53,8 +56,11 @@ static void measure_rows(const char *cmd, const char *dir, ms_interleave mode, m
         if (n && ms_drive_scan(dir, mode, max_ctx, observe, &st, err, sizeof err) < 0)
             fprintf(stderr, "memspy %s: the rows of the advice were not measured: %s\n", cmd, err);
         else
-            for (size_t k = 0; k < n; k++)
-                ms_strides_result(&st, k, &m->data[data[k]].row_bytes, &m->data[data[k]].row_width);
+            for (size_t k = 0; k < n; k++) {
+                ms_data_bin *d = &m->data[data[k]];
+                ms_strides_result(&st, k, &d->row_bytes, &d->row_width);
+                d->row_none = !d->row_bytes; /* no dominant stride: no rows */
+            }
         ms_strides_free(&st);
     }
     ms_raw_free(&raw);

@@ -34,6 +34,8 @@ typedef struct {
     uint64_t row_pad;        /* the row length the advice's re-simulation of a few pads found best, 0 none */
     uint64_t row_pad_stall;  /* ... the total memory stall it predicts */
     uint32_t row_pads_tried; /* ... how many pads were re-simulated */
+    uint8_t row_none;        /* it has no rows: DWARF gives it no second dimension, or its recorded references
+                       * no dominant stride (the advice then pads nothing) */
 } ms_data_bin;
 
 /* One replacement cause: of the victim cell's replacement misses at `level`, `count` were

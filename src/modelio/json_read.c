@@ -428,6 +428,7 @@ static int read_data(json_reader *r, json_t *root, ms_model *m)
              get_u32(r, row, path, "pads_tried", &tried) < 0))
             return -1;
         b->row_pads_tried = tried;
+        b->row_none = row && !b->row_bytes;
         if ((size_t)id != i) return bad_type(r, path, "id", "its index in the array");
         if (!b->name) return bad_type(r, path, "name", "a string");
         b->kind = (ms_bin_kind)kind;

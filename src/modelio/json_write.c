@@ -561,7 +561,7 @@ static json_t *data_json(json_writer *w, const ms_model *m, const ms_counters *t
         put(w, o, "objects", u64_json(b->objects));
         put(w, o, "bytes", u64_json(b->bytes));
         put(w, o, "peak_bytes", u64_json(b->peak_bytes));
-        if (b->row_bytes) { /* a matrix's rows (the advice's pad): only when known */
+        if (b->row_bytes || b->row_none) { /* a matrix's rows (the advice's pad), bytes 0: none */
             json_t *row = json_object();
             if (!row) w->failed = 1;
             put(w, row, "bytes", u64_json(b->row_bytes));

@@ -163,6 +163,25 @@ compare "staticmat as advised (LD 264)" srec.adv.json sld.json A
 check "staticmat: unrecorded, the same pad is advised (the first that spreads the rows)" snorec.json \
   '.findings[0].whatif == "memspy whatif REC --row '"'A=2048' --pad 'A=2112'"'" and (.findings[0].advice | contains("also worth trying: 2240 bytes"))'
 
+# 7. Self-interference without rows (bzip2's sort array, lead's note): a one-dimensional array
+# walked at random gets no padding advice. 64 KiB: 25% of its replacements are conflicts, the
+# loops are advised (unrecorded: with the hint that a recording finds rows); 40 KiB: 63%
+# conflicts, recorded: its references have no dominant stride, so no rows to pad either.
+cc_build randwalk "$SRC_DIR/tests/e2e/progs/randwalk.c"
+"$MEMSPY" run --preset memspy92 --json rw64.json -o /dev/null -- ./randwalk 64 >/dev/null 2>&1
+"$MEMSPY" run --preset memspy92 --json rw64r.json -o /dev/null --record rw64rec -- ./randwalk 64 >/dev/null 2>&1
+"$MEMSPY" run --preset memspy92 --json rw40r.json -o /dev/null --record rw40rec -- ./randwalk 40 >/dev/null 2>&1
+check "randwalk 64 KiB: self-interference, mostly capacity: the loops, no pad, a recording suggested" rw64.json \
+  '.findings[0] | .kind == "self-interference" and .whatif == null
+   and (.advice | startswith("unsigned int*.a does not stay in the cache") and contains("a run with --record finds its rows"))'
+check "randwalk 64 KiB recorded: no rows found (data row bytes 0), the loops advised" rw64r.json \
+  '(.findings[0] | .whatif == null and (.advice | startswith("unsigned int*.a does not stay in the cache"))
+    and (.advice | contains("--record") | not))
+   and ([.data[] | select(.name == "unsigned int*.a") | .row.bytes] == [0])'
+check "randwalk 40 KiB recorded: mostly conflicts, but no rows to pad" rw40r.json \
+  '.findings[0] | .whatif == null and (.advice | startswith("unsigned int*.a evicts itself mostly through conflicts"))
+   and (.advice | contains("has no rows to pad"))'
+
 # Refused: an unknown bin (with the closest names), a pad without a known element size, a pad
 # smaller than the element, an alignment that is no power of two, no change at all.
 expect_fail "an unknown bin is refused" "closest" "$MEMSPY" whatif brec --pad 'double*.Q=16'
