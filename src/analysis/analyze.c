@@ -167,7 +167,7 @@ static int resolve_contexts(analysis *an, size_t nbins, uint32_t unknown_data)
     for (size_t i = 0; i < raw->ncontexts; i++)
         if (n == 0 || an->ctx[n - 1].ctx != an->ctx[i].ctx) an->ctx[n++] = an->ctx[i];
     an->nctx = n;
-    static const ms_frame unknown_frame = { "??", NULL, 0, NULL, 0, 0 };
+    static const ms_frame unknown_frame = { "??", NULL, 0, NULL, 0, 0, NULL, NULL, false };
     int rc = 0;
     for (size_t i = 0; i <= n && rc == 0; i++) {
         ctx_info *c = &an->ctx[i];
@@ -627,17 +627,36 @@ static int finish_order(analysis *an)
 }
 
 /* The data bins, plus an "unknown" bin (kind OTHER) for contexts without a known bin. */
-static int build_data(analysis *an, ms_source_cache *src, bool with_unknown)
+static int build_data(analysis *an, bool with_unknown)
 {
     ms_model *m = an->m;
     ms_data_bin *d;
     ms_dests *dests;
     if (ms_dests_new(an->raw->dests, an->raw->dest_pcs, an->raw->ndests, &dests) != 0) return -1;
-    int rc = ms_build_data_bins(an->bins, an->nbins, an->sym, src, dests, &d);
+    int rc = ms_build_data_bins(an->bins, an->nbins, an->sym, dests, &d);
+    bool recorded = dests != NULL;
     ms_dests_free(dests);
     if (rc != 0) return -1;
     m->data = d;
     m->ndata = an->nbins;
+    size_t by_site = 0, unknown = 0; /* heap bins named by site: with line information, without */
+    for (size_t i = 0; i < m->ndata; i++)
+        if (d[i].kind == MS_BIN_HEAP && strncmp(d[i].name, "heap@", 5) == 0) {
+            by_site += d[i].site != NULL;
+            unknown += d[i].site == NULL;
+        }
+    if (by_site &&
+        add_note(m, "%zu heap bin%s named by allocation site (heap@FILE:LINE): %s", by_site, by_site > 1 ? "s" : "",
+                 recorded ? "no destination recorded for the call (a pointer never stored anywhere named, or code "
+                            "built without memspy's compiler plugins)"
+                          : "no allocation destinations recorded (built without memspy's compiler plugins: the "
+                            "ThreadSanitizer fallback or another compiler)") != 0)
+        return -1;
+    if (unknown && add_note(m,
+                            "%zu heap bin%s allocated by code without line information (heap@?\?): a library's own "
+                            "allocations, or code built without -g",
+                            unknown, unknown > 1 ? "s" : "") != 0)
+        return -1;
     if (!with_unknown) return 0;
     d = realloc(m->data, (m->ndata + 1) * sizeof *d);
     if (!d) return -1;
@@ -709,7 +728,7 @@ int ms_analyze(const ms_raw *raw, const ms_analyze_opts *opts, ms_model *out, ch
     if (rc == 0) rc = resolve_contexts(&an, an.nbins, (uint32_t)an.nbins);
     bool with_unknown = rc == 0 && needs_unknown(&an);
     an.has_unknown = with_unknown;
-    if (rc == 0) rc = build_data(&an, src, with_unknown);
+    if (rc == 0) rc = build_data(&an, with_unknown);
     if (rc == 0) rc = ms_analyze_blocks(raw, an.sym, out);
     if (rc == 0) rc = ms_analyze_calls(raw, an.sym, out);
     if (rc == 0) rc = ms_analyze_waiting(raw, an.sym, out);
@@ -722,6 +741,9 @@ int ms_analyze(const ms_raw *raw, const ms_analyze_opts *opts, ms_model *out, ch
         rc = an.cell_used && an.ncap && an.icap ? accumulate(&an) : -1;
     }
     if (rc == 0) rc = finish_order(&an);
+    char *lib_note = rc == 0 ? ms_symbolizer_library_note(an.sym) : NULL;
+    if (lib_note && add_note(out, "%s", lib_note) != 0) rc = -1;
+    free(lib_note);
     if (rc == 0 && with_unknown &&
         add_note(out, "some statistics belong to contexts or bins missing from the raw profile: "
                       "counted under \"unknown\"") != 0)

@@ -1,6 +1,7 @@
 /* Data bins and their names (MemSpy section 5.2): heap bins are named from the allocation
- * statement, walking the call path outwards when two bins would share a name; globals by
- * their (DWARF) name; stack frames by function, and their variables by function and name. */
+ * destinations the compiler plugins recorded (dests.c; never from the source text), walking
+ * the call path outwards when two bins would share a name; globals by their (DWARF) name;
+ * stack frames by function, and their variables by function and name. */
 #define _GNU_SOURCE /* qsort_r */
 #include "databins.h"
 
@@ -87,24 +88,32 @@ static size_t next_named(const heap_path *h, size_t from)
     return i;
 }
 
-/* The name frame i gives: what the compiler recorded about the call's destination, else
- * (no record, or one that names nothing at this frame) the source statement's text.
- * *passed_out: the value leaves the frame's function (stored further out, or returned). */
-static char *frame_name(const heap_path *h, size_t i, ms_source_cache *src, bool *passed_out)
+/* The name frame i gives: what the compiler recorded about the call's destination at this
+ * frame's level; NULL where nothing was recorded (code built without memspy's plugins, the
+ * ThreadSanitizer fallback) or the record names nothing here. *passed_out: the value leaves
+ * the frame's function (stored further out, or returned). */
+static char *frame_name(const heap_path *h, size_t i, bool *passed_out)
 {
-    const ms_frame *f = h->frames[i];
     size_t level = h->inl[i];
     *passed_out = ms_dest_passed_out(h->dests[i], level);
-    char *name = ms_dest_name(h->dests[i], level);
-    if (name) return name;
-    char *text = ms_source_statement(src, f->file, f->line);
-    name = text ? ms_name_from_statement(text, f->col) : NULL;
-    free(text);
-    return name;
+    return ms_dest_name(h->dests[i], level);
 }
 
-static int build_heap_path(const ms_raw_bin *b, ms_symbolizer *sym, ms_source_cache *src, const ms_dests *dests,
-                           heap_path *h)
+/* A block allocated by code of a library without DWARF (frame 0's module): "heap:LIBRARY:
+ * FUNCTION", the innermost function of that library on the call path that it exports (the
+ * function the program called, where the allocating code is static), else the innermost its
+ * symbol table names, "heap:LIBRARY" where none is named (a thread the library started). */
+static char *library_heap_name(const heap_path *h)
+{
+    const char *module = h->frames[0]->module, *named = NULL;
+    for (size_t i = 0; i < h->nframes && h->frames[i]->module && !strcmp(h->frames[i]->module, module); i++) {
+        if (h->frames[i]->exported) return format("heap:%s:%s", module, h->frames[i]->symbol);
+        if (!named) named = h->frames[i]->symbol;
+    }
+    return named ? format("heap:%s:%s", module, named) : format("heap:%s", module);
+}
+
+static int build_heap_path(const ms_raw_bin *b, ms_symbolizer *sym, const ms_dests *dests, heap_path *h)
 {
     size_t cap = 0;
     memset(h, 0, sizeof *h);
@@ -117,12 +126,18 @@ static int build_heap_path(const ms_raw_bin *b, ms_symbolizer *sym, ms_source_ca
         free(out);
         return -1;
     }
+    if (h->nframes && h->frames[0]->module) { /* allocated in a library without DWARF */
+        free(out);
+        h->names[0] = library_heap_name(h);
+        h->level = 0;
+        return h->names[0] ? 0 : -1;
+    }
     for (size_t i = 0; i < h->nframes; i++) {
         const ms_frame *f = h->frames[i];
         if (!f->file) /* no line information: what the record of its call names */
             h->names[i] = ms_dest_best_name(h->dests[i], &out[i]);
         else if (!ms_source_is_system(f->file))
-            h->names[i] = frame_name(h, i, src, &out[i]);
+            h->names[i] = frame_name(h, i, &out[i]);
     }
     /* A wrapper's name (its value passed out) gives way to a name further out. */
     for (size_t i = 0; i < h->nframes; i++)
@@ -218,6 +233,8 @@ static int name_heap_bin(const ms_raw_bin *b, const heap_path *h, ms_data_bin *d
         d->name = strdup(heap_short(h));
     else if (site)
         d->name = format("heap@%s:%d", base_name(site->file), site->line);
+    else if (h->nframes && strcmp(h->frames[0]->func, "??") != 0) /* no lines: the function */
+        d->name = format("heap@%s", h->frames[0]->func);
     else
         d->name = strdup("heap@??");
     d->full_name = d->name ? heap_full_name(h, d->name) : NULL;
@@ -372,16 +389,37 @@ static int cmp_bin_names(const void *a, const void *b, void *bins)
     return c ? c : (i > j) - (i < j);
 }
 
+/* Whether full[from..i) is a whole frame: FUNCTION:LINE (ends with a digit), or code of a
+ * library without DWARF, "SYMBOL (LIBRARY)" or "LIBRARY+0xOFFSET" (a '>' of a C++ template
+ * name ends none of them). */
+static bool frame_ends(const char *full, size_t from, size_t i)
+{
+    if (i <= from) return false;
+    unsigned char last = (unsigned char)full[i - 1];
+    if (isdigit(last)) { /* FUNCTION:LINE, not a template argument's digits (Tag<1>) */
+        size_t k = i;
+        while (k > from && isdigit((unsigned char)full[k - 1])) k--;
+        return k > from && full[k - 1] == ':';
+    }
+    if (last == ')') {
+        const char *open = memrchr(full + from, '(', i - from);
+        return open && open > full + from && open[-1] == ' ';
+    }
+    size_t k = i;
+    while (k > from && isxdigit((unsigned char)full[k - 1])) k--;
+    return k < i && k - from >= 3 && !memcmp(full + k - 3, "+0x", 3);
+}
+
 /* The frames of a full name's call path ("main:42>NewMatrix:17>NAME", name_len the short
- * name's length): each frame is FUNCTION:LINE and ends at a '>' that follows a digit (a '>' of
- * a C++ template name does not). Fills starts/lens of up to max frames, returns how many. */
+ * name's length): each frame is FUNCTION:LINE, or a library's code (frame_ends), and ends at
+ * a '>'. Fills starts/lens of up to max frames, returns how many. */
 static size_t path_frames(const char *full, size_t name_len, const char **starts, size_t *lens, size_t max)
 {
     size_t flen = strlen(full);
     if (flen <= name_len) return 0;
     size_t end = flen - name_len, n = 0, from = 0; /* full[end - 1] is the '>' before the name */
     for (size_t i = 0; i < end && n < max; i++)
-        if (full[i] == '>' && i > from && isdigit((unsigned char)full[i - 1])) {
+        if (full[i] == '>' && frame_ends(full, from, i)) {
             starts[n] = full + from;
             lens[n++] = i - from;
             from = i + 1;
@@ -392,6 +430,7 @@ static size_t path_frames(const char *full, size_t name_len, const char **starts
 /* The length of a frame's FUNCTION (the part before its last ':'). */
 static size_t frame_function_len(const char *f, size_t len)
 {
+    if (len && f[len - 1] == ')') return len; /* a library's "SYMBOL (LIBRARY)": no line */
     const char *colon = memrchr(f, ':', len);
     return colon ? (size_t)(colon - f) : len;
 }
@@ -484,8 +523,8 @@ int ms_unique_data_names(ms_data_bin *bins, size_t n)
     return rc;
 }
 
-int ms_build_data_bins(const ms_raw_bin *bins, size_t nbins, ms_symbolizer *sym, ms_source_cache *src,
-                       const ms_dests *dests, ms_data_bin **out)
+int ms_build_data_bins(const ms_raw_bin *bins, size_t nbins, ms_symbolizer *sym, const ms_dests *dests,
+                       ms_data_bin **out)
 {
     ms_data_bin *d = calloc(nbins ? nbins : 1, sizeof *d);
     heap_path *paths = calloc(nbins ? nbins : 1, sizeof *paths);
@@ -495,7 +534,7 @@ int ms_build_data_bins(const ms_raw_bin *bins, size_t nbins, ms_symbolizer *sym,
     for (size_t i = 0; i < nbins && rc == 0; i++) {
         if (bins[i].kind == MS_BIN_HEAP || bins[i].kind == MS_BIN_MMAP) {
             heap_of[i] = nheap;
-            rc = build_heap_path(&bins[i], sym, src, dests, &paths[nheap++]);
+            rc = build_heap_path(&bins[i], sym, dests, &paths[nheap++]);
             if (rc == 0 && bins[i].kind == MS_BIN_MMAP)
                 paths[nheap - 1].level = paths[nheap - 1].nframes; /* named by its file */
         }

@@ -18,8 +18,8 @@
 
 /* Build one named data bin per raw bin (same order) into *out (nbins entries, caller frees
  * with the model). Short names are unique among them. Returns 0, or -1 if out of memory. */
-int ms_build_data_bins(const ms_raw_bin *bins, size_t nbins, ms_symbolizer *sym, ms_source_cache *src,
-                       const ms_dests *dests, ms_data_bin **out);
+int ms_build_data_bins(const ms_raw_bin *bins, size_t nbins, ms_symbolizer *sym, const ms_dests *dests,
+                       ms_data_bin **out);
 
 /* Make the names of bins[0..n) unique by appending "#2", "#3", ... to the later of equal
  * names, ordered by full name then index. Returns 0, or -1 if out of memory. */

@@ -100,6 +100,10 @@ int ms_mtool_analyze(const ms_mtool_input *in, ms_mtool_result *out)
                 fill(&m, &la[l], in);
                 if (m.timable || !has_child[l]) {
                     m.kind = MS_MOBJ_LOOP;
+                    if (L->line > 0) { /* the loop's own lines (its blocks' last lines too): what --focus takes */
+                        m.line = L->line;
+                        m.end_line = L->end_line;
+                    }
                     m.function = strdup(L->function ? L->function : "??");
                     m.file = dup_or_null(L->file);
                     if (!m.function) goto out;

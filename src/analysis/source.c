@@ -1,4 +1,4 @@
-/* Source statement reading for heap bin naming; file contents are cached per path. */
+/* Source line reading (OpenMP region names) and system paths; file contents are cached per path. */
 #include "source.h"
 #include "../util/util.h"
 
@@ -86,70 +86,6 @@ static source_file *load(ms_source_cache *c, const char *path)
     }
     if (f->text) index_lines(f);
     return f;
-}
-
-static bool is_fortran(const char *path)
-{
-    const char *dot = strrchr(path, '.');
-    static const char *const exts[] = { ".f",   ".F",   ".f90", ".F90", ".f95", ".F95",
-                                        ".f03", ".F03", ".f08", ".F08", ".for", ".FOR" };
-    for (size_t i = 0; dot && i < sizeof exts / sizeof *exts; i++)
-        if (strcmp(dot, exts[i]) == 0) return true;
-    return false;
-}
-
-/* Where the part of line [b, e) that belongs to the next statement starts: after its last
- * ';', '{' or '}', or e (nothing) if the line ends a statement. Returns b if none. */
-static size_t c_statement_tail(const char *t, size_t b, size_t e, bool *ends)
-{
-    *ends = false;
-    size_t from = b;
-    for (size_t i = b; i < e; i++)
-        if (t[i] == ';' || t[i] == '{' || t[i] == '}') {
-            from = i + 1;
-            *ends = true;
-        }
-    return from;
-}
-
-static bool fortran_continues(const char *t, size_t b, size_t e)
-{
-    while (e > b && (t[e - 1] == ' ' || t[e - 1] == '\t' || t[e - 1] == '\r' || t[e - 1] == '\n')) e--;
-    return e > b && t[e - 1] == '&';
-}
-
-char *ms_source_statement(ms_source_cache *c, const char *path, int line)
-{
-    source_file *f = path ? load(c, path) : NULL;
-    if (!f || !f->text || !f->line_at || line < 1 || (size_t)line > f->nlines) return NULL;
-    const char *t = f->text;
-    size_t last = (size_t)line - 1;
-    size_t first_at = f->line_at[last];
-    bool fortran = is_fortran(path);
-    for (size_t k = 0; k < MS_SOURCE_LOOKBACK && last >= k + 1; k++) {
-        size_t prev = last - k - 1;
-        size_t b = f->line_at[prev], e = f->line_at[prev + 1] - 1;
-        if (fortran) {
-            if (!fortran_continues(t, b, e)) break;
-            first_at = b;
-            continue;
-        }
-        bool ends;
-        size_t tail = c_statement_tail(t, b, e, &ends);
-        if (ends) {
-            first_at = tail;
-            break;
-        }
-        first_at = b;
-    }
-    size_t end = f->line_at[last + 1] - 1; /* the target line's '\n' (or the NUL) */
-    size_t n = end - first_at;
-    char *out = malloc(n + 1);
-    if (!out) return NULL;
-    memcpy(out, t + first_at, n);
-    out[n] = '\0';
-    if (n && out[n - 1] == '\r') out[n - 1] = '\0';
-    return out;
 }
 
 char *ms_source_line(ms_source_cache *c, const char *path, int line)

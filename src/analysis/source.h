@@ -1,4 +1,5 @@
-/* Reading allocation statements from source files (for naming heap bins). */
+/* Reading source lines (for naming OpenMP regions after their pragma, ompnames.c); which
+ * paths are system sources. Heap bins are never named from source text. */
 #ifndef MEMSPY_ANALYSIS_SOURCE_H
 #define MEMSPY_ANALYSIS_SOURCE_H
 #include <stdbool.h>
@@ -9,13 +10,6 @@ typedef struct ms_source_cache ms_source_cache;
 
 ms_source_cache *ms_source_cache_new(const char *source_root);
 void ms_source_cache_free(ms_source_cache *c);
-
-/* The text of the statement containing `line` of `path`: that line plus up to
- * MS_SOURCE_LOOKBACK earlier lines back to the end of the previous statement (';', '{', '}';
- * for Fortran, continuation lines ending in '&'), joined with '\n'. Returns a malloc'd
- * string, or NULL if the file or line is not available. */
-#define MS_SOURCE_LOOKBACK 6
-char *ms_source_statement(ms_source_cache *c, const char *path, int line);
 
 /* A copy of line `line` of path (without its newline), or NULL if unavailable. */
 char *ms_source_line(ms_source_cache *c, const char *path, int line);

@@ -13,6 +13,11 @@ typedef struct {
     int decl_line;
     const char *file; /* source position of the pc in this frame, NULL if unknown */
     int line, col;
+    /* Code of a library without DWARF (named from its symbol tables): the library's file
+     * name ("libzstd.so.1") and the symbol that covers the pc (NULL if none covers it; func
+     * is then "libzstd.so.1+0xOFFSET"). NULL for code with DWARF and the program's own. */
+    const char *module, *symbol;
+    bool exported; /* symbol is a global or weak one (an entry point of the library) */
 } ms_frame;
 
 /* A pc's frames, innermost first: the (possibly inlined) function containing it, then the
@@ -51,6 +56,10 @@ int ms_symbolize_global_row(ms_symbolizer *s, uint64_t addr, uint64_t *row);
  * module (DWARF: a constant then DW_OP_form_tls_address or DW_OP_GNU_push_tls_address). */
 int ms_symbolize_tls(ms_symbolizer *s, uint32_t module, uint64_t offset, const char **name, const char **scope_func,
                      const char **decl_file, int *decl_line);
+
+/* The run's note on the libraries whose code was named so far from their symbol tables (no
+ * DWARF): which names they lack and why, one line; NULL if none (or out of memory). */
+char *ms_symbolizer_library_note(const ms_symbolizer *s);
 
 /* A symbol name as people write it: C++ names demangled ("std::runtime_error::runtime_error",
  * "typeinfo name for std::exception"), without parameter lists; others unchanged. The result

@@ -18,6 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../analysis/focus_names.h"
+#include "../format/focus_spec.h"
 #include "../util/util.h"
 #include "advice_check.h"
 #include "cli.h"
@@ -40,9 +42,12 @@ static const char USAGE[] =
     "  --aslr               keep address-space randomization (results then vary by run)\n"
     "  --record DIR         also keep the program's event streams in DIR (created if missing)\n"
     "                       for `memspy resim DIR` under other cache hierarchies\n"
-    "  --focus NAME         simulate only function NAME and what it calls (repeatable, or\n"
-    "                       NAME,NAME...; e.g. MTOOL's top procedures): the rest runs at\n"
-    "                       capture speed, unsimulated (docs/mtool.md, Focus)\n"
+    "  --focus NAME         simulate only function or loop NAME and what it calls (repeatable,\n"
+    "                       or NAME,NAME...; e.g. MTOOL's top mobjects): the rest runs at\n"
+    "                       capture speed, unsimulated. A loop: FUNCTION:loop@FIRST-LAST (as\n"
+    "                       code bins name it) or FILE:FIRST-LAST (memspy mtool's source\n"
+    "                       column); one that names no loop, or several, is refused with the\n"
+    "                       candidates (docs/mtool.md, Focus)\n"
     "  --threads            record per-thread streams from the start and replay them on the\n"
     "                       simulated multiprocessor (automatic when PROG calls pthread_create\n"
     "                       or OpenMP; a thread that starts unexpectedly is still handled, with\n"
@@ -94,7 +99,14 @@ static int parse_options(int argc, char **argv, run_opts *o, int *done)
         case OPT_FOCUS: {
             size_t used = strlen(o->focus), n = strlen(optarg);
             if (!n || strspn(optarg, ",") == n || strpbrk(optarg, " \t\n"))
-                return ms_cli_usage_error("run", "--focus needs function names (NAME or NAME,NAME...)");
+                return ms_cli_usage_error("run", "--focus needs function names or loop names (NAME or NAME,NAME...)");
+            for (const char *p = optarg, *e; *p; p = *e ? e + 1 : e) {
+                ms_focus_spec spec;
+                e = p + strcspn(p, ",");
+                if (ms_focus_spec_parse(p, (size_t)(e - p), &spec) < 0)
+                    return ms_cli_usage_error(
+                        "run", "--focus %.*s: a loop is FUNCTION:loop@FIRST-LAST or FILE:FIRST-LAST", (int)(e - p), p);
+            }
             if (used + n + 2 > sizeof o->focus) return ms_cli_usage_error("run", "--focus: too many names");
             snprintf(o->focus + used, sizeof o->focus - used, "%s%s", used ? "," : "", optarg);
             break;
@@ -431,7 +443,11 @@ static int store_images(const raw_image *images, size_t n, const char *prog_path
             *keep_dir = 1;
             break;
         }
-        if (i + 1 == n) {
+        char *bad = NULL;
+        if (i == 0 && o->focus[0] && ms_focus_check_loops(&m, o->focus, &bad) < 0) {
+            rc = bad ? ms_cli_error("run", "%s", bad) : ms_cli_error("run", "out of memory");
+            free(bad);
+        } else if (i + 1 == n) {
             rc = ms_run_outputs_write("run", &m, &o->out, out, db);
         } else {
             char err[1024];

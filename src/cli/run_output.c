@@ -56,12 +56,13 @@ int ms_run_outputs_open(const char *cmd, const ms_run_output_opts *o, ms_run_out
     return 0;
 }
 
-/* Write m as JSON into the started file f and put it in place. 0, or -1 after a message. */
-static int write_json_file(const char *cmd, const ms_model *m, ms_out_file *f, const char *what)
+/* Write m as JSON (the report, or with `stored` the compact result file) into the started file
+ * f and put it in place. 0, or -1 after a message. */
+static int write_json_file(const char *cmd, const ms_model *m, ms_out_file *f, int stored, const char *what)
 {
     char err[1024];
     errno = 0;
-    if (ms_json_write(f->f, m) < 0 || fflush(f->f) != 0) {
+    if ((stored ? ms_json_write_stored(f->f, m) : ms_json_write(f->f, m)) < 0 || fflush(f->f) != 0) {
         int e = errno ? errno : EIO;
         ms_cli_error(cmd, "cannot write %s '%s': %s", what, f->path ? f->path : "", strerror(e));
         ms_out_abort(f);
@@ -122,7 +123,7 @@ int ms_run_write_json(const char *cmd, const ms_model *m, const char *path)
     char err[1024];
     ms_out_file f = { 0 };
     if (ms_out_open(&f, path, err, sizeof err) < 0) return ms_cli_error(cmd, "%s", err), -1;
-    return write_json_file(cmd, m, &f, "the JSON report");
+    return write_json_file(cmd, m, &f, 0, "the JSON report");
 }
 
 int ms_run_outputs_write(const char *cmd, const ms_model *m, const ms_run_output_opts *o, ms_run_outputs *out,
@@ -140,8 +141,8 @@ int ms_run_outputs_write(const char *cmd, const ms_model *m, const ms_run_output
         ms_out_abort(&out->report_file);
     }
     if (out->report_file.f && ms_out_commit(&out->report_file, err, sizeof err) < 0) rc = ms_cli_error(cmd, "%s", err);
-    if (out->result.f && write_json_file(cmd, m, &out->result, "the result file") < 0) rc = MS_EXIT_USAGE;
-    if (out->json.f && write_json_file(cmd, m, &out->json, "the JSON report") < 0) rc = MS_EXIT_USAGE;
+    if (out->result.f && write_json_file(cmd, m, &out->result, 1, "the result file") < 0) rc = MS_EXIT_USAGE;
+    if (out->json.f && write_json_file(cmd, m, &out->json, 0, "the JSON report") < 0) rc = MS_EXIT_USAGE;
     if (ms_db_store(db, m, &run_id, err, sizeof err) < 0) {
         ms_cli_error(cmd, "%s", err);
         return ms_cli_keep_unstored(cmd, m, o->db_opt);

@@ -29,7 +29,7 @@ static int save_in(const char *dir, const ms_model *m, char **path, char *err, s
             return -1;
         }
         o.exclusive = 1;
-        int rc = ms_json_write(o.f, m) < 0 ? ms_errorf(err, errlen, "cannot write %s", candidate) : 0;
+        int rc = ms_json_write_stored(o.f, m) < 0 ? ms_errorf(err, errlen, "cannot write %s", candidate) : 0;
         if (rc < 0)
             ms_out_abort(&o);
         else

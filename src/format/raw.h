@@ -18,7 +18,9 @@
  *  MS_RAW_BINS     : u32 n; n x { u32 id, u8 kind (MS_BIN_*), kind-specific:
  *                      HEAP  : u64 site_pc (return address of the allocation call),
  *                              u16 depth, depth x u64 call-site return addresses, outermost
- *                              first (the frame calling main's callee ... the allocator's caller),
+ *                              first (the frame calling main's callee ... the allocator's caller;
+ *                              where the site is in uninstrumented code, the native frames up to
+ *                              the call into it come innermost, found by unwinding),
  *                              u64 objects, u64 bytes (allocations made, bytes requested),
  *                              u64 peak_bytes (largest simultaneously live)
  *                      GLOBAL: u64 addr, u64 size, u32 module index, str symbol name

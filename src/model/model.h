@@ -11,7 +11,8 @@
 #include "mtool.h"
 
 #define MS_MODEL_FORMAT "memspy-result"
-#define MS_MODEL_VERSION 3 /* 2: threads, invalidations, references, patterns; 3: "names" */
+#define MS_MODEL_VERSION 4 /* 2: threads, invalidations, references, patterns; 3: "names"; 4: every name in "names" */
+#define MS_MODEL_REPORT_VERSION 3 /* the --json report: names inline (but blocks' and loops') */
 
 typedef struct {
     char *name; /* function name (innermost inlined function when inlined) */

@@ -11,6 +11,7 @@
 
 #include "json_names.h"
 #include "mtool_json.h"
+#include "strtab.h"
 #include "../sim/config.h"
 #include "../util/util.h"
 #include "modelio.h"
@@ -23,6 +24,8 @@ typedef struct {
     char *err;
     size_t errlen;
     int failed;
+    json_t *names;   /* the string table (version 3: blocks' and loops' names; 4: every name), or NULL */
+    size_t expanded; /* bytes the table may still expand to: at most what an inline file could hold */
 } json_reader;
 
 /* Record the first error only: "FILE: corrupt result file: <what>". */
@@ -105,12 +108,19 @@ static int get_line(json_reader *r, json_t *obj, const char *where, const char *
     return 0;
 }
 
-/* A copy of a string value (or NULL for JSON null). */
+/* A copy of a string value (or NULL for JSON null); where the file has a string table, also
+ * an index into it, or an array of indices (a call path's pieces), checked and bounded. */
 static int string_value(json_reader *r, json_t *v, const char *where, const char *key, char **out)
 {
     *out = NULL;
     if (json_is_null(v)) return 0;
-    if (!json_is_string(v)) return bad_type(r, where, key, "a string or null");
+    if (r->names && (json_is_integer(v) || json_is_array(v))) {
+        char why[128];
+        if (ms_strtab_expand(r->names, v, &r->expanded, out, why, sizeof why) == 0) return 0;
+        return fail(r, "field %s%s%s: %s", where, joiner(where, key), key, why);
+    }
+    if (!json_is_string(v))
+        return bad_type(r, where, key, r->names ? "a string, an index into names or null" : "a string or null");
     *out = strdup(json_string_value(v));
     if (!*out) return fail(r, "out of memory");
     return 0;
@@ -633,28 +643,13 @@ static int read_estimate(json_reader *r, json_t *root, ms_model *m)
     return json_object_get(e, "cpu_model") ? get_str(r, e, "estimate", "cpu_model", &m->ideal_cpu) : 0;
 }
 
-/* A block's or loop's function or file: an index into "names" (version 3), a string (before),
- * or null. */
-static int get_name(json_reader *r, json_t *names, json_t *obj, const char *where, const char *key, char **out)
-{
-    if (!names) return get_str(r, obj, where, key, out);
-    json_t *v = member(r, obj, where, key);
-    if (!v) return -1;
-    *out = NULL;
-    if (json_is_null(v)) return 0;
-    if (!json_is_integer(v) || json_integer_value(v) < 0 || (size_t)json_integer_value(v) >= json_array_size(names))
-        return bad_type(r, where, key, "an index into names");
-    json_t *s = json_array_get(names, (size_t)json_integer_value(v));
-    if (!json_is_string(s)) return bad_type(r, "", "names", "an array of strings");
-    if (!(*out = strdup(json_string_value(s)))) return fail(r, "out of memory");
-    return 0;
-}
-
 static int read_blocks(json_reader *r, json_t *root, ms_model *m)
 {
     if (!json_object_get(root, "blocks")) return 0;
-    json_t *names = NULL; /* version 3: the names table the blocks and loops refer to */
-    if (m->version >= 3 && !(names = get_array(r, root, "", "names"))) return -1;
+    if (m->version >= 3 && !r->names) { /* version 3's blocks and loops refer to it */
+        member(r, root, "", "names");
+        return -1;
+    }
     json_t *ba = get_array(r, root, "", "blocks"), *la = get_array(r, root, "", "loops");
     if (!ba || !la) return -1;
     size_t nb = json_array_size(ba), nl = json_array_size(la);
@@ -668,11 +663,10 @@ static int read_blocks(json_reader *r, json_t *root, ms_model *m)
         field_path(path, sizeof path, "blocks[%zu]", i);
         json_t *o = json_array_get(ba, i);
         ms_block_stat *b = &m->blocks[i];
-        if (get_name(r, names, o, path, "function", &b->function) < 0 ||
-            get_name(r, names, o, path, "file", &b->file) < 0 || get_line(r, o, path, "line", &b->line) < 0 ||
-            get_line(r, o, path, "end_line", &b->end_line) < 0 || get_index(r, o, path, "loop", nl, &b->loop) < 0 ||
-            get_u32(r, o, path, "memops", &b->memops) < 0 || get_u32(r, o, path, "stmts", &b->stmts) < 0 ||
-            get_u64(r, o, path, "count", &b->count) < 0)
+        if (get_str(r, o, path, "function", &b->function) < 0 || get_str(r, o, path, "file", &b->file) < 0 ||
+            get_line(r, o, path, "line", &b->line) < 0 || get_line(r, o, path, "end_line", &b->end_line) < 0 ||
+            get_index(r, o, path, "loop", nl, &b->loop) < 0 || get_u32(r, o, path, "memops", &b->memops) < 0 ||
+            get_u32(r, o, path, "stmts", &b->stmts) < 0 || get_u64(r, o, path, "count", &b->count) < 0)
             return -1;
     }
     for (size_t i = 0; i < nl; i++) {
@@ -680,10 +674,10 @@ static int read_blocks(json_reader *r, json_t *root, ms_model *m)
         field_path(path, sizeof path, "loops[%zu]", i);
         json_t *o = json_array_get(la, i);
         ms_loop_stat *l = &m->loops[i];
-        if (get_name(r, names, o, path, "function", &l->function) < 0 ||
-            get_name(r, names, o, path, "file", &l->file) < 0 || get_line(r, o, path, "line", &l->line) < 0 ||
-            get_line(r, o, path, "end_line", &l->end_line) < 0 || get_index(r, o, path, "parent", nl, &l->parent) < 0 ||
-            get_u32(r, o, path, "depth", &l->depth) < 0 || get_index(r, o, path, "header", nb, &l->header) < 0 ||
+        if (get_str(r, o, path, "function", &l->function) < 0 || get_str(r, o, path, "file", &l->file) < 0 ||
+            get_line(r, o, path, "line", &l->line) < 0 || get_line(r, o, path, "end_line", &l->end_line) < 0 ||
+            get_index(r, o, path, "parent", nl, &l->parent) < 0 || get_u32(r, o, path, "depth", &l->depth) < 0 ||
+            get_index(r, o, path, "header", nb, &l->header) < 0 ||
             get_u64(r, o, path, "iterations", &l->iterations) < 0)
             return -1;
     }
@@ -694,9 +688,8 @@ static int read_blocks(json_reader *r, json_t *root, ms_model *m)
 static int read_calls(json_reader *r, json_t *root, ms_model *m)
 {
     if (!json_object_get(root, "calls")) return 0;
-    json_t *names = get_array(r, root, "", "names");
     json_t *ca = get_array(r, root, "", "calls"), *pa = get_array(r, root, "", "code_parts");
-    if (!names || !ca || !pa) return -1;
+    if (!ca || !pa) return -1;
     size_t nc = json_array_size(ca), np = json_array_size(pa);
     if ((nc && !(m->calls = alloc_array(r, nc, sizeof *m->calls))) ||
         (np && !(m->parts = alloc_array(r, np, sizeof *m->parts))))
@@ -708,12 +701,10 @@ static int read_calls(json_reader *r, json_t *root, ms_model *m)
         field_path(path, sizeof path, "calls[%zu]", i);
         json_t *o = json_array_get(ca, i);
         ms_call_stat *c = &m->calls[i];
-        if (get_name(r, names, o, path, "caller", &c->caller) < 0 ||
-            get_name(r, names, o, path, "callee", &c->callee) < 0 ||
-            get_name(r, names, o, path, "caller_file", &c->caller_file) < 0 ||
-            get_name(r, names, o, path, "callee_file", &c->callee_file) < 0 ||
-            get_line(r, o, path, "line", &c->line) < 0 || get_line(r, o, path, "callee_line", &c->callee_line) < 0 ||
-            get_u64(r, o, path, "count", &c->count) < 0)
+        if (get_str(r, o, path, "caller", &c->caller) < 0 || get_str(r, o, path, "callee", &c->callee) < 0 ||
+            get_str(r, o, path, "caller_file", &c->caller_file) < 0 ||
+            get_str(r, o, path, "callee_file", &c->callee_file) < 0 || get_line(r, o, path, "line", &c->line) < 0 ||
+            get_line(r, o, path, "callee_line", &c->callee_line) < 0 || get_u64(r, o, path, "count", &c->count) < 0)
             return -1;
         if (!c->caller || !c->callee) return bad_type(r, path, c->caller ? "callee" : "caller", "a name");
     }
@@ -722,9 +713,8 @@ static int read_calls(json_reader *r, json_t *root, ms_model *m)
         field_path(path, sizeof path, "code_parts[%zu]", i);
         json_t *o = json_array_get(pa, i);
         ms_code_part *p = &m->parts[i];
-        if (get_name(r, names, o, path, "function", &p->function) < 0 ||
-            get_name(r, names, o, path, "file", &p->file) < 0 || get_u32(r, o, path, "code", &p->code) < 0 ||
-            read_counters(r, o, path, &p->c, m, NULL) < 0)
+        if (get_str(r, o, path, "function", &p->function) < 0 || get_str(r, o, path, "file", &p->file) < 0 ||
+            get_u32(r, o, path, "code", &p->code) < 0 || read_counters(r, o, path, &p->c, m, NULL) < 0)
             return -1;
         if (!p->function) return bad_type(r, path, "function", "a name");
         if (p->code >= m->ncode) return bad_type(r, path, "code", "a code bin id");
@@ -861,14 +851,35 @@ static json_t *load_root(const char *name, const char *text, size_t len, char *e
     return NULL;
 }
 
+/* The string table: required from version 4 (in version 3 only with blocks), an array of
+ * strings, each checked once here. */
+static int read_names(json_reader *r, json_t *root, int version)
+{
+    if (version < 3 || (version == 3 && !json_object_get(root, "names"))) return 0;
+    json_t *names = get_array(r, root, "", "names");
+    if (!names) return -1;
+    for (size_t i = 0; i < json_array_size(names); i++) {
+        char idx[32];
+        field_path(idx, sizeof idx, "[%zu]", i);
+        if (!json_is_string(json_array_get(names, i))) return bad_type(r, "names", idx, "a string");
+    }
+    r->names = names;
+    return 0;
+}
+
 int ms_json_read_buffer(const char *name, const char *text, size_t len, ms_model *m, char *err, size_t errlen)
 {
     ms_model_init(m);
     json_t *root = load_root(name, text, len, err, errlen);
     if (!root) return -1;
-    json_reader r = { name, err, errlen, 0 };
+    json_reader r = { name, err, errlen, 0, NULL, MS_RESULT_MAX_BYTES };
     m->version = (int)json_integer_value(json_object_get(root, "version"));
     int rc = -1;
+    if (read_names(&r, root, m->version) < 0) {
+        json_decref(root);
+        ms_model_free(m);
+        return -1;
+    }
     /* Files before lines (lines refer to files), bins before cells (cells refer to bins). */
     if (read_run(&r, root, m) == 0 && read_config(&r, root, &m->config) == 0 &&
         read_counters(&r, get_object(&r, root, "", "totals"), "totals", &m->totals, m, NULL) == 0 &&

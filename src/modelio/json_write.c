@@ -9,10 +9,12 @@
 #include "json_names.h"
 #include "mtool_json.h"
 #include "modelio.h"
+#include "strtab.h"
 
 /* Builder state: any failed allocation or insertion sets `failed`, checked once at the end. */
 typedef struct {
-    json_t *names, *name_index; /* "names": each block's and loop's function and file, once */
+    ms_strtab tab; /* "names": each block's and loop's function and file (every name when stored), once */
+    int stored;    /* the stored form (version 4): every name through tab, no indentation */
     int failed;
     int nlevels;
     int multiproc; /* nprocs > 1: counters objects carry the coherence fields */
@@ -32,6 +34,20 @@ static json_t *u64_json(uint64_t v) { return json_integer((json_int_t)v); }
 
 /* A string or JSON null for a NULL pointer. */
 static json_t *str_json(const char *s) { return s ? json_string(s) : json_null(); }
+
+static json_t *name_json(json_writer *w, const char *s);
+
+/* A name (a function, a file, a bin): inline in the report, an index into "names" when stored. */
+static json_t *text_json(json_writer *w, const char *s) { return w->stored ? name_json(w, s) : str_json(s); }
+
+/* A data bin's full name, its call path: when stored, its frames' pieces as indices. */
+static json_t *path_json(json_writer *w, const char *s)
+{
+    if (!w->stored) return str_json(s);
+    json_t *v = ms_strtab_path(&w->tab, s);
+    if (w->tab.failed) w->failed = 1;
+    return v;
+}
 
 static json_t *level_name_json(int level)
 {
@@ -450,16 +466,16 @@ static json_t *references_json(json_writer *w, const ms_model *m)
             json_decref(inv);
             break;
         }
-        put(w, o, "function", str_json(r->code < m->ncode ? m->code[r->code].name : NULL));
+        put(w, o, "function", text_json(w, r->code < m->ncode ? m->code[r->code].name : NULL));
         put(w, o, "code", json_integer(r->code));
-        put(w, o, "file", str_json(file));
+        put(w, o, "file", text_json(w, file));
         put(w, o, "line", json_integer(r->line));
         put(w, o, "location", location_json(file, r->line));
         put(w, o, "kind",
             json_string((unsigned)r->kind < MS_JSON_NELEM(ms_json_ref_kind_names) ? ms_json_ref_kind_names[r->kind]
                                                                                   : "Read"));
         put(w, o, "data", json_integer(r->data));
-        put(w, o, "data_name", str_json(r->data < m->ndata ? m->data[r->data].name : NULL));
+        put(w, o, "data_name", text_json(w, r->data < m->ndata ? m->data[r->data].name : NULL));
         put(w, o, "cpu", json_integer(r->cpu));
         put(w, o, "references", u64_json(refs));
         put(w, o, "misses", u64_json(misses));
@@ -502,7 +518,7 @@ static json_t *patterns_json(json_writer *w, const ms_model *m, const ms_counter
             append(w, pats, po);
         }
         put(w, o, "data", json_integer((json_int_t)i));
-        put(w, o, "name", str_json(m->data[i].name));
+        put(w, o, "name", text_json(w, m->data[i].name));
         put(w, o, "communication_misses", u64_json(comm));
         put(w, o, "patterns", pats);
         append(w, arr, o);
@@ -527,8 +543,8 @@ static json_t *code_json(json_writer *w, const ms_model *m)
             break;
         }
         put(w, o, "id", json_integer((json_int_t)i));
-        put(w, o, "name", str_json(b->name));
-        put(w, o, "file", str_json(b->file));
+        put(w, o, "name", text_json(w, b->name));
+        put(w, o, "file", text_json(w, b->file));
         put(w, o, "line", json_integer(b->line));
         put_bin_totals(w, o, &tot[i]);
         append(w, arr, o);
@@ -553,11 +569,11 @@ static json_t *data_json(json_writer *w, const ms_model *m, const ms_counters *t
             break;
         }
         put(w, o, "id", json_integer((json_int_t)i));
-        put(w, o, "name", str_json(b->name));
-        put(w, o, "full_name", str_json(b->full_name));
+        put(w, o, "name", text_json(w, b->name));
+        put(w, o, "full_name", path_json(w, b->full_name));
         put(w, o, "kind",
             json_string((unsigned)b->kind < MS_JSON_NELEM(ms_json_kind_names) ? ms_json_kind_names[b->kind] : "other"));
-        put(w, o, "site", str_json(b->site));
+        put(w, o, "site", text_json(w, b->site));
         put(w, o, "objects", u64_json(b->objects));
         put(w, o, "bytes", u64_json(b->bytes));
         put(w, o, "peak_bytes", u64_json(b->peak_bytes));
@@ -653,11 +669,11 @@ static json_t *findings_json(json_writer *w, const ms_model *m)
         put(w, o, "share", json_real(f->share));
         put(w, o, "code", json_integer(f->code));
         put(w, o, "data", json_integer(f->data));
-        put(w, o, "code_name", str_json(f->code < m->ncode ? m->code[f->code].name : NULL));
-        put(w, o, "data_name", str_json(f->data < m->ndata ? m->data[f->data].name : NULL));
+        put(w, o, "code_name", text_json(w, f->code < m->ncode ? m->code[f->code].name : NULL));
+        put(w, o, "data_name", text_json(w, f->data < m->ndata ? m->data[f->data].name : NULL));
         put(w, o, "cause", json_string(f->cause >= 0 && f->cause < MS_NCAUSES ? ms_json_cause_names[f->cause] : "?"));
         put(w, o, "evictor", f->evictor >= 0 ? json_integer(f->evictor) : json_null());
-        put(w, o, "file", lines ? str_json(m->files[f->file]) : json_null());
+        put(w, o, "file", lines ? text_json(w, m->files[f->file]) : json_null());
         put(w, o, "line", lines ? json_integer(f->first_line) : json_null());
         put(w, o, "end_line", lines ? json_integer(f->last_line) : json_null());
         put(w, o, "evidence", json_real(f->evidence));
@@ -672,21 +688,16 @@ static json_t *findings_json(json_writer *w, const ms_model *m)
 /* An index into another array of the model, null for none (UINT32_MAX). */
 static json_t *index_json(uint32_t i) { return i == UINT32_MAX ? json_null() : json_integer(i); }
 
-/* "blocks": one object per basic block, in the raw file's id order. */
 /* s as its index in the "names" table (added on first use), null for NULL: a C++ function
  * name repeated by every block and loop of the function is written once. */
 static json_t *name_json(json_writer *w, const char *s)
 {
-    if (!s) return json_null();
-    json_t *at = json_object_get(w->name_index, s);
-    if (at) return json_integer(json_integer_value(at));
-    json_int_t i = (json_int_t)json_array_size(w->names);
-    if (json_array_append_new(w->names, json_string(s)) < 0 ||
-        json_object_set_new(w->name_index, s, json_integer(i)) < 0)
-        w->failed = 1;
-    return json_integer(i);
+    json_t *v = ms_strtab_ref(&w->tab, s);
+    if (w->tab.failed) w->failed = 1;
+    return v;
 }
 
+/* "blocks": one object per basic block, in the raw file's id order. */
 static json_t *blocks_json(json_writer *w, const ms_model *m)
 {
     json_t *arr = new_array(w);
@@ -804,8 +815,8 @@ static json_t *waiting_json(json_writer *w, const ms_model *m)
             break;
         }
         put(w, e, "kind", str_json(src->kind));
-        put(w, e, "function", str_json(src->function));
-        put(w, e, "file", str_json(src->file));
+        put(w, e, "function", text_json(w, src->function));
+        put(w, e, "file", text_json(w, src->file));
         put(w, e, "line", json_integer(src->line));
         put(w, e, "object", u64_json(src->object));
         put(w, e, "instances", u64_json(src->instances));
@@ -818,10 +829,10 @@ static json_t *waiting_json(json_writer *w, const ms_model *m)
             const ms_wait_explanation *x = &src->explanation[j];
             json_t *xe = new_object(w);
             if (!xe) break;
-            put(w, xe, "function", str_json(x->function));
-            put(w, xe, "file", str_json(x->file));
+            put(w, xe, "function", text_json(w, x->function));
+            put(w, xe, "file", text_json(w, x->file));
             put(w, xe, "line", json_integer(x->line));
-            put(w, xe, "loop", str_json(x->loop));
+            put(w, xe, "loop", text_json(w, x->loop));
             put(w, xe, "extra_count", u64_json(x->extra_count));
             put(w, xe, "extra_cycles", u64_json(x->extra_cycles));
             put(w, xe, "stall_cycles", u64_json(x->stall_cycles));
@@ -836,10 +847,10 @@ static json_t *waiting_json(json_writer *w, const ms_model *m)
             put(w, pe, "instances", u64_json(q->instances));
             put(w, pe, "cycles", u64_json(q->cycles));
             put(w, pe, "share", json_real(rate(q->cycles, src->cycles)));
-            put(w, pe, "function", str_json(q->function));
-            put(w, pe, "file", str_json(q->file));
+            put(w, pe, "function", text_json(w, q->function));
+            put(w, pe, "file", text_json(w, q->file));
             put(w, pe, "line", json_integer(q->line));
-            put(w, pe, "loop", str_json(q->loop));
+            put(w, pe, "loop", text_json(w, q->loop));
             append(w, pa, pe);
         }
         put(w, e, "paths", pa);
@@ -850,22 +861,32 @@ static json_t *waiting_json(json_writer *w, const ms_model *m)
     return o;
 }
 
-int ms_json_write(FILE *out, const ms_model *m)
+/* The model's "files": inline, or as indices into "names" when stored. */
+static json_t *files_json(json_writer *w, const ms_model *m)
 {
-    json_writer w = { json_array(), json_object(), 0, m->config.nlevels, m->nprocs > 1 };
+    if (!w->stored) return strings_json(w, m->files, m->nfiles);
+    json_t *arr = new_array(w);
+    for (size_t i = 0; arr && i < m->nfiles; i++) append(w, arr, text_json(w, m->files[i]));
+    return arr;
+}
+
+/* The result file: the report form (stored 0: version 3, names inline, indented) or the
+ * stored form (version 4: every name once in "names", compact). */
+static int write_model(FILE *out, const ms_model *m, int stored)
+{
+    json_writer w = { .stored = stored, .nlevels = m->config.nlevels, .multiproc = m->nprocs > 1 };
     if (w.nlevels < 0) w.nlevels = 0;
     if (w.nlevels > MS_MAX_LEVELS) w.nlevels = MS_MAX_LEVELS;
 
     ms_counters *data_tot = NULL; /* shared by the data bins and the access patterns */
     json_t *root = json_object();
-    if (!root || !w.names || !w.name_index || ms_model_data_totals(m, &data_tot) < 0) {
+    if (!root || ms_strtab_init(&w.tab) < 0 || ms_model_data_totals(m, &data_tot) < 0) {
         json_decref(root);
-        json_decref(w.names);
-        json_decref(w.name_index);
+        ms_strtab_free(&w.tab);
         return -1;
     }
     put(&w, root, "format", json_string(MS_MODEL_FORMAT));
-    put(&w, root, "version", json_integer(MS_MODEL_VERSION));
+    put(&w, root, "version", json_integer(stored ? MS_MODEL_VERSION : MS_MODEL_REPORT_VERSION));
     put(&w, root, "run", run_json(&w, m));
     put(&w, root, "config", config_json(&w, &m->config));
     put(&w, root, "events", events_json(&w));
@@ -874,7 +895,7 @@ int ms_json_write(FILE *out, const ms_model *m)
     put(&w, root, "code", code_json(&w, m));
     put(&w, root, "data", data_json(&w, m, data_tot));
     put(&w, root, "bins", bins_json(&w, m));
-    put(&w, root, "files", strings_json(&w, m->files, m->nfiles));
+    put(&w, root, "files", files_json(&w, m));
     put(&w, root, "lines", lines_json(&w, m));
     if (w.multiproc) {
         put(&w, root, "nprocs", json_integer(m->nprocs));
@@ -890,8 +911,9 @@ int ms_json_write(FILE *out, const ms_model *m)
             put(&w, root, "calls", calls_json(&w, m));
             put(&w, root, "code_parts", parts_json(&w, m));
         }
-        put(&w, root, "names", json_incref(w.names));
     }
+    /* the table is filled as the fields above are built: written here, read first */
+    if (m->nblocks || stored) put(&w, root, "names", json_incref(w.tab.names));
     if (m->waiting.present) put(&w, root, "waiting", waiting_json(&w, m));
     if (m->mtool) put(&w, root, "mtool", ms_mtool_json(m->mtool));
     if (m->ideal_cycles > 0) { /* "estimate": the run's ideal-memory cycles (docs/mtool.md) */
@@ -905,12 +927,14 @@ int ms_json_write(FILE *out, const ms_model *m)
     }
 
     int rc = -1;
-    if (!w.failed && json_dumpf(root, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER) == 0 && fputc('\n', out) != EOF &&
-        !ferror(out))
-        rc = 0;
+    size_t flags = (stored ? JSON_COMPACT : JSON_INDENT(1)) | JSON_PRESERVE_ORDER;
+    if (!w.failed && json_dumpf(root, out, flags) == 0 && fputc('\n', out) != EOF && !ferror(out)) rc = 0;
     json_decref(root);
-    json_decref(w.names);
-    json_decref(w.name_index);
+    ms_strtab_free(&w.tab);
     free(data_tot);
     return rc;
 }
+
+int ms_json_write(FILE *out, const ms_model *m) { return write_model(out, m, 0); }
+
+int ms_json_write_stored(FILE *out, const ms_model *m) { return write_model(out, m, 1); }

@@ -8,10 +8,15 @@
 #include "../model/model.h"
 #include "../model/mtool.h"
 
-/* Write the model as JSON (the --json report and the saved result file). Returns 0 or -1. */
+/* Write the model as JSON: the --json report, for people and tools (result version 3: names
+ * inline, indented). Returns 0 or -1. */
 int ms_json_write(FILE *out, const ms_model *m);
 
-/* Read a result file written by ms_json_write. Returns 0, or -1 with err naming the problem
+/* Write the model as the stored result (--result, the run database, memspy-run-PID.result):
+ * version 4, every name once in the "names" table, no indentation. Returns 0 or -1. */
+int ms_json_write_stored(FILE *out, const ms_model *m);
+
+/* Read a result file written by ms_json_write or ms_json_write_stored. Returns 0, or -1 with err naming the problem
  * (not found, not a memspy result, newer version, truncated/corrupt at line:col). */
 int ms_json_read(const char *path, ms_model *m, char *err, size_t errlen);
 

@@ -40,6 +40,17 @@ void *ms_map_flags(size_t bytes, int extra_flags)
 
 void *ms_map(size_t bytes) { return ms_map_flags(bytes, 0); }
 
+void *ms_map_file(int fd, size_t bytes)
+{
+    size_t len = (bytes + PAGE - 1) & ~(PAGE - 1);
+    uintptr_t hint = __atomic_fetch_add(&region_next, len, __ATOMIC_RELAXED);
+    void *p = MAP_FAILED;
+    if (hint + len <= RT_REGION_END)
+        p = ms_sys_mmap((void *)hint, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED_NOREPLACE, fd, 0);
+    if (p == MAP_FAILED) p = ms_sys_mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
 int ms_is_runtime_memory(const void *p)
 {
     uintptr_t a = (uintptr_t)p;
@@ -104,6 +115,13 @@ char *ms_arena_strdup(const char *s)
 {
     size_t n = ms_strlen(s) + 1;
     char *p = ms_arena_alloc(n);
+    if (p) ms_memcpy(p, s, n);
+    return p;
+}
+
+char *ms_arena_strndup(const char *s, size_t n)
+{
+    char *p = ms_arena_alloc(n + 1);
     if (p) ms_memcpy(p, s, n);
     return p;
 }

@@ -202,10 +202,11 @@ uint32_t ms_bins_mapping(ms_thread *t, const char *label)
     return intern_named(t, &k, label);
 }
 
-/* The call path of the calling thread, innermost first, recursion collapsed. */
-static uint16_t call_path(ms_thread *t, uint64_t *path)
+/* The call path of the calling thread, innermost first, recursion collapsed: first the frames
+ * of uninstrumented code between the allocation's site and the shadow stack (nativepath.c). */
+static uint16_t call_path(ms_thread *t, uintptr_t site_pc, uint64_t *path)
 {
-    uint16_t depth = 0;
+    uint16_t depth = ms_native_path(t, site_pc, path);
     for (uint32_t i = t->depth; i > 0 && depth < MS_MAX_PATH; i--) {
         uint64_t ra = t->frames[i - 1].call_ra;
         if (depth && path[depth - 1] == ra) continue; /* collapse recursion */
@@ -217,7 +218,7 @@ static uint16_t call_path(ms_thread *t, uint64_t *path)
 uint32_t ms_bins_mmap(ms_thread *t, uintptr_t site_pc, const char *file)
 {
     uint64_t path[MS_MAX_PATH];
-    bin_key k = { MS_BIN_MMAP, call_path(t, path), site_pc, path, 0 };
+    bin_key k = { MS_BIN_MMAP, call_path(t, site_pc, path), site_pc, path, 0 };
     return intern_named(t, &k, file);
 }
 
@@ -225,7 +226,7 @@ uint32_t ms_bins_heap(ms_thread *t, uintptr_t site_pc)
 {
     if (MS_UNLIKELY(t->longjmp_pending)) ms_shadow_stack_resync(t, site_pc - 1);
     uint64_t path[MS_MAX_PATH];
-    bin_key k = { MS_BIN_HEAP, call_path(t, path), site_pc, path, 0 };
+    bin_key k = { MS_BIN_HEAP, call_path(t, site_pc, path), site_pc, path, 0 };
     return intern(t->data->heap_cache, &k);
 }
 

@@ -88,6 +88,65 @@ void __memspy_register_blocks(const msplug_pc_pair *begin, const msplug_pc_pair 
     unlock();
 }
 
+/* --focus on loops: per loop id, 0 not matched yet, 1 out of focus, 2 in focus (itself or a
+ * loop around it named); loops [0, focus_done) are matched. */
+static uint8_t *loop_focus;
+static uint32_t focus_done;
+
+/* Whether loop id (or its parents) is named: loop_focus of its parents first (lock held). */
+static int loop_named(uint32_t id, const uint32_t *first, const uint32_t *last, uint32_t depth)
+{
+    if (id == UINT32_MAX || depth > MAX_LOOPS) return 0;
+    if (loop_focus[id] || id < focus_done || id >= nloops) return loop_focus[id] == 2;
+    const msplug_block *hb = (const msplug_block *)(uintptr_t)loops[id].desc->header;
+    int named =
+        hb && first[id - focus_done] && ms_focus_names_loop(hb->pc, first[id - focus_done], last[id - focus_done]);
+    named |= loop_named(loops[id].parent, first, last, depth + 1);
+    loop_focus[id] = named ? 2 : 1;
+    return named;
+}
+
+void ms_blocks_focus_resolve(void)
+{
+    if (!ms_focus_loops || __atomic_load_n(&focus_done, __ATOMIC_ACQUIRE) == __atomic_load_n(&nloops, __ATOMIC_ACQUIRE))
+        return;
+    lock();
+    uint32_t nl = nloops, nb = nblocks, n = nl - focus_done;
+    if (!loop_focus) loop_focus = ms_map_flags(MAX_LOOPS, MAP_NORESERVE);
+    uint32_t *first = n ? ms_map((size_t)n * 2 * sizeof *first) : NULL, *last = first ? first + n : NULL;
+    if (loop_focus && first) {
+        /* a loop's lines: those of its blocks and of its nested loops' blocks (analysis/blocks.c) */
+        for (uint32_t i = 0; i < nb; i++) {
+            const msplug_block *b = blocks[i];
+            uint32_t loop = MSPLUG_BLOCK_LOOP(b->info), lo = (uint32_t)b->lines, hi = (uint32_t)(b->lines >> 32);
+            const msplug_loop_table *h = (const msplug_loop_table *)(uintptr_t)b->loop_table;
+            if (!lo || loop == MSPLUG_NO_LOOP || !h || !h->first_id || loop >= h->nloops) continue;
+            if (hi < lo) hi = lo;
+            for (uint32_t l = (uint32_t)(h->first_id - 1 + loop), guard = 0; l != UINT32_MAX && guard < nl;
+                 l = loops[l].parent, guard++) {
+                if (l < focus_done || l >= nl) continue;
+                uint32_t k = l - focus_done;
+                if (!first[k] || lo < first[k]) first[k] = lo;
+                if (hi > last[k]) last[k] = hi;
+            }
+        }
+        for (uint32_t id = focus_done; id < nl; id++) loop_named(id, first, last, 0);
+        __atomic_store_n(&focus_done, nl, __ATOMIC_RELEASE);
+    }
+    if (first) ms_unmap(first, (size_t)n * 2 * sizeof *first);
+    unlock();
+}
+
+int ms_blocks_in_focus(const msplug_block *b)
+{
+    uint32_t loop = MSPLUG_BLOCK_LOOP(b->info);
+    const msplug_loop_table *h = (const msplug_loop_table *)(uintptr_t)b->loop_table;
+    if (loop == MSPLUG_NO_LOOP || !h || !h->first_id || loop >= h->nloops) return 0;
+    uint32_t id = (uint32_t)(h->first_id - 1 + loop);
+    if (id >= __atomic_load_n(&focus_done, __ATOMIC_ACQUIRE)) ms_blocks_focus_resolve();
+    return loop_focus && id < __atomic_load_n(&focus_done, __ATOMIC_ACQUIRE) && loop_focus[id] == 2;
+}
+
 /* Plain-copy pcs by block id (0: the block's function has no plain copy). */
 static uint64_t *plain_pcs;
 

@@ -1,26 +1,42 @@
-/* `memspy run --focus NAME...` (MEMSPY_FOCUS=NAME,NAME...): only the named functions, and
- * whatever they call while they run, are simulated; every other reference is dropped before
- * the simulator (its blocks are still counted), so a long program's bottleneck gets full
- * detail in the time of a capture run plus the focus's simulation.
+/* `memspy run --focus NAME...` (MEMSPY_FOCUS=NAME,NAME...): only the named functions and
+ * loops, and whatever they call while they run, are simulated; every other reference is
+ * dropped before the simulator (its blocks are still counted), so a long program's bottleneck
+ * gets full detail in the time of a capture run plus the focus's simulation.
  *
  * A function is named by its symbol (C), its unmangled identifier (C++: `_Z6gatherPKlll` is
  * `gather`; a qualified `ns::f` is matched by its last component) or a gcc clone of it
  * (`gather.constprop.0`, `main._omp_fn.0`: the name before the first dot). Each thread's
- * shadow stack marks a frame in focus when its function is named or its caller's frame is in
- * focus (frame_push); records are kept when the innermost frame is (ms_focus_skips).
+ * shadow stack marks a frame in focus when its function is named or its caller was in focus
+ * at the call (frame_push); records are kept when the innermost frame is (ms_focus_skips).
+ *
+ * A loop (format/focus_spec.h: FUNC:loop@A-B or FILE:A-B) is matched by its lines (those of
+ * its blocks and its nested loops' blocks, as the analysis computes them) and, in the first
+ * form, by the function holding its header; the file of the second form is not known here
+ * (the run's check of the names, analysis/focus_names.c, refuses a name that would match
+ * loops of other files). A loop is in focus when it or an enclosing loop is named. No loop
+ * event is needed: every block word names the block's innermost loop, so the drain (plugin.c)
+ * switches the innermost frame's focus at each block word, and a callee's frame inherits its
+ * caller's focus at the call (ms_blocks_in_focus, blocks.c).
  *
  * The cache state at each entry (docs/mtool.md, "Focus"): the simulated caches see the focus's
  * references only, so the focus finds the lines it left at its last exit ("warm" by its own
  * earlier executions); the interference of the rest of the program is not simulated and
  * its misses are a lower bound of a full run's. */
 #include "rt.h"
+#include "../format/focus_spec.h"
 
 #define MAX_NAMES 32
 #define MAX_RANGES 256
 
-int ms_focus_active;
+int ms_focus_active, ms_focus_loops;
 static const char *names[MAX_NAMES];
 static uint32_t nnames, matched[MAX_NAMES];
+/* From the arena when there is a focus (the runtime's static data, and with it the program's
+ * layout, stays as it was without): each name's parsed form and the function it gives (a
+ * loop's: NULL if none), NUL-terminated; the names entry of each range. */
+static ms_focus_spec *specs;
+static const char **funcs;
+static uint8_t *range_name;
 static struct {
     uintptr_t lo, hi;
 } ranges[MAX_RANGES];
@@ -31,12 +47,21 @@ void ms_focus_init(const char *spec)
 {
     if (!spec || !*spec) return;
     char *copy = ms_arena_strdup(spec);
-    if (!copy) return;
+    specs = ms_arena_alloc(MAX_NAMES * sizeof *specs);
+    funcs = ms_arena_alloc(MAX_NAMES * sizeof *funcs);
+    range_name = ms_arena_alloc(MAX_RANGES);
+    if (!copy || !specs || !funcs || !range_name) return;
     for (char *p = copy; *p && nnames < MAX_NAMES;) {
         char *start = p;
         while (*p && *p != ',') p++;
         if (*p) *p++ = '\0';
-        if (*start) names[nnames++] = start;
+        if (!*start) continue;
+        ms_focus_spec *sp = &specs[nnames];
+        if (ms_focus_spec_parse(start, ms_strlen(start), sp) < 0) continue; /* the CLI refuses it */
+        funcs[nnames] = sp->func ? ms_arena_strndup(sp->func, sp->func_len) : NULL;
+        if (sp->func && !funcs[nnames]) continue;
+        ms_focus_loops |= sp->kind == MS_FOCUS_LOOP;
+        names[nnames++] = start;
     }
     ms_focus_active = nnames > 0;
 }
@@ -47,6 +72,7 @@ static const char *mangled_identifier(const char *sym, size_t *len)
 {
     if (sym[0] != '_' || sym[1] != 'Z') return NULL;
     const char *p = sym + 2, *last = NULL;
+    if (*p == 'L') p++; /* internal linkage: a static function ("_ZL5visiti") */
     int nested = *p == 'N';
     if (nested) p++;
     while (*p == 'K' || *p == 'V' || *p == 'r') p++; /* cv-qualifiers of a member function */
@@ -82,21 +108,42 @@ void ms_focus_consider(const char *sym, uintptr_t addr, uint64_t size)
 {
     if (!ms_focus_active || !sym) return;
     for (uint32_t i = 0; i < nnames; i++) {
-        if (!names_function(sym, names[i])) continue;
-        matched[i]++;
+        if (!funcs[i] || !names_function(sym, funcs[i])) continue;
+        if (specs[i].kind == MS_FOCUS_FUNCTION) matched[i]++;
         if (nranges < MAX_RANGES) {
             ranges[nranges].lo = addr;
+            range_name[nranges] = (uint8_t)i;
             ranges[nranges++].hi = addr + size;
         }
-        return;
     }
+}
+
+/* Whether pc lies in a function of name i. */
+static int in_function_of(uint32_t i, uintptr_t pc)
+{
+    for (uint32_t r = 0; r < nranges; r++)
+        if (range_name[r] == i && pc - ranges[r].lo < ranges[r].hi - ranges[r].lo) return 1;
+    return 0;
 }
 
 int ms_focus_contains(uintptr_t pc)
 {
-    for (uint32_t i = 0; i < nranges; i++)
-        if (pc - ranges[i].lo < ranges[i].hi - ranges[i].lo) return 1;
+    for (uint32_t i = 0; i < nnames; i++)
+        if (specs[i].kind == MS_FOCUS_FUNCTION && in_function_of(i, pc)) return 1;
     return 0;
+}
+
+int ms_focus_names_loop(uintptr_t header_pc, uint32_t line, uint32_t end)
+{
+    int named = 0;
+    for (uint32_t i = 0; i < nnames; i++) {
+        const ms_focus_spec *sp = &specs[i];
+        if (sp->kind != MS_FOCUS_LOOP || !ms_focus_spec_lines_match(sp, line, end)) continue;
+        if (funcs[i] && !in_function_of(i, header_pc - 1)) continue;
+        matched[i]++;
+        named = 1;
+    }
+    return named;
 }
 
 void ms_focus_count_skipped(uint64_t n)
@@ -118,6 +165,7 @@ const char *ms_focus_note(void)
 {
     static char note[1024];
     if (!ms_focus_active) return NULL;
+    ms_blocks_focus_resolve(); /* every registered loop matched against the names */
     char *p = note, *end = note + sizeof note, num[24];
     add(&p, end, "focus: only ");
     for (uint32_t i = 0; i < nnames; i++) {
@@ -130,7 +178,7 @@ const char *ms_focus_note(void)
     add(&p, end, " references outside were not, nor their interference with the focus (docs/mtool.md, Focus)");
     for (uint32_t i = 0; i < nnames; i++)
         if (!matched[i]) {
-            add(&p, end, "; no function named ");
+            add(&p, end, specs[i].kind == MS_FOCUS_LOOP ? "; no loop named " : "; no function named ");
             add(&p, end, names[i]);
         }
     return note;

@@ -178,7 +178,7 @@ typedef struct {
 
 /* Allocation destinations (version 3): for each call whose pointer result the compiler sees
  * (the malloc family, operator new, any function returning a pointer; posix_memalign's first
- * argument; a C++ constructor's object), one entry in the section MSPLUG_DESTS_SECTION, 8-byte
+ * argument; the object a C++ constructor or member function is called on), one entry in the section MSPLUG_DESTS_SECTION, 8-byte
  * aligned: the addresses of a label just before the call and of one just after it (0 where the
  * call ends its block: it may throw) (msplug_dest_pc), then a NUL-terminated text record,
  * fields separated by tabs:
@@ -203,6 +203,9 @@ typedef struct {
  * information (a stripped binary), the labels that enclose the return address find the record. */
 #define MSPLUG_DESTS_SECTION "__memspy_dests"
 #define MSPLUG_DEST_RECORD_VERSION "1"
+/* The longest type or path text a record holds, with its terminating NUL (longer ones are cut:
+ * the raw profile stays proportional to the allocation sites, not to C++ name lengths). */
+#define MSPLUG_DEST_TEXT_MAX 160
 typedef struct {
     uint64_t pc;  /* the label before the call */
     uint64_t end; /* the label after it, 0 if none */

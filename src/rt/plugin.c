@@ -112,8 +112,13 @@ static void parse(const uint64_t *b, uint64_t used, const ms_thread *t, const si
     /* block words are counted by runs of the same block (a loop of one block fills the
      * buffer with its word): one update per run, not a chain of dependent increments */
     uint64_t run_word = 0, run = 0;
-    /* Between two drains the records are the innermost frame's: one focus test for them all. */
+    /* Between two drains the records are the innermost frame's: one focus test for them all,
+     * unless loops are named: then each block word says whether the frame's code is in focus
+     * (its innermost loop's), and the frame keeps that state for the next drain and its
+     * callees (the calling thread's own frame only; another thread's, drained at exit, is
+     * left as it is). */
     int focus_drop = ms_focus_skips(t), drop = ms_count_only || focus_drop;
+    ms_frame *fr = MS_UNLIKELY(ms_focus_loops) && t == &ms_tls && t->depth ? &ms_tls.frames[t->depth - 1] : NULL;
     uint64_t dropped = 0;
     while (i < end) {
         uint64_t h = b[i++];
@@ -132,6 +137,13 @@ static void parse(const uint64_t *b, uint64_t used, const ms_thread *t, const si
                 ms_blocks_count(t->data, (const msplug_block *)(uintptr_t)(run_word & ~MSPLUG_BLOCK_TAG), run);
             run_word = h;
             run = 1;
+            if (MS_UNLIKELY(fr != NULL)) {
+                uint32_t now = (fr->focus & MS_FOCUS_FRAME) ||
+                               ms_blocks_in_focus((const msplug_block *)(uintptr_t)(h & ~MSPLUG_BLOCK_TAG));
+                fr->focus = (fr->focus & MS_FOCUS_FRAME) | now;
+                focus_drop = !now;
+                drop = ms_count_only || focus_drop;
+            }
             continue;
         }
         /* Not a header: the rest of a group an instrumented signal handler cut; skipped. */
@@ -164,7 +176,7 @@ static void parse(const uint64_t *b, uint64_t used, const ms_thread *t, const si
         }
     }
     if (run && t->data) ms_blocks_count(t->data, (const msplug_block *)(uintptr_t)(run_word & ~MSPLUG_BLOCK_TAG), run);
-    if (focus_drop && !ms_count_only) ms_focus_count_skipped(dropped); /* words: about one per reference */
+    if (!ms_count_only) ms_focus_count_skipped(dropped); /* words: about one per reference */
 }
 
 void ms_plug_drain(void)

@@ -61,7 +61,7 @@ typedef struct {
     const void *vars;           /* its function's stack variables once looked up (stackvars.c) */
     uintptr_t var_lo, var_span; /* bin holds the frame's addresses [var_lo, var_lo + var_span) */
     uint32_t bin;               /* STACK or STACKVAR bin of those addresses, 0 until first needed */
-    uint32_t focus;             /* --focus: this function or a caller is in focus (focus.c) */
+    uint32_t focus;             /* --focus: MS_FOCUS_NOW, MS_FOCUS_FRAME (focus.c) */
 } ms_frame;
 
 #define MS_CACHE_SLOTS 64u
@@ -86,6 +86,21 @@ typedef struct {
     uint32_t index, bin;
 } ms_other_frame;
 
+/* At most this many of a heap bin's path entries are frames of uninstrumented code (bins.c). */
+#define MS_MAX_NATIVE_PATH 10
+#define MS_NATIVE_SLOTS 16u
+
+/* A native path found by unwinding (nativepath.c), for the next allocation made at the same
+ * site from the same instrumented frame at the same stack depth below it: path[i] is the
+ * return address stored at sp + slot[i] (sp: ms_native_path's frame) when the path is the same. */
+typedef struct {
+    uintptr_t site, call_ra, sp_off; /* site 0: empty */
+    uint32_t frame_depth;
+    uint16_t n;
+    uint64_t path[MS_MAX_NATIVE_PATH];
+    uint32_t slot[MS_MAX_NATIVE_PATH];
+} ms_native_slot;
+
 /* Per-thread memory that outlives the TLS block's use: reused by later threads. */
 typedef struct ms_thread_data {
     struct ms_thread_data *next_all; /* list of every data block ever made */
@@ -99,6 +114,7 @@ typedef struct ms_thread_data {
     ms_event ev[MS_EVENTS_PER_THREAD];
     ms_bin_cache_slot stack_cache[MS_CACHE_SLOTS];
     ms_bin_cache_slot heap_cache[MS_CACHE_SLOTS];
+    ms_native_slot native_cache[MS_NATIVE_SLOTS];
     ms_other_frame other_frame; /* the last frame of another thread it accessed */
     /* block counts (blocks.c), indexed by run-global block id: */
     uint64_t *blk_count;   /* executions already emitted as WORK (or folded) */
@@ -200,6 +216,9 @@ int ms_sys_munmap(void *addr, size_t len);
 void *ms_map(size_t bytes);
 /* ms_map with extra mmap flags (MAP_NORESERVE). Memory comes from the runtime's own region. */
 void *ms_map_flags(size_t bytes, int extra_flags);
+/* The first bytes of file fd, mapped private (copy-on-write) in the runtime's region: a file
+ * the runtime keeps mapped must not move the program's own mappings. NULL on failure. */
+void *ms_map_file(int fd, size_t bytes);
 /* Whether p lies in the runtime's region (blocks of ms_internal_malloc among them). */
 int ms_is_runtime_memory(const void *p);
 /* Allocation for the runtime's own callees (libelf, dlsym) while BUSY: never the program's heap. */
@@ -210,6 +229,8 @@ void ms_unmap(void *p, size_t bytes);
 void *ms_arena_alloc(size_t bytes);
 /* Copy of s in the arena. */
 char *ms_arena_strdup(const char *s);
+/* Copy of s[0..n) in the arena, NUL-terminated. */
+char *ms_arena_strndup(const char *s, size_t n);
 /* The allocator handed to the simulator. */
 extern const ms_allocator ms_sim_allocator;
 /* libc-free helpers (the runtime must not call its own interposed string functions). */
@@ -253,7 +274,7 @@ MS_HOT uint32_t ms_shadow_get(uintptr_t addr)
 
 /* ---- bins.c ---- */
 
-#define MS_MAX_PATH 16
+#define MS_MAX_PATH 24
 
 typedef struct {
     uint8_t kind;                        /* ms_bin_kind */
@@ -270,6 +291,16 @@ typedef struct {
     uint64_t addr, size;                 /* GLOBAL; TLS: offset in the module's TLS block */
     const char *name;                    /* GLOBAL, TLS: symbol; MMAP: file path; MAPPING: label */
 } ms_bin;
+
+/* Where an allocation's site (site_pc) is in uninstrumented code (a library built without
+ * memspy, the C library), the frames the shadow stack does not see, innermost first, into
+ * path (MS_MAX_NATIVE_PATH entries at most): the return addresses from the site outwards up
+ * to and including the call into that code in the innermost instrumented function (all of
+ * them up to the thread's start in a thread the library started). Returns how many: 0 where
+ * the site is the instrumented function's own call or the stack cannot be walked (nativepath.c). */
+uint16_t ms_native_path(ms_thread *t, uintptr_t site_pc, uint64_t *path);
+/* Load libgcc's unwinder for ms_native_path (at start-up, in busy mode). */
+void ms_native_path_init(void);
 
 /* Create bin 0 (OTHER). Returns 0 or -1. */
 int ms_bins_init(void);
@@ -526,6 +557,10 @@ void ms_blocks_emit_work(ms_thread *t);
 void ms_blocks_fold(ms_thread_data *d);
 /* The raw sections BLOCKS and LOOPS (totals over every thread); nothing if no block. */
 void ms_blocks_put_raw(ms_raw_writer *w);
+/* --focus on loops: whether block b's innermost loop, or a loop around it, is named. */
+int ms_blocks_in_focus(const msplug_block *b);
+/* Match every registered loop against the focus's names (done lazily by ms_blocks_in_focus). */
+void ms_blocks_focus_resolve(void);
 
 /* MTOOL's pc sampler (sample.c): armed by MEMSPY_SAMPLE_NS at activation; stopped and written
  * as MS_RAW_SAMPLES at the dump. */
@@ -549,14 +584,22 @@ extern volatile int ms_tsan_seen;
 
 /* ---- focus.c: `memspy run --focus NAME...` ---- */
 
-/* Set when MEMSPY_FOCUS names functions: references outside them are not simulated. */
-extern int ms_focus_active;
-/* Take the comma-separated function names of MEMSPY_FOCUS (at start). */
+/* Set when MEMSPY_FOCUS names functions or loops: references outside them are not simulated;
+ * ms_focus_loops when it names loops (the drain then follows the block words' loops). */
+extern int ms_focus_active, ms_focus_loops;
+/* A frame's focus bits: its code is in focus now (the records it makes are kept), and the
+ * whole frame is (its function is named, or its caller was in focus at the call). */
+#define MS_FOCUS_NOW 1u
+#define MS_FOCUS_FRAME 2u
+/* Take the comma-separated names of MEMSPY_FOCUS (at start; format/focus_spec.h). */
 void ms_focus_init(const char *spec);
 /* A function symbol of a loaded module: remembered if the focus names it. */
 void ms_focus_consider(const char *sym, uintptr_t addr, uint64_t size);
 /* Whether pc lies in a function the focus names (frame_push marks its frame). */
 int ms_focus_contains(uintptr_t pc);
+/* Whether the focus names the loop whose header block has pc header_pc and whose lines are
+ * [line, end] (counted as matched for the note). */
+int ms_focus_names_loop(uintptr_t header_pc, uint32_t line, uint32_t end);
 /* References dropped because they were outside the focus (for the run's note). */
 void ms_focus_count_skipped(uint64_t n);
 /* The run's note on the focus (names, references not simulated, names that matched nothing),
@@ -565,7 +608,7 @@ const char *ms_focus_note(void);
 /* Whether the calling thread's accesses are outside the focus now: to be dropped. */
 static inline int ms_focus_skips(const ms_thread *t)
 {
-    return MS_UNLIKELY(ms_focus_active) && !(t->depth && t->frames[t->depth - 1].focus);
+    return MS_UNLIKELY(ms_focus_active) && !(t->depth && (t->frames[t->depth - 1].focus & MS_FOCUS_NOW));
 }
 
 /* The complete recording path: thread set-up, any bin lookup, flushing a full buffer. */

@@ -268,6 +268,7 @@ static void activate(const char *dir)
     active_pid = getpid();
     ms_pipeline_start();
     start_ns = ms_now_ns();
+    ms_native_path_init(); /* libgcc_s mapped before the modules are listed and anything is allocated */
     ms_globals_init();
     on_exit(at_exit, NULL);
     ms_signals_init();

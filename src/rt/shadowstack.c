@@ -75,7 +75,11 @@ MS_HOT void frame_push(uintptr_t pc, uintptr_t caller_ra, uintptr_t here)
     f->var_lo = 0;
     f->var_span = UINTPTR_MAX;
     f->bin = 0;
-    f->focus = MS_UNLIKELY(ms_focus_active) && ((t->depth && t->frames[t->depth - 1].focus) || ms_focus_contains(pc));
+    /* in focus: a named function, or called while its caller was in focus (a named loop) */
+    f->focus = MS_UNLIKELY(ms_focus_active) &&
+                       ((t->depth && (t->frames[t->depth - 1].focus & MS_FOCUS_NOW)) || ms_focus_contains(pc))
+                   ? MS_FOCUS_NOW | MS_FOCUS_FRAME
+                   : 0;
     __asm__ volatile("" ::: "memory"); /* a signal handler must see a complete frame */
     t->depth++;
 }

@@ -19,6 +19,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define FUNC_SLOTS 16384u               /* functions with a frame referenced (power of 2) */
@@ -47,6 +48,24 @@ static uint8_t dw_tried[MAX_DW_MODULES];
 
 /* ---- reading DWARF (lock held, thread busy) ---- */
 
+/* The DWARF of the ELF file fd, read from a copy mapped in the runtime's region (libdw's own
+ * dwarf_begin would map the file where the kernel puts the program's mappings, for the whole
+ * run: the program's later mmap'd arrays would then move by the binary's size). */
+static Dwarf *open_dwarf(int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) < 0 || st.st_size <= 0) return NULL;
+    size_t len = (size_t)st.st_size;
+    char *img = ms_map_file(fd, len);
+    Elf *elf = img ? elf_memory(img, len) : NULL;
+    Dwarf *dw = elf ? dwarf_begin_elf(elf, DWARF_C_READ, NULL) : NULL;
+    if (!dw) {
+        if (elf) elf_end(elf);
+        ms_unmap(img, len);
+    }
+    return dw;
+}
+
 static Dwarf *module_dwarf(uint32_t m)
 {
     if (m >= MAX_DW_MODULES) return NULL;
@@ -55,8 +74,8 @@ static Dwarf *module_dwarf(uint32_t m)
         const ms_module *mod = ms_module_get(m);
         int fd = mod->path && mod->path[0] == '/' ? open(mod->path, O_RDONLY | O_CLOEXEC) : -1;
         if (fd >= 0) {
-            dw_of[m] = dwarf_begin(fd, DWARF_C_READ); /* keeps fd open for the run */
-            if (!dw_of[m]) close(fd);
+            dw_of[m] = open_dwarf(fd);
+            close(fd);
         }
     }
     return dw_of[m];

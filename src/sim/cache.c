@@ -184,9 +184,29 @@ uint64_t ms_cache_fill(ms_cache *c, uint64_t line, unsigned dirty, uint32_t aux,
     uint64_t *set = c->tags + base;
     uint32_t ways = c->ways;
     uint32_t way;
+    if (c->order) {
+        /* LRU with an order word: the victim is the least recent line or an empty way (they
+         * sit at the least recent end); the new line enters at the front and the victim's
+         * way takes the old front line. */
+        uint64_t order = c->order[set_no];
+        way = (uint32_t)(order >> (4 * (ways - 1))) & 15u;
+        uint64_t victim = set[way];
+        c->order[set_no] = ms_order_promote(order, ways - 1, way);
+        c->fp[base + way] = c->fp[base];
+        c->fp[base] = ms_line_fp(line);
+        set[way] = set[0];
+        set[0] = (line << 1) | dirty;
+        if (c->aux) {
+            *victim_aux = c->aux[base + way];
+            c->aux[base + way] = c->aux[base];
+            c->aux[base] = aux;
+        } else {
+            *victim_aux = 0;
+        }
+        return victim;
+    }
     if (c->policy == MS_POLICY_LRU) {
-        /* The least recent line, or an empty way (they sit at the least recent end). */
-        way = c->order ? (uint32_t)(c->order[set_no] >> (4 * (ways - 1))) & 15u : ways - 1;
+        way = ways - 1; /* wide LRU sets are kept in recency order */
     } else {
         way = ways;
         for (uint32_t w = 0; w < ways; w++)
@@ -200,16 +220,7 @@ uint64_t ms_cache_fill(ms_cache *c, uint64_t line, unsigned dirty, uint32_t aux,
     uint64_t victim = set[way];
     *victim_aux = c->aux ? c->aux[base + way] : 0;
     if (c->policy == MS_POLICY_LRU) {
-        /* The new line enters at the front: the victim's way takes the old front line. */
-        if (c->order) {
-            c->order[set_no] = ms_order_promote(c->order[set_no], ways - 1, way);
-            c->fp[base + way] = c->fp[base];
-            c->fp[base] = ms_line_fp(line);
-            set[way] = set[0];
-            if (c->aux) c->aux[base + way] = c->aux[base];
-        } else {
-            shift_down(c, base, way);
-        }
+        shift_down(c, base, way); /* the new line enters at the front */
         way = 0;
     } else if (c->policy == MS_POLICY_PLRU) {
         plru_touch(c, set_no, way);
@@ -273,17 +284,27 @@ uint64_t ms_cache_remove(ms_cache *c, uint64_t line, uint32_t *aux)
     uint64_t set_no = line & c->set_mask;
     uint64_t base = set_no * c->ways;
     uint64_t *set = c->tags + base;
+    *aux = 0;
+    if (c->order) {
+        /* The ways most recent first (a line being invalidated was mostly used lately): one
+         * walk finds its way and its recency position. */
+        uint64_t order = c->order[set_no];
+        for (unsigned p = 0; p < c->ways; p++, order >>= 4) {
+            uint32_t w = (uint32_t)order & 15u;
+            if ((set[w] >> 1) != line) continue;
+            uint64_t tag = set[w];
+            if (c->aux) *aux = c->aux[base + w];
+            lru_remove_ordered(c, set_no, p);
+            return tag;
+        }
+        return MS_TAG_EMPTY;
+    }
     uint32_t w = 0;
     while (w < c->ways && (set[w] >> 1) != line) w++;
-    *aux = 0;
     if (w == c->ways) return MS_TAG_EMPTY;
     uint64_t tag = set[w];
     *aux = c->aux ? c->aux[base + w] : 0;
-    if (c->policy == MS_POLICY_LRU && c->order) {
-        unsigned p = 0;
-        while (((c->order[set_no] >> (4 * p)) & 15u) != w) p++;
-        lru_remove_ordered(c, set_no, p);
-    } else if (c->policy == MS_POLICY_LRU) {
+    if (c->policy == MS_POLICY_LRU) {
         /* Ways ordered most recent first: close the gap, the last way becomes empty. */
         for (uint32_t i = w; i + 1 < c->ways; i++) {
             set[i] = set[i + 1];

@@ -55,6 +55,7 @@ struct ms_coherence {
     size_t dir_pending;               /* first word of a record's pending entries */
     uint64_t last_unit[MS_MAX_PROCS]; /* per processor: the unit it accessed last + 1 (0: */
     uint64_t *last_dir[MS_MAX_PROCS]; /* none) and that unit's record */
+    int unit_is_line;                 /* every private level's line is one coherence unit */
     ms_pairs pairs;                   /* (victim ctx, victim cpu, writer ctx, writer cpu) */
 };
 
@@ -97,6 +98,8 @@ int ms_coh_create(ms_sim *sim)
     unsigned s = (unsigned)coh->shared_from;
     coh->unit_shift = ms_log2u(ms_config_coherence_unit(cfg));
     coh->granule_shift = coh->unit_shift > 6 ? coh->unit_shift - 6 : 0;
+    coh->unit_is_line = 1;
+    for (unsigned k = 0; k < s; k++) coh->unit_is_line &= sim->line_shift[k] == coh->unit_shift;
     coh->nnodes = cfg->nnodes > 1 ? cfg->nnodes : 1;
     coh->procs_per_node = (np + coh->nnodes - 1) / coh->nnodes;
     coh->remote_stall = ms_config_remote_latency(cfg) - cfg->level[0].latency;
@@ -165,34 +168,39 @@ static inline ms_counters *row(ms_sim *sim, uint32_t ctx, unsigned cpu)
 }
 
 /* Granules of the unit covered by the bytes [lo, hi] (one line). */
+static inline uint64_t granule_mask_of(uint64_t lo, uint64_t hi, unsigned unit_shift, unsigned granule_shift)
+{
+    uint64_t offset_mask = (1ull << unit_shift) - 1;
+    unsigned a = (unsigned)((lo & offset_mask) >> granule_shift);
+    unsigned b = (unsigned)((hi & offset_mask) >> granule_shift);
+    return (~0ull >> (63 - b)) & (~0ull << a);
+}
+
 static uint64_t granule_mask(const ms_coherence *coh, uint64_t lo, uint64_t hi)
 {
-    uint64_t offset_mask = (1ull << coh->unit_shift) - 1;
-    unsigned a = (unsigned)((lo & offset_mask) >> coh->granule_shift);
-    unsigned b = (unsigned)((hi & offset_mask) >> coh->granule_shift);
-    uint64_t upto_b = b >= 63 ? ~0ull : (1ull << (b + 1)) - 1;
-    return upto_b & ~((1ull << a) - 1);
+    return granule_mask_of(lo, hi, coh->unit_shift, coh->granule_shift);
 }
 
 /* ---- Carnival's access patterns: rounds of producers and consumers per unit ---- */
 
-static int popcount64(uint64_t x) { return __builtin_popcountll(x); }
+/* 1 if at most one bit of x is set (no popcount: the host may lack the instruction). */
+static inline int at_most_one(uint64_t x) { return (x & (x - 1)) == 0; }
 
 /* Classify the round's pending communication misses and start an empty round. closer is the
  * writing processor that closes it, or -1 (end of simulation: never migratory). */
 static void round_close(ms_sim *sim, uint64_t *d, int closer)
 {
     uint64_t producers = d[DIR_PRODUCERS], consumers = d[DIR_CONSUMERS];
-    int np = popcount64(producers), nc = popcount64(consumers);
+    int np1 = at_most_one(producers), nc1 = at_most_one(consumers); /* at most one of each */
     int pattern;
-    if (closer >= 0 && np == 1 && consumers == 1ull << closer)
+    if (closer >= 0 && producers && np1 && consumers == 1ull << closer)
         pattern = MS_PAT_MIGRATORY;
-    else if (!consumers && np > 1) /* write-only sharing: the unit moved from writer to writer */
+    else if (!consumers && !np1) /* write-only sharing: the unit moved from writer to writer */
         pattern = MS_PAT_MIGRATORY;
-    else if (np <= 1)
-        pattern = nc <= 1 ? MS_PAT_SPSC : MS_PAT_SPMC;
+    else if (np1)
+        pattern = nc1 ? MS_PAT_SPSC : MS_PAT_SPMC;
     else
-        pattern = nc <= 1 ? MS_PAT_MPSC : MS_PAT_MPMC;
+        pattern = nc1 ? MS_PAT_MPSC : MS_PAT_MPMC;
     uint64_t *pending = d + sim->coh->dir_pending;
     for (int i = 0; i < DIR_NPENDING; i++) {
         uint64_t key = pending[2 * i];
@@ -245,11 +253,18 @@ static void round_miss(const ms_coherence *coh, uint64_t *d, unsigned p, uint32_
 typedef int (*line_action)(ms_sim *sim, const ms_view *v, int level, uint64_t line, uint32_t *rec, uint32_t ctx,
                            ms_counters *c);
 
-static int each_private_line(ms_sim *sim, unsigned q, uint64_t unit, line_action fn, uint32_t ctx, ms_counters *c)
+static inline __attribute__((always_inline)) int each_private_line(ms_sim *sim, unsigned q, uint64_t unit,
+                                                                   line_action fn, uint32_t ctx, ms_counters *c)
 {
     ms_coherence *coh = sim->coh;
     const ms_view *v = &coh->views[q];
     int found = 0;
+    if (coh->unit_is_line) { /* one line per private level, one record (that of the unit) */
+        uint32_t *rec = ms_linemeta_lookup(&sim->meta, unit);
+        for (int k = 0; k < coh->shared_from; k++)
+            if (rec[v->held_word[k]] & MS_META_PRESENT) found |= fn(sim, v, k, unit, rec, ctx, c);
+        return found;
+    }
     /* A unit's L1 lines lie in one chunk of records when it holds at most a chunk's worth:
      * then the records of every level's lines are found by stepping from the unit's first
      * record (that of each level's first line). */
@@ -370,6 +385,11 @@ static int acquire(ms_sim *sim, uint64_t *d, uint64_t unit, unsigned p, uint32_t
     return source;
 }
 
+/* A flag of coh_access_any's: the reference is one line that p's L1 does not hold (the fast
+ * path looked it up). The coherence actions before the lookup change only other processors'
+ * private levels and the shared ones, so the lookup need not be repeated. */
+#define COH_L1_MISSED (1u << 30)
+
 /* One L1 line [lo, hi] of p's reference. */
 static line_result coh_line(ms_sim *sim, unsigned p, uint64_t lo, uint64_t hi, unsigned flags, uint32_t ctx,
                             ms_counters *c, ms_line_outcome *o)
@@ -390,7 +410,10 @@ static line_result coh_line(ms_sim *sim, unsigned p, uint64_t lo, uint64_t hi, u
     int source = acquire(sim, d, unit, p, ctx, c, flags, touched, &upgrade);
 
     const ms_view *v = &coh->views[p];
-    o->served = ms_simulate_line(sim, v, v->cache[0], v->fa[0], lo, write, ctx, c, o);
+    if (flags & COH_L1_MISSED)
+        o->served = ms_simulate_miss(sim, v, lo, write, ctx, c, o);
+    else
+        o->served = ms_simulate_line(sim, v, v->cache[0], v->fa[0], lo, write, ctx, c, o);
     int s = coh->shared_from, n = sim->nlevels;
     line_result r = { sim->stall[o->served], o->served >= s, 0 };
     if (!(d[DIR_SHARERS] & bit) || r.left_private) /* this access fetched the copy */
@@ -430,7 +453,9 @@ static line_result coh_line(ms_sim *sim, unsigned p, uint64_t lo, uint64_t hi, u
     return r;
 }
 
-int ms_coh_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
+/* The general path of ms_coh_access: any reference (several lines, a new context, an L1
+ * miss, a coherence action). */
+static int coh_access_any(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
 {
     if (cpu >= sim->nprocs || (ctx >= sim->nctx && ms_ensure_ctx(sim, ctx) != 0)) return -1;
     ms_counters *c = row(sim, ctx, cpu);
@@ -442,17 +467,25 @@ int ms_coh_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsig
     ms_line_outcome merged = { 0, { 0 }, { 0 } };
     uint64_t stall = 0;
     int left_private = 0, remote = 0;
-    for (uint64_t lo = addr;;) {
-        uint64_t line_end = lo | ((1ull << sim->l1_shift) - 1);
-        uint64_t hi = line_end < last_byte ? line_end : last_byte;
-        ms_line_outcome o;
-        line_result r = coh_line(sim, cpu, lo, hi, flags, ctx, c, &o);
-        if (o.served) ms_merge_outcome(&merged, &o);
-        if (r.stall > stall) stall = r.stall;
-        left_private |= r.left_private;
-        remote |= r.remote;
-        if (hi == last_byte) break;
-        lo = hi + 1;
+    if ((last_byte >> sim->l1_shift) == (addr >> sim->l1_shift)) { /* one line: nothing to merge */
+        line_result r = coh_line(sim, cpu, addr, last_byte, flags, ctx, c, &merged);
+        stall = r.stall;
+        left_private = r.left_private;
+        remote = r.remote;
+    } else {
+        flags &= ~COH_L1_MISSED;
+        for (uint64_t lo = addr;;) {
+            uint64_t line_end = lo | ((1ull << sim->l1_shift) - 1);
+            uint64_t hi = line_end < last_byte ? line_end : last_byte;
+            ms_line_outcome o;
+            line_result r = coh_line(sim, cpu, lo, hi, flags, ctx, c, &o);
+            if (o.served) ms_merge_outcome(&merged, &o);
+            if (r.stall > stall) stall = r.stall;
+            left_private |= r.left_private;
+            remote |= r.remote;
+            if (hi == last_byte) break;
+            lo = hi + 1;
+        }
     }
     if (merged.served) ms_commit_misses(sim, ctx, c, write, &merged);
     ms_count_stall(c, write, stall);
@@ -461,6 +494,119 @@ int ms_coh_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsig
     else if (left_private)
         c->local_misses++;
     return merged.served;
+}
+
+/* The directory test of the fast path: 1 if a reference of cpu (write: MS_TAG_DIRTY or 0) to
+ * a unit with record d needs no coherence action, given that cpu holds the line in L1: a read
+ * by a sharer (no other processor holds the unit exclusively), or a write of a unit cpu holds
+ * in M or E (so it is the only sharer) that closes no pattern round (round_write). */
+static inline int quiet_hit(const uint64_t *d, unsigned cpu, unsigned write)
+{
+    uint64_t bit = 1ull << cpu;
+    /* An owner is the only sharer (a write leaves its writer alone, E is given to a sole
+     * sharer, a read by another processor ends the ownership), so a sharer's read is quiet. */
+    if (!write) return (d[DIR_SHARERS] & bit) != 0;
+    uint64_t producers = d[DIR_PRODUCERS];
+    return (d[DIR_OWNER] & DIR_OWNER_CPU) == cpu + 1 && !d[DIR_CONSUMERS] && !((producers & bit) && (producers & ~bit));
+}
+
+/* What a quiet L1 hit (quiet_hit) changes besides p's L1 and its shadow: its directory words
+ * (touched: the granules the reference covers) and, on a write, the unit's owner (now M), writer and producer marks; and its reference
+ * count. Exactly what coh_line and coh_access_any do for it (no miss, no stall, no fetch). */
+static inline __attribute__((always_inline)) void quiet_hit_done(ms_sim *sim, uint64_t *d, unsigned cpu, unsigned write,
+                                                                 uint32_t ctx, uint64_t touched)
+{
+    ms_coherence *coh = sim->coh;
+    ms_count_reference(row(sim, ctx, cpu), write);
+    if (write) {
+        uint64_t bit = 1ull << cpu;
+        d[DIR_PRODUCERS] |= bit;
+        d[DIR_OWNER] = (cpu + 1) | DIR_MODIFIED;
+        d[DIR_WRITERS] |= bit;
+    }
+    uint64_t *me = proc_words(d, cpu);
+    me[PROC_TOUCHED] |= touched;
+    me[PROC_LAST] = (uint64_t)(ctx + 1) | (uint64_t)coh->region << 32;
+}
+
+/* A one-line reference of a known context that the leaf fast path of ms_coh_access could not
+ * settle (its unit's record not at hand, the line not in way 0 of its L1 set, its shadow node
+ * stale): a quiet L1 hit in any way is finished here, anything else goes to coh_access_any,
+ * whose L1 lookup finds the same miss (a missing lookup changes nothing). */
+__attribute__((noinline)) static int coh_hit_any(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size,
+                                                 unsigned flags, uint32_t ctx)
+{
+    ms_coherence *coh = sim->coh;
+    uint64_t last_byte = addr + (size ? size - 1 : 0), line = addr >> sim->l1_shift;
+    unsigned write = (flags & MS_ACC_WRITE) ? MS_TAG_DIRTY : 0u;
+    uint64_t *d = proc_dir_record(coh, cpu, addr >> coh->unit_shift);
+    if (!quiet_hit(d, cpu, write)) return coh_access_any(sim, cpu, addr, size, flags, ctx);
+    const ms_view *v = &coh->views[cpu];
+    int way = ms_cache_lookup(v->cache[0], line, write);
+    if (way < 0) return coh_access_any(sim, cpu, addr, size, flags | COH_L1_MISSED, ctx);
+    ms_fa_touch(v->fa[0], line, ms_cache_aux(v->cache[0], line, way));
+    quiet_hit_done(sim, d, cpu, write, ctx, granule_mask(coh, addr, last_byte));
+    return 0;
+}
+
+/* ms_sim_access of a multiprocessor (chosen by ms_sim_create). The fast path is a leaf (it
+ * calls nothing): a quiet L1 hit (quiet_hit) of one line in way 0 of an LRU set, the unit's
+ * record the one the processor used last or in the directory's recent-chunk cache, the line's shadow node the MRU one or valid. It tests all of that
+ * before it changes anything, and hands everything else over (tail calls) unchanged.
+ * Instantiated with the shifts read from sim (ms_coh_access) and as constants for 64-byte L1
+ * lines kept coherent line by line, every threaded preset (ms_coh_access_line64). */
+static inline __attribute__((always_inline)) int coh_access_fast(ms_sim *sim, unsigned cpu, uint64_t addr,
+                                                                 uint32_t size, unsigned flags, uint32_t ctx,
+                                                                 unsigned l1_shift, unsigned unit_shift,
+                                                                 unsigned granule_shift)
+{
+    ms_coherence *coh = sim->coh;
+    uint64_t last_byte = addr + (size ? size - 1 : 0);
+    uint64_t line = addr >> l1_shift;
+    /* (a reference wrapping around the address space ends in another line) */
+    if (__builtin_expect(ctx >= sim->nctx || cpu >= sim->nprocs || (last_byte >> l1_shift) != line, 0))
+        return coh_access_any(sim, cpu, addr, size, flags, ctx);
+    uint64_t unit = addr >> unit_shift;
+    uint64_t *d = coh->last_dir[cpu];
+    if (coh->last_unit[cpu] != unit + 1) {
+        d = (uint64_t *)(void *)ms_linemeta_recent(&coh->dir, unit);
+        if (!d) return coh_hit_any(sim, cpu, addr, size, flags, ctx);
+        coh->last_unit[cpu] = unit + 1; /* a cached chunk's record: never the stand-in */
+        coh->last_dir[cpu] = d;
+    }
+    unsigned write = (flags & MS_ACC_WRITE) ? MS_TAG_DIRTY : 0u;
+    if (!quiet_hit(d, cpu, write)) return coh_access_any(sim, cpu, addr, size, flags, ctx);
+    const ms_view *v = &coh->views[cpu];
+    ms_cache *l1 = v->cache[0];
+    uint64_t base = (line & l1->set_mask) * l1->ways;
+    if ((l1->tags[base] >> 1) != line || l1->policy != MS_POLICY_LRU)
+        return coh_hit_any(sim, cpu, addr, size, flags, ctx);
+    ms_fa *fa = v->fa[0];
+    if (line != fa->mru_line) {
+        uint32_t n = l1->aux[base];
+        if (n >= fa->capacity || fa->nodes[n].line != line) return coh_hit_any(sim, cpu, addr, size, flags, ctx);
+        ms_fa_move_to_front(fa, n);
+    }
+    l1->tags[base] |= write;
+    quiet_hit_done(sim, d, cpu, write, ctx, granule_mask_of(addr, last_byte, unit_shift, granule_shift));
+    return 0;
+}
+
+int ms_coh_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
+{
+    return coh_access_fast(sim, cpu, addr, size, flags, ctx, sim->l1_shift, sim->coh->unit_shift,
+                           sim->coh->granule_shift);
+}
+
+int ms_coh_access_line64(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
+{
+    return coh_access_fast(sim, cpu, addr, size, flags, ctx, 6, 6, 0);
+}
+
+void ms_coh_select_access(ms_sim *sim)
+{
+    int line64 = sim->l1_shift == 6 && sim->coh->unit_shift == 6 && sim->coh->granule_shift == 0;
+    sim->access = line64 ? ms_coh_access_line64 : ms_coh_access;
 }
 
 void ms_coh_next_region(ms_sim *sim) { sim->coh->region++; }

@@ -69,6 +69,7 @@ int ms_sim_create_part(ms_sim **out, const ms_hier_config *cfg, const ms_allocat
         sim->access = ms_uni_access;
         ms_uni_lru_select(sim);
     }
+    if (sim->coh) ms_coh_select_access(sim);
     *out = sim;
     return 0;
 }
@@ -199,7 +200,11 @@ int ms_simulate_miss(ms_sim *sim, const ms_view *v, uint64_t addr, unsigned writ
     for (k = 1; k < n; k++) {
         line[k] = addr >> sim->line_shift[k];
         rec[k] = sim->meta_shift[k] ? ms_line_record(sim, k, line[k]) : rec[0];
-        int hit = ms_cache_lookup(v->cache[k], line[k], 0) >= 0;
+        /* With coherence a record says whether the level holds the line (MS_META_PRESENT):
+         * a level that does not is not searched (the stand-in record knows nothing). */
+        int absent = !(rec[k][v->held_word[k]] & sim->present_mark) && sim->present_mark &&
+                     !ms_linemeta_is_stand_in(&sim->meta, rec[k]);
+        int hit = !absent && ms_cache_lookup(v->cache[k], line[k], 0) >= 0;
         fa_hit = ms_fa_touch(v->fa[k], line[k], &rec[k][v->fa_word[k]]);
         if (hit) break;
         classify_miss(sim, k, rec[k][v->held_word[k]], fa_hit, out);

@@ -294,6 +294,14 @@ static inline unsigned ms_meta_recent(uint64_t chunk)
     return (unsigned)((chunk * 0x9E3779B97F4A7C15ull) >> (64 - MS_META_RECENT_BITS));
 }
 
+/* The words of line key if its chunk is in the recent-chunk cache, else NULL (no call). */
+static inline uint32_t *ms_linemeta_recent(ms_linemeta *lm, uint64_t key)
+{
+    uint64_t chunk = (key >> MS_META_CHUNK_SHIFT) + 1;
+    const ms_meta_slot *e = &lm->recent[ms_meta_recent(chunk)];
+    return e->chunk == chunk ? e->words + (key & (MS_META_CHUNK_LINES - 1)) * lm->words_per_line : NULL;
+}
+
 static inline uint32_t *ms_linemeta_lookup(ms_linemeta *lm, uint64_t key)
 {
     uint64_t chunk = (key >> MS_META_CHUNK_SHIFT) + 1;
@@ -460,7 +468,13 @@ int ms_sim_access_any(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, u
 
 int ms_coh_create(ms_sim *sim);
 void ms_coh_destroy(ms_sim *sim);
+/* ms_sim_access of a multiprocessor (ms_sim.access): an L1 hit needing no coherence action
+ * takes a fast path, everything else the general one; ..._line64 is the instance for 64-byte
+ * L1 lines and coherence units (ms_coh_select_access picks it). */
 int ms_coh_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx);
+int ms_coh_access_line64(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx);
+/* The instance of ms_coh_access for sim's geometry (at create time). */
+void ms_coh_select_access(ms_sim *sim);
 void ms_coh_next_region(ms_sim *sim);
 void ms_coh_finish(ms_sim *sim);
 void ms_coh_each_invalidation(const ms_sim *sim, void (*fn)(const ms_invalidation *e, void *ud), void *ud);

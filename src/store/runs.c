@@ -24,7 +24,7 @@ static int encode_model(const ms_model *m, void **blob, size_t *len)
     size_t json_len = 0;
     FILE *f = open_memstream(&json, &json_len);
     if (!f) return -1;
-    int rc = ms_json_write(f, m);
+    int rc = ms_json_write_stored(f, m);
     if (fclose(f) != 0) rc = -1;
     if (rc == 0) {
         size_t cap = ZSTD_compressBound(json_len);

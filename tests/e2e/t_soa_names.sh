@@ -1,11 +1,10 @@
 #!/bin/sh
 # A struct of arrays allocated in a constructor-like function (make_soa: s->x = calloc(...))
-# called from two places, once through a wrapper: the GCC plugin's records name each array
+# called from two places, once through a wrapper: the compiler plugin's records name each array
 # by the variable the caller keeps the struct in and the member (particles.x, grid.y), and
-# the structs by those variables; the source is deleted before the run. (The LLVM plugin does
-# not record stores of a call's result into a member through a pointer yet: clang builds get
-# soa*.particles@make_soa:15.)
-# matrix: gcc:-O0 gcc:-O2
+# the structs by those variables; the source is deleted before the run. Both plugins: clang's
+# typed-pointer IR stores through the malloc'd i8* that only a cast of it is bound to `s`.
+# matrix: gcc:-O0 gcc:-O2 clang:-O0 clang:-O2
 . "$1/tests/e2e/lib.sh"
 cp "$SRC_DIR/tests/e2e/progs/soa_ctor.c" .
 cc_build soa soa_ctor.c

@@ -115,6 +115,22 @@ check "blkmatmul: the padded leading dimension more than halves the misses" b.js
 expect "Y's rows are the elements" \
   "$(grep -c '^  double\*\.Y: 696200 bytes at 0x[0-9a-f]*, 295 elements of 2360 bytes -> 0x[0-9a-f]*, every$' bpred.txt)" 1
 
+# 4b. Where the allocator's move decides the outcome (tests/e2e/progs/mmapmove.c): A padded by
+# 16 KiB moves B, mapped after it, half the cache down, onto X's sets: the real padded program
+# has 4x (gcc) to 6x (clang) the misses; moving only A predicts no change.
+cc_build mmapmove "$SRC_DIR/tests/e2e/progs/mmapmove.c"
+cc_build mmapmove_ld "$SRC_DIR/tests/e2e/progs/mmapmove.c" -DLD=264
+run_memspy m.json --preset memspy92 --record mrec -- ./mmapmove
+run_memspy mld.json --preset memspy92 -- ./mmapmove_ld
+"$MEMSPY" whatif mrec --row 'double*.A=2048' --pad 'double*.A=2112' --json mpred.json >mpred.txt
+"$MEMSPY" whatif mrec --no-allocator --row 'double*.A=2048' --pad 'double*.A=2112' --json mnoalloc.json >/dev/null
+compare "mmapmove --pad double*.A=2112 (B moved 16 KiB down as glibc moves it)" mpred.json mld.json 'double*.B'
+check "mmapmove: the real padded program has over 4x the misses" mld.json ".totals.misses > 4 * $(value m.json .totals.misses)"
+check "mmapmove: moving only A (--no-allocator) would have predicted under half the real misses" mnoalloc.json \
+  ".totals.misses * 2 < $(value mld.json .totals.misses)"
+expect "mmapmove: whatif says it moved B" "$(tr '\n' ' ' <mpred.txt | tr -s ' ' | grep -cF \
+  "the allocator moves double*.A and double*.B by -16384 bytes, as glibc would: double*.A's mapping grows from 129 to 133 pages")" 1
+
 # 5. Advice: each finding's fix, and for a layout fix the whatif command that checks it; run
 # as advised (on a resim, the command names the recording), it predicts the fixed program.
 check "counters: the advice pads the counters to a coherence unit each" packed.json \

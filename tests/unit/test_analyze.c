@@ -1,8 +1,11 @@
 /* Test of ms_analyze on a raw profile built in memory for this very test binary: pcs are
  * real return addresses inside the test's own functions (so libdw finds real names, files
- * and lines), the module is /proc/self/exe with its load bias from dl_iterate_phdr. */
+ * and lines), the module is /proc/self/exe with its load bias from dl_iterate_phdr. Heap
+ * bins are named from allocation destination records written here as the compiler plugins
+ * write them, at the positions libdw gives the calls (this file is built without a plugin). */
 #define _GNU_SOURCE
 #include "analysis/analyze.h"
+#include "analysis/symbolize.h"
 #include "check.h"
 
 #include <link.h>
@@ -125,6 +128,20 @@ static const ms_cell *cell_of(const ms_model *m, const char *code, const char *d
     return NULL;
 }
 
+/* The destination record of the call whose return address is ra, one level, at the position
+ * libdw gives it: the callee, "r" if the value is returned ("-" if not), then the level's
+ * kind, flags, type and path (msplug_abi.h). malloc'd. */
+static char *record_at(ms_symbolizer *sym, uint64_t ra, const char *callee, const char *ret, const char *kind,
+                       const char *flags, const char *type, const char *path)
+{
+    const ms_sym *f = ms_symbolize(sym, ra, true);
+    char *r = NULL;
+    if (f && asprintf(&r, "1\tc\ttest_analyze.c\t%s\t%s\t1\t%d\t%d\t%s\t%s\t%s\t%s", callee, ret, f->frames[0].line,
+                      f->frames[0].col, kind, flags, type, path) < 0)
+        r = NULL;
+    return r;
+}
+
 static char *file_line(int line)
 {
     static char buf[8][600];
@@ -240,6 +257,22 @@ int main(void)
         counter(0, 10, 100), counter(1, 5, 50), counter(2, 7, 700), counter(3, 3, 30), counter(99, 1, 1),
     };
     ms_eviction evs[4] = { { 0, 2, 0, 4 }, { 1, 2, 0, 6 }, { 0, 3, 0, 10 }, { 2, 0, 1, 5 } };
+    /* The records: grid_values and X, Y, Z declared by their calls in main; new_matrix's m,
+     * returned (a wrapper's name: X, Y and Z are named further out); none for wrap_alloc. */
+    ms_raw sym_raw = { .modules = &mod, .nmodules = 1 };
+    ms_symbolizer *sym = NULL;
+    char *sym_note = NULL;
+    CHECK(ms_symbolizer_new(&sym_raw, &sym, &sym_note, err, sizeof err) == 0);
+    free(sym_note);
+    char *dests[5] = {
+        record_at(sym, grid_site, "fake_alloc", "-", "v", "du", "double *", "grid_values"),
+        record_at(sym, matrix_site, "fake_alloc", "r", "v", "d", "double *", "m"),
+        record_at(sym, x_caller, "new_matrix", "-", "v", "du", "double *", "X"),
+        record_at(sym, y_caller, "new_matrix", "-", "v", "du", "double *", "Y"),
+        record_at(sym, z_caller, "new_matrix", "-", "v", "du", "double *", "Z"),
+    };
+    ms_symbolizer_free(sym);
+    for (int i = 0; i < 5; i++) CHECK(dests[i] != NULL);
     char *notes[1] = { "dropped 3 events" };
     ms_raw raw = {
         .version = 1,
@@ -264,6 +297,8 @@ int main(void)
         .nevictions = 4,
         .notes = notes,
         .nnotes = 1,
+        .dests = dests,
+        .ndests = 5,
     };
 
     ms_model m;
@@ -272,7 +307,12 @@ int main(void)
     CHECK(m.pid == 77 && m.incomplete && m.wall_seconds == 2.5);
     CHECK(strcmp(m.incomplete_reason, "program killed by signal 11 (Segmentation fault)") == 0);
     CHECK(m.config.nlevels == cfg.nlevels && m.config.mem_latency == cfg.mem_latency);
-    CHECK(m.nnotes == 2 && strcmp(m.notes[0], "dropped 3 events") == 0);
+    CHECK(m.nnotes == 3 && strcmp(m.notes[0], "dropped 3 events") == 0);
+    /* the wrapper's two bins have no name: the run says so */
+    if (m.nnotes == 3)
+        CHECK_STR(m.notes[1], "2 heap bins named by allocation site (heap@FILE:LINE): no destination recorded for the "
+                              "call (a pointer never stored anywhere named, or code built without memspy's compiler "
+                              "plugins)");
     /* totals */
     CHECK(m.totals.reads == 26 && m.totals.stall_read == 881 && m.totals.level[0].read_misses == 5 + 2 + 3 + 1 + 0);
     /* data bins: ranked by stall, then by name */
@@ -367,6 +407,7 @@ int main(void)
                     m.data[i].site ? m.data[i].site : "-");
     ms_model_free(&m);
     for (int i = 0; i < 6; i++) free(bins[i].path);
+    for (int i = 0; i < 5; i++) free(dests[i]);
     test_region_names(raw);
     return check_result();
 }

@@ -59,7 +59,7 @@ static void test_names(const char *text, size_t len)
     json_t *root = json_loadb(text, len, 0, &jerr);
     CHECK(root != NULL);
     if (!root) return;
-    CHECK_EQ(int_at(root, "version"), MS_MODEL_VERSION);
+    CHECK_EQ(int_at(root, "version"), MS_MODEL_REPORT_VERSION);
     CHECK_EQ(int_at(root, "nprocs"), 2);
     CHECK_STR(str_at(root, "interleave"), "interleaved");
     CHECK_EQ(int_at(root, "config/nprocs"), 2);

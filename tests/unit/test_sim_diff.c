@@ -4,7 +4,8 @@
  * window on or off go through both on many hierarchies: 1-3 levels, LRU/PLRU/random,
  * direct-mapped to fully associative, lower levels with larger lines, and MESI/MSI
  * multiprocessors of 2-4 processors with private and shared levels, line and page-sized
- * coherence units and two nodes. Every access's served level, every counter of every
+ * coherence units and two nodes; the coherent ones also on "hot" streams (processors mostly
+ * in their own lines, a quarter of the references to a few lines all of them share). Every access's served level, every counter of every
  * (context, processor), every replacement pair and every invalidation pair must be equal. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -51,6 +52,9 @@ typedef struct {
     unsigned footprint;
     int strided; /* 4 interleaved 8-byte walks (jumping now and then) instead of random lines */
     int odd;     /* straddling references, ranges, locked writes, region boundaries, counts */
+    int hot;     /* each processor mostly in its own part (read and write hits on lines it holds
+                  * alone: the coherent fast path), a quarter of the references to 8 hot lines
+                  * all processors read and write (true and false sharing, upgrades, downgrades) */
 } shape;
 
 static int compare_rows(const char *what, const char *name, const rows *a, const rows *b)
@@ -75,7 +79,10 @@ static int compare_rows(const char *what, const char *name, const rows *a, const
 static void run_case(const char *text, shape sh, int n, uint64_t seed, int window)
 {
     char name[300];
-    snprintf(name, sizeof name, "%s [%s%s, %u lines, window %s]", text, sh.strided ? "strided" : "random",
+    snprintf(name, sizeof name, "%s [%s%s, %u lines, window %s]", text,
+             sh.hot       ? "hot"
+             : sh.strided ? "strided"
+                          : "random",
              sh.odd ? " + odd" : "", sh.footprint, window ? "on" : "off");
     ms_hier_config cfg;
     char err[200];
@@ -103,7 +110,16 @@ static void run_case(const char *text, shape sh, int n, uint64_t seed, int windo
         unsigned flags = (r >> 20) % 3 == 0 ? MS_ACC_WRITE : 0;
         uint64_t addr;
         uint32_t size = 8;
-        if (sh.strided) {
+        if (sh.hot) {
+            uint64_t part = sh.footprint / nprocs;
+            if ((r >> 6) % 4 == 0) { /* a hot line: 8-byte words, several processors per line */
+                addr = ((r >> 9) % 8) * 64 + ((r >> 12) % 8) * 8;
+            } else {
+                uint64_t off = (r >> 9) % part;
+                if ((r >> 30) % 4) off %= part / 8 + 1; /* mostly a small, L1-resident share */
+                addr = (8 + cpu * part + off) * 64 + ((r >> 13) & 7) * 8;
+            }
+        } else if (sh.strided) {
             int k = (int)((r >> 3) % 4);
             if ((r >> 40) % 97 == 0) walk[k] = ((r >> 8) % sh.footprint) * 64;
             addr = walk[k];
@@ -218,12 +234,31 @@ int main(void)
     };
     int nconfigs = (int)(sizeof configs / sizeof configs[0]);
     for (int i = 0; i < nconfigs; i++) {
-        shape random_lines = { 1500, 0, 0 }, random_odd = { 3000, 0, 1 };
-        shape strided = { 2500, 1, 0 }, strided_odd = { 1200, 1, 1 };
+        shape random_lines = { 1500, 0, 0, 0 }, random_odd = { 3000, 0, 1, 0 };
+        shape strided = { 2500, 1, 0, 0 }, strided_odd = { 1200, 1, 1, 0 };
         run_case(configs[i], random_lines, 60000, (uint64_t)i * 4 + 1, 1);
         run_case(configs[i], random_odd, 60000, (uint64_t)i * 4 + 2, 1);
         run_case(configs[i], strided, 80000, (uint64_t)i * 4 + 3, 1);
         run_case(configs[i], strided_odd, 80000, (uint64_t)i * 4 + 4, i % 2);
+    }
+    /* The coherent paths (coherence.c: the fast path of quiet L1 hits, its 64-byte instance,
+     * the general path): MESI and MSI, private L1/L2 and a shared L3 (the threaded x86
+     * default), every level private, line and page coherence units, L1 lines of 32 bytes. */
+    static const char *const coherent[] = {
+        "L1=2K:4:64:4,L2=8K:8:64:14,L3=32K:16:64:40;mem=200;procs=4;shared=2",
+        "L1=2K:4:64:4,L2=8K:8:64:14,L3=32K:16:64:40;mem=200;procs=4;shared=2;proto=msi",
+        "L1=2K:8:64:4,L2=16K:16:64:14;mem=200;procs=3",
+        "L1=2K:4:64:4,L2=8K:8:64:14,L3=32K:16:64:40;mem=200;procs=4;shared=2;unit=4096;proto=msi",
+        "L1=1K:4:32:4,L2=8K:8:64:14,L3=32K:16:64:40;mem=200;procs=2;shared=2",
+        "L1=2K:4:64:4:plru,L2=8K:8:128:14,L3=32K:16:128:40;mem=200;procs=4;shared=2;unit=128;nodes=2",
+    };
+    int ncoherent = (int)(sizeof coherent / sizeof coherent[0]);
+    for (int i = 0; i < ncoherent; i++) {
+        shape hot = { 2400, 0, 0, 1 }, hot_odd = { 2400, 0, 1, 1 };
+        run_case(coherent[i], hot, 80000, (uint64_t)i * 2 + 101, 1);
+        run_case(coherent[i], hot_odd, 80000, (uint64_t)i * 2 + 102, 1);
+        run_case(coherent[i], (shape){ 1500, 0, 0, 0 }, 60000, (uint64_t)i * 2 + 103, 1);
+        run_case(coherent[i], (shape){ 2500, 1, 1, 0 }, 80000, (uint64_t)i * 2 + 104, 1);
     }
     return check_result();
 }

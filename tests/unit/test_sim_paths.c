@@ -1,7 +1,7 @@
 /* Which access path ms_sim_create chooses (sim_internal.h, uni_lru.c): every preset and every
  * one-processor hierarchy of LRU levels with at most 16 ways and one line size runs the
  * specialised path, the presets' geometries their own instance; PLRU, random, wider sets,
- * larger lower lines and several processors run the general path. Results are the same
+ * larger lower lines run the general path, several processors the coherent one. Results are the same
  * either way (test_sim_diff); this test keeps a change from silently dropping a hierarchy
  * back onto the slower path. */
 #include "sim/sim_internal.h"
@@ -51,14 +51,32 @@ int main(void)
     ms_sim_destroy(dm);
 
     static const char *const general[] = {
-        "L1=2K:4:64:4:plru,L2=8K:8:64:14;mem=200",    "L1=2K:4:64:4,L2=8K:8:64:14:random;mem=200",
-        "L1=4K:32:64:3,L2=32K:16:64:10;mem=100",      "L1=2K:4:64:4,L2=8K:8:128:14;mem=200",
-        "L1=2K:4:64:4,L2=8K:8:64:14;mem=200;procs=2",
+        "L1=2K:4:64:4:plru,L2=8K:8:64:14;mem=200",
+        "L1=2K:4:64:4,L2=8K:8:64:14:random;mem=200",
+        "L1=4K:32:64:3,L2=32K:16:64:10;mem=100",
+        "L1=2K:4:64:4,L2=8K:8:128:14;mem=200",
     };
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < 4; i++) {
         ms_sim *sim = sim_from_text(general[i]);
         if (sim->access != ms_sim_access_any) fprintf(stderr, "%s does not run the general path\n", general[i]);
         CHECK(sim->access == ms_sim_access_any);
+        ms_sim_destroy(sim);
+    }
+
+    /* Several processors: the coherent path (coherence.c), with its own L1-hit fast path. */
+    /* 64-byte lines and units (every preset's threaded default) run its constant-shift instance. */
+    static const char *const coherent[] = {
+        "L1=2K:4:64:4,L2=8K:8:64:14;mem=200;procs=2",
+        "L1=2K:4:64:4,L2=8K:8:64:14,L3=32K:16:64:40;mem=200;procs=4;shared=2",
+        "L1=2K:4:64:4:plru,L2=16K:8:128:14;mem=200;procs=3;shared=1;unit=256;proto=msi",
+        "L1=2K:4:32:4,L2=8K:8:32:14;mem=200;procs=2",
+    };
+    for (int i = 0; i < 4; i++) {
+        ms_sim *sim = sim_from_text(coherent[i]);
+        int (*want)(ms_sim *, unsigned, uint64_t, uint32_t, unsigned, uint32_t) =
+            i < 2 ? ms_coh_access_line64 : ms_coh_access;
+        if (sim->access != want) fprintf(stderr, "%s does not run its coherent path\n", coherent[i]);
+        CHECK(sim->access == want);
         ms_sim_destroy(sim);
     }
     return check_result();

@@ -1,6 +1,9 @@
 // C++ heap data named from the plugin's records with the source deleted (tests/e2e/t_dests.sh):
 // a std::vector declared in main, an arena object whose constructor allocates its members (a
-// vector and a block from new[]), and a node made by a function that fills it before returning it.
+// vector and a block from new[]), a node made by a function that fills it before returning it,
+// a vector member that grows by push_back (Graph::edges), an object built by its constructor
+// from new (new Vec3(...)), and a new[] in main whose debug
+// bindings g++ -O2 drops (raw: named from the variable the compiler still declares).
 #include <cstdio>
 #include <vector>
 
@@ -15,6 +18,16 @@ struct Arena {
     ~Arena() { delete[] block_; }
 };
 
+struct Graph {
+    std::vector<int> edges;
+    void add(int e) { edges.push_back(e); }
+};
+
+struct Vec3 {
+    double x, y, z;
+    Vec3(double a, double b, double c) : x(a), y(b), z(c) {}
+};
+
 __attribute__((noinline)) static Node *make_node()
 {
     Node *made = new Node();
@@ -23,7 +36,7 @@ __attribute__((noinline)) static Node *make_node()
     return made;
 }
 
-int main()
+int main(int argc, char **)
 {
     std::vector<double> samples(1000);
     for (int i = 0; i < 1000; i++)
@@ -34,7 +47,18 @@ int main()
         a.cells_[i] = i;
         a.block_[i] = 2 * i;
     }
-    std::printf("%.0f %.0f %.0f\n", samples[999], n->v[7], a.cells_[3] + a.block_[4]);
+    Graph g;
+    for (int i = 0; i < 3000; i++)
+        g.add(i);
+    double *raw = new double[100 + argc];
+    for (int i = 0; i < 100 + argc; i++)
+        raw[i] = i;
+    Vec3 *vec = new Vec3(argc, 2.0, 3.0);
+    asm volatile("" : : "r"(vec) : "memory"); // escapes: not elided with its delete
+    std::printf("%.0f %.0f %.0f %.0f %.0f %d\n", samples[999], n->v[7], a.cells_[3] + a.block_[4], raw[99], vec->x,
+                g.edges[2999]);
+    delete vec;
+    delete[] raw;
     delete n;
     return 0;
 }

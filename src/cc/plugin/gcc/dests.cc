@@ -44,7 +44,7 @@ struct level {
     bool decl;      /* a variable declared on loc's line */
     bool used;      /* a statement of the level uses the value: dereferences or offsets it, passes it
                      * to a call (besides copying, comparing, storing or returning it) */
-    char type[160], path[160];
+    char type[MSPLUG_DEST_TEXT_MAX], path[MSPLUG_DEST_TEXT_MAX];
 };
 
 static tree origin_fn(tree block)
@@ -93,6 +93,15 @@ static int level_of_var(auto_vec<level> &lv, tree var, gimple *s)
     tree ctx = DECL_CONTEXT(DECL_ORIGIN(var));
     if (ctx && TREE_CODE(ctx) == FUNCTION_DECL) return level_of_fn(lv, DECL_ORIGIN(ctx));
     return level_of_stmt(lv, s);
+}
+
+/* The level of part, a variable SRA made for a part of an aggregate (its DECL_DEBUG_EXPR):
+ * that of the aggregate's variable (SRA makes the part in the function it runs on, an outer
+ * one once the aggregate's function is inlined there). */
+static int level_of_part(auto_vec<level> &lv, tree part, gimple *s)
+{
+    tree base = get_base_address(DECL_DEBUG_EXPR(part));
+    return level_of_var(lv, base && VAR_P(base) ? base : part, s);
 }
 
 /* A variable the user named (not one gcc made). */
@@ -247,7 +256,7 @@ static bool follow(auto_vec<level> &lv, tree v)
         if (user_var(nv))
             note(lv, level_of_var(lv, nv, SSA_NAME_DEF_STMT(n)), nv, 'v');
         else if (nv && VAR_P(nv) && DECL_HAS_DEBUG_EXPR_P(nv)) /* a part of a scalarized aggregate */
-            note(lv, level_of_var(lv, nv, SSA_NAME_DEF_STMT(n)), DECL_DEBUG_EXPR(nv), 'm');
+            note(lv, level_of_part(lv, nv, SSA_NAME_DEF_STMT(n)), DECL_DEBUG_EXPR(nv), 'm');
         imm_use_iterator it;
         gimple *use;
         FOR_EACH_IMM_USE_STMT(use, it, n)
@@ -258,7 +267,7 @@ static bool follow(auto_vec<level> &lv, tree v)
                 if (user_var(var))
                     note(lv, level_of_var(lv, var, use), var, 'v');
                 else if (var && VAR_P(var) && DECL_HAS_DEBUG_EXPR_P(var))
-                    note(lv, level_of_var(lv, var, use), DECL_DEBUG_EXPR(var), 'm');
+                    note(lv, level_of_part(lv, var, use), DECL_DEBUG_EXPR(var), 'm');
             } else if (is_gimple_debug(use)) {
                 continue;
             } else if (greturn *r = dyn_cast<greturn *>(use)) {
@@ -273,10 +282,14 @@ static bool follow(auto_vec<level> &lv, tree v)
                 } else if (TREE_CODE(lhs) == VAR_DECL) {
                     note(lv, level_of_var(lv, lhs, use), lhs, 'v');
                 } else {
-                    note(lv, level_of_stmt(lv, use), lhs, 'm');
+                    /* a part of a local: the local's level (the statement's block may be an
+                     * outer function's once inlined code is merged) */
+                    tree base = get_base_address(lhs);
+                    bool local = base && VAR_P(base) && DECL_CONTEXT(DECL_ORIGIN(base)) &&
+                                 TREE_CODE(DECL_CONTEXT(DECL_ORIGIN(base))) == FUNCTION_DECL;
+                    note(lv, local ? level_of_var(lv, base, use) : level_of_stmt(lv, use), lhs, 'm');
                     /* a member of a declared object (the storage of `std::vector<double> v(n)`):
                      * the object, at its own level */
-                    tree base = get_base_address(lhs);
                     if (base && VAR_P(base) && base != lhs) note(lv, level_of_var(lv, base, use), base, 'o');
                 }
             } else if (!comparison(use)) {
@@ -284,6 +297,21 @@ static bool follow(auto_vec<level> &lv, tree v)
                 if (k >= 0) lv[k].used = true;
             }
         }
+    }
+    return returned;
+}
+
+/* Follow what a call stores at the address of temporary tmp (gcc's copy of `&p` for
+ * posix_memalign): the values read back from it. Returns whether one reaches a return. */
+static bool follow_temporary(auto_vec<level> &lv, tree tmp)
+{
+    bool returned = false;
+    basic_block bb;
+    FOR_EACH_BB_FN(bb, cfun)
+    for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
+        gimple *s = gsi_stmt(gsi);
+        if (gimple_assign_single_p(s) && gimple_assign_rhs1(s) == tmp && TREE_CODE(gimple_assign_lhs(s)) == SSA_NAME)
+            returned |= follow(lv, gimple_assign_lhs(s));
     }
     return returned;
 }
@@ -342,41 +370,169 @@ static void add_escaped(text &out, const char *s)
     }
 }
 
-/* A C++ constructor called on an object whose address is known (`std::vector<double>
- * v(n)`, a member initialiser): the object, what the constructor allocates is named after. */
+/* A C++ constructor or other member function (not a destructor) called on an object whose
+ * address is known (`std::vector<double> v(n)`, a member initialiser, `edges.push_back(e)`):
+ * the object, what the call allocates is named after. */
 static tree constructed_object(gcall *call)
 {
     tree fndecl = gimple_call_fndecl(call);
-    if (!fndecl || !DECL_CXX_CONSTRUCTOR_P(fndecl) || gimple_call_num_args(call) < 1) return NULL_TREE;
+    if (!fndecl || gimple_call_num_args(call) < 1 || DECL_CXX_DESTRUCTOR_P(fndecl) ||
+        !(DECL_CXX_CONSTRUCTOR_P(fndecl) || TREE_CODE(TREE_TYPE(fndecl)) == METHOD_TYPE))
+        return NULL_TREE;
     tree obj = gimple_call_arg(call, 0);
     gimple *def = TREE_CODE(obj) == SSA_NAME ? SSA_NAME_DEF_STMT(obj) : NULL;
     if (def && gimple_assign_single_p(def)) obj = gimple_assign_rhs1(def); /* _1 = &this->cells_ */
     return TREE_CODE(obj) == ADDR_EXPR ? obj : NULL_TREE;
 }
 
-/* The record of call, or NULL if it gets none. */
-static char *dest_record(gcall *call)
+/* Whether call gets a record; if so its levels in lv and what each names, *returned whether
+ * the value reaches a return statement. */
+static bool find_dests(gcall *call, auto_vec<level> &lv, bool *returned)
 {
     tree dest_arg;
     bool recorded = recorded_call(call, &dest_arg);
-    if (!recorded && !(dest_arg = constructed_object(call))) return NULL;
-    auto_vec<level> lv;
+    if (!recorded && !(dest_arg = constructed_object(call))) return false;
     make_levels(call, lv);
-    bool returned = false;
+    *returned = false;
+    bool &returned_ = *returned;
     if (dest_arg) { /* posix_memalign (&p, ...), a constructor's object */
         if (TREE_CODE(dest_arg) == ADDR_EXPR) {
             tree p = TREE_OPERAND(dest_arg, 0);
             bool var = TREE_CODE(p) == VAR_DECL;
-            note(lv, var ? level_of_var(lv, p, call) : 0, p, !var ? 'm' : recorded ? 'v' : 'o');
+            if (var && recorded && !user_var(p) && !DECL_HAS_DEBUG_EXPR_P(p))
+                returned_ = follow_temporary(lv, p); /* gcc's temporary for `&buf` at -O2 */
+            else
+                note(lv, var ? level_of_var(lv, p, call) : 0, p, !var ? 'm' : recorded ? 'v' : 'o');
+            tree base = var ? NULL_TREE : get_base_address(p); /* a member of a declared object */
+            if (base && VAR_P(base) && user_var(base)) note(lv, level_of_var(lv, base, call), p, 'm');
         }
     } else {
         tree lhs = gimple_call_lhs(call);
         if (TREE_CODE(lhs) == SSA_NAME)
-            returned = follow(lv, lhs);
+            returned_ = follow(lv, lhs);
         else
             note(lv, TREE_CODE(lhs) == VAR_DECL ? level_of_var(lv, lhs, call) : 0, lhs,
                  TREE_CODE(lhs) == VAR_DECL ? 'v' : 'm');
     }
+    return true;
+}
+
+/* What the early pass found at one call's own level, before the optimisers (dead stores,
+ * dropped debug bindings) could lose it: keyed by the call's function, position and callee
+ * (for an inlined call: the function it was inlined into, where, and the inlined function). */
+struct early_dest {
+    unsigned fn_uid, callee_uid; /* DECL_UIDs, callee 0 if unknown */
+    const char *file;
+    int line, col;
+    bool ambiguous; /* several calls at that position found different things */
+    char kind;
+    bool decl, used;
+    char type[MSPLUG_DEST_TEXT_MAX], path[MSPLUG_DEST_TEXT_MAX];
+};
+static auto_vec<early_dest> early_dests;
+static bool early_sorted; /* sorted by key, duplicates merged (before the first lookup) */
+
+static int early_cmp(const void *a, const void *b)
+{
+    const early_dest *x = (const early_dest *)a, *y = (const early_dest *)b;
+    if (x->fn_uid != y->fn_uid) return x->fn_uid < y->fn_uid ? -1 : 1;
+    if (x->line != y->line) return x->line < y->line ? -1 : 1;
+    if (x->col != y->col) return x->col < y->col ? -1 : 1;
+    if (x->callee_uid != y->callee_uid) return x->callee_uid < y->callee_uid ? -1 : 1;
+    return strcmp(x->file, y->file);
+}
+
+/* Sort the early findings and merge those of one key (ambiguous where they differ). */
+static void early_sort(void)
+{
+    early_dests.qsort(early_cmp);
+    unsigned n = 0;
+    for (unsigned i = 0; i < early_dests.length(); i++) {
+        early_dest &e = early_dests[i];
+        if (n && early_cmp(&early_dests[n - 1], &e) == 0) {
+            early_dest &o = early_dests[n - 1];
+            o.ambiguous |= o.kind != e.kind || strcmp(o.path, e.path) != 0 || strcmp(o.type, e.type) != 0;
+        } else {
+            early_dests[n++] = e;
+        }
+    }
+    early_dests.truncate(n);
+    early_sorted = true;
+}
+
+static unsigned callee_uid(gcall *call)
+{
+    tree f = gimple_call_fndecl(call);
+    return f ? DECL_UID(DECL_ORIGIN(f)) : 0; /* a C++ constructor's clone: the constructor */
+}
+
+/* The early finding for level k of call's levels lv, NULL if none (or an ambiguous one). */
+static const early_dest *early_find(gcall *call, const auto_vec<level> &lv, unsigned k)
+{
+    if (!early_sorted) early_sort();
+    expanded_location x = expand_location(lv[k].loc);
+    if (!x.file) return NULL;
+    unsigned fn = lv[k].fn ? DECL_UID(lv[k].fn) : 0;
+    unsigned callee = k == 0 ? callee_uid(call) : lv[k - 1].fn ? DECL_UID(lv[k - 1].fn) : 0;
+    unsigned lo = 0, hi = early_dests.length(); /* the first finding at (fn, line, col) */
+    while (lo < hi) {
+        unsigned mid = lo + (hi - lo) / 2;
+        const early_dest &m = early_dests[mid];
+        if (m.fn_uid < fn || (m.fn_uid == fn && (m.line < x.line || (m.line == x.line && m.col < x.column))))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (unsigned i = lo; i < early_dests.length(); i++) {
+        const early_dest &e = early_dests[i];
+        if (e.fn_uid != fn || e.line != x.line || e.col != x.column) break;
+        if (strcmp(e.file, x.file) == 0 && (!e.callee_uid || !callee || e.callee_uid == callee))
+            return e.ambiguous ? NULL : &e;
+    }
+    return NULL;
+}
+
+void early_dests_function(function *fun)
+{
+    basic_block bb;
+    FOR_EACH_BB_FN(bb, fun)
+    for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
+        gcall *call = dyn_cast<gcall *>(gsi_stmt(gsi));
+        auto_vec<level> lv;
+        bool returned;
+        if (!call || !find_dests(call, lv, &returned) || lv[0].kind == '-') continue;
+        expanded_location x = expand_location(lv[0].loc);
+        if (!x.file || !x.line) continue;
+        early_dest e = {};
+        e.fn_uid = lv[0].fn ? DECL_UID(lv[0].fn) : 0;
+        e.callee_uid = callee_uid(call);
+        e.file = x.file;
+        e.line = x.line;
+        e.col = x.column;
+        e.kind = lv[0].kind;
+        e.decl = lv[0].decl;
+        e.used = lv[0].used;
+        memcpy(e.type, lv[0].type, sizeof e.type);
+        memcpy(e.path, lv[0].path, sizeof e.path);
+        early_dests.safe_push(e);
+        early_sorted = false;
+    }
+}
+
+/* The record of call, or NULL if it gets none. */
+static char *dest_record(gcall *call)
+{
+    auto_vec<level> lv;
+    bool returned;
+    if (!find_dests(call, lv, &returned)) return NULL;
+    for (unsigned k = 0; k < lv.length(); k++) /* what the optimisers lost on the way */
+        if (const early_dest *e = lv[k].kind == '-' ? early_find(call, lv, k) : NULL) {
+            lv[k].kind = e->kind;
+            lv[k].decl = e->decl;
+            lv[k].used |= e->used;
+            memcpy(lv[k].type, e->type, sizeof lv[k].type);
+            memcpy(lv[k].path, e->path, sizeof lv[k].path);
+        }
     bool any = returned;
     for (unsigned k = 0; k < lv.length(); k++) any |= lv[k].kind != '-';
     if (!any) return NULL;
@@ -445,16 +601,28 @@ void collect_dests(fn_state *st, basic_block bb)
     }
 }
 
+/* Where a basic asm statement for call is said to be: the call's own location, else the
+ * function's. Never UNKNOWN_LOCATION: GCC 12's final pass reads the file name of a basic asm's
+ * location without a null test (a call made by ipa-split, `snocString.part.0` inlined into
+ * bzip2's addFlagsFromEnvVar at -O2, has none: an internal compiler error). */
+static location_t asm_location(gcall *call)
+{
+    location_t loc = gimple_location(call);
+    if (LOCATION_LOCUS(loc) == UNKNOWN_LOCATION) loc = DECL_SOURCE_LOCATION(current_function_decl);
+    return LOCATION_LOCUS(loc) == UNKNOWN_LOCATION ? BUILTINS_LOCATION : loc;
+}
+
 void emit_dests(fn_state *st, const char *comdat)
 {
     for (unsigned i = 0; i < st->dest_calls.length(); i++) {
         gcall *call = st->dest_calls[i];
         bool end_label = !stmt_ends_bb_p(call); /* a call that may throw ends its block: no end label */
         gimple_stmt_iterator gsi = gsi_for_stmt(call);
-        insert_before(&gsi, record_asm(st->dest_records[i], comdat, end_label), gimple_location(call));
+        location_t loc = asm_location(call);
+        insert_before(&gsi, record_asm(st->dest_records[i], comdat, end_label), loc);
         if (end_label) {
             gasm *end = basic_asm("2:");
-            gimple_set_location(end, gimple_location(call));
+            gimple_set_location(end, loc);
             gsi_insert_after(&gsi, end, GSI_SAME_STMT);
         }
         free(st->dest_records[i]);

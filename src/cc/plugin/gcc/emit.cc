@@ -42,16 +42,16 @@ void insert_before(gimple_stmt_iterator *gsi, gimple *g, location_t loc)
  * the table entry at offset. */
 gimple *pc_label(const char *section, const char *table, unsigned offset, const char *comdat)
 {
-    char text[512];
-    if (comdat)
-        snprintf(text, sizeof text,
-                 "1:\n\t.pushsection %s,\"awG\",@progbits,%s,comdat\n\t.balign 8\n\t.quad 1b+1, %s+%u\n\t.popsection",
-                 section, comdat, table, offset);
-    else
-        snprintf(text, sizeof text,
-                 "1:\n\t.pushsection %s,\"aw\",@progbits\n\t.balign 8\n\t.quad 1b+1, %s+%u\n\t.popsection", section,
-                 table, offset);
+    /* sized to fit: a C++ template's COMDAT group (its mangled name) can be thousands of
+     * characters, and a text cut short is assembler garbage */
+    char *text =
+        comdat ? xasprintf("1:\n\t.pushsection %s,\"awG\",@progbits,%s,comdat\n\t.balign 8\n\t.quad 1b+1, "
+                           "%s+%u\n\t.popsection",
+                           section, comdat, table, offset)
+               : xasprintf("1:\n\t.pushsection %s,\"aw\",@progbits\n\t.balign 8\n\t.quad 1b+1, %s+%u\n\t.popsection",
+                           section, table, offset);
     gasm *g = gimple_build_asm_vec(ggc_strdup(text), NULL, NULL, NULL, NULL);
+    free(text);
     gimple_asm_set_volatile(g, true);
     return g;
 }

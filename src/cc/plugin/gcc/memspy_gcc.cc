@@ -365,6 +365,27 @@ struct memspy_pass : gimple_opt_pass {
     unsigned int execute(function *fun) final override { return instrument_function(fun); }
 };
 
+/* The early pass (after "ssa", before any optimisation): allocation destinations as written,
+ * for the records the main pass makes (dests.cc). Changes nothing. */
+static const pass_data memspy_early_data = {
+    GIMPLE_PASS, "memspy_dests", OPTGROUP_NONE, TV_NONE, PROP_ssa | PROP_cfg, 0, 0, 0, 0,
+};
+
+struct memspy_early_pass : gimple_opt_pass {
+    memspy_early_pass(gcc::context *ctx) : gimple_opt_pass(memspy_early_data, ctx) {}
+    bool gate(function *fun) final override
+    {
+        tree attrs = DECL_ATTRIBUTES(fun->decl);
+        return !building_ctor && !lookup_attribute("no_instrument_function", attrs) &&
+               !lookup_attribute("naked", attrs);
+    }
+    unsigned int execute(function *fun) final override
+    {
+        early_dests_function(fun);
+        return 0;
+    }
+};
+
 /* PLUGIN_FINISH_UNIT: the unit's constructor,
  * __memspy_register_pcs (&__start___memspy_pcs, &__stop___memspy_pcs), which also activates
  * the runtime (as __tsan_init does) before the unit's own constructors run (its priority
@@ -437,7 +458,8 @@ static plugin_info memspy_info = {
 };
 
 /* Entry point: check the GCC version, the options, then register the pass (before
- * "optimized"), the GC roots and the end-of-unit constructor. */
+ * "optimized"), the early destinations pass (after "ssa"), the GC roots and the end-of-unit
+ * constructor. */
 __attribute__((visibility("default"))) int plugin_init(plugin_name_args *info, plugin_gcc_version *version)
 {
     if (!plugin_default_version_check(version, &gcc_version)) {
@@ -462,6 +484,12 @@ __attribute__((visibility("default"))) int plugin_init(plugin_name_args *info, p
     pass.ref_pass_instance_number = 1;
     pass.pos_op = PASS_POS_INSERT_BEFORE;
     register_callback(plugin_name_s, PLUGIN_PASS_MANAGER_SETUP, NULL, &pass);
+    struct register_pass_info early;
+    early.pass = new memspy_early_pass(g);
+    early.reference_pass_name = "ssa";
+    early.ref_pass_instance_number = 1;
+    early.pos_op = PASS_POS_INSERT_AFTER;
+    register_callback(plugin_name_s, PLUGIN_PASS_MANAGER_SETUP, NULL, &early);
     register_callback(plugin_name_s, PLUGIN_REGISTER_GGC_ROOTS, NULL, (void *)memspy_roots);
     register_callback(plugin_name_s, PLUGIN_FINISH_UNIT, finish_unit, NULL);
     return 0;

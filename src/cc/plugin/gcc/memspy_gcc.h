@@ -98,6 +98,9 @@ tree make_loop_table(fn_state *st, tree blocks, function *fun);
 void fill_blocks(fn_state *st, tree blocks, tree loops);
 void fill_table(fn_state *st, tree table);
 void emit_entry_exit(edge entry, const auto_vec<gimple *> &returns);
+/* dests.cc: the early pass notes what each call of fun names at its own level, before the
+ * optimisers; the records made after them fall back on it where they name nothing there. */
+void early_dests_function(function *fun);
 void collect_dests(fn_state *st, basic_block bb);
 void emit_dests(fn_state *st, const char *comdat);
 

@@ -8,6 +8,7 @@
  * levels (the call's DILocation and its inlinedAt chain) use it otherwise. */
 #include "dests.h"
 
+#include "llvm/Demangle/Demangle.h"
 #include "llvm/IR/DebugInfo.h"
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/InlineAsm.h"
@@ -15,6 +16,9 @@
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Operator.h"
+
+#include <map>
+#include <tuple>
 
 #define MSPLUG_NO_DECLS
 #include "../../../rt/msplug_abi.h"
@@ -32,7 +36,53 @@ struct Level {
     std::string type, path;
 };
 
-/* The type as written: "double *", "S *" (typedefs by name, qualifiers dropped). */
+/* name ("vector<double, std::allocator<double> >") without its last n template arguments
+ * ("vector<double>"), as g++ writes a type whose arguments are defaults. */
+std::string dropTemplateArgs(const std::string &name, unsigned n)
+{
+    size_t open = name.find('<');
+    if (n == 0 || open == std::string::npos || name.back() != '>') return name;
+    std::vector<size_t> commas; /* the top-level commas between the arguments */
+    int depth = 0;
+    for (size_t i = open + 1; i + 1 < name.size(); i++) {
+        char c = name[i];
+        if (c == '<' || c == '(' || c == '[') depth++;
+        if (c == '>' || c == ')' || c == ']') depth--;
+        if (c == ',' && depth == 0) commas.push_back(i);
+    }
+    if (n > commas.size()) return name.substr(0, open); /* every argument a default */
+    std::string out = name.substr(0, commas[commas.size() - n]);
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    return out + ">";
+}
+
+/* Whether t is one of the standard library's default template arguments (clang 14 marks
+ * defaults only for DWARF 5 when asked): std::allocator<T>, std::char_traits<T>,
+ * std::less<T>, std::hash<T>, std::equal_to<T>, std::default_delete<T>. */
+bool isDefaultArgument(const DIType *t)
+{
+    static const char *const names[] = {
+        "allocator<", "char_traits<", "less<", "hash<", "equal_to<", "default_delete<"
+    };
+    auto *c = dyn_cast_or_null<DICompositeType>(t);
+    auto *ns = c ? dyn_cast_or_null<DINamespace>(c->getScope()) : nullptr;
+    if (!ns) return false;
+    while (ns->getScope() && isa<DINamespace>(ns->getScope()) && ns->getName() != "std") /* std::__1, ... */
+        ns = cast<DINamespace>(ns->getScope());
+    if (ns->getName() != "std") return false;
+    for (const char *n : names)
+        if (c->getName().startswith(n)) return true;
+    return false;
+}
+
+/* The type as written: "double *", "S *" (typedefs by name, qualifiers dropped, C++ template
+ * arguments that are defaults left out: "vector<double>"). */
+/* Text cut to what a record holds (MSPLUG_DEST_TEXT_MAX, as the GCC plugin's). */
+std::string capped(const std::string &t)
+{
+    return t.size() < MSPLUG_DEST_TEXT_MAX ? t : t.substr(0, MSPLUG_DEST_TEXT_MAX - 1);
+}
+
 std::string typeText(const DIType *t, int depth = 0)
 {
     if (!t) return "void";
@@ -45,7 +95,16 @@ std::string typeText(const DIType *t, int depth = 0)
         default: return typeText(d->getBaseType(), depth + 1); /* const, volatile, restrict, member */
         }
     }
-    return t->getName().str();
+    unsigned defaults = 0;
+    if (auto *c = dyn_cast<DICompositeType>(t)) {
+        DITemplateParameterArray params = c->getTemplateParams();
+        for (unsigned i = params.size(); i > 0; i--) {
+            auto *tp = dyn_cast_or_null<DITemplateTypeParameter>(params[i - 1]);
+            if (!tp || !(tp->isDefault() || isDefaultArgument(tp->getType()))) break;
+            defaults++;
+        }
+    }
+    return dropTemplateArgs(t->getName().str(), defaults);
 }
 
 /* t without typedefs and qualifiers. */
@@ -99,7 +158,9 @@ Value *stripCasts(Value *p)
     return p;
 }
 
-/* The variable llvm.dbg.declare or llvm.dbg.value describes v with, null if none. */
+/* The variable llvm.dbg.declare or llvm.dbg.value describes v with, null if none; a local
+ * in memory also by a dbg.value of its address with DW_OP_deref (what clang -O2 keeps for
+ * `double *buf` whose address goes to posix_memalign). */
 const DILocalVariable *varOf(Value *v)
 {
     for (DbgVariableIntrinsic *d : FindDbgAddrUses(v))
@@ -108,6 +169,24 @@ const DILocalVariable *varOf(Value *v)
     findDbgValues(values, v);
     for (DbgValueInst *d : values)
         if (d->getExpression()->getNumElements() == 0) return d->getVariable();
+    if (isa<AllocaInst>(v))
+        for (DbgValueInst *d : values)
+            if (d->getExpression()->getNumElements() == 1 && d->getExpression()->getElement(0) == dwarf::DW_OP_deref)
+                return d->getVariable();
+    return nullptr;
+}
+
+/* varOf for a pointer value that typed-pointer IR may hold in several casts of one value
+ * (`%s = bitcast i8* %call to %struct.soa*` is what dbg.value binds, the stores go through
+ * `%call` or another cast of it): p as written, p without casts, or a cast of that. */
+const DILocalVariable *varOfCasts(Value *orig, Value *p)
+{
+    if (const DILocalVariable *v = varOf(orig)) return v;
+    if (p != orig)
+        if (const DILocalVariable *v = varOf(p)) return v;
+    for (User *u : p->users())
+        if (isa<BitCastInst>(u) || isa<AddrSpaceCastInst>(u))
+            if (const DILocalVariable *v = varOf(u)) return v;
     return nullptr;
 }
 
@@ -116,6 +195,7 @@ class Dests
   public:
     Dests(const DataLayout &dl) : DL(dl) {}
     std::string record(CallBase *call, bool &any);
+    void early(CallBase *call);
 
   private:
     const DataLayout &DL;
@@ -132,16 +212,24 @@ class Dests
         const DILocation *L = I->getDebugLoc().get();
         return L ? levelOf(L->getScope()->getSubprogram()) : -1;
     }
-    bool objPath(Value *p, std::string &path, const DIType *&ty, int depth);
+    bool objPath(Value *p, std::string &path, const DIType *&ty, Value *&root, int depth = 0);
     void note(int k, char kind, const std::string &path, const DIType *ty, unsigned declLine);
+    void noteVariable(Value *root, const Instruction *at, char kind);
+    void noteArgument(Value *arg, const Instruction *call, char kindOfVar);
+    bool levels(CallBase *call, bool &returned);
     bool follow(Value *v);
 };
 
-/* The object at address p: its path ("s", "s.x", "p.next", "rows[]") and its DWARF type. */
-bool Dests::objPath(Value *p, std::string &path, const DIType *&ty, int depth)
+/* The object at address p: its path ("s", "s.x", "p.next", "rows[]") and its DWARF type;
+ * root: the declared variable (alloca or global) the path starts at when it reaches p through
+ * members and elements only (not through a pointer), else null. */
+bool Dests::objPath(Value *p, std::string &path, const DIType *&ty, Value *&root, int depth)
 {
+    root = nullptr;
     if (depth > 8) return false;
+    Value *orig = p;
     p = stripCasts(p);
+    if (isa<GlobalVariable>(p) || isa<AllocaInst>(p)) root = p;
     if (auto *g = dyn_cast<GlobalVariable>(p)) {
         SmallVector<DIGlobalVariableExpression *, 1> gves;
         g->getDebugInfo(gves);
@@ -157,12 +245,13 @@ bool Dests::objPath(Value *p, std::string &path, const DIType *&ty, int depth)
         return true;
     }
     if (auto *ld = dyn_cast<LoadInst>(p)) { /* *q: the pointer variable's pointee */
-        if (!objPath(ld->getPointerOperand(), path, ty, depth + 1)) return false;
+        if (!objPath(ld->getPointerOperand(), path, ty, root, depth + 1)) return false;
         ty = pointee(ty);
+        root = nullptr;
         return true;
     }
     if (auto *gep = dyn_cast<GEPOperator>(p)) {
-        if (!objPath(gep->getPointerOperand(), path, ty, depth + 1)) return false;
+        if (!objPath(gep->getPointerOperand(), path, ty, root, depth + 1)) return false;
         APInt off(DL.getIndexTypeSizeInBits(gep->getType()), 0);
         if (gep->accumulateConstantOffset(DL, off))
             if (const DIDerivedType *m = memberAt(ty, off.getZExtValue() * 8)) {
@@ -174,7 +263,7 @@ bool Dests::objPath(Value *p, std::string &path, const DIType *&ty, int depth)
         ty = nullptr;
         return true;
     }
-    if (const DILocalVariable *v = varOf(p)) { /* a pointer in a register: what it points to */
+    if (const DILocalVariable *v = varOfCasts(orig, p)) { /* a pointer in a register: what it points to */
         path = v->getName().str();
         ty = pointee(v->getType());
         return !path.empty();
@@ -183,17 +272,52 @@ bool Dests::objPath(Value *p, std::string &path, const DIType *&ty, int depth)
 }
 
 /* At level k, what the value is stored in or bound to (a variable declared on the level's
- * line wins over what was noted before, as in the GCC plugin). */
+ * line wins over what was noted before, as in the GCC plugin; a declared object that holds
+ * the value ('o') never does: the member noted before says more). */
 void Dests::note(int k, char kind, const std::string &path, const DIType *ty, unsigned declLine)
 {
     if (k < 0 || path.empty()) return;
     Level &l = lv[k];
     bool decl = kind != 'm' && declLine && declLine == l.line;
-    if (l.kind != '-' && !(decl && !l.decl)) return;
+    if (l.kind != '-' && !(decl && !l.decl && kind != 'o')) return;
     l.kind = kind;
     l.decl = decl;
     l.path = path;
     l.type = typeText(ty);
+}
+
+/* The declared variable root (an alloca or a global), at its own level (a global: at's), as
+ * kind: 'v' the value is stored in it, 'o' in one of its members or built by its constructor. */
+void Dests::noteVariable(Value *root, const Instruction *at, char kind)
+{
+    if (auto *g = dyn_cast<GlobalVariable>(root)) {
+        SmallVector<DIGlobalVariableExpression *, 1> gves;
+        g->getDebugInfo(gves);
+        if (gves.empty()) return;
+        const DIGlobalVariable *var = gves[0]->getVariable();
+        note(levelOf(at), kind, var->getName().str(), var->getType(), var->getLine());
+    } else if (const DILocalVariable *var = varOf(root)) {
+        note(levelOf(var->getScope()->getSubprogram()), kind, var->getName().str(), var->getType(), var->getLine());
+    }
+}
+
+/* A call that puts its allocation where its pointer argument arg points (posix_memalign's
+ * first argument: kindOfVar 'v') or works on the object there (a C++ constructor or member
+ * function: 'o'): a declared variable at its level, a member (`this->cells_`) at the call's
+ * and, of a declared object (`g.edges`), at the object's too. */
+void Dests::noteArgument(Value *arg, const Instruction *call, char kindOfVar)
+{
+    std::string path;
+    const DIType *ty = nullptr;
+    Value *root = nullptr;
+    if (!objPath(arg, path, ty, root)) return;
+    if (root && stripCasts(arg) == root) {
+        noteVariable(root, call, kindOfVar);
+    } else if (root || path.find('.') != std::string::npos) {
+        note(levelOf(call), 'm', path, ty, 0);
+        const DILocalVariable *var = root ? varOf(root) : nullptr;
+        if (var) note(levelOf(var->getScope()->getSubprogram()), 'm', path, ty, 0);
+    }
 }
 
 /* Follow v through casts and phis; returns whether it reaches a return. */
@@ -214,6 +338,8 @@ bool Dests::follow(Value *start)
             } else if (frag && d->getExpression()->getNumElements() == 3) { /* a member of a split aggregate */
                 if (const DIDerivedType *m = memberAt(var->getType(), frag->OffsetInBits))
                     note(k, 'm', var->getName().str() + "." + m->getName().str(), m->getBaseType(), 0);
+                /* the declared object (a std::vector's storage: a part of its base class) */
+                note(k, 'o', var->getName().str(), var->getType(), var->getLine());
             }
         }
         for (User *u : v->users()) {
@@ -226,13 +352,14 @@ bool Dests::follow(Value *start)
             } else if (auto *st = dyn_cast<StoreInst>(I); st && st->getValueOperand() == v) {
                 std::string path;
                 const DIType *ty = nullptr;
+                Value *root = nullptr;
                 Value *p = stripCasts(st->getPointerOperand());
                 if (auto *a = dyn_cast<AllocaInst>(p)) /* a local in memory (-O0): its loads are copies */
                     for (User *au : a->users())
                         if (isa<LoadInst>(au) && work.size() < 16 &&
                             std::find(work.begin(), work.end(), au) == work.end())
                             work.push_back(au);
-                if (!objPath(p, path, ty, 0)) continue;
+                if (!objPath(p, path, ty, root)) continue;
                 /* a pointer stored at the start of a struct is its first member (`q.buffer = ...`
                  * stores to q itself once the zero offset is folded) */
                 bool member = false;
@@ -247,6 +374,7 @@ bool Dests::follow(Value *start)
                     note(levelOf(I), 'm', path + "[]", nullptr, 0);
                 } else if (member) {
                     note(levelOf(I), 'm', path, ty, 0);
+                    if (root) noteVariable(root, I, 'o'); /* the declared object, at its own level */
                 } else if (isa<AllocaInst>(p)) {
                     const DILocalVariable *var = varOf(p);
                     note(levelOf(var->getScope()->getSubprogram()), 'v', path, ty, var->getLine());
@@ -256,6 +384,7 @@ bool Dests::follow(Value *start)
                     note(levelOf(I), 'v', path, ty, gves.empty() ? 0 : gves[0]->getVariable()->getLine());
                 } else {
                     note(levelOf(I), 'm', path, ty, 0);
+                    if (root && root != p) noteVariable(root, I, 'o');
                 }
             } else if (!isa<ICmpInst>(I)) {
                 int k = levelOf(I);
@@ -266,12 +395,69 @@ bool Dests::follow(Value *start)
     return returned;
 }
 
-std::string Dests::record(CallBase *call, bool &any)
+/* The function call calls, through an alias too (clang makes a complete-object constructor
+ * an alias of the base-object one); null if indirect. */
+Function *calleeOf(CallBase *call)
 {
-    any = false;
-    Function *callee = call->getCalledFunction();
+    return dyn_cast<Function>(call->getCalledOperand()->stripPointerCastsAndAliases());
+}
+
+/* Whether f is a C++ constructor (by its Itanium mangled name) or another member function
+ * (its debug information's first parameter is the object pointer), not a destructor. */
+bool isMethod(const Function *f)
+{
+    if (!f || !f->getName().startswith("_Z") || f->arg_size() < 1) return false;
+    ItaniumPartialDemangler d;
+    if (d.partialDemangle(f->getName().str().c_str())) return false;
+    size_t n = 0;
+    char *base = d.getFunctionBaseName(nullptr, &n);
+    bool dtor = base && base[0] == '~', ctor = !dtor && d.isCtorOrDtor();
+    free(base);
+    if (ctor || dtor) return ctor;
+    const DISubprogram *sp = f->getSubprogram();
+    DITypeRefArray types = sp && sp->getType() ? sp->getType()->getTypeArray() : DITypeRefArray();
+    auto *self = types.size() > 1 ? dyn_cast_or_null<DIDerivedType>(types[1]) : nullptr;
+    return self && self->isObjectPointer();
+}
+
+/* What the early pass found at one call's own level, before the optimisers (dead stores,
+ * dropped debug bindings) could lose it, keyed by the call's function, position and callee
+ * (for an inlined call: the function it was inlined into, where, and the inlined function). */
+struct EarlyKey {
+    const DISubprogram *fn;
+    unsigned line, col;
+    std::string callee; /* the callee's name */
+    bool operator<(const EarlyKey &o) const
+    {
+        return std::tie(fn, line, col, callee) < std::tie(o.fn, o.line, o.col, o.callee);
+    }
+};
+struct Early {
+    Level l;
+    const DISubprogram *calleeFn;
+    bool ambiguous; /* several calls there found different things */
+};
+std::map<EarlyKey, Early> earlyDests;
+
+/* Whether call gets a record; if so its levels in lv and what each names, returned whether
+ * the value reaches a return. */
+bool Dests::levels(CallBase *call, bool &returned)
+{
+    returned = false;
+    Function *callee = calleeOf(call);
     const DILocation *L = call->getDebugLoc().get();
-    if (!L || !call->getType()->isPointerTy() || (callee && callee->isIntrinsic())) return "";
+    if (!L || (callee && callee->isIntrinsic())) return false;
+    /* posix_memalign (&p, ...): the pointer argument's target; a constructor: its object */
+    Value *destArg = nullptr;
+    char argKind = 'v';
+    if (callee && callee->getName() == "posix_memalign" && call->arg_size() == 3) {
+        destArg = call->getArgOperand(0);
+    } else if (!call->getType()->isPointerTy() && isMethod(callee)) {
+        destArg = call->getArgOperand(0);
+        argKind = 'o';
+    } else if (!call->getType()->isPointerTy()) {
+        return false;
+    }
     lv.clear();
     for (const DILocation *at = L; at; at = at->getInlinedAt()) {
         Level l;
@@ -280,7 +466,59 @@ std::string Dests::record(CallBase *call, bool &any)
         l.fn = at->getScope()->getSubprogram();
         lv.push_back(l);
     }
-    bool returned = follow(call);
+    if (destArg)
+        noteArgument(destArg, call, argKind);
+    else
+        returned = follow(call);
+    return true;
+}
+
+void Dests::early(CallBase *call)
+{
+    bool returned;
+    if (!levels(call, returned) || lv[0].kind == '-' || !lv[0].fn) return;
+    Function *callee = calleeOf(call);
+    EarlyKey key{ lv[0].fn, lv[0].line, lv[0].col, callee ? callee->getName().str() : "" };
+    auto it = earlyDests.find(key);
+    if (it == earlyDests.end()) {
+        earlyDests[key] = Early{ lv[0], callee ? callee->getSubprogram() : nullptr, false };
+    } else {
+        const Level &o = it->second.l;
+        it->second.ambiguous |= o.kind != lv[0].kind || o.path != lv[0].path || o.type != lv[0].type;
+    }
+}
+
+std::string Dests::record(CallBase *call, bool &any)
+{
+    any = false;
+    bool returned;
+    if (!levels(call, returned)) return "";
+    Function *callee = calleeOf(call);
+    const DILocation *L = call->getDebugLoc().get();
+    for (unsigned k = 0; k < lv.size(); k++) { /* what the optimisers lost on the way */
+        if (lv[k].kind != '-' || !lv[k].fn) continue;
+        const Early *e = nullptr;
+        if (k == 0) {
+            auto it =
+                earlyDests.find(EarlyKey{ lv[0].fn, lv[0].line, lv[0].col, callee ? callee->getName().str() : "" });
+            if (it != earlyDests.end()) e = &it->second;
+        } else { /* the inlined call of lv[k - 1]'s function */
+            for (auto it = earlyDests.lower_bound(EarlyKey{ lv[k].fn, lv[k].line, lv[k].col, "" });
+                 it != earlyDests.end() && it->first.fn == lv[k].fn && it->first.line == lv[k].line &&
+                 it->first.col == lv[k].col;
+                 ++it)
+                if (it->second.calleeFn == lv[k - 1].fn) e = &it->second;
+        }
+        if (!e || e->ambiguous) continue;
+        bool used = lv[k].used;
+        const DISubprogram *fn = lv[k].fn;
+        unsigned line = lv[k].line, col = lv[k].col;
+        lv[k] = e->l;
+        lv[k].used |= used;
+        lv[k].fn = fn;
+        lv[k].line = line;
+        lv[k].col = col;
+    }
     any = returned;
     for (const Level &l : lv) any |= l.kind != '-';
     if (!any) return "";
@@ -296,7 +534,7 @@ std::string Dests::record(CallBase *call, bool &any)
     for (const Level &l : lv) {
         std::string flags = std::string(l.decl ? "d" : "") + (l.used ? "u" : "");
         r += "\t" + std::to_string(l.line) + "\t" + std::to_string(l.col) + "\t" + std::string(1, l.kind) + "\t" +
-             (flags.empty() ? "-" : flags) + "\t" + l.type + "\t" + l.path;
+             (flags.empty() ? "-" : flags) + "\t" + capped(l.type) + "\t" + capped(l.path);
     }
     return r;
 }
@@ -321,6 +559,16 @@ std::string escaped(const std::string &s)
 }
 
 } // namespace
+
+void memspyEarlyDests(Module &M)
+{
+    earlyDests.clear(); /* a module of its own */
+    Dests d(M.getDataLayout());
+    for (Function &F : M)
+        for (BasicBlock &BB : F)
+            for (Instruction &I : BB)
+                if (auto *CB = dyn_cast<CallBase>(&I)) d.early(CB);
+}
 
 std::vector<std::pair<CallBase *, std::string>> memspyCollectDests(Function &F)
 {

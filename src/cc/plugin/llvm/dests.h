@@ -4,10 +4,15 @@
 #include "llvm/IR/Function.h"
 #include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/InstrTypes.h"
+#include "llvm/IR/Module.h"
 
 #include <string>
 #include <utility>
 #include <vector>
+
+/* Before the optimisers: note what each call of M names at its own level, for the records
+ * memspyCollectDests makes after them (where a level names nothing, what was noted here). */
+void memspyEarlyDests(llvm::Module &M);
 
 /* The calls of F that get a destination record, with their records (before any instrumentation). */
 std::vector<std::pair<llvm::CallBase *, std::string>> memspyCollectDests(llvm::Function &F);

@@ -913,12 +913,26 @@ struct MemspyPass : PassInfoMixin<MemspyPass> {
     static bool isRequired() { return true; } /* runs at -O0 and on optnone functions too */
 };
 
+/* At the pipeline's start, before any optimisation: allocation destinations as written
+ * (dests.cc). Changes nothing. */
+struct MemspyEarlyDests : PassInfoMixin<MemspyEarlyDests> {
+    PreservedAnalyses run(Module &M, ModuleAnalysisManager &)
+    {
+        memspyEarlyDests(M);
+        return PreservedAnalyses::all();
+    }
+    static bool isRequired() { return true; }
+};
+
 } // namespace
 
-/* Entry point of the pass plugin: the pass at the optimizer's last extension point. */
+/* Entry point of the pass plugin: the pass at the optimizer's last extension point, the
+ * early destinations pass at the pipeline's start. */
 extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo()
 {
     return { LLVM_PLUGIN_API_VERSION, "memspy", "0.1", [](PassBuilder &PB) {
+                PB.registerPipelineStartEPCallback(
+                    [](ModulePassManager &MPM, OptimizationLevel) { MPM.addPass(MemspyEarlyDests()); });
                 PB.registerOptimizerLastEPCallback(
                     [](ModulePassManager &MPM, OptimizationLevel) { MPM.addPass(MemspyPass()); });
             } };

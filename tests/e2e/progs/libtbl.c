@@ -1,0 +1,55 @@
+/* A library built without memspy, without -g and stripped (t_libnames): its blocks are
+ * allocated by a static helper (no symbol once stripped), its copies are memcpy calls from
+ * an exported function and from a static one. */
+#include <stdlib.h>
+#include <string.h>
+
+static unsigned char last_rows[4096] __attribute__((aligned(64))); /* the library's own data: no symbol once stripped */
+
+struct tbl {
+    size_t n;
+    unsigned char *rows;
+};
+
+__attribute__((noinline)) static void *grab(size_t n)
+{
+    void *p = malloc(n);
+    if (!p) abort();
+    return p;
+}
+
+__attribute__((noinline)) static void copy_rows(unsigned char *dst, const unsigned char *src, size_t n, int reps)
+{
+    for (int r = 0; r < reps; r++) {
+        memcpy(dst, src, n);
+        __asm__ volatile("" ::: "memory");
+    }
+}
+
+/* A table of n bytes of rows. */
+struct tbl *tbl_create(size_t n)
+{
+    struct tbl *t = grab(sizeof *t);
+    t->n = n;
+    t->rows = grab(n);
+    return t;
+}
+
+/* Fill the rows from src and keep its first 4096 bytes (memcpy calls, not tail calls). */
+int tbl_fill(struct tbl *t, const unsigned char *src)
+{
+    memcpy(t->rows, src, t->n);
+    size_t keep = t->n < sizeof last_rows ? t->n : sizeof last_rows;
+    __asm__("" : "+r"(keep)); /* a size the compiler cannot see: a call of memcpy */
+    memcpy(last_rows, src, keep);
+    return t->rows[0] + last_rows[1];
+}
+
+/* Copy the rows out into dst reps times (static code's memcpy). */
+void tbl_copy_out(const struct tbl *t, unsigned char *dst, int reps) { copy_rows(dst, t->rows, t->n, reps); }
+
+void tbl_destroy(struct tbl *t)
+{
+    free(t->rows);
+    free(t);
+}

@@ -1,0 +1,28 @@
+#!/bin/sh
+# An OpenMP program with two parallel loops in one function (tests/e2e/progs/omp_two_loops.c),
+# the source deleted before the run: the arrays main allocates are double*.x and double*.y
+# (from the plugins' records), 800000 bytes each, and both loops' code bins (the outlined
+# regions, in source order) reference them by those names: the first writes x and y, the
+# second only reads them.
+. "$1/tests/e2e/lib.sh"
+need_openmp
+cp "$SRC_DIR/tests/e2e/progs/omp_two_loops.c" .
+cc_build omp omp_two_loops.c -fopenmp
+rm omp_two_loops.c
+OMP_NUM_THREADS=2 run_memspy r.json -- ./omp
+
+check "the arrays are double*.x and double*.y, 800000 bytes each" r.json \
+  '[.data[] | select(.kind == "heap" and (.name | test("^double"))) | [.name, .bytes]] | sort ==
+   [["double*.x", 800000], ["double*.y", 800000]]'
+# the regions' code bins: gcc's "main: omp parallel for FILE:LINE", clang's without "main: ";
+# without the source the construct is unknown: "omp region"
+REGIONS='[.code[] | select(.name | test("omp (parallel for|region) omp_two_loops\\.c:[0-9]+$"))
+          | {id, line: (.name | capture(":(?<l>[0-9]+)$").l | tonumber)}] | sort_by(.line)'
+check "two code bins, one per parallel loop" r.json "$REGIONS"' | length == 2'
+for arr in x y; do
+  check "the first loop writes double*.$arr, the second only reads it" r.json \
+    "$JQ_DEFS"' dataid("double*.'$arr'") as $d | ('"$REGIONS"') as $r |
+     ([.bins[] | select(.code == $r[0].id and .data == $d)][0] | .writes > 0) and
+     ([.bins[] | select(.code == $r[1].id and .data == $d)][0] | .reads > 0 and .writes == 0)'
+done
+finish
