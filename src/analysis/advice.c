@@ -96,10 +96,92 @@ static void true_sharing(const ms_model *m, const ms_cell *cell, ms_finding *out
             data);
 }
 
+size_t ms_pad_candidates(uint64_t row, uint64_t width, unsigned line, uint64_t way, uint64_t *out, size_t max)
+{
+    uint64_t piece = line ? line : 64, c[3];
+    size_t n = 0, k = 0;
+    while (piece < width) piece *= 2;
+    if (2 * piece <= way) {
+        uint64_t p = (row / piece + 1) * piece; /* more than the row, a multiple of the piece */
+        if ((p / piece) % 2 == 0) p += piece;   /* an odd number of pieces */
+        c[n++] = p;
+        c[n++] = p + 2 * piece;
+    }
+    c[n++] = row + line;
+    for (size_t i = 0; i < n && k < max; i++) {
+        int dup = 0;
+        for (size_t j = 0; j < k; j++) dup |= out[j] == c[i];
+        if (!dup) out[k++] = c[i];
+    }
+    return k;
+}
+
+size_t ms_finding_pad_candidates(const ms_model *m, const ms_finding *f, uint64_t *out, size_t max)
+{
+    if (f->data >= m->ndata || !m->data[f->data].row_bytes) return 0;
+    for (size_t i = 0; i < m->ncells; i++) {
+        const ms_cell *cell = &m->cells[i];
+        if (cell->code != f->code || cell->data != f->data) continue;
+        int level = ms_finding_level(m, &cell->c);
+        const ms_level_config *lc = &m->config.level[level < m->config.nlevels ? level : 0];
+        const ms_data_bin *d = &m->data[f->data];
+        return ms_pad_candidates(d->row_bytes, d->row_width, lc->line, lc->ways ? lc->size / lc->ways : lc->size, out,
+                                 max);
+    }
+    return 0;
+}
+
+/* Self-interference of a matrix whose row length is known: pad its rows to the length the
+ * advice's re-simulation found best, else to the first candidate. */
+static void pad_rows(const ms_model *m, const ms_data_bin *d, const ms_level_config *lc, uint64_t way, const char *rec,
+                     ms_finding *out)
+{
+    uint64_t pad = d->row_pad, elem = ms_name_element_size(d->name), c[3];
+    size_t n = ms_pad_candidates(d->row_bytes, d->row_width, lc->line, way, c, 3);
+    if (!pad) pad = c[0];
+    char why[200], in_elems[64] = "";
+    if (elem && d->row_bytes % elem == 0 && pad % elem == 0)
+        put(in_elems, sizeof in_elems, " (a leading dimension of %llu elements instead of %llu)",
+            (unsigned long long)(pad / elem), (unsigned long long)(d->row_bytes / elem));
+    uint64_t stall = ms_counters_stall(&m->totals);
+    if (d->row_pad && d->row_pads_tried && stall) {
+        uint64_t ps = d->row_pad_stall;
+        double change = 100.0 * (double)(ps <= stall ? stall - ps : ps - stall) / (double)stall;
+        put(why, sizeof why,
+            "re-simulating the recording with %u row lengths, this one predicts %.0f%% %s memory stall",
+            d->row_pads_tried, change, ps <= stall ? "less" : "more");
+    } else if (n >= 2 && (pad == c[0] || pad == c[1])) { /* one of the pads that spread the rows */
+        char others[64] = "";
+        for (size_t i = 0, k = 0; i < n; i++)
+            if (c[i] != pad)
+                put(others + strlen(others), sizeof others - strlen(others), "%s%llu", k++ ? ", " : "",
+                    (unsigned long long)c[i]);
+        put(why, sizeof why,
+            "an odd number of the %llu-byte pieces of a row used at a time, so that the rows' pieces fall on "
+            "different sets; also worth trying: %s bytes",
+            (unsigned long long)(n > 1 ? (c[1] - c[0]) / 2 : lc->line), others);
+    } else {
+        put(why, sizeof why, "one line more than a row, so that the rows start on different sets");
+    }
+    put(out->advice, sizeof out->advice,
+        "the rows of %s (%llu bytes each) that are reused together map onto the same sets: pad each row to %llu "
+        "bytes%s, or copy the block being reused into a contiguous buffer (%s)",
+        d->name, (unsigned long long)d->row_bytes, (unsigned long long)pad, in_elems, why);
+    put(out->whatif, sizeof out->whatif, "memspy whatif %s --row '%s=%llu' --pad '%s=%llu'", rec, d->name,
+        (unsigned long long)d->row_bytes, d->name, (unsigned long long)pad);
+}
+
+/* Whether the advice's re-simulation found that padding d's rows gains nothing. */
+static int pads_gain_nothing(const ms_model *m, const ms_data_bin *d)
+{
+    return d->row_pads_tried && d->row_pad_stall >= ms_counters_stall(&m->totals);
+}
+
 static void interference(const ms_model *m, const ms_cell *cell, int level, const char *rec, ms_finding *out)
 {
     const ms_finding *f = out;
-    const char *data = m->data[f->data].name;
+    const ms_data_bin *d = &m->data[f->data];
+    const char *data = d->name;
     const ms_level_config *lc = &m->config.level[level < m->config.nlevels ? level : 0];
     uint64_t way = lc->ways ? lc->size / lc->ways : lc->size;
     double conflicts = conflict_share(cell, level);
@@ -111,19 +193,38 @@ static void interference(const ms_model *m, const ms_cell *cell, int level, cons
             data, other, (unsigned long long)(way / 2));
         put(out->whatif, sizeof out->whatif, "memspy whatif %s --offset '%s=%llu'", rec, data,
             (unsigned long long)(way / 2));
-    } else if (f->kind == MS_FINDING_SELF_INTERFERENCE && conflicts >= 0.1) {
+    } else if (f->kind == MS_FINDING_SELF_INTERFERENCE && conflicts >= 0.1 && d->row_bytes &&
+               !pads_gain_nothing(m, d)) {
+        pad_rows(m, d, lc, way, rec, out);
+    } else if (f->kind == MS_FINDING_SELF_INTERFERENCE && conflicts >= 0.5 && (d->row_none || d->row_bytes)) {
+        put(out->advice, sizeof out->advice,
+            "%s evicts itself mostly through conflicts (%.0f%% of its replacements) but %s: walk it in an order that "
+            "keeps what is reused within %llu bytes (a cache way), or copy the part being reused into a "
+            "contiguous buffer",
+            data, 100.0 * conflicts,
+            d->row_bytes ? "padding its rows was re-simulated and gains nothing" : "has no rows to pad",
+            (unsigned long long)way);
+    } else if (f->kind == MS_FINDING_SELF_INTERFERENCE && conflicts >= 0.5) {
         put(out->advice, sizeof out->advice,
             "the rows of %s that are reused together map onto the same sets: pad its leading dimension (its row "
             "length) by a line or more, or copy the block being reused into a contiguous buffer (ROWBYTES: the "
-            "bytes of one row; try a few pads)",
+            "bytes of one row, if it has rows: a run with --record finds them and the best pad)",
             data);
         put(out->whatif, sizeof out->whatif, "memspy whatif %s --row '%s=ROWBYTES' --pad '%s=ROWBYTES+%u'", rec, data,
             data, lc->line);
     } else {
+        /* a heap bin with conflicts whose rows nobody looked for: a recording would find them */
+        char hint[160] = "";
+        if (f->kind == MS_FINDING_SELF_INTERFERENCE && conflicts >= 0.1 && !d->row_bytes && !d->row_none &&
+            d->kind == MS_BIN_HEAP)
+            put(hint, sizeof hint,
+                " (%.0f%% of its replacements are conflicts: if it is a matrix, a run with --record finds its rows "
+                "and whether padding them helps)",
+                100.0 * conflicts);
         put(out->advice, sizeof out->advice,
             "%s does not stay in the cache until it is used again: block or interchange the loops that walk it "
-            "so that what is reused fits the cache, and walk memory with unit stride",
-            data);
+            "so that what is reused fits the cache, and walk memory with unit stride%s",
+            data, hint);
     }
 }
 

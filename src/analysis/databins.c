@@ -556,6 +556,9 @@ int ms_build_data_bins(const ms_raw_bin *bins, size_t nbins, ms_symbolizer *sym,
             rc = d[i].name && d[i].full_name ? 0 : -1;
         }
         d[i].raw_ref = bins[i].id + 1;
+        /* a global array's row (DWARF); a heap array's comes from its references (cli/advice_check.c) */
+        if (bins[i].kind == MS_BIN_GLOBAL && ms_symbolize_global_row(sym, bins[i].addr, &d[i].row_bytes) == 0)
+            d[i].row_none = !d[i].row_bytes;
     }
     if (rc == 0) rc = mark_pointers(d, nbins);
     if (rc == 0) rc = ms_unique_data_names(d, nbins);

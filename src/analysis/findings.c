@@ -28,7 +28,7 @@ static int cmp_cell_stall(const void *pa, const void *pb)
 
 /* The level whose causes explain the cell: the last one when misses served by memory cost
  * at least half of the stall, else L1. */
-static int explaining_level(const ms_model *m, const ms_counters *c)
+int ms_finding_level(const ms_model *m, const ms_counters *c)
 {
     int last = m->config.nlevels - 1;
     if (last <= 0) return 0;
@@ -160,7 +160,7 @@ static void pct(char *buf, size_t len, double share)
 /* Fill f's kind, cause, evidence and sentence for cell. */
 static void explain(const ms_model *m, const ms_cell *cell, ms_finding *f)
 {
-    int level = explaining_level(m, &cell->c);
+    int level = ms_finding_level(m, &cell->c);
     const ms_level_counters *lc = &cell->c.level[level];
     uint64_t cold = lc->cause[MS_CAUSE_COLD], cap = lc->cause[MS_CAUSE_CAPACITY];
     uint64_t conf = lc->cause[MS_CAUSE_CONFLICT], inval = lc->cause[MS_CAUSE_INVAL];
@@ -277,7 +277,7 @@ int ms_findings(const ms_model *m, ms_finding *out)
             return -1;
         }
         explain(m, cell, f);
-        ms_finding_advise(m, cell, explaining_level(m, &cell->c), f);
+        ms_finding_advise(m, cell, ms_finding_level(m, &cell->c), f);
         n++;
     }
     free(order);

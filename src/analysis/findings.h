@@ -17,9 +17,25 @@
  * many (0 for a run without stall), or -1 (out of memory). */
 int ms_findings(const ms_model *m, ms_finding *out);
 
+/* The cache level that explains a cell's stall (0 = L1): the last level when its misses
+ * to memory make at least half the stall, else L1. */
+int ms_finding_level(const ms_model *m, const ms_counters *c);
+
+/* The row lengths worth trying for finding f (a self-interference finding on a matrix whose
+ * row length is known, ms_pad_candidates at the level that explains it), into out; how many. */
+size_t ms_finding_pad_candidates(const ms_model *m, const ms_finding *f, uint64_t *out, size_t max);
+
 /* Fill f's advice and, for a change of data layout, its `memspy whatif` command (advice.c),
  * from its kind and the evidence of its cell, explained at cache level `level` (0 = L1). */
 void ms_finding_advise(const ms_model *m, const ms_cell *cell, int level, ms_finding *f);
+
+/* Row lengths worth trying for a matrix whose rows, row bytes apart and walked width bytes at
+ * a time (0: unknown, taken as a line), map onto the same sets of a cache with line-byte
+ * lines and way bytes a way: first the smallest multiple of the piece (width rounded up to a
+ * power of two, at least a line) that is an odd number of pieces and more than row (the rows'
+ * pieces then fall on different sets, up to way / piece rows), then the next such, then one
+ * line more than row. Distinct, into out; returns how many (at most max). */
+size_t ms_pad_candidates(uint64_t row, uint64_t width, unsigned line, uint64_t way, uint64_t *out, size_t max);
 
 /* Set m's findings (m->findings, m->nfindings) from its evidence: after analysis, and after
  * loading or editing a run (their sentences name the bins). Returns 0 or -1 (out of memory;

@@ -20,6 +20,7 @@ typedef struct {
     uint64_t addr;
     const char *name, *scope_func, *decl_file;
     int decl_line;
+    uint64_t row; /* an array of two or more static dimensions: the bytes of its innermost one */
 } dwarf_var;
 
 /* The variables of one module, read on first use: static ones and thread-local ones. */
@@ -734,6 +735,45 @@ static bool static_address(Dwarf_Attribute *loc, Dwarf_Op *op, Dwarf_Addr *addr)
            dwarf_getlocation_attr(loc, op, &result) == 0 && dwarf_formaddr(&result, addr) == 0;
 }
 
+/* The type of die with typedefs and qualifiers peeled off; false if it has none. */
+static bool peeled_type(Dwarf_Die *die, Dwarf_Die *out)
+{
+    Dwarf_Attribute attr;
+    if (!dwarf_attr_integrate(die, DW_AT_type, &attr) || !dwarf_formref_die(&attr, out)) return false;
+    for (int i = 0; i < 16; i++) {
+        int tag = dwarf_tag(out);
+        if (tag != DW_TAG_typedef && tag != DW_TAG_const_type && tag != DW_TAG_volatile_type &&
+            tag != DW_TAG_restrict_type)
+            return true;
+        if (!dwarf_attr_integrate(out, DW_AT_type, &attr) || !dwarf_formref_die(&attr, out)) return false;
+    }
+    return false;
+}
+
+/* A variable of an array type with two or more static dimensions: the bytes of one row (its
+ * innermost dimension's count times the element's size); else 0. */
+static uint64_t row_bytes(Dwarf_Die *var)
+{
+    Dwarf_Die type, sub, elem;
+    if (!peeled_type(var, &type) || dwarf_tag(&type) != DW_TAG_array_type || dwarf_child(&type, &sub) != 0) return 0;
+    int dims = 0;
+    Dwarf_Word count = 0;
+    do {
+        if (dwarf_tag(&sub) != DW_TAG_subrange_type) continue;
+        Dwarf_Attribute a;
+        Dwarf_Word upper;
+        if (dwarf_attr(&sub, DW_AT_count, &a) && dwarf_formudata(&a, &count) == 0)
+            dims++;
+        else if (dwarf_attr(&sub, DW_AT_upper_bound, &a) && dwarf_formudata(&a, &upper) == 0)
+            count = upper + 1, dims++;
+        else
+            return 0; /* a dimension without a static size */
+    } while (dwarf_siblingof(&sub, &sub) == 0);
+    Dwarf_Word esize;
+    if (dims < 2 || !count || !peeled_type(&type, &elem) || dwarf_aggregate_size(&elem, &esize) != 0) return 0;
+    return (uint64_t)count * esize;
+}
+
 /* Collect variables with a static address (a single DW_OP_addr) under die. */
 static int walk_vars(module_vars *mv, Dwarf_Die *die, Dwarf_Addr bias, const char *scope_func)
 {
@@ -749,7 +789,12 @@ static int walk_vars(module_vars *mv, Dwarf_Die *die, Dwarf_Addr bias, const cha
             if (dwarf_attr(&child, DW_AT_location, &attr) && dwarf_getlocation(&attr, &expr, &len) == 0) {
                 bool is_static = len == 1 && static_address(&attr, &expr[0], &addr);
                 bool is_tls = !is_static && tls_offset(expr, len, &addr);
-                dwarf_var v = { is_static ? addr + bias : addr, die_name(&child), scope_func, decl_file(&child), 0 };
+                dwarf_var v = { is_static ? addr + bias : addr,
+                                die_name(&child),
+                                scope_func,
+                                decl_file(&child),
+                                0,
+                                row_bytes(&child) };
                 dwarf_decl_line(&child, &v.decl_line);
                 if ((is_static && add_var(mv, &v) != 0) ||
                     (is_tls && push_var(&mv->tls, &mv->ntls, &mv->tls_cap, &v) != 0))
@@ -803,13 +848,26 @@ int ms_symbolize_global(ms_symbolizer *s, uint64_t addr, const char **name, cons
     Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr);
     module_vars *mv = mod ? vars_of(s, mod) : NULL;
     if (!mv || mv->nvars == 0) return -1;
-    dwarf_var key = { addr, NULL, NULL, NULL, 0 };
+    dwarf_var key = { addr, NULL, NULL, NULL, 0, 0 };
     const dwarf_var *v = bsearch(&key, mv->vars, mv->nvars, sizeof key, cmp_var);
     if (!v) return -1;
     *name = v->name;
     *scope_func = v->scope_func;
     *decl_file = v->decl_file;
     *decl_line = v->decl_line;
+    return 0;
+}
+
+int ms_symbolize_global_row(ms_symbolizer *s, uint64_t addr, uint64_t *row)
+{
+    Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr);
+    module_vars *mv = mod ? vars_of(s, mod) : NULL;
+    *row = 0;
+    if (!mv || mv->nvars == 0) return -1;
+    dwarf_var key = { addr, NULL, NULL, NULL, 0, 0 };
+    const dwarf_var *v = bsearch(&key, mv->vars, mv->nvars, sizeof key, cmp_var);
+    if (!v) return -1;
+    *row = v->row;
     return 0;
 }
 
@@ -821,7 +879,7 @@ int ms_symbolize_tls(ms_symbolizer *s, uint32_t module, uint64_t offset, const c
     Dwfl_Module *mod = module < s->nraw_mods ? s->raw_mods[module] : NULL;
     module_vars *mv = mod ? vars_of(s, mod) : NULL;
     if (!mv || mv->ntls == 0) return -1;
-    dwarf_var key = { offset, NULL, NULL, NULL, 0 };
+    dwarf_var key = { offset, NULL, NULL, NULL, 0, 0 };
     const dwarf_var *v = bsearch(&key, mv->tls, mv->ntls, sizeof key, cmp_var);
     if (!v) return -1;
     *name = v->name;

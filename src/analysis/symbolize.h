@@ -47,6 +47,11 @@ const ms_sym *ms_symbolize(ms_symbolizer *s, uint64_t pc, bool return_address);
 int ms_symbolize_global(ms_symbolizer *s, uint64_t addr, const char **name, const char **scope_func,
                         const char **decl_file, int *decl_line);
 
+/* The global variable at runtime address addr (DWARF): in *row the bytes of one row of an
+ * array of two or more static dimensions (its innermost dimension times the element's
+ * size), 0 for any other variable. Returns 0, or -1 if the variable is unknown. */
+int ms_symbolize_global_row(ms_symbolizer *s, uint64_t addr, uint64_t *row);
+
 /* The same for the thread-local variable at offset in the TLS block of raw module index
  * module (DWARF: a constant then DW_OP_form_tls_address or DW_OP_GNU_push_tls_address). */
 int ms_symbolize_tls(ms_symbolizer *s, uint32_t module, uint64_t offset, const char **name, const char **scope_func,

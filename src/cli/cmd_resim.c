@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "../format/stream.h"
+#include "advice_check.h"
 #include "cli.h"
 #include "record_dir.h"
 #include "recording.h"
@@ -128,6 +129,8 @@ int ms_cmd_resim(int argc, char **argv)
     } else {
         ms_model m;
         rc = resimulate(&o, meta, &m);
+        if (rc == 0 && ms_advice_check("resim", o.dir, meta, &o.cfg, o.mode, &m) < 0)
+            ms_cli_error("resim", "out of memory: the advice is not checked");
         if (rc == 0 || rc == -2) {
             int wrc = ms_run_outputs_write("resim", &m, &o.out, &out, db);
             rc = wrc ? wrc : rc == -2 ? MS_EXIT_USAGE : 0;

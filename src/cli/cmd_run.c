@@ -21,10 +21,12 @@
 #include "../analysis/focus_names.h"
 #include "../format/focus_spec.h"
 #include "../util/util.h"
+#include "advice_check.h"
 #include "cli.h"
 #include "program_check.h"
 #include "progress.h"
 #include "record_dir.h"
+#include "recording.h"
 #include "run_guard.h"
 #include "run_output.h"
 
@@ -387,6 +389,15 @@ static int fill_run_metadata(ms_model *m, void *ud)
     return 0;
 }
 
+/* The advice's row padding checked against the recording just kept (advice_check.h). */
+static void check_advice(const run_opts *o, ms_model *m)
+{
+    json_t *rec = ms_recording_meta("run", o->record_dir);
+    if (rec && ms_advice_check("run", o->record_dir, rec, &o->cfg, o->mode, m) < 0)
+        ms_cli_error("run", "out of memory: the advice is not checked");
+    json_decref(rec);
+}
+
 /* Read and analyze the raw profile into m, with the run's metadata (meta->exe is set here).
  * Returns 0, or MS_EXIT_USAGE after saying where the raw profile was kept. */
 static int build_model(const char *raw_path, run_metadata *meta, ms_model *m)
@@ -408,8 +419,9 @@ static int build_model(const char *raw_path, run_metadata *meta, ms_model *m)
     }
     meta->exe = raw.exe;
     /* A recording that cannot be completed (a full disk) costs the recording, not the run. */
-    if (!rc && (rc = ms_run_analyze("run", &raw, fill_run_metadata, meta, m)) == 0 && o->record_dir && meta->first)
-        ms_record_dir_keep_raw("run", o->record_dir, raw_path);
+    if (!rc && (rc = ms_run_analyze("run", &raw, fill_run_metadata, meta, m)) == 0 && o->record_dir && meta->first &&
+        ms_record_dir_keep_raw("run", o->record_dir, raw_path) == 0)
+        check_advice(o, m);
     meta->exe = NULL;
     if (rc) fprintf(stderr, "memspy run: the raw profile is kept in %s\n", raw_path);
     ms_raw_free(&raw);

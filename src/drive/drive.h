@@ -38,6 +38,15 @@ int ms_drive_replay(const char *dir, const ms_hier_config *cfg, ms_interleave mo
 int ms_drive_replay_remap(const char *dir, const ms_hier_config *cfg, ms_interleave mode, ms_remap *remap, ms_raw *raw,
                           ms_drive_problems *problems, char *err, size_t errlen);
 
+/* One reference of a scan: context ctx on processor cpu touched [addr, addr + size). */
+typedef void (*ms_drive_scan_fn)(void *ud, unsigned cpu, uint32_t ctx, uint64_t addr, uint64_t size);
+/* Replay the streams in dir (one processor per thread, `mode`; the timed order as interleaved)
+ * into fn, without simulating (contexts up to max_ctx): the row strides of the advice
+ * (analysis/strides.h), where what-if bins lie. Returns 0 (incomplete streams: what was
+ * read), or -1 with err. */
+int ms_drive_scan(const char *dir, ms_interleave mode, uint32_t max_ctx, ms_drive_scan_fn fn, void *ud, char *err,
+                  size_t errlen);
+
 /* The number of simulator threads the replays of this process use (0: the default, the CPUs
  * the process may use minus one): a process-wide choice of the command line (--sim-threads).
  * The simulation is split into partitions by line number (sim/psim.h); results do not depend on

@@ -47,8 +47,6 @@
  *  MS_RAW_SPATIAL  : u32 n; n x { u64 l1_fetched_bytes, u64 l1_used_bytes, u64 l1_ref_bits } --
  *                    the spatial counters (counters.def, sim.h) of the n records of the
  *                    COUNTERS section just before it, in its order (absent before them: 0)
- *  MS_RAW_BIN_ADDRS: u32 n; n x { u32 bin id, u64 addr } -- HEAP bins: the address of the
- *                    first block allocated (where the fields of its elements lie in L1 lines)
  *  MS_RAW_EVICTIONS: u32 n; n x { u32 victim_ctx, u32 evictor_ctx, u32 level, u64 count }
  *  MS_RAW_NOTES    : u32 n; n x str  (warnings the runtime wants shown, e.g. dropped events)
  *  MS_RAW_STREAMS  : str dir -- the run was multithreaded: its per-thread event streams are in
@@ -78,6 +76,14 @@
  *                    emitted them: u32 n; n x { u64 pc (a label just before the call), u64
  *                    end (a label just after it, 0 none), str record (text, format in
  *                    src/rt/msplug_abi.h, led by its own version) }
+ *  MS_RAW_HEAP_LAYOUT: where glibc placed the first block of each HEAP bin, for `memspy
+ *                    whatif`'s model of the allocator (docs/whatif.md): u32 n; n x { u32 bin,
+ *                    u64 seq (allocation order of that block among the program's blocks, from
+ *                    1), u64 addr, u64 request (bytes asked for), u64 chunk (glibc's size word
+ *                    below the block: chunk bytes | 4 NON_MAIN_ARENA | 2 IS_MMAPPED), u64
+ *                    mapped (blocks of the bin glibc served by a mapping of their own) }.
+ *                    Added after version 3 as a section (older readers skip it; a raw file
+ *                    without it has no layout: whatif then moves only the changed bins)
  */
 #ifndef MEMSPY_FORMAT_RAW_H
 #define MEMSPY_FORMAT_RAW_H
@@ -110,7 +116,7 @@ enum {
     MS_RAW_PLAIN_PCS = 14,
     MS_RAW_SPATIAL = 15,
     MS_RAW_DESTS = 16,
-    MS_RAW_BIN_ADDRS = 17,
+    MS_RAW_HEAP_LAYOUT = 19,
     MS_RAW_END = 0x454e4421u /* "!DNE" */
 };
 
@@ -152,9 +158,10 @@ typedef struct {
     uint64_t *path;                      /* HEAP, MMAP: depth call-site return addresses, outermost first */
     uint64_t objects, bytes, peak_bytes; /* HEAP, MMAP */
     uint64_t addr, size;                 /* GLOBAL; TLS: offset in the TLS block, size */
-    uint64_t first_addr;                 /* HEAP: its first block's address (BIN_ADDRS; 0 unknown) */
     uint32_t module;                     /* GLOBAL, TLS */
     char *name; /* GLOBAL, TLS: symbol name; MMAP: file path; MAPPING: label; STACKVAR: variable */
+    /* HEAP, from MS_RAW_HEAP_LAYOUT (first_seq 0: not recorded): the bin's first block */
+    uint64_t first_seq, first_addr, first_request, first_chunk, mapped;
 } ms_raw_bin;
 
 typedef struct {

@@ -189,19 +189,26 @@ static void parse_bins(cursor *c, ms_raw *raw)
     for (uint32_t i = 0; b && i < n && !c->bad; i++) parse_bin(c, &b[i]);
 }
 
-/* The HEAP bins' first block addresses (MS_RAW_BIN_ADDRS), for bins read before it. */
-static void parse_bin_addrs(cursor *c, ms_raw *raw)
+/* MS_RAW_HEAP_LAYOUT: the first block of HEAP bins already read, found by id at their index
+ * (the runtime writes bins in id order; other ids are ignored). */
+static void parse_heap_layout(cursor *c, ms_raw *raw)
 {
     uint32_t n = get_u32(c);
+    if (c->bad || (uint64_t)n * 44 > remaining(c)) {
+        c->bad = 1;
+        return;
+    }
     for (uint32_t i = 0; i < n && !c->bad; i++) {
         uint32_t id = get_u32(c);
-        uint64_t addr = get_u64(c);
-        if (id < raw->nbins && raw->bins[id].id == id) { /* ids are indices as the runtime writes them */
-            raw->bins[id].first_addr = addr;
-            continue;
-        }
-        for (size_t k = 0; k < raw->nbins; k++)
-            if (raw->bins[k].id == id) raw->bins[k].first_addr = addr;
+        uint64_t v[5];
+        for (int k = 0; k < 5; k++) v[k] = get_u64(c);
+        ms_raw_bin *b = id < raw->nbins && raw->bins[id].id == id ? &raw->bins[id] : NULL; /* written in id order */
+        if (c->bad || !b || b->kind != MS_BIN_HEAP) continue;
+        b->first_seq = v[0];
+        b->first_addr = v[1];
+        b->first_request = v[2];
+        b->first_chunk = v[3];
+        b->mapped = v[4];
     }
 }
 
@@ -387,7 +394,7 @@ static int parse_section(uint32_t tag, const unsigned char *payload, size_t len,
     case MS_RAW_CALLS: parse_calls(&c, raw); break;
     case MS_RAW_PLAIN_PCS: parse_plain_pcs(&c, raw); break;
     case MS_RAW_DESTS: parse_dests(&c, raw); break;
-    case MS_RAW_BIN_ADDRS: parse_bin_addrs(&c, raw); break;
+    case MS_RAW_HEAP_LAYOUT: parse_heap_layout(&c, raw); break;
     default: break; /* unknown tag: skipped by contract */
     }
     return c.bad ? -1 : 0;

@@ -28,6 +28,15 @@ typedef struct {
     uint64_t objects, bytes, peak_bytes; /* HEAP: allocations, bytes requested, peak live; GLOBAL: size in bytes */
     uint32_t raw_ref;                    /* the raw bin's id + 1 it was built from (0: none); in memory only, set by
                        * the analysis (memspy whatif finds a bin's contexts with it) */
+    uint64_t row_bytes;      /* a matrix's row in bytes (its leading dimension), 0 unknown; in memory only: from
+                         * DWARF for an array of static dimensions, from the recorded references'
+                         * strides for a heap array (the advice's pad) */
+    uint64_t row_width;      /* of each row, the bytes its references walk at a time (a block's width), 0 unknown */
+    uint64_t row_pad;        /* the row length the advice's re-simulation of a few pads found best, 0 none */
+    uint64_t row_pad_stall;  /* ... the total memory stall it predicts */
+    uint32_t row_pads_tried; /* ... how many pads were re-simulated */
+    uint8_t row_none;        /* it has no rows: DWARF gives it no second dimension, or its recorded references
+                       * no dominant stride (the advice then pads nothing) */
 } ms_data_bin;
 
 /* One replacement cause: of the victim cell's replacement misses at `level`, `count` were

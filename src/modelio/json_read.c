@@ -434,6 +434,16 @@ static int read_data(json_reader *r, json_t *root, ms_model *m)
             get_str(r, o, path, "site", &b->site) < 0 || get_u64(r, o, path, "objects", &b->objects) < 0 ||
             get_u64(r, o, path, "bytes", &b->bytes) < 0 || get_u64(r, o, path, "peak_bytes", &b->peak_bytes) < 0)
             return -1;
+        json_t *row = json_object_get(o, "row"); /* optional: a matrix's rows */
+        uint32_t tried = 0;
+        if (row &&
+            (get_u64(r, row, path, "bytes", &b->row_bytes) < 0 || get_u64(r, row, path, "width", &b->row_width) < 0 ||
+             get_u64(r, row, path, "pad", &b->row_pad) < 0 ||
+             get_u64(r, row, path, "pad_stall", &b->row_pad_stall) < 0 ||
+             get_u32(r, row, path, "pads_tried", &tried) < 0))
+            return -1;
+        b->row_pads_tried = tried;
+        b->row_none = row && !b->row_bytes;
         if ((size_t)id != i) return bad_type(r, path, "id", "its index in the array");
         if (!b->name) return bad_type(r, path, "name", "a string");
         b->kind = (ms_bin_kind)kind;

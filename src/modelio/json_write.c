@@ -591,6 +591,16 @@ static json_t *data_json(json_writer *w, const ms_model *m, const ms_counters *t
         put(w, o, "objects", u64_json(b->objects));
         put(w, o, "bytes", u64_json(b->bytes));
         put(w, o, "peak_bytes", u64_json(b->peak_bytes));
+        if (b->row_bytes || b->row_none) { /* a matrix's rows (the advice's pad), bytes 0: none */
+            json_t *row = json_object();
+            if (!row) w->failed = 1;
+            put(w, row, "bytes", u64_json(b->row_bytes));
+            put(w, row, "width", u64_json(b->row_width));
+            put(w, row, "pad", u64_json(b->row_pad));
+            put(w, row, "pad_stall", u64_json(b->row_pad_stall));
+            put(w, row, "pads_tried", u64_json(b->row_pads_tried));
+            put(w, o, "row", row);
+        }
         put_bin_totals(w, o, &tot[i]);
         if (w->multiproc) put_data_invalidations(w, o, m, (uint32_t)i);
         append(w, arr, o);

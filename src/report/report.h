@@ -41,7 +41,8 @@ int ms_report_references(FILE *out, const ms_model *m, const ms_refs_opts *opts)
 /* `memspy whatif`: the header (changes, then one line per changed bin from layouts), the
  * recorded run (before) against the predicted one (after) in total (stall, L1 misses,
  * conflict misses; invalidations and false sharing when multiprocessor) and for each changed
- * data bin names[0..n), then the predicted findings. 0, or -1 if writing failed. */
+ * data bin names[0..n) (a NULL name: a line of layouts with no bin), then the predicted
+ * findings. 0, or -1 if writing failed. */
 int ms_report_whatif(FILE *out, const ms_model *before, const ms_model *after, const char *changes,
                      const char *const *names, const char *const *layouts, size_t n);
 

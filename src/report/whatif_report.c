@@ -72,6 +72,7 @@ int ms_report_whatif(FILE *out, const ms_model *before, const ms_model *after, c
     fputs("\nTOTAL\n", out);
     table(out, &before->totals, &after->totals, mp);
     for (size_t i = 0; i < n; i++) {
+        if (!names[i]) continue; /* a line of its own, no bin */
         long a = find_data(before, names[i]), b = find_data(after, names[i]);
         if (a < 0 || b < 0) continue;
         ms_counters ca = data_counters(before, (size_t)a), cb = data_counters(after, (size_t)b);

@@ -74,7 +74,8 @@ static void *track(void *p, size_t requested, uintptr_t caller)
     if (!bin) return p;
     size_t usable = malloc_usable_size(p);
     ms_shadow_fill((uintptr_t)p, usable, bin);
-    ms_bins_heap_alloc(bin, (uintptr_t)p, requested, usable);
+    ms_bins_heap_alloc(bin, requested, usable);
+    ms_bins_heap_placed(bin, (uintptr_t)p, requested);
     touch_header(t, (uintptr_t)p, usable, MS_EV_WRITE, site);
     return p;
 }

@@ -238,12 +238,9 @@ static void add_live(ms_bin *b, uint64_t usable)
     while (live > peak && !__atomic_compare_exchange_n(&b->peak, &peak, live, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
 }
 
-void ms_bins_heap_alloc(uint32_t bin, uint64_t addr, uint64_t requested, uint64_t usable)
+void ms_bins_heap_alloc(uint32_t bin, uint64_t requested, uint64_t usable)
 {
     ms_bin *b = ms_bin_get(bin);
-    uint64_t none = 0;
-    if (b->kind == MS_BIN_HEAP && !__atomic_load_n(&b->addr, __ATOMIC_RELAXED))
-        __atomic_compare_exchange_n(&b->addr, &none, addr, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
     __atomic_fetch_add(&b->objects, 1, __ATOMIC_RELAXED);
     __atomic_fetch_add(&b->bytes, requested, __ATOMIC_RELAXED);
     add_live(b, usable);
@@ -260,6 +257,22 @@ void ms_bins_heap_free(uint32_t bin, uint64_t usable)
 {
     ms_bin *b = ms_bin_get(bin);
     if (b->kind == MS_BIN_HEAP || b->kind == MS_BIN_MMAP) __atomic_fetch_sub(&b->live, usable, __ATOMIC_RELAXED);
+}
+
+static uint64_t alloc_seq; /* the program's blocks allocated so far */
+
+void ms_bins_heap_placed(uint32_t bin, uintptr_t p, uint64_t requested)
+{
+    ms_bin *b = ms_bin_get(bin);
+    uint64_t word = ((const uint64_t *)p)[-1]; /* glibc's chunk size | NON_MAIN_ARENA 4 | IS_MMAPPED 2 */
+    uint64_t seq = __atomic_add_fetch(&alloc_seq, 1, __ATOMIC_RELAXED), none = 0;
+    if (word & 2) __atomic_fetch_add(&b->mapped, 1, __ATOMIC_RELAXED);
+    if (__atomic_load_n(&b->first_seq, __ATOMIC_RELAXED) ||
+        !__atomic_compare_exchange_n(&b->first_seq, &none, seq, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        return;
+    b->first_addr = p;
+    b->first_request = requested;
+    b->first_chunk = word;
 }
 
 int ms_bin_is_heap(uint32_t bin)

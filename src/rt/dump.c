@@ -144,18 +144,23 @@ static void put_bins(ms_raw_writer *w)
     ms_raw_section_end(w);
 }
 
-/* The HEAP bins' first block addresses (MS_RAW_BIN_ADDRS). */
-static void put_bin_addrs(ms_raw_writer *w)
+/* MS_RAW_HEAP_LAYOUT: the first block of every HEAP bin (seq 0: none; a bin's kind never
+ * changes, so the count holds while other threads still allocate). */
+static void put_heap_layout(ms_raw_writer *w)
 {
-    uint32_t n = ms_bins_count(), with = 0;
-    for (uint32_t id = 0; id < n; id++) with += ms_bin_get(id)->kind == MS_BIN_HEAP && ms_bin_get(id)->addr;
-    ms_raw_section_begin(w, MS_RAW_BIN_ADDRS);
-    ms_raw_put_u32(w, with);
+    uint32_t n = ms_bins_count(), k = 0;
+    for (uint32_t id = 0; id < n; id++) k += ms_bin_get(id)->kind == MS_BIN_HEAP;
+    ms_raw_section_begin(w, MS_RAW_HEAP_LAYOUT);
+    ms_raw_put_u32(w, k);
     for (uint32_t id = 0; id < n; id++) {
         const ms_bin *b = ms_bin_get(id);
-        if (b->kind != MS_BIN_HEAP || !b->addr) continue;
+        if (b->kind != MS_BIN_HEAP) continue;
         ms_raw_put_u32(w, id);
-        ms_raw_put_u64(w, b->addr);
+        ms_raw_put_u64(w, b->first_seq);
+        ms_raw_put_u64(w, b->first_addr);
+        ms_raw_put_u64(w, b->first_request);
+        ms_raw_put_u64(w, b->first_chunk);
+        ms_raw_put_u64(w, b->mapped);
     }
     ms_raw_section_end(w);
 }
@@ -343,7 +348,7 @@ void ms_dump(uint32_t exit_kind, int32_t exit_value, int from_signal)
             put_info(&w, exit_kind, exit_value);
             put_modules(&w);
             put_bins(&w);
-            put_bin_addrs(&w);
+            put_heap_layout(&w);
             put_contexts(&w);
             ms_blocks_put_raw(&w);
             ms_sample_put_raw(&w);

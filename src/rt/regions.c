@@ -120,7 +120,7 @@ void ms_regions_add(uintptr_t lo, size_t len, uint32_t bin, size_t moved_from)
         if (moved_from)
             ms_bins_heap_resize(bin, len > moved_from ? len - moved_from : 0, len);
         else
-            ms_bins_heap_alloc(bin, lo, len, len);
+            ms_bins_heap_alloc(bin, len, len);
     }
     pthread_mutex_unlock(&regions_lock);
 }

@@ -284,8 +284,11 @@ typedef struct {
     uint64_t tag;                        /* MMAP, MAPPING: hash of name (part of the interning key) */
     uint64_t path[MS_MAX_PATH];          /* HEAP, MMAP: call-site return addresses, innermost first */
     uint64_t objects, bytes, live, peak; /* HEAP, MMAP accounting (atomic updates) */
-    uint64_t addr, size;                 /* GLOBAL; TLS: offset in the module's TLS block; HEAP:
-                                          * addr, its first block (atomic, 0 before) */
+    uint64_t first_seq;                  /* HEAP: allocation order of its first block (0: none yet) */
+    uint64_t first_addr, first_request;  /* ... that block's address and requested bytes */
+    uint64_t first_chunk;                /* ... glibc's size word below it (chunk bytes | flag bits) */
+    uint64_t mapped;                     /* HEAP: blocks glibc served by a mapping of their own */
+    uint64_t addr, size;                 /* GLOBAL; TLS: offset in the module's TLS block */
     const char *name;                    /* GLOBAL, TLS: symbol; MMAP: file path; MAPPING: label */
 } ms_bin;
 
@@ -321,10 +324,13 @@ uint32_t ms_bins_stack_var(ms_thread *t, uintptr_t func_pc, const char *name);
 uint32_t ms_bins_heap(ms_thread *t, uintptr_t site_pc);
 /* Whether bin is a HEAP bin (a shadow entry may also be a page named lazily by regions.c). */
 int ms_bin_is_heap(uint32_t bin);
-/* Heap accounting: an object of usable size bytes was made at addr / freed in bin (a HEAP
- * bin keeps its first block's address in addr: raw BIN_ADDRS). */
-void ms_bins_heap_alloc(uint32_t bin, uint64_t addr, uint64_t requested, uint64_t usable);
+/* Heap accounting: an object of usable size bytes was made / freed in bin. */
+void ms_bins_heap_alloc(uint32_t bin, uint64_t requested, uint64_t usable);
 void ms_bins_heap_free(uint32_t bin, uint64_t usable);
+/* Where glibc put block p (requested bytes) of HEAP bin `bin`: the allocation order, and for
+ * its first block the address and glibc's size word (brk arena or mmap, chunk size), for
+ * `memspy whatif`'s model of the allocator (MS_RAW_HEAP_LAYOUT). */
+void ms_bins_heap_placed(uint32_t bin, uintptr_t p, uint64_t requested);
 /* A realloc'd block of bin now has new_usable live bytes (old ones freed first);
  * grown_requested bytes are added to the bin's requested total. */
 void ms_bins_heap_resize(uint32_t bin, uint64_t grown_requested, uint64_t new_usable);

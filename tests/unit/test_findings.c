@@ -49,11 +49,65 @@ static void test_uniprocessor(void)
     /* Advice: 31% conflicts among Y's own rows: pad the leading dimension, checked by whatif on
      * the recording (REC: the run does not say where it was recorded); Z's interference is
      * mostly capacity: block the loops, no layout change. */
+    /* 31% conflicts on a heap bin whose rows nobody looked for: mostly capacity, so block the
+     * loops; a recording would find its rows (bzip2's one-dimensional s.arr2 is such a case) */
+    CHECK_STR(f[0].whatif, "");
+    CHECK(strncmp(f[0].advice, "Matrix.Y does not stay in the cache until it is used again: block or interchange",
+                  80) == 0);
+    CHECK_CONTAINS(f[0].advice, "(31% of its replacements are conflicts: if it is a matrix, a run with --record finds "
+                                "its rows and whether padding them helps)");
+    /* mostly conflicts (55%), rows unknown: pad the leading dimension, its length a placeholder */
+    m.cells[0].c.level[0].cause[MS_CAUSE_CONFLICT] += 450;
+    CHECK_EQ(ms_findings(&m, f), 2);
     CHECK_STR(f[0].whatif, "memspy whatif REC --row 'Matrix.Y=ROWBYTES' --pad 'Matrix.Y=ROWBYTES+64'");
     CHECK(strncmp(f[0].advice,
                   "the rows of Matrix.Y that are reused together map onto the same sets: pad its leading "
                   "dimension",
                   90) == 0);
+    /* ... but with no rows (no second dimension, no dominant stride): no pad */
+    m.data[FX_Y].row_none = 1;
+    CHECK_EQ(ms_findings(&m, f), 2);
+    CHECK_STR(f[0].whatif, "");
+    CHECK_CONTAINS(f[0].advice, "Matrix.Y evicts itself mostly through conflicts (55% of its replacements) but has no "
+                                "rows to pad");
+    m.data[FX_Y].row_none = 0;
+    m.cells[0].c.level[0].cause[MS_CAUSE_CONFLICT] -= 450;
+    CHECK_EQ(ms_findings(&m, f), 2);
+    /* The row length known (DWARF, or the recorded strides: 2360-byte rows walked 496 bytes at
+     * a time): the first row length that spreads the 512-byte pieces over the sets, an odd
+     * number of them (2560: 5), is advised; the next such and one line more are worth trying */
+    uint64_t c[3];
+    CHECK_EQ(ms_pad_candidates(2360, 496, 64, 16384, c, 3), 3);
+    CHECK_EQ(c[0], 2560);
+    CHECK_EQ(c[1], 3584);
+    CHECK_EQ(c[2], 2424);
+    CHECK_EQ(ms_pad_candidates(2048, 0, 64, 32768, c, 3), 2); /* pieces of a line: 33 lines; 35 */
+    CHECK_EQ(c[0], 2112);
+    CHECK_EQ(c[1], 2240);
+    CHECK_EQ(ms_pad_candidates(2360, 9000, 64, 16384, c, 3), 1); /* pieces of half a way: a line more */
+    CHECK_EQ(c[0], 2424);
+    m.data[FX_Y].row_bytes = 2360;
+    m.data[FX_Y].row_width = 496;
+    CHECK_EQ(ms_findings(&m, f), 2);
+    CHECK_STR(f[0].whatif, "memspy whatif REC --row 'Matrix.Y=2360' --pad 'Matrix.Y=2560'");
+    CHECK_CONTAINS(f[0].advice, "pad each row to 2560 bytes, or copy the block");
+    CHECK_CONTAINS(f[0].advice, "also worth trying: 3584, 2424 bytes");
+    /* ... and where the advice's check re-simulated them, the best (here the second) */
+    m.data[FX_Y].row_pad = 3584;
+    m.data[FX_Y].row_pad_stall = 400;
+    m.data[FX_Y].row_pads_tried = 3;
+    CHECK_EQ(ms_findings(&m, f), 2);
+    CHECK_STR(f[0].whatif, "memspy whatif REC --row 'Matrix.Y=2360' --pad 'Matrix.Y=3584'");
+    CHECK_CONTAINS(f[0].advice,
+                   "re-simulating the recording with 3 row lengths, this one predicts 60% less memory stall");
+    /* ... and where none gained anything, no pad: the loops */
+    m.data[FX_Y].row_pad_stall = 1000;
+    CHECK_EQ(ms_findings(&m, f), 2);
+    CHECK_STR(f[0].whatif, "");
+    CHECK(strncmp(f[0].advice, "Matrix.Y does not stay in the cache", 35) == 0);
+    m.data[FX_Y].row_bytes = m.data[FX_Y].row_width = m.data[FX_Y].row_pad = m.data[FX_Y].row_pad_stall = 0;
+    m.data[FX_Y].row_pads_tried = 0;
+    CHECK_EQ(ms_findings(&m, f), 2);
     CHECK_STR(f[1].whatif, "");
     CHECK(strncmp(f[1].advice, "Matrix.Z does not stay in the cache until it is used again: block or interchange",
                   80) == 0);

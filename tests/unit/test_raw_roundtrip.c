@@ -39,6 +39,18 @@ static void write_sample(int fd)
         ms_raw_put_u64(&w, 8008);
     }
     ms_raw_section_end(&w);
+    /* the first block of bin 999 (a mapping of 170 pages) and of an unknown bin (ignored) */
+    ms_raw_section_begin(&w, MS_RAW_HEAP_LAYOUT);
+    ms_raw_put_u32(&w, 2);
+    for (uint32_t i = 0; i < 2; i++) {
+        ms_raw_put_u32(&w, i ? 5000 : NBINS - 1);
+        ms_raw_put_u64(&w, 3);
+        ms_raw_put_u64(&w, 0x7ffff7084010ull);
+        ms_raw_put_u64(&w, 696200);
+        ms_raw_put_u64(&w, 696320 | 2);
+        ms_raw_put_u64(&w, 1);
+    }
+    ms_raw_section_end(&w);
     ms_raw_section_begin(&w, MS_RAW_CONTEXTS);
     ms_raw_put_u32(&w, 1);
     ms_raw_put_u32(&w, 1);
@@ -119,6 +131,9 @@ int main(void)
         CHECK(b->id == NBINS - 1 && b->kind == MS_BIN_HEAP && b->pc == 0x1000 + NBINS - 1);
         CHECK(b->depth == 2 && b->path[0] == 0xa0 && b->path[1] == 0xb0 + NBINS - 1);
         CHECK(b->objects == 1 && b->bytes == 8000 && b->peak_bytes == 8008);
+        CHECK(b->first_seq == 3 && b->first_addr == 0x7ffff7084010ull && b->first_request == 696200);
+        CHECK(b->first_chunk == (696320 | 2) && b->mapped == 1);
+        CHECK(raw.bins[0].first_seq == 0); /* no layout recorded */
     }
     CHECK(raw.ncontexts == 1 && raw.contexts[0].bin == 7 && raw.contexts[0].pc == 0x4321);
     CHECK(raw.ncounters == 1 && raw.counters[0].c.reads == 1000 && raw.counters[0].c.writes == 999);
