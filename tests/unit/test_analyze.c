@@ -406,8 +406,8 @@ int main(void)
             fprintf(stderr, "data[%zu] %s | %s | %s\n", i, m.data[i].name, m.data[i].full_name,
                     m.data[i].site ? m.data[i].site : "-");
     ms_model_free(&m);
+    test_region_names(raw); /* raw still points at bins' paths and dests: free them after */
     for (int i = 0; i < 6; i++) free(bins[i].path);
     for (int i = 0; i < 5; i++) free(dests[i]);
-    test_region_names(raw);
     return check_result();
 }
