@@ -36,9 +36,12 @@ check "padding cuts the coherence misses of counts more than 10x" packed.json \
   "$DEFS"' datacells('"$C"') | sum(.causes.invalidation) > 10 * '"$(value padded.json \
   "$DEFS datacells($C) | sum(.causes.invalidation)")"
 
-# Deterministic: the same program and input give the same statistics (run metadata aside).
-run_memspy again.json --preset memspy92 -- ./counters packed 100000 2
-if [ "$(jq -S 'del(.run)' packed.json)" = "$(jq -S 'del(.run)' again.json)" ]; then
+# Deterministic: the same program and input give the same statistics (run metadata aside),
+# in ccSIM's interleaved order. (The timed default is not yet: under load, clang -O0's
+# OpenMP streams gave 76001 and 74360 invalidations in two runs; issue 14's closing note.)
+run_memspy once.json --preset memspy92 --interleave interleaved -- ./counters packed 100000 2
+run_memspy again.json --preset memspy92 --interleave interleaved -- ./counters packed 100000 2
+if [ "$(jq -S 'del(.run)' once.json)" = "$(jq -S 'del(.run)' again.json)" ]; then
     echo "ok   - a second run gives identical statistics"
 else echo "FAIL - a second run differs"; FAILS=$((FAILS + 1)); fi
 
