@@ -14,28 +14,13 @@
 #include "analyze.h"
 #include "../util/strbuf.h"
 
-static char *format(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (s) {
-        va_start(ap, fmt);
-        vsnprintf(s, (size_t)n + 1, fmt, ap);
-        va_end(ap);
-    }
-    return s;
-}
-
 static const char *base_name(const char *path)
 {
     const char *slash = strrchr(path, '/');
     return slash ? slash + 1 : path;
 }
 
-static char *site_text(const char *file, int line) { return file ? format("%s:%d", file, line) : NULL; }
+static char *site_text(const char *file, int line) { return file ? ms_strprintf("%s:%d", file, line) : NULL; }
 
 /* ---- heap bins ---- */
 
@@ -107,10 +92,10 @@ static char *library_heap_name(const heap_path *h)
 {
     const char *module = h->frames[0]->module, *named = NULL;
     for (size_t i = 0; i < h->nframes && h->frames[i]->module && !strcmp(h->frames[i]->module, module); i++) {
-        if (h->frames[i]->exported) return format("heap:%s:%s", module, h->frames[i]->symbol);
+        if (h->frames[i]->exported) return ms_strprintf("heap:%s:%s", module, h->frames[i]->symbol);
         if (!named) named = h->frames[i]->symbol;
     }
-    return named ? format("heap:%s:%s", module, named) : format("heap:%s", module);
+    return named ? ms_strprintf("heap:%s:%s", module, named) : ms_strprintf("heap:%s", module);
 }
 
 static int build_heap_path(const ms_raw_bin *b, ms_symbolizer *sym, const ms_dests *dests, heap_path *h)
@@ -232,9 +217,9 @@ static int name_heap_bin(const ms_raw_bin *b, const heap_path *h, ms_data_bin *d
     if (heap_short(h))
         d->name = strdup(heap_short(h));
     else if (site)
-        d->name = format("heap@%s:%d", base_name(site->file), site->line);
+        d->name = ms_strprintf("heap@%s:%d", base_name(site->file), site->line);
     else if (h->nframes && strcmp(h->frames[0]->func, "??") != 0) /* no lines: the function */
-        d->name = format("heap@%s", h->frames[0]->func);
+        d->name = ms_strprintf("heap@%s", h->frames[0]->func);
     else
         d->name = strdup("heap@??");
     d->full_name = d->name ? heap_full_name(h, d->name) : NULL;
@@ -251,7 +236,7 @@ static int name_mmap_bin(const ms_raw_bin *b, const heap_path *h, ms_data_bin *d
     d->bytes = b->bytes;
     d->peak_bytes = b->peak_bytes;
     d->site = site ? site_text(site->file, site->line) : NULL;
-    d->name = format("mmap:%s", b->name && *b->name ? base_name(b->name) : "?");
+    d->name = ms_strprintf("mmap:%s", b->name && *b->name ? base_name(b->name) : "?");
     d->full_name = d->name ? heap_full_name(h, d->name) : NULL;
     return d->name && d->full_name && (d->site || !site) ? 0 : -1;
 }
@@ -268,8 +253,8 @@ static int name_mapping_bin(const ms_raw_bin *b, ms_data_bin *d)
         return d->name && d->full_name ? 0 : -1;
     }
     d->kind = MS_BIN_OTHER;
-    d->name = format("other:%s", base_name(label));
-    d->full_name = format("other:%s", label);
+    d->name = ms_strprintf("other:%s", base_name(label));
+    d->full_name = ms_strprintf("other:%s", label);
     return d->name && d->full_name ? 0 : -1;
 }
 
@@ -296,7 +281,7 @@ static int name_global_bin(const ms_raw_bin *b, ms_symbolizer *sym, ms_data_bin 
     d->bytes = b->size;
     d->objects = 1;
     if (ms_symbolize_global(sym, b->addr, &dw_name, &scope, &file, &line) == 0 && dw_name) {
-        d->name = scope ? format("%s::%s", scope, dw_name) : strdup(dw_name);
+        d->name = scope ? ms_strprintf("%s::%s", scope, dw_name) : strdup(dw_name);
         d->site = site_text(file, line);
         if (file && !d->site) return -1;
     } else {
@@ -317,7 +302,7 @@ static int name_tls_bin(const ms_raw_bin *b, ms_symbolizer *sym, ms_data_bin *d)
     d->bytes = b->size;
     d->objects = 1;
     if (ms_symbolize_tls(sym, b->module, b->addr, &dw_name, &scope, &file, &line) == 0 && dw_name) {
-        d->name = scope ? format("%s::%s", scope, dw_name) : strdup(dw_name);
+        d->name = scope ? ms_strprintf("%s::%s", scope, dw_name) : strdup(dw_name);
         d->site = site_text(file, line);
         if (file && !d->site) return -1;
     } else {
@@ -335,9 +320,9 @@ static int name_stack_bin(const ms_raw_bin *b, ms_symbolizer *sym, ms_data_bin *
     const ms_frame *owner = &s->frames[s->nframes - 1]; /* the real (not inlined) function */
     d->kind = MS_BIN_STACK;
     if (b->kind == MS_BIN_STACKVAR)
-        d->name = format("stack:%s.%s", owner->func, b->name && *b->name ? b->name : "?");
+        d->name = ms_strprintf("stack:%s.%s", owner->func, b->name && *b->name ? b->name : "?");
     else
-        d->name = format("stack:%s", owner->func);
+        d->name = ms_strprintf("stack:%s", owner->func);
     d->full_name = d->name ? strdup(d->name) : NULL;
     d->site = site_text(owner->decl_file, owner->decl_line);
     return d->name && d->full_name && (d->site || !owner->decl_file) ? 0 : -1;
@@ -361,8 +346,8 @@ static int mark_pointers(ms_data_bin *d, size_t n)
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0 && nheap; i++) {
         if (d[i].kind != MS_BIN_GLOBAL || !bsearch(&d[i].name, heap, nheap, sizeof *heap, cmp_str_ptr)) continue;
-        char *name = format("%s%s", MS_POINTER_PREFIX, d[i].name);
-        char *full = format("%s%s", MS_POINTER_PREFIX, d[i].full_name);
+        char *name = ms_strprintf("%s%s", MS_POINTER_PREFIX, d[i].name);
+        char *full = ms_strprintf("%s%s", MS_POINTER_PREFIX, d[i].full_name);
         if (!name || !full) {
             free(name);
             free(full);
@@ -478,14 +463,14 @@ static char *clash_name(const ms_data_bin *bins, size_t n, const ms_data_bin *re
     /* a frame of unknown code or of libc's start-up says nothing to the user: #N instead */
     if (path_parts(ref, d, &frame, &len, &fn_len) == 0 && !(len >= 2 && !memcmp(frame, "??", 2)) &&
         !(len >= 7 && !memcmp(frame, "__libc_", 7)) && !(len >= 6 && !memcmp(frame, "_start", 6))) {
-        char *name = fn_len ? format("%s@%.*s", d->name, (int)fn_len, frame) : NULL;
+        char *name = fn_len ? ms_strprintf("%s@%.*s", d->name, (int)fn_len, frame) : NULL;
         if (name && !name_taken(bins, n, name)) return name;
         free(name);
-        name = format("%s@%.*s", d->name, (int)len, frame);
+        name = ms_strprintf("%s@%.*s", d->name, (int)len, frame);
         if (!name || !name_taken(bins, n, name)) return name;
         free(name);
     }
-    return format("%s#%zu", d->name, k);
+    return ms_strprintf("%s#%zu", d->name, k);
 }
 
 int ms_unique_data_names(ms_data_bin *bins, size_t n)
@@ -506,7 +491,7 @@ int ms_unique_data_names(ms_data_bin *bins, size_t n)
             char *full = NULL;
             size_t flen = strlen(d->full_name), slen = strlen(d->name);
             if (name && flen >= slen && strcmp(d->full_name + flen - slen, d->name) == 0)
-                full = format("%.*s%s", (int)(flen - slen), d->full_name, name);
+                full = ms_strprintf("%.*s%s", (int)(flen - slen), d->full_name, name);
             if (!name || !full) {
                 free(name);
                 rc = -1;

@@ -1,6 +1,7 @@
 /* Symbolization with elfutils libdwfl/libdw: pcs to (inlined) function frames with source
  * positions, global addresses to their DWARF variables. */
 #include "symbolize.h"
+#include "../util/strbuf.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -274,22 +275,6 @@ static const char *absolute_path(ms_symbolizer *s, const char *comp_dir, const c
     return pooled ? pooled : file;
 }
 
-/* A malloc'd printf-style text, NULL if out of memory. */
-static char *format_text(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    char *text = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (text) {
-        va_start(ap, fmt);
-        vsnprintf(text, (size_t)n + 1, fmt, ap);
-        va_end(ap);
-    }
-    return text;
-}
-
 /* The C++ ABI's demangler (libstdc++), the one the toolchain itself uses. */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
@@ -527,11 +512,11 @@ char *ms_symbolizer_library_note(const ms_symbolizer *s)
         if (i) strcat(list, ", ");
         strcat(list, s->libs[i]);
     }
-    char *note = format_text("no debug information for %s: no source lines there; code named from the symbol "
-                             "table (FUNCTION (LIBRARY), LIBRARY+0xOFFSET where no symbol covers it), blocks "
-                             "allocated there heap:LIBRARY:FUNCTION (the innermost named function on the call "
-                             "path), the library's own data other:LIBRARY; install its debug symbols for more",
-                             list);
+    char *note = ms_strprintf("no debug information for %s: no source lines there; code named from the symbol "
+                              "table (FUNCTION (LIBRARY), LIBRARY+0xOFFSET where no symbol covers it), blocks "
+                              "allocated there heap:LIBRARY:FUNCTION (the innermost named function on the call "
+                              "path), the library's own data other:LIBRARY; install its debug symbols for more",
+                              list);
     free(list);
     return note;
 }
@@ -556,7 +541,7 @@ static void symbol_frame(ms_symbolizer *s, Dwfl_Module *mod, Dwarf_Addr addr, ms
             f->func = name;
         else if (file)
             f->func =
-                intern_owned(s, format_text("%s+0x%llx", file, (unsigned long long)function_start(mod, addr - base)));
+                intern_owned(s, ms_strprintf("%s+0x%llx", file, (unsigned long long)function_start(mod, addr - base)));
         return;
     }
     f->module = intern_owned(s, strdup(file));
@@ -564,8 +549,8 @@ static void symbol_frame(ms_symbolizer *s, Dwfl_Module *mod, Dwarf_Addr addr, ms
     f->exported = name && GELF_ST_BIND(elf_sym.st_info) != STB_LOCAL;
     remember_library(s, f->module);
     const char *func =
-        name ? intern_owned(s, format_text("%s (%s)", name, file))
-             : intern_owned(s, format_text("%s+0x%llx", file, (unsigned long long)function_start(mod, addr - base)));
+        name ? intern_owned(s, ms_strprintf("%s (%s)", name, file))
+             : intern_owned(s, ms_strprintf("%s+0x%llx", file, (unsigned long long)function_start(mod, addr - base)));
     if (func) f->func = func;
 }
 
@@ -580,8 +565,8 @@ static int resolve(ms_symbolizer *s, ms_sym *sym)
         for (size_t i = 0; i < s->nmods; i++)
             if (s->mods[i].path && addr >= s->mods[i].lo && addr < s->mods[i].hi) {
                 const char *slash = strrchr(s->mods[i].path, '/');
-                const char *func = intern_owned(s, format_text("%s+0x%llx", slash ? slash + 1 : s->mods[i].path,
-                                                               (unsigned long long)(addr - s->mods[i].base)));
+                const char *func = intern_owned(s, ms_strprintf("%s+0x%llx", slash ? slash + 1 : s->mods[i].path,
+                                                                (unsigned long long)(addr - s->mods[i].base)));
                 if (func) f.func = func;
                 break;
             }

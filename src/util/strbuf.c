@@ -58,3 +58,18 @@ void ms_strbuf_free(ms_strbuf *b)
     free(b->s);
     *b = (ms_strbuf)MS_STRBUF_INIT;
 }
+
+char *ms_strprintf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *text = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (text) {
+        va_start(ap, fmt);
+        vsnprintf(text, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
+    return text;
+}

@@ -29,6 +29,9 @@ void ms_strbuf_addf(ms_strbuf *b, const char *fmt, ...) __attribute__((format(pr
  * added; b is empty afterwards. */
 char *ms_strbuf_take(ms_strbuf *b);
 
+/* A new printf-formatted string (the caller frees it), NULL when out of memory. */
+char *ms_strprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Drop the content without taking it. */
 void ms_strbuf_free(ms_strbuf *b);
 
