@@ -86,6 +86,7 @@ void ms_rec_thread_start(ms_thread_data *d, uint32_t thread_index)
 {
     if (d->rec) d->rec->thread_index = thread_index;
     d->rec_thread_index = thread_index;
+    d->rec_ended = 0;
 }
 
 static int write_all(int fd, const unsigned char *p, size_t n)
@@ -188,7 +189,9 @@ static struct ms_rec_stream *stream_of(ms_thread_data *d)
 
 ms_rec_stream *ms_rec_chunk_begin(ms_thread_data *d)
 {
-    if (recording != 1 || getpid() != ms_runtime_pid()) return NULL;
+    /* An ended stream (the exit flush ended it while its thread runs on) takes no more
+     * chunks: reopening its file would fail (O_EXCL) and stop every other thread's stream. */
+    if (recording != 1 || d->rec_ended || getpid() != ms_runtime_pid()) return NULL;
     struct ms_rec_stream *s = stream_of(d);
     if (!s || (s->fd < 0 && stream_open(s) < 0)) return NULL;
     s->pos = s->chunk + MS_STREAM_CHUNK_HEADER_SIZE;
@@ -230,6 +233,7 @@ void ms_rec_chunk_end(ms_rec_stream *s)
 void ms_rec_thread_end(ms_thread_data *d)
 {
     struct ms_rec_stream *s = d->rec;
+    d->rec_ended = 1;
     if (!s || s->fd < 0) return;
     if (recording == 1) compress_out(s, NULL, 0, ZSTD_e_end);
     close(s->fd);

@@ -109,6 +109,7 @@ typedef struct ms_thread_data {
     uint32_t *nev_p;           /* the owning thread's event count, for the exit flush */
     uint32_t rec_thread_index; /* the owning thread's index (0 = main thread) */
     ms_rec_stream *rec;        /* its recorded stream (record.c), NULL if none yet */
+    int rec_ended;             /* its stream is ended (exit flush): later chunks are dropped */
     uint64_t *plug_buf;        /* the owning thread's plugin buffer (plugin.c), for the exit flush */
     int flushing;              /* flush flag: held by whoever flushes ev or ends rec */
     ms_event ev[MS_EVENTS_PER_THREAD];
@@ -680,7 +681,8 @@ ms_rec_stream *ms_rec_chunk_begin(ms_thread_data *d);
 void ms_rec_event(ms_rec_stream *s, uint32_t ctx, uint64_t addr, uint32_t size_flags);
 /* Compress and write the chunk. */
 void ms_rec_chunk_end(ms_rec_stream *s);
-/* End d's zstd frame and close its file (thread exit, process exit). */
+/* End d's zstd frame and close its file (thread exit, process exit); d's later chunks are
+ * dropped until a new thread takes d. */
 void ms_rec_thread_end(ms_thread_data *d);
 
 /* ---- threads.c: threads mode and thread creation ---- */

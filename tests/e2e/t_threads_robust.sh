@@ -78,6 +78,8 @@ runs() {
     expect "memspy run $1: exit status" "$st" "$2"
     expect "memspy run $1: processors" "$(jq .nprocs "run-$1.json" 2>/dev/null)" "$3"
     expect "memspy run $1: replayed in the default order, timed" "$(jq -r .interleave "run-$1.json" 2>/dev/null)" timed
+    # (a stream ended by the exit flush while its thread ran on once stopped the others' streams)
+    expect "memspy run $1: every stream recorded" "$(grep -c 'recording stopped' run.err)" 0
 }
 runs blocked 0 6
 runs detached 0 5
