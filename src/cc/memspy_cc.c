@@ -347,7 +347,7 @@ static void push_runtime(strvec *cmd, const wrapper_env *env, const cc_cmdline *
         snprintf(wl, sizeof wl, "-Wl,%s", path);
         strvec_push(cmd, wl);
     }
-    static const char *const libs[] = { "-ldw", "-lelf", "-lzstd", "-lz", "-ldl", "-lpthread", "-lm", NULL };
+    static const char *const libs[] = { "-ldw", "-lelf", "-ldl", "-lpthread", "-lm", NULL };
     for (const char *const *l = libs; *l; l++) strvec_push(cmd, *l);
     /* The runtime defines the GOMP_* entry points it interposes, so a program that calls no
    * other OpenMP function references nothing in the OpenMP library, and --as-needed (Debian's

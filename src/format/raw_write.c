@@ -6,6 +6,11 @@
 #include <errno.h>
 #include <unistd.h>
 #include <zlib.h>
+#ifdef MS_CRC32 /* the runtime's build: zlib's crc32 bound privately (src/rt/syslib.c) */
+unsigned long MS_CRC32(unsigned long crc, const unsigned char *buf, unsigned len);
+#else
+#define MS_CRC32 crc32
+#endif
 
 /* Write the buffered bytes to the file. */
 static void flush_buf(ms_raw_writer *w)
@@ -120,7 +125,7 @@ int ms_raw_writer_finish(ms_raw_writer *w)
 {
     ms_raw_section_end(w);
     flush_buf(w);
-    uLong crc = crc32(0L, Z_NULL, 0);
+    uLong crc = MS_CRC32(0L, Z_NULL, 0);
     for (uint64_t pos = 0; pos < w->offset && !w->failed;) {
         ssize_t n = pread(w->fd, w->buf, sizeof w->buf, (off_t)pos);
         if (n < 0 && errno == EINTR) continue;
@@ -129,7 +134,7 @@ int ms_raw_writer_finish(ms_raw_writer *w)
             break;
         }
         uint64_t take = (uint64_t)n < w->offset - pos ? (uint64_t)n : w->offset - pos;
-        crc = crc32(crc, w->buf, (uInt)take);
+        crc = MS_CRC32(crc, w->buf, (uInt)take);
         pos += take;
     }
     ms_raw_put_u32(w, MS_RAW_END);

@@ -6,16 +6,16 @@
  * A stream's state belongs to the thread's data block (reused by later threads) and is only
  * touched with that block's flush flag held: events are encoded under the simulator lock (it
  * owns the context ids), compression and writing happen outside it, per thread. Nothing here
- * touches the program's malloc: zstd's contexts get their memory from ms_map. */
-#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_createCCtx_advanced, ZSTD_customMem */
+ * touches the program's malloc: zstd's contexts get their memory from ms_map. zstd and crc32
+ * are called through syslib.c's private bindings, never the program's symbols. */
 #include "rt.h"
 #include "../format/stream.h"
+#include "syslib.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
-#include <zstd.h>
 
 #define CHUNK_BYTES (MS_STREAM_CHUNK_HEADER_SIZE + MS_EVENTS_PER_THREAD * MS_STREAM_EVENT_MAX)
 #define OUT_BYTES ((size_t)1 << 17)
@@ -69,10 +69,14 @@ static void record_failed(const char *what, uint32_t thread_index, int err)
     recording = -1;
 }
 
-int ms_rec_init(const char *dir)
+int ms_rec_init(const char *dir, char *err, size_t errlen)
 {
     size_t n = ms_strlen(dir);
-    if (n == 0 || n >= sizeof record_dir - 32) return -1;
+    if (n == 0 || n >= sizeof record_dir - 32) {
+        snprintf(err, errlen, "MEMSPY_RECORD_DIR is too long");
+        return -1;
+    }
+    if (ms_syslib_init(1, err, errlen) < 0) return -1;
     ms_memcpy(record_dir, dir, n);
     record_dir[n] = 0;
     recording = 1;
@@ -108,9 +112,9 @@ static int compress_out(struct ms_rec_stream *s, const void *data, size_t len, Z
     size_t left;
     do {
         ZSTD_outBuffer out = { s->out, OUT_BYTES, 0 };
-        left = ZSTD_compressStream2(s->cctx, &out, &in, mode);
-        if (ZSTD_isError(left)) {
-            record_failed(ZSTD_getErrorName(left), s->thread_index, 0);
+        left = ms_sys.compress_stream2(s->cctx, &out, &in, mode);
+        if (ms_sys.is_error(left)) {
+            record_failed(ms_sys.error_name(left), s->thread_index, 0);
             return -1;
         }
         if (write_all(s->fd, s->out, out.pos) < 0) {
@@ -135,7 +139,7 @@ static void stream_path(char *out, uint32_t n)
 /* Start a new frame with the stream header (fd open and empty). */
 static int stream_header(struct ms_rec_stream *s)
 {
-    ZSTD_CCtx_reset(s->cctx, ZSTD_reset_session_only);
+    ms_sys.cctx_reset(s->cctx, ZSTD_reset_session_only);
     s->prev_addr = 0;
     unsigned char header[MS_STREAM_HEADER_SIZE];
     ms_memcpy(header, MS_STREAM_MAGIC, 8);
@@ -176,8 +180,8 @@ static struct ms_rec_stream *stream_of(ms_thread_data *d)
     struct ms_rec_stream *s = ms_arena_alloc(sizeof *s);
     ZSTD_customMem mem = { zstd_alloc, zstd_free, NULL };
     if (!s || !(s->chunk = ms_map(CHUNK_BYTES)) || !(s->out = ms_map(OUT_BYTES)) ||
-        !(s->cctx = ZSTD_createCCtx_advanced(mem)) ||
-        ZSTD_isError(ZSTD_CCtx_setParameter(s->cctx, ZSTD_c_compressionLevel, 1))) {
+        !(s->cctx = ms_sys.create_cctx_advanced(mem)) ||
+        ms_sys.is_error(ms_sys.cctx_set_parameter(s->cctx, ZSTD_c_compressionLevel, 1))) {
         record_failed("out of memory", d->rec_thread_index, ENOMEM);
         return NULL;
     }
@@ -226,7 +230,7 @@ void ms_rec_chunk_end(ms_rec_stream *s)
     ms_stream_put_u32(s->chunk, s->nevents);
     ms_stream_put_u32(s->chunk + 4, len);
     ms_stream_put_u64(s->chunk + 8, __atomic_fetch_add(&chunk_seq, 1, __ATOMIC_RELAXED));
-    ms_stream_put_u32(s->chunk + 16, (uint32_t)crc32(0, payload, len));
+    ms_stream_put_u32(s->chunk + 16, (uint32_t)ms_sys.crc32(0, payload, len));
     compress_out(s, s->chunk, MS_STREAM_CHUNK_HEADER_SIZE + len, ZSTD_e_continue);
 }
 

@@ -662,8 +662,9 @@ void ms_record_range_bin(uintptr_t addr, size_t len, uint32_t write_flag, uintpt
 /* ---- record.c: MEMSPY_RECORD_DIR streams (all calls on a data block with its flush flag
  * held; ms_rec_event/ms_rec_sync also under the simulator lock, which gives context ids) ---- */
 
-/* Record every flushed buffer into dir/thread-N.zst from now on. Returns 0 or -1. */
-int ms_rec_init(const char *dir);
+/* Record every flushed buffer into dir/thread-N.zst from now on. Returns 0, or -1 with the
+ * reason in err (a directory name too long, libzstd not loadable). */
+int ms_rec_init(const char *dir, char *err, size_t errlen);
 /* Whether streams are being recorded (initialised and not failed). */
 int ms_rec_active(void);
 /* The recording directory ("" if none). */

@@ -7,6 +7,7 @@
  * ms_config_format text; default preset "x86"), builds the simulator, registers globals,
  * installs the exit and fatal-signal handlers, and only then turns recording on. */
 #include "rt.h"
+#include "syslib.h"
 #include "../format/raw.h"
 #include "../format/stream.h"
 #include <pthread.h>
@@ -234,7 +235,12 @@ static int load_config(ms_hier_config *cfg)
 static void activate(const char *dir)
 {
     ms_hier_config cfg;
+    char err[512];
     if (load_config(&cfg) < 0) return;
+    if (ms_syslib_init(0, err, sizeof err) < 0) { /* the raw profile's checksum */
+        fprintf(stderr, "memspy: runtime initialisation failed: %s\n", err);
+        return;
+    }
     if (ms_shadow_init() < 0 || ms_bins_init() < 0 || ms_events_init(&cfg) < 0 ||
         pthread_key_create(&thread_key, thread_exit) != 0) {
         fprintf(stderr, "memspy: runtime initialisation failed: %s\n", strerror(errno));
@@ -250,8 +256,9 @@ static void activate(const char *dir)
         int n = snprintf(gen_dir, sizeof gen_dir, "%s/gen-%u", record_dir, ms_process_generation());
         if (n > 0 && (size_t)n < sizeof gen_dir && (mkdir(gen_dir, 0700) == 0 || errno == EEXIST)) record_dir = gen_dir;
     }
-    if (record_dir && *record_dir && ms_rec_init(record_dir) < 0)
-        fprintf(stderr, "memspy: MEMSPY_RECORD_DIR is too long: not recording\n");
+    char why[512];
+    if (record_dir && *record_dir && ms_rec_init(record_dir, why, sizeof why) < 0)
+        fprintf(stderr, "memspy: not recording: %s\n", why);
     const char *mode = getenv("MEMSPY_MODE");
     if (mode && !strcmp(mode, "count")) {
         ms_count_only = 1;

@@ -20,7 +20,7 @@ esac
 # gcc -O2 expands small memcpy/memset inline without hooks; memspy-cc passes -fno-builtin too.
 "$CC" $OPT $CFLAGS -fno-builtin -c "$SRC_DIR/tests/e2e/rt/rt_smoke.c" -o smoke.o
 "$CC" smoke.o -o smoke -Wl,--whole-archive "$LIB/libmemspy_rt.a" -Wl,--no-whole-archive \
-    -Wl,--dynamic-list="$LIB/memspy-dynamic.list" -ldw -lelf -lzstd -lz -ldl -lpthread -lm
+    -Wl,--dynamic-list="$LIB/memspy-dynamic.list" -ldw -lelf -ldl -lpthread -lm
 RAWCHECK="$BUILD_DIR/bin/rt_rawcheck"   # built by CMake, with the build's sanitizer flags
 
 FAILS=0
