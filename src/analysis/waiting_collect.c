@@ -35,8 +35,13 @@ typedef struct {
 
 typedef struct {
     wc_segment cur, ring[WC_RING];
-    uint32_t *seen; /* per context: the ordinal of the last segment that referenced it (0 none) */
 } wc_cpu;
+
+/* What every reference of a processor touches, apart from its segments (a small stride). */
+typedef struct {
+    uint32_t *seen; /* per context: the ordinal of the last segment that referenced it (0 none) */
+    uint32_t ord;   /* the current segment's ordinal */
+} wc_hot;
 
 typedef struct {
     ms_raw_wait_point p;
@@ -45,6 +50,7 @@ typedef struct {
 
 struct ms_wait_collector {
     wc_cpu *cpus;
+    wc_hot *hot;
     unsigned ncpus;
     uint32_t nseen; /* contexts below it are tracked in seen[] (max_ctx + 1, at most 2^31) */
     uint32_t *seen; /* ncpus x nseen words */
@@ -60,16 +66,18 @@ ms_wait_collector *ms_wait_collector_new(unsigned ncpus, uint32_t max_ctx, const
     if (!c) return NULL;
     c->nseen = max_ctx < UINT32_MAX >> 1 ? max_ctx + 1 : UINT32_MAX >> 1;
     if (!(c->cpus = calloc(ncpus ? ncpus : 1, sizeof *c->cpus)) ||
+        !(c->hot = calloc(ncpus ? ncpus : 1, sizeof *c->hot)) ||
         !(c->seen = calloc((size_t)(ncpus ? ncpus : 1) * c->nseen, sizeof *c->seen))) {
         free(c->cpus);
+        free(c->hot);
         free(c);
         return NULL;
     }
     c->ncpus = ncpus;
     c->cost = cost;
     for (unsigned k = 0; k < ncpus; k++) {
-        c->cpus[k].seen = c->seen + (size_t)k * c->nseen;
-        c->cpus[k].cur.ord = 1;
+        c->hot[k].seen = c->seen + (size_t)k * c->nseen;
+        c->hot[k].ord = c->cpus[k].cur.ord = 1;
     }
     return c;
 }
@@ -91,19 +99,24 @@ void ms_wait_collector_work(ms_wait_collector *c, unsigned cpu, uint32_t block, 
     add_pair(c, &s->v, &s->n, &s->cap, block, count);
 }
 
-void ms_wait_collector_ref(ms_wait_collector *c, unsigned cpu, uint32_t ctx, uint64_t cycles, int comm)
+/* cpu's reference stalled cycles (> 0) under stall key `key`. Apart from ms_wait_collector_ref,
+ * which is then a leaf for hits. */
+__attribute__((noinline)) static void stalled(ms_wait_collector *c, unsigned cpu, uint32_t key, uint64_t cycles)
 {
-    if (cpu >= c->ncpus || ctx >= c->nseen) return;
-    wc_cpu *p = &c->cpus[cpu];
-    p->seen[ctx] = p->cur.ord;
-    if (!cycles) return;
-    wc_segment *s = &p->cur;
-    uint32_t key = STALL_KEY(ctx, comm);
+    wc_segment *s = &c->cpus[cpu].cur;
     /* consecutive stalls of one kind in one context add up in place (loops stall in runs) */
     if (s->nst && s->st[s->nst - 1].block == key)
         s->st[s->nst - 1].count += cycles;
     else
         add_pair(c, &s->st, &s->nst, &s->stcap, key, cycles);
+}
+
+void ms_wait_collector_ref(ms_wait_collector *c, unsigned cpu, uint32_t ctx, uint64_t cycles, int comm)
+{
+    if (cpu >= c->ncpus || ctx >= c->nseen) return;
+    wc_hot *h = &c->hot[cpu];
+    h->seen[ctx] = h->ord;
+    if (cycles) stalled(c, cpu, STALL_KEY(ctx, comm), cycles);
 }
 
 static int cmp_pair(const void *a, const void *b)
@@ -135,7 +148,7 @@ void ms_wait_collector_arrive(ms_wait_collector *c, unsigned cpu, uint64_t seria
     s->n = sort_merge(s->v, s->n);
     s->nst = sort_merge(s->st, s->nst);
     s->serial = serial;
-    uint32_t ord = s->ord + 1;
+    uint32_t ord = ++c->hot[cpu].ord;
     /* the oldest ring entry's buffers become the new current segment's */
     wc_segment old = p->ring[WC_RING - 1];
     memmove(&p->ring[1], &p->ring[0], (WC_RING - 1) * sizeof *p->ring);
@@ -224,7 +237,7 @@ void ms_wait_collector_wait(ms_wait_collector *c, const ms_replay_wait *w)
      * compared away */
     static const wc_segment none = { 0 };
     const wc_segment *mine = w->kind == MS_SYNC_ACQUIRE ? &none : ended_segment(c, (int)w->cpu, w->serial);
-    const uint32_t *seen = mine && mine != &none ? c->cpus[w->cpu].seen : NULL;
+    const uint32_t *seen = mine && mine != &none ? c->hot[w->cpu].seen : NULL;
     uint64_t same = 0, unique = 0, comm = 0, sig = 1469598103934665603ull, lead_cycles = 0;
     uint32_t lead = UINT32_MAX;
     if (late && mine) {
@@ -341,6 +354,7 @@ int ms_wait_collector_finish(ms_wait_collector *c, ms_raw *raw)
         }
     }
     free(c->cpus);
+    free(c->hot);
     free(c->seen);
     free(c->points);
     free(c);

@@ -22,7 +22,7 @@ struct ms_psim {
     ms_psim_submit_fn submit;
     void *ud;
     int direct, level; /* ms_psim_set_direct; deepest level served since ms_psim_take_level */
-    int comm;          /* ... and whether a reference communicated since (ms_sim_comm_refs) */
+    uint64_t comm_refs; /* the simulator's ms_sim_comm_refs at the last ms_psim_take_level */
     ms_counters *merged;
     uint32_t nmerged;
 };
@@ -119,8 +119,9 @@ int ms_psim_take_level(ms_psim *ps, int *comm)
 {
     int level = ps->level;
     ps->level = -1;
-    *comm = ps->comm;
-    ps->comm = 0;
+    uint64_t refs = ps->sim[0]->comm_refs;
+    *comm = refs != ps->comm_refs;
+    ps->comm_refs = refs;
     return level;
 }
 
@@ -157,15 +158,11 @@ static inline void push(ms_psim *ps, uint64_t addr, uint32_t ctx, uint32_t meta)
 /* Direct mode: apply one reference now. */
 static void direct_access(ms_psim *ps, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
 {
-    ms_sim *sim = ps->sim[0];
-    uint64_t comm = sim->comm_refs;
-    int level = ms_sim_access(sim, cpu, addr, size, flags, ctx);
-    if (level < 0) {
+    int level = ms_sim_access(ps->sim[0], cpu, addr, size, flags, ctx);
+    if (level < 0)
         ps->lost[0]++;
-        return;
-    }
-    if (level > ps->level) ps->level = level;
-    ps->comm |= sim->comm_refs != comm;
+    else if (level > ps->level)
+        ps->level = level;
 }
 
 /* Queue one reference that lies in partition p. */
