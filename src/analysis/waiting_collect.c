@@ -22,14 +22,14 @@ typedef struct {
  * context sorts right after its other stall). */
 #define STALL_KEY(ctx, comm) ((ctx) << 1 | (uint32_t)((comm) != 0))
 #define STALL_CTX(key) ((key) >> 1)
-#define STALL_COMM(key) ((key) & 1u)
+#define STALL_COMM(key) ((key)&1u)
 
 typedef struct {
     wc_pair *v;
     size_t n, cap;
     uint64_t serial;
-    uint32_t ord;   /* 1, 2, ...: the segment's ordinal on its processor (seen[]) */
-    wc_pair *st;    /* (STALL_KEY, stall cycles) */
+    uint32_t ord; /* 1, 2, ...: the segment's ordinal on its processor (seen[]) */
+    wc_pair *st;  /* (STALL_KEY, stall cycles) */
     size_t nst, stcap;
 } wc_segment;
 

@@ -21,7 +21,7 @@ struct ms_psim {
     uint64_t straddles;
     ms_psim_submit_fn submit;
     void *ud;
-    int direct, level; /* ms_psim_set_direct; deepest level served since ms_psim_take_level */
+    int direct, level;  /* ms_psim_set_direct; deepest level served since ms_psim_take_level */
     uint64_t comm_refs; /* the simulator's ms_sim_comm_refs at the last ms_psim_take_level */
     ms_counters *merged;
     uint32_t nmerged;
