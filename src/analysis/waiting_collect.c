@@ -1,6 +1,9 @@
-/* The waiting-time collector (waiting_collect.h). A segment is a list of (block, count) pairs,
- * sorted and merged when it ends; each processor keeps its last WC_RING ended segments, which
- * is enough because the timed replay reports a wait as soon as the late event passed. */
+/* The waiting-time collector (waiting_collect.h). A segment is a list of (block, count) pairs
+ * and one of (stall key, cycles) pairs, sorted and merged when it ends; each processor keeps
+ * its last WC_RING ended segments, which is enough because the timed replay reports a wait as
+ * soon as the late event passed. Which contexts a processor referenced in a segment is one
+ * word per (processor, context): the ordinal of the last segment that referenced it (a store
+ * per reference, nothing to clear when a segment ends). */
 #include "waiting_collect.h"
 #include <stdlib.h>
 #include <string.h>
@@ -15,17 +18,30 @@ typedef struct {
     uint64_t count;
 } wc_pair;
 
+/* A stall pair's key: the context and whether the references communicated (comm stall of a
+ * context sorts right after its other stall). */
+#define STALL_KEY(ctx, comm) ((ctx) << 1 | (uint32_t)((comm) != 0))
+#define STALL_CTX(key) ((key) >> 1)
+#define STALL_COMM(key) ((key)&1u)
+
 typedef struct {
     wc_pair *v;
     size_t n, cap;
-    uint64_t stall, serial;
-    wc_pair *st; /* (ctx, stall cycles) */
+    uint64_t serial;
+    uint32_t ord; /* 1, 2, ...: the segment's ordinal on its processor (seen[]) */
+    wc_pair *st;  /* (STALL_KEY, stall cycles) */
     size_t nst, stcap;
 } wc_segment;
 
 typedef struct {
     wc_segment cur, ring[WC_RING];
 } wc_cpu;
+
+/* What every reference of a processor touches, apart from its segments (a small stride). */
+typedef struct {
+    uint32_t *seen; /* per context: the ordinal of the last segment that referenced it (0 none) */
+    uint32_t ord;   /* the current segment's ordinal */
+} wc_hot;
 
 typedef struct {
     ms_raw_wait_point p;
@@ -34,22 +50,35 @@ typedef struct {
 
 struct ms_wait_collector {
     wc_cpu *cpus;
+    wc_hot *hot;
     unsigned ncpus;
+    uint32_t nseen; /* contexts below it are tracked in seen[] (max_ctx + 1, at most 2^31) */
+    uint32_t *seen; /* ncpus x nseen words */
     const ms_work_cost *cost;
     wc_point *points;
     size_t npoints, cap;
     int failed;
 };
 
-ms_wait_collector *ms_wait_collector_new(unsigned ncpus, const ms_work_cost *cost)
+ms_wait_collector *ms_wait_collector_new(unsigned ncpus, uint32_t max_ctx, const ms_work_cost *cost)
 {
     ms_wait_collector *c = calloc(1, sizeof *c);
-    if (!c || !(c->cpus = calloc(ncpus ? ncpus : 1, sizeof *c->cpus))) {
+    if (!c) return NULL;
+    c->nseen = max_ctx < UINT32_MAX >> 1 ? max_ctx + 1 : UINT32_MAX >> 1;
+    if (!(c->cpus = calloc(ncpus ? ncpus : 1, sizeof *c->cpus)) ||
+        !(c->hot = calloc(ncpus ? ncpus : 1, sizeof *c->hot)) ||
+        !(c->seen = calloc((size_t)(ncpus ? ncpus : 1) * c->nseen, sizeof *c->seen))) {
+        free(c->cpus);
+        free(c->hot);
         free(c);
         return NULL;
     }
     c->ncpus = ncpus;
     c->cost = cost;
+    for (unsigned k = 0; k < ncpus; k++) {
+        c->hot[k].seen = c->seen + (size_t)k * c->nseen;
+        c->hot[k].ord = c->cpus[k].cur.ord = 1;
+    }
     return c;
 }
 
@@ -70,16 +99,24 @@ void ms_wait_collector_work(ms_wait_collector *c, unsigned cpu, uint32_t block, 
     add_pair(c, &s->v, &s->n, &s->cap, block, count);
 }
 
-void ms_wait_collector_stall(ms_wait_collector *c, unsigned cpu, uint32_t ctx, uint64_t cycles)
+/* cpu's reference stalled cycles (> 0) under stall key `key`. Apart from ms_wait_collector_ref,
+ * which is then a leaf for hits. */
+__attribute__((noinline)) static void stalled(ms_wait_collector *c, unsigned cpu, uint32_t key, uint64_t cycles)
 {
-    if (cpu >= c->ncpus || !cycles) return;
     wc_segment *s = &c->cpus[cpu].cur;
-    s->stall += cycles;
-    /* consecutive stalls of one context add up in place (loops stall in runs) */
-    if (s->nst && s->st[s->nst - 1].block == ctx)
+    /* consecutive stalls of one kind in one context add up in place (loops stall in runs) */
+    if (s->nst && s->st[s->nst - 1].block == key)
         s->st[s->nst - 1].count += cycles;
     else
-        add_pair(c, &s->st, &s->nst, &s->stcap, ctx, cycles);
+        add_pair(c, &s->st, &s->nst, &s->stcap, key, cycles);
+}
+
+void ms_wait_collector_ref(ms_wait_collector *c, unsigned cpu, uint32_t ctx, uint64_t cycles, int comm)
+{
+    if (cpu >= c->ncpus || ctx >= c->nseen) return;
+    wc_hot *h = &c->hot[cpu];
+    h->seen[ctx] = h->ord;
+    if (cycles) stalled(c, cpu, STALL_KEY(ctx, comm), cycles);
 }
 
 static int cmp_pair(const void *a, const void *b)
@@ -111,11 +148,12 @@ void ms_wait_collector_arrive(ms_wait_collector *c, unsigned cpu, uint64_t seria
     s->n = sort_merge(s->v, s->n);
     s->nst = sort_merge(s->st, s->nst);
     s->serial = serial;
+    uint32_t ord = ++c->hot[cpu].ord;
     /* the oldest ring entry's buffers become the new current segment's */
     wc_segment old = p->ring[WC_RING - 1];
     memmove(&p->ring[1], &p->ring[0], (WC_RING - 1) * sizeof *p->ring);
     p->ring[0] = *s;
-    *s = (wc_segment){ .v = old.v, .cap = old.cap, .st = old.st, .stcap = old.stcap };
+    *s = (wc_segment){ .v = old.v, .cap = old.cap, .ord = ord, .st = old.st, .stcap = old.stcap };
 }
 
 static const wc_segment *ended_segment(const ms_wait_collector *c, int cpu, uint64_t serial)
@@ -199,6 +237,7 @@ void ms_wait_collector_wait(ms_wait_collector *c, const ms_replay_wait *w)
      * compared away */
     static const wc_segment none = { 0 };
     const wc_segment *mine = w->kind == MS_SYNC_ACQUIRE ? &none : ended_segment(c, (int)w->cpu, w->serial);
+    const uint32_t *seen = mine && mine != &none ? c->hot[w->cpu].seen : NULL;
     uint64_t same = 0, unique = 0, comm = 0, sig = 1469598103934665603ull, lead_cycles = 0;
     uint32_t lead = UINT32_MAX;
     if (late && mine) {
@@ -220,14 +259,20 @@ void ms_wait_collector_wait(ms_wait_collector *c, const ms_replay_wait *w)
             }
             if (add_extra(p, late->v[i].block, lc - wc, cycles) < 0) c->failed = 1;
         }
-        comm = late->stall > mine->stall ? late->stall - mine->stall : 0;
-        p->p.extra_stall += comm;
         j = 0;
-        for (size_t i = 0; i < late->nst; i++) { /* where the late path stalled more */
-            while (j < mine->nst && mine->st[j].block < late->st[i].block) j++;
-            uint64_t ls = late->st[i].count,
-                     ws = j < mine->nst && mine->st[j].block == late->st[i].block ? mine->st[j].count : 0;
-            if (ls > ws && add_stall(p, late->st[i].block, ls - ws) < 0) c->failed = 1;
+        for (size_t i = 0; i < late->nst; i++) { /* where the late path stalled more, and why */
+            uint32_t key = late->st[i].block, ctx = STALL_CTX(key);
+            while (j < mine->nst && mine->st[j].block < key) j++;
+            uint64_t ls = late->st[i].count, ws = j < mine->nst && mine->st[j].block == key ? mine->st[j].count : 0;
+            if (ls <= ws) continue;
+            if (STALL_COMM(key))
+                comm += ls - ws;
+            else if (seen && seen[ctx] == mine->ord) /* the waiter ran this code too */
+                same += ls - ws;
+            else
+                unique += ls - ws;
+            p->p.extra_stall += ls - ws;
+            if (add_stall(p, ctx, ls - ws) < 0) c->failed = 1;
         }
     }
     if (add_path(p, sig, lead, d) < 0) c->failed = 1;
@@ -309,6 +354,8 @@ int ms_wait_collector_finish(ms_wait_collector *c, ms_raw *raw)
         }
     }
     free(c->cpus);
+    free(c->hot);
+    free(c->seen);
     free(c->points);
     free(c);
     return failed ? -1 : 0;

@@ -102,8 +102,8 @@ static void sink_accesses(void *ud, unsigned cpu, unsigned locked, const ms_repl
 static void sink_region(void *ud) { ms_psim_next_region(((sim_sink *)ud)->sim); }
 
 /* The timed replay's sink: the simulator in direct mode prices every reference (the stall of
- * the deepest level that served it, sim.h), the block costs price the work, and the
- * waiting-time collector sees both, every arrival and every wait. */
+ * the deepest level that served it, sim.h) and says whether it communicated, the block costs
+ * price the work, and the waiting-time collector sees both, every arrival and every wait. */
 typedef struct {
     sim_sink s; /* first: sink_access and sink_region take it */
     uint32_t stall[MS_MAX_LEVELS + 1];
@@ -116,9 +116,10 @@ static uint64_t timed_access(void *ud, unsigned cpu, uint64_t addr, uint64_t siz
 {
     timed_sink *t = ud;
     sink_access(&t->s, cpu, addr, size, write, locked, ctx);
-    int level = ms_psim_take_level(t->s.sim);
+    int comm;
+    int level = ms_psim_take_level(t->s.sim, &comm);
     uint64_t stall = level > 0 ? t->stall[level] : 0;
-    ms_wait_collector_stall(t->waits, cpu, ctx, stall);
+    ms_wait_collector_ref(t->waits, cpu, ctx, stall, comm);
     return stall;
 }
 
@@ -140,8 +141,8 @@ static void timed_arrive(void *ud, unsigned cpu, uint64_t serial, unsigned kind,
 
 static void timed_wait(void *ud, const ms_replay_wait *w) { ms_wait_collector_wait(((timed_sink *)ud)->waits, w); }
 
-/* Set up t for cfg and raw's blocks. Returns 0 or -1 (out of memory). */
-static int timed_sink_init(timed_sink *t, const ms_hier_config *cfg, const ms_raw *raw)
+/* Set up t for cfg, raw's blocks and contexts up to max_ctx. Returns 0 or -1 (out of memory). */
+static int timed_sink_init(timed_sink *t, const ms_hier_config *cfg, const ms_raw *raw, uint32_t max_ctx)
 {
     for (int k = 1; k < cfg->nlevels; k++) t->stall[k] = cfg->level[k].latency - cfg->level[0].latency;
     t->stall[cfg->nlevels] = cfg->mem_latency - cfg->level[0].latency;
@@ -155,7 +156,7 @@ static int timed_sink_init(timed_sink *t, const ms_hier_config *cfg, const ms_ra
                     : ms_work_cost_estimate(&t->cost, raw);
     free(mca);
     if (rc < 0) return -1;
-    return (t->waits = ms_wait_collector_new(cfg->nprocs, &t->cost)) ? 0 : -1;
+    return (t->waits = ms_wait_collector_new(cfg->nprocs, max_ctx, &t->cost)) ? 0 : -1;
 }
 
 /* Growable arrays of the raw profile. */
@@ -380,7 +381,7 @@ int ms_drive_replay_remap(const char *dir, const ms_hier_config *cfg, ms_interle
     if (ms_config_validate(&c, why, sizeof why) < 0 || !(workers = ms_sim_workers_new(want)) ||
         ms_psim_create(&s.sim, &c, &alloc, timed ? 1 : ms_psim_parts_for(&c, want), ms_sim_workers_submit, workers) <
             0 ||
-        (timed && (ms_psim_set_direct(s.sim) < 0 || timed_sink_init(&ts, &c, raw) < 0))) {
+        (timed && (ms_psim_set_direct(s.sim) < 0 || timed_sink_init(&ts, &c, raw, max_ctx) < 0))) {
         snprintf(err, errlen, "cannot create the simulator for %u processors: %s", c.nprocs, why);
         ms_sim_workers_finish(workers);
         ms_psim_destroy(s.sim);

@@ -358,6 +358,7 @@ typedef struct {
     uint64_t stall;
     int left_private; /* missed every private level */
     int remote;       /* ... and was served by another node */
+    int comm;         /* ... and communicated (ms_sim_comm_refs) */
 } line_result;
 
 /* Ownership before the lookup: a write acquires the unit (invalidating the other copies; a
@@ -418,7 +419,7 @@ static line_result coh_line(ms_sim *sim, unsigned p, uint64_t lo, uint64_t hi, u
     else
         o->served = ms_simulate_line(sim, v, v->cache[0], v->fa[0], lo, write, ctx, c, o, sim->util);
     int s = coh->shared_from, n = sim->nlevels;
-    line_result r = { sim->stall[o->served], o->served >= s, 0 };
+    line_result r = { sim->stall[o->served], o->served >= s, 0, 0 };
     if (!(d[DIR_SHARERS] & bit) || r.left_private) /* this access fetched the copy */
         me[PROC_INVALIDATED] = (me[PROC_INVALIDATED] & 0xffffffffull) | (uint64_t)(ctx + 1) << 32;
     if (!(d[DIR_SHARERS] & bit)) { /* a fresh copy: touched bytes count from here */
@@ -435,6 +436,7 @@ static line_result coh_line(ms_sim *sim, unsigned p, uint64_t lo, uint64_t hi, u
         int coherence_miss = r.left_private && o->cause[s - 1] == MS_CAUSE_INVAL;
         int cold_start = r.left_private && first_reference && others_wrote;
         if (coherence_miss || cold_start) round_miss(coh, d, p, ctx, !coherence_miss, write != 0);
+        r.comm = coherence_miss || cold_start || (r.left_private && source >= 0);
     }
     if (r.left_private) {
         if (!write && coh->mesi && d[DIR_SHARERS] == bit && !(d[DIR_OWNER] & DIR_OWNER_CPU))
@@ -444,6 +446,7 @@ static line_result coh_line(ms_sim *sim, unsigned p, uint64_t lo, uint64_t hi, u
         else if (o->served == n)
             r.remote = unit % coh->nnodes != node_of(coh, p);
         if (r.remote && o->served == n) r.stall = coh->remote_stall;
+        r.comm |= r.remote;
     } else if (upgrade) {
         /* Ownership of a read-only copy: a directory transaction, no miss. */
         uint64_t dir_stall = s < n                                   ? sim->stall[s]
@@ -469,12 +472,13 @@ static int coh_access_any(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t siz
         last_byte = addr | ((1ull << sim->l1_shift) - 1);
     ms_line_outcome merged = { 0, { 0 }, { 0 } };
     uint64_t stall = 0;
-    int left_private = 0, remote = 0;
+    int left_private = 0, remote = 0, comm = 0;
     if ((last_byte >> sim->l1_shift) == (addr >> sim->l1_shift)) { /* one line: nothing to merge */
         line_result r = coh_line(sim, cpu, addr, last_byte, flags, ctx, c, &merged);
         stall = r.stall;
         left_private = r.left_private;
         remote = r.remote;
+        comm = r.comm;
     } else {
         flags &= ~COH_L1_MISSED;
         for (uint64_t lo = addr;;) {
@@ -486,6 +490,7 @@ static int coh_access_any(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t siz
             if (r.stall > stall) stall = r.stall;
             left_private |= r.left_private;
             remote |= r.remote;
+            comm |= r.comm;
             if (hi == last_byte) break;
             lo = hi + 1;
         }
@@ -496,6 +501,7 @@ static int coh_access_any(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t siz
         c->remote_misses++;
     else if (left_private)
         c->local_misses++;
+    sim->comm_refs += (unsigned)comm;
     return merged.served;
 }
 

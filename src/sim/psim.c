@@ -21,7 +21,8 @@ struct ms_psim {
     uint64_t straddles;
     ms_psim_submit_fn submit;
     void *ud;
-    int direct, level; /* ms_psim_set_direct; deepest level served since ms_psim_take_level */
+    int direct, level;  /* ms_psim_set_direct; deepest level served since ms_psim_take_level */
+    uint64_t comm_refs; /* the simulator's ms_sim_comm_refs at the last ms_psim_take_level */
     ms_counters *merged;
     uint32_t nmerged;
 };
@@ -114,10 +115,13 @@ int ms_psim_set_direct(ms_psim *ps)
     return 0;
 }
 
-int ms_psim_take_level(ms_psim *ps)
+int ms_psim_take_level(ms_psim *ps, int *comm)
 {
     int level = ps->level;
     ps->level = -1;
+    uint64_t refs = ps->sim[0]->comm_refs;
+    *comm = refs != ps->comm_refs;
+    ps->comm_refs = refs;
     return level;
 }
 

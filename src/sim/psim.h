@@ -73,8 +73,9 @@ unsigned ms_psim_parts(const ms_psim *ps);
  * handed to the caller's queue. Returns 0, or -1 with more than one partition. */
 int ms_psim_set_direct(ms_psim *ps);
 /* Direct mode: the deepest level that served a reference since the last call (0 = L1 hits
- * only, nlevels = memory), or -1 when none was applied. */
-int ms_psim_take_level(ms_psim *ps);
+ * only, nlevels = memory), or -1 when none was applied; *comm: 1 if one of those references
+ * communicated (ms_sim_comm_refs: its data came from another processor or node), else 0. */
+int ms_psim_take_level(ms_psim *ps, int *comm);
 
 /* Queue a reference (as ms_sim_access: size 1..line). Returns 0, or -1 if cpu is out of range
  * (not counted). */

@@ -461,6 +461,8 @@ const ms_counters *ms_sim_counters(const ms_sim *sim, uint32_t *n)
 
 unsigned ms_sim_nprocs(const ms_sim *sim) { return sim->nprocs; }
 
+uint64_t ms_sim_comm_refs(const ms_sim *sim) { return sim->comm_refs; }
+
 void ms_sim_next_region(ms_sim *sim)
 {
     if (sim->coh) ms_coh_next_region(sim);

@@ -151,6 +151,15 @@ double ms_counters_utilisation(const ms_counters *c);
 /* Number of simulated processors (the config's nprocs, at least 1). */
 unsigned ms_sim_nprocs(const ms_sim *sim);
 
+/* How many references so far communicated (multiprocessor only; 0 otherwise): a reference
+ * communicates when one of its lines missed every private level and its data came from
+ * another processor: a coherence miss (the copy was invalidated by another processor's
+ * write), the processor's first reference to a coherence unit another processor wrote
+ * (cold start), a dirty copy supplied by another processor's cache, or service by another
+ * node (remote). Cold, capacity and conflict misses served locally do not. The waiting-time
+ * analysis tells communication from other stall by it (docs/design-threads.md). */
+uint64_t ms_sim_comm_refs(const ms_sim *sim);
+
 /* A region boundary (barrier, fork/join, thread create/join) has been passed: accesses after
  * it are in a new region for the in-region/across-region classification. The replay calls it;
  * regions are numbered globally. */

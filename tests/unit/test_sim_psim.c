@@ -182,8 +182,52 @@ static size_t strided_stream(void)
     return n;
 }
 
+/* Direct mode (the timed replay): each reference's serving level and whether it communicated
+ * (ms_sim_comm_refs), on two processors with private L1s and a shared L2. */
+static void test_direct_comm(void)
+{
+    ms_hier_config cfg;
+    CHECK_EQ_INT(ms_config_parse_full("L1=1K:2:64:1,L2=64K:8:64:10;mem=100;procs=2;shared=1", &cfg, NULL, 0), 0);
+    ms_allocator a = test_allocator(&default_heap);
+    ms_psim *ps = NULL;
+    CHECK_EQ_INT(ms_psim_create(&ps, &cfg, &a, 1, apply_now, &ps), 0);
+    CHECK_EQ_INT(ms_psim_set_direct(ps), 0);
+    const struct {
+        unsigned cpu, flags;
+        uint64_t addr;
+        int level, comm;
+    } steps[] = {
+        { 0, 0, 0x10000, 2, 0 },            /* cold, from memory */
+        { 1, 0, 0x10000, 1, 0 },            /* cold, from the shared L2 (clean) */
+        { 0, MS_ACC_WRITE, 0x10000, 0, 0 }, /* an upgrade: no miss */
+        { 1, 0, 0x10000, 1, 1 },            /* invalidated by cpu 0's write: a coherence miss */
+        { 1, MS_ACC_WRITE, 0x20000, 2, 0 }, /* cold, nobody else's data */
+        { 0, 0, 0x20000, 1, 1 },            /* cold start: cpu 1's dirty line */
+        { 0, 0, 0x10000, 0, 0 },            /* a hit */
+    };
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        int comm = -1;
+        CHECK_EQ_INT(ms_psim_access(ps, steps[i].cpu, steps[i].addr, 8, steps[i].flags, 1), 0);
+        CHECK_EQ_INT(ms_psim_take_level(ps, &comm), steps[i].level);
+        CHECK_EQ_INT(comm, steps[i].comm);
+    }
+    /* capacity misses of cpu 0's own data (1 KiB L1, 4 KiB walked twice) do not communicate */
+    int any = 0;
+    for (int rep = 0; rep < 2; rep++)
+        for (uint64_t off = 0; off < 4096; off += 64) {
+            int comm;
+            ms_psim_access(ps, 0, 0x40000 + off, 8, 0, 2);
+            CHECK_EQ_INT(ms_psim_take_level(ps, &comm), rep ? 1 : 2);
+            any |= comm;
+        }
+    CHECK_EQ_INT(any, 0);
+    ms_psim_destroy(ps);
+    CHECK_EQ(default_heap.outstanding, 0);
+}
+
 int main(void)
 {
+    test_direct_comm();
     size_t n = random_stream(1, 0);
     /* 32 L1 sets: P up to 16. */
     uint64_t moved = compare("L1=4K:2:64:1,L2=64K:8:64:10;mem=100", refs, n, 16);

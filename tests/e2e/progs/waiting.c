@@ -2,7 +2,10 @@
  *   imbalance: thread 0 runs crunch() 4x as often as the others before a barrier;
  *   balanced:  the same 70000 iterations split evenly (the fix, docs/guide.md);
  *   serial:    the main thread runs setup() alone while the workers wait at a barrier;
- *   lock:      every thread updates a shared table inside one mutex, many times. */
+ *   lock:      every thread updates a shared table inside one mutex, many times;
+ *   comm:      every thread rewrites its row of a shared table, then, after a barrier, sums a
+ *              row: thread 0 one that another thread has just written (coherence misses),
+ *              the others their own (hits); the same work, and a barrier after the sums. */
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,7 +13,7 @@
 #define NT 4
 static pthread_barrier_t bar;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static double data[NT][512], table[256], init[4096];
+static double data[NT][512], table[256], init[4096], rows[NT][512];
 static const char *mode;
 static double sink;
 
@@ -32,6 +35,18 @@ __attribute__((noinline)) static void update(int id)
     for (int i = 0; i < 256; i++) table[i] += (double)id;
 }
 
+__attribute__((noinline)) static void fill(double *row, int r)
+{
+    for (int i = 0; i < 512; i++) row[i] = (double)(i + r);
+}
+
+__attribute__((noinline)) static double sum(const double *row)
+{
+    double s = 0;
+    for (int i = 0; i < 512; i++) s += row[i];
+    return s;
+}
+
 static void *worker(void *arg)
 {
     int id = (int)(long)arg;
@@ -44,6 +59,13 @@ static void *worker(void *arg)
         if (id == 0) setup();
         pthread_barrier_wait(&bar);
         s += crunch(data[id], 2000);
+    } else if (strcmp(mode, "comm") == 0) {
+        for (int r = 0; r < 20; r++) {
+            fill(rows[id], r);
+            pthread_barrier_wait(&bar);
+            s += sum(rows[id == 0 ? 1 + r % (NT - 1) : id]);
+            pthread_barrier_wait(&bar);
+        }
     } else {
         for (int k = 0; k < 50; k++) {
             pthread_mutex_lock(&mu);
