@@ -52,9 +52,11 @@ typedef struct {
     int sim_try;
 } sink;
 
-/* One access of len bytes (len may exceed an event's size: split as ms_record_range does). */
+/* One access of len bytes (len may exceed an event's size: split as ms_record_range does;
+ * none for len 0: a copy or set of a run-time length 0 touches no memory). */
 static void emit(const sink *k, uint64_t addr, uint64_t len, uint32_t write, uintptr_t pc)
 {
+    if (MS_UNLIKELY(!len)) return;
     if (!k->other) {
         if (MS_LIKELY(len <= MS_EV_SIZE_MAX))
             ms_record(addr, (uint32_t)len, write, pc);
