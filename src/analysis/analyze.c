@@ -6,6 +6,7 @@
 #include "blocks.h"
 #include "waiting.h"
 #include "codebins.h"
+#include "coverage.h"
 #include "ompnames.h"
 
 #include <stdarg.h>
@@ -746,6 +747,9 @@ int ms_analyze(const ms_raw *raw, const ms_analyze_opts *opts, ms_model *out, ch
     char *lib_note = rc == 0 ? ms_symbolizer_library_note(an.sym) : NULL;
     if (lib_note && add_note(out, "%s", lib_note) != 0) rc = -1;
     free(lib_note);
+    char *cover_note = rc == 0 ? ms_uninstrumented_note(raw) : NULL;
+    if (cover_note && add_note(out, "%s", cover_note) != 0) rc = -1;
+    free(cover_note);
     if (rc == 0 && with_unknown &&
         add_note(out, "some statistics belong to contexts or bins missing from the raw profile: "
                       "counted under \"unknown\"") != 0)

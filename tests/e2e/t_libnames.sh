@@ -39,6 +39,9 @@ check "the library's static buffer is other:libtbl.so, 64 line writes by tbl_fil
   "$JQ_DEFS"' cell("tbl_fill (libtbl.so)"; "other:libtbl.so") | .writes == 64'
 check "the run's note names the library and what its names lack, in one line" r.json \
   '[.run.notes[] | select(test("^no debug information for libtbl\\.so: no source lines"))] | length == 1'
+check "another says that the library's own loads and stores are not seen, naming it and not the program" r.json \
+  '[.run.notes[] | select(test("^code built without memspy-cc \\(([^)]*, )?libtbl\\.so(, [^)]*)?\\) is seen only through")
+   and (test("libnames[,)]") | not))] | length == 1'
 "$MEMSPY" show --data other >other.txt
 ok_if "show --data other breaks it down by mapping: the library's path" grep -q "^  other:$WORK/libtbl.so: " other.txt
 
