@@ -1,6 +1,9 @@
 /* Formatting helpers of the text reports (see text_fmt.h). */
 #include "text_fmt.h"
+#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 #include "../modelio/json_names.h"
 #include "../util/util.h"
 
@@ -114,6 +117,42 @@ void ms_fmt_wrapped(FILE *out, const char *first, const char *text, int width)
         while (*p == ' ') p++;
     }
     fputc('\n', out);
+}
+
+int ms_fmt_width(FILE *out)
+{
+    const char *env = getenv("COLUMNS");
+    int cols = env ? atoi(env) : 0;
+    if (cols >= 40) return cols;
+    struct winsize ws;
+    if (isatty(fileno(out)) && ioctl(fileno(out), TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40) return ws.ws_col;
+    return MS_TEXT_WIDTH;
+}
+
+/* Whether a name may be broken between p[b - 1] and p[b] (ms_fmt_name's rule). */
+static int name_break(const char *p, int b)
+{
+    char before = p[b - 1], at = p[b];
+    if (at == ' ') return 0; /* a continuation line never starts with a space */
+    if (before == ' ' || before == ',' || (before == '>' && at != '>' && at != ':')) return 1;
+    if (at == ':' && p[b + 1] == ':' && before != ':') return 1;
+    return (at == '.' || at == '/' || at == '<' || at == '(') && before != ' ';
+}
+
+void ms_fmt_name(FILE *out, const char *first, const char *name, int width)
+{
+    const char *p = ms_term(name ? name : "?");
+    int indent = (int)strlen(first), avail = width - indent;
+    fputs(first, out);
+    while ((int)strlen(p) > (avail < 20 ? 20 : avail)) {
+        int max = avail < 20 ? 20 : avail, cut = max;
+        while (cut > max / 3 && !name_break(p, cut)) cut--;
+        if (cut <= max / 3) cut = max;
+        fprintf(out, "%.*s\n%*s", cut, p, indent + 4, "");
+        p += cut;
+        avail = width - indent - 4;
+    }
+    fprintf(out, "%s\n", p);
 }
 
 static int selected(uint32_t i, const uint32_t *idx, size_t n)
