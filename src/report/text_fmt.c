@@ -98,27 +98,6 @@ void ms_fmt_multiprocessor(FILE *out, const ms_hier_config *cfg, uint32_t nprocs
     fputc('\n', out);
 }
 
-void ms_fmt_wrapped(FILE *out, const char *first, const char *text, int width)
-{
-    const char *p = ms_term(text);
-    int indent = (int)strlen(first), avail = width - indent > 20 ? width - indent : 20;
-    fputs(first, out);
-    while (*p) {
-        int len = (int)strlen(p);
-        if (len <= avail) {
-            fputs(p, out);
-            break;
-        }
-        int cut = avail;
-        while (cut > 0 && p[cut] != ' ') cut--;
-        if (cut == 0) cut = avail; /* one word longer than the line: cut it */
-        fprintf(out, "%.*s\n%*s", cut, p, indent, "");
-        p += cut;
-        while (*p == ' ') p++;
-    }
-    fputc('\n', out);
-}
-
 int ms_fmt_width(FILE *out)
 {
     const char *env = getenv("COLUMNS");
@@ -139,21 +118,30 @@ static int name_break(const char *p, int b)
     return (at == '.' || at == '/' || at == '<' || at == '(') && before != ' ';
 }
 
-void ms_fmt_name(FILE *out, const char *first, const char *name, int width)
+/* The one wrapping loop of the text reports: prose (name 0) breaks at spaces, which it drops,
+ * its lines all indented as first is long; a name (name 1) breaks by name_break and drops
+ * nothing, its continuation lines 4 columns further in. */
+static void wrap(FILE *out, const char *first, const char *text, int width, int name)
 {
-    const char *p = ms_term(name ? name : "?");
-    int indent = (int)strlen(first), avail = width - indent;
+    const char *p = ms_term(text ? text : "?");
+    int indent = (int)strlen(first), next = name ? indent + 4 : indent;
+    int avail = width - indent > 20 ? width - indent : 20;
     fputs(first, out);
-    while ((int)strlen(p) > (avail < 20 ? 20 : avail)) {
-        int max = avail < 20 ? 20 : avail, cut = max;
-        while (cut > max / 3 && !name_break(p, cut)) cut--;
-        if (cut <= max / 3) cut = max;
-        fprintf(out, "%.*s\n%*s", cut, p, indent + 4, "");
+    while ((int)strlen(p) > avail) {
+        int cut = avail, low = name ? avail / 3 : 0;
+        while (cut > low && !(name ? name_break(p, cut) : p[cut] == ' ')) cut--;
+        if (cut <= low) cut = avail; /* no break point: cut at the width */
+        fprintf(out, "%.*s\n%*s", cut, p, next, "");
         p += cut;
-        avail = width - indent - 4;
+        while (!name && *p == ' ') p++;
+        avail = width - next > 20 ? width - next : 20;
     }
     fprintf(out, "%s\n", p);
 }
+
+void ms_fmt_wrapped(FILE *out, const char *first, const char *text, int width) { wrap(out, first, text, width, 0); }
+
+void ms_fmt_name(FILE *out, const char *first, const char *name, int width) { wrap(out, first, name, width, 1); }
 
 static int selected(uint32_t i, const uint32_t *idx, size_t n)
 {
