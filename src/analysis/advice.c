@@ -177,6 +177,14 @@ static int pads_gain_nothing(const ms_model *m, const ms_data_bin *d)
     return d->row_pads_tried && d->row_pad_stall >= ms_counters_stall(&m->totals);
 }
 
+/* Whether the recording's changes (rec: "DIR CHANGES" for a prediction) offset data already. */
+static int offset_already(const char *rec, const char *data)
+{
+    char needle[300];
+    put(needle, sizeof needle, "--offset '%s=", data);
+    return strstr(rec, needle) != NULL;
+}
+
 static void interference(const ms_model *m, const ms_cell *cell, int level, const char *rec, ms_finding *out)
 {
     const ms_finding *f = out;
@@ -191,8 +199,12 @@ static void interference(const ms_model *m, const ms_cell *cell, int level, cons
             "%s and %s map onto the same cache sets: offset one of them by half a cache way (%llu bytes), e.g. "
             "by padding the allocation before it or allocating it with that offset",
             data, other, (unsigned long long)(way / 2));
-        put(out->whatif, sizeof out->whatif, "memspy whatif %s --offset '%s=%llu'", rec, data,
-            (unsigned long long)(way / 2));
+        /* a prediction that offsets one of them already: the other (the same change again
+         * would replace itself) */
+        const char *moved = !offset_already(rec, data) ? data : !offset_already(rec, other) ? other : NULL;
+        if (moved)
+            put(out->whatif, sizeof out->whatif, "memspy whatif %s --offset '%s=%llu'", rec, moved,
+                (unsigned long long)(way / 2));
     } else if (f->kind == MS_FINDING_SELF_INTERFERENCE && conflicts >= 0.1 && d->row_bytes &&
                !pads_gain_nothing(m, d)) {
         pad_rows(m, d, lc, way, rec, out);

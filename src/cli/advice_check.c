@@ -1,6 +1,7 @@
 /* The self-interference advice made runnable and checked (advice_check.h). */
 #define _GNU_SOURCE
 #include "advice_check.h"
+#include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,8 +28,8 @@ static void observe(void *ud, unsigned cpu, uint32_t ctx, uint64_t addr, uint64_
     ms_strides_observe(ud, cpu, ctx, addr, size);
 }
 
-/* The row lengths of the heap bins whose rows the findings pad and no type gave, from the
- * recorded references. */
+/* The row lengths of the bins whose rows the findings pad and no type gave (heap and stack
+ * bins, globals without DWARF), from the recorded references. */
 static void measure_rows(const char *cmd, const char *dir, ms_interleave mode, ms_model *m)
 {
     char path[PATH_MAX + 16], err[2048];
@@ -46,7 +47,7 @@ static void measure_rows(const char *cmd, const char *dir, ms_interleave mode, m
     if (ms_strides_init(&st, max_ctx) == 0) {
         for (size_t i = 0; i < m->nfindings && n < MS_FINDINGS_MAX; i++) {
             const ms_data_bin *d = &m->data[m->findings[i].data];
-            if (!pads_rows(m, &m->findings[i]) || d->row_bytes || d->kind != MS_BIN_HEAP) continue;
+            if (!pads_rows(m, &m->findings[i]) || d->row_bytes) continue;
             long k = ms_strides_add(&st, d->raw_ref - 1);
             if (k < 0) break;
             data[n++] = m->findings[i].data;
@@ -114,6 +115,37 @@ int ms_advice_check(const char *cmd, const char *dir, json_t *meta, const ms_hie
         int seen = 0;
         for (size_t j = 0; j < i; j++) seen |= m->findings[j].data == f->data && pads_rows(m, &m->findings[j]);
         if (pads_rows(m, f) && !seen && m->data[f->data].row_bytes) check_pads(cmd, dir, meta, cfg, mode, m, f);
+    }
+    return ms_model_set_findings(m);
+}
+
+/* Whether change c names data bin d (its name or full name, or a glob matching one). */
+static int names_bin(const ms_whatif_change *c, const ms_data_bin *d)
+{
+    return strcmp(c->data, d->name) == 0 || fnmatch(c->data, d->name, 0) == 0 ||
+           (d->full_name && (strcmp(c->data, d->full_name) == 0 || fnmatch(c->data, d->full_name, 0) == 0));
+}
+
+int ms_advice_rows(const char *cmd, const char *dir, ms_interleave mode, const ms_whatif_change *changes, size_t n,
+                   ms_model *m)
+{
+    int any = 0;
+    for (size_t i = 0; i < m->nfindings; i++) any |= pads_rows(m, &m->findings[i]);
+    if (!any) return 0;
+    measure_rows(cmd, dir, mode, m);
+    for (size_t i = 0; i < m->nfindings; i++) {
+        const ms_finding *f = &m->findings[i];
+        if (f->kind != MS_FINDING_SELF_INTERFERENCE || f->data >= m->ndata) continue;
+        ms_data_bin *d = &m->data[f->data];
+        uint64_t pad = 0, c[3];
+        for (size_t k = 0; k < n; k++) {
+            if (!names_bin(&changes[k], d)) continue;
+            if (changes[k].kind == MS_WHATIF_ROW) d->row_bytes = (uint64_t)changes[k].bytes, d->row_none = 0;
+            if (changes[k].kind == MS_WHATIF_PAD) pad = (uint64_t)changes[k].bytes;
+        }
+        size_t nc = pad ? ms_finding_pad_candidates(m, f, c, 3) : 0;
+        for (size_t k = 0; k < nc && !d->row_pad; k++)
+            if (c[k] != pad) d->row_pad = c[k]; /* another row length than the one predicted */
     }
     return ms_model_set_findings(m);
 }

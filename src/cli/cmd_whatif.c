@@ -17,6 +17,7 @@
 #include "../report/report.h"
 #include "../util/strbuf.h"
 #include "../util/util.h"
+#include "advice_check.h"
 #include "cli.h"
 #include "record_dir.h"
 #include "recording.h"
@@ -180,6 +181,8 @@ static int predict(const whatif_opts *o, json_t *meta)
     ms_whatif_bins bins;
     int incomplete = 0, rc = ms_whatif_predict(&q, meta, &before, &after, &bins, &incomplete);
     if (rc) return rc;
+    if (ms_advice_rows("whatif", o->dir, o->mode, o->changes, o->nchanges, &after) < 0)
+        ms_cli_error("whatif", "out of memory: the advice's rows are not measured");
     rc = write_outputs(o, &before, &after, &bins);
     ms_model_free(&before);
     ms_model_free(&after);

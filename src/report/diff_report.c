@@ -1,13 +1,15 @@
 /* The comparison of two runs as text and JSON (see diff_report.h). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "diff_report.h"
 #include "../modelio/json_names.h"
 #include "text_fmt.h"
+#include "../util/strbuf.h"
 #include "../util/util.h"
 
 #define DEFAULT_TOP 10
-#define MAX_NAME_WIDTH 36 /* longer names get a line of their own */
+#define MAX_NAME_WIDTH 36 /* longer names get lines of their own (ms_fmt_name) */
 #define COUNT_WIDTH 9
 
 static const char *const PRESENCE_NAMES[] = { "both", "appeared", "vanished" };
@@ -119,8 +121,11 @@ static void print_rows(FILE *out, const char *title, const ms_diff_row *rows, si
         const ms_counters *a = &r->c[0], *b = &r->c[1];
         const char *cn = r->code_name ? ms_term(r->code_name) : "?", *dn = r->data_name ? ms_term(r->data_name) : "?";
         if ((with_code && strlen(cn) > (size_t)cw) || (with_data && strlen(dn) > (size_t)dw)) {
-            /* long names whole, on a line of their own; the numbers below them */
-            fprintf(out, "  %s%s%s\n", with_code ? cn : "", with_code && with_data ? "  " : "", with_data ? dn : "");
+            /* long names on lines of their own (wrapped, never cut); the numbers below them */
+            char *both =
+                ms_strprintf("%s%s%s", with_code ? cn : "", with_code && with_data ? "  " : "", with_data ? dn : "");
+            ms_fmt_name(out, "  ", both ? both : cn, ms_fmt_width(out));
+            free(both);
             cn = dn = "";
         }
         if (with_code) fprintf(out, "  %-*s", cw, cn);

@@ -175,7 +175,11 @@ static void print_legend(FILE *out, const char *title, const axis *ax, const cha
                          const char *what)
 {
     fprintf(out, "%s\n", title);
-    for (size_t i = 0; i < ax->shown; i++) fprintf(out, "  %3zu : %s\n", i, ms_term(names[ax->order[i]]));
+    for (size_t i = 0; i < ax->shown; i++) {
+        char first[32];
+        snprintf(first, sizeof first, "  %3zu : ", i);
+        ms_fmt_name(out, first, names[ax->order[i]], ms_fmt_width(out));
+    }
     if (axis_has_others(ax))
         fprintf(out, "  others : %zu more %s (%.1f%%)\n", ax->nranked - ax->shown, what,
                 ms_pct(axis_others(ax), whole));

@@ -4,8 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../util/strbuf.h"
 #include "../util/util.h"
 #include "report.h"
+#include "text_fmt.h"
 
 static const char *base_name(const char *path)
 {
@@ -39,8 +41,8 @@ static int report_inclusive(FILE *out, const ms_mtool_result *r, size_t top)
         for (size_t i = 0; i < n && i < top; i++) {
             const ms_mobject *m = p[i];
             const char *fn = ms_term(m->function ? m->function : "??");
-            if (strlen(fn) > 34) { /* a long name on a line of its own, whole */
-                fprintf(out, "%s\n", fn);
+            if (strlen(fn) > 34) { /* a long name on lines of its own, wrapped, never cut */
+                ms_fmt_name(out, "", fn, ms_fmt_width(out));
                 fn = "";
             }
             fprintf(out, "%-34s %9.4fs %9.4fs ", fn, m->inclusive_estimated_s, m->inclusive_measured_s);
@@ -106,8 +108,11 @@ int ms_report_mtool(FILE *out, const ms_mtool_result *r, size_t top)
         const char *fn = ms_term(m->function ? m->function : "??"),
                    *kind = m->kind == MS_MOBJ_LOOP ? "loop" : "procedure";
         snprintf(src, sizeof src, "%s:%d-%d", m->file ? ms_term(base_name(m->file)) : "??", m->line, m->end_line);
-        if (strlen(fn) > 24 || strlen(src) > 28) { /* long names on a line of their own, whole */
-            fprintf(out, "%-9s %s %s\n", kind, fn, src);
+        if (strlen(fn) > 24 || strlen(src) > 28) { /* long names on lines of their own, wrapped */
+            char first[16], *both = ms_strprintf("%s %s", fn, src);
+            snprintf(first, sizeof first, "%-9s ", kind);
+            ms_fmt_name(out, first, both ? both : fn, ms_fmt_width(out));
+            free(both);
             src[0] = '\0';
             fn = kind = "";
         }

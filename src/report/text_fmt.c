@@ -1,6 +1,9 @@
 /* Formatting helpers of the text reports (see text_fmt.h). */
 #include "text_fmt.h"
+#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 #include "../modelio/json_names.h"
 #include "../util/util.h"
 
@@ -95,26 +98,50 @@ void ms_fmt_multiprocessor(FILE *out, const ms_hier_config *cfg, uint32_t nprocs
     fputc('\n', out);
 }
 
-void ms_fmt_wrapped(FILE *out, const char *first, const char *text, int width)
+int ms_fmt_width(FILE *out)
 {
-    const char *p = ms_term(text);
-    int indent = (int)strlen(first), avail = width - indent > 20 ? width - indent : 20;
-    fputs(first, out);
-    while (*p) {
-        int len = (int)strlen(p);
-        if (len <= avail) {
-            fputs(p, out);
-            break;
-        }
-        int cut = avail;
-        while (cut > 0 && p[cut] != ' ') cut--;
-        if (cut == 0) cut = avail; /* one word longer than the line: cut it */
-        fprintf(out, "%.*s\n%*s", cut, p, indent, "");
-        p += cut;
-        while (*p == ' ') p++;
-    }
-    fputc('\n', out);
+    const char *env = getenv("COLUMNS");
+    int cols = env ? atoi(env) : 0;
+    if (cols >= 40) return cols;
+    struct winsize ws;
+    if (isatty(fileno(out)) && ioctl(fileno(out), TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40) return ws.ws_col;
+    return MS_TEXT_WIDTH;
 }
+
+/* Whether a name may be broken between p[b - 1] and p[b] (ms_fmt_name's rule). */
+static int name_break(const char *p, int b)
+{
+    char before = p[b - 1], at = p[b];
+    if (at == ' ') return 0; /* a continuation line never starts with a space */
+    if (before == ' ' || before == ',' || (before == '>' && at != '>' && at != ':')) return 1;
+    if (at == ':' && p[b + 1] == ':' && before != ':') return 1;
+    return (at == '.' || at == '/' || at == '<' || at == '(') && before != ' ';
+}
+
+/* The one wrapping loop of the text reports: prose (name 0) breaks at spaces, which it drops,
+ * its lines all indented as first is long; a name (name 1) breaks by name_break and drops
+ * nothing, its continuation lines 4 columns further in. */
+static void wrap(FILE *out, const char *first, const char *text, int width, int name)
+{
+    const char *p = ms_term(text ? text : "?");
+    int indent = (int)strlen(first), next = name ? indent + 4 : indent;
+    int avail = width - indent > 20 ? width - indent : 20;
+    fputs(first, out);
+    while ((int)strlen(p) > avail) {
+        int cut = avail, low = name ? avail / 3 : 0;
+        while (cut > low && !(name ? name_break(p, cut) : p[cut] == ' ')) cut--;
+        if (cut <= low) cut = avail; /* no break point: cut at the width */
+        fprintf(out, "%.*s\n%*s", cut, p, next, "");
+        p += cut;
+        while (!name && *p == ' ') p++;
+        avail = width - next > 20 ? width - next : 20;
+    }
+    fprintf(out, "%s\n", p);
+}
+
+void ms_fmt_wrapped(FILE *out, const char *first, const char *text, int width) { wrap(out, first, text, width, 0); }
+
+void ms_fmt_name(FILE *out, const char *first, const char *name, int width) { wrap(out, first, name, width, 1); }
 
 static int selected(uint32_t i, const uint32_t *idx, size_t n)
 {

@@ -22,6 +22,19 @@ ms_num ms_fmt_size(uint64_t bytes);
  * line starts with first (e.g. "  1. "), the others with as many spaces. */
 void ms_fmt_wrapped(FILE *out, const char *first, const char *text, int width);
 
+/* The width text reports wrap long names at: $COLUMNS when set (40 or more), else the
+ * terminal's width when out is a terminal, else MS_TEXT_WIDTH. */
+#define MS_TEXT_WIDTH 100
+int ms_fmt_width(FILE *out);
+
+/* Print first, then name (escaped for a terminal) wrapped at width columns, never cut: each
+ * line holds as much as fits, broken after a space, a comma or a '>' or before a "::", '.',
+ * '/', '<' or '(' (never before a space) in the last two thirds of the line, else at the width; the
+ * continuation lines start with strlen(first) + 4 spaces. Nothing is added or dropped: the
+ * continuation lines without those spaces, joined to the first line without first, give the
+ * name. */
+void ms_fmt_name(FILE *out, const char *first, const char *name, int width);
+
 /* The run's findings (its headline), numbered, under "FINDINGS", then a blank line, then
  * under "ADVICE" each finding's advice with its number and, for a layout fix, the `memspy
  * whatif` command that checks it ("check it: ..."); nothing when it has none. Only those in the selection when codes/datas are given (NULL/0: all). */

@@ -134,6 +134,12 @@ int ms_report_references(FILE *out, const ms_model *m, const ms_refs_opts *opts)
         snprintf(loc, sizeof loc, "%s:%d", ms_term(base ? base + 1 : file), r->line);
         snprintf(ref, sizeof ref, "%s %s", ms_term(data), kind);
         if (by_cpu) snprintf(cpu, sizeof cpu, "%4u", r->cpu);
+        if (strlen(loc) > 20 || strlen(ref) > 24) { /* long names on lines of their own, wrapped */
+            char both[520];
+            snprintf(both, sizeof both, "%s %s", loc, ref);
+            ms_fmt_name(out, "", both, ms_fmt_width(out));
+            loc[0] = ref[0] = '\0';
+        }
         uint64_t misses = ms_counters_misses(&r->c, 0);
         const ms_inval_counters *v = &r->c.inval;
         fprintf(out, "%-20s %-24s %s%8s %6.3f %6.1f %8s %8s %8s %8s %8s\n", loc, ref, cpu, ms_fmt_count(misses).s,

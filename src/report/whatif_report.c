@@ -76,7 +76,8 @@ int ms_report_whatif(FILE *out, const ms_model *before, const ms_model *after, c
         long a = find_data(before, names[i]), b = find_data(after, names[i]);
         if (a < 0 || b < 0) continue;
         ms_counters ca = data_counters(before, (size_t)a), cb = data_counters(after, (size_t)b);
-        fprintf(out, "\nDATA %s\n", names[i]);
+        fputc('\n', out);
+        ms_fmt_name(out, "DATA ", names[i], ms_fmt_width(out));
         table(out, &ca, &cb, mp);
     }
     fputc('\n', out);

@@ -15,6 +15,8 @@ trap 'chmod -R u+w "$WORK" 2>/dev/null; rm -rf "$WORK"' EXIT
 cd "$WORK"
 # Each test stores its runs in its own database.
 export MEMSPY_DB="$WORK/memspy.db"
+# Text reports wrap long names at $COLUMNS when set: the tests read the 100-column default.
+unset COLUMNS
 
 case "$CC_NAME" in
     gcc) export MEMSPY_CC=gcc MEMSPY_CXX=g++ ;;

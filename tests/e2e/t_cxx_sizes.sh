@@ -4,7 +4,7 @@
 # repeats is written once (the result's "names" table), and the long library headers its
 # statistics reach into are embedded in the HTML page as excerpts (the lines with statistics
 # and a few around them), which the page's source view shows with their own line numbers;
-# `memspy diff` prints long names whole.
+# `memspy diff` wraps long names, never cuts them.
 # matrix: gcc:-O2
 . "$1/tests/e2e/lib.sh"
 need_chromium
@@ -37,9 +37,22 @@ first=$(sed -n 's/.*<tr id="L'"$excerpt_file"'-\([0-9]*\)".*/\1/p' dom.html | he
 ok_if "stl_tree.h's rows carry their own line numbers (line $first), not 1, 2, 3..." test "${first:-1}" -gt 1
 ok_if "a gap row separates the excerpt's runs" grep -q '<tr class="gap">' dom.html
 
-# diff prints long names whole, on a line of their own (they were cut at 36 characters)
+# diff prints long names on lines of their own, wrapped at the width (COLUMNS here; 100 columns
+# when the output is no terminal), never cut (they were cut at 36 characters): continuation
+# lines start with 6 spaces, and the pieces joined give the name
 run_memspy r2.json -- ./templates
-"$MEMSPY" diff r.json.result r2.json.result --top 50 >diff.txt
+COLUMNS=60 "$MEMSPY" diff r.json.result r2.json.result --top 50 >diff.txt
 longcode=$(jq -r '[.code[].name] | max_by(length)' r.json)
-ok_if "diff prints the longest code name whole ($(printf %s "$longcode" | wc -c) characters)" grep -qF -- "$longcode" diff.txt
+# joined.txt: each name block of diff.txt (a line "  NAME...", then its "      ..." lines) joined
+awk '/^  [^ ]/ { if (acc != "") print acc; acc = substr($0, 3); next }
+     acc != "" && /^      [^ ]/ { acc = acc substr($0, 7); next }
+     { if (acc != "") print acc; acc = "" }
+     END { if (acc != "") print acc }' diff.txt >joined.txt
+ok_if "diff wraps the longest code name ($(printf %s "$longcode" | wc -c) characters at 60 columns)" \
+  test "$(grep -cF -- "$longcode" diff.txt)" = 0
+ok_if "the pieces of the longest code name joined give it whole" grep -qF -- "$longcode" joined.txt
+# a wrapped block's lines: its first line and its continuation lines ("L1 miss causes" is none)
+expect "the lines of wrapped names are at most 60 columns wide" \
+  "$(awk '/^      [^ ]/ && !/^      L1 miss causes/ { n++; if (length($0) > 60 || length(prev) > 60) bad++ }
+          { prev = $0 } END { print (n > 10 ? "" : "few ") (bad + 0) }' diff.txt)" 0
 finish

@@ -153,6 +153,18 @@ check "blkmatmul: the advice pads Y's rows to 2560 bytes, the best of three re-s
    == [true])'
 check "a prediction's advice adds to its changes" bpred.json \
   '[.findings[] | select(.data_name == "double*.Z") | .whatif][0] == "memspy whatif brec --row '"'double*.Y=2360' --pad 'double*.Y=2360+200' --offset 'double*.Z=16384'"'"'
+# a prediction's own advice is a runnable command too: Y, still self-interfering after its pad
+# (17% of its replacements conflicts), gets its rows from the --row change and the recorded
+# strides (512-byte pieces), and another row length than the one predicted (no ROWBYTES, no
+# "a run with --record" in a prediction of a recording)
+check "a prediction's advice on Y pads its rows again, by another candidate" bpred.json \
+  '.findings[0] | .kind == "self-interference" and .data_name == "double*.Y" and .whatif == "memspy whatif brec --row '"'double*.Y=2360' --pad 'double*.Y=2360+200' --row 'double*.Y=2360' --pad 'double*.Y=3584'"'"'
+check "no placeholder in a prediction's advice" bpred.json \
+  '[.findings[] | select((.whatif // "" | test("ROWBYTES|ELEMBYTES|REC ")) or (.advice | contains("a run with --record")))] == []'
+cmd=$(jq -r '.findings[0].whatif' bpred.json)
+eval "\"\$MEMSPY\" ${cmd#memspy } --json bpred2.json" >/dev/null
+check "the prediction's advice runs: Y padded to 3584 bytes predicts fewer misses than the recording" bpred2.json \
+  ".totals.misses < $(value b.json .totals.misses)"
 grep -q "^ADVICE$" b.json.txt && grep -q "^     check it: memspy whatif REC --row 'double\*\.Y=2360' --pad 'double\*\.Y=2560'$" b.json.txt &&
   echo "ok   - the text report gives the advice after the findings" ||
   { echo "FAIL - text advice"; FAILS=$((FAILS + 1)); }

@@ -223,11 +223,9 @@ static void test_gate(const ms_diff *d)
     free(res);
 }
 
-/* A name longer than the name column (a C++ template's) is printed whole on a line of its own,
- * its numbers on the next line, never cut. */
-static void test_long_names(void)
+/* The diff's text with the C++ name above in both runs (COLUMNS: the width, NULL: none set). */
+static char *long_name_diff(const char *long_name, const char *columns)
 {
-    static const char long_name[] = "std::_Rb_tree<int, std::pair<int const, std::vector<double>>>::_M_insert";
     ms_model a, b;
     fixture_build(&a);
     build_second(&b);
@@ -241,14 +239,46 @@ static void test_long_names(void)
     size_t len = 0;
     FILE *out = open_memstream(&text, &len);
     ms_diff_labels labels = { { "run 1", "run 2" }, { NULL, NULL }, { NULL, NULL } };
+    if (columns)
+        setenv("COLUMNS", columns, 1);
+    else
+        unsetenv("COLUMNS");
     CHECK_EQ(ms_report_diff(out, &d, &labels, 3), 0);
+    unsetenv("COLUMNS");
     fclose(out);
-    CHECK_CONTAINS(text, "\n  std::_Rb_tree<int, std::pair<int const, std::vector<double>>>::_M_insert  Matrix.Y\n");
-    CHECK_CONTAINS(text, "   1288      1288       871       871       855       300      -555  -64.9%  better\n");
-    free(text);
     ms_diff_free(&d);
     ms_model_free(&a);
     ms_model_free(&b);
+    return text;
+}
+
+/* A name longer than the name column (a C++ template's) is printed on lines of its own, its
+ * numbers on the next line, never cut: whole where it fits the width (100 columns when the
+ * output is no terminal), else wrapped at the width with continuation lines indented 4 more
+ * (here 6 spaces): the pieces joined give the name back. */
+static void test_long_names(void)
+{
+    static const char long_name[] = "std::_Rb_tree<int, std::pair<int const, std::vector<double>>>::_M_insert";
+    char *text = long_name_diff(long_name, NULL);
+    CHECK_CONTAINS(text, "\n  std::_Rb_tree<int, std::pair<int const, std::vector<double>>>::_M_insert  Matrix.Y\n");
+    CHECK_CONTAINS(text, "   1288      1288       871       871       855       300      -555  -64.9%  better\n");
+    free(text);
+    text = long_name_diff(long_name, "48");
+    CHECK_CONTAINS(text, "\n  std::_Rb_tree<int, std::pair<int const, std\n"
+                         "      ::vector<double>>>::_M_insert  Matrix.Y\n"
+                         "                                                       1288      1288");
+    /* the pieces joined: every line at most 48 columns, nothing cut */
+    const char *p = strstr(text, "\n  std::_Rb_tree");
+    char joined[256] = "";
+    for (int line = 0; p && line < 2; line++) {
+        p += 1 + (line ? 6 : 2);
+        size_t n = strcspn(p, "\n");
+        CHECK(n + (line ? 6 : 2) <= 48);
+        strncat(joined, p, n);
+        p += n;
+    }
+    CHECK_STR(joined, "std::_Rb_tree<int, std::pair<int const, std::vector<double>>>::_M_insert  Matrix.Y");
+    free(text);
 }
 
 int main(void)

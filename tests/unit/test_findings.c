@@ -118,6 +118,17 @@ static void test_uniprocessor(void)
     CHECK_EQ(ms_findings(&m, f), 2);
     CHECK_EQ(f[1].kind, MS_FINDING_CROSS_INTERFERENCE);
     CHECK_STR(f[1].whatif, "memspy whatif rec/dir --pad 'Matrix.Y=4K' --offset 'Matrix.Z=8192'");
+    /* a prediction that offsets Z already offsets Y (the same change again would change
+     * nothing); one that offsets both has no command left */
+    free(m.origin);
+    m.origin = strdup("whatif of rec/dir: --offset 'Matrix.Z=8192'");
+    CHECK_EQ(ms_findings(&m, f), 2);
+    CHECK_STR(f[1].whatif, "memspy whatif rec/dir --offset 'Matrix.Z=8192' --offset 'Matrix.Y=8192'");
+    free(m.origin);
+    m.origin = strdup("whatif of rec/dir: --offset 'Matrix.Z=8192' --offset 'Matrix.Y=8192'");
+    CHECK_EQ(ms_findings(&m, f), 2);
+    CHECK_STR(f[1].whatif, "");
+    CHECK(strncmp(f[1].advice, "Matrix.Z and Matrix.Y map onto the same cache sets", 50) == 0);
     m.cells[1].c.level[0].cause[MS_CAUSE_CONFLICT] -= 100;
 
     /* Without replacement causes the finding says what it knows. */
