@@ -343,6 +343,9 @@ static unsigned int instrument_function(function *fun)
     emit_dests(&st, comdat);
     for (unsigned j = 0; j < st.atomics.length(); j++) route_atomic(st.atomics[j]); /* the body's only */
     any_instrumented = true;
+    /* -O0 slots (collect.cc): the records' address computations marked these variables
+     * addressable; they stay register variables of SSA form, whose slot expand gives them */
+    for (unsigned j = 0; j < st.slot_decls.length(); j++) TREE_ADDRESSABLE(st.slot_decls[j]) = 0;
     return TODO_update_ssa | TODO_cleanup_cfg;
 }
 
