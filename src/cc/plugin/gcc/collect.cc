@@ -196,6 +196,9 @@ static void slot_reads(fn_state *st, gimple *stmt)
         t = gimple_op(stmt, i);
         if (!t || TREE_CODE(t) != REAL_CST) continue;
         if (real_zerop(t) && !REAL_VALUE_NEGATIVE(TREE_REAL_CST(t))) continue; /* pxor */
+        if (is_gimple_assign(stmt) && gimple_assign_rhs_code(stmt) == MULT_EXPR &&
+            real_equal(TREE_REAL_CST_PTR(t), &dconst2))
+            continue; /* x * 2.0: expand_mult makes x + x */
         HOST_WIDE_INT size = int_size_in_bytes(TREE_TYPE(t));
         if (size <= 0 || size > 16) continue;
         add_site(st, stmt, MSPLUG_K_READ, (unsigned)size, build_fold_addr_expr(tree_output_constant_def(t)), NULL_TREE,
