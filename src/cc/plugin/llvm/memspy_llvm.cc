@@ -162,8 +162,8 @@ class Instrumenter
     std::vector<ReturnInst *> returns;
     std::vector<Instruction *> atomics; /* ordered atomics that become hook calls */
     unsigned calls = 0;
-    unsigned vecBytes = 0; /* the target's vector register width in the current function */
-    bool unoptimised = false; /* the current function is optnone (-O0) */
+    unsigned vecBytes = 0;                              /* the target's vector register width in the current function */
+    bool unoptimised = false;                           /* the current function is optnone (-O0) */
     std::map<Constant *, GlobalVariable *> fpConstants; /* -O0: each constant's copy in .rodata */
 
     void declareRuntime();
