@@ -387,7 +387,9 @@ void collect_bb(fn_state *st, basic_block bb)
             continue;
         if (!first) {
             first = stmt;
-            if (!optimize && bb == single_succ(ENTRY_BLOCK_PTR_FOR_FN(cfun))) param_writes(st, stmt);
+            /* (not in a first block that is also a loop's header: it would count them again) */
+            if (!optimize && bb == single_succ(ENTRY_BLOCK_PTR_FOR_FN(cfun)) && single_pred_p(bb))
+                param_writes(st, stmt);
         }
         stmts++;
         expanded_location xl = expand_location(gimple_location(stmt));
