@@ -99,8 +99,10 @@ enum {
 /* A spin-wait's iteration: an ordered load of an address, then at most this many plain
  * accesses (the loop's own, e.g. its locals and the load's temporary at -O0; no other event)
  * before the next ordered load of the same address. How often a wait loop runs depends on the
- * OS schedule, so whatever it does while it waits is collapsed with it. */
-#define MS_ATOMIC_SPIN_BODY_MAX 8u
+ * OS schedule, so whatever it does while it waits is collapsed with it. At -O0 an iteration
+ * also loads and stores its locals' and its callees' parameters' stack slots (a C++
+ * std::atomic load is a call there: a dozen accesses). */
+#define MS_ATOMIC_SPIN_BODY_MAX 32u
 
 /* Whether an ATOMIC event with arg acquires (a read with consume, acquire, acq_rel or seq_cst
  * order) or releases (a write with release, acq_rel or seq_cst order). Orders are __ATOMIC_*

@@ -4,18 +4,19 @@
 # at depth 2 inside a depth-1 loop of kernel) in C, C++ and Fortran, and per-thread work between
 # synchronisations in the recorded streams (WORK events: each thread's share of the body).
 # clang -O2 vectorises the body 8 doubles at a time: its vector body runs 30 x 25 times per
-# call; at -O0 clang's loop conditions read the locals i, j and cols from memory, so the body
-# is the block with the most memory operations rather than the most executed one with any.
+# call; at -O0 the loop conditions read the locals i, j and cols from their stack slots (both
+# plugins record them, as the -O0 binary makes them), so the body is the block with the most
+# memory operations rather than the most executed one with any.
 # matrix: gcc:-O0 gcc:-O2 clang:-O0 clang:-O2
 . "$1/tests/e2e/lib.sh"
 . "$SRC_DIR/tests/e2e/rt/threads_lib.sh"
 BODY=30*200*7
 CBODY=$BODY # the body of kernel in C and C++
 [ "$CC_NAME:$OPT" = clang:-O2 ] && CBODY=30*25*7
-# bodysel FUNC [gcc]: the selector of the body: FUNC's most executed block with a memory
-# operation (clang -O0, unless gcc is given: the block with the most memory operations)
+# bodysel FUNC: the selector of the body: FUNC's most executed block with a memory operation
+# (at -O0: the block with the most memory operations)
 bodysel() {
-  if [ "$CC_NAME:$OPT" = clang:-O0 ] && [ "${2:-}" != gcc ]; then
+  if [ "$OPT" = -O0 ]; then
     printf '%s' "[named(.blocks)[] | select(.function | test(\"$1\"))] | max_by([.memops, .count])"
   else
     printf '%s' "[named(.blocks)[] | select((.function | test(\"$1\")) and .memops > 0)] | max_by(.count)"
@@ -27,7 +28,7 @@ bodysel() {
 # inlines kernel into the program unit `blocks`, whose code then holds the loops).
 body_checks() {
   lang=$1 json=$2 BODY=${3:-$CBODY} FUNC=${4:-^kernel_?$}
-  sel=$(bodysel "$FUNC" "${5:-}")
+  sel=$(bodysel "$FUNC")
   check "$lang: the body of kernel ran exactly $BODY times" "$json" "$JQ_DEFS ($sel).count == $BODY"
   check "$lang: the body's loop is at depth 2 in kernel, inside a depth-1 loop of kernel" "$json" \
     "$JQ_DEFS named(.loops) as \$l | ($sel).loop as \$i | \$l[\$i].depth == 2 and (\$l[\$i].function | test(\"$FUNC\")) and
@@ -48,7 +49,7 @@ body_checks C++ x.json
 
 MEMSPY_FC=gfortran "$BUILD_DIR/bin/memspy-fortran" $OPT -o blocksf "$SRC_DIR/tests/e2e/progs/blocks.f90"
 run_memspy f.json -- ./blocksf
-body_checks Fortran f.json 30*201*7 '^(kernel_?|blocks)$' gcc
+body_checks Fortran f.json 30*201*7 '^(kernel_?|blocks)$'
 BODY=$CBODY
 SEL=$(bodysel '^kernel_?$')
 # the index of the body block in .blocks (its id in the streams)

@@ -29,8 +29,9 @@ check "grid: the global pointer's buffer, 256 doubles" r.json \
   '.data[] | select(.name == "grid") | .objects == 1 and .bytes == 2048'
 check "the full name keeps the whole call path through both wrappers" r.json \
   '.data[] | select(.name == "double*.B") | .full_name | test("^main:[0-9]+>alloc_data:[0-9]+>xmalloc:[0-9]+>double\\*\\.B$")'
+# (at -O0 the stack slot of alloc_data's local `ret` is a stack bin of its own: not a heap name)
 check "no bin is named after the wrappers' variables" r.json \
-  '[.data[].name | select(test("ret|void"))] | length == 0'
+  '[.data[] | select(.kind != "stack") | .name | select(test("ret|void"))] | length == 0'
 check "main writes every element of A (1001 stores, fewer where vectorised)" r.json \
   "$JQ_DEFS"' cell("main"; "double*.A").writes >= 500'
 "$BUILD_DIR/bin/rt_rawcheck" rec/profile.raw dests >dests.txt

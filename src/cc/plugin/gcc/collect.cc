@@ -147,6 +147,96 @@ static void add_access(fn_state *st, gimple *stmt, tree t, bool write)
     if (addr) add_site(st, stmt, write ? MSPLUG_K_WRITE : MSPLUG_K_READ, size, addr, NULL_TREE, NULL_TREE, false);
 }
 
+/* ---- -O0: the stack slots of user variables ----
+ * Without optimisation expand gives every user variable and parameter its own stack slot
+ * (use_register_for_decl is false for them) and each statement loads the variables it uses
+ * from their slots and stores the one it sets; in GIMPLE they are SSA names, not memory
+ * operands. At -O0 (and only there: with optimisation they are registers) a use is a read and
+ * a definition a write of the variable's slot, as the native -O0 binary makes them. All the
+ * SSA names of such a variable share the variable's slot (at -O0 out-of-SSA coalesces them),
+ * which is the variable's DECL_RTL, so the record's address is the variable's address. */
+
+/* The variable whose stack slot SSA name t lives in at -O0, NULL_TREE if t is a register. */
+static tree slot_var(tree t)
+{
+    if (!t || TREE_CODE(t) != SSA_NAME || virtual_operand_p(t)) return NULL_TREE;
+    tree var = SSA_NAME_VAR(t);
+    if (!var || (!VAR_P(var) && TREE_CODE(var) != PARM_DECL) || DECL_IGNORED_P(var)) return NULL_TREE;
+    if (VAR_P(var) && (DECL_HARD_REGISTER(var) || is_global_var(var))) return NULL_TREE;
+    if (use_register_for_decl(t)) return NULL_TREE;
+    HOST_WIDE_INT s = int_size_in_bytes(TREE_TYPE(t));
+    return s > 0 && s <= 64 ? var : NULL_TREE;
+}
+
+/* A read (write) of the slot of SSA name t by stmt, if it has one. */
+static void add_slot_access(fn_state *st, gimple *stmt, tree t, bool write)
+{
+    tree var = slot_var(t);
+    if (!var) return;
+    unsigned size = (unsigned)int_size_in_bytes(TREE_TYPE(t));
+    if (!st->slot_decls.contains(var)) st->slot_decls.safe_push(var);
+    add_site(st, stmt, write ? MSPLUG_K_WRITE : MSPLUG_K_READ, size, build_fold_addr_expr(var), NULL_TREE, NULL_TREE,
+             false);
+}
+
+/* The slot reads of stmt's SSA uses, and its floating-point constants (before its own
+ * accesses). At -O0 expand loads every floating-point operand but +0.0 from the constant pool
+ * (with optimisation the loads are hoisted out of loops); the record reads the constant's
+ * copy in .rodata (tree_output_constant_def), not the pool entry itself: the same count of
+ * reads, to a neighbouring line. */
+static void slot_reads(fn_state *st, gimple *stmt)
+{
+    ssa_op_iter it;
+    tree t;
+    FOR_EACH_SSA_TREE_OPERAND(t, stmt, it, SSA_OP_USE) add_slot_access(st, stmt, t, false);
+    if (gimple_code(stmt) != GIMPLE_ASSIGN && gimple_code(stmt) != GIMPLE_COND && gimple_code(stmt) != GIMPLE_CALL &&
+        gimple_code(stmt) != GIMPLE_RETURN)
+        return;
+    for (unsigned i = 0; i < gimple_num_ops(stmt); i++) {
+        t = gimple_op(stmt, i);
+        if (!t || TREE_CODE(t) != REAL_CST) continue;
+        if (real_zerop(t) && !REAL_VALUE_NEGATIVE(TREE_REAL_CST(t))) continue; /* pxor */
+        if (is_gimple_assign(stmt) && gimple_assign_rhs_code(stmt) == MULT_EXPR &&
+            real_equal(TREE_REAL_CST_PTR(t), &dconst2))
+            continue; /* x * 2.0: expand_mult makes x + x */
+        HOST_WIDE_INT size = int_size_in_bytes(TREE_TYPE(t));
+        if (size <= 0 || size > 16) continue;
+        add_site(st, stmt, MSPLUG_K_READ, (unsigned)size, build_fold_addr_expr(tree_output_constant_def(t)), NULL_TREE,
+                 NULL_TREE, false);
+    }
+}
+
+/* The slot write of stmt's SSA definition (after its own accesses). */
+static void slot_writes(fn_state *st, gimple *stmt)
+{
+    ssa_op_iter it;
+    tree t;
+    FOR_EACH_SSA_TREE_OPERAND(t, stmt, it, SSA_OP_DEF) add_slot_access(st, stmt, t, true);
+}
+
+/* At -O0 the prologue stores each parameter passed in a register into its slot: a write per
+ * such parameter, before the first statement. Register parameters as the x86-64 SysV ABI
+ * passes them: the first six integer or pointer scalars and the first eight float or double
+ * ones (others, and what follows them in memory, are not stored). */
+static void param_writes(fn_state *st, gimple *first)
+{
+    unsigned ints = 0, sses = 0;
+    tree fn = current_function_decl;
+    if (aggregate_value_p(DECL_RESULT(fn), fn)) ints++; /* the hidden return pointer */
+    for (tree p = DECL_ARGUMENTS(fn); p; p = DECL_CHAIN(p)) {
+        tree type = TREE_TYPE(p);
+        bool in_int = INTEGRAL_TYPE_P(type) || POINTER_TYPE_P(type);
+        bool in_sse = SCALAR_FLOAT_TYPE_P(type) && TYPE_PRECISION(type) <= 64;
+        if (in_int && ints++ >= 6) continue;
+        if (in_sse && sses++ >= 8) continue;
+        if (!in_int && !in_sse) continue;
+        if (DECL_IGNORED_P(p) || use_register_for_decl(p)) continue;
+        if (!TREE_ADDRESSABLE(p) && !st->slot_decls.contains(p)) st->slot_decls.safe_push(p);
+        add_site(st, first, MSPLUG_K_WRITE, (unsigned)int_size_in_bytes(type), build_fold_addr_expr(p), NULL_TREE,
+                 NULL_TREE, false);
+    }
+}
+
 /* An ordered atomic that becomes a call of the runtime's hook (atomics.cc): no site; it ends
  * the group, as a call does, so that the accesses before it are drained before its event. */
 static bool route(fn_state *st, gcall *call, unsigned *open_from)
@@ -295,13 +385,19 @@ void collect_bb(fn_state *st, basic_block bb)
         if (is_gimple_debug(stmt) || gimple_clobber_p(stmt) || gimple_code(stmt) == GIMPLE_LABEL ||
             gimple_code(stmt) == GIMPLE_NOP)
             continue;
-        if (!first) first = stmt;
+        if (!first) {
+            first = stmt;
+            /* (not in a first block that is also a loop's header: it would count them again) */
+            if (!optimize && bb == single_succ(ENTRY_BLOCK_PTR_FOR_FN(cfun)) && single_pred_p(bb))
+                param_writes(st, stmt);
+        }
         stmts++;
         expanded_location xl = expand_location(gimple_location(stmt));
         if (xl.line > 0 && xl.file && fn_file && strcmp(xl.file, fn_file) == 0 && !inlined_stmt(stmt)) {
             if (!first_line || (unsigned)xl.line < first_line) first_line = (unsigned)xl.line;
             if ((unsigned)xl.line > last_line) last_line = (unsigned)xl.line;
         }
+        if (!optimize) slot_reads(st, stmt);
         if (is_gimple_assign(stmt)) {
             if (big_aggregate(st, stmt, &open_from)) continue;
             tree lhs = gimple_assign_lhs(stmt);
@@ -310,6 +406,7 @@ void collect_bb(fn_state *st, basic_block bb)
             if (is_memory(lhs)) add_access(st, stmt, lhs, true);
         } else if (gcall *call = dyn_cast<gcall *>(stmt)) {
             unsigned calls = st->has_calls;
+            if (!optimize) slot_writes(st, stmt); /* recorded with the arguments, before the call */
             if (call_sites(st, call, &open_from)) close_group(st, &open_from);
             if (st->has_calls != calls && st->group_start.length() == first_group && open_from == first_site)
                 call_first = true;
@@ -322,6 +419,7 @@ void collect_bb(fn_state *st, basic_block bb)
             /* a call's memory result or aggregate arguments: copied by code expand makes (not seen) */
             if (gimple_call_tail_p(call)) gimple_call_set_tail(call, false); /* exit hook after it */
         }
+        if (!optimize && !is_a<gcall *>(stmt)) slot_writes(st, stmt);
         /* a group's words must fit its reservation */
         unsigned words = 1;
         for (unsigned i = open_from; i < st->sites.length(); i++) words += msplug_site_words(st->sites[i].kind);

@@ -28,6 +28,13 @@ static gimple *count_access(tree lhs, tree rhs)
 /* tmp = expr (as a word), before gsi. */
 static tree as_word(gimple_stmt_iterator *gsi, tree expr)
 {
+    if (TREE_CODE(expr) == ADDR_EXPR && DECL_P(TREE_OPERAND(expr, 0)) && is_gimple_reg(TREE_OPERAND(expr, 0))) {
+        /* the -O0 stack slot of a register variable (collect.cc): the gimplifier would copy the
+         * variable into a temporary to take its address; the slot is its DECL_RTL at expand */
+        tree t = make_ssa_name(TREE_TYPE(expr));
+        gsi_insert_before(gsi, gimple_build_assign(t, expr), GSI_SAME_STMT);
+        expr = t;
+    }
     return force_gimple_operand_gsi(gsi, fold_convert(word_type, expr), true, NULL_TREE, true, GSI_SAME_STMT);
 }
 

@@ -9,6 +9,9 @@
  *   - loads and stores of every width (scalar, 16/32/64-byte vectors, aggregates), through
  *     pointers or to globals, const/read-only data, string literals, local arrays and other
  *     locals that live in memory (a local that expand will keep in a register is skipped);
+ *   - at -O0, the stack slots of user variables and parameters, which expand loads at each use
+ *     and stores at each assignment (SSA names in GIMPLE), the prologue's parameter stores and
+ *     the constant-pool loads of floating-point operands (collect.cc);
  *   - masked vector loads/stores (.MASK_LOAD/.MASK_STORE): one access covering the whole
  *     vector, masked lanes included;
  *   - atomic builtins (__atomic_*, __sync_*, and the internal .ATOMIC_* forms): one access
@@ -18,7 +21,8 @@
  *     call libc) and aggregate copies/clears larger than 64 bytes: one range access per
  *     operand. The runtime's interposed memcpy/memset recognise a call the plugin already
  *     recorded (the last group of the thread's buffer) and do not count it twice.
- * Not seen: gathers/scatters (x86 target builtins), register spills, inline assembly operands,
+ * Not seen: gathers/scatters (x86 target builtins), register spills (and loads LRA duplicates
+ * from a memory equivalence), call and return traffic, inline assembly operands,
  * aggregate arguments and return values passed in memory, work inside libc (the runtime's
  * interposers see the string/memory calls).
  *
@@ -343,6 +347,9 @@ static unsigned int instrument_function(function *fun)
     emit_dests(&st, comdat);
     for (unsigned j = 0; j < st.atomics.length(); j++) route_atomic(st.atomics[j]); /* the body's only */
     any_instrumented = true;
+    /* -O0 slots (collect.cc): the records' address computations marked these variables
+     * addressable; they stay register variables of SSA form, whose slot expand gives them */
+    for (unsigned j = 0; j < st.slot_decls.length(); j++) TREE_ADDRESSABLE(st.slot_decls[j]) = 0;
     return TODO_update_ssa | TODO_cleanup_cfg;
 }
 

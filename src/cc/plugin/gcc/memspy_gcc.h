@@ -72,6 +72,7 @@ struct fn_state {
     unsigned has_calls;
     auto_vec<gcall *> dest_calls; /* calls with an allocation destination record (dests.cc) */
     auto_vec<char *> dest_records;
+    auto_vec<tree> slot_decls; /* -O0: register variables whose stack slots have sites (collect.cc) */
 };
 
 /* Options and the trees kept across functions (memspy_gcc.cc; GC roots there). */

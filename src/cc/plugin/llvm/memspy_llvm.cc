@@ -162,13 +162,16 @@ class Instrumenter
     std::vector<ReturnInst *> returns;
     std::vector<Instruction *> atomics; /* ordered atomics that become hook calls */
     unsigned calls = 0;
-    unsigned vecBytes = 0; /* the target's vector register width in the current function */
+    unsigned vecBytes = 0;                              /* the target's vector register width in the current function */
+    bool unoptimised = false;                           /* the current function is optnone (-O0) */
+    std::map<Constant *, GlobalVariable *> fpConstants; /* -O0: each constant's copy in .rodata */
 
     void declareRuntime();
     bool instrumentFunction(Function &F);
     void collectBlock(BasicBlock &BB, bool header);
     void closeGroup(unsigned &openFrom);
     bool addAccess(Instruction *I, Value *ptr, Type *ty, unsigned kind);
+    void constantReads(Instruction *I);
     bool callSites(CallBase *CB, unsigned &openFrom);
     Value *reserve(Instruction *at, unsigned words, Value **b, Value **n);
     void emitGroup(unsigned first, unsigned end, GlobalVariable *table, const std::string &comdat, int blk,
@@ -240,6 +243,27 @@ bool Instrumenter::addAccess(Instruction *I, Value *ptr, Type *ty, unsigned kind
     for (unsigned offset = 0; offset < size; offset += piece)
         sites.push_back(Site{ I, { ptr, nullptr, nullptr }, kind, piece, offset, -1, nullptr });
     return true;
+}
+
+/* At -O0 (optnone) code generation loads every floating-point operand but +0.0 from the
+ * constant pool at each use (optimised code hoists these loads out of loops): a read per such
+ * operand of I, recorded at the constant's own copy in .rodata (the same count of reads as the
+ * binary's, to a neighbouring line). */
+void Instrumenter::constantReads(Instruction *I)
+{
+    if (!unoptimised || isa<PHINode>(I) || isa<DbgInfoIntrinsic>(I)) return;
+    for (Value *op : I->operands()) {
+        auto *fp = dyn_cast<ConstantFP>(op);
+        if (!fp || (fp->isZero() && !fp->isNegative())) continue;
+        unsigned size = storeSize(DL, fp->getType());
+        if (!size || size > 16) continue;
+        GlobalVariable *&g = fpConstants[fp];
+        if (!g) {
+            g = new GlobalVariable(M, fp->getType(), true, GlobalValue::PrivateLinkage, fp, "__memspy_fpconst");
+            g->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
+        }
+        sites.push_back(Site{ I, { g, nullptr, nullptr }, MSPLUG_K_READ, size, 0, -1, nullptr });
+    }
 }
 
 /* Whether a call can run instrumented code or the runtime (it then ends a group): every call
@@ -335,6 +359,7 @@ void Instrumenter::collectBlock(BasicBlock &BB, bool header)
                 firstLine = firstLine ? std::min(firstLine, dl.getLine()) : dl.getLine();
                 lastLine = std::max(lastLine, dl.getLine());
             }
+        constantReads(&I);
         if (routable(&I)) { /* a call of the runtime's hook: ends the group, as a call does */
             closeGroup(openFrom);
             atomics.push_back(&I);
@@ -656,6 +681,7 @@ bool Instrumenter::instrumentFunction(Function &F)
         for (Instruction &I : BB)
             if (auto *CI = dyn_cast<CallInst>(&I))
                 if (CI->isMustTailCall()) return false;
+    unoptimised = F.hasOptNone();
     sites.clear();
     groupStart.clear();
     groupBlock.clear();
