@@ -28,14 +28,16 @@ check "imbalance: > 90% of it load imbalance" imbalance.json \
 # The extra work in iterations: the explanation counts executions of the loop's blocks, and a
 # compiler may put several iterations in one (clang -O2 unrolls crunch's loop by 2: a block
 # with 2 references of v run 35000 times, and a remainder block outside the loop that even
-# trip counts never run; gcc one iteration per block, 70000 times). The iterations per
-# execution of the loop's block that references v are the run's 70000 iterations (40000 +
+# trip counts never run; gcc one iteration per block, 70000 times; at -O0 the loop's header
+# reads i and n from their stack slots too: the body is the block with the most memory
+# operations). The iterations per execution of the loop's body are the run's 70000 iterations (40000 +
 # 3 x 10000) over its executions.
 check "imbalance: explained by crunch's loop, 3 x 30000 extra iterations" imbalance.json \
-  '(.names | index("crunch")) as $f | [.blocks[] | select(.function == $f and .loop != null and .memops > 0)] as $b |
-   ($b | length) == 1 and 70000 % $b[0].count == 0 and
+  '(.names | index("crunch")) as $f
+   | ([.blocks[] | select(.function == $f and .loop != null and .memops > 0)] | max_by(.memops)) as $b
+   | 70000 % $b.count == 0 and
    ('"$TOP"' | .explanation[0] | .function == "crunch" and (.loop | startswith("crunch:loop@")) and
-    .extra_count * (70000 / $b[0].count) == 90000)'
+    .extra_count * (70000 / $b.count) == 90000)'
 check "imbalance: one class of paths, the 3 waits, led by crunch's loop" imbalance.json \
   "$TOP"' | (.paths | length) == 1 and .paths[0].instances == 3 and .paths[0].function == "crunch" and
    (.paths[0].loop | startswith("crunch:loop@"))'
@@ -67,15 +69,15 @@ check "lock: every processor waits over half of its time" lock.json \
   '[.waiting.profile[] | .waiting / (.compute + .stall + .waiting + .sync)] | min > 0.5'
 
 check "comm: the barrier after the sums holds > 99% of the waiting, 60 waits (20 rounds x 3)" comm.json \
-  "$TOP"' | .kind == "barrier" and .function == "sum" and .share > 0.99 and .instances == 60'
+  "$TOP"' | .kind == "barrier" and (.function == "sum" or .function == "worker") and .share > 0.99 and .instances == 60'
 check "comm: > 99% of it communication" comm.json \
   "$TOP"' | .classes.communication > 0.99 * .cycles'
 check "comm: explained by the stall at sum's line, no extra work" comm.json \
   "$TOP"' | .explanation[0] | .function == "sum" and .extra_count == 0 and .stall_cycles > 0'
 SUM_LINE=$(grep -n 's += row\[i\]' "$SRC_DIR/tests/e2e/progs/waiting.c" | cut -d: -f1)
 check "comm: sum's misses are thread 0's, 20 x 64 lines: 1088 invalidation, 192 cold (its first sum of each row)" \
-  comm.json '[.lines[] | select(.line == '"$SUM_LINE"')] | length == 1 and .[0].misses == 1280 and
-   .[0].causes.invalidation == 1088 and .[0].causes.cold == 192'
+  comm.json '[.lines[] | select(.line == '"$SUM_LINE"')] | (map(.misses) | add) == 1280 and
+   (map(.causes.invalidation) | add) == 1088 and (map(.causes.cold) | add) == 192'
 
 # The stored run reads back with its waiting analysis; the text reports name the diagnosis.
 "$MEMSPY" report --json 1 >stored.json
