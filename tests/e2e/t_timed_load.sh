@@ -49,6 +49,17 @@ same "counters: one recording replayed twice gives identical timed statistics" c
 expect "counters: the replay's invalidations of counts are the run's" \
     "$(value cre1.json '[.data[] | select(.name == '"$C"') | .invalidations.false_sharing] | add')" \
     "$(value c1.json '[.data[] | select(.name == '"$C"') | .invalidations.false_sharing] | add')"
+# A replay whose blocks llvm-mca cannot cost (here: no LLVM tools on the PATH) prices the
+# blocks by the estimate, and the run says so: its timed statistics may differ. (An empty
+# cache: the costs cached by the runs above would be used without llvm-mca.)
+XDG_CACHE_HOME="$WORK/nocache" PATH=/nonexistent "$MEMSPY" resim crec1 --json nomca.json -o nomca.txt >/dev/null
+check "without llvm-mca: the estimate, and a note saying so" nomca.json \
+    '.waiting.work_cost == "estimate: 1 cycle per GIMPLE statement of a block" and
+     ([.run.notes[] | select(test("^timed replay: llvm-mca could not cost the blocks .*not found.*statistics can differ"))] | length == 1)'
+if command -v llvm-mca-14 >/dev/null; then
+    check "with llvm-mca: its costs, no such note" cre1.json \
+        '(.waiting.work_cost | test("^llvm-mca")) and ([.run.notes[] | select(test("llvm-mca could not"))] | length == 0)'
+fi
 
 both h -- ./heapcounters packed
 check "heap counters: > 1500 false-sharing invalidations of c[]" h1.json \
