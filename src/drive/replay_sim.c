@@ -109,6 +109,7 @@ typedef struct {
     uint32_t stall[MS_MAX_LEVELS + 1];
     ms_work_cost cost;
     ms_wait_collector *waits;
+    char cost_failed[512]; /* why llvm-mca could not cost the blocks ("" when it could, or none) */
 } timed_sink;
 
 static uint64_t timed_access(void *ud, unsigned cpu, uint64_t addr, uint64_t size, unsigned write, unsigned locked,
@@ -152,6 +153,8 @@ static int timed_sink_init(timed_sink *t, const ms_hier_config *cfg, const ms_ra
     int costed = 0;
     if (mca && ms_block_cycles(raw, ms_blockcost_host_cpu(), mca, why, sizeof why) == 0)
         for (size_t i = 0; i < raw->nblocks; i++) costed |= mca[i] > 0;
+    else if (mca)
+        snprintf(t->cost_failed, sizeof t->cost_failed, "%s", why);
     int rc = costed ? ms_work_cost_from_cycles(&t->cost, raw, mca, "llvm-mca: ideal-memory cycles per block (MTOOL)")
                     : ms_work_cost_estimate(&t->cost, raw);
     free(mca);
@@ -264,9 +267,17 @@ static unsigned sim_threads; /* --sim-threads; 0: ms_sim_workers_default() */
 
 /* What the timed order could not do as asked: simulator threads the user asked for (one
  * partition is simulated: the results are those of --sim-threads 1), compute time unknown
- * (no block counts), processors shared by threads. */
-static int note_timed(ms_raw *raw, const ms_replay_result *res, unsigned nprocs)
+ * (no block counts) or estimated (llvm-mca failed: cost_failed says why, "" if it did not),
+ * processors shared by threads. */
+static int note_timed(ms_raw *raw, const ms_replay_result *res, unsigned nprocs, const char *cost_failed)
 {
+    if (*cost_failed &&
+        ms_raw_add_note(raw,
+                        "timed replay: llvm-mca could not cost the blocks (%s): the compute time is the "
+                        "estimate, 1 cycle per GIMPLE statement, and the timed statistics can differ from "
+                        "those of a replay whose blocks llvm-mca costed",
+                        cost_failed) < 0)
+        return -1;
     if (sim_threads > 1 &&
         ms_raw_add_note(raw,
                         "simulation: the timed order simulates in one partition (it needs each reference's "
@@ -425,7 +436,7 @@ int ms_drive_replay_remap(const char *dir, const ms_hier_config *cfg, ms_interle
         snprintf(err, errlen, "replaying %s: %s", dir, rerr);
     } else if (take_results(raw, s.sim, &res, mode) < 0 ||
                note_replay(raw, &res, s.dropped, s.sim, want, started) < 0 ||
-               (timed && note_timed(raw, &res, c.nprocs) < 0)) {
+               (timed && note_timed(raw, &res, c.nprocs, ts.cost_failed) < 0)) {
         snprintf(err, errlen, "out of memory");
         rc = -1;
     } else {
