@@ -1,6 +1,10 @@
 /* The waiting-time collector (waiting_collect.h). A segment is a list of (block, count) pairs,
  * sorted and merged when it ends; each processor keeps its last WC_RING ended segments, which
- * is enough because the timed replay reports a wait as soon as the late event passed. */
+ * is enough because the timed replay reports a wait as soon as the late event passed. A
+ * segment's stalls (one call per reference that stalls) are added up per context as they come,
+ * through a hash of the current segment's contexts, so that the list to sort at its end holds
+ * each context once (it held one pair per change of context: a long segment that alternates
+ * between contexts sorted hundreds of thousands of pairs). */
 #include "waiting_collect.h"
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +29,9 @@ typedef struct {
 
 typedef struct {
     wc_segment cur, ring[WC_RING];
+    uint32_t *slot; /* the current segment's stall contexts: 1 + their index in cur.st, 0 free */
+    size_t nslot;   /* a power of two, at least twice cur.nst; 0 before the first stall */
+    size_t last;    /* the index in cur.st of the last stall's context */
 } wc_cpu;
 
 typedef struct {
@@ -70,16 +77,53 @@ void ms_wait_collector_work(ms_wait_collector *c, unsigned cpu, uint32_t block, 
     add_pair(c, &s->v, &s->n, &s->cap, block, count);
 }
 
+/* The slot of ctx in p's hash: where it is, or the free slot where it goes. */
+static inline size_t stall_slot(const wc_cpu *p, uint32_t ctx)
+{
+    size_t mask = p->nslot - 1, i = (size_t)((ctx * 2654435761u) & mask);
+    while (p->slot[i] && p->cur.st[p->slot[i] - 1].block != ctx) i = (i + 1) & mask;
+    return i;
+}
+
+/* Make p's hash hold twice its stall contexts. 0 or -1 (out of memory). */
+static int stall_rehash(wc_cpu *p)
+{
+    size_t n = p->nslot ? 2 * p->nslot : 64;
+    uint32_t *v = calloc(n, sizeof *v);
+    if (!v) return -1;
+    free(p->slot);
+    p->slot = v;
+    p->nslot = n;
+    for (size_t k = 0; k < p->cur.nst; k++) p->slot[stall_slot(p, p->cur.st[k].block)] = (uint32_t)(k + 1);
+    return 0;
+}
+
 void ms_wait_collector_stall(ms_wait_collector *c, unsigned cpu, uint32_t ctx, uint64_t cycles)
 {
     if (cpu >= c->ncpus || !cycles) return;
-    wc_segment *s = &c->cpus[cpu].cur;
+    wc_cpu *p = &c->cpus[cpu];
+    wc_segment *s = &p->cur;
     s->stall += cycles;
     /* consecutive stalls of one context add up in place (loops stall in runs) */
-    if (s->nst && s->st[s->nst - 1].block == ctx)
-        s->st[s->nst - 1].count += cycles;
-    else
-        add_pair(c, &s->st, &s->nst, &s->stcap, ctx, cycles);
+    if (s->nst && s->st[p->last].block == ctx) {
+        s->st[p->last].count += cycles;
+        return;
+    }
+    if (2 * (s->nst + 1) > p->nslot && (s->nst + 1 > UINT32_MAX || stall_rehash(p) < 0)) {
+        c->failed = 1;
+        return;
+    }
+    size_t i = stall_slot(p, ctx);
+    if (p->slot[i]) {
+        p->last = p->slot[i] - 1;
+        s->st[p->last].count += cycles;
+        return;
+    }
+    size_t n = s->nst;
+    add_pair(c, &s->st, &s->nst, &s->stcap, ctx, cycles);
+    if (s->nst == n) return; /* out of memory */
+    p->slot[i] = (uint32_t)s->nst;
+    p->last = n;
 }
 
 static int cmp_pair(const void *a, const void *b)
@@ -108,8 +152,11 @@ void ms_wait_collector_arrive(ms_wait_collector *c, unsigned cpu, uint64_t seria
     if (cpu >= c->ncpus) return;
     wc_cpu *p = &c->cpus[cpu];
     wc_segment *s = &p->cur;
+    /* the hash emptied, the contexts in the reverse of their insertion order (each one's probe
+     * sequence then still holds only the earlier ones) */
+    for (size_t k = s->nst; k-- > 0;) p->slot[stall_slot(p, s->st[k].block)] = 0;
     s->n = sort_merge(s->v, s->n);
-    s->nst = sort_merge(s->st, s->nst);
+    s->nst = sort_merge(s->st, s->nst); /* each context once: sorted */
     s->serial = serial;
     /* the oldest ring entry's buffers become the new current segment's */
     wc_segment old = p->ring[WC_RING - 1];
@@ -301,6 +348,7 @@ int ms_wait_collector_finish(ms_wait_collector *c, ms_raw *raw)
         raw->nwait_points = c->npoints;
     }
     for (unsigned k = 0; k < c->ncpus; k++) {
+        free(c->cpus[k].slot);
         free(c->cpus[k].cur.v);
         free(c->cpus[k].cur.st);
         for (int i = 0; i < WC_RING; i++) {

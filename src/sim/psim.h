@@ -75,6 +75,10 @@ int ms_psim_set_direct(ms_psim *ps);
 /* Direct mode: the deepest level that served a reference since the last call (0 = L1 hits
  * only, nlevels = memory), or -1 when none was applied. */
 int ms_psim_take_level(ms_psim *ps);
+/* Direct mode, no level pending: ms_psim_access then ms_psim_take_level of one reference in
+ * one call. Returns its level, -1 when it was not applied (out of memory: counted as lost),
+ * -2 when cpu is out of range (ms_psim_access's -1). */
+int ms_psim_access_level(ms_psim *ps, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx);
 
 /* Queue a reference (as ms_sim_access: size 1..line). Returns 0, or -1 if cpu is out of range
  * (not counted). */
