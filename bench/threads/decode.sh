@@ -19,12 +19,13 @@
 #              from ms_replay_run), inclusive
 # With BASE=DIR (another build) each cell is "base -> this build", and the `memspy resim`
 # JSON of both builds is compared (the run's time and wall seconds blanked).
-# usage: [BASE=BUILD_DIR] [MODES="interleaved piped timed"] sh bench/threads/decode.sh [BUILD_DIR]
+# usage: [BASE=BUILD_DIR] [MODES="interleaved piped timed"] [CASES="nbf ..."] sh bench/threads/decode.sh [BUILD_DIR]
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$ROOT/bench/lib.sh"
 bench_init thrdecode "${1:-}"
 MODES=${MODES:-interleaved piped timed}
+CASES=${CASES:-}
 export OMP_NUM_THREADS=4
 export MEMSPY_DB="$WORK/memspy.db"
 
@@ -43,13 +44,14 @@ stages() {
         "$WORK/rec.$3" >/dev/null 2>&1
     refs=$(jq '.totals.reads + .totals.writes' "$WORK/$3.$4.$2.json")
     pre=$(callgrind_annotate --inclusive=yes --tree=caller "$WORK/clg" 2>/dev/null | awk '
-        /^ *[0-9,]+ .*< .*replay\.c:ms_replay_run / { n = $1; gsub(",", "", n); cand = n; next }
-        /^ *[0-9,]+ .*\* .*stream_reader\.c:ms_stream_reader_next / { print cand + 0; found = 1; exit }
+        /^ *[0-9,]+ .*< .*replay\.c:ms_replay_run( |$)/ { n = $1; gsub(",", "", n); cand = n; next }
+        /^ *[0-9,]+ .*\* .*stream_reader\.c:ms_stream_reader_next( |$)/ { print cand + 0; found = 1; exit }
         NF == 0 { cand = 0 }
         END { if (!found) print 0 }')
     callgrind_annotate "$WORK/clg" 2>/dev/null | awk -v refs="$refs" -v pre="$pre" '
         /file:function/ { table = 1; next }
         table && /^-+$/ { next }
+        table && NF == 0 { table = 0; next }
         table && /^ *[0-9,]+ / {
             n = $1; gsub(",", "", n)
             if ($0 ~ /libzstd/) s = "zstd"
@@ -71,6 +73,7 @@ stages() {
 echo "| recording (4 threads) | mode | references | **decode** | zstd | crc | parse | copy | of which pre-scan | replay | simulation | other | total |"
 echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 cases | while read -r name src flag args; do
+    [ -z "$CASES" ] || case " $CASES " in *" $name "*) ;; *) continue ;; esac
     "$BUILD/bin/memspy-cc" -O2 "$flag" -o "$WORK/$name" "$ROOT/$src"
     (cd "$WORK" && "$BUILD/bin/memspy" run --no-report --record "rec.$name" -- "./$name" $args >/dev/null 2>&1)
     for mode in $MODES; do
