@@ -122,7 +122,8 @@ static uint64_t timed_access(void *ud, unsigned cpu, uint64_t addr, uint64_t siz
     return stall;
 }
 
-/* A run of one thread's accesses in the timed order (ms_replay_sink.accesses_cycles): plain
+/* A run of one thread's accesses in the timed order (ms_replay_sink.accesses_cycles: up to the
+ * first other event or the clock's limit): plain
  * ones (a context, a size within a line, no what-if remap) straight to the simulator's direct
  * mode, the others through timed_access; the same results as timed_access for each. */
 static size_t timed_accesses(void *ud, unsigned cpu, unsigned locked, const ms_replay_event *ev, size_t n,
@@ -147,7 +148,7 @@ static size_t timed_accesses(void *ud, unsigned cpu, unsigned locked, const ms_r
         c += st + compute;
         sum += st;
         i++;
-    } while (i < n && c < limit);
+    } while (i < n && ev[i].kind == 0 && c < limit);
     t->s.dropped += dropped;
     *clock = c;
     *stall += sum;

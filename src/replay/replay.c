@@ -541,8 +541,7 @@ static void timed_accesses(replay_run *run, replay_thread *t, uint64_t limit)
 {
     const ms_replay_sink *sink = run->st.sink;
     const ms_replay_event *ev = t->ev + t->pos;
-    size_t n = 0, most = t->n - t->pos;
-    while (n < most && ev[n].kind == 0) n++;
+    size_t n = t->n - t->pos; /* the sink stops at the first other event */
     uint64_t compute = run->has_work ? 0 : MS_TIMED_REF_CYCLES, stall = 0, clock = t->clock;
     size_t k = sink->accesses_cycles(sink->ud, t->cpu, t->nheld != 0, ev, n, compute, &clock, limit, &stall);
     uint64_t dropped = 0;
