@@ -253,8 +253,9 @@ static inline __attribute__((always_inline)) int skip_varint_unchecked(const uns
  * each stored at *evp (advanced) unless store is 0 (then sync events only: accesses are
  * checked and their addresses not followed). Returns 0, or -1 when an event does not
  * decode. */
-static inline __attribute__((always_inline)) int events_v2(const unsigned char **pp, const unsigned char *end, uint32_t nevents, uint64_t max_ctx,
-                            uint64_t *addrp, ms_replay_event **evp, uint32_t *done, const int store)
+static inline __attribute__((always_inline)) int events_v2(const unsigned char **pp, const unsigned char *end,
+                                                           uint32_t nevents, uint64_t max_ctx, uint64_t *addrp,
+                                                           ms_replay_event **evp, uint32_t *done, const int store)
 {
     /* called with end - p >= 4 * MAX_VARINT, so limit lies within the payload */
     const unsigned char *p = *pp, *limit = end - 4 * MAX_VARINT;

@@ -49,8 +49,8 @@ static int ref_varint(const unsigned char **p, const unsigned char *end, uint64_
 
 /* The reference decoding of one chunk's payload (version 2 and later): its events appended to
  * out, or -1 when one does not decode (out then unchanged in length). */
-static int ref_chunk(const unsigned char *p, const unsigned char *end, uint32_t n, uint64_t *prev,
-                     ms_replay_event *out, size_t *nout, int syncs_only)
+static int ref_chunk(const unsigned char *p, const unsigned char *end, uint32_t n, uint64_t *prev, ms_replay_event *out,
+                     size_t *nout, int syncs_only)
 {
     uint64_t addr = *prev;
     size_t k = *nout;
@@ -81,7 +81,10 @@ static int ref_chunk(const unsigned char *p, const unsigned char *end, uint32_t 
 static size_t plant(unsigned char *p, unsigned what)
 {
     switch (what) {
-    case 0: memset(p, 0x80, 10); p[10] = 1; return 11;
+    case 0:
+        memset(p, 0x80, 10);
+        p[10] = 1;
+        return 11;
     case 1: return (size_t)(ms_stream_put_varint(p, (uint64_t)(MAX_CTX + 1) << 1) - p);
     case 2: p[0] = 2, p[1] = 0, p[2] = 0; return 3;
     default: p[0] = 2, p[1] = 0; return 2 + (size_t)(ms_stream_put_varint(p + 2, (1ull << 32) << 1) - (p + 2));
