@@ -123,9 +123,9 @@ static uint64_t timed_access(void *ud, unsigned cpu, uint64_t addr, uint64_t siz
 }
 
 /* A run of one thread's accesses in the timed order (ms_replay_sink.accesses_cycles: up to the
- * first other event or the clock's limit): plain
- * ones (a context, a size within a line, no what-if remap) straight to the simulator's direct
- * mode, the others through timed_access; the same results as timed_access for each. */
+ * first other event or the clock's limit): plain ones (a context, a size within a line, no
+ * what-if remap) straight to the simulator's direct mode, the others through timed_access;
+ * the same results as timed_access for each. */
 static size_t timed_accesses(void *ud, unsigned cpu, unsigned locked, const ms_replay_event *ev, size_t n,
                              uint64_t compute, uint64_t *clock, uint64_t limit, uint64_t *stall)
 {

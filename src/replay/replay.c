@@ -536,7 +536,7 @@ static int timed_wake(replay_run *run, const replay_thread *late)
 
 /* The run of accesses at t's head (up to the next other event or the chunk's end) through the
  * sink's accesses_cycles, for as long as t stays the thread timed_step would pick: its clock
- * below limit (timed_limit). */
+ * below limit (timed_step). */
 static void timed_accesses(replay_run *run, replay_thread *t, uint64_t limit)
 {
     const ms_replay_sink *sink = run->st.sink;
