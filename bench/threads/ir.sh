@@ -4,7 +4,9 @@
 # the wall time of the same resims (median of RUNS, default 5, the orders alternating).
 # The recordings are smaller than bench/threads/run.sh's (valgrind is about 50x slower).
 # usage: sh bench/threads/ir.sh [BUILD_DIR] [RUNS]   -> markdown table on stdout
-#   MODES="interleaved timed" (default: interleaved timed), CASES as bench/threads/run.sh
+#   MODES="interleaved timed" (default: interleaved timed), CASES as bench/threads/run.sh,
+#   BASE=BUILD_DIR: each cell "base -> this build", the two builds' resims alternating in the
+#   timed passes, and their JSON compared (the run's time and wall seconds blanked)
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$ROOT/bench/lib.sh"
@@ -29,6 +31,16 @@ for mode in $MODES; do
 done
 echo "$head |"
 echo "$rule|"
+# ir BUILD MODE TAG: Ir per reference of BUILD's resim in MODE (JSON to WORK/MODE.TAG.json)
+ir() {
+    valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$WORK/$2.$3.cg" \
+        "$1/bin/memspy" resim --interleave "$2" --no-report --json "$WORK/$2.$3.json" "$WORK/rec" \
+        >/dev/null 2>"$WORK/err" || { cat "$WORK/err" >&2; exit 1; }
+    [ -n "$refs" ] || refs=$(jq '.totals.reads + .totals.writes' "$WORK/$2.$3.json")
+    cg_annotate "$WORK/$2.$3.cg" | awk -v refs="$refs" '/PROGRAM TOTALS/ { gsub(",", "", $1); printf "%.1f", $1 / refs; exit }'
+}
+BASE=${BASE:+$(cd "$BASE" && pwd)}
+
 cases | while read -r name src flag args; do
     [ -z "$CASES" ] || case " $CASES " in *" $name "*) ;; *) continue ;; esac
     "$BUILD/bin/memspy-cc" -O2 "$flag" -o "$WORK/$name.memspy" "$ROOT/$src"
@@ -37,23 +49,33 @@ cases | while read -r name src flag args; do
         >/dev/null 2>"$WORK/err" || { cat "$WORK/err" >&2; exit 1; }
     refs=""
     for mode in $MODES; do
-        : >"$WORK/t.$mode"
-        valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$WORK/$mode.cg" \
-            "$BUILD/bin/memspy" resim --interleave $mode --no-report --json "$WORK/$mode.json" "$WORK/rec" \
-            >/dev/null 2>"$WORK/err" || { cat "$WORK/err" >&2; exit 1; }
-        [ -n "$refs" ] || refs=$(jq '.totals.reads + .totals.writes' "$WORK/$mode.json")
+        ir "$BUILD" $mode new >"$WORK/ir.$mode"
+        if [ -n "$BASE" ]; then
+            ir "$BASE" $mode base >"$WORK/irb.$mode"
+            for t in base new; do
+                sed -E 's/"(time|wall_seconds)": [0-9.e+-]+/"\1": X/g' "$WORK/$mode.$t.json" >"$WORK/$t.n"
+            done
+            cmp -s "$WORK/base.n" "$WORK/new.n" || echo "$name $mode: the resim JSON differs from the base build's" >&2
+        fi
+        : >"$WORK/t.$mode"; : >"$WORK/tb.$mode"
     done
+    [ -n "$refs" ] || refs=$(jq '.totals.reads + .totals.writes' "$WORK/$(echo $MODES | cut -d' ' -f1).new.json")
     i=0
     while [ $i -lt "$RUNS" ]; do
         for mode in $MODES; do
             seconds "$BUILD/bin/memspy" resim --interleave $mode --no-report "$WORK/rec" >>"$WORK/t.$mode"
+            [ -z "$BASE" ] || seconds "$BASE/bin/memspy" resim --interleave $mode --no-report "$WORK/rec" >>"$WORK/tb.$mode"
         done
         i=$((i + 1))
     done
     row="| $name | $refs"
     for mode in $MODES; do
-        ir=$(cg_annotate "$WORK/$mode.cg" | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1; exit }')
-        row="$row$(median <"$WORK/t.$mode" | awk -v ir="$ir" -v refs="$refs" '{ printf " | %.1f | %.2f", ir / refs, $1 }')"
+        t=$(median <"$WORK/t.$mode")
+        if [ -n "$BASE" ]; then
+            row="$row | $(cat "$WORK/irb.$mode") -> $(cat "$WORK/ir.$mode") | $(median <"$WORK/tb.$mode") -> $t"
+        else
+            row="$row | $(cat "$WORK/ir.$mode") | $t"
+        fi
     done
     echo "$row |"
 done

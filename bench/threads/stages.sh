@@ -4,7 +4,10 @@
 # the default threaded hierarchy (x86: private L1/L2, one shared L3, MESI), in instructions per
 # reference (Cachegrind's Ir, --cache-sim=no: the load of a shared machine does not move it).
 # Stages, by the source file of each function (cg_annotate):
-#   decode       the stream reader, zstd, crc32/adler32, memcpy
+#   decode       the stream reader, zstd, crc32/adler32, memcpy, and every function Cachegrind
+#                cannot name (???:???), which also holds the symbolizer's zlib inflate of
+#                compressed debug sections and libdw: bench/threads/decode.sh splits
+#                decoding by shared object (Callgrind) instead
 #   replay       src/replay (the scheduler, interleaving) and the drive's sink
 #   simulation   src/sim, split into coherence.c (the coherent path), sim_internal.h (its
 #                inlined lookups), sim.c (the hierarchy walk of a miss), cache.c (fills,

@@ -3,7 +3,10 @@
  * its last WC_RING ended segments, which is enough because the timed replay reports a wait as
  * soon as the late event passed. Which contexts a processor referenced in a segment is one
  * word per (processor, context): the ordinal of the last segment that referenced it (a store
- * per reference, nothing to clear when a segment ends). */
+ * per reference, nothing to clear when a segment ends). A segment's stalls are added up per
+ * stall key as they come, through a hash of the current segment's keys, so that the list to
+ * sort at its end holds each key once (it held one pair per change of key: a long segment that
+ * alternates between contexts sorted hundreds of thousands of pairs). */
 #include "waiting_collect.h"
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +38,9 @@ typedef struct {
 
 typedef struct {
     wc_segment cur, ring[WC_RING];
+    uint32_t *slot; /* the current segment's stall keys: 1 + their index in cur.st, 0 free */
+    size_t nslot;   /* a power of two, at least twice cur.nst; 0 before the first stall */
+    size_t last;    /* the index in cur.st of the last stall's key */
 } wc_cpu;
 
 /* What every reference of a processor touches, apart from its segments (a small stride). */
@@ -99,16 +105,53 @@ void ms_wait_collector_work(ms_wait_collector *c, unsigned cpu, uint32_t block, 
     add_pair(c, &s->v, &s->n, &s->cap, block, count);
 }
 
+/* The slot of stall key `key` in p's hash: where it is, or the free slot where it goes. */
+static inline size_t stall_slot(const wc_cpu *p, uint32_t key)
+{
+    size_t mask = p->nslot - 1, i = (size_t)((key * 2654435761u) & mask);
+    while (p->slot[i] && p->cur.st[p->slot[i] - 1].block != key) i = (i + 1) & mask;
+    return i;
+}
+
+/* Make p's hash hold twice its stall keys. 0 or -1 (out of memory). */
+static int stall_rehash(wc_cpu *p)
+{
+    size_t n = p->nslot ? 2 * p->nslot : 64;
+    uint32_t *v = calloc(n, sizeof *v);
+    if (!v) return -1;
+    free(p->slot);
+    p->slot = v;
+    p->nslot = n;
+    for (size_t k = 0; k < p->cur.nst; k++) p->slot[stall_slot(p, p->cur.st[k].block)] = (uint32_t)(k + 1);
+    return 0;
+}
+
 /* cpu's reference stalled cycles (> 0) under stall key `key`. Apart from ms_wait_collector_ref,
  * which is then a leaf for hits. */
 __attribute__((noinline)) static void stalled(ms_wait_collector *c, unsigned cpu, uint32_t key, uint64_t cycles)
 {
-    wc_segment *s = &c->cpus[cpu].cur;
+    wc_cpu *p = &c->cpus[cpu];
+    wc_segment *s = &p->cur;
     /* consecutive stalls of one kind in one context add up in place (loops stall in runs) */
-    if (s->nst && s->st[s->nst - 1].block == key)
-        s->st[s->nst - 1].count += cycles;
-    else
-        add_pair(c, &s->st, &s->nst, &s->stcap, key, cycles);
+    if (s->nst && s->st[p->last].block == key) {
+        s->st[p->last].count += cycles;
+        return;
+    }
+    if (2 * (s->nst + 1) > p->nslot && (s->nst + 1 > UINT32_MAX || stall_rehash(p) < 0)) {
+        c->failed = 1;
+        return;
+    }
+    size_t i = stall_slot(p, key);
+    if (p->slot[i]) {
+        p->last = p->slot[i] - 1;
+        s->st[p->last].count += cycles;
+        return;
+    }
+    size_t n = s->nst;
+    add_pair(c, &s->st, &s->nst, &s->stcap, key, cycles);
+    if (s->nst == n) return; /* out of memory */
+    p->slot[i] = (uint32_t)s->nst;
+    p->last = n;
 }
 
 void ms_wait_collector_ref(ms_wait_collector *c, unsigned cpu, uint32_t ctx, uint64_t cycles, int comm)
@@ -145,8 +188,11 @@ void ms_wait_collector_arrive(ms_wait_collector *c, unsigned cpu, uint64_t seria
     if (cpu >= c->ncpus) return;
     wc_cpu *p = &c->cpus[cpu];
     wc_segment *s = &p->cur;
+    /* the hash emptied, the keys in the reverse of their insertion order (each one's probe
+     * sequence then still holds only the earlier ones) */
+    for (size_t k = s->nst; k-- > 0;) p->slot[stall_slot(p, s->st[k].block)] = 0;
     s->n = sort_merge(s->v, s->n);
-    s->nst = sort_merge(s->st, s->nst);
+    s->nst = sort_merge(s->st, s->nst); /* each key once: sorted */
     s->serial = serial;
     uint32_t ord = ++c->hot[cpu].ord;
     /* the oldest ring entry's buffers become the new current segment's */
@@ -348,6 +394,7 @@ int ms_wait_collector_finish(ms_wait_collector *c, ms_raw *raw)
     for (unsigned k = 0; k < c->ncpus; k++) {
         free(c->cpus[k].cur.v);
         free(c->cpus[k].cur.st);
+        free(c->cpus[k].slot);
         for (int i = 0; i < WC_RING; i++) {
             free(c->cpus[k].ring[i].v);
             free(c->cpus[k].ring[i].st);

@@ -124,6 +124,41 @@ static uint64_t timed_access(void *ud, unsigned cpu, uint64_t addr, uint64_t siz
     return stall;
 }
 
+/* A run of one thread's accesses in the timed order (ms_replay_sink.accesses_cycles: up to the
+ * first other event or the clock's limit): plain ones (a context, a size within a line, no
+ * what-if remap) straight to the simulator's direct mode, the others through timed_access;
+ * the same results as timed_access for each. */
+static size_t timed_accesses(void *ud, unsigned cpu, unsigned locked, const ms_replay_event *ev, size_t n,
+                             uint64_t compute, uint64_t *clock, uint64_t limit, uint64_t *stall)
+{
+    timed_sink *t = ud;
+    ms_psim *ps = t->s.sim;
+    unsigned lock = locked ? MS_ACC_LOCKED : 0u;
+    uint64_t c = *clock, sum = 0, line = t->s.remap ? 0 : t->s.line, dropped = 0;
+    size_t i = 0;
+    do {
+        const ms_replay_event *e = &ev[i];
+        uint64_t st;
+        if (e->ctx && e->size - 1 < line) { /* 0 wraps */
+            int comm;
+            int level =
+                ms_psim_access_level(ps, cpu, e->addr, (uint32_t)e->size, (e->write & 1u) | lock, e->ctx, &comm);
+            dropped += level == -2;
+            st = level > 0 ? t->stall[level] : 0;
+            if (level != -2) ms_wait_collector_ref(t->waits, cpu, e->ctx, st, comm);
+        } else {
+            st = timed_access(t, cpu, e->addr, e->size, e->write, locked, e->ctx);
+        }
+        c += st + compute;
+        sum += st;
+        i++;
+    } while (i < n && ev[i].kind == 0 && c < limit);
+    t->s.dropped += dropped;
+    *clock = c;
+    *stall += sum;
+    return i;
+}
+
 static void timed_work(void *ud, unsigned cpu, uint32_t block, uint64_t count)
 {
     ms_wait_collector_work(((timed_sink *)ud)->waits, cpu, block, count);
@@ -413,6 +448,7 @@ int ms_drive_replay_remap(const char *dir, const ms_hier_config *cfg, ms_interle
                                  .ud = &ts,
                                  .work = timed_work,
                                  .access_cycles = timed_access,
+                                 .accesses_cycles = timed_accesses,
                                  .work_cycles = timed_work_cycles,
                                  .arrive = timed_arrive,
                                  .wait = timed_wait };

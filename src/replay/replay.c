@@ -534,9 +534,36 @@ static int timed_wake(replay_run *run, const replay_thread *late)
     return 0;
 }
 
-/* Handle the event at t's head in the timed order. Returns 1 when t moved, 0 when it blocked,
- * -1 on a hard error. */
-static int timed_event(replay_run *run, replay_thread *t)
+/* The run of accesses at t's head (up to the next other event or the chunk's end) through the
+ * sink's accesses_cycles, for as long as t stays the thread timed_step would pick: its clock
+ * below limit (timed_step). */
+static void timed_accesses(replay_run *run, replay_thread *t, uint64_t limit)
+{
+    const ms_replay_sink *sink = run->st.sink;
+    const ms_replay_event *ev = t->ev + t->pos;
+    size_t n = t->n - t->pos; /* the sink stops at the first other event */
+    uint64_t compute = run->has_work ? 0 : MS_TIMED_REF_CYCLES, stall = 0, clock = t->clock;
+    size_t k = sink->accesses_cycles(sink->ud, t->cpu, t->nheld != 0, ev, n, compute, &clock, limit, &stall);
+    uint64_t dropped = 0;
+    for (size_t i = 0; i < k; i++) dropped += ev[i].ctx == 0;
+    for (size_t i = k; i-- > 0;)
+        if (ev[i].ctx) {
+            t->last_ctx = ev[i].ctx;
+            break;
+        }
+    t->clock = clock;
+    t->stall += stall;
+    t->compute += compute * k;
+    t->pos += k;
+    t->accesses += k;
+    run->accesses += k;
+    run->dropped += dropped;
+}
+
+/* Handle the event at t's head in the timed order; limit: the clock at which another thread
+ * would be picked before t (timed_step). Returns 1 when t moved, 0 when it blocked, -1 on a
+ * hard error. */
+static int timed_event(replay_run *run, replay_thread *t, uint64_t limit)
 {
     const ms_replay_sink *sink = run->st.sink;
     if (t->pos == t->n) {
@@ -549,6 +576,10 @@ static int timed_event(replay_run *run, replay_thread *t)
         return 1;
     }
     const ms_replay_event *e = &t->ev[t->pos];
+    if (e->kind == 0 && sink->accesses_cycles) {
+        timed_accesses(run, t, limit);
+        return 1;
+    }
     if (e->kind == 0) {
         uint64_t stall = 0;
         unsigned locked = t->nheld != 0;
@@ -611,12 +642,25 @@ static int timed_event(replay_run *run, replay_thread *t)
 static int timed_step(replay_run *run)
 {
     replay_thread *next = NULL;
+    size_t at = 0;
     for (size_t i = 0; i < run->st.nthreads; i++) {
         replay_thread *t = &run->st.threads[i];
-        if (runnable(t) && !t->blocked && (!next || t->clock < next->clock)) next = t;
+        if (runnable(t) && !t->blocked && (!next || t->clock < next->clock)) {
+            next = t;
+            at = i;
+        }
     }
     if (!next) return 0;
-    int rc = timed_event(run, next);
+    /* next stays the pick while its clock is below every earlier candidate's clock and at most
+     * every later one's (ties go to the lower index); accesses change no other thread */
+    uint64_t limit = UINT64_MAX;
+    for (size_t i = 0; i < run->st.nthreads; i++) {
+        const replay_thread *t = &run->st.threads[i];
+        if (i == at || !runnable(t) || t->blocked) continue;
+        uint64_t bound = i < at ? t->clock : t->clock == UINT64_MAX ? UINT64_MAX : t->clock + 1;
+        if (bound < limit) limit = bound;
+    }
+    int rc = timed_event(run, next, limit);
     if (rc < 0) return -1;
     if (run->sync_changed) {
         run->sync_changed = 0;

@@ -108,6 +108,14 @@ typedef struct {
      * the thread on cpu, in order, as `access` would be called for each; not in the timed
      * order. ev is valid during the call only. */
     void (*accesses)(void *ud, unsigned cpu, unsigned locked, const ms_replay_event *ev, size_t n);
+    /* timed order, optional (NULL: access_cycles or access for each): the thread on cpu's
+     * next n >= 1 events, of which ev[0] is an access: its accesses from ev[0] on are replayed
+     * in order as access_cycles would be, each advancing *clock by its stall plus `compute`,
+     * up to the first event that is not an access (kind != 0) or until *clock reaches `limit`
+     * (the first is always replayed: the thread stays the earliest until then). Returns how
+     * many were replayed, their stalls' sum added to *stall. */
+    size_t (*accesses_cycles)(void *ud, unsigned cpu, unsigned locked, const ms_replay_event *ev, size_t n,
+                              uint64_t compute, uint64_t *clock, uint64_t limit, uint64_t *stall);
 } ms_replay_sink;
 
 /* Per thread of the recording. */

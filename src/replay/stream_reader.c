@@ -168,64 +168,128 @@ static inline int read_varint(const unsigned char **p, const unsigned char *end,
     return -1;
 }
 
+/* Little-endian 8 bytes at p. */
+static inline uint64_t load_le64(const unsigned char *p)
+{
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    return v;
+}
+
+#define CONT_BITS 0x8080808080808080ull /* each byte's continuation bit */
+
+/* The 7-bit groups of the varint bytes in x (continuation bits cleared), packed into one
+ * value: pairs, then fours, then eights of groups side by side. */
+static inline uint64_t varint_pack(uint64_t x)
+{
+    x = ((x & 0x7f007f007f007f00ull) >> 1) | (x & 0x007f007f007f007full);
+    x = ((x & 0x3fff00003fff0000ull) >> 2) | (x & 0x00003fff00003fffull);
+    return ((x & 0x0fffffff00000000ull) >> 4) | (x & 0x000000000fffffffull);
+}
+
 /* read_varint where at least MAX_VARINT bytes are left: the same result (and the same
- * rejection of an 11th byte), without the bounds test per byte. */
+ * rejection of an 11th byte), without the bounds test per byte: a varint of up to eight bytes
+ * is decoded from one 8-byte load without a loop (its end is the first byte whose
+ * continuation bit is clear), a ninth and tenth byte one by one. */
 #define MAX_VARINT 10
-static inline int read_varint_unchecked(const unsigned char **p, uint64_t *v)
+static inline __attribute__((always_inline)) int read_varint_unchecked(const unsigned char **p, uint64_t *v)
 {
     const unsigned char *q = *p;
-    uint64_t x = q[0];
-    if (__builtin_expect(x < 0x80, 1)) {
-        *v = x;
+    uint64_t w = load_le64(q);
+    if (__builtin_expect(!(w & 0x80), 1)) { /* one byte: most heads and sizes */
+        *v = w & 0x7f;
         *p = q + 1;
         return 0;
     }
-    if (!(q[1] & 0x80)) { /* two bytes: address deltas of a few KB */
-        *v = (x & 0x7f) | (uint64_t)q[1] << 7;
-        *p = q + 2;
+    uint64_t ends = ~w & CONT_BITS;
+    if (__builtin_expect(ends != 0, 1)) {
+        /* ends ^ (ends - 1): every bit up to the first end's, i.e. the varint's bytes */
+        *v = varint_pack(w & (ends ^ (ends - 1)) & ~CONT_BITS);
+        *p = q + (__builtin_ctzll(ends) >> 3) + 1;
         return 0;
     }
-    x &= 0x7f;
-    for (int i = 1; i < MAX_VARINT; i++) {
-        unsigned char b = q[i];
-        x |= (uint64_t)(b & 0x7f) << (7 * i);
-        if (!(b & 0x80)) {
-            *v = x;
-            *p = q + i + 1;
-            return 0;
-        }
+    uint64_t x = varint_pack(w & ~CONT_BITS);
+    x |= (uint64_t)(q[8] & 0x7f) << 56;
+    if (!(q[8] & 0x80)) {
+        *v = x;
+        *p = q + 9;
+        return 0;
+    }
+    x |= (uint64_t)(q[9] & 0x7f) << 63;
+    if (!(q[9] & 0x80)) {
+        *v = x;
+        *p = q + 10;
+        return 0;
     }
     return -1;
 }
 
-/* The accesses of a version 2 chunk while at least four varints' worth of bytes are left
- * (the hot loop of decode_chunk): stops at the first other event or near the end. Returns the
- * number of events decoded into ev, or -1 when an access does not decode. */
-static int64_t decode_accesses_v2(const ms_stream_reader *s, const unsigned char **pp, const unsigned char *end,
-                                  uint32_t nevents, uint64_t *addrp, ms_replay_event *ev)
+/* read_varint_unchecked's checks without the value (an address delta the scan for sync
+ * events does not need). */
+static inline __attribute__((always_inline)) int skip_varint_unchecked(const unsigned char **p)
+{
+    const unsigned char *q = *p;
+    uint64_t ends = ~load_le64(q) & CONT_BITS;
+    if (__builtin_expect(ends != 0, 1)) {
+        *p = q + (__builtin_ctzll(ends) >> 3) + 1;
+        return 0;
+    }
+    if (!(q[8] & 0x80)) {
+        *p = q + 9;
+        return 0;
+    }
+    if (!(q[9] & 0x80)) {
+        *p = q + 10;
+        return 0;
+    }
+    return -1;
+}
+
+/* The events of a version 2 chunk while at least four varints' worth of bytes are left (the
+ * hot loop of decode_chunk), up to nevents, stopping near the end: *done of them decoded,
+ * each stored at *evp (advanced) unless store is 0 (then sync events only: accesses are
+ * checked and their addresses not followed). Returns 0, or -1 when an event does not
+ * decode. */
+static inline __attribute__((always_inline)) int events_v2(const unsigned char **pp, const unsigned char *end,
+                                                           uint32_t nevents, uint64_t max_ctx, uint64_t *addrp,
+                                                           ms_replay_event **evp, uint32_t *done, const int store)
 {
     /* called with end - p >= 4 * MAX_VARINT, so limit lies within the payload */
     const unsigned char *p = *pp, *limit = end - 4 * MAX_VARINT;
-    uint64_t addr = *addrp, max_ctx = s->max_ctx;
-    int store = !s->syncs_only;
+    ms_replay_event *ev = *evp;
+    uint64_t addr = *addrp;
     uint32_t i = 0;
-    while (i < nevents && p <= limit && !(*p & 1)) {
-        uint64_t head, a, b;
-        if (read_varint_unchecked(&p, &head) < 0 || read_varint_unchecked(&p, &a) < 0 ||
+    for (; i < nevents && p <= limit; i++) {
+        uint64_t head, a = 0, b;
+        if (read_varint_unchecked(&p, &head) < 0) return -1;
+        if (__builtin_expect(head & 1, 0)) { /* a sync event */
+            uint64_t kind = head >> 1, seq;
+            if (kind == 0 || kind > MS_SYNC_KIND_MAX || read_varint_unchecked(&p, &a) < 0 ||
+                read_varint_unchecked(&p, &b) < 0 || read_varint_unchecked(&p, &seq) < 0)
+                return -1;
+            *ev++ = (ms_replay_event){ .addr = a, .size = b, .seq = seq, .kind = (uint16_t)kind };
+            continue;
+        }
+        if ((store ? read_varint_unchecked(&p, &a) : skip_varint_unchecked(&p)) < 0 ||
             read_varint_unchecked(&p, &b) < 0)
             return -1;
         /* a context above max_ctx, or a size of 0 or above UINT32_MAX (one test: 0 wraps) */
         if (((head >> 1) > max_ctx) | ((b >> 1) - 1 >= UINT32_MAX)) return -1;
-        addr += (uint64_t)ms_stream_unzigzag(a);
-        if (store)
+        if (store) {
+            addr += (uint64_t)ms_stream_unzigzag(a);
             *ev++ = (ms_replay_event){
                 .addr = addr, .size = b >> 1, .ctx = (uint32_t)(head >> 1), .write = (uint16_t)(b & 1)
             };
-        i++;
+        }
     }
     *pp = p;
     *addrp = addr;
-    return i;
+    *evp = ev;
+    *done = i;
+    return 0;
 }
 
 /* Decode a chunk's payload into out (its sync events only when s->syncs_only; every event is
@@ -237,20 +301,14 @@ static int64_t decode_chunk(const ms_stream_reader *s, const unsigned char *p, c
 {
     uint64_t addr = *prev;
     ms_replay_event *ev = out;
-    for (uint32_t i = 0; i < nevents; i++) {
-        if (s->version >= 2 && end - p >= 4 * MAX_VARINT && !(*p & 1)) {
-            /* a run of accesses far from the end: the unchecked loop (varints whose first
-             * byte is odd are sync events, whose heads are single bytes) */
-            int64_t k = decode_accesses_v2(s, &p, end, nevents - i, &addr, ev);
-            if (k < 0) return -1;
-            if (!s->syncs_only) ev += k;
-            i += (uint32_t)k;
-            if (i == nevents) break;
-            if (k) {
-                i--; /* the loop's i++ */
-                continue;
-            }
-        }
+    uint32_t i = 0;
+    /* far from the end: the unchecked loop; the rest (the last 4 x MAX_VARINT bytes, version 1)
+     * event by event */
+    if (s->version >= 2 && end - p >= 4 * MAX_VARINT &&
+        (s->syncs_only ? events_v2(&p, end, nevents, s->max_ctx, &addr, &ev, &i, 0)
+                       : events_v2(&p, end, nevents, s->max_ctx, &addr, &ev, &i, 1)) < 0)
+        return -1;
+    for (; i < nevents; i++) {
         uint64_t head, a, b;
         if (read_varint(&p, end, &head) < 0) return -1;
         if (s->version == 1 || !(head & 1)) {

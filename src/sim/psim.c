@@ -165,6 +165,19 @@ static void direct_access(ms_psim *ps, unsigned cpu, uint64_t addr, uint32_t siz
         ps->level = level;
 }
 
+int ms_psim_access_level(ms_psim *ps, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx,
+                         int *comm)
+{
+    *comm = 0;
+    if (cpu >= ps->nprocs) return -2;
+    int level = ms_sim_access(ps->sim[0], cpu, addr, size, flags, ctx);
+    if (level < 0) ps->lost[0]++;
+    uint64_t refs = ps->sim[0]->comm_refs;
+    *comm = refs != ps->comm_refs;
+    ps->comm_refs = refs;
+    return level < 0 ? -1 : level;
+}
+
 /* Queue one reference that lies in partition p. */
 static inline void push_ref(ms_psim *ps, unsigned p, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags,
                             uint32_t ctx)

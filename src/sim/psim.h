@@ -76,6 +76,11 @@ int ms_psim_set_direct(ms_psim *ps);
  * only, nlevels = memory), or -1 when none was applied; *comm: 1 if one of those references
  * communicated (ms_sim_comm_refs: its data came from another processor or node), else 0. */
 int ms_psim_take_level(ms_psim *ps, int *comm);
+/* Direct mode, no level pending: ms_psim_access then ms_psim_take_level of one reference in
+ * one call. Returns its level, -1 when it was not applied (out of memory: counted as lost),
+ * -2 when cpu is out of range (ms_psim_access's -1); *comm as ms_psim_take_level's. */
+int ms_psim_access_level(ms_psim *ps, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx,
+                         int *comm);
 
 /* Queue a reference (as ms_sim_access: size 1..line). Returns 0, or -1 if cpu is out of range
  * (not counted). */

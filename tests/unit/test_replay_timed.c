@@ -61,7 +61,7 @@ static void run_order(fixture *f, ms_interleave mode, const char *t0, const char
     ms_replay *r;
     CHECK_EQ_INT(ms_replay_open(&r, f->dir, 100, err, sizeof err), 0);
     ms_replay_sink sink = { ts_noaccess,    ts_noregion, &f->sink, NULL, ts_cycles,
-                            ts_work_cycles, ts_arrive,   ts_wait,  NULL };
+                            ts_work_cycles, ts_arrive,   ts_wait,  NULL, NULL };
     CHECK_EQ_INT(ms_replay_run(r, mode, (unsigned)ms_replay_nthreads(r), &sink, &f->res, err, sizeof err), 0);
     ms_replay_close(r);
 }
@@ -186,8 +186,101 @@ static void test_default_order(void)
     done(&f);
 }
 
+/* A sink that prices accesses by a hash of their address and processor and keeps a hash of
+ * the order in which they came; batched: through accesses_cycles. */
+typedef struct {
+    uint64_t order, n;
+    int batched;
+} order_sink;
+
+static uint64_t os_cycles(void *ud, unsigned cpu, uint64_t addr, uint64_t size, unsigned write, unsigned locked,
+                          uint32_t ctx)
+{
+    (void)size, (void)write, (void)locked, (void)ctx;
+    order_sink *o = ud;
+    o->order = (o->order ^ (addr * 4 + cpu)) * 1099511628211ull;
+    o->n++;
+    uint64_t h = (addr * 0x9E3779B97F4A7C15ull) >> 58;
+    return h < 40 ? 0 : h; /* most hit, the rest stall 40..63 cycles */
+}
+
+static size_t os_accesses(void *ud, unsigned cpu, unsigned locked, const ms_replay_event *ev, size_t n,
+                          uint64_t compute, uint64_t *clock, uint64_t limit, uint64_t *stall)
+{
+    size_t i = 0;
+    do {
+        uint64_t st = os_cycles(ud, cpu, ev[i].addr, ev[i].size, ev[i].write, locked, ev[i].ctx);
+        *clock += st + compute;
+        *stall += st;
+        i++;
+    } while (i < n && ev[i].kind == 0 && *clock < limit);
+    return i;
+}
+
+static void os_work(void *ud, unsigned cpu, uint32_t block, uint64_t count)
+{
+    order_sink *o = ud;
+    o->order = (o->order ^ (block * 4 + cpu + count)) * 1099511628211ull;
+}
+
+/* Runs of accesses handed over at once (accesses_cycles) replay the same accesses in the same
+ * order with the same clocks as one at a time: three threads of strided and scattered accesses
+ * whose stalls differ, WORK between them, a lock and barriers. */
+static void test_batched_same_order(void)
+{
+    char dir[256], err[512];
+    ts_make_dir(dir, sizeof dir);
+    static char script[3][60000];
+    for (uint32_t t = 0; t < 3; t++) {
+        size_t len = 0;
+        uint64_t x = 7 + t;
+        for (unsigned i = 0; i < 2400; i++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            const char *tok = i % 500 == 499 ? "bar1/3" : i % 97 == 0 ? "acq5" : i % 97 == 3 ? "rel5" : NULL;
+            if (tok)
+                len += (size_t)snprintf(script[t] + len, sizeof script[t] - len, "%s ", tok);
+            else if (i % 13 == 0)
+                len += (size_t)snprintf(script[t] + len, sizeof script[t] - len, "work%u/%u ", 1 + (unsigned)(x >> 60),
+                                        1 + (unsigned)(x >> 58) % 7);
+            else
+                len += (size_t)snprintf(script[t] + len, sizeof script[t] - len, "%c%llu ", x >> 63 ? 'w' : 'r',
+                                        (unsigned long long)(i % 3 ? 4096 * t + 8 * i : (x >> 40) % 100000));
+        }
+        ts_write_script(dir, t, script[t]);
+    }
+    order_sink o[2] = { { 0 }, { 0 } };
+    ms_replay_result res[2];
+    for (int b = 0; b < 2; b++) {
+        ms_replay *r;
+        CHECK_EQ_INT(ms_replay_open(&r, dir, 100, err, sizeof err), 0);
+        ms_replay_sink sink = { .access = ts_noaccess,
+                                .region = ts_noregion,
+                                .ud = &o[b],
+                                .work = os_work,
+                                .access_cycles = os_cycles,
+                                .accesses_cycles = b ? os_accesses : NULL };
+        CHECK_EQ_INT(ms_replay_run(r, MS_INTERLEAVE_TIMED, 3, &sink, &res[b], err, sizeof err), 0);
+        ms_replay_close(r);
+    }
+    CHECK_EQ(o[1].n, o[0].n);
+    CHECK_EQ(o[1].order, o[0].order);
+    CHECK_EQ(o[0].n, res[0].accesses);
+    for (size_t i = 0; i < 3; i++) {
+        CHECK_EQ(res[1].threads[i].stall, res[0].threads[i].stall);
+        CHECK_EQ(res[1].threads[i].compute, res[0].threads[i].compute);
+        CHECK_EQ(res[1].threads[i].waiting, res[0].threads[i].waiting);
+        CHECK_EQ(clock_of(&res[1].threads[i]), clock_of(&res[0].threads[i]));
+        CHECK_EQ(res[1].threads[i].accesses, res[0].threads[i].accesses);
+    }
+    CHECK_EQ(res[0].threads[0].stall > 0, 1);
+    CHECK_EQ(res[0].threads[1].waiting > 0 || res[0].threads[0].waiting > 0 || res[0].threads[2].waiting > 0, 1);
+    for (int b = 0; b < 2; b++) ms_replay_result_free(&res[b]);
+    ts_remove_dir(dir);
+}
+
 int main(void)
 {
+    test_batched_same_order();
     test_default_order();
     test_unmatched();
     test_spin_waits_for_release();
