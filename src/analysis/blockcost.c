@@ -107,9 +107,9 @@ static int cache_dir(char *dir, size_t len, int make_dirs)
     return 0;
 }
 
-/* The cache file of llvm-mca's CPU list: named after the size and modification time of the
- * llvm-mca found in $PATH (another llvm-mca, another list). -1 if it cannot be found. */
-static int cpu_list_cache(char *out, size_t len, int make_dirs)
+/* The cache file NAME-SIZE-MTIME.txt of a result of llvm-mca: SIZE and MTIME those of the
+ * llvm-mca found in $PATH (another llvm-mca, another result). -1 if it cannot be found. */
+static int mca_cache_file(char *out, size_t len, const char *name, int make_dirs)
 {
     const char *path = getenv("PATH");
     char dir[4096], exe[4200];
@@ -122,8 +122,25 @@ static int cpu_list_cache(char *out, size_t len, int make_dirs)
         p += n + (p[n] == ':');
     }
     if (!found || cache_dir(dir, sizeof dir, make_dirs) < 0) return -1;
-    int w = snprintf(out, len, "%s/mca-cpus-%lld-%lld.txt", dir, (long long)st.st_size, (long long)st.st_mtime);
+    int w = snprintf(out, len, "%s/%s-%lld-%lld.txt", dir, name, (long long)st.st_size, (long long)st.st_mtime);
     return w > 0 && (size_t)w < len ? 0 : -1;
+}
+
+/* The cache file of llvm-mca's CPU list. */
+static int cpu_list_cache(char *out, size_t len, int make_dirs) { return mca_cache_file(out, len, "mca-cpus", make_dirs); }
+
+/* Write text to file whole or not at all (a temporary file renamed over it). */
+static void cache_write(const char *file, const char *text)
+{
+    char tmp[4500];
+    snprintf(tmp, sizeof tmp, "%s.%d", file, (int)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (f && fputs(text, f) >= 0 && fclose(f) == 0)
+        rename(tmp, file);
+    else {
+        if (f) fclose(f);
+        unlink(tmp);
+    }
 }
 
 /* The CPU names `llvm-mca -mcpu=help` lists, into *list (a strbuf of "name " entries); read
@@ -139,17 +156,7 @@ static int known_cpus(ms_strbuf *list, char *err, size_t errlen)
     }
     free(text);
     int rc = list_cpus(list, err, errlen);
-    if (rc == 0 && cpu_list_cache(cached, sizeof cached, 1) == 0) {
-        char tmp[4500];
-        snprintf(tmp, sizeof tmp, "%s.%d", cached, (int)getpid());
-        FILE *f = fopen(tmp, "w");
-        if (f && fputs(list->s, f) >= 0 && fclose(f) == 0)
-            rename(tmp, cached); /* whole or not at all */
-        else {
-            if (f) fclose(f);
-            unlink(tmp);
-        }
-    }
+    if (rc == 0 && cpu_list_cache(cached, sizeof cached, 1) == 0) cache_write(cached, list->s);
     return rc;
 }
 
@@ -291,6 +298,38 @@ int ms_mca_cycles(const char *const *asm_text, size_t n, const char *cpu, double
     free(text);
     free(etext);
     return result;
+}
+
+int ms_mca_cycles_cached(const char *const *asm_text, size_t n, const char *cpu, double *out_cycles, char *err,
+                         size_t errlen)
+{
+    /* the key: the texts (CRC-32 and length), the CPU model and the llvm-mca (mca_cache_file) */
+    uLong crc = crc32(0L, Z_NULL, 0);
+    size_t len = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *t = asm_text[i] ? asm_text[i] : "";
+        crc = crc32(crc, (const Bytef *)t, (uInt)strlen(t) + 1);
+        len += strlen(t) + 1;
+    }
+    char name[256], file[4400], *text = NULL;
+    snprintf(name, sizeof name, "mca-%s-%08lx-%zu-%zu", cpu, (unsigned long)crc, len, n);
+    int cacheable = mca_cache_file(file, sizeof file, name, 0) == 0;
+    if (cacheable && ms_read_file(file, 0, &text, NULL) == MS_READ_OK) {
+        size_t got = 0;
+        char *p = text, *end;
+        for (; got < n; got++, p = end) {
+            out_cycles[got] = strtod(p, &end);
+            if (end == p) break;
+        }
+        free(text);
+        if (got == n) return 0;
+    }
+    if (ms_mca_cycles(asm_text, n, cpu, out_cycles, err, errlen) < 0) return -1;
+    ms_strbuf sb = MS_STRBUF_INIT;
+    for (size_t i = 0; i < n; i++) ms_strbuf_addf(&sb, "%.17g\n", out_cycles[i]);
+    if (!sb.oom && mca_cache_file(file, sizeof file, name, 1) == 0) cache_write(file, sb.s);
+    ms_strbuf_free(&sb);
+    return 0;
 }
 
 /* ---- disassembly ---- */

@@ -106,7 +106,7 @@ int ms_core_model(ms_core_reading *r, const char *cpu, char *err, size_t errlen)
     for (size_t i = 0; i < r->nchains; i++)
         for (size_t k = 0; k < sizeof chains / sizeof *chains; k++)
             if (!strcmp(r->chains[i].insn, chains[k].insn)) text[i] = chains[k].mca;
-    if (ms_mca_cycles(text, r->nchains, cpu, cyc, err, errlen) < 0) return -1;
+    if (ms_mca_cycles_cached(text, r->nchains, cpu, cyc, err, errlen) < 0) return -1;
     for (size_t i = 0; i < r->nchains; i++) r->chains[i].model_cycles = cyc[i];
 #else
     (void)r, (void)cpu, (void)err, (void)errlen;
