@@ -104,6 +104,25 @@ static void record_site(const sink *k, uint32_t kind, uint32_t size, const uint6
     }
 }
 
+/* Two words at an address aligned to 8 bytes (the buffer's). */
+typedef uint64_t words2 __attribute__((vector_size(16), aligned(8), may_alias));
+
+/* The index of the first word of b[i..end) that differs from h, or end, found eight and then
+ * four words at a time (one branch for several: the counting run of a loop of one block
+ * fills the buffer with its block word, and counting them was most of that run's cost). */
+static uint64_t same_words(const uint64_t *b, uint64_t i, uint64_t end, uint64_t h)
+{
+    const words2 hh = { h, h };
+    while (i + 8 <= end) {
+        const words2 *w = (const words2 *)(const void *)(b + i);
+        words2 x = (w[0] ^ hh) | (w[1] ^ hh) | (w[2] ^ hh) | (w[3] ^ hh);
+        if (x[0] | x[1]) break;
+        i += 8;
+    }
+    while (i + 4 <= end && ((b[i] ^ h) | (b[i + 1] ^ h) | (b[i + 2] ^ h) | (b[i + 3] ^ h)) == 0) i += 4;
+    return i;
+}
+
 /* Walk words 1..used of buffer b (its count already reset) into k; t: the owning thread. */
 static void parse(const uint64_t *b, uint64_t used, const ms_thread *t, const sink *k)
 {
@@ -130,10 +149,7 @@ static void parse(const uint64_t *b, uint64_t used, const ms_thread *t, const si
         }
         if ((h & MSPLUG_BLOCK_TAG) == MSPLUG_BLOCK_TAG) { /* a block executed */
             if (h == run_word) {
-                /* the rest of the run four words at a time, one branch for the four (the
-                 * counting run of a one-block loop is nothing else: MTOOL's fixed cost) */
-                uint64_t j = i;
-                while (j + 4 <= end && ((b[j] ^ h) | (b[j + 1] ^ h) | (b[j + 2] ^ h) | (b[j + 3] ^ h)) == 0) j += 4;
+                uint64_t j = same_words(b, i, end, h);
                 run += 1 + (j - i);
                 i = j;
                 continue;
