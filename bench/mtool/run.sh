@@ -20,16 +20,23 @@ ONLY=${3:-}
 BASE=${BASE_BUILD:+$(cd "$BASE_BUILD" && pwd)}
 export XDG_CACHE_HOME="$WORK/cache"
 
-# NAME SOURCE ARGS (the examples' sizes: native runs of 0.05-0.5 s, like the kernels')
+# NAME SOURCE ARGS [FLAGS] (the examples' sizes: native runs of 0.05-0.5 s, like the kernels';
+# the threaded ones with 2 threads, OMP_NUM_THREADS below)
 cases() {
     echo "matmul bench/kernels/matmul.c 384:1"
     echo "spmv bench/kernels/spmv.c 200000:16:5"
     echo "stencil bench/kernels/stencil.c 2048:20"
     echo "mtool_kernels tests/e2e/progs/mtool_kernels.c 400000:128"
     echo "blkmatmul examples/blkmatmul/blkmatmul.c 400:64"
-    echo "tri examples/tri/tri.c 40000:16:400"
-    echo "crossint examples/crossint/crossint.c 100000"
+    echo "tri examples/tri/tri.c 160000:16:400"
+    echo "crossint examples/crossint/crossint.c 400000"
+    echo "nbf examples/nbf/nbf.c original:131072:16 -fopenmp"
+    echo "counters examples/counters/counters.c packed:4000000:8 -fopenmp"
+    echo "ptri examples/ptri/ptri.c 2:800000:4:200 -pthread"
+    echo "prodcons examples/prodcons/prodcons.c 1:200000 -pthread"
+    echo "migratory examples/migratory/migratory.c 2:1000000 -pthread"
 }
+export OMP_NUM_THREADS=2
 
 # timed OUT CMD...: append "wall cpu" of one run of CMD (in WORK) to OUT.
 timed() {
@@ -51,14 +58,14 @@ else
     echo "| program | native s (cpu) | memspy mtool s (cpu) | ratio (cpu ratio) | predicted s | measured s | memory overhead | top loop (overhead) |"
     echo "|---|---:|---:|---:|---:|---:|---:|---|"
 fi
-cases | while read -r name src args; do
+cases | while read -r name src args flags; do
     if [ -n "$ONLY" ] && ! echo " $ONLY " | grep -q " $name "; then continue; fi
     args=$(echo "$args" | tr : ' ')
-    gcc -O2 -g -o "$WORK/$name.native" "$ROOT/$src"
-    "$BUILD/bin/memspy-cc" -O2 -g -o "$WORK/$name.plugin" "$ROOT/$src"
+    gcc -O2 -g $flags -o "$WORK/$name.native" "$ROOT/$src"
+    "$BUILD/bin/memspy-cc" -O2 -g $flags -o "$WORK/$name.plugin" "$ROOT/$src"
     (cd "$WORK" && "$BUILD/bin/memspy" mtool --db "$WORK/db" --json "$name.json" -- "./$name.plugin" $args >/dev/null 2>&1)
     if [ -n "$BASE" ]; then
-        "$BASE/bin/memspy-cc" -O2 -g -o "$WORK/$name.base" "$ROOT/$src"
+        "$BASE/bin/memspy-cc" -O2 -g $flags -o "$WORK/$name.base" "$ROOT/$src"
         (cd "$WORK" && "$BASE/bin/memspy" mtool --db "$WORK/db" -- "./$name.base" $args >/dev/null 2>&1)
     fi
     : >"$WORK/n"; : >"$WORK/m"; : >"$WORK/b"
