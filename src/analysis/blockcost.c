@@ -127,7 +127,10 @@ static int mca_cache_file(char *out, size_t len, const char *name, int make_dirs
 }
 
 /* The cache file of llvm-mca's CPU list. */
-static int cpu_list_cache(char *out, size_t len, int make_dirs) { return mca_cache_file(out, len, "mca-cpus", make_dirs); }
+static int cpu_list_cache(char *out, size_t len, int make_dirs)
+{
+    return mca_cache_file(out, len, "mca-cpus", make_dirs);
+}
 
 /* Write text to file whole or not at all (a temporary file renamed over it). */
 static void cache_write(const char *file, const char *text)

@@ -150,8 +150,8 @@ static void parse(const uint64_t *b, uint64_t used, const ms_thread *t, const si
                     calls++;
                 } else {
                     if (calls)
-                        ms_calls_count(t->data, (const msplug_block *)(uintptr_t)(call_word & ~MSPLUG_CALL_TAG),
-                                       callee, calls);
+                        ms_calls_count(t->data, (const msplug_block *)(uintptr_t)(call_word & ~MSPLUG_CALL_TAG), callee,
+                                       calls);
                     call_word = h;
                     callee = b[i];
                     calls = 1;
