@@ -1,7 +1,8 @@
 /* Ideal-memory cycles per block with llvm-mca; see blockcost.h. The binary's code is
  * disassembled once (llvm-objdump), cut at the block pcs the plugin registered (a block ends
- * at the next block's pc or at its first unconditional jump or return), and all blocks go to
- * one llvm-mca run as code regions (# LLVM-MCA-BEGIN/END). The pcs are the instrumented
+ * at the next block's pc or at its first unconditional jump or return), and the blocks go to
+ * llvm-mca as code regions (# LLVM-MCA-BEGIN/END), split among one llvm-mca per CPU the
+ * process may use (regions are costed independently: the same cycles). The pcs are the instrumented
  * body's, whose instrumentation (reservations, records, the cold flush paths, both plugins'
  * code shapes) is taken out: the timing run executes the plain copies (docs/mtool.md). */
 #define _GNU_SOURCE
@@ -9,6 +10,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,9 +26,9 @@
 /* Bumped when the way blocks are cut or rewritten changes: older cache files are not used. */
 #define BLOCKCOST_METHOD "m5"
 
-/* Run argv with stdin from in_path (NULL: /dev/null), stdout to out_path, stderr to
- * err_path. Returns the exit status, or -1 if it could not start. */
-static int run_tool(char *const argv[], const char *in_path, const char *out_path, const char *err_path)
+/* Start argv with stdin from in_path (NULL: /dev/null), stdout to out_path, stderr to
+ * err_path. Returns its pid, or -1 if it could not start. */
+static pid_t spawn_tool(char *const argv[], const char *in_path, const char *out_path, const char *err_path)
 {
     pid_t pid = fork();
     if (pid < 0) return -1;
@@ -41,10 +43,35 @@ static int run_tool(char *const argv[], const char *in_path, const char *out_pat
         execvp(argv[0], argv);
         _exit(127);
     }
+    return pid;
+}
+
+/* Wait for a spawn_tool's pid: its exit status, 128 if killed, -1 if it did not start. */
+static int wait_tool(pid_t pid)
+{
     int status;
+    if (pid < 0) return -1;
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR) return -1;
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+/* Run argv (as spawn_tool) and wait for it: its exit status, or -1 if it could not start. */
+static int run_tool(char *const argv[], const char *in_path, const char *out_path, const char *err_path)
+{
+    return wait_tool(spawn_tool(argv, in_path, out_path, err_path));
+}
+
+/* How many llvm-mca processes for regions code regions: one per CPU this process may use, at
+ * most 16, and at least 32 regions each (a process costs 40 ms to start). */
+static size_t mca_parts(size_t regions)
+{
+    cpu_set_t set;
+    long cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : sysconf(_SC_NPROCESSORS_ONLN);
+    size_t n = cpus > 1 ? (size_t)cpus : 1;
+    if (n > 16) n = 16;
+    if (n > regions / 32) n = regions / 32;
+    return n ? n : 1;
 }
 
 /* A scratch file name in $TMPDIR (created empty, caller unlinks). */
@@ -107,9 +134,9 @@ static int cache_dir(char *dir, size_t len, int make_dirs)
     return 0;
 }
 
-/* The cache file of llvm-mca's CPU list: named after the size and modification time of the
- * llvm-mca found in $PATH (another llvm-mca, another list). -1 if it cannot be found. */
-static int cpu_list_cache(char *out, size_t len, int make_dirs)
+/* The cache file NAME-SIZE-MTIME.txt of a result of llvm-mca: SIZE and MTIME those of the
+ * llvm-mca found in $PATH (another llvm-mca, another result). -1 if it cannot be found. */
+static int mca_cache_file(char *out, size_t len, const char *name, int make_dirs)
 {
     const char *path = getenv("PATH");
     char dir[4096], exe[4200];
@@ -122,8 +149,28 @@ static int cpu_list_cache(char *out, size_t len, int make_dirs)
         p += n + (p[n] == ':');
     }
     if (!found || cache_dir(dir, sizeof dir, make_dirs) < 0) return -1;
-    int w = snprintf(out, len, "%s/mca-cpus-%lld-%lld.txt", dir, (long long)st.st_size, (long long)st.st_mtime);
+    int w = snprintf(out, len, "%s/%s-%lld-%lld.txt", dir, name, (long long)st.st_size, (long long)st.st_mtime);
     return w > 0 && (size_t)w < len ? 0 : -1;
+}
+
+/* The cache file of llvm-mca's CPU list. */
+static int cpu_list_cache(char *out, size_t len, int make_dirs)
+{
+    return mca_cache_file(out, len, "mca-cpus", make_dirs);
+}
+
+/* Write text to file whole or not at all (a temporary file renamed over it). */
+static void cache_write(const char *file, const char *text)
+{
+    char tmp[4500];
+    snprintf(tmp, sizeof tmp, "%s.%d", file, (int)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (f && fputs(text, f) >= 0 && fclose(f) == 0)
+        rename(tmp, file);
+    else {
+        if (f) fclose(f);
+        unlink(tmp);
+    }
 }
 
 /* The CPU names `llvm-mca -mcpu=help` lists, into *list (a strbuf of "name " entries); read
@@ -139,17 +186,7 @@ static int known_cpus(ms_strbuf *list, char *err, size_t errlen)
     }
     free(text);
     int rc = list_cpus(list, err, errlen);
-    if (rc == 0 && cpu_list_cache(cached, sizeof cached, 1) == 0) {
-        char tmp[4500];
-        snprintf(tmp, sizeof tmp, "%s.%d", cached, (int)getpid());
-        FILE *f = fopen(tmp, "w");
-        if (f && fputs(list->s, f) >= 0 && fclose(f) == 0)
-            rename(tmp, cached); /* whole or not at all */
-        else {
-            if (f) fclose(f);
-            unlink(tmp);
-        }
-    }
+    if (rc == 0 && cpu_list_cache(cached, sizeof cached, 1) == 0) cache_write(cached, list->s);
     return rc;
 }
 
@@ -234,63 +271,123 @@ static int parse_mca(const char *text, double *out, size_t n, char *err, size_t 
     return 0;
 }
 
+/* One llvm-mca process's share of the regions: its scratch files and pid. */
+typedef struct {
+    char inp[512], out[512], er[512];
+    size_t first, n; /* its regions: first..first+n-1 in the order of the texts */
+    pid_t pid;
+    int wrote;
+} mca_part;
+
 int ms_mca_cycles(const char *const *asm_text, size_t n, const char *cpu, double *out_cycles, char *err, size_t errlen)
 {
-    ms_strbuf in = MS_STRBUF_INIT;
     size_t regions = 0;
     for (size_t i = 0; i < n; i++) {
         out_cycles[i] = 0;
-        if (!asm_text[i] || !*asm_text[i]) continue;
-        ms_strbuf_addf(&in, "# LLVM-MCA-BEGIN b%zu\n%s\n# LLVM-MCA-END\n", i, asm_text[i]);
-        regions++;
+        regions += asm_text[i] && *asm_text[i];
     }
-    if (in.oom) {
-        ms_strbuf_free(&in);
+    if (!regions) return 0;
+    size_t nparts = mca_parts(regions);
+    mca_part *parts = calloc(nparts, sizeof *parts);
+    double *got = malloc(regions * sizeof *got);
+    if (!parts || !got) {
+        free(parts);
+        free(got);
         return ms_errorf(err, errlen, "out of memory");
     }
-    if (!regions) {
-        ms_strbuf_free(&in);
-        return 0;
-    }
-    char inp[512], out[512], er[512], mcpu[128];
-    if (scratch(inp, sizeof inp, "mca-in") < 0 || scratch(out, sizeof out, "mca-out") < 0 ||
-        scratch(er, sizeof er, "mca-err") < 0) {
-        ms_strbuf_free(&in);
-        return ms_errorf(err, errlen, "cannot create a scratch file: %s", strerror(errno));
-    }
-    FILE *f = fopen(inp, "w");
-    int wrote = f && fwrite(in.s, 1, in.len, f) == in.len;
-    if (f && fclose(f) != 0) wrote = 0;
-    ms_strbuf_free(&in);
+    char mcpu[128], iters[64];
     snprintf(mcpu, sizeof mcpu, "-mcpu=%s", cpu);
-    char iters[64];
     snprintf(iters, sizeof iters, "-iterations=%d", MCA_ITERATIONS);
     char *argv[] = { MS_LLVM_MCA, "-mtriple=x86_64-unknown-linux-gnu", mcpu, iters, "-all-views=false", "-summary-view",
                      NULL };
-    int rc = wrote ? run_tool(argv, inp, out, er) : -1;
-    char *text = NULL, *etext = NULL;
-    ms_read_file(out, 0, &text, NULL);
-    ms_read_file(er, 0, &etext, NULL);
-    unlink(inp);
-    unlink(out);
-    unlink(er);
-    int result;
-    if (!wrote)
-        result = ms_errorf(err, errlen, "cannot write llvm-mca's input");
-    else if (rc == 127 || rc < 0)
-        result = ms_errorf(err, errlen, "%s not found: install Debian's llvm-14 package", MS_LLVM_MCA);
-    else if (rc != 0 || !text)
-        result = ms_errorf(err, errlen, "llvm-mca failed: %.300s", etext ? etext : "");
-    else {
-        double *got = malloc(regions * sizeof *got);
-        result = got ? parse_mca(text, got, regions, err, errlen) : ms_errorf(err, errlen, "out of memory");
-        for (size_t i = 0, r = 0; result == 0 && i < n; i++)
-            if (asm_text[i] && *asm_text[i]) out_cycles[i] = got[r++];
-        free(got);
+    int result = 0;
+    /* each part's input (its regions, in order), then every part started, then waited for */
+    size_t i = 0;
+    for (size_t p = 0; p < nparts; p++) {
+        mca_part *m = &parts[p];
+        m->first = regions * p / nparts;
+        m->n = regions * (p + 1) / nparts - m->first;
+        m->pid = -1;
+        ms_strbuf in = MS_STRBUF_INIT;
+        for (size_t r = 0; r < m->n; i++)
+            if (asm_text[i] && *asm_text[i]) {
+                ms_strbuf_addf(&in, "# LLVM-MCA-BEGIN b%zu\n%s\n# LLVM-MCA-END\n", i, asm_text[i]);
+                r++;
+            }
+        if (scratch(m->inp, sizeof m->inp, "mca-in") < 0 || scratch(m->out, sizeof m->out, "mca-out") < 0 ||
+            scratch(m->er, sizeof m->er, "mca-err") < 0) {
+            if (!result) result = ms_errorf(err, errlen, "cannot create a scratch file: %s", strerror(errno));
+        } else if (!in.oom) {
+            FILE *f = fopen(m->inp, "w");
+            m->wrote = f && fwrite(in.s, 1, in.len, f) == in.len;
+            if (f && fclose(f) != 0) m->wrote = 0;
+        }
+        if (in.oom && !result) result = ms_errorf(err, errlen, "out of memory");
+        ms_strbuf_free(&in);
     }
-    free(text);
-    free(etext);
+    for (size_t p = 0; result == 0 && p < nparts; p++)
+        if (parts[p].wrote) parts[p].pid = spawn_tool(argv, parts[p].inp, parts[p].out, parts[p].er);
+    for (size_t p = 0; p < nparts; p++) {
+        mca_part *m = &parts[p];
+        int rc = m->pid >= 0 ? wait_tool(m->pid) : -1;
+        char *text = NULL, *etext = NULL;
+        if (m->inp[0]) {
+            ms_read_file(m->out, 0, &text, NULL);
+            ms_read_file(m->er, 0, &etext, NULL);
+            unlink(m->inp);
+            unlink(m->out);
+            unlink(m->er);
+        }
+        if (result) { /* an earlier part's error stands; this one's files are gone */
+        } else if (!m->wrote) {
+            result = ms_errorf(err, errlen, "cannot write llvm-mca's input");
+        } else if (rc == 127 || rc < 0) {
+            result = ms_errorf(err, errlen, "%s not found: install Debian's llvm-14 package", MS_LLVM_MCA);
+        } else if (rc != 0 || !text) {
+            result = ms_errorf(err, errlen, "llvm-mca failed: %.300s", etext ? etext : "");
+        } else {
+            result = parse_mca(text, got + m->first, m->n, err, errlen);
+        }
+        free(text);
+        free(etext);
+    }
+    for (size_t k = 0, r = 0; result == 0 && k < n; k++)
+        if (asm_text[k] && *asm_text[k]) out_cycles[k] = got[r++];
+    free(parts);
+    free(got);
     return result;
+}
+
+int ms_mca_cycles_cached(const char *const *asm_text, size_t n, const char *cpu, double *out_cycles, char *err,
+                         size_t errlen)
+{
+    /* the key: the texts (CRC-32 and length), the CPU model and the llvm-mca (mca_cache_file) */
+    uLong crc = crc32(0L, Z_NULL, 0);
+    size_t len = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *t = asm_text[i] ? asm_text[i] : "";
+        crc = crc32(crc, (const Bytef *)t, (uInt)strlen(t) + 1);
+        len += strlen(t) + 1;
+    }
+    char name[256], file[4400], *text = NULL;
+    snprintf(name, sizeof name, "mca-%s-%08lx-%zu-%zu", cpu, (unsigned long)crc, len, n);
+    int cacheable = mca_cache_file(file, sizeof file, name, 0) == 0;
+    if (cacheable && ms_read_file(file, 0, &text, NULL) == MS_READ_OK) {
+        size_t got = 0;
+        char *p = text, *end;
+        for (; got < n; got++, p = end) {
+            out_cycles[got] = strtod(p, &end);
+            if (end == p) break;
+        }
+        free(text);
+        if (got == n) return 0;
+    }
+    if (ms_mca_cycles(asm_text, n, cpu, out_cycles, err, errlen) < 0) return -1;
+    ms_strbuf sb = MS_STRBUF_INIT;
+    for (size_t i = 0; i < n; i++) ms_strbuf_addf(&sb, "%.17g\n", out_cycles[i]);
+    if (!sb.oom && mca_cache_file(file, sizeof file, name, 1) == 0) cache_write(file, sb.s);
+    ms_strbuf_free(&sb);
+    return 0;
 }
 
 /* ---- disassembly ---- */
@@ -532,33 +629,61 @@ static int cache_path(char *out, size_t len, const char *key, const char *cpu, i
     return w > 0 && (size_t)w < len ? 0 : -1;
 }
 
-/* Cached costs: lines "offset cycles". Fills out for the offsets found; returns how many. */
-static size_t cache_load(const char *file, const uint64_t *offs, size_t n, double *out)
+/* A binary's cached costs (lines "offset cycles"), sorted by offset. */
+typedef struct {
+    uint64_t *offs;
+    double *cyc;
+    size_t n;
+} cached_costs;
+
+static int cmp_entry(const void *a, const void *b)
 {
-    char *text = NULL;
-    if (ms_read_file(file, 0, &text, NULL) != MS_READ_OK) return 0;
-    size_t found = 0;
-    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-        char *end;
-        uint64_t off = strtoull(line, &end, 16);
-        double c = strtod(end, NULL);
-        uint64_t *hit = bsearch(&off, offs, n, sizeof *offs, cmp_u64);
-        if (hit) {
-            out[hit - offs] = c;
-            found++;
-        }
-    }
-    free(text);
-    return found;
+    const uint64_t *x = a, *y = b;
+    return *x < *y ? -1 : *x > *y;
 }
 
-static void cache_store(const char *file, const uint64_t *offs, size_t n, const double *c)
+/* Read file into *c (empty when there is none). */
+static void cache_load(const char *file, cached_costs *c)
+{
+    char *text = NULL;
+    memset(c, 0, sizeof *c);
+    if (ms_read_file(file, 0, &text, NULL) != MS_READ_OK) return;
+    size_t lines = 1;
+    for (const char *p = text; *p; p++) lines += *p == '\n';
+    uint64_t(*e)[2] = malloc(lines * sizeof *e); /* offset, cycles' bits: sorted together */
+    size_t n = 0;
+    for (char *line = strtok(text, "\n"); e && line; line = strtok(NULL, "\n")) {
+        char *end;
+        e[n][0] = strtoull(line, &end, 16);
+        double cy = strtod(end, NULL);
+        memcpy(&e[n][1], &cy, sizeof cy);
+        n++;
+    }
+    free(text);
+    if (!e) return;
+    qsort(e, n, sizeof *e, cmp_entry);
+    c->offs = malloc((n ? n : 1) * sizeof *c->offs);
+    c->cyc = malloc((n ? n : 1) * sizeof *c->cyc);
+    for (size_t i = 0; c->offs && c->cyc && i < n; i++) {
+        c->offs[i] = e[i][0];
+        memcpy(&c->cyc[i], &e[i][1], sizeof *c->cyc);
+    }
+    c->n = c->offs && c->cyc ? n : 0;
+    free(e);
+}
+
+/* Write the union of c and the n new costs (offs, cyc; none of them in c) to file, whole or
+ * not at all. */
+static void cache_store(const char *file, const cached_costs *c, const uint64_t *offs, const double *cyc,
+                        const char *is_new, size_t n)
 {
     char tmp[4400];
     snprintf(tmp, sizeof tmp, "%s.%d", file, (int)getpid());
     FILE *f = fopen(tmp, "w");
     if (!f) return;
-    for (size_t i = 0; i < n; i++) fprintf(f, "%llx %.6f\n", (unsigned long long)offs[i], c[i]);
+    for (size_t i = 0; i < c->n; i++) fprintf(f, "%llx %.6f\n", (unsigned long long)c->offs[i], c->cyc[i]);
+    for (size_t i = 0; i < n; i++)
+        if (is_new[i]) fprintf(f, "%llx %.6f\n", (unsigned long long)offs[i], cyc[i]);
     if (fclose(f) == 0)
         rename(tmp, file);
     else
@@ -573,13 +698,16 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, size_t 
     uint64_t *offs = malloc(n * sizeof *offs); /* sorted, distinct file addresses */
     size_t *order = malloc(n * sizeof *order);
     double *cyc = calloc(n, sizeof *cyc);
+    double *mcyc = calloc(n, sizeof *mcyc);
+    char *missing = calloc(n, 1);
     const char **texts = calloc(n, sizeof *texts);
     char **owned = calloc(n, sizeof *owned);
     char *dis = NULL;
     insn *ins = NULL;
     size_t nins = 0, nu = 0;
+    cached_costs cc = { NULL, NULL, 0 };
     int rc = -1;
-    if (!offs || !order || !cyc || !texts || !owned) {
+    if (!offs || !order || !cyc || !mcyc || !missing || !texts || !owned) {
         ms_errorf(err, errlen, "out of memory");
         goto out;
     }
@@ -589,7 +717,17 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, size_t 
         if (!nu || offs[nu - 1] != offs[i]) offs[nu++] = offs[i];
     char key[64], cfile[4300];
     int cacheable = cache_key(path, key, sizeof key) == 0 && cache_path(cfile, sizeof cfile, key, cpu, 0) == 0;
-    if (!(cacheable && cache_load(cfile, offs, nu, cyc) == nu)) {
+    /* incremental: the blocks the cache holds are read from it, llvm-mca costs the others, and
+     * the cache keeps both (another run of the same build costs only its new blocks) */
+    if (cacheable) cache_load(cfile, &cc);
+    size_t nmiss = 0;
+    for (size_t b = 0; b < nu; b++) {
+        uint64_t *hit = cc.n ? bsearch(&offs[b], cc.offs, cc.n, sizeof *cc.offs, cmp_u64) : NULL;
+        missing[b] = !hit;
+        nmiss += !hit;
+        if (hit) cyc[b] = cc.cyc[hit - cc.offs];
+    }
+    if (nmiss) {
         char out[512], er[512];
         if (scratch(out, sizeof out, "objdump") < 0 || scratch(er, sizeof er, "objdump-err") < 0) {
             ms_errorf(err, errlen, "cannot create a scratch file: %s", strerror(errno));
@@ -615,6 +753,7 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, size_t 
         size_t k = 0;
         for (size_t b = 0; b < nu; b++) {
             while (k < nins && ins[k].addr < offs[b]) k++;
+            if (!missing[b]) continue;                         /* from the cache */
             if (k >= nins || ins[k].addr != offs[b]) continue; /* not an instruction start */
             uint64_t stop = b + 1 < nu ? offs[b + 1] : UINT64_MAX;
             ms_strbuf sb = MS_STRBUF_INIT;
@@ -654,8 +793,11 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, size_t 
                 fprintf(stderr, "memspy: block at %#llx:\n%s", (unsigned long long)offs[b], owned[b]);
             texts[b] = owned[b];
         }
-        if (ms_mca_cycles(texts, nu, cpu, cyc, err, errlen) < 0) goto out;
-        if (cacheable && cache_path(cfile, sizeof cfile, key, cpu, 1) == 0) cache_store(cfile, offs, nu, cyc);
+        if (ms_mca_cycles(texts, nu, cpu, mcyc, err, errlen) < 0) goto out;
+        for (size_t b = 0; b < nu; b++)
+            if (missing[b]) cyc[b] = mcyc[b];
+        if (cacheable && cache_path(cfile, sizeof cfile, key, cpu, 1) == 0)
+            cache_store(cfile, &cc, offs, cyc, missing, nu);
     }
     for (size_t i = 0; i < n; i++) {
         uint64_t off = pcs[i] - bias;
@@ -671,6 +813,10 @@ out:
     free(ins);
     free(dis);
     free(cyc);
+    free(mcyc);
+    free(missing);
+    free(cc.offs);
+    free(cc.cyc);
     free(order);
     free(offs);
     return rc;

@@ -33,4 +33,10 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, size_t 
  * used by the tests. Returns 0, or -1 with err. */
 int ms_mca_cycles(const char *const *asm_text, size_t n, const char *cpu, double *out_cycles, char *err, size_t errlen);
 
+/* ms_mca_cycles through a cache under $XDG_CACHE_HOME/memspy (mca-CPU-CRC-...: the texts, the
+ * CPU model and the llvm-mca's size and time as key): the core check's chains, the same in
+ * every run, cost no run of llvm-mca after the first. Returns 0, or -1 with err. */
+int ms_mca_cycles_cached(const char *const *asm_text, size_t n, const char *cpu, double *out_cycles, char *err,
+                         size_t errlen);
+
 #endif

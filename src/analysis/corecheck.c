@@ -75,8 +75,10 @@ double ms_effective_clock_hz(void)
      * immediate, which cores since Golden Cove fold at rename, several to a cycle (a chain of
      * them read 23.9 GHz on a 4.15 GHz core). The lower of the two is the clock: a core that
      * shortened one chain would otherwise be read as faster than it is. */
-    double ta = chain_seconds(CHAIN_ADD, 500000), tm = chain_seconds(CHAIN_IMUL, 150000);
-    double add = ta > 0 ? 20.0 * 500000 / ta : 0, mul = tm > 0 ? 3 * 20.0 * 150000 / tm : 0;
+    /* 5M and 4.5M cycles a trial (1-1.5 ms: the thread's CPU clock counts nanoseconds) */
+    enum { ADDS = 250000, MULS = 75000 };
+    double ta = chain_seconds(CHAIN_ADD, ADDS), tm = chain_seconds(CHAIN_IMUL, MULS);
+    double add = ta > 0 ? 20.0 * ADDS / ta : 0, mul = tm > 0 ? 3 * 20.0 * MULS / tm : 0;
     return add < mul ? add : mul;
 #else
     return 0;
@@ -88,7 +90,7 @@ void ms_core_measure(ms_core_reading *r)
     memset(r, 0, sizeof *r);
     r->clock_hz = ms_effective_clock_hz();
 #if defined(__x86_64__)
-    const unsigned long rounds = 100000; /* 2M links: 8-10M cycles for a 4-5 cycle link */
+    const unsigned long rounds = 50000; /* 1M links: 4-5M cycles for a 4-5 cycle link */
     for (size_t i = 0; i < sizeof chains / sizeof *chains && r->nchains < MS_MTOOL_CHAINS; i++) {
         ms_mtool_chain *c = &r->chains[r->nchains++];
         snprintf(c->insn, sizeof c->insn, "%s", chains[i].insn);
@@ -106,7 +108,7 @@ int ms_core_model(ms_core_reading *r, const char *cpu, char *err, size_t errlen)
     for (size_t i = 0; i < r->nchains; i++)
         for (size_t k = 0; k < sizeof chains / sizeof *chains; k++)
             if (!strcmp(r->chains[i].insn, chains[k].insn)) text[i] = chains[k].mca;
-    if (ms_mca_cycles(text, r->nchains, cpu, cyc, err, errlen) < 0) return -1;
+    if (ms_mca_cycles_cached(text, r->nchains, cpu, cyc, err, errlen) < 0) return -1;
     for (size_t i = 0; i < r->nchains; i++) r->chains[i].model_cycles = cyc[i];
 #else
     (void)r, (void)cpu, (void)err, (void)errlen;

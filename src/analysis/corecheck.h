@@ -20,7 +20,7 @@ typedef struct {
  * frequency is not what the core runs at (turbo, VM). 0 where not measurable. */
 double ms_effective_clock_hz(void);
 
-/* Measure the clock, then each chain's cycles per instruction on this core (about 40 ms of
+/* Measure the clock, then each chain's cycles per instruction on this core (about 20 ms of
  * one CPU; run while something else waits). */
 void ms_core_measure(ms_core_reading *r);
 

@@ -2,8 +2,8 @@
 #include "mtool_drive.h"
 #include <stdlib.h>
 #include <string.h>
-#include "../analysis/analyze.h"
 #include "../analysis/blockcost.h"
+#include "../analysis/blocks.h"
 #include "../analysis/mtool.h"
 #include "../analysis/mtool_calls.h"
 #include "../analysis/symbolize.h"
@@ -18,7 +18,10 @@ static uint64_t block_start(const ms_raw_block *b)
     return pc ? pc - 1 : 0;
 }
 
-/* Ideal cycles of every block, module by module. */
+/* Ideal cycles of every block that executed (count > 0), module by module; 0 for the others:
+ * every consumer weighs a block by its executions (estimate, mobjects) or its WORK events
+ * (the timed replay), so a block that never ran costs nothing, and llvm-mca is not given it
+ * (a large program runs a fraction of its blocks: zstd's CLI, 29,031 in its tables). */
 static int costs(const ms_raw *raw, const char *cpu, double *cycles, char *err, size_t errlen)
 {
     size_t n = raw->nblocks;
@@ -32,7 +35,7 @@ static int costs(const ms_raw *raw, const char *cpu, double *cycles, char *err, 
         const ms_raw_module *mod = &raw->modules[mi];
         size_t k = 0;
         for (size_t i = 0; i < n; i++) {
-            uint64_t pc = block_start(&raw->blocks[i]);
+            uint64_t pc = raw->blocks[i].count ? block_start(&raw->blocks[i]) : 0;
             if (pc && pc >= mod->lo && pc < mod->hi) {
                 pcs[k] = pc;
                 idx[k++] = i;
@@ -81,7 +84,47 @@ static double fit(const ms_model *m, size_t b, const char *fn, const char *file,
     return 0.5;
 }
 
-/* The timing run's samples into the counting run's blocks. The timing run executes the plain
+/* Whether module mod holds a block of counted: by its path, as the two runs load the same
+ * files at different addresses. */
+static int holds_blocks(const ms_raw *counted, const ms_raw_module *mod)
+{
+    if (!mod->path) return 0;
+    for (size_t mi = 0; mi < counted->nmodules; mi++) {
+        const ms_raw_module *c = &counted->modules[mi];
+        if (!c->path || strcmp(c->path, mod->path) != 0) continue;
+        for (size_t i = 0; i < counted->nblocks; i++) {
+            const ms_raw_block *b = &counted->blocks[i];
+            if ((b->pc > c->lo && b->pc <= c->hi) || (b->plain_pc > c->lo && b->plain_pc <= c->hi)) return 1;
+        }
+    }
+    return 0;
+}
+
+/* *view: raw with only the modules that hold counted's blocks (the program's instrumented
+ * code; shallow: view->modules alone is owned, freed by the caller). Mobjects and call edges
+ * are functions with blocks, so a pc elsewhere (libc) is never symbolized: its DWARF (a
+ * separate, compressed debug file where installed) would cost more than the program's run. */
+static int program_view(const ms_raw *raw, const ms_raw *counted, ms_raw *view)
+{
+    *view = *raw;
+    view->modules = calloc(raw->nmodules ? raw->nmodules : 1, sizeof *view->modules);
+    view->nmodules = 0;
+    if (!view->modules) return -1;
+    for (size_t i = 0; i < raw->nmodules; i++)
+        if (holds_blocks(counted, &raw->modules[i])) view->modules[view->nmodules++] = raw->modules[i];
+    return 0;
+}
+
+/* Whether pc lies in a module of view. */
+static int in_view(const ms_raw *view, uint64_t pc)
+{
+    for (size_t i = 0; i < view->nmodules; i++)
+        if (pc >= view->modules[i].lo && pc < view->modules[i].hi) return 1;
+    return 0;
+}
+
+/* The timing run's samples into the counting run's blocks (timed: program_view's, so that a
+ * sample in a library goes to *other unsymbolized). The timing run executes the plain
  * copies, which have no block labels (docs/plugin.md, "Versioning"): a sample is placed by its
  * function and line (the outermost frame, like the blocks) into the innermost loop whose lines
  * hold it, else into its function; among equal fits, into the block executed most. */
@@ -96,6 +139,10 @@ static int attribute_by_line(const ms_raw *timed, const ms_model *m, uint64_t *p
     for (size_t i = 0; i < m->nblocks; i++) per_block[i] = 0;
     int rc = 0;
     for (size_t s = 0; s < timed->nsamples; s++) {
+        if (!in_view(timed, timed->samples[s].pc)) { /* a library's code: no mobject */
+            *other += timed->samples[s].count;
+            continue;
+        }
         const ms_sym *y = ms_symbolize(sym, timed->samples[s].pc, false);
         if (!y) {
             rc = ms_errorf(err, errlen, "out of memory");
@@ -124,24 +171,22 @@ static int attribute_by_line(const ms_raw *timed, const ms_model *m, uint64_t *p
 }
 
 /* The counting run's call edges by function name (the caller block's function, the callee's
- * at its address), into *out (names owned by *names_out, freed by the caller). */
-static int call_edges(const ms_raw *counted, const ms_model *m, ms_mtool_edge **out, size_t *n, char ***names_out,
-                      char *err, size_t errlen)
+ * at its address: sym, over counted's program_view; callees outside it are left out), into
+ * *out (names owned by *names_out, freed by the caller). */
+static int call_edges(const ms_raw *counted, ms_symbolizer *sym, const ms_model *m, ms_mtool_edge **out, size_t *n,
+                      char ***names_out, char *err, size_t errlen)
 {
     *out = NULL;
     *n = 0;
     *names_out = NULL;
     if (!counted->ncalls) return 0;
-    ms_symbolizer *sym = NULL;
-    char *note = NULL;
-    if (ms_symbolizer_new(counted, &sym, &note, err, errlen) != 0) return -1;
-    free(note);
     ms_mtool_edge *e = calloc(counted->ncalls, sizeof *e);
     char **names = calloc(counted->ncalls, sizeof *names);
     int rc = e && names ? 0 : ms_errorf(err, errlen, "out of memory");
     for (size_t i = 0; rc == 0 && i < counted->ncalls; i++) {
         const ms_raw_call *c = &counted->calls[i];
-        if (c->caller_block >= m->nblocks || !m->blocks[c->caller_block].function) continue;
+        if (c->caller_block >= m->nblocks || !m->blocks[c->caller_block].function || !in_view(counted, c->callee_pc))
+            continue;
         const ms_sym *y = ms_symbolize(sym, c->callee_pc, false);
         const ms_frame *f = y && y->nframes ? &y->frames[y->nframes - 1] : NULL;
         const char *fn = f && f->func ? ms_symbolizer_readable(sym, f->func) : NULL;
@@ -153,7 +198,6 @@ static int call_edges(const ms_raw *counted, const ms_model *m, ms_mtool_edge **
         e[*n] = (ms_mtool_edge){ m->blocks[c->caller_block].function, names[*n], c->count };
         (*n)++;
     }
-    ms_symbolizer_free(sym);
     *out = e;
     *names_out = names;
     return rc;
@@ -168,14 +212,29 @@ int ms_mtool_from_raws(const ms_raw *counted, const ms_raw *timed, const char *c
                          "the profile has no basic blocks: the program was not built with memspy-cc's "
                          "GCC plugin (MEMSPY_INSTRUMENT=plugin)");
     if (!timed->nsamples) return ms_errorf(err, errlen, "the timing run took no samples (it ran too briefly to time)");
+    /* the blocks and loops placed in the source: all MTOOL needs of the counting run's model */
     ms_model m;
-    ms_analyze_opts opts = { NULL, 0, 0.1 }; /* function code bins */
-    if (ms_analyze(counted, &opts, &m, err, errlen) != 0) return -1;
+    ms_model_init(&m);
+    ms_raw cview, tview;
+    ms_symbolizer *sym = NULL;
+    char *note = NULL;
+    memset(&tview, 0, sizeof tview);
     size_t n = counted->nblocks;
     double *cycles = calloc(n, sizeof *cycles);
     uint64_t *per_block = calloc(n, sizeof *per_block);
     int rc = -1;
-    if (!cycles || !per_block || m.nblocks != n) {
+    if (program_view(counted, counted, &cview) < 0) {
+        free(cycles);
+        free(per_block);
+        return ms_errorf(err, errlen, "out of memory");
+    }
+    if (!cycles || !per_block || program_view(timed, counted, &tview) < 0) {
+        ms_errorf(err, errlen, "out of memory");
+        goto out;
+    }
+    if (ms_symbolizer_new(&cview, &sym, &note, err, errlen) != 0) goto out;
+    free(note);
+    if (ms_analyze_blocks(counted, sym, &m) != 0 || m.nblocks != n) {
         ms_errorf(err, errlen, "out of memory");
         goto out;
     }
@@ -183,7 +242,7 @@ int ms_mtool_from_raws(const ms_raw *counted, const ms_raw *timed, const char *c
     ms_core_reading checked = *core;
     if (ms_core_model(&checked, cpu, err, errlen) < 0) goto out;
     uint64_t other = 0;
-    if (attribute_by_line(timed, &m, per_block, &other, err, errlen) < 0) goto out;
+    if (attribute_by_line(&tview, &m, per_block, &other, err, errlen) < 0) goto out;
     ms_mtool_input in = { m.blocks,
                           m.nblocks,
                           m.loops,
@@ -202,7 +261,7 @@ int ms_mtool_from_raws(const ms_raw *counted, const ms_raw *timed, const char *c
     ms_mtool_edge *edges = NULL;
     char **names = NULL;
     size_t nedges = 0;
-    int cg = call_edges(counted, &m, &edges, &nedges, &names, err, errlen);
+    int cg = call_edges(&cview, sym, &m, &edges, &nedges, &names, err, errlen);
     if (cg == 0 && ms_mtool_inclusive(out, edges, nedges) < 0) cg = ms_errorf(err, errlen, "out of memory");
     for (size_t i = 0; names && i < nedges; i++) free(names[i]);
     free(names);
@@ -221,6 +280,9 @@ int ms_mtool_from_raws(const ms_raw *counted, const ms_raw *timed, const char *c
 out:
     free(cycles);
     free(per_block);
+    ms_symbolizer_free(sym);
+    free(cview.modules);
+    free(tview.modules);
     ms_model_free(&m);
     return rc;
 }

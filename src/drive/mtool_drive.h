@@ -17,7 +17,7 @@ int ms_mtool_from_raws(const ms_raw *counted, const ms_raw *timed, const char *c
                        double system_s, ms_mtool_result *out, char *err, size_t errlen);
 
 /* Every block's llvm-mca cycles per execution for cpu (cycles[i] for raw->blocks[i]; 0 where
- * the block's module is unknown). Returns 0, or -1 with err. */
+ * the block's module is unknown or the block never executed: count 0). Returns 0, or -1 with err. */
 int ms_block_cycles(const ms_raw *raw, const char *cpu, double *cycles, char *err, size_t errlen);
 
 /* The run's ideal-memory cycles: every block's count x its llvm-mca cycles for cpu (0 without

@@ -3,8 +3,8 @@
  *
  * Instrumented code writes a call word (the caller block's descriptor, MSPLUG_CALL_TAG) and
  * the callee's address before each call of a function (msplug_abi.h); the drain (plugin.c)
- * hands each pair to ms_calls_count, which adds one to the pair's count in the thread data
- * block's own open-addressing table: no lock. Tables grow by doubling into a new mapping; the
+ * hands each pair (a run of equal pairs at once) to ms_calls_count, which adds them to the
+ * pair's count in the thread data block's own open-addressing table: no lock. Tables grow by doubling into a new mapping; the
  * old one stays mapped (the dump may be reading it from another thread), and the new one is
  * published before its capacity, so a reader that sees the capacity sees the table. The dump
  * merges every data block's table (threads that exited left theirs in their data block,
@@ -65,13 +65,13 @@ static int reserve(ms_thread_data *d)
     return 0;
 }
 
-void ms_calls_count(ms_thread_data *d, const msplug_block *caller, uint64_t callee)
+void ms_calls_count(ms_thread_data *d, const msplug_block *caller, uint64_t callee, uint64_t n)
 {
     uint64_t id1 = caller->id;
     if (MS_UNLIKELY(!id1 || id1 > UINT32_MAX)) return; /* its module's constructor has not run yet */
     if (MS_UNLIKELY(reserve(d) < 0)) return;
     struct ms_call_table *t = d->calls;
-    t->n += (uint32_t)add(t->slots, t->cap, (uint32_t)id1, callee, 1);
+    t->n += (uint32_t)add(t->slots, t->cap, (uint32_t)id1, callee, n);
 }
 
 /* ---- the dump ---- */

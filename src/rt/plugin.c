@@ -106,6 +106,25 @@ static void record_site(const sink *k, uint32_t kind, uint32_t size, const uint6
     }
 }
 
+/* Two words at an address aligned to 8 bytes (the buffer's). */
+typedef uint64_t words2 __attribute__((vector_size(16), aligned(8), may_alias));
+
+/* The index of the first word of b[i..end) that differs from h, or end, found eight and then
+ * four words at a time (one branch for several: the counting run of a loop of one block
+ * fills the buffer with its block word, and counting them was most of that run's cost). */
+static uint64_t same_words(const uint64_t *b, uint64_t i, uint64_t end, uint64_t h)
+{
+    const words2 hh = { h, h };
+    while (i + 8 <= end) {
+        const words2 *w = (const words2 *)(const void *)(b + i);
+        words2 x = (w[0] ^ hh) | (w[1] ^ hh) | (w[2] ^ hh) | (w[3] ^ hh);
+        if (x[0] | x[1]) break;
+        i += 8;
+    }
+    while (i + 4 <= end && ((b[i] ^ h) | (b[i + 1] ^ h) | (b[i + 2] ^ h) | (b[i + 3] ^ h)) == 0) i += 4;
+    return i;
+}
+
 /* Walk words 1..used of buffer b (its count already reset) into k; t: the owning thread. */
 static void parse(const uint64_t *b, uint64_t used, const ms_thread *t, const sink *k)
 {
@@ -114,6 +133,9 @@ static void parse(const uint64_t *b, uint64_t used, const ms_thread *t, const si
     /* block words are counted by runs of the same block (a loop of one block fills the
      * buffer with its word): one update per run, not a chain of dependent increments */
     uint64_t run_word = 0, run = 0;
+    /* call words likewise by runs of the same call (caller block and callee), whatever block
+     * words come between: a loop that calls one function counts its calls in one update */
+    uint64_t call_word = 0, callee = 0, calls = 0;
     /* Between two drains the records are the innermost frame's: one focus test for them all,
      * unless loops are named: then each block word says whether the frame's code is in focus
      * (its innermost loop's), and the frame keeps that state for the next drain and its
@@ -125,14 +147,29 @@ static void parse(const uint64_t *b, uint64_t used, const ms_thread *t, const si
     while (i < end) {
         uint64_t h = b[i++];
         if ((h & MSPLUG_CALL_TAG) == MSPLUG_CALL_TAG) { /* a call: the callee's address follows */
-            if (i < end && t->data)
-                ms_calls_count(t->data, (const msplug_block *)(uintptr_t)(h & ~MSPLUG_CALL_TAG), b[i]);
+            if (i < end && t->data) {
+                if (h == call_word && b[i] == callee) {
+                    calls++;
+                } else {
+                    if (calls)
+                        ms_calls_count(t->data, (const msplug_block *)(uintptr_t)(call_word & ~MSPLUG_CALL_TAG), callee,
+                                       calls);
+                    call_word = h;
+                    callee = b[i];
+                    calls = 1;
+                }
+            }
             i++;
             continue;
         }
         if ((h & MSPLUG_BLOCK_TAG) == MSPLUG_BLOCK_TAG) { /* a block executed */
             if (h == run_word) {
                 run++;
+                if (i < end && b[i] == h) { /* a longer run: scanned (short ones stay cheap) */
+                    uint64_t j = same_words(b, i, end, h);
+                    run += j - i;
+                    i = j;
+                }
                 continue;
             }
             if (run && t->data)
@@ -178,6 +215,7 @@ static void parse(const uint64_t *b, uint64_t used, const ms_thread *t, const si
         }
     }
     if (run && t->data) ms_blocks_count(t->data, (const msplug_block *)(uintptr_t)(run_word & ~MSPLUG_BLOCK_TAG), run);
+    if (calls) ms_calls_count(t->data, (const msplug_block *)(uintptr_t)(call_word & ~MSPLUG_CALL_TAG), callee, calls);
     if (!ms_count_only) ms_focus_count_skipped(dropped); /* words: about one per reference */
 }
 

@@ -571,8 +571,8 @@ void ms_sample_stop(void);
 void ms_sample_put_raw(ms_raw_writer *w);
 /* ---- calls.c: call edges of plugin-instrumented code ---- */
 
-/* One call of callee (a function's address) from block caller by the thread owning d. */
-void ms_calls_count(ms_thread_data *d, const msplug_block *caller, uint64_t callee);
+/* n calls of callee (a function's address) from block caller by the thread owning d. */
+void ms_calls_count(ms_thread_data *d, const msplug_block *caller, uint64_t callee, uint64_t n);
 /* The MS_RAW_CALLS section: every thread's pairs merged, sorted by caller block and callee. */
 void ms_calls_put_raw(ms_raw_writer *w);
 /* The MS_RAW_DESTS section: every registered module's allocation destinations (dests.c). */
