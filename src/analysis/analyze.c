@@ -308,16 +308,20 @@ static int assign_line(analysis *an, ctx_info *c, uint32_t id, bool first)
     return 0;
 }
 
-/* Function-level code bins of outlined OpenMP regions get the region's name (ompnames.h). The
- * region's first line: its entry block's (gcc gives the region's set-up the pragma's line),
- * else the least line of its contexts in its file (the TSan path: no blocks). */
-static int name_omp_regions(const ms_model *m, ms_source_cache *src, ms_code_place *p, size_t n)
+/* Function-level code bins of outlined OpenMP regions get the region's name (ompnames.h):
+ * from the plugins' region records; without one, from the function's name and the region's
+ * first line: its entry block's, else the least line of its contexts in its file (the TSan
+ * path: no blocks). */
+static int name_omp_regions(const ms_raw *raw, const ms_model *m, ms_code_place *p, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         const char *func = p[i].frame->func;
-        if (!ms_omp_outlined(func) || strcmp(p[i].name, func) != 0) continue;
-        const char *file = NULL;
-        int first = 0;
+        if (strcmp(p[i].name, func) != 0) continue;
+        const char *file = p[i].frame->file ? p[i].frame->file : p[i].frame->decl_file;
+        ms_omp_region r;
+        bool recorded = ms_omp_region_find(raw, func, file, &r);
+        if (!recorded && !ms_omp_outlined(func)) continue;
+        int first = recorded ? r.line : 0;
         for (size_t b = 0; b < m->nblocks && !first; b++) { /* its entry block: the construct's line */
             const ms_block_stat *bk = &m->blocks[b];
             if (strcmp(bk->function, func) != 0 || !bk->file || bk->line <= 0) continue;
@@ -330,7 +334,7 @@ static int name_omp_regions(const ms_model *m, ms_source_cache *src, ms_code_pla
             if (!file) file = f->file;
             if (strcmp(f->file, file) == 0 && (!first || f->line < first)) first = f->line;
         }
-        char *name = ms_omp_region_name(src, func, file, first);
+        char *name = ms_omp_region_name(raw, func, file, first);
         if (!name) return -1;
         free(p[i].name);
         p[i].name = name;
@@ -340,7 +344,7 @@ static int name_omp_regions(const ms_model *m, ms_source_cache *src, ms_code_pla
 }
 
 /* Each context's code bin name at the granularity opts ask for (function by default). */
-static int name_code(analysis *an, const ms_analyze_opts *opts, ms_source_cache *src)
+static int name_code(analysis *an, const ms_analyze_opts *opts)
 {
     size_t n = an->nctx + (an->has_unknown ? 1 : 0);
     ms_code_place *p = calloc(n ? n : 1, sizeof *p);
@@ -348,7 +352,7 @@ static int name_code(analysis *an, const ms_analyze_opts *opts, ms_source_cache 
     for (size_t i = 0; i < n; i++) p[i] = (ms_code_place){ an->ctx[i].ctx, an->ctx[i].pc, an->ctx[i].frame, NULL, 0 };
     ms_code_granularity g = opts ? (ms_code_granularity)opts->code_granularity : MS_CODE_FUNCTION;
     int rc = ms_code_places(an->raw, an->sym, an->m, g, opts ? opts->loop_share : 0.0, p, n);
-    if (rc == 0) rc = name_omp_regions(an->m, src, p, n);
+    if (rc == 0) rc = name_omp_regions(an->raw, an->m, p, n);
     for (size_t i = 0; i < n; i++) {
         an->ctx[i].code_name = p[i].name;
         an->ctx[i].code_line = p[i].line;
@@ -721,8 +725,7 @@ int ms_analyze(const ms_raw *raw, const ms_analyze_opts *opts, ms_model *out, ch
         ms_model_free(out);
         return -1;
     }
-    ms_source_cache *src = ms_source_cache_new(opts ? opts->source_root : NULL);
-    int rc = src && (!sym_note || add_note(out, "%s", sym_note) == 0) ? 0 : -1;
+    int rc = (!sym_note || add_note(out, "%s", sym_note) == 0) ? 0 : -1;
     free(sym_note);
     /* The data bins' indices are the raw bins' (plus "unknown" last) until finish_order. */
     if (rc == 0) rc = referenced_bins(&an);
@@ -733,7 +736,7 @@ int ms_analyze(const ms_raw *raw, const ms_analyze_opts *opts, ms_model *out, ch
     if (rc == 0) rc = ms_analyze_blocks(raw, an.sym, out);
     if (rc == 0) rc = ms_analyze_calls(raw, an.sym, out);
     if (rc == 0) rc = ms_analyze_waiting(raw, an.sym, out);
-    if (rc == 0) rc = name_code(&an, opts, src);
+    if (rc == 0) rc = name_code(&an, opts);
     if (rc == 0) rc = build_axes(&an);
     if (rc == 0) {
         an.cell_used = calloc(out->ncells ? out->ncells : 1, sizeof *an.cell_used);
@@ -756,7 +759,6 @@ int ms_analyze(const ms_raw *raw, const ms_analyze_opts *opts, ms_model *out, ch
     for (size_t i = 0; an.ctx && i <= an.nctx; i++) free(an.ctx[i].code_name);
     free(an.ctx);
     free((void *)an.bins);
-    ms_source_cache_free(src);
     ms_symbolizer_free(an.sym);
     if (rc != 0) {
         ms_model_free(out);

@@ -341,6 +341,7 @@ static unsigned int instrument_function(function *fun)
     if (nblocks) fill_blocks(&st, blocks, loops);
     if (nsites || st.has_calls) emit_entry_exit(ver.entry, ver.returns);
     emit_dests(&st, comdat);
+    emit_omp_record(&st, comdat);
     for (unsigned j = 0; j < st.atomics.length(); j++) route_atomic(st.atomics[j]); /* the body's only */
     any_instrumented = true;
     return TODO_update_ssa | TODO_cleanup_cfg;
@@ -382,6 +383,22 @@ struct memspy_early_pass : gimple_opt_pass {
     unsigned int execute(function *fun) final override
     {
         early_dests_function(fun);
+        return 0;
+    }
+};
+
+/* After "omplower" (OpenMP programs only): the regions and the child functions they are
+ * outlined into, for the main pass's records (dests.cc). Changes nothing. */
+static const pass_data memspy_omp_data = {
+    GIMPLE_PASS, "memspy_omp", OPTGROUP_NONE, TV_NONE, PROP_gimple_any, 0, 0, 0, 0,
+};
+
+struct memspy_omp_pass : gimple_opt_pass {
+    memspy_omp_pass(gcc::context *ctx) : gimple_opt_pass(memspy_omp_data, ctx) {}
+    bool gate(function *) final override { return flag_openmp && !building_ctor; }
+    unsigned int execute(function *fun) final override
+    {
+        omp_regions_function(fun);
         return 0;
     }
 };
@@ -458,7 +475,8 @@ static plugin_info memspy_info = {
 };
 
 /* Entry point: check the GCC version, the options, then register the pass (before
- * "optimized"), the early destinations pass (after "ssa"), the GC roots and the end-of-unit
+ * "optimized"), the early destinations pass (after "ssa"), the OpenMP regions pass (after
+ * "omplower"), the GC roots and the end-of-unit
  * constructor. */
 __attribute__((visibility("default"))) int plugin_init(plugin_name_args *info, plugin_gcc_version *version)
 {
@@ -490,6 +508,12 @@ __attribute__((visibility("default"))) int plugin_init(plugin_name_args *info, p
     early.ref_pass_instance_number = 1;
     early.pos_op = PASS_POS_INSERT_AFTER;
     register_callback(plugin_name_s, PLUGIN_PASS_MANAGER_SETUP, NULL, &early);
+    struct register_pass_info omp;
+    omp.pass = new memspy_omp_pass(g);
+    omp.reference_pass_name = "omplower";
+    omp.ref_pass_instance_number = 1;
+    omp.pos_op = PASS_POS_INSERT_AFTER;
+    register_callback(plugin_name_s, PLUGIN_PASS_MANAGER_SETUP, NULL, &omp);
     register_callback(plugin_name_s, PLUGIN_REGISTER_GGC_ROOTS, NULL, (void *)memspy_roots);
     register_callback(plugin_name_s, PLUGIN_FINISH_UNIT, finish_unit, NULL);
     return 0;

@@ -1,0 +1,31 @@
+#!/bin/sh
+# OpenMP regions as code bins named from the compiler's records, never from the source: each
+# function gcc (PARENT._omp_fn.N) or clang (.omp_outlined., .omp_task_entry.) outlines is
+# "FUNCTION: omp CONSTRUCT @LINE", the function the construct is written in, the construct
+# ("parallel for" only for the combined construct) and the pragma's line; the same names under
+# both compilers, with the source deleted before the run (tests/e2e/progs/omp_kinds.c).
+# matrix: gcc:-O0 gcc:-O2 clang:-O0 clang:-O2
+. "$1/tests/e2e/lib.sh"
+need_openmp
+cp "$SRC_DIR/tests/e2e/progs/omp_kinds.c" .
+cc_build kinds omp_kinds.c -fopenmp
+rm omp_kinds.c
+OMP_NUM_THREADS=2 run_memspy r.json -- ./kinds
+
+check "four region bins: kernel's parallel for, main's parallel sections, parallel and task" r.json \
+  '[.code[].name | select(test(": omp "))] | sort ==
+   ["kernel: omp parallel for @10", "main: omp parallel @25", "main: omp parallel sections @17", "main: omp task @29"]'
+check "no outlined function's name is left" r.json \
+  '[.code[].name | select(test("_omp_fn|omp_outlined|omp_task_entry"))] | length == 0'
+check "the task region reads all of b: 200000 reads" r.json \
+  "$JQ_DEFS"' cell("main: omp task @29"; "b") | .reads == 200000 and .writes == 0'
+check "kernel's region makes every write of a (100000 or more)" r.json \
+  "$JQ_DEFS"' cell("kernel: omp parallel for @10"; "a").writes as $w | $w >= 100000 and
+   $w == (datacells("a") | sum(.writes))'
+check "the sections region makes every write of b and reads a" r.json \
+  "$JQ_DEFS"' cell("main: omp parallel sections @17"; "b").writes as $w | $w > 0 and
+   $w == (datacells("b") | sum(.writes)) and (cell("main: omp parallel sections @17"; "a") | .reads > 0)'
+OMP_NUM_THREADS=2 run_memspy l.json --code-granularity loop -- ./kinds
+check "loop granularity: every loop is named after its function, never an outlined one" l.json \
+  '[.code[].name | select(test(":loop@"))] | length > 0 and all(test("^(main|kernel):loop@[0-9]+(-[0-9]+)?$"))'
+finish
