@@ -631,19 +631,49 @@ static int finish_order(analysis *an)
     return rc;
 }
 
-/* The data bins, plus an "unknown" bin (kind OTHER) for contexts without a known bin. */
+/* Stall per bin (an->bins order) and of the run, from the raw counters. */
+static uint64_t *bin_stall(analysis *an, uint64_t *total)
+{
+    uint64_t *stall = calloc(an->nbins + 1, sizeof *stall);
+    *total = 0;
+    for (size_t i = 0; stall && i < an->raw->ncounters; i++) {
+        const ctx_info *c = find_ctx(an, an->raw->counters[i].ctx);
+        uint64_t s = an->raw->counters[i].c.stall_read + an->raw->counters[i].c.stall_write;
+        *total += s;
+        if (c->data < an->nbins) stall[c->data] += s;
+    }
+    return stall;
+}
+
+/* The data bins, plus an "unknown" bin (kind OTHER) for contexts without a known bin. The
+ * contexts' data indices move with the bins a library's internal allocations join. */
 static int build_data(analysis *an, bool with_unknown)
 {
     ms_model *m = an->m;
     ms_data_bin *d;
     ms_dests *dests;
     if (ms_dests_new(an->raw->dests, an->raw->dest_pcs, an->raw->ndests, &dests) != 0) return -1;
-    int rc = ms_build_data_bins(an->bins, an->nbins, an->sym, dests, &d);
+    ms_data_inputs in = { an->raw->bins, an->raw->nbins, NULL, 0 };
+    uint64_t *stall = bin_stall(an, &in.total);
+    uint32_t *data_of = malloc((an->nbins ? an->nbins : 1) * sizeof *data_of);
+    in.stall = stall;
+    size_t nd = 0;
+    int rc = stall && data_of ? ms_build_data_bins((ms_raw_bin *)an->bins, an->nbins, &in, an->sym, dests, &d, &nd,
+                                                   data_of)
+                              : -1;
     bool recorded = dests != NULL;
     ms_dests_free(dests);
-    if (rc != 0) return -1;
+    free(stall);
+    if (rc != 0) {
+        free(data_of);
+        return -1;
+    }
+    for (size_t i = 0; i <= an->nctx; i++) /* the unknown context too */
+        an->ctx[i].data = an->ctx[i].data < an->nbins ? data_of[an->ctx[i].data] : (uint32_t)nd;
+    free(data_of);
+    an->nbins = nd;
     m->data = d;
-    m->ndata = an->nbins;
+    m->ndata = nd;
     size_t by_site = 0, unknown = 0; /* heap bins named by site: with line information, without */
     for (size_t i = 0; i < m->ndata; i++)
         if (d[i].kind == MS_BIN_HEAP && strncmp(d[i].name, "heap@", 5) == 0) {

@@ -169,7 +169,7 @@ int ms_mtool_from_raws(const ms_raw *counted, const ms_raw *timed, const char *c
                          "GCC plugin (MEMSPY_INSTRUMENT=plugin)");
     if (!timed->nsamples) return ms_errorf(err, errlen, "the timing run took no samples (it ran too briefly to time)");
     ms_model m;
-    ms_analyze_opts opts = { NULL, 0, 0.1 }; /* function code bins */
+    ms_analyze_opts opts = { 0, 0.1 }; /* function code bins */
     if (ms_analyze(counted, &opts, &m, err, errlen) != 0) return -1;
     size_t n = counted->nblocks;
     double *cycles = calloc(n, sizeof *cycles);

@@ -24,4 +24,12 @@ for arr in x y; do
      ([.bins[] | select(.code == $r[0].id and .data == $d)][0] | .writes > 0) and
      ([.bins[] | select(.code == $r[1].id and .data == $d)][0] | .reads > 0 and .writes == 0)'
 done
+# the OpenMP runtime's own blocks (libomp under clang: 66 of them, none 1% of the stall) are one
+# bin per entry point the program called (heap:LIBRARY:ENTRY, docs/guide.md), not one per site
+check "the OpenMP runtime's blocks: at most 2 bins, one per entry point, no #N or @ suffix" r.json \
+  '[.data[].name | select(test("^heap:lib(g)?omp"))] | length <= 2 and all(test("[#@]") | not)'
+if [ "$CC_NAME" = clang ]; then
+    check "clang: libomp's blocks behind main's __kmpc_fork_call calls are one bin of 66 blocks" r.json \
+      '.data[] | select(.name == "heap:libomp.so.5:__kmpc_fork_call") | .objects == 66'
+fi
 finish

@@ -1,6 +1,7 @@
 /* A library built without memspy, without -g and stripped (t_libnames): its blocks are
  * allocated by a static helper (no symbol once stripped), its copies are memcpy calls from
- * an exported function and from a static one. */
+ * an exported function and from a static one. tbl_head returns a block it allocated (one
+ * per call: the caller's variable names it), tbl_create two (the library's name). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +48,15 @@ int tbl_fill(struct tbl *t, const unsigned char *src)
 
 /* Copy the rows out into dst reps times (static code's memcpy). */
 void tbl_copy_out(const struct tbl *t, unsigned char *dst, int reps) { copy_rows(dst, t->rows, t->n, reps); }
+
+/* A copy of the first n bytes of the rows in a block of its own, for the caller to free. */
+unsigned char *tbl_head(const struct tbl *t, size_t n)
+{
+    unsigned char *h = grab(n);
+    __asm__("" : "+r"(n)); /* a call of memcpy */
+    memcpy(h, t->rows, n);
+    return h;
+}
 
 void tbl_destroy(struct tbl *t)
 {
