@@ -653,7 +653,7 @@ static int build_data(analysis *an, bool with_unknown)
     ms_data_bin *d;
     ms_dests *dests;
     if (ms_dests_new(an->raw->dests, an->raw->dest_pcs, an->raw->ndests, &dests) != 0) return -1;
-    ms_data_inputs in = { an->raw->bins, an->raw->nbins, NULL, 0 };
+    ms_data_inputs in = { an->raw, NULL, 0 };
     uint64_t *stall = bin_stall(an, &in.total);
     uint32_t *data_of = malloc((an->nbins ? an->nbins : 1) * sizeof *data_of);
     in.stall = stall;

@@ -13,6 +13,7 @@
 #include <string.h>
 #include "analyze.h"
 #include "libbins.h"
+#include "ompnames.h"
 #include "../util/strbuf.h"
 
 static const char *base_name(const char *path)
@@ -323,17 +324,25 @@ static int name_tls_bin(const ms_raw_bin *b, ms_symbolizer *sym, ms_data_bin *d)
     return d->name && d->full_name ? 0 : -1;
 }
 
-/* A function's frame: "stack:FUNC"; a named variable in it (STACKVAR): "stack:FUNC.VAR". */
-static int name_stack_bin(const ms_raw_bin *b, ms_symbolizer *sym, ms_data_bin *d)
+/* A function's frame: "stack:FUNC"; a named variable in it (STACKVAR): "stack:FUNC.VAR". An
+ * outlined OpenMP region's frame is its region's ("stack:main: omp parallel @12"). */
+static int name_stack_bin(const ms_raw_bin *b, const ms_raw *raw, ms_symbolizer *sym, ms_data_bin *d, bool *region)
 {
     const ms_sym *s = ms_symbolize(sym, b->pc, false);
     if (!s) return -1;
     const ms_frame *owner = &s->frames[s->nframes - 1]; /* the real (not inlined) function */
+    ms_omp_region r;
+    char func[384];
+    *region = ms_omp_region_find(raw, owner->func, owner->file ? owner->file : owner->decl_file, &r);
+    if (*region)
+        snprintf(func, sizeof func, "%s: omp %s @%d", r.parent, r.kind, r.line);
+    else
+        snprintf(func, sizeof func, "%s", owner->func);
     d->kind = MS_BIN_STACK;
     if (b->kind == MS_BIN_STACKVAR)
-        d->name = ms_strprintf("stack:%s.%s", owner->func, b->name && *b->name ? b->name : "?");
+        d->name = ms_strprintf("stack:%s.%s", func, b->name && *b->name ? b->name : "?");
     else
-        d->name = ms_strprintf("stack:%s", owner->func);
+        d->name = ms_strprintf("stack:%s", func);
     d->full_name = d->name ? strdup(d->name) : NULL;
     d->site = site_text(owner->decl_file, owner->decl_line);
     return d->name && d->full_name && (d->site || !owner->decl_file) ? 0 : -1;
@@ -572,6 +581,17 @@ static int join_library_bins(const heap_path *paths, const size_t *heap_of, cons
     return 0;
 }
 
+/* The frames of the functions that hold one OpenMP region's body (clang's .omp_outlined. and
+ * .omp_outlined._debug__) are one bin per name, the region's. */
+static void join_region_frames(const ms_raw_bin *bins, size_t nbins, const bool *region, const ms_data_bin *d,
+                               size_t *join)
+{
+    for (size_t i = 0; i < nbins; i++)
+        for (size_t j = i + 1; region[i] && join[i] == i && j < nbins; j++)
+            if (region[j] && join[j] == j && bins[j].kind == bins[i].kind && strcmp(d[i].name, d[j].name) == 0)
+                join[j] = i;
+}
+
 /* Keep the bins no other joined: bins and d compacted in place, data_of[i] the new index of
  * what bin i became; returns the new count. */
 static size_t compact_joined(ms_raw_bin *bins, ms_data_bin *d, size_t nbins, const size_t *join, uint32_t *data_of)
@@ -599,9 +619,11 @@ int ms_build_data_bins(ms_raw_bin *bins, size_t nbins, const ms_data_inputs *in,
     heap_path *paths = calloc(nbins ? nbins : 1, sizeof *paths);
     size_t *heap_of = calloc(nbins ? nbins : 1, sizeof *heap_of);
     size_t *join = malloc((nbins ? nbins : 1) * sizeof *join);
-    bool *returned = ms_library_exclusive(in ? in->all : bins, in ? in->nall : nbins, bins, nbins, sym);
+    bool *region = calloc(nbins ? nbins : 1, sizeof *region); /* the stack frame of an OpenMP region */
+    bool *returned = ms_library_exclusive(in && in->raw ? in->raw->bins : bins, in && in->raw ? in->raw->nbins : nbins,
+                                          bins, nbins, sym);
     size_t nheap = 0;
-    int rc = d && paths && heap_of && join && returned ? 0 : -1;
+    int rc = d && paths && heap_of && join && region && returned ? 0 : -1;
     for (size_t i = 0; i < nbins && rc == 0; i++) {
         if (bins[i].kind == MS_BIN_HEAP || bins[i].kind == MS_BIN_MMAP) {
             heap_of[i] = nheap;
@@ -616,7 +638,7 @@ int ms_build_data_bins(ms_raw_bin *bins, size_t nbins, const ms_data_inputs *in,
         case MS_BIN_HEAP: rc = name_heap_bin(&bins[i], &paths[heap_of[i]], &d[i]); break;
         case MS_BIN_GLOBAL: rc = name_global_bin(&bins[i], sym, &d[i]); break;
         case MS_BIN_STACK:
-        case MS_BIN_STACKVAR: rc = name_stack_bin(&bins[i], sym, &d[i]); break;
+        case MS_BIN_STACKVAR: rc = name_stack_bin(&bins[i], in ? in->raw : NULL, sym, &d[i], &region[i]); break;
         case MS_BIN_MMAP: rc = name_mmap_bin(&bins[i], &paths[heap_of[i]], &d[i]); break;
         case MS_BIN_TLS: rc = name_tls_bin(&bins[i], sym, &d[i]); break;
         case MS_BIN_MAPPING: rc = name_mapping_bin(&bins[i], &d[i]); break;
@@ -632,6 +654,7 @@ int ms_build_data_bins(ms_raw_bin *bins, size_t nbins, const ms_data_inputs *in,
             d[i].row_none = !d[i].row_bytes;
     }
     if (rc == 0) rc = join_library_bins(paths, heap_of, bins, nbins, in ? in->stall : NULL, in ? in->total : 0, d, join);
+    if (rc == 0) join_region_frames(bins, nbins, region, d, join);
     size_t n = rc == 0 ? compact_joined(bins, d, nbins, join, data_of) : nbins;
     if (rc == 0) rc = mark_pointers(d, n);
     if (rc == 0) rc = ms_unique_data_names(d, n);
@@ -639,6 +662,7 @@ int ms_build_data_bins(ms_raw_bin *bins, size_t nbins, const ms_data_inputs *in,
     free(paths);
     free(heap_of);
     free(join);
+    free(region);
     free(returned);
     *nout = n;
     if (rc != 0 && d) {

@@ -17,6 +17,9 @@ check "four region bins: kernel's parallel for, main's parallel sections, parall
    ["kernel: omp parallel for @10", "main: omp parallel @25", "main: omp parallel sections @17", "main: omp task @29"]'
 check "no outlined function's name is left" r.json \
   '[.code[].name | select(test("_omp_fn|omp_outlined|omp_task_entry"))] | length == 0'
+check "the regions' own stack frames are theirs: stack:REGION, one bin each (no #N), no outlined name" r.json \
+  '[.data[].name | select(test("^stack:"))] | all(test("_omp_fn|omp_outlined|omp_task_entry|#") | not) and
+   (map(select(test("^stack:(main|kernel): omp "))) | length >= 1)'
 check "the task region reads all of b: 200000 reads" r.json \
   "$JQ_DEFS"' cell("main: omp task @29"; "b") | .reads == 200000 and .writes == 0'
 check "kernel's region makes every write of a (100000 or more)" r.json \
