@@ -31,4 +31,13 @@ check "the sections region makes every write of b and reads a" r.json \
 OMP_NUM_THREADS=2 run_memspy l.json --code-granularity loop -- ./kinds
 check "loop granularity: every loop is named after its function, never an outlined one" l.json \
   '[.code[].name | select(test(":loop@"))] | length > 0 and all(test("^(main|kernel):loop@[0-9]+(-[0-9]+)?$"))'
+# Fortran (gfortran): the combined construct as written, "parallel do"
+if [ "$CC_NAME" = gcc ] && command -v gfortran >/dev/null; then
+    cp "$SRC_DIR/tests/e2e/progs/omp_kinds.f90" .
+    MEMSPY_FC=gfortran "$BUILD_DIR/bin/memspy-fortran" $OPT -g -fopenmp -o fkinds omp_kinds.f90
+    rm omp_kinds.f90
+    OMP_NUM_THREADS=2 run_memspy f.json -- ./fkinds
+    check "Fortran: 'p: omp parallel do @10' and 'p: omp parallel @16'" f.json \
+      '[.code[].name | select(test(": omp "))] | sort == ["p: omp parallel @16", "p: omp parallel do @10"]'
+fi
 finish

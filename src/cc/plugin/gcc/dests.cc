@@ -647,28 +647,40 @@ struct omp_region {
 };
 static auto_vec<omp_region> omp_regions;
 
-/* A parallel's worksharing construct that starts on its line: the combined construct
- * (`parallel for`; lowering marks any parallel holding one worksharing construct as combined,
- * clang's records know only the lines). */
-struct omp_inner {
-    int line;
-    const char *what; /* "for" ("do" in Fortran), "sections", NULL */
-};
+/* The parallel statements the front end marked combined (`parallel for`, `parallel do`,
+ * `parallel sections`), seen before "omplower": lowering marks any parallel whose body holds
+ * one worksharing construct as combined too, and the records name the construct as written. */
+static auto_vec<gimple *> omp_combined;
 
+static tree omp_combined_cb(gimple_stmt_iterator *gsi, bool *, struct walk_stmt_info *)
+{
+    gimple *g = gsi_stmt(*gsi);
+    if (gimple_code(g) == GIMPLE_OMP_PARALLEL && gimple_omp_parallel_combined_p(g)) omp_combined.safe_push(g);
+    return NULL_TREE;
+}
+
+void omp_combined_function(function *fun)
+{
+    omp_combined.truncate(0);
+    struct walk_stmt_info wi;
+    memset(&wi, 0, sizeof wi);
+    walk_gimple_seq(gimple_body(fun->decl), omp_combined_cb, NULL, &wi);
+}
+
+/* The worksharing construct of a combined parallel: "for" ("do" in Fortran), "sections". */
 static tree omp_inner_cb(gimple_stmt_iterator *gsi, bool *handled, struct walk_stmt_info *wi)
 {
     gimple *g = gsi_stmt(*gsi);
-    omp_inner *in = (omp_inner *)wi->info;
-    bool here = LOCATION_LINE(gimple_location(g)) == in->line;
     switch (gimple_code(g)) {
     case GIMPLE_OMP_FOR:
-        if (here && gimple_omp_for_kind(g) == GF_OMP_FOR_KIND_FOR) in->what = strcmp(lang_code(), "f") ? "for" : "do";
         *handled = true;
-        return in->what ? integer_zero_node : NULL_TREE;
+        if (gimple_omp_for_kind(g) != GF_OMP_FOR_KIND_FOR) return NULL_TREE;
+        wi->info = (void *)(strcmp(lang_code(), "f") ? "for" : "do");
+        return integer_zero_node;
     case GIMPLE_OMP_SECTIONS:
-        if (here) in->what = "sections";
         *handled = true;
-        return in->what ? integer_zero_node : NULL_TREE;
+        wi->info = (void *)"sections";
+        return integer_zero_node;
     case GIMPLE_OMP_PARALLEL:
     case GIMPLE_OMP_TASK:
     case GIMPLE_OMP_TEAMS:
@@ -683,13 +695,13 @@ static void omp_note(gimple *g, tree child, const char *what)
     expanded_location x = expand_location(gimple_location(g));
     char kind[64];
     snprintf(kind, sizeof kind, "%s", what);
-    if (gimple_code(g) == GIMPLE_OMP_PARALLEL) {
-        omp_inner in = { x.line, NULL };
+    bool combined = false;
+    for (unsigned i = 0; i < omp_combined.length() && !combined; i++) combined = omp_combined[i] == g;
+    if (combined) {
         struct walk_stmt_info wi;
         memset(&wi, 0, sizeof wi);
-        wi.info = &in;
         walk_gimple_seq(gimple_omp_body(g), omp_inner_cb, NULL, &wi);
-        if (in.what) snprintf(kind, sizeof kind, "%s %s", what, in.what);
+        if (wi.info) snprintf(kind, sizeof kind, "%s %s", what, (const char *)wi.info);
     }
     text r;
     r.add(MSPLUG_OMP_RECORD "\t");
@@ -724,6 +736,7 @@ void omp_regions_function(function *fun)
     struct walk_stmt_info wi;
     memset(&wi, 0, sizeof wi);
     walk_gimple_seq(gimple_body(fun->decl), omp_region_cb, NULL, &wi);
+    omp_combined.truncate(0);
 }
 
 void emit_omp_record(fn_state *st, const char *comdat)

@@ -387,18 +387,29 @@ struct memspy_early_pass : gimple_opt_pass {
     }
 };
 
-/* After "omplower" (OpenMP programs only): the regions and the child functions they are
- * outlined into, for the main pass's records (dests.cc). Changes nothing. */
+/* Around "omplower" (OpenMP programs only): before it, the combined constructs as written;
+ * after it, the regions and the child functions they are outlined into, for the main pass's
+ * records (dests.cc). Change nothing. */
 static const pass_data memspy_omp_data = {
     GIMPLE_PASS, "memspy_omp", OPTGROUP_NONE, TV_NONE, PROP_gimple_any, 0, 0, 0, 0,
 };
+static const pass_data memspy_omp_pre_data = {
+    GIMPLE_PASS, "memspy_omp_pre", OPTGROUP_NONE, TV_NONE, PROP_gimple_any, 0, 0, 0, 0,
+};
 
 struct memspy_omp_pass : gimple_opt_pass {
-    memspy_omp_pass(gcc::context *ctx) : gimple_opt_pass(memspy_omp_data, ctx) {}
+    bool before;
+    memspy_omp_pass(gcc::context *ctx, bool pre)
+        : gimple_opt_pass(pre ? memspy_omp_pre_data : memspy_omp_data, ctx), before(pre)
+    {
+    }
     bool gate(function *) final override { return flag_openmp && !building_ctor; }
     unsigned int execute(function *fun) final override
     {
-        omp_regions_function(fun);
+        if (before)
+            omp_combined_function(fun);
+        else
+            omp_regions_function(fun);
         return 0;
     }
 };
@@ -475,7 +486,7 @@ static plugin_info memspy_info = {
 };
 
 /* Entry point: check the GCC version, the options, then register the pass (before
- * "optimized"), the early destinations pass (after "ssa"), the OpenMP regions pass (after
+ * "optimized"), the early destinations pass (after "ssa"), the OpenMP regions passes (around
  * "omplower"), the GC roots and the end-of-unit
  * constructor. */
 __attribute__((visibility("default"))) int plugin_init(plugin_name_args *info, plugin_gcc_version *version)
@@ -508,8 +519,13 @@ __attribute__((visibility("default"))) int plugin_init(plugin_name_args *info, p
     early.ref_pass_instance_number = 1;
     early.pos_op = PASS_POS_INSERT_AFTER;
     register_callback(plugin_name_s, PLUGIN_PASS_MANAGER_SETUP, NULL, &early);
-    struct register_pass_info omp;
-    omp.pass = new memspy_omp_pass(g);
+    struct register_pass_info omp_pre, omp;
+    omp_pre.pass = new memspy_omp_pass(g, true);
+    omp_pre.reference_pass_name = "omplower";
+    omp_pre.ref_pass_instance_number = 1;
+    omp_pre.pos_op = PASS_POS_INSERT_BEFORE;
+    register_callback(plugin_name_s, PLUGIN_PASS_MANAGER_SETUP, NULL, &omp_pre);
+    omp.pass = new memspy_omp_pass(g, false);
     omp.reference_pass_name = "omplower";
     omp.ref_pass_instance_number = 1;
     omp.pos_op = PASS_POS_INSERT_AFTER;
