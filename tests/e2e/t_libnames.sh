@@ -12,7 +12,7 @@ cc -O2 -fPIC -shared -o libtbl.so "$SRC_DIR/tests/e2e/progs/libtbl.c"
 strip libtbl.so
 cc_build libnames "$SRC_DIR/tests/e2e/progs/libnames.c" -L. -ltbl "-Wl,-rpath,$WORK"
 run_memspy r.json -- ./libnames
-expect "the program ran" "$(cat r.json.out)" "98305"
+expect "the program ran" "$(cat r.json.out)" "98371"
 
 check "no name is ??: code, data and full names" r.json \
   '[.code[].name, .data[].name, .data[].full_name] | all(contains("??") | not)'
@@ -44,6 +44,13 @@ check "its full name goes through the library: main's call into tbl_head, then t
    | test("^main:[0-9]+>tbl_head \\(libtbl\\.so\\)>libtbl\\.so\\+0x[0-9a-f]+>unsigned char\\*\\.head$")'
 check "tbl_head's memcpy writes it: 1024 line writes" r.json \
   "$JQ_DEFS"' cell("tbl_head (libtbl.so)"; "unsigned char*.head") | .writes == 1024'
+# a library's internal blocks: one bin per entry point, but one with 1% of the stall or more
+# keeps its own (tbl_scan's 1 MiB copy: 16%), the rest then "(rest)" (two 64-byte blocks)
+check "tbl_scan's 1 MiB copy is heap:libtbl.so:tbl_scan, 16385 line writes by tbl_scan" r.json \
+  "$JQ_DEFS"' (.data[] | select(.name == "heap:libtbl.so:tbl_scan") | .objects == 1 and .bytes == 1048576) and
+   (cell("tbl_scan (libtbl.so)"; "heap:libtbl.so:tbl_scan") | .writes == 16385)'
+check "its two 64-byte blocks are one bin heap:libtbl.so:tbl_scan (rest): 2 blocks, 128 bytes" r.json \
+  '.data[] | select(.name == "heap:libtbl.so:tbl_scan (rest)") | .objects == 2 and .bytes == 128'
 check "the library's static buffer is other:libtbl.so, 64 line writes by tbl_fill" r.json \
   "$JQ_DEFS"' cell("tbl_fill (libtbl.so)"; "other:libtbl.so") | .writes == 64'
 check "the run's note names the library and what its names lack, in one line" r.json \

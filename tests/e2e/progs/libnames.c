@@ -9,6 +9,7 @@ struct tbl *tbl_create(size_t n);
 int tbl_fill(struct tbl *t, const unsigned char *src);
 void tbl_copy_out(const struct tbl *t, unsigned char *dst, int reps);
 unsigned char *tbl_head(const struct tbl *t, size_t n);
+int tbl_scan(const struct tbl *t);
 void tbl_destroy(struct tbl *t);
 
 #define N (1u << 20)
@@ -24,6 +25,7 @@ int main(void)
     unsigned char *head = tbl_head(t, 65536); /* allocated by the library, returned */
     for (size_t i = 0; i < 65536; i += 64) sum += head[i];
     free(head);
+    sum += tbl_scan(t);
     printf("%ld\n", sum);
     tbl_destroy(t);
     free(src);
