@@ -312,14 +312,15 @@ static int assign_line(analysis *an, ctx_info *c, uint32_t id, bool first)
  * from the plugins' region records; without one, from the function's name and the region's
  * first line: its entry block's, else the least line of its contexts in its file (the TSan
  * path: no blocks). */
-static int name_omp_regions(const ms_raw *raw, const ms_model *m, ms_code_place *p, size_t n)
+static int name_omp_regions(const ms_raw *raw, ms_symbolizer *sym, const ms_model *m, ms_code_place *p, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         const char *func = p[i].frame->func;
         if (strcmp(p[i].name, func) != 0) continue;
         const char *file = p[i].frame->file ? p[i].frame->file : p[i].frame->decl_file;
+        const ms_sym *code = p[i].pc ? ms_symbolize(sym, p[i].pc, true) : NULL;
         ms_omp_region r;
-        bool recorded = ms_omp_region_find(raw, func, file, &r);
+        bool recorded = ms_omp_region_find(raw, sym, code, func, file, &r);
         if (!recorded && !ms_omp_outlined(func)) continue;
         int first = recorded ? r.line : 0;
         for (size_t b = 0; b < m->nblocks && !first; b++) { /* its entry block: the construct's line */
@@ -334,7 +335,7 @@ static int name_omp_regions(const ms_raw *raw, const ms_model *m, ms_code_place 
             if (!file) file = f->file;
             if (strcmp(f->file, file) == 0 && (!first || f->line < first)) first = f->line;
         }
-        char *name = ms_omp_region_name(raw, func, file, first);
+        char *name = ms_omp_region_name(raw, sym, code, func, file, first);
         if (!name) return -1;
         free(p[i].name);
         p[i].name = name;
@@ -352,7 +353,7 @@ static int name_code(analysis *an, const ms_analyze_opts *opts)
     for (size_t i = 0; i < n; i++) p[i] = (ms_code_place){ an->ctx[i].ctx, an->ctx[i].pc, an->ctx[i].frame, NULL, 0 };
     ms_code_granularity g = opts ? (ms_code_granularity)opts->code_granularity : MS_CODE_FUNCTION;
     int rc = ms_code_places(an->raw, an->sym, an->m, g, opts ? opts->loop_share : 0.0, p, n);
-    if (rc == 0) rc = name_omp_regions(an->raw, an->m, p, n);
+    if (rc == 0) rc = name_omp_regions(an->raw, an->sym, an->m, p, n);
     for (size_t i = 0; i < n; i++) {
         an->ctx[i].code_name = p[i].name;
         an->ctx[i].code_line = p[i].line;

@@ -77,10 +77,11 @@ static const char *outer_function(ms_symbolizer *sym, const ms_code_place *p)
 
 /* "FUNC:loop@FIRST-LAST"; a loop of an outlined OpenMP region is named after the function
  * the programmer wrote it in (ompnames.h: gcc's PARENT._omp_fn.N, clang's .omp_outlined.). */
-static char *loop_name(const ms_raw *raw, const char *func, const ms_loop_stat *l)
+static char *loop_name(const ms_raw *raw, ms_symbolizer *sym, const ms_code_place *p, const char *func,
+                       const ms_loop_stat *l)
 {
     char fn[256];
-    ms_omp_function(raw, func, l->file, fn, sizeof fn);
+    ms_omp_function(raw, sym, p->pc ? ms_symbolize(sym, p->pc, true) : NULL, func, l->file, fn, sizeof fn);
     char *s = NULL;
     int rc = l->end_line > l->line ? asprintf(&s, "%s:loop@%d-%d", fn, l->line, l->end_line)
                                    : asprintf(&s, "%s:loop@%d", fn, l->line);
@@ -128,7 +129,7 @@ static int place_loops(const ms_raw *raw, ms_symbolizer *sym, const ms_model *m,
             places[i].name = strdup(places[i].frame->func);
             places[i].line = places[i].frame->decl_line;
         } else {
-            places[i].name = loop_name(raw, func, &m->loops[chosen]);
+            places[i].name = loop_name(raw, sym, &places[i], func, &m->loops[chosen]);
             places[i].line = m->loops[chosen].line;
         }
         if (!places[i].name) rc = -1;

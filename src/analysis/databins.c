@@ -333,7 +333,7 @@ static int name_stack_bin(const ms_raw_bin *b, const ms_raw *raw, ms_symbolizer 
     const ms_frame *owner = &s->frames[s->nframes - 1]; /* the real (not inlined) function */
     ms_omp_region r;
     char func[384];
-    *region = ms_omp_region_find(raw, owner->func, owner->file ? owner->file : owner->decl_file, &r);
+    *region = ms_omp_region_find(raw, sym, s, owner->func, owner->file ? owner->file : owner->decl_file, &r);
     if (*region)
         snprintf(func, sizeof func, "%s: omp %s @%d", r.parent, r.kind, r.line);
     else

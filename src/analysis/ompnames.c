@@ -31,15 +31,15 @@ static size_t split(const char *rec, char **buf, char **f)
     return n;
 }
 
-/* 2 if record rec is a region record holding func from file, 1 if it holds func (from
- * another file), 0 if not; fills out when it holds func. */
+/* Fill out from region record rec (omp FILE PARENT KIND LINE FUNC...); returns 2 if it
+ * lists func and comes from file, 1 if it lists func (or func is NULL), 0 if not (or rec is
+ * no region record). */
 static int match(const char *rec, const char *func, const char *file, ms_omp_region *out)
 {
-    /* omp FILE PARENT KIND LINE FUNC... */
     if (strncmp(rec, "omp\t", 4) != 0) return 0;
     char *buf, *f[MAX_FIELDS];
     size_t n = split(rec, &buf, f);
-    int found = 0;
+    int found = func ? 0 : 1;
     for (size_t i = 5; i < n && !found; i++)
         if (strcmp(f[i], func) == 0) found = 1;
     if (found && n >= 6) {
@@ -54,36 +54,57 @@ static int match(const char *rec, const char *func, const char *file, ms_omp_reg
     return found;
 }
 
-bool ms_omp_region_find(const ms_raw *raw, const char *func, const char *file, ms_omp_region *out)
+static bool find(const ms_raw *raw, ms_symbolizer *sym, const ms_sym *code, const char *func, const char *file,
+                 ms_omp_region *out)
 {
     ms_omp_region r;
     bool any = false;
-    for (size_t i = 0; raw && func && i < raw->ndests; i++) {
-        int m = raw->dests[i] ? match(raw->dests[i], func, file, &r) : 0;
+    bool by_pc = sym && code && code->entry && raw && raw->dest_pcs;
+    for (size_t i = 0; raw && i < raw->ndests; i++) {
+        if (!raw->dests[i] || strncmp(raw->dests[i], "omp\t", 4) != 0) continue;
+        if (by_pc) { /* the function itself, or one inlined into it that the record lists */
+            const ms_sym *label = ms_symbolize(sym, raw->dest_pcs[2 * i], false);
+            if (!label || label->entry != code->entry) continue;
+            bool outer = !func || !code->nframes || strcmp(code->frames[code->nframes - 1].func, func) == 0;
+            if (match(raw->dests[i], outer ? NULL : func, NULL, out)) return true;
+            continue;
+        }
+        int m = func ? match(raw->dests[i], func, file, &r) : 0;
         if (!m || (any && m < 2)) continue;
         *out = r;
         any = true;
-        if (m == 2) return true;
+        if (m == 2) break;
     }
     return any;
 }
 
-char *ms_omp_region_name(const ms_raw *raw, const char *func, const char *file, int first_line)
+bool ms_omp_region_find(const ms_raw *raw, ms_symbolizer *sym, const ms_sym *code, const char *func, const char *file,
+                        ms_omp_region *out)
+{
+    if (!find(raw, sym, code, func, file, out)) return false;
+    const char *parent = sym ? ms_symbolizer_readable(sym, out->parent) : NULL;
+    if (parent && parent != out->parent) snprintf(out->parent, sizeof out->parent, "%s", parent);
+    return true;
+}
+
+char *ms_omp_region_name(const ms_raw *raw, ms_symbolizer *sym, const ms_sym *code, const char *func,
+                         const char *file, int first_line)
 {
     ms_omp_region r;
     char *out = NULL;
-    if (ms_omp_region_find(raw, func, file, &r))
+    if (ms_omp_region_find(raw, sym, code, func, file, &r))
         return asprintf(&out, "%s: omp %s @%d", r.parent, r.kind, r.line) < 0 ? NULL : out;
     const char *dot = strstr(func, "._omp_fn.");
     if (dot) return asprintf(&out, "%.*s: omp region @%d", (int)(dot - func), func, first_line) < 0 ? NULL : out;
     return asprintf(&out, "omp region @%d", first_line) < 0 ? NULL : out;
 }
 
-void ms_omp_function(const ms_raw *raw, const char *func, const char *file, char *buf, size_t size)
+void ms_omp_function(const ms_raw *raw, ms_symbolizer *sym, const ms_sym *code, const char *func, const char *file,
+                     char *buf, size_t size)
 {
     ms_omp_region r;
     const char *dot = strstr(func, "._omp_fn.");
-    if (ms_omp_region_find(raw, func, file, &r))
+    if (ms_omp_region_find(raw, sym, code, func, file, &r))
         snprintf(buf, size, "%s", r.parent);
     else
         snprintf(buf, size, "%.*s", dot ? (int)(dot - func) : (int)strlen(func), func);

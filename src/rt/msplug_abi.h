@@ -207,7 +207,7 @@ typedef struct {
  * entry (end 0), the text's fields separated by tabs:
  *
  *   "omp", the construct's file, the function the programmer wrote it in (a nested region's
- *   too), the construct ("parallel", "parallel for" for the combined construct, "parallel do"
+ *   too; as DWARF names it, a C++ function by its mangled symbol), the construct ("parallel", "parallel for" for the combined construct, "parallel do"
  *   in Fortran, "parallel sections", "task", "taskloop", "teams"), the pragma's line, then the
  *   names of the functions that hold the region's body (the outlined function; clang's
  *   .omp_outlined._debug__ too).

@@ -31,6 +31,16 @@ check "the sections region makes every write of b and reads a" r.json \
 OMP_NUM_THREADS=2 run_memspy l.json --code-granularity loop -- ./kinds
 check "loop granularity: every loop is named after its function, never an outlined one" l.json \
   '[.code[].name | select(test(":loop@"))] | length > 0 and all(test("^(main|kernel):loop@[0-9]+(-[0-9]+)?$"))'
+# C++: a member function's region is named after the qualified function; a nested region after
+# the function it is written in
+cp "$SRC_DIR/tests/e2e/progs/omp_cxx.cpp" .
+"$BUILD_DIR/bin/memspy-c++" $OPT -g -fopenmp -o cxx omp_cxx.cpp
+rm omp_cxx.cpp
+OMP_NUM_THREADS=2 run_memspy c.json -- ./cxx
+# (the outer region of the nested pair only forks the inner one: no reference of its own at -O2)
+check "C++: 'ns::Grid::fill: omp parallel for @11', 'main: omp parallel for @23' (and 'main: omp parallel @21')" c.json \
+  '[.code[].name | select(test(": omp "))] | sort - ["main: omp parallel @21"] ==
+   ["main: omp parallel for @23", "ns::Grid::fill: omp parallel for @11"]'
 # Fortran (gfortran): the combined construct as written, "parallel do"
 if [ "$CC_NAME" = gcc ] && command -v gfortran >/dev/null; then
     cp "$SRC_DIR/tests/e2e/progs/omp_kinds.f90" .

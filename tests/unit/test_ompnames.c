@@ -1,6 +1,7 @@
-/* Tests of OpenMP region names from the plugins' region records (analysis/ompnames.c): the
- * record of a function found by name, the one of its own file where two units outline a
- * function of one name, and the names without a record. */
+/* Tests of OpenMP region names from the plugins' region records (analysis/ompnames.c), found
+ * by name (without a symbolizer: t_omp_names covers the match by function start): the one of
+ * the code's file where two units outline a function of one name, and the names without a
+ * record. */
 #include "analysis/ompnames.h"
 #include "check.h"
 
@@ -9,7 +10,7 @@
 
 static void expect_name(const ms_raw *raw, const char *func, const char *file, int first, const char *want, int line)
 {
-    char *got = ms_omp_region_name(raw, func, file, first);
+    char *got = ms_omp_region_name(raw, NULL, NULL, func, file, first);
     if (!got || strcmp(got, want) != 0) {
         fprintf(stderr, "test_ompnames.c:%d: want '%s', got '%s'\n", line, want, got ? got : "NULL");
         check_failures++;
@@ -42,17 +43,17 @@ int main(void)
     expect_name(NULL, "main._omp_fn.0", NULL, 5, "main: omp region @5", __LINE__);
 
     ms_omp_region r;
-    CHECK(ms_omp_region_find(&raw, ".omp_task_entry.", NULL, &r));
+    CHECK(ms_omp_region_find(&raw, NULL, NULL, ".omp_task_entry.", NULL, &r));
     CHECK(strcmp(r.parent, "solve") == 0 && strcmp(r.kind, "parallel sections") == 0 && r.line == 30);
-    CHECK(!ms_omp_region_find(&raw, "main", "/s/a.c", &r));
-    CHECK(!ms_omp_region_find(&raw, "x", "/s/a.c", &r)); /* a destination record's path is no function */
+    CHECK(!ms_omp_region_find(&raw, NULL, NULL, "main", "/s/a.c", &r));
+    CHECK(!ms_omp_region_find(&raw, NULL, NULL, "x", "/s/a.c", &r)); /* a destination record's path is no function */
 
     char fn[64];
-    ms_omp_function(&raw, "main._omp_fn.0", "/s/a.c", fn, sizeof fn);
+    ms_omp_function(&raw, NULL, NULL, "main._omp_fn.0", "/s/a.c", fn, sizeof fn);
     CHECK(strcmp(fn, "main") == 0);
-    ms_omp_function(&raw, "other._omp_fn.2", "/s/a.c", fn, sizeof fn);
+    ms_omp_function(&raw, NULL, NULL, "other._omp_fn.2", "/s/a.c", fn, sizeof fn);
     CHECK(strcmp(fn, "other") == 0);
-    ms_omp_function(&raw, "plain", "/s/a.c", fn, sizeof fn);
+    ms_omp_function(&raw, NULL, NULL, "plain", "/s/a.c", fn, sizeof fn);
     CHECK(strcmp(fn, "plain") == 0);
     return check_result();
 }

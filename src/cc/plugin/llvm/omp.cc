@@ -147,7 +147,7 @@ void memspyEarlyOmp(Module &M)
             if (!outer) break;
             parent = outer->caller;
         }
-        std::string rec = MSPLUG_OMP_RECORD "\t" + r.file + "\t" + displayName(parent) + "\t" + r.kind + "\t" +
+        std::string rec = MSPLUG_OMP_RECORD "\t" + r.file + "\t" + parent->getName().str() + "\t" + r.kind + "\t" +
                           std::to_string(r.line);
         for (Function *b : r.bodies) rec += "\t" + displayName(b);
         for (Function *b : r.bodies) records[b->getName().str()] = rec;
