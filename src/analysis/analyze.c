@@ -659,9 +659,9 @@ static int build_data(analysis *an, bool with_unknown)
     uint32_t *data_of = malloc((an->nbins ? an->nbins : 1) * sizeof *data_of);
     in.stall = stall;
     size_t nd = 0;
-    int rc = stall && data_of ? ms_build_data_bins((ms_raw_bin *)an->bins, an->nbins, &in, an->sym, dests, &d, &nd,
-                                                   data_of)
-                              : -1;
+    int rc = stall && data_of
+                 ? ms_build_data_bins((ms_raw_bin *)an->bins, an->nbins, &in, an->sym, dests, &d, &nd, data_of)
+                 : -1;
     bool recorded = dests != NULL;
     ms_dests_free(dests);
     free(stall);

@@ -102,8 +102,7 @@ static char *library_heap_name(const heap_path *h)
     return named ? ms_strprintf("heap:%s:%s", module, named) : ms_strprintf("heap:%s", module);
 }
 
-static int build_heap_path(const ms_raw_bin *b, ms_symbolizer *sym, const ms_dests *dests, bool returned,
-                           heap_path *h)
+static int build_heap_path(const ms_raw_bin *b, ms_symbolizer *sym, const ms_dests *dests, bool returned, heap_path *h)
 {
     size_t cap = 0;
     memset(h, 0, sizeof *h);
@@ -116,7 +115,7 @@ static int build_heap_path(const ms_raw_bin *b, ms_symbolizer *sym, const ms_des
         free(out);
         return -1;
     }
-    size_t from = 0; /* the first frame of the program's code */
+    size_t from = 0;                          /* the first frame of the program's code */
     if (h->nframes && h->frames[0]->module) { /* allocated in a library without DWARF */
         h->library = true;
         h->names[0] = library_heap_name(h);
@@ -653,7 +652,8 @@ int ms_build_data_bins(ms_raw_bin *bins, size_t nbins, const ms_data_inputs *in,
         if (bins[i].kind == MS_BIN_GLOBAL && ms_symbolize_global_row(sym, bins[i].addr, &d[i].row_bytes) == 0)
             d[i].row_none = !d[i].row_bytes;
     }
-    if (rc == 0) rc = join_library_bins(paths, heap_of, bins, nbins, in ? in->stall : NULL, in ? in->total : 0, d, join);
+    if (rc == 0)
+        rc = join_library_bins(paths, heap_of, bins, nbins, in ? in->stall : NULL, in ? in->total : 0, d, join);
     if (rc == 0) join_region_frames(bins, nbins, region, d, join);
     size_t n = rc == 0 ? compact_joined(bins, d, nbins, join, data_of) : nbins;
     if (rc == 0) rc = mark_pointers(d, n);

@@ -48,8 +48,7 @@ static int cmp_outer(const void *a, const void *b)
     return (nx > ny) - (nx < ny);
 }
 
-bool *ms_library_exclusive(const ms_raw_bin *all, size_t nall, const ms_raw_bin *bins, size_t nbins,
-                           ms_symbolizer *sym)
+bool *ms_library_exclusive(const ms_raw_bin *all, size_t nall, const ms_raw_bin *bins, size_t nbins, ms_symbolizer *sym)
 {
     bool *out = calloc(nbins ? nbins : 1, sizeof *out);
     lib_path *lp = malloc((nall ? nall : 1) * sizeof *lp);

@@ -87,8 +87,8 @@ bool ms_omp_region_find(const ms_raw *raw, ms_symbolizer *sym, const ms_sym *cod
     return true;
 }
 
-char *ms_omp_region_name(const ms_raw *raw, ms_symbolizer *sym, const ms_sym *code, const char *func,
-                         const char *file, int first_line)
+char *ms_omp_region_name(const ms_raw *raw, ms_symbolizer *sym, const ms_sym *code, const char *func, const char *file,
+                         int first_line)
 {
     ms_omp_region r;
     char *out = NULL;

@@ -34,8 +34,8 @@ bool ms_omp_region_find(const ms_raw *raw, ms_symbolizer *sym, const ms_sym *cod
  * built before the records, or without memspy's plugins), "PARENT: omp region @FIRST_LINE"
  * (gcc's PARENT from the name), "omp region @FIRST_LINE" (clang). malloc'd, NULL when out of
  * memory. */
-char *ms_omp_region_name(const ms_raw *raw, ms_symbolizer *sym, const ms_sym *code, const char *func,
-                         const char *file, int first_line);
+char *ms_omp_region_name(const ms_raw *raw, ms_symbolizer *sym, const ms_sym *code, const char *func, const char *file,
+                         int first_line);
 
 /* The function the programmer wrote func in, for naming its loops (FUNC:loop@A-B) into buf:
  * the region's parent (its record, else gcc's name before "._omp_fn."), func itself if it is

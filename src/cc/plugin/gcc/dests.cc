@@ -709,7 +709,7 @@ static void omp_note(gimple *g, tree child, const char *what)
     r.add("\t");
     /* C++: the symbol, which the analysis demangles into the qualified name; else as DWARF names it */
     r.add(strcmp(lang_code(), "c++") == 0 ? IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(current_function_decl))
-                                         : lang_hooks.decl_printable_name(current_function_decl, 0));
+                                          : lang_hooks.decl_printable_name(current_function_decl, 0));
     r.add("\t");
     r.add(kind);
     r.add("\t");
