@@ -80,7 +80,7 @@ static const char *outer_function(ms_symbolizer *sym, const ms_code_place *p)
 static char *loop_name(const ms_raw *raw, ms_symbolizer *sym, const ms_code_place *p, const char *func,
                        const ms_loop_stat *l)
 {
-    char fn[256];
+    char fn[1024];
     ms_omp_function(raw, sym, p->pc ? ms_symbolize(sym, p->pc, true) : NULL, func, l->file, fn, sizeof fn);
     char *s = NULL;
     int rc = l->end_line > l->line ? asprintf(&s, "%s:loop@%d-%d", fn, l->line, l->end_line)

@@ -331,17 +331,15 @@ static int name_stack_bin(const ms_raw_bin *b, const ms_raw *raw, ms_symbolizer 
     if (!s) return -1;
     const ms_frame *owner = &s->frames[s->nframes - 1]; /* the real (not inlined) function */
     ms_omp_region r;
-    char func[384];
     *region = ms_omp_region_find(raw, sym, s, owner->func, owner->file ? owner->file : owner->decl_file, &r);
-    if (*region)
-        snprintf(func, sizeof func, "%s: omp %s @%d", r.parent, r.kind, r.line);
-    else
-        snprintf(func, sizeof func, "%s", owner->func);
+    char *func = *region ? ms_strprintf("%s: omp %s @%d", r.parent, r.kind, r.line) : strdup(owner->func);
+    if (!func) return -1;
     d->kind = MS_BIN_STACK;
     if (b->kind == MS_BIN_STACKVAR)
         d->name = ms_strprintf("stack:%s.%s", func, b->name && *b->name ? b->name : "?");
     else
         d->name = ms_strprintf("stack:%s", func);
+    free(func);
     d->full_name = d->name ? strdup(d->name) : NULL;
     d->site = site_text(owner->decl_file, owner->decl_line);
     return d->name && d->full_name && (d->site || !owner->decl_file) ? 0 : -1;

@@ -15,9 +15,9 @@ bool ms_omp_outlined(const char *func);
 
 /* What a region's record says. */
 typedef struct {
-    char parent[256]; /* the function the construct is written in */
-    char kind[64];    /* "parallel", "parallel for", "task", ... */
-    int line;         /* the pragma's line */
+    char parent[1024]; /* the function the construct is written in (cut beyond) */
+    char kind[64];     /* "parallel", "parallel for", "task", ... */
+    int line;          /* the pragma's line */
 } ms_omp_region;
 
 /* The record of the region whose body holds the code symbolized as code, at its frame of
