@@ -309,16 +309,21 @@ static int assign_line(analysis *an, ctx_info *c, uint32_t id, bool first)
     return 0;
 }
 
-/* Function-level code bins of outlined OpenMP regions get the region's name (ompnames.h). The
- * region's first line: its entry block's (gcc gives the region's set-up the pragma's line),
- * else the least line of its contexts in its file (the TSan path: no blocks). */
-static int name_omp_regions(const ms_model *m, ms_source_cache *src, ms_code_place *p, size_t n)
+/* Function-level code bins of outlined OpenMP regions get the region's name (ompnames.h):
+ * from the plugins' region records; without one, from the function's name and the region's
+ * first line: its entry block's, else the least line of its contexts in its file (the TSan
+ * path: no blocks). */
+static int name_omp_regions(const ms_raw *raw, ms_symbolizer *sym, const ms_model *m, ms_code_place *p, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         const char *func = p[i].frame->func;
-        if (!ms_omp_outlined(func) || strcmp(p[i].name, func) != 0) continue;
-        const char *file = NULL;
-        int first = 0;
+        if (strcmp(p[i].name, func) != 0) continue;
+        const char *file = p[i].frame->file ? p[i].frame->file : p[i].frame->decl_file;
+        const ms_sym *code = p[i].pc ? ms_symbolize(sym, p[i].pc, true) : NULL;
+        ms_omp_region r;
+        bool recorded = ms_omp_region_find(raw, sym, code, func, file, &r);
+        if (!recorded && !ms_omp_outlined(func)) continue;
+        int first = recorded ? r.line : 0;
         for (size_t b = 0; b < m->nblocks && !first; b++) { /* its entry block: the construct's line */
             const ms_block_stat *bk = &m->blocks[b];
             if (strcmp(bk->function, func) != 0 || !bk->file || bk->line <= 0) continue;
@@ -331,7 +336,7 @@ static int name_omp_regions(const ms_model *m, ms_source_cache *src, ms_code_pla
             if (!file) file = f->file;
             if (strcmp(f->file, file) == 0 && (!first || f->line < first)) first = f->line;
         }
-        char *name = ms_omp_region_name(src, func, file, first);
+        char *name = ms_omp_region_name(raw, sym, code, func, file, first);
         if (!name) return -1;
         free(p[i].name);
         p[i].name = name;
@@ -341,7 +346,7 @@ static int name_omp_regions(const ms_model *m, ms_source_cache *src, ms_code_pla
 }
 
 /* Each context's code bin name at the granularity opts ask for (function by default). */
-static int name_code(analysis *an, const ms_analyze_opts *opts, ms_source_cache *src)
+static int name_code(analysis *an, const ms_analyze_opts *opts)
 {
     size_t n = an->nctx + (an->has_unknown ? 1 : 0);
     ms_code_place *p = calloc(n ? n : 1, sizeof *p);
@@ -349,7 +354,7 @@ static int name_code(analysis *an, const ms_analyze_opts *opts, ms_source_cache 
     for (size_t i = 0; i < n; i++) p[i] = (ms_code_place){ an->ctx[i].ctx, an->ctx[i].pc, an->ctx[i].frame, NULL, 0 };
     ms_code_granularity g = opts ? (ms_code_granularity)opts->code_granularity : MS_CODE_FUNCTION;
     int rc = ms_code_places(an->raw, an->sym, an->m, g, opts ? opts->loop_share : 0.0, p, n);
-    if (rc == 0) rc = name_omp_regions(an->m, src, p, n);
+    if (rc == 0) rc = name_omp_regions(an->raw, an->sym, an->m, p, n);
     for (size_t i = 0; i < n; i++) {
         an->ctx[i].code_name = p[i].name;
         an->ctx[i].code_line = p[i].line;
@@ -628,19 +633,49 @@ static int finish_order(analysis *an)
     return rc;
 }
 
-/* The data bins, plus an "unknown" bin (kind OTHER) for contexts without a known bin. */
+/* Stall per bin (an->bins order) and of the run, from the raw counters. */
+static uint64_t *bin_stall(analysis *an, uint64_t *total)
+{
+    uint64_t *stall = calloc(an->nbins + 1, sizeof *stall);
+    *total = 0;
+    for (size_t i = 0; stall && i < an->raw->ncounters; i++) {
+        const ctx_info *c = find_ctx(an, an->raw->counters[i].ctx);
+        uint64_t s = an->raw->counters[i].c.stall_read + an->raw->counters[i].c.stall_write;
+        *total += s;
+        if (c->data < an->nbins) stall[c->data] += s;
+    }
+    return stall;
+}
+
+/* The data bins, plus an "unknown" bin (kind OTHER) for contexts without a known bin. The
+ * contexts' data indices move with the bins a library's internal allocations join. */
 static int build_data(analysis *an, bool with_unknown)
 {
     ms_model *m = an->m;
     ms_data_bin *d;
     ms_dests *dests;
     if (ms_dests_new(an->raw->dests, an->raw->dest_pcs, an->raw->ndests, &dests) != 0) return -1;
-    int rc = ms_build_data_bins(an->bins, an->nbins, an->sym, dests, &d);
+    ms_data_inputs in = { an->raw, NULL, 0 };
+    uint64_t *stall = bin_stall(an, &in.total);
+    uint32_t *data_of = malloc((an->nbins ? an->nbins : 1) * sizeof *data_of);
+    in.stall = stall;
+    size_t nd = 0;
+    int rc = stall && data_of
+                 ? ms_build_data_bins((ms_raw_bin *)an->bins, an->nbins, &in, an->sym, dests, &d, &nd, data_of)
+                 : -1;
     bool recorded = dests != NULL;
     ms_dests_free(dests);
-    if (rc != 0) return -1;
+    free(stall);
+    if (rc != 0) {
+        free(data_of);
+        return -1;
+    }
+    for (size_t i = 0; i <= an->nctx; i++) /* the unknown context too */
+        an->ctx[i].data = an->ctx[i].data < an->nbins ? data_of[an->ctx[i].data] : (uint32_t)nd;
+    free(data_of);
+    an->nbins = nd;
     m->data = d;
-    m->ndata = an->nbins;
+    m->ndata = nd;
     size_t by_site = 0, unknown = 0; /* heap bins named by site: with line information, without */
     for (size_t i = 0; i < m->ndata; i++)
         if (d[i].kind == MS_BIN_HEAP && strncmp(d[i].name, "heap@", 5) == 0) {
@@ -722,8 +757,7 @@ int ms_analyze(const ms_raw *raw, const ms_analyze_opts *opts, ms_model *out, ch
         ms_model_free(out);
         return -1;
     }
-    ms_source_cache *src = ms_source_cache_new(opts ? opts->source_root : NULL);
-    int rc = src && (!sym_note || add_note(out, "%s", sym_note) == 0) ? 0 : -1;
+    int rc = (!sym_note || add_note(out, "%s", sym_note) == 0) ? 0 : -1;
     free(sym_note);
     /* The data bins' indices are the raw bins' (plus "unknown" last) until finish_order. */
     if (rc == 0) rc = referenced_bins(&an);
@@ -734,7 +768,7 @@ int ms_analyze(const ms_raw *raw, const ms_analyze_opts *opts, ms_model *out, ch
     if (rc == 0) rc = ms_analyze_blocks(raw, an.sym, out);
     if (rc == 0) rc = ms_analyze_calls(raw, an.sym, out);
     if (rc == 0) rc = ms_analyze_waiting(raw, an.sym, out);
-    if (rc == 0) rc = name_code(&an, opts, src);
+    if (rc == 0) rc = name_code(&an, opts);
     if (rc == 0) rc = build_axes(&an);
     if (rc == 0) {
         an.cell_used = calloc(out->ncells ? out->ncells : 1, sizeof *an.cell_used);
@@ -760,7 +794,6 @@ int ms_analyze(const ms_raw *raw, const ms_analyze_opts *opts, ms_model *out, ch
     for (size_t i = 0; an.ctx && i <= an.nctx; i++) free(an.ctx[i].code_name);
     free(an.ctx);
     free((void *)an.bins);
-    ms_source_cache_free(src);
     ms_symbolizer_free(an.sym);
     if (rc != 0) {
         ms_model_free(out);

@@ -9,9 +9,8 @@
 #include "../model/model.h"
 
 typedef struct {
-    const char *source_root; /* prefix for relative source paths, NULL = as recorded */
-    int code_granularity;    /* ms_code_granularity (codebins.h): function (0), loop, line */
-    double loop_share;       /* loop granularity: a loop's least share of its function's stall */
+    int code_granularity; /* ms_code_granularity (codebins.h): function (0), loop, line */
+    double loop_share;    /* loop granularity: a loop's least share of its function's stall */
 } ms_analyze_opts;
 
 /* Build *out (initialised by the callee) from raw. Run metadata (program, argv, cwd, time,

@@ -7,6 +7,7 @@
  * stall cycles summed over processors. */
 #define _GNU_SOURCE /* asprintf */
 #include "codebins.h"
+#include "ompnames.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,15 +75,16 @@ static const char *outer_function(ms_symbolizer *sym, const ms_code_place *p)
     return ms_symbolizer_readable(sym, f->func);
 }
 
-/* "FUNC:loop@FIRST-LAST"; a loop of an outlined OpenMP region (gcc's PARENT._omp_fn.N) is
- * named after the function the programmer wrote it in. */
-static char *loop_name(const char *func, const ms_loop_stat *l)
+/* "FUNC:loop@FIRST-LAST"; a loop of an outlined OpenMP region is named after the function
+ * the programmer wrote it in (ompnames.h: gcc's PARENT._omp_fn.N, clang's .omp_outlined.). */
+static char *loop_name(const ms_raw *raw, ms_symbolizer *sym, const ms_code_place *p, const char *func,
+                       const ms_loop_stat *l)
 {
-    const char *omp = strstr(func, "._omp_fn.");
-    int flen = omp ? (int)(omp - func) : (int)strlen(func);
+    char fn[1024];
+    ms_omp_function(raw, sym, p->pc ? ms_symbolize(sym, p->pc, true) : NULL, func, l->file, fn, sizeof fn);
     char *s = NULL;
-    int rc = l->end_line > l->line ? asprintf(&s, "%.*s:loop@%d-%d", flen, func, l->line, l->end_line)
-                                   : asprintf(&s, "%.*s:loop@%d", flen, func, l->line);
+    int rc = l->end_line > l->line ? asprintf(&s, "%s:loop@%d-%d", fn, l->line, l->end_line)
+                                   : asprintf(&s, "%s:loop@%d", fn, l->line);
     return rc < 0 ? NULL : s;
 }
 
@@ -127,7 +129,7 @@ static int place_loops(const ms_raw *raw, ms_symbolizer *sym, const ms_model *m,
             places[i].name = strdup(places[i].frame->func);
             places[i].line = places[i].frame->decl_line;
         } else {
-            places[i].name = loop_name(func, &m->loops[chosen]);
+            places[i].name = loop_name(raw, sym, &places[i], func, &m->loops[chosen]);
             places[i].line = m->loops[chosen].line;
         }
         if (!places[i].name) rc = -1;

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analyze.h"
+#include "libbins.h"
+#include "ompnames.h"
 #include "../util/strbuf.h"
 
 static const char *base_name(const char *path)
@@ -31,6 +33,7 @@ typedef struct {
     size_t *inl;             /* per frame, its index among its pc's frames (the record's level) */
     char **names;            /* per frame, NULL if that statement names nothing */
     size_t nframes, level;   /* level: frame whose name is used; nframes if none */
+    bool library;            /* allocated by a library's code (names[0]: heap:LIBRARY:ENTRY) */
 } heap_path;
 
 static void heap_path_free(heap_path *h)
@@ -85,20 +88,21 @@ static char *frame_name(const heap_path *h, size_t i, bool *passed_out)
 }
 
 /* A block allocated by code of a library without DWARF (frame 0's module): "heap:LIBRARY:
- * FUNCTION", the innermost function of that library on the call path that it exports (the
- * function the program called, where the allocating code is static), else the innermost its
- * symbol table names, "heap:LIBRARY" where none is named (a thread the library started). */
+ * ENTRY", the library's entry point on the call path: the outermost function of the library's
+ * run of frames that it exports (the function the program called), else the outermost its
+ * symbol table names, "heap:LIBRARY" where none is named. */
 static char *library_heap_name(const heap_path *h)
 {
-    const char *module = h->frames[0]->module, *named = NULL;
+    const char *module = h->frames[0]->module, *exported = NULL, *named = NULL;
     for (size_t i = 0; i < h->nframes && h->frames[i]->module && !strcmp(h->frames[i]->module, module); i++) {
-        if (h->frames[i]->exported) return ms_strprintf("heap:%s:%s", module, h->frames[i]->symbol);
-        if (!named) named = h->frames[i]->symbol;
+        if (h->frames[i]->exported) exported = h->frames[i]->symbol;
+        if (h->frames[i]->symbol) named = h->frames[i]->symbol;
     }
+    if (exported) return ms_strprintf("heap:%s:%s", module, exported);
     return named ? ms_strprintf("heap:%s:%s", module, named) : ms_strprintf("heap:%s", module);
 }
 
-static int build_heap_path(const ms_raw_bin *b, ms_symbolizer *sym, const ms_dests *dests, heap_path *h)
+static int build_heap_path(const ms_raw_bin *b, ms_symbolizer *sym, const ms_dests *dests, bool returned, heap_path *h)
 {
     size_t cap = 0;
     memset(h, 0, sizeof *h);
@@ -111,13 +115,19 @@ static int build_heap_path(const ms_raw_bin *b, ms_symbolizer *sym, const ms_des
         free(out);
         return -1;
     }
+    size_t from = 0;                          /* the first frame of the program's code */
     if (h->nframes && h->frames[0]->module) { /* allocated in a library without DWARF */
-        free(out);
+        h->library = true;
         h->names[0] = library_heap_name(h);
-        h->level = 0;
-        return h->names[0] ? 0 : -1;
+        if (!h->names[0] || !returned) { /* not the block the call returns: the library's name */
+            free(out);
+            h->level = 0;
+            return h->names[0] ? 0 : -1;
+        }
+        while (from < h->nframes && h->frames[from]->module && !strcmp(h->frames[from]->module, h->frames[0]->module))
+            from++;
     }
-    for (size_t i = 0; i < h->nframes; i++) {
+    for (size_t i = from; i < h->nframes; i++) {
         const ms_frame *f = h->frames[i];
         if (!f->file) /* no line information: what the record of its call names */
             h->names[i] = ms_dest_best_name(h->dests[i], &out[i]);
@@ -131,7 +141,8 @@ static int build_heap_path(const ms_raw_bin *b, ms_symbolizer *sym, const ms_des
             h->names[i] = NULL;
         }
     free(out);
-    h->level = next_named(h, 0);
+    h->level = next_named(h, from);
+    if (h->library && h->level == h->nframes) h->level = 0; /* the caller stores it nowhere named */
     return 0;
 }
 
@@ -312,17 +323,23 @@ static int name_tls_bin(const ms_raw_bin *b, ms_symbolizer *sym, ms_data_bin *d)
     return d->name && d->full_name ? 0 : -1;
 }
 
-/* A function's frame: "stack:FUNC"; a named variable in it (STACKVAR): "stack:FUNC.VAR". */
-static int name_stack_bin(const ms_raw_bin *b, ms_symbolizer *sym, ms_data_bin *d)
+/* A function's frame: "stack:FUNC"; a named variable in it (STACKVAR): "stack:FUNC.VAR". An
+ * outlined OpenMP region's frame is its region's ("stack:main: omp parallel @12"). */
+static int name_stack_bin(const ms_raw_bin *b, const ms_raw *raw, ms_symbolizer *sym, ms_data_bin *d, bool *region)
 {
     const ms_sym *s = ms_symbolize(sym, b->pc, false);
     if (!s) return -1;
     const ms_frame *owner = &s->frames[s->nframes - 1]; /* the real (not inlined) function */
+    ms_omp_region r;
+    *region = ms_omp_region_find(raw, sym, s, owner->func, owner->file ? owner->file : owner->decl_file, &r);
+    char *func = *region ? ms_strprintf("%s: omp %s @%d", r.parent, r.kind, r.line) : strdup(owner->func);
+    if (!func) return -1;
     d->kind = MS_BIN_STACK;
     if (b->kind == MS_BIN_STACKVAR)
-        d->name = ms_strprintf("stack:%s.%s", owner->func, b->name && *b->name ? b->name : "?");
+        d->name = ms_strprintf("stack:%s.%s", func, b->name && *b->name ? b->name : "?");
     else
-        d->name = ms_strprintf("stack:%s", owner->func);
+        d->name = ms_strprintf("stack:%s", func);
+    free(func);
     d->full_name = d->name ? strdup(d->name) : NULL;
     d->site = site_text(owner->decl_file, owner->decl_line);
     return d->name && d->full_name && (d->site || !owner->decl_file) ? 0 : -1;
@@ -508,18 +525,106 @@ int ms_unique_data_names(ms_data_bin *bins, size_t n)
     return rc;
 }
 
-int ms_build_data_bins(const ms_raw_bin *bins, size_t nbins, ms_symbolizer *sym, const ms_dests *dests,
-                       ms_data_bin **out)
+/* A library's internal allocations (bins named heap:LIBRARY:ENTRY by the library's code, not
+ * after the program's variable) that are not separately significant (libbins.h) are one bin
+ * per name: the first of them takes the others' objects and bytes, join[i] the bin bin i
+ * joins (i itself if none). The joined bin is "heap:LIBRARY:ENTRY", or "heap:LIBRARY:ENTRY
+ * (rest)" where a significant one keeps that name. Returns 0 or -1 (out of memory). */
+static int join_library_bins(const heap_path *paths, const size_t *heap_of, const ms_raw_bin *bins, size_t nbins,
+                             const uint64_t *stall, uint64_t total, ms_data_bin *d, size_t *join)
+{
+    for (size_t i = 0; i < nbins; i++) join[i] = i;
+    for (size_t i = 0; i < nbins; i++) {
+        if (bins[i].kind != MS_BIN_HEAP || join[i] != i) continue;
+        const heap_path *h = &paths[heap_of[i]];
+        if (!h->library || h->level != 0) continue;
+        size_t rep = SIZE_MAX, joined = 0;
+        bool significant = false;
+        for (size_t j = i; j < nbins; j++) {
+            if (bins[j].kind != MS_BIN_HEAP || join[j] != j || strcmp(d[j].name, d[i].name) != 0) continue;
+            const heap_path *g = &paths[heap_of[j]];
+            if (!g->library || g->level != 0) continue;
+            if (stall && (double)stall[j] * 100.0 >= MS_LIBRARY_BIN_SIGNIFICANT_PCT * (double)total && total) {
+                significant = true;
+                continue;
+            }
+            if (rep == SIZE_MAX) {
+                rep = j;
+                continue;
+            }
+            join[j] = rep;
+            joined++;
+            d[rep].objects += d[j].objects;
+            d[rep].bytes += d[j].bytes;
+            d[rep].peak_bytes += d[j].peak_bytes;
+            if (d[rep].site && (!d[j].site || strcmp(d[rep].site, d[j].site) != 0)) {
+                free(d[rep].site);
+                d[rep].site = NULL;
+            }
+        }
+        if (!joined) continue;
+        char *name = significant ? ms_strprintf("%s (rest)", d[rep].name) : strdup(d[rep].name);
+        char *full = name ? strdup(name) : NULL;
+        if (!name || !full) {
+            free(name);
+            free(full);
+            return -1;
+        }
+        free(d[rep].name);
+        free(d[rep].full_name);
+        d[rep].name = name;
+        d[rep].full_name = full;
+    }
+    return 0;
+}
+
+/* The frames of the functions that hold one OpenMP region's body (clang's .omp_outlined. and
+ * .omp_outlined._debug__) are one bin per name, the region's. */
+static void join_region_frames(const ms_raw_bin *bins, size_t nbins, const bool *region, const ms_data_bin *d,
+                               size_t *join)
+{
+    for (size_t i = 0; i < nbins; i++)
+        for (size_t j = i + 1; region[i] && join[i] == i && j < nbins; j++)
+            if (region[j] && join[j] == j && bins[j].kind == bins[i].kind && strcmp(d[i].name, d[j].name) == 0)
+                join[j] = i;
+}
+
+/* Keep the bins no other joined: bins and d compacted in place, data_of[i] the new index of
+ * what bin i became; returns the new count. */
+static size_t compact_joined(ms_raw_bin *bins, ms_data_bin *d, size_t nbins, const size_t *join, uint32_t *data_of)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < nbins; i++) {
+        if (join[i] != i) {
+            data_of[i] = data_of[join[i]]; /* join[i] < i: already placed */
+            free(d[i].name);
+            free(d[i].full_name);
+            free(d[i].site);
+            continue;
+        }
+        data_of[i] = (uint32_t)n;
+        bins[n] = bins[i];
+        d[n++] = d[i];
+    }
+    return n;
+}
+
+int ms_build_data_bins(ms_raw_bin *bins, size_t nbins, const ms_data_inputs *in, ms_symbolizer *sym,
+                       const ms_dests *dests, ms_data_bin **out, size_t *nout, uint32_t *data_of)
 {
     ms_data_bin *d = calloc(nbins ? nbins : 1, sizeof *d);
     heap_path *paths = calloc(nbins ? nbins : 1, sizeof *paths);
     size_t *heap_of = calloc(nbins ? nbins : 1, sizeof *heap_of);
+    size_t *join = malloc((nbins ? nbins : 1) * sizeof *join);
+    bool *region = calloc(nbins ? nbins : 1, sizeof *region); /* the stack frame of an OpenMP region */
+    bool *returned = ms_library_exclusive(in && in->raw ? in->raw->bins : bins, in && in->raw ? in->raw->nbins : nbins,
+                                          bins, nbins, sym);
     size_t nheap = 0;
-    int rc = d && paths && heap_of ? 0 : -1;
+    int rc = d && paths && heap_of && join && region && returned ? 0 : -1;
     for (size_t i = 0; i < nbins && rc == 0; i++) {
         if (bins[i].kind == MS_BIN_HEAP || bins[i].kind == MS_BIN_MMAP) {
             heap_of[i] = nheap;
-            rc = build_heap_path(&bins[i], sym, dests, &paths[nheap++]);
+            rc = build_heap_path(&bins[i], sym, dests, returned[i], &paths[nheap++]);
             if (rc == 0 && bins[i].kind == MS_BIN_MMAP)
                 paths[nheap - 1].level = paths[nheap - 1].nframes; /* named by its file */
         }
@@ -530,7 +635,7 @@ int ms_build_data_bins(const ms_raw_bin *bins, size_t nbins, ms_symbolizer *sym,
         case MS_BIN_HEAP: rc = name_heap_bin(&bins[i], &paths[heap_of[i]], &d[i]); break;
         case MS_BIN_GLOBAL: rc = name_global_bin(&bins[i], sym, &d[i]); break;
         case MS_BIN_STACK:
-        case MS_BIN_STACKVAR: rc = name_stack_bin(&bins[i], sym, &d[i]); break;
+        case MS_BIN_STACKVAR: rc = name_stack_bin(&bins[i], in ? in->raw : NULL, sym, &d[i], &region[i]); break;
         case MS_BIN_MMAP: rc = name_mmap_bin(&bins[i], &paths[heap_of[i]], &d[i]); break;
         case MS_BIN_TLS: rc = name_tls_bin(&bins[i], sym, &d[i]); break;
         case MS_BIN_MAPPING: rc = name_mapping_bin(&bins[i], &d[i]); break;
@@ -545,13 +650,21 @@ int ms_build_data_bins(const ms_raw_bin *bins, size_t nbins, ms_symbolizer *sym,
         if (bins[i].kind == MS_BIN_GLOBAL && ms_symbolize_global_row(sym, bins[i].addr, &d[i].row_bytes) == 0)
             d[i].row_none = !d[i].row_bytes;
     }
-    if (rc == 0) rc = mark_pointers(d, nbins);
-    if (rc == 0) rc = ms_unique_data_names(d, nbins);
+    if (rc == 0)
+        rc = join_library_bins(paths, heap_of, bins, nbins, in ? in->stall : NULL, in ? in->total : 0, d, join);
+    if (rc == 0) join_region_frames(bins, nbins, region, d, join);
+    size_t n = rc == 0 ? compact_joined(bins, d, nbins, join, data_of) : nbins;
+    if (rc == 0) rc = mark_pointers(d, n);
+    if (rc == 0) rc = ms_unique_data_names(d, n);
     for (size_t i = 0; paths && i < nheap; i++) heap_path_free(&paths[i]);
     free(paths);
     free(heap_of);
+    free(join);
+    free(region);
+    free(returned);
+    *nout = n;
     if (rc != 0 && d) {
-        for (size_t i = 0; i < nbins; i++) {
+        for (size_t i = 0; i < n; i++) {
             free(d[i].name);
             free(d[i].full_name);
             free(d[i].site);

@@ -2,6 +2,7 @@
 #ifndef MEMSPY_ANALYSIS_DATABINS_H
 #define MEMSPY_ANALYSIS_DATABINS_H
 #include <stddef.h>
+#include <stdint.h>
 #include "../format/raw.h"
 #include "../model/model.h"
 #include "source.h"
@@ -16,10 +17,23 @@
  * (chunk size words, free-list links): a heap bin of its own. */
 #define MS_HEAP_HEADERS_NAME "heap:headers"
 
-/* Build one named data bin per raw bin (same order) into *out (nbins entries, caller frees
- * with the model). Short names are unique among them. Returns 0, or -1 if out of memory. */
-int ms_build_data_bins(const ms_raw_bin *bins, size_t nbins, ms_symbolizer *sym, const ms_dests *dests,
-                       ms_data_bin **out);
+/* What naming needs besides the bins themselves: the raw profile (every raw bin, referenced or
+ * not: which library calls allocate several blocks; the OpenMP region records: the stack
+ * frames of outlined regions), and each bin's stall (the same order as the bins) and the
+ * run's (which of a library's internal allocations are significant). */
+typedef struct {
+    const ms_raw *raw;
+    const uint64_t *stall;
+    uint64_t total;
+} ms_data_inputs;
+
+/* Build the named data bins of bins[0..nbins) into *out (*nout entries, caller frees with
+ * the model): one per raw bin, except a library's internal allocations, joined per library
+ * entry point (libbins.h; in may be NULL: then none is joined and bins are taken to be all
+ * the raw bins). bins is compacted the same way; data_of[i] (nbins entries) receives the data bin
+ * of bins[i]. Short names are unique. Returns 0, or -1 if out of memory. */
+int ms_build_data_bins(ms_raw_bin *bins, size_t nbins, const ms_data_inputs *in, ms_symbolizer *sym,
+                       const ms_dests *dests, ms_data_bin **out, size_t *nout, uint32_t *data_of);
 
 /* Make the names of bins[0..n) unique by appending "#2", "#3", ... to the later of equal
  * names, ordered by full name then index. Returns 0, or -1 if out of memory. */

@@ -1,83 +1,111 @@
-/* OpenMP region names (ompnames.h). gcc gives outlined functions no source line of their own
- * (DW_AT_decl_line is absent), so the construct is read from the pragma above the region's
- * first line; the words naming the construct are kept, the clauses dropped. */
-#define _GNU_SOURCE /* asprintf, strcasestr */
+/* OpenMP region names (ompnames.h) from the plugins' region records. */
+#define _GNU_SOURCE /* asprintf */
 #include "ompnames.h"
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* How far above the region's first line the pragma may be (a loop header, comments). */
-#define PRAGMA_LOOKBACK 12
-
 bool ms_omp_outlined(const char *func) { return strstr(func, "._omp_fn.") || strstr(func, "omp_outlined"); }
 
-/* The construct words after "omp" in line (directive-name words only: clauses end it), e.g.
- * "parallel for" from "#pragma omp parallel for schedule(static)". 0 if line is no pragma. */
-static int construct(const char *line, char *out, size_t outlen)
+static const char *base_name(const char *path)
 {
-    static const char *const words[] = { "parallel", "for",       "do",       "simd",  "sections",   "single",
-                                         "master",   "task",      "taskloop", "teams", "distribute", "target",
-                                         "loop",     "workshare", "critical", NULL };
-    const char *p = strcasestr(line, "#pragma omp");
-    if (p)
-        p += strlen("#pragma omp");
-    else if ((p = strcasestr(line, "!$omp")))
-        p += strlen("!$omp");
-    else
-        return 0;
-    out[0] = '\0';
-    size_t used = 0;
-    for (;;) {
-        while (*p == ' ' || *p == '\t') p++;
-        size_t n = 0;
-        while (isalpha((unsigned char)p[n]) || p[n] == '_') n++;
-        bool known = false;
-        for (int i = 0; n && words[i]; i++)
-            if (strlen(words[i]) == n && strncasecmp(p, words[i], n) == 0) known = true;
-        if (!known || used + n + 2 > outlen) break;
-        if (used) out[used++] = ' ';
-        for (size_t i = 0; i < n; i++) out[used++] = (char)tolower((unsigned char)p[i]);
-        out[used] = '\0';
-        p += n;
-    }
-    if (!used) snprintf(out, outlen, "region");
-    return 1;
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
 }
 
-char *ms_omp_region_name(ms_source_cache *src, const char *func, const char *file, int first_line)
+#define MAX_FIELDS 16
+
+/* Split a copy of rec at tabs into f; returns the number of fields (the copy is *buf). */
+static size_t split(const char *rec, char **buf, char **f)
 {
-    char parent[256];
-    const char *dot = strstr(func, "._omp_fn.");
-    if (dot && (size_t)(dot - func) < sizeof parent) {
-        memcpy(parent, func, (size_t)(dot - func));
-        parent[dot - func] = '\0';
+    *buf = strdup(rec);
+    if (!*buf) return 0;
+    size_t n = 0;
+    for (char *p = *buf; n < MAX_FIELDS;) {
+        f[n++] = p;
+        char *tab = strchr(p, '\t');
+        if (!tab) break;
+        *tab = '\0';
+        p = tab + 1;
+    }
+    return n;
+}
+
+/* Fill out from region record rec (omp FILE PARENT KIND LINE FUNC...); returns 2 if it
+ * lists func and comes from file, 1 if it lists func (or func is NULL), 0 if not (or rec is
+ * no region record). */
+static int match(const char *rec, const char *func, const char *file, ms_omp_region *out)
+{
+    if (strncmp(rec, "omp\t", 4) != 0) return 0;
+    char *buf, *f[MAX_FIELDS];
+    size_t n = split(rec, &buf, f);
+    int found = func ? 0 : 1;
+    for (size_t i = 5; i < n && !found; i++)
+        if (strcmp(f[i], func) == 0) found = 1;
+    if (found && n >= 6) {
+        snprintf(out->parent, sizeof out->parent, "%s", f[2]);
+        snprintf(out->kind, sizeof out->kind, "%s", f[3]);
+        out->line = atoi(f[4]);
+        if (file && *f[1] && strcmp(base_name(f[1]), base_name(file)) == 0) found = 2;
     } else {
-        snprintf(parent, sizeof parent, "%s", "omp");
+        found = 0;
     }
-    const char *base = file ? strrchr(file, '/') : NULL;
-    base = base ? base + 1 : file ? file : "??";
-    /* The construct gcc outlines is a parallel (or task, teams, target) region: a worksharing
-     * pragma nearer the first line (`omp for` inside `omp parallel { ... }`) is inside it. */
-    char what[128] = "region", cand[128];
-    int line = first_line;
+    free(buf);
+    return found;
+}
+
+static bool find(const ms_raw *raw, ms_symbolizer *sym, const ms_sym *code, const char *func, const char *file,
+                 ms_omp_region *out)
+{
+    ms_omp_region r;
     bool any = false;
-    for (int l = first_line; file && l > 0 && l > first_line - PRAGMA_LOOKBACK; l--) {
-        char *text = ms_source_line(src, file, l);
-        if (!text) break;
-        int found = construct(text, cand, sizeof cand);
-        free(text);
-        if (!found) continue;
-        if (!any || strstr(cand, "parallel") || strstr(cand, "task") || strstr(cand, "teams") ||
-            strstr(cand, "target")) {
-            snprintf(what, sizeof what, "%s", cand);
-            line = l;
-            any = true;
+    bool by_pc = sym && code && code->entry && raw && raw->dest_pcs;
+    for (size_t i = 0; raw && i < raw->ndests; i++) {
+        if (!raw->dests[i] || strncmp(raw->dests[i], "omp\t", 4) != 0) continue;
+        if (by_pc) { /* the function itself, or one inlined into it that the record lists */
+            const ms_sym *label = ms_symbolize(sym, raw->dest_pcs[2 * i], false);
+            if (!label || label->entry != code->entry) continue;
+            bool outer = !func || !code->nframes || strcmp(code->frames[code->nframes - 1].func, func) == 0;
+            if (match(raw->dests[i], outer ? NULL : func, NULL, out)) return true;
+            continue;
         }
-        if (strstr(cand, "parallel") || strstr(cand, "task") || strstr(cand, "teams") || strstr(cand, "target")) break;
+        int m = func ? match(raw->dests[i], func, file, &r) : 0;
+        if (!m || (any && m < 2)) continue;
+        *out = r;
+        any = true;
+        if (m == 2) break;
     }
+    return any;
+}
+
+bool ms_omp_region_find(const ms_raw *raw, ms_symbolizer *sym, const ms_sym *code, const char *func, const char *file,
+                        ms_omp_region *out)
+{
+    if (!find(raw, sym, code, func, file, out)) return false;
+    const char *parent = sym ? ms_symbolizer_readable(sym, out->parent) : NULL;
+    if (parent && parent != out->parent) snprintf(out->parent, sizeof out->parent, "%s", parent);
+    return true;
+}
+
+char *ms_omp_region_name(const ms_raw *raw, ms_symbolizer *sym, const ms_sym *code, const char *func, const char *file,
+                         int first_line)
+{
+    ms_omp_region r;
     char *out = NULL;
-    if (strcmp(parent, "omp") == 0) return asprintf(&out, "omp %s %s:%d", what, base, line) < 0 ? NULL : out;
-    return asprintf(&out, "%s: omp %s %s:%d", parent, what, base, line) < 0 ? NULL : out;
+    if (ms_omp_region_find(raw, sym, code, func, file, &r))
+        return asprintf(&out, "%s: omp %s @%d", r.parent, r.kind, r.line) < 0 ? NULL : out;
+    const char *dot = strstr(func, "._omp_fn.");
+    if (dot) return asprintf(&out, "%.*s: omp region @%d", (int)(dot - func), func, first_line) < 0 ? NULL : out;
+    return asprintf(&out, "omp region @%d", first_line) < 0 ? NULL : out;
+}
+
+void ms_omp_function(const ms_raw *raw, ms_symbolizer *sym, const ms_sym *code, const char *func, const char *file,
+                     char *buf, size_t size)
+{
+    ms_omp_region r;
+    const char *dot = strstr(func, "._omp_fn.");
+    if (ms_omp_region_find(raw, sym, code, func, file, &r))
+        snprintf(buf, size, "%s", r.parent);
+    else
+        snprintf(buf, size, "%.*s", dot ? (int)(dot - func) : (int)strlen(func), func);
 }

@@ -27,6 +27,7 @@ typedef struct {
     bool return_address;
     ms_frame *frames;
     size_t nframes;
+    uint64_t entry; /* the start of the (not inlined) function holding pc (DWARF, else its symbol), 0 unknown */
 } ms_sym;
 
 typedef struct ms_symbolizer ms_symbolizer;

@@ -177,6 +177,17 @@ static void symbol_frame(ms_symbolizer *s, Dwfl_Module *mod, Dwarf_Addr addr, ms
     if (func) f->func = func;
 }
 
+/* The lowest address of function fn (its low pc, else the least of its ranges: a function
+ * split into hot and cold parts), biased; 0 if unknown. */
+static uint64_t function_low(Dwarf_Die *fn, Dwarf_Addr bias)
+{
+    Dwarf_Addr low, base, lo, hi, least = 0;
+    if (dwarf_lowpc(fn, &low) == 0) return low + bias;
+    for (ptrdiff_t off = 0; (off = dwarf_ranges(fn, off, &base, &lo, &hi)) > 0;)
+        if (hi > lo && (!least || lo < least)) least = lo;
+    return least ? least + bias : 0;
+}
+
 /* Fill sym's frames from the DWARF scopes at addr; falls back to the ELF symbol table. */
 static int resolve(ms_symbolizer *s, ms_sym *sym)
 {
@@ -235,6 +246,7 @@ static int resolve(ms_symbolizer *s, ms_sym *sym)
             free(scopes);
             return -1;
         }
+        if (tag == DW_TAG_subprogram) sym->entry = function_low(&scopes[i], bias);
         if (tag == DW_TAG_subprogram) break;
         /* The caller's frame is positioned at the inlined call. */
         Dwarf_Attribute attr;
@@ -249,7 +261,10 @@ static int resolve(ms_symbolizer *s, ms_sym *sym)
         f.decl_line = 0;
     }
     free(scopes);
-    if (sym->nframes == 0) { /* no DWARF: the symbol table's name */
+    if (sym->nframes == 0) { /* no DWARF: the symbol table's name (and start) */
+        GElf_Sym elf_sym;
+        GElf_Off off;
+        if (dwfl_module_addrinfo(mod, addr, &off, &elf_sym, NULL, NULL, NULL)) sym->entry = addr - off;
         symbol_frame(s, mod, addr, &f);
         return push_frame(sym, &cap, &f);
     }

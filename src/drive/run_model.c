@@ -8,7 +8,7 @@
 #include "../analysis/blockcost.h"
 #include "mtool_drive.h"
 
-static ms_analyze_opts analyze_opts = { NULL, 0, 0.1 };
+static ms_analyze_opts analyze_opts = { 0, 0.1 };
 
 void ms_drive_set_code_bins(int granularity, double loop_share)
 {

@@ -202,6 +202,18 @@ typedef struct {
  * position: the record's label is the last one before the return address; without line
  * information (a stripped binary), the labels that enclose the return address find the record. */
 #define MSPLUG_DESTS_SECTION "__memspy_dests"
+/* The same section holds one record per OpenMP region the compiler outlined into a function
+ * of its own (gcc's PARENT._omp_fn.N, clang's .omp_outlined.), its label at that function's
+ * entry (end 0), the text's fields separated by tabs:
+ *
+ *   "omp", the construct's file, the function the programmer wrote it in (a nested region's
+ *   too; as DWARF names it, a C++ function by its mangled symbol), the construct ("parallel", "parallel for" for the combined construct, "parallel do"
+ *   in Fortran, "parallel sections", "task", "taskloop", "teams"), the pragma's line, then the
+ *   names of the functions that hold the region's body (the outlined function; clang's
+ *   .omp_outlined._debug__ too).
+ *
+ * Readers of allocation destinations skip these (their first field is not "1"). */
+#define MSPLUG_OMP_RECORD "omp"
 #define MSPLUG_DEST_RECORD_VERSION "1"
 /* The longest type or path text a record holds, with its terminating NUL (longer ones are cut:
  * the raw profile stays proportional to the allocation sites, not to C++ name lengths). */

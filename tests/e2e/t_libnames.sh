@@ -12,7 +12,7 @@ cc -O2 -fPIC -shared -o libtbl.so "$SRC_DIR/tests/e2e/progs/libtbl.c"
 strip libtbl.so
 cc_build libnames "$SRC_DIR/tests/e2e/progs/libnames.c" -L. -ltbl "-Wl,-rpath,$WORK"
 run_memspy r.json -- ./libnames
-expect "the program ran" "$(cat r.json.out)" "1"
+expect "the program ran" "$(cat r.json.out)" "98371"
 
 check "no name is ??: code, data and full names" r.json \
   '[.code[].name, .data[].name, .data[].full_name] | all(contains("??") | not)'
@@ -35,6 +35,22 @@ check "the table the library allocated is heap:libtbl.so:tbl_create, 1 MiB" r.js
 check "its full name: main's call into tbl_create, then the library's static allocator" r.json \
   '.data[] | select(.name == "heap:libtbl.so:tbl_create") | .full_name
    | test("^main:[0-9]+>tbl_create \\(libtbl\\.so\\)>libtbl\\.so\\+0x[0-9a-f]+>heap:libtbl\\.so:tbl_create$")'
+# a block the library allocates and returns, one per call: named after the caller's variable
+check "the block tbl_head returns is unsigned char*.head, 64 KiB, one read of each line by main (1024)" r.json \
+  "$JQ_DEFS"' (.data[] | select(.name == "unsigned char*.head") | .bytes == 65536 and .objects == 1) and
+   (cell("main"; "unsigned char*.head") | .reads == 1024)'
+check "its full name goes through the library: main's call into tbl_head, then the static allocator" r.json \
+  '.data[] | select(.name == "unsigned char*.head") | .full_name
+   | test("^main:[0-9]+>tbl_head \\(libtbl\\.so\\)>libtbl\\.so\\+0x[0-9a-f]+>unsigned char\\*\\.head$")'
+check "tbl_head's memcpy writes it: 1024 line writes" r.json \
+  "$JQ_DEFS"' cell("tbl_head (libtbl.so)"; "unsigned char*.head") | .writes == 1024'
+# a library's internal blocks: one bin per entry point, but one with 1% of the stall or more
+# keeps its own (tbl_scan's 1 MiB copy: 16%), the rest then "(rest)" (two 64-byte blocks)
+check "tbl_scan's 1 MiB copy is heap:libtbl.so:tbl_scan, 16385 line writes by tbl_scan" r.json \
+  "$JQ_DEFS"' (.data[] | select(.name == "heap:libtbl.so:tbl_scan") | .objects == 1 and .bytes == 1048576) and
+   (cell("tbl_scan (libtbl.so)"; "heap:libtbl.so:tbl_scan") | .writes == 16385)'
+check "its two 64-byte blocks are one bin heap:libtbl.so:tbl_scan (rest): 2 blocks, 128 bytes" r.json \
+  '.data[] | select(.name == "heap:libtbl.so:tbl_scan (rest)") | .objects == 2 and .bytes == 128'
 check "the library's static buffer is other:libtbl.so, 64 line writes by tbl_fill" r.json \
   "$JQ_DEFS"' cell("tbl_fill (libtbl.so)"; "other:libtbl.so") | .writes == 64'
 check "the run's note names the library and what its names lack, in one line" r.json \

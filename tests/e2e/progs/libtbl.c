@@ -1,6 +1,8 @@
 /* A library built without memspy, without -g and stripped (t_libnames): its blocks are
  * allocated by a static helper (no symbol once stripped), its copies are memcpy calls from
- * an exported function and from a static one. */
+ * an exported function and from a static one. tbl_head returns a block it allocated (one
+ * per call: the caller's variable names it), tbl_create two (the library's name), tbl_scan
+ * three of its own (a large one and two of one line). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +49,32 @@ int tbl_fill(struct tbl *t, const unsigned char *src)
 
 /* Copy the rows out into dst reps times (static code's memcpy). */
 void tbl_copy_out(const struct tbl *t, unsigned char *dst, int reps) { copy_rows(dst, t->rows, t->n, reps); }
+
+/* A copy of the first n bytes of the rows in a block of its own, for the caller to free. */
+unsigned char *tbl_head(const struct tbl *t, size_t n)
+{
+    unsigned char *h = grab(n);
+    __asm__("" : "+r"(n)); /* a call of memcpy */
+    memcpy(h, t->rows, n);
+    return h;
+}
+
+/* Scan the rows through blocks of its own, freed before it returns (it returns an int): a
+ * copy of the rows and two 64-byte ones (memcpy calls). */
+int tbl_scan(const struct tbl *t)
+{
+    unsigned char *big = grab(t->n), *a = grab(64), *b = grab(64);
+    size_t n = t->n, line = 64;
+    __asm__("" : "+r"(n), "+r"(line)); /* calls of memcpy */
+    memcpy(big, t->rows, n);
+    memcpy(a, big, line);
+    memcpy(b, big + line, line);
+    int r = a[1] + b[1];
+    free(big);
+    free(a);
+    free(b);
+    return r;
+}
 
 void tbl_destroy(struct tbl *t)
 {

@@ -345,6 +345,7 @@ static unsigned int instrument_function(function *fun)
     if (nblocks) fill_blocks(&st, blocks, loops);
     if (nsites || st.has_calls) emit_entry_exit(ver.entry, ver.returns);
     emit_dests(&st, comdat);
+    emit_omp_record(&st, comdat);
     for (unsigned j = 0; j < st.atomics.length(); j++) route_atomic(st.atomics[j]); /* the body's only */
     any_instrumented = true;
     /* -O0 slots (collect.cc): the records' address computations marked these variables
@@ -389,6 +390,33 @@ struct memspy_early_pass : gimple_opt_pass {
     unsigned int execute(function *fun) final override
     {
         early_dests_function(fun);
+        return 0;
+    }
+};
+
+/* Around "omplower" (OpenMP programs only): before it, the combined constructs as written;
+ * after it, the regions and the child functions they are outlined into, for the main pass's
+ * records (dests.cc). Change nothing. */
+static const pass_data memspy_omp_data = {
+    GIMPLE_PASS, "memspy_omp", OPTGROUP_NONE, TV_NONE, PROP_gimple_any, 0, 0, 0, 0,
+};
+static const pass_data memspy_omp_pre_data = {
+    GIMPLE_PASS, "memspy_omp_pre", OPTGROUP_NONE, TV_NONE, PROP_gimple_any, 0, 0, 0, 0,
+};
+
+struct memspy_omp_pass : gimple_opt_pass {
+    bool before;
+    memspy_omp_pass(gcc::context *ctx, bool pre)
+        : gimple_opt_pass(pre ? memspy_omp_pre_data : memspy_omp_data, ctx), before(pre)
+    {
+    }
+    bool gate(function *) final override { return flag_openmp && !building_ctor; }
+    unsigned int execute(function *fun) final override
+    {
+        if (before)
+            omp_combined_function(fun);
+        else
+            omp_regions_function(fun);
         return 0;
     }
 };
@@ -465,7 +493,8 @@ static plugin_info memspy_info = {
 };
 
 /* Entry point: check the GCC version, the options, then register the pass (before
- * "optimized"), the early destinations pass (after "ssa"), the GC roots and the end-of-unit
+ * "optimized"), the early destinations pass (after "ssa"), the OpenMP regions passes (around
+ * "omplower"), the GC roots and the end-of-unit
  * constructor. */
 __attribute__((visibility("default"))) int plugin_init(plugin_name_args *info, plugin_gcc_version *version)
 {
@@ -497,6 +526,17 @@ __attribute__((visibility("default"))) int plugin_init(plugin_name_args *info, p
     early.ref_pass_instance_number = 1;
     early.pos_op = PASS_POS_INSERT_AFTER;
     register_callback(plugin_name_s, PLUGIN_PASS_MANAGER_SETUP, NULL, &early);
+    struct register_pass_info omp_pre, omp;
+    omp_pre.pass = new memspy_omp_pass(g, true);
+    omp_pre.reference_pass_name = "omplower";
+    omp_pre.ref_pass_instance_number = 1;
+    omp_pre.pos_op = PASS_POS_INSERT_BEFORE;
+    register_callback(plugin_name_s, PLUGIN_PASS_MANAGER_SETUP, NULL, &omp_pre);
+    omp.pass = new memspy_omp_pass(g, false);
+    omp.reference_pass_name = "omplower";
+    omp.ref_pass_instance_number = 1;
+    omp.pos_op = PASS_POS_INSERT_AFTER;
+    register_callback(plugin_name_s, PLUGIN_PASS_MANAGER_SETUP, NULL, &omp);
     register_callback(plugin_name_s, PLUGIN_REGISTER_GGC_ROOTS, NULL, (void *)memspy_roots);
     register_callback(plugin_name_s, PLUGIN_FINISH_UNIT, finish_unit, NULL);
     return 0;

@@ -104,6 +104,13 @@ void emit_entry_exit(edge entry, const auto_vec<gimple *> &returns);
 void early_dests_function(function *fun);
 void collect_dests(fn_state *st, basic_block bb);
 void emit_dests(fn_state *st, const char *comdat);
+/* dests.cc: OpenMP regions. The pass before "omplower" notes the combined constructs as the
+ * front end wrote them; the pass after it each construct of fun that is outlined (its child
+ * function, the construct, its line); the main pass puts the record of the function it
+ * instruments, if that is such a child, at its entry. */
+void omp_combined_function(function *fun);
+void omp_regions_function(function *fun);
+void emit_omp_record(fn_state *st, const char *comdat);
 
 /* atomics.cc: ordered atomics as calls of the runtime's atomic hooks. Whether call (an atomic
  * builtin or internal function of memory order `order`, -1 unknown) becomes a hook call, and

@@ -25,4 +25,10 @@ llvm::InlineAsm *memspyDestAsm(llvm::LLVMContext &C, const std::string &record, 
 /* The end label, to call just after the call (not after an invoke: it ends its block). */
 llvm::InlineAsm *memspyDestEndAsm(llvm::LLVMContext &C);
 
+/* OpenMP regions (omp.cc): at the pipeline's start, note the functions clang outlined each
+ * region into; later, the record of F (MSPLUG_OMP_RECORD) if F holds a region's body, else
+ * null. */
+void memspyEarlyOmp(llvm::Module &M);
+const std::string *memspyOmpRecord(const llvm::Function &F);
+
 #endif

@@ -783,6 +783,8 @@ bool Instrumenter::instrumentFunction(Function &F)
         if (endLabel)
             IRBuilder<>(d.first->getNextNode()).CreateCall(memspyDestEndAsm(C))->setDebugLoc(d.first->getDebugLoc());
     }
+    if (const std::string *omp = memspyOmpRecord(F)) /* an OpenMP region's record, at the body's entry */
+        IRBuilder<>(&*bodyEntry->getFirstInsertionPt()).CreateCall(memspyDestAsm(C, *omp, comdat, false));
     for (BasicBlock &BB : F)
         for (Instruction &I : BB)
             if (auto *CI = dyn_cast<CallInst>(&I))
@@ -945,6 +947,7 @@ struct MemspyEarlyDests : PassInfoMixin<MemspyEarlyDests> {
     PreservedAnalyses run(Module &M, ModuleAnalysisManager &)
     {
         memspyEarlyDests(M);
+        memspyEarlyOmp(M);
         return PreservedAnalyses::all();
     }
     static bool isRequired() { return true; }
