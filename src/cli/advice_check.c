@@ -103,13 +103,19 @@ static void check_pads(const char *cmd, const char *dir, json_t *meta, const ms_
     d->row_pads_tried = tried;
 }
 
-int ms_advice_check(const char *cmd, const char *dir, json_t *meta, const ms_hier_config *cfg, ms_interleave mode,
-                    ms_model *m)
+/* If some finding could be padded by rows: measure the rows (measure_rows) and return 1; else 0. */
+static int rows_measured(const char *cmd, const char *dir, ms_interleave mode, ms_model *m)
 {
     int any = 0;
     for (size_t i = 0; i < m->nfindings; i++) any |= pads_rows(m, &m->findings[i]);
-    if (!any) return 0;
-    measure_rows(cmd, dir, mode, m);
+    if (any) measure_rows(cmd, dir, mode, m);
+    return any;
+}
+
+int ms_advice_check(const char *cmd, const char *dir, json_t *meta, const ms_hier_config *cfg, ms_interleave mode,
+                    ms_model *m)
+{
+    if (!rows_measured(cmd, dir, mode, m)) return 0;
     for (size_t i = 0; i < m->nfindings; i++) {
         const ms_finding *f = &m->findings[i];
         int seen = 0;
@@ -129,10 +135,7 @@ static int names_bin(const ms_whatif_change *c, const ms_data_bin *d)
 int ms_advice_rows(const char *cmd, const char *dir, ms_interleave mode, const ms_whatif_change *changes, size_t n,
                    ms_model *m)
 {
-    int any = 0;
-    for (size_t i = 0; i < m->nfindings; i++) any |= pads_rows(m, &m->findings[i]);
-    if (!any) return 0;
-    measure_rows(cmd, dir, mode, m);
+    if (!rows_measured(cmd, dir, mode, m)) return 0;
     for (size_t i = 0; i < m->nfindings; i++) {
         const ms_finding *f = &m->findings[i];
         if (f->kind != MS_FINDING_SELF_INTERFERENCE || f->data >= m->ndata) continue;
