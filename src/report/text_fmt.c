@@ -151,6 +151,13 @@ static int selected(uint32_t i, const uint32_t *idx, size_t n)
     return 0;
 }
 
+/* Whether two findings give the same advice and the same command to check it: the report
+ * says it once, under all their numbers ("  1, 3. ..."). */
+static int same_advice(const ms_finding *a, const ms_finding *b)
+{
+    return strcmp(a->advice, b->advice) == 0 && strcmp(a->whatif, b->whatif) == 0;
+}
+
 void ms_fmt_findings(FILE *out, const ms_model *m, const uint32_t *codes, size_t ncodes, const uint32_t *datas,
                      size_t ndatas)
 {
@@ -168,9 +175,19 @@ void ms_fmt_findings(FILE *out, const ms_model *m, const uint32_t *codes, size_t
     for (size_t i = 0; i < m->nfindings; i++) {
         const ms_finding *f = &m->findings[i];
         if (!f->advice[0] || !selected(f->code, codes, ncodes) || !selected(f->data, datas, ndatas)) continue;
-        char num[32];
+        int said = 0; /* the same advice (and check) already given under an earlier number */
+        for (size_t j = 0; j < i && !said; j++)
+            said = same_advice(&m->findings[j], f) && selected(m->findings[j].code, codes, ncodes) &&
+                   selected(m->findings[j].data, datas, ndatas);
+        if (said) continue;
+        char num[96];
+        int len = snprintf(num, sizeof num, "  %zu", i + 1);
+        for (size_t j = i + 1; j < m->nfindings; j++)
+            if (same_advice(&m->findings[j], f) && selected(m->findings[j].code, codes, ncodes) &&
+                selected(m->findings[j].data, datas, ndatas) && len < (int)sizeof num - 24)
+                len += snprintf(num + len, sizeof num - (size_t)len, ", %zu", j + 1);
+        snprintf(num + len, sizeof num - (size_t)len, ". ");
         if (!shown++) fputs("ADVICE\n", out);
-        snprintf(num, sizeof num, "  %zu. ", i + 1);
         ms_fmt_wrapped(out, num, f->advice, 100);
         if (f->whatif[0]) ms_fmt_wrapped(out, "     check it: ", f->whatif, 300);
     }

@@ -37,7 +37,8 @@ void ms_fmt_name(FILE *out, const char *first, const char *name, int width);
 
 /* The run's findings (its headline), numbered, under "FINDINGS", then a blank line, then
  * under "ADVICE" each finding's advice with its number and, for a layout fix, the `memspy
- * whatif` command that checks it ("check it: ..."); nothing when it has none. Only those in the selection when codes/datas are given (NULL/0: all). */
+ * whatif` command that checks it ("check it: ..."), once under all the numbers of findings that
+ * share it ("  1, 2. "); nothing when it has none. Only those in the selection when codes/datas are given (NULL/0: all). */
 void ms_fmt_findings(FILE *out, const ms_model *m, const uint32_t *codes, size_t ncodes, const uint32_t *datas,
                      size_t ndatas);
 

@@ -1,10 +1,12 @@
 /* Text reports on the hand-built fixture: the matrix (Figure 2) ordering, "others", exact
  * percentages and blanks, the zero-stall fallback, and the detailed display (Figure 3). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "model_fixture.h"
 #include "report/report.h"
+#include "report/text_fmt.h"
 
 static char *matrix_text(const ms_model *m, int top_code, int top_data)
 {
@@ -160,6 +162,43 @@ static void test_detail_code(const ms_model *m)
     free(t);
 }
 
+/* Findings that share their advice and check are advised once, under all their numbers. */
+static void test_advice_once(ms_model *m)
+{
+    ms_finding f[3] = { { 0 } };
+    for (int i = 0; i < 3; i++) {
+        f[i].code = 0;
+        f[i].data = 0;
+        snprintf(f[i].text, sizeof f[i].text, "finding %d", i + 1);
+    }
+    snprintf(f[0].advice, sizeof f[0].advice, "block the loops");
+    snprintf(f[1].advice, sizeof f[1].advice, "pad the rows");
+    snprintf(f[1].whatif, sizeof f[1].whatif, "memspy whatif REC --pad 'A=8'");
+    snprintf(f[2].advice, sizeof f[2].advice, "block the loops");
+    size_t nsaved = m->nfindings;
+    memcpy(m->findings, f, sizeof f);
+    m->nfindings = 3;
+    char *text = NULL;
+    size_t len;
+    FILE *out = open_memstream(&text, &len);
+    ms_fmt_findings(out, m, NULL, 0, NULL, 0);
+    fclose(out);
+    CHECK_STR(text, "FINDINGS\n  1. finding 1\n  2. finding 2\n  3. finding 3\n\n"
+                    "ADVICE\n  1, 3. block the loops\n  2. pad the rows\n"
+                    "     check it: memspy whatif REC --pad 'A=8'\n\n");
+    free(text);
+    /* the same advice with another check is a piece of advice of its own */
+    snprintf(m->findings[2].whatif, sizeof m->findings[2].whatif, "memspy whatif REC --offset 'A=64'");
+    out = open_memstream(&text, &len);
+    uint32_t datas[1] = { 0 };
+    ms_fmt_findings(out, m, NULL, 0, datas, 1);
+    fclose(out);
+    CHECK(strstr(text, "  1. block the loops\n  2. pad the rows\n") != NULL);
+    CHECK(strstr(text, "  3. block the loops\n     check it: memspy whatif REC --offset 'A=64'\n") != NULL);
+    free(text);
+    m->nfindings = nsaved;
+}
+
 int main(void)
 {
     ms_model m;
@@ -169,6 +208,7 @@ int main(void)
     test_matrix_zero_stall(&m);
     test_detail_cell(&m);
     test_detail_code(&m);
+    test_advice_once(&m);
     ms_model_free(&m);
     return check_result();
 }

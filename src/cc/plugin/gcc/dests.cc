@@ -115,6 +115,38 @@ static bool user_var(tree v)
 
 static bool lvalue_path(tree t, text &out, int depth);
 
+/* The member of aggregate type ty that starts off bytes in and has type want (NULL: any),
+ * searched through nested members: its path (".mf", ".mf.hash") added to out. */
+static bool member_path(tree ty, HOST_WIDE_INT off, tree want, text &out, int depth)
+{
+    if (!ty || depth > 4 || !RECORD_OR_UNION_TYPE_P(ty)) return false;
+    for (tree f = TYPE_FIELDS(ty); f; f = DECL_CHAIN(f)) {
+        if (TREE_CODE(f) != FIELD_DECL || !tree_fits_shwi_p(bit_position(f))) continue;
+        tree size = TYPE_SIZE_UNIT(TREE_TYPE(f));
+        HOST_WIDE_INT pos = int_byte_position(f);
+        if (off < pos || !size || !tree_fits_shwi_p(size) || off >= pos + tree_to_shwi(size)) continue;
+        unsigned len = out.s.length();
+        if (DECL_NAME(f)) {
+            out.add(".");
+            out.add(IDENTIFIER_POINTER(DECL_NAME(f)));
+        }
+        if (off == pos && (!want || TYPE_MAIN_VARIANT(TREE_TYPE(f)) == TYPE_MAIN_VARIANT(want))) return true;
+        if (member_path(TREE_TYPE(f), off - pos, want, out, depth + 1)) return true;
+        out.s.truncate(len);
+    }
+    return false;
+}
+
+/* A MEM_REF at a constant offset into the struct its pointer points to, as inlining leaves
+ * `&coder->mf` passed to a function that stores into `mf->hash`: the member there
+ * (coder.mf), so that the path does not read as an element (coder[]). */
+static bool member_at(tree t, text &out)
+{
+    tree ptr = TREE_OPERAND(t, 0), off = TREE_OPERAND(t, 1);
+    if (!POINTER_TYPE_P(TREE_TYPE(ptr)) || !tree_fits_shwi_p(off)) return false;
+    return member_path(TREE_TYPE(TREE_TYPE(ptr)), tree_to_shwi(off), TREE_TYPE(t), out, 0);
+}
+
 /* lvalue_path, leaving out as it was when it fails. */
 static bool try_path(tree t, text &out, int depth)
 {
@@ -176,7 +208,9 @@ static bool lvalue_path(tree t, text &out, int depth)
         if (!lvalue_path(TREE_OPERAND(t, 0), out, depth + 1)) return false;
         unsigned len = out.s.length();
         bool elt = len >= 2 && out.s[len - 2] == '[' && out.s[len - 1] == ']';
-        if (!elt && (TREE_CODE(t) == TARGET_MEM_REF || !integer_zerop(TREE_OPERAND(t, 1)))) out.add("[]");
+        if (elt || (TREE_CODE(t) == MEM_REF && integer_zerop(TREE_OPERAND(t, 1)))) return true;
+        if (TREE_CODE(t) == MEM_REF && member_at(t, out)) return true;
+        out.add("[]");
         return true;
     }
     case ARRAY_REF:
