@@ -4,6 +4,7 @@
  * with a perfect memory system, and by how much. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,10 @@ static const char USAGE[] =
     "The result is stored in the run database as an MTOOL run (`memspy runs` lists it;\n"
     "`memspy show`, `report`, `annotate` and `html` display it).\n"
     "The exit status is PROG's (128+N if killed by signal N), or 2 if memspy failed.\n\n"
+    "The program's output is that of the timing run (the counting run's goes to /dev/null);\n"
+    "both runs read the same standard input. The report goes to standard error.\n\n"
     "  --cpu NAME           llvm-mca's CPU model (default: this machine's, e.g. znver3)\n"
+    "  -o FILE              write the report to FILE instead of standard error\n"
     "  --json FILE          also write the result as JSON to FILE ('-': standard output)\n"
     "  --html FILE          also write MTOOL's histogram (Figure 4) with the source as HTML\n"
     "  --period-us N        sampling period in microseconds of CPU time (default 1000)\n"
@@ -40,7 +44,7 @@ static const char USAGE[] =
     "  -h, --help           this help\n";
 
 typedef struct {
-    const char *cpu, *json, *html, *db_opt, *db_timeout;
+    const char *cpu, *json, *html, *report, *db_opt, *db_timeout;
     unsigned long period_us, top;
     char **prog_argv;
 } mtool_opts;
@@ -62,8 +66,9 @@ static int parse_options(int argc, char **argv, mtool_opts *o, int *done)
     int opt;
     *done = 0;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "+:ho:", longopts, NULL)) != -1) {
         switch (opt) {
+        case 'o': o->report = optarg; break;
         case OPT_CPU: o->cpu = optarg; break;
         case OPT_JSON: o->json = optarg; break;
         case OPT_HTML: o->html = optarg; break;
@@ -90,18 +95,78 @@ static int parse_options(int argc, char **argv, mtool_opts *o, int *done)
     return ms_cli_db_wait("mtool", o->db_timeout);
 }
 
+/* The standard input both runs read: a regular file from where it stood (offset), a pipe or
+ * socket read to its end into a file of the scratch directory first (fd), anything else (a
+ * terminal, /dev/null) as it is. */
+typedef struct {
+    int fd;       /* the copy of a pipe, -1 if none */
+    off_t offset; /* a regular file's offset, -1 if not one */
+} mtool_stdin;
+
+static int stdin_prepare(mtool_stdin *in, const char *dir)
+{
+    struct stat st;
+    in->fd = -1;
+    in->offset = -1;
+    if (fstat(0, &st) < 0) return 0;
+    if (S_ISREG(st.st_mode)) {
+        in->offset = lseek(0, 0, SEEK_CUR);
+        return 0;
+    }
+    if (!S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode)) return 0;
+    char path[4200], buf[65536];
+    snprintf(path, sizeof path, "%s/stdin", dir);
+    if ((in->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0)
+        return ms_cli_error("mtool", "cannot keep the standard input in %s: %s", path, strerror(errno));
+    for (;;) {
+        ssize_t n = read(0, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return ms_cli_error("mtool", "cannot read the standard input: %s", strerror(errno));
+        if (n == 0) return 0;
+        for (ssize_t done = 0; done < n;) {
+            ssize_t w = write(in->fd, buf + done, (size_t)(n - done));
+            if (w < 0 && errno == EINTR) continue;
+            if (w < 0) return ms_cli_error("mtool", "cannot keep the standard input in %s: %s", path, strerror(errno));
+            done += w;
+        }
+    }
+}
+
+/* Before a run: its standard input from the start (what the child's stdin_use takes). */
+static void stdin_rewind(const mtool_stdin *in)
+{
+    if (in->fd >= 0) lseek(in->fd, 0, SEEK_SET);
+    if (in->offset >= 0) lseek(0, in->offset, SEEK_SET);
+}
+
+/* In the child: the copy of a pipe as its standard input; for a quiet run (the counting run)
+ * standard output and error to /dev/null. */
+static void child_stdio(const mtool_stdin *in, int quiet)
+{
+    if (in->fd >= 0) dup2(in->fd, 0);
+    int null = quiet ? open("/dev/null", O_WRONLY) : -1;
+    if (null >= 0) {
+        dup2(null, 1);
+        dup2(null, 2);
+        close(null);
+    }
+}
+
 /* Start the program with the environment set, wait for it (status, system time). With core,
  * the core's clock and chains are measured meanwhile (in this process's own CPU time: the
- * counting run is not timed, so the two may share the CPUs). */
-static int run_program(const char *path, char **argv, ms_run_guard *guard, int *status, double *system_s,
-                       ms_core_reading *core)
+ * counting run is not timed, so the two may share the CPUs). The counting run (quiet) writes
+ * nowhere: the program's output is the timing run's. */
+static int run_program(const char *path, char **argv, ms_run_guard *guard, const mtool_stdin *in, int quiet,
+                       int *status, double *system_s, ms_core_reading *core)
 {
     ms_run_forward_signals_begin();
     fflush(NULL);
+    stdin_rewind(in);
     pid_t pid = fork();
     if (pid == 0) {
         ms_run_forward_signals_end();
         ms_run_guard_child(guard);
+        child_stdio(in, quiet);
         execv(path, argv);
         fprintf(stderr, "memspy mtool: cannot execute %s: %s\n", path, strerror(errno));
         _exit(127);
@@ -140,6 +205,21 @@ static int write_file(const char *file, const ms_mtool_result *r, int html, cons
         return ms_cli_error("mtool", "cannot write %s", file);
     }
     return ms_out_commit(&o, err, sizeof err) < 0 ? ms_cli_error("mtool", "%s", err) : 0;
+}
+
+/* The text report to -o's file, else to standard error (standard output is the program's). */
+static int write_report(const mtool_opts *o, const ms_mtool_result *r)
+{
+    char err[512];
+    ms_out_file f;
+    if (!o->report)
+        return ms_report_mtool(stderr, r, o->top) < 0 ? ms_cli_error("mtool", "cannot write the report") : 0;
+    if (ms_out_open(&f, o->report, err, sizeof err) < 0) return ms_cli_error("mtool", "%s", err);
+    if (ms_report_mtool(f.f, r, o->top) < 0) {
+        ms_out_abort(&f);
+        return ms_cli_error("mtool", "cannot write %s", o->report);
+    }
+    return ms_out_commit(&f, err, sizeof err) < 0 ? ms_cli_error("mtool", "%s", err) : 0;
 }
 
 /* The result as a run of its own kind (origin "mtool", no bins) with the program's metadata;
@@ -194,7 +274,7 @@ static int store_run(const ms_model *m, const char *db_opt)
 
 int ms_cmd_mtool(int argc, char **argv)
 {
-    mtool_opts o = { NULL, NULL, NULL, NULL, NULL, 1000, 20, NULL };
+    mtool_opts o = { NULL, NULL, NULL, NULL, NULL, NULL, 1000, 20, NULL };
     int done, rc, starts_threads = 0, script = 0, status = 0;
     if ((rc = parse_options(argc, argv, &o, &done)) != 0 || done) return rc;
     char err[2048], *path = NULL, *dir = NULL, period[32];
@@ -221,10 +301,12 @@ int ms_cmd_mtool(int argc, char **argv)
     ms_run_guard_start(&guard, dir);
     /* The counting run (exact block counts), then the timing run (the plain copies, sampled). */
     int count_status = 0, pid_count = -1, pid_time = -1;
-    if (setenv("MEMSPY_MODE", "count", 1) == 0)
-        pid_count = run_program(path, o.prog_argv, &guard, &count_status, &unused_s, &core);
+    mtool_stdin in;
+    if (stdin_prepare(&in, dir) == 0 && setenv("MEMSPY_MODE", "count", 1) == 0)
+        pid_count = run_program(path, o.prog_argv, &guard, &in, 1, &count_status, &unused_s, &core);
     if (pid_count >= 0 && setenv("MEMSPY_MODE", "time", 1) == 0 && setenv("MEMSPY_SAMPLE_NS", period, 1) == 0)
-        pid_time = run_program(path, o.prog_argv, &guard, &status, &system_s, NULL);
+        pid_time = run_program(path, o.prog_argv, &guard, &in, 0, &status, &system_s, NULL);
+    if (in.fd >= 0) close(in.fd);
     unsetenv("MEMSPY_SAMPLE_NS");
     ms_raw counted, timed;
     memset(&counted, 0, sizeof counted);
@@ -250,7 +332,7 @@ int ms_cmd_mtool(int argc, char **argv)
         if (res.incomplete)
             fprintf(stderr, "memspy mtool: the program did not finish normally in %s: the result is incomplete\n",
                     count_status != status ? "one of the runs" : "both runs");
-        if (ms_report_mtool(stdout, &res, o.top) < 0) rc = ms_cli_error("mtool", "cannot write the report");
+        rc = write_report(&o, &res);
         if (!rc && o.json) rc = write_file(o.json, &res, 0, o.prog_argv[0]);
         if (!rc && o.html) rc = write_file(o.html, &res, 1, o.prog_argv[0]);
         ms_model m;

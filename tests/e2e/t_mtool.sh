@@ -57,16 +57,33 @@ timed() {
 }
 
 cc_build kern "$SRC_DIR/tests/e2e/progs/mtool_kernels.c"
-timed c.json dense --html c.html -- ./kern 400000 128 >c.out 2>c.err
+timed c.json dense --html c.html -o c.out -- ./kern 400000 128 >c.stdout 2>c.err
 mtool_checks C c.json dense gather c.out
+# the program's output is its own: once (the timing run's), the report apart (-o, else stderr)
+./kern 400000 128 >native.stdout
+ok_if "the program's standard output is what it prints natively, once" cmp c.stdout native.stdout
+"$MEMSPY" mtool -- ./kern 20000 8 >plain.stdout 2>plain.err
+ok_if "without -o the report goes to standard error" grep -q "predicted time (ideal memory)" plain.err
+ok_if "... and standard output holds only the program's output" cmp plain.stdout "$(./kern 20000 8 >n2.stdout; echo n2.stdout)"
+# both runs read the same standard input, from a pipe and from a file (the program exits 3
+# when it reads nothing, which would make the result incomplete)
+cc_build readin "$SRC_DIR/tests/e2e/progs/mtool_stdin.c"
+head -c 300000 "$BUILD_DIR/bin/memspy" >in.bin
+./readin <in.bin >in.native
+cat in.bin | "$MEMSPY" mtool --json pipe.json -o pipe.txt -- ./readin >pipe.stdout
+check "a piped standard input reaches both runs (a complete result)" pipe.json ".mtool.incomplete == false"
+ok_if "... and the program's output is its native output" cmp pipe.stdout in.native
+"$MEMSPY" mtool --json file.json -o file.txt -- ./readin <in.bin >file.stdout
+check "a file as standard input reaches both runs" file.json ".mtool.incomplete == false"
+ok_if "... and the program's output is its native output" cmp file.stdout in.native
 
 "$BUILD_DIR/bin/memspy-c++" $OPT -x c++ -o kernxx "$SRC_DIR/tests/e2e/progs/mtool_kernels.c"
-timed x.json dense -- ./kernxx 400000 128 >x.out
+timed x.json dense -o x.out -- ./kernxx 400000 128 >x.stdout
 mtool_checks C++ x.json dense gather x.out
 
 # -fno-inline: gfortran -O2 would inline gather into the main program, whose loop it would then be
 MEMSPY_FC=gfortran "$BUILD_DIR/bin/memspy-fortran" $OPT -fno-inline -o kernf "$SRC_DIR/tests/e2e/progs/mtool_kernels.f90"
-timed f.json dense_ -- ./kernf >f.out
+timed f.json dense_ -o f.out -- ./kernf >f.stdout
 mtool_checks Fortran f.json dense_ gather_ f.out
 
 ok_if "llvm-mca's block costs are cached per binary and CPU model" ls "$XDG_CACHE_HOME"/memspy/blockcost-*.txt
