@@ -207,6 +207,21 @@ static int write_file(const char *file, const ms_mtool_result *r, int html, cons
     return ms_out_commit(&o, err, sizeof err) < 0 ? ms_cli_error("mtool", "%s", err) : 0;
 }
 
+/* Why a result may be missing: the timing run failed where the counting run did not (the
+ * counting run's own files in its way, typically), or "". */
+static const char *runs_differ(int count_status, int status)
+{
+    static char why[256];
+    if (!WIFEXITED(count_status) || WEXITSTATUS(count_status) != 0 || (WIFEXITED(status) && !WEXITSTATUS(status)))
+        return "";
+    snprintf(why, sizeof why,
+             "; the timing run %s %d where the counting run exited with 0: a program that writes files may have "
+             "found those of the counting run (docs/mtool.md)",
+             WIFEXITED(status) ? "exited with status" : "was killed by signal",
+             WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+    return why;
+}
+
 /* The text report to -o's file, else to standard error (standard output is the program's). */
 static int write_report(const mtool_opts *o, const ms_mtool_result *r)
 {
@@ -321,9 +336,9 @@ int ms_cmd_mtool(int argc, char **argv)
     } else if (ms_raw_read(count_path, &counted, err, sizeof err) < 0) {
         rc = ms_cli_error("mtool", "no profile from the counting run: %s", err);
     } else if (ms_raw_read(time_path, &timed, err, sizeof err) < 0) {
-        rc = ms_cli_error("mtool", "no profile from the timing run: %s", err);
+        rc = ms_cli_error("mtool", "no profile from the timing run: %s%s", err, runs_differ(count_status, status));
     } else if (ms_mtool_from_raws(&counted, &timed, cpu, &core, system_s, &res, err, sizeof err) < 0) {
-        rc = ms_cli_error("mtool", "%s", err);
+        rc = ms_cli_error("mtool", "%s%s", err, runs_differ(count_status, status));
     } else {
         /* a run that failed makes both incomplete: its counts or times are partial */
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !WIFEXITED(count_status) ||

@@ -74,6 +74,16 @@ cat in.bin | "$MEMSPY" mtool --json pipe.json -o pipe.txt -- ./readin >pipe.stdo
 check "a piped standard input reaches both runs (a complete result)" pipe.json ".mtool.incomplete == false"
 ok_if "... and the program's output is its native output" cmp pipe.stdout in.native
 "$MEMSPY" mtool --json file.json -o file.txt -- ./readin <in.bin >file.stdout
+# a program that refuses to overwrite the file it writes finds the counting run's: the
+# message says why the timing run failed
+cat >once.sh <<'SH'
+#!/bin/sh
+[ -e out.once ] && { echo "out.once: File exists" >&2; exit 1; }
+exec ./readin 200 <in.bin >out.once
+SH
+chmod +x once.sh
+expect_fail "a timing run that fails where the counting run did not is named as the cause" \
+  "the timing run exited with status 1 where the counting run exited with 0" "$MEMSPY" mtool -- ./once.sh
 check "a file as standard input reaches both runs" file.json ".mtool.incomplete == false"
 ok_if "... and the program's output is its native output" cmp file.stdout in.native
 
