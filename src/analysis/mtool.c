@@ -52,6 +52,29 @@ static int by_overhead(const void *a, const void *b)
 
 static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
 
+static int same_text(const char *a, const char *b) { return a == b || (a && b && !strcmp(a, b)); }
+
+/* The loop that stands for loop l: the first one placed (canon[k] == k) in the same place
+ * (function, file, lines, depth, and parents that stand for the same loop), else l itself. A
+ * loop the compiler versioned or peeled into copies on the same lines is one mobject, as the
+ * timing run's samples, placed by line, cannot tell the copies apart (clang's two copies of
+ * one gather loop: half its memory operations were left untimable). Parents are placed
+ * before their loops (canon[parent] set). */
+static uint32_t canonical_loop(const ms_loop_stat *loops, size_t nl, const uint32_t *canon, uint32_t l)
+{
+    const ms_loop_stat *L = &loops[l];
+    uint32_t lp = L->parent < nl ? canon[L->parent] : UINT32_MAX;
+    for (uint32_t k = 0; k < nl; k++) {
+        const ms_loop_stat *K = &loops[k];
+        if (canon[k] != k || K->depth != L->depth || K->line != L->line || K->end_line != L->end_line ||
+            !same_text(K->function, L->function) || !same_text(K->file, L->file))
+            continue;
+        uint32_t kp = K->parent < nl ? canon[K->parent] : UINT32_MAX;
+        if (kp == lp) return k;
+    }
+    return l;
+}
+
 int ms_mtool_analyze(const ms_mtool_input *in, ms_mtool_result *out)
 {
     memset(out, 0, sizeof *out);
@@ -60,6 +83,7 @@ int ms_mtool_analyze(const ms_mtool_input *in, ms_mtool_result *out)
     out->system_s = in->system_s;
     out->runtime_s = (double)in->runtime_samples * (double)in->period_ns * 1e-9;
     size_t nl = in->nloops, nb = in->nblocks;
+    uint32_t *canon = NULL; /* loop -> the first loop with its place (copies are one mobject) */
     agg *la = nl ? calloc(nl, sizeof *la) : NULL;
     int *selected = nl ? calloc(nl, sizeof *selected) : NULL, *sel_below = nl ? calloc(nl, sizeof *sel_below) : NULL,
         *has_child = nl ? calloc(nl, sizeof *has_child) : NULL;
@@ -72,6 +96,17 @@ int ms_mtool_analyze(const ms_mtool_input *in, ms_mtool_result *out)
     if ((nl && (!la || !selected || !sel_below || !has_child)) ||
         (nb && (!fn_of || !pa || !prest || !fnames || !ffiles)) || !out->mobjects)
         goto out;
+    if (nl && !(canon = malloc(nl * sizeof *canon))) goto out;
+    uint32_t maxdepth = 0;
+    for (size_t l = 0; l < nl; l++) {
+        canon[l] = UINT32_MAX;
+        if (in->loops[l].depth > maxdepth) maxdepth = in->loops[l].depth;
+    }
+    for (uint32_t d = 0; d <= maxdepth; d++) /* outer loops first: a loop's parent is placed before it */
+        for (size_t l = 0; l < nl; l++)
+            if (in->loops[l].depth == d) canon[l] = canonical_loop(in->loops, nl, canon, (uint32_t)l);
+    for (size_t l = 0; l < nl; l++)
+        if (canon[l] == UINT32_MAX) canon[l] = (uint32_t)l; /* a depth out of order: its own */
     double total_cycles = 0;
     uint64_t total_samples = in->other_samples;
     for (size_t i = 0; i < nb; i++) {
@@ -80,18 +115,15 @@ int ms_mtool_analyze(const ms_mtool_input *in, ms_mtool_result *out)
         total_samples += in->block_samples[i];
         out->total_memops += (uint64_t)b->memops * b->count;
         for (uint32_t l = b->loop, guard = 0; l < nl && guard < nl; l = in->loops[l].parent, guard++)
-            agg_block(&la[l], b, in->cycles[i], in->block_samples[i]);
+            agg_block(&la[canon[l]], b, in->cycles[i], in->block_samples[i]);
     }
     for (size_t l = 0; l < nl; l++)
-        if (in->loops[l].parent < nl) has_child[in->loops[l].parent] = 1;
+        if (in->loops[l].parent < nl) has_child[canon[in->loops[l].parent]] = 1;
     /* loops, deepest first */
-    uint32_t maxdepth = 0;
-    for (size_t l = 0; l < nl; l++)
-        if (in->loops[l].depth > maxdepth) maxdepth = in->loops[l].depth;
     for (uint32_t d = maxdepth; d >= 1; d--) {
         for (size_t l = 0; l < nl; l++) {
             const ms_loop_stat *L = &in->loops[l];
-            if (L->depth != d || !la[l].est_cycles) continue;
+            if (L->depth != d || canon[l] != l || !la[l].est_cycles) continue;
             int up = 0;
             if (sel_below[l]) {
                 up = 1;
@@ -111,7 +143,7 @@ int ms_mtool_analyze(const ms_mtool_input *in, ms_mtool_result *out)
                 }
                 if (m.timable) selected[l] = up = 1;
             }
-            if (up && L->parent < nl) sel_below[L->parent] = 1;
+            if (up && L->parent < nl) sel_below[canon[L->parent]] = 1;
         }
     }
     /* procedures: blocks grouped by function; prest = the part outside selected loops */
@@ -130,7 +162,7 @@ int ms_mtool_analyze(const ms_mtool_input *in, ms_mtool_result *out)
         agg_block(&pa[f], b, in->cycles[i], in->block_samples[i]);
         int in_sel = 0;
         for (uint32_t l = b->loop, guard = 0; l < nl && guard < nl && !in_sel; l = in->loops[l].parent, guard++)
-            in_sel = selected[l];
+            in_sel = selected[canon[l]];
         if (!in_sel) agg_block(&prest[f], b, in->cycles[i], in->block_samples[i]);
     }
     double explained = 0, covered = 0;
@@ -166,6 +198,7 @@ int ms_mtool_analyze(const ms_mtool_input *in, ms_mtool_result *out)
     qsort(out->mobjects, out->nmobjects, sizeof *out->mobjects, by_overhead);
     rc = 0;
 out:
+    free(canon);
     free(la);
     free(selected);
     free(sel_below);

@@ -567,6 +567,10 @@ void ms_blocks_focus_resolve(void);
 /* MTOOL's pc sampler (sample.c): armed by MEMSPY_SAMPLE_NS at activation; stopped and written
  * as MS_RAW_SAMPLES at the dump. */
 void ms_sample_init(void);
+/* The calling thread's sampling timer, when the run samples (a thread the runtime adopts);
+ * ms_sample_thread_end deletes it (the thread's exit). */
+void ms_sample_thread_begin(void);
+void ms_sample_thread_end(void);
 void ms_sample_stop(void);
 void ms_sample_put_raw(ms_raw_writer *w);
 /* ---- calls.c: call edges of plugin-instrumented code ---- */

@@ -75,6 +75,7 @@ static void thread_exit(void *arg)
 {
     ms_thread *t = &ms_tls;
     (void)arg;
+    ms_sample_thread_end();
     if (t->mode != MS_T_READY) return;
     ms_sync_event(MS_SYNC_EXIT, 0, 0);
     ms_busy_begin(); /* an interrupt during the flush waits for its end (signals.c) */
@@ -149,6 +150,7 @@ int ms_thread_enter_slow(ms_thread *t)
     ms_rec_thread_start(d, index);
     __atomic_fetch_add(&threads_seen, 1, __ATOMIC_RELAXED);
     t->mode = MS_T_READY;
+    ms_sample_thread_begin(); /* MTOOL's timing run: the thread's own CPU-time timer */
     if (MS_UNLIKELY(ms_signal_deferred)) ms_signal_run_deferred(); /* it came meanwhile */
     /* A thread not made through pthread_create (a pool thread of an OpenMP runtime): the
      * program has become multithreaded. */

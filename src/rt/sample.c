@@ -1,10 +1,14 @@
 /* MTOOL's timing run: CPU-time sampling of the program counter (MEMSPY_SAMPLE_NS=period in
- * the program's environment, set by `memspy mtool`). A setitimer(ITIMER_PROF) timer raises
- * SIGPROF after each period of CPU time the process uses (all threads); the handler adds the
- * interrupted pc to a lock-free open-addressed table in the runtime's own memory, then calls
- * the handler that was installed before it (a profiler of the program's own keeps working).
- * SA_RESTART: a sample never makes a system call of the program fail with EINTR. The table
- * goes into the raw profile's MS_RAW_SAMPLES section at exit. */
+ * the program's environment, set by `memspy mtool`). Each thread the runtime sees has a timer
+ * on its own CPU-time clock (timer_create(CLOCK_THREAD_CPUTIME_ID), SIGEV_THREAD_ID: the
+ * signal goes to that thread) that raises SIGPROF after each period of CPU time the thread
+ * uses; the handler adds the interrupted pc to a lock-free open-addressed table in the
+ * runtime's own memory, then calls the handler that was installed before it (a profiler of the
+ * program's own keeps working). SA_RESTART: a sample never makes a system call of the program
+ * fail with EINTR. The table goes into the raw profile's MS_RAW_SAMPLES section at exit.
+ * Not the process's ITIMER_PROF: Linux delivers its signal to the main thread whenever that
+ * thread does not block it, so a program whose main thread waits while workers compute (xz
+ * -T2, any thread pool) had every sample in the main thread's wait in libc. */
 #define _GNU_SOURCE
 #include "rt.h"
 #include "../format/raw.h"
@@ -12,8 +16,10 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <time.h>
+#include <unistd.h>
 #include <ucontext.h>
 
 #define SAMPLE_SLOTS (1u << 16) /* distinct pcs kept; more are counted as lost */
@@ -26,7 +32,14 @@ typedef struct {
 static sample_slot *table;
 static uint64_t period_ns, lost, in_runtime;
 static struct sigaction previous;
-static int armed;
+static int armed, stopped;
+static uint64_t timer_failures; /* threads left unsampled: timer_create failed */
+/* The calling thread's timer (ms_sample_thread_begin). */
+static __thread timer_t thread_timer __attribute__((tls_model("initial-exec")));
+static __thread int thread_timer_on __attribute__((tls_model("initial-exec")));
+/* Whether the program has SIGPROF blocked in the calling thread (the runtime keeps it
+ * unblocked while it samples: ms_sample_thread_begin, pthread_sigmask below). */
+static __thread int program_blocks_prof __attribute__((tls_model("initial-exec")));
 static uint64_t cpu_start_ns; /* process CPU time when sampling started */
 
 static uint64_t process_cpu_ns(void)
@@ -73,13 +86,17 @@ static void add_sample(uint64_t pc)
 static void on_prof(int sig, siginfo_t *info, void *uctx)
 {
     int saved = errno;
-    if (ms_tls.mode == MS_T_BUSY) /* inside memspy's runtime (a buffer drain): not the program's */
+    if (__atomic_load_n(&stopped, __ATOMIC_RELAXED))
+        ;                              /* the profile is being written: a late timer of another thread */
+    else if (ms_tls.mode == MS_T_BUSY) /* inside memspy's runtime (a buffer drain): not the program's */
         __atomic_fetch_add(&in_runtime, 1, __ATOMIC_RELAXED);
     else
         add_sample(pc_of(uctx));
     errno = saved;
-    /* the program's own handler, as it asked to be called */
-    if (previous.sa_flags & SA_SIGINFO) {
+    /* the program's own handler, as it asked to be called (not where it blocks SIGPROF) */
+    if (program_blocks_prof)
+        ;
+    else if (previous.sa_flags & SA_SIGINFO) {
         if (previous.sa_sigaction) previous.sa_sigaction(sig, info, uctx);
     } else if (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN && previous.sa_handler) {
         previous.sa_handler(sig);
@@ -101,23 +118,111 @@ void ms_sample_init(void)
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&sa.sa_mask);
     if (sigaction(SIGPROF, &sa, &previous) != 0) return;
-    struct itimerval it = { { (time_t)(ns / 1000000000u), (suseconds_t)(ns % 1000000000u / 1000u) },
-                            { (time_t)(ns / 1000000000u), (suseconds_t)(ns % 1000000000u / 1000u) } };
-    if (setitimer(ITIMER_PROF, &it, NULL) != 0) {
-        sigaction(SIGPROF, &previous, NULL);
-        return;
-    }
     period_ns = ns;
     cpu_start_ns = process_cpu_ns();
-    armed = 1;
+    __atomic_store_n(&armed, 1, __ATOMIC_RELEASE);
+    ms_sample_thread_begin();
+    if (!thread_timer_on) { /* not even the first thread's timer: no sampling */
+        __atomic_store_n(&armed, 0, __ATOMIC_RELEASE);
+        sigaction(SIGPROF, &previous, NULL);
+        period_ns = 0;
+    }
+}
+
+typedef int sigmask_fn(int, const sigset_t *, sigset_t *);
+
+/* libc's pthread_sigmask. */
+static sigmask_fn *real_sigmask(void)
+{
+    static sigmask_fn *real;
+    if (MS_UNLIKELY(!real)) real = (sigmask_fn *)ms_real_function("pthread_sigmask", NULL);
+    return real;
+}
+
+/* The program's change of its signal mask, while sampling: SIGPROF stays deliverable (the
+ * sampler's timer signals the thread), what the program asked for SIGPROF is remembered and
+ * reported back in oset; otherwise libc's, unchanged. */
+static int mask_call(int how, const sigset_t *set, sigset_t *oset)
+{
+    if (!__atomic_load_n(&armed, __ATOMIC_ACQUIRE)) return real_sigmask()(how, set, oset);
+    int blocked = program_blocks_prof;
+    sigset_t mine;
+    if (set) {
+        mine = *set;
+        int has = sigismember(set, SIGPROF) == 1;
+        if (how == SIG_BLOCK && has)
+            blocked = 1;
+        else if (how == SIG_UNBLOCK && has)
+            blocked = 0;
+        else if (how == SIG_SETMASK)
+            blocked = has;
+        sigdelset(&mine, SIGPROF);
+    }
+    int rc = real_sigmask()(how, set ? &mine : NULL, oset);
+    if (rc != 0) return rc;
+    if (oset) {
+        if (program_blocks_prof)
+            sigaddset(oset, SIGPROF);
+        else
+            sigdelset(oset, SIGPROF);
+    }
+    program_blocks_prof = blocked;
+    return 0;
+}
+
+int pthread_sigmask(int how, const sigset_t *set, sigset_t *oset) { return mask_call(how, set, oset); }
+
+int sigprocmask(int how, const sigset_t *set, sigset_t *oset)
+{
+    int rc = mask_call(how, set, oset);
+    if (rc != 0) {
+        errno = rc;
+        return -1;
+    }
+    return 0;
+}
+
+void ms_sample_thread_begin(void)
+{
+    if (!__atomic_load_n(&armed, __ATOMIC_ACQUIRE) || thread_timer_on) return;
+    struct sigevent ev;
+    memset(&ev, 0, sizeof ev);
+    ev.sigev_notify = SIGEV_THREAD_ID;
+    ev.sigev_signo = SIGPROF;
+    ev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+    struct itimerspec it;
+    it.it_value.tv_sec = it.it_interval.tv_sec = (time_t)(period_ns / 1000000000u);
+    it.it_value.tv_nsec = it.it_interval.tv_nsec = (long)(period_ns % 1000000000u);
+    /* a thread made with every signal blocked (xz's workers, thread pools that keep signals
+     * to the main thread) is sampled too: SIGPROF unblocked, the program's wish kept apart */
+    sigset_t cur, prof;
+    sigemptyset(&prof);
+    sigaddset(&prof, SIGPROF);
+    if (real_sigmask()(SIG_UNBLOCK, &prof, &cur) == 0) program_blocks_prof = sigismember(&cur, SIGPROF) == 1;
+    if (timer_create(CLOCK_THREAD_CPUTIME_ID, &ev, &thread_timer) != 0) {
+        __atomic_fetch_add(&timer_failures, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    if (timer_settime(thread_timer, 0, &it, NULL) != 0) {
+        timer_delete(thread_timer);
+        __atomic_fetch_add(&timer_failures, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    thread_timer_on = 1;
+}
+
+void ms_sample_thread_end(void)
+{
+    if (!thread_timer_on) return;
+    timer_delete(thread_timer);
+    thread_timer_on = 0;
 }
 
 void ms_sample_stop(void)
 {
     if (!armed) return;
-    struct itimerval off;
-    memset(&off, 0, sizeof off);
-    setitimer(ITIMER_PROF, &off, NULL);
+    __atomic_store_n(&stopped, 1, __ATOMIC_RELEASE);
+    ms_sample_thread_end(); /* other threads' timers end with them, or with the process */
     armed = 0;
 }
 

@@ -137,6 +137,47 @@ static void test_analyze(void)
     ms_mtool_result_free(&r);
 }
 
+/* Two copies of one loop (the compiler versioned it: same function, file and lines), each
+ * with an inner loop on the same line, are one loop mobject with one inner loop: samples,
+ * placed by line, all went to one copy, and the other copy's memory operations were left
+ * untimable. */
+static void test_loop_copies(void)
+{
+    ms_block_stat b[4];
+    memset(b, 0, sizeof b);
+    const uint32_t loop[4] = { 1, 3, 0, 2 };
+    const uint64_t count[4] = { 1000, 1000, 10, 10 };
+    for (int i = 0; i < 4; i++) {
+        b[i].function = "h";
+        b[i].file = "k.c";
+        b[i].line = i < 2 ? 31 : 30;
+        b[i].loop = loop[i];
+        b[i].memops = 1;
+        b[i].count = count[i];
+    }
+    ms_loop_stat l[4];
+    l[0] = (ms_loop_stat){ "h", "k.c", 30, 31, UINT32_MAX, 1, 2, 10 };
+    l[1] = (ms_loop_stat){ "h", "k.c", 31, 31, 0, 2, 0, 1000 };
+    l[2] = (ms_loop_stat){ "h", "k.c", 30, 31, UINT32_MAX, 1, 3, 10 };
+    l[3] = (ms_loop_stat){ "h", "k.c", 31, 31, 2, 2, 1, 1000 };
+    const double cycles[4] = { 2, 2, 1, 1 };
+    const uint64_t samples[4] = { 20, 0, 0, 0 };
+    ms_mtool_input in = { b, 4, l, 4, cycles, samples, 0, 0, 1000000, 1e9, 0 };
+    ms_mtool_result r;
+    CHECK(ms_mtool_analyze(&in, &r) == 0);
+    size_t loops = 0;
+    for (size_t i = 0; i < r.nmobjects; i++)
+        if (r.mobjects[i].kind == MS_MOBJ_LOOP) {
+            loops++;
+            /* the inner loop: both copies' 2,000 executions of 2 cycles, 20 samples */
+            CHECK(r.mobjects[i].line == 31 && r.mobjects[i].timable && r.mobjects[i].memops == 2000);
+            CHECK(NEAR(r.mobjects[i].estimated_s, 4e-6) && NEAR(r.mobjects[i].measured_s, 0.020));
+        }
+    CHECK_EQ(loops, 1);
+    CHECK(NEAR(r.covered_memops, 2000.0 / 2020.0)); /* the outer loops' own blocks: no sample */
+    ms_mtool_result_free(&r);
+}
+
 static void test_mca(void)
 {
     char err[2048];
@@ -215,6 +256,7 @@ int main(void)
 {
     test_inclusive();
     test_analyze();
+    test_loop_copies();
     test_mca();
     return check_result();
 }
