@@ -25,6 +25,7 @@ struct ms_replay {
     uint32_t *indices; /* thread indices of the streams, ascending */
     size_t nthreads;
     unsigned ahead, parsers; /* ms_replay_set_decode_ahead */
+    size_t keep;             /* ms_replay_set_keep */
 };
 
 typedef struct {
@@ -146,6 +147,8 @@ void ms_replay_set_decode_ahead(ms_replay *r, unsigned nstreams, unsigned nparse
     r->ahead = nstreams;
     r->parsers = nparsers;
 }
+
+void ms_replay_set_keep(ms_replay *r, size_t bytes) { r->keep = bytes; }
 
 void ms_replay_close(ms_replay *r)
 {
@@ -383,8 +386,9 @@ static int break_deadlock(replay_run *run)
 }
 
 /* Scan t's stream for CREATE events (their children wait for them) and releasing ATOMIC
- * events (acquiring ones wait for them). Returns 0 or -1. */
-static int find_creates(replay_run *run, const ms_replay *r, replay_thread *t)
+ * events (acquiring ones wait for them), keeping the last chunks' bytes within *keep (what is
+ * left of the budget, reduced by what was kept). Returns 0 or -1. */
+static int find_creates(replay_run *run, const ms_replay *r, replay_thread *t, size_t *keep)
 {
     ms_stream_reader *rd = NULL;
     char msg[512];
@@ -393,6 +397,7 @@ static int find_creates(replay_run *run, const ms_replay *r, replay_thread *t)
     const ms_replay_event *ev;
     size_t n;
     if (rd) ms_stream_reader_syncs_only(rd);
+    if (rd && *keep) ms_stream_reader_keep(rd, *keep);
     /* a damaged stream is scanned up to the damage; the replay reports it */
     while (rc == MS_SR_CHUNK && ms_stream_reader_version(rd) >= 2 &&
            (rc = ms_stream_reader_next(rd, &ev, &n, msg, sizeof msg)) == MS_SR_CHUNK) {
@@ -410,7 +415,12 @@ static int find_creates(replay_run *run, const ms_replay *r, replay_thread *t)
             child->parent = (int32_t)t->index;
         }
     }
-    if (rd) t->checked_chunks = ms_stream_reader_good_chunks(rd);
+    if (rd) {
+        size_t bytes;
+        t->checked_chunks = ms_stream_reader_good_chunks(rd);
+        t->kept = ms_stream_reader_take_kept(rd, &bytes);
+        *keep -= bytes;
+    }
     ms_stream_reader_close(rd);
     return rc == MS_SR_FAIL ? ms_errorf(run->err, run->errlen, "%s", msg) : 0;
 }
@@ -430,8 +440,9 @@ static int start_threads(replay_run *run, const ms_replay *r, unsigned nprocs)
     }
     /* One stream has no other thread to gate (its own CREATEs name other threads, which are
      * not recorded): the pre-scan would only decompress the whole stream a second time. */
+    size_t keep = r->keep;
     for (size_t i = 0; (st->nthreads > 1 || run->mode == MS_INTERLEAVE_TIMED) && i < st->nthreads; i++)
-        if (find_creates(run, r, &st->threads[i]) < 0) return -1;
+        if (find_creates(run, r, &st->threads[i], &keep) < 0) return -1;
     if (replay_atomic_prepare(st) < 0) return ms_errorf(run->err, run->errlen, "out of memory");
     for (size_t i = 0; i < st->nthreads; i++) {
         replay_thread *t = &st->threads[i];
@@ -439,6 +450,9 @@ static int start_threads(replay_run *run, const ms_replay *r, unsigned nprocs)
         int rc = open_stream(r, t->index, &t->reader, msg, sizeof msg);
         if (rc == MS_SR_FAIL) return ms_errorf(run->err, run->errlen, "%s", msg);
         if (t->reader) ms_stream_reader_trust(t->reader, t->checked_chunks);
+        if (t->reader && rc == MS_SR_CHUNK && t->kept) ms_stream_reader_use_kept(t->reader, t->kept);
+        if (t->kept && (!t->reader || rc != MS_SR_CHUNK)) ms_stream_kept_free(t->kept);
+        t->kept = NULL;
         if (t->reader && rc == MS_SR_CHUNK && i < r->ahead) ms_stream_reader_ahead(t->reader, r->parsers);
         if (rc == MS_SR_BAD && stream_went_bad(run, t, msg) < 0) return -1;
         t->started = !t->gated || t->done;
@@ -759,6 +773,7 @@ int ms_replay_run(ms_replay *r, ms_interleave mode, unsigned nprocs, const ms_re
     if (fill_result(&run, res) < 0) rc = -1;
     for (size_t i = 0; i < run.st.nthreads; i++) {
         ms_stream_reader_close(run.st.threads[i].reader);
+        ms_stream_kept_free(run.st.threads[i].kept);
         free(run.st.threads[i].held);
         free(run.st.threads[i].merged);
     }
