@@ -5,12 +5,14 @@
  * some stream creates starts at that CREATE (its parent is the creator), every other thread
  * starts at once (a single stream is not scanned: nothing can gate it). The scan keeps sync
  * events only, and the replay's own read of a stream does not redo the CRC of the chunks the
- * scan found good. The replay clock that measures
+ * scan found good, nor decompress again the last chunks it kept (ms_replay_set_keep). The
+ * streams are scanned in parallel where they are decoded ahead. The replay clock that measures
  * wait_turns counts interleaved turns in which some thread made progress, and replayed
  * accesses in piped mode; a thread's wait lasts from its first blocked attempt to its next
  * successful one. */
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,8 @@
 #include "../format/stream.h"
 #include "../util/util.h"
 #include "replay_internal.h"
+
+#define MAX_SCAN_THREADS 16 /* the pre-scan's threads besides the caller's */
 
 struct ms_replay {
     char *dir;
@@ -385,44 +389,117 @@ static int break_deadlock(replay_run *run)
     return 1;
 }
 
-/* Scan t's stream for CREATE events (their children wait for them) and releasing ATOMIC
- * events (acquiring ones wait for them), keeping the last chunks' bytes within *keep (what is
- * left of the budget, reduced by what was kept). Returns 0 or -1. */
-static int find_creates(replay_run *run, const ms_replay *r, replay_thread *t, size_t *keep)
+/* What the pre-scan found in one stream (scan_stream): its CREATE and releasing ATOMIC events
+ * in stream order, whether it holds WORK events, its good chunks and its kept last chunks. */
+typedef struct {
+    const ms_replay *r;
+    uint32_t index;
+    size_t keep; /* the most bytes of chunks it may keep */
+    ms_replay_event *ev;
+    size_t n, cap;
+    int has_work, failed;
+    uint64_t good_chunks;
+    ms_stream_kept *kept;
+    char msg[512]; /* failed: the problem */
+    pthread_mutex_t *mu; /* scan_worker: the next stream to take */
+    size_t *next, nscans;
+} stream_scan;
+
+/* Scan one stream (sc's own, any thread): a damaged stream is scanned up to the damage (the
+ * replay reports it). */
+static void scan_stream(stream_scan *sc)
 {
     ms_stream_reader *rd = NULL;
-    char msg[512];
-    int rc = open_stream(r, t->index, &rd, msg, sizeof msg);
-    if (rc == MS_SR_FAIL) return ms_errorf(run->err, run->errlen, "%s", msg);
+    int rc = open_stream(sc->r, sc->index, &rd, sc->msg, sizeof sc->msg);
+    if (rd) ms_stream_reader_syncs_only(rd);
+    if (rd && sc->keep) ms_stream_reader_keep(rd, sc->keep);
     const ms_replay_event *ev;
     size_t n;
-    if (rd) ms_stream_reader_syncs_only(rd);
-    if (rd && *keep) ms_stream_reader_keep(rd, *keep);
-    /* a damaged stream is scanned up to the damage; the replay reports it */
     while (rc == MS_SR_CHUNK && ms_stream_reader_version(rd) >= 2 &&
-           (rc = ms_stream_reader_next(rd, &ev, &n, msg, sizeof msg)) == MS_SR_CHUNK) {
-        for (size_t i = 0; i < n; i++) {
-            replay_thread *child;
-            run->has_work |= ev[i].kind == MS_SYNC_WORK;
-            if (ev[i].kind == MS_SYNC_ATOMIC && replay_atomic_note(&run->st, &ev[i]) < 0) {
-                ms_stream_reader_close(rd);
-                return ms_errorf(run->err, run->errlen, "out of memory");
-            }
-            if (ev[i].kind != MS_SYNC_CREATE || !(child = replay_thread_find(&run->st, ev[i].addr)) || child == t ||
-                child->gated)
+           (rc = ms_stream_reader_next(rd, &ev, &n, sc->msg, sizeof sc->msg)) == MS_SR_CHUNK) {
+        for (size_t i = 0; i < n && rc == MS_SR_CHUNK; i++) {
+            sc->has_work |= ev[i].kind == MS_SYNC_WORK;
+            if (ev[i].kind != MS_SYNC_CREATE && (ev[i].kind != MS_SYNC_ATOMIC || !ms_atomic_releases(ev[i].size)))
                 continue;
-            child->gated = 1;
-            child->parent = (int32_t)t->index;
+            if (sc->n == sc->cap) {
+                size_t cap = sc->cap ? 2 * sc->cap : 64;
+                ms_replay_event *v = realloc(sc->ev, cap * sizeof *v);
+                if (!v) {
+                    rc = ms_errorf(sc->msg, sizeof sc->msg, "out of memory");
+                    break;
+                }
+                sc->ev = v;
+                sc->cap = cap;
+            }
+            sc->ev[sc->n++] = ev[i];
         }
     }
     if (rd) {
         size_t bytes;
-        t->checked_chunks = ms_stream_reader_good_chunks(rd);
-        t->kept = ms_stream_reader_take_kept(rd, &bytes);
-        *keep -= bytes;
+        sc->good_chunks = ms_stream_reader_good_chunks(rd);
+        if (rc != MS_SR_FAIL) sc->kept = ms_stream_reader_take_kept(rd, &bytes);
     }
     ms_stream_reader_close(rd);
-    return rc == MS_SR_FAIL ? ms_errorf(run->err, run->errlen, "%s", msg) : 0;
+    sc->failed = rc == MS_SR_FAIL;
+}
+
+/* A pre-scan thread: the streams not yet taken, one at a time. */
+static void *scan_worker(void *arg)
+{
+    stream_scan *scans = arg;
+    for (;;) {
+        pthread_mutex_lock(scans->mu);
+        size_t i = (*scans->next)++;
+        pthread_mutex_unlock(scans->mu);
+        if (i >= scans->nscans) return NULL;
+        scan_stream(&scans[i]);
+    }
+}
+
+/* Scan every stream for CREATE events (their children wait for them), releasing ATOMIC events
+ * (acquiring ones wait for them) and WORK events, each keeping its last chunks within an
+ * equal share of the budget; on threads of its own where the streams are decoded ahead. The
+ * findings are applied in stream order, so the result does not depend on the threads.
+ * Returns 0 or -1. */
+static int prescan(replay_run *run, const ms_replay *r)
+{
+    replay_state *st = &run->st;
+    stream_scan *scans = calloc(st->nthreads, sizeof *scans);
+    if (!scans) return ms_errorf(run->err, run->errlen, "out of memory");
+    pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+    size_t next = 0;
+    for (size_t i = 0; i < st->nthreads; i++)
+        scans[i] = (stream_scan){ .r = r, .index = st->threads[i].index, .keep = r->keep / st->nthreads };
+    scans[0].mu = &mu;
+    scans[0].next = &next;
+    scans[0].nscans = st->nthreads;
+    pthread_t tid[MAX_SCAN_THREADS];
+    size_t nt = 0, want = r->ahead ? (st->nthreads - 1 < MAX_SCAN_THREADS ? st->nthreads - 1 : MAX_SCAN_THREADS) : 0;
+    while (nt < want && pthread_create(&tid[nt], NULL, scan_worker, scans) == 0) nt++;
+    scan_worker(scans); /* this thread too (all of it where no thread started) */
+    for (size_t i = 0; i < nt; i++) pthread_join(tid[i], NULL);
+    int rc = 0;
+    for (size_t i = 0; i < st->nthreads; i++) {
+        stream_scan *sc = &scans[i];
+        replay_thread *t = &st->threads[i];
+        t->checked_chunks = sc->good_chunks;
+        t->kept = sc->kept;
+        run->has_work |= sc->has_work;
+        if (rc == 0 && sc->failed) rc = ms_errorf(run->err, run->errlen, "%s", sc->msg);
+        for (size_t k = 0; rc == 0 && k < sc->n; k++) {
+            const ms_replay_event *e = &sc->ev[k];
+            replay_thread *child;
+            if (e->kind == MS_SYNC_ATOMIC && replay_atomic_note(st, e) < 0)
+                rc = ms_errorf(run->err, run->errlen, "out of memory");
+            if (e->kind != MS_SYNC_CREATE || !(child = replay_thread_find(st, e->addr)) || child == t || child->gated)
+                continue;
+            child->gated = 1;
+            child->parent = (int32_t)t->index;
+        }
+        free(sc->ev);
+    }
+    free(scans);
+    return rc;
 }
 
 /* Set up the threads: processors, creation gates, open readers. Returns 0 or -1. */
@@ -440,9 +517,7 @@ static int start_threads(replay_run *run, const ms_replay *r, unsigned nprocs)
     }
     /* One stream has no other thread to gate (its own CREATEs name other threads, which are
      * not recorded): the pre-scan would only decompress the whole stream a second time. */
-    size_t keep = r->keep;
-    for (size_t i = 0; (st->nthreads > 1 || run->mode == MS_INTERLEAVE_TIMED) && i < st->nthreads; i++)
-        if (find_creates(run, r, &st->threads[i], &keep) < 0) return -1;
+    if ((st->nthreads > 1 || run->mode == MS_INTERLEAVE_TIMED) && prescan(run, r) < 0) return -1;
     if (replay_atomic_prepare(st) < 0) return ms_errorf(run->err, run->errlen, "out of memory");
     for (size_t i = 0; i < st->nthreads; i++) {
         replay_thread *t = &st->threads[i];

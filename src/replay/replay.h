@@ -161,8 +161,9 @@ void ms_replay_set_decode_ahead(ms_replay *r, unsigned nstreams, unsigned nparse
 
 /* The pre-scan of the streams (for CREATE, ATOMIC and WORK events) may keep up to `bytes` of
  * their decompressed chunks in memory, all streams together (the last chunks of each stream,
- * in thread index order while the budget lasts), so that the replay does not decompress those
- * a second time. The same results; 0 (the default) keeps none. */
+ * an equal share each), so that the replay does not decompress those a second time. The same
+ * results; 0 (the default) keeps none. (Where streams are decoded ahead, the pre-scan also
+ * runs on threads of its own, one stream each.) */
 void ms_replay_set_keep(ms_replay *r, size_t bytes);
 
 /* Replay everything into sink with nprocs processors (>= 1). Returns 0 when every stream was
