@@ -30,6 +30,7 @@ typedef struct replay_thread {
     int started, done, complete;
     int blocked;            /* its head could not proceed at its last attempt */
     uint64_t blocked_since; /* replay clock when it blocked */
+    uint64_t tried_epoch;   /* interleaved, piped: the run's sync epoch at that attempt */
     /* what the blocked head is waiting in, so a later attempt continues where it left off */
     sync_obj *queued_on; /* lock or cond whose wait queue holds it */
     struct replay_thread *wait_next;
