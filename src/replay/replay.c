@@ -236,13 +236,15 @@ static void passed_sync(replay_run *run, replay_thread *t)
     run->epoch++;
 }
 
-/* Whether t is blocked and nothing happened since its last attempt that could let it proceed
- * (no sync event passed, no thread ended, no mutex given up): trying again would change
- * nothing and fail (the attempt that blocked it already did what a first attempt does:
- * queueing, a barrier arrival). */
+/* Whether t is blocked and trying again would change nothing and fail (the attempt that
+ * blocked it already did what a first attempt does: queueing, a barrier arrival): it waits in
+ * a lock's or condition variable's queue (leaving it only when the lock is handed to it or a
+ * signal wakes it), at a barrier episode not yet complete, or nothing happened since its last
+ * attempt that could let it proceed (no sync event passed, no thread ended, no mutex given up). */
 static inline int still_blocked(const replay_run *run, const replay_thread *t)
 {
-    return t->blocked && t->tried_epoch == run->epoch;
+    return t->blocked && (t->tried_epoch == run->epoch || (t->queued_on && !t->granted) ||
+                          (t->episode && !t->episode->u.episode.completed));
 }
 
 /* Replay the access at t's head (e) and move past it. */
