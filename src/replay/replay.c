@@ -421,7 +421,7 @@ typedef struct {
     int has_work, failed;
     uint64_t good_chunks;
     ms_stream_kept *kept;
-    char msg[512]; /* failed: the problem */
+    char msg[512];       /* failed: the problem */
     pthread_mutex_t *mu; /* scan_worker: the next stream to take */
     size_t *next, nscans;
 } stream_scan;
