@@ -15,8 +15,8 @@
 #   sim        src/sim
 #   other      reading the raw profile, analysis (symbolization, bins), storing, start-up
 #   pre-scan   of decode (zstd + crc + parse + copy): the replay's scan of every stream for
-#              CREATE, ATOMIC and WORK events before it starts (ms_stream_reader_next called
-#              from ms_replay_run), inclusive
+#              CREATE, ATOMIC and WORK events before it starts (scan_stream, inclusive; in
+#              builds before 27 Nov 2026 ms_stream_reader_next called from ms_replay_run)
 # With BASE=DIR (another build) each cell is "base -> this build", and the `memspy resim`
 # JSON of both builds is compared (the run's time and wall seconds blanked).
 # usage: [BASE=BUILD_DIR] [MODES="interleaved piped timed"] [CASES="nbf ..."] sh bench/threads/decode.sh [BUILD_DIR]
@@ -43,7 +43,11 @@ stages() {
         "$1/bin/memspy" resim --no-report --interleave "$4" --json "$WORK/$3.$4.$2.json" \
         "$WORK/rec.$3" >/dev/null 2>&1
     refs=$(jq '.totals.reads + .totals.writes' "$WORK/$3.$4.$2.json")
-    pre=$(callgrind_annotate --inclusive=yes --tree=caller "$WORK/clg" 2>/dev/null | awk '
+    # the pre-scan: scan_stream inclusive (since 27 Nov 2026: one call per stream, on the
+    # pre-scan's threads), else (older builds) ms_stream_reader_next as called from ms_replay_run
+    pre=$(callgrind_annotate --inclusive=yes "$WORK/clg" 2>/dev/null |
+        awk '/^ *[0-9,]+ .*replay\.c:scan_stream( |$)/ { n = $1; gsub(",", "", n); print n; exit }')
+    [ -n "$pre" ] || pre=$(callgrind_annotate --inclusive=yes --tree=caller "$WORK/clg" 2>/dev/null | awk '
         /^ *[0-9,]+ .*< .*replay\.c:ms_replay_run( |$)/ { n = $1; gsub(",", "", n); cand = n; next }
         /^ *[0-9,]+ .*\* .*stream_reader\.c:ms_stream_reader_next( |$)/ { print cand + 0; found = 1; exit }
         NF == 0 { cand = 0 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../util/strbuf.h"
 #include "../util/util.h"
@@ -389,6 +390,16 @@ static unsigned decode_ahead(size_t nstreams, unsigned *parsers)
     return nstreams < 32 ? (unsigned)nstreams : 32;
 }
 
+/* How many bytes of decompressed chunks the replay's pre-scan may keep so that the replay does
+ * not decompress them again (replay.h): an eighth of the host's memory, at most 1 GiB. */
+static size_t keep_budget(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0) return 0;
+    uint64_t eighth = (uint64_t)pages * (uint64_t)page / 8;
+    return (size_t)(eighth < (1ull << 30) ? eighth : 1ull << 30);
+}
+
 void ms_drive_set_sim_threads(unsigned n) { sim_threads = n; }
 
 int ms_drive_replay(const char *dir, const ms_hier_config *cfg, ms_interleave mode, ms_raw *raw,
@@ -412,6 +423,7 @@ int ms_drive_replay_remap(const char *dir, const ms_hier_config *cfg, ms_interle
     unsigned parsers;
     unsigned ahead = decode_ahead(nthreads, &parsers);
     ms_replay_set_decode_ahead(rp, ahead, parsers);
+    ms_replay_set_keep(rp, keep_budget());
     if (!c.nprocs) c.nprocs = (uint32_t)(nthreads < 1 ? 1 : nthreads > MS_MAX_PROCS ? MS_MAX_PROCS : nthreads);
     if (c.nnodes > c.nprocs) c.nnodes = c.nprocs;
     ms_config_scale_llc(&c, c.nprocs); /* x86: one L3 slice per processor */

@@ -5,12 +5,14 @@
  * some stream creates starts at that CREATE (its parent is the creator), every other thread
  * starts at once (a single stream is not scanned: nothing can gate it). The scan keeps sync
  * events only, and the replay's own read of a stream does not redo the CRC of the chunks the
- * scan found good. The replay clock that measures
+ * scan found good, nor decompress again the last chunks it kept (ms_replay_set_keep). The
+ * streams are scanned in parallel where they are decoded ahead. The replay clock that measures
  * wait_turns counts interleaved turns in which some thread made progress, and replayed
  * accesses in piped mode; a thread's wait lasts from its first blocked attempt to its next
  * successful one. */
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,12 +21,15 @@
 #include "../util/util.h"
 #include "replay_internal.h"
 
+#define MAX_SCAN_THREADS 16 /* the pre-scan's threads besides the caller's */
+
 struct ms_replay {
     char *dir;
     uint32_t max_ctx;
     uint32_t *indices; /* thread indices of the streams, ascending */
     size_t nthreads;
     unsigned ahead, parsers; /* ms_replay_set_decode_ahead */
+    size_t keep;             /* ms_replay_set_keep */
 };
 
 typedef struct {
@@ -33,6 +38,8 @@ typedef struct {
     uint64_t turns, accesses, dropped, syncs, deadlocks_broken;
     int any_bad;
     int has_work;           /* some stream holds WORK events (the timed order's pre-scan) */
+    uint64_t epoch;         /* interleaved, piped: sync events passed, threads ended, mutexes given
+                             * up by cond waits (a blocked head can only proceed after one) */
     int sync_changed;       /* timed: a sync event passed or a thread ended since blocked ones were tried */
     uint64_t release_clock; /* timed: the clock at which that happened (waits released end there) */
     char **problems;
@@ -147,6 +154,8 @@ void ms_replay_set_decode_ahead(ms_replay *r, unsigned nstreams, unsigned nparse
     r->parsers = nparsers;
 }
 
+void ms_replay_set_keep(ms_replay *r, size_t bytes) { r->keep = bytes; }
+
 void ms_replay_close(ms_replay *r)
 {
     if (!r) return;
@@ -224,6 +233,18 @@ static void passed_sync(replay_run *run, replay_thread *t)
     t->pos++;
     t->syncs++;
     run->syncs++;
+    run->epoch++;
+}
+
+/* Whether t is blocked and trying again would change nothing and fail (the attempt that
+ * blocked it already did what a first attempt does: queueing, a barrier arrival): it waits in
+ * a lock's or condition variable's queue (leaving it only when the lock is handed to it or a
+ * signal wakes it), at a barrier episode not yet complete, or nothing happened since its last
+ * attempt that could let it proceed (no sync event passed, no thread ended, no mutex given up). */
+static inline int still_blocked(const replay_run *run, const replay_thread *t)
+{
+    return t->blocked && (t->tried_epoch == run->epoch || (t->queued_on && !t->granted) ||
+                          (t->episode && !t->episode->u.episode.completed));
 }
 
 /* Replay the access at t's head (e) and move past it. */
@@ -287,7 +308,10 @@ static int run_thread(replay_run *run, replay_thread *t, uint64_t budget)
     for (;;) {
         if (t->pos == t->n) {
             if (load_chunk(run, t) < 0) return -1;
-            if (t->done) return 1;
+            if (t->done) {
+                run->epoch++; /* its locks released, its joiners free */
+                return 1;
+            }
             continue;
         }
         const ms_replay_event *e = &t->ev[t->pos];
@@ -312,6 +336,8 @@ static int run_thread(replay_run *run, replay_thread *t, uint64_t budget)
                 t->blocked = 1;
                 t->blocked_since = clock_now(run);
             }
+            t->tried_epoch = run->epoch;
+            if (rc == 2) run->epoch++; /* a cond wait gave up its mutex */
             return progress || rc == 2;
         }
         passed_sync(run, t);
@@ -335,6 +361,7 @@ static int interleaved_turn(replay_run *run)
             progress = 1;
             continue;
         }
+        if (still_blocked(run, t)) continue; /* it would fail again */
         int rc = run_thread(run, t, 1);
         if (rc < 0) return -1;
         progress |= rc;
@@ -348,7 +375,7 @@ static int piped_step(replay_run *run)
 {
     for (size_t i = 0; i < run->st.nthreads; i++) {
         replay_thread *t = &run->st.threads[i];
-        if (!runnable(t)) continue;
+        if (!runnable(t) || still_blocked(run, t)) continue;
         int rc = run_thread(run, t, UINT64_MAX);
         if (rc != 0) return rc;
     }
@@ -372,6 +399,7 @@ static int break_deadlock(replay_run *run)
     }
     if (!pick && !unstarted) return 0;
     run->deadlocks_broken++;
+    run->epoch++;
     if (!pick) {
         unstarted->started = 1;
         return 1;
@@ -382,37 +410,117 @@ static int break_deadlock(replay_run *run)
     return 1;
 }
 
-/* Scan t's stream for CREATE events (their children wait for them) and releasing ATOMIC
- * events (acquiring ones wait for them). Returns 0 or -1. */
-static int find_creates(replay_run *run, const ms_replay *r, replay_thread *t)
+/* What the pre-scan found in one stream (scan_stream): its CREATE and releasing ATOMIC events
+ * in stream order, whether it holds WORK events, its good chunks and its kept last chunks. */
+typedef struct {
+    const ms_replay *r;
+    uint32_t index;
+    size_t keep; /* the most bytes of chunks it may keep */
+    ms_replay_event *ev;
+    size_t n, cap;
+    int has_work, failed;
+    uint64_t good_chunks;
+    ms_stream_kept *kept;
+    char msg[512];       /* failed: the problem */
+    pthread_mutex_t *mu; /* scan_worker: the next stream to take */
+    size_t *next, nscans;
+} stream_scan;
+
+/* Scan one stream (sc's own, any thread): a damaged stream is scanned up to the damage (the
+ * replay reports it). Not inlined: bench/threads/decode.sh measures it by name. */
+__attribute__((noinline)) static void scan_stream(stream_scan *sc)
 {
     ms_stream_reader *rd = NULL;
-    char msg[512];
-    int rc = open_stream(r, t->index, &rd, msg, sizeof msg);
-    if (rc == MS_SR_FAIL) return ms_errorf(run->err, run->errlen, "%s", msg);
+    int rc = open_stream(sc->r, sc->index, &rd, sc->msg, sizeof sc->msg);
+    if (rd) ms_stream_reader_syncs_only(rd);
+    if (rd && sc->keep) ms_stream_reader_keep(rd, sc->keep);
     const ms_replay_event *ev;
     size_t n;
-    if (rd) ms_stream_reader_syncs_only(rd);
-    /* a damaged stream is scanned up to the damage; the replay reports it */
     while (rc == MS_SR_CHUNK && ms_stream_reader_version(rd) >= 2 &&
-           (rc = ms_stream_reader_next(rd, &ev, &n, msg, sizeof msg)) == MS_SR_CHUNK) {
-        for (size_t i = 0; i < n; i++) {
-            replay_thread *child;
-            run->has_work |= ev[i].kind == MS_SYNC_WORK;
-            if (ev[i].kind == MS_SYNC_ATOMIC && replay_atomic_note(&run->st, &ev[i]) < 0) {
-                ms_stream_reader_close(rd);
-                return ms_errorf(run->err, run->errlen, "out of memory");
+           (rc = ms_stream_reader_next(rd, &ev, &n, sc->msg, sizeof sc->msg)) == MS_SR_CHUNK) {
+        for (size_t i = 0; i < n && rc == MS_SR_CHUNK; i++) {
+            sc->has_work |= ev[i].kind == MS_SYNC_WORK;
+            if (ev[i].kind != MS_SYNC_CREATE && (ev[i].kind != MS_SYNC_ATOMIC || !ms_atomic_releases(ev[i].size)))
+                continue;
+            if (sc->n == sc->cap) {
+                size_t cap = sc->cap ? 2 * sc->cap : 64;
+                ms_replay_event *v = realloc(sc->ev, cap * sizeof *v);
+                if (!v) {
+                    rc = ms_errorf(sc->msg, sizeof sc->msg, "out of memory");
+                    break;
+                }
+                sc->ev = v;
+                sc->cap = cap;
             }
-            if (ev[i].kind != MS_SYNC_CREATE || !(child = replay_thread_find(&run->st, ev[i].addr)) || child == t ||
-                child->gated)
+            sc->ev[sc->n++] = ev[i];
+        }
+    }
+    if (rd) {
+        size_t bytes;
+        sc->good_chunks = ms_stream_reader_good_chunks(rd);
+        if (rc != MS_SR_FAIL) sc->kept = ms_stream_reader_take_kept(rd, &bytes);
+    }
+    ms_stream_reader_close(rd);
+    sc->failed = rc == MS_SR_FAIL;
+}
+
+/* A pre-scan thread: the streams not yet taken, one at a time. */
+static void *scan_worker(void *arg)
+{
+    stream_scan *scans = arg;
+    for (;;) {
+        pthread_mutex_lock(scans->mu);
+        size_t i = (*scans->next)++;
+        pthread_mutex_unlock(scans->mu);
+        if (i >= scans->nscans) return NULL;
+        scan_stream(&scans[i]);
+    }
+}
+
+/* Scan every stream for CREATE events (their children wait for them), releasing ATOMIC events
+ * (acquiring ones wait for them) and WORK events, each keeping its last chunks within an
+ * equal share of the budget; on threads of its own where the streams are decoded ahead. The
+ * findings are applied in stream order, so the result does not depend on the threads.
+ * Returns 0 or -1. */
+static int prescan(replay_run *run, const ms_replay *r)
+{
+    replay_state *st = &run->st;
+    stream_scan *scans = calloc(st->nthreads, sizeof *scans);
+    if (!scans) return ms_errorf(run->err, run->errlen, "out of memory");
+    pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+    size_t next = 0;
+    for (size_t i = 0; i < st->nthreads; i++)
+        scans[i] = (stream_scan){ .r = r, .index = st->threads[i].index, .keep = r->keep / st->nthreads };
+    scans[0].mu = &mu;
+    scans[0].next = &next;
+    scans[0].nscans = st->nthreads;
+    pthread_t tid[MAX_SCAN_THREADS];
+    size_t nt = 0, want = r->ahead ? (st->nthreads - 1 < MAX_SCAN_THREADS ? st->nthreads - 1 : MAX_SCAN_THREADS) : 0;
+    while (nt < want && pthread_create(&tid[nt], NULL, scan_worker, scans) == 0) nt++;
+    scan_worker(scans); /* this thread too (all of it where no thread started) */
+    for (size_t i = 0; i < nt; i++) pthread_join(tid[i], NULL);
+    int rc = 0;
+    for (size_t i = 0; i < st->nthreads; i++) {
+        stream_scan *sc = &scans[i];
+        replay_thread *t = &st->threads[i];
+        t->checked_chunks = sc->good_chunks;
+        t->kept = sc->kept;
+        run->has_work |= sc->has_work;
+        if (rc == 0 && sc->failed) rc = ms_errorf(run->err, run->errlen, "%s", sc->msg);
+        for (size_t k = 0; rc == 0 && k < sc->n; k++) {
+            const ms_replay_event *e = &sc->ev[k];
+            replay_thread *child;
+            if (e->kind == MS_SYNC_ATOMIC && replay_atomic_note(st, e) < 0)
+                rc = ms_errorf(run->err, run->errlen, "out of memory");
+            if (e->kind != MS_SYNC_CREATE || !(child = replay_thread_find(st, e->addr)) || child == t || child->gated)
                 continue;
             child->gated = 1;
             child->parent = (int32_t)t->index;
         }
+        free(sc->ev);
     }
-    if (rd) t->checked_chunks = ms_stream_reader_good_chunks(rd);
-    ms_stream_reader_close(rd);
-    return rc == MS_SR_FAIL ? ms_errorf(run->err, run->errlen, "%s", msg) : 0;
+    free(scans);
+    return rc;
 }
 
 /* Set up the threads: processors, creation gates, open readers. Returns 0 or -1. */
@@ -430,8 +538,7 @@ static int start_threads(replay_run *run, const ms_replay *r, unsigned nprocs)
     }
     /* One stream has no other thread to gate (its own CREATEs name other threads, which are
      * not recorded): the pre-scan would only decompress the whole stream a second time. */
-    for (size_t i = 0; (st->nthreads > 1 || run->mode == MS_INTERLEAVE_TIMED) && i < st->nthreads; i++)
-        if (find_creates(run, r, &st->threads[i]) < 0) return -1;
+    if ((st->nthreads > 1 || run->mode == MS_INTERLEAVE_TIMED) && prescan(run, r) < 0) return -1;
     if (replay_atomic_prepare(st) < 0) return ms_errorf(run->err, run->errlen, "out of memory");
     for (size_t i = 0; i < st->nthreads; i++) {
         replay_thread *t = &st->threads[i];
@@ -439,6 +546,9 @@ static int start_threads(replay_run *run, const ms_replay *r, unsigned nprocs)
         int rc = open_stream(r, t->index, &t->reader, msg, sizeof msg);
         if (rc == MS_SR_FAIL) return ms_errorf(run->err, run->errlen, "%s", msg);
         if (t->reader) ms_stream_reader_trust(t->reader, t->checked_chunks);
+        if (t->reader && rc == MS_SR_CHUNK && t->kept) ms_stream_reader_use_kept(t->reader, t->kept);
+        if (t->kept && (!t->reader || rc != MS_SR_CHUNK)) ms_stream_kept_free(t->kept);
+        t->kept = NULL;
         if (t->reader && rc == MS_SR_CHUNK && i < r->ahead) ms_stream_reader_ahead(t->reader, r->parsers);
         if (rc == MS_SR_BAD && stream_went_bad(run, t, msg) < 0) return -1;
         t->started = !t->gated || t->done;
@@ -759,6 +869,7 @@ int ms_replay_run(ms_replay *r, ms_interleave mode, unsigned nprocs, const ms_re
     if (fill_result(&run, res) < 0) rc = -1;
     for (size_t i = 0; i < run.st.nthreads; i++) {
         ms_stream_reader_close(run.st.threads[i].reader);
+        ms_stream_kept_free(run.st.threads[i].kept);
         free(run.st.threads[i].held);
         free(run.st.threads[i].merged);
     }

@@ -159,6 +159,13 @@ size_t ms_replay_nthreads(const ms_replay *r);
  * default): every stream is decoded on the thread that calls ms_replay_run. */
 void ms_replay_set_decode_ahead(ms_replay *r, unsigned nstreams, unsigned nparsers);
 
+/* The pre-scan of the streams (for CREATE, ATOMIC and WORK events) may keep up to `bytes` of
+ * their decompressed chunks in memory, all streams together (the last chunks of each stream,
+ * an equal share each), so that the replay does not decompress those a second time. The same
+ * results; 0 (the default) keeps none. (Where streams are decoded ahead, the pre-scan also
+ * runs on threads of its own, one stream each.) */
+void ms_replay_set_keep(ms_replay *r, size_t bytes);
+
 /* Replay everything into sink with nprocs processors (>= 1). Returns 0 when every stream was
  * complete, 1 when some were truncated or corrupt (their good prefix was replayed; res->problems
  * says which and where), -1 on a hard error (out of memory, unreadable file) with err set.

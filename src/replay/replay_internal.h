@@ -26,9 +26,11 @@ typedef struct replay_thread {
     size_t pos, n;
     int gated;               /* some stream CREATEs it: it starts at that CREATE */
     uint64_t checked_chunks; /* good chunks the pre-scan read (their CRC is not redone) */
+    ms_stream_kept *kept;    /* the last of them, kept by the pre-scan (not decompressed again) */
     int started, done, complete;
     int blocked;            /* its head could not proceed at its last attempt */
     uint64_t blocked_since; /* replay clock when it blocked */
+    uint64_t tried_epoch;   /* interleaved, piped: the run's sync epoch at that attempt */
     /* what the blocked head is waiting in, so a later attempt continues where it left off */
     sync_obj *queued_on; /* lock or cond whose wait queue holds it */
     struct replay_thread *wait_next;

@@ -39,7 +39,29 @@ struct ms_stream_reader {
     uint64_t trusted_chunks; /* the first ones, whose CRC an earlier read checked */
     char problem[512];       /* the MS_SR_BAD text, repeated by later calls */
     struct ahead *ahead;     /* ms_stream_reader_ahead: the decoding thread and its chunks */
+    ms_stream_kept *keep;    /* a scan's: the last good chunks' bytes (ms_stream_reader_keep) */
+    ms_stream_kept *kept;    /* a replay's: those chunks, read instead of decompressed */
+    unsigned char *kept_cur; /* the kept chunk handed out last (the reader's until the next) */
 };
+
+/* The bytes of the last good chunks of a stream that a scan decompressed (a suffix of the
+ * stream: v[head..count), in order), so that a later reader of the same stream takes them
+ * from memory instead of decompressing them again. */
+typedef struct {
+    unsigned char *bytes; /* the payload */
+    uint32_t len, n, crc;
+    uint64_t off; /* decompressed offset of the chunk's header */
+} kept_chunk;
+
+struct ms_stream_kept {
+    kept_chunk *v;
+    size_t head, count, cap;
+    size_t bytes, budget; /* payload bytes held, the most held */
+    uint64_t end;         /* decompressed offset after the last kept chunk: the stream's end */
+};
+
+/* The decompressed offset at which the kept chunks not yet read start (the end after the last). */
+static uint64_t kept_next(const ms_stream_kept *k) { return k->head < k->count ? k->v[k->head].off : k->end; }
 
 /* Decoding ahead (ms_stream_reader_ahead): a reader thread decompresses the stream and
  * copies each chunk's bytes into the next free slot of a ring; parser threads take the
@@ -123,8 +145,13 @@ static int fill(ms_stream_reader *s, size_t need, char *err, size_t errlen)
             s->inb = (ZSTD_inBuffer){ s->in, n, 0 };
             s->eof = n == 0;
         }
-        size_t in_before = s->inb.pos;
-        ZSTD_outBuffer out = { s->pend + s->npend, s->cap - s->npend, 0 };
+        size_t in_before = s->inb.pos, room = s->cap - s->npend;
+        if (s->kept) { /* decompress no further than the kept chunks' start */
+            uint64_t upto = kept_next(s->kept), have = s->consumed + (s->npend - s->start);
+            if (have >= upto) return 0; /* cannot happen: the kept chunks start at a chunk's start */
+            if (upto - have < room) room = (size_t)(upto - have);
+        }
+        ZSTD_outBuffer out = { s->pend + s->npend, room, 0 };
         size_t hint = ZSTD_decompressStream(s->ds, &out, &s->inb);
         if (ZSTD_isError(hint)) {
             char what[160];
@@ -342,6 +369,22 @@ static int take_chunk(ms_stream_reader *s, const unsigned char **payload, uint32
         if (s->state == MS_SR_BAD) snprintf(err, errlen, "%s", s->problem);
         return s->state;
     }
+    free(s->kept_cur);
+    s->kept_cur = NULL;
+    if (s->kept && s->consumed == kept_next(s->kept)) { /* at the kept chunks */
+        ms_stream_kept *k = s->kept;
+        if (k->head == k->count) { /* past the last: the scan found the stream's clean end */
+            s->state = MS_SR_END;
+            return MS_SR_END;
+        }
+        kept_chunk *c = &k->v[k->head++];
+        *payload = s->kept_cur = c->bytes;
+        c->bytes = NULL;
+        *len = c->len;
+        *n = c->n;
+        *crc = c->crc;
+        return MS_SR_CHUNK;
+    }
     int rc = fill(s, MS_STREAM_CHUNK_HEADER_SIZE, err, errlen);
     if (rc != 1) return rc == 0 ? ended(s, err, errlen) : rc;
     const unsigned char *h = s->pend + s->start;
@@ -376,6 +419,45 @@ static int reserve_events(ms_replay_event **ev, size_t *cap, size_t n)
     return 0;
 }
 
+void ms_stream_kept_free(ms_stream_kept *k)
+{
+    if (!k) return;
+    for (size_t i = k->head; i < k->count; i++) free(k->v[i].bytes);
+    free(k->v);
+    free(k);
+}
+
+/* Add a good chunk's payload (header at decompressed offset off) to the kept chunks, then drop
+ * the oldest while they hold more than the budget. Returns 0 or -1 (out of memory). */
+static int keep_chunk(ms_stream_kept *k, const unsigned char *payload, uint32_t len, uint32_t n, uint32_t crc,
+                      uint64_t off)
+{
+    if (k->count == k->cap) {
+        if (k->head && k->head >= k->cap / 2) { /* dropped ones make room (at most every cap / 2 chunks) */
+            memmove(k->v, k->v + k->head, (k->count - k->head) * sizeof *k->v);
+            k->count -= k->head;
+            k->head = 0;
+        } else {
+            size_t cap = k->cap ? 2 * k->cap : 64;
+            kept_chunk *v = realloc(k->v, cap * sizeof *v);
+            if (!v) return -1;
+            k->v = v;
+            k->cap = cap;
+        }
+    }
+    unsigned char *bytes = malloc(len ? len : 1);
+    if (!bytes) return -1;
+    memcpy(bytes, payload, len);
+    k->v[k->count++] = (kept_chunk){ bytes, len, n, crc, off };
+    k->bytes += len;
+    k->end = off + MS_STREAM_CHUNK_HEADER_SIZE + len;
+    for (; k->bytes > k->budget; k->head++) {
+        free(k->v[k->head].bytes);
+        k->bytes -= k->v[k->head].len;
+    }
+    return 0;
+}
+
 /* ms_stream_reader_next on the caller's thread. */
 static int next_chunk(ms_stream_reader *s, const ms_replay_event **events, size_t *nevents, char *err, size_t errlen)
 {
@@ -390,6 +472,10 @@ static int next_chunk(ms_stream_reader *s, const ms_replay_event **events, size_
     if (reserve_events(&s->ev, &s->ev_cap, n) < 0) return ms_errorf(err, errlen, "out of memory");
     int64_t stored = decode_chunk(s, payload, payload + len, n, &s->prev_addr, s->ev);
     if (stored < 0) return bad(s, "undecodable events in chunk", err, errlen);
+    if (s->keep && keep_chunk(s->keep, payload, len, n, crc, s->consumed) < 0) { /* keeping is optional */
+        ms_stream_kept_free(s->keep);
+        s->keep = NULL;
+    }
     chunk_done(s, len);
     *events = s->ev;
     *nevents = (size_t)stored;
@@ -410,7 +496,7 @@ static void *ahead_reader(void *arg)
         const unsigned char *payload;
         uint32_t len = 0, n = 0, crc = 0;
         int rc = take_chunk(s, &payload, &len, &n, &crc, sl->err, sizeof sl->err);
-        if (rc == MS_SR_CHUNK && sl->raw_cap < len) {
+        if (rc == MS_SR_CHUNK && payload != s->kept_cur && sl->raw_cap < len) {
             unsigned char *raw = realloc(sl->raw, len);
             if (raw) {
                 sl->raw = raw;
@@ -419,8 +505,15 @@ static void *ahead_reader(void *arg)
                 rc = ms_errorf(sl->err, sizeof sl->err, "out of memory");
             }
         }
-        if (rc == MS_SR_CHUNK) {
+        if (rc == MS_SR_CHUNK && payload == s->kept_cur) { /* a kept chunk: its bytes change hands */
+            free(sl->raw);
+            sl->raw = s->kept_cur;
+            sl->raw_cap = len;
+            s->kept_cur = NULL;
+        } else if (rc == MS_SR_CHUNK) {
             memcpy(sl->raw, payload, len);
+        }
+        if (rc == MS_SR_CHUNK) {
             sl->len = len;
             sl->n = n;
             sl->crc = crc;
@@ -646,10 +739,38 @@ uint64_t ms_stream_reader_good_chunks(const ms_stream_reader *s)
 
 void ms_stream_reader_trust(ms_stream_reader *s, uint64_t nchunks) { s->trusted_chunks = nchunks; }
 
+void ms_stream_reader_keep(ms_stream_reader *s, size_t budget)
+{
+    ms_stream_kept_free(s->keep);
+    if ((s->keep = calloc(1, sizeof *s->keep))) s->keep->budget = budget;
+}
+
+ms_stream_kept *ms_stream_reader_take_kept(ms_stream_reader *s, size_t *bytes)
+{
+    ms_stream_kept *k = s->keep;
+    s->keep = NULL;
+    *bytes = 0;
+    if (k && (s->state != MS_SR_END || k->head == k->count)) { /* only a clean end is known to come after */
+        ms_stream_kept_free(k);
+        k = NULL;
+    }
+    if (k) *bytes = k->bytes;
+    return k;
+}
+
+void ms_stream_reader_use_kept(ms_stream_reader *s, ms_stream_kept *k)
+{
+    ms_stream_kept_free(s->kept);
+    s->kept = k;
+}
+
 void ms_stream_reader_close(ms_stream_reader *s)
 {
     if (!s) return;
     if (s->ahead) ahead_end(s);
+    ms_stream_kept_free(s->keep);
+    ms_stream_kept_free(s->kept);
+    free(s->kept_cur);
     if (s->f) fclose(s->f);
     ZSTD_freeDStream(s->ds);
     free(s->in);

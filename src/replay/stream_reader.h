@@ -43,6 +43,26 @@ uint64_t ms_stream_reader_good_chunks(const ms_stream_reader *s);
  * (the replay's pre-scan): skip their CRC, keep every other check. */
 void ms_stream_reader_trust(ms_stream_reader *s, uint64_t nchunks);
 
+/* The bytes of a stream's last good chunks, kept by a scan for a later reader of the stream. */
+typedef struct ms_stream_kept ms_stream_kept;
+
+/* From now on keep the payloads of the last good chunks handed out, at most `budget` bytes of
+ * them (the oldest dropped first), for ms_stream_reader_take_kept. For the replay's pre-scan:
+ * the replay's own read then takes those chunks from memory instead of decompressing them a
+ * second time. */
+void ms_stream_reader_keep(ms_stream_reader *s, size_t budget);
+
+/* After the stream ended cleanly (MS_SR_END): the kept chunks (the caller's; *bytes: their
+ * payload bytes), else NULL (nothing kept, or the stream was damaged or not read to its end). */
+ms_stream_kept *ms_stream_reader_take_kept(ms_stream_reader *s, size_t *bytes);
+
+/* k (from another reader of this file, which read it to its clean end; taken over) holds the
+ * stream's last chunks: decompress only the chunks before them, take those from k, then end.
+ * Results are the same as without. Before ms_stream_reader_ahead and the first chunk. */
+void ms_stream_reader_use_kept(ms_stream_reader *s, ms_stream_kept *k);
+
+void ms_stream_kept_free(ms_stream_kept *k);
+
 /* Decode the next chunk. On MS_SR_CHUNK, *events points to *nevents events valid until the next
  * call. After MS_SR_END or MS_SR_BAD the reader stays at that point (further calls repeat it). */
 int ms_stream_reader_next(ms_stream_reader *s, const ms_replay_event **events, size_t *nevents, char *err,

@@ -272,6 +272,8 @@ static inline void rec_region(void *ud)
 
 /* Streams ts_replay decodes ahead (ms_replay_set_decode_ahead) and their parser threads. */
 static unsigned ts_decode_ahead, ts_parsers = 1;
+/* The bytes of decompressed chunks ts_replay's pre-scan may keep (ms_replay_set_keep). */
+static size_t ts_keep = (size_t)1 << 30;
 
 /* Replay the recording in dir into rec (contexts up to 100; nprocs 0 = one per thread).
  * Returns ms_replay_run's result, or -2 if the recording does not open (err printed). */
@@ -287,6 +289,7 @@ static inline int ts_replay(const char *dir, ms_interleave mode, unsigned nprocs
         return -2;
     }
     ms_replay_set_decode_ahead(r, ts_decode_ahead, ts_parsers);
+    ms_replay_set_keep(r, ts_keep);
     ms_replay_sink sink = { .access = rec_access, .region = rec_region, .ud = rec };
     int rc = ms_replay_run(r, mode, nprocs ? nprocs : (unsigned)ms_replay_nthreads(r), &sink, res, err, sizeof err);
     if (rc < 0) fprintf(stderr, "ms_replay_run: %s\n", err);

@@ -7,7 +7,10 @@
  * chunk's CRC recomputed, so only the decoder can reject it), anywhere in the chunk: near its
  * end (the checked loop) or far from it (the loop without bounds tests). The reader must hand
  * out exactly the reference's events and stop at the same chunk, read on the caller's thread,
- * ahead with one parser and with three, and as the pre-scan reads (sync events only). */
+ * ahead with one parser and with three, and as the pre-scan reads (sync events only); and
+ * read again after a pre-scan that kept the last chunks' bytes within a random budget (the
+ * replay's read of a stream: the chunks before the kept ones decompressed, the kept ones taken
+ * from memory), on the caller's thread and ahead. */
 #include "check.h"
 #include "replay/stream_reader.h"
 #include "replay_testutil.h"
@@ -160,17 +163,47 @@ static int same_event(const ms_replay_event *a, const ms_replay_event *b)
            a->write == b->write;
 }
 
+static unsigned kept_some, kept_all; /* rounds whose pre-scan kept part, all of the chunks */
+
+/* The reader that read path to its end, sync events only, keeping at most `keep` bytes of its
+ * last chunks: what it kept (NULL after damage). */
+static ms_stream_kept *prescan(const char *path, size_t keep, unsigned good)
+{
+    ms_stream_reader *rd;
+    char err[512];
+    const ms_replay_event *ev;
+    size_t n, bytes;
+    CHECK_EQ_INT(ms_stream_reader_open(&rd, path, 0, MAX_CTX, err, sizeof err), MS_SR_CHUNK);
+    ms_stream_reader_syncs_only(rd);
+    ms_stream_reader_keep(rd, keep);
+    while (ms_stream_reader_next(rd, &ev, &n, err, sizeof err) == MS_SR_CHUNK) continue;
+    ms_stream_kept *k = ms_stream_reader_take_kept(rd, &bytes);
+    ms_stream_reader_close(rd);
+    CHECK_EQ_INT(bytes <= keep, 1);
+    if (good < CHUNKS) CHECK_EQ_INT(k == NULL, 1);
+    return k;
+}
+
 /* Read path with the reader (mode 0: on this thread, 1 and 3: ahead with that many parsers,
- * 4: sync events only) and compare with the reference. */
-static void check_read(const char *path, const test_stream *s, int mode, ms_replay_event *want)
+ * 4: sync events only, 5 and 6: after a pre-scan that kept at most `keep` bytes, on this
+ * thread and ahead with one parser) and compare with the reference. */
+static void check_read(const char *path, const test_stream *s, int mode, size_t keep, ms_replay_event *want)
 {
     unsigned good;
     size_t nwant = ref_stream(s, want, &good, mode == 4), got = 0;
+    ms_stream_kept *k = mode >= 5 ? prescan(path, keep, good) : NULL;
     ms_stream_reader *rd;
     char err[512];
     CHECK_EQ_INT(ms_stream_reader_open(&rd, path, 0, MAX_CTX, err, sizeof err), MS_SR_CHUNK);
     if (mode == 4) ms_stream_reader_syncs_only(rd);
-    if (mode == 1 || mode == 3) CHECK_EQ_INT(ms_stream_reader_ahead(rd, (unsigned)mode), 0);
+    if (k) {
+        size_t payload = s->len - MS_STREAM_HEADER_SIZE - CHUNKS * MS_STREAM_CHUNK_HEADER_SIZE;
+        kept_all += keep >= payload;
+        kept_some += keep < payload;
+        ms_stream_reader_trust(rd, good);
+        ms_stream_reader_use_kept(rd, k);
+    }
+    if (mode == 1 || mode == 3 || mode == 6) CHECK_EQ_INT(ms_stream_reader_ahead(rd, mode == 3 ? 3 : 1), 0);
     const ms_replay_event *ev;
     size_t n;
     int rc;
@@ -200,8 +233,9 @@ int main(void)
         test_stream s;
         int damage = round % 3;
         build(&s, path, damage);
-        for (int mode = 0; mode <= 4; mode++)
-            if (mode != 2) check_read(path, &s, mode, want);
+        size_t keep = round % 5 == 4 ? SIZE_MAX : (size_t)(next_rand() % s.len);
+        for (int mode = 0; mode <= 6; mode++)
+            if (mode != 2) check_read(path, &s, mode, keep, want);
         unsigned good;
         ref_stream(&s, want, &good, 0);
         bad += good < CHUNKS;
@@ -209,6 +243,10 @@ int main(void)
     }
     /* the damage was rejected often enough for the comparison to mean something */
     CHECK_EQ_INT(bad >= 60, 1);
+    /* undamaged streams read after a pre-scan that kept part of their chunks, and all of them
+     * (both modes count) */
+    CHECK_EQ_INT(kept_some >= 20, 1);
+    CHECK_EQ_INT(kept_all >= 10, 1);
     free(want);
     ts_remove_dir(dir);
     return check_result();
