@@ -76,7 +76,7 @@ static void thread_exit(void *arg)
     ms_thread *t = &ms_tls;
     (void)arg;
     if (t->mode != MS_T_READY) return;
-    ms_sync_event(MS_SYNC_EXIT, 0, 0);
+    ms_sync_event(MS_SYNC_EXIT, 0, 0, 0);
     ms_busy_begin(); /* an interrupt during the flush waits for its end (signals.c) */
     ms_flush_flag_take(t->data);
     ms_events_flush_data(t->data, &t->nev, 0);

@@ -19,6 +19,18 @@ for m in imbalance serial lock balanced comm; do
 done
 
 TOP='.waiting.sources | max_by(.cycles)'
+# A synchronisation point is where the program calls the synchronisation (the call's return
+# address, recorded by the runtime's wrapper), whatever the compiler did with the code before it.
+PROG="$SRC_DIR/tests/e2e/progs/waiting.c"
+bar_line() { grep -n 'pthread_barrier_wait' "$PROG" | sed -n "$1p" | cut -d: -f1; }
+LOCK_LINE=$(grep -n 'pthread_mutex_lock(&mu)' "$PROG" | cut -d: -f1)
+check "imbalance: the barrier is worker's call of pthread_barrier_wait, line $(bar_line 1)" imbalance.json \
+  "$TOP"' | .function == "worker" and (.file | endswith("waiting.c")) and .line == '"$(bar_line 1)"
+check "serial: the barrier at line $(bar_line 2)" serial.json "$TOP"' | .function == "worker" and .line == '"$(bar_line 2)"
+check "lock: the lock at worker's pthread_mutex_lock, line $LOCK_LINE" lock.json \
+  "$TOP"' | .function == "worker" and .line == '"$LOCK_LINE"
+check "comm: the barrier after the sums at line $(bar_line 4), the one before them at line $(bar_line 3)" comm.json \
+  '[.waiting.sources[] | select(.kind == "barrier") | .line] | sort == ['"$(bar_line 3), $(bar_line 4)"']'
 check "imbalance: timed, exact block counts, 4 processors" imbalance.json \
   '.interleave == "timed" and .waiting.approximate == false and (.waiting.profile | length) == 4'
 check "imbalance: the barrier holds > 95% of the waiting" imbalance.json \
@@ -69,7 +81,7 @@ check "lock: every processor waits over half of its time" lock.json \
   '[.waiting.profile[] | .waiting / (.compute + .stall + .waiting + .sync)] | min > 0.5'
 
 check "comm: the barrier after the sums holds > 99% of the waiting, 60 waits (20 rounds x 3)" comm.json \
-  "$TOP"' | .kind == "barrier" and (.function == "sum" or .function == "worker") and .share > 0.99 and .instances == 60'
+  "$TOP"' | .kind == "barrier" and .function == "worker" and .line == '"$(bar_line 4)"' and .share > 0.99 and .instances == 60'
 check "comm: > 99% of it communication" comm.json \
   "$TOP"' | .classes.communication > 0.99 * .cycles'
 check "comm: explained by the stall at sum's line, no extra work" comm.json \
