@@ -272,7 +272,8 @@ static inline __attribute__((always_inline)) int events_v2(const unsigned char *
                 read_varint_unchecked(&p, &b) < 0 || read_varint_unchecked(&p, &seq) < 0 ||
                 (ms_stream_has_site(version, kind) && (read_varint_unchecked(&p, &site) < 0 || site > max_ctx)))
                 return -1;
-            *ev++ = (ms_replay_event){ .addr = a, .size = b, .seq = seq, .ctx = (uint32_t)site, .kind = (uint16_t)kind };
+            *ev++ =
+                (ms_replay_event){ .addr = a, .size = b, .seq = seq, .ctx = (uint32_t)site, .kind = (uint16_t)kind };
             continue;
         }
         if ((store ? read_varint_unchecked(&p, &a) : skip_varint_unchecked(&p)) < 0 ||
@@ -328,7 +329,8 @@ static int64_t decode_chunk(const ms_stream_reader *s, const unsigned char *p, c
                 read_varint(&p, end, &seq) < 0 ||
                 (ms_stream_has_site(s->version, kind) && (read_varint(&p, end, &site) < 0 || site > s->max_ctx)))
                 return -1;
-            *ev++ = (ms_replay_event){ .addr = a, .size = b, .seq = seq, .ctx = (uint32_t)site, .kind = (uint16_t)kind };
+            *ev++ =
+                (ms_replay_event){ .addr = a, .size = b, .seq = seq, .ctx = (uint32_t)site, .kind = (uint16_t)kind };
         }
     }
     if (p != end) return -1;

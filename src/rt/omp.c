@@ -100,7 +100,7 @@ void ms_omp_saw_dynamic_loop(void) { __atomic_store_n(&dynamic_loops_seen, 1, __
         if (dynamic) ms_omp_saw_dynamic_loop();                                                               \
         if (!gomp_events()) return real_##name(fn, data, nthreads, start, end, incr, chunk, flags);           \
         omp_region r;                                                                                         \
-        region_start(&r, fn, data, RA());                                                                           \
+        region_start(&r, fn, data, RA());                                                                     \
         real_##name(member_start, &r, nthreads, start, end, incr, chunk, flags);                              \
     }
 

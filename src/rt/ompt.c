@@ -155,14 +155,14 @@ DISPATCH_INIT(__kmpc_dispatch_init_8, int64_t)
 DISPATCH_INIT(__kmpc_dispatch_init_8u, uint64_t)
 
 /* An interposed libomp entry point whose events take the program's call as their site. */
-#define AT_CALL_SITE(name, params, args)                                  \
-    void name params                                                      \
-    {                                                                     \
-        REAL(name);                                                       \
-        uintptr_t outer = call_site;                                      \
-        call_site = (uintptr_t)__builtin_return_address(0);               \
-        if (real_##name) real_##name args;                                \
-        call_site = outer;                                                \
+#define AT_CALL_SITE(name, params, args)                    \
+    void name params                                        \
+    {                                                       \
+        REAL(name);                                         \
+        uintptr_t outer = call_site;                        \
+        call_site = (uintptr_t)__builtin_return_address(0); \
+        if (real_##name) real_##name args;                  \
+        call_site = outer;                                  \
     }
 AT_CALL_SITE(__kmpc_barrier, (void *loc, int32_t gtid), (loc, gtid))
 AT_CALL_SITE(__kmpc_critical, (void *loc, int32_t gtid, void *crit), (loc, gtid, crit))

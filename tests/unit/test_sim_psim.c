@@ -210,11 +210,11 @@ static void test_direct_remote(void)
         int level, comm;
         uint64_t stall;
     } steps[] = {
-        { 0, 0, 0x10040, 2, 1, 399 },          /* unit 0x401, home node 1: remote memory */
-        { 0, 0, 0x10000, 2, 0, 99 },           /* unit 0x400, home node 0: local memory */
-        { 1, 0, 0x10040, 2, 0, 99 },           /* local to cpu 1 */
+        { 0, 0, 0x10040, 2, 1, 399 },            /* unit 0x401, home node 1: remote memory */
+        { 0, 0, 0x10000, 2, 0, 99 },             /* unit 0x400, home node 0: local memory */
+        { 1, 0, 0x10040, 2, 0, 99 },             /* local to cpu 1 */
         { 0, MS_ACC_WRITE, 0x10040, 0, 1, 399 }, /* an upgrade at the remote home's directory */
-        { 0, 0, 0x10040, 0, 0, 0 },            /* a hit */
+        { 0, 0, 0x10040, 0, 0, 0 },              /* a hit */
     };
     uint64_t total = 0;
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
@@ -249,14 +249,14 @@ static void test_direct_comm(void)
         int level, comm;
         uint64_t stall;
     } steps[] = {
-        { 0, 0, 0x10000, 2, 0, 99 },           /* cold, from memory */
-        { 1, 0, 0x10000, 1, 0, 9 },            /* cold, from the shared L2 (clean) */
-        { 0, MS_ACC_WRITE, 0x10000, 0, 1, 9 }, /* an upgrade invalidating cpu 1's copy: no miss,
+        { 0, 0, 0x10000, 2, 0, 99 },            /* cold, from memory */
+        { 1, 0, 0x10000, 1, 0, 9 },             /* cold, from the shared L2 (clean) */
+        { 0, MS_ACC_WRITE, 0x10000, 0, 1, 9 },  /* an upgrade invalidating cpu 1's copy: no miss,
                                                 * the directory's latency, communication */
-        { 1, 0, 0x10000, 1, 1, 9 },            /* invalidated by cpu 0's write: a coherence miss */
+        { 1, 0, 0x10000, 1, 1, 9 },             /* invalidated by cpu 0's write: a coherence miss */
         { 1, MS_ACC_WRITE, 0x20000, 2, 0, 99 }, /* cold, nobody else's data */
-        { 0, 0, 0x20000, 1, 1, 9 },            /* cold start: cpu 1's dirty line */
-        { 0, 0, 0x10000, 0, 0, 0 },            /* a hit */
+        { 0, 0, 0x20000, 1, 1, 9 },             /* cold start: cpu 1's dirty line */
+        { 0, 0, 0x10000, 0, 0, 0 },             /* a hit */
     };
     uint64_t total = 0;
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
