@@ -141,10 +141,9 @@ static size_t timed_accesses(void *ud, unsigned cpu, unsigned locked, const ms_r
         uint64_t st;
         if (e->ctx && e->size - 1 < line) { /* 0 wraps */
             int comm;
-            int level =
-                ms_psim_access_level(ps, cpu, e->addr, (uint32_t)e->size, (e->write & 1u) | lock, e->ctx, &comm, &st);
-            dropped += level == -2;
-            if (level != -2) ms_wait_collector_ref(t->waits, cpu, e->ctx, st, comm);
+            st = ms_psim_access_stall(ps, cpu, e->addr, (uint32_t)e->size, (e->write & 1u) | lock, e->ctx, &comm);
+            dropped += comm < 0;
+            if (comm >= 0) ms_wait_collector_ref(t->waits, cpu, e->ctx, st, comm);
         } else {
             st = timed_access(t, cpu, e->addr, e->size, e->write, locked, e->ctx);
         }

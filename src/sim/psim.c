@@ -177,16 +177,20 @@ static void direct_access(ms_psim *ps, unsigned cpu, uint64_t addr, uint32_t siz
         ps->level = level;
 }
 
-int ms_psim_access_level(ms_psim *ps, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx,
-                         int *comm, uint64_t *stall)
+uint64_t ms_psim_access_stall(ms_psim *ps, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx,
+                              int *comm)
 {
-    *comm = 0;
-    *stall = 0;
-    if (cpu >= ps->nprocs) return -2;
-    int level = ms_sim_access(ps->sim[0], cpu, addr, size, flags, ctx);
-    if (level < 0) ps->lost[0]++;
-    direct_since(ps, comm, stall);
-    return level < 0 ? -1 : level;
+    if (cpu >= ps->nprocs) {
+        *comm = -1;
+        return 0;
+    }
+    ms_sim *sim = ps->sim[0];
+    if (ms_sim_access(sim, cpu, addr, size, flags, ctx) < 0) ps->lost[0]++;
+    uint64_t stall = sim->stall_cycles - ps->stall;
+    *comm = sim->comm_refs != ps->comm_refs;
+    ps->comm_refs = sim->comm_refs;
+    ps->stall = sim->stall_cycles;
+    return stall;
 }
 
 /* Queue one reference that lies in partition p. */

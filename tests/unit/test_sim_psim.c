@@ -220,10 +220,13 @@ static void test_direct_remote(void)
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
         int comm = -1;
         uint64_t stall = 1;
-        CHECK_EQ_INT(ms_psim_access_level(ps, steps[i].cpu, steps[i].addr, 8, steps[i].flags, 1, &comm, &stall),
-                     steps[i].level);
+        CHECK_EQ_INT(ms_psim_access(ps, steps[i].cpu, steps[i].addr, 8, steps[i].flags, 1), 0);
+        CHECK_EQ_INT(ms_psim_take_level(ps, &comm, &stall), steps[i].level);
         CHECK_EQ_INT(comm, steps[i].comm);
         CHECK_EQ(stall, steps[i].stall);
+        int comm1 = -1; /* the same reference again through the one-call path: an L1 hit */
+        CHECK_EQ(ms_psim_access_stall(ps, steps[i].cpu, steps[i].addr, 8, steps[i].flags, 1, &comm1), 0);
+        CHECK_EQ_INT(comm1, 0);
         total += stall;
     }
     CHECK_EQ(total, 996);
