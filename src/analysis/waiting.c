@@ -1,5 +1,6 @@
 /* The waiting-time analysis into the model (waiting.h). */
 #include "waiting.h"
+#include "source.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,15 +23,26 @@ const char *ms_wait_kind_name(uint32_t kind)
 
 static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
 
-/* The code location of context ctx (the outermost frame of its pc, like blocks): function and
- * file malloc'd. Returns 0 or -1 (out of memory). */
-static int place_ctx(const ms_raw *raw, ms_symbolizer *sym, uint32_t ctx, char **function, char **file, int *line)
+/* The code location of context ctx: function and file malloc'd. The outermost frame of its pc
+ * (like blocks), or with innermost set the innermost one outside system headers (a
+ * synchronisation point: the call itself, in a function inlined or not, and not inside an
+ * inlined library wrapper such as std::mutex::lock; the outermost if all are). Returns 0 or
+ * -1 (out of memory). */
+static int place_ctx(const ms_raw *raw, ms_symbolizer *sym, uint32_t ctx, int innermost, char **function, char **file,
+                     int *line)
 {
     uint64_t pc = 0;
     for (size_t i = 0; i < raw->ncontexts && !pc; i++)
         if (raw->contexts[i].ctx == ctx) pc = raw->contexts[i].pc;
     const ms_sym *s = pc ? ms_symbolize(sym, pc, true) : NULL;
-    const ms_frame *f = s && s->nframes ? &s->frames[s->nframes - 1] : NULL;
+    size_t k = s && s->nframes ? s->nframes - 1 : 0;
+    if (s && innermost)
+        for (size_t i = 0; i < s->nframes; i++)
+            if (s->frames[i].file && !ms_source_is_system(s->frames[i].file)) {
+                k = i;
+                break;
+            }
+    const ms_frame *f = s && s->nframes ? &s->frames[k] : NULL;
     *function = strdup(f && f->func ? ms_symbolizer_readable(sym, f->func) : "??");
     *file = dup_or_null(f ? f->file : NULL);
     *line = f ? f->line : 0;
@@ -94,7 +106,7 @@ static int explain_stall(const ms_raw *raw, ms_symbolizer *sym, const ms_raw_wai
 {
     ms_wait_explanation e = { 0 };
     e.stall_cycles = st->cycles;
-    if (place_ctx(raw, sym, st->ctx, &e.function, &e.file, &e.line) < 0) {
+    if (place_ctx(raw, sym, st->ctx, 0, &e.function, &e.file, &e.line) < 0) {
         free(e.function);
         return -1;
     }
@@ -191,7 +203,7 @@ int ms_analyze_waiting(const ms_raw *raw, ms_symbolizer *sym, ms_model *m)
         w->extra_stall = p->extra_stall;
         for (int c = 0; c < MS_WAITCLASSES; c++) w->classes[c] = p->classes[c];
         wt->total_cycles += p->cycles;
-        if (place_ctx(raw, sym, p->ctx, &w->function, &w->file, &w->line) < 0 || explain(raw, sym, p, m, w) < 0 ||
+        if (place_ctx(raw, sym, p->ctx, 1, &w->function, &w->file, &w->line) < 0 || explain(raw, sym, p, m, w) < 0 ||
             place_paths(p, m, w) < 0)
             return -1;
     }

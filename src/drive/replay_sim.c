@@ -102,12 +102,12 @@ static void sink_accesses(void *ud, unsigned cpu, unsigned locked, const ms_repl
 
 static void sink_region(void *ud) { ms_psim_next_region(((sim_sink *)ud)->sim); }
 
-/* The timed replay's sink: the simulator in direct mode prices every reference (the stall of
- * the deepest level that served it, sim.h) and says whether it communicated, the block costs
- * price the work, and the waiting-time collector sees both, every arrival and every wait. */
+/* The timed replay's sink: the simulator in direct mode prices every reference (its stall as
+ * its counters got it: the serving level's latency, a remote memory's, a directory upgrade's;
+ * docs/simulator.md) and says whether it communicated, the block costs price the work, and the
+ * waiting-time collector sees both, every arrival and every wait. */
 typedef struct {
     sim_sink s; /* first: sink_access and sink_region take it */
-    uint32_t stall[MS_MAX_LEVELS + 1];
     ms_work_cost cost;
     ms_wait_collector *waits;
     char cost_failed[512]; /* why llvm-mca could not cost the blocks ("" when it could, or none) */
@@ -119,8 +119,8 @@ static uint64_t timed_access(void *ud, unsigned cpu, uint64_t addr, uint64_t siz
     timed_sink *t = ud;
     sink_access(&t->s, cpu, addr, size, write, locked, ctx);
     int comm;
-    int level = ms_psim_take_level(t->s.sim, &comm);
-    uint64_t stall = level > 0 ? t->stall[level] : 0;
+    uint64_t stall;
+    ms_psim_take_level(t->s.sim, &comm, &stall);
     ms_wait_collector_ref(t->waits, cpu, ctx, stall, comm);
     return stall;
 }
@@ -142,11 +142,9 @@ static size_t timed_accesses(void *ud, unsigned cpu, unsigned locked, const ms_r
         uint64_t st;
         if (e->ctx && e->size - 1 < line) { /* 0 wraps */
             int comm;
-            int level =
-                ms_psim_access_level(ps, cpu, e->addr, (uint32_t)e->size, (e->write & 1u) | lock, e->ctx, &comm);
-            dropped += level == -2;
-            st = level > 0 ? t->stall[level] : 0;
-            if (level != -2) ms_wait_collector_ref(t->waits, cpu, e->ctx, st, comm);
+            st = ms_psim_access_stall(ps, cpu, e->addr, (uint32_t)e->size, (e->write & 1u) | lock, e->ctx, &comm);
+            dropped += comm < 0;
+            if (comm >= 0) ms_wait_collector_ref(t->waits, cpu, e->ctx, st, comm);
         } else {
             st = timed_access(t, cpu, e->addr, e->size, e->write, locked, e->ctx);
         }
@@ -181,8 +179,6 @@ static void timed_wait(void *ud, const ms_replay_wait *w) { ms_wait_collector_wa
 /* Set up t for cfg, raw's blocks and contexts up to max_ctx. Returns 0 or -1 (out of memory). */
 static int timed_sink_init(timed_sink *t, const ms_hier_config *cfg, const ms_raw *raw, uint32_t max_ctx)
 {
-    for (int k = 1; k < cfg->nlevels; k++) t->stall[k] = cfg->level[k].latency - cfg->level[0].latency;
-    t->stall[cfg->nlevels] = cfg->mem_latency - cfg->level[0].latency;
     /* MTOOL's llvm-mca cycles per block when llvm-mca can cost them, else the estimate */
     double *mca = raw->nblocks ? calloc(raw->nblocks, sizeof *mca) : NULL;
     char why[512];

@@ -9,7 +9,7 @@
  * A chunk is one flushed event buffer; seq numbers the flushes of the whole process (the
  * order in which they were written). Integers little-endian. See docs/formats.md.
  *
- * Version 2 (this one): an event starts with one LEB128 varint `head`.
+ * Version 2 and later: an event starts with one LEB128 varint `head`.
  *   head even: an access; ctx = head >> 1 (a context id of DIR/profile.raw's MS_RAW_CONTEXTS;
  *              0 = an access the runtime could not attribute), then two varints:
  *              zigzag(address - previous access address of the thread; the first is relative
@@ -18,6 +18,11 @@
  *              obj, arg (meaning per kind below) and seq, a process-wide sequence number
  *              stamped when the operation happened (strictly increasing over all threads'
  *              sync events: the real order, used by the replay only to break deadlocks).
+ *              Version 5: every sync event but WORK and ATOMIC (ms_stream_has_site) has a
+ *              fourth varint, site: the context id (MS_RAW_CONTEXTS, bin 0) of the call that
+ *              synchronised (the return address of pthread_barrier_wait, GOMP_barrier,
+ *              pthread_mutex_lock, ..., or OMPT's codeptr_ra), 0 unknown: the code location
+ *              of a synchronisation point (an ATOMIC's is its access's context).
  * Version 1 streams (accesses only, head = ctx) are still read.
  *
  * Sync kinds (obj / arg), as the replay interprets them (docs/design-threads.md):
@@ -67,10 +72,10 @@
 #include <stdint.h>
 
 #define MS_STREAM_MAGIC "MSPYREC" /* 7 chars + NUL = 8 bytes */
-#define MS_STREAM_VERSION 4u      /* 3: WORK events, 4: ATOMIC events */
+#define MS_STREAM_VERSION 5u      /* 3: WORK events, 4: ATOMIC events, 5: sync sites */
 #define MS_STREAM_HEADER_SIZE 16u
 #define MS_STREAM_CHUNK_HEADER_SIZE 20u
-#define MS_STREAM_EVENT_MAX 31u /* longest encoded event: a sync event, 1 + 3 x 10 bytes */
+#define MS_STREAM_EVENT_MAX 41u /* longest encoded event: a sync event, 1 + 4 x 10 bytes */
 
 enum {
     MS_SYNC_ACQUIRE = 1,
@@ -116,6 +121,12 @@ static inline int ms_atomic_releases(uint64_t arg)
 {
     uint64_t mo = arg & MS_ATOMIC_ORDER_MASK;
     return (arg & MS_ATOMIC_WRITE) && mo >= 3;
+}
+
+/* Whether a sync event of kind in a stream of version carries a site (the fourth varint). */
+static inline int ms_stream_has_site(uint32_t version, uint64_t kind)
+{
+    return version >= 5 && kind != MS_SYNC_WORK && kind != MS_SYNC_ATOMIC;
 }
 
 /* The unnamed OpenMP critical section's lock id (named ones use the name variable's address). */

@@ -625,8 +625,9 @@ static int timed_wake(replay_run *run, const replay_thread *late)
             w->waiting += to - w->clock;
             w->clock = to;
             if (sink->wait && w->clock > from) {
-                ms_replay_wait rec = { e->kind,        e->addr, w->cpu,   w->arrivals, (int)late->cpu,
-                                       late->arrivals, from,    w->clock, w->last_ctx };
+                ms_replay_wait rec = { e->kind,     e->addr,        w->cpu,
+                                       w->arrivals, (int)late->cpu, late->arrivals,
+                                       from,        w->clock,       e->ctx ? e->ctx : w->last_ctx };
                 sink->wait(sink->ud, &rec);
             }
             w->blocked = 0;

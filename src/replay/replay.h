@@ -27,7 +27,7 @@ typedef struct {
     uint64_t addr;  /* access address / sync obj */
     uint64_t size;  /* access size / sync arg */
     uint64_t seq;   /* sync events: the recorded process-wide sequence number */
-    uint32_t ctx;   /* access context id (0 = unattributed) */
+    uint32_t ctx;   /* access context id (0 = unattributed) / sync site (stream.h; 0 none) */
     uint16_t kind;  /* 0 = access, else MS_SYNC_* */
     uint16_t write; /* access: 1 = write */
 } ms_replay_event;
@@ -68,7 +68,8 @@ ms_interleave ms_interleave_resolve(ms_interleave mode, size_t nthreads);
 /* One instance of waiting in the timed order: the thread on cpu blocked at its serial-th
  * synchronisation event (kind, obj) from clock `from` to `to`; the event that ended the wait
  * was the late thread's late_serial-th arrival (late_cpu; -1 when a deadlock break ended it).
- * ctx: the context of the waiter's last access before the wait (its code location; 0 none). */
+ * ctx: the code location of the wait, the site of the event it waited at (stream.h, version 5:
+ * the synchronising call), else the context of the waiter's last access before it (0 none). */
 typedef struct ms_replay_wait {
     unsigned kind;
     uint64_t obj;

@@ -275,17 +275,18 @@ static inline __attribute__((always_inline)) int skip_varint_unchecked(const uns
     return -1;
 }
 
-/* The events of a version 2 chunk while at least four varints' worth of bytes are left (the
+/* The events of a version 2 chunk while at least five varints' worth of bytes are left (the
  * hot loop of decode_chunk), up to nevents, stopping near the end: *done of them decoded,
  * each stored at *evp (advanced) unless store is 0 (then sync events only: accesses are
  * checked and their addresses not followed). Returns 0, or -1 when an event does not
  * decode. */
 static inline __attribute__((always_inline)) int events_v2(const unsigned char **pp, const unsigned char *end,
-                                                           uint32_t nevents, uint64_t max_ctx, uint64_t *addrp,
-                                                           ms_replay_event **evp, uint32_t *done, const int store)
+                                                           uint32_t nevents, uint64_t max_ctx, uint32_t version,
+                                                           uint64_t *addrp, ms_replay_event **evp, uint32_t *done,
+                                                           const int store)
 {
-    /* called with end - p >= 4 * MAX_VARINT, so limit lies within the payload */
-    const unsigned char *p = *pp, *limit = end - 4 * MAX_VARINT;
+    /* called with end - p >= 5 * MAX_VARINT, so limit lies within the payload */
+    const unsigned char *p = *pp, *limit = end - 5 * MAX_VARINT;
     ms_replay_event *ev = *evp;
     uint64_t addr = *addrp;
     uint32_t i = 0;
@@ -293,11 +294,13 @@ static inline __attribute__((always_inline)) int events_v2(const unsigned char *
         uint64_t head, a = 0, b;
         if (read_varint_unchecked(&p, &head) < 0) return -1;
         if (__builtin_expect(head & 1, 0)) { /* a sync event */
-            uint64_t kind = head >> 1, seq;
+            uint64_t kind = head >> 1, seq, site = 0;
             if (kind == 0 || kind > MS_SYNC_KIND_MAX || read_varint_unchecked(&p, &a) < 0 ||
-                read_varint_unchecked(&p, &b) < 0 || read_varint_unchecked(&p, &seq) < 0)
+                read_varint_unchecked(&p, &b) < 0 || read_varint_unchecked(&p, &seq) < 0 ||
+                (ms_stream_has_site(version, kind) && (read_varint_unchecked(&p, &site) < 0 || site > max_ctx)))
                 return -1;
-            *ev++ = (ms_replay_event){ .addr = a, .size = b, .seq = seq, .kind = (uint16_t)kind };
+            *ev++ =
+                (ms_replay_event){ .addr = a, .size = b, .seq = seq, .ctx = (uint32_t)site, .kind = (uint16_t)kind };
             continue;
         }
         if ((store ? read_varint_unchecked(&p, &a) : skip_varint_unchecked(&p)) < 0 ||
@@ -329,11 +332,11 @@ static int64_t decode_chunk(const ms_stream_reader *s, const unsigned char *p, c
     uint64_t addr = *prev;
     ms_replay_event *ev = out;
     uint32_t i = 0;
-    /* far from the end: the unchecked loop; the rest (the last 4 x MAX_VARINT bytes, version 1)
+    /* far from the end: the unchecked loop; the rest (the last 5 x MAX_VARINT bytes, version 1)
      * event by event */
-    if (s->version >= 2 && end - p >= 4 * MAX_VARINT &&
-        (s->syncs_only ? events_v2(&p, end, nevents, s->max_ctx, &addr, &ev, &i, 0)
-                       : events_v2(&p, end, nevents, s->max_ctx, &addr, &ev, &i, 1)) < 0)
+    if (s->version >= 2 && end - p >= 5 * MAX_VARINT &&
+        (s->syncs_only ? events_v2(&p, end, nevents, s->max_ctx, s->version, &addr, &ev, &i, 0)
+                       : events_v2(&p, end, nevents, s->max_ctx, s->version, &addr, &ev, &i, 1)) < 0)
         return -1;
     for (; i < nevents; i++) {
         uint64_t head, a, b;
@@ -348,11 +351,13 @@ static int64_t decode_chunk(const ms_stream_reader *s, const unsigned char *p, c
                 *ev++ =
                     (ms_replay_event){ .addr = addr, .size = b >> 1, .ctx = (uint32_t)ctx, .write = (uint16_t)(b & 1) };
         } else {
-            uint64_t kind = head >> 1, seq;
+            uint64_t kind = head >> 1, seq, site = 0;
             if (kind == 0 || kind > MS_SYNC_KIND_MAX || read_varint(&p, end, &a) < 0 || read_varint(&p, end, &b) < 0 ||
-                read_varint(&p, end, &seq) < 0)
+                read_varint(&p, end, &seq) < 0 ||
+                (ms_stream_has_site(s->version, kind) && (read_varint(&p, end, &site) < 0 || site > s->max_ctx)))
                 return -1;
-            *ev++ = (ms_replay_event){ .addr = a, .size = b, .seq = seq, .kind = (uint16_t)kind };
+            *ev++ =
+                (ms_replay_event){ .addr = a, .size = b, .seq = seq, .ctx = (uint32_t)site, .kind = (uint16_t)kind };
         }
     }
     if (p != end) return -1;

@@ -64,7 +64,7 @@ static __thread struct {
 static inline void atomic_event(const volatile void *a, int mo, unsigned flags)
 {
     if (MS_UNLIKELY(ms_streams_mode) && mo != __ATOMIC_RELAXED)
-        ms_sync_event(MS_SYNC_ATOMIC, (uint64_t)(uintptr_t)a, (unsigned)mo | flags);
+        ms_sync_event(MS_SYNC_ATOMIC, (uint64_t)(uintptr_t)a, (unsigned)mo | flags, 0); /* site: its access's */
 }
 
 /* Whether the thread's events since its last ordered load (at most MS_ATOMIC_SPIN_BODY_MAX)

@@ -132,7 +132,9 @@ static int map_events(ms_thread_data *d, uint32_t n, ms_rec_stream *rec, int max
     uint32_t k = 0;
     for (uint32_t i = 0; i < n; i++) {
         if (ev[i].bin == MS_EV_SYNC_BIN) { /* two slots (rt.h) */
-            if (rec && i + 1 < n) ms_rec_sync(rec, ev[i].size_flags, ev[i].addr, ev[i + 1].addr, ev[i].pc);
+            if (rec && i + 1 < n)
+                ms_rec_sync(rec, ev[i].size_flags, ev[i].addr, ev[i + 1].addr, ev[i].pc,
+                            ev[i + 1].pc ? ctx_of(ev[i + 1].pc, 0) : 0); /* the site: a context of bin 0 */
             i++;
             continue;
         }

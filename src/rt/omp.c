@@ -24,7 +24,11 @@ typedef struct {
     void (*fn)(void *);
     void *data;
     uint64_t id;
+    uintptr_t site; /* the program's call of GOMP_parallel...: the region's code location */
 } omp_region;
+
+/* The return address of the interposed GOMP function this is used in: the program's call. */
+#define RA() ((uintptr_t)__builtin_return_address(0))
 
 #define REAL(name)                        \
     static __typeof__(name) *real_##name; \
@@ -43,19 +47,20 @@ static void member_start(void *p)
     omp_team outer = current_team;
     current_team.id = r->id;
     current_team.size = num_threads ? (uint32_t)num_threads() : 1;
-    if (!thread_num || thread_num() == 0) ms_sync_event(MS_SYNC_FORK, r->id, current_team.size);
-    ms_sync_event(MS_SYNC_BEGIN, r->id, current_team.size);
+    if (!thread_num || thread_num() == 0) ms_sync_event(MS_SYNC_FORK, r->id, current_team.size, r->site);
+    ms_sync_event(MS_SYNC_BEGIN, r->id, current_team.size, r->site);
     r->fn(r->data);
-    ms_sync_event(MS_SYNC_BARRIER, r->id, current_team.size);
+    ms_sync_event(MS_SYNC_BARRIER, r->id, current_team.size, r->site);
     current_team = outer;
 }
 
-/* Prepare region r for fn(data): the program is now multithreaded. */
-static void region_start(omp_region *r, void (*fn)(void *), void *data)
+/* Prepare region r for fn(data), started at site: the program is now multithreaded. */
+static void region_start(omp_region *r, void (*fn)(void *), void *data, uintptr_t site)
 {
     ms_threads_mode_enter();
     r->fn = fn;
     r->data = data;
+    r->site = site;
     r->id = __atomic_add_fetch(&last_region_id, 1, __ATOMIC_RELAXED);
 }
 
@@ -64,7 +69,7 @@ void GOMP_parallel(void (*fn)(void *), void *data, unsigned nthreads, unsigned f
     REAL(GOMP_parallel);
     if (!gomp_events()) return real_GOMP_parallel(fn, data, nthreads, flags);
     omp_region r;
-    region_start(&r, fn, data);
+    region_start(&r, fn, data, RA());
     real_GOMP_parallel(member_start, &r, nthreads, flags);
 }
 
@@ -73,7 +78,7 @@ void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned nthreads, u
     REAL(GOMP_parallel_sections);
     if (!gomp_events()) return real_GOMP_parallel_sections(fn, data, nthreads, count, flags);
     omp_region r;
-    region_start(&r, fn, data);
+    region_start(&r, fn, data, RA());
     real_GOMP_parallel_sections(member_start, &r, nthreads, count, flags);
 }
 
@@ -95,7 +100,7 @@ void ms_omp_saw_dynamic_loop(void) { __atomic_store_n(&dynamic_loops_seen, 1, __
         if (dynamic) ms_omp_saw_dynamic_loop();                                                               \
         if (!gomp_events()) return real_##name(fn, data, nthreads, start, end, incr, chunk, flags);           \
         omp_region r;                                                                                         \
-        region_start(&r, fn, data);                                                                           \
+        region_start(&r, fn, data, RA());                                                                     \
         real_##name(member_start, &r, nthreads, start, end, incr, chunk, flags);                              \
     }
 
@@ -112,46 +117,46 @@ void GOMP_parallel_loop_runtime(void (*fn)(void *), void *data, unsigned nthread
     ms_omp_saw_dynamic_loop(); /* OMP_SCHEDULE may name a dynamic schedule */
     if (!gomp_events()) return real_GOMP_parallel_loop_runtime(fn, data, nthreads, start, end, incr, flags);
     omp_region r;
-    region_start(&r, fn, data);
+    region_start(&r, fn, data, RA());
     real_GOMP_parallel_loop_runtime(member_start, &r, nthreads, start, end, incr, flags);
 }
 
-/* A barrier of the calling thread's team, after it has been passed. */
-static void team_barrier(void)
+/* A barrier of the calling thread's team at site, after it has been passed. */
+static void team_barrier(uintptr_t site)
 {
-    if (gomp_events() && current_team.id) ms_sync_event(MS_SYNC_BARRIER, current_team.id, current_team.size);
+    if (gomp_events() && current_team.id) ms_sync_event(MS_SYNC_BARRIER, current_team.id, current_team.size, site);
 }
 
 void GOMP_barrier(void)
 {
     REAL(GOMP_barrier);
     real_GOMP_barrier();
-    team_barrier();
+    team_barrier(RA());
 }
 
 void GOMP_loop_end(void)
 {
     REAL(GOMP_loop_end);
     real_GOMP_loop_end();
-    team_barrier();
+    team_barrier(RA());
 }
 
 void GOMP_sections_end(void)
 {
     REAL(GOMP_sections_end);
     real_GOMP_sections_end();
-    team_barrier();
+    team_barrier(RA());
 }
 
 /* ---- mutual exclusion ---- */
 
-static void acquired(uint64_t lock)
+static void acquired(uint64_t lock, uintptr_t site)
 {
-    if (gomp_events()) ms_sync_event(MS_SYNC_ACQUIRE, lock, 0);
+    if (gomp_events()) ms_sync_event(MS_SYNC_ACQUIRE, lock, 0, site);
 }
-static void releasing(uint64_t lock)
+static void releasing(uint64_t lock, uintptr_t site)
 {
-    if (gomp_events()) ms_sync_event(MS_SYNC_RELEASE, lock, 0);
+    if (gomp_events()) ms_sync_event(MS_SYNC_RELEASE, lock, 0, site);
 }
 
 #define LOCK_ID(p) ((uint64_t)(uintptr_t)(p))
@@ -160,13 +165,13 @@ void GOMP_critical_start(void)
 {
     REAL(GOMP_critical_start);
     real_GOMP_critical_start();
-    acquired(MS_SYNC_UNNAMED_CRITICAL);
+    acquired(MS_SYNC_UNNAMED_CRITICAL, RA());
 }
 
 void GOMP_critical_end(void)
 {
     REAL(GOMP_critical_end);
-    releasing(MS_SYNC_UNNAMED_CRITICAL);
+    releasing(MS_SYNC_UNNAMED_CRITICAL, RA());
     real_GOMP_critical_end();
 }
 
@@ -174,13 +179,13 @@ void GOMP_critical_name_start(void **name)
 {
     REAL(GOMP_critical_name_start);
     real_GOMP_critical_name_start(name);
-    acquired(LOCK_ID(name));
+    acquired(LOCK_ID(name), RA());
 }
 
 void GOMP_critical_name_end(void **name)
 {
     REAL(GOMP_critical_name_end);
-    releasing(LOCK_ID(name));
+    releasing(LOCK_ID(name), RA());
     real_GOMP_critical_name_end(name);
 }
 
@@ -188,13 +193,13 @@ void GOMP_atomic_start(void)
 {
     REAL(GOMP_atomic_start);
     real_GOMP_atomic_start();
-    acquired(MS_SYNC_OMP_ATOMIC);
+    acquired(MS_SYNC_OMP_ATOMIC, RA());
 }
 
 void GOMP_atomic_end(void)
 {
     REAL(GOMP_atomic_end);
-    releasing(MS_SYNC_OMP_ATOMIC);
+    releasing(MS_SYNC_OMP_ATOMIC, RA());
     real_GOMP_atomic_end();
 }
 
@@ -203,13 +208,13 @@ void omp_set_lock(void *lock)
 {
     REAL(omp_set_lock);
     real_omp_set_lock(lock);
-    acquired(LOCK_ID(lock));
+    acquired(LOCK_ID(lock), RA());
 }
 
 void omp_unset_lock(void *lock)
 {
     REAL(omp_unset_lock);
-    releasing(LOCK_ID(lock));
+    releasing(LOCK_ID(lock), RA());
     real_omp_unset_lock(lock);
 }
 
@@ -217,7 +222,7 @@ int omp_test_lock(void *lock)
 {
     REAL(omp_test_lock);
     int got = real_omp_test_lock(lock);
-    if (got) acquired(LOCK_ID(lock));
+    if (got) acquired(LOCK_ID(lock), RA());
     return got;
 }
 
@@ -247,14 +252,14 @@ void omp_set_nest_lock(void *lock)
     REAL(omp_set_nest_lock);
     real_omp_set_nest_lock(lock);
     uint32_t *depth = nest_depth(lock);
-    if (!depth || (*depth)++ == 0) acquired(LOCK_ID(lock));
+    if (!depth || (*depth)++ == 0) acquired(LOCK_ID(lock), RA());
 }
 
 void omp_unset_nest_lock(void *lock)
 {
     REAL(omp_unset_nest_lock);
     uint32_t *depth = nest_depth(lock);
-    if (!depth || *depth <= 1) releasing(LOCK_ID(lock));
+    if (!depth || *depth <= 1) releasing(LOCK_ID(lock), RA());
     if (depth && *depth) (*depth)--;
     real_omp_unset_nest_lock(lock);
 }

@@ -4,6 +4,7 @@
  *   implicit_task begin             -> FORK(id, team size) by the master, BEGIN(id, team size)
  *   sync_region barrier begin       -> BARRIER(id, team size)
  *   mutex_acquired / mutex_released -> ACQUIRE / RELEASE(wait id): critical, locks, atomic
+ * each with its codeptr_ra (the program's call into libomp) as the event's site.
  * The OMPT declarations below are the subset of the OpenMP 5.0 ABI (omp-tools.h) used here.
  * OMPT does not tell a loop's schedule: libomp's dispatch entry points, which clang calls for
  * the loops whose iterations are handed out at run time, are interposed for that. */
@@ -40,6 +41,14 @@ static int is_barrier(int kind) { return (kind >= 1 && kind <= 4) || (kind >= 8 
 volatile int ms_ompt_active;
 static uint64_t last_region_id;
 
+/* The return address of the program's call into libomp that the callbacks run in, when it is
+ * one of the entry points interposed below (0 otherwise): the event's site. libomp's own
+ * codeptr_ra is not always the caller's (its critical sections report an address stored by an
+ * earlier construct, the parallel region's); the others' codeptr_ra is used. */
+static __thread uintptr_t call_site __attribute__((tls_model("initial-exec")));
+
+static uintptr_t site_of(const void *codeptr) { return call_site ? call_site : (uintptr_t)codeptr; }
+
 /* An implicit task's data: its region id and team size. */
 #define TEAM_BITS 20
 static uint64_t team_pack(uint64_t id, uint32_t size) { return id << TEAM_BITS | size; }
@@ -58,27 +67,28 @@ static void on_implicit_task(int endpoint, ompt_data_t *parallel, ompt_data_t *t
     if (endpoint != OMPT_SCOPE_BEGIN || (flags & OMPT_TASK_INITIAL) || !parallel) return;
     uint64_t id = parallel->value;
     task->value = team_pack(id, actual);
-    if (index == 0) ms_sync_event(MS_SYNC_FORK, id, actual);
-    ms_sync_event(MS_SYNC_BEGIN, id, actual);
+    if (index == 0) ms_sync_event(MS_SYNC_FORK, id, actual, 0);
+    ms_sync_event(MS_SYNC_BEGIN, id, actual, 0);
 }
 
 static void on_sync_region(int kind, int endpoint, ompt_data_t *parallel, ompt_data_t *task, const void *codeptr)
 {
-    (void)parallel, (void)codeptr;
+    (void)parallel;
     if (endpoint != OMPT_SCOPE_BEGIN || !is_barrier(kind) || !task || !task->value) return;
-    ms_sync_event(MS_SYNC_BARRIER, task->value >> TEAM_BITS, (uint32_t)(task->value & ((1u << TEAM_BITS) - 1)));
+    ms_sync_event(MS_SYNC_BARRIER, task->value >> TEAM_BITS, (uint32_t)(task->value & ((1u << TEAM_BITS) - 1)),
+                  site_of(codeptr));
 }
 
 static void on_mutex_acquired(int kind, uint64_t wait_id, const void *codeptr)
 {
-    (void)kind, (void)codeptr;
-    ms_sync_event(MS_SYNC_ACQUIRE, wait_id, 0);
+    (void)kind;
+    ms_sync_event(MS_SYNC_ACQUIRE, wait_id, 0, site_of(codeptr));
 }
 
 static void on_mutex_released(int kind, uint64_t wait_id, const void *codeptr)
 {
-    (void)kind, (void)codeptr;
-    ms_sync_event(MS_SYNC_RELEASE, wait_id, 0);
+    (void)kind;
+    ms_sync_event(MS_SYNC_RELEASE, wait_id, 0, site_of(codeptr));
 }
 
 static int tool_initialize(ompt_function_lookup_t lookup, int device, ompt_data_t *tool_data)
@@ -143,3 +153,18 @@ DISPATCH_INIT(__kmpc_dispatch_init_4, int32_t)
 DISPATCH_INIT(__kmpc_dispatch_init_4u, uint32_t)
 DISPATCH_INIT(__kmpc_dispatch_init_8, int64_t)
 DISPATCH_INIT(__kmpc_dispatch_init_8u, uint64_t)
+
+/* An interposed libomp entry point whose events take the program's call as their site. */
+#define AT_CALL_SITE(name, params, args)                    \
+    void name params                                        \
+    {                                                       \
+        REAL(name);                                         \
+        uintptr_t outer = call_site;                        \
+        call_site = (uintptr_t)__builtin_return_address(0); \
+        if (real_##name) real_##name args;                  \
+        call_site = outer;                                  \
+    }
+AT_CALL_SITE(__kmpc_barrier, (void *loc, int32_t gtid), (loc, gtid))
+AT_CALL_SITE(__kmpc_critical, (void *loc, int32_t gtid, void *crit), (loc, gtid, crit))
+AT_CALL_SITE(__kmpc_critical_with_hint, (void *loc, int32_t gtid, void *crit, uint32_t hint), (loc, gtid, crit, hint))
+AT_CALL_SITE(__kmpc_end_critical, (void *loc, int32_t gtid, void *crit), (loc, gtid, crit))

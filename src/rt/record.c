@@ -213,12 +213,14 @@ void ms_rec_event(ms_rec_stream *s, uint32_t ctx, uint64_t addr, uint32_t size_f
     s->nevents++;
 }
 
-void ms_rec_sync(ms_rec_stream *s, uint32_t kind, uint64_t obj, uint64_t arg, uint64_t seq)
+void ms_rec_sync(ms_rec_stream *s, uint32_t kind, uint64_t obj, uint64_t arg, uint64_t seq, uint32_t site)
 {
     unsigned char *p = ms_stream_put_varint(s->pos, (uint64_t)kind << 1 | 1);
     p = ms_stream_put_varint(p, obj);
     p = ms_stream_put_varint(p, arg);
-    s->pos = ms_stream_put_varint(p, seq);
+    p = ms_stream_put_varint(p, seq);
+    if (ms_stream_has_site(MS_STREAM_VERSION, kind)) p = ms_stream_put_varint(p, site);
+    s->pos = p;
     s->nevents++;
 }
 

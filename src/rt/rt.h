@@ -39,7 +39,8 @@ typedef struct {
 
 /* A synchronisation event takes two slots of the buffer beside the accesses, both with bin
  * MS_EV_SYNC_BIN (never a real bin): the first holds addr = obj, pc = seq, size_flags = kind
- * (MS_SYNC_* of format/stream.h), the second addr = arg. */
+ * (MS_SYNC_* of format/stream.h), the second addr = arg, pc = site (the call's return address,
+ * 0 unknown). */
 #define MS_EV_SYNC_BIN 0xfffffffeu
 
 /* ---- threads (runtime.c) ---- */
@@ -676,8 +677,9 @@ const char *ms_rec_dir(void);
 /* Drop what d's stream holds so far and start it again (switch to threads mode: the prefix
  * was simulated in process). */
 void ms_rec_thread_restart(ms_thread_data *d);
-/* Append one synchronisation event (format/stream.h) to the chunk. */
-void ms_rec_sync(ms_rec_stream *s, uint32_t kind, uint64_t obj, uint64_t arg, uint64_t seq);
+/* Append one synchronisation event (format/stream.h) to the chunk; site: a context id (0
+ * none), written for the kinds that carry one (ms_stream_has_site). */
+void ms_rec_sync(ms_rec_stream *s, uint32_t kind, uint64_t obj, uint64_t arg, uint64_t seq, uint32_t site);
 /* Data block d now belongs to the thread with this index (its stream's N). */
 void ms_rec_thread_start(ms_thread_data *d, uint32_t thread_index);
 /* Start a chunk of d's stream (opening the file on first use); NULL when not recording. */
@@ -713,11 +715,12 @@ void ms_threads_init(void);
 /* ---- sync.c: synchronisation events ---- */
 
 /* Record a sync event of the calling thread (threads mode only), stamped with the next
- * process-wide sequence number now. */
-void ms_sync_event(uint32_t kind, uint64_t obj, uint64_t arg);
+ * process-wide sequence number now; site: the return address of the program's synchronising
+ * call (its code location, the stream's site; 0 unknown). */
+void ms_sync_event(uint32_t kind, uint64_t obj, uint64_t arg, uintptr_t site);
 /* Put a synchronisation-kind event (MS_SYNC_*, format/stream.h) into t's buffer as is: no
  * drain, no new sequence number (ms_sync_event does both; WORK events use this directly). */
-void ms_sync_put(ms_thread *t, uint32_t kind, uint64_t obj, uint64_t arg, uint64_t seq);
+void ms_sync_put(ms_thread *t, uint32_t kind, uint64_t obj, uint64_t arg, uint64_t seq, uintptr_t site);
 /* dlsym of a real function, the default version or (version non-NULL) that version; the
  * lookup runs inside the runtime (nothing recorded). NULL if absent. */
 void *ms_real_function(const char *name, const char *version);

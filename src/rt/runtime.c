@@ -77,7 +77,7 @@ static void thread_exit(void *arg)
     (void)arg;
     ms_sample_thread_end();
     if (t->mode != MS_T_READY) return;
-    ms_sync_event(MS_SYNC_EXIT, 0, 0);
+    ms_sync_event(MS_SYNC_EXIT, 0, 0, 0);
     ms_busy_begin(); /* an interrupt during the flush waits for its end (signals.c) */
     ms_flush_flag_take(t->data);
     ms_events_flush_data(t->data, &t->nev, 0);

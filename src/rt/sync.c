@@ -24,7 +24,7 @@ void *ms_real_function(const char *name, const char *version)
     return f;
 }
 
-void ms_sync_put(ms_thread *t, uint32_t kind, uint64_t obj, uint64_t arg, uint64_t seq)
+void ms_sync_put(ms_thread *t, uint32_t kind, uint64_t obj, uint64_t arg, uint64_t seq, uintptr_t site)
 {
     if (t->nev + 2 > MS_EVENTS_PER_THREAD) ms_events_flush(t);
     ms_event *e = &t->data->ev[t->nev];
@@ -33,19 +33,20 @@ void ms_sync_put(ms_thread *t, uint32_t kind, uint64_t obj, uint64_t arg, uint64
     e[0].bin = MS_EV_SYNC_BIN;
     e[0].size_flags = kind;
     e[1].addr = arg;
+    e[1].pc = site;
     e[1].bin = MS_EV_SYNC_BIN;
     t->nev += 2;
     if (t->nev == MS_EVENTS_PER_THREAD) ms_events_flush(t);
 }
 
-void ms_sync_event(uint32_t kind, uint64_t obj, uint64_t arg)
+void ms_sync_event(uint32_t kind, uint64_t obj, uint64_t arg, uintptr_t site)
 {
     if (ms_tls.mode == MS_T_READY) ms_plug_sync(); /* accesses before the event (plugin.c) */
     if (MS_LIKELY(!ms_streams_mode)) return;
     ms_thread *t = &ms_tls;
     if (!ms_thread_can_record(t)) return;
     if (t->data->blk_npending) ms_blocks_emit_work(t); /* the work since the last event */
-    ms_sync_put(t, kind, obj, arg, __atomic_add_fetch(&sync_seq, 1, __ATOMIC_SEQ_CST));
+    ms_sync_put(t, kind, obj, arg, __atomic_add_fetch(&sync_seq, 1, __ATOMIC_SEQ_CST), site);
 }
 
 /* In an interposed function: real_<name>, the real function (looked up once; a race only
@@ -113,11 +114,11 @@ static int from_omp_runtime(uintptr_t ra)
 }
 
 /* Record a synchronisation event of the program (not of an OpenMP runtime): used in the
- * interposed functions, whose caller is the return address. */
-#define PROGRAM_SYNC(kind, obj, arg)                                                      \
-    do {                                                                                  \
-        if (ms_streams_mode && !from_omp_runtime((uintptr_t)__builtin_return_address(0))) \
-            ms_sync_event(kind, obj, arg);                                                \
+ * interposed functions, whose caller is the return address (the event's site). */
+#define PROGRAM_SYNC(kind, obj, arg)                                                       \
+    do {                                                                                   \
+        uintptr_t ra_ = (uintptr_t)__builtin_return_address(0);                            \
+        if (ms_streams_mode && !from_omp_runtime(ra_)) ms_sync_event(kind, obj, arg, ra_); \
     } while (0)
 
 /* A lock operation that records ACQUIRE(lock, mode) when it succeeds (returns 0). */

@@ -172,7 +172,7 @@ int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *
     r->fn = fn;
     r->arg = arg;
     r->index = ms_thread_index_next();
-    ms_sync_event(MS_SYNC_CREATE, r->index, 0);
+    ms_sync_event(MS_SYNC_CREATE, r->index, 0, (uintptr_t)__builtin_return_address(0));
     uint32_t index = r->index; /* r may be recycled by the child once it runs */
     int rc = real_create(th, attr, thread_start, r);
     if (rc != 0) {
@@ -194,6 +194,6 @@ int pthread_join(pthread_t th, void **ret)
     uint32_t index_plus1 = table_get(th);
     table_unlock();
     int rc = real_join(th, ret);
-    if (rc == 0 && index_plus1) ms_sync_event(MS_SYNC_JOIN, index_plus1 - 1, 0);
+    if (rc == 0 && index_plus1) ms_sync_event(MS_SYNC_JOIN, index_plus1 - 1, 0, (uintptr_t)__builtin_return_address(0));
     return rc;
 }

@@ -358,7 +358,7 @@ typedef struct {
     uint64_t stall;
     int left_private; /* missed every private level */
     int remote;       /* ... and was served by another node */
-    int comm;         /* ... and communicated (ms_sim_comm_refs) */
+    int comm;         /* ... and communicated, or an upgrade invalidated others (ms_sim_comm_refs) */
 } line_result;
 
 /* Ownership before the lookup: a write acquires the unit (invalidating the other copies; a
@@ -410,6 +410,7 @@ static line_result coh_line(ms_sim *sim, unsigned p, uint64_t lo, uint64_t hi, u
     int first_reference = (uint32_t)me[PROC_LAST] == 0;
     int others_wrote = (d[DIR_WRITERS] & ~bit) != 0;
     int upgrade;
+    uint64_t sent = c->inval.sent;
     int source = acquire(sim, d, unit, p, ctx, c, flags, touched, &upgrade);
 
     const ms_view *v = &coh->views[p];
@@ -453,6 +454,7 @@ static line_result coh_line(ms_sim *sim, unsigned p, uint64_t lo, uint64_t hi, u
                              : unit % coh->nnodes != node_of(coh, p) ? coh->remote_stall
                                                                      : sim->stall[n];
         if (dir_stall > r.stall) r.stall = dir_stall;
+        r.comm = c->inval.sent != sent; /* it took the unit from other processors' copies */
     }
     me[PROC_TOUCHED] |= touched;
     me[PROC_LAST] = (uint64_t)(ctx + 1) | (uint64_t)coh->region << 32;
@@ -497,6 +499,7 @@ static int coh_access_any(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t siz
     }
     if (merged.served) ms_commit_misses(sim, ctx, c, write, &merged);
     ms_count_stall(c, write, stall);
+    sim->stall_cycles += stall;
     if (remote)
         c->remote_misses++;
     else if (left_private)

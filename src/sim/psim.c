@@ -23,6 +23,7 @@ struct ms_psim {
     void *ud;
     int direct, level;  /* ms_psim_set_direct; deepest level served since ms_psim_take_level */
     uint64_t comm_refs; /* the simulator's ms_sim_comm_refs at the last ms_psim_take_level */
+    uint64_t stall;     /* the simulator's stall_cycles then */
     ms_counters *merged;
     uint32_t nmerged;
 };
@@ -112,16 +113,27 @@ int ms_psim_set_direct(ms_psim *ps)
     if (ps->nparts != 1) return -1;
     ps->direct = 1;
     ps->level = -1;
+    ps->comm_refs = ps->sim[0]->comm_refs;
+    ps->stall = ps->sim[0]->stall_cycles;
     return 0;
 }
 
-int ms_psim_take_level(ms_psim *ps, int *comm)
+/* What the simulator counted since the last direct-mode result: whether a reference
+ * communicated, and the stall cycles. */
+static void direct_since(ms_psim *ps, int *comm, uint64_t *stall)
+{
+    const ms_sim *sim = ps->sim[0];
+    *comm = sim->comm_refs != ps->comm_refs;
+    *stall = sim->stall_cycles - ps->stall;
+    ps->comm_refs = sim->comm_refs;
+    ps->stall = sim->stall_cycles;
+}
+
+int ms_psim_take_level(ms_psim *ps, int *comm, uint64_t *stall)
 {
     int level = ps->level;
     ps->level = -1;
-    uint64_t refs = ps->sim[0]->comm_refs;
-    *comm = refs != ps->comm_refs;
-    ps->comm_refs = refs;
+    direct_since(ps, comm, stall);
     return level;
 }
 
@@ -165,17 +177,20 @@ static void direct_access(ms_psim *ps, unsigned cpu, uint64_t addr, uint32_t siz
         ps->level = level;
 }
 
-int ms_psim_access_level(ms_psim *ps, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx,
-                         int *comm)
+uint64_t ms_psim_access_stall(ms_psim *ps, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx,
+                              int *comm)
 {
-    *comm = 0;
-    if (cpu >= ps->nprocs) return -2;
-    int level = ms_sim_access(ps->sim[0], cpu, addr, size, flags, ctx);
-    if (level < 0) ps->lost[0]++;
-    uint64_t refs = ps->sim[0]->comm_refs;
-    *comm = refs != ps->comm_refs;
-    ps->comm_refs = refs;
-    return level < 0 ? -1 : level;
+    if (cpu >= ps->nprocs) {
+        *comm = -1;
+        return 0;
+    }
+    ms_sim *sim = ps->sim[0];
+    if (ms_sim_access(sim, cpu, addr, size, flags, ctx) < 0) ps->lost[0]++;
+    uint64_t stall = sim->stall_cycles - ps->stall;
+    *comm = sim->comm_refs != ps->comm_refs;
+    ps->comm_refs = sim->comm_refs;
+    ps->stall = sim->stall_cycles;
+    return stall;
 }
 
 /* Queue one reference that lies in partition p. */

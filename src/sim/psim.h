@@ -74,13 +74,16 @@ unsigned ms_psim_parts(const ms_psim *ps);
 int ms_psim_set_direct(ms_psim *ps);
 /* Direct mode: the deepest level that served a reference since the last call (0 = L1 hits
  * only, nlevels = memory), or -1 when none was applied; *comm: 1 if one of those references
- * communicated (ms_sim_comm_refs: its data came from another processor or node), else 0. */
-int ms_psim_take_level(ms_psim *ps, int *comm);
+ * communicated (ms_sim_comm_refs: its data came from another processor or node), else 0;
+ * *stall: their stall in cycles exactly as their counters' stall_read/stall_write got it
+ * (the serving level's latency, a remote memory's, a directory upgrade's: docs/simulator.md). */
+int ms_psim_take_level(ms_psim *ps, int *comm, uint64_t *stall);
 /* Direct mode, no level pending: ms_psim_access then ms_psim_take_level of one reference in
- * one call. Returns its level, -1 when it was not applied (out of memory: counted as lost),
- * -2 when cpu is out of range (ms_psim_access's -1); *comm as ms_psim_take_level's. */
-int ms_psim_access_level(ms_psim *ps, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx,
-                         int *comm);
+ * one call, the timed replay's per-reference path. Returns its stall (0 when it was not
+ * applied); *comm as ms_psim_take_level's, or -1 when cpu is out of range (ms_psim_access's
+ * -1: not applied, not counted; out of memory it is counted as lost). */
+uint64_t ms_psim_access_stall(ms_psim *ps, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx,
+                              int *comm);
 
 /* Queue a reference (as ms_sim_access: size 1..line). Returns 0, or -1 if cpu is out of range
  * (not counted). */

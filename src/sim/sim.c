@@ -243,6 +243,7 @@ static void commit(ms_sim *sim, uint32_t ctx, ms_counters *c, unsigned write, co
 {
     commit_misses(sim, ctx, c, write, o);
     ms_count_stall(c, write, sim->stall[o->served]);
+    sim->stall_cycles += sim->stall[o->served];
 }
 
 void ms_merge_outcome(ms_line_outcome *merged, const ms_line_outcome *o)

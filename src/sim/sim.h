@@ -19,7 +19,8 @@
  * chooses (the runtime uses one per (code location, data bin) pair). Counters are kept per ctx.
  *
  * Stall: an access served by level k costs latency(k) - latency(L1) cycles; by memory,
- * mem_latency - latency(L1). An access that straddles two lines is one reference, looked up
+ * mem_latency - latency(L1) (with several processors also a remote memory's latency and a
+ * directory upgrade's: docs/simulator.md, "Multiprocessor"). An access that straddles two lines is one reference, looked up
  * on both lines; it misses at a level if either line misses; its stall is the larger one. */
 #ifndef MEMSPY_SIM_SIM_H
 #define MEMSPY_SIM_SIM_H
@@ -156,8 +157,10 @@ unsigned ms_sim_nprocs(const ms_sim *sim);
  * another processor: a coherence miss (the copy was invalidated by another processor's
  * write), the processor's first reference to a coherence unit another processor wrote
  * (cold start), a dirty copy supplied by another processor's cache, or service by another
- * node (remote). Cold, capacity and conflict misses served locally do not. The waiting-time
- * analysis tells communication from other stall by it (docs/design-threads.md). */
+ * node (remote); or when a write to a line it held read-only (an upgrade, no miss; it stalls
+ * the directory's latency) invalidated another processor's copy. Cold, capacity and conflict
+ * misses served locally do not. The waiting-time analysis tells communication from other
+ * stall by it (docs/design-threads.md). */
 uint64_t ms_sim_comm_refs(const ms_sim *sim);
 
 /* A region boundary (barrier, fork/join, thread create/join) has been passed: accesses after

@@ -387,6 +387,7 @@ struct ms_sim {
     ms_pairs pairs;                     /* (level, victim, evictor) replacement pairs */
     ms_coherence *coh;                  /* NULL with one processor */
     uint64_t comm_refs;                 /* ms_sim_comm_refs */
+    uint64_t stall_cycles;              /* every reference's stall as counted (psim's direct mode) */
     ms_window win;                      /* the hit window (one processor only) */
     int win_allowed;                    /* the window applies to this hierarchy */
     int uni_lru;                        /* the specialised path applies (uni_lru.c), chosen at create */

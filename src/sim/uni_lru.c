@@ -169,6 +169,7 @@ INLINE int uni_line_t(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, 
     if (k > 1) count_miss(sim, c, 1, write, ctx, cause[1], evictor[1]);
     if (k > 2) count_miss(sim, c, 2, write, ctx, cause[2], evictor[2]);
     ms_count_stall(c, write, sim->stall[k]);
+    sim->stall_cycles += sim->stall[k];
     return k;
 }
 

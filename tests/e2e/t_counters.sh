@@ -40,7 +40,8 @@ check "padding cuts the coherence misses of counts more than 10x" packed.json \
 # in the timed order (the default) and in ccSIM's interleaved order; and one recording
 # replayed twice gives the same statistics (issue 14).
 # Two runs are compared under gcc's libgomp only: under clang's libomp two recordings differed
-# once in about 50 loaded runs (issue 14, open: the cause is not yet found); there one
+# once in about 50 loaded runs: the workers' stacks moved (docs/design-threads.md, Limits:
+# glibc maps them racing with the workers' malloc arenas); there one
 # recording replayed twice is compared (below).
 if [ "$CC_NAME" = gcc ]; then
     run_memspy again.json --preset memspy92 -- ./counters packed 100000 2

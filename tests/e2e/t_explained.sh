@@ -1,7 +1,8 @@
 #!/bin/sh
 # The bundled examples' waiting explained by the timed replay (issue 14 item 6):
 #   nbf original (OpenMP, 4 threads): one `omp critical` per element of f. The critical
-#     section is the waiting: a lock source at the update's line holding > 90% of the waiting,
+#     section is the waiting: a lock source at its `omp critical` (the GOMP_critical_start call
+#     gcc places on the pragma's line) holding > 90% of the waiting,
 #     all of it contention, > 1000 instances, the same cycles in a second run;
 #   ptri (4 threads, built with the ThreadSanitizer hooks and with the plugin: both record its
 #     acquire/release Ready flags as ordering edges): in both builds the Ready spin is the
@@ -13,7 +14,10 @@
 cc_build nbf "$SRC_DIR/examples/nbf/nbf.c" -fopenmp
 MEMSPY_INSTRUMENT=tsan cc_build ptri "$SRC_DIR/examples/ptri/ptri.c" -pthread
 MEMSPY_INSTRUMENT=plugin cc_build ptri_plugin "$SRC_DIR/examples/ptri/ptri.c" -pthread
-CRIT_LINE=$(grep -n 'f\[i\] = f\[i\] + flocal\[i\];' "$SRC_DIR/examples/nbf/nbf.c" | head -1 | cut -d: -f1)
+UPDATE_LINE=$(grep -n 'f\[i\] = f\[i\] + flocal\[i\];' "$SRC_DIR/examples/nbf/nbf.c" | head -1 | cut -d: -f1)
+CRIT_LINE=$((UPDATE_LINE - 1))
+sed -n "${CRIT_LINE}p" "$SRC_DIR/examples/nbf/nbf.c" | grep -q '^#pragma omp critical' ||
+    { echo "FAIL - nbf.c: the pragma before the update moved"; exit 1; }
 SPIN_LINE=$(grep -n '__atomic_load_n(&s->Ready\[c\]' "$SRC_DIR/examples/ptri/ptri.c" | cut -d: -f1)
 for run in 1 2; do
     run_memspy nbf$run.json --interleave timed --preset memspy92 -- ./nbf original 4096 2

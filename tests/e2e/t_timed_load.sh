@@ -16,7 +16,8 @@ cc_build heapcounters "$SRC_DIR/tests/e2e/progs/heapcounters.c" -fopenmp
 
 # same NAME A B: the results A and B hold identical statistics (run metadata aside).
 # across NAME A B: the same for two recordings, under gcc's libgomp only: under clang's libomp
-# two recordings differed once in about 50 loaded runs (issue 14, open: not yet found), so
+# two recordings differed once in about 50 loaded runs (the workers' stacks moved: glibc maps
+# them racing with the workers' malloc arenas, docs/design-threads.md, Limits), so
 # there only each recording's replays are compared.
 across() {
     if [ "$CC_NAME" = gcc ]; then same "$@"; else echo "skip - $1 (libomp: issue 14)"; fi

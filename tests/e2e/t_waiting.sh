@@ -8,7 +8,8 @@
 #   lock:      one mutex around update() -> the lock's waiting is contention;
 #   balanced:  imbalance's work split evenly (the fix in docs/guide.md) -> almost no waiting;
 #   comm:      the same work on every thread, thread 0 summing rows the others have just
-#              written -> the barrier after the sums is communication (its coherence misses).
+#              written -> the barrier after the sums is communication (its coherence misses),
+#              and so is the one before them (the writers' upgrades of the lines it read).
 # Both plugins record the block counts (WORK events) the compute time comes from.
 # matrix: gcc:-O0 gcc:-O2 clang:-O2
 . "$1/tests/e2e/lib.sh"
@@ -19,6 +20,18 @@ for m in imbalance serial lock balanced comm; do
 done
 
 TOP='.waiting.sources | max_by(.cycles)'
+# A synchronisation point is where the program calls the synchronisation (the call's return
+# address, recorded by the runtime's wrapper), whatever the compiler did with the code before it.
+PROG="$SRC_DIR/tests/e2e/progs/waiting.c"
+bar_line() { grep -n 'pthread_barrier_wait' "$PROG" | sed -n "$1p" | cut -d: -f1; }
+LOCK_LINE=$(grep -n 'pthread_mutex_lock(&mu)' "$PROG" | cut -d: -f1)
+check "imbalance: the barrier is worker's call of pthread_barrier_wait, line $(bar_line 1)" imbalance.json \
+  "$TOP"' | .function == "worker" and (.file | endswith("waiting.c")) and .line == '"$(bar_line 1)"
+check "serial: the barrier at line $(bar_line 2)" serial.json "$TOP"' | .function == "worker" and .line == '"$(bar_line 2)"
+check "lock: the lock at worker's pthread_mutex_lock, line $LOCK_LINE" lock.json \
+  "$TOP"' | .function == "worker" and .line == '"$LOCK_LINE"
+check "comm: the barrier after the sums at line $(bar_line 4), the one before them at line $(bar_line 3)" comm.json \
+  '[.waiting.sources[] | select(.kind == "barrier") | .line] | sort == ['"$(bar_line 3), $(bar_line 4)"']'
 check "imbalance: timed, exact block counts, 4 processors" imbalance.json \
   '.interleave == "timed" and .waiting.approximate == false and (.waiting.profile | length) == 4'
 check "imbalance: the barrier holds > 95% of the waiting" imbalance.json \
@@ -68,12 +81,26 @@ check "lock: the holder's extra work is update's loop" lock.json \
 check "lock: every processor waits over half of its time" lock.json \
   '[.waiting.profile[] | .waiting / (.compute + .stall + .waiting + .sync)] | min > 0.5'
 
-check "comm: the barrier after the sums holds > 99% of the waiting, 60 waits (20 rounds x 3)" comm.json \
-  "$TOP"' | .kind == "barrier" and (.function == "sum" or .function == "worker") and .share > 0.99 and .instances == 60'
-check "comm: > 99% of it communication" comm.json \
-  "$TOP"' | .classes.communication > 0.99 * .cycles'
-check "comm: explained by the stall at sum's line, no extra work" comm.json \
-  "$TOP"' | .explanation[0] | .function == "sum" and .extra_count == 0 and .stall_cycles > 0'
+AFTER='(.waiting.sources[] | select(.line == '"$(bar_line 4)"'))'
+BEFORE='(.waiting.sources[] | select(.line == '"$(bar_line 3)"'))'
+check "comm: the barriers after and before the sums hold > 99.9% of the waiting, 60 waits each (20 rounds x 3)" \
+  comm.json "[$AFTER, $BEFORE] | length == 2 and (map(.share) | add) > 0.999 and
+   all(.[]; .kind == \"barrier\" and .function == \"worker\" and .instances == 60)"
+check "comm: after the sums > 99% communication, explained by the stall at sum's line, no extra work" comm.json \
+  "$AFTER"' | .classes.communication > 0.99 * .cycles and
+   (.explanation[0] | .function == "sum" and .extra_count == 0 and .stall_cycles > 0)'
+# The writers then rewrite rows thread 0 has read: each line a write to a read-only copy, an
+# upgrade (no miss) that invalidates thread 0's copy and stalls the shared L3's directory.
+check "comm: before the sums > 99% communication: the stall of fill's upgrades, no extra work" comm.json \
+  "$BEFORE"' | .classes.communication > 0.99 * .cycles and
+   (.explanation[0] | .function == "fill" and .extra_count == 0 and .stall_cycles > 0)'
+FILL_LINE=$(grep -n 'row\[i\] = (double)(i + r)' "$PROG" | cut -d: -f1)
+check "comm: fill's writes take 19 rounds x 64 lines back from thread 0 (1216 invalidations sent)" comm.json \
+  '[.lines[] | select(.line == '"$FILL_LINE"') | .inval.sent] | add == 1216'
+# The timed clocks advance by each reference's stall as the counters have it: the serving
+# level's latency, the directory's for an upgrade, remote memory's with two nodes.
+check "comm: the processors' stall in the timed profile sums to the counters' stall cycles" comm.json \
+  '([.waiting.profile[].stall] | add) == .totals.stall_cycles and .totals.stall_cycles > 0'
 SUM_LINE=$(grep -n 's += row\[i\]' "$SRC_DIR/tests/e2e/progs/waiting.c" | cut -d: -f1)
 check "comm: sum's misses are thread 0's, 20 x 64 lines: 1088 invalidation, 192 cold (its first sum of each row)" \
   comm.json '[.lines[] | select(.line == '"$SUM_LINE"')] | (map(.misses) | add) == 1280 and
@@ -125,4 +152,10 @@ check "resim of a timed recording is timed and gives the run's waiting ($t0 cycl
 run_memspy again.json --interleave timed -- ./waiting lock
 t1=$(jq .waiting.total_cycles lock.json) t2=$(jq .waiting.total_cycles again.json)
 check "lock: a second run gives the same waiting cycles ($t1)" again.json "$t1 == $t2 and $t1 > 0"
+
+# Two nodes (processor p on node p / 2, a unit's home its number mod 2), remote memory 400
+# cycles: the timed clocks take the remote latency as the counters do.
+run_memspy numa.json --interleave timed --nodes 2 --remote-latency 400 -- ./waiting comm
+check "comm, two nodes: the processors' timed stall sums to the counters', with remote misses" numa.json \
+  '.config.nodes == 2 and .totals.remote_misses > 0 and ([.waiting.profile[].stall] | add) == .totals.stall_cycles'
 finish

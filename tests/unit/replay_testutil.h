@@ -1,5 +1,5 @@
 /* Test helpers for the replay library: write synthetic recorded streams (src/format/stream.h,
- * version 1 or 2, zstd-compressed) from a short script, and a sink that records what the
+ * version 1 to 5, zstd-compressed) from a short script, and a sink that records what the
  * replay delivers as text. Header-only, test code only.
  *
  * Script tokens (space separated), one thread's events in order:
@@ -16,7 +16,8 @@
  *                            read-modify-write; arldA a relaxed load (MS_ATOMIC_* arg)
  *   |              end the current chunk here
  * A sync token may end in @SEQ (its recorded seq); otherwise seq is taken from a counter
- * shared by all streams of the test, in the order the tokens are written. */
+ * shared by all streams of the test, in the order the tokens are written. It may then end in
+ * ^S: its site (the context of the synchronising call; 0 otherwise). */
 #ifndef MEMSPY_TEST_REPLAY_TESTUTIL_H
 #define MEMSPY_TEST_REPLAY_TESTUTIL_H
 #include <stdint.h>
@@ -103,14 +104,21 @@ static inline void ts_access(test_stream *s, uint32_t ctx, uint64_t addr, uint32
     s->len += (size_t)(p - p0);
 }
 
-static inline void ts_sync(test_stream *s, unsigned kind, uint64_t obj, uint64_t arg, uint64_t seq)
+/* A sync event; site: written where the version and kind carry one (ms_stream_has_site). */
+static inline void ts_sync_at(test_stream *s, unsigned kind, uint64_t obj, uint64_t arg, uint64_t seq, uint64_t site)
 {
     unsigned char *p = ts_event_start(s), *p0 = p;
     p = ms_stream_put_varint(p, (uint64_t)kind << 1 | 1);
     p = ms_stream_put_varint(p, obj);
     p = ms_stream_put_varint(p, arg);
     p = ms_stream_put_varint(p, seq);
+    if (ms_stream_has_site(s->version, kind)) p = ms_stream_put_varint(p, site);
     s->len += (size_t)(p - p0);
+}
+
+static inline void ts_sync(test_stream *s, unsigned kind, uint64_t obj, uint64_t arg, uint64_t seq)
+{
+    ts_sync_at(s, kind, obj, arg, seq, 0);
 }
 
 /* Append the script's events (see the top of this file). */
@@ -173,8 +181,8 @@ static inline void ts_script(test_stream *s, const char *script)
         char *q = t + strlen(syncs[k].name);
         uint64_t obj = strtoull(q, &q, 10), arg = syncs[k].fixed_arg, seq;
         if (*q == '/') arg = strtoull(q + 1, &q, 10);
-        seq = *q == '@' ? strtoull(q + 1, NULL, 10) : syncs[k].kind == MS_SYNC_WORK ? 0 : ts_next_seq++;
-        ts_sync(s, syncs[k].kind, obj, arg, seq);
+        seq = *q == '@' ? strtoull(q + 1, &q, 10) : syncs[k].kind == MS_SYNC_WORK ? 0 : ts_next_seq++;
+        ts_sync_at(s, syncs[k].kind, obj, arg, seq, *q == '^' ? strtoull(q + 1, NULL, 10) : 0);
     }
 }
 

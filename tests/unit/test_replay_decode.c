@@ -1,8 +1,8 @@
 /* The stream reader's decoding against a plain reference decoder written from the format's
  * definition (src/format/stream.h: LEB128 varints read byte by byte with a bounds test each):
- * random version 4 streams whose varints take every length from 1 to 10 bytes (address
+ * random version 5 streams whose varints take every length from 1 to 10 bytes (address
  * deltas of every magnitude, both signs, contexts and sizes up to their limits, sync events
- * with 64-bit operands), then the same streams with one byte of a chunk changed or an
+ * with 64-bit operands and their sites), then the same streams with one byte of a chunk changed or an
  * 11-byte varint, a context above the limit or a size of 0 or above UINT32_MAX planted (the
  * chunk's CRC recomputed, so only the decoder can reject it), anywhere in the chunk: near its
  * end (the checked loop) or far from it (the loop without bounds tests). The reader must hand
@@ -58,11 +58,15 @@ static int ref_chunk(const unsigned char *p, const unsigned char *end, uint32_t 
     uint64_t addr = *prev;
     size_t k = *nout;
     for (uint32_t i = 0; i < n; i++) {
-        uint64_t head, a, b, seq;
+        uint64_t head, a, b, seq, site = 0;
         if (ref_varint(&p, end, &head) < 0 || ref_varint(&p, end, &a) < 0 || ref_varint(&p, end, &b) < 0) return -1;
         if (head & 1) {
             if ((head >> 1) == 0 || (head >> 1) > MS_SYNC_KIND_MAX || ref_varint(&p, end, &seq) < 0) return -1;
-            out[k++] = (ms_replay_event){ .addr = a, .size = b, .seq = seq, .kind = (uint16_t)(head >> 1) };
+            if (ms_stream_has_site(MS_STREAM_VERSION, head >> 1) && (ref_varint(&p, end, &site) < 0 || site > MAX_CTX))
+                return -1;
+            out[k++] = (ms_replay_event){
+                .addr = a, .size = b, .seq = seq, .ctx = (uint32_t)site, .kind = (uint16_t)(head >> 1)
+            };
             continue;
         }
         if ((head >> 1) > MAX_CTX || (b >> 1) == 0 || (b >> 1) > UINT32_MAX) return -1;
@@ -104,8 +108,9 @@ static void build(test_stream *s, const char *path, int damage)
         unsigned n = 1 + (unsigned)(next_rand() % 300);
         for (unsigned i = 0; i < n; i++) {
             if (next_rand() % 8 == 0) {
-                ts_sync(s, 1 + (unsigned)(next_rand() % MS_SYNC_KIND_MAX), any_len_value(), any_len_value(),
-                        any_len_value());
+                uint64_t site = next_rand() % (MAX_CTX + 1);
+                ts_sync_at(s, 1 + (unsigned)(next_rand() % MS_SYNC_KIND_MAX), any_len_value(), any_len_value(),
+                           any_len_value(), site);
                 continue;
             }
             uint64_t r = next_rand();

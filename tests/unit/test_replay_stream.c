@@ -108,6 +108,25 @@ static void test_versions(void)
     CHECK_STR(rec.text, "0:1 1:10 0:2w 1:11 0:3");
     ms_replay_result_free(&res);
 
+    /* version 4: sync events without a site, read beside a version 5 stream whose barrier has
+     * one; a site above the last context makes the stream corrupt there */
+    ts_remove_dir(dir);
+    ts_make_dir(dir, sizeof dir);
+    ts_init(&s, 0, 4);
+    ts_script(&s, "r1 bar1/2 r2");
+    ts_write(&s, stream_file(dir, 0), 0);
+    ts_write_script(dir, 1, "r10 bar1/2^7 r11");
+    CHECK_EQ_INT(ts_replay(dir, MS_INTERLEAVE_INTERLEAVED, 0, &rec, &res), 0);
+    CHECK_STR(rec.text, "0:1 1:10 | 1:11 0:2");
+    ms_replay_result_free(&res);
+    ts_write_script(dir, 1, "r10 | bar1/2^101 r11");
+    CHECK_EQ_INT(ts_replay(dir, MS_INTERLEAVE_INTERLEAVED, 0, &rec, &res), 1);
+    CHECK_EQ(res.nproblems, 1);
+    CHECK_CONTAINS(res.nproblems ? res.problems[0] : "", "thread 1: undecodable events in chunk at byte");
+    ms_replay_result_free(&res);
+    ts_remove_dir(dir);
+    ts_make_dir(dir, sizeof dir);
+
     ts_init(&s, 2, MS_STREAM_VERSION + 1);
     ts_script(&s, "r1");
     ts_write(&s, stream_file(dir, 2), 0);

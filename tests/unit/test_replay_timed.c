@@ -1,6 +1,7 @@
 /* The timed order (replay.h): exact clocks, wait instances and cycle profiles of synthetic
  * recordings: a barrier released at the last arrival, locks granted in simulated request
- * order, a join waiting for the child's exit, the approximate mode without WORK events, and
+ * order, a wait placed at its event's site (else the last access), a join waiting for the
+ * child's exit, the approximate mode without WORK events, and
  * the default order (timed for more than one thread). */
 #include "check.h"
 #include "replay_testutil.h"
@@ -12,6 +13,8 @@ typedef struct {
     char text[4096];
     size_t len;
     uint64_t arrivals;
+    uint32_t ctx[8]; /* the code location of the first waits */
+    size_t nwaits;
 } timed_sink;
 
 static void ts_noaccess(void *ud, unsigned cpu, uint64_t addr, uint64_t size, unsigned write, unsigned locked,
@@ -39,6 +42,8 @@ static void ts_arrive(void *ud, unsigned cpu, uint64_t serial, unsigned kind, ui
 static void ts_wait(void *ud, const ms_replay_wait *w)
 {
     timed_sink *s = ud;
+    if (s->nwaits < sizeof s->ctx / sizeof *s->ctx) s->ctx[s->nwaits] = w->ctx;
+    s->nwaits++;
     s->len += (size_t)snprintf(s->text + s->len, sizeof s->text - s->len, "%s%u:%llu cpu%u#%llu %llu-%llu late%d#%llu",
                                s->len ? " " : "", w->kind, (unsigned long long)w->obj, w->cpu,
                                (unsigned long long)w->serial, (unsigned long long)w->from, (unsigned long long)w->to,
@@ -92,6 +97,21 @@ static void test_barrier_releases_at_last_arrival(void)
     CHECK_EQ(clock_of(&f.res.threads[1]), 420);
     CHECK_EQ(f.res.timed_approximate, 0);
     CHECK_EQ(f.sink.arrivals, 4); /* two barriers, two stream ends */
+    done(&f);
+}
+
+/* A wait's code location: the site its event carries (the synchronising call), else the
+ * waiter's last access before it. */
+static void test_wait_location(void)
+{
+    fixture f;
+    run_timed(&f, "work1/400 bar7/2 work1/400 bar7/2 work1/10 acq3 work1/400 rel3",
+              "c5:r1 work1/100 bar7/2^9 c6:r2 work1/100 bar7/2 work1/100 acq3^11 rel3", NULL);
+    CHECK_STR(f.sink.text, "3:7 cpu1#1 100-400 late0#1 3:7 cpu1#2 520-820 late0#2 1:3 cpu1#3 940-1270 late0#4");
+    CHECK_EQ(f.sink.nwaits, 3);
+    CHECK_EQ(f.sink.ctx[0], 9);  /* the barrier's site */
+    CHECK_EQ(f.sink.ctx[1], 6);  /* no site: the last access */
+    CHECK_EQ(f.sink.ctx[2], 11); /* the lock's site */
     done(&f);
 }
 
@@ -286,6 +306,7 @@ int main(void)
     test_spin_waits_for_release();
     test_barrier_releases_at_last_arrival();
     test_lock_in_request_order();
+    test_wait_location();
     test_join_waits_for_exit();
     test_without_work_is_approximate();
     return check_result();

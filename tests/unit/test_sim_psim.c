@@ -182,8 +182,62 @@ static size_t strided_stream(void)
     return n;
 }
 
-/* Direct mode (the timed replay): each reference's serving level and whether it communicated
- * (ms_sim_comm_refs), on two processors with private L1s and a shared L2. */
+/* The stall every reference's counters got (stall_read + stall_write of every row). */
+static uint64_t counted_stall(ms_psim *ps)
+{
+    uint32_t n = 0;
+    const ms_counters *c = ms_psim_counters(ps, &n);
+    uint64_t sum = 0;
+    for (uint32_t i = 0; c && i < n; i++) sum += c[i].stall_read + c[i].stall_write;
+    return sum;
+}
+
+/* Direct mode with two nodes (processor p on node p, a unit's home node its number mod 2),
+ * private L1 (1 cycle) and L2 (10), memory 100, remote memory 400: a miss served by the other
+ * node's memory stalls 399, an upgrade of a unit homed there the remote directory's 399. */
+static void test_direct_remote(void)
+{
+    ms_hier_config cfg;
+    CHECK_EQ_INT(ms_config_parse_full("L1=1K:2:64:1,L2=64K:8:64:10;mem=100;procs=2;nodes=2;remote=400", &cfg, NULL, 0),
+                 0);
+    ms_allocator a = test_allocator(&default_heap);
+    ms_psim *ps = NULL;
+    CHECK_EQ_INT(ms_psim_create(&ps, &cfg, &a, 1, apply_now, &ps), 0);
+    CHECK_EQ_INT(ms_psim_set_direct(ps), 0);
+    const struct {
+        unsigned cpu, flags;
+        uint64_t addr;
+        int level, comm;
+        uint64_t stall;
+    } steps[] = {
+        { 0, 0, 0x10040, 2, 1, 399 },            /* unit 0x401, home node 1: remote memory */
+        { 0, 0, 0x10000, 2, 0, 99 },             /* unit 0x400, home node 0: local memory */
+        { 1, 0, 0x10040, 2, 0, 99 },             /* local to cpu 1 */
+        { 0, MS_ACC_WRITE, 0x10040, 0, 1, 399 }, /* an upgrade at the remote home's directory */
+        { 0, 0, 0x10040, 0, 0, 0 },              /* a hit */
+    };
+    uint64_t total = 0;
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        int comm = -1;
+        uint64_t stall = 1;
+        CHECK_EQ_INT(ms_psim_access(ps, steps[i].cpu, steps[i].addr, 8, steps[i].flags, 1), 0);
+        CHECK_EQ_INT(ms_psim_take_level(ps, &comm, &stall), steps[i].level);
+        CHECK_EQ_INT(comm, steps[i].comm);
+        CHECK_EQ(stall, steps[i].stall);
+        int comm1 = -1; /* the same reference again through the one-call path: an L1 hit */
+        CHECK_EQ(ms_psim_access_stall(ps, steps[i].cpu, steps[i].addr, 8, steps[i].flags, 1, &comm1), 0);
+        CHECK_EQ_INT(comm1, 0);
+        total += stall;
+    }
+    CHECK_EQ(total, 996);
+    CHECK_EQ(counted_stall(ps), 996);
+    ms_psim_destroy(ps);
+    CHECK_EQ(default_heap.outstanding, 0);
+}
+
+/* Direct mode (the timed replay): each reference's serving level, whether it communicated
+ * (ms_sim_comm_refs) and its stall (exactly its counters'), on two processors with private
+ * L1s (1 cycle) and a shared L2 (10), memory 100: an upgrade stalls the directory's L2. */
 static void test_direct_comm(void)
 {
     ms_hier_config cfg;
@@ -196,31 +250,43 @@ static void test_direct_comm(void)
         unsigned cpu, flags;
         uint64_t addr;
         int level, comm;
+        uint64_t stall;
     } steps[] = {
-        { 0, 0, 0x10000, 2, 0 },            /* cold, from memory */
-        { 1, 0, 0x10000, 1, 0 },            /* cold, from the shared L2 (clean) */
-        { 0, MS_ACC_WRITE, 0x10000, 0, 0 }, /* an upgrade: no miss */
-        { 1, 0, 0x10000, 1, 1 },            /* invalidated by cpu 0's write: a coherence miss */
-        { 1, MS_ACC_WRITE, 0x20000, 2, 0 }, /* cold, nobody else's data */
-        { 0, 0, 0x20000, 1, 1 },            /* cold start: cpu 1's dirty line */
-        { 0, 0, 0x10000, 0, 0 },            /* a hit */
+        { 0, 0, 0x10000, 2, 0, 99 },            /* cold, from memory */
+        { 1, 0, 0x10000, 1, 0, 9 },             /* cold, from the shared L2 (clean) */
+        { 0, MS_ACC_WRITE, 0x10000, 0, 1, 9 },  /* an upgrade invalidating cpu 1's copy: no miss,
+                                                * the directory's latency, communication */
+        { 1, 0, 0x10000, 1, 1, 9 },             /* invalidated by cpu 0's write: a coherence miss */
+        { 1, MS_ACC_WRITE, 0x20000, 2, 0, 99 }, /* cold, nobody else's data */
+        { 0, 0, 0x20000, 1, 1, 9 },             /* cold start: cpu 1's dirty line */
+        { 0, 0, 0x10000, 0, 0, 0 },             /* a hit */
     };
+    uint64_t total = 0;
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
         int comm = -1;
+        uint64_t stall = 1;
         CHECK_EQ_INT(ms_psim_access(ps, steps[i].cpu, steps[i].addr, 8, steps[i].flags, 1), 0);
-        CHECK_EQ_INT(ms_psim_take_level(ps, &comm), steps[i].level);
+        CHECK_EQ_INT(ms_psim_take_level(ps, &comm, &stall), steps[i].level);
         CHECK_EQ_INT(comm, steps[i].comm);
+        CHECK_EQ(stall, steps[i].stall);
+        total += stall;
     }
+    CHECK_EQ(total, 234);
     /* capacity misses of cpu 0's own data (1 KiB L1, 4 KiB walked twice) do not communicate */
     int any = 0;
     for (int rep = 0; rep < 2; rep++)
         for (uint64_t off = 0; off < 4096; off += 64) {
             int comm;
+            uint64_t stall;
             ms_psim_access(ps, 0, 0x40000 + off, 8, 0, 2);
-            CHECK_EQ_INT(ms_psim_take_level(ps, &comm), rep ? 1 : 2);
+            CHECK_EQ_INT(ms_psim_take_level(ps, &comm, &stall), rep ? 1 : 2);
+            CHECK_EQ(stall, rep ? 9u : 99u);
+            total += stall;
             any |= comm;
         }
     CHECK_EQ_INT(any, 0);
+    CHECK_EQ(total, 234 + 64 * 99 + 64 * 9);
+    CHECK_EQ(counted_stall(ps), total);
     ms_psim_destroy(ps);
     CHECK_EQ(default_heap.outstanding, 0);
 }
@@ -228,6 +294,7 @@ static void test_direct_comm(void)
 int main(void)
 {
     test_direct_comm();
+    test_direct_remote();
     size_t n = random_stream(1, 0);
     /* 32 L1 sets: P up to 16. */
     uint64_t moved = compare("L1=4K:2:64:1,L2=64K:8:64:10;mem=100", refs, n, 16);
