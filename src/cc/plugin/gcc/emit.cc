@@ -203,10 +203,7 @@ void emit_group(fn_state *st, unsigned first, unsigned end, tree table, const ch
  * entry and its next call or exit, so that a block word costs a compare, a store and an add
  * where the count in memory costs a load and a store more (a store-to-load chain per block in
  * a short loop). */
-tree count_register(void)
-{
-    return create_tmp_reg(word_type, "memspy_cnt");
-}
+tree count_register(void) { return create_tmp_reg(word_type, "memspy_cnt"); }
 
 /* The statements that load the count register cnt from the buffer's count (load) or store it
  * there: b = &__memspy_buf[0]; then n = b[0]; cnt = n, or n = cnt; b[0] = n (volatile). */

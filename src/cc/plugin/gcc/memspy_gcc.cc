@@ -137,12 +137,12 @@ static void make_decls(void)
 
 /* Where the versions of the current function start and end. */
 struct fn_version {
-    edge entry;                     /* the edge into the instrumented body (its entry hook) */
-    auto_vec<gimple *> returns;     /* the body's return statements (their exit hooks) */
-    auto_vec<gcall *> count_calls;  /* per call edge of st->calls: the call in the counting copy */
-    auto_vec<gimple *> count_first; /* per counted block: its first statement in the counting
+    edge entry;                      /* the edge into the instrumented body (its entry hook) */
+    auto_vec<gimple *> returns;      /* the body's return statements (their exit hooks) */
+    auto_vec<gcall *> count_calls;   /* per call edge of st->calls: the call in the counting copy */
+    auto_vec<gimple *> count_first;  /* per counted block: its first statement in the counting
                                      * copy (empty when not versioned) */
-    basic_block count_entry;        /* the counting copy's first block (NULL when not versioned) */
+    basic_block count_entry;         /* the counting copy's first block (NULL when not versioned) */
     auto_vec<gimple *> count_bounds; /* its calls, returns and resx: the count register is
                                       * stored before them (emit_count_bounds) */
     auto_vec<basic_block> count_eh;  /* its blocks entered by an exception or an abnormal edge */

@@ -20,7 +20,7 @@ std::vector<llvm::Instruction *> memspyCountBounds(const std::vector<llvm::Basic
 /* Once every word is emitted (with the local cnt as the count): cnt = buf[0] at the copy's
  * entry, after each call and invoke (a callee appends after the caller's words) and at the
  * landing pads; buf[0] = cnt before each of bounds; then cnt promoted to SSA values. */
-void memspyCountBoundsEmit(llvm::Function &F, llvm::AllocaInst *cnt, llvm::GlobalVariable *buf,
-                           llvm::BasicBlock *entry, const std::vector<llvm::Instruction *> &bounds);
+void memspyCountBoundsEmit(llvm::Function &F, llvm::AllocaInst *cnt, llvm::GlobalVariable *buf, llvm::BasicBlock *entry,
+                           const std::vector<llvm::Instruction *> &bounds);
 
 #endif
