@@ -2,7 +2,8 @@
 # The counting copy keeps the buffer's count in a register (docs/plugin.md, Versioning): its
 # block counts stay exact where the count meets memory: calls (a callee appends after the
 # caller's words), exceptions (the landing pad reloads the count the throwing callee advanced),
-# a full buffer (a loop of 150,000 iterations without a call flushes from the register).
+# a full buffer (a loop of 150,000 iterations without a call flushes from the register). At -O0
+# the count stays in memory (docs/plugin.md): the -O0 cases check that path.
 # MEMSPY_MODE=count gives every block the capture run's count, and the same output (the
 # references it records are libstdc++'s, through the runtime's string functions).
 # matrix: gcc:-O0 gcc:-O2 clang:-O0 clang:-O2 clang:-O3

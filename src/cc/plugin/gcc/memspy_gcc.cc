@@ -353,7 +353,9 @@ static unsigned int instrument_function(function *fun)
         }
         fill_table(&st, table);
     }
-    tree cnt = ver.count_entry && nblocks ? count_register() : NULL_TREE; /* the counting copy's */
+    /* the counting copy's count register; not at -O0, where it would be a stack slot of the
+     * frame the body shares (its layout, and so the stack's simulated addresses, kept) */
+    tree cnt = ver.count_entry && nblocks && optimize ? count_register() : NULL_TREE;
     for (unsigned i = 0; i < nblocks; i++) {
         const block &bk = st.blocks[i];
         if (bk.group < 0) emit_block_word(bk, i, blocks, NULL_TREE);

@@ -727,7 +727,8 @@ bool Instrumenter::instrumentFunction(Function &F)
     if (versioned) {
         makeCopies(F, plainMap, countMap, countBlocks);
         countBounds = memspyCountBounds(countBlocks);
-        cnt = new AllocaInst(rt.i64, 0, "memspy.cnt", &*F.getEntryBlock().getFirstInsertionPt());
+        /* not at -O0: the count's values would be spilled into the frame the body shares */
+        if (!unoptimised) cnt = new AllocaInst(rt.i64, 0, "memspy.cnt", &*F.getEntryBlock().getFirstInsertionPt());
     }
     if (verbose)
         errs() << "memspy_llvm: " << F.getName() << ": " << sites.size() << " sites in " << groupStart.size()
@@ -790,7 +791,7 @@ bool Instrumenter::instrumentFunction(Function &F)
                                     8 * MSPLUG_BLOCK_WORDS * i, comdat, false))
                 ->setDebugLoc(DebugLoc());
         }
-    if (versioned) memspyCountBoundsEmit(F, cnt, rt.buf, cast<BasicBlock>(countMap[bodyEntry]), countBounds);
+    if (cnt) memspyCountBoundsEmit(F, cnt, rt.buf, cast<BasicBlock>(countMap[bodyEntry]), countBounds);
     if (blockTable) fillBlocks(blockTable, loopTable);
     for (auto &d : dests) {                     /* in the body only: the copies match records by position */
         bool endLabel = isa<CallInst>(d.first); /* an invoke ends its block */
