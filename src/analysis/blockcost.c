@@ -24,7 +24,7 @@
 
 #define MCA_ITERATIONS 100
 /* Bumped when the way blocks are cut or rewritten changes: older cache files are not used. */
-#define BLOCKCOST_METHOD "m5"
+#define BLOCKCOST_METHOD "m6"
 
 /* Start argv with stdin from in_path (NULL: /dev/null), stdout to out_path, stderr to
  * err_path. Returns its pid, or -1 if it could not start. */
@@ -513,13 +513,34 @@ static size_t reg_len(const char *s)
     return n;
 }
 
+/* The buffer register B of a reservation whose count is the register C: the base of the first
+ * store into `k(%B,%C,8)` or `leaq (%B,%C,8)` among t[from, from + 16), into buf. */
+static int count_store_base(char *const *t, size_t from, size_t n, const char *c, char *buf, size_t len)
+{
+    char pat[48];
+    snprintf(pat, sizeof pat, ",%s,8)", c);
+    for (size_t j = from; j < n && j < from + 16; j++) {
+        const char *at = strstr(t[j], pat);
+        if (!at || (strncmp(t[j], "movq ", 5) && strncmp(t[j], "leaq ", 5))) continue;
+        const char *open = at;
+        while (open > t[j] && *open != '(') open--;
+        if (*open != '(' || (size_t)(at - open - 1) >= len) return 0;
+        snprintf(buf, len, "%.*s", (int)(at - open - 1), open + 1);
+        return 1;
+    }
+    return 0;
+}
+
 /* The instrumentation's code pattern in a block of the instrumented body (docs/plugin.md):
  * a reservation `movq (%B), %C` + `cmpq $40xx, %C` + `ja` (B: the thread buffer, C: its word
  * count), the record pointer `leaq (%B,%C,8), %P`, stores into `k(%P)` or `k(%B,%C,8)`, the
  * count's update `addq $n, %C` and `movq %C, (%B)`; clang's code addresses the buffer through
  * %fs (`movq %fs:(%B), %C`, `jae`, stores into `%fs:k(%B,%C,8)`, `movq %C, %fs:(%B)`) and
- * computes a record's address with a `leaq ..., %R` just before storing %R. Marks those
- * instructions in drop[] (the plain copy the timing run executes has none of them). */
+ * computes a record's address with a `leaq ..., %R` just before storing %R. In gcc's counting
+ * copy the count stays in a register (no load, no store): `cmpq $40xx, %C` + `ja` with a store
+ * into `k(%B,%C,8)` after it, and `addq $n, %C`. Marks those instructions in drop[] (the plain
+ * copy the timing run executes has none of them); the count's store before a call and its
+ * load after it in the counting copy are left in (their buffer register is not known there). */
 static void mark_instrumentation(char *const *t, size_t n, char *drop)
 {
     char buf[32] = "", cnt[32] = "", ptr[32] = "";
@@ -527,6 +548,15 @@ static void mark_instrumentation(char *const *t, size_t n, char *drop)
         const char *x = t[i];
         char a[32], b[32];
         long imm;
+        if (i + 1 < n && sscanf(x, "cmpq $%ld, %31s", &imm, b) == 2 && imm >= 4000 && imm <= 4096 &&
+            (!strncmp(t[i + 1], "ja ", 3) || !strncmp(t[i + 1], "jae ", 4)) &&
+            count_store_base(t, i + 2, n, b, a, sizeof a)) { /* a count in a register */
+            snprintf(buf, sizeof buf, "%s", a);
+            snprintf(cnt, sizeof cnt, "%s", b);
+            drop[i] = drop[i + 1] = 1;
+            i += 1;
+            continue;
+        }
         if (i + 1 < n &&
             (sscanf(x, "movq (%31[^)]), %31s", a, b) == 2 || sscanf(x, "movq %%fs:(%31[^)]), %31s", a, b) == 2) &&
             sscanf(t[i + 1], "cmpq $%ld, %31s", &imm, b) == 2 && imm >= 4000 && imm <= 4096) {
@@ -572,6 +602,7 @@ static void mark_instrumentation(char *const *t, size_t n, char *drop)
             continue;
         }
         if (ptr[0] && dst && !strcmp(dst, ptr)) ptr[0] = '\0'; /* the program reuses the register */
+        if (cnt[0] && dst && !strcmp(dst, cnt)) cnt[0] = '\0';
     }
 }
 

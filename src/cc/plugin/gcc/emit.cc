@@ -63,18 +63,27 @@ gimple *pc_label(const char *section, const char *table, unsigned offset, const 
     return g;
 }
 
+/* b = &__memspy_buf[0] before gsi; returns b. */
+static tree buf_address(gimple_stmt_iterator *gsi, location_t loc)
+{
+    tree b = make_ssa_name(word_ptr);
+    tree elt0 = build4(ARRAY_REF, word_type, buf_decl, integer_zero_node, NULL_TREE, NULL_TREE);
+    insert_before(gsi, gimple_build_assign(b, build_fold_addr_expr(elt0)), loc);
+    return b;
+}
+
 /* Reserve `words` words of the thread's buffer just before statement at: emits
  *   b = &__memspy_buf[0]; n0 = b[0]; if (n0 > CAP - words) __memspy_flush (); n = PHI <n0, 0>;
  *   p = b + 8 * n;
- * and returns p (records go to p[1 ..]); *b_out and *n_out: b and n, for the commit. */
-static tree reserve_words(gimple *at, unsigned words, location_t loc, tree *b_out, tree *n_out)
+ * and returns p (records go to p[1 ..]); *b_out and *n_out: b and n, for the commit. With a
+ * count register cnt (the counting copy's, count_register), n0 = cnt instead of the load, and
+ * the cold path stores n0 into b[0] before the flush. */
+static tree reserve_words(gimple *at, unsigned words, location_t loc, tree *b_out, tree *n_out, tree cnt)
 {
     gimple_stmt_iterator gsi = gsi_for_stmt(at);
-    tree b = make_ssa_name(word_ptr);
-    tree elt0 = build4(ARRAY_REF, word_type, buf_decl, integer_zero_node, NULL_TREE, NULL_TREE);
-    insert_before(&gsi, gimple_build_assign(b, build_fold_addr_expr(elt0)), loc);
+    tree b = buf_address(&gsi, loc);
     tree n0 = make_ssa_name(word_type);
-    insert_before(&gsi, count_access(n0, word_ref(b, 0)), loc);
+    insert_before(&gsi, cnt ? gimple_build_assign(n0, cnt) : count_access(n0, word_ref(b, 0)), loc);
     gcond *cond =
         gimple_build_cond(GT_EXPR, n0, build_int_cst(word_type, MSPLUG_BUF_WORDS - words), NULL_TREE, NULL_TREE);
     gimple_set_location(cond, loc);
@@ -84,6 +93,11 @@ static tree reserve_words(gimple *at, unsigned words, location_t loc, tree *b_ou
     gsi_insert_after(&cond_gsi, cond, GSI_NEW_STMT);
     basic_block cond_bb = gimple_bb(cond);
     gimple_stmt_iterator then_gsi = gsi_start_bb(then_bb);
+    if (cnt) {
+        gimple *publish = count_access(word_ref(b, 0), n0);
+        gimple_set_location(publish, loc);
+        gsi_insert_after(&then_gsi, publish, GSI_NEW_STMT);
+    }
     gcall *flush = gimple_build_call(flush_decl, 0);
     gimple_set_location(flush, loc);
     gsi_insert_after(&then_gsi, flush, GSI_NEW_STMT);
@@ -113,40 +127,43 @@ static void store_tagged_address(gimple_stmt_iterator *gsi, tree p, unsigned w, 
     insert_before(gsi, gimple_build_assign(word_ref(p, w), tagged), loc);
 }
 
-/* b[0] = n + words, before gsi: publishes the records. */
-static void commit_words(gimple_stmt_iterator *gsi, tree b, tree n, unsigned words, location_t loc)
+/* b[0] = n + words (cnt = n + words with a count register), before gsi: publishes the
+ * records. */
+static void commit_words(gimple_stmt_iterator *gsi, tree b, tree n, unsigned words, location_t loc, tree cnt)
 {
     tree nk = make_ssa_name(word_type);
     insert_before(gsi, gimple_build_assign(nk, PLUS_EXPR, n, build_int_cst(word_type, words)), loc);
-    insert_before(gsi, count_access(word_ref(b, 0), nk), loc);
+    insert_before(gsi, cnt ? gimple_build_assign(cnt, nk) : count_access(word_ref(b, 0), nk), loc);
 }
 
-/* A block word in a reservation of its own, just before the block's first statement. */
-void emit_block_word(const block &bk, unsigned index, tree blocks)
+/* A block word in a reservation of its own, just before the block's first statement (cnt:
+ * the counting copy's count register, NULL_TREE for the buffer's count in memory). */
+void emit_block_word(const block &bk, unsigned index, tree blocks, tree cnt)
 {
     location_t loc = gimple_location(bk.first);
     tree b, n;
-    tree p = reserve_words(bk.first, 1, loc, &b, &n);
+    tree p = reserve_words(bk.first, 1, loc, &b, &n, cnt);
     gimple_stmt_iterator gsi = gsi_for_stmt(bk.first);
     store_tagged_address(&gsi, p, 1, blocks, MSPLUG_BLOCK_WORDS * index, MSPLUG_BLOCK_TAG, loc);
-    commit_words(&gsi, b, n, 1, loc);
+    commit_words(&gsi, b, n, 1, loc, cnt);
 }
 
 /* A call word just before call (a reservation of two words): the descriptor of the caller's
- * block (index blk of table blocks) tagged MSPLUG_CALL_TAG, then the callee's address. */
-void emit_call_word(gcall *call, unsigned blk, tree blocks)
+ * block (index blk of table blocks) tagged MSPLUG_CALL_TAG, then the callee's address (cnt as
+ * for emit_block_word). */
+void emit_call_word(gcall *call, unsigned blk, tree blocks, tree cnt)
 {
     location_t loc = gimple_location(call);
     tree fn = gimple_call_fn(call);
     if (!fn) return;
     if (TREE_CODE(fn) == OBJ_TYPE_REF) fn = OBJ_TYPE_REF_EXPR(fn); /* a virtual call: the pointer */
     tree b, n;
-    tree p = reserve_words(call, 2, loc, &b, &n);
+    tree p = reserve_words(call, 2, loc, &b, &n, cnt);
     gimple_stmt_iterator gsi = gsi_for_stmt(call);
     store_tagged_address(&gsi, p, 1, blocks, MSPLUG_BLOCK_WORDS * blk, MSPLUG_CALL_TAG, loc);
     tree callee = as_word(&gsi, unshare_expr(fn));
     insert_before(&gsi, gimple_build_assign(word_ref(p, 2), callee), loc);
-    commit_words(&gsi, b, n, 2, loc);
+    commit_words(&gsi, b, n, 2, loc, cnt);
 }
 
 /* Emit group g (sites [first, end)) of the function's table; blk: the index of the block
@@ -159,7 +176,7 @@ void emit_group(fn_state *st, unsigned first, unsigned end, tree table, const ch
     gimple *s0 = st->sites[first].stmt;
     location_t loc = gimple_location(s0);
     tree b, n;
-    tree p = reserve_words(s0, words, loc, &b, &n);
+    tree p = reserve_words(s0, words, loc, &b, &n, NULL_TREE);
 
     /* p[1] = block word (if any), then the header (first site, bit 63 set) */
     gimple_stmt_iterator gsi = gsi_for_stmt(s0);
@@ -176,8 +193,75 @@ void emit_group(fn_state *st, unsigned first, unsigned end, tree table, const ch
             tree v = as_word(&gsi, s.ops[j]);
             insert_before(&gsi, gimple_build_assign(word_ref(p, w++), v), sloc);
         }
-        if (i + 1 == end) commit_words(&gsi, b, n, words, sloc);
+        if (i + 1 == end) commit_words(&gsi, b, n, words, sloc, NULL_TREE);
         insert_before(&gsi, pc_label(MSPLUG_PCS_SECTION, table_name, 16 * i, comdat), sloc);
+    }
+}
+
+/* The counting copy's count register: a local variable (a GIMPLE register, renamed into SSA
+ * form by the pass's TODO_update_ssa) that holds the buffer's word count between the copy's
+ * entry and its next call or exit, so that a block word costs a compare, a store and an add
+ * where the count in memory costs a load and a store more (a store-to-load chain per block in
+ * a short loop). */
+tree count_register(void) { return create_tmp_reg(word_type, "memspy_cnt"); }
+
+/* The statements that load the count register cnt from the buffer's count (load) or store it
+ * there: b = &__memspy_buf[0]; then n = b[0]; cnt = n, or n = cnt; b[0] = n (volatile). */
+static gimple_seq count_move(tree cnt, bool load, location_t loc)
+{
+    gimple_seq seq = NULL;
+    tree b = make_ssa_name(word_ptr), n = make_ssa_name(word_type);
+    tree elt0 = build4(ARRAY_REF, word_type, buf_decl, integer_zero_node, NULL_TREE, NULL_TREE);
+    gimple_seq_add_stmt(&seq, gimple_build_assign(b, build_fold_addr_expr(elt0)));
+    if (load) {
+        gimple_seq_add_stmt(&seq, count_access(n, word_ref(b, 0)));
+        gimple_seq_add_stmt(&seq, gimple_build_assign(cnt, n));
+    } else {
+        gimple_seq_add_stmt(&seq, gimple_build_assign(n, cnt));
+        gimple_seq_add_stmt(&seq, count_access(word_ref(b, 0), n));
+    }
+    for (gimple_stmt_iterator i = gsi_start(seq); !gsi_end_p(i); gsi_next(&i)) gimple_set_location(gsi_stmt(i), loc);
+    return seq;
+}
+
+/* count_move on each edge into or out of bb (preds: into it; succs: out of it) that is not an
+ * exception's or an abnormal one. */
+static void count_move_on_edges(vec<edge, va_gc> *edges, tree cnt, bool load, location_t loc)
+{
+    edge e;
+    edge_iterator ei;
+    FOR_EACH_EDGE(e, ei, edges)
+    if (!(e->flags & (EDGE_EH | EDGE_ABNORMAL))) gsi_insert_seq_on_edge(e, count_move(cnt, load, loc));
+}
+
+/* Where the counting copy's count register meets memory (cnt from count_register): loaded at
+ * the copy's entry block and at the blocks an exception or an abnormal edge enters (every
+ * other edge into such a block stores it first); stored before each of stmts (the copy's
+ * calls, returns and resx) and loaded again after each call (a callee appends to the buffer:
+ * its words come after the caller's). Called after every word is emitted; the caller commits
+ * the edge inserts (gsi_commit_edge_inserts). */
+void emit_count_bounds(tree cnt, basic_block entry, const auto_vec<gimple *> &stmts, const auto_vec<basic_block> &eh)
+{
+    location_t loc = DECL_SOURCE_LOCATION(current_function_decl);
+    gimple_stmt_iterator gsi = gsi_after_labels(entry);
+    gsi_insert_seq_before(&gsi, count_move(cnt, true, loc), GSI_SAME_STMT);
+    for (unsigned i = 0; i < eh.length(); i++) {
+        gsi = gsi_after_labels(eh[i]);
+        gsi_insert_seq_before(&gsi, count_move(cnt, true, loc), GSI_SAME_STMT);
+        count_move_on_edges(eh[i]->preds, cnt, false, loc);
+    }
+    for (unsigned i = 0; i < stmts.length(); i++) {
+        gimple *s = stmts[i];
+        location_t sloc = gimple_location(s);
+        gsi = gsi_for_stmt(s);
+        gsi_insert_seq_before(&gsi, count_move(cnt, false, sloc), GSI_SAME_STMT);
+        if (!is_gimple_call(s)) continue;
+        if (stmt_ends_bb_p(s)) {
+            count_move_on_edges(gimple_bb(s)->succs, cnt, true, sloc);
+        } else {
+            gsi = gsi_for_stmt(s);
+            gsi_insert_seq_after(&gsi, count_move(cnt, true, sloc), GSI_SAME_STMT);
+        }
     }
 }
 

@@ -137,12 +137,27 @@ static void make_decls(void)
 
 /* Where the versions of the current function start and end. */
 struct fn_version {
-    edge entry;                     /* the edge into the instrumented body (its entry hook) */
-    auto_vec<gimple *> returns;     /* the body's return statements (their exit hooks) */
-    auto_vec<gcall *> count_calls;  /* per call edge of st->calls: the call in the counting copy */
-    auto_vec<gimple *> count_first; /* per counted block: its first statement in the counting
+    edge entry;                      /* the edge into the instrumented body (its entry hook) */
+    auto_vec<gimple *> returns;      /* the body's return statements (their exit hooks) */
+    auto_vec<gcall *> count_calls;   /* per call edge of st->calls: the call in the counting copy */
+    auto_vec<gimple *> count_first;  /* per counted block: its first statement in the counting
                                      * copy (empty when not versioned) */
+    basic_block count_entry;         /* the counting copy's first block (NULL when not versioned) */
+    auto_vec<gimple *> count_bounds; /* its calls, returns and resx: the count register is
+                                      * stored before them (emit_count_bounds) */
+    auto_vec<basic_block> count_eh;  /* its blocks entered by an exception or an abnormal edge */
 };
+
+/* Whether the count register must be in memory at stmt of the counting copy: a call (one that
+ * may reach the runtime or instrumented code: not an internal function, not a const builtin),
+ * a return or a resx. */
+static bool count_bound(gimple *stmt)
+{
+    if (gimple_code(stmt) == GIMPLE_RETURN || gimple_code(stmt) == GIMPLE_RESX) return true;
+    gcall *call = dyn_cast<gcall *>(stmt);
+    if (!call || gimple_call_internal_p(call)) return false;
+    return !(gimple_call_builtin_p(call, BUILT_IN_NORMAL) && (gimple_call_flags(call) & ECF_CONST));
+}
 
 /* The first statement of bb that a block word goes before (as collect_bb chooses it). */
 static gimple *first_statement(basic_block bb)
@@ -180,11 +195,12 @@ static unsigned call_ordinal(gcall *call)
 
 /* Copy the blocks bbs (all of the function's), with a copy of each loop in outer (the
  * function's outermost loops) and of their inner loops. Returns the copy of first; firsts
- * (if not NULL) receives, per counted block of st, its first statement in the copy, and
- * calls per call edge of st its call in the copy. */
+ * (if not NULL) receives, per counted block of st, its first statement in the copy, calls per
+ * call edge of st its call in the copy, bounds the copy's statements where the count register
+ * goes to memory (count_bound) and eh the copy's blocks an exception or abnormal edge enters. */
 static basic_block copy_body(function *fun, const auto_vec<basic_block> &bbs, basic_block first,
                              const auto_vec<class loop *> &outer, const fn_state *st, auto_vec<gimple *> *firsts,
-                             auto_vec<gcall *> *calls)
+                             auto_vec<gcall *> *calls, auto_vec<gimple *> *bounds, auto_vec<basic_block> *eh)
 {
     auto_vec<unsigned> ordinals;
     for (unsigned j = 0; calls && j < st->calls.length(); j++) ordinals.safe_push(call_ordinal(st->calls[j]));
@@ -198,6 +214,17 @@ static basic_block copy_body(function *fun, const auto_vec<basic_block> &bbs, ba
              EXIT_BLOCK_PTR_FOR_FN(fun)->prev_bb, false);
     add_phi_args_after_copy(copies.address(), n, NULL);
     basic_block first_copy = get_bb_copy(first);
+    for (unsigned i = 0; bounds && i < n; i++) {
+        edge e;
+        edge_iterator ei;
+        FOR_EACH_EDGE(e, ei, copies[i]->preds)
+        if (e->flags & (EDGE_EH | EDGE_ABNORMAL)) {
+            eh->safe_push(copies[i]);
+            break;
+        }
+        for (gimple_stmt_iterator gsi = gsi_start_bb(copies[i]); !gsi_end_p(gsi); gsi_next(&gsi))
+            if (count_bound(gsi_stmt(gsi))) bounds->safe_push(gsi_stmt(gsi));
+    }
     for (unsigned i = 0; firsts && i < st->blocks.length(); i++)
         firsts->safe_push(first_statement(get_bb_copy(st->blocks[i].bb)));
     for (unsigned j = 0; calls && j < st->calls.length(); j++)
@@ -255,8 +282,10 @@ static bool version_function(function *fun, const auto_vec<basic_block> &collect
     for (class loop *l = root ? root->inner : NULL; l; l = l->next) outer.safe_push(l);
     free_dominance_info(CDI_DOMINATORS);
     free_dominance_info(CDI_POST_DOMINATORS);
-    basic_block plain = copy_body(fun, bbs, first, outer, st, NULL, NULL);
-    basic_block count = copy_body(fun, bbs, first, outer, st, &v->count_first, &v->count_calls);
+    basic_block plain = copy_body(fun, bbs, first, outer, st, NULL, NULL, NULL, NULL);
+    basic_block count =
+        copy_body(fun, bbs, first, outer, st, &v->count_first, &v->count_calls, &v->count_bounds, &v->count_eh);
+    v->count_entry = count;
 
     /* the dispatch, in two blocks before the body */
     location_t loc = DECL_SOURCE_LOCATION(fun->decl);
@@ -303,6 +332,7 @@ static unsigned int instrument_function(function *fun)
                 st.group_start.length(), nblocks,
                 loops ? (unsigned)tree_to_uhwi(CONSTRUCTOR_ELT(DECL_INITIAL(loops), 0)->value) : 0);
     fn_version ver;
+    ver.count_entry = NULL;
     bool versioned = version_function(fun, bbs, &st, &ver);
     if (opt_verbose && versioned) fprintf(stderr, "memspy_gcc: %s: versioned\n", function_name(fun));
     free_dominance_info(CDI_DOMINATORS);
@@ -323,13 +353,16 @@ static unsigned int instrument_function(function *fun)
         }
         fill_table(&st, table);
     }
+    /* the counting copy's count register; not at -O0, where it would be a stack slot of the
+     * frame the body shares (its layout, and so the stack's simulated addresses, kept) */
+    tree cnt = ver.count_entry && nblocks && optimize ? count_register() : NULL_TREE;
     for (unsigned i = 0; i < nblocks; i++) {
         const block &bk = st.blocks[i];
-        if (bk.group < 0) emit_block_word(bk, i, blocks);
+        if (bk.group < 0) emit_block_word(bk, i, blocks, NULL_TREE);
         if (i < ver.count_first.length() && ver.count_first[i]) { /* the counting copy's word */
             block copy = bk;
             copy.first = ver.count_first[i];
-            emit_block_word(copy, i, blocks);
+            emit_block_word(copy, i, blocks, cnt);
             /* and its pc, the code MTOOL costs: the plain copy's own code with only block words
              * added (a label in the plain copy itself changes gcc's register allocation there) */
             gimple_stmt_iterator cgsi = gsi_for_stmt(ver.count_first[i]);
@@ -338,9 +371,13 @@ static unsigned int instrument_function(function *fun)
         }
     }
     for (unsigned j = 0; nblocks && j < st.calls.length(); j++) { /* call edges, in the body and the counting copy */
-        emit_call_word(st.calls[j], st.call_block[j], blocks);
+        emit_call_word(st.calls[j], st.call_block[j], blocks, NULL_TREE);
         if (j < ver.count_calls.length() && ver.count_calls[j])
-            emit_call_word(ver.count_calls[j], st.call_block[j], blocks);
+            emit_call_word(ver.count_calls[j], st.call_block[j], blocks, cnt);
+    }
+    if (cnt) {
+        emit_count_bounds(cnt, ver.count_entry, ver.count_bounds, ver.count_eh);
+        gsi_commit_edge_inserts();
     }
     if (nblocks) fill_blocks(&st, blocks, loops);
     if (nsites || st.has_calls) emit_entry_exit(ver.entry, ver.returns);

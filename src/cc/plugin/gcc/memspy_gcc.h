@@ -90,8 +90,10 @@ extern unsigned table_counter;
 void collect_bb(fn_state *st, basic_block bb);
 void insert_before(gimple_stmt_iterator *gsi, gimple *g, location_t loc);
 gimple *pc_label(const char *section, const char *table, unsigned offset, const char *comdat);
-void emit_block_word(const block &bk, unsigned index, tree blocks);
-void emit_call_word(gcall *call, unsigned blk, tree blocks);
+void emit_block_word(const block &bk, unsigned index, tree blocks, tree cnt);
+void emit_call_word(gcall *call, unsigned blk, tree blocks, tree cnt);
+tree count_register(void);
+void emit_count_bounds(tree cnt, basic_block entry, const auto_vec<gimple *> &stmts, const auto_vec<basic_block> &eh);
 void emit_group(fn_state *st, unsigned first, unsigned end, tree table, const char *table_name, const char *comdat,
                 int blk, tree blocks);
 tree make_table(const char *prefix, unsigned nwords, char *name, size_t namelen);

@@ -91,6 +91,7 @@
 
 #define MSPLUG_NO_DECLS
 #include "../../../rt/msplug_abi.h"
+#include "count.h"
 #include "dests.h"
 
 using namespace llvm;
@@ -173,15 +174,16 @@ class Instrumenter
     bool addAccess(Instruction *I, Value *ptr, Type *ty, unsigned kind);
     void constantReads(Instruction *I);
     bool callSites(CallBase *CB, unsigned &openFrom);
-    Value *reserve(Instruction *at, unsigned words, Value **b, Value **n);
+    Value *reserve(Instruction *at, unsigned words, Value **b, Value **n, AllocaInst *cnt);
     void emitGroup(unsigned first, unsigned end, GlobalVariable *table, const std::string &comdat, int blk,
                    GlobalVariable *blockTable);
-    void emitBlockWord(const Block &bk, unsigned index, GlobalVariable *blockTable);
+    void emitBlockWord(const Block &bk, unsigned index, GlobalVariable *blockTable, AllocaInst *cnt);
     GlobalVariable *makeLoopTable(Function &F, GlobalVariable *blockTable);
     void fillBlocks(GlobalVariable *blockTable, GlobalVariable *loopTable);
     void emitEntryExit(BasicBlock *entry);
-    void emitCallWord(CallBase *CB, unsigned block, GlobalVariable *blockTable);
-    void makeCopies(Function &F, ValueToValueMapTy &plain, ValueToValueMapTy &count);
+    void emitCallWord(CallBase *CB, unsigned block, GlobalVariable *blockTable, AllocaInst *cnt);
+    void makeCopies(Function &F, ValueToValueMapTy &plain, ValueToValueMapTy &count,
+                    std::vector<BasicBlock *> &countBlocks);
     void addConstructor();
     bool routable(Instruction *I);
     void routeAtomic(Instruction *I);
@@ -459,17 +461,20 @@ static Constant *taggedAddress(GlobalVariable *table, unsigned index, uint64_t t
 }
 
 /* Reserve words in the thread's buffer before at: b = &__memspy_buf[0]; n = b[0], or 0 after
- * a flush when fewer than words are free. Returns p = b + n (the records go to p[1..words]). */
-Value *Instrumenter::reserve(Instruction *at, unsigned words, Value **b, Value **n)
+ * a flush when fewer than words are free. Returns p = b + n (the records go to p[1..words]).
+ * With the counting copy's count local cnt (count.h), n = cnt, stored into b[0] before a
+ * flush. */
+Value *Instrumenter::reserve(Instruction *at, unsigned words, Value **b, Value **n, AllocaInst *cnt)
 {
     Type *i64 = rt.i64;
     IRBuilder<> B(at);
     *b = B.CreateConstInBoundsGEP2_64(rt.buf->getValueType(), rt.buf, 0, 0);
-    Value *n0 = B.CreateLoad(i64, *b, "memspy.n0");
+    Value *n0 = B.CreateLoad(i64, cnt ? (Value *)cnt : *b, "memspy.n0");
     Value *full = B.CreateICmpUGT(n0, ConstantInt::get(i64, MSPLUG_BUF_WORDS - words));
     BasicBlock *condBB = at->getParent();
     MDNode *weights = MDBuilder(C).createBranchWeights(1, 1 << 20);
     Instruction *thenTerm = SplitBlockAndInsertIfThen(full, at, false, weights);
+    if (cnt) IRBuilder<>(thenTerm).CreateStore(n0, *b);
     IRBuilder<>(thenTerm).CreateCall(rt.flush);
     BasicBlock *tail = at->getParent();
     PHINode *phi = PHINode::Create(i64, 2, "memspy.n", &tail->front());
@@ -480,15 +485,16 @@ Value *Instrumenter::reserve(Instruction *at, unsigned words, Value **b, Value *
     return B.CreateInBoundsGEP(i64, *b, phi);
 }
 
-/* A block word in a reservation of its own, just before the block's first instruction. */
-void Instrumenter::emitBlockWord(const Block &bk, unsigned index, GlobalVariable *blockTable)
+/* A block word in a reservation of its own, just before the block's first instruction (cnt:
+ * the counting copy's count local, null for the count in memory). */
+void Instrumenter::emitBlockWord(const Block &bk, unsigned index, GlobalVariable *blockTable, AllocaInst *cnt)
 {
     Value *b, *n;
-    Value *p = reserve(bk.first, 1, &b, &n);
+    Value *p = reserve(bk.first, 1, &b, &n, cnt);
     IRBuilder<> B(bk.first);
     B.CreateStore(taggedAddress(blockTable, MSPLUG_BLOCK_WORDS * index, MSPLUG_BLOCK_TAG),
                   B.CreateConstInBoundsGEP1_64(rt.i64, p, 1));
-    B.CreateStore(B.CreateAdd(n, ConstantInt::get(rt.i64, 1)), b);
+    B.CreateStore(B.CreateAdd(n, ConstantInt::get(rt.i64, 1)), cnt ? (Value *)cnt : b);
 }
 
 /* Emit the group of sites [first, end) of the function's table; blk: the index of the block
@@ -501,7 +507,7 @@ void Instrumenter::emitGroup(unsigned first, unsigned end, GlobalVariable *table
     Instruction *s0 = sites[first].at;
     Type *i64 = rt.i64;
     Value *b, *n;
-    Value *p = reserve(s0, words, &b, &n);
+    Value *p = reserve(s0, words, &b, &n, nullptr);
 
     /* p[1] = block word (if any), then the header (first site, bit 63 set) */
     IRBuilder<> B(s0);
@@ -548,16 +554,17 @@ void Instrumenter::emitEntryExit(BasicBlock *entry)
 }
 
 /* A call word before CB in a two-word reservation: the caller block's descriptor with the
- * call tag, then the callee's address (the pointer's value for an indirect call). */
-void Instrumenter::emitCallWord(CallBase *CB, unsigned block, GlobalVariable *blockTable)
+ * call tag, then the callee's address (the pointer's value for an indirect call); cnt as for
+ * emitBlockWord. */
+void Instrumenter::emitCallWord(CallBase *CB, unsigned block, GlobalVariable *blockTable, AllocaInst *cnt)
 {
     Value *b, *n;
-    Value *p = reserve(CB, 2, &b, &n);
+    Value *p = reserve(CB, 2, &b, &n, cnt);
     IRBuilder<> B(CB);
     B.CreateStore(taggedAddress(blockTable, MSPLUG_BLOCK_WORDS * block, MSPLUG_CALL_TAG),
                   B.CreateConstInBoundsGEP1_64(rt.i64, p, 1));
     B.CreateStore(B.CreatePtrToInt(CB->getCalledOperand(), rt.i64), B.CreateConstInBoundsGEP1_64(rt.i64, p, 2));
-    B.CreateStore(B.CreateAdd(n, ConstantInt::get(rt.i64, 2)), b);
+    B.CreateStore(B.CreateAdd(n, ConstantInt::get(rt.i64, 2)), cnt ? (Value *)cnt : b);
 }
 
 /* Whether F's blocks can be copied within F: no block whose address is taken, no indirectbr or
@@ -579,7 +586,8 @@ static bool versionable(Function &F)
 /* The plain and the counting copies of F's blocks (into the maps, blocks included), and a new
  * entry block: F's static allocas, then a switch on __memspy_plain to the body's entry
  * (capture, the default), the plain copy's (MSPLUG_RUN_PLAIN) or the counting copy's. */
-void Instrumenter::makeCopies(Function &F, ValueToValueMapTy &plain, ValueToValueMapTy &count)
+void Instrumenter::makeCopies(Function &F, ValueToValueMapTy &plain, ValueToValueMapTy &count,
+                              std::vector<BasicBlock *> &countBlocks)
 {
     BasicBlock *entry = &F.getEntryBlock();
     BasicBlock *dispatch = BasicBlock::Create(C, "memspy.dispatch", &F, entry);
@@ -599,6 +607,7 @@ void Instrumenter::makeCopies(Function &F, ValueToValueMapTy &plain, ValueToValu
             copies.push_back(copy);
         }
         remapInstructionsInBlocks(copies, *map);
+        if (map == &count) countBlocks.assign(copies.begin(), copies.end());
     }
     IRBuilder<> B(dispatch);
     Value *mode = B.CreateLoad(Type::getInt32Ty(C), rt.plain, "memspy.mode");
@@ -712,7 +721,15 @@ bool Instrumenter::instrumentFunction(Function &F)
     BasicBlock *bodyEntry = &F.getEntryBlock();
     ValueToValueMapTy plainMap, countMap;
     bool versioned = !noversion && blockTable && versionable(F);
-    if (versioned) makeCopies(F, plainMap, countMap);
+    std::vector<BasicBlock *> countBlocks;
+    std::vector<Instruction *> countBounds;
+    AllocaInst *cnt = nullptr; /* the counting copy's count (count.h) */
+    if (versioned) {
+        makeCopies(F, plainMap, countMap, countBlocks);
+        countBounds = memspyCountBounds(countBlocks);
+        /* not at -O0: the count's values would be spilled into the frame the body shares */
+        if (!unoptimised) cnt = new AllocaInst(rt.i64, 0, "memspy.cnt", &*F.getEntryBlock().getFirstInsertionPt());
+    }
     if (verbose)
         errs() << "memspy_llvm: " << F.getName() << ": " << sites.size() << " sites in " << groupStart.size()
                << " groups, " << blocks.size() << " blocks, "
@@ -753,20 +770,20 @@ bool Instrumenter::instrumentFunction(Function &F)
         }
     }
     for (unsigned i = 0; i < blocks.size(); i++)
-        if (blocks[i].group < 0) emitBlockWord(blocks[i], i, blockTable);
+        if (blocks[i].group < 0) emitBlockWord(blocks[i], i, blockTable, nullptr);
     std::map<const BasicBlock *, unsigned> blockIndex;
     for (unsigned i = 0; i < blocks.size(); i++) blockIndex[blocks[i].bb] = i;
     for (auto &c : callInsts) {
         auto at = blockIndex.find(c.second);
         if (at == blockIndex.end()) continue; /* no descriptor: nothing to name the caller by */
-        emitCallWord(c.first, at->second, blockTable);
-        if (versioned) emitCallWord(cast<CallBase>(countMap[c.first]), at->second, blockTable);
+        emitCallWord(c.first, at->second, blockTable, nullptr);
+        if (versioned) emitCallWord(cast<CallBase>(countMap[c.first]), at->second, blockTable, cnt);
     }
     if (versioned) /* the counting copy: a block word per counted block */
         for (unsigned i = 0; i < blocks.size(); i++) {
             Block copy = blocks[i];
             copy.first = cast<Instruction>(countMap[blocks[i].first]);
-            emitBlockWord(copy, i, blockTable);
+            emitBlockWord(copy, i, blockTable, cnt);
             /* the plain copy's label (no nop: nothing added to the code the timing run runs;
              * no location: no line-table row of its own for the copy's pcs) */
             IRBuilder<>(cast<Instruction>(plainMap[blocks[i].first]))
@@ -774,6 +791,7 @@ bool Instrumenter::instrumentFunction(Function &F)
                                     8 * MSPLUG_BLOCK_WORDS * i, comdat, false))
                 ->setDebugLoc(DebugLoc());
         }
+    if (cnt) memspyCountBoundsEmit(F, cnt, rt.buf, cast<BasicBlock>(countMap[bodyEntry]), countBounds);
     if (blockTable) fillBlocks(blockTable, loopTable);
     for (auto &d : dests) {                     /* in the body only: the copies match records by position */
         bool endLabel = isa<CallInst>(d.first); /* an invoke ends its block */

@@ -1,0 +1,26 @@
+/* memspy's LLVM pass plugin: the counting copy's count register (count.cc).
+ *
+ * In the counting copy (MEMSPY_MODE=count) the buffer's word count lives in a local (an alloca
+ * promoted to SSA values once every word is emitted) between the copy's entry and its next
+ * call or exit, so that a block word costs a compare, a store and an add where the count in
+ * memory costs a load and a store more (a store-to-load chain per block in a short loop). */
+#ifndef MEMSPY_LLVM_COUNT_H
+#define MEMSPY_LLVM_COUNT_H
+#include "llvm/IR/BasicBlock.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/Instructions.h"
+
+#include <vector>
+
+/* The instructions of the copy's blocks where the count must be in memory: calls (not
+ * intrinsics, except memory copies and sets), returns and resumes. Before any code is emitted. */
+std::vector<llvm::Instruction *> memspyCountBounds(const std::vector<llvm::BasicBlock *> &copy);
+
+/* Once every word is emitted (with the local cnt as the count): cnt = buf[0] at the copy's
+ * entry, after each call and invoke (a callee appends after the caller's words) and at the
+ * landing pads; buf[0] = cnt before each of bounds; then cnt promoted to SSA values. */
+void memspyCountBoundsEmit(llvm::Function &F, llvm::AllocaInst *cnt, llvm::GlobalVariable *buf, llvm::BasicBlock *entry,
+                           const std::vector<llvm::Instruction *> &bounds);
+
+#endif
