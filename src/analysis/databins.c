@@ -119,13 +119,16 @@ static int build_heap_path(const ms_raw_bin *b, ms_symbolizer *sym, const ms_des
     if (h->nframes && h->frames[0]->module) { /* allocated in a library without DWARF */
         h->library = true;
         h->names[0] = library_heap_name(h);
-        if (!h->names[0] || !returned) { /* not the block the call returns: the library's name */
+        while (from < h->nframes && h->frames[from]->module && !strcmp(h->frames[from]->module, h->frames[0]->module))
+            from++;
+        /* Not the block the call returns: the library's name, unless the program called the
+         * library on an object (`data_.append(piece)`: a string the library grows for it). */
+        bool for_object = from < h->nframes && ms_dest_names_object(h->dests[from]);
+        if (!h->names[0] || (!returned && !for_object)) {
             free(out);
             h->level = 0;
             return h->names[0] ? 0 : -1;
         }
-        while (from < h->nframes && h->frames[from]->module && !strcmp(h->frames[from]->module, h->frames[0]->module))
-            from++;
     }
     for (size_t i = from; i < h->nframes; i++) {
         const ms_frame *f = h->frames[i];
@@ -134,12 +137,19 @@ static int build_heap_path(const ms_raw_bin *b, ms_symbolizer *sym, const ms_des
         else if (!ms_source_is_system(f->file))
             h->names[i] = frame_name(h, i, &out[i]);
     }
-    /* A wrapper's name (its value passed out) gives way to a name further out. */
-    for (size_t i = 0; i < h->nframes; i++)
-        if (out[i] && h->names[i] && next_named(h, i + 1) < h->nframes) {
-            free(h->names[i]);
-            h->names[i] = NULL;
+    /* A wrapper's name (its value passed out) gives way to a name further out; a part of an
+     * aggregate it returns by value, to the caller's destination with the part. */
+    for (size_t i = 0; i < h->nframes; i++) {
+        size_t next = out[i] && h->names[i] ? next_named(h, i + 1) : h->nframes;
+        if (next == h->nframes) continue;
+        char *part = ms_dest_returned_part(h->dests[i], h->inl[i], h->dests[next], h->inl[next]);
+        if (part) {
+            free(h->names[next]);
+            h->names[next] = part;
         }
+        free(h->names[i]);
+        h->names[i] = NULL;
+    }
     free(out);
     h->level = next_named(h, from);
     if (h->library && h->level == h->nframes) h->level = 0; /* the caller stores it nowhere named */
@@ -253,7 +263,9 @@ static int name_mmap_bin(const ms_raw_bin *b, const heap_path *h, ms_data_bin *d
 }
 
 /* Memory of no known object, by mapping: "other:LABEL" ("other:[heap]", "other:libc.so.6"),
- * the mapping's whole path in the full name; malloc's bookkeeping is heap:headers. */
+ * the mapping's whole path in the full name; malloc's bookkeeping is heap:headers; a file
+ * mapped read-only (a module's .rodata: string literals, the compilers' constants) is
+ * "const:FILE", read-only data of static extent (GLOBAL). */
 static int name_mapping_bin(const ms_raw_bin *b, ms_data_bin *d)
 {
     const char *label = b->name && *b->name ? b->name : "[anon]";
@@ -261,6 +273,13 @@ static int name_mapping_bin(const ms_raw_bin *b, ms_data_bin *d)
         d->kind = MS_BIN_HEAP;
         d->name = strdup(MS_HEAP_HEADERS_NAME);
         d->full_name = strdup(MS_HEAP_HEADERS_NAME);
+        return d->name && d->full_name ? 0 : -1;
+    }
+    size_t ro = strlen(MS_RAW_LABEL_READONLY);
+    if (strncmp(label, MS_RAW_LABEL_READONLY, ro) == 0) {
+        d->kind = MS_BIN_GLOBAL;
+        d->name = ms_strprintf("const:%s", base_name(label + ro));
+        d->full_name = ms_strprintf("const:%s", label + ro);
         return d->name && d->full_name ? 0 : -1;
     }
     d->kind = MS_BIN_OTHER;
@@ -437,30 +456,47 @@ static size_t frame_function_len(const char *f, size_t len)
     return colon ? (size_t)(colon - f) : len;
 }
 
-/* Where bin d's call path parts from ref's (their short names are equal): the innermost
- * frame of d's path that differs from ref's, in *frame (FUNCTION:LINE, *len bytes) and the
- * length of its FUNCTION in *fn_len, 0 there when the functions are the same (two statements
- * of one function: only FUNCTION:LINE tells them apart). Returns 0, or -1 when the paths do
- * not differ. */
-static int path_parts(const ms_data_bin *ref, const ms_data_bin *d, const char **frame, size_t *len, size_t *fn_len)
+/* Whether a frame of a full name is code of a library without DWARF ("SYMBOL (LIBRARY)",
+ * "LIBRARY+0xOFFSET"): no line of the program's. */
+static bool library_frame(const char *f, size_t len)
+{
+    if (len && f[len - 1] == ')') return true;
+    size_t k = len;
+    while (k > 0 && isxdigit((unsigned char)f[k - 1])) k--;
+    return k < len && k >= 3 && !memcmp(f + k - 3, "+0x", 3);
+}
+
+/* A frame that says nothing to the user: unknown code, libc's start-up. */
+static bool mute_frame(const char *f, size_t len)
+{
+    return (len >= 2 && !memcmp(f, "??", 2)) || (len >= 7 && !memcmp(f, "__libc_", 7)) ||
+           (len >= 6 && !memcmp(f, "_start", 6));
+}
+
+/* A frame where bin d's call path parts from ref's (their short names are equal). */
+typedef struct {
+    const char *frame; /* FUNCTION:LINE (or a library's frame), len bytes */
+    size_t len, fn_len; /* fn_len: FUNCTION's length, 0 when ref's frame there is in the same function */
+} path_part;
+
+/* The frames of d's call path that differ from ref's, the paths aligned at their innermost
+ * frames, innermost first, into parts (up to max). Returns how many. */
+static size_t path_parts(const ms_data_bin *ref, const ms_data_bin *d, path_part *parts, size_t max)
 {
     enum { MAX_FRAMES = 64 };
     const char *rs[MAX_FRAMES], *ds[MAX_FRAMES];
-    size_t rl[MAX_FRAMES], dl[MAX_FRAMES];
+    size_t rl[MAX_FRAMES], dl[MAX_FRAMES], n = 0;
     size_t nr = path_frames(ref->full_name, strlen(ref->name), rs, rl, MAX_FRAMES);
     size_t nd = path_frames(d->full_name, strlen(d->name), ds, dl, MAX_FRAMES);
-    for (size_t k = 1; k <= nd; k++) {
+    for (size_t k = 1; k <= nd && n < max; k++) {
         const char *f = ds[nd - k];
         size_t fl = dl[nd - k];
         if (k <= nr && rl[nr - k] == fl && !memcmp(rs[nr - k], f, fl)) continue;
         size_t fn = frame_function_len(f, fl);
         int same_fn = k <= nr && frame_function_len(rs[nr - k], rl[nr - k]) == fn && !memcmp(rs[nr - k], f, fn);
-        *frame = f;
-        *len = fl;
-        *fn_len = same_fn ? 0 : fn;
-        return 0;
+        parts[n++] = (path_part){ f, fl, same_fn ? 0 : fn };
     }
-    return -1;
+    return n;
 }
 
 /* Whether some bin of bins[0..n) is named name. */
@@ -471,22 +507,27 @@ static int name_taken(const ms_data_bin *bins, size_t n, const char *name)
     return 0;
 }
 
-/* The name that tells d from ref: NAME@FUNCTION where their paths part, else (the function
- * the same, or that name taken) NAME@FUNCTION:LINE, else NAME#k. */
+/* The name that tells d from ref: NAME@FUNCTION at a frame where their paths part, else (the
+ * function the same there, or that name taken) NAME@FUNCTION:LINE; the frames of the
+ * program's code first, innermost first, then those of libraries (several blocks that a
+ * library allocates from one function of its own for different callers: the caller says
+ * why); NAME#k only where no frame tells them apart. */
 static char *clash_name(const ms_data_bin *bins, size_t n, const ms_data_bin *ref, const ms_data_bin *d, size_t k)
 {
-    const char *frame;
-    size_t len, fn_len;
-    /* a frame of unknown code or of libc's start-up says nothing to the user: #N instead */
-    if (path_parts(ref, d, &frame, &len, &fn_len) == 0 && !(len >= 2 && !memcmp(frame, "??", 2)) &&
-        !(len >= 7 && !memcmp(frame, "__libc_", 7)) && !(len >= 6 && !memcmp(frame, "_start", 6))) {
-        char *name = fn_len ? ms_strprintf("%s@%.*s", d->name, (int)fn_len, frame) : NULL;
-        if (name && !name_taken(bins, n, name)) return name;
-        free(name);
-        name = ms_strprintf("%s@%.*s", d->name, (int)len, frame);
-        if (!name || !name_taken(bins, n, name)) return name;
-        free(name);
-    }
+    enum { MAX_PARTS = 64 };
+    path_part parts[MAX_PARTS];
+    size_t np = path_parts(ref, d, parts, MAX_PARTS);
+    for (int library = 0; library < 2; library++)
+        for (size_t i = 0; i < np; i++) {
+            const path_part *p = &parts[i];
+            if (library_frame(p->frame, p->len) != library || mute_frame(p->frame, p->len)) continue;
+            char *name = p->fn_len ? ms_strprintf("%s@%.*s", d->name, (int)p->fn_len, p->frame) : NULL;
+            if (name && !name_taken(bins, n, name)) return name;
+            free(name);
+            name = ms_strprintf("%s@%.*s", d->name, (int)p->len, p->frame);
+            if (!name || !name_taken(bins, n, name)) return name;
+            free(name);
+        }
     return ms_strprintf("%s#%zu", d->name, k);
 }
 
