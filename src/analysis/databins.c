@@ -507,16 +507,51 @@ static int name_taken(const ms_data_bin *bins, size_t n, const char *name)
     return 0;
 }
 
-/* The name that tells d from ref: NAME@FUNCTION at a frame where their paths part, else (the
- * function the same there, or that name taken) NAME@FUNCTION:LINE; the frames of the
- * program's code first, innermost first, then those of libraries (several blocks that a
- * library allocates from one function of its own for different callers: the caller says
- * why); NAME#k only where no frame tells them apart. */
-static char *clash_name(const ms_data_bin *bins, size_t n, const ms_data_bin *ref, const ms_data_bin *d, size_t k)
+/* Whether a bin of group[0..ng) other than d has a frame whose FUNCTION (whole: the frame
+ * FUNCTION:LINE) is f[0..len). */
+static bool frame_elsewhere(const ms_data_bin *bins, const size_t *group, size_t ng, const ms_data_bin *d,
+                            const char *f, size_t len, bool whole)
+{
+    enum { MAX_FRAMES = 64 };
+    const char *fs[MAX_FRAMES];
+    size_t fl[MAX_FRAMES];
+    for (size_t g = 0; g < ng; g++) {
+        const ms_data_bin *o = &bins[group[g]];
+        if (o == d) continue;
+        size_t nf = path_frames(o->full_name, strlen(o->name), fs, fl, MAX_FRAMES);
+        for (size_t i = 0; i < nf; i++) {
+            size_t l = whole ? fl[i] : frame_function_len(fs[i], fl[i]);
+            if (l == len && !memcmp(fs[i], f, len)) return true;
+        }
+    }
+    return false;
+}
+
+/* The name that tells d from ref, the first of group[0..ng) (the bins named as d is): at the
+ * innermost frame of the program's code where d's path parts from ref's whose function no
+ * other bin of the group calls, NAME@FUNCTION (the caller that says why: leveldb's
+ * `@CompressibleString` for a string the C++ library grows, not the library's or the
+ * system headers' functions that every path goes through); else at one whose FUNCTION:LINE
+ * none has, NAME@FUNCTION:LINE; else the first name not taken at a frame where the paths
+ * part, the program's frames first, then a library's; NAME#k only where no frame tells them
+ * apart. */
+static char *clash_name(const ms_data_bin *bins, size_t n, const size_t *group, size_t ng, const ms_data_bin *d,
+                        size_t k)
 {
     enum { MAX_PARTS = 64 };
     path_part parts[MAX_PARTS];
-    size_t np = path_parts(ref, d, parts, MAX_PARTS);
+    size_t np = path_parts(&bins[group[0]], d, parts, MAX_PARTS);
+    for (int whole = 0; whole < 2; whole++)
+        for (size_t i = 0; i < np; i++) {
+            const path_part *p = &parts[i];
+            size_t len = whole ? p->len : frame_function_len(p->frame, p->len);
+            if (library_frame(p->frame, p->len) || mute_frame(p->frame, p->len) || (!whole && !p->fn_len) ||
+                frame_elsewhere(bins, group, ng, d, p->frame, len, whole))
+                continue;
+            char *name = ms_strprintf("%s@%.*s", d->name, (int)len, p->frame);
+            if (!name || !name_taken(bins, n, name)) return name;
+            free(name);
+        }
     for (int library = 0; library < 2; library++)
         for (size_t i = 0; i < np; i++) {
             const path_part *p = &parts[i];
@@ -545,7 +580,7 @@ int ms_unique_data_names(ms_data_bin *bins, size_t n)
             ms_data_bin *d = &bins[order[k]];
             /* named after where its path parts from the first's (issue 12: the calling
              * function says why; #N only where nothing does) */
-            char *name = clash_name(bins, n, &bins[order[i]], d, k - i + 1);
+            char *name = clash_name(bins, n, order + i, j - i, d, k - i + 1);
             char *full = NULL;
             size_t flen = strlen(d->full_name), slen = strlen(d->name);
             if (name && flen >= slen && strcmp(d->full_name + flen - slen, d->name) == 0)
