@@ -178,6 +178,15 @@ uintptr_t ms_function_start(uintptr_t pc)
     return i < 0 ? 0 : (uintptr_t)funcs[i].addr;
 }
 
+int ms_function_range(uintptr_t pc, uintptr_t *lo, uintptr_t *hi)
+{
+    long i = containing(funcs, nfuncs, pc, 4);
+    if (i < 0) return -1;
+    *lo = (uintptr_t)funcs[i].addr;
+    *hi = (uintptr_t)(funcs[i].addr + funcs[i].size);
+    return 0;
+}
+
 /* Every global object with its bin, sorted by address once all modules are read. */
 static gsym *gtab;
 static size_t ngtab, gtab_cap;

@@ -10,7 +10,10 @@
 #   `void*.start` (-O2; at -O0 the callee's local is not followed);
 # - floating-point constants that -O0 code loads from .rodata are read-only data of the
 #   program (`const:fpconst`), not `_IO_stdin_used` (the 4-byte symbol whose 16-byte granule
-#   they share) nor `other:fpconst`.
+#   they share) nor `other:fpconst`;
+# - `memspy run --focus` takes an OpenMP region by the name its code bin has
+#   (`main: omp parallel for @21`), with gcc's outlined main._omp_fn.N and clang's
+#   .omp_outlined. alike: only the second loop's references are simulated.
 # matrix: gcc:-O0 gcc:-O2 clang:-O0 clang:-O2
 . "$1/tests/e2e/lib.sh"
 need_plugin
@@ -64,5 +67,20 @@ if [ "$OPT" = -O0 ]; then
          (cell("main"; "const:fp") | .reads == 200000 and .writes == 0)'
     check "its full name is the program's path" f.json \
         '.data[] | select(.name == "const:fp") | .full_name == "const:'"$WORK"'/fp"'
+fi
+
+# --- --focus on an OpenMP region by its name ---
+printf 'int main(void) { return 0; }\n' >probe.c
+if "$MEMSPY_CC" -fopenmp -o probe probe.c 2>/dev/null; then
+    cc_build omp2 "$SRC_DIR/tests/e2e/progs/omp_two_loops.c" -fopenmp
+    OMP_NUM_THREADS=2 run_memspy o.json --focus 'main: omp parallel for @21' -- ./omp2
+    expect "omp_two_loops ran" "$(cat o.json.out)" "666656666700000"
+    check "focus on the second loop: it reads x and y once each (100000 reads each), writes neither" o.json \
+        "$JQ_DEFS"' (cell("main: omp parallel for @21"; "double*.x") | .reads == 100000 and .writes == 0) and
+         (cell("main: omp parallel for @21"; "double*.y") | .reads == 100000 and .writes == 0)'
+    check "nothing of the first loop is simulated" o.json \
+        '[.code[].name | select(. == "main: omp parallel for @15")] | length == 0'
+    check "the note names the region as the focus" o.json \
+        '[.run.notes[] | select(startswith("focus: only main: omp parallel for @21 "))] | length == 1'
 fi
 finish
