@@ -454,7 +454,8 @@ bool Dests::levels(CallBase *call, bool &returned)
     char argKind = 'v';
     if (callee && callee->getName() == "posix_memalign" && call->arg_size() == 3) {
         destArg = call->getArgOperand(0);
-    } else if (!call->getType()->isPointerTy() && isMethod(callee)) {
+    } else if ((!call->getType()->isPointerTy() || call->use_empty()) && isMethod(callee)) {
+        /* a member function whose result, if any, is unused (`s.append(t)` returns s): its object */
         destArg = call->getArgOperand(0);
         argKind = 'o';
         object = true;
