@@ -475,7 +475,7 @@ static bool mute_frame(const char *f, size_t len)
 
 /* A frame where bin d's call path parts from ref's (their short names are equal). */
 typedef struct {
-    const char *frame; /* FUNCTION:LINE (or a library's frame), len bytes */
+    const char *frame;  /* FUNCTION:LINE (or a library's frame), len bytes */
     size_t len, fn_len; /* fn_len: FUNCTION's length, 0 when ref's frame there is in the same function */
 } path_part;
 

@@ -290,7 +290,7 @@ char *ms_dest_name(const ms_dest *r, size_t k)
 bool ms_dest_passed_out(const ms_dest *r, size_t k)
 {
     if (!r || k >= r->nlevels || r->lv[k].used) return false;
-    if (r->lv[k].ret) return true;               /* in the aggregate its function returns */
+    if (r->lv[k].ret) return true;          /* in the aggregate its function returns */
     if (r->lv[k].kind == 'm') return false; /* stored */
     if (r->returned) return true;
     for (size_t j = k + 1; j < r->nlevels; j++) /* not 'o': it holds the name's object */

@@ -106,7 +106,8 @@ static int parse_options(int argc, char **argv, run_opts *o, int *done)
                 /* spaces only in an OpenMP region's name, as code bins write it ("main: omp parallel for @21") */
                 const char *sp = memchr(p, ' ', (size_t)(e - p)), *omp = strstr(p, ": omp ");
                 if (sp && (!omp || omp >= e))
-                    return ms_cli_usage_error("run", "--focus needs function names or loop names (NAME or NAME,NAME...)");
+                    return ms_cli_usage_error("run",
+                                              "--focus needs function names or loop names (NAME or NAME,NAME...)");
                 if (ms_focus_spec_parse(p, (size_t)(e - p), &spec) < 0)
                     return ms_cli_usage_error(
                         "run", "--focus %.*s: a loop is FUNCTION:loop@FIRST-LAST or FILE:FIRST-LAST", (int)(e - p), p);

@@ -69,7 +69,8 @@ static void each_record(void (*f)(const msplug_dest_pc *pcs, const char *rec, vo
 static void focus_record(const msplug_dest_pc *pcs, const char *rec, void *arg)
 {
     (void)arg;
-    if (!ms_strncmp(rec, MSPLUG_OMP_RECORD "\t", sizeof MSPLUG_OMP_RECORD)) ms_focus_omp_region(rec, (uintptr_t)pcs->pc);
+    if (!ms_strncmp(rec, MSPLUG_OMP_RECORD "\t", sizeof MSPLUG_OMP_RECORD))
+        ms_focus_omp_region(rec, (uintptr_t)pcs->pc);
 }
 
 static void focus_regions_of(uint32_t first, uint32_t last)

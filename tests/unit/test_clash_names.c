@@ -29,9 +29,11 @@ static void test_library_paths(void)
     set(&b[0], "ThreadBody:635>ReadRandom:857>MemTable::Get:125>assign:1630>_M_replace (libstdc++.so.6)>"
                "_M_mutate (libstdc++.so.6)>" LIB);
     set(&b[1], "ThreadBody:635>WriteRandom:791>RandomGenerator:173>append:1388>append:1422>" TAIL);
-    set(&b[2], "ThreadBody:635>WriteRandom:791>RandomGenerator:172>CompressibleString:44>append:1388>append:1422>" TAIL);
+    set(&b[2],
+        "ThreadBody:635>WriteRandom:791>RandomGenerator:172>CompressibleString:44>append:1388>append:1422>" TAIL);
     set(&b[3], "ThreadBody:635>ReadRandom:864>AddMessage:272>AppendWithSpace:227>append:1422>" TAIL);
-    set(&b[4], "ThreadBody:635>WriteRandom:791>DoWrite:810>WriteBatch::Put:102>PutLengthPrefixedSlice:74>append:1422>" TAIL);
+    set(&b[4],
+        "ThreadBody:635>WriteRandom:791>DoWrite:810>WriteBatch::Put:102>PutLengthPrefixedSlice:74>append:1422>" TAIL);
     CHECK_EQ(ms_unique_data_names(b, 5), 0);
     const char *want[5] = { LIB, LIB "@RandomGenerator:173", LIB "@CompressibleString", LIB "@AppendWithSpace",
                             LIB "@PutLengthPrefixedSlice" };

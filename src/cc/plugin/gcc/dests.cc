@@ -254,8 +254,7 @@ static bool returned_aggregate(tree var)
         gimple *s = gsi_stmt(gsi);
         if (greturn *r = dyn_cast<greturn *>(s))
             if (gimple_return_retval(r) == var) return true;
-        if (gimple_assign_single_p(s) && gimple_assign_rhs1(s) == var &&
-            TREE_CODE(gimple_assign_lhs(s)) == RESULT_DECL)
+        if (gimple_assign_single_p(s) && gimple_assign_rhs1(s) == var && TREE_CODE(gimple_assign_lhs(s)) == RESULT_DECL)
             return true;
     }
     return false;
