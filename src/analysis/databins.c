@@ -130,12 +130,19 @@ static int build_heap_path(const ms_raw_bin *b, ms_symbolizer *sym, const ms_des
             return h->names[0] ? 0 : -1;
         }
     }
+    bool program_inside = false; /* a frame of the program's own code inside frame i */
     for (size_t i = from; i < h->nframes; i++) {
         const ms_frame *f = h->frames[i];
+        /* The object a member function is called on names what the call allocates through
+         * the library and system headers only (`data_.append(piece)`, `std::vector<double>
+         * v(n)`), not all that the program's code inside it allocates (leveldb's
+         * `benchmark.Run()`). */
+        bool object_too_far = program_inside && ms_dest_names_object(h->dests[i]);
         if (!f->file) /* no line information: what the record of its call names */
-            h->names[i] = ms_dest_best_name(h->dests[i], &out[i]);
-        else if (!ms_source_is_system(f->file))
+            h->names[i] = object_too_far ? NULL : ms_dest_best_name(h->dests[i], &out[i]);
+        else if (!ms_source_is_system(f->file) && !object_too_far)
             h->names[i] = frame_name(h, i, &out[i]);
+        program_inside |= f->file && !ms_source_is_system(f->file) && !f->module;
     }
     /* A wrapper's name (its value passed out) gives way to a name further out; a part of an
      * aggregate it returns by value, to the caller's destination with the part. */
@@ -310,7 +317,7 @@ static int name_global_bin(const ms_raw_bin *b, ms_symbolizer *sym, ms_data_bin 
     d->kind = MS_BIN_GLOBAL;
     d->bytes = b->size;
     d->objects = 1;
-    if (ms_symbolize_global(sym, b->addr, &dw_name, &scope, &file, &line) == 0 && dw_name) {
+    if (ms_symbolize_global(sym, b->addr, &dw_name, &scope, &file, &line) == 0 && dw_name && *dw_name) {
         d->name = scope ? ms_strprintf("%s::%s", scope, dw_name) : strdup(dw_name);
         d->site = site_text(file, line);
         if (file && !d->site) return -1;
