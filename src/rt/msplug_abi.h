@@ -177,7 +177,8 @@ typedef struct {
 #define MSPLUG_SYM_REGISTER_DESTS "__memspy_register_dests"
 
 /* Allocation destinations (version 3): for each call whose pointer result the compiler sees
- * (the malloc family, operator new, any function returning a pointer; posix_memalign's first
+ * (the malloc family, operator new, any function returning a pointer, or with gcc a struct with
+ * a pointer member by value; posix_memalign's first
  * argument; the object a C++ constructor or member function is called on), one entry in the section MSPLUG_DESTS_SECTION, 8-byte
  * aligned: the addresses of a label just before the call and of one just after it (0 where the
  * call ends its block: it may throw) (msplug_dest_pc), then a NUL-terminated text record,
