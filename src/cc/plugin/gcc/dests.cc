@@ -1,7 +1,8 @@
 /* memspy's GCC plugin: allocation destinations (src/rt/msplug_abi.h, MSPLUG_DESTS_SECTION).
  *
  * For each call of the current function whose result is a pointer (the malloc family, operator
- * new, any function returning a pointer) and each posix_memalign, this walks the GIMPLE uses of
+ * new, any function returning a pointer or a struct with a pointer member) and each
+ * posix_memalign, this walks the GIMPLE uses of
  * the result and notes where it goes: the variable the call's SSA name stands for, the user
  * variables debug statements bind it to, the variables and memory (a field, an element, a
  * global) it is copied or stored into, and whether it reaches a return statement. Each finding
