@@ -119,27 +119,44 @@ static int build_heap_path(const ms_raw_bin *b, ms_symbolizer *sym, const ms_des
     if (h->nframes && h->frames[0]->module) { /* allocated in a library without DWARF */
         h->library = true;
         h->names[0] = library_heap_name(h);
-        if (!h->names[0] || !returned) { /* not the block the call returns: the library's name */
+        while (from < h->nframes && h->frames[from]->module && !strcmp(h->frames[from]->module, h->frames[0]->module))
+            from++;
+        /* Not the block the call returns: the library's name, unless the program called the
+         * library on an object (`data_.append(piece)`: a string the library grows for it). */
+        bool for_object = from < h->nframes && ms_dest_names_object(h->dests[from]);
+        if (!h->names[0] || (!returned && !for_object)) {
             free(out);
             h->level = 0;
             return h->names[0] ? 0 : -1;
         }
-        while (from < h->nframes && h->frames[from]->module && !strcmp(h->frames[from]->module, h->frames[0]->module))
-            from++;
     }
+    bool program_inside = false; /* a frame of the program's own code inside frame i */
     for (size_t i = from; i < h->nframes; i++) {
         const ms_frame *f = h->frames[i];
+        /* The object a member function is called on names what the call allocates through
+         * the library and system headers only (`data_.append(piece)`, `std::vector<double>
+         * v(n)`), not all that the program's code inside it allocates (leveldb's
+         * `benchmark.Run()`). */
+        bool object_too_far = program_inside && ms_dest_names_object(h->dests[i]);
         if (!f->file) /* no line information: what the record of its call names */
-            h->names[i] = ms_dest_best_name(h->dests[i], &out[i]);
-        else if (!ms_source_is_system(f->file))
+            h->names[i] = object_too_far ? NULL : ms_dest_best_name(h->dests[i], &out[i]);
+        else if (!ms_source_is_system(f->file) && !object_too_far)
             h->names[i] = frame_name(h, i, &out[i]);
+        program_inside |= f->file && !ms_source_is_system(f->file) && !f->module;
     }
-    /* A wrapper's name (its value passed out) gives way to a name further out. */
-    for (size_t i = 0; i < h->nframes; i++)
-        if (out[i] && h->names[i] && next_named(h, i + 1) < h->nframes) {
-            free(h->names[i]);
-            h->names[i] = NULL;
+    /* A wrapper's name (its value passed out) gives way to a name further out; a part of an
+     * aggregate it returns by value, to the caller's destination with the part. */
+    for (size_t i = 0; i < h->nframes; i++) {
+        size_t next = out[i] && h->names[i] ? next_named(h, i + 1) : h->nframes;
+        if (next == h->nframes) continue;
+        char *part = ms_dest_returned_part(h->dests[i], h->inl[i], h->dests[next], h->inl[next]);
+        if (part) {
+            free(h->names[next]);
+            h->names[next] = part;
         }
+        free(h->names[i]);
+        h->names[i] = NULL;
+    }
     free(out);
     h->level = next_named(h, from);
     if (h->library && h->level == h->nframes) h->level = 0; /* the caller stores it nowhere named */
@@ -253,7 +270,9 @@ static int name_mmap_bin(const ms_raw_bin *b, const heap_path *h, ms_data_bin *d
 }
 
 /* Memory of no known object, by mapping: "other:LABEL" ("other:[heap]", "other:libc.so.6"),
- * the mapping's whole path in the full name; malloc's bookkeeping is heap:headers. */
+ * the mapping's whole path in the full name; malloc's bookkeeping is heap:headers; a file
+ * mapped read-only (a module's .rodata: string literals, the compilers' constants) is
+ * "const:FILE", read-only data of static extent (GLOBAL). */
 static int name_mapping_bin(const ms_raw_bin *b, ms_data_bin *d)
 {
     const char *label = b->name && *b->name ? b->name : "[anon]";
@@ -261,6 +280,13 @@ static int name_mapping_bin(const ms_raw_bin *b, ms_data_bin *d)
         d->kind = MS_BIN_HEAP;
         d->name = strdup(MS_HEAP_HEADERS_NAME);
         d->full_name = strdup(MS_HEAP_HEADERS_NAME);
+        return d->name && d->full_name ? 0 : -1;
+    }
+    size_t ro = strlen(MS_RAW_LABEL_READONLY);
+    if (strncmp(label, MS_RAW_LABEL_READONLY, ro) == 0) {
+        d->kind = MS_BIN_GLOBAL;
+        d->name = ms_strprintf("const:%s", base_name(label + ro));
+        d->full_name = ms_strprintf("const:%s", label + ro);
         return d->name && d->full_name ? 0 : -1;
     }
     d->kind = MS_BIN_OTHER;
@@ -291,7 +317,7 @@ static int name_global_bin(const ms_raw_bin *b, ms_symbolizer *sym, ms_data_bin 
     d->kind = MS_BIN_GLOBAL;
     d->bytes = b->size;
     d->objects = 1;
-    if (ms_symbolize_global(sym, b->addr, &dw_name, &scope, &file, &line) == 0 && dw_name) {
+    if (ms_symbolize_global(sym, b->addr, &dw_name, &scope, &file, &line) == 0 && dw_name && *dw_name) {
         d->name = scope ? ms_strprintf("%s::%s", scope, dw_name) : strdup(dw_name);
         d->site = site_text(file, line);
         if (file && !d->site) return -1;
@@ -437,30 +463,47 @@ static size_t frame_function_len(const char *f, size_t len)
     return colon ? (size_t)(colon - f) : len;
 }
 
-/* Where bin d's call path parts from ref's (their short names are equal): the innermost
- * frame of d's path that differs from ref's, in *frame (FUNCTION:LINE, *len bytes) and the
- * length of its FUNCTION in *fn_len, 0 there when the functions are the same (two statements
- * of one function: only FUNCTION:LINE tells them apart). Returns 0, or -1 when the paths do
- * not differ. */
-static int path_parts(const ms_data_bin *ref, const ms_data_bin *d, const char **frame, size_t *len, size_t *fn_len)
+/* Whether a frame of a full name is code of a library without DWARF ("SYMBOL (LIBRARY)",
+ * "LIBRARY+0xOFFSET"): no line of the program's. */
+static bool library_frame(const char *f, size_t len)
+{
+    if (len && f[len - 1] == ')') return true;
+    size_t k = len;
+    while (k > 0 && isxdigit((unsigned char)f[k - 1])) k--;
+    return k < len && k >= 3 && !memcmp(f + k - 3, "+0x", 3);
+}
+
+/* A frame that says nothing to the user: unknown code, libc's start-up. */
+static bool mute_frame(const char *f, size_t len)
+{
+    return (len >= 2 && !memcmp(f, "??", 2)) || (len >= 7 && !memcmp(f, "__libc_", 7)) ||
+           (len >= 6 && !memcmp(f, "_start", 6));
+}
+
+/* A frame where bin d's call path parts from ref's (their short names are equal). */
+typedef struct {
+    const char *frame;  /* FUNCTION:LINE (or a library's frame), len bytes */
+    size_t len, fn_len; /* fn_len: FUNCTION's length, 0 when ref's frame there is in the same function */
+} path_part;
+
+/* The frames of d's call path that differ from ref's, the paths aligned at their innermost
+ * frames, innermost first, into parts (up to max). Returns how many. */
+static size_t path_parts(const ms_data_bin *ref, const ms_data_bin *d, path_part *parts, size_t max)
 {
     enum { MAX_FRAMES = 64 };
     const char *rs[MAX_FRAMES], *ds[MAX_FRAMES];
-    size_t rl[MAX_FRAMES], dl[MAX_FRAMES];
+    size_t rl[MAX_FRAMES], dl[MAX_FRAMES], n = 0;
     size_t nr = path_frames(ref->full_name, strlen(ref->name), rs, rl, MAX_FRAMES);
     size_t nd = path_frames(d->full_name, strlen(d->name), ds, dl, MAX_FRAMES);
-    for (size_t k = 1; k <= nd; k++) {
+    for (size_t k = 1; k <= nd && n < max; k++) {
         const char *f = ds[nd - k];
         size_t fl = dl[nd - k];
         if (k <= nr && rl[nr - k] == fl && !memcmp(rs[nr - k], f, fl)) continue;
         size_t fn = frame_function_len(f, fl);
         int same_fn = k <= nr && frame_function_len(rs[nr - k], rl[nr - k]) == fn && !memcmp(rs[nr - k], f, fn);
-        *frame = f;
-        *len = fl;
-        *fn_len = same_fn ? 0 : fn;
-        return 0;
+        parts[n++] = (path_part){ f, fl, same_fn ? 0 : fn };
     }
-    return -1;
+    return n;
 }
 
 /* Whether some bin of bins[0..n) is named name. */
@@ -471,22 +514,62 @@ static int name_taken(const ms_data_bin *bins, size_t n, const char *name)
     return 0;
 }
 
-/* The name that tells d from ref: NAME@FUNCTION where their paths part, else (the function
- * the same, or that name taken) NAME@FUNCTION:LINE, else NAME#k. */
-static char *clash_name(const ms_data_bin *bins, size_t n, const ms_data_bin *ref, const ms_data_bin *d, size_t k)
+/* Whether a bin of group[0..ng) other than d has a frame whose FUNCTION (whole: the frame
+ * FUNCTION:LINE) is f[0..len). */
+static bool frame_elsewhere(const ms_data_bin *bins, const size_t *group, size_t ng, const ms_data_bin *d,
+                            const char *f, size_t len, bool whole)
 {
-    const char *frame;
-    size_t len, fn_len;
-    /* a frame of unknown code or of libc's start-up says nothing to the user: #N instead */
-    if (path_parts(ref, d, &frame, &len, &fn_len) == 0 && !(len >= 2 && !memcmp(frame, "??", 2)) &&
-        !(len >= 7 && !memcmp(frame, "__libc_", 7)) && !(len >= 6 && !memcmp(frame, "_start", 6))) {
-        char *name = fn_len ? ms_strprintf("%s@%.*s", d->name, (int)fn_len, frame) : NULL;
-        if (name && !name_taken(bins, n, name)) return name;
-        free(name);
-        name = ms_strprintf("%s@%.*s", d->name, (int)len, frame);
-        if (!name || !name_taken(bins, n, name)) return name;
-        free(name);
+    enum { MAX_FRAMES = 64 };
+    const char *fs[MAX_FRAMES];
+    size_t fl[MAX_FRAMES];
+    for (size_t g = 0; g < ng; g++) {
+        const ms_data_bin *o = &bins[group[g]];
+        if (o == d) continue;
+        size_t nf = path_frames(o->full_name, strlen(o->name), fs, fl, MAX_FRAMES);
+        for (size_t i = 0; i < nf; i++) {
+            size_t l = whole ? fl[i] : frame_function_len(fs[i], fl[i]);
+            if (l == len && !memcmp(fs[i], f, len)) return true;
+        }
     }
+    return false;
+}
+
+/* The name that tells d from ref, the first of group[0..ng) (the bins named as d is): at the
+ * innermost frame of the program's code where d's path parts from ref's whose function no
+ * other bin of the group calls, NAME@FUNCTION (the caller that says why: leveldb's
+ * `@CompressibleString` for a string the C++ library grows, not the library's or the
+ * system headers' functions that every path goes through); else at one whose FUNCTION:LINE
+ * none has, NAME@FUNCTION:LINE; else the first name not taken at a frame where the paths
+ * part, the program's frames first, then a library's; NAME#k only where no frame tells them
+ * apart. */
+static char *clash_name(const ms_data_bin *bins, size_t n, const size_t *group, size_t ng, const ms_data_bin *d,
+                        size_t k)
+{
+    enum { MAX_PARTS = 64 };
+    path_part parts[MAX_PARTS];
+    size_t np = path_parts(&bins[group[0]], d, parts, MAX_PARTS);
+    for (int whole = 0; whole < 2; whole++)
+        for (size_t i = 0; i < np; i++) {
+            const path_part *p = &parts[i];
+            size_t len = whole ? p->len : frame_function_len(p->frame, p->len);
+            if (library_frame(p->frame, p->len) || mute_frame(p->frame, p->len) || (!whole && !p->fn_len) ||
+                frame_elsewhere(bins, group, ng, d, p->frame, len, whole))
+                continue;
+            char *name = ms_strprintf("%s@%.*s", d->name, (int)len, p->frame);
+            if (!name || !name_taken(bins, n, name)) return name;
+            free(name);
+        }
+    for (int library = 0; library < 2; library++)
+        for (size_t i = 0; i < np; i++) {
+            const path_part *p = &parts[i];
+            if (library_frame(p->frame, p->len) != library || mute_frame(p->frame, p->len)) continue;
+            char *name = p->fn_len ? ms_strprintf("%s@%.*s", d->name, (int)p->fn_len, p->frame) : NULL;
+            if (name && !name_taken(bins, n, name)) return name;
+            free(name);
+            name = ms_strprintf("%s@%.*s", d->name, (int)p->len, p->frame);
+            if (!name || !name_taken(bins, n, name)) return name;
+            free(name);
+        }
     return ms_strprintf("%s#%zu", d->name, k);
 }
 
@@ -504,7 +587,7 @@ int ms_unique_data_names(ms_data_bin *bins, size_t n)
             ms_data_bin *d = &bins[order[k]];
             /* named after where its path parts from the first's (issue 12: the calling
              * function says why; #N only where nothing does) */
-            char *name = clash_name(bins, n, &bins[order[i]], d, k - i + 1);
+            char *name = clash_name(bins, n, order + i, j - i, d, k - i + 1);
             char *full = NULL;
             size_t flen = strlen(d->full_name), slen = strlen(d->name);
             if (name && flen >= slen && strcmp(d->full_name + flen - slen, d->name) == 0)

@@ -12,6 +12,7 @@ typedef struct {
     int line, col;
     char kind; /* '-', 'v', 'm', 'o' */
     bool decl, used;
+    bool ret; /* a part of the aggregate the level's function returns by value */
     const char *type, *path;
 } dest_level;
 
@@ -20,6 +21,7 @@ struct ms_dest {
     size_t len;
     uint64_t pc, end; /* the labels before and after the call, 0 unknown */
     bool fortran, returned;
+    bool object; /* the levels name the object the call works on (a C++ member function) */
     const char *file, *callee;
     dest_level *lv;
     size_t nlevels;
@@ -71,6 +73,7 @@ static int parse(const char *text, uint64_t pc, uint64_t end, ms_dest *r)
     r->file = f[2];
     r->callee = f[3];
     r->returned = strchr(f[4], 'r') != NULL;
+    r->object = strchr(f[4], 'o') != NULL;
     r->lv = calloc(nl, sizeof *r->lv);
     if (!r->lv) {
         free(r->text);
@@ -84,6 +87,7 @@ static int parse(const char *text, uint64_t pc, uint64_t end, ms_dest *r)
         r->lv[k].kind = g[2][0] && strchr("vmo", g[2][0]) ? g[2][0] : '-';
         r->lv[k].decl = strchr(g[3], 'd') != NULL;
         r->lv[k].used = strchr(g[3], 'u') != NULL;
+        r->lv[k].ret = strchr(g[3], 'r') != NULL;
         r->lv[k].type = g[4];
         r->lv[k].path = g[5];
         if (!*r->lv[k].path) r->lv[k].kind = '-';
@@ -285,7 +289,9 @@ char *ms_dest_name(const ms_dest *r, size_t k)
 
 bool ms_dest_passed_out(const ms_dest *r, size_t k)
 {
-    if (!r || k >= r->nlevels || r->lv[k].used || r->lv[k].kind == 'm') return false; /* used, or stored */
+    if (!r || k >= r->nlevels || r->lv[k].used) return false;
+    if (r->lv[k].ret) return true;          /* in the aggregate its function returns */
+    if (r->lv[k].kind == 'm') return false; /* stored */
     if (r->returned) return true;
     for (size_t j = k + 1; j < r->nlevels; j++) /* not 'o': it holds the name's object */
         if (r->lv[j].kind == 'v' || r->lv[j].kind == 'm' || r->lv[j].used) return true;
@@ -302,6 +308,22 @@ char *ms_dest_member_of(const ms_dest *inner, size_t k, const ms_dest *outer, si
     ms_strbuf_addf(&s, "%s%s", v->path, field);
     return ms_strbuf_take(&s);
 }
+
+char *ms_dest_returned_part(const ms_dest *inner, size_t k, const ms_dest *outer, size_t j)
+{
+    if (!inner || !outer || k >= inner->nlevels || j >= outer->nlevels) return NULL;
+    const dest_level *m = &inner->lv[k], *v = &outer->lv[j];
+    if (!m->ret || inner->fortran || !*m->path || (v->kind != 'v' && v->kind != 'm') || !*v->path) return NULL;
+    const char *dot = strchr(m->path, '.'); /* "buffer.start": ".start"; "start" (<retval>'s) */
+    ms_strbuf s = MS_STRBUF_INIT;
+    ms_strbuf_addf(&s, "%s.%s", v->path, dot ? dot + 1 : m->path);
+    char *path = ms_strbuf_take(&s);
+    char *name = path ? path_name(path, false) : NULL;
+    free(path);
+    return name;
+}
+
+bool ms_dest_names_object(const ms_dest *r) { return r && r->object; }
 
 char *ms_dest_best_name(const ms_dest *r, bool *passed_out)
 {

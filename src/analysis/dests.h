@@ -34,6 +34,15 @@ char *ms_dest_name(const ms_dest *r, size_t k);
  * comes from further out. */
 bool ms_dest_passed_out(const ms_dest *r, size_t k);
 
+/* A part of an aggregate returned by value (`buffer.start = start; return buffer;`, inner's
+ * level k) that the caller stores somewhere named (outer's level j: `dstBuff = get(...)`,
+ * `job->dst = get(...)`): the caller's destination with the part ("dstBuff.start"); else NULL. */
+char *ms_dest_returned_part(const ms_dest *inner, size_t k, const ms_dest *outer, size_t j);
+
+/* Whether record r's levels name the object its call works on (a C++ constructor or member
+ * function: `data_.append(piece)`), not the call's result. */
+bool ms_dest_names_object(const ms_dest *r);
+
 /* For a frame without line information (its inline levels unknown): the name of the first
  * level that is no wrapper's, else of any level (*passed_out then set); NULL if none. */
 char *ms_dest_best_name(const ms_dest *r, bool *passed_out);

@@ -193,6 +193,9 @@ static const char *readable(ms_symbolizer *s, const char *name)
         free(d);
         return name;
     }
+    /* "ns::(anonymous namespace)::kTable" is written "ns::kTable" (its '(' is no parameter list) */
+    static const char anon[] = "(anonymous namespace)::";
+    for (char *a; (a = strstr(d, anon));) memmove(a, a + sizeof anon - 1, strlen(a + sizeof anon - 1) + 1);
     /* Cut the parameter list; remember where the name starts after a template function's
      * return type (the last space outside <>, unless it belongs to "operator new" & co). */
     int depth = 0;

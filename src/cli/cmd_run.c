@@ -98,11 +98,16 @@ static int parse_options(int argc, char **argv, run_opts *o, int *done)
         case OPT_THREADS: o->force_threads = 1; break;
         case OPT_FOCUS: {
             size_t used = strlen(o->focus), n = strlen(optarg);
-            if (!n || strspn(optarg, ",") == n || strpbrk(optarg, " \t\n"))
+            if (!n || strspn(optarg, ",") == n || strpbrk(optarg, "\t\n"))
                 return ms_cli_usage_error("run", "--focus needs function names or loop names (NAME or NAME,NAME...)");
             for (const char *p = optarg, *e; *p; p = *e ? e + 1 : e) {
                 ms_focus_spec spec;
                 e = p + strcspn(p, ",");
+                /* spaces only in an OpenMP region's name, as code bins write it ("main: omp parallel for @21") */
+                const char *sp = memchr(p, ' ', (size_t)(e - p)), *omp = strstr(p, ": omp ");
+                if (sp && (!omp || omp >= e))
+                    return ms_cli_usage_error("run",
+                                              "--focus needs function names or loop names (NAME or NAME,NAME...)");
                 if (ms_focus_spec_parse(p, (size_t)(e - p), &spec) < 0)
                     return ms_cli_usage_error(
                         "run", "--focus %.*s: a loop is FUNCTION:loop@FIRST-LAST or FILE:FIRST-LAST", (int)(e - p), p);

@@ -142,6 +142,10 @@ typedef enum {
  * the runtime records for the program's allocations; no /proc/self/maps label starts with
  * '('. The analysis names it heap:headers. */
 #define MS_RAW_LABEL_HEAP_HEADERS "(malloc headers)"
+/* The label of a MAPPING bin of a file mapped read-only (a module's .rodata: string literals,
+ * the compilers' constants) is this prefix and the file's path. The analysis names it
+ * const:FILE. */
+#define MS_RAW_LABEL_READONLY "(read-only) "
 
 /* ---- reader side (analysis; uses malloc) ---- */
 

@@ -20,25 +20,31 @@ static void lock(void)
 }
 static void unlock(void) { __atomic_store_n(&reg_lock, 0, __ATOMIC_RELEASE); }
 
+static int functions_known; /* ms_dests_focus_regions ran: modules registered later are matched at once */
+static void focus_regions_of(uint32_t first, uint32_t last);
+
 void __memspy_register_dests(const char *begin, const char *end)
 {
     if (!begin || begin >= end) return;
     lock();
     uint32_t i = 0;
+    int added = 0;
     while (i < nranges && ranges[i].begin != begin) i++;
     if (i == nranges && nranges < MAX_MODULES) {
         ranges[nranges].begin = begin;
         ranges[nranges].end = end;
         __atomic_store_n(&nranges, nranges + 1, __ATOMIC_RELEASE);
+        added = 1;
     }
     unlock();
+    if (added && __atomic_load_n(&functions_known, __ATOMIC_ACQUIRE)) focus_regions_of(i, i + 1);
 }
 
-/* Calls f on each entry (labels, record) of every registered module. */
-static void each_record(void (*f)(const msplug_dest_pc *pcs, const char *rec, void *arg), void *arg)
+/* Calls f on each entry (labels, record) of the registered modules first..last-1. */
+static void each_record_in(uint32_t first, uint32_t last,
+                           void (*f)(const msplug_dest_pc *pcs, const char *rec, void *arg), void *arg)
 {
-    uint32_t n = __atomic_load_n(&nranges, __ATOMIC_ACQUIRE);
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = first; i < last; i++) {
         uintptr_t begin = (uintptr_t)ranges[i].begin, end = (uintptr_t)ranges[i].end;
         for (uintptr_t p = begin; p + sizeof(msplug_dest_pc) < end;) {
             p = begin + ((p - begin + 7) & ~(uintptr_t)7); /* the section starts 8-byte aligned */
@@ -52,6 +58,30 @@ static void each_record(void (*f)(const msplug_dest_pc *pcs, const char *rec, vo
             p = (uintptr_t)(rec + len + 1);
         }
     }
+}
+
+/* Calls f on each entry (labels, record) of every registered module. */
+static void each_record(void (*f)(const msplug_dest_pc *pcs, const char *rec, void *arg), void *arg)
+{
+    each_record_in(0, __atomic_load_n(&nranges, __ATOMIC_ACQUIRE), f, arg);
+}
+
+static void focus_record(const msplug_dest_pc *pcs, const char *rec, void *arg)
+{
+    (void)arg;
+    if (!ms_strncmp(rec, MSPLUG_OMP_RECORD "\t", sizeof MSPLUG_OMP_RECORD))
+        ms_focus_omp_region(rec, (uintptr_t)pcs->pc);
+}
+
+static void focus_regions_of(uint32_t first, uint32_t last)
+{
+    if (ms_focus_active) each_record_in(first, last, focus_record, NULL);
+}
+
+void ms_dests_focus_regions(void)
+{
+    __atomic_store_n(&functions_known, 1, __ATOMIC_RELEASE);
+    focus_regions_of(0, __atomic_load_n(&nranges, __ATOMIC_ACQUIRE));
 }
 
 static void count_record(const msplug_dest_pc *pcs, const char *rec, void *arg)

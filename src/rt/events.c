@@ -224,7 +224,7 @@ uint32_t ms_resolve_bin(ms_thread *t, uintptr_t addr)
 {
     if (addr - t->stack_lo < t->stack_span) return ms_stack_bin_slow(t, addr);
     uint32_t bin = ms_shadow_get(addr);
-    if (bin == MS_BIN_SHARED) return ms_globals_bin_at(addr);
+    if (bin == MS_BIN_SHARED) bin = ms_globals_bin_at(addr); /* 0: bytes of no global there */
     return bin ? bin : ms_regions_bin(t, addr);
 }
 

@@ -118,6 +118,59 @@ void ms_focus_consider(const char *sym, uintptr_t addr, uint64_t size)
     }
 }
 
+/* The tab-separated field k of rec into buf (size bytes, cut); 0, or -1 if rec has fewer. */
+static int record_field(const char *rec, int k, char *buf, size_t size)
+{
+    for (; k > 0; k--) {
+        while (*rec && *rec != '\t') rec++;
+        if (!*rec++) return -1;
+    }
+    size_t n = 0;
+    while (rec[n] && rec[n] != '\t' && n + 1 < size) {
+        buf[n] = rec[n];
+        n++;
+    }
+    buf[n] = 0;
+    return 0;
+}
+
+/* Whether focus name want ("PARENT: omp KIND @LINE", as code bins name an OpenMP region)
+ * names the region of record rec (msplug_abi.h: "omp", FILE, PARENT, KIND, LINE, ...). */
+static int names_region(const char *want, const char *rec)
+{
+    static const char tag[] = ": omp ";
+    char parent[256], kind[64], line[16];
+    const char *t = want;
+    while (*t && ms_strncmp(t, tag, sizeof tag - 1)) t++;
+    if (!*t || (size_t)(t - want) >= sizeof parent || record_field(rec, 2, parent, sizeof parent) < 0 ||
+        record_field(rec, 3, kind, sizeof kind) < 0 || record_field(rec, 4, line, sizeof line) < 0)
+        return 0;
+    char wparent[256];
+    ms_memcpy(wparent, want, (size_t)(t - want));
+    wparent[t - want] = 0;
+    const char *wkind = t + sizeof tag - 1, *at = wkind;
+    while (*at && *at != '@') at++;
+    size_t klen = ms_strlen(kind), llen = ms_strlen(line);
+    return *at && (size_t)(at - wkind) == klen + 1 && !ms_strncmp(wkind, kind, klen) && wkind[klen] == ' ' &&
+           ms_strlen(at + 1) == llen && !ms_strncmp(at + 1, line, llen) && names_function(parent, wparent);
+}
+
+void ms_focus_omp_region(const char *rec, uintptr_t pc)
+{
+    uintptr_t lo, hi;
+    if (!ms_focus_active || ms_function_range(pc, &lo, &hi) < 0) return;
+    for (uint32_t i = 0; i < nnames; i++) {
+        if (!funcs[i] || specs[i].kind != MS_FOCUS_FUNCTION || !names_region(funcs[i], rec)) continue;
+        int known = 0;
+        for (uint32_t r = 0; r < nranges && !known; r++) known = range_name[r] == i && ranges[r].lo == lo;
+        if (known || nranges >= MAX_RANGES) continue;
+        matched[i]++;
+        ranges[nranges].lo = lo;
+        range_name[nranges] = (uint8_t)i;
+        ranges[nranges++].hi = hi;
+    }
+}
+
 /* Whether pc lies in a function of name i. */
 static int in_function_of(uint32_t i, uintptr_t pc)
 {

@@ -65,7 +65,7 @@ void ms_modules_refresh(void)
 typedef struct {
     uint64_t addr, size;
     const char *name;
-    uint32_t bin;
+    uint32_t bin, readonly; /* readonly: in a section that is not written */
 } gsym;
 
 static int own_symbol(const char *name)
@@ -118,12 +118,14 @@ static Elf_Scn *symbol_section(Elf *elf, GElf_Shdr *out)
     return dyn;
 }
 
-/* Whether section index shndx of elf is allocated (SHF_ALLOC). */
-static int allocated_section(Elf *elf, size_t shndx)
+/* Whether section index shndx of elf is allocated (SHF_ALLOC); *readonly: not written. */
+static int allocated_section(Elf *elf, size_t shndx, uint32_t *readonly)
 {
     GElf_Shdr sh;
     Elf_Scn *scn = elf_getscn(elf, shndx);
-    return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_ALLOC);
+    int ok = scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_ALLOC);
+    *readonly = ok && !(sh.sh_flags & SHF_WRITE);
+    return ok;
 }
 
 /* Function ranges of every module, sorted by address, for ms_function_start. */
@@ -149,7 +151,7 @@ static void push_sym(gsym **arr, size_t *n, size_t *cap, gsym v)
 
 static void add_function(uint64_t addr, uint64_t size)
 {
-    push_sym(&funcs, &nfuncs, &funcs_cap, (gsym){ addr, size, NULL, 0 });
+    push_sym(&funcs, &nfuncs, &funcs_cap, (gsym){ addr, size, NULL, 0, 0 });
 }
 
 /* Index of the entry of the address-sorted a[0..n) whose [addr, addr+size) holds x, looking
@@ -176,13 +178,22 @@ uintptr_t ms_function_start(uintptr_t pc)
     return i < 0 ? 0 : (uintptr_t)funcs[i].addr;
 }
 
+int ms_function_range(uintptr_t pc, uintptr_t *lo, uintptr_t *hi)
+{
+    long i = containing(funcs, nfuncs, pc, 4);
+    if (i < 0) return -1;
+    *lo = (uintptr_t)funcs[i].addr;
+    *hi = (uintptr_t)(funcs[i].addr + funcs[i].size);
+    return 0;
+}
+
 /* Every global object with its bin, sorted by address once all modules are read. */
 static gsym *gtab;
 static size_t ngtab, gtab_cap;
 
 static void remember_global(uint64_t addr, uint64_t size, uint32_t bin)
 {
-    push_sym(&gtab, &ngtab, &gtab_cap, (gsym){ addr, size, NULL, bin });
+    push_sym(&gtab, &ngtab, &gtab_cap, (gsym){ addr, size, NULL, bin, 0 });
 }
 
 uint32_t ms_globals_bin_at(uintptr_t addr)
@@ -192,14 +203,17 @@ uint32_t ms_globals_bin_at(uintptr_t addr)
 }
 
 /* Write a global's bin into the shadow map; a boundary granule already holding another
- * global becomes MS_BIN_SHARED (resolved exactly through the table). */
-static void fill_global(uint64_t addr, uint64_t size, uint32_t bin)
+ * global becomes MS_BIN_SHARED (resolved exactly through the table), and so does one that the
+ * global covers only in part in read-only data (readonly): the rest is unnamed bytes there
+ * (the compilers' constants, string literals: their mapping's bin), not the global's. */
+static void fill_global(uint64_t addr, uint64_t size, uint32_t bin, int readonly)
 {
     uintptr_t first = (uintptr_t)addr, last = (uintptr_t)(addr + size - 1);
+    uintptr_t g = ((uintptr_t)1 << MS_SHADOW_SHIFT) - 1;
     uint32_t had_first = ms_shadow_get(first), had_last = ms_shadow_get(last);
     ms_shadow_fill(first, size, bin);
-    if (had_first && had_first != bin) ms_shadow_fill(first, 1, MS_BIN_SHARED);
-    if (had_last && had_last != bin) ms_shadow_fill(last, 1, MS_BIN_SHARED);
+    if ((had_first && had_first != bin) || (readonly && (first & g))) ms_shadow_fill(first, 1, MS_BIN_SHARED);
+    if ((had_last && had_last != bin) || (readonly && (last & g) != g)) ms_shadow_fill(last, 1, MS_BIN_SHARED);
     remember_global(addr, size, bin);
 }
 
@@ -233,10 +247,11 @@ static void scan_module(uint32_t mi)
             continue;
         }
         if (GELF_ST_TYPE(s.st_info) != STT_OBJECT) continue;
-        if (!allocated_section(elf, s.st_shndx)) continue;
+        uint32_t readonly;
+        if (!allocated_section(elf, s.st_shndx, &readonly)) continue;
         const char *name = elf_strptr(elf, sh.sh_link, s.st_name);
         if (!name || own_symbol(name)) continue;
-        syms[k++] = (gsym){ m->base + s.st_value, s.st_size, name, 0 };
+        syms[k++] = (gsym){ m->base + s.st_value, s.st_size, name, 0, readonly };
     }
     sort_by_addr(syms, k);
     for (size_t i = 0; i < k;) {
@@ -249,7 +264,7 @@ static void scan_module(uint32_t mi)
         }
         const char *name = ms_arena_strdup(syms[named].name);
         uint32_t bin = name ? ms_bins_add_global(syms[i].addr, size, mi, name) : 0;
-        if (bin) fill_global(syms[i].addr, size, bin);
+        if (bin) fill_global(syms[i].addr, size, bin, syms[i].readonly);
         i = j;
     }
     ms_unmap(syms, n * sizeof *syms);

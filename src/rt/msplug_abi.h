@@ -177,21 +177,24 @@ typedef struct {
 #define MSPLUG_SYM_REGISTER_DESTS "__memspy_register_dests"
 
 /* Allocation destinations (version 3): for each call whose pointer result the compiler sees
- * (the malloc family, operator new, any function returning a pointer; posix_memalign's first
+ * (the malloc family, operator new, any function returning a pointer, or with gcc a struct with
+ * a pointer member by value; posix_memalign's first
  * argument; the object a C++ constructor or member function is called on), one entry in the section MSPLUG_DESTS_SECTION, 8-byte
  * aligned: the addresses of a label just before the call and of one just after it (0 where the
  * call ends its block: it may throw) (msplug_dest_pc), then a NUL-terminated text record,
  * fields separated by tabs:
  *
  *   "1" (the record format), lang ("c", "c++", "f": Fortran), the call's file, the callee's
- *   name, "r" if the value reaches a return statement of the function ("-" if not), nlevels, then
+ *   name, "r" if the value reaches a return statement of the function, "o" if the levels name the
+ *   object the call works on (a C++ constructor or member function) ("ro", "r", "o", or "-"), nlevels, then
  *   nlevels levels, the call's own first, then the functions it was inlined into, outwards:
  *   line, col (level 0: the call's position; level k: where level k-1's function was inlined),
  *   kind ("-": nothing named at this level, "v": a variable, "m": memory reached through a
  *   pointer, a field or an element, "o": a declared object that holds the value in one of its
  *   members, or that a C++ constructor builds: `std::vector<double> v(n)`), flags ("d": a variable declared on the level's line; "u":
  *   a statement of the level uses the value besides copying, comparing, storing or returning
- *   it: dereferences or offsets it, passes it to a call; "-": none),
+ *   it: dereferences or offsets it, passes it to a call; "r": the path is a part of a local
+ *   struct the level's function returns by value (`buffer.start`); "-": none),
  *   type (the destination's type as gcc prints it), path (the variable, or the lvalue's parts
  *   joined with '.', "[]" for an element: "v.vals", "rows[]").
  *

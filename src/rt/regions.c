@@ -34,6 +34,7 @@ static size_t nregions, regions_cap;
 typedef struct {
     uintptr_t lo, hi;
     uint32_t label, label_len;
+    int readonly; /* readable only (r--), not written or run */
 } mapping;
 
 static mapping *maps; /* sorted by address (the kernel's order) */
@@ -237,6 +238,8 @@ static int read_maps_locked(void)
         m->lo = hex(&p, eol);
         if (p < eol) p++; /* '-' */
         m->hi = hex(&p, eol);
+        while (p < eol && *p == ' ') p++;
+        m->readonly = eol - p >= 3 && p[0] == 'r' && p[1] == '-' && p[2] == '-';
         /* perms, offset, dev, inode, then the label (possibly empty) */
         for (int field = 0; field < 4; field++) {
             while (p < eol && *p == ' ') p++;
@@ -274,8 +277,12 @@ static uint32_t mapping_bin(ms_thread *t, uintptr_t addr, uintptr_t *lo, uintptr
     if (i < 0 && read_maps_locked() == 0) i = mapping_at(addr);
     if (i >= 0) {
         const mapping *m = &maps[i];
-        size_t n = m->label_len < sizeof label - 1 ? m->label_len : sizeof label - 1;
-        ms_memcpy(label, maps_text + m->label, n);
+        /* a file mapped read-only (a module's .rodata): MS_RAW_LABEL_READONLY and its path */
+        size_t pre = m->readonly && m->label_len && maps_text[m->label] == '/' ? sizeof MS_RAW_LABEL_READONLY - 1 : 0;
+        size_t n = m->label_len < sizeof label - 1 - pre ? m->label_len : sizeof label - 1 - pre;
+        ms_memcpy(label, MS_RAW_LABEL_READONLY, pre);
+        ms_memcpy(label + pre, maps_text + m->label, n);
+        n += pre;
         label[n] = 0;
         if (n == 0) ms_memcpy(label, "[anon]", 7);
         *lo = m->lo;

@@ -355,6 +355,11 @@ uint32_t ms_stack_bin_slow(ms_thread *t, uintptr_t addr);
 void ms_shadow_stack_resync(ms_thread *t, uintptr_t live_pc);
 /* Start address of the function containing pc, from the modules' symbol tables; 0 if unknown. */
 uintptr_t ms_function_start(uintptr_t pc);
+/* The function containing pc, [*lo, *hi), from the modules' symbol tables; 0, or -1 if unknown. */
+int ms_function_range(uintptr_t pc, uintptr_t *lo, uintptr_t *hi);
+/* Once the modules' functions are known: the OpenMP regions of every module registered so far
+ * (and of those registered later, at their registration) matched against the focus. */
+void ms_dests_focus_regions(void);
 
 /* STACK bin of the frame of thread owner (not the caller t) holding addr, an address in
  * owner's stack: a variable of owner's frame that t reads or writes. 0 if owner has no frame.
@@ -602,6 +607,10 @@ extern int ms_focus_active, ms_focus_loops;
 void ms_focus_init(const char *spec);
 /* A function symbol of a loaded module: remembered if the focus names it. */
 void ms_focus_consider(const char *sym, uintptr_t addr, uint64_t size);
+/* An OpenMP region's record (msplug_abi.h, MSPLUG_OMP_RECORD) with the pc of its label, in
+ * the function that holds the region's body: that function is remembered if the focus names
+ * the region as code bins do ("main: omp parallel for @10"). */
+void ms_focus_omp_region(const char *rec, uintptr_t pc);
 /* Whether pc lies in a function the focus names (frame_push marks its frame). */
 int ms_focus_contains(uintptr_t pc);
 /* Whether the focus names the loop whose header block has pc header_pc and whose lines are

@@ -279,6 +279,7 @@ static void activate(const char *dir)
     start_ns = ms_now_ns();
     ms_native_path_init(); /* libgcc_s mapped before the modules are listed and anything is allocated */
     ms_globals_init();
+    ms_dests_focus_regions(); /* --focus naming an OpenMP region: the function that holds it */
     on_exit(at_exit, NULL);
     ms_signals_init();
     ms_sample_init();

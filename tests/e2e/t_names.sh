@@ -40,14 +40,17 @@ check "main reads lookup (64 entries at least once: 16 lines or more of reads, n
 ok_if "the raw profile has the global bin lookup" grep -qx '[0-9]* 1 lookup' bins.txt
 ok_if "the raw profile has the file mapping's bin with its path" grep -q "^[0-9]* 4 $WORK/input.dat\$" bins.txt
 
-# What is left is named by mapping: the string literal's bytes are in the program's own
-# mapping, and `--data other` breaks the unattributed references down by mapping.
-check "the string literal's bytes are other:names, the program's mapping" r.json \
-  "$JQ_DEFS"' cell("main"; "other:names").reads > 0'
-check "the mapping's full name is the program's path" r.json \
-  '.data[] | select(.name == "other:names") | .full_name == "other:'"$WORK"'/names" and .kind == "other"'
+# Unnamed read-only bytes are named by the file mapped read-only: the string literal's bytes
+# are in the program's .rodata, const:names (read-only data, kind global); what is left is
+# named by mapping (the vDSO's header), and `--data other` breaks it down by mapping.
+check "the string literal's bytes are const:names, the program's read-only data" r.json \
+  "$JQ_DEFS"' cell("main"; "const:names").reads > 0'
+check "its full name is the program's path, its kind global" r.json \
+  '.data[] | select(.name == "const:names") | .full_name == "const:'"$WORK"'/names" and .kind == "global"'
+check "the vDSO's header is other:[vdso]: 4 byte reads by main" r.json \
+  "$JQ_DEFS"' cell("main"; "other:[vdso]").reads == 4 and (.data[] | select(.name == "other:[vdso]") | .kind == "other")'
 "$MEMSPY" show --data other >other.txt
-ok_if "show --data other breaks other down by mapping" grep -q "^  other:$WORK/names: " other.txt
+ok_if "show --data other breaks other down by mapping" grep -q "^  other:\[vdso\]: " other.txt
 # Two allocation statements that give the same name: the name lists both, in every command.
 check "two statements named char*.buf are char*.buf and char*.buf@second_pass (the function that tells them apart)" r.json \
   '[.data[].name | select(startswith("char*.buf"))] | sort == ["char*.buf", "char*.buf@second_pass"]'

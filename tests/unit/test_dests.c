@@ -132,9 +132,40 @@ static void test_records(void)
     CHECK_EQ(ms_dests_find(NULL, f1, 1, 0) == NULL, 1);
 }
 
+/* zstd's getBuffer: `buffer.start = start; return buffer;` (flag r), then the caller's
+ * `dstBuff = get_buffer(n)` and `job->dst = get_buffer(n)`; a member call's object (flag o). */
+static void test_returned_parts(void)
+{
+    char *recs[] = {
+        "1\tc\tz.c\tcustom_malloc\tr\t1\t12\t26\tm\tr\tvoid *\tbuffer.start",
+        "1\tc\tz.c\tget_buffer\t-\t1\t21\t23\tv\td\tbuffer_t\tdstBuff",
+        "1\tc\tz.c\tget_buffer\t-\t1\t22\t14\tm\t-\tbuffer_t\tjob.dst",
+        "1\tc\tz.c\tget_result\t-\t1\t23\t14\tm\tr\tvoid *\tstart",
+        "1\tc++\ts.cc\tappend\to\t1\t30\t5\tm\t-\tstring\tthis.data_",
+    };
+    ms_dests *d;
+    CHECK_EQ(ms_dests_new(recs, NULL, sizeof recs / sizeof *recs, &d), 0);
+    ms_frame fg[] = { frame("z.c", 12, 26) }, fd[] = { frame("z.c", 21, 23) }, fj[] = { frame("z.c", 22, 14) };
+    ms_frame fr[] = { frame("z.c", 23, 14) }, fa[] = { frame("s.cc", 30, 5) };
+    const ms_dest *g = ms_dests_find(d, fg, 1, 0), *dst = ms_dests_find(d, fd, 1, 0), *job = ms_dests_find(d, fj, 1, 0);
+    CHECK(ms_dest_passed_out(g, 0)); /* in the returned struct: a wrapper's result */
+    EXPECT_STR("the callee's part", ms_dest_name(g, 0), "buffer.start");
+    EXPECT_STR("a variable with the part", ms_dest_returned_part(g, 0, dst, 0), "dstBuff.start");
+    EXPECT_STR("a member with the part", ms_dest_returned_part(g, 0, job, 0), "dst.start");
+    EXPECT_STR("<retval>'s part (no variable)", ms_dest_returned_part(ms_dests_find(d, fr, 1, 0), 0, dst, 0),
+               "dstBuff.start");
+    EXPECT_STR("not a returned part", ms_dest_returned_part(dst, 0, job, 0), NULL);
+    CHECK(!ms_dest_names_object(g) && !ms_dest_names_object(dst));
+    const ms_dest *a = ms_dests_find(d, fa, 1, 0);
+    CHECK(ms_dest_names_object(a));
+    EXPECT_STR("the object's member", ms_dest_name(a, 0), "data_");
+    ms_dests_free(d);
+}
+
 int main(void)
 {
     test_types();
     test_records();
+    test_returned_parts();
     return check_result();
 }

@@ -1,7 +1,8 @@
 /* memspy's GCC plugin: allocation destinations (src/rt/msplug_abi.h, MSPLUG_DESTS_SECTION).
  *
  * For each call of the current function whose result is a pointer (the malloc family, operator
- * new, any function returning a pointer) and each posix_memalign, this walks the GIMPLE uses of
+ * new, any function returning a pointer or a struct with a pointer member) and each
+ * posix_memalign, this walks the GIMPLE uses of
  * the result and notes where it goes: the variable the call's SSA name stands for, the user
  * variables debug statements bind it to, the variables and memory (a field, an element, a
  * global) it is copied or stored into, and whether it reaches a return statement. Each finding
@@ -46,6 +47,8 @@ struct level {
     bool decl;      /* a variable declared on loc's line */
     bool used;      /* a statement of the level uses the value: dereferences or offsets it, passes it
                      * to a call (besides copying, comparing, storing or returning it) */
+    bool ret;       /* stored in a part of a local aggregate that the function returns by value
+                     * (`buffer.start = start; return buffer;`): path names that part */
     char type[MSPLUG_DEST_TEXT_MAX], path[MSPLUG_DEST_TEXT_MAX];
 };
 
@@ -257,6 +260,7 @@ static void note(auto_vec<level> &lv, int k, tree t, char kind)
     bool is_var = kind != 'm';
     if (k < 0) return;
     level &l = lv[k];
+    if (l.ret) return; /* the returned aggregate's part says where the value goes */
     bool decl = false;
     if (is_var) {
         expanded_location d = expand_location(DECL_SOURCE_LOCATION(DECL_ORIGIN(t)));
@@ -270,6 +274,40 @@ static void note(auto_vec<level> &lv, int k, tree t, char kind)
     l.decl = decl;
     snprintf(l.path, sizeof l.path, "%s", path.str());
     type_text(TREE_TYPE(t), l.type, sizeof l.type);
+}
+
+/* Whether the function returns local aggregate var by value: `return var;`, `<retval> = var;`,
+ * or var is the return value itself (the named-return-value optimisation's <retval>). */
+static bool returned_aggregate(tree var)
+{
+    if (!var || !AGGREGATE_TYPE_P(TREE_TYPE(var))) return false;
+    if (TREE_CODE(var) == RESULT_DECL) return true;
+    if (!VAR_P(var) || !DECL_CONTEXT(var) || TREE_CODE(DECL_CONTEXT(var)) != FUNCTION_DECL) return false;
+    basic_block bb;
+    FOR_EACH_BB_FN(bb, cfun)
+    for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
+        gimple *s = gsi_stmt(gsi);
+        if (greturn *r = dyn_cast<greturn *>(s))
+            if (gimple_return_retval(r) == var) return true;
+        if (gimple_assign_single_p(s) && gimple_assign_rhs1(s) == var && TREE_CODE(gimple_assign_lhs(s)) == RESULT_DECL)
+            return true;
+    }
+    return false;
+}
+
+/* Note at level k that the value is stored in part lhs of an aggregate its function returns
+ * by value: the part's path wins over a variable that only carried the value there. */
+static void note_returned_part(auto_vec<level> &lv, int k, tree lhs)
+{
+    if (k < 0) return;
+    text path;
+    if (!lvalue_path(lhs, path, 0)) return;
+    level &l = lv[k];
+    l.kind = 'm';
+    l.decl = false;
+    l.ret = true;
+    snprintf(l.path, sizeof l.path, "%s", path.str());
+    type_text(TREE_TYPE(lhs), l.type, sizeof l.type);
 }
 
 /* Whether use only compares n (a check against NULL). */
@@ -323,7 +361,16 @@ static bool follow(auto_vec<level> &lv, tree v)
                     tree base = get_base_address(lhs);
                     bool local = base && VAR_P(base) && DECL_CONTEXT(DECL_ORIGIN(base)) &&
                                  TREE_CODE(DECL_CONTEXT(DECL_ORIGIN(base))) == FUNCTION_DECL;
-                    note(lv, local ? level_of_var(lv, base, use) : level_of_stmt(lv, use), lhs, 'm');
+                    bool result = base && TREE_CODE(base) == RESULT_DECL;
+                    int k = local    ? level_of_var(lv, base, use)
+                            : result ? level_of_fn(lv, DECL_ORIGIN(current_function_decl))
+                                     : level_of_stmt(lv, use);
+                    if ((local || result) && returned_aggregate(base)) { /* carried out in the returned value */
+                        note_returned_part(lv, k, lhs);
+                        returned = true;
+                        continue;
+                    }
+                    note(lv, k, lhs, 'm');
                     /* a member of a declared object (the storage of `std::vector<double> v(n)`):
                      * the object, at its own level */
                     if (base && VAR_P(base) && base != lhs) note(lv, level_of_var(lv, base, use), base, 'o');
@@ -352,6 +399,16 @@ static bool follow_temporary(auto_vec<level> &lv, tree tmp)
     return returned;
 }
 
+/* Whether type is a struct with a pointer member (a buffer returned by value: the callee's
+ * record says which member holds its allocation, this call's where the struct goes). */
+static bool holds_pointer(tree type)
+{
+    if (TREE_CODE(type) != RECORD_TYPE) return false;
+    for (tree f = TYPE_FIELDS(type); f; f = DECL_CHAIN(f))
+        if (TREE_CODE(f) == FIELD_DECL && POINTER_TYPE_P(TREE_TYPE(f))) return true;
+    return false;
+}
+
 /* Whether call gets a record: a pointer result of a function that is not a builtin, or of
  * an allocating builtin; posix_memalign. */
 static bool recorded_call(gcall *call, tree *dest_arg)
@@ -377,7 +434,7 @@ static bool recorded_call(gcall *call, tree *dest_arg)
         return false;
     }
     tree lhs = gimple_call_lhs(call);
-    return lhs && POINTER_TYPE_P(TREE_TYPE(lhs));
+    return lhs && (POINTER_TYPE_P(TREE_TYPE(lhs)) || holds_pointer(TREE_TYPE(lhs)));
 }
 
 /* A volatile basic asm statement (the text is not a template). */
@@ -421,15 +478,27 @@ static tree constructed_object(gcall *call)
     return TREE_CODE(obj) == ADDR_EXPR ? obj : NULL_TREE;
 }
 
+/* The parameter or variable that the object of member p (`this->data_`) is reached through,
+ * NULL_TREE if none. */
+static tree member_root(tree p)
+{
+    tree base = get_base_address(p);
+    if (!base || TREE_CODE(base) != MEM_REF || TREE_CODE(TREE_OPERAND(base, 0)) != SSA_NAME) return NULL_TREE;
+    tree v = SSA_NAME_VAR(TREE_OPERAND(base, 0));
+    return user_var(v) ? v : NULL_TREE;
+}
+
 /* Whether call gets a record; if so its levels in lv and what each names, *returned whether
- * the value reaches a return statement. */
-static bool find_dests(gcall *call, auto_vec<level> &lv, bool *returned)
+ * the value reaches a return statement, *object whether the levels name the object the call
+ * works on (a C++ constructor or member function) rather than its result. */
+static bool find_dests(gcall *call, auto_vec<level> &lv, bool *returned, bool *object)
 {
     tree dest_arg;
     bool recorded = recorded_call(call, &dest_arg);
     if (!recorded && !(dest_arg = constructed_object(call))) return false;
     make_levels(call, lv);
     *returned = false;
+    *object = !recorded;
     bool &returned_ = *returned;
     if (dest_arg) { /* posix_memalign (&p, ...), a constructor's object */
         if (TREE_CODE(dest_arg) == ADDR_EXPR) {
@@ -441,6 +510,10 @@ static bool find_dests(gcall *call, auto_vec<level> &lv, bool *returned)
                 note(lv, var ? level_of_var(lv, p, call) : 0, p, !var ? 'm' : recorded ? 'v' : 'o');
             tree base = var ? NULL_TREE : get_base_address(p); /* a member of a declared object */
             if (base && VAR_P(base) && user_var(base)) note(lv, level_of_var(lv, base, call), p, 'm');
+            /* a member of the object a function works on (`data_.append(piece)` in a member
+             * function, the library's code inlined from a system header): at that function's level */
+            tree root = var || recorded ? NULL_TREE : member_root(p);
+            if (root) note(lv, level_of_var(lv, root, call), p, 'm');
         }
     } else {
         tree lhs = gimple_call_lhs(call);
@@ -462,7 +535,7 @@ struct early_dest {
     int line, col;
     bool ambiguous; /* several calls at that position found different things */
     char kind;
-    bool decl, used;
+    bool decl, used, ret;
     char type[MSPLUG_DEST_TEXT_MAX], path[MSPLUG_DEST_TEXT_MAX];
 };
 static auto_vec<early_dest> early_dests;
@@ -535,8 +608,8 @@ void early_dests_function(function *fun)
     for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
         gcall *call = dyn_cast<gcall *>(gsi_stmt(gsi));
         auto_vec<level> lv;
-        bool returned;
-        if (!call || !find_dests(call, lv, &returned) || lv[0].kind == '-') continue;
+        bool returned, object;
+        if (!call || !find_dests(call, lv, &returned, &object) || lv[0].kind == '-') continue;
         expanded_location x = expand_location(lv[0].loc);
         if (!x.file || !x.line) continue;
         early_dest e = {};
@@ -548,6 +621,7 @@ void early_dests_function(function *fun)
         e.kind = lv[0].kind;
         e.decl = lv[0].decl;
         e.used = lv[0].used;
+        e.ret = lv[0].ret;
         memcpy(e.type, lv[0].type, sizeof e.type);
         memcpy(e.path, lv[0].path, sizeof e.path);
         early_dests.safe_push(e);
@@ -559,13 +633,14 @@ void early_dests_function(function *fun)
 static char *dest_record(gcall *call)
 {
     auto_vec<level> lv;
-    bool returned;
-    if (!find_dests(call, lv, &returned)) return NULL;
+    bool returned, object;
+    if (!find_dests(call, lv, &returned, &object)) return NULL;
     for (unsigned k = 0; k < lv.length(); k++) /* what the optimisers lost on the way */
         if (const early_dest *e = lv[k].kind == '-' ? early_find(call, lv, k) : NULL) {
             lv[k].kind = e->kind;
             lv[k].decl = e->decl;
             lv[k].used |= e->used;
+            lv[k].ret = e->ret;
             memcpy(lv[k].type, e->type, sizeof lv[k].type);
             memcpy(lv[k].path, e->path, sizeof lv[k].path);
         }
@@ -581,7 +656,7 @@ static char *dest_record(gcall *call)
     r.add(xl.file ? xl.file : "");
     r.add("\t");
     r.add(fndecl && DECL_NAME(fndecl) ? lang_hooks.decl_printable_name(fndecl, 0) : "*");
-    r.add(returned ? "\tr\t" : "\t-\t");
+    r.add(returned && object ? "\tro\t" : returned ? "\tr\t" : object ? "\to\t" : "\t-\t");
     r.addn((long)lv.length());
     for (unsigned k = 0; k < lv.length(); k++) {
         expanded_location x = expand_location(lv[k].loc);
@@ -589,11 +664,12 @@ static char *dest_record(gcall *call)
         r.addn(x.line);
         r.add("\t");
         r.addn(x.column);
-        char kd[8] = { '\t', lv[k].kind, '\t', '-', 0, 0, 0 };
-        if (lv[k].decl || lv[k].used) {
-            kd[3] = lv[k].decl ? 'd' : 'u';
-            kd[4] = lv[k].decl && lv[k].used ? 'u' : 0;
-        }
+        char kd[8] = { '\t', lv[k].kind, '\t', 0, 0, 0, 0 };
+        int nf = 3;
+        if (lv[k].decl) kd[nf++] = 'd';
+        if (lv[k].used) kd[nf++] = 'u';
+        if (lv[k].ret) kd[nf++] = 'r';
+        if (nf == 3) kd[nf++] = '-';
         r.add(kd);
         r.add("\t");
         r.add(lv[k].type);

@@ -200,6 +200,7 @@ class Dests
   private:
     const DataLayout &DL;
     std::vector<Level> lv;
+    bool object = false; /* the levels name the object the call works on (a C++ member function) */
 
     int levelOf(const DISubprogram *sp)
     {
@@ -444,6 +445,7 @@ std::map<EarlyKey, Early> earlyDests;
 bool Dests::levels(CallBase *call, bool &returned)
 {
     returned = false;
+    object = false;
     Function *callee = calleeOf(call);
     const DILocation *L = call->getDebugLoc().get();
     if (!L || (callee && callee->isIntrinsic())) return false;
@@ -452,9 +454,11 @@ bool Dests::levels(CallBase *call, bool &returned)
     char argKind = 'v';
     if (callee && callee->getName() == "posix_memalign" && call->arg_size() == 3) {
         destArg = call->getArgOperand(0);
-    } else if (!call->getType()->isPointerTy() && isMethod(callee)) {
+    } else if ((!call->getType()->isPointerTy() || call->use_empty()) && isMethod(callee)) {
+        /* a member function whose result, if any, is unused (`s.append(t)` returns s): its object */
         destArg = call->getArgOperand(0);
         argKind = 'o';
+        object = true;
     } else if (!call->getType()->isPointerTy()) {
         return false;
     }
@@ -529,7 +533,7 @@ std::string Dests::record(CallBase *call, bool &any)
     std::string r = MSPLUG_DEST_RECORD_VERSION "\t";
     r += cxx ? "c++" : "c";
     r += "\t" + L->getFilename().str() + "\t" + (callee ? callee->getName().str() : "*");
-    r += returned ? "\tr\t" : "\t-\t";
+    r += returned && object ? "\tro\t" : returned ? "\tr\t" : object ? "\to\t" : "\t-\t";
     r += std::to_string(lv.size());
     for (const Level &l : lv) {
         std::string flags = std::string(l.decl ? "d" : "") + (l.used ? "u" : "");
