@@ -220,11 +220,31 @@ void ms_events_flush(ms_thread *t)
     ms_busy_end(prev);
 }
 
+/* Bytes of a shared granule that no global holds (the neighbours of a read-only global: the
+ * compilers' constants, string literals): their mapping's bin, remembered per thread for the
+ * granule, so that a -O0 loop's constant load takes the region table's lock once, not at
+ * every access. */
+static uint32_t shared_rest_bin(ms_thread *t, uintptr_t addr)
+{
+    ms_thread_data *d = t->data;
+    uintptr_t g = addr >> MS_SHADOW_SHIFT;
+    if (d && d->rest_bin && d->rest_granule == g) return d->rest_bin;
+    uint32_t bin = ms_regions_bin(t, addr);
+    if (d) {
+        d->rest_granule = g;
+        d->rest_bin = bin;
+    }
+    return bin;
+}
+
 uint32_t ms_resolve_bin(ms_thread *t, uintptr_t addr)
 {
     if (addr - t->stack_lo < t->stack_span) return ms_stack_bin_slow(t, addr);
     uint32_t bin = ms_shadow_get(addr);
-    if (bin == MS_BIN_SHARED) bin = ms_globals_bin_at(addr); /* 0: bytes of no global there */
+    if (bin == MS_BIN_SHARED) {
+        bin = ms_globals_bin_at(addr);
+        return bin ? bin : shared_rest_bin(t, addr); /* 0: bytes of no global there */
+    }
     return bin ? bin : ms_regions_bin(t, addr);
 }
 
