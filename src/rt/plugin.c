@@ -228,8 +228,7 @@ static void test_pause(const ms_thread *t)
 {
     if (!t->data || !t->data->rec_thread_index) return;
     struct timespec ts = { ms_test_drain_pause_ms / 1000, (long)(ms_test_drain_pause_ms % 1000) * 1000000 };
-    while (nanosleep(&ts, &ts) != 0) {
-    }
+    while (nanosleep(&ts, &ts) != 0) {}
 }
 
 void ms_plug_drain(void)
