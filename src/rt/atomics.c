@@ -12,7 +12,11 @@
  * release store thus has the larger seq, and the replay orders it after that store
  * (docs/design-threads.md, "Atomics"). A read-modify-write's release part is stamped after the
  * operation too (it cannot be stamped atomically with it): a load of another thread racing
- * with it may miss its edge.
+ * with it may miss its edge. A read-modify-write (exchange, compare-exchange) first drains the
+ * thread's pending plugin records, before it takes effect (rt.h, ms_plug_sync_ready): a thread
+ * that sees its effect may exit the process at once, and records drained after it were lost
+ * to the exit flush when the drain was still under way (a plain store drains in its WRITE, a
+ * load publishes nothing).
  *
  * Spin-waits are collapsed here, at record time: an ordered load of the same address that
  * returns the same value as the thread's previous one, with only a spin iteration's plain
@@ -123,6 +127,7 @@ static inline void spin_note(const volatile void *a, int mo, uint64_t v)
     T __tsan_atomic##bits##_fetch_##op(volatile T *a, T v, int mo)        \
     {                                                                     \
         uintptr_t pc = PC();                                              \
+        ms_plug_sync_ready(); /* before the operation takes effect */     \
         T old = __atomic_fetch_##op(a, v, order_any(mo));                 \
         atomic_event(a, order_any(mo), MS_ATOMIC_READ | MS_ATOMIC_WRITE); \
         RMW(a, bits / 8);                                                 \
@@ -150,6 +155,7 @@ static inline void spin_note(const volatile void *a, int mo, uint64_t v)
     T __tsan_atomic##bits##_exchange(volatile T *a, T v, int mo)                                               \
     {                                                                                                          \
         uintptr_t pc = PC();                                                                                   \
+        ms_plug_sync_ready();                                                                                  \
         T old = __atomic_exchange_n(a, v, order_any(mo));                                                      \
         atomic_event(a, order_any(mo), MS_ATOMIC_READ | MS_ATOMIC_WRITE | (old != v ? MS_ATOMIC_CHANGED : 0)); \
         RMW(a, bits / 8);                                                                                      \
@@ -164,6 +170,7 @@ static inline void spin_note(const volatile void *a, int mo, uint64_t v)
     static int cas##bits(volatile T *a, T *c, T v, int weak, int mo, int fmo, uintptr_t pc)                    \
     {                                                                                                          \
         T expected = *c;                                                                                       \
+        ms_plug_sync_ready();                                                                                  \
         int ok = __atomic_compare_exchange_n(a, c, v, weak, order_any(mo), order_fail(mo, fmo));               \
         atomic_event(a, ok ? order_any(mo) : order_fail(mo, fmo),                                              \
                      ok ? MS_ATOMIC_READ | MS_ATOMIC_WRITE | (expected != v ? MS_ATOMIC_CHANGED : 0)           \

@@ -121,7 +121,8 @@ void GOMP_parallel_loop_runtime(void (*fn)(void *), void *data, unsigned nthread
     real_GOMP_parallel_loop_runtime(member_start, &r, nthreads, start, end, incr, flags);
 }
 
-/* A barrier of the calling thread's team at site, after it has been passed. */
+/* A barrier of the calling thread's team at site, after it has been passed (the thread's
+ * plugin records are drained before it is entered: rt.h, ms_plug_sync_ready). */
 static void team_barrier(uintptr_t site)
 {
     if (gomp_events() && current_team.id) ms_sync_event(MS_SYNC_BARRIER, current_team.id, current_team.size, site);
@@ -130,6 +131,7 @@ static void team_barrier(uintptr_t site)
 void GOMP_barrier(void)
 {
     REAL(GOMP_barrier);
+    ms_plug_sync_ready();
     real_GOMP_barrier();
     team_barrier(RA());
 }
@@ -137,6 +139,7 @@ void GOMP_barrier(void)
 void GOMP_loop_end(void)
 {
     REAL(GOMP_loop_end);
+    ms_plug_sync_ready();
     real_GOMP_loop_end();
     team_barrier(RA());
 }
@@ -144,6 +147,7 @@ void GOMP_loop_end(void)
 void GOMP_sections_end(void)
 {
     REAL(GOMP_sections_end);
+    ms_plug_sync_ready();
     real_GOMP_sections_end();
     team_barrier(RA());
 }

@@ -13,8 +13,9 @@
  * is drained at each of these points, before the change: in ms_record (every TSan hook and
  * interposed string function, so their events also stay in program order), in the
  * allocation functions (alloc.c) before the shadow map changes, in __memspy_func_entry/exit
- * and __tsan_func_entry/exit before the shadow stack changes, before a synchronisation event
- * (sync.c: another thread may free what this one touched once the two synchronise), and at
+ * and __tsan_func_entry/exit before the shadow stack changes, before a synchronisation
+ * operation takes effect (sync.c, atomics.c, omp.c: once the two threads synchronise, another
+ * one may free what this one touched, or exit the process: rt.h, ms_plug_sync_ready), and at
  * exit (dump.c). Instrumented code commits its records before every call, so no record is
  * pending in the buffer while one of these runs in the same thread. Between two drain points
  * the mapping is therefore the one each access saw. The thread's own buffer is the only one
@@ -28,6 +29,7 @@
  * and exit return after one check. */
 #include "rt.h"
 #include <stddef.h>
+#include <time.h>
 
 __thread uint64_t __memspy_buf[1 + MSPLUG_BUF_WORDS] __attribute__((tls_model("initial-exec")));
 int __memspy_plain;
@@ -219,6 +221,16 @@ static void parse(const uint64_t *b, uint64_t used, const ms_thread *t, const si
     if (!ms_count_only) ms_focus_count_skipped(dropped); /* words: about one per reference */
 }
 
+int ms_test_drain_pause_ms;
+
+/* The test hook's pause (rt.h), in threads other than the main one. */
+static void test_pause(const ms_thread *t)
+{
+    if (!t->data || !t->data->rec_thread_index) return;
+    struct timespec ts = { ms_test_drain_pause_ms / 1000, (long)(ms_test_drain_pause_ms % 1000) * 1000000 };
+    while (nanosleep(&ts, &ts) != 0) {}
+}
+
 void ms_plug_drain(void)
 {
     uint64_t *b = __memspy_buf;
@@ -229,6 +241,7 @@ void ms_plug_drain(void)
     /* time mode: the records of functions that could not be versioned are dropped (their
      * counts would be a part of the program's only) */
     if (!used || __memspy_plain == MSPLUG_RUN_PLAIN || !ms_thread_can_record(t)) return;
+    if (MS_UNLIKELY(ms_test_drain_pause_ms)) test_pause(t);
     sink k = { NULL, NULL, NULL, 0 };
     parse(b, used, t, &k);
 }

@@ -534,6 +534,15 @@ MS_HOT void ms_plug_sync(void)
 {
     if (MS_UNLIKELY(__memspy_buf[0])) ms_plug_drain();
 }
+/* ms_plug_sync where the calling thread may not be recording (inside the runtime, or not set
+ * up yet): an interposed function. A synchronisation operation calls it BEFORE it takes
+ * effect: once it has, another thread may act on what this one did (free what it touched, or
+ * exit the process, whose exit flush then finds this thread's records neither in its plugin
+ * buffer nor yet in its event buffer if the drain is still under way: they were lost). */
+MS_HOT void ms_plug_sync_ready(void)
+{
+    if (MS_LIKELY(ms_tls.mode == MS_T_READY)) ms_plug_sync();
+}
 /* Whether the thread's last committed plugin group recorded exactly this memcpy/memmove
  * (set = 0: dst, src, n) or memset (set = 1: dst, n); the interposer then records nothing. */
 int ms_plug_claim(uintptr_t dst, uintptr_t src, size_t n, int set);
@@ -543,6 +552,11 @@ int ms_plug_claim(uintptr_t dst, uintptr_t src, size_t n, int set);
 void ms_plug_drain_data(ms_thread_data *d, uint32_t *nev, int sim_try);
 /* Set by MEMSPY_MODE=count: the drain counts blocks and records no access. */
 extern int ms_count_only;
+/* Test hook (MEMSPY_TEST_DRAIN_PAUSE_MS, read at activation; 0 off): a thread other than the
+ * main one pauses this many milliseconds in each drain that has records, between taking them
+ * from its buffer and recording them: the window in which another thread's exit flush finds
+ * them in neither place (t_threads_robust's `published` case). */
+extern int ms_test_drain_pause_ms;
 
 /* ---- blocks.c: basic blocks and loops of plugin-instrumented code ---- */
 

@@ -5,7 +5,10 @@
  * accesses, each stamped with a process-wide sequence number when the operation happens:
  * an acquire after acquiring, a release/post/signal before, a barrier/wait after returning.
  * The runtime's own locks are taken while the thread is inside the runtime (BUSY), so they
- * are never recorded. */
+ * are never recorded. Every interposed function drains the thread's plugin records before the
+ * real call, whatever the mode: a barrier or a condition wait releases inside
+ * the call, and what another thread does once it returns (free, exit) must not race with a
+ * drain still under way (rt.h, ms_plug_sync_ready). */
 #include "rt.h"
 #include "../format/stream.h"
 #include <dlfcn.h>
@@ -126,6 +129,7 @@ static int from_omp_runtime(uintptr_t ra)
     int name(type *lock)                                             \
     {                                                                \
         REAL(name, NULL);                                            \
+        ms_plug_sync_ready();                                        \
         int rc = real_##name(lock);                                  \
         if (rc == 0) PROGRAM_SYNC(MS_SYNC_ACQUIRE, OBJ(lock), mode); \
         return rc;                                                   \
@@ -136,6 +140,7 @@ static int from_omp_runtime(uintptr_t ra)
     int name(type *lock, const struct timespec *abstime)             \
     {                                                                \
         REAL(name, NULL);                                            \
+        ms_plug_sync_ready();                                        \
         int rc = real_##name(lock, abstime);                         \
         if (rc == 0) PROGRAM_SYNC(MS_SYNC_ACQUIRE, OBJ(lock), mode); \
         return rc;                                                   \
@@ -146,6 +151,7 @@ static int from_omp_runtime(uintptr_t ra)
     int name(type *lock)                             \
     {                                                \
         REAL(name, NULL);                            \
+        ms_plug_sync_ready();                        \
         PROGRAM_SYNC(MS_SYNC_RELEASE, OBJ(lock), 0); \
         return real_##name(lock);                    \
     }
@@ -172,6 +178,7 @@ RELEASING(pthread_rwlock_unlock, pthread_rwlock_t)
 int pthread_cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex)
 {
     REAL(pthread_cond_wait, COND_VERSION);
+    ms_plug_sync_ready();
     int rc = real_pthread_cond_wait(cond, mutex);
     if (rc == 0) PROGRAM_SYNC(MS_SYNC_COND_WAIT, OBJ(cond), OBJ(mutex));
     return rc;
@@ -181,6 +188,7 @@ int pthread_cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex)
 int pthread_cond_timedwait(pthread_cond_t *cond, pthread_mutex_t *mutex, const struct timespec *abstime)
 {
     REAL(pthread_cond_timedwait, COND_VERSION);
+    ms_plug_sync_ready();
     int rc = real_pthread_cond_timedwait(cond, mutex, abstime);
     if (rc == 0) {
         PROGRAM_SYNC(MS_SYNC_COND_WAIT, OBJ(cond), OBJ(mutex));
@@ -194,6 +202,7 @@ int pthread_cond_timedwait(pthread_cond_t *cond, pthread_mutex_t *mutex, const s
 int pthread_cond_signal(pthread_cond_t *cond)
 {
     REAL(pthread_cond_signal, COND_VERSION);
+    ms_plug_sync_ready();
     PROGRAM_SYNC(MS_SYNC_COND_SIGNAL, OBJ(cond), 0);
     return real_pthread_cond_signal(cond);
 }
@@ -201,6 +210,7 @@ int pthread_cond_signal(pthread_cond_t *cond)
 int pthread_cond_broadcast(pthread_cond_t *cond)
 {
     REAL(pthread_cond_broadcast, COND_VERSION);
+    ms_plug_sync_ready();
     PROGRAM_SYNC(MS_SYNC_COND_SIGNAL, OBJ(cond), 1);
     return real_pthread_cond_broadcast(cond);
 }
@@ -266,6 +276,7 @@ static uint32_t barrier_count(uintptr_t b)
 int pthread_barrier_wait(pthread_barrier_t *b)
 {
     REAL(pthread_barrier_wait, NULL);
+    ms_plug_sync_ready();
     int rc = real_pthread_barrier_wait(b);
     if (rc == 0 || rc == PTHREAD_BARRIER_SERIAL_THREAD) PROGRAM_SYNC(MS_SYNC_BARRIER, OBJ(b), barrier_count(OBJ(b)));
     return rc;
@@ -276,6 +287,7 @@ int pthread_barrier_wait(pthread_barrier_t *b)
 int sem_post(sem_t *sem)
 {
     REAL(sem_post, NULL);
+    ms_plug_sync_ready();
     PROGRAM_SYNC(MS_SYNC_SEM_POST, OBJ(sem), 0);
     return real_sem_post(sem);
 }
@@ -285,6 +297,7 @@ int sem_post(sem_t *sem)
     int name(sem_t *sem)                                          \
     {                                                             \
         REAL(name, NULL);                                         \
+        ms_plug_sync_ready();                                     \
         int rc = real_##name(sem);                                \
         if (rc == 0) PROGRAM_SYNC(MS_SYNC_SEM_WAIT, OBJ(sem), 0); \
         return rc;                                                \
@@ -296,6 +309,7 @@ SEM_WAITING(sem_trywait)
 int sem_timedwait(sem_t *sem, const struct timespec *abstime)
 {
     REAL(sem_timedwait, NULL);
+    ms_plug_sync_ready();
     int rc = real_sem_timedwait(sem, abstime);
     if (rc == 0) PROGRAM_SYNC(MS_SYNC_SEM_WAIT, OBJ(sem), 0);
     return rc;

@@ -155,6 +155,44 @@ static int mode_blocked(void) {
     return 0;   /* exit() with five threads blocked, sleeping or spinning, none joined */
 }
 
+/* ---- work made known to main just before the program exits ----
+ * One thread by an atomic read-modify-write, the other by completing a barrier main already
+ * waits at; main exits as soon as both have, while they sleep. Their work must be in their
+ * streams even if they are still inside the runtime when main exits
+ * (MEMSPY_TEST_DRAIN_PAUSE_MS makes them linger there). */
+static int published_count;
+static volatile int main_at_barrier;
+static pthread_barrier_t publish_barrier;
+
+static void *publish_by_atomic(void *arg) {
+    (void)arg;
+    work(1);
+    __atomic_add_fetch(&published_count, 1, __ATOMIC_RELEASE);
+    sleep(1000);
+    return NULL;
+}
+
+static void *publish_by_barrier(void *arg) {
+    (void)arg;
+    while (!main_at_barrier) usleep(1000);
+    work(2);
+    pthread_barrier_wait(&publish_barrier);
+    sleep(1000);
+    return NULL;
+}
+
+static int mode_published(void) {
+    pthread_t t;
+    pthread_barrier_init(&publish_barrier, NULL, 2);
+    pthread_create(&t, NULL, publish_by_atomic, NULL);
+    pthread_create(&t, NULL, publish_by_barrier, NULL);
+    main_at_barrier = 1;
+    pthread_barrier_wait(&publish_barrier);
+    while (!__atomic_load_n(&published_count, __ATOMIC_ACQUIRE)) usleep(1000);
+    printf("published %g\n", work(0));
+    return 0;   /* exit() with both threads asleep */
+}
+
 /* exit() called from a thread while others run. */
 static void *exiter(void *arg) {
     (void)arg;
@@ -280,7 +318,7 @@ int main(int argc, char **argv) {
         {"mutex", mode_mutex},       {"sync", mode_sync},         {"blocked", mode_blocked},
         {"exit_thread", mode_exit_thread}, {"detached", mode_detached}, {"exit_locked", mode_exit_locked},
         {"many", mode_many},         {"fork", mode_fork},         {"crash", mode_crash},
-        {"libctor", mode_libctor}};
+        {"libctor", mode_libctor},   {"published", mode_published}};
     for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
         if (!strcmp(mode, modes[i].name)) return modes[i].fn();
     fprintf(stderr, "unknown mode %s\n", mode);
