@@ -115,14 +115,19 @@ MS_HOT void record_site(const sink *k, uint32_t kind, uint32_t size, const uint6
 
 /* The common case of the calling thread's drain (t == &ms_tls, ev its events, records not
  * dropped): the group's sites from *sp on while each is a read or a write of 1 to
- * MS_EV_SIZE_MAX bytes, recorded as emit would. A function of its own so that its loop keeps
- * its few values in registers (inside parse they were spilled: about 25 instructions per
- * reference more). Returns the index of the next word; *sp becomes NULL when the group's last
- * site is done, else the first site left to the general path. */
+ * MS_EV_SIZE_MAX bytes, recorded as emit would, then the groups that follow it while only
+ * headers and more executions of the block run_word come between (*run counts those). A
+ * function of its own so that its loop keeps its few values in registers (inside parse they
+ * were spilled), going from group to group without returning (a loop of one block is a block
+ * word and a group per iteration). Returns the index of the next word; *sp becomes NULL when
+ * a group's last site is done and the next word is for parse, else the first site left to the
+ * general path. */
 static __attribute__((noinline)) uint64_t plain_sites(const msplug_site **sp, const uint64_t *b, uint64_t i,
-                                                      uint64_t end, ms_thread *t, ms_event *ev)
+                                                      uint64_t end, ms_thread *t, ms_event *ev, uint64_t run_word,
+                                                      uint64_t *run)
 {
     const msplug_site *s = *sp;
+    uint64_t runs = 0;
     for (;; s++) {
         uint64_t info = s->info;
         uint32_t kind = MSPLUG_INFO_KIND(info), size = MSPLUG_INFO_SIZE(info);
@@ -132,12 +137,24 @@ static __attribute__((noinline)) uint64_t plain_sites(const msplug_site **sp, co
         uint64_t addr = b[i++];
         /* address 0: a masked-off lane of a gather (LLVM plugin); MS_EV_WRITE is bit 31 */
         if (MS_LIKELY(addr)) ms_record_ready(t, ev, addr, size | (kind - MSPLUG_K_READ) << 31, pc);
-        if (MSPLUG_INFO_FLAGS(info) & MSPLUG_F_LAST) {
+        if (!(MSPLUG_INFO_FLAGS(info) & MSPLUG_F_LAST)) continue;
+        /* the group is done: go on to the next one if only the same block's words come between
+         * (run_word is a block word, never a call's: parse tests the call tag first) */
+        uint64_t h = 0;
+        while (i < end && (h = b[i]) == run_word && run_word) {
+            runs++;
+            i++;
+        }
+        if (i >= end || (h & MSPLUG_BLOCK_TAG) != HEADER_TAG) {
             *sp = NULL;
+            *run += runs;
             return i;
         }
+        i++;
+        s = (const msplug_site *)(uintptr_t)(h & ~HEADER_TAG) - 1; /* the loop's s++ */
     }
     *sp = s;
+    *run += runs;
     return i;
 }
 
@@ -233,8 +250,8 @@ static void parse(const uint64_t *b, uint64_t used, const ms_thread *t, const si
         }
         for (;;) {
             if (MS_LIKELY(!k->other && !drop)) {
-                i = plain_sites(&s, b, i, end, &ms_tls, k->ev); /* t is ms_tls */
-                if (!s) break; /* the group's last site done */
+                i = plain_sites(&s, b, i, end, &ms_tls, k->ev, run_word, &run); /* t is ms_tls */
+                if (!s) break;                                                  /* the group's last site done */
             }
             uint64_t info = s->info;
             uint32_t kind = MSPLUG_INFO_KIND(info), nw = msplug_site_words(kind);
