@@ -59,9 +59,9 @@ typedef struct {
  * thread's records take ms_record's common case without its per-access checks: the drain
  * runs only for a ready thread with the runtime on (ms_plug_drain), drops whatever is out of
  * focus itself (parse), and starts with the buffer's count at 0 (instrumented code, a signal
- * handler's included, commits and drains its records before returning). Inlined into
- * record_site: a call per access cost about 16 instructions of the drain's 70. */
-MS_HOT void emit(const sink *k, uint64_t addr, uint64_t len, uint32_t write, uintptr_t pc)
+ * handler's included, commits and drains its records before returning). The common case,
+ * plain reads and writes, does not come here (plain_sites). */
+static void emit(const sink *k, uint64_t addr, uint64_t len, uint32_t write, uintptr_t pc)
 {
     if (MS_UNLIKELY(!len)) return;
     if (MS_LIKELY(!k->other)) {
@@ -85,7 +85,7 @@ MS_HOT void emit(const sink *k, uint64_t addr, uint64_t len, uint32_t write, uin
 }
 
 /* Record one site's access(es); w: its words. */
-MS_HOT void record_site(const sink *k, uint32_t kind, uint32_t size, const uint64_t *w, uintptr_t pc)
+static void record_site(const sink *k, uint32_t kind, uint32_t size, const uint64_t *w, uintptr_t pc)
 {
     switch (kind) {
     case MSPLUG_K_READ: /* address 0: a masked-off lane of a gather (LLVM plugin) */
