@@ -35,6 +35,7 @@ int ms_events_init(const ms_hier_config *cfg)
 {
     pc_cache = ms_map(PC_CACHE_SLOTS * sizeof *pc_cache);
     if (!pc_cache) return -1;
+    for (uint32_t i = 0; i < PC_CACHE_SLOTS; i++) pc_cache[i].pc = ~0ull; /* empty (ctx_of) */
     if (ms_sim_create(&sim, cfg, &ms_sim_allocator) != 0) return -1;
     return ms_pipeline_init(sim, cfg);
 }
@@ -97,11 +98,10 @@ static int ctx_reserve(void)
     return 0;
 }
 
-/* Context id of (pc, bin), made on first sight (lock held). 0 if out of memory. */
-static uint32_t ctx_of(uint64_t pc, uint32_t bin)
+/* Context id of (pc, bin) when the table has none in the cache (lock held): made on first
+ * sight. 0 if out of memory. */
+static uint32_t ctx_of_slow(uint64_t pc, uint32_t bin, uint32_t slot_i)
 {
-    uint32_t slot_i = (uint32_t)(pc >> 1) & (PC_CACHE_SLOTS - 1);
-    if (pc_cache[slot_i].pc == pc && pc_cache[slot_i].bin == bin && pc_cache[slot_i].ctx) return pc_cache[slot_i].ctx;
     if (ctx_reserve() < 0) return 0;
     uint32_t j = ctx_hash(pc, bin) & (index_cap - 1);
     uint32_t c;
@@ -119,19 +119,25 @@ static uint32_t ctx_of(uint64_t pc, uint32_t bin)
     return c;
 }
 
-/* Map n events of data block d to contexts, put them into a chunk for the simulator
- * (unless in threads mode) and append them to rec if recording (lock held). Sync events only
- * go to the stream. max_ms bounds the wait for the simulator thread (signal path); returns -1
- * if it was exceeded (the chunk is then lost to the simulator). */
-static int map_events(ms_thread_data *d, uint32_t n, ms_rec_stream *rec, int max_ms)
+/* Context id of (pc, bin), made on first sight (lock held). 0 if out of memory. An empty
+ * cache slot has ctx 0 and pc ~0 (no event's pc), so one compare of pc and bin suffices. */
+MS_HOT uint32_t ctx_of(uint64_t pc, uint32_t bin)
 {
-    const ms_event *ev = d->ev;
-    ms_filter *filter = NULL;
-    ms_sim_ref *out = ms_streams_mode ? NULL : ms_pipeline_begin(max_ms, &filter);
-    int lost = !ms_streams_mode && !out;
+    uint32_t slot_i = (uint32_t)(pc >> 1) & (PC_CACHE_SLOTS - 1);
+    if (MS_LIKELY(pc_cache[slot_i].pc == pc && pc_cache[slot_i].bin == bin)) return pc_cache[slot_i].ctx;
+    return ctx_of_slow(pc, bin, slot_i);
+}
+
+/* map_events' loop over events [0, n), for the chunk out (NULL: none) through filter (NULL: the
+ * simulator thread runs the window) and the stream rec (NULL: none); inlined once for the
+ * common case (no stream, a chunk composed here), where the tests per event fold away.
+ * Returns the chunk's commands. */
+MS_HOT uint32_t map_loop(const ms_event *ev, uint32_t n, ms_rec_stream *rec, ms_sim_ref *out, ms_filter *filter)
+{
     uint32_t k = 0;
+    const uintptr_t lo = ms_main_stack.lo, span = ms_main_stack.span, shift = ms_main_stack.shift;
     for (uint32_t i = 0; i < n; i++) {
-        if (ev[i].bin == MS_EV_SYNC_BIN) { /* two slots (rt.h) */
+        if (MS_UNLIKELY(ev[i].bin == MS_EV_SYNC_BIN)) { /* two slots (rt.h) */
             if (rec && i + 1 < n)
                 ms_rec_sync(rec, ev[i].size_flags, ev[i].addr, ev[i + 1].addr, ev[i].pc,
                             ev[i + 1].pc ? ctx_of(ev[i + 1].pc, 0) : 0); /* the site: a context of bin 0 */
@@ -140,10 +146,10 @@ static int map_events(ms_thread_data *d, uint32_t n, ms_rec_stream *rec, int max
         }
         uint32_t ctx = ctx_of(ev[i].pc, ev[i].bin);
         uint64_t addr = ev[i].addr;
-        if (addr - ms_main_stack.lo < ms_main_stack.span) addr += ms_main_stack.shift; /* rt.h */
+        if (MS_UNLIKELY(addr - lo < span)) addr += shift; /* rt.h */
         if (rec) ms_rec_event(rec, ctx, addr, ev[i].size_flags);
         if (!out) continue;
-        if (!ctx) {
+        if (MS_UNLIKELY(!ctx)) {
             dropped++;
             continue;
         }
@@ -152,6 +158,23 @@ static int map_events(ms_thread_data *d, uint32_t n, ms_rec_stream *rec, int max
         else
             ms_cmd_store(&out[k++], addr, ctx, ev[i].size_flags, 1); /* only to the thread */
     }
+    return k;
+}
+
+/* Map n events of data block d to contexts, put them into a chunk for the simulator
+ * (unless in threads mode) and append them to rec if recording (lock held). Sync events only
+ * go to the stream. max_ms bounds the wait for the simulator thread (signal path); returns -1
+ * if it was exceeded (the chunk is then lost to the simulator). */
+static int map_events(ms_thread_data *d, uint32_t n, ms_rec_stream *rec, int max_ms)
+{
+    ms_filter *filter = NULL;
+    ms_sim_ref *out = ms_streams_mode ? NULL : ms_pipeline_begin(max_ms, &filter);
+    int lost = !ms_streams_mode && !out;
+    uint32_t k;
+    if (!rec && out && filter)
+        k = map_loop(d->ev, n, NULL, out, filter);
+    else
+        k = map_loop(d->ev, n, rec, out, filter);
     if (!out) return lost ? -1 : 0;
     ms_pipeline_end(out, filter ? ms_filter_finish(filter, out, k) : k);
     return 0;

@@ -44,6 +44,7 @@ static volatile uint64_t plug_sites;
 volatile int ms_tsan_seen;
 
 #define HEADER_TAG (1ull << 63)
+_Static_assert(MS_EV_WRITE == 1u << 31 && MSPLUG_K_WRITE == MSPLUG_K_READ + 1, "parse's write flag of a read or write");
 
 /* Where a drain's accesses go: the calling thread's recording path (ms_record), or at the
  * exit flush another thread's event buffer (other != NULL). */
@@ -52,16 +53,22 @@ typedef struct {
     ms_thread_data *d;
     uint32_t *nev;
     int sim_try;
+    ms_event *ev; /* the calling thread's events (other == NULL) */
 } sink;
 
 /* One access of len bytes (len may exceed an event's size: split as ms_record_range does;
- * none for len 0: a copy or set of a run-time length 0 touches no memory). */
+ * none for len 0: a copy or set of a run-time length 0 touches no memory). The calling
+ * thread's records take ms_record's common case without its per-access checks: the drain
+ * runs only for a ready thread with the runtime on (ms_plug_drain), drops whatever is out of
+ * focus itself (parse), and starts with the buffer's count at 0 (instrumented code, a signal
+ * handler's included, commits and drains its records before returning). The common case,
+ * plain reads and writes, does not come here (plain_sites). */
 static void emit(const sink *k, uint64_t addr, uint64_t len, uint32_t write, uintptr_t pc)
 {
     if (MS_UNLIKELY(!len)) return;
-    if (!k->other) {
+    if (MS_LIKELY(!k->other)) {
         if (MS_LIKELY(len <= MS_EV_SIZE_MAX))
-            ms_record(addr, (uint32_t)len, write, pc);
+            ms_record_ready(&ms_tls, k->ev, addr, (uint32_t)len | write, pc);
         else
             ms_record_range(addr, len, write, pc);
         return;
@@ -106,6 +113,51 @@ static void record_site(const sink *k, uint32_t kind, uint32_t size, const uint6
     case MSPLUG_K_SET: emit(k, w[0], size, MS_EV_WRITE, pc); break;
     case MSPLUG_K_SET_VAR: emit(k, w[0], w[1], MS_EV_WRITE, pc); break;
     }
+}
+
+/* The common case of the calling thread's drain (t == &ms_tls, ev its events, records not
+ * dropped): the group's sites from *sp on while each is a read or a write of 1 to
+ * MS_EV_SIZE_MAX bytes, recorded as emit would, then the groups that follow it while only
+ * headers and more executions of the block run_word come between (*run counts those). A
+ * function of its own so that its loop keeps its few values in registers (inside parse they
+ * were spilled), going from group to group without returning (a loop of one block is a block
+ * word and a group per iteration). Returns the index of the next word; *sp becomes NULL when
+ * a group's last site is done and the next word is for parse, else the first site left to the
+ * general path. */
+static __attribute__((noinline)) uint64_t plain_sites(const msplug_site **sp, const uint64_t *b, uint64_t i,
+                                                      uint64_t end, ms_thread *t, ms_event *ev, uint64_t run_word,
+                                                      uint64_t *run)
+{
+    const msplug_site *s = *sp;
+    uint64_t runs = 0;
+    for (;; s++) {
+        uint64_t info = s->info;
+        uint32_t kind = MSPLUG_INFO_KIND(info), size = MSPLUG_INFO_SIZE(info);
+        if (MS_UNLIKELY(kind - MSPLUG_K_READ >= 2u || size - 1u >= MS_EV_SIZE_MAX || i >= end)) break;
+        uintptr_t pc = s->pc;
+        if (MS_UNLIKELY(!pc) && t->depth) pc = t->frames[t->depth - 1].pc; /* label dropped */
+        uint64_t addr = b[i++];
+        /* address 0: a masked-off lane of a gather (LLVM plugin); MS_EV_WRITE is bit 31 */
+        if (MS_LIKELY(addr)) ms_record_ready(t, ev, addr, size | (kind - MSPLUG_K_READ) << 31, pc);
+        if (!(MSPLUG_INFO_FLAGS(info) & MSPLUG_F_LAST)) continue;
+        /* the group is done: go on to the next one if only the same block's words come between
+         * (run_word is a block word, never a call's: parse tests the call tag first) */
+        uint64_t h = 0;
+        while (i < end && (h = b[i]) == run_word && run_word) {
+            runs++;
+            i++;
+        }
+        if (i >= end || (h & MSPLUG_BLOCK_TAG) != HEADER_TAG) {
+            *sp = NULL;
+            *run += runs;
+            return i;
+        }
+        i++;
+        s = (const msplug_site *)(uintptr_t)(h & ~HEADER_TAG) - 1; /* the loop's s++ */
+    }
+    *sp = s;
+    *run += runs;
+    return i;
 }
 
 /* Two words at an address aligned to 8 bytes (the buffer's). */
@@ -199,6 +251,10 @@ static void parse(const uint64_t *b, uint64_t used, const ms_thread *t, const si
             }
         }
         for (;;) {
+            if (MS_LIKELY(!k->other && !drop)) {
+                i = plain_sites(&s, b, i, end, &ms_tls, k->ev, run_word, &run); /* t is ms_tls */
+                if (!s) break;                                                  /* the group's last site done */
+            }
             uint64_t info = s->info;
             uint32_t kind = MSPLUG_INFO_KIND(info), nw = msplug_site_words(kind);
             if (!nw || i + nw > end) {
@@ -242,7 +298,7 @@ void ms_plug_drain(void)
      * counts would be a part of the program's only) */
     if (!used || __memspy_plain == MSPLUG_RUN_PLAIN || !ms_thread_can_record(t)) return;
     if (MS_UNLIKELY(ms_test_drain_pause_ms)) test_pause(t);
-    sink k = { NULL, NULL, NULL, 0 };
+    sink k = { NULL, NULL, NULL, 0, t->data->ev };
     parse(b, used, t, &k);
 }
 
@@ -253,7 +309,7 @@ void ms_plug_drain_data(ms_thread_data *d, uint32_t *nev, int sim_try)
     uint64_t used = __atomic_exchange_n(&b[0], 0, __ATOMIC_ACQ_REL);
     if (!used || __memspy_plain == MSPLUG_RUN_PLAIN) return;
     ms_thread *owner = (ms_thread *)(void *)((char *)nev - offsetof(ms_thread, nev));
-    sink k = { owner, d, nev, sim_try };
+    sink k = { owner, d, nev, sim_try, NULL };
     parse(b, used, owner, &k);
 }
 

@@ -646,20 +646,15 @@ static inline int ms_focus_skips(const ms_thread *t)
 /* The complete recording path: thread set-up, any bin lookup, flushing a full buffer. */
 void ms_record_slow(uintptr_t addr, uint32_t size_flags, uintptr_t pc);
 
-/* Record one access of the calling thread (the hook path). The common case (thread ready,
- * an address in the innermost frame or in the shadow map, room in the buffer) needs no
- * call, so the hooks stay leaf functions; anything else tail-calls ms_record_slow. */
-MS_HOT void ms_record(uintptr_t addr, uint32_t size, uint32_t write_flag, uintptr_t pc)
+/* ms_record's common case for the calling thread t, known to be ready and in focus (the
+ * plugin's drain checks both once for all its records), ev its data block's events: an
+ * address in the innermost frame or in the shadow map and room in the buffer need no call;
+ * anything else calls ms_record_slow. t->nev is read and written through t at every access
+ * (a signal handler's drain may append in between). */
+MS_HOT void ms_record_ready(ms_thread *t, ms_event *ev, uintptr_t addr, uint32_t size_flags, uintptr_t pc)
 {
-    if (MS_UNLIKELY(!ms_rt_on)) return;
-    ms_thread *t = &ms_tls;
-    if (MS_LIKELY(t->mode == MS_T_READY)) ms_plug_sync();
-    if (ms_focus_skips(t)) {
-        ms_focus_count_skipped(1);
-        return;
-    }
     uint32_t bin, n = t->nev;
-    if (MS_UNLIKELY(t->mode != MS_T_READY || n == MS_EVENTS_PER_THREAD - 1)) goto slow;
+    if (MS_UNLIKELY(n == MS_EVENTS_PER_THREAD - 1)) goto slow;
     if (addr - t->stack_lo < t->stack_span) {
         uint32_t depth = t->depth;
         if (MS_UNLIKELY(depth == 0)) goto slow;
@@ -672,15 +667,34 @@ MS_HOT void ms_record(uintptr_t addr, uint32_t size, uint32_t write_flag, uintpt
         bin = ms_shadow_get(addr);
         if (MS_UNLIKELY(bin + 1u <= 1u)) goto slow; /* 0 (no bin yet: regions.c) or MS_BIN_SHARED */
     }
-    ms_event *e = &t->data->ev[n];
+    ms_event *e = &ev[n];
     e->addr = addr;
     e->pc = pc;
     e->bin = bin;
-    e->size_flags = size | write_flag;
+    e->size_flags = size_flags;
     t->nev = n + 1;
     return;
 slow:
-    ms_record_slow(addr, size | write_flag, pc);
+    ms_record_slow(addr, size_flags, pc);
+}
+
+/* Record one access of the calling thread (the hook path). The common case (thread ready,
+ * an address in the innermost frame or in the shadow map, room in the buffer) needs no
+ * call, so the hooks stay leaf functions; anything else tail-calls ms_record_slow. */
+MS_HOT void ms_record(uintptr_t addr, uint32_t size, uint32_t write_flag, uintptr_t pc)
+{
+    if (MS_UNLIKELY(!ms_rt_on)) return;
+    ms_thread *t = &ms_tls;
+    if (MS_LIKELY(t->mode == MS_T_READY)) ms_plug_sync();
+    if (ms_focus_skips(t)) {
+        ms_focus_count_skipped(1);
+        return;
+    }
+    if (MS_UNLIKELY(t->mode != MS_T_READY)) {
+        ms_record_slow(addr, size | write_flag, pc);
+        return;
+    }
+    ms_record_ready(t, t->data->ev, addr, size | write_flag, pc);
 }
 
 /* Record a byte range (split in MS_EV_SIZE_MAX pieces); no-op for len 0. */
