@@ -230,7 +230,12 @@ static int disambiguate(heap_path *paths, size_t n)
             for (size_t k = i; j - i > 1 && k < j; k++) {
                 heap_path *h = &paths[order[k]];
                 size_t next = next_named(h, h->level + 1);
+                /* from a slot that keeps the block (its type names it: Lua's TString from
+                 * every caller) only to a field or element that holds it too (l_G.tmname[]),
+                 * not to a caller's local; not to a caller's object of the same member */
                 if (next < h->nframes && reaches(h, h->level, next) &&
+                    (!ms_dest_in_slot(h->dests[h->level], h->inl[h->level]) ||
+                     !ms_dest_local(h->dests[next], h->inl[next]) || ms_dest_in_slot(h->dests[next], h->inl[next])) &&
                     !same_member(h->names[h->level], h->names[next])) {
                     /* a member of an object the caller keeps: the caller's variable.member */
                     char *member =

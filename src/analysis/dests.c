@@ -291,10 +291,11 @@ char *ms_dest_name(const ms_dest *r, size_t k)
 {
     if (!r || k >= r->nlevels) return NULL;
     const dest_level *l = &r->lv[k];
-    if (ms_dest_in_slot(r, k)) return pointee_type(l->type); /* into a slot no variable names */
+    char *type = ms_dest_in_slot(r, k) ? pointee_type(l->type) : NULL; /* into a slot no variable names */
+    if (type) return type;
     if (l->kind == '-') return NULL;
     if (r->fortran || l->kind == 'm' || !l->decl) return path_name(l->path, r->fortran);
-    char *type = ms_dest_type(l->type);
+    type = ms_dest_type(l->type);
     ms_strbuf s = MS_STRBUF_INIT;
     if (type && *type) {
         ms_strbuf_adds(&s, type);
