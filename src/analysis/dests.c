@@ -309,7 +309,7 @@ char *ms_dest_name(const ms_dest *r, size_t k)
 bool ms_dest_passed_out(const ms_dest *r, size_t k)
 {
     if (!r || k >= r->nlevels || r->lv[k].used) return false;
-    if (r->lv[k].ret) return true;          /* in the aggregate its function returns */
+    if (r->lv[k].ret) return true;                           /* in the aggregate its function returns */
     if (r->lv[k].kind == 'm' || r->lv[k].slot) return false; /* stored */
     if (r->returned) return true;
     for (size_t j = k + 1; j < r->nlevels; j++) /* not 'o': it holds the name's object */
@@ -324,7 +324,10 @@ bool ms_dest_in_slot(const ms_dest *r, size_t k)
     return l->slot && l->kind != 'm' && l->kind != 'o';
 }
 
-bool ms_dest_local(const ms_dest *r, size_t k) { return r && k < r->nlevels && (r->lv[k].kind == 'v' || r->lv[k].kind == '-'); }
+bool ms_dest_local(const ms_dest *r, size_t k)
+{
+    return r && k < r->nlevels && (r->lv[k].kind == 'v' || r->lv[k].kind == '-');
+}
 
 bool ms_dest_leaves(const ms_dest *r, size_t k)
 {

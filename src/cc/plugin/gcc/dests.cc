@@ -317,8 +317,10 @@ static bool computed_element(tree p, int depth)
     if (!def || !is_gimple_assign(def)) return false;
     enum tree_code code = gimple_assign_rhs_code(def);
     if (code == POINTER_PLUS_EXPR)
-        return TREE_CODE(gimple_assign_rhs2(def)) != INTEGER_CST || computed_element(gimple_assign_rhs1(def), depth + 1);
-    if (gimple_assign_single_p(def) || CONVERT_EXPR_CODE_P(code)) return computed_element(gimple_assign_rhs1(def), depth + 1);
+        return TREE_CODE(gimple_assign_rhs2(def)) != INTEGER_CST ||
+               computed_element(gimple_assign_rhs1(def), depth + 1);
+    if (gimple_assign_single_p(def) || CONVERT_EXPR_CODE_P(code))
+        return computed_element(gimple_assign_rhs1(def), depth + 1);
     return false;
 }
 
