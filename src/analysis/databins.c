@@ -76,6 +76,30 @@ static size_t next_named(const heap_path *h, size_t from)
     return i;
 }
 
+/* Whether the value named at frame i (or the object a member name puts it in) may reach frame
+ * j > i: each level on the way lets it out (ms_dest_leaves) and each call of the program's own
+ * code on the way returns a pointer the plugin recorded. Past a frame that keeps the value
+ * (Lua's interpreter loop, storing its tables in its stack), the names of the outer calls are
+ * about other values (`ci = luaD_precall(...)` around the interpreter). */
+static bool reaches(const heap_path *h, size_t i, size_t j)
+{
+    for (size_t m = i; m < j && m + 1 < h->nframes; m++) {
+        if (!ms_dest_leaves(h->dests[m], h->inl[m])) return false;
+        const ms_frame *f = h->frames[m + 1];
+        if (!h->dests[m + 1] && f->file && !f->module && !ms_source_is_system(f->file)) return false;
+    }
+    return true;
+}
+
+/* Whether names a and b are one member of objects that two functions call differently
+ * ("t.node" in a function that fills a table's node array, "newt.node" in its caller that
+ * passes its local): the outer name says no more than the inner. */
+static bool same_member(const char *a, const char *b)
+{
+    const char *x = strrchr(a, '.'), *y = strrchr(b, '.');
+    return x && y && x != a && y != b && strcmp(x, y) == 0 && !strstr(x, "[]");
+}
+
 /* The name frame i gives: what the compiler recorded about the call's destination at this
  * frame's level; NULL where nothing was recorded (code built without memspy's plugins, the
  * ThreadSanitizer fallback) or the record names nothing here. *passed_out: the value leaves
@@ -148,7 +172,7 @@ static int build_heap_path(const ms_raw_bin *b, ms_symbolizer *sym, const ms_des
      * aggregate it returns by value, to the caller's destination with the part. */
     for (size_t i = 0; i < h->nframes; i++) {
         size_t next = out[i] && h->names[i] ? next_named(h, i + 1) : h->nframes;
-        if (next == h->nframes) continue;
+        if (next == h->nframes || !reaches(h, i, next)) continue;
         char *part = ms_dest_returned_part(h->dests[i], h->inl[i], h->dests[next], h->inl[next]);
         if (part) {
             free(h->names[next]);
@@ -159,6 +183,15 @@ static int build_heap_path(const ms_raw_bin *b, ms_symbolizer *sym, const ms_des
     }
     free(out);
     h->level = next_named(h, from);
+    /* The locals of the functions that return the block (a constructor's `o`, Lua's luaH_new)
+     * give way to the type a caller that keeps it in an unnamed slot names it by ("Table"). */
+    for (size_t j = h->level + 1; h->level < h->nframes && j < h->nframes && reaches(h, j - 1, j); j++) {
+        if (h->names[j - 1] && !ms_dest_local(h->dests[j - 1], h->inl[j - 1])) break;
+        if (h->names[j] && ms_dest_in_slot(h->dests[j], h->inl[j])) {
+            h->level = j;
+            break;
+        }
+    }
     if (h->library && h->level == h->nframes) h->level = 0; /* the caller stores it nowhere named */
     return 0;
 }
@@ -197,7 +230,13 @@ static int disambiguate(heap_path *paths, size_t n)
             for (size_t k = i; j - i > 1 && k < j; k++) {
                 heap_path *h = &paths[order[k]];
                 size_t next = next_named(h, h->level + 1);
-                if (next < h->nframes) {
+                /* from a slot that keeps the block (its type names it: Lua's TString from
+                 * every caller) only to a field or element that holds it too (l_G.tmname[]),
+                 * not to a caller's local; not to a caller's object of the same member */
+                if (next < h->nframes && reaches(h, h->level, next) &&
+                    (!ms_dest_in_slot(h->dests[h->level], h->inl[h->level]) ||
+                     !ms_dest_local(h->dests[next], h->inl[next]) || ms_dest_in_slot(h->dests[next], h->inl[next])) &&
+                    !same_member(h->names[h->level], h->names[next])) {
                     /* a member of an object the caller keeps: the caller's variable.member */
                     char *member =
                         ms_dest_member_of(h->dests[h->level], h->inl[h->level], h->dests[next], h->inl[next]);

@@ -12,7 +12,8 @@ typedef struct {
     int line, col;
     char kind; /* '-', 'v', 'm', 'o' */
     bool decl, used;
-    bool ret; /* a part of the aggregate the level's function returns by value */
+    bool ret;  /* a part of the aggregate the level's function returns by value */
+    bool slot; /* also stored in a slot reached through pointer arithmetic from a loaded pointer */
     const char *type, *path;
 } dest_level;
 
@@ -88,9 +89,10 @@ static int parse(const char *text, uint64_t pc, uint64_t end, ms_dest *r)
         r->lv[k].decl = strchr(g[3], 'd') != NULL;
         r->lv[k].used = strchr(g[3], 'u') != NULL;
         r->lv[k].ret = strchr(g[3], 'r') != NULL;
+        r->lv[k].slot = strchr(g[3], 's') != NULL;
         r->lv[k].type = g[4];
         r->lv[k].path = g[5];
-        if (!*r->lv[k].path) r->lv[k].kind = '-';
+        if (!*r->lv[k].path) r->lv[k].kind = '-'; /* (a slot's level: its type only) */
     }
     return 1;
 }
@@ -271,12 +273,29 @@ static char *path_name(const char *path, bool fortran)
     return ms_strbuf_take(&s);
 }
 
+/* The type a pointer of type t points to, tidied ("struct Table *" -> "Table"); NULL when t
+ * is no pointer to a named type. */
+static char *pointee_type(const char *t)
+{
+    char *type = ms_dest_type(t);
+    size_t n = type ? strlen(type) : 0;
+    if (n < 2 || type[n - 1] != '*' || type[n - 2] == '*' || strcmp(type, "void*") == 0 || strcmp(type, "char*") == 0) {
+        free(type);
+        return NULL;
+    }
+    type[n - 1] = '\0';
+    return type;
+}
+
 char *ms_dest_name(const ms_dest *r, size_t k)
 {
-    if (!r || k >= r->nlevels || r->lv[k].kind == '-') return NULL;
+    if (!r || k >= r->nlevels) return NULL;
     const dest_level *l = &r->lv[k];
+    char *type = ms_dest_in_slot(r, k) ? pointee_type(l->type) : NULL; /* into a slot no variable names */
+    if (type) return type;
+    if (l->kind == '-') return NULL;
     if (r->fortran || l->kind == 'm' || !l->decl) return path_name(l->path, r->fortran);
-    char *type = ms_dest_type(l->type);
+    type = ms_dest_type(l->type);
     ms_strbuf s = MS_STRBUF_INIT;
     if (type && *type) {
         ms_strbuf_adds(&s, type);
@@ -290,12 +309,32 @@ char *ms_dest_name(const ms_dest *r, size_t k)
 bool ms_dest_passed_out(const ms_dest *r, size_t k)
 {
     if (!r || k >= r->nlevels || r->lv[k].used) return false;
-    if (r->lv[k].ret) return true;          /* in the aggregate its function returns */
-    if (r->lv[k].kind == 'm') return false; /* stored */
+    if (r->lv[k].ret) return true;                           /* in the aggregate its function returns */
+    if (r->lv[k].kind == 'm' || r->lv[k].slot) return false; /* stored */
     if (r->returned) return true;
     for (size_t j = k + 1; j < r->nlevels; j++) /* not 'o': it holds the name's object */
         if (r->lv[j].kind == 'v' || r->lv[j].kind == 'm' || r->lv[j].used) return true;
     return false;
+}
+
+bool ms_dest_in_slot(const ms_dest *r, size_t k)
+{
+    if (!r || k >= r->nlevels || r->fortran) return false;
+    const dest_level *l = &r->lv[k];
+    return l->slot && l->kind != 'm' && l->kind != 'o';
+}
+
+bool ms_dest_local(const ms_dest *r, size_t k)
+{
+    return r && k < r->nlevels && (r->lv[k].kind == 'v' || r->lv[k].kind == '-');
+}
+
+bool ms_dest_leaves(const ms_dest *r, size_t k)
+{
+    if (!r || k >= r->nlevels) return true; /* nothing recorded: nothing known */
+    const dest_level *l = &r->lv[k];
+    if (l->ret || l->kind == 'm' || k + 1 < r->nlevels) return true;
+    return r->returned;
 }
 
 char *ms_dest_member_of(const ms_dest *inner, size_t k, const ms_dest *outer, size_t j)

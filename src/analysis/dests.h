@@ -25,7 +25,9 @@ const ms_dest *ms_dests_find(const ms_dests *d, const ms_frame *frames, size_t n
 
 /* The name that level k (0: the call's own frame) of record r gives, MemSpy's style
  * ("double*.A" for a variable declared by the call's statement, "A", "s.x", "rows[]";
- * Fortran: the array, "field"), malloc'd; NULL if the level names nothing (or no memory). */
+ * Fortran: the array, "field"; a variable that only carries the value into a slot that no
+ * variable or field names (an interpreter's stack slot, a hash chain's head): the type it
+ * points to, "Table"), malloc'd; NULL if the level names nothing (or no memory). */
 char *ms_dest_name(const ms_dest *r, size_t k);
 
 /* Whether level k's function is an allocation wrapper: the value leaves it (named or used at
@@ -33,6 +35,21 @@ char *ms_dest_name(const ms_dest *r, size_t k);
  * it (no access through it, no call it is passed to, no store of it in memory): the name then
  * comes from further out. */
 bool ms_dest_passed_out(const ms_dest *r, size_t k);
+
+/* Whether level k's function keeps the value in a slot that no variable or field names (an
+ * interpreter's stack slot, a hash chain's head): its name is then the type (ms_dest_name). */
+bool ms_dest_in_slot(const ms_dest *r, size_t k);
+
+/* Whether level k names at most a variable of its function (a local, not memory). */
+bool ms_dest_local(const ms_dest *r, size_t k);
+
+/* Whether the value of level k (or the object whose member level k names) may reach the
+ * caller of level k's function: it reaches a return statement, level k names a member (of an
+ * object the caller may keep), or an outer inline level follows; true without a record. A
+ * name further out on the call path is the value's only where each level on the way lets it
+ * out: past one that does not (Lua's interpreter loop, which keeps its tables in its stack),
+ * the outer calls' records are about other values (`ci = luaD_precall(...)`). */
+bool ms_dest_leaves(const ms_dest *r, size_t k);
 
 /* A part of an aggregate returned by value (`buffer.start = start; return buffer;`, inner's
  * level k) that the caller stores somewhere named (outer's level j: `dstBuff = get(...)`,

@@ -194,7 +194,10 @@ typedef struct {
  *   members, or that a C++ constructor builds: `std::vector<double> v(n)`), flags ("d": a variable declared on the level's line; "u":
  *   a statement of the level uses the value besides copying, comparing, storing or returning
  *   it: dereferences or offsets it, passes it to a call; "r": the path is a part of a local
- *   struct the level's function returns by value (`buffer.start`); "-": none),
+ *   struct the level's function returns by value (`buffer.start`); "s": the level's function
+ *   also stores the value in a slot that no variable or field names, through a local pointer
+ *   computed by pointer arithmetic (an interpreter's stack slot `ra->gc = t`, ra = base + A;
+ *   `*list = ts`, list = &tb->hash[h]): named by its type, the value's where the path is empty; "-": none),
  *   type (the destination's type as gcc prints it), path (the variable, or the lvalue's parts
  *   joined with '.', "[]" for an element: "v.vals", "rows[]").
  *

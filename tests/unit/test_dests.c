@@ -162,10 +162,53 @@ static void test_returned_parts(void)
     ms_dests_free(d);
 }
 
+/* Lua's interpreter: a table kept in a stack slot (flag "s") is named by its type; a level
+ * that keeps the value lets no name further out be its; a member lets its object's out. */
+static void test_slots(void)
+{
+    char *recs[] = {
+        "1\tc\tlvm.c\tluaH_new\t-\t1\t1350\t13\tv\tus\tstruct Table *\tt",
+        "1\tc\tlstring.c\tluaC_newobj\t-\t2\t148\t7\tv\tu\tstruct GCObject *\to\t208\t8\t-\ts\tstruct TString *\t",
+        "1\tc\tlgc.c\tluaM_malloc_\tr\t1\t260\t17\tv\tdu\tstruct GCObject *\to",
+        "1\tc\tltable.c\tluaM_malloc_\t-\t1\t490\t15\tm\tu\tunion Node *\tt.node",
+        "1\tc\tx.c\tf\t-\t1\t5\t3\tv\ts\tvoid *\tp",
+    };
+    ms_dests *d;
+    CHECK_EQ(ms_dests_new(recs, NULL, sizeof recs / sizeof *recs, &d), 0);
+    ms_frame ft[] = { frame("lvm.c", 1350, 13) };
+    const ms_dest *r = ms_dests_find(d, ft, 1, 0);
+    EXPECT_STR("a local into a slot: its type", ms_dest_name(r, 0), "Table");
+    CHECK_EQ(ms_dest_in_slot(r, 0), 1);
+    CHECK_EQ(ms_dest_local(r, 0), 1);
+    CHECK_EQ(ms_dest_leaves(r, 0), 0); /* kept by luaV_execute: `ci` further out is not its */
+    CHECK_EQ(ms_dest_passed_out(r, 0), 0);
+    ms_frame fs[] = { frame("lstring.c", 148, 7), frame("lstring.c", 208, 8) };
+    r = ms_dests_find(d, fs, 2, 0);
+    EXPECT_STR("inlined level 0: the local", ms_dest_name(r, 0), "o");
+    EXPECT_STR("a slot's level naming nothing: the value's type", ms_dest_name(r, 1), "TString");
+    CHECK_EQ(ms_dest_leaves(r, 0), 1); /* an outer inline level follows */
+    CHECK_EQ(ms_dest_leaves(r, 1), 0);
+    ms_frame fo[] = { frame("lgc.c", 260, 17) };
+    r = ms_dests_find(d, fo, 1, 0);
+    EXPECT_STR("returned local", ms_dest_name(r, 0), "GCObject*.o");
+    CHECK_EQ(ms_dest_in_slot(r, 0), 0);
+    CHECK_EQ(ms_dest_leaves(r, 0), 1);
+    ms_frame fn[] = { frame("ltable.c", 490, 15) };
+    r = ms_dests_find(d, fn, 1, 0);
+    EXPECT_STR("a member", ms_dest_name(r, 0), "t.node");
+    CHECK_EQ(ms_dest_leaves(r, 0), 1); /* its object may be the caller's */
+    CHECK_EQ(ms_dest_local(r, 0), 0);
+    ms_frame fv[] = { frame("x.c", 5, 3) };
+    EXPECT_STR("void*: no type to name it by, its variable", ms_dest_name(ms_dests_find(d, fv, 1, 0), 0), "p");
+    CHECK_EQ(ms_dest_leaves(NULL, 0), 1); /* no record: nothing known */
+    ms_dests_free(d);
+}
+
 int main(void)
 {
     test_types();
     test_records();
     test_returned_parts();
+    test_slots();
     return check_result();
 }

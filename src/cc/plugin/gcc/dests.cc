@@ -49,6 +49,9 @@ struct level {
                      * to a call (besides copying, comparing, storing or returning it) */
     bool ret;       /* stored in a part of a local aggregate that the function returns by value
                      * (`buffer.start = start; return buffer;`): path names that part */
+    bool slot;      /* stored in a slot no variable or field names: through a cursor computed by
+                     * pointer arithmetic (an interpreter's stack slot `ra = base + A`, a hash
+                     * chain's head `*list`, list = &tb->hash[h]); type: the value's if no path */
     char type[MSPLUG_DEST_TEXT_MAX], path[MSPLUG_DEST_TEXT_MAX];
 };
 
@@ -310,6 +313,79 @@ static void note_returned_part(auto_vec<level> &lv, int k, tree lhs)
     type_text(TREE_TYPE(lhs), l.type, sizeof l.type);
 }
 
+static bool computed_element(tree p, int depth);
+
+/* Whether local pointer variable var is assigned an element's address computed with a variable
+ * offset somewhere in the function (unoptimised code, where var lives in memory). */
+static bool assigned_element(tree var, int depth)
+{
+    basic_block bb;
+    FOR_EACH_BB_FN(bb, cfun)
+    for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
+        gimple *s = gsi_stmt(gsi);
+        if (is_gimple_assign(s) && gimple_assign_lhs(s) == var && computed_element(gimple_assign_rhs1(s), depth + 1))
+            return true;
+    }
+    return false;
+}
+
+/* Whether pointer p is an element's address computed with a variable offset (`base + a`,
+ * `&tb->hash[h]`), through copies, conversions, phis and the local variables it is read from. */
+static bool computed_element(tree p, int depth)
+{
+    if (!p || depth > 6) return false;
+    if (TREE_CODE(p) == ADDR_EXPR) { /* &a[i], &p->x with p computed so */
+        tree r = TREE_OPERAND(p, 0);
+        for (; handled_component_p(r); r = TREE_OPERAND(r, 0))
+            if (TREE_CODE(r) == ARRAY_REF && TREE_CODE(TREE_OPERAND(r, 1)) != INTEGER_CST) return true;
+        return TREE_CODE(r) == MEM_REF && computed_element(TREE_OPERAND(r, 0), depth + 1);
+    }
+    if (VAR_P(p) && !is_global_var(p) && POINTER_TYPE_P(TREE_TYPE(p))) return assigned_element(p, depth);
+    if (TREE_CODE(p) != SSA_NAME) return false;
+    gimple *def = SSA_NAME_DEF_STMT(p);
+    if (gphi *phi = def ? dyn_cast<gphi *>(def) : NULL) {
+        for (unsigned a = 0; a < gimple_phi_num_args(phi); a++)
+            if (gimple_phi_arg_def(phi, a) != p && computed_element(gimple_phi_arg_def(phi, a), depth + 1)) return true;
+        return false;
+    }
+    if (!def || !is_gimple_assign(def)) return false;
+    enum tree_code code = gimple_assign_rhs_code(def);
+    if (code == POINTER_PLUS_EXPR)
+        return TREE_CODE(gimple_assign_rhs2(def)) != INTEGER_CST ||
+               computed_element(gimple_assign_rhs1(def), depth + 1);
+    if (gimple_assign_single_p(def) || CONVERT_EXPR_CODE_P(code))
+        return computed_element(gimple_assign_rhs1(def), depth + 1);
+    return false;
+}
+
+/* Whether a store to lhs puts the value in a slot that no variable or field names: memory
+ * through a cursor, a local pointer variable computed by pointer arithmetic (`ra->gc = t` with
+ * ra = base + a; `*list = ts` with list = &tb->hash[h]), not an element named by its array
+ * (`m->rows[i]`, `rows[i]`). */
+static bool slot_store(tree lhs)
+{
+    tree base = get_base_address(lhs);
+    if (!base || TREE_CODE(base) != MEM_REF || TREE_CODE(TREE_OPERAND(base, 0)) != SSA_NAME) return false;
+    tree p = TREE_OPERAND(base, 0), var = SSA_NAME_VAR(p);
+    gimple *def = SSA_NAME_DEF_STMT(p);
+    if (!var && def && gimple_assign_single_p(def) && VAR_P(gimple_assign_rhs1(def))) /* -O0: read from var */
+        var = gimple_assign_rhs1(def);
+    if (!user_var(var) || !VAR_P(var) || is_global_var(var)) return false;
+    return computed_element(p, 0);
+}
+
+/* Whether t is the address of a member at offset 0 of what n points to: n itself, cast
+ * through a union (Lua's gco2t(o): `&((union GCUnion *)o)->h`). */
+static bool same_address(tree t, tree n)
+{
+    if (TREE_CODE(t) != ADDR_EXPR) return false;
+    tree r = TREE_OPERAND(t, 0);
+    while (TREE_CODE(r) == COMPONENT_REF && integer_zerop(DECL_FIELD_OFFSET(TREE_OPERAND(r, 1))) &&
+           integer_zerop(DECL_FIELD_BIT_OFFSET(TREE_OPERAND(r, 1))))
+        r = TREE_OPERAND(r, 0);
+    return TREE_CODE(r) == MEM_REF && TREE_OPERAND(r, 0) == n && integer_zerop(TREE_OPERAND(r, 1));
+}
+
 /* Whether use only compares n (a check against NULL). */
 static bool comparison(gimple *use)
 {
@@ -370,11 +446,20 @@ static bool follow(auto_vec<level> &lv, tree v)
                         returned = true;
                         continue;
                     }
+                    if (slot_store(lhs)) { /* named by the value's type, where nothing else names it */
+                        if (k >= 0 && !lv[k].slot && lv[k].kind == '-' && !lv[k].type[0])
+                            type_text(TREE_TYPE(n), lv[k].type, sizeof lv[k].type);
+                        if (k >= 0) lv[k].slot = true;
+                        continue;
+                    }
                     note(lv, k, lhs, 'm');
                     /* a member of a declared object (the storage of `std::vector<double> v(n)`):
                      * the object, at its own level */
                     if (base && VAR_P(base) && base != lhs) note(lv, level_of_var(lv, base, use), base, 'o');
                 }
+            } else if (is_gimple_assign(use) && same_address(gimple_assign_rhs1(use), n) &&
+                       TREE_CODE(gimple_assign_lhs(use)) == SSA_NAME) {
+                if (!work.contains(gimple_assign_lhs(use))) work.safe_push(gimple_assign_lhs(use));
             } else if (!comparison(use)) {
                 int k = level_of_stmt(lv, use);
                 if (k >= 0) lv[k].used = true;
@@ -535,7 +620,7 @@ struct early_dest {
     int line, col;
     bool ambiguous; /* several calls at that position found different things */
     char kind;
-    bool decl, used, ret;
+    bool decl, used, ret, slot;
     char type[MSPLUG_DEST_TEXT_MAX], path[MSPLUG_DEST_TEXT_MAX];
 };
 static auto_vec<early_dest> early_dests;
@@ -609,7 +694,7 @@ void early_dests_function(function *fun)
         gcall *call = dyn_cast<gcall *>(gsi_stmt(gsi));
         auto_vec<level> lv;
         bool returned, object;
-        if (!call || !find_dests(call, lv, &returned, &object) || lv[0].kind == '-') continue;
+        if (!call || !find_dests(call, lv, &returned, &object) || (lv[0].kind == '-' && !lv[0].slot)) continue;
         expanded_location x = expand_location(lv[0].loc);
         if (!x.file || !x.line) continue;
         early_dest e = {};
@@ -622,6 +707,7 @@ void early_dests_function(function *fun)
         e.decl = lv[0].decl;
         e.used = lv[0].used;
         e.ret = lv[0].ret;
+        e.slot = lv[0].slot;
         memcpy(e.type, lv[0].type, sizeof e.type);
         memcpy(e.path, lv[0].path, sizeof e.path);
         early_dests.safe_push(e);
@@ -641,11 +727,12 @@ static char *dest_record(gcall *call)
             lv[k].decl = e->decl;
             lv[k].used |= e->used;
             lv[k].ret = e->ret;
+            lv[k].slot |= e->slot;
             memcpy(lv[k].type, e->type, sizeof lv[k].type);
             memcpy(lv[k].path, e->path, sizeof lv[k].path);
         }
     bool any = returned;
-    for (unsigned k = 0; k < lv.length(); k++) any |= lv[k].kind != '-';
+    for (unsigned k = 0; k < lv.length(); k++) any |= lv[k].kind != '-' || lv[k].slot;
     if (!any) return NULL;
     expanded_location xl = expand_location(lv[0].loc);
     tree fndecl = gimple_call_fndecl(call);
@@ -669,6 +756,7 @@ static char *dest_record(gcall *call)
         if (lv[k].decl) kd[nf++] = 'd';
         if (lv[k].used) kd[nf++] = 'u';
         if (lv[k].ret) kd[nf++] = 'r';
+        if (lv[k].slot) kd[nf++] = 's';
         if (nf == 3) kd[nf++] = '-';
         r.add(kd);
         r.add("\t");

@@ -33,6 +33,7 @@ struct Level {
     const DISubprogram *fn = nullptr;
     char kind = '-'; /* '-', 'v', 'm', 'o' as in msplug_abi.h */
     bool decl = false, used = false;
+    bool slot = false; /* also stored in a slot no variable or field names (msplug_abi.h's "s") */
     std::string type, path;
 };
 
@@ -188,6 +189,57 @@ const DILocalVariable *varOfCasts(Value *orig, Value *p)
         if (isa<BitCastInst>(u) || isa<AddrSpaceCastInst>(u))
             if (const DILocalVariable *v = varOf(u)) return v;
     return nullptr;
+}
+
+bool computedElement(Value *p, int depth);
+
+/* Whether local variable a (an alloca, -O0) is assigned an element's address computed with
+ * a variable offset. */
+bool assignedElement(AllocaInst *a, int depth)
+{
+    for (User *u : a->users())
+        if (auto *st = dyn_cast<StoreInst>(u); st && st->getPointerOperand() == a)
+            if (computedElement(st->getValueOperand(), depth + 1)) return true;
+    return false;
+}
+
+/* Whether pointer p is an element's address computed with a variable offset (`base + a`,
+ * `&tb->hash[h]`), through casts, phis, constant offsets and the local variables it is read
+ * from. */
+bool computedElement(Value *p, int depth)
+{
+    if (depth > 6) return false;
+    p = stripCasts(p);
+    if (auto *gep = dyn_cast<GEPOperator>(p))
+        return !gep->hasAllConstantIndices() || computedElement(gep->getPointerOperand(), depth + 1);
+    if (auto *phi = dyn_cast<PHINode>(p)) {
+        for (Value *in : phi->incoming_values())
+            if (in != p && computedElement(in, depth + 1)) return true;
+        return false;
+    }
+    if (auto *ld = dyn_cast<LoadInst>(p))
+        if (auto *a = dyn_cast<AllocaInst>(stripCasts(ld->getPointerOperand()))) return assignedElement(a, depth);
+    return false;
+}
+
+/* Whether a store to p puts the value in a slot that no variable or field names: memory
+ * through a cursor, a local pointer variable computed by pointer arithmetic (`ra->gc = t` with
+ * ra = base + a; `*list = ts` with list = &tb->hash[h]), not an element named by its array
+ * (`m->rows[i]`). */
+bool slotStore(Value *p)
+{
+    Value *q = stripCasts(p);
+    for (int d = 0; d < 8; d++) { /* the members of the object the cursor points to */
+        auto *gep = dyn_cast<GEPOperator>(q);
+        if (!gep || !gep->hasAllConstantIndices()) break;
+        q = stripCasts(gep->getPointerOperand());
+    }
+    if (auto *ld = dyn_cast<LoadInst>(q)) { /* -O0: the cursor read from its variable */
+        auto *a = dyn_cast<AllocaInst>(stripCasts(ld->getPointerOperand()));
+        return a && varOf(a) && assignedElement(a, 0);
+    }
+    const DILocalVariable *v = varOf(q);
+    return v && !v->isParameter() && computedElement(q, 0);
 }
 
 class Dests
@@ -348,7 +400,9 @@ bool Dests::follow(Value *start)
             if (!I || isa<DbgInfoIntrinsic>(I)) continue;
             if (isa<ReturnInst>(I)) {
                 returned = true;
-            } else if (isa<BitCastInst>(I) || isa<AddrSpaceCastInst>(I) || isa<PHINode>(I) || isa<SelectInst>(I)) {
+            } else if (isa<BitCastInst>(I) || isa<AddrSpaceCastInst>(I) || isa<PHINode>(I) || isa<SelectInst>(I) ||
+                       (isa<GetElementPtrInst>(I) && cast<GetElementPtrInst>(I)->hasAllZeroIndices() &&
+                        cast<GetElementPtrInst>(I)->getPointerOperand() == v)) { /* a union's member (gco2t) */
                 if (std::find(work.begin(), work.end(), I) == work.end()) work.push_back(I);
             } else if (auto *st = dyn_cast<StoreInst>(I); st && st->getValueOperand() == v) {
                 std::string path;
@@ -360,6 +414,11 @@ bool Dests::follow(Value *start)
                         if (isa<LoadInst>(au) && work.size() < 16 &&
                             std::find(work.begin(), work.end(), au) == work.end())
                             work.push_back(au);
+                if (slotStore(p)) { /* named by the value's type, where nothing else names it */
+                    int k = levelOf(I);
+                    if (k >= 0) lv[k].slot = true;
+                    continue;
+                }
                 if (!objPath(p, path, ty, root)) continue;
                 /* a pointer stored at the start of a struct is its first member (`q.buffer = ...`
                  * stores to q itself once the zero offset is folded) */
@@ -480,7 +539,7 @@ bool Dests::levels(CallBase *call, bool &returned)
 void Dests::early(CallBase *call)
 {
     bool returned;
-    if (!levels(call, returned) || lv[0].kind == '-' || !lv[0].fn) return;
+    if (!levels(call, returned) || (lv[0].kind == '-' && !lv[0].slot) || !lv[0].fn) return;
     Function *callee = calleeOf(call);
     EarlyKey key{ lv[0].fn, lv[0].line, lv[0].col, callee ? callee->getName().str() : "" };
     auto it = earlyDests.find(key);
@@ -514,17 +573,24 @@ std::string Dests::record(CallBase *call, bool &any)
                 if (it->second.calleeFn == lv[k - 1].fn) e = &it->second;
         }
         if (!e || e->ambiguous) continue;
-        bool used = lv[k].used;
+        bool used = lv[k].used, slot = lv[k].slot;
         const DISubprogram *fn = lv[k].fn;
         unsigned line = lv[k].line, col = lv[k].col;
         lv[k] = e->l;
         lv[k].used |= used;
+        lv[k].slot |= slot;
         lv[k].fn = fn;
         lv[k].line = line;
         lv[k].col = col;
     }
     any = returned;
-    for (const Level &l : lv) any |= l.kind != '-';
+    for (unsigned k = 0; k < lv.size(); k++) { /* a slot's level that names nothing: the value's type */
+        if (!lv[k].slot || lv[k].kind != '-' || !lv[k].type.empty()) continue;
+        const DISubprogram *from = k ? lv[k - 1].fn : callee ? callee->getSubprogram() : nullptr;
+        DITypeRefArray types = from && from->getType() ? from->getType()->getTypeArray() : DITypeRefArray();
+        if (types.size() > 0 && types[0]) lv[k].type = typeText(types[0]);
+    }
+    for (const Level &l : lv) any |= l.kind != '-' || l.slot;
     if (!any) return "";
     const DISubprogram *sp = call->getFunction()->getSubprogram();
     unsigned lang = sp && sp->getUnit() ? sp->getUnit()->getSourceLanguage() : 0;
@@ -536,7 +602,7 @@ std::string Dests::record(CallBase *call, bool &any)
     r += returned && object ? "\tro\t" : returned ? "\tr\t" : object ? "\to\t" : "\t-\t";
     r += std::to_string(lv.size());
     for (const Level &l : lv) {
-        std::string flags = std::string(l.decl ? "d" : "") + (l.used ? "u" : "");
+        std::string flags = std::string(l.decl ? "d" : "") + (l.used ? "u" : "") + (l.slot ? "s" : "");
         r += "\t" + std::to_string(l.line) + "\t" + std::to_string(l.col) + "\t" + std::string(1, l.kind) + "\t" +
              (flags.empty() ? "-" : flags) + "\t" + capped(l.type) + "\t" + capped(l.path);
     }
