@@ -210,14 +210,17 @@ static const wc_segment *ended_segment(const ms_wait_collector *c, int cpu, uint
     return NULL;
 }
 
-/* The synchronisation point of wait w: (kind, object, code location). A spin's object is
- * left out: a flag array's elements (ptri's Ready[c]) are one point, the spin's code. */
+/* The synchronisation point of wait w: (kind, code location), as Carnival's WT Map has it.
+ * The object is not part of it: an OpenMP team's barrier and fork have a new object (the
+ * region instance) each time the region runs, and one critical section's code guarding
+ * several locks is one point; the point keeps its first wait's object. A spin's object is
+ * always 0 (a flag array's elements, ptri's Ready[c], are one point: the spin's code). */
 static wc_point *point_for(ms_wait_collector *c, const ms_replay_wait *w)
 {
     uint64_t obj = w->kind == MS_SYNC_ATOMIC ? 0 : w->obj;
     for (size_t i = 0; i < c->npoints; i++) {
         ms_raw_wait_point *p = &c->points[i].p;
-        if (p->kind == w->kind && p->obj == obj && p->ctx == w->ctx) return &c->points[i];
+        if (p->kind == w->kind && p->ctx == w->ctx) return &c->points[i];
     }
     if (ms_grow((void **)&c->points, &c->cap, c->npoints + 1, sizeof *c->points) < 0) return NULL;
     wc_point *p = &c->points[c->npoints++];

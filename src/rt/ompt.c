@@ -53,12 +53,20 @@ static uintptr_t site_of(const void *codeptr) { return call_site ? call_site : (
 #define TEAM_BITS 20
 static uint64_t team_pack(uint64_t id, uint32_t size) { return id << TEAM_BITS | size; }
 
+/* The site of each recent region (its __kmpc_fork_call's return address), by region id: set
+ * by the master at parallel_begin, before libomp starts the team, read by every member at its
+ * implicit task's begin (FORK and BEGIN take it, as GOMP_parallel's do under gcc). */
+#define REGION_SITES 256
+static uintptr_t region_site[REGION_SITES];
+
 static void on_parallel_begin(ompt_data_t *task, const void *frame, ompt_data_t *parallel, unsigned requested,
                               int flags, const void *codeptr)
 {
-    (void)task, (void)frame, (void)requested, (void)flags, (void)codeptr;
+    (void)task, (void)frame, (void)requested, (void)flags;
     ms_threads_mode_enter();
-    parallel->value = __atomic_add_fetch(&last_region_id, 1, __ATOMIC_RELAXED);
+    uint64_t id = __atomic_add_fetch(&last_region_id, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&region_site[id % REGION_SITES], site_of(codeptr), __ATOMIC_RELEASE);
+    parallel->value = id;
 }
 
 static void on_implicit_task(int endpoint, ompt_data_t *parallel, ompt_data_t *task, unsigned actual, unsigned index,
@@ -67,8 +75,9 @@ static void on_implicit_task(int endpoint, ompt_data_t *parallel, ompt_data_t *t
     if (endpoint != OMPT_SCOPE_BEGIN || (flags & OMPT_TASK_INITIAL) || !parallel) return;
     uint64_t id = parallel->value;
     task->value = team_pack(id, actual);
-    if (index == 0) ms_sync_event(MS_SYNC_FORK, id, actual, 0);
-    ms_sync_event(MS_SYNC_BEGIN, id, actual, 0);
+    uintptr_t site = __atomic_load_n(&region_site[id % REGION_SITES], __ATOMIC_ACQUIRE);
+    if (index == 0) ms_sync_event(MS_SYNC_FORK, id, actual, site);
+    ms_sync_event(MS_SYNC_BEGIN, id, actual, site);
 }
 
 static void on_sync_region(int kind, int endpoint, ompt_data_t *parallel, ompt_data_t *task, const void *codeptr)
