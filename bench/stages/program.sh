@@ -16,21 +16,12 @@
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$ROOT/bench/lib.sh"
+. "$ROOT/bench/stages/cases.sh"
 bench_init program "${1:-}"
 RUNS=${2:-5}
 BASE=${3:-}
 [ -z "$BASE" ] || BASE=$(cd "$BASE" && pwd)
 CG="valgrind --tool=cachegrind"
-
-cases() {
-    for k in ${KERNELS:-stencil spmv matmul}; do
-        case $k in
-        stencil) echo "stencil bench/kernels/stencil.c 1024 2" ;;
-        spmv) echo "spmv bench/kernels/spmv.c 100000 16 2" ;;
-        matmul) echo "matmul bench/kernels/matmul.c 256 1" ;;
-        esac
-    done
-}
 
 builds() { [ -z "$BASE" ] || echo "before $BASE"; echo "after $BUILD"; }
 

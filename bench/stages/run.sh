@@ -28,21 +28,12 @@
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$ROOT/bench/lib.sh"
+. "$ROOT/bench/stages/cases.sh"
 bench_init stages "${1:-}"
 RUNS=${2:-5}
 LIB="$BUILD/lib/memspy"
 gcc -O2 -g -I "$ROOT/src" -o "$WORK/simbench" "$ROOT/bench/stages/simbench.c" \
     "$LIB/libmemspy_replay.a" "$LIB/libmemspy_sim.a" "$LIB/libmemspy_util.a" -lzstd -lz
-
-cases() {   # KERNELS="spmv matmul" runs a subset
-    for k in ${KERNELS:-stencil spmv matmul}; do
-        case $k in
-        stencil) echo "stencil bench/kernels/stencil.c 1024 2" ;;
-        spmv) echo "spmv bench/kernels/spmv.c 100000 16 2" ;;
-        matmul) echo "matmul bench/kernels/matmul.c 256 1" ;;
-        esac
-    done
-}
 
 # stage_sums FILE...: "stage instructions" lines from cg_annotate's per-function table.
 stage_sums() {
