@@ -18,3 +18,12 @@ seconds() {
 
 # median: the median of the numbers on standard input, one per line.
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+# same_json BASE_JSON NEW_JSON WHAT: say on stderr when two results differ beyond their times
+# (a change meant to keep every statistic: the base build's resim against the new one's).
+same_json() {
+    for f in "$1" "$2"; do
+        sed -E 's/"(time|wall_seconds)": [0-9.e+-]+/"\1": X/g' "$f" >"$f.n"
+    done
+    cmp -s "$1.n" "$2.n" || echo "$3: the resim JSON differs from the base build's" >&2
+}

@@ -86,10 +86,7 @@ cases | while read -r name src flag args; do
             b=$(stages "$(cd "$BASE" && pwd)" base "$name" "$mode")
             a="$*"
             set -- $(echo "$b $a" | awk '{ printf "%s", $1; for (i = 2; i <= 11; i++) printf " %s->%s", $i, $(i + 11); print "" }')
-            for t in base new; do
-                sed -E 's/"(time|wall_seconds)": [0-9.e+-]+/"\1": X/g' "$WORK/$name.$mode.$t.json" >"$WORK/$t.n"
-            done
-            cmp -s "$WORK/base.n" "$WORK/new.n" || echo "$name $mode: the resim JSON differs from the base build's" >&2
+            same_json "$WORK/$name.$mode.base.json" "$WORK/$name.$mode.new.json" "$name $mode"
         fi
         echo "| $name | $mode | $1 | **$2** | $3 | $4 | $5 | $6 | $7 | $8 | $9 | ${10} | ${11} |"
     done

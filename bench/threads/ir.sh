@@ -52,10 +52,7 @@ cases | while read -r name src flag args; do
         ir "$BUILD" $mode new >"$WORK/ir.$mode"
         if [ -n "$BASE" ]; then
             ir "$BASE" $mode base >"$WORK/irb.$mode"
-            for t in base new; do
-                sed -E 's/"(time|wall_seconds)": [0-9.e+-]+/"\1": X/g' "$WORK/$mode.$t.json" >"$WORK/$t.n"
-            done
-            cmp -s "$WORK/base.n" "$WORK/new.n" || echo "$name $mode: the resim JSON differs from the base build's" >&2
+            same_json "$WORK/$mode.base.json" "$WORK/$mode.new.json" "$name $mode"
         fi
         : >"$WORK/t.$mode"; : >"$WORK/tb.$mode"
     done
