@@ -117,7 +117,11 @@ int ms_report_mtool(FILE *out, const ms_mtool_result *r, size_t top)
             fn = kind = "";
         }
         fprintf(out, "%-9s %-24s %-28s %9.4fs %9.4fs ", kind, fn, src, m->estimated_s, m->measured_s);
-        if (m->timable)
+        /* an object with hardly any memory operations (under one per 100 ideal cycles): its
+         * difference is not the memory's, and per operation it is a meaningless large number */
+        if (m->timable && (double)m->memops * 100.0 < m->estimated_s * r->clock_hz)
+            fprintf(out, "%8.0f%% %11s\n", 100.0 * m->overhead, "(no memops)");
+        else if (m->timable)
             fprintf(out, "%8.0f%% %11.2f\n", 100.0 * m->overhead, m->extra_cycles_per_memop);
         else
             fprintf(out, "%9s %11s  (%s)\n", "untimable", "-", m->nwarnings ? m->warnings[0] : "");

@@ -1,11 +1,15 @@
 /* MTOOL's timing run: CPU-time sampling of the program counter (MEMSPY_SAMPLE_NS=period in
- * the program's environment, set by `memspy mtool`). Each thread the runtime sees has a timer
- * on its own CPU-time clock (timer_create(CLOCK_THREAD_CPUTIME_ID), SIGEV_THREAD_ID: the
- * signal goes to that thread) that raises SIGPROF after each period of CPU time the thread
- * uses; the handler adds the interrupted pc to a lock-free open-addressed table in the
- * runtime's own memory, then calls the handler that was installed before it (a profiler of the
- * program's own keeps working). SA_RESTART: a sample never makes a system call of the program
- * fail with EINTR. The table goes into the raw profile's MS_RAW_SAMPLES section at exit.
+ * the program's environment, set by `memspy mtool`). Each thread the runtime sees gets its own
+ * CPU-time sampler that raises SIGPROF in that thread after each period of CPU time the thread
+ * uses: preferably the kernel's task-clock software event (perf_event_open, the thread's own
+ * event, signalled through F_SETSIG/F_SETOWN_EX), whose hrtimer honours the period exactly;
+ * where perf events are refused (a seccomp filter, perf_event_paranoid), a POSIX timer on the
+ * thread's CPU-time clock (timer_create(CLOCK_THREAD_CPUTIME_ID), SIGEV_THREAD_ID), which the
+ * kernel checks only at its tick (4 ms at 250 Hz: a quarter of the samples of a 1 ms period).
+ * The handler adds the interrupted pc to a lock-free open-addressed table in the runtime's own
+ * memory, then calls the handler that was installed before it (a profiler of the program's own
+ * keeps working). SA_RESTART: a sample never makes a system call of the program fail with
+ * EINTR. The table goes into the raw profile's MS_RAW_SAMPLES section at exit.
  * Not the process's ITIMER_PROF: Linux delivers its signal to the main thread whenever that
  * thread does not block it, so a program whose main thread waits while workers compute (xz
  * -T2, any thread pool) had every sample in the main thread's wait in libc. */
@@ -13,6 +17,8 @@
 #include "rt.h"
 #include "../format/raw.h"
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +40,11 @@ static uint64_t period_ns, lost, in_runtime;
 static struct sigaction previous;
 static int armed, stopped;
 static uint64_t timer_failures; /* threads left unsampled: timer_create failed */
-/* The calling thread's timer (ms_sample_thread_begin). */
+/* Whether perf events are refused (then every thread gets a POSIX timer). */
+static int perf_refused;
+/* The calling thread's sampler (ms_sample_thread_begin): its perf event's descriptor + 1, or
+ * its POSIX timer. */
+static __thread int thread_perf_fd1 __attribute__((tls_model("initial-exec")));
 static __thread timer_t thread_timer __attribute__((tls_model("initial-exec")));
 static __thread int thread_timer_on __attribute__((tls_model("initial-exec")));
 /* Whether the program has SIGPROF blocked in the calling thread (the runtime keeps it
@@ -119,10 +129,13 @@ void ms_sample_init(void)
     sigemptyset(&sa.sa_mask);
     if (sigaction(SIGPROF, &sa, &previous) != 0) return;
     period_ns = ns;
+    /* a test hook: the POSIX timers that serve where perf events are refused */
+    const char *timer = getenv("MEMSPY_TEST_SAMPLE_TIMER");
+    perf_refused = timer && *timer == '1';
     cpu_start_ns = process_cpu_ns();
     __atomic_store_n(&armed, 1, __ATOMIC_RELEASE);
     ms_sample_thread_begin();
-    if (!thread_timer_on) { /* not even the first thread's timer: no sampling */
+    if (!thread_timer_on && !thread_perf_fd1) { /* not even the first thread's sampler: no sampling */
         __atomic_store_n(&armed, 0, __ATOMIC_RELEASE);
         sigaction(SIGPROF, &previous, NULL);
         period_ns = 0;
@@ -182,37 +195,89 @@ int sigprocmask(int how, const sigset_t *set, sigset_t *oset)
     return 0;
 }
 
-void ms_sample_thread_begin(void)
+/* The calling thread's task-clock event, signalling SIGPROF to this thread after each period
+ * of its CPU time; -1 where perf events are refused (perf_refused is then set for good, unless
+ * only this thread failed, e.g. out of descriptors). Kernel time is sampled where allowed
+ * (as the CPU-time timer does), else user time alone (perf_event_paranoid 2). */
+static int open_task_clock(pid_t tid)
 {
-    if (!__atomic_load_n(&armed, __ATOMIC_ACQUIRE) || thread_timer_on) return;
+    struct perf_event_attr a;
+    memset(&a, 0, sizeof a);
+    a.size = sizeof a;
+    a.type = PERF_TYPE_SOFTWARE;
+    a.config = PERF_COUNT_SW_TASK_CLOCK;
+    a.sample_period = period_ns;
+    a.exclude_hv = 1;
+    long fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    if (fd < 0 && errno == EACCES) {
+        a.exclude_kernel = 1;
+        fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    }
+    if (fd < 0) {
+        if (errno != EMFILE && errno != ENFILE && errno != ENOMEM) perf_refused = 1;
+        return -1;
+    }
+    /* out of the low numbers the program's own open() calls would get */
+    long high = fcntl((int)fd, F_DUPFD_CLOEXEC, 512);
+    if (high >= 0) {
+        close((int)fd);
+        fd = high;
+    }
+    struct f_owner_ex owner = { F_OWNER_TID, tid };
+    if (fcntl((int)fd, F_SETOWN_EX, &owner) != 0 || fcntl((int)fd, F_SETSIG, SIGPROF) != 0 ||
+        fcntl((int)fd, F_SETFL, O_ASYNC | O_NONBLOCK) != 0) {
+        close((int)fd);
+        perf_refused = 1;
+        return -1;
+    }
+    return (int)fd;
+}
+
+/* The calling thread's POSIX CPU-time timer (the fallback); 0 on success. */
+static int start_timer(pid_t tid)
+{
     struct sigevent ev;
     memset(&ev, 0, sizeof ev);
     ev.sigev_notify = SIGEV_THREAD_ID;
     ev.sigev_signo = SIGPROF;
-    ev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+    ev._sigev_un._tid = tid;
     struct itimerspec it;
     it.it_value.tv_sec = it.it_interval.tv_sec = (time_t)(period_ns / 1000000000u);
     it.it_value.tv_nsec = it.it_interval.tv_nsec = (long)(period_ns % 1000000000u);
+    if (timer_create(CLOCK_THREAD_CPUTIME_ID, &ev, &thread_timer) != 0) return -1;
+    if (timer_settime(thread_timer, 0, &it, NULL) != 0) {
+        timer_delete(thread_timer);
+        return -1;
+    }
+    thread_timer_on = 1;
+    return 0;
+}
+
+void ms_sample_thread_begin(void)
+{
+    if (!__atomic_load_n(&armed, __ATOMIC_ACQUIRE) || thread_timer_on || thread_perf_fd1) return;
     /* a thread made with every signal blocked (xz's workers, thread pools that keep signals
      * to the main thread) is sampled too: SIGPROF unblocked, the program's wish kept apart */
     sigset_t cur, prof;
     sigemptyset(&prof);
     sigaddset(&prof, SIGPROF);
     if (real_sigmask()(SIG_UNBLOCK, &prof, &cur) == 0) program_blocks_prof = sigismember(&cur, SIGPROF) == 1;
-    if (timer_create(CLOCK_THREAD_CPUTIME_ID, &ev, &thread_timer) != 0) {
+    pid_t tid = (pid_t)syscall(SYS_gettid);
+    int saved = errno;
+    int fd = __atomic_load_n(&perf_refused, __ATOMIC_RELAXED) ? -1 : open_task_clock(tid);
+    if (fd >= 0)
+        thread_perf_fd1 = fd + 1;
+    else if (start_timer(tid) != 0)
         __atomic_fetch_add(&timer_failures, 1, __ATOMIC_RELAXED);
-        return;
-    }
-    if (timer_settime(thread_timer, 0, &it, NULL) != 0) {
-        timer_delete(thread_timer);
-        __atomic_fetch_add(&timer_failures, 1, __ATOMIC_RELAXED);
-        return;
-    }
-    thread_timer_on = 1;
+    errno = saved;
 }
 
 void ms_sample_thread_end(void)
 {
+    if (thread_perf_fd1) {
+        close(thread_perf_fd1 - 1);
+        thread_perf_fd1 = 0;
+    }
     if (!thread_timer_on) return;
     timer_delete(thread_timer);
     thread_timer_on = 0;
