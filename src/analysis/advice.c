@@ -185,6 +185,19 @@ static int offset_already(const char *rec, const char *data)
     return strstr(rec, needle) != NULL;
 }
 
+/* bytes as about N KiB / MiB / GiB (the advice's sizes: approximate, unlike the configuration's). */
+static void approx_size(char *buf, size_t n, uint64_t bytes)
+{
+    static const char *const unit[] = { "bytes", "KiB", "MiB", "GiB" };
+    double v = (double)bytes;
+    int u = 0;
+    while (u < 3 && v >= 1024.0) {
+        v /= 1024.0;
+        u++;
+    }
+    snprintf(buf, n, u && v < 10.0 ? "%.1f %s" : "%.0f %s", v, unit[u]);
+}
+
 static void interference(const ms_model *m, const ms_cell *cell, int level, const char *rec, ms_finding *out)
 {
     const ms_finding *f = out;
@@ -233,10 +246,22 @@ static void interference(const ms_model *m, const ms_cell *cell, int level, cons
                 " (%.0f%% of its replacements are conflicts: if it is a matrix, a run with --record finds its rows "
                 "and whether padding them helps)",
                 100.0 * conflicts);
+        char sizes[96] = "";
+        uint64_t bytes = d->kind == MS_BIN_HEAP ? d->peak_bytes : d->bytes;
+        if (bytes > lc->size) {
+            char held[24], cache[24];
+            approx_size(held, sizeof held, bytes);
+            approx_size(cache, sizeof cache, lc->size);
+            put(sizes, sizeof sizes, " (it is %s; L%d holds %s)", held, level + 1, cache);
+        }
+        /* the loops' order helps only where they walk it; a hash table or a pointer structure
+         * is used in an order the data decides (gzip's prev chains, xz's match finder) */
         put(out->advice, sizeof out->advice,
             "%s does not stay in the cache until it is used again: block or interchange the loops that walk it "
-            "so that what is reused fits the cache, and walk memory with unit stride%s",
-            data, hint);
+            "so that what is reused fits the cache, and walk memory with unit stride; if the data decide the "
+            "order it is used in (hashing, pointers, indices), make it smaller%s or keep what is used together "
+            "side by side%s",
+            data, sizes, hint);
     }
 }
 

@@ -30,7 +30,7 @@ typedef struct {
     double evidence;           /* the share of the misses (or invalidations) that the finding
                                 * explains, 0..1 */
     char text[512];            /* the sentence */
-    char advice[512];          /* the fix that fits the evidence (analysis/advice.c) */
+    char advice[1024];         /* the fix that fits the evidence (analysis/advice.c) */
     char whatif[512];          /* a layout fix: the `memspy whatif` command that predicts it
                                 * ("" when the fix is no change of data layout) */
 } ms_finding;
