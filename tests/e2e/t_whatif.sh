@@ -64,8 +64,8 @@ expect "a prediction is not stored as a run" "$("$MEMSPY" runs | grep -c whatif 
 cc_build heapcounters "$SRC_DIR/tests/e2e/progs/heapcounters.c" -fopenmp
 # In the timed order (the default) and in ccSIM's interleaved one. The program puts 4 counters
 # on 2 lines whatever the environment (it prints shared=2; the environment's contents, e.g.
-# make's MAKEFLAGS, once decided 0, 1 or 2 lines under clang: 7918-21649 timed, 13333-26665
-# interleaved). Timed, the 26666 bumps hand a line over at most of them (gcc 22107-22173,
+# make's MAKEFLAGS, once decided 1 or 2 lines under clang: 7918-21649 timed, 13333-26665
+# interleaved; t_timed_load). Timed, the 26666 bumps hand a line over at most of them (gcc 22107-22173,
 # clang 21295-21603 false-sharing invalidations at -O2 over six environments, t_timed_load);
 # interleaved, at every bump (26665). The x86 preset, not
 # memspy92: in a direct-mapped L1 the counters' lines conflict with the stack, whose place
