@@ -62,16 +62,20 @@ expect "a prediction is not stored as a run" "$("$MEMSPY" runs | grep -c whatif 
 
 # 2. Per-thread counters in allocations of their own: --align each allocation to a line.
 cc_build heapcounters "$SRC_DIR/tests/e2e/progs/heapcounters.c" -fopenmp
-# In the timed order (the default) and in ccSIM's interleaved one. Timed, a line shared by two
-# threads' counters changes hands about once per coherence miss of the thread that lost it
-# (about 3000 false-sharing invalidations: gcc 3037, clang 2503 at -O2, the same in every run
-# and under load, t_timed_load); interleaved, at every bump (13000-27000). The x86 preset, not
+# In the timed order (the default) and in ccSIM's interleaved one. The program puts 4 counters
+# on 2 lines whatever the environment (it prints shared=2; the environment's contents, e.g.
+# make's MAKEFLAGS, once decided 1 or 2 lines under clang: 7918-21649 timed, 13333-26665
+# interleaved; t_timed_load). Timed, the 26666 bumps hand a line over at most of them (gcc 22107-22173,
+# clang 21295-21603 false-sharing invalidations at -O2 over six environments, t_timed_load);
+# interleaved, at every bump (26665). The x86 preset, not
 # memspy92: in a direct-mapped L1 the counters' lines conflict with the stack, whose place
 # moves with the environment's size.
 for order in timed interleaved; do
     run_memspy "hpacked-$order.json" --interleave $order --record "hrec-$order" -- ./heapcounters packed
     run_memspy "haligned-$order.json" --interleave $order -- ./heapcounters aligned
     "$MEMSPY" whatif "hrec-$order" --align 'c[]=64' --json "hpred-$order.json" >"hpred-$order.txt"
+    expect "heap counters ($order): the programs' layouts (2 lines shared, none)" \
+      "$(grep -ho 'shared=[0-9]*' "hpacked-$order.json.out" "haligned-$order.json.out" | tr '\n' ' ')" "shared=2 shared=0 "
     check "heap counters ($order): the packed allocations false-share (> 1500, > 99% of c[]'s invalidations)" \
       "hpacked-$order.json" '[.data[] | select(.name == "c[]") | .invalidations] |
        (map(.false_sharing) | add) as $f | (map(.true_sharing) | add) as $t | $f > 1500 and $f > 0.99 * ($f + $t)'
