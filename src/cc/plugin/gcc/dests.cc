@@ -52,6 +52,8 @@ struct level {
     bool slot;      /* stored in a slot no variable or field names: through a cursor computed by
                      * pointer arithmetic (an interpreter's stack slot `ra = base + A`, a hash
                      * chain's head `*list`, list = &tb->hash[h]); type: the value's if no path */
+    unsigned outp;  /* 1 + the index of the pointer parameter of the level's function the value
+                     * is stored through (`*coder_ptr = v`: the caller's argument names it), 0 none */
     char type[MSPLUG_DEST_TEXT_MAX], path[MSPLUG_DEST_TEXT_MAX];
 };
 
@@ -263,7 +265,7 @@ static void note(auto_vec<level> &lv, int k, tree t, char kind)
     bool is_var = kind != 'm';
     if (k < 0) return;
     level &l = lv[k];
-    if (l.ret) return; /* the returned aggregate's part says where the value goes */
+    if (l.ret || l.outp) return; /* the returned aggregate's part (the out-parameter) says where it goes */
     bool decl = false;
     if (is_var) {
         expanded_location d = expand_location(DECL_SOURCE_LOCATION(DECL_ORIGIN(t)));
@@ -279,21 +281,34 @@ static void note(auto_vec<level> &lv, int k, tree t, char kind)
     type_text(TREE_TYPE(t), l.type, sizeof l.type);
 }
 
+/* Whether the function returns var itself: `return var;`. */
+static bool returned_var(tree var)
+{
+    basic_block bb;
+    FOR_EACH_BB_FN(bb, cfun)
+    for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi))
+        if (greturn *r = dyn_cast<greturn *>(gsi_stmt(gsi)))
+            if (gimple_return_retval(r) == var) return true;
+    return false;
+}
+
 /* Whether the function returns local aggregate var by value: `return var;`, `<retval> = var;`,
- * or var is the return value itself (the named-return-value optimisation's <retval>). */
+ * `D.1234 = var; return D.1234;` (gcc -O0's copy into a temporary), or var is the return
+ * value itself (the named-return-value optimisation's <retval>). */
 static bool returned_aggregate(tree var)
 {
     if (!var || !AGGREGATE_TYPE_P(TREE_TYPE(var))) return false;
     if (TREE_CODE(var) == RESULT_DECL) return true;
     if (!VAR_P(var) || !DECL_CONTEXT(var) || TREE_CODE(DECL_CONTEXT(var)) != FUNCTION_DECL) return false;
+    if (returned_var(var)) return true;
     basic_block bb;
     FOR_EACH_BB_FN(bb, cfun)
     for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
         gimple *s = gsi_stmt(gsi);
-        if (greturn *r = dyn_cast<greturn *>(s))
-            if (gimple_return_retval(r) == var) return true;
-        if (gimple_assign_single_p(s) && gimple_assign_rhs1(s) == var && TREE_CODE(gimple_assign_lhs(s)) == RESULT_DECL)
-            return true;
+        if (!gimple_assign_single_p(s) || gimple_assign_rhs1(s) != var) continue;
+        tree lhs = gimple_assign_lhs(s);
+        if (TREE_CODE(lhs) == RESULT_DECL) return true;
+        if (VAR_P(lhs) && DECL_ARTIFICIAL(lhs) && lhs != var && returned_var(lhs)) return true;
     }
     return false;
 }
@@ -393,6 +408,36 @@ static bool comparison(gimple *use)
     return is_gimple_assign(use) && TREE_CODE_CLASS(gimple_assign_rhs_code(use)) == tcc_comparison;
 }
 
+/* The index of the current function's parameter that pointer p is (its value on entry, or at
+ * -O0 read from its slot), -1 if none. */
+static int param_index(tree p)
+{
+    if (!p || TREE_CODE(p) != SSA_NAME || !POINTER_TYPE_P(TREE_TYPE(p))) return -1;
+    tree parm = SSA_NAME_IS_DEFAULT_DEF(p) ? SSA_NAME_VAR(p) : NULL_TREE;
+    gimple *def = SSA_NAME_IS_DEFAULT_DEF(p) ? NULL : SSA_NAME_DEF_STMT(p);
+    if (def && gimple_assign_single_p(def)) parm = gimple_assign_rhs1(def);
+    if (!parm || TREE_CODE(parm) != PARM_DECL || DECL_CONTEXT(parm) != current_function_decl) return -1;
+    int i = 0;
+    for (tree a = DECL_ARGUMENTS(current_function_decl); a; a = DECL_CHAIN(a), i++)
+        if (a == parm) return i;
+    return -1;
+}
+
+/* Note at the function's own level (the outermost) that the value is stored through its
+ * pointer parameter number pi (`*coder_ptr = v`): an out-parameter, which the caller's argument
+ * names; it wins over a local that only carried the value there. */
+static void note_out_param(auto_vec<level> &lv, tree lhs, int pi)
+{
+    text path;
+    if (!lvalue_path(lhs, path, 0)) return;
+    level &l = lv.last();
+    l.kind = 'm';
+    l.decl = false;
+    l.outp = (unsigned)pi + 1;
+    snprintf(l.path, sizeof l.path, "%s", path.str());
+    type_text(TREE_TYPE(lhs), l.type, sizeof l.type);
+}
+
 /* Follow value v through copies, conversions and phis; note where it goes and which levels use
  * it. Returns whether it reaches a return statement. */
 static bool follow(auto_vec<level> &lv, tree v)
@@ -444,6 +489,13 @@ static bool follow(auto_vec<level> &lv, tree v)
                     if ((local || result) && returned_aggregate(base)) { /* carried out in the returned value */
                         note_returned_part(lv, k, lhs);
                         returned = true;
+                        continue;
+                    }
+                    int pi = TREE_CODE(lhs) == MEM_REF && integer_zerop(TREE_OPERAND(lhs, 1))
+                                 ? param_index(TREE_OPERAND(lhs, 0))
+                                 : -1;
+                    if (pi >= 0) { /* *param = v: the caller's argument names it */
+                        note_out_param(lv, lhs, pi);
                         continue;
                     }
                     if (slot_store(lhs)) { /* named by the value's type, where nothing else names it */
@@ -715,6 +767,53 @@ void early_dests_function(function *fun)
     }
 }
 
+/* The text of a record of call with levels lv: `arg` -1, or the argument (a pointer to a
+ * pointer) whose target the levels name. */
+static char *record_text(gcall *call, auto_vec<level> &lv, bool returned, bool object, int arg)
+{
+    expanded_location xl = expand_location(lv[0].loc);
+    tree fndecl = gimple_call_fndecl(call);
+    text r;
+    r.add(MSPLUG_DEST_RECORD_VERSION "\t");
+    r.add(lang_code());
+    r.add("\t");
+    r.add(xl.file ? xl.file : "");
+    r.add("\t");
+    r.add(fndecl && DECL_NAME(fndecl) ? lang_hooks.decl_printable_name(fndecl, 0) : "*");
+    if (arg >= 0) {
+        r.add("\ta");
+        r.addn(arg);
+        r.add("\t");
+    } else {
+        r.add(returned && object ? "\tro\t" : returned ? "\tr\t" : object ? "\to\t" : "\t-\t");
+    }
+    r.addn((long)lv.length());
+    for (unsigned k = 0; k < lv.length(); k++) {
+        expanded_location x = expand_location(lv[k].loc);
+        r.add("\t");
+        r.addn(x.line);
+        r.add("\t");
+        r.addn(x.column);
+        char kd[8] = { '\t', lv[k].kind, '\t', 0, 0, 0, 0 };
+        int nf = 3;
+        if (lv[k].decl) kd[nf++] = 'd';
+        if (lv[k].used) kd[nf++] = 'u';
+        if (lv[k].ret) kd[nf++] = 'r';
+        if (lv[k].slot) kd[nf++] = 's';
+        if (nf == 3 && !lv[k].outp) kd[nf++] = '-';
+        r.add(kd);
+        if (lv[k].outp) {
+            r.add("p");
+            r.addn((long)lv[k].outp - 1);
+        }
+        r.add("\t");
+        r.add(lv[k].type);
+        r.add("\t");
+        r.add(lv[k].path);
+    }
+    return xstrdup(r.str());
+}
+
 /* The record of call, or NULL if it gets none. */
 static char *dest_record(gcall *call)
 {
@@ -734,37 +833,35 @@ static char *dest_record(gcall *call)
     bool any = returned;
     for (unsigned k = 0; k < lv.length(); k++) any |= lv[k].kind != '-' || lv[k].slot;
     if (!any) return NULL;
-    expanded_location xl = expand_location(lv[0].loc);
-    tree fndecl = gimple_call_fndecl(call);
-    text r;
-    r.add(MSPLUG_DEST_RECORD_VERSION "\t");
-    r.add(lang_code());
-    r.add("\t");
-    r.add(xl.file ? xl.file : "");
-    r.add("\t");
-    r.add(fndecl && DECL_NAME(fndecl) ? lang_hooks.decl_printable_name(fndecl, 0) : "*");
-    r.add(returned && object ? "\tro\t" : returned ? "\tr\t" : object ? "\to\t" : "\t-\t");
-    r.addn((long)lv.length());
-    for (unsigned k = 0; k < lv.length(); k++) {
-        expanded_location x = expand_location(lv[k].loc);
-        r.add("\t");
-        r.addn(x.line);
-        r.add("\t");
-        r.addn(x.column);
-        char kd[8] = { '\t', lv[k].kind, '\t', 0, 0, 0, 0 };
-        int nf = 3;
-        if (lv[k].decl) kd[nf++] = 'd';
-        if (lv[k].used) kd[nf++] = 'u';
-        if (lv[k].ret) kd[nf++] = 'r';
-        if (lv[k].slot) kd[nf++] = 's';
-        if (nf == 3) kd[nf++] = '-';
-        r.add(kd);
-        r.add("\t");
-        r.add(lv[k].type);
-        r.add("\t");
-        r.add(lv[k].path);
+    return record_text(call, lv, returned, object, -1);
+}
+
+/* The record of argument i of call, a pointer to a pointer (`create(&lz->coder)`, where the
+ * callee may store an allocation: `*coder_ptr = malloc(...)`), or NULL if it names nothing: what
+ * it points to (a variable at its level, a member at the call's and at its declared object's),
+ * or the caller's own pointer parameter passed on (an out-parameter again: its caller names it). */
+static char *arg_record(gcall *call, unsigned i)
+{
+    tree a = gimple_call_arg(call, i);
+    if (!POINTER_TYPE_P(TREE_TYPE(a)) || !POINTER_TYPE_P(TREE_TYPE(TREE_TYPE(a)))) return NULL;
+    gimple *def = TREE_CODE(a) == SSA_NAME && !SSA_NAME_IS_DEFAULT_DEF(a) ? SSA_NAME_DEF_STMT(a) : NULL;
+    if (def && gimple_assign_single_p(def) && TREE_CODE(gimple_assign_rhs1(def)) == ADDR_EXPR)
+        a = gimple_assign_rhs1(def); /* _5 = &lz->coder */
+    auto_vec<level> lv;
+    make_levels(call, lv);
+    int pi = param_index(a);
+    if (TREE_CODE(a) == ADDR_EXPR) {
+        tree p = TREE_OPERAND(a, 0);
+        bool var = VAR_P(p) || TREE_CODE(p) == PARM_DECL;
+        note(lv, var ? level_of_var(lv, p, call) : 0, p, var ? 'v' : 'm');
+        tree base = var ? NULL_TREE : get_base_address(p); /* a member of a declared object */
+        if (base && VAR_P(base) && user_var(base)) note(lv, level_of_var(lv, base, call), p, 'm');
+    } else if (pi >= 0) {
+        note_out_param(lv, a, pi);
     }
-    return xstrdup(r.str());
+    bool any = false;
+    for (unsigned k = 0; k < lv.length(); k++) any |= lv[k].kind != '-';
+    return any ? record_text(call, lv, false, false, (int)i) : NULL;
 }
 
 /* The asm statement that puts record into the destinations section (the function's COMDAT
@@ -790,14 +887,27 @@ static gimple *record_asm(const char *record, const char *comdat, bool end_label
     return basic_asm(a.str());
 }
 
+/* Whether call's arguments get records (arg_record): a call of a function that is no builtin. */
+static bool args_recorded(gcall *call)
+{
+    tree fndecl = gimple_call_fndecl(call);
+    return !gimple_call_internal_p(call) && !(fndecl && fndecl_built_in_p(fndecl));
+}
+
 void collect_dests(fn_state *st, basic_block bb)
 {
     for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
         gcall *call = dyn_cast<gcall *>(gsi_stmt(gsi));
-        char *rec = call ? dest_record(call) : NULL;
-        if (!rec) continue;
-        st->dest_calls.safe_push(call);
-        st->dest_records.safe_push(rec);
+        if (!call) continue;
+        if (char *rec = dest_record(call)) {
+            st->dest_calls.safe_push(call);
+            st->dest_records.safe_push(rec);
+        }
+        for (unsigned i = 0; args_recorded(call) && i < gimple_call_num_args(call); i++)
+            if (char *rec = arg_record(call, i)) {
+                st->dest_calls.safe_push(call);
+                st->dest_records.safe_push(rec);
+            }
     }
 }
 
