@@ -8,17 +8,21 @@
 #   named after its file (`bit_mask@unit_decompress.c`), not `bit_mask#2`;
 # - bins of one name are told apart by the function where their paths part
 #   (`char*.buf@concat`, as Lua's TString@luaV_concat was TString@luaV_concat:666), by the
-#   line only where two of one function would clash (`char*.buf@run:36`, `char*.buf@run:37`).
+#   line only where two of one function would clash (`char*.buf@run:36`, `char*.buf@run:37`);
+# - a block stored in a `uint8_t *` member of an array element through a cursor (xz's
+#   `thr->in = lzma_alloc(...)`, thr = &coder->threads[i]) is no slot named by a type: `thr.in`
+#   (-O0; at -O2 the cursor is gone: `coder[]`), not the allocator's local `ptr`.
 # matrix: gcc:-O0 gcc:-O2 clang:-O0 clang:-O2
 . "$1/tests/e2e/lib.sh"
 need_plugin
-for f in outparam.c clash_lines.c unit_table.h unit_compress.c unit_decompress.c; do
+for f in outparam.c clash_lines.c unit_table.h unit_compress.c unit_decompress.c byte_slot.c; do
     cp "$SRC_DIR/tests/e2e/progs/$f" .
 done
 cc_build op outparam.c
 cc_build cl clash_lines.c
 cc_build ut unit_compress.c unit_decompress.c
-rm outparam.c clash_lines.c unit_table.h unit_compress.c unit_decompress.c
+cc_build bs byte_slot.c
+rm outparam.c clash_lines.c unit_table.h unit_compress.c unit_decompress.c byte_slot.c
 
 # --- out-parameters ---
 run_memspy o.json -- ./op
@@ -53,4 +57,14 @@ for pair in "char*.buf:4096" "char*.buf@concat:12288" "char*.buf@tostring:8192" 
 done
 check "no name has a line but run's two" c.json \
     '[.data[].name | select(test(":[0-9]+$"))] | sort == ["char*.buf@run:36", "char*.buf@run:37"]'
+
+# --- a byte pointer in an element reached through a cursor ---
+run_memspy b.json -- ./bs
+expect "byte_slot ran" "$(cat b.json.out)" "1024"
+N=$([ "$OPT" = -O0 ] && echo thr.in || echo 'coder[]')
+check "the block is $N, 64 KiB, 1024 writes by main" b.json \
+    "$JQ_DEFS"' (.data[] | select(.name == "'"$N"'") | .kind == "heap" and .bytes == 65536) and
+     (cell("main"; "'"$N"'") | .writes == 1024)'
+check "no heap bin is named after the allocator's local (ptr)" b.json \
+    '[.data[] | select(.kind == "heap") | .name | select(test("ptr"))] | length == 0'
 finish

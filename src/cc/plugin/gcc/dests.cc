@@ -368,6 +368,16 @@ static bool slot_store(tree lhs)
     return computed_element(p, 0);
 }
 
+/* Whether t (a slot's type) is a pointer to a type that can name a block: not `void *`, not
+ * `char *` (xz's `thr->in = lzma_alloc(...)`, thr = &coder->threads[i], keeps its path
+ * `thr.in`; Lua's `ra->value_.gc` is a GCObject *). */
+static bool typed_pointer(tree t)
+{
+    if (!POINTER_TYPE_P(t)) return false;
+    tree p = TYPE_MAIN_VARIANT(TREE_TYPE(t));
+    return !VOID_TYPE_P(p) && !(TREE_CODE(p) == INTEGER_TYPE && TYPE_PRECISION(p) == CHAR_TYPE_SIZE);
+}
+
 /* Whether t is the address of a member at offset 0 of what n points to: n itself, cast
  * through a union (Lua's gco2t(o): `&((union GCUnion *)o)->h`). */
 static bool same_address(tree t, tree n)
@@ -477,7 +487,7 @@ static bool follow(auto_vec<level> &lv, tree v)
                         note_out_param(lv, lhs, pi);
                         continue;
                     }
-                    if (slot_store(lhs)) { /* named by the value's type, where nothing else names it */
+                    if (slot_store(lhs) && typed_pointer(TREE_TYPE(lhs))) { /* named by the value's type */
                         if (k >= 0 && !lv[k].slot && lv[k].kind == '-' && !lv[k].type[0])
                             type_text(TREE_TYPE(n), lv[k].type, sizeof lv[k].type);
                         if (k >= 0) lv[k].slot = true;

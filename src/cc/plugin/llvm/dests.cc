@@ -275,6 +275,7 @@ class Dests
         return L ? levelOf(L->getScope()->getSubprogram()) : -1;
     }
     bool objPath(Value *p, std::string &path, const DIType *&ty, Value *&root, int depth = 0);
+    bool untypedSlot(Value *p);
     void note(int k, char kind, const std::string &path, const DIType *ty, unsigned declLine);
     void noteVariable(Value *root, const Instruction *at, char kind);
     void noteArgument(Value *arg, const Instruction *call, char kindOfVar);
@@ -378,6 +379,19 @@ void Dests::noteOutParam(Value *param, int index)
     l.type = typeText(pointee(var->getType()));
 }
 
+/* Whether slot p is declared `void *` or `char *` (xz's `thr->in`, thr = &coder->threads[i]):
+ * no type names the block there, its path does. */
+bool Dests::untypedSlot(Value *p)
+{
+    std::string path;
+    const DIType *ty = nullptr;
+    Value *root = nullptr;
+    if (!objPath(p, path, ty, root) || !isPointer(ty)) return false;
+    auto *b = dyn_cast_or_null<DIBasicType>(strip(pointee(ty)));
+    return !pointee(ty) ||
+           (b && (b->getEncoding() == dwarf::DW_ATE_signed_char || b->getEncoding() == dwarf::DW_ATE_unsigned_char));
+}
+
 /* At level k, what the value is stored in or bound to (a variable declared on the level's
  * line wins over what was noted before, as in the GCC plugin; a declared object that holds
  * the value ('o') never does: the member noted before says more). */
@@ -472,7 +486,7 @@ bool Dests::follow(Value *start)
                     noteOutParam(p, pi); /* *param = v: the caller's argument names it */
                     continue;
                 }
-                if (slotStore(p)) { /* named by the value's type, where nothing else names it */
+                if (slotStore(p) && !untypedSlot(p)) { /* named by the value's type, where nothing else names it */
                     int k = levelOf(I);
                     if (k >= 0) lv[k].slot = true;
                     continue;
