@@ -330,7 +330,7 @@ bool ms_dest_passed_out(const ms_dest *r, size_t k)
     if (!r || k >= r->nlevels) return false;
     if (r->lv[k].outp >= 0) return true; /* stored through a pointer parameter: the caller's */
     if (r->lv[k].used) return false;
-    if (r->lv[k].ret) return true; /* in the aggregate its function returns */
+    if (r->lv[k].ret) return true;                           /* in the aggregate its function returns */
     if (r->lv[k].kind == 'm' || r->lv[k].slot) return false; /* stored */
     if (r->returned) return true;
     for (size_t j = k + 1; j < r->nlevels; j++) /* not 'o': it holds the name's object */
