@@ -803,6 +803,15 @@ static char *record_text(gcall *call, auto_vec<level> &lv, bool returned, bool o
     return xstrdup(r.str());
 }
 
+/* Whether a level's path is an element with no member after it (`coder[]`): where the
+ * optimisers folded a member of an element reached through a cursor into the array's address
+ * (`thr->in`, thr = &coder->threads[i]), the early pass's member path says more. */
+static bool bare_element(char kind, const char *path)
+{
+    size_t n = strlen(path);
+    return kind == 'm' && n >= 2 && strcmp(path + n - 2, "[]") == 0;
+}
+
 /* The record of call, or NULL if it gets none. */
 static char *dest_record(gcall *call)
 {
@@ -810,7 +819,9 @@ static char *dest_record(gcall *call)
     bool returned, object;
     if (!find_dests(call, lv, &returned, &object)) return NULL;
     for (unsigned k = 0; k < lv.length(); k++) /* what the optimisers lost on the way */
-        if (const early_dest *e = lv[k].kind == '-' ? early_find(call, lv, k) : NULL) {
+        if (const early_dest *e =
+                lv[k].kind == '-' || bare_element(lv[k].kind, lv[k].path) ? early_find(call, lv, k) : NULL) {
+            if (lv[k].kind != '-' && (e->kind != 'm' || bare_element(e->kind, e->path))) continue;
             lv[k].kind = e->kind;
             lv[k].decl = e->decl;
             lv[k].used |= e->used;

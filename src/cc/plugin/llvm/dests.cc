@@ -637,7 +637,8 @@ std::string Dests::record(CallBase *call, bool &any)
     if (!levels(call, returned)) return "";
     Function *callee = calleeOf(call);
     for (unsigned k = 0; k < lv.size(); k++) { /* what the optimisers lost on the way */
-        if (lv[k].kind != '-' || !lv[k].fn) continue;
+        bool bare = lv[k].kind == 'm' && lv[k].path.size() >= 2 && !lv[k].path.compare(lv[k].path.size() - 2, 2, "[]");
+        if ((lv[k].kind != '-' && !bare) || !lv[k].fn) continue; /* bare: `coder[]`, a member folded away */
         const Early *e = nullptr;
         if (k == 0) {
             auto it =
@@ -651,6 +652,8 @@ std::string Dests::record(CallBase *call, bool &any)
                 if (it->second.calleeFn == lv[k - 1].fn) e = &it->second;
         }
         if (!e || e->ambiguous) continue;
+        if (bare && (e->l.kind != 'm' || e->l.path.size() < 2 || !e->l.path.compare(e->l.path.size() - 2, 2, "[]")))
+            continue;
         bool used = lv[k].used, slot = lv[k].slot;
         const DISubprogram *fn = lv[k].fn;
         unsigned line = lv[k].line, col = lv[k].col;
