@@ -31,6 +31,7 @@ typedef struct {
     const ms_frame **frames; /* innermost (the allocation statement) first */
     const ms_dest **dests;   /* per frame, the destination record of its pc's call, NULL none */
     size_t *inl;             /* per frame, its index among its pc's frames (the record's level) */
+    const ms_sym **syms;     /* per frame, its pc's symbolization */
     char **names;            /* per frame, NULL if that statement names nothing */
     size_t nframes, level;   /* level: frame whose name is used; nframes if none */
     bool library;            /* allocated by a library's code (names[0]: heap:LIBRARY:ENTRY) */
@@ -43,6 +44,7 @@ static void heap_path_free(heap_path *h)
     free(h->frames);
     free(h->dests);
     free(h->inl);
+    free(h->syms);
 }
 
 static int append_frames(heap_path *h, size_t *cap, const ms_sym *sym, const ms_dests *dests)
@@ -54,16 +56,19 @@ static int append_frames(heap_path *h, size_t *cap, const ms_sym *sym, const ms_
         const ms_frame **p = realloc(h->frames, n * sizeof *p);
         const ms_dest **r = realloc(h->dests, n * sizeof *r);
         size_t *l = realloc(h->inl, n * sizeof *l);
+        const ms_sym **y = realloc(h->syms, n * sizeof *y);
         if (p) h->frames = p;
         if (r) h->dests = r;
         if (l) h->inl = l;
-        if (!p || !r || !l) return -1;
+        if (y) h->syms = y;
+        if (!p || !r || !l || !y) return -1;
         *cap = n;
     }
     const ms_dest *rec = ms_dests_find(dests, sym->frames, sym->nframes, sym->pc);
     for (size_t i = 0; i < sym->nframes; i++) {
         h->dests[h->nframes] = rec;
         h->inl[h->nframes] = i;
+        h->syms[h->nframes] = sym;
         h->frames[h->nframes++] = &sym->frames[i];
     }
     return 0;
@@ -126,6 +131,22 @@ static char *library_heap_name(const heap_path *h)
     return named ? ms_strprintf("heap:%s:%s", module, named) : ms_strprintf("heap:%s", module);
 }
 
+/* Where the function of frame i (its call's outermost level) stores the value through a
+ * pointer parameter (`*coder_ptr = malloc(...)`), the caller's frames take the record of the
+ * argument it passed there (`create(&lz->coder)`: lz.coder), and so on out while a caller passes
+ * on a parameter of its own. */
+static void follow_out_params(heap_path *h, const ms_dests *dests)
+{
+    for (size_t i = 0; i + 1 < h->nframes; i++) {
+        const ms_dest *r = h->dests[i];
+        int arg = ms_dest_out_param(r, h->inl[i]);
+        if (arg < 0 || h->inl[i + 1] != 0 || h->syms[i] == h->syms[i + 1]) continue;
+        const ms_sym *caller = h->syms[i + 1];
+        const ms_dest *a = ms_dests_find_arg(dests, caller->frames, caller->nframes, caller->pc, arg);
+        for (size_t j = i + 1; a && j < h->nframes && h->syms[j] == caller; j++) h->dests[j] = a;
+    }
+}
+
 static int build_heap_path(const ms_raw_bin *b, ms_symbolizer *sym, const ms_dests *dests, bool returned, heap_path *h)
 {
     size_t cap = 0;
@@ -133,6 +154,7 @@ static int build_heap_path(const ms_raw_bin *b, ms_symbolizer *sym, const ms_des
     if (append_frames(h, &cap, ms_symbolize(sym, b->pc, true), dests) != 0) return -1;
     for (size_t d = b->depth; d-- > 0;)
         if (append_frames(h, &cap, ms_symbolize(sym, b->path[d], true), dests) != 0) return -1;
+    follow_out_params(h, dests);
     h->names = calloc(h->nframes ? h->nframes : 1, sizeof *h->names);
     bool *out = calloc(h->nframes ? h->nframes : 1, sizeof *out);
     if (!h->names || !out) {
@@ -367,6 +389,63 @@ static int name_global_bin(const ms_raw_bin *b, ms_symbolizer *sym, ms_data_bin 
     return d->name && d->full_name ? 0 : -1;
 }
 
+/* A global's compilation unit's base name, "" unknown. */
+typedef struct {
+    const ms_data_bin *d;
+    const char **unit;
+} unit_order;
+
+static int cmp_global_units(const void *a, const void *b, void *ctx)
+{
+    const unit_order *o = ctx;
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    int c = strcmp(o->d[i].name, o->d[j].name);
+    if (!c) c = strcmp(o->unit[i], o->unit[j]);
+    return c ? c : (i > j) - (i < j);
+}
+
+/* Globals of one name defined in different compilation units (a header's `static const`
+ * table included by two files, zstd's BIT_mask): the later ones (by unit) are NAME@UNIT, the
+ * unit's file that says why, where #N said nothing. Returns 0 or -1 (out of memory). */
+static int name_unit_clashes(const ms_raw_bin *bins, ms_data_bin *d, size_t n, ms_symbolizer *sym)
+{
+    size_t *idx = malloc((n ? n : 1) * sizeof *idx), ng = 0;
+    const char **unit = calloc(n ? n : 1, sizeof *unit);
+    int rc = idx && unit ? 0 : -1;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        unit[i] = "";
+        if (bins[i].kind != MS_BIN_GLOBAL || d[i].kind != MS_BIN_GLOBAL || !d[i].name) continue;
+        const char *u = NULL;
+        if (ms_symbolize_global_unit(sym, bins[i].addr, &u) == 0 && u) unit[i] = base_name(u);
+        idx[ng++] = i;
+    }
+    unit_order o = { d, unit };
+    if (rc == 0) qsort_r(idx, ng, sizeof *idx, cmp_global_units, &o);
+    for (size_t g = 0; g < ng && rc == 0;) {
+        size_t e = g + 1;
+        while (e < ng && !strcmp(d[idx[g]].name, d[idx[e]].name)) e++;
+        for (size_t k = e - 1; k > g && rc == 0; k--) { /* the first's name is the group's till the end */
+            ms_data_bin *b = &d[idx[k]];
+            if (!*unit[idx[k]] || !strcmp(unit[idx[k]], unit[idx[g]])) continue;
+            char *name = ms_strprintf("%s@%s", b->name, unit[idx[k]]);
+            char *full = name ? strdup(name) : NULL;
+            if (!full) {
+                free(name);
+                rc = -1;
+                break;
+            }
+            free(b->name);
+            free(b->full_name);
+            b->name = name;
+            b->full_name = full;
+        }
+        g = e;
+    }
+    free(idx);
+    free(unit);
+    return rc;
+}
+
 /* A thread-local variable (one bin for every thread's copy): its DWARF name, qualified by
  * its function if it is a function-local static, else its symbol's name. Filed under GLOBAL
  * in the model: a named variable of static extent. */
@@ -573,31 +652,108 @@ static bool frame_elsewhere(const ms_data_bin *bins, const size_t *group, size_t
     return false;
 }
 
-/* The name that tells d from ref, the first of group[0..ng) (the bins named as d is): at the
- * innermost frame of the program's code where d's path parts from ref's whose function no
- * other bin of the group calls, NAME@FUNCTION (the caller that says why: leveldb's
- * `@CompressibleString` for a string the C++ library grows, not the library's or the
- * system headers' functions that every path goes through); else at one whose FUNCTION:LINE
- * none has, NAME@FUNCTION:LINE; else the first name not taken at a frame where the paths
- * part, the program's frames first, then a library's; NAME#k only where no frame tells them
- * apart. */
-static char *clash_name(const ms_data_bin *bins, size_t n, const size_t *group, size_t ng, const ms_data_bin *d,
-                        size_t k)
+/* A frame where a bin's call path parts from the first's of its group (path_part), the
+ * program's code: its function, and whether the first's frame there is in the same function. */
+typedef struct {
+    const char *frame;
+    size_t len, fn_len;
+    bool same_fn;
+} parting;
+
+/* The frames of the program's code (not a library's nor a mute one) where d's call path parts
+ * from ref's, innermost first, into out (up to max). Returns how many. */
+static size_t partings(const ms_data_bin *ref, const ms_data_bin *d, parting *out, size_t max)
 {
     enum { MAX_PARTS = 64 };
     path_part parts[MAX_PARTS];
-    size_t np = path_parts(&bins[group[0]], d, parts, MAX_PARTS);
-    for (int whole = 0; whole < 2; whole++)
-        for (size_t i = 0; i < np; i++) {
-            const path_part *p = &parts[i];
-            size_t len = whole ? p->len : frame_function_len(p->frame, p->len);
-            if (library_frame(p->frame, p->len) || mute_frame(p->frame, p->len) || (!whole && !p->fn_len) ||
-                frame_elsewhere(bins, group, ng, d, p->frame, len, whole))
+    size_t np = path_parts(ref, d, parts, MAX_PARTS), n = 0;
+    for (size_t i = 0; i < np && n < max; i++) {
+        const path_part *p = &parts[i];
+        if (library_frame(p->frame, p->len) || mute_frame(p->frame, p->len)) continue;
+        out[n++] = (parting){ p->frame, p->len, frame_function_len(p->frame, p->len), p->fn_len == 0 };
+    }
+    return n;
+}
+
+static bool same_fn(const parting *a, const parting *b)
+{
+    return a->fn_len == b->fn_len && !memcmp(a->frame, b->frame, a->fn_len);
+}
+
+/* The frame each later bin of group[0..ng) (the bins named as the first) is told apart at,
+ * into choice[g] (frame NULL where none is left) and line[g] (the line says it, not the
+ * function alone): the innermost frame of the program's code where its path parts from the first's. Where other
+ * bins part in the same function, they keep it with their lines if the lines differ (two calls
+ * in one function: a wrapper called from two lines of main), else all move out past that
+ * function (leveldb's strings that libstdc++ grows through the system header's `append` from
+ * many callers: the callers say why). The line also where the first's path is in that function
+ * there. Returns 0 or -1 (out of memory). */
+static int parting_choice(const ms_data_bin *bins, const size_t *group, size_t ng, parting *choice, bool *line)
+{
+    enum { MAX_FNS = 64 };
+    parting(*fr)[MAX_FNS] = calloc(ng, sizeof *fr);
+    size_t *nf = calloc(ng, sizeof *nf), *at = calloc(ng, sizeof *at);
+    int rc = fr && nf && at ? 0 : -1;
+    for (size_t g = 1; g < ng && rc == 0; g++) nf[g] = partings(&bins[group[0]], &bins[group[g]], fr[g], MAX_FNS);
+    for (size_t g = 0; g < ng; g++) line[g] = false;
+    for (bool moved = rc == 0; moved;) {
+        moved = false;
+        for (size_t g = 1; g < ng; g++) {
+            if (at[g] >= nf[g]) continue;
+            const parting *c = &fr[g][at[g]];
+            bool clash = false, distinct = true;
+            for (size_t o = 1; o < ng; o++) { /* (two others on one frame move g out when theirs is) */
+                if (o == g || at[o] >= nf[o] || !same_fn(&fr[o][at[o]], c)) continue;
+                clash = true;
+                distinct &= fr[o][at[o]].len != c->len || memcmp(fr[o][at[o]].frame, c->frame, c->len) != 0;
+            }
+            if (!clash || distinct) {
+                line[g] = c->same_fn || clash;
                 continue;
-            char *name = ms_strprintf("%s@%.*s", d->name, (int)len, p->frame);
-            if (!name || !name_taken(bins, n, name)) return name;
-            free(name);
+            }
+            parting f = *c;
+            for (size_t o = 1; o < ng; o++) /* every bin in that function moves out past it */
+                while (at[o] < nf[o] && same_fn(&fr[o][at[o]], &f)) at[o]++;
+            moved = true;
         }
+    }
+    for (size_t g = 0; g < ng && rc == 0; g++)
+        choice[g] = g && at[g] < nf[g] ? fr[g][at[g]] : (parting){ NULL, 0, 0, false };
+    free(fr);
+    free(nf);
+    free(at);
+    return rc;
+}
+
+/* The name that tells d from ref, the first of group[0..ng) (the bins named as d is):
+ * NAME@FUNCTION at the frame parting_choice gives it (the caller that says why: leveldb's
+ * `@CompressibleString` for a string the C++ library grows, not the library's or the system
+ * headers' functions that every path goes through), NAME@FUNCTION:LINE where the line must
+ * say it (two bins of one function: a wrapper called from two lines of main); else at the
+ * innermost frame
+ * where the paths part that no other bin of the group has, NAME@FUNCTION:LINE; else the first name not taken at a frame
+ * where the paths part, the program's frames first, then a library's; NAME#k only where no
+ * frame tells them apart. */
+static char *clash_name(const ms_data_bin *bins, size_t n, const size_t *group, size_t ng, const ms_data_bin *d,
+                        const parting *at, bool line, size_t k)
+{
+    enum { MAX_PARTS = 64 };
+    if (at->frame) {
+        char *name = ms_strprintf("%s@%.*s", d->name, (int)(line ? at->len : at->fn_len), at->frame);
+        if (!name || !name_taken(bins, n, name)) return name;
+        free(name);
+    }
+    path_part parts[MAX_PARTS];
+    size_t np = path_parts(&bins[group[0]], d, parts, MAX_PARTS);
+    for (size_t i = 0; i < np; i++) {
+        const path_part *p = &parts[i];
+        if (library_frame(p->frame, p->len) || mute_frame(p->frame, p->len) ||
+            frame_elsewhere(bins, group, ng, d, p->frame, p->len, true))
+            continue;
+        char *name = ms_strprintf("%s@%.*s", d->name, (int)p->len, p->frame);
+        if (!name || !name_taken(bins, n, name)) return name;
+        free(name);
+    }
     for (int library = 0; library < 2; library++)
         for (size_t i = 0; i < np; i++) {
             const path_part *p = &parts[i];
@@ -615,18 +771,21 @@ static char *clash_name(const ms_data_bin *bins, size_t n, const size_t *group, 
 int ms_unique_data_names(ms_data_bin *bins, size_t n)
 {
     size_t *order = malloc((n ? n : 1) * sizeof *order);
-    if (!order) return -1;
-    for (size_t i = 0; i < n; i++) order[i] = i;
-    qsort_r(order, n, sizeof *order, cmp_bin_names, bins);
-    int rc = 0;
+    parting *at = malloc((n ? n : 1) * sizeof *at);
+    bool *line = malloc((n ? n : 1) * sizeof *line);
+    int rc = order && at && line ? 0 : -1;
+    for (size_t i = 0; i < n && rc == 0; i++) order[i] = i;
+    if (rc == 0) qsort_r(order, n, sizeof *order, cmp_bin_names, bins);
     for (size_t i = 0; i < n && rc == 0;) {
         size_t j = i + 1;
         while (j < n && strcmp(bins[order[i]].name, bins[order[j]].name) == 0) j++;
+        /* the frames first, from the names as they are */
+        if (j - i > 1) rc = parting_choice(bins, order + i, j - i, at, line);
         for (size_t k = i + 1; k < j && rc == 0; k++) {
             ms_data_bin *d = &bins[order[k]];
             /* named after where its path parts from the first's (issue 12: the calling
              * function says why; #N only where nothing does) */
-            char *name = clash_name(bins, n, order + i, j - i, d, k - i + 1);
+            char *name = clash_name(bins, n, order + i, j - i, d, &at[k - i], line[k - i], k - i + 1);
             char *full = NULL;
             size_t flen = strlen(d->full_name), slen = strlen(d->name);
             if (name && flen >= slen && strcmp(d->full_name + flen - slen, d->name) == 0)
@@ -644,6 +803,8 @@ int ms_unique_data_names(ms_data_bin *bins, size_t n)
         i = j;
     }
     free(order);
+    free(at);
+    free(line);
     return rc;
 }
 
@@ -772,6 +933,7 @@ int ms_build_data_bins(ms_raw_bin *bins, size_t nbins, const ms_data_inputs *in,
         if (bins[i].kind == MS_BIN_GLOBAL && ms_symbolize_global_row(sym, bins[i].addr, &d[i].row_bytes) == 0)
             d[i].row_none = !d[i].row_bytes;
     }
+    if (rc == 0) rc = name_unit_clashes(bins, d, nbins, sym);
     if (rc == 0)
         rc = join_library_bins(paths, heap_of, bins, nbins, in ? in->stall : NULL, in ? in->total : 0, d, join);
     if (rc == 0) join_region_frames(bins, nbins, region, d, join);

@@ -14,6 +14,7 @@ typedef struct {
     bool decl, used;
     bool ret;  /* a part of the aggregate the level's function returns by value */
     bool slot; /* also stored in a slot reached through pointer arithmetic from a loaded pointer */
+    int outp;  /* the index of the pointer parameter the value is stored through (*param = v), -1 none */
     const char *type, *path;
 } dest_level;
 
@@ -23,6 +24,7 @@ struct ms_dest {
     uint64_t pc, end; /* the labels before and after the call, 0 unknown */
     bool fortran, returned;
     bool object; /* the levels name the object the call works on (a C++ member function) */
+    int arg;     /* -1, or the argument (a pointer to a pointer) whose target the levels name */
     const char *file, *callee;
     dest_level *lv;
     size_t nlevels;
@@ -75,6 +77,7 @@ static int parse(const char *text, uint64_t pc, uint64_t end, ms_dest *r)
     r->callee = f[3];
     r->returned = strchr(f[4], 'r') != NULL;
     r->object = strchr(f[4], 'o') != NULL;
+    r->arg = f[4][0] == 'a' ? atoi(f[4] + 1) : -1;
     r->lv = calloc(nl, sizeof *r->lv);
     if (!r->lv) {
         free(r->text);
@@ -90,6 +93,8 @@ static int parse(const char *text, uint64_t pc, uint64_t end, ms_dest *r)
         r->lv[k].used = strchr(g[3], 'u') != NULL;
         r->lv[k].ret = strchr(g[3], 'r') != NULL;
         r->lv[k].slot = strchr(g[3], 's') != NULL;
+        const char *p = strchr(g[3], 'p');
+        r->lv[k].outp = p ? atoi(p + 1) : -1;
         r->lv[k].type = g[4];
         r->lv[k].path = g[5];
         if (!*r->lv[k].path) r->lv[k].kind = '-'; /* (a slot's level: its type only) */
@@ -153,12 +158,13 @@ static bool same_text(const ms_dest *a, const ms_dest *b)
     return a->len == b->len && memcmp(a->text, b->text, a->len) == 0;
 }
 
-const ms_dest *ms_dests_find(const ms_dests *d, const ms_frame *frames, size_t nframes, uint64_t ra)
+/* The record of the call at frames whose arg field is arg (-1: the call's own record). */
+static const ms_dest *find_record(const ms_dests *d, const ms_frame *frames, size_t nframes, uint64_t ra, int arg)
 {
     if (!d || nframes == 0) return NULL;
     if (!frames[0].file || frames[0].line <= 0) { /* no line information: the labels around ra */
         for (size_t i = 0; i < d->n; i++)
-            if (d->r[i].pc < ra && ra <= d->r[i].end) return &d->r[i];
+            if (d->r[i].arg == arg && d->r[i].pc < ra && ra <= d->r[i].end) return &d->r[i];
         return NULL;
     }
     size_t lo = 0, hi = d->n; /* the first record at frames[0]'s position */
@@ -179,6 +185,7 @@ const ms_dest *ms_dests_find(const ms_dests *d, const ms_frame *frames, size_t n
     bool exact_tie = false, tie = false;
     for (size_t i = lo; i < d->n && d->r[i].lv[0].line == frames[0].line && d->r[i].lv[0].col == frames[0].col; i++) {
         const ms_dest *r = &d->r[i];
+        if (r->arg != arg) continue;
         size_t k = matching_levels(r, frames, nframes);
         if (k == r->nlevels && k == nframes) {
             exact_tie |= exact && !same_text(exact, r);
@@ -195,6 +202,18 @@ const ms_dest *ms_dests_find(const ms_dests *d, const ms_frame *frames, size_t n
     if (exact) return exact_tie ? by_pc : exact;
     return tie ? NULL : best;
 }
+
+const ms_dest *ms_dests_find(const ms_dests *d, const ms_frame *frames, size_t nframes, uint64_t ra)
+{
+    return find_record(d, frames, nframes, ra, -1);
+}
+
+const ms_dest *ms_dests_find_arg(const ms_dests *d, const ms_frame *frames, size_t nframes, uint64_t ra, int arg)
+{
+    return arg < 0 ? NULL : find_record(d, frames, nframes, ra, arg);
+}
+
+int ms_dest_out_param(const ms_dest *r, size_t k) { return r && k < r->nlevels ? r->lv[k].outp : -1; }
 
 static bool word_is(const char *w, size_t n, const char *s) { return strlen(s) == n && strncmp(w, s, n) == 0; }
 
@@ -308,7 +327,9 @@ char *ms_dest_name(const ms_dest *r, size_t k)
 
 bool ms_dest_passed_out(const ms_dest *r, size_t k)
 {
-    if (!r || k >= r->nlevels || r->lv[k].used) return false;
+    if (!r || k >= r->nlevels) return false;
+    if (r->lv[k].outp >= 0) return true; /* stored through a pointer parameter: the caller's */
+    if (r->lv[k].used) return false;
     if (r->lv[k].ret) return true;                           /* in the aggregate its function returns */
     if (r->lv[k].kind == 'm' || r->lv[k].slot) return false; /* stored */
     if (r->returned) return true;

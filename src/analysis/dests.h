@@ -23,6 +23,14 @@ void ms_dests_free(ms_dests *d);
  * information (frames[0] has no file), the record whose labels enclose ra. NULL if none. */
 const ms_dest *ms_dests_find(const ms_dests *d, const ms_frame *frames, size_t nframes, uint64_t ra);
 
+/* As ms_dests_find, the record of argument arg of that call (a pointer to a pointer: what it
+ * points to, where the callee stores an allocation through its parameter). NULL if none. */
+const ms_dest *ms_dests_find_arg(const ms_dests *d, const ms_frame *frames, size_t nframes, uint64_t ra, int arg);
+
+/* The index of the pointer parameter that level k's function stores the value through
+ * (`*coder_ptr = malloc(...)`: the caller's argument names it), -1 if none. */
+int ms_dest_out_param(const ms_dest *r, size_t k);
+
 /* The name that level k (0: the call's own frame) of record r gives, MemSpy's style
  * ("double*.A" for a variable declared by the call's statement, "A", "s.x", "rows[]";
  * Fortran: the array, "field"; a variable that only carries the value into a slot that no
@@ -32,8 +40,9 @@ char *ms_dest_name(const ms_dest *r, size_t k);
 
 /* Whether level k's function is an allocation wrapper: the value leaves it (named or used at
  * an outer level, or it reaches a return statement) and the function does nothing else with
- * it (no access through it, no call it is passed to, no store of it in memory): the name then
- * comes from further out. */
+ * it (no access through it, no call it is passed to, no store of it in memory), or it stores
+ * the value through a pointer parameter (whatever else it does): the name then comes from
+ * further out. */
 bool ms_dest_passed_out(const ms_dest *r, size_t k);
 
 /* Whether level k's function keeps the value in a slot that no variable or field names (an

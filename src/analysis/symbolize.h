@@ -53,6 +53,11 @@ int ms_symbolize_global(ms_symbolizer *s, uint64_t addr, const char **name, cons
  * size), 0 for any other variable. Returns 0, or -1 if the variable is unknown. */
 int ms_symbolize_global_row(ms_symbolizer *s, uint64_t addr, uint64_t *row);
 
+/* The global variable at runtime address addr (DWARF): in *unit the name of the compilation
+ * unit that defines it (DW_AT_name, NULL unknown; a header's static table has one per unit
+ * that includes it). Returns 0, or -1 if the variable is unknown. */
+int ms_symbolize_global_unit(ms_symbolizer *s, uint64_t addr, const char **unit);
+
 /* The same for the thread-local variable at offset in the TLS block of raw module index
  * module (DWARF: a constant then DW_OP_form_tls_address or DW_OP_GNU_push_tls_address). */
 int ms_symbolize_tls(ms_symbolizer *s, uint32_t module, uint64_t offset, const char **name, const char **scope_func,

@@ -16,7 +16,8 @@ typedef struct {
     uint64_t addr;
     const char *name, *scope_func, *decl_file;
     int decl_line;
-    uint64_t row; /* an array of two or more static dimensions: the bytes of its innermost one */
+    uint64_t row;     /* an array of two or more static dimensions: the bytes of its innermost one */
+    const char *unit; /* the compilation unit's name (DW_AT_name), NULL unknown */
 } dwarf_var;
 
 /* The variables of one module, read on first use: static ones and thread-local ones. */

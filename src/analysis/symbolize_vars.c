@@ -54,7 +54,7 @@ static bool static_address(Dwarf_Attribute *loc, Dwarf_Op *op, Dwarf_Addr *addr)
 }
 
 /* Collect variables with a static address (a single DW_OP_addr) under die. */
-static int walk_vars(module_vars *mv, Dwarf_Die *die, Dwarf_Addr bias, const char *scope_func)
+static int walk_vars(module_vars *mv, Dwarf_Die *die, Dwarf_Addr bias, const char *scope_func, const char *unit)
 {
     Dwarf_Die child;
     if (dwarf_child(die, &child) != 0) return 0;
@@ -73,7 +73,8 @@ static int walk_vars(module_vars *mv, Dwarf_Die *die, Dwarf_Addr bias, const cha
                                 scope_func,
                                 symbolize_decl_file(&child),
                                 0,
-                                symbolize_row_bytes(&child) };
+                                symbolize_row_bytes(&child),
+                                unit };
                 dwarf_decl_line(&child, &v.decl_line);
                 if ((is_static && add_var(mv, &v) != 0) ||
                     (is_tls && push_var(&mv->tls, &mv->ntls, &mv->tls_cap, &v) != 0))
@@ -83,7 +84,7 @@ static int walk_vars(module_vars *mv, Dwarf_Die *die, Dwarf_Addr bias, const cha
                    tag == DW_TAG_inlined_subroutine) {
             const char *scope = scope_func;
             if (tag == DW_TAG_subprogram) scope = symbolize_die_name(&child);
-            if (walk_vars(mv, &child, bias, scope) != 0) return -1;
+            if (walk_vars(mv, &child, bias, scope, unit) != 0) return -1;
         }
     } while (dwarf_siblingof(&child, &child) == 0);
     return 0;
@@ -111,7 +112,7 @@ static module_vars *vars_of(ms_symbolizer *s, Dwfl_Module *mod)
     size_t header;
     while (dw && dwarf_nextcu(dw, off, &next, &header, NULL, NULL, NULL) == 0) {
         Dwarf_Die cu;
-        if (dwarf_offdie(dw, off + header, &cu) && walk_vars(mv, &cu, bias, NULL) != 0) break;
+        if (dwarf_offdie(dw, off + header, &cu) && walk_vars(mv, &cu, bias, NULL, dwarf_diename(&cu)) != 0) break;
         off = next;
     }
     if (mv->nvars > 1) qsort(mv->vars, mv->nvars, sizeof *mv->vars, cmp_var);
@@ -127,7 +128,7 @@ int ms_symbolize_global(ms_symbolizer *s, uint64_t addr, const char **name, cons
     Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr);
     module_vars *mv = mod ? vars_of(s, mod) : NULL;
     if (!mv || mv->nvars == 0) return -1;
-    dwarf_var key = { addr, NULL, NULL, NULL, 0, 0 };
+    dwarf_var key = { addr, NULL, NULL, NULL, 0, 0, NULL };
     const dwarf_var *v = bsearch(&key, mv->vars, mv->nvars, sizeof key, cmp_var);
     if (!v) return -1;
     *name = v->name;
@@ -143,10 +144,23 @@ int ms_symbolize_global_row(ms_symbolizer *s, uint64_t addr, uint64_t *row)
     module_vars *mv = mod ? vars_of(s, mod) : NULL;
     *row = 0;
     if (!mv || mv->nvars == 0) return -1;
-    dwarf_var key = { addr, NULL, NULL, NULL, 0, 0 };
+    dwarf_var key = { addr, NULL, NULL, NULL, 0, 0, NULL };
     const dwarf_var *v = bsearch(&key, mv->vars, mv->nvars, sizeof key, cmp_var);
     if (!v) return -1;
     *row = v->row;
+    return 0;
+}
+
+int ms_symbolize_global_unit(ms_symbolizer *s, uint64_t addr, const char **unit)
+{
+    Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr);
+    module_vars *mv = mod ? vars_of(s, mod) : NULL;
+    *unit = NULL;
+    if (!mv || mv->nvars == 0) return -1;
+    dwarf_var key = { addr, NULL, NULL, NULL, 0, 0, NULL };
+    const dwarf_var *v = bsearch(&key, mv->vars, mv->nvars, sizeof key, cmp_var);
+    if (!v) return -1;
+    *unit = v->unit;
     return 0;
 }
 
@@ -158,7 +172,7 @@ int ms_symbolize_tls(ms_symbolizer *s, uint32_t module, uint64_t offset, const c
     Dwfl_Module *mod = module < s->nraw_mods ? s->raw_mods[module] : NULL;
     module_vars *mv = mod ? vars_of(s, mod) : NULL;
     if (!mv || mv->ntls == 0) return -1;
-    dwarf_var key = { offset, NULL, NULL, NULL, 0, 0 };
+    dwarf_var key = { offset, NULL, NULL, NULL, 0, 0, NULL };
     const dwarf_var *v = bsearch(&key, mv->tls, mv->ntls, sizeof key, cmp_var);
     if (!v) return -1;
     *name = v->name;

@@ -186,7 +186,9 @@ typedef struct {
  *
  *   "1" (the record format), lang ("c", "c++", "f": Fortran), the call's file, the callee's
  *   name, "r" if the value reaches a return statement of the function, "o" if the levels name the
- *   object the call works on (a C++ constructor or member function) ("ro", "r", "o", or "-"), nlevels, then
+ *   object the call works on (a C++ constructor or member function) ("ro", "r", "o", or "-"; or
+ *   "aN": the record of the call's argument N, a pointer to a pointer, `create(&lz->coder)`: the
+ *   levels name what it points to, where the callee may store an allocation), nlevels, then
  *   nlevels levels, the call's own first, then the functions it was inlined into, outwards:
  *   line, col (level 0: the call's position; level k: where level k-1's function was inlined),
  *   kind ("-": nothing named at this level, "v": a variable, "m": memory reached through a
@@ -197,7 +199,10 @@ typedef struct {
  *   struct the level's function returns by value (`buffer.start`); "s": the level's function
  *   also stores the value in a slot that no variable or field names, through a local pointer
  *   computed by pointer arithmetic (an interpreter's stack slot `ra->gc = t`, ra = base + A;
- *   `*list = ts`, list = &tb->hash[h]): named by its type, the value's where the path is empty; "-": none),
+ *   `*list = ts`, list = &tb->hash[h]): named by its type, the value's where the path is empty; "pN":
+ *   the level's function stores the value through its pointer parameter N, `*coder_ptr = v`, or
+ *   passes that parameter on as the argument of an "aN" record: the caller's argument names it;
+ *   "-": none),
  *   type (the destination's type as gcc prints it), path (the variable, or the lvalue's parts
  *   joined with '.', "[]" for an element: "v.vals", "rows[]").
  *

@@ -204,8 +204,39 @@ static void test_slots(void)
     ms_dests_free(d);
 }
 
+/* An out-parameter: `*coder_ptr = malloc(n)` in create (used there too: memset), and the
+ * caller's argument record at the call `create(&lz->coder, n)` (flag a0), beside a call at the
+ * same position that returns a pointer: the call's own record is not the argument's. */
+static void test_out_params(void)
+{
+    char *recs[] = {
+        "1\tc\tc.c\tmalloc\t-\t1\t20\t21\tm\tup0\tvoid *\tcoder_ptr",
+        "1\tc\tc.c\tcreate\ta0\t1\t30\t12\tm\t-\tvoid *\tlz.coder",
+        "1\tc\tc.c\tcreate\t-\t1\t30\t12\tv\td\tvoid *\tret",
+        "1\tc\tc.c\tpass\ta1\t1\t40\t9\tm\tp2\tvoid *\ttable_ptr",
+    };
+    ms_dests *d;
+    CHECK_EQ(ms_dests_new(recs, NULL, sizeof recs / sizeof *recs, &d), 0);
+    ms_frame fs = frame("c.c", 20, 21), fc = frame("c.c", 30, 12), fp = frame("c.c", 40, 9);
+    const ms_dest *r = ms_dests_find(d, &fs, 1, 0);
+    CHECK_EQ(ms_dest_out_param(r, 0), 0);
+    CHECK_EQ(ms_dest_passed_out(r, 0), 1); /* whatever else create does with it */
+    EXPECT_STR("the call's own record", ms_dest_name(ms_dests_find(d, &fc, 1, 0), 0), "void*.ret");
+    r = ms_dests_find_arg(d, &fc, 1, 0, 0);
+    EXPECT_STR("argument 0", ms_dest_name(r, 0), "lz.coder");
+    CHECK_EQ(ms_dest_out_param(r, 0), -1);
+    CHECK_EQ(ms_dest_passed_out(r, 0), 0);
+    CHECK_EQ(ms_dests_find_arg(d, &fc, 1, 0, 1) == NULL, 1);
+    CHECK_EQ(ms_dests_find(d, &fp, 1, 0) == NULL, 1); /* only an argument's record there */
+    r = ms_dests_find_arg(d, &fp, 1, 0, 1);
+    CHECK_EQ(ms_dest_out_param(r, 0), 2); /* its own parameter passed on */
+    CHECK_EQ(ms_dest_passed_out(r, 0), 1);
+    ms_dests_free(d);
+}
+
 int main(void)
 {
+    test_out_params();
     test_types();
     test_records();
     test_returned_parts();

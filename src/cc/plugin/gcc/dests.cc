@@ -10,33 +10,12 @@
  * function, or one it was inlined into. The record is text in a read-only section, emitted by
  * an asm statement before the call; the runtime copies it unread and the analysis turns it
  * into a name (src/analysis/dests.c). Only the instrumented body gets the asm statements.
- * The same section carries a record per OpenMP region (the end of this file). */
+ * The same section carries a record per OpenMP region (omp.cc). */
 #include "memspy_gcc.h"
 #include "langhooks.h"
 #include "tree-pretty-print.h"
 #include "ssa-iterators.h"
 #include "gimple-walk.h"
-
-/* A growable text. */
-struct text {
-    auto_vec<char> s;
-    void add(const char *p)
-    {
-        while (p && *p) s.safe_push(*p++);
-    }
-    void addn(long v)
-    {
-        char b[32];
-        snprintf(b, sizeof b, "%ld", v);
-        add(b);
-    }
-    const char *str()
-    {
-        s.safe_push('\0');
-        s.pop();
-        return s.address();
-    }
-};
 
 /* What one inline level of the call names. */
 struct level {
@@ -52,6 +31,8 @@ struct level {
     bool slot;      /* stored in a slot no variable or field names: through a cursor computed by
                      * pointer arithmetic (an interpreter's stack slot `ra = base + A`, a hash
                      * chain's head `*list`, list = &tb->hash[h]); type: the value's if no path */
+    unsigned outp;  /* 1 + the index of the pointer parameter of the level's function the value
+                     * is stored through (`*coder_ptr = v`: the caller's argument names it), 0 none */
     char type[MSPLUG_DEST_TEXT_MAX], path[MSPLUG_DEST_TEXT_MAX];
 };
 
@@ -231,7 +212,7 @@ static bool lvalue_path(tree t, text &out, int depth)
     }
 }
 
-static const char *lang_code(void)
+const char *lang_code(void)
 {
     const char *n = lang_hooks.name;
     if (strstr(n, "Fortran")) return "f";
@@ -263,7 +244,7 @@ static void note(auto_vec<level> &lv, int k, tree t, char kind)
     bool is_var = kind != 'm';
     if (k < 0) return;
     level &l = lv[k];
-    if (l.ret) return; /* the returned aggregate's part says where the value goes */
+    if (l.ret || l.outp) return; /* the returned aggregate's part (the out-parameter) says where it goes */
     bool decl = false;
     if (is_var) {
         expanded_location d = expand_location(DECL_SOURCE_LOCATION(DECL_ORIGIN(t)));
@@ -279,21 +260,34 @@ static void note(auto_vec<level> &lv, int k, tree t, char kind)
     type_text(TREE_TYPE(t), l.type, sizeof l.type);
 }
 
+/* Whether the function returns var itself: `return var;`. */
+static bool returned_var(tree var)
+{
+    basic_block bb;
+    FOR_EACH_BB_FN(bb, cfun)
+    for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi))
+        if (greturn *r = dyn_cast<greturn *>(gsi_stmt(gsi)))
+            if (gimple_return_retval(r) == var) return true;
+    return false;
+}
+
 /* Whether the function returns local aggregate var by value: `return var;`, `<retval> = var;`,
- * or var is the return value itself (the named-return-value optimisation's <retval>). */
+ * `D.1234 = var; return D.1234;` (gcc -O0's copy into a temporary), or var is the return
+ * value itself (the named-return-value optimisation's <retval>). */
 static bool returned_aggregate(tree var)
 {
     if (!var || !AGGREGATE_TYPE_P(TREE_TYPE(var))) return false;
     if (TREE_CODE(var) == RESULT_DECL) return true;
     if (!VAR_P(var) || !DECL_CONTEXT(var) || TREE_CODE(DECL_CONTEXT(var)) != FUNCTION_DECL) return false;
+    if (returned_var(var)) return true;
     basic_block bb;
     FOR_EACH_BB_FN(bb, cfun)
     for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
         gimple *s = gsi_stmt(gsi);
-        if (greturn *r = dyn_cast<greturn *>(s))
-            if (gimple_return_retval(r) == var) return true;
-        if (gimple_assign_single_p(s) && gimple_assign_rhs1(s) == var && TREE_CODE(gimple_assign_lhs(s)) == RESULT_DECL)
-            return true;
+        if (!gimple_assign_single_p(s) || gimple_assign_rhs1(s) != var) continue;
+        tree lhs = gimple_assign_lhs(s);
+        if (TREE_CODE(lhs) == RESULT_DECL) return true;
+        if (VAR_P(lhs) && DECL_ARTIFICIAL(lhs) && lhs != var && returned_var(lhs)) return true;
     }
     return false;
 }
@@ -374,6 +368,16 @@ static bool slot_store(tree lhs)
     return computed_element(p, 0);
 }
 
+/* Whether t (a slot's type) is a pointer to a type that can name a block: not `void *`, not
+ * `char *` (xz's `thr->in = lzma_alloc(...)`, thr = &coder->threads[i], keeps its path
+ * `thr.in`; Lua's `ra->value_.gc` is a GCObject *). */
+static bool typed_pointer(tree t)
+{
+    if (!POINTER_TYPE_P(t)) return false;
+    tree p = TYPE_MAIN_VARIANT(TREE_TYPE(t));
+    return !VOID_TYPE_P(p) && !(TREE_CODE(p) == INTEGER_TYPE && TYPE_PRECISION(p) == CHAR_TYPE_SIZE);
+}
+
 /* Whether t is the address of a member at offset 0 of what n points to: n itself, cast
  * through a union (Lua's gco2t(o): `&((union GCUnion *)o)->h`). */
 static bool same_address(tree t, tree n)
@@ -391,6 +395,36 @@ static bool comparison(gimple *use)
 {
     if (gimple_code(use) == GIMPLE_COND) return true;
     return is_gimple_assign(use) && TREE_CODE_CLASS(gimple_assign_rhs_code(use)) == tcc_comparison;
+}
+
+/* The index of the current function's parameter that pointer p is (its value on entry, or at
+ * -O0 read from its slot), -1 if none. */
+static int param_index(tree p)
+{
+    if (!p || TREE_CODE(p) != SSA_NAME || !POINTER_TYPE_P(TREE_TYPE(p))) return -1;
+    tree parm = SSA_NAME_IS_DEFAULT_DEF(p) ? SSA_NAME_VAR(p) : NULL_TREE;
+    gimple *def = SSA_NAME_IS_DEFAULT_DEF(p) ? NULL : SSA_NAME_DEF_STMT(p);
+    if (def && gimple_assign_single_p(def)) parm = gimple_assign_rhs1(def);
+    if (!parm || TREE_CODE(parm) != PARM_DECL || DECL_CONTEXT(parm) != current_function_decl) return -1;
+    int i = 0;
+    for (tree a = DECL_ARGUMENTS(current_function_decl); a; a = DECL_CHAIN(a), i++)
+        if (a == parm) return i;
+    return -1;
+}
+
+/* Note at the function's own level (the outermost) that the value is stored through its
+ * pointer parameter number pi (`*coder_ptr = v`): an out-parameter, which the caller's argument
+ * names; it wins over a local that only carried the value there. */
+static void note_out_param(auto_vec<level> &lv, tree lhs, int pi)
+{
+    text path;
+    if (!lvalue_path(lhs, path, 0)) return;
+    level &l = lv.last();
+    l.kind = 'm';
+    l.decl = false;
+    l.outp = (unsigned)pi + 1;
+    snprintf(l.path, sizeof l.path, "%s", path.str());
+    type_text(TREE_TYPE(lhs), l.type, sizeof l.type);
 }
 
 /* Follow value v through copies, conversions and phis; note where it goes and which levels use
@@ -446,7 +480,14 @@ static bool follow(auto_vec<level> &lv, tree v)
                         returned = true;
                         continue;
                     }
-                    if (slot_store(lhs)) { /* named by the value's type, where nothing else names it */
+                    int pi = TREE_CODE(lhs) == MEM_REF && integer_zerop(TREE_OPERAND(lhs, 1))
+                                 ? param_index(TREE_OPERAND(lhs, 0))
+                                 : -1;
+                    if (pi >= 0) { /* *param = v: the caller's argument names it */
+                        note_out_param(lv, lhs, pi);
+                        continue;
+                    }
+                    if (slot_store(lhs) && typed_pointer(TREE_TYPE(lhs))) { /* named by the value's type */
                         if (k >= 0 && !lv[k].slot && lv[k].kind == '-' && !lv[k].type[0])
                             type_text(TREE_TYPE(n), lv[k].type, sizeof lv[k].type);
                         if (k >= 0) lv[k].slot = true;
@@ -715,25 +756,10 @@ void early_dests_function(function *fun)
     }
 }
 
-/* The record of call, or NULL if it gets none. */
-static char *dest_record(gcall *call)
+/* The text of a record of call with levels lv: `arg` -1, or the argument (a pointer to a
+ * pointer) whose target the levels name. */
+static char *record_text(gcall *call, auto_vec<level> &lv, bool returned, bool object, int arg)
 {
-    auto_vec<level> lv;
-    bool returned, object;
-    if (!find_dests(call, lv, &returned, &object)) return NULL;
-    for (unsigned k = 0; k < lv.length(); k++) /* what the optimisers lost on the way */
-        if (const early_dest *e = lv[k].kind == '-' ? early_find(call, lv, k) : NULL) {
-            lv[k].kind = e->kind;
-            lv[k].decl = e->decl;
-            lv[k].used |= e->used;
-            lv[k].ret = e->ret;
-            lv[k].slot |= e->slot;
-            memcpy(lv[k].type, e->type, sizeof lv[k].type);
-            memcpy(lv[k].path, e->path, sizeof lv[k].path);
-        }
-    bool any = returned;
-    for (unsigned k = 0; k < lv.length(); k++) any |= lv[k].kind != '-' || lv[k].slot;
-    if (!any) return NULL;
     expanded_location xl = expand_location(lv[0].loc);
     tree fndecl = gimple_call_fndecl(call);
     text r;
@@ -743,7 +769,13 @@ static char *dest_record(gcall *call)
     r.add(xl.file ? xl.file : "");
     r.add("\t");
     r.add(fndecl && DECL_NAME(fndecl) ? lang_hooks.decl_printable_name(fndecl, 0) : "*");
-    r.add(returned && object ? "\tro\t" : returned ? "\tr\t" : object ? "\to\t" : "\t-\t");
+    if (arg >= 0) {
+        r.add("\ta");
+        r.addn(arg);
+        r.add("\t");
+    } else {
+        r.add(returned && object ? "\tro\t" : returned ? "\tr\t" : object ? "\to\t" : "\t-\t");
+    }
     r.addn((long)lv.length());
     for (unsigned k = 0; k < lv.length(); k++) {
         expanded_location x = expand_location(lv[k].loc);
@@ -757,8 +789,12 @@ static char *dest_record(gcall *call)
         if (lv[k].used) kd[nf++] = 'u';
         if (lv[k].ret) kd[nf++] = 'r';
         if (lv[k].slot) kd[nf++] = 's';
-        if (nf == 3) kd[nf++] = '-';
+        if (nf == 3 && !lv[k].outp) kd[nf++] = '-';
         r.add(kd);
+        if (lv[k].outp) {
+            r.add("p");
+            r.addn((long)lv[k].outp - 1);
+        }
         r.add("\t");
         r.add(lv[k].type);
         r.add("\t");
@@ -767,13 +803,74 @@ static char *dest_record(gcall *call)
     return xstrdup(r.str());
 }
 
+/* Whether a level's path is an element with no member after it (`coder[]`): where the
+ * optimisers folded a member of an element reached through a cursor into the array's address
+ * (`thr->in`, thr = &coder->threads[i]), the early pass's member path says more. */
+static bool bare_element(char kind, const char *path)
+{
+    size_t n = strlen(path);
+    return kind == 'm' && n >= 2 && strcmp(path + n - 2, "[]") == 0;
+}
+
+/* The record of call, or NULL if it gets none. */
+static char *dest_record(gcall *call)
+{
+    auto_vec<level> lv;
+    bool returned, object;
+    if (!find_dests(call, lv, &returned, &object)) return NULL;
+    for (unsigned k = 0; k < lv.length(); k++) /* what the optimisers lost on the way */
+        if (const early_dest *e =
+                lv[k].kind == '-' || bare_element(lv[k].kind, lv[k].path) ? early_find(call, lv, k) : NULL) {
+            if (lv[k].kind != '-' && (e->kind != 'm' || bare_element(e->kind, e->path))) continue;
+            lv[k].kind = e->kind;
+            lv[k].decl = e->decl;
+            lv[k].used |= e->used;
+            lv[k].ret = e->ret;
+            lv[k].slot |= e->slot;
+            memcpy(lv[k].type, e->type, sizeof lv[k].type);
+            memcpy(lv[k].path, e->path, sizeof lv[k].path);
+        }
+    bool any = returned;
+    for (unsigned k = 0; k < lv.length(); k++) any |= lv[k].kind != '-' || lv[k].slot;
+    if (!any) return NULL;
+    return record_text(call, lv, returned, object, -1);
+}
+
+/* The record of argument i of call, a pointer to a pointer (`create(&lz->coder)`, where the
+ * callee may store an allocation: `*coder_ptr = malloc(...)`), or NULL if it names nothing: what
+ * it points to (a variable at its level, a member at the call's and at its declared object's),
+ * or the caller's own pointer parameter passed on (an out-parameter again: its caller names it). */
+static char *arg_record(gcall *call, unsigned i)
+{
+    tree a = gimple_call_arg(call, i);
+    if (!POINTER_TYPE_P(TREE_TYPE(a)) || !POINTER_TYPE_P(TREE_TYPE(TREE_TYPE(a)))) return NULL;
+    gimple *def = TREE_CODE(a) == SSA_NAME && !SSA_NAME_IS_DEFAULT_DEF(a) ? SSA_NAME_DEF_STMT(a) : NULL;
+    if (def && gimple_assign_single_p(def) && TREE_CODE(gimple_assign_rhs1(def)) == ADDR_EXPR)
+        a = gimple_assign_rhs1(def); /* _5 = &lz->coder */
+    auto_vec<level> lv;
+    make_levels(call, lv);
+    int pi = param_index(a);
+    if (TREE_CODE(a) == ADDR_EXPR) {
+        tree p = TREE_OPERAND(a, 0);
+        bool var = VAR_P(p) || TREE_CODE(p) == PARM_DECL;
+        note(lv, var ? level_of_var(lv, p, call) : 0, p, var ? 'v' : 'm');
+        tree base = var ? NULL_TREE : get_base_address(p); /* a member of a declared object */
+        if (base && VAR_P(base) && user_var(base)) note(lv, level_of_var(lv, base, call), p, 'm');
+    } else if (pi >= 0) {
+        note_out_param(lv, a, pi);
+    }
+    bool any = false;
+    for (unsigned k = 0; k < lv.length(); k++) any |= lv[k].kind != '-';
+    return any ? record_text(call, lv, false, false, (int)i) : NULL;
+}
+
 /* The asm statement that puts record into the destinations section (the function's COMDAT
  * group if it has one, 8-byte aligned) after the addresses of a label here, just before the
  * call, and of the label `2:` just after it (end_label; else 0): calls at one source position
  * (Fortran's `allocate (a(n), b(n))`) are told apart by the label that precedes each one's
  * return address, and a binary without line information finds the record whose two labels
  * enclose the return address. */
-static gimple *record_asm(const char *record, const char *comdat, bool end_label)
+gimple *record_asm(const char *record, const char *comdat, bool end_label)
 {
     text a;
     a.add("\t.pushsection " MSPLUG_DESTS_SECTION);
@@ -790,14 +887,27 @@ static gimple *record_asm(const char *record, const char *comdat, bool end_label
     return basic_asm(a.str());
 }
 
+/* Whether call's arguments get records (arg_record): a call of a function that is no builtin. */
+static bool args_recorded(gcall *call)
+{
+    tree fndecl = gimple_call_fndecl(call);
+    return !gimple_call_internal_p(call) && !(fndecl && fndecl_built_in_p(fndecl));
+}
+
 void collect_dests(fn_state *st, basic_block bb)
 {
     for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
         gcall *call = dyn_cast<gcall *>(gsi_stmt(gsi));
-        char *rec = call ? dest_record(call) : NULL;
-        if (!rec) continue;
-        st->dest_calls.safe_push(call);
-        st->dest_records.safe_push(rec);
+        if (!call) continue;
+        if (char *rec = dest_record(call)) {
+            st->dest_calls.safe_push(call);
+            st->dest_records.safe_push(rec);
+        }
+        for (unsigned i = 0; args_recorded(call) && i < gimple_call_num_args(call); i++)
+            if (char *rec = arg_record(call, i)) {
+                st->dest_calls.safe_push(call);
+                st->dest_records.safe_push(rec);
+            }
     }
 }
 
@@ -829,127 +939,4 @@ void emit_dests(fn_state *st, const char *comdat)
     }
     st->dest_calls.truncate(0);
     st->dest_records.truncate(0);
-}
-
-/* ---- OpenMP regions (record format MSPLUG_OMP_RECORD in msplug_abi.h) ----
- *
- * After "omplower" a parallel (task, teams) construct is still one GIMPLE_OMP_* statement of
- * the function that holds it, and already names the child function its body will be outlined
- * into (gcc's PARENT._omp_fn.N). For each, the record says the enclosing function, the
- * construct ("parallel for" for the combined `parallel for`, "parallel" for a parallel region
- * whatever it holds) and the pragma's line; the main pass emits it at the child's entry. */
-
-struct omp_region {
-    unsigned uid; /* DECL_UID of the child function */
-    char *record;
-};
-static auto_vec<omp_region> omp_regions;
-
-/* The parallel statements the front end marked combined (`parallel for`, `parallel do`,
- * `parallel sections`), seen before "omplower": lowering marks any parallel whose body holds
- * one worksharing construct as combined too, and the records name the construct as written. */
-static auto_vec<gimple *> omp_combined;
-
-static tree omp_combined_cb(gimple_stmt_iterator *gsi, bool *, struct walk_stmt_info *)
-{
-    gimple *g = gsi_stmt(*gsi);
-    if (gimple_code(g) == GIMPLE_OMP_PARALLEL && gimple_omp_parallel_combined_p(g)) omp_combined.safe_push(g);
-    return NULL_TREE;
-}
-
-void omp_combined_function(function *fun)
-{
-    omp_combined.truncate(0);
-    struct walk_stmt_info wi;
-    memset(&wi, 0, sizeof wi);
-    walk_gimple_seq(gimple_body(fun->decl), omp_combined_cb, NULL, &wi);
-}
-
-/* The worksharing construct of a combined parallel: "for" ("do" in Fortran), "sections". */
-static tree omp_inner_cb(gimple_stmt_iterator *gsi, bool *handled, struct walk_stmt_info *wi)
-{
-    gimple *g = gsi_stmt(*gsi);
-    switch (gimple_code(g)) {
-    case GIMPLE_OMP_FOR:
-        *handled = true;
-        if (gimple_omp_for_kind(g) != GF_OMP_FOR_KIND_FOR) return NULL_TREE;
-        wi->info = (void *)(strcmp(lang_code(), "f") ? "for" : "do");
-        return integer_zero_node;
-    case GIMPLE_OMP_SECTIONS:
-        *handled = true;
-        wi->info = (void *)"sections";
-        return integer_zero_node;
-    case GIMPLE_OMP_PARALLEL:
-    case GIMPLE_OMP_TASK:
-    case GIMPLE_OMP_TEAMS:
-    case GIMPLE_OMP_TARGET: *handled = true; return NULL_TREE; /* a region of its own */
-    default: return NULL_TREE;
-    }
-}
-
-static void omp_note(gimple *g, tree child, const char *what)
-{
-    if (!child || TREE_CODE(child) != FUNCTION_DECL || !DECL_NAME(child)) return;
-    expanded_location x = expand_location(gimple_location(g));
-    char kind[64];
-    snprintf(kind, sizeof kind, "%s", what);
-    bool combined = false;
-    for (unsigned i = 0; i < omp_combined.length() && !combined; i++) combined = omp_combined[i] == g;
-    if (combined) {
-        struct walk_stmt_info wi;
-        memset(&wi, 0, sizeof wi);
-        walk_gimple_seq(gimple_omp_body(g), omp_inner_cb, NULL, &wi);
-        if (wi.info) snprintf(kind, sizeof kind, "%s %s", what, (const char *)wi.info);
-    }
-    text r;
-    r.add(MSPLUG_OMP_RECORD "\t");
-    r.add(x.file ? x.file : "");
-    r.add("\t");
-    /* C++: the symbol, which the analysis demangles into the qualified name; else as DWARF names it */
-    r.add(strcmp(lang_code(), "c++") == 0 ? IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(current_function_decl))
-                                          : lang_hooks.decl_printable_name(current_function_decl, 0));
-    r.add("\t");
-    r.add(kind);
-    r.add("\t");
-    r.addn(x.line);
-    r.add("\t");
-    r.add(IDENTIFIER_POINTER(DECL_NAME(child)));
-    omp_region o = { DECL_UID(child), xstrdup(r.str()) };
-    omp_regions.safe_push(o);
-}
-
-static tree omp_region_cb(gimple_stmt_iterator *gsi, bool *, struct walk_stmt_info *)
-{
-    gimple *g = gsi_stmt(*gsi);
-    switch (gimple_code(g)) {
-    case GIMPLE_OMP_PARALLEL: omp_note(g, gimple_omp_parallel_child_fn(as_a<gomp_parallel *>(g)), "parallel"); break;
-    case GIMPLE_OMP_TASK:
-        omp_note(g, gimple_omp_task_child_fn(g), gimple_omp_task_taskloop_p(g) ? "taskloop" : "task");
-        break;
-    default: break;
-    }
-    return NULL_TREE; /* nested regions too: all are named after this function */
-}
-
-void omp_regions_function(function *fun)
-{
-    struct walk_stmt_info wi;
-    memset(&wi, 0, sizeof wi);
-    walk_gimple_seq(gimple_body(fun->decl), omp_region_cb, NULL, &wi);
-    omp_combined.truncate(0);
-}
-
-void emit_omp_record(fn_state *st, const char *comdat)
-{
-    if (st->blocks.is_empty()) return;
-    unsigned uid = DECL_UID(current_function_decl);
-    for (unsigned i = 0; i < omp_regions.length(); i++) {
-        if (omp_regions[i].uid != uid) continue;
-        gimple_stmt_iterator gsi = gsi_for_stmt(st->blocks[0].first);
-        location_t loc = gimple_location(st->blocks[0].first);
-        if (LOCATION_LOCUS(loc) == UNKNOWN_LOCATION) loc = DECL_SOURCE_LOCATION(current_function_decl);
-        insert_before(&gsi, record_asm(omp_regions[i].record, comdat, false),
-                      LOCATION_LOCUS(loc) == UNKNOWN_LOCATION ? BUILTINS_LOCATION : loc);
-        return;
-    }
 }

@@ -106,7 +106,32 @@ void emit_entry_exit(edge entry, const auto_vec<gimple *> &returns);
 void early_dests_function(function *fun);
 void collect_dests(fn_state *st, basic_block bb);
 void emit_dests(fn_state *st, const char *comdat);
-/* dests.cc: OpenMP regions. The pass before "omplower" notes the combined constructs as the
+/* dests.cc: the source language's code in records ("c", "c++", "f"), and the asm statement
+ * that puts record into the destinations section with a label here (record_asm). */
+const char *lang_code(void);
+gimple *record_asm(const char *record, const char *comdat, bool end_label);
+/* A growable text. */
+struct text {
+    auto_vec<char> s;
+    void add(const char *p)
+    {
+        while (p && *p) s.safe_push(*p++);
+    }
+    void addn(long v)
+    {
+        char b[32];
+        snprintf(b, sizeof b, "%ld", v);
+        add(b);
+    }
+    const char *str()
+    {
+        s.safe_push('\0');
+        s.pop();
+        return s.address();
+    }
+};
+
+/* omp.cc: OpenMP regions. The pass before "omplower" notes the combined constructs as the
  * front end wrote them; the pass after it each construct of fun that is outlined (its child
  * function, the construct, its line); the main pass puts the record of the function it
  * instruments, if that is such a child, at its entry. */

@@ -34,6 +34,7 @@ struct Level {
     char kind = '-'; /* '-', 'v', 'm', 'o' as in msplug_abi.h */
     bool decl = false, used = false;
     bool slot = false; /* also stored in a slot no variable or field names (msplug_abi.h's "s") */
+    int outp = -1;     /* the pointer parameter the value is stored through (msplug_abi.h's "pN") */
     std::string type, path;
 };
 
@@ -126,6 +127,13 @@ const DIType *pointee(const DIType *t)
     return d && (d->getTag() == dwarf::DW_TAG_pointer_type || d->getTag() == dwarf::DW_TAG_reference_type)
                ? d->getBaseType()
                : nullptr;
+}
+
+/* Whether t (typedefs and qualifiers aside) is a pointer type. */
+bool isPointer(const DIType *t)
+{
+    auto *d = dyn_cast_or_null<DIDerivedType>(strip(t));
+    return d && d->getTag() == dwarf::DW_TAG_pointer_type;
 }
 
 /* The member of composite type t (typedefs and qualifiers aside) at bit offset bits, null if
@@ -247,6 +255,7 @@ class Dests
   public:
     Dests(const DataLayout &dl) : DL(dl) {}
     std::string record(CallBase *call, bool &any);
+    std::string argRecord(CallBase *call, unsigned i);
     void early(CallBase *call);
 
   private:
@@ -266,12 +275,43 @@ class Dests
         return L ? levelOf(L->getScope()->getSubprogram()) : -1;
     }
     bool objPath(Value *p, std::string &path, const DIType *&ty, Value *&root, int depth = 0);
+    bool untypedSlot(Value *p);
     void note(int k, char kind, const std::string &path, const DIType *ty, unsigned declLine);
     void noteVariable(Value *root, const Instruction *at, char kind);
     void noteArgument(Value *arg, const Instruction *call, char kindOfVar);
     bool levels(CallBase *call, bool &returned);
+    void makeLevels(const DILocation *L);
     bool follow(Value *v);
+    void noteOutParam(Value *param, int index);
+    std::string text(CallBase *call, bool returned, int arg);
 };
+
+/* The index of the function's parameter that pointer p is: the argument itself, or at -O0 a
+ * load of the slot the argument is spilled to; -1 if none. */
+int paramIndex(Value *p)
+{
+    p = stripCasts(p);
+    if (auto *a = dyn_cast<Argument>(p)) return (int)a->getArgNo();
+    auto *ld = dyn_cast<LoadInst>(p);
+    auto *slot = ld ? dyn_cast<AllocaInst>(stripCasts(ld->getPointerOperand())) : nullptr;
+    int index = -1;
+    if (!slot) return -1;
+    for (User *u : slot->users())
+        if (auto *st = dyn_cast<StoreInst>(u)) {
+            auto *a = dyn_cast<Argument>(stripCasts(st->getValueOperand()));
+            if (!a || (index >= 0 && index != (int)a->getArgNo())) return -1; /* assigned otherwise too */
+            index = (int)a->getArgNo();
+        }
+    return index;
+}
+
+/* The parameter variable of pointer p (paramIndex's), null if none. */
+const DILocalVariable *paramVar(Value *p)
+{
+    p = stripCasts(p);
+    if (auto *ld = dyn_cast<LoadInst>(p)) return varOf(stripCasts(ld->getPointerOperand()));
+    return varOf(p);
+}
 
 /* The object at address p: its path ("s", "s.x", "p.next", "rows[]") and its DWARF type;
  * root: the declared variable (alloca or global) the path starts at when it reaches p through
@@ -324,6 +364,34 @@ bool Dests::objPath(Value *p, std::string &path, const DIType *&ty, Value *&root
     return false;
 }
 
+/* At the function's own level (the outermost), that the value is stored through its pointer
+ * parameter number index (`*coder_ptr = v`): the caller's argument names it; it wins over a
+ * local that only carried the value there. */
+void Dests::noteOutParam(Value *param, int index)
+{
+    const DILocalVariable *var = paramVar(param);
+    if (!var || var->getName().empty() || lv.empty()) return;
+    Level &l = lv.back();
+    l.kind = 'm';
+    l.decl = false;
+    l.outp = index;
+    l.path = var->getName().str();
+    l.type = typeText(pointee(var->getType()));
+}
+
+/* Whether slot p is declared `void *` or `char *` (xz's `thr->in`, thr = &coder->threads[i]):
+ * no type names the block there, its path does. */
+bool Dests::untypedSlot(Value *p)
+{
+    std::string path;
+    const DIType *ty = nullptr;
+    Value *root = nullptr;
+    if (!objPath(p, path, ty, root) || !isPointer(ty)) return false;
+    auto *b = dyn_cast_or_null<DIBasicType>(strip(pointee(ty)));
+    return !pointee(ty) ||
+           (b && (b->getEncoding() == dwarf::DW_ATE_signed_char || b->getEncoding() == dwarf::DW_ATE_unsigned_char));
+}
+
 /* At level k, what the value is stored in or bound to (a variable declared on the level's
  * line wins over what was noted before, as in the GCC plugin; a declared object that holds
  * the value ('o') never does: the member noted before says more). */
@@ -332,7 +400,7 @@ void Dests::note(int k, char kind, const std::string &path, const DIType *ty, un
     if (k < 0 || path.empty()) return;
     Level &l = lv[k];
     bool decl = kind != 'm' && declLine && declLine == l.line;
-    if (l.kind != '-' && !(decl && !l.decl && kind != 'o')) return;
+    if (l.outp >= 0 || (l.kind != '-' && !(decl && !l.decl && kind != 'o'))) return;
     l.kind = kind;
     l.decl = decl;
     l.path = path;
@@ -414,7 +482,11 @@ bool Dests::follow(Value *start)
                         if (isa<LoadInst>(au) && work.size() < 16 &&
                             std::find(work.begin(), work.end(), au) == work.end())
                             work.push_back(au);
-                if (slotStore(p)) { /* named by the value's type, where nothing else names it */
+                if (int pi = paramIndex(p); pi >= 0 && levelOf(I) == (int)lv.size() - 1) {
+                    noteOutParam(p, pi); /* *param = v: the caller's argument names it */
+                    continue;
+                }
+                if (slotStore(p) && !untypedSlot(p)) { /* named by the value's type, where nothing else names it */
                     int k = levelOf(I);
                     if (k >= 0) lv[k].slot = true;
                     continue;
@@ -499,6 +571,20 @@ struct Early {
 };
 std::map<EarlyKey, Early> earlyDests;
 
+/* The call's levels (nothing named yet): its position, then where each function it is in
+ * was inlined. */
+void Dests::makeLevels(const DILocation *L)
+{
+    lv.clear();
+    for (const DILocation *at = L; at; at = at->getInlinedAt()) {
+        Level l;
+        l.line = at->getLine();
+        l.col = at->getColumn();
+        l.fn = at->getScope()->getSubprogram();
+        lv.push_back(l);
+    }
+}
+
 /* Whether call gets a record; if so its levels in lv and what each names, returned whether
  * the value reaches a return. */
 bool Dests::levels(CallBase *call, bool &returned)
@@ -521,14 +607,7 @@ bool Dests::levels(CallBase *call, bool &returned)
     } else if (!call->getType()->isPointerTy()) {
         return false;
     }
-    lv.clear();
-    for (const DILocation *at = L; at; at = at->getInlinedAt()) {
-        Level l;
-        l.line = at->getLine();
-        l.col = at->getColumn();
-        l.fn = at->getScope()->getSubprogram();
-        lv.push_back(l);
-    }
+    makeLevels(L);
     if (destArg)
         noteArgument(destArg, call, argKind);
     else
@@ -557,9 +636,9 @@ std::string Dests::record(CallBase *call, bool &any)
     bool returned;
     if (!levels(call, returned)) return "";
     Function *callee = calleeOf(call);
-    const DILocation *L = call->getDebugLoc().get();
     for (unsigned k = 0; k < lv.size(); k++) { /* what the optimisers lost on the way */
-        if (lv[k].kind != '-' || !lv[k].fn) continue;
+        bool bare = lv[k].kind == 'm' && lv[k].path.size() >= 2 && !lv[k].path.compare(lv[k].path.size() - 2, 2, "[]");
+        if ((lv[k].kind != '-' && !bare) || !lv[k].fn) continue; /* bare: `coder[]`, a member folded away */
         const Early *e = nullptr;
         if (k == 0) {
             auto it =
@@ -573,6 +652,8 @@ std::string Dests::record(CallBase *call, bool &any)
                 if (it->second.calleeFn == lv[k - 1].fn) e = &it->second;
         }
         if (!e || e->ambiguous) continue;
+        if (bare && (e->l.kind != 'm' || e->l.path.size() < 2 || !e->l.path.compare(e->l.path.size() - 2, 2, "[]")))
+            continue;
         bool used = lv[k].used, slot = lv[k].slot;
         const DISubprogram *fn = lv[k].fn;
         unsigned line = lv[k].line, col = lv[k].col;
@@ -591,7 +672,15 @@ std::string Dests::record(CallBase *call, bool &any)
         if (types.size() > 0 && types[0]) lv[k].type = typeText(types[0]);
     }
     for (const Level &l : lv) any |= l.kind != '-' || l.slot;
-    if (!any) return "";
+    return any ? text(call, returned, -1) : "";
+}
+
+/* The record text of call with levels lv: arg -1, or the argument (a pointer to a pointer)
+ * whose target the levels name. */
+std::string Dests::text(CallBase *call, bool returned, int arg)
+{
+    Function *callee = calleeOf(call);
+    const DILocation *L = call->getDebugLoc().get();
     const DISubprogram *sp = call->getFunction()->getSubprogram();
     unsigned lang = sp && sp->getUnit() ? sp->getUnit()->getSourceLanguage() : 0;
     bool cxx = lang == dwarf::DW_LANG_C_plus_plus || lang == dwarf::DW_LANG_C_plus_plus_03 ||
@@ -599,14 +688,44 @@ std::string Dests::record(CallBase *call, bool &any)
     std::string r = MSPLUG_DEST_RECORD_VERSION "\t";
     r += cxx ? "c++" : "c";
     r += "\t" + L->getFilename().str() + "\t" + (callee ? callee->getName().str() : "*");
-    r += returned && object ? "\tro\t" : returned ? "\tr\t" : object ? "\to\t" : "\t-\t";
+    if (arg >= 0)
+        r += "\ta" + std::to_string(arg) + "\t";
+    else
+        r += returned && object ? "\tro\t" : returned ? "\tr\t" : object ? "\to\t" : "\t-\t";
     r += std::to_string(lv.size());
     for (const Level &l : lv) {
-        std::string flags = std::string(l.decl ? "d" : "") + (l.used ? "u" : "") + (l.slot ? "s" : "");
+        std::string flags = std::string(l.decl ? "d" : "") + (l.used ? "u" : "") + (l.slot ? "s" : "") +
+                            (l.outp >= 0 ? "p" + std::to_string(l.outp) : "");
         r += "\t" + std::to_string(l.line) + "\t" + std::to_string(l.col) + "\t" + std::string(1, l.kind) + "\t" +
              (flags.empty() ? "-" : flags) + "\t" + capped(l.type) + "\t" + capped(l.path);
     }
     return r;
+}
+
+/* The record of argument i of call, a pointer to a pointer (`create(&lz->coder)`, where the
+ * callee may store an allocation: `*coder_ptr = malloc(...)`), "" if it names nothing: what it
+ * points to (noteArgument), or the caller's own pointer parameter passed on (an out-parameter
+ * again: its caller names it). */
+std::string Dests::argRecord(CallBase *call, unsigned i)
+{
+    Function *callee = calleeOf(call);
+    const DILocation *L = call->getDebugLoc().get();
+    Value *a = call->getArgOperand(i);
+    if (!L || (callee && callee->isIntrinsic()) || !a->getType()->isPointerTy()) return "";
+    makeLevels(L);
+    object = false;
+    if (int pi = paramIndex(a); pi >= 0) {
+        const DILocalVariable *var = paramVar(a);
+        if (var && isPointer(pointee(var->getType()))) noteOutParam(a, pi);
+    } else {
+        std::string path;
+        const DIType *ty = nullptr;
+        Value *root = nullptr;
+        if (objPath(a, path, ty, root) && isPointer(ty)) noteArgument(a, call, 'v');
+    }
+    bool any = false;
+    for (const Level &l : lv) any |= l.kind != '-';
+    return any ? text(call, false, (int)i) : "";
 }
 
 /* Text into an asm string literal. */
@@ -650,6 +769,8 @@ std::vector<std::pair<CallBase *, std::string>> memspyCollectDests(Function &F)
                 bool any;
                 std::string r = d.record(CB, any);
                 if (any) out.emplace_back(CB, r);
+                for (unsigned i = 0; i < CB->arg_size(); i++)
+                    if (std::string a = d.argRecord(CB, i); !a.empty()) out.emplace_back(CB, a);
             }
     return out;
 }
