@@ -358,15 +358,100 @@ static bool computed_element(tree p, int depth)
     return false;
 }
 
+/* The field that ref reads (`L->top`: top), NULL_TREE if ref is no member of an object. */
+static tree ref_field(tree ref)
+{
+    return ref && TREE_CODE(ref) == COMPONENT_REF ? TREE_OPERAND(ref, 1) : NULL_TREE;
+}
+
+/* Whether pointer p is (at a constant offset from) a value loaded from field f, through copies
+ * and conversions (`L->top`, `L->top - 1`, `&L->top->val`). */
+static bool loaded_from(tree p, tree f, int depth)
+{
+    if (!p || depth > 6) return false;
+    if (TREE_CODE(p) == ADDR_EXPR) {
+        tree r = TREE_OPERAND(p, 0);
+        while (handled_component_p(r) && (TREE_CODE(r) != ARRAY_REF || TREE_CODE(TREE_OPERAND(r, 1)) == INTEGER_CST))
+            r = TREE_OPERAND(r, 0);
+        return TREE_CODE(r) == MEM_REF && loaded_from(TREE_OPERAND(r, 0), f, depth + 1);
+    }
+    if (TREE_CODE(p) != SSA_NAME) return false;
+    gimple *def = SSA_NAME_DEF_STMT(p);
+    if (!def || !is_gimple_assign(def)) return false;
+    enum tree_code code = gimple_assign_rhs_code(def);
+    if (code == POINTER_PLUS_EXPR && TREE_CODE(gimple_assign_rhs2(def)) == INTEGER_CST)
+        return loaded_from(gimple_assign_rhs1(def), f, depth + 1);
+    if (!gimple_assign_single_p(def) && !CONVERT_EXPR_CODE_P(code)) return false;
+    tree rhs = gimple_assign_rhs1(def);
+    tree rf = ref_field(rhs);
+    if (rf) return f ? rf == f : true;
+    return loaded_from(rhs, f, depth + 1);
+}
+
+/* Whether field f is a cursor in the current function: assigned a pointer computed from its
+ * own value (`L->top++`, `api_incr_top(L)`), an interpreter's stack top. */
+static bool cursor_field(tree f)
+{
+    if (!f || !POINTER_TYPE_P(TREE_TYPE(f))) return false;
+    basic_block bb;
+    FOR_EACH_BB_FN(bb, cfun)
+    for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
+        gimple *s = gsi_stmt(gsi);
+        if (!is_gimple_assign(s) || ref_field(gimple_assign_lhs(s)) != f) continue;
+        tree v = gimple_assign_rhs1(s);
+        gimple *def = TREE_CODE(v) == SSA_NAME ? SSA_NAME_DEF_STMT(v) : NULL;
+        if (def && is_gimple_assign(def) && gimple_assign_rhs_code(def) == POINTER_PLUS_EXPR &&
+            loaded_from(gimple_assign_rhs1(def), f, 0))
+            return true;
+    }
+    return false;
+}
+
+/* Whether pointer p is a slot of a cursor field: loaded (at a constant offset) from a field that
+ * the function also moves (`setobj(L->top, v); L->top++`), through the local variables it is
+ * read from at -O0 (`TValue *io = s2v(L->top)`). */
+static bool cursor_slot(tree p, int depth)
+{
+    if (!p || depth > 6) return false;
+    if (VAR_P(p) && !is_global_var(p)) { /* -O0: the variables's assignments */
+        basic_block bb;
+        FOR_EACH_BB_FN(bb, cfun)
+        for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
+            gimple *s = gsi_stmt(gsi);
+            if (is_gimple_assign(s) && gimple_assign_lhs(s) == p && cursor_slot(gimple_assign_rhs1(s), depth + 1))
+                return true;
+        }
+        return false;
+    }
+    if (TREE_CODE(p) == ADDR_EXPR) {
+        tree r = TREE_OPERAND(p, 0);
+        while (handled_component_p(r) && (TREE_CODE(r) != ARRAY_REF || TREE_CODE(TREE_OPERAND(r, 1)) == INTEGER_CST))
+            r = TREE_OPERAND(r, 0);
+        return TREE_CODE(r) == MEM_REF && cursor_slot(TREE_OPERAND(r, 0), depth + 1);
+    }
+    if (TREE_CODE(p) != SSA_NAME) return false;
+    gimple *def = SSA_NAME_DEF_STMT(p);
+    if (!def || !is_gimple_assign(def)) return false;
+    enum tree_code code = gimple_assign_rhs_code(def);
+    if (code == POINTER_PLUS_EXPR && TREE_CODE(gimple_assign_rhs2(def)) == INTEGER_CST)
+        return cursor_slot(gimple_assign_rhs1(def), depth + 1);
+    if (!gimple_assign_single_p(def) && !CONVERT_EXPR_CODE_P(code)) return false;
+    tree rhs = gimple_assign_rhs1(def);
+    tree f = ref_field(rhs);
+    return f ? cursor_field(f) : cursor_slot(rhs, depth + 1);
+}
+
 /* Whether a store to lhs puts the value in a slot that no variable or field names: memory
  * through a cursor, a local pointer variable computed by pointer arithmetic (`ra->gc = t` with
- * ra = base + a; `*list = ts` with list = &tb->hash[h]), not an element named by its array
- * (`m->rows[i]`, `rows[i]`). */
+ * ra = base + a; `*list = ts` with list = &tb->hash[h]), or a field the function moves as a
+ * stack top (`setobj(L->top, t); L->top++`), not an element named by its array (`m->rows[i]`,
+ * `rows[i]`). */
 static bool slot_store(tree lhs)
 {
     tree base = get_base_address(lhs);
     if (!base || TREE_CODE(base) != MEM_REF || TREE_CODE(TREE_OPERAND(base, 0)) != SSA_NAME) return false;
     tree p = TREE_OPERAND(base, 0), var = SSA_NAME_VAR(p);
+    if (cursor_slot(p, 0)) return true;
     gimple *def = SSA_NAME_DEF_STMT(p);
     if (!var && def && gimple_assign_single_p(def) && VAR_P(gimple_assign_rhs1(def))) /* -O0: read from var */
         var = gimple_assign_rhs1(def);
