@@ -358,34 +358,37 @@ static bool computed_element(tree p, int depth)
     return false;
 }
 
-/* The field that ref reads (`L->top`: top), NULL_TREE if ref is no member of an object. */
-static tree ref_field(tree ref)
+/* The field that pointer p was loaded from (`L->top`: top), at a constant offset, through
+ * copies, conversions and, at -O0, the local variables it is read from (`TValue *io =
+ * s2v(L->top)`); NULL_TREE if none. */
+static tree loaded_field(tree p, int depth)
 {
-    return ref && TREE_CODE(ref) == COMPONENT_REF ? TREE_OPERAND(ref, 1) : NULL_TREE;
-}
-
-/* Whether pointer p is (at a constant offset from) a value loaded from field f, through copies
- * and conversions (`L->top`, `L->top - 1`, `&L->top->val`). */
-static bool loaded_from(tree p, tree f, int depth)
-{
-    if (!p || depth > 6) return false;
-    if (TREE_CODE(p) == ADDR_EXPR) {
+    if (!p || depth > 6) return NULL_TREE;
+    if (TREE_CODE(p) == COMPONENT_REF) return TREE_OPERAND(p, 1);
+    if (VAR_P(p) && !is_global_var(p)) { /* -O0: the variable's assignments */
+        basic_block bb;
+        FOR_EACH_BB_FN(bb, cfun)
+        for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
+            gimple *s = gsi_stmt(gsi);
+            tree f = is_gimple_assign(s) && gimple_assign_lhs(s) == p ? loaded_field(gimple_assign_rhs1(s), depth + 1)
+                                                                      : NULL_TREE;
+            if (f) return f;
+        }
+        return NULL_TREE;
+    }
+    if (TREE_CODE(p) == ADDR_EXPR) { /* &L->top->val */
         tree r = TREE_OPERAND(p, 0);
         while (handled_component_p(r) && (TREE_CODE(r) != ARRAY_REF || TREE_CODE(TREE_OPERAND(r, 1)) == INTEGER_CST))
             r = TREE_OPERAND(r, 0);
-        return TREE_CODE(r) == MEM_REF && loaded_from(TREE_OPERAND(r, 0), f, depth + 1);
+        return TREE_CODE(r) == MEM_REF ? loaded_field(TREE_OPERAND(r, 0), depth + 1) : NULL_TREE;
     }
-    if (TREE_CODE(p) != SSA_NAME) return false;
-    gimple *def = SSA_NAME_DEF_STMT(p);
-    if (!def || !is_gimple_assign(def)) return false;
+    gimple *def = TREE_CODE(p) == SSA_NAME ? SSA_NAME_DEF_STMT(p) : NULL;
+    if (!def || !is_gimple_assign(def)) return NULL_TREE;
     enum tree_code code = gimple_assign_rhs_code(def);
-    if (code == POINTER_PLUS_EXPR && TREE_CODE(gimple_assign_rhs2(def)) == INTEGER_CST)
-        return loaded_from(gimple_assign_rhs1(def), f, depth + 1);
-    if (!gimple_assign_single_p(def) && !CONVERT_EXPR_CODE_P(code)) return false;
-    tree rhs = gimple_assign_rhs1(def);
-    tree rf = ref_field(rhs);
-    if (rf) return f ? rf == f : true;
-    return loaded_from(rhs, f, depth + 1);
+    if ((code == POINTER_PLUS_EXPR && TREE_CODE(gimple_assign_rhs2(def)) == INTEGER_CST) || /* L->top - 1 */
+        gimple_assign_single_p(def) || CONVERT_EXPR_CODE_P(code))
+        return loaded_field(gimple_assign_rhs1(def), depth + 1);
+    return NULL_TREE;
 }
 
 /* Whether field f is a cursor in the current function: assigned a pointer computed from its
@@ -397,48 +400,15 @@ static bool cursor_field(tree f)
     FOR_EACH_BB_FN(bb, cfun)
     for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
         gimple *s = gsi_stmt(gsi);
-        if (!is_gimple_assign(s) || ref_field(gimple_assign_lhs(s)) != f) continue;
+        tree lhs = is_gimple_assign(s) ? gimple_assign_lhs(s) : NULL_TREE;
+        if (!lhs || TREE_CODE(lhs) != COMPONENT_REF || TREE_OPERAND(lhs, 1) != f) continue;
         tree v = gimple_assign_rhs1(s);
         gimple *def = TREE_CODE(v) == SSA_NAME ? SSA_NAME_DEF_STMT(v) : NULL;
         if (def && is_gimple_assign(def) && gimple_assign_rhs_code(def) == POINTER_PLUS_EXPR &&
-            loaded_from(gimple_assign_rhs1(def), f, 0))
+            loaded_field(gimple_assign_rhs1(def), 0) == f)
             return true;
     }
     return false;
-}
-
-/* Whether pointer p is a slot of a cursor field: loaded (at a constant offset) from a field that
- * the function also moves (`setobj(L->top, v); L->top++`), through the local variables it is
- * read from at -O0 (`TValue *io = s2v(L->top)`). */
-static bool cursor_slot(tree p, int depth)
-{
-    if (!p || depth > 6) return false;
-    if (VAR_P(p) && !is_global_var(p)) { /* -O0: the variables's assignments */
-        basic_block bb;
-        FOR_EACH_BB_FN(bb, cfun)
-        for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
-            gimple *s = gsi_stmt(gsi);
-            if (is_gimple_assign(s) && gimple_assign_lhs(s) == p && cursor_slot(gimple_assign_rhs1(s), depth + 1))
-                return true;
-        }
-        return false;
-    }
-    if (TREE_CODE(p) == ADDR_EXPR) {
-        tree r = TREE_OPERAND(p, 0);
-        while (handled_component_p(r) && (TREE_CODE(r) != ARRAY_REF || TREE_CODE(TREE_OPERAND(r, 1)) == INTEGER_CST))
-            r = TREE_OPERAND(r, 0);
-        return TREE_CODE(r) == MEM_REF && cursor_slot(TREE_OPERAND(r, 0), depth + 1);
-    }
-    if (TREE_CODE(p) != SSA_NAME) return false;
-    gimple *def = SSA_NAME_DEF_STMT(p);
-    if (!def || !is_gimple_assign(def)) return false;
-    enum tree_code code = gimple_assign_rhs_code(def);
-    if (code == POINTER_PLUS_EXPR && TREE_CODE(gimple_assign_rhs2(def)) == INTEGER_CST)
-        return cursor_slot(gimple_assign_rhs1(def), depth + 1);
-    if (!gimple_assign_single_p(def) && !CONVERT_EXPR_CODE_P(code)) return false;
-    tree rhs = gimple_assign_rhs1(def);
-    tree f = ref_field(rhs);
-    return f ? cursor_field(f) : cursor_slot(rhs, depth + 1);
 }
 
 /* Whether a store to lhs puts the value in a slot that no variable or field names: memory
@@ -451,7 +421,7 @@ static bool slot_store(tree lhs)
     tree base = get_base_address(lhs);
     if (!base || TREE_CODE(base) != MEM_REF || TREE_CODE(TREE_OPERAND(base, 0)) != SSA_NAME) return false;
     tree p = TREE_OPERAND(base, 0), var = SSA_NAME_VAR(p);
-    if (cursor_slot(p, 0)) return true;
+    if (cursor_field(loaded_field(p, 0))) return true; /* a slot of a stack top */
     gimple *def = SSA_NAME_DEF_STMT(p);
     if (!var && def && gimple_assign_single_p(def) && VAR_P(gimple_assign_rhs1(def))) /* -O0: read from var */
         var = gimple_assign_rhs1(def);

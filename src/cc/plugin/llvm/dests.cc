@@ -541,7 +541,8 @@ bool declaredMethod(const Function *f)
     StringRef ty = st->getName();
     if (!ty.consume_front("class.") && !ty.consume_front("struct.")) return false;
     size_t dot = ty.rfind('.'); /* "basic_string.12": a renamed duplicate */
-    if (dot != StringRef::npos && dot + 1 < ty.size() && ty.substr(dot + 1).find_first_not_of("0123456789") == StringRef::npos)
+    if (dot != StringRef::npos && dot + 1 < ty.size() &&
+        ty.substr(dot + 1).find_first_not_of("0123456789") == StringRef::npos)
         ty = ty.substr(0, dot);
     return declContext(demangle(f->getName().str())) == ty;
 }
