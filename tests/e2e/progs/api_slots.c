@@ -1,10 +1,11 @@
 /* An interpreter's C API (Lua 5.4's lua_createtable and lua_pushstring, issue 12): a table or
  * string made for a C function is stored through the state's stack top, a member that the
  * function then moves (`setobj(L->top, t); L->top++`), not through a variable or a field that
- * names it. Its blocks are named by their type (`Table`, `Str`), as the interpreter's other
- * stack slots are (interp_slots.c), not after the object allocator's local (`Obj*.o`). The
- * table's store goes through a local (`Value *io = L->top`, Lua's setobj macros), the
- * string's straight through the member. */
+ * names it. Its blocks are named by their type (`Table`, `Str`, `Closure`), as the
+ * interpreter's other stack slots are (interp_slots.c), not after the API function's local
+ * (`Table*.t`, `ts`, `cl`). The table's store goes through a local (`Value *io = L->top`, Lua's
+ * setobj macros), the string's straight through the member, the closure's at a variable
+ * offset (lua_pushcclosure pops its upvalues first: `L->top -= n`). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,13 @@ typedef struct Str {
     size_t len;
     char data[24];
 } Str;
+
+typedef struct Closure {
+    Obj hdr;
+    int (*f)(void);
+    long nup;
+    struct Value *up[4];
+} Closure;
 
 typedef struct Value {
     Obj *gc;
@@ -84,6 +92,21 @@ __attribute__((noinline)) const char *api_pushstring(State *L, long v)
     return ts->data;
 }
 
+/* lua_pushcclosure: a C function with its n upvalues, popped from the stack. */
+__attribute__((noinline)) void api_pushclosure(State *L, int (*f)(void), int n)
+{
+    Closure *cl = (Closure *)obj_new(L, 6, sizeof(Closure));
+    cl->f = f;
+    cl->nup = n;
+    L->top -= n;
+    for (int i = 0; i < n; i++) cl->up[i] = L->top + i;
+    L->top->gc = (Obj *)cl;
+    L->top->tt = 6;
+    api_incr_top(L);
+}
+
+static int lib_fn(void) { return 1; }
+
 /* lua_settable: pops the key and the value into the table below them. */
 __attribute__((noinline)) void api_settable(State *L)
 {
@@ -100,7 +123,9 @@ __attribute__((noinline)) void open_lib(State *L, int n)
         api_pushstring(L, i);
         api_pushstring(L, 2 * i);
         api_settable(L);
-        L->top--;
+        api_pushstring(L, 3 * i);
+        api_pushclosure(L, lib_fn, 1);
+        L->top -= 2;
     }
 }
 
@@ -112,16 +137,19 @@ int main(int argc, char **argv)
     L->stack = calloc(16, sizeof(Value));
     L->top = L->stack;
     open_lib(L, n);
-    long tables = 0, strings = 0, sum = 0;
+    long tables = 0, strings = 0, closures = 0, sum = 0;
     for (Obj *o = L->allgc; o; o = o->next) {
         if (o->tt == 5) {
             tables++;
             for (int i = 0; i < 6; i++) sum += ((Table *)o)->slots[i];
+        } else if (o->tt == 6) {
+            closures++;
+            sum += ((Closure *)o)->nup;
         } else {
             strings++;
             sum += (long)((Str *)o)->len;
         }
     }
-    printf("api_slots ran: %ld tables, %ld strings %ld\n", tables, strings, sum);
+    printf("api_slots ran: %ld tables, %ld strings, %ld closures %ld\n", tables, strings, closures, sum);
     return 0;
 }

@@ -358,8 +358,8 @@ static bool computed_element(tree p, int depth)
     return false;
 }
 
-/* The field that pointer p was loaded from (`L->top`: top), at a constant offset, through
- * copies, conversions and, at -O0, the local variables it is read from (`TValue *io =
+/* The field that pointer p was loaded from (`L->top`: top), at an offset (`L->top - n`),
+ * through copies, conversions, phis and, at -O0, the local variables it is read from (`TValue *io =
  * s2v(L->top)`); NULL_TREE if none. */
 static tree loaded_field(tree p, int depth)
 {
@@ -383,10 +383,16 @@ static tree loaded_field(tree p, int depth)
         return TREE_CODE(r) == MEM_REF ? loaded_field(TREE_OPERAND(r, 0), depth + 1) : NULL_TREE;
     }
     gimple *def = TREE_CODE(p) == SSA_NAME ? SSA_NAME_DEF_STMT(p) : NULL;
+    if (gphi *phi = def ? dyn_cast<gphi *>(def) : NULL) {
+        for (unsigned a = 0; a < gimple_phi_num_args(phi); a++) {
+            tree f = gimple_phi_arg_def(phi, a) != p ? loaded_field(gimple_phi_arg_def(phi, a), depth + 1) : NULL_TREE;
+            if (f) return f;
+        }
+        return NULL_TREE;
+    }
     if (!def || !is_gimple_assign(def)) return NULL_TREE;
     enum tree_code code = gimple_assign_rhs_code(def);
-    if ((code == POINTER_PLUS_EXPR && TREE_CODE(gimple_assign_rhs2(def)) == INTEGER_CST) || /* L->top - 1 */
-        gimple_assign_single_p(def) || CONVERT_EXPR_CODE_P(code))
+    if (code == POINTER_PLUS_EXPR || gimple_assign_single_p(def) || CONVERT_EXPR_CODE_P(code)) /* L->top - n */
         return loaded_field(gimple_assign_rhs1(def), depth + 1);
     return NULL_TREE;
 }

@@ -206,13 +206,18 @@ bool sameField(Value *p, Value *q)
     return true;
 }
 
-/* Whether pointer p is (at a constant offset from) a value loaded from field f. */
+/* Whether pointer p is (at an offset from: `L->top - n`) a value loaded from field f, through
+ * phis. */
 bool loadedFrom(Value *p, Value *f, int depth)
 {
     if (depth > 6) return false;
     p = stripCasts(p);
-    if (auto *gep = dyn_cast<GEPOperator>(p))
-        return gep->hasAllConstantIndices() && loadedFrom(gep->getPointerOperand(), f, depth + 1);
+    if (auto *gep = dyn_cast<GEPOperator>(p)) return loadedFrom(gep->getPointerOperand(), f, depth + 1);
+    if (auto *phi = dyn_cast<PHINode>(p)) {
+        for (Value *in : phi->incoming_values())
+            if (in != p && loadedFrom(in, f, depth + 1)) return true;
+        return false;
+    }
     auto *ld = dyn_cast<LoadInst>(p);
     return ld && sameField(ld->getPointerOperand(), f);
 }
@@ -266,6 +271,22 @@ bool computedElement(Value *p, int depth)
     return false;
 }
 
+/* Whether pointer p is at an offset from a value loaded from a stack top (`L->top - n`),
+ * through phis. */
+bool stackTopSlot(Value *p, int depth)
+{
+    if (depth > 6) return false;
+    p = stripCasts(p);
+    if (auto *gep = dyn_cast<GEPOperator>(p)) return stackTopSlot(gep->getPointerOperand(), depth + 1);
+    if (auto *phi = dyn_cast<PHINode>(p)) {
+        for (Value *in : phi->incoming_values())
+            if (in != p && stackTopSlot(in, depth + 1)) return true;
+        return false;
+    }
+    auto *ld = dyn_cast<LoadInst>(p);
+    return ld && !isa<AllocaInst>(stripCasts(ld->getPointerOperand())) && cursorField(ld->getPointerOperand());
+}
+
 /* Whether a store to p puts the value in a slot that no variable or field names: memory
  * through a cursor, a local pointer variable computed by pointer arithmetic (`ra->gc = t` with
  * ra = base + a; `*list = ts` with list = &tb->hash[h]), or a field the function moves as a
@@ -273,6 +294,7 @@ bool computedElement(Value *p, int depth)
 bool slotStore(Value *p)
 {
     Value *q = stripCasts(p);
+    if (stackTopSlot(q, 0)) return true;
     for (int d = 0; d < 8; d++) { /* the members of the object the cursor points to */
         auto *gep = dyn_cast<GEPOperator>(q);
         if (!gep || !gep->hasAllConstantIndices()) break;
@@ -280,8 +302,7 @@ bool slotStore(Value *p)
     }
     if (auto *ld = dyn_cast<LoadInst>(q)) { /* -O0: the cursor read from its variable */
         auto *a = dyn_cast<AllocaInst>(stripCasts(ld->getPointerOperand()));
-        if (!a) return cursorField(ld->getPointerOperand()); /* `setobj(L->top, t); L->top++` */
-        return varOf(a) && assignedElement(a, 0);
+        return a && varOf(a) && assignedElement(a, 0);
     }
     const DILocalVariable *v = varOf(q);
     return v && !v->isParameter() && computedElement(q, 0);
