@@ -352,15 +352,76 @@ static bool computed_element(tree p, int depth)
     return false;
 }
 
+/* The field that pointer p was loaded from (`L->top`: top), at an offset (`L->top - n`),
+ * through copies, conversions, phis and, at -O0, the local variables it is read from (`TValue *io =
+ * s2v(L->top)`); NULL_TREE if none. */
+static tree loaded_field(tree p, int depth)
+{
+    if (!p || depth > 6) return NULL_TREE;
+    if (TREE_CODE(p) == COMPONENT_REF) return TREE_OPERAND(p, 1);
+    if (VAR_P(p) && !is_global_var(p)) { /* -O0: the variable's assignments */
+        basic_block bb;
+        FOR_EACH_BB_FN(bb, cfun)
+        for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
+            gimple *s = gsi_stmt(gsi);
+            tree f = is_gimple_assign(s) && gimple_assign_lhs(s) == p ? loaded_field(gimple_assign_rhs1(s), depth + 1)
+                                                                      : NULL_TREE;
+            if (f) return f;
+        }
+        return NULL_TREE;
+    }
+    if (TREE_CODE(p) == ADDR_EXPR) { /* &L->top->val */
+        tree r = TREE_OPERAND(p, 0);
+        while (handled_component_p(r) && (TREE_CODE(r) != ARRAY_REF || TREE_CODE(TREE_OPERAND(r, 1)) == INTEGER_CST))
+            r = TREE_OPERAND(r, 0);
+        return TREE_CODE(r) == MEM_REF ? loaded_field(TREE_OPERAND(r, 0), depth + 1) : NULL_TREE;
+    }
+    gimple *def = TREE_CODE(p) == SSA_NAME ? SSA_NAME_DEF_STMT(p) : NULL;
+    if (gphi *phi = def ? dyn_cast<gphi *>(def) : NULL) {
+        for (unsigned a = 0; a < gimple_phi_num_args(phi); a++) {
+            tree f = gimple_phi_arg_def(phi, a) != p ? loaded_field(gimple_phi_arg_def(phi, a), depth + 1) : NULL_TREE;
+            if (f) return f;
+        }
+        return NULL_TREE;
+    }
+    if (!def || !is_gimple_assign(def)) return NULL_TREE;
+    enum tree_code code = gimple_assign_rhs_code(def);
+    if (code == POINTER_PLUS_EXPR || gimple_assign_single_p(def) || CONVERT_EXPR_CODE_P(code)) /* L->top - n */
+        return loaded_field(gimple_assign_rhs1(def), depth + 1);
+    return NULL_TREE;
+}
+
+/* Whether field f is a cursor in the current function: assigned a pointer computed from its
+ * own value (`L->top++`, `api_incr_top(L)`), an interpreter's stack top. */
+static bool cursor_field(tree f)
+{
+    if (!f || !POINTER_TYPE_P(TREE_TYPE(f))) return false;
+    basic_block bb;
+    FOR_EACH_BB_FN(bb, cfun)
+    for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
+        gimple *s = gsi_stmt(gsi);
+        tree lhs = is_gimple_assign(s) ? gimple_assign_lhs(s) : NULL_TREE;
+        if (!lhs || TREE_CODE(lhs) != COMPONENT_REF || TREE_OPERAND(lhs, 1) != f) continue;
+        tree v = gimple_assign_rhs1(s);
+        gimple *def = TREE_CODE(v) == SSA_NAME ? SSA_NAME_DEF_STMT(v) : NULL;
+        if (def && is_gimple_assign(def) && gimple_assign_rhs_code(def) == POINTER_PLUS_EXPR &&
+            loaded_field(gimple_assign_rhs1(def), 0) == f)
+            return true;
+    }
+    return false;
+}
+
 /* Whether a store to lhs puts the value in a slot that no variable or field names: memory
  * through a cursor, a local pointer variable computed by pointer arithmetic (`ra->gc = t` with
- * ra = base + a; `*list = ts` with list = &tb->hash[h]), not an element named by its array
- * (`m->rows[i]`, `rows[i]`). */
+ * ra = base + a; `*list = ts` with list = &tb->hash[h]), or a field the function moves as a
+ * stack top (`setobj(L->top, t); L->top++`), not an element named by its array (`m->rows[i]`,
+ * `rows[i]`). */
 static bool slot_store(tree lhs)
 {
     tree base = get_base_address(lhs);
     if (!base || TREE_CODE(base) != MEM_REF || TREE_CODE(TREE_OPERAND(base, 0)) != SSA_NAME) return false;
     tree p = TREE_OPERAND(base, 0), var = SSA_NAME_VAR(p);
+    if (cursor_field(loaded_field(p, 0))) return true; /* a slot of a stack top */
     gimple *def = SSA_NAME_DEF_STMT(p);
     if (!var && def && gimple_assign_single_p(def) && VAR_P(gimple_assign_rhs1(def))) /* -O0: read from var */
         var = gimple_assign_rhs1(def);

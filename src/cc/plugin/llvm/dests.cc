@@ -199,6 +199,53 @@ const DILocalVariable *varOfCasts(Value *orig, Value *p)
     return nullptr;
 }
 
+/* Whether p addresses the same field as q: GEPs with the same source type and constant
+ * indices (`L->top` in any function of the module, from any `L`). */
+bool sameField(Value *p, Value *q)
+{
+    auto *a = dyn_cast<GEPOperator>(stripCasts(p)), *b = dyn_cast<GEPOperator>(stripCasts(q));
+    if (!a || !b || !a->hasAllConstantIndices() || !b->hasAllConstantIndices() || a->getNumIndices() < 2 ||
+        a->getSourceElementType() != b->getSourceElementType() || a->getNumIndices() != b->getNumIndices())
+        return false;
+    for (unsigned i = 1; i < a->getNumOperands(); i++) {
+        auto *x = dyn_cast<ConstantInt>(a->getOperand(i)), *y = dyn_cast<ConstantInt>(b->getOperand(i));
+        if (!x || !y || x->getSExtValue() != y->getSExtValue()) return false;
+    }
+    return true;
+}
+
+/* Whether pointer p is (at an offset from: `L->top - n`) a value loaded from field f, through
+ * phis. */
+bool loadedFrom(Value *p, Value *f, int depth)
+{
+    if (depth > 6) return false;
+    p = stripCasts(p);
+    if (auto *gep = dyn_cast<GEPOperator>(p)) return loadedFrom(gep->getPointerOperand(), f, depth + 1);
+    if (auto *phi = dyn_cast<PHINode>(p)) {
+        for (Value *in : phi->incoming_values())
+            if (in != p && loadedFrom(in, f, depth + 1)) return true;
+        return false;
+    }
+    auto *ld = dyn_cast<LoadInst>(p);
+    return ld && sameField(ld->getPointerOperand(), f);
+}
+
+/* Whether field f (a GEP of a member) is a cursor in its function: assigned a pointer computed
+ * from its own value (`L->top++`, `api_incr_top(L)`), an interpreter's stack top. */
+bool cursorField(Value *f)
+{
+    auto *in = dyn_cast<Instruction>(stripCasts(f));
+    if (!in || !sameField(f, f)) return false;
+    for (BasicBlock &bb : *in->getFunction())
+        for (Instruction &I : bb) {
+            auto *st = dyn_cast<StoreInst>(&I);
+            if (!st || !sameField(st->getPointerOperand(), f)) continue;
+            auto *gep = dyn_cast<GEPOperator>(stripCasts(st->getValueOperand()));
+            if (gep && loadedFrom(gep->getPointerOperand(), f, 0)) return true;
+        }
+    return false;
+}
+
 bool computedElement(Value *p, int depth);
 
 /* Whether local variable a (an alloca, -O0) is assigned an element's address computed with
@@ -225,18 +272,37 @@ bool computedElement(Value *p, int depth)
             if (in != p && computedElement(in, depth + 1)) return true;
         return false;
     }
-    if (auto *ld = dyn_cast<LoadInst>(p))
+    if (auto *ld = dyn_cast<LoadInst>(p)) {
         if (auto *a = dyn_cast<AllocaInst>(stripCasts(ld->getPointerOperand()))) return assignedElement(a, depth);
+        return cursorField(ld->getPointerOperand()); /* a slot of a stack top (`L->top`) */
+    }
     return false;
+}
+
+/* Whether pointer p is at an offset from a value loaded from a stack top (`L->top - n`),
+ * through phis. */
+bool stackTopSlot(Value *p, int depth)
+{
+    if (depth > 6) return false;
+    p = stripCasts(p);
+    if (auto *gep = dyn_cast<GEPOperator>(p)) return stackTopSlot(gep->getPointerOperand(), depth + 1);
+    if (auto *phi = dyn_cast<PHINode>(p)) {
+        for (Value *in : phi->incoming_values())
+            if (in != p && stackTopSlot(in, depth + 1)) return true;
+        return false;
+    }
+    auto *ld = dyn_cast<LoadInst>(p);
+    return ld && !isa<AllocaInst>(stripCasts(ld->getPointerOperand())) && cursorField(ld->getPointerOperand());
 }
 
 /* Whether a store to p puts the value in a slot that no variable or field names: memory
  * through a cursor, a local pointer variable computed by pointer arithmetic (`ra->gc = t` with
- * ra = base + a; `*list = ts` with list = &tb->hash[h]), not an element named by its array
- * (`m->rows[i]`). */
+ * ra = base + a; `*list = ts` with list = &tb->hash[h]), or a field the function moves as a
+ * stack top (`setobj(L->top, t); L->top++`), not an element named by its array (`m->rows[i]`). */
 bool slotStore(Value *p)
 {
     Value *q = stripCasts(p);
+    if (stackTopSlot(q, 0)) return true;
     for (int d = 0; d < 8; d++) { /* the members of the object the cursor points to */
         auto *gep = dyn_cast<GEPOperator>(q);
         if (!gep || !gep->hasAllConstantIndices()) break;
@@ -534,8 +600,49 @@ Function *calleeOf(CallBase *call)
     return dyn_cast<Function>(call->getCalledOperand()->stripPointerCastsAndAliases());
 }
 
+/* The class or namespace a demangled function name is declared in, without its template
+ * argument lists ("std::__cxx11::basic_string<char, ...>::append(char const*, unsigned long)"
+ * -> "std::__cxx11::basic_string"), as LLVM names a class's struct type; "" if none. (The
+ * partial demangler's getFunctionDeclContextName gives "std::" inside clang 14.) */
+std::string declContext(const std::string &full)
+{
+    std::string out;
+    size_t scope = 0; /* out's length at the last "::" outside template arguments */
+    int depth = 0;
+    for (size_t i = 0; i < full.size(); i++) {
+        char c = full[i];
+        if (depth == 0 && c == '(') break;
+        depth += c == '<';
+        if (depth == 0) {
+            if (c == ':' && i + 1 < full.size() && full[i + 1] == ':') scope = out.size();
+            out += c;
+        }
+        depth -= c == '>' && depth > 0;
+    }
+    return out.substr(0, scope);
+}
+
+/* Whether declaration f (no debug information: a member function of a class the library
+ * instantiates itself, `std::string::append` in libstdc++) takes an object of the class that
+ * its mangled name scopes it in as its first parameter (typed-pointer IR:
+ * `%"class.std::__cxx11::basic_string"*`). */
+bool declaredMethod(const Function *f)
+{
+    auto *self = dyn_cast<PointerType>(f->getFunctionType()->getParamType(0));
+    auto *st = self && !self->isOpaque() ? dyn_cast<StructType>(self->getNonOpaquePointerElementType()) : nullptr;
+    if (!st || !st->hasName()) return false;
+    StringRef ty = st->getName();
+    if (!ty.consume_front("class.") && !ty.consume_front("struct.")) return false;
+    size_t dot = ty.rfind('.'); /* "basic_string.12": a renamed duplicate */
+    if (dot != StringRef::npos && dot + 1 < ty.size() &&
+        ty.substr(dot + 1).find_first_not_of("0123456789") == StringRef::npos)
+        ty = ty.substr(0, dot);
+    return declContext(demangle(f->getName().str())) == ty;
+}
+
 /* Whether f is a C++ constructor (by its Itanium mangled name) or another member function
- * (its debug information's first parameter is the object pointer), not a destructor. */
+ * (its debug information's first parameter is the object pointer; a declaration's, its
+ * class's pointer), not a destructor. */
 bool isMethod(const Function *f)
 {
     if (!f || !f->getName().startswith("_Z") || f->arg_size() < 1) return false;
@@ -547,6 +654,7 @@ bool isMethod(const Function *f)
     free(base);
     if (ctor || dtor) return ctor;
     const DISubprogram *sp = f->getSubprogram();
+    if (!sp && f->isDeclaration()) return declaredMethod(f);
     DITypeRefArray types = sp && sp->getType() ? sp->getType()->getTypeArray() : DITypeRefArray();
     auto *self = types.size() > 1 ? dyn_cast_or_null<DIDerivedType>(types[1]) : nullptr;
     return self && self->isObjectPointer();
