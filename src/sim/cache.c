@@ -265,11 +265,12 @@ uint64_t ms_cache_fill(ms_cache *c, uint64_t line, unsigned dirty, uint32_t aux,
     return victim;
 }
 
-/* The way holding line (no state change), or NULL: by fingerprints where the level keeps
- * them (a writeback's dirty mark in a 16-way shared level, a downgrade), else way by way. */
+/* The way holding line (no state change), or NULL: way 0 first, then by fingerprints where
+ * the level keeps them (a writeback's dirty mark in a 16-way shared level), else way by way. */
 static uint64_t *find_way(const ms_cache *c, uint64_t line)
 {
     uint64_t *set = c->tags + (line & c->set_mask) * c->ways;
+    if ((set[0] >> 1) == line) return &set[0]; /* LRU: the most recent line (a downgrade's) */
     if (c->fp) {
         int w = ms_cache_find(c, line & c->set_mask, line);
         return w >= 0 ? &set[w] : NULL;
