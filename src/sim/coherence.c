@@ -56,6 +56,8 @@ struct ms_coherence {
     uint64_t last_unit[MS_MAX_PROCS]; /* per processor: the unit it accessed last + 1 (0: */
     uint64_t *last_dir[MS_MAX_PROCS]; /* none) and that unit's record */
     int unit_is_line;                 /* every private level's line is one coherence unit */
+    int lru_lines; /* every level LRU with an order word, of L1's line size, no utilisation:
+                    * misses take ms_simulate_miss_lru */
     ms_pairs pairs;                   /* (victim ctx, victim cpu, writer ctx, writer cpu) */
 };
 
@@ -100,6 +102,10 @@ int ms_coh_create(ms_sim *sim)
     coh->granule_shift = coh->unit_shift > 6 ? coh->unit_shift - 6 : 0;
     coh->unit_is_line = 1;
     for (unsigned k = 0; k < s; k++) coh->unit_is_line &= sim->line_shift[k] == coh->unit_shift;
+    coh->lru_lines = !sim->util;
+    for (unsigned k = 0; k < n; k++)
+        coh->lru_lines &= cfg->level[k].policy == MS_POLICY_LRU && cfg->level[k].ways <= MS_ORDER_MAX_WAYS &&
+                          cfg->level[k].line == cfg->level[0].line;
     coh->nnodes = cfg->nnodes > 1 ? cfg->nnodes : 1;
     coh->procs_per_node = (np + coh->nnodes - 1) / coh->nnodes;
     coh->remote_stall = ms_config_remote_latency(cfg) - cfg->level[0].latency;
@@ -435,10 +441,20 @@ static inline __attribute__((always_inline)) line_result coh_line_t(ms_sim *sim,
 
     const ms_view *v = &coh->views[p];
     if (sim->util) sim->cur_bits = ms_used_bits(sim, lo >> sim->l1_shift, lo, (uint32_t)(hi - lo + 1));
-    if ((flags & COH_L1_MISSED) && !sim->util)
+    if (line64 && coh->lru_lines) { /* no utilisation: ms_simulate_line's hit, the LRU miss walk */
+        uint64_t line = lo >> 6;
+        int way = (flags & COH_L1_MISSED) ? -1 : ms_cache_lookup(v->cache[0], line, write);
+        if (way < 0) {
+            o->served = ms_simulate_miss_lru(sim, v, lo, write, ctx, c, o);
+        } else {
+            ms_fa_touch(v->fa[0], line, ms_cache_aux(v->cache[0], line, way));
+            o->served = 0;
+        }
+    } else if ((flags & COH_L1_MISSED) && !sim->util) {
         o->served = ms_simulate_miss(sim, v, lo, write, ctx, c, o);
-    else
+    } else {
         o->served = ms_simulate_line(sim, v, v->cache[0], v->fa[0], lo, write, ctx, c, o, sim->util);
+    }
     int s = coh->shared_from, n = sim->nlevels;
     line_result r = { sim->stall[o->served], o->served >= s, 0, 0 };
     if (!(d[DIR_SHARERS] & bit) || r.left_private) /* this access fetched the copy */

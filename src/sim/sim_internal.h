@@ -486,6 +486,11 @@ uint32_t *ms_line_record(ms_sim *sim, int level, uint64_t line);
 /* The L1 miss path of one line (byte address addr) in view v: returns the serving level. */
 int ms_simulate_miss(ms_sim *sim, const ms_view *v, uint64_t addr, unsigned write, uint32_t ctx, ms_counters *c,
                      ms_line_outcome *out);
+/* ms_simulate_miss for a hierarchy whose levels are all LRU with order words and have L1's
+ * line size, without utilisation (ms_coherence's lru_lines): the same walk, one record, the
+ * fills in line. */
+int ms_simulate_miss_lru(ms_sim *sim, const ms_view *v, uint64_t addr, unsigned write, uint32_t ctx, ms_counters *c,
+                         ms_line_outcome *out);
 /* One line of a reference in view v; the L1 hit is inlined. l1 and fa0 are v's L1 and its
  * shadow (passed apart so that the one-processor path addresses sim->cache[0] directly);
  * util: sim->util (a constant where the caller has one), the hit ORs sim->cur_bits into the
