@@ -309,7 +309,8 @@ static inline __attribute__((always_inline)) int invalidate_line(ms_sim *sim, co
                                                                  ms_counters *c)
 {
     uint32_t aux;
-    uint64_t tag = ms_cache_remove(v->cache[level], line, &aux);
+    uint64_t tag = sim->coh->lru_lines ? ms_cache_remove_lru(v->cache[level], line, &aux)
+                                       : ms_cache_remove(v->cache[level], line, &aux);
     if (tag == MS_TAG_EMPTY) return 0;
     if (level == 0 && sim->util) ms_credit_used(sim, v->cache[0]->gone_used, v->cache[0]->gone_owner);
     uint32_t *held = &rec[v->held_word[level]];
