@@ -45,7 +45,7 @@ static void simulate(sim_sink *s, unsigned cpu, uint64_t addr, uint64_t size, un
 }
 
 __attribute__((noinline)) static void sink_access_any(void *ud, unsigned cpu, uint64_t addr, uint64_t size,
-                                                     unsigned write, unsigned locked, uint32_t ctx)
+                                                      unsigned write, unsigned locked, uint32_t ctx)
 {
     sim_sink *s = ud;
     unsigned flags = (write ? MS_ACC_WRITE : 0u) | (locked ? MS_ACC_LOCKED : 0u);

@@ -56,7 +56,7 @@ struct ms_coherence {
     uint64_t last_unit[MS_MAX_PROCS]; /* per processor: the unit it accessed last + 1 (0: */
     uint64_t *last_dir[MS_MAX_PROCS]; /* none) and that unit's record */
     int unit_is_line;                 /* every private level's line is one coherence unit */
-    int lru_lines; /* every level LRU with an order word, of L1's line size, no utilisation:
+    int lru_lines;                    /* every level LRU with an order word, of L1's line size, no utilisation:
                     * misses take ms_simulate_miss_lru */
     ms_pairs pairs;                   /* (victim ctx, victim cpu, writer ctx, writer cpu) */
 };
@@ -294,9 +294,8 @@ static inline __attribute__((always_inline)) int each_private_line_rec(ms_sim *s
 /* each_private_line_rec with the unit's record looked up here (only used when every private
  * level's line is the unit). line64: a constant 1 where the caller is the instance for 64-byte
  * lines and units (every private level's line is then the unit). */
-static inline __attribute__((always_inline)) int each_private_line(ms_sim *sim, unsigned q, uint64_t unit,
-                                                                   line_action fn, uint32_t ctx, ms_counters *c,
-                                                                   int line64)
+static inline __attribute__((always_inline)) int
+each_private_line(ms_sim *sim, unsigned q, uint64_t unit, line_action fn, uint32_t ctx, ms_counters *c, int line64)
 {
     uint32_t *rec = line64 || sim->coh->unit_is_line ? ms_linemeta_lookup(&sim->meta, unit) : NULL;
     return each_private_line_rec(sim, q, unit, rec, fn, ctx, c, line64);
@@ -304,9 +303,8 @@ static inline __attribute__((always_inline)) int each_private_line(ms_sim *sim, 
 
 /* Invalidation of one line: taken out, marked in its record (the next miss on it is a
  * coherence miss), dirty data written back to the first shared level (or memory). */
-static inline __attribute__((always_inline)) int invalidate_line(ms_sim *sim, const ms_view *v, int level,
-                                                                 uint64_t line, uint32_t *rec, uint32_t ctx,
-                                                                 ms_counters *c)
+static inline __attribute__((always_inline)) int
+invalidate_line(ms_sim *sim, const ms_view *v, int level, uint64_t line, uint32_t *rec, uint32_t ctx, ms_counters *c)
 {
     uint32_t aux;
     uint64_t tag = sim->coh->lru_lines ? ms_cache_remove_lru(v->cache[level], line, &aux)
@@ -357,9 +355,9 @@ static void count_invalidation(ms_sim *sim, uint64_t *d, unsigned q, unsigned p,
 }
 
 /* A write by p to unit: every other sharer's copies are invalidated. */
-static inline __attribute__((always_inline)) void invalidate_others(ms_sim *sim, uint64_t *d, uint64_t unit,
-                                                                    unsigned p, uint32_t ctx, ms_counters *c,
-                                                                    uint64_t written, int locked, int line64)
+static inline __attribute__((always_inline)) void invalidate_others(ms_sim *sim, uint64_t *d, uint64_t unit, unsigned p,
+                                                                    uint32_t ctx, ms_counters *c, uint64_t written,
+                                                                    int locked, int line64)
 {
     uint64_t victims = d[DIR_SHARERS] & ~(1ull << p);
     if (!victims) return;
@@ -390,8 +388,8 @@ typedef struct {
  * downgrades it. Returns the processor whose dirty copy supplies the data, or -1; *upgrade is
  * set when p already held a read-only copy. */
 static inline __attribute__((always_inline)) int acquire(ms_sim *sim, uint64_t *d, uint64_t unit, unsigned p,
-                                                         uint32_t ctx, ms_counters *c, unsigned flags,
-                                                         uint64_t written, int *upgrade, int line64)
+                                                         uint32_t ctx, ms_counters *c, unsigned flags, uint64_t written,
+                                                         int *upgrade, int line64)
 {
     uint64_t bit = 1ull << p;
     unsigned owner1 = (unsigned)(d[DIR_OWNER] & DIR_OWNER_CPU);
@@ -505,9 +503,9 @@ static line_result coh_line(ms_sim *sim, unsigned p, uint64_t lo, uint64_t hi, u
 }
 
 /* What a reference's lines did, added to its counters and the simulator's sums. */
-static inline __attribute__((always_inline)) void coh_commit(ms_sim *sim, uint32_t ctx, ms_counters *c,
-                                                             unsigned write, const ms_line_outcome *o,
-                                                             uint64_t stall, int left_private, int remote, int comm)
+static inline __attribute__((always_inline)) void coh_commit(ms_sim *sim, uint32_t ctx, ms_counters *c, unsigned write,
+                                                             const ms_line_outcome *o, uint64_t stall, int left_private,
+                                                             int remote, int comm)
 {
     if (o->served) ms_commit_misses(sim, ctx, c, write, o);
     ms_count_stall(c, write, stall);
@@ -575,9 +573,9 @@ __attribute__((noinline)) static int coh_access_one64(ms_sim *sim, unsigned cpu,
 
 /* The general path for a one-line reference by a known processor and context: the 64-byte
  * instance where line64 (a constant) says so. */
-static inline __attribute__((always_inline)) int coh_access_one(ms_sim *sim, unsigned cpu, uint64_t addr,
-                                                                uint32_t size, uint64_t last_byte, unsigned flags,
-                                                                uint32_t ctx, int line64)
+static inline __attribute__((always_inline)) int coh_access_one(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size,
+                                                                uint64_t last_byte, unsigned flags, uint32_t ctx,
+                                                                int line64)
 {
     if (line64) return coh_access_one64(sim, cpu, addr, last_byte, flags, ctx);
     return coh_access_any(sim, cpu, addr, size, flags, ctx);
@@ -620,9 +618,8 @@ static inline __attribute__((always_inline)) void quiet_hit_done(ms_sim *sim, ui
  * settle (its unit's record not at hand, the line not in way 0 of its L1 set, its shadow node
  * stale): a quiet L1 hit in any way is finished here, anything else goes to coh_access_any,
  * whose L1 lookup finds the same miss (a missing lookup changes nothing). */
-static inline __attribute__((always_inline)) int coh_hit_any_t(ms_sim *sim, unsigned cpu, uint64_t addr,
-                                                               uint32_t size, unsigned flags, uint32_t ctx,
-                                                               int line64)
+static inline __attribute__((always_inline)) int coh_hit_any_t(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size,
+                                                               unsigned flags, uint32_t ctx, int line64)
 {
     ms_coherence *coh = sim->coh;
     uint64_t last_byte = addr + (size ? size - 1 : 0), line = addr >> (line64 ? 6 : sim->l1_shift);
@@ -712,8 +709,8 @@ int ms_coh_access_line64(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size
 
 void ms_coh_select_access(ms_sim *sim)
 {
-    int line64 = sim->l1_shift == 6 && sim->coh->unit_shift == 6 && sim->coh->granule_shift == 0 &&
-                 sim->coh->unit_is_line;
+    int line64 =
+        sim->l1_shift == 6 && sim->coh->unit_shift == 6 && sim->coh->granule_shift == 0 && sim->coh->unit_is_line;
     /* the fast paths keep no used masks: with spatial utilisation every reference goes the
      * whole way */
     sim->access = sim->util ? coh_access_any : line64 ? ms_coh_access_line64 : ms_coh_access;

@@ -223,8 +223,7 @@ int ms_simulate_miss(ms_sim *sim, const ms_view *v, uint64_t addr, unsigned writ
  * the record of line and of its victim's kind), without utilisation: the set update in line
  * (ms_cache_fill's order-word case), the record bookkeeping as fill_level's. */
 static inline __attribute__((always_inline)) void fill_lru(ms_sim *sim, const ms_view *v, int level, uint64_t line,
-                                                           uint32_t *rec, unsigned dirty, uint32_t ctx,
-                                                           ms_counters *c)
+                                                           uint32_t *rec, unsigned dirty, uint32_t ctx, ms_counters *c)
 {
     ms_cache *cache = v->cache[level];
     uint32_t ways = cache->ways;

@@ -193,7 +193,7 @@ static inline void ms_lru_remove_at(ms_cache *c, uint64_t set_no, unsigned p)
 /* ms_cache_remove for an LRU level with an order word and no used masks, in line (the
  * coherent path's invalidations): the ways walked most recent first (a line being
  * invalidated was mostly used lately). */
-static inline uint64_t ms_cache_remove_lru(ms_cache *c, uint64_t line, uint32_t *aux)
+static inline __attribute__((always_inline)) uint64_t ms_cache_remove_lru(ms_cache *c, uint64_t line, uint32_t *aux)
 {
     uint64_t set_no = line & c->set_mask, base = set_no * c->ways;
     const uint64_t *set = c->tags + base;
