@@ -265,9 +265,16 @@ uint64_t ms_cache_fill(ms_cache *c, uint64_t line, unsigned dirty, uint32_t aux,
     return victim;
 }
 
+/* The way holding line (no state change), or NULL: way 0 first, then by fingerprints where
+ * the level keeps them (a writeback's dirty mark in a 16-way shared level), else way by way. */
 static uint64_t *find_way(const ms_cache *c, uint64_t line)
 {
     uint64_t *set = c->tags + (line & c->set_mask) * c->ways;
+    if ((set[0] >> 1) == line) return &set[0]; /* LRU: the most recent line (a downgrade's) */
+    if (c->fp) {
+        int w = ms_cache_find(c, line & c->set_mask, line);
+        return w >= 0 ? &set[w] : NULL;
+    }
     for (uint32_t w = 0; w < c->ways; w++)
         if ((set[w] >> 1) == line) return &set[w];
     return NULL;
@@ -288,30 +295,6 @@ int ms_cache_clean(ms_cache *c, uint64_t line)
     if (!way || !(*way & MS_TAG_DIRTY)) return 0;
     *way &= ~(uint64_t)MS_TAG_DIRTY;
     return 1;
-}
-
-/* LRU with an order word: drop recency position p (way w, not way 0 unless p == 0) and make a
- * way empty at the least recent end. Way 0 must keep the most recent line, so removing it
- * moves the second most recent line into way 0 and empties that line's way instead. */
-static void lru_remove_ordered(ms_cache *c, uint64_t set_no, unsigned p)
-{
-    uint64_t base = set_no * c->ways;
-    uint64_t order = c->order[set_no];
-    unsigned ways = c->ways;
-    if (p == 0 && ways > 1) {
-        uint32_t w1 = (uint32_t)(order >> 4) & 15u;
-        c->tags[base] = c->tags[base + w1];
-        c->fp[base] = c->fp[base + w1];
-        move_payload(c, base, base + w1);
-        p = 1; /* the line now in way 0 left position 1: remove that position */
-    }
-    uint32_t freed = (uint32_t)(order >> (4 * p)) & 15u;
-    c->tags[base + freed] = MS_TAG_EMPTY;
-    /* Positions above p move down one place; the freed way goes to the least recent end. */
-    uint64_t below_p = (1ull << (4 * p)) - 1;
-    uint64_t used = (1ull << (4 * (ways - 1))) - 1; /* positions 0 .. ways-2 */
-    uint64_t kept = ((order & below_p) | ((order >> 4) & ~below_p)) & used;
-    c->order[set_no] = kept | (uint64_t)freed << (4 * (ways - 1));
 }
 
 uint64_t ms_cache_remove(ms_cache *c, uint64_t line, uint32_t *aux)
@@ -335,7 +318,7 @@ uint64_t ms_cache_remove(ms_cache *c, uint64_t line, uint32_t *aux)
                 c->gone_used = c->used[base + w];
                 c->gone_owner = c->owner[base + w];
             }
-            lru_remove_ordered(c, set_no, p);
+            ms_lru_remove_at(c, set_no, p);
             return tag;
         }
         return MS_TAG_EMPTY;

@@ -56,6 +56,8 @@ struct ms_coherence {
     uint64_t last_unit[MS_MAX_PROCS]; /* per processor: the unit it accessed last + 1 (0: */
     uint64_t *last_dir[MS_MAX_PROCS]; /* none) and that unit's record */
     int unit_is_line;                 /* every private level's line is one coherence unit */
+    int lru_lines;                    /* every level LRU with an order word, of L1's line size, no utilisation:
+                    * misses take ms_simulate_miss_lru */
     ms_pairs pairs;                   /* (victim ctx, victim cpu, writer ctx, writer cpu) */
 };
 
@@ -100,6 +102,10 @@ int ms_coh_create(ms_sim *sim)
     coh->granule_shift = coh->unit_shift > 6 ? coh->unit_shift - 6 : 0;
     coh->unit_is_line = 1;
     for (unsigned k = 0; k < s; k++) coh->unit_is_line &= sim->line_shift[k] == coh->unit_shift;
+    coh->lru_lines = !sim->util;
+    for (unsigned k = 0; k < n; k++)
+        coh->lru_lines &= cfg->level[k].policy == MS_POLICY_LRU && cfg->level[k].ways <= MS_ORDER_MAX_WAYS &&
+                          cfg->level[k].line == cfg->level[0].line;
     coh->nnodes = cfg->nnodes > 1 ? cfg->nnodes : 1;
     coh->procs_per_node = (np + coh->nnodes - 1) / coh->nnodes;
     coh->remote_stall = ms_config_remote_latency(cfg) - cfg->level[0].latency;
@@ -254,14 +260,15 @@ static void round_miss(const ms_coherence *coh, uint64_t *d, unsigned p, uint32_
 typedef int (*line_action)(ms_sim *sim, const ms_view *v, int level, uint64_t line, uint32_t *rec, uint32_t ctx,
                            ms_counters *c);
 
-static inline __attribute__((always_inline)) int each_private_line(ms_sim *sim, unsigned q, uint64_t unit,
-                                                                   line_action fn, uint32_t ctx, ms_counters *c)
+static inline __attribute__((always_inline)) int each_private_line_rec(ms_sim *sim, unsigned q, uint64_t unit,
+                                                                       uint32_t *unit_line_rec, line_action fn,
+                                                                       uint32_t ctx, ms_counters *c, int line64)
 {
     ms_coherence *coh = sim->coh;
     const ms_view *v = &coh->views[q];
     int found = 0;
-    if (coh->unit_is_line) { /* one line per private level, one record (that of the unit) */
-        uint32_t *rec = ms_linemeta_lookup(&sim->meta, unit);
+    if (line64 || coh->unit_is_line) { /* one line per private level, one record (that of the unit) */
+        uint32_t *rec = unit_line_rec;
         for (int k = 0; k < coh->shared_from; k++)
             if (rec[v->held_word[k]] & MS_META_PRESENT) found |= fn(sim, v, k, unit, rec, ctx, c);
         return found;
@@ -284,13 +291,24 @@ static inline __attribute__((always_inline)) int each_private_line(ms_sim *sim, 
     return found;
 }
 
+/* each_private_line_rec with the unit's record looked up here (only used when every private
+ * level's line is the unit). line64: a constant 1 where the caller is the instance for 64-byte
+ * lines and units (every private level's line is then the unit). */
+static inline __attribute__((always_inline)) int
+each_private_line(ms_sim *sim, unsigned q, uint64_t unit, line_action fn, uint32_t ctx, ms_counters *c, int line64)
+{
+    uint32_t *rec = line64 || sim->coh->unit_is_line ? ms_linemeta_lookup(&sim->meta, unit) : NULL;
+    return each_private_line_rec(sim, q, unit, rec, fn, ctx, c, line64);
+}
+
 /* Invalidation of one line: taken out, marked in its record (the next miss on it is a
  * coherence miss), dirty data written back to the first shared level (or memory). */
-static int invalidate_line(ms_sim *sim, const ms_view *v, int level, uint64_t line, uint32_t *rec, uint32_t ctx,
-                           ms_counters *c)
+static inline __attribute__((always_inline)) int
+invalidate_line(ms_sim *sim, const ms_view *v, int level, uint64_t line, uint32_t *rec, uint32_t ctx, ms_counters *c)
 {
     uint32_t aux;
-    uint64_t tag = ms_cache_remove(v->cache[level], line, &aux);
+    uint64_t tag = sim->coh->lru_lines ? ms_cache_remove_lru(v->cache[level], line, &aux)
+                                       : ms_cache_remove(v->cache[level], line, &aux);
     if (tag == MS_TAG_EMPTY) return 0;
     if (level == 0 && sim->util) ms_credit_used(sim, v->cache[0]->gone_used, v->cache[0]->gone_owner);
     uint32_t *held = &rec[v->held_word[level]];
@@ -337,14 +355,18 @@ static void count_invalidation(ms_sim *sim, uint64_t *d, unsigned q, unsigned p,
 }
 
 /* A write by p to unit: every other sharer's copies are invalidated. */
-static void invalidate_others(ms_sim *sim, uint64_t *d, uint64_t unit, unsigned p, uint32_t ctx, ms_counters *c,
-                              uint64_t written, int locked)
+static inline __attribute__((always_inline)) void invalidate_others(ms_sim *sim, uint64_t *d, uint64_t unit, unsigned p,
+                                                                    uint32_t ctx, ms_counters *c, uint64_t written,
+                                                                    int locked, int line64)
 {
     uint64_t victims = d[DIR_SHARERS] & ~(1ull << p);
+    if (!victims) return;
+    /* every victim's lines share the unit's record when the unit is one line */
+    uint32_t *rec = line64 || sim->coh->unit_is_line ? ms_linemeta_lookup(&sim->meta, unit) : NULL;
     while (victims) {
         unsigned q = (unsigned)__builtin_ctzll(victims);
         victims &= victims - 1;
-        if (each_private_line(sim, q, unit, invalidate_line, ctx, c))
+        if (each_private_line_rec(sim, q, unit, rec, invalidate_line, ctx, c, line64))
             count_invalidation(sim, d, q, p, ctx, c, written, locked);
         proc_words(d, q)[PROC_TOUCHED] = 0;
     }
@@ -365,8 +387,9 @@ typedef struct {
  * write to an E copy is silent), a read of a unit another processor holds exclusively
  * downgrades it. Returns the processor whose dirty copy supplies the data, or -1; *upgrade is
  * set when p already held a read-only copy. */
-static int acquire(ms_sim *sim, uint64_t *d, uint64_t unit, unsigned p, uint32_t ctx, ms_counters *c, unsigned flags,
-                   uint64_t written, int *upgrade)
+static inline __attribute__((always_inline)) int acquire(ms_sim *sim, uint64_t *d, uint64_t unit, unsigned p,
+                                                         uint32_t ctx, ms_counters *c, unsigned flags, uint64_t written,
+                                                         int *upgrade, int line64)
 {
     uint64_t bit = 1ull << p;
     unsigned owner1 = (unsigned)(d[DIR_OWNER] & DIR_OWNER_CPU);
@@ -377,12 +400,12 @@ static int acquire(ms_sim *sim, uint64_t *d, uint64_t unit, unsigned p, uint32_t
         round_write(sim, d, p);
         if (owner1 != p + 1) {
             *upgrade = (d[DIR_SHARERS] & bit) != 0;
-            invalidate_others(sim, d, unit, p, ctx, c, written, (flags & MS_ACC_LOCKED) != 0);
+            invalidate_others(sim, d, unit, p, ctx, c, written, (flags & MS_ACC_LOCKED) != 0, line64);
         }
         d[DIR_OWNER] = (p + 1) | DIR_MODIFIED;
         d[DIR_WRITERS] |= bit;
     } else if (owner1 && owner1 != p + 1) {
-        if (modified) each_private_line(sim, owner1 - 1, unit, clean_line, ctx, c);
+        if (modified) each_private_line(sim, owner1 - 1, unit, clean_line, ctx, c, line64);
         d[DIR_OWNER] = 0;
     }
     return source;
@@ -393,32 +416,44 @@ static int acquire(ms_sim *sim, uint64_t *d, uint64_t unit, unsigned p, uint32_t
  * private levels and the shared ones, so the lookup need not be repeated. */
 #define COH_L1_MISSED (1u << 30)
 
-/* One L1 line [lo, hi] of p's reference. */
-static line_result coh_line(ms_sim *sim, unsigned p, uint64_t lo, uint64_t hi, unsigned flags, uint32_t ctx,
-                            ms_counters *c, ms_line_outcome *o)
+/* One L1 line [lo, hi] of p's reference. line64: 1 (a constant) in the instance for 64-byte
+ * L1 lines and coherence units kept line by line (coh_line64_miss), else 0. */
+static inline __attribute__((always_inline)) line_result coh_line_t(ms_sim *sim, unsigned p, uint64_t lo, uint64_t hi,
+                                                                    unsigned flags, uint32_t ctx, ms_counters *c,
+                                                                    ms_line_outcome *o, int line64)
 {
     ms_coherence *coh = sim->coh;
     unsigned write = (flags & MS_ACC_WRITE) ? MS_TAG_DIRTY : 0u;
-    uint64_t unit = lo >> coh->unit_shift, bit = 1ull << p;
+    uint64_t unit = lo >> (line64 ? 6 : coh->unit_shift), bit = 1ull << p;
     uint64_t *d = proc_dir_record(coh, p, unit);
     uint64_t *me = proc_words(d, p);
     /* Streams walk units in order: ask the host for the next unit's record (the next one in
      * its chunk; a prefetch past the chunk's end is harmless) while this one is worked on. */
     __builtin_prefetch((const void *)((uintptr_t)d + coh->dir_bytes));
     __builtin_prefetch((const void *)((uintptr_t)me + coh->dir_bytes));
-    uint64_t touched = granule_mask(coh, lo, hi);
+    uint64_t touched = line64 ? granule_mask_of(lo, hi, 6, 0) : granule_mask(coh, lo, hi);
     int first_reference = (uint32_t)me[PROC_LAST] == 0;
     int others_wrote = (d[DIR_WRITERS] & ~bit) != 0;
     int upgrade;
     uint64_t sent = c->inval.sent;
-    int source = acquire(sim, d, unit, p, ctx, c, flags, touched, &upgrade);
+    int source = acquire(sim, d, unit, p, ctx, c, flags, touched, &upgrade, line64);
 
     const ms_view *v = &coh->views[p];
     if (sim->util) sim->cur_bits = ms_used_bits(sim, lo >> sim->l1_shift, lo, (uint32_t)(hi - lo + 1));
-    if ((flags & COH_L1_MISSED) && !sim->util)
+    if (line64 && coh->lru_lines) { /* no utilisation: ms_simulate_line's hit, the LRU miss walk */
+        uint64_t line = lo >> 6;
+        int way = (flags & COH_L1_MISSED) ? -1 : ms_cache_lookup(v->cache[0], line, write);
+        if (way < 0) {
+            o->served = ms_simulate_miss_lru(sim, v, lo, write, ctx, c, o);
+        } else {
+            ms_fa_touch(v->fa[0], line, ms_cache_aux(v->cache[0], line, way));
+            o->served = 0;
+        }
+    } else if ((flags & COH_L1_MISSED) && !sim->util) {
         o->served = ms_simulate_miss(sim, v, lo, write, ctx, c, o);
-    else
+    } else {
         o->served = ms_simulate_line(sim, v, v->cache[0], v->fa[0], lo, write, ctx, c, o, sim->util);
+    }
     int s = coh->shared_from, n = sim->nlevels;
     line_result r = { sim->stall[o->served], o->served >= s, 0, 0 };
     if (!(d[DIR_SHARERS] & bit) || r.left_private) /* this access fetched the copy */
@@ -461,6 +496,27 @@ static line_result coh_line(ms_sim *sim, unsigned p, uint64_t lo, uint64_t hi, u
     return r;
 }
 
+static line_result coh_line(ms_sim *sim, unsigned p, uint64_t lo, uint64_t hi, unsigned flags, uint32_t ctx,
+                            ms_counters *c, ms_line_outcome *o)
+{
+    return coh_line_t(sim, p, lo, hi, flags, ctx, c, o, 0);
+}
+
+/* What a reference's lines did, added to its counters and the simulator's sums. */
+static inline __attribute__((always_inline)) void coh_commit(ms_sim *sim, uint32_t ctx, ms_counters *c, unsigned write,
+                                                             const ms_line_outcome *o, uint64_t stall, int left_private,
+                                                             int remote, int comm)
+{
+    if (o->served) ms_commit_misses(sim, ctx, c, write, o);
+    ms_count_stall(c, write, stall);
+    sim->stall_cycles += stall;
+    if (remote)
+        c->remote_misses++;
+    else if (left_private)
+        c->local_misses++;
+    sim->comm_refs += (unsigned)comm;
+}
+
 /* The general path of ms_coh_access: any reference (several lines, a new context, an L1
  * miss, a coherence action). */
 static int coh_access_any(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
@@ -497,15 +553,32 @@ static int coh_access_any(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t siz
             lo = hi + 1;
         }
     }
-    if (merged.served) ms_commit_misses(sim, ctx, c, write, &merged);
-    ms_count_stall(c, write, stall);
-    sim->stall_cycles += stall;
-    if (remote)
-        c->remote_misses++;
-    else if (left_private)
-        c->local_misses++;
-    sim->comm_refs += (unsigned)comm;
+    coh_commit(sim, ctx, c, write, &merged, stall, left_private, remote, comm);
     return merged.served;
+}
+
+/* coh_access_any of a one-line reference by a known processor and context (what the fast
+ * path of ms_coh_access_line64 checked), with its constant shifts. */
+__attribute__((noinline)) static int coh_access_one64(ms_sim *sim, unsigned cpu, uint64_t addr, uint64_t last_byte,
+                                                      unsigned flags, uint32_t ctx)
+{
+    ms_counters *c = row(sim, ctx, cpu);
+    unsigned write = (flags & MS_ACC_WRITE) ? 1u : 0u;
+    ms_count_reference(c, write);
+    ms_line_outcome o;
+    line_result r = coh_line_t(sim, cpu, addr, last_byte, flags, ctx, c, &o, 1);
+    coh_commit(sim, ctx, c, write, &o, r.stall, r.left_private, r.remote, r.comm);
+    return o.served;
+}
+
+/* The general path for a one-line reference by a known processor and context: the 64-byte
+ * instance where line64 (a constant) says so. */
+static inline __attribute__((always_inline)) int coh_access_one(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size,
+                                                                uint64_t last_byte, unsigned flags, uint32_t ctx,
+                                                                int line64)
+{
+    if (line64) return coh_access_one64(sim, cpu, addr, last_byte, flags, ctx);
+    return coh_access_any(sim, cpu, addr, size, flags, ctx);
 }
 
 /* The directory test of the fast path: 1 if a reference of cpu (write: MS_TAG_DIRTY or 0) to
@@ -545,20 +618,39 @@ static inline __attribute__((always_inline)) void quiet_hit_done(ms_sim *sim, ui
  * settle (its unit's record not at hand, the line not in way 0 of its L1 set, its shadow node
  * stale): a quiet L1 hit in any way is finished here, anything else goes to coh_access_any,
  * whose L1 lookup finds the same miss (a missing lookup changes nothing). */
+static inline __attribute__((always_inline)) int coh_hit_any_t(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size,
+                                                               unsigned flags, uint32_t ctx, int line64)
+{
+    ms_coherence *coh = sim->coh;
+    uint64_t last_byte = addr + (size ? size - 1 : 0), line = addr >> (line64 ? 6 : sim->l1_shift);
+    unsigned write = (flags & MS_ACC_WRITE) ? MS_TAG_DIRTY : 0u;
+    uint64_t *d = proc_dir_record(coh, cpu, addr >> (line64 ? 6 : coh->unit_shift));
+    if (!quiet_hit(d, cpu, write)) return coh_access_one(sim, cpu, addr, size, last_byte, flags, ctx, line64);
+    const ms_view *v = &coh->views[cpu];
+    int way = ms_cache_lookup(v->cache[0], line, write);
+    if (way < 0) return coh_access_one(sim, cpu, addr, size, last_byte, flags | COH_L1_MISSED, ctx, line64);
+    ms_fa_touch(v->fa[0], line, ms_cache_aux(v->cache[0], line, way));
+    quiet_hit_done(sim, d, cpu, write, ctx,
+                   line64 ? granule_mask_of(addr, last_byte, 6, 0) : granule_mask(coh, addr, last_byte));
+    return 0;
+}
+
 __attribute__((noinline)) static int coh_hit_any(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size,
                                                  unsigned flags, uint32_t ctx)
 {
-    ms_coherence *coh = sim->coh;
-    uint64_t last_byte = addr + (size ? size - 1 : 0), line = addr >> sim->l1_shift;
-    unsigned write = (flags & MS_ACC_WRITE) ? MS_TAG_DIRTY : 0u;
-    uint64_t *d = proc_dir_record(coh, cpu, addr >> coh->unit_shift);
-    if (!quiet_hit(d, cpu, write)) return coh_access_any(sim, cpu, addr, size, flags, ctx);
-    const ms_view *v = &coh->views[cpu];
-    int way = ms_cache_lookup(v->cache[0], line, write);
-    if (way < 0) return coh_access_any(sim, cpu, addr, size, flags | COH_L1_MISSED, ctx);
-    ms_fa_touch(v->fa[0], line, ms_cache_aux(v->cache[0], line, way));
-    quiet_hit_done(sim, d, cpu, write, ctx, granule_mask(coh, addr, last_byte));
-    return 0;
+    return coh_hit_any_t(sim, cpu, addr, size, flags, ctx, 0);
+}
+
+__attribute__((noinline)) static int coh_hit_any64(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size,
+                                                   unsigned flags, uint32_t ctx)
+{
+    return coh_hit_any_t(sim, cpu, addr, size, flags, ctx, 1);
+}
+
+static inline __attribute__((always_inline)) int coh_hit(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size,
+                                                         unsigned flags, uint32_t ctx, int line64)
+{
+    return line64 ? coh_hit_any64(sim, cpu, addr, size, flags, ctx) : coh_hit_any(sim, cpu, addr, size, flags, ctx);
 }
 
 /* ms_sim_access of a multiprocessor (chosen by ms_sim_create). The fast path is a leaf (it
@@ -570,7 +662,7 @@ __attribute__((noinline)) static int coh_hit_any(ms_sim *sim, unsigned cpu, uint
 static inline __attribute__((always_inline)) int coh_access_fast(ms_sim *sim, unsigned cpu, uint64_t addr,
                                                                  uint32_t size, unsigned flags, uint32_t ctx,
                                                                  unsigned l1_shift, unsigned unit_shift,
-                                                                 unsigned granule_shift)
+                                                                 unsigned granule_shift, int line64)
 {
     ms_coherence *coh = sim->coh;
     uint64_t last_byte = addr + (size ? size - 1 : 0);
@@ -582,21 +674,21 @@ static inline __attribute__((always_inline)) int coh_access_fast(ms_sim *sim, un
     uint64_t *d = coh->last_dir[cpu];
     if (coh->last_unit[cpu] != unit + 1) {
         d = (uint64_t *)(void *)ms_linemeta_recent(&coh->dir, unit);
-        if (!d) return coh_hit_any(sim, cpu, addr, size, flags, ctx);
+        if (!d) return coh_hit(sim, cpu, addr, size, flags, ctx, line64);
         coh->last_unit[cpu] = unit + 1; /* a cached chunk's record: never the stand-in */
         coh->last_dir[cpu] = d;
     }
     unsigned write = (flags & MS_ACC_WRITE) ? MS_TAG_DIRTY : 0u;
-    if (!quiet_hit(d, cpu, write)) return coh_access_any(sim, cpu, addr, size, flags, ctx);
+    if (!quiet_hit(d, cpu, write)) return coh_access_one(sim, cpu, addr, size, last_byte, flags, ctx, line64);
     const ms_view *v = &coh->views[cpu];
     ms_cache *l1 = v->cache[0];
     uint64_t base = (line & l1->set_mask) * l1->ways;
     if ((l1->tags[base] >> 1) != line || l1->policy != MS_POLICY_LRU)
-        return coh_hit_any(sim, cpu, addr, size, flags, ctx);
+        return coh_hit(sim, cpu, addr, size, flags, ctx, line64);
     ms_fa *fa = v->fa[0];
     if (line != fa->mru_line) {
         uint32_t n = l1->aux[base];
-        if (n >= fa->capacity || fa->nodes[n].line != line) return coh_hit_any(sim, cpu, addr, size, flags, ctx);
+        if (n >= fa->capacity || fa->nodes[n].line != line) return coh_hit(sim, cpu, addr, size, flags, ctx, line64);
         ms_fa_move_to_front(fa, n);
     }
     l1->tags[base] |= write;
@@ -607,17 +699,18 @@ static inline __attribute__((always_inline)) int coh_access_fast(ms_sim *sim, un
 int ms_coh_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
 {
     return coh_access_fast(sim, cpu, addr, size, flags, ctx, sim->l1_shift, sim->coh->unit_shift,
-                           sim->coh->granule_shift);
+                           sim->coh->granule_shift, 0);
 }
 
 int ms_coh_access_line64(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
 {
-    return coh_access_fast(sim, cpu, addr, size, flags, ctx, 6, 6, 0);
+    return coh_access_fast(sim, cpu, addr, size, flags, ctx, 6, 6, 0, 1);
 }
 
 void ms_coh_select_access(ms_sim *sim)
 {
-    int line64 = sim->l1_shift == 6 && sim->coh->unit_shift == 6 && sim->coh->granule_shift == 0;
+    int line64 =
+        sim->l1_shift == 6 && sim->coh->unit_shift == 6 && sim->coh->granule_shift == 0 && sim->coh->unit_is_line;
     /* the fast paths keep no used masks: with spatial utilisation every reference goes the
      * whole way */
     sim->access = sim->util ? coh_access_any : line64 ? ms_coh_access_line64 : ms_coh_access;

@@ -219,6 +219,65 @@ int ms_simulate_miss(ms_sim *sim, const ms_view *v, uint64_t addr, unsigned writ
     return k;
 }
 
+/* fill_level for a level that is LRU with an order word and has L1's line size (rec is then
+ * the record of line and of its victim's kind), without utilisation: the set update in line
+ * (ms_cache_fill's order-word case), the record bookkeeping as fill_level's. */
+static inline __attribute__((always_inline)) void fill_lru(ms_sim *sim, const ms_view *v, int level, uint64_t line,
+                                                           uint32_t *rec, unsigned dirty, uint32_t ctx, ms_counters *c)
+{
+    ms_cache *cache = v->cache[level];
+    uint32_t ways = cache->ways;
+    uint64_t set_no = line & cache->set_mask;
+    uint64_t base = set_no * ways;
+    uint64_t *set = cache->tags + base;
+    uint64_t order = cache->order[set_no];
+    uint32_t way = (uint32_t)(order >> (4 * (ways - 1))) & 15u;
+    uint64_t victim = set[way];
+    cache->order[set_no] = ms_order_promote(order, ways - 1, way);
+    cache->fp[base + way] = cache->fp[base];
+    cache->fp[base] = ms_line_fp(line);
+    set[way] = set[0];
+    set[0] = (line << 1) | dirty;
+    uint32_t victim_node = 0;
+    if (cache->aux) {
+        victim_node = cache->aux[base + way];
+        cache->aux[base + way] = cache->aux[base];
+        cache->aux[base] = rec[v->fa_word[0]];
+    }
+    cache->filled = base;
+    uint32_t *held = &rec[v->held_word[level]];
+    *held = (*held | MS_META_HELD | sim->present_mark) & ~sim->inval_mark;
+    if (victim == MS_TAG_EMPTY) return;
+    uint64_t victim_line = victim >> 1;
+    uint32_t *victim_rec = ms_linemeta_lookup(&sim->meta, victim_line);
+    uint32_t evictor = ctx < sim->evictor_limit ? ctx + 1 : 0;
+    victim_rec[v->held_word[level]] = MS_META_HELD | evictor;
+    if (level == 0) victim_rec[v->fa_word[0]] = victim_node;
+    if (victim & MS_TAG_DIRTY) ms_write_back(sim, v, level + 1, victim_line << sim->l1_shift, ctx, c);
+}
+
+int ms_simulate_miss_lru(ms_sim *sim, const ms_view *v, uint64_t addr, unsigned write, uint32_t ctx, ms_counters *c,
+                         ms_line_outcome *out)
+{
+    int n = sim->nlevels, k;
+    uint64_t line = addr >> sim->l1_shift;
+    uint32_t *rec = ms_linemeta_lookup(&sim->meta, line);
+    int fa_hit = ms_fa_touch(v->fa[0], line, &rec[v->fa_word[0]]);
+    classify_miss(sim, 0, rec[v->held_word[0]], fa_hit, out);
+    int known = !ms_linemeta_is_stand_in(&sim->meta, rec) && sim->present_mark;
+    for (k = 1; k < n; k++) {
+        /* a level whose record says it does not hold the line is not searched */
+        int absent = known && !(rec[v->held_word[k]] & sim->present_mark);
+        int hit = !absent && ms_cache_lookup(v->cache[k], line, 0) >= 0;
+        fa_hit = ms_fa_touch(v->fa[k], line, &rec[v->fa_word[k]]);
+        if (hit) break;
+        classify_miss(sim, k, rec[v->held_word[k]], fa_hit, out);
+    }
+    out->served = k;
+    for (int j = k - 1; j >= 0; j--) fill_lru(sim, v, j, line, rec, j == 0 ? write : 0, ctx, c);
+    return k;
+}
+
 static inline void commit_misses(ms_sim *sim, uint32_t ctx, ms_counters *c, unsigned write, const ms_line_outcome *o)
 {
     for (int k = 0; k < o->served; k++) {

@@ -159,6 +159,60 @@ int ms_cache_contains(const ms_cache *c, uint64_t line);
  * recently used one, so it is refilled first. */
 uint64_t ms_cache_remove(ms_cache *c, uint64_t line, uint32_t *aux);
 
+/* LRU with an order word: drop recency position p (not way 0 unless p == 0) of set set_no and
+ * make a way empty at the least recent end. Way 0 must keep the most recent line, so removing
+ * it moves the second most recent line (and what travels with it) into way 0 and empties that
+ * line's way instead. */
+static inline void ms_lru_remove_at(ms_cache *c, uint64_t set_no, unsigned p)
+{
+    uint32_t ways = c->ways;
+    uint64_t base = set_no * ways;
+    uint64_t order = c->order[set_no];
+    if (p == 0 && ways > 1) {
+        uint32_t w1 = (uint32_t)(order >> 4) & 15u;
+        c->tags[base] = c->tags[base + w1];
+        c->fp[base] = c->fp[base + w1];
+        if (c->aux) {
+            c->aux[base] = c->aux[base + w1];
+            if (c->used) {
+                c->used[base] = c->used[base + w1];
+                c->owner[base] = c->owner[base + w1];
+            }
+        }
+        p = 1; /* the line now in way 0 left position 1: remove that position */
+    }
+    uint32_t freed = (uint32_t)(order >> (4 * p)) & 15u;
+    c->tags[base + freed] = MS_TAG_EMPTY;
+    /* Positions above p move down one place; the freed way goes to the least recent end. */
+    uint64_t below_p = (1ull << (4 * p)) - 1;
+    uint64_t used = (1ull << (4 * (ways - 1))) - 1; /* positions 0 .. ways-2 */
+    uint64_t kept = ((order & below_p) | ((order >> 4) & ~below_p)) & used;
+    c->order[set_no] = kept | (uint64_t)freed << (4 * (ways - 1));
+}
+
+/* ms_cache_remove for an LRU level with an order word and no used masks, in line (the
+ * coherent path's invalidations): the ways walked most recent first (a line being
+ * invalidated was mostly used lately). */
+static inline __attribute__((always_inline)) uint64_t ms_cache_remove_lru(ms_cache *c, uint64_t line, uint32_t *aux)
+{
+    uint64_t set_no = line & c->set_mask, base = set_no * c->ways;
+    const uint64_t *set = c->tags + base;
+    uint64_t order = c->order[set_no];
+    unsigned p = 0;
+    uint32_t w = (uint32_t)order & 15u;
+    while ((set[w] >> 1) != line) {
+        if (++p == c->ways) {
+            *aux = 0;
+            return MS_TAG_EMPTY;
+        }
+        w = (uint32_t)(order >> (4 * p)) & 15u;
+    }
+    uint64_t tag = set[w];
+    *aux = c->aux ? c->aux[base + w] : 0;
+    ms_lru_remove_at(c, set_no, p);
+    return tag;
+}
+
 /* Coherence: clear line's dirty bit (downgrade to shared). Returns 1 if it was dirty. */
 int ms_cache_clean(ms_cache *c, uint64_t line);
 
@@ -486,6 +540,11 @@ uint32_t *ms_line_record(ms_sim *sim, int level, uint64_t line);
 /* The L1 miss path of one line (byte address addr) in view v: returns the serving level. */
 int ms_simulate_miss(ms_sim *sim, const ms_view *v, uint64_t addr, unsigned write, uint32_t ctx, ms_counters *c,
                      ms_line_outcome *out);
+/* ms_simulate_miss for a hierarchy whose levels are all LRU with order words and have L1's
+ * line size, without utilisation (ms_coherence's lru_lines): the same walk, one record, the
+ * fills in line. */
+int ms_simulate_miss_lru(ms_sim *sim, const ms_view *v, uint64_t addr, unsigned write, uint32_t ctx, ms_counters *c,
+                         ms_line_outcome *out);
 /* One line of a reference in view v; the L1 hit is inlined. l1 and fa0 are v's L1 and its
  * shadow (passed apart so that the one-processor path addresses sim->cache[0] directly);
  * util: sim->util (a constant where the caller has one), the hit ORs sim->cur_bits into the
