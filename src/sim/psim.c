@@ -1,5 +1,5 @@
-/* Set-partitioned simulation (psim.h): routing into per-partition batches, and the fixed-order
- * merge of the partitions' results. */
+/* Set-partitioned simulation (psim.h): appending to batches, routing their slices to the
+ * workers' index lists, running them, and the fixed-order merge of the partitions' results. */
 #include "psim.h"
 
 #include <stdlib.h> /* qsort */
@@ -307,6 +307,29 @@ uint64_t ms_psim_worker_parts(const ms_psim *ps, unsigned i, unsigned n)
     return parts;
 }
 
+/* Run one operation of a partition in parts (a region boundary: every partition in parts);
+ * returns 1 if its reference was lost (out of memory). */
+static inline uint64_t apply_op(ms_psim *ps, const ms_psim_op *o, unsigned p, uint64_t parts)
+{
+    uint32_t m = o->meta;
+    if (__builtin_expect(!(m & MS_PSIM_OP_SPECIAL), 1)) {
+        uint32_t size = m >> MS_PSIM_OP_SIZE_SHIFT;
+        if (__builtin_expect(ps->big[p] != 0, 0)) {
+            size = ps->big[p];
+            ps->big[p] = 0;
+        }
+        return ms_sim_access(ps->sim[p], (m >> MS_PSIM_OP_CPU_SHIFT) & CPU_MASK, o->addr, size, m & OP_FLAGS,
+                             o->ctx) < 0;
+    }
+    if (o->ctx == 0) {
+        for (unsigned q = 0; q < ps->nparts; q++)
+            if (parts >> q & 1) ms_sim_next_region(ps->sim[q]);
+    } else if (parts >> (o->ctx - 1) & 1) {
+        ps->big[o->ctx - 1] = (uint32_t)o->addr;
+    }
+    return 0;
+}
+
 void ms_psim_apply(ms_psim *ps, const ms_psim_batch *b, uint64_t parts)
 {
     if (!parts) return;
@@ -314,25 +337,45 @@ void ms_psim_apply(ms_psim *ps, const ms_psim_batch *b, uint64_t parts)
     uint64_t lost = 0; /* kept here: the workers' lost[] entries share a cache line */
     for (uint32_t i = 0; i < b->n; i++) {
         const ms_psim_op *o = &b->op[i];
-        uint32_t m = o->meta;
-        if (__builtin_expect(!(m & MS_PSIM_OP_SPECIAL), 1)) {
-            unsigned p = (unsigned)(o->addr >> shift) & mask;
-            if (!(parts >> p & 1)) continue;
-            uint32_t size = m >> MS_PSIM_OP_SIZE_SHIFT;
-            if (__builtin_expect(ps->big[p] != 0, 0)) {
-                size = ps->big[p];
-                ps->big[p] = 0;
-            }
-            lost += ms_sim_access(ps->sim[p], (m >> MS_PSIM_OP_CPU_SHIFT) & CPU_MASK, o->addr, size, m & OP_FLAGS,
-                                  o->ctx) < 0;
-        } else if (o->ctx == 0) {
-            for (unsigned p = 0; p < ps->nparts; p++)
-                if (parts >> p & 1) ms_sim_next_region(ps->sim[p]);
-        } else if (parts >> (o->ctx - 1) & 1) {
-            ps->big[o->ctx - 1] = (uint32_t)o->addr;
-        }
+        unsigned p = (unsigned)(o->addr >> shift) & mask;
+        if ((o->meta & MS_PSIM_OP_SPECIAL) || parts >> p & 1) lost += apply_op(ps, o, p, parts);
     }
-    ps->lost[__builtin_ctzll(parts)] += lost;
+    if (lost) ps->lost[__builtin_ctzll(parts)] += lost; /* no write otherwise: lost[] is shared */
+}
+
+void ms_psim_route(const ms_psim *ps, const ms_psim_batch *b, uint32_t lo, uint32_t hi, const uint8_t *worker_of,
+                   unsigned nworkers, uint16_t *idx, uint32_t cap, uint32_t *cnt)
+{
+    _Static_assert(MS_PSIM_BATCH <= 65536, "batch indices fit 16 bits");
+    uint16_t *out[MS_PSIM_MAX_PARTS];
+    for (unsigned w = 0; w < nworkers; w++) out[w] = idx + (size_t)w * cap;
+    unsigned shift = ps->shift, mask = ps->nparts - 1;
+    for (uint32_t i = lo; i < hi; i++) {
+        const ms_psim_op *o = &b->op[i];
+        unsigned w;
+        if (__builtin_expect(!(o->meta & MS_PSIM_OP_SPECIAL), 1)) {
+            w = worker_of[(o->addr >> shift) & mask];
+        } else if (o->ctx) { /* the size of partition ctx - 1's next reference */
+            w = worker_of[o->ctx - 1];
+        } else { /* a region boundary: every worker */
+            for (unsigned v = 0; v < nworkers; v++) *out[v]++ = (uint16_t)i;
+            continue;
+        }
+        *out[w]++ = (uint16_t)i;
+    }
+    for (unsigned w = 0; w < nworkers; w++) cnt[w] = (uint32_t)(out[w] - (idx + (size_t)w * cap));
+}
+
+void ms_psim_apply_list(ms_psim *ps, const ms_psim_batch *b, const uint16_t *idx, uint32_t n, uint64_t parts)
+{
+    if (!parts) return;
+    unsigned shift = ps->shift, mask = ps->nparts - 1;
+    uint64_t lost = 0;
+    for (uint32_t j = 0; j < n; j++) {
+        const ms_psim_op *o = &b->op[idx[j]];
+        lost += apply_op(ps, o, (unsigned)(o->addr >> shift) & mask, parts);
+    }
+    if (lost) ps->lost[__builtin_ctzll(parts)] += lost; /* no write otherwise: lost[] is shared */
 }
 
 const ms_counters *ms_psim_counters(ms_psim *ps, uint32_t *n)

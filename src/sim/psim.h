@@ -4,10 +4,10 @@
  * level's set count allows, so every level's sets, line records, evictors, replacement pairs
  * and coherence units stay whole inside one partition (docs/simulator.md, "Partitioned
  * simulation"). The wrapper appends every reference, in stream order, to one batch for all
- * partitions and hands full ones to the caller, who runs each batch (ms_psim_apply) once per
- * worker, each worker taking the references of its own partitions, on threads the caller
- * owns: the simulator stays a pure library. Routing is thereby the workers' work, spread over
- * them, and the producer only appends. Results are merged in a fixed order, so they do not
+ * partitions and hands full ones to the caller, whose workers route each batch in slices to
+ * per-worker index lists (ms_psim_route) and run their own lists (ms_psim_apply_list), on
+ * threads the caller owns: the simulator stays a pure library. Routing is thereby the
+ * workers' work, split between them, and the producer only appends. Results are merged in a fixed order, so they do not
  * depend on the schedule.
  * Exact against one simulator except: each partition's 3C shadow holds 1/P of the lines (the
  * capacity/conflict split may move), and a reference straddling two lines of different
@@ -17,9 +17,9 @@
 #include "sim.h"
 
 #define MS_PSIM_MAX_PARTS 64u
-/* Operations per batch: 2048 x 16 bytes = 32 KiB, so that the batches being filled for 16
- * partitions (512 KiB) stay in the producer's L2. */
-#define MS_PSIM_BATCH 2048u
+/* Operations per batch: 4096 x 16 bytes = 64 KiB (one batch is being filled; the workers'
+ * index lists of a batch, 2 bytes per operation, are routed from it: ms_psim_route). */
+#define MS_PSIM_BATCH 4096u
 
 /* One queued operation in 16 bytes. meta: size << MS_PSIM_OP_SIZE_SHIFT | cpu << 3 | flags
  * (MS_ACC_WRITE, MS_ACC_LOCKED), or, with MS_PSIM_OP_SPECIAL set, a rare operation: ctx 0 a
@@ -34,11 +34,8 @@ typedef struct {
 #define MS_PSIM_OP_CPU_SHIFT 3
 #define MS_PSIM_OP_SIZE_SHIFT 9
 
-/* A batch of operations of every partition, in stream order. next and pending are the
- * caller's (queues, the workers yet to run it). */
+/* A batch of operations of every partition, in stream order. */
 typedef struct ms_psim_batch {
-    struct ms_psim_batch *next;
-    unsigned pending;
     uint32_t n;
     ms_psim_op op[MS_PSIM_BATCH];
 } ms_psim_batch;
@@ -128,12 +125,28 @@ void ms_psim_flush(ms_psim *ps);
 
 /* Run the operations of batch b that belong to the partitions in `parts` (bit p: partition
  * p; every batch must be run once for every partition) into their simulators. Thread-safe
- * for disjoint sets of partitions; run a partition's batches in order, one at a time. */
+ * for disjoint sets of partitions; run a partition's batches in order, one at a time. Every
+ * caller passes over the whole batch: for one worker; more share a batch's routing
+ * (ms_psim_route, ms_psim_apply_list). */
 void ms_psim_apply(ms_psim *ps, const ms_psim_batch *b, uint64_t parts);
 
 /* The partitions of worker i of n (partition p goes to worker p % n), as ms_psim_apply takes
  * them. */
 uint64_t ms_psim_worker_parts(const ms_psim *ps, unsigned i, unsigned n);
+
+/* Routing a slice of a batch, so that each worker touches only its own references: the
+ * indices of b's operations [lo, hi) go, in order, to the list of the worker that runs them
+ * (worker_of[p]: partition p's worker, < nworkers), worker w's list at idx + w * cap (cap >=
+ * hi - lo entries), its length in cnt[w]; a region boundary goes to every worker's list. Pure;
+ * any thread may route any slice. A worker then runs its lists of every slice, in slice order,
+ * with ms_psim_apply_list: its partitions' references in stream order. */
+void ms_psim_route(const ms_psim *ps, const ms_psim_batch *b, uint32_t lo, uint32_t hi, const uint8_t *worker_of,
+                   unsigned nworkers, uint16_t *idx, uint32_t cap, uint32_t *cnt);
+
+/* Run the n operations of b at indices idx (a list of ms_psim_route for the worker of the
+ * partitions in parts) into their simulators: as ms_psim_apply(ps, b, parts) does, once every
+ * slice's list has been run in order. */
+void ms_psim_apply_list(ms_psim *ps, const ms_psim_batch *b, const uint16_t *idx, uint32_t n, uint64_t parts);
 
 /* After every batch has been applied: finish every partition (ms_sim_finish) and merge their
  * counters (indexed as ms_sim_counters; *n entries; owned by ps). NULL when out of memory. */

@@ -1,7 +1,8 @@
 /* The set-partitioned simulator (psim.h): for P = 1..16 partitions its merged results equal
  * one simulator's in every counter and pair, except that the capacity/conflict split may move
  * (their sum is equal); on random, strided and multiprocessor streams; the references queued
- * one call each (ms_psim_access) or written into the batch (ms_psim_room, 2 and 8 workers). */
+ * one call each (ms_psim_access) or written into the batch (ms_psim_room, 2 and 8 workers);
+ * the batches run whole or routed in slices (apply_now). */
 #include <stdlib.h>
 
 #include "sim_testutil.h"
@@ -13,12 +14,30 @@ typedef struct {
     uint32_t size, ctx;
 } ref;
 
-/* Runs each full batch at once (the caller's queue without threads); ud points to the psim. */
+/* Runs each full batch at once (the caller's queue without threads); ud points to the psim.
+ * As three workers would (partitions p % 3 == i for i = 0..2, fewer with fewer partitions):
+ * every other batch each one passes over the whole batch (ms_psim_apply), the others are
+ * routed in five slices, last one first, and each worker runs its lists in slice order. */
 static ms_psim_batch *apply_now(void *ud, ms_psim_batch *full)
 {
+    static unsigned batches;
     ms_psim *ps = *(ms_psim **)ud;
-    /* as workers would: partitions p % 3 == i for i = 0..2 (fewer with fewer partitions) */
-    for (unsigned i = 0; i < 3; i++) ms_psim_apply(ps, full, ms_psim_worker_parts(ps, i, 3));
+    if (batches++ % 2 == 0) {
+        for (unsigned i = 0; i < 3; i++) ms_psim_apply(ps, full, ms_psim_worker_parts(ps, i, 3));
+        return full;
+    }
+    enum { SLICES = 5, CAP = (MS_PSIM_BATCH + SLICES - 1) / SLICES };
+    static uint16_t idx[SLICES][3 * CAP];
+    static uint32_t cnt[SLICES][3];
+    uint8_t worker_of[MS_PSIM_MAX_PARTS];
+    for (unsigned p = 0; p < MS_PSIM_MAX_PARTS; p++) worker_of[p] = (uint8_t)(p % 3);
+    for (unsigned k = SLICES; k-- > 0;) {
+        uint32_t lo = k * CAP < full->n ? k * CAP : full->n, hi = lo + CAP < full->n ? lo + CAP : full->n;
+        ms_psim_route(ps, full, lo, hi, worker_of, 3, idx[k], CAP, cnt[k]);
+    }
+    for (unsigned i = 0; i < 3; i++)
+        for (unsigned k = 0; k < SLICES; k++)
+            ms_psim_apply_list(ps, full, idx[k] + i * CAP, cnt[k][i], ms_psim_worker_parts(ps, i, 3));
     return full;
 }
 
