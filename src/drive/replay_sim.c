@@ -66,8 +66,21 @@ static void sink_access(void *ud, unsigned cpu, uint64_t addr, uint64_t size, un
         simulate(s, cpu, addr, size, flags, ctx);
 }
 
+/* One access of a run that is not written straight into the batch: sink_access's path. */
+static void sink_one(sim_sink *s, unsigned cpu, unsigned flags, const ms_replay_event *e, uint64_t *dropped)
+{
+    if (!e->ctx || !e->size)
+        ++*dropped;
+    else if (e->size <= s->line)
+        *dropped += ms_psim_access(s->sim, cpu, e->addr, (uint32_t)e->size, flags, e->ctx) < 0;
+    else
+        ms_psim_access_range(s->sim, cpu, e->addr, e->size, flags, e->ctx);
+}
+
 /* A run of one thread's accesses: sink_access for each, written straight into the
- * simulator's batch where they are plain (ms_psim_room), without a call per access. */
+ * simulator's batch without a call per access (ms_psim_room): a tight loop over the accesses
+ * that fit the batch's room and are plain (a context, a size within a line, within one
+ * partition), the others one at a time through sink_one. */
 static void sink_accesses(void *ud, unsigned cpu, unsigned locked, const ms_replay_event *ev, size_t n)
 {
     sim_sink *s = ud;
@@ -75,28 +88,27 @@ static void sink_accesses(void *ud, unsigned cpu, unsigned locked, const ms_repl
     _Static_assert(MS_ACC_WRITE == 1u, "a write flag of 1 is MS_ACC_WRITE");
     unsigned lock = locked ? MS_ACC_LOCKED : 0u;
     uint64_t line = s->line, dropped = 0, mask = ms_psim_split_mask(ps);
-    uint32_t room = 0, k = 0;
-    ms_psim_op *o = cpu < ms_psim_nprocs(ps) ? ms_psim_room(ps, &room) : NULL;
-    for (size_t i = 0; i < n; i++) {
-        const ms_replay_event *e = &ev[i];
-        unsigned flags = (e->write & 1u) | lock; /* write is 0 or 1: MS_ACC_WRITE */
-        if (k < room && e->ctx && e->size <= line && ms_psim_plain(mask, e->addr, e->size)) {
-            ms_psim_op_ref(&o[k++], cpu, e->addr, (uint32_t)e->size, flags, e->ctx);
-            continue;
-        }
-        if (!e->ctx || !e->size) {
-            dropped++;
-            continue;
+    if (line > UINT32_MAX >> MS_PSIM_OP_SIZE_SHIFT) line = UINT32_MAX >> MS_PSIM_OP_SIZE_SHIFT; /* ms_psim_plain's size test */
+    uint32_t meta = cpu << MS_PSIM_OP_CPU_SHIFT | lock;
+    int fast = cpu < ms_psim_nprocs(ps);
+    for (size_t i = 0; i < n;) {
+        uint32_t room = 0, k = 0;
+        ms_psim_op *o = fast ? ms_psim_room(ps, &room) : NULL;
+        size_t end = n - i < room ? n : i + room;
+        for (; i < end; i++, k++) {
+            const ms_replay_event *e = &ev[i];
+            uint64_t a = e->addr, size = e->size;
+            if (__builtin_expect(!e->ctx || size - 1 >= line || ((a ^ (a + size - 1)) & mask), 0)) break;
+            o[k].addr = a;
+            o[k].ctx = e->ctx;
+            o[k].meta = (uint32_t)size << MS_PSIM_OP_SIZE_SHIFT | meta | (e->write & 1u);
         }
         ms_psim_commit(ps, k);
-        k = 0;
-        if (e->size <= line)
-            dropped += ms_psim_access(ps, cpu, e->addr, (uint32_t)e->size, flags, e->ctx) < 0;
-        else
-            ms_psim_access_range(ps, cpu, e->addr, e->size, flags, e->ctx);
-        if (cpu < ms_psim_nprocs(ps)) o = ms_psim_room(ps, &room);
+        if (i < n) {
+            sink_one(s, cpu, (ev[i].write & 1u) | lock, &ev[i], &dropped);
+            i++;
+        }
     }
-    ms_psim_commit(ps, k);
     s->dropped += dropped;
 }
 
