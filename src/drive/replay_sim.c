@@ -77,10 +77,29 @@ static void sink_one(sim_sink *s, unsigned cpu, unsigned flags, const ms_replay_
         ms_psim_access_range(s->sim, cpu, e->addr, e->size, flags, e->ctx);
 }
 
+/* Write the plain accesses at the head of ev[0..n) into o (a context, size - 1 < line, first
+ * and last byte under one partition key: no bit of mask changes); returns how many. meta:
+ * the run's processor and lock bits. Inlined twice: for one partition (mask 0, no test) and
+ * for several. */
+static inline __attribute__((always_inline)) size_t put_plain(ms_psim_op *o, const ms_replay_event *ev, size_t n,
+                                                              uint64_t line, uint64_t mask, uint32_t meta)
+{
+    size_t i = 0;
+    for (; i < n; i++) {
+        const ms_replay_event *e = &ev[i];
+        uint64_t a = e->addr, size = e->size;
+        if (__builtin_expect(!e->ctx || size - 1 >= line || (mask && ((a ^ (a + size - 1)) & mask)), 0)) break;
+        o[i].addr = a;
+        o[i].ctx = e->ctx;
+        o[i].meta = (uint32_t)size << MS_PSIM_OP_SIZE_SHIFT | meta | (e->write & 1u);
+    }
+    return i;
+}
+
 /* A run of one thread's accesses: sink_access for each, written straight into the
  * simulator's batch without a call per access (ms_psim_room): a tight loop over the accesses
- * that fit the batch's room and are plain (a context, a size within a line, within one
- * partition), the others one at a time through sink_one. */
+ * that fit the batch's room and are plain (put_plain), the others one at a time through
+ * sink_one. */
 static void sink_accesses(void *ud, unsigned cpu, unsigned locked, const ms_replay_event *ev, size_t n)
 {
     sim_sink *s = ud;
@@ -92,18 +111,12 @@ static void sink_accesses(void *ud, unsigned cpu, unsigned locked, const ms_repl
     uint32_t meta = cpu << MS_PSIM_OP_CPU_SHIFT | lock;
     int fast = cpu < ms_psim_nprocs(ps);
     for (size_t i = 0; i < n;) {
-        uint32_t room = 0, k = 0;
+        uint32_t room = 0;
         ms_psim_op *o = fast ? ms_psim_room(ps, &room) : NULL;
-        size_t end = n - i < room ? n : i + room;
-        for (; i < end; i++, k++) {
-            const ms_replay_event *e = &ev[i];
-            uint64_t a = e->addr, size = e->size;
-            if (__builtin_expect(!e->ctx || size - 1 >= line || ((a ^ (a + size - 1)) & mask), 0)) break;
-            o[k].addr = a;
-            o[k].ctx = e->ctx;
-            o[k].meta = (uint32_t)size << MS_PSIM_OP_SIZE_SHIFT | meta | (e->write & 1u);
-        }
-        ms_psim_commit(ps, k);
+        size_t m = n - i < room ? n - i : room, k;
+        k = mask ? put_plain(o, ev + i, m, line, mask, meta) : put_plain(o, ev + i, m, line, 0, meta);
+        ms_psim_commit(ps, (uint32_t)k);
+        i += k;
         if (i < n) {
             sink_one(s, cpu, (ev[i].write & 1u) | lock, &ev[i], &dropped);
             i++;

@@ -335,10 +335,15 @@ void ms_psim_apply(ms_psim *ps, const ms_psim_batch *b, uint64_t parts)
     if (!parts) return;
     unsigned shift = ps->shift, mask = ps->nparts - 1;
     uint64_t lost = 0; /* kept here: the workers' lost[] entries share a cache line */
-    for (uint32_t i = 0; i < b->n; i++) {
-        const ms_psim_op *o = &b->op[i];
-        unsigned p = (unsigned)(o->addr >> shift) & mask;
-        if ((o->meta & MS_PSIM_OP_SPECIAL) || parts >> p & 1) lost += apply_op(ps, o, p, parts);
+    if (parts == ms_psim_worker_parts(ps, 0, 1)) { /* every partition: nothing to skip */
+        for (uint32_t i = 0; i < b->n; i++)
+            lost += apply_op(ps, &b->op[i], (unsigned)(b->op[i].addr >> shift) & mask, parts);
+    } else {
+        for (uint32_t i = 0; i < b->n; i++) {
+            const ms_psim_op *o = &b->op[i];
+            unsigned p = (unsigned)(o->addr >> shift) & mask;
+            if ((o->meta & MS_PSIM_OP_SPECIAL) || parts >> p & 1) lost += apply_op(ps, o, p, parts);
+        }
     }
     if (lost) ps->lost[__builtin_ctzll(parts)] += lost; /* no write otherwise: lost[] is shared */
 }
