@@ -20,8 +20,9 @@
 #include <stdlib.h>
 
 /* Batches published beyond those completed before the producer wakes sleeping workers: one
- * wake-up per two batches, not one per batch. */
-#define WAKE_BEHIND 2u
+ * wake-up (of every sleeper) per four batches where the workers keep up with the producer, not
+ * one per batch; fewer than the slots (2 x workers + 4, at least 6). */
+#define WAKE_BEHIND 4u
 /* Polls before a waiting thread sleeps (a pause each, then a yield each). */
 #define SPIN_PAUSE 256u
 #define SPIN_YIELD 16u
