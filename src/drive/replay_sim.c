@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "drive.h"
 #include <sched.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,46 +78,41 @@ static void sink_one(sim_sink *s, unsigned cpu, unsigned flags, const ms_replay_
         ms_psim_access_range(s->sim, cpu, e->addr, e->size, flags, e->ctx);
 }
 
-/* Write the plain accesses at the head of ev[0..n) into o (a context, size - 1 < line, first
- * and last byte under one partition key: no bit of mask changes); returns how many. meta:
- * the run's processor and lock bits. Inlined twice: for one partition (mask 0, no test) and
- * for several. */
-static inline __attribute__((always_inline)) size_t put_plain(ms_psim_op *o, const ms_replay_event *ev, size_t n,
-                                                              uint64_t line, uint64_t mask, uint32_t meta)
-{
-    size_t i = 0;
-    for (; i < n; i++) {
-        const ms_replay_event *e = &ev[i];
-        uint64_t a = e->addr, size = e->size;
-        if (__builtin_expect(!e->ctx || size - 1 >= line || (mask && ((a ^ (a + size - 1)) & mask)), 0)) break;
-        o[i].addr = a;
-        o[i].ctx = e->ctx;
-        o[i].meta = (uint32_t)size << MS_PSIM_OP_SIZE_SHIFT | meta | (e->write & 1u);
-    }
-    return i;
-}
+/* The simulator's operation is laid out as the replay's event (psim.h): a run of accesses is
+ * copied into the batch as it is, the processor and lock bits added to each flags word. */
+_Static_assert(sizeof(ms_psim_op) == sizeof(ms_replay_event), "an operation is an event's copy");
+_Static_assert(offsetof(ms_psim_op, addr) == offsetof(ms_replay_event, addr) &&
+                   offsetof(ms_psim_op, size) == offsetof(ms_replay_event, size) &&
+                   offsetof(ms_psim_op, ctx) == offsetof(ms_replay_event, ctx) &&
+                   offsetof(ms_psim_op, kind) == offsetof(ms_replay_event, kind) &&
+                   offsetof(ms_psim_op, flags) == offsetof(ms_replay_event, write),
+               "an operation is an event's copy");
+_Static_assert(MS_ACC_WRITE == 1u, "an event's write (0 or 1) is MS_ACC_WRITE");
 
-/* A run of one thread's accesses: sink_access for each, written straight into the
- * simulator's batch without a call per access (ms_psim_room): a tight loop over the accesses
- * that fit the batch's room and are plain (put_plain), the others one at a time through
- * sink_one. */
+/* A run of one thread's accesses (kind 0; write 0 or 1): sink_access for each, copied into
+ * the simulator's batch as they are (ms_psim_room: a memcpy per stretch that fits, the
+ * processor and lock bits added where not 0); the simulator's workers tell the plain ones from
+ * those without a context or size (counted as dropped at the end: ms_psim_unattributed) and
+ * those to split per line. The access that fills a batch goes through sink_one. */
 static void sink_accesses(void *ud, unsigned cpu, unsigned locked, const ms_replay_event *ev, size_t n)
 {
     sim_sink *s = ud;
     ms_psim *ps = s->sim;
-    _Static_assert(MS_ACC_WRITE == 1u, "a write flag of 1 is MS_ACC_WRITE");
     unsigned lock = locked ? MS_ACC_LOCKED : 0u;
-    uint64_t line = s->line, dropped = 0, mask = ms_psim_split_mask(ps);
-    if (line > UINT32_MAX >> MS_PSIM_OP_SIZE_SHIFT) line = UINT32_MAX >> MS_PSIM_OP_SIZE_SHIFT; /* ms_psim_plain's size test */
-    uint32_t meta = cpu << MS_PSIM_OP_CPU_SHIFT | lock;
+    uint16_t bits = (uint16_t)(cpu << MS_PSIM_OP_CPU_SHIFT | lock);
     int fast = cpu < ms_psim_nprocs(ps);
+    uint64_t dropped = 0;
     for (size_t i = 0; i < n;) {
         uint32_t room = 0;
         ms_psim_op *o = fast ? ms_psim_room(ps, &room) : NULL;
-        size_t m = n - i < room ? n - i : room, k;
-        k = mask ? put_plain(o, ev + i, m, line, mask, meta) : put_plain(o, ev + i, m, line, 0, meta);
-        ms_psim_commit(ps, (uint32_t)k);
-        i += k;
+        size_t m = n - i < room ? n - i : room;
+        if (m) {
+            memcpy(o, ev + i, m * sizeof *o);
+            if (bits)
+                for (size_t j = 0; j < m; j++) o[j].flags |= bits;
+            ms_psim_commit(ps, (uint32_t)m);
+            i += m;
+        }
         if (i < n) {
             sink_one(s, cpu, (ev[i].write & 1u) | lock, &ev[i], &dropped);
             i++;
@@ -491,6 +487,7 @@ int ms_drive_replay_remap(const char *dir, const ms_hier_config *cfg, ms_interle
     char rerr[2048];
     int rc = ms_replay_run(rp, mode, c.nprocs, &sink, &res, rerr, sizeof rerr);
     ms_sim_workers_finish(workers);
+    s.dropped += ms_psim_unattributed(s.sim); /* copied runs' accesses without a context or size */
     if (timed) {
         s.dropped = ts.s.dropped;
         raw->work_cost =
