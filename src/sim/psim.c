@@ -341,22 +341,42 @@ static void count_rare(ms_psim *ps, uint64_t straddles, uint64_t unattributed)
     if (unattributed) atomic_fetch_add_explicit(&ps->unattributed, unattributed, memory_order_relaxed);
 }
 
+/* Whether o is a plain reference (kind 0, a context, within one line and one partition). */
+static inline int plain(const ms_psim_op *o, uint64_t line, uint64_t split)
+{
+    uint64_t a = o->addr, size = o->size;
+    return o->kind == 0 && o->ctx && size - 1 < line && !((a ^ (a + size - 1)) & split); /* size 0 wraps */
+}
+
+/* ms_psim_apply's operation that is not plain. */
+static uint64_t apply_other(ms_psim *ps, const ms_psim_op *o, uint64_t parts, uint64_t *straddles,
+                            uint64_t *unattributed)
+{
+    unsigned kind = o->kind;
+    if (kind == 0) {
+        int straddle = 0, counts = parts & 1; /* the rare counts: by the caller of partition 0 only */
+        kind = ref_kind(ps, o, &straddle);
+        *straddles += counts && straddle;
+        *unattributed += counts && kind == MS_PSIM_OP_SKIP;
+        if (kind == 0 && !(parts >> part_of(ps, o->addr) & 1)) return 0;
+    }
+    return apply_op(ps, o, kind, part_of(ps, o->addr), parts);
+}
+
 void ms_psim_apply(ms_psim *ps, const ms_psim_batch *b, uint64_t parts)
 {
     if (!parts) return;
     uint64_t lost = 0, straddles = 0, unattributed = 0; /* lost kept here: the workers' lost[] share a line */
-    int counts = parts & 1; /* the rare counts: by the caller of partition 0 only */
+    uint64_t line = 1ull << ps->l1_shift, split = ps->split_mask;
+    int all = parts == ms_psim_worker_parts(ps, 0, 1);
     for (uint32_t i = 0; i < b->n; i++) {
         const ms_psim_op *o = &b->op[i];
-        unsigned kind = o->kind, p = part_of(ps, o->addr);
-        if (kind == 0) {
-            int straddle = 0;
-            kind = ref_kind(ps, o, &straddle);
-            straddles += counts && straddle;
-            unattributed += counts && kind == MS_PSIM_OP_SKIP;
-            if (kind == 0 && !(parts >> p & 1)) continue;
+        if (__builtin_expect(plain(o, line, split), 1)) {
+            unsigned p = part_of(ps, o->addr);
+            if (all || parts >> p & 1) lost += apply_op(ps, o, 0, p, parts);
+        } else {
+            lost += apply_other(ps, o, parts, &straddles, &unattributed);
         }
-        lost += apply_op(ps, o, kind, p, parts);
     }
     if (lost) ps->lost[__builtin_ctzll(parts)] += lost; /* no write otherwise: lost[] is shared */
     count_rare(ps, straddles, unattributed);
@@ -372,8 +392,8 @@ void ms_psim_route(ms_psim *ps, ms_psim_batch *b, uint32_t lo, uint32_t hi, cons
     uint64_t line = 1ull << ps->l1_shift, split = ps->split_mask, straddles = 0, unattributed = 0;
     for (uint32_t i = lo; i < hi; i++) {
         ms_psim_op *o = &b->op[i];
-        uint64_t a = o->addr, size = o->size;
-        if (__builtin_expect(o->kind == 0 && o->ctx && size - 1 < line && !((a ^ (a + size - 1)) & split), 1)) {
+        uint64_t a = o->addr;
+        if (__builtin_expect(plain(o, line, split), 1)) {
             *out[worker_of[(a >> shift) & mask]]++ = (uint16_t)i;
             continue;
         }
