@@ -15,11 +15,11 @@ struct ms_psim {
     unsigned nparts, shift, l1_shift, nprocs;
     uint64_t split_mask; /* address bits above the partition key's shift; 0 with one partition */
     ms_sim *sim[MS_PSIM_MAX_PARTS];
-    ms_psim_batch *cur;               /* NULL: the queue ran out of memory */
-    uint64_t lost[MS_PSIM_MAX_PARTS]; /* each written by the partition's worker only */
+    ms_psim_batch *cur;                /* NULL: the queue ran out of memory */
+    uint64_t lost[MS_PSIM_MAX_PARTS];  /* each written by the partition's worker only */
     _Atomic uint64_t routed_straddles; /* straddles and references not simulated found by the */
     _Atomic uint64_t unattributed;     /* workers' passes (ms_psim_apply, ms_psim_route) */
-    uint64_t queue_lost;              /* written by the producer only */
+    uint64_t queue_lost;               /* written by the producer only */
     uint64_t straddles;
     ms_psim_submit_fn submit;
     void *ud;
@@ -226,9 +226,8 @@ int ms_psim_access(ms_psim *ps, unsigned cpu, uint64_t addr, uint32_t size, unsi
      * through access_slow, which hands the batch over). */
     uint64_t last = addr + size - (size != 0);
     ms_psim_batch *b = ps->cur;
-    if (__builtin_expect(cpu < ps->nprocs && !((addr ^ last) & ps->split_mask) && !ps->direct && b &&
-                             b->n < MS_PSIM_BATCH - 1,
-                         1)) {
+    if (__builtin_expect(
+            cpu < ps->nprocs && !((addr ^ last) & ps->split_mask) && !ps->direct && b && b->n < MS_PSIM_BATCH - 1, 1)) {
         ms_psim_op_ref(&b->op[b->n++], cpu, addr, size, flags, ctx);
         return 0;
     }
@@ -297,7 +296,7 @@ static inline unsigned ref_kind(const ms_psim *ps, const ms_psim_op *o, int *str
     uint64_t a = o->addr, size = o->size;
     if (!o->ctx || !size) return MS_PSIM_OP_SKIP;
     if (size > 1ull << ps->l1_shift) return MS_PSIM_OP_LINES; /* a range, as the producers split it */
-    uint64_t last = a + size - 1 < a ? a : a + size - 1;  /* wrapped: ms_sim keeps the first line */
+    uint64_t last = a + size - 1 < a ? a : a + size - 1;      /* wrapped: ms_sim keeps the first line */
     if (!((a ^ last) & ps->split_mask)) return 0;
     *straddle = 1;
     return MS_PSIM_OP_LINES;
@@ -382,8 +381,8 @@ void ms_psim_apply(ms_psim *ps, const ms_psim_batch *b, uint64_t parts)
     count_rare(ps, straddles, unattributed);
 }
 
-void ms_psim_route(ms_psim *ps, ms_psim_batch *b, uint32_t lo, uint32_t hi, const uint8_t *worker_of,
-                   unsigned nworkers, uint16_t *idx, uint32_t cap, uint32_t *cnt)
+void ms_psim_route(ms_psim *ps, ms_psim_batch *b, uint32_t lo, uint32_t hi, const uint8_t *worker_of, unsigned nworkers,
+                   uint16_t *idx, uint32_t cap, uint32_t *cnt)
 {
     _Static_assert(MS_PSIM_BATCH <= 65536, "batch indices fit 16 bits");
     uint16_t *out[MS_PSIM_MAX_PARTS];

@@ -140,10 +140,11 @@ uint64_t ms_psim_worker_parts(const ms_psim *ps, unsigned i, unsigned n);
  * (worker_of[p]: partition p's worker, < nworkers), worker w's list at idx + w * cap (cap >=
  * hi - lo entries), its length in cnt[w]; a region boundary and a reference to split per
  * line go to every worker's list (marked MS_PSIM_OP_LINES), one not simulated to none (marked
- * MS_PSIM_OP_SKIP). Writes only the slice's operations; any thread may route any slice. A worker then runs its lists of every slice, in slice order,
- * with ms_psim_apply_list: its partitions' references in stream order. */
-void ms_psim_route(ms_psim *ps, ms_psim_batch *b, uint32_t lo, uint32_t hi, const uint8_t *worker_of,
-                   unsigned nworkers, uint16_t *idx, uint32_t cap, uint32_t *cnt);
+ * MS_PSIM_OP_SKIP). Writes only the slice's operations; any thread may route any slice. A
+ * worker then runs its lists of every slice, in slice order, with ms_psim_apply_list: its
+ * partitions' references in stream order. */
+void ms_psim_route(ms_psim *ps, ms_psim_batch *b, uint32_t lo, uint32_t hi, const uint8_t *worker_of, unsigned nworkers,
+                   uint16_t *idx, uint32_t cap, uint32_t *cnt);
 
 /* Run the n operations of b at indices idx (a list of ms_psim_route for the worker of the
  * partitions in parts) into their simulators: as ms_psim_apply(ps, b, parts) does, once every
