@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "drive.h"
 #include <sched.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,37 +82,62 @@ static void sink_access(void *ud, unsigned cpu, uint64_t addr, uint64_t size, un
     s->dropped += ms_psim_access(s->sim, cpu, addr, (uint32_t)size, flags, ctx) < 0;
 }
 
-/* A run of one thread's accesses: sink_access for each, written straight into the
- * simulator's batch where they are plain (ms_psim_room), without a call per access. */
+/* One access of a run that is not written straight into the batch: sink_access's path. */
+static void sink_one(sim_sink *s, unsigned cpu, unsigned flags, const ms_replay_event *e, uint64_t *dropped)
+{
+    if (!e->ctx || !e->size)
+        ++*dropped;
+    else if (e->size <= s->line)
+        *dropped += ms_psim_access(s->sim, cpu, e->addr, (uint32_t)e->size, flags, e->ctx) < 0;
+    else
+        ms_psim_access_range(s->sim, cpu, e->addr, e->size, flags, e->ctx);
+}
+
+/* The simulator's operation is laid out as the replay's event (psim.h): a run of accesses is
+ * copied into the batch as it is, the processor and lock bits added to each flags word. */
+_Static_assert(sizeof(ms_psim_op) == sizeof(ms_replay_event), "an operation is an event's copy");
+_Static_assert(offsetof(ms_psim_op, addr) == offsetof(ms_replay_event, addr) &&
+                   offsetof(ms_psim_op, size) == offsetof(ms_replay_event, size) &&
+                   offsetof(ms_psim_op, ctx) == offsetof(ms_replay_event, ctx) &&
+                   offsetof(ms_psim_op, kind) == offsetof(ms_replay_event, kind) &&
+                   offsetof(ms_psim_op, flags) == offsetof(ms_replay_event, write),
+               "an operation is an event's copy");
+_Static_assert(MS_ACC_WRITE == 1u, "an event's write (0 or 1) is MS_ACC_WRITE");
+
+/* A run of one thread's accesses (kind 0; write 0 or 1): sink_access for each, copied into
+ * the simulator's batch as they are (ms_psim_room: a memcpy per stretch that fits, the
+ * processor and lock bits added where not 0); the simulator's workers tell the plain ones from
+ * those without a context or size (counted as dropped at the end: ms_psim_unattributed) and
+ * those to split per line. The access that fills a batch goes through sink_one. */
 static void sink_accesses(void *ud, unsigned cpu, unsigned locked, const ms_replay_event *ev, size_t n)
 {
     sim_sink *s = ud;
     ms_psim *ps = s->sim;
-    _Static_assert(MS_ACC_WRITE == 1u, "a write flag of 1 is MS_ACC_WRITE");
     unsigned lock = locked ? MS_ACC_LOCKED : 0u;
-    uint64_t line = s->line, dropped = 0, mask = ms_psim_split_mask(ps);
-    uint32_t room = 0, k = 0;
-    ms_psim_op *o = cpu < ms_psim_nprocs(ps) ? ms_psim_room(ps, &room) : NULL;
-    for (size_t i = 0; i < n; i++) {
-        const ms_replay_event *e = &ev[i];
-        unsigned flags = (e->write & 1u) | lock; /* write is 0 or 1: MS_ACC_WRITE */
-        if (k < room && e->ctx && e->size <= line && ms_psim_plain(mask, e->addr, e->size)) {
-            ms_psim_op_ref(&o[k++], cpu, e->addr, (uint32_t)e->size, flags, e->ctx);
-            continue;
+    uint16_t bits = (uint16_t)(cpu << MS_PSIM_OP_CPU_SHIFT | lock);
+    int fast = cpu < ms_psim_nprocs(ps);
+    uint64_t dropped = 0;
+    for (size_t i = 0; i < n;) {
+        uint32_t room = 0;
+        ms_psim_op *o = fast ? ms_psim_room(ps, &room) : NULL;
+        size_t m = n - i < room ? n - i : room;
+        if (m) { /* one 32-byte copy each (no rep movs for a few hundred bytes), the bits added */
+            if (bits) {
+                for (size_t j = 0; j < m; j++) {
+                    memcpy(&o[j], &ev[i + j], sizeof o[j]);
+                    o[j].flags |= bits;
+                }
+            } else {
+                for (size_t j = 0; j < m; j++) memcpy(&o[j], &ev[i + j], sizeof o[j]);
+            }
+            ms_psim_commit(ps, (uint32_t)m);
+            i += m;
         }
-        if (!e->ctx || !e->size) {
-            dropped++;
-            continue;
+        if (i < n) {
+            sink_one(s, cpu, (ev[i].write & 1u) | lock, &ev[i], &dropped);
+            i++;
         }
-        ms_psim_commit(ps, k);
-        k = 0;
-        if (e->size <= line)
-            dropped += ms_psim_access(ps, cpu, e->addr, (uint32_t)e->size, flags, e->ctx) < 0;
-        else
-            ms_psim_access_range(ps, cpu, e->addr, e->size, flags, e->ctx);
-        if (cpu < ms_psim_nprocs(ps)) o = ms_psim_room(ps, &room);
     }
-    ms_psim_commit(ps, k);
     s->dropped += dropped;
 }
 
@@ -481,6 +507,7 @@ int ms_drive_replay_remap(const char *dir, const ms_hier_config *cfg, ms_interle
     char rerr[2048];
     int rc = ms_replay_run(rp, mode, c.nprocs, &sink, &res, rerr, sizeof rerr);
     ms_sim_workers_finish(workers);
+    s.dropped += ms_psim_unattributed(s.sim); /* copied runs' accesses without a context or size */
     if (timed) {
         s.dropped = ts.s.dropped;
         raw->work_cost =

@@ -1,38 +1,56 @@
-/* Worker threads and batch queue of the partitioned simulation (sim_workers.h). Every batch
- * goes to every worker (each runs the references of its own partitions): the published
- * batches form one ring that each worker reads at its own position; a batch goes back to the
- * free list when the last worker has run it. */
+/* Worker threads and batch pipeline of the partitioned simulation (sim_workers.h).
+ *
+ * The producer publishes full batches into a ring of slots (batch k in slot k % nslots). Each
+ * batch is cut into one slice per worker; any worker claims an unrouted slice of any published
+ * batch (an atomic counter per batch) and routes it into per-worker index lists
+ * (ms_psim_route); once every slice of a batch is routed, each worker runs its own lists, slice
+ * by slice (ms_psim_apply_list): its partitions' references in stream order, and no worker
+ * passes over another's references. A worker runs the batches in order and routes ahead while
+ * the next one is not routed, so that several batches are in flight and nobody waits at a
+ * barrier per batch. The slot is reused once every worker has run its batch (batches complete
+ * in order: a worker runs them in order). With one worker there is no routing: it runs whole
+ * batches (ms_psim_apply). Waiting: a short spin, then a condition variable, woken only when
+ * someone sleeps (a counter read after each state change; seq_cst on both sides). */
 #define _GNU_SOURCE
 #include "sim_workers.h"
 
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
-/* Batches a worker may fall behind before the producer wakes it, when it sleeps: one wake-up
- * per two batches, not one per batch. */
-#define WAKE_BEHIND 2u
+/* Batches published beyond those completed before the producer wakes sleeping workers: one
+ * wake-up (of every sleeper) per four batches where the workers keep up with the producer, not
+ * one per batch; fewer than the slots (2 x workers + 4, at least 6). */
+#define WAKE_BEHIND 4u
+/* Polls before a waiting thread sleeps (a pause each, then a yield each). */
+#define SPIN_PAUSE 256u
+#define SPIN_YIELD 16u
+
+typedef struct {
+    ms_psim_batch *b; /* NULL: never filled, or handed to the producer */
+    uint16_t *idx;    /* slice k's list for worker w at (k * workers + w) * cap */
+    uint32_t *cnt;    /* their lengths, [k * workers + w] */
+    _Atomic unsigned claimed, routed, ran;
+} slot;
 
 struct ms_sim_workers {
-    pthread_mutex_t mu;
-    pthread_cond_t free_cv;
     ms_psim *ps;
     unsigned want, started;
-    ms_psim_batch **ring; /* published batch k is ring[k % max_batches] until every worker ran it */
-    uint64_t published;
-    struct {
-        uint64_t pos; /* the next batch it runs */
-        uint64_t parts;
-        pthread_cond_t cv; /* signalled only while it sleeps */
-        int sleeping;
-    } wk[MS_PSIM_MAX_PARTS];
-    ms_psim_batch *free;
-    size_t nbatches, max_batches; /* batches allocated here (psim holds one more) */
-    int done, producer_waits;
+    uint32_t cap; /* operations per slice (the last slice may be shorter) */
+    uint8_t worker_of[MS_PSIM_MAX_PARTS];
+    slot *slot;
+    size_t nslots;
+    _Atomic uint64_t published, completed; /* batches handed over; batches every worker ran */
+    _Atomic unsigned sleepers;             /* workers asleep on work_cv */
+    _Atomic int producer_waits, done;
+    pthread_mutex_t mu;
+    pthread_cond_t work_cv, free_cv;
     pthread_t tid[MS_PSIM_MAX_PARTS];
     struct worker_arg {
         ms_sim_workers *w;
         unsigned i;
+        uint64_t parts;
     } arg[MS_PSIM_MAX_PARTS];
 };
 
@@ -49,35 +67,127 @@ ms_sim_workers *ms_sim_workers_new(unsigned want)
     ms_sim_workers *w = calloc(1, sizeof *w);
     if (!w) return NULL;
     pthread_mutex_init(&w->mu, NULL);
+    pthread_cond_init(&w->work_cv, NULL);
     pthread_cond_init(&w->free_cv, NULL);
-    for (unsigned i = 0; i < MS_PSIM_MAX_PARTS; i++) pthread_cond_init(&w->wk[i].cv, NULL);
     w->want = want ? want : 1;
     return w;
 }
 
-static void *worker_main(void *p)
+static inline void cpu_relax(void)
 {
-    struct worker_arg *a = p;
-    ms_sim_workers *w = a->w;
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+/* After a state change that a sleeping worker may wait for: wake them if any sleeps. */
+static void wake_workers(ms_sim_workers *w)
+{
+    if (!atomic_load(&w->sleepers)) return;
     pthread_mutex_lock(&w->mu);
-    for (;;) {
-        while (w->wk[a->i].pos == w->published && !w->done) {
-            w->wk[a->i].sleeping = 1;
-            pthread_cond_wait(&w->wk[a->i].cv, &w->mu);
-            w->wk[a->i].sleeping = 0;
-        }
-        if (w->wk[a->i].pos == w->published) break;
-        ms_psim_batch *b = w->ring[w->wk[a->i].pos++ % w->max_batches];
-        pthread_mutex_unlock(&w->mu);
-        ms_psim_apply(w->ps, b, w->wk[a->i].parts);
-        pthread_mutex_lock(&w->mu);
-        if (--b->pending == 0) {
-            b->next = w->free;
-            w->free = b;
-            if (w->producer_waits) pthread_cond_signal(&w->free_cv);
+    pthread_cond_broadcast(&w->work_cv);
+    pthread_mutex_unlock(&w->mu);
+}
+
+/* Whether worker state (pos: next batch to run, rpos: batches before it fully claimed) has
+ * anything to do, or the pipeline is done. */
+static int has_work(ms_sim_workers *w, uint64_t pos, uint64_t rpos)
+{
+    uint64_t pub = atomic_load(&w->published);
+    if (rpos < pub) return 1;
+    if (pos < pub && atomic_load(&w->slot[pos % w->nslots].routed) == w->started) return 1;
+    return atomic_load(&w->done);
+}
+
+static void sleep_worker(ms_sim_workers *w, uint64_t pos, uint64_t rpos)
+{
+    pthread_mutex_lock(&w->mu);
+    atomic_fetch_add(&w->sleepers, 1);
+    while (!has_work(w, pos, rpos)) pthread_cond_wait(&w->work_cv, &w->mu);
+    atomic_fetch_sub(&w->sleepers, 1);
+    pthread_mutex_unlock(&w->mu);
+}
+
+/* Route slice k of slot s's batch. */
+static void route_slice(ms_sim_workers *w, slot *s, unsigned k)
+{
+    uint32_t lo = k * w->cap, hi = lo + w->cap;
+    if (hi > s->b->n) hi = s->b->n;
+    if (lo > hi) lo = hi;
+    size_t at = (size_t)k * w->started;
+    ms_psim_route(w->ps, s->b, lo, hi, w->worker_of, w->started, s->idx + at * w->cap, w->cap, s->cnt + at);
+    if (atomic_fetch_add(&s->routed, 1) + 1 == w->started) wake_workers(w); /* seq_cst: see wake_workers */
+}
+
+/* Worker a->i runs its references of slot s's batch. */
+static void run_batch(ms_sim_workers *w, const struct worker_arg *a, slot *s)
+{
+    if (w->started == 1) {
+        ms_psim_apply(w->ps, s->b, a->parts);
+    } else {
+        for (unsigned k = 0; k < w->started; k++) {
+            size_t at = (size_t)k * w->started + a->i;
+            ms_psim_apply_list(w->ps, s->b, s->idx + at * w->cap, s->cnt[at], a->parts);
         }
     }
+    if (atomic_fetch_add_explicit(&s->ran, 1, memory_order_acq_rel) + 1 == w->started) {
+        atomic_fetch_add(&w->completed, 1);
+        if (atomic_load(&w->producer_waits)) {
+            pthread_mutex_lock(&w->mu);
+            pthread_cond_signal(&w->free_cv);
+            pthread_mutex_unlock(&w->mu);
+        }
+    }
+}
+
+static void *worker_main(void *p)
+{
+    const struct worker_arg *a = p;
+    ms_sim_workers *w = a->w;
+    pthread_mutex_lock(&w->mu); /* the start's fields (started, parts, slots) are set */
     pthread_mutex_unlock(&w->mu);
+    uint64_t pos = 0, rpos = 0; /* the next batch to run; batches before rpos are fully claimed */
+    unsigned idle = 0;
+    for (;;) {
+        uint64_t pub = atomic_load_explicit(&w->published, memory_order_acquire);
+        if (pos < pub) {
+            slot *s = &w->slot[pos % w->nslots];
+            if (atomic_load_explicit(&s->routed, memory_order_acquire) == w->started) {
+                run_batch(w, a, s);
+                pos++;
+                idle = 0;
+                continue;
+            }
+        }
+        if (rpos < pos) rpos = pos;
+        int routed = 0;
+        while (!routed && rpos < pub) { /* route a slice of the earliest batch with one left */
+            slot *s = &w->slot[rpos % w->nslots];
+            unsigned k = atomic_fetch_add_explicit(&s->claimed, 1, memory_order_relaxed);
+            if (k < w->started) {
+                route_slice(w, s, k);
+                routed = 1;
+            } else {
+                rpos++;
+            }
+        }
+        if (routed) {
+            idle = 0;
+            continue;
+        }
+        if (pos >= pub && atomic_load(&w->done)) {
+            if (pos >= atomic_load(&w->published)) break; /* published before done was set */
+            continue;
+        }
+        if (++idle <= SPIN_PAUSE) {
+            cpu_relax();
+        } else if (idle <= SPIN_PAUSE + SPIN_YIELD) {
+            sched_yield();
+        } else {
+            sleep_worker(w, pos, rpos);
+            idle = 0;
+        }
+    }
     return NULL;
 }
 
@@ -85,25 +195,49 @@ unsigned ms_sim_workers_start(ms_sim_workers *w, ms_psim *ps)
 {
     w->ps = ps;
     unsigned n = w->want < ms_psim_parts(ps) ? w->want : ms_psim_parts(ps);
-    w->max_batches = 2u * n + 4;
-    if (!(w->ring = calloc(w->max_batches, sizeof *w->ring))) return 0;
+    pthread_mutex_lock(&w->mu); /* the workers wait for the fields below */
     for (unsigned i = 0; i < n; i++) {
-        w->arg[i] = (struct worker_arg){ w, i };
+        w->arg[i] = (struct worker_arg){ w, i, 0 };
         if (pthread_create(&w->tid[i], NULL, worker_main, &w->arg[i]) != 0) break;
         w->started++;
     }
-    /* the partitions spread over the workers that started (read with the first batch) */
-    pthread_mutex_lock(&w->mu);
-    for (unsigned i = 0; i < w->started; i++) w->wk[i].parts = ms_psim_worker_parts(ps, i, w->started);
+    unsigned ws = w->started ? w->started : 1;
+    w->nslots = 2u * ws + 4 < 24 ? 2u * ws + 4 : 24;
+    w->cap = (MS_PSIM_BATCH + ws - 1) / ws;
+    for (unsigned i = 0; i < w->started; i++) w->arg[i].parts = ms_psim_worker_parts(ps, i, w->started);
+    for (unsigned p = 0; p < ms_psim_parts(ps); p++) w->worker_of[p] = (uint8_t)(p % ws);
+    int ok = (w->slot = calloc(w->nslots, sizeof *w->slot)) != NULL;
+    for (size_t k = 0; ok && k < w->nslots && w->started > 1; k++) {
+        w->slot[k].idx = malloc((size_t)ws * ws * w->cap * sizeof *w->slot[k].idx);
+        w->slot[k].cnt = malloc((size_t)ws * ws * sizeof *w->slot[k].cnt);
+        ok = w->slot[k].idx && w->slot[k].cnt;
+    }
+    if (!ok) { /* no room for the pipeline: the workers end at once, the producer simulates */
+        atomic_store(&w->done, 1);
+        pthread_mutex_unlock(&w->mu);
+        for (unsigned i = 0; i < w->started; i++) pthread_join(w->tid[i], NULL);
+        w->started = 0;
+        return 0;
+    }
     pthread_mutex_unlock(&w->mu);
     return w->started;
 }
 
-/* Wake the sleeping workers that are at least `behind` batches behind (mu held). */
-static void wake(ms_sim_workers *w, uint64_t behind)
+/* Wait until batch seq (and every earlier one) has been run by every worker. */
+static void wait_completed(ms_sim_workers *w, uint64_t seq)
 {
-    for (unsigned i = 0; i < w->started; i++)
-        if (w->wk[i].sleeping && w->published - w->wk[i].pos >= behind) pthread_cond_signal(&w->wk[i].cv);
+    for (unsigned i = 0; atomic_load_explicit(&w->completed, memory_order_acquire) <= seq; i++) {
+        if (i < SPIN_PAUSE) {
+            cpu_relax();
+            continue;
+        }
+        pthread_mutex_lock(&w->mu);
+        atomic_store(&w->producer_waits, 1);
+        if (atomic_load(&w->sleepers)) pthread_cond_broadcast(&w->work_cv); /* behind: let them all run */
+        while (atomic_load(&w->completed) <= seq) pthread_cond_wait(&w->free_cv, &w->mu);
+        atomic_store(&w->producer_waits, 0);
+        pthread_mutex_unlock(&w->mu);
+    }
 }
 
 ms_psim_batch *ms_sim_workers_submit(void *ud, ms_psim_batch *full)
@@ -113,46 +247,41 @@ ms_psim_batch *ms_sim_workers_submit(void *ud, ms_psim_batch *full)
         ms_psim_apply(w->ps, full, ms_psim_worker_parts(w->ps, 0, 1));
         return full;
     }
-    pthread_mutex_lock(&w->mu);
-    full->pending = w->started;
-    w->ring[w->published++ % w->max_batches] = full;
-    wake(w, WAKE_BEHIND);
-    ms_psim_batch *e = NULL;
-    for (;;) {
-        if (w->free) {
-            e = w->free;
-            w->free = e->next;
-            break;
-        }
-        if (w->nbatches < w->max_batches - 1) {
-            if ((e = ms_psim_batch_new(w->ps))) w->nbatches++;
-            break;
-        }
-        wake(w, 1);
-        w->producer_waits = 1;
-        pthread_cond_wait(&w->free_cv, &w->mu);
-        w->producer_waits = 0;
-    }
-    pthread_mutex_unlock(&w->mu);
-    return e;
+    uint64_t seq = atomic_load_explicit(&w->published, memory_order_relaxed); /* written here only */
+    slot *s = &w->slot[seq % w->nslots];
+    s->b = full;
+    unsigned pre = w->started == 1 ? 1u : 0u; /* one worker: nothing to route */
+    atomic_store_explicit(&s->claimed, pre, memory_order_relaxed);
+    atomic_store_explicit(&s->routed, pre, memory_order_relaxed);
+    atomic_store_explicit(&s->ran, 0, memory_order_relaxed);
+    atomic_store(&w->published, seq + 1);
+    if (seq + 1 - atomic_load(&w->completed) >= WAKE_BEHIND) wake_workers(w);
+    /* the next batch: the slot's earlier one once every worker has run it, or a new one */
+    slot *next = &w->slot[(seq + 1) % w->nslots];
+    if (seq + 1 >= w->nslots) wait_completed(w, seq + 1 - w->nslots);
+    ms_psim_batch *e = next->b;
+    next->b = NULL;
+    return e ? e : ms_psim_batch_new(w->ps);
 }
 
 void ms_sim_workers_finish(ms_sim_workers *w)
 {
     if (!w) return;
     if (w->ps) ms_psim_flush(w->ps);
-    pthread_mutex_lock(&w->mu);
-    w->done = 1;
-    for (unsigned i = 0; i < w->started; i++) pthread_cond_signal(&w->wk[i].cv);
-    pthread_mutex_unlock(&w->mu);
-    for (unsigned i = 0; i < w->started; i++) pthread_join(w->tid[i], NULL);
-    while (w->free) {
-        ms_psim_batch *b = w->free;
-        w->free = b->next;
-        ms_psim_batch_free(w->ps, b);
+    if (w->started) {
+        atomic_store(&w->done, 1);
+        pthread_mutex_lock(&w->mu);
+        pthread_cond_broadcast(&w->work_cv);
+        pthread_mutex_unlock(&w->mu);
+        for (unsigned i = 0; i < w->started; i++) pthread_join(w->tid[i], NULL);
     }
-    free(w->ring);
-    for (unsigned i = 0; i < MS_PSIM_MAX_PARTS; i++) pthread_cond_destroy(&w->wk[i].cv);
+    for (size_t k = 0; w->slot && k < w->nslots; k++) {
+        if (w->slot[k].b) ms_psim_batch_free(w->ps, w->slot[k].b);
+        free(w->slot[k].idx);
+        free(w->slot[k].cnt);
+    }
+    free(w->slot);
+    pthread_cond_destroy(&w->work_cv);
     pthread_cond_destroy(&w->free_cv);
     pthread_mutex_destroy(&w->mu);
     free(w);

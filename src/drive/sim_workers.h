@@ -1,7 +1,7 @@
 /* The worker threads of the partitioned simulation (sim/psim.h): the drive owns them, the
- * simulator stays a pure library. Every worker runs every batch, in order, taking the
- * references of the partitions p with p % workers == its number; the producer (the replay)
- * blocks when too many batches are in flight. */
+ * simulator stays a pure library. The workers route each batch in slices, in parallel, and
+ * each runs the references of the partitions p with p % workers == its number, batch by
+ * batch in order; the producer (the replay) blocks when too many batches are in flight. */
 #ifndef MEMSPY_DRIVE_SIM_WORKERS_H
 #define MEMSPY_DRIVE_SIM_WORKERS_H
 #include "../sim/psim.h"

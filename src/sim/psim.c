@@ -1,7 +1,8 @@
-/* Set-partitioned simulation (psim.h): routing into per-partition batches, and the fixed-order
- * merge of the partitions' results. */
+/* Set-partitioned simulation (psim.h): appending to batches, routing their slices to the
+ * workers' index lists, running them, and the fixed-order merge of the partitions' results. */
 #include "psim.h"
 
+#include <stdatomic.h>
 #include <stdlib.h> /* qsort */
 #include <string.h>
 
@@ -14,10 +15,11 @@ struct ms_psim {
     unsigned nparts, shift, l1_shift, nprocs;
     uint64_t split_mask; /* address bits above the partition key's shift; 0 with one partition */
     ms_sim *sim[MS_PSIM_MAX_PARTS];
-    ms_psim_batch *cur;               /* NULL: the queue ran out of memory */
-    uint64_t lost[MS_PSIM_MAX_PARTS]; /* each written by the partition's worker only */
-    uint32_t big[MS_PSIM_MAX_PARTS];  /* the next reference's size from a rare op (ditto) */
-    uint64_t queue_lost;              /* written by the producer only */
+    ms_psim_batch *cur;                /* NULL: the queue ran out of memory */
+    uint64_t lost[MS_PSIM_MAX_PARTS];  /* each written by the partition's worker only */
+    _Atomic uint64_t routed_straddles; /* straddles and references not simulated found by the */
+    _Atomic uint64_t unattributed;     /* workers' passes (ms_psim_apply, ms_psim_route) */
+    uint64_t queue_lost;               /* written by the producer only */
     uint64_t straddles;
     ms_psim_submit_fn submit;
     void *ud;
@@ -137,12 +139,9 @@ int ms_psim_take_level(ms_psim *ps, int *comm, uint64_t *stall)
     return level;
 }
 
-/* meta (psim.h) holds sizes up to this; larger ones go ahead in a rare operation. */
-#define OP_SIZE_MAX (UINT32_MAX >> MS_PSIM_OP_SIZE_SHIFT)
 #define OP_FLAGS (MS_ACC_WRITE | MS_ACC_LOCKED)
-#define CPU_MASK ((1u << (MS_PSIM_OP_SIZE_SHIFT - MS_PSIM_OP_CPU_SHIFT)) - 1)
-_Static_assert(MS_MAX_PROCS <= 1u << (MS_PSIM_OP_SIZE_SHIFT - MS_PSIM_OP_CPU_SHIFT), "cpu bits of meta");
-_Static_assert(sizeof(ms_psim_op) == 16, "a batch entry is 16 bytes");
+_Static_assert(MS_MAX_PROCS <= 1u << (16 - MS_PSIM_OP_CPU_SHIFT), "cpu bits of an operation's flags");
+_Static_assert(sizeof(ms_psim_op) == 32, "a batch entry is 32 bytes");
 
 /* The batch is full: hand it over and take an empty one. */
 static void hand_over(ms_psim *ps)
@@ -153,17 +152,17 @@ static void hand_over(ms_psim *ps)
 }
 
 /* Append an operation to the batch, handing it over when full. */
-static inline void push(ms_psim *ps, uint64_t addr, uint32_t ctx, uint32_t meta)
+static inline void push(ms_psim *ps, unsigned kind, unsigned cpu, uint64_t addr, uint64_t size, unsigned flags,
+                        uint32_t ctx)
 {
     ms_psim_batch *b = ps->cur;
     if (__builtin_expect(!b, 0)) {
-        ps->queue_lost += !(meta & MS_PSIM_OP_SPECIAL);
+        ps->queue_lost += kind == 0;
         return;
     }
     ms_psim_op *o = &b->op[b->n];
-    o->addr = addr;
-    o->ctx = ctx;
-    o->meta = meta;
+    ms_psim_op_ref(o, cpu, addr, size, flags, ctx);
+    o->kind = (uint16_t)kind;
     if (++b->n == MS_PSIM_BATCH) hand_over(ps);
 }
 
@@ -193,25 +192,13 @@ uint64_t ms_psim_access_stall(ms_psim *ps, unsigned cpu, uint64_t addr, uint32_t
     return stall;
 }
 
-/* Queue one reference that lies in partition p. */
-static inline void push_ref(ms_psim *ps, unsigned p, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags,
-                            uint32_t ctx)
-{
-    if (__builtin_expect(size > OP_SIZE_MAX, 0)) {
-        push(ps, size, 1 + p, MS_PSIM_OP_SPECIAL);
-        size = 0;
-    }
-    push(ps, addr, ctx, size << MS_PSIM_OP_SIZE_SHIFT | cpu << MS_PSIM_OP_CPU_SHIFT | (flags & OP_FLAGS));
-}
-_Static_assert(OP_SIZE_MAX == UINT32_MAX >> MS_PSIM_OP_SIZE_SHIFT, "ms_psim_plain's size bound");
-
 static inline unsigned part_of(const ms_psim *ps, uint64_t addr)
 {
     return (unsigned)(addr >> ps->shift) & (ps->nparts - 1);
 }
 
 /* ms_psim_access off its fast path: a processor out of range, direct mode, a reference
- * straddling two partitions, an oversized one, a full or lost batch. */
+ * straddling two partitions, a full or lost batch. */
 __attribute__((noinline)) static int access_slow(ms_psim *ps, unsigned cpu, uint64_t addr, uint32_t size,
                                                  unsigned flags, uint32_t ctx)
 {
@@ -223,7 +210,7 @@ __attribute__((noinline)) static int access_slow(ms_psim *ps, unsigned cpu, uint
         if (ps->direct)
             direct_access(ps, cpu, addr, size, flags, ctx);
         else
-            push_ref(ps, p, cpu, addr, size, flags, ctx);
+            push(ps, 0, cpu, addr, size, flags, ctx);
         return 0;
     }
     /* The lines are in different partitions: one reference per line (the one deviation). */
@@ -235,17 +222,13 @@ __attribute__((noinline)) static int access_slow(ms_psim *ps, unsigned cpu, uint
 int ms_psim_access(ms_psim *ps, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
 {
     /* A leaf: first and last byte under one partition key (always with one partition), not
-     * direct, a size that fits meta, and room in the batch beyond this operation (the one
-     * that fills it goes through access_slow, which hands the batch over). */
+     * direct, and room in the batch beyond this operation (the one that fills it goes
+     * through access_slow, which hands the batch over). */
     uint64_t last = addr + size - (size != 0);
     ms_psim_batch *b = ps->cur;
-    if (__builtin_expect(cpu < ps->nprocs && !((addr ^ last) & ps->split_mask) && !ps->direct && b &&
-                             size <= OP_SIZE_MAX && b->n < MS_PSIM_BATCH - 1,
-                         1)) {
-        ms_psim_op *o = &b->op[b->n++];
-        o->addr = addr;
-        o->ctx = ctx;
-        o->meta = size << MS_PSIM_OP_SIZE_SHIFT | cpu << MS_PSIM_OP_CPU_SHIFT | (flags & OP_FLAGS);
+    if (__builtin_expect(
+            cpu < ps->nprocs && !((addr ^ last) & ps->split_mask) && !ps->direct && b && b->n < MS_PSIM_BATCH - 1, 1)) {
+        ms_psim_op_ref(&b->op[b->n++], cpu, addr, size, flags, ctx);
         return 0;
     }
     return access_slow(ps, cpu, addr, size, flags, ctx);
@@ -267,8 +250,6 @@ void ms_psim_commit(ms_psim *ps, uint32_t k)
     if (k) ps->cur->n += k;
 }
 
-uint64_t ms_psim_split_mask(const ms_psim *ps) { return ps->split_mask; }
-
 void ms_psim_access_range(ms_psim *ps, unsigned cpu, uint64_t addr, uint64_t len, unsigned flags, uint32_t ctx)
 {
     if (len == 0 || cpu >= ps->nprocs) return;
@@ -280,7 +261,7 @@ void ms_psim_access_range(ms_psim *ps, unsigned cpu, uint64_t addr, uint64_t len
         if (ps->direct)
             direct_access(ps, cpu, a, (uint32_t)(stop - a + 1), flags, ctx);
         else
-            push_ref(ps, part_of(ps, a), cpu, a, (uint32_t)(stop - a + 1), flags, ctx);
+            push(ps, 0, cpu, a, stop - a + 1, flags, ctx);
         if (stop == end) return;
         a = stop + 1;
     }
@@ -292,7 +273,7 @@ void ms_psim_next_region(ms_psim *ps)
         ms_sim_next_region(ps->sim[0]);
         return;
     }
-    push(ps, 0, 0, MS_PSIM_OP_SPECIAL);
+    push(ps, MS_PSIM_OP_REGION, 0, 0, 0, 0, 0);
 }
 
 void ms_psim_flush(ms_psim *ps)
@@ -307,32 +288,141 @@ uint64_t ms_psim_worker_parts(const ms_psim *ps, unsigned i, unsigned n)
     return parts;
 }
 
+/* A queued reference's kind: 0 (one reference of one partition), MS_PSIM_OP_LINES (one per
+ * line, *straddle set where ms_psim_access would count it a straddle) or MS_PSIM_OP_SKIP
+ * (context 0 or size 0). */
+static inline unsigned ref_kind(const ms_psim *ps, const ms_psim_op *o, int *straddle)
+{
+    uint64_t a = o->addr, size = o->size;
+    if (!o->ctx || !size) return MS_PSIM_OP_SKIP;
+    if (size > 1ull << ps->l1_shift) return MS_PSIM_OP_LINES; /* a range, as the producers split it */
+    uint64_t last = a + size - 1 < a ? a : a + size - 1;      /* wrapped: ms_sim keeps the first line */
+    if (!((a ^ last) & ps->split_mask)) return 0;
+    *straddle = 1;
+    return MS_PSIM_OP_LINES;
+}
+
+/* Simulate the pieces of reference o, one per L1 line, that lie in the partitions in parts
+ * (ms_psim_access_range's pieces); returns how many were lost. */
+static uint64_t apply_lines(ms_psim *ps, const ms_psim_op *o, uint64_t parts)
+{
+    uint64_t line_bytes = 1ull << ps->l1_shift, lost = 0;
+    uint64_t end = o->addr + o->size - 1 < o->addr ? UINT64_MAX : o->addr + o->size - 1;
+    unsigned cpu = o->flags >> MS_PSIM_OP_CPU_SHIFT, flags = o->flags & OP_FLAGS;
+    for (uint64_t a = o->addr;;) {
+        uint64_t line_end = a | (line_bytes - 1);
+        uint64_t stop = line_end < end ? line_end : end;
+        unsigned p = part_of(ps, a);
+        if (parts >> p & 1) lost += ms_sim_access(ps->sim[p], cpu, a, (uint32_t)(stop - a + 1), flags, o->ctx) < 0;
+        if (stop == end) return lost;
+        a = stop + 1;
+    }
+}
+
+/* Run operation o of kind `kind` (a reference's as ref_kind or routing found it) for the
+ * partitions in parts, p the partition of its address; returns 1 per lost reference. */
+static inline uint64_t apply_op(ms_psim *ps, const ms_psim_op *o, unsigned kind, unsigned p, uint64_t parts)
+{
+    if (__builtin_expect(kind == 0, 1))
+        return ms_sim_access(ps->sim[p], o->flags >> MS_PSIM_OP_CPU_SHIFT, o->addr, (uint32_t)o->size,
+                             o->flags & OP_FLAGS, o->ctx) < 0;
+    if (kind == MS_PSIM_OP_LINES) return apply_lines(ps, o, parts);
+    if (kind == MS_PSIM_OP_REGION)
+        for (unsigned q = 0; q < ps->nparts; q++)
+            if (parts >> q & 1) ms_sim_next_region(ps->sim[q]);
+    return 0;
+}
+
+/* Counts of a pass that classified references itself (ms_psim_apply, ms_psim_route). */
+static void count_rare(ms_psim *ps, uint64_t straddles, uint64_t unattributed)
+{
+    if (straddles) atomic_fetch_add_explicit(&ps->routed_straddles, straddles, memory_order_relaxed);
+    if (unattributed) atomic_fetch_add_explicit(&ps->unattributed, unattributed, memory_order_relaxed);
+}
+
+/* Whether o is a plain reference (kind 0, a context, within one line and one partition). */
+static inline int plain(const ms_psim_op *o, uint64_t line, uint64_t split)
+{
+    uint64_t a = o->addr, size = o->size;
+    return o->kind == 0 && o->ctx && size - 1 < line && !((a ^ (a + size - 1)) & split); /* size 0 wraps */
+}
+
+/* ms_psim_apply's operation that is not plain. */
+static uint64_t apply_other(ms_psim *ps, const ms_psim_op *o, uint64_t parts, uint64_t *straddles,
+                            uint64_t *unattributed)
+{
+    unsigned kind = o->kind;
+    if (kind == 0) {
+        int straddle = 0, counts = parts & 1; /* the rare counts: by the caller of partition 0 only */
+        kind = ref_kind(ps, o, &straddle);
+        *straddles += counts && straddle;
+        *unattributed += counts && kind == MS_PSIM_OP_SKIP;
+        if (kind == 0 && !(parts >> part_of(ps, o->addr) & 1)) return 0;
+    }
+    return apply_op(ps, o, kind, part_of(ps, o->addr), parts);
+}
+
 void ms_psim_apply(ms_psim *ps, const ms_psim_batch *b, uint64_t parts)
 {
     if (!parts) return;
-    unsigned shift = ps->shift, mask = ps->nparts - 1;
-    uint64_t lost = 0; /* kept here: the workers' lost[] entries share a cache line */
+    uint64_t lost = 0, straddles = 0, unattributed = 0; /* lost kept here: the workers' lost[] share a line */
+    uint64_t line = 1ull << ps->l1_shift, split = ps->split_mask;
+    int all = parts == ms_psim_worker_parts(ps, 0, 1);
     for (uint32_t i = 0; i < b->n; i++) {
         const ms_psim_op *o = &b->op[i];
-        uint32_t m = o->meta;
-        if (__builtin_expect(!(m & MS_PSIM_OP_SPECIAL), 1)) {
-            unsigned p = (unsigned)(o->addr >> shift) & mask;
-            if (!(parts >> p & 1)) continue;
-            uint32_t size = m >> MS_PSIM_OP_SIZE_SHIFT;
-            if (__builtin_expect(ps->big[p] != 0, 0)) {
-                size = ps->big[p];
-                ps->big[p] = 0;
-            }
-            lost += ms_sim_access(ps->sim[p], (m >> MS_PSIM_OP_CPU_SHIFT) & CPU_MASK, o->addr, size, m & OP_FLAGS,
-                                  o->ctx) < 0;
-        } else if (o->ctx == 0) {
-            for (unsigned p = 0; p < ps->nparts; p++)
-                if (parts >> p & 1) ms_sim_next_region(ps->sim[p]);
-        } else if (parts >> (o->ctx - 1) & 1) {
-            ps->big[o->ctx - 1] = (uint32_t)o->addr;
+        if (__builtin_expect(plain(o, line, split), 1)) {
+            unsigned p = part_of(ps, o->addr);
+            if (all || parts >> p & 1) lost += apply_op(ps, o, 0, p, parts);
+        } else {
+            lost += apply_other(ps, o, parts, &straddles, &unattributed);
         }
     }
-    ps->lost[__builtin_ctzll(parts)] += lost;
+    if (lost) ps->lost[__builtin_ctzll(parts)] += lost; /* no write otherwise: lost[] is shared */
+    count_rare(ps, straddles, unattributed);
+}
+
+void ms_psim_route(ms_psim *ps, ms_psim_batch *b, uint32_t lo, uint32_t hi, const uint8_t *worker_of, unsigned nworkers,
+                   uint16_t *idx, uint32_t cap, uint32_t *cnt)
+{
+    _Static_assert(MS_PSIM_BATCH <= 65536, "batch indices fit 16 bits");
+    uint16_t *out[MS_PSIM_MAX_PARTS];
+    for (unsigned w = 0; w < nworkers; w++) out[w] = idx + (size_t)w * cap;
+    unsigned shift = ps->shift, mask = ps->nparts - 1;
+    uint64_t line = 1ull << ps->l1_shift, split = ps->split_mask, straddles = 0, unattributed = 0;
+    for (uint32_t i = lo; i < hi; i++) {
+        ms_psim_op *o = &b->op[i];
+        uint64_t a = o->addr;
+        if (__builtin_expect(plain(o, line, split), 1)) {
+            *out[worker_of[(a >> shift) & mask]]++ = (uint16_t)i;
+            continue;
+        }
+        if (o->kind == 0) {
+            int straddle = 0;
+            unsigned kind = ref_kind(ps, o, &straddle);
+            straddles += straddle;
+            unattributed += kind == MS_PSIM_OP_SKIP;
+            o->kind = (uint16_t)kind; /* read by the workers once the batch is routed */
+            if (kind == MS_PSIM_OP_SKIP) continue;
+            if (kind == 0) {
+                *out[worker_of[(a >> shift) & mask]]++ = (uint16_t)i;
+                continue;
+            }
+        }
+        for (unsigned v = 0; v < nworkers; v++) *out[v]++ = (uint16_t)i; /* region, lines: every worker */
+    }
+    for (unsigned w = 0; w < nworkers; w++) cnt[w] = (uint32_t)(out[w] - (idx + (size_t)w * cap));
+    count_rare(ps, straddles, unattributed);
+}
+
+void ms_psim_apply_list(ms_psim *ps, const ms_psim_batch *b, const uint16_t *idx, uint32_t n, uint64_t parts)
+{
+    if (!parts) return;
+    uint64_t lost = 0;
+    for (uint32_t j = 0; j < n; j++) {
+        const ms_psim_op *o = &b->op[idx[j]];
+        lost += apply_op(ps, o, o->kind, part_of(ps, o->addr), parts);
+    }
+    if (lost) ps->lost[__builtin_ctzll(parts)] += lost;
 }
 
 const ms_counters *ms_psim_counters(ms_psim *ps, uint32_t *n)
@@ -463,6 +553,8 @@ uint64_t ms_psim_lost(const ms_psim *ps)
     return n;
 }
 
-uint64_t ms_psim_straddles(const ms_psim *ps) { return ps->straddles; }
+uint64_t ms_psim_straddles(const ms_psim *ps) { return ps->straddles + atomic_load(&ps->routed_straddles); }
+
+uint64_t ms_psim_unattributed(const ms_psim *ps) { return atomic_load(&ps->unattributed); }
 
 ms_sim *ms_psim_part(ms_psim *ps, unsigned p) { return p < ps->nparts ? ps->sim[p] : NULL; }

@@ -4,10 +4,10 @@
  * level's set count allows, so every level's sets, line records, evictors, replacement pairs
  * and coherence units stay whole inside one partition (docs/simulator.md, "Partitioned
  * simulation"). The wrapper appends every reference, in stream order, to one batch for all
- * partitions and hands full ones to the caller, who runs each batch (ms_psim_apply) once per
- * worker, each worker taking the references of its own partitions, on threads the caller
- * owns: the simulator stays a pure library. Routing is thereby the workers' work, spread over
- * them, and the producer only appends. Results are merged in a fixed order, so they do not
+ * partitions and hands full ones to the caller, whose workers route each batch in slices to
+ * per-worker index lists (ms_psim_route) and run their own lists (ms_psim_apply_list), on
+ * threads the caller owns: the simulator stays a pure library. Routing is thereby the
+ * workers' work, split between them, and the producer only appends. Results are merged in a fixed order, so they do not
  * depend on the schedule.
  * Exact against one simulator except: each partition's 3C shadow holds 1/P of the lines (the
  * capacity/conflict split may move), and a reference straddling two lines of different
@@ -17,28 +17,33 @@
 #include "sim.h"
 
 #define MS_PSIM_MAX_PARTS 64u
-/* Operations per batch: 2048 x 16 bytes = 32 KiB, so that the batches being filled for 16
- * partitions (512 KiB) stay in the producer's L2. */
-#define MS_PSIM_BATCH 2048u
+/* Operations per batch: 4096 x 32 bytes = 128 KiB (one batch is being filled; the workers'
+ * index lists of a batch, 2 bytes per operation, are routed from it: ms_psim_route). */
+#define MS_PSIM_BATCH 4096u
 
-/* One queued operation in 16 bytes. meta: size << MS_PSIM_OP_SIZE_SHIFT | cpu << 3 | flags
- * (MS_ACC_WRITE, MS_ACC_LOCKED), or, with MS_PSIM_OP_SPECIAL set, a rare operation: ctx 0 a
- * region boundary, ctx 1 + p the size (addr) of partition p's next reference, which is too
- * large for meta (its own size bits are then 0). */
+/* One queued operation in 32 bytes, laid out so that a producer may copy its own records of
+ * the same layout (the replay's events) in one piece: kind 0 a reference (size any, flags
+ * MS_ACC_WRITE | MS_ACC_LOCKED | cpu << MS_PSIM_OP_CPU_SHIFT), MS_PSIM_OP_REGION a region
+ * boundary. A reference with context 0 or size 0 is not simulated (counted: ms_psim_unattributed);
+ * one beyond the L1 line, or whose first and last byte lie in different partitions, is
+ * simulated as one reference per line (ms_psim_access_range; the second kind counted in
+ * ms_psim_straddles). Routing (ms_psim_route) marks these MS_PSIM_OP_SKIP and
+ * MS_PSIM_OP_LINES. aux is not read. */
 typedef struct {
     uint64_t addr;
+    uint64_t size;
+    uint64_t aux;
     uint32_t ctx;
-    uint32_t meta;
+    uint16_t kind;
+    uint16_t flags;
 } ms_psim_op;
-#define MS_PSIM_OP_SPECIAL 4u
+#define MS_PSIM_OP_REGION 1u
+#define MS_PSIM_OP_LINES 2u
+#define MS_PSIM_OP_SKIP 3u
 #define MS_PSIM_OP_CPU_SHIFT 3
-#define MS_PSIM_OP_SIZE_SHIFT 9
 
-/* A batch of operations of every partition, in stream order. next and pending are the
- * caller's (queues, the workers yet to run it). */
+/* A batch of operations of every partition, in stream order. */
 typedef struct ms_psim_batch {
-    struct ms_psim_batch *next;
-    unsigned pending;
     uint32_t n;
     ms_psim_op op[MS_PSIM_BATCH];
 } ms_psim_batch;
@@ -91,30 +96,23 @@ int ms_psim_access(ms_psim *ps, unsigned cpu, uint64_t addr, uint32_t size, unsi
 
 /* Appending without a call per reference (a producer's run of references): up to *room
  * operations may be written at the returned address (NULL, *room 0: none now, or direct
- * mode), each with ms_psim_op_ref for a reference that ms_psim_plain accepts, then
- * ms_psim_commit(ps, k) queues the first k of them; any other reference goes through
- * ms_psim_access, after a commit, and room is asked for again. The same result as
- * ms_psim_access for each reference. */
+ * mode), each a reference (kind 0, cpu < ms_psim_nprocs) as ms_psim_op_ref writes it or a copy
+ * of the same layout, then ms_psim_commit(ps, k) queues the first k of them; further
+ * references go through ms_psim_access, after a commit, and room is asked for again. Each is
+ * simulated as ms_psim_access would, except that context 0 or size 0 is not simulated. */
 ms_psim_op *ms_psim_room(ms_psim *ps, uint32_t *room);
 void ms_psim_commit(ms_psim *ps, uint32_t k);
-/* The address bits whose change between a reference's first and last byte crosses into
- * another partition (0 with one partition): for ms_psim_plain. */
-uint64_t ms_psim_split_mask(const ms_psim *ps);
 
-/* Whether a reference of size bytes at addr by a processor < ms_psim_nprocs may be written
- * into the room directly: it stays in one partition and its size fits an operation. */
-static inline int ms_psim_plain(uint64_t split_mask, uint64_t addr, uint64_t size)
-{
-    return size - 1 < (UINT32_MAX >> MS_PSIM_OP_SIZE_SHIFT) && !((addr ^ (addr + size - 1)) & split_mask); /* 0 wraps */
-}
-
-/* Write a reference (size 1..line, cpu < ms_psim_nprocs, flags MS_ACC_*) into an operation. */
-static inline void ms_psim_op_ref(ms_psim_op *o, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags,
+/* Write a reference (cpu < ms_psim_nprocs, flags MS_ACC_*) into an operation. */
+static inline void ms_psim_op_ref(ms_psim_op *o, unsigned cpu, uint64_t addr, uint64_t size, unsigned flags,
                                   uint32_t ctx)
 {
     o->addr = addr;
+    o->size = size;
+    o->aux = 0;
     o->ctx = ctx;
-    o->meta = size << MS_PSIM_OP_SIZE_SHIFT | cpu << MS_PSIM_OP_CPU_SHIFT | (flags & (MS_ACC_WRITE | MS_ACC_LOCKED));
+    o->kind = 0;
+    o->flags = (uint16_t)(cpu << MS_PSIM_OP_CPU_SHIFT | (flags & (MS_ACC_WRITE | MS_ACC_LOCKED)));
 }
 
 /* Queue a byte range as one reference per touched line (as ms_sim_access_range). */
@@ -128,12 +126,30 @@ void ms_psim_flush(ms_psim *ps);
 
 /* Run the operations of batch b that belong to the partitions in `parts` (bit p: partition
  * p; every batch must be run once for every partition) into their simulators. Thread-safe
- * for disjoint sets of partitions; run a partition's batches in order, one at a time. */
+ * for disjoint sets of partitions; run a partition's batches in order, one at a time. Every
+ * caller passes over the whole batch: for one worker; more share a batch's routing
+ * (ms_psim_route, ms_psim_apply_list). */
 void ms_psim_apply(ms_psim *ps, const ms_psim_batch *b, uint64_t parts);
 
 /* The partitions of worker i of n (partition p goes to worker p % n), as ms_psim_apply takes
  * them. */
 uint64_t ms_psim_worker_parts(const ms_psim *ps, unsigned i, unsigned n);
+
+/* Routing a slice of a batch, so that each worker touches only its own references: the
+ * indices of b's operations [lo, hi) go, in order, to the list of the worker that runs them
+ * (worker_of[p]: partition p's worker, < nworkers), worker w's list at idx + w * cap (cap >=
+ * hi - lo entries), its length in cnt[w]; a region boundary and a reference to split per
+ * line go to every worker's list (marked MS_PSIM_OP_LINES), one not simulated to none (marked
+ * MS_PSIM_OP_SKIP). Writes only the slice's operations; any thread may route any slice. A
+ * worker then runs its lists of every slice, in slice order, with ms_psim_apply_list: its
+ * partitions' references in stream order. */
+void ms_psim_route(ms_psim *ps, ms_psim_batch *b, uint32_t lo, uint32_t hi, const uint8_t *worker_of, unsigned nworkers,
+                   uint16_t *idx, uint32_t cap, uint32_t *cnt);
+
+/* Run the n operations of b at indices idx (a list of ms_psim_route for the worker of the
+ * partitions in parts) into their simulators: as ms_psim_apply(ps, b, parts) does, once every
+ * slice's list has been run in order. */
+void ms_psim_apply_list(ms_psim *ps, const ms_psim_batch *b, const uint16_t *idx, uint32_t n, uint64_t parts);
 
 /* After every batch has been applied: finish every partition (ms_sim_finish) and merge their
  * counters (indexed as ms_sim_counters; *n entries; owned by ps). NULL when out of memory. */
@@ -147,9 +163,11 @@ unsigned ms_psim_nprocs(const ms_psim *ps);
 const ms_hier_config *ms_psim_config(const ms_psim *ps);
 
 /* References lost to out-of-memory in the simulators or the queue (the run is incomplete),
- * and straddling references split into one reference per line. */
+ * straddling references split into one reference per line, and references of context 0 or
+ * size 0 queued and not simulated. After every batch has been applied. */
 uint64_t ms_psim_lost(const ms_psim *ps);
 uint64_t ms_psim_straddles(const ms_psim *ps);
+uint64_t ms_psim_unattributed(const ms_psim *ps);
 
 /* The simulator of partition p (tests). */
 ms_sim *ms_psim_part(ms_psim *ps, unsigned p);
