@@ -44,9 +44,10 @@ static void loadCount(IRBuilder<> &B, AllocaInst *cnt, GlobalVariable *buf)
     B.CreateStore(B.CreateLoad(cnt->getAllocatedType(), countWord(B, buf), "memspy.n"), cnt);
 }
 
-void memspyCountBoundsEmit(Function &F, AllocaInst *cnt, GlobalVariable *buf, BasicBlock *entry,
-                           const std::vector<Instruction *> &bounds)
+void memspyCountBoundsEmit(Function &F, const std::vector<AllocaInst *> &locals, GlobalVariable *buf,
+                           BasicBlock *entry, const std::vector<Instruction *> &bounds)
 {
+    AllocaInst *cnt = locals[0];
     IRBuilder<> B(&*entry->getFirstInsertionPt());
     loadCount(B, cnt, buf);
     std::vector<BasicBlock *> pads; /* landing pads: entered from a callee that may have appended */
@@ -70,5 +71,5 @@ void memspyCountBoundsEmit(Function &F, AllocaInst *cnt, GlobalVariable *buf, Ba
         loadCount(B, cnt, buf);
     }
     DominatorTree DT(F);
-    PromoteMemToReg({ cnt }, DT);
+    PromoteMemToReg(locals, DT);
 }

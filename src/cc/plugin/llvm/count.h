@@ -17,10 +17,11 @@
  * intrinsics, except memory copies and sets), returns and resumes. Before any code is emitted. */
 std::vector<llvm::Instruction *> memspyCountBounds(const std::vector<llvm::BasicBlock *> &copy);
 
-/* Once every word is emitted (with the local cnt as the count): cnt = buf[0] at the copy's
- * entry, after each call and invoke (a callee appends after the caller's words) and at the
- * landing pads; buf[0] = cnt before each of bounds; then cnt promoted to SSA values. */
-void memspyCountBoundsEmit(llvm::Function &F, llvm::AllocaInst *cnt, llvm::GlobalVariable *buf, llvm::BasicBlock *entry,
-                           const std::vector<llvm::Instruction *> &bounds);
+/* Once every word is emitted (with the local cnt = locals[0] as the count): cnt = buf[0] at the
+ * copy's entry, after each call and invoke (a callee appends after the caller's words) and at
+ * the landing pads; buf[0] = cnt before each of bounds; then cnt and the other locals (the trip
+ * counts of the blocks counted by repeat words) promoted to SSA values. */
+void memspyCountBoundsEmit(llvm::Function &F, const std::vector<llvm::AllocaInst *> &locals, llvm::GlobalVariable *buf,
+                           llvm::BasicBlock *entry, const std::vector<llvm::Instruction *> &bounds);
 
 #endif

@@ -64,6 +64,7 @@
  * the labels and pairs. */
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/TargetTransformInfo.h"
+#include "llvm/IR/CFG.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DataLayout.h"
 #include "llvm/IR/DebugInfoMetadata.h"
@@ -182,6 +183,8 @@ class Instrumenter
     void fillBlocks(GlobalVariable *blockTable, GlobalVariable *loopTable);
     void emitEntryExit(BasicBlock *entry);
     void emitCallWord(CallBase *CB, unsigned block, GlobalVariable *blockTable, AllocaInst *cnt);
+    AllocaInst *emitRepeatWord(BasicBlock *BB, Instruction *first, unsigned index, GlobalVariable *blockTable,
+                               AllocaInst *cnt);
     void makeCopies(Function &F, ValueToValueMapTy &plain, ValueToValueMapTy &count,
                     std::vector<BasicBlock *> &countBlocks);
     void addConstructor();
@@ -567,6 +570,57 @@ void Instrumenter::emitCallWord(CallBase *CB, unsigned block, GlobalVariable *bl
     B.CreateStore(B.CreateAdd(n, ConstantInt::get(rt.i64, 2)), cnt ? (Value *)cnt : b);
 }
 
+/* Whether the counting copy counts BB by its trip count (emitRepeatWord): BB loops to itself
+ * (a conditional branch back to itself or out), has no call (countBound: the count stays a
+ * local throughout) and is no exception pad, and every block that enters it from elsewhere ends
+ * in a branch (an edge that can take code). */
+static bool selfLoopBlock(BasicBlock *BB)
+{
+    auto *br = dyn_cast<BranchInst>(BB->getTerminator());
+    if (!br || !br->isConditional() || BB->isEHPad()) return false;
+    if ((br->getSuccessor(0) == BB) == (br->getSuccessor(1) == BB)) return false;
+    for (Instruction &I : *BB)
+        if (auto *CB = dyn_cast<CallBase>(&I))
+            if (!CB->isInlineAsm() && (!isa<IntrinsicInst>(CB) || isa<MemIntrinsic>(CB))) return false;
+    for (BasicBlock *P : predecessors(BB))
+        if (P != BB && !isa<BranchInst>(P->getTerminator())) return false;
+    return true;
+}
+
+/* The counting copy's block BB (first: its first instruction; index of blockTable), a block
+ * that loops to itself (selfLoopBlock), counted by its trip count (MSPLUG_REPEAT_TAG): a local
+ * (the returned alloca, promoted with the count) set to 0 on every edge that enters BB from
+ * elsewhere, plus one at first, and on the edge that leaves BB the pair (the repeat word, the
+ * local) in a reservation of two words (cnt: the count local). BB has no call, so no word of a
+ * callee comes between its iterations and the pair. */
+AllocaInst *Instrumenter::emitRepeatWord(BasicBlock *BB, Instruction *first, unsigned index,
+                                         GlobalVariable *blockTable, AllocaInst *cnt)
+{
+    Function &F = *BB->getParent();
+    AllocaInst *trip = new AllocaInst(rt.i64, 0, "memspy.trip", &*F.getEntryBlock().getFirstInsertionPt());
+    Constant *zero = ConstantInt::get(rt.i64, 0);
+    std::vector<BasicBlock *> preds;
+    for (BasicBlock *P : predecessors(BB))
+        if (P != BB && std::find(preds.begin(), preds.end(), P) == preds.end()) preds.push_back(P);
+    for (BasicBlock *P : preds) {
+        BasicBlock *at = P->getSingleSuccessor() ? P : SplitEdge(P, BB);
+        IRBuilder<>(at->getTerminator()).CreateStore(zero, trip);
+    }
+    IRBuilder<> B(first);
+    B.CreateStore(B.CreateAdd(B.CreateLoad(rt.i64, trip), ConstantInt::get(rt.i64, 1)), trip);
+    auto *br = cast<BranchInst>(BB->getTerminator());
+    BasicBlock *out = br->getSuccessor(br->getSuccessor(0) == BB ? 1 : 0);
+    Instruction *at = SplitEdge(BB, out)->getTerminator();
+    Value *b, *n;
+    Value *p = reserve(at, 2, &b, &n, cnt);
+    B.SetInsertPoint(at);
+    B.CreateStore(taggedAddress(blockTable, MSPLUG_BLOCK_WORDS * index, MSPLUG_REPEAT_TAG),
+                  B.CreateConstInBoundsGEP1_64(rt.i64, p, 1));
+    B.CreateStore(B.CreateLoad(rt.i64, trip), B.CreateConstInBoundsGEP1_64(rt.i64, p, 2));
+    B.CreateStore(B.CreateAdd(n, ConstantInt::get(rt.i64, 2)), cnt);
+    return trip;
+}
+
 /* Whether F's blocks can be copied within F: no block whose address is taken, no indirectbr or
  * callbr, no call that returns twice (setjmp), no funclet (Windows EH) pad. */
 static bool versionable(Function &F)
@@ -779,11 +833,15 @@ bool Instrumenter::instrumentFunction(Function &F)
         emitCallWord(c.first, at->second, blockTable, nullptr);
         if (versioned) emitCallWord(cast<CallBase>(countMap[c.first]), at->second, blockTable, cnt);
     }
+    std::vector<unsigned> repeats; /* the counting copy's blocks counted by their trip counts */
     if (versioned) /* the counting copy: a block word per counted block */
         for (unsigned i = 0; i < blocks.size(); i++) {
             Block copy = blocks[i];
             copy.first = cast<Instruction>(countMap[blocks[i].first]);
-            emitBlockWord(copy, i, blockTable, cnt);
+            if (cnt && selfLoopBlock(copy.first->getParent()))
+                repeats.push_back(i); /* after every other word: its edges are final then */
+            else
+                emitBlockWord(copy, i, blockTable, cnt);
             /* the plain copy's label (no nop: nothing added to the code the timing run runs;
              * no location: no line-table row of its own for the copy's pcs) */
             IRBuilder<>(cast<Instruction>(plainMap[blocks[i].first]))
@@ -791,7 +849,19 @@ bool Instrumenter::instrumentFunction(Function &F)
                                     8 * MSPLUG_BLOCK_WORDS * i, comdat, false))
                 ->setDebugLoc(DebugLoc());
         }
-    if (cnt) memspyCountBoundsEmit(F, cnt, rt.buf, cast<BasicBlock>(countMap[bodyEntry]), countBounds);
+    std::vector<AllocaInst *> locals; /* the count and the trip counts: promoted together */
+    if (cnt) locals.push_back(cnt);
+    for (unsigned i : repeats) {
+        Instruction *first = cast<Instruction>(countMap[blocks[i].first]);
+        if (selfLoopBlock(first->getParent())) {
+            locals.push_back(emitRepeatWord(first->getParent(), first, i, blockTable, cnt));
+        } else { /* another word's code changed its edges */
+            Block copy = blocks[i];
+            copy.first = first;
+            emitBlockWord(copy, i, blockTable, cnt);
+        }
+    }
+    if (cnt) memspyCountBoundsEmit(F, locals, rt.buf, cast<BasicBlock>(countMap[bodyEntry]), countBounds);
     if (blockTable) fillBlocks(blockTable, loopTable);
     for (auto &d : dests) {                     /* in the body only: the copies match records by position */
         bool endLabel = isa<CallInst>(d.first); /* an invoke ends its block */
