@@ -44,8 +44,8 @@ static void loadCount(IRBuilder<> &B, AllocaInst *cnt, GlobalVariable *buf)
     B.CreateStore(B.CreateLoad(cnt->getAllocatedType(), countWord(B, buf), "memspy.n"), cnt);
 }
 
-void memspyCountBoundsEmit(Function &F, const std::vector<AllocaInst *> &locals, GlobalVariable *buf,
-                           BasicBlock *entry, const std::vector<Instruction *> &bounds)
+void memspyCountBoundsEmit(Function &F, const std::vector<AllocaInst *> &locals, GlobalVariable *buf, BasicBlock *entry,
+                           const std::vector<Instruction *> &bounds)
 {
     AllocaInst *cnt = locals[0];
     IRBuilder<> B(&*entry->getFirstInsertionPt());

@@ -593,8 +593,8 @@ static bool selfLoopBlock(BasicBlock *BB)
  * elsewhere, plus one at first, and on the edge that leaves BB the pair (the repeat word, the
  * local) in a reservation of two words (cnt: the count local). BB has no call, so no word of a
  * callee comes between its iterations and the pair. */
-AllocaInst *Instrumenter::emitRepeatWord(BasicBlock *BB, Instruction *first, unsigned index,
-                                         GlobalVariable *blockTable, AllocaInst *cnt)
+AllocaInst *Instrumenter::emitRepeatWord(BasicBlock *BB, Instruction *first, unsigned index, GlobalVariable *blockTable,
+                                         AllocaInst *cnt)
 {
     Function &F = *BB->getParent();
     AllocaInst *trip = new AllocaInst(rt.i64, 0, "memspy.trip", &*F.getEntryBlock().getFirstInsertionPt());
@@ -834,7 +834,7 @@ bool Instrumenter::instrumentFunction(Function &F)
         if (versioned) emitCallWord(cast<CallBase>(countMap[c.first]), at->second, blockTable, cnt);
     }
     std::vector<unsigned> repeats; /* the counting copy's blocks counted by their trip counts */
-    if (versioned) /* the counting copy: a block word per counted block */
+    if (versioned)                 /* the counting copy: a block word per counted block */
         for (unsigned i = 0; i < blocks.size(); i++) {
             Block copy = blocks[i];
             copy.first = cast<Instruction>(countMap[blocks[i].first]);
