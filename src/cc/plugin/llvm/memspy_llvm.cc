@@ -64,7 +64,6 @@
  * the labels and pairs. */
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/TargetTransformInfo.h"
-#include "llvm/IR/CFG.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DataLayout.h"
 #include "llvm/IR/DebugInfoMetadata.h"
@@ -570,50 +569,18 @@ void Instrumenter::emitCallWord(CallBase *CB, unsigned block, GlobalVariable *bl
     B.CreateStore(B.CreateAdd(n, ConstantInt::get(rt.i64, 2)), cnt ? (Value *)cnt : b);
 }
 
-/* Whether the counting copy counts BB by its trip count (emitRepeatWord): BB loops to itself
- * (a conditional branch back to itself or out), has no call (countBound: the count stays a
- * local throughout) and is no exception pad, and every block that enters it from elsewhere ends
- * in a branch (an edge that can take code). */
-static bool selfLoopBlock(BasicBlock *BB)
-{
-    auto *br = dyn_cast<BranchInst>(BB->getTerminator());
-    if (!br || !br->isConditional() || BB->isEHPad()) return false;
-    if ((br->getSuccessor(0) == BB) == (br->getSuccessor(1) == BB)) return false;
-    for (Instruction &I : *BB)
-        if (auto *CB = dyn_cast<CallBase>(&I))
-            if (!CB->isInlineAsm() && (!isa<IntrinsicInst>(CB) || isa<MemIntrinsic>(CB))) return false;
-    for (BasicBlock *P : predecessors(BB))
-        if (P != BB && !isa<BranchInst>(P->getTerminator())) return false;
-    return true;
-}
-
 /* The counting copy's block BB (first: its first instruction; index of blockTable), a block
- * that loops to itself (selfLoopBlock), counted by its trip count (MSPLUG_REPEAT_TAG): a local
- * (the returned alloca, promoted with the count) set to 0 on every edge that enters BB from
- * elsewhere, plus one at first, and on the edge that leaves BB the pair (the repeat word, the
- * local) in a reservation of two words (cnt: the count local). BB has no call, so no word of a
- * callee comes between its iterations and the pair. */
+ * that loops to itself (memspyLoopsToItself), counted by its trip count (memspyTripCount, count.h)
+ * and on the edge that leaves it the pair (the repeat word MSPLUG_REPEAT_TAG, the trip count)
+ * in a reservation of two words (cnt: the count local). Returns the trip count's local. */
 AllocaInst *Instrumenter::emitRepeatWord(BasicBlock *BB, Instruction *first, unsigned index, GlobalVariable *blockTable,
                                          AllocaInst *cnt)
 {
-    Function &F = *BB->getParent();
-    AllocaInst *trip = new AllocaInst(rt.i64, 0, "memspy.trip", &*F.getEntryBlock().getFirstInsertionPt());
-    Constant *zero = ConstantInt::get(rt.i64, 0);
-    std::vector<BasicBlock *> preds;
-    for (BasicBlock *P : predecessors(BB))
-        if (P != BB && std::find(preds.begin(), preds.end(), P) == preds.end()) preds.push_back(P);
-    for (BasicBlock *P : preds) {
-        BasicBlock *at = P->getSingleSuccessor() ? P : SplitEdge(P, BB);
-        IRBuilder<>(at->getTerminator()).CreateStore(zero, trip);
-    }
-    IRBuilder<> B(first);
-    B.CreateStore(B.CreateAdd(B.CreateLoad(rt.i64, trip), ConstantInt::get(rt.i64, 1)), trip);
-    auto *br = cast<BranchInst>(BB->getTerminator());
-    BasicBlock *out = br->getSuccessor(br->getSuccessor(0) == BB ? 1 : 0);
-    Instruction *at = SplitEdge(BB, out)->getTerminator();
+    Instruction *at;
+    AllocaInst *trip = memspyTripCount(BB, first, &at);
     Value *b, *n;
     Value *p = reserve(at, 2, &b, &n, cnt);
-    B.SetInsertPoint(at);
+    IRBuilder<> B(at);
     B.CreateStore(taggedAddress(blockTable, MSPLUG_BLOCK_WORDS * index, MSPLUG_REPEAT_TAG),
                   B.CreateConstInBoundsGEP1_64(rt.i64, p, 1));
     B.CreateStore(B.CreateLoad(rt.i64, trip), B.CreateConstInBoundsGEP1_64(rt.i64, p, 2));
@@ -838,7 +805,7 @@ bool Instrumenter::instrumentFunction(Function &F)
         for (unsigned i = 0; i < blocks.size(); i++) {
             Block copy = blocks[i];
             copy.first = cast<Instruction>(countMap[blocks[i].first]);
-            if (cnt && selfLoopBlock(copy.first->getParent()))
+            if (cnt && memspyLoopsToItself(copy.first->getParent()))
                 repeats.push_back(i); /* after every other word: its edges are final then */
             else
                 emitBlockWord(copy, i, blockTable, cnt);
@@ -853,7 +820,7 @@ bool Instrumenter::instrumentFunction(Function &F)
     if (cnt) locals.push_back(cnt);
     for (unsigned i : repeats) {
         Instruction *first = cast<Instruction>(countMap[blocks[i].first]);
-        if (selfLoopBlock(first->getParent())) {
+        if (memspyLoopsToItself(first->getParent())) {
             locals.push_back(emitRepeatWord(first->getParent(), first, i, blockTable, cnt));
         } else { /* another word's code changed its edges */
             Block copy = blocks[i];
