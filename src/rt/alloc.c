@@ -71,7 +71,8 @@ static void *track(void *p, size_t requested, uintptr_t caller)
     t->pending_site = 0;
     /* MTOOL's two runs (MEMSPY_MODE=count, time) simulate nothing: no block needs its bin,
      * and filling the shadow map costs a store per granule of every block (spmv's timing run:
-     * 12% of its instructions); untrack and realloc then find no bin and leave the block be */
+     * 12% of its instructions; the globals likewise, globals.c); untrack and realloc then find
+     * no bin and leave the block be */
     if (!p || ms_count_only || !ms_thread_can_record(t)) return p;
     uint32_t bin = ms_bins_heap(t, site);
     if (!bin) return p;
