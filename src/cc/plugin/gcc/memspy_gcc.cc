@@ -186,7 +186,7 @@ static bool back_to(basic_block bb, basic_block x)
  * that enter bb from elsewhere and those that leave the loop. */
 static bool self_loop_block(basic_block bb, auto_vec<edge> *ins, auto_vec<edge> *outs)
 {
-    bool loops = false;
+    bool loops = false, leaves = false;
     edge e;
     edge_iterator ei;
     FOR_EACH_EDGE(e, ei, bb->preds)
@@ -200,9 +200,11 @@ static bool self_loop_block(basic_block bb, auto_vec<edge> *ins, auto_vec<edge> 
     FOR_EACH_EDGE(e, ei, bb->succs)
     {
         if (e->flags & (EDGE_EH | EDGE_ABNORMAL)) return false;
-        if (!back_to(bb, e->dest) && outs) outs->safe_push(e);
+        if (back_to(bb, e->dest)) continue;
+        leaves = true;
+        if (outs) outs->safe_push(e);
     }
-    if (!loops) return false;
+    if (!loops || !leaves) return false; /* a loop with no way out would never say its count */
     for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi))
         if (count_bound(gsi_stmt(gsi))) return false;
     return true;
