@@ -33,7 +33,7 @@ cpu() {
     case "$1" in count) mode=$1; shift ;; esac
     mkdir -p "$WORK/raw"
     (cd "$WORK" && env ${mode:+MEMSPY_MODE=$mode MEMSPY_RAW_DIR=$WORK/raw} /usr/bin/time -f "%U %S" -o "$WORK/t" \
-        "$@" >/dev/null 2>&1) || { echo "failed: $*" >&2; exit 1; }
+        "$@" </dev/null >/dev/null 2>&1) || { echo "failed: $*" >&2; exit 1; }
     rm -f "$WORK/raw"/*
     awk '{ printf "%.3f\n", $1 + $2 }' "$WORK/t" >>"$out"
 }

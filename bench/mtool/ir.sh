@@ -38,7 +38,7 @@ ir() {
     case "$1" in count | time) mode=$1; shift ;; esac
     mkdir -p "$WORK/raw"
     (cd "$WORK" && env ${mode:+MEMSPY_MODE=$mode MEMSPY_RAW_DIR=$WORK/raw} valgrind --tool=cachegrind \
-        --cache-sim=no --cachegrind-out-file="$WORK/cg.$tag" "$@" >/dev/null 2>&1) || true
+        --cache-sim=no --cachegrind-out-file="$WORK/cg.$tag" "$@" </dev/null >/dev/null 2>&1) || true
     grep -h '^summary:' "$WORK/cg.$tag" | awk '{ print $2 }'
 }
 echo "load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -6,7 +6,8 @@
 # MTOOL's summary and top loop of each program. Native and mtool runs alternate (native,
 # mtool, native, mtool, ...), so that a load that comes and goes on a shared machine weighs on
 # both columns alike; the CPU columns (user + system seconds of the command and its children,
-# from /usr/bin/time) depend less on the load than the wall times.
+# from /usr/bin/time) depend less on the load than the wall times. The commands read /dev/null
+# (memspy mtool passes its input to the program: the list of cases would go there).
 # With BASE_BUILD=DIR (an earlier build), its memspy and memspy-cc run in the same alternation
 # (a third column): before and after, measured side by side.
 # usage: [BASE_BUILD=DIR] sh bench/mtool/run.sh [BUILD_DIR] [RUNS] [CASES]  -> a markdown table
@@ -42,7 +43,7 @@ export OMP_NUM_THREADS=2
 timed() {
     out=$1
     shift
-    (cd "$WORK" && /usr/bin/time -f "%e %U %S" -o "$WORK/t" "$@" >/dev/null 2>"$WORK/err") ||
+    (cd "$WORK" && /usr/bin/time -f "%e %U %S" -o "$WORK/t" "$@" </dev/null >/dev/null 2>"$WORK/err") ||
         { echo "failed: $*" >&2; cat "$WORK/err" >&2; exit 1; }
     awk '{ printf "%s %.3f\n", $1, $2 + $3 }' "$WORK/t" >>"$out"
 }
@@ -63,10 +64,10 @@ cases | while read -r name src args flags; do
     args=$(echo "$args" | tr : ' ')
     gcc -O2 -g $flags -o "$WORK/$name.native" "$ROOT/$src"
     "$BUILD/bin/memspy-cc" -O2 -g $flags -o "$WORK/$name.plugin" "$ROOT/$src"
-    (cd "$WORK" && "$BUILD/bin/memspy" mtool --db "$WORK/db" --json "$name.json" -- "./$name.plugin" $args >/dev/null 2>&1)
+    (cd "$WORK" && "$BUILD/bin/memspy" mtool --db "$WORK/db" --json "$name.json" -- "./$name.plugin" $args </dev/null >/dev/null 2>&1)
     if [ -n "$BASE" ]; then
         "$BASE/bin/memspy-cc" -O2 -g $flags -o "$WORK/$name.base" "$ROOT/$src"
-        (cd "$WORK" && "$BASE/bin/memspy" mtool --db "$WORK/db" -- "./$name.base" $args >/dev/null 2>&1)
+        (cd "$WORK" && "$BASE/bin/memspy" mtool --db "$WORK/db" -- "./$name.base" $args </dev/null >/dev/null 2>&1)
     fi
     : >"$WORK/n"; : >"$WORK/m"; : >"$WORK/b"
     i=0

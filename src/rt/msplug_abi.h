@@ -29,7 +29,8 @@
  * execution of the block appends one BLOCK WORD, the descriptor's address with both top bits
  * set (MSPLUG_BLOCK_TAG): inside the reservation of the block's first group when no call
  * precedes that group in the block (no extra bounds check), else as a one-word group of its
- * own at the block's first statement. The runtime counts block words per thread: exact
+ * own at the block's first statement (a counting copy's block that loops to itself: one REPEAT
+ * WORD pair per execution of that loop, MSPLUG_REPEAT_TAG). The runtime counts block words per thread: exact
  * execution counts with no lock and no call on the hot path. A function with loops also has a
  * LOOP TABLE (msplug_loop_table: a header entry, then one msplug_loop per natural loop) that
  * its blocks point to. Each descriptor's pc is an asm label at the block's first statement,
@@ -44,7 +45,7 @@
 
 #include <stdint.h>
 
-#define MSPLUG_ABI_VERSION 3u /* 2: block words, block and loop tables; 3: allocation destinations */
+#define MSPLUG_ABI_VERSION 4u /* 2: block words, block and loop tables; 3: allocation destinations; 4: repeat words */
 #define MSPLUG_BUF_WORDS 4096u
 /* At most this many words in one group (the plugin splits longer runs). */
 #define MSPLUG_GROUP_MAX_WORDS 192u /* < 256: MSPLUG_INFO_GROUP_WORDS */
@@ -109,6 +110,15 @@ static inline uint32_t msplug_site_words(uint32_t kind)
  * callee's address (the function pointer for an indirect or virtual call), in a reservation
  * of two words just before the call. The runtime counts (caller block, callee) pairs. */
 #define MSPLUG_CALL_TAG (7ull << 61)
+/* A repeat word (version 4, counting copies only): a block word with bit 60 set as well, then
+ * one word, a count n >= 1: the block executed n more times, as n block words would say. A
+ * counting copy emits it for a block that loops to itself (a loop of one block with no call):
+ * the block adds one to a local at each iteration, and each edge leaving it appends the pair
+ * (a reservation of two words) with the local's value; every edge that enters the block from
+ * elsewhere sets the local to 0. One record per execution of the loop instead of one per
+ * iteration; the counts are the same. */
+#define MSPLUG_REPEAT_BIT (1ull << 60)
+#define MSPLUG_REPEAT_TAG (MSPLUG_BLOCK_TAG | MSPLUG_REPEAT_BIT)
 
 /* info of a block descriptor: the index of its innermost loop in the function's loop table
  * (MSPLUG_NO_LOOP: none), the memory operations instrumented in it, its GIMPLE statements. */

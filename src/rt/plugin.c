@@ -216,9 +216,15 @@ static void parse(const uint64_t *b, uint64_t used, const ms_thread *t, const si
             i++;
             continue;
         }
-        if ((h & MSPLUG_BLOCK_TAG) == MSPLUG_BLOCK_TAG) { /* a block executed */
+        if ((h & MSPLUG_BLOCK_TAG) == MSPLUG_BLOCK_TAG) { /* a block executed (n times: a repeat word) */
+            uint64_t n = 1;
+            if (MS_UNLIKELY(h & MSPLUG_REPEAT_BIT)) {
+                if (i >= end) break; /* its count cut off (a signal handler's drain) */
+                n = b[i++];
+                h &= ~MSPLUG_REPEAT_BIT;
+            }
             if (h == run_word) {
-                run++;
+                run += n;
                 if (i < end && b[i] == h) { /* a longer run: scanned (short ones stay cheap) */
                     uint64_t j = same_words(b, i, end, h);
                     run += j - i;
@@ -229,7 +235,7 @@ static void parse(const uint64_t *b, uint64_t used, const ms_thread *t, const si
             if (run && t->data)
                 ms_blocks_count(t->data, (const msplug_block *)(uintptr_t)(run_word & ~MSPLUG_BLOCK_TAG), run);
             run_word = h;
-            run = 1;
+            run = n;
             if (MS_UNLIKELY(fr != NULL)) {
                 uint32_t now = (fr->focus & MS_FOCUS_FRAME) ||
                                ms_blocks_in_focus((const msplug_block *)(uintptr_t)(h & ~MSPLUG_BLOCK_TAG));

@@ -239,6 +239,11 @@ void ms_rec_chunk_end(ms_rec_stream *s)
 void ms_rec_thread_end(ms_thread_data *d)
 {
     struct ms_rec_stream *s = d->rec;
+    /* The main thread's stream exists even if it recorded nothing (a counting run whose loops
+     * never filled the buffer: the replay of no stream at all is refused) */
+    if (!d->rec_ended && d->rec_thread_index == 0 && recording == 1 && getpid() == ms_runtime_pid() &&
+        (!s || s->fd < 0) && (s = stream_of(d)) != NULL)
+        stream_open(s);
     d->rec_ended = 1;
     if (!s || s->fd < 0) return;
     if (recording == 1) compress_out(s, NULL, 0, ZSTD_e_end);

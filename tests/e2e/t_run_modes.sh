@@ -4,7 +4,7 @@
 # output, and the copy's pcs symbolize to the same function and line (kernel's call of
 # where(), whose return address the program prints: it differs from the instrumented body's,
 # so the copy ran). MEMSPY_MODE=count runs the counting copies: every block's count equals
-# the capture run's, no reference recorded, and the call returns into a third copy.
+# the capture run's, no reference recorded, and the call returns outside the body.
 # matrix: gcc:-O0 gcc:-O2 clang:-O0 clang:-O2
 . "$1/tests/e2e/lib.sh"
 N=5000
@@ -35,11 +35,15 @@ expect "count mode: the program's output is the same" "$(grep sum n.json.out)" "
 check "count mode: every block's count equals the capture run's" n.json \
   "[.blocks[].count] == $(jq -c '[.blocks[].count]' c.json)"
 check "count mode: no reference recorded" n.json '.totals.reads + .totals.writes == 0'
+# The counting copy ran (its counts equal the capture run's, the plain copy counts nothing):
+# its call returns outside the body; into a third copy, or into the plain copy's code when
+# code generation merged the two copies' identical tails (the call, the epilogue: clang -O2
+# once the counting copy's last words come before the call, its loop counted by a repeat word)
 pc_n=$(sed -n 's/^caller //p' n.json.out)
-if [ "$pc_n" != "$pc_c" ] && [ "$pc_n" != "$pc_t" ]; then
-  echo "ok   - count mode: the call returns into a third copy of kernel ($pc_n)"
+if [ "$pc_n" != "$pc_c" ]; then
+  echo "ok   - count mode: the call returns outside the body ($pc_n; the plain copy's: $pc_t)"
 else
-  echo "FAIL - count mode: the call returns into the body or the plain copy ($pc_n)"
+  echo "FAIL - count mode: the call returns into the body ($pc_n)"
   FAILS=$((FAILS + 1))
 fi
 

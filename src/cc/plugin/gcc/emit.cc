@@ -148,6 +148,45 @@ void emit_block_word(const block &bk, unsigned index, tree blocks, tree cnt)
     commit_words(&gsi, b, n, 1, loc, cnt);
 }
 
+/* The counting copy's block whose first statement is first (index of table blocks), a block
+ * that loops to itself, counted by its trip count (MSPLUG_REPEAT_TAG): a local trip (a
+ * register variable, as the count register) set to 0 on each of ins (the edges that enter the
+ * block from elsewhere; inserted on the edges: the caller commits them), plus one at first,
+ * and on each of outs (the edges that leave the loop) a new block with the pair (the repeat
+ * word, trip) in a reservation of two words (cnt: the count register). The block has no call,
+ * so no word of a callee comes between its iterations and the pair. */
+void emit_repeat_word(gimple *first, const auto_vec<edge> &ins, const auto_vec<edge> &outs, unsigned index, tree blocks,
+                      tree cnt)
+{
+    location_t loc = gimple_location(first);
+    tree trip = create_tmp_reg(word_type, "memspy_trip");
+    gimple_stmt_iterator gsi = gsi_for_stmt(first);
+    insert_before(&gsi, gimple_build_assign(trip, PLUS_EXPR, trip, build_int_cst(word_type, 1)), loc);
+    for (unsigned k = 0; k < ins.length(); k++) {
+        gimple *zero = gimple_build_assign(trip, build_int_cst(word_type, 0));
+        gimple_set_location(zero, loc);
+        gsi_insert_on_edge(ins[k], zero);
+    }
+    for (unsigned k = 0; k < outs.length(); k++) {
+        basic_block x = split_edge(outs[k]);
+        gimple_stmt_iterator gx = gsi_start_bb(x);
+        tree t = make_ssa_name(word_type);
+        gimple *read = gimple_build_assign(t, trip);
+        gimple_set_location(read, loc);
+        gsi_insert_after(&gx, read, GSI_NEW_STMT);
+        /* the anchor the pair goes before (dead: every entry sets trip again) */
+        gimple *reset = gimple_build_assign(trip, build_int_cst(word_type, 0));
+        gimple_set_location(reset, loc);
+        gsi_insert_after(&gx, reset, GSI_NEW_STMT);
+        tree b, n;
+        tree p = reserve_words(read, 2, loc, &b, &n, cnt);
+        gsi = gsi_for_stmt(reset);
+        store_tagged_address(&gsi, p, 1, blocks, MSPLUG_BLOCK_WORDS * index, MSPLUG_REPEAT_TAG, loc);
+        insert_before(&gsi, gimple_build_assign(word_ref(p, 2), t), loc);
+        commit_words(&gsi, b, n, 2, loc, cnt);
+    }
+}
+
 /* A call word just before call (a reservation of two words): the descriptor of the caller's
  * block (index blk of table blocks) tagged MSPLUG_CALL_TAG, then the callee's address (cnt as
  * for emit_block_word). */

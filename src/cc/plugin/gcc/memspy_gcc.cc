@@ -171,6 +171,45 @@ static gimple *first_statement(basic_block bb)
     return NULL;
 }
 
+/* Whether x takes bb back to itself: x is bb, or an empty latch (no statement, bb its only
+ * predecessor and its only successor: gcc keeps a loop's latch apart until the CFG cleanup). */
+static bool back_to(basic_block bb, basic_block x)
+{
+    return x == bb || (single_pred_p(x) && single_pred(x) == bb && single_succ_p(x) && single_succ(x) == bb &&
+                       !first_statement(x));
+}
+
+/* Whether the counting copy counts bb by its trip count (emit_repeat_word): bb loops to itself
+ * (the whole of a loop, but for an empty latch), and has no call or return (count_bound: the
+ * count register stays in a register throughout) and no exception or abnormal edge (every way
+ * in and out is an edge the pass can put code on). ins and outs (if not NULL) receive the edges
+ * that enter bb from elsewhere and those that leave the loop. */
+static bool self_loop_block(basic_block bb, auto_vec<edge> *ins, auto_vec<edge> *outs)
+{
+    bool loops = false, leaves = false;
+    edge e;
+    edge_iterator ei;
+    FOR_EACH_EDGE(e, ei, bb->preds)
+    {
+        if (e->flags & (EDGE_EH | EDGE_ABNORMAL)) return false;
+        if (back_to(bb, e->src))
+            loops = true;
+        else if (ins)
+            ins->safe_push(e);
+    }
+    FOR_EACH_EDGE(e, ei, bb->succs)
+    {
+        if (e->flags & (EDGE_EH | EDGE_ABNORMAL)) return false;
+        if (back_to(bb, e->dest)) continue;
+        leaves = true;
+        if (outs) outs->safe_push(e);
+    }
+    if (!loops || !leaves) return false; /* a loop with no way out would never say its count */
+    for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi))
+        if (count_bound(gsi_stmt(gsi))) return false;
+    return true;
+}
+
 /* The k-th call statement of bb (NULL if none). */
 static gcall *nth_call(basic_block bb, unsigned k)
 {
@@ -356,13 +395,17 @@ static unsigned int instrument_function(function *fun)
     /* the counting copy's count register; not at -O0, where it would be a stack slot of the
      * frame the body shares (its layout, and so the stack's simulated addresses, kept) */
     tree cnt = ver.count_entry && nblocks && optimize ? count_register() : NULL_TREE;
+    auto_vec<unsigned> repeats; /* the counting copy's blocks counted by their trip counts */
     for (unsigned i = 0; i < nblocks; i++) {
         const block &bk = st.blocks[i];
         if (bk.group < 0) emit_block_word(bk, i, blocks, NULL_TREE);
         if (i < ver.count_first.length() && ver.count_first[i]) { /* the counting copy's word */
             block copy = bk;
             copy.first = ver.count_first[i];
-            emit_block_word(copy, i, blocks, cnt);
+            if (cnt && self_loop_block(gimple_bb(copy.first), NULL, NULL))
+                repeats.safe_push(i); /* after every other word: its edges are final then */
+            else
+                emit_block_word(copy, i, blocks, cnt);
             /* and its pc, the code MTOOL costs: the plain copy's own code with only block words
              * added (a label in the plain copy itself changes gcc's register allocation there) */
             gimple_stmt_iterator cgsi = gsi_for_stmt(ver.count_first[i]);
@@ -374,6 +417,12 @@ static unsigned int instrument_function(function *fun)
         emit_call_word(st.calls[j], st.call_block[j], blocks, NULL_TREE);
         if (j < ver.count_calls.length() && ver.count_calls[j])
             emit_call_word(ver.count_calls[j], st.call_block[j], blocks, cnt);
+    }
+    for (unsigned k = 0; k < repeats.length(); k++) {
+        gimple *first = ver.count_first[repeats[k]];
+        auto_vec<edge> ins, outs;
+        self_loop_block(gimple_bb(first), &ins, &outs);
+        emit_repeat_word(first, ins, outs, repeats[k], blocks, cnt);
     }
     if (cnt) {
         emit_count_bounds(cnt, ver.count_entry, ver.count_bounds, ver.count_eh);

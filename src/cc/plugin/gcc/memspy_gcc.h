@@ -92,6 +92,8 @@ void insert_before(gimple_stmt_iterator *gsi, gimple *g, location_t loc);
 gimple *pc_label(const char *section, const char *table, unsigned offset, const char *comdat);
 void emit_block_word(const block &bk, unsigned index, tree blocks, tree cnt);
 void emit_call_word(gcall *call, unsigned blk, tree blocks, tree cnt);
+void emit_repeat_word(gimple *first, const auto_vec<edge> &ins, const auto_vec<edge> &outs, unsigned index, tree blocks,
+                      tree cnt);
 tree count_register(void);
 void emit_count_bounds(tree cnt, basic_block entry, const auto_vec<gimple *> &stmts, const auto_vec<basic_block> &eh);
 void emit_group(fn_state *st, unsigned first, unsigned end, tree table, const char *table_name, const char *comdat,

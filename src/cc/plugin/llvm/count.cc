@@ -1,6 +1,7 @@
 /* memspy's LLVM pass plugin: the counting copy's count register (see count.h). */
 #include "count.h"
 
+#include "llvm/IR/CFG.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
@@ -44,9 +45,10 @@ static void loadCount(IRBuilder<> &B, AllocaInst *cnt, GlobalVariable *buf)
     B.CreateStore(B.CreateLoad(cnt->getAllocatedType(), countWord(B, buf), "memspy.n"), cnt);
 }
 
-void memspyCountBoundsEmit(Function &F, AllocaInst *cnt, GlobalVariable *buf, BasicBlock *entry,
+void memspyCountBoundsEmit(Function &F, const std::vector<AllocaInst *> &locals, GlobalVariable *buf, BasicBlock *entry,
                            const std::vector<Instruction *> &bounds)
 {
+    AllocaInst *cnt = locals[0];
     IRBuilder<> B(&*entry->getFirstInsertionPt());
     loadCount(B, cnt, buf);
     std::vector<BasicBlock *> pads; /* landing pads: entered from a callee that may have appended */
@@ -70,5 +72,36 @@ void memspyCountBoundsEmit(Function &F, AllocaInst *cnt, GlobalVariable *buf, Ba
         loadCount(B, cnt, buf);
     }
     DominatorTree DT(F);
-    PromoteMemToReg({ cnt }, DT);
+    PromoteMemToReg(locals, DT);
+}
+
+bool memspyLoopsToItself(BasicBlock *BB)
+{
+    auto *br = dyn_cast<BranchInst>(BB->getTerminator());
+    if (!br || !br->isConditional() || BB->isEHPad()) return false;
+    if ((br->getSuccessor(0) == BB) == (br->getSuccessor(1) == BB)) return false;
+    for (Instruction &I : *BB)
+        if (countBound(I)) return false;
+    for (BasicBlock *P : predecessors(BB))
+        if (P != BB && !isa<BranchInst>(P->getTerminator())) return false;
+    return true;
+}
+
+AllocaInst *memspyTripCount(BasicBlock *BB, Instruction *first, Instruction **exit)
+{
+    Function &F = *BB->getParent();
+    Type *i64 = Type::getInt64Ty(F.getContext());
+    AllocaInst *trip = new AllocaInst(i64, 0, "memspy.trip", &*F.getEntryBlock().getFirstInsertionPt());
+    std::vector<BasicBlock *> preds;
+    for (BasicBlock *P : predecessors(BB))
+        if (P != BB && std::find(preds.begin(), preds.end(), P) == preds.end()) preds.push_back(P);
+    for (BasicBlock *P : preds) {
+        BasicBlock *at = P->getSingleSuccessor() ? P : SplitEdge(P, BB);
+        IRBuilder<>(at->getTerminator()).CreateStore(ConstantInt::get(i64, 0), trip);
+    }
+    IRBuilder<> B(first);
+    B.CreateStore(B.CreateAdd(B.CreateLoad(i64, trip), ConstantInt::get(i64, 1)), trip);
+    auto *br = cast<BranchInst>(BB->getTerminator());
+    *exit = SplitEdge(BB, br->getSuccessor(br->getSuccessor(0) == BB ? 1 : 0))->getTerminator();
+    return trip;
 }

@@ -17,10 +17,24 @@
  * intrinsics, except memory copies and sets), returns and resumes. Before any code is emitted. */
 std::vector<llvm::Instruction *> memspyCountBounds(const std::vector<llvm::BasicBlock *> &copy);
 
-/* Once every word is emitted (with the local cnt as the count): cnt = buf[0] at the copy's
- * entry, after each call and invoke (a callee appends after the caller's words) and at the
- * landing pads; buf[0] = cnt before each of bounds; then cnt promoted to SSA values. */
-void memspyCountBoundsEmit(llvm::Function &F, llvm::AllocaInst *cnt, llvm::GlobalVariable *buf, llvm::BasicBlock *entry,
-                           const std::vector<llvm::Instruction *> &bounds);
+/* Once every word is emitted (with the local cnt = locals[0] as the count): cnt = buf[0] at the
+ * copy's entry, after each call and invoke (a callee appends after the caller's words) and at
+ * the landing pads; buf[0] = cnt before each of bounds; then cnt and the other locals (the trip
+ * counts of the blocks counted by repeat words) promoted to SSA values. */
+void memspyCountBoundsEmit(llvm::Function &F, const std::vector<llvm::AllocaInst *> &locals, llvm::GlobalVariable *buf,
+                           llvm::BasicBlock *entry, const std::vector<llvm::Instruction *> &bounds);
+
+/* Whether the counting copy counts BB by its trip count (a repeat word per execution of its
+ * loop, docs/plugin.md): BB loops to itself (a conditional branch back to itself or out), has
+ * no call where the count must be in memory (the count stays a local throughout) and is no
+ * exception pad, and every block that enters it from elsewhere ends in a branch (an edge that
+ * can take code). */
+bool memspyLoopsToItself(llvm::BasicBlock *BB);
+
+/* BB's trip count (memspyLoopsToItself; first: its first instruction): a local (the returned
+ * alloca, to be promoted with the count by memspyCountBoundsEmit) set to 0 on every edge that
+ * enters BB from elsewhere and incremented at first. *exit: the terminator of a new block on
+ * the edge that leaves BB, before which the repeat word pair goes. */
+llvm::AllocaInst *memspyTripCount(llvm::BasicBlock *BB, llvm::Instruction *first, llvm::Instruction **exit);
 
 #endif

@@ -182,6 +182,8 @@ class Instrumenter
     void fillBlocks(GlobalVariable *blockTable, GlobalVariable *loopTable);
     void emitEntryExit(BasicBlock *entry);
     void emitCallWord(CallBase *CB, unsigned block, GlobalVariable *blockTable, AllocaInst *cnt);
+    AllocaInst *emitRepeatWord(BasicBlock *BB, Instruction *first, unsigned index, GlobalVariable *blockTable,
+                               AllocaInst *cnt);
     void makeCopies(Function &F, ValueToValueMapTy &plain, ValueToValueMapTy &count,
                     std::vector<BasicBlock *> &countBlocks);
     void addConstructor();
@@ -567,6 +569,25 @@ void Instrumenter::emitCallWord(CallBase *CB, unsigned block, GlobalVariable *bl
     B.CreateStore(B.CreateAdd(n, ConstantInt::get(rt.i64, 2)), cnt ? (Value *)cnt : b);
 }
 
+/* The counting copy's block BB (first: its first instruction; index of blockTable), a block
+ * that loops to itself (memspyLoopsToItself), counted by its trip count (memspyTripCount, count.h)
+ * and on the edge that leaves it the pair (the repeat word MSPLUG_REPEAT_TAG, the trip count)
+ * in a reservation of two words (cnt: the count local). Returns the trip count's local. */
+AllocaInst *Instrumenter::emitRepeatWord(BasicBlock *BB, Instruction *first, unsigned index, GlobalVariable *blockTable,
+                                         AllocaInst *cnt)
+{
+    Instruction *at;
+    AllocaInst *trip = memspyTripCount(BB, first, &at);
+    Value *b, *n;
+    Value *p = reserve(at, 2, &b, &n, cnt);
+    IRBuilder<> B(at);
+    B.CreateStore(taggedAddress(blockTable, MSPLUG_BLOCK_WORDS * index, MSPLUG_REPEAT_TAG),
+                  B.CreateConstInBoundsGEP1_64(rt.i64, p, 1));
+    B.CreateStore(B.CreateLoad(rt.i64, trip), B.CreateConstInBoundsGEP1_64(rt.i64, p, 2));
+    B.CreateStore(B.CreateAdd(n, ConstantInt::get(rt.i64, 2)), cnt);
+    return trip;
+}
+
 /* Whether F's blocks can be copied within F: no block whose address is taken, no indirectbr or
  * callbr, no call that returns twice (setjmp), no funclet (Windows EH) pad. */
 static bool versionable(Function &F)
@@ -779,11 +800,15 @@ bool Instrumenter::instrumentFunction(Function &F)
         emitCallWord(c.first, at->second, blockTable, nullptr);
         if (versioned) emitCallWord(cast<CallBase>(countMap[c.first]), at->second, blockTable, cnt);
     }
-    if (versioned) /* the counting copy: a block word per counted block */
+    std::vector<unsigned> repeats; /* the counting copy's blocks counted by their trip counts */
+    if (versioned)                 /* the counting copy: a block word per counted block */
         for (unsigned i = 0; i < blocks.size(); i++) {
             Block copy = blocks[i];
             copy.first = cast<Instruction>(countMap[blocks[i].first]);
-            emitBlockWord(copy, i, blockTable, cnt);
+            if (cnt && memspyLoopsToItself(copy.first->getParent()))
+                repeats.push_back(i); /* after every other word: its edges are final then */
+            else
+                emitBlockWord(copy, i, blockTable, cnt);
             /* the plain copy's label (no nop: nothing added to the code the timing run runs;
              * no location: no line-table row of its own for the copy's pcs) */
             IRBuilder<>(cast<Instruction>(plainMap[blocks[i].first]))
@@ -791,7 +816,19 @@ bool Instrumenter::instrumentFunction(Function &F)
                                     8 * MSPLUG_BLOCK_WORDS * i, comdat, false))
                 ->setDebugLoc(DebugLoc());
         }
-    if (cnt) memspyCountBoundsEmit(F, cnt, rt.buf, cast<BasicBlock>(countMap[bodyEntry]), countBounds);
+    std::vector<AllocaInst *> locals; /* the count and the trip counts: promoted together */
+    if (cnt) locals.push_back(cnt);
+    for (unsigned i : repeats) {
+        Instruction *first = cast<Instruction>(countMap[blocks[i].first]);
+        if (memspyLoopsToItself(first->getParent())) {
+            locals.push_back(emitRepeatWord(first->getParent(), first, i, blockTable, cnt));
+        } else { /* another word's code changed its edges */
+            Block copy = blocks[i];
+            copy.first = first;
+            emitBlockWord(copy, i, blockTable, cnt);
+        }
+    }
+    if (cnt) memspyCountBoundsEmit(F, locals, rt.buf, cast<BasicBlock>(countMap[bodyEntry]), countBounds);
     if (blockTable) fillBlocks(blockTable, loopTable);
     for (auto &d : dests) {                     /* in the body only: the copies match records by position */
         bool endLabel = isa<CallInst>(d.first); /* an invoke ends its block */
