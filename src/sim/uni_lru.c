@@ -218,6 +218,22 @@ __attribute__((noinline)) static int uni_shadow_hit(ms_sim *sim, uint64_t line, 
     return 0;
 }
 
+/* After the window (or with none): L1's way 0, the shadow's MRU line, else the rest. */
+INLINE int uni_l1(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, ms_counters *c, uint64_t bits, int U)
+{
+    ms_cache *l1 = &sim->cache[0];
+    uint64_t base = (line & l1->set_mask) * l1->ways;
+    uint64_t *set = l1->tags + base;
+    if (__builtin_expect((set[0] >> 1) != line, 0)) {
+        if (U) sim->cur_bits = bits;
+        return sim->uni_line(sim, line, write, ctx, c);
+    }
+    set[0] |= write;
+    if (U) l1->used[base] |= bits;
+    if (line != sim->fa[0].mru_line) return uni_shadow_hit(sim, line, l1->aux + base);
+    return 0;
+}
+
 /* ms_uni_access (U 0) and ms_uni_access_util (U 1). */
 INLINE int uni_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx, int U)
 {
@@ -238,17 +254,14 @@ INLINE int uni_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, u
     } else {
         ms_count_reference(c, write);
     }
-    ms_cache *l1 = &sim->cache[0];
-    uint64_t base = (line & l1->set_mask) * l1->ways;
-    uint64_t *set = l1->tags + base;
-    if (__builtin_expect((set[0] >> 1) != line, 0)) {
-        if (U) sim->cur_bits = bits;
-        return sim->uni_line(sim, line, write, ctx, c);
-    }
-    set[0] |= write;
-    if (U) l1->used[base] |= bits;
-    if (line != sim->fa[0].mru_line) return uni_shadow_hit(sim, line, l1->aux + base);
-    return 0;
+    return uni_l1(sim, line, write, ctx, c, bits, U);
+}
+
+__attribute__((noinline)) int ms_uni_past_window(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx,
+                                                 ms_counters *c)
+{
+    ms_count_reference(c, write);
+    return uni_l1(sim, line, write, ctx, c, 0, 0);
 }
 
 int ms_uni_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
