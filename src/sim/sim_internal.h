@@ -242,6 +242,21 @@ static inline int ms_fa_touch(ms_fa *fa, uint64_t line, uint32_t *where)
         ms_fa_move_to_front(fa, n);
         return 1;
     }
+    if (fa->used == fa->capacity && !fa->slots && fa->head != fa->tail) {
+        /* Full and unkeyed (the simulator's shadows): the LRU node takes the line, to the front. */
+        n = fa->tail;
+        ms_fa_node *node = &fa->nodes[n];
+        fa->tail = node->prev;
+        fa->nodes[node->prev].next = MS_FA_NIL;
+        node->line = line;
+        node->prev = MS_FA_NIL;
+        node->next = fa->head;
+        fa->nodes[fa->head].prev = n;
+        fa->head = n;
+        fa->mru_line = line;
+        *where = n;
+        return 0;
+    }
     *where = ms_fa_insert(fa, line);
     return 0;
 }
