@@ -343,10 +343,10 @@ typedef struct {
 typedef struct {
     ms_pair *slots;
     size_t nslots, n;
-    ms_pair *last; /* the tuple counted last (a run repeats it), or NULL */
+    ms_pair *last;                               /* the tuple counted last (a run repeats it), or NULL */
     ms_pair *recent[1u << MS_PAIRS_RECENT_BITS]; /* tuples counted lately, by ms_pairs_recent
                                                   * of their key (NULL: none); cleared on growth */
-    uint64_t lost; /* updates dropped for lack of memory */
+    uint64_t lost;                               /* updates dropped for lack of memory */
     ms_mem *mem;
 } ms_pairs;
 
