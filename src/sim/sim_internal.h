@@ -569,15 +569,15 @@ int ms_sim_access_any(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, u
 /* The general path with spatial utilisation kept (the simulator of a cfg.utilisation run). */
 int ms_sim_access_any_util(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx);
 
-/* The rest of ms_uni_access after the window (or with none): reference counted on c (ctx's
- * counters), L1 looked up, the miss path. */
-int ms_uni_past_window(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, ms_counters *c);
+/* ms_uni_access's L1 hit in way 0 whose line is not the L1 shadow's MRU line: the shadow's
+ * update (where: the word next to the way). Returns 0 (the serving level). */
+int ms_uni_shadow_hit(ms_sim *sim, uint64_t line, uint32_t *where);
 
 /* ms_uni_access's common cases, to be inlined into a caller's loop (sim->uni_lru without
  * utilisation): a reference the hit window counts (the line referenced last, or found in its
- * home slot), or, the window paused or off, a hit on L1's MRU way whose line is the shadow's MRU
- * line; everything else goes to ms_uni_access (nothing changed yet) or, the window's pause
- * taken, to ms_uni_past_window. Exactly ms_uni_access's result and effects. */
+ * home slot); past the window (paused or off) the rest of ms_uni_access as it is there (an L1
+ * way-0 hit here, a miss through sim->uni_line); a reference the window does not find goes
+ * to ms_uni_access, nothing changed yet. Exactly ms_uni_access's result and effects. */
 static inline __attribute__((always_inline)) int ms_uni_access_inline(ms_sim *sim, unsigned cpu, uint64_t addr,
                                                                       uint32_t size, unsigned flags, uint32_t ctx)
 {
@@ -605,14 +605,14 @@ static inline __attribute__((always_inline)) int ms_uni_access_inline(ms_sim *si
             return 0;
         }
     }
+    ms_count_reference(c, write);
     ms_cache *l1 = &sim->cache[0];
-    uint64_t *set = l1->tags + (line & l1->set_mask) * l1->ways;
-    if (__builtin_expect((set[0] >> 1) == line && line == sim->fa[0].mru_line, 1)) {
-        set[0] |= write;
-        ms_count_reference(c, write);
-        return 0;
-    }
-    return ms_uni_past_window(sim, line, write, ctx, c);
+    uint64_t base = (line & l1->set_mask) * l1->ways;
+    uint64_t *set = l1->tags + base;
+    if (__builtin_expect((set[0] >> 1) != line, 0)) return sim->uni_line(sim, line, write, ctx, c); /* per miss */
+    set[0] |= write;
+    if (line != sim->fa[0].mru_line) return ms_uni_shadow_hit(sim, line, l1->aux + base);
+    return 0;
 }
 
 /* ---- multiprocessor (coherence.c) ---- */
