@@ -1,7 +1,8 @@
 /* Counted key tuples: the replacement-cause pairs (level, victim, evictor) and the
  * invalidation pairs (victim ctx, victim cpu, writer ctx, writer cpu). An open-addressing hash
  * of 4-word keys (load factor <= 1/2) fronted by the last tuple counted (a run of misses
- * repeats it); reported sorted by key, so the order is deterministic. */
+ * repeats it) and a small direct-mapped table of tuples counted lately (the levels' pairs of
+ * one miss alternate); reported sorted by key, so the order is deterministic. */
 #include <string.h>
 
 #include "sim_internal.h"
@@ -18,6 +19,7 @@ void ms_pairs_free(ms_pairs *t)
     t->slots = NULL;
     t->nslots = t->n = 0;
     t->last = NULL;
+    memset(t->recent, 0, sizeof t->recent);
 }
 
 static int same_key(const uint32_t *a, const uint32_t *b)
@@ -49,6 +51,7 @@ static int grow(ms_pairs *t)
     ms_mem_release(t->mem, t->slots, t->nslots * sizeof *slots);
     t->slots = slots;
     t->last = NULL;
+    memset(t->recent, 0, sizeof t->recent);
     t->nslots = nslots;
     return 0;
 }
@@ -67,6 +70,7 @@ void ms_pairs_count_new(ms_pairs *t, uint32_t k0, uint32_t k1, uint32_t k2, uint
     }
     e->count++;
     t->last = e;
+    t->recent[ms_pairs_recent(k0, k1, k2, k3)] = e;
 }
 
 static int key_less(const ms_pair *a, const ms_pair *b)

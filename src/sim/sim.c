@@ -69,6 +69,7 @@ int ms_sim_create_part(ms_sim **out, const ms_hier_config *cfg, const ms_allocat
     }
     if (sim->uni_lru) {
         sim->access = sim->util ? ms_uni_access_util : ms_uni_access;
+        sim->uni_inline = !sim->util;
         ms_uni_lru_select(sim);
     }
     if (sim->coh) ms_coh_select_access(sim);
@@ -447,6 +448,7 @@ __attribute__((noinline)) static int window_other(ms_sim *sim, uint64_t addr, ui
 
 int ms_sim_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
 {
+    if (sim->uni_inline) return ms_uni_access_inline(sim, cpu, addr, size, flags, ctx);
     return sim->access(sim, cpu, addr, size, flags, ctx); /* chosen by ms_sim_create */
 }
 

@@ -296,6 +296,21 @@ static inline int ms_fa_touch(ms_fa *fa, uint64_t line, uint32_t *where)
         ms_fa_move_to_front(fa, n);
         return 1;
     }
+    if (fa->used == fa->capacity && !fa->slots && fa->head != fa->tail) {
+        /* Full and unkeyed (the simulator's shadows): the LRU node takes the line, to the front. */
+        n = fa->tail;
+        ms_fa_node *node = &fa->nodes[n];
+        fa->tail = node->prev;
+        fa->nodes[node->prev].next = MS_FA_NIL;
+        node->line = line;
+        node->prev = MS_FA_NIL;
+        node->next = fa->head;
+        fa->nodes[fa->head].prev = n;
+        fa->head = n;
+        fa->mru_line = line;
+        *where = n;
+        return 0;
+    }
     *where = ms_fa_insert(fa, line);
     return 0;
 }
@@ -378,11 +393,14 @@ typedef struct {
     uint64_t count; /* 0 marks a free slot */
 } ms_pair;
 
+#define MS_PAIRS_RECENT_BITS 6
 typedef struct {
     ms_pair *slots;
     size_t nslots, n;
-    ms_pair *last; /* the tuple counted last (a run repeats it), or NULL */
-    uint64_t lost; /* updates dropped for lack of memory */
+    ms_pair *last;                               /* the tuple counted last (a run repeats it), or NULL */
+    ms_pair *recent[1u << MS_PAIRS_RECENT_BITS]; /* tuples counted lately, by ms_pairs_recent
+                                                  * of their key (NULL: none); cleared on growth */
+    uint64_t lost;                               /* updates dropped for lack of memory */
     ms_mem *mem;
 } ms_pairs;
 
@@ -391,14 +409,31 @@ void ms_pairs_free(ms_pairs *t);
 /* Out-of-line part of ms_pairs_count: a tuple other than the last one counted. */
 void ms_pairs_count_new(ms_pairs *t, uint32_t k0, uint32_t k1, uint32_t k2, uint32_t k3);
 
+/* The entry of a key in ms_pairs.recent (a multiplicative hash of its words). */
+static inline unsigned ms_pairs_recent(uint32_t k0, uint32_t k1, uint32_t k2, uint32_t k3)
+{
+    uint32_t h = (k0 ^ k1 * 0x9E3779B1u ^ k2 * 0x85EBCA77u ^ k3 * 0xC2B2AE3Du) * 0x27D4EB2Fu;
+    return h >> (32 - MS_PAIRS_RECENT_BITS);
+}
+
+static inline int ms_pair_is(const ms_pair *p, uint32_t k0, uint32_t k1, uint32_t k2, uint32_t k3)
+{
+    return p && p->key[0] == k0 && p->key[1] == k1 && p->key[2] == k2 && p->key[3] == k3;
+}
+
 /* Count one occurrence of the tuple (k0, k1, k2, k3). */
 static inline void ms_pairs_count(ms_pairs *t, uint32_t k0, uint32_t k1, uint32_t k2, uint32_t k3)
 {
-    ms_pair *last = t->last;
-    if (last && last->key[0] == k0 && last->key[1] == k1 && last->key[2] == k2 && last->key[3] == k3)
-        last->count++;
-    else
-        ms_pairs_count_new(t, k0, k1, k2, k3);
+    ms_pair *p = t->last;
+    if (!ms_pair_is(p, k0, k1, k2, k3)) {
+        p = t->recent[ms_pairs_recent(k0, k1, k2, k3)];
+        if (!ms_pair_is(p, k0, k1, k2, k3)) {
+            ms_pairs_count_new(t, k0, k1, k2, k3);
+            return;
+        }
+        t->last = p;
+    }
+    p->count++;
 }
 /* Call fn for every tuple, ordered by key[0], key[1], key[2], key[3]. */
 void ms_pairs_each(const ms_pairs *t, void (*fn)(const ms_pair *p, void *ud), void *ud);
@@ -445,6 +480,8 @@ struct ms_sim {
     ms_window win;                      /* the hit window (one processor only) */
     int win_allowed;                    /* the window applies to this hierarchy */
     int uni_lru;                        /* the specialised path applies (uni_lru.c), chosen at create */
+    int uni_inline;                     /* access is ms_uni_access: callers may inline its common
+                                         * cases (ms_uni_access_inline) */
     int (*access)(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx);
     int (*uni_line)(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, ms_counters *c);
     /* uni_lru.c: the instance for this geometry */
@@ -590,6 +627,52 @@ int ms_uni_access_util(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, 
 int ms_sim_access_any(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx);
 /* The general path with spatial utilisation kept (the simulator of a cfg.utilisation run). */
 int ms_sim_access_any_util(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx);
+
+/* ms_uni_access's L1 hit in way 0 whose line is not the L1 shadow's MRU line: the shadow's
+ * update (where: the word next to the way). Returns 0 (the serving level). */
+int ms_uni_shadow_hit(ms_sim *sim, uint64_t line, uint32_t *where);
+
+/* ms_uni_access's common cases, to be inlined into a caller's loop (sim->uni_lru without
+ * utilisation): a reference the hit window counts (the line referenced last, or found in its
+ * home slot); past the window (paused or off) the rest of ms_uni_access as it is there (an L1
+ * way-0 hit here, a miss through sim->uni_line); a reference the window does not find goes
+ * to ms_uni_access, nothing changed yet. Exactly ms_uni_access's result and effects. */
+static inline __attribute__((always_inline)) int ms_uni_access_inline(ms_sim *sim, unsigned cpu, uint64_t addr,
+                                                                      uint32_t size, unsigned flags, uint32_t ctx)
+{
+    uint64_t line = addr >> sim->l1_shift;
+    if (__builtin_expect(cpu != 0 || ctx >= sim->nctx || ((addr + size - 1) >> sim->l1_shift) != line, 0))
+        return ms_uni_access(sim, cpu, addr, size, flags, ctx);
+    unsigned write = flags & MS_TAG_DIRTY; /* MS_ACC_WRITE == MS_TAG_DIRTY */
+    ms_window *w = &sim->win;
+    ms_counters *c = &sim->ctrs[ctx];
+    if (w->on) {
+        if (__builtin_expect(w->pause != 0, 0)) {
+            w->pause--;
+        } else {
+            ms_win_entry *e = w->last_entry;
+            if (line != w->last_line) {
+                e = &w->slot[ms_window_slot(line)];
+                if (e->line != line) return ms_uni_access(sim, 0, addr, size, flags, ctx);
+                e->last = ++w->seq;
+                w->last_line = line;
+                w->last_entry = e;
+            }
+            e->dirty |= (uint8_t)write;
+            w->filtered++;
+            ms_count_reference(c, write);
+            return 0;
+        }
+    }
+    ms_count_reference(c, write);
+    ms_cache *l1 = &sim->cache[0];
+    uint64_t base = (line & l1->set_mask) * l1->ways;
+    uint64_t *set = l1->tags + base;
+    if (__builtin_expect((set[0] >> 1) != line, 0)) return sim->uni_line(sim, line, write, ctx, c); /* per miss */
+    set[0] |= write;
+    if (line != sim->fa[0].mru_line) return ms_uni_shadow_hit(sim, line, l1->aux + base);
+    return 0;
+}
 
 /* ---- multiprocessor (coherence.c) ---- */
 

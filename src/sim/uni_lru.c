@@ -210,11 +210,27 @@ int ms_uni_lru_line(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, ms
     return sim->uni_line(sim, line, write, ctx, c);
 }
 
-/* An L1 hit in way 0 whose line is not the shadow's MRU line (kept out of uni_access so that
- * its common path saves no registers). */
-__attribute__((noinline)) static int uni_shadow_hit(ms_sim *sim, uint64_t line, uint32_t *where)
+/* An L1 hit in way 0 whose line is not the shadow's MRU line (kept out of uni_access and
+ * ms_uni_access_inline so that their common paths save no registers). */
+__attribute__((noinline)) int ms_uni_shadow_hit(ms_sim *sim, uint64_t line, uint32_t *where)
 {
     ms_fa_touch(&sim->fa[0], line, where);
+    return 0;
+}
+
+/* After the window (or with none): L1's way 0, the shadow's MRU line, else the rest. */
+INLINE int uni_l1(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, ms_counters *c, uint64_t bits, int U)
+{
+    ms_cache *l1 = &sim->cache[0];
+    uint64_t base = (line & l1->set_mask) * l1->ways;
+    uint64_t *set = l1->tags + base;
+    if (__builtin_expect((set[0] >> 1) != line, 0)) {
+        if (U) sim->cur_bits = bits;
+        return sim->uni_line(sim, line, write, ctx, c);
+    }
+    set[0] |= write;
+    if (U) l1->used[base] |= bits;
+    if (line != sim->fa[0].mru_line) return ms_uni_shadow_hit(sim, line, l1->aux + base);
     return 0;
 }
 
@@ -238,17 +254,7 @@ INLINE int uni_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, u
     } else {
         ms_count_reference(c, write);
     }
-    ms_cache *l1 = &sim->cache[0];
-    uint64_t base = (line & l1->set_mask) * l1->ways;
-    uint64_t *set = l1->tags + base;
-    if (__builtin_expect((set[0] >> 1) != line, 0)) {
-        if (U) sim->cur_bits = bits;
-        return sim->uni_line(sim, line, write, ctx, c);
-    }
-    set[0] |= write;
-    if (U) l1->used[base] |= bits;
-    if (line != sim->fa[0].mru_line) return uni_shadow_hit(sim, line, l1->aux + base);
-    return 0;
+    return uni_l1(sim, line, write, ctx, c, bits, U);
 }
 
 int ms_uni_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
