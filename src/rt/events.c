@@ -163,12 +163,12 @@ static uint32_t map_loop(const ms_event *ev, uint32_t n, ms_rec_stream *rec, ms_
 static const uint64_t count_one[2] = { 1u, 1ull << 32 }; /* a read's, a write's count */
 
 /* map_loop's common case: no stream, the chunk out composed here through f's window (on).
- * A reference within one line already in the window (not paused) is counted here, as
- * ms_window_ref and ms_filter_put would count it, with the window's state of that case
- * (the last line, its entry, the sequence and filtered counts) kept in registers; anything
- * else (a line joining, a reference straddling lines, a pause, a context beyond the counts)
- * goes through ms_filter_put with that state written back first. Returns the chunk's
- * commands. */
+ * A reference within one line already in the window is counted here, and one within a line
+ * while the window pauses passed on, as ms_window_ref and ms_filter_put would do, with the
+ * window's state of those cases (the pause, the last line, its entry, the sequence and
+ * filtered counts) in registers. The rest, that state written back first, goes to
+ * ms_window_join (a line joining, found by the probe here) or through ms_filter_put (a
+ * reference straddling lines, a context beyond the counts). Returns the chunk's commands. */
 static __attribute__((noinline)) uint32_t map_window(const ms_event *ev, uint32_t n, ms_sim_ref *out, ms_filter *f)
 {
     ms_window *w = &f->win;
@@ -178,9 +178,9 @@ static __attribute__((noinline)) uint32_t map_window(const ms_event *ev, uint32_
     const uint64_t lbytes = 1ull << l1;
     uint64_t last_line = w->last_line, seq = w->seq, filtered = 0;
     ms_win_entry *last = w->last_entry;
-    uint64_t *counts = f->counts;
-    /* contexts 1 <= ctx < cap are counted here; cap 1: none (a pause, no counts yet) */
-    uint32_t cap = w->pause || !f->counts_cap ? 1 : f->counts_cap;
+    uint64_t *counts = f->counts, pause = w->pause;
+    uint32_t cap = f->counts_cap; /* contexts below cap are counted here */
+    const int stream = f->stream;
     for (const ms_event *e = ev, *end = ev + n; e < end; e++) {
         uint32_t bin = e->bin;
         if (MS_UNLIKELY(bin == MS_EV_SYNC_BIN)) { /* two slots (rt.h): for streams only */
@@ -189,17 +189,26 @@ static __attribute__((noinline)) uint32_t map_window(const ms_event *ev, uint32_
         }
         uint32_t ctx = ctx_of(e->pc, bin);
         uint64_t addr = e->addr;
-        uint32_t sf = e->size_flags;
+        uint32_t sf = e->size_flags, join = 0; /* join: 1 + the slot a joining line takes */
         if (MS_UNLIKELY(addr - lo < span)) addr += shift; /* rt.h */
         /* within one line: 1 <= size <= the line's bytes from addr on */
-        if (MS_LIKELY(ctx - 1u < cap - 1u && (sf & MS_EV_SIZE_MAX) - 1u < lbytes - (addr & (lbytes - 1)))) {
+        if (MS_LIKELY(ctx && (sf & MS_EV_SIZE_MAX) - 1u < lbytes - (addr & (lbytes - 1)))) {
+            if (MS_UNLIKELY(pause)) { /* passed unfiltered (ms_window_ref) */
+                pause--;
+                ms_cmd_store(&out[k++], addr, ctx, sf, stream);
+                continue;
+            }
+            if (MS_UNLIKELY(ctx >= cap)) goto slow;
             uint64_t line = addr >> l1;
             ms_win_entry *we = last;
             if (line != last_line) {
                 for (unsigned j = ms_window_slot(line);; j = (j + 1) & (MS_WIN_SLOTS - 1)) {
                     we = &w->slot[j];
                     if (we->line == line) break;
-                    if (we->line == MS_WIN_EMPTY) goto general; /* joins: ms_window_ref */
+                    if (we->line == MS_WIN_EMPTY) { /* joins (ms_window_ref): simulated */
+                        join = j + 1;
+                        goto slow;
+                    }
                 }
                 we->last = ++seq;
                 last_line = line;
@@ -216,19 +225,28 @@ static __attribute__((noinline)) uint32_t map_window(const ms_event *ev, uint32_
             dropped++;
             continue;
         }
-    general:
+    slow:
+        w->pause = pause;
         w->last_line = last_line;
         w->last_entry = last;
         w->seq = seq;
         w->filtered += filtered;
-        ms_filter_put(f, out, &k, ctx, addr, sf);
+        if (join) {
+            uint32_t nops = (uint32_t)ms_window_join(w, addr >> l1, join - 1);
+            if (nops) ms_filter_ops(f, out, &k, nops);
+            ms_cmd_store(&out[k++], addr, ctx, sf, stream);
+        } else {
+            ms_filter_put(f, out, &k, ctx, addr, sf);
+        }
         last_line = w->last_line;
         last = w->last_entry;
         seq = w->seq;
         filtered = 0;
         counts = f->counts;
-        cap = w->pause || !f->counts_cap ? 1 : f->counts_cap;
+        cap = f->counts_cap;
+        pause = w->pause;
     }
+    w->pause = pause;
     w->last_line = last_line;
     w->last_entry = last;
     w->seq = seq;
