@@ -189,7 +189,7 @@ static __attribute__((noinline)) uint32_t map_window(const ms_event *ev, uint32_
         }
         uint32_t ctx = ctx_of(e->pc, bin);
         uint64_t addr = e->addr;
-        uint32_t sf = e->size_flags, join = 0; /* join: 1 + the slot a joining line takes */
+        uint32_t sf = e->size_flags, join = 0;            /* join: 1 + the slot a joining line takes */
         if (MS_UNLIKELY(addr - lo < span)) addr += shift; /* rt.h */
         /* within one line: 1 <= size <= the line's bytes from addr on */
         if (MS_LIKELY(ctx && (sf & MS_EV_SIZE_MAX) - 1u < lbytes - (addr & (lbytes - 1)))) {
