@@ -100,7 +100,7 @@ static int ctx_reserve(void)
 
 /* Context id of (pc, bin) when the table has none in the cache (lock held): made on first
  * sight. 0 if out of memory. */
-static uint32_t ctx_of_slow(uint64_t pc, uint32_t bin, uint32_t slot_i)
+static __attribute__((noinline)) uint32_t ctx_of_slow(uint64_t pc, uint32_t bin, uint32_t slot_i)
 {
     if (ctx_reserve() < 0) return 0;
     uint32_t j = ctx_hash(pc, bin) & (index_cap - 1);
@@ -129,10 +129,9 @@ MS_HOT uint32_t ctx_of(uint64_t pc, uint32_t bin)
 }
 
 /* map_events' loop over events [0, n), for the chunk out (NULL: none) through filter (NULL: the
- * simulator thread runs the window) and the stream rec (NULL: none); inlined once for the
- * common case (no stream, a chunk composed here), where the tests per event fold away.
- * Returns the chunk's commands. */
-MS_HOT uint32_t map_loop(const ms_event *ev, uint32_t n, ms_rec_stream *rec, ms_sim_ref *out, ms_filter *filter)
+ * simulator thread runs the window) and the stream rec (NULL: none). Returns the chunk's
+ * commands. */
+static uint32_t map_loop(const ms_event *ev, uint32_t n, ms_rec_stream *rec, ms_sim_ref *out, ms_filter *filter)
 {
     uint32_t k = 0;
     const uintptr_t lo = ms_main_stack.lo, span = ms_main_stack.span, shift = ms_main_stack.shift;
@@ -161,6 +160,100 @@ MS_HOT uint32_t map_loop(const ms_event *ev, uint32_t n, ms_rec_stream *rec, ms_
     return k;
 }
 
+static const uint64_t count_one[2] = { 1u, 1ull << 32 }; /* a read's, a write's count */
+
+/* map_loop's common case: no stream, the chunk out composed here through f's window (on).
+ * A reference within one line already in the window is counted here, and one within a line
+ * while the window pauses passed on, as ms_window_ref and ms_filter_put would do, with the
+ * window's state of those cases (the pause, the last line, its entry, the sequence and
+ * filtered counts) in registers. The rest, that state written back first, goes to
+ * ms_window_join (a line joining, found by the probe here) or through ms_filter_put (a
+ * reference straddling lines, a context beyond the counts). Returns the chunk's commands. */
+static __attribute__((noinline)) uint32_t map_window(const ms_event *ev, uint32_t n, ms_sim_ref *out, ms_filter *f)
+{
+    ms_window *w = &f->win;
+    uint32_t k = 0;
+    const uintptr_t lo = ms_main_stack.lo, span = ms_main_stack.span, shift = ms_main_stack.shift;
+    const unsigned l1 = f->l1_shift;
+    const uint64_t lbytes = 1ull << l1;
+    uint64_t last_line = w->last_line, seq = w->seq, filtered = 0;
+    ms_win_entry *last = w->last_entry;
+    uint64_t *counts = f->counts, pause = w->pause;
+    uint32_t cap = f->counts_cap; /* contexts below cap are counted here */
+    const int stream = f->stream;
+    for (const ms_event *e = ev, *end = ev + n; e < end; e++) {
+        uint32_t bin = e->bin;
+        if (MS_UNLIKELY(bin == MS_EV_SYNC_BIN)) { /* two slots (rt.h): for streams only */
+            e++;
+            continue;
+        }
+        uint32_t ctx = ctx_of(e->pc, bin);
+        uint64_t addr = e->addr;
+        uint32_t sf = e->size_flags, join = 0;            /* join: 1 + the slot a joining line takes */
+        if (MS_UNLIKELY(addr - lo < span)) addr += shift; /* rt.h */
+        /* within one line: 1 <= size <= the line's bytes from addr on */
+        if (MS_LIKELY(ctx && (sf & MS_EV_SIZE_MAX) - 1u < lbytes - (addr & (lbytes - 1)))) {
+            if (MS_UNLIKELY(pause)) { /* passed unfiltered (ms_window_ref) */
+                pause--;
+                ms_cmd_store(&out[k++], addr, ctx, sf, stream);
+                continue;
+            }
+            if (MS_UNLIKELY(ctx >= cap)) goto slow;
+            uint64_t line = addr >> l1;
+            ms_win_entry *we = last;
+            if (line != last_line) {
+                for (unsigned j = ms_window_slot(line);; j = (j + 1) & (MS_WIN_SLOTS - 1)) {
+                    we = &w->slot[j];
+                    if (we->line == line) break;
+                    if (we->line == MS_WIN_EMPTY) { /* joins (ms_window_ref): simulated */
+                        join = j + 1;
+                        goto slow;
+                    }
+                }
+                we->last = ++seq;
+                last_line = line;
+                last = we;
+            }
+            we->dirty |= (uint8_t)(sf >> 31); /* MS_EV_WRITE */
+            filtered++;
+            uint64_t c = counts[ctx];
+            if (MS_UNLIKELY(!c)) f->touched[f->ntouched++] = ctx;
+            counts[ctx] = c + count_one[sf >> 31]; /* writes << 32 | reads */
+            continue;
+        }
+        if (MS_UNLIKELY(!ctx)) {
+            dropped++;
+            continue;
+        }
+    slow:
+        w->pause = pause;
+        w->last_line = last_line;
+        w->last_entry = last;
+        w->seq = seq;
+        w->filtered += filtered;
+        if (join) {
+            uint32_t nops = (uint32_t)ms_window_join(w, addr >> l1, join - 1);
+            if (nops) ms_filter_ops(f, out, &k, nops);
+            ms_cmd_store(&out[k++], addr, ctx, sf, stream);
+        } else {
+            ms_filter_put(f, out, &k, ctx, addr, sf);
+        }
+        last_line = w->last_line;
+        last = w->last_entry;
+        seq = w->seq;
+        filtered = 0;
+        counts = f->counts;
+        cap = f->counts_cap;
+        pause = w->pause;
+    }
+    w->pause = pause;
+    w->last_line = last_line;
+    w->last_entry = last;
+    w->seq = seq;
+    w->filtered += filtered;
+    return k;
+}
+
 /* Map n events of data block d to contexts, put them into a chunk for the simulator
  * (unless in threads mode) and append them to rec if recording (lock held). Sync events only
  * go to the stream. max_ms bounds the wait for the simulator thread (signal path); returns -1
@@ -171,8 +264,8 @@ static int map_events(ms_thread_data *d, uint32_t n, ms_rec_stream *rec, int max
     ms_sim_ref *out = ms_streams_mode ? NULL : ms_pipeline_begin(max_ms, &filter);
     int lost = !ms_streams_mode && !out;
     uint32_t k;
-    if (!rec && out && filter)
-        k = map_loop(d->ev, n, NULL, out, filter);
+    if (!rec && out && filter && filter->win.on)
+        k = map_window(d->ev, n, out, filter);
     else
         k = map_loop(d->ev, n, rec, out, filter);
     if (!out) return lost ? -1 : 0;
