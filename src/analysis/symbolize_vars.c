@@ -120,16 +120,22 @@ static module_vars *vars_of(ms_symbolizer *s, Dwfl_Module *mod)
     return mv;
 }
 
+/* The global variable that starts at addr, NULL if none. */
+static const dwarf_var *global_at(ms_symbolizer *s, uint64_t addr)
+{
+    Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr);
+    module_vars *mv = mod ? vars_of(s, mod) : NULL;
+    if (!mv || mv->nvars == 0) return NULL;
+    dwarf_var key = { addr, NULL, NULL, NULL, 0, 0, NULL };
+    return bsearch(&key, mv->vars, mv->nvars, sizeof key, cmp_var);
+}
+
 int ms_symbolize_global(ms_symbolizer *s, uint64_t addr, const char **name, const char **scope_func,
                         const char **decl_file, int *decl_line)
 {
     *name = *scope_func = *decl_file = NULL;
     *decl_line = 0;
-    Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr);
-    module_vars *mv = mod ? vars_of(s, mod) : NULL;
-    if (!mv || mv->nvars == 0) return -1;
-    dwarf_var key = { addr, NULL, NULL, NULL, 0, 0, NULL };
-    const dwarf_var *v = bsearch(&key, mv->vars, mv->nvars, sizeof key, cmp_var);
+    const dwarf_var *v = global_at(s, addr);
     if (!v) return -1;
     *name = v->name;
     *scope_func = v->scope_func;
@@ -140,28 +146,16 @@ int ms_symbolize_global(ms_symbolizer *s, uint64_t addr, const char **name, cons
 
 int ms_symbolize_global_row(ms_symbolizer *s, uint64_t addr, uint64_t *row)
 {
-    Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr);
-    module_vars *mv = mod ? vars_of(s, mod) : NULL;
-    *row = 0;
-    if (!mv || mv->nvars == 0) return -1;
-    dwarf_var key = { addr, NULL, NULL, NULL, 0, 0, NULL };
-    const dwarf_var *v = bsearch(&key, mv->vars, mv->nvars, sizeof key, cmp_var);
-    if (!v) return -1;
-    *row = v->row;
-    return 0;
+    const dwarf_var *v = global_at(s, addr);
+    *row = v ? v->row : 0;
+    return v ? 0 : -1;
 }
 
 int ms_symbolize_global_unit(ms_symbolizer *s, uint64_t addr, const char **unit)
 {
-    Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr);
-    module_vars *mv = mod ? vars_of(s, mod) : NULL;
-    *unit = NULL;
-    if (!mv || mv->nvars == 0) return -1;
-    dwarf_var key = { addr, NULL, NULL, NULL, 0, 0, NULL };
-    const dwarf_var *v = bsearch(&key, mv->vars, mv->nvars, sizeof key, cmp_var);
-    if (!v) return -1;
-    *unit = v->unit;
-    return 0;
+    const dwarf_var *v = global_at(s, addr);
+    *unit = v ? v->unit : NULL;
+    return v ? 0 : -1;
 }
 
 int ms_symbolize_tls(ms_symbolizer *s, uint32_t module, uint64_t offset, const char **name, const char **scope_func,

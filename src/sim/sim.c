@@ -227,18 +227,9 @@ static inline __attribute__((always_inline)) void fill_lru(ms_sim *sim, const ms
                                                            uint32_t *rec, unsigned dirty, uint32_t ctx, ms_counters *c)
 {
     ms_cache *cache = v->cache[level];
-    uint32_t ways = cache->ways;
-    uint64_t set_no = line & cache->set_mask;
-    uint64_t base = set_no * ways;
-    uint64_t *set = cache->tags + base;
-    uint64_t order = cache->order[set_no];
-    uint32_t way = (uint32_t)(order >> (4 * (ways - 1))) & 15u;
-    uint64_t victim = set[way];
-    cache->order[set_no] = ms_order_promote(order, ways - 1, way);
-    cache->fp[base + way] = cache->fp[base];
-    cache->fp[base] = ms_line_fp(line);
-    set[way] = set[0];
-    set[0] = (line << 1) | dirty;
+    uint64_t base;
+    uint32_t way;
+    uint64_t victim = ms_lru_fill_front(cache, line, dirty, cache->ways, &base, &way);
     uint32_t victim_node = 0;
     if (cache->aux) {
         victim_node = cache->aux[base + way];

@@ -112,6 +112,30 @@ static inline __attribute__((always_inline)) int ms_cache_find_ways(const ms_cac
     return -1;
 }
 
+/* Fill line (absent) into its set of an order-word LRU cache of `ways` ways (a constant where
+ * the caller is specialised) as the set's front line, the least recent way's line moved out:
+ * the victim's tag (MS_TAG_EMPTY if none), *base the set's first entry, *way the way the
+ * victim left, where the previous front line now lies. The callers' record bookkeeping (aux
+ * nodes, held words, evictors) follows. */
+static inline __attribute__((always_inline)) uint64_t ms_lru_fill_front(ms_cache *cache, uint64_t line, unsigned dirty,
+                                                                        uint32_t ways, uint64_t *base, uint32_t *way)
+{
+    uint64_t set_no = line & cache->set_mask;
+    uint64_t b = set_no * ways;
+    uint64_t *set = cache->tags + b;
+    uint64_t order = cache->order[set_no];
+    uint32_t w = (uint32_t)(order >> (4 * (ways - 1))) & 15u;
+    uint64_t victim = set[w];
+    cache->order[set_no] = ms_order_promote(order, ways - 1, w);
+    set[w] = set[0];
+    set[0] = (line << 1) | dirty;
+    cache->fp[b + w] = cache->fp[b];
+    cache->fp[b] = ms_line_fp(line);
+    *base = b;
+    *way = w;
+    return victim;
+}
+
 static inline int ms_cache_find(const ms_cache *c, uint64_t set_no, uint64_t line)
 {
     return ms_cache_find_ways(c, set_no, line, c->ways);

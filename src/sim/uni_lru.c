@@ -45,17 +45,9 @@ INLINE void lru_fill(ms_sim *sim, int k, uint64_t line, uint32_t *rec, unsigned 
                      uint32_t ways, int n, int U)
 {
     ms_cache *cache = &sim->cache[k];
-    uint64_t set_no = line & cache->set_mask;
-    uint64_t base = set_no * ways;
-    uint64_t *set = cache->tags + base;
-    uint64_t order = cache->order[set_no];
-    uint32_t way = (uint32_t)(order >> (4 * (ways - 1))) & 15u;
-    uint64_t victim = set[way];
-    cache->order[set_no] = ms_order_promote(order, ways - 1, way);
-    set[way] = set[0];
-    set[0] = (line << 1) | dirty;
-    cache->fp[base + way] = cache->fp[base];
-    cache->fp[base] = ms_line_fp(line);
+    uint64_t base;
+    uint32_t way;
+    uint64_t victim = ms_lru_fill_front(cache, line, dirty, ways, &base, &way);
     uint32_t victim_node = 0;
     if (k == 0) {
         uint32_t *aux = cache->aux + base;
