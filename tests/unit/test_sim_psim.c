@@ -210,6 +210,38 @@ static uint64_t counted_stall(ms_psim *ps)
     return sum;
 }
 
+/* One reference of a direct-mode test: processor, flags, address, and what it must give: the
+ * serving level, whether it communicated, its stall. */
+typedef struct {
+    unsigned cpu, flags;
+    uint64_t addr;
+    int level, comm;
+    uint64_t stall;
+} direct_step;
+
+/* Each step's reference (8 bytes, context 1) checked against its expectations; with again, the
+ * same reference once more through the one-call path (an L1 hit, no communication). The sum of
+ * the stalls. */
+static uint64_t run_steps(ms_psim *ps, const direct_step *steps, size_t n, int again)
+{
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; i++) {
+        int comm = -1;
+        uint64_t stall = 1;
+        CHECK_EQ_INT(ms_psim_access(ps, steps[i].cpu, steps[i].addr, 8, steps[i].flags, 1), 0);
+        CHECK_EQ_INT(ms_psim_take_level(ps, &comm, &stall), steps[i].level);
+        CHECK_EQ_INT(comm, steps[i].comm);
+        CHECK_EQ(stall, steps[i].stall);
+        if (again) {
+            int comm1 = -1;
+            CHECK_EQ(ms_psim_access_stall(ps, steps[i].cpu, steps[i].addr, 8, steps[i].flags, 1, &comm1), 0);
+            CHECK_EQ_INT(comm1, 0);
+        }
+        total += stall;
+    }
+    return total;
+}
+
 /* Direct mode with two nodes (processor p on node p, a unit's home node its number mod 2),
  * private L1 (1 cycle) and L2 (10), memory 100, remote memory 400: a miss served by the other
  * node's memory stalls 399, an upgrade of a unit homed there the remote directory's 399. */
@@ -222,31 +254,14 @@ static void test_direct_remote(void)
     ms_psim *ps = NULL;
     CHECK_EQ_INT(ms_psim_create(&ps, &cfg, &a, 1, apply_now, &ps), 0);
     CHECK_EQ_INT(ms_psim_set_direct(ps), 0);
-    const struct {
-        unsigned cpu, flags;
-        uint64_t addr;
-        int level, comm;
-        uint64_t stall;
-    } steps[] = {
+    const direct_step steps[] = {
         { 0, 0, 0x10040, 2, 1, 399 },            /* unit 0x401, home node 1: remote memory */
         { 0, 0, 0x10000, 2, 0, 99 },             /* unit 0x400, home node 0: local memory */
         { 1, 0, 0x10040, 2, 0, 99 },             /* local to cpu 1 */
         { 0, MS_ACC_WRITE, 0x10040, 0, 1, 399 }, /* an upgrade at the remote home's directory */
         { 0, 0, 0x10040, 0, 0, 0 },              /* a hit */
     };
-    uint64_t total = 0;
-    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
-        int comm = -1;
-        uint64_t stall = 1;
-        CHECK_EQ_INT(ms_psim_access(ps, steps[i].cpu, steps[i].addr, 8, steps[i].flags, 1), 0);
-        CHECK_EQ_INT(ms_psim_take_level(ps, &comm, &stall), steps[i].level);
-        CHECK_EQ_INT(comm, steps[i].comm);
-        CHECK_EQ(stall, steps[i].stall);
-        int comm1 = -1; /* the same reference again through the one-call path: an L1 hit */
-        CHECK_EQ(ms_psim_access_stall(ps, steps[i].cpu, steps[i].addr, 8, steps[i].flags, 1, &comm1), 0);
-        CHECK_EQ_INT(comm1, 0);
-        total += stall;
-    }
+    uint64_t total = run_steps(ps, steps, sizeof steps / sizeof steps[0], 1);
     CHECK_EQ(total, 996);
     CHECK_EQ(counted_stall(ps), 996);
     ms_psim_destroy(ps);
@@ -264,12 +279,7 @@ static void test_direct_comm(void)
     ms_psim *ps = NULL;
     CHECK_EQ_INT(ms_psim_create(&ps, &cfg, &a, 1, apply_now, &ps), 0);
     CHECK_EQ_INT(ms_psim_set_direct(ps), 0);
-    const struct {
-        unsigned cpu, flags;
-        uint64_t addr;
-        int level, comm;
-        uint64_t stall;
-    } steps[] = {
+    const direct_step steps[] = {
         { 0, 0, 0x10000, 2, 0, 99 },            /* cold, from memory */
         { 1, 0, 0x10000, 1, 0, 9 },             /* cold, from the shared L2 (clean) */
         { 0, MS_ACC_WRITE, 0x10000, 0, 1, 9 },  /* an upgrade invalidating cpu 1's copy: no miss,
@@ -279,16 +289,7 @@ static void test_direct_comm(void)
         { 0, 0, 0x20000, 1, 1, 9 },             /* cold start: cpu 1's dirty line */
         { 0, 0, 0x10000, 0, 0, 0 },             /* a hit */
     };
-    uint64_t total = 0;
-    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
-        int comm = -1;
-        uint64_t stall = 1;
-        CHECK_EQ_INT(ms_psim_access(ps, steps[i].cpu, steps[i].addr, 8, steps[i].flags, 1), 0);
-        CHECK_EQ_INT(ms_psim_take_level(ps, &comm, &stall), steps[i].level);
-        CHECK_EQ_INT(comm, steps[i].comm);
-        CHECK_EQ(stall, steps[i].stall);
-        total += stall;
-    }
+    uint64_t total = run_steps(ps, steps, sizeof steps / sizeof steps[0], 0);
     CHECK_EQ(total, 234);
     /* capacity misses of cpu 0's own data (1 KiB L1, 4 KiB walked twice) do not communicate */
     int any = 0;
