@@ -10,11 +10,20 @@
  * single-producer/multiple-consumer. The slot states, updated by everybody, form a separate
  * data bin with a pattern of its own.
  *
- * usage: prodcons [CONSUMERS [ITEMS]]      (defaults 1 4000; CONSUMERS + 1 threads)
+ * HANDOFF `sem` hands the items over with semaphores instead (per consumer: items filled for
+ * it, items it has emptied; no slot states): every handoff is then a SEM_POST/SEM_WAIT pair in
+ * the recorded streams whatever the OS schedule, where a consumer that finds its item already
+ * filled under the mutex records no wait at all (docs/design-threads.md, "Locks are granted
+ * in replay order"), so the replay's order, and the statistics, do not depend on the schedule
+ * of the recorded run.
+ *
+ * usage: prodcons [CONSUMERS [ITEMS [HANDOFF]]]   (defaults 1 4000 cond; CONSUMERS + 1 threads)
  */
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define SLOTS 4
 #define ITEM_DOUBLES 8
@@ -34,10 +43,14 @@ typedef struct {
     pthread_cond_t emptied;  /* a slot was read by every consumer */
     int nconsumers;
     long nitems;
+    int use_sem;                          /* HANDOFF sem: the semaphores below, not the states */
+    sem_t sem_filled[MAX_CONSUMERS];      /* per consumer: items filled for it */
+    sem_t sem_emptied[MAX_CONSUMERS];     /* per consumer: items it has read */
 } Queue;
 
 typedef struct {
     Queue *q;
+    int index;
     double sum;  /* what this consumer read */
 } Consumer;
 
@@ -49,13 +62,23 @@ static void *Produce(void *arg)
     Queue *q = arg;
     for (long k = 0; k < q->nitems; k++) {
         int s = (int)(k % SLOTS);
-        pthread_mutex_lock(&q->lock);
-        while (q->slot_state[s].readers_left > 0)
-            pthread_cond_wait(&q->emptied, &q->lock);
-        pthread_mutex_unlock(&q->lock);
+        if (q->use_sem) {
+            for (int c = 0; c < q->nconsumers && k >= SLOTS; c++)
+                sem_wait(&q->sem_emptied[c]); /* c has read item k - SLOTS */
+        } else {
+            pthread_mutex_lock(&q->lock);
+            while (q->slot_state[s].readers_left > 0)
+                pthread_cond_wait(&q->emptied, &q->lock);
+            pthread_mutex_unlock(&q->lock);
+        }
         double *item = &q->buffer[s * ITEM_DOUBLES];
         for (int e = 0; e < ITEM_DOUBLES; e++)
             item[e] = ItemValue(k, e);
+        if (q->use_sem) {
+            for (int c = 0; c < q->nconsumers; c++)
+                sem_post(&q->sem_filled[c]);
+            continue;
+        }
         pthread_mutex_lock(&q->lock);
         q->slot_state[s].seq = k + 1;
         q->slot_state[s].readers_left = q->nconsumers;
@@ -72,13 +95,21 @@ static void *Consume(void *arg)
     double sum = 0;
     for (long k = 0; k < q->nitems; k++) {
         int s = (int)(k % SLOTS);
-        pthread_mutex_lock(&q->lock);
-        while (q->slot_state[s].seq != k + 1)
-            pthread_cond_wait(&q->filled, &q->lock);
-        pthread_mutex_unlock(&q->lock);
+        if (q->use_sem) {
+            sem_wait(&q->sem_filled[c->index]);
+        } else {
+            pthread_mutex_lock(&q->lock);
+            while (q->slot_state[s].seq != k + 1)
+                pthread_cond_wait(&q->filled, &q->lock);
+            pthread_mutex_unlock(&q->lock);
+        }
         const double *item = &q->buffer[s * ITEM_DOUBLES];
         for (int e = 0; e < ITEM_DOUBLES; e++)
             sum += item[e];
+        if (q->use_sem) {
+            sem_post(&q->sem_emptied[c->index]);
+            continue;
+        }
         pthread_mutex_lock(&q->lock);
         if (--q->slot_state[s].readers_left == 0)
             pthread_cond_signal(&q->emptied);
@@ -92,11 +123,13 @@ int main(int argc, char **argv)
 {
     int nconsumers = argc > 1 ? atoi(argv[1]) : 1;
     long nitems = argc > 2 ? atol(argv[2]) : 4000;
-    if (nconsumers < 1 || nconsumers > MAX_CONSUMERS || nitems < 1) {
-        fprintf(stderr, "usage: prodcons [CONSUMERS [ITEMS]]\n");
+    const char *handoff = argc > 3 ? argv[3] : "cond";
+    if (nconsumers < 1 || nconsumers > MAX_CONSUMERS || nitems < 1 ||
+        (strcmp(handoff, "cond") != 0 && strcmp(handoff, "sem") != 0)) {
+        fprintf(stderr, "usage: prodcons [CONSUMERS [ITEMS [cond|sem]]]\n");
         return 2;
     }
-    Queue q = {.nconsumers = nconsumers, .nitems = nitems};
+    Queue q = {.nconsumers = nconsumers, .nitems = nitems, .use_sem = strcmp(handoff, "sem") == 0};
     q.buffer = aligned_alloc(64, sizeof(double) * SLOTS * ITEM_DOUBLES);
     q.slot_state = calloc(SLOTS, sizeof(SlotState));
     if (!q.buffer || !q.slot_state) {
@@ -106,10 +139,14 @@ int main(int argc, char **argv)
     pthread_mutex_init(&q.lock, NULL);
     pthread_cond_init(&q.filled, NULL);
     pthread_cond_init(&q.emptied, NULL);
+    for (int c = 0; c < nconsumers; c++) {
+        sem_init(&q.sem_filled[c], 0, 0);
+        sem_init(&q.sem_emptied[c], 0, 0);
+    }
     Consumer consumers[MAX_CONSUMERS];
     pthread_t consumer_tids[MAX_CONSUMERS];
     for (int c = 0; c < nconsumers; c++) {
-        consumers[c] = (Consumer){&q, 0.0};
+        consumers[c] = (Consumer){&q, c, 0.0};
         if (pthread_create(&consumer_tids[c], NULL, Consume, &consumers[c]) != 0)
             return 1;
     }
@@ -128,6 +165,10 @@ int main(int argc, char **argv)
     pthread_cond_destroy(&q.filled);
     pthread_cond_destroy(&q.emptied);
     pthread_mutex_destroy(&q.lock);
+    for (int c = 0; c < nconsumers; c++) {
+        sem_destroy(&q.sem_filled[c]);
+        sem_destroy(&q.sem_emptied[c]);
+    }
     free(q.buffer);
     free(q.slot_state);
     return ok ? 0 : 1;
