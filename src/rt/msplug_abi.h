@@ -194,7 +194,7 @@ typedef struct {
  * call ends its block: it may throw) (msplug_dest_pc), then a NUL-terminated text record,
  * fields separated by tabs:
  *
- *   "1" (the record format), lang ("c", "c++", "f": Fortran), the call's file, the callee's
+ *   the record format's version (MSPLUG_DEST_RECORD_VERSION, below), lang ("c", "c++", "f": Fortran), the call's file, the callee's
  *   name, "r" if the value reaches a return statement of the function, "o" if the levels name the
  *   object the call works on (a C++ constructor or member function) ("ro", "r", "o", or "-"; or
  *   "aN": the record of the call's argument N, a pointer to a pointer, `create(&lz->coder)`: the
@@ -233,9 +233,14 @@ typedef struct {
  *   names of the functions that hold the region's body (the outlined function; clang's
  *   .omp_outlined._debug__ too).
  *
- * Readers of allocation destinations skip these (their first field is not "1"). */
+ * Readers of allocation destinations skip these (their first field is no version they read). */
 #define MSPLUG_OMP_RECORD "omp"
-#define MSPLUG_DEST_RECORD_VERSION "1"
+/* The allocation destination record's version: "1" (ABI 3) has no "aN" records and no "pN"
+ * flags; "2" (ABI 4) has them. A reader reads every version up to the one it knows (the
+ * analysis reads "1" and "2"; ABI 4 plugins older than "2" wrote their "aN" and "pN" under "1",
+ * so a "1" record's "aN" and "pN" are read too) and skips a record of any other version: a
+ * newer plugin's records name nothing there, without misreading them. */
+#define MSPLUG_DEST_RECORD_VERSION "2"
 /* The longest type or path text a record holds, with its terminating NUL (longer ones are cut:
  * the raw profile stays proportional to the allocation sites, not to C++ name lengths). */
 #define MSPLUG_DEST_TEXT_MAX 160

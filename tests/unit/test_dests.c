@@ -56,7 +56,7 @@ static void test_records(void)
         "1\tf\ta.f90\tmalloc\t-\t1\t12\t0\tm\t-\treal(kind=8)[0:] * restrict\tfield.data",
         "1\tc\tw.c\tcalloc\t-\t2\t62\t13\tm\t-\tdouble *\tM.nz\t155\t9\to\tu\tstruct SparseMatrix\tM",
         /* a newer record format, and a malformed one: skipped */
-        "2\tc\tw.c\tmalloc\t-\t1\t16\t15\tv\td\tvoid *\tq",
+        "3\tc\tw.c\tmalloc\t-\t1\t16\t15\tv\td\tvoid *\tq",
         "1\tc\tw.c\tmalloc\t-\t3\t16",
     };
     ms_dests *d;
@@ -234,8 +234,38 @@ static void test_out_params(void)
     ms_dests_free(d);
 }
 
+/* The record versions (MSPLUG_DEST_RECORD_VERSION): "2", what the plugins write, with an
+ * argument record and an out-parameter flag; "1" with the same (the first ABI 4 plugins wrote
+ * them under "1") and without; a newer version ("3", "10") skipped, not misread: its argument
+ * record would otherwise name the call's result. */
+static void test_record_versions(void)
+{
+    char *recs[] = {
+        "2\tc\tv.c\tmalloc\t-\t1\t20\t21\tm\tup0\tvoid *\tcoder_ptr",
+        "2\tc\tv.c\tcreate\ta0\t1\t30\t12\tm\t-\tvoid *\tlz.coder",
+        "1\tc\tv.c\tcreate\ta0\t1\t40\t12\tm\t-\tvoid *\tlz.table",
+        "1\tc\tv.c\tmalloc\t-\t1\t50\t9\tv\td\tdouble *\tA",
+        "3\tc\tv.c\tmake\ta0\t1\t60\t3\tm\t-\tvoid *\tnewer",
+        "10\tc\tv.c\tmalloc\t-\t1\t50\t9\tv\td\tdouble *\tB",
+    };
+    ms_dests *d;
+    CHECK_EQ(ms_dests_new(recs, NULL, sizeof recs / sizeof *recs, &d), 0);
+    ms_frame f20 = frame("v.c", 20, 21), f30 = frame("v.c", 30, 12), f40 = frame("v.c", 40, 12);
+    ms_frame f50 = frame("v.c", 50, 9), f60 = frame("v.c", 60, 3);
+    CHECK_EQ(ms_dest_out_param(ms_dests_find(d, &f20, 1, 0), 0), 0);
+    CHECK_EQ(ms_dests_find(d, &f30, 1, 0) == NULL, 1); /* an argument's record only */
+    EXPECT_STR("version 2: argument 0", ms_dest_name(ms_dests_find_arg(d, &f30, 1, 0, 0), 0), "lz.coder");
+    EXPECT_STR("version 1: argument 0", ms_dest_name(ms_dests_find_arg(d, &f40, 1, 0, 0), 0), "lz.table");
+    EXPECT_STR("version 1: the result (B's newer record skipped)", ms_dest_name(ms_dests_find(d, &f50, 1, 0), 0),
+               "double*.A");
+    CHECK_EQ(ms_dests_find(d, &f60, 1, 0) == NULL, 1);
+    CHECK_EQ(ms_dests_find_arg(d, &f60, 1, 0, 0) == NULL, 1);
+    ms_dests_free(d);
+}
+
 int main(void)
 {
+    test_record_versions();
     test_out_params();
     test_types();
     test_records();
