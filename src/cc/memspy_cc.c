@@ -270,15 +270,36 @@ static void push_plugin_load(strvec *cmd, wrapper_env *env, const cc_cmdline *li
     strvec_push(cmd, path);
 }
 
+/* Whether the clang driver of the LLVM plugin's version has -f[no-]legacy-pass-manager
+ * (LLVM 13 and 14: the plugin runs in the new pass manager only). */
+static bool clang_has_legacy_pm(void)
+{
+#ifdef MEMSPY_LLVM_PLUGIN_VERSION
+    return atoi(MEMSPY_LLVM_PLUGIN_VERSION) <= 14;
+#else
+    return false;
+#endif
+}
+
 /* Instrumentation flags for a compile whose sources have the given languages, after the
- * user's options (so that -g and the sanitizer flags are not undone by them). */
+ * user's options, so that none of them undoes what the instrumentation needs: -g (after -g0);
+ * with the plugins, the columns of the line table (-gno-column-info: no allocation record
+ * would match a call's position), the debug information in the object itself (-gsplit-dwarf:
+ * a compile+link's .dwo files go with the temporary directory), gcc's debug bindings
+ * (-fno-var-tracking[-assignments]: the records lose the variables optimised code binds a
+ * result to) and clang's new pass manager (-flegacy-pass-manager: the pass plugin never
+ * runs); with ThreadSanitizer, the sanitizer flags. t_cc_flag_order. */
 static void push_instrumentation(strvec *cmd, wrapper_env *env, const cc_cmdline *line, bool c_family, bool fortran)
 {
     if (!c_family && !fortran) return; /* assembler only: nothing to instrument */
     compiler_family family = env->family;
     if (instrument_mode(env, line) == INSTR_PLUGIN) {
         strvec_push(cmd, "-g");
+        strvec_push(cmd, "-gcolumn-info");
+        strvec_push(cmd, "-gno-split-dwarf");
+        if (family == FAMILY_GCC) strvec_push(cmd, "-fvar-tracking-assignments");
         if (family == FAMILY_CLANG) strvec_push(cmd, "-gdwarf-aranges"); /* libdw finds no lines without */
+        if (family == FAMILY_CLANG && clang_has_legacy_pm()) strvec_push(cmd, "-fno-legacy-pass-manager");
         return;
     }
     strvec_push(cmd, "-fsanitize=thread");
