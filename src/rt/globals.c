@@ -11,6 +11,8 @@
 #include <link.h>
 #include <unistd.h>
 
+#include "dwlib.h" /* after libelf.h: the calls below go through the private binding */
+
 #define MAX_MODULES 1024u
 
 static ms_module modules[MAX_MODULES];
@@ -280,7 +282,8 @@ int ms_globals_init(void)
 {
     uint8_t prev = ms_busy_begin();
     dl_iterate_phdr(add_module, NULL);
-    if (elf_version(EV_CURRENT) != EV_NONE) {
+    char err[256];
+    if (ms_dwlib_init(err, sizeof err) == 0 && elf_version(EV_CURRENT) != EV_NONE) {
         for (uint32_t i = 0; i < nmodules; i++) scan_module(i);
         sort_by_addr(funcs, nfuncs);
         sort_by_addr(gtab, ngtab);

@@ -22,6 +22,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dwlib.h" /* after libdw.h: the calls below go through the private binding */
+
 #define FUNC_SLOTS 16384u               /* functions with a frame referenced (power of 2) */
 #define MAX_VARS 256u                   /* variables kept per function */
 #define SCAN_BYTES ((uintptr_t)1 << 16) /* how far above the hook frame the return address is sought */
@@ -54,7 +56,7 @@ static uint8_t dw_tried[MAX_DW_MODULES];
 static Dwarf *open_dwarf(int fd)
 {
     struct stat st;
-    if (fstat(fd, &st) < 0 || st.st_size <= 0) return NULL;
+    if (!ms_dwlib_bound() || fstat(fd, &st) < 0 || st.st_size <= 0) return NULL; /* dwlib.h unbound */
     size_t len = (size_t)st.st_size;
     char *img = ms_map_file(fd, len);
     Elf *elf = img ? elf_memory(img, len) : NULL;

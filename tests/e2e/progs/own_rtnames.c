@@ -1,15 +1,32 @@
 /* A program whose own functions and variables carry names that memspy's runtime uses inside
  * (ms_map, ms_dump, ms_config_parse_text, ms_sys: an "ms" prefix is a common one, milliseconds
- * or a module's initials): they must neither clash with the runtime's at link time nor receive
- * its calls. Sums a 4096-double global table 8 times through its own ms_map; prints its own
- * functions' calls (9: ms_map 8 times, ms_dump once) and the sum. */
+ * or a module's initials) or calls in libelf and libdw (elf_begin, dwarf_tag, with other
+ * signatures, as a program with its own copy of elfutils might): they must neither clash with
+ * the runtime's at link time nor receive its calls. Sums a 4096-double global table 8 times
+ * through its own ms_map; prints its own functions' calls (9: ms_map 8 times, ms_dump once;
+ * elf=2: its own elf_begin and dwarf_tag once each) and the sum. */
 #include <stdio.h>
 #include <string.h>
 
 #define N 4096
 double table[N];
-long ms_sys;  /* the runtime's is a table of function pointers */
-int ms_dump;  /* the runtime's is a function */
+long ms_sys; /* the runtime's is a table of function pointers */
+int ms_dump; /* the runtime's is a function */
+static int own_elf;
+
+/* libelf's opens an ELF file (the runtime reads the program's symbol table with it). */
+int elf_begin(int fd)
+{
+    own_elf++;
+    return fd + 1;
+}
+
+/* libdw's gives a DIE's tag (the runtime reads stack variables with it). */
+int dwarf_tag(const char *die)
+{
+    own_elf++;
+    return die ? die[0] : -1;
+}
 
 /* Adds the table up (the runtime's ms_map maps memory). */
 double ms_map(const double *t, int n)
@@ -32,7 +49,7 @@ int main(void)
     for (int i = 0; i < N; i++) table[i] = i % 7;
     double sum = 0;
     for (int pass = 0; pass < 8; pass++) sum += ms_map(table, N);
-    int len = ms_config_parse_text("own");
-    printf("own calls=%ld len=%d sum=%.0f\n", ms_sys + ms_dump, len, sum);
+    int len = ms_config_parse_text("own") + elf_begin(0) + dwarf_tag("");
+    printf("own calls=%ld elf=%d len=%d sum=%.0f\n", ms_sys + ms_dump, own_elf, len, sum);
     return 0;
 }
