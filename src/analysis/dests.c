@@ -58,10 +58,7 @@ static size_t split(char *s, char **f, size_t max)
 /* Whether the analysis reads records of version v (src/rt/msplug_abi.h,
  * MSPLUG_DEST_RECORD_VERSION): "1" and "2" (the same fields; "aN" and "pN" read in either, as
  * the first ABI 4 plugins wrote them under "1"). A newer version is skipped, as the ABI says. */
-static bool known_version(const char *v)
-{
-    return strcmp(v, "1") == 0 || strcmp(v, "2") == 0;
-}
+static bool known_version(const char *v) { return strcmp(v, "1") == 0 || strcmp(v, "2") == 0; }
 
 /* Parse one record into r. Returns 1 if used, 0 if skipped, -1 when out of memory. */
 static int parse(const char *text, uint64_t pc, uint64_t end, ms_dest *r)
