@@ -13,12 +13,31 @@
 #include <stddef.h>
 
 /* Every libelf and libdw function the runtime calls. */
-#define MS_DW_FUNCS(X)                                                                                              \
-    X(elf_version)                                                                                                  \
-    X(elf_begin) X(elf_end) X(elf_getdata) X(elf_getscn) X(elf_memory) X(elf_nextscn) X(elf_strptr) X(gelf_getshdr) \
-        X(gelf_getsym) X(dwarf_addrdie) X(dwarf_aggregate_size) X(dwarf_attr) X(dwarf_attr_integrate)               \
-            X(dwarf_begin_elf) X(dwarf_child) X(dwarf_diename) X(dwarf_formref_die) X(dwarf_getlocation)            \
-                X(dwarf_getscopes) X(dwarf_siblingof) X(dwarf_tag)
+/* clang-format off */
+#define MS_DW_FUNCS(X) \
+    X(elf_version) \
+    X(elf_begin) \
+    X(elf_end) \
+    X(elf_getdata) \
+    X(elf_getscn) \
+    X(elf_memory) \
+    X(elf_nextscn) \
+    X(elf_strptr) \
+    X(gelf_getshdr) \
+    X(gelf_getsym) \
+    X(dwarf_addrdie) \
+    X(dwarf_aggregate_size) \
+    X(dwarf_attr) \
+    X(dwarf_attr_integrate) \
+    X(dwarf_begin_elf) \
+    X(dwarf_child) \
+    X(dwarf_diename) \
+    X(dwarf_formref_die) \
+    X(dwarf_getlocation) \
+    X(dwarf_getscopes) \
+    X(dwarf_siblingof) \
+    X(dwarf_tag)
+/* clang-format on */
 
 #define MS_DW_FIELD(f) __typeof__(f) *f;
 typedef struct {
