@@ -44,8 +44,8 @@ ir() {
 echo "load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 if [ -n "$BASE" ]; then
-    echo "| program | native Ir | before: counting run Ir | ratio | after: counting run Ir | ratio | timing run Ir (after) | ratio |"
-    echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+    echo "| program | native Ir | before: counting run Ir | ratio | after: counting run Ir | ratio | before: timing run Ir | ratio | after: timing run Ir | ratio |"
+    echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 else
     echo "| program | native Ir | counting run Ir | ratio | timing run Ir | ratio |"
     echo "|---|---:|---:|---:|---:|---:|"
@@ -61,9 +61,10 @@ cases | while read -r name src args flags; do
     if [ -n "$BASE" ]; then
         "$BASE/bin/memspy-cc" -O2 -g $flags -o "$WORK/$name.base" "$ROOT/$src"
         b=$(ir "$name.b" count "./$name.base" $args)
-        awk -v name="$name" -v n="$n" -v b="$b" -v mc="$mc" -v mt="$mt" 'BEGIN {
-            printf "| %s | %.1fM | %.1fM | %.2fx | %.1fM | %.2fx | %.1fM | %.2fx |\n",
-                name, n / 1e6, b / 1e6, b / n, mc / 1e6, mc / n, mt / 1e6, mt / n }'
+        bt=$(ir "$name.bt" time "./$name.base" $args)
+        awk -v name="$name" -v n="$n" -v b="$b" -v mc="$mc" -v mt="$mt" -v bt="$bt" 'BEGIN {
+            printf "| %s | %.1fM | %.1fM | %.2fx | %.1fM | %.2fx | %.1fM | %.2fx | %.1fM | %.2fx |\n",
+                name, n / 1e6, b / 1e6, b / n, mc / 1e6, mc / n, bt / 1e6, bt / n, mt / 1e6, mt / n }'
     else
         awk -v name="$name" -v n="$n" -v mc="$mc" -v mt="$mt" 'BEGIN {
             printf "| %s | %.1fM | %.1fM | %.2fx | %.1fM | %.2fx |\n", name, n / 1e6, mc / 1e6, mc / n, mt / 1e6, mt / n }'

@@ -173,6 +173,16 @@ static void cache_write(const char *file, const char *text)
     }
 }
 
+int ms_cache_file(char *out, size_t len, const char *name, int make_dirs)
+{
+    char dir[4096];
+    if (cache_dir(dir, sizeof dir, make_dirs) < 0) return -1;
+    int w = snprintf(out, len, "%s/%s", dir, name);
+    return w > 0 && (size_t)w < len ? 0 : -1;
+}
+
+void ms_cache_write(const char *file, const char *text) { cache_write(file, text); }
+
 /* The CPU names `llvm-mca -mcpu=help` lists, into *list (a strbuf of "name " entries); read
  * from the cache when this llvm-mca listed them before (saves a run of llvm-mca per command). */
 static int known_cpus(ms_strbuf *list, char *err, size_t errlen)

@@ -39,4 +39,11 @@ int ms_mca_cycles(const char *const *asm_text, size_t n, const char *cpu, double
 int ms_mca_cycles_cached(const char *const *asm_text, size_t n, const char *cpu, double *out_cycles, char *err,
                          size_t errlen);
 
+/* The file NAME in memspy's cache directory ($XDG_CACHE_HOME/memspy, else ~/.cache/memspy;
+ * created when make_dirs) into out. Returns 0, or -1 when there is none. */
+int ms_cache_file(char *out, size_t len, const char *name, int make_dirs);
+
+/* Write text to a cache file whole or not at all (a temporary file renamed over it). */
+void ms_cache_write(const char *file, const char *text);
+
 #endif

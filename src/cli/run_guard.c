@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -119,6 +120,22 @@ static void clean_up_after(pid_t program, const char *dir)
     free(list);
 }
 
+/* Close every descriptor above standard error but keep: two close_range calls where the
+ * kernel has them (Linux 5.9), else one close per possible descriptor (20,000 system calls
+ * under a common limit: 2-3 ms of CPU at every `memspy run` and `mtool`). */
+static void close_all_but(int keep)
+{
+#ifdef SYS_close_range
+    if ((keep <= STDERR_FILENO + 1 || syscall(SYS_close_range, STDERR_FILENO + 1, keep - 1, 0) == 0) &&
+        syscall(SYS_close_range, keep + 1, ~0u, 0) == 0)
+        return;
+#endif
+    struct rlimit rl;
+    int maxfd = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 65536 ? (int)rl.rlim_cur : 65536;
+    for (int fd = STDERR_FILENO + 1; fd < maxfd; fd++)
+        if (fd != keep) close(fd);
+}
+
 /* The guard's life: detached from memspy's session, deaf to signals, holding no file of
  * memspy's but the pipe (a reader of memspy's output must see its end when memspy ends). */
 static void guard_main(int rfd, const char *dir)
@@ -132,10 +149,7 @@ static void guard_main(int rfd, const char *dir)
         dup2(devnull, STDOUT_FILENO);
         dup2(devnull, STDERR_FILENO);
     }
-    struct rlimit rl;
-    int maxfd = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 65536 ? (int)rl.rlim_cur : 65536;
-    for (int fd = STDERR_FILENO + 1; fd < maxfd; fd++)
-        if (fd != rfd) close(fd);
+    close_all_but(rfd);
     pid_t program = 0;
     unsigned char buf[64];
     size_t have = 0;

@@ -277,7 +277,10 @@ static void activate(const char *dir)
     if (threads && !strcmp(threads, "1")) ms_threads_mode_start();
     ms_threads_init();
     active_pid = getpid();
-    ms_pipeline_start();
+    /* MTOOL's runs simulate nothing: no simulator thread (its start cost 11 ms of a short
+     * timing run, and a second thread makes the sampler's F_DUPFD wait for an RCU grace
+     * period when it grows the descriptor table: docs/performance.md, MTOOL) */
+    if (!ms_count_only) ms_pipeline_start();
     start_ns = ms_now_ns();
     ms_native_path_init(); /* libgcc_s mapped before the modules are listed and anything is allocated */
     ms_globals_init();

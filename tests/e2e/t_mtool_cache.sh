@@ -1,7 +1,8 @@
 #!/bin/sh
 # memspy mtool's fixed costs (issue 13 item 4): a second `memspy mtool` of the same binary runs
 # llvm-mca not at all (the CPU list, the blocks' costs and the model check's chains come from
-# the cache under $XDG_CACHE_HOME/memspy) and gets the same model cycles; a program that calls
+# the cache under $XDG_CACHE_HOME/memspy), nor times the chains on the core again (their
+# latencies are cached per machine and CPU) and gets the same model cycles; a program that calls
 # into libc gets its own functions as mobjects and call edges between them, the library's
 # code in none (it is not symbolized). Only executed blocks go to llvm-mca, and the cache is
 # incremental: a run that executes a function the first did not costs that function's blocks
@@ -59,6 +60,9 @@ ok_if "the first run runs llvm-mca ($first times)" test "$first" -ge 1
 ok_if "the second run of the same binary runs llvm-mca 0 times (ran $second)" test "$second" -eq 0
 ok_if "the model check's cycles are the same from the cache" \
   test "$(jq -c '[.mtool.core_check[].model_cycles]' first.json)" = "$(jq -c '[.mtool.core_check[].model_cycles]' second.json)"
+ok_if "the core check's chain latencies come from the cache (measured once per machine and CPU)" \
+  test "$(jq -c '[.mtool.core_check[].core_cycles]' first.json)" = "$(jq -c '[.mtool.core_check[].core_cycles]' second.json)"
+ok_if "the cache holds them, one chain a line" test "$(cat cache/memspy/core-*.txt | wc -l)" -eq "$(jq '.mtool.core_check | length' first.json)"
 check "the procedures are the program's own (no libc function)" second.json \
   '[.mtool.mobjects[] | select(.kind == "procedure") | .function] | sort == ["dense", "main", "parse"]'
 check "main's inclusive time holds its callees' (the call edges main -> parse, dense)" second.json \
