@@ -307,6 +307,27 @@ static void note_returned_part(auto_vec<level> &lv, int k, tree lhs)
     type_text(TREE_TYPE(lhs), l.type, sizeof l.type);
 }
 
+/* Note at level k, if it names nothing yet, that the value goes into container obj (at
+ * statement s): an element of it ("v[]", "this.items_[]"; a member of an outer function's
+ * variable is the inlined member function's `this`'s). */
+static void note_element(auto_vec<level> &lv, int k, tree obj, gimple *s)
+{
+    text path;
+    if (k < 0 || lv[k].kind != '-' || lv[k].ret || lv[k].outp || !lvalue_path(obj, path, 0)) return;
+    tree base = get_base_address(obj);
+    const char *dot = strchr(path.str(), '.');
+    if (base != obj && user_var(base) && level_of_var(lv, base, s) > k && dot) {
+        char own[MSPLUG_DEST_TEXT_MAX];
+        snprintf(own, sizeof own, "this%s", dot);
+        path.s.truncate(0);
+        path.add(own);
+    }
+    path.add("[]");
+    lv[k].kind = 'm';
+    snprintf(lv[k].path, sizeof lv[k].path, "%s", path.str());
+    type_text(TREE_TYPE(obj), lv[k].type, sizeof lv[k].type);
+}
+
 static bool computed_element(tree p, int depth);
 
 /* Whether local pointer variable var is assigned an element's address computed with a variable
@@ -524,6 +545,8 @@ static bool follow(auto_vec<level> &lv, tree v)
                 tree lhs = gimple_assign_lhs(use);
                 if (TREE_CODE(lhs) == SSA_NAME) {
                     if (!work.contains(lhs)) work.safe_push(lhs);
+                } else if (tree box = TREE_CODE(lhs) == VAR_DECL ? container_of_temporary(lhs) : NULL_TREE) {
+                    note_element(lv, level_of_var(lv, lhs, use), box, use); /* v.push_back(new T): v[] */
                 } else if (TREE_CODE(lhs) == VAR_DECL) {
                     note(lv, level_of_var(lv, lhs, use), lhs, 'v');
                 } else {
