@@ -11,7 +11,7 @@ static bool plain_method(tree fndecl)
            !DECL_CXX_DESTRUCTOR_P(fndecl);
 }
 
-tree container_of_temporary(tree tmp)
+tree container_of_temporary(tree tmp, bool *assign)
 {
     if (!VAR_P(tmp) || !DECL_ARTIFICIAL(tmp) || is_global_var(tmp)) return NULL_TREE;
     basic_block bb;
@@ -25,6 +25,8 @@ tree container_of_temporary(tree tmp)
             tree obj = gimple_call_arg(call, 0);
             gimple *def = TREE_CODE(obj) == SSA_NAME ? SSA_NAME_DEF_STMT(obj) : NULL;
             if (def && gimple_assign_single_p(def)) obj = gimple_assign_rhs1(def); /* _1 = &this->items_ */
+            const char *name = DECL_NAME(gimple_call_fndecl(call)) ? IDENTIFIER_POINTER(DECL_NAME(gimple_call_fndecl(call))) : "";
+            *assign = strcmp(name, "operator=") == 0;
             return TREE_CODE(obj) == ADDR_EXPR ? TREE_OPERAND(obj, 0) : NULL_TREE;
         }
     }

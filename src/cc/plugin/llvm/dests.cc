@@ -8,6 +8,7 @@
  * levels (the call's DILocation and its inlinedAt chain) use it otherwise. */
 #include "dests.h"
 #include "parts.h"
+#include "typetext.h"
 
 #include "llvm/Demangle/Demangle.h"
 #include "llvm/IR/DebugInfo.h"
@@ -41,75 +42,10 @@ struct Level {
     std::string type, path;
 };
 
-/* name ("vector<double, std::allocator<double> >") without its last n template arguments
- * ("vector<double>"), as g++ writes a type whose arguments are defaults. */
-std::string dropTemplateArgs(const std::string &name, unsigned n)
-{
-    size_t open = name.find('<');
-    if (n == 0 || open == std::string::npos || name.back() != '>') return name;
-    std::vector<size_t> commas; /* the top-level commas between the arguments */
-    int depth = 0;
-    for (size_t i = open + 1; i + 1 < name.size(); i++) {
-        char c = name[i];
-        if (c == '<' || c == '(' || c == '[') depth++;
-        if (c == '>' || c == ')' || c == ']') depth--;
-        if (c == ',' && depth == 0) commas.push_back(i);
-    }
-    if (n > commas.size()) return name.substr(0, open); /* every argument a default */
-    std::string out = name.substr(0, commas[commas.size() - n]);
-    while (!out.empty() && out.back() == ' ') out.pop_back();
-    return out + ">";
-}
-
-/* Whether t is one of the standard library's default template arguments (clang 14 marks
- * defaults only for DWARF 5 when asked): std::allocator<T>, std::char_traits<T>,
- * std::less<T>, std::hash<T>, std::equal_to<T>, std::default_delete<T>. */
-bool isDefaultArgument(const DIType *t)
-{
-    static const char *const names[] = {
-        "allocator<", "char_traits<", "less<", "hash<", "equal_to<", "default_delete<"
-    };
-    auto *c = dyn_cast_or_null<DICompositeType>(t);
-    auto *ns = c ? dyn_cast_or_null<DINamespace>(c->getScope()) : nullptr;
-    if (!ns) return false;
-    while (ns->getScope() && isa<DINamespace>(ns->getScope()) && ns->getName() != "std") /* std::__1, ... */
-        ns = cast<DINamespace>(ns->getScope());
-    if (ns->getName() != "std") return false;
-    for (const char *n : names)
-        if (c->getName().startswith(n)) return true;
-    return false;
-}
-
-/* The type as written: "double *", "S *" (typedefs by name, qualifiers dropped, C++ template
- * arguments that are defaults left out: "vector<double>"). */
 /* Text cut to what a record holds (MSPLUG_DEST_TEXT_MAX, as the GCC plugin's). */
 std::string capped(const std::string &t)
 {
     return t.size() < MSPLUG_DEST_TEXT_MAX ? t : t.substr(0, MSPLUG_DEST_TEXT_MAX - 1);
-}
-
-std::string typeText(const DIType *t, int depth = 0)
-{
-    if (!t) return "void";
-    if (depth > 8) return "";
-    if (auto *d = dyn_cast<DIDerivedType>(t)) {
-        switch (d->getTag()) {
-        case dwarf::DW_TAG_pointer_type: return typeText(d->getBaseType(), depth + 1) + " *";
-        case dwarf::DW_TAG_reference_type: return typeText(d->getBaseType(), depth + 1) + " &";
-        case dwarf::DW_TAG_typedef: return d->getName().str();
-        default: return typeText(d->getBaseType(), depth + 1); /* const, volatile, restrict, member */
-        }
-    }
-    unsigned defaults = 0;
-    if (auto *c = dyn_cast<DICompositeType>(t)) {
-        DITemplateParameterArray params = c->getTemplateParams();
-        for (unsigned i = params.size(); i > 0; i--) {
-            auto *tp = dyn_cast_or_null<DITemplateTypeParameter>(params[i - 1]);
-            if (!tp || !(tp->isDefault() || isDefaultArgument(tp->getType()))) break;
-            defaults++;
-        }
-    }
-    return dropTemplateArgs(t->getName().str(), defaults);
 }
 
 /* t without typedefs and qualifiers. */
@@ -356,7 +292,7 @@ class Dests
     bool follow(Value *v);
     void noteOutParam(Value *param, int index);
     void noteReturnedPart(Value *agg, uint64_t bits);
-    void noteElement(Value *object, const Instruction *at);
+    bool noteContainer(AllocaInst *tmp, const Instruction *at);
     bool noteContainerStore(StoreInst *st);
     void noteStructDest(CallBase *call, int sret);
     std::string text(CallBase *call, bool returned, int arg);
@@ -452,7 +388,7 @@ void Dests::noteOutParam(Value *param, int index)
     l.decl = false;
     l.outp = index;
     l.path = var->getName().str();
-    l.type = typeText(pointee(var->getType()));
+    l.type = memspyTypeText(pointee(var->getType()));
 }
 
 /* Whether slot p is declared `void *` or `char *` (xz's `thr->in`, thr = &coder->threads[i]):
@@ -480,7 +416,7 @@ void Dests::note(int k, char kind, const std::string &path, const DIType *ty, un
     l.kind = kind;
     l.decl = decl;
     l.path = path;
-    l.type = typeText(ty);
+    l.type = memspyTypeText(ty);
 }
 
 /* The declared variable root (an alloca or a global), at its own level (a global: at's), as
@@ -570,11 +506,7 @@ bool Dests::follow(Value *start)
                     returned = true;
                     continue;
                 }
-                if (auto *a = dyn_cast<AllocaInst>(p); a && !varOf(a)) /* a temporary a member function takes */
-                    if (CallBase *c = memspyTemporaryPassed(a); c && isMethod(calleeOf(c))) {
-                        noteElement(c->getArgOperand(0), I);
-                        continue;
-                    }
+                if (auto *a = dyn_cast<AllocaInst>(p); a && noteContainer(a, I)) continue; /* v.push_back(new T) */
                 if (levelOf(I) < 0 && noteContainerStore(st)) continue; /* push_back inlined */
                 if (slotStore(p) && !untypedSlot(p)) { /* named by the value's type, where nothing else names it */
                     int k = levelOf(I);
@@ -643,17 +575,23 @@ void Dests::noteReturnedPart(Value *agg, uint64_t bits)
     l.decl = false;
     l.ret = true;
     l.path = (var ? var->getName().str() + "." : "") + m->getName().str();
-    l.type = typeText(m->getBaseType());
+    l.type = memspyTypeText(m->getBaseType());
 }
 
-/* At the level of statement at, that the value goes into the container object is (a temporary
- * passed by reference to its member function, `v.push_back(new T)`): an element of it, "v[]". */
-void Dests::noteElement(Value *object, const Instruction *at)
+/* Where tmp is a temporary (an alloca no variable describes) that a member function takes by
+ * reference (`v.push_back(new T)`): at the level of statement at, an element of the object the
+ * function is called on ("v[]"), or the object itself that an assignment operator sets
+ * (`head_ = std::make_unique<T>()`). Returns whether it is one. */
+bool Dests::noteContainer(AllocaInst *tmp, const Instruction *at)
 {
+    bool assign = false;
+    CallBase *c = varOf(tmp) ? nullptr : memspyTemporaryPassed(tmp, &assign);
+    if (!c || !isMethod(calleeOf(c))) return false;
     std::string path;
     const DIType *ty = nullptr;
     Value *root = nullptr;
-    if (objPath(object, path, ty, root)) note(levelOf(at), 'm', path + "[]", nullptr, 0);
+    if (objPath(c->getArgOperand(0), path, ty, root)) note(levelOf(at), 'm', assign ? path : path + "[]", nullptr, 0);
+    return true;
 }
 
 /* A store of the value in code inlined from a function off the call's inline chain (a
@@ -698,7 +636,16 @@ bool Dests::noteContainerStore(StoreInst *st)
 void Dests::noteStructDest(CallBase *call, int sret)
 {
     if (sret >= 0) {
-        noteArgument(call->getArgOperand(sret), call, 'v');
+        auto *tmp = dyn_cast<AllocaInst>(stripCasts(call->getArgOperand(sret)));
+        if (tmp && !varOf(tmp) && !noteContainer(tmp, call)) /* a temporary moved into a container */
+            for (User *u : tmp->users())
+                for (User *w : (isa<BitCastInst>(u) ? u : tmp)->users())
+                    if (auto *ld = dyn_cast<LoadInst>(w))
+                        for (User *x : ld->users())
+                            if (auto *st = dyn_cast<StoreInst>(x);
+                                st && st->getValueOperand() == ld && levelOf(st) < 0 && noteContainerStore(st))
+                                return;
+        if (!tmp || varOf(tmp)) noteArgument(call->getArgOperand(sret), call, 'v');
         return;
     }
     for (User *u : call->users()) {
@@ -914,7 +861,7 @@ std::string Dests::record(CallBase *call, bool &any)
         if (!lv[k].slot || lv[k].kind != '-' || !lv[k].type.empty()) continue;
         const DISubprogram *from = k ? lv[k - 1].fn : callee ? callee->getSubprogram() : nullptr;
         DITypeRefArray types = from && from->getType() ? from->getType()->getTypeArray() : DITypeRefArray();
-        if (types.size() > 0 && types[0]) lv[k].type = typeText(types[0]);
+        if (types.size() > 0 && types[0]) lv[k].type = memspyTypeText(types[0]);
     }
     for (const Level &l : lv) any |= l.kind != '-' || l.slot;
     return any ? text(call, returned, -1) : "";

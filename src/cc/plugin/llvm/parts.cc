@@ -10,6 +10,7 @@
 #include "llvm/IR/Operator.h"
 
 #include <cstdlib>
+#include <string>
 
 using namespace llvm;
 
@@ -90,16 +91,16 @@ bool memspyReturnedInsert(InsertValueInst *iv, const DataLayout &DL, uint64_t *b
     return false;
 }
 
-bool memspyHoldsPointer(Type *t)
+bool memspyHoldsPointer(Type *t, int depth)
 {
     auto *st = dyn_cast_or_null<StructType>(t);
-    if (!st) return false;
+    if (!st || depth > 8) return false;
     for (Type *e : st->elements())
-        if (e->isPointerTy()) return true;
+        if (e->isPointerTy() || memspyHoldsPointer(e, depth + 1)) return true;
     return false;
 }
 
-CallBase *memspyTemporaryPassed(AllocaInst *tmp)
+CallBase *memspyTemporaryPassed(AllocaInst *tmp, bool *assign)
 {
     SmallVector<Value *, 4> addrs = { tmp };
     for (User *u : tmp->users())
@@ -112,6 +113,10 @@ CallBase *memspyTemporaryPassed(AllocaInst *tmp)
             ItaniumPartialDemangler d;
             if (!f->getName().startswith("_Z") || d.partialDemangle(f->getName().str().c_str()) || d.isCtorOrDtor())
                 continue;
+            size_t n = 0;
+            char *base = d.getFunctionBaseName(nullptr, &n);
+            *assign = base && std::string(base) == "operator=";
+            std::free(base);
             for (unsigned i = 1; i < call->arg_size(); i++)
                 if (call->getArgOperand(i) == addr) return call;
         }

@@ -19,15 +19,16 @@ llvm::Value *memspyReturnedAggregate(llvm::Value *p, const llvm::DataLayout &DL,
  * part it inserts. */
 bool memspyReturnedInsert(llvm::InsertValueInst *iv, const llvm::DataLayout &DL, uint64_t *bits);
 
-/* Whether t is a struct (or the sret type of a call) with a pointer member: a buffer returned
- * by value, whose callee's record says which member holds its allocation. */
-bool memspyHoldsPointer(llvm::Type *t);
+/* Whether t is a struct (or the sret type of a call) with a pointer member, itself or in a
+ * struct member (std::unique_ptr<T>): a buffer returned by value, whose callee's record says
+ * which member holds its allocation. */
+bool memspyHoldsPointer(llvm::Type *t, int depth = 0);
 
 /* The call, not of a constructor, that takes the address of temporary tmp (an alloca no
  * variable describes) as an argument other than its first (clang -O0's `v.push_back(new T)`,
  * whose parameter is a reference: the caller checks that it is a member function's); null if
- * none. */
-llvm::CallBase *memspyTemporaryPassed(llvm::AllocaInst *tmp);
+ * none. *assign: the callee is an assignment operator (`head_ = std::make_unique<T>()`). */
+llvm::CallBase *memspyTemporaryPassed(llvm::AllocaInst *tmp, bool *assign);
 
 /* The member of composite type t (typedefs and qualifiers aside) whose bytes hold bit offset
  * bits, null if none (a std::vector member, whose own parts DWARF puts in base classes). */
