@@ -27,7 +27,7 @@ __attribute__((noinline)) static struct buf make_local(size_t n)
 {
     struct buf r;
     r.start = malloc(n);
-    r.n = n;
+    r.n = n + 1; /* not make_buf's code, which gcc -O2 would fold it into */
     return r;
 }
 
