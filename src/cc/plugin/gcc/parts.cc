@@ -18,15 +18,15 @@ tree container_of_temporary(tree tmp, bool *assign)
     FOR_EACH_BB_FN(bb, cfun)
     for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
         gcall *call = dyn_cast<gcall *>(gsi_stmt(gsi));
-        if (!call || gimple_call_num_args(call) < 2 || !plain_method(gimple_call_fndecl(call))) continue;
+        tree fn = call ? gimple_call_fndecl(call) : NULL_TREE;
+        if (!call || gimple_call_num_args(call) < 2 || !plain_method(fn)) continue;
         for (unsigned i = 1; i < gimple_call_num_args(call); i++) {
             tree a = gimple_call_arg(call, i);
             if (TREE_CODE(a) != ADDR_EXPR || TREE_OPERAND(a, 0) != tmp) continue;
             tree obj = gimple_call_arg(call, 0);
             gimple *def = TREE_CODE(obj) == SSA_NAME ? SSA_NAME_DEF_STMT(obj) : NULL;
             if (def && gimple_assign_single_p(def)) obj = gimple_assign_rhs1(def); /* _1 = &this->items_ */
-            const char *name = DECL_NAME(gimple_call_fndecl(call)) ? IDENTIFIER_POINTER(DECL_NAME(gimple_call_fndecl(call))) : "";
-            *assign = strcmp(name, "operator=") == 0;
+            *assign = DECL_NAME(fn) && strcmp(IDENTIFIER_POINTER(DECL_NAME(fn)), "operator=") == 0;
             return TREE_CODE(obj) == ADDR_EXPR ? TREE_OPERAND(obj, 0) : NULL_TREE;
         }
     }

@@ -501,13 +501,16 @@ bool Dests::follow(Value *start)
                     continue;
                 }
                 uint64_t bits = 0; /* carried out in the aggregate the function returns by value */
-                if (memspyReturnedAggregate(st->getPointerOperand(), DL, &bits) && levelOf(I) == (int)lv.size() - 1) {
-                    noteReturnedPart(memspyReturnedAggregate(st->getPointerOperand(), DL, &bits), bits);
+                Value *agg = levelOf(I) == (int)lv.size() - 1
+                                 ? memspyReturnedAggregate(st->getPointerOperand(), DL, &bits)
+                                 : nullptr;
+                if (agg) {
+                    noteReturnedPart(agg, bits);
                     returned = true;
                     continue;
                 }
                 if (auto *a = dyn_cast<AllocaInst>(p); a && noteContainer(a, I)) continue; /* v.push_back(new T) */
-                if (levelOf(I) < 0 && noteContainerStore(st)) continue; /* push_back inlined */
+                if (levelOf(I) < 0 && noteContainerStore(st)) continue;                    /* push_back inlined */
                 if (slotStore(p) && !untypedSlot(p)) { /* named by the value's type, where nothing else names it */
                     int k = levelOf(I);
                     if (k >= 0) lv[k].slot = true;
@@ -540,10 +543,9 @@ bool Dests::follow(Value *start)
                     note(levelOf(I), 'm', path, ty, 0);
                     if (root && root != p) noteVariable(root, I, 'o');
                 }
-            } else if (uint64_t bits = 0; isa<InsertValueInst>(I) &&
-                                          cast<InsertValueInst>(I)->getInsertedValueOperand() == v &&
-                                          levelOf(I) == (int)lv.size() - 1 &&
-                                          memspyReturnedInsert(cast<InsertValueInst>(I), DL, &bits)) {
+            } else if (uint64_t bits = 0;
+                       isa<InsertValueInst>(I) && cast<InsertValueInst>(I)->getInsertedValueOperand() == v &&
+                       levelOf(I) == (int)lv.size() - 1 && memspyReturnedInsert(cast<InsertValueInst>(I), DL, &bits)) {
                 noteReturnedPart(nullptr, bits); /* a part of the struct returned in registers */
                 returned = true;
             } else if (!isa<ICmpInst>(I)) {
@@ -656,7 +658,8 @@ void Dests::noteStructDest(CallBase *call, int sret)
         for (DbgValueInst *d : values)
             if (d->getExpression()->getFragmentInfo()) {
                 const DILocalVariable *var = d->getVariable();
-                note(levelOf(var->getScope()->getSubprogram()), 'v', var->getName().str(), var->getType(), var->getLine());
+                note(levelOf(var->getScope()->getSubprogram()), 'v', var->getName().str(), var->getType(),
+                     var->getLine());
                 return;
             }
         for (User *w : ev->users())
@@ -793,7 +796,8 @@ bool Dests::levels(CallBase *call, bool &returned)
         sret = -1;
         for (unsigned i = 0; i < call->arg_size() && i < 2; i++)
             if (call->paramHasAttr(i, Attribute::StructRet)) sret = (int)i;
-        if (sret < 0 ? !memspyHoldsPointer(call->getType()) : !memspyHoldsPointer(call->getParamAttr(sret, Attribute::StructRet).getValueAsType()))
+        if (sret < 0 ? !memspyHoldsPointer(call->getType())
+                     : !memspyHoldsPointer(call->getParamAttr(sret, Attribute::StructRet).getValueAsType()))
             return false;
         aggregate = true;
     }
@@ -886,8 +890,8 @@ std::string Dests::text(CallBase *call, bool returned, int arg)
         r += returned && object ? "\tro\t" : returned ? "\tr\t" : object ? "\to\t" : "\t-\t";
     r += std::to_string(lv.size());
     for (const Level &l : lv) {
-        std::string flags = std::string(l.decl ? "d" : "") + (l.used ? "u" : "") + (l.ret ? "r" : "") + (l.slot ? "s" : "") +
-                            (l.outp >= 0 ? "p" + std::to_string(l.outp) : "");
+        std::string flags = std::string(l.decl ? "d" : "") + (l.used ? "u" : "") + (l.ret ? "r" : "") +
+                            (l.slot ? "s" : "") + (l.outp >= 0 ? "p" + std::to_string(l.outp) : "");
         r += "\t" + std::to_string(l.line) + "\t" + std::to_string(l.col) + "\t" + std::string(1, l.kind) + "\t" +
              (flags.empty() ? "-" : flags) + "\t" + capped(l.type) + "\t" + capped(l.path);
     }
