@@ -268,6 +268,29 @@ static void note_returned_part(auto_vec<level> &lv, int k, tree lhs)
     type_text(TREE_TYPE(lhs), l.type, sizeof l.type);
 }
 
+/* Where tmp is gcc's temporary that a member function takes by reference (container_of_temporary,
+ * `v.push_back(new T)`): note at tmp's level, if it names nothing yet, an element of the object
+ * ("v[]"; a member of an outer function's variable is an inlined member function's `this`'s,
+ * "this.items_[]"), or the object that an assignment operator sets (`head_ = make_unique<T>()`).
+ * Returns whether tmp is one. */
+static bool note_container(auto_vec<level> &lv, tree tmp, gimple *s)
+{
+    bool assign = false;
+    tree obj = TREE_CODE(tmp) == VAR_DECL ? container_of_temporary(tmp, &assign) : NULL_TREE;
+    int k = obj ? level_of_var(lv, tmp, s) : -1;
+    text path;
+    if (k < 0 || lv[k].kind != '-' || lv[k].ret || lv[k].outp || !lvalue_path(obj, path, 0)) return obj != NULL_TREE;
+    tree base = get_base_address(obj);
+    const char *dot = strchr(path.str(), '.');
+    bool inlined = dot && base != obj && user_var(base) && level_of_var(lv, base, s) > k; /* this's member */
+    char own[MSPLUG_DEST_TEXT_MAX];
+    snprintf(own, sizeof own, "%s%s%s", inlined ? "this" : "", inlined ? dot : path.str(), assign ? "" : "[]");
+    lv[k].kind = 'm';
+    snprintf(lv[k].path, sizeof lv[k].path, "%s", own);
+    type_text(TREE_TYPE(obj), lv[k].type, sizeof lv[k].type);
+    return true;
+}
+
 static bool computed_element(tree p, int depth);
 
 /* Whether local pointer variable var is assigned an element's address computed with a variable
@@ -485,6 +508,7 @@ static bool follow(auto_vec<level> &lv, tree v)
                 tree lhs = gimple_assign_lhs(use);
                 if (TREE_CODE(lhs) == SSA_NAME) {
                     if (!work.contains(lhs)) work.safe_push(lhs);
+                } else if (note_container(lv, lhs, use)) { /* v.push_back(new T): v[] */
                 } else if (TREE_CODE(lhs) == VAR_DECL) {
                     note(lv, level_of_var(lv, lhs, use), lhs, 'v');
                 } else {
@@ -515,6 +539,8 @@ static bool follow(auto_vec<level> &lv, tree v)
                         if (k >= 0) lv[k].slot = true;
                         continue;
                     }
+                    if (base && VAR_P(base) && !user_var(base) && note_container(lv, base, use))
+                        continue; /* into gcc's temporary std::unique_ptr that push_back takes */
                     note(lv, k, lhs, 'm');
                     /* a member of a declared object (the storage of `std::vector<double> v(n)`):
                      * the object, at its own level */
@@ -549,11 +575,13 @@ static bool follow_temporary(auto_vec<level> &lv, tree tmp)
 
 /* Whether type is a struct with a pointer member (a buffer returned by value: the callee's
  * record says which member holds its allocation, this call's where the struct goes). */
-static bool holds_pointer(tree type)
+static bool holds_pointer(tree type, int depth = 0)
 {
-    if (TREE_CODE(type) != RECORD_TYPE) return false;
+    if (TREE_CODE(type) != RECORD_TYPE || depth > 8) return false;
     for (tree f = TYPE_FIELDS(type); f; f = DECL_CHAIN(f))
-        if (TREE_CODE(f) == FIELD_DECL && POINTER_TYPE_P(TREE_TYPE(f))) return true;
+        if (TREE_CODE(f) == FIELD_DECL &&
+            (POINTER_TYPE_P(TREE_TYPE(f)) || holds_pointer(TREE_TYPE(f), depth + 1))) /* std::unique_ptr<T> */
+            return true;
     return false;
 }
 
@@ -641,7 +669,7 @@ bool find_dests(gcall *call, auto_vec<level> &lv, bool *returned, bool *object)
         tree lhs = gimple_call_lhs(call);
         if (TREE_CODE(lhs) == SSA_NAME)
             returned_ = follow(lv, lhs);
-        else
+        else if (!note_container(lv, lhs, call))
             note(lv, TREE_CODE(lhs) == VAR_DECL ? level_of_var(lv, lhs, call) : 0, lhs,
                  TREE_CODE(lhs) == VAR_DECL ? 'v' : 'm');
     }

@@ -107,6 +107,11 @@ void emit_entry_exit(edge entry, const auto_vec<gimple *> &returns);
  * optimisers; the records made after them fall back on it where they name nothing there. */
 void early_dests_function(function *fun);
 void collect_dests(fn_state *st, basic_block bb);
+/* parts.cc: the object whose member function (not a constructor) takes the address of gcc's
+ * temporary tmp as an argument other than the object (`v.push_back(new T)`: the pointer goes
+ * into container v through a reference parameter), NULL_TREE if none; *assign: the function is
+ * an assignment operator (`head_ = std::make_unique<T>()`: the object itself holds it). */
+tree container_of_temporary(tree tmp, bool *assign);
 void emit_dests(fn_state *st, const char *comdat);
 /* dests.cc: the source language's code in records ("c", "c++", "f"), and the asm statement
  * that puts record into the destinations section with a label here (record_asm). */

@@ -7,6 +7,8 @@
  * offset in the DWARF type, an element), whether it reaches a return, and which inline
  * levels (the call's DILocation and its inlinedAt chain) use it otherwise. */
 #include "dests.h"
+#include "parts.h"
+#include "typetext.h"
 
 #include "llvm/Demangle/Demangle.h"
 #include "llvm/IR/DebugInfo.h"
@@ -35,78 +37,15 @@ struct Level {
     bool decl = false, used = false;
     bool slot = false; /* also stored in a slot no variable or field names (msplug_abi.h's "s") */
     int outp = -1;     /* the pointer parameter the value is stored through (msplug_abi.h's "pN") */
+    bool ret = false;  /* path: a part of the aggregate the function returns by value ("r") */
+    bool part = false; /* path: a member of a variable SROA split (dbg.value of a fragment) */
     std::string type, path;
 };
 
-/* name ("vector<double, std::allocator<double> >") without its last n template arguments
- * ("vector<double>"), as g++ writes a type whose arguments are defaults. */
-std::string dropTemplateArgs(const std::string &name, unsigned n)
-{
-    size_t open = name.find('<');
-    if (n == 0 || open == std::string::npos || name.back() != '>') return name;
-    std::vector<size_t> commas; /* the top-level commas between the arguments */
-    int depth = 0;
-    for (size_t i = open + 1; i + 1 < name.size(); i++) {
-        char c = name[i];
-        if (c == '<' || c == '(' || c == '[') depth++;
-        if (c == '>' || c == ')' || c == ']') depth--;
-        if (c == ',' && depth == 0) commas.push_back(i);
-    }
-    if (n > commas.size()) return name.substr(0, open); /* every argument a default */
-    std::string out = name.substr(0, commas[commas.size() - n]);
-    while (!out.empty() && out.back() == ' ') out.pop_back();
-    return out + ">";
-}
-
-/* Whether t is one of the standard library's default template arguments (clang 14 marks
- * defaults only for DWARF 5 when asked): std::allocator<T>, std::char_traits<T>,
- * std::less<T>, std::hash<T>, std::equal_to<T>, std::default_delete<T>. */
-bool isDefaultArgument(const DIType *t)
-{
-    static const char *const names[] = {
-        "allocator<", "char_traits<", "less<", "hash<", "equal_to<", "default_delete<"
-    };
-    auto *c = dyn_cast_or_null<DICompositeType>(t);
-    auto *ns = c ? dyn_cast_or_null<DINamespace>(c->getScope()) : nullptr;
-    if (!ns) return false;
-    while (ns->getScope() && isa<DINamespace>(ns->getScope()) && ns->getName() != "std") /* std::__1, ... */
-        ns = cast<DINamespace>(ns->getScope());
-    if (ns->getName() != "std") return false;
-    for (const char *n : names)
-        if (c->getName().startswith(n)) return true;
-    return false;
-}
-
-/* The type as written: "double *", "S *" (typedefs by name, qualifiers dropped, C++ template
- * arguments that are defaults left out: "vector<double>"). */
 /* Text cut to what a record holds (MSPLUG_DEST_TEXT_MAX, as the GCC plugin's). */
 std::string capped(const std::string &t)
 {
     return t.size() < MSPLUG_DEST_TEXT_MAX ? t : t.substr(0, MSPLUG_DEST_TEXT_MAX - 1);
-}
-
-std::string typeText(const DIType *t, int depth = 0)
-{
-    if (!t) return "void";
-    if (depth > 8) return "";
-    if (auto *d = dyn_cast<DIDerivedType>(t)) {
-        switch (d->getTag()) {
-        case dwarf::DW_TAG_pointer_type: return typeText(d->getBaseType(), depth + 1) + " *";
-        case dwarf::DW_TAG_reference_type: return typeText(d->getBaseType(), depth + 1) + " &";
-        case dwarf::DW_TAG_typedef: return d->getName().str();
-        default: return typeText(d->getBaseType(), depth + 1); /* const, volatile, restrict, member */
-        }
-    }
-    unsigned defaults = 0;
-    if (auto *c = dyn_cast<DICompositeType>(t)) {
-        DITemplateParameterArray params = c->getTemplateParams();
-        for (unsigned i = params.size(); i > 0; i--) {
-            auto *tp = dyn_cast_or_null<DITemplateTypeParameter>(params[i - 1]);
-            if (!tp || !(tp->isDefault() || isDefaultArgument(tp->getType()))) break;
-            defaults++;
-        }
-    }
-    return dropTemplateArgs(t->getName().str(), defaults);
 }
 
 /* t without typedefs and qualifiers. */
@@ -316,6 +255,9 @@ bool slotStore(Value *p)
     return v && !v->isParameter() && computedElement(q, 0);
 }
 
+Function *calleeOf(CallBase *call);
+bool isMethod(const Function *f);
+
 class Dests
 {
   public:
@@ -349,6 +291,10 @@ class Dests
     void makeLevels(const DILocation *L);
     bool follow(Value *v);
     void noteOutParam(Value *param, int index);
+    void noteReturnedPart(Value *agg, uint64_t bits);
+    bool noteContainer(AllocaInst *tmp, const Instruction *at);
+    bool noteContainerStore(StoreInst *st);
+    void noteStructDest(CallBase *call, int sret);
     std::string text(CallBase *call, bool returned, int arg);
 };
 
@@ -442,7 +388,7 @@ void Dests::noteOutParam(Value *param, int index)
     l.decl = false;
     l.outp = index;
     l.path = var->getName().str();
-    l.type = typeText(pointee(var->getType()));
+    l.type = memspyTypeText(pointee(var->getType()));
 }
 
 /* Whether slot p is declared `void *` or `char *` (xz's `thr->in`, thr = &coder->threads[i]):
@@ -466,11 +412,11 @@ void Dests::note(int k, char kind, const std::string &path, const DIType *ty, un
     if (k < 0 || path.empty()) return;
     Level &l = lv[k];
     bool decl = kind != 'm' && declLine && declLine == l.line;
-    if (l.outp >= 0 || (l.kind != '-' && !(decl && !l.decl && kind != 'o'))) return;
+    if (l.outp >= 0 || l.ret || (l.kind != '-' && !(decl && !l.decl && kind != 'o'))) return;
     l.kind = kind;
     l.decl = decl;
     l.path = path;
-    l.type = typeText(ty);
+    l.type = memspyTypeText(ty);
 }
 
 /* The declared variable root (an alloca or a global), at its own level (a global: at's), as
@@ -523,8 +469,10 @@ bool Dests::follow(Value *start)
             if (d->getExpression()->getNumElements() == 0) {
                 note(k, 'v', var->getName().str(), var->getType(), var->getLine());
             } else if (frag && d->getExpression()->getNumElements() == 3) { /* a member of a split aggregate */
-                if (const DIDerivedType *m = memberAt(var->getType(), frag->OffsetInBits))
+                if (const DIDerivedType *m = memberAt(var->getType(), frag->OffsetInBits)) {
                     note(k, 'm', var->getName().str() + "." + m->getName().str(), m->getBaseType(), 0);
+                    if (k >= 0 && lv[k].path == var->getName().str() + "." + m->getName().str()) lv[k].part = true;
+                }
                 /* the declared object (a std::vector's storage: a part of its base class) */
                 note(k, 'o', var->getName().str(), var->getType(), var->getLine());
             }
@@ -552,6 +500,17 @@ bool Dests::follow(Value *start)
                     noteOutParam(p, pi); /* *param = v: the caller's argument names it */
                     continue;
                 }
+                uint64_t bits = 0; /* carried out in the aggregate the function returns by value */
+                Value *agg = levelOf(I) == (int)lv.size() - 1
+                                 ? memspyReturnedAggregate(st->getPointerOperand(), DL, &bits)
+                                 : nullptr;
+                if (agg) {
+                    noteReturnedPart(agg, bits);
+                    returned = true;
+                    continue;
+                }
+                if (auto *a = dyn_cast<AllocaInst>(p); a && noteContainer(a, I)) continue; /* v.push_back(new T) */
+                if (levelOf(I) < 0 && noteContainerStore(st)) continue;                    /* push_back inlined */
                 if (slotStore(p) && !untypedSlot(p)) { /* named by the value's type, where nothing else names it */
                     int k = levelOf(I);
                     if (k >= 0) lv[k].slot = true;
@@ -584,13 +543,132 @@ bool Dests::follow(Value *start)
                     note(levelOf(I), 'm', path, ty, 0);
                     if (root && root != p) noteVariable(root, I, 'o');
                 }
+            } else if (uint64_t bits = 0;
+                       isa<InsertValueInst>(I) && cast<InsertValueInst>(I)->getInsertedValueOperand() == v &&
+                       levelOf(I) == (int)lv.size() - 1 && memspyReturnedInsert(cast<InsertValueInst>(I), DL, &bits)) {
+                noteReturnedPart(nullptr, bits); /* a part of the struct returned in registers */
+                returned = true;
             } else if (!isa<ICmpInst>(I)) {
                 int k = levelOf(I);
                 if (k >= 0) lv[k].used = true;
             }
         }
     }
+    /* a member of the function's local struct that it returns (clang -O2 returns the pointer
+     * alone where no caller uses the rest): a local that only carries the value out */
+    if (returned && !lv.empty() && lv.back().part && lv.back().kind == 'm') lv.back().kind = 'v';
     return returned;
+}
+
+/* At the function's own level, that the value is stored at bit offset bits of the aggregate
+ * agg that the function returns by value (null: the struct it returns in registers): the part
+ * wins over a local that only carried the value there ("buffer.start"; the member alone where
+ * no variable is the aggregate). */
+void Dests::noteReturnedPart(Value *agg, uint64_t bits)
+{
+    const DILocalVariable *var = agg ? varOf(agg) : nullptr;
+    const DISubprogram *sp = lv.back().fn;
+    DITypeRefArray types = sp && sp->getType() ? sp->getType()->getTypeArray() : DITypeRefArray();
+    const DIType *ty = var ? var->getType() : types.size() > 0 ? types[0] : nullptr;
+    const DIDerivedType *m = memberAt(ty, bits);
+    if (!m) return;
+    Level &l = lv.back();
+    l.kind = 'm';
+    l.decl = false;
+    l.ret = true;
+    l.path = (var ? var->getName().str() + "." : "") + m->getName().str();
+    l.type = memspyTypeText(m->getBaseType());
+}
+
+/* Where tmp is a temporary (an alloca no variable describes) that a member function takes by
+ * reference (`v.push_back(new T)`): at the level of statement at, an element of the object the
+ * function is called on ("v[]"), or the object itself that an assignment operator sets
+ * (`head_ = std::make_unique<T>()`). Returns whether it is one. */
+bool Dests::noteContainer(AllocaInst *tmp, const Instruction *at)
+{
+    bool assign = false;
+    CallBase *c = varOf(tmp) ? nullptr : memspyTemporaryPassed(tmp, &assign);
+    if (!c || !isMethod(calleeOf(c))) return false;
+    std::string path;
+    const DIType *ty = nullptr;
+    Value *root = nullptr;
+    if (objPath(c->getArgOperand(0), path, ty, root)) note(levelOf(at), 'm', assign ? path : path + "[]", nullptr, 0);
+    return true;
+}
+
+/* A store of the value in code inlined from a function off the call's inline chain (a
+ * std::vector's push_back, its `*_M_finish = v`) through a pointer held in a part of a
+ * declared object: a part SROA split off (`nodes`, bound by a fragment) or a member it is
+ * loaded from (`pool.items_`): an element of that object or member, at the level of the
+ * innermost function of the store's inline chain that is a level. Returns whether noted. */
+bool Dests::noteContainerStore(StoreInst *st)
+{
+    Value *p = stripCasts(st->getPointerOperand());
+    SmallVector<DbgValueInst *, 4> values;
+    findDbgValues(values, p);
+    for (DbgValueInst *d : values) {
+        auto frag = d->getExpression()->getFragmentInfo();
+        const DILocalVariable *var = d->getVariable();
+        int k = levelOf(var->getScope()->getSubprogram());
+        if (!frag || d->getExpression()->getNumElements() != 3 || k < 0 || memberAt(var->getType(), frag->OffsetInBits))
+            continue;
+        note(k, 'm', var->getName().str() + "[]", nullptr, 0);
+        return true;
+    }
+    auto *ld = dyn_cast<LoadInst>(p);
+    APInt off(64, 0);
+    Value *base = ld ? ld->getPointerOperand()->stripAndAccumulateConstantOffsets(DL, off, true) : nullptr;
+    std::string path;
+    const DIType *ty = nullptr;
+    Value *root = nullptr;
+    const DIDerivedType *m = nullptr;
+    if (!base || off.getBitWidth() != 64 || !objPath(base, path, ty, root) ||
+        !(m = memspyMemberHolding(ty, off.getZExtValue() * 8)) || off.getZExtValue() * 8 == m->getOffsetInBits())
+        return false; /* (a pointer member itself: no container's) */
+    int k = -1;
+    for (const DILocation *at = st->getDebugLoc().get(); at && k < 0; at = at->getInlinedAt())
+        k = levelOf(at->getScope()->getSubprogram());
+    note(k, 'm', path + "." + m->getName().str() + "[]", nullptr, 0);
+    return k >= 0;
+}
+
+/* A call that returns a struct with a pointer member (in registers, or in its sret argument
+ * number sret): where the caller keeps the struct (`dstBuff`, `job.dstBuff`), which the
+ * callee's record ("r": the member that holds the allocation) completes. */
+void Dests::noteStructDest(CallBase *call, int sret)
+{
+    if (sret >= 0) {
+        auto *tmp = dyn_cast<AllocaInst>(stripCasts(call->getArgOperand(sret)));
+        if (tmp && !varOf(tmp) && !noteContainer(tmp, call)) /* a temporary moved into a container */
+            for (User *u : tmp->users())
+                for (User *w : (isa<BitCastInst>(u) ? u : tmp)->users())
+                    if (auto *ld = dyn_cast<LoadInst>(w))
+                        for (User *x : ld->users())
+                            if (auto *st = dyn_cast<StoreInst>(x);
+                                st && st->getValueOperand() == ld && levelOf(st) < 0 && noteContainerStore(st))
+                                return;
+        if (!tmp || varOf(tmp)) noteArgument(call->getArgOperand(sret), call, 'v');
+        return;
+    }
+    for (User *u : call->users()) {
+        auto *ev = dyn_cast<ExtractValueInst>(u);
+        if (!ev) continue;
+        SmallVector<DbgValueInst *, 4> values; /* a part of a variable SROA split */
+        findDbgValues(values, ev);
+        for (DbgValueInst *d : values)
+            if (d->getExpression()->getFragmentInfo()) {
+                const DILocalVariable *var = d->getVariable();
+                note(levelOf(var->getScope()->getSubprogram()), 'v', var->getName().str(), var->getType(),
+                     var->getLine());
+                return;
+            }
+        for (User *w : ev->users())
+            if (auto *st = dyn_cast<StoreInst>(w); st && st->getValueOperand() == ev) {
+                APInt off(64, 0);
+                noteArgument(st->getPointerOperand()->stripAndAccumulateConstantOffsets(DL, off, true), call, 'v');
+                return;
+            }
+    }
 }
 
 /* The function call calls, through an alias too (clang makes a complete-object constructor
@@ -705,6 +783,8 @@ bool Dests::levels(CallBase *call, bool &returned)
     /* posix_memalign (&p, ...): the pointer argument's target; a constructor: its object */
     Value *destArg = nullptr;
     char argKind = 'v';
+    bool aggregate = false; /* a struct with a pointer member returned (in sret argument sret) */
+    int sret = -1;
     if (callee && callee->getName() == "posix_memalign" && call->arg_size() == 3) {
         destArg = call->getArgOperand(0);
     } else if ((!call->getType()->isPointerTy() || call->use_empty()) && isMethod(callee)) {
@@ -713,11 +793,19 @@ bool Dests::levels(CallBase *call, bool &returned)
         argKind = 'o';
         object = true;
     } else if (!call->getType()->isPointerTy()) {
-        return false;
+        sret = -1;
+        for (unsigned i = 0; i < call->arg_size() && i < 2; i++)
+            if (call->paramHasAttr(i, Attribute::StructRet)) sret = (int)i;
+        if (sret < 0 ? !memspyHoldsPointer(call->getType())
+                     : !memspyHoldsPointer(call->getParamAttr(sret, Attribute::StructRet).getValueAsType()))
+            return false;
+        aggregate = true;
     }
     makeLevels(L);
     if (destArg)
         noteArgument(destArg, call, argKind);
+    else if (aggregate)
+        noteStructDest(call, sret);
     else
         returned = follow(call);
     return true;
@@ -777,7 +865,7 @@ std::string Dests::record(CallBase *call, bool &any)
         if (!lv[k].slot || lv[k].kind != '-' || !lv[k].type.empty()) continue;
         const DISubprogram *from = k ? lv[k - 1].fn : callee ? callee->getSubprogram() : nullptr;
         DITypeRefArray types = from && from->getType() ? from->getType()->getTypeArray() : DITypeRefArray();
-        if (types.size() > 0 && types[0]) lv[k].type = typeText(types[0]);
+        if (types.size() > 0 && types[0]) lv[k].type = memspyTypeText(types[0]);
     }
     for (const Level &l : lv) any |= l.kind != '-' || l.slot;
     return any ? text(call, returned, -1) : "";
@@ -802,8 +890,8 @@ std::string Dests::text(CallBase *call, bool returned, int arg)
         r += returned && object ? "\tro\t" : returned ? "\tr\t" : object ? "\to\t" : "\t-\t";
     r += std::to_string(lv.size());
     for (const Level &l : lv) {
-        std::string flags = std::string(l.decl ? "d" : "") + (l.used ? "u" : "") + (l.slot ? "s" : "") +
-                            (l.outp >= 0 ? "p" + std::to_string(l.outp) : "");
+        std::string flags = std::string(l.decl ? "d" : "") + (l.used ? "u" : "") + (l.ret ? "r" : "") +
+                            (l.slot ? "s" : "") + (l.outp >= 0 ? "p" + std::to_string(l.outp) : "");
         r += "\t" + std::to_string(l.line) + "\t" + std::to_string(l.col) + "\t" + std::string(1, l.kind) + "\t" +
              (flags.empty() ? "-" : flags) + "\t" + capped(l.type) + "\t" + capped(l.path);
     }

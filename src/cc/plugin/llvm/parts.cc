@@ -1,0 +1,141 @@
+/* memspy's LLVM pass plugin: an allocation's pointer as a part of something else (parts.h):
+ * a member of the aggregate the function returns by value (clang -O0 keeps `buffer` in memory
+ * and returns it by loading it whole, or builds it in the sret argument), an element of a
+ * container it is passed to by reference (`v.push_back(new T)`). */
+#include "parts.h"
+
+#include "llvm/Demangle/Demangle.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/Operator.h"
+
+#include <cstdlib>
+#include <string>
+
+using namespace llvm;
+
+namespace
+{
+
+/* v without bitcasts. */
+Value *uncast(Value *v)
+{
+    for (int i = 0; i < 8; i++) {
+        auto *op = dyn_cast<Operator>(v);
+        if (!op || op->getOpcode() != Instruction::BitCast) break;
+        v = op->getOperand(0);
+    }
+    return v;
+}
+
+/* Whether the function returns local a by value: a load of it (any type: clang coerces a small
+ * struct to `{ i8*, i64 }`) that is the return value, or a copy of it into the sret argument. */
+bool returnedLocal(AllocaInst *a)
+{
+    SmallVector<Value *, 8> work = { a };
+    for (unsigned i = 0; i < work.size() && i < 16; i++)
+        for (User *u : work[i]->users()) {
+            if (isa<BitCastInst>(u)) {
+                work.push_back(u);
+            } else if (auto *ld = dyn_cast<LoadInst>(u)) {
+                for (User *r : ld->users())
+                    if (isa<ReturnInst>(r)) return true;
+            } else if (auto *mc = dyn_cast<MemCpyInst>(u)) {
+                auto *to = dyn_cast<Argument>(uncast(mc->getDest()));
+                if (uncast(mc->getSource()) == a && to && to->hasStructRetAttr()) return true;
+            }
+        }
+    return false;
+}
+
+} // namespace
+
+Value *memspyReturnedAggregate(Value *p, const DataLayout &DL, uint64_t *bits)
+{
+    if (!p->getType()->isPointerTy()) return nullptr;
+    APInt off(DL.getIndexTypeSizeInBits(p->getType()), 0);
+    Value *base = p->stripAndAccumulateConstantOffsets(DL, off, true);
+    if (off.isNegative()) return nullptr;
+    *bits = off.getZExtValue() * 8;
+    if (auto *arg = dyn_cast<Argument>(base)) return arg->hasStructRetAttr() ? arg : nullptr;
+    auto *a = dyn_cast<AllocaInst>(base);
+    return a && a->getAllocatedType()->isAggregateType() && returnedLocal(a) ? a : nullptr;
+}
+
+bool memspyReturnedInsert(InsertValueInst *iv, const DataLayout &DL, uint64_t *bits)
+{
+    uint64_t off = 0;
+    Type *t = iv->getAggregateOperand()->getType();
+    for (unsigned idx : iv->indices()) {
+        if (auto *st = dyn_cast<StructType>(t)) {
+            off += DL.getStructLayout(st)->getElementOffsetInBits(idx);
+            t = st->getElementType(idx);
+        } else if (auto *at = dyn_cast<ArrayType>(t)) {
+            off += idx * DL.getTypeAllocSizeInBits(at->getElementType());
+            t = at->getElementType();
+        } else {
+            return false;
+        }
+    }
+    *bits = off;
+    Value *v = iv;
+    for (int i = 0; i < 16; i++) {
+        InsertValueInst *next = nullptr;
+        for (User *u : v->users()) {
+            if (isa<ReturnInst>(u)) return true;
+            if (auto *n = dyn_cast<InsertValueInst>(u); n && n->getAggregateOperand() == v) next = n;
+        }
+        if (!next) return false;
+        v = next;
+    }
+    return false;
+}
+
+bool memspyHoldsPointer(Type *t, int depth)
+{
+    auto *st = dyn_cast_or_null<StructType>(t);
+    if (!st || depth > 8) return false;
+    for (Type *e : st->elements())
+        if (e->isPointerTy() || memspyHoldsPointer(e, depth + 1)) return true;
+    return false;
+}
+
+CallBase *memspyTemporaryPassed(AllocaInst *tmp, bool *assign)
+{
+    SmallVector<Value *, 4> addrs = { tmp };
+    for (User *u : tmp->users())
+        if (isa<BitCastInst>(u)) addrs.push_back(u);
+    for (Value *addr : addrs)
+        for (User *u : addr->users()) {
+            auto *call = dyn_cast<CallBase>(u);
+            auto *f = call ? dyn_cast<Function>(call->getCalledOperand()->stripPointerCastsAndAliases()) : nullptr;
+            if (!f || f->isIntrinsic() || call->arg_size() < 2 || call->getArgOperand(0) == addr) continue;
+            ItaniumPartialDemangler d;
+            if (!f->getName().startswith("_Z") || d.partialDemangle(f->getName().str().c_str()) || d.isCtorOrDtor())
+                continue;
+            size_t n = 0;
+            char *base = d.getFunctionBaseName(nullptr, &n);
+            *assign = base && std::string(base) == "operator=";
+            std::free(base);
+            for (unsigned i = 1; i < call->arg_size(); i++)
+                if (call->getArgOperand(i) == addr) return call;
+        }
+    return nullptr;
+}
+
+const DIDerivedType *memspyMemberHolding(const DIType *t, uint64_t bits)
+{
+    for (int i = 0; i < 16; i++) { /* typedefs and qualifiers */
+        auto *d = dyn_cast_or_null<DIDerivedType>(t);
+        if (!d || d->getTag() == dwarf::DW_TAG_pointer_type || d->getTag() == dwarf::DW_TAG_reference_type) break;
+        t = d->getBaseType();
+    }
+    auto *st = dyn_cast_or_null<DICompositeType>(t);
+    if (!st || st->getTag() == dwarf::DW_TAG_array_type) return nullptr;
+    for (DINode *e : st->getElements())
+        if (auto *m = dyn_cast<DIDerivedType>(e))
+            if (m->getTag() == dwarf::DW_TAG_member && !m->getName().empty() && m->getOffsetInBits() <= bits &&
+                bits < m->getOffsetInBits() + m->getSizeInBits())
+                return m;
+    return nullptr;
+}

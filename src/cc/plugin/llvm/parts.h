@@ -1,0 +1,37 @@
+/* memspy's LLVM pass plugin: where an allocation's pointer goes as a part of something else
+ * (parts.cc), for the destination records (dests.cc): a member of the aggregate a function
+ * returns by value, an element of a container it is pushed into. */
+#ifndef MEMSPY_LLVM_PARTS_H
+#define MEMSPY_LLVM_PARTS_H
+#include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/IR/DataLayout.h"
+#include "llvm/IR/InstrTypes.h"
+#include "llvm/IR/Instructions.h"
+
+/* The aggregate that address p is a part of (through casts and constant GEPs), when the
+ * function returns it by value: its sret argument, or a local (alloca) it loads whole into
+ * its return value or copies into the sret argument (clang -O0's `buffer.start = start;
+ * return buffer;`); null if none. *bits: p's offset in it. */
+llvm::Value *memspyReturnedAggregate(llvm::Value *p, const llvm::DataLayout &DL, uint64_t *bits);
+
+/* Whether insertvalue iv builds (through further insertvalues) the value the function returns
+ * (clang's `{ i8*, i64 }` for a small struct returned in registers); *bits: the offset of the
+ * part it inserts. */
+bool memspyReturnedInsert(llvm::InsertValueInst *iv, const llvm::DataLayout &DL, uint64_t *bits);
+
+/* Whether t is a struct (or the sret type of a call) with a pointer member, itself or in a
+ * struct member (std::unique_ptr<T>): a buffer returned by value, whose callee's record says
+ * which member holds its allocation. */
+bool memspyHoldsPointer(llvm::Type *t, int depth = 0);
+
+/* The call, not of a constructor, that takes the address of temporary tmp (an alloca no
+ * variable describes) as an argument other than its first (clang -O0's `v.push_back(new T)`,
+ * whose parameter is a reference: the caller checks that it is a member function's); null if
+ * none. *assign: the callee is an assignment operator (`head_ = std::make_unique<T>()`). */
+llvm::CallBase *memspyTemporaryPassed(llvm::AllocaInst *tmp, bool *assign);
+
+/* The member of composite type t (typedefs and qualifiers aside) whose bytes hold bit offset
+ * bits, null if none (a std::vector member, whose own parts DWARF puts in base classes). */
+const llvm::DIDerivedType *memspyMemberHolding(const llvm::DIType *t, uint64_t bits);
+
+#endif
