@@ -504,6 +504,8 @@ struct ms_sim {
     ms_window win;                      /* the hit window (one processor only) */
     int win_allowed;                    /* the window applies to this hierarchy */
     int uni_lru;                        /* the specialised path applies (uni_lru.c), chosen at create */
+    int coh_quiet64;                    /* access is ms_coh_access_line64: callers may inline its
+                                         * quiet hits (coherence.h: ms_coh_quiet64) */
     int uni_inline;                     /* access is ms_uni_access: callers may inline its common
                                          * cases (ms_uni_access_inline) */
     int (*access)(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx);
