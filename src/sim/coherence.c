@@ -498,8 +498,8 @@ static int coh_access_any(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t siz
 
 /* coh_access_any of a one-line reference by a known processor and context (what the fast
  * path of ms_coh_access_line64 checked), with its constant shifts. */
-__attribute__((noinline)) static int coh_access_one64(ms_sim *sim, unsigned cpu, uint64_t addr, uint64_t last_byte,
-                                                      unsigned flags, uint32_t ctx)
+__attribute__((noinline)) int ms_coh_access_one64(ms_sim *sim, unsigned cpu, uint64_t addr, uint64_t last_byte,
+                                                  unsigned flags, uint32_t ctx)
 {
     ms_counters *c = row(sim, ctx, cpu);
     unsigned write = (flags & MS_ACC_WRITE) ? 1u : 0u;
@@ -516,7 +516,7 @@ static inline __attribute__((always_inline)) int coh_access_one(ms_sim *sim, uns
                                                                 uint64_t last_byte, unsigned flags, uint32_t ctx,
                                                                 int line64)
 {
-    if (line64) return coh_access_one64(sim, cpu, addr, last_byte, flags, ctx);
+    if (line64) return ms_coh_access_one64(sim, cpu, addr, last_byte, flags, ctx);
     return coh_access_any(sim, cpu, addr, size, flags, ctx);
 }
 
@@ -590,16 +590,20 @@ int ms_coh_access_rest64(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size
 int ms_coh_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
 {
     ms_coherence *coh = sim->coh;
-    if (coh->proc[0].l1->policy == MS_POLICY_LRU &&
-        ms_coh_quiet_t(sim, cpu, addr, size, flags, ctx, sim->l1_shift, coh->unit_shift, coh->granule_shift))
-        return 0;
-    return coh_access_rest(sim, cpu, addr, size, flags, ctx);
+    int q = coh->proc[0].l1->policy == MS_POLICY_LRU
+                ? ms_coh_quiet_t(sim, cpu, addr, size, flags, ctx, sim->l1_shift, coh->unit_shift, coh->granule_shift)
+                : MS_COH_REST;
+    if (q == MS_COH_SETTLED) return 0;
+    return q == MS_COH_ACTION ? coh_access_any(sim, cpu, addr, size, flags, ctx)
+                              : coh_access_rest(sim, cpu, addr, size, flags, ctx);
 }
 
 int ms_coh_access_line64(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
 {
-    if (ms_coh_quiet64(sim, cpu, addr, size, flags, ctx)) return 0;
-    return ms_coh_access_rest64(sim, cpu, addr, size, flags, ctx);
+    int q = ms_coh_quiet64(sim, cpu, addr, size, flags, ctx);
+    if (q == MS_COH_SETTLED) return 0;
+    return q == MS_COH_ACTION ? ms_coh_access_one64(sim, cpu, addr, addr + size - (size != 0), flags, ctx)
+                              : ms_coh_access_rest64(sim, cpu, addr, size, flags, ctx);
 }
 
 void ms_coh_select_access(ms_sim *sim)

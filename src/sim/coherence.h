@@ -92,13 +92,22 @@ static inline int ms_coh_quiet(const uint64_t *d, unsigned cpu, unsigned write)
     return (d[DIR_OWNER] & DIR_OWNER_CPU) == cpu + 1 && !d[DIR_CONSUMERS] && !((producers & bit) && (producers & ~bit));
 }
 
+/* What ms_coh_quiet_t found. */
+enum {
+    MS_COH_REST = 0,    /* anything else: the rest of ms_sim_access (ms_coh_access_rest64) */
+    MS_COH_SETTLED = 1, /* a quiet hit, settled */
+    MS_COH_ACTION = 2   /* one line of a known processor and context whose unit needs a coherence
+                         * action: the general path (ms_coh_access_one64) */
+};
+
 /* A quiet hit: one line, a known processor and context, the unit's record the processor's
  * last one or in the directory's recent-chunk cache, a quiet reference (ms_coh_quiet) that
  * hits way 0 of its LRU L1 set whose shadow node is the MRU one or valid. Settles it -- the
  * L1 recency and dirty bit, the L1 shadow, the reference count, the processor's directory
  * words (touched granules, last access) and on a write the owner, writer and producer marks,
- * exactly what the general path does for it -- and returns 1; else returns 0 having changed
- * nothing but the processor's record at hand (a cache). Everything is tested before anything
+ * exactly what the general path does for it -- and returns MS_COH_SETTLED; else returns
+ * MS_COH_ACTION or MS_COH_REST having changed nothing but the processor's record at hand (a
+ * cache). Everything is tested before anything
  * changes. The shifts are constants where the caller is an instance (ms_coh_quiet64); L1
  * must be LRU (ms_coh_select_access). */
 static inline __attribute__((always_inline)) int ms_coh_quiet_t(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size,
@@ -107,25 +116,26 @@ static inline __attribute__((always_inline)) int ms_coh_quiet_t(ms_sim *sim, uns
 {
     ms_coherence *coh = sim->coh;
     uint64_t line = addr >> l1_shift, last_byte = addr + size - (size != 0);
-    if (__builtin_expect(ctx >= sim->nctx || cpu >= sim->nprocs || (last_byte >> l1_shift) != line, 0)) return 0;
+    if (__builtin_expect(ctx >= sim->nctx || cpu >= sim->nprocs || (last_byte >> l1_shift) != line, 0))
+        return MS_COH_REST;
     uint64_t unit = addr >> unit_shift;
     ms_coh_proc *pp = &coh->proc[cpu];
     uint64_t *d = pp->last_dir;
     if (pp->last_unit != unit + 1) {
         d = (uint64_t *)(void *)ms_linemeta_recent(&coh->dir, unit);
-        if (!d) return 0;
+        if (!d) return MS_COH_REST;
         pp->last_unit = unit + 1; /* a cached chunk's record: never the stand-in */
         pp->last_dir = d;
     }
     unsigned write = flags & MS_ACC_WRITE; /* == MS_TAG_DIRTY */
-    if (!ms_coh_quiet(d, cpu, write)) return 0;
+    if (!ms_coh_quiet(d, cpu, write)) return MS_COH_ACTION;
     ms_cache *l1 = pp->l1;
     uint64_t base = (line & l1->set_mask) * l1->ways;
-    if ((l1->tags[base] >> 1) != line) return 0;
+    if ((l1->tags[base] >> 1) != line) return MS_COH_REST;
     ms_fa *fa = pp->fa;
     if (line != fa->mru_line) {
         uint32_t n = l1->aux[base];
-        if (n >= fa->capacity || fa->nodes[n].line != line) return 0;
+        if (n >= fa->capacity || fa->nodes[n].line != line) return MS_COH_REST;
         ms_fa_move_to_front(fa, n);
     }
     l1->tags[base] |= write;
@@ -139,7 +149,7 @@ static inline __attribute__((always_inline)) int ms_coh_quiet_t(ms_sim *sim, uns
     uint64_t *me = ms_coh_proc_words(d, cpu);
     me[PROC_TOUCHED] |= ms_coh_granules(addr, last_byte, unit_shift, granule_shift);
     me[PROC_LAST] = (uint64_t)(ctx + 1) | (uint64_t)coh->region << 32;
-    return 1;
+    return MS_COH_SETTLED;
 }
 
 /* ms_coh_quiet_t for 64-byte L1 lines and coherence units kept line by line, an LRU L1 and
@@ -151,7 +161,9 @@ static inline __attribute__((always_inline)) int ms_coh_quiet64(ms_sim *sim, uns
 }
 
 /* ms_sim_access of a sim->coh_quiet64 hierarchy past ms_coh_quiet64 (which gave up, changing
- * nothing): the rest of ms_coh_access_line64. */
+ * nothing): after MS_COH_ACTION the general path of the reference (bytes addr..last_byte,
+ * one line), after MS_COH_REST the rest of ms_coh_access_line64. */
+int ms_coh_access_one64(ms_sim *sim, unsigned cpu, uint64_t addr, uint64_t last_byte, unsigned flags, uint32_t ctx);
 int ms_coh_access_rest64(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx);
 
 #endif

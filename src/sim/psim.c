@@ -364,13 +364,14 @@ static uint64_t apply_other(ms_psim *ps, const ms_psim_op *o, uint64_t parts, ui
     return apply_op(ps, o, kind, part_of(ps, o->addr), parts);
 }
 
-/* A plain reference o of a coherent 64-byte hierarchy past its quiet-hit test: the rest of
- * ms_coh_access_line64, its operands read again from o (so that the loop keeps none of them
- * across the call). Returns 1 if it was lost. */
-__attribute__((noinline)) static uint64_t apply_rest64(ms_sim *sim, const ms_psim_op *o)
+/* A plain reference o of a coherent 64-byte hierarchy past its quiet-hit test, which found q
+ * (MS_COH_ACTION or MS_COH_REST): the rest of ms_coh_access_line64, its operands read again
+ * from o (so that the loop keeps none of them across the call). Returns 1 if it was lost. */
+__attribute__((noinline)) static uint64_t apply_rest64(ms_sim *sim, const ms_psim_op *o, int q)
 {
-    return ms_coh_access_rest64(sim, o->flags >> MS_PSIM_OP_CPU_SHIFT, o->addr, (uint32_t)o->size, o->flags & OP_FLAGS,
-                                o->ctx) < 0;
+    unsigned cpu = o->flags >> MS_PSIM_OP_CPU_SHIFT, flags = o->flags & OP_FLAGS;
+    if (q == MS_COH_ACTION) return ms_coh_access_one64(sim, cpu, o->addr, o->addr + o->size - 1, flags, o->ctx) < 0;
+    return ms_coh_access_rest64(sim, cpu, o->addr, (uint32_t)o->size, flags, o->ctx) < 0;
 }
 
 /* ms_psim_apply's loop for one partition whose quiet hits are settled in line
@@ -386,9 +387,9 @@ static uint64_t apply_quiet64(ms_psim *ps, const ms_psim_batch *b, uint64_t rare
             lost += apply_other(ps, o, 1, &rare[0], &rare[1]);
             continue;
         }
-        if (!ms_coh_quiet64(sim, o->flags >> MS_PSIM_OP_CPU_SHIFT, o->addr, (uint32_t)o->size, o->flags & OP_FLAGS,
-                            o->ctx))
-            lost += apply_rest64(sim, o);
+        int q = ms_coh_quiet64(sim, o->flags >> MS_PSIM_OP_CPU_SHIFT, o->addr, (uint32_t)o->size, o->flags & OP_FLAGS,
+                               o->ctx);
+        if (q != MS_COH_SETTLED) lost += apply_rest64(sim, o, q);
     }
     return lost;
 }
