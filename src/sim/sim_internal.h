@@ -628,7 +628,19 @@ void ms_write_back(ms_sim *sim, const ms_view *v, int level, uint64_t addr, uint
 /* Fold one line's outcome into a reference's (deepest serving level, first cause per level). */
 void ms_merge_outcome(ms_line_outcome *merged, const ms_line_outcome *o);
 /* Count a reference's misses per level and its replacement pairs (not its stall). */
-void ms_commit_misses(ms_sim *sim, uint32_t ctx, ms_counters *c, unsigned write, const ms_line_outcome *o);
+static inline void ms_commit_misses(ms_sim *sim, uint32_t ctx, ms_counters *c, unsigned write, const ms_line_outcome *o)
+{
+    for (int k = 0; k < o->served; k++) {
+        ms_level_counters *lc = &c->level[k];
+        if (write)
+            lc->write_misses++;
+        else
+            lc->read_misses++;
+        lc->cause[o->cause[k]]++;
+        if (o->cause[k] != MS_CAUSE_COLD && o->evictor[k])
+            ms_pairs_count(&sim->pairs, (uint32_t)k, ctx, o->evictor[k] - 1, 0);
+    }
+}
 /* Make counters of ctx exist (all processors). */
 int ms_ensure_ctx(ms_sim *sim, uint32_t ctx);
 
