@@ -6,60 +6,7 @@
  * See docs/simulator.md, "Multiprocessor". */
 #include <string.h>
 
-#include "sim_internal.h"
-
-/* The directory: a record of 64-bit words per coherence unit, in a linemeta keyed by unit.
- * The words every access uses come first (the unit's state, then each processor's words);
- * the round's pending misses, used on communication misses only, come last. */
-#define DIR_NPENDING 4
-enum {
-    DIR_SHARERS = 0, /* processors that may hold lines of the unit (clean lines leave silently) */
-    DIR_WRITERS,     /* processors that ever wrote it (the cold-start rule) */
-    DIR_OWNER,       /* exclusive owner's cpu + 1 (0: none), | DIR_MODIFIED when M (else E) */
-    DIR_PRODUCERS,   /* the pattern round: processors that wrote in it */
-    DIR_CONSUMERS,   /* ... and that took a communication read miss in it */
-    DIR_PROCS        /* then PROC_WORDS words per processor, then the pending entries: */
-};
-/* DIR_NPENDING entries of (key, count) from word coh->dir_pending: the round's communication
- * misses. */
-#define DIR_MODIFIED (1ull << 32)
-#define DIR_OWNER_CPU 0xffu
-
-/* Per processor and unit. */
-enum {
-    PROC_TOUCHED = 0, /* granules touched since it fetched the unit (bit i = unit/64 bytes) */
-    PROC_LAST,        /* last access: ctx + 1 (low 32 bits; 0 = never), region (high 32 bits) */
-    PROC_INVALIDATED, /* low 32 bits: ctx + 1 its last invalidation was counted on, until it
-                        * misses again; high 32 bits: ctx + 1 of the access that fetched the
-                        * unit into its caches (invalidations are received on that one) */
-    PROC_WORDS
-};
-
-/* Pending entry key: ctx | cpu << 32 | cold << 40 | valid << 41. */
-#define PENDING_COLD (1ull << 40)
-#define PENDING_VALID (1ull << 41)
-
-struct ms_coherence {
-    ms_view views[MS_MAX_PROCS];
-    ms_cache *private_cache; /* processor p's level k < shared_from: [p * shared_from + k] */
-    ms_fa *private_fa;       /* and their shadows */
-    size_t private_cache_bytes, private_fa_bytes;
-    int shared_from; /* first shared level (nlevels: none) */
-    unsigned unit_shift, granule_shift;
-    unsigned nnodes, procs_per_node;
-    uint64_t remote_stall; /* stall of a miss served by another node's memory */
-    int mesi;
-    uint32_t region; /* current region number */
-    ms_linemeta dir;
-    size_t dir_bytes;                 /* bytes of one directory record */
-    size_t dir_pending;               /* first word of a record's pending entries */
-    uint64_t last_unit[MS_MAX_PROCS]; /* per processor: the unit it accessed last + 1 (0: */
-    uint64_t *last_dir[MS_MAX_PROCS]; /* none) and that unit's record */
-    int unit_is_line;                 /* every private level's line is one coherence unit */
-    int lru_lines;                    /* every level LRU with an order word, of L1's line size, no utilisation:
-                    * misses take ms_simulate_miss_lru */
-    ms_pairs pairs;                   /* (victim ctx, victim cpu, writer ctx, writer cpu) */
-};
+#include "coherence.h"
 
 /* Processor p's private level k is private_cache[p * s + k]; shared levels are sim->cache. */
 static void setup_view(ms_sim *sim, ms_coherence *coh, unsigned p)
@@ -84,6 +31,8 @@ static void setup_view(ms_sim *sim, ms_coherence *coh, unsigned p)
             v->fa_word[k] = (uint16_t)(np * 2 * s + (n - s) + (k - s));
         }
     }
+    coh->proc[p].l1 = v->cache[0];
+    coh->proc[p].fa = v->fa[0];
 }
 
 int ms_coh_create(ms_sim *sim)
@@ -160,32 +109,22 @@ static uint64_t *dir_record(ms_coherence *coh, uint64_t unit)
  * record, which must be zeroed for each use). */
 static inline uint64_t *proc_dir_record(ms_coherence *coh, unsigned p, uint64_t unit)
 {
-    if (coh->last_unit[p] == unit + 1) return coh->last_dir[p];
+    ms_coh_proc *pp = &coh->proc[p];
+    if (pp->last_unit == unit + 1) return pp->last_dir;
     uint64_t *d = dir_record(coh, unit);
-    coh->last_unit[p] = !ms_linemeta_is_stand_in(&coh->dir, d) ? unit + 1 : 0;
-    coh->last_dir[p] = d;
+    pp->last_unit = !ms_linemeta_is_stand_in(&coh->dir, d) ? unit + 1 : 0;
+    pp->last_dir = d;
     return d;
 }
-
-static inline uint64_t *proc_words(uint64_t *d, unsigned p) { return d + DIR_PROCS + PROC_WORDS * p; }
 
 static inline ms_counters *row(ms_sim *sim, uint32_t ctx, unsigned cpu)
 {
     return &sim->ctrs[(size_t)ctx * sim->nprocs + cpu];
 }
 
-/* Granules of the unit covered by the bytes [lo, hi] (one line). */
-static inline uint64_t granule_mask_of(uint64_t lo, uint64_t hi, unsigned unit_shift, unsigned granule_shift)
-{
-    uint64_t offset_mask = (1ull << unit_shift) - 1;
-    unsigned a = (unsigned)((lo & offset_mask) >> granule_shift);
-    unsigned b = (unsigned)((hi & offset_mask) >> granule_shift);
-    return (~0ull >> (63 - b)) & (~0ull << a);
-}
-
 static uint64_t granule_mask(const ms_coherence *coh, uint64_t lo, uint64_t hi)
 {
-    return granule_mask_of(lo, hi, coh->unit_shift, coh->granule_shift);
+    return ms_coh_granules(lo, hi, coh->unit_shift, coh->granule_shift);
 }
 
 /* ---- Carnival's access patterns: rounds of producers and consumers per unit ---- */
@@ -334,7 +273,7 @@ static void count_invalidation(ms_sim *sim, uint64_t *d, unsigned q, unsigned p,
                                uint64_t written, int locked)
 {
     ms_coherence *coh = sim->coh;
-    uint64_t *victim = proc_words(d, q);
+    uint64_t *victim = ms_coh_proc_words(d, q);
     /* The reference that fetched the copy receives it (ccSIM's Table 3 charges the read that
      * brought the line in), else the victim's last access. */
     uint32_t victim_ctx1 = (uint32_t)(victim[PROC_INVALIDATED] >> 32);
@@ -368,7 +307,7 @@ static inline __attribute__((always_inline)) void invalidate_others(ms_sim *sim,
         victims &= victims - 1;
         if (each_private_line_rec(sim, q, unit, rec, invalidate_line, ctx, c, line64))
             count_invalidation(sim, d, q, p, ctx, c, written, locked);
-        proc_words(d, q)[PROC_TOUCHED] = 0;
+        ms_coh_proc_words(d, q)[PROC_TOUCHED] = 0;
     }
     d[DIR_SHARERS] &= 1ull << p;
 }
@@ -426,12 +365,12 @@ static inline __attribute__((always_inline)) line_result coh_line_t(ms_sim *sim,
     unsigned write = (flags & MS_ACC_WRITE) ? MS_TAG_DIRTY : 0u;
     uint64_t unit = lo >> (line64 ? 6 : coh->unit_shift), bit = 1ull << p;
     uint64_t *d = proc_dir_record(coh, p, unit);
-    uint64_t *me = proc_words(d, p);
+    uint64_t *me = ms_coh_proc_words(d, p);
     /* Streams walk units in order: ask the host for the next unit's record (the next one in
      * its chunk; a prefetch past the chunk's end is harmless) while this one is worked on. */
     __builtin_prefetch((const void *)((uintptr_t)d + coh->dir_bytes));
     __builtin_prefetch((const void *)((uintptr_t)me + coh->dir_bytes));
-    uint64_t touched = line64 ? granule_mask_of(lo, hi, 6, 0) : granule_mask(coh, lo, hi);
+    uint64_t touched = line64 ? ms_coh_granules(lo, hi, 6, 0) : granule_mask(coh, lo, hi);
     int first_reference = (uint32_t)me[PROC_LAST] == 0;
     int others_wrote = (d[DIR_WRITERS] & ~bit) != 0;
     int upgrade;
@@ -559,8 +498,8 @@ static int coh_access_any(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t siz
 
 /* coh_access_any of a one-line reference by a known processor and context (what the fast
  * path of ms_coh_access_line64 checked), with its constant shifts. */
-__attribute__((noinline)) static int coh_access_one64(ms_sim *sim, unsigned cpu, uint64_t addr, uint64_t last_byte,
-                                                      unsigned flags, uint32_t ctx)
+__attribute__((noinline)) int ms_coh_access_one64(ms_sim *sim, unsigned cpu, uint64_t addr, uint64_t last_byte,
+                                                  unsigned flags, uint32_t ctx)
 {
     ms_counters *c = row(sim, ctx, cpu);
     unsigned write = (flags & MS_ACC_WRITE) ? 1u : 0u;
@@ -577,41 +516,8 @@ static inline __attribute__((always_inline)) int coh_access_one(ms_sim *sim, uns
                                                                 uint64_t last_byte, unsigned flags, uint32_t ctx,
                                                                 int line64)
 {
-    if (line64) return coh_access_one64(sim, cpu, addr, last_byte, flags, ctx);
+    if (line64) return ms_coh_access_one64(sim, cpu, addr, last_byte, flags, ctx);
     return coh_access_any(sim, cpu, addr, size, flags, ctx);
-}
-
-/* The directory test of the fast path: 1 if a reference of cpu (write: MS_TAG_DIRTY or 0) to
- * a unit with record d needs no coherence action, given that cpu holds the line in L1: a read
- * by a sharer (no other processor holds the unit exclusively), or a write of a unit cpu holds
- * in M or E (so it is the only sharer) that closes no pattern round (round_write). */
-static inline int quiet_hit(const uint64_t *d, unsigned cpu, unsigned write)
-{
-    uint64_t bit = 1ull << cpu;
-    /* An owner is the only sharer (a write leaves its writer alone, E is given to a sole
-     * sharer, a read by another processor ends the ownership), so a sharer's read is quiet. */
-    if (!write) return (d[DIR_SHARERS] & bit) != 0;
-    uint64_t producers = d[DIR_PRODUCERS];
-    return (d[DIR_OWNER] & DIR_OWNER_CPU) == cpu + 1 && !d[DIR_CONSUMERS] && !((producers & bit) && (producers & ~bit));
-}
-
-/* What a quiet L1 hit (quiet_hit) changes besides p's L1 and its shadow: its directory words
- * (touched: the granules the reference covers) and, on a write, the unit's owner (now M), writer and producer marks; and its reference
- * count. Exactly what coh_line and coh_access_any do for it (no miss, no stall, no fetch). */
-static inline __attribute__((always_inline)) void quiet_hit_done(ms_sim *sim, uint64_t *d, unsigned cpu, unsigned write,
-                                                                 uint32_t ctx, uint64_t touched)
-{
-    ms_coherence *coh = sim->coh;
-    ms_count_reference(row(sim, ctx, cpu), write);
-    if (write) {
-        uint64_t bit = 1ull << cpu;
-        d[DIR_PRODUCERS] |= bit;
-        d[DIR_OWNER] = (cpu + 1) | DIR_MODIFIED;
-        d[DIR_WRITERS] |= bit;
-    }
-    uint64_t *me = proc_words(d, cpu);
-    me[PROC_TOUCHED] |= touched;
-    me[PROC_LAST] = (uint64_t)(ctx + 1) | (uint64_t)coh->region << 32;
 }
 
 /* A one-line reference of a known context that the leaf fast path of ms_coh_access could not
@@ -625,13 +531,21 @@ static inline __attribute__((always_inline)) int coh_hit_any_t(ms_sim *sim, unsi
     uint64_t last_byte = addr + (size ? size - 1 : 0), line = addr >> (line64 ? 6 : sim->l1_shift);
     unsigned write = (flags & MS_ACC_WRITE) ? MS_TAG_DIRTY : 0u;
     uint64_t *d = proc_dir_record(coh, cpu, addr >> (line64 ? 6 : coh->unit_shift));
-    if (!quiet_hit(d, cpu, write)) return coh_access_one(sim, cpu, addr, size, last_byte, flags, ctx, line64);
+    if (!ms_coh_quiet(d, cpu, write)) return coh_access_one(sim, cpu, addr, size, last_byte, flags, ctx, line64);
     const ms_view *v = &coh->views[cpu];
     int way = ms_cache_lookup(v->cache[0], line, write);
     if (way < 0) return coh_access_one(sim, cpu, addr, size, last_byte, flags | COH_L1_MISSED, ctx, line64);
     ms_fa_touch(v->fa[0], line, ms_cache_aux(v->cache[0], line, way));
-    quiet_hit_done(sim, d, cpu, write, ctx,
-                   line64 ? granule_mask_of(addr, last_byte, 6, 0) : granule_mask(coh, addr, last_byte));
+    ms_count_reference(row(sim, ctx, cpu), write);
+    if (write) {
+        uint64_t bit = 1ull << cpu;
+        d[DIR_PRODUCERS] |= bit;
+        d[DIR_OWNER] = (cpu + 1) | DIR_MODIFIED;
+        d[DIR_WRITERS] |= bit;
+    }
+    uint64_t *me = ms_coh_proc_words(d, cpu);
+    me[PROC_TOUCHED] |= line64 ? ms_coh_granules(addr, last_byte, 6, 0) : granule_mask(coh, addr, last_byte);
+    me[PROC_LAST] = (uint64_t)(ctx + 1) | (uint64_t)coh->region << 32;
     return 0;
 }
 
@@ -647,73 +561,60 @@ __attribute__((noinline)) static int coh_hit_any64(ms_sim *sim, unsigned cpu, ui
     return coh_hit_any_t(sim, cpu, addr, size, flags, ctx, 1);
 }
 
-static inline __attribute__((always_inline)) int coh_hit(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size,
-                                                         unsigned flags, uint32_t ctx, int line64)
+/* ms_sim_access of a multiprocessor past its quiet-hit test (ms_coh_quiet_t), or without one
+ * (an L1 that is not LRU): anything but one line of a known processor and context goes to
+ * coh_access_any, the rest to coh_hit_any_t. line64: the 64-byte instance (a constant). */
+static inline __attribute__((always_inline)) int
+coh_access_rest_t(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx, int line64)
 {
+    unsigned l1_shift = line64 ? 6 : sim->l1_shift;
+    uint64_t last_byte = addr + (size ? size - 1 : 0);
+    /* (a reference wrapping around the address space ends in another line) */
+    if (ctx >= sim->nctx || cpu >= sim->nprocs || (last_byte >> l1_shift) != (addr >> l1_shift))
+        return coh_access_any(sim, cpu, addr, size, flags, ctx);
     return line64 ? coh_hit_any64(sim, cpu, addr, size, flags, ctx) : coh_hit_any(sim, cpu, addr, size, flags, ctx);
 }
 
-/* ms_sim_access of a multiprocessor (chosen by ms_sim_create). The fast path is a leaf (it
- * calls nothing): a quiet L1 hit (quiet_hit) of one line in way 0 of an LRU set, the unit's
- * record the one the processor used last or in the directory's recent-chunk cache, the line's shadow node the MRU one or valid. It tests all of that
- * before it changes anything, and hands everything else over (tail calls) unchanged.
- * Instantiated with the shifts read from sim (ms_coh_access) and as constants for 64-byte L1
- * lines kept coherent line by line, every threaded preset (ms_coh_access_line64). */
-static inline __attribute__((always_inline)) int coh_access_fast(ms_sim *sim, unsigned cpu, uint64_t addr,
-                                                                 uint32_t size, unsigned flags, uint32_t ctx,
-                                                                 unsigned l1_shift, unsigned unit_shift,
-                                                                 unsigned granule_shift, int line64)
+static int coh_access_rest(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
 {
-    ms_coherence *coh = sim->coh;
-    uint64_t last_byte = addr + (size ? size - 1 : 0);
-    uint64_t line = addr >> l1_shift;
-    /* (a reference wrapping around the address space ends in another line) */
-    if (__builtin_expect(ctx >= sim->nctx || cpu >= sim->nprocs || (last_byte >> l1_shift) != line, 0))
-        return coh_access_any(sim, cpu, addr, size, flags, ctx);
-    uint64_t unit = addr >> unit_shift;
-    uint64_t *d = coh->last_dir[cpu];
-    if (coh->last_unit[cpu] != unit + 1) {
-        d = (uint64_t *)(void *)ms_linemeta_recent(&coh->dir, unit);
-        if (!d) return coh_hit(sim, cpu, addr, size, flags, ctx, line64);
-        coh->last_unit[cpu] = unit + 1; /* a cached chunk's record: never the stand-in */
-        coh->last_dir[cpu] = d;
-    }
-    unsigned write = (flags & MS_ACC_WRITE) ? MS_TAG_DIRTY : 0u;
-    if (!quiet_hit(d, cpu, write)) return coh_access_one(sim, cpu, addr, size, last_byte, flags, ctx, line64);
-    const ms_view *v = &coh->views[cpu];
-    ms_cache *l1 = v->cache[0];
-    uint64_t base = (line & l1->set_mask) * l1->ways;
-    if ((l1->tags[base] >> 1) != line || l1->policy != MS_POLICY_LRU)
-        return coh_hit(sim, cpu, addr, size, flags, ctx, line64);
-    ms_fa *fa = v->fa[0];
-    if (line != fa->mru_line) {
-        uint32_t n = l1->aux[base];
-        if (n >= fa->capacity || fa->nodes[n].line != line) return coh_hit(sim, cpu, addr, size, flags, ctx, line64);
-        ms_fa_move_to_front(fa, n);
-    }
-    l1->tags[base] |= write;
-    quiet_hit_done(sim, d, cpu, write, ctx, granule_mask_of(addr, last_byte, unit_shift, granule_shift));
-    return 0;
+    return coh_access_rest_t(sim, cpu, addr, size, flags, ctx, 0);
 }
 
+int ms_coh_access_rest64(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
+{
+    return coh_access_rest_t(sim, cpu, addr, size, flags, ctx, 1);
+}
+
+/* ms_sim_access of a multiprocessor (chosen by ms_coh_select_access): a quiet hit settled in
+ * line (ms_coh_quiet_t, with the shifts read from sim), the rest handed over. */
 int ms_coh_access(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
 {
-    return coh_access_fast(sim, cpu, addr, size, flags, ctx, sim->l1_shift, sim->coh->unit_shift,
-                           sim->coh->granule_shift, 0);
+    ms_coherence *coh = sim->coh;
+    int q = coh->proc[0].l1->policy == MS_POLICY_LRU
+                ? ms_coh_quiet_t(sim, cpu, addr, size, flags, ctx, sim->l1_shift, coh->unit_shift, coh->granule_shift)
+                : MS_COH_REST;
+    if (q == MS_COH_SETTLED) return 0;
+    return q == MS_COH_ACTION ? coh_access_any(sim, cpu, addr, size, flags, ctx)
+                              : coh_access_rest(sim, cpu, addr, size, flags, ctx);
 }
 
 int ms_coh_access_line64(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx)
 {
-    return coh_access_fast(sim, cpu, addr, size, flags, ctx, 6, 6, 0, 1);
+    int q = ms_coh_quiet64(sim, cpu, addr, size, flags, ctx);
+    if (q == MS_COH_SETTLED) return 0;
+    return q == MS_COH_ACTION ? ms_coh_access_one64(sim, cpu, addr, addr + size - (size != 0), flags, ctx)
+                              : ms_coh_access_rest64(sim, cpu, addr, size, flags, ctx);
 }
 
 void ms_coh_select_access(ms_sim *sim)
 {
-    int line64 =
-        sim->l1_shift == 6 && sim->coh->unit_shift == 6 && sim->coh->granule_shift == 0 && sim->coh->unit_is_line;
-    /* the fast paths keep no used masks: with spatial utilisation every reference goes the
+    ms_coherence *coh = sim->coh;
+    int line64 = sim->l1_shift == 6 && coh->unit_shift == 6 && coh->granule_shift == 0 && coh->unit_is_line;
+    int lru = coh->proc[0].l1->policy == MS_POLICY_LRU;
+    /* the quiet hits keep no used masks: with spatial utilisation every reference goes the
      * whole way */
-    sim->access = sim->util ? coh_access_any : line64 ? ms_coh_access_line64 : ms_coh_access;
+    sim->access = sim->util ? coh_access_any : line64 && lru ? ms_coh_access_line64 : ms_coh_access;
+    sim->coh_quiet64 = !sim->util && lru && line64;
 }
 
 void ms_coh_next_region(ms_sim *sim) { sim->coh->region++; }

@@ -6,8 +6,8 @@
 #include <stdlib.h> /* qsort */
 #include <string.h>
 
+#include "coherence.h"
 #include "mem.h"
-#include "sim_internal.h"
 
 struct ms_psim {
     ms_mem mem;
@@ -23,6 +23,7 @@ struct ms_psim {
     uint64_t straddles;
     ms_psim_submit_fn submit;
     void *ud;
+    int coh_quiet64;    /* the partitions' sim->coh_quiet64: their quiet hits are settled in line */
     int direct, level;  /* ms_psim_set_direct; deepest level served since ms_psim_take_level */
     uint64_t comm_refs; /* the simulator's ms_sim_comm_refs at the last ms_psim_take_level */
     uint64_t stall;     /* the simulator's stall_cycles then */
@@ -90,6 +91,7 @@ int ms_psim_create(ms_psim **out, const ms_hier_config *cfg, const ms_allocator 
             ms_psim_destroy(ps);
             return -1;
         }
+    ps->coh_quiet64 = ps->sim[0]->coh_quiet64;
     if (!(ps->cur = ms_psim_batch_new(ps))) {
         ms_psim_destroy(ps);
         return -1;
@@ -362,13 +364,50 @@ static uint64_t apply_other(ms_psim *ps, const ms_psim_op *o, uint64_t parts, ui
     return apply_op(ps, o, kind, part_of(ps, o->addr), parts);
 }
 
+/* A plain reference o of a coherent 64-byte hierarchy past its quiet-hit test, which found q
+ * (MS_COH_ACTION or MS_COH_REST): the rest of ms_coh_access_line64, its operands read again
+ * from o (so that the loop keeps none of them across the call). Returns 1 if it was lost. */
+__attribute__((noinline)) static uint64_t apply_rest64(ms_sim *sim, const ms_psim_op *o, int q)
+{
+    unsigned cpu = o->flags >> MS_PSIM_OP_CPU_SHIFT, flags = o->flags & OP_FLAGS;
+    if (q == MS_COH_ACTION) return ms_coh_access_one64(sim, cpu, o->addr, o->addr + o->size - 1, flags, o->ctx) < 0;
+    return ms_coh_access_rest64(sim, cpu, o->addr, (uint32_t)o->size, flags, o->ctx) < 0;
+}
+
+/* ms_psim_apply's loop for one partition whose quiet hits are settled in line
+ * (ps->coh_quiet64: 64-byte L1 lines): the same operations in the same order, a quiet hit
+ * without a call (ms_coh_quiet64). rare: the straddles and references not simulated found.
+ * Returns the references lost. */
+static uint64_t apply_quiet64(ms_psim *ps, const ms_psim_batch *b, uint64_t rare[2])
+{
+    ms_sim *sim = ps->sim[0];
+    uint64_t lost = 0;
+    for (const ms_psim_op *o = b->op, *end = b->op + b->n; o < end; o++) {
+        if (__builtin_expect(!plain(o, 64, 0), 0)) {
+            lost += apply_other(ps, o, 1, &rare[0], &rare[1]);
+            continue;
+        }
+        int q = ms_coh_quiet64(sim, o->flags >> MS_PSIM_OP_CPU_SHIFT, o->addr, (uint32_t)o->size, o->flags & OP_FLAGS,
+                               o->ctx);
+        if (q != MS_COH_SETTLED) lost += apply_rest64(sim, o, q);
+    }
+    return lost;
+}
+
 void ms_psim_apply(ms_psim *ps, const ms_psim_batch *b, uint64_t parts)
 {
     if (!parts) return;
     uint64_t lost = 0, straddles = 0, unattributed = 0; /* lost kept here: the workers' lost[] share a line */
     uint64_t line = 1ull << ps->l1_shift, split = ps->split_mask;
     int all = parts == ms_psim_worker_parts(ps, 0, 1);
-    for (uint32_t i = 0; i < b->n; i++) {
+    int quiet64 = ps->coh_quiet64 && ps->nparts == 1;
+    if (quiet64) {
+        uint64_t rare[2] = { 0, 0 };
+        lost = apply_quiet64(ps, b, rare);
+        straddles = rare[0];
+        unattributed = rare[1];
+    }
+    for (uint32_t i = 0; i < b->n && !quiet64; i++) {
         const ms_psim_op *o = &b->op[i];
         if (__builtin_expect(plain(o, line, split), 1)) {
             unsigned p = part_of(ps, o->addr);

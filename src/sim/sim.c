@@ -270,29 +270,10 @@ int ms_simulate_miss_lru(ms_sim *sim, const ms_view *v, uint64_t addr, unsigned 
     return k;
 }
 
-static inline void commit_misses(ms_sim *sim, uint32_t ctx, ms_counters *c, unsigned write, const ms_line_outcome *o)
-{
-    for (int k = 0; k < o->served; k++) {
-        ms_level_counters *lc = &c->level[k];
-        if (write)
-            lc->write_misses++;
-        else
-            lc->read_misses++;
-        lc->cause[o->cause[k]]++;
-        if (o->cause[k] != MS_CAUSE_COLD && o->evictor[k])
-            ms_pairs_count(&sim->pairs, (uint32_t)k, ctx, o->evictor[k] - 1, 0);
-    }
-}
-
-void ms_commit_misses(ms_sim *sim, uint32_t ctx, ms_counters *c, unsigned write, const ms_line_outcome *o)
-{
-    commit_misses(sim, ctx, c, write, o);
-}
-
 /* Add one reference's misses, replacement pairs and stall to its counters. */
 static void commit(ms_sim *sim, uint32_t ctx, ms_counters *c, unsigned write, const ms_line_outcome *o)
 {
-    commit_misses(sim, ctx, c, write, o);
+    ms_commit_misses(sim, ctx, c, write, o);
     ms_count_stall(c, write, sim->stall[o->served]);
     sim->stall_cycles += sim->stall[o->served];
 }

@@ -504,6 +504,8 @@ struct ms_sim {
     ms_window win;                      /* the hit window (one processor only) */
     int win_allowed;                    /* the window applies to this hierarchy */
     int uni_lru;                        /* the specialised path applies (uni_lru.c), chosen at create */
+    int coh_quiet64;                    /* access is ms_coh_access_line64: callers may inline its
+                                         * quiet hits (coherence.h: ms_coh_quiet64) */
     int uni_inline;                     /* access is ms_uni_access: callers may inline its common
                                          * cases (ms_uni_access_inline) */
     int (*access)(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t size, unsigned flags, uint32_t ctx);
@@ -626,7 +628,19 @@ void ms_write_back(ms_sim *sim, const ms_view *v, int level, uint64_t addr, uint
 /* Fold one line's outcome into a reference's (deepest serving level, first cause per level). */
 void ms_merge_outcome(ms_line_outcome *merged, const ms_line_outcome *o);
 /* Count a reference's misses per level and its replacement pairs (not its stall). */
-void ms_commit_misses(ms_sim *sim, uint32_t ctx, ms_counters *c, unsigned write, const ms_line_outcome *o);
+static inline void ms_commit_misses(ms_sim *sim, uint32_t ctx, ms_counters *c, unsigned write, const ms_line_outcome *o)
+{
+    for (int k = 0; k < o->served; k++) {
+        ms_level_counters *lc = &c->level[k];
+        if (write)
+            lc->write_misses++;
+        else
+            lc->read_misses++;
+        lc->cause[o->cause[k]]++;
+        if (o->cause[k] != MS_CAUSE_COLD && o->evictor[k])
+            ms_pairs_count(&sim->pairs, (uint32_t)k, ctx, o->evictor[k] - 1, 0);
+    }
+}
 /* Make counters of ctx exist (all processors). */
 int ms_ensure_ctx(ms_sim *sim, uint32_t ctx);
 

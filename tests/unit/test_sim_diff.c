@@ -6,12 +6,15 @@
  * multiprocessors of 2-4 processors with private and shared levels, line and page-sized
  * coherence units and two nodes; the coherent ones also on "hot" streams (processors mostly
  * in their own lines, a quarter of the references to a few lines all of them share). Every access's served level, every counter of every
- * (context, processor), every replacement pair and every invalidation pair must be equal. */
+ * (context, processor), every replacement pair and every invalidation pair must be equal. The
+ * coherent hierarchies' hot streams also go through the partitioned simulator's own loop
+ * (one partition: its quiet hits are settled there, psim.c) against the oracle. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "oracle/oracle.h"
+#include "sim/psim.h"
 #include "sim_testutil.h"
 
 #define MAX_ROWS 4096
@@ -72,6 +75,25 @@ static int compare_rows(const char *what, const char *name, const rows *a, const
             return 1;
         }
     return 0;
+}
+
+/* 1 (and a message) if the counters c1 (n1 rows) differ from the oracle's in any row. */
+static int compare_counters(const char *name, unsigned nprocs, const ms_counters *c1, uint32_t n1, oracle_sim *ora)
+{
+    uint32_t n2 = 0;
+    const ms_counters *c2 = oracle_ms_sim_counters(ora, &n2);
+    CHECK_EQ_INT(n1, n2);
+    for (uint32_t i = 0; i < n1 && i < n2; i++) {
+        ms_counters live = c1[i];
+#define MS_SPATIAL_COUNTER(member) live.member = 0; /* the oracle predates them */
+#include "sim/counters.def"
+        if (memcmp(&live, &c2[i], sizeof live) != 0) {
+            fprintf(stderr, "%s: counters of row %u (ctx %u, cpu %u) differ from the oracle\n", name, i, i / nprocs,
+                    i % nprocs);
+            return 1;
+        }
+    }
+    return n1 != n2;
 }
 
 /* Run n references of one stream through both simulators built from config text; window
@@ -169,21 +191,9 @@ static void run_case(const char *text, shape sh, int n, uint64_t seed, int windo
     ms_sim_finish(sim);
     oracle_ms_sim_finish(ora);
 
-    uint32_t n1 = 0, n2 = 0;
+    uint32_t n1 = 0;
     const ms_counters *c1 = ms_sim_counters(sim, &n1);
-    const ms_counters *c2 = oracle_ms_sim_counters(ora, &n2);
-    CHECK_EQ_INT(n1, n2);
-    int bad = 0;
-    for (uint32_t i = 0; i < n1 && i < n2 && !bad; i++) {
-        ms_counters live = c1[i];
-#define MS_SPATIAL_COUNTER(member) live.member = 0; /* the oracle predates them */
-#include "sim/counters.def"
-        if (memcmp(&live, &c2[i], sizeof live) != 0) {
-            fprintf(stderr, "%s: counters of row %u (ctx %u, cpu %u) differ from the oracle\n", name, i, i / nprocs,
-                    i % nprocs);
-            bad = 1;
-        }
-    }
+    int bad = compare_counters(name, nprocs, c1, n1, ora);
     static rows e1, e2, v1, v2;
     e1.n = e2.n = v1.n = v2.n = 0;
     ms_sim_each_eviction(sim, add_eviction, &e1);
@@ -213,6 +223,78 @@ static void run_case(const char *text, shape sh, int n, uint64_t seed, int windo
             (unsigned long long)tot.level[0].cause[MS_CAUSE_INVAL], e1.n, v1.n);
     CHECK(exercised);
     ms_sim_destroy(sim);
+    oracle_ms_sim_destroy(ora);
+}
+
+/* The partitioned simulator's queue, run as it fills (one worker, every partition). */
+static ms_psim_batch *apply_batch(void *ud, ms_psim_batch *full)
+{
+    ms_psim *ps = *(ms_psim **)ud;
+    ms_psim_apply(ps, full, ms_psim_worker_parts(ps, 0, 1));
+    return full;
+}
+
+/* The partitioned simulator with one partition, whose loop settles a coherent hierarchy's
+ * quiet hits itself (psim.c, apply_quiet64), against the oracle: n references of a hot
+ * stream (as run_case's) of contexts 1-8, interleaved one processor after another at random,
+ * with lines straddled, locked writes and region boundaries. */
+static void run_psim_case(const char *text, int n, uint64_t seed)
+{
+    char name[300];
+    snprintf(name, sizeof name, "%s [psim, hot, %d references]", text, n);
+    ms_hier_config cfg;
+    CHECK_EQ_INT(ms_config_parse_full(text, &cfg, NULL, 0), 0);
+    ms_allocator a = test_allocator(&default_heap);
+    ms_psim *ps = NULL;
+    oracle_sim *ora = NULL;
+    CHECK(ms_psim_create(&ps, &cfg, &a, 1, apply_batch, &ps) == 0);
+    CHECK(oracle_ms_sim_create(&ora, &cfg, &a) == 0);
+    if (!ps || !ora) exit(1);
+    unsigned nprocs = ms_psim_nprocs(ps);
+    uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1, part = 2400 / nprocs;
+    for (int i = 0; i < n; i++) {
+        uint64_t r = next_rand(&x);
+        unsigned cpu = (unsigned)((r >> 50) % nprocs);
+        uint32_t ctx = 1 + (uint32_t)((r >> 24) % 8);
+        unsigned flags = (r >> 20) % 3 == 0 ? MS_ACC_WRITE : 0;
+        uint64_t addr;
+        uint32_t size = 8;
+        if ((r >> 6) % 4 == 0) { /* a hot line all processors read and write */
+            addr = ((r >> 9) % 8) * 64 + ((r >> 12) % 8) * 8;
+        } else {
+            uint64_t off = (r >> 9) % part;
+            if ((r >> 30) % 4) off %= part / 8 + 1;
+            addr = (8 + cpu * part + off) * 64 + ((r >> 13) & 7) * 8;
+        }
+        unsigned what = (unsigned)((r >> 56) % 64);
+        if (what == 0) {
+            ms_psim_next_region(ps);
+            oracle_ms_sim_next_region(ora);
+        } else if (what < 3) { /* ends in the next line */
+            addr |= 60;
+        } else if (what < 5 && flags) {
+            flags |= MS_ACC_LOCKED;
+        }
+        CHECK_EQ_INT(ms_psim_access(ps, cpu, addr, size, flags, ctx), 0);
+        oracle_ms_sim_access(ora, cpu, addr, size, flags, ctx);
+    }
+    ms_psim_flush(ps);
+    uint32_t n1 = 0;
+    const ms_counters *c1 = ms_psim_counters(ps, &n1);
+    oracle_ms_sim_finish(ora);
+    CHECK(c1 != NULL);
+    int bad = c1 ? compare_counters(name, nprocs, c1, n1, ora) : 1;
+    static rows e1, e2, v1, v2;
+    e1.n = e2.n = v1.n = v2.n = 0;
+    CHECK_EQ_INT(ms_psim_each_eviction(ps, add_eviction, &e1), 0);
+    oracle_ms_sim_each_eviction(ora, add_eviction, &e2);
+    CHECK_EQ_INT(ms_psim_each_invalidation(ps, add_invalidation, &v1), 0);
+    oracle_ms_sim_each_invalidation(ora, add_invalidation, &v2);
+    bad |= compare_rows("replacement", name, &e1, &e2);
+    bad |= compare_rows("invalidation", name, &v1, &v2);
+    CHECK_EQ_INT(bad, 0);
+    CHECK(v1.n > 0); /* invalidations happened */
+    ms_psim_destroy(ps);
     oracle_ms_sim_destroy(ora);
 }
 
@@ -263,6 +345,7 @@ int main(void)
         run_case(coherent[i], hot_odd, 80000, (uint64_t)i * 2 + 102, 1);
         run_case(coherent[i], (shape){ 1500, 0, 0, 0 }, 60000, (uint64_t)i * 2 + 103, 1);
         run_case(coherent[i], (shape){ 2500, 1, 1, 0 }, 80000, (uint64_t)i * 2 + 104, 1);
+        run_psim_case(coherent[i], 80000, (uint64_t)i + 201);
     }
     return check_result();
 }

@@ -77,6 +77,7 @@ int main(void)
             i < 2 ? ms_coh_access_line64 : ms_coh_access;
         if (sim->access != want) fprintf(stderr, "%s does not run its coherent path\n", coherent[i]);
         CHECK(sim->access == want);
+        CHECK_EQ_INT(sim->coh_quiet64, i < 2); /* psim.c settles its quiet hits in line */
         ms_sim_destroy(sim);
     }
     return check_result();
