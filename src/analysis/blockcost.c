@@ -7,6 +7,7 @@
  * code shapes) is taken out: the timing run executes the plain copies (docs/mtool.md). */
 #define _GNU_SOURCE
 #include "blockcost.h"
+#include "blockasm.h"
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -24,7 +25,7 @@
 
 #define MCA_ITERATIONS 100
 /* Bumped when the way blocks are cut or rewritten changes: older cache files are not used. */
-#define BLOCKCOST_METHOD "m6"
+#define BLOCKCOST_METHOD "m7"
 
 /* Start argv with stdin from in_path (NULL: /dev/null), stdout to out_path, stderr to
  * err_path. Returns its pid, or -1 if it could not start. */
@@ -396,6 +397,7 @@ typedef struct {
     uint64_t addr;
     char *text;     /* instruction, comments and symbolic targets removed */
     int func_start; /* first instruction of a symbol */
+    int plain_ref;  /* reads the versioning flag __memspy_plain (the dispatch at entry) */
 } insn;
 
 /* Parse llvm-objdump -d output ("    1170:      \ttestl\t%edi, %edi") into insns. */
@@ -416,6 +418,7 @@ static int parse_objdump(char *text, insn **out, size_t *nout)
         char *ins = end + 1;
         while (isspace((unsigned char)*ins)) ins++;
         if (!*ins) continue;
+        int plain_ref = strstr(ins, "<__memspy_plain>") != NULL;
         char *cut = strchr(ins, '#');
         if (cut) *cut = '\0';
         cut = strchr(ins, '<');
@@ -431,6 +434,7 @@ static int parse_objdump(char *text, insn **out, size_t *nout)
         v[n].addr = a;
         v[n].text = ins;
         v[n].func_start = next_is_start;
+        v[n].plain_ref = plain_ref;
         next_is_start = 0;
         n++;
     }
@@ -597,6 +601,13 @@ static void mark_instrumentation(char *const *t, size_t n, char *drop)
             cnt[0] = ptr[0] = '\0';
             continue;
         }
+        char reload[96], fs_reload[96];
+        snprintf(reload, sizeof reload, "movq (%s), ", buf);
+        snprintf(fs_reload, sizeof fs_reload, "movq %%fs:(%s), ", buf);
+        if (!strncmp(x, reload, strlen(reload)) || !strncmp(x, fs_reload, strlen(fs_reload))) {
+            drop[i] = 1; /* the count's reload after a call (the counting copy) */
+            continue;
+        }
         if (cnt[0] && !strncmp(x, "addq $", 6) && dst && !strcmp(dst, cnt)) {
             drop[i] = 1;
             continue;
@@ -626,6 +637,64 @@ static void drop_flush_paths(const insn *ins, size_t k, size_t end, char *drop)
             break;
         }
     }
+}
+
+/* The target of a jump t ("jne 1170"), 0 if t is not a direct jump. */
+static uint64_t jump_target(const char *t)
+{
+    unsigned long long target;
+    const char *op = strchr(t, ' ');
+    return t[0] == 'j' && op && sscanf(op, " %llx", &target) == 1 ? (uint64_t)target : 0;
+}
+
+/* A versioned function's dispatch (docs/plugin.md, "Versioning"): the instructions from its
+ * symbol (ins[f]) up to its first conditional jump after the load of __memspy_plain, which
+ * every call runs whatever the copy (the prologue's pushes, the flag's load and test) and no
+ * block holds: *pro_end is the index after that jump, *plain and *count the copies' entries
+ * (0 when not found). Returns 0 when the function has no dispatch near its start. */
+static int find_dispatch(const insn *ins, size_t nins, size_t f, size_t *pro_end, uint64_t *plain, uint64_t *count)
+{
+    size_t d = f;
+    *plain = *count = 0;
+    while (d < nins && d < f + 40 && (d == f || !ins[d].func_start) && !ins[d].plain_ref) d++;
+    if (d >= nins || d >= f + 40 || !ins[d].plain_ref) return 0;
+    *pro_end = 0;
+    for (size_t j = d + 1; j < nins && j < d + 8 && !ins[j].func_start; j++) {
+        uint64_t t = ins[j].text[0] == 'j' && strncmp(ins[j].text, "jmp", 3) ? jump_target(ins[j].text) : 0;
+        if (!t) continue;
+        if (!*pro_end) *pro_end = j + 1;
+        if (!strncmp(ins[j - 1].text, "cmpl $1,", 8)) *plain = t;
+        if (!strncmp(ins[j - 1].text, "cmpl $2,", 8)) *count = t;
+    }
+    return *pro_end != 0;
+}
+
+/* Whether the block at ins[k] is its copy's entry: the first block at or after a copy's entry
+ * address (prev: the previous block's address), reached from it by straight-line code. *gap
+ * is where the code the block holds starts: the plain copy's entry (code the timing run
+ * executes), or k for the counting copy (whose code before its first block is the count's
+ * setup, instrumentation). */
+static int entry_block(const insn *ins, size_t k, uint64_t prev, uint64_t plain, uint64_t count, size_t *gap)
+{
+    uint64_t a = ins[k].addr;
+    uint64_t e = plain && plain <= a && plain > prev ? plain : count && count <= a && count > prev ? count : 0;
+    if (!e) return 0;
+    size_t t = k;
+    while (t > 0 && ins[t].addr > e && !ins[t].func_start) t--;
+    if (ins[t].addr != e) return 0;
+    for (size_t j = t; j < k; j++)
+        if (ends_flow(ins[j].text)) return 0;
+    *gap = e == plain ? t : k;
+    return 1;
+}
+
+/* Append ins[j] to sb as llvm-mca is to see it (the stack engine's pushes and pops, unfolded
+ * floating-point loads), nothing for padding. */
+static void emit_insn(ms_strbuf *sb, const char *t, int scratch_free, int *pushed, int *popped)
+{
+    if (skip_insn(t) || ms_asm_stack_engine(sb, t, pushed, popped) || add_unfolded(sb, t, scratch_free)) return;
+    ms_strbuf_adds(sb, t);
+    ms_strbuf_adds(sb, "\n");
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -781,9 +850,18 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, size_t 
             goto out;
         }
         /* each block: its instructions from its pc to the next block's pc or the function's end */
-        size_t k = 0;
+        size_t k = 0, f = 0, fk = 0, pro_end = 0;
+        uint64_t plain = 0, count = 0;
+        int dispatch = 0, pair_a = -1, pair_b = -1; /* the function's buffer pair (blockasm.h) */
         for (size_t b = 0; b < nu; b++) {
-            while (k < nins && ins[k].addr < offs[b]) k++;
+            for (; k < nins && ins[k].addr < offs[b]; k++)
+                if (ins[k].func_start) f = k;
+            if (k < nins && ins[k].func_start) f = k;
+            if (fk != f + 1) { /* a new function: its dispatch, if versioned */
+                fk = f + 1;
+                dispatch = find_dispatch(ins, nins, f, &pro_end, &plain, &count);
+                pair_a = pair_b = -1;
+            }
             if (!missing[b]) continue;                         /* from the cache */
             if (k >= nins || ins[k].addr != offs[b]) continue; /* not an instruction start */
             uint64_t stop = b + 1 < nu ? offs[b + 1] : UINT64_MAX;
@@ -807,11 +885,22 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, size_t 
             }
             mark_instrumentation(txt, end - k, drop);
             drop_flush_paths(ins, k, end, drop);
-            for (size_t j = k; j < end; j++) {
-                if (drop[j - k] || skip_insn(ins[j].text) || add_unfolded(&sb, ins[j].text, scratch_free)) continue;
-                ms_strbuf_adds(&sb, ins[j].text);
-                ms_strbuf_adds(&sb, "\n");
+            ms_asm_learn_buffer(txt, end - k, drop, &pair_a, &pair_b);
+            ms_asm_drop_count_moves(txt, end - k, drop, pair_a, pair_b);
+            uint64_t back = end > k ? jump_target(ins[end - 1].text) : 0;
+            int self_loop = back >= offs[b] && back <= ins[end - 1].addr;
+            ms_asm_drop_feeders(txt, end - k, drop, self_loop);
+            if (self_loop) ms_asm_drop_trip_count(txt, end - k, drop);
+            int pushed = 0, popped = 0;
+            size_t gap;
+            /* the entry block of a versioned function's copy: with the prologue and dispatch
+             * every call runs, which no block holds */
+            if (dispatch && entry_block(ins, k, b ? offs[b - 1] : 0, plain, count, &gap)) {
+                for (size_t j = f; j < pro_end; j++) emit_insn(&sb, ins[j].text, scratch_free, &pushed, &popped);
+                for (size_t j = gap; j < k; j++) emit_insn(&sb, ins[j].text, scratch_free, &pushed, &popped);
             }
+            for (size_t j = k; j < end; j++)
+                if (!drop[j - k]) emit_insn(&sb, ins[j].text, scratch_free, &pushed, &popped);
             free(txt);
             free(drop);
             if (sb.oom) {
