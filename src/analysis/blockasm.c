@@ -75,13 +75,16 @@ static int reads_family(const char *t, int f)
         if (def == f && p == d) continue;
         return 1;
     }
-    /* implicit readers: a push/pop/call/ret reads %rsp; shifts by %cl; string ops; cqto, div */
-    if (f == 7 && (!strncmp(t, "push", 4) || !strncmp(t, "pop", 3) || !strncmp(t, "call", 4) || !strncmp(t, "ret", 3)))
-        return 1;
+    /* implicit readers: a call reads the argument registers (%rax: the vector count) and
+     * %rsp, a return the return value's and %rsp (never a callee-saved register, which the
+     * epilogue restored); push and pop read %rsp; string, division and the like, everything */
+    if (!strncmp(t, "call", 4)) return f == 0 || f == 2 || f == 3 || f == 4 || f == 5 || f == 7 || f == 8 || f == 9;
+    if (!strncmp(t, "ret", 3)) return f == 0 || f == 3 || f == 7;
+    if (f == 7 && (!strncmp(t, "push", 4) || !strncmp(t, "pop", 3))) return 1;
     if (!strncmp(t, "div", 3) || !strncmp(t, "idiv", 4) || !strncmp(t, "cq", 2) || !strncmp(t, "cl", 2) ||
         !strncmp(t, "rep", 3) || !strncmp(t, "sto", 3) || !strncmp(t, "mul", 3) || !strncmp(t, "syscall", 7) ||
-        !strncmp(t, "call", 4) || !strncmp(t, "ret", 3) || !strncmp(t, "cpuid", 5) || !strncmp(t, "xchg", 4) ||
-        !strncmp(t, "cmpxchg", 7) || !strncmp(t, "lock", 4))
+        !strncmp(t, "cpuid", 5) || !strncmp(t, "xchg", 4) || !strncmp(t, "cmpxchg", 7) || !strncmp(t, "lock", 4) ||
+        !strncmp(t, "leave", 5) || !strncmp(t, "enter", 5))
         return 1; /* conservatively: they read more than they name */
     return 0;
 }
