@@ -25,7 +25,7 @@
 
 #define MCA_ITERATIONS 100
 /* Bumped when the way blocks are cut or rewritten changes: older cache files are not used. */
-#define BLOCKCOST_METHOD "m7"
+#define BLOCKCOST_METHOD "m8"
 
 /* Start argv with stdin from in_path (NULL: /dev/null), stdout to out_path, stderr to
  * err_path. Returns its pid, or -1 if it could not start. */
@@ -254,9 +254,11 @@ int ms_blockcost_check_cpu(const char *cpu, char *err, size_t errlen)
     return rc;
 }
 
-/* "Total Cycles:" and "Iterations:" of each "Code Region - NAME" in llvm-mca's output, in
- * order, into out (n regions expected). */
-static int parse_mca(const char *text, double *out, size_t n, char *err, size_t errlen)
+/* "Total Cycles:" / "Iterations:" (steady-state cycles per iteration) and "Block RThroughput:"
+ * (the block's throughput bound, with no dependence between iterations: its resources and
+ * dispatch alone) of each "Code Region - NAME" in llvm-mca's output, in order, into out and
+ * rthru (n regions expected). */
+static int parse_mca(const char *text, double *out, double *rthru, size_t n, char *err, size_t errlen)
 {
     size_t i = 0;
     const char *p = text;
@@ -265,6 +267,8 @@ static int parse_mca(const char *text, double *out, size_t n, char *err, size_t 
         const char *c = strstr(p, "Total Cycles:");
         if (!c) break;
         double cycles = strtod(c + 13, NULL);
+        const char *r = strstr(c, "Block RThroughput:"), *next = strstr(c, "Iterations:");
+        rthru[i] = r && (!next || r < next) ? strtod(r + 18, NULL) : 0;
         out[i++] = iters > 0 ? cycles / iters : 0;
         p = c;
     }
@@ -280,20 +284,23 @@ typedef struct {
     int wrote;
 } mca_part;
 
-int ms_mca_cycles(const char *const *asm_text, size_t n, const char *cpu, double *out_cycles, char *err, size_t errlen)
+/* ms_mca_cycles, with each region's throughput bound into out_rthru too (0 for an empty text). */
+static int mca_costs(const char *const *asm_text, size_t n, const char *cpu, double *out_cycles, double *out_rthru,
+                     char *err, size_t errlen)
 {
     size_t regions = 0;
     for (size_t i = 0; i < n; i++) {
-        out_cycles[i] = 0;
+        out_cycles[i] = out_rthru[i] = 0;
         regions += asm_text[i] && *asm_text[i];
     }
     if (!regions) return 0;
     size_t nparts = mca_parts(regions);
     mca_part *parts = calloc(nparts, sizeof *parts);
-    double *got = malloc(regions * sizeof *got);
-    if (!parts || !got) {
+    double *got = malloc(regions * sizeof *got), *gotr = malloc(regions * sizeof *gotr);
+    if (!parts || !got || !gotr) {
         free(parts);
         free(got);
+        free(gotr);
         return ms_errorf(err, errlen, "out of memory");
     }
     char mcpu[128], iters[64];
@@ -347,16 +354,29 @@ int ms_mca_cycles(const char *const *asm_text, size_t n, const char *cpu, double
         } else if (rc != 0 || !text) {
             result = ms_errorf(err, errlen, "llvm-mca failed: %.300s", etext ? etext : "");
         } else {
-            result = parse_mca(text, got + m->first, m->n, err, errlen);
+            result = parse_mca(text, got + m->first, gotr + m->first, m->n, err, errlen);
         }
         free(text);
         free(etext);
     }
     for (size_t k = 0, r = 0; result == 0 && k < n; k++)
-        if (asm_text[k] && *asm_text[k]) out_cycles[k] = got[r++];
+        if (asm_text[k] && *asm_text[k]) {
+            out_rthru[k] = gotr[r];
+            out_cycles[k] = got[r++];
+        }
     free(parts);
     free(got);
+    free(gotr);
     return result;
+}
+
+int ms_mca_cycles(const char *const *asm_text, size_t n, const char *cpu, double *out_cycles, char *err, size_t errlen)
+{
+    double *rthru = malloc((n ? n : 1) * sizeof *rthru);
+    if (!rthru) return ms_errorf(err, errlen, "out of memory");
+    int rc = mca_costs(asm_text, n, cpu, out_cycles, rthru, err, errlen);
+    free(rthru);
+    return rc;
 }
 
 int ms_mca_cycles_cached(const char *const *asm_text, size_t n, const char *cpu, double *out_cycles, char *err,
@@ -790,15 +810,16 @@ static void cache_store(const char *file, const cached_costs *c, const uint64_t 
         unlink(tmp);
 }
 
-int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, size_t n, const char *cpu, double *out_cycles,
-                   char *err, size_t errlen)
+int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, const unsigned char *in_loop, size_t n,
+                   const char *cpu, double *out_cycles, char *err, size_t errlen)
 {
     for (size_t i = 0; i < n; i++) out_cycles[i] = 0;
     if (!n) return 0;
     uint64_t *offs = malloc(n * sizeof *offs); /* sorted, distinct file addresses */
     size_t *order = malloc(n * sizeof *order);
     double *cyc = calloc(n, sizeof *cyc);
-    double *mcyc = calloc(n, sizeof *mcyc);
+    double *mcyc = calloc(n, sizeof *mcyc), *mrthru = calloc(n, sizeof *mrthru);
+    unsigned char *inl = calloc(n, 1); /* per distinct block: in a loop of its function */
     char *missing = calloc(n, 1);
     const char **texts = calloc(n, sizeof *texts);
     char **owned = calloc(n, sizeof *owned);
@@ -807,7 +828,7 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, size_t 
     size_t nins = 0, nu = 0;
     cached_costs cc = { NULL, NULL, 0 };
     int rc = -1;
-    if (!offs || !order || !cyc || !mcyc || !missing || !texts || !owned) {
+    if (!offs || !order || !cyc || !mcyc || !mrthru || !inl || !missing || !texts || !owned) {
         ms_errorf(err, errlen, "out of memory");
         goto out;
     }
@@ -815,6 +836,10 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, size_t 
     qsort(offs, n, sizeof *offs, cmp_u64);
     for (size_t i = 0; i < n; i++)
         if (!nu || offs[nu - 1] != offs[i]) offs[nu++] = offs[i];
+    for (size_t i = 0; i < n; i++) {
+        uint64_t off = pcs[i] - bias, *at = bsearch(&off, offs, nu, sizeof *offs, cmp_u64);
+        if (at) inl[at - offs] |= !in_loop || in_loop[i];
+    }
     char key[64], cfile[4300];
     int cacheable = cache_key(path, key, sizeof key) == 0 && cache_path(cfile, sizeof cfile, key, cpu, 0) == 0;
     /* incremental: the blocks the cache holds are read from it, llvm-mca costs the others, and
@@ -913,9 +938,13 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, size_t 
                 fprintf(stderr, "memspy: block at %#llx:\n%s", (unsigned long long)offs[b], owned[b]);
             texts[b] = owned[b];
         }
-        if (ms_mca_cycles(texts, nu, cpu, mcyc, err, errlen) < 0) goto out;
+        if (mca_costs(texts, nu, cpu, mcyc, mrthru, err, errlen) < 0) goto out;
+        /* a block in a loop: the steady state of its iterations (a chain through it from one
+         * iteration to the next is the loop's); a block outside loops runs once per call, among
+         * its caller's code, which the core overlaps with it: its throughput bound, without the
+         * chains llvm-mca's iterations of it alone would make (docs/mtool.md) */
         for (size_t b = 0; b < nu; b++)
-            if (missing[b]) cyc[b] = mcyc[b];
+            if (missing[b]) cyc[b] = inl[b] ? mcyc[b] : mrthru[b];
         if (cacheable && cache_path(cfile, sizeof cfile, key, cpu, 1) == 0)
             cache_store(cfile, &cc, offs, cyc, missing, nu);
     }
@@ -934,6 +963,8 @@ out:
     free(dis);
     free(cyc);
     free(mcyc);
+    free(mrthru);
+    free(inl);
     free(missing);
     free(cc.offs);
     free(cc.cyc);
