@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "blockcost.h"
 #include "blockasm.h"
+#include "blockgroup.h"
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -25,7 +26,7 @@
 
 #define MCA_ITERATIONS 100
 /* Bumped when the way blocks are cut or rewritten changes: older cache files are not used. */
-#define BLOCKCOST_METHOD "m8"
+#define BLOCKCOST_METHOD "m9"
 
 /* Start argv with stdin from in_path (NULL: /dev/null), stdout to out_path, stderr to
  * err_path. Returns its pid, or -1 if it could not start. */
@@ -257,8 +258,9 @@ int ms_blockcost_check_cpu(const char *cpu, char *err, size_t errlen)
 /* "Total Cycles:" / "Iterations:" (steady-state cycles per iteration) and "Block RThroughput:"
  * (the block's throughput bound, with no dependence between iterations: its resources and
  * dispatch alone) of each "Code Region - NAME" in llvm-mca's output, in order, into out and
- * rthru (n regions expected). */
-static int parse_mca(const char *text, double *out, double *rthru, size_t n, char *err, size_t errlen)
+ * rthru, and its resources' cycles (blockgroup.h: "Total uOps:" / "Dispatch Width:", then
+ * "Resource pressure per iteration:") into res[i * MS_MCA_RES...] (n regions expected). */
+static int parse_mca(const char *text, double *out, double *rthru, float *res, size_t n, char *err, size_t errlen)
 {
     size_t i = 0;
     const char *p = text;
@@ -267,8 +269,25 @@ static int parse_mca(const char *text, double *out, double *rthru, size_t n, cha
         const char *c = strstr(p, "Total Cycles:");
         if (!c) break;
         double cycles = strtod(c + 13, NULL);
-        const char *r = strstr(c, "Block RThroughput:"), *next = strstr(c, "Iterations:");
+        const char *next = strstr(c, "Iterations:");
+        const char *r = strstr(c, "Block RThroughput:"), *u = strstr(c, "Total uOps:"), *w = strstr(c, "Dispatch Width:");
+        const char *rp = strstr(c, "Resource pressure per iteration:");
         rthru[i] = r && (!next || r < next) ? strtod(r + 18, NULL) : 0;
+        float *v = res + i * MS_MCA_RES;
+        for (int k = 0; k < MS_MCA_RES; k++) v[k] = 0;
+        double width = w && (!next || w < next) ? strtod(w + 15, NULL) : 0;
+        if (u && (!next || u < next) && width > 0 && iters > 0) v[0] = (float)(strtod(u + 11, NULL) / iters / width);
+        const char *line = rp && (!next || rp < next) ? strchr(rp, '\n') : NULL;
+        line = line ? strchr(line + 1, '\n') : NULL; /* the values, under the units' numbers */
+        const char *eol = line ? strchr(line + 1, '\n') : NULL;
+        for (int k = 1; line && eol && k < MS_MCA_RES;) {
+            while (line < eol && (*line == ' ' || *line == '\n')) line++;
+            if (line >= eol) break;
+            char *end = (char *)line + 1;
+            v[k++] = *line == '-' ? 0 : (float)strtod(line, &end);
+            if (end == line) break;
+            line = end;
+        }
         out[i++] = iters > 0 ? cycles / iters : 0;
         p = c;
     }
@@ -284,30 +303,34 @@ typedef struct {
     int wrote;
 } mca_part;
 
-/* ms_mca_cycles, with each region's throughput bound into out_rthru too (0 for an empty text). */
+/* ms_mca_cycles, with each region's throughput bound into out_rthru and its resources' cycles
+ * into out_res[i * MS_MCA_RES...] too (0 for an empty text). */
 static int mca_costs(const char *const *asm_text, size_t n, const char *cpu, double *out_cycles, double *out_rthru,
-                     char *err, size_t errlen)
+                     float *out_res, char *err, size_t errlen)
 {
     size_t regions = 0;
     for (size_t i = 0; i < n; i++) {
         out_cycles[i] = out_rthru[i] = 0;
+        for (int r = 0; r < MS_MCA_RES; r++) out_res[i * MS_MCA_RES + r] = 0;
         regions += asm_text[i] && *asm_text[i];
     }
     if (!regions) return 0;
     size_t nparts = mca_parts(regions);
     mca_part *parts = calloc(nparts, sizeof *parts);
     double *got = malloc(regions * sizeof *got), *gotr = malloc(regions * sizeof *gotr);
-    if (!parts || !got || !gotr) {
+    float *gotres = malloc(regions * MS_MCA_RES * sizeof *gotres);
+    if (!parts || !got || !gotr || !gotres) {
         free(parts);
         free(got);
         free(gotr);
+        free(gotres);
         return ms_errorf(err, errlen, "out of memory");
     }
     char mcpu[128], iters[64];
     snprintf(mcpu, sizeof mcpu, "-mcpu=%s", cpu);
     snprintf(iters, sizeof iters, "-iterations=%d", MCA_ITERATIONS);
     char *argv[] = { MS_LLVM_MCA, "-mtriple=x86_64-unknown-linux-gnu", mcpu, iters, "-all-views=false", "-summary-view",
-                     NULL };
+                     "-resource-pressure", NULL };
     int result = 0;
     /* each part's input (its regions, in order), then every part started, then waited for */
     size_t i = 0;
@@ -354,28 +377,32 @@ static int mca_costs(const char *const *asm_text, size_t n, const char *cpu, dou
         } else if (rc != 0 || !text) {
             result = ms_errorf(err, errlen, "llvm-mca failed: %.300s", etext ? etext : "");
         } else {
-            result = parse_mca(text, got + m->first, gotr + m->first, m->n, err, errlen);
+            result = parse_mca(text, got + m->first, gotr + m->first, gotres + m->first * MS_MCA_RES, m->n, err, errlen);
         }
         free(text);
         free(etext);
     }
     for (size_t k = 0, r = 0; result == 0 && k < n; k++)
         if (asm_text[k] && *asm_text[k]) {
+            memcpy(out_res + k * MS_MCA_RES, gotres + r * MS_MCA_RES, MS_MCA_RES * sizeof *out_res);
             out_rthru[k] = gotr[r];
             out_cycles[k] = got[r++];
         }
     free(parts);
     free(got);
     free(gotr);
+    free(gotres);
     return result;
 }
 
 int ms_mca_cycles(const char *const *asm_text, size_t n, const char *cpu, double *out_cycles, char *err, size_t errlen)
 {
     double *rthru = malloc((n ? n : 1) * sizeof *rthru);
-    if (!rthru) return ms_errorf(err, errlen, "out of memory");
-    int rc = mca_costs(asm_text, n, cpu, out_cycles, rthru, err, errlen);
+    float *res = malloc((n ? n : 1) * MS_MCA_RES * sizeof *res);
+    int rc = rthru && res ? mca_costs(asm_text, n, cpu, out_cycles, rthru, res, err, errlen)
+                          : ms_errorf(err, errlen, "out of memory");
     free(rthru);
+    free(res);
     return rc;
 }
 
@@ -749,20 +776,25 @@ static int cache_path(char *out, size_t len, const char *key, const char *cpu, i
     return w > 0 && (size_t)w < len ? 0 : -1;
 }
 
-/* A binary's cached costs (lines "offset cycles"), sorted by offset. */
+/* A binary's cached costs, sorted by offset: lines "offset cycles function r0 ... r15" (the
+ * block's function's address and its resources' cycles, blockgroup.h). */
 typedef struct {
-    uint64_t *offs;
+    uint64_t *offs, *func;
     double *cyc;
+    float *res; /* n * MS_MCA_RES */
     size_t n;
 } cached_costs;
 
-static int cmp_entry(const void *a, const void *b)
+static void cached_free(cached_costs *c)
 {
-    const uint64_t *x = a, *y = b;
-    return *x < *y ? -1 : *x > *y;
+    free(c->offs);
+    free(c->func);
+    free(c->cyc);
+    free(c->res);
+    memset(c, 0, sizeof *c);
 }
 
-/* Read file into *c (empty when there is none). */
+/* Read file into *c (empty when there is none). The lines are written in offset order. */
 static void cache_load(const char *file, cached_costs *c)
 {
     char *text = NULL;
@@ -770,48 +802,57 @@ static void cache_load(const char *file, cached_costs *c)
     if (ms_read_file(file, 0, &text, NULL) != MS_READ_OK) return;
     size_t lines = 1;
     for (const char *p = text; *p; p++) lines += *p == '\n';
-    uint64_t(*e)[2] = malloc(lines * sizeof *e); /* offset, cycles' bits: sorted together */
+    c->offs = malloc(lines * sizeof *c->offs);
+    c->func = malloc(lines * sizeof *c->func);
+    c->cyc = malloc(lines * sizeof *c->cyc);
+    c->res = calloc(lines * MS_MCA_RES, sizeof *c->res);
     size_t n = 0;
-    for (char *line = strtok(text, "\n"); e && line; line = strtok(NULL, "\n")) {
+    int sorted = 1;
+    for (char *line = strtok(text, "\n"); c->offs && c->func && c->cyc && c->res && line; line = strtok(NULL, "\n")) {
         char *end;
-        e[n][0] = strtoull(line, &end, 16);
-        double cy = strtod(end, NULL);
-        memcpy(&e[n][1], &cy, sizeof cy);
+        c->offs[n] = strtoull(line, &end, 16);
+        c->cyc[n] = strtod(end, &end);
+        c->func[n] = strtoull(end, &end, 16);
+        for (int r = 0; r < MS_MCA_RES; r++) c->res[n * MS_MCA_RES + r] = strtof(end, &end);
+        sorted &= !n || c->offs[n - 1] < c->offs[n];
         n++;
     }
     free(text);
-    if (!e) return;
-    qsort(e, n, sizeof *e, cmp_entry);
-    c->offs = malloc((n ? n : 1) * sizeof *c->offs);
-    c->cyc = malloc((n ? n : 1) * sizeof *c->cyc);
-    for (size_t i = 0; c->offs && c->cyc && i < n; i++) {
-        c->offs[i] = e[i][0];
-        memcpy(&c->cyc[i], &e[i][1], sizeof *c->cyc);
-    }
-    c->n = c->offs && c->cyc ? n : 0;
-    free(e);
+    c->n = c->offs && c->func && c->cyc && c->res && sorted ? n : 0; /* unsorted: not ours, ignored */
 }
 
-/* Write the union of c and the n new costs (offs, cyc; none of them in c) to file, whole or
- * not at all. */
+/* Write the union of c and the new costs (offs, cyc, func, res of the nu blocks where is_new) to
+ * file in offset order, whole or not at all. */
 static void cache_store(const char *file, const cached_costs *c, const uint64_t *offs, const double *cyc,
-                        const char *is_new, size_t n)
+                        const uint64_t *func, const float *res, const char *is_new, size_t nu)
 {
     char tmp[4400];
     snprintf(tmp, sizeof tmp, "%s.%d", file, (int)getpid());
     FILE *f = fopen(tmp, "w");
     if (!f) return;
-    for (size_t i = 0; i < c->n; i++) fprintf(f, "%llx %.6f\n", (unsigned long long)c->offs[i], c->cyc[i]);
-    for (size_t i = 0; i < n; i++)
-        if (is_new[i]) fprintf(f, "%llx %.6f\n", (unsigned long long)offs[i], cyc[i]);
+    for (size_t i = 0, k = 0; i < c->n || k < nu;) {
+        while (k < nu && !is_new[k]) k++;
+        int old = i < c->n && (k >= nu || c->offs[i] < offs[k]);
+        if (!old && k >= nu) break;
+        uint64_t off = old ? c->offs[i] : offs[k];
+        fprintf(f, "%llx %.6f %llx", (unsigned long long)off, old ? c->cyc[i] : cyc[k],
+                (unsigned long long)(old ? c->func[i] : func[k]));
+        const float *v = old ? c->res + i * MS_MCA_RES : res + k * MS_MCA_RES;
+        for (int r = 0; r < MS_MCA_RES; r++) fprintf(f, " %.3g", v[r]);
+        fputc('\n', f);
+        if (old)
+            i++;
+        else
+            k++;
+    }
     if (fclose(f) == 0)
         rename(tmp, file);
     else
         unlink(tmp);
 }
 
-int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, const unsigned char *in_loop, size_t n,
-                   const char *cpu, double *out_cycles, char *err, size_t errlen)
+int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, const unsigned char *in_loop,
+                   const uint64_t *counts, size_t n, const char *cpu, double *out_cycles, char *err, size_t errlen)
 {
     for (size_t i = 0; i < n; i++) out_cycles[i] = 0;
     if (!n) return 0;
@@ -820,15 +861,20 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, const u
     double *cyc = calloc(n, sizeof *cyc);
     double *mcyc = calloc(n, sizeof *mcyc), *mrthru = calloc(n, sizeof *mrthru);
     unsigned char *inl = calloc(n, 1); /* per distinct block: in a loop of its function */
+    uint64_t *bfunc = calloc(n, sizeof *bfunc);           /* its function's address */
+    double *bcount = calloc(n, sizeof *bcount);           /* its executions */
+    float *bres = calloc(n * MS_MCA_RES, sizeof *bres);   /* its resources' cycles */
+    float *mres = calloc(n * MS_MCA_RES, sizeof *mres);
     char *missing = calloc(n, 1);
     const char **texts = calloc(n, sizeof *texts);
     char **owned = calloc(n, sizeof *owned);
     char *dis = NULL;
     insn *ins = NULL;
     size_t nins = 0, nu = 0;
-    cached_costs cc = { NULL, NULL, 0 };
+    cached_costs cc = { NULL, NULL, NULL, NULL, 0 };
     int rc = -1;
-    if (!offs || !order || !cyc || !mcyc || !mrthru || !inl || !missing || !texts || !owned) {
+    if (!offs || !order || !cyc || !mcyc || !mrthru || !inl || !bfunc || !bcount || !bres || !mres || !missing ||
+        !texts || !owned) {
         ms_errorf(err, errlen, "out of memory");
         goto out;
     }
@@ -839,6 +885,7 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, const u
     for (size_t i = 0; i < n; i++) {
         uint64_t off = pcs[i] - bias, *at = bsearch(&off, offs, nu, sizeof *offs, cmp_u64);
         if (at) inl[at - offs] |= !in_loop || in_loop[i];
+        if (at) bcount[at - offs] += counts ? (double)counts[i] : 0;
     }
     char key[64], cfile[4300];
     int cacheable = cache_key(path, key, sizeof key) == 0 && cache_path(cfile, sizeof cfile, key, cpu, 0) == 0;
@@ -850,7 +897,11 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, const u
         uint64_t *hit = cc.n ? bsearch(&offs[b], cc.offs, cc.n, sizeof *cc.offs, cmp_u64) : NULL;
         missing[b] = !hit;
         nmiss += !hit;
-        if (hit) cyc[b] = cc.cyc[hit - cc.offs];
+        if (hit) {
+            cyc[b] = cc.cyc[hit - cc.offs];
+            bfunc[b] = cc.func[hit - cc.offs];
+            memcpy(bres + b * MS_MCA_RES, cc.res + (hit - cc.offs) * MS_MCA_RES, MS_MCA_RES * sizeof *bres);
+        }
     }
     if (nmiss) {
         char out[512], er[512];
@@ -887,7 +938,8 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, const u
                 dispatch = find_dispatch(ins, nins, f, &pro_end, &plain, &count);
                 pair_a = pair_b = -1;
             }
-            if (!missing[b]) continue;                         /* from the cache */
+            if (!missing[b]) continue; /* from the cache */
+            bfunc[b] = ins[f].addr;
             if (k >= nins || ins[k].addr != offs[b]) continue; /* not an instruction start */
             uint64_t stop = b + 1 < nu ? offs[b + 1] : UINT64_MAX;
             ms_strbuf sb = MS_STRBUF_INIT;
@@ -938,16 +990,21 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, const u
                 fprintf(stderr, "memspy: block at %#llx:\n%s", (unsigned long long)offs[b], owned[b]);
             texts[b] = owned[b];
         }
-        if (mca_costs(texts, nu, cpu, mcyc, mrthru, err, errlen) < 0) goto out;
+        if (mca_costs(texts, nu, cpu, mcyc, mrthru, mres, err, errlen) < 0) goto out;
         /* a block in a loop: the steady state of its iterations (a chain through it from one
          * iteration to the next is the loop's); a block outside loops runs once per call, among
          * its caller's code, which the core overlaps with it: its throughput bound, without the
          * chains llvm-mca's iterations of it alone would make (docs/mtool.md) */
         for (size_t b = 0; b < nu; b++)
-            if (missing[b]) cyc[b] = inl[b] ? mcyc[b] : mrthru[b];
+            if (missing[b]) {
+                cyc[b] = inl[b] ? mcyc[b] : mrthru[b];
+                memcpy(bres + b * MS_MCA_RES, mres + b * MS_MCA_RES, MS_MCA_RES * sizeof *bres);
+            }
         if (cacheable && cache_path(cfile, sizeof cfile, key, cpu, 1) == 0)
-            cache_store(cfile, &cc, offs, cyc, missing, nu);
+            cache_store(cfile, &cc, offs, cyc, bfunc, bres, missing, nu);
     }
+    /* the code outside loops, function by function, costed together (blockgroup.h) */
+    if (counts) ms_block_group_scale(nu, bfunc, inl, bcount, bres, cyc);
     for (size_t i = 0; i < n; i++) {
         uint64_t off = pcs[i] - bias;
         uint64_t *hit = bsearch(&off, offs, nu, sizeof *offs, cmp_u64);
@@ -966,8 +1023,11 @@ out:
     free(mrthru);
     free(inl);
     free(missing);
-    free(cc.offs);
-    free(cc.cyc);
+    cached_free(&cc);
+    free(bfunc);
+    free(bcount);
+    free(bres);
+    free(mres);
     free(order);
     free(offs);
     return rc;

@@ -3,6 +3,7 @@
  * (gcc 12) compiled them: exactly which instructions are the counting copy's
  * instrumentation, and the stack engine's stores and loads. */
 #include "analysis/blockasm.h"
+#include "analysis/blockgroup.h"
 #include "check.h"
 #include <string.h>
 
@@ -75,8 +76,32 @@ static void test_stack_engine(void)
     ms_strbuf_free(&sb);
 }
 
+/* A function's blocks outside loops costed together: an entry block bound by its stores (the
+ * prologue's pushes: 6 cycles on the store port) and an exit block bound by its loads (the
+ * pops: 3 cycles on each of two load ports), each run once per call, take 6 cycles together,
+ * not 9; each keeps its share (6 * 6/9 = 4, 3 * 6/9 = 2). A loop's block and another function's
+ * are left alone; a group whose sum is its bound already is unchanged. */
+static void test_group(void)
+{
+    enum { NB = 5 };
+    uint64_t func[NB] = { 0x100, 0x100, 0x100, 0x200, 0x200 };
+    unsigned char in_loop[NB] = { 0, 0, 1, 0, 0 };
+    double count[NB] = { 1000, 1000, 50000, 10, 10 };
+    float res[NB * MS_MCA_RES] = { 0 };
+    res[0 * MS_MCA_RES + 1] = 6;                               /* the store port */
+    res[1 * MS_MCA_RES + 2] = res[1 * MS_MCA_RES + 3] = 3;     /* two load ports */
+    res[2 * MS_MCA_RES + 1] = 1;                               /* the loop's block */
+    res[3 * MS_MCA_RES + 1] = res[4 * MS_MCA_RES + 1] = 2;     /* both on one port */
+    double cyc[NB] = { 6, 3, 1.5, 2, 2 };
+    ms_block_group_scale(NB, func, in_loop, count, res, cyc);
+    CHECK(cyc[0] > 4 - 1e-9 && cyc[0] < 4 + 1e-9);
+    CHECK(cyc[1] > 2 - 1e-9 && cyc[1] < 2 + 1e-9);
+    CHECK(cyc[2] == 1.5 && cyc[3] == 2 && cyc[4] == 2);
+}
+
 int main(void)
 {
+    test_group();
     test_feeders();
     test_count_moves();
     test_stack_engine();
