@@ -271,3 +271,161 @@ void ms_asm_drop_count_moves(char *const *t, size_t n, char *drop, int a, int b)
         if (r >= 0 && r < 16) buf[r] = 1;
     }
 }
+
+/* ---- the code patterns of the plugin's instrumentation ---- */
+
+/* The register operand "%reg" at s (its length), 0 if none. */
+static size_t reg_len(const char *s)
+{
+    if (*s != '%') return 0;
+    size_t n = 1;
+    while (isalnum((unsigned char)s[n])) n++;
+    return n;
+}
+
+/* The buffer register B of a reservation whose count is the register C: the base of the first
+ * store into `k(%B,%C,8)` or `leaq (%B,%C,8)` among t[from, from + 16), into buf. */
+static int count_store_base(char *const *t, size_t from, size_t n, const char *c, char *buf, size_t len)
+{
+    char pat[48];
+    snprintf(pat, sizeof pat, ",%s,8)", c);
+    for (size_t j = from; j < n && j < from + 16; j++) {
+        const char *at = strstr(t[j], pat);
+        if (!at || (strncmp(t[j], "movq ", 5) && strncmp(t[j], "leaq ", 5))) continue;
+        const char *open = at;
+        while (open > t[j] && *open != '(') open--;
+        if (*open != '(' || (size_t)(at - open - 1) >= len) return 0;
+        snprintf(buf, len, "%.*s", (int)(at - open - 1), open + 1);
+        return 1;
+    }
+    return 0;
+}
+
+/* The instrumentation's code pattern in a block of the instrumented body (docs/plugin.md):
+ * a reservation `movq (%B), %C` + `cmpq $40xx, %C` + `ja` (B: the thread buffer, C: its word
+ * count), the record pointer `leaq (%B,%C,8), %P`, stores into `k(%P)` or `k(%B,%C,8)`, the
+ * count's update `addq $n, %C` and `movq %C, (%B)`; clang's code addresses the buffer through
+ * %fs (`movq %fs:(%B), %C`, `jae`, stores into `%fs:k(%B,%C,8)`, `movq %C, %fs:(%B)`) and
+ * computes a record's address with a `leaq ..., %R` just before storing %R. In gcc's counting
+ * copy the count stays in a register (no load, no store): `cmpq $40xx, %C` + `ja` with a store
+ * into `k(%B,%C,8)` after it, and `addq $n, %C`. Marks those instructions in drop[] (the plain
+ * copy the timing run executes has none of them); the count's store before a call and its
+ * load after it in the counting copy are left in (their buffer register is not known there). */
+void ms_asm_mark_instrumentation(char *const *t, size_t n, char *drop)
+{
+    char buf[32] = "", cnt[32] = "", ptr[32] = "";
+    for (size_t i = 0; i < n; i++) {
+        const char *x = t[i];
+        char a[32], b[32];
+        long imm;
+        if (i + 1 < n && sscanf(x, "cmpq $%ld, %31s", &imm, b) == 2 && imm >= 4000 && imm <= 4096 &&
+            (!strncmp(t[i + 1], "ja ", 3) || !strncmp(t[i + 1], "jae ", 4)) &&
+            count_store_base(t, i + 2, n, b, a, sizeof a)) { /* a count in a register */
+            snprintf(buf, sizeof buf, "%s", a);
+            snprintf(cnt, sizeof cnt, "%s", b);
+            drop[i] = drop[i + 1] = 1;
+            i += 1;
+            continue;
+        }
+        if (i + 1 < n &&
+            (sscanf(x, "movq (%31[^)]), %31s", a, b) == 2 || sscanf(x, "movq %%fs:(%31[^)]), %31s", a, b) == 2) &&
+            sscanf(t[i + 1], "cmpq $%ld, %31s", &imm, b) == 2 && imm >= 4000 && imm <= 4096) {
+            snprintf(buf, sizeof buf, "%s", a);
+            snprintf(cnt, sizeof cnt, "%s", b);
+            drop[i] = drop[i + 1] = 1;
+            if (i + 2 < n && (!strncmp(t[i + 2], "ja ", 3) || !strncmp(t[i + 2], "jae ", 4))) drop[i + 2] = 1;
+            i += 1;
+            continue;
+        }
+        if (!buf[0]) continue;
+        char pat[96];
+        snprintf(pat, sizeof pat, "(%s,%s,8)", buf, cnt);
+        if (!strncmp(x, "leaq ", 5) && !strncmp(x + 5 + strspn(x + 5, " "), pat, strlen(pat))) {
+            const char *r = strrchr(x, '%');
+            if (r && reg_len(r) < sizeof ptr) snprintf(ptr, sizeof ptr, "%.*s", (int)reg_len(r), r);
+            drop[i] = 1;
+            continue;
+        }
+        const char *comma = strrchr(x, ',');
+        const char *dst = comma ? comma + 1 + strspn(comma + 1, " ") : NULL;
+        if (!strncmp(x, "movq ", 5) && dst &&
+            (strstr(x, pat) || (ptr[0] && strchr(dst, '(') && !strncmp(strchr(dst, '(') + 1, ptr, strlen(ptr)) &&
+                                strchr(dst, '(')[1 + strlen(ptr)] == ')'))) {
+            drop[i] = 1; /* a record store */
+            char src[32], lea_dst[32];
+            if (i > 0 && !drop[i - 1] && sscanf(x, "movq %31[^,],", src) == 1 && src[0] == '%' &&
+                !strncmp(t[i - 1], "leaq ", 5) && sscanf(strrchr(t[i - 1], ',') + 1, " %31s", lea_dst) == 1 &&
+                !strcmp(lea_dst, src))
+                drop[i - 1] = 1; /* the record's address, computed for it alone */
+            continue;
+        }
+        char fs_pat[96];
+        snprintf(pat, sizeof pat, "%s, (%s)", cnt, buf);
+        snprintf(fs_pat, sizeof fs_pat, "%s, %%fs:(%s)", cnt, buf);
+        if (!strncmp(x, "movq ", 5) && (strstr(x, pat) || strstr(x, fs_pat))) {
+            drop[i] = 1; /* the count's update: the reservation is over */
+            cnt[0] = ptr[0] = '\0';
+            continue;
+        }
+        char reload[96], fs_reload[96];
+        snprintf(reload, sizeof reload, "movq (%s), ", buf);
+        snprintf(fs_reload, sizeof fs_reload, "movq %%fs:(%s), ", buf);
+        if (!strncmp(x, reload, strlen(reload)) || !strncmp(x, fs_reload, strlen(fs_reload))) {
+            drop[i] = 1; /* the count's reload after a call (the counting copy) */
+            continue;
+        }
+        if (cnt[0] && !strncmp(x, "addq $", 6) && dst && !strcmp(dst, cnt)) {
+            drop[i] = 1;
+            continue;
+        }
+        if (ptr[0] && dst && !strcmp(dst, ptr)) ptr[0] = '\0'; /* the program reuses the register */
+        if (cnt[0] && dst && !strcmp(dst, cnt)) cnt[0] = '\0';
+    }
+}
+
+
+/* ---- folded loads ---- */
+
+/* llvm-mca 14's AMD models put a folded load's latency on the register operand's chain
+ * (`mulsd (%rbx), %xmm0` costs load + multiply per iteration of a chain through %xmm0, which
+ * the core does not: the load issues early). A floating-point arithmetic instruction with a
+ * memory source is given to llvm-mca as a load into a scratch register the block does not use
+ * and the register form: the same work, the dependence the core sees (docs/mtool.md). */
+static const char *const FP_OPS[] = { "add", "sub", "mul", "div", "min", "max" };
+
+/* The load for the suffix of an FP arithmetic mnemonic ("sd" -> "movsd"). */
+static const char *fp_load(const char *suffix, int vex)
+{
+    if (!strcmp(suffix, "sd")) return vex ? "vmovsd" : "movsd";
+    if (!strcmp(suffix, "ss")) return vex ? "vmovss" : "movss";
+    if (!strcmp(suffix, "pd")) return vex ? "vmovupd" : "movupd";
+    if (!strcmp(suffix, "ps")) return vex ? "vmovups" : "movups";
+    return NULL;
+}
+
+/* Append t to sb, unfolding an FP arithmetic memory source into scratch register reg
+ * ("%xmm15" or "%ymm15"); returns 1 if it did. */
+int ms_asm_unfold_fp(ms_strbuf *sb, const char *t, int scratch_free)
+{
+    if (!scratch_free) return 0;
+    int vex = t[0] == 'v';
+    const char *m = t + vex;
+    for (size_t k = 0; k < sizeof FP_OPS / sizeof *FP_OPS; k++) {
+        size_t ol = strlen(FP_OPS[k]);
+        if (strncmp(m, FP_OPS[k], ol) != 0) continue;
+        char suffix[3] = { m[ol], m[ol] ? m[ol + 1] : 0, 0 };
+        const char *load = fp_load(suffix, vex);
+        if (!load || (m[ol + 2] != ' ' && m[ol + 2] != '\0')) return 0;
+        const char *ops = m + ol + 2;
+        while (*ops == ' ') ops++;
+        const char *comma = strstr(ops, "), ");
+        if (!comma || !strchr(ops, '(') || strchr(ops, '%') == NULL || ops[0] == '%') return 0;
+        size_t memlen = (size_t)(comma + 1 - ops);
+        const char *rest = comma + 3; /* "%xmm0" or "%xmmA, %xmmD" */
+        const char *reg = strstr(rest, "%ymm") == rest ? "%ymm15" : "%xmm15";
+        ms_strbuf_addf(sb, "%s %.*s, %s\n%.*s %s, %s\n", load, (int)memlen, ops, reg, (int)(ops - t), t, reg, rest);
+        return 1;
+    }
+    return 0;
+}
+

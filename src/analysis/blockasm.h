@@ -6,6 +6,17 @@
 #include <stddef.h>
 #include "../util/strbuf.h"
 
+/* Marks in drop[] the instructions of the block t[0, n) that match the plugin's instrumentation
+ * code patterns: reservations, record and block-word stores, the count's updates (docs/mtool.md,
+ * "Ideal cycles per block"). */
+void ms_asm_mark_instrumentation(char *const *t, size_t n, char *drop);
+
+/* Appends t to sb with a floating-point add/sub/mul/div/min/max's memory source unfolded into a
+ * load into %xmm15 (%ymm15) and the register form, and returns 1; 0 (nothing appended) when t is
+ * not such an instruction or !scratch_free (the block uses the scratch register). llvm-mca 14's
+ * AMD models put the folded load's latency on the register operand's chain (docs/mtool.md). */
+int ms_asm_unfold_fp(ms_strbuf *sb, const char *t, int scratch_free);
+
 /* Marks in drop[] (t[0, n): a block's instructions; drop[i] set: the plugin's) every register
  * move or arithmetic instruction whose result only dropped instructions read: the block word's
  * value (`movabsq $tag`, `leaq desc(%rip)`, `orq`) and the buffer's address (`leaq (%T,%O)`)
