@@ -46,8 +46,9 @@ static const char *dest_operand(const char *t)
  * reading it (a 32- or 64-bit move, load-effective-address, extension or pop); -1 otherwise. */
 static int pure_def(const char *t)
 {
-    static const char *const writes[] = { "movq", "movl", "movabsq", "leaq", "leal", "movzbl", "movzwl", "movzbq",
-                                          "movzwq", "movslq", "movsbl", "movswl", "movsbq", "movswq", "popq" };
+    static const char *const writes[] = { "movq",   "movl",   "movabsq", "leaq",   "leal",
+                                          "movzbl", "movzwl", "movzbq",  "movzwq", "movslq",
+                                          "movsbl", "movswl", "movsbq",  "movswq", "popq" };
     int w = 0;
     for (size_t k = 0; k < sizeof writes / sizeof *writes && !w; k++) w = mnem_is(t, writes[k]);
     const char *d = dest_operand(t);
@@ -56,7 +57,8 @@ static int pure_def(const char *t)
     int f = gpr_family(d + 1, &len);
     if (f < 0 || d[1 + len] != '\0') return -1;
     const char *r = d + 1;
-    int partial = r[0] != 'e' && (r[0] != 'r' || (isdigit((unsigned char)r[1]) && (r[len - 1] == 'w' || r[len - 1] == 'b')));
+    int partial =
+        r[0] != 'e' && (r[0] != 'r' || (isdigit((unsigned char)r[1]) && (r[len - 1] == 'w' || r[len - 1] == 'b')));
     if (partial) return -1; /* a 16- or 8-bit write merges into the register */
     /* the same family among the sources: read too */
     for (const char *p = t + mnem_len(t); p < d; p++)
@@ -383,7 +385,6 @@ void ms_asm_mark_instrumentation(char *const *t, size_t n, char *drop)
     }
 }
 
-
 /* ---- folded loads ---- */
 
 /* llvm-mca 14's AMD models put a folded load's latency on the register operand's chain
@@ -428,4 +429,3 @@ int ms_asm_unfold_fp(ms_strbuf *sb, const char *t, int scratch_free)
     }
     return 0;
 }
-

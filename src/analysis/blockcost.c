@@ -1,10 +1,12 @@
 /* Ideal-memory cycles per block with llvm-mca; see blockcost.h. The binary's code is
  * disassembled once (llvm-objdump), cut at the block pcs the plugin registered (a block ends
- * at the next block's pc or at its first unconditional jump or return), and the blocks go to
- * llvm-mca as code regions (# LLVM-MCA-BEGIN/END), split among one llvm-mca per CPU the
- * process may use (regions are costed independently: the same cycles). The pcs are the instrumented
- * body's, whose instrumentation (reservations, records, the cold flush paths, both plugins'
- * code shapes) is taken out: the timing run executes the plain copies (docs/mtool.md). */
+ * at the next block's pc or at its first unconditional jump or return), rewritten
+ * (blockasm.c: the plugin's instrumentation taken out, the stack engine's pushes, pops and
+ * calls; a versioned function's dispatch and prologue added to its copy's entry block), and
+ * the blocks go to llvm-mca as code regions (# LLVM-MCA-BEGIN/END), split among one llvm-mca
+ * per CPU the process may use (regions are costed independently: the same cycles). A block in
+ * a loop costs llvm-mca's steady state, one outside loops its throughput bound, scaled with the
+ * function's other blocks outside loops (blockgroup.c). docs/mtool.md. */
 #define _GNU_SOURCE
 #include "blockcost.h"
 #include "blockasm.h"
@@ -270,7 +272,8 @@ static int parse_mca(const char *text, double *out, double *rthru, float *res, s
         if (!c) break;
         double cycles = strtod(c + 13, NULL);
         const char *next = strstr(c, "Iterations:");
-        const char *r = strstr(c, "Block RThroughput:"), *u = strstr(c, "Total uOps:"), *w = strstr(c, "Dispatch Width:");
+        const char *r = strstr(c, "Block RThroughput:"), *u = strstr(c, "Total uOps:"),
+                   *w = strstr(c, "Dispatch Width:");
         const char *rp = strstr(c, "Resource pressure per iteration:");
         rthru[i] = r && (!next || r < next) ? strtod(r + 18, NULL) : 0;
         float *v = res + i * MS_MCA_RES;
@@ -329,8 +332,14 @@ static int mca_costs(const char *const *asm_text, size_t n, const char *cpu, dou
     char mcpu[128], iters[64];
     snprintf(mcpu, sizeof mcpu, "-mcpu=%s", cpu);
     snprintf(iters, sizeof iters, "-iterations=%d", MCA_ITERATIONS);
-    char *argv[] = { MS_LLVM_MCA, "-mtriple=x86_64-unknown-linux-gnu", mcpu, iters, "-all-views=false", "-summary-view",
-                     "-resource-pressure", NULL };
+    char *argv[] = { MS_LLVM_MCA,
+                     "-mtriple=x86_64-unknown-linux-gnu",
+                     mcpu,
+                     iters,
+                     "-all-views=false",
+                     "-summary-view",
+                     "-resource-pressure",
+                     NULL };
     int result = 0;
     /* each part's input (its regions, in order), then every part started, then waited for */
     size_t i = 0;
@@ -377,7 +386,8 @@ static int mca_costs(const char *const *asm_text, size_t n, const char *cpu, dou
         } else if (rc != 0 || !text) {
             result = ms_errorf(err, errlen, "llvm-mca failed: %.300s", etext ? etext : "");
         } else {
-            result = parse_mca(text, got + m->first, gotr + m->first, gotres + m->first * MS_MCA_RES, m->n, err, errlen);
+            result =
+                parse_mca(text, got + m->first, gotr + m->first, gotres + m->first * MS_MCA_RES, m->n, err, errlen);
         }
         free(text);
         free(etext);
@@ -706,10 +716,10 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, const u
     size_t *order = malloc(n * sizeof *order);
     double *cyc = calloc(n, sizeof *cyc);
     double *mcyc = calloc(n, sizeof *mcyc), *mrthru = calloc(n, sizeof *mrthru);
-    unsigned char *inl = calloc(n, 1); /* per distinct block: in a loop of its function */
-    uint64_t *bfunc = calloc(n, sizeof *bfunc);           /* its function's address */
-    double *bcount = calloc(n, sizeof *bcount);           /* its executions */
-    float *bres = calloc(n * MS_MCA_RES, sizeof *bres);   /* its resources' cycles */
+    unsigned char *inl = calloc(n, 1);                  /* per distinct block: in a loop of its function */
+    uint64_t *bfunc = calloc(n, sizeof *bfunc);         /* its function's address */
+    double *bcount = calloc(n, sizeof *bcount);         /* its executions */
+    float *bres = calloc(n * MS_MCA_RES, sizeof *bres); /* its resources' cycles */
     float *mres = calloc(n * MS_MCA_RES, sizeof *mres);
     char *missing = calloc(n, 1);
     const char **texts = calloc(n, sizeof *texts);

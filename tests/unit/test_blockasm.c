@@ -14,10 +14,19 @@
  * shift, or and compare stay. */
 static void test_feeders(void)
 {
-    char *t[] = { "movl 1139935(%rip), %r14d", "movl %r13d, %edi", "shll %cl, %edi", "cmpl %r14d, %edx",
-                  "jge 0x66d10", "leaq (%rbp,%rbx), %r15", "movabsq $-4611686018427387904, %rsi",
-                  "leaq 908091(%rip), %rdx", "orq %rsi, %rdx", "cmpq $4095, %rax", "ja 0x673ce",
-                  "movq %rdx, 8(%r15,%rax,8)", "addq $1, %rax" };
+    char *t[] = { "movl 1139935(%rip), %r14d",
+                  "movl %r13d, %edi",
+                  "shll %cl, %edi",
+                  "cmpl %r14d, %edx",
+                  "jge 0x66d10",
+                  "leaq (%rbp,%rbx), %r15",
+                  "movabsq $-4611686018427387904, %rsi",
+                  "leaq 908091(%rip), %rdx",
+                  "orq %rsi, %rdx",
+                  "cmpq $4095, %rax",
+                  "ja 0x673ce",
+                  "movq %rdx, 8(%r15,%rax,8)",
+                  "addq $1, %rax" };
     char drop[N(t)] = { 0 };
     drop[9] = drop[10] = drop[11] = drop[12] = 1; /* what the code patterns take out */
     ms_asm_drop_feeders(t, N(t), drop, 0);
@@ -44,8 +53,14 @@ static void test_count_moves(void)
     int a = -1, b = -1;
     ms_asm_learn_buffer(first, 4, dfirst, &a, &b);
     CHECK(a == 6 && b == 1); /* %rbp, %rbx */
-    char *exit_block[] = { "addq %rbx, %rbp", "addq $1, %rax", "movl %r12d, 1139423(%rip)", "movq %rax, (%rbp)",
-                           "addq $56, %rsp", "popq %rbx", "popq %rbp", "retq" };
+    char *exit_block[] = { "addq %rbx, %rbp",
+                           "addq $1, %rax",
+                           "movl %r12d, 1139423(%rip)",
+                           "movq %rax, (%rbp)",
+                           "addq $56, %rsp",
+                           "popq %rbx",
+                           "popq %rbp",
+                           "retq" };
     char drop[N(exit_block)] = { 0 };
     ms_asm_drop_count_moves(exit_block, N(exit_block), drop, a, b);
     ms_asm_drop_feeders(exit_block, N(exit_block), drop, 0);
@@ -88,10 +103,10 @@ static void test_group(void)
     unsigned char in_loop[NB] = { 0, 0, 1, 0, 0 };
     double count[NB] = { 1000, 1000, 50000, 10, 10 };
     float res[NB * MS_MCA_RES] = { 0 };
-    res[0 * MS_MCA_RES + 1] = 6;                               /* the store port */
-    res[1 * MS_MCA_RES + 2] = res[1 * MS_MCA_RES + 3] = 3;     /* two load ports */
-    res[2 * MS_MCA_RES + 1] = 1;                               /* the loop's block */
-    res[3 * MS_MCA_RES + 1] = res[4 * MS_MCA_RES + 1] = 2;     /* both on one port */
+    res[0 * MS_MCA_RES + 1] = 6;                           /* the store port */
+    res[1 * MS_MCA_RES + 2] = res[1 * MS_MCA_RES + 3] = 3; /* two load ports */
+    res[2 * MS_MCA_RES + 1] = 1;                           /* the loop's block */
+    res[3 * MS_MCA_RES + 1] = res[4 * MS_MCA_RES + 1] = 2; /* both on one port */
     double cyc[NB] = { 6, 3, 1.5, 2, 2 };
     ms_block_group_scale(NB, func, in_loop, count, res, cyc);
     CHECK(cyc[0] > 4 - 1e-9 && cyc[0] < 4 + 1e-9);
