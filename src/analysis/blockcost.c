@@ -827,8 +827,9 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, const u
             int pushed = 0, popped = 0;
             size_t gap;
             /* the entry block of a versioned function's copy: with the prologue and dispatch
-             * every call runs, which no block holds */
-            if (dispatch && entry_block(ins, k, b ? offs[b - 1] : 0, plain, count, &gap)) {
+             * every call runs, which no block holds (not a loop's header: once per call, not
+             * once per iteration) */
+            if (dispatch && !inl[b] && entry_block(ins, k, b ? offs[b - 1] : 0, plain, count, &gap)) {
                 for (size_t j = f; j < pro_end; j++) emit_insn(&sb, ins[j].text, scratch_free, &pushed, &popped);
                 for (size_t j = gap; j < k; j++) emit_insn(&sb, ins[j].text, scratch_free, &pushed, &popped);
             }
