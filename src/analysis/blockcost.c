@@ -694,7 +694,7 @@ static void cache_store(const char *file, const cached_costs *c, const uint64_t 
         fprintf(f, "%llx %.6f %llx", (unsigned long long)off, old ? c->cyc[i] : cyc[k],
                 (unsigned long long)(old ? c->func[i] : func[k]));
         const float *v = old ? c->res + i * MS_MCA_RES : res + k * MS_MCA_RES;
-        for (int r = 0; r < MS_MCA_RES; r++) fprintf(f, " %.3g", v[r]);
+        for (int r = 0; r < MS_MCA_RES; r++) fprintf(f, " %.6g", (double)v[r]);
         fputc('\n', f);
         if (old)
             i++;
@@ -853,9 +853,14 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, const u
          * its caller's code, which the core overlaps with it: its throughput bound, without the
          * chains llvm-mca's iterations of it alone would make (docs/mtool.md) */
         for (size_t b = 0; b < nu; b++)
-            if (missing[b]) {
-                cyc[b] = inl[b] ? mcyc[b] : mrthru[b];
-                memcpy(bres + b * MS_MCA_RES, mres + b * MS_MCA_RES, MS_MCA_RES * sizeof *bres);
+            if (missing[b]) { /* as the cache will give them back: a run and its resim agree */
+                char num[64];
+                snprintf(num, sizeof num, "%.6f", inl[b] ? mcyc[b] : mrthru[b]);
+                cyc[b] = strtod(num, NULL);
+                for (int r = 0; r < MS_MCA_RES; r++) {
+                    snprintf(num, sizeof num, "%.6g", (double)mres[b * MS_MCA_RES + r]);
+                    bres[b * MS_MCA_RES + r] = strtof(num, NULL);
+                }
             }
         if (cacheable && cache_path(cfile, sizeof cfile, key, cpu, 1) == 0)
             cache_store(cfile, &cc, offs, cyc, bfunc, bres, missing, nu);
