@@ -1,12 +1,16 @@
 /* Ideal-memory cycles per block with llvm-mca; see blockcost.h. The binary's code is
  * disassembled once (llvm-objdump), cut at the block pcs the plugin registered (a block ends
- * at the next block's pc or at its first unconditional jump or return), and the blocks go to
- * llvm-mca as code regions (# LLVM-MCA-BEGIN/END), split among one llvm-mca per CPU the
- * process may use (regions are costed independently: the same cycles). The pcs are the instrumented
- * body's, whose instrumentation (reservations, records, the cold flush paths, both plugins'
- * code shapes) is taken out: the timing run executes the plain copies (docs/mtool.md). */
+ * at the next block's pc or at its first unconditional jump or return), rewritten
+ * (blockasm.c: the plugin's instrumentation taken out, the stack engine's pushes, pops and
+ * calls; a versioned function's dispatch and prologue added to its copy's entry block), and
+ * the blocks go to llvm-mca as code regions (# LLVM-MCA-BEGIN/END), split among one llvm-mca
+ * per CPU the process may use (regions are costed independently: the same cycles). A block in
+ * a loop costs llvm-mca's steady state, one outside loops its throughput bound, scaled with the
+ * function's other blocks outside loops (blockgroup.c). docs/mtool.md. */
 #define _GNU_SOURCE
 #include "blockcost.h"
+#include "blockasm.h"
+#include "blockgroup.h"
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -24,7 +28,7 @@
 
 #define MCA_ITERATIONS 100
 /* Bumped when the way blocks are cut or rewritten changes: older cache files are not used. */
-#define BLOCKCOST_METHOD "m6"
+#define BLOCKCOST_METHOD "m9"
 
 /* Start argv with stdin from in_path (NULL: /dev/null), stdout to out_path, stderr to
  * err_path. Returns its pid, or -1 if it could not start. */
@@ -263,9 +267,12 @@ int ms_blockcost_check_cpu(const char *cpu, char *err, size_t errlen)
     return rc;
 }
 
-/* "Total Cycles:" and "Iterations:" of each "Code Region - NAME" in llvm-mca's output, in
- * order, into out (n regions expected). */
-static int parse_mca(const char *text, double *out, size_t n, char *err, size_t errlen)
+/* "Total Cycles:" / "Iterations:" (steady-state cycles per iteration) and "Block RThroughput:"
+ * (the block's throughput bound, with no dependence between iterations: its resources and
+ * dispatch alone) of each "Code Region - NAME" in llvm-mca's output, in order, into out and
+ * rthru, and its resources' cycles (blockgroup.h: "Total uOps:" / "Dispatch Width:", then
+ * "Resource pressure per iteration:") into res[i * MS_MCA_RES...] (n regions expected). */
+static int parse_mca(const char *text, double *out, double *rthru, float *res, size_t n, char *err, size_t errlen)
 {
     size_t i = 0;
     const char *p = text;
@@ -274,6 +281,26 @@ static int parse_mca(const char *text, double *out, size_t n, char *err, size_t 
         const char *c = strstr(p, "Total Cycles:");
         if (!c) break;
         double cycles = strtod(c + 13, NULL);
+        const char *next = strstr(c, "Iterations:");
+        const char *r = strstr(c, "Block RThroughput:"), *u = strstr(c, "Total uOps:"),
+                   *w = strstr(c, "Dispatch Width:");
+        const char *rp = strstr(c, "Resource pressure per iteration:");
+        rthru[i] = r && (!next || r < next) ? strtod(r + 18, NULL) : 0;
+        float *v = res + i * MS_MCA_RES;
+        for (int k = 0; k < MS_MCA_RES; k++) v[k] = 0;
+        double width = w && (!next || w < next) ? strtod(w + 15, NULL) : 0;
+        if (u && (!next || u < next) && width > 0 && iters > 0) v[0] = (float)(strtod(u + 11, NULL) / iters / width);
+        const char *line = rp && (!next || rp < next) ? strchr(rp, '\n') : NULL;
+        line = line ? strchr(line + 1, '\n') : NULL; /* the values, under the units' numbers */
+        const char *eol = line ? strchr(line + 1, '\n') : NULL;
+        for (int k = 1; line && eol && k < MS_MCA_RES;) {
+            while (line < eol && (*line == ' ' || *line == '\n')) line++;
+            if (line >= eol) break;
+            char *end = (char *)line + 1;
+            v[k++] = *line == '-' ? 0 : (float)strtod(line, &end);
+            if (end == line) break;
+            line = end;
+        }
         out[i++] = iters > 0 ? cycles / iters : 0;
         p = c;
     }
@@ -289,26 +316,39 @@ typedef struct {
     int wrote;
 } mca_part;
 
-int ms_mca_cycles(const char *const *asm_text, size_t n, const char *cpu, double *out_cycles, char *err, size_t errlen)
+/* ms_mca_cycles, with each region's throughput bound into out_rthru and its resources' cycles
+ * into out_res[i * MS_MCA_RES...] too (0 for an empty text). */
+static int mca_costs(const char *const *asm_text, size_t n, const char *cpu, double *out_cycles, double *out_rthru,
+                     float *out_res, char *err, size_t errlen)
 {
     size_t regions = 0;
     for (size_t i = 0; i < n; i++) {
-        out_cycles[i] = 0;
+        out_cycles[i] = out_rthru[i] = 0;
+        for (int r = 0; r < MS_MCA_RES; r++) out_res[i * MS_MCA_RES + r] = 0;
         regions += asm_text[i] && *asm_text[i];
     }
     if (!regions) return 0;
     size_t nparts = mca_parts(regions);
     mca_part *parts = calloc(nparts, sizeof *parts);
-    double *got = malloc(regions * sizeof *got);
-    if (!parts || !got) {
+    double *got = malloc(regions * sizeof *got), *gotr = malloc(regions * sizeof *gotr);
+    float *gotres = malloc(regions * MS_MCA_RES * sizeof *gotres);
+    if (!parts || !got || !gotr || !gotres) {
         free(parts);
         free(got);
+        free(gotr);
+        free(gotres);
         return ms_errorf(err, errlen, "out of memory");
     }
     char mcpu[128], iters[64];
     snprintf(mcpu, sizeof mcpu, "-mcpu=%s", cpu);
     snprintf(iters, sizeof iters, "-iterations=%d", MCA_ITERATIONS);
-    char *argv[] = { MS_LLVM_MCA, "-mtriple=x86_64-unknown-linux-gnu", mcpu, iters, "-all-views=false", "-summary-view",
+    char *argv[] = { MS_LLVM_MCA,
+                     "-mtriple=x86_64-unknown-linux-gnu",
+                     mcpu,
+                     iters,
+                     "-all-views=false",
+                     "-summary-view",
+                     "-resource-pressure",
                      NULL };
     int result = 0;
     /* each part's input (its regions, in order), then every part started, then waited for */
@@ -356,16 +396,34 @@ int ms_mca_cycles(const char *const *asm_text, size_t n, const char *cpu, double
         } else if (rc != 0 || !text) {
             result = ms_errorf(err, errlen, "llvm-mca failed: %.300s", etext ? etext : "");
         } else {
-            result = parse_mca(text, got + m->first, m->n, err, errlen);
+            result =
+                parse_mca(text, got + m->first, gotr + m->first, gotres + m->first * MS_MCA_RES, m->n, err, errlen);
         }
         free(text);
         free(etext);
     }
     for (size_t k = 0, r = 0; result == 0 && k < n; k++)
-        if (asm_text[k] && *asm_text[k]) out_cycles[k] = got[r++];
+        if (asm_text[k] && *asm_text[k]) {
+            memcpy(out_res + k * MS_MCA_RES, gotres + r * MS_MCA_RES, MS_MCA_RES * sizeof *out_res);
+            out_rthru[k] = gotr[r];
+            out_cycles[k] = got[r++];
+        }
     free(parts);
     free(got);
+    free(gotr);
+    free(gotres);
     return result;
+}
+
+int ms_mca_cycles(const char *const *asm_text, size_t n, const char *cpu, double *out_cycles, char *err, size_t errlen)
+{
+    double *rthru = malloc((n ? n : 1) * sizeof *rthru);
+    float *res = malloc((n ? n : 1) * MS_MCA_RES * sizeof *res);
+    int rc = rthru && res ? mca_costs(asm_text, n, cpu, out_cycles, rthru, res, err, errlen)
+                          : ms_errorf(err, errlen, "out of memory");
+    free(rthru);
+    free(res);
+    return rc;
 }
 
 int ms_mca_cycles_cached(const char *const *asm_text, size_t n, const char *cpu, double *out_cycles, char *err,
@@ -406,6 +464,7 @@ typedef struct {
     uint64_t addr;
     char *text;     /* instruction, comments and symbolic targets removed */
     int func_start; /* first instruction of a symbol */
+    int plain_ref;  /* reads the versioning flag __memspy_plain (the dispatch at entry) */
 } insn;
 
 /* Parse llvm-objdump -d output ("    1170:      \ttestl\t%edi, %edi") into insns. */
@@ -426,6 +485,7 @@ static int parse_objdump(char *text, insn **out, size_t *nout)
         char *ins = end + 1;
         while (isspace((unsigned char)*ins)) ins++;
         if (!*ins) continue;
+        int plain_ref = strstr(ins, "<__memspy_plain>") != NULL;
         char *cut = strchr(ins, '#');
         if (cut) *cut = '\0';
         cut = strchr(ins, '<');
@@ -441,6 +501,7 @@ static int parse_objdump(char *text, insn **out, size_t *nout)
         v[n].addr = a;
         v[n].text = ins;
         v[n].func_start = next_is_start;
+        v[n].plain_ref = plain_ref;
         next_is_start = 0;
         n++;
     }
@@ -469,153 +530,6 @@ static int skip_insn(const char *t)
            !strncmp(t, "ud2", 3) || !strncmp(t, "hlt", 3);
 }
 
-/* llvm-mca 14's AMD models put a folded load's latency on the register operand's chain
- * (`mulsd (%rbx), %xmm0` costs load + multiply per iteration of a chain through %xmm0, which
- * the core does not: the load issues early). A floating-point arithmetic instruction with a
- * memory source is given to llvm-mca as a load into a scratch register the block does not use
- * and the register form: the same work, the dependence the core sees (docs/mtool.md). */
-static const char *const FP_OPS[] = { "add", "sub", "mul", "div", "min", "max" };
-
-/* The load for the suffix of an FP arithmetic mnemonic ("sd" -> "movsd"). */
-static const char *fp_load(const char *suffix, int vex)
-{
-    if (!strcmp(suffix, "sd")) return vex ? "vmovsd" : "movsd";
-    if (!strcmp(suffix, "ss")) return vex ? "vmovss" : "movss";
-    if (!strcmp(suffix, "pd")) return vex ? "vmovupd" : "movupd";
-    if (!strcmp(suffix, "ps")) return vex ? "vmovups" : "movups";
-    return NULL;
-}
-
-/* Append t to sb, unfolding an FP arithmetic memory source into scratch register reg
- * ("%xmm15" or "%ymm15"); returns 1 if it did. */
-static int add_unfolded(ms_strbuf *sb, const char *t, int scratch_free)
-{
-    if (!scratch_free) return 0;
-    int vex = t[0] == 'v';
-    const char *m = t + vex;
-    for (size_t k = 0; k < sizeof FP_OPS / sizeof *FP_OPS; k++) {
-        size_t ol = strlen(FP_OPS[k]);
-        if (strncmp(m, FP_OPS[k], ol) != 0) continue;
-        char suffix[3] = { m[ol], m[ol] ? m[ol + 1] : 0, 0 };
-        const char *load = fp_load(suffix, vex);
-        if (!load || (m[ol + 2] != ' ' && m[ol + 2] != '\0')) return 0;
-        const char *ops = m + ol + 2;
-        while (*ops == ' ') ops++;
-        const char *comma = strstr(ops, "), ");
-        if (!comma || !strchr(ops, '(') || strchr(ops, '%') == NULL || ops[0] == '%') return 0;
-        size_t memlen = (size_t)(comma + 1 - ops);
-        const char *rest = comma + 3; /* "%xmm0" or "%xmmA, %xmmD" */
-        const char *reg = strstr(rest, "%ymm") == rest ? "%ymm15" : "%xmm15";
-        ms_strbuf_addf(sb, "%s %.*s, %s\n%.*s %s, %s\n", load, (int)memlen, ops, reg, (int)(ops - t), t, reg, rest);
-        return 1;
-    }
-    return 0;
-}
-
-/* ---- the plugin's instrumentation in the instrumented body ---- */
-
-/* The register operand "%reg" at s (its length), 0 if none. */
-static size_t reg_len(const char *s)
-{
-    if (*s != '%') return 0;
-    size_t n = 1;
-    while (isalnum((unsigned char)s[n])) n++;
-    return n;
-}
-
-/* The buffer register B of a reservation whose count is the register C: the base of the first
- * store into `k(%B,%C,8)` or `leaq (%B,%C,8)` among t[from, from + 16), into buf. */
-static int count_store_base(char *const *t, size_t from, size_t n, const char *c, char *buf, size_t len)
-{
-    char pat[48];
-    snprintf(pat, sizeof pat, ",%s,8)", c);
-    for (size_t j = from; j < n && j < from + 16; j++) {
-        const char *at = strstr(t[j], pat);
-        if (!at || (strncmp(t[j], "movq ", 5) && strncmp(t[j], "leaq ", 5))) continue;
-        const char *open = at;
-        while (open > t[j] && *open != '(') open--;
-        if (*open != '(' || (size_t)(at - open - 1) >= len) return 0;
-        snprintf(buf, len, "%.*s", (int)(at - open - 1), open + 1);
-        return 1;
-    }
-    return 0;
-}
-
-/* The instrumentation's code pattern in a block of the instrumented body (docs/plugin.md):
- * a reservation `movq (%B), %C` + `cmpq $40xx, %C` + `ja` (B: the thread buffer, C: its word
- * count), the record pointer `leaq (%B,%C,8), %P`, stores into `k(%P)` or `k(%B,%C,8)`, the
- * count's update `addq $n, %C` and `movq %C, (%B)`; clang's code addresses the buffer through
- * %fs (`movq %fs:(%B), %C`, `jae`, stores into `%fs:k(%B,%C,8)`, `movq %C, %fs:(%B)`) and
- * computes a record's address with a `leaq ..., %R` just before storing %R. In gcc's counting
- * copy the count stays in a register (no load, no store): `cmpq $40xx, %C` + `ja` with a store
- * into `k(%B,%C,8)` after it, and `addq $n, %C`. Marks those instructions in drop[] (the plain
- * copy the timing run executes has none of them); the count's store before a call and its
- * load after it in the counting copy are left in (their buffer register is not known there). */
-static void mark_instrumentation(char *const *t, size_t n, char *drop)
-{
-    char buf[32] = "", cnt[32] = "", ptr[32] = "";
-    for (size_t i = 0; i < n; i++) {
-        const char *x = t[i];
-        char a[32], b[32];
-        long imm;
-        if (i + 1 < n && sscanf(x, "cmpq $%ld, %31s", &imm, b) == 2 && imm >= 4000 && imm <= 4096 &&
-            (!strncmp(t[i + 1], "ja ", 3) || !strncmp(t[i + 1], "jae ", 4)) &&
-            count_store_base(t, i + 2, n, b, a, sizeof a)) { /* a count in a register */
-            snprintf(buf, sizeof buf, "%s", a);
-            snprintf(cnt, sizeof cnt, "%s", b);
-            drop[i] = drop[i + 1] = 1;
-            i += 1;
-            continue;
-        }
-        if (i + 1 < n &&
-            (sscanf(x, "movq (%31[^)]), %31s", a, b) == 2 || sscanf(x, "movq %%fs:(%31[^)]), %31s", a, b) == 2) &&
-            sscanf(t[i + 1], "cmpq $%ld, %31s", &imm, b) == 2 && imm >= 4000 && imm <= 4096) {
-            snprintf(buf, sizeof buf, "%s", a);
-            snprintf(cnt, sizeof cnt, "%s", b);
-            drop[i] = drop[i + 1] = 1;
-            if (i + 2 < n && (!strncmp(t[i + 2], "ja ", 3) || !strncmp(t[i + 2], "jae ", 4))) drop[i + 2] = 1;
-            i += 1;
-            continue;
-        }
-        if (!buf[0]) continue;
-        char pat[96];
-        snprintf(pat, sizeof pat, "(%s,%s,8)", buf, cnt);
-        if (!strncmp(x, "leaq ", 5) && !strncmp(x + 5 + strspn(x + 5, " "), pat, strlen(pat))) {
-            const char *r = strrchr(x, '%');
-            if (r && reg_len(r) < sizeof ptr) snprintf(ptr, sizeof ptr, "%.*s", (int)reg_len(r), r);
-            drop[i] = 1;
-            continue;
-        }
-        const char *comma = strrchr(x, ',');
-        const char *dst = comma ? comma + 1 + strspn(comma + 1, " ") : NULL;
-        if (!strncmp(x, "movq ", 5) && dst &&
-            (strstr(x, pat) || (ptr[0] && strchr(dst, '(') && !strncmp(strchr(dst, '(') + 1, ptr, strlen(ptr)) &&
-                                strchr(dst, '(')[1 + strlen(ptr)] == ')'))) {
-            drop[i] = 1; /* a record store */
-            char src[32], lea_dst[32];
-            if (i > 0 && !drop[i - 1] && sscanf(x, "movq %31[^,],", src) == 1 && src[0] == '%' &&
-                !strncmp(t[i - 1], "leaq ", 5) && sscanf(strrchr(t[i - 1], ',') + 1, " %31s", lea_dst) == 1 &&
-                !strcmp(lea_dst, src))
-                drop[i - 1] = 1; /* the record's address, computed for it alone */
-            continue;
-        }
-        char fs_pat[96];
-        snprintf(pat, sizeof pat, "%s, (%s)", cnt, buf);
-        snprintf(fs_pat, sizeof fs_pat, "%s, %%fs:(%s)", cnt, buf);
-        if (!strncmp(x, "movq ", 5) && (strstr(x, pat) || strstr(x, fs_pat))) {
-            drop[i] = 1; /* the count's update: the reservation is over */
-            cnt[0] = ptr[0] = '\0';
-            continue;
-        }
-        if (cnt[0] && !strncmp(x, "addq $", 6) && dst && !strcmp(dst, cnt)) {
-            drop[i] = 1;
-            continue;
-        }
-        if (ptr[0] && dst && !strcmp(dst, ptr)) ptr[0] = '\0'; /* the program reuses the register */
-        if (cnt[0] && dst && !strcmp(dst, cnt)) cnt[0] = '\0';
-    }
-}
-
 /* The cold path of each reservation found in ins[k, end) (drop[] relative to k): from its
  * check's branch target (the call of __memspy_flush, laid out after the block's code when the
  * compiler puts it there) to the jump back. Left in, its reloads would cut the block's
@@ -636,6 +550,64 @@ static void drop_flush_paths(const insn *ins, size_t k, size_t end, char *drop)
             break;
         }
     }
+}
+
+/* The target of a jump t ("jne 1170"), 0 if t is not a direct jump. */
+static uint64_t jump_target(const char *t)
+{
+    unsigned long long target;
+    const char *op = strchr(t, ' ');
+    return t[0] == 'j' && op && sscanf(op, " %llx", &target) == 1 ? (uint64_t)target : 0;
+}
+
+/* A versioned function's dispatch (docs/plugin.md, "Versioning"): the instructions from its
+ * symbol (ins[f]) up to its first conditional jump after the load of __memspy_plain, which
+ * every call runs whatever the copy (the prologue's pushes, the flag's load and test) and no
+ * block holds: *pro_end is the index after that jump, *plain and *count the copies' entries
+ * (0 when not found). Returns 0 when the function has no dispatch near its start. */
+static int find_dispatch(const insn *ins, size_t nins, size_t f, size_t *pro_end, uint64_t *plain, uint64_t *count)
+{
+    size_t d = f;
+    *plain = *count = 0;
+    while (d < nins && d < f + 40 && (d == f || !ins[d].func_start) && !ins[d].plain_ref) d++;
+    if (d >= nins || d >= f + 40 || !ins[d].plain_ref) return 0;
+    *pro_end = 0;
+    for (size_t j = d + 1; j < nins && j < d + 8 && !ins[j].func_start; j++) {
+        uint64_t t = ins[j].text[0] == 'j' && strncmp(ins[j].text, "jmp", 3) ? jump_target(ins[j].text) : 0;
+        if (!t) continue;
+        if (!*pro_end) *pro_end = j + 1;
+        if (!strncmp(ins[j - 1].text, "cmpl $1,", 8)) *plain = t;
+        if (!strncmp(ins[j - 1].text, "cmpl $2,", 8)) *count = t;
+    }
+    return *pro_end != 0;
+}
+
+/* Whether the block at ins[k] is its copy's entry: the first block at or after a copy's entry
+ * address (prev: the previous block's address), reached from it by straight-line code. *gap
+ * is where the code the block holds starts: the plain copy's entry (code the timing run
+ * executes), or k for the counting copy (whose code before its first block is the count's
+ * setup, instrumentation). */
+static int entry_block(const insn *ins, size_t k, uint64_t prev, uint64_t plain, uint64_t count, size_t *gap)
+{
+    uint64_t a = ins[k].addr;
+    uint64_t e = plain && plain <= a && plain > prev ? plain : count && count <= a && count > prev ? count : 0;
+    if (!e) return 0;
+    size_t t = k;
+    while (t > 0 && ins[t].addr > e && !ins[t].func_start) t--;
+    if (ins[t].addr != e) return 0;
+    for (size_t j = t; j < k; j++)
+        if (ends_flow(ins[j].text)) return 0;
+    *gap = e == plain ? t : k;
+    return 1;
+}
+
+/* Append ins[j] to sb as llvm-mca is to see it (the stack engine's pushes and pops, unfolded
+ * floating-point loads), nothing for padding. */
+static void emit_insn(ms_strbuf *sb, const char *t, int scratch_free, int *pushed, int *popped)
+{
+    if (skip_insn(t) || ms_asm_stack_engine(sb, t, pushed, popped) || ms_asm_unfold_fp(sb, t, scratch_free)) return;
+    ms_strbuf_adds(sb, t);
+    ms_strbuf_adds(sb, "\n");
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -670,20 +642,25 @@ static int cache_path(char *out, size_t len, const char *key, const char *cpu, i
     return w > 0 && (size_t)w < len ? 0 : -1;
 }
 
-/* A binary's cached costs (lines "offset cycles"), sorted by offset. */
+/* A binary's cached costs, sorted by offset: lines "offset cycles function r0 ... r15" (the
+ * block's function's address and its resources' cycles, blockgroup.h). */
 typedef struct {
-    uint64_t *offs;
+    uint64_t *offs, *func;
     double *cyc;
+    float *res; /* n * MS_MCA_RES */
     size_t n;
 } cached_costs;
 
-static int cmp_entry(const void *a, const void *b)
+static void cached_free(cached_costs *c)
 {
-    const uint64_t *x = a, *y = b;
-    return *x < *y ? -1 : *x > *y;
+    free(c->offs);
+    free(c->func);
+    free(c->cyc);
+    free(c->res);
+    memset(c, 0, sizeof *c);
 }
 
-/* Read file into *c (empty when there is none). */
+/* Read file into *c (empty when there is none). The lines are written in offset order. */
 static void cache_load(const char *file, cached_costs *c)
 {
     char *text = NULL;
@@ -691,64 +668,79 @@ static void cache_load(const char *file, cached_costs *c)
     if (ms_read_file(file, 0, &text, NULL) != MS_READ_OK) return;
     size_t lines = 1;
     for (const char *p = text; *p; p++) lines += *p == '\n';
-    uint64_t(*e)[2] = malloc(lines * sizeof *e); /* offset, cycles' bits: sorted together */
+    c->offs = malloc(lines * sizeof *c->offs);
+    c->func = malloc(lines * sizeof *c->func);
+    c->cyc = malloc(lines * sizeof *c->cyc);
+    c->res = calloc(lines * MS_MCA_RES, sizeof *c->res);
     size_t n = 0;
-    for (char *line = strtok(text, "\n"); e && line; line = strtok(NULL, "\n")) {
+    int sorted = 1;
+    for (char *line = strtok(text, "\n"); c->offs && c->func && c->cyc && c->res && line; line = strtok(NULL, "\n")) {
         char *end;
-        e[n][0] = strtoull(line, &end, 16);
-        double cy = strtod(end, NULL);
-        memcpy(&e[n][1], &cy, sizeof cy);
+        c->offs[n] = strtoull(line, &end, 16);
+        c->cyc[n] = strtod(end, &end);
+        c->func[n] = strtoull(end, &end, 16);
+        for (int r = 0; r < MS_MCA_RES; r++) c->res[n * MS_MCA_RES + r] = strtof(end, &end);
+        sorted &= !n || c->offs[n - 1] < c->offs[n];
         n++;
     }
     free(text);
-    if (!e) return;
-    qsort(e, n, sizeof *e, cmp_entry);
-    c->offs = malloc((n ? n : 1) * sizeof *c->offs);
-    c->cyc = malloc((n ? n : 1) * sizeof *c->cyc);
-    for (size_t i = 0; c->offs && c->cyc && i < n; i++) {
-        c->offs[i] = e[i][0];
-        memcpy(&c->cyc[i], &e[i][1], sizeof *c->cyc);
-    }
-    c->n = c->offs && c->cyc ? n : 0;
-    free(e);
+    c->n = c->offs && c->func && c->cyc && c->res && sorted ? n : 0; /* unsorted: not ours, ignored */
 }
 
-/* Write the union of c and the n new costs (offs, cyc; none of them in c) to file, whole or
- * not at all. */
+/* Write the union of c and the new costs (offs, cyc, func, res of the nu blocks where is_new) to
+ * file in offset order, whole or not at all. */
 static void cache_store(const char *file, const cached_costs *c, const uint64_t *offs, const double *cyc,
-                        const char *is_new, size_t n)
+                        const uint64_t *func, const float *res, const char *is_new, size_t nu)
 {
     char tmp[4400];
     snprintf(tmp, sizeof tmp, "%s.%d", file, (int)getpid());
     FILE *f = fopen(tmp, "w");
     if (!f) return;
-    for (size_t i = 0; i < c->n; i++) fprintf(f, "%llx %.6f\n", (unsigned long long)c->offs[i], c->cyc[i]);
-    for (size_t i = 0; i < n; i++)
-        if (is_new[i]) fprintf(f, "%llx %.6f\n", (unsigned long long)offs[i], cyc[i]);
+    for (size_t i = 0, k = 0; i < c->n || k < nu;) {
+        while (k < nu && !is_new[k]) k++;
+        int old = i < c->n && (k >= nu || c->offs[i] < offs[k]);
+        if (!old && k >= nu) break;
+        uint64_t off = old ? c->offs[i] : offs[k];
+        fprintf(f, "%llx %.6f %llx", (unsigned long long)off, old ? c->cyc[i] : cyc[k],
+                (unsigned long long)(old ? c->func[i] : func[k]));
+        const float *v = old ? c->res + i * MS_MCA_RES : res + k * MS_MCA_RES;
+        for (int r = 0; r < MS_MCA_RES; r++) fprintf(f, " %.6g", (double)v[r]);
+        fputc('\n', f);
+        if (old)
+            i++;
+        else
+            k++;
+    }
     if (fclose(f) == 0)
         rename(tmp, file);
     else
         unlink(tmp);
 }
 
-int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, size_t n, const char *cpu, double *out_cycles,
-                   char *err, size_t errlen)
+int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, const unsigned char *in_loop,
+                   const uint64_t *counts, size_t n, const char *cpu, double *out_cycles, char *err, size_t errlen)
 {
     for (size_t i = 0; i < n; i++) out_cycles[i] = 0;
     if (!n) return 0;
     uint64_t *offs = malloc(n * sizeof *offs); /* sorted, distinct file addresses */
     size_t *order = malloc(n * sizeof *order);
     double *cyc = calloc(n, sizeof *cyc);
-    double *mcyc = calloc(n, sizeof *mcyc);
+    double *mcyc = calloc(n, sizeof *mcyc), *mrthru = calloc(n, sizeof *mrthru);
+    unsigned char *inl = calloc(n, 1);                  /* per distinct block: in a loop of its function */
+    uint64_t *bfunc = calloc(n, sizeof *bfunc);         /* its function's address */
+    double *bcount = calloc(n, sizeof *bcount);         /* its executions */
+    float *bres = calloc(n * MS_MCA_RES, sizeof *bres); /* its resources' cycles */
+    float *mres = calloc(n * MS_MCA_RES, sizeof *mres);
     char *missing = calloc(n, 1);
     const char **texts = calloc(n, sizeof *texts);
     char **owned = calloc(n, sizeof *owned);
     char *dis = NULL;
     insn *ins = NULL;
     size_t nins = 0, nu = 0;
-    cached_costs cc = { NULL, NULL, 0 };
+    cached_costs cc = { NULL, NULL, NULL, NULL, 0 };
     int rc = -1;
-    if (!offs || !order || !cyc || !mcyc || !missing || !texts || !owned) {
+    if (!offs || !order || !cyc || !mcyc || !mrthru || !inl || !bfunc || !bcount || !bres || !mres || !missing ||
+        !texts || !owned) {
         ms_errorf(err, errlen, "out of memory");
         goto out;
     }
@@ -756,6 +748,11 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, size_t 
     qsort(offs, n, sizeof *offs, cmp_u64);
     for (size_t i = 0; i < n; i++)
         if (!nu || offs[nu - 1] != offs[i]) offs[nu++] = offs[i];
+    for (size_t i = 0; i < n; i++) {
+        uint64_t off = pcs[i] - bias, *at = bsearch(&off, offs, nu, sizeof *offs, cmp_u64);
+        if (at) inl[at - offs] |= !in_loop || in_loop[i];
+        if (at) bcount[at - offs] += counts ? (double)counts[i] : 0;
+    }
     char key[64], cfile[4300];
     int cacheable = cache_key(path, key, sizeof key) == 0 && cache_path(cfile, sizeof cfile, key, cpu, 0) == 0;
     /* incremental: the blocks the cache holds are read from it, llvm-mca costs the others, and
@@ -766,7 +763,11 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, size_t 
         uint64_t *hit = cc.n ? bsearch(&offs[b], cc.offs, cc.n, sizeof *cc.offs, cmp_u64) : NULL;
         missing[b] = !hit;
         nmiss += !hit;
-        if (hit) cyc[b] = cc.cyc[hit - cc.offs];
+        if (hit) {
+            cyc[b] = cc.cyc[hit - cc.offs];
+            bfunc[b] = cc.func[hit - cc.offs];
+            memcpy(bres + b * MS_MCA_RES, cc.res + (hit - cc.offs) * MS_MCA_RES, MS_MCA_RES * sizeof *bres);
+        }
     }
     if (nmiss) {
         char out[512], er[512];
@@ -791,10 +792,20 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, size_t 
             goto out;
         }
         /* each block: its instructions from its pc to the next block's pc or the function's end */
-        size_t k = 0;
+        size_t k = 0, f = 0, fk = 0, pro_end = 0;
+        uint64_t plain = 0, count = 0;
+        int dispatch = 0, pair_a = -1, pair_b = -1; /* the function's buffer pair (blockasm.h) */
         for (size_t b = 0; b < nu; b++) {
-            while (k < nins && ins[k].addr < offs[b]) k++;
-            if (!missing[b]) continue;                         /* from the cache */
+            for (; k < nins && ins[k].addr < offs[b]; k++)
+                if (ins[k].func_start) f = k;
+            if (k < nins && ins[k].func_start) f = k;
+            if (fk != f + 1) { /* a new function: its dispatch, if versioned */
+                fk = f + 1;
+                dispatch = find_dispatch(ins, nins, f, &pro_end, &plain, &count);
+                pair_a = pair_b = -1;
+            }
+            if (!missing[b]) continue; /* from the cache */
+            bfunc[b] = ins[f].addr;
             if (k >= nins || ins[k].addr != offs[b]) continue; /* not an instruction start */
             uint64_t stop = b + 1 < nu ? offs[b + 1] : UINT64_MAX;
             ms_strbuf sb = MS_STRBUF_INIT;
@@ -815,13 +826,25 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, size_t 
                 txt[j - k] = ins[j].text;
                 if (strstr(ins[j].text, "mm15")) scratch_free = 0;
             }
-            mark_instrumentation(txt, end - k, drop);
+            ms_asm_mark_instrumentation(txt, end - k, drop);
             drop_flush_paths(ins, k, end, drop);
-            for (size_t j = k; j < end; j++) {
-                if (drop[j - k] || skip_insn(ins[j].text) || add_unfolded(&sb, ins[j].text, scratch_free)) continue;
-                ms_strbuf_adds(&sb, ins[j].text);
-                ms_strbuf_adds(&sb, "\n");
+            ms_asm_learn_buffer(txt, end - k, drop, &pair_a, &pair_b);
+            ms_asm_drop_count_moves(txt, end - k, drop, pair_a, pair_b);
+            uint64_t back = end > k ? jump_target(ins[end - 1].text) : 0;
+            int self_loop = back >= offs[b] && back <= ins[end - 1].addr;
+            ms_asm_drop_feeders(txt, end - k, drop, self_loop);
+            if (self_loop) ms_asm_drop_trip_count(txt, end - k, drop);
+            int pushed = 0, popped = 0;
+            size_t gap;
+            /* the entry block of a versioned function's copy: with the prologue and dispatch
+             * every call runs, which no block holds (not a loop's header: once per call, not
+             * once per iteration) */
+            if (dispatch && !inl[b] && entry_block(ins, k, b ? offs[b - 1] : 0, plain, count, &gap)) {
+                for (size_t j = f; j < pro_end; j++) emit_insn(&sb, ins[j].text, scratch_free, &pushed, &popped);
+                for (size_t j = gap; j < k; j++) emit_insn(&sb, ins[j].text, scratch_free, &pushed, &popped);
             }
+            for (size_t j = k; j < end; j++)
+                if (!drop[j - k]) emit_insn(&sb, ins[j].text, scratch_free, &pushed, &popped);
             free(txt);
             free(drop);
             if (sb.oom) {
@@ -834,12 +857,26 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, size_t 
                 fprintf(stderr, "memspy: block at %#llx:\n%s", (unsigned long long)offs[b], owned[b]);
             texts[b] = owned[b];
         }
-        if (ms_mca_cycles(texts, nu, cpu, mcyc, err, errlen) < 0) goto out;
+        if (mca_costs(texts, nu, cpu, mcyc, mrthru, mres, err, errlen) < 0) goto out;
+        /* a block in a loop: the steady state of its iterations (a chain through it from one
+         * iteration to the next is the loop's); a block outside loops runs once per call, among
+         * its caller's code, which the core overlaps with it: its throughput bound, without the
+         * chains llvm-mca's iterations of it alone would make (docs/mtool.md) */
         for (size_t b = 0; b < nu; b++)
-            if (missing[b]) cyc[b] = mcyc[b];
+            if (missing[b]) { /* as the cache will give them back: a run and its resim agree */
+                char num[64];
+                snprintf(num, sizeof num, "%.6f", inl[b] ? mcyc[b] : mrthru[b]);
+                cyc[b] = strtod(num, NULL);
+                for (int r = 0; r < MS_MCA_RES; r++) {
+                    snprintf(num, sizeof num, "%.6g", (double)mres[b * MS_MCA_RES + r]);
+                    bres[b * MS_MCA_RES + r] = strtof(num, NULL);
+                }
+            }
         if (cacheable && cache_path(cfile, sizeof cfile, key, cpu, 1) == 0)
-            cache_store(cfile, &cc, offs, cyc, missing, nu);
+            cache_store(cfile, &cc, offs, cyc, bfunc, bres, missing, nu);
     }
+    /* the code outside loops, function by function, costed together (blockgroup.h) */
+    if (counts) ms_block_group_scale(nu, bfunc, inl, bcount, bres, cyc);
     for (size_t i = 0; i < n; i++) {
         uint64_t off = pcs[i] - bias;
         uint64_t *hit = bsearch(&off, offs, nu, sizeof *offs, cmp_u64);
@@ -855,9 +892,14 @@ out:
     free(dis);
     free(cyc);
     free(mcyc);
+    free(mrthru);
+    free(inl);
     free(missing);
-    free(cc.offs);
-    free(cc.cyc);
+    cached_free(&cc);
+    free(bfunc);
+    free(bcount);
+    free(bres);
+    free(mres);
     free(order);
     free(offs);
     return rc;

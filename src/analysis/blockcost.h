@@ -22,11 +22,15 @@ int ms_blockcost_check_cpu(const char *cpu, char *err, size_t errlen);
 /* Cycles per execution of each block of one module: pcs[i] is block i's first instruction
  * (a run-time address; bias = the module's load bias, so pcs[i] - bias is the file address),
  * a block ends at the next block's pc or at the end of its function. out_cycles[i] = llvm-mca's
- * steady-state cycles per iteration of the block's instructions (-iterations=100) for cpu; 0 for
- * a pc outside path's code. Results are cached per binary (content checksum + size) and cpu
- * under $XDG_CACHE_HOME/memspy/blockcost (~/.cache when unset). Returns 0, or -1 with err. */
-int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, size_t n, const char *cpu, double *out_cycles,
-                   char *err, size_t errlen);
+ * steady-state cycles per iteration of the block's instructions (-iterations=100) for cpu when
+ * in_loop[i] (the block is in a loop of its function; in_loop NULL: every block), else its
+ * throughput bound (llvm-mca's Block RThroughput), scaled with counts[i] (its executions; NULL:
+ * not scaled) by costing each function's blocks outside loops together (blockgroup.h); 0 for a
+ * pc outside path's code. Results are
+ * cached per binary (content checksum + size) and cpu under $XDG_CACHE_HOME/memspy/blockcost
+ * (~/.cache when unset). Returns 0, or -1 with err. */
+int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, const unsigned char *in_loop,
+                   const uint64_t *counts, size_t n, const char *cpu, double *out_cycles, char *err, size_t errlen);
 
 /* Cycles per block for assembly text (AT&T, one instruction a line), one region per text:
  * llvm-mca's steady-state cycles per iteration for cpu. The engine behind ms_block_costs, also

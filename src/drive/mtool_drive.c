@@ -28,8 +28,10 @@ static int costs(const ms_raw *raw, const char *cpu, double *cycles, char *err, 
     uint64_t *pcs = malloc(n * sizeof *pcs);
     size_t *idx = malloc(n * sizeof *idx);
     double *c = malloc(n * sizeof *c);
+    unsigned char *in_loop = malloc(n ? n : 1);
+    uint64_t *counts = malloc((n ? n : 1) * sizeof *counts);
     int rc = 0;
-    if (!pcs || !idx || !c) rc = ms_errorf(err, errlen, "out of memory");
+    if (!pcs || !idx || !c || !in_loop || !counts) rc = ms_errorf(err, errlen, "out of memory");
     for (size_t i = 0; i < n; i++) cycles[i] = 0;
     for (size_t mi = 0; rc == 0 && mi < raw->nmodules; mi++) {
         const ms_raw_module *mod = &raw->modules[mi];
@@ -38,16 +40,20 @@ static int costs(const ms_raw *raw, const char *cpu, double *cycles, char *err, 
             uint64_t pc = raw->blocks[i].count ? block_start(&raw->blocks[i]) : 0;
             if (pc && pc >= mod->lo && pc < mod->hi) {
                 pcs[k] = pc;
+                in_loop[k] = raw->blocks[i].loop < raw->nloops;
+                counts[k] = raw->blocks[i].count;
                 idx[k++] = i;
             }
         }
         if (!k || !mod->path) continue;
-        if (ms_block_costs(mod->path, mod->base, pcs, k, cpu, c, err, errlen) < 0) rc = -1;
+        if (ms_block_costs(mod->path, mod->base, pcs, in_loop, counts, k, cpu, c, err, errlen) < 0) rc = -1;
         for (size_t j = 0; rc == 0 && j < k; j++) cycles[idx[j]] = c[j];
     }
     free(pcs);
     free(idx);
     free(c);
+    free(in_loop);
+    free(counts);
     return rc;
 }
 

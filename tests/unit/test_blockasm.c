@@ -1,0 +1,124 @@
+/* The rewrites of a block's instructions before llvm-mca (analysis/blockasm.c), on blocks
+ * taken from gzip 1.12's send_bits and from tests/e2e/progs/mtool_small.c as memspy-cc -O2
+ * (gcc 12) compiled them: exactly which instructions are the counting copy's
+ * instrumentation, and the stack engine's stores and loads. */
+#include "analysis/blockasm.h"
+#include "analysis/blockgroup.h"
+#include "check.h"
+#include <string.h>
+
+#define N(a) (sizeof(a) / sizeof *(a))
+
+/* The block word's value (movabsq, leaq, orq) and the buffer's address (leaq (%rbp,%rbx))
+ * feed only the reservation's store that the code patterns drop: they go too; the program's
+ * shift, or and compare stay. */
+static void test_feeders(void)
+{
+    char *t[] = { "movl 1139935(%rip), %r14d",
+                  "movl %r13d, %edi",
+                  "shll %cl, %edi",
+                  "cmpl %r14d, %edx",
+                  "jge 0x66d10",
+                  "leaq (%rbp,%rbx), %r15",
+                  "movabsq $-4611686018427387904, %rsi",
+                  "leaq 908091(%rip), %rdx",
+                  "orq %rsi, %rdx",
+                  "cmpq $4095, %rax",
+                  "ja 0x673ce",
+                  "movq %rdx, 8(%r15,%rax,8)",
+                  "addq $1, %rax" };
+    char drop[N(t)] = { 0 };
+    drop[9] = drop[10] = drop[11] = drop[12] = 1; /* what the code patterns take out */
+    ms_asm_drop_feeders(t, N(t), drop, 0);
+    const char want[N(t)] = { 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1 };
+    CHECK(memcmp(drop, want, sizeof want) == 0);
+    /* a register the program reads after the store is not the instrumentation's */
+    char *u[] = { "leaq 8(%rip), %rdx", "movq %rdx, 8(%r15,%rax,8)", "movl (%rdx), %ecx" };
+    char dropu[3] = { 0, 1, 0 };
+    ms_asm_drop_feeders(u, 3, dropu, 0);
+    CHECK(dropu[0] == 0);
+    /* an or whose flags a later jump reads stays */
+    char *v[] = { "orq %rsi, %rdx", "movq %rdx, 8(%r15,%rax,8)", "jne 0x10" };
+    char dropv[3] = { 0, 1, 0 };
+    ms_asm_drop_feeders(v, 3, dropv, 0);
+    CHECK(dropv[0] == 0);
+}
+
+/* The count's store before the return, made from the buffer pair learnt in an earlier block of
+ * the function; the trip count's increment in a loop of one block. */
+static void test_count_moves(void)
+{
+    char *first[] = { "leaq (%rbp,%rbx), %r15", "cmpq $4095, %rax", "ja 0x1", "movq %rdx, 8(%r15,%rax,8)" };
+    char dfirst[4] = { 0, 1, 1, 1 };
+    int a = -1, b = -1;
+    ms_asm_learn_buffer(first, 4, dfirst, &a, &b);
+    CHECK(a == 6 && b == 1); /* %rbp, %rbx */
+    char *exit_block[] = { "addq %rbx, %rbp",
+                           "addq $1, %rax",
+                           "movl %r12d, 1139423(%rip)",
+                           "movq %rax, (%rbp)",
+                           "addq $56, %rsp",
+                           "popq %rbx",
+                           "popq %rbp",
+                           "retq" };
+    char drop[N(exit_block)] = { 0 };
+    ms_asm_drop_count_moves(exit_block, N(exit_block), drop, a, b);
+    ms_asm_drop_feeders(exit_block, N(exit_block), drop, 0);
+    const char want[N(exit_block)] = { 1, 0, 0, 1, 0, 0, 0, 0 }; /* %rax: the return value, maybe */
+    CHECK(memcmp(drop, want, sizeof want) == 0);
+    char *loop[] = { "addq $1, %r9", "addsd (%rdi,%rax,8), %xmm0", "addq $1, %rax", "cmpq %rax, %rsi", "jne 0x40" };
+    char dl[N(loop)] = { 0 };
+    ms_asm_drop_trip_count(loop, N(loop), dl);
+    const char wl[N(loop)] = { 1, 0, 0, 0, 0 };
+    CHECK(memcmp(dl, wl, sizeof wl) == 0);
+}
+
+/* Pushes and pops become stores and loads at fixed offsets, a direct call the return address's
+ * store; an indirect call and anything else is left alone. */
+static void test_stack_engine(void)
+{
+    ms_strbuf sb = MS_STRBUF_INIT;
+    int pushed = 0, popped = 0;
+    CHECK(ms_asm_stack_engine(&sb, "pushq %r15", &pushed, &popped) == 1);
+    CHECK(ms_asm_stack_engine(&sb, "pushq %rbx", &pushed, &popped) == 1);
+    CHECK(ms_asm_stack_engine(&sb, "popq %rbx", &pushed, &popped) == 1);
+    CHECK(ms_asm_stack_engine(&sb, "popq %r15", &pushed, &popped) == 1);
+    CHECK(ms_asm_stack_engine(&sb, "callq 7fd0", &pushed, &popped) == 1);
+    CHECK(ms_asm_stack_engine(&sb, "callq *%rax", &pushed, &popped) == 0);
+    CHECK(ms_asm_stack_engine(&sb, "addq $8, %rsp", &pushed, &popped) == 0);
+    CHECK_STR(sb.s, "movq %r15, -8(%rsp)\nmovq %rbx, -16(%rsp)\nmovq 0(%rsp), %rbx\nmovq 8(%rsp), %r15\n"
+                    "movq $0, -8(%rsp)\n");
+    ms_strbuf_free(&sb);
+}
+
+/* A function's blocks outside loops costed together: an entry block bound by its stores (the
+ * prologue's pushes: 6 cycles on the store port) and an exit block bound by its loads (the
+ * pops: 3 cycles on each of two load ports), each run once per call, take 6 cycles together,
+ * not 9; each keeps its share (6 * 6/9 = 4, 3 * 6/9 = 2). A loop's block and another function's
+ * are left alone; a group whose sum is its bound already is unchanged. */
+static void test_group(void)
+{
+    enum { NB = 5 };
+    uint64_t func[NB] = { 0x100, 0x100, 0x100, 0x200, 0x200 };
+    unsigned char in_loop[NB] = { 0, 0, 1, 0, 0 };
+    double count[NB] = { 1000, 1000, 50000, 10, 10 };
+    float res[NB * MS_MCA_RES] = { 0 };
+    res[0 * MS_MCA_RES + 1] = 6;                           /* the store port */
+    res[1 * MS_MCA_RES + 2] = res[1 * MS_MCA_RES + 3] = 3; /* two load ports */
+    res[2 * MS_MCA_RES + 1] = 1;                           /* the loop's block */
+    res[3 * MS_MCA_RES + 1] = res[4 * MS_MCA_RES + 1] = 2; /* both on one port */
+    double cyc[NB] = { 6, 3, 1.5, 2, 2 };
+    ms_block_group_scale(NB, func, in_loop, count, res, cyc);
+    CHECK(cyc[0] > 4 - 1e-9 && cyc[0] < 4 + 1e-9);
+    CHECK(cyc[1] > 2 - 1e-9 && cyc[1] < 2 + 1e-9);
+    CHECK(cyc[2] == 1.5 && cyc[3] == 2 && cyc[4] == 2);
+}
+
+int main(void)
+{
+    test_group();
+    test_feeders();
+    test_count_moves();
+    test_stack_engine();
+    return check_result();
+}
