@@ -501,6 +501,172 @@ MS_HOT void ms_filter_put(ms_filter *f, ms_sim_ref *restrict c, uint32_t *k, uin
     ms_cmd_store(&c[(*k)++], addr, ctx, size_flags, f->stream);
 }
 
+/* ---- events.c: references composed into a chunk one at a time ---- */
+
+/* The contexts' cache in front of their table (events.c): the last context per pc slot. */
+typedef struct {
+    uint64_t pc; /* ~0: empty (no event's pc) */
+    uint32_t bin, ctx;
+} ms_pc_slot;
+#define MS_PC_CACHE_SLOTS 4096u
+extern ms_pc_slot *ms_pc_cache;
+/* ms_ctx_of past the cache: the table, the context made on first sight (lock held). */
+uint32_t ms_ctx_of_slow(uint64_t pc, uint32_t bin, uint32_t slot_i);
+
+/* Context id of (pc, bin), made on first sight (simulator lock held). 0 if out of memory. An
+ * empty cache slot has ctx 0 and pc ~0, so one compare of pc and bin suffices. */
+MS_HOT uint32_t ms_ctx_of(uint64_t pc, uint32_t bin)
+{
+    uint32_t slot_i = (uint32_t)(pc >> 1) & (MS_PC_CACHE_SLOTS - 1);
+    if (MS_LIKELY(ms_pc_cache[slot_i].pc == pc && ms_pc_cache[slot_i].bin == bin)) return ms_pc_cache[slot_i].ctx;
+    return ms_ctx_of_slow(pc, bin, slot_i);
+}
+
+/* A chunk being composed (simulator lock held), by the flush from its events or by the
+ * plugin's drain straight from its records (ms_direct_begin): ms_compose_put takes one
+ * reference at a time, with the window's state of its common cases here (in registers when
+ * the state is a local of the caller's loop), written back around the rare paths. */
+typedef struct {
+    ms_sim_ref *out;
+    uint32_t k;      /* commands in out */
+    ms_filter *f; /* its window composes the chunk; NULL: plain references */
+    int stream;   /* ms_cmd_store's */
+    unsigned l1;  /* L1's line shift */
+    uint64_t last_line, seq, filtered, pause;
+    ms_win_entry *last;
+    uint64_t *counts;
+    uint32_t cap;              /* contexts below cap are counted here */
+    uintptr_t lo, span, shift; /* the main stack's placement (rt.h) */
+    uint64_t dropped;          /* references without a context (out of memory) */
+    uint64_t refs;             /* references put */
+    uint8_t busy_prev;         /* ms_direct_begin's ms_busy_begin */
+} ms_compose;
+
+/* A reference ms_compose_put's loop does not take itself (window written back): a line
+ * joining the window (join: 1 + its slot), or anything through ms_filter_put. Returns k. */
+uint32_t ms_compose_slow(ms_filter *f, ms_sim_ref *out, uint32_t k, uint32_t ctx, uint64_t addr, uint32_t sf,
+                         uint32_t join);
+
+MS_HOT void ms_compose_load(ms_compose *s)
+{
+    const ms_window *w = &s->f->win;
+    s->last_line = w->last_line;
+    s->last = w->last_entry;
+    s->seq = w->seq;
+    s->pause = w->pause;
+    s->filtered = 0;
+    s->counts = s->f->counts;
+    s->cap = s->f->counts_cap;
+}
+
+MS_HOT void ms_compose_save(ms_compose *s)
+{
+    ms_window *w = &s->f->win;
+    w->pause = s->pause;
+    w->last_line = s->last_line;
+    w->last_entry = s->last;
+    w->seq = s->seq;
+    w->filtered += s->filtered;
+}
+
+/* Start composing into chunk out for filter (NULL: the simulator thread runs the window),
+ * as ms_pipeline_begin gave them. */
+MS_HOT void ms_compose_open(ms_compose *s, ms_sim_ref *out, ms_filter *filter)
+{
+    *s = (ms_compose){ .out = out,
+                       .f = filter && filter->win.on ? filter : NULL,
+                       .stream = filter ? filter->stream : 1,
+                       .l1 = filter ? filter->l1_shift : 0,
+                       .lo = ms_main_stack.lo,
+                       .span = ms_main_stack.span,
+                       .shift = ms_main_stack.shift };
+    if (s->f) ms_compose_load(s);
+}
+
+/* End composing: the window's state written back, the counts appended. Returns the chunk's
+ * commands. */
+MS_HOT uint32_t ms_compose_close(ms_compose *s)
+{
+    if (!s->f) return s->k;
+    ms_compose_save(s);
+    return ms_filter_finish(s->f, s->out, s->k);
+}
+
+/* addr where it is simulated: moved by the main stack's placement (rt.h). An address the
+ * shadow map holds (a heap block, a global) is never in the main thread's stack mapping, so
+ * only a stack address needs this. */
+MS_HOT uint64_t ms_compose_place(const ms_compose *s, uint64_t addr)
+{
+    return MS_UNLIKELY(addr - s->lo < s->span) ? addr + s->shift : addr;
+}
+
+/* One reference (an access of the data bin bin by the code at pc; addr placed by
+ * ms_compose_place, size_flags as ms_event's): to its context, then through the window as ms_filter_put
+ * does. A reference within one line already in the window is counted here, one
+ * while the window pauses passed on; a line joining goes to ms_compose_slow (after the probe
+ * here), as does a reference straddling lines or of a context beyond the counts. */
+MS_HOT void ms_compose_put(ms_compose *s, uint64_t pc, uint32_t bin, uint64_t addr, uint32_t sf)
+{
+    uint32_t ctx = ms_ctx_of(pc, bin), join = 0; /* join: 1 + the slot a joining line takes */
+    s->refs++;
+    if (MS_UNLIKELY(!s->f)) {
+        if (MS_LIKELY(ctx))
+            ms_cmd_store(&s->out[s->k++], addr, ctx, sf, s->stream);
+        else
+            s->dropped++;
+        return;
+    }
+    uint64_t line = addr >> s->l1;
+    uint32_t size = sf & MS_EV_SIZE_MAX;
+    /* within one line (user addresses: no overflow) */
+    if (MS_LIKELY(ctx && size && ((addr + size - 1) >> s->l1) == line)) {
+        if (MS_UNLIKELY(s->pause)) { /* passed unfiltered (ms_window_ref) */
+            s->pause--;
+            ms_cmd_store(&s->out[s->k++], addr, ctx, sf, s->stream);
+            return;
+        }
+        if (MS_UNLIKELY(ctx >= s->cap)) goto slow;
+        ms_win_entry *we = s->last;
+        if (line != s->last_line) {
+            for (unsigned j = ms_window_slot(line);; j = (j + 1) & (MS_WIN_SLOTS - 1)) {
+                we = &s->f->win.slot[j];
+                if (we->line == line) break;
+                if (we->line == MS_WIN_EMPTY) { /* joins (ms_window_ref): simulated */
+                    join = j + 1;
+                    goto slow;
+                }
+            }
+            we->last = ++s->seq;
+            s->last_line = line;
+            s->last = we;
+        }
+        we->dirty |= (uint8_t)(sf >> 31); /* MS_EV_WRITE */
+        s->filtered++;
+        uint64_t c = s->counts[ctx];
+        if (MS_UNLIKELY(!c)) s->f->touched[s->f->ntouched++] = ctx;
+        s->counts[ctx] = c + (1ull << ((sf >> 31) << 5)); /* writes << 32 | reads */
+        return;
+    }
+    if (MS_UNLIKELY(!ctx)) {
+        s->dropped++;
+        return;
+    }
+slow:
+    ms_compose_save(s);
+    s->k = ms_compose_slow(s->f, s->out, s->k, ctx, addr, sf, join);
+    ms_compose_load(s);
+}
+
+/* The plugin's drain of the calling thread t (ready, in focus, with at least
+ * MS_DIRECT_MIN_WORDS words) composes its references straight into a chunk when the run
+ * records no stream: returns 1 with the simulator lock and t's flush flag held, the events
+ * t had buffered flushed first and s open (the drain then ms_compose_put's its references
+ * and calls ms_direct_end), or 0 (the references go through the event buffer). */
+int ms_direct_begin(ms_thread *t, ms_compose *s);
+/* Hand s's chunk over and release what ms_direct_begin took. */
+void ms_direct_end(ms_thread *t, ms_compose *s);
+#define MS_DIRECT_MIN_WORDS 256u
+
 /* ---- pipeline.c: hand-over to the simulator ---- */
 
 /* Set up the hand-over to sim, made for cfg. Returns 0 or -1. */
@@ -557,6 +723,9 @@ extern int ms_count_only;
  * from its buffer and recording them: the window in which another thread's exit flush finds
  * them in neither place (t_threads_robust's `published` case). */
 extern int ms_test_drain_pause_ms;
+/* MEMSPY_DIRECT=0 (read at activation; tests, measurements): every drain goes through the
+ * event buffer, none straight into a chunk (ms_direct_begin). */
+extern int ms_plug_direct_off;
 
 /* ---- blocks.c: basic blocks and loops of plugin-instrumented code ---- */
 
@@ -646,6 +815,34 @@ static inline int ms_focus_skips(const ms_thread *t)
 /* The complete recording path: thread set-up, any bin lookup, flushing a full buffer. */
 void ms_record_slow(uintptr_t addr, uint32_t size_flags, uintptr_t pc);
 
+/* ms_bin_fast for an address in t's stack: its innermost frame's variable, else 0. */
+MS_HOT uint32_t ms_stack_bin_fast(const ms_thread *t, uintptr_t addr)
+{
+    uint32_t depth = t->depth;
+    if (MS_UNLIKELY(depth == 0)) return 0;
+    const ms_frame *top = &t->frames[depth - 1];
+    /* the innermost frame owns addr unless its caller's frame lies below addr */
+    if (MS_UNLIKELY(depth > 1 && top[-1].frame < addr)) return 0;
+    if (MS_UNLIKELY(addr - top->var_lo >= top->var_span)) return 0; /* another variable */
+    return top->bin;                                                 /* 0 until first needed */
+}
+
+/* ms_bin_fast for an address outside t's stack: the shadow map's bin, else 0. */
+MS_HOT uint32_t ms_heap_bin_fast(uintptr_t addr)
+{
+    uint32_t bin = ms_shadow_get(addr);
+    return MS_LIKELY(bin + 1u > 1u) ? bin : 0; /* 0 (no bin yet: regions.c) or MS_BIN_SHARED */
+}
+
+/* The data bin of the calling thread t's access at addr where it needs no call: a variable of
+ * the innermost frame, or an address the shadow map holds; 0 for anything else (ms_resolve_bin
+ * has it). */
+MS_HOT uint32_t ms_bin_fast(const ms_thread *t, uintptr_t addr)
+{
+    if (addr - t->stack_lo < t->stack_span) return ms_stack_bin_fast(t, addr);
+    return ms_heap_bin_fast(addr);
+}
+
 /* ms_record's common case for the calling thread t, known to be ready and in focus (the
  * plugin's drain checks both once for all its records), ev its data block's events: an
  * address in the innermost frame or in the shadow map and room in the buffer need no call;
@@ -655,18 +852,8 @@ MS_HOT void ms_record_ready(ms_thread *t, ms_event *ev, uintptr_t addr, uint32_t
 {
     uint32_t bin, n = t->nev;
     if (MS_UNLIKELY(n == MS_EVENTS_PER_THREAD - 1)) goto slow;
-    if (addr - t->stack_lo < t->stack_span) {
-        uint32_t depth = t->depth;
-        if (MS_UNLIKELY(depth == 0)) goto slow;
-        const ms_frame *top = &t->frames[depth - 1];
-        /* the innermost frame owns addr unless its caller's frame lies below addr */
-        if (MS_UNLIKELY(depth > 1 && top[-1].frame < addr)) goto slow;
-        bin = top->bin;
-        if (MS_UNLIKELY(!bin || addr - top->var_lo >= top->var_span)) goto slow; /* another variable */
-    } else {
-        bin = ms_shadow_get(addr);
-        if (MS_UNLIKELY(bin + 1u <= 1u)) goto slow; /* 0 (no bin yet: regions.c) or MS_BIN_SHARED */
-    }
+    bin = ms_bin_fast(t, addr);
+    if (MS_UNLIKELY(!bin)) goto slow;
     ms_event *e = &ev[n];
     e->addr = addr;
     e->pc = pc;
