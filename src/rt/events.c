@@ -8,6 +8,7 @@
  *
  * A flush composes the chunk through the hit window (filter.c) unless the simulator thread
  * runs the window itself (pipeline.c decides). */
+#include "compose.h"
 #include "rt.h"
 #include <pthread.h>
 #include <sched.h>
@@ -160,8 +161,7 @@ uint32_t ms_compose_slow(ms_filter *f, ms_sim_ref *out, uint32_t k, uint32_t ctx
 
 /* map_loop's common case: no stream, the chunk out composed here (through filter's window
  * if it is on; filter NULL: the simulator thread runs it). Returns the chunk's commands. */
-static __attribute__((noinline)) uint32_t map_window(const ms_event *ev, uint32_t n, ms_sim_ref *out,
-                                                     ms_filter *filter)
+static __attribute__((noinline)) uint32_t map_window(const ms_event *ev, uint32_t n, ms_sim_ref *out, ms_filter *filter)
 {
     ms_compose s;
     ms_compose_open(&s, out, filter);

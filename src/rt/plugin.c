@@ -27,6 +27,7 @@
  *
  * Not profiling (no `memspy run`): the buffer still fills and __memspy_flush drops it; entry
  * and exit return after one check. */
+#include "compose.h"
 #include "rt.h"
 #include <stddef.h>
 #include <time.h>
@@ -53,7 +54,7 @@ typedef struct {
     ms_thread_data *d;
     uint32_t *nev;
     int sim_try;
-    ms_event *ev;      /* the calling thread's events (other == NULL) */
+    ms_event *ev;       /* the calling thread's events (other == NULL) */
     ms_compose *direct; /* while not NULL: the calling thread's records go straight into a chunk */
 } sink;
 
