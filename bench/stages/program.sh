@@ -7,10 +7,12 @@
 # with). Stages, by the source file of each function (cg_annotate):
 #   capture      the drain of the plugin's buffer and the hooks (src/rt/plugin.c, hooks.c,
 #                shadowstack.c, atomics.c; ms_record's common case, inlined from rt.h, counts
-#                where it is inlined: the drain)
+#                where it is inlined: the drain; since the drain composes its records straight
+#                into the simulator's chunk, its loop direct_sites and all it inlines count here:
+#                read "capture + attribution" to compare with earlier builds)
 #   attribution  events -> contexts, the flush (src/rt/events.c, bins.c, shadow.c and what
 #                rt.h and sim/window.h inline into the flush and its loop map_window: the hit
-#                window's front, filter.c)
+#                window's front, filter.c; ms_compose_slow)
 #   simulation   src/sim and the hand-over (src/rt/pipeline.c)
 #   encode       the stream (record.c, zstd, crc32): none without --record
 # usage: sh bench/stages/program.sh [BUILD_DIR] [RUNS] [BASE_DIR]   -> markdown on stdout
@@ -34,8 +36,8 @@ stage_sums() {
         table && NF == 0 { table = 0; next }
         table && /^ *[0-9,]+ / {
             n = $1; gsub(",", "", n); fn = $NF
-            if (fn ~ /src\/rt\/(hooks|shadowstack|atomics|plugin)\.c|:(parse|plain_sites|emit)/) s = "capture"
-            else if (fn ~ /src\/rt\/(shadow|events|bins|filter)\.c|src\/rt\/rt\.h:ms_events_|window\.h:ms_events_|:map_window/) s = "attribution"
+            if (fn ~ /src\/rt\/(hooks|shadowstack|atomics|plugin)\.c|:(parse|plain_sites|direct_sites|emit)/) s = "capture"
+            else if (fn ~ /src\/rt\/(shadow|events|bins|filter)\.c|src\/rt\/rt\.h:ms_events_|window\.h:ms_events_|:map_window|:ms_compose_/) s = "attribution"
             else if (fn ~ /src\/sim\/|src\/rt\/pipeline\.c/) s = "simulation"
             else if (fn ~ /src\/rt\/record\.c|:ms_rec_|crc32|ZSTD|HUF_|FSE_/) s = "encode"
             else if (fn ~ /bench\/kernels\//) s = "program"

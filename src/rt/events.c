@@ -8,6 +8,7 @@
  *
  * A flush composes the chunk through the hit window (filter.c) unless the simulator thread
  * runs the window itself (pipeline.c decides). */
+#include "compose.h"
 #include "rt.h"
 #include <pthread.h>
 #include <sched.h>
@@ -25,17 +26,13 @@ static uint32_t nctx = 1, ctx_cap;
 static uint32_t *ctx_index;
 static uint32_t index_cap;
 
-#define PC_CACHE_SLOTS 4096u
-static struct {
-    uint64_t pc;
-    uint32_t bin, ctx;
-} * pc_cache;
+ms_pc_slot *ms_pc_cache; /* rt.h, ms_ctx_of */
 
 int ms_events_init(const ms_hier_config *cfg)
 {
-    pc_cache = ms_map(PC_CACHE_SLOTS * sizeof *pc_cache);
-    if (!pc_cache) return -1;
-    for (uint32_t i = 0; i < PC_CACHE_SLOTS; i++) pc_cache[i].pc = ~0ull; /* empty (ctx_of) */
+    ms_pc_cache = ms_map(MS_PC_CACHE_SLOTS * sizeof *ms_pc_cache);
+    if (!ms_pc_cache) return -1;
+    for (uint32_t i = 0; i < MS_PC_CACHE_SLOTS; i++) ms_pc_cache[i].pc = ~0ull; /* empty (ms_ctx_of) */
     if (ms_sim_create(&sim, cfg, &ms_sim_allocator) != 0) return -1;
     return ms_pipeline_init(sim, cfg);
 }
@@ -98,9 +95,7 @@ static int ctx_reserve(void)
     return 0;
 }
 
-/* Context id of (pc, bin) when the table has none in the cache (lock held): made on first
- * sight. 0 if out of memory. */
-static __attribute__((noinline)) uint32_t ctx_of_slow(uint64_t pc, uint32_t bin, uint32_t slot_i)
+uint32_t ms_ctx_of_slow(uint64_t pc, uint32_t bin, uint32_t slot_i)
 {
     if (ctx_reserve() < 0) return 0;
     uint32_t j = ctx_hash(pc, bin) & (index_cap - 1);
@@ -113,19 +108,10 @@ static __attribute__((noinline)) uint32_t ctx_of_slow(uint64_t pc, uint32_t bin,
         ctx_bin[c] = bin;
         ctx_index[j] = c;
     }
-    pc_cache[slot_i].pc = pc;
-    pc_cache[slot_i].bin = bin;
-    pc_cache[slot_i].ctx = c;
+    ms_pc_cache[slot_i].pc = pc;
+    ms_pc_cache[slot_i].bin = bin;
+    ms_pc_cache[slot_i].ctx = c;
     return c;
-}
-
-/* Context id of (pc, bin), made on first sight (lock held). 0 if out of memory. An empty
- * cache slot has ctx 0 and pc ~0 (no event's pc), so one compare of pc and bin suffices. */
-MS_HOT uint32_t ctx_of(uint64_t pc, uint32_t bin)
-{
-    uint32_t slot_i = (uint32_t)(pc >> 1) & (PC_CACHE_SLOTS - 1);
-    if (MS_LIKELY(pc_cache[slot_i].pc == pc && pc_cache[slot_i].bin == bin)) return pc_cache[slot_i].ctx;
-    return ctx_of_slow(pc, bin, slot_i);
 }
 
 /* map_events' loop over events [0, n), for the chunk out (NULL: none) through filter (NULL: the
@@ -139,11 +125,11 @@ static uint32_t map_loop(const ms_event *ev, uint32_t n, ms_rec_stream *rec, ms_
         if (MS_UNLIKELY(ev[i].bin == MS_EV_SYNC_BIN)) { /* two slots (rt.h) */
             if (rec && i + 1 < n)
                 ms_rec_sync(rec, ev[i].size_flags, ev[i].addr, ev[i + 1].addr, ev[i].pc,
-                            ev[i + 1].pc ? ctx_of(ev[i + 1].pc, 0) : 0); /* the site: a context of bin 0 */
+                            ev[i + 1].pc ? ms_ctx_of(ev[i + 1].pc, 0) : 0); /* the site: a context of bin 0 */
             i++;
             continue;
         }
-        uint32_t ctx = ctx_of(ev[i].pc, ev[i].bin);
+        uint32_t ctx = ms_ctx_of(ev[i].pc, ev[i].bin);
         uint64_t addr = ev[i].addr;
         if (MS_UNLIKELY(addr - lo < span)) addr += shift; /* rt.h */
         if (rec) ms_rec_event(rec, ctx, addr, ev[i].size_flags);
@@ -160,98 +146,34 @@ static uint32_t map_loop(const ms_event *ev, uint32_t n, ms_rec_stream *rec, ms_
     return k;
 }
 
-static const uint64_t count_one[2] = { 1u, 1ull << 32 }; /* a read's, a write's count */
-
-/* map_loop's common case: no stream, the chunk out composed here through f's window (on).
- * A reference within one line already in the window is counted here, and one within a line
- * while the window pauses passed on, as ms_window_ref and ms_filter_put would do, with the
- * window's state of those cases (the pause, the last line, its entry, the sequence and
- * filtered counts) in registers. The rest, that state written back first, goes to
- * ms_window_join (a line joining, found by the probe here) or through ms_filter_put (a
- * reference straddling lines, a context beyond the counts). Returns the chunk's commands. */
-static __attribute__((noinline)) uint32_t map_window(const ms_event *ev, uint32_t n, ms_sim_ref *out, ms_filter *f)
+uint32_t ms_compose_slow(ms_filter *f, ms_sim_ref *out, uint32_t k, uint32_t ctx, uint64_t addr, uint32_t sf,
+                         uint32_t join)
 {
-    ms_window *w = &f->win;
-    uint32_t k = 0;
-    const uintptr_t lo = ms_main_stack.lo, span = ms_main_stack.span, shift = ms_main_stack.shift;
-    const unsigned l1 = f->l1_shift;
-    const uint64_t lbytes = 1ull << l1;
-    uint64_t last_line = w->last_line, seq = w->seq, filtered = 0;
-    ms_win_entry *last = w->last_entry;
-    uint64_t *counts = f->counts, pause = w->pause;
-    uint32_t cap = f->counts_cap; /* contexts below cap are counted here */
-    const int stream = f->stream;
+    if (!join) {
+        ms_filter_put(f, out, &k, ctx, addr, sf);
+        return k;
+    }
+    uint32_t nops = (uint32_t)ms_window_join(&f->win, addr >> f->l1_shift, join - 1);
+    if (nops) ms_filter_ops(f, out, &k, nops);
+    ms_cmd_store(&out[k++], addr, ctx, sf, f->stream);
+    return k;
+}
+
+/* map_loop's common case: no stream, the chunk out composed here (through filter's window
+ * if it is on; filter NULL: the simulator thread runs it). Returns the chunk's commands. */
+static __attribute__((noinline)) uint32_t map_window(const ms_event *ev, uint32_t n, ms_sim_ref *out, ms_filter *filter)
+{
+    ms_compose s;
+    ms_compose_open(&s, out, filter);
     for (const ms_event *e = ev, *end = ev + n; e < end; e++) {
-        uint32_t bin = e->bin;
-        if (MS_UNLIKELY(bin == MS_EV_SYNC_BIN)) { /* two slots (rt.h): for streams only */
+        if (MS_UNLIKELY(e->bin == MS_EV_SYNC_BIN)) { /* two slots (rt.h): for streams only */
             e++;
             continue;
         }
-        uint32_t ctx = ctx_of(e->pc, bin);
-        uint64_t addr = e->addr;
-        uint32_t sf = e->size_flags, join = 0;            /* join: 1 + the slot a joining line takes */
-        if (MS_UNLIKELY(addr - lo < span)) addr += shift; /* rt.h */
-        /* within one line: 1 <= size <= the line's bytes from addr on */
-        if (MS_LIKELY(ctx && (sf & MS_EV_SIZE_MAX) - 1u < lbytes - (addr & (lbytes - 1)))) {
-            if (MS_UNLIKELY(pause)) { /* passed unfiltered (ms_window_ref) */
-                pause--;
-                ms_cmd_store(&out[k++], addr, ctx, sf, stream);
-                continue;
-            }
-            if (MS_UNLIKELY(ctx >= cap)) goto slow;
-            uint64_t line = addr >> l1;
-            ms_win_entry *we = last;
-            if (line != last_line) {
-                for (unsigned j = ms_window_slot(line);; j = (j + 1) & (MS_WIN_SLOTS - 1)) {
-                    we = &w->slot[j];
-                    if (we->line == line) break;
-                    if (we->line == MS_WIN_EMPTY) { /* joins (ms_window_ref): simulated */
-                        join = j + 1;
-                        goto slow;
-                    }
-                }
-                we->last = ++seq;
-                last_line = line;
-                last = we;
-            }
-            we->dirty |= (uint8_t)(sf >> 31); /* MS_EV_WRITE */
-            filtered++;
-            uint64_t c = counts[ctx];
-            if (MS_UNLIKELY(!c)) f->touched[f->ntouched++] = ctx;
-            counts[ctx] = c + count_one[sf >> 31]; /* writes << 32 | reads */
-            continue;
-        }
-        if (MS_UNLIKELY(!ctx)) {
-            dropped++;
-            continue;
-        }
-    slow:
-        w->pause = pause;
-        w->last_line = last_line;
-        w->last_entry = last;
-        w->seq = seq;
-        w->filtered += filtered;
-        if (join) {
-            uint32_t nops = (uint32_t)ms_window_join(w, addr >> l1, join - 1);
-            if (nops) ms_filter_ops(f, out, &k, nops);
-            ms_cmd_store(&out[k++], addr, ctx, sf, stream);
-        } else {
-            ms_filter_put(f, out, &k, ctx, addr, sf);
-        }
-        last_line = w->last_line;
-        last = w->last_entry;
-        seq = w->seq;
-        filtered = 0;
-        counts = f->counts;
-        cap = f->counts_cap;
-        pause = w->pause;
+        ms_compose_put(&s, e->pc, e->bin, ms_compose_place(&s, e->addr), e->size_flags);
     }
-    w->pause = pause;
-    w->last_line = last_line;
-    w->last_entry = last;
-    w->seq = seq;
-    w->filtered += filtered;
-    return k;
+    dropped += s.dropped;
+    return ms_compose_close(&s);
 }
 
 /* Map n events of data block d to contexts, put them into a chunk for the simulator
@@ -263,11 +185,11 @@ static int map_events(ms_thread_data *d, uint32_t n, ms_rec_stream *rec, int max
     ms_filter *filter = NULL;
     ms_sim_ref *out = ms_streams_mode ? NULL : ms_pipeline_begin(max_ms, &filter);
     int lost = !ms_streams_mode && !out;
-    uint32_t k;
-    if (!rec && out && filter && filter->win.on)
-        k = map_window(d->ev, n, out, filter);
-    else
-        k = map_loop(d->ev, n, rec, out, filter);
+    if (!rec && out) {
+        ms_pipeline_end(out, map_window(d->ev, n, out, filter));
+        return 0;
+    }
+    uint32_t k = map_loop(d->ev, n, rec, out, filter);
     if (!out) return lost ? -1 : 0;
     ms_pipeline_end(out, filter ? ms_filter_finish(filter, out, k) : k);
     return 0;
@@ -306,6 +228,37 @@ int ms_events_flush_data(ms_thread_data *d, uint32_t *nev, int sim_try)
     if (rec) ms_rec_chunk_end(rec); /* compression: outside the global lock */
     if (ms_progress_refs) __atomic_fetch_add(ms_progress_refs, n, __ATOMIC_RELAXED);
     return rc;
+}
+
+int ms_direct_begin(ms_thread *t, ms_compose *s)
+{
+    ms_thread_data *d = t->data;
+    if (ms_streams_mode || ms_rec_active() || __atomic_load_n(&closed, __ATOMIC_ACQUIRE) || !ms_process_is_owner())
+        return 0;
+    uint8_t prev = ms_busy_begin();
+    ms_flush_flag_take(d);
+    pthread_mutex_lock(&sim_lock);
+    uint32_t n = t->nev; /* in order: the events buffered before */
+    if (n) {
+        map_events(d, n > MS_EVENTS_PER_THREAD ? MS_EVENTS_PER_THREAD : n, NULL, -1);
+        t->nev = 0;
+        if (ms_progress_refs) __atomic_fetch_add(ms_progress_refs, n, __ATOMIC_RELAXED);
+    }
+    ms_filter *filter;
+    ms_sim_ref *out = ms_pipeline_begin(-1, &filter); /* no limit: never NULL */
+    ms_compose_open(s, out, filter);
+    s->busy_prev = prev;
+    return 1;
+}
+
+void ms_direct_end(ms_thread *t, ms_compose *s)
+{
+    dropped += s->dropped;
+    ms_pipeline_end(s->out, ms_compose_close(s));
+    pthread_mutex_unlock(&sim_lock);
+    ms_flush_flag_give(t->data);
+    if (ms_progress_refs) __atomic_fetch_add(ms_progress_refs, s->refs, __ATOMIC_RELAXED);
+    ms_busy_end(s->busy_prev);
 }
 
 void ms_events_close(void) { __atomic_store_n(&closed, 1, __ATOMIC_RELEASE); }

@@ -27,6 +27,7 @@
  *
  * Not profiling (no `memspy run`): the buffer still fills and __memspy_flush drops it; entry
  * and exit return after one check. */
+#include "compose.h"
 #include "rt.h"
 #include <stddef.h>
 #include <time.h>
@@ -53,7 +54,8 @@ typedef struct {
     ms_thread_data *d;
     uint32_t *nev;
     int sim_try;
-    ms_event *ev; /* the calling thread's events (other == NULL) */
+    ms_event *ev;       /* the calling thread's events (other == NULL) */
+    ms_compose *direct; /* while not NULL: the calling thread's records go straight into a chunk */
 } sink;
 
 /* One access of len bytes (len may exceed an event's size: split as ms_record_range does;
@@ -115,18 +117,18 @@ static void record_site(const sink *k, uint32_t kind, uint32_t size, const uint6
     }
 }
 
-/* The common case of the calling thread's drain (t == &ms_tls, ev its events, records not
- * dropped): the group's sites from *sp on while each is a read or a write of 1 to
- * MS_EV_SIZE_MAX bytes, recorded as emit would, then the groups that follow it while only
- * headers and more executions of the block run_word come between (*run counts those). A
- * function of its own so that its loop keeps its few values in registers (inside parse they
- * were spilled), going from group to group without returning (a loop of one block is a block
- * word and a group per iteration). Returns the index of the next word; *sp becomes NULL when
- * a group's last site is done and the next word is for parse, else the first site left to the
- * general path. */
-static __attribute__((noinline)) uint64_t plain_sites(const msplug_site **sp, const uint64_t *b, uint64_t i,
-                                                      uint64_t end, ms_thread *t, ms_event *ev, uint64_t run_word,
-                                                      uint64_t *run)
+/* The common case of the calling thread's drain (t == &ms_tls, records not dropped): the
+ * group's sites from *sp on while each is a read or a write of 1 to MS_EV_SIZE_MAX bytes,
+ * recorded as emit would (into the events ev, or with c straight into c's chunk while the
+ * bin needs no call), then the groups that follow it while only headers and more executions
+ * of the block run_word come between (*run counts those). Inlined into a function of its own
+ * per case (plain_sites, direct_sites) so that its loop keeps its few values in registers
+ * (inside parse they were spilled), going from group to group without returning (a loop of
+ * one block is a block word and a group per iteration). Returns the index of the next word;
+ * *sp becomes NULL when a group's last site is done and the next word is for parse, else the
+ * first site left to the general path. */
+MS_HOT uint64_t sites_loop(const msplug_site **sp, const uint64_t *b, uint64_t i, uint64_t end, ms_thread *t,
+                           ms_event *ev, ms_compose *c, uint64_t run_word, uint64_t *run)
 {
     const msplug_site *s = *sp;
     uint64_t runs = 0;
@@ -136,9 +138,23 @@ static __attribute__((noinline)) uint64_t plain_sites(const msplug_site **sp, co
         if (MS_UNLIKELY(kind - MSPLUG_K_READ >= 2u || size - 1u >= MS_EV_SIZE_MAX || i >= end)) break;
         uintptr_t pc = s->pc;
         if (MS_UNLIKELY(!pc) && t->depth) pc = t->frames[t->depth - 1].pc; /* label dropped */
-        uint64_t addr = b[i++];
+        uint64_t addr = b[i];
         /* address 0: a masked-off lane of a gather (LLVM plugin); MS_EV_WRITE is bit 31 */
-        if (MS_LIKELY(addr)) ms_record_ready(t, ev, addr, size | (kind - MSPLUG_K_READ) << 31, pc);
+        if (c) {
+            uint32_t bin = 1;
+            uint64_t at = addr; /* where it is simulated */
+            if (addr - t->stack_lo < t->stack_span) {
+                bin = ms_stack_bin_fast(t, addr);
+                at = ms_compose_place(c, addr);
+            } else if (MS_LIKELY(addr)) {
+                bin = ms_heap_bin_fast(addr);
+            }
+            if (MS_UNLIKELY(!bin)) break; /* left to the general path, after the chunk */
+            if (MS_LIKELY(addr)) ms_compose_put(c, pc, bin, at, size | (kind - MSPLUG_K_READ) << 31);
+        } else if (MS_LIKELY(addr)) {
+            ms_record_ready(t, ev, addr, size | (kind - MSPLUG_K_READ) << 31, pc);
+        }
+        i++;
         if (!(MSPLUG_INFO_FLAGS(info) & MSPLUG_F_LAST)) continue;
         /* the group is done: go on to the next one if only the same block's words come between
          * (run_word is a block word, never a call's: parse tests the call tag first) */
@@ -157,6 +173,24 @@ static __attribute__((noinline)) uint64_t plain_sites(const msplug_site **sp, co
     }
     *sp = s;
     *run += runs;
+    return i;
+}
+
+static __attribute__((noinline)) uint64_t plain_sites(const msplug_site **sp, const uint64_t *b, uint64_t i,
+                                                      uint64_t end, ms_thread *t, ms_event *ev, uint64_t run_word,
+                                                      uint64_t *run)
+{
+    return sites_loop(sp, b, i, end, t, ev, NULL, run_word, run);
+}
+
+/* sites_loop's references straight into the chunk *c, whose state is a local here. */
+static __attribute__((noinline)) uint64_t direct_sites(const msplug_site **sp, const uint64_t *b, uint64_t i,
+                                                       uint64_t end, ms_thread *t, ms_compose *c, uint64_t run_word,
+                                                       uint64_t *run)
+{
+    ms_compose s = *c;
+    i = sites_loop(sp, b, i, end, t, NULL, &s, run_word, run);
+    *c = s;
     return i;
 }
 
@@ -180,7 +214,7 @@ static uint64_t same_words(const uint64_t *b, uint64_t i, uint64_t end, uint64_t
 }
 
 /* Walk words 1..used of buffer b (its count already reset) into k; t: the owning thread. */
-static void parse(const uint64_t *b, uint64_t used, const ms_thread *t, const sink *k)
+static void parse(const uint64_t *b, uint64_t used, const ms_thread *t, sink *k)
 {
     if (used > MSPLUG_BUF_WORDS) used = MSPLUG_BUF_WORDS;
     uint64_t i = 1, end = used + 1;
@@ -257,9 +291,17 @@ static void parse(const uint64_t *b, uint64_t used, const ms_thread *t, const si
             }
         }
         for (;;) {
-            if (MS_LIKELY(!k->other && !drop)) {
-                i = plain_sites(&s, b, i, end, &ms_tls, k->ev, run_word, &run); /* t is ms_tls */
-                if (!s) break;                                                  /* the group's last site done */
+            if (MS_LIKELY(!k->other && !drop)) { /* t is ms_tls */
+                if (k->direct) {
+                    i = direct_sites(&s, b, i, end, &ms_tls, k->direct, run_word, &run);
+                    if (!s) break; /* the group's last site done */
+                    /* the rest of the drain goes through the events, after this chunk */
+                    ms_direct_end(&ms_tls, k->direct);
+                    k->direct = NULL;
+                } else {
+                    i = plain_sites(&s, b, i, end, &ms_tls, k->ev, run_word, &run);
+                    if (!s) break;
+                }
             }
             uint64_t info = s->info;
             uint32_t kind = MSPLUG_INFO_KIND(info), nw = msplug_site_words(kind);
@@ -284,6 +326,7 @@ static void parse(const uint64_t *b, uint64_t used, const ms_thread *t, const si
 }
 
 int ms_test_drain_pause_ms;
+int ms_plug_direct_off;
 
 /* The test hook's pause (rt.h), in threads other than the main one. */
 static void test_pause(const ms_thread *t)
@@ -304,8 +347,15 @@ void ms_plug_drain(void)
      * counts would be a part of the program's only) */
     if (!used || __memspy_plain == MSPLUG_RUN_PLAIN || !ms_thread_can_record(t)) return;
     if (MS_UNLIKELY(ms_test_drain_pause_ms)) test_pause(t);
-    sink k = { NULL, NULL, NULL, 0, t->data->ev };
+    sink k = { NULL, NULL, NULL, 0, t->data->ev, NULL };
+    /* a drain of many records composes them straight into a chunk for the simulator (rt.h,
+     * ms_direct_begin), the drop of records out of focus left to the general path */
+    ms_compose c;
+    if (used >= MS_DIRECT_MIN_WORDS && !ms_count_only && !ms_focus_active && !ms_plug_direct_off &&
+        ms_direct_begin(t, &c))
+        k.direct = &c;
     parse(b, used, t, &k);
+    if (k.direct) ms_direct_end(t, k.direct);
 }
 
 void ms_plug_drain_data(ms_thread_data *d, uint32_t *nev, int sim_try)
@@ -315,7 +365,7 @@ void ms_plug_drain_data(ms_thread_data *d, uint32_t *nev, int sim_try)
     uint64_t used = __atomic_exchange_n(&b[0], 0, __ATOMIC_ACQ_REL);
     if (!used || __memspy_plain == MSPLUG_RUN_PLAIN) return;
     ms_thread *owner = (ms_thread *)(void *)((char *)nev - offsetof(ms_thread, nev));
-    sink k = { owner, d, nev, sim_try, NULL };
+    sink k = { owner, d, nev, sim_try, NULL, NULL };
     parse(b, used, owner, &k);
 }
 

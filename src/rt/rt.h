@@ -557,6 +557,9 @@ extern int ms_count_only;
  * from its buffer and recording them: the window in which another thread's exit flush finds
  * them in neither place (t_threads_robust's `published` case). */
 extern int ms_test_drain_pause_ms;
+/* MEMSPY_DIRECT=0 (read at activation; tests, measurements): every drain goes through the
+ * event buffer, none straight into a chunk (ms_direct_begin). */
+extern int ms_plug_direct_off;
 
 /* ---- blocks.c: basic blocks and loops of plugin-instrumented code ---- */
 
@@ -646,6 +649,34 @@ static inline int ms_focus_skips(const ms_thread *t)
 /* The complete recording path: thread set-up, any bin lookup, flushing a full buffer. */
 void ms_record_slow(uintptr_t addr, uint32_t size_flags, uintptr_t pc);
 
+/* ms_bin_fast for an address in t's stack: its innermost frame's variable, else 0. */
+MS_HOT uint32_t ms_stack_bin_fast(const ms_thread *t, uintptr_t addr)
+{
+    uint32_t depth = t->depth;
+    if (MS_UNLIKELY(depth == 0)) return 0;
+    const ms_frame *top = &t->frames[depth - 1];
+    /* the innermost frame owns addr unless its caller's frame lies below addr */
+    if (MS_UNLIKELY(depth > 1 && top[-1].frame < addr)) return 0;
+    if (MS_UNLIKELY(addr - top->var_lo >= top->var_span)) return 0; /* another variable */
+    return top->bin;                                                /* 0 until first needed */
+}
+
+/* ms_bin_fast for an address outside t's stack: the shadow map's bin, else 0. */
+MS_HOT uint32_t ms_heap_bin_fast(uintptr_t addr)
+{
+    uint32_t bin = ms_shadow_get(addr);
+    return MS_LIKELY(bin + 1u > 1u) ? bin : 0; /* 0 (no bin yet: regions.c) or MS_BIN_SHARED */
+}
+
+/* The data bin of the calling thread t's access at addr where it needs no call: a variable of
+ * the innermost frame, or an address the shadow map holds; 0 for anything else (ms_resolve_bin
+ * has it). */
+MS_HOT uint32_t ms_bin_fast(const ms_thread *t, uintptr_t addr)
+{
+    if (addr - t->stack_lo < t->stack_span) return ms_stack_bin_fast(t, addr);
+    return ms_heap_bin_fast(addr);
+}
+
 /* ms_record's common case for the calling thread t, known to be ready and in focus (the
  * plugin's drain checks both once for all its records), ev its data block's events: an
  * address in the innermost frame or in the shadow map and room in the buffer need no call;
@@ -655,18 +686,8 @@ MS_HOT void ms_record_ready(ms_thread *t, ms_event *ev, uintptr_t addr, uint32_t
 {
     uint32_t bin, n = t->nev;
     if (MS_UNLIKELY(n == MS_EVENTS_PER_THREAD - 1)) goto slow;
-    if (addr - t->stack_lo < t->stack_span) {
-        uint32_t depth = t->depth;
-        if (MS_UNLIKELY(depth == 0)) goto slow;
-        const ms_frame *top = &t->frames[depth - 1];
-        /* the innermost frame owns addr unless its caller's frame lies below addr */
-        if (MS_UNLIKELY(depth > 1 && top[-1].frame < addr)) goto slow;
-        bin = top->bin;
-        if (MS_UNLIKELY(!bin || addr - top->var_lo >= top->var_span)) goto slow; /* another variable */
-    } else {
-        bin = ms_shadow_get(addr);
-        if (MS_UNLIKELY(bin + 1u <= 1u)) goto slow; /* 0 (no bin yet: regions.c) or MS_BIN_SHARED */
-    }
+    bin = ms_bin_fast(t, addr);
+    if (MS_UNLIKELY(!bin)) goto slow;
     ms_event *e = &ev[n];
     e->addr = addr;
     e->pc = pc;

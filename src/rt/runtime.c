@@ -273,6 +273,8 @@ static void activate(const char *dir)
     ms_focus_init(getenv("MEMSPY_FOCUS"));
     const char *pause = getenv("MEMSPY_TEST_DRAIN_PAUSE_MS");
     if (pause && atoi(pause) > 0) ms_test_drain_pause_ms = atoi(pause);
+    const char *direct = getenv("MEMSPY_DIRECT");
+    ms_plug_direct_off = direct && !strcmp(direct, "0");
     const char *threads = getenv("MEMSPY_THREADS");
     if (threads && !strcmp(threads, "1")) ms_threads_mode_start();
     ms_threads_init();

@@ -30,6 +30,24 @@ if cmp -s inline.norm flush.norm && cmp -s inline.norm thread.norm && cmp -s a.n
 else echo "FAIL - the simulator thread or the window's side changes the statistics:"
   diff inline.norm flush.norm | head -10; diff inline.norm thread.norm | head -10
   FAILS=$((FAILS + 1)); fi
+# The plugin's drain composes its records straight into the simulator's chunks (rt.h,
+# ms_direct_begin) unless MEMSPY_DIRECT=0 sends them through the event buffer and the flush:
+# the statistics are identical, with the simulator thread (the window on either side) and
+# without, for spmv (heap only) and tri (calls, stack variables, bins made mid-drain).
+cc_build tri "$SRC_DIR/examples/tri/tri.c"
+for prog in "spmv 50000 8 1" "tri 4000 16 100"; do
+  name=${prog%% *}
+  for mode in "0 x" "1 flush" "1 thread"; do
+    for d in 1 0; do
+      MEMSPY_DIRECT=$d envsize ${mode% *} ${mode#* } "" run_memspy $name.$d.json --preset x86 -- ./$prog
+      jq -S 'del(.run)' $name.$d.json >$name.$d.norm
+    done
+    if cmp -s $name.1.norm $name.0.norm && jq -e '.totals.refs > 100000' $name.1.json >/dev/null; then
+      echo "ok   - $name, MEMSPY_SIM_THREAD=${mode% *} ${mode#* }: straight into chunks or through the events, identical"
+    else echo "FAIL - $name, MEMSPY_SIM_THREAD=${mode% *} ${mode#* }: the drain's direct path changes the statistics:"
+      diff $name.1.norm $name.0.norm | head -10; FAILS=$((FAILS + 1)); fi
+  done
+done
 cc_build tasks "$SRC_DIR/tests/e2e/progs/tasks.c"
 MEMSPY_SIM_THREAD=1 run_memspy t1.json -- ./tasks
 MEMSPY_SIM_THREAD=0 run_memspy t0.json -- ./tasks
