@@ -206,10 +206,12 @@ static int build_heap_path(const ms_raw_bin *b, ms_symbolizer *sym, const ms_des
     free(out);
     h->level = next_named(h, from);
     /* The locals of the functions that return the block (a constructor's `o`, Lua's luaH_new)
-     * give way to the type a caller that keeps it in an unnamed slot names it by ("Table"). */
+     * give way to the type a caller that keeps it in an unnamed slot names it by ("Table"), or
+     * to the field or element a caller stores it in (Lua's luaF_newproto stored by addprototype
+     * as `f->p[fs->np++] = clp`: f.p[], not luaC_newobj's `o`). */
     for (size_t j = h->level + 1; h->level < h->nframes && j < h->nframes && reaches(h, j - 1, j); j++) {
         if (h->names[j - 1] && !ms_dest_local(h->dests[j - 1], h->inl[j - 1])) break;
-        if (h->names[j] && ms_dest_in_slot(h->dests[j], h->inl[j])) {
+        if (h->names[j] && (ms_dest_in_slot(h->dests[j], h->inl[j]) || !ms_dest_local(h->dests[j], h->inl[j]))) {
             h->level = j;
             break;
         }
@@ -405,8 +407,9 @@ static int cmp_global_units(const void *a, const void *b, void *ctx)
 }
 
 /* Globals of one name defined in different compilation units (a header's `static const`
- * table included by two files, zstd's BIT_mask): the later ones (by unit) are NAME@UNIT, the
- * unit's file that says why, where #N said nothing. Returns 0 or -1 (out of memory). */
+ * table included by two files, zstd's BIT_mask): each is NAME@UNIT, the unit's file that says
+ * why, where #N said nothing; none keeps the plain name (a lookup by it lists them). Returns 0
+ * or -1 (out of memory). */
 static int name_unit_clashes(const ms_raw_bin *bins, ms_data_bin *d, size_t n, ms_symbolizer *sym)
 {
     size_t *idx = malloc((n ? n : 1) * sizeof *idx), ng = 0;
@@ -424,9 +427,11 @@ static int name_unit_clashes(const ms_raw_bin *bins, ms_data_bin *d, size_t n, m
     for (size_t g = 0; g < ng && rc == 0;) {
         size_t e = g + 1;
         while (e < ng && !strcmp(d[idx[g]].name, d[idx[e]].name)) e++;
-        for (size_t k = e - 1; k > g && rc == 0; k--) { /* the first's name is the group's till the end */
+        bool units = false; /* of more than one unit */
+        for (size_t k = g + 1; k < e; k++) units |= strcmp(unit[idx[k]], unit[idx[g]]) != 0;
+        for (size_t k = g; units && k < e && rc == 0; k++) {
             ms_data_bin *b = &d[idx[k]];
-            if (!*unit[idx[k]] || !strcmp(unit[idx[k]], unit[idx[g]])) continue;
+            if (!*unit[idx[k]]) continue;
             char *name = ms_strprintf("%s@%s", b->name, unit[idx[k]]);
             char *full = name ? strdup(name) : NULL;
             if (!full) {
@@ -680,9 +685,10 @@ static bool same_fn(const parting *a, const parting *b)
     return a->fn_len == b->fn_len && !memcmp(a->frame, b->frame, a->fn_len);
 }
 
-/* The frame each later bin of group[0..ng) (the bins named as the first) is told apart at,
- * into choice[g] (frame NULL where none is left) and line[g] (the line says it, not the
- * function alone): the innermost frame of the program's code where its path parts from the first's. Where other
+/* The frame each bin of group[0..ng) (bins of one name) is told apart at, into choice[g]
+ * (frame NULL where none is left) and line[g] (the line says it, not the function alone): the
+ * innermost frame of the program's code where its path parts from the first's (the first's:
+ * from the second's). Where other
  * bins part in the same function, they keep it with their lines if the lines differ (two calls
  * in one function: a wrapper called from two lines of main), else all move out past that
  * function (leveldb's strings that libstdc++ grows through the system header's `append` from
@@ -694,15 +700,16 @@ static int parting_choice(const ms_data_bin *bins, const size_t *group, size_t n
     parting(*fr)[MAX_FNS] = calloc(ng, sizeof *fr);
     size_t *nf = calloc(ng, sizeof *nf), *at = calloc(ng, sizeof *at);
     int rc = fr && nf && at ? 0 : -1;
-    for (size_t g = 1; g < ng && rc == 0; g++) nf[g] = partings(&bins[group[0]], &bins[group[g]], fr[g], MAX_FNS);
+    for (size_t g = 0; g < ng && rc == 0; g++)
+        nf[g] = partings(&bins[group[g ? 0 : 1]], &bins[group[g]], fr[g], MAX_FNS);
     for (size_t g = 0; g < ng; g++) line[g] = false;
     for (bool moved = rc == 0; moved;) {
         moved = false;
-        for (size_t g = 1; g < ng; g++) {
+        for (size_t g = 0; g < ng; g++) {
             if (at[g] >= nf[g]) continue;
             const parting *c = &fr[g][at[g]];
             bool clash = false, distinct = true;
-            for (size_t o = 1; o < ng; o++) { /* (two others on one frame move g out when theirs is) */
+            for (size_t o = 0; o < ng; o++) { /* (two others on one frame move g out when theirs is) */
                 if (o == g || at[o] >= nf[o] || !same_fn(&fr[o][at[o]], c)) continue;
                 clash = true;
                 distinct &= fr[o][at[o]].len != c->len || memcmp(fr[o][at[o]].frame, c->frame, c->len) != 0;
@@ -712,20 +719,21 @@ static int parting_choice(const ms_data_bin *bins, const size_t *group, size_t n
                 continue;
             }
             parting f = *c;
-            for (size_t o = 1; o < ng; o++) /* every bin in that function moves out past it */
+            for (size_t o = 0; o < ng; o++) /* every bin in that function moves out past it */
                 while (at[o] < nf[o] && same_fn(&fr[o][at[o]], &f)) at[o]++;
             moved = true;
         }
     }
     for (size_t g = 0; g < ng && rc == 0; g++)
-        choice[g] = g && at[g] < nf[g] ? fr[g][at[g]] : (parting){ NULL, 0, 0, false };
+        choice[g] = at[g] < nf[g] ? fr[g][at[g]] : (parting){ NULL, 0, 0, false };
     free(fr);
     free(nf);
     free(at);
     return rc;
 }
 
-/* The name that tells d from ref, the first of group[0..ng) (the bins named as d is):
+/* The name that tells d from ref, the first of group[0..ng) (the bins named as d is; the
+ * second where d is the first):
  * NAME@FUNCTION at the frame parting_choice gives it (the caller that says why: leveldb's
  * `@CompressibleString` for a string the C++ library grows, not the library's or the system
  * headers' functions that every path goes through), NAME@FUNCTION:LINE where the line must
@@ -744,7 +752,7 @@ static char *clash_name(const ms_data_bin *bins, size_t n, const size_t *group, 
         free(name);
     }
     path_part parts[MAX_PARTS];
-    size_t np = path_parts(&bins[group[0]], d, parts, MAX_PARTS);
+    size_t np = path_parts(&bins[group[d == &bins[group[0]] ? 1 : 0]], d, parts, MAX_PARTS);
     for (size_t i = 0; i < np; i++) {
         const path_part *p = &parts[i];
         if (library_frame(p->frame, p->len) || mute_frame(p->frame, p->len) ||
@@ -781,10 +789,11 @@ int ms_unique_data_names(ms_data_bin *bins, size_t n)
         while (j < n && strcmp(bins[order[i]].name, bins[order[j]].name) == 0) j++;
         /* the frames first, from the names as they are */
         if (j - i > 1) rc = parting_choice(bins, order + i, j - i, at, line);
-        for (size_t k = i + 1; k < j && rc == 0; k++) {
+        for (size_t k = i; j - i > 1 && k < j && rc == 0; k++) {
             ms_data_bin *d = &bins[order[k]];
-            /* named after where its path parts from the first's (issue 12: the calling
-             * function says why; #N only where nothing does) */
+            /* none keeps the plain name (a lookup by it lists them all); each is named after
+             * where its path parts from the first's (the first: from the second's): the
+             * calling function says why; #N only where nothing does */
             char *name = clash_name(bins, n, order + i, j - i, d, &at[k - i], line[k - i], k - i + 1);
             char *full = NULL;
             size_t flen = strlen(d->full_name), slen = strlen(d->name);
