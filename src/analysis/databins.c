@@ -190,6 +190,24 @@ static int build_heap_path(const ms_raw_bin *b, ms_symbolizer *sym, const ms_des
             h->names[i] = frame_name(h, i, &out[i]);
         program_inside |= f->file && !ms_source_is_system(f->file) && !f->module;
     }
+    /* Where a call's struct result goes (`Status s = DB::Open(...)`) names the block only as
+     * the part of it that the nearest named frame inside returns (zstd's dstBuff.start): else
+     * it is about another value (leveldb's blocks allocated inside DB::Open were Status.s). */
+    for (size_t i = from, inner = SIZE_MAX; i < h->nframes; i++) {
+        if (!h->names[i]) continue;
+        if (ms_dest_aggregate(h->dests[i], h->inl[i])) {
+            char *part = inner == SIZE_MAX ? NULL
+                                           : ms_dest_returned_part(h->dests[inner], h->inl[inner], h->dests[i], h->inl[i]);
+            bool keep = part != NULL;
+            free(part);
+            if (!keep) {
+                free(h->names[i]);
+                h->names[i] = NULL;
+                continue;
+            }
+        }
+        inner = i;
+    }
     /* A wrapper's name (its value passed out) gives way to a name further out; a part of an
      * aggregate it returns by value, to the caller's destination with the part. */
     for (size_t i = 0; i < h->nframes; i++) {

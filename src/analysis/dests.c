@@ -385,6 +385,15 @@ char *ms_dest_returned_part(const ms_dest *inner, size_t k, const ms_dest *outer
 
 bool ms_dest_names_object(const ms_dest *r) { return r && r->object; }
 
+bool ms_dest_aggregate(const ms_dest *r, size_t k)
+{
+    if (!r || k >= r->nlevels || r->fortran || r->object || r->arg >= 0) return false;
+    const dest_level *l = &r->lv[k];
+    size_t n = l->type ? strlen(l->type) : 0;
+    if ((l->kind != 'v' && l->kind != 'm') || !n || l->slot || l->ret || l->outp >= 0) return false;
+    return l->type[n - 1] != '*' && l->type[n - 1] != ']' && l->type[n - 1] != '&';
+}
+
 char *ms_dest_best_name(const ms_dest *r, bool *passed_out)
 {
     *passed_out = false;
