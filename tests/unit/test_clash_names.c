@@ -106,8 +106,50 @@ static void test_lines_of_one_function(void)
     check_names(b, 4, want);
 }
 
+/* A one-off and a hot object of one name (Lua's libraries' one table each, the interpreter's
+ * 100000): neither keeps the plain name, whichever sorts first or has the larger counts. */
+static void test_no_plain_name(void)
+{
+    ms_data_bin b[4];
+    memset(b, 0, sizeof b);
+    set(&b[0], "main:652>luaL_newstate:1089>f_luaopen:235>init_registry:218>luaH_new:625>Table");
+    set(&b[1], "main:660>pmain:634>luaV_execute:1350>luaH_new:625>Table");
+    set(&b[2], "main:660>pmain:624>luaopen_string:1870>lua_createtable:769>luaH_new:625>Table");
+    set(&b[3], "main:660>pmain:624>luaopen_math:752>lua_createtable:769>luaH_new:625>Table");
+    b[1].objects = 100000;
+    b[0].objects = b[2].objects = b[3].objects = 1;
+    /* (the API's lua_createtable, on two paths at one line, says nothing: their callers do) */
+    const char *want[4] = { "Table@init_registry", "Table@luaV_execute", "Table@luaopen_string", "Table@luaopen_math" };
+    check_names(b, 4, want);
+}
+
+/* A small copy helper of a class (leveldb's Status::CopyState) called by the class's copy
+ * constructor and operator=, inlined into many callers: the first caller outside the class
+ * tells them apart (the constructor shows Status to be a class); where only the class's own
+ * functions differ, they do. */
+static void test_class_helper(void)
+{
+    ms_data_bin b[4];
+    memset(b, 0, sizeof b);
+    set(&b[0], "main:42>leveldb::DBImpl::Get:1150>leveldb::Status::Status:104>leveldb::Status::CopyState:12>state_");
+    set(&b[1], "main:42>leveldb::DBImpl::Write:1210>leveldb::Status::operator=:111>leveldb::Status::CopyState:12>state_");
+    set(&b[2], "main:43>leveldb::DBImpl::Write:1230>leveldb::Status::Status:104>leveldb::Status::CopyState:12>state_");
+    set(&b[3], "main:44>leveldb::Version::Get:400>leveldb::Status::Status:104>leveldb::Status::CopyState:12>state_");
+    const char *want[4] = { "state_@leveldb::DBImpl::Get", "state_@leveldb::DBImpl::Write:1210",
+                            "state_@leveldb::DBImpl::Write:1230", "state_@leveldb::Version::Get" };
+    check_names(b, 4, want);
+    /* a namespace is no class: its functions tell the paths apart */
+    memset(b, 0, sizeof b);
+    set(&b[0], "main:5>app::setup:9>app::make_buf:3>buf");
+    set(&b[1], "main:6>app::work:19>app::make_buf:3>buf");
+    const char *ns[2] = { "buf@app::setup", "buf@app::work" };
+    check_names(b, 2, ns);
+}
+
 int main(void)
 {
+    test_no_plain_name();
+    test_class_helper();
     test_function_no_line();
     test_lines_of_one_function();
     test_library_paths();

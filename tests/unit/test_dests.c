@@ -156,8 +156,23 @@ static void test_returned_parts(void)
                "dstBuff.start");
     EXPECT_STR("not a returned part", ms_dest_returned_part(dst, 0, job, 0), NULL);
     CHECK(!ms_dest_names_object(g) && !ms_dest_names_object(dst));
+    /* where a struct result goes (dstBuff, job.dst) is a block's name only through its part */
+    CHECK(ms_dest_aggregate(dst, 0) && !ms_dest_aggregate(job, 0)); /* (a member: a container's too) */
+    CHECK(!ms_dest_aggregate(g, 0) && !ms_dest_aggregate(ms_dests_find(d, fr, 1, 0), 0));
+    char *ptrs[] = {
+        "1\tc++\tr.cc\toperator new []\t-\t1\t23\t41\tv\td\tchar* const\tstore",
+        "1\tc++\tr.cc\tallocate\t-\t1\t24\t41\tv\td\tpointer\t__p",
+        "1\tc++\tr.cc\tOpen\t-\t1\t25\t41\tv\td\tconst Status\ts",
+    };
+    ms_dests *q;
+    CHECK_EQ(ms_dests_new(ptrs, NULL, 3, &q), 0);
+    for (int i = 0; i < 3; i++) {
+        ms_frame f[] = { frame("r.cc", 23 + i, 41) };
+        CHECK_EQ(ms_dest_aggregate(ms_dests_find(q, f, 1, 0), 0), i == 2);
+    }
+    ms_dests_free(q);
     const ms_dest *a = ms_dests_find(d, fa, 1, 0);
-    CHECK(ms_dest_names_object(a));
+    CHECK(ms_dest_names_object(a) && !ms_dest_aggregate(a, 0));
     EXPECT_STR("the object's member", ms_dest_name(a, 0), "data_");
     ms_dests_free(d);
 }
