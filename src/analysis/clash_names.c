@@ -176,8 +176,8 @@ static bool class_member(const char *f, size_t len)
 }
 
 /* The class whose member function allocates d (the innermost frame of its call path) where
- * some frame of d's or ref's path shows its scope to be a class (class_member): *cls and *clen
- * the scope's text in d's full name, NULL and 0 if none. */
+ * its scope has template arguments or some frame of d's or ref's path shows it to be a class
+ * (class_member): *cls and *clen the scope's text in d's full name, NULL and 0 if none. */
 static void allocating_class(const ms_data_bin *ref, const ms_data_bin *d, const char **cls, size_t *clen)
 {
     enum { MAX_FRAMES = 64 };
@@ -188,7 +188,12 @@ static void allocating_class(const ms_data_bin *ref, const ms_data_bin *d, const
     size_t nd = path_frames(d->full_name, strlen(d->name), fs, fl, MAX_FRAMES);
     if (!nd || library_frame(fs[nd - 1], fl[nd - 1])) return;
     const char *alloc = fs[nd - 1];
-    size_t s = scope_len(alloc, frame_function_len(alloc, fl[nd - 1]));
+    size_t s = scope_len(alloc, frame_function_len(alloc, fl[nd - 1])), outer = s ? scope_len(alloc, s) : 0;
+    if (s && memchr(alloc + outer, '<', s - outer)) { /* a template's arguments: a class */
+        *cls = alloc;
+        *clen = s;
+        return;
+    }
     const ms_data_bin *paths[2] = { d, ref };
     for (int b = 0; s && b < 2; b++) {
         size_t n = path_frames(paths[b]->full_name, strlen(paths[b]->name), fs, fl, MAX_FRAMES);
@@ -362,4 +367,3 @@ int ms_unique_data_names(ms_data_bin *bins, size_t n)
     free(line);
     return rc;
 }
-

@@ -196,8 +196,9 @@ static int build_heap_path(const ms_raw_bin *b, ms_symbolizer *sym, const ms_des
     for (size_t i = from, inner = SIZE_MAX; i < h->nframes; i++) {
         if (!h->names[i]) continue;
         if (ms_dest_aggregate(h->dests[i], h->inl[i])) {
-            char *part = inner == SIZE_MAX ? NULL
-                                           : ms_dest_returned_part(h->dests[inner], h->inl[inner], h->dests[i], h->inl[i]);
+            char *part = inner == SIZE_MAX
+                             ? NULL
+                             : ms_dest_returned_part(h->dests[inner], h->inl[inner], h->dests[i], h->inl[i]);
             bool keep = part != NULL;
             free(part);
             if (!keep) {

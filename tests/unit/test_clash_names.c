@@ -132,12 +132,19 @@ static void test_class_helper(void)
     ms_data_bin b[4];
     memset(b, 0, sizeof b);
     set(&b[0], "main:42>leveldb::DBImpl::Get:1150>leveldb::Status::Status:104>leveldb::Status::CopyState:12>state_");
-    set(&b[1], "main:42>leveldb::DBImpl::Write:1210>leveldb::Status::operator=:111>leveldb::Status::CopyState:12>state_");
+    set(&b[1],
+        "main:42>leveldb::DBImpl::Write:1210>leveldb::Status::operator=:111>leveldb::Status::CopyState:12>state_");
     set(&b[2], "main:43>leveldb::DBImpl::Write:1230>leveldb::Status::Status:104>leveldb::Status::CopyState:12>state_");
     set(&b[3], "main:44>leveldb::Version::Get:400>leveldb::Status::Status:104>leveldb::Status::CopyState:12>state_");
     const char *want[4] = { "state_@leveldb::DBImpl::Get", "state_@leveldb::DBImpl::Write:1210",
                             "state_@leveldb::DBImpl::Write:1230", "state_@leveldb::Version::Get" };
     check_names(b, 4, want);
+    /* a scope with template arguments is a class */
+    memset(b, 0, sizeof b);
+    set(&b[0], "main:5>f:9>ns::Pool<int>::add:30>ns::Pool<int>::grow:3>x");
+    set(&b[1], "main:6>g:19>ns::Pool<int>::put:40>ns::Pool<int>::grow:3>x");
+    const char *tpl[2] = { "x@f", "x@g" };
+    check_names(b, 2, tpl);
     /* a namespace is no class: its functions tell the paths apart */
     memset(b, 0, sizeof b);
     set(&b[0], "main:5>app::setup:9>app::make_buf:3>buf");
