@@ -419,6 +419,8 @@ bool ms_dest_aggregate(const ms_dest *r, size_t k)
     if (!r || k >= r->nlevels || r->fortran || r->object || r->arg >= 0) return false;
     const dest_level *l = &r->lv[k];
     if (l->kind != 'v' || l->slot || l->ret || l->outp >= 0) return false;
+    for (size_t j = 0; j < k; j++) /* the object whose member an inner level names (s of s.state_) */
+        if (r->lv[j].kind != '-') return false;
     return !pointer_like(l->type);
 }
 

@@ -67,8 +67,9 @@ char *ms_dest_returned_part(const ms_dest *inner, size_t k, const ms_dest *outer
 
 /* Whether level k names the variable that the struct a call returns by value goes to (a call
  * of a function returning a struct with a pointer member, `Status s = DB::Open(...)`: a
- * variable of no pointer type, nor a typedef that names one), not a pointer result nor the
- * object of a member function. Such a name is a block's only as the part of the struct that
+ * variable of no pointer type, nor a typedef that names one, where no inner level of the
+ * record names anything), not a pointer result nor the object of a member function or whose
+ * member an inner level names (`s` of `s.state_`). Such a name is a block's only as the part of the struct that
  * holds it (ms_dest_returned_part). */
 bool ms_dest_aggregate(const ms_dest *r, size_t k);
 
