@@ -344,10 +344,14 @@ int ms_unique_data_names(ms_data_bin *bins, size_t n)
             ms_data_bin *d = &bins[order[k]];
             /* none keeps the plain name (a lookup by it lists them all); each is named after
              * where its path parts from the first's (the first: from the second's): the
-             * calling function says why; #N only where nothing does */
+             * calling function says why; #N only where nothing does (then the first keeps it) */
             char *name = clash_name(bins, n, order + i, j - i, d, &at[k - i], line[k - i], k - i + 1);
             char *full = NULL;
             size_t flen = strlen(d->full_name), slen = strlen(d->name);
+            if (k == i && name && name[slen] == '#') { /* nothing tells the first apart (a global */
+                free(name);                            /* the compiler split, clang's unrolled */
+                continue;                              /* copies): it keeps the plain name */
+            }
             if (name && flen >= slen && strcmp(d->full_name + flen - slen, d->name) == 0)
                 full = ms_strprintf("%.*s%s", (int)(flen - slen), d->full_name, name);
             if (!name || !full) {

@@ -52,7 +52,8 @@ static void test_library_paths(void)
     }
 }
 
-/* Two calls of one wrapper on one line: nothing tells them apart but #1 and #2. */
+/* Two calls of one wrapper on one line: nothing tells them apart but #2 (the first keeps the
+ * plain name, as the pieces of a global clang split do: account, account#2). */
 static void test_same_paths(void)
 {
     ms_data_bin b[2];
@@ -60,7 +61,7 @@ static void test_same_paths(void)
     set(&b[0], "main:5>make:9>buf");
     set(&b[1], "main:5>make:9>buf");
     CHECK_EQ(ms_unique_data_names(b, 2), 0);
-    CHECK(strcmp(b[0].name, "buf#1") == 0 && strcmp(b[1].name, "buf#2") == 0);
+    CHECK(strcmp(b[0].name, "buf") == 0 && strcmp(b[1].name, "buf#2") == 0);
     for (int i = 0; i < 2; i++) {
         free(b[i].name);
         free(b[i].full_name);
