@@ -190,6 +190,25 @@ static int build_heap_path(const ms_raw_bin *b, ms_symbolizer *sym, const ms_des
             h->names[i] = frame_name(h, i, &out[i]);
         program_inside |= f->file && !ms_source_is_system(f->file) && !f->module;
     }
+    /* Where a call's struct result goes (`Status s = DB::Open(...)`) names the block only as
+     * the part of it that the nearest named frame inside returns (zstd's dstBuff.start): else
+     * it is about another value (leveldb's blocks allocated inside DB::Open were Status.s). */
+    for (size_t i = from, inner = SIZE_MAX; i < h->nframes; i++) {
+        if (!h->names[i]) continue;
+        if (ms_dest_aggregate(h->dests[i], h->inl[i])) {
+            char *part = inner == SIZE_MAX
+                             ? NULL
+                             : ms_dest_returned_part(h->dests[inner], h->inl[inner], h->dests[i], h->inl[i]);
+            bool keep = part != NULL;
+            free(part);
+            if (!keep) {
+                free(h->names[i]);
+                h->names[i] = NULL;
+                continue;
+            }
+        }
+        inner = i;
+    }
     /* A wrapper's name (its value passed out) gives way to a name further out; a part of an
      * aggregate it returns by value, to the caller's destination with the part. */
     for (size_t i = 0; i < h->nframes; i++) {
@@ -206,10 +225,12 @@ static int build_heap_path(const ms_raw_bin *b, ms_symbolizer *sym, const ms_des
     free(out);
     h->level = next_named(h, from);
     /* The locals of the functions that return the block (a constructor's `o`, Lua's luaH_new)
-     * give way to the type a caller that keeps it in an unnamed slot names it by ("Table"). */
+     * give way to the type a caller that keeps it in an unnamed slot names it by ("Table"), or
+     * to the field or element a caller stores it in (Lua's luaF_newproto stored by addprototype
+     * as `f->p[fs->np++] = clp`: f.p[], not luaC_newobj's `o`). */
     for (size_t j = h->level + 1; h->level < h->nframes && j < h->nframes && reaches(h, j - 1, j); j++) {
         if (h->names[j - 1] && !ms_dest_local(h->dests[j - 1], h->inl[j - 1])) break;
-        if (h->names[j] && ms_dest_in_slot(h->dests[j], h->inl[j])) {
+        if (h->names[j] && (ms_dest_in_slot(h->dests[j], h->inl[j]) || !ms_dest_local(h->dests[j], h->inl[j]))) {
             h->level = j;
             break;
         }
@@ -405,8 +426,9 @@ static int cmp_global_units(const void *a, const void *b, void *ctx)
 }
 
 /* Globals of one name defined in different compilation units (a header's `static const`
- * table included by two files, zstd's BIT_mask): the later ones (by unit) are NAME@UNIT, the
- * unit's file that says why, where #N said nothing. Returns 0 or -1 (out of memory). */
+ * table included by two files, zstd's BIT_mask): each is NAME@UNIT, the unit's file that says
+ * why, where #N said nothing; none keeps the plain name (a lookup by it lists them). Returns 0
+ * or -1 (out of memory). */
 static int name_unit_clashes(const ms_raw_bin *bins, ms_data_bin *d, size_t n, ms_symbolizer *sym)
 {
     size_t *idx = malloc((n ? n : 1) * sizeof *idx), ng = 0;
@@ -424,9 +446,11 @@ static int name_unit_clashes(const ms_raw_bin *bins, ms_data_bin *d, size_t n, m
     for (size_t g = 0; g < ng && rc == 0;) {
         size_t e = g + 1;
         while (e < ng && !strcmp(d[idx[g]].name, d[idx[e]].name)) e++;
-        for (size_t k = e - 1; k > g && rc == 0; k--) { /* the first's name is the group's till the end */
+        bool units = false; /* of more than one unit */
+        for (size_t k = g + 1; k < e; k++) units |= strcmp(unit[idx[k]], unit[idx[g]]) != 0;
+        for (size_t k = g; units && k < e && rc == 0; k++) {
             ms_data_bin *b = &d[idx[k]];
-            if (!*unit[idx[k]] || !strcmp(unit[idx[k]], unit[idx[g]])) continue;
+            if (!*unit[idx[k]]) continue;
             char *name = ms_strprintf("%s@%s", b->name, unit[idx[k]]);
             char *full = name ? strdup(name) : NULL;
             if (!full) {
@@ -521,290 +545,6 @@ static int mark_pointers(ms_data_bin *d, size_t n)
         d[i].full_name = full;
     }
     free(heap);
-    return rc;
-}
-
-/* ---- uniqueness ---- */
-
-static int cmp_bin_names(const void *a, const void *b, void *bins)
-{
-    const ms_data_bin *sort_bins = bins;
-    size_t i = *(const size_t *)a, j = *(const size_t *)b;
-    int c = strcmp(sort_bins[i].name, sort_bins[j].name);
-    if (!c) c = strcmp(sort_bins[i].full_name, sort_bins[j].full_name);
-    return c ? c : (i > j) - (i < j);
-}
-
-/* Whether full[from..i) is a whole frame: FUNCTION:LINE (ends with a digit), or code of a
- * library without DWARF, "SYMBOL (LIBRARY)" or "LIBRARY+0xOFFSET" (a '>' of a C++ template
- * name ends none of them). */
-static bool frame_ends(const char *full, size_t from, size_t i)
-{
-    if (i <= from) return false;
-    unsigned char last = (unsigned char)full[i - 1];
-    if (isdigit(last)) { /* FUNCTION:LINE, not a template argument's digits (Tag<1>) */
-        size_t k = i;
-        while (k > from && isdigit((unsigned char)full[k - 1])) k--;
-        return k > from && full[k - 1] == ':';
-    }
-    if (last == ')') {
-        const char *open = memrchr(full + from, '(', i - from);
-        return open && open > full + from && open[-1] == ' ';
-    }
-    size_t k = i;
-    while (k > from && isxdigit((unsigned char)full[k - 1])) k--;
-    return k < i && k - from >= 3 && !memcmp(full + k - 3, "+0x", 3);
-}
-
-/* The frames of a full name's call path ("main:42>NewMatrix:17>NAME", name_len the short
- * name's length): each frame is FUNCTION:LINE, or a library's code (frame_ends), and ends at
- * a '>'. Fills starts/lens of up to max frames, returns how many. */
-static size_t path_frames(const char *full, size_t name_len, const char **starts, size_t *lens, size_t max)
-{
-    size_t flen = strlen(full);
-    if (flen <= name_len) return 0;
-    size_t end = flen - name_len, n = 0, from = 0; /* full[end - 1] is the '>' before the name */
-    for (size_t i = 0; i < end && n < max; i++)
-        if (full[i] == '>' && frame_ends(full, from, i)) {
-            starts[n] = full + from;
-            lens[n++] = i - from;
-            from = i + 1;
-        }
-    return n;
-}
-
-/* The length of a frame's FUNCTION (the part before its last ':'). */
-static size_t frame_function_len(const char *f, size_t len)
-{
-    if (len && f[len - 1] == ')') return len; /* a library's "SYMBOL (LIBRARY)": no line */
-    const char *colon = memrchr(f, ':', len);
-    return colon ? (size_t)(colon - f) : len;
-}
-
-/* Whether a frame of a full name is code of a library without DWARF ("SYMBOL (LIBRARY)",
- * "LIBRARY+0xOFFSET"): no line of the program's. */
-static bool library_frame(const char *f, size_t len)
-{
-    if (len && f[len - 1] == ')') return true;
-    size_t k = len;
-    while (k > 0 && isxdigit((unsigned char)f[k - 1])) k--;
-    return k < len && k >= 3 && !memcmp(f + k - 3, "+0x", 3);
-}
-
-/* A frame that says nothing to the user: unknown code, libc's start-up. */
-static bool mute_frame(const char *f, size_t len)
-{
-    return (len >= 2 && !memcmp(f, "??", 2)) || (len >= 7 && !memcmp(f, "__libc_", 7)) ||
-           (len >= 6 && !memcmp(f, "_start", 6));
-}
-
-/* A frame where bin d's call path parts from ref's (their short names are equal). */
-typedef struct {
-    const char *frame;  /* FUNCTION:LINE (or a library's frame), len bytes */
-    size_t len, fn_len; /* fn_len: FUNCTION's length, 0 when ref's frame there is in the same function */
-} path_part;
-
-/* The frames of d's call path that differ from ref's, the paths aligned at their innermost
- * frames, innermost first, into parts (up to max). Returns how many. */
-static size_t path_parts(const ms_data_bin *ref, const ms_data_bin *d, path_part *parts, size_t max)
-{
-    enum { MAX_FRAMES = 64 };
-    const char *rs[MAX_FRAMES], *ds[MAX_FRAMES];
-    size_t rl[MAX_FRAMES], dl[MAX_FRAMES], n = 0;
-    size_t nr = path_frames(ref->full_name, strlen(ref->name), rs, rl, MAX_FRAMES);
-    size_t nd = path_frames(d->full_name, strlen(d->name), ds, dl, MAX_FRAMES);
-    for (size_t k = 1; k <= nd && n < max; k++) {
-        const char *f = ds[nd - k];
-        size_t fl = dl[nd - k];
-        if (k <= nr && rl[nr - k] == fl && !memcmp(rs[nr - k], f, fl)) continue;
-        size_t fn = frame_function_len(f, fl);
-        int same_fn = k <= nr && frame_function_len(rs[nr - k], rl[nr - k]) == fn && !memcmp(rs[nr - k], f, fn);
-        parts[n++] = (path_part){ f, fl, same_fn ? 0 : fn };
-    }
-    return n;
-}
-
-/* Whether some bin of bins[0..n) is named name. */
-static int name_taken(const ms_data_bin *bins, size_t n, const char *name)
-{
-    for (size_t m = 0; m < n; m++)
-        if (!strcmp(bins[m].name, name)) return 1;
-    return 0;
-}
-
-/* Whether a bin of group[0..ng) other than d has a frame whose FUNCTION (whole: the frame
- * FUNCTION:LINE) is f[0..len). */
-static bool frame_elsewhere(const ms_data_bin *bins, const size_t *group, size_t ng, const ms_data_bin *d,
-                            const char *f, size_t len, bool whole)
-{
-    enum { MAX_FRAMES = 64 };
-    const char *fs[MAX_FRAMES];
-    size_t fl[MAX_FRAMES];
-    for (size_t g = 0; g < ng; g++) {
-        const ms_data_bin *o = &bins[group[g]];
-        if (o == d) continue;
-        size_t nf = path_frames(o->full_name, strlen(o->name), fs, fl, MAX_FRAMES);
-        for (size_t i = 0; i < nf; i++) {
-            size_t l = whole ? fl[i] : frame_function_len(fs[i], fl[i]);
-            if (l == len && !memcmp(fs[i], f, len)) return true;
-        }
-    }
-    return false;
-}
-
-/* A frame where a bin's call path parts from the first's of its group (path_part), the
- * program's code: its function, and whether the first's frame there is in the same function. */
-typedef struct {
-    const char *frame;
-    size_t len, fn_len;
-    bool same_fn;
-} parting;
-
-/* The frames of the program's code (not a library's nor a mute one) where d's call path parts
- * from ref's, innermost first, into out (up to max). Returns how many. */
-static size_t partings(const ms_data_bin *ref, const ms_data_bin *d, parting *out, size_t max)
-{
-    enum { MAX_PARTS = 64 };
-    path_part parts[MAX_PARTS];
-    size_t np = path_parts(ref, d, parts, MAX_PARTS), n = 0;
-    for (size_t i = 0; i < np && n < max; i++) {
-        const path_part *p = &parts[i];
-        if (library_frame(p->frame, p->len) || mute_frame(p->frame, p->len)) continue;
-        out[n++] = (parting){ p->frame, p->len, frame_function_len(p->frame, p->len), p->fn_len == 0 };
-    }
-    return n;
-}
-
-static bool same_fn(const parting *a, const parting *b)
-{
-    return a->fn_len == b->fn_len && !memcmp(a->frame, b->frame, a->fn_len);
-}
-
-/* The frame each later bin of group[0..ng) (the bins named as the first) is told apart at,
- * into choice[g] (frame NULL where none is left) and line[g] (the line says it, not the
- * function alone): the innermost frame of the program's code where its path parts from the first's. Where other
- * bins part in the same function, they keep it with their lines if the lines differ (two calls
- * in one function: a wrapper called from two lines of main), else all move out past that
- * function (leveldb's strings that libstdc++ grows through the system header's `append` from
- * many callers: the callers say why). The line also where the first's path is in that function
- * there. Returns 0 or -1 (out of memory). */
-static int parting_choice(const ms_data_bin *bins, const size_t *group, size_t ng, parting *choice, bool *line)
-{
-    enum { MAX_FNS = 64 };
-    parting(*fr)[MAX_FNS] = calloc(ng, sizeof *fr);
-    size_t *nf = calloc(ng, sizeof *nf), *at = calloc(ng, sizeof *at);
-    int rc = fr && nf && at ? 0 : -1;
-    for (size_t g = 1; g < ng && rc == 0; g++) nf[g] = partings(&bins[group[0]], &bins[group[g]], fr[g], MAX_FNS);
-    for (size_t g = 0; g < ng; g++) line[g] = false;
-    for (bool moved = rc == 0; moved;) {
-        moved = false;
-        for (size_t g = 1; g < ng; g++) {
-            if (at[g] >= nf[g]) continue;
-            const parting *c = &fr[g][at[g]];
-            bool clash = false, distinct = true;
-            for (size_t o = 1; o < ng; o++) { /* (two others on one frame move g out when theirs is) */
-                if (o == g || at[o] >= nf[o] || !same_fn(&fr[o][at[o]], c)) continue;
-                clash = true;
-                distinct &= fr[o][at[o]].len != c->len || memcmp(fr[o][at[o]].frame, c->frame, c->len) != 0;
-            }
-            if (!clash || distinct) {
-                line[g] = c->same_fn || clash;
-                continue;
-            }
-            parting f = *c;
-            for (size_t o = 1; o < ng; o++) /* every bin in that function moves out past it */
-                while (at[o] < nf[o] && same_fn(&fr[o][at[o]], &f)) at[o]++;
-            moved = true;
-        }
-    }
-    for (size_t g = 0; g < ng && rc == 0; g++)
-        choice[g] = g && at[g] < nf[g] ? fr[g][at[g]] : (parting){ NULL, 0, 0, false };
-    free(fr);
-    free(nf);
-    free(at);
-    return rc;
-}
-
-/* The name that tells d from ref, the first of group[0..ng) (the bins named as d is):
- * NAME@FUNCTION at the frame parting_choice gives it (the caller that says why: leveldb's
- * `@CompressibleString` for a string the C++ library grows, not the library's or the system
- * headers' functions that every path goes through), NAME@FUNCTION:LINE where the line must
- * say it (two bins of one function: a wrapper called from two lines of main); else at the
- * innermost frame
- * where the paths part that no other bin of the group has, NAME@FUNCTION:LINE; else the first name not taken at a frame
- * where the paths part, the program's frames first, then a library's; NAME#k only where no
- * frame tells them apart. */
-static char *clash_name(const ms_data_bin *bins, size_t n, const size_t *group, size_t ng, const ms_data_bin *d,
-                        const parting *at, bool line, size_t k)
-{
-    enum { MAX_PARTS = 64 };
-    if (at->frame) {
-        char *name = ms_strprintf("%s@%.*s", d->name, (int)(line ? at->len : at->fn_len), at->frame);
-        if (!name || !name_taken(bins, n, name)) return name;
-        free(name);
-    }
-    path_part parts[MAX_PARTS];
-    size_t np = path_parts(&bins[group[0]], d, parts, MAX_PARTS);
-    for (size_t i = 0; i < np; i++) {
-        const path_part *p = &parts[i];
-        if (library_frame(p->frame, p->len) || mute_frame(p->frame, p->len) ||
-            frame_elsewhere(bins, group, ng, d, p->frame, p->len, true))
-            continue;
-        char *name = ms_strprintf("%s@%.*s", d->name, (int)p->len, p->frame);
-        if (!name || !name_taken(bins, n, name)) return name;
-        free(name);
-    }
-    for (int library = 0; library < 2; library++)
-        for (size_t i = 0; i < np; i++) {
-            const path_part *p = &parts[i];
-            if (library_frame(p->frame, p->len) != library || mute_frame(p->frame, p->len)) continue;
-            char *name = p->fn_len ? ms_strprintf("%s@%.*s", d->name, (int)p->fn_len, p->frame) : NULL;
-            if (name && !name_taken(bins, n, name)) return name;
-            free(name);
-            name = ms_strprintf("%s@%.*s", d->name, (int)p->len, p->frame);
-            if (!name || !name_taken(bins, n, name)) return name;
-            free(name);
-        }
-    return ms_strprintf("%s#%zu", d->name, k);
-}
-
-int ms_unique_data_names(ms_data_bin *bins, size_t n)
-{
-    size_t *order = malloc((n ? n : 1) * sizeof *order);
-    parting *at = malloc((n ? n : 1) * sizeof *at);
-    bool *line = malloc((n ? n : 1) * sizeof *line);
-    int rc = order && at && line ? 0 : -1;
-    for (size_t i = 0; i < n && rc == 0; i++) order[i] = i;
-    if (rc == 0) qsort_r(order, n, sizeof *order, cmp_bin_names, bins);
-    for (size_t i = 0; i < n && rc == 0;) {
-        size_t j = i + 1;
-        while (j < n && strcmp(bins[order[i]].name, bins[order[j]].name) == 0) j++;
-        /* the frames first, from the names as they are */
-        if (j - i > 1) rc = parting_choice(bins, order + i, j - i, at, line);
-        for (size_t k = i + 1; k < j && rc == 0; k++) {
-            ms_data_bin *d = &bins[order[k]];
-            /* named after where its path parts from the first's (issue 12: the calling
-             * function says why; #N only where nothing does) */
-            char *name = clash_name(bins, n, order + i, j - i, d, &at[k - i], line[k - i], k - i + 1);
-            char *full = NULL;
-            size_t flen = strlen(d->full_name), slen = strlen(d->name);
-            if (name && flen >= slen && strcmp(d->full_name + flen - slen, d->name) == 0)
-                full = ms_strprintf("%.*s%s", (int)(flen - slen), d->full_name, name);
-            if (!name || !full) {
-                free(name);
-                rc = -1;
-                break;
-            }
-            free(d->name);
-            free(d->full_name);
-            d->name = name;
-            d->full_name = full;
-        }
-        i = j;
-    }
-    free(order);
-    free(at);
-    free(line);
     return rc;
 }
 

@@ -35,8 +35,11 @@ typedef struct {
 int ms_build_data_bins(ms_raw_bin *bins, size_t nbins, const ms_data_inputs *in, ms_symbolizer *sym,
                        const ms_dests *dests, ms_data_bin **out, size_t *nout, uint32_t *data_of);
 
-/* Make the names of bins[0..n) unique by appending "#2", "#3", ... to the later of equal
- * names, ordered by full name then index. Returns 0, or -1 if out of memory. */
+/* Make the names of bins[0..n) unique: each of the bins that share a name gets a suffix that
+ * says where its call path parts from the others' ("@FUNCTION", "@FUNCTION:LINE"); none keeps
+ * the plain name, whatever the run's counts (memspy diff matches runs by name), but where no
+ * frame tells them apart (a global the compiler split): the first keeps it, the others "#2",
+ * "#3", ... in the order of their full names. Returns 0, or -1 if out of memory. */
 int ms_unique_data_names(ms_data_bin *bins, size_t n);
 
 #endif

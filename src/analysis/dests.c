@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "../util/strbuf.h"
 
@@ -389,6 +390,44 @@ char *ms_dest_returned_part(const ms_dest *inner, size_t k, const ms_dest *outer
 }
 
 bool ms_dest_names_object(const ms_dest *r) { return r && r->object; }
+
+/* Whether type text t[0..n) ends with word w (after a space or a '*'). */
+static bool ends_with_word(const char *t, size_t n, const char *w)
+{
+    size_t m = strlen(w);
+    return n > m && !memcmp(t + n - m, w, m) && (t[n - m - 1] == ' ' || t[n - m - 1] == '*');
+}
+
+/* Whether type text t may be a pointer: it ends (its qualifiers aside) with '*', '&' or ']',
+ * or names one (std::allocator's `pointer`, `_Base_ptr`); true where it is empty. */
+static bool pointer_like(const char *t)
+{
+    size_t n = t ? strlen(t) : 0;
+    for (bool cut = true; cut;) {
+        cut = false;
+        while (n && t[n - 1] == ' ') n--;
+        static const char *const quals[] = { "const", "volatile", "restrict", "__restrict" };
+        for (size_t q = 0; q < sizeof quals / sizeof *quals && !cut; q++)
+            if (ends_with_word(t, n, quals[q])) {
+                n -= strlen(quals[q]);
+                cut = true;
+            }
+    }
+    if (!n || t[n - 1] == '*' || t[n - 1] == '&' || t[n - 1] == ']') return true;
+    for (size_t i = 0; i + 3 <= n; i++)
+        if (!strncasecmp(t + i, "ptr", 3) || (i + 7 <= n && !strncasecmp(t + i, "pointer", 7))) return true;
+    return false;
+}
+
+bool ms_dest_aggregate(const ms_dest *r, size_t k)
+{
+    if (!r || k >= r->nlevels || r->fortran || r->object || r->arg >= 0) return false;
+    const dest_level *l = &r->lv[k];
+    if (l->kind != 'v' || l->slot || l->ret || l->outp >= 0) return false;
+    for (size_t j = 0; j < k; j++) /* the object whose member an inner level names (s of s.state_) */
+        if (r->lv[j].kind != '-') return false;
+    return !pointer_like(l->type);
+}
 
 char *ms_dest_best_name(const ms_dest *r, bool *passed_out)
 {

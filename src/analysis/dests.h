@@ -65,6 +65,14 @@ bool ms_dest_leaves(const ms_dest *r, size_t k);
  * `job->dst = get(...)`): the caller's destination with the part ("dstBuff.start"); else NULL. */
 char *ms_dest_returned_part(const ms_dest *inner, size_t k, const ms_dest *outer, size_t j);
 
+/* Whether level k names the variable that the struct a call returns by value goes to (a call
+ * of a function returning a struct with a pointer member, `Status s = DB::Open(...)`: a
+ * variable of no pointer type, nor a typedef that names one, where no inner level of the
+ * record names anything), not a pointer result nor the object of a member function or whose
+ * member an inner level names (`s` of `s.state_`). Such a name is a block's only as the part of the struct that
+ * holds it (ms_dest_returned_part). */
+bool ms_dest_aggregate(const ms_dest *r, size_t k);
+
 /* Whether record r's levels name the object its call works on (a C++ constructor or member
  * function: `data_.append(piece)`), not the call's result. */
 bool ms_dest_names_object(const ms_dest *r);

@@ -81,18 +81,23 @@ static int same_base_name(const char *name, const char *base)
     return 1;
 }
 
+/* How many code segments (code) or data bins are named pattern, or pattern with a suffix. */
+static size_t name_family(const ms_model *m, int code, const char *pattern)
+{
+    size_t n = code ? m->ncode : m->ndata, family = 0;
+    for (size_t i = 0; i < n; i++) family += same_base_name(bin_name(m, code, i), pattern);
+    return family;
+}
+
 /* A pattern that is the exact name of one bin while others share it (duplicates, or the same
- * name with an "@FUNCTION" or "#N" suffix) names none of them for sure: list them, so that the user picks one
- * instead of memspy silently picking the first. Returns MS_EXIT_USAGE if so, else 0. */
+ * name with an "@FUNCTION" or "#N" suffix), or the plain name that several bins carry with
+ * their suffixes (none keeps it: analysis/databins.c), names none of them for sure: list them,
+ * so that the user picks one instead of memspy silently picking one. Returns MS_EXIT_USAGE if
+ * so, else 0. */
 static int shared_name(const char *cmd, const ms_model *m, int code, const char *pattern)
 {
-    size_t n = code ? m->ncode : m->ndata, exact = 0, family = 0;
-    for (size_t i = 0; i < n; i++) {
-        const char *name = bin_name(m, code, i);
-        exact += name && strcmp(name, pattern) == 0;
-        family += same_base_name(name, pattern);
-    }
-    if (exact == 0 || family < 2) return 0;
+    size_t n = code ? m->ncode : m->ndata, family = name_family(m, code, pattern);
+    if (family < 2) return 0;
     fprintf(stderr, "memspy %s: '%s' is the name of %zu %s; give one of these names (or a glob):\n", cmd, pattern,
             family, code ? "code segments" : "data bins");
     for (size_t i = 0; i < n; i++) {
@@ -178,6 +183,10 @@ int ms_cli_find_any_bins(const char *cmd, const ms_model *m, char **patterns, si
     for (size_t p = 0; p < npatterns; p++) {
         uint32_t dummy;
         size_t nc = ms_model_find_code(m, patterns[p], &dummy, 1), nd = ms_model_find_data(m, patterns[p], &dummy, 1);
+        if (nc == 0 && nd == 0) { /* a plain name that several bins carry with suffixes: listed */
+            nc = name_family(m, 1, patterns[p]) > 1;
+            nd = !nc && name_family(m, 0, patterns[p]) > 1;
+        }
         if (nc == 0 && nd == 0) return ms_cli_unknown_bin(cmd, m, patterns[p]);
         if (nc && nd)
             return ms_cli_error(cmd, "'%s' names both a code segment and a data bin; give its full name", patterns[p]);

@@ -5,9 +5,11 @@
 #   the parameter (`coder_ptr`); a function that passes its own out-parameter on gives way to
 #   its caller's argument (`table`);
 # - a header's static const table included by two files (zstd's BIT_mask): the second copy is
-#   named after its file (`bit_mask@unit_decompress.c`), not `bit_mask#2`;
+#   named after its file (`bit_mask@unit_decompress.c`), not `bit_mask#2`, the first too
+#   (`bit_mask@unit_compress.c`: none keeps the plain name);
 # - bins of one name are told apart by the function where their paths part
-#   (`char*.buf@concat`, as Lua's TString@luaV_concat was TString@luaV_concat:666), by the
+#   (`char*.buf@concat`, as Lua's TString@luaV_concat was TString@luaV_concat:666; the first
+#   by where its path parts from the second's, `char*.buf@parse`), by the
 #   line only where two of one function would clash (`char*.buf@run:36`, `char*.buf@run:37`);
 # - a block stored in a `uint8_t *` member of an array element through a cursor (xz's
 #   `thr->in = lzma_alloc(...)`, thr = &coder->threads[i]) is no slot named by a type: `thr.in`
@@ -41,15 +43,15 @@ check "no heap bin is named after a parameter (coder_ptr, table_ptr)" o.json \
 # --- a header's static const table in two files ---
 run_memspy u.json -- ./ut
 expect "unit tables ran" "$(cat u.json.out)" "2152995574"
-check "bit_mask (unit_compress.c's copy) and bit_mask@unit_decompress.c, 128 bytes each, 1000 reads each" u.json \
-    "$JQ_DEFS"' ([.data[] | select(.name == "bit_mask" or .name == "bit_mask@unit_decompress.c") | select(.kind == "global" and .bytes == 128)] | length == 2) and
-     (datacells("bit_mask") | sum(.reads) == 1000) and (datacells("bit_mask@unit_decompress.c") | sum(.reads) == 1000)'
+check "bit_mask@unit_compress.c and bit_mask@unit_decompress.c, 128 bytes each, 1000 reads each" u.json \
+    "$JQ_DEFS"' ([.data[] | select(.name == "bit_mask@unit_compress.c" or .name == "bit_mask@unit_decompress.c") | select(.kind == "global" and .bytes == 128)] | length == 2) and
+     (datacells("bit_mask@unit_compress.c") | sum(.reads) == 1000) and (datacells("bit_mask@unit_decompress.c") | sum(.reads) == 1000)'
 check "no bin name ends in #N" u.json '[.data[].name | select(test("#[0-9]+$"))] | length == 0'
 
 # --- clash suffixes: the function, the line only within one function ---
 run_memspy c.json -- ./cl
 expect "clash_lines ran" "$(cat c.json.out)" "961"
-for pair in "char*.buf:4096" "char*.buf@concat:12288" "char*.buf@tostring:8192" "char*.buf@run:36:16384" \
+for pair in "char*.buf@parse:4096" "char*.buf@concat:12288" "char*.buf@tostring:8192" "char*.buf@run:36:16384" \
     "char*.buf@run:37:20480"; do
     name=${pair%:*} bytes=${pair##*:}
     check "$name: one block of $bytes bytes" c.json \

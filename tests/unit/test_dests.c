@@ -156,8 +156,27 @@ static void test_returned_parts(void)
                "dstBuff.start");
     EXPECT_STR("not a returned part", ms_dest_returned_part(dst, 0, job, 0), NULL);
     CHECK(!ms_dest_names_object(g) && !ms_dest_names_object(dst));
+    /* where a struct result goes (dstBuff, job.dst) is a block's name only through its part */
+    CHECK(ms_dest_aggregate(dst, 0) && !ms_dest_aggregate(job, 0)); /* (a member: a container's too) */
+    CHECK(!ms_dest_aggregate(g, 0) && !ms_dest_aggregate(ms_dests_find(d, fr, 1, 0), 0));
+    char *ptrs[] = {
+        "1\tc++\tr.cc\toperator new []\t-\t1\t23\t41\tv\td\tchar* const\tstore",
+        "1\tc++\tr.cc\tallocate\t-\t1\t24\t41\tv\td\tpointer\t__p",
+        "1\tc++\tr.cc\tOpen\t-\t1\t25\t41\tv\td\tconst Status\ts",
+        "1\tc++\tr.cc\tCopyState\t-\t2\t26\t41\tm\t-\tconst char*\tstate_\t30\t5\tv\td\tStatus\ts",
+    };
+    ms_dests *q;
+    CHECK_EQ(ms_dests_new(ptrs, NULL, 4, &q), 0);
+    for (int i = 0; i < 4; i++) {
+        ms_frame f[] = { frame("r.cc", 23 + i, 41) };
+        CHECK_EQ(ms_dest_aggregate(ms_dests_find(q, f, 1, 0), 0), i == 2);
+    }
+    ms_frame fs[] = { frame("r.cc", 26, 41), frame("r.cc", 30, 5) };
+    const ms_dest *cs = ms_dests_find(q, fs, 2, 0);
+    CHECK(cs && !ms_dest_aggregate(cs, 1)); /* the object of s.state_ */
+    ms_dests_free(q);
     const ms_dest *a = ms_dests_find(d, fa, 1, 0);
-    CHECK(ms_dest_names_object(a));
+    CHECK(ms_dest_names_object(a) && !ms_dest_aggregate(a, 0));
     EXPECT_STR("the object's member", ms_dest_name(a, 0), "data_");
     ms_dests_free(d);
 }
