@@ -6,16 +6,25 @@ static void free_obj(sync_obj *o)
 {
     if (o->type == SYNC_COND) free(o->u.cond.pending);
     if (o->type == SYNC_ATOMIC) {
-        free(o->u.atomic.seqs);
-        free(o->u.atomic.done);
+        if (o->u.atomic.seqs != &o->u.atomic.seq1) free(o->u.atomic.seqs);
+        if (o->u.atomic.done != &o->u.atomic.done1) free(o->u.atomic.done);
     }
     free(o);
 }
 
+/* An atomic's address keeps its low bits: the 4-byte words of one 512-byte block take
+ * consecutive buckets (the block's number is hashed), so that a program's flags side by side
+ * (ptri's Ready[], looked up a million times out of order) share the cache lines of the
+ * bucket array instead of missing on one each. */
 static size_t bucket_of(size_t nbuckets, sync_type type, uint64_t a, uint64_t b)
 {
+    uint64_t near = 0;
+    if (type == SYNC_ATOMIC) {
+        near = a >> 2;
+        a >>= 9;
+    }
     uint64_t h = (a ^ (b * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)type << 59)) * 0xff51afd7ed558ccdull;
-    return (size_t)(h ^ (h >> 32)) & (nbuckets - 1);
+    return (size_t)((h ^ (h >> 32)) + near) & (nbuckets - 1);
 }
 
 sync_obj *sync_find(const sync_table *t, sync_type type, uint64_t a, uint64_t b)

@@ -53,6 +53,11 @@ typedef struct sync_obj {
             uint64_t *seqs;        /* recorded seqs of its releasing events, ascending */
             unsigned char *done;   /* per seq: replayed */
             size_t n, cap, prefix; /* prefix: the first `prefix` of them are all replayed */
+            /* the storage of seqs and done while there is one release (most atomics: a flag
+             * set once), so that a lookup touches one allocation and the run allocates one
+             * object per address instead of three */
+            uint64_t seq1;
+            unsigned char done1;
         } atomic;
     } u;
 } sync_obj;
