@@ -8,6 +8,7 @@ static void free_obj(sync_obj *o)
     if (o->type == SYNC_ATOMIC) {
         if (o->u.atomic.seqs != &o->u.atomic.seq1) free(o->u.atomic.seqs);
         if (o->u.atomic.done != &o->u.atomic.done1) free(o->u.atomic.done);
+        return; /* its block's */
     }
     free(o);
 }
@@ -60,7 +61,17 @@ sync_obj *sync_get(sync_table *t, sync_type type, uint64_t a, uint64_t b)
     sync_obj *o = sync_find(t, type, a, b);
     if (o) return o;
     if (t->nobjs >= t->nbuckets && grow(t) < 0) return NULL;
-    if (!(o = calloc(1, sizeof *o))) return NULL;
+    if (type == SYNC_ATOMIC) {
+        if (!t->pool || t->pool->used == SYNC_POOL_OBJS) {
+            sync_pool *p = calloc(1, sizeof *p);
+            if (!p) return NULL;
+            p->next = t->pool;
+            t->pool = p;
+        }
+        o = &t->pool->obj[t->pool->used++];
+    } else if (!(o = calloc(1, sizeof *o))) {
+        return NULL;
+    }
     o->type = type;
     o->a = a;
     o->b = b;
@@ -91,7 +102,12 @@ void sync_table_free(sync_table *t)
             free_obj(o);
         }
     }
+    for (sync_pool *p = t->pool, *next; p; p = next) {
+        next = p->next;
+        free(p);
+    }
     free(t->buckets);
     t->buckets = NULL;
+    t->pool = NULL;
     t->nbuckets = t->nobjs = 0;
 }

@@ -62,9 +62,19 @@ typedef struct sync_obj {
     } u;
 } sync_obj;
 
+/* Atomics' objects, never removed one by one, come from blocks of many: allocated and freed
+ * in a few calls, and side by side in the order the pre-scan found them. */
+#define SYNC_POOL_OBJS 1024u
+typedef struct sync_pool {
+    struct sync_pool *next;
+    size_t used;
+    sync_obj obj[SYNC_POOL_OBJS];
+} sync_pool;
+
 typedef struct {
     sync_obj **buckets;
     size_t nbuckets, nobjs;
+    sync_pool *pool; /* the atomics' blocks, the newest first */
 } sync_table;
 
 /* The object (type, a, b), or NULL if there is none. */
