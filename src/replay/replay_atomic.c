@@ -21,9 +21,14 @@ int replay_atomic_note(replay_state *st, const ms_replay_event *e)
     sync_obj *o = sync_get(&st->objs, SYNC_ATOMIC, e->addr, 0);
     if (!o) return -1;
     if (o->u.atomic.n == o->u.atomic.cap) {
-        size_t cap = o->u.atomic.cap ? 2 * o->u.atomic.cap : 16;
-        uint64_t *v = realloc(o->u.atomic.seqs, cap * sizeof *v);
-        if (!v) return -1;
+        /* the first seq in the object itself (sync_table.h), then 16, 32, ... on the heap */
+        size_t cap = o->u.atomic.cap > 1 ? 2 * o->u.atomic.cap : o->u.atomic.cap ? 16 : 1;
+        uint64_t *v = &o->u.atomic.seq1;
+        if (cap > 1) {
+            int inline_seqs = o->u.atomic.seqs == &o->u.atomic.seq1;
+            if (!(v = realloc(inline_seqs ? NULL : o->u.atomic.seqs, cap * sizeof *v))) return -1;
+            if (inline_seqs) v[0] = o->u.atomic.seq1;
+        }
         o->u.atomic.seqs = v;
         o->u.atomic.cap = cap;
     }
@@ -42,8 +47,11 @@ int replay_atomic_prepare(replay_state *st)
     for (size_t i = 0; i < st->objs.nbuckets; i++)
         for (sync_obj *o = st->objs.buckets[i]; o; o = o->next) {
             if (o->type != SYNC_ATOMIC || o->u.atomic.done) continue;
-            qsort(o->u.atomic.seqs, o->u.atomic.n, sizeof *o->u.atomic.seqs, cmp_u64);
-            if (!(o->u.atomic.done = calloc(o->u.atomic.n ? o->u.atomic.n : 1, 1))) return -1;
+            if (o->u.atomic.n > 1) qsort(o->u.atomic.seqs, o->u.atomic.n, sizeof *o->u.atomic.seqs, cmp_u64);
+            if (o->u.atomic.n <= 1)
+                o->u.atomic.done = &o->u.atomic.done1; /* zeroed with the object */
+            else if (!(o->u.atomic.done = calloc(o->u.atomic.n, 1)))
+                return -1;
         }
     return 0;
 }

@@ -53,13 +53,28 @@ typedef struct sync_obj {
             uint64_t *seqs;        /* recorded seqs of its releasing events, ascending */
             unsigned char *done;   /* per seq: replayed */
             size_t n, cap, prefix; /* prefix: the first `prefix` of them are all replayed */
+            /* the storage of seqs and done while there is one release (most atomics: a flag
+             * set once), so that a lookup touches one allocation and the run allocates one
+             * object per address instead of three */
+            uint64_t seq1;
+            unsigned char done1;
         } atomic;
     } u;
 } sync_obj;
 
+/* Atomics' objects, never removed one by one, come from blocks of many: allocated and freed
+ * in a few calls, and side by side in the order the pre-scan found them. */
+#define SYNC_POOL_OBJS 1024u
+typedef struct sync_pool {
+    struct sync_pool *next;
+    size_t used;
+    sync_obj obj[SYNC_POOL_OBJS];
+} sync_pool;
+
 typedef struct {
     sync_obj **buckets;
     size_t nbuckets, nobjs;
+    sync_pool *pool; /* the atomics' blocks, the newest first */
 } sync_table;
 
 /* The object (type, a, b), or NULL if there is none. */

@@ -252,6 +252,47 @@ static void test_atomic_edges(void)
     teardown(&f);
 }
 
+/* Many atomics (the replay keeps one release in the object itself, more on the heap, and puts
+ * neighbouring flags in neighbouring buckets, sync_table.c): 100 flags side by side, released
+ * in order by thread 1 and acquired in reverse by thread 0, which therefore waits for the last
+ * release (more objects than the table's first 64 buckets); and one counter taken in turn by
+ * two threads with 80 acq_rel read-modify-writes (its releases grow from one to 16, 32, 64 and
+ * 128 places), whose recorded order the interleaved and piped orders keep. (The timed order
+ * starts with thread 0's seq-2 read-modify-write here, before thread 1's seq 1, with this
+ * change and before it: not asserted.) */
+static void test_atomic_many(void)
+{
+    enum { FLAGS = 100, TURNS = 40 };
+    static char t0[FLAGS * 32], t1[FLAGS * 32], want[FLAGS * 32];
+    size_t n0 = 0, n1 = 0, nw = 0;
+    for (int k = 0; k < FLAGS; k++) {
+        n1 += (size_t)snprintf(t1 + n1, sizeof t1 - n1, "w%d ast%d@%d ", 1000 + 4 * k, 1000 + 4 * k, k + 1);
+        n0 += (size_t)snprintf(t0 + n0, sizeof t0 - n0, "ald%d@%d r%d ", 1000 + 4 * (FLAGS - 1 - k), 1000 + k,
+                               1000 + 4 * (FLAGS - 1 - k));
+    }
+    for (int k = 0; k < FLAGS; k++) nw += (size_t)snprintf(want + nw, sizeof want - nw, "1:%dw ", 1000 + 4 * k);
+    for (int k = FLAGS - 1; k >= 0; k--)
+        nw += (size_t)snprintf(want + nw, sizeof want - nw, k ? "0:%d " : "0:%d", 1000 + 4 * k);
+    fixture f = { 0 };
+    setup(&f, t0, t1, NULL, NULL, NULL);
+    expect(&f, INTERLEAVED, 0, 0, want);
+    expect(&f, PIPED, 0, 0, want);
+    expect(&f, MS_INTERLEAVE_TIMED, 0, 0, want);
+    CHECK_EQ(f.res.deadlocks_broken, 0);
+    teardown(&f);
+    n0 = n1 = nw = 0;
+    for (int k = 0; k < TURNS; k++) {
+        n0 += (size_t)snprintf(t0 + n0, sizeof t0 - n0, "armw300@%d w100 ", 2 * k + 2);
+        n1 += (size_t)snprintf(t1 + n1, sizeof t1 - n1, "armw300@%d w101 ", 2 * k + 1);
+        nw += (size_t)snprintf(want + nw, sizeof want - nw, "%s", k + 1 < TURNS ? "1:101w 0:100w " : "1:101w 0:100w");
+    }
+    setup(&f, t0, t1, NULL, NULL, NULL);
+    expect(&f, INTERLEAVED, 0, 0, want);
+    expect(&f, PIPED, 0, 0, want);
+    CHECK_EQ(f.res.deadlocks_broken, 0);
+    teardown(&f);
+}
+
 static void test_procs_mapping(void)
 {
     fixture f = { 0 };
@@ -286,6 +327,7 @@ int main(void)
     test_fork_begin();
     test_deadlock_break();
     test_atomic_edges();
+    test_atomic_many();
     test_procs_mapping();
     test_unattributed();
     return check_result();
