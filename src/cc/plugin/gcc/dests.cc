@@ -328,7 +328,14 @@ void emit_dests(fn_state *st, const char *comdat)
         location_t loc = asm_location(call);
         insert_before(&gsi, record_asm(st->dest_records[i], comdat, end_label), loc);
         if (end_label) {
-            gasm *end = basic_asm("2:");
+            /* a text of its own (a number in a comment): RTL cross-jumping merges identical
+             * tails, and a call with its `2:` shared by several records' paths (leveldb's
+             * EnvWrapper calls inlined into each other) left their `2f` to a later record's
+             * label, or to none (an assembler error) */
+            static unsigned serial;
+            char end_text[40];
+            snprintf(end_text, sizeof end_text, "2:\t# memspy %u", serial++);
+            gasm *end = basic_asm(end_text);
             gimple_set_location(end, loc);
             gsi_insert_after(&gsi, end, GSI_SAME_STMT);
         }

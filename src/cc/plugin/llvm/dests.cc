@@ -982,5 +982,10 @@ InlineAsm *memspyDestAsm(LLVMContext &C, const std::string &record, const std::s
 
 InlineAsm *memspyDestEndAsm(LLVMContext &C)
 {
-    return InlineAsm::get(FunctionType::get(Type::getVoidTy(C), false), "2:", "", true);
+    /* a text of its own (a number in a comment): tail merging joins identical instructions,
+     * and a call with its `2:` shared by several records' paths leaves their `2f` to a later
+     * record's label (the GCC plugin's emit_dests says more) */
+    static unsigned serial;
+    return InlineAsm::get(FunctionType::get(Type::getVoidTy(C), false), "2:\t# memspy " + std::to_string(serial++), "",
+                          true);
 }
