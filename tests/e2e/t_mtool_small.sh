@@ -47,8 +47,11 @@ small_checks C++ x.json put_bits
 
 # -fno-inline: gfortran -O2 would inline put_bits into encode. gfortran's put_bits has twice as
 # many blocks as gcc's C (shiftl and shiftr test their count): costed each alone they made +28%
-# to +39%, costed together (the function's code outside loops) -9% (docs/mtool.md)
+# to +39%, costed together (the function's code outside loops) -6% under load but +16% to +19%
+# on an idle machine (four runs, 2026-11-28: measured 0.30 s against 0.26 estimated; the
+# C and C++ builds +2% to +5%): 25% here, so that the test does not sit on its bound
+# (docs/mtool.md)
 MEMSPY_FC=gfortran "$BUILD_DIR/bin/memspy-fortran" $OPT -fno-inline -o smallf "$SRC_DIR/tests/e2e/progs/mtool_small.f90"
-timed f.json __bits_MOD_put_bits 0.20 -o f.out -- ./smallf 100000 >f.stdout
-small_checks Fortran f.json __bits_MOD_put_bits
+timed f.json __bits_MOD_put_bits 0.25 -o f.out -- ./smallf 100000 >f.stdout
+small_checks Fortran f.json __bits_MOD_put_bits 0.25
 finish
