@@ -537,15 +537,8 @@ static inline __attribute__((always_inline)) int coh_hit_any_t(ms_sim *sim, unsi
     if (way < 0) return coh_access_one(sim, cpu, addr, size, last_byte, flags | COH_L1_MISSED, ctx, line64);
     ms_fa_touch(v->fa[0], line, ms_cache_aux(v->cache[0], line, way));
     ms_count_reference(row(sim, ctx, cpu), write);
-    if (write) {
-        uint64_t bit = 1ull << cpu;
-        d[DIR_PRODUCERS] |= bit;
-        d[DIR_OWNER] = (cpu + 1) | DIR_MODIFIED;
-        d[DIR_WRITERS] |= bit;
-    }
-    uint64_t *me = ms_coh_proc_words(d, cpu);
-    me[PROC_TOUCHED] |= line64 ? ms_coh_granules(addr, last_byte, 6, 0) : granule_mask(coh, addr, last_byte);
-    me[PROC_LAST] = (uint64_t)(ctx + 1) | (uint64_t)coh->region << 32;
+    ms_coh_note_quiet_hit(coh, d, cpu, write,
+                          line64 ? ms_coh_granules(addr, last_byte, 6, 0) : granule_mask(coh, addr, last_byte), ctx);
     return 0;
 }
 

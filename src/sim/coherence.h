@@ -92,6 +92,23 @@ static inline int ms_coh_quiet(const uint64_t *d, unsigned cpu, unsigned write)
     return (d[DIR_OWNER] & DIR_OWNER_CPU) == cpu + 1 && !d[DIR_CONSUMERS] && !((producers & bit) && (producers & ~bit));
 }
 
+/* A quiet hit's directory words: on a write cpu becomes the unit's producer, its modified
+ * owner and a writer; either way its touched granules and its last access (context and
+ * region) are noted. Shared by the quiet-hit test and the general path's hit in any way. */
+static inline void ms_coh_note_quiet_hit(const ms_coherence *coh, uint64_t *d, unsigned cpu, unsigned write,
+                                         uint64_t granules, uint32_t ctx)
+{
+    if (write) {
+        uint64_t bit = 1ull << cpu;
+        d[DIR_PRODUCERS] |= bit;
+        d[DIR_OWNER] = (cpu + 1) | DIR_MODIFIED;
+        d[DIR_WRITERS] |= bit;
+    }
+    uint64_t *me = ms_coh_proc_words(d, cpu);
+    me[PROC_TOUCHED] |= granules;
+    me[PROC_LAST] = (uint64_t)(ctx + 1) | (uint64_t)coh->region << 32;
+}
+
 /* What ms_coh_quiet_t found. */
 enum {
     MS_COH_REST = 0,    /* anything else: the rest of ms_sim_access (ms_coh_access_rest64) */
@@ -140,15 +157,7 @@ static inline __attribute__((always_inline)) int ms_coh_quiet_t(ms_sim *sim, uns
     }
     l1->tags[base] |= write;
     ms_count_reference(&sim->ctrs[(size_t)ctx * sim->nprocs + cpu], write);
-    if (write) {
-        uint64_t bit = 1ull << cpu;
-        d[DIR_PRODUCERS] |= bit;
-        d[DIR_OWNER] = (cpu + 1) | DIR_MODIFIED;
-        d[DIR_WRITERS] |= bit;
-    }
-    uint64_t *me = ms_coh_proc_words(d, cpu);
-    me[PROC_TOUCHED] |= ms_coh_granules(addr, last_byte, unit_shift, granule_shift);
-    me[PROC_LAST] = (uint64_t)(ctx + 1) | (uint64_t)coh->region << 32;
+    ms_coh_note_quiet_hit(coh, d, cpu, write, ms_coh_granules(addr, last_byte, unit_shift, granule_shift), ctx);
     return MS_COH_SETTLED;
 }
 
