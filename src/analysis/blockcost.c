@@ -28,7 +28,7 @@
 
 #define MCA_ITERATIONS 100
 /* Bumped when the way blocks are cut or rewritten changes: older cache files are not used. */
-#define BLOCKCOST_METHOD "m9"
+#define BLOCKCOST_METHOD "m10"
 
 /* Start argv with stdin from in_path (NULL: /dev/null), stdout to out_path, stderr to
  * err_path. Returns its pid, or -1 if it could not start. */
@@ -560,6 +560,14 @@ static uint64_t jump_target(const char *t)
     return t[0] == 'j' && op && sscanf(op, " %llx", &target) == 1 ? (uint64_t)target : 0;
 }
 
+/* The target of a direct call t ("callq 1170"), 0 if t is not one. */
+static uint64_t call_target(const char *t)
+{
+    unsigned long long target;
+    const char *op = strchr(t, ' ');
+    return !strncmp(t, "call", 4) && op && sscanf(op, " %llx", &target) == 1 ? (uint64_t)target : 0;
+}
+
 /* A versioned function's dispatch (docs/plugin.md, "Versioning"): the instructions from its
  * symbol (ins[f]) up to its first conditional jump after the load of __memspy_plain, which
  * every call runs whatever the copy (the prologue's pushes, the flag's load and test) and no
@@ -642,10 +650,11 @@ static int cache_path(char *out, size_t len, const char *key, const char *cpu, i
     return w > 0 && (size_t)w < len ? 0 : -1;
 }
 
-/* A binary's cached costs, sorted by offset: lines "offset cycles function r0 ... r15" (the
- * block's function's address and its resources' cycles, blockgroup.h). */
+/* A binary's cached costs, sorted by offset: lines "offset cycles function callee r0 ... r15"
+ * (the block's function's address, the address its first direct call goes to or 0, and its
+ * resources' cycles, blockgroup.h). */
 typedef struct {
-    uint64_t *offs, *func;
+    uint64_t *offs, *func, *callee;
     double *cyc;
     float *res; /* n * MS_MCA_RES */
     size_t n;
@@ -655,6 +664,7 @@ static void cached_free(cached_costs *c)
 {
     free(c->offs);
     free(c->func);
+    free(c->callee);
     free(c->cyc);
     free(c->res);
     memset(c, 0, sizeof *c);
@@ -671,26 +681,29 @@ static void cache_load(const char *file, cached_costs *c)
     c->offs = malloc(lines * sizeof *c->offs);
     c->func = malloc(lines * sizeof *c->func);
     c->cyc = malloc(lines * sizeof *c->cyc);
+    c->callee = malloc(lines * sizeof *c->callee);
     c->res = calloc(lines * MS_MCA_RES, sizeof *c->res);
     size_t n = 0;
     int sorted = 1;
-    for (char *line = strtok(text, "\n"); c->offs && c->func && c->cyc && c->res && line; line = strtok(NULL, "\n")) {
+    int ok = c->offs && c->func && c->cyc && c->callee && c->res;
+    for (char *line = strtok(text, "\n"); ok && line; line = strtok(NULL, "\n")) {
         char *end;
         c->offs[n] = strtoull(line, &end, 16);
         c->cyc[n] = strtod(end, &end);
         c->func[n] = strtoull(end, &end, 16);
+        c->callee[n] = strtoull(end, &end, 16);
         for (int r = 0; r < MS_MCA_RES; r++) c->res[n * MS_MCA_RES + r] = strtof(end, &end);
         sorted &= !n || c->offs[n - 1] < c->offs[n];
         n++;
     }
     free(text);
-    c->n = c->offs && c->func && c->cyc && c->res && sorted ? n : 0; /* unsorted: not ours, ignored */
+    c->n = ok && sorted ? n : 0; /* unsorted: not ours, ignored */
 }
 
-/* Write the union of c and the new costs (offs, cyc, func, res of the nu blocks where is_new) to
- * file in offset order, whole or not at all. */
-static void cache_store(const char *file, const cached_costs *c, const uint64_t *offs, const double *cyc,
-                        const uint64_t *func, const float *res, const char *is_new, size_t nu)
+/* Write the union of c and the new costs (u's offs, cyc, func, callee, res of the nu
+ * blocks where is_new) to file in offset order, whole or not at all. */
+static void cache_store(const char *file, const cached_costs *c, const cached_costs *u, const char *is_new,
+                        size_t nu)
 {
     char tmp[4400];
     snprintf(tmp, sizeof tmp, "%s.%d", file, (int)getpid());
@@ -698,12 +711,13 @@ static void cache_store(const char *file, const cached_costs *c, const uint64_t 
     if (!f) return;
     for (size_t i = 0, k = 0; i < c->n || k < nu;) {
         while (k < nu && !is_new[k]) k++;
-        int old = i < c->n && (k >= nu || c->offs[i] < offs[k]);
+        int old = i < c->n && (k >= nu || c->offs[i] < u->offs[k]);
         if (!old && k >= nu) break;
-        uint64_t off = old ? c->offs[i] : offs[k];
-        fprintf(f, "%llx %.6f %llx", (unsigned long long)off, old ? c->cyc[i] : cyc[k],
-                (unsigned long long)(old ? c->func[i] : func[k]));
-        const float *v = old ? c->res + i * MS_MCA_RES : res + k * MS_MCA_RES;
+        const cached_costs *from = old ? c : u;
+        size_t at = old ? i : k;
+        fprintf(f, "%llx %.6f %llx %llx", (unsigned long long)from->offs[at], from->cyc[at],
+                (unsigned long long)from->func[at], (unsigned long long)from->callee[at]);
+        const float *v = from->res + at * MS_MCA_RES;
         for (int r = 0; r < MS_MCA_RES; r++) fprintf(f, " %.6g", (double)v[r]);
         fputc('\n', f);
         if (old)
@@ -728,6 +742,7 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, const u
     double *mcyc = calloc(n, sizeof *mcyc), *mrthru = calloc(n, sizeof *mrthru);
     unsigned char *inl = calloc(n, 1);                  /* per distinct block: in a loop of its function */
     uint64_t *bfunc = calloc(n, sizeof *bfunc);         /* its function's address */
+    uint64_t *bcallee = calloc(n, sizeof *bcallee);     /* where its first direct call goes, 0 none */
     double *bcount = calloc(n, sizeof *bcount);         /* its executions */
     float *bres = calloc(n * MS_MCA_RES, sizeof *bres); /* its resources' cycles */
     float *mres = calloc(n * MS_MCA_RES, sizeof *mres);
@@ -737,10 +752,10 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, const u
     char *dis = NULL;
     insn *ins = NULL;
     size_t nins = 0, nu = 0;
-    cached_costs cc = { NULL, NULL, NULL, NULL, 0 };
+    cached_costs cc = { NULL, NULL, NULL, NULL, NULL, 0 };
     int rc = -1;
-    if (!offs || !order || !cyc || !mcyc || !mrthru || !inl || !bfunc || !bcount || !bres || !mres || !missing ||
-        !texts || !owned) {
+    if (!offs || !order || !cyc || !mcyc || !mrthru || !inl || !bfunc || !bcallee || !bcount || !bres ||
+        !mres || !missing || !texts || !owned) {
         ms_errorf(err, errlen, "out of memory");
         goto out;
     }
@@ -766,6 +781,7 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, const u
         if (hit) {
             cyc[b] = cc.cyc[hit - cc.offs];
             bfunc[b] = cc.func[hit - cc.offs];
+            bcallee[b] = cc.callee[hit - cc.offs];
             memcpy(bres + b * MS_MCA_RES, cc.res + (hit - cc.offs) * MS_MCA_RES, MS_MCA_RES * sizeof *bres);
         }
     }
@@ -844,7 +860,10 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, const u
                 for (size_t j = gap; j < k; j++) emit_insn(&sb, ins[j].text, scratch_free, &pushed, &popped);
             }
             for (size_t j = k; j < end; j++)
-                if (!drop[j - k]) emit_insn(&sb, ins[j].text, scratch_free, &pushed, &popped);
+                if (!drop[j - k]) {
+                    if (!bcallee[b]) bcallee[b] = call_target(ins[j].text);
+                    emit_insn(&sb, ins[j].text, scratch_free, &pushed, &popped);
+                }
             free(txt);
             free(drop);
             if (sb.oom) {
@@ -872,11 +891,15 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, const u
                     bres[b * MS_MCA_RES + r] = strtof(num, NULL);
                 }
             }
-        if (cacheable && cache_path(cfile, sizeof cfile, key, cpu, 1) == 0)
-            cache_store(cfile, &cc, offs, cyc, bfunc, bres, missing, nu);
+        cached_costs now = { offs, bfunc, bcallee, cyc, bres, nu };
+        if (cacheable && cache_path(cfile, sizeof cfile, key, cpu, 1) == 0) cache_store(cfile, &cc, &now, missing, nu);
     }
-    /* the code outside loops, function by function, costed together (blockgroup.h) */
-    if (counts) ms_block_group_scale(nu, bfunc, inl, bcount, bres, cyc);
+    /* the code outside loops, function by function, costed together, then a loop's call of a
+     * small leaf function with the callee's body (blockgroup.h) */
+    if (counts) {
+        ms_block_group_scale(nu, bfunc, inl, bcount, bres, cyc);
+        ms_block_call_overlap(nu, bfunc, inl, bcallee, bcount, bres, cyc);
+    }
     for (size_t i = 0; i < n; i++) {
         uint64_t off = pcs[i] - bias;
         uint64_t *hit = bsearch(&off, offs, nu, sizeof *offs, cmp_u64);
@@ -897,6 +920,7 @@ out:
     free(missing);
     cached_free(&cc);
     free(bfunc);
+    free(bcallee);
     free(bcount);
     free(bres);
     free(mres);

@@ -18,4 +18,17 @@
 void ms_block_group_scale(size_t n, const uint64_t *func, const unsigned char *in_loop, const double *count,
                           const float *res, double *cyc);
 
+/* Costs a loop's block that calls a small leaf function (callee[b]: the function address its
+ * first direct call goes to, 0 none; a leaf: the callee's executed blocks are all outside loops
+ * and call nothing) as part of the iteration the call and the callee's body make together: the
+ * core runs the block's instructions in the callee's shadow. Per call, the callee costs
+ * C = sum(count[k] * cyc[k]) / calls over its blocks k (calls: the most executions of any of
+ * them) and uses F[r] = sum(count[k] * res[k][r]) / calls of each resource; the block costs
+ * what it adds to the busiest resource, max over r of (res[b][r] + F[r]) - C, or its own
+ * steady state less C where that is more (a chain through the loop that the callee's time
+ * only partly hides), never more than cyc[b]. Run after ms_block_group_scale (the callee's
+ * costs as they are estimated). */
+void ms_block_call_overlap(size_t n, const uint64_t *func, const unsigned char *in_loop, const uint64_t *callee,
+                           const double *count, const float *res, double *cyc);
+
 #endif

@@ -1,5 +1,6 @@
 /* The core measured: effective clock and dependent-chain latencies (corecheck.h). */
 #include "corecheck.h"
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -194,4 +195,44 @@ int ms_core_model(ms_core_reading *r, const char *cpu, char *err, size_t errlen)
     (void)r, (void)cpu, (void)err, (void)errlen;
 #endif
     return 0;
+}
+
+const char *ms_core_default_cpu(void)
+{
+    const char *host = ms_blockcost_host_cpu();
+#if defined(__x86_64__)
+    /* the vendor's models with distinct chain latencies in LLVM 14 (icelake, alderlake and
+     * sapphirerapids take skylake's; znver1 and znver2 the same adds and multiplies) */
+    static const char *const intel[] = { "skylake", "broadwell", "haswell", "sandybridge" };
+    static const char *const amd[] = { "znver3", "znver2", "znver1" };
+    const char *const *cand = !strcmp(host, "skylake") ? intel : !strncmp(host, "znver", 5) ? amd : NULL;
+    size_t ncand = cand == intel ? sizeof intel / sizeof *intel : cand ? sizeof amd / sizeof *amd : 0;
+    if (!ncand) return host;
+    ms_core_reading core;
+    char file[4400], err[512];
+    memset(&core, 0, sizeof core);
+    if (chains_cache_file(file, sizeof file, 0) < 0 || !chains_cached(&core, file)) ms_core_measure(&core);
+    if (!core.nchains) return host;
+    const char *best = host;
+    double best_score = 0;
+    for (size_t k = 0; k <= ncand; k++) { /* the host's pick first, then the others */
+        const char *cpu = k ? cand[k - 1] : host;
+        if (k && !strcmp(cpu, host)) continue;
+        ms_core_reading r = core;
+        if (ms_core_model(&r, cpu, err, sizeof err) < 0) return host;
+        double score = 0;
+        for (size_t i = 0; i < r.nchains; i++)
+            if (r.chains[i].core_cycles > 0 && r.chains[i].model_cycles > 0)
+                score += fabs(log(r.chains[i].model_cycles / r.chains[i].core_cycles));
+        if (!k)
+            best_score = score;
+        else if (score < best_score - 0.1) {
+            best = cpu;
+            best_score = score;
+        }
+    }
+    return best;
+#else
+    return host;
+#endif
 }

@@ -293,7 +293,7 @@ int ms_cmd_mtool(int argc, char **argv)
     int done, rc, starts_threads = 0, script = 0, status = 0;
     if ((rc = parse_options(argc, argv, &o, &done)) != 0 || done) return rc;
     char err[2048], *path = NULL, *dir = NULL, period[32];
-    const char *cpu = o.cpu ? o.cpu : ms_blockcost_host_cpu();
+    const char *cpu = o.cpu ? o.cpu : ms_core_default_cpu();
     if (ms_blockcost_check_cpu(cpu, err, sizeof err) < 0) return ms_cli_error("mtool", "%s", err);
     if ((rc = ms_cli_check_program("mtool", o.prog_argv[0], &path, &starts_threads, &script)) != 0) return rc;
     const char *tmp = getenv("TMPDIR");
