@@ -197,7 +197,7 @@ int ms_core_model(ms_core_reading *r, const char *cpu, char *err, size_t errlen)
     return 0;
 }
 
-const char *ms_core_default_cpu(void)
+const char *ms_core_closest_cpu(void)
 {
     const char *host = ms_blockcost_host_cpu();
 #if defined(__x86_64__)

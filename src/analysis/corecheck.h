@@ -27,11 +27,11 @@ void ms_core_measure(ms_core_reading *r);
 /* Fill the chains' model_cycles from llvm-mca's model of cpu. Returns 0, or -1 with err. */
 int ms_core_model(ms_core_reading *r, const char *cpu, char *err, size_t errlen);
 
-/* The default CPU model (docs/mtool.md, "CPU model"): of the llvm-mca models of this machine's
+/* `--cpu auto` (docs/mtool.md, "CPU model"): of the llvm-mca models of this machine's
  * vendor (ms_blockcost_host_cpu's pick first), the one whose dependent chains (addsd, mulsd, a
  * load) come closest to this core's (sum of |ln(model / core)|, the core's cached per machine
  * or timed once, about 15 ms), another than the vendor's pick only when closer by more than
  * 0.1; ms_blockcost_host_cpu's pick where the chains cannot be timed or costed. Static string. */
-const char *ms_core_default_cpu(void);
+const char *ms_core_closest_cpu(void);
 
 #endif

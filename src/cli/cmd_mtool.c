@@ -35,7 +35,8 @@ static const char USAGE[] =
     "The exit status is PROG's (128+N if killed by signal N), or 2 if memspy failed.\n\n"
     "The program's output is that of the timing run (the counting run's goes to /dev/null);\n"
     "both runs read the same standard input. The report goes to standard error.\n\n"
-    "  --cpu NAME           llvm-mca's CPU model (default: this machine's, e.g. znver3)\n"
+    "  --cpu NAME           llvm-mca's CPU model (default: this machine's, e.g. znver3; auto: the\n"
+    "                       vendor's model whose dependent chains come closest to this core's)\n"
     "  -o FILE              write the report to FILE instead of standard error\n"
     "  --json FILE          also write the result as JSON to FILE ('-': standard output)\n"
     "  --html FILE          also write MTOOL's histogram (Figure 4) with the source as HTML\n"
@@ -293,7 +294,7 @@ int ms_cmd_mtool(int argc, char **argv)
     int done, rc, starts_threads = 0, script = 0, status = 0;
     if ((rc = parse_options(argc, argv, &o, &done)) != 0 || done) return rc;
     char err[2048], *path = NULL, *dir = NULL, period[32];
-    const char *cpu = o.cpu ? o.cpu : ms_core_default_cpu();
+    const char *cpu = !o.cpu ? ms_blockcost_host_cpu() : !strcmp(o.cpu, "auto") ? ms_core_closest_cpu() : o.cpu;
     if (ms_blockcost_check_cpu(cpu, err, sizeof err) < 0) return ms_cli_error("mtool", "%s", err);
     if ((rc = ms_cli_check_program("mtool", o.prog_argv[0], &path, &starts_threads, &script)) != 0) return rc;
     const char *tmp = getenv("TMPDIR");

@@ -13,7 +13,6 @@
 #include "../util/strbuf.h"
 #include "../util/util.h"
 #include "../analysis/blockcost.h"
-#include "../analysis/corecheck.h"
 #include "../analysis/waiting_collect.h"
 #include "mtool_drive.h"
 #include "../sim/psim.h"
@@ -225,7 +224,7 @@ static int timed_sink_init(timed_sink *t, const ms_hier_config *cfg, const ms_ra
     double *mca = raw->nblocks ? calloc(raw->nblocks, sizeof *mca) : NULL;
     char why[512];
     int costed = 0;
-    if (mca && ms_block_cycles(raw, ms_core_default_cpu(), mca, why, sizeof why) == 0)
+    if (mca && ms_block_cycles(raw, ms_blockcost_host_cpu(), mca, why, sizeof why) == 0)
         for (size_t i = 0; i < raw->nblocks; i++) costed |= mca[i] > 0;
     else if (mca)
         snprintf(t->cost_failed, sizeof t->cost_failed, "%s", why);

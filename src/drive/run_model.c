@@ -6,7 +6,6 @@
 
 #include "../analysis/analyze.h"
 #include "../analysis/blockcost.h"
-#include "../analysis/corecheck.h"
 #include "mtool_drive.h"
 
 static ms_analyze_opts analyze_opts = { 0, 0.1 };
@@ -29,7 +28,7 @@ int ms_drive_analyze(const ms_raw *raw, ms_drive_metadata_fn fill, void *ud, ms_
         /* MTOOL then MemSpy: the ideal-memory cycles beside the simulated stall, when the
          * program has plugin blocks and llvm-mca is there (else no estimate is shown). */
         double ideal = 0;
-        const char *cpu = ms_core_default_cpu();
+        const char *cpu = ms_blockcost_host_cpu();
         if (raw->nblocks && ms_ideal_cycles(raw, cpu, &ideal, why, sizeof why) == 0 && ideal > 0) {
             m->ideal_cpu = strdup(cpu);
             m->ideal_cycles = m->ideal_cpu ? ideal : 0;
