@@ -27,16 +27,17 @@ void ms_block_call_overlap(size_t n, const uint64_t *func, const unsigned char *
 {
     for (size_t b = 0; b < n; b++) {
         if (!in_loop[b] || !callee[b] || count[b] <= 0) continue;
-        double calls = 0, time = 0, use[MS_MCA_RES] = { 0 };
+        double calls = 0, calling = 0, time = 0, use[MS_MCA_RES] = { 0 };
         int leaf = 1;
         for (size_t k = 0; k < n && leaf; k++) {
             if (func[k] != callee[b] || count[k] <= 0) continue;
-            leaf = !in_loop[k] && !callee[k];
+            leaf = !in_loop[k];
+            if (callee[k]) calling += count[k];
             if (count[k] > calls) calls = count[k];
             time += count[k] * cyc[k];
             for (int r = 0; r < MS_MCA_RES; r++) use[r] += count[k] * (double)res[k * MS_MCA_RES + r];
         }
-        if (!leaf || calls <= 0) continue;
+        if (!leaf || calls <= 0 || calling > calls / 100) continue;
         double per_call = time / calls, busiest = 0;
         for (int r = 0; r < MS_MCA_RES; r++) {
             double together = (double)res[b * MS_MCA_RES + r] + use[r] / calls;

@@ -20,7 +20,8 @@ void ms_block_group_scale(size_t n, const uint64_t *func, const unsigned char *i
 
 /* Costs a loop's block that calls a small leaf function (callee[b]: the function address its
  * first direct call goes to, 0 none; a leaf: the callee's executed blocks are all outside loops
- * and call nothing) as part of the iteration the call and the callee's body make together: the
+ * and those that call out run in at most 1% of its calls, like gzip's send_bits, which flushes
+ * its buffer once in a while) as part of the iteration the call and the callee's body make together: the
  * core runs the block's instructions in the callee's shadow. Per call, the callee costs
  * C = sum(count[k] * cyc[k]) / calls over its blocks k (calls: the most executions of any of
  * them) and uses F[r] = sum(count[k] * res[k][r]) / calls of each resource; the block costs
