@@ -114,9 +114,43 @@ static void test_group(void)
     CHECK(cyc[2] == 1.5 && cyc[3] == 2 && cyc[4] == 2);
 }
 
+/* A loop's block that calls a small leaf function costs what it adds to the busiest resource of
+ * the call: the callee (0x200) takes 6 cycles a call, (1000 * 4 + 500 * 4) / 1000, bound by its
+ * store port (6 a call); the calling block (steady state 1.6) adds its one store: 1 cycle. A
+ * block bound by a chain through the loop (steady state 10, few resources) keeps what the
+ * callee's 6 cycles do not hide: 4. A callee with a loop (0x300), or one that calls out in 2%
+ * of its calls (0x400: 20 of 1000; 1% is still a leaf), leaves its caller's block alone, and so
+ * does a block outside loops; the callees' own costs are unchanged. */
+static void test_call_overlap(void)
+{
+    enum { NB = 10 };
+    uint64_t func[NB] = { 0x100, 0x100, 0x100, 0x100, 0x100, 0x200, 0x200, 0x300, 0x400, 0x400 };
+    uint64_t callee[NB] = { 0x200, 0x200, 0x300, 0x400, 0x200, 0, 0, 0, 0x500, 0 };
+    unsigned char in_loop[NB] = { 1, 1, 1, 1, 0, 0, 0, 1, 0, 0 };
+    double count[NB] = { 1000, 1000, 1000, 1000, 1000, 1000, 500, 1000, 20, 1000 };
+    float res[NB * MS_MCA_RES] = { 0 };
+    res[0 * MS_MCA_RES + 0] = 1.5f; /* the calling block: dispatch, and the return address's store */
+    res[0 * MS_MCA_RES + 1] = 1;
+    res[1 * MS_MCA_RES + 0] = 0.5f; /* the chain-bound block */
+    res[5 * MS_MCA_RES + 0] = 3;    /* the callee's entry: the prologue's stores */
+    res[5 * MS_MCA_RES + 1] = 6;
+    res[6 * MS_MCA_RES + 0] = 1; /* its exit: loads */
+    res[6 * MS_MCA_RES + 2] = 2;
+    double cyc[NB] = { 1.6, 10, 1.6, 1.6, 1.6, 4, 4, 2, 3, 1 };
+    ms_block_call_overlap(NB, func, in_loop, callee, count, res, cyc);
+    CHECK(cyc[0] > 1 - 1e-9 && cyc[0] < 1 + 1e-9);
+    CHECK(cyc[1] > 4 - 1e-9 && cyc[1] < 4 + 1e-9);
+    CHECK(cyc[2] == 1.6 && cyc[3] == 1.6 && cyc[4] == 1.6);
+    CHECK(cyc[5] == 4 && cyc[6] == 4 && cyc[7] == 2 && cyc[8] == 3 && cyc[9] == 1);
+    count[8] = 10;
+    ms_block_call_overlap(NB, func, in_loop, callee, count, res, cyc);
+    CHECK(cyc[3] < 1.6);
+}
+
 int main(void)
 {
     test_group();
+    test_call_overlap();
     test_feeders();
     test_count_moves();
     test_stack_engine();
