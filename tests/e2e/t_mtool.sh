@@ -165,6 +165,15 @@ check "memspy run's ideal cycles are MTOOL's predicted cycles" r.json \
   "(.estimate.ideal_cycles - $(value fail.json '.mtool.predicted_s * .mtool.clock_hz')) / .estimate.ideal_cycles | fabs < 1e-6"
 ok_if "the matrix view shows the estimated execution time and the stall's share" \
   grep -q "^Estimated Execution Time: .* cycles (ideal memory .* + stall); memory stall [0-9.]*%" r.json.txt
+# MTOOL against MemSpy (issue 13 item 5): the procedure MTOOL ranks first by memory overhead is
+# the one the simulation ranks first by stall (the gather streaming over 128 and 8 MiB, against
+# the L1-resident dense chain and reduction, which both rank below it)
+mtool_top=$(jq -r '[.mtool.mobjects[] | select(.kind == "procedure" and .timable)] | max_by(.measured_s - .estimated_s).function' c.json)
+expect "the top procedure by MTOOL's memory overhead is the top one by memspy run's simulated stall" \
+  "$mtool_top" "$(jq -r '.code | max_by(.stall_cycles).name' r.json)"
+check "... the gather, with the L1-resident dense chain below it in the simulation" r.json \
+  '(.code | max_by(.stall_cycles).name == "gather") and
+   ([.code[] | select(.name == "dense")][0].stall_cycles < [.code[] | select(.name == "gather")][0].stall_cycles / 1000)'
 
 # --focus: only the named procedures (and what they call) are simulated, exactly their references
 run_memspy full.json -- ./kern 2000 8
