@@ -6,7 +6,8 @@
  * the blocks go to llvm-mca as code regions (# LLVM-MCA-BEGIN/END), split among one llvm-mca
  * per CPU the process may use (regions are costed independently: the same cycles). A block in
  * a loop costs llvm-mca's steady state, one outside loops its throughput bound, scaled with the
- * function's other blocks outside loops (blockgroup.c). docs/mtool.md. */
+ * function's other blocks outside loops; a loop's block that calls a small leaf function what it
+ * adds to the callee's busiest resource (blockgroup.c). docs/mtool.md. */
 #define _GNU_SOURCE
 #include "blockcost.h"
 #include "blockasm.h"
@@ -702,8 +703,7 @@ static void cache_load(const char *file, cached_costs *c)
 
 /* Write the union of c and the new costs (u's offs, cyc, func, callee, res of the nu
  * blocks where is_new) to file in offset order, whole or not at all. */
-static void cache_store(const char *file, const cached_costs *c, const cached_costs *u, const char *is_new,
-                        size_t nu)
+static void cache_store(const char *file, const cached_costs *c, const cached_costs *u, const char *is_new, size_t nu)
 {
     char tmp[4400];
     snprintf(tmp, sizeof tmp, "%s.%d", file, (int)getpid());
@@ -754,8 +754,8 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, const u
     size_t nins = 0, nu = 0;
     cached_costs cc = { NULL, NULL, NULL, NULL, NULL, 0 };
     int rc = -1;
-    if (!offs || !order || !cyc || !mcyc || !mrthru || !inl || !bfunc || !bcallee || !bcount || !bres ||
-        !mres || !missing || !texts || !owned) {
+    if (!offs || !order || !cyc || !mcyc || !mrthru || !inl || !bfunc || !bcallee || !bcount || !bres || !mres ||
+        !missing || !texts || !owned) {
         ms_errorf(err, errlen, "out of memory");
         goto out;
     }

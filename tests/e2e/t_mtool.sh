@@ -148,6 +148,14 @@ expect_fail "export refuses an MTOOL run" "is an MTOOL run" "$MEMSPY" export "$c
 expect_fail "a program not built with memspy-cc is refused" "was not built with memspy-cc" "$MEMSPY" mtool -- ./plain 1 1
 expect_fail "an unknown CPU model lists the known ones" "unknown CPU model 'no-such-cpu'; llvm-mca knows:" \
   "$MEMSPY" mtool --cpu no-such-cpu -- ./kern 1 1
+# --cpu auto: the vendor's model whose chains are closest to the core's (docs/mtool.md): none
+# of its chains further from the core's, in sum of |ln(model / core)|, than the default's
+"$MEMSPY" mtool --cpu auto --json auto.json -o auto.out -- ./kern 20000 8 >/dev/null
+MISFIT='[.mtool.core_check[] | (.model_cycles / .core_cycles) | log | fabs] | add'
+check "--cpu auto picks one of the vendor's models" auto.json \
+  '.mtool.cpu_model | IN("skylake", "broadwell", "haswell", "sandybridge", "znver3", "znver2", "znver1", "generic")'
+check "... whose chains are no further from the core's than the default model's" auto.json \
+  "($MISFIT) <= $(jq "$MISFIT" c.json) + 1e-9"
 set +e
 "$MEMSPY" mtool --json fail.json -- ./kern 20000 8 3 >fail.out 2>fail.err
 rc=$?
