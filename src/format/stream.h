@@ -200,10 +200,10 @@ static inline uint64_t ms_stream_get_u64(const unsigned char *p)
 #define MS_STREAM_INDEX_MAGIC "MSPYIDX"   /* 7 chars + NUL = 8 bytes */
 #define MS_STREAM_INDEX_VERSION 1u
 #define MS_STREAM_INDEX_TAIL "MSIX"
-#define MS_STREAM_INDEX_WORK 1u                 /* flags: the stream holds WORK events */
-#define MS_STREAM_INDEX_HEAD (8u + 56u)         /* frame header and content up to the entries */
-#define MS_STREAM_INDEX_TRAILER 12u             /* crc32, frame size, "MSIX" */
-#define MS_STREAM_INDEX_ENTRY_MAX (6u * 10u)    /* longest encoded entry */
+#define MS_STREAM_INDEX_WORK 1u              /* flags: the stream holds WORK events */
+#define MS_STREAM_INDEX_HEAD (8u + 56u)      /* frame header and content up to the entries */
+#define MS_STREAM_INDEX_TRAILER 12u          /* crc32, frame size, "MSIX" */
+#define MS_STREAM_INDEX_ENTRY_MAX (6u * 10u) /* longest encoded entry */
 
 /* Whether the sync event (kind, arg) goes into the index: what the replay's pre-scan needs. */
 static inline int ms_stream_index_wants(uint64_t kind, uint64_t arg)

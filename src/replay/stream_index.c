@@ -36,7 +36,8 @@ static int file_crc(FILE *f, uint64_t bytes, uint32_t *crc)
     int rc = fseek(f, 0, SEEK_SET);
     while (rc == 0 && bytes) {
         size_t want = bytes < CRC_BLOCK ? (size_t)bytes : CRC_BLOCK;
-        if (fread(buf, 1, want, f) != want) rc = -1;
+        if (fread(buf, 1, want, f) != want)
+            rc = -1;
         else {
             c = crc32(c, buf, (uInt)want);
             bytes -= want;
@@ -60,8 +61,8 @@ static int decode_entries(const unsigned char *p, const unsigned char *end, uint
             get_varint(&p, end, &seq) < 0 || get_varint(&p, end, &site) < 0 || get_varint(&p, end, &delta) < 0 ||
             !ms_stream_index_wants(kind, arg) || site > UINT32_MAX || (chunk += delta) >= out->chunks)
             break;
-        out->ev[out->n++] = (ms_replay_event){ .addr = obj, .size = arg, .seq = seq, .ctx = (uint32_t)site,
-                                               .kind = (uint16_t)kind };
+        out->ev[out->n++] =
+            (ms_replay_event){ .addr = obj, .size = arg, .seq = seq, .ctx = (uint32_t)site, .kind = (uint16_t)kind };
     }
     if (out->n == nentries && p == end) return 1;
     free(out->ev);

@@ -125,7 +125,8 @@ static uint32_t ctx_find(uint64_t pc, uint32_t bin)
     uint32_t c;
     for (uint32_t j = ctx_hash(pc, bin) & (ix->cap - 1); (c = __atomic_load_n(&ix->slots[j], __ATOMIC_ACQUIRE));
          j = (j + 1) & (ix->cap - 1))
-        if (__atomic_load_n(&ctx_pc, __ATOMIC_ACQUIRE)[c] == pc && __atomic_load_n(&ctx_bin, __ATOMIC_ACQUIRE)[c] == bin)
+        if (__atomic_load_n(&ctx_pc, __ATOMIC_ACQUIRE)[c] == pc &&
+            __atomic_load_n(&ctx_bin, __ATOMIC_ACQUIRE)[c] == bin)
             return c;
     return 0;
 }

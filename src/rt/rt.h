@@ -125,7 +125,7 @@ typedef struct ms_thread_data {
     uint64_t *blk_pending; /* executions since the last WORK events */
     uint32_t *blk_list;    /* ids with a pending count, in first-execution order */
     uint32_t blk_npending, blk_cap;
-    struct ms_call_table *calls; /* call edges (calls.c), NULL until the first */
+    struct ms_call_table *calls;  /* call edges (calls.c), NULL until the first */
     struct ms_pc_slot *ctx_cache; /* streams-only flushes' contexts cache (events.c), NULL until the first */
 } ms_thread_data;
 

@@ -255,9 +255,10 @@ static void index_case(const char *dir, int index_kind, recording_sink *rec, ms_
     ts_next_seq = ts_chunk_seq = 1;
     ts_write_script(dir, 0, "r1 r2 create1@1 r3 r4 r5 ast64@3 r6");
     ts_write_script(dir, 1, "r10 ald64@4 r11 r12");
-    const ms_replay_event truth[] = { { .addr = 1, .seq = 1, .kind = MS_SYNC_CREATE },
-                                      { .addr = 64, .size = __ATOMIC_RELEASE | MS_ATOMIC_WRITE, .seq = 3,
-                                        .kind = MS_SYNC_ATOMIC } };
+    const ms_replay_event truth[] = {
+        { .addr = 1, .seq = 1, .kind = MS_SYNC_CREATE },
+        { .addr = 64, .size = __ATOMIC_RELEASE | MS_ATOMIC_WRITE, .seq = 3, .kind = MS_SYNC_ATOMIC }
+    };
     switch (index_kind) {
     case 1: append_index(stream_file(dir, 0), 0, truth, 2, 1, 1, MS_STREAM_INDEX_VERSION, 0); break;
     case 2: append_index(stream_file(dir, 0), 0, truth + 1, 1, 1, 1, MS_STREAM_INDEX_VERSION, 0); break; /* a lie */
