@@ -442,10 +442,11 @@ static int scan_index(stream_scan *sc)
     int rc = path ? ms_stream_index_read(path, sc->index, sc->r->max_ctx, &ix, sc->msg, sizeof sc->msg)
                   : ms_errorf(sc->msg, sizeof sc->msg, "out of memory");
     free(path);
-    if (rc == 1) {
+    if (rc == 1) { /* the stream's bytes are the runtime's: its chunks' CRCs hold, not redone */
         sc->ev = ix.ev;
         sc->n = sc->cap = ix.n;
         sc->has_work = ix.has_work;
+        sc->good_chunks = ix.chunks;
     }
     sc->failed = rc < 0;
     return rc;

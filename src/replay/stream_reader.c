@@ -73,8 +73,11 @@ static uint64_t kept_next(const ms_stream_kept *k) { return k->head < k->count ?
  *
  * The hand-over is batched so that the threads sleep and wake (futex calls) per batch of
  * chunks, not per chunk: each role waits on a condition variable of its own and is woken
- * only when it waits and what it waits for is there; a full ring wakes its reader only once
- * half of it is free again, so the reader then decompresses half a ring in one go. */
+ * only when it waits and what it waits for is there, after the waker gave up the lock (so the
+ * woken thread does not sleep again on the lock); a full ring wakes its reader only once half
+ * of it is free again, so the reader then decompresses half a ring in one go; a waiting parser
+ * is woken for two chunks at a time, or at once when the consumer waits, the reader is about
+ * to sleep or the stream has ended. */
 #define AHEAD_MAX_PARSERS 8
 #define AHEAD_SLOTS (2 + 2 * AHEAD_MAX_PARSERS) /* the ring; depth_for(parsers) of it used */
 
@@ -101,6 +104,7 @@ struct ahead {
     pthread_cond_t free_cv, raw_cv, done_cv; /* the reader's, the parsers', the consumer's */
     int reader_waits, consumer_waits;
     unsigned parsers_wait; /* parser threads waiting on raw_cv */
+    unsigned nraw;         /* slots whose bytes are in, not yet taken by a parser */
     ahead_slot slot[AHEAD_SLOTS];
     unsigned head, count; /* the reader's slots: head .. head + count - 1 (ring) */
     unsigned depth;       /* the most slots in use (depth_for) */
@@ -502,9 +506,11 @@ static void *ahead_reader(void *arg)
 {
     ms_stream_reader *s = arg;
     struct ahead *a = s->ahead;
+    int wake_parser = 0, wake_consumer = 0;
     pthread_mutex_lock(&a->mu);
     for (;;) {
-        if (!a->stop && a->count == a->depth) { /* full: sleep until half of it is free */
+        if (!a->stop && a->count == a->depth) {                              /* full: sleep until half of it is free */
+            if (a->nraw && a->parsers_wait) pthread_cond_signal(&a->raw_cv); /* what is in first */
             a->reader_waits = 1;
             while (!a->stop && a->count > a->depth / 2) pthread_cond_wait(&a->free_cv, &a->mu);
             a->reader_waits = 0;
@@ -512,6 +518,7 @@ static void *ahead_reader(void *arg)
         if (a->stop) break;
         ahead_slot *sl = &a->slot[(a->head + a->count) % AHEAD_SLOTS];
         pthread_mutex_unlock(&a->mu);
+        if (wake_parser) pthread_cond_signal(&a->raw_cv);
         const unsigned char *payload;
         uint32_t len = 0, n = 0, crc = 0;
         int rc = take_chunk(s, &payload, &len, &n, &crc, sl->err, sizeof sl->err);
@@ -545,11 +552,17 @@ static void *ahead_reader(void *arg)
         pthread_mutex_lock(&a->mu);
         sl->state = rc == MS_SR_CHUNK ? SLOT_RAW : SLOT_DONE;
         a->count++;
-        if (rc == MS_SR_CHUNK && a->parsers_wait) pthread_cond_signal(&a->raw_cv);
-        if (rc != MS_SR_CHUNK && a->consumer_waits && sl == &a->slot[a->head]) pthread_cond_signal(&a->done_cv);
-        if (rc != MS_SR_CHUNK) break;
+        a->nraw += rc == MS_SR_CHUNK;
+        wake_parser = a->parsers_wait && (a->nraw >= 2 || a->consumer_waits);
+        if (rc != MS_SR_CHUNK) {
+            wake_consumer = a->consumer_waits && sl == &a->slot[a->head];
+            break;
+        }
     }
+    wake_parser = a->nraw && a->parsers_wait; /* the end: what is left */
     pthread_mutex_unlock(&a->mu);
+    if (wake_parser) pthread_cond_broadcast(&a->raw_cv);
+    if (wake_consumer) pthread_cond_signal(&a->done_cv);
     return NULL;
 }
 
@@ -580,23 +593,28 @@ static void *ahead_parser(void *arg)
 {
     ms_stream_reader *s = arg;
     struct ahead *a = s->ahead;
+    int wake_consumer = 0; /* the slot just parsed is the one the consumer waits for */
     pthread_mutex_lock(&a->mu);
     while (!a->stop) {
         ahead_slot *sl = NULL;
         for (unsigned i = 0; i < a->count && !sl; i++)
             if (a->slot[(a->head + i) % AHEAD_SLOTS].state == SLOT_RAW) sl = &a->slot[(a->head + i) % AHEAD_SLOTS];
         if (!sl) {
+            if (wake_consumer) pthread_cond_signal(&a->done_cv);
+            wake_consumer = 0;
             a->parsers_wait++;
             pthread_cond_wait(&a->raw_cv, &a->mu);
             a->parsers_wait--;
             continue;
         }
         sl->state = SLOT_PARSING;
+        a->nraw--;
         pthread_mutex_unlock(&a->mu);
+        if (wake_consumer) pthread_cond_signal(&a->done_cv);
         parse_slot(s, sl);
         pthread_mutex_lock(&a->mu);
         sl->state = SLOT_DONE;
-        if (a->consumer_waits && sl == &a->slot[a->head]) pthread_cond_signal(&a->done_cv);
+        wake_consumer = a->consumer_waits && sl == &a->slot[a->head];
     }
     pthread_mutex_unlock(&a->mu);
     return NULL;
@@ -671,21 +689,26 @@ int ms_stream_reader_ahead(ms_stream_reader *s, unsigned nparsers)
 /* ms_stream_reader_next from the ring, in stream order. */
 static int next_ahead(struct ahead *a, const ms_replay_event **events, size_t *nevents, char *err, size_t errlen)
 {
+    int wake_reader = 0;
     pthread_mutex_lock(&a->mu);
     if (a->held) { /* the chunk handed out last time is done with */
         a->held = 0;
         a->slot[a->head].state = SLOT_FREE;
         a->head = (a->head + 1) % AHEAD_SLOTS;
         a->count--;
-        if (a->reader_waits && a->count <= a->depth / 2) pthread_cond_signal(&a->free_cv);
+        wake_reader = a->reader_waits && a->count <= a->depth / 2;
     }
     while (!a->count || a->slot[a->head].state != SLOT_DONE) {
+        if (wake_reader) pthread_cond_signal(&a->free_cv);
+        wake_reader = 0;
+        if (a->nraw && a->parsers_wait) pthread_cond_signal(&a->raw_cv); /* chunks not yet handed over */
         a->consumer_waits = 1;
         pthread_cond_wait(&a->done_cv, &a->mu);
         a->consumer_waits = 0;
     }
     ahead_slot *sl = &a->slot[a->head];
     pthread_mutex_unlock(&a->mu);
+    if (wake_reader) pthread_cond_signal(&a->free_cv);
     *events = NULL;
     *nevents = 0;
     if (sl->rc != MS_SR_CHUNK) {
