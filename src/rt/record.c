@@ -4,8 +4,9 @@
  * Format: src/format/stream.h and docs/formats.md.
  *
  * A stream's state belongs to the thread's data block (reused by later threads) and is only
- * touched with that block's flush flag held: events are encoded under the simulator lock (it
- * owns the context ids), compression and writing happen outside it, per thread. Nothing here
+ * touched with that block's flush flag held: events are encoded as the flush maps them to
+ * contexts (under the simulator lock in one-processor mode, without a global lock in threads
+ * mode: events.c), compression and writing per thread, outside any global lock. Nothing here
  * touches the program's malloc: zstd's contexts get their memory from ms_map. zstd and crc32
  * are called through syslib.c's private bindings, never the program's symbols.
  *

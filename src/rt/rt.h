@@ -726,7 +726,7 @@ void ms_record_range(uintptr_t addr, size_t len, uint32_t write_flag, uintptr_t 
 void ms_record_range_bin(uintptr_t addr, size_t len, uint32_t write_flag, uintptr_t pc, uint32_t bin);
 
 /* ---- record.c: MEMSPY_RECORD_DIR streams (all calls on a data block with its flush flag
- * held; ms_rec_event/ms_rec_sync also under the simulator lock, which gives context ids) ---- */
+ * held; ms_rec_event/ms_rec_sync as the flush maps its events to contexts, events.c) ---- */
 
 /* Record every flushed buffer into dir/thread-N.zst from now on. Returns 0, or -1 with the
  * reason in err (a directory name too long, libzstd not loadable). */
