@@ -69,6 +69,7 @@
  *              through the same hooks (docs/plugin.md). */
 #ifndef MEMSPY_FORMAT_STREAM_H
 #define MEMSPY_FORMAT_STREAM_H
+#include <stddef.h>
 #include <stdint.h>
 
 #define MS_STREAM_MAGIC "MSPYREC" /* 7 chars + NUL = 8 bytes */
@@ -169,6 +170,92 @@ static inline uint64_t ms_stream_get_u64(const unsigned char *p)
     uint64_t v = 0;
     for (int i = 7; i >= 0; i--) v = v << 8 | p[i];
     return v;
+}
+
+/* ---- The stream's sync index (a zstd skippable frame after the stream's last frame) ----
+ *
+ * So that the replay need not decompress and parse every stream twice (once for the events
+ * other threads wait for, once to replay it), the runtime appends to each stream it ends
+ * cleanly a zstd skippable frame (which every zstd decompressor, old memspy readers
+ * included, skips) holding the events the replay's pre-scan looks for. In the file:
+ *
+ *   u32 MS_STREAM_INDEX_FRAME | u32 C (content bytes) | content[C]
+ *   content: "MSPYIDX\0" | u32 index version (MS_STREAM_INDEX_VERSION) | u32 thread index |
+ *            u32 stream version | u32 flags (MS_STREAM_INDEX_WORK) |
+ *            u64 stream bytes (the file's bytes before this frame) | u32 crc32 of them |
+ *            u32 max ctx (every context id in the stream is at most this) |
+ *            u64 chunks | u64 entries | entry... |
+ *            u32 crc32 (of the content before it) | u32 C + 8 | "MSIX"
+ *   entry  : varints kind, obj, arg, seq, site, chunk (the chunk's ordinal, from 0, minus the
+ *            previous entry's): every CREATE and every releasing ATOMIC (ms_atomic_releases)
+ *            of the stream, in stream order.
+ *
+ * A reader finds the frame from the file's last 8 bytes. It uses the index only when
+ * everything checks out (version known, both CRCs, the stream bytes and the thread index
+ * matching, max ctx within the contexts of the recording), so an index vouches for a stream
+ * exactly as the runtime wrote it; otherwise (no index: older recordings, a process that did not
+ * end its streams, a stream damaged or rewritten since) it scans the stream itself. A newer
+ * index version is ignored the same way; the stream format itself is unchanged. */
+#define MS_STREAM_INDEX_FRAME 0x184D2A5Du /* one of zstd's skippable frame magics */
+#define MS_STREAM_INDEX_MAGIC "MSPYIDX"   /* 7 chars + NUL = 8 bytes */
+#define MS_STREAM_INDEX_VERSION 1u
+#define MS_STREAM_INDEX_TAIL "MSIX"
+#define MS_STREAM_INDEX_WORK 1u              /* flags: the stream holds WORK events */
+#define MS_STREAM_INDEX_HEAD (8u + 56u)      /* frame header and content up to the entries */
+#define MS_STREAM_INDEX_TRAILER 12u          /* crc32, frame size, "MSIX" */
+#define MS_STREAM_INDEX_ENTRY_MAX (6u * 10u) /* longest encoded entry */
+
+/* Whether the sync event (kind, arg) goes into the index: what the replay's pre-scan needs. */
+static inline int ms_stream_index_wants(uint64_t kind, uint64_t arg)
+{
+    return kind == MS_SYNC_CREATE || (kind == MS_SYNC_ATOMIC && ms_atomic_releases(arg));
+}
+
+/* Append one entry at p (MS_STREAM_INDEX_ENTRY_MAX bytes of room); chunk_delta: its chunk's
+ * ordinal minus the previous entry's (the first: the ordinal). Returns the end. */
+static inline unsigned char *ms_stream_index_put_entry(unsigned char *p, uint64_t kind, uint64_t obj, uint64_t arg,
+                                                       uint64_t seq, uint64_t site, uint64_t chunk_delta)
+{
+    p = ms_stream_put_varint(p, kind);
+    p = ms_stream_put_varint(p, obj);
+    p = ms_stream_put_varint(p, arg);
+    p = ms_stream_put_varint(p, seq);
+    p = ms_stream_put_varint(p, site);
+    return ms_stream_put_varint(p, chunk_delta);
+}
+
+/* The fields of an index frame but its entries. */
+typedef struct {
+    uint32_t thread_index, stream_version, flags, stream_crc, max_ctx;
+    uint64_t stream_bytes, chunks, entries;
+} ms_stream_index_info;
+
+/* Fill in the frame whose entries are the `len` bytes at f + MS_STREAM_INDEX_HEAD (f holds
+ * MS_STREAM_INDEX_HEAD + len + MS_STREAM_INDEX_TRAILER bytes): its header and trailer, crc32
+ * computed by crc (zlib's crc32: the runtime and the readers bind it differently). Returns
+ * the frame's size. */
+static inline size_t ms_stream_index_seal(unsigned char *f, size_t len, const ms_stream_index_info *in,
+                                          unsigned long (*crc)(unsigned long, const unsigned char *, unsigned))
+{
+    size_t total = MS_STREAM_INDEX_HEAD + len + MS_STREAM_INDEX_TRAILER;
+    ms_stream_put_u32(f, MS_STREAM_INDEX_FRAME);
+    ms_stream_put_u32(f + 4, (uint32_t)(total - 8));
+    unsigned char *c = f + 8;
+    for (int i = 0; i < 8; i++) c[i] = (unsigned char)MS_STREAM_INDEX_MAGIC[i];
+    ms_stream_put_u32(c + 8, MS_STREAM_INDEX_VERSION);
+    ms_stream_put_u32(c + 12, in->thread_index);
+    ms_stream_put_u32(c + 16, in->stream_version);
+    ms_stream_put_u32(c + 20, in->flags);
+    ms_stream_put_u64(c + 24, in->stream_bytes);
+    ms_stream_put_u32(c + 32, in->stream_crc);
+    ms_stream_put_u32(c + 36, in->max_ctx);
+    ms_stream_put_u64(c + 40, in->chunks);
+    ms_stream_put_u64(c + 48, in->entries);
+    unsigned char *t = f + MS_STREAM_INDEX_HEAD + len;
+    ms_stream_put_u32(t, (uint32_t)crc(0, c, (unsigned)(t - c)));
+    ms_stream_put_u32(t + 4, (uint32_t)total);
+    for (int i = 0; i < 4; i++) t[8 + i] = (unsigned char)MS_STREAM_INDEX_TAIL[i];
+    return total;
 }
 
 #endif

@@ -5,7 +5,9 @@
  * some stream creates starts at that CREATE (its parent is the creator), every other thread
  * starts at once (a single stream is not scanned: nothing can gate it). The scan keeps sync
  * events only, and the replay's own read of a stream does not redo the CRC of the chunks the
- * scan found good, nor decompress again the last chunks it kept (ms_replay_set_keep). The
+ * scan found good, nor decompress again the last chunks it kept (ms_replay_set_keep). A
+ * stream whose runtime appended a sync index (src/format/stream.h) is not scanned: its index
+ * says the same, and the stream is decompressed and parsed once, by the replay. The
  * streams are scanned in parallel where they are decoded ahead. The replay clock that measures
  * wait_turns counts interleaved turns in which some thread made progress, and replayed
  * accesses in piped mode; a thread's wait lasts from its first blocked attempt to its next
@@ -20,6 +22,7 @@
 #include "../format/stream.h"
 #include "../util/util.h"
 #include "replay_internal.h"
+#include "stream_index.h"
 
 #define MAX_SCAN_THREADS 16 /* the pre-scan's threads besides the caller's */
 
@@ -30,6 +33,7 @@ struct ms_replay {
     size_t nthreads;
     unsigned ahead, parsers; /* ms_replay_set_decode_ahead */
     size_t keep;             /* ms_replay_set_keep */
+    int use_index;           /* ms_replay_set_use_index */
 };
 
 typedef struct {
@@ -130,6 +134,7 @@ int ms_replay_open(ms_replay **out, const char *dir, uint32_t max_ctx, char *err
         return ms_errorf(err, errlen, "out of memory");
     }
     r->max_ctx = max_ctx;
+    r->use_index = 1;
     int rc = list_streams(r, err, errlen);
     for (size_t i = 0; rc == 0 && i < r->nthreads; i++) {
         ms_stream_reader *rd = NULL;
@@ -155,6 +160,8 @@ void ms_replay_set_decode_ahead(ms_replay *r, unsigned nstreams, unsigned nparse
 }
 
 void ms_replay_set_keep(ms_replay *r, size_t bytes) { r->keep = bytes; }
+
+void ms_replay_set_use_index(ms_replay *r, int on) { r->use_index = on != 0; }
 
 void ms_replay_close(ms_replay *r)
 {
@@ -426,10 +433,31 @@ typedef struct {
     size_t *next, nscans;
 } stream_scan;
 
+/* Take sc's findings from its stream's sync index (stream_index.h) where it has a usable one.
+ * Returns 1 (taken), 0 (none: scan the stream) or -1 (out of memory: sc->failed). */
+static int scan_index(stream_scan *sc)
+{
+    char *path = stream_path(sc->r, sc->index);
+    ms_stream_index ix;
+    int rc = path ? ms_stream_index_read(path, sc->index, sc->r->max_ctx, &ix, sc->msg, sizeof sc->msg)
+                  : ms_errorf(sc->msg, sizeof sc->msg, "out of memory");
+    free(path);
+    if (rc == 1) { /* the stream's bytes are the runtime's: its chunks' CRCs hold, not redone */
+        sc->ev = ix.ev;
+        sc->n = sc->cap = ix.n;
+        sc->has_work = ix.has_work;
+        sc->good_chunks = ix.chunks;
+    }
+    sc->failed = rc < 0;
+    return rc;
+}
+
 /* Scan one stream (sc's own, any thread): a damaged stream is scanned up to the damage (the
- * replay reports it). Not inlined: bench/threads/decode.sh measures it by name. */
+ * replay reports it); a stream with a usable sync index is not read, its index is. Not
+ * inlined: bench/threads/decode.sh measures it by name. */
 __attribute__((noinline)) static void scan_stream(stream_scan *sc)
 {
+    if (sc->r->use_index && scan_index(sc) != 0) return;
     ms_stream_reader *rd = NULL;
     int rc = open_stream(sc->r, sc->index, &rd, sc->msg, sizeof sc->msg);
     if (rd) ms_stream_reader_syncs_only(rd);

@@ -167,6 +167,11 @@ void ms_replay_set_decode_ahead(ms_replay *r, unsigned nstreams, unsigned nparse
  * runs on threads of its own, one stream each.) */
 void ms_replay_set_keep(ms_replay *r, size_t bytes);
 
+/* Whether the pre-scan takes a stream's findings from its sync index (src/format/stream.h)
+ * where it has a usable one, instead of scanning it (on: the default). The same results;
+ * off: every stream is scanned (for tests and measurements). */
+void ms_replay_set_use_index(ms_replay *r, int on);
+
 /* Replay everything into sink with nprocs processors (>= 1). Returns 0 when every stream was
  * complete, 1 when some were truncated or corrupt (their good prefix was replayed; res->problems
  * says which and where), -1 on a hard error (out of memory, unreadable file) with err set.

@@ -69,9 +69,20 @@ static uint64_t kept_next(const ms_stream_kept *k) { return k->head < k->count ?
  * start (the address deltas chain across chunks); the consumer takes the slots in stream
  * order and adds each chunk's base address. The slot at head is the consumer's from the call
  * that handed it out to the next call; a final result (end, bad, failure) stays at head and
- * is repeated, so the results are the same as the reader's on the caller's thread. */
+ * is repeated, so the results are the same as the reader's on the caller's thread.
+ *
+ * The hand-over is batched so that the threads sleep and wake (futex calls) per batch of
+ * chunks, not per chunk: each role waits on a condition variable of its own and is woken
+ * only when it waits and what it waits for is there, after the waker gave up the lock (so the
+ * woken thread does not sleep again on the lock); a full ring wakes its reader only once half
+ * of it is free again, so the reader then decompresses half a ring in one go; a waiting parser
+ * is woken for two chunks at a time, or at once when the consumer waits, the reader is about
+ * to sleep or the stream has ended. */
 #define AHEAD_MAX_PARSERS 8
-#define AHEAD_SLOTS (2 + 2 * AHEAD_MAX_PARSERS) /* the ring; 2 + 2 x parsers of it used */
+#define AHEAD_SLOTS (2 + 2 * AHEAD_MAX_PARSERS) /* the ring; depth_for(parsers) of it used */
+
+/* The slots of the ring in use with n parser threads: 2 + 2n, at least 8 (batches of 4). */
+static unsigned depth_for(unsigned n) { return 2 + 2 * n < 8 ? 8 : 2 + 2 * n; }
 enum { SLOT_FREE, SLOT_RAW, SLOT_PARSING, SLOT_DONE };
 typedef struct {
     int state, rc;
@@ -90,10 +101,13 @@ struct ahead {
     pthread_t reader, parser[AHEAD_MAX_PARSERS];
     unsigned nparsers;
     pthread_mutex_t mu;
-    pthread_cond_t cv; /* a slot taken, parsed or freed, or stop */
+    pthread_cond_t free_cv, raw_cv, done_cv; /* the reader's, the parsers', the consumer's */
+    int reader_waits, consumer_waits;
+    unsigned parsers_wait; /* parser threads waiting on raw_cv */
+    unsigned nraw;         /* slots whose bytes are in, not yet taken by a parser */
     ahead_slot slot[AHEAD_SLOTS];
     unsigned head, count; /* the reader's slots: head .. head + count - 1 (ring) */
-    unsigned depth;       /* the most slots in use: 2 + 2 x parsers */
+    unsigned depth;       /* the most slots in use (depth_for) */
     int held, stop;       /* held: the consumer holds slot[head] (only the consumer uses it) */
     uint64_t handed;      /* good chunks handed out */
     uint64_t base;        /* the address the next chunk's deltas start from */
@@ -492,12 +506,19 @@ static void *ahead_reader(void *arg)
 {
     ms_stream_reader *s = arg;
     struct ahead *a = s->ahead;
+    int wake_parser = 0, wake_consumer = 0;
     pthread_mutex_lock(&a->mu);
     for (;;) {
-        while (!a->stop && a->count == a->depth) pthread_cond_wait(&a->cv, &a->mu);
+        if (!a->stop && a->count == a->depth) {                              /* full: sleep until half of it is free */
+            if (a->nraw && a->parsers_wait) pthread_cond_signal(&a->raw_cv); /* what is in first */
+            a->reader_waits = 1;
+            while (!a->stop && a->count > a->depth / 2) pthread_cond_wait(&a->free_cv, &a->mu);
+            a->reader_waits = 0;
+        }
         if (a->stop) break;
         ahead_slot *sl = &a->slot[(a->head + a->count) % AHEAD_SLOTS];
         pthread_mutex_unlock(&a->mu);
+        if (wake_parser) pthread_cond_signal(&a->raw_cv);
         const unsigned char *payload;
         uint32_t len = 0, n = 0, crc = 0;
         int rc = take_chunk(s, &payload, &len, &n, &crc, sl->err, sizeof sl->err);
@@ -531,10 +552,17 @@ static void *ahead_reader(void *arg)
         pthread_mutex_lock(&a->mu);
         sl->state = rc == MS_SR_CHUNK ? SLOT_RAW : SLOT_DONE;
         a->count++;
-        pthread_cond_broadcast(&a->cv);
-        if (rc != MS_SR_CHUNK) break;
+        a->nraw += rc == MS_SR_CHUNK;
+        wake_parser = a->parsers_wait && (a->nraw >= 2 || a->consumer_waits);
+        if (rc != MS_SR_CHUNK) {
+            wake_consumer = a->consumer_waits && sl == &a->slot[a->head];
+            break;
+        }
     }
+    wake_parser = a->nraw && a->parsers_wait; /* the end: what is left */
     pthread_mutex_unlock(&a->mu);
+    if (wake_parser) pthread_cond_broadcast(&a->raw_cv);
+    if (wake_consumer) pthread_cond_signal(&a->done_cv);
     return NULL;
 }
 
@@ -565,24 +593,41 @@ static void *ahead_parser(void *arg)
 {
     ms_stream_reader *s = arg;
     struct ahead *a = s->ahead;
+    int wake_consumer = 0; /* the slot just parsed is the one the consumer waits for */
     pthread_mutex_lock(&a->mu);
     while (!a->stop) {
         ahead_slot *sl = NULL;
         for (unsigned i = 0; i < a->count && !sl; i++)
             if (a->slot[(a->head + i) % AHEAD_SLOTS].state == SLOT_RAW) sl = &a->slot[(a->head + i) % AHEAD_SLOTS];
         if (!sl) {
-            pthread_cond_wait(&a->cv, &a->mu);
+            if (wake_consumer) pthread_cond_signal(&a->done_cv);
+            wake_consumer = 0;
+            a->parsers_wait++;
+            pthread_cond_wait(&a->raw_cv, &a->mu);
+            a->parsers_wait--;
             continue;
         }
         sl->state = SLOT_PARSING;
+        a->nraw--;
         pthread_mutex_unlock(&a->mu);
+        if (wake_consumer) pthread_cond_signal(&a->done_cv);
         parse_slot(s, sl);
         pthread_mutex_lock(&a->mu);
         sl->state = SLOT_DONE;
-        pthread_cond_broadcast(&a->cv);
+        wake_consumer = a->consumer_waits && sl == &a->slot[a->head];
     }
     pthread_mutex_unlock(&a->mu);
     return NULL;
+}
+
+/* Free the ring's synchronisation and the ring. */
+static void ahead_free(struct ahead *a)
+{
+    pthread_cond_destroy(&a->free_cv);
+    pthread_cond_destroy(&a->raw_cv);
+    pthread_cond_destroy(&a->done_cv);
+    pthread_mutex_destroy(&a->mu);
+    free(a);
 }
 
 /* Stop and join the threads, free the ring. */
@@ -591,7 +636,8 @@ static void ahead_end(ms_stream_reader *s)
     struct ahead *a = s->ahead;
     pthread_mutex_lock(&a->mu);
     a->stop = 1;
-    pthread_cond_broadcast(&a->cv);
+    pthread_cond_broadcast(&a->free_cv);
+    pthread_cond_broadcast(&a->raw_cv);
     pthread_mutex_unlock(&a->mu);
     pthread_join(a->reader, NULL);
     for (unsigned i = 0; i < a->nparsers; i++) pthread_join(a->parser[i], NULL);
@@ -599,9 +645,7 @@ static void ahead_end(ms_stream_reader *s)
         free(a->slot[i].raw);
         free(a->slot[i].ev);
     }
-    pthread_cond_destroy(&a->cv);
-    pthread_mutex_destroy(&a->mu);
-    free(a);
+    ahead_free(a);
     s->ahead = NULL;
 }
 
@@ -611,33 +655,33 @@ int ms_stream_reader_ahead(ms_stream_reader *s, unsigned nparsers)
     struct ahead *a = calloc(1, sizeof *a);
     if (!a) return -1;
     pthread_mutex_init(&a->mu, NULL);
-    pthread_cond_init(&a->cv, NULL);
+    pthread_cond_init(&a->free_cv, NULL);
+    pthread_cond_init(&a->raw_cv, NULL);
+    pthread_cond_init(&a->done_cv, NULL);
     a->base = s->prev_addr;
-    a->depth = 4;
+    a->depth = depth_for(1);
     s->ahead = a;
     if (pthread_create(&a->parser[0], NULL, ahead_parser, s) != 0) {
-        pthread_cond_destroy(&a->cv);
-        pthread_mutex_destroy(&a->mu);
-        free(a);
+        ahead_free(a);
         s->ahead = NULL;
         return -1;
     }
     a->nparsers = 1;
     if (pthread_create(&a->reader, NULL, ahead_reader, s) != 0) {
-        a->stop = 1; /* ahead_end joins the parser; the reader goes on in the caller's thread */
-        pthread_cond_broadcast(&a->cv);
+        pthread_mutex_lock(&a->mu); /* stop the parser; the reader goes on in the caller's thread */
+        a->stop = 1;
+        pthread_cond_broadcast(&a->raw_cv);
+        pthread_mutex_unlock(&a->mu);
         pthread_join(a->parser[0], NULL);
-        pthread_cond_destroy(&a->cv);
-        pthread_mutex_destroy(&a->mu);
-        free(a);
+        ahead_free(a);
         s->ahead = NULL;
         return -1;
     }
     if (nparsers > AHEAD_MAX_PARSERS) nparsers = AHEAD_MAX_PARSERS;
     pthread_mutex_lock(&a->mu);
     while (a->nparsers < nparsers && pthread_create(&a->parser[a->nparsers], NULL, ahead_parser, s) == 0) a->nparsers++;
-    a->depth = 2 + 2 * a->nparsers;
-    pthread_cond_broadcast(&a->cv);
+    a->depth = depth_for(a->nparsers);
+    pthread_cond_broadcast(&a->free_cv);
     pthread_mutex_unlock(&a->mu);
     return 0;
 }
@@ -645,17 +689,26 @@ int ms_stream_reader_ahead(ms_stream_reader *s, unsigned nparsers)
 /* ms_stream_reader_next from the ring, in stream order. */
 static int next_ahead(struct ahead *a, const ms_replay_event **events, size_t *nevents, char *err, size_t errlen)
 {
+    int wake_reader = 0;
     pthread_mutex_lock(&a->mu);
     if (a->held) { /* the chunk handed out last time is done with */
         a->held = 0;
         a->slot[a->head].state = SLOT_FREE;
         a->head = (a->head + 1) % AHEAD_SLOTS;
         a->count--;
-        pthread_cond_broadcast(&a->cv);
+        wake_reader = a->reader_waits && a->count <= a->depth / 2;
     }
-    while (!a->count || a->slot[a->head].state != SLOT_DONE) pthread_cond_wait(&a->cv, &a->mu);
+    while (!a->count || a->slot[a->head].state != SLOT_DONE) {
+        if (wake_reader) pthread_cond_signal(&a->free_cv);
+        wake_reader = 0;
+        if (a->nraw && a->parsers_wait) pthread_cond_signal(&a->raw_cv); /* chunks not yet handed over */
+        a->consumer_waits = 1;
+        pthread_cond_wait(&a->done_cv, &a->mu);
+        a->consumer_waits = 0;
+    }
     ahead_slot *sl = &a->slot[a->head];
     pthread_mutex_unlock(&a->mu);
+    if (wake_reader) pthread_cond_signal(&a->free_cv);
     *events = NULL;
     *nevents = 0;
     if (sl->rc != MS_SR_CHUNK) {

@@ -69,7 +69,7 @@ int ms_stream_reader_next(ms_stream_reader *s, const ms_replay_event **events, s
                           size_t errlen);
 
 /* From now on decode ahead on threads of the reader's own: one decompresses and copies each
- * chunk's bytes, nparsers (1..8) check and decode chunks in parallel, up to 2 + 2 x nparsers
+ * chunk's bytes, nparsers (1..8) check and decode chunks in parallel, up to 2 + 2 x nparsers (at least 8)
  * chunks ahead of the caller (each ~128 KiB of events for the runtime's chunks); calls return the same results in the same order. Returns 0, or -1 when the
  * threads cannot be started (or the reader has ended, hands out sync events only, or already
  * decodes ahead): the reader then goes on in the caller's thread. Not with

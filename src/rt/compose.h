@@ -6,8 +6,10 @@
 #define MEMSPY_RT_COMPOSE_H
 #include "rt.h"
 
-/* The contexts' cache in front of their table (events.c): the last context per pc slot. */
-typedef struct {
+/* The contexts' cache in front of their table (events.c): the last context per pc slot. One
+ * shared by the flushes that hold the simulator lock (ms_pc_cache), one per data block for the
+ * streams-only flushes, which do not take it (ms_thread_data.ctx_cache). */
+typedef struct ms_pc_slot {
     uint64_t pc; /* ~0: empty (no event's pc) */
     uint32_t bin, ctx;
 } ms_pc_slot;
@@ -15,6 +17,10 @@ typedef struct {
 extern ms_pc_slot *ms_pc_cache;
 /* ms_ctx_of past the cache: the table, the context made on first sight (lock held). */
 uint32_t ms_ctx_of_slow(uint64_t pc, uint32_t bin, uint32_t slot_i);
+/* The same for any cache (its owner's): the table is read without a lock, a new context is
+ * made under the contexts' own lock (only tried for a while if try_only: the signal path;
+ * 0 when it was not had). */
+uint32_t ms_ctx_in_slow(ms_pc_slot *cache, uint64_t pc, uint32_t bin, uint32_t slot_i, int try_only);
 
 /* Context id of (pc, bin), made on first sight (simulator lock held). 0 if out of memory. An
  * empty cache slot has ctx 0 and pc ~0, so one compare of pc and bin suffices. */

@@ -6,6 +6,13 @@
  * Each (pc, bin) pair becomes a dense context id (1, 2, ...; 0 unused) through a hash table,
  * with a small direct-mapped cache of the last mapping per pc in front of it.
  *
+ * In threads mode (streams only, no simulator in the process) a flush takes no global lock:
+ * it maps its events through a cache of its data block's own, and the contexts' table is read
+ * without a lock (a context is made under the table's own lock, written before its id is
+ * published; the table's arrays, when they grow, are copied and the old ones kept, never
+ * unmapped, so a reader holding them stays safe: at most as much again as the final table).
+ * So the threads' flushes do not wait for each other but to make a new context.
+ *
  * A flush composes the chunk through the hit window (filter.c) unless the simulator thread
  * runs the window itself (pipeline.c decides). */
 #include "compose.h"
@@ -19,12 +26,14 @@ static pthread_mutex_t sim_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t dropped;
 static int closed; /* after the exit flush */
 
-/* Contexts: ctx_pc/ctx_bin indexed by ctx; the hash index holds ctx ids (0 = empty). */
+/* Contexts: ctx_pc/ctx_bin indexed by ctx; the hash index holds ctx ids (0 = empty). Written
+ * under ctx_lock (pointers and ids stored with release, read with acquire: see above). */
 static uint64_t *ctx_pc;
 static uint32_t *ctx_bin;
 static uint32_t nctx = 1, ctx_cap;
 static uint32_t *ctx_index;
 static uint32_t index_cap;
+static pthread_mutex_t ctx_lock = PTHREAD_MUTEX_INITIALIZER;
 
 ms_pc_slot *ms_pc_cache; /* rt.h, ms_ctx_of */
 
@@ -41,13 +50,13 @@ ms_sim *ms_events_sim(void) { return sim; }
 void ms_sim_lock(void) { pthread_mutex_lock(&sim_lock); }
 int ms_sim_trylock(void) { return pthread_mutex_trylock(&sim_lock); }
 void ms_sim_unlock(void) { pthread_mutex_unlock(&sim_lock); }
-uint32_t ms_contexts_count(void) { return nctx; }
+uint32_t ms_contexts_count(void) { return __atomic_load_n(&nctx, __ATOMIC_ACQUIRE); }
 uint64_t ms_events_dropped(void) { return dropped + ms_pipeline_dropped(); }
 
 void ms_context_get(uint32_t ctx, uint64_t *pc, uint32_t *bin)
 {
-    *pc = ctx_pc[ctx];
-    *bin = ctx_bin[ctx];
+    *pc = __atomic_load_n(&ctx_pc, __ATOMIC_ACQUIRE)[ctx];
+    *bin = __atomic_load_n(&ctx_bin, __ATOMIC_ACQUIRE)[ctx];
 }
 
 static uint32_t ctx_hash(uint64_t pc, uint32_t bin)
@@ -56,7 +65,15 @@ static uint32_t ctx_hash(uint64_t pc, uint32_t bin)
     return (uint32_t)(h >> 32);
 }
 
-/* Make room for one more context (lock held). Returns 0 or -1. */
+/* The hash index and its size, published together (readers take both from one load). */
+typedef struct {
+    uint32_t *slots;
+    uint32_t cap;
+} ctx_index_t;
+static ctx_index_t *ctx_index_now; /* the current index (ctx_lock for writers) */
+
+/* Make room for one more context (ctx_lock held). The old arrays stay mapped: readers without
+ * the lock may still hold them. Returns 0 or -1. */
 static int ctx_reserve(void)
 {
     if (nctx < ctx_cap && (nctx + 1) * 2 <= index_cap) return 0;
@@ -73,51 +90,109 @@ static int ctx_reserve(void)
             ms_memcpy(pcs, ctx_pc, nctx * sizeof *pcs);
             ms_memcpy(bins, ctx_bin, nctx * sizeof *bins);
         }
-        ms_unmap(ctx_pc, ctx_cap * sizeof *ctx_pc);
-        ms_unmap(ctx_bin, ctx_cap * sizeof *ctx_bin);
-        ctx_pc = pcs;
-        ctx_bin = bins;
+        __atomic_store_n(&ctx_pc, pcs, __ATOMIC_RELEASE);
+        __atomic_store_n(&ctx_bin, bins, __ATOMIC_RELEASE);
         ctx_cap = cap;
     }
     if ((nctx + 1) * 2 > index_cap) {
         uint32_t cap = index_cap ? index_cap * 2 : 8192;
         uint32_t *slots = ms_map(cap * sizeof *slots);
-        if (!slots) return -1;
+        ctx_index_t *ix = ms_map(sizeof *ix);
+        if (!slots || !ix) {
+            ms_unmap(slots, cap * sizeof *slots);
+            ms_unmap(ix, sizeof *ix);
+            return -1;
+        }
         for (uint32_t c = 1; c < nctx; c++) {
             uint32_t j = ctx_hash(ctx_pc[c], ctx_bin[c]) & (cap - 1);
             while (slots[j]) j = (j + 1) & (cap - 1);
             slots[j] = c;
         }
-        ms_unmap(ctx_index, index_cap * sizeof *ctx_index);
+        ix->slots = slots;
+        ix->cap = cap;
         ctx_index = slots;
         index_cap = cap;
+        __atomic_store_n(&ctx_index_now, ix, __ATOMIC_RELEASE);
     }
     return 0;
 }
 
-uint32_t ms_ctx_of_slow(uint64_t pc, uint32_t bin, uint32_t slot_i)
+/* The context of (pc, bin) in the table, 0 if it has none yet; no lock needed. */
+static uint32_t ctx_find(uint64_t pc, uint32_t bin)
+{
+    const ctx_index_t *ix = __atomic_load_n(&ctx_index_now, __ATOMIC_ACQUIRE);
+    if (!ix) return 0;
+    uint32_t c;
+    for (uint32_t j = ctx_hash(pc, bin) & (ix->cap - 1); (c = __atomic_load_n(&ix->slots[j], __ATOMIC_ACQUIRE));
+         j = (j + 1) & (ix->cap - 1))
+        if (__atomic_load_n(&ctx_pc, __ATOMIC_ACQUIRE)[c] == pc &&
+            __atomic_load_n(&ctx_bin, __ATOMIC_ACQUIRE)[c] == bin)
+            return c;
+    return 0;
+}
+
+/* The context of (pc, bin), made if new (ctx_lock held). 0 if out of memory. */
+static uint32_t ctx_make(uint64_t pc, uint32_t bin)
 {
     if (ctx_reserve() < 0) return 0;
     uint32_t j = ctx_hash(pc, bin) & (index_cap - 1);
     uint32_t c;
     for (; (c = ctx_index[j]); j = (j + 1) & (index_cap - 1))
-        if (ctx_pc[c] == pc && ctx_bin[c] == bin) break;
-    if (!c) {
-        c = nctx++;
-        ctx_pc[c] = pc;
-        ctx_bin[c] = bin;
-        ctx_index[j] = c;
-    }
-    ms_pc_cache[slot_i].pc = pc;
-    ms_pc_cache[slot_i].bin = bin;
-    ms_pc_cache[slot_i].ctx = c;
+        if (ctx_pc[c] == pc && ctx_bin[c] == bin) return c;
+    c = nctx;
+    ctx_pc[c] = pc;
+    ctx_bin[c] = bin;
+    __atomic_store_n(&nctx, c + 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&ctx_index[j], c, __ATOMIC_RELEASE);
     return c;
 }
 
+/* Take ctx_lock; try_only: for at most about 200 ms (the signal path). Returns 0 if held. */
+static int ctx_lock_take(int try_only)
+{
+    if (!try_only) return pthread_mutex_lock(&ctx_lock) == 0 ? 0 : -1;
+    for (int i = 0; i < 200; i++) {
+        if (pthread_mutex_trylock(&ctx_lock) == 0) return 0;
+        struct timespec ms = { 0, 1000000 };
+        nanosleep(&ms, NULL);
+    }
+    return -1;
+}
+
+uint32_t ms_ctx_in_slow(ms_pc_slot *cache, uint64_t pc, uint32_t bin, uint32_t slot_i, int try_only)
+{
+    uint32_t c = ctx_find(pc, bin);
+    if (!c) {
+        if (ctx_lock_take(try_only) < 0) return 0;
+        c = ctx_make(pc, bin);
+        pthread_mutex_unlock(&ctx_lock);
+        if (!c) return 0;
+    }
+    cache[slot_i].pc = pc;
+    cache[slot_i].bin = bin;
+    cache[slot_i].ctx = c;
+    return c;
+}
+
+uint32_t ms_ctx_of_slow(uint64_t pc, uint32_t bin, uint32_t slot_i)
+{
+    return ms_ctx_in_slow(ms_pc_cache, pc, bin, slot_i, 0);
+}
+
+/* ms_ctx_of through cache (its owner's: the shared one under the simulator lock, a data
+ * block's by the holder of its flush flag); try_only: ms_ctx_in_slow's. */
+static inline uint32_t ctx_in(ms_pc_slot *cache, uint64_t pc, uint32_t bin, int try_only)
+{
+    uint32_t slot_i = (uint32_t)(pc >> 1) & (MS_PC_CACHE_SLOTS - 1);
+    if (MS_LIKELY(cache[slot_i].pc == pc && cache[slot_i].bin == bin)) return cache[slot_i].ctx;
+    return ms_ctx_in_slow(cache, pc, bin, slot_i, try_only);
+}
+
 /* map_events' loop over events [0, n), for the chunk out (NULL: none) through filter (NULL: the
- * simulator thread runs the window) and the stream rec (NULL: none). Returns the chunk's
- * commands. */
-static uint32_t map_loop(const ms_event *ev, uint32_t n, ms_rec_stream *rec, ms_sim_ref *out, ms_filter *filter)
+ * simulator thread runs the window) and the stream rec (NULL: none), contexts through cache
+ * (ctx_in). Returns the chunk's commands. */
+static uint32_t map_loop(const ms_event *ev, uint32_t n, ms_rec_stream *rec, ms_sim_ref *out, ms_filter *filter,
+                         ms_pc_slot *cache, int try_only)
 {
     uint32_t k = 0;
     const uintptr_t lo = ms_main_stack.lo, span = ms_main_stack.span, shift = ms_main_stack.shift;
@@ -125,11 +200,11 @@ static uint32_t map_loop(const ms_event *ev, uint32_t n, ms_rec_stream *rec, ms_
         if (MS_UNLIKELY(ev[i].bin == MS_EV_SYNC_BIN)) { /* two slots (rt.h) */
             if (rec && i + 1 < n)
                 ms_rec_sync(rec, ev[i].size_flags, ev[i].addr, ev[i + 1].addr, ev[i].pc,
-                            ev[i + 1].pc ? ms_ctx_of(ev[i + 1].pc, 0) : 0); /* the site: a context of bin 0 */
+                            ev[i + 1].pc ? ctx_in(cache, ev[i + 1].pc, 0, try_only) : 0); /* the site: bin 0 */
             i++;
             continue;
         }
-        uint32_t ctx = ms_ctx_of(ev[i].pc, ev[i].bin);
+        uint32_t ctx = ctx_in(cache, ev[i].pc, ev[i].bin, try_only);
         uint64_t addr = ev[i].addr;
         if (MS_UNLIKELY(addr - lo < span)) addr += shift; /* rt.h */
         if (rec) ms_rec_event(rec, ctx, addr, ev[i].size_flags);
@@ -189,10 +264,18 @@ static int map_events(ms_thread_data *d, uint32_t n, ms_rec_stream *rec, int max
         ms_pipeline_end(out, map_window(d->ev, n, out, filter));
         return 0;
     }
-    uint32_t k = map_loop(d->ev, n, rec, out, filter);
+    uint32_t k = map_loop(d->ev, n, rec, out, filter, ms_pc_cache, 0);
     if (!out) return lost ? -1 : 0;
     ms_pipeline_end(out, filter ? ms_filter_finish(filter, out, k) : k);
     return 0;
+}
+
+/* A data block's contexts cache, empty; NULL if out of memory. */
+static ms_pc_slot *ctx_cache_new(void)
+{
+    ms_pc_slot *c = ms_map(MS_PC_CACHE_SLOTS * sizeof *c);
+    for (uint32_t i = 0; c && i < MS_PC_CACHE_SLOTS; i++) c[i].pc = ~0ull; /* empty */
+    return c;
 }
 
 /* Take the simulator lock, or on the signal path try it for a bounded time. Returns 0 if held. */
@@ -221,9 +304,17 @@ int ms_events_flush_data(ms_thread_data *d, uint32_t *nev, int sim_try)
         return 0;
     }
     ms_rec_stream *rec = ms_rec_chunk_begin(d); /* may open the file: outside the lock */
-    if (sim_lock_for_flush(sim_try) < 0) return -1;
-    int rc = map_events(d, n, rec, sim_try ? 2000 : -1);
-    pthread_mutex_unlock(&sim_lock);
+    int rc = 0;
+    /* threads mode: streams only, no global lock (the mode, once on, stays on; a switch that
+     * comes after this read restarts the stream once this flush gives up the block's flag) */
+    if (rec && __atomic_load_n(&ms_streams_mode, __ATOMIC_ACQUIRE) &&
+        (d->ctx_cache || (d->ctx_cache = ctx_cache_new()))) {
+        map_loop(d->ev, n, rec, NULL, NULL, d->ctx_cache, sim_try);
+    } else {
+        if (sim_lock_for_flush(sim_try) < 0) return -1;
+        rc = map_events(d, n, rec, sim_try ? 2000 : -1);
+        pthread_mutex_unlock(&sim_lock);
+    }
     *nev = 0;
     if (rec) ms_rec_chunk_end(rec); /* compression: outside the global lock */
     if (ms_progress_refs) __atomic_fetch_add(ms_progress_refs, n, __ATOMIC_RELAXED);

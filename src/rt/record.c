@@ -4,10 +4,15 @@
  * Format: src/format/stream.h and docs/formats.md.
  *
  * A stream's state belongs to the thread's data block (reused by later threads) and is only
- * touched with that block's flush flag held: events are encoded under the simulator lock (it
- * owns the context ids), compression and writing happen outside it, per thread. Nothing here
+ * touched with that block's flush flag held: events are encoded as the flush maps them to
+ * contexts (under the simulator lock in one-processor mode, without a global lock in threads
+ * mode: events.c), compression and writing per thread, outside any global lock. Nothing here
  * touches the program's malloc: zstd's contexts get their memory from ms_map. zstd and crc32
- * are called through syslib.c's private bindings, never the program's symbols. */
+ * are called through syslib.c's private bindings, never the program's symbols.
+ *
+ * Each stream also collects its sync index (stream.h: the CREATE and releasing ATOMIC events,
+ * a CRC of the compressed bytes written), appended as a zstd skippable frame when the stream
+ * is ended, so that the replay need not scan the stream before replaying it. */
 #include "rt.h"
 #include "../format/stream.h"
 #include "syslib.h"
@@ -28,6 +33,13 @@ struct ms_rec_stream {
     ZSTD_CCtx *cctx;
     unsigned char *chunk, *pos; /* the chunk being built (header first) */
     unsigned char *out;         /* compressed bytes on their way to the file */
+    /* the sync index (stream.h), reset with the file: the entries' bytes in an ms_map'd
+     * buffer of ix_cap bytes (MS_STREAM_INDEX_HEAD reserved in front, for the seal) */
+    unsigned char *ix;
+    size_t ix_len, ix_cap;
+    uint64_t ix_entries, ix_last_chunk, chunks, file_bytes;
+    uint32_t file_crc, flags;
+    int ix_failed; /* out of memory: no index for this stream (the replay scans it) */
 };
 
 static char record_dir[4096];
@@ -121,6 +133,8 @@ static int compress_out(struct ms_rec_stream *s, const void *data, size_t len, Z
             record_failed("cannot write the stream", s->thread_index, errno);
             return -1;
         }
+        s->file_crc = (uint32_t)ms_sys.crc32(s->file_crc, s->out, (unsigned)out.pos);
+        s->file_bytes += out.pos;
     } while (mode == ZSTD_e_end ? left != 0 : in.pos < in.size);
     return 0;
 }
@@ -141,6 +155,9 @@ static int stream_header(struct ms_rec_stream *s)
 {
     ms_sys.cctx_reset(s->cctx, ZSTD_reset_session_only);
     s->prev_addr = 0;
+    s->ix_len = s->ix_entries = s->ix_last_chunk = s->chunks = s->file_bytes = 0;
+    s->file_crc = s->flags = 0;
+    s->ix_failed = 0;
     unsigned char header[MS_STREAM_HEADER_SIZE];
     ms_memcpy(header, MS_STREAM_MAGIC, 8);
     ms_stream_put_u32(header + 8, MS_STREAM_VERSION);
@@ -213,8 +230,61 @@ void ms_rec_event(ms_rec_stream *s, uint32_t ctx, uint64_t addr, uint32_t size_f
     s->nevents++;
 }
 
+/* Room for one more index entry (growing the buffer: a new mapping, the old one copied).
+ * Returns 0, or -1 when out of memory (the stream then goes without an index). */
+static int index_room(struct ms_rec_stream *s)
+{
+    size_t need = MS_STREAM_INDEX_HEAD + s->ix_len + MS_STREAM_INDEX_ENTRY_MAX + MS_STREAM_INDEX_TRAILER;
+    if (need <= s->ix_cap) return 0;
+    size_t cap = s->ix_cap ? 2 * s->ix_cap : (size_t)1 << 16;
+    unsigned char *ix = ms_map(cap);
+    if (!ix) return -1;
+    if (s->ix) {
+        ms_memcpy(ix, s->ix, MS_STREAM_INDEX_HEAD + s->ix_len);
+        ms_unmap(s->ix, s->ix_cap);
+    }
+    s->ix = ix;
+    s->ix_cap = cap;
+    return 0;
+}
+
+/* Note a sync event of the chunk being built in the stream's index. */
+static void index_note(struct ms_rec_stream *s, uint32_t kind, uint64_t obj, uint64_t arg, uint64_t seq, uint32_t site)
+{
+    if (kind == MS_SYNC_WORK) s->flags |= MS_STREAM_INDEX_WORK;
+    if (s->ix_failed || !ms_stream_index_wants(kind, arg)) return;
+    if (index_room(s) < 0) {
+        s->ix_failed = 1;
+        return;
+    }
+    unsigned site_v = ms_stream_has_site(MS_STREAM_VERSION, kind) ? site : 0;
+    unsigned char *p = s->ix + MS_STREAM_INDEX_HEAD + s->ix_len;
+    unsigned char *e = ms_stream_index_put_entry(p, kind, obj, arg, seq, site_v, s->chunks - s->ix_last_chunk);
+    s->ix_len += (size_t)(e - p);
+    s->ix_last_chunk = s->chunks;
+    s->ix_entries++;
+}
+
+/* Append the stream's index frame (the stream's last frame has ended). */
+static void index_write(struct ms_rec_stream *s)
+{
+    if (s->ix_failed || index_room(s) < 0) return;
+    uint32_t nctx = ms_contexts_count();
+    ms_stream_index_info in = { .thread_index = s->thread_index,
+                                .stream_version = MS_STREAM_VERSION,
+                                .flags = s->flags,
+                                .stream_crc = s->file_crc,
+                                .max_ctx = nctx ? nctx - 1 : 0,
+                                .stream_bytes = s->file_bytes,
+                                .chunks = s->chunks,
+                                .entries = s->ix_entries };
+    size_t n = ms_stream_index_seal(s->ix, s->ix_len, &in, ms_sys.crc32);
+    if (write_all(s->fd, s->ix, n) < 0) record_failed("cannot write the stream", s->thread_index, errno);
+}
+
 void ms_rec_sync(ms_rec_stream *s, uint32_t kind, uint64_t obj, uint64_t arg, uint64_t seq, uint32_t site)
 {
+    index_note(s, kind, obj, arg, seq, site);
     unsigned char *p = ms_stream_put_varint(s->pos, (uint64_t)kind << 1 | 1);
     p = ms_stream_put_varint(p, obj);
     p = ms_stream_put_varint(p, arg);
@@ -234,6 +304,7 @@ void ms_rec_chunk_end(ms_rec_stream *s)
     ms_stream_put_u64(s->chunk + 8, __atomic_fetch_add(&chunk_seq, 1, __ATOMIC_RELAXED));
     ms_stream_put_u32(s->chunk + 16, (uint32_t)ms_sys.crc32(0, payload, len));
     compress_out(s, s->chunk, MS_STREAM_CHUNK_HEADER_SIZE + len, ZSTD_e_continue);
+    s->chunks++;
 }
 
 void ms_rec_thread_end(ms_thread_data *d)
@@ -246,7 +317,7 @@ void ms_rec_thread_end(ms_thread_data *d)
         stream_open(s);
     d->rec_ended = 1;
     if (!s || s->fd < 0) return;
-    if (recording == 1) compress_out(s, NULL, 0, ZSTD_e_end);
+    if (recording == 1 && compress_out(s, NULL, 0, ZSTD_e_end) == 0 && recording == 1) index_write(s);
     close(s->fd);
     s->fd = -1;
 }

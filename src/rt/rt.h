@@ -125,7 +125,8 @@ typedef struct ms_thread_data {
     uint64_t *blk_pending; /* executions since the last WORK events */
     uint32_t *blk_list;    /* ids with a pending count, in first-execution order */
     uint32_t blk_npending, blk_cap;
-    struct ms_call_table *calls; /* call edges (calls.c), NULL until the first */
+    struct ms_call_table *calls;  /* call edges (calls.c), NULL until the first */
+    struct ms_pc_slot *ctx_cache; /* streams-only flushes' contexts cache (events.c), NULL until the first */
 } ms_thread_data;
 
 typedef struct {
@@ -725,7 +726,7 @@ void ms_record_range(uintptr_t addr, size_t len, uint32_t write_flag, uintptr_t 
 void ms_record_range_bin(uintptr_t addr, size_t len, uint32_t write_flag, uintptr_t pc, uint32_t bin);
 
 /* ---- record.c: MEMSPY_RECORD_DIR streams (all calls on a data block with its flush flag
- * held; ms_rec_event/ms_rec_sync also under the simulator lock, which gives context ids) ---- */
+ * held; ms_rec_event/ms_rec_sync as the flush maps its events to contexts, events.c) ---- */
 
 /* Record every flushed buffer into dir/thread-N.zst from now on. Returns 0, or -1 with the
  * reason in err (a directory name too long, libzstd not loadable). */
