@@ -141,6 +141,47 @@ static void sink_accesses(void *ud, unsigned cpu, unsigned locked, const ms_repl
     s->dropped += dropped;
 }
 
+/* The interleaved order's turns of k threads (ms_replay_sink.turns): each access copied into
+ * the simulator's batch as sink_accesses copies a run, turn by turn, the processor and lock
+ * bits of its thread added; a turn that does not fit the batch's room whole goes through
+ * sink_one access by access (the one that fills the batch hands it over). */
+static void sink_turns(void *ud, size_t k, const unsigned *cpu, const unsigned *locked, const ms_replay_event *const *ev,
+                       size_t nturns)
+{
+    sim_sink *s = ud;
+    ms_psim *ps = s->sim;
+    uint16_t bits[64];
+    unsigned nprocs = ms_psim_nprocs(ps);
+    int fast = k <= sizeof bits / sizeof *bits;
+    for (size_t i = 0; fast && i < k; i++) {
+        fast = cpu[i] < nprocs;
+        bits[i] = (uint16_t)(cpu[i] << MS_PSIM_OP_CPU_SHIFT | (locked[i] ? MS_ACC_LOCKED : 0u));
+    }
+    uint64_t dropped = 0;
+    uint32_t room = 0, used = 0; /* room at o, of which used written and not yet committed */
+    ms_psim_op *o = NULL;
+    for (size_t j = 0; j < nturns; j++) {
+        if (fast && used + k > room) {
+            ms_psim_commit(ps, used);
+            o = ms_psim_room(ps, &room);
+            used = 0;
+        }
+        if (fast && used + k <= room) { /* one 32-byte copy each, the thread's bits added */
+            for (size_t i = 0; i < k; i++) {
+                memcpy(&o[used + i], &ev[i][j], sizeof *o);
+                o[used + i].flags |= bits[i];
+            }
+            used += (uint32_t)k;
+            continue;
+        }
+        for (size_t i = 0; i < k; i++) /* nothing written at o: room is asked for again */
+            sink_one(s, cpu[i], (ev[i][j].write & 1u) | (locked[i] ? MS_ACC_LOCKED : 0u), &ev[i][j], &dropped);
+        room = 0;
+    }
+    ms_psim_commit(ps, used);
+    s->dropped += dropped;
+}
+
 static void sink_region(void *ud) { ms_psim_next_region(((sim_sink *)ud)->sim); }
 
 /* The timed replay's sink: the simulator in direct mode prices every reference (its stall as
@@ -488,7 +529,11 @@ int ms_drive_replay_remap(const char *dir, const ms_hier_config *cfg, ms_interle
     unsigned started = timed ? want : ms_sim_workers_start(workers, s.sim);
     /* runs of accesses straight into the batch, except where a what-if remap must see each one */
     ms_replay_sink sink = {
-        .access = sink_access, .accesses = remap ? NULL : sink_accesses, .region = sink_region, .ud = &s
+        .access = sink_access,
+        .accesses = remap ? NULL : sink_accesses,
+        .turns = remap ? NULL : sink_turns,
+        .region = sink_region,
+        .ud = &s
     };
     if (timed) {
         ts.s = s;
