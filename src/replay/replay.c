@@ -260,7 +260,7 @@ static inline void replay_access(replay_run *run, replay_thread *t, const ms_rep
 
 /* Replay the run of accesses at t's head, at most `most` (>= 1) of them, up to the next
  * other event or the end of the chunk, and move past them: to the sink's `accesses` at once
- * where it has one. Returns the number replayed. */
+ * where it has one and there are several. Returns the number replayed. */
 static uint64_t replay_accesses(replay_run *run, replay_thread *t, uint64_t most)
 {
     /* the counts kept in locals (the sink cannot change them, but the compiler would reload
@@ -271,7 +271,7 @@ static uint64_t replay_accesses(replay_run *run, replay_thread *t, uint64_t most
     unsigned cpu = t->cpu, locked = t->nheld != 0;
     uint64_t dropped = 0;
     for (; pos < end && ev[pos].kind == 0; pos++) dropped += ev[pos].ctx == 0;
-    if (sink->accesses)
+    if (sink->accesses && pos - start > 1) /* one access: `access`, without a run's set-up */
         sink->accesses(sink->ud, cpu, locked, ev + start, pos - start);
     else
         for (size_t i = start; i < pos; i++)
