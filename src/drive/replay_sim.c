@@ -142,9 +142,10 @@ static void sink_accesses(void *ud, unsigned cpu, unsigned locked, const ms_repl
 }
 
 /* The interleaved order's turns of k threads (ms_replay_sink.turns): each access copied into
- * the simulator's batch as sink_accesses copies a run, turn by turn, the processor and lock
- * bits of its thread added; a turn that does not fit the batch's room whole goes through
- * sink_one access by access (the one that fills the batch hands it over). */
+ * the simulator's batch as sink_accesses copies a run, the processor and lock bits of its
+ * thread added: as many whole turns as the batch has room for, thread by thread (thread i's
+ * accesses every k-th operation); a turn that does not fit goes through sink_one access by
+ * access (the one that fills the batch hands it over). */
 static void sink_turns(void *ud, size_t k, const unsigned *cpu, const unsigned *locked, const ms_replay_event *const *ev,
                        size_t nturns)
 {
@@ -158,27 +159,26 @@ static void sink_turns(void *ud, size_t k, const unsigned *cpu, const unsigned *
         bits[i] = (uint16_t)(cpu[i] << MS_PSIM_OP_CPU_SHIFT | (locked[i] ? MS_ACC_LOCKED : 0u));
     }
     uint64_t dropped = 0;
-    uint32_t room = 0, used = 0; /* room at o, of which used written and not yet committed */
-    ms_psim_op *o = NULL;
-    for (size_t j = 0; j < nturns; j++) {
-        if (fast && used + k > room) {
-            ms_psim_commit(ps, used);
-            o = ms_psim_room(ps, &room);
-            used = 0;
-        }
-        if (fast && used + k <= room) { /* one 32-byte copy each, the thread's bits added */
-            for (size_t i = 0; i < k; i++) {
-                memcpy(&o[used + i], &ev[i][j], sizeof *o);
-                o[used + i].flags |= bits[i];
+    for (size_t j = 0; j < nturns;) {
+        uint32_t room = 0;
+        ms_psim_op *o = fast ? ms_psim_room(ps, &room) : NULL;
+        size_t t = room / k < nturns - j ? room / k : nturns - j; /* whole turns that fit */
+        for (size_t i = 0; t && i < k; i++) { /* one 32-byte copy each */
+            const ms_replay_event *e = ev[i] + j;
+            ms_psim_op *d = o + i;
+            for (size_t x = 0; x < t; x++, d += k) {
+                memcpy(d, &e[x], sizeof *d);
+                d->flags |= bits[i];
             }
-            used += (uint32_t)k;
-            continue;
         }
-        for (size_t i = 0; i < k; i++) /* nothing written at o: room is asked for again */
-            sink_one(s, cpu[i], (ev[i][j].write & 1u) | (locked[i] ? MS_ACC_LOCKED : 0u), &ev[i][j], &dropped);
-        room = 0;
+        ms_psim_commit(ps, (uint32_t)(t * k));
+        j += t;
+        if (t == 0) { /* the batch's room is less than a turn */
+            for (size_t i = 0; i < k; i++)
+                sink_one(s, cpu[i], (ev[i][j].write & 1u) | (locked[i] ? MS_ACC_LOCKED : 0u), &ev[i][j], &dropped);
+            j++;
+        }
     }
-    ms_psim_commit(ps, used);
     s->dropped += dropped;
 }
 
