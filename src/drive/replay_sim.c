@@ -146,8 +146,8 @@ static void sink_accesses(void *ud, unsigned cpu, unsigned locked, const ms_repl
  * thread added: as many whole turns as the batch has room for, thread by thread (thread i's
  * accesses every k-th operation); a turn that does not fit goes through sink_one access by
  * access (the one that fills the batch hands it over). */
-static void sink_turns(void *ud, size_t k, const unsigned *cpu, const unsigned *locked, const ms_replay_event *const *ev,
-                       size_t nturns)
+static void sink_turns(void *ud, size_t k, const unsigned *cpu, const unsigned *locked,
+                       const ms_replay_event *const *ev, size_t nturns)
 {
     sim_sink *s = ud;
     ms_psim *ps = s->sim;
@@ -163,7 +163,8 @@ static void sink_turns(void *ud, size_t k, const unsigned *cpu, const unsigned *
         uint32_t room = 0;
         ms_psim_op *o = fast ? ms_psim_room(ps, &room) : NULL;
         size_t t = room / k < nturns - j ? room / k : nturns - j; /* whole turns that fit */
-        for (size_t i = 0; t && i < k; i++) { /* one 32-byte copy each */
+        /* one 32-byte copy each */
+        for (size_t i = 0; t && i < k; i++) {
             const ms_replay_event *e = ev[i] + j;
             ms_psim_op *d = o + i;
             for (size_t x = 0; x < t; x++, d += k) {
@@ -528,13 +529,11 @@ int ms_drive_replay_remap(const char *dir, const ms_hier_config *cfg, ms_interle
     }
     unsigned started = timed ? want : ms_sim_workers_start(workers, s.sim);
     /* runs of accesses straight into the batch, except where a what-if remap must see each one */
-    ms_replay_sink sink = {
-        .access = sink_access,
-        .accesses = remap ? NULL : sink_accesses,
-        .turns = remap ? NULL : sink_turns,
-        .region = sink_region,
-        .ud = &s
-    };
+    ms_replay_sink sink = { .access = sink_access,
+                            .accesses = remap ? NULL : sink_accesses,
+                            .turns = remap ? NULL : sink_turns,
+                            .region = sink_region,
+                            .ud = &s };
     if (timed) {
         ts.s = s;
         sink = (ms_replay_sink){ .access = sink_access,

@@ -339,17 +339,17 @@ int main(void)
 {
     for (ts_batched = 0; ts_batched < 2; ts_batched++) {
         test_orders();
-    test_lock_fifo();
-    test_shared_locks_and_exit_release();
-    test_barrier();
-    test_create_join();
-    test_cond();
-    test_semaphore();
-    test_fork_begin();
-    test_deadlock_break();
-    test_atomic_edges();
-    test_atomic_many();
-    test_procs_mapping();
+        test_lock_fifo();
+        test_shared_locks_and_exit_release();
+        test_barrier();
+        test_create_join();
+        test_cond();
+        test_semaphore();
+        test_fork_begin();
+        test_deadlock_break();
+        test_atomic_edges();
+        test_atomic_many();
+        test_procs_mapping();
         test_unattributed();
     }
     test_batched_turns();
