@@ -141,6 +141,48 @@ static void sink_accesses(void *ud, unsigned cpu, unsigned locked, const ms_repl
     s->dropped += dropped;
 }
 
+/* The interleaved order's turns of k threads (ms_replay_sink.turns): each access copied into
+ * the simulator's batch as sink_accesses copies a run, the processor and lock bits of its
+ * thread added: as many whole turns as the batch has room for, thread by thread (thread i's
+ * accesses every k-th operation); a turn that does not fit goes through sink_one access by
+ * access (the one that fills the batch hands it over). */
+static void sink_turns(void *ud, size_t k, const unsigned *cpu, const unsigned *locked,
+                       const ms_replay_event *const *ev, size_t nturns)
+{
+    sim_sink *s = ud;
+    ms_psim *ps = s->sim;
+    uint16_t bits[64];
+    unsigned nprocs = ms_psim_nprocs(ps);
+    int fast = k <= sizeof bits / sizeof *bits;
+    for (size_t i = 0; fast && i < k; i++) {
+        fast = cpu[i] < nprocs;
+        bits[i] = (uint16_t)(cpu[i] << MS_PSIM_OP_CPU_SHIFT | (locked[i] ? MS_ACC_LOCKED : 0u));
+    }
+    uint64_t dropped = 0;
+    for (size_t j = 0; j < nturns;) {
+        uint32_t room = 0;
+        ms_psim_op *o = fast ? ms_psim_room(ps, &room) : NULL;
+        size_t t = room / k < nturns - j ? room / k : nturns - j; /* whole turns that fit */
+        /* one 32-byte copy each */
+        for (size_t i = 0; t && i < k; i++) {
+            const ms_replay_event *e = ev[i] + j;
+            ms_psim_op *d = o + i;
+            for (size_t x = 0; x < t; x++, d += k) {
+                memcpy(d, &e[x], sizeof *d);
+                d->flags |= bits[i];
+            }
+        }
+        ms_psim_commit(ps, (uint32_t)(t * k));
+        j += t;
+        if (t == 0) { /* the batch's room is less than a turn */
+            for (size_t i = 0; i < k; i++)
+                sink_one(s, cpu[i], (ev[i][j].write & 1u) | (locked[i] ? MS_ACC_LOCKED : 0u), &ev[i][j], &dropped);
+            j++;
+        }
+    }
+    s->dropped += dropped;
+}
+
 static void sink_region(void *ud) { ms_psim_next_region(((sim_sink *)ud)->sim); }
 
 /* The timed replay's sink: the simulator in direct mode prices every reference (its stall as
@@ -487,9 +529,11 @@ int ms_drive_replay_remap(const char *dir, const ms_hier_config *cfg, ms_interle
     }
     unsigned started = timed ? want : ms_sim_workers_start(workers, s.sim);
     /* runs of accesses straight into the batch, except where a what-if remap must see each one */
-    ms_replay_sink sink = {
-        .access = sink_access, .accesses = remap ? NULL : sink_accesses, .region = sink_region, .ud = &s
-    };
+    ms_replay_sink sink = { .access = sink_access,
+                            .accesses = remap ? NULL : sink_accesses,
+                            .turns = remap ? NULL : sink_turns,
+                            .region = sink_region,
+                            .ud = &s };
     if (timed) {
         ts.s = s;
         sink = (ms_replay_sink){ .access = sink_access,

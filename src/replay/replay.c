@@ -267,7 +267,7 @@ static inline void replay_access(replay_run *run, replay_thread *t, const ms_rep
 
 /* Replay the run of accesses at t's head, at most `most` (>= 1) of them, up to the next
  * other event or the end of the chunk, and move past them: to the sink's `accesses` at once
- * where it has one. Returns the number replayed. */
+ * where it has one and there are several. Returns the number replayed. */
 static uint64_t replay_accesses(replay_run *run, replay_thread *t, uint64_t most)
 {
     /* the counts kept in locals (the sink cannot change them, but the compiler would reload
@@ -278,7 +278,7 @@ static uint64_t replay_accesses(replay_run *run, replay_thread *t, uint64_t most
     unsigned cpu = t->cpu, locked = t->nheld != 0;
     uint64_t dropped = 0;
     for (; pos < end && ev[pos].kind == 0; pos++) dropped += ev[pos].ctx == 0;
-    if (sink->accesses)
+    if (sink->accesses && pos - start > 1) /* one access: `access`, without a run's set-up */
         sink->accesses(sink->ud, cpu, locked, ev + start, pos - start);
     else
         for (size_t i = start; i < pos; i++)
@@ -585,30 +585,67 @@ static int start_threads(replay_run *run, const ms_replay *r, unsigned nprocs)
     return 0;
 }
 
-/* The only runnable thread, or NULL. */
-static replay_thread *only_runnable(replay_run *run)
+/* The most turns of several threads one batch replays (batch_turns: the scan for the
+ * shortest run stops there), and the most threads it takes. */
+#define BATCH_TURNS 256u
+#define BATCH_THREADS 64u
+
+/* Interleaved turns handed over as one batch. While every runnable thread either has an
+ * access at its head or is blocked so that a turn would skip it (still_blocked: accesses
+ * change nothing it waits for), each turn replays one access of each of the former, in index
+ * order, and nothing else: the turns up to the end of the shortest of their runs of accesses
+ * (the next other event or the chunk's end; at most BATCH_TURNS of them for several threads)
+ * go to the sink at once (`turns`; one thread's run to `accesses`), one turn each. Returns
+ * the number of turns replayed (0: a turn must handle some thread's head event). */
+static uint64_t batch_turns(replay_run *run)
 {
-    replay_thread *only = NULL;
+    replay_thread *th[BATCH_THREADS];
+    const ms_replay_event *ev[BATCH_THREADS];
+    unsigned cpu[BATCH_THREADS], locked[BATCH_THREADS];
+    size_t k = 0;
     for (size_t i = 0; i < run->st.nthreads; i++) {
         replay_thread *t = &run->st.threads[i];
         if (!runnable(t)) continue;
-        if (only) return NULL;
-        only = t;
+        if (t->pos == t->n || t->ev[t->pos].kind != 0) {
+            if (still_blocked(run, t)) continue;
+            return 0;
+        }
+        if (k == BATCH_THREADS) return 0;
+        th[k] = t;
+        ev[k] = t->ev + t->pos;
+        cpu[k] = t->cpu;
+        locked[k] = t->nheld != 0;
+        k++;
     }
-    return only;
-}
-
-/* Interleaved turns while one thread alone can run (one recorded thread, or the others ended
- * or not yet created): each turn is one access of that thread, so its run of accesses up to
- * its next sync event or the end of its chunk is replayed at once, one turn each. Returns the
- * number of accesses replayed. */
-static uint64_t lone_accesses(replay_run *run)
-{
-    replay_thread *t = only_runnable(run);
-    if (!t || t->pos == t->n || t->ev[t->pos].kind != 0) return 0;
-    uint64_t k = replay_accesses(run, t, UINT64_MAX);
-    run->turns += k;
-    return k;
+    if (k == 0) return 0;
+    if (k == 1) { /* one thread: its whole run (replay_accesses finds its end) */
+        uint64_t n = replay_accesses(run, th[0], UINT64_MAX);
+        run->turns += n;
+        return n;
+    }
+    size_t m = BATCH_TURNS;
+    for (size_t i = 0; i < k; i++) {
+        size_t most = th[i]->n - th[i]->pos < m ? th[i]->n - th[i]->pos : m, r = 1;
+        while (r < most && ev[i][r].kind == 0) r++;
+        m = r;
+    }
+    const ms_replay_sink *sink = run->st.sink;
+    if (sink->turns)
+        sink->turns(sink->ud, k, cpu, locked, ev, m);
+    else
+        for (size_t j = 0; j < m; j++)
+            for (size_t i = 0; i < k; i++)
+                sink->access(sink->ud, cpu[i], ev[i][j].addr, ev[i][j].size, ev[i][j].write, locked[i], ev[i][j].ctx);
+    uint64_t dropped = 0;
+    for (size_t i = 0; i < k; i++) {
+        for (size_t j = 0; j < m; j++) dropped += ev[i][j].ctx == 0;
+        th[i]->pos += m;
+        th[i]->accesses += m;
+    }
+    run->accesses += (uint64_t)k * m;
+    run->dropped += dropped;
+    run->turns += m;
+    return m;
 }
 
 /* ---- the timed order (replay.h) ---- */
@@ -832,7 +869,7 @@ static int replay_all(replay_run *run)
             if (rc <= 0) return rc;
         }
     for (;;) {
-        if (run->mode != MS_INTERLEAVE_PIPED && lone_accesses(run)) continue;
+        if (run->mode != MS_INTERLEAVE_PIPED && batch_turns(run)) continue;
         int rc = run->mode == MS_INTERLEAVE_PIPED ? piped_step(run) : interleaved_turn(run);
         if (rc == 0) rc = break_deadlock(run);
         if (rc <= 0) return rc;

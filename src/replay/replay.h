@@ -117,6 +117,12 @@ typedef struct {
      * many were replayed, their stalls' sum added to *stall. */
     size_t (*accesses_cycles)(void *ud, unsigned cpu, unsigned locked, const ms_replay_event *ev, size_t n,
                               uint64_t compute, uint64_t *clock, uint64_t limit, uint64_t *stall);
+    /* interleaved order, optional (NULL: `access` for each): nturns >= 1 turns of k >= 2
+     * threads, each turn one access of each thread in order: turn j replays ev[i][j] (an
+     * access, kind 0) on processor cpu[i] with lock flag locked[i], for i = 0 .. k-1, as
+     * `access` would be called for each. ev[i] is valid during the call only. */
+    void (*turns)(void *ud, size_t k, const unsigned *cpu, const unsigned *locked, const ms_replay_event *const *ev,
+                  size_t nturns);
 } ms_replay_sink;
 
 /* Per thread of the recording. */

@@ -278,6 +278,27 @@ static inline void rec_region(void *ud)
     rec_append(ud, "|");
 }
 
+static inline void rec_accesses(void *ud, unsigned cpu, unsigned locked, const ms_replay_event *ev, size_t n)
+{
+    for (size_t i = 0; i < n; i++) rec_access(ud, cpu, ev[i].addr, ev[i].size, ev[i].write, locked, ev[i].ctx);
+}
+
+/* The interleaved turns handed over at once (ms_replay_sink.turns), "+" before each batch's
+ * first access when rec_mark_turns is set. */
+static int rec_mark_turns;
+static inline void rec_turns(void *ud, size_t k, const unsigned *cpu, const unsigned *locked,
+                             const ms_replay_event *const *ev, size_t nturns)
+{
+    if (rec_mark_turns) rec_append(ud, "+");
+    for (size_t j = 0; j < nturns; j++)
+        for (size_t i = 0; i < k; i++)
+            rec_access(ud, cpu[i], ev[i][j].addr, ev[i][j].size, ev[i][j].write, locked[i], ev[i][j].ctx);
+}
+
+/* Whether ts_replay's sink takes runs of accesses and interleaved turns at once (rec_accesses,
+ * rec_turns) rather than one access per call: the same sequence either way. */
+static int ts_batched;
+
 /* Streams ts_replay decodes ahead (ms_replay_set_decode_ahead) and their parser threads. */
 static unsigned ts_decode_ahead, ts_parsers = 1;
 /* The bytes of decompressed chunks ts_replay's pre-scan may keep (ms_replay_set_keep). */
@@ -299,6 +320,10 @@ static inline int ts_replay(const char *dir, ms_interleave mode, unsigned nprocs
     ms_replay_set_decode_ahead(r, ts_decode_ahead, ts_parsers);
     ms_replay_set_keep(r, ts_keep);
     ms_replay_sink sink = { .access = rec_access, .region = rec_region, .ud = rec };
+    if (ts_batched) {
+        sink.accesses = rec_accesses;
+        sink.turns = rec_turns;
+    }
     int rc = ms_replay_run(r, mode, nprocs ? nprocs : (unsigned)ms_replay_nthreads(r), &sink, res, err, sizeof err);
     if (rc < 0) fprintf(stderr, "ms_replay_run: %s\n", err);
     ms_replay_close(r);

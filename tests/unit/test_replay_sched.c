@@ -315,20 +315,43 @@ static void test_unattributed(void)
     teardown(&f);
 }
 
+/* A batch of interleaved turns (ms_replay_sink.turns) ends at the shortest run of accesses:
+ * the next sync event or chunk end of any thread taking part; a thread blocked in a lock's
+ * queue sits the batch out (one thread alone hands over its run to `accesses`). */
+static void test_batched_turns(void)
+{
+    fixture f = { 0 };
+    int batched = ts_batched;
+    ts_batched = rec_mark_turns = 1;
+    setup(&f, "r1 r2 r3 | r4 r5 r6 r7 r8 r9", "r10 r11 r12 r13 r14 acq1 w15 rel1 r16 r17 r18",
+          "acq1 w20 w21 w22 w23 w24 w25 w26 w27 rel1", NULL, NULL);
+    expect(&f, INTERLEAVED, 0, 0,
+           "0:1 1:10 2:20*w + 0:2 1:11 2:21*w 0:3 1:12 2:22*w 0:4 1:13 2:23*w + 0:5 1:14 2:24*w 0:6 2:25*w "
+           "+ 0:7 2:26*w 0:8 2:27*w 0:9 1:15*w 1:16 1:17 1:18");
+    CHECK_EQ(f.res.threads[1].wait_turns, 4); /* queued on lock 1 in turns 6 to 9 */
+    CHECK_EQ(f.res.accesses, 26);
+    teardown(&f);
+    ts_batched = batched;
+    rec_mark_turns = 0;
+}
+
 int main(void)
 {
-    test_orders();
-    test_lock_fifo();
-    test_shared_locks_and_exit_release();
-    test_barrier();
-    test_create_join();
-    test_cond();
-    test_semaphore();
-    test_fork_begin();
-    test_deadlock_break();
-    test_atomic_edges();
-    test_atomic_many();
-    test_procs_mapping();
-    test_unattributed();
+    for (ts_batched = 0; ts_batched < 2; ts_batched++) {
+        test_orders();
+        test_lock_fifo();
+        test_shared_locks_and_exit_release();
+        test_barrier();
+        test_create_join();
+        test_cond();
+        test_semaphore();
+        test_fork_begin();
+        test_deadlock_break();
+        test_atomic_edges();
+        test_atomic_many();
+        test_procs_mapping();
+        test_unattributed();
+    }
+    test_batched_turns();
     return check_result();
 }

@@ -65,8 +65,8 @@ static void run_order(fixture *f, ms_interleave mode, const char *t0, const char
     char err[512];
     ms_replay *r;
     CHECK_EQ_INT(ms_replay_open(&r, f->dir, 100, err, sizeof err), 0);
-    ms_replay_sink sink = { ts_noaccess,    ts_noregion, &f->sink, NULL, ts_cycles,
-                            ts_work_cycles, ts_arrive,   ts_wait,  NULL, NULL };
+    ms_replay_sink sink = { ts_noaccess, ts_noregion, &f->sink, NULL, ts_cycles, ts_work_cycles,
+                            ts_arrive,   ts_wait,     NULL,     NULL, NULL };
     CHECK_EQ_INT(ms_replay_run(r, mode, (unsigned)ms_replay_nthreads(r), &sink, &f->res, err, sizeof err), 0);
     ms_replay_close(r);
 }
