@@ -36,7 +36,7 @@ static void test_types(void)
 
 static ms_frame frame(const char *file, int line, int col)
 {
-    ms_frame f = { "f", NULL, 0, file, line, col, NULL, NULL, false };
+    ms_frame f = { "f", NULL, 0, file, line, col, NULL, NULL, false, false };
     return f;
 }
 
