@@ -122,6 +122,10 @@ static bool lvalue_path(tree t, text &out, int depth)
     case RESULT_DECL:
         if (DECL_ARTIFICIAL(t) && DECL_HAS_DEBUG_EXPR_P(t)) return lvalue_path(DECL_DEBUG_EXPR(t), out, depth + 1);
         if (!DECL_NAME(t)) return false;
+        /* a system header's local inlined into the program's code (std::map's `__y`, which
+         * operator[] returns a part of): no name of the program's */
+        if (!is_global_var(t) && DECL_IN_SYSTEM_HEADER(t) && !DECL_IN_SYSTEM_HEADER(current_function_decl))
+            return false;
         out.add(IDENTIFIER_POINTER(DECL_NAME(t)));
         return true;
     case SSA_NAME: {
@@ -160,6 +164,7 @@ static bool lvalue_path(tree t, text &out, int depth)
         tree f = TREE_OPERAND(t, 1);
         bool base = try_path(TREE_OPERAND(t, 0), out, depth + 1);
         if (!DECL_NAME(f)) return base;
+        if (!base && DECL_IN_SYSTEM_HEADER(f)) return false; /* a library's iterator's `_M_node` */
         if (base) out.add(".");
         out.add(IDENTIFIER_POINTER(DECL_NAME(f)));
         return true;

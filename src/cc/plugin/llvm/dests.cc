@@ -375,7 +375,7 @@ bool Dests::objPath(Value *p, std::string &path, const DIType *&ty, Value *&root
         root = nullptr;
         return true;
     }
-    if (const DILocalVariable *v = varOfCasts(orig, p)) { /* a pointer in a register: what it points to */
+    if (const DILocalVariable *v = varOfCasts(orig, p); v && !memspySystemVar(v)) { /* a pointer in a register */
         path = v->getName().str();
         ty = pointee(v->getType());
         return !path.empty();

@@ -184,6 +184,14 @@ bool memspyReturnsReference(const Function *f)
            (ret->getTag() == dwarf::DW_TAG_reference_type || ret->getTag() == dwarf::DW_TAG_rvalue_reference_type);
 }
 
+bool memspySystemVar(const DILocalVariable *v)
+{
+    const DIFile *f = v ? v->getFile() : nullptr;
+    if (!f) return false;
+    std::string path = (f->getFilename().startswith("/") ? "" : f->getDirectory().str() + "/") + f->getFilename().str();
+    return path.find("/include/c++/") != std::string::npos || StringRef(path).startswith("/usr/include/");
+}
+
 const DIDerivedType *memspyMemberHolding(const DIType *t, uint64_t bits)
 {
     for (int i = 0; i < 16; i++) { /* typedefs and qualifiers */

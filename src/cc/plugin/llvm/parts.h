@@ -44,6 +44,11 @@ llvm::Value *memspyAccessedContainer(llvm::Value *p);
  * part of its object, not an allocation of its own. */
 bool memspyReturnsReference(const llvm::Function *f);
 
+/* Whether variable v is declared in a system header (the C++ library's `__i`, a std::map
+ * iterator that operator[] inlined into the program's code returns a part of): no name of
+ * the program's. */
+bool memspySystemVar(const llvm::DILocalVariable *v);
+
 /* The member of composite type t (typedefs and qualifiers aside) whose bytes hold bit offset
  * bits, null if none (a std::vector member, whose own parts DWARF puts in base classes). */
 const llvm::DIDerivedType *memspyMemberHolding(const llvm::DIType *t, uint64_t bits);
