@@ -277,24 +277,29 @@ static bool class_inner(const ms_data_bin *d, const class_scopes *cs, const char
  * allocates the block (leveldb's Status::CopyState called by Status's copy constructor and
  * assignment, inlined into many callers), and those of a class that call its other member
  * functions on the path (class_inner), say nothing where a caller outside it parts too: the
- * first caller outside the class does. Returns how many. */
+ * first caller outside the class does; they come last, innermost first, for bins that nothing
+ * outside tells apart (two calls of leveldb's Benchmark::Open from two lines of Benchmark::Run).
+ * Returns how many. */
 static size_t partings(const ms_data_bin *ref, const ms_data_bin *d, const class_scopes *cs, parting *out, size_t max)
 {
     enum { MAX_PARTS = 64 };
     path_part parts[MAX_PARTS];
-    size_t np = path_parts(ref, d, parts, MAX_PARTS), n = 0, clen;
+    parting inside[MAX_PARTS];
+    size_t np = path_parts(ref, d, parts, MAX_PARTS), n = 0, ni = 0, clen;
     const char *cls;
     allocating_class(ref, d, cs, &cls, &clen);
-    for (int inside = 0; inside < 2 && n == 0; inside++)
-        for (size_t i = 0; i < np && n < max; i++) {
-            const path_part *p = &parts[i];
-            if (library_frame(p->frame, p->len) || mute_frame(p->frame, p->len)) continue;
-            size_t fn = frame_function_len(p->frame, p->len);
-            if (!inside && ((cls && scope_len(p->frame, fn) == clen && !memcmp(p->frame, cls, clen)) ||
-                            class_inner(d, cs, p->frame, fn)))
-                continue;
-            out[n++] = (parting){ p->frame, p->len, fn, p->fn_len == 0 };
-        }
+    for (size_t i = 0; i < np; i++) {
+        const path_part *p = &parts[i];
+        if (library_frame(p->frame, p->len) || mute_frame(p->frame, p->len)) continue;
+        size_t fn = frame_function_len(p->frame, p->len);
+        parting f = { p->frame, p->len, fn, p->fn_len == 0 };
+        if ((cls && scope_len(p->frame, fn) == clen && !memcmp(p->frame, cls, clen)) ||
+            class_inner(d, cs, p->frame, fn))
+            inside[ni++] = f;
+        else if (n < max)
+            out[n++] = f;
+    }
+    for (size_t i = 0; i < ni && n < max; i++) out[n++] = inside[i]; /* where nothing outside tells them apart */
     return n;
 }
 

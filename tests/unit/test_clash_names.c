@@ -196,6 +196,14 @@ static void test_dwarf_class(void)
     set(&b[1], "main:6>app::work:19>app::make_buf:3>buf");
     const char *ns[2] = { "buf@app::setup", "buf@app::work" };
     check_names_members(b, 2, ns, members, 3);
+    /* where only a class's frames that call its others part the paths (leveldb's Benchmark::Run
+     * calls Benchmark::Open from two lines), those frames do */
+    const char *bench[1] = { "kv::Bench::Open" };
+    memset(b, 0, sizeof b);
+    set(&b[0], "main:5>kv::Bench::Run:10>kv::Bench::Open:20>kv::Arena::NewBlock:52>blocks_[]");
+    set(&b[1], "main:5>kv::Bench::Run:11>kv::Bench::Open:20>kv::Arena::NewBlock:52>blocks_[]");
+    const char *run[2] = { "blocks_[]@kv::Bench::Run:10", "blocks_[]@kv::Bench::Run:11" };
+    check_names_members(b, 2, run, bench, 1);
 }
 
 int main(void)
