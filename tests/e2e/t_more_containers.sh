@@ -5,7 +5,8 @@
 # reference result is no allocation of its own), also where g++ and clang -O2 inline operator[]
 # (the library's iterator `__y`, `__i` names nothing of the program's: `m[]` from the early
 # record), `lst.push_back(new Rec)` (`lst[]`, the list's nodes `lst`), `um.emplace(k, new Rec)`
-# (`um[]`), and `auto p = std::make_unique<Rec>(i); member_ = std::move(p);` (`member_`, at -O0:
+# (`um[]`; its nodes and buckets `um@...`: the std::pair that emplace returns, which nothing
+# reads, is no allocation; clang -O2: `um._M_h@...`, its member), and `auto p = std::make_unique<Rec>(i); member_ = std::move(p);` (`member_`, at -O0:
 # at -O2 operator= is inlined and the store into the member competes with the local `p`).
 # Before, the map's elements were `heap@more_containers.cc:36@main` (-O0), `__y[]` or `__i[]`
 # (-O2), its nodes `heap@more_containers.cc:36@...::allocate`, the moved object
@@ -26,6 +27,8 @@ done
 check "m: the map's 300 nodes of 48 bytes; lst: the list's 300 of 24" c.json \
     '([.data[] | select(.name == "m")] | length == 1 and .[0].objects == 300 and .[0].bytes == 14400) and
      ([.data[] | select(.name == "lst")] | length == 1 and .[0].objects == 300 and .[0].bytes == 7200)'
+check "um's 300 nodes and its 6 bucket arrays: um, told apart by where they are allocated" c.json \
+    '[.data[] | select(.name | test("^um(\\._M_h)?@")) | .objects] | sort == [6, 300]'
 check "full names: m[] and lst[] stored by main" c.json \
     '(.data[] | select(.name == "m[]") | .full_name | test("^main:[0-9]+>m\\[\\]$")) and
      (.data[] | select(.name == "lst[]") | .full_name | test("^main:[0-9]+>lst\\[\\]$"))'

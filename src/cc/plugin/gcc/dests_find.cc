@@ -623,8 +623,10 @@ static bool recorded_call(gcall *call, tree *dest_arg)
     }
     tree lhs = gimple_call_lhs(call);
     /* a member function's reference (std::map's operator[]) is to a part of its object, which
-     * names what the call allocates (constructed_object), not an allocation of its own */
-    if (lhs && TREE_CODE(TREE_TYPE(lhs)) == REFERENCE_TYPE && fndecl && TREE_CODE(TREE_TYPE(fndecl)) == METHOD_TYPE)
+     * names what the call allocates (constructed_object), not an allocation of its own; so is
+     * a result nothing reads (the std::pair of an ignored `um.emplace(k, v)`) */
+    if (lhs && fndecl && TREE_CODE(TREE_TYPE(fndecl)) == METHOD_TYPE &&
+        (TREE_CODE(TREE_TYPE(lhs)) == REFERENCE_TYPE || unread_result(lhs, call)))
         return false;
     return lhs && (POINTER_TYPE_P(TREE_TYPE(lhs)) || holds_pointer(TREE_TYPE(lhs)));
 }

@@ -119,6 +119,9 @@ tree container_of_moved(tree var, bool *assign);
  * reference ref (`m[k] = new T`: the pointer is stored into container m's element), NULL_TREE
  * if ref is no such call's result. */
 tree container_of_reference(tree ref);
+/* parts.cc: whether lhs, the result of call, is gcc's temporary that nothing reads (the
+ * std::pair that an ignored `um.emplace(k, v)` returns). */
+bool unread_result(tree lhs, gimple *call);
 void emit_dests(fn_state *st, const char *comdat);
 /* dests.cc: the source language's code in records ("c", "c++", "f"), and the asm statement
  * that puts record into the destinations section with a label here (record_asm). */

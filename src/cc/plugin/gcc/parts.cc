@@ -79,3 +79,21 @@ tree container_of_reference(tree ref)
         if (strcmp(IDENTIFIER_POINTER(DECL_NAME(fn)), a) == 0) return call_object(call);
     return NULL_TREE;
 }
+
+static tree find_tree(tree *t, int *, void *want) { return *t == (tree)want ? *t : NULL_TREE; }
+
+bool unread_result(tree lhs, gimple *call)
+{
+    if (!lhs || !VAR_P(lhs) || !DECL_ARTIFICIAL(lhs) || is_global_var(lhs)) return false;
+    basic_block bb;
+    FOR_EACH_BB_FN(bb, cfun)
+    for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
+        gimple *s = gsi_stmt(gsi);
+        if (s == call || is_gimple_debug(s) || gimple_clobber_p(s)) continue;
+        for (unsigned i = 0; i < gimple_num_ops(s); i++) {
+            tree op = gimple_op(s, i);
+            if (op && walk_tree_without_duplicates(&op, find_tree, lhs)) return false;
+        }
+    }
+    return true;
+}
