@@ -4,13 +4,14 @@
 # returns (`m[]`; the map's nodes, which operator[] allocates, `m`: a member function's
 # reference result is no allocation of its own), also where g++ and clang -O2 inline operator[]
 # (the library's iterator `__y`, `__i` names nothing of the program's: `m[]` from the early
-# record), `lst.push_back(new Rec)` (`lst[]`, the list's nodes `lst`), `um.emplace(k, new Rec)`
+# record); `lst.push_back(new Rec)` (`lst[]`, the list's nodes `lst`); `um.emplace(k, new Rec)`
 # (`um[]`; its nodes and buckets `um@...`: the std::pair that emplace returns, which nothing
-# reads, is no allocation; clang -O2: `um._M_h@...`, its member), and `auto p = std::make_unique<Rec>(i); member_ = std::move(p);` (`member_`, at -O0:
-# at -O2 operator= is inlined and the store into the member competes with the local `p`).
+# reads, is no allocation; clang -O2: `um._M_h@...`, its member); and
+# `auto p = std::make_unique<Rec>(i); member_ = std::move(p);` (`member_` at -O0; at -O2
+# operator= is inlined and the store into the member competes with the local `p`).
 # Before, the map's elements were `heap@more_containers.cc:36@main` (-O0), `__y[]` or `__i[]`
 # (-O2), its nodes `heap@more_containers.cc:36@...::allocate`, the moved object
-# `unique_ptr<Rec>.p`.
+# `unique_ptr<Rec>.p`, um's nodes `heap@more_containers.cc:40@...` under g++.
 # matrix: gcc:-O0 gcc:-O2 clang:-O0 clang:-O2
 . "$1/tests/e2e/lib.sh"
 need_plugin
