@@ -369,11 +369,9 @@ bool Dests::objPath(Value *p, std::string &path, const DIType *&ty, Value *&root
         return true;
     }
     if (Value *obj = memspyAccessedContainer(p); obj && isMethod(calleeOf(cast<CallBase>(p)))) { /* m[k] */
-        if (!objPath(obj, path, ty, root, depth + 1)) return false;
-        path += "[]";
-        ty = nullptr;
-        root = nullptr;
-        return true;
+        bool found = objPath(obj, path, ty, root, depth + 1);
+        path += "[]", ty = nullptr, root = nullptr;
+        return found;
     }
     if (const DILocalVariable *v = varOfCasts(orig, p); v && !memspySystemVar(v)) { /* a pointer in a register */
         path = v->getName().str();
@@ -798,7 +796,7 @@ bool Dests::levels(CallBase *call, bool &returned)
         destArg = call->getArgOperand(0);
     } else if ((!call->getType()->isPointerTy() || call->use_empty() || memspyReturnsReference(callee)) &&
                isMethod(callee)) {
-        /* a member function whose result, if any, is unused (`s.append(t)` returns s) or a
+        /* a member function whose result, if any, is unused (`s.append(t)` returns s) or is a
          * reference to a part of its object (std::map's operator[]): its object */
         destArg = call->getArgOperand(0);
         argKind = 'o';
