@@ -169,7 +169,7 @@ static int resolve_contexts(analysis *an, size_t nbins, uint32_t unknown_data)
     for (size_t i = 0; i < raw->ncontexts; i++)
         if (n == 0 || an->ctx[n - 1].ctx != an->ctx[i].ctx) an->ctx[n++] = an->ctx[i];
     an->nctx = n;
-    static const ms_frame unknown_frame = { "??", NULL, 0, NULL, 0, 0, NULL, NULL, false };
+    static const ms_frame unknown_frame = { "??", NULL, 0, NULL, 0, 0, NULL, NULL, false, false };
     int rc = 0;
     for (size_t i = 0; i <= n && rc == 0; i++) {
         ctx_info *c = &an->ctx[i];
@@ -704,7 +704,7 @@ static int build_data(analysis *an, bool with_unknown)
     u->name = strdup("unknown");
     u->full_name = strdup("unknown");
     if (!u->name || !u->full_name) return -1;
-    return ms_unique_data_names(m->data, m->ndata);
+    return ms_unique_data_names(m->data, m->ndata, NULL, 0);
 }
 
 /* Keep only the raw bins that some context refers to: the runtime registers every global

@@ -1,7 +1,8 @@
 /* Names that several data bins share (analysis/databins.h, ms_unique_data_names): each is told
  * apart by where its call path parts from the others' (the calling function that says why),
  * "#N" only where nothing does; none keeps the plain name. Works on the names and full names
- * alone (FUNCTION:LINE>...>NAME), so that it also serves bins joined after the analysis. */
+ * (FUNCTION:LINE>...>NAME), so that it also serves bins joined after the analysis, and on the
+ * functions DWARF shows to be member functions (their scopes are classes, not namespaces). */
 #define _GNU_SOURCE /* qsort_r, memrchr */
 #include <ctype.h>
 #include <stdbool.h>
@@ -175,10 +176,57 @@ static bool class_member(const char *f, size_t len)
     return mlen == clen && !memcmp(m, cls, clen);
 }
 
-/* The class whose member function allocates d (the innermost frame of its call path) where
- * its scope has template arguments or some frame of d's or ref's path shows it to be a class
- * (class_member): *cls and *clen the scope's text in d's full name, NULL and 0 if none. */
-static void allocating_class(const ms_data_bin *ref, const ms_data_bin *d, const char **cls, size_t *clen)
+/* A scope that is a class (structure, union): that of a function DWARF shows to be a member
+ * function (ms_frame.member). */
+typedef struct {
+    const char *text;
+    size_t len;
+} class_scope;
+
+/* The class scopes, sorted by text, without repeats. */
+typedef struct {
+    class_scope *v;
+    size_t n;
+} class_scopes;
+
+static int cmp_scope(const void *a, const void *b)
+{
+    const class_scope *x = a, *y = b;
+    int c = memcmp(x->text, y->text, x->len < y->len ? x->len : y->len);
+    return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+/* Whether f[0..len) is a class's scope. */
+static bool is_class(const class_scopes *cs, const char *f, size_t len)
+{
+    class_scope key = { f, len };
+    return cs->n && bsearch(&key, cs->v, cs->n, sizeof key, cmp_scope);
+}
+
+/* The scopes of members[0..n) (function names) into *cs. Returns 0 or -1 (out of memory). */
+static int class_scopes_new(const char *const *members, size_t n, class_scopes *cs)
+{
+    cs->n = 0;
+    cs->v = malloc((n ? n : 1) * sizeof *cs->v);
+    if (!cs->v) return -1;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = scope_len(members[i], strlen(members[i]));
+        if (len) cs->v[cs->n++] = (class_scope){ members[i], len };
+    }
+    qsort(cs->v, cs->n, sizeof *cs->v, cmp_scope);
+    size_t k = 0;
+    for (size_t i = 0; i < cs->n; i++)
+        if (!k || cmp_scope(&cs->v[k - 1], &cs->v[i])) cs->v[k++] = cs->v[i];
+    cs->n = k;
+    return 0;
+}
+
+/* The class whose member function allocates d (the innermost frame of its call path): where
+ * DWARF shows its scope to be a class (cs), where the scope has template arguments, or where
+ * some frame of d's or ref's path shows it to be one (class_member: for code without DWARF);
+ * *cls and *clen the scope's text in d's full name, NULL and 0 if none. */
+static void allocating_class(const ms_data_bin *ref, const ms_data_bin *d, const class_scopes *cs, const char **cls,
+                             size_t *clen)
 {
     enum { MAX_FRAMES = 64 };
     const char *fs[MAX_FRAMES];
@@ -189,7 +237,7 @@ static void allocating_class(const ms_data_bin *ref, const ms_data_bin *d, const
     if (!nd || library_frame(fs[nd - 1], fl[nd - 1])) return;
     const char *alloc = fs[nd - 1];
     size_t s = scope_len(alloc, frame_function_len(alloc, fl[nd - 1])), outer = s ? scope_len(alloc, s) : 0;
-    if (s && memchr(alloc + outer, '<', s - outer)) { /* a template's arguments: a class */
+    if (s && (is_class(cs, alloc, s) || memchr(alloc + outer, '<', s - outer))) { /* template arguments */
         *cls = alloc;
         *clen = s;
         return;
@@ -208,26 +256,50 @@ static void allocating_class(const ms_data_bin *ref, const ms_data_bin *d, const
     }
 }
 
+/* Whether frame f (of function f[0..fn), in d's full name) is a member function of a class
+ * that DWARF shows (cs) and calls, directly or through others, another member function of that
+ * class on d's path (leveldb's Arena::AllocateAligned and Arena::AllocateFallback on the way to
+ * Arena::AllocateNewBlock): the class's inner workings, not the caller that says why. */
+static bool class_inner(const ms_data_bin *d, const class_scopes *cs, const char *f, size_t fn)
+{
+    enum { MAX_FRAMES = 64 };
+    const char *fs[MAX_FRAMES];
+    size_t fl[MAX_FRAMES], s = scope_len(f, fn);
+    if (!s || !is_class(cs, f, s)) return false;
+    size_t n = path_frames(d->full_name, strlen(d->name), fs, fl, MAX_FRAMES);
+    for (size_t i = 0; i < n; i++)
+        if (fs[i] > f && scope_len(fs[i], frame_function_len(fs[i], fl[i])) == s && !memcmp(fs[i], f, s)) return true;
+    return false;
+}
+
 /* The frames of the program's code (not a library's nor a mute one) where d's call path parts
  * from ref's, innermost first, into out (up to max). Frames of the class whose member function
  * allocates the block (leveldb's Status::CopyState called by Status's copy constructor and
- * assignment, inlined into many callers) say nothing where a caller outside it parts too: the
- * first caller outside the class does. Returns how many. */
-static size_t partings(const ms_data_bin *ref, const ms_data_bin *d, parting *out, size_t max)
+ * assignment, inlined into many callers), and those of a class that call its other member
+ * functions on the path (class_inner), say nothing where a caller outside it parts too: the
+ * first caller outside the class does; they come last, innermost first, for bins that nothing
+ * outside tells apart (two calls of leveldb's Benchmark::Open from two lines of Benchmark::Run).
+ * Returns how many. */
+static size_t partings(const ms_data_bin *ref, const ms_data_bin *d, const class_scopes *cs, parting *out, size_t max)
 {
     enum { MAX_PARTS = 64 };
     path_part parts[MAX_PARTS];
-    size_t np = path_parts(ref, d, parts, MAX_PARTS), n = 0, clen;
+    parting inside[MAX_PARTS];
+    size_t np = path_parts(ref, d, parts, MAX_PARTS), n = 0, ni = 0, clen;
     const char *cls;
-    allocating_class(ref, d, &cls, &clen);
-    for (int inside = 0; inside < 2 && n == 0; inside++)
-        for (size_t i = 0; i < np && n < max; i++) {
-            const path_part *p = &parts[i];
-            if (library_frame(p->frame, p->len) || mute_frame(p->frame, p->len)) continue;
-            size_t fn = frame_function_len(p->frame, p->len);
-            if (!inside && cls && scope_len(p->frame, fn) == clen && !memcmp(p->frame, cls, clen)) continue;
-            out[n++] = (parting){ p->frame, p->len, fn, p->fn_len == 0 };
-        }
+    allocating_class(ref, d, cs, &cls, &clen);
+    for (size_t i = 0; i < np; i++) {
+        const path_part *p = &parts[i];
+        if (library_frame(p->frame, p->len) || mute_frame(p->frame, p->len)) continue;
+        size_t fn = frame_function_len(p->frame, p->len);
+        parting f = { p->frame, p->len, fn, p->fn_len == 0 };
+        if ((cls && scope_len(p->frame, fn) == clen && !memcmp(p->frame, cls, clen)) ||
+            class_inner(d, cs, p->frame, fn))
+            inside[ni++] = f;
+        else if (n < max)
+            out[n++] = f;
+    }
+    for (size_t i = 0; i < ni && n < max; i++) out[n++] = inside[i]; /* where nothing outside tells them apart */
     return n;
 }
 
@@ -245,14 +317,15 @@ static bool same_fn(const parting *a, const parting *b)
  * function (leveldb's strings that libstdc++ grows through the system header's `append` from
  * many callers: the callers say why). The line also where the first's path is in that function
  * there. Returns 0 or -1 (out of memory). */
-static int parting_choice(const ms_data_bin *bins, const size_t *group, size_t ng, parting *choice, bool *line)
+static int parting_choice(const ms_data_bin *bins, const size_t *group, size_t ng, const class_scopes *cs,
+                          parting *choice, bool *line)
 {
     enum { MAX_FNS = 64 };
     parting(*fr)[MAX_FNS] = calloc(ng, sizeof *fr);
     size_t *nf = calloc(ng, sizeof *nf), *at = calloc(ng, sizeof *at);
     int rc = fr && nf && at ? 0 : -1;
     for (size_t g = 0; g < ng && rc == 0; g++)
-        nf[g] = partings(&bins[group[g ? 0 : 1]], &bins[group[g]], fr[g], MAX_FNS);
+        nf[g] = partings(&bins[group[g ? 0 : 1]], &bins[group[g]], cs, fr[g], MAX_FNS);
     for (size_t g = 0; g < ng; g++) line[g] = false;
     for (bool moved = rc == 0; moved;) {
         moved = false;
@@ -327,19 +400,20 @@ static char *clash_name(const ms_data_bin *bins, size_t n, const size_t *group, 
     return ms_strprintf("%s#%zu", d->name, k);
 }
 
-int ms_unique_data_names(ms_data_bin *bins, size_t n)
+int ms_unique_data_names(ms_data_bin *bins, size_t n, const char *const *members, size_t nmembers)
 {
     size_t *order = malloc((n ? n : 1) * sizeof *order);
     parting *at = malloc((n ? n : 1) * sizeof *at);
     bool *line = malloc((n ? n : 1) * sizeof *line);
-    int rc = order && at && line ? 0 : -1;
+    class_scopes cs;
+    int rc = class_scopes_new(members, nmembers, &cs) == 0 && order && at && line ? 0 : -1;
     for (size_t i = 0; i < n && rc == 0; i++) order[i] = i;
     if (rc == 0) qsort_r(order, n, sizeof *order, cmp_bin_names, bins);
     for (size_t i = 0; i < n && rc == 0;) {
         size_t j = i + 1;
         while (j < n && strcmp(bins[order[i]].name, bins[order[j]].name) == 0) j++;
         /* the frames first, from the names as they are */
-        if (j - i > 1) rc = parting_choice(bins, order + i, j - i, at, line);
+        if (j - i > 1) rc = parting_choice(bins, order + i, j - i, &cs, at, line);
         for (size_t k = i; j - i > 1 && k < j && rc == 0; k++) {
             ms_data_bin *d = &bins[order[k]];
             /* none keeps the plain name (a lookup by it lists them all); each is named after
@@ -354,20 +428,13 @@ int ms_unique_data_names(ms_data_bin *bins, size_t n)
             }
             if (name && flen >= slen && strcmp(d->full_name + flen - slen, d->name) == 0)
                 full = ms_strprintf("%.*s%s", (int)(flen - slen), d->full_name, name);
-            if (!name || !full) {
-                free(name);
-                rc = -1;
-                break;
-            }
-            free(d->name);
-            free(d->full_name);
-            d->name = name;
-            d->full_name = full;
+            if ((rc = ms_data_bin_rename(d, name, full)) != 0) break;
         }
         i = j;
     }
     free(order);
     free(at);
     free(line);
+    free(cs.v);
     return rc;
 }

@@ -377,6 +377,34 @@ static int name_mapping_bin(const ms_raw_bin *b, ms_data_bin *d)
     return d->name && d->full_name ? 0 : -1;
 }
 
+int ms_data_bin_rename(ms_data_bin *b, char *name, char *full)
+{
+    if (!name || !full) {
+        free(name);
+        free(full);
+        return -1;
+    }
+    free(b->name);
+    free(b->full_name);
+    b->name = name;
+    b->full_name = full;
+    return 0;
+}
+
+/* The functions of paths[0..n)'s frames that DWARF shows to be member functions of a class
+ * (ms_frame.member; with repeats), for the clash names; *count of them. NULL if out of memory. */
+static const char **member_functions(const heap_path *paths, size_t n, size_t *count)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++) total += paths[i].nframes;
+    const char **out = malloc((total ? total : 1) * sizeof *out);
+    *count = 0;
+    for (size_t i = 0; out && i < n; i++)
+        for (size_t k = 0; k < paths[i].nframes; k++)
+            if (paths[i].frames[k]->member) out[(*count)++] = paths[i].frames[k]->func;
+    return out;
+}
+
 /* ---- globals, stack, other ---- */
 
 /* gcc names function statics "var.N" in the symbol table: drop the ".N". */
@@ -452,16 +480,7 @@ static int name_unit_clashes(const ms_raw_bin *bins, ms_data_bin *d, size_t n, m
             ms_data_bin *b = &d[idx[k]];
             if (!*unit[idx[k]]) continue;
             char *name = ms_strprintf("%s@%s", b->name, unit[idx[k]]);
-            char *full = name ? strdup(name) : NULL;
-            if (!full) {
-                free(name);
-                rc = -1;
-                break;
-            }
-            free(b->name);
-            free(b->full_name);
-            b->name = name;
-            b->full_name = full;
+            rc = ms_data_bin_rename(b, name, name ? strdup(name) : NULL);
         }
         g = e;
     }
@@ -531,18 +550,8 @@ static int mark_pointers(ms_data_bin *d, size_t n)
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0 && nheap; i++) {
         if (d[i].kind != MS_BIN_GLOBAL || !bsearch(&d[i].name, heap, nheap, sizeof *heap, cmp_str_ptr)) continue;
-        char *name = ms_strprintf("%s%s", MS_POINTER_PREFIX, d[i].name);
-        char *full = ms_strprintf("%s%s", MS_POINTER_PREFIX, d[i].full_name);
-        if (!name || !full) {
-            free(name);
-            free(full);
-            rc = -1;
-            break;
-        }
-        free(d[i].name);
-        free(d[i].full_name);
-        d[i].name = name;
-        d[i].full_name = full;
+        rc = ms_data_bin_rename(&d[i], ms_strprintf("%s%s", MS_POINTER_PREFIX, d[i].name),
+                                ms_strprintf("%s%s", MS_POINTER_PREFIX, d[i].full_name));
     }
     free(heap);
     return rc;
@@ -587,16 +596,7 @@ static int join_library_bins(const heap_path *paths, const size_t *heap_of, cons
         }
         if (!joined) continue;
         char *name = significant ? ms_strprintf("%s (rest)", d[rep].name) : strdup(d[rep].name);
-        char *full = name ? strdup(name) : NULL;
-        if (!name || !full) {
-            free(name);
-            free(full);
-            return -1;
-        }
-        free(d[rep].name);
-        free(d[rep].full_name);
-        d[rep].name = name;
-        d[rep].full_name = full;
+        if (ms_data_bin_rename(&d[rep], name, name ? strdup(name) : NULL) != 0) return -1;
     }
     return 0;
 }
@@ -642,7 +642,7 @@ int ms_build_data_bins(ms_raw_bin *bins, size_t nbins, const ms_data_inputs *in,
     bool *region = calloc(nbins ? nbins : 1, sizeof *region); /* the stack frame of an OpenMP region */
     bool *returned = ms_library_exclusive(in && in->raw ? in->raw->bins : bins, in && in->raw ? in->raw->nbins : nbins,
                                           bins, nbins, sym);
-    size_t nheap = 0;
+    size_t nheap = 0, nmembers = 0;
     int rc = d && paths && heap_of && join && region && returned ? 0 : -1;
     for (size_t i = 0; i < nbins && rc == 0; i++) {
         if (bins[i].kind == MS_BIN_HEAP || bins[i].kind == MS_BIN_MMAP) {
@@ -679,7 +679,10 @@ int ms_build_data_bins(ms_raw_bin *bins, size_t nbins, const ms_data_inputs *in,
     if (rc == 0) join_region_frames(bins, nbins, region, d, join);
     size_t n = rc == 0 ? compact_joined(bins, d, nbins, join, data_of) : nbins;
     if (rc == 0) rc = mark_pointers(d, n);
-    if (rc == 0) rc = ms_unique_data_names(d, n);
+    const char **members = rc == 0 ? member_functions(paths, nheap, &nmembers) : NULL;
+    if (rc == 0 && !members) rc = -1;
+    if (rc == 0) rc = ms_unique_data_names(d, n, members, nmembers);
+    free(members);
     for (size_t i = 0; paths && i < nheap; i++) heap_path_free(&paths[i]);
     free(paths);
     free(heap_of);

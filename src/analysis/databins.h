@@ -39,7 +39,14 @@ int ms_build_data_bins(ms_raw_bin *bins, size_t nbins, const ms_data_inputs *in,
  * says where its call path parts from the others' ("@FUNCTION", "@FUNCTION:LINE"); none keeps
  * the plain name, whatever the run's counts (memspy diff matches runs by name), but where no
  * frame tells them apart (a global the compiler split): the first keeps it, the others "#2",
- * "#3", ... in the order of their full names. Returns 0, or -1 if out of memory. */
-int ms_unique_data_names(ms_data_bin *bins, size_t n);
+ * "#3", ... in the order of their full names. members[0..nmembers) are the names of functions
+ * that DWARF shows to be member functions of a class (ms_frame.member; NULL, 0 where none is
+ * known): their scopes are classes, whose frames give way to the first caller outside. Returns
+ * 0, or -1 if out of memory. */
+int ms_unique_data_names(ms_data_bin *bins, size_t n, const char *const *members, size_t nmembers);
+
+/* Rename bin b to name and full (both malloc'd; b takes them, freeing its old ones). Returns 0,
+ * or -1 (both freed, b unchanged) if either is NULL (out of memory). */
+int ms_data_bin_rename(ms_data_bin *b, char *name, char *full);
 
 #endif

@@ -114,7 +114,10 @@ void ms_symbolizer_free(ms_symbolizer *s)
         free(s->modvars[i].tls);
     }
     free(s->modvars);
-    for (size_t i = 0; i < s->ncus; i++) free(s->cus[i].fns);
+    for (size_t i = 0; i < s->ncus; i++) {
+        free(s->cus[i].fns);
+        free(s->cus[i].members);
+    }
     free(s->cus);
     free(s->raw_mods);
     for (size_t i = 0; i < s->nmods; i++) free(s->mods[i].path);

@@ -18,6 +18,8 @@ typedef struct {
      * is then "libzstd.so.1+0xOFFSET"). NULL for code with DWARF and the program's own. */
     const char *module, *symbol;
     bool exported; /* symbol is a global or weak one (an entry point of the library) */
+    bool member;   /* func is a member function of a class, structure or union (DWARF: the parent
+                    * of its declaration), so its scope is a type, not a namespace */
 } ms_frame;
 
 /* A pc's frames, innermost first: the (possibly inlined) function containing it, then the

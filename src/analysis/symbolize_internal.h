@@ -42,6 +42,8 @@ typedef struct {
     void *cu_addr; /* the unit DIE's address in the debug data: its identity */
     fn_range *fns;
     size_t nfns, cap;
+    Dwarf_Off *members; /* the functions declared in a class, structure or union, sorted */
+    size_t nmembers, members_cap;
 } cu_index;
 
 struct ms_symbolizer {
@@ -81,6 +83,11 @@ const char *symbolize_intern_owned(ms_symbolizer *s, char *owned);
 /* The scopes at addr in cu from the unit's function index, innermost first up to the
  * function: their number (*out malloc'd), 0 when no function holds addr, -1 when out of memory. */
 int symbolize_indexed_scopes(ms_symbolizer *s, Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Die **out);
+
+/* Whether fn (a DW_TAG_subprogram or DW_TAG_inlined_subroutine) is a member function of a
+ * class, structure or union: the declaration it stems from (through DW_AT_abstract_origin and
+ * DW_AT_specification) is a child of one. 0 no, 1 yes, -1 out of memory. */
+int symbolize_is_member(ms_symbolizer *s, Dwarf_Die *fn);
 
 /* A variable of an array type with two or more static dimensions: the bytes of one row; else 0. */
 uint64_t symbolize_row_bytes(Dwarf_Die *var);

@@ -192,7 +192,7 @@ static uint64_t function_low(Dwarf_Die *fn, Dwarf_Addr bias)
 static int resolve(ms_symbolizer *s, ms_sym *sym)
 {
     Dwarf_Addr addr = sym->pc - (sym->return_address && sym->pc ? 1 : 0);
-    ms_frame f = { UNKNOWN_FUNC, NULL, 0, NULL, 0, 0, NULL, NULL, false };
+    ms_frame f = { UNKNOWN_FUNC, NULL, 0, NULL, 0, 0, NULL, NULL, false, false };
     size_t cap = 0;
     Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr);
     if (!mod) { /* a mapping libdw could not open ([vdso], a deleted file): FILE+0xOFFSET */
@@ -242,7 +242,9 @@ static int resolve(ms_symbolizer *s, ms_sym *sym)
         f.decl_file = absolute_path(s, comp_dir, symbolize_decl_file(&scopes[i]));
         f.decl_line = 0;
         dwarf_decl_line(&scopes[i], &f.decl_line);
-        if (push_frame(sym, &cap, &f) != 0) {
+        int member = symbolize_is_member(s, &scopes[i]);
+        f.member = member > 0;
+        if (member < 0 || push_frame(sym, &cap, &f) != 0) {
             free(scopes);
             return -1;
         }

@@ -21,22 +21,43 @@ static int add_fn_ranges(cu_index *c, Dwarf_Die *fn)
     return 0;
 }
 
+static int add_member(cu_index *c, Dwarf_Die *fn)
+{
+    if (c->nmembers == c->members_cap) {
+        size_t cap = c->members_cap ? c->members_cap * 2 : 64;
+        Dwarf_Off *p = realloc(c->members, cap * sizeof *p);
+        if (!p) return -1;
+        c->members = p;
+        c->members_cap = cap;
+    }
+    c->members[c->nmembers++] = dwarf_dieoffset(fn);
+    return 0;
+}
+
 /* The functions with code under parent, descending into namespaces, modules and classes (a
- * function defined there) but not into functions (their nested ones are found by descent). */
-static int collect_fns(cu_index *c, Dwarf_Die *parent, int depth)
+ * function defined there) but not into functions (their nested ones are found by descent);
+ * the functions declared in a class, structure or union (in_type) as members. */
+static int collect_fns(cu_index *c, Dwarf_Die *parent, int depth, bool in_type)
 {
     Dwarf_Die child;
     if (depth > 32 || dwarf_child(parent, &child) != 0) return 0;
     do {
         int tag = dwarf_tag(&child);
         if (tag == DW_TAG_subprogram) {
-            if (add_fn_ranges(c, &child) != 0) return -1;
-        } else if (tag == DW_TAG_namespace || tag == DW_TAG_module || tag == DW_TAG_class_type ||
-                   tag == DW_TAG_structure_type || tag == DW_TAG_union_type) {
-            if (collect_fns(c, &child, depth + 1) != 0) return -1;
+            if (add_fn_ranges(c, &child) != 0 || (in_type && add_member(c, &child) != 0)) return -1;
+        } else if (tag == DW_TAG_namespace || tag == DW_TAG_module) {
+            if (collect_fns(c, &child, depth + 1, false) != 0) return -1;
+        } else if (tag == DW_TAG_class_type || tag == DW_TAG_structure_type || tag == DW_TAG_union_type) {
+            if (collect_fns(c, &child, depth + 1, true) != 0) return -1;
         }
     } while (dwarf_siblingof(&child, &child) == 0);
     return 0;
+}
+
+static int by_offset(const void *a, const void *b)
+{
+    Dwarf_Off x = *(const Dwarf_Off *)a, y = *(const Dwarf_Off *)b;
+    return x < y ? -1 : x > y;
 }
 
 static int by_lo(const void *a, const void *b)
@@ -59,12 +80,14 @@ static cu_index *index_of(ms_symbolizer *s, Dwarf_Die *cu)
         s->cus_cap = cap;
     }
     cu_index *c = &s->cus[s->ncus];
-    *c = (cu_index){ cu->addr, NULL, 0, 0 };
-    if (collect_fns(c, cu, 0) != 0) {
+    *c = (cu_index){ cu->addr, NULL, 0, 0, NULL, 0, 0 };
+    if (collect_fns(c, cu, 0, false) != 0) {
         free(c->fns);
+        free(c->members);
         return NULL;
     }
     qsort(c->fns, c->nfns, sizeof *c->fns, by_lo);
+    qsort(c->members, c->nmembers, sizeof *c->members, by_offset);
     s->last_cu = s->ncus++;
     return c;
 }
@@ -112,4 +135,21 @@ int symbolize_indexed_scopes(ms_symbolizer *s, Dwarf_Die *cu, Dwarf_Addr addr, D
     for (int i = 0; i < n; i++) scopes[i] = path[n - 1 - i];
     *out = scopes;
     return n;
+}
+
+int symbolize_is_member(ms_symbolizer *s, Dwarf_Die *fn)
+{
+    Dwarf_Die die = *fn, cu;
+    for (int hops = 0; hops < 8; hops++) { /* the concrete function, its abstract one, its declaration */
+        Dwarf_Attribute attr;
+        Dwarf_Die to;
+        if (!dwarf_attr(&die, DW_AT_abstract_origin, &attr) && !dwarf_attr(&die, DW_AT_specification, &attr)) break;
+        if (!dwarf_formref_die(&attr, &to)) break;
+        die = to;
+    }
+    if (!dwarf_diecu(&die, &cu, NULL, NULL)) return 0;
+    cu_index *c = index_of(s, &cu);
+    if (!c) return -1;
+    Dwarf_Off off = dwarf_dieoffset(&die);
+    return bsearch(&off, c->members, c->nmembers, sizeof off, by_offset) != NULL;
 }

@@ -36,7 +36,7 @@ static void test_types(void)
 
 static ms_frame frame(const char *file, int line, int col)
 {
-    ms_frame f = { "f", NULL, 0, file, line, col, NULL, NULL, false };
+    ms_frame f = { "f", NULL, 0, file, line, col, NULL, NULL, false, false };
     return f;
 }
 
@@ -120,8 +120,8 @@ static void test_records(void)
     ms_frame fu[] = { frame("a.f90", 10, 28) };
     EXPECT_STR("first call", ms_dest_name(ms_dests_find(d, fu, 1, 0x1020), 0), "g.u");
     EXPECT_STR("second call", ms_dest_name(ms_dests_find(d, fu, 1, 0x1060), 0), "g.v");
-    CHECK_EQ(ms_dests_find(d, fu, 1, 0x800) == NULL, 1);                      /* before both labels: neither */
-    ms_frame bare[] = { { "main", NULL, 0, NULL, 0, 0, NULL, NULL, false } }; /* no line information */
+    CHECK_EQ(ms_dests_find(d, fu, 1, 0x800) == NULL, 1);                             /* before both labels: neither */
+    ms_frame bare[] = { { "main", NULL, 0, NULL, 0, 0, NULL, NULL, false, false } }; /* no line information */
     EXPECT_STR("labels around ra", ms_dest_name(ms_dests_find(d, bare, 1, 0x1010), 0), "g.u");
     CHECK_EQ(ms_dests_find(d, bare, 1, 0x1011) == NULL, 1);
     CHECK_EQ(ms_dests_find(d, bare, 1, 0x1060) == NULL, 1); /* no end label */

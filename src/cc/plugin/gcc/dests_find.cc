@@ -122,11 +122,20 @@ static bool lvalue_path(tree t, text &out, int depth)
     case RESULT_DECL:
         if (DECL_ARTIFICIAL(t) && DECL_HAS_DEBUG_EXPR_P(t)) return lvalue_path(DECL_DEBUG_EXPR(t), out, depth + 1);
         if (!DECL_NAME(t)) return false;
+        /* a system header's local inlined into the program's code (std::map's `__y`, which
+         * operator[] returns a part of): no name of the program's */
+        if (!is_global_var(t) && DECL_IN_SYSTEM_HEADER(t) && !DECL_IN_SYSTEM_HEADER(current_function_decl))
+            return false;
         out.add(IDENTIFIER_POINTER(DECL_NAME(t)));
         return true;
     case SSA_NAME: {
         if (user_var(SSA_NAME_VAR(t))) return lvalue_path(SSA_NAME_VAR(t), out, depth + 1);
         gimple *def = SSA_NAME_DEF_STMT(t);
+        if (tree obj = container_of_reference(t)) { /* m[k] = v: an element of m */
+            if (!lvalue_path(obj, out, depth + 1)) return false;
+            out.add("[]");
+            return true;
+        }
         if (def && is_gimple_assign(def) &&
             (gimple_assign_single_p(def) || CONVERT_EXPR_CODE_P(gimple_assign_rhs_code(def))))
             return lvalue_path(gimple_assign_rhs1(def), out, depth + 1);
@@ -155,6 +164,7 @@ static bool lvalue_path(tree t, text &out, int depth)
         tree f = TREE_OPERAND(t, 1);
         bool base = try_path(TREE_OPERAND(t, 0), out, depth + 1);
         if (!DECL_NAME(f)) return base;
+        if (!base && DECL_IN_SYSTEM_HEADER(f)) return false; /* a library's iterator's `_M_node` */
         if (base) out.add(".");
         out.add(IDENTIFIER_POINTER(DECL_NAME(f)));
         return true;
@@ -271,12 +281,14 @@ static void note_returned_part(auto_vec<level> &lv, int k, tree lhs)
 /* Where tmp is gcc's temporary that a member function takes by reference (container_of_temporary,
  * `v.push_back(new T)`): note at tmp's level, if it names nothing yet, an element of the object
  * ("v[]"; a member of an outer function's variable is an inlined member function's `this`'s,
- * "this.items_[]"), or the object that an assignment operator sets (`head_ = make_unique<T>()`).
- * Returns whether tmp is one. */
+ * "this.items_[]"), or the object that an assignment operator sets (`head_ = make_unique<T>()`);
+ * also where tmp is the program's local moved there (`member_ = std::move(p)`). Returns whether
+ * tmp is one. */
 static bool note_container(auto_vec<level> &lv, tree tmp, gimple *s)
 {
     bool assign = false;
     tree obj = TREE_CODE(tmp) == VAR_DECL ? container_of_temporary(tmp, &assign) : NULL_TREE;
+    if (!obj && TREE_CODE(tmp) == VAR_DECL) obj = container_of_moved(tmp, &assign); /* member_ = std::move(p) */
     int k = obj ? level_of_var(lv, tmp, s) : -1;
     text path;
     if (k < 0 || lv[k].kind != '-' || lv[k].ret || lv[k].outp || !lvalue_path(obj, path, 0)) return obj != NULL_TREE;
@@ -586,7 +598,7 @@ static bool holds_pointer(tree type, int depth = 0)
 }
 
 /* Whether call gets a record: a pointer result of a function that is not a builtin, or of
- * an allocating builtin; posix_memalign. */
+ * an allocating builtin (not a member function's reference); posix_memalign. */
 static bool recorded_call(gcall *call, tree *dest_arg)
 {
     *dest_arg = NULL_TREE;
@@ -610,6 +622,12 @@ static bool recorded_call(gcall *call, tree *dest_arg)
         return false;
     }
     tree lhs = gimple_call_lhs(call);
+    /* a member function's reference (std::map's operator[]) is to a part of its object, which
+     * names what the call allocates (constructed_object), not an allocation of its own; so is
+     * a result nothing reads (the std::pair of an ignored `um.emplace(k, v)`) */
+    if (lhs && fndecl && TREE_CODE(TREE_TYPE(fndecl)) == METHOD_TYPE &&
+        (TREE_CODE(TREE_TYPE(lhs)) == REFERENCE_TYPE || unread_result(lhs, call)))
+        return false;
     return lhs && (POINTER_TYPE_P(TREE_TYPE(lhs)) || holds_pointer(TREE_TYPE(lhs)));
 }
 

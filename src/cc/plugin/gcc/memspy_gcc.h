@@ -112,6 +112,16 @@ void collect_dests(fn_state *st, basic_block bb);
  * into container v through a reference parameter), NULL_TREE if none; *assign: the function is
  * an assignment operator (`head_ = std::make_unique<T>()`: the object itself holds it). */
 tree container_of_temporary(tree tmp, bool *assign);
+/* parts.cc: the same for the program's local var moved into the object with std::move
+ * (`auto p = std::make_unique<T>(); member_ = std::move(p);`, `v.push_back(std::move(p))`). */
+tree container_of_moved(tree var, bool *assign);
+/* parts.cc: the object whose element accessor (operator[], at, front, back) returned
+ * reference ref (`m[k] = new T`: the pointer is stored into container m's element), NULL_TREE
+ * if ref is no such call's result. */
+tree container_of_reference(tree ref);
+/* parts.cc: whether lhs, the result of call, is gcc's temporary that nothing reads (the
+ * std::pair that an ignored `um.emplace(k, v)` returns). */
+bool unread_result(tree lhs, gimple *call);
 void emit_dests(fn_state *st, const char *comdat);
 /* dests.cc: the source language's code in records ("c", "c++", "f"), and the asm statement
  * that puts record into the destinations section with a label here (record_asm). */

@@ -368,7 +368,12 @@ bool Dests::objPath(Value *p, std::string &path, const DIType *&ty, Value *&root
         ty = nullptr;
         return true;
     }
-    if (const DILocalVariable *v = varOfCasts(orig, p)) { /* a pointer in a register: what it points to */
+    if (Value *obj = memspyAccessedContainer(p); obj && isMethod(calleeOf(cast<CallBase>(p)))) { /* m[k] */
+        bool found = objPath(obj, path, ty, root, depth + 1);
+        path += "[]", ty = nullptr, root = nullptr;
+        return found;
+    }
+    if (const DILocalVariable *v = varOfCasts(orig, p); v && !memspySystemVar(v)) { /* a pointer in a register */
         path = v->getName().str();
         ty = pointee(v->getType());
         return !path.empty();
@@ -583,11 +588,12 @@ void Dests::noteReturnedPart(Value *agg, uint64_t bits)
 /* Where tmp is a temporary (an alloca no variable describes) that a member function takes by
  * reference (`v.push_back(new T)`): at the level of statement at, an element of the object the
  * function is called on ("v[]"), or the object itself that an assignment operator sets
- * (`head_ = std::make_unique<T>()`). Returns whether it is one. */
+ * (`head_ = std::make_unique<T>()`); the same where tmp is a local the function takes through
+ * std::move (`member_ = std::move(p)`). Returns whether it is one. */
 bool Dests::noteContainer(AllocaInst *tmp, const Instruction *at)
 {
     bool assign = false;
-    CallBase *c = varOf(tmp) ? nullptr : memspyTemporaryPassed(tmp, &assign);
+    CallBase *c = varOf(tmp) ? memspyMovedInto(tmp, &assign) : memspyTemporaryPassed(tmp, &assign);
     if (!c || !isMethod(calleeOf(c))) return false;
     std::string path;
     const DIType *ty = nullptr;
@@ -639,7 +645,8 @@ void Dests::noteStructDest(CallBase *call, int sret)
 {
     if (sret >= 0) {
         auto *tmp = dyn_cast<AllocaInst>(stripCasts(call->getArgOperand(sret)));
-        if (tmp && !varOf(tmp) && !noteContainer(tmp, call)) /* a temporary moved into a container */
+        if (tmp && varOf(tmp) && noteContainer(tmp, call)) return; /* a local moved into a member */
+        if (tmp && !varOf(tmp) && !noteContainer(tmp, call))       /* a temporary moved into a container */
             for (User *u : tmp->users())
                 for (User *w : (isa<BitCastInst>(u) ? u : tmp)->users())
                     if (auto *ld = dyn_cast<LoadInst>(w))
@@ -787,8 +794,10 @@ bool Dests::levels(CallBase *call, bool &returned)
     int sret = -1;
     if (callee && callee->getName() == "posix_memalign" && call->arg_size() == 3) {
         destArg = call->getArgOperand(0);
-    } else if ((!call->getType()->isPointerTy() || call->use_empty()) && isMethod(callee)) {
-        /* a member function whose result, if any, is unused (`s.append(t)` returns s): its object */
+    } else if ((!call->getType()->isPointerTy() || call->use_empty() || memspyReturnsReference(callee)) &&
+               isMethod(callee)) {
+        /* a member function whose result, if any, is unused (`s.append(t)` returns s) or is a
+         * reference to a part of its object (std::map's operator[]): its object */
         destArg = call->getArgOperand(0);
         argKind = 'o';
         object = true;

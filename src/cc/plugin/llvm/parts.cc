@@ -1,7 +1,8 @@
 /* memspy's LLVM pass plugin: an allocation's pointer as a part of something else (parts.h):
  * a member of the aggregate the function returns by value (clang -O0 keeps `buffer` in memory
  * and returns it by loading it whole, or builds it in the sret argument), an element of a
- * container it is passed to by reference (`v.push_back(new T)`). */
+ * container it is passed to by reference (`v.push_back(new T)`) or whose element accessor it
+ * is stored through (`m[k] = new T`). */
 #include "parts.h"
 
 #include "llvm/Demangle/Demangle.h"
@@ -100,27 +101,95 @@ bool memspyHoldsPointer(Type *t, int depth)
     return false;
 }
 
+namespace
+{
+
+/* The call of a member function (not a constructor nor a destructor) that takes addr as an
+ * argument other than its first; null if none. *assign: an assignment operator. */
+CallBase *methodTaking(Value *addr, bool *assign)
+{
+    for (User *u : addr->users()) {
+        auto *call = dyn_cast<CallBase>(u);
+        auto *f = call ? dyn_cast<Function>(call->getCalledOperand()->stripPointerCastsAndAliases()) : nullptr;
+        if (!f || f->isIntrinsic() || call->arg_size() < 2 || call->getArgOperand(0) == addr) continue;
+        ItaniumPartialDemangler d;
+        if (!f->getName().startswith("_Z") || d.partialDemangle(f->getName().str().c_str()) || d.isCtorOrDtor())
+            continue;
+        size_t n = 0;
+        char *base = d.getFunctionBaseName(nullptr, &n);
+        *assign = base && std::string(base) == "operator=";
+        std::free(base);
+        for (unsigned i = 1; i < call->arg_size(); i++)
+            if (call->getArgOperand(i) == addr) return call;
+    }
+    return nullptr;
+}
+
+/* Whether call calls std::move. */
+bool stdMove(CallBase *call)
+{
+    auto *f = dyn_cast<Function>(call->getCalledOperand()->stripPointerCastsAndAliases());
+    ItaniumPartialDemangler d;
+    if (!f || !f->getName().startswith("_ZSt4move") || d.partialDemangle(f->getName().str().c_str())) return false;
+    return d.isFunction();
+}
+
+} // namespace
+
 CallBase *memspyTemporaryPassed(AllocaInst *tmp, bool *assign)
 {
     SmallVector<Value *, 4> addrs = { tmp };
     for (User *u : tmp->users())
         if (isa<BitCastInst>(u)) addrs.push_back(u);
     for (Value *addr : addrs)
-        for (User *u : addr->users()) {
-            auto *call = dyn_cast<CallBase>(u);
-            auto *f = call ? dyn_cast<Function>(call->getCalledOperand()->stripPointerCastsAndAliases()) : nullptr;
-            if (!f || f->isIntrinsic() || call->arg_size() < 2 || call->getArgOperand(0) == addr) continue;
-            ItaniumPartialDemangler d;
-            if (!f->getName().startswith("_Z") || d.partialDemangle(f->getName().str().c_str()) || d.isCtorOrDtor())
-                continue;
-            size_t n = 0;
-            char *base = d.getFunctionBaseName(nullptr, &n);
-            *assign = base && std::string(base) == "operator=";
-            std::free(base);
-            for (unsigned i = 1; i < call->arg_size(); i++)
-                if (call->getArgOperand(i) == addr) return call;
-        }
+        if (CallBase *call = methodTaking(addr, assign)) return call;
     return nullptr;
+}
+
+CallBase *memspyMovedInto(AllocaInst *var, bool *assign)
+{
+    SmallVector<Value *, 4> addrs = { var };
+    for (User *u : var->users())
+        if (isa<BitCastInst>(u)) addrs.push_back(u);
+    for (Value *addr : addrs)
+        for (User *u : addr->users())
+            if (auto *mv = dyn_cast<CallBase>(u);
+                mv && mv->arg_size() == 1 && mv->getArgOperand(0) == addr && stdMove(mv))
+                if (CallBase *call = methodTaking(mv, assign)) return call;
+    return nullptr;
+}
+
+Value *memspyAccessedContainer(Value *p)
+{
+    auto *call = dyn_cast<CallBase>(p);
+    auto *f = call ? dyn_cast<Function>(call->getCalledOperand()->stripPointerCastsAndAliases()) : nullptr;
+    if (!f || f->isIntrinsic() || call->arg_size() < 1 || !call->getType()->isPointerTy()) return nullptr;
+    ItaniumPartialDemangler d;
+    if (!f->getName().startswith("_Z") || d.partialDemangle(f->getName().str().c_str()) || d.isCtorOrDtor())
+        return nullptr;
+    size_t n = 0;
+    char *base = d.getFunctionBaseName(nullptr, &n);
+    bool accessor = false;
+    for (const char *a : { "operator[]", "at", "front", "back" }) accessor |= base && std::string(base) == a;
+    std::free(base);
+    return accessor ? call->getArgOperand(0) : nullptr;
+}
+
+bool memspyReturnsReference(const Function *f)
+{
+    const DISubprogram *sp = f ? f->getSubprogram() : nullptr;
+    DITypeRefArray types = sp && sp->getType() ? sp->getType()->getTypeArray() : DITypeRefArray();
+    auto *ret = types.size() > 0 ? dyn_cast_or_null<DIDerivedType>(types[0]) : nullptr;
+    return ret &&
+           (ret->getTag() == dwarf::DW_TAG_reference_type || ret->getTag() == dwarf::DW_TAG_rvalue_reference_type);
+}
+
+bool memspySystemVar(const DILocalVariable *v)
+{
+    const DIFile *f = v ? v->getFile() : nullptr;
+    if (!f) return false;
+    std::string path = (f->getFilename().startswith("/") ? "" : f->getDirectory().str() + "/") + f->getFilename().str();
+    return path.find("/include/c++/") != std::string::npos || StringRef(path).startswith("/usr/include/");
 }
 
 const DIDerivedType *memspyMemberHolding(const DIType *t, uint64_t bits)

@@ -30,6 +30,25 @@ bool memspyHoldsPointer(llvm::Type *t, int depth = 0);
  * none. *assign: the callee is an assignment operator (`head_ = std::make_unique<T>()`). */
 llvm::CallBase *memspyTemporaryPassed(llvm::AllocaInst *tmp, bool *assign);
 
+/* The same for the program's local var moved there with std::move (`auto p =
+ * std::make_unique<T>(); member_ = std::move(p);`, `v.push_back(std::move(p))`): the call that
+ * takes std::move(var)'s result; null if none. */
+llvm::CallBase *memspyMovedInto(llvm::AllocaInst *var, bool *assign);
+
+/* The object whose element accessor (a member function operator[], at, front or back) call
+ * p is, returning a reference (`m[k] = new T` stores through std::map's operator[]): the call's
+ * first argument; null if p is no such call. The caller checks that it is a member function. */
+llvm::Value *memspyAccessedContainer(llvm::Value *p);
+
+/* Whether f's debug information says it returns a reference (std::map's operator[]): a
+ * part of its object, not an allocation of its own. */
+bool memspyReturnsReference(const llvm::Function *f);
+
+/* Whether variable v is declared in a system header (the C++ library's `__i`, a std::map
+ * iterator that operator[] inlined into the program's code returns a part of): no name of
+ * the program's. */
+bool memspySystemVar(const llvm::DILocalVariable *v);
+
 /* The member of composite type t (typedefs and qualifiers aside) whose bytes hold bit offset
  * bits, null if none (a std::vector member, whose own parts DWARF puts in base classes). */
 const llvm::DIDerivedType *memspyMemberHolding(const llvm::DIType *t, uint64_t bits);
