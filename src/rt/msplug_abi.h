@@ -54,8 +54,9 @@
 
 #include <stdint.h>
 
-#define MSPLUG_ABI_VERSION 5u /* 2: block words, block and loop tables; 3: allocation destinations; 4: repeat words;
-                                 5: the counting copy's per-thread block counters */
+/* 2: block words, block and loop tables; 3: allocation destinations; 4: repeat words; 5: the
+ * counting copies' per-thread block counters */
+#define MSPLUG_ABI_VERSION 5u
 #define MSPLUG_BUF_WORDS 4096u
 /* At most this many words in one group (the plugin splits longer runs). */
 #define MSPLUG_GROUP_MAX_WORDS 192u /* < 256: MSPLUG_INFO_GROUP_WORDS */

@@ -125,7 +125,7 @@ typedef struct ms_thread_data {
     uint64_t *blk_pending; /* executions since the last WORK events */
     uint32_t *blk_list;    /* ids with a pending count, in first-execution order */
     uint32_t blk_npending, blk_cap;
-    uint64_t *blk_direct; /* the counting copies' counters (__memspy_counts), by id + 1; NULL none */
+    uint64_t *blk_direct;        /* the counting copies' counters (__memspy_counts), by id + 1; NULL none */
     struct ms_call_table *calls; /* call edges (calls.c), NULL until the first */
 } ms_thread_data;
 

@@ -80,8 +80,8 @@ static void test_count_moves(void)
 static void test_counters(void)
 {
     char *t[] = { "movq 304812(%rip), %rcx", "addq $1, (%r15,%rcx,8)", "testb $1, (%r14)",
-                  "movq 304874(%rip), %rdx", "movl (%rsi), %eax",       "addq %rbx, (%r15,%rdx,8)",
-                  "movq 100(%rip), %rcx",    "addq $1, (%r8,%rcx,8)",   "addq $1, (%r8,%rdi,8)" };
+                  "movq 304874(%rip), %rdx", "movl (%rsi), %eax",      "addq %rbx, (%r15,%rdx,8)",
+                  "movq 100(%rip), %rcx",    "addq $1, (%r8,%rcx,8)",  "addq $1, (%r8,%rdi,8)" };
     const char desc[N(t)] = { 1, 0, 0, 1, 0, 0, 0, 0, 0 };
     char drop[N(t)] = { 0 };
     ms_asm_drop_counters(t, N(t), desc, drop);

@@ -61,7 +61,7 @@ tree word_ptr;  /* word_type * */
 tree buf_decl;  /* extern __thread word __memspy_buf[1 + MSPLUG_BUF_WORDS] */
 tree flush_decl, entry_decl, exit_decl, register_decl, register_blocks_decl, register_plain_decl;
 tree register_dests_decl, dests_start_decl, dests_stop_decl;
-tree plain_decl; /* extern int __memspy_plain: run the uninstrumented copies */
+tree plain_decl;                    /* extern int __memspy_plain: run the uninstrumented copies */
 tree counts_decl, counts_init_decl; /* extern __thread word *__memspy_counts, its initialiser */
 tree pcs_start_decl, pcs_stop_decl, bpcs_start_decl, bpcs_stop_decl, ppcs_start_decl, ppcs_stop_decl;
 

@@ -178,7 +178,8 @@ void Instrumenter::addToCounter(Instruction *at, AllocaInst *ctr, GlobalVariable
 {
     IRBuilder<> B(at);
     if (!value) value = ConstantInt::get(rt.i64, 1);
-    Value *idp = B.CreateConstInBoundsGEP2_64(blockTable->getValueType(), blockTable, 0, MSPLUG_BLOCK_WORDS * index + 2);
+    Value *idp =
+        B.CreateConstInBoundsGEP2_64(blockTable->getValueType(), blockTable, 0, MSPLUG_BLOCK_WORDS * index + 2);
     Value *id = B.CreateLoad(rt.i64, idp, "memspy.id");
     Value *base = B.CreateLoad(rt.i8p, ctr, "memspy.ctr");
     Value *slot = B.CreateInBoundsGEP(rt.i64, B.CreateBitCast(base, PointerType::getUnqual(rt.i64)), id);

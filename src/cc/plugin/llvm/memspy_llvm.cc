@@ -353,7 +353,7 @@ bool Instrumenter::instrumentFunction(Function &F)
         if (versioned) emitCallWord(cast<CallBase>(countMap[c.first]), at->second, blockTable, cnt);
     }
     std::vector<unsigned> repeats; /* the counting copy's blocks counted by their trip counts */
-    if (versioned) /* the counting copy: a counter (at -O0 a block word) per counted block */
+    if (versioned)                 /* the counting copy: a counter (at -O0 a block word) per counted block */
         for (unsigned i = 0; i < blocks.size(); i++) {
             Block copy = blocks[i];
             copy.first = cast<Instruction>(countMap[blocks[i].first]);
