@@ -16,7 +16,7 @@
  * mmap, grow when a dlopen adds blocks, and old arrays are never unmapped (the dump may read
  * another thread's arrays while it runs).
  *
- * The counting copies of gcc's optimised code count without words (ABI version 5): each
+ * The counting copies of optimised code (both plugins) count without words (ABI 5): each
  * thread adds to its own array, __memspy_counts, which __memspy_counts_init attaches to the
  * thread's data block (so a later thread reusing the block adds to the same counters, as its
  * pending counts fold into the same totals) and which the dump sums with the rest. */

@@ -41,7 +41,7 @@
  * MSPLUG_PLAIN_PCS_SECTION (__memspy_register_plain): MTOOL costs the code the timing run
  * executes.
  *
- * Counters (version 5). A counting copy compiled with optimisation (gcc) appends no block
+ * Counters (version 5). A counting copy compiled with optimisation (both plugins) appends no block
  * word: it adds to the calling thread's own counter of the block, __memspy_counts[id] (id:
  * the descriptor's run-global id + 1, read from the descriptor; slot 0 takes the blocks of
  * modules not registered), loading the array's address once per call of the copy, and calling
