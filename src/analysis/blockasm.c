@@ -385,6 +385,26 @@ void ms_asm_mark_instrumentation(char *const *t, size_t n, char *drop)
     }
 }
 
+void ms_asm_drop_counters(char *const *t, size_t n, const char *desc, char *drop)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *d = desc[i] && mnem_is(t[i], "movq") && strstr(t[i], "(%rip)") ? dest_operand(t[i]) : NULL;
+        size_t len;
+        int f = d && d[0] == '%' ? gpr_family(d + 1, &len) : -1;
+        if (f < 0) continue;
+        char pat[40];
+        snprintf(pat, sizeof pat, ",%s,8)", d);
+        for (size_t j = i + 1; j < n && j < i + 9; j++) {
+            size_t tl = strlen(t[j]), pl = strlen(pat);
+            if ((mnem_is(t[j], "addq") || mnem_is(t[j], "incq")) && tl > pl && !strcmp(t[j] + tl - pl, pat)) {
+                drop[i] = drop[j] = 1;
+                break;
+            }
+            if (pure_def(t[j]) == f) break;
+        }
+    }
+}
+
 /* ---- folded loads ---- */
 
 /* llvm-mca 14's AMD models put a folded load's latency on the register operand's chain

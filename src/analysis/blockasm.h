@@ -30,6 +30,13 @@ void ms_asm_drop_feeders(char *const *t, size_t n, char *drop, int self_loop);
  * (docs/plugin.md, "Loops of one block"), which the plain copy does not have. */
 void ms_asm_drop_trip_count(char *const *t, size_t n, char *drop);
 
+/* Marks in drop[] gcc's counting-copy block counters (ABI 5, docs/plugin.md "Block counters"):
+ * the load of a block's id from its descriptor, t[i] with desc[i] set (`movq N(%rip), %I`, N
+ * in a __memspy_blocks table), and the counter's update that indexes by it within the next 8
+ * instructions (`addq $1, (%P,%I,8)`, `incq (%P,%I,8)`, or a trip count's `addq %T, (%P,%I,8)`),
+ * neither of which the plain copy has. */
+void ms_asm_drop_counters(char *const *t, size_t n, const char *desc, char *drop);
+
 /* The register pair (families, e.g. the thread pointer and the buffer's TLS offset) from which a
  * block's dropped buffer stores (drop[]) compute their base register (`leaq (%A,%B), %R` or
  * `addq %A, %R`), into *a and *b; left as they are when the block has none. */

@@ -466,6 +466,7 @@ typedef struct {
     char *text;     /* instruction, comments and symbolic targets removed */
     int func_start; /* first instruction of a symbol */
     int plain_ref;  /* reads the versioning flag __memspy_plain (the dispatch at entry) */
+    int desc_ref;   /* reads a plugin block descriptor (the counting copy's block counters) */
 } insn;
 
 /* Parse llvm-objdump -d output ("    1170:      \ttestl\t%edi, %edi") into insns. */
@@ -487,6 +488,7 @@ static int parse_objdump(char *text, insn **out, size_t *nout)
         while (isspace((unsigned char)*ins)) ins++;
         if (!*ins) continue;
         int plain_ref = strstr(ins, "<__memspy_plain>") != NULL;
+        int desc_ref = strstr(ins, "<__memspy_blocks.") != NULL; /* a block descriptor's field */
         char *cut = strchr(ins, '#');
         if (cut) *cut = '\0';
         cut = strchr(ins, '<');
@@ -503,6 +505,7 @@ static int parse_objdump(char *text, insn **out, size_t *nout)
         v[n].text = ins;
         v[n].func_start = next_is_start;
         v[n].plain_ref = plain_ref;
+        v[n].desc_ref = desc_ref;
         next_is_start = 0;
         n++;
     }
@@ -838,11 +841,21 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, const u
                 ms_errorf(err, errlen, "out of memory");
                 goto out;
             }
-            for (size_t j = k; j < end; j++) {
+            char *desc = calloc(end - k + 1, 1);
+            for (size_t j = k; desc && j < end; j++) {
                 txt[j - k] = ins[j].text;
+                desc[j - k] = (char)ins[j].desc_ref;
                 if (strstr(ins[j].text, "mm15")) scratch_free = 0;
             }
+            if (!desc) {
+                free(txt);
+                free(drop);
+                ms_errorf(err, errlen, "out of memory");
+                goto out;
+            }
             ms_asm_mark_instrumentation(txt, end - k, drop);
+            ms_asm_drop_counters(txt, end - k, desc, drop);
+            free(desc);
             drop_flush_paths(ins, k, end, drop);
             ms_asm_learn_buffer(txt, end - k, drop, &pair_a, &pair_b);
             ms_asm_drop_count_moves(txt, end - k, drop, pair_a, pair_b);

@@ -14,7 +14,12 @@
  * stay pending and the dump adds them to the totals. Per-thread arrays live in the thread's
  * data block (reused by later threads, so totals are sums over data blocks); they come from
  * mmap, grow when a dlopen adds blocks, and old arrays are never unmapped (the dump may read
- * another thread's arrays while it runs). */
+ * another thread's arrays while it runs).
+ *
+ * The counting copies of optimised code (both plugins) count without words (ABI 5): each
+ * thread adds to its own array, __memspy_counts, which __memspy_counts_init attaches to the
+ * thread's data block (so a later thread reusing the block adds to the same counters, as its
+ * pending counts fold into the same totals) and which the dump sums with the rest. */
 #include "rt.h"
 #include "../format/raw.h"
 #include <sched.h>
@@ -147,6 +152,35 @@ int ms_blocks_in_focus(const msplug_block *b)
     return loop_focus && id < __atomic_load_n(&focus_done, __ATOMIC_ACQUIRE) && loop_focus[id] == 2;
 }
 
+__thread uint64_t *__memspy_counts __attribute__((tls_model("initial-exec")));
+
+/* Where the counters of a thread the runtime cannot adopt go (the runtime's own threads, a
+ * thread's exit after its data block went back): shared, never read. */
+static uint64_t *spare_counts;
+static uint64_t spare_fallback[1u << 16];
+
+uint64_t *__memspy_counts_init(void)
+{
+    ms_thread *t = &ms_tls;
+    if (t->mode != MS_T_BUSY && t->mode != MS_T_DEAD && ms_thread_can_record(t) && t->data) {
+        ms_thread_data *d = t->data;
+        /* every id the registry can give (MAX_BLOCKS: virtual, the kernel maps what is used),
+         * so that a dlopen never moves an array a running function holds */
+        if (!d->blk_direct) d->blk_direct = ms_map_flags(((size_t)MAX_BLOCKS + 1) * sizeof(uint64_t), MAP_NORESERVE);
+        if (d->blk_direct) return __memspy_counts = d->blk_direct;
+    }
+    uint64_t *s = __atomic_load_n(&spare_counts, __ATOMIC_ACQUIRE);
+    if (!s) {
+        uint64_t *m = ms_map_flags(((size_t)MAX_BLOCKS + 1) * sizeof(uint64_t), MAP_NORESERVE), *none = NULL;
+        if (!m) return spare_fallback; /* not kept: the next call tries again */
+        if (__atomic_compare_exchange_n(&spare_counts, &none, m, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            s = m;
+        else
+            ms_unmap(m, ((size_t)MAX_BLOCKS + 1) * sizeof(uint64_t)), s = none;
+    }
+    return s; /* not kept in __memspy_counts: a later call may adopt the thread */
+}
+
 /* Plain-copy pcs by block id (0: the block's function has no plain copy). */
 static uint64_t *plain_pcs;
 
@@ -219,6 +253,8 @@ static void add_data(ms_thread_data *d, void *ud)
     sum_ctx *s = ud;
     uint32_t cap = __atomic_load_n(&d->blk_cap, __ATOMIC_ACQUIRE);
     for (uint32_t i = 0; i < cap && i < s->n; i++) s->total[i] += d->blk_count[i] + d->blk_pending[i];
+    const uint64_t *direct = __atomic_load_n(&d->blk_direct, __ATOMIC_ACQUIRE);
+    for (uint32_t i = 0; direct && i < s->n; i++) s->total[i] += direct[i + 1];
 }
 
 void ms_blocks_put_raw(ms_raw_writer *w)

@@ -39,13 +39,24 @@
  * block and loop a run-global id. A versioned function's plain copy has a label at each
  * counted block's first statement too, paired with the same descriptor in
  * MSPLUG_PLAIN_PCS_SECTION (__memspy_register_plain): MTOOL costs the code the timing run
- * executes. */
+ * executes.
+ *
+ * Counters (version 5). A counting copy compiled with optimisation (both plugins) appends no block
+ * word: it adds to the calling thread's own counter of the block, __memspy_counts[id] (id:
+ * the descriptor's run-global id + 1, read from the descriptor; slot 0 takes the blocks of
+ * modules not registered), loading the array's address once per call of the copy, and calling
+ * __memspy_counts_init when it is still NULL (a thread's first counting copy). A block that
+ * loops to itself adds its trip count on the loop's exits. The arrays belong to the runtime's
+ * per-thread data (no sharing between threads, no atomics, no drain) and are summed at the
+ * dump. Call words still go through the buffer. */
 #ifndef MEMSPY_MSPLUG_ABI_H
 #define MEMSPY_MSPLUG_ABI_H
 
 #include <stdint.h>
 
-#define MSPLUG_ABI_VERSION 4u /* 2: block words, block and loop tables; 3: allocation destinations; 4: repeat words */
+/* 2: block words, block and loop tables; 3: allocation destinations; 4: repeat words; 5: the
+ * counting copies' per-thread block counters */
+#define MSPLUG_ABI_VERSION 5u
 #define MSPLUG_BUF_WORDS 4096u
 /* At most this many words in one group (the plugin splits longer runs). */
 #define MSPLUG_GROUP_MAX_WORDS 192u /* < 256: MSPLUG_INFO_GROUP_WORDS */
@@ -183,6 +194,8 @@ typedef struct {
 #define MSPLUG_RUN_PLAIN 1
 #define MSPLUG_RUN_COUNT 2
 #define MSPLUG_SYM_REGISTER_BLOCKS "__memspy_register_blocks"
+#define MSPLUG_SYM_COUNTS "__memspy_counts"
+#define MSPLUG_SYM_COUNTS_INIT "__memspy_counts_init"
 #define MSPLUG_SYM_REGISTER_PLAIN "__memspy_register_plain"
 #define MSPLUG_SYM_REGISTER_DESTS "__memspy_register_dests"
 
@@ -273,6 +286,12 @@ void __memspy_register_blocks(const msplug_pc_pair *begin, const msplug_pc_pair 
 void __memspy_register_plain(const msplug_pc_pair *begin, const msplug_pc_pair *end);
 /* A constructor per instrumented translation unit: the module's destination records. */
 void __memspy_register_dests(const char *begin, const char *end);
+/* The calling thread's block counters (version 5), indexed by a descriptor's id field; NULL
+ * until its first counting copy calls __memspy_counts_init. */
+extern __thread uint64_t *__memspy_counts __attribute__((tls_model("initial-exec")));
+/* Set the calling thread's __memspy_counts (never NULL on return: the blocks of a thread the
+ * runtime cannot adopt go to a shared spare array, uncounted) and return it. */
+uint64_t *__memspy_counts_init(void);
 #endif
 
 #endif

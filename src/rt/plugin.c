@@ -213,6 +213,12 @@ static uint64_t same_words(const uint64_t *b, uint64_t i, uint64_t end, uint64_t
     return i;
 }
 
+/* n calls (none: nothing) of callee from the block of call word w, into d's table. */
+static void count_calls(ms_thread_data *d, uint64_t w, uint64_t callee, uint64_t n)
+{
+    if (n) ms_calls_count(d, (const msplug_block *)(uintptr_t)(w & ~MSPLUG_CALL_TAG), callee, n);
+}
+
 /* Walk words 1..used of buffer b (its count already reset) into k; t: the owning thread. */
 static void parse(const uint64_t *b, uint64_t used, const ms_thread *t, sink *k)
 {
@@ -222,8 +228,11 @@ static void parse(const uint64_t *b, uint64_t used, const ms_thread *t, sink *k)
      * buffer with its word): one update per run, not a chain of dependent increments */
     uint64_t run_word = 0, run = 0;
     /* call words likewise by runs of the same call (caller block and callee), whatever block
-     * words come between: a loop that calls one function counts its calls in one update */
-    uint64_t call_word = 0, callee = 0, calls = 0;
+     * words come between: a loop that calls one function counts its calls in one update; two
+     * runs at a time, so that a loop that calls two functions in turn (a lock and an unlock)
+     * does too (the one used less recently is counted and replaced) */
+    uint64_t call_word[2] = { 0, 0 }, callee[2] = { 0, 0 }, calls[2] = { 0, 0 };
+    int last = 0;
     /* Between two drains the records are the innermost frame's: one focus test for them all,
      * unless loops are named: then each block word says whether the frame's code is in focus
      * (its innermost loop's), and the frame keeps that state for the next drain and its
@@ -236,15 +245,17 @@ static void parse(const uint64_t *b, uint64_t used, const ms_thread *t, sink *k)
         uint64_t h = b[i++];
         if ((h & MSPLUG_CALL_TAG) == MSPLUG_CALL_TAG) { /* a call: the callee's address follows */
             if (i < end && t->data) {
-                if (h == call_word && b[i] == callee) {
-                    calls++;
+                if (h == call_word[last] && b[i] == callee[last]) {
+                    calls[last]++;
+                } else if (h == call_word[!last] && b[i] == callee[!last]) {
+                    last = !last;
+                    calls[last]++;
                 } else {
-                    if (calls)
-                        ms_calls_count(t->data, (const msplug_block *)(uintptr_t)(call_word & ~MSPLUG_CALL_TAG), callee,
-                                       calls);
-                    call_word = h;
-                    callee = b[i];
-                    calls = 1;
+                    last = !last;
+                    count_calls(t->data, call_word[last], callee[last], calls[last]);
+                    call_word[last] = h;
+                    callee[last] = b[i];
+                    calls[last] = 1;
                 }
             }
             i++;
@@ -321,7 +332,7 @@ static void parse(const uint64_t *b, uint64_t used, const ms_thread *t, sink *k)
         }
     }
     if (run && t->data) ms_blocks_count(t->data, (const msplug_block *)(uintptr_t)(run_word & ~MSPLUG_BLOCK_TAG), run);
-    if (calls) ms_calls_count(t->data, (const msplug_block *)(uintptr_t)(call_word & ~MSPLUG_CALL_TAG), callee, calls);
+    for (int r = 0; r < 2; r++) count_calls(t->data, call_word[r], callee[r], calls[r]);
     if (!ms_count_only) ms_focus_count_skipped(dropped); /* words: about one per reference */
 }
 

@@ -125,6 +125,7 @@ typedef struct ms_thread_data {
     uint64_t *blk_pending; /* executions since the last WORK events */
     uint32_t *blk_list;    /* ids with a pending count, in first-execution order */
     uint32_t blk_npending, blk_cap;
+    uint64_t *blk_direct;         /* the counting copies' counters (__memspy_counts), by id + 1; NULL none */
     struct ms_call_table *calls;  /* call edges (calls.c), NULL until the first */
     struct ms_pc_slot *ctx_cache; /* streams-only flushes' contexts cache (events.c), NULL until the first */
 } ms_thread_data;
@@ -540,9 +541,15 @@ MS_HOT void ms_plug_sync(void)
  * effect: once it has, another thread may act on what this one did (free what it touched, or
  * exit the process, whose exit flush then finds this thread's records neither in its plugin
  * buffer nor yet in its event buffer if the drain is still under way: they were lost). */
+extern int ms_count_only;
+extern volatile int ms_streams_mode;
+/* Not in MTOOL's runs (MEMSPY_MODE=count or time, no stream): their drains only count, which
+ * is the same whenever it is done, and the records left in the buffer are where the exit
+ * flush, the thread's exit or the next full buffer finds them (migratory's counting run: the
+ * drains of a lock and an unlock per deposit were a third of its time). */
 MS_HOT void ms_plug_sync_ready(void)
 {
-    if (MS_LIKELY(ms_tls.mode == MS_T_READY)) ms_plug_sync();
+    if (MS_LIKELY(ms_tls.mode == MS_T_READY) && (!ms_count_only || ms_streams_mode)) ms_plug_sync();
 }
 /* Whether the thread's last committed plugin group recorded exactly this memcpy/memmove
  * (set = 0: dst, src, n) or memset (set = 1: dst, n); the interposer then records nothing. */

@@ -84,6 +84,7 @@ static void thread_exit(void *arg)
     ms_rec_thread_end(t->data);
     ms_flush_flag_give(t->data);
     ms_busy_end(MS_T_DEAD); /* later destructors' accesses are not recorded */
+    __memspy_counts = NULL; /* later destructors' counting copies count in the spare array */
     pthread_mutex_lock(&threads_lock);
     t->data->in_use = 0;
     t->data->nev_p = NULL;

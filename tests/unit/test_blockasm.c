@@ -73,6 +73,22 @@ static void test_count_moves(void)
     CHECK(memcmp(dl, wl, sizeof wl) == 0);
 }
 
+/* gcc's counting copy's block counters (main._omp_fn.0 of examples/counters, memspy-cc -O2):
+ * the id's load from the descriptor and the counter's update by it go; a load of another
+ * table indexed the same way, and the program's own update through a register the id load
+ * did not make, stay. */
+static void test_counters(void)
+{
+    char *t[] = { "movq 304812(%rip), %rcx", "addq $1, (%r15,%rcx,8)", "testb $1, (%r14)",
+                  "movq 304874(%rip), %rdx", "movl (%rsi), %eax",      "addq %rbx, (%r15,%rdx,8)",
+                  "movq 100(%rip), %rcx",    "addq $1, (%r8,%rcx,8)",  "addq $1, (%r8,%rdi,8)" };
+    const char desc[N(t)] = { 1, 0, 0, 1, 0, 0, 0, 0, 0 };
+    char drop[N(t)] = { 0 };
+    ms_asm_drop_counters(t, N(t), desc, drop);
+    const char want[N(t)] = { 1, 1, 0, 1, 0, 1, 0, 0, 0 };
+    CHECK(memcmp(drop, want, sizeof want) == 0);
+}
+
 /* Pushes and pops become stores and loads at fixed offsets, a direct call the return address's
  * store; an indirect call and anything else is left alone. */
 static void test_stack_engine(void)
@@ -154,5 +170,6 @@ int main(void)
     test_feeders();
     test_count_moves();
     test_stack_engine();
+    test_counters();
     return check_result();
 }

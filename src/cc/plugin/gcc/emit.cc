@@ -148,15 +148,79 @@ void emit_block_word(const block &bk, unsigned index, tree blocks, tree cnt)
     commit_words(&gsi, b, n, 1, loc, cnt);
 }
 
+/* The counting copy's array of block counters: a local variable (a GIMPLE register, renamed
+ * into SSA form by the pass's TODO_update_ssa, like the count register) holding the thread's
+ * __memspy_counts for the whole copy (emit_counters_entry). */
+tree counters_register(void) { return create_tmp_reg(word_ptr, "memspy_ctr"); }
+
+/* ctr[table[index].id] += value, before gsi: the block's counter in the thread's array (ABI
+ * version 5). The id is read from the descriptor (the runtime numbers blocks at
+ * registration); the counter's type has the word type's alias set, apart from the program's
+ * data. */
+static void add_to_counter(gimple_stmt_iterator *gsi, tree ctr, tree blocks, unsigned index, tree value, location_t loc)
+{
+    tree elt = build4(ARRAY_REF, TREE_TYPE(TREE_TYPE(blocks)), blocks, size_int(MSPLUG_BLOCK_WORDS * index + 2),
+                      NULL_TREE, NULL_TREE);
+    tree id = make_ssa_name(TREE_TYPE(elt)), ids = make_ssa_name(sizetype), off = make_ssa_name(sizetype);
+    tree base = make_ssa_name(word_ptr), slot = make_ssa_name(word_ptr);
+    tree old = make_ssa_name(word_type), sum = make_ssa_name(word_type);
+    insert_before(gsi, gimple_build_assign(id, elt), loc);
+    insert_before(gsi, gimple_build_assign(ids, NOP_EXPR, id), loc);
+    insert_before(gsi, gimple_build_assign(off, MULT_EXPR, ids, size_int(8)), loc);
+    insert_before(gsi, gimple_build_assign(base, ctr), loc);
+    insert_before(gsi, gimple_build_assign(slot, POINTER_PLUS_EXPR, base, off), loc);
+    insert_before(gsi, gimple_build_assign(old, word_ref(slot, 0)), loc);
+    insert_before(gsi, gimple_build_assign(sum, PLUS_EXPR, old, value), loc);
+    insert_before(gsi, gimple_build_assign(word_ref(slot, 0), sum), loc);
+}
+
+/* The counting copy's block counter (index of table blocks) incremented just before first,
+ * the block's first statement: no buffer word, no bounds check, no drain. */
+void emit_block_counter(gimple *first, unsigned index, tree blocks, tree ctr)
+{
+    gimple_stmt_iterator gsi = gsi_for_stmt(first);
+    add_to_counter(&gsi, ctr, blocks, index, build_int_cst(word_type, 1), gimple_location(first));
+}
+
+/* At the counting copy's entry block: ctr = __memspy_counts, and the first time in the thread
+ * (NULL) ctr = __memspy_counts_init () on a cold path. Called once every counter is emitted
+ * (the statements go first in the block, before the count register's load). */
+void emit_counters_entry(tree ctr, basic_block entry)
+{
+    location_t loc = DECL_SOURCE_LOCATION(current_function_decl);
+    gimple_stmt_iterator gsi = gsi_after_labels(entry);
+    tree c0 = make_ssa_name(word_ptr);
+    gimple *load = gimple_build_assign(c0, counts_decl);
+    insert_before(&gsi, load, loc);
+    gimple *set = gimple_build_assign(ctr, c0);
+    insert_before(&gsi, set, loc);
+    gimple_stmt_iterator at = gsi_for_stmt(set);
+    basic_block then_bb, fall_bb;
+    gimple_stmt_iterator cond_gsi = create_cond_insert_point(&at, false, false, true, &then_bb, &fall_bb);
+    gcond *cond = gimple_build_cond(EQ_EXPR, c0, build_int_cst(word_ptr, 0), NULL_TREE, NULL_TREE);
+    gimple_set_location(cond, loc);
+    gsi_insert_after(&cond_gsi, cond, GSI_NEW_STMT);
+    gimple_stmt_iterator then_gsi = gsi_start_bb(then_bb);
+    tree c1 = make_ssa_name(word_ptr);
+    gcall *init = gimple_build_call(counts_init_decl, 0);
+    gimple_call_set_lhs(init, c1);
+    gimple_set_location(init, loc);
+    gsi_insert_after(&then_gsi, init, GSI_NEW_STMT);
+    gimple *reset = gimple_build_assign(ctr, c1);
+    gimple_set_location(reset, loc);
+    gsi_insert_after(&then_gsi, reset, GSI_NEW_STMT);
+}
+
 /* The counting copy's block whose first statement is first (index of table blocks), a block
- * that loops to itself, counted by its trip count (MSPLUG_REPEAT_TAG): a local trip (a
- * register variable, as the count register) set to 0 on each of ins (the edges that enter the
- * block from elsewhere; inserted on the edges: the caller commits them), plus one at first,
- * and on each of outs (the edges that leave the loop) a new block with the pair (the repeat
- * word, trip) in a reservation of two words (cnt: the count register). The block has no call,
- * so no word of a callee comes between its iterations and the pair. */
+ * that loops to itself, counted by its trip count: a local trip (a register variable, as the
+ * counters) set to 0 on each of ins (the edges that enter the block from elsewhere; inserted
+ * on the edges: the caller commits them), plus one at first, and on each of outs (the edges
+ * that leave the loop) a new block that adds trip to the block's counter (ctr: the counters,
+ * emit_block_counter). The block has no call: trip stays in a register throughout the loop.
+ * (Before the counters, ABI 4, the exits appended a repeat word pair, MSPLUG_REPEAT_TAG,
+ * which the runtime still reads: the LLVM plugin's counting copies write them.) */
 void emit_repeat_word(gimple *first, const auto_vec<edge> &ins, const auto_vec<edge> &outs, unsigned index, tree blocks,
-                      tree cnt)
+                      tree ctr)
 {
     location_t loc = gimple_location(first);
     tree trip = create_tmp_reg(word_type, "memspy_trip");
@@ -174,16 +238,12 @@ void emit_repeat_word(gimple *first, const auto_vec<edge> &ins, const auto_vec<e
         gimple *read = gimple_build_assign(t, trip);
         gimple_set_location(read, loc);
         gsi_insert_after(&gx, read, GSI_NEW_STMT);
-        /* the anchor the pair goes before (dead: every entry sets trip again) */
+        /* the anchor the counter's update goes before (dead: every entry sets trip again) */
         gimple *reset = gimple_build_assign(trip, build_int_cst(word_type, 0));
         gimple_set_location(reset, loc);
         gsi_insert_after(&gx, reset, GSI_NEW_STMT);
-        tree b, n;
-        tree p = reserve_words(read, 2, loc, &b, &n, cnt);
         gsi = gsi_for_stmt(reset);
-        store_tagged_address(&gsi, p, 1, blocks, MSPLUG_BLOCK_WORDS * index, MSPLUG_REPEAT_TAG, loc);
-        insert_before(&gsi, gimple_build_assign(word_ref(p, 2), t), loc);
-        commit_words(&gsi, b, n, 2, loc, cnt);
+        add_to_counter(&gsi, ctr, blocks, index, t, loc);
     }
 }
 

@@ -61,7 +61,8 @@ tree word_ptr;  /* word_type * */
 tree buf_decl;  /* extern __thread word __memspy_buf[1 + MSPLUG_BUF_WORDS] */
 tree flush_decl, entry_decl, exit_decl, register_decl, register_blocks_decl, register_plain_decl;
 tree register_dests_decl, dests_start_decl, dests_stop_decl;
-tree plain_decl; /* extern int __memspy_plain: run the uninstrumented copies */
+tree plain_decl;                    /* extern int __memspy_plain: run the uninstrumented copies */
+tree counts_decl, counts_init_decl; /* extern __thread word *__memspy_counts, its initialiser */
 tree pcs_start_decl, pcs_stop_decl, bpcs_start_decl, bpcs_stop_decl, ppcs_start_decl, ppcs_stop_decl;
 
 unsigned table_counter;       /* site tables made in this translation unit */
@@ -119,6 +120,13 @@ static void make_decls(void)
                                      build_function_type_list(void_type_node, ptr_type_node, ptr_type_node, NULL_TREE));
     register_dests_decl = runtime_fn(MSPLUG_SYM_REGISTER_DESTS,
                                      build_function_type_list(void_type_node, ptr_type_node, ptr_type_node, NULL_TREE));
+    counts_decl = build_decl(UNKNOWN_LOCATION, VAR_DECL, get_identifier(MSPLUG_SYM_COUNTS), word_ptr);
+    TREE_PUBLIC(counts_decl) = 1;
+    DECL_EXTERNAL(counts_decl) = 1;
+    DECL_ARTIFICIAL(counts_decl) = 1;
+    set_decl_tls_model(counts_decl, TLS_MODEL_INITIAL_EXEC);
+    counts_init_decl = runtime_fn(MSPLUG_SYM_COUNTS_INIT, build_function_type_list(word_ptr, NULL_TREE));
+    DECL_ATTRIBUTES(counts_init_decl) = tree_cons(get_identifier("cold"), NULL_TREE, NULL_TREE);
     plain_decl = build_decl(UNKNOWN_LOCATION, VAR_DECL, get_identifier(MSPLUG_SYM_PLAIN), integer_type_node);
     TREE_PUBLIC(plain_decl) = 1;
     DECL_EXTERNAL(plain_decl) = 1;
@@ -392,9 +400,13 @@ static unsigned int instrument_function(function *fun)
         }
         fill_table(&st, table);
     }
-    /* the counting copy's count register; not at -O0, where it would be a stack slot of the
-     * frame the body shares (its layout, and so the stack's simulated addresses, kept) */
-    tree cnt = ver.count_entry && nblocks && optimize ? count_register() : NULL_TREE;
+    /* the counting copy's block counters (the thread's array, ABI 5) and, for its call words,
+     * its count register; not at -O0, where either would be a stack slot of the frame the body
+     * shares (its layout, and so the stack's simulated addresses, kept): block words there */
+    bool copy_calls = false;
+    for (unsigned j = 0; j < ver.count_calls.length(); j++) copy_calls |= ver.count_calls[j] != NULL;
+    tree ctr = ver.count_entry && nblocks && optimize ? counters_register() : NULL_TREE;
+    tree cnt = ctr && copy_calls ? count_register() : NULL_TREE;
     auto_vec<unsigned> repeats; /* the counting copy's blocks counted by their trip counts */
     for (unsigned i = 0; i < nblocks; i++) {
         const block &bk = st.blocks[i];
@@ -402,8 +414,10 @@ static unsigned int instrument_function(function *fun)
         if (i < ver.count_first.length() && ver.count_first[i]) { /* the counting copy's word */
             block copy = bk;
             copy.first = ver.count_first[i];
-            if (cnt && self_loop_block(gimple_bb(copy.first), NULL, NULL))
+            if (ctr && self_loop_block(gimple_bb(copy.first), NULL, NULL))
                 repeats.safe_push(i); /* after every other word: its edges are final then */
+            else if (ctr)
+                emit_block_counter(copy.first, i, blocks, ctr);
             else
                 emit_block_word(copy, i, blocks, cnt);
             /* and its pc, the code MTOOL costs: the plain copy's own code with only block words
@@ -422,11 +436,12 @@ static unsigned int instrument_function(function *fun)
         gimple *first = ver.count_first[repeats[k]];
         auto_vec<edge> ins, outs;
         self_loop_block(gimple_bb(first), &ins, &outs);
-        emit_repeat_word(first, ins, outs, repeats[k], blocks, cnt);
+        emit_repeat_word(first, ins, outs, repeats[k], blocks, ctr);
     }
-    if (cnt) {
-        emit_count_bounds(cnt, ver.count_entry, ver.count_bounds, ver.count_eh);
+    if (cnt) emit_count_bounds(cnt, ver.count_entry, ver.count_bounds, ver.count_eh);
+    if (ctr) {
         gsi_commit_edge_inserts();
+        emit_counters_entry(ctr, ver.count_entry); /* before the count's load: it may adopt the thread */
     }
     if (nblocks) fill_blocks(&st, blocks, loops);
     if (nsites || st.has_calls) emit_entry_exit(ver.entry, ver.returns);
@@ -558,6 +573,8 @@ static const ggc_root_tab memspy_roots[] = {
     { &register_decl, 1, sizeof register_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
     { &pcs_start_decl, 1, sizeof pcs_start_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
     { &plain_decl, 1, sizeof plain_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
+    { &counts_decl, 1, sizeof counts_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
+    { &counts_init_decl, 1, sizeof counts_init_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
     { &pcs_stop_decl, 1, sizeof pcs_stop_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
     { &register_blocks_decl, 1, sizeof register_blocks_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
     { &bpcs_start_decl, 1, sizeof bpcs_start_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },

@@ -83,6 +83,7 @@ extern tree buf_decl;
 extern tree flush_decl, entry_decl, exit_decl, register_decl, register_blocks_decl, register_plain_decl;
 extern tree register_dests_decl, dests_start_decl, dests_stop_decl;
 extern tree plain_decl;
+extern tree counts_decl, counts_init_decl;
 extern tree pcs_start_decl, pcs_stop_decl, bpcs_start_decl, bpcs_stop_decl, ppcs_start_decl, ppcs_stop_decl;
 extern unsigned table_counter;
 
@@ -95,6 +96,9 @@ void emit_call_word(gcall *call, unsigned blk, tree blocks, tree cnt);
 void emit_repeat_word(gimple *first, const auto_vec<edge> &ins, const auto_vec<edge> &outs, unsigned index, tree blocks,
                       tree cnt);
 tree count_register(void);
+tree counters_register(void);
+void emit_block_counter(gimple *first, unsigned index, tree blocks, tree ctr);
+void emit_counters_entry(tree ctr, basic_block entry);
 void emit_count_bounds(tree cnt, basic_block entry, const auto_vec<gimple *> &stmts, const auto_vec<basic_block> &eh);
 void emit_group(fn_state *st, unsigned first, unsigned end, tree table, const char *table_name, const char *comdat,
                 int blk, tree blocks);

@@ -171,22 +171,46 @@ void Instrumenter::emitCallWord(CallBase *CB, unsigned block, GlobalVariable *bl
     B.CreateStore(B.CreateAdd(n, ConstantInt::get(rt.i64, 2)), cnt ? (Value *)cnt : b);
 }
 
+/* ctr[blockTable[index].id] += value (null: 1) before at: the block's counter in the thread's
+ * array (ABI version 5; ctr: the counting copy's local holding the array). */
+void Instrumenter::addToCounter(Instruction *at, AllocaInst *ctr, GlobalVariable *blockTable, unsigned index,
+                                Value *value)
+{
+    IRBuilder<> B(at);
+    if (!value) value = ConstantInt::get(rt.i64, 1);
+    Value *idp =
+        B.CreateConstInBoundsGEP2_64(blockTable->getValueType(), blockTable, 0, MSPLUG_BLOCK_WORDS * index + 2);
+    Value *id = B.CreateLoad(rt.i64, idp, "memspy.id");
+    Value *base = B.CreateLoad(rt.i8p, ctr, "memspy.ctr");
+    Value *slot = B.CreateInBoundsGEP(rt.i64, B.CreateBitCast(base, PointerType::getUnqual(rt.i64)), id);
+    B.CreateStore(B.CreateAdd(B.CreateLoad(rt.i64, slot), value), slot);
+}
+
+/* At the counting copy's entry: ctr = __memspy_counts, and the first time in the thread (null)
+ * ctr = __memspy_counts_init () on a cold path. */
+void Instrumenter::emitCountersEntry(AllocaInst *ctr, BasicBlock *entry)
+{
+    Instruction *at = &*entry->getFirstInsertionPt();
+    IRBuilder<> B(at);
+    Value *c0 = B.CreateLoad(rt.i8p, rt.counts, "memspy.counts");
+    B.CreateStore(c0, ctr);
+    MDNode *weights = MDBuilder(C).createBranchWeights(1, 1 << 20);
+    Instruction *thenTerm = SplitBlockAndInsertIfThen(B.CreateIsNull(c0), at, false, weights);
+    IRBuilder<> T(thenTerm);
+    T.CreateStore(T.CreateCall(rt.countsInit), ctr);
+}
+
 /* The counting copy's block BB (first: its first instruction; index of blockTable), a block
- * that loops to itself (memspyLoopsToItself), counted by its trip count (memspyTripCount, count.h)
- * and on the edge that leaves it the pair (the repeat word MSPLUG_REPEAT_TAG, the trip count)
- * in a reservation of two words (cnt: the count local). Returns the trip count's local. */
+ * that loops to itself (memspyLoopsToItself), counted by its trip count (memspyTripCount, count.h),
+ * added to the block's counter on the edge that leaves it (ctr: the counters' local; before
+ * ABI 5, a repeat word pair, MSPLUG_REPEAT_TAG, which the runtime still reads). Returns the
+ * trip count's local. */
 AllocaInst *Instrumenter::emitRepeatWord(BasicBlock *BB, Instruction *first, unsigned index, GlobalVariable *blockTable,
-                                         AllocaInst *cnt)
+                                         AllocaInst *ctr)
 {
     Instruction *at;
     AllocaInst *trip = memspyTripCount(BB, first, &at);
-    Value *b, *n;
-    Value *p = reserve(at, 2, &b, &n, cnt);
-    IRBuilder<> B(at);
-    B.CreateStore(taggedAddress(blockTable, MSPLUG_BLOCK_WORDS * index, MSPLUG_REPEAT_TAG),
-                  B.CreateConstInBoundsGEP1_64(rt.i64, p, 1));
-    B.CreateStore(B.CreateLoad(rt.i64, trip), B.CreateConstInBoundsGEP1_64(rt.i64, p, 2));
-    B.CreateStore(B.CreateAdd(n, ConstantInt::get(rt.i64, 2)), cnt);
+    addToCounter(at, ctr, blockTable, index, IRBuilder<>(at).CreateLoad(rt.i64, trip));
     return trip;
 }
 

@@ -49,8 +49,8 @@ struct Block {
 /* The runtime's symbols in one module. */
 struct Runtime {
     Type *i64 = nullptr, *i8p = nullptr;
-    GlobalVariable *buf = nullptr, *plain = nullptr;
-    FunctionCallee flush, entry, exit;
+    GlobalVariable *buf = nullptr, *plain = nullptr, *counts = nullptr; /* counts: the thread's block counters */
+    FunctionCallee flush, entry, exit, countsInit;
 };
 
 class Instrumenter
@@ -96,7 +96,9 @@ class Instrumenter
     void emitEntryExit(BasicBlock *entry);
     void emitCallWord(CallBase *CB, unsigned block, GlobalVariable *blockTable, AllocaInst *cnt);
     AllocaInst *emitRepeatWord(BasicBlock *BB, Instruction *first, unsigned index, GlobalVariable *blockTable,
-                               AllocaInst *cnt);
+                               AllocaInst *ctr);
+    void addToCounter(Instruction *at, AllocaInst *ctr, GlobalVariable *blockTable, unsigned index, Value *value);
+    void emitCountersEntry(AllocaInst *ctr, BasicBlock *entry);
     void makeCopies(Function &F, ValueToValueMapTy &plain, ValueToValueMapTy &count,
                     std::vector<BasicBlock *> &countBlocks);
     void addConstructor();

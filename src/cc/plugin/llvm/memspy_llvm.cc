@@ -119,6 +119,15 @@ void Instrumenter::declareRuntime()
     }
     rt.entry = M.getOrInsertFunction(MSPLUG_SYM_ENTRY, FunctionType::get(voidTy, { rt.i8p }, false));
     rt.exit = M.getOrInsertFunction(MSPLUG_SYM_EXIT, FunctionType::get(voidTy, false));
+    rt.counts = dyn_cast_or_null<GlobalVariable>(M.getNamedValue(MSPLUG_SYM_COUNTS));
+    if (!rt.counts)
+        rt.counts = new GlobalVariable(M, rt.i8p, false, GlobalValue::ExternalLinkage, nullptr, MSPLUG_SYM_COUNTS,
+                                       nullptr, GlobalValue::InitialExecTLSModel);
+    rt.countsInit = M.getOrInsertFunction(MSPLUG_SYM_COUNTS_INIT, FunctionType::get(rt.i8p, false));
+    if (Function *f = dyn_cast<Function>(rt.countsInit.getCallee())) {
+        f->addFnAttr(Attribute::Cold);
+        f->addFnAttr(Attribute::NoUnwind);
+    }
     rt.plain = dyn_cast_or_null<GlobalVariable>(M.getNamedValue(MSPLUG_SYM_PLAIN));
     if (!rt.plain)
         rt.plain =
@@ -284,11 +293,15 @@ bool Instrumenter::instrumentFunction(Function &F)
     std::vector<BasicBlock *> countBlocks;
     std::vector<Instruction *> countBounds;
     AllocaInst *cnt = nullptr; /* the counting copy's count (count.h) */
+    AllocaInst *ctr = nullptr; /* its block counters, the thread's array (ABI 5) */
     if (versioned) {
         makeCopies(F, plainMap, countMap, countBlocks);
         countBounds = memspyCountBounds(countBlocks);
         /* not at -O0: the count's values would be spilled into the frame the body shares */
-        if (!unoptimised) cnt = new AllocaInst(rt.i64, 0, "memspy.cnt", &*F.getEntryBlock().getFirstInsertionPt());
+        if (!unoptimised) {
+            cnt = new AllocaInst(rt.i64, 0, "memspy.cnt", &*F.getEntryBlock().getFirstInsertionPt());
+            ctr = new AllocaInst(rt.i8p, 0, "memspy.ctr", &*F.getEntryBlock().getFirstInsertionPt());
+        }
     }
     if (verbose)
         errs() << "memspy_llvm: " << F.getName() << ": " << sites.size() << " sites in " << groupStart.size()
@@ -340,14 +353,17 @@ bool Instrumenter::instrumentFunction(Function &F)
         if (versioned) emitCallWord(cast<CallBase>(countMap[c.first]), at->second, blockTable, cnt);
     }
     std::vector<unsigned> repeats; /* the counting copy's blocks counted by their trip counts */
-    if (versioned)                 /* the counting copy: a block word per counted block */
+    if (versioned)                 /* the counting copy: a counter (at -O0 a block word) per counted block */
         for (unsigned i = 0; i < blocks.size(); i++) {
             Block copy = blocks[i];
             copy.first = cast<Instruction>(countMap[blocks[i].first]);
-            if (cnt && memspyLoopsToItself(copy.first->getParent()))
+            if (ctr && memspyLoopsToItself(copy.first->getParent())) {
                 repeats.push_back(i); /* after every other word: its edges are final then */
-            else
+            } else if (ctr) {
+                addToCounter(copy.first, ctr, blockTable, i, nullptr);
+            } else {
                 emitBlockWord(copy, i, blockTable, cnt);
+            }
             /* the plain copy's label (no nop: nothing added to the code the timing run runs;
              * no location: no line-table row of its own for the copy's pcs) */
             IRBuilder<>(cast<Instruction>(plainMap[blocks[i].first]))
@@ -355,18 +371,18 @@ bool Instrumenter::instrumentFunction(Function &F)
                                     8 * MSPLUG_BLOCK_WORDS * i, comdat, false))
                 ->setDebugLoc(DebugLoc());
         }
-    std::vector<AllocaInst *> locals; /* the count and the trip counts: promoted together */
+    std::vector<AllocaInst *> locals; /* the count, the counters and the trip counts: promoted together */
     if (cnt) locals.push_back(cnt);
+    if (ctr) locals.push_back(ctr);
     for (unsigned i : repeats) {
         Instruction *first = cast<Instruction>(countMap[blocks[i].first]);
         if (memspyLoopsToItself(first->getParent())) {
-            locals.push_back(emitRepeatWord(first->getParent(), first, i, blockTable, cnt));
+            locals.push_back(emitRepeatWord(first->getParent(), first, i, blockTable, ctr));
         } else { /* another word's code changed its edges */
-            Block copy = blocks[i];
-            copy.first = first;
-            emitBlockWord(copy, i, blockTable, cnt);
+            addToCounter(first, ctr, blockTable, i, nullptr);
         }
     }
+    if (ctr) emitCountersEntry(ctr, cast<BasicBlock>(countMap[bodyEntry]));
     if (cnt) memspyCountBoundsEmit(F, locals, rt.buf, cast<BasicBlock>(countMap[bodyEntry]), countBounds);
     if (blockTable) fillBlocks(blockTable, loopTable);
     for (auto &d : dests) {                     /* in the body only: the copies match records by position */
