@@ -23,6 +23,9 @@ check "M.nz's misses are mostly cold (> 85%)" r.json \
   "$JQ_DEFS"' datacells("M.nz") | (sum(.causes.cold) / sum(.misses)) > 0.85'
 check "M.nz is read exactly nnz times, in Solve" r.json \
   "$JQ_DEFS"' cell("Solve"; "M.nz").reads == 639864'
-check "finding 1: M.nz in Solve, cold misses" r.json \
-  '.findings[0] | .kind == "cold" and .data_name == "M.nz" and .code_name == "Solve"'
+# GenerateMatrix's -O0 stack frame and its constants conflict in the direct-mapped cache or not
+# depending on where the stack and the data land (the environment's size, the runtime's size):
+# the solve's first finding is what is asserted.
+check "the solve's first finding: M.nz, cold misses" r.json \
+  '[.findings[] | select(.code_name == "Solve")][0] | .kind == "cold" and .data_name == "M.nz"'
 finish
