@@ -212,7 +212,9 @@ MS_HOT uint32_t cgroup_run(cgroup_site *q, uint32_t n, const uint64_t *w, const 
                 qs->ctx = ctx;
             }
         }
-        ms_compose_put_ctx(c, ctx, at, qs->sf);
+        uint32_t sf = qs->sf;
+        if (!(sf & MS_EV_SIZE_MAX)) __builtin_unreachable(); /* 1 to MS_EV_SIZE_MAX bytes */
+        ms_compose_put_ctx(c, ctx, at, sf);
     }
     return n;
 }
