@@ -130,7 +130,7 @@ typedef struct {
     uint64_t pc;
     uint32_t sf;       /* size | MS_EV_WRITE */
     uint32_t bin, ctx; /* the last (bin, context); bin 0: none yet */
-    uint32_t pad;
+    ms_compose_hint win; /* its line's window slot last */
 } cgroup_site;
 #define CGROUP_NONE 0xfffu
 #define CGROUPS_MAX (CGROUP_NONE - 1u)
@@ -177,6 +177,7 @@ static __attribute__((noinline)) uint32_t cgroup_compile(const msplug_site *head
     for (uint32_t j = 0; j < n; j++) {
         uint64_t info = head[j].info;
         q[j] = (cgroup_site){ .pc = head[j].pc,
+                              .win.line = MS_WIN_EMPTY,
                               .sf = MSPLUG_INFO_SIZE(info) | (MSPLUG_INFO_KIND(info) - MSPLUG_K_READ) << 31 };
     }
     cgroups[ncgroups].first = ncgroup_sites;
@@ -214,7 +215,7 @@ MS_HOT uint32_t cgroup_run(cgroup_site *q, uint32_t n, const uint64_t *w, const 
         }
         uint32_t sf = qs->sf;
         if (!(sf & MS_EV_SIZE_MAX)) __builtin_unreachable(); /* 1 to MS_EV_SIZE_MAX bytes */
-        ms_compose_put_ctx(c, ctx, at, sf);
+        ms_compose_put_ctx(c, ctx, at, sf, &qs->win);
     }
     return n;
 }
