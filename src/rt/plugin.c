@@ -128,17 +128,18 @@ static void record_site(const sink *k, uint32_t kind, uint32_t size, const uint6
  * other bits. */
 typedef struct {
     uint64_t pc;
-    uint32_t sf;       /* size | MS_EV_WRITE */
-    uint32_t bin, ctx; /* the last (bin, context); bin 0: none yet */
+    uint32_t sf;         /* size | MS_EV_WRITE */
+    uint32_t bin, ctx;   /* the last (bin, context); bin 0: none yet */
     ms_compose_hint win; /* its line's window slot last */
 } cgroup_site;
 #define CGROUP_NONE 0xfffu
 #define CGROUPS_MAX (CGROUP_NONE - 1u)
 #define CGROUP_SITES_MAX 64u
 #define CGROUP_POOL (1u << 15)
-static struct {
-    uint32_t first, n; /* sites in pool */
-} *cgroups;
+typedef struct {
+    uint32_t first, n; /* its sites in cgroup_pool */
+} cgroup;
+static cgroup *cgroups;
 static cgroup_site *cgroup_pool;
 static uint32_t ncgroups, ncgroup_sites;
 
