@@ -109,14 +109,20 @@ MS_HOT uint64_t ms_compose_place(const ms_compose *s, uint64_t addr)
     return MS_UNLIKELY(addr - s->lo < s->span) ? addr + s->shift : addr;
 }
 
-/* One reference (an access of the data bin bin by the code at pc; addr placed by
- * ms_compose_place, size_flags as ms_event's): to its context, then through the window as
+/* One reference of context ctx (an access of a data bin by the code at a pc, ms_ctx_of;
+ * addr placed by ms_compose_place, size_flags as ms_event's) through the window as
  * ms_filter_put does. A reference within one line already in the window is counted here, one
  * while the window pauses passed on; a line joining goes to ms_compose_slow (after the probe
  * here), as does a reference straddling lines or of a context beyond the counts. */
-MS_HOT void ms_compose_put(ms_compose *s, uint64_t pc, uint32_t bin, uint64_t addr, uint32_t sf)
+/* Where a site's reference found its line in the window last (ms_compose_put_ctx's hint). */
+typedef struct {
+    uint64_t line;
+    uint32_t slot;
+} ms_compose_hint;
+
+MS_HOT void ms_compose_put_ctx(ms_compose *s, uint32_t ctx, uint64_t addr, uint32_t sf, ms_compose_hint *hint)
 {
-    uint32_t ctx = ms_ctx_of(pc, bin), join = 0; /* join: 1 + the slot a joining line takes */
+    uint32_t join = 0; /* join: 1 + the slot a joining line takes */
     s->refs++;
     if (MS_UNLIKELY(!s->f)) {
         if (MS_LIKELY(ctx))
@@ -137,14 +143,20 @@ MS_HOT void ms_compose_put(ms_compose *s, uint64_t pc, uint32_t bin, uint64_t ad
         if (MS_UNLIKELY(ctx >= s->cap)) goto slow;
         ms_win_entry *we = s->last;
         if (line != s->last_line) {
-            for (unsigned j = ms_window_slot(line);; j = (j + 1) & (MS_WIN_SLOTS - 1)) {
-                we = &s->f->win.slot[j];
-                if (we->line == line) break;
-                if (we->line == MS_WIN_EMPTY) { /* joins (ms_window_ref): simulated */
-                    join = j + 1;
-                    goto slow;
+            /* the site's line as last time, still in its slot (a line is in one slot at most:
+             * where the probe would find it) */
+            if (!hint || hint->line != line || (we = &s->f->win.slot[hint->slot])->line != line)
+                for (unsigned j = ms_window_slot(line);; j = (j + 1) & (MS_WIN_SLOTS - 1)) {
+                    we = &s->f->win.slot[j];
+                    if (we->line == line) {
+                        if (hint) *hint = (ms_compose_hint){ line, j };
+                        break;
+                    }
+                    if (we->line == MS_WIN_EMPTY) { /* joins (ms_window_ref): simulated */
+                        join = j + 1;
+                        goto slow;
+                    }
                 }
-            }
             we->last = ++s->seq;
             s->last_line = line;
             s->last = we;
@@ -164,6 +176,12 @@ slow:
     ms_compose_save(s);
     s->k = ms_compose_slow(s->f, s->out, s->k, ctx, addr, sf, join);
     ms_compose_load(s);
+}
+
+/* ms_compose_put_ctx of the context of (pc, bin) (0: none, out of memory). */
+MS_HOT void ms_compose_put(ms_compose *s, uint64_t pc, uint32_t bin, uint64_t addr, uint32_t sf)
+{
+    ms_compose_put_ctx(s, ms_ctx_of(pc, bin), addr, sf, NULL);
 }
 
 /* The plugin's drain of the calling thread t (ready, in focus, with at least

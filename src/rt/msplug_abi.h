@@ -81,6 +81,10 @@ enum {
 #define MSPLUG_F_ORDER(order) ((((unsigned)(order) + 1u) & 7u) << 1)
 #define MSPLUG_INFO_ORDER(info) ((int)((MSPLUG_INFO_FLAGS(info) >> 1) & 7u) - 1)
 
+/* Flag bits 4-15 (info bits 52-63) are the runtime's, 0 in the plugins' tables: in memory the
+ * runtime may note there, in the first site of a group, the group's entry in a table of its
+ * own (src/rt/plugin.c, compiled groups). Readers of info mask what they read. */
+#define MSPLUG_INFO_RT_SHIFT 52
 #define MSPLUG_INFO(size, kind, flags) ((uint64_t)(uint32_t)(size) | (uint64_t)(kind) << 32 | (uint64_t)(flags) << 48)
 #define MSPLUG_INFO_SIZE(info) ((uint32_t)(info))
 #define MSPLUG_INFO_KIND(info) ((uint32_t)((info) >> 32) & 0xffu)

@@ -117,6 +117,110 @@ static void record_site(const sink *k, uint32_t kind, uint32_t size, const uint6
     }
 }
 
+/* Compiled groups (the direct path's common case). A group of plain reads and writes whose
+ * sites all have their pcs is compiled once into an entry of a table of the runtime's: each
+ * site's pc, size and write flag, and the (bin, context) it referenced last, so that the drain
+ * takes the group's addresses in one loop with no per-site checks and finds a reference's
+ * context with one compare while its site keeps to one bin (a context is never dropped: the
+ * cached one is the one ms_ctx_of gives). The entry's index + 1 is noted in the group's first
+ * site (its info's runtime bits, MSPLUG_INFO_RT_SHIFT; CGROUP_NONE: not compilable). Written
+ * only with the simulator lock held (the direct path); other threads' drains read info's
+ * other bits. */
+typedef struct {
+    uint64_t pc;
+    uint32_t sf;         /* size | MS_EV_WRITE */
+    uint32_t bin, ctx;   /* the last (bin, context); bin 0: none yet */
+    ms_compose_hint win; /* its line's window slot last */
+} cgroup_site;
+#define CGROUP_NONE 0xfffu
+#define CGROUPS_MAX (CGROUP_NONE - 1u)
+#define CGROUP_SITES_MAX 64u
+#define CGROUP_POOL (1u << 15)
+typedef struct {
+    uint32_t first, n; /* its sites in cgroup_pool */
+} cgroup;
+static cgroup *cgroups;
+static cgroup_site *cgroup_pool;
+static uint32_t ncgroups, ncgroup_sites;
+
+/* Mark head's group as compiled to index gi (+ 1) or CGROUP_NONE. */
+static void cgroup_mark(const msplug_site *head, uint64_t gi)
+{
+    msplug_site *w = (msplug_site *)(uintptr_t)head; /* the tables are writable: pcs are filled in */
+    __atomic_store_n(&w->info, head->info | gi << MSPLUG_INFO_RT_SHIFT, __ATOMIC_RELAXED);
+}
+
+/* Compile the group whose first site is head (simulator lock held). Returns its index + 1,
+ * or CGROUP_NONE. */
+static __attribute__((noinline)) uint32_t cgroup_compile(const msplug_site *head)
+{
+    uint32_t n = 0;
+    for (const msplug_site *s = head;; s++) {
+        uint64_t info = s->info;
+        uint32_t kind = MSPLUG_INFO_KIND(info), size = MSPLUG_INFO_SIZE(info);
+        if (kind - MSPLUG_K_READ >= 2u || size - 1u >= MS_EV_SIZE_MAX || !s->pc || ++n > CGROUP_SITES_MAX) {
+            n = 0;
+            break;
+        }
+        if (MSPLUG_INFO_FLAGS(info) & MSPLUG_F_LAST) break;
+    }
+    if (n && !cgroups) {
+        cgroups = ms_map(CGROUPS_MAX * sizeof *cgroups);
+        cgroup_pool = ms_map(CGROUP_POOL * sizeof *cgroup_pool);
+        if (!cgroups || !cgroup_pool) n = 0, ncgroups = CGROUPS_MAX; /* none from now on */
+    }
+    if (!n || n != MSPLUG_INFO_GET_GROUP_WORDS(head->info) || ncgroups >= CGROUPS_MAX ||
+        ncgroup_sites + n > CGROUP_POOL) {
+        cgroup_mark(head, CGROUP_NONE);
+        return CGROUP_NONE;
+    }
+    cgroup_site *q = cgroup_pool + ncgroup_sites;
+    for (uint32_t j = 0; j < n; j++) {
+        uint64_t info = head[j].info;
+        q[j] = (cgroup_site){ .pc = head[j].pc,
+                              .win.line = MS_WIN_EMPTY,
+                              .sf = MSPLUG_INFO_SIZE(info) | (MSPLUG_INFO_KIND(info) - MSPLUG_K_READ) << 31 };
+    }
+    cgroups[ncgroups].first = ncgroup_sites;
+    cgroups[ncgroups].n = n;
+    ncgroup_sites += n;
+    uint32_t gi = ++ncgroups;
+    cgroup_mark(head, gi);
+    return gi;
+}
+
+/* The n addresses w of compiled group q straight into chunk c, as sites_loop would. Returns
+ * how many were taken: n, or the index of the first whose bin needs the general path. */
+MS_HOT uint32_t cgroup_run(cgroup_site *q, uint32_t n, const uint64_t *w, const ms_thread *t, ms_compose *c)
+{
+    for (uint32_t j = 0; j < n; j++) {
+        uint64_t addr = w[j];
+        uint32_t bin = 1;
+        uint64_t at = addr;
+        if (addr - t->stack_lo < t->stack_span) {
+            bin = ms_stack_bin_fast(t, addr);
+            at = ms_compose_place(c, addr);
+        } else if (MS_LIKELY(addr)) {
+            bin = ms_heap_bin_fast(addr);
+        }
+        if (MS_UNLIKELY(!bin)) return j;
+        if (MS_UNLIKELY(!addr)) continue; /* a masked-off lane */
+        cgroup_site *qs = &q[j];
+        uint32_t ctx = qs->ctx;
+        if (MS_UNLIKELY(bin != qs->bin)) {
+            ctx = ms_ctx_of(qs->pc, bin);
+            if (ctx) {
+                qs->bin = bin;
+                qs->ctx = ctx;
+            }
+        }
+        uint32_t sf = qs->sf;
+        if (!(sf & MS_EV_SIZE_MAX)) __builtin_unreachable(); /* 1 to MS_EV_SIZE_MAX bytes */
+        ms_compose_put_ctx(c, ctx, at, sf, &qs->win);
+    }
+    return n;
+}
+
 /* The common case of the calling thread's drain (t == &ms_tls, records not dropped): the
  * group's sites from *sp on while each is a read or a write of 1 to MS_EV_SIZE_MAX bytes,
  * recorded as emit would (into the events ev, or with c straight into c's chunk while the
@@ -132,8 +236,21 @@ MS_HOT uint64_t sites_loop(const msplug_site **sp, const uint64_t *b, uint64_t i
 {
     const msplug_site *s = *sp;
     uint64_t runs = 0;
-    for (;; s++) {
+    for (;;) {
         uint64_t info = s->info;
+        if (c && (info >> MSPLUG_INFO_RT_SHIFT || MSPLUG_INFO_GET_GROUP_WORDS(info))) { /* a group's first site */
+            uint32_t gi = (uint32_t)(info >> MSPLUG_INFO_RT_SHIFT);
+            if (!gi) gi = cgroup_compile(s);
+            if (gi != CGROUP_NONE && cgroups[gi - 1].n <= end - i) {
+                uint32_t n = cgroups[gi - 1].n, j = cgroup_run(cgroup_pool + cgroups[gi - 1].first, n, b + i, t, c);
+                i += j;
+                if (MS_UNLIKELY(j < n)) { /* left to the general path, after the chunk */
+                    s += j;
+                    break;
+                }
+                goto next_group;
+            }
+        }
         uint32_t kind = MSPLUG_INFO_KIND(info), size = MSPLUG_INFO_SIZE(info);
         if (MS_UNLIKELY(kind - MSPLUG_K_READ >= 2u || size - 1u >= MS_EV_SIZE_MAX || i >= end)) break;
         uintptr_t pc = s->pc;
@@ -155,7 +272,11 @@ MS_HOT uint64_t sites_loop(const msplug_site **sp, const uint64_t *b, uint64_t i
             ms_record_ready(t, ev, addr, size | (kind - MSPLUG_K_READ) << 31, pc);
         }
         i++;
-        if (!(MSPLUG_INFO_FLAGS(info) & MSPLUG_F_LAST)) continue;
+        if (!(MSPLUG_INFO_FLAGS(info) & MSPLUG_F_LAST)) {
+            s++;
+            continue;
+        }
+    next_group:;
         /* the group is done: go on to the next one if only the same block's words come between
          * (run_word is a block word, never a call's: parse tests the call tag first) */
         uint64_t h = 0;
@@ -169,7 +290,7 @@ MS_HOT uint64_t sites_loop(const msplug_site **sp, const uint64_t *b, uint64_t i
             return i;
         }
         i++;
-        s = (const msplug_site *)(uintptr_t)(h & ~HEADER_TAG) - 1; /* the loop's s++ */
+        s = (const msplug_site *)(uintptr_t)(h & ~HEADER_TAG);
     }
     *sp = s;
     *run += runs;
