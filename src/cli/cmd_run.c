@@ -616,7 +616,7 @@ int ms_cmd_run(int argc, char **argv)
     } else if (nimages == 0 && WIFSIGNALED(res.status) && WTERMSIG(res.status) == SIGKILL) {
         rc = ms_cli_error("run", "no profile was written: SIGKILL ends a program before it can write one");
         ms_run_remove_scratch(dir);
-    } else if (nimages == 0 && WIFSIGNALED(res.status) && is_interrupt(WTERMSIG(res.status))) {
+    } else if (nimages == 0 && !script && WIFSIGNALED(res.status) && is_interrupt(WTERMSIG(res.status))) {
         /* interrupted as it started (the runtime keeps what it gathered from its start on) */
         fprintf(stderr,
                 "memspy run: the interrupt reached %s before memspy's runtime started in it: "
