@@ -8,24 +8,28 @@
 
 ms_dwlib ms_dw;
 
-/* libdw in a link-map namespace of its own: libdw, libelf and the C library they use are
- * loaded afresh there, so no symbol of the program's (an exported elf_nextscn, a whole copy
- * of elfutils) can receive libdw's calls of libelf or libelf's of itself. Where that fails (a
- * C library that cannot be loaded twice, no static TLS left for it): the global namespace,
- * local, as before. MEMSPY_DW_GLOBAL=1 asks for the latter (tests compare the two). */
-static void *load_libdw(int *own_namespace)
+/* libdw with its own scope first (RTLD_DEEPBIND): libdw's calls of libelf, and libelf's of
+ * itself, then go to libelf even where the program exports functions of those names (built
+ * with -rdynamic, an elf_nextscn of its own). Its memory still comes from the C library's
+ * malloc on the program's heap, as before. (A link-map namespace of its own, dlmopen, gave
+ * it a second C library, whose heap was mapped among the program's large blocks while the
+ * program ran and moved them: t_whatif's padded blkmatmul no longer matched its prediction.)
+ * Not where libdw is loaded already (its binding is made), nor under AddressSanitizer, which
+ * refuses RTLD_DEEPBIND; MEMSPY_DW_GLOBAL=1 asks for the global scope (tests compare). */
+static void *load_libdw(int *deep)
 {
     const char *global = getenv("MEMSPY_DW_GLOBAL");
-    void *h = global && *global == '1' ? NULL : dlmopen(LM_ID_NEWLM, "libdw.so.1", RTLD_NOW | RTLD_LOCAL);
-    *own_namespace = h != NULL;
-    return h ? h : dlopen("libdw.so.1", RTLD_NOW | RTLD_LOCAL);
+    void *loaded = dlopen("libdw.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+    *deep = !loaded && !(global && *global == '1') && !dlsym(RTLD_DEFAULT, "__asan_init");
+    if (loaded) return loaded;
+    return dlopen("libdw.so.1", RTLD_NOW | RTLD_LOCAL | (*deep ? RTLD_DEEPBIND : 0));
 }
 
 int ms_dwlib_init(char *err, size_t errlen)
 {
     if (ms_dw.dwarf_tag) return 0;
-    int own_namespace;
-    void *h = load_libdw(&own_namespace);
+    int deep;
+    void *h = load_libdw(&deep);
     if (!h) {
         const char *why = dlerror();
         snprintf(err, errlen, "cannot load libdw.so.1: %s", why ? why : "not found");
@@ -38,9 +42,9 @@ int ms_dwlib_init(char *err, size_t errlen)
         return -1;                                         \
     }
     MS_DW_FUNCS(MS_DW_BIND)
-    /* the free of the C library whose malloc libdw used: its namespace's, else the global one */
+    /* the free of the malloc libdw calls: the C library's when bound deep, else the global one */
     b.free = free;
-    if (own_namespace) { MS_DW_BIND(free) }
+    if (deep) { MS_DW_BIND(free) }
 #undef MS_DW_BIND
     ms_dw = b;
     return 0;

@@ -3,10 +3,10 @@
  * program's global symbols, so that a program with its own elf_begin, dwarf_child... (its own
  * copy of elfutils, or a function of that name) receives none of the runtime's calls.
  * globals.c and stackvars.c include this after libelf's and libdw's headers: their calls then
- * go through ms_dw. libdw is loaded in a link-map namespace of its own (dlmopen), so that
- * libdw's and libelf's own calls of each other never reach the program either (a program that
- * exports, say, elf_nextscn would receive them through the global scope); its memory comes
- * from that namespace's C library, and is freed there (ms_dw_free). */
+ * go through ms_dw. libdw is loaded with its own scope first (RTLD_DEEPBIND, dwlib.c), so
+ * that libdw's and libelf's own calls of each other never reach the program either (a program
+ * that exports, say, elf_nextscn would receive them through the global scope); its malloc is
+ * then the C library's, and what it allocated for the caller is freed there (ms_dw_free). */
 #ifndef MEMSPY_RT_DWLIB_H
 #define MEMSPY_RT_DWLIB_H
 #include <elfutils/libdw.h>

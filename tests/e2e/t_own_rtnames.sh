@@ -7,9 +7,9 @@
 # `ms_map'"), its functions receive its own calls only (before, the runtime's elf_begin call
 # went to the program's), and the runtime keeps its own: the run completes, the global table
 # is found in the program's symbol table (libelf) and profiled under its name. Built with
-# -rdynamic, the program exports its elf_nextscn (which finds no section): libdw, loaded in a
-# link-map namespace of its own, still calls libelf's, so main's stack array keeps its DWARF
-# name; loaded in the global one (MEMSPY_DW_GLOBAL=1, as before) it called the program's and
+# -rdynamic, the program exports its elf_nextscn (which finds no section): libdw, loaded with
+# its own scope first (RTLD_DEEPBIND), still calls libelf's, so main's stack array keeps its DWARF
+# name; bound in the global scope (MEMSPY_DW_GLOBAL=1, as before) it called the program's and
 # the name was lost (gcc: clang -O2 gives the array no fixed location).
 # matrix: gcc:-O0 gcc:-O2 clang:-O2
 . "$1/tests/e2e/lib.sh"
@@ -46,6 +46,6 @@ expect "-rdynamic: memspy run exits 0" "$st" 0
 expect "-rdynamic: the program's output is its own" "$(cat dyn.out)" "$(cat native.out)"
 check "-rdynamic: libdw's calls of elf_nextscn went to libelf: main's stack array keeps its name" dyn.json \
   '.data[] | select(.name == "stack:main.window") | .refs > 0'
-check "-rdynamic, libdw in the global namespace: the program's elf_nextscn answered, the name is lost" global.json \
+check "-rdynamic, libdw bound in the global scope: the program's elf_nextscn answered, the name is lost" global.json \
   '[.data[] | select(.name == "stack:main.window")] | length == 0'
 finish
