@@ -150,7 +150,17 @@ static int start_and_wait(const char *path, char **prog_argv, int keep_aslr, ms_
 {
     int pipefd[2];
     if (pipe2(pipefd, O_CLOEXEC) < 0) return ms_cli_error("run", "pipe: %s", strerror(errno));
-    ms_run_forward_signals_begin();
+    int early = ms_run_forward_signals_hold();
+    if (early) { /* memspy's own start took until the interrupt (a loaded machine) */
+        ms_run_forward_signals_unhold();
+        ms_run_forward_signals_end();
+        close(pipefd[0]);
+        close(pipefd[1]);
+        const char *abbrev = sigabbrev_np(early);
+        fprintf(stderr, "memspy run: interrupted (SIG%s) before %s started: nothing ran, nothing to store\n",
+                abbrev ? abbrev : "?", ms_term(prog_argv[0]));
+        return 128 + early;
+    }
 
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -159,6 +169,7 @@ static int start_and_wait(const char *path, char **prog_argv, int keep_aslr, ms_
     pid_t pid = fork();
     if (pid == 0) {
         ms_run_forward_signals_end();
+        ms_run_forward_signals_unhold();
         ms_run_guard_child(guard);
         close(pipefd[0]);
         /* Simulated caches index sets by virtual address: without address-space
@@ -175,9 +186,11 @@ static int start_and_wait(const char *path, char **prog_argv, int keep_aslr, ms_
     int exec_errno = 0, rc = 0;
     close(pipefd[1]);
     if (pid < 0) {
+        ms_run_forward_signals_unhold();
         rc = ms_cli_error("run", "fork: %s", strerror(errno));
     } else {
         ms_run_forward_signals_to(pid);
+        ms_run_forward_signals_unhold();
         ms_run_guard_program(guard, pid);
         ssize_t n;
         while ((n = read(pipefd[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR) {}
@@ -468,6 +481,9 @@ static int store_images(const raw_image *images, size_t n, const char *prog_path
     return rc;
 }
 
+/* A signal sent to interrupt (run_guard.h forwards these). */
+static int is_interrupt(int sig) { return sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT; }
+
 /* The program's own exit status, as a shell would report it. */
 static int program_status(const char *name, int status)
 {
@@ -555,7 +571,9 @@ int ms_cmd_run(int argc, char **argv)
     char *path = NULL, *dir = NULL, err[1024];
     ms_db *db = NULL;
     ms_run_guard guard = { -1, 0 };
-    int starts_threads = 0, script = 0;
+    int starts_threads = 0, script = 0, forwarding = 1;
+    /* From here on an interrupt neither kills memspy silently nor is lost (run_guard.h). */
+    ms_run_forward_signals_begin();
     if ((rc = ms_cli_check_program("run", o.prog_argv[0], &path, &starts_threads, &script)) != 0) goto out;
     /* A database memspy cannot use (corrupt, foreign, newer) stops us before the program runs;
      * one it cannot write to is found out when the run is stored. */
@@ -585,6 +603,7 @@ int ms_cmd_run(int argc, char **argv)
                 strerror(errno), o.prog_argv[0], dir);
     child_result res;
     memset(&res, 0, sizeof res);
+    forwarding = 0; /* start_and_wait ends it */
     if ((rc = start_and_wait(path, o.prog_argv, o.keep_aslr, &guard, &res)) != 0) {
         ms_run_remove_scratch(dir);
         goto out;
@@ -597,6 +616,14 @@ int ms_cmd_run(int argc, char **argv)
     } else if (nimages == 0 && WIFSIGNALED(res.status) && WTERMSIG(res.status) == SIGKILL) {
         rc = ms_cli_error("run", "no profile was written: SIGKILL ends a program before it can write one");
         ms_run_remove_scratch(dir);
+    } else if (nimages == 0 && !script && WIFSIGNALED(res.status) && is_interrupt(WTERMSIG(res.status))) {
+        /* interrupted as it started (the runtime keeps what it gathered from its start on) */
+        fprintf(stderr,
+                "memspy run: the interrupt reached %s before memspy's runtime started in it: "
+                "nothing was gathered, nothing to store\n",
+                ms_term(o.prog_argv[0]));
+        rc = status;
+        ms_run_remove_scratch(dir);
     } else if (nimages == 0) {
         rc = ms_cli_error("run", "no profile was written: did %s run a memspy-instrumented program?", o.prog_argv[0]);
         ms_run_remove_scratch(dir);
@@ -608,6 +635,7 @@ int ms_cmd_run(int argc, char **argv)
     }
     free_raw_files(images, nimages);
 out:
+    if (forwarding) ms_run_forward_signals_end();
     ms_run_guard_release(&guard);
     ms_db_close(db);
     ms_run_outputs_close(&out);

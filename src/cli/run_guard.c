@@ -246,8 +246,9 @@ void ms_run_guard_release(ms_run_guard *g)
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 #define NFORWARDED (sizeof forwarded / sizeof forwarded[0])
 static volatile pid_t forward_to;
-static volatile sig_atomic_t early, last_forwarded; /* before the pid was known; any */
+static volatile sig_atomic_t early, last_forwarded; /* before the program started; any */
 static struct sigaction saved[NFORWARDED];
+static sigset_t held_mask; /* the mask before ms_run_forward_signals_hold */
 
 static void forward(int sig, siginfo_t *info, void *uctx)
 {
@@ -256,12 +257,11 @@ static void forward(int sig, siginfo_t *info, void *uctx)
     if (forward_to < 0) { /* the program has ended: absorb this one, the next acts as before */
         for (size_t i = 0; i < NFORWARDED; i++)
             if (forwarded[i] == sig) sigaction(sig, &saved[i], NULL);
+    } else if (forward_to == 0) { /* not started (a terminal's too: no program got it) */
+        early = sig;
     } else if (info->si_code != SI_KERNEL) {
         last_forwarded = sig;
-        if (forward_to > 0)
-            kill(forward_to, sig);
-        else
-            early = sig;
+        kill(forward_to, sig);
     }
     errno = e;
 }
@@ -282,10 +282,21 @@ void ms_run_forward_signals_begin(void)
             sigaction(forwarded[i], &sa, NULL);
 }
 
+int ms_run_forward_signals_hold(void)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    for (size_t i = 0; i < NFORWARDED; i++) sigaddset(&set, forwarded[i]);
+    sigprocmask(SIG_BLOCK, &set, &held_mask);
+    return early;
+}
+
+void ms_run_forward_signals_unhold(void) { sigprocmask(SIG_SETMASK, &held_mask, NULL); }
+
 void ms_run_forward_signals_to(pid_t pid)
 {
     forward_to = pid;
-    int sig = early;
+    int sig = early; /* a caller that did not hold (memspy mtool) */
     if (sig) kill(pid, sig);
 }
 

@@ -24,12 +24,20 @@ void ms_run_guard_program(ms_run_guard *g, pid_t pid);
 /* memspy is done with the scratch directory: the guard exits quietly. */
 void ms_run_guard_release(ms_run_guard *g);
 
-/* Before the fork: SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to memspy are forwarded to the
- * program from now until ms_run_forward_signals_end (one that comes before the program's pid
- * is known is sent once it is). Those the terminal sends to the whole foreground job reach the
- * program directly and are not sent twice. memspy itself keeps running to store the run. */
+/* At the start of `memspy run`: SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to memspy are
+ * forwarded to the program from the fork until ms_run_forward_signals_end. One that comes
+ * before the program started is kept, and ms_run_forward_signals_hold returns it: memspy then
+ * starts nothing (instead of dying before it stored or said anything). Those the terminal
+ * sends to the whole foreground job reach the running program directly and are not sent
+ * twice. memspy itself keeps running to store the run. */
 void ms_run_forward_signals_begin(void);
-/* The program's pid, once forked. */
+/* Just before the fork: block the forwarded signals (one sent in between stays pending, and
+ * is forwarded once the pid is known) and return the interrupt that came before, 0 if none. */
+int ms_run_forward_signals_hold(void);
+/* Unblock them again: in memspy after ms_run_forward_signals_to (or a failed fork), in the
+ * child after ms_run_forward_signals_end (a pending one then ends the child). */
+void ms_run_forward_signals_unhold(void);
+/* The program's pid, once forked (an interrupt kept before, without a hold, is sent now). */
 void ms_run_forward_signals_to(pid_t pid);
 /* The program has ended: from now on the first interrupt of each kind is absorbed (the copy a
  * terminal or timeout sends to the process group, arriving late), a second one acts as it

@@ -3,8 +3,10 @@
  * program's global symbols, so that a program with its own elf_begin, dwarf_child... (its own
  * copy of elfutils, or a function of that name) receives none of the runtime's calls.
  * globals.c and stackvars.c include this after libelf's and libdw's headers: their calls then
- * go through ms_dw. (libdw's and libelf's own calls of each other still resolve through the
- * global scope: a program that defines, say, elf_nextscn itself still receives those.) */
+ * go through ms_dw. libdw is loaded with its own scope first (RTLD_DEEPBIND, dwlib.c), so
+ * that libdw's and libelf's own calls of each other never reach the program either (a program
+ * that exports, say, elf_nextscn would receive them through the global scope); its malloc is
+ * then the C library's, and what it allocated for the caller is freed there (ms_dw_free). */
 #ifndef MEMSPY_RT_DWLIB_H
 #define MEMSPY_RT_DWLIB_H
 #include <elfutils/libdw.h>
@@ -42,6 +44,7 @@
 #define MS_DW_FIELD(f) __typeof__(f) *f;
 typedef struct {
     MS_DW_FUNCS(MS_DW_FIELD)
+    void (*free)(void *); /* for what libdw allocated and the caller frees (dwarf_getscopes) */
 } ms_dwlib;
 #undef MS_DW_FIELD
 
@@ -79,6 +82,7 @@ static inline int ms_dwlib_bound(void) { return ms_dw.dwarf_tag != NULL; }
 #define dwarf_getscopes (*ms_dw.dwarf_getscopes)
 #define dwarf_siblingof (*ms_dw.dwarf_siblingof)
 #define dwarf_tag (*ms_dw.dwarf_tag)
+#define ms_dw_free (*ms_dw.free)
 #endif
 
 #endif

@@ -163,7 +163,7 @@ static const stack_var *read_vars(uintptr_t pc, uint32_t *n)
         if (frame_base_offset(&scopes[i], &l.base) == 0) collect(&l, &scopes[i], 0);
         break;
     }
-    free(scopes);
+    ms_dw_free(scopes);
     if (!l.n) return NULL;
     qsort(l.v, l.n, sizeof l.v[0], cmp_var);
     uint32_t kept = 0;
