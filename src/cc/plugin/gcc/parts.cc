@@ -11,9 +11,19 @@ static bool plain_method(tree fndecl)
            !DECL_CXX_DESTRUCTOR_P(fndecl);
 }
 
+/* Whether argument i of a call of fndecl is passed to a reference parameter (`const T &`,
+ * `T &&`): the function copies the value it refers to (push_back, insert). */
+static bool reference_param(tree fndecl, unsigned i)
+{
+    tree a = TYPE_ARG_TYPES(TREE_TYPE(fndecl));
+    for (; a && i > 0; a = TREE_CHAIN(a)) i--;
+    return a && TREE_VALUE(a) && TREE_CODE(TREE_VALUE(a)) == REFERENCE_TYPE;
+}
+
 tree container_of_temporary(tree tmp, bool *assign)
 {
-    if (!VAR_P(tmp) || !DECL_ARTIFICIAL(tmp) || is_global_var(tmp)) return NULL_TREE;
+    if (!VAR_P(tmp) || is_global_var(tmp)) return NULL_TREE;
+    bool user = !DECL_ARTIFICIAL(tmp); /* a local the program declared: by reference only */
     basic_block bb;
     FOR_EACH_BB_FN(bb, cfun)
     for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
@@ -22,7 +32,7 @@ tree container_of_temporary(tree tmp, bool *assign)
         if (!call || gimple_call_num_args(call) < 2 || !plain_method(fn)) continue;
         for (unsigned i = 1; i < gimple_call_num_args(call); i++) {
             tree a = gimple_call_arg(call, i);
-            if (TREE_CODE(a) != ADDR_EXPR || TREE_OPERAND(a, 0) != tmp) continue;
+            if (TREE_CODE(a) != ADDR_EXPR || TREE_OPERAND(a, 0) != tmp || (user && !reference_param(fn, i))) continue;
             tree obj = gimple_call_arg(call, 0);
             gimple *def = TREE_CODE(obj) == SSA_NAME ? SSA_NAME_DEF_STMT(obj) : NULL;
             if (def && gimple_assign_single_p(def)) obj = gimple_assign_rhs1(def); /* _1 = &this->items_ */

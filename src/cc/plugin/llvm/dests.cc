@@ -35,6 +35,7 @@ struct Level {
     const DISubprogram *fn = nullptr;
     char kind = '-'; /* '-', 'v', 'm', 'o' as in msplug_abi.h */
     bool decl = false, used = false;
+    bool local = false; /* kind 'v': a local variable, which a store into a named place outranks */
     bool slot = false; /* also stored in a slot no variable or field names (msplug_abi.h's "s") */
     int outp = -1;     /* the pointer parameter the value is stored through (msplug_abi.h's "pN") */
     bool ret = false;  /* path: a part of the aggregate the function returns by value ("r") */
@@ -284,7 +285,7 @@ class Dests
     }
     bool objPath(Value *p, std::string &path, const DIType *&ty, Value *&root, int depth = 0);
     bool untypedSlot(Value *p);
-    void note(int k, char kind, const std::string &path, const DIType *ty, unsigned declLine);
+    void note(int k, char kind, const std::string &path, const DIType *ty, unsigned declLine, bool local = false);
     void noteVariable(Value *root, const Instruction *at, char kind);
     void noteArgument(Value *arg, const Instruction *call, char kindOfVar);
     bool levels(CallBase *call, bool &returned);
@@ -404,17 +405,29 @@ bool Dests::untypedSlot(Value *p)
            (b && (b->getEncoding() == dwarf::DW_ATE_signed_char || b->getEncoding() == dwarf::DW_ATE_unsigned_char));
 }
 
-/* At level k, what the value is stored in or bound to (a variable declared on the level's
- * line wins over what was noted before, as in the GCC plugin; a declared object that holds
- * the value ('o') never does: the member noted before says more). */
-void Dests::note(int k, char kind, const std::string &path, const DIType *ty, unsigned declLine)
+/* The rank of what a level names, as the GCC plugin's: 0 nothing, 1 a local variable, 2 a
+ * named place (a field, an element, a container, a global, a declared object's member). */
+int rankOf(char kind, bool local)
+{
+    return kind == '-' ? 0 : kind == 'v' && local ? 1 : 2;
+}
+
+/* At level k, what the value is stored in or bound to (local: a local variable), where it
+ * ranks above what the level names (a store into a named place wins over the local that held
+ * the value on the way: `T *p = new T; v.push_back(p)` is v[]), or ranks as high and is a
+ * variable declared on the level's line, which wins as in the source, as in the GCC plugin; a
+ * declared object that holds the value ('o') never does: the member noted before says more. */
+void Dests::note(int k, char kind, const std::string &path, const DIType *ty, unsigned declLine, bool local)
 {
     if (k < 0 || path.empty()) return;
     Level &l = lv[k];
     bool decl = kind != 'm' && declLine && declLine == l.line;
-    if (l.outp >= 0 || l.ret || (l.kind != '-' && !(decl && !l.decl && kind != 'o'))) return;
+    local = local && kind == 'v';
+    int r = rankOf(kind, local), was = rankOf(l.kind, l.local);
+    if (l.outp >= 0 || l.ret || r < was || (r == was && l.kind != '-' && !(decl && !l.decl && kind != 'o'))) return;
     l.kind = kind;
     l.decl = decl;
+    l.local = local;
     l.path = path;
     l.type = memspyTypeText(ty);
 }
@@ -430,7 +443,8 @@ void Dests::noteVariable(Value *root, const Instruction *at, char kind)
         const DIGlobalVariable *var = gves[0]->getVariable();
         note(levelOf(at), kind, var->getName().str(), var->getType(), var->getLine());
     } else if (const DILocalVariable *var = varOf(root)) {
-        note(levelOf(var->getScope()->getSubprogram()), kind, var->getName().str(), var->getType(), var->getLine());
+        note(levelOf(var->getScope()->getSubprogram()), kind, var->getName().str(), var->getType(), var->getLine(),
+             true);
     }
 }
 
@@ -453,10 +467,22 @@ void Dests::noteArgument(Value *arg, const Instruction *call, char kindOfVar)
     }
 }
 
+/* Whether a store to p puts the value into the block it points to (`r->next = r`, a ring of
+ * one): p at a constant offset from the value (work) or from a load of a local it is kept in
+ * (held, -O0). */
+bool selfStore(Value *p, const std::vector<Value *> &work, const std::vector<Value *> &held)
+{
+    Value *base = p->stripInBoundsConstantOffsets();
+    if (std::find(work.begin(), work.end(), base) != work.end()) return true;
+    auto *ld = dyn_cast<LoadInst>(base);
+    return ld && std::find(held.begin(), held.end(), ld->getPointerOperand()->stripPointerCasts()) != held.end();
+}
+
 /* Follow v through casts and phis; returns whether it reaches a return. */
 bool Dests::follow(Value *start)
 {
     std::vector<Value *> work = { start };
+    std::vector<Value *> held; /* the locals in memory it is kept in */
     bool returned = false;
     for (unsigned i = 0; i < work.size() && i < 16; i++) {
         Value *v = work[i];
@@ -467,7 +493,7 @@ bool Dests::follow(Value *start)
             int k = levelOf(var->getScope()->getSubprogram());
             auto frag = d->getExpression()->getFragmentInfo();
             if (d->getExpression()->getNumElements() == 0) {
-                note(k, 'v', var->getName().str(), var->getType(), var->getLine());
+                note(k, 'v', var->getName().str(), var->getType(), var->getLine(), true);
             } else if (frag && d->getExpression()->getNumElements() == 3) { /* a member of a split aggregate */
                 if (const DIDerivedType *m = memberAt(var->getType(), frag->OffsetInBits)) {
                     note(k, 'm', var->getName().str() + "." + m->getName().str(), m->getBaseType(), 0);
@@ -491,7 +517,14 @@ bool Dests::follow(Value *start)
                 const DIType *ty = nullptr;
                 Value *root = nullptr;
                 Value *p = stripCasts(st->getPointerOperand());
+                if (selfStore(p, work, held)) { /* r->next = r: its own address names nothing */
+                    int k = levelOf(I);
+                    if (k >= 0) lv[k].used = true;
+                    continue;
+                }
                 if (auto *a = dyn_cast<AllocaInst>(p)) /* a local in memory (-O0): its loads are copies */
+                    held.push_back(a);
+                if (auto *a = dyn_cast<AllocaInst>(p))
                     for (User *au : a->users())
                         if (isa<LoadInst>(au) && work.size() < 16 &&
                             std::find(work.begin(), work.end(), au) == work.end())
@@ -534,7 +567,7 @@ bool Dests::follow(Value *start)
                     if (root) noteVariable(root, I, 'o'); /* the declared object, at its own level */
                 } else if (isa<AllocaInst>(p)) {
                     const DILocalVariable *var = varOf(p);
-                    note(levelOf(var->getScope()->getSubprogram()), 'v', path, ty, var->getLine());
+                    note(levelOf(var->getScope()->getSubprogram()), 'v', path, ty, var->getLine(), true);
                 } else if (auto *g = dyn_cast<GlobalVariable>(p)) {
                     SmallVector<DIGlobalVariableExpression *, 1> gves;
                     g->getDebugInfo(gves);
@@ -580,19 +613,38 @@ void Dests::noteReturnedPart(Value *agg, uint64_t bits)
     l.type = memspyTypeText(m->getBaseType());
 }
 
+/* Whether call passes local a (its address, or a cast of it) to a parameter its callee's debug
+ * information declares a reference (`push_back(const T &)`, `emplace_back(T &&)`). */
+bool referenceArgument(CallBase *call, AllocaInst *a)
+{
+    Function *f = calleeOf(call);
+    const DISubprogram *sp = f ? f->getSubprogram() : nullptr;
+    DITypeRefArray types = sp && sp->getType() ? sp->getType()->getTypeArray() : DITypeRefArray();
+    for (unsigned i = 1; i < call->arg_size() && i + 1 < types.size(); i++) {
+        auto *t = dyn_cast_or_null<DIDerivedType>(types[i + 1]);
+        if (stripCasts(call->getArgOperand(i)) == a && t &&
+            (t->getTag() == dwarf::DW_TAG_reference_type || t->getTag() == dwarf::DW_TAG_rvalue_reference_type))
+            return true;
+    }
+    return false;
+}
+
 /* Where tmp is a temporary (an alloca no variable describes) that a member function takes by
- * reference (`v.push_back(new T)`): at the level of statement at, an element of the object the
- * function is called on ("v[]"), or the object itself that an assignment operator sets
- * (`head_ = std::make_unique<T>()`). Returns whether it is one. */
+ * reference (`v.push_back(new T)`), or a local the program declared that one takes by a
+ * reference parameter (`T *p = new T; v.push_back(p)`): at the level of statement at (the
+ * local's), an element of the object the function is called on ("v[]"), or the object itself
+ * that an assignment operator sets (`head_ = std::make_unique<T>()`). Returns whether it is one. */
 bool Dests::noteContainer(AllocaInst *tmp, const Instruction *at)
 {
     bool assign = false;
-    CallBase *c = varOf(tmp) ? nullptr : memspyTemporaryPassed(tmp, &assign);
-    if (!c || !isMethod(calleeOf(c))) return false;
+    const DILocalVariable *var = varOf(tmp);
+    CallBase *c = memspyTemporaryPassed(tmp, &assign);
+    if (!c || !isMethod(calleeOf(c)) || (var && !referenceArgument(c, tmp))) return false;
     std::string path;
     const DIType *ty = nullptr;
     Value *root = nullptr;
-    if (objPath(c->getArgOperand(0), path, ty, root)) note(levelOf(at), 'm', assign ? path : path + "[]", nullptr, 0);
+    int k = var ? levelOf(var->getScope()->getSubprogram()) : levelOf(at);
+    if (objPath(c->getArgOperand(0), path, ty, root)) note(k, 'm', assign ? path : path + "[]", nullptr, 0);
     return true;
 }
 
@@ -834,7 +886,8 @@ std::string Dests::record(CallBase *call, bool &any)
     Function *callee = calleeOf(call);
     for (unsigned k = 0; k < lv.size(); k++) { /* what the optimisers lost on the way */
         bool bare = lv[k].kind == 'm' && lv[k].path.size() >= 2 && !lv[k].path.compare(lv[k].path.size() - 2, 2, "[]");
-        if ((lv[k].kind != '-' && !bare) || !lv[k].fn) continue; /* bare: `coder[]`, a member folded away */
+        bool local = rankOf(lv[k].kind, lv[k].local) == 1; /* a store the optimisers folded away outranks it */
+        if ((lv[k].kind != '-' && !bare && !local) || !lv[k].fn) continue; /* bare: `coder[]`, a member folded away */
         const Early *e = nullptr;
         if (k == 0) {
             auto it =
@@ -850,6 +903,7 @@ std::string Dests::record(CallBase *call, bool &any)
         if (!e || e->ambiguous) continue;
         if (bare && (e->l.kind != 'm' || e->l.path.size() < 2 || !e->l.path.compare(e->l.path.size() - 2, 2, "[]")))
             continue;
+        if (local && rankOf(e->l.kind, e->l.local) < 2) continue;
         bool used = lv[k].used, slot = lv[k].slot;
         const DISubprogram *fn = lv[k].fn;
         unsigned line = lv[k].line, col = lv[k].col;
