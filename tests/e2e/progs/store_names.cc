@@ -104,10 +104,10 @@ int main(int argc, char **argv)
         s += last_item->v[1];
     }
     struct grid *g = (struct grid *)malloc(sizeof *g);
-    double *cells = (double *)calloc((size_t)n, sizeof(double));
+    double *cells = (double *)calloc((size_t)(unsigned)n, sizeof(double));
     g->n = n;
     g->cells = cells;
-    double *Y = (double *)malloc((size_t)n * sizeof(double));
+    double *Y = (double *)malloc((size_t)(unsigned)n * sizeof(double));
     for (int i = 0; i < n; i++) Y[i] = i;
     Ring *r = new Ring;
     r->next = r;
