@@ -218,11 +218,11 @@ static char *dest_record(gcall *call)
     if (!find_dests(call, lv, &returned, &object)) return NULL;
     for (unsigned k = 0; k < lv.length(); k++) { /* what the optimisers lost on the way */
         bool bare = bare_element(lv[k].kind, lv[k].path);
-        bool local = lv[k].kind == 'v' && lv[k].local; /* a store the optimisers folded away outranks it */
+        bool local = lv[k].kind != '-' && lv[k].local; /* a store the optimisers folded away outranks it */
         const early_dest *e = lv[k].kind == '-' || bare || local ? early_find(call, lv, k) : NULL;
         if (!e) continue;
         if (bare && (e->kind != 'm' || bare_element(e->kind, e->path))) continue;
-        if (local && (e->kind == '-' || (e->kind == 'v' && e->local))) continue;
+        if (local && (e->kind == '-' || e->local || e->ret)) continue; /* a store only */
         lv[k].kind = e->kind;
         lv[k].decl = e->decl;
         lv[k].local = e->local;

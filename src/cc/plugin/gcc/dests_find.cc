@@ -208,12 +208,14 @@ static bool local_var(tree t)
     return ctx && TREE_CODE(ctx) == FUNCTION_DECL;
 }
 
-/* The rank of what level l names: 0 nothing, 1 a local variable, 2 a place that outlives the
- * statement's function or is named by the program's data (a field, an element, a container, a
- * global, a declared object's member). */
+/* The rank of what level l names: 0 nothing, 1 a local variable or a part of one (or a
+ * volatile place: `char *volatile sink` only keeps the block alive), 2 a place that outlives
+ * the statement's function
+ * or is named by the program's data (a field, an element, a container, a global, a declared
+ * object's member). */
 static int rank_of(const level &l)
 {
-    return l.kind == '-' ? 0 : l.kind == 'v' && l.local ? 1 : 2;
+    return l.kind == '-' ? 0 : l.local ? 1 : 2;
 }
 
 /* Note at level k what t names, where it ranks above what the level names (rank_of: a store
@@ -234,7 +236,9 @@ void note(auto_vec<level> &lv, int k, tree t, char kind)
     }
     level n = {};
     n.kind = kind;
-    n.local = kind == 'v' && local_var(t);
+    tree base = kind == 'm' ? get_base_address(t) : NULL_TREE; /* a part of a local struct (`.omp_data_o.x`) */
+    n.local = (kind != 'm' && local_var(t)) || (base && local_var(base)) || TREE_THIS_VOLATILE(t) ||
+              TYPE_VOLATILE(TREE_TYPE(t));
     if (rank_of(n) < rank_of(l) || (rank_of(n) == rank_of(l) && !(decl && !l.decl))) return;
     text path;
     if (!lvalue_path(t, path, 0)) return;
@@ -540,6 +544,32 @@ static bool self_store(tree lhs, const auto_vec<tree> &work, const auto_vec<tree
     return false;
 }
 
+/* Whether a and b are one place: one member (of any object: `L->allgc` read through one copy
+ * of L and written through another), else equal operands. */
+static bool same_place(tree a, tree b)
+{
+    if (TREE_CODE(a) == COMPONENT_REF && TREE_CODE(b) == COMPONENT_REF)
+        return TREE_OPERAND(a, 1) == TREE_OPERAND(b, 1);
+    return operand_equal_p(a, b, 0);
+}
+
+/* Whether the store of the value to lhs links it into an intrusive list: the function also
+ * stores what lhs held into the block itself (`o->next = g->allgc; g->allgc = o;`, Lua's
+ * luaC_newobj): lhs is the list's head, which names no block. */
+static bool list_head(tree lhs, const auto_vec<tree> &work, const auto_vec<tree> &held)
+{
+    basic_block bb;
+    FOR_EACH_BB_FN(bb, cfun)
+    for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
+        gimple *s = gsi_stmt(gsi);
+        tree rhs = gimple_assign_single_p(s) ? gimple_assign_rhs1(s) : NULL_TREE;
+        if (!rhs || TREE_CODE(rhs) != SSA_NAME || !self_store(gimple_assign_lhs(s), work, held)) continue;
+        gimple *def = SSA_NAME_DEF_STMT(rhs);
+        if (def && gimple_assign_single_p(def) && same_place(gimple_assign_rhs1(def), lhs)) return true;
+    }
+    return false;
+}
+
 /* Follow value v through copies, conversions and phis (and, unoptimised, the local variable it
  * is kept in); note where it goes and which levels use it. Returns whether it reaches a return
  * statement. */
@@ -591,10 +621,12 @@ static bool follow(auto_vec<level> &lv, tree v)
                     }
                 } else if (note_container(lv, lhs, use)) { /* v.push_back(new T): v[] */
                 } else if (TREE_CODE(lhs) == VAR_DECL) {
-                    if (!read || !local_var(lhs)) note(lv, level_of_var(lv, lhs, use), lhs, 'v');
+                    bool local = local_var(lhs);
+                    if ((!read || !local) && (local || !list_head(lhs, work, held))) /* `head = o`: a list's */
+                        note(lv, level_of_var(lv, lhs, use), lhs, 'v');
                     held.safe_push(lhs);
                     add_reads(lhs, work, from_local);
-                } else if (self_store(lhs, work, held)) { /* r->next = r */
+                } else if (self_store(lhs, work, held) || list_head(lhs, work, held)) { /* r->next = r */
                     int k = level_of_stmt(lv, use);
                     if (k >= 0 && !read) lv[k].used = true;
                 } else {

@@ -14,6 +14,7 @@
 #include "llvm/IR/DebugInfo.h"
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/InlineAsm.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Module.h"
@@ -35,7 +36,7 @@ struct Level {
     const DISubprogram *fn = nullptr;
     char kind = '-'; /* '-', 'v', 'm', 'o' as in msplug_abi.h */
     bool decl = false, used = false;
-    bool local = false; /* kind 'v': a local variable, which a store into a named place outranks */
+    bool local = false; /* a local variable (or a volatile place), which a store into a named place outranks */
     bool slot = false; /* also stored in a slot no variable or field names (msplug_abi.h's "s") */
     int outp = -1;     /* the pointer parameter the value is stored through (msplug_abi.h's "pN") */
     bool ret = false;  /* path: a part of the aggregate the function returns by value ("r") */
@@ -405,14 +406,16 @@ bool Dests::untypedSlot(Value *p)
            (b && (b->getEncoding() == dwarf::DW_ATE_signed_char || b->getEncoding() == dwarf::DW_ATE_unsigned_char));
 }
 
-/* The rank of what a level names, as the GCC plugin's: 0 nothing, 1 a local variable, 2 a
- * named place (a field, an element, a container, a global, a declared object's member). */
+/* The rank of what a level names, as the GCC plugin's: 0 nothing, 1 a local variable or a
+ * member of one (or a volatile place: `char *volatile sink` only keeps the block alive), 2 a named place (a field,
+ * an element, a container, a global, a declared object's member). */
 int rankOf(char kind, bool local)
 {
-    return kind == '-' ? 0 : kind == 'v' && local ? 1 : 2;
+    return kind == '-' ? 0 : local ? 1 : 2;
 }
 
-/* At level k, what the value is stored in or bound to (local: a local variable), where it
+/* At level k, what the value is stored in or bound to (local: a local variable or a volatile
+ * place), where it
  * ranks above what the level names (a store into a named place wins over the local that held
  * the value on the way: `T *p = new T; v.push_back(p)` is v[]), or ranks as high and is a
  * variable declared on the level's line, which wins as in the source, as in the GCC plugin; a
@@ -422,7 +425,6 @@ void Dests::note(int k, char kind, const std::string &path, const DIType *ty, un
     if (k < 0 || path.empty()) return;
     Level &l = lv[k];
     bool decl = kind != 'm' && declLine && declLine == l.line;
-    local = local && kind == 'v';
     int r = rankOf(kind, local), was = rankOf(l.kind, l.local);
     if (l.outp >= 0 || l.ret || r < was || (r == was && l.kind != '-' && !(decl && !l.decl && kind != 'o'))) return;
     l.kind = kind;
@@ -478,6 +480,21 @@ bool selfStore(Value *p, const std::vector<Value *> &work, const std::vector<Val
     return ld && std::find(held.begin(), held.end(), ld->getPointerOperand()->stripPointerCasts()) != held.end();
 }
 
+/* Whether a store of the value to p links it into an intrusive list: the function also stores
+ * what p held into the block itself (`o->next = g->allgc; g->allgc = o;`, Lua's luaC_newobj):
+ * p is the list's head, which names no block. */
+bool listHead(Value *p, Function *f, const std::vector<Value *> &work, const std::vector<Value *> &held)
+{
+    for (Instruction &I : instructions(*f)) {
+        auto *st = dyn_cast<StoreInst>(&I);
+        auto *ld = st ? dyn_cast<LoadInst>(stripCasts(st->getValueOperand())) : nullptr;
+        if (!ld || !selfStore(stripCasts(st->getPointerOperand()), work, held)) continue;
+        Value *q = stripCasts(ld->getPointerOperand());
+        if (q == p || sameField(q, p)) return true;
+    }
+    return false;
+}
+
 /* Follow v through casts and phis; returns whether it reaches a return. */
 bool Dests::follow(Value *start)
 {
@@ -496,11 +513,11 @@ bool Dests::follow(Value *start)
                 note(k, 'v', var->getName().str(), var->getType(), var->getLine(), true);
             } else if (frag && d->getExpression()->getNumElements() == 3) { /* a member of a split aggregate */
                 if (const DIDerivedType *m = memberAt(var->getType(), frag->OffsetInBits)) {
-                    note(k, 'm', var->getName().str() + "." + m->getName().str(), m->getBaseType(), 0);
+                    note(k, 'm', var->getName().str() + "." + m->getName().str(), m->getBaseType(), 0, true);
                     if (k >= 0 && lv[k].path == var->getName().str() + "." + m->getName().str()) lv[k].part = true;
                 }
                 /* the declared object (a std::vector's storage: a part of its base class) */
-                note(k, 'o', var->getName().str(), var->getType(), var->getLine());
+                note(k, 'o', var->getName().str(), var->getType(), var->getLine(), true);
             }
         }
         for (User *u : v->users()) {
@@ -517,7 +534,7 @@ bool Dests::follow(Value *start)
                 const DIType *ty = nullptr;
                 Value *root = nullptr;
                 Value *p = stripCasts(st->getPointerOperand());
-                if (selfStore(p, work, held)) { /* r->next = r: its own address names nothing */
+                if (selfStore(p, work, held) || listHead(p, I->getFunction(), work, held)) { /* r->next = r */
                     int k = levelOf(I);
                     if (k >= 0) lv[k].used = true;
                     continue;
@@ -560,10 +577,13 @@ bool Dests::follow(Value *start)
                     ty = m->getBaseType();
                     member = true;
                 }
+                /* `char *volatile sink = p` keeps it alive, a local struct's member carries it: both
+                 * rank as a local */
+                bool vol = st->isVolatile() || isa_and_nonnull<AllocaInst>(root);
                 if (isArray(ty)) { /* its first element */
-                    note(levelOf(I), 'm', path + "[]", nullptr, 0);
+                    note(levelOf(I), 'm', path + "[]", nullptr, 0, vol);
                 } else if (member) {
-                    note(levelOf(I), 'm', path, ty, 0);
+                    note(levelOf(I), 'm', path, ty, 0, vol);
                     if (root) noteVariable(root, I, 'o'); /* the declared object, at its own level */
                 } else if (isa<AllocaInst>(p)) {
                     const DILocalVariable *var = varOf(p);
@@ -571,9 +591,9 @@ bool Dests::follow(Value *start)
                 } else if (auto *g = dyn_cast<GlobalVariable>(p)) {
                     SmallVector<DIGlobalVariableExpression *, 1> gves;
                     g->getDebugInfo(gves);
-                    note(levelOf(I), 'v', path, ty, gves.empty() ? 0 : gves[0]->getVariable()->getLine());
+                    note(levelOf(I), 'v', path, ty, gves.empty() ? 0 : gves[0]->getVariable()->getLine(), vol);
                 } else {
-                    note(levelOf(I), 'm', path, ty, 0);
+                    note(levelOf(I), 'm', path, ty, 0, vol);
                     if (root && root != p) noteVariable(root, I, 'o');
                 }
             } else if (uint64_t bits = 0;
@@ -903,7 +923,7 @@ std::string Dests::record(CallBase *call, bool &any)
         if (!e || e->ambiguous) continue;
         if (bare && (e->l.kind != 'm' || e->l.path.size() < 2 || !e->l.path.compare(e->l.path.size() - 2, 2, "[]")))
             continue;
-        if (local && rankOf(e->l.kind, e->l.local) < 2) continue;
+        if (local && (rankOf(e->l.kind, e->l.local) < 2 || e->l.ret || e->l.outp >= 0)) continue; /* a store only */
         bool used = lv[k].used, slot = lv[k].slot;
         const DISubprogram *fn = lv[k].fn;
         unsigned line = lv[k].line, col = lv[k].col;
