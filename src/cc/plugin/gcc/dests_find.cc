@@ -210,13 +210,9 @@ static bool local_var(tree t)
 
 /* The rank of what level l names: 0 nothing, 1 a local variable or a part of one (or a
  * volatile place: `char *volatile sink` only keeps the block alive), 2 a place that outlives
- * the statement's function
- * or is named by the program's data (a field, an element, a container, a global, a declared
- * object's member). */
-static int rank_of(const level &l)
-{
-    return l.kind == '-' ? 0 : l.local ? 1 : 2;
-}
+ * the statement's function or is named by the program's data (a field, an element, a
+ * container, a global). */
+static int rank_of(const level &l) { return l.kind == '-' ? 0 : l.local ? 1 : 2; }
 
 /* Note at level k what t names, where it ranks above what the level names (rank_of: a store
  * into a named place wins over the local that held the value on the way, `T *p = new T;
@@ -548,8 +544,7 @@ static bool self_store(tree lhs, const auto_vec<tree> &work, const auto_vec<tree
  * of L and written through another), else equal operands. */
 static bool same_place(tree a, tree b)
 {
-    if (TREE_CODE(a) == COMPONENT_REF && TREE_CODE(b) == COMPONENT_REF)
-        return TREE_OPERAND(a, 1) == TREE_OPERAND(b, 1);
+    if (TREE_CODE(a) == COMPONENT_REF && TREE_CODE(b) == COMPONENT_REF) return TREE_OPERAND(a, 1) == TREE_OPERAND(b, 1);
     return operand_equal_p(a, b, 0);
 }
 

@@ -37,10 +37,10 @@ struct Level {
     char kind = '-'; /* '-', 'v', 'm', 'o' as in msplug_abi.h */
     bool decl = false, used = false;
     bool local = false; /* a local variable (or a volatile place), which a store into a named place outranks */
-    bool slot = false; /* also stored in a slot no variable or field names (msplug_abi.h's "s") */
-    int outp = -1;     /* the pointer parameter the value is stored through (msplug_abi.h's "pN") */
-    bool ret = false;  /* path: a part of the aggregate the function returns by value ("r") */
-    bool part = false; /* path: a member of a variable SROA split (dbg.value of a fragment) */
+    bool slot = false;  /* also stored in a slot no variable or field names (msplug_abi.h's "s") */
+    int outp = -1;      /* the pointer parameter the value is stored through (msplug_abi.h's "pN") */
+    bool ret = false;   /* path: a part of the aggregate the function returns by value ("r") */
+    bool part = false;  /* path: a member of a variable SROA split (dbg.value of a fragment) */
     std::string type, path;
 };
 
@@ -407,12 +407,9 @@ bool Dests::untypedSlot(Value *p)
 }
 
 /* The rank of what a level names, as the GCC plugin's: 0 nothing, 1 a local variable or a
- * member of one (or a volatile place: `char *volatile sink` only keeps the block alive), 2 a named place (a field,
- * an element, a container, a global, a declared object's member). */
-int rankOf(char kind, bool local)
-{
-    return kind == '-' ? 0 : local ? 1 : 2;
-}
+ * member of one (or a volatile place: `char *volatile sink` only keeps the block alive), 2 a
+ * named place (a field, an element, a container, a global). */
+int rankOf(char kind, bool local) { return kind == '-' ? 0 : local ? 1 : 2; }
 
 /* At level k, what the value is stored in or bound to (local: a local variable or a volatile
  * place), where it
