@@ -621,7 +621,7 @@ static bool follow(auto_vec<level> &lv, tree v)
                         note(lv, level_of_var(lv, lhs, use), lhs, 'v');
                     held.safe_push(lhs);
                     add_reads(lhs, work, from_local);
-                } else if (self_store(lhs, work, held) || list_head(lhs, work, held)) { /* r->next = r */
+                } else if (self_store(lhs, work, held)) { /* r->next = r */
                     int k = level_of_stmt(lv, use);
                     if (k >= 0 && !read) lv[k].used = true;
                 } else {
@@ -654,6 +654,7 @@ static bool follow(auto_vec<level> &lv, tree v)
                     }
                     if (base && VAR_P(base) && !user_var(base) && note_container(lv, base, use))
                         continue; /* into gcc's temporary std::unique_ptr that push_back takes */
+                    if (list_head(lhs, work, held)) continue; /* o->next = g->allgc; g->allgc = o */
                     note(lv, k, lhs, 'm');
                     /* a member of a declared object (the storage of `std::vector<double> v(n)`):
                      * the object, at its own level */

@@ -531,7 +531,7 @@ bool Dests::follow(Value *start)
                 const DIType *ty = nullptr;
                 Value *root = nullptr;
                 Value *p = stripCasts(st->getPointerOperand());
-                if (selfStore(p, work, held) || listHead(p, I->getFunction(), work, held)) { /* r->next = r */
+                if (selfStore(p, work, held)) { /* r->next = r: its own address names nothing */
                     int k = levelOf(I);
                     if (k >= 0) lv[k].used = true;
                     continue;
@@ -563,6 +563,7 @@ bool Dests::follow(Value *start)
                     if (k >= 0) lv[k].slot = true;
                     continue;
                 }
+                if (!isa<AllocaInst>(p) && listHead(p, I->getFunction(), work, held)) continue; /* g->allgc = o */
                 if (!objPath(p, path, ty, root)) continue;
                 /* a pointer stored at the start of a struct is its first member (`q.buffer = ...`
                  * stores to q itself once the zero offset is folded) */
