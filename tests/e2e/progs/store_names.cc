@@ -68,6 +68,20 @@ struct Ring {
 
 Item *last_item;
 
+struct Obj {
+    Obj *next;
+    double v[7];
+};
+Obj *all_objs; /* every Obj, an intrusive list: its head names no block */
+
+__attribute__((noinline)) Obj *obj_new(void)
+{
+    Obj *o = (Obj *)malloc(sizeof *o);
+    o->next = all_objs;
+    all_objs = o;
+    return o;
+}
+
 /* Out of line: the blocks escape (clang -O2 removes a block that only its function uses). */
 __attribute__((noinline)) double cell_sum(const struct grid *g)
 {
@@ -117,6 +131,11 @@ int main(int argc, char **argv)
         s += r->next->v[0];
     }
     s += cell_sum(g);
+    for (int i = 0; i < 100; i++) {
+        Obj *ob = obj_new();
+        ob->v[0] = i;
+    }
+    for (Obj *o = all_objs; o; o = o->next) s += o->v[0];
     printf("store_names ran: %.0f\n", s);
     for (int i = 0; i < n; i++) delete items[i];
     free(g->cells);
