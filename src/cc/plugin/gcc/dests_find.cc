@@ -155,6 +155,9 @@ static bool lvalue_path(tree t, text &out, int depth)
         tree f = TREE_OPERAND(t, 1);
         bool base = try_path(TREE_OPERAND(t, 0), out, depth + 1);
         if (!DECL_NAME(f)) return base;
+        /* a union's member, or a member that is a union, is a view of the storage its container
+         * names (Lua's `g->l_registry.value_.gc`: g.l_registry) */
+        if (base && (TREE_CODE(DECL_CONTEXT(f)) == UNION_TYPE || TREE_CODE(TREE_TYPE(f)) == UNION_TYPE)) return true;
         if (base) out.add(".");
         out.add(IDENTIFIER_POINTER(DECL_NAME(f)));
         return true;
@@ -235,9 +238,11 @@ void note(auto_vec<level> &lv, int k, tree t, char kind)
     tree base = kind == 'm' ? get_base_address(t) : NULL_TREE; /* a part of a local struct (`.omp_data_o.x`) */
     n.local = (kind != 'm' && local_var(t)) || (base && local_var(base)) || TREE_THIS_VOLATILE(t) ||
               TYPE_VOLATILE(TREE_TYPE(t));
-    if (rank_of(n) < rank_of(l) || (rank_of(n) == rank_of(l) && !(decl && !l.decl))) return;
     text path;
     if (!lvalue_path(t, path, 0)) return;
+    if (kind == 'm' && !strchr(path.str(), '.') && !strstr(path.str(), "[]"))
+        n.local = true; /* `*obj = v` (a union's member left out): no member or element names it */
+    if (rank_of(n) < rank_of(l) || (rank_of(n) == rank_of(l) && !(decl && !l.decl))) return;
     l.kind = kind;
     l.decl = decl;
     l.local = n.local;

@@ -89,6 +89,16 @@ const DIDerivedType *memberAt(const DIType *t, uint64_t bits)
     return nullptr;
 }
 
+/* Whether member m of composite type t names no place of its own in a path: a member of a
+ * union or a member that is a union (Lua's TValue's `value_.gc`: the view of the storage that
+ * the TValue's own name, `g->l_registry`, names), as the GCC plugin's lvalue paths. */
+bool unionView(const DIType *t, const DIDerivedType *m)
+{
+    auto *c = dyn_cast_or_null<DICompositeType>(strip(t));
+    auto *b = dyn_cast_or_null<DICompositeType>(strip(m->getBaseType()));
+    return (c && c->getTag() == dwarf::DW_TAG_union_type) || (b && b->getTag() == dwarf::DW_TAG_union_type);
+}
+
 bool isArray(const DIType *t)
 {
     auto *c = dyn_cast_or_null<DICompositeType>(strip(t));
@@ -362,7 +372,7 @@ bool Dests::objPath(Value *p, std::string &path, const DIType *&ty, Value *&root
         APInt off(DL.getIndexTypeSizeInBits(gep->getType()), 0);
         if (gep->accumulateConstantOffset(DL, off))
             if (const DIDerivedType *m = memberAt(ty, off.getZExtValue() * 8)) {
-                path += "." + m->getName().str();
+                if (!unionView(ty, m)) path += "." + m->getName().str();
                 ty = m->getBaseType();
                 return true;
             }
@@ -422,6 +432,8 @@ void Dests::note(int k, char kind, const std::string &path, const DIType *ty, un
     if (k < 0 || path.empty()) return;
     Level &l = lv[k];
     bool decl = kind != 'm' && declLine && declLine == l.line;
+    if (kind == 'm' && path.find('.') == std::string::npos && path.find("[]") == std::string::npos)
+        local = true; /* `*obj = v` (a union's member left out): no member or element names it */
     int r = rankOf(kind, local), was = rankOf(l.kind, l.local);
     if (l.outp >= 0 || l.ret || r < was || (r == was && l.kind != '-' && !(decl && !l.decl && kind != 'o'))) return;
     l.kind = kind;
@@ -571,7 +583,7 @@ bool Dests::follow(Value *start)
                 for (int d = 0; d < 8; d++) {
                     const DIDerivedType *m = memberAt(ty, 0);
                     if (!m) break;
-                    path += "." + m->getName().str();
+                    if (!unionView(ty, m)) path += "." + m->getName().str();
                     ty = m->getBaseType();
                     member = true;
                 }
