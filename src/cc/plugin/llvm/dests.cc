@@ -14,7 +14,6 @@
 #include "llvm/IR/DebugInfo.h"
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/InlineAsm.h"
-#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Module.h"
@@ -89,16 +88,6 @@ const DIDerivedType *memberAt(const DIType *t, uint64_t bits)
     return nullptr;
 }
 
-/* Whether member m of composite type t names no place of its own in a path: a member of a
- * union or a member that is a union (Lua's TValue's `value_.gc`: the view of the storage that
- * the TValue's own name, `g->l_registry`, names), as the GCC plugin's lvalue paths. */
-bool unionView(const DIType *t, const DIDerivedType *m)
-{
-    auto *c = dyn_cast_or_null<DICompositeType>(strip(t));
-    auto *b = dyn_cast_or_null<DICompositeType>(strip(m->getBaseType()));
-    return (c && c->getTag() == dwarf::DW_TAG_union_type) || (b && b->getTag() == dwarf::DW_TAG_union_type);
-}
-
 bool isArray(const DIType *t)
 {
     auto *c = dyn_cast_or_null<DICompositeType>(strip(t));
@@ -150,21 +139,6 @@ const DILocalVariable *varOfCasts(Value *orig, Value *p)
     return nullptr;
 }
 
-/* Whether p addresses the same field as q: GEPs with the same source type and constant
- * indices (`L->top` in any function of the module, from any `L`). */
-bool sameField(Value *p, Value *q)
-{
-    auto *a = dyn_cast<GEPOperator>(stripCasts(p)), *b = dyn_cast<GEPOperator>(stripCasts(q));
-    if (!a || !b || !a->hasAllConstantIndices() || !b->hasAllConstantIndices() || a->getNumIndices() < 2 ||
-        a->getSourceElementType() != b->getSourceElementType() || a->getNumIndices() != b->getNumIndices())
-        return false;
-    for (unsigned i = 1; i < a->getNumOperands(); i++) {
-        auto *x = dyn_cast<ConstantInt>(a->getOperand(i)), *y = dyn_cast<ConstantInt>(b->getOperand(i));
-        if (!x || !y || x->getSExtValue() != y->getSExtValue()) return false;
-    }
-    return true;
-}
-
 /* Whether pointer p is (at an offset from: `L->top - n`) a value loaded from field f, through
  * phis. */
 bool loadedFrom(Value *p, Value *f, int depth)
@@ -178,7 +152,7 @@ bool loadedFrom(Value *p, Value *f, int depth)
         return false;
     }
     auto *ld = dyn_cast<LoadInst>(p);
-    return ld && sameField(ld->getPointerOperand(), f);
+    return ld && memspySameField(ld->getPointerOperand(), f);
 }
 
 /* Whether field f (a GEP of a member) is a cursor in its function: assigned a pointer computed
@@ -186,11 +160,11 @@ bool loadedFrom(Value *p, Value *f, int depth)
 bool cursorField(Value *f)
 {
     auto *in = dyn_cast<Instruction>(stripCasts(f));
-    if (!in || !sameField(f, f)) return false;
+    if (!in || !memspySameField(f, f)) return false;
     for (BasicBlock &bb : *in->getFunction())
         for (Instruction &I : bb) {
             auto *st = dyn_cast<StoreInst>(&I);
-            if (!st || !sameField(st->getPointerOperand(), f)) continue;
+            if (!st || !memspySameField(st->getPointerOperand(), f)) continue;
             auto *gep = dyn_cast<GEPOperator>(stripCasts(st->getValueOperand()));
             if (gep && loadedFrom(gep->getPointerOperand(), f, 0)) return true;
         }
@@ -372,7 +346,7 @@ bool Dests::objPath(Value *p, std::string &path, const DIType *&ty, Value *&root
         APInt off(DL.getIndexTypeSizeInBits(gep->getType()), 0);
         if (gep->accumulateConstantOffset(DL, off))
             if (const DIDerivedType *m = memberAt(ty, off.getZExtValue() * 8)) {
-                if (!unionView(ty, m)) path += "." + m->getName().str();
+                if (!memspyUnionView(ty, m)) path += "." + m->getName().str();
                 ty = m->getBaseType();
                 return true;
             }
@@ -478,32 +452,6 @@ void Dests::noteArgument(Value *arg, const Instruction *call, char kindOfVar)
     }
 }
 
-/* Whether a store to p puts the value into the block it points to (`r->next = r`, a ring of
- * one): p at a constant offset from the value (work) or from a load of a local it is kept in
- * (held, -O0). */
-bool selfStore(Value *p, const std::vector<Value *> &work, const std::vector<Value *> &held)
-{
-    Value *base = p->stripInBoundsConstantOffsets();
-    if (std::find(work.begin(), work.end(), base) != work.end()) return true;
-    auto *ld = dyn_cast<LoadInst>(base);
-    return ld && std::find(held.begin(), held.end(), ld->getPointerOperand()->stripPointerCasts()) != held.end();
-}
-
-/* Whether a store of the value to p links it into an intrusive list: the function also stores
- * what p held into the block itself (`o->next = g->allgc; g->allgc = o;`, Lua's luaC_newobj):
- * p is the list's head, which names no block. */
-bool listHead(Value *p, Function *f, const std::vector<Value *> &work, const std::vector<Value *> &held)
-{
-    for (Instruction &I : instructions(*f)) {
-        auto *st = dyn_cast<StoreInst>(&I);
-        auto *ld = st ? dyn_cast<LoadInst>(stripCasts(st->getValueOperand())) : nullptr;
-        if (!ld || !selfStore(stripCasts(st->getPointerOperand()), work, held)) continue;
-        Value *q = stripCasts(ld->getPointerOperand());
-        if (q == p || sameField(q, p)) return true;
-    }
-    return false;
-}
-
 /* Follow v through casts and phis; returns whether it reaches a return. */
 bool Dests::follow(Value *start)
 {
@@ -543,7 +491,7 @@ bool Dests::follow(Value *start)
                 const DIType *ty = nullptr;
                 Value *root = nullptr;
                 Value *p = stripCasts(st->getPointerOperand());
-                if (selfStore(p, work, held)) { /* r->next = r: its own address names nothing */
+                if (memspySelfStore(p, work, held)) { /* r->next = r: its own address names nothing */
                     int k = levelOf(I);
                     if (k >= 0) lv[k].used = true;
                     continue;
@@ -575,7 +523,7 @@ bool Dests::follow(Value *start)
                     if (k >= 0) lv[k].slot = true;
                     continue;
                 }
-                if (!isa<AllocaInst>(p) && listHead(p, I->getFunction(), work, held)) continue; /* g->allgc = o */
+                if (!isa<AllocaInst>(p) && memspyListHead(p, I->getFunction(), work, held)) continue; /* g->allgc = o */
                 if (!objPath(p, path, ty, root)) continue;
                 /* a pointer stored at the start of a struct is its first member (`q.buffer = ...`
                  * stores to q itself once the zero offset is folded) */
@@ -583,7 +531,7 @@ bool Dests::follow(Value *start)
                 for (int d = 0; d < 8; d++) {
                     const DIDerivedType *m = memberAt(ty, 0);
                     if (!m) break;
-                    if (!unionView(ty, m)) path += "." + m->getName().str();
+                    if (!memspyUnionView(ty, m)) path += "." + m->getName().str();
                     ty = m->getBaseType();
                     member = true;
                 }
@@ -643,22 +591,6 @@ void Dests::noteReturnedPart(Value *agg, uint64_t bits)
     l.type = memspyTypeText(m->getBaseType());
 }
 
-/* Whether call passes local a (its address, or a cast of it) to a parameter its callee's debug
- * information declares a reference (`push_back(const T &)`, `emplace_back(T &&)`). */
-bool referenceArgument(CallBase *call, AllocaInst *a)
-{
-    Function *f = calleeOf(call);
-    const DISubprogram *sp = f ? f->getSubprogram() : nullptr;
-    DITypeRefArray types = sp && sp->getType() ? sp->getType()->getTypeArray() : DITypeRefArray();
-    for (unsigned i = 1; i < call->arg_size() && i + 1 < types.size(); i++) {
-        auto *t = dyn_cast_or_null<DIDerivedType>(types[i + 1]);
-        if (stripCasts(call->getArgOperand(i)) == a && t &&
-            (t->getTag() == dwarf::DW_TAG_reference_type || t->getTag() == dwarf::DW_TAG_rvalue_reference_type))
-            return true;
-    }
-    return false;
-}
-
 /* Where tmp is a temporary (an alloca no variable describes) that a member function takes by
  * reference (`v.push_back(new T)`), or a local the program declared that one takes by a
  * reference parameter (`T *p = new T; v.push_back(p)`): at the level of statement at (the
@@ -669,7 +601,7 @@ bool Dests::noteContainer(AllocaInst *tmp, const Instruction *at)
     bool assign = false;
     const DILocalVariable *var = varOf(tmp);
     CallBase *c = memspyTemporaryPassed(tmp, &assign);
-    if (!c || !isMethod(calleeOf(c)) || (var && !referenceArgument(c, tmp))) return false;
+    if (!c || !isMethod(calleeOf(c)) || (var && !memspyReferenceArgument(c, tmp))) return false;
     std::string path;
     const DIType *ty = nullptr;
     Value *root = nullptr;
