@@ -105,6 +105,16 @@ static bool same_member(const char *a, const char *b)
     return x && y && x != a && y != b && strcmp(x, y) == 0 && !strstr(x, "[]");
 }
 
+/* Whether outer names the member inner names, of an object: "s.state_" for "state_" (a
+ * constructor's member, inlined into the function whose local it builds). */
+static bool seen_outside(const char *inner, const char *outer)
+{
+    const char *m = strrchr(inner, '.');
+    m = m ? m + 1 : inner;
+    size_t n = strlen(m), o = strlen(outer);
+    return n && o > n + 1 && outer[o - n - 1] == '.' && strcmp(outer + o - n, m) == 0;
+}
+
 /* The name frame i gives: what the compiler recorded about the call's destination at this
  * frame's level; NULL where nothing was recorded (code built without memspy's plugins, the
  * ThreadSanitizer fallback) or the record names nothing here. *passed_out: the value leaves
@@ -273,23 +283,32 @@ static int disambiguate(heap_path *paths, size_t n)
             for (size_t k = i; j - i > 1 && k < j; k++) {
                 heap_path *h = &paths[order[k]];
                 size_t next = next_named(h, h->level + 1);
+                const ms_dest *r = h->dests[h->level];
+                size_t l = h->inl[h->level];
+                /* a member of an object the caller keeps: the caller's variable.member */
+                char *member = next < h->nframes ? ms_dest_member_of(r, l, h->dests[next], h->inl[next]) : NULL;
                 /* from a slot that keeps the block (its type names it: Lua's TString from
                  * every caller) only to a field or element that holds it too (l_G.tmname[]),
-                 * not to a caller's local; not to a caller's object of the same member */
+                 * not to a caller's local; not to a caller's object of the same member; from a
+                 * place the function stores it in (an arena's `blocks_[]` from two callers)
+                 * only as a member of the caller's object, or to that member seen from the
+                 * function it is inlined into (`state_` in a constructor: `s.state_`): the
+                 * clash's suffixes tell the callers apart */
+                bool stored = !ms_dest_local(r, l) && !ms_dest_passed_out(r, l) && !ms_dest_in_slot(r, l);
                 if (next < h->nframes && reaches(h, h->level, next) &&
-                    (!ms_dest_in_slot(h->dests[h->level], h->inl[h->level]) ||
-                     !ms_dest_local(h->dests[next], h->inl[next]) || ms_dest_in_slot(h->dests[next], h->inl[next])) &&
+                    (!stored || member || seen_outside(h->names[h->level], h->names[next])) &&
+                    (!ms_dest_in_slot(r, l) || !ms_dest_local(h->dests[next], h->inl[next]) ||
+                     ms_dest_in_slot(h->dests[next], h->inl[next])) &&
                     !same_member(h->names[h->level], h->names[next])) {
-                    /* a member of an object the caller keeps: the caller's variable.member */
-                    char *member =
-                        ms_dest_member_of(h->dests[h->level], h->inl[h->level], h->dests[next], h->inl[next]);
                     if (member) {
                         free(h->names[next]);
                         h->names[next] = member;
                     }
                     h->level = next;
                     moved = true;
+                    member = NULL;
                 }
+                free(member);
             }
             i = j;
         }

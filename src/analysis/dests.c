@@ -369,7 +369,9 @@ char *ms_dest_member_of(const ms_dest *inner, size_t k, const ms_dest *outer, si
     if (!inner || !outer || k >= inner->nlevels || j >= outer->nlevels) return NULL;
     const dest_level *m = &inner->lv[k], *v = &outer->lv[j];
     const char *field = strchr(m->path, '.');
-    if (m->kind != 'm' || inner->fortran || !field || !field[1] || v->kind != 'v' || !*v->path) return NULL;
+    if (m->kind != 'm' || inner->fortran || !field || !field[1] || v->kind != 'v' || !*v->path ||
+        (inner != outer && field - m->path == 4 && !strncmp(m->path, "this", 4)))
+        return NULL;
     ms_strbuf s = MS_STRBUF_INIT;
     ms_strbuf_addf(&s, "%s%s", v->path, field);
     return ms_strbuf_take(&s);

@@ -84,7 +84,9 @@ char *ms_dest_best_name(const ms_dest *r, bool *passed_out);
 /* A member stored into an object that a caller keeps in a variable (`s->x = calloc(...)` in
  * a function whose result the caller stores in `particles`): the caller's variable with the
  * member's path ("particles.x"), when inner's level k is a member and outer's level j a
- * variable; else NULL. */
+ * variable; else NULL, also for a member of the function's `this` where outer is another
+ * call's record (`this.blocks_[]` in a method whose caller keeps its result in `p`: the object
+ * the method works on, not the value it returns; an inline level's `this` is its caller's). */
 char *ms_dest_member_of(const ms_dest *inner, size_t k, const ms_dest *outer, size_t j);
 
 /* Tidy a type as gcc prints it into the way people write it: "struct S *" -> "S*",

@@ -58,7 +58,7 @@ struct early_dest {
     int line, col;
     bool ambiguous; /* several calls at that position found different things */
     char kind;
-    bool decl, used, ret, slot;
+    bool decl, local, used, ret, slot;
     char type[MSPLUG_DEST_TEXT_MAX], path[MSPLUG_DEST_TEXT_MAX];
 };
 static auto_vec<early_dest> early_dests;
@@ -143,6 +143,7 @@ void early_dests_function(function *fun)
         e.col = x.column;
         e.kind = lv[0].kind;
         e.decl = lv[0].decl;
+        e.local = lv[0].local;
         e.used = lv[0].used;
         e.ret = lv[0].ret;
         e.slot = lv[0].slot;
@@ -215,18 +216,22 @@ static char *dest_record(gcall *call)
     auto_vec<level> lv;
     bool returned, object;
     if (!find_dests(call, lv, &returned, &object)) return NULL;
-    for (unsigned k = 0; k < lv.length(); k++) /* what the optimisers lost on the way */
-        if (const early_dest *e =
-                lv[k].kind == '-' || bare_element(lv[k].kind, lv[k].path) ? early_find(call, lv, k) : NULL) {
-            if (lv[k].kind != '-' && (e->kind != 'm' || bare_element(e->kind, e->path))) continue;
-            lv[k].kind = e->kind;
-            lv[k].decl = e->decl;
-            lv[k].used |= e->used;
-            lv[k].ret = e->ret;
-            lv[k].slot |= e->slot;
-            memcpy(lv[k].type, e->type, sizeof lv[k].type);
-            memcpy(lv[k].path, e->path, sizeof lv[k].path);
-        }
+    for (unsigned k = 0; k < lv.length(); k++) { /* what the optimisers lost on the way */
+        bool bare = bare_element(lv[k].kind, lv[k].path);
+        bool local = lv[k].kind != '-' && lv[k].local; /* a store the optimisers folded away outranks it */
+        const early_dest *e = lv[k].kind == '-' || bare || local ? early_find(call, lv, k) : NULL;
+        if (!e) continue;
+        if (bare && (e->kind != 'm' || bare_element(e->kind, e->path))) continue;
+        if (local && (e->kind == '-' || e->local || e->ret)) continue; /* a store only */
+        lv[k].kind = e->kind;
+        lv[k].decl = e->decl;
+        lv[k].local = e->local;
+        lv[k].used |= e->used;
+        lv[k].ret = e->ret;
+        lv[k].slot |= e->slot;
+        memcpy(lv[k].type, e->type, sizeof lv[k].type);
+        memcpy(lv[k].path, e->path, sizeof lv[k].path);
+    }
     bool any = returned;
     for (unsigned k = 0; k < lv.length(); k++) any |= lv[k].kind != '-' || lv[k].slot;
     if (!any) return NULL;

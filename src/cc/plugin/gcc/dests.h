@@ -11,6 +11,9 @@ struct level {
     char kind;      /* '-', 'v' (variable), 'm' (memory through a pointer, field, element), 'o' (a
                      * declared object the value is stored in, or that a constructor builds) */
     bool decl;      /* a variable declared on loc's line */
+    bool local;     /* a local of the function (automatic, or a parameter; or a volatile place), which a
+                     * store of the value into a named place (a field, an element, a container,
+                     * a global) outranks: `char *result = new char[n]; blocks_.push_back(result)` */
     bool used;      /* a statement of the level uses the value: dereferences or offsets it, passes it
                      * to a call (besides copying, comparing, storing or returning it) */
     bool ret;       /* stored in a part of a local aggregate that the function returns by value

@@ -165,6 +165,9 @@ static bool lvalue_path(tree t, text &out, int depth)
         bool base = try_path(TREE_OPERAND(t, 0), out, depth + 1);
         if (!DECL_NAME(f)) return base;
         if (!base && DECL_IN_SYSTEM_HEADER(f)) return false; /* a library's iterator's `_M_node` */
+        /* a union's member, or a member that is a union, is a view of the storage its container
+         * names (Lua's `g->l_registry.value_.gc`: g.l_registry) */
+        if (base && (TREE_CODE(DECL_CONTEXT(f)) == UNION_TYPE || TREE_CODE(TREE_TYPE(f)) == UNION_TYPE)) return true;
         if (base) out.add(".");
         out.add(IDENTIFIER_POINTER(DECL_NAME(f)));
         return true;
@@ -208,8 +211,26 @@ static void type_text(tree type, char *out, size_t size)
     free(s);
 }
 
-/* Note at level k (if it names nothing yet, or this is a variable declared on the level's
- * line, which wins as in the source: `double *Y = malloc(...)`) what t names. */
+/* Whether t is a local of the current function's (or of one inlined into it): an automatic
+ * variable or a parameter, not a static or a global. */
+static bool local_var(tree t)
+{
+    if (TREE_CODE(t) == PARM_DECL) return true;
+    if (!VAR_P(t) || is_global_var(t)) return false;
+    tree ctx = DECL_CONTEXT(DECL_ORIGIN(t));
+    return ctx && TREE_CODE(ctx) == FUNCTION_DECL;
+}
+
+/* The rank of what level l names: 0 nothing, 1 a local variable or a part of one (or a
+ * volatile place: `char *volatile sink` only keeps the block alive), 2 a place that outlives
+ * the statement's function or is named by the program's data (a field, an element, a
+ * container, a global). */
+static int rank_of(const level &l) { return l.kind == '-' ? 0 : l.local ? 1 : 2; }
+
+/* Note at level k what t names, where it ranks above what the level names (rank_of: a store
+ * into a named place wins over the local that held the value on the way, `T *p = new T;
+ * v.push_back(p)` is v[]), or ranks as high and is a variable declared on the level's line,
+ * which wins as in the source (`double *Y = malloc(...)`) over a local named before it. */
 void note(auto_vec<level> &lv, int k, tree t, char kind)
 {
     bool is_var = kind != 'm';
@@ -222,11 +243,19 @@ void note(auto_vec<level> &lv, int k, tree t, char kind)
         expanded_location c = expand_location(l.loc);
         decl = d.line && d.line == c.line && d.file && c.file && strcmp(d.file, c.file) == 0;
     }
-    if (l.kind != '-' && !(decl && !l.decl)) return;
+    level n = {};
+    n.kind = kind;
+    tree base = kind == 'm' ? get_base_address(t) : NULL_TREE; /* a part of a local struct (`.omp_data_o.x`) */
+    n.local = (kind != 'm' && local_var(t)) || (base && local_var(base)) || TREE_THIS_VOLATILE(t) ||
+              TYPE_VOLATILE(TREE_TYPE(t));
     text path;
     if (!lvalue_path(t, path, 0)) return;
+    if (kind == 'm' && !strchr(path.str(), '.') && !strstr(path.str(), "[]"))
+        n.local = true; /* `*obj = v` (a union's member left out): no member or element names it */
+    if (rank_of(n) < rank_of(l) || (rank_of(n) == rank_of(l) && !(decl && !l.decl))) return;
     l.kind = kind;
     l.decl = decl;
+    l.local = n.local;
     snprintf(l.path, sizeof l.path, "%s", path.str());
     type_text(TREE_TYPE(t), l.type, sizeof l.type);
 }
@@ -273,13 +302,15 @@ static void note_returned_part(auto_vec<level> &lv, int k, tree lhs)
     level &l = lv[k];
     l.kind = 'm';
     l.decl = false;
+    l.local = false;
     l.ret = true;
     snprintf(l.path, sizeof l.path, "%s", path.str());
     type_text(TREE_TYPE(lhs), l.type, sizeof l.type);
 }
 
-/* Where tmp is gcc's temporary that a member function takes by reference (container_of_temporary,
- * `v.push_back(new T)`): note at tmp's level, if it names nothing yet, an element of the object
+/* Where tmp is gcc's temporary (or the program's local) that a member function takes by
+ * reference (container_of_temporary, `v.push_back(new T)`, `v.push_back(p)`): note at tmp's
+ * level, if it names nothing yet or only a local, an element of the object
  * ("v[]"; a member of an outer function's variable is an inlined member function's `this`'s,
  * "this.items_[]"), or the object that an assignment operator sets (`head_ = make_unique<T>()`);
  * also where tmp is the program's local moved there (`member_ = std::move(p)`). Returns whether
@@ -291,13 +322,14 @@ static bool note_container(auto_vec<level> &lv, tree tmp, gimple *s)
     if (!obj && TREE_CODE(tmp) == VAR_DECL) obj = container_of_moved(tmp, &assign); /* member_ = std::move(p) */
     int k = obj ? level_of_var(lv, tmp, s) : -1;
     text path;
-    if (k < 0 || lv[k].kind != '-' || lv[k].ret || lv[k].outp || !lvalue_path(obj, path, 0)) return obj != NULL_TREE;
+    if (k < 0 || rank_of(lv[k]) > 1 || lv[k].ret || lv[k].outp || !lvalue_path(obj, path, 0)) return obj != NULL_TREE;
     tree base = get_base_address(obj);
     const char *dot = strchr(path.str(), '.');
     bool inlined = dot && base != obj && user_var(base) && level_of_var(lv, base, s) > k; /* this's member */
     char own[MSPLUG_DEST_TEXT_MAX];
     snprintf(own, sizeof own, "%s%s%s", inlined ? "this" : "", inlined ? dot : path.str(), assign ? "" : "[]");
     lv[k].kind = 'm';
+    lv[k].decl = lv[k].local = false;
     snprintf(lv[k].path, sizeof lv[k].path, "%s", own);
     type_text(TREE_TYPE(obj), lv[k].type, sizeof lv[k].type);
     return true;
@@ -479,22 +511,95 @@ void note_out_param(auto_vec<level> &lv, tree lhs, int pi)
     level &l = lv.last();
     l.kind = 'm';
     l.decl = false;
+    l.local = false;
     l.outp = (unsigned)pi + 1;
     snprintf(l.path, sizeof l.path, "%s", path.str());
     type_text(TREE_TYPE(lhs), l.type, sizeof l.type);
 }
 
-/* Follow value v through copies, conversions and phis; note where it goes and which levels use
- * it. Returns whether it reaches a return statement. */
+/* Where local var (the program's, in memory: unoptimised code, or its address taken) is
+ * assigned only once in the function, the values read back from it (`_5 = p`), added to work
+ * and marked in from_local: where they are stored names the value too (`p = malloc(n); s->f =
+ * p;` at -O0). Nothing if var is assigned more than once (a read may be another value). */
+static void add_reads(tree var, auto_vec<tree> &work, auto_vec<bool> &from_local)
+{
+    if (!user_var(var) || !local_var(var) || TREE_CODE(var) != VAR_DECL) return;
+    auto_vec<tree> reads;
+    unsigned sets = 0;
+    basic_block bb;
+    FOR_EACH_BB_FN(bb, cfun)
+    for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
+        gimple *s = gsi_stmt(gsi);
+        if (gimple_get_lhs(s) == var) sets++;
+        if (gimple_assign_single_p(s) && gimple_assign_rhs1(s) == var && TREE_CODE(gimple_assign_lhs(s)) == SSA_NAME)
+            reads.safe_push(gimple_assign_lhs(s));
+    }
+    for (unsigned i = 0; sets == 1 && i < reads.length() && work.length() < 16; i++)
+        if (!work.contains(reads[i])) {
+            work.safe_push(reads[i]);
+            from_local.safe_push(true);
+        }
+}
+
+/* Whether lhs is memory reached through the value itself (`r->next = r`, a ring of one): the
+ * block holds its own address, which names nothing about it. */
+static bool self_store(tree lhs, const auto_vec<tree> &work, const auto_vec<tree> &held)
+{
+    tree base = get_base_address(lhs);
+    if (!base || (TREE_CODE(base) != MEM_REF && TREE_CODE(base) != TARGET_MEM_REF)) return false;
+    tree p = TREE_OPERAND(base, 0);
+    gimple *def = TREE_CODE(p) == SSA_NAME ? SSA_NAME_DEF_STMT(p) : NULL;
+    tree from = def && gimple_assign_single_p(def) ? gimple_assign_rhs1(def) : NULL_TREE; /* -O0: _1 = r */
+    for (unsigned i = 0; i < work.length(); i++)
+        if (work[i] == p) return true;
+    for (unsigned i = 0; from && i < held.length(); i++)
+        if (held[i] == from) return true;
+    return false;
+}
+
+/* Whether a and b are one place: one member (of any object: `L->allgc` read through one copy
+ * of L and written through another), else equal operands. */
+static bool same_place(tree a, tree b)
+{
+    if (TREE_CODE(a) == COMPONENT_REF && TREE_CODE(b) == COMPONENT_REF) return TREE_OPERAND(a, 1) == TREE_OPERAND(b, 1);
+    return operand_equal_p(a, b, 0);
+}
+
+/* Whether the store of the value to lhs links it into an intrusive list: the function also
+ * stores what lhs held into the block itself (`o->next = g->allgc; g->allgc = o;`, Lua's
+ * luaC_newobj): lhs is the list's head, which names no block. */
+static bool list_head(tree lhs, const auto_vec<tree> &work, const auto_vec<tree> &held)
+{
+    basic_block bb;
+    FOR_EACH_BB_FN(bb, cfun)
+    for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
+        gimple *s = gsi_stmt(gsi);
+        tree rhs = gimple_assign_single_p(s) ? gimple_assign_rhs1(s) : NULL_TREE;
+        if (!rhs || TREE_CODE(rhs) != SSA_NAME || !self_store(gimple_assign_lhs(s), work, held)) continue;
+        gimple *def = SSA_NAME_DEF_STMT(rhs);
+        if (def && gimple_assign_single_p(def) && same_place(gimple_assign_rhs1(def), lhs)) return true;
+    }
+    return false;
+}
+
+/* Follow value v through copies, conversions and phis (and, unoptimised, the local variable it
+ * is kept in); note where it goes and which levels use it. Returns whether it reaches a return
+ * statement. */
 static bool follow(auto_vec<level> &lv, tree v)
 {
     auto_vec<tree> work;
+    auto_vec<bool> from_local; /* read back from a local (add_reads): only its stores count */
+    auto_vec<tree> held;       /* the locals it is kept in */
     bool returned = false;
     work.safe_push(v);
+    from_local.safe_push(false);
     for (unsigned i = 0; i < work.length() && i < 16; i++) {
         tree n = work[i];
+        bool read = from_local[i];
         tree nv = SSA_NAME_VAR(n);
-        if (user_var(nv))
+        if (read)
+            ;
+        else if (user_var(nv))
             note(lv, level_of_var(lv, nv, SSA_NAME_DEF_STMT(n)), nv, 'v');
         else if (nv && VAR_P(nv) && DECL_HAS_DEBUG_EXPR_P(nv)) /* a part of a scalarized aggregate */
             note(lv, level_of_part(lv, nv, SSA_NAME_DEF_STMT(n)), DECL_DEBUG_EXPR(nv), 'm');
@@ -504,7 +609,7 @@ static bool follow(auto_vec<level> &lv, tree v)
         {
             if (gimple_debug_bind_p(use)) {
                 tree var = gimple_debug_bind_get_var(use);
-                if (gimple_debug_bind_get_value(use) != n) continue;
+                if (read || gimple_debug_bind_get_value(use) != n) continue;
                 if (user_var(var))
                     note(lv, level_of_var(lv, var, use), var, 'v');
                 else if (var && VAR_P(var) && DECL_HAS_DEBUG_EXPR_P(var))
@@ -512,17 +617,30 @@ static bool follow(auto_vec<level> &lv, tree v)
             } else if (is_gimple_debug(use)) {
                 continue;
             } else if (greturn *r = dyn_cast<greturn *>(use)) {
-                returned |= gimple_return_retval(r) == n;
+                returned |= !read && gimple_return_retval(r) == n;
             } else if (gphi *p = dyn_cast<gphi *>(use)) {
-                if (!work.contains(gimple_phi_result(p))) work.safe_push(gimple_phi_result(p));
+                if (!work.contains(gimple_phi_result(p))) {
+                    work.safe_push(gimple_phi_result(p));
+                    from_local.safe_push(read);
+                }
             } else if (is_gimple_assign(use) && gimple_assign_rhs1(use) == n &&
                        (gimple_assign_single_p(use) || CONVERT_EXPR_CODE_P(gimple_assign_rhs_code(use)))) {
                 tree lhs = gimple_assign_lhs(use);
                 if (TREE_CODE(lhs) == SSA_NAME) {
-                    if (!work.contains(lhs)) work.safe_push(lhs);
+                    if (!work.contains(lhs)) {
+                        work.safe_push(lhs);
+                        from_local.safe_push(read);
+                    }
                 } else if (note_container(lv, lhs, use)) { /* v.push_back(new T): v[] */
                 } else if (TREE_CODE(lhs) == VAR_DECL) {
-                    note(lv, level_of_var(lv, lhs, use), lhs, 'v');
+                    bool local = local_var(lhs);
+                    if ((!read || !local) && (local || !list_head(lhs, work, held))) /* `head = o`: a list's */
+                        note(lv, level_of_var(lv, lhs, use), lhs, 'v');
+                    held.safe_push(lhs);
+                    add_reads(lhs, work, from_local);
+                } else if (self_store(lhs, work, held)) { /* r->next = r */
+                    int k = level_of_stmt(lv, use);
+                    if (k >= 0 && !read) lv[k].used = true;
                 } else {
                     /* a part of a local: the local's level (the statement's block may be an
                      * outer function's once inlined code is merged) */
@@ -553,6 +671,7 @@ static bool follow(auto_vec<level> &lv, tree v)
                     }
                     if (base && VAR_P(base) && !user_var(base) && note_container(lv, base, use))
                         continue; /* into gcc's temporary std::unique_ptr that push_back takes */
+                    if (list_head(lhs, work, held)) continue; /* o->next = g->allgc; g->allgc = o */
                     note(lv, k, lhs, 'm');
                     /* a member of a declared object (the storage of `std::vector<double> v(n)`):
                      * the object, at its own level */
@@ -560,8 +679,11 @@ static bool follow(auto_vec<level> &lv, tree v)
                 }
             } else if (is_gimple_assign(use) && same_address(gimple_assign_rhs1(use), n) &&
                        TREE_CODE(gimple_assign_lhs(use)) == SSA_NAME) {
-                if (!work.contains(gimple_assign_lhs(use))) work.safe_push(gimple_assign_lhs(use));
-            } else if (!comparison(use)) {
+                if (!work.contains(gimple_assign_lhs(use))) {
+                    work.safe_push(gimple_assign_lhs(use));
+                    from_local.safe_push(read);
+                }
+            } else if (!comparison(use) && !read) {
                 int k = level_of_stmt(lv, use);
                 if (k >= 0) lv[k].used = true;
             }

@@ -113,7 +113,8 @@ void early_dests_function(function *fun);
 void collect_dests(fn_state *st, basic_block bb);
 /* parts.cc: the object whose member function (not a constructor) takes the address of gcc's
  * temporary tmp as an argument other than the object (`v.push_back(new T)`: the pointer goes
- * into container v through a reference parameter), NULL_TREE if none; *assign: the function is
+ * into container v through a reference parameter), or of a local variable tmp of the program's
+ * as a reference parameter (`T *p = new T; v.push_back(p);`), NULL_TREE if none; *assign: the function is
  * an assignment operator (`head_ = std::make_unique<T>()`: the object itself holds it). */
 tree container_of_temporary(tree tmp, bool *assign);
 /* parts.cc: the same for the program's local var moved into the object with std::move

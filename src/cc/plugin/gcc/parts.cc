@@ -12,6 +12,15 @@ static bool plain_method(tree fndecl)
            !DECL_CXX_DESTRUCTOR_P(fndecl);
 }
 
+/* Whether argument i of a call of fndecl is passed to a reference parameter (`const T &`,
+ * `T &&`): the function copies the value it refers to (push_back, insert). */
+static bool reference_param(tree fndecl, unsigned i)
+{
+    tree a = TYPE_ARG_TYPES(TREE_TYPE(fndecl));
+    for (; a && i > 0; a = TREE_CHAIN(a)) i--;
+    return a && TREE_VALUE(a) && TREE_CODE(TREE_VALUE(a)) == REFERENCE_TYPE;
+}
+
 /* The object of a member function call's first argument (`&m`, or `_1 = &this->items_` at
  * -O0), NULL_TREE if it is not an address. */
 static tree call_object(gcall *call)
@@ -23,10 +32,12 @@ static tree call_object(gcall *call)
 }
 
 /* The object of the member function call (not a constructor nor a destructor) that takes
- * value (an SSA name), or the address of variable var, as an argument other than the object,
- * NULL_TREE if none; *assign: the function is an assignment operator. */
+ * value (an SSA name), or the address of variable var, as an argument other than the object
+ * (a local the program declared: by reference only), NULL_TREE if none; *assign: the function
+ * is an assignment operator. */
 static tree object_taking(tree value, tree var, bool *assign)
 {
+    bool user = var && !DECL_ARTIFICIAL(var);
     basic_block bb;
     FOR_EACH_BB_FN(bb, cfun)
     for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
@@ -36,6 +47,7 @@ static tree object_taking(tree value, tree var, bool *assign)
         for (unsigned i = 1; i < gimple_call_num_args(call); i++) {
             tree a = gimple_call_arg(call, i);
             if (a != value && !(var && TREE_CODE(a) == ADDR_EXPR && TREE_OPERAND(a, 0) == var)) continue;
+            if (user && !reference_param(fn, i)) continue;
             *assign = DECL_NAME(fn) && strcmp(IDENTIFIER_POINTER(DECL_NAME(fn)), "operator=") == 0;
             return call_object(call);
         }
@@ -45,7 +57,7 @@ static tree object_taking(tree value, tree var, bool *assign)
 
 tree container_of_temporary(tree tmp, bool *assign)
 {
-    if (!VAR_P(tmp) || !DECL_ARTIFICIAL(tmp) || is_global_var(tmp)) return NULL_TREE;
+    if (!VAR_P(tmp) || is_global_var(tmp)) return NULL_TREE;
     return object_taking(NULL_TREE, tmp, assign);
 }
 

@@ -35,10 +35,11 @@ struct Level {
     const DISubprogram *fn = nullptr;
     char kind = '-'; /* '-', 'v', 'm', 'o' as in msplug_abi.h */
     bool decl = false, used = false;
-    bool slot = false; /* also stored in a slot no variable or field names (msplug_abi.h's "s") */
-    int outp = -1;     /* the pointer parameter the value is stored through (msplug_abi.h's "pN") */
-    bool ret = false;  /* path: a part of the aggregate the function returns by value ("r") */
-    bool part = false; /* path: a member of a variable SROA split (dbg.value of a fragment) */
+    bool local = false; /* a local variable (or a volatile place), which a store into a named place outranks */
+    bool slot = false;  /* also stored in a slot no variable or field names (msplug_abi.h's "s") */
+    int outp = -1;      /* the pointer parameter the value is stored through (msplug_abi.h's "pN") */
+    bool ret = false;   /* path: a part of the aggregate the function returns by value ("r") */
+    bool part = false;  /* path: a member of a variable SROA split (dbg.value of a fragment) */
     std::string type, path;
 };
 
@@ -138,21 +139,6 @@ const DILocalVariable *varOfCasts(Value *orig, Value *p)
     return nullptr;
 }
 
-/* Whether p addresses the same field as q: GEPs with the same source type and constant
- * indices (`L->top` in any function of the module, from any `L`). */
-bool sameField(Value *p, Value *q)
-{
-    auto *a = dyn_cast<GEPOperator>(stripCasts(p)), *b = dyn_cast<GEPOperator>(stripCasts(q));
-    if (!a || !b || !a->hasAllConstantIndices() || !b->hasAllConstantIndices() || a->getNumIndices() < 2 ||
-        a->getSourceElementType() != b->getSourceElementType() || a->getNumIndices() != b->getNumIndices())
-        return false;
-    for (unsigned i = 1; i < a->getNumOperands(); i++) {
-        auto *x = dyn_cast<ConstantInt>(a->getOperand(i)), *y = dyn_cast<ConstantInt>(b->getOperand(i));
-        if (!x || !y || x->getSExtValue() != y->getSExtValue()) return false;
-    }
-    return true;
-}
-
 /* Whether pointer p is (at an offset from: `L->top - n`) a value loaded from field f, through
  * phis. */
 bool loadedFrom(Value *p, Value *f, int depth)
@@ -166,7 +152,7 @@ bool loadedFrom(Value *p, Value *f, int depth)
         return false;
     }
     auto *ld = dyn_cast<LoadInst>(p);
-    return ld && sameField(ld->getPointerOperand(), f);
+    return ld && memspySameField(ld->getPointerOperand(), f);
 }
 
 /* Whether field f (a GEP of a member) is a cursor in its function: assigned a pointer computed
@@ -174,11 +160,11 @@ bool loadedFrom(Value *p, Value *f, int depth)
 bool cursorField(Value *f)
 {
     auto *in = dyn_cast<Instruction>(stripCasts(f));
-    if (!in || !sameField(f, f)) return false;
+    if (!in || !memspySameField(f, f)) return false;
     for (BasicBlock &bb : *in->getFunction())
         for (Instruction &I : bb) {
             auto *st = dyn_cast<StoreInst>(&I);
-            if (!st || !sameField(st->getPointerOperand(), f)) continue;
+            if (!st || !memspySameField(st->getPointerOperand(), f)) continue;
             auto *gep = dyn_cast<GEPOperator>(stripCasts(st->getValueOperand()));
             if (gep && loadedFrom(gep->getPointerOperand(), f, 0)) return true;
         }
@@ -284,7 +270,7 @@ class Dests
     }
     bool objPath(Value *p, std::string &path, const DIType *&ty, Value *&root, int depth = 0);
     bool untypedSlot(Value *p);
-    void note(int k, char kind, const std::string &path, const DIType *ty, unsigned declLine);
+    void note(int k, char kind, const std::string &path, const DIType *ty, unsigned declLine, bool local = false);
     void noteVariable(Value *root, const Instruction *at, char kind);
     void noteArgument(Value *arg, const Instruction *call, char kindOfVar);
     bool levels(CallBase *call, bool &returned);
@@ -360,7 +346,7 @@ bool Dests::objPath(Value *p, std::string &path, const DIType *&ty, Value *&root
         APInt off(DL.getIndexTypeSizeInBits(gep->getType()), 0);
         if (gep->accumulateConstantOffset(DL, off))
             if (const DIDerivedType *m = memberAt(ty, off.getZExtValue() * 8)) {
-                path += "." + m->getName().str();
+                if (!memspyUnionView(ty, m)) path += "." + m->getName().str();
                 ty = m->getBaseType();
                 return true;
             }
@@ -409,17 +395,29 @@ bool Dests::untypedSlot(Value *p)
            (b && (b->getEncoding() == dwarf::DW_ATE_signed_char || b->getEncoding() == dwarf::DW_ATE_unsigned_char));
 }
 
-/* At level k, what the value is stored in or bound to (a variable declared on the level's
- * line wins over what was noted before, as in the GCC plugin; a declared object that holds
- * the value ('o') never does: the member noted before says more). */
-void Dests::note(int k, char kind, const std::string &path, const DIType *ty, unsigned declLine)
+/* The rank of what a level names, as the GCC plugin's: 0 nothing, 1 a local variable or a
+ * member of one (or a volatile place: `char *volatile sink` only keeps the block alive), 2 a
+ * named place (a field, an element, a container, a global). */
+int rankOf(char kind, bool local) { return kind == '-' ? 0 : local ? 1 : 2; }
+
+/* At level k, what the value is stored in or bound to (local: a local variable or a volatile
+ * place), where it
+ * ranks above what the level names (a store into a named place wins over the local that held
+ * the value on the way: `T *p = new T; v.push_back(p)` is v[]), or ranks as high and is a
+ * variable declared on the level's line, which wins as in the source, as in the GCC plugin; a
+ * declared object that holds the value ('o') never does: the member noted before says more. */
+void Dests::note(int k, char kind, const std::string &path, const DIType *ty, unsigned declLine, bool local)
 {
     if (k < 0 || path.empty()) return;
     Level &l = lv[k];
     bool decl = kind != 'm' && declLine && declLine == l.line;
-    if (l.outp >= 0 || l.ret || (l.kind != '-' && !(decl && !l.decl && kind != 'o'))) return;
+    if (kind == 'm' && path.find('.') == std::string::npos && path.find("[]") == std::string::npos)
+        local = true; /* `*obj = v` (a union's member left out): no member or element names it */
+    int r = rankOf(kind, local), was = rankOf(l.kind, l.local);
+    if (l.outp >= 0 || l.ret || r < was || (r == was && l.kind != '-' && !(decl && !l.decl && kind != 'o'))) return;
     l.kind = kind;
     l.decl = decl;
+    l.local = local;
     l.path = path;
     l.type = memspyTypeText(ty);
 }
@@ -435,7 +433,8 @@ void Dests::noteVariable(Value *root, const Instruction *at, char kind)
         const DIGlobalVariable *var = gves[0]->getVariable();
         note(levelOf(at), kind, var->getName().str(), var->getType(), var->getLine());
     } else if (const DILocalVariable *var = varOf(root)) {
-        note(levelOf(var->getScope()->getSubprogram()), kind, var->getName().str(), var->getType(), var->getLine());
+        note(levelOf(var->getScope()->getSubprogram()), kind, var->getName().str(), var->getType(), var->getLine(),
+             true);
     }
 }
 
@@ -462,6 +461,7 @@ void Dests::noteArgument(Value *arg, const Instruction *call, char kindOfVar)
 bool Dests::follow(Value *start)
 {
     std::vector<Value *> work = { start };
+    std::vector<Value *> held; /* the locals in memory it is kept in */
     bool returned = false;
     for (unsigned i = 0; i < work.size() && i < 16; i++) {
         Value *v = work[i];
@@ -472,14 +472,14 @@ bool Dests::follow(Value *start)
             int k = levelOf(var->getScope()->getSubprogram());
             auto frag = d->getExpression()->getFragmentInfo();
             if (d->getExpression()->getNumElements() == 0) {
-                note(k, 'v', var->getName().str(), var->getType(), var->getLine());
+                note(k, 'v', var->getName().str(), var->getType(), var->getLine(), true);
             } else if (frag && d->getExpression()->getNumElements() == 3) { /* a member of a split aggregate */
                 if (const DIDerivedType *m = memberAt(var->getType(), frag->OffsetInBits)) {
-                    note(k, 'm', var->getName().str() + "." + m->getName().str(), m->getBaseType(), 0);
+                    note(k, 'm', var->getName().str() + "." + m->getName().str(), m->getBaseType(), 0, true);
                     if (k >= 0 && lv[k].path == var->getName().str() + "." + m->getName().str()) lv[k].part = true;
                 }
                 /* the declared object (a std::vector's storage: a part of its base class) */
-                note(k, 'o', var->getName().str(), var->getType(), var->getLine());
+                note(k, 'o', var->getName().str(), var->getType(), var->getLine(), true);
             }
         }
         for (User *u : v->users()) {
@@ -496,7 +496,14 @@ bool Dests::follow(Value *start)
                 const DIType *ty = nullptr;
                 Value *root = nullptr;
                 Value *p = stripCasts(st->getPointerOperand());
+                if (memspySelfStore(p, work, held)) { /* r->next = r: its own address names nothing */
+                    int k = levelOf(I);
+                    if (k >= 0) lv[k].used = true;
+                    continue;
+                }
                 if (auto *a = dyn_cast<AllocaInst>(p)) /* a local in memory (-O0): its loads are copies */
+                    held.push_back(a);
+                if (auto *a = dyn_cast<AllocaInst>(p))
                     for (User *au : a->users())
                         if (isa<LoadInst>(au) && work.size() < 16 &&
                             std::find(work.begin(), work.end(), au) == work.end())
@@ -521,6 +528,7 @@ bool Dests::follow(Value *start)
                     if (k >= 0) lv[k].slot = true;
                     continue;
                 }
+                if (!isa<AllocaInst>(p) && memspyListHead(p, I->getFunction(), work, held)) continue; /* g->allgc = o */
                 if (!objPath(p, path, ty, root)) continue;
                 /* a pointer stored at the start of a struct is its first member (`q.buffer = ...`
                  * stores to q itself once the zero offset is folded) */
@@ -528,24 +536,27 @@ bool Dests::follow(Value *start)
                 for (int d = 0; d < 8; d++) {
                     const DIDerivedType *m = memberAt(ty, 0);
                     if (!m) break;
-                    path += "." + m->getName().str();
+                    if (!memspyUnionView(ty, m)) path += "." + m->getName().str();
                     ty = m->getBaseType();
                     member = true;
                 }
+                /* `char *volatile sink = p` keeps it alive, a local struct's member carries it: both
+                 * rank as a local */
+                bool vol = st->isVolatile() || isa_and_nonnull<AllocaInst>(root);
                 if (isArray(ty)) { /* its first element */
-                    note(levelOf(I), 'm', path + "[]", nullptr, 0);
+                    note(levelOf(I), 'm', path + "[]", nullptr, 0, vol);
                 } else if (member) {
-                    note(levelOf(I), 'm', path, ty, 0);
+                    note(levelOf(I), 'm', path, ty, 0, vol);
                     if (root) noteVariable(root, I, 'o'); /* the declared object, at its own level */
                 } else if (isa<AllocaInst>(p)) {
                     const DILocalVariable *var = varOf(p);
-                    note(levelOf(var->getScope()->getSubprogram()), 'v', path, ty, var->getLine());
+                    note(levelOf(var->getScope()->getSubprogram()), 'v', path, ty, var->getLine(), true);
                 } else if (auto *g = dyn_cast<GlobalVariable>(p)) {
                     SmallVector<DIGlobalVariableExpression *, 1> gves;
                     g->getDebugInfo(gves);
-                    note(levelOf(I), 'v', path, ty, gves.empty() ? 0 : gves[0]->getVariable()->getLine());
+                    note(levelOf(I), 'v', path, ty, gves.empty() ? 0 : gves[0]->getVariable()->getLine(), vol);
                 } else {
-                    note(levelOf(I), 'm', path, ty, 0);
+                    note(levelOf(I), 'm', path, ty, 0, vol);
                     if (root && root != p) noteVariable(root, I, 'o');
                 }
             } else if (uint64_t bits = 0;
@@ -586,19 +597,26 @@ void Dests::noteReturnedPart(Value *agg, uint64_t bits)
 }
 
 /* Where tmp is a temporary (an alloca no variable describes) that a member function takes by
- * reference (`v.push_back(new T)`): at the level of statement at, an element of the object the
- * function is called on ("v[]"), or the object itself that an assignment operator sets
- * (`head_ = std::make_unique<T>()`); the same where tmp is a local the function takes through
- * std::move (`member_ = std::move(p)`). Returns whether it is one. */
+ * reference (`v.push_back(new T)`), or a local the program declared that one takes by a
+ * reference parameter (`T *p = new T; v.push_back(p)`): at the level of statement at (the
+ * local's), an element of the object the function is called on ("v[]"), or the object itself
+ * that an assignment operator sets (`head_ = std::make_unique<T>()`); the same where tmp is a
+ * local the function takes through std::move (`member_ = std::move(p)`). Returns whether it is one. */
 bool Dests::noteContainer(AllocaInst *tmp, const Instruction *at)
 {
     bool assign = false;
-    CallBase *c = varOf(tmp) ? memspyMovedInto(tmp, &assign) : memspyTemporaryPassed(tmp, &assign);
+    const DILocalVariable *var = varOf(tmp);
+    CallBase *c = var ? memspyMovedInto(tmp, &assign) : nullptr;
+    if (!c) {
+        c = memspyTemporaryPassed(tmp, &assign);
+        if (c && var && !memspyReferenceArgument(c, tmp)) c = nullptr;
+    }
     if (!c || !isMethod(calleeOf(c))) return false;
     std::string path;
     const DIType *ty = nullptr;
     Value *root = nullptr;
-    if (objPath(c->getArgOperand(0), path, ty, root)) note(levelOf(at), 'm', assign ? path : path + "[]", nullptr, 0);
+    int k = var ? levelOf(var->getScope()->getSubprogram()) : levelOf(at);
+    if (objPath(c->getArgOperand(0), path, ty, root)) note(k, 'm', assign ? path : path + "[]", nullptr, 0);
     return true;
 }
 
@@ -843,7 +861,8 @@ std::string Dests::record(CallBase *call, bool &any)
     Function *callee = calleeOf(call);
     for (unsigned k = 0; k < lv.size(); k++) { /* what the optimisers lost on the way */
         bool bare = lv[k].kind == 'm' && lv[k].path.size() >= 2 && !lv[k].path.compare(lv[k].path.size() - 2, 2, "[]");
-        if ((lv[k].kind != '-' && !bare) || !lv[k].fn) continue; /* bare: `coder[]`, a member folded away */
+        bool local = rankOf(lv[k].kind, lv[k].local) == 1; /* a store the optimisers folded away outranks it */
+        if ((lv[k].kind != '-' && !bare && !local) || !lv[k].fn) continue; /* bare: `coder[]`, a member folded away */
         const Early *e = nullptr;
         if (k == 0) {
             auto it =
@@ -859,6 +878,7 @@ std::string Dests::record(CallBase *call, bool &any)
         if (!e || e->ambiguous) continue;
         if (bare && (e->l.kind != 'm' || e->l.path.size() < 2 || !e->l.path.compare(e->l.path.size() - 2, 2, "[]")))
             continue;
+        if (local && (rankOf(e->l.kind, e->l.local) < 2 || e->l.ret || e->l.outp >= 0)) continue; /* a store only */
         bool used = lv[k].used, slot = lv[k].slot;
         const DISubprogram *fn = lv[k].fn;
         unsigned line = lv[k].line, col = lv[k].col;

@@ -7,9 +7,11 @@
 
 #include "llvm/Demangle/Demangle.h"
 #include "llvm/IR/Function.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Operator.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -207,4 +209,80 @@ const DIDerivedType *memspyMemberHolding(const DIType *t, uint64_t bits)
                 bits < m->getOffsetInBits() + m->getSizeInBits())
                 return m;
     return nullptr;
+}
+
+/* p without bitcasts and address-space casts (dests.cc's stripCasts). */
+static Value *stripAnyCasts(Value *p)
+{
+    for (int i = 0; i < 8; i++) {
+        auto *op = dyn_cast<Operator>(p);
+        if (!op || (op->getOpcode() != Instruction::BitCast && op->getOpcode() != Instruction::AddrSpaceCast)) break;
+        p = op->getOperand(0);
+    }
+    return p;
+}
+
+/* t without typedefs and qualifiers. */
+static const DIType *stripType(const DIType *t)
+{
+    for (int i = 0; t && i < 16; i++) {
+        auto *d = dyn_cast<DIDerivedType>(t);
+        if (!d || d->getTag() == dwarf::DW_TAG_pointer_type || d->getTag() == dwarf::DW_TAG_reference_type) break;
+        t = d->getBaseType();
+    }
+    return t;
+}
+
+bool memspySameField(Value *p, Value *q)
+{
+    auto *a = dyn_cast<GEPOperator>(stripAnyCasts(p)), *b = dyn_cast<GEPOperator>(stripAnyCasts(q));
+    if (!a || !b || !a->hasAllConstantIndices() || !b->hasAllConstantIndices() || a->getNumIndices() < 2 ||
+        a->getSourceElementType() != b->getSourceElementType() || a->getNumIndices() != b->getNumIndices())
+        return false;
+    for (unsigned i = 1; i < a->getNumOperands(); i++) {
+        auto *x = dyn_cast<ConstantInt>(a->getOperand(i)), *y = dyn_cast<ConstantInt>(b->getOperand(i));
+        if (!x || !y || x->getSExtValue() != y->getSExtValue()) return false;
+    }
+    return true;
+}
+
+bool memspyUnionView(const DIType *t, const DIDerivedType *m)
+{
+    auto *c = dyn_cast_or_null<DICompositeType>(stripType(t));
+    auto *b = dyn_cast_or_null<DICompositeType>(stripType(m->getBaseType()));
+    return (c && c->getTag() == dwarf::DW_TAG_union_type) || (b && b->getTag() == dwarf::DW_TAG_union_type);
+}
+
+bool memspySelfStore(Value *p, const std::vector<Value *> &work, const std::vector<Value *> &held)
+{
+    Value *base = p->stripInBoundsConstantOffsets();
+    if (std::find(work.begin(), work.end(), base) != work.end()) return true;
+    auto *ld = dyn_cast<LoadInst>(base);
+    return ld && std::find(held.begin(), held.end(), ld->getPointerOperand()->stripPointerCasts()) != held.end();
+}
+
+bool memspyListHead(Value *p, Function *f, const std::vector<Value *> &work, const std::vector<Value *> &held)
+{
+    for (Instruction &I : instructions(*f)) {
+        auto *st = dyn_cast<StoreInst>(&I);
+        auto *ld = st ? dyn_cast<LoadInst>(stripAnyCasts(st->getValueOperand())) : nullptr;
+        if (!ld || !memspySelfStore(stripAnyCasts(st->getPointerOperand()), work, held)) continue;
+        Value *q = stripAnyCasts(ld->getPointerOperand());
+        if (q == p || memspySameField(q, p)) return true;
+    }
+    return false;
+}
+
+bool memspyReferenceArgument(CallBase *call, AllocaInst *a)
+{
+    auto *f = dyn_cast<Function>(call->getCalledOperand()->stripPointerCastsAndAliases());
+    const DISubprogram *sp = f ? f->getSubprogram() : nullptr;
+    DITypeRefArray types = sp && sp->getType() ? sp->getType()->getTypeArray() : DITypeRefArray();
+    for (unsigned i = 1; i < call->arg_size() && i + 1 < types.size(); i++) {
+        auto *t = dyn_cast_or_null<DIDerivedType>(types[i + 1]);
+        if (stripAnyCasts(call->getArgOperand(i)) == a && t &&
+            (t->getTag() == dwarf::DW_TAG_reference_type || t->getTag() == dwarf::DW_TAG_rvalue_reference_type))
+            return true;
+    }
+    return false;
 }

@@ -8,6 +8,8 @@
 #include "llvm/IR/InstrTypes.h"
 #include "llvm/IR/Instructions.h"
 
+#include <vector>
+
 /* The aggregate that address p is a part of (through casts and constant GEPs), when the
  * function returns it by value: its sret argument, or a local (alloca) it loads whole into
  * its return value or copies into the sret argument (clang -O0's `buffer.start = start;
@@ -52,5 +54,29 @@ bool memspySystemVar(const llvm::DILocalVariable *v);
 /* The member of composite type t (typedefs and qualifiers aside) whose bytes hold bit offset
  * bits, null if none (a std::vector member, whose own parts DWARF puts in base classes). */
 const llvm::DIDerivedType *memspyMemberHolding(const llvm::DIType *t, uint64_t bits);
+
+/* Whether p addresses the same field as q: GEPs with the same source type and constant
+ * indices (`L->top` in any function of the module, from any `L`). */
+bool memspySameField(llvm::Value *p, llvm::Value *q);
+
+/* Whether member m of composite type t names no place of its own in a path: a member of a
+ * union or a member that is a union (Lua's TValue's `value_.gc`: the view of the storage that
+ * the TValue's own name, `g->l_registry`, names), as the GCC plugin's lvalue paths. */
+bool memspyUnionView(const llvm::DIType *t, const llvm::DIDerivedType *m);
+
+/* Whether a store to p puts the value into the block it points to (`r->next = r`, a ring of
+ * one): p at a constant offset from the value (work) or from a load of a local it is kept in
+ * (held, -O0). */
+bool memspySelfStore(llvm::Value *p, const std::vector<llvm::Value *> &work, const std::vector<llvm::Value *> &held);
+
+/* Whether a store of the value to p links it into an intrusive list: function f also stores
+ * what p held into the block itself (`o->next = g->allgc; g->allgc = o;`, Lua's luaC_newobj):
+ * p is the list's head, which names no block. */
+bool memspyListHead(llvm::Value *p, llvm::Function *f, const std::vector<llvm::Value *> &work,
+                    const std::vector<llvm::Value *> &held);
+
+/* Whether call passes local a (its address, or a cast of it) to a parameter its callee's debug
+ * information declares a reference (`push_back(const T &)`, `emplace_back(T &&)`). */
+bool memspyReferenceArgument(llvm::CallBase *call, llvm::AllocaInst *a);
 
 #endif
