@@ -86,8 +86,8 @@ static cu_index *index_of(ms_symbolizer *s, Dwarf_Die *cu)
         free(c->members);
         return NULL;
     }
-    qsort(c->fns, c->nfns, sizeof *c->fns, by_lo);
-    qsort(c->members, c->nmembers, sizeof *c->members, by_offset);
+    if (c->nfns) qsort(c->fns, c->nfns, sizeof *c->fns, by_lo);
+    if (c->nmembers) qsort(c->members, c->nmembers, sizeof *c->members, by_offset); /* (NULL when none) */
     s->last_cu = s->ncus++;
     return c;
 }
