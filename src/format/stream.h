@@ -146,6 +146,26 @@ static inline unsigned char *ms_stream_put_varint(unsigned char *p, uint64_t v)
     return p;
 }
 
+/* Read an unsigned LEB128 varint at *p (not past end) into *v and advance *p; returns 0, or
+ * -1 when it runs past end or over 64 bits. The one-byte case (most heads and sizes) first. */
+static inline int ms_stream_get_varint(const unsigned char **p, const unsigned char *end, uint64_t *v)
+{
+    if (__builtin_expect(*p < end && **p < 0x80, 1)) {
+        *v = *(*p)++;
+        return 0;
+    }
+    uint64_t x = 0;
+    for (int shift = 0; shift < 64 && *p < end; shift += 7) {
+        unsigned char b = *(*p)++;
+        x |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *v = x;
+            return 0;
+        }
+    }
+    return -1;
+}
+
 /* Zigzag mapping of a signed delta to an unsigned number (small magnitudes stay small). */
 static inline uint64_t ms_stream_zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
 static inline int64_t ms_stream_unzigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }

@@ -13,20 +13,6 @@
 /* The most bytes read at a time for the stream's CRC. */
 #define CRC_BLOCK ((size_t)1 << 16)
 
-static int get_varint(const unsigned char **p, const unsigned char *end, uint64_t *v)
-{
-    uint64_t x = 0;
-    for (int shift = 0; shift < 64 && *p < end; shift += 7) {
-        unsigned char b = *(*p)++;
-        x |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80)) {
-            *v = x;
-            return 0;
-        }
-    }
-    return -1;
-}
-
 /* zlib's crc32 of the first `bytes` bytes of f. Returns 0, or -1 (read error or short file). */
 static int file_crc(FILE *f, uint64_t bytes, uint32_t *crc)
 {
@@ -57,8 +43,9 @@ static int decode_entries(const unsigned char *p, const unsigned char *end, uint
     uint64_t chunk = 0;
     for (uint64_t i = 0; i < nentries; i++) {
         uint64_t kind, obj, arg, seq, site, delta;
-        if (get_varint(&p, end, &kind) < 0 || get_varint(&p, end, &obj) < 0 || get_varint(&p, end, &arg) < 0 ||
-            get_varint(&p, end, &seq) < 0 || get_varint(&p, end, &site) < 0 || get_varint(&p, end, &delta) < 0 ||
+        if (ms_stream_get_varint(&p, end, &kind) < 0 || ms_stream_get_varint(&p, end, &obj) < 0 ||
+            ms_stream_get_varint(&p, end, &arg) < 0 || ms_stream_get_varint(&p, end, &seq) < 0 ||
+            ms_stream_get_varint(&p, end, &site) < 0 || ms_stream_get_varint(&p, end, &delta) < 0 ||
             !ms_stream_index_wants(kind, arg) || site > UINT32_MAX || (chunk += delta) >= out->chunks)
             break;
         out->ev[out->n++] =

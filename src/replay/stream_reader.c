@@ -191,24 +191,6 @@ static int ended(ms_stream_reader *s, char *err, size_t errlen)
     return bad(s, "stream truncated", err, errlen);
 }
 
-static inline int read_varint(const unsigned char **p, const unsigned char *end, uint64_t *v)
-{
-    if (__builtin_expect(*p < end && **p < 0x80, 1)) { /* one byte: most heads and sizes */
-        *v = *(*p)++;
-        return 0;
-    }
-    uint64_t x = 0;
-    for (int shift = 0; shift < 64 && *p < end; shift += 7) {
-        unsigned char b = *(*p)++;
-        x |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80)) {
-            *v = x;
-            return 0;
-        }
-    }
-    return -1;
-}
-
 /* Little-endian 8 bytes at p. */
 static inline uint64_t load_le64(const unsigned char *p)
 {
@@ -354,11 +336,11 @@ static int64_t decode_chunk(const ms_stream_reader *s, const unsigned char *p, c
         return -1;
     for (; i < nevents; i++) {
         uint64_t head, a, b;
-        if (read_varint(&p, end, &head) < 0) return -1;
+        if (ms_stream_get_varint(&p, end, &head) < 0) return -1;
         if (s->version == 1 || !(head & 1)) {
             uint64_t ctx = s->version == 1 ? head : head >> 1;
-            if (read_varint(&p, end, &a) < 0 || read_varint(&p, end, &b) < 0 || ctx > s->max_ctx || (b >> 1) == 0 ||
-                (b >> 1) > UINT32_MAX)
+            if (ms_stream_get_varint(&p, end, &a) < 0 || ms_stream_get_varint(&p, end, &b) < 0 || ctx > s->max_ctx ||
+                (b >> 1) == 0 || (b >> 1) > UINT32_MAX)
                 return -1;
             addr += (uint64_t)ms_stream_unzigzag(a);
             if (!s->syncs_only)
@@ -366,9 +348,10 @@ static int64_t decode_chunk(const ms_stream_reader *s, const unsigned char *p, c
                     (ms_replay_event){ .addr = addr, .size = b >> 1, .ctx = (uint32_t)ctx, .write = (uint16_t)(b & 1) };
         } else {
             uint64_t kind = head >> 1, seq, site = 0;
-            if (kind == 0 || kind > MS_SYNC_KIND_MAX || read_varint(&p, end, &a) < 0 || read_varint(&p, end, &b) < 0 ||
-                read_varint(&p, end, &seq) < 0 ||
-                (ms_stream_has_site(s->version, kind) && (read_varint(&p, end, &site) < 0 || site > s->max_ctx)))
+            if (kind == 0 || kind > MS_SYNC_KIND_MAX || ms_stream_get_varint(&p, end, &a) < 0 ||
+                ms_stream_get_varint(&p, end, &b) < 0 || ms_stream_get_varint(&p, end, &seq) < 0 ||
+                (ms_stream_has_site(s->version, kind) &&
+                 (ms_stream_get_varint(&p, end, &site) < 0 || site > s->max_ctx)))
                 return -1;
             *ev++ =
                 (ms_replay_event){ .addr = a, .size = b, .seq = seq, .ctx = (uint32_t)site, .kind = (uint16_t)kind };
