@@ -151,5 +151,5 @@ int symbolize_is_member(ms_symbolizer *s, Dwarf_Die *fn)
     cu_index *c = index_of(s, &cu);
     if (!c) return -1;
     Dwarf_Off off = dwarf_dieoffset(&die);
-    return bsearch(&off, c->members, c->nmembers, sizeof off, by_offset) != NULL;
+    return c->nmembers && bsearch(&off, c->members, c->nmembers, sizeof off, by_offset) != NULL;
 }
