@@ -72,6 +72,8 @@ void ms_cache_free(ms_cache *c, ms_mem *mem)
     ms_mem_release(mem, c->fp, c->fp_bytes);
     ms_mem_release(mem, c->used, c->used_bytes);
     ms_mem_release(mem, c->owner, c->owner_bytes);
+    ms_mem_release(mem, c->recs, c->recs_bytes);
+    c->recs = NULL;
     c->used = NULL;
     c->owner = NULL;
     c->fp = NULL;
@@ -152,6 +154,11 @@ static inline void lru_promote(ms_cache *c, uint64_t set_no, uint32_t w, unsigne
     uint32_t aux = c->aux ? c->aux[base + w] : 0, owner = c->used ? c->owner[base + w] : 0;
     uint64_t used = c->used ? c->used[base + w] : 0;
     if (c->order) {
+        if (c->recs) { /* (only with order words) */
+            uint32_t *rec = c->recs[base + w];
+            c->recs[base + w] = c->recs[base];
+            c->recs[base] = rec;
+        }
         c->order[set_no] = ms_order_promote(c->order[set_no], p, w);
         uint8_t f = c->fp[base + w];
         c->fp[base + w] = c->fp[base];
@@ -221,6 +228,10 @@ uint64_t ms_cache_fill(ms_cache *c, uint64_t line, unsigned dirty, uint32_t aux,
             c->gone_owner = victim != MS_TAG_EMPTY ? c->owner[base + way] : 0;
         }
         c->order[set_no] = ms_order_promote(order, ways - 1, way);
+        if (c->recs) { /* the caller puts the new line's record into way 0 */
+            c->gone_rec = c->recs[base + way];
+            c->recs[base + way] = c->recs[base];
+        }
         c->fp[base + way] = c->fp[base];
         c->fp[base] = ms_line_fp(line);
         set[way] = set[0];

@@ -9,6 +9,17 @@
 
 #include "sim_internal.h"
 
+/* The record pointer of every way of c (one-processor LRU hierarchies: uni_lru.c), none yet. */
+static int alloc_recs(ms_cache *c, ms_mem *mem)
+{
+    uint64_t ways = (c->set_mask + 1) * c->ways;
+    c->recs = ms_mem_alloc(mem, (size_t)ways * sizeof *c->recs);
+    if (!c->recs) return -1;
+    c->recs_bytes = (size_t)ways * sizeof *c->recs;
+    for (uint64_t i = 0; i < ways; i++) c->recs[i] = NULL;
+    return 0;
+}
+
 int ms_sim_create(ms_sim **out, const ms_hier_config *cfg, const ms_allocator *alloc)
 {
     return ms_sim_create_part(out, cfg, alloc, 1);
@@ -62,6 +73,8 @@ int ms_sim_create_part(ms_sim **out, const ms_hier_config *cfg, const ms_allocat
         }
         sim->win_allowed = sim->win.on;
         sim->uni_lru = ms_uni_lru_applies(cfg);
+        for (int k = 0; ok && sim->uni_lru && k < cfg->nlevels; k++) /* ms_cache.recs */
+            ok = alloc_recs(&sim->cache[k], &sim->mem) == 0;
     }
     if (!ok) {
         ms_sim_destroy(sim);
@@ -163,9 +176,12 @@ static void fill_level(ms_sim *sim, const ms_view *v, int level, uint64_t line, 
     uint32_t *held = &rec[v->held_word[level]];
     *held = (*held | MS_META_HELD | sim->present_mark) & ~sim->inval_mark;
     if (level == 0 && v->cache[0]->used) ms_used_fill(sim, v->cache[0], c);
+    ms_cache *cache = v->cache[level];
+    if (cache->recs) cache->recs[cache->filled] = rec; /* (L1's line size: rec is the line's) */
     if (victim == MS_TAG_EMPTY) return;
     uint64_t victim_line = victim >> 1;
-    uint32_t *victim_rec = ms_line_record(sim, level, victim_line);
+    uint32_t *victim_rec = cache->recs ? ms_victim_record(&sim->meta, cache->gone_rec, victim_line)
+                                       : ms_line_record(sim, level, victim_line);
     uint32_t evictor = ctx < sim->evictor_limit ? ctx + 1 : 0;
     /* Stores only (the victim's record is seldom in the host's cache): the level held the
      * victim, so its held bit is set already; its present mark goes. */

@@ -49,6 +49,11 @@ typedef struct {
     ms_policy policy;
     uint64_t rng; /* xorshift64 state (random policy), seeded per level: deterministic */
     size_t tags_bytes, order_bytes, aux_bytes, plru_bytes, fp_bytes, used_bytes, owner_bytes;
+    uint32_t **recs;     /* the one-processor LRU path (sim->uni_lru, order words) only: per
+                            * way, the record (linemeta) of its line, which travels with the line,
+                            * so that a victim's record needs no lookup; else NULL */
+    uint32_t *gone_rec;  /* ms_cache_fill with recs: the record of the line that left the way */
+    size_t recs_bytes;
     uint64_t filled;     /* ms_cache_fill: index (set * ways + way) of the way it filled */
     uint64_t gone_used;  /* ms_cache_fill and ms_cache_remove: the used mask and owner of the */
     uint32_t gone_owner; /* line that left (0 and 0 when none did, or without aux) */
@@ -296,12 +301,24 @@ static inline void ms_fa_push_front(ms_fa *fa, uint32_t n)
     fa->mru_line = node->line;
 }
 
-/* Move node n to the MRU end. */
+/* Move node n (in the list) to the MRU end. A node that is not the head has a predecessor,
+ * and the list a head, so only the tail needs a test. */
 static inline void ms_fa_move_to_front(ms_fa *fa, uint32_t n)
 {
-    if (n == fa->head) return;
-    ms_fa_unlink(fa, n);
-    ms_fa_push_front(fa, n);
+    uint32_t head = fa->head;
+    if (n == head) return;
+    ms_fa_node *nodes = fa->nodes, *node = &nodes[n];
+    uint32_t prev = node->prev, next = node->next;
+    nodes[prev].next = next;
+    if (next != MS_FA_NIL)
+        nodes[next].prev = prev;
+    else
+        fa->tail = prev;
+    node->prev = MS_FA_NIL;
+    node->next = head;
+    nodes[head].prev = n;
+    fa->head = n;
+    fa->mru_line = node->line;
 }
 
 /* Out-of-line part of ms_fa_touch: insert line (absent) as MRU, dropping the LRU line when
@@ -408,6 +425,15 @@ static inline uint32_t *ms_linemeta_lookup(ms_linemeta *lm, uint64_t key)
     const ms_meta_slot *e = &lm->recent[ms_meta_recent(chunk)];
     if (e->chunk == chunk) return e->words + (key & (MS_META_CHUNK_LINES - 1)) * lm->words_per_line;
     return ms_linemeta_lookup_slow(lm, key);
+}
+
+/* The record of a victim line whose way kept the record pointer `kept` (ms_cache.recs): that
+ * record (chunks never move), or the line's lookup where `kept` is the stand-in record (memory
+ * was short when the line came in: the lookup may find or make its chunk now, as it would have
+ * without the pointer). */
+static inline uint32_t *ms_victim_record(ms_linemeta *lm, uint32_t *kept, uint64_t line)
+{
+    return __builtin_expect(kept != lm->stand_in, 1) ? kept : ms_linemeta_lookup(lm, line);
 }
 
 /* ---- counted key tuples (pairs.c) ---- */

@@ -19,6 +19,9 @@ INLINE void lru_promote(ms_cache *c, uint64_t set_no, uint64_t *set, uint32_t w,
     uint64_t tag = set[w] | dirty;
     uint8_t *fp = c->fp + set_no * ways;
     uint8_t f = fp[w];
+    uint32_t **recs = c->recs + set_no * ways, *rec = recs[w];
+    recs[w] = recs[0];
+    recs[0] = rec;
     c->order[set_no] = ms_order_promote(c->order[set_no], ms_order_position(c->order[set_no], w), w);
     set[w] = set[0];
     set[0] = tag;
@@ -48,6 +51,9 @@ INLINE void lru_fill(ms_sim *sim, int k, uint64_t line, uint32_t *rec, unsigned 
     uint64_t base;
     uint32_t way;
     uint64_t victim = ms_lru_fill_front(cache, line, dirty, ways, &base, &way);
+    uint32_t **recs = cache->recs + base, *victim_rec = recs[way];
+    recs[way] = recs[0];
+    recs[0] = rec;
     uint32_t victim_node = 0;
     if (k == 0) {
         uint32_t *aux = cache->aux + base;
@@ -68,7 +74,7 @@ INLINE void lru_fill(ms_sim *sim, int k, uint64_t line, uint32_t *rec, unsigned 
     rec[k] |= MS_META_HELD;
     if (victim == MS_TAG_EMPTY) return;
     uint64_t victim_line = victim >> 1;
-    uint32_t *victim_rec = ms_linemeta_lookup(&sim->meta, victim_line);
+    victim_rec = ms_victim_record(&sim->meta, victim_rec, victim_line);
     victim_rec[k] = MS_META_HELD | (ctx < MS_META_EVICTOR_MASK ? ctx + 1 : 0);
     if (k == 0) victim_rec[n] = victim_node;
     if (victim & MS_TAG_DIRTY) ms_write_back(sim, &sim->view0, k + 1, victim_line << sim->l1_shift, ctx, c);
