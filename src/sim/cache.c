@@ -31,7 +31,7 @@ int ms_cache_init(ms_cache *c, const ms_level_config *cfg, unsigned level, int w
         }
         for (uint64_t i = 0; i < nsets; i++) /* any order of empty ways will do: identity */
             c->order[i] = 0xFEDCBA9876543210ull;
-        c->fp_bytes = (size_t)lines + 8; /* a search reads 8 bytes from any set */
+        c->fp_bytes = (size_t)lines + 16; /* a search reads 16 bytes from any set */
         c->fp = ms_mem_alloc(mem, c->fp_bytes);
         if (!c->fp) {
             ms_cache_free(c, mem);

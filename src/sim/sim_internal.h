@@ -9,6 +9,9 @@
 #include "sim.h"
 #include "mem.h"
 #include "window.h"
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* log2 of a power of two (line and unit sizes). */
 static inline unsigned ms_log2u(uint64_t x)
@@ -37,8 +40,8 @@ typedef struct {
     uint32_t *aux;       /* optional: one word per way that travels with the line (L1 keeps
                             * the line's shadow node there), NULL if not asked for */
     uint8_t *fp;         /* with order words: per way a fingerprint byte of its line
-                            * (ms_line_fp; 0 in empty ways), so that a search compares eight
-                            * ways at a time (ms_cache_find); 8 bytes of padding at the end */
+                            * (ms_line_fp; 0 in empty ways), so that a search compares the
+                            * line's with the whole set's at once (ms_cache_find); 16 bytes of padding */
     uint64_t *used;      /* with aux (L1): per way, the granules of its line referenced since
                             * it was filled (bit i = bytes [i*g, (i+1)*g), g = max(line/64, 1)) */
     uint32_t *owner;     /* with aux: per way, the counters index (ctx * nprocs + cpu) whose
@@ -93,14 +96,24 @@ static inline uint64_t ms_fp_matches(uint64_t word, uint8_t f)
 }
 
 /* The way of set set_no of an order-word cache of `ways` ways (c->ways; a constant where the
- * caller is specialised) holding line, or -1: its fingerprint compared with eight ways' at a
- * time, candidates confirmed by their tags. */
+ * caller is specialised) holding line, or -1: its fingerprint compared with every way's at once (SSE2; else
+ * eight at a time), candidates confirmed by their tags. */
 static inline __attribute__((always_inline)) int ms_cache_find_ways(const ms_cache *c, uint64_t set_no, uint64_t line,
                                                                     uint32_t ways)
 {
     const uint64_t *set = c->tags + set_no * ways;
     const unsigned char *fp = c->fp + set_no * ways;
     uint8_t f = ms_line_fp(line);
+#if defined(__SSE2__)
+    /* All ways (at most 16) in one compare of 16 bytes (the array is padded for it). */
+    unsigned m = (unsigned)_mm_movemask_epi8(
+        _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)fp), _mm_set1_epi8((char)f)));
+    if (ways < 16) m &= (1u << ways) - 1;
+    for (; m; m &= m - 1) {
+        uint32_t w = (uint32_t)__builtin_ctz(m);
+        if ((set[w] >> 1) == line) return (int)w;
+    }
+#else
     for (uint32_t first = 0; first < ways; first += 8) {
         uint64_t word;
         __builtin_memcpy(&word, fp + first, sizeof word);
@@ -114,6 +127,7 @@ static inline __attribute__((always_inline)) int ms_cache_find_ways(const ms_cac
             if ((set[w] >> 1) == line) return (int)w;
         }
     }
+#endif
     return -1;
 }
 
