@@ -1,7 +1,7 @@
 /* Counted key tuples: the replacement-cause pairs (level, victim, evictor) and the
  * invalidation pairs (victim ctx, victim cpu, writer ctx, writer cpu). An open-addressing hash
- * of 4-word keys (load factor <= 1/2) fronted by the last tuple counted (a run of misses
- * repeats it) and a small direct-mapped table of tuples counted lately (the levels' pairs of
+ * of 4-word keys (load factor <= 1/2) fronted by the last tuple counted per first key modulo
+ * 4 (for replacement pairs: per level; a run of misses repeats it) and a small direct-mapped table of tuples counted lately (the levels' pairs of
  * one miss alternate); reported sorted by key, so the order is deterministic. */
 #include <string.h>
 
@@ -18,7 +18,7 @@ void ms_pairs_free(ms_pairs *t)
     ms_mem_release(t->mem, t->slots, t->nslots * sizeof(ms_pair));
     t->slots = NULL;
     t->nslots = t->n = 0;
-    t->last = NULL;
+    memset(t->last, 0, sizeof t->last);
     memset(t->recent, 0, sizeof t->recent);
 }
 
@@ -50,7 +50,7 @@ static int grow(ms_pairs *t)
         if (t->slots[i].count) *probe(slots, nslots, t->slots[i].key) = t->slots[i];
     ms_mem_release(t->mem, t->slots, t->nslots * sizeof *slots);
     t->slots = slots;
-    t->last = NULL;
+    memset(t->last, 0, sizeof t->last);
     memset(t->recent, 0, sizeof t->recent);
     t->nslots = nslots;
     return 0;
@@ -59,17 +59,22 @@ static int grow(ms_pairs *t)
 void ms_pairs_count_new(ms_pairs *t, uint32_t k0, uint32_t k1, uint32_t k2, uint32_t k3)
 {
     const uint32_t key[4] = { k0, k1, k2, k3 };
-    if (2 * (t->n + 1) > t->nslots && grow(t) != 0) {
-        t->lost++;
-        return;
-    }
-    ms_pair *e = probe(t->slots, t->nslots, key);
-    if (!e->count) {
+    /* A tuple counted before is found first, so that whether it is counted never depends on
+     * the caches in front (only a new tuple is lost when the table cannot grow). */
+    ms_pair *e = t->nslots ? probe(t->slots, t->nslots, key) : NULL;
+    if (!e || !e->count) {
+        if (2 * (t->n + 1) > t->nslots) {
+            if (grow(t) != 0) {
+                t->lost++;
+                return;
+            }
+            e = probe(t->slots, t->nslots, key);
+        }
         memcpy(e->key, key, sizeof key);
         t->n++;
     }
     e->count++;
-    t->last = e;
+    t->last[k0 & (MS_PAIRS_LAST - 1)] = e;
     t->recent[ms_pairs_recent(k0, k1, k2, k3)] = e;
 }
 

@@ -458,10 +458,13 @@ typedef struct {
 } ms_pair;
 
 #define MS_PAIRS_RECENT_BITS 6
+#define MS_PAIRS_LAST 4
 typedef struct {
     ms_pair *slots;
     size_t nslots, n;
-    ms_pair *last;                               /* the tuple counted last (a run repeats it), or NULL */
+    ms_pair *last[MS_PAIRS_LAST];                /* by key[0] % MS_PAIRS_LAST: the tuple counted last
+                                                  * (a run repeats it; a miss counts one pair per
+                                                  * level), or NULL; cleared on growth */
     ms_pair *recent[1u << MS_PAIRS_RECENT_BITS]; /* tuples counted lately, by ms_pairs_recent
                                                   * of their key (NULL: none); cleared on growth */
     uint64_t lost;                               /* updates dropped for lack of memory */
@@ -470,7 +473,7 @@ typedef struct {
 
 void ms_pairs_init(ms_pairs *t, ms_mem *mem);
 void ms_pairs_free(ms_pairs *t);
-/* Out-of-line part of ms_pairs_count: a tuple other than the last one counted. */
+/* Out-of-line part of ms_pairs_count: a tuple not in the caches in front of the table. */
 void ms_pairs_count_new(ms_pairs *t, uint32_t k0, uint32_t k1, uint32_t k2, uint32_t k3);
 
 /* The entry of a key in ms_pairs.recent (a multiplicative hash of its words). */
@@ -488,14 +491,14 @@ static inline int ms_pair_is(const ms_pair *p, uint32_t k0, uint32_t k1, uint32_
 /* Count one occurrence of the tuple (k0, k1, k2, k3). */
 static inline void ms_pairs_count(ms_pairs *t, uint32_t k0, uint32_t k1, uint32_t k2, uint32_t k3)
 {
-    ms_pair *p = t->last;
+    ms_pair **last = &t->last[k0 & (MS_PAIRS_LAST - 1)], *p = *last;
     if (!ms_pair_is(p, k0, k1, k2, k3)) {
         p = t->recent[ms_pairs_recent(k0, k1, k2, k3)];
         if (!ms_pair_is(p, k0, k1, k2, k3)) {
             ms_pairs_count_new(t, k0, k1, k2, k3);
             return;
         }
-        t->last = p;
+        *last = p;
     }
     p->count++;
 }

@@ -112,7 +112,7 @@ INLINE int uni_line_t(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, 
     uint64_t set_no = line & l1->set_mask;
     uint64_t base = set_no * w0;
     uint64_t *set = l1->tags + base;
-    int w = (set[0] >> 1) == line ? 0 : ms_cache_find_ways(l1, set_no, line, w0);
+    int w = ms_cache_find_ways(l1, set_no, line, w0); /* (mostly called once way 0 missed) */
     if (w >= 0) {
         if (w > 0) {
             uint32_t *aux = l1->aux + base;
@@ -212,7 +212,12 @@ int ms_uni_lru_line(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, ms
  * ms_uni_access_inline so that their common paths save no registers). */
 __attribute__((noinline)) int ms_uni_shadow_hit(ms_sim *sim, uint64_t line, uint32_t *where)
 {
-    ms_fa_touch(&sim->fa[0], line, where);
+    ms_fa *fa = &sim->fa[0];
+    uint32_t n = *where; /* the line is not the MRU one: the caller checked */
+    if (__builtin_expect(n < fa->capacity && fa->nodes[n].line == line, 1))
+        ms_fa_move_to_front(fa, n);
+    else
+        ms_fa_touch(fa, line, where);
     return 0;
 }
 
