@@ -165,6 +165,11 @@ void ms_write_back(ms_sim *sim, const ms_view *v, int level, uint64_t addr, uint
         fill_level(sim, v, level, line, ms_line_record(sim, level, line), MS_TAG_DIRTY, ctx, c);
 }
 
+void ms_write_back_fill(ms_sim *sim, int level, uint64_t line, uint32_t ctx, ms_counters *c)
+{
+    fill_level(sim, &sim->view0, level, line, ms_line_record(sim, level, line), MS_TAG_DIRTY, ctx, c);
+}
+
 /* Put line (record rec) into level, recording that the level held it (clearing an
  * invalidation mark) and who evicted the victim; an L1 victim's shadow node goes back to its
  * record. */

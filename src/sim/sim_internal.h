@@ -668,6 +668,9 @@ static inline __attribute__((always_inline)) int ms_simulate_line(ms_sim *sim, c
     return 0;
 }
 void ms_write_back(ms_sim *sim, const ms_view *v, int level, uint64_t addr, uint32_t ctx, ms_counters *c);
+/* The second half of a writeback to level (one processor, line at that level's size) that
+ * does not find the line there: the line is filled in dirty (ms_write_back's fill). */
+void ms_write_back_fill(ms_sim *sim, int level, uint64_t line, uint32_t ctx, ms_counters *c);
 /* Fold one line's outcome into a reference's (deepest serving level, first cause per level). */
 void ms_merge_outcome(ms_line_outcome *merged, const ms_line_outcome *o);
 /* Count a reference's misses per level and its replacement pairs (not its stall). */

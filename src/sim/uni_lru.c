@@ -41,11 +41,26 @@ INLINE int lower_lookup(ms_cache *c, uint64_t line, uint32_t ways)
     return 1;
 }
 
+/* A dirty victim of level k - 1 arrives at level k (of `ways` ways; memory when k == n):
+ * ms_write_back in line, the level's set searched here, a fill through the general code. */
+INLINE void write_back(ms_sim *sim, int k, uint64_t line, uint32_t ctx, ms_counters *c, uint32_t ways, int n)
+{
+    if (k >= n || k >= MS_MAX_LEVELS) return; /* memory absorbs it */
+    c->level[k].writebacks++;
+    ms_cache *cache = &sim->cache[k];
+    uint64_t set_no = line & cache->set_mask;
+    int w = ms_cache_find_ways(cache, set_no, line, ways);
+    if (w >= 0)
+        cache->tags[set_no * ways + (uint32_t)w] |= MS_TAG_DIRTY; /* recency unchanged */
+    else
+        ms_write_back_fill(sim, k, line, ctx, c);
+}
+
 /* Fill line (absent) into level k as its set's front line, evicting the least recent way; the
  * record bookkeeping of fill_level in sim.c. n is the number of levels (a record holds n
  * held/evictor words, then n shadow nodes). */
 INLINE void lru_fill(ms_sim *sim, int k, uint64_t line, uint32_t *rec, unsigned dirty, uint32_t ctx, ms_counters *c,
-                     uint32_t ways, int n, int U)
+                     uint32_t ways, uint32_t next_ways, int n, int U)
 {
     ms_cache *cache = &sim->cache[k];
     uint64_t base;
@@ -77,7 +92,7 @@ INLINE void lru_fill(ms_sim *sim, int k, uint64_t line, uint32_t *rec, unsigned 
     victim_rec = ms_victim_record(&sim->meta, victim_rec, victim_line);
     victim_rec[k] = MS_META_HELD | (ctx < MS_META_EVICTOR_MASK ? ctx + 1 : 0);
     if (k == 0) victim_rec[n] = victim_node;
-    if (victim & MS_TAG_DIRTY) ms_write_back(sim, &sim->view0, k + 1, victim_line << sim->l1_shift, ctx, c);
+    if (victim & MS_TAG_DIRTY) write_back(sim, k + 1, victim_line, ctx, c, next_ways, n);
 }
 
 /* A miss's cause at a level from the line's held/evictor word and whether the shadow held it. */
@@ -160,9 +175,9 @@ INLINE int uni_line_t(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, 
             }
         }
     }
-    if (k > 2) lru_fill(sim, 2, line, rec, 0, ctx, c, w2, n, U);
-    if (k > 1) lru_fill(sim, 1, line, rec, 0, ctx, c, w1, n, U);
-    lru_fill(sim, 0, line, rec, write, ctx, c, w0, n, U);
+    if (k > 2) lru_fill(sim, 2, line, rec, 0, ctx, c, w2, 1, n, U);
+    if (k > 1) lru_fill(sim, 1, line, rec, 0, ctx, c, w1, w2, n, U);
+    lru_fill(sim, 0, line, rec, write, ctx, c, w0, w1, n, U);
     count_miss(sim, c, 0, write, ctx, cause[0], evictor[0]);
     if (k > 1) count_miss(sim, c, 1, write, ctx, cause[1], evictor[1]);
     if (k > 2) count_miss(sim, c, 2, write, ctx, cause[2], evictor[2]);
