@@ -52,10 +52,10 @@ typedef struct {
     ms_policy policy;
     uint64_t rng; /* xorshift64 state (random policy), seeded per level: deterministic */
     size_t tags_bytes, order_bytes, aux_bytes, plru_bytes, fp_bytes, used_bytes, owner_bytes;
-    uint32_t **recs;     /* the one-processor LRU path (sim->uni_lru, order words) only: per
-                            * way, the record (linemeta) of its line, which travels with the line,
-                            * so that a victim's record needs no lookup; else NULL */
-    uint32_t *gone_rec;  /* ms_cache_fill with recs: the record of the line that left the way */
+    uint32_t **recs;    /* the one-processor LRU path (sim->uni_lru, order words) only: per
+                           * way, the record (linemeta) of its line, which travels with the line,
+                           * so that a victim's record needs no lookup; else NULL */
+    uint32_t *gone_rec; /* ms_cache_fill with recs: the record of the line that left the way */
     size_t recs_bytes;
     uint64_t filled;     /* ms_cache_fill: index (set * ways + way) of the way it filled */
     uint64_t gone_used;  /* ms_cache_fill and ms_cache_remove: the used mask and owner of the */
