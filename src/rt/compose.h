@@ -109,32 +109,28 @@ MS_HOT uint64_t ms_compose_place(const ms_compose *s, uint64_t addr)
     return MS_UNLIKELY(addr - s->lo < s->span) ? addr + s->shift : addr;
 }
 
-/* One reference of context ctx (an access of a data bin by the code at a pc, ms_ctx_of;
- * addr placed by ms_compose_place, size_flags as ms_event's) through the window as
- * ms_filter_put does. A reference within one line already in the window is counted here, one
- * while the window pauses passed on; a line joining goes to ms_compose_slow (after the probe
- * here), as does a reference straddling lines or of a context beyond the counts. */
-/* Where a site's reference found its line in the window last (ms_compose_put_ctx's hint). */
+/* Where a site's reference found its line in the window last, and what the window adds to
+ * its context's count (1 a read, 1 << 32 a write): the composer's state per compiled site
+ * (ms_compose_put_win's hint). */
 typedef struct {
     uint64_t line;
+    uint64_t inc;
     uint32_t slot;
 } ms_compose_hint;
 
-MS_HOT void ms_compose_put_ctx(ms_compose *s, uint32_t ctx, uint64_t addr, uint32_t sf, ms_compose_hint *hint)
+/* One reference of context ctx >= 1 (an access of a data bin by the code at a pc, ms_ctx_of;
+ * addr placed by ms_compose_place, size_flags as ms_event's) through the window (s->f set)
+ * as ms_filter_put does, not counted in s->refs. A reference within one line already in the
+ * window is counted here, one while the window pauses passed on; a line joining goes to
+ * ms_compose_slow (after the probe here), as does a reference straddling lines or of a
+ * context beyond the counts. hint: the site's own state (NULL: none). */
+MS_HOT void ms_compose_put_win(ms_compose *s, uint32_t ctx, uint64_t addr, uint32_t sf, ms_compose_hint *hint)
 {
     uint32_t join = 0; /* join: 1 + the slot a joining line takes */
-    s->refs++;
-    if (MS_UNLIKELY(!s->f)) {
-        if (MS_LIKELY(ctx))
-            ms_cmd_store(&s->out[s->k++], addr, ctx, sf, s->stream);
-        else
-            s->dropped++;
-        return;
-    }
     uint64_t line = addr >> s->l1;
     uint32_t size = sf & MS_EV_SIZE_MAX;
     /* within one line (user addresses: no overflow) */
-    if (MS_LIKELY(ctx && size && ((addr + size - 1) >> s->l1) == line)) {
+    if (MS_LIKELY(size && ((addr + size - 1) >> s->l1) == line)) {
         if (MS_UNLIKELY(s->pause)) { /* passed unfiltered (ms_window_ref) */
             s->pause--;
             ms_cmd_store(&s->out[s->k++], addr, ctx, sf, s->stream);
@@ -149,7 +145,10 @@ MS_HOT void ms_compose_put_ctx(ms_compose *s, uint32_t ctx, uint64_t addr, uint3
                 for (unsigned j = ms_window_slot(line);; j = (j + 1) & (MS_WIN_SLOTS - 1)) {
                     we = &s->f->win.slot[j];
                     if (we->line == line) {
-                        if (hint) *hint = (ms_compose_hint){ line, j };
+                        if (hint) {
+                            hint->line = line;
+                            hint->slot = j;
+                        }
                         break;
                     }
                     if (we->line == MS_WIN_EMPTY) { /* joins (ms_window_ref): simulated */
@@ -165,17 +164,29 @@ MS_HOT void ms_compose_put_ctx(ms_compose *s, uint32_t ctx, uint64_t addr, uint3
         s->filtered++;
         uint64_t c = s->counts[ctx];
         if (MS_UNLIKELY(!c)) s->f->touched[s->f->ntouched++] = ctx;
-        s->counts[ctx] = c + (1ull << ((sf >> 31) << 5)); /* writes << 32 | reads */
-        return;
-    }
-    if (MS_UNLIKELY(!ctx)) {
-        s->dropped++;
+        s->counts[ctx] = c + (hint ? hint->inc : 1ull << ((sf >> 31) << 5)); /* writes << 32 | reads */
         return;
     }
 slow:
     ms_compose_save(s);
     s->k = ms_compose_slow(s->f, s->out, s->k, ctx, addr, sf, join);
     ms_compose_load(s);
+}
+
+/* One reference of context ctx (0: none, out of memory) as ms_compose_put_win, counted in
+ * s->refs, the window off (s->f NULL) included. */
+MS_HOT void ms_compose_put_ctx(ms_compose *s, uint32_t ctx, uint64_t addr, uint32_t sf, ms_compose_hint *hint)
+{
+    s->refs++;
+    if (MS_UNLIKELY(!ctx)) {
+        s->dropped++;
+        return;
+    }
+    if (MS_UNLIKELY(!s->f)) {
+        ms_cmd_store(&s->out[s->k++], addr, ctx, sf, s->stream);
+        return;
+    }
+    ms_compose_put_win(s, ctx, addr, sf, hint);
 }
 
 /* ms_compose_put_ctx of the context of (pc, bin) (0: none, out of memory). */

@@ -130,8 +130,11 @@ typedef struct {
     uint64_t pc;
     uint32_t sf;         /* size | MS_EV_WRITE */
     uint32_t bin, ctx;   /* the last (bin, context); bin 0: none yet */
-    ms_compose_hint win; /* its line's window slot last */
+    uint64_t reg;        /* the shadow map's chunk found last for the site's addresses: their */
+    const uint32_t *map; /* address >> CGROUP_REG_SHIFT (~0: none yet), its bins */
+    ms_compose_hint win; /* its line's window slot last, its count's increment */
 } cgroup_site;
+#define CGROUP_REG_SHIFT (MS_SHADOW_SHIFT + MS_SHADOW_CHUNK_BITS)
 #define CGROUP_NONE 0xfffu
 #define CGROUPS_MAX (CGROUP_NONE - 1u)
 #define CGROUP_SITES_MAX 64u
@@ -177,9 +180,11 @@ static __attribute__((noinline)) uint32_t cgroup_compile(const msplug_site *head
     cgroup_site *q = cgroup_pool + ncgroup_sites;
     for (uint32_t j = 0; j < n; j++) {
         uint64_t info = head[j].info;
+        uint32_t write = MSPLUG_INFO_KIND(info) - MSPLUG_K_READ;
         q[j] = (cgroup_site){ .pc = head[j].pc,
-                              .win.line = MS_WIN_EMPTY,
-                              .sf = MSPLUG_INFO_SIZE(info) | (MSPLUG_INFO_KIND(info) - MSPLUG_K_READ) << 31 };
+                              .reg = ~0ull,
+                              .win = { .line = MS_WIN_EMPTY, .inc = 1ull << (write << 5) },
+                              .sf = MSPLUG_INFO_SIZE(info) | write << 31 };
     }
     cgroups[ncgroups].first = ncgroup_sites;
     cgroups[ncgroups].n = n;
@@ -190,22 +195,38 @@ static __attribute__((noinline)) uint32_t cgroup_compile(const msplug_site *head
 }
 
 /* The n addresses w of compiled group q straight into chunk c, as sites_loop would. Returns
- * how many were taken: n, or the index of the first whose bin needs the general path. */
+ * how many were taken: n, or the index of the first whose bin needs the general path. While a
+ * site keeps to one heap bin of one chunk of the shadow map (chunks are never unmapped or
+ * replaced: the one the site found last is the one ms_shadow_get reads) and the window is on,
+ * its bin is one load from that chunk, compared with the site's last (never 0 or
+ * MS_BIN_SHARED: what ms_heap_bin_fast gives then), whose context is the reference's. */
 MS_HOT uint32_t cgroup_run(cgroup_site *q, uint32_t n, const uint64_t *w, const ms_thread *t, ms_compose *c)
 {
     for (uint32_t j = 0; j < n; j++) {
         uint64_t addr = w[j];
+        cgroup_site *qs = &q[j];
+        uint32_t sf = qs->sf;
+        if (!(sf & MS_EV_SIZE_MAX)) __builtin_unreachable(); /* 1 to MS_EV_SIZE_MAX bytes */
+        int stack = addr - t->stack_lo < t->stack_span;
+        if (MS_LIKELY(!stack && addr >> CGROUP_REG_SHIFT == qs->reg && c->f &&
+                      qs->map[(addr >> MS_SHADOW_SHIFT) & ((1u << MS_SHADOW_CHUNK_BITS) - 1)] == qs->bin)) {
+            c->refs++;
+            ms_compose_put_win(c, qs->ctx, addr, sf, &qs->win);
+            continue;
+        }
         uint32_t bin = 1;
-        uint64_t at = addr;
-        if (addr - t->stack_lo < t->stack_span) {
+        uint64_t at = addr, reg = addr >> CGROUP_REG_SHIFT;
+        const uint32_t *map = NULL;
+        if (stack) {
             bin = ms_stack_bin_fast(t, addr);
             at = ms_compose_place(c, addr);
-        } else if (MS_LIKELY(addr)) {
-            bin = ms_heap_bin_fast(addr);
+        } else if (MS_LIKELY(addr)) { /* ms_heap_bin_fast */
+            map = ms_shadow_l1[reg & ((1u << MS_SHADOW_L1_BITS) - 1)];
+            bin = MS_LIKELY(map != NULL) ? map[(addr >> MS_SHADOW_SHIFT) & ((1u << MS_SHADOW_CHUNK_BITS) - 1)] : 0;
+            bin = MS_LIKELY(bin + 1u > 1u) ? bin : 0; /* 0 (no bin yet) or MS_BIN_SHARED */
         }
         if (MS_UNLIKELY(!bin)) return j;
         if (MS_UNLIKELY(!addr)) continue; /* a masked-off lane */
-        cgroup_site *qs = &q[j];
         uint32_t ctx = qs->ctx;
         if (MS_UNLIKELY(bin != qs->bin)) {
             ctx = ms_ctx_of(qs->pc, bin);
@@ -214,8 +235,10 @@ MS_HOT uint32_t cgroup_run(cgroup_site *q, uint32_t n, const uint64_t *w, const 
                 qs->ctx = ctx;
             }
         }
-        uint32_t sf = qs->sf;
-        if (!(sf & MS_EV_SIZE_MAX)) __builtin_unreachable(); /* 1 to MS_EV_SIZE_MAX bytes */
+        if (map && bin == qs->bin) { /* the site's chunk (its bin not 0: taken above) */
+            qs->reg = reg;
+            qs->map = map;
+        }
         ms_compose_put_ctx(c, ctx, at, sf, &qs->win);
     }
     return n;
