@@ -115,7 +115,7 @@ MS_HOT uint64_t ms_compose_place(const ms_compose *s, uint64_t addr)
 typedef struct {
     uint64_t line;
     uint64_t inc;
-    uint32_t slot;
+    size_t off; /* its slot's offset in the window's slots (bytes) */
 } ms_compose_hint;
 
 /* One reference of context ctx >= 1 (an access of a data bin by the code at a pc, ms_ctx_of;
@@ -123,8 +123,10 @@ typedef struct {
  * as ms_filter_put does, not counted in s->refs. A reference within one line already in the
  * window is counted here, one while the window pauses passed on; a line joining goes to
  * ms_compose_slow (after the probe here), as does a reference straddling lines or of a
- * context beyond the counts. hint: the site's own state (NULL: none). */
-MS_HOT void ms_compose_put_win(ms_compose *s, uint32_t ctx, uint64_t addr, uint32_t sf, ms_compose_hint *hint)
+ * context beyond the counts (below_cap: ctx is known below them). hint: the site's own state
+ * (NULL: none). */
+MS_HOT void ms_compose_put_win(ms_compose *s, uint32_t ctx, uint64_t addr, uint32_t sf, ms_compose_hint *hint,
+                               int below_cap)
 {
     uint32_t join = 0; /* join: 1 + the slot a joining line takes */
     uint64_t line = addr >> s->l1;
@@ -136,18 +138,19 @@ MS_HOT void ms_compose_put_win(ms_compose *s, uint32_t ctx, uint64_t addr, uint3
             ms_cmd_store(&s->out[s->k++], addr, ctx, sf, s->stream);
             return;
         }
-        if (MS_UNLIKELY(ctx >= s->cap)) goto slow;
+        if (!below_cap && MS_UNLIKELY(ctx >= s->cap)) goto slow;
         ms_win_entry *we = s->last;
         if (line != s->last_line) {
             /* the site's line as last time, still in its slot (a line is in one slot at most:
              * where the probe would find it) */
-            if (!hint || hint->line != line || (we = &s->f->win.slot[hint->slot])->line != line)
+            if (!hint || hint->line != line ||
+                (we = (ms_win_entry *)(void *)((char *)s->f->win.slot + hint->off))->line != line)
                 for (unsigned j = ms_window_slot(line);; j = (j + 1) & (MS_WIN_SLOTS - 1)) {
                     we = &s->f->win.slot[j];
                     if (we->line == line) {
                         if (hint) {
                             hint->line = line;
-                            hint->slot = j;
+                            hint->off = j * sizeof *we;
                         }
                         break;
                     }
@@ -173,11 +176,10 @@ slow:
     ms_compose_load(s);
 }
 
-/* One reference of context ctx (0: none, out of memory) as ms_compose_put_win, counted in
- * s->refs, the window off (s->f NULL) included. */
+/* One reference of context ctx (0: none, out of memory) as ms_compose_put_win, the window
+ * off (s->f NULL) included; not counted in s->refs. */
 MS_HOT void ms_compose_put_ctx(ms_compose *s, uint32_t ctx, uint64_t addr, uint32_t sf, ms_compose_hint *hint)
 {
-    s->refs++;
     if (MS_UNLIKELY(!ctx)) {
         s->dropped++;
         return;
@@ -186,12 +188,13 @@ MS_HOT void ms_compose_put_ctx(ms_compose *s, uint32_t ctx, uint64_t addr, uint3
         ms_cmd_store(&s->out[s->k++], addr, ctx, sf, s->stream);
         return;
     }
-    ms_compose_put_win(s, ctx, addr, sf, hint);
+    ms_compose_put_win(s, ctx, addr, sf, hint, 0);
 }
 
-/* ms_compose_put_ctx of the context of (pc, bin) (0: none, out of memory). */
+/* ms_compose_put_ctx of the context of (pc, bin) (0: none, out of memory), counted in s->refs. */
 MS_HOT void ms_compose_put(ms_compose *s, uint64_t pc, uint32_t bin, uint64_t addr, uint32_t sf)
 {
+    s->refs++;
     ms_compose_put_ctx(s, ms_ctx_of(pc, bin), addr, sf, NULL);
 }
 

@@ -199,7 +199,9 @@ static __attribute__((noinline)) uint32_t cgroup_compile(const msplug_site *head
  * site keeps to one heap bin of one chunk of the shadow map (chunks are never unmapped or
  * replaced: the one the site found last is the one ms_shadow_get reads) and the window is on,
  * its bin is one load from that chunk, compared with the site's last (never 0 or
- * MS_BIN_SHARED: what ms_heap_bin_fast gives then), whose context is the reference's. */
+ * MS_BIN_SHARED: what ms_heap_bin_fast gives then), whose context is the reference's, known
+ * to be below the window's counts (a site's chunk is noted only then: the counts only grow;
+ * a new bin forgets it). */
 MS_HOT uint32_t cgroup_run(cgroup_site *q, uint32_t n, const uint64_t *w, const ms_thread *t, ms_compose *c)
 {
     for (uint32_t j = 0; j < n; j++) {
@@ -210,8 +212,7 @@ MS_HOT uint32_t cgroup_run(cgroup_site *q, uint32_t n, const uint64_t *w, const 
         int stack = addr - t->stack_lo < t->stack_span;
         if (MS_LIKELY(!stack && addr >> CGROUP_REG_SHIFT == qs->reg && c->f &&
                       qs->map[(addr >> MS_SHADOW_SHIFT) & ((1u << MS_SHADOW_CHUNK_BITS) - 1)] == qs->bin)) {
-            c->refs++;
-            ms_compose_put_win(c, qs->ctx, addr, sf, &qs->win);
+            ms_compose_put_win(c, qs->ctx, addr, sf, &qs->win, 1);
             continue;
         }
         uint32_t bin = 1;
@@ -225,22 +226,30 @@ MS_HOT uint32_t cgroup_run(cgroup_site *q, uint32_t n, const uint64_t *w, const 
             bin = MS_LIKELY(map != NULL) ? map[(addr >> MS_SHADOW_SHIFT) & ((1u << MS_SHADOW_CHUNK_BITS) - 1)] : 0;
             bin = MS_LIKELY(bin + 1u > 1u) ? bin : 0; /* 0 (no bin yet) or MS_BIN_SHARED */
         }
-        if (MS_UNLIKELY(!bin)) return j;
-        if (MS_UNLIKELY(!addr)) continue; /* a masked-off lane */
+        if (MS_UNLIKELY(!bin)) {
+            c->refs += j;
+            return j;
+        }
+        if (MS_UNLIKELY(!addr)) {
+            c->refs--; /* a masked-off lane: none */
+            continue;
+        }
         uint32_t ctx = qs->ctx;
         if (MS_UNLIKELY(bin != qs->bin)) {
             ctx = ms_ctx_of(qs->pc, bin);
             if (ctx) {
                 qs->bin = bin;
                 qs->ctx = ctx;
+                qs->reg = ~0ull;
             }
         }
-        if (map && bin == qs->bin) { /* the site's chunk (its bin not 0: taken above) */
+        if (map && bin == qs->bin && c->f && ctx < c->cap) { /* the site's chunk (its bin not 0: taken above) */
             qs->reg = reg;
             qs->map = map;
         }
         ms_compose_put_ctx(c, ctx, at, sf, &qs->win);
     }
+    c->refs += n;
     return n;
 }
 
