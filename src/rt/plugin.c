@@ -194,10 +194,19 @@ static __attribute__((noinline)) uint32_t cgroup_compile(const msplug_site *head
     return gi;
 }
 
+/* Whether chunk reg of the shadow map (addresses >> CGROUP_REG_SHIFT) meets t's stack. */
+static int cgroup_reg_in_stack(uint64_t reg, const ms_thread *t)
+{
+    uint64_t lo = reg << CGROUP_REG_SHIFT, hi = lo + (1ull << CGROUP_REG_SHIFT);
+    return t->stack_span && lo < t->stack_lo + t->stack_span && t->stack_lo < hi;
+}
+
 /* The n addresses w of compiled group q straight into chunk c, as sites_loop would. Returns
  * how many were taken: n, or the index of the first whose bin needs the general path. While a
  * site keeps to one heap bin of one chunk of the shadow map (chunks are never unmapped or
- * replaced: the one the site found last is the one ms_shadow_get reads) and the window is on,
+ * replaced: the one the site found last is the one ms_shadow_get reads), away from the
+ * thread's stack (the site's chunk is noted with the salt of the thread that found it outside
+ * its stack; a thread's stack never grows), and the window is on,
  * its bin is one load from that chunk, compared with the site's last (never 0 or
  * MS_BIN_SHARED: what ms_heap_bin_fast gives then), whose context is the reference's, known
  * to be below the window's counts (a site's chunk is noted only then: the counts only grow;
@@ -209,12 +218,12 @@ MS_HOT uint32_t cgroup_run(cgroup_site *q, uint32_t n, const uint64_t *w, const 
         cgroup_site *qs = &q[j];
         uint32_t sf = qs->sf;
         if (!(sf & MS_EV_SIZE_MAX)) __builtin_unreachable(); /* 1 to MS_EV_SIZE_MAX bytes */
-        int stack = addr - t->stack_lo < t->stack_span;
-        if (MS_LIKELY(!stack && addr >> CGROUP_REG_SHIFT == qs->reg && c->f &&
+        if (MS_LIKELY((addr >> CGROUP_REG_SHIFT | t->salt) == qs->reg && c->f &&
                       qs->map[(addr >> MS_SHADOW_SHIFT) & ((1u << MS_SHADOW_CHUNK_BITS) - 1)] == qs->bin)) {
             ms_compose_put_win(c, qs->ctx, addr, sf, &qs->win, 1);
             continue;
         }
+        int stack = addr - t->stack_lo < t->stack_span;
         uint32_t bin = 1;
         uint64_t at = addr, reg = addr >> CGROUP_REG_SHIFT;
         const uint32_t *map = NULL;
@@ -243,8 +252,8 @@ MS_HOT uint32_t cgroup_run(cgroup_site *q, uint32_t n, const uint64_t *w, const 
                 qs->reg = ~0ull;
             }
         }
-        if (map && bin == qs->bin && c->f && ctx < c->cap) { /* the site's chunk (its bin not 0: taken above) */
-            qs->reg = reg;
+        if (map && bin == qs->bin && c->f && ctx < c->cap && !cgroup_reg_in_stack(reg, t)) {
+            qs->reg = reg | t->salt; /* the site's chunk (its bin not 0: taken above) */
             qs->map = map;
         }
         ms_compose_put_ctx(c, ctx, at, sf, &qs->win);
