@@ -201,8 +201,12 @@ static int cgroup_reg_in_stack(uint64_t reg, const ms_thread *t)
     return t->stack_span && lo < t->stack_lo + t->stack_span && t->stack_lo < hi;
 }
 
-/* The n addresses w of compiled group q straight into chunk c, as sites_loop would. Returns
- * how many were taken: n, or the index of the first whose bin needs the general path. While a
+/* The n addresses w of compiled group q (left words from w on, n at least) straight into
+ * chunk c, as sites_loop would, then again while the next words are the block word run_word
+ * (not 0) and the group's header word once more with n words after them (a loop of one block:
+ * the run of the block and the next group taken here, *runs counting the block's executions).
+ * Returns the words taken; *taken: the addresses taken of the last group, n, or the index of
+ * the first whose bin needs the general path. While a
  * site keeps to one heap bin of one chunk of the shadow map (chunks are never unmapped or
  * replaced: the one the site found last is the one ms_shadow_get reads), away from the
  * thread's stack (the site's chunk is noted with the salt of the thread that found it outside
@@ -211,9 +215,13 @@ static int cgroup_reg_in_stack(uint64_t reg, const ms_thread *t)
  * MS_BIN_SHARED: what ms_heap_bin_fast gives then), whose context is the reference's, known
  * to be below the window's counts (a site's chunk is noted only then: the counts only grow;
  * a new bin forgets it). */
-MS_HOT uint32_t cgroup_run(cgroup_site *q, uint32_t n, const uint64_t *w, const ms_thread *t, ms_compose *c)
+MS_HOT uint64_t cgroup_run(cgroup_site *q, uint32_t n, const uint64_t *w, uint64_t left, uint64_t run_word,
+                           uint64_t header, const ms_thread *t, ms_compose *c, uint64_t *runs, uint32_t *taken)
 {
-    for (uint32_t j = 0; j < n; j++) {
+    const uint64_t *w0 = w;
+    uint64_t reps = 0;
+    uint32_t j = 0;
+    for (;;) {
         uint64_t addr = w[j];
         cgroup_site *qs = &q[j];
         uint32_t sf = qs->sf;
@@ -221,7 +229,7 @@ MS_HOT uint32_t cgroup_run(cgroup_site *q, uint32_t n, const uint64_t *w, const 
         if (MS_LIKELY((addr >> CGROUP_REG_SHIFT | t->salt) == qs->reg && c->f &&
                       qs->map[(addr >> MS_SHADOW_SHIFT) & ((1u << MS_SHADOW_CHUNK_BITS) - 1)] == qs->bin)) {
             ms_compose_put_win(c, qs->ctx, addr, sf, &qs->win, 1);
-            continue;
+            goto next;
         }
         int stack = addr - t->stack_lo < t->stack_span;
         uint32_t bin = 1;
@@ -237,11 +245,13 @@ MS_HOT uint32_t cgroup_run(cgroup_site *q, uint32_t n, const uint64_t *w, const 
         }
         if (MS_UNLIKELY(!bin)) {
             c->refs += j;
-            return j;
+            *taken = j;
+            *runs += reps;
+            return (uint64_t)(w - w0) + j;
         }
         if (MS_UNLIKELY(!addr)) {
             c->refs--; /* a masked-off lane: none */
-            continue;
+            goto next;
         }
         uint32_t ctx = qs->ctx;
         if (MS_UNLIKELY(bin != qs->bin)) {
@@ -257,9 +267,21 @@ MS_HOT uint32_t cgroup_run(cgroup_site *q, uint32_t n, const uint64_t *w, const 
             qs->map = map;
         }
         ms_compose_put_ctx(c, ctx, at, sf, &qs->win);
+    next:
+        if (++j < n) continue;
+        c->refs += n;
+        w += n;
+        left -= n;
+        /* the group again: its block word and its header, then its n addresses */
+        if (left < n + 2u || w[0] != run_word || w[1] != header || !run_word) break;
+        w += 2;
+        left -= 2;
+        reps++;
+        j = 0;
     }
-    c->refs += n;
-    return n;
+    *taken = n;
+    *runs += reps;
+    return (uint64_t)(w - w0);
 }
 
 /* The common case of the calling thread's drain (t == &ms_tls, records not dropped): the
@@ -283,8 +305,9 @@ MS_HOT uint64_t sites_loop(const msplug_site **sp, const uint64_t *b, uint64_t i
             uint32_t gi = (uint32_t)(info >> MSPLUG_INFO_RT_SHIFT);
             if (!gi) gi = cgroup_compile(s);
             if (gi != CGROUP_NONE && cgroups[gi - 1].n <= end - i) {
-                uint32_t n = cgroups[gi - 1].n, j = cgroup_run(cgroup_pool + cgroups[gi - 1].first, n, b + i, t, c);
-                i += j;
+                uint32_t n = cgroups[gi - 1].n, j;
+                i += cgroup_run(cgroup_pool + cgroups[gi - 1].first, n, b + i, end - i, run_word,
+                                (uint64_t)(uintptr_t)s | HEADER_TAG, t, c, &runs, &j);
                 if (MS_UNLIKELY(j < n)) { /* left to the general path, after the chunk */
                     s += j;
                     break;
