@@ -218,12 +218,13 @@ static int cgroup_reg_in_stack(uint64_t reg, const ms_thread *t)
 MS_HOT uint64_t cgroup_run(cgroup_site *q, uint32_t n, const uint64_t *w, uint64_t left, uint64_t run_word,
                            uint64_t header, const ms_thread *t, ms_compose *c, uint64_t *runs, uint32_t *taken)
 {
-    const uint64_t *w0 = w;
+    const uint64_t *wp = w;
+    cgroup_site *qs = q, *qend = q + n;
+    /* the last place a repetition may start: n + 2 words before the end (none without a block) */
+    uintptr_t last = run_word && left >= n + 2u ? (uintptr_t)(w + left - n - 2) : 0;
     uint64_t reps = 0;
-    uint32_t j = 0;
     for (;;) {
-        uint64_t addr = w[j];
-        cgroup_site *qs = &q[j];
+        uint64_t addr = *wp;
         uint32_t sf = qs->sf;
         if (!(sf & MS_EV_SIZE_MAX)) __builtin_unreachable(); /* 1 to MS_EV_SIZE_MAX bytes */
         if (MS_LIKELY((addr >> CGROUP_REG_SHIFT | t->salt) == qs->reg && c->f &&
@@ -244,10 +245,10 @@ MS_HOT uint64_t cgroup_run(cgroup_site *q, uint32_t n, const uint64_t *w, uint64
             bin = MS_LIKELY(bin + 1u > 1u) ? bin : 0; /* 0 (no bin yet) or MS_BIN_SHARED */
         }
         if (MS_UNLIKELY(!bin)) {
-            c->refs += j;
-            *taken = j;
+            *taken = (uint32_t)(qs - q);
+            c->refs += *taken;
             *runs += reps;
-            return (uint64_t)(w - w0) + j;
+            return (uint64_t)(wp - w);
         }
         if (MS_UNLIKELY(!addr)) {
             c->refs--; /* a masked-off lane: none */
@@ -268,20 +269,18 @@ MS_HOT uint64_t cgroup_run(cgroup_site *q, uint32_t n, const uint64_t *w, uint64
         }
         ms_compose_put_ctx(c, ctx, at, sf, &qs->win);
     next:
-        if (++j < n) continue;
+        wp++;
+        if (++qs < qend) continue;
         c->refs += n;
-        w += n;
-        left -= n;
         /* the group again: its block word and its header, then its n addresses */
-        if (left < n + 2u || w[0] != run_word || w[1] != header || !run_word) break;
-        w += 2;
-        left -= 2;
+        if ((uintptr_t)wp > last || wp[0] != run_word || wp[1] != header) break;
+        wp += 2;
         reps++;
-        j = 0;
+        qs = q;
     }
     *taken = n;
     *runs += reps;
-    return (uint64_t)(w - w0);
+    return (uint64_t)(wp - w);
 }
 
 /* The common case of the calling thread's drain (t == &ms_tls, records not dropped): the
