@@ -109,47 +109,49 @@ MS_HOT uint64_t ms_compose_place(const ms_compose *s, uint64_t addr)
     return MS_UNLIKELY(addr - s->lo < s->span) ? addr + s->shift : addr;
 }
 
-/* One reference of context ctx (an access of a data bin by the code at a pc, ms_ctx_of;
- * addr placed by ms_compose_place, size_flags as ms_event's) through the window as
- * ms_filter_put does. A reference within one line already in the window is counted here, one
- * while the window pauses passed on; a line joining goes to ms_compose_slow (after the probe
- * here), as does a reference straddling lines or of a context beyond the counts. */
-/* Where a site's reference found its line in the window last (ms_compose_put_ctx's hint). */
+/* Where a site's reference found its line in the window last, and what the window adds to
+ * its context's count (1 a read, 1 << 32 a write): the composer's state per compiled site
+ * (ms_compose_put_win's hint). */
 typedef struct {
     uint64_t line;
-    uint32_t slot;
+    uint64_t inc;
+    size_t off; /* its slot's offset in the window's slots (bytes) */
 } ms_compose_hint;
 
-MS_HOT void ms_compose_put_ctx(ms_compose *s, uint32_t ctx, uint64_t addr, uint32_t sf, ms_compose_hint *hint)
+/* One reference of context ctx >= 1 (an access of a data bin by the code at a pc, ms_ctx_of;
+ * addr placed by ms_compose_place, size_flags as ms_event's) through the window (s->f set)
+ * as ms_filter_put does, not counted in s->refs. A reference within one line already in the
+ * window is counted here, one while the window pauses passed on; a line joining goes to
+ * ms_compose_slow (after the probe here), as does a reference straddling lines or of a
+ * context beyond the counts (below_cap: ctx is known below them). hint: the site's own state
+ * (NULL: none). */
+MS_HOT void ms_compose_put_win(ms_compose *s, uint32_t ctx, uint64_t addr, uint32_t sf, ms_compose_hint *hint,
+                               int below_cap)
 {
     uint32_t join = 0; /* join: 1 + the slot a joining line takes */
-    s->refs++;
-    if (MS_UNLIKELY(!s->f)) {
-        if (MS_LIKELY(ctx))
-            ms_cmd_store(&s->out[s->k++], addr, ctx, sf, s->stream);
-        else
-            s->dropped++;
-        return;
-    }
     uint64_t line = addr >> s->l1;
     uint32_t size = sf & MS_EV_SIZE_MAX;
     /* within one line (user addresses: no overflow) */
-    if (MS_LIKELY(ctx && size && ((addr + size - 1) >> s->l1) == line)) {
+    if (MS_LIKELY(size && ((addr + size - 1) >> s->l1) == line)) {
         if (MS_UNLIKELY(s->pause)) { /* passed unfiltered (ms_window_ref) */
             s->pause--;
             ms_cmd_store(&s->out[s->k++], addr, ctx, sf, s->stream);
             return;
         }
-        if (MS_UNLIKELY(ctx >= s->cap)) goto slow;
+        if (!below_cap && MS_UNLIKELY(ctx >= s->cap)) goto slow;
         ms_win_entry *we = s->last;
         if (line != s->last_line) {
             /* the site's line as last time, still in its slot (a line is in one slot at most:
              * where the probe would find it) */
-            if (!hint || hint->line != line || (we = &s->f->win.slot[hint->slot])->line != line)
+            if (!hint || hint->line != line ||
+                (we = (ms_win_entry *)(void *)((char *)s->f->win.slot + hint->off))->line != line)
                 for (unsigned j = ms_window_slot(line);; j = (j + 1) & (MS_WIN_SLOTS - 1)) {
                     we = &s->f->win.slot[j];
                     if (we->line == line) {
-                        if (hint) *hint = (ms_compose_hint){ line, j };
+                        if (hint) {
+                            hint->line = line;
+                            hint->off = j * sizeof *we;
+                        }
                         break;
                     }
                     if (we->line == MS_WIN_EMPTY) { /* joins (ms_window_ref): simulated */
@@ -165,11 +167,7 @@ MS_HOT void ms_compose_put_ctx(ms_compose *s, uint32_t ctx, uint64_t addr, uint3
         s->filtered++;
         uint64_t c = s->counts[ctx];
         if (MS_UNLIKELY(!c)) s->f->touched[s->f->ntouched++] = ctx;
-        s->counts[ctx] = c + (1ull << ((sf >> 31) << 5)); /* writes << 32 | reads */
-        return;
-    }
-    if (MS_UNLIKELY(!ctx)) {
-        s->dropped++;
+        s->counts[ctx] = c + (hint ? hint->inc : 1ull << ((sf >> 31) << 5)); /* writes << 32 | reads */
         return;
     }
 slow:
@@ -178,9 +176,25 @@ slow:
     ms_compose_load(s);
 }
 
-/* ms_compose_put_ctx of the context of (pc, bin) (0: none, out of memory). */
+/* One reference of context ctx (0: none, out of memory) as ms_compose_put_win, the window
+ * off (s->f NULL) included; not counted in s->refs. */
+MS_HOT void ms_compose_put_ctx(ms_compose *s, uint32_t ctx, uint64_t addr, uint32_t sf, ms_compose_hint *hint)
+{
+    if (MS_UNLIKELY(!ctx)) {
+        s->dropped++;
+        return;
+    }
+    if (MS_UNLIKELY(!s->f)) {
+        ms_cmd_store(&s->out[s->k++], addr, ctx, sf, s->stream);
+        return;
+    }
+    ms_compose_put_win(s, ctx, addr, sf, hint, 0);
+}
+
+/* ms_compose_put_ctx of the context of (pc, bin) (0: none, out of memory), counted in s->refs. */
 MS_HOT void ms_compose_put(ms_compose *s, uint64_t pc, uint32_t bin, uint64_t addr, uint32_t sf)
 {
+    s->refs++;
     ms_compose_put_ctx(s, ms_ctx_of(pc, bin), addr, sf, NULL);
 }
 

@@ -130,8 +130,11 @@ typedef struct {
     uint64_t pc;
     uint32_t sf;         /* size | MS_EV_WRITE */
     uint32_t bin, ctx;   /* the last (bin, context); bin 0: none yet */
-    ms_compose_hint win; /* its line's window slot last */
+    uint64_t reg;        /* the shadow map's chunk found last for the site's addresses: their */
+    const uint32_t *map; /* address >> CGROUP_REG_SHIFT (~0: none yet), its bins */
+    ms_compose_hint win; /* its line's window slot last, its count's increment */
 } cgroup_site;
+#define CGROUP_REG_SHIFT (MS_SHADOW_SHIFT + MS_SHADOW_CHUNK_BITS)
 #define CGROUP_NONE 0xfffu
 #define CGROUPS_MAX (CGROUP_NONE - 1u)
 #define CGROUP_SITES_MAX 64u
@@ -177,9 +180,11 @@ static __attribute__((noinline)) uint32_t cgroup_compile(const msplug_site *head
     cgroup_site *q = cgroup_pool + ncgroup_sites;
     for (uint32_t j = 0; j < n; j++) {
         uint64_t info = head[j].info;
+        uint32_t write = MSPLUG_INFO_KIND(info) - MSPLUG_K_READ;
         q[j] = (cgroup_site){ .pc = head[j].pc,
-                              .win.line = MS_WIN_EMPTY,
-                              .sf = MSPLUG_INFO_SIZE(info) | (MSPLUG_INFO_KIND(info) - MSPLUG_K_READ) << 31 };
+                              .reg = ~0ull,
+                              .win = { .line = MS_WIN_EMPTY, .inc = 1ull << (write << 5) },
+                              .sf = MSPLUG_INFO_SIZE(info) | write << 31 };
     }
     cgroups[ncgroups].first = ncgroup_sites;
     cgroups[ncgroups].n = n;
@@ -189,36 +194,93 @@ static __attribute__((noinline)) uint32_t cgroup_compile(const msplug_site *head
     return gi;
 }
 
-/* The n addresses w of compiled group q straight into chunk c, as sites_loop would. Returns
- * how many were taken: n, or the index of the first whose bin needs the general path. */
-MS_HOT uint32_t cgroup_run(cgroup_site *q, uint32_t n, const uint64_t *w, const ms_thread *t, ms_compose *c)
+/* Whether chunk reg of the shadow map (addresses >> CGROUP_REG_SHIFT) meets t's stack. */
+static int cgroup_reg_in_stack(uint64_t reg, const ms_thread *t)
 {
-    for (uint32_t j = 0; j < n; j++) {
-        uint64_t addr = w[j];
+    uint64_t lo = reg << CGROUP_REG_SHIFT, hi = lo + (1ull << CGROUP_REG_SHIFT);
+    return t->stack_span && lo < t->stack_lo + t->stack_span && t->stack_lo < hi;
+}
+
+/* The n addresses w of compiled group q (left words from w on, n at least) straight into
+ * chunk c, as sites_loop would, then again while the next words are the block word run_word
+ * (not 0) and the group's header word once more with n words after them (a loop of one block:
+ * the run of the block and the next group taken here, *runs counting the block's executions).
+ * Returns the words taken; *taken: the addresses taken of the last group, n, or the index of
+ * the first whose bin needs the general path. While a
+ * site keeps to one heap bin of one chunk of the shadow map (chunks are never unmapped or
+ * replaced: the one the site found last is the one ms_shadow_get reads), away from the
+ * thread's stack (the site's chunk is noted with the salt of the thread that found it outside
+ * its stack; a thread's stack never grows), and the window is on,
+ * its bin is one load from that chunk, compared with the site's last (never 0 or
+ * MS_BIN_SHARED: what ms_heap_bin_fast gives then), whose context is the reference's, known
+ * to be below the window's counts (a site's chunk is noted only then: the counts only grow;
+ * a new bin forgets it). */
+MS_HOT uint64_t cgroup_run(cgroup_site *q, uint32_t n, const uint64_t *w, uint64_t left, uint64_t run_word,
+                           uint64_t header, const ms_thread *t, ms_compose *c, uint64_t *runs, uint32_t *taken)
+{
+    const uint64_t *wp = w;
+    cgroup_site *qs = q, *qend = q + n;
+    /* the last place a repetition may start: n + 2 words before the end (none without a block) */
+    uintptr_t last = run_word && left >= n + 2u ? (uintptr_t)(w + left - n - 2) : 0;
+    uint64_t reps = 0;
+    for (;;) {
+        uint64_t addr = *wp;
+        uint32_t sf = qs->sf;
+        if (!(sf & MS_EV_SIZE_MAX)) __builtin_unreachable(); /* 1 to MS_EV_SIZE_MAX bytes */
+        if (MS_LIKELY((addr >> CGROUP_REG_SHIFT | t->salt) == qs->reg && c->f &&
+                      qs->map[(addr >> MS_SHADOW_SHIFT) & ((1u << MS_SHADOW_CHUNK_BITS) - 1)] == qs->bin)) {
+            ms_compose_put_win(c, qs->ctx, addr, sf, &qs->win, 1);
+            goto next;
+        }
+        int stack = addr - t->stack_lo < t->stack_span;
         uint32_t bin = 1;
-        uint64_t at = addr;
-        if (addr - t->stack_lo < t->stack_span) {
+        uint64_t at = addr, reg = addr >> CGROUP_REG_SHIFT;
+        const uint32_t *map = NULL;
+        if (stack) {
             bin = ms_stack_bin_fast(t, addr);
             at = ms_compose_place(c, addr);
-        } else if (MS_LIKELY(addr)) {
-            bin = ms_heap_bin_fast(addr);
+        } else if (MS_LIKELY(addr)) { /* ms_heap_bin_fast */
+            map = ms_shadow_l1[reg & ((1u << MS_SHADOW_L1_BITS) - 1)];
+            bin = MS_LIKELY(map != NULL) ? map[(addr >> MS_SHADOW_SHIFT) & ((1u << MS_SHADOW_CHUNK_BITS) - 1)] : 0;
+            bin = MS_LIKELY(bin + 1u > 1u) ? bin : 0; /* 0 (no bin yet) or MS_BIN_SHARED */
         }
-        if (MS_UNLIKELY(!bin)) return j;
-        if (MS_UNLIKELY(!addr)) continue; /* a masked-off lane */
-        cgroup_site *qs = &q[j];
+        if (MS_UNLIKELY(!bin)) {
+            *taken = (uint32_t)(qs - q);
+            c->refs += *taken;
+            *runs += reps;
+            return (uint64_t)(wp - w);
+        }
+        if (MS_UNLIKELY(!addr)) {
+            c->refs--; /* a masked-off lane: none */
+            goto next;
+        }
         uint32_t ctx = qs->ctx;
         if (MS_UNLIKELY(bin != qs->bin)) {
             ctx = ms_ctx_of(qs->pc, bin);
             if (ctx) {
                 qs->bin = bin;
                 qs->ctx = ctx;
+                qs->reg = ~0ull;
             }
         }
-        uint32_t sf = qs->sf;
-        if (!(sf & MS_EV_SIZE_MAX)) __builtin_unreachable(); /* 1 to MS_EV_SIZE_MAX bytes */
+        if (map && bin == qs->bin && c->f && ctx < c->cap && !cgroup_reg_in_stack(reg, t)) {
+            qs->reg = reg | t->salt; /* the site's chunk (its bin not 0: taken above) */
+            qs->map = map;
+        }
         ms_compose_put_ctx(c, ctx, at, sf, &qs->win);
+    next:
+        wp++;
+        if (++qs < qend) continue;
+        c->refs += n;
+        /* the group again: its block word and its header, then its n addresses */
+        if ((uintptr_t)wp > last || wp[0] != run_word || wp[1] != header) break;
+        wp += 2;
+        reps++;
+        qs = q;
     }
-    return n;
+    *taken = n;
+    *runs += reps;
+    return (uint64_t)(wp - w);
 }
 
 /* The common case of the calling thread's drain (t == &ms_tls, records not dropped): the
@@ -242,8 +304,9 @@ MS_HOT uint64_t sites_loop(const msplug_site **sp, const uint64_t *b, uint64_t i
             uint32_t gi = (uint32_t)(info >> MSPLUG_INFO_RT_SHIFT);
             if (!gi) gi = cgroup_compile(s);
             if (gi != CGROUP_NONE && cgroups[gi - 1].n <= end - i) {
-                uint32_t n = cgroups[gi - 1].n, j = cgroup_run(cgroup_pool + cgroups[gi - 1].first, n, b + i, t, c);
-                i += j;
+                uint32_t n = cgroups[gi - 1].n, j;
+                i += cgroup_run(cgroup_pool + cgroups[gi - 1].first, n, b + i, end - i, run_word,
+                                (uint64_t)(uintptr_t)s | HEADER_TAG, t, c, &runs, &j);
                 if (MS_UNLIKELY(j < n)) { /* left to the general path, after the chunk */
                     s += j;
                     break;

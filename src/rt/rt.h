@@ -134,6 +134,7 @@ typedef struct {
     uint8_t mode; /* MS_T_* */
     uint32_t nev; /* events buffered in data->ev */
     uintptr_t stack_lo, stack_span;
+    uint64_t salt; /* unique to the thread, above bit 40 (set with its stack's bounds): plugin.c */
     ms_frame *frames;
     uint32_t depth, frames_cap;
     uintptr_t pending_site;  /* allocation site set by operator new / strdup */

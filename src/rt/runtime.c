@@ -118,12 +118,14 @@ static void stack_placement(const ms_thread *t)
             (ms_stack_placement){ t->stack_lo, t->stack_span, (MS_MAIN_STACK_TOP - (uint64_t)sp0) & ~(uint64_t)63 };
 }
 
-/* Bounds of the calling thread's stack. */
+/* Bounds of the calling thread's stack, and its salt. */
 static void stack_bounds(ms_thread *t)
 {
+    static uint64_t salts;
     pthread_attr_t attr;
     void *lo;
     size_t size;
+    t->salt = __atomic_add_fetch(&salts, 1, __ATOMIC_RELAXED) << 40;
     t->stack_lo = t->stack_span = 0;
     if (pthread_getattr_np(pthread_self(), &attr) != 0) return;
     if (pthread_attr_getstack(&attr, &lo, &size) == 0) {
