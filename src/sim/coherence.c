@@ -355,6 +355,24 @@ static inline __attribute__((always_inline)) int acquire(ms_sim *sim, uint64_t *
  * private levels and the shared ones, so the lookup need not be repeated. */
 #define COH_L1_MISSED (1u << 30)
 
+/* ms_cache_lookup of line in v's L1 (LRU, lines of one unit, L1's line size at every level:
+ * coh->lru_lines), with no set search when the line's record says L1 does not hold it
+ * (MS_META_PRESENT is exact there): the coherence misses, whose lines were invalidated, and
+ * lines evicted since. The stand-in record knows nothing: the set is searched. */
+static inline __attribute__((always_inline)) int l1_lookup_known(ms_sim *sim, const ms_view *v, uint64_t line,
+                                                                  unsigned write)
+{
+    ms_cache *l1 = v->cache[0];
+    uint64_t *set = l1->tags + (line & l1->set_mask) * l1->ways;
+    if ((set[0] >> 1) == line) {
+        set[0] |= write;
+        return 0;
+    }
+    const uint32_t *rec = ms_linemeta_lookup(&sim->meta, line);
+    if (!(rec[v->held_word[0]] & MS_META_PRESENT) && !ms_linemeta_is_stand_in(&sim->meta, rec)) return -1;
+    return ms_cache_lookup_slow(l1, set, line, write);
+}
+
 /* One L1 line [lo, hi] of p's reference. line64: 1 (a constant) in the instance for 64-byte
  * L1 lines and coherence units kept line by line (coh_line64_miss), else 0. */
 static inline __attribute__((always_inline)) line_result coh_line_t(ms_sim *sim, unsigned p, uint64_t lo, uint64_t hi,
@@ -381,7 +399,7 @@ static inline __attribute__((always_inline)) line_result coh_line_t(ms_sim *sim,
     if (sim->util) sim->cur_bits = ms_used_bits(sim, lo >> sim->l1_shift, lo, (uint32_t)(hi - lo + 1));
     if (line64 && coh->lru_lines) { /* no utilisation: ms_simulate_line's hit, the LRU miss walk */
         uint64_t line = lo >> 6;
-        int way = (flags & COH_L1_MISSED) ? -1 : ms_cache_lookup(v->cache[0], line, write);
+        int way = (flags & COH_L1_MISSED) ? -1 : l1_lookup_known(sim, v, line, write);
         if (way < 0) {
             o->served = ms_simulate_miss_lru(sim, v, lo, write, ctx, c, o);
         } else {
@@ -533,7 +551,7 @@ static inline __attribute__((always_inline)) int coh_hit_any_t(ms_sim *sim, unsi
     uint64_t *d = proc_dir_record(coh, cpu, addr >> (line64 ? 6 : coh->unit_shift));
     if (!ms_coh_quiet(d, cpu, write)) return coh_access_one(sim, cpu, addr, size, last_byte, flags, ctx, line64);
     const ms_view *v = &coh->views[cpu];
-    int way = ms_cache_lookup(v->cache[0], line, write);
+    int way = line64 && coh->lru_lines ? l1_lookup_known(sim, v, line, write) : ms_cache_lookup(v->cache[0], line, write);
     if (way < 0) return coh_access_one(sim, cpu, addr, size, last_byte, flags | COH_L1_MISSED, ctx, line64);
     ms_fa_touch(v->fa[0], line, ms_cache_aux(v->cache[0], line, way));
     ms_count_reference(row(sim, ctx, cpu), write);
