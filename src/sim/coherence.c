@@ -148,9 +148,11 @@ static void round_close(ms_sim *sim, uint64_t *d, int closer)
     else
         pattern = nc1 ? MS_PAT_MPSC : MS_PAT_MPMC;
     uint64_t *pending = d + sim->coh->dir_pending;
+    /* entries fill from the first (round_miss) and are emptied together: the valid ones are a
+     * prefix */
     for (int i = 0; i < DIR_NPENDING; i++) {
         uint64_t key = pending[2 * i];
-        if (!(key & PENDING_VALID)) continue;
+        if (!(key & PENDING_VALID)) break;
         ms_counters *c = row(sim, (uint32_t)key, (unsigned)(key >> 32) & 0xffu);
         c->pattern[(key & PENDING_COLD) ? MS_PAT_COLD_START : pattern] += pending[2 * i + 1];
         pending[2 * i] = pending[2 * i + 1] = 0;
@@ -170,7 +172,7 @@ static void round_write(ms_sim *sim, uint64_t *d, unsigned p)
 
 /* A communication miss of (ctx, p) joins the round's pending list (bounded: on overflow it is
  * added to the entry of the same (ctx, cpu), else to the last entry); a read makes p a consumer. */
-static void round_miss(const ms_coherence *coh, uint64_t *d, unsigned p, uint32_t ctx, int cold, int write)
+static inline __attribute__((always_inline)) void round_miss(const ms_coherence *coh, uint64_t *d, unsigned p, uint32_t ctx, int cold, int write)
 {
     uint64_t *pending = d + coh->dir_pending;
     uint64_t key = ctx | (uint64_t)p << 32 | (cold ? PENDING_COLD : 0) | PENDING_VALID;
@@ -269,7 +271,7 @@ static int clean_line(ms_sim *sim, const ms_view *v, int level, uint64_t line, u
 
 /* Count one invalidation of victim q's copy by writer p (ctx, counters c): received on q's
  * last (ctx, cpu) for the unit, classified true/false and in/across region. */
-static void count_invalidation(ms_sim *sim, uint64_t *d, unsigned q, unsigned p, uint32_t ctx, ms_counters *c,
+static inline __attribute__((always_inline)) void count_invalidation(ms_sim *sim, uint64_t *d, unsigned q, unsigned p, uint32_t ctx, ms_counters *c,
                                uint64_t written, int locked)
 {
     ms_coherence *coh = sim->coh;
