@@ -242,6 +242,25 @@ each_private_line(ms_sim *sim, unsigned q, uint64_t unit, line_action fn, uint32
     return each_private_line_rec(sim, q, unit, rec, fn, ctx, c, line64);
 }
 
+/* ms_write_back of a private line (byte address addr) to the first shared level: a line in
+ * way 0 there (mostly: the owner's miss put it in front) is marked dirty in line. */
+static inline __attribute__((always_inline)) void write_back_shared(ms_sim *sim, const ms_view *v, uint64_t addr,
+                                                                    uint32_t ctx, ms_counters *c)
+{
+    int s = sim->coh->shared_from;
+    if (s < sim->nlevels) {
+        ms_cache *sc = v->cache[s];
+        uint64_t line = addr >> sim->line_shift[s];
+        uint64_t *set = sc->tags + (line & sc->set_mask) * sc->ways;
+        if ((set[0] >> 1) == line) {
+            c->level[s].writebacks++;
+            set[0] |= MS_TAG_DIRTY;
+            return;
+        }
+    }
+    ms_write_back(sim, v, s, addr, ctx, c);
+}
+
 /* Invalidation of one line: taken out, marked in its record (the next miss on it is a
  * coherence miss), dirty data written back to the first shared level (or memory). */
 static inline __attribute__((always_inline)) int
@@ -255,7 +274,7 @@ invalidate_line(ms_sim *sim, const ms_view *v, int level, uint64_t line, uint32_
     uint32_t *held = &rec[v->held_word[level]];
     *held = (*held | MS_META_HELD | MS_META_INVAL) & ~MS_META_PRESENT;
     if (level == 0) rec[v->fa_word[0]] = aux;
-    if (tag & MS_TAG_DIRTY) ms_write_back(sim, v, sim->coh->shared_from, line << sim->line_shift[level], ctx, c);
+    if (tag & MS_TAG_DIRTY) write_back_shared(sim, v, line << sim->line_shift[level], ctx, c);
     return 1;
 }
 
@@ -264,8 +283,15 @@ static int clean_line(ms_sim *sim, const ms_view *v, int level, uint64_t line, u
                       ms_counters *c)
 {
     (void)rec;
-    if (!ms_cache_clean(v->cache[level], line)) return 0;
-    ms_write_back(sim, v, sim->coh->shared_from, line << sim->line_shift[level], ctx, c);
+    ms_cache *cache = v->cache[level];
+    uint64_t *way0 = cache->tags + (line & cache->set_mask) * cache->ways;
+    if ((*way0 >> 1) == line) { /* mostly: the owner's last reference */
+        if (!(*way0 & MS_TAG_DIRTY)) return 0;
+        *way0 &= ~(uint64_t)MS_TAG_DIRTY;
+    } else if (!ms_cache_clean(cache, line)) {
+        return 0;
+    }
+    write_back_shared(sim, v, line << sim->line_shift[level], ctx, c);
     return 1;
 }
 
