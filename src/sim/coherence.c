@@ -448,8 +448,8 @@ static inline __attribute__((always_inline)) line_result coh_line_t(ms_sim *sim,
         d[DIR_SHARERS] |= bit;
     }
     if (o->served > 0) {
-        int inval_miss = 0;
-        for (int k = 0; k < o->served && k < s; k++) inval_miss |= o->cause[k] == MS_CAUSE_INVAL;
+        int inval_miss = 0, private_missed = o->served < s ? o->served : s;
+        for (int k = 0; k < private_missed && !inval_miss; k++) inval_miss = o->cause[k] == MS_CAUSE_INVAL;
         if (inval_miss && (uint32_t)me[PROC_INVALIDATED]) {
             row(sim, (uint32_t)me[PROC_INVALIDATED] - 1, p)->inval.followed_by_miss++;
             me[PROC_INVALIDATED] &= ~0xffffffffull;
