@@ -172,7 +172,8 @@ static void round_write(ms_sim *sim, uint64_t *d, unsigned p)
 
 /* A communication miss of (ctx, p) joins the round's pending list (bounded: on overflow it is
  * added to the entry of the same (ctx, cpu), else to the last entry); a read makes p a consumer. */
-static inline __attribute__((always_inline)) void round_miss(const ms_coherence *coh, uint64_t *d, unsigned p, uint32_t ctx, int cold, int write)
+static inline __attribute__((always_inline)) void round_miss(const ms_coherence *coh, uint64_t *d, unsigned p,
+                                                             uint32_t ctx, int cold, int write)
 {
     uint64_t *pending = d + coh->dir_pending;
     uint64_t key = ctx | (uint64_t)p << 32 | (cold ? PENDING_COLD : 0) | PENDING_VALID;
@@ -297,8 +298,9 @@ static int clean_line(ms_sim *sim, const ms_view *v, int level, uint64_t line, u
 
 /* Count one invalidation of victim q's copy by writer p (ctx, counters c): received on q's
  * last (ctx, cpu) for the unit, classified true/false and in/across region. */
-static inline __attribute__((always_inline)) void count_invalidation(ms_sim *sim, uint64_t *d, unsigned q, unsigned p, uint32_t ctx, ms_counters *c,
-                               uint64_t written, int locked)
+static inline __attribute__((always_inline)) void count_invalidation(ms_sim *sim, uint64_t *d, unsigned q, unsigned p,
+                                                                     uint32_t ctx, ms_counters *c, uint64_t written,
+                                                                     int locked)
 {
     ms_coherence *coh = sim->coh;
     uint64_t *victim = ms_coh_proc_words(d, q);
@@ -388,7 +390,7 @@ static inline __attribute__((always_inline)) int acquire(ms_sim *sim, uint64_t *
  * (MS_META_PRESENT is exact there): the coherence misses, whose lines were invalidated, and
  * lines evicted since. The stand-in record knows nothing: the set is searched. */
 static inline __attribute__((always_inline)) int l1_lookup_known(ms_sim *sim, const ms_view *v, uint64_t line,
-                                                                  unsigned write)
+                                                                 unsigned write)
 {
     ms_cache *l1 = v->cache[0];
     uint64_t *set = l1->tags + (line & l1->set_mask) * l1->ways;
@@ -579,7 +581,8 @@ static inline __attribute__((always_inline)) int coh_hit_any_t(ms_sim *sim, unsi
     uint64_t *d = proc_dir_record(coh, cpu, addr >> (line64 ? 6 : coh->unit_shift));
     if (!ms_coh_quiet(d, cpu, write)) return coh_access_one(sim, cpu, addr, size, last_byte, flags, ctx, line64);
     const ms_view *v = &coh->views[cpu];
-    int way = line64 && coh->lru_lines ? l1_lookup_known(sim, v, line, write) : ms_cache_lookup(v->cache[0], line, write);
+    int way =
+        line64 && coh->lru_lines ? l1_lookup_known(sim, v, line, write) : ms_cache_lookup(v->cache[0], line, write);
     if (way < 0) return coh_access_one(sim, cpu, addr, size, last_byte, flags | COH_L1_MISSED, ctx, line64);
     ms_fa_touch(v->fa[0], line, ms_cache_aux(v->cache[0], line, way));
     ms_count_reference(row(sim, ctx, cpu), write);
