@@ -280,8 +280,8 @@ invalidate_line(ms_sim *sim, const ms_view *v, int level, uint64_t line, uint32_
 }
 
 /* Downgrade of one line M -> S: its dirty data is written back to the first shared level. */
-static int clean_line(ms_sim *sim, const ms_view *v, int level, uint64_t line, uint32_t *rec, uint32_t ctx,
-                      ms_counters *c)
+static inline __attribute__((always_inline)) int clean_line(ms_sim *sim, const ms_view *v, int level, uint64_t line,
+                                                            uint32_t *rec, uint32_t ctx, ms_counters *c)
 {
     (void)rec;
     ms_cache *cache = v->cache[level];
