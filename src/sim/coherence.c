@@ -148,9 +148,11 @@ static void round_close(ms_sim *sim, uint64_t *d, int closer)
     else
         pattern = nc1 ? MS_PAT_MPSC : MS_PAT_MPMC;
     uint64_t *pending = d + sim->coh->dir_pending;
+    /* entries fill from the first (round_miss) and are emptied together: the valid ones are a
+     * prefix */
     for (int i = 0; i < DIR_NPENDING; i++) {
         uint64_t key = pending[2 * i];
-        if (!(key & PENDING_VALID)) continue;
+        if (!(key & PENDING_VALID)) break;
         ms_counters *c = row(sim, (uint32_t)key, (unsigned)(key >> 32) & 0xffu);
         c->pattern[(key & PENDING_COLD) ? MS_PAT_COLD_START : pattern] += pending[2 * i + 1];
         pending[2 * i] = pending[2 * i + 1] = 0;
@@ -170,7 +172,8 @@ static void round_write(ms_sim *sim, uint64_t *d, unsigned p)
 
 /* A communication miss of (ctx, p) joins the round's pending list (bounded: on overflow it is
  * added to the entry of the same (ctx, cpu), else to the last entry); a read makes p a consumer. */
-static void round_miss(const ms_coherence *coh, uint64_t *d, unsigned p, uint32_t ctx, int cold, int write)
+static inline __attribute__((always_inline)) void round_miss(const ms_coherence *coh, uint64_t *d, unsigned p,
+                                                             uint32_t ctx, int cold, int write)
 {
     uint64_t *pending = d + coh->dir_pending;
     uint64_t key = ctx | (uint64_t)p << 32 | (cold ? PENDING_COLD : 0) | PENDING_VALID;
@@ -240,6 +243,25 @@ each_private_line(ms_sim *sim, unsigned q, uint64_t unit, line_action fn, uint32
     return each_private_line_rec(sim, q, unit, rec, fn, ctx, c, line64);
 }
 
+/* ms_write_back of a private line (byte address addr) to the first shared level: a line in
+ * way 0 there (mostly: the owner's miss put it in front) is marked dirty in line. */
+static inline __attribute__((always_inline)) void write_back_shared(ms_sim *sim, const ms_view *v, uint64_t addr,
+                                                                    uint32_t ctx, ms_counters *c)
+{
+    int s = sim->coh->shared_from;
+    if (s < sim->nlevels) {
+        ms_cache *sc = v->cache[s];
+        uint64_t line = addr >> sim->line_shift[s];
+        uint64_t *set = sc->tags + (line & sc->set_mask) * sc->ways;
+        if ((set[0] >> 1) == line) {
+            c->level[s].writebacks++;
+            set[0] |= MS_TAG_DIRTY;
+            return;
+        }
+    }
+    ms_write_back(sim, v, s, addr, ctx, c);
+}
+
 /* Invalidation of one line: taken out, marked in its record (the next miss on it is a
  * coherence miss), dirty data written back to the first shared level (or memory). */
 static inline __attribute__((always_inline)) int
@@ -253,24 +275,32 @@ invalidate_line(ms_sim *sim, const ms_view *v, int level, uint64_t line, uint32_
     uint32_t *held = &rec[v->held_word[level]];
     *held = (*held | MS_META_HELD | MS_META_INVAL) & ~MS_META_PRESENT;
     if (level == 0) rec[v->fa_word[0]] = aux;
-    if (tag & MS_TAG_DIRTY) ms_write_back(sim, v, sim->coh->shared_from, line << sim->line_shift[level], ctx, c);
+    if (tag & MS_TAG_DIRTY) write_back_shared(sim, v, line << sim->line_shift[level], ctx, c);
     return 1;
 }
 
 /* Downgrade of one line M -> S: its dirty data is written back to the first shared level. */
-static int clean_line(ms_sim *sim, const ms_view *v, int level, uint64_t line, uint32_t *rec, uint32_t ctx,
-                      ms_counters *c)
+static inline __attribute__((always_inline)) int clean_line(ms_sim *sim, const ms_view *v, int level, uint64_t line,
+                                                            uint32_t *rec, uint32_t ctx, ms_counters *c)
 {
     (void)rec;
-    if (!ms_cache_clean(v->cache[level], line)) return 0;
-    ms_write_back(sim, v, sim->coh->shared_from, line << sim->line_shift[level], ctx, c);
+    ms_cache *cache = v->cache[level];
+    uint64_t *way0 = cache->tags + (line & cache->set_mask) * cache->ways;
+    if ((*way0 >> 1) == line) { /* mostly: the owner's last reference */
+        if (!(*way0 & MS_TAG_DIRTY)) return 0;
+        *way0 &= ~(uint64_t)MS_TAG_DIRTY;
+    } else if (!ms_cache_clean(cache, line)) {
+        return 0;
+    }
+    write_back_shared(sim, v, line << sim->line_shift[level], ctx, c);
     return 1;
 }
 
 /* Count one invalidation of victim q's copy by writer p (ctx, counters c): received on q's
  * last (ctx, cpu) for the unit, classified true/false and in/across region. */
-static void count_invalidation(ms_sim *sim, uint64_t *d, unsigned q, unsigned p, uint32_t ctx, ms_counters *c,
-                               uint64_t written, int locked)
+static inline __attribute__((always_inline)) void count_invalidation(ms_sim *sim, uint64_t *d, unsigned q, unsigned p,
+                                                                     uint32_t ctx, ms_counters *c, uint64_t written,
+                                                                     int locked)
 {
     ms_coherence *coh = sim->coh;
     uint64_t *victim = ms_coh_proc_words(d, q);
@@ -355,6 +385,24 @@ static inline __attribute__((always_inline)) int acquire(ms_sim *sim, uint64_t *
  * private levels and the shared ones, so the lookup need not be repeated. */
 #define COH_L1_MISSED (1u << 30)
 
+/* ms_cache_lookup of line in v's L1 (LRU, lines of one unit, L1's line size at every level:
+ * coh->lru_lines), with no set search when the line's record says L1 does not hold it
+ * (MS_META_PRESENT is exact there): the coherence misses, whose lines were invalidated, and
+ * lines evicted since. The stand-in record knows nothing: the set is searched. */
+static inline __attribute__((always_inline)) int l1_lookup_known(ms_sim *sim, const ms_view *v, uint64_t line,
+                                                                 unsigned write)
+{
+    ms_cache *l1 = v->cache[0];
+    uint64_t *set = l1->tags + (line & l1->set_mask) * l1->ways;
+    if ((set[0] >> 1) == line) {
+        set[0] |= write;
+        return 0;
+    }
+    const uint32_t *rec = ms_linemeta_lookup(&sim->meta, line);
+    if (!(rec[v->held_word[0]] & MS_META_PRESENT) && !ms_linemeta_is_stand_in(&sim->meta, rec)) return -1;
+    return ms_cache_lookup_slow(l1, set, line, write);
+}
+
 /* One L1 line [lo, hi] of p's reference. line64: 1 (a constant) in the instance for 64-byte
  * L1 lines and coherence units kept line by line (coh_line64_miss), else 0. */
 static inline __attribute__((always_inline)) line_result coh_line_t(ms_sim *sim, unsigned p, uint64_t lo, uint64_t hi,
@@ -381,7 +429,7 @@ static inline __attribute__((always_inline)) line_result coh_line_t(ms_sim *sim,
     if (sim->util) sim->cur_bits = ms_used_bits(sim, lo >> sim->l1_shift, lo, (uint32_t)(hi - lo + 1));
     if (line64 && coh->lru_lines) { /* no utilisation: ms_simulate_line's hit, the LRU miss walk */
         uint64_t line = lo >> 6;
-        int way = (flags & COH_L1_MISSED) ? -1 : ms_cache_lookup(v->cache[0], line, write);
+        int way = (flags & COH_L1_MISSED) ? -1 : l1_lookup_known(sim, v, line, write);
         if (way < 0) {
             o->served = ms_simulate_miss_lru(sim, v, lo, write, ctx, c, o);
         } else {
@@ -402,8 +450,8 @@ static inline __attribute__((always_inline)) line_result coh_line_t(ms_sim *sim,
         d[DIR_SHARERS] |= bit;
     }
     if (o->served > 0) {
-        int inval_miss = 0;
-        for (int k = 0; k < o->served && k < s; k++) inval_miss |= o->cause[k] == MS_CAUSE_INVAL;
+        int inval_miss = 0, private_missed = o->served < s ? o->served : s;
+        for (int k = 0; k < private_missed && !inval_miss; k++) inval_miss = o->cause[k] == MS_CAUSE_INVAL;
         if (inval_miss && (uint32_t)me[PROC_INVALIDATED]) {
             row(sim, (uint32_t)me[PROC_INVALIDATED] - 1, p)->inval.followed_by_miss++;
             me[PROC_INVALIDATED] &= ~0xffffffffull;
@@ -533,7 +581,8 @@ static inline __attribute__((always_inline)) int coh_hit_any_t(ms_sim *sim, unsi
     uint64_t *d = proc_dir_record(coh, cpu, addr >> (line64 ? 6 : coh->unit_shift));
     if (!ms_coh_quiet(d, cpu, write)) return coh_access_one(sim, cpu, addr, size, last_byte, flags, ctx, line64);
     const ms_view *v = &coh->views[cpu];
-    int way = ms_cache_lookup(v->cache[0], line, write);
+    int way =
+        line64 && coh->lru_lines ? l1_lookup_known(sim, v, line, write) : ms_cache_lookup(v->cache[0], line, write);
     if (way < 0) return coh_access_one(sim, cpu, addr, size, last_byte, flags | COH_L1_MISSED, ctx, line64);
     ms_fa_touch(v->fa[0], line, ms_cache_aux(v->cache[0], line, way));
     ms_count_reference(row(sim, ctx, cpu), write);
