@@ -58,7 +58,7 @@ typedef struct replay_thread {
      * the rest of that chunk (`rest`, nrest events) comes next, in place */
     ms_replay_event carry[MS_ATOMIC_SPIN_BODY_MAX + 2 + REPLAY_SPIN_WORK_MAX]; /* accesses and WORK events */
     size_t ncarry;
-    int carry_end; /* the stream ended after the carried events: they are the last ones */
+    int carry_end;           /* the stream ended after the carried events: they are the last ones */
     ms_replay_event *merged; /* room for carry and REPLAY_CARRY_JOIN events */
     const ms_replay_event *rest;
     size_t nrest;

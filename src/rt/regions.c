@@ -38,8 +38,8 @@ typedef struct {
 } region_array;
 
 static pthread_mutex_t regions_lock = PTHREAD_MUTEX_INITIALIZER;
-static unsigned tables_seq;     /* odd while a writer (holding the lock) changes a table */
-static region_array *regions;   /* sorted by address, disjoint */
+static unsigned tables_seq;   /* odd while a writer (holding the lock) changes a table */
+static region_array *regions; /* sorted by address, disjoint */
 static size_t nregions;
 
 /* A line of /proc/self/maps: [lo, hi) and its label (path, "[heap]", ...; "" anonymous). */
@@ -102,7 +102,8 @@ static void region_put(size_t i, uintptr_t lo, uintptr_t hi, uint32_t bin)
 static void regions_shift(size_t from, size_t n, int by)
 {
     if (by > 0) {
-        for (size_t k = n; k > from; k--) region_put(k, regions->r[k - 1].lo, regions->r[k - 1].hi, regions->r[k - 1].bin);
+        for (size_t k = n; k > from; k--)
+            region_put(k, regions->r[k - 1].lo, regions->r[k - 1].hi, regions->r[k - 1].bin);
     } else {
         for (size_t k = from; k < n; k++) region_put(k - 1, regions->r[k].lo, regions->r[k].hi, regions->r[k].bin);
     }
