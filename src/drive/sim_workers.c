@@ -10,7 +10,9 @@
  * barrier per batch. The slot is reused once every worker has run its batch (batches complete
  * in order: a worker runs them in order). With one worker there is no routing: it runs whole
  * batches (ms_psim_apply). Waiting: a short spin, then a condition variable, woken only when
- * someone sleeps (a counter read after each state change; seq_cst on both sides). */
+ * someone sleeps (a counter read after each state change; seq_cst on both sides). A producer
+ * that must sleep for a slot sleeps until half of the slots are free, so that it is woken once
+ * per few batches, not once per batch. */
 #define _GNU_SOURCE
 #include "sim_workers.h"
 
@@ -43,7 +45,8 @@ struct ms_sim_workers {
     size_t nslots;
     _Atomic uint64_t published, completed; /* batches handed over; batches every worker ran */
     _Atomic unsigned sleepers;             /* workers asleep on work_cv */
-    _Atomic int producer_waits, done;
+    _Atomic uint64_t producer_waits;       /* 0, or the completed count the producer sleeps for */
+    _Atomic int done;
     pthread_mutex_t mu;
     pthread_cond_t work_cv, free_cv;
     pthread_t tid[MS_PSIM_MAX_PARTS];
@@ -131,11 +134,12 @@ static void run_batch(ms_sim_workers *w, const struct worker_arg *a, slot *s)
         }
     }
     if (atomic_fetch_add_explicit(&s->ran, 1, memory_order_acq_rel) + 1 == w->started) {
-        atomic_fetch_add(&w->completed, 1);
-        if (atomic_load(&w->producer_waits)) {
+        uint64_t done = atomic_fetch_add(&w->completed, 1) + 1;
+        uint64_t want = atomic_load(&w->producer_waits);
+        if (want && done >= want) { /* it waits on free_cv (it set want under mu): signal once mu is free */
             pthread_mutex_lock(&w->mu);
-            pthread_cond_signal(&w->free_cv);
             pthread_mutex_unlock(&w->mu);
+            pthread_cond_signal(&w->free_cv);
         }
     }
 }
@@ -223,7 +227,8 @@ unsigned ms_sim_workers_start(ms_sim_workers *w, ms_psim *ps)
     return w->started;
 }
 
-/* Wait until batch seq (and every earlier one) has been run by every worker. */
+/* Wait until batch seq (and every earlier one) has been run by every worker; after a spin,
+ * sleep until half of the slots are free (the batches before published - nslots / 2 run). */
 static void wait_completed(ms_sim_workers *w, uint64_t seq)
 {
     for (unsigned i = 0; atomic_load_explicit(&w->completed, memory_order_acquire) <= seq; i++) {
@@ -231,10 +236,13 @@ static void wait_completed(ms_sim_workers *w, uint64_t seq)
             cpu_relax();
             continue;
         }
+        uint64_t pub = atomic_load_explicit(&w->published, memory_order_relaxed); /* written by this thread */
+        uint64_t want = pub - w->nslots / 2;
+        if (want < seq + 1) want = seq + 1;
         pthread_mutex_lock(&w->mu);
-        atomic_store(&w->producer_waits, 1);
+        atomic_store(&w->producer_waits, want);
         if (atomic_load(&w->sleepers)) pthread_cond_broadcast(&w->work_cv); /* behind: let them all run */
-        while (atomic_load(&w->completed) <= seq) pthread_cond_wait(&w->free_cv, &w->mu);
+        while (atomic_load(&w->completed) < want) pthread_cond_wait(&w->free_cv, &w->mu);
         atomic_store(&w->producer_waits, 0);
         pthread_mutex_unlock(&w->mu);
     }

@@ -195,7 +195,14 @@ static int load_chunk(replay_run *run, replay_thread *t)
 {
     char problem[512];
     if (t->carry_end) return replay_thread_finish(t, 1); /* the carried events were the last */
-    int rc = ms_stream_reader_next(t->reader, &t->ev, &t->n, problem, sizeof problem);
+    int rc = MS_SR_CHUNK;
+    if (t->nrest) { /* the chunk whose head was merged behind a carry: the rest of it */
+        t->ev = t->rest;
+        t->n = t->nrest;
+        t->nrest = 0;
+    } else {
+        rc = ms_stream_reader_next(t->reader, &t->ev, &t->n, problem, sizeof problem);
+    }
     t->pos = 0;
     size_t ncarry = t->ncarry;
     t->ncarry = 0;
@@ -205,19 +212,23 @@ static int load_chunk(replay_run *run, replay_thread *t)
         t->carry_end = 1;
     }
     switch (rc) {
-    case MS_SR_CHUNK:
+    case MS_SR_CHUNK: {
         if (!ncarry) return 0;
-        if (t->merged_cap < ncarry + t->n) {
-            ms_replay_event *m = realloc(t->merged, (ncarry + t->n) * sizeof *m);
-            if (!m) return ms_errorf(run->err, run->errlen, "out of memory");
-            t->merged = m;
-            t->merged_cap = ncarry + t->n;
+        /* the carried events and the chunk's head, enough to tell the carried spin iteration;
+         * the rest of the chunk is not copied */
+        size_t join = t->n < REPLAY_CARRY_JOIN ? t->n : REPLAY_CARRY_JOIN;
+        if (!t->merged) {
+            t->merged = malloc((sizeof t->carry / sizeof *t->carry + REPLAY_CARRY_JOIN) * sizeof *t->merged);
+            if (!t->merged) return ms_errorf(run->err, run->errlen, "out of memory");
         }
         memcpy(t->merged, t->carry, ncarry * sizeof *t->carry);
-        if (t->n) memcpy(t->merged + ncarry, t->ev, t->n * sizeof *t->ev);
+        if (join) memcpy(t->merged + ncarry, t->ev, join * sizeof *t->ev);
+        t->rest = t->ev + join;
+        t->nrest = t->n - join;
         t->ev = t->merged;
-        t->n += ncarry;
+        t->n = ncarry + join;
         return 0;
+    }
     case MS_SR_END: return replay_thread_finish(t, 1);
     case MS_SR_BAD: return stream_went_bad(run, t, problem);
     default: return ms_errorf(run->err, run->errlen, "%s", problem);

@@ -95,14 +95,14 @@ size_t replay_atomic_spin(const ms_replay_event *ev, size_t pos, size_t n)
     if (!atomic_load_event(e)) return 0;
     /* the load's own read, then the loop's accesses, and the WORK of the loop's blocks (plugin
      * code: skipped with the iteration, as its time is waiting) */
-    size_t works = 0, i;
-    for (i = pos + 1; i < n && i <= pos + 1 + MS_ATOMIC_SPIN_BODY_MAX + works; i++) {
+    size_t works = 0, i, last = pos + 1 + MS_ATOMIC_SPIN_BODY_MAX; /* the last place looked at, + 1 per WORK */
+    for (i = pos + 1; i < n && i <= last; i++) {
+        unsigned kind = ev[i].kind;
+        if (kind == 0) continue; /* an access: most of them */
         if (atomic_load_event(&ev[i])) return ev[i].addr == e->addr ? i - pos : 0;
-        if (ev[i].kind == MS_SYNC_WORK && works < REPLAY_SPIN_WORK_MAX) {
-            works++;
-            continue;
-        }
-        if (ev[i].kind != 0) return 0;
+        if (kind != MS_SYNC_WORK || works == REPLAY_SPIN_WORK_MAX) return 0;
+        works++;
+        last++;
     }
-    return i == n && i <= pos + 1 + MS_ATOMIC_SPIN_BODY_MAX + works ? REPLAY_SPIN_UNDECIDED : 0;
+    return i == n && i <= last ? REPLAY_SPIN_UNDECIDED : 0;
 }

@@ -17,6 +17,10 @@ typedef struct {
 
 /* The most WORK events a spin iteration may hold (replay_atomic_spin). */
 #define REPLAY_SPIN_WORK_MAX 32u
+/* Events of a chunk copied behind a carried possible spin iteration (replay.c): more than the
+ * most a spin iteration's test looks at (MS_ATOMIC_SPIN_BODY_MAX + 2 + REPLAY_SPIN_WORK_MAX),
+ * so that the carried iteration is told within them. */
+#define REPLAY_CARRY_JOIN 256u
 
 typedef struct replay_thread {
     uint32_t index, cpu;
@@ -50,12 +54,14 @@ typedef struct replay_thread {
     int arrived, clock_set;
     uint32_t last_ctx;
     /* a possible spin iteration cut by the chunk's end, replayed (or skipped) with the next
-     * chunk, whose events are then copied behind it into `merged` */
+     * chunk, whose first REPLAY_CARRY_JOIN events are then copied behind it into `merged`;
+     * the rest of that chunk (`rest`, nrest events) comes next, in place */
     ms_replay_event carry[MS_ATOMIC_SPIN_BODY_MAX + 2 + REPLAY_SPIN_WORK_MAX]; /* accesses and WORK events */
     size_t ncarry;
-    int carry_end; /* the stream ended after the carried events: they are the last ones */
-    ms_replay_event *merged;
-    size_t merged_cap;
+    int carry_end;           /* the stream ended after the carried events: they are the last ones */
+    ms_replay_event *merged; /* room for carry and REPLAY_CARRY_JOIN events */
+    const ms_replay_event *rest;
+    size_t nrest;
 } replay_thread;
 
 typedef struct {

@@ -86,6 +86,9 @@ typedef struct {
     uintptr_t lo, hi, frame, pc;
     uint32_t index, bin;
 } ms_other_frame;
+/* Frames of other threads a thread remembers (regions.c): a loop reading two variables of a
+ * shared frame (a struct and an array beside it) finds both. */
+#define MS_OTHER_FRAMES 4
 
 /* At most this many of a heap bin's path entries are frames of uninstrumented code (bins.c). */
 #define MS_MAX_NATIVE_PATH 10
@@ -117,9 +120,10 @@ typedef struct ms_thread_data {
     ms_bin_cache_slot stack_cache[MS_CACHE_SLOTS];
     ms_bin_cache_slot heap_cache[MS_CACHE_SLOTS];
     ms_native_slot native_cache[MS_NATIVE_SLOTS];
-    ms_other_frame other_frame; /* the last frame of another thread it accessed */
-    uintptr_t rest_granule;     /* the last shared granule's bytes outside every global */
-    uint32_t rest_bin;          /* ... and their bin (events.c), 0 if none yet */
+    /* the last frames of other threads it accessed, latest first (regions.c) */
+    ms_other_frame other_frame[MS_OTHER_FRAMES];
+    uintptr_t rest_granule; /* the last shared granule's bytes outside every global */
+    uint32_t rest_bin;      /* ... and their bin (events.c), 0 if none yet */
     /* block counts (blocks.c), indexed by run-global block id: */
     uint64_t *blk_count;   /* executions already emitted as WORK (or folded) */
     uint64_t *blk_pending; /* executions since the last WORK events */
