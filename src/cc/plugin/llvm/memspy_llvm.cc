@@ -420,9 +420,10 @@ bool Instrumenter::instrumentFunction(Function &F)
     if (blockTable) fillBlocks(blockTable, loopTable);
     for (auto &d : dests) {                     /* in the body only: the copies match records by position */
         bool endLabel = isa<CallInst>(d.first); /* an invoke ends its block */
-        IRBuilder<>(d.first)
-            .CreateCall(memspyDestAsm(C, d.second, comdat, endLabel))
-            ->setDebugLoc(d.first->getDebugLoc());
+        /* no location: the integrated assembler would give the line row of a .loc before it to
+         * the record's data in the other section, and the call (same location: no new .loc)
+         * would have none of its own (its return address symbolized to line 0) */
+        IRBuilder<>(d.first).CreateCall(memspyDestAsm(C, d.second, comdat, endLabel))->setDebugLoc(DebugLoc());
         if (endLabel)
             IRBuilder<>(d.first->getNextNode()).CreateCall(memspyDestEndAsm(C))->setDebugLoc(d.first->getDebugLoc());
     }
