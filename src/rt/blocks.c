@@ -257,15 +257,22 @@ static void add_data(ms_thread_data *d, void *ud)
     for (uint32_t i = 0; direct && i < s->n; i++) s->total[i] += direct[i + 1];
 }
 
-void ms_blocks_put_raw(ms_raw_writer *w)
+uint64_t *ms_blocks_totals(uint32_t *n)
 {
-    uint32_t n = ms_blocks_registered(), nl = __atomic_load_n(&nloops, __ATOMIC_ACQUIRE);
-    if (!n) return;
-    uint64_t *total = ms_map((size_t)n * sizeof *total);
+    *n = ms_blocks_registered();
+    uint64_t *total = *n ? ms_map((size_t)*n * sizeof *total) : NULL;
     if (total) {
-        sum_ctx s = { total, n };
+        sum_ctx s = { total, *n };
         ms_threads_each_data_all(add_data, &s);
     }
+    return total;
+}
+
+void ms_blocks_put_raw(ms_raw_writer *w)
+{
+    uint32_t n, nl = __atomic_load_n(&nloops, __ATOMIC_ACQUIRE);
+    uint64_t *total = ms_blocks_totals(&n);
+    if (!n) return;
     ms_raw_section_begin(w, MS_RAW_BLOCKS);
     ms_raw_put_u32(w, n);
     for (uint32_t i = 0; i < n; i++) {

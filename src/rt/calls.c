@@ -8,8 +8,39 @@
  * old one stays mapped (the dump may be reading it from another thread), and the new one is
  * published before its capacity, so a reader that sees the capacity sees the table. The dump
  * merges every data block's table (threads that exited left theirs in their data block,
- * which a later thread reuses and adds to) into one table, sorted by caller block and callee. */
+ * which a later thread reuses and adds to) into one table, sorted by caller block and callee.
+ *
+ * Direct call sites (ABI 6): a block's first call, when direct, writes no call word; the
+ * module's section of (caller block, callee) entries is registered once
+ * (__memspy_register_calls) and the dump adds each entry's block total to its pair, so the
+ * CALLS section reads as if every call had its word. An entry whose block has no id is a
+ * discarded copy's (a COMDAT function another unit's copy replaced: its block pairs are gone). */
 #include "rt.h"
+#include <sched.h>
+
+/* The registered call-site sections (one per module), a list that only grows. */
+typedef struct site_range {
+    const msplug_call_site *begin, *end;
+    struct site_range *next;
+} site_range;
+static site_range *site_ranges;
+static int ranges_lock;
+
+void __memspy_register_calls(const msplug_call_site *begin, const msplug_call_site *end)
+{
+    ms_runtime_init();
+    if (!begin || begin >= end) return;
+    while (__atomic_exchange_n(&ranges_lock, 1, __ATOMIC_ACQUIRE)) sched_yield();
+    site_range *r = site_ranges;
+    while (r && r->begin != begin) r = r->next; /* every unit of a module passes its section */
+    if (!r && (r = ms_arena_alloc(sizeof *r))) {
+        r->begin = begin;
+        r->end = end;
+        r->next = site_ranges;
+        __atomic_store_n(&site_ranges, r, __ATOMIC_RELEASE);
+    }
+    __atomic_store_n(&ranges_lock, 0, __ATOMIC_RELEASE);
+}
 
 typedef struct {
     uint64_t callee;
@@ -124,16 +155,34 @@ static void sort_slots(call_slot *s, uint32_t n)
         }
 }
 
+/* Add the direct call sites' counts (their blocks' totals) to m. */
+static void add_sites(merged *m)
+{
+    uint32_t nb;
+    uint64_t *blk = ms_blocks_totals(&nb);
+    if (!blk) return;
+    for (const site_range *r = __atomic_load_n(&site_ranges, __ATOMIC_ACQUIRE); r; r = r->next)
+        for (const msplug_call_site *c = r->begin; c < r->end; c++) {
+            const msplug_block *b = (const msplug_block *)(uintptr_t)c->block;
+            uint64_t id1 = b ? b->id : 0;
+            if (id1 && id1 <= nb && blk[id1 - 1]) add(m->slots, m->cap, (uint32_t)id1, c->callee, blk[id1 - 1]);
+        }
+    ms_unmap(blk, (size_t)nb * sizeof *blk);
+}
+
 void ms_calls_put_raw(ms_raw_writer *w)
 {
     uint64_t total = 0;
     ms_threads_each_data_all(count_data, &total);
+    for (const site_range *r = __atomic_load_n(&site_ranges, __ATOMIC_ACQUIRE); r; r = r->next)
+        total += (uint64_t)(r->end - r->begin);
     if (!total || total > (1u << 28)) return;
     uint32_t cap = 1;
     while (cap < 2 * total) cap *= 2;
     merged m = { ms_map((size_t)cap * sizeof(call_slot)), cap, 0 };
     if (!m.slots) return;
     ms_threads_each_data_all(merge_data, &m);
+    add_sites(&m);
     uint32_t n = 0;
     for (uint32_t i = 0; i < cap; i++)
         if (m.slots[i].block1) m.slots[n++] = m.slots[i];

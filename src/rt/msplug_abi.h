@@ -48,15 +48,25 @@
  * __memspy_counts_init when it is still NULL (a thread's first counting copy). A block that
  * loops to itself adds its trip count on the loop's exits. The arrays belong to the runtime's
  * per-thread data (no sharing between threads, no atomics, no drain) and are summed at the
- * dump. Call words still go through the buffer. */
+ * dump. Call words still go through the buffer.
+ *
+ * Direct call sites (version 6). A block's first call of another function, when its callee is
+ * a link-time constant (a direct call, no function pointer), writes no call word in any version:
+ * it executes exactly once per execution of its block (nothing before it in the block can leave
+ * the block), so its count is the block's. Each such call is an entry {caller block descriptor,
+ * callee address} (msplug_call_site) in MSPLUG_CALLS_SECTION; a constructor per unit passes the
+ * module's section to __memspy_register_calls, and the runtime's dump adds each entry's block
+ * count to the (caller block, callee) pair of the CALLS section, where the call words' counts
+ * go. The block's later calls, and every call through a pointer, keep their call words (a
+ * call before them may leave the block: longjmp, exit, an exception). */
 #ifndef MEMSPY_MSPLUG_ABI_H
 #define MEMSPY_MSPLUG_ABI_H
 
 #include <stdint.h>
 
 /* 2: block words, block and loop tables; 3: allocation destinations; 4: repeat words; 5: the
- * counting copies' per-thread block counters */
-#define MSPLUG_ABI_VERSION 5u
+ * counting copies' per-thread block counters; 6: the table of direct call sites */
+#define MSPLUG_ABI_VERSION 6u
 #define MSPLUG_BUF_WORDS 4096u
 /* At most this many words in one group (the plugin splits longer runs). */
 #define MSPLUG_GROUP_MAX_WORDS 192u /* < 256: MSPLUG_INFO_GROUP_WORDS */
@@ -123,7 +133,8 @@ static inline uint32_t msplug_site_words(uint32_t kind)
 /* A call word (calls of other functions, builtins excepted, in the body and the counting
  * copy): the caller block's descriptor address with bits 61-63 set, then one word, the
  * callee's address (the function pointer for an indirect or virtual call), in a reservation
- * of two words just before the call. The runtime counts (caller block, callee) pairs. */
+ * of two words just before the call. The runtime counts (caller block, callee) pairs. Since
+ * version 6 not for a block's first call when it is direct (MSPLUG_CALLS_SECTION). */
 #define MSPLUG_CALL_TAG (7ull << 61)
 /* A repeat word (version 4, counting copies only): a block word with bit 60 set as well, then
  * one word, a count n >= 1: the block executed n more times, as n block words would say. A
@@ -179,6 +190,13 @@ typedef struct {
 /* The same pairs for the blocks' first statements in the plain copies. */
 #define MSPLUG_PLAIN_PCS_SECTION "__memspy_ppcs"
 
+/* The section of direct call sites (version 6): msplug_call_site entries. */
+#define MSPLUG_CALLS_SECTION "__memspy_calls"
+typedef struct {
+    uint64_t block;  /* address of the caller block's msplug_block */
+    uint64_t callee; /* the callee's address, as the call word would hold it */
+} msplug_call_site;
+
 /* The section of (pc + 1, site address) pairs, and the symbols the linker defines around it. */
 #define MSPLUG_PCS_SECTION "__memspy_pcs"
 typedef struct {
@@ -202,6 +220,7 @@ typedef struct {
 #define MSPLUG_SYM_COUNTS_INIT "__memspy_counts_init"
 #define MSPLUG_SYM_REGISTER_PLAIN "__memspy_register_plain"
 #define MSPLUG_SYM_REGISTER_DESTS "__memspy_register_dests"
+#define MSPLUG_SYM_REGISTER_CALLS "__memspy_register_calls"
 
 /* Allocation destinations (version 3): for each call whose pointer result the compiler sees
  * (the malloc family, operator new, any function returning a pointer, or with gcc a struct with
@@ -290,6 +309,9 @@ void __memspy_register_blocks(const msplug_pc_pair *begin, const msplug_pc_pair 
 void __memspy_register_plain(const msplug_pc_pair *begin, const msplug_pc_pair *end);
 /* A constructor per instrumented translation unit: the module's destination records. */
 void __memspy_register_dests(const char *begin, const char *end);
+/* A constructor per instrumented translation unit (version 6): the module's direct call sites
+ * (every unit of a module passes the same section: the runtime keeps it once). */
+void __memspy_register_calls(const msplug_call_site *begin, const msplug_call_site *end);
 /* The calling thread's block counters (version 5), indexed by a descriptor's id field; NULL
  * until its first counting copy calls __memspy_counts_init. */
 extern __thread uint64_t *__memspy_counts __attribute__((tls_model("initial-exec")));

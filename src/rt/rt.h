@@ -595,6 +595,9 @@ MS_HOT void ms_blocks_count(ms_thread_data *d, const msplug_block *b, uint64_t n
 void ms_blocks_emit_work(ms_thread *t);
 /* Fold d's pending counts into its totals (a data block handed to a new thread). */
 void ms_blocks_fold(ms_thread_data *d);
+/* Every registered block's total count over every thread, by id (*n of them; ms_unmap the
+ * array, *n words, when done); NULL when none or no memory. */
+uint64_t *ms_blocks_totals(uint32_t *n);
 /* The raw sections BLOCKS and LOOPS (totals over every thread); nothing if no block. */
 void ms_blocks_put_raw(ms_raw_writer *w);
 /* --focus on loops: whether block b's innermost loop, or a loop around it, is named. */

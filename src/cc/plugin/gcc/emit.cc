@@ -265,6 +265,39 @@ void emit_call_word(gcall *call, unsigned blk, tree blocks, tree cnt)
     commit_words(&gsi, b, n, 2, loc, cnt);
 }
 
+static tree table_address(tree table, unsigned index);
+
+/* Whether call edge j of st is a direct call site (ABI 6): its block's first call edge, with a
+ * callee the compiler names (a function's address, not a pointer). Nothing in the block before
+ * it can leave the block, so it runs exactly as often as its block: no call word. */
+bool direct_call_site(const fn_state *st, unsigned j)
+{
+    if (j > 0 && st->call_block[j] == st->call_block[j - 1]) return false;
+    tree fn = gimple_call_fndecl(st->calls[j]);
+    return fn && TREE_CODE(fn) == FUNCTION_DECL;
+}
+
+/* The function's direct call sites (ABI 6): {&caller block's descriptor, &callee} per call edge
+ * marked in direct, a table of its own in MSPLUG_CALLS_SECTION (nothing if none). */
+void emit_call_sites(const fn_state *st, const auto_vec<bool> &direct, tree blocks)
+{
+    vec<constructor_elt, va_gc> *elts = NULL;
+    unsigned n = 0;
+    for (unsigned j = 0; j < st->calls.length(); j++) {
+        if (!direct[j]) continue;
+        tree callee = build_fold_addr_expr(gimple_call_fndecl(st->calls[j]));
+        CONSTRUCTOR_APPEND_ELT(elts, size_int(2 * n), table_address(blocks, MSPLUG_BLOCK_WORDS * st->call_block[j]));
+        CONSTRUCTOR_APPEND_ELT(elts, size_int(2 * n + 1), fold_convert(long_long_unsigned_type_node, callee));
+        n++;
+    }
+    if (!n) return;
+    char name[64];
+    tree table = make_table("__memspy_calls", 2 * n, name, sizeof name);
+    set_decl_section_name(table, MSPLUG_CALLS_SECTION);
+    DECL_INITIAL(table) = build_constructor(TREE_TYPE(table), elts);
+    varpool_node::finalize_decl(table);
+}
+
 /* Emit group g (sites [first, end)) of the function's table; blk: the index of the block
  * whose word the group carries first (-1 none). */
 void emit_group(fn_state *st, unsigned first, unsigned end, tree table, const char *table_name, const char *comdat,

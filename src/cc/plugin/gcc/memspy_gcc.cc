@@ -61,6 +61,7 @@ tree word_ptr;  /* word_type * */
 tree buf_decl;  /* extern __thread word __memspy_buf[1 + MSPLUG_BUF_WORDS] */
 tree flush_decl, entry_decl, exit_decl, register_decl, register_blocks_decl, register_plain_decl;
 tree register_dests_decl, dests_start_decl, dests_stop_decl;
+tree register_calls_decl, calls_start_decl, calls_stop_decl;
 tree plain_decl;                    /* extern int __memspy_plain: run the uninstrumented copies */
 tree counts_decl, counts_init_decl; /* extern __thread word *__memspy_counts, its initialiser */
 tree pcs_start_decl, pcs_stop_decl, bpcs_start_decl, bpcs_stop_decl, ppcs_start_decl, ppcs_stop_decl;
@@ -120,6 +121,8 @@ static void make_decls(void)
                                      build_function_type_list(void_type_node, ptr_type_node, ptr_type_node, NULL_TREE));
     register_dests_decl = runtime_fn(MSPLUG_SYM_REGISTER_DESTS,
                                      build_function_type_list(void_type_node, ptr_type_node, ptr_type_node, NULL_TREE));
+    register_calls_decl = runtime_fn(MSPLUG_SYM_REGISTER_CALLS,
+                                     build_function_type_list(void_type_node, ptr_type_node, ptr_type_node, NULL_TREE));
     counts_decl = build_decl(UNKNOWN_LOCATION, VAR_DECL, get_identifier(MSPLUG_SYM_COUNTS), word_ptr);
     TREE_PUBLIC(counts_decl) = 1;
     DECL_EXTERNAL(counts_decl) = 1;
@@ -139,6 +142,8 @@ static void make_decls(void)
     ppcs_stop_decl = linker_symbol("__stop_" MSPLUG_PLAIN_PCS_SECTION);
     dests_start_decl = linker_symbol("__start_" MSPLUG_DESTS_SECTION);
     dests_stop_decl = linker_symbol("__stop_" MSPLUG_DESTS_SECTION);
+    calls_start_decl = linker_symbol("__start_" MSPLUG_CALLS_SECTION);
+    calls_stop_decl = linker_symbol("__stop_" MSPLUG_CALLS_SECTION);
 }
 
 /* ---- versioning: uninstrumented and counting-only copies (MEMSPY_MODE=time, count) ---- */
@@ -403,8 +408,12 @@ static unsigned int instrument_function(function *fun)
     /* the counting copy's block counters (the thread's array, ABI 5) and, for its call words,
      * its count register; not at -O0, where either would be a stack slot of the frame the body
      * shares (its layout, and so the stack's simulated addresses, kept): block words there */
+    auto_vec<bool> direct; /* per call edge: in the table of direct call sites, no call word (ABI 6) */
     bool copy_calls = false;
-    for (unsigned j = 0; j < ver.count_calls.length(); j++) copy_calls |= ver.count_calls[j] != NULL;
+    for (unsigned j = 0; j < st.calls.length(); j++) {
+        direct.safe_push(nblocks && !comdat && direct_call_site(&st, j));
+        copy_calls |= !direct[j] && j < ver.count_calls.length() && ver.count_calls[j] != NULL;
+    }
     tree ctr = ver.count_entry && nblocks && optimize ? counters_register() : NULL_TREE;
     tree cnt = ctr && copy_calls ? count_register() : NULL_TREE;
     auto_vec<unsigned> repeats; /* the counting copy's blocks counted by their trip counts */
@@ -428,6 +437,7 @@ static unsigned int instrument_function(function *fun)
         }
     }
     for (unsigned j = 0; nblocks && j < st.calls.length(); j++) { /* call edges, in the body and the counting copy */
+        if (direct[j]) continue;
         emit_call_word(st.calls[j], st.call_block[j], blocks, NULL_TREE);
         if (j < ver.count_calls.length() && ver.count_calls[j])
             emit_call_word(ver.count_calls[j], st.call_block[j], blocks, cnt);
@@ -444,6 +454,7 @@ static unsigned int instrument_function(function *fun)
         emit_counters_entry(ctr, ver.count_entry); /* before the count's load: it may adopt the thread */
     }
     if (nblocks) fill_blocks(&st, blocks, loops);
+    if (nblocks) emit_call_sites(&st, direct, blocks);
     if (nsites || st.has_calls) emit_entry_exit(ver.entry, ver.returns);
     emit_dests(&st, comdat);
     emit_omp_record(&st, comdat);
@@ -540,7 +551,9 @@ static void finish_unit(void *, void *)
         "\n\t.weak __start_" MSPLUG_PLAIN_PCS_SECTION "\n\t.hidden __start_" MSPLUG_PLAIN_PCS_SECTION
         "\n\t.weak __stop_" MSPLUG_PLAIN_PCS_SECTION "\n\t.hidden __stop_" MSPLUG_PLAIN_PCS_SECTION
         "\n\t.weak __start_" MSPLUG_DESTS_SECTION "\n\t.hidden __start_" MSPLUG_DESTS_SECTION
-        "\n\t.weak __stop_" MSPLUG_DESTS_SECTION "\n\t.hidden __stop_" MSPLUG_DESTS_SECTION;
+        "\n\t.weak __stop_" MSPLUG_DESTS_SECTION "\n\t.hidden __stop_" MSPLUG_DESTS_SECTION
+        "\n\t.weak __start_" MSPLUG_CALLS_SECTION "\n\t.hidden __start_" MSPLUG_CALLS_SECTION
+        "\n\t.weak __stop_" MSPLUG_CALLS_SECTION "\n\t.hidden __stop_" MSPLUG_CALLS_SECTION;
     tree text = build_string(sizeof directives, directives);
     tree asm_stmt = build5(ASM_EXPR, void_type_node, text, NULL_TREE, NULL_TREE, NULL_TREE, NULL_TREE);
     ASM_INPUT_P(asm_stmt) = 1;
@@ -553,12 +566,15 @@ static void finish_unit(void *, void *)
                                       build_fold_addr_expr(ppcs_stop_decl));
     tree call_dests = build_call_expr(register_dests_decl, 2, build_fold_addr_expr(dests_start_decl),
                                       build_fold_addr_expr(dests_stop_decl));
+    tree call_sites = build_call_expr(register_calls_decl, 2, build_fold_addr_expr(calls_start_decl),
+                                      build_fold_addr_expr(calls_stop_decl));
     tree body = alloc_stmt_list();
     append_to_statement_list(asm_stmt, &body);
     append_to_statement_list(call, &body);
     append_to_statement_list(call_blocks, &body);
     append_to_statement_list(call_plain, &body);
     append_to_statement_list(call_dests, &body);
+    append_to_statement_list(call_sites, &body); /* after the blocks: it reads their ids at the dump */
     cgraph_build_static_cdtor('I', body, MAX_RESERVED_INIT_PRIORITY - 1);
     building_ctor = false;
 }
@@ -587,6 +603,9 @@ static const ggc_root_tab memspy_roots[] = {
     { &register_dests_decl, 1, sizeof register_dests_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
     { &dests_start_decl, 1, sizeof dests_start_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
     { &dests_stop_decl, 1, sizeof dests_stop_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
+    { &register_calls_decl, 1, sizeof register_calls_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
+    { &calls_start_decl, 1, sizeof calls_start_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
+    { &calls_stop_decl, 1, sizeof calls_stop_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
     LAST_GGC_ROOT_TAB,
 };
 

@@ -82,6 +82,7 @@ extern tree word_ptr;
 extern tree buf_decl;
 extern tree flush_decl, entry_decl, exit_decl, register_decl, register_blocks_decl, register_plain_decl;
 extern tree register_dests_decl, dests_start_decl, dests_stop_decl;
+extern tree register_calls_decl, calls_start_decl, calls_stop_decl;
 extern tree plain_decl;
 extern tree counts_decl, counts_init_decl;
 extern tree pcs_start_decl, pcs_stop_decl, bpcs_start_decl, bpcs_stop_decl, ppcs_start_decl, ppcs_stop_decl;
@@ -93,6 +94,8 @@ void insert_before(gimple_stmt_iterator *gsi, gimple *g, location_t loc);
 gimple *pc_label(const char *section, const char *table, unsigned offset, const char *comdat);
 void emit_block_word(const block &bk, unsigned index, tree blocks, tree cnt);
 void emit_call_word(gcall *call, unsigned blk, tree blocks, tree cnt);
+bool direct_call_site(const fn_state *st, unsigned j);
+void emit_call_sites(const fn_state *st, const auto_vec<bool> &direct, tree blocks);
 void emit_repeat_word(gimple *first, const auto_vec<edge> &ins, const auto_vec<edge> &outs, unsigned index, tree blocks,
                       tree cnt);
 tree count_register(void);

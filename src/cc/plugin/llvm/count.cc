@@ -75,6 +75,12 @@ void memspyCountBoundsEmit(Function &F, const std::vector<AllocaInst *> &locals,
     PromoteMemToReg(locals, DT);
 }
 
+void memspyPromoteLocals(Function &F, const std::vector<AllocaInst *> &locals)
+{
+    DominatorTree DT(F);
+    PromoteMemToReg(locals, DT);
+}
+
 bool memspyLoopsToItself(BasicBlock *BB)
 {
     auto *br = dyn_cast<BranchInst>(BB->getTerminator());

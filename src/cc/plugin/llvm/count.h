@@ -24,6 +24,9 @@ std::vector<llvm::Instruction *> memspyCountBounds(const std::vector<llvm::Basic
 void memspyCountBoundsEmit(llvm::Function &F, const std::vector<llvm::AllocaInst *> &locals, llvm::GlobalVariable *buf,
                            llvm::BasicBlock *entry, const std::vector<llvm::Instruction *> &bounds);
 
+/* The locals promoted to SSA values without the count (a copy with no call word left). */
+void memspyPromoteLocals(llvm::Function &F, const std::vector<llvm::AllocaInst *> &locals);
+
 /* Whether the counting copy counts BB by its trip count (a repeat word per execution of its
  * loop, docs/plugin.md): BB loops to itself (a conditional branch back to itself or out), has
  * no call where the count must be in memory (the count stays a local throughout) and is no

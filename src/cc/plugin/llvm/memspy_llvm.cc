@@ -294,12 +294,34 @@ bool Instrumenter::instrumentFunction(Function &F)
     std::vector<Instruction *> countBounds;
     AllocaInst *cnt = nullptr; /* the counting copy's count (count.h) */
     AllocaInst *ctr = nullptr; /* its block counters, the thread's array (ABI 5) */
+    /* the direct call sites (ABI 6): a block's first call with a constant callee (no intrinsic)
+     * has no call word in any version; its count is its block's */
+    std::map<CallBase *, unsigned> direct; /* call -> its block's index */
+    std::vector<Constant *> sitesInit;     /* their table: {&block descriptor, callee} each */
+    {
+        std::map<const BasicBlock *, unsigned> blockOf;
+        for (unsigned i = 0; i < blocks.size(); i++) blockOf[blocks[i].bb] = i;
+        const BasicBlock *prev = nullptr;
+        for (auto &c : callInsts) {
+            bool first = c.second != prev;
+            prev = c.second;
+            auto at = blockOf.find(c.second);
+            auto *callee = dyn_cast<Constant>(c.first->getCalledOperand()->stripPointerCasts());
+            auto *fn = dyn_cast_or_null<Function>(callee);
+            if (!first || at == blockOf.end() || !callee || (fn && fn->isIntrinsic())) continue;
+            direct[c.first] = at->second;
+            sitesInit.push_back(taggedAddress(blockTable, MSPLUG_BLOCK_WORDS * at->second, 0));
+            sitesInit.push_back(ConstantExpr::getPtrToInt(callee, rt.i64));
+        }
+    }
+    bool copyCallWords = direct.size() < callInsts.size();
     if (versioned) {
         makeCopies(F, plainMap, countMap, countBlocks);
         countBounds = memspyCountBounds(countBlocks);
-        /* not at -O0: the count's values would be spilled into the frame the body shares */
+        /* not at -O0: the count's values would be spilled into the frame the body shares; only
+         * for call words (the blocks have counters) */
         if (!unoptimised) {
-            cnt = new AllocaInst(rt.i64, 0, "memspy.cnt", &*F.getEntryBlock().getFirstInsertionPt());
+            if (copyCallWords) cnt = new AllocaInst(rt.i64, 0, "memspy.cnt", &*F.getEntryBlock().getFirstInsertionPt());
             ctr = new AllocaInst(rt.i8p, 0, "memspy.ctr", &*F.getEntryBlock().getFirstInsertionPt());
         }
     }
@@ -349,6 +371,7 @@ bool Instrumenter::instrumentFunction(Function &F)
     for (auto &c : callInsts) {
         auto at = blockIndex.find(c.second);
         if (at == blockIndex.end()) continue; /* no descriptor: nothing to name the caller by */
+        if (direct.count(c.first)) continue;
         emitCallWord(c.first, at->second, blockTable, nullptr);
         if (versioned) emitCallWord(cast<CallBase>(countMap[c.first]), at->second, blockTable, cnt);
     }
@@ -383,13 +406,24 @@ bool Instrumenter::instrumentFunction(Function &F)
         }
     }
     if (ctr) emitCountersEntry(ctr, cast<BasicBlock>(countMap[bodyEntry]));
-    if (cnt) memspyCountBoundsEmit(F, locals, rt.buf, cast<BasicBlock>(countMap[bodyEntry]), countBounds);
+    if (cnt) {
+        memspyCountBoundsEmit(F, locals, rt.buf, cast<BasicBlock>(countMap[bodyEntry]), countBounds);
+    } else if (!locals.empty()) { /* the counters and trip counts alone */
+        memspyPromoteLocals(F, locals);
+    }
+    if (!sitesInit.empty()) { /* in the function's COMDAT group: discarded with it */
+        GlobalVariable *t = makeTable(M, "__memspy_calls", sitesInit.size(), tables++);
+        t->setInitializer(ConstantArray::get(cast<ArrayType>(t->getValueType()), sitesInit));
+        t->setSection(MSPLUG_CALLS_SECTION);
+        if (F.hasComdat()) t->setComdat(F.getComdat());
+    }
     if (blockTable) fillBlocks(blockTable, loopTable);
     for (auto &d : dests) {                     /* in the body only: the copies match records by position */
         bool endLabel = isa<CallInst>(d.first); /* an invoke ends its block */
-        IRBuilder<>(d.first)
-            .CreateCall(memspyDestAsm(C, d.second, comdat, endLabel))
-            ->setDebugLoc(d.first->getDebugLoc());
+        /* no location: the integrated assembler would give the line row of a .loc before it to
+         * the record's data in the other section, and the call (same location: no new .loc)
+         * would have none of its own (its return address symbolized to line 0) */
+        IRBuilder<>(d.first).CreateCall(memspyDestAsm(C, d.second, comdat, endLabel))->setDebugLoc(DebugLoc());
         if (endLabel)
             IRBuilder<>(d.first->getNextNode()).CreateCall(memspyDestEndAsm(C))->setDebugLoc(d.first->getDebugLoc());
     }
@@ -423,11 +457,14 @@ void Instrumenter::addConstructor()
     GlobalVariable *pstop = bound("__stop_" MSPLUG_PLAIN_PCS_SECTION);
     GlobalVariable *dstart = bound("__start_" MSPLUG_DESTS_SECTION);
     GlobalVariable *dstop = bound("__stop_" MSPLUG_DESTS_SECTION);
+    GlobalVariable *cstart = bound("__start_" MSPLUG_CALLS_SECTION);
+    GlobalVariable *cstop = bound("__stop_" MSPLUG_CALLS_SECTION);
     FunctionType *regTy = FunctionType::get(Type::getVoidTy(C), { rt.i8p, rt.i8p }, false);
     FunctionCallee reg = M.getOrInsertFunction(MSPLUG_SYM_REGISTER_LLVM, regTy);
     FunctionCallee regBlocks = M.getOrInsertFunction(MSPLUG_SYM_REGISTER_BLOCKS, regTy);
     FunctionCallee regPlain = M.getOrInsertFunction(MSPLUG_SYM_REGISTER_PLAIN, regTy);
     FunctionCallee regDests = M.getOrInsertFunction(MSPLUG_SYM_REGISTER_DESTS, regTy);
+    FunctionCallee regCalls = M.getOrInsertFunction(MSPLUG_SYM_REGISTER_CALLS, regTy);
     Function *ctor = Function::Create(FunctionType::get(Type::getVoidTy(C), false), GlobalValue::InternalLinkage,
                                       "__memspy_module_ctor", M);
     ctor->addFnAttr(Attribute::NoUnwind);
@@ -436,6 +473,7 @@ void Instrumenter::addConstructor()
     B.CreateCall(regBlocks, { bstart, bstop });
     B.CreateCall(regPlain, { pstart, pstop });
     B.CreateCall(regDests, { dstart, dstop });
+    B.CreateCall(regCalls, { cstart, cstop }); /* after the blocks: the dump reads their ids */
     B.CreateRetVoid();
     appendToGlobalCtors(M, ctor, 99);
 }
