@@ -63,26 +63,32 @@ static int report_inclusive(FILE *out, const ms_mtool_result *r, size_t top)
     return ferror(out) ? -1 : 0;
 }
 
-/* The model check: each chain's cycles in the model and on the core, then a warning naming
- * the chains where they differ by more than MS_MTOOL_CHAIN_TOLERANCE. */
+/* The model check: each chain's cycles in the model and on the core; the chains where they
+ * differ by more than MS_MTOOL_CHAIN_TOLERANCE: corrected (loop recurrences use the core's
+ * latency) or a warning. */
 static void model_check(FILE *out, const ms_mtool_result *r)
 {
     if (!r->nchains) return;
-    fprintf(out,
-            "Model check, cycles per dependent instruction (%s model / this core):", r->cpu_model ? r->cpu_model : "?");
+    const char *cpu = r->cpu_model ? r->cpu_model : "?";
+    fprintf(out, "Model check, cycles per dependent instruction (%s model / this core):", cpu);
     for (size_t i = 0; i < r->nchains; i++)
         fprintf(out, "  %s %.1f/%.1f", r->chains[i].insn, r->chains[i].model_cycles, r->chains[i].core_cycles);
     fputc('\n', out);
+    int fixed = 0;
     for (size_t i = 0; i < r->nchains; i++) {
         const ms_mtool_chain *c = &r->chains[i];
         double off;
-        if (ms_mtool_chain_misfit(c, &off))
+        if (!ms_mtool_chain_misfit(c, &off)) continue;
+        if (c->corrected)
+            fprintf(out, "%s %s %.1f (%s's %.1f)", fixed++ ? "," : "Corrected: loops' dependency chains take this core's",
+                    c->insn, c->core_cycles, cpu, c->model_cycles);
+        else
             fprintf(out,
                     "Warning: the %s model does not fit this core: a dependent %s takes %.1f cycles in it and "
                     "%.1f here (%+.0f%%): code bound by it is estimated %s (another model: --cpu; docs/mtool.md)\n",
-                    r->cpu_model ? r->cpu_model : "?", c->insn, c->model_cycles, c->core_cycles, 100 * off,
-                    off > 0 ? "too slow" : "too fast");
+                    cpu, c->insn, c->model_cycles, c->core_cycles, 100 * off, off > 0 ? "too slow" : "too fast");
     }
+    if (fixed) fputs("; the model's dispatch and resources otherwise (docs/mtool.md)\n", out);
 }
 
 int ms_report_mtool(FILE *out, const ms_mtool_result *r, size_t top)

@@ -29,8 +29,8 @@ static void test_round_trip(const ms_mtool_result *r)
     *m.mtool = *r; /* shallow: the strings stay r's */
     m.mtool->cpu_model = "znver3";
     m.mtool->nchains = 2; /* the model check comes back */
-    m.mtool->chains[0] = (ms_mtool_chain){ "addsd", 2.03, 4 };
-    m.mtool->chains[1] = (ms_mtool_chain){ "mov (load)", 5.01, 5 };
+    m.mtool->chains[0] = (ms_mtool_chain){ "addsd", 2.03, 4, 1 };
+    m.mtool->chains[1] = (ms_mtool_chain){ "mov (load)", 5.01, 5, 0 };
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
@@ -47,7 +47,8 @@ static void test_round_trip(const ms_mtool_result *r)
         CHECK(NEAR(b->measured_s, r->measured_s) && NEAR(b->unexplained, r->unexplained));
         CHECK_EQ(b->total_memops, r->total_memops);
         CHECK(b->nchains == 2 && !strcmp(b->chains[1].insn, "mov (load)") && NEAR(b->chains[0].core_cycles, 2.03) &&
-              NEAR(b->chains[0].model_cycles, 4.0));
+              NEAR(b->chains[0].model_cycles, 4.0) &&
+              b->chains[0].corrected && !b->chains[1].corrected);
         for (size_t i = 0; i < r->nmobjects; i++) {
             const ms_mobject *x = &r->mobjects[i], *y = &b->mobjects[i];
             CHECK(x->kind == y->kind && !strcmp(x->function, y->function) && x->line == y->line);
