@@ -94,8 +94,10 @@ static void model_check(FILE *out, const ms_mtool_result *r)
 int ms_report_mtool(FILE *out, const ms_mtool_result *r, size_t top)
 {
     double pct = r->measured_s > 0 ? 100.0 * r->memory_overhead_s / r->measured_s : 0;
-    fprintf(out, "MTOOL summary (CPU model %s, effective clock %.2f GHz, sampling every %.1f ms)%s\n",
-            r->cpu_model ? r->cpu_model : "?", r->clock_hz * 1e-9, (double)r->period_ns * 1e-6,
+    int corrected = 0;
+    for (size_t i = 0; i < r->nchains; i++) corrected |= r->chains[i].corrected;
+    fprintf(out, "MTOOL summary (CPU model %s%s, effective clock %.2f GHz, sampling every %.1f ms)%s\n",
+            r->cpu_model ? r->cpu_model : "?", corrected ? " with this core's chain latencies" : "", r->clock_hz * 1e-9, (double)r->period_ns * 1e-6,
             r->incomplete ? "  [INCOMPLETE]" : "");
     fprintf(out, "  predicted time (ideal memory)  %10.3f s\n", r->predicted_s);
     fprintf(out, "  measured time (user)           %10.3f s\n", r->measured_s);

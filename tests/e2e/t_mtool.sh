@@ -54,16 +54,19 @@ mtool_checks() {
       \"measured_s\", \"overhead\", \"memops\", \"warnings\")] | all"
 }
 
-# timed JSON FUNCS [mtool args...]: run memspy mtool into JSON, once more if a loop of FUNCS
-# (the L1-resident ones, a regex) is off by more than 20% (a measurement of CPU time on a
-# machine other test suites load: the second run is the one checked, and the test says it reran)
+# timed JSON FUNCS [mtool args...]: run memspy mtool into JSON, up to twice more while a loop
+# of FUNCS (the L1-resident ones, a regex) is off by more than 20%: the estimate is the same
+# every run, the measured CPU time is not on a machine other test suites load (the chain's
+# CPU time rose 5-15% there, docs/mtool.md "Validation"); the last run is the one checked, and
+# the test says it reran)
 timed() {
   json=$1 funcs=$2; shift 2
   "$MEMSPY" mtool --json "$json" "$@"
-  if jq -e "$FITS" "$json" >/dev/null 2>&1 && ! jq -e "$(within20 "$funcs")" "$json" >/dev/null 2>&1; then
-    echo "note - $json: a loop of $funcs was off by more than 20%: measured again"
+  for again in 1 2; do
+    jq -e "$FITS" "$json" >/dev/null 2>&1 && ! jq -e "$(within20 "$funcs")" "$json" >/dev/null 2>&1 || break
+    echo "note - $json: a loop of $funcs was off by more than 20%: measured again ($again)"
     "$MEMSPY" mtool --json "$json" "$@"
-  fi
+  done
 }
 
 cc_build kern "$SRC_DIR/tests/e2e/progs/mtool_kernels.c"
