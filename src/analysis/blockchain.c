@@ -18,9 +18,9 @@ enum { NREGS = 49, FLAGS = 48, MAXS = 32 };
 static int reg_id(const char *s, size_t n, int *partial)
 {
     static const char *const gpr[16][5] = {
-        { "rax", "eax", "ax", "al", "ah" },   { "rcx", "ecx", "cx", "cl", "ch" },   { "rdx", "edx", "dx", "dl", "dh" },
-        { "rbx", "ebx", "bx", "bl", "bh" },   { "rsp", "esp", "sp", "spl", NULL },  { "rbp", "ebp", "bp", "bpl", NULL },
-        { "rsi", "esi", "si", "sil", NULL },  { "rdi", "edi", "di", "dil", NULL },
+        { "rax", "eax", "ax", "al", "ah" },  { "rcx", "ecx", "cx", "cl", "ch" },  { "rdx", "edx", "dx", "dl", "dh" },
+        { "rbx", "ebx", "bx", "bl", "bh" },  { "rsp", "esp", "sp", "spl", NULL }, { "rbp", "ebp", "bp", "bpl", NULL },
+        { "rsi", "esi", "si", "sil", NULL }, { "rdi", "edi", "di", "dil", NULL },
     };
     *partial = 0;
     for (int r = 0; r < 8; r++)
@@ -136,9 +136,9 @@ static void decode(const char *t, dep *d)
     int vec = (all >> 16) != 0; /* a vector register: no flags */
     d->cls = insn_class(m, mem_src, nops);
     d->reads = d->writes = 0;
-    static const char *const flag_writers[] = { "add", "sub", "and", "or", "xor", "inc", "dec", "neg", "cmp",
-                                                "test", "sh", "sa", "ro", "rc", "imul", "mul", "adc", "sbb",
-                                                "bt", "bs", "tzcnt", "lzcnt", "popcnt", NULL };
+    static const char *const flag_writers[] = { "add", "sub",  "and", "or", "xor",   "inc",   "dec",    "neg",
+                                                "cmp", "test", "sh",  "sa", "ro",    "rc",    "imul",   "mul",
+                                                "adc", "sbb",  "bt",  "bs", "tzcnt", "lzcnt", "popcnt", NULL };
     int writes_flags = 0;
     for (const char *const *w = flag_writers; *w && !vec; w++) writes_flags |= starts(m, *w);
     writes_flags |= starts(m, "ucomis") || starts(m, "comis") || starts(m, "vucomis") || starts(m, "vcomis") ||
@@ -173,8 +173,8 @@ static void decode(const char *t, dep *d)
         d->writes |= all;
         return;
     }
-    static const char *const zero[] = { "xor", "pxor", "vpxor", "xorps", "xorpd", "vxorps", "vxorpd", "sub", "psub",
-                                        "vpsub", "pcmpeq", "vpcmpeq", NULL };
+    static const char *const zero[] = { "xor", "pxor", "vpxor", "xorps",  "xorpd",   "vxorps", "vxorpd",
+                                        "sub", "psub", "vpsub", "pcmpeq", "vpcmpeq", NULL };
     int zero_idiom = 0;
     for (const char *const *z = zero; *z && same; z++) zero_idiom |= starts(m, *z);
     if (zero_idiom) {

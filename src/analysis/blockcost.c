@@ -361,8 +361,9 @@ static int mca_costs(const char *const *asm_text, size_t n, const char *cpu, dou
                      "-all-views=false",
                      "-summary-view",
                      "-resource-pressure",
-                     fix ? "-instruction-info" : NULL,
+                     NULL, /* -instruction-info with fix: the latencies of the recurrence */
                      NULL };
+    if (fix) argv[7] = "-instruction-info";
     int result = 0;
     /* each part's input (its regions, in order), then every part started, then waited for */
     size_t i = 0;
@@ -409,9 +410,8 @@ static int mca_costs(const char *const *asm_text, size_t n, const char *cpu, dou
         } else if (rc != 0 || !text) {
             result = ms_errorf(err, errlen, "llvm-mca failed: %.300s", etext ? etext : "");
         } else {
-            result =
-                parse_mca(text, got + m->first, gotr + m->first, gotres + m->first * MS_MCA_RES, fix,
-                          gotrec + 2 * m->first, m->n, err, errlen);
+            result = parse_mca(text, got + m->first, gotr + m->first, gotres + m->first * MS_MCA_RES, fix,
+                               gotrec + 2 * m->first, m->n, err, errlen);
         }
         free(text);
         free(etext);
@@ -759,7 +759,7 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, const u
     size_t *order = malloc(n * sizeof *order);
     double *cyc = calloc(n, sizeof *cyc);
     double *mcyc = calloc(n, sizeof *mcyc), *mrthru = calloc(n, sizeof *mrthru);
-    double *mrec = calloc(2 * n, sizeof *mrec); /* its recurrence: the model's, the core's (blockchain.h) */
+    double *mrec = calloc(2 * n, sizeof *mrec);         /* its recurrence: the model's, the core's (blockchain.h) */
     unsigned char *inl = calloc(n, 1);                  /* per distinct block: in a loop of its function */
     uint64_t *bfunc = calloc(n, sizeof *bfunc);         /* its function's address */
     uint64_t *bcallee = calloc(n, sizeof *bcallee);     /* where its first direct call goes, 0 none */
@@ -774,8 +774,8 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, const u
     size_t nins = 0, nu = 0;
     cached_costs cc = { NULL, NULL, NULL, NULL, NULL, 0 };
     int rc = -1;
-    if (!offs || !order || !cyc || !mcyc || !mrthru || !mrec || !inl || !bfunc || !bcallee || !bcount || !bres || !mres ||
-        !missing || !texts || !owned) {
+    if (!offs || !order || !cyc || !mcyc || !mrthru || !mrec || !inl || !bfunc || !bcallee || !bcount || !bres ||
+        !mres || !missing || !texts || !owned) {
         ms_errorf(err, errlen, "out of memory");
         goto out;
     }
@@ -928,7 +928,8 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, const u
                 }
             }
         cached_costs now = { offs, bfunc, bcallee, cyc, bres, nu };
-        if (cacheable && cache_path(cfile, sizeof cfile, key, cpu, fix.tag, 1) == 0) cache_store(cfile, &cc, &now, missing, nu);
+        if (cacheable && cache_path(cfile, sizeof cfile, key, cpu, fix.tag, 1) == 0)
+            cache_store(cfile, &cc, &now, missing, nu);
     }
     /* the code outside loops, function by function, costed together, then a loop's call of a
      * small leaf function with the callee's body (blockgroup.h) */

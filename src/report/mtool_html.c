@@ -64,7 +64,9 @@ int ms_report_mtool_html(FILE *out, const ms_mtool_result *r, const char *title)
         const ms_mtool_chain *c = &r->chains[i];
         double off;
         if (ms_mtool_chain_misfit(c, &off) && c->corrected)
-            fprintf(out, "<p>Corrected: loops' dependency chains take this core's %.1f cycles for a dependent %s (%s's model: %.1f).</p>\n",
+            fprintf(out,
+                    "<p>Corrected: loops' dependency chains take this core's %.1f cycles for a dependent %s (%s's "
+                    "model: %.1f).</p>\n",
                     c->core_cycles, c->insn, r->cpu_model ? r->cpu_model : "?", c->model_cycles);
         else if (ms_mtool_chain_misfit(c, &off))
             fprintf(out,

@@ -80,8 +80,9 @@ static void model_check(FILE *out, const ms_mtool_result *r)
         double off;
         if (!ms_mtool_chain_misfit(c, &off)) continue;
         if (c->corrected)
-            fprintf(out, "%s %s %.1f (%s's %.1f)", fixed++ ? "," : "Corrected: loops' dependency chains take this core's",
-                    c->insn, c->core_cycles, cpu, c->model_cycles);
+            fprintf(out, "%s %s %.1f (%s's %.1f)",
+                    fixed++ ? "," : "Corrected: loops' dependency chains take this core's", c->insn, c->core_cycles,
+                    cpu, c->model_cycles);
         else
             fprintf(out,
                     "Warning: the %s model does not fit this core: a dependent %s takes %.1f cycles in it and "
@@ -97,8 +98,8 @@ int ms_report_mtool(FILE *out, const ms_mtool_result *r, size_t top)
     int corrected = 0;
     for (size_t i = 0; i < r->nchains; i++) corrected |= r->chains[i].corrected;
     fprintf(out, "MTOOL summary (CPU model %s%s, effective clock %.2f GHz, sampling every %.1f ms)%s\n",
-            r->cpu_model ? r->cpu_model : "?", corrected ? " with this core's chain latencies" : "", r->clock_hz * 1e-9, (double)r->period_ns * 1e-6,
-            r->incomplete ? "  [INCOMPLETE]" : "");
+            r->cpu_model ? r->cpu_model : "?", corrected ? " with this core's chain latencies" : "", r->clock_hz * 1e-9,
+            (double)r->period_ns * 1e-6, r->incomplete ? "  [INCOMPLETE]" : "");
     fprintf(out, "  predicted time (ideal memory)  %10.3f s\n", r->predicted_s);
     fprintf(out, "  measured time (user)           %10.3f s\n", r->measured_s);
     fprintf(out, "  memory overhead                %10.3f s  (%.1f%% of measured)\n", r->memory_overhead_s, pct);

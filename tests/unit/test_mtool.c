@@ -47,8 +47,7 @@ static void test_round_trip(const ms_mtool_result *r)
         CHECK(NEAR(b->measured_s, r->measured_s) && NEAR(b->unexplained, r->unexplained));
         CHECK_EQ(b->total_memops, r->total_memops);
         CHECK(b->nchains == 2 && !strcmp(b->chains[1].insn, "mov (load)") && NEAR(b->chains[0].core_cycles, 2.03) &&
-              NEAR(b->chains[0].model_cycles, 4.0) &&
-              b->chains[0].corrected && !b->chains[1].corrected);
+              NEAR(b->chains[0].model_cycles, 4.0) && b->chains[0].corrected && !b->chains[1].corrected);
         for (size_t i = 0; i < r->nmobjects; i++) {
             const ms_mobject *x = &r->mobjects[i], *y = &b->mobjects[i];
             CHECK(x->kind == y->kind && !strcmp(x->function, y->function) && x->line == y->line);
