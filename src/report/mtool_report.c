@@ -75,21 +75,24 @@ static void model_check(FILE *out, const ms_mtool_result *r)
         fprintf(out, "  %s %.1f/%.1f", r->chains[i].insn, r->chains[i].model_cycles, r->chains[i].core_cycles);
     fputc('\n', out);
     int fixed = 0;
-    for (size_t i = 0; i < r->nchains; i++) {
+    for (size_t i = 0; i < r->nchains; i++) { /* the corrected ones on one line, then the warnings */
         const ms_mtool_chain *c = &r->chains[i];
         double off;
-        if (!ms_mtool_chain_misfit(c, &off)) continue;
-        if (c->corrected)
+        if (ms_mtool_chain_misfit(c, &off) && c->corrected)
             fprintf(out, "%s %s %.1f (%s's %.1f)",
                     fixed++ ? "," : "Corrected: loops' dependency chains take this core's", c->insn, c->core_cycles,
                     cpu, c->model_cycles);
-        else
+    }
+    if (fixed) fputs("; the model's dispatch and resources otherwise (docs/mtool.md)\n", out);
+    for (size_t i = 0; i < r->nchains; i++) {
+        const ms_mtool_chain *c = &r->chains[i];
+        double off;
+        if (ms_mtool_chain_misfit(c, &off) && !c->corrected)
             fprintf(out,
                     "Warning: the %s model does not fit this core: a dependent %s takes %.1f cycles in it and "
                     "%.1f here (%+.0f%%): code bound by it is estimated %s (another model: --cpu; docs/mtool.md)\n",
                     cpu, c->insn, c->model_cycles, c->core_cycles, 100 * off, off > 0 ? "too slow" : "too fast");
     }
-    if (fixed) fputs("; the model's dispatch and resources otherwise (docs/mtool.md)\n", out);
 }
 
 int ms_report_mtool(FILE *out, const ms_mtool_result *r, size_t top)

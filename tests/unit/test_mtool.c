@@ -8,6 +8,7 @@
 #include "analysis/mtool_calls.h"
 #include "check.h"
 #include "modelio/modelio.h"
+#include "report/report.h"
 #include "sim/config.h"
 #include <math.h>
 #include <stdlib.h>
@@ -252,8 +253,33 @@ static void test_inclusive(void)
     CHECK(NEAR(mo[0].inclusive_estimated_s, 1.99) && NEAR(mo[2].inclusive_estimated_s, 10.01));
 }
 
+/* The model check in the report: a chain the model takes more than 15% off the core's is named
+ * as corrected where loops' chains take the core's latency, warned about where not; a chain
+ * that fits, neither; the summary says the chains are the core's. */
+static void test_report_chains(void)
+{
+    ms_mtool_result r;
+    memset(&r, 0, sizeof r);
+    r.cpu_model = "skylake";
+    r.nchains = 3;
+    r.chains[0] = (ms_mtool_chain){ "addsd", 2.0, 4.0, 1 };
+    r.chains[1] = (ms_mtool_chain){ "mulsd", 3.0, 4.0, 0 };
+    r.chains[2] = (ms_mtool_chain){ "mov (load)", 4.9, 5.0, 0 };
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    CHECK(f && ms_report_mtool(f, &r, 10) == 0);
+    fclose(f);
+    CHECK(text && strstr(text, "CPU model skylake with this core's chain latencies,"));
+    CHECK(text && strstr(text, "Corrected: loops' dependency chains take this core's addsd 2.0 (skylake's 4.0); "));
+    CHECK(text && strstr(text, "Warning: the skylake model does not fit this core: a dependent mulsd takes 4.0"));
+    CHECK(text && !strstr(text, "dependent mov (load)") && !strstr(text, "mov (load) 4.9 ("));
+    free(text);
+}
+
 int main(void)
 {
+    test_report_chains();
     test_inclusive();
     test_analyze();
     test_loop_copies();
