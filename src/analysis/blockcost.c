@@ -11,7 +11,9 @@
 #define _GNU_SOURCE
 #include "blockcost.h"
 #include "blockasm.h"
+#include "blockchain.h"
 #include "blockgroup.h"
+#include "corecheck.h"
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -272,8 +274,11 @@ int ms_blockcost_check_cpu(const char *cpu, char *err, size_t errlen)
  * (the block's throughput bound, with no dependence between iterations: its resources and
  * dispatch alone) of each "Code Region - NAME" in llvm-mca's output, in order, into out and
  * rthru, and its resources' cycles (blockgroup.h: "Total uOps:" / "Dispatch Width:", then
- * "Resource pressure per iteration:") into res[i * MS_MCA_RES...] (n regions expected). */
-static int parse_mca(const char *text, double *out, double *rthru, float *res, size_t n, char *err, size_t errlen)
+ * "Resource pressure per iteration:") into res[i * MS_MCA_RES...] (n regions expected); with fix,
+ * its recurrence with the model's and the core's latencies into rec[2i], rec[2i + 1]
+ * (blockchain.h: from its "Instruction Info:" table). */
+static int parse_mca(const char *text, double *out, double *rthru, float *res, const ms_latency_fix *fix, double *rec,
+                     size_t n, char *err, size_t errlen)
 {
     size_t i = 0;
     const char *p = text;
@@ -302,6 +307,9 @@ static int parse_mca(const char *text, double *out, double *rthru, float *res, s
             if (end == line) break;
             line = end;
         }
+        const char *info = strstr(c, "Instruction Info:");
+        rec[2 * i] = rec[2 * i + 1] = 0;
+        if (fix && info && (!next || info < next)) ms_block_recurrence(info, fix, &rec[2 * i], &rec[2 * i + 1]);
         out[i++] = iters > 0 ? cycles / iters : 0;
         p = c;
     }
@@ -317,10 +325,11 @@ typedef struct {
     int wrote;
 } mca_part;
 
-/* ms_mca_cycles, with each region's throughput bound into out_rthru and its resources' cycles
- * into out_res[i * MS_MCA_RES...] too (0 for an empty text). */
+/* ms_mca_cycles, with each region's throughput bound into out_rthru, its resources' cycles
+ * into out_res[i * MS_MCA_RES...] and with fix its recurrences into out_rec[2i..2i+1] too (0
+ * for an empty text). */
 static int mca_costs(const char *const *asm_text, size_t n, const char *cpu, double *out_cycles, double *out_rthru,
-                     float *out_res, char *err, size_t errlen)
+                     float *out_res, const ms_latency_fix *fix, double *out_rec, char *err, size_t errlen)
 {
     size_t regions = 0;
     for (size_t i = 0; i < n; i++) {
@@ -333,7 +342,9 @@ static int mca_costs(const char *const *asm_text, size_t n, const char *cpu, dou
     mca_part *parts = calloc(nparts, sizeof *parts);
     double *got = malloc(regions * sizeof *got), *gotr = malloc(regions * sizeof *gotr);
     float *gotres = malloc(regions * MS_MCA_RES * sizeof *gotres);
-    if (!parts || !got || !gotr || !gotres) {
+    double *gotrec = malloc(2 * regions * sizeof *gotrec);
+    if (!parts || !got || !gotr || !gotres || !gotrec) {
+        free(gotrec);
         free(parts);
         free(got);
         free(gotr);
@@ -350,7 +361,9 @@ static int mca_costs(const char *const *asm_text, size_t n, const char *cpu, dou
                      "-all-views=false",
                      "-summary-view",
                      "-resource-pressure",
+                     NULL, /* -instruction-info with fix: the latencies of the recurrence */
                      NULL };
+    if (fix) argv[7] = "-instruction-info";
     int result = 0;
     /* each part's input (its regions, in order), then every part started, then waited for */
     size_t i = 0;
@@ -397,8 +410,8 @@ static int mca_costs(const char *const *asm_text, size_t n, const char *cpu, dou
         } else if (rc != 0 || !text) {
             result = ms_errorf(err, errlen, "llvm-mca failed: %.300s", etext ? etext : "");
         } else {
-            result =
-                parse_mca(text, got + m->first, gotr + m->first, gotres + m->first * MS_MCA_RES, m->n, err, errlen);
+            result = parse_mca(text, got + m->first, gotr + m->first, gotres + m->first * MS_MCA_RES, fix,
+                               gotrec + 2 * m->first, m->n, err, errlen);
         }
         free(text);
         free(etext);
@@ -407,8 +420,10 @@ static int mca_costs(const char *const *asm_text, size_t n, const char *cpu, dou
         if (asm_text[k] && *asm_text[k]) {
             memcpy(out_res + k * MS_MCA_RES, gotres + r * MS_MCA_RES, MS_MCA_RES * sizeof *out_res);
             out_rthru[k] = gotr[r];
+            if (fix) out_rec[2 * k] = gotrec[2 * r], out_rec[2 * k + 1] = gotrec[2 * r + 1];
             out_cycles[k] = got[r++];
         }
+    free(gotrec);
     free(parts);
     free(got);
     free(gotr);
@@ -420,7 +435,7 @@ int ms_mca_cycles(const char *const *asm_text, size_t n, const char *cpu, double
 {
     double *rthru = malloc((n ? n : 1) * sizeof *rthru);
     float *res = malloc((n ? n : 1) * MS_MCA_RES * sizeof *res);
-    int rc = rthru && res ? mca_costs(asm_text, n, cpu, out_cycles, rthru, res, err, errlen)
+    int rc = rthru && res ? mca_costs(asm_text, n, cpu, out_cycles, rthru, res, NULL, NULL, err, errlen)
                           : ms_errorf(err, errlen, "out of memory");
     free(rthru);
     free(res);
@@ -646,11 +661,12 @@ static int cache_key(const char *path, char *key, size_t keylen)
     return 0;
 }
 
-static int cache_path(char *out, size_t len, const char *key, const char *cpu, int make_dirs)
+/* The cache of a binary's costs for cpu, with the core's latencies (tag, "" for none). */
+static int cache_path(char *out, size_t len, const char *key, const char *cpu, const char *tag, int make_dirs)
 {
     char dir[4096];
     if (cache_dir(dir, sizeof dir, make_dirs) < 0) return -1;
-    int w = snprintf(out, len, "%s/blockcost-" BLOCKCOST_METHOD "-%s-%s.txt", dir, key, cpu);
+    int w = snprintf(out, len, "%s/blockcost-" BLOCKCOST_METHOD "-%s-%s%s%s.txt", dir, key, cpu, *tag ? "-" : "", tag);
     return w > 0 && (size_t)w < len ? 0 : -1;
 }
 
@@ -743,6 +759,7 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, const u
     size_t *order = malloc(n * sizeof *order);
     double *cyc = calloc(n, sizeof *cyc);
     double *mcyc = calloc(n, sizeof *mcyc), *mrthru = calloc(n, sizeof *mrthru);
+    double *mrec = calloc(2 * n, sizeof *mrec);         /* its recurrence: the model's, the core's (blockchain.h) */
     unsigned char *inl = calloc(n, 1);                  /* per distinct block: in a loop of its function */
     uint64_t *bfunc = calloc(n, sizeof *bfunc);         /* its function's address */
     uint64_t *bcallee = calloc(n, sizeof *bcallee);     /* where its first direct call goes, 0 none */
@@ -757,8 +774,8 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, const u
     size_t nins = 0, nu = 0;
     cached_costs cc = { NULL, NULL, NULL, NULL, NULL, 0 };
     int rc = -1;
-    if (!offs || !order || !cyc || !mcyc || !mrthru || !inl || !bfunc || !bcallee || !bcount || !bres || !mres ||
-        !missing || !texts || !owned) {
+    if (!offs || !order || !cyc || !mcyc || !mrthru || !mrec || !inl || !bfunc || !bcallee || !bcount || !bres ||
+        !mres || !missing || !texts || !owned) {
         ms_errorf(err, errlen, "out of memory");
         goto out;
     }
@@ -772,7 +789,9 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, const u
         if (at) bcount[at - offs] += counts ? (double)counts[i] : 0;
     }
     char key[64], cfile[4300];
-    int cacheable = cache_key(path, key, sizeof key) == 0 && cache_path(cfile, sizeof cfile, key, cpu, 0) == 0;
+    ms_latency_fix fix; /* the core's latencies where the model's are off (corecheck.h) */
+    ms_core_latency_fix(cpu, &fix);
+    int cacheable = cache_key(path, key, sizeof key) == 0 && cache_path(cfile, sizeof cfile, key, cpu, fix.tag, 0) == 0;
     /* incremental: the blocks the cache holds are read from it, llvm-mca costs the others, and
      * the cache keeps both (another run of the same build costs only its new blocks) */
     if (cacheable) cache_load(cfile, &cc);
@@ -889,7 +908,7 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, const u
                 fprintf(stderr, "memspy: block at %#llx:\n%s", (unsigned long long)offs[b], owned[b]);
             texts[b] = owned[b];
         }
-        if (mca_costs(texts, nu, cpu, mcyc, mrthru, mres, err, errlen) < 0) goto out;
+        if (mca_costs(texts, nu, cpu, mcyc, mrthru, mres, fix.active ? &fix : NULL, mrec, err, errlen) < 0) goto out;
         /* a block in a loop: the steady state of its iterations (a chain through it from one
          * iteration to the next is the loop's); a block outside loops runs once per call, among
          * its caller's code, which the core overlaps with it: its throughput bound, without the
@@ -897,7 +916,11 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, const u
         for (size_t b = 0; b < nu; b++)
             if (missing[b]) { /* as the cache will give them back: a run and its resim agree */
                 char num[64];
-                snprintf(num, sizeof num, "%.6f", inl[b] ? mcyc[b] : mrthru[b]);
+                /* in a loop, with the core's latencies on its chains where the model's are off */
+                double loop = mrec[2 * b] != mrec[2 * b + 1]
+                                  ? ms_block_fix_cycles(mcyc[b], mrthru[b], mrec[2 * b], mrec[2 * b + 1])
+                                  : mcyc[b];
+                snprintf(num, sizeof num, "%.6f", inl[b] ? loop : mrthru[b]);
                 cyc[b] = strtod(num, NULL);
                 for (int r = 0; r < MS_MCA_RES; r++) {
                     snprintf(num, sizeof num, "%.6g", (double)mres[b * MS_MCA_RES + r]);
@@ -905,7 +928,8 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, const u
                 }
             }
         cached_costs now = { offs, bfunc, bcallee, cyc, bres, nu };
-        if (cacheable && cache_path(cfile, sizeof cfile, key, cpu, 1) == 0) cache_store(cfile, &cc, &now, missing, nu);
+        if (cacheable && cache_path(cfile, sizeof cfile, key, cpu, fix.tag, 1) == 0)
+            cache_store(cfile, &cc, &now, missing, nu);
     }
     /* the code outside loops, function by function, costed together, then a loop's call of a
      * small leaf function with the callee's body (blockgroup.h) */
@@ -929,6 +953,7 @@ out:
     free(cyc);
     free(mcyc);
     free(mrthru);
+    free(mrec);
     free(inl);
     free(missing);
     cached_free(&cc);

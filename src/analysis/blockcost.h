@@ -26,10 +26,11 @@ int ms_blockcost_check_cpu(const char *cpu, char *err, size_t errlen);
  * in_loop[i] (the block is in a loop of its function; in_loop NULL: every block), else its
  * throughput bound (llvm-mca's Block RThroughput), scaled with counts[i] (its executions; NULL:
  * not scaled) by costing each function's blocks outside loops together, and a loop's block
- * that calls a small leaf function with the callee's body (blockgroup.h); 0 for a pc outside
- * path's code. Results are
- * cached per binary (content checksum + size) and cpu under $XDG_CACHE_HOME/memspy/blockcost
- * (~/.cache when unset). Returns 0, or -1 with err. */
+ * that calls a small leaf function with the callee's body (blockgroup.h); a loop's block with
+ * this core's latencies on its dependency chains where the model check finds the model's off
+ * (blockchain.h, ms_core_latency_fix); 0 for a pc outside path's code. Results are
+ * cached per binary (content checksum + size), cpu and correction under
+ * $XDG_CACHE_HOME/memspy/blockcost (~/.cache when unset). Returns 0, or -1 with err. */
 int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, const unsigned char *in_loop,
                    const uint64_t *counts, size_t n, const char *cpu, double *out_cycles, char *err, size_t errlen);
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "../util/strbuf.h"
 #include "../util/util.h"
+#include "blockchain.h"
 #include "blockcost.h"
 
 static double now_s(void)
@@ -22,7 +23,7 @@ static double now_s(void)
 #define X5(i) i "\n\t" i "\n\t" i "\n\t" i "\n\t" i "\n\t"
 #define X20(i) X5(i) X5(i) X5(i) X5(i)
 
-typedef enum { CHAIN_ADD, CHAIN_IMUL, CHAIN_ADDSD, CHAIN_MULSD, CHAIN_LOAD } chain_kind;
+typedef enum { CHAIN_ADD, CHAIN_IMUL, CHAIN_ADDSD, CHAIN_MULSD, CHAIN_LOAD, CHAIN_MULADD } chain_kind;
 
 /* The shortest time of 4 trials of rounds x 20 dependent instructions of one kind. */
 static double chain_seconds(chain_kind k, unsigned long rounds)
@@ -51,6 +52,10 @@ static double chain_seconds(chain_kind k, unsigned long rounds)
         case CHAIN_MULSD:
             for (unsigned long i = 0; i < rounds; i++) __asm__ volatile(X20("mulsd %1, %0") : "+x"(d) : "x"(one));
             break;
+        case CHAIN_MULADD: /* a multiply feeding an add feeding the next multiply: the bypass between them */
+            for (unsigned long i = 0; i < rounds; i++)
+                __asm__ volatile(X20("mulsd %1, %0\n\taddsd %1, %0") : "+x"(d) : "x"(one));
+            break;
         case CHAIN_LOAD:
             for (unsigned long i = 0; i < rounds; i++) __asm__ volatile(X20("mov (%0), %0") : "+r"(p));
             break;
@@ -70,6 +75,7 @@ static const struct {
     { CHAIN_ADDSD, "addsd", "addsd %xmm1, %xmm0" },
     { CHAIN_MULSD, "mulsd", "mulsd %xmm1, %xmm0" },
     { CHAIN_LOAD, "mov (load)", "movq (%rax), %rax" },
+    { CHAIN_MULADD, "mulsd+addsd", "mulsd %xmm1, %xmm0\naddsd %xmm1, %xmm0" },
 };
 #endif
 
@@ -190,7 +196,12 @@ int ms_core_model(ms_core_reading *r, const char *cpu, char *err, size_t errlen)
         for (size_t k = 0; k < sizeof chains / sizeof *chains; k++)
             if (!strcmp(r->chains[i].insn, chains[k].insn)) text[i] = chains[k].mca;
     if (ms_mca_cycles_cached(text, r->nchains, cpu, cyc, err, errlen) < 0) return -1;
-    for (size_t i = 0; i < r->nchains; i++) r->chains[i].model_cycles = cyc[i];
+    int fix = !getenv("MEMSPY_MTOOL_MODEL_LATENCY");
+    for (size_t i = 0; i < r->nchains; i++) {
+        double off;
+        r->chains[i].model_cycles = cyc[i];
+        r->chains[i].corrected = fix && ms_mtool_chain_misfit(&r->chains[i], &off);
+    }
 #else
     (void)r, (void)cpu, (void)err, (void)errlen;
 #endif
@@ -234,5 +245,54 @@ const char *ms_core_closest_cpu(void)
     return best;
 #else
     return host;
+#endif
+}
+
+/* The chain named insn in r, or NULL. */
+static const ms_mtool_chain *chain_named(const ms_core_reading *r, const char *insn)
+{
+    for (size_t i = 0; i < r->nchains; i++)
+        if (!strcmp(r->chains[i].insn, insn) && r->chains[i].core_cycles > 0 && r->chains[i].model_cycles > 0)
+            return &r->chains[i];
+    return NULL;
+}
+
+/* x to a tenth of a cycle: the correction and its name in the cache agree. */
+static double tenth(double x) { return round(x * 10) / 10; }
+
+void ms_core_latency_fix(const char *cpu, ms_latency_fix *fix)
+{
+    memset(fix, 0, sizeof *fix);
+#if defined(__x86_64__)
+    if (getenv("MEMSPY_MTOOL_MODEL_LATENCY")) return; /* the model's latencies alone (docs/mtool.md) */
+    ms_core_reading core;
+    char file[4400], err[512];
+    memset(&core, 0, sizeof core);
+    if (chains_cache_file(file, sizeof file, 0) < 0 || !chains_cached(&core, file)) ms_core_measure(&core);
+    if (!core.nchains || ms_core_model(&core, cpu, err, sizeof err) < 0) return;
+    static const char *const cls[MS_LAT_CLASSES] = { "addsd", "mulsd", "mov (load)" };
+    double core_c[MS_LAT_CLASSES] = { 0 }, model_c[MS_LAT_CLASSES] = { 0 };
+    for (int k = 0; k < MS_LAT_CLASSES; k++) {
+        const ms_mtool_chain *c = chain_named(&core, cls[k]);
+        if (!c) return;
+        core_c[k] = tenth(c->core_cycles);
+        model_c[k] = tenth(c->model_cycles);
+        if (c->corrected) fix->delta[k] = core_c[k] - model_c[k];
+        fix->active |= c->corrected;
+    }
+    const ms_mtool_chain *pair = chain_named(&core, "mulsd+addsd");
+    if (pair && (fix->delta[MS_LAT_FADD] != 0 || fix->delta[MS_LAT_FMUL] != 0 || pair->corrected)) {
+        /* each way between the adder and the multiplier: what the pair takes beyond the two */
+        fix->bypass_core = (tenth(pair->core_cycles) - core_c[MS_LAT_FADD] - core_c[MS_LAT_FMUL]) / 2;
+        fix->bypass_model = (tenth(pair->model_cycles) - model_c[MS_LAT_FADD] - model_c[MS_LAT_FMUL]) / 2;
+        if (fix->bypass_core < 0) fix->bypass_core = 0;
+        if (fix->bypass_model < 0) fix->bypass_model = 0;
+        fix->active |= pair->corrected;
+    }
+    if (fix->active)
+        snprintf(fix->tag, sizeof fix->tag, "core-a%+.1f-m%+.1f-l%+.1f-b%.2f-%.2f", fix->delta[MS_LAT_FADD],
+                 fix->delta[MS_LAT_FMUL], fix->delta[MS_LAT_LOAD], fix->bypass_core, fix->bypass_model);
+#else
+    (void)cpu;
 #endif
 }

@@ -7,6 +7,7 @@
 #define MEMSPY_ANALYSIS_CORECHECK_H
 #include <stddef.h>
 #include "../model/mtool.h"
+#include "blockchain.h"
 
 typedef struct {
     double clock_hz;                        /* 0 where not measurable */
@@ -24,7 +25,8 @@ double ms_effective_clock_hz(void);
  * one CPU; run while something else waits). */
 void ms_core_measure(ms_core_reading *r);
 
-/* Fill the chains' model_cycles from llvm-mca's model of cpu. Returns 0, or -1 with err. */
+/* Fill the chains' model_cycles from llvm-mca's model of cpu, and corrected where the model is
+ * off and ms_core_latency_fix corrects it. Returns 0, or -1 with err. */
 int ms_core_model(ms_core_reading *r, const char *cpu, char *err, size_t errlen);
 
 /* `--cpu auto` (docs/mtool.md, "CPU model"): of the llvm-mca models of this machine's
@@ -33,5 +35,13 @@ int ms_core_model(ms_core_reading *r, const char *cpu, char *err, size_t errlen)
  * or timed once, about 15 ms), another than the vendor's pick only when closer by more than
  * 0.1; ms_blockcost_host_cpu's pick where the chains cannot be timed or costed. Static string. */
 const char *ms_core_closest_cpu(void);
+
+/* The correction of loop recurrences for cpu on this core (docs/mtool.md, "The core's latencies
+ * in a loop's chains"): for each class whose chain the model takes more than
+ * MS_MTOOL_CHAIN_TOLERANCE off the core's (addsd, mulsd, a load), the core's latency minus the
+ * model's, and the bypass between adder and multiplier (the mulsd+addsd chain less the two);
+ * fix->active 0 where the model fits, the chains cannot be timed, or MEMSPY_MTOOL_MODEL_LATENCY
+ * is set. The chains come from the cache of ms_core_measure, else are timed (about 20 ms). */
+void ms_core_latency_fix(const char *cpu, ms_latency_fix *fix);
 
 #endif

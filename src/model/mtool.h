@@ -46,6 +46,7 @@ typedef struct {
 typedef struct {
     char insn[16];
     double core_cycles, model_cycles; /* 0: not measured */
+    int corrected;                    /* off, and loop recurrences use the core's latency instead */
 } ms_mtool_chain;
 
 #define MS_MTOOL_CHAINS 4

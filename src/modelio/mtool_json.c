@@ -54,6 +54,7 @@ json_t *ms_mtool_json(const ms_mtool_result *r)
             bad |= put(x, "insn", json_string(c->insn));
             bad |= put(x, "core_cycles", json_real(c->core_cycles));
             bad |= put(x, "model_cycles", json_real(c->model_cycles));
+            bad |= put(x, "corrected", json_boolean(c->corrected));
         }
     }
     for (size_t i = 0; !bad && i < r->nmobjects; i++) bad |= json_array_append_new(mobs, mobject_json(&r->mobjects[i]));
@@ -201,6 +202,7 @@ static int parse_chains(const reader *rd, const char *where, json_t *o, ms_mtool
         if (get_real(rd, x, path, "core_cycles", &c->core_cycles) < 0 ||
             get_real(rd, x, path, "model_cycles", &c->model_cycles) < 0)
             return -1;
+        c->corrected = json_is_true(json_object_get(x, "corrected")); /* absent before it existed */
         r->nchains++;
     }
     return 0;

@@ -63,7 +63,12 @@ int ms_report_mtool_html(FILE *out, const ms_mtool_result *r, const char *title)
     for (size_t i = 0; i < r->nchains; i++) {
         const ms_mtool_chain *c = &r->chains[i];
         double off;
-        if (ms_mtool_chain_misfit(c, &off))
+        if (ms_mtool_chain_misfit(c, &off) && c->corrected)
+            fprintf(out,
+                    "<p>Corrected: loops' dependency chains take this core's %.1f cycles for a dependent %s (%s's "
+                    "model: %.1f).</p>\n",
+                    c->core_cycles, c->insn, r->cpu_model ? r->cpu_model : "?", c->model_cycles);
+        else if (ms_mtool_chain_misfit(c, &off))
             fprintf(out,
                     "<p class=\"warn\"><b>The %s model does not fit this core:</b> a dependent %s takes %.1f cycles "
                     "in it and %.1f here (%+.0f%%): code bound by it is estimated %s.</p>\n",

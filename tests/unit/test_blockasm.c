@@ -1,10 +1,13 @@
 /* The rewrites of a block's instructions before llvm-mca (analysis/blockasm.c), on blocks
  * taken from gzip 1.12's send_bits and from tests/e2e/progs/mtool_small.c as memspy-cc -O2
  * (gcc 12) compiled them: exactly which instructions are the counting copy's
- * instrumentation, and the stack engine's stores and loads. */
+ * instrumentation, and the stack engine's stores and loads; a loop block's recurrence with the
+ * core's latencies (analysis/blockchain.c) on llvm-mca 14's skylake tables. */
 #include "analysis/blockasm.h"
+#include "analysis/blockchain.h"
 #include "analysis/blockgroup.h"
 #include "check.h"
+#include <stdio.h>
 #include <string.h>
 
 #define N(a) (sizeof(a) / sizeof *(a))
@@ -163,8 +166,62 @@ static void test_call_overlap(void)
     CHECK(cyc[3] < 1.6);
 }
 
+/* The recurrence of a loop block from llvm-mca's instruction table (skylake: addsd and mulsd 4
+ * cycles, a load 5), with the model's latencies and a core's (addsd 2, mulsd 3, a bypass of 0.4
+ * each way between adder and multiplier): the dense chain x = x * a[i] + 0.5 (mulsd, addsd
+ * through %xmm0: 8 -> 5.8), the reduction unrolled by two (two addsd: 8 -> 4), an integer loop
+ * (its induction variable: 1, untouched), a zero idiom that cuts the chain, and a merging movsd. */
+static void test_recurrence(void)
+{
+    static const char hdr[] = "[1]    [2]    [3]    [4]    [5]    [6]    Instructions:\n";
+    static const char dense[] = " 1      5     0.50    *                   movsd\t(%rax), %xmm15\n"
+                                " 1      4     0.50                        mulsd\t%xmm15, %xmm0\n"
+                                " 1      5     0.50    *                   movsd\t.LC0(%rip), %xmm15\n"
+                                " 1      4     0.50                        addsd\t%xmm15, %xmm0\n"
+                                " 1      1     0.25                        addq\t$8, %rax\n"
+                                " 1      1     0.25                        cmpq\t%rax, %rdx\n"
+                                " 1      1     0.50                        jne\t4660\n\n";
+    static const char reduce[] = " 1      5     0.50    *                   movsd\t(%rax), %xmm15\n"
+                                 " 1      4     0.50                        addsd\t%xmm15, %xmm0\n"
+                                 " 1      5     0.50    *                   movsd\t8(%rax), %xmm15\n"
+                                 " 1      4     0.50                        addsd\t%xmm15, %xmm0\n"
+                                 " 1      1     0.25                        addq\t$16, %rax\n"
+                                 " 1      1     0.50                        jne\t4660\n\n";
+    static const char integer[] = " 1      5     0.50    *                   movq\t(%rdi,%rax,8), %rcx\n"
+                                  " 1      1     0.25                        addq\t%rcx, %rdx\n"
+                                  " 1      3     1.00                        imulq\t$1000003, %rax, %rcx\n"
+                                  " 1      1     0.25                        incq\t%rax\n"
+                                  " 1      1     0.50                        jne\t4660\n\n";
+    static const char idiom[] = " 1      0     0.17                        xorps\t%xmm0, %xmm0\n"
+                                " 1      4     0.50                        addsd\t%xmm1, %xmm0\n"
+                                " 1      4     0.50                        vaddsd\t%xmm0, %xmm2, %xmm2\n"
+                                " 1      1     0.33                        movsd\t%xmm2, %xmm3\n"
+                                " 1      4     0.50                        addsd\t%xmm3, %xmm3\n\n";
+    ms_latency_fix fix = { 1, { -2, -1, 0 }, 0.4, 0, "" };
+    char text[2048];
+    double m, c;
+    snprintf(text, sizeof text, "%s%s", hdr, dense);
+    CHECK(ms_block_recurrence(text, &fix, &m, &c) == 0);
+    CHECK(m > 8 - 1e-9 && m < 8 + 1e-9 && c > 5.8 - 1e-9 && c < 5.8 + 1e-9);
+    snprintf(text, sizeof text, "%s%s", hdr, reduce);
+    CHECK(ms_block_recurrence(text, &fix, &m, &c) == 0);
+    CHECK(m > 8 - 1e-9 && m < 8 + 1e-9 && c > 4 - 1e-9 && c < 4 + 1e-9);
+    snprintf(text, sizeof text, "%s%s", hdr, integer);
+    CHECK(ms_block_recurrence(text, &fix, &m, &c) == 0);
+    CHECK(m > 1 - 1e-9 && m < 1 + 1e-9 && c == m);
+    snprintf(text, sizeof text, "%s%s", hdr, idiom); /* %xmm2: 4 -> 2; %xmm3 through the merge: 5 -> 3 */
+    CHECK(ms_block_recurrence(text, &fix, &m, &c) == 0);
+    CHECK(m > 5 - 1e-9 && m < 5 + 1e-9 && c > 3 - 1e-9 && c < 3 + 1e-9);
+    CHECK(ms_block_recurrence("no table", &fix, &m, &c) == -1 && m == 0 && c == 0);
+    /* the chain's part moves, what llvm-mca adds beyond its bounds stays, never under rthru */
+    CHECK(ms_block_fix_cycles(8.08, 1.2, 8, 5.8) > 5.88 - 1e-9 && ms_block_fix_cycles(8.08, 1.2, 8, 5.8) < 5.88 + 1e-9);
+    CHECK(ms_block_fix_cycles(3.5, 3, 2, 1) == 3.5);
+    CHECK(ms_block_fix_cycles(8, 3, 8, 1) == 3);
+}
+
 int main(void)
 {
+    test_recurrence();
     test_group();
     test_call_overlap();
     test_feeders();

@@ -8,6 +8,7 @@
 #include "analysis/mtool_calls.h"
 #include "check.h"
 #include "modelio/modelio.h"
+#include "report/report.h"
 #include "sim/config.h"
 #include <math.h>
 #include <stdlib.h>
@@ -29,8 +30,8 @@ static void test_round_trip(const ms_mtool_result *r)
     *m.mtool = *r; /* shallow: the strings stay r's */
     m.mtool->cpu_model = "znver3";
     m.mtool->nchains = 2; /* the model check comes back */
-    m.mtool->chains[0] = (ms_mtool_chain){ "addsd", 2.03, 4 };
-    m.mtool->chains[1] = (ms_mtool_chain){ "mov (load)", 5.01, 5 };
+    m.mtool->chains[0] = (ms_mtool_chain){ "addsd", 2.03, 4, 1 };
+    m.mtool->chains[1] = (ms_mtool_chain){ "mov (load)", 5.01, 5, 0 };
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
@@ -47,7 +48,7 @@ static void test_round_trip(const ms_mtool_result *r)
         CHECK(NEAR(b->measured_s, r->measured_s) && NEAR(b->unexplained, r->unexplained));
         CHECK_EQ(b->total_memops, r->total_memops);
         CHECK(b->nchains == 2 && !strcmp(b->chains[1].insn, "mov (load)") && NEAR(b->chains[0].core_cycles, 2.03) &&
-              NEAR(b->chains[0].model_cycles, 4.0));
+              NEAR(b->chains[0].model_cycles, 4.0) && b->chains[0].corrected && !b->chains[1].corrected);
         for (size_t i = 0; i < r->nmobjects; i++) {
             const ms_mobject *x = &r->mobjects[i], *y = &b->mobjects[i];
             CHECK(x->kind == y->kind && !strcmp(x->function, y->function) && x->line == y->line);
@@ -252,8 +253,33 @@ static void test_inclusive(void)
     CHECK(NEAR(mo[0].inclusive_estimated_s, 1.99) && NEAR(mo[2].inclusive_estimated_s, 10.01));
 }
 
+/* The model check in the report: a chain the model takes more than 15% off the core's is named
+ * as corrected where loops' chains take the core's latency, warned about where not; a chain
+ * that fits, neither; the summary says the chains are the core's. */
+static void test_report_chains(void)
+{
+    ms_mtool_result r;
+    memset(&r, 0, sizeof r);
+    r.cpu_model = "skylake";
+    r.nchains = 3;
+    r.chains[0] = (ms_mtool_chain){ "addsd", 2.0, 4.0, 1 };
+    r.chains[1] = (ms_mtool_chain){ "mulsd", 3.0, 4.0, 0 };
+    r.chains[2] = (ms_mtool_chain){ "mov (load)", 4.9, 5.0, 0 };
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    CHECK(f && ms_report_mtool(f, &r, 10) == 0);
+    fclose(f);
+    CHECK(text && strstr(text, "CPU model skylake with this core's chain latencies,"));
+    CHECK(text && strstr(text, "Corrected: loops' dependency chains take this core's addsd 2.0 (skylake's 4.0); "));
+    CHECK(text && strstr(text, "Warning: the skylake model does not fit this core: a dependent mulsd takes 4.0"));
+    CHECK(text && !strstr(text, "dependent mov (load)") && !strstr(text, "mov (load) 4.9 ("));
+    free(text);
+}
+
 int main(void)
 {
+    test_report_chains();
     test_inclusive();
     test_analyze();
     test_loop_copies();
