@@ -198,6 +198,17 @@ static void approx_size(char *buf, size_t n, uint64_t bytes)
     snprintf(buf, n, u && v < 10.0 ? "%.1f %s" : "%.0f %s", v, unit[u]);
 }
 
+/* The bytes of data bin `data` the run touched: its first-reference misses in L1, a line each
+ * (one processor's run; 0 for a multiprocessor's, whose processors each miss on a line first). */
+static uint64_t touched_bytes(const ms_model *m, uint32_t data)
+{
+    if (m->nprocs > 1 || m->config.nlevels == 0) return 0;
+    uint64_t cold = 0;
+    for (size_t i = 0; i < m->ncells; i++)
+        if (m->cells[i].data == data) cold += m->cells[i].c.level[0].cause[MS_CAUSE_COLD];
+    return cold * m->config.level[0].line;
+}
+
 static void interference(const ms_model *m, const ms_cell *cell, int level, const char *rec, ms_finding *out)
 {
     const ms_finding *f = out;
@@ -246,13 +257,21 @@ static void interference(const ms_model *m, const ms_cell *cell, int level, cons
                 " (%.0f%% of its replacements are conflicts: if it is a matrix, a run with --record finds its rows "
                 "and whether padding them helps)",
                 100.0 * conflicts);
-        char sizes[96] = "";
+        char sizes[128] = "";
         uint64_t bytes = d->kind == MS_BIN_HEAP ? d->peak_bytes : d->bytes;
         if (bytes > lc->size) {
-            char held[24], cache[24];
+            char held[24], cache[24], used[64] = "";
             approx_size(held, sizeof held, bytes);
             approx_size(cache, sizeof cache, lc->size);
-            put(sizes, sizeof sizes, " (it is %s; L%d holds %s)", held, level + 1, cache);
+            /* a block far larger than what the run touched (xz's match finder, sized for its
+             * dictionary, on a smaller input): the part used is what has to fit */
+            uint64_t touched = touched_bytes(m, f->data);
+            if (touched && touched < bytes / 2) {
+                char part[24];
+                approx_size(part, sizeof part, touched);
+                put(used, sizeof used, ", of which the run touched %s", part);
+            }
+            put(sizes, sizeof sizes, " (it is %s%s; L%d holds %s)", held, used, level + 1, cache);
         }
         /* the loops' order helps only where they walk it; a hash table or a pointer structure
          * is used in an order the data decides (gzip's prev chains, xz's match finder) */

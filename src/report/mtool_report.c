@@ -95,6 +95,14 @@ static void model_check(FILE *out, const ms_mtool_result *r)
     }
 }
 
+/* Whether any mobject had samples enough to be timed (else the overheads are all unexplained). */
+static int any_timable(const ms_mtool_result *r)
+{
+    for (size_t i = 0; i < r->nmobjects; i++)
+        if (r->mobjects[i].timable) return 1;
+    return 0;
+}
+
 int ms_report_mtool(FILE *out, const ms_mtool_result *r, size_t top)
 {
     double pct = r->measured_s > 0 ? 100.0 * r->memory_overhead_s / r->measured_s : 0;
@@ -110,6 +118,11 @@ int ms_report_mtool(FILE *out, const ms_mtool_result *r, size_t top)
     fprintf(out, "  memspy's runtime (apart)       %10.3f s\n", r->runtime_s);
     fprintf(out, "Measured %.1f%% of memory operations; unexplained overhead %.1f%%\n", 100.0 * r->covered_memops,
             100.0 * r->unexplained);
+    if (r->nmobjects && !any_timable(r))
+        fprintf(out,
+                "Note: no loop or procedure ran long enough to be timed (a sample every %.1f ms of CPU time): run the "
+                "program on a larger input or sample more often (--period-us)\n",
+                (double)r->period_ns * 1e-6);
     model_check(out, r);
     fputc('\n', out);
     fprintf(out, "%-9s %-24s %-28s %10s %10s %9s %11s\n", "kind", "function", "source", "estimated", "measured",

@@ -2,6 +2,10 @@
 #   sh t_NAME.sh SRC_DIR BUILD_DIR CC OPT
 # sources this file, builds programs with memspy-cc in a scratch directory, runs memspy and
 # asserts the diagnosis from the JSON with jq. Exit 0 = pass, 77 = skip, anything else = fail.
+# Counts that depend on where the program's data lie (conflicts in a direct-mapped cache such as
+# memspy92's) move whenever memspy's runtime changes size: assert them in a set-associative
+# hierarchy or assert what holds in every layout; scripts/layout-sweep.sh runs a test under
+# shifted layouts (stack, heap, mmap'd blocks, globals).
 set -eu
 SRC_DIR=$1
 BUILD_DIR=$2

@@ -70,7 +70,10 @@ check "timed (the default): f's line moves with the lock as often as interleaved
    (total - '"$(value interleaved.json "$DEFS inv($F) | total")"' | fabs) < 0.05 * total'
 check "finding 1 (original, interleaved): true sharing on f under a lock, migratory" interleaved.json \
   '.findings[0] | .kind == "true-sharing" and .data_name == "float*.f" and (.text | test("under a lock"))'
-check "finding 1 (original, timed): sharing on f, > 80% of the stall" original.json \
+# (its share moves with the layout: in memspy92's direct-mapped cache the other data's conflict
+# misses come and go; 78-95% over seven layouts of the clang and gcc -O0 and -O2 builds,
+# scripts/layout-sweep.sh, where 80% failed clang -O0 in one)
+check "finding 1 (original, timed): sharing on f, > 70% of the stall" original.json \
   '.findings[0] | (.kind == "true-sharing" or .kind == "false-sharing") and .data_name == "float*.f" and
-   (.text | test("^(8|9)[0-9]% of memory stall"))'
+   .share > 0.7 and (.text | test("^(7|8|9)[0-9]% of memory stall"))'
 finish

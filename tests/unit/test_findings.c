@@ -112,9 +112,11 @@ static void test_uniprocessor(void)
     CHECK(strncmp(f[1].advice, "Matrix.Z does not stay in the cache until it is used again: block or interchange",
                   80) == 0);
     /* data used in an order the data decide: make it smaller, its size against the level's
-     * (a global's size, a heap bin's peak; no size where the bin fits the level) */
+     * (a global's size, a heap bin's peak; no size where the bin fits the level), with the part
+     * the run touched (its first-reference misses, a line each) where that is under half */
     CHECK_CONTAINS(f[1].advice, "if the data decide the order it is used in (hashing, pointers, indices), make it "
-                                "smaller (it is 680 KiB; L1 holds 32 KiB) or keep what is used together side by side");
+                                "smaller (it is 680 KiB, of which the run touched 1.8 KiB; L1 holds 32 KiB) or keep "
+                                "what is used together side by side");
     m.data[FX_Z].kind = MS_BIN_GLOBAL;
     m.data[FX_Z].bytes = 16384;
     CHECK_EQ(ms_findings(&m, f), 2);
@@ -122,7 +124,14 @@ static void test_uniprocessor(void)
     m.data[FX_Z].kind = MS_BIN_HEAP;
     m.data[FX_Z].peak_bytes = 3u << 20;
     CHECK_EQ(ms_findings(&m, f), 2);
+    CHECK_CONTAINS(f[1].advice,
+                   "make it smaller (it is 3.0 MiB, of which the run touched 1.8 KiB; L1 holds 32 KiB) or keep");
+    /* ... not in a multiprocessor's run, whose processors each miss on a line first */
+    uint32_t nprocs = m.nprocs;
+    m.nprocs = 2;
+    CHECK_EQ(ms_findings(&m, f), 2);
     CHECK_CONTAINS(f[1].advice, "make it smaller (it is 3.0 MiB; L1 holds 32 KiB) or keep");
+    m.nprocs = nprocs;
     /* mostly conflicts with Y: offset Z by half a way of the cache (32K, 2 ways); a whatif
      * prediction's advice adds to its changes */
     m.cells[1].c.level[0].cause[MS_CAUSE_CONFLICT] += 100;

@@ -199,6 +199,54 @@ static void test_advice_once(ms_model *m)
     m->nfindings = nsaved;
 }
 
+/* MTOOL's summary: where no mobject was sampled enough to be timed (a run of a few ms), a note
+ * says why nothing is measured and what to do; none where one was timed. */
+static void test_mtool_too_short(void)
+{
+    ms_mobject mo[2] = {
+        { .kind = MS_MOBJ_PROCEDURE,
+          .function = "main",
+          .line = 3,
+          .end_line = 9,
+          .estimated_s = 0.002,
+          .measured_s = 0.003,
+          .samples = 3,
+          .warnings = { MS_MOBJ_WARN_TOO_SHORT },
+          .nwarnings = 1 },
+        { .kind = MS_MOBJ_LOOP,
+          .function = "main",
+          .line = 5,
+          .end_line = 6,
+          .estimated_s = 0.001,
+          .measured_s = 0.002,
+          .samples = 2,
+          .warnings = { MS_MOBJ_WARN_TOO_SHORT },
+          .nwarnings = 1 },
+    };
+    ms_mtool_result r = { .cpu_model = "skylake",
+                          .clock_hz = 3e9,
+                          .period_ns = 1000000,
+                          .samples = 5,
+                          .predicted_s = 0.002,
+                          .measured_s = 0.005,
+                          .memory_overhead_s = 0.003,
+                          .unexplained = 1.0,
+                          .mobjects = mo,
+                          .nmobjects = 2 };
+    const char *note = "Note: no loop or procedure ran long enough to be timed (a sample every 1.0 ms of CPU time): "
+                       "run the program on a larger input or sample more often (--period-us)\n";
+    for (int timed = 0; timed < 2; timed++) {
+        mo[0].timable = timed;
+        char *text = NULL;
+        size_t len;
+        FILE *f = open_memstream(&text, &len);
+        CHECK_EQ(ms_report_mtool(f, &r, 20), 0);
+        fclose(f);
+        CHECK(text && (strstr(text, note) != NULL) == !timed);
+        free(text);
+    }
+}
+
 int main(void)
 {
     ms_model m;
@@ -209,6 +257,7 @@ int main(void)
     test_detail_cell(&m);
     test_detail_code(&m);
     test_advice_once(&m);
+    test_mtool_too_short();
     ms_model_free(&m);
     return check_result();
 }

@@ -9,6 +9,7 @@
 #include "dests.h"
 #include "parts.h"
 #include "typetext.h"
+#include "values.h"
 
 #include "llvm/Demangle/Demangle.h"
 #include "llvm/IR/DebugInfo.h"
@@ -47,198 +48,6 @@ struct Level {
 std::string capped(const std::string &t)
 {
     return t.size() < MSPLUG_DEST_TEXT_MAX ? t : t.substr(0, MSPLUG_DEST_TEXT_MAX - 1);
-}
-
-/* t without typedefs and qualifiers. */
-const DIType *strip(const DIType *t)
-{
-    for (int i = 0; t && i < 16; i++) {
-        auto *d = dyn_cast<DIDerivedType>(t);
-        if (!d || d->getTag() == dwarf::DW_TAG_pointer_type || d->getTag() == dwarf::DW_TAG_reference_type) break;
-        t = d->getBaseType();
-    }
-    return t;
-}
-
-/* What a pointer of type t points to. */
-const DIType *pointee(const DIType *t)
-{
-    auto *d = dyn_cast_or_null<DIDerivedType>(strip(t));
-    return d && (d->getTag() == dwarf::DW_TAG_pointer_type || d->getTag() == dwarf::DW_TAG_reference_type)
-               ? d->getBaseType()
-               : nullptr;
-}
-
-/* Whether t (typedefs and qualifiers aside) is a pointer type. */
-bool isPointer(const DIType *t)
-{
-    auto *d = dyn_cast_or_null<DIDerivedType>(strip(t));
-    return d && d->getTag() == dwarf::DW_TAG_pointer_type;
-}
-
-/* The member of composite type t (typedefs and qualifiers aside) at bit offset bits, null if
- * none starts there. */
-const DIDerivedType *memberAt(const DIType *t, uint64_t bits)
-{
-    auto *st = dyn_cast_or_null<DICompositeType>(strip(t));
-    if (!st || st->getTag() == dwarf::DW_TAG_array_type) return nullptr;
-    for (DINode *e : st->getElements())
-        if (auto *m = dyn_cast<DIDerivedType>(e))
-            if (m->getTag() == dwarf::DW_TAG_member && m->getOffsetInBits() == bits && !m->getName().empty()) return m;
-    return nullptr;
-}
-
-bool isArray(const DIType *t)
-{
-    auto *c = dyn_cast_or_null<DICompositeType>(strip(t));
-    return c && c->getTag() == dwarf::DW_TAG_array_type;
-}
-
-/* p without bitcasts (not stripPointerCasts: a GEP of zeros is a member or an element). */
-Value *stripCasts(Value *p)
-{
-    for (int i = 0; i < 8; i++) {
-        if (auto *op = dyn_cast<Operator>(p);
-            op && (op->getOpcode() == Instruction::BitCast || op->getOpcode() == Instruction::AddrSpaceCast))
-            p = op->getOperand(0);
-        else
-            break;
-    }
-    return p;
-}
-
-/* The variable llvm.dbg.declare or llvm.dbg.value describes v with, null if none; a local
- * in memory also by a dbg.value of its address with DW_OP_deref (what clang -O2 keeps for
- * `double *buf` whose address goes to posix_memalign). */
-const DILocalVariable *varOf(Value *v)
-{
-    for (DbgVariableIntrinsic *d : FindDbgAddrUses(v))
-        if (d->getExpression()->getNumElements() == 0) return d->getVariable();
-    SmallVector<DbgValueInst *, 4> values;
-    findDbgValues(values, v);
-    for (DbgValueInst *d : values)
-        if (d->getExpression()->getNumElements() == 0) return d->getVariable();
-    if (isa<AllocaInst>(v))
-        for (DbgValueInst *d : values)
-            if (d->getExpression()->getNumElements() == 1 && d->getExpression()->getElement(0) == dwarf::DW_OP_deref)
-                return d->getVariable();
-    return nullptr;
-}
-
-/* varOf for a pointer value that typed-pointer IR may hold in several casts of one value
- * (`%s = bitcast i8* %call to %struct.soa*` is what dbg.value binds, the stores go through
- * `%call` or another cast of it): p as written, p without casts, or a cast of that. */
-const DILocalVariable *varOfCasts(Value *orig, Value *p)
-{
-    if (const DILocalVariable *v = varOf(orig)) return v;
-    if (p != orig)
-        if (const DILocalVariable *v = varOf(p)) return v;
-    for (User *u : p->users())
-        if (isa<BitCastInst>(u) || isa<AddrSpaceCastInst>(u))
-            if (const DILocalVariable *v = varOf(u)) return v;
-    return nullptr;
-}
-
-/* Whether pointer p is (at an offset from: `L->top - n`) a value loaded from field f, through
- * phis. */
-bool loadedFrom(Value *p, Value *f, int depth)
-{
-    if (depth > 6) return false;
-    p = stripCasts(p);
-    if (auto *gep = dyn_cast<GEPOperator>(p)) return loadedFrom(gep->getPointerOperand(), f, depth + 1);
-    if (auto *phi = dyn_cast<PHINode>(p)) {
-        for (Value *in : phi->incoming_values())
-            if (in != p && loadedFrom(in, f, depth + 1)) return true;
-        return false;
-    }
-    auto *ld = dyn_cast<LoadInst>(p);
-    return ld && memspySameField(ld->getPointerOperand(), f);
-}
-
-/* Whether field f (a GEP of a member) is a cursor in its function: assigned a pointer computed
- * from its own value (`L->top++`, `api_incr_top(L)`), an interpreter's stack top. */
-bool cursorField(Value *f)
-{
-    auto *in = dyn_cast<Instruction>(stripCasts(f));
-    if (!in || !memspySameField(f, f)) return false;
-    for (BasicBlock &bb : *in->getFunction())
-        for (Instruction &I : bb) {
-            auto *st = dyn_cast<StoreInst>(&I);
-            if (!st || !memspySameField(st->getPointerOperand(), f)) continue;
-            auto *gep = dyn_cast<GEPOperator>(stripCasts(st->getValueOperand()));
-            if (gep && loadedFrom(gep->getPointerOperand(), f, 0)) return true;
-        }
-    return false;
-}
-
-bool computedElement(Value *p, int depth);
-
-/* Whether local variable a (an alloca, -O0) is assigned an element's address computed with
- * a variable offset. */
-bool assignedElement(AllocaInst *a, int depth)
-{
-    for (User *u : a->users())
-        if (auto *st = dyn_cast<StoreInst>(u); st && st->getPointerOperand() == a)
-            if (computedElement(st->getValueOperand(), depth + 1)) return true;
-    return false;
-}
-
-/* Whether pointer p is an element's address computed with a variable offset (`base + a`,
- * `&tb->hash[h]`), through casts, phis, constant offsets and the local variables it is read
- * from. */
-bool computedElement(Value *p, int depth)
-{
-    if (depth > 6) return false;
-    p = stripCasts(p);
-    if (auto *gep = dyn_cast<GEPOperator>(p))
-        return !gep->hasAllConstantIndices() || computedElement(gep->getPointerOperand(), depth + 1);
-    if (auto *phi = dyn_cast<PHINode>(p)) {
-        for (Value *in : phi->incoming_values())
-            if (in != p && computedElement(in, depth + 1)) return true;
-        return false;
-    }
-    if (auto *ld = dyn_cast<LoadInst>(p)) {
-        if (auto *a = dyn_cast<AllocaInst>(stripCasts(ld->getPointerOperand()))) return assignedElement(a, depth);
-        return cursorField(ld->getPointerOperand()); /* a slot of a stack top (`L->top`) */
-    }
-    return false;
-}
-
-/* Whether pointer p is at an offset from a value loaded from a stack top (`L->top - n`),
- * through phis. */
-bool stackTopSlot(Value *p, int depth)
-{
-    if (depth > 6) return false;
-    p = stripCasts(p);
-    if (auto *gep = dyn_cast<GEPOperator>(p)) return stackTopSlot(gep->getPointerOperand(), depth + 1);
-    if (auto *phi = dyn_cast<PHINode>(p)) {
-        for (Value *in : phi->incoming_values())
-            if (in != p && stackTopSlot(in, depth + 1)) return true;
-        return false;
-    }
-    auto *ld = dyn_cast<LoadInst>(p);
-    return ld && !isa<AllocaInst>(stripCasts(ld->getPointerOperand())) && cursorField(ld->getPointerOperand());
-}
-
-/* Whether a store to p puts the value in a slot that no variable or field names: memory
- * through a cursor, a local pointer variable computed by pointer arithmetic (`ra->gc = t` with
- * ra = base + a; `*list = ts` with list = &tb->hash[h]), or a field the function moves as a
- * stack top (`setobj(L->top, t); L->top++`), not an element named by its array (`m->rows[i]`). */
-bool slotStore(Value *p)
-{
-    Value *q = stripCasts(p);
-    if (stackTopSlot(q, 0)) return true;
-    for (int d = 0; d < 8; d++) { /* the members of the object the cursor points to */
-        auto *gep = dyn_cast<GEPOperator>(q);
-        if (!gep || !gep->hasAllConstantIndices()) break;
-        q = stripCasts(gep->getPointerOperand());
-    }
-    if (auto *ld = dyn_cast<LoadInst>(q)) { /* -O0: the cursor read from its variable */
-        auto *a = dyn_cast<AllocaInst>(stripCasts(ld->getPointerOperand()));
-        return a && varOf(a) && assignedElement(a, 0);
-    }
-    const DILocalVariable *v = varOf(q);
-    return v && !v->isParameter() && computedElement(q, 0);
 }
 
 Function *calleeOf(CallBase *call);
@@ -284,33 +93,6 @@ class Dests
     std::string text(CallBase *call, bool returned, int arg);
 };
 
-/* The index of the function's parameter that pointer p is: the argument itself, or at -O0 a
- * load of the slot the argument is spilled to; -1 if none. */
-int paramIndex(Value *p)
-{
-    p = stripCasts(p);
-    if (auto *a = dyn_cast<Argument>(p)) return (int)a->getArgNo();
-    auto *ld = dyn_cast<LoadInst>(p);
-    auto *slot = ld ? dyn_cast<AllocaInst>(stripCasts(ld->getPointerOperand())) : nullptr;
-    int index = -1;
-    if (!slot) return -1;
-    for (User *u : slot->users())
-        if (auto *st = dyn_cast<StoreInst>(u)) {
-            auto *a = dyn_cast<Argument>(stripCasts(st->getValueOperand()));
-            if (!a || (index >= 0 && index != (int)a->getArgNo())) return -1; /* assigned otherwise too */
-            index = (int)a->getArgNo();
-        }
-    return index;
-}
-
-/* The parameter variable of pointer p (paramIndex's), null if none. */
-const DILocalVariable *paramVar(Value *p)
-{
-    p = stripCasts(p);
-    if (auto *ld = dyn_cast<LoadInst>(p)) return varOf(stripCasts(ld->getPointerOperand()));
-    return varOf(p);
-}
-
 /* The object at address p: its path ("s", "s.x", "p.next", "rows[]") and its DWARF type;
  * root: the declared variable (alloca or global) the path starts at when it reaches p through
  * members and elements only (not through a pointer), else null. */
@@ -319,7 +101,7 @@ bool Dests::objPath(Value *p, std::string &path, const DIType *&ty, Value *&root
     root = nullptr;
     if (depth > 8) return false;
     Value *orig = p;
-    p = stripCasts(p);
+    p = memspyStripCasts(p);
     if (isa<GlobalVariable>(p) || isa<AllocaInst>(p)) root = p;
     if (auto *g = dyn_cast<GlobalVariable>(p)) {
         SmallVector<DIGlobalVariableExpression *, 1> gves;
@@ -329,7 +111,7 @@ bool Dests::objPath(Value *p, std::string &path, const DIType *&ty, Value *&root
         return !path.empty();
     }
     if (isa<AllocaInst>(p)) {
-        const DILocalVariable *v = varOf(p);
+        const DILocalVariable *v = memspyVarOf(p);
         if (!v || v->getName().empty()) return false;
         path = v->getName().str();
         ty = v->getType();
@@ -337,7 +119,7 @@ bool Dests::objPath(Value *p, std::string &path, const DIType *&ty, Value *&root
     }
     if (auto *ld = dyn_cast<LoadInst>(p)) { /* *q: the pointer variable's pointee */
         if (!objPath(ld->getPointerOperand(), path, ty, root, depth + 1)) return false;
-        ty = pointee(ty);
+        ty = memspyPointee(ty);
         root = nullptr;
         return true;
     }
@@ -345,7 +127,7 @@ bool Dests::objPath(Value *p, std::string &path, const DIType *&ty, Value *&root
         if (!objPath(gep->getPointerOperand(), path, ty, root, depth + 1)) return false;
         APInt off(DL.getIndexTypeSizeInBits(gep->getType()), 0);
         if (gep->accumulateConstantOffset(DL, off))
-            if (const DIDerivedType *m = memberAt(ty, off.getZExtValue() * 8)) {
+            if (const DIDerivedType *m = memspyMemberAt(ty, off.getZExtValue() * 8)) {
                 if (!memspyUnionView(ty, m)) path += "." + m->getName().str();
                 ty = m->getBaseType();
                 return true;
@@ -359,9 +141,9 @@ bool Dests::objPath(Value *p, std::string &path, const DIType *&ty, Value *&root
         path += "[]", ty = nullptr, root = nullptr;
         return found;
     }
-    if (const DILocalVariable *v = varOfCasts(orig, p); v && !memspySystemVar(v)) { /* a pointer in a register */
+    if (const DILocalVariable *v = memspyVarOfCasts(orig, p); v && !memspySystemVar(v)) { /* a pointer in a register */
         path = v->getName().str();
-        ty = pointee(v->getType());
+        ty = memspyPointee(v->getType());
         return !path.empty();
     }
     return false;
@@ -372,14 +154,14 @@ bool Dests::objPath(Value *p, std::string &path, const DIType *&ty, Value *&root
  * local that only carried the value there. */
 void Dests::noteOutParam(Value *param, int index)
 {
-    const DILocalVariable *var = paramVar(param);
+    const DILocalVariable *var = memspyParamVar(param);
     if (!var || var->getName().empty() || lv.empty()) return;
     Level &l = lv.back();
     l.kind = 'm';
     l.decl = false;
     l.outp = index;
     l.path = var->getName().str();
-    l.type = memspyTypeText(pointee(var->getType()));
+    l.type = memspyTypeText(memspyPointee(var->getType()));
 }
 
 /* Whether slot p is declared `void *` or `char *` (xz's `thr->in`, thr = &coder->threads[i]):
@@ -389,9 +171,9 @@ bool Dests::untypedSlot(Value *p)
     std::string path;
     const DIType *ty = nullptr;
     Value *root = nullptr;
-    if (!objPath(p, path, ty, root) || !isPointer(ty)) return false;
-    auto *b = dyn_cast_or_null<DIBasicType>(strip(pointee(ty)));
-    return !pointee(ty) ||
+    if (!objPath(p, path, ty, root) || !memspyIsPointer(ty)) return false;
+    auto *b = dyn_cast_or_null<DIBasicType>(memspyStripType(memspyPointee(ty)));
+    return !memspyPointee(ty) ||
            (b && (b->getEncoding() == dwarf::DW_ATE_signed_char || b->getEncoding() == dwarf::DW_ATE_unsigned_char));
 }
 
@@ -432,7 +214,7 @@ void Dests::noteVariable(Value *root, const Instruction *at, char kind)
         if (gves.empty()) return;
         const DIGlobalVariable *var = gves[0]->getVariable();
         note(levelOf(at), kind, var->getName().str(), var->getType(), var->getLine());
-    } else if (const DILocalVariable *var = varOf(root)) {
+    } else if (const DILocalVariable *var = memspyVarOf(root)) {
         note(levelOf(var->getScope()->getSubprogram()), kind, var->getName().str(), var->getType(), var->getLine(),
              true);
     }
@@ -448,11 +230,11 @@ void Dests::noteArgument(Value *arg, const Instruction *call, char kindOfVar)
     const DIType *ty = nullptr;
     Value *root = nullptr;
     if (!objPath(arg, path, ty, root)) return;
-    if (root && stripCasts(arg) == root) {
+    if (root && memspyStripCasts(arg) == root) {
         noteVariable(root, call, kindOfVar);
     } else if (root || path.find('.') != std::string::npos) {
         note(levelOf(call), 'm', path, ty, 0);
-        const DILocalVariable *var = root ? varOf(root) : nullptr;
+        const DILocalVariable *var = root ? memspyVarOf(root) : nullptr;
         if (var) note(levelOf(var->getScope()->getSubprogram()), 'm', path, ty, 0);
     }
 }
@@ -474,7 +256,7 @@ bool Dests::follow(Value *start)
             if (d->getExpression()->getNumElements() == 0) {
                 note(k, 'v', var->getName().str(), var->getType(), var->getLine(), true);
             } else if (frag && d->getExpression()->getNumElements() == 3) { /* a member of a split aggregate */
-                if (const DIDerivedType *m = memberAt(var->getType(), frag->OffsetInBits)) {
+                if (const DIDerivedType *m = memspyMemberAt(var->getType(), frag->OffsetInBits)) {
                     note(k, 'm', var->getName().str() + "." + m->getName().str(), m->getBaseType(), 0, true);
                     if (k >= 0 && lv[k].path == var->getName().str() + "." + m->getName().str()) lv[k].part = true;
                 }
@@ -495,7 +277,7 @@ bool Dests::follow(Value *start)
                 std::string path;
                 const DIType *ty = nullptr;
                 Value *root = nullptr;
-                Value *p = stripCasts(st->getPointerOperand());
+                Value *p = memspyStripCasts(st->getPointerOperand());
                 if (memspySelfStore(p, work, held)) { /* r->next = r: its own address names nothing */
                     int k = levelOf(I);
                     if (k >= 0) lv[k].used = true;
@@ -508,7 +290,7 @@ bool Dests::follow(Value *start)
                         if (isa<LoadInst>(au) && work.size() < 16 &&
                             std::find(work.begin(), work.end(), au) == work.end())
                             work.push_back(au);
-                if (int pi = paramIndex(p); pi >= 0 && levelOf(I) == (int)lv.size() - 1) {
+                if (int pi = memspyParamIndex(p); pi >= 0 && levelOf(I) == (int)lv.size() - 1) {
                     noteOutParam(p, pi); /* *param = v: the caller's argument names it */
                     continue;
                 }
@@ -523,7 +305,8 @@ bool Dests::follow(Value *start)
                 }
                 if (auto *a = dyn_cast<AllocaInst>(p); a && noteContainer(a, I)) continue; /* v.push_back(new T) */
                 if (levelOf(I) < 0 && noteContainerStore(st)) continue;                    /* push_back inlined */
-                if (slotStore(p) && !untypedSlot(p)) { /* named by the value's type, where nothing else names it */
+                if (memspySlotStore(p) &&
+                    !untypedSlot(p)) { /* named by the value's type, where nothing else names it */
                     int k = levelOf(I);
                     if (k >= 0) lv[k].slot = true;
                     continue;
@@ -534,7 +317,7 @@ bool Dests::follow(Value *start)
                  * stores to q itself once the zero offset is folded) */
                 bool member = false;
                 for (int d = 0; d < 8; d++) {
-                    const DIDerivedType *m = memberAt(ty, 0);
+                    const DIDerivedType *m = memspyMemberAt(ty, 0);
                     if (!m) break;
                     if (!memspyUnionView(ty, m)) path += "." + m->getName().str();
                     ty = m->getBaseType();
@@ -543,13 +326,13 @@ bool Dests::follow(Value *start)
                 /* `char *volatile sink = p` keeps it alive, a local struct's member carries it: both
                  * rank as a local */
                 bool vol = st->isVolatile() || isa_and_nonnull<AllocaInst>(root);
-                if (isArray(ty)) { /* its first element */
+                if (memspyIsArray(ty)) { /* its first element */
                     note(levelOf(I), 'm', path + "[]", nullptr, 0, vol);
                 } else if (member) {
                     note(levelOf(I), 'm', path, ty, 0, vol);
                     if (root) noteVariable(root, I, 'o'); /* the declared object, at its own level */
                 } else if (isa<AllocaInst>(p)) {
-                    const DILocalVariable *var = varOf(p);
+                    const DILocalVariable *var = memspyVarOf(p);
                     note(levelOf(var->getScope()->getSubprogram()), 'v', path, ty, var->getLine(), true);
                 } else if (auto *g = dyn_cast<GlobalVariable>(p)) {
                     SmallVector<DIGlobalVariableExpression *, 1> gves;
@@ -582,11 +365,11 @@ bool Dests::follow(Value *start)
  * no variable is the aggregate). */
 void Dests::noteReturnedPart(Value *agg, uint64_t bits)
 {
-    const DILocalVariable *var = agg ? varOf(agg) : nullptr;
+    const DILocalVariable *var = agg ? memspyVarOf(agg) : nullptr;
     const DISubprogram *sp = lv.back().fn;
     DITypeRefArray types = sp && sp->getType() ? sp->getType()->getTypeArray() : DITypeRefArray();
     const DIType *ty = var ? var->getType() : types.size() > 0 ? types[0] : nullptr;
-    const DIDerivedType *m = memberAt(ty, bits);
+    const DIDerivedType *m = memspyMemberAt(ty, bits);
     if (!m) return;
     Level &l = lv.back();
     l.kind = 'm';
@@ -605,7 +388,7 @@ void Dests::noteReturnedPart(Value *agg, uint64_t bits)
 bool Dests::noteContainer(AllocaInst *tmp, const Instruction *at)
 {
     bool assign = false;
-    const DILocalVariable *var = varOf(tmp);
+    const DILocalVariable *var = memspyVarOf(tmp);
     CallBase *c = var ? memspyMovedInto(tmp, &assign) : nullptr;
     if (!c) {
         c = memspyTemporaryPassed(tmp, &assign);
@@ -627,14 +410,15 @@ bool Dests::noteContainer(AllocaInst *tmp, const Instruction *at)
  * innermost function of the store's inline chain that is a level. Returns whether noted. */
 bool Dests::noteContainerStore(StoreInst *st)
 {
-    Value *p = stripCasts(st->getPointerOperand());
+    Value *p = memspyStripCasts(st->getPointerOperand());
     SmallVector<DbgValueInst *, 4> values;
     findDbgValues(values, p);
     for (DbgValueInst *d : values) {
         auto frag = d->getExpression()->getFragmentInfo();
         const DILocalVariable *var = d->getVariable();
         int k = levelOf(var->getScope()->getSubprogram());
-        if (!frag || d->getExpression()->getNumElements() != 3 || k < 0 || memberAt(var->getType(), frag->OffsetInBits))
+        if (!frag || d->getExpression()->getNumElements() != 3 || k < 0 ||
+            memspyMemberAt(var->getType(), frag->OffsetInBits))
             continue;
         note(k, 'm', var->getName().str() + "[]", nullptr, 0);
         return true;
@@ -662,9 +446,9 @@ bool Dests::noteContainerStore(StoreInst *st)
 void Dests::noteStructDest(CallBase *call, int sret)
 {
     if (sret >= 0) {
-        auto *tmp = dyn_cast<AllocaInst>(stripCasts(call->getArgOperand(sret)));
-        if (tmp && varOf(tmp) && noteContainer(tmp, call)) return; /* a local moved into a member */
-        if (tmp && !varOf(tmp) && !noteContainer(tmp, call))       /* a temporary moved into a container */
+        auto *tmp = dyn_cast<AllocaInst>(memspyStripCasts(call->getArgOperand(sret)));
+        if (tmp && memspyVarOf(tmp) && noteContainer(tmp, call)) return; /* a local moved into a member */
+        if (tmp && !memspyVarOf(tmp) && !noteContainer(tmp, call))       /* a temporary moved into a container */
             for (User *u : tmp->users())
                 for (User *w : (isa<BitCastInst>(u) ? u : tmp)->users())
                     if (auto *ld = dyn_cast<LoadInst>(w))
@@ -672,7 +456,7 @@ void Dests::noteStructDest(CallBase *call, int sret)
                             if (auto *st = dyn_cast<StoreInst>(x);
                                 st && st->getValueOperand() == ld && levelOf(st) < 0 && noteContainerStore(st))
                                 return;
-        if (!tmp || varOf(tmp)) noteArgument(call->getArgOperand(sret), call, 'v');
+        if (!tmp || memspyVarOf(tmp)) noteArgument(call->getArgOperand(sret), call, 'v');
         return;
     }
     for (User *u : call->users()) {
@@ -939,14 +723,14 @@ std::string Dests::argRecord(CallBase *call, unsigned i)
     if (!L || (callee && callee->isIntrinsic()) || !a->getType()->isPointerTy()) return "";
     makeLevels(L);
     object = false;
-    if (int pi = paramIndex(a); pi >= 0) {
-        const DILocalVariable *var = paramVar(a);
-        if (var && isPointer(pointee(var->getType()))) noteOutParam(a, pi);
+    if (int pi = memspyParamIndex(a); pi >= 0) {
+        const DILocalVariable *var = memspyParamVar(a);
+        if (var && memspyIsPointer(memspyPointee(var->getType()))) noteOutParam(a, pi);
     } else {
         std::string path;
         const DIType *ty = nullptr;
         Value *root = nullptr;
-        if (objPath(a, path, ty, root) && isPointer(ty)) noteArgument(a, call, 'v');
+        if (objPath(a, path, ty, root) && memspyIsPointer(ty)) noteArgument(a, call, 'v');
     }
     bool any = false;
     for (const Level &l : lv) any |= l.kind != '-';

@@ -4,6 +4,7 @@
  * container it is passed to by reference (`v.push_back(new T)`) or whose element accessor it
  * is stored through (`m[k] = new T`). */
 #include "parts.h"
+#include "values.h"
 
 #include "llvm/Demangle/Demangle.h"
 #include "llvm/IR/Function.h"
@@ -196,12 +197,7 @@ bool memspySystemVar(const DILocalVariable *v)
 
 const DIDerivedType *memspyMemberHolding(const DIType *t, uint64_t bits)
 {
-    for (int i = 0; i < 16; i++) { /* typedefs and qualifiers */
-        auto *d = dyn_cast_or_null<DIDerivedType>(t);
-        if (!d || d->getTag() == dwarf::DW_TAG_pointer_type || d->getTag() == dwarf::DW_TAG_reference_type) break;
-        t = d->getBaseType();
-    }
-    auto *st = dyn_cast_or_null<DICompositeType>(t);
+    auto *st = dyn_cast_or_null<DICompositeType>(memspyStripType(t));
     if (!st || st->getTag() == dwarf::DW_TAG_array_type) return nullptr;
     for (DINode *e : st->getElements())
         if (auto *m = dyn_cast<DIDerivedType>(e))
@@ -211,31 +207,9 @@ const DIDerivedType *memspyMemberHolding(const DIType *t, uint64_t bits)
     return nullptr;
 }
 
-/* p without bitcasts and address-space casts (dests.cc's stripCasts). */
-static Value *stripAnyCasts(Value *p)
-{
-    for (int i = 0; i < 8; i++) {
-        auto *op = dyn_cast<Operator>(p);
-        if (!op || (op->getOpcode() != Instruction::BitCast && op->getOpcode() != Instruction::AddrSpaceCast)) break;
-        p = op->getOperand(0);
-    }
-    return p;
-}
-
-/* t without typedefs and qualifiers. */
-static const DIType *stripType(const DIType *t)
-{
-    for (int i = 0; t && i < 16; i++) {
-        auto *d = dyn_cast<DIDerivedType>(t);
-        if (!d || d->getTag() == dwarf::DW_TAG_pointer_type || d->getTag() == dwarf::DW_TAG_reference_type) break;
-        t = d->getBaseType();
-    }
-    return t;
-}
-
 bool memspySameField(Value *p, Value *q)
 {
-    auto *a = dyn_cast<GEPOperator>(stripAnyCasts(p)), *b = dyn_cast<GEPOperator>(stripAnyCasts(q));
+    auto *a = dyn_cast<GEPOperator>(memspyStripCasts(p)), *b = dyn_cast<GEPOperator>(memspyStripCasts(q));
     if (!a || !b || !a->hasAllConstantIndices() || !b->hasAllConstantIndices() || a->getNumIndices() < 2 ||
         a->getSourceElementType() != b->getSourceElementType() || a->getNumIndices() != b->getNumIndices())
         return false;
@@ -248,8 +222,8 @@ bool memspySameField(Value *p, Value *q)
 
 bool memspyUnionView(const DIType *t, const DIDerivedType *m)
 {
-    auto *c = dyn_cast_or_null<DICompositeType>(stripType(t));
-    auto *b = dyn_cast_or_null<DICompositeType>(stripType(m->getBaseType()));
+    auto *c = dyn_cast_or_null<DICompositeType>(memspyStripType(t));
+    auto *b = dyn_cast_or_null<DICompositeType>(memspyStripType(m->getBaseType()));
     return (c && c->getTag() == dwarf::DW_TAG_union_type) || (b && b->getTag() == dwarf::DW_TAG_union_type);
 }
 
@@ -265,9 +239,9 @@ bool memspyListHead(Value *p, Function *f, const std::vector<Value *> &work, con
 {
     for (Instruction &I : instructions(*f)) {
         auto *st = dyn_cast<StoreInst>(&I);
-        auto *ld = st ? dyn_cast<LoadInst>(stripAnyCasts(st->getValueOperand())) : nullptr;
-        if (!ld || !memspySelfStore(stripAnyCasts(st->getPointerOperand()), work, held)) continue;
-        Value *q = stripAnyCasts(ld->getPointerOperand());
+        auto *ld = st ? dyn_cast<LoadInst>(memspyStripCasts(st->getValueOperand())) : nullptr;
+        if (!ld || !memspySelfStore(memspyStripCasts(st->getPointerOperand()), work, held)) continue;
+        Value *q = memspyStripCasts(ld->getPointerOperand());
         if (q == p || memspySameField(q, p)) return true;
     }
     return false;
@@ -280,7 +254,7 @@ bool memspyReferenceArgument(CallBase *call, AllocaInst *a)
     DITypeRefArray types = sp && sp->getType() ? sp->getType()->getTypeArray() : DITypeRefArray();
     for (unsigned i = 1; i < call->arg_size() && i + 1 < types.size(); i++) {
         auto *t = dyn_cast_or_null<DIDerivedType>(types[i + 1]);
-        if (stripAnyCasts(call->getArgOperand(i)) == a && t &&
+        if (memspyStripCasts(call->getArgOperand(i)) == a && t &&
             (t->getTag() == dwarf::DW_TAG_reference_type || t->getTag() == dwarf::DW_TAG_rvalue_reference_type))
             return true;
     }
