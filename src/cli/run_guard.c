@@ -296,8 +296,52 @@ void ms_run_forward_signals_unhold(void) { sigprocmask(SIG_SETMASK, &held_mask, 
 void ms_run_forward_signals_to(pid_t pid)
 {
     forward_to = pid;
-    int sig = early; /* a caller that did not hold (memspy mtool) */
-    if (sig) kill(pid, sig);
+}
+
+int ms_run_is_interrupt(int sig)
+{
+    for (size_t i = 0; i < NFORWARDED; i++)
+        if (forwarded[i] == sig) return 1;
+    return 0;
+}
+
+pid_t ms_run_fork(ms_run_guard *g, int *early)
+{
+    if ((*early = ms_run_forward_signals_hold()) != 0) { /* memspy's own start took until then */
+        ms_run_forward_signals_unhold();
+        errno = EINTR;
+        return -1;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        ms_run_forward_signals_end();
+        ms_run_forward_signals_unhold();
+        ms_run_guard_child(g);
+        return 0;
+    }
+    int e = errno;
+    if (pid > 0) ms_run_forward_signals_to(pid);
+    ms_run_forward_signals_unhold();
+    if (pid > 0) ms_run_guard_program(g, pid);
+    errno = e;
+    return pid;
+}
+
+int ms_run_say_interrupted(const char *cmd, const char *what, int sig)
+{
+    const char *abbrev = sigabbrev_np(sig);
+    fprintf(stderr, "memspy %s: interrupted (SIG%s) before %s started: nothing ran, nothing to store\n", cmd,
+            abbrev ? abbrev : "?", what);
+    return 128 + sig;
+}
+
+int ms_run_forward_signals_between(void)
+{
+    forward_to = 0;
+    int sig = early ? early : last_forwarded;
+    early = last_forwarded = 0;
+    return sig;
 }
 
 int ms_run_forward_signals_done(void)
