@@ -158,13 +158,13 @@ void GOMP_sections_end(void)
  * which record no streams, where the event would only drain the plugin buffer, which they
  * need not (rt.h, ms_plug_sync_ready). nbf's critical section per element: the event was 27%
  * of the timing run's instructions, inside the critical section. */
-static int lock_events(void) { return (!ms_count_only || ms_streams_mode) && gomp_events(); }
+MS_HOT int lock_events(void) { return (!ms_count_only || ms_streams_mode) && gomp_events(); }
 
-static void acquired(uint64_t lock, uintptr_t site)
+MS_HOT void acquired(uint64_t lock, uintptr_t site)
 {
     if (lock_events()) ms_sync_event(MS_SYNC_ACQUIRE, lock, 0, site);
 }
-static void releasing(uint64_t lock, uintptr_t site)
+MS_HOT void releasing(uint64_t lock, uintptr_t site)
 {
     if (lock_events()) ms_sync_event(MS_SYNC_RELEASE, lock, 0, site);
 }
