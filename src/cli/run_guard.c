@@ -247,6 +247,7 @@ static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 #define NFORWARDED (sizeof forwarded / sizeof forwarded[0])
 static volatile pid_t forward_to;
 static volatile sig_atomic_t early, last_forwarded; /* before the program started; any */
+static volatile sig_atomic_t seen;                  /* any while it ran, the terminal's too */
 static struct sigaction saved[NFORWARDED];
 static sigset_t held_mask; /* the mask before ms_run_forward_signals_hold */
 
@@ -259,9 +260,12 @@ static void forward(int sig, siginfo_t *info, void *uctx)
             if (forwarded[i] == sig) sigaction(sig, &saved[i], NULL);
     } else if (forward_to == 0) { /* not started (a terminal's too: no program got it) */
         early = sig;
-    } else if (info->si_code != SI_KERNEL) {
-        last_forwarded = sig;
-        kill(forward_to, sig);
+    } else {
+        seen = sig;
+        if (info->si_code != SI_KERNEL) {
+            last_forwarded = sig;
+            kill(forward_to, sig);
+        }
     }
     errno = e;
 }
@@ -269,7 +273,7 @@ static void forward(int sig, siginfo_t *info, void *uctx)
 void ms_run_forward_signals_begin(void)
 {
     forward_to = 0;
-    early = last_forwarded = 0;
+    early = last_forwarded = seen = 0;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = forward;
@@ -339,8 +343,8 @@ int ms_run_say_interrupted(const char *cmd, const char *what, int sig)
 int ms_run_forward_signals_between(void)
 {
     forward_to = 0;
-    int sig = early ? early : last_forwarded;
-    early = last_forwarded = 0;
+    int sig = early ? early : seen;
+    early = last_forwarded = seen = 0;
     return sig;
 }
 

@@ -48,8 +48,8 @@ pid_t ms_run_fork(ms_run_guard *g, int *early);
 /* Say that interrupt sig came before what started (nothing ran); returns 128 + sig. */
 int ms_run_say_interrupted(const char *cmd, const char *what, int sig);
 /* Between two runs of the program (memspy mtool): an interrupt from now on is kept for the
- * next ms_run_fork, as before the first. Returns the interrupt kept or forwarded since the
- * last fork, 0 if none. */
+ * next ms_run_fork, as before the first. Returns the last interrupt memspy got since the last
+ * fork (forwarded, or the terminal's, which the program got too), 0 if none. */
 int ms_run_forward_signals_between(void);
 /* The program has ended: from now on the first interrupt of each kind is absorbed (the copy a
  * terminal or timeout sends to the process group, arriving late), a second one acts as it

@@ -40,7 +40,7 @@ pid=$!
 child=
 for _ in $(seq 1 400); do
     for c in $(pgrep -P "$pid"); do
-        tr '\0' '\n' <"/proc/$c/environ" 2>/dev/null | grep -qx 'MEMSPY_MODE=count' && child=$c
+        cat "/proc/$c/environ" 2>/dev/null | tr '\0' '\n' | grep -qx 'MEMSPY_MODE=count' && child=$c
     done
     [ -n "$child" ] && break
     sleep 0.05
