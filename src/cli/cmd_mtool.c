@@ -317,10 +317,11 @@ int ms_cmd_mtool(int argc, char **argv)
     if (early) {
         rc = ms_run_say_interrupted("mtool", ms_term(o.prog_argv[0]), early);
     } else if (pid_count >= 0) {
-        /* an interrupt during the counting run (passed on, or the terminal's, which killed it)
-         * or after it: the timing run is not started */
+        /* an interrupt during the counting run (passed on, or the terminal's) or after it, or
+         * one that killed the counting run: the timing run is not started */
         stop = ms_run_forward_signals_between();
-        if (!stop && WIFSIGNALED(count_status) && ms_run_is_interrupt(WTERMSIG(count_status))) stop = WTERMSIG(count_status);
+        if (!stop && WIFSIGNALED(count_status) && ms_run_is_interrupt(WTERMSIG(count_status)))
+            stop = WTERMSIG(count_status);
         if (!stop && setenv("MEMSPY_MODE", "time", 1) == 0 && setenv("MEMSPY_SAMPLE_NS", period, 1) == 0)
             pid_time = run_program(path, o.prog_argv, &guard, &in, 0, &status, &system_s, NULL, &stop);
         ms_run_forward_signals_done();

@@ -297,10 +297,7 @@ int ms_run_forward_signals_hold(void)
 
 void ms_run_forward_signals_unhold(void) { sigprocmask(SIG_SETMASK, &held_mask, NULL); }
 
-void ms_run_forward_signals_to(pid_t pid)
-{
-    forward_to = pid;
-}
+void ms_run_forward_signals_to(pid_t pid) { forward_to = pid; }
 
 int ms_run_is_interrupt(int sig)
 {
