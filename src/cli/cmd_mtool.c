@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,37 +157,25 @@ static void child_stdio(const mtool_stdin *in, int quiet)
 /* Start the program with the environment set, wait for it (status, system time). With core,
  * the core's clock and chains are measured meanwhile (in this process's own CPU time: the
  * counting run is not timed, so the two may share the CPUs). The counting run (quiet) writes
- * nowhere: the program's output is the timing run's. */
+ * nowhere: the program's output is the timing run's. Returns the pid, or -1 (*early: an
+ * interrupt that came before, nothing started). */
 static int run_program(const char *path, char **argv, ms_run_guard *guard, const mtool_stdin *in, int quiet,
-                       int *status, double *system_s, ms_core_reading *core)
+                       int *status, double *system_s, ms_core_reading *core, int *early)
 {
-    ms_run_forward_signals_begin();
-    fflush(NULL);
     stdin_rewind(in);
-    pid_t pid = fork();
+    pid_t pid = ms_run_fork(guard, early);
     if (pid == 0) {
-        ms_run_forward_signals_end();
-        ms_run_guard_child(guard);
         child_stdio(in, quiet);
         execv(path, argv);
         fprintf(stderr, "memspy mtool: cannot execute %s: %s\n", path, strerror(errno));
         _exit(127);
     }
-    if (pid < 0) {
-        ms_run_forward_signals_end();
-        return ms_cli_error("mtool", "fork: %s", strerror(errno));
-    }
-    ms_run_forward_signals_to(pid);
-    ms_run_guard_program(guard, pid);
+    if (pid < 0) return *early ? -1 : ms_cli_error("mtool", "fork: %s", strerror(errno));
     if (core) ms_core_measure(core);
     struct rusage ru;
     memset(&ru, 0, sizeof ru);
     while (wait4(pid, status, 0, &ru) < 0)
-        if (errno != EINTR) {
-            ms_run_forward_signals_done();
-            return ms_cli_error("mtool", "waitpid: %s", strerror(errno));
-        }
-    ms_run_forward_signals_done();
+        if (errno != EINTR) return ms_cli_error("mtool", "waitpid: %s", strerror(errno));
     *system_s = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
     return (int)pid;
 }
@@ -294,9 +283,14 @@ int ms_cmd_mtool(int argc, char **argv)
     int done, rc, starts_threads = 0, script = 0, status = 0;
     if ((rc = parse_options(argc, argv, &o, &done)) != 0 || done) return rc;
     char err[2048], *path = NULL, *dir = NULL, period[32];
+    /* From here on an interrupt neither kills memspy silently nor is lost (run_guard.h). */
+    ms_run_forward_signals_begin();
     const char *cpu = !o.cpu ? ms_blockcost_host_cpu() : !strcmp(o.cpu, "auto") ? ms_core_closest_cpu() : o.cpu;
-    if (ms_blockcost_check_cpu(cpu, err, sizeof err) < 0) return ms_cli_error("mtool", "%s", err);
-    if ((rc = ms_cli_check_program("mtool", o.prog_argv[0], &path, &starts_threads, &script)) != 0) return rc;
+    if (ms_blockcost_check_cpu(cpu, err, sizeof err) < 0) {
+        rc = ms_cli_error("mtool", "%s", err);
+        goto out;
+    }
+    if ((rc = ms_cli_check_program("mtool", o.prog_argv[0], &path, &starts_threads, &script)) != 0) goto out;
     const char *tmp = getenv("TMPDIR");
     if (asprintf(&dir, "%s/memspy-mtool-XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0 || !mkdtemp(dir)) {
         rc = ms_cli_error("mtool", "cannot create a scratch directory: %s", strerror(errno));
@@ -316,12 +310,30 @@ int ms_cmd_mtool(int argc, char **argv)
     ms_run_guard guard = { -1, 0 };
     ms_run_guard_start(&guard, dir);
     /* The counting run (exact block counts), then the timing run (the plain copies, sampled). */
-    int count_status = 0, pid_count = -1, pid_time = -1;
+    int count_status = 0, pid_count = -1, pid_time = -1, early = 0, stop = 0;
     mtool_stdin in;
     if (stdin_prepare(&in, dir) == 0 && setenv("MEMSPY_MODE", "count", 1) == 0)
-        pid_count = run_program(path, o.prog_argv, &guard, &in, 1, &count_status, &unused_s, &core);
-    if (pid_count >= 0 && setenv("MEMSPY_MODE", "time", 1) == 0 && setenv("MEMSPY_SAMPLE_NS", period, 1) == 0)
-        pid_time = run_program(path, o.prog_argv, &guard, &in, 0, &status, &system_s, NULL);
+        pid_count = run_program(path, o.prog_argv, &guard, &in, 1, &count_status, &unused_s, &core, &early);
+    if (early) {
+        rc = ms_run_say_interrupted("mtool", ms_term(o.prog_argv[0]), early);
+    } else if (pid_count >= 0) {
+        /* an interrupt during the counting run (passed on, or the terminal's) or after it, or
+         * one that killed the counting run: the timing run is not started */
+        stop = ms_run_forward_signals_between();
+        if (!stop && WIFSIGNALED(count_status) && ms_run_is_interrupt(WTERMSIG(count_status)))
+            stop = WTERMSIG(count_status);
+        if (!stop && setenv("MEMSPY_MODE", "time", 1) == 0 && setenv("MEMSPY_SAMPLE_NS", period, 1) == 0)
+            pid_time = run_program(path, o.prog_argv, &guard, &in, 0, &status, &system_s, NULL, &stop);
+        ms_run_forward_signals_done();
+        if (stop) {
+            const char *abbrev = sigabbrev_np(stop);
+            fprintf(stderr,
+                    "memspy mtool: interrupted (SIG%s) in or after the counting run of %s: the timing run did not "
+                    "start, nothing to store\n",
+                    abbrev ? abbrev : "?", ms_term(o.prog_argv[0]));
+            rc = 128 + stop;
+        }
+    }
     if (in.fd >= 0) close(in.fd);
     unsetenv("MEMSPY_SAMPLE_NS");
     ms_raw counted, timed;
@@ -333,7 +345,7 @@ int ms_cmd_mtool(int argc, char **argv)
     snprintf(count_path, sizeof count_path, "%s/%d.raw", dir, pid_count);
     snprintf(time_path, sizeof time_path, "%s/%d.raw", dir, pid_time);
     if (pid_count < 0 || pid_time < 0) {
-        rc = MS_EXIT_USAGE;
+        if (!rc) rc = MS_EXIT_USAGE;
     } else if (ms_raw_read(count_path, &counted, err, sizeof err) < 0) {
         rc = ms_cli_error("mtool", "no profile from the counting run: %s", err);
     } else if (ms_raw_read(time_path, &timed, err, sizeof err) < 0) {
@@ -368,6 +380,7 @@ int ms_cmd_mtool(int argc, char **argv)
     ms_run_remove_scratch(dir);
     if (!rc) rc = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 out:
+    ms_run_forward_signals_end();
     free(path);
     free(dir);
     return rc;

@@ -150,27 +150,18 @@ static int start_and_wait(const char *path, char **prog_argv, int keep_aslr, ms_
 {
     int pipefd[2];
     if (pipe2(pipefd, O_CLOEXEC) < 0) return ms_cli_error("run", "pipe: %s", strerror(errno));
-    int early = ms_run_forward_signals_hold();
-    if (early) { /* memspy's own start took until the interrupt (a loaded machine) */
-        ms_run_forward_signals_unhold();
-        ms_run_forward_signals_end();
-        close(pipefd[0]);
-        close(pipefd[1]);
-        const char *abbrev = sigabbrev_np(early);
-        fprintf(stderr, "memspy run: interrupted (SIG%s) before %s started: nothing ran, nothing to store\n",
-                abbrev ? abbrev : "?", ms_term(prog_argv[0]));
-        return 128 + early;
-    }
-
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     res->start_time = (int64_t)time(NULL);
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
+    int early = 0;
+    pid_t pid = ms_run_fork(guard, &early);
+    if (early) { /* memspy's own start took until the interrupt (a loaded machine) */
         ms_run_forward_signals_end();
-        ms_run_forward_signals_unhold();
-        ms_run_guard_child(guard);
+        close(pipefd[0]);
+        close(pipefd[1]);
+        return ms_run_say_interrupted("run", ms_term(prog_argv[0]), early);
+    }
+    if (pid == 0) {
         close(pipefd[0]);
         /* Simulated caches index sets by virtual address: without address-space
          * randomization the same program and input give the same statistics. */
@@ -186,12 +177,8 @@ static int start_and_wait(const char *path, char **prog_argv, int keep_aslr, ms_
     int exec_errno = 0, rc = 0;
     close(pipefd[1]);
     if (pid < 0) {
-        ms_run_forward_signals_unhold();
         rc = ms_cli_error("run", "fork: %s", strerror(errno));
     } else {
-        ms_run_forward_signals_to(pid);
-        ms_run_forward_signals_unhold();
-        ms_run_guard_program(guard, pid);
         ssize_t n;
         while ((n = read(pipefd[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR) {}
         if (n != (ssize_t)sizeof exec_errno) exec_errno = 0;
@@ -481,9 +468,6 @@ static int store_images(const raw_image *images, size_t n, const char *prog_path
     return rc;
 }
 
-/* A signal sent to interrupt (run_guard.h forwards these). */
-static int is_interrupt(int sig) { return sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT; }
-
 /* The program's own exit status, as a shell would report it. */
 static int program_status(const char *name, int status)
 {
@@ -616,7 +600,7 @@ int ms_cmd_run(int argc, char **argv)
     } else if (nimages == 0 && WIFSIGNALED(res.status) && WTERMSIG(res.status) == SIGKILL) {
         rc = ms_cli_error("run", "no profile was written: SIGKILL ends a program before it can write one");
         ms_run_remove_scratch(dir);
-    } else if (nimages == 0 && !script && WIFSIGNALED(res.status) && is_interrupt(WTERMSIG(res.status))) {
+    } else if (nimages == 0 && !script && WIFSIGNALED(res.status) && ms_run_is_interrupt(WTERMSIG(res.status))) {
         /* interrupted as it started (the runtime keeps what it gathered from its start on) */
         fprintf(stderr,
                 "memspy run: the interrupt reached %s before memspy's runtime started in it: "

@@ -247,6 +247,7 @@ static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 #define NFORWARDED (sizeof forwarded / sizeof forwarded[0])
 static volatile pid_t forward_to;
 static volatile sig_atomic_t early, last_forwarded; /* before the program started; any */
+static volatile sig_atomic_t seen;                  /* any while it ran, the terminal's too */
 static struct sigaction saved[NFORWARDED];
 static sigset_t held_mask; /* the mask before ms_run_forward_signals_hold */
 
@@ -259,9 +260,12 @@ static void forward(int sig, siginfo_t *info, void *uctx)
             if (forwarded[i] == sig) sigaction(sig, &saved[i], NULL);
     } else if (forward_to == 0) { /* not started (a terminal's too: no program got it) */
         early = sig;
-    } else if (info->si_code != SI_KERNEL) {
-        last_forwarded = sig;
-        kill(forward_to, sig);
+    } else {
+        seen = sig;
+        if (info->si_code != SI_KERNEL) {
+            last_forwarded = sig;
+            kill(forward_to, sig);
+        }
     }
     errno = e;
 }
@@ -269,7 +273,7 @@ static void forward(int sig, siginfo_t *info, void *uctx)
 void ms_run_forward_signals_begin(void)
 {
     forward_to = 0;
-    early = last_forwarded = 0;
+    early = last_forwarded = seen = 0;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = forward;
@@ -293,11 +297,52 @@ int ms_run_forward_signals_hold(void)
 
 void ms_run_forward_signals_unhold(void) { sigprocmask(SIG_SETMASK, &held_mask, NULL); }
 
-void ms_run_forward_signals_to(pid_t pid)
+void ms_run_forward_signals_to(pid_t pid) { forward_to = pid; }
+
+int ms_run_is_interrupt(int sig)
 {
-    forward_to = pid;
-    int sig = early; /* a caller that did not hold (memspy mtool) */
-    if (sig) kill(pid, sig);
+    for (size_t i = 0; i < NFORWARDED; i++)
+        if (forwarded[i] == sig) return 1;
+    return 0;
+}
+
+pid_t ms_run_fork(ms_run_guard *g, int *early)
+{
+    if ((*early = ms_run_forward_signals_hold()) != 0) { /* memspy's own start took until then */
+        ms_run_forward_signals_unhold();
+        errno = EINTR;
+        return -1;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        ms_run_forward_signals_end();
+        ms_run_forward_signals_unhold();
+        ms_run_guard_child(g);
+        return 0;
+    }
+    int e = errno;
+    if (pid > 0) ms_run_forward_signals_to(pid);
+    ms_run_forward_signals_unhold();
+    if (pid > 0) ms_run_guard_program(g, pid);
+    errno = e;
+    return pid;
+}
+
+int ms_run_say_interrupted(const char *cmd, const char *what, int sig)
+{
+    const char *abbrev = sigabbrev_np(sig);
+    fprintf(stderr, "memspy %s: interrupted (SIG%s) before %s started: nothing ran, nothing to store\n", cmd,
+            abbrev ? abbrev : "?", what);
+    return 128 + sig;
+}
+
+int ms_run_forward_signals_between(void)
+{
+    forward_to = 0;
+    int sig = early ? early : seen;
+    early = last_forwarded = seen = 0;
+    return sig;
 }
 
 int ms_run_forward_signals_done(void)

@@ -24,7 +24,7 @@ void ms_run_guard_program(ms_run_guard *g, pid_t pid);
 /* memspy is done with the scratch directory: the guard exits quietly. */
 void ms_run_guard_release(ms_run_guard *g);
 
-/* At the start of `memspy run`: SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to memspy are
+/* At the start of `memspy run` or `memspy mtool`: SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to memspy are
  * forwarded to the program from the fork until ms_run_forward_signals_end. One that comes
  * before the program started is kept, and ms_run_forward_signals_hold returns it: memspy then
  * starts nothing (instead of dying before it stored or said anything). Those the terminal
@@ -37,8 +37,20 @@ int ms_run_forward_signals_hold(void);
 /* Unblock them again: in memspy after ms_run_forward_signals_to (or a failed fork), in the
  * child after ms_run_forward_signals_end (a pending one then ends the child). */
 void ms_run_forward_signals_unhold(void);
-/* The program's pid, once forked (an interrupt kept before, without a hold, is sent now). */
+/* The program's pid, once forked. */
 void ms_run_forward_signals_to(pid_t pid);
+/* Fork the program's process (`memspy run`, each run of `memspy mtool`) after
+ * ms_run_forward_signals_begin, the forwarded signals held around the fork (one sent meanwhile
+ * is forwarded once the pid is known). Returns the pid in memspy (the guard told), 0 in the
+ * child (memspy's dispositions and mask undone, dying with memspy), -1 if fork failed (errno),
+ * or -1 with *early set to an interrupt that came before: then nothing was started. */
+pid_t ms_run_fork(ms_run_guard *g, int *early);
+/* Say that interrupt sig came before what started (nothing ran); returns 128 + sig. */
+int ms_run_say_interrupted(const char *cmd, const char *what, int sig);
+/* Between two runs of the program (memspy mtool): an interrupt from now on is kept for the
+ * next ms_run_fork, as before the first. Returns the last interrupt memspy got since the last
+ * fork (forwarded, or the terminal's, which the program got too), 0 if none. */
+int ms_run_forward_signals_between(void);
 /* The program has ended: from now on the first interrupt of each kind is absorbed (the copy a
  * terminal or timeout sends to the process group, arriving late), a second one acts as it
  * would have without memspy's handler. Returns the last signal forwarded, 0 if none. */
@@ -46,6 +58,9 @@ int ms_run_forward_signals_done(void);
 /* Back to the previous dispositions (in the child before exec, or if it could not start);
  * returns the last signal forwarded, 0 if none. */
 int ms_run_forward_signals_end(void);
+
+/* Whether sig is one of the interrupts forwarded (SIGINT, SIGTERM, SIGHUP, SIGQUIT). */
+int ms_run_is_interrupt(int sig);
 
 /* Remove a run's scratch directory and everything under it. */
 void ms_run_remove_scratch(const char *dir);

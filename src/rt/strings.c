@@ -55,8 +55,11 @@ void ms_strings_init(void)
 }
 
 /* Whether the calling thread's accesses are recorded now (the cheap part of the check;
- * ms_record does the rest). Extents below are only computed when this holds. */
-static inline int recording(void) { return ms_rt_on && (ms_tls.mode == MS_T_READY || ms_tls.mode == MS_T_NEW); }
+ * ms_record does the rest; never in MTOOL's runs, which simulate nothing). Extents below are only computed when this holds. */
+static inline int recording(void)
+{
+    return ms_rt_on && !ms_count_only && (ms_tls.mode == MS_T_READY || ms_tls.mode == MS_T_NEW);
+}
 
 static void rd(const void *p, size_t n, uintptr_t pc) { ms_record_range((uintptr_t)p, n, 0, pc); }
 static void wr(const void *p, size_t n, uintptr_t pc) { ms_record_range((uintptr_t)p, n, MS_EV_WRITE, pc); }
