@@ -151,33 +151,24 @@ INLINE int uni_line_t(ms_sim *sim, uint64_t line, unsigned write, uint32_t ctx, 
         return 0;
     }
 
-    /* The L1 miss: the lower levels looked up first (a level that has the line keeps its
-     * record at hand, in its way's record pointer, so the record needs no lookup then), then
-     * every missing level classified from the line's one record (each level's shadow
-     * referenced as the general path does, those of the levels the reference reaches; the
-     * order of independent structures does not matter), then the fills from the serving
-     * level upwards, then the counts. */
-    int k = 1, hit2 = 0, hit3 = 0;
-    if (n > 1) hit2 = lower_lookup(&sim->cache[1], line, w1);
-    if (n > 2 && !hit2) hit3 = lower_lookup(&sim->cache[2], line, w2);
-    uint32_t *rec;
-    if (hit2)
-        rec = ms_victim_record(&sim->meta, sim->cache[1].recs[(line & sim->cache[1].set_mask) * w1], line);
-    else if (hit3)
-        rec = ms_victim_record(&sim->meta, sim->cache[2].recs[(line & sim->cache[2].set_mask) * w2], line);
-    else
-        rec = ms_linemeta_lookup(&sim->meta, line);
+    /* The L1 miss: classify every missing level from the line's one record (in the order of
+     * the general path: each level's lookup, then its shadow), then fill from the serving
+     * level upwards, then count. */
+    uint32_t *rec = ms_linemeta_lookup(&sim->meta, line);
     int cause[MS_MAX_LEVELS] = { 0 };
     uint32_t evictor[MS_MAX_LEVELS] = { 0 };
+    int k = 1;
     classify(rec[0], ms_fa_touch(&sim->fa[0], line, &rec[n]), &cause[0], &evictor[0]);
     if (n > 1) {
+        int hit = lower_lookup(&sim->cache[1], line, w1);
         int fa_hit = ms_fa_touch(&sim->fa[1], line, &rec[n + 1]);
-        if (!hit2) {
+        if (!hit) {
             classify(rec[1], fa_hit, &cause[1], &evictor[1]);
             k = 2;
             if (n > 2) {
+                hit = lower_lookup(&sim->cache[2], line, w2);
                 fa_hit = ms_fa_touch(&sim->fa[2], line, &rec[n + 2]);
-                if (!hit3) {
+                if (!hit) {
                     classify(rec[2], fa_hit, &cause[2], &evictor[2]);
                     k = 3;
                 }
