@@ -64,6 +64,15 @@ static uint32_t canonical_loop(const ms_loop_stat *loops, size_t nl, const uint3
 {
     const ms_loop_stat *L = &loops[l];
     uint32_t lp = L->parent < nl ? canon[L->parent] : UINT32_MAX;
+    /* A loop on its parent's very lines (a nest inlined into one call: every block carries the
+     * call's line) cannot be told apart from it by samples placed by line: one mobject with it,
+     * not an innermost loop credited with the whole nest's samples (lz4's inlined compressor). */
+    if (lp != UINT32_MAX) {
+        const ms_loop_stat *P = &loops[L->parent];
+        if (P->line == L->line && P->end_line == L->end_line && same_text(P->function, L->function) &&
+            same_text(P->file, L->file))
+            return lp;
+    }
     for (uint32_t k = 0; k < nl; k++) {
         const ms_loop_stat *K = &loops[k];
         if (canon[k] != k || K->depth != L->depth || K->line != L->line || K->end_line != L->end_line ||
@@ -114,11 +123,13 @@ int ms_mtool_analyze(const ms_mtool_input *in, ms_mtool_result *out)
         total_cycles += in->cycles[i] * (double)b->count;
         total_samples += in->block_samples[i];
         out->total_memops += (uint64_t)b->memops * b->count;
+        uint32_t last = UINT32_MAX; /* a loop merged with its parent counts the block once */
         for (uint32_t l = b->loop, guard = 0; l < nl && guard < nl; l = in->loops[l].parent, guard++)
-            agg_block(&la[canon[l]], b, in->cycles[i], in->block_samples[i]);
+            if (canon[l] != last) agg_block(&la[last = canon[l]], b, in->cycles[i], in->block_samples[i]);
     }
     for (size_t l = 0; l < nl; l++)
-        if (in->loops[l].parent < nl) has_child[canon[in->loops[l].parent]] = 1;
+        if (in->loops[l].parent < nl && canon[in->loops[l].parent] != canon[l])
+            has_child[canon[in->loops[l].parent]] = 1;
     /* loops, deepest first */
     for (uint32_t d = maxdepth; d >= 1; d--) {
         for (size_t l = 0; l < nl; l++) {

@@ -179,6 +179,47 @@ static void test_loop_copies(void)
     ms_mtool_result_free(&r);
 }
 
+/* A nest inlined into one call (lz4's compressor inlined at line 877): an outer loop and an
+ * inner one on the same lines, the samples (placed by line) all on the inner loop's block
+ * though the outer loop's blocks did the work. The inner loop is one mobject with its parent
+ * (never a loop of 2 memory operations credited with the nest's time), each block counted once. */
+static void test_inlined_nest(void)
+{
+    ms_block_stat b[3];
+    memset(b, 0, sizeof b);
+    const uint32_t loop[3] = { 1, 0, UINT32_MAX };
+    const uint64_t count[3] = { 1, 1000000, 1 };
+    const uint32_t memops[3] = { 2, 3, 1 };
+    for (int i = 0; i < 3; i++) {
+        b[i].function = "c";
+        b[i].file = "h.c";
+        b[i].line = 877;
+        b[i].loop = loop[i];
+        b[i].memops = memops[i];
+        b[i].count = count[i];
+    }
+    ms_loop_stat l[2];
+    l[0] = (ms_loop_stat){ "c", "h.c", 877, 877, UINT32_MAX, 1, 1, 1000000 };
+    l[1] = (ms_loop_stat){ "c", "h.c", 877, 877, 0, 2, 0, 1 };
+    const double cycles[3] = { 10, 4, 1 };
+    const uint64_t samples[3] = { 9, 0, 0 };
+    ms_mtool_input in = { b, 3, l, 2, cycles, samples, 0, 0, 1000000, 1e9, 0 };
+    ms_mtool_result r;
+    CHECK(ms_mtool_analyze(&in, &r) == 0);
+    size_t loops = 0;
+    for (size_t i = 0; i < r.nmobjects; i++)
+        if (r.mobjects[i].kind == MS_MOBJ_LOOP) {
+            loops++;
+            /* both loops' blocks: 10 + 4,000,000 cycles, 3,000,002 memory operations, 9 ms */
+            CHECK(r.mobjects[i].timable && r.mobjects[i].memops == 3000002);
+            CHECK(NEAR(r.mobjects[i].estimated_s, 0.00400001) && NEAR(r.mobjects[i].measured_s, 0.009));
+            CHECK(NEAR(r.mobjects[i].overhead, 0.009 / 0.00400001 - 1));
+        }
+    CHECK_EQ(loops, 1);
+    CHECK(NEAR(r.covered_memops, 3000002.0 / 3000003.0));
+    ms_mtool_result_free(&r);
+}
+
 static void test_mca(void)
 {
     char err[2048];
@@ -283,6 +324,7 @@ int main(void)
     test_inclusive();
     test_analyze();
     test_loop_copies();
+    test_inlined_nest();
     test_mca();
     return check_result();
 }
