@@ -84,6 +84,32 @@ static uint32_t canonical_loop(const ms_loop_stat *loops, size_t nl, const uint3
     return l;
 }
 
+/* Whether block b lies in loop l (canonical indices). */
+static int block_in_loop(const ms_mtool_input *in, const uint32_t *canon, const ms_block_stat *b, uint32_t l)
+{
+    for (uint32_t k = b->loop, guard = 0; k < in->nloops && guard < in->nloops; k = in->loops[k].parent, guard++)
+        if (canon[k] == l) return 1;
+    return 0;
+}
+
+/* outside[l]: the estimated cycles of executed blocks of loop l's function that lie on l's
+ * lines but outside it (code inlined into one call carries the call's line: a sample there,
+ * placed by line, would be credited to l). */
+static void cycles_outside(const ms_mtool_input *in, const uint32_t *canon, const agg *la, double *outside)
+{
+    for (size_t i = 0; i < in->nblocks; i++) {
+        const ms_block_stat *b = &in->blocks[i];
+        if (!b->count || b->line <= 0) continue;
+        for (uint32_t l = 0; l < in->nloops; l++) {
+            const ms_loop_stat *L = &in->loops[l];
+            if (canon[l] != l || !la[l].est_cycles || b->line < L->line || b->line > L->end_line ||
+                !same_text(b->function, L->function) || !same_text(b->file, L->file) || block_in_loop(in, canon, b, l))
+                continue;
+            outside[l] += in->cycles[i] * (double)b->count;
+        }
+    }
+}
+
 int ms_mtool_analyze(const ms_mtool_input *in, ms_mtool_result *out)
 {
     memset(out, 0, sizeof *out);
@@ -93,6 +119,7 @@ int ms_mtool_analyze(const ms_mtool_input *in, ms_mtool_result *out)
     out->runtime_s = (double)in->runtime_samples * (double)in->period_ns * 1e-9;
     size_t nl = in->nloops, nb = in->nblocks;
     uint32_t *canon = NULL; /* loop -> the first loop with its place (copies are one mobject) */
+    double *outside = NULL; /* loop -> cycles on its lines outside it */
     agg *la = nl ? calloc(nl, sizeof *la) : NULL;
     int *selected = nl ? calloc(nl, sizeof *selected) : NULL, *sel_below = nl ? calloc(nl, sizeof *sel_below) : NULL,
         *has_child = nl ? calloc(nl, sizeof *has_child) : NULL;
@@ -130,6 +157,8 @@ int ms_mtool_analyze(const ms_mtool_input *in, ms_mtool_result *out)
     for (size_t l = 0; l < nl; l++)
         if (in->loops[l].parent < nl && canon[in->loops[l].parent] != canon[l])
             has_child[canon[in->loops[l].parent]] = 1;
+    if (nl && !(outside = calloc(nl, sizeof *outside))) goto out;
+    if (nl) cycles_outside(in, canon, la, outside);
     /* loops, deepest first */
     for (uint32_t d = maxdepth; d >= 1; d--) {
         for (size_t l = 0; l < nl; l++) {
@@ -141,6 +170,11 @@ int ms_mtool_analyze(const ms_mtool_input *in, ms_mtool_result *out)
             } else {
                 ms_mobject m = { 0 };
                 fill(&m, &la[l], in);
+                if (outside[l] > 0.25 * la[l].est_cycles) { /* its samples are not its own */
+                    m.timable = 0;
+                    m.overhead = m.extra_cycles_per_memop = 0;
+                    if (m.nwarnings < MS_MOBJ_MAX_WARNINGS) m.warnings[m.nwarnings++] = MS_MOBJ_WARN_LINES;
+                }
                 if (m.timable || !has_child[l]) {
                     m.kind = MS_MOBJ_LOOP;
                     if (L->line > 0) { /* the loop's own lines (its blocks' last lines too): what --focus takes */
@@ -210,6 +244,7 @@ int ms_mtool_analyze(const ms_mtool_input *in, ms_mtool_result *out)
     rc = 0;
 out:
     free(canon);
+    free(outside);
     free(la);
     free(selected);
     free(sel_below);

@@ -6,7 +6,7 @@
 const char *ms_mobject_warning(const char *text)
 {
     static const char *const known[] = { MS_MOBJ_WARN_TOO_SHORT, MS_MOBJ_WARN_NO_ESTIMATE, MS_MOBJ_WARN_RECURSIVE,
-                                         MS_MOBJ_WARN_HEURISTIC, MS_MOBJ_WARN_SHARED };
+                                         MS_MOBJ_WARN_HEURISTIC, MS_MOBJ_WARN_SHARED,      MS_MOBJ_WARN_LINES };
     for (size_t i = 0; i < sizeof known / sizeof *known; i++)
         if (!strcmp(known[i], text)) return known[i];
     return NULL;

@@ -19,6 +19,9 @@ typedef enum { MS_MOBJ_LOOP = 0, MS_MOBJ_PROCEDURE = 1 } ms_mobject_kind;
 #define MS_MOBJ_WARN_HEURISTIC                                                                       \
     "inclusive times assume that callees shared with other callers cost the same per call (MTOOL's " \
     "heuristics: 98% of their calls, or a negligible share)"
+#define MS_MOBJ_WARN_LINES                                                                          \
+    "not separable by line: its lines hold code outside it (inlined into one call), whose samples " \
+    "cannot be told apart from its own"
 #define MS_MOBJ_WARN_SHARED \
     "inclusive times approximate: callees shared with other callers (Tot < TDES), their cost split by calls"
 

@@ -220,6 +220,47 @@ static void test_inlined_nest(void)
     ms_mtool_result_free(&r);
 }
 
+/* A loop on the one line of a call the whole procedure was inlined into (zstd's matcher at
+ * zstd_opt.c:863): blocks outside the loop carry its line too, so the samples placed by line
+ * on it are not its own: untimable with the warning, the procedure measured instead. */
+static void test_inlined_loop(void)
+{
+    ms_block_stat b[2];
+    memset(b, 0, sizeof b);
+    const uint32_t loop[2] = { 0, UINT32_MAX };
+    for (int i = 0; i < 2; i++) {
+        b[i].function = "z";
+        b[i].file = "o.c";
+        b[i].line = 863;
+        b[i].loop = loop[i];
+        b[i].memops = 1;
+        b[i].count = 1000000;
+    }
+    ms_loop_stat l[1];
+    l[0] = (ms_loop_stat){ "z", "o.c", 863, 863, UINT32_MAX, 1, 0, 1000000 };
+    const double cycles[2] = { 2, 3 };
+    const uint64_t samples[2] = { 50, 0 };
+    ms_mtool_input in = { b, 2, l, 1, cycles, samples, 0, 0, 1000000, 1e9, 0 };
+    ms_mtool_result r;
+    CHECK(ms_mtool_analyze(&in, &r) == 0);
+    size_t loops = 0, procs = 0;
+    for (size_t i = 0; i < r.nmobjects; i++) {
+        const ms_mobject *m = &r.mobjects[i];
+        if (m->kind == MS_MOBJ_LOOP) {
+            loops++;
+            CHECK(!m->timable && m->overhead == 0 && m->nwarnings == 1);
+            CHECK(m->nwarnings == 1 && m->warnings[0] == ms_mobject_warning(MS_MOBJ_WARN_LINES));
+        } else {
+            procs++;
+            CHECK(m->timable && NEAR(m->estimated_s, 0.005) && NEAR(m->measured_s, 0.050));
+        }
+    }
+    CHECK_EQ(loops, 1);
+    CHECK_EQ(procs, 1);
+    CHECK(NEAR(r.covered_memops, 1.0));
+    ms_mtool_result_free(&r);
+}
+
 static void test_mca(void)
 {
     char err[2048];
@@ -325,6 +366,7 @@ int main(void)
     test_analyze();
     test_loop_copies();
     test_inlined_nest();
+    test_inlined_loop();
     test_mca();
     return check_result();
 }
