@@ -6,6 +6,7 @@
 #include <string.h>
 #include "../util/util.h"
 #include "report.h"
+#include "text_fmt.h"
 
 static const char *base_name(const char *path)
 {
@@ -55,8 +56,8 @@ int ms_report_mtool_annotate(FILE *out, const ms_mtool_result *r, const char *fi
                 ms_term(mo->file ? base_name(mo->file) : "??"), mo->line, mo->end_line, mo->estimated_s,
                 mo->measured_s);
         if (mo->timable)
-            fprintf(out, ", memory overhead %.0f%% (%.2f extra cycles per memory operation)\n", 100.0 * mo->overhead,
-                    mo->extra_cycles_per_memop);
+            fprintf(out, ", memory overhead %.0f%% (%s extra cycles per memory operation)\n", 100.0 * mo->overhead,
+                    ms_fmt_extra_cycles(mo->extra_cycles_per_memop).s);
         else
             fprintf(out, ", untimable (%s)\n", mo->nwarnings ? mo->warnings[0] : "?");
         put_excerpt(out, mo, context);

@@ -147,7 +147,7 @@ int ms_report_mtool(FILE *out, const ms_mtool_result *r, size_t top)
         if (m->timable && (double)m->memops * 100.0 < m->estimated_s * r->clock_hz)
             fprintf(out, "%8.0f%% %11s\n", 100.0 * m->overhead, "(no memops)");
         else if (m->timable)
-            fprintf(out, "%8.0f%% %11.2f\n", 100.0 * m->overhead, m->extra_cycles_per_memop);
+            fprintf(out, "%8.0f%% %11s\n", 100.0 * m->overhead, ms_fmt_extra_cycles(m->extra_cycles_per_memop).s);
         else
             fprintf(out, "%9s %11s  (%s)\n", "untimable", "-", m->nwarnings ? m->warnings[0] : "");
     }

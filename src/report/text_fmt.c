@@ -24,6 +24,16 @@ ms_num ms_fmt_count(uint64_t v)
     return n;
 }
 
+ms_num ms_fmt_extra_cycles(double per_memop)
+{
+    ms_num n;
+    if (per_memop < 0)
+        snprintf(n.s, sizeof n.s, "<0");
+    else
+        snprintf(n.s, sizeof n.s, "%.2f", per_memop);
+    return n;
+}
+
 ms_num ms_fmt_size(uint64_t bytes)
 {
     static const char units[] = "KMGT";

@@ -18,6 +18,12 @@ ms_num ms_fmt_count(uint64_t v);
 /* A size in bytes as the config grammar writes it: "32K", "1M", "1536". */
 ms_num ms_fmt_size(uint64_t bytes);
 
+/* An MTOOL mobject's extra cycles per memory operation as the text reports show it: "18.38",
+ * or "<0" where the estimate exceeds the measured time (no cycles lost to memory: the model's
+ * misfit or the sampling's error; the overhead beside it says by how much, and the JSON keeps
+ * the number). */
+ms_num ms_fmt_extra_cycles(double per_memop);
+
 /* Print text (escaped for a terminal) wrapped at width columns on word boundaries: the first
  * line starts with first (e.g. "  1. "), the others with as many spaces. */
 void ms_fmt_wrapped(FILE *out, const char *first, const char *text, int width);

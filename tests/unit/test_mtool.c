@@ -54,6 +54,7 @@ static void test_round_trip(const ms_mtool_result *r)
             CHECK(x->kind == y->kind && !strcmp(x->function, y->function) && x->line == y->line);
             CHECK(x->end_line == y->end_line && x->timable == y->timable && x->memops == y->memops);
             CHECK(NEAR(x->estimated_s, y->estimated_s) && NEAR(x->overhead, y->overhead));
+            CHECK(!x->timable || NEAR(x->extra_cycles_per_memop, y->extra_cycles_per_memop));
             CHECK(x->nwarnings == y->nwarnings);
             for (size_t w = 0; w < x->nwarnings && w < y->nwarnings; w++)
                 CHECK(!strcmp(x->warnings[w], y->warnings[w]));
@@ -359,8 +360,48 @@ static void test_report_chains(void)
     free(text);
 }
 
+/* A mobject measured under its estimate (the model's misfit, or sampling's error) has no
+ * extra cycles per memory operation to show: the table and annotate say "<0" beside the
+ * negative overhead, the positive one keeps its number, and the JSON keeps both numbers. */
+static void test_report_negative(void)
+{
+    ms_mobject mo[2];
+    memset(mo, 0, sizeof mo);
+    mo[0] = (ms_mobject){ .kind = MS_MOBJ_LOOP, .function = "gather", .file = "/nonexistent/k.c", .line = 29,
+                          .end_line = 29, .estimated_s = 0.1, .measured_s = 0.4, .timable = 1, .overhead = 3.0,
+                          .extra_cycles_per_memop = 18.375, .memops = 16000000 };
+    mo[1] = (ms_mobject){ .kind = MS_MOBJ_LOOP, .function = "dense", .file = "/nonexistent/k.c", .line = 40,
+                          .end_line = 41, .estimated_s = 0.4, .measured_s = 0.3, .timable = 1, .overhead = -0.25,
+                          .extra_cycles_per_memop = -10.0, .memops = 10000000 };
+    ms_mtool_result r;
+    memset(&r, 0, sizeof r);
+    r.cpu_model = "znver3";
+    r.clock_hz = 1e9;
+    r.mobjects = mo;
+    r.nmobjects = 2;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    CHECK(f && ms_report_mtool(f, &r, 10) == 0);
+    fclose(f);
+    CHECK(text && strstr(text, "     300%       18.38\n"));
+    CHECK(text && strstr(text, "     -25%          <0\n"));
+    CHECK(text && !strstr(text, "-10.00"));
+    free(text);
+    char err[200];
+    text = NULL;
+    f = open_memstream(&text, &len);
+    CHECK(f && ms_report_mtool_annotate(f, &r, NULL, 0, 0, err, sizeof err) == 0);
+    fclose(f);
+    CHECK(text && strstr(text, "memory overhead 300% (18.38 extra cycles per memory operation)"));
+    CHECK(text && strstr(text, "memory overhead -25% (<0 extra cycles per memory operation)"));
+    free(text);
+    test_round_trip(&r); /* the JSON: -0.25 and -100 back as written */
+}
+
 int main(void)
 {
+    test_report_negative();
     test_report_chains();
     test_inclusive();
     test_analyze();
