@@ -10,7 +10,10 @@
  * The region table and the mapping table are changed under one lock (the program's
  * mmap/munmap/mremap, a new read of /proc/self/maps) and read without it: a sequence count,
  * odd while a change is under way, tells a reader whether what it read is one state of the
- * tables (a seqlock); a reader that met a change reads again under the lock. Arrays replaced
+ * tables (a seqlock); a reader that met a change reads again under the lock. Every field read
+ * without the lock is loaded and stored with relaxed atomics, the count loaded with acquire and
+ * fenced (acquire) before its second load, C11's seqlock: race-free in its memory model, not
+ * only on x86 (test_rt_regions: a writer against readers). Arrays replaced
  * when a table grows stay mapped (each at most half the next), so a reader never touches
  * unmapped memory. A lookup that fills the shadow still takes the lock, so that a fill and a
  * removal's clear cannot cross. /proc/self/maps is read again only when an address is in no
@@ -281,8 +284,11 @@ static void remember_other_frame(ms_thread *t, const ms_other_frame *f)
 static void check_stack(ms_thread_data *d, void *ud)
 {
     stack_query *q = ud;
-    if (!d->nev_p) return;
-    ms_thread *o = (ms_thread *)(void *)((char *)d->nev_p - offsetof(ms_thread, nev));
+    /* one load (the owner may exit meanwhile and clear it); acquire: its stack bounds, set
+     * before it was published (ms_thread_enter_slow) */
+    uint32_t *nev = __atomic_load_n(&d->nev_p, __ATOMIC_ACQUIRE);
+    if (!nev) return;
+    ms_thread *o = (ms_thread *)(void *)((char *)nev - offsetof(ms_thread, nev));
     uintptr_t lo = __atomic_load_n(&o->stack_lo, __ATOMIC_RELAXED);
     uintptr_t span = __atomic_load_n(&o->stack_span, __ATOMIC_RELAXED);
     uintptr_t from = q->addr & ~(FILL_SPAN - 1);
@@ -326,8 +332,13 @@ static int read_maps_locked(void)
             if (maps_text) ms_memcpy(bigger->c, maps_text->c, used);
             __atomic_store_n(&maps_text, bigger, __ATOMIC_RELEASE);
         }
-        ssize_t n = read(fd, maps_text->c + used, maps_text->cap - used);
+        /* readers copy labels out of the text with atomic loads while this rewrites it:
+         * through a buffer, stored byte by byte with atomic stores (read() would write it
+         * plainly, a data race with them) */
+        char buf[4096];
+        ssize_t n = read(fd, buf, sizeof buf);
         if (n <= 0) break;
+        for (ssize_t j = 0; j < n; j++) __atomic_store_n(&maps_text->c[used + (size_t)j], buf[j], RELAXED);
         used += (size_t)n;
     }
     close(fd);

@@ -62,9 +62,9 @@ static ms_thread_data *data_acquire(void)
         ms_blocks_fold(d); /* the last thread's counts stay its own */
     } else if ((d = ms_map(sizeof *d))) {
         d->next_all = all_data;
-        all_data = d;
+        __atomic_store_n(&all_data, d, __ATOMIC_RELEASE); /* walked without the lock */
     }
-    if (d) d->in_use = 1;
+    if (d) __atomic_store_n(&d->in_use, 1, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&threads_lock);
     return d;
 }
@@ -86,8 +86,8 @@ static void thread_exit(void *arg)
     ms_busy_end(MS_T_DEAD); /* later destructors' accesses are not recorded */
     __memspy_counts = NULL; /* later destructors' counting copies count in the spare array */
     pthread_mutex_lock(&threads_lock);
-    t->data->in_use = 0;
-    t->data->nev_p = NULL;
+    __atomic_store_n(&t->data->in_use, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&t->data->nev_p, NULL, __ATOMIC_RELEASE); /* read by other threads (regions.c) */
     t->data->plug_buf = NULL;
     t->data->next_free = free_data;
     free_data = t->data;
@@ -146,7 +146,7 @@ int ms_thread_enter_slow(ms_thread *t)
     stack_placement(t);
     t->data = d;
     t->nev = 0;
-    d->nev_p = &t->nev;
+    __atomic_store_n(&d->nev_p, &t->nev, __ATOMIC_RELEASE); /* its stack bounds with it (regions.c) */
     d->plug_buf = __memspy_buf;
     pthread_setspecific(thread_key, t);
     uint32_t index = t->preset_index ? t->preset_index - 1 : ms_thread_index_next();
@@ -164,7 +164,7 @@ int ms_thread_enter_slow(ms_thread *t)
 void ms_threads_each_data(void (*fn)(ms_thread_data *d, void *ud), void *ud)
 {
     for (ms_thread_data *d = __atomic_load_n(&all_data, __ATOMIC_ACQUIRE); d; d = d->next_all)
-        if (d->in_use) fn(d, ud);
+        if (__atomic_load_n(&d->in_use, __ATOMIC_RELAXED)) fn(d, ud);
 }
 
 void ms_threads_each_data_all(void (*fn)(ms_thread_data *d, void *ud), void *ud)
