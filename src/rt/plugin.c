@@ -214,7 +214,8 @@ static int cgroup_reg_in_stack(uint64_t reg, const ms_thread *t)
  * its bin is one load from that chunk, compared with the site's last (never 0 or
  * MS_BIN_SHARED: what ms_heap_bin_fast gives then), whose context is the reference's, known
  * to be below the window's counts (a site's chunk is noted only then: the counts only grow;
- * a new bin forgets it). */
+ * a new bin forgets it). The three assumptions are checked on every such hit in debug builds
+ * (MS_ASSUMED); test_rt_shadow checks that a chunk stays once mapped. */
 MS_HOT uint64_t cgroup_run(cgroup_site *q, uint32_t n, const uint64_t *w, uint64_t left, uint64_t run_word,
                            uint64_t header, const ms_thread *t, ms_compose *c, uint64_t *runs, uint32_t *taken)
 {
@@ -229,6 +230,10 @@ MS_HOT uint64_t cgroup_run(cgroup_site *q, uint32_t n, const uint64_t *w, uint64
         if (!(sf & MS_EV_SIZE_MAX)) __builtin_unreachable(); /* 1 to MS_EV_SIZE_MAX bytes */
         if (MS_LIKELY((addr >> CGROUP_REG_SHIFT | t->salt) == qs->reg && c->f &&
                       qs->map[(addr >> MS_SHADOW_SHIFT) & ((1u << MS_SHADOW_CHUNK_BITS) - 1)] == qs->bin)) {
+            /* what the cache rests on (above), checked in debug builds */
+            MS_ASSUMED(qs->map == ms_shadow_l1[(addr >> CGROUP_REG_SHIFT) & ((1u << MS_SHADOW_L1_BITS) - 1)]);
+            MS_ASSUMED(addr - t->stack_lo >= t->stack_span);
+            MS_ASSUMED(qs->ctx < c->cap && c->cap <= c->f->counts_cap);
             ms_compose_put_win(c, qs->ctx, addr, sf, &qs->win, 1);
             goto next;
         }

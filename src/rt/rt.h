@@ -21,6 +21,16 @@
 #define MS_LIKELY(x) __builtin_expect(!!(x), 1)
 #define MS_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define MS_HOT static inline __attribute__((always_inline))
+/* An assumption a fast path rests on, checked in debug builds (no NDEBUG: the ASan build's
+ * runtime, which the whole e2e suite runs under): if cond does not hold, the runtime says which
+ * and where on standard error and aborts. Release builds check nothing. */
+#ifdef NDEBUG
+#define MS_ASSUMED(cond) ((void)0)
+#else
+#define MS_ASSUMED(cond) (MS_LIKELY(cond) ? (void)0 : ms_assumption_broken(#cond, __FILE__, __LINE__))
+#endif
+/* MS_ASSUMED's failure: the message, then abort (debug builds only). */
+__attribute__((noreturn, cold)) void ms_assumption_broken(const char *what, const char *file, int line);
 /* Keeps a loop a loop: gcc may otherwise turn it into a call of an interposed function. */
 #define MS_NO_IDIOM __attribute__((optimize("no-tree-loop-distribute-patterns")))
 

@@ -167,6 +167,26 @@ void ms_threads_each_data(void (*fn)(ms_thread_data *d, void *ud), void *ud)
         if (__atomic_load_n(&d->in_use, __ATOMIC_RELAXED)) fn(d, ud);
 }
 
+void ms_assumption_broken(const char *what, const char *file, int line)
+{
+    char msg[1024], *p = msg;
+    const char *parts[] = { "memspy: runtime assumption broken at ", file, ":" };
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        size_t n = ms_strlen(parts[i]);
+        n = n < 300 ? n : 300;
+        ms_memcpy(p, parts[i], n), p += n;
+    }
+    p = ms_utoa(p, (uint64_t)line);
+    size_t n = ms_strlen(what);
+    n = n < 300 ? n : 300;
+    *p++ = ':', *p++ = ' ';
+    ms_memcpy(p, what, n), p += n;
+    *p++ = '\n';
+    ssize_t rc = write(2, msg, (size_t)(p - msg));
+    (void)rc;
+    abort();
+}
+
 void ms_threads_each_data_all(void (*fn)(ms_thread_data *d, void *ud), void *ud)
 {
     for (ms_thread_data *d = __atomic_load_n(&all_data, __ATOMIC_ACQUIRE); d; d = d->next_all) fn(d, ud);

@@ -1,7 +1,9 @@
 /* The shadow bin map: address -> uint32 bin id at 16-byte granularity, for heap objects
  * and globals. Two levels: a first-level table of chunk pointers covering the 47-bit user
  * address space, and second-level chunks mapped on first use (MAP_NORESERVE, so only the
- * pages actually written cost memory) and installed with a CAS so threads may race. */
+ * pages actually written cost memory) and installed with a CAS so threads may race. A chunk
+ * once installed is never unmapped nor replaced (clearing gives its pages back, the mapping
+ * stays): plugin.c's compiled groups keep pointers to chunks (test_rt_shadow checks it). */
 #include "rt.h"
 #include <sys/mman.h>
 

@@ -1,10 +1,16 @@
 /* The runtime's address-to-bin map (src/rt/shadow.c): 16-byte granules, two levels, chunks
  * mapped on first use, clearing (also by whole shadow pages), filling only empty granules,
- * chunk boundaries, ranges that are not granule-aligned. */
+ * chunk boundaries, ranges that are not granule-aligned, chunks that stay once mapped. */
 #include "check.h"
 #include "rt/rt.h"
 
 #define CHUNK_SPAN ((uintptr_t)16 << MS_SHADOW_CHUNK_BITS) /* bytes covered by one chunk */
+
+/* The chunk that holds addr's granule (NULL if none is mapped). */
+static const uint32_t *chunk_of(uintptr_t addr)
+{
+    return ms_shadow_l1[(addr >> (MS_SHADOW_SHIFT + MS_SHADOW_CHUNK_BITS)) & ((1u << MS_SHADOW_L1_BITS) - 1)];
+}
 
 int main(void)
 {
@@ -75,6 +81,30 @@ int main(void)
     CHECK_EQ(ms_shadow_get(page + 368), 22u);
     CHECK_EQ(ms_shadow_get(page + 4095), 22u);
     CHECK_EQ(ms_shadow_get(page + 4096), 0u);
+
+    /* a chunk, once mapped, stays the one its addresses read for good: clearing all of it
+     * (whole pages given back), filling, filling the empty granules and clearing again keep
+     * its address, and a pointer kept to it reads what ms_shadow_get reads (the compiled
+     * groups' per-site cache in plugin.c rests on this: a chunk is never unmapped or
+     * replaced) */
+    uintptr_t kept_at = base + 128 * CHUNK_SPAN;
+    ms_shadow_fill(kept_at + 48, 16, 5);
+    const uint32_t *kept = chunk_of(kept_at);
+    CHECK_EQ(kept != NULL, 1);
+    ms_shadow_clear(kept_at - CHUNK_SPAN, 3 * CHUNK_SPAN);
+    CHECK_EQ((uintptr_t)chunk_of(kept_at), (uintptr_t)kept);
+    CHECK_EQ(kept[3], 0u);
+    ms_shadow_fill(kept_at, CHUNK_SPAN, 6);
+    CHECK_EQ((uintptr_t)chunk_of(kept_at), (uintptr_t)kept);
+    CHECK_EQ(kept[(CHUNK_SPAN >> MS_SHADOW_SHIFT) - 1], 6u);
+    ms_shadow_fill(kept_at, CHUNK_SPAN, 0);
+    ms_shadow_fill_empty(kept_at, CHUNK_SPAN, 8);
+    CHECK_EQ((uintptr_t)chunk_of(kept_at), (uintptr_t)kept);
+    CHECK_EQ(kept[100], 8u);
+    CHECK_EQ(ms_shadow_get(kept_at + 100 * 16), 8u);
+    ms_shadow_clear(kept_at, CHUNK_SPAN);
+    CHECK_EQ((uintptr_t)chunk_of(kept_at), (uintptr_t)kept);
+    CHECK_EQ(kept[100], 0u);
 
     /* real heap addresses (the top of the user address space) work too */
     static char object[100];
