@@ -13,9 +13,10 @@ typedef struct {
     int line, col;
     char kind; /* '-', 'v', 'm', 'o' */
     bool decl, used;
-    bool ret;  /* a part of the aggregate the level's function returns by value */
-    bool slot; /* also stored in a slot reached through pointer arithmetic from a loaded pointer */
-    int outp;  /* the index of the pointer parameter the value is stored through (*param = v), -1 none */
+    bool autov; /* 'v': an automatic variable or a parameter of the level's function ("l") */
+    bool ret;   /* a part of the aggregate the level's function returns by value */
+    bool slot;  /* also stored in a slot reached through pointer arithmetic from a loaded pointer */
+    int outp;   /* the index of the pointer parameter the value is stored through (*param = v), -1 none */
     const char *type, *path;
 } dest_level;
 
@@ -96,6 +97,7 @@ static int parse(const char *text, uint64_t pc, uint64_t end, ms_dest *r)
         r->lv[k].col = atoi(g[1]);
         r->lv[k].kind = g[2][0] && strchr("vmo", g[2][0]) ? g[2][0] : '-';
         r->lv[k].decl = strchr(g[3], 'd') != NULL;
+        r->lv[k].autov = strchr(g[3], 'l') != NULL;
         r->lv[k].used = strchr(g[3], 'u') != NULL;
         r->lv[k].ret = strchr(g[3], 'r') != NULL;
         r->lv[k].slot = strchr(g[3], 's') != NULL;
@@ -312,6 +314,8 @@ static char *pointee_type(const char *t)
     return type;
 }
 
+static bool pointer_like(const char *t);
+
 char *ms_dest_name(const ms_dest *r, size_t k)
 {
     if (!r || k >= r->nlevels) return NULL;
@@ -319,7 +323,10 @@ char *ms_dest_name(const ms_dest *r, size_t k)
     char *type = ms_dest_in_slot(r, k) ? pointee_type(l->type) : NULL; /* into a slot no variable names */
     if (type) return type;
     if (l->kind == '-') return NULL;
-    if (r->fortran || l->kind == 'm' || !l->decl) return path_name(l->path, r->fortran);
+    /* a local pointer variable declared before the statement is typed too (`double *w; ...
+     * w = malloc(...)`: double*.w, as if declared there), so that it does not read as a global */
+    bool local_pointer = l->kind == 'v' && l->autov && *l->type && pointer_like(l->type);
+    if (r->fortran || l->kind == 'm' || (!l->decl && !local_pointer)) return path_name(l->path, r->fortran);
     type = ms_dest_type(l->type);
     ms_strbuf s = MS_STRBUF_INIT;
     if (type && *type) {

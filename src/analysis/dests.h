@@ -32,7 +32,8 @@ const ms_dest *ms_dests_find_arg(const ms_dests *d, const ms_frame *frames, size
 int ms_dest_out_param(const ms_dest *r, size_t k);
 
 /* The name that level k (0: the call's own frame) of record r gives, MemSpy's style
- * ("double*.A" for a variable declared by the call's statement, "A", "s.x", "rows[]";
+ * ("double*.A" for a variable declared by the call's statement or a local pointer variable
+ * declared before it, "A" for a global or any other variable, "s.x", "rows[]";
  * Fortran: the array, "field"; a variable that only carries the value into a slot that no
  * variable or field names (an interpreter's stack slot, a hash chain's head): the type it
  * points to, "Table"), malloc'd; NULL if the level names nothing (or no memory). */

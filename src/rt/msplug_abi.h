@@ -239,7 +239,9 @@ typedef struct {
  *   line, col (level 0: the call's position; level k: where level k-1's function was inlined),
  *   kind ("-": nothing named at this level, "v": a variable, "m": memory reached through a
  *   pointer, a field or an element, "o": a declared object that holds the value in one of its
- *   members, or that a C++ constructor builds: `std::vector<double> v(n)`), flags ("d": a variable declared on the level's line; "u":
+ *   members, or that a C++ constructor builds: `std::vector<double> v(n)`), flags ("d": a variable declared on the level's line; "l":
+ *   the "v" is an automatic variable or a parameter of the level's function, not a global or a
+ *   static (readers without it take any variable as before); "u":
  *   a statement of the level uses the value besides copying, comparing, storing or returning
  *   it: dereferences or offsets it, passes it to a call; "r": the path is a part of a local
  *   struct the level's function returns by value (`buffer.start`); "s": the level's function

@@ -3,7 +3,7 @@
 # - an out-parameter (xz's lzma_lzma_encoder_create(void **coder_ptr, ...) called as
 #   create(&lz->coder, ...)): the block is named after the caller's argument (`lz.coder`), not
 #   the parameter (`coder_ptr`); a function that passes its own out-parameter on gives way to
-#   its caller's argument (`table`);
+#   its caller's argument (`void*.table`, main's local pointer);
 # - a header's static const table included by two files (zstd's BIT_mask): the second copy is
 #   named after its file (`bit_mask@unit_decompress.c`), not `bit_mask#2`, the first too
 #   (`bit_mask@unit_compress.c`: none keeps the plain name);
@@ -34,9 +34,9 @@ check "the block create() allocates into *coder_ptr for encoder_init's &lz->code
      (cell("main"; "lz.coder") | .reads == 4096)'
 check "its full name goes main > encoder_init > coder_create" o.json \
     '.data[] | select(.name == "lz.coder") | .full_name | test("^main:[0-9]+>encoder_init:[0-9]+>coder_create:[0-9]+>lz.coder$")'
-check "the one table_create passes on is main's table, 128 KiB, 2048 reads" o.json \
-    "$JQ_DEFS"' (.data[] | select(.name == "table") | .kind == "heap" and .bytes == 131072) and
-     (cell("main"; "table") | .reads == 2048)'
+check "the one table_create passes on is main's table (a local pointer: void*.table), 128 KiB, 2048 reads" o.json \
+    "$JQ_DEFS"' (.data[] | select(.name == "void*.table") | .kind == "heap" and .bytes == 131072) and
+     (cell("main"; "void*.table") | .reads == 2048)'
 check "no heap bin is named after a parameter (coder_ptr, table_ptr)" o.json \
     '[.data[] | select(.kind == "heap") | .name | select(test("_ptr"))] | length == 0'
 

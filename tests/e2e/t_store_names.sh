@@ -11,7 +11,9 @@
 # locals keep their names: `double*.Y` (never stored), `Ring*.r` (stored only into its own
 # block, `r->next = r`), `grid*.g`, and an object linked into an intrusive list (`o->next =
 # all_objs; all_objs = o;`) in the function that allocates and uses it: `Obj*.o`, not the head
-# `all_objs`. Sources deleted after the build.
+# `all_objs`; a local pointer declared before the statement that stores the block in it
+# (`double *w; ... w = malloc(...)`) is typed like a declared one, `double*.w` (before: `w`,
+# which read as a global). Sources deleted after the build.
 # matrix: gcc:-O0 gcc:-O2 clang:-O0 clang:-O2
 . "$1/tests/e2e/lib.sh"
 need_plugin
@@ -34,7 +36,7 @@ check "main writes the small blocks 1000 times" s.json \
 check "the arena's vector storage keeps the vector's name" s.json \
     '[.data[] | select(.kind == "heap" and (.name | test("^blocks_($|@)")))] | length >= 1 and
      ([.[].objects] | add) == 6'
-for b in "items[] 1000 64000" "last_item 1000 64000" "g.cells 1 8000" "double*.Y 1 8000" "Ring*.r 1 64" "grid*.g 1 16" "Obj*.o 100 6400"; do
+for b in "items[] 1000 64000" "last_item 1000 64000" "g.cells 1 8000" "double*.Y 1 8000" "Ring*.r 1 64" "grid*.g 1 16" "Obj*.o 100 6400" "double*.w 1 128"; do
     set -- $b
     check "$1: $2 objects of $3 bytes in all, one bin" s.json \
         '[.data[] | select(.name == "'"$1"'")] | length == 1 and .[0].kind == "heap" and .[0].objects == '"$2"' and .[0].bytes == '"$3"
@@ -43,5 +45,5 @@ check "items[] and last_item are written by main 1000 times each" s.json \
     "$JQ_DEFS"' (cell("main"; "items[]") | .writes == 1000) and (cell("main"; "last_item") | .writes == 1000)'
 check "g.cells is read 1000 times by cell_sum" s.json "$JQ_DEFS"' cell("cell_sum"; "g.cells") | .reads == 1000'
 check "no heap bin is named after a local that only carried its pointer" s.json \
-    '[.data[] | select(.kind == "heap") | .name | select(test("result|^char\\*|^Item\\*|^p\\.|\\.p$|^double\\*\\.cells|alloc_ptr_|all_objs"))] | length == 0'
+    '[.data[] | select(.kind == "heap") | .name | select(test("result|^char\\*|^Item\\*|^p\\.|\\.p$|^double\\*\\.cells|alloc_ptr_|all_objs|^w$"))] | length == 0'
 finish

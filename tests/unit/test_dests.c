@@ -51,6 +51,11 @@ static void test_records(void)
         /* a declaration, a plain variable, a field through this, a Fortran array */
         "1\tc\tw.c\tf\t-\t1\t31\t17\tv\tdu\tdouble *\tA",
         "1\tc\tw.c\tf\t-\t1\t32\t5\tv\tu\tdouble *\tgrid",
+        /* a local pointer declared before the call ("l"), a local struct, a local in a record
+         * of a plugin before "l" */
+        "2\tc\tw.c\tf\t-\t1\t33\t5\tv\tlu\tdouble *\tw",
+        "2\tc\tw.c\tf\t-\t1\t34\t5\tv\tl\tbuffer_t\tbuf",
+        "2\tc\tw.c\tf\t-\t1\t35\t5\tv\tu\tdouble *\tw",
         "1\tc++\tw.cc\tf\t-\t1\t7\t9\tm\tu\tdouble *\tthis.cells_",
         "1\tc++\tw.cc\tf\t-\t1\t8\t9\tm\tu\tNode *\ta.b.c",
         "1\tf\ta.f90\tmalloc\t-\t1\t12\t0\tm\t-\treal(kind=8)[0:] * restrict\tfield.data",
@@ -104,6 +109,10 @@ static void test_records(void)
     ms_frame fa[] = { frame("w.c", 31, 17) }, fg[] = { frame("w.c", 32, 5) };
     EXPECT_STR("declared: Type.var", ms_dest_name(ms_dests_find(d, fa, 1, 0), 0), "double*.A");
     EXPECT_STR("assigned: var", ms_dest_name(ms_dests_find(d, fg, 1, 0), 0), "grid");
+    ms_frame fw[] = { frame("w.c", 33, 5) }, fs[] = { frame("w.c", 34, 5) }, fo[] = { frame("w.c", 35, 5) };
+    EXPECT_STR("a local pointer assigned: Type.var", ms_dest_name(ms_dests_find(d, fw, 1, 0), 0), "double*.w");
+    EXPECT_STR("a local struct: var", ms_dest_name(ms_dests_find(d, fs, 1, 0), 0), "buf");
+    EXPECT_STR("no l: var", ms_dest_name(ms_dests_find(d, fo, 1, 0), 0), "w");
     ms_frame fc[] = { frame("w.cc", 7, 9) }, fb[] = { frame("w.cc", 8, 9) };
     EXPECT_STR("this dropped", ms_dest_name(ms_dests_find(d, fc, 1, 0), 0), "cells_");
     EXPECT_STR("last two parts", ms_dest_name(ms_dests_find(d, fb, 1, 0), 0), "b.c");

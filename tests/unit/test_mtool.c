@@ -367,12 +367,28 @@ static void test_report_negative(void)
 {
     ms_mobject mo[2];
     memset(mo, 0, sizeof mo);
-    mo[0] = (ms_mobject){ .kind = MS_MOBJ_LOOP, .function = "gather", .file = "/nonexistent/k.c", .line = 29,
-                          .end_line = 29, .estimated_s = 0.1, .measured_s = 0.4, .timable = 1, .overhead = 3.0,
-                          .extra_cycles_per_memop = 18.375, .memops = 16000000 };
-    mo[1] = (ms_mobject){ .kind = MS_MOBJ_LOOP, .function = "dense", .file = "/nonexistent/k.c", .line = 40,
-                          .end_line = 41, .estimated_s = 0.4, .measured_s = 0.3, .timable = 1, .overhead = -0.25,
-                          .extra_cycles_per_memop = -10.0, .memops = 10000000 };
+    mo[0] = (ms_mobject){ .kind = MS_MOBJ_LOOP,
+                          .function = "gather",
+                          .file = "/nonexistent/k.c",
+                          .line = 29,
+                          .end_line = 29,
+                          .estimated_s = 0.1,
+                          .measured_s = 0.4,
+                          .timable = 1,
+                          .overhead = 3.0,
+                          .extra_cycles_per_memop = 18.375,
+                          .memops = 16000000 };
+    mo[1] = (ms_mobject){ .kind = MS_MOBJ_LOOP,
+                          .function = "dense",
+                          .file = "/nonexistent/k.c",
+                          .line = 40,
+                          .end_line = 41,
+                          .estimated_s = 0.4,
+                          .measured_s = 0.3,
+                          .timable = 1,
+                          .overhead = -0.25,
+                          .extra_cycles_per_memop = -10.0,
+                          .memops = 10000000 };
     ms_mtool_result r;
     memset(&r, 0, sizeof r);
     r.cpu_model = "znver3";

@@ -3,7 +3,8 @@
  * vector and returns it (leveldb's util/arena.cc: `blocks_[]`, not the callers' `result`),
  * `T *p = new T; v.push_back(p)` (`items[]`), a C-style struct member assigned from a local
  * (`g.cells`), a global assigned from a local (`last_item`), and locals that stay locals: never
- * stored (`double*.Y`), or stored only into the block itself (`Ring*.r`, `r->next = r`). */
+ * stored (`double*.Y`), or stored only into the block itself (`Ring*.r`, `r->next = r`), and a
+ * local pointer declared before the allocation stored into it (`double*.w`). */
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -90,6 +91,13 @@ __attribute__((noinline)) double cell_sum(const struct grid *g)
     return s;
 }
 
+__attribute__((noinline)) double first_sum(const double *v, int n)
+{
+    double s = 0;
+    for (int i = 0; i < n; i++) s += v[i];
+    return s;
+}
+
 int main(int argc, char **argv)
 {
     int n = argc > 1 ? atoi(argv[1]) : 1000;
@@ -136,6 +144,11 @@ int main(int argc, char **argv)
         ob->v[0] = i;
     }
     for (Obj *o = all_objs; o; o = o->next) s += o->v[0];
+    double *w; /* a local declared before the allocation stored into it */
+    w = (double *)malloc(16 * sizeof(double));
+    for (int i = 0; i < 16; i++) w[i] = i;
+    s += first_sum(w, 16) - 120; /* adds 0 */
+    free(w);
     printf("store_names ran: %.0f\n", s);
     for (int i = 0; i < n; i++) delete items[i];
     free(g->cells);

@@ -58,7 +58,7 @@ struct early_dest {
     int line, col;
     bool ambiguous; /* several calls at that position found different things */
     char kind;
-    bool decl, local, used, ret, slot;
+    bool decl, autov, local, used, ret, slot;
     char type[MSPLUG_DEST_TEXT_MAX], path[MSPLUG_DEST_TEXT_MAX];
 };
 static auto_vec<early_dest> early_dests;
@@ -143,6 +143,7 @@ void early_dests_function(function *fun)
         e.col = x.column;
         e.kind = lv[0].kind;
         e.decl = lv[0].decl;
+        e.autov = lv[0].autov;
         e.local = lv[0].local;
         e.used = lv[0].used;
         e.ret = lv[0].ret;
@@ -181,9 +182,10 @@ static char *record_text(gcall *call, auto_vec<level> &lv, bool returned, bool o
         r.addn(x.line);
         r.add("\t");
         r.addn(x.column);
-        char kd[8] = { '\t', lv[k].kind, '\t', 0, 0, 0, 0 };
+        char kd[10] = { '\t', lv[k].kind, '\t', 0, 0, 0, 0, 0, 0, 0 };
         int nf = 3;
         if (lv[k].decl) kd[nf++] = 'd';
+        if (lv[k].kind == 'v' && lv[k].autov) kd[nf++] = 'l';
         if (lv[k].used) kd[nf++] = 'u';
         if (lv[k].ret) kd[nf++] = 'r';
         if (lv[k].slot) kd[nf++] = 's';
@@ -225,6 +227,7 @@ static char *dest_record(gcall *call)
         if (local && (e->kind == '-' || e->local || e->ret)) continue; /* a store only */
         lv[k].kind = e->kind;
         lv[k].decl = e->decl;
+        lv[k].autov = e->autov;
         lv[k].local = e->local;
         lv[k].used |= e->used;
         lv[k].ret = e->ret;

@@ -11,6 +11,8 @@ struct level {
     char kind;      /* '-', 'v' (variable), 'm' (memory through a pointer, field, element), 'o' (a
                      * declared object the value is stored in, or that a constructor builds) */
     bool decl;      /* a variable declared on loc's line */
+    bool autov;     /* kind 'v': an automatic variable or a parameter of the function, not a global
+                     * or a static (msplug_abi.h's "l") */
     bool local;     /* a local of the function (automatic, or a parameter; or a volatile place), which a
                      * store of the value into a named place (a field, an element, a container,
                      * a global) outranks: `char *result = new char[n]; blocks_.push_back(result)` */

@@ -255,6 +255,7 @@ void note(auto_vec<level> &lv, int k, tree t, char kind)
     if (rank_of(n) < rank_of(l) || (rank_of(n) == rank_of(l) && !(decl && !l.decl))) return;
     l.kind = kind;
     l.decl = decl;
+    l.autov = kind == 'v' && local_var(t);
     l.local = n.local;
     snprintf(l.path, sizeof l.path, "%s", path.str());
     type_text(TREE_TYPE(t), l.type, sizeof l.type);
@@ -301,7 +302,7 @@ static void note_returned_part(auto_vec<level> &lv, int k, tree lhs)
     if (!lvalue_path(lhs, path, 0)) return;
     level &l = lv[k];
     l.kind = 'm';
-    l.decl = false;
+    l.decl = l.autov = false;
     l.local = false;
     l.ret = true;
     snprintf(l.path, sizeof l.path, "%s", path.str());
@@ -329,7 +330,7 @@ static bool note_container(auto_vec<level> &lv, tree tmp, gimple *s)
     char own[MSPLUG_DEST_TEXT_MAX];
     snprintf(own, sizeof own, "%s%s%s", inlined ? "this" : "", inlined ? dot : path.str(), assign ? "" : "[]");
     lv[k].kind = 'm';
-    lv[k].decl = lv[k].local = false;
+    lv[k].decl = lv[k].local = lv[k].autov = false;
     snprintf(lv[k].path, sizeof lv[k].path, "%s", own);
     type_text(TREE_TYPE(obj), lv[k].type, sizeof lv[k].type);
     return true;
@@ -510,7 +511,7 @@ void note_out_param(auto_vec<level> &lv, tree lhs, int pi)
     if (!lvalue_path(lhs, path, 0)) return;
     level &l = lv.last();
     l.kind = 'm';
-    l.decl = false;
+    l.decl = l.autov = false;
     l.local = false;
     l.outp = (unsigned)pi + 1;
     snprintf(l.path, sizeof l.path, "%s", path.str());

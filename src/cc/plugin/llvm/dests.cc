@@ -36,6 +36,7 @@ struct Level {
     const DISubprogram *fn = nullptr;
     char kind = '-'; /* '-', 'v', 'm', 'o' as in msplug_abi.h */
     bool decl = false, used = false;
+    bool autov = false; /* kind 'v': an automatic variable or a parameter, not a global ("l") */
     bool local = false; /* a local variable (or a volatile place), which a store into a named place outranks */
     bool slot = false;  /* also stored in a slot no variable or field names (msplug_abi.h's "s") */
     int outp = -1;      /* the pointer parameter the value is stored through (msplug_abi.h's "pN") */
@@ -79,7 +80,8 @@ class Dests
     }
     bool objPath(Value *p, std::string &path, const DIType *&ty, Value *&root, int depth = 0);
     bool untypedSlot(Value *p);
-    void note(int k, char kind, const std::string &path, const DIType *ty, unsigned declLine, bool local = false);
+    void note(int k, char kind, const std::string &path, const DIType *ty, unsigned declLine, bool local = false,
+              bool autoVar = false);
     void noteVariable(Value *root, const Instruction *at, char kind);
     void noteArgument(Value *arg, const Instruction *call, char kindOfVar);
     bool levels(CallBase *call, bool &returned);
@@ -158,7 +160,7 @@ void Dests::noteOutParam(Value *param, int index)
     if (!var || var->getName().empty() || lv.empty()) return;
     Level &l = lv.back();
     l.kind = 'm';
-    l.decl = false;
+    l.decl = l.autov = false;
     l.outp = index;
     l.path = var->getName().str();
     l.type = memspyTypeText(memspyPointee(var->getType()));
@@ -188,7 +190,8 @@ int rankOf(char kind, bool local) { return kind == '-' ? 0 : local ? 1 : 2; }
  * the value on the way: `T *p = new T; v.push_back(p)` is v[]), or ranks as high and is a
  * variable declared on the level's line, which wins as in the source, as in the GCC plugin; a
  * declared object that holds the value ('o') never does: the member noted before says more. */
-void Dests::note(int k, char kind, const std::string &path, const DIType *ty, unsigned declLine, bool local)
+void Dests::note(int k, char kind, const std::string &path, const DIType *ty, unsigned declLine, bool local,
+                 bool autoVar)
 {
     if (k < 0 || path.empty()) return;
     Level &l = lv[k];
@@ -199,6 +202,7 @@ void Dests::note(int k, char kind, const std::string &path, const DIType *ty, un
     if (l.outp >= 0 || l.ret || r < was || (r == was && l.kind != '-' && !(decl && !l.decl && kind != 'o'))) return;
     l.kind = kind;
     l.decl = decl;
+    l.autov = kind == 'v' && autoVar;
     l.local = local;
     l.path = path;
     l.type = memspyTypeText(ty);
@@ -216,7 +220,7 @@ void Dests::noteVariable(Value *root, const Instruction *at, char kind)
         note(levelOf(at), kind, var->getName().str(), var->getType(), var->getLine());
     } else if (const DILocalVariable *var = memspyVarOf(root)) {
         note(levelOf(var->getScope()->getSubprogram()), kind, var->getName().str(), var->getType(), var->getLine(),
-             true);
+             true, true);
     }
 }
 
@@ -254,7 +258,7 @@ bool Dests::follow(Value *start)
             int k = levelOf(var->getScope()->getSubprogram());
             auto frag = d->getExpression()->getFragmentInfo();
             if (d->getExpression()->getNumElements() == 0) {
-                note(k, 'v', var->getName().str(), var->getType(), var->getLine(), true);
+                note(k, 'v', var->getName().str(), var->getType(), var->getLine(), true, true);
             } else if (frag && d->getExpression()->getNumElements() == 3) { /* a member of a split aggregate */
                 if (const DIDerivedType *m = memspyMemberAt(var->getType(), frag->OffsetInBits)) {
                     note(k, 'm', var->getName().str() + "." + m->getName().str(), m->getBaseType(), 0, true);
@@ -333,7 +337,7 @@ bool Dests::follow(Value *start)
                     if (root) noteVariable(root, I, 'o'); /* the declared object, at its own level */
                 } else if (isa<AllocaInst>(p)) {
                     const DILocalVariable *var = memspyVarOf(p);
-                    note(levelOf(var->getScope()->getSubprogram()), 'v', path, ty, var->getLine(), true);
+                    note(levelOf(var->getScope()->getSubprogram()), 'v', path, ty, var->getLine(), true, true);
                 } else if (auto *g = dyn_cast<GlobalVariable>(p)) {
                     SmallVector<DIGlobalVariableExpression *, 1> gves;
                     g->getDebugInfo(gves);
@@ -373,7 +377,7 @@ void Dests::noteReturnedPart(Value *agg, uint64_t bits)
     if (!m) return;
     Level &l = lv.back();
     l.kind = 'm';
-    l.decl = false;
+    l.decl = l.autov = false;
     l.ret = true;
     l.path = (var ? var->getName().str() + "." : "") + m->getName().str();
     l.type = memspyTypeText(m->getBaseType());
@@ -703,8 +707,9 @@ std::string Dests::text(CallBase *call, bool returned, int arg)
         r += returned && object ? "\tro\t" : returned ? "\tr\t" : object ? "\to\t" : "\t-\t";
     r += std::to_string(lv.size());
     for (const Level &l : lv) {
-        std::string flags = std::string(l.decl ? "d" : "") + (l.used ? "u" : "") + (l.ret ? "r" : "") +
-                            (l.slot ? "s" : "") + (l.outp >= 0 ? "p" + std::to_string(l.outp) : "");
+        std::string flags = std::string(l.decl ? "d" : "") + (l.kind == 'v' && l.autov ? "l" : "") +
+                            (l.used ? "u" : "") + (l.ret ? "r" : "") + (l.slot ? "s" : "") +
+                            (l.outp >= 0 ? "p" + std::to_string(l.outp) : "");
         r += "\t" + std::to_string(l.line) + "\t" + std::to_string(l.col) + "\t" + std::string(1, l.kind) + "\t" +
              (flags.empty() ? "-" : flags) + "\t" + capped(l.type) + "\t" + capped(l.path);
     }
