@@ -77,3 +77,6 @@ endif()
 # The formatting: src/ and tests/unit as `make format` leaves them (skipped without clang-format-14).
 add_test(NAME format COMMAND sh ${CMAKE_SOURCE_DIR}/scripts/check-format.sh ${CMAKE_SOURCE_DIR})
 set_tests_properties(format PROPERTIES SKIP_RETURN_CODE 77)
+# The region table's lock-free lookups under ThreadSanitizer (tests/tsan; skipped without it).
+add_test(NAME tsan/regions COMMAND sh ${CMAKE_SOURCE_DIR}/tests/tsan/t_regions.sh ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR})
+set_tests_properties(tsan/regions PROPERTIES SKIP_RETURN_CODE 77)
