@@ -17,7 +17,7 @@ cp "$SRC_DIR/tests/e2e/progs/dests.c" .
 cc_build base dests.c
 run_memspy base.json -- ./base
 heap='[.data[] | select(.kind == "heap" and .name != "heap:headers")] | map(.name | sub("#[0-9]+$"; "")) | unique'
-want='["aligned","double*.A","double*.B","grid","long*.counts","rows[]","s.x","s.y"]'
+want='["double*.A","double*.B","double*.aligned","grid","long*.counts","rows[]","s.x","s.y"]'
 check "the plain build names every heap bin" base.json "$heap == $want"
 refs=$(value base.json .totals.refs)
 case "$CC_NAME" in

@@ -2,7 +2,7 @@
 # Heap data named from the allocation destinations memspy's compiler plugins record, not from
 # the source text: the source file is deleted before the run and every heap bin keeps its name
 # (through a PolyBench-style wrapper over xmalloc: the callers' variables A and B, not ret or
-# p), a posix_memalign's out-parameter by its variable (aligned), with the debug information
+# p), a posix_memalign's out-parameter by its variable (double*.aligned: a local pointer), with the debug information
 # stripped too; the ThreadSanitizer fallback, which records
 # none, then names them heap@FILE:LINE.
 # (clang -O2 unrolls the loop of rows: four calls, four bins rows[], rows[]#2, ...)
@@ -15,16 +15,16 @@ rm dests.c
 run_memspy r.json --record rec -- ./dests
 
 heap='[.data[] | select(.kind == "heap" and .name != "heap:headers")]'
-names='map(.name | sub("#[0-9]+$"; "")) | unique == ["aligned", "double*.A", "double*.B", "grid", "long*.counts", "rows[]", "s.x", "s.y"]'
-check "without the source, the heap bins are A, B, s.x, s.y, counts, aligned, rows[] and grid" r.json "$heap | $names"
+names='map(.name | sub("#[0-9]+$"; "")) | unique == ["double*.A", "double*.B", "double*.aligned", "grid", "long*.counts", "rows[]", "s.x", "s.y"]'
+check "without the source, the heap bins are A, B, s.x, s.y, counts, double*.aligned (a local pointer), rows[] and grid" r.json "$heap | $names"
 check "the same names as with the source" with.json "$heap | $names"
 check "double*.A: one object of 1001 doubles" r.json \
   '.data[] | select(.name == "double*.A") | .objects == 1 and .bytes == 8008'
 check "rows[]: the four rows, 4 KiB each" r.json \
   '[.data[] | select(.name | startswith("rows[]"))] | (map(.objects) | add) == 4 and (map(.bytes) | add) == 16384'
 check "long*.counts: 64 longs" r.json '.data[] | select(.name == "long*.counts") | .objects == 1 and .bytes == 512'
-check "aligned: posix_memalign's 128 doubles, named by the variable its first argument points to" r.json \
-  '[.data[] | select(.name == "aligned")] | length == 1 and .[0].objects == 1 and .[0].bytes == 1024'
+check "double*.aligned: posix_memalign's 128 doubles, named by the variable its first argument points to" r.json \
+  '[.data[] | select(.name == "double*.aligned")] | length == 1 and .[0].objects == 1 and .[0].bytes == 1024'
 check "grid: the global pointer's buffer, 256 doubles" r.json \
   '.data[] | select(.name == "grid") | .objects == 1 and .bytes == 2048'
 check "the full name keeps the whole call path through both wrappers" r.json \
