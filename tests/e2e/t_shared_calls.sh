@@ -6,7 +6,7 @@
 # EnvWrapper calls inlined into each other) failed to assemble ("local label 2 is not
 # defined"). Every record with an end label now has its own `2:` (gcc's assembly; clang
 # resolves the labels itself), the program builds, and the two blocks are named after the
-# caller's variables (`a`, `b`) through the out-parameter.
+# caller's variables (`char*.a`, `char*.b`: local pointers) through the out-parameter.
 # matrix: gcc:-O0 gcc:-O2 clang:-O0 clang:-O2
 . "$1/tests/e2e/lib.sh"
 need_plugin
@@ -21,7 +21,7 @@ fi
 cc_build sc shared_calls.c
 run_memspy r.json -- ./sc
 expect "shared_calls ran (its three lines)" "$(grep -c -x -e one -e two -e 44 r.json.out)" "3"
-for b in "a 4096" "b 8192"; do
+for b in "char*.a 4096" "char*.b 8192"; do
     set -- $b
     check "$1: one block of $2 bytes, named through pick's out-parameter; main writes it $2 times" r.json \
         "$JQ_DEFS"' ([.data[] | select(.name == "'"$1"'")] | length == 1 and .[0].kind == "heap" and .[0].objects == 1 and
