@@ -11,7 +11,7 @@
 #include "../util/util.h"
 #include "tools.h"
 
-enum { MAXU = 256, MAXS = 32, MAXOPS = 64 };
+enum { MAXU = 256, MAXS = 64, MAXOPS = 64 }; /* units in a block, carried units, operands */
 #define NEG_INF (-1e300)
 
 static int starts(const char *m, const char *p) { return !strncmp(m, p, strlen(p)); }
@@ -190,12 +190,14 @@ static double recurrence(const insn *d, size_t n, int nu, const ms_latency_fix *
             prod[w] = d[i].cls;
         }
     }
-    double l[MAXS * MAXS];
-    for (int t = 0; t < nu; t++)
+    double *l = malloc(ns * ns * sizeof *l), best = -1;
+    for (int t = 0; l && t < nu; t++)
         if (idx[t] >= 0)
             for (size_t s = 0; s < ns; s++) l[s * ns + (size_t)idx[t]] = val[t][s];
+    if (l) best = max_cycle_mean(l, ns);
+    free(l);
     free(val);
-    return max_cycle_mean(l, ns);
+    return best;
 }
 
 int ms_block_recurrence(const char *deps, size_t len, const ms_latency_fix *fix, double *model, double *core)

@@ -17,7 +17,7 @@ FUNCS="divchain|fmachain"
 # within20 FUNCS: every timable loop of FUNCS (a regex) within 20% of its measured time
 within20() { printf '%s\n' "[.mtool.mobjects[] | select(.kind == \"loop\" and .timable and (.function | test(\"^($1)\\\\b\")))] |
   length > 0 and (map(.overhead | fabs <= 0.20) | all)"; }
-# loop_est JSON FUNC: the estimated seconds of FUNC's loop; loop_meas: its measured seconds
+# loop_est JSON FUNC: the estimated seconds of FUNC's loop
 loop_est() { jq "[.mtool.mobjects[] | select(.kind == \"loop\" and (.function | test(\"^$2\\\\b\")))][0].estimated_s" "$1"; }
 
 # timed JSON [mtool args...]: memspy mtool into JSON, up to twice more while a loop of FUNCS is
@@ -35,7 +35,7 @@ timed() {
 }
 
 cc_build chains "$SRC_DIR/tests/e2e/progs/mtool_chains.c"
-timed def.json -o def.out -- ./chains 150000 >/dev/null
+timed def.json -o def.out -- ./chains 150000
 check "the model check times the classes real loops' chains use" def.json \
   "[.mtool.core_check[] | .insn] as \$i | ([\"addsd\", \"mulsd\", \"mov (load)\", \"mulsd+addsd\", \"divsd\", \"imul\",
     \"cvtsi2sd+tsd2si\", \"shufpd\"] | all(. as \$x | \$i | index(\$x) != null)) and
@@ -45,7 +45,7 @@ jq -r '"note - core_check: \([.mtool.core_check[] | "\(.insn) \(.model_cycles)/\
 check "default model: the L1 division and FMA chains are within 20% of their measured times" def.json "$(within20 "$FUNCS")"
 
 # haswell: a model whose divsd (and FMA) latency is not this core's
-timed hsw.json --cpu haswell -o hsw.out -- ./chains 150000 >/dev/null
+timed hsw.json --cpu haswell -o hsw.out -- ./chains 150000
 MEMSPY_MTOOL_MODEL_LATENCY=1 "$MEMSPY" mtool --cpu haswell --json before.json -- ./chains 150000 >/dev/null 2>&1
 if jq -e '[.mtool.core_check[] | select(.insn == "divsd") | .corrected] | any' hsw.json >/dev/null; then
   check "haswell: the division chain's latency is corrected and both chains are within 20%" hsw.json "$(within20 "$FUNCS")"
