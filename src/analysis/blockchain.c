@@ -27,8 +27,7 @@ static int fp_op(const char *m, const char *p)
 int ms_insn_class(const char *opcode, int may_load)
 {
     const char *b = opcode[0] == 'V' ? opcode + 1 : opcode; /* the AVX form is the same class */
-    if (starts(opcode, "VFMADD") || starts(opcode, "VFMSUB") || starts(opcode, "VFNMADD") ||
-        starts(opcode, "VFNMSUB"))
+    if (starts(opcode, "VFMADD") || starts(opcode, "VFMSUB") || starts(opcode, "VFNMADD") || starts(opcode, "VFNMSUB"))
         return MS_LAT_FMA;
     if (fp_op(b, "ADD") || fp_op(b, "SUB")) return MS_LAT_FADD;
     if (fp_op(b, "MUL")) return MS_LAT_FMUL;
@@ -51,7 +50,7 @@ int ms_insn_class(const char *opcode, int may_load)
 typedef struct {
     int cls;
     int nw, nr;
-    short wu[MAXOPS], ru[MAXOPS];   /* units written, read */
+    short wu[MAXOPS], ru[MAXOPS];  /* units written, read */
     double wl[MAXOPS], ra[MAXOPS]; /* each write's latency, each read's advance */
 } insn;
 

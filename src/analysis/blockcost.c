@@ -277,7 +277,7 @@ static int parse_mca(const char *text, double *out, double *rthru, float *res, c
 /* One llvm-mca process's share of the regions: its scratch files and pid. */
 typedef struct {
     char inp[512], out[512], er[512], dout[512]; /* dout: memspy-mcdeps' output */
-    size_t first, n; /* its regions: first..first+n-1 in the order of the texts */
+    size_t first, n;                             /* its regions: first..first+n-1 in the order of the texts */
     pid_t pid, dpid;
     int wrote;
 } mca_part;
@@ -337,7 +337,8 @@ static int mca_costs(const char *const *asm_text, size_t n, const char *cpu, dou
                 ms_strbuf_addf(&in, "# LLVM-MCA-BEGIN b%zu\n%s\n# LLVM-MCA-END\n", i, asm_text[i]);
                 r++;
             }
-        if (ms_tool_scratch(m->inp, sizeof m->inp, "mca-in") < 0 || ms_tool_scratch(m->out, sizeof m->out, "mca-out") < 0 ||
+        if (ms_tool_scratch(m->inp, sizeof m->inp, "mca-in") < 0 ||
+            ms_tool_scratch(m->out, sizeof m->out, "mca-out") < 0 ||
             ms_tool_scratch(m->er, sizeof m->er, "mca-err") < 0 ||
             (deps_tool && ms_tool_scratch(m->dout, sizeof m->dout, "mcdeps-out") < 0)) {
             if (!result) result = ms_errorf(err, errlen, "cannot create a scratch file: %s", strerror(errno));

@@ -318,7 +318,7 @@ void ms_core_latency_fix(const char *cpu, ms_latency_fix *fix)
     memset(fix, 0, sizeof *fix);
 #if defined(__x86_64__)
     if (getenv("MEMSPY_MTOOL_MODEL_LATENCY")) return; /* the model's latencies alone (docs/mtool.md) */
-    if (!ms_tool_mcdeps_path()) return;                /* no recurrences without memspy-mcdeps */
+    if (!ms_tool_mcdeps_path()) return;               /* no recurrences without memspy-mcdeps */
     ms_core_reading core;
     char file[4400], err[512];
     memset(&core, 0, sizeof core);

@@ -180,7 +180,7 @@ static int rec_of(const char *text, const ms_latency_fix *fix, double *m, double
     return rc;
 }
 
-#define NEAR(x, v) ((x) > (v) - 1e-9 && (x) < (v) + 1e-9)
+#define NEAR(x, v) ((x) > (v)-1e-9 && (x) < (v) + 1e-9)
 
 /* A loop block's recurrence with LLVM's register uses and defs (memspy-mcdeps) on skylake's
  * tables (addsd, mulsd and FMA 4 cycles, divsd 14, imul 3, a load 5, cvtsi2sd 5 + cvttsd2si
@@ -224,8 +224,8 @@ static void test_recurrence(void)
     CHECK(rec_of("cvtsi2sd %rdx, %xmm3\ncvttsd2si %xmm3, %rdx\naddq $1, %rax\njne 4660", &fix, &m, &c) == 0);
     CHECK(NEAR(m, 11) && NEAR(c, 13));
     /* an integer loop: its induction variable (1), untouched */
-    CHECK(rec_of("movq (%rdi,%rax,8), %rcx\naddq %rcx, %rdx\nimulq $1000003, %rax, %rcx\nincq %rax\njne 4660",
-                 &fix, &m, &c) == 0);
+    CHECK(rec_of("movq (%rdi,%rax,8), %rcx\naddq %rcx, %rdx\nimulq $1000003, %rax, %rcx\nincq %rax\njne 4660", &fix, &m,
+                 &c) == 0);
     CHECK(NEAR(m, 1) && c == m);
     /* no carried chain: y[i] = x[i] * a, each iteration's registers its own (the pointers are
      * not advanced: no register read before it is written and written) */

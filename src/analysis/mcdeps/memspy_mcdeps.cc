@@ -43,10 +43,12 @@
 
 using namespace llvm;
 
-namespace {
+namespace
+{
 
 // Collects the parsed instructions; everything else the parser emits is dropped.
-class Collector final : public MCStreamer {
+class Collector final : public MCStreamer
+{
   public:
     std::vector<MCInst> insts;
     explicit Collector(MCContext &ctx) : MCStreamer(ctx) {}
@@ -77,7 +79,8 @@ std::vector<Marker> markers(StringRef text)
         StringRef t = l.first.trim();
         if (t.startswith("#")) {
             t = t.drop_front().trim();
-            if (t.startswith("LLVM-MCA-BEGIN")) out.push_back({ line, true, t.drop_front(14).trim().str() });
+            if (t.startswith("LLVM-MCA-BEGIN"))
+                out.push_back({ line, true, t.drop_front(14).trim().str() });
             else if (t.startswith("LLVM-MCA-END"))
                 out.push_back({ line, false, "" });
         }
@@ -123,7 +126,8 @@ int main(int argc, char **argv)
     std::string cpu = "generic", triple = "x86_64-unknown-linux-gnu", file;
     for (int i = 1; i < argc; i++) {
         StringRef a(argv[i]);
-        if (a.startswith("-mcpu=")) cpu = a.drop_front(6).str();
+        if (a.startswith("-mcpu="))
+            cpu = a.drop_front(6).str();
         else if (a.startswith("-mtriple="))
             triple = a.drop_front(9).str();
         else if (a.startswith("-"))
