@@ -9,7 +9,8 @@
 set -e
 # libomp-14-dev: clang -fopenmp (LLVM's OpenMP runtime, with OMPT for multithreaded profiles).
 # gcc-N-plugin-dev: the headers memspy's GCC plugin is built against (N: the installed gcc).
-# llvm-14-dev: the headers and CMake package memspy's LLVM pass plugin is built against.
+# llvm-14-dev: the headers and CMake package memspy's LLVM pass plugin and memspy-mcdeps (the
+# registers and latencies of loops' chains for memspy mtool) are built against.
 # llvm-14: llvm-mca and llvm-objdump, MTOOL's ideal-memory cycles per block (memspy mtool).
 GCC_MAJOR=$(gcc -dumpversion 2>/dev/null | cut -d. -f1)
 PKGS="cmake make gcc g++ clang gfortran pkg-config libdw-dev libelf-dev libjansson-dev

@@ -1,197 +1,107 @@
-/* A loop block's recurrence with the core's latencies; see blockchain.h. The registers an
- * instruction reads and writes are taken from its AT&T text (the last operand the destination;
- * a two-operand ALU or SSE instruction reads it too, a move, lea, conversion or three-operand
- * AVX instruction does not; zero idioms read nothing; the integer ALU writes the flags, which
- * conditional moves, set, adc and sbb read). Memory is not a dependence (llvm-mca's
- * default: no aliasing). */
+/* A loop block's recurrence with the core's latencies; see blockchain.h. Each instruction's
+ * register units read and written, the writes' latencies and the reads' advances come from
+ * memspy-mcdeps (LLVM's scheduling model, as llvm-mca builds the instruction); a unit (RAX is
+ * AL, AH and HAX; XMM0 to ZMM0 one unit; EFLAGS) makes a partial write a partial dependence,
+ * as in llvm-mca. Memory is not a dependence (llvm-mca's default: no aliasing). */
 #include "blockchain.h"
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include "../util/util.h"
+#include "tools.h"
 
-enum { NREGS = 49, FLAGS = 48, MAXS = 32 };
+enum { MAXU = 256, MAXS = 64, MAXOPS = 64 }; /* units in a block, carried units, operands */
 #define NEG_INF (-1e300)
-
-/* The register named at s (after its '%'): its index (GPRs 0-15, vector registers 16-47),
- * *partial set for an 8- or 16-bit GPR; -1 for others (rip, segments, masks). */
-static int reg_id(const char *s, size_t n, int *partial)
-{
-    static const char *const gpr[16][5] = {
-        { "rax", "eax", "ax", "al", "ah" },  { "rcx", "ecx", "cx", "cl", "ch" },  { "rdx", "edx", "dx", "dl", "dh" },
-        { "rbx", "ebx", "bx", "bl", "bh" },  { "rsp", "esp", "sp", "spl", NULL }, { "rbp", "ebp", "bp", "bpl", NULL },
-        { "rsi", "esi", "si", "sil", NULL }, { "rdi", "edi", "di", "dil", NULL },
-    };
-    *partial = 0;
-    for (int r = 0; r < 8; r++)
-        for (int k = 0; k < 5; k++)
-            if (gpr[r][k] && strlen(gpr[r][k]) == n && !strncmp(s, gpr[r][k], n)) {
-                *partial = k >= 2;
-                return r;
-            }
-    if (n >= 2 && s[0] == 'r' && s[1] >= '0' && s[1] <= '9') { /* r8..r15, r8d, r8w, r8b */
-        char *end;
-        long v = strtol(s + 1, &end, 10);
-        size_t used = (size_t)(end - s);
-        if (v < 8 || v > 15 || used + 1 < n) return -1;
-        *partial = used < n && (s[used] == 'w' || s[used] == 'b');
-        return (int)v;
-    }
-    if (n >= 4 && (s[0] == 'x' || s[0] == 'y' || s[0] == 'z') && s[1] == 'm' && s[2] == 'm') {
-        long v = strtol(s + 3, NULL, 10);
-        return v >= 0 && v < 32 ? 16 + (int)v : -1;
-    }
-    return -1;
-}
-
-/* The registers named in operand text [s, e) into *mask; the first one's index, or -1. */
-static int regs_in(const char *s, const char *e, uint64_t *mask, int *partial)
-{
-    int first = -1, p = 0;
-    *partial = 0;
-    for (const char *q = s; q < e; q++) {
-        if (*q != '%') continue;
-        size_t n = 0;
-        while (q + 1 + n < e && ((q[1 + n] >= 'a' && q[1 + n] <= 'z') || (q[1 + n] >= '0' && q[1 + n] <= '9'))) n++;
-        int r = reg_id(q + 1, n, &p);
-        if (r >= 0) {
-            *mask |= (uint64_t)1 << r;
-            if (first < 0) *partial = p;
-            if (first < 0) first = r;
-        }
-        q += n;
-    }
-    return first;
-}
 
 static int starts(const char *m, const char *p) { return !strncmp(m, p, strlen(p)); }
 
-static int in_list(const char *m, const char *const *list)
+/* After prefix p in m, one of the floating-point type suffixes SS, SD, PS, PD (or SH, PH). */
+static int fp_op(const char *m, const char *p)
 {
-    for (; *list; list++)
-        if (!strcmp(m, *list)) return 1;
-    return 0;
+    if (!starts(m, p)) return 0;
+    const char *t = m + strlen(p);
+    return (t[0] == 'S' || t[0] == 'P') && (t[1] == 'S' || t[1] == 'D' || t[1] == 'H');
 }
 
-/* The class whose latency the model check measures, or -1. */
-static int insn_class(const char *m, int mem_src, int nops)
+int ms_insn_class(const char *opcode, int may_load)
 {
-    static const char *const fadd[] = { "addsd", "addss", "addpd", "addps", "subsd", "subss", "subpd", "subps", NULL };
-    static const char *const fmul[] = { "mulsd", "mulss", "mulpd", "mulps", NULL };
-    const char *b = m[0] == 'v' ? m + 1 : m;
-    if (in_list(b, fadd)) return MS_LAT_FADD;
-    if (in_list(b, fmul)) return MS_LAT_FMUL;
-    if (starts(b, "mov") && mem_src && nops == 2) return MS_LAT_LOAD;
+    const char *b = opcode[0] == 'V' ? opcode + 1 : opcode; /* the AVX form is the same class */
+    if (starts(opcode, "VFMADD") || starts(opcode, "VFMSUB") || starts(opcode, "VFNMADD") || starts(opcode, "VFNMSUB"))
+        return MS_LAT_FMA;
+    if (fp_op(b, "ADD") || fp_op(b, "SUB")) return MS_LAT_FADD;
+    if (fp_op(b, "MUL")) return MS_LAT_FMUL;
+    if (fp_op(b, "DIV")) return MS_LAT_FDIV;
+    if ((starts(b, "IMUL") || starts(b, "MUL")) && b[b[0] == 'I' ? 4 : 3] >= '0' && b[b[0] == 'I' ? 4 : 3] <= '9')
+        return MS_LAT_IMUL; /* IMUL64rr, IMUL32rri, MUL64r: integer */
+    if (starts(b, "CVT")) { /* int <-> fp: CVTSI642SDrr, CVTTSD2SI64rr, CVTDQ2PDrr, CVTTPD2DQrr */
+        const char *c = b[3] == 'T' ? b + 4 : b + 3;
+        if (starts(c, "SI") || starts(c, "USI") || starts(c, "DQ2") || strstr(c, "2SI") || strstr(c, "2USI") ||
+            strstr(c, "2DQ"))
+            return MS_LAT_CVT;
+    }
+    if (starts(b, "SHUFP") || starts(b, "UNPCK") || starts(b, "PUNPCK") || starts(b, "PSHUFD") ||
+        starts(b, "MOVDDUP") || starts(b, "MOVHLPS") || starts(b, "MOVLHPS"))
+        return MS_LAT_SHUF; /* in-lane shuffles, as shufpd */
+    if (may_load && starts(b, "MOV") && strstr(b, "rm")) return MS_LAT_LOAD;
     return -1;
 }
 
 typedef struct {
-    uint64_t reads, writes;
     int cls;
-    double lat;
-} dep;
+    int nw, nr;
+    short wu[MAXOPS], ru[MAXOPS];  /* units written, read */
+    double wl[MAXOPS], ra[MAXOPS]; /* each write's latency, each read's advance */
+} insn;
 
-/* What instruction text t (mnemonic, operands) reads and writes. */
-static void decode(const char *t, dep *d)
+/* The index of the unit named [s, s + n) in names (added when new); -1 if there are too many. */
+static int unit_of(const char *s, size_t n, char (*names)[16], int *nu)
 {
-    char m[32];
-    size_t n = strcspn(t, " \t");
-    snprintf(m, sizeof m, "%.*s", (int)(n < 31 ? n : 31), t);
-    const char *ops[4], *ope[4];
-    int nops = 0;
-    const char *p = t + n;
-    while (*p == ' ' || *p == '\t') p++;
-    while (*p && nops < 4) { /* operands, split at commas outside parentheses */
-        int depth = 0;
-        const char *s = p;
-        while (*p && (depth || *p != ',')) {
-            depth += (*p == '(') - (*p == ')');
-            p++;
+    for (int u = 0; u < *nu; u++)
+        if (strlen(names[u]) == n && !strncmp(names[u], s, n)) return u;
+    if (*nu == MAXU || n >= 16) return -1;
+    memcpy(names[*nu], s, n);
+    names[*nu][n] = '\0';
+    return (*nu)++;
+}
+
+/* One "i LINE OPCODE LATENCY FLAGS [w UNIT CYCLES | r UNIT ADVANCE]..." line into *d; -1 if
+ * it cannot be read. */
+static int parse_line(const char *s, const char *e, insn *d, char (*names)[16], int *nu)
+{
+    char tok[4][64];
+    int nt = 0;
+    const char *p = s + 1;
+    memset(d, 0, sizeof *d);
+    int may_load = 0;
+    while (p < e) {
+        while (p < e && *p == ' ') p++;
+        if (p >= e) break;
+        const char *t = p;
+        while (p < e && *p != ' ') p++;
+        size_t n = (size_t)(p - t);
+        if (nt < 4) { /* line, opcode, latency, flags */
+            snprintf(tok[nt], sizeof tok[nt], "%.*s", (int)(n < 63 ? n : 63), t);
+            if (++nt == 4) {
+                may_load = tok[3][0] == 'L';
+                d->cls = ms_insn_class(tok[1], may_load);
+            }
+            continue;
         }
-        while (*s == ' ') s++;
-        ops[nops] = s;
-        ope[nops++] = p;
-        if (*p == ',') p++;
+        if (n != 1 || (*t != 'w' && *t != 'r')) return -1;
+        char kind = *t;
+        while (p < e && *p == ' ') p++;
+        const char *un = p;
+        while (p < e && *p != ' ') p++;
+        int u = unit_of(un, (size_t)(p - un), names, nu);
+        char *end;
+        double v = strtod(p, &end);
+        if (u < 0 || end == p || end > e) return -1;
+        p = end;
+        if (kind == 'w' && d->nw < MAXOPS) d->wu[d->nw] = (short)u, d->wl[d->nw++] = v;
+        if (kind == 'r' && d->nr < MAXOPS) d->ru[d->nr] = (short)u, d->ra[d->nr++] = v;
     }
-    uint64_t all = 0, dst = 0, srcs = 0;
-    int partial = 0, dst_mem = 0, mem_src = 0, same = nops >= 2;
-    for (int i = 0; i < nops; i++) {
-        uint64_t one = 0;
-        int pa;
-        regs_in(ops[i], ope[i], &one, &pa);
-        int mem = memchr(ops[i], '(', (size_t)(ope[i] - ops[i])) != NULL || (ops[i][0] != '%' && ops[i][0] != '$');
-        all |= one;
-        /* a zero idiom: every operand the same register */
-        if (ops[i][0] != '%' || mem || ope[i] - ops[i] != ope[0] - ops[0] ||
-            strncmp(ops[i], ops[0], (size_t)(ope[0] - ops[0])))
-            same = 0;
-        if (i == nops - 1) {
-            dst_mem = mem;
-            if (!mem) dst = one, partial = pa;
-        } else {
-            srcs |= one;
-            mem_src |= mem;
-        }
-    }
-    int vec = (all >> 16) != 0; /* a vector register: no flags */
-    d->cls = insn_class(m, mem_src, nops);
-    d->reads = d->writes = 0;
-    static const char *const flag_writers[] = { "add", "sub",  "and", "or", "xor",   "inc",   "dec",    "neg",
-                                                "cmp", "test", "sh",  "sa", "ro",    "rc",    "imul",   "mul",
-                                                "adc", "sbb",  "bt",  "bs", "tzcnt", "lzcnt", "popcnt", NULL };
-    int writes_flags = 0;
-    for (const char *const *w = flag_writers; *w && !vec; w++) writes_flags |= starts(m, *w);
-    writes_flags |= starts(m, "ucomis") || starts(m, "comis") || starts(m, "vucomis") || starts(m, "vcomis") ||
-                    starts(m, "ptest") || starts(m, "vptest");
-    int reads_flags = starts(m, "cmov") || starts(m, "set") || starts(m, "adc") || starts(m, "sbb") ||
-                      starts(m, "rc") || (m[0] == 'j' && !starts(m, "jmp"));
-    if (writes_flags) d->writes |= (uint64_t)1 << FLAGS;
-    if (reads_flags) d->reads |= (uint64_t)1 << FLAGS;
-    if (m[0] == 'j' || starts(m, "call") || starts(m, "ret") || starts(m, "nop") ||
-        ((starts(m, "cmp") || starts(m, "test")) && !vec) || starts(m, "ucomis") || starts(m, "comis") ||
-        starts(m, "vucomis") || starts(m, "vcomis") || dst_mem) {
-        d->reads |= all; /* no register written (the flags above) */
-        return;
-    }
-    if ((starts(m, "mul") || starts(m, "imul") || starts(m, "div") || starts(m, "idiv")) && nops == 1 && !vec) {
-        d->reads |= all | 1u | 4u; /* rax, rdx */
-        d->writes |= 1u | 4u;
-        return;
-    }
-    if (starts(m, "cqto") || starts(m, "cltd") || starts(m, "cqo") || starts(m, "cdq")) {
-        d->reads |= 1u;
-        d->writes |= 4u;
-        return;
-    }
-    if (starts(m, "cltq") || starts(m, "cdqe")) {
-        d->reads |= 1u;
-        d->writes |= 1u;
-        return;
-    }
-    if (starts(m, "xchg")) {
-        d->reads |= all;
-        d->writes |= all;
-        return;
-    }
-    static const char *const zero[] = { "xor", "pxor", "vpxor", "xorps",  "xorpd",   "vxorps", "vxorpd",
-                                        "sub", "psub", "vpsub", "pcmpeq", "vpcmpeq", NULL };
-    int zero_idiom = 0;
-    for (const char *const *z = zero; *z && same; z++) zero_idiom |= starts(m, *z);
-    if (zero_idiom) {
-        d->writes |= dst;
-        return;
-    }
-    const char *b = m[0] == 'v' ? m + 1 : m;
-    int fma = starts(m, "vfmadd") || starts(m, "vfmsub") || starts(m, "vfnmadd") || starts(m, "vfnmsub");
-    int merge_move = (!strcmp(m, "movsd") || !strcmp(m, "movss")) && !mem_src && nops == 2;
-    merge_move |= starts(b, "movhp") || starts(b, "movlp");
-    int pure = (starts(m, "mov") && !merge_move) || starts(m, "lea") || starts(m, "cvt") || starts(m, "vcvt") ||
-               starts(m, "pop") || starts(m, "set") || starts(m, "vbroadcast") || starts(m, "pshuf") ||
-               (starts(m, "imul") && nops == 3) || (m[0] == 'v' && nops >= 3 && !fma) ||
-               (starts(m, "vmov") && !merge_move);
-    d->reads |= srcs;
-    if (!pure || partial || starts(m, "cmov")) d->reads |= dst;
-    d->writes |= dst;
+    return nt == 4 ? 0 : -1;
 }
 
 /* The latency from a value of class from to an instruction of class to: the bypass between
@@ -231,108 +141,120 @@ static double max_cycle_mean(const double *l, size_t n)
     return best;
 }
 
-/* The recurrence of the decoded block d[0..n) with each instruction's latency lat(i) and a
- * bypass of byp cycles between the adder and the multiplier. */
-static double recurrence(const dep *d, size_t n, const double *lat, double byp)
+/* A write's latency with fix applied to its instruction's class (never under one cycle where
+ * the model's is one or more); fix NULL: the model's. */
+static double write_latency(const insn *d, double lat, const ms_latency_fix *fix)
 {
-    int idx[NREGS], prod[NREGS];
-    uint64_t seen = 0, carried = 0;
+    if (!fix || d->cls < 0) return lat;
+    double c = lat + fix->delta[d->cls];
+    return c < 1 && lat >= 1 ? 1 : c;
+}
+
+/* The recurrence of the block d[0..n) over nu units; fix NULL: the model's latencies and bypass. */
+static double recurrence(const insn *d, size_t n, int nu, const ms_latency_fix *fix, double byp)
+{
+    int idx[MAXU], prod[MAXU];
+    char seen[MAXU] = { 0 }, carried[MAXU] = { 0 };
     size_t ns = 0;
-    for (int r = 0; r < NREGS; r++) idx[r] = -1, prod[r] = -1;
+    for (int u = 0; u < nu; u++) idx[u] = -1, prod[u] = -1;
     for (size_t i = 0; i < n; i++) { /* carried: read before it is written, and written */
-        carried |= d[i].reads & ~seen;
-        seen |= d[i].writes;
-        for (int r = 0; r < NREGS; r++)
-            if (d[i].writes >> r & 1) prod[r] = d[i].cls; /* the live-in's producer: the last writer */
+        for (int k = 0; k < d[i].nr; k++) carried[d[i].ru[k]] |= !seen[d[i].ru[k]];
+        for (int k = 0; k < d[i].nw; k++) seen[d[i].wu[k]] = 1, prod[d[i].wu[k]] = d[i].cls;
     }
-    carried &= seen;
-    for (int r = 0; r < NREGS; r++)
-        if (carried >> r & 1) {
+    for (int u = 0; u < nu; u++)
+        if (carried[u] && seen[u]) {
             if (ns == MAXS) return -1;
-            idx[r] = (int)ns++;
+            idx[u] = (int)ns++;
         }
     if (!ns) return 0;
-    double val[NREGS][MAXS];
-    for (int r = 0; r < NREGS; r++)
-        for (size_t s = 0; s < ns; s++) val[r][s] = idx[r] == (int)s ? 0 : NEG_INF;
+    double(*val)[MAXS] = malloc(MAXU * sizeof *val); /* per unit, its longest path from each carried unit */
+    if (!val) return -1;
+    for (int u = 0; u < nu; u++)
+        for (size_t s = 0; s < ns; s++) val[u][s] = idx[u] == (int)s ? 0 : NEG_INF;
     for (size_t i = 0; i < n; i++) {
         double start[MAXS];
         for (size_t s = 0; s < ns; s++) {
             start[s] = NEG_INF;
-            for (int q = 0; q < NREGS; q++)
-                if (d[i].reads >> q & 1 && val[q][s] > NEG_INF / 2) {
-                    double v = val[q][s] + bypass(prod[q], d[i].cls, byp);
-                    if (v > start[s]) start[s] = v;
-                }
-        }
-        for (int w = 0; w < NREGS; w++)
-            if (d[i].writes >> w & 1) {
-                for (size_t s = 0; s < ns; s++) val[w][s] = start[s] > NEG_INF / 2 ? start[s] + lat[i] : NEG_INF;
-                prod[w] = d[i].cls;
+            for (int k = 0; k < d[i].nr; k++) {
+                int q = d[i].ru[k];
+                if (val[q][s] <= NEG_INF / 2) continue;
+                double v = val[q][s] + bypass(prod[q], d[i].cls, byp) - d[i].ra[k];
+                if (v > start[s]) start[s] = v;
             }
+        }
+        for (int k = 0; k < d[i].nw; k++) {
+            int w = d[i].wu[k];
+            double lat = write_latency(&d[i], d[i].wl[k], fix);
+            for (size_t s = 0; s < ns; s++) val[w][s] = start[s] > NEG_INF / 2 ? start[s] + lat : NEG_INF;
+            prod[w] = d[i].cls;
+        }
     }
-    double l[MAXS * MAXS];
-    for (int t = 0; t < NREGS; t++)
+    double *l = malloc(ns * ns * sizeof *l), best = -1;
+    for (int t = 0; l && t < nu; t++)
         if (idx[t] >= 0)
             for (size_t s = 0; s < ns; s++) l[s * ns + (size_t)idx[t]] = val[t][s];
-    return max_cycle_mean(l, ns);
+    if (l) best = max_cycle_mean(l, ns);
+    free(l);
+    free(val);
+    return best;
 }
 
-int ms_block_recurrence(const char *info, const ms_latency_fix *fix, double *model, double *core)
+int ms_block_recurrence(const char *deps, size_t len, const ms_latency_fix *fix, double *model, double *core)
 {
     *model = *core = 0;
-    const char *h = info ? strstr(info, "Instructions:") : NULL;
-    if (!h) return -1;
-    const char *ls = h;
-    while (ls > info && ls[-1] != '\n') ls--;
-    size_t col = (size_t)(h - ls);
-    const char *row = strchr(h, '\n');
-    size_t cap = 0, n = 0;
-    dep *d = NULL;
-    double *lm = NULL, *lc = NULL;
-    int rc = 0;
-    while (row && row[1] && row[1] != '\n') {
-        row++;
-        const char *eol = strchr(row, '\n');
-        size_t len = eol ? (size_t)(eol - row) : strlen(row);
-        if (n == cap) {
-            cap = cap ? 2 * cap : 32;
-            dep *nd = realloc(d, cap * sizeof *d);
-            double *nm = realloc(lm, cap * sizeof *lm), *nc = nm ? realloc(lc, cap * sizeof *lc) : NULL;
-            if (nd) d = nd;
-            if (nm) lm = nm;
-            if (nc) lc = nc;
-            if (!nd || !nm || !nc) {
-                rc = -1;
-                break;
+    if (!deps) return -1;
+    char names[MAXU][16];
+    int nu = 0, rc = 0;
+    size_t n = 0, cap = 0;
+    insn *d = NULL;
+    for (const char *s = deps, *end = deps + len; s < end && rc == 0;) {
+        const char *e = memchr(s, '\n', (size_t)(end - s));
+        if (!e) e = end;
+        if (*s == 'x') rc = -1; /* an instruction LLVM could not build: no recurrence */
+        if (*s == 'i' && rc == 0) {
+            if (n == cap) {
+                insn *nd = realloc(d, (cap = cap ? 2 * cap : 16) * sizeof *d);
+                if (!nd) {
+                    rc = -1;
+                    break;
+                }
+                d = nd;
             }
+            rc = parse_line(s, e, &d[n++], names, &nu);
         }
-        char *end;
-        strtol(row, &end, 10);
-        double lat = (double)strtol(end, &end, 10);
-        if (len <= col || end == row) {
-            rc = -1;
-            break;
-        }
-        char text[256];
-        snprintf(text, sizeof text, "%.*s", (int)(len - col < 255 ? len - col : 255), row + col);
-        decode(text, &d[n]);
-        lm[n] = lat;
-        lc[n] = d[n].cls >= 0 && fix ? lat + fix->delta[d[n].cls] : lat;
-        if (lc[n] < 1 && lat >= 1) lc[n] = 1;
-        n++;
-        row = eol;
+        s = e + 1;
     }
     if (rc == 0 && n) {
-        *model = recurrence(d, n, lm, fix ? fix->bypass_model : 0);
-        *core = recurrence(d, n, lc, fix ? fix->bypass_core : 0);
+        *model = recurrence(d, n, nu, NULL, fix ? fix->bypass_model : 0);
+        *core = recurrence(d, n, nu, fix, fix ? fix->bypass_core : 0);
         if (*model < 0 || *core < 0) rc = -1;
     }
     if (rc) *model = *core = 0;
     free(d);
-    free(lm);
-    free(lc);
     return rc;
+}
+
+int ms_block_deps(const char *asm_text, const char *cpu, char **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    const char *tool = ms_tool_mcdeps_path();
+    if (!tool) return ms_errorf(err, errlen, "memspy-mcdeps not found (built with llvm-14-dev)");
+    char in[512], res[512], mcpu[128];
+    if (ms_tool_scratch(in, sizeof in, "mcdeps-in") < 0) return ms_errorf(err, errlen, "cannot create a scratch file");
+    if (ms_tool_scratch(res, sizeof res, "mcdeps-out") < 0) {
+        unlink(in);
+        return ms_errorf(err, errlen, "cannot create a scratch file");
+    }
+    FILE *f = fopen(in, "w");
+    int ok = f && fprintf(f, "# LLVM-MCA-BEGIN b0\n%s\n# LLVM-MCA-END\n", asm_text) > 0;
+    if (f && fclose(f) != 0) ok = 0;
+    snprintf(mcpu, sizeof mcpu, "-mcpu=%s", cpu);
+    char *argv[] = { (char *)tool, mcpu, in, NULL };
+    int rc = ok ? ms_tool_run(argv, NULL, res, NULL) : -1;
+    if (rc == 0 && ms_read_file(res, 0, out, NULL) != MS_READ_OK) rc = -1;
+    unlink(in);
+    unlink(res);
+    return rc == 0 ? 0 : ms_errorf(err, errlen, "memspy-mcdeps failed on the block (status %d)", rc);
 }
 
 double ms_block_fix_cycles(double mca, double rthru, double model, double core)

@@ -14,6 +14,7 @@
 #include "blockchain.h"
 #include "blockgroup.h"
 #include "corecheck.h"
+#include "tools.h"
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -31,43 +32,7 @@
 
 #define MCA_ITERATIONS 100
 /* Bumped when the way blocks are cut or rewritten changes: older cache files are not used. */
-#define BLOCKCOST_METHOD "m10"
-
-/* Start argv with stdin from in_path (NULL: /dev/null), stdout to out_path, stderr to
- * err_path. Returns its pid, or -1 if it could not start. */
-static pid_t spawn_tool(char *const argv[], const char *in_path, const char *out_path, const char *err_path)
-{
-    pid_t pid = fork();
-    if (pid < 0) return -1;
-    if (pid == 0) {
-        int in = open(in_path ? in_path : "/dev/null", O_RDONLY);
-        int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        int er = open(err_path ? err_path : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (in < 0 || out < 0 || er < 0) _exit(126);
-        dup2(in, 0);
-        dup2(out, 1);
-        dup2(er, 2);
-        execvp(argv[0], argv);
-        _exit(127);
-    }
-    return pid;
-}
-
-/* Wait for a spawn_tool's pid: its exit status, 128 if killed, -1 if it did not start. */
-static int wait_tool(pid_t pid)
-{
-    int status;
-    if (pid < 0) return -1;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR) return -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
-
-/* Run argv (as spawn_tool) and wait for it: its exit status, or -1 if it could not start. */
-static int run_tool(char *const argv[], const char *in_path, const char *out_path, const char *err_path)
-{
-    return wait_tool(spawn_tool(argv, in_path, out_path, err_path));
-}
+#define BLOCKCOST_METHOD "m11"
 
 /* How many llvm-mca processes for regions code regions: one per CPU this process may use, at
  * most 16, and at least 32 regions each (a process costs 40 ms to start). */
@@ -79,17 +44,6 @@ static size_t mca_parts(size_t regions)
     if (n > 16) n = 16;
     if (n > regions / 32) n = regions / 32;
     return n ? n : 1;
-}
-
-/* A scratch file name in $TMPDIR (created empty, caller unlinks). */
-static int scratch(char *buf, size_t len, const char *what)
-{
-    const char *tmp = getenv("TMPDIR");
-    snprintf(buf, len, "%s/memspy-%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", what);
-    int fd = mkstemp(buf);
-    if (fd < 0) return -1;
-    close(fd);
-    return 0;
 }
 
 const char *ms_blockcost_host_cpu(void)
@@ -211,10 +165,10 @@ static int known_cpus(ms_strbuf *list, char *err, size_t errlen)
 static int list_cpus(ms_strbuf *list, char *err, size_t errlen)
 {
     char out[512], er[512];
-    if (scratch(out, sizeof out, "mcahelp") < 0 || scratch(er, sizeof er, "mcaerr") < 0)
+    if (ms_tool_scratch(out, sizeof out, "mcahelp") < 0 || ms_tool_scratch(er, sizeof er, "mcaerr") < 0)
         return ms_errorf(err, errlen, "cannot create a scratch file: %s", strerror(errno));
     char *argv[] = { MS_LLVM_MCA, "-mtriple=x86_64-unknown-linux-gnu", "-mcpu=help", NULL };
-    int rc = run_tool(argv, NULL, out, er);
+    int rc = ms_tool_run(argv, NULL, out, er);
     char *text = NULL, *etext = NULL;
     ms_read_file(out, 0, &text, NULL);
     ms_read_file(er, 0, &etext, NULL);
@@ -274,14 +228,14 @@ int ms_blockcost_check_cpu(const char *cpu, char *err, size_t errlen)
  * (the block's throughput bound, with no dependence between iterations: its resources and
  * dispatch alone) of each "Code Region - NAME" in llvm-mca's output, in order, into out and
  * rthru, and its resources' cycles (blockgroup.h: "Total uOps:" / "Dispatch Width:", then
- * "Resource pressure per iteration:") into res[i * MS_MCA_RES...] (n regions expected); with fix,
- * its recurrence with the model's and the core's latencies into rec[2i], rec[2i + 1]
- * (blockchain.h: from its "Instruction Info:" table). */
-static int parse_mca(const char *text, double *out, double *rthru, float *res, const ms_latency_fix *fix, double *rec,
-                     size_t n, char *err, size_t errlen)
+ * "Resource pressure per iteration:") into res[i * MS_MCA_RES...] (n regions expected); with fix
+ * and memspy-mcdeps' output for the same regions (deps), each region's recurrence with the
+ * model's and the core's latencies into rec[2i], rec[2i + 1] (blockchain.h). */
+static int parse_mca(const char *text, double *out, double *rthru, float *res, const ms_latency_fix *fix,
+                     const char *deps, double *rec, size_t n, char *err, size_t errlen)
 {
     size_t i = 0;
-    const char *p = text;
+    const char *p = text, *dr = deps ? strstr(deps, "region ") : NULL;
     while (i < n && (p = strstr(p, "Iterations:")) != NULL) {
         double iters = strtod(p + 11, NULL);
         const char *c = strstr(p, "Total Cycles:");
@@ -307,9 +261,12 @@ static int parse_mca(const char *text, double *out, double *rthru, float *res, c
             if (end == line) break;
             line = end;
         }
-        const char *info = strstr(c, "Instruction Info:");
         rec[2 * i] = rec[2 * i + 1] = 0;
-        if (fix && info && (!next || info < next)) ms_block_recurrence(info, fix, &rec[2 * i], &rec[2 * i + 1]);
+        if (fix && dr) { /* this region's instructions: up to the next "region" line */
+            const char *dn = strstr(dr + 7, "\nregion ");
+            ms_block_recurrence(dr, dn ? (size_t)(dn + 1 - dr) : strlen(dr), fix, &rec[2 * i], &rec[2 * i + 1]);
+            dr = dn ? dn + 1 : NULL;
+        }
         out[i++] = iters > 0 ? cycles / iters : 0;
         p = c;
     }
@@ -319,9 +276,9 @@ static int parse_mca(const char *text, double *out, double *rthru, float *res, c
 
 /* One llvm-mca process's share of the regions: its scratch files and pid. */
 typedef struct {
-    char inp[512], out[512], er[512];
-    size_t first, n; /* its regions: first..first+n-1 in the order of the texts */
-    pid_t pid;
+    char inp[512], out[512], er[512], dout[512]; /* dout: memspy-mcdeps' output */
+    size_t first, n;                             /* its regions: first..first+n-1 in the order of the texts */
+    pid_t pid, dpid;
     int wrote;
 } mca_part;
 
@@ -361,9 +318,11 @@ static int mca_costs(const char *const *asm_text, size_t n, const char *cpu, dou
                      "-all-views=false",
                      "-summary-view",
                      "-resource-pressure",
-                     NULL, /* -instruction-info with fix: the latencies of the recurrence */
                      NULL };
-    if (fix) argv[7] = "-instruction-info";
+    /* with fix, each part's regions also go to memspy-mcdeps: each instruction's registers and
+     * latencies, for the recurrences (blockchain.h); without it, no correction */
+    const char *deps_tool = fix && fix->active ? ms_tool_mcdeps_path() : NULL;
+    char *dargv[] = { (char *)deps_tool, mcpu, NULL, NULL };
     int result = 0;
     /* each part's input (its regions, in order), then every part started, then waited for */
     size_t i = 0;
@@ -371,15 +330,17 @@ static int mca_costs(const char *const *asm_text, size_t n, const char *cpu, dou
         mca_part *m = &parts[p];
         m->first = regions * p / nparts;
         m->n = regions * (p + 1) / nparts - m->first;
-        m->pid = -1;
+        m->pid = m->dpid = -1;
         ms_strbuf in = MS_STRBUF_INIT;
         for (size_t r = 0; r < m->n; i++)
             if (asm_text[i] && *asm_text[i]) {
                 ms_strbuf_addf(&in, "# LLVM-MCA-BEGIN b%zu\n%s\n# LLVM-MCA-END\n", i, asm_text[i]);
                 r++;
             }
-        if (scratch(m->inp, sizeof m->inp, "mca-in") < 0 || scratch(m->out, sizeof m->out, "mca-out") < 0 ||
-            scratch(m->er, sizeof m->er, "mca-err") < 0) {
+        if (ms_tool_scratch(m->inp, sizeof m->inp, "mca-in") < 0 ||
+            ms_tool_scratch(m->out, sizeof m->out, "mca-out") < 0 ||
+            ms_tool_scratch(m->er, sizeof m->er, "mca-err") < 0 ||
+            (deps_tool && ms_tool_scratch(m->dout, sizeof m->dout, "mcdeps-out") < 0)) {
             if (!result) result = ms_errorf(err, errlen, "cannot create a scratch file: %s", strerror(errno));
         } else if (!in.oom) {
             FILE *f = fopen(m->inp, "w");
@@ -390,11 +351,17 @@ static int mca_costs(const char *const *asm_text, size_t n, const char *cpu, dou
         ms_strbuf_free(&in);
     }
     for (size_t p = 0; result == 0 && p < nparts; p++)
-        if (parts[p].wrote) parts[p].pid = spawn_tool(argv, parts[p].inp, parts[p].out, parts[p].er);
+        if (parts[p].wrote) {
+            parts[p].pid = ms_tool_spawn(argv, parts[p].inp, parts[p].out, parts[p].er);
+            dargv[2] = parts[p].inp;
+            if (deps_tool) parts[p].dpid = ms_tool_spawn(dargv, NULL, parts[p].dout, NULL);
+        }
     for (size_t p = 0; p < nparts; p++) {
         mca_part *m = &parts[p];
-        int rc = m->pid >= 0 ? wait_tool(m->pid) : -1;
-        char *text = NULL, *etext = NULL;
+        int rc = m->pid >= 0 ? ms_tool_wait(m->pid) : -1;
+        char *text = NULL, *etext = NULL, *dtext = NULL;
+        if (m->dpid >= 0 && ms_tool_wait(m->dpid) == 0) ms_read_file(m->dout, 0, &dtext, NULL);
+        if (m->dout[0]) unlink(m->dout);
         if (m->inp[0]) {
             ms_read_file(m->out, 0, &text, NULL);
             ms_read_file(m->er, 0, &etext, NULL);
@@ -410,9 +377,10 @@ static int mca_costs(const char *const *asm_text, size_t n, const char *cpu, dou
         } else if (rc != 0 || !text) {
             result = ms_errorf(err, errlen, "llvm-mca failed: %.300s", etext ? etext : "");
         } else {
-            result = parse_mca(text, got + m->first, gotr + m->first, gotres + m->first * MS_MCA_RES, fix,
+            result = parse_mca(text, got + m->first, gotr + m->first, gotres + m->first * MS_MCA_RES, fix, dtext,
                                gotrec + 2 * m->first, m->n, err, errlen);
         }
+        free(dtext);
         free(text);
         free(etext);
     }
@@ -809,12 +777,12 @@ int ms_block_costs(const char *path, uint64_t bias, const uint64_t *pcs, const u
     }
     if (nmiss) {
         char out[512], er[512];
-        if (scratch(out, sizeof out, "objdump") < 0 || scratch(er, sizeof er, "objdump-err") < 0) {
+        if (ms_tool_scratch(out, sizeof out, "objdump") < 0 || ms_tool_scratch(er, sizeof er, "objdump-err") < 0) {
             ms_errorf(err, errlen, "cannot create a scratch file: %s", strerror(errno));
             goto out;
         }
         char *argv[] = { MS_LLVM_OBJDUMP, "-d", "--no-show-raw-insn", (char *)path, NULL };
-        int st = run_tool(argv, NULL, out, er);
+        int st = ms_tool_run(argv, NULL, out, er);
         ms_read_file(out, 0, &dis, NULL);
         unlink(out);
         unlink(er);

@@ -11,6 +11,7 @@
 #include "../util/util.h"
 #include "blockchain.h"
 #include "blockcost.h"
+#include "tools.h"
 
 static double now_s(void)
 {
@@ -23,7 +24,18 @@ static double now_s(void)
 #define X5(i) i "\n\t" i "\n\t" i "\n\t" i "\n\t" i "\n\t"
 #define X20(i) X5(i) X5(i) X5(i) X5(i)
 
-typedef enum { CHAIN_ADD, CHAIN_IMUL, CHAIN_ADDSD, CHAIN_MULSD, CHAIN_LOAD, CHAIN_MULADD } chain_kind;
+typedef enum {
+    CHAIN_ADD,
+    CHAIN_IMUL,
+    CHAIN_ADDSD,
+    CHAIN_MULSD,
+    CHAIN_LOAD,
+    CHAIN_MULADD,
+    CHAIN_FMA,
+    CHAIN_DIVSD,
+    CHAIN_CVT,
+    CHAIN_SHUF
+} chain_kind;
 
 /* The shortest time of 4 trials of rounds x 20 dependent instructions of one kind. */
 static double chain_seconds(chain_kind k, unsigned long rounds)
@@ -36,7 +48,7 @@ static double chain_seconds(chain_kind k, unsigned long rounds)
     double best = 0;
     for (int trial = 0; trial < 4; trial++) {
         uint64_t x = (uint64_t)trial + 3;
-        double d = 1.0, one = 1.0;
+        double d = 1.0, one = 1.0, div = 1.0000001; /* a divisor the divider has no shortcut for */
         void *p = ring;
         double t0 = now_s();
         switch (k) {
@@ -56,6 +68,20 @@ static double chain_seconds(chain_kind k, unsigned long rounds)
             for (unsigned long i = 0; i < rounds; i++)
                 __asm__ volatile(X20("mulsd %1, %0\n\taddsd %1, %0") : "+x"(d) : "x"(one));
             break;
+        case CHAIN_FMA: /* d += 1 * 1 */
+            for (unsigned long i = 0; i < rounds; i++)
+                __asm__ volatile(X20("vfmadd231sd %1, %1, %0") : "+x"(d) : "x"(one));
+            break;
+        case CHAIN_DIVSD:
+            for (unsigned long i = 0; i < rounds; i++) __asm__ volatile(X20("divsd %1, %0") : "+x"(d) : "x"(div));
+            break;
+        case CHAIN_CVT: /* an integer to double and back: one link, two conversions */
+            for (unsigned long i = 0; i < rounds; i++)
+                __asm__ volatile(X20("cvtsi2sd %0, %%xmm3\n\tcvttsd2si %%xmm3, %0") : "+r"(x) : : "xmm3");
+            break;
+        case CHAIN_SHUF:
+            for (unsigned long i = 0; i < rounds; i++) __asm__ volatile(X20("shufpd $1, %0, %0") : "+x"(d));
+            break;
         case CHAIN_LOAD:
             for (unsigned long i = 0; i < rounds; i++) __asm__ volatile(X20("mov (%0), %0") : "+r"(p));
             break;
@@ -66,17 +92,41 @@ static double chain_seconds(chain_kind k, unsigned long rounds)
     return best;
 }
 
-/* The chains checked against the model: llvm-mca's text of one link, and how many cycles of
- * the core one link takes. */
+/* The chains checked against the model: llvm-mca's text of one link, the class of
+ * instructions whose latency it measures (blockchain.h; -1: the bypass between adder and
+ * multiplier), how many of them one link has, a divisor of the rounds timed (long links), and
+ * whether the CPU must have FMA. The classes are those real loops' chains go through. */
 static const struct {
     chain_kind kind;
     const char *insn, *mca;
+    int cls, per_link, slow, fma;
 } chains[] = {
-    { CHAIN_ADDSD, "addsd", "addsd %xmm1, %xmm0" },
-    { CHAIN_MULSD, "mulsd", "mulsd %xmm1, %xmm0" },
-    { CHAIN_LOAD, "mov (load)", "movq (%rax), %rax" },
-    { CHAIN_MULADD, "mulsd+addsd", "mulsd %xmm1, %xmm0\naddsd %xmm1, %xmm0" },
+    { CHAIN_ADDSD, "addsd", "addsd %xmm1, %xmm0", MS_LAT_FADD, 1, 1, 0 },
+    { CHAIN_MULSD, "mulsd", "mulsd %xmm1, %xmm0", MS_LAT_FMUL, 1, 1, 0 },
+    { CHAIN_LOAD, "mov (load)", "movq (%rax), %rax", MS_LAT_LOAD, 1, 1, 0 },
+    { CHAIN_MULADD, "mulsd+addsd", "mulsd %xmm1, %xmm0\naddsd %xmm1, %xmm0", -1, 2, 1, 0 },
+    { CHAIN_FMA, "vfmadd231sd", "vfmadd231sd %xmm1, %xmm1, %xmm0", MS_LAT_FMA, 1, 1, 1 },
+    { CHAIN_DIVSD, "divsd", "divsd %xmm1, %xmm0", MS_LAT_FDIV, 1, 4, 0 },
+    { CHAIN_IMUL, "imul", "imulq %rax, %rax", MS_LAT_IMUL, 1, 1, 0 },
+    { CHAIN_CVT, "cvtsi2sd+tsd2si", "cvtsi2sd %rax, %xmm3\ncvttsd2si %xmm3, %rax", MS_LAT_CVT, 2, 4, 0 },
+    { CHAIN_SHUF, "shufpd", "shufpd $1, %xmm0, %xmm0", MS_LAT_SHUF, 1, 1, 0 },
 };
+#define NCHAINS (sizeof chains / sizeof *chains)
+
+/* Whether chain k can be timed on this CPU (FMA: the CPU has it). */
+static int chain_ok(size_t k)
+{
+    __builtin_cpu_init();
+    return !chains[k].fma || __builtin_cpu_supports("fma");
+}
+
+/* How many of the chains this CPU times. */
+static size_t chains_timed(void)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < NCHAINS; k++) n += chain_ok(k);
+    return n;
+}
 #endif
 
 double ms_effective_clock_hz(void)
@@ -140,21 +190,22 @@ static int chains_cached(ms_core_reading *r, const char *file)
     if (ms_read_file(file, 0, &text, NULL) != MS_READ_OK) return 0;
     size_t i = 0;
     char *line = text;
-    for (; i < sizeof chains / sizeof *chains && i < MS_MTOOL_CHAINS && line && *line; i++) {
+    for (size_t k = 0; k < NCHAINS && i < MS_MTOOL_CHAINS && line && *line; k++) {
+        if (!chain_ok(k)) continue;
         char *nl = strchr(line, '\n');
         if (nl) *nl = '\0';
         char *sp = strrchr(line, ' ');
-        if (!sp || (size_t)(sp - line) != strlen(chains[i].insn) || strncmp(line, chains[i].insn, (size_t)(sp - line)))
+        if (!sp || (size_t)(sp - line) != strlen(chains[k].insn) || strncmp(line, chains[k].insn, (size_t)(sp - line)))
             break;
         char *end;
         double v = strtod(sp + 1, &end);
         if (end == sp + 1 || *end || !(v > 0)) break;
-        snprintf(r->chains[i].insn, sizeof r->chains[i].insn, "%s", chains[i].insn);
-        r->chains[i].core_cycles = v;
+        snprintf(r->chains[i].insn, sizeof r->chains[i].insn, "%s", chains[k].insn);
+        r->chains[i++].core_cycles = v;
         line = nl ? nl + 1 : NULL;
     }
     free(text);
-    if (i != sizeof chains / sizeof *chains || i > MS_MTOOL_CHAINS) return 0;
+    if (i != chains_timed() || i > MS_MTOOL_CHAINS) return 0;
     r->nchains = i;
     return 1;
 }
@@ -173,15 +224,17 @@ void ms_core_measure(ms_core_reading *r)
     if (cache && chains_cached(r, file)) return;
     const unsigned long rounds = 50000; /* 1M links: 4-5M cycles for a 4-5 cycle link */
     ms_strbuf text = MS_STRBUF_INIT;
-    for (size_t i = 0; i < sizeof chains / sizeof *chains && r->nchains < MS_MTOOL_CHAINS; i++) {
+    for (size_t i = 0; i < NCHAINS && r->nchains < MS_MTOOL_CHAINS; i++) {
+        if (!chain_ok(i)) continue;
         ms_mtool_chain *c = &r->chains[r->nchains++];
         snprintf(c->insn, sizeof c->insn, "%s", chains[i].insn);
-        double t = chain_seconds(chains[i].kind, rounds);
-        c->core_cycles = r->clock_hz > 0 ? t * r->clock_hz / (20.0 * (double)rounds) : 0;
+        unsigned long n = rounds / (unsigned long)chains[i].slow;
+        double t = chain_seconds(chains[i].kind, n);
+        c->core_cycles = r->clock_hz > 0 ? t * r->clock_hz / (20.0 * (double)n) : 0;
         if (c->core_cycles > 0) ms_strbuf_addf(&text, "%s %.17g\n", c->insn, c->core_cycles);
     }
     char *out = ms_strbuf_take(&text);
-    if (cache && out && chains_count_lines(out) == sizeof chains / sizeof *chains) /* every chain timed */
+    if (cache && out && chains_count_lines(out) == chains_timed()) /* every chain timed */
         ms_cache_write(file, out);
     free(out);
 #endif
@@ -193,10 +246,10 @@ int ms_core_model(ms_core_reading *r, const char *cpu, char *err, size_t errlen)
     const char *text[MS_MTOOL_CHAINS] = { 0 };
     double cyc[MS_MTOOL_CHAINS] = { 0 };
     for (size_t i = 0; i < r->nchains; i++)
-        for (size_t k = 0; k < sizeof chains / sizeof *chains; k++)
+        for (size_t k = 0; k < NCHAINS; k++)
             if (!strcmp(r->chains[i].insn, chains[k].insn)) text[i] = chains[k].mca;
     if (ms_mca_cycles_cached(text, r->nchains, cpu, cyc, err, errlen) < 0) return -1;
-    int fix = !getenv("MEMSPY_MTOOL_MODEL_LATENCY");
+    int fix = !getenv("MEMSPY_MTOOL_MODEL_LATENCY") && ms_tool_mcdeps_path(); /* the recurrences need it */
     for (size_t i = 0; i < r->nchains; i++) {
         double off;
         r->chains[i].model_cycles = cyc[i];
@@ -265,23 +318,25 @@ void ms_core_latency_fix(const char *cpu, ms_latency_fix *fix)
     memset(fix, 0, sizeof *fix);
 #if defined(__x86_64__)
     if (getenv("MEMSPY_MTOOL_MODEL_LATENCY")) return; /* the model's latencies alone (docs/mtool.md) */
+    if (!ms_tool_mcdeps_path()) return;               /* no recurrences without memspy-mcdeps */
     ms_core_reading core;
     char file[4400], err[512];
     memset(&core, 0, sizeof core);
     if (chains_cache_file(file, sizeof file, 0) < 0 || !chains_cached(&core, file)) ms_core_measure(&core);
     if (!core.nchains || ms_core_model(&core, cpu, err, sizeof err) < 0) return;
-    static const char *const cls[MS_LAT_CLASSES] = { "addsd", "mulsd", "mov (load)" };
     double core_c[MS_LAT_CLASSES] = { 0 }, model_c[MS_LAT_CLASSES] = { 0 };
-    for (int k = 0; k < MS_LAT_CLASSES; k++) {
-        const ms_mtool_chain *c = chain_named(&core, cls[k]);
-        if (!c) return;
-        core_c[k] = tenth(c->core_cycles);
-        model_c[k] = tenth(c->model_cycles);
-        if (c->corrected) fix->delta[k] = core_c[k] - model_c[k];
+    for (size_t k = 0; k < NCHAINS; k++) { /* each class's chain; a class not timed keeps the model's */
+        const ms_mtool_chain *c = chains[k].cls >= 0 ? chain_named(&core, chains[k].insn) : NULL;
+        if (!c) continue;
+        int cl = chains[k].cls;
+        core_c[cl] = tenth(c->core_cycles);
+        model_c[cl] = tenth(c->model_cycles);
+        if (c->corrected) fix->delta[cl] = tenth((core_c[cl] - model_c[cl]) / chains[k].per_link);
         fix->active |= c->corrected;
     }
     const ms_mtool_chain *pair = chain_named(&core, "mulsd+addsd");
-    if (pair && (fix->delta[MS_LAT_FADD] != 0 || fix->delta[MS_LAT_FMUL] != 0 || pair->corrected)) {
+    if (pair && core_c[MS_LAT_FADD] > 0 && core_c[MS_LAT_FMUL] > 0 &&
+        (fix->delta[MS_LAT_FADD] != 0 || fix->delta[MS_LAT_FMUL] != 0 || pair->corrected)) {
         /* each way between the adder and the multiplier: what the pair takes beyond the two */
         fix->bypass_core = (tenth(pair->core_cycles) - core_c[MS_LAT_FADD] - core_c[MS_LAT_FMUL]) / 2;
         fix->bypass_model = (tenth(pair->model_cycles) - model_c[MS_LAT_FADD] - model_c[MS_LAT_FMUL]) / 2;
@@ -290,8 +345,10 @@ void ms_core_latency_fix(const char *cpu, ms_latency_fix *fix)
         fix->active |= pair->corrected;
     }
     if (fix->active)
-        snprintf(fix->tag, sizeof fix->tag, "core-a%+.1f-m%+.1f-l%+.1f-b%.2f-%.2f", fix->delta[MS_LAT_FADD],
-                 fix->delta[MS_LAT_FMUL], fix->delta[MS_LAT_LOAD], fix->bypass_core, fix->bypass_model);
+        snprintf(fix->tag, sizeof fix->tag, "core-a%+.1f-m%+.1f-l%+.1f-f%+.1f-d%+.1f-i%+.1f-c%+.1f-s%+.1f-b%.2f-%.2f",
+                 fix->delta[MS_LAT_FADD], fix->delta[MS_LAT_FMUL], fix->delta[MS_LAT_LOAD], fix->delta[MS_LAT_FMA],
+                 fix->delta[MS_LAT_FDIV], fix->delta[MS_LAT_IMUL], fix->delta[MS_LAT_CVT], fix->delta[MS_LAT_SHUF],
+                 fix->bypass_core, fix->bypass_model);
 #else
     (void)cpu;
 #endif

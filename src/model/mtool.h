@@ -52,7 +52,7 @@ typedef struct {
     int corrected;                    /* off, and loop recurrences use the core's latency instead */
 } ms_mtool_chain;
 
-#define MS_MTOOL_CHAINS 4
+#define MS_MTOOL_CHAINS 9
 #define MS_MTOOL_CHAIN_TOLERANCE 0.15 /* model and core further apart than this: the report warns */
 
 typedef struct {

@@ -1,6 +1,7 @@
 #!/bin/sh
 # `cmake --install` (with --prefix, and with DESTDIR) installs the wrappers with working
-# symlinks, the runtime and the man page; the installed wrappers find the installed runtime.
+# symlinks, the runtime, memspy-mcdeps and the man page; the installed wrappers find the
+# installed runtime.
 # matrix: gcc:-O2
 . "$1/tests/e2e/cc_fixture/common.sh"
 [ -x "$BUILD_DIR/bin/memspy" ] || { echo "SKIP: memspy not built, cmake --install would fail"; exit 77; }
@@ -17,6 +18,10 @@ expect_installed() {
   for f in lib/memspy/libmemspy_rt.a lib/memspy/memspy-dynamic.list share/man/man1/memspy-cc.1; do
     [ -f "$root/$f" ] || fail "$root/$f not installed"
   done
+  # memspy-mcdeps (built with llvm-14-dev) beside the runtime, where memspy looks for it
+  if [ -x "$BUILD_DIR/lib/memspy/memspy-mcdeps" ]; then
+    [ -x "$root/lib/memspy/memspy-mcdeps" ] || fail "$root/lib/memspy/memspy-mcdeps not installed"
+  fi
 }
 
 # expect_wrappers_work ROOT: C and C++ programs built with the installed wrappers run, linked

@@ -27,8 +27,8 @@ mtool_checks() {
     "($loops | max_by(.measured_s - .estimated_s)).function | test(\"^$gather\\\\b\")"
   check "$lang: the gather loop's overhead is large (> 100%)" "$json" \
     "($loops | map(select(.function | test(\"^$gather\\\\b\"))) | .[0].overhead) > 1.0"
-  check "$lang: the model check times addsd, mulsd, a load and a mulsd+addsd chain on the core and in the model" "$json" \
-    "[.mtool.core_check[] | .insn] == [\"addsd\", \"mulsd\", \"mov (load)\", \"mulsd+addsd\"] and
+  check "$lang: the model check times addsd, mulsd, a load, a mulsd+addsd chain (then the other classes) on the core and in the model" "$json" \
+    "([.mtool.core_check[] | .insn] | .[0:4] == [\"addsd\", \"mulsd\", \"mov (load)\", \"mulsd+addsd\"] and length >= 8) and
      ([.mtool.core_check[] | .core_cycles > 0.5 and .model_cycles > 0.5] | all)"
   if jq -e "$FITS" "$json" >/dev/null; then
     jq -r "[.mtool.mobjects[] | select(.kind == \"loop\" and .timable and (.function | test(\"^($dense|$reduce)\\\\b\"))) |
