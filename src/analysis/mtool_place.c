@@ -1,0 +1,366 @@
+/* Where MTOOL's samples go; see mtool_place.h.
+ *
+ * A pc's inline scopes, outermost first: level 0 is the function compiled (the outermost
+ * frame), level j the function inlined at a call in level j - 1's. A scope is interned by its
+ * whole path (its parent scope, its function, the call's file and line), so one id at level j
+ * names levels 0..j. A pc's position at level j is its frame's file and line there: the pc's
+ * own line at the innermost level, the inlined call's line at the levels around it.
+ *
+ * A loop lives at the deepest level its executed blocks share (the first level where their
+ * scopes part, less one): level 0 for a loop of the function itself (its lines: the plugin's
+ * statement lines, as before), deeper for a loop written in an inlined function, whose lines
+ * are its blocks' positions at that level (each block's first instruction: the plugins leave
+ * inlined statements out of a block's lines). A sample goes to the deepest loop whose scope is
+ * one of the sample's and whose lines hold the sample's position at that scope.
+ * MEMSPY_MTOOL_OUTERMOST=1 keeps level 0 alone: every sample and loop placed by the outermost
+ * frame's line, as before (docs/mtool.md: the figures before and after).
+ * MEMSPY_MTOOL_PLACE_DUMP=1 prints each executed block's and each sample's scopes, positions
+ * and loop on standard error. */
+#include "mtool_place.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_LEVELS 32
+#define NONE UINT32_MAX
+
+typedef struct {
+    uint32_t parent, next; /* next: the hash chain */
+    char *fn, *file;       /* the function; the file of its call in the parent (NULL at level 0) */
+    int line;
+} scope;
+
+typedef struct {
+    uint32_t scope[MAX_LEVELS];
+    const char *file[MAX_LEVELS];
+    int line[MAX_LEVELS];
+    int n;
+} chain;
+
+typedef struct {
+    uint32_t scope, loop;
+} scope_loop;
+
+struct ms_mtool_places {
+    const ms_model *m;
+    size_t levels; /* MAX_LEVELS; 1 with MEMSPY_MTOOL_OUTERMOST (the outermost frame alone) */
+    scope *scopes;
+    size_t nscopes, cap;
+    uint32_t heads[4096];
+    uint32_t *placed;     /* per block: the loop its own position goes to */
+    uint32_t *lscope;     /* per loop: the scope it is written in, NONE unknown */
+    uint32_t *best_block; /* per loop: its own block executed most */
+    uint32_t *fn_block;   /* per level-0 scope: the function's block for a sample in no loop */
+    scope_loop *by_scope; /* loops sorted by scope */
+    size_t nby;
+};
+
+static int same_text(const char *a, const char *b) { return a == b || (a && b && !strcmp(a, b)); }
+
+static uint32_t hash(uint32_t parent, const char *fn, const char *file, int line)
+{
+    uint32_t h = 2166136261u ^ parent ^ ((uint32_t)line * 16777619u);
+    for (const char *s = fn; s && *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+    for (const char *s = file; s && *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+    return h % 4096;
+}
+
+/* The scope (parent, fn, called at file:line): its id, interned when insert; NONE when absent
+ * (or out of memory: *oom set). */
+static uint32_t scope_id(ms_mtool_places *p, uint32_t parent, const char *fn, const char *file, int line, int insert,
+                         int *oom)
+{
+    uint32_t h = hash(parent, fn, file, line);
+    for (uint32_t k = p->heads[h]; k != NONE; k = p->scopes[k].next) {
+        const scope *s = &p->scopes[k];
+        if (s->parent == parent && s->line == line && same_text(s->fn, fn) && same_text(s->file, file)) return k;
+    }
+    if (!insert) return NONE;
+    if (p->nscopes == p->cap) {
+        size_t cap = p->cap ? 2 * p->cap : 256;
+        scope *n = realloc(p->scopes, cap * sizeof *n);
+        if (!n) return *oom = 1, NONE;
+        p->scopes = n;
+        p->cap = cap;
+    }
+    scope *s = &p->scopes[p->nscopes];
+    s->fn = strdup(fn);
+    s->file = file ? strdup(file) : NULL;
+    if (!s->fn || (file && !s->file)) {
+        free(s->fn);
+        free(s->file);
+        return *oom = 1, NONE;
+    }
+    s->parent = parent;
+    s->line = line;
+    s->next = p->heads[h];
+    p->heads[h] = (uint32_t)p->nscopes;
+    return (uint32_t)p->nscopes++;
+}
+
+/* The scopes and positions of y's frames into *c (outermost first; levels whose scope is not
+ * interned are left out when !insert). Returns -1 when out of memory. */
+static int chain_of(ms_mtool_places *p, ms_symbolizer *sym, const ms_sym *y, int insert, chain *c)
+{
+    int oom = 0;
+    c->n = 0;
+    size_t n = y ? y->nframes : 0;
+    uint32_t parent = NONE;
+    for (size_t j = 0; j < n && j < p->levels; j++) {
+        const ms_frame *f = &y->frames[n - 1 - j];
+        const ms_frame *call = j ? &y->frames[n - j] : NULL; /* the call in the level around */
+        const char *fn = ms_symbolizer_readable(sym, f->func ? f->func : "??");
+        uint32_t s = scope_id(p, parent, fn ? fn : "??", call ? call->file : NULL, call ? call->line : 0, insert, &oom);
+        if (s == NONE) break;
+        c->scope[j] = parent = s;
+        c->file[j] = f->file;
+        c->line[j] = f->line;
+        c->n = (int)j + 1;
+    }
+    return oom ? -1 : 0;
+}
+
+static int cmp_scope_loop(const void *a, const void *b)
+{
+    const scope_loop *x = a, *y = b;
+    return x->scope < y->scope ? -1 : x->scope > y->scope ? 1 : x->loop < y->loop ? -1 : x->loop > y->loop;
+}
+
+/* The loop c's position goes to: the deepest loop written in one of c's scopes whose lines
+ * hold c's position there (equal depths: the one whose block ran most); NONE if none. */
+static uint32_t place_chain(const ms_mtool_places *p, const chain *c)
+{
+    const ms_model *m = p->m;
+    uint32_t best = NONE;
+    for (int j = 0; j < c->n; j++) {
+        size_t lo = 0, hi = p->nby;
+        while (lo < hi) { /* the first loop of scope c->scope[j] */
+            size_t mid = (lo + hi) / 2;
+            if (p->by_scope[mid].scope < c->scope[j])
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (size_t k = lo; k < p->nby && p->by_scope[k].scope == c->scope[j]; k++) {
+            uint32_t l = p->by_scope[k].loop;
+            const ms_loop_stat *L = &m->loops[l];
+            int same_file = !c->file[j] || !L->file || !strcmp(c->file[j], L->file);
+            if (p->best_block[l] == NONE || !same_file || c->line[j] < L->line || c->line[j] > L->end_line) continue;
+            if (best == NONE || L->depth > m->loops[best].depth ||
+                (L->depth == m->loops[best].depth &&
+                 m->blocks[p->best_block[l]].count > m->blocks[p->best_block[best]].count))
+                best = l;
+        }
+    }
+    return best;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Widen [*line, *end] by the positions at level lv, in scope s and file, of the code from
+ * block rb's label in the instrumented body to the next label (labels: every block's, sorted):
+ * the line table's rows there, each symbolized. The plugins leave statements inlined from a
+ * callee out of a block's lines, and a block's label has one position: its first
+ * instruction's. The body's label, not the copies': gcc's counting copy labels a block after
+ * its count's update, which carries the block's first line, so that the stretch before a
+ * label held the next block's first line (an inner loop's took its outer loop's latch line).
+ * Returns -1 when out of memory. */
+static int widen_by_rows(ms_mtool_places *p, ms_symbolizer *sym, const ms_raw_block *rb, const uint64_t *labels,
+                         size_t nlabels, uint32_t s, int lv, const char *file, int *line, int *end)
+{
+    uint64_t lo = rb->pc ? rb->pc - 1 : 0, hi = lo + 65536, rows[256];
+    size_t a = 0, b = nlabels;
+    while (a < b) { /* the first label after lo */
+        size_t mid = (a + b) / 2;
+        if (labels[mid] <= lo)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    if (a < nlabels && labels[a] < hi) hi = labels[a];
+    size_t n = lo ? ms_symbolize_rows(sym, lo, hi, rows, sizeof rows / sizeof *rows) : 0;
+    for (size_t i = 0; i < n; i++) {
+        const ms_sym *y = ms_symbolize(sym, rows[i], false);
+        chain c;
+        if (!y || chain_of(p, sym, y, 0, &c) < 0) return -1;
+        if (c.n <= lv || c.scope[lv] != s || !same_text(c.file[lv], file) || c.line[lv] <= 0) continue;
+        if (!*line || c.line[lv] < *line) *line = c.line[lv];
+        if (c.line[lv] > *end) *end = c.line[lv];
+    }
+    return 0;
+}
+
+/* Rename loop l, written in the inlined scope s, after its function and its blocks' lines
+ * there (level lv, file the reference block's; widen_by_rows). Returns -1 when out of memory. */
+static int rename_loop(ms_mtool_places *p, ms_symbolizer *sym, const ms_raw *counted, ms_model *m, uint32_t l,
+                       uint32_t s, int lv, const char *file, const chain *chains, const uint64_t *labels,
+                       size_t nlabels)
+{
+    int line = 0, end = 0;
+    for (size_t i = 0; i < m->nblocks; i++) {
+        const chain *c = &chains[i];
+        if (c->n <= lv || c->scope[lv] != s) continue;
+        int in = 0;
+        for (uint32_t k = m->blocks[i].loop, guard = 0; k < m->nloops && guard < m->nloops && !in;
+             k = m->loops[k].parent, guard++)
+            in = k == l;
+        if (!in) continue;
+        if (same_text(c->file[lv], file) && c->line[lv] > 0) {
+            if (!line || c->line[lv] < line) line = c->line[lv];
+            if (c->line[lv] > end) end = c->line[lv];
+        }
+        if (widen_by_rows(p, sym, &counted->blocks[i], labels, nlabels, s, lv, file, &line, &end) < 0) return -1;
+    }
+    if (!line) return 0;
+    const scope *top = &p->scopes[s];
+    while (top->parent != NONE) top = &p->scopes[top->parent];
+    size_t len = strlen(p->scopes[s].fn) + strlen(top->fn) + 16;
+    char *name = malloc(len), *f = file ? strdup(file) : NULL;
+    if (!name || (file && !f)) {
+        free(name);
+        free(f);
+        return -1;
+    }
+    snprintf(name, len, "%s, inlined into %s", p->scopes[s].fn, top->fn);
+    ms_loop_stat *L = &m->loops[l];
+    free(L->function);
+    free(L->file);
+    L->function = name;
+    L->file = f;
+    L->line = line;
+    L->end_line = end;
+    return 0;
+}
+
+int ms_mtool_places_new(const ms_raw *counted, ms_symbolizer *sym, ms_model *m, ms_mtool_places **out)
+{
+    *out = NULL;
+    ms_mtool_places *p = calloc(1, sizeof *p);
+    size_t nb = m->nblocks, nl = m->nloops;
+    chain *chains = calloc(nb ? nb : 1, sizeof *chains);
+    uint32_t *level = calloc(nl ? nl : 1, sizeof *level), *ref = calloc(nl ? nl : 1, sizeof *ref);
+    uint64_t *labels = calloc(2 * nb + 1, sizeof *labels);
+    size_t nlabels = 0;
+    int rc = -1;
+    if (!p || !chains || !level || !ref || !labels) goto out;
+    memset(p->heads, 0xff, sizeof p->heads);
+    p->m = m;
+    p->levels = getenv("MEMSPY_MTOOL_OUTERMOST") ? 1 : MAX_LEVELS; /* the placement before inline scopes */
+    p->placed = malloc((nb ? nb : 1) * sizeof *p->placed);
+    p->lscope = malloc((nl ? nl : 1) * sizeof *p->lscope);
+    p->best_block = malloc((nl ? nl : 1) * sizeof *p->best_block);
+    p->by_scope = malloc((nl ? nl : 1) * sizeof *p->by_scope);
+    if (!p->placed || !p->lscope || !p->best_block || !p->by_scope) goto out;
+    for (size_t l = 0; l < nl; l++) {
+        p->lscope[l] = p->best_block[l] = NONE;
+        ref[l] = NONE;
+    }
+    /* each executed block's chain: at its first instruction in the copy the timing run runs
+     * where the plugin labelled it (clang's plain copy, gcc's counting copy: the same code and
+     * inline scopes), else in the body */
+    for (size_t i = 0; i < nb && i < counted->nblocks; i++) {
+        const ms_raw_block *rb = &counted->blocks[i];
+        if (rb->pc) labels[nlabels++] = rb->pc - 1;
+        if (rb->plain_pc) labels[nlabels++] = rb->plain_pc - 1;
+        if (!rb->count) continue;
+        uint64_t pc = rb->plain_pc ? rb->plain_pc : rb->pc;
+        const ms_sym *y = pc ? ms_symbolize(sym, pc, true) : NULL;
+        if (pc && !y) goto out;
+        if (chain_of(p, sym, y, 1, &chains[i]) < 0) goto out;
+        chain *c = &chains[i];
+        if (c->n == 1 && m->blocks[i].line > 0) c->line[0] = m->blocks[i].line; /* the plugin's lines */
+        uint32_t l = m->blocks[i].loop;
+        if (l < nl && (p->best_block[l] == NONE || rb->count > m->blocks[p->best_block[l]].count))
+            p->best_block[l] = (uint32_t)i;
+        for (uint32_t guard = 0; l < nl && guard < nl && c->n; l = m->loops[l].parent, guard++) {
+            if (ref[l] == NONE) {
+                ref[l] = (uint32_t)i;
+                level[l] = (uint32_t)c->n;
+                continue;
+            }
+            uint32_t k = level[l] < (uint32_t)c->n ? level[l] : (uint32_t)c->n;
+            while (k && chains[ref[l]].scope[k - 1] != c->scope[k - 1]) k--;
+            level[l] = k;
+        }
+    }
+    qsort(labels, nlabels, sizeof *labels, cmp_u64);
+    /* each loop's scope; a loop of an inlined function renamed after it */
+    for (uint32_t l = 0; l < nl; l++) {
+        if (ref[l] == NONE || !level[l]) continue;
+        int lv = (int)level[l] - 1;
+        p->lscope[l] = chains[ref[l]].scope[lv];
+        p->by_scope[p->nby++] = (scope_loop){ p->lscope[l], l };
+        if (lv > 0 && rename_loop(p, sym, counted, m, l, p->lscope[l], lv, chains[ref[l]].file[lv], chains, labels,
+                                  nlabels) < 0)
+            goto out;
+    }
+    qsort(p->by_scope, p->nby, sizeof *p->by_scope, cmp_scope_loop);
+    /* each function's block for samples in none of its loops: outside loops first, then the
+     * block executed most */
+    if (!(p->fn_block = malloc((p->nscopes ? p->nscopes : 1) * sizeof *p->fn_block))) goto out;
+    for (size_t s = 0; s < p->nscopes; s++) p->fn_block[s] = NONE;
+    for (size_t i = 0; i < nb; i++) {
+        if (!chains[i].n) continue;
+        uint32_t *fb = &p->fn_block[chains[i].scope[0]];
+        const ms_block_stat *b = &m->blocks[i];
+        int outside = b->loop >= nl, was = *fb != NONE && m->blocks[*fb].loop >= nl;
+        if (*fb == NONE || outside > was || (outside == was && b->count > m->blocks[*fb].count)) *fb = (uint32_t)i;
+    }
+    for (size_t i = 0; i < nb; i++) p->placed[i] = chains[i].n ? place_chain(p, &chains[i]) : NONE;
+    if (getenv("MEMSPY_MTOOL_PLACE_DUMP"))
+        for (size_t i = 0; i < nb; i++) {
+            if (!chains[i].n) continue;
+            fprintf(stderr, "block %zu loop %u placed %u count %llu:", i, m->blocks[i].loop, p->placed[i], (unsigned long long)m->blocks[i].count);
+            for (int j = 0; j < chains[i].n; j++) fprintf(stderr, " [%s %s:%d]", p->scopes[chains[i].scope[j]].fn, chains[i].file[j], chains[i].line[j]);
+            fprintf(stderr, "\n");
+        }
+    rc = 0;
+out:
+    free(chains);
+    free(level);
+    free(ref);
+    free(labels);
+    if (rc < 0)
+        ms_mtool_places_free(p);
+    else
+        *out = p;
+    return rc;
+}
+
+const uint32_t *ms_mtool_places_loops(const ms_mtool_places *p) { return p->placed; }
+
+size_t ms_mtool_place_pc(ms_mtool_places *p, ms_symbolizer *sym, uint64_t pc)
+{
+    const ms_sym *y = ms_symbolize(sym, pc, false);
+    chain c;
+    if (!y || chain_of(p, sym, y, 0, &c) < 0) return SIZE_MAX - 1;
+    if (!c.n) return SIZE_MAX;
+    uint32_t l = place_chain(p, &c);
+    if (getenv("MEMSPY_MTOOL_PLACE_DUMP")) {
+        fprintf(stderr, "pc %llx loop %u:", (unsigned long long)pc, l);
+        for (int j = 0; j < c.n; j++) fprintf(stderr, " [%s %s:%d]", p->scopes[c.scope[j]].fn, c.file[j], c.line[j]);
+        fprintf(stderr, "\n");
+    }
+    if (l != NONE) return p->best_block[l];
+    return p->fn_block[c.scope[0]] != NONE ? p->fn_block[c.scope[0]] : SIZE_MAX;
+}
+
+void ms_mtool_places_free(ms_mtool_places *p)
+{
+    if (!p) return;
+    for (size_t s = 0; s < p->nscopes; s++) {
+        free(p->scopes[s].fn);
+        free(p->scopes[s].file);
+    }
+    free(p->scopes);
+    free(p->placed);
+    free(p->lscope);
+    free(p->best_block);
+    free(p->fn_block);
+    free(p->by_scope);
+    free(p);
+}
