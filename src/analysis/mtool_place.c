@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_LEVELS 32
+#define MAX_LEVELS 16
 #define NONE UINT32_MAX
 
 typedef struct {
@@ -161,17 +161,42 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Widen [*line, *end] by the positions at level lv, in scope s and file, of the code from
- * block rb's label in the instrumented body to the next label (labels: every block's, sorted):
- * the line table's rows there, each symbolized. The plugins leave statements inlined from a
- * callee out of a block's lines, and a block's label has one position: its first
- * instruction's. The body's label, not the copies': gcc's counting copy labels a block after
- * its count's update, which carries the block's first line, so that the stretch before a
- * label held the next block's first line (an inner loop's took its outer loop's latch line).
- * Returns -1 when out of memory. */
-static int widen_by_rows(ms_mtool_places *p, ms_symbolizer *sym, const ms_raw_block *rb, const uint64_t *labels,
-                         size_t nlabels, uint32_t s, int lv, const char *file, int *line, int *end)
+/* What the code of one block shares: the deepest level of scope that holds three quarters of
+ * its code's bytes with its label, and at each level the least and greatest line of the
+ * positions there of its code in that scope and in the label's file. */
+typedef struct {
+    int shared;
+    int lo[MAX_LEVELS], hi[MAX_LEVELS];
+} extent;
+
+/* Code at c (bytes of it) into e's lines; into bytes[j] where it shares level j with ref. */
+static void extent_add(extent *e, uint64_t *bytes, const chain *ref, const chain *c, uint64_t span)
 {
+    for (int j = 0; j < c->n && j < ref->n && c->scope[j] == ref->scope[j]; j++) {
+        bytes[j] += span;
+        if (c->line[j] <= 0 || !same_text(c->file[j], ref->file[j])) continue;
+        if (!e->lo[j] || c->line[j] < e->lo[j]) e->lo[j] = c->line[j];
+        if (c->line[j] > e->hi[j]) e->hi[j] = c->line[j];
+    }
+}
+
+/* *e: the extent of block rb (ref: its label's chain) over its code from its label in the
+ * instrumented body to the next label (labels: every block's, sorted): the line table's rows
+ * there, each symbolized and weighed by its bytes. The plugins leave statements inlined from a
+ * callee out of a block's lines, and a label has one position (its first instruction's), which
+ * may lie in a helper inlined into the loop rather than in the loop's own function (lz4's
+ * LZ4HC_Insert loop, labelled in LZ4HC_hashPtr). The stretch to the next label may end in code
+ * of another scope laid out after the block (clang's gather loop: its exit in main), hence
+ * three quarters, not all. The body's label, not the copies': gcc's counting copy labels a
+ * block after its count's update, which carries the block's first line, so that the stretch
+ * before a label held the next block's first line (an inner loop's took its outer loop's
+ * latch line). Returns -1 when out of memory. */
+static int block_extent(ms_mtool_places *p, ms_symbolizer *sym, const ms_raw_block *rb, const uint64_t *labels,
+                        size_t nlabels, const chain *ref, extent *e)
+{
+    uint64_t bytes[MAX_LEVELS] = { 0 }, total = 0;
+    memset(e, 0, sizeof *e);
+    e->shared = ref->n;
     uint64_t lo = rb->pc ? rb->pc - 1 : 0, hi = lo + 65536, rows[256];
     size_t a = 0, b = nlabels;
     while (a < b) { /* the first label after lo */
@@ -183,37 +208,37 @@ static int widen_by_rows(ms_mtool_places *p, ms_symbolizer *sym, const ms_raw_bl
     }
     if (a < nlabels && labels[a] < hi) hi = labels[a];
     size_t n = lo ? ms_symbolize_rows(sym, lo, hi, rows, sizeof rows / sizeof *rows) : 0;
+    extent_add(e, bytes, ref, ref, n ? rows[0] - lo + (rows[0] == lo) : 1);
+    total += n ? rows[0] - lo + (rows[0] == lo) : 1;
     for (size_t i = 0; i < n; i++) {
         const ms_sym *y = ms_symbolize(sym, rows[i], false);
         chain c;
-        if (!y || chain_of(p, sym, y, 0, &c) < 0) return -1;
-        if (c.n <= lv || c.scope[lv] != s || !same_text(c.file[lv], file) || c.line[lv] <= 0) continue;
-        if (!*line || c.line[lv] < *line) *line = c.line[lv];
-        if (c.line[lv] > *end) *end = c.line[lv];
+        if (!y || chain_of(p, sym, y, 1, &c) < 0) return -1;
+        uint64_t span = (i + 1 < n ? rows[i + 1] : hi) - rows[i];
+        total += span;
+        if (c.n) extent_add(e, bytes, ref, &c, span);
     }
+    while (e->shared > 1 && bytes[e->shared - 1] * 4 < total * 3) e->shared--;
     return 0;
 }
 
-/* Rename loop l, written in the inlined scope s, after its function and its blocks' lines
- * there (level lv, file the reference block's; widen_by_rows). Returns -1 when out of memory. */
-static int rename_loop(ms_mtool_places *p, ms_symbolizer *sym, const ms_raw *counted, ms_model *m, uint32_t l,
-                       uint32_t s, int lv, const char *file, const chain *chains, const uint64_t *labels,
-                       size_t nlabels)
+/* Rename loop l, written in the inlined scope s (level lv, file the reference block's), after
+ * its function and the lines of its blocks' code there (their extents). Returns -1 when out
+ * of memory. */
+static int rename_loop(ms_mtool_places *p, ms_model *m, uint32_t l, uint32_t s, int lv, const char *file,
+                       const chain *chains, const extent *ext)
 {
     int line = 0, end = 0;
     for (size_t i = 0; i < m->nblocks; i++) {
         const chain *c = &chains[i];
-        if (c->n <= lv || c->scope[lv] != s) continue;
+        if (ext[i].shared <= lv || c->scope[lv] != s || !same_text(c->file[lv], file) || !ext[i].lo[lv]) continue;
         int in = 0;
         for (uint32_t k = m->blocks[i].loop, guard = 0; k < m->nloops && guard < m->nloops && !in;
              k = m->loops[k].parent, guard++)
             in = k == l;
         if (!in) continue;
-        if (same_text(c->file[lv], file) && c->line[lv] > 0) {
-            if (!line || c->line[lv] < line) line = c->line[lv];
-            if (c->line[lv] > end) end = c->line[lv];
-        }
-        if (widen_by_rows(p, sym, &counted->blocks[i], labels, nlabels, s, lv, file, &line, &end) < 0) return -1;
+        if (!line || ext[i].lo[lv] < line) line = ext[i].lo[lv];
+        if (ext[i].hi[lv] > end) end = ext[i].hi[lv];
     }
     if (!line) return 0;
     const scope *top = &p->scopes[s];
@@ -244,9 +269,10 @@ int ms_mtool_places_new(const ms_raw *counted, ms_symbolizer *sym, ms_model *m, 
     chain *chains = calloc(nb ? nb : 1, sizeof *chains);
     uint32_t *level = calloc(nl ? nl : 1, sizeof *level), *ref = calloc(nl ? nl : 1, sizeof *ref);
     uint64_t *labels = calloc(2 * nb + 1, sizeof *labels);
+    extent *ext = calloc(nb ? nb : 1, sizeof *ext);
     size_t nlabels = 0;
     int rc = -1;
-    if (!p || !chains || !level || !ref || !labels) goto out;
+    if (!p || !chains || !level || !ref || !labels || !ext) goto out;
     memset(p->heads, 0xff, sizeof p->heads);
     p->m = m;
     p->levels = getenv("MEMSPY_MTOOL_OUTERMOST") ? 1 : MAX_LEVELS; /* the placement before inline scopes */
@@ -259,13 +285,17 @@ int ms_mtool_places_new(const ms_raw *counted, ms_symbolizer *sym, ms_model *m, 
         p->lscope[l] = p->best_block[l] = NONE;
         ref[l] = NONE;
     }
-    /* each executed block's chain: at its first instruction in the copy the timing run runs
-     * where the plugin labelled it (clang's plain copy, gcc's counting copy: the same code and
-     * inline scopes), else in the body */
     for (size_t i = 0; i < nb && i < counted->nblocks; i++) {
         const ms_raw_block *rb = &counted->blocks[i];
         if (rb->pc) labels[nlabels++] = rb->pc - 1;
         if (rb->plain_pc) labels[nlabels++] = rb->plain_pc - 1;
+    }
+    qsort(labels, nlabels, sizeof *labels, cmp_u64);
+    /* each executed block's chain: at its first instruction in the copy the timing run runs
+     * where the plugin labelled it (clang's plain copy, gcc's counting copy: the same code and
+     * inline scopes), else in the body; a block in a loop, the extent of its code */
+    for (size_t i = 0; i < nb && i < counted->nblocks; i++) {
+        const ms_raw_block *rb = &counted->blocks[i];
         if (!rb->count) continue;
         uint64_t pc = rb->plain_pc ? rb->plain_pc : rb->pc;
         const ms_sym *y = pc ? ms_symbolize(sym, pc, true) : NULL;
@@ -274,29 +304,28 @@ int ms_mtool_places_new(const ms_raw *counted, ms_symbolizer *sym, ms_model *m, 
         chain *c = &chains[i];
         if (c->n == 1 && m->blocks[i].line > 0) c->line[0] = m->blocks[i].line; /* the plugin's lines */
         uint32_t l = m->blocks[i].loop;
+        if (l < nl && c->n > 1 && block_extent(p, sym, rb, labels, nlabels, c, &ext[i]) < 0) goto out;
+        int shared = l < nl && c->n > 1 ? ext[i].shared : c->n;
         if (l < nl && (p->best_block[l] == NONE || rb->count > m->blocks[p->best_block[l]].count))
             p->best_block[l] = (uint32_t)i;
-        for (uint32_t guard = 0; l < nl && guard < nl && c->n; l = m->loops[l].parent, guard++) {
+        for (uint32_t guard = 0; l < nl && guard < nl && shared; l = m->loops[l].parent, guard++) {
             if (ref[l] == NONE) {
                 ref[l] = (uint32_t)i;
-                level[l] = (uint32_t)c->n;
+                level[l] = (uint32_t)shared;
                 continue;
             }
-            uint32_t k = level[l] < (uint32_t)c->n ? level[l] : (uint32_t)c->n;
+            uint32_t k = level[l] < (uint32_t)shared ? level[l] : (uint32_t)shared;
             while (k && chains[ref[l]].scope[k - 1] != c->scope[k - 1]) k--;
             level[l] = k;
         }
     }
-    qsort(labels, nlabels, sizeof *labels, cmp_u64);
     /* each loop's scope; a loop of an inlined function renamed after it */
     for (uint32_t l = 0; l < nl; l++) {
         if (ref[l] == NONE || !level[l]) continue;
         int lv = (int)level[l] - 1;
         p->lscope[l] = chains[ref[l]].scope[lv];
         p->by_scope[p->nby++] = (scope_loop){ p->lscope[l], l };
-        if (lv > 0 && rename_loop(p, sym, counted, m, l, p->lscope[l], lv, chains[ref[l]].file[lv], chains, labels,
-                                  nlabels) < 0)
-            goto out;
+        if (lv > 0 && rename_loop(p, m, l, p->lscope[l], lv, chains[ref[l]].file[lv], chains, ext) < 0) goto out;
     }
     qsort(p->by_scope, p->nby, sizeof *p->by_scope, cmp_scope_loop);
     /* each function's block for samples in none of its loops: outside loops first, then the
@@ -311,19 +340,25 @@ int ms_mtool_places_new(const ms_raw *counted, ms_symbolizer *sym, ms_model *m, 
         if (*fb == NONE || outside > was || (outside == was && b->count > m->blocks[*fb].count)) *fb = (uint32_t)i;
     }
     for (size_t i = 0; i < nb; i++) p->placed[i] = chains[i].n ? place_chain(p, &chains[i]) : NONE;
-    if (getenv("MEMSPY_MTOOL_PLACE_DUMP"))
+    if (getenv("MEMSPY_MTOOL_PLACE_DUMP")) {
+        for (size_t l = 0; l < nl; l++)
+            fprintf(stderr, "loop %zu parent %u depth %u scope %u: %s %s:%d-%d\n", l, m->loops[l].parent,
+                    m->loops[l].depth, p->lscope[l], m->loops[l].function, m->loops[l].file ? m->loops[l].file : "?",
+                    m->loops[l].line, m->loops[l].end_line);
         for (size_t i = 0; i < nb; i++) {
             if (!chains[i].n) continue;
             fprintf(stderr, "block %zu loop %u placed %u count %llu:", i, m->blocks[i].loop, p->placed[i], (unsigned long long)m->blocks[i].count);
             for (int j = 0; j < chains[i].n; j++) fprintf(stderr, " [%s %s:%d]", p->scopes[chains[i].scope[j]].fn, chains[i].file[j], chains[i].line[j]);
             fprintf(stderr, "\n");
         }
+    }
     rc = 0;
 out:
     free(chains);
     free(level);
     free(ref);
     free(labels);
+    free(ext);
     if (rc < 0)
         ms_mtool_places_free(p);
     else
