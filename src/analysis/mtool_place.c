@@ -41,6 +41,14 @@ typedef struct {
     uint32_t scope, loop;
 } scope_loop;
 
+/* A block's label in the timing run's addresses: where the timing run executes the labelled
+ * code (valid: clang's plain copy, or the body of a function without copies), or a label of
+ * code it does not run (a stop: a sample after it is placed by its scopes). */
+typedef struct {
+    uint64_t addr;
+    uint32_t block, valid;
+} addr_label;
+
 struct ms_mtool_places {
     const ms_model *m;
     size_t levels; /* MAX_LEVELS; 1 with MEMSPY_MTOOL_OUTERMOST (the outermost frame alone) */
@@ -53,6 +61,9 @@ struct ms_mtool_places {
     uint32_t *fn_block;   /* per level-0 scope: the function's block for a sample in no loop */
     scope_loop *by_scope; /* loops sorted by scope */
     size_t nby;
+    addr_label *at;       /* labels by address, in the timing run's */
+    uint32_t *fn_of;      /* per block: its function's (level-0) scope, NONE unknown */
+    size_t nat;
 };
 
 static int same_text(const char *a, const char *b) { return a == b || (a && b && !strcmp(a, b)); }
@@ -261,7 +272,54 @@ static int rename_loop(ms_mtool_places *p, ms_model *m, uint32_t l, uint32_t s, 
     return 0;
 }
 
-int ms_mtool_places_new(const ms_raw *counted, ms_symbolizer *sym, ms_model *m, ms_mtool_places **out)
+static int cmp_addr_label(const void *a, const void *b)
+{
+    const addr_label *x = a, *y = b;
+    return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* addr (of counted's modules) in timed's: the module of the same path there, else 0. */
+static uint64_t timed_addr(const ms_raw *counted, const ms_raw *timed, uint64_t addr)
+{
+    for (size_t i = 0; i < counted->nmodules; i++) {
+        const ms_raw_module *c = &counted->modules[i];
+        if (addr < c->lo || addr >= c->hi || !c->path) continue;
+        for (size_t k = 0; k < timed->nmodules; k++)
+            if (timed->modules[k].path && !strcmp(timed->modules[k].path, c->path))
+                return addr - c->base + timed->modules[k].base;
+        return 0;
+    }
+    return 0;
+}
+
+/* p->at: the labels of counted's blocks in timed's addresses, sorted. The LLVM plugin labels
+ * the plain copy the timing run executes (gcc labels its counting copy instead, the plain
+ * copy's code plus the counts: docs/plugin.md), told by the unit's producer; a function with
+ * no copies runs its body in every mode. Returns -1 when out of memory. */
+static int address_labels(ms_mtool_places *p, const ms_raw *counted, const ms_raw *timed, ms_symbolizer *sym)
+{
+    p->at = malloc((2 * counted->nblocks + 1) * sizeof *p->at);
+    if (!p->at) return -1;
+    const char *last = NULL;
+    int clang = 0;
+    for (size_t i = 0; i < counted->nblocks && i < p->m->nblocks; i++) {
+        const ms_raw_block *rb = &counted->blocks[i];
+        if (rb->plain_pc) {
+            const char *producer = ms_symbolize_producer(sym, rb->plain_pc - 1);
+            if (producer != last) clang = producer && strstr(producer, "clang") != NULL;
+            last = producer;
+            uint64_t a = timed_addr(counted, timed, rb->plain_pc - 1);
+            if (a) p->at[p->nat++] = (addr_label){ a, (uint32_t)i, (uint32_t)clang };
+        }
+        uint64_t a = rb->pc ? timed_addr(counted, timed, rb->pc - 1) : 0;
+        if (a) p->at[p->nat++] = (addr_label){ a, (uint32_t)i, rb->plain_pc == 0 };
+    }
+    qsort(p->at, p->nat, sizeof *p->at, cmp_addr_label);
+    return 0;
+}
+
+int ms_mtool_places_new(const ms_raw *counted, const ms_raw *timed, ms_symbolizer *sym, ms_model *m,
+                        ms_mtool_places **out)
 {
     *out = NULL;
     ms_mtool_places *p = calloc(1, sizeof *p);
@@ -339,7 +397,12 @@ int ms_mtool_places_new(const ms_raw *counted, ms_symbolizer *sym, ms_model *m, 
         int outside = b->loop >= nl, was = *fb != NONE && m->blocks[*fb].loop >= nl;
         if (*fb == NONE || outside > was || (outside == was && b->count > m->blocks[*fb].count)) *fb = (uint32_t)i;
     }
+    if (!(p->fn_of = malloc((nb ? nb : 1) * sizeof *p->fn_of))) goto out;
+    for (size_t i = 0; i < nb; i++) p->fn_of[i] = chains[i].n ? chains[i].scope[0] : NONE;
+    if (timed && address_labels(p, counted, timed, sym) < 0) goto out;
     for (size_t i = 0; i < nb; i++) p->placed[i] = chains[i].n ? place_chain(p, &chains[i]) : NONE;
+    for (size_t k = 0; k < p->nat; k++) /* a block placed by its address: its samples are its own */
+        if (p->at[k].valid) p->placed[p->at[k].block] = m->blocks[p->at[k].block].loop;
     if (getenv("MEMSPY_MTOOL_PLACE_DUMP")) {
         for (size_t l = 0; l < nl; l++)
             fprintf(stderr, "loop %zu parent %u depth %u scope %u: %s %s:%d-%d\n", l, m->loops[l].parent,
@@ -374,6 +437,22 @@ size_t ms_mtool_place_pc(ms_mtool_places *p, ms_symbolizer *sym, uint64_t pc)
     chain c;
     if (!y || chain_of(p, sym, y, 0, &c) < 0) return SIZE_MAX - 1;
     if (!c.n) return SIZE_MAX;
+    size_t a = 0, b = p->nat;
+    while (a < b) { /* the first label after pc */
+        size_t mid = (a + b) / 2;
+        if (p->at[mid].addr <= pc)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    if (a && p->at[a - 1].valid && pc - p->at[a - 1].addr < 65536) { /* in a labelled block of its function */
+        uint32_t blk = p->at[a - 1].block;
+        if (p->fn_of[blk] == c.scope[0]) {
+            if (getenv("MEMSPY_MTOOL_PLACE_DUMP"))
+                fprintf(stderr, "pc %llx block %u by address\n", (unsigned long long)pc, blk);
+            return blk;
+        }
+    }
     uint32_t l = place_chain(p, &c);
     if (getenv("MEMSPY_MTOOL_PLACE_DUMP")) {
         fprintf(stderr, "pc %llx loop %u:", (unsigned long long)pc, l);
@@ -397,5 +476,7 @@ void ms_mtool_places_free(ms_mtool_places *p)
     free(p->best_block);
     free(p->fn_block);
     free(p->by_scope);
+    free(p->at);
+    free(p->fn_of);
     free(p);
 }

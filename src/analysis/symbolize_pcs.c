@@ -345,3 +345,12 @@ size_t ms_symbolize_rows(ms_symbolizer *s, uint64_t lo, uint64_t hi, uint64_t *o
     }
     return k;
 }
+
+const char *ms_symbolize_producer(ms_symbolizer *s, uint64_t pc)
+{
+    Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, pc);
+    Dwarf_Addr bias = 0;
+    Dwarf_Die *cu = mod ? dwfl_module_addrdie(mod, pc, &bias) : NULL;
+    Dwarf_Attribute attr;
+    return cu ? dwarf_formstring(dwarf_attr(cu, DW_AT_producer, &attr)) : NULL;
+}

@@ -217,7 +217,7 @@ int ms_mtool_from_raws(const ms_raw *counted, const ms_raw *timed, const char *c
     ms_core_reading checked = *core;
     if (ms_core_model(&checked, cpu, err, errlen) < 0) goto out;
     uint64_t other = 0;
-    if (ms_mtool_places_new(counted, sym, &m, &places) < 0) {
+    if (ms_mtool_places_new(counted, timed, sym, &m, &places) < 0) {
         ms_errorf(err, errlen, "out of memory");
         goto out;
     }
