@@ -148,7 +148,8 @@ static void cycles_outside(const ms_mtool_input *in, const uint32_t *canon, cons
         const ms_block_stat *b = &in->blocks[i];
         if (!b->count) continue;
         uint32_t last = UINT32_MAX;
-        for (uint32_t k = placed[i], guard = 0; k < in->nloops && guard < in->nloops; k = in->loops[k].parent, guard++) {
+        for (uint32_t k = placed[i], guard = 0; k < in->nloops && guard < in->nloops;
+             k = in->loops[k].parent, guard++) {
             uint32_t l = canon[k];
             if (l == last) continue;
             if (block_in_loop(in, canon, b, l)) break;

@@ -61,8 +61,8 @@ struct ms_mtool_places {
     uint32_t *fn_block;   /* per level-0 scope: the function's block for a sample in no loop */
     scope_loop *by_scope; /* loops sorted by scope */
     size_t nby;
-    addr_label *at;       /* labels by address, in the timing run's */
-    uint32_t *fn_of;      /* per block: its function's (level-0) scope, NONE unknown */
+    addr_label *at;  /* labels by address, in the timing run's */
+    uint32_t *fn_of; /* per block: its function's (level-0) scope, NONE unknown */
     size_t nat;
 };
 
@@ -410,8 +410,10 @@ int ms_mtool_places_new(const ms_raw *counted, const ms_raw *timed, ms_symbolize
                     m->loops[l].line, m->loops[l].end_line);
         for (size_t i = 0; i < nb; i++) {
             if (!chains[i].n) continue;
-            fprintf(stderr, "block %zu loop %u placed %u count %llu:", i, m->blocks[i].loop, p->placed[i], (unsigned long long)m->blocks[i].count);
-            for (int j = 0; j < chains[i].n; j++) fprintf(stderr, " [%s %s:%d]", p->scopes[chains[i].scope[j]].fn, chains[i].file[j], chains[i].line[j]);
+            fprintf(stderr, "block %zu loop %u placed %u count %llu:", i, m->blocks[i].loop, p->placed[i],
+                    (unsigned long long)m->blocks[i].count);
+            for (int j = 0; j < chains[i].n; j++)
+                fprintf(stderr, " [%s %s:%d]", p->scopes[chains[i].scope[j]].fn, chains[i].file[j], chains[i].line[j]);
             fprintf(stderr, "\n");
         }
     }
