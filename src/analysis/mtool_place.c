@@ -6,14 +6,16 @@
  * names levels 0..j. A pc's position at level j is its frame's file and line there: the pc's
  * own line at the innermost level, the inlined call's line at the levels around it.
  *
- * A loop lives at the deepest level its executed blocks share (the first level where their
- * scopes part, less one): level 0 for a loop of the function itself (its lines: the plugin's
- * statement lines, as before), deeper for a loop written in an inlined function, whose lines
- * are its blocks' positions at that level (each block's first instruction: the plugins leave
- * inlined statements out of a block's lines). A sample goes to the deepest loop whose scope is
- * one of the sample's and whose lines hold the sample's position at that scope.
- * MEMSPY_MTOOL_OUTERMOST=1 keeps level 0 alone: every sample and loop placed by the outermost
- * frame's line, as before (docs/mtool.md: the figures before and after).
+ * A loop lives at the deepest level its executed blocks' code shares (block_extent: the line
+ * table's rows of each block, weighed by bytes): level 0 for a loop of the function itself
+ * (its lines: the plugin's statement lines, as before), deeper for a loop written in an
+ * inlined function, whose lines are its blocks' code's positions at that level (the plugins
+ * leave inlined statements out of a block's lines). A sample goes to the block whose label
+ * precedes it where the timing run executes labelled code (clang's plain copies, functions
+ * without copies); else to the deepest loop whose scope is one of the sample's and whose lines
+ * hold the sample's position at that scope; else to its function.
+ * MEMSPY_MTOOL_OUTERMOST=1 keeps level 0 alone and no address: every sample and loop placed
+ * by the outermost frame's line, as before (docs/mtool.md: the figures before and after).
  * MEMSPY_MTOOL_PLACE_DUMP=1 prints each executed block's and each sample's scopes, positions
  * and loop on standard error. */
 #include "mtool_place.h"
@@ -399,7 +401,7 @@ int ms_mtool_places_new(const ms_raw *counted, const ms_raw *timed, ms_symbolize
     }
     if (!(p->fn_of = malloc((nb ? nb : 1) * sizeof *p->fn_of))) goto out;
     for (size_t i = 0; i < nb; i++) p->fn_of[i] = chains[i].n ? chains[i].scope[0] : NONE;
-    if (timed && address_labels(p, counted, timed, sym) < 0) goto out;
+    if (timed && p->levels > 1 && address_labels(p, counted, timed, sym) < 0) goto out; /* (OUTERMOST: by line) */
     for (size_t i = 0; i < nb; i++) p->placed[i] = chains[i].n ? place_chain(p, &chains[i]) : NONE;
     for (size_t k = 0; k < p->nat; k++) /* a block placed by its address: its samples are its own */
         if (p->at[k].valid) p->placed[p->at[k].block] = m->blocks[p->at[k].block].loop;
