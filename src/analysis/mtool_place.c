@@ -6,8 +6,9 @@
  * names levels 0..j. A pc's position at level j is its frame's file and line there: the pc's
  * own line at the innermost level, the inlined call's line at the levels around it.
  *
- * A loop lives at the deepest level its executed blocks' code shares (block_extent: the line
- * table's rows of each block, weighed by bytes): level 0 for a loop of the function itself
+ * A loop lives at the deepest level its executed blocks' labels share that holds three
+ * quarters of its executed code (block_extent: the line table's rows of each block, weighed by
+ * bytes and executions): level 0 for a loop of the function itself
  * (its lines: the plugin's statement lines, as before), deeper for a loop written in an
  * inlined function, whose lines are its blocks' code's positions at that level (the plugins
  * leave inlined statements out of a block's lines). A sample goes to the block whose label
@@ -174,19 +175,20 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* What the code of one block shares: the deepest level of scope that holds three quarters of
- * its code's bytes with its label, and at each level the least and greatest line of the
- * positions there of its code in that scope and in the label's file. */
+/* What the code of one block shares with its label: the bytes of it at each level of the
+ * label's scopes, and at each level the least and greatest line of its positions there in the
+ * label's file. */
 typedef struct {
-    int shared;
+    uint64_t bytes[MAX_LEVELS], total;
     int lo[MAX_LEVELS], hi[MAX_LEVELS];
 } extent;
 
-/* Code at c (bytes of it) into e's lines; into bytes[j] where it shares level j with ref. */
-static void extent_add(extent *e, uint64_t *bytes, const chain *ref, const chain *c, uint64_t span)
+/* Code at c (span bytes of it) into e: its lines and bytes at each level it shares with ref. */
+static void extent_add(extent *e, const chain *ref, const chain *c, uint64_t span)
 {
+    e->total += span;
     for (int j = 0; j < c->n && j < ref->n && c->scope[j] == ref->scope[j]; j++) {
-        bytes[j] += span;
+        e->bytes[j] += span;
         if (c->line[j] <= 0 || !same_text(c->file[j], ref->file[j])) continue;
         if (!e->lo[j] || c->line[j] < e->lo[j]) e->lo[j] = c->line[j];
         if (c->line[j] > e->hi[j]) e->hi[j] = c->line[j];
@@ -199,17 +201,15 @@ static void extent_add(extent *e, uint64_t *bytes, const chain *ref, const chain
  * callee out of a block's lines, and a label has one position (its first instruction's), which
  * may lie in a helper inlined into the loop rather than in the loop's own function (lz4's
  * LZ4HC_Insert loop, labelled in LZ4HC_hashPtr). The stretch to the next label may end in code
- * of another scope laid out after the block (clang's gather loop: its exit in main), hence
- * three quarters, not all. The body's label, not the copies': gcc's counting copy labels a
+ * of another scope laid out after the block (clang's gather loop: its exit in main), hence the
+ * loop's share of bytes (ms_mtool_places_new), not all of them. The body's label, not the copies': gcc's counting copy labels a
  * block after its count's update, which carries the block's first line, so that the stretch
  * before a label held the next block's first line (an inner loop's took its outer loop's
  * latch line). Returns -1 when out of memory. */
 static int block_extent(ms_mtool_places *p, ms_symbolizer *sym, const ms_raw_block *rb, const uint64_t *labels,
                         size_t nlabels, const chain *ref, extent *e)
 {
-    uint64_t bytes[MAX_LEVELS] = { 0 }, total = 0;
     memset(e, 0, sizeof *e);
-    e->shared = ref->n;
     uint64_t lo = rb->pc ? rb->pc - 1 : 0, hi = lo + 65536, rows[256];
     size_t a = 0, b = nlabels;
     while (a < b) { /* the first label after lo */
@@ -221,17 +221,17 @@ static int block_extent(ms_mtool_places *p, ms_symbolizer *sym, const ms_raw_blo
     }
     if (a < nlabels && labels[a] < hi) hi = labels[a];
     size_t n = lo ? ms_symbolize_rows(sym, lo, hi, rows, sizeof rows / sizeof *rows) : 0;
-    extent_add(e, bytes, ref, ref, n ? rows[0] - lo + (rows[0] == lo) : 1);
-    total += n ? rows[0] - lo + (rows[0] == lo) : 1;
+    extent_add(e, ref, ref, n ? rows[0] - lo + (rows[0] == lo) : 1);
     for (size_t i = 0; i < n; i++) {
         const ms_sym *y = ms_symbolize(sym, rows[i], false);
         chain c;
         if (!y || chain_of(p, sym, y, 1, &c) < 0) return -1;
         uint64_t span = (i + 1 < n ? rows[i + 1] : hi) - rows[i];
-        total += span;
-        if (c.n) extent_add(e, bytes, ref, &c, span);
+        if (c.n)
+            extent_add(e, ref, &c, span);
+        else
+            e->total += span;
     }
-    while (e->shared > 1 && bytes[e->shared - 1] * 4 < total * 3) e->shared--;
     return 0;
 }
 
@@ -244,7 +244,7 @@ static int rename_loop(ms_mtool_places *p, ms_model *m, uint32_t l, uint32_t s, 
     int line = 0, end = 0;
     for (size_t i = 0; i < m->nblocks; i++) {
         const chain *c = &chains[i];
-        if (ext[i].shared <= lv || c->scope[lv] != s || !same_text(c->file[lv], file) || !ext[i].lo[lv]) continue;
+        if (c->n <= lv || c->scope[lv] != s || !same_text(c->file[lv], file) || !ext[i].lo[lv]) continue;
         int in = 0;
         for (uint32_t k = m->blocks[i].loop, guard = 0; k < m->nloops && guard < m->nloops && !in;
              k = m->loops[k].parent, guard++)
@@ -330,9 +330,10 @@ int ms_mtool_places_new(const ms_raw *counted, const ms_raw *timed, ms_symbolize
     uint32_t *level = calloc(nl ? nl : 1, sizeof *level), *ref = calloc(nl ? nl : 1, sizeof *ref);
     uint64_t *labels = calloc(2 * nb + 1, sizeof *labels);
     extent *ext = calloc(nb ? nb : 1, sizeof *ext);
+    double *lbytes = calloc((nl ? nl : 1) * MAX_LEVELS, sizeof *lbytes), *ltotal = calloc(nl ? nl : 1, sizeof *ltotal);
     size_t nlabels = 0;
     int rc = -1;
-    if (!p || !chains || !level || !ref || !labels || !ext) goto out;
+    if (!p || !chains || !level || !ref || !labels || !ext || !lbytes || !ltotal) goto out;
     memset(p->heads, 0xff, sizeof p->heads);
     p->m = m;
     p->levels = getenv("MEMSPY_MTOOL_OUTERMOST") ? 1 : MAX_LEVELS; /* the placement before inline scopes */
@@ -364,21 +365,33 @@ int ms_mtool_places_new(const ms_raw *counted, const ms_raw *timed, ms_symbolize
         chain *c = &chains[i];
         if (c->n == 1 && m->blocks[i].line > 0) c->line[0] = m->blocks[i].line; /* the plugin's lines */
         uint32_t l = m->blocks[i].loop;
-        if (l < nl && c->n > 1 && block_extent(p, sym, rb, labels, nlabels, c, &ext[i]) < 0) goto out;
-        int shared = l < nl && c->n > 1 ? ext[i].shared : c->n;
+        if (l < nl && c->n > 1) {
+            if (block_extent(p, sym, rb, labels, nlabels, c, &ext[i]) < 0) goto out;
+        } else {
+            extent one = { .total = 1 };
+            for (int j = 0; j < c->n; j++) one.bytes[j] = 1;
+            ext[i] = one;
+        }
         if (l < nl && (p->best_block[l] == NONE || rb->count > m->blocks[p->best_block[l]].count))
             p->best_block[l] = (uint32_t)i;
-        for (uint32_t guard = 0; l < nl && guard < nl && shared; l = m->loops[l].parent, guard++) {
+        for (uint32_t guard = 0; l < nl && guard < nl && c->n; l = m->loops[l].parent, guard++) {
+            for (int j = 0; j < c->n; j++)
+                lbytes[(size_t)l * MAX_LEVELS + j] += (double)ext[i].bytes[j] * (double)rb->count;
+            ltotal[l] += (double)ext[i].total * (double)rb->count;
             if (ref[l] == NONE) {
                 ref[l] = (uint32_t)i;
-                level[l] = (uint32_t)shared;
+                level[l] = (uint32_t)c->n;
                 continue;
             }
-            uint32_t k = level[l] < (uint32_t)shared ? level[l] : (uint32_t)shared;
+            uint32_t k = level[l] < (uint32_t)c->n ? level[l] : (uint32_t)c->n;
             while (k && chains[ref[l]].scope[k - 1] != c->scope[k - 1]) k--;
             level[l] = k;
         }
     }
+    /* a loop's level: the deepest its blocks' labels share that holds three quarters of its
+     * executed code (bytes x executions) */
+    for (uint32_t l = 0; l < nl; l++)
+        while (level[l] > 1 && lbytes[(size_t)l * MAX_LEVELS + level[l] - 1] * 4 < ltotal[l] * 3) level[l]--;
     /* each loop's scope; a loop of an inlined function renamed after it */
     for (uint32_t l = 0; l < nl; l++) {
         if (ref[l] == NONE || !level[l]) continue;
@@ -426,6 +439,8 @@ out:
     free(ref);
     free(labels);
     free(ext);
+    free(lbytes);
+    free(ltotal);
     if (rc < 0)
         ms_mtool_places_free(p);
     else
