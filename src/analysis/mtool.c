@@ -92,20 +92,69 @@ static int block_in_loop(const ms_mtool_input *in, const uint32_t *canon, const 
     return 0;
 }
 
-/* outside[l]: the estimated cycles of executed blocks of loop l's function that lie on l's
- * lines but outside it (code inlined into one call carries the call's line: a sample there,
- * placed by line, would be credited to l). */
-static void cycles_outside(const ms_mtool_input *in, const uint32_t *canon, const agg *la, double *outside)
+typedef struct {
+    const char *fn;
+    uint32_t loop;
+} fn_loop;
+
+static int cmp_fn_loop(const void *a, const void *b)
+{
+    const fn_loop *x = a, *y = b;
+    int c = strcmp(x->fn ? x->fn : "", y->fn ? y->fn : "");
+    return c ? c : x->loop < y->loop ? -1 : x->loop > y->loop;
+}
+
+/* placed[i]: the deepest loop of block i's function whose lines (in its file) hold the block's
+ * first line, UINT32_MAX none: where samples placed by line would go. Loops are indexed by
+ * function. Returns -1 when out of memory. */
+static int place_by_line(const ms_mtool_input *in, uint32_t *placed)
+{
+    size_t nl = in->nloops;
+    fn_loop *idx = malloc((nl ? nl : 1) * sizeof *idx);
+    if (!idx) return -1;
+    for (size_t l = 0; l < nl; l++) idx[l] = (fn_loop){ in->loops[l].function, (uint32_t)l };
+    qsort(idx, nl, sizeof *idx, cmp_fn_loop);
+    for (size_t i = 0; i < in->nblocks; i++) {
+        const ms_block_stat *b = &in->blocks[i];
+        placed[i] = UINT32_MAX;
+        if (b->line <= 0) continue;
+        size_t lo = 0, hi = nl;
+        fn_loop key = { b->function, 0 };
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (cmp_fn_loop(&idx[mid], &key) < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (size_t k = lo; k < nl && same_text(idx[k].fn ? idx[k].fn : "", b->function ? b->function : ""); k++) {
+            const ms_loop_stat *L = &in->loops[idx[k].loop];
+            if (b->line < L->line || b->line > L->end_line || !same_text(b->file, L->file)) continue;
+            if (placed[i] == UINT32_MAX || L->depth > in->loops[placed[i]].depth) placed[i] = idx[k].loop;
+        }
+    }
+    free(idx);
+    return 0;
+}
+
+/* outside[l]: the estimated cycles of executed blocks outside loop l whose samples go to l (or
+ * a loop in it): code inlined into one call carries the call's line, and where the inline
+ * scopes do not tell it apart (placed: per block), a sample there is credited to l. Each block
+ * walks up from its loop of placement to the first loop that holds it. */
+static void cycles_outside(const ms_mtool_input *in, const uint32_t *canon, const uint32_t *placed, const agg *la,
+                           double *outside)
 {
     for (size_t i = 0; i < in->nblocks; i++) {
         const ms_block_stat *b = &in->blocks[i];
-        if (!b->count || b->line <= 0) continue;
-        for (uint32_t l = 0; l < in->nloops; l++) {
-            const ms_loop_stat *L = &in->loops[l];
-            if (canon[l] != l || !la[l].est_cycles || b->line < L->line || b->line > L->end_line ||
-                !same_text(b->function, L->function) || !same_text(b->file, L->file) || block_in_loop(in, canon, b, l))
-                continue;
-            outside[l] += in->cycles[i] * (double)b->count;
+        if (!b->count) continue;
+        uint32_t last = UINT32_MAX;
+        for (uint32_t k = placed[i], guard = 0; k < in->nloops && guard < in->nloops;
+             k = in->loops[k].parent, guard++) {
+            uint32_t l = canon[k];
+            if (l == last) continue;
+            if (block_in_loop(in, canon, b, l)) break;
+            if (la[l].est_cycles) outside[l] += in->cycles[i] * (double)b->count;
+            last = l;
         }
     }
 }
@@ -120,6 +169,7 @@ int ms_mtool_analyze(const ms_mtool_input *in, ms_mtool_result *out)
     size_t nl = in->nloops, nb = in->nblocks;
     uint32_t *canon = NULL; /* loop -> the first loop with its place (copies are one mobject) */
     double *outside = NULL; /* loop -> cycles on its lines outside it */
+    uint32_t *by_line = NULL;
     agg *la = nl ? calloc(nl, sizeof *la) : NULL;
     int *selected = nl ? calloc(nl, sizeof *selected) : NULL, *sel_below = nl ? calloc(nl, sizeof *sel_below) : NULL,
         *has_child = nl ? calloc(nl, sizeof *has_child) : NULL;
@@ -158,7 +208,14 @@ int ms_mtool_analyze(const ms_mtool_input *in, ms_mtool_result *out)
         if (in->loops[l].parent < nl && canon[in->loops[l].parent] != canon[l])
             has_child[canon[in->loops[l].parent]] = 1;
     if (nl && !(outside = calloc(nl, sizeof *outside))) goto out;
-    if (nl) cycles_outside(in, canon, la, outside);
+    if (nl) {
+        const uint32_t *placed = in->placed_loop;
+        if (!placed) {
+            if (!(by_line = malloc((nb ? nb : 1) * sizeof *by_line)) || place_by_line(in, by_line) < 0) goto out;
+            placed = by_line;
+        }
+        cycles_outside(in, canon, placed, la, outside);
+    }
     /* loops, deepest first */
     for (uint32_t d = maxdepth; d >= 1; d--) {
         for (size_t l = 0; l < nl; l++) {
@@ -245,6 +302,7 @@ int ms_mtool_analyze(const ms_mtool_input *in, ms_mtool_result *out)
 out:
     free(canon);
     free(outside);
+    free(by_line);
     free(la);
     free(selected);
     free(sel_below);

@@ -20,6 +20,9 @@ typedef struct {
     uint64_t period_ns;
     double clock_hz;
     double system_s;
+    /* Per block: the loop a sample at the block's own position goes to (analysis/mtool_place.c),
+     * UINT32_MAX none; NULL: the deepest loop of its function whose lines hold its first line */
+    const uint32_t *placed_loop;
 } ms_mtool_input;
 
 /* Select and measure the mobjects and the program's totals into out (cpu_model left to the

@@ -44,6 +44,15 @@ void ms_symbolizer_free(ms_symbolizer *s);
  * Results are cached per pc. Returns NULL only when out of memory. */
 const ms_sym *ms_symbolize(ms_symbolizer *s, uint64_t pc, bool return_address);
 
+/* The addresses in [lo, hi) where a row of the line table (a source position) starts, in
+ * address order, up to cap of them into out (rows of line 0 left out): with ms_symbolize, the
+ * source positions of a stretch of code. Returns how many. */
+size_t ms_symbolize_rows(ms_symbolizer *s, uint64_t lo, uint64_t hi, uint64_t *out, size_t cap);
+
+/* The compiler that made the code at pc: its unit's DW_AT_producer ("GNU C17 12.2.0 -O2 ...",
+ * "Debian clang version 14.0.6"), NULL unknown. Lives as long as s. */
+const char *ms_symbolize_producer(ms_symbolizer *s, uint64_t pc);
+
 /* DWARF facts about the global variable at runtime address addr: its source name, the
  * function owning it if it is a function-local static (else NULL), its declaration file and
  * line (NULL/0 if unknown). Returns 0 if the variable was found, -1 if not. */

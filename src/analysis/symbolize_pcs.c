@@ -313,3 +313,44 @@ const ms_sym *ms_symbolize(ms_symbolizer *s, uint64_t pc, bool return_address)
     s->nused++;
     return sym;
 }
+
+size_t ms_symbolize_rows(ms_symbolizer *s, uint64_t lo, uint64_t hi, uint64_t *out, size_t cap)
+{
+    Dwfl_Module *mod = lo < hi ? dwfl_addrmodule(s->dwfl, lo) : NULL;
+    Dwarf_Addr bias = 0;
+    Dwarf_Die *cu = mod ? dwfl_module_addrdie(mod, lo, &bias) : NULL;
+    Dwarf_Lines *lines = NULL;
+    size_t n = 0, k = 0;
+    if (!cu || dwarf_getsrclines(cu, &lines, &n) != 0) return 0;
+    /* libdw sorts a unit's rows by address: the first at or after lo, then on to hi */
+    size_t a = 0, b = n;
+    while (a < b) {
+        size_t mid = (a + b) / 2;
+        Dwarf_Addr at = 0;
+        dwarf_lineaddr(dwarf_onesrcline(lines, mid), &at);
+        if (at + bias < lo)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    for (size_t i = a; i < n && k < cap; i++) {
+        Dwarf_Line *row = dwarf_onesrcline(lines, i);
+        Dwarf_Addr at = 0;
+        bool end = false;
+        int line = 0;
+        if (dwarf_lineaddr(row, &at) != 0 || at + bias >= hi) break;
+        if (dwarf_lineendsequence(row, &end) == 0 && end) continue;
+        if (dwarf_lineno(row, &line) != 0 || line <= 0) continue;
+        if (!k || out[k - 1] != at + bias) out[k++] = at + bias;
+    }
+    return k;
+}
+
+const char *ms_symbolize_producer(ms_symbolizer *s, uint64_t pc)
+{
+    Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, pc);
+    Dwarf_Addr bias = 0;
+    Dwarf_Die *cu = mod ? dwfl_module_addrdie(mod, pc, &bias) : NULL;
+    Dwarf_Attribute attr;
+    return cu ? dwarf_formstring(dwarf_attr(cu, DW_AT_producer, &attr)) : NULL;
+}

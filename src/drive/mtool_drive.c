@@ -6,6 +6,7 @@
 #include "../analysis/blocks.h"
 #include "../analysis/mtool.h"
 #include "../analysis/mtool_calls.h"
+#include "../analysis/mtool_place.h"
 #include "../analysis/symbolize.h"
 #include "../util/util.h"
 
@@ -74,22 +75,6 @@ int ms_ideal_cycles(const ms_raw *raw, const char *cpu, double *out, char *err, 
     return rc;
 }
 
-/* How well block b of m fits a sample at (fn, file, line): the deepest loop of b whose lines
- * hold the line wins (depth + 1), then a block outside loops (0.5), then any block of the
- * function (0.1); -1 for another function. */
-static double fit(const ms_model *m, size_t b, const char *fn, const char *file, int line)
-{
-    const ms_block_stat *bl = &m->blocks[b];
-    if (!bl->function || strcmp(bl->function, fn) != 0) return -1;
-    if (bl->loop < m->nloops) {
-        const ms_loop_stat *l = &m->loops[bl->loop];
-        int same_file = !file || !l->file || !strcmp(file, l->file);
-        if (same_file && line >= l->line && line <= l->end_line) return (double)l->depth + 1;
-        return 0.1;
-    }
-    return 0.5;
-}
-
 /* Whether module mod holds a block of counted: by its path, as the two runs load the same
  * files at different addresses. */
 static int holds_blocks(const ms_raw *counted, const ms_raw_module *mod)
@@ -130,44 +115,27 @@ static int in_view(const ms_raw *view, uint64_t pc)
 }
 
 /* The timing run's samples into the counting run's blocks (timed: program_view's, so that a
- * sample in a library goes to *other unsymbolized). The timing run executes the plain
- * copies, which have no block labels (docs/plugin.md, "Versioning"): a sample is placed by its
- * function and line (the outermost frame, like the blocks) into the innermost loop whose lines
- * hold it, else into its function; among equal fits, into the block executed most. */
-static int attribute_by_line(const ms_raw *timed, const ms_model *m, uint64_t *per_block, uint64_t *other, char *err,
-                             size_t errlen)
+ * sample in a library goes to *other unsymbolized), by their inline scopes and lines
+ * (analysis/mtool_place.c): the plain copies the timing run executes have no block labels
+ * with gcc (docs/plugin.md, "Versioning"). */
+static int attribute_samples(const ms_raw *timed, ms_mtool_places *places, size_t nblocks, uint64_t *per_block,
+                             uint64_t *other, char *err, size_t errlen)
 {
     ms_symbolizer *sym = NULL;
     char *note = NULL;
     if (ms_symbolizer_new(timed, &sym, &note, err, errlen) != 0) return -1;
     free(note);
     *other = 0;
-    for (size_t i = 0; i < m->nblocks; i++) per_block[i] = 0;
+    for (size_t i = 0; i < nblocks; i++) per_block[i] = 0;
     int rc = 0;
     for (size_t s = 0; s < timed->nsamples; s++) {
-        if (!in_view(timed, timed->samples[s].pc)) { /* a library's code: no mobject */
-            *other += timed->samples[s].count;
-            continue;
-        }
-        const ms_sym *y = ms_symbolize(sym, timed->samples[s].pc, false);
-        if (!y) {
+        size_t at = in_view(timed, timed->samples[s].pc) ? ms_mtool_place_pc(places, sym, timed->samples[s].pc)
+                                                         : SIZE_MAX; /* a library's code: no mobject */
+        if (at == SIZE_MAX - 1) {
             rc = ms_errorf(err, errlen, "out of memory");
             break;
         }
-        const ms_frame *f = y->nframes ? &y->frames[y->nframes - 1] : NULL;
-        const char *fn = f && f->func ? ms_symbolizer_readable(sym, f->func) : NULL;
-        double best = -1;
-        size_t at = 0;
-        for (size_t b = 0; fn && b < m->nblocks; b++) {
-            double v = fit(m, b, fn, f->file, f->line);
-            /* equal fits (a loop the compiler versioned or unrolled into copies on the same
-             * lines): the block that ran most, not a copy that never ran */
-            if (v > best || (v == best && m->blocks[b].count > m->blocks[at].count)) {
-                best = v;
-                at = b;
-            }
-        }
-        if (best > 0)
+        if (at < nblocks)
             per_block[at] += timed->samples[s].count;
         else
             *other += timed->samples[s].count;
@@ -223,6 +191,7 @@ int ms_mtool_from_raws(const ms_raw *counted, const ms_raw *timed, const char *c
     ms_model_init(&m);
     ms_raw cview, tview;
     ms_symbolizer *sym = NULL;
+    ms_mtool_places *places = NULL;
     char *note = NULL;
     memset(&tview, 0, sizeof tview);
     size_t n = counted->nblocks;
@@ -248,7 +217,11 @@ int ms_mtool_from_raws(const ms_raw *counted, const ms_raw *timed, const char *c
     ms_core_reading checked = *core;
     if (ms_core_model(&checked, cpu, err, errlen) < 0) goto out;
     uint64_t other = 0;
-    if (attribute_by_line(&tview, &m, per_block, &other, err, errlen) < 0) goto out;
+    if (ms_mtool_places_new(counted, timed, sym, &m, &places) < 0) {
+        ms_errorf(err, errlen, "out of memory");
+        goto out;
+    }
+    if (attribute_samples(&tview, places, n, per_block, &other, err, errlen) < 0) goto out;
     ms_mtool_input in = { m.blocks,
                           m.nblocks,
                           m.loops,
@@ -259,7 +232,8 @@ int ms_mtool_from_raws(const ms_raw *counted, const ms_raw *timed, const char *c
                           timed->samples_runtime,
                           timed->sample_period_ns,
                           core->clock_hz,
-                          system_s };
+                          system_s,
+                          ms_mtool_places_loops(places) };
     if (ms_mtool_analyze(&in, out) < 0) {
         ms_errorf(err, errlen, "out of memory");
         goto out;
@@ -286,6 +260,7 @@ int ms_mtool_from_raws(const ms_raw *counted, const ms_raw *timed, const char *c
 out:
     free(cycles);
     free(per_block);
+    ms_mtool_places_free(places);
     ms_symbolizer_free(sym);
     free(cview.modules);
     free(tview.modules);

@@ -106,7 +106,7 @@ static void test_analyze(void)
     l[2] = (ms_loop_stat){ "g", "k.c", 20, 20, UINT32_MAX, 1, 3, 100 };
     const double cycles[5] = { 10, 4, 1000, 10, 5 };
     const uint64_t samples[5] = { 0, 12, 1, 2, 6 };
-    ms_mtool_input in = { b, 5, l, 3, cycles, samples, 3, 40, 1000000, 1e9, 0.25 };
+    ms_mtool_input in = { b, 5, l, 3, cycles, samples, 3, 40, 1000000, 1e9, 0.25, NULL };
     ms_mtool_result r;
     CHECK(ms_mtool_analyze(&in, &r) == 0);
     CHECK_EQ(r.nmobjects, 4);
@@ -164,7 +164,7 @@ static void test_loop_copies(void)
     l[3] = (ms_loop_stat){ "h", "k.c", 31, 31, 2, 2, 1, 1000 };
     const double cycles[4] = { 2, 2, 1, 1 };
     const uint64_t samples[4] = { 20, 0, 0, 0 };
-    ms_mtool_input in = { b, 4, l, 4, cycles, samples, 0, 0, 1000000, 1e9, 0 };
+    ms_mtool_input in = { b, 4, l, 4, cycles, samples, 0, 0, 1000000, 1e9, 0, NULL };
     ms_mtool_result r;
     CHECK(ms_mtool_analyze(&in, &r) == 0);
     size_t loops = 0;
@@ -204,7 +204,7 @@ static void test_inlined_nest(void)
     l[1] = (ms_loop_stat){ "c", "h.c", 877, 877, 0, 2, 0, 1 };
     const double cycles[3] = { 10, 4, 1 };
     const uint64_t samples[3] = { 9, 0, 0 };
-    ms_mtool_input in = { b, 3, l, 2, cycles, samples, 0, 0, 1000000, 1e9, 0 };
+    ms_mtool_input in = { b, 3, l, 2, cycles, samples, 0, 0, 1000000, 1e9, 0, NULL };
     ms_mtool_result r;
     CHECK(ms_mtool_analyze(&in, &r) == 0);
     size_t loops = 0;
@@ -241,7 +241,7 @@ static void test_inlined_loop(void)
     l[0] = (ms_loop_stat){ "z", "o.c", 863, 863, UINT32_MAX, 1, 0, 1000000 };
     const double cycles[2] = { 2, 3 };
     const uint64_t samples[2] = { 50, 0 };
-    ms_mtool_input in = { b, 2, l, 1, cycles, samples, 0, 0, 1000000, 1e9, 0 };
+    ms_mtool_input in = { b, 2, l, 1, cycles, samples, 0, 0, 1000000, 1e9, 0, NULL };
     ms_mtool_result r;
     CHECK(ms_mtool_analyze(&in, &r) == 0);
     size_t loops = 0, procs = 0;
@@ -260,6 +260,52 @@ static void test_inlined_loop(void)
     CHECK_EQ(procs, 1);
     CHECK(NEAR(r.covered_memops, 1.0));
     ms_mtool_result_free(&r);
+}
+
+/* The same blocks placed by their inline scopes (analysis/mtool_place.c, placed_loop): the
+ * block outside the loop lies in another scope, its samples do not go to the loop, which is
+ * then timed on its own (2 cycles x 1,000,000 = 2 ms estimated, 50 ms measured). And where the
+ * scopes place the outside block in the loop after all, the safety net still holds. */
+static void test_placed_loop(void)
+{
+    ms_block_stat b[2];
+    memset(b, 0, sizeof b);
+    const uint32_t loop[2] = { 0, UINT32_MAX };
+    for (int i = 0; i < 2; i++) {
+        b[i].function = "z";
+        b[i].file = "o.c";
+        b[i].line = 863;
+        b[i].loop = loop[i];
+        b[i].memops = 1;
+        b[i].count = 1000000;
+    }
+    ms_loop_stat l[1];
+    l[0] = (ms_loop_stat){ "m, inlined into z", "m.c", 40, 44, UINT32_MAX, 1, 0, 1000000 };
+    const double cycles[2] = { 2, 3 };
+    const uint64_t samples[2] = { 50, 0 };
+    for (int outside_in_loop = 0; outside_in_loop < 2; outside_in_loop++) {
+        const uint32_t placed[2] = { 0, outside_in_loop ? 0 : UINT32_MAX };
+        ms_mtool_input in = { b, 2, l, 1, cycles, samples, 0, 0, 1000000, 1e9, 0, placed };
+        ms_mtool_result r;
+        CHECK(ms_mtool_analyze(&in, &r) == 0);
+        size_t loops = 0;
+        for (size_t i = 0; i < r.nmobjects; i++) {
+            const ms_mobject *m = &r.mobjects[i];
+            if (m->kind != MS_MOBJ_LOOP) continue;
+            loops++;
+            CHECK(!strcmp(m->function, "m, inlined into z") && m->line == 40 && m->end_line == 44);
+            if (outside_in_loop) {
+                CHECK(!m->timable && m->nwarnings == 1 && !strcmp(m->warnings[0], MS_MOBJ_WARN_LINES));
+            } else {
+                CHECK(m->timable && m->nwarnings == 0 && NEAR(m->estimated_s, 0.002) && NEAR(m->measured_s, 0.050));
+                CHECK(NEAR(m->overhead, 24.0));
+            }
+        }
+        CHECK_EQ(loops, 1);
+        /* the loop's half, or (the loop untimable) the whole procedure */
+        CHECK(NEAR(r.covered_memops, outside_in_loop ? 1.0 : 0.5));
+        ms_mtool_result_free(&r);
+    }
 }
 
 static void test_mca(void)
@@ -424,6 +470,7 @@ int main(void)
     test_loop_copies();
     test_inlined_nest();
     test_inlined_loop();
+    test_placed_loop();
     test_mca();
     return check_result();
 }
