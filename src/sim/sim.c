@@ -269,10 +269,13 @@ static inline __attribute__((always_inline)) void fill_lru(ms_sim *sim, const ms
     if (victim & MS_TAG_DIRTY) ms_write_back(sim, v, level + 1, victim_line << sim->l1_shift, ctx, c);
 }
 
-int ms_simulate_miss_lru(ms_sim *sim, const ms_view *v, uint64_t addr, unsigned write, uint32_t ctx, ms_counters *c,
-                         ms_line_outcome *out)
+/* ms_simulate_miss_lru's walk; nlevels: sim->nlevels, a constant in the three-level instance
+ * (ms_simulate_miss_lru3), whose loops then unroll. */
+static inline __attribute__((always_inline)) int simulate_miss_lru_t(ms_sim *sim, const ms_view *v, uint64_t addr,
+                                                                     unsigned write, uint32_t ctx, ms_counters *c,
+                                                                     ms_line_outcome *out, int n)
 {
-    int n = sim->nlevels, k;
+    int k;
     uint64_t line = addr >> sim->l1_shift;
     uint32_t *rec = ms_linemeta_lookup(&sim->meta, line);
     int fa_hit = ms_fa_touch(v->fa[0], line, &rec[v->fa_word[0]]);
@@ -289,6 +292,18 @@ int ms_simulate_miss_lru(ms_sim *sim, const ms_view *v, uint64_t addr, unsigned 
     out->served = k;
     for (int j = k - 1; j >= 0; j--) fill_lru(sim, v, j, line, rec, j == 0 ? write : 0, ctx, c);
     return k;
+}
+
+int ms_simulate_miss_lru(ms_sim *sim, const ms_view *v, uint64_t addr, unsigned write, uint32_t ctx, ms_counters *c,
+                         ms_line_outcome *out)
+{
+    return simulate_miss_lru_t(sim, v, addr, write, ctx, c, out, sim->nlevels);
+}
+
+int ms_simulate_miss_lru3(ms_sim *sim, const ms_view *v, uint64_t addr, unsigned write, uint32_t ctx, ms_counters *c,
+                          ms_line_outcome *out)
+{
+    return simulate_miss_lru_t(sim, v, addr, write, ctx, c, out, 3);
 }
 
 /* Add one reference's misses, replacement pairs and stall to its counters. */

@@ -651,6 +651,10 @@ int ms_simulate_miss(ms_sim *sim, const ms_view *v, uint64_t addr, unsigned writ
  * fills in line. */
 int ms_simulate_miss_lru(ms_sim *sim, const ms_view *v, uint64_t addr, unsigned write, uint32_t ctx, ms_counters *c,
                          ms_line_outcome *out);
+/* ms_simulate_miss_lru of a three-level hierarchy (sim->nlevels == 3: the threaded x86 preset's
+ * private L1, L2 and shared L3), its loops unrolled. */
+int ms_simulate_miss_lru3(ms_sim *sim, const ms_view *v, uint64_t addr, unsigned write, uint32_t ctx, ms_counters *c,
+                          ms_line_outcome *out);
 /* One line of a reference in view v; the L1 hit is inlined. l1 and fa0 are v's L1 and its
  * shadow (passed apart so that the one-processor path addresses sim->cache[0] directly);
  * util: sim->util (a constant where the caller has one), the hit ORs sim->cur_bits into the
