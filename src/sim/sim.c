@@ -284,7 +284,7 @@ static inline __attribute__((always_inline)) int simulate_miss_lru_t(ms_sim *sim
     for (k = 1; k < n; k++) {
         /* a level whose record says it does not hold the line is not searched */
         int absent = known && !(rec[v->held_word[k]] & sim->present_mark);
-        int hit = !absent && ms_cache_lookup(v->cache[k], line, 0) >= 0;
+        int hit = !absent && ms_lru_lookup(v->cache[k], line, 0) >= 0;
         fa_hit = ms_fa_touch(v->fa[k], line, &rec[v->fa_word[k]]);
         if (hit) break;
         classify_miss(sim, k, rec[v->held_word[k]], fa_hit, out);

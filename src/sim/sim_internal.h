@@ -179,6 +179,44 @@ static inline int ms_cache_lookup(ms_cache *c, uint64_t line, unsigned dirty)
     return ms_cache_lookup_slow(c, set, line, dirty);
 }
 
+/* ms_cache_lookup_slow of an LRU level with an order word, no used masks and no record
+ * pointers (the coherent path's lru_lines hierarchies), in line: way 0 was checked by the
+ * caller; the way is found by fingerprints and trades places with way 0 (tag, fingerprint,
+ * aux word), as lru_promote does. Returns 0 (the way now holding the line) or -1. */
+static inline __attribute__((always_inline)) int ms_lru_lookup_rest(ms_cache *c, uint64_t *set, uint64_t line,
+                                                                    unsigned dirty)
+{
+    uint64_t set_no = line & c->set_mask;
+    int found = ms_cache_find_ways(c, set_no, line, c->ways);
+    if (found < 0) return -1;
+    uint32_t w = (uint32_t)found;
+    uint64_t base = set_no * c->ways, order = c->order[set_no];
+    c->order[set_no] = ms_order_promote(order, ms_order_position(order, w), w);
+    uint8_t f = c->fp[base + w];
+    c->fp[base + w] = c->fp[base];
+    c->fp[base] = f;
+    uint64_t tag = set[w] | dirty;
+    set[w] = set[0];
+    set[0] = tag;
+    if (c->aux) {
+        uint32_t aux = c->aux[base + w];
+        c->aux[base + w] = c->aux[base];
+        c->aux[base] = aux;
+    }
+    return 0;
+}
+
+/* ms_cache_lookup for such a level (ms_lru_lookup_rest). */
+static inline __attribute__((always_inline)) int ms_lru_lookup(ms_cache *c, uint64_t line, unsigned dirty)
+{
+    uint64_t *set = c->tags + (line & c->set_mask) * c->ways;
+    if ((set[0] >> 1) == line) {
+        set[0] |= dirty;
+        return 0;
+    }
+    return ms_lru_lookup_rest(c, set, line, dirty);
+}
+
 /* The aux word of way `way` of line's set (c->aux must exist). */
 static inline uint32_t *ms_cache_aux(const ms_cache *c, uint64_t line, int way)
 {
