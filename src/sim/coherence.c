@@ -414,7 +414,7 @@ static inline __attribute__((always_inline)) int l1_lookup_known(ms_sim *sim, co
     }
     const uint32_t *rec = ms_linemeta_lookup(&sim->meta, line);
     if (!(rec[v->held_word[0]] & MS_META_PRESENT) && !ms_linemeta_is_stand_in(&sim->meta, rec)) return -1;
-    return ms_lru_lookup_rest(l1, set, line, write);
+    return ms_lru_lookup_slow(l1, set, line, write);
 }
 
 /* One L1 line [lo, hi] of p's reference. line64: 1 (a constant) in the instance for 64-byte

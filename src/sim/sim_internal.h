@@ -206,7 +206,10 @@ static inline __attribute__((always_inline)) int ms_lru_lookup_rest(ms_cache *c,
     return 0;
 }
 
-/* ms_cache_lookup for such a level (ms_lru_lookup_rest). */
+/* ms_lru_lookup_rest out of line (cache.c): the callers' hot paths keep their registers. */
+int ms_lru_lookup_slow(ms_cache *c, uint64_t *set, uint64_t line, unsigned dirty);
+
+/* ms_cache_lookup for such a level: way 0 in line, the rest by ms_lru_lookup_slow. */
 static inline __attribute__((always_inline)) int ms_lru_lookup(ms_cache *c, uint64_t line, unsigned dirty)
 {
     uint64_t *set = c->tags + (line & c->set_mask) * c->ways;
@@ -214,7 +217,7 @@ static inline __attribute__((always_inline)) int ms_lru_lookup(ms_cache *c, uint
         set[0] |= dirty;
         return 0;
     }
-    return ms_lru_lookup_rest(c, set, line, dirty);
+    return ms_lru_lookup_slow(c, set, line, dirty);
 }
 
 /* The aux word of way `way` of line's set (c->aux must exist). */
