@@ -282,8 +282,10 @@ invalidate_line(ms_sim *sim, const ms_view *v, int level, uint64_t line, uint32_
                 int line64)
 {
     uint32_t aux;
-    uint64_t tag = line64 == COH_X86 || sim->coh->lru_lines ? ms_cache_remove_lru(v->cache[level], line, &aux)
-                                                            : ms_cache_remove(v->cache[level], line, &aux);
+    /* COH_X86 (no utilisation): L1 alone has aux words (ms_level_init), no level used masks */
+    uint64_t tag = line64 == COH_X86    ? ms_cache_remove_lru_t(v->cache[level], line, &aux, level == 0)
+                   : sim->coh->lru_lines ? ms_cache_remove_lru(v->cache[level], line, &aux)
+                                         : ms_cache_remove(v->cache[level], line, &aux);
     if (tag == MS_TAG_EMPTY) return 0;
     if (level == 0 && !line64 && sim->util) ms_credit_used(sim, v->cache[0]->gone_used, v->cache[0]->gone_owner);
     uint32_t *held = &rec[v->held_word[level]];

@@ -246,8 +246,10 @@ uint64_t ms_cache_remove(ms_cache *c, uint64_t line, uint32_t *aux);
 /* LRU with an order word: drop recency position p (not way 0 unless p == 0) of set set_no and
  * make a way empty at the least recent end. Way 0 must keep the most recent line, so removing
  * it moves the second most recent line (and what travels with it) into way 0 and empties that
- * line's way instead. */
-static inline void ms_lru_remove_at(ms_cache *c, uint64_t set_no, unsigned p)
+ * line's way instead. payload: -1 where c's aux words and used masks are tested here, else a
+ * constant saying that c has aux words (1) or none (0), and no used masks. */
+static inline __attribute__((always_inline)) void ms_lru_remove_at_t(ms_cache *c, uint64_t set_no, unsigned p,
+                                                                     int payload)
 {
     uint32_t ways = c->ways;
     uint64_t base = set_no * ways;
@@ -256,9 +258,9 @@ static inline void ms_lru_remove_at(ms_cache *c, uint64_t set_no, unsigned p)
         uint32_t w1 = (uint32_t)(order >> 4) & 15u;
         c->tags[base] = c->tags[base + w1];
         c->fp[base] = c->fp[base + w1];
-        if (c->aux) {
+        if (payload < 0 ? c->aux != NULL : payload) {
             c->aux[base] = c->aux[base + w1];
-            if (c->used) {
+            if (payload < 0 && c->used) {
                 c->used[base] = c->used[base + w1];
                 c->owner[base] = c->owner[base + w1];
             }
@@ -274,10 +276,13 @@ static inline void ms_lru_remove_at(ms_cache *c, uint64_t set_no, unsigned p)
     c->order[set_no] = kept | (uint64_t)freed << (4 * (ways - 1));
 }
 
+static inline void ms_lru_remove_at(ms_cache *c, uint64_t set_no, unsigned p) { ms_lru_remove_at_t(c, set_no, p, -1); }
+
 /* ms_cache_remove for an LRU level with an order word and no used masks, in line (the
  * coherent path's invalidations): the ways walked most recent first (a line being
- * invalidated was mostly used lately). */
-static inline __attribute__((always_inline)) uint64_t ms_cache_remove_lru(ms_cache *c, uint64_t line, uint32_t *aux)
+ * invalidated was mostly used lately). payload as ms_lru_remove_at_t's. */
+static inline __attribute__((always_inline)) uint64_t ms_cache_remove_lru_t(ms_cache *c, uint64_t line, uint32_t *aux,
+                                                                            int payload)
 {
     uint64_t set_no = line & c->set_mask, base = set_no * c->ways;
     const uint64_t *set = c->tags + base;
@@ -292,9 +297,14 @@ static inline __attribute__((always_inline)) uint64_t ms_cache_remove_lru(ms_cac
         w = (uint32_t)(order >> (4 * p)) & 15u;
     }
     uint64_t tag = set[w];
-    *aux = c->aux ? c->aux[base + w] : 0;
-    ms_lru_remove_at(c, set_no, p);
+    *aux = (payload < 0 ? c->aux != NULL : payload) ? c->aux[base + w] : 0;
+    ms_lru_remove_at_t(c, set_no, p, payload);
     return tag;
+}
+
+static inline __attribute__((always_inline)) uint64_t ms_cache_remove_lru(ms_cache *c, uint64_t line, uint32_t *aux)
+{
+    return ms_cache_remove_lru_t(c, line, aux, -1);
 }
 
 /* Coherence: clear line's dirty bit (downgrade to shared). Returns 1 if it was dirty. */
