@@ -481,12 +481,14 @@ static inline __attribute__((always_inline)) line_result coh_line_t(ms_sim *sim,
     if (r.left_private) {
         if (!write && coh->mesi && d[DIR_SHARERS] == bit && !(d[DIR_OWNER] & DIR_OWNER_CPU))
             d[DIR_OWNER] = p + 1; /* exclusive, clean */
-        if (source >= 0)
-            r.remote = node_of(coh, (unsigned)source) != node_of(coh, p);
-        else if (o->served == n)
-            r.remote = unit % coh->nnodes != node_of(coh, p);
-        if (r.remote && o->served == n) r.stall = coh->remote_stall;
-        r.comm |= r.remote;
+        if (coh->nnodes > 1) { /* (one node: nothing is remote, no divisions) */
+            if (source >= 0)
+                r.remote = node_of(coh, (unsigned)source) != node_of(coh, p);
+            else if (o->served == n)
+                r.remote = unit % coh->nnodes != node_of(coh, p);
+            if (r.remote && o->served == n) r.stall = coh->remote_stall;
+            r.comm |= r.remote;
+        }
     } else if (upgrade) {
         /* Ownership of a read-only copy: a directory transaction, no miss. */
         uint64_t dir_stall = s < n                                   ? sim->stall[s]
