@@ -212,7 +212,10 @@ typedef int (*line_action)(ms_sim *sim, const ms_view *v, int level, uint64_t li
 #define COH_X86 2
 
 /* The first shared level, and the number of levels, in instance line64. */
-static inline int private_levels(const ms_coherence *coh, int line64) { return line64 == COH_X86 ? 2 : coh->shared_from; }
+static inline int private_levels(const ms_coherence *coh, int line64)
+{
+    return line64 == COH_X86 ? 2 : coh->shared_from;
+}
 static inline int all_levels(const ms_sim *sim, int line64) { return line64 == COH_X86 ? 3 : sim->nlevels; }
 
 static inline __attribute__((always_inline)) int each_private_line_rec(ms_sim *sim, unsigned q, uint64_t unit,
@@ -277,13 +280,13 @@ static inline __attribute__((always_inline)) void write_back_shared(ms_sim *sim,
 
 /* Invalidation of one line: taken out, marked in its record (the next miss on it is a
  * coherence miss), dirty data written back to the first shared level (or memory). */
-static inline __attribute__((always_inline)) int
-invalidate_line(ms_sim *sim, const ms_view *v, int level, uint64_t line, uint32_t *rec, uint32_t ctx, ms_counters *c,
-                int line64)
+static inline __attribute__((always_inline)) int invalidate_line(ms_sim *sim, const ms_view *v, int level,
+                                                                 uint64_t line, uint32_t *rec, uint32_t ctx,
+                                                                 ms_counters *c, int line64)
 {
     uint32_t aux;
     /* COH_X86 (no utilisation): L1 alone has aux words (ms_level_init), no level used masks */
-    uint64_t tag = line64 == COH_X86    ? ms_cache_remove_lru_t(v->cache[level], line, &aux, level == 0)
+    uint64_t tag = line64 == COH_X86     ? ms_cache_remove_lru_t(v->cache[level], line, &aux, level == 0)
                    : sim->coh->lru_lines ? ms_cache_remove_lru(v->cache[level], line, &aux)
                                          : ms_cache_remove(v->cache[level], line, &aux);
     if (tag == MS_TAG_EMPTY) return 0;
@@ -443,7 +446,8 @@ static inline __attribute__((always_inline)) line_result coh_line_t(ms_sim *sim,
 
     const ms_view *v = &coh->views[p];
     if (!line64 && sim->util) sim->cur_bits = ms_used_bits(sim, lo >> sim->l1_shift, lo, (uint32_t)(hi - lo + 1));
-    if (line64 == COH_X86 || (line64 && coh->lru_lines)) { /* no utilisation: ms_simulate_line's hit, the LRU miss walk */
+    if (line64 == COH_X86 ||
+        (line64 && coh->lru_lines)) { /* no utilisation: ms_simulate_line's hit, the LRU miss walk */
         uint64_t line = lo >> 6;
         int way = (flags & COH_L1_MISSED) ? -1 : l1_lookup_known(sim, v, line, write);
         if (way < 0) {
@@ -481,7 +485,7 @@ static inline __attribute__((always_inline)) line_result coh_line_t(ms_sim *sim,
     if (r.left_private) {
         if (!write && coh->mesi && d[DIR_SHARERS] == bit && !(d[DIR_OWNER] & DIR_OWNER_CPU))
             d[DIR_OWNER] = p + 1; /* exclusive, clean */
-        if (coh->nnodes > 1) { /* (one node: nothing is remote, no divisions) */
+        if (coh->nnodes > 1) {    /* (one node: nothing is remote, no divisions) */
             if (source >= 0)
                 r.remote = node_of(coh, (unsigned)source) != node_of(coh, p);
             else if (o->served == n)
@@ -579,8 +583,8 @@ static inline __attribute__((always_inline)) int coh_access_one64_t(ms_sim *sim,
     return o.served;
 }
 
-__attribute__((noinline)) static int coh_access_one_line64(ms_sim *sim, unsigned cpu, uint64_t addr,
-                                                           uint64_t last_byte, unsigned flags, uint32_t ctx)
+__attribute__((noinline)) static int coh_access_one_line64(ms_sim *sim, unsigned cpu, uint64_t addr, uint64_t last_byte,
+                                                           unsigned flags, uint32_t ctx)
 {
     return coh_access_one64_t(sim, cpu, addr, last_byte, flags, ctx, COH_LINE64);
 }

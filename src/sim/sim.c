@@ -198,7 +198,7 @@ static void fill_level(ms_sim *sim, const ms_view *v, int level, uint64_t line, 
 /* Cause of a miss at level of a line whose held/evictor word is `word`; fa_hit says whether
  * the shadow held it. */
 static inline __attribute__((always_inline)) void classify_miss_t(const ms_sim *sim, int level, uint32_t word,
-                                                                   int fa_hit, ms_line_outcome *out, int coh)
+                                                                  int fa_hit, ms_line_outcome *out, int coh)
 {
     if (!(word & MS_META_HELD)) {
         out->cause[level] = MS_CAUSE_COLD;
