@@ -209,6 +209,11 @@ int ms_cache_lookup_slow(ms_cache *c, uint64_t *set, uint64_t line, unsigned dir
     return -1;
 }
 
+int ms_lru_lookup_slow(ms_cache *c, uint64_t *set, uint64_t line, unsigned dirty)
+{
+    return ms_lru_lookup_rest(c, set, line, dirty);
+}
+
 uint64_t ms_cache_fill(ms_cache *c, uint64_t line, unsigned dirty, uint32_t aux, uint32_t *victim_aux)
 {
     uint64_t set_no = line & c->set_mask;

@@ -55,6 +55,7 @@ int ms_coh_create(ms_sim *sim)
     for (unsigned k = 0; k < n; k++)
         coh->lru_lines &= cfg->level[k].policy == MS_POLICY_LRU && cfg->level[k].ways <= MS_ORDER_MAX_WAYS &&
                           cfg->level[k].line == cfg->level[0].line;
+    coh->x86 = coh->lru_lines && n == 3 && s == 2;
     coh->nnodes = cfg->nnodes > 1 ? cfg->nnodes : 1;
     coh->procs_per_node = (np + coh->nnodes - 1) / coh->nnodes;
     coh->remote_stall = ms_config_remote_latency(cfg) - cfg->level[0].latency;
@@ -200,7 +201,22 @@ static inline __attribute__((always_inline)) void round_miss(const ms_coherence 
  * A line's record says whether a level holds it now (MS_META_PRESENT), so only the levels
  * that do are searched. */
 typedef int (*line_action)(ms_sim *sim, const ms_view *v, int level, uint64_t line, uint32_t *rec, uint32_t ctx,
-                           ms_counters *c);
+                           ms_counters *c, int line64);
+
+/* The instances of the coherent path, by the constant `line64` argument of its inline
+ * functions: 0 any hierarchy; COH_LINE64 64-byte L1 lines and coherence units kept line by line,
+ * no utilisation; COH_X86 that and the threaded x86 preset's shape as well -- three levels, L1
+ * and L2 private, L3 shared, every level LRU with an order word and L1's line size
+ * (coh->lru_lines) -- so that the level loops unroll. */
+#define COH_LINE64 1
+#define COH_X86 2
+
+/* The first shared level, and the number of levels, in instance line64. */
+static inline int private_levels(const ms_coherence *coh, int line64)
+{
+    return line64 == COH_X86 ? 2 : coh->shared_from;
+}
+static inline int all_levels(const ms_sim *sim, int line64) { return line64 == COH_X86 ? 3 : sim->nlevels; }
 
 static inline __attribute__((always_inline)) int each_private_line_rec(ms_sim *sim, unsigned q, uint64_t unit,
                                                                        uint32_t *unit_line_rec, line_action fn,
@@ -211,8 +227,8 @@ static inline __attribute__((always_inline)) int each_private_line_rec(ms_sim *s
     int found = 0;
     if (line64 || coh->unit_is_line) { /* one line per private level, one record (that of the unit) */
         uint32_t *rec = unit_line_rec;
-        for (int k = 0; k < coh->shared_from; k++)
-            if (rec[v->held_word[k]] & MS_META_PRESENT) found |= fn(sim, v, k, unit, rec, ctx, c);
+        for (int k = 0; k < private_levels(coh, line64); k++)
+            if (rec[v->held_word[k]] & MS_META_PRESENT) found |= fn(sim, v, k, unit, rec, ctx, c, line64);
         return found;
     }
     /* A unit's L1 lines lie in one chunk of records when it holds at most a chunk's worth:
@@ -227,7 +243,7 @@ static inline __attribute__((always_inline)) int each_private_line_rec(ms_sim *s
         size_t stride = ((size_t)1 << sim->meta_shift[k]) * sim->meta.words_per_line;
         for (uint64_t i = 0; i < (1ull << per_unit); i++) {
             uint32_t *rec = step ? unit_rec + i * stride : ms_line_record(sim, k, first + i);
-            if (rec[v->held_word[k]] & MS_META_PRESENT) found |= fn(sim, v, k, first + i, rec, ctx, c);
+            if (rec[v->held_word[k]] & MS_META_PRESENT) found |= fn(sim, v, k, first + i, rec, ctx, c, line64);
         }
     }
     return found;
@@ -246,10 +262,10 @@ each_private_line(ms_sim *sim, unsigned q, uint64_t unit, line_action fn, uint32
 /* ms_write_back of a private line (byte address addr) to the first shared level: a line in
  * way 0 there (mostly: the owner's miss put it in front) is marked dirty in line. */
 static inline __attribute__((always_inline)) void write_back_shared(ms_sim *sim, const ms_view *v, uint64_t addr,
-                                                                    uint32_t ctx, ms_counters *c)
+                                                                    uint32_t ctx, ms_counters *c, int line64)
 {
-    int s = sim->coh->shared_from;
-    if (s < sim->nlevels) {
+    int s = private_levels(sim->coh, line64);
+    if (s < all_levels(sim, line64)) {
         ms_cache *sc = v->cache[s];
         uint64_t line = addr >> sim->line_shift[s];
         uint64_t *set = sc->tags + (line & sc->set_mask) * sc->ways;
@@ -264,24 +280,27 @@ static inline __attribute__((always_inline)) void write_back_shared(ms_sim *sim,
 
 /* Invalidation of one line: taken out, marked in its record (the next miss on it is a
  * coherence miss), dirty data written back to the first shared level (or memory). */
-static inline __attribute__((always_inline)) int
-invalidate_line(ms_sim *sim, const ms_view *v, int level, uint64_t line, uint32_t *rec, uint32_t ctx, ms_counters *c)
+static inline __attribute__((always_inline)) int invalidate_line(ms_sim *sim, const ms_view *v, int level,
+                                                                 uint64_t line, uint32_t *rec, uint32_t ctx,
+                                                                 ms_counters *c, int line64)
 {
     uint32_t aux;
-    uint64_t tag = sim->coh->lru_lines ? ms_cache_remove_lru(v->cache[level], line, &aux)
-                                       : ms_cache_remove(v->cache[level], line, &aux);
+    /* COH_X86 (no utilisation): L1 alone has aux words (ms_level_init), no level used masks */
+    uint64_t tag = line64 == COH_X86     ? ms_cache_remove_lru_t(v->cache[level], line, &aux, level == 0)
+                   : sim->coh->lru_lines ? ms_cache_remove_lru(v->cache[level], line, &aux)
+                                         : ms_cache_remove(v->cache[level], line, &aux);
     if (tag == MS_TAG_EMPTY) return 0;
-    if (level == 0 && sim->util) ms_credit_used(sim, v->cache[0]->gone_used, v->cache[0]->gone_owner);
+    if (level == 0 && !line64 && sim->util) ms_credit_used(sim, v->cache[0]->gone_used, v->cache[0]->gone_owner);
     uint32_t *held = &rec[v->held_word[level]];
     *held = (*held | MS_META_HELD | MS_META_INVAL) & ~MS_META_PRESENT;
     if (level == 0) rec[v->fa_word[0]] = aux;
-    if (tag & MS_TAG_DIRTY) write_back_shared(sim, v, line << sim->line_shift[level], ctx, c);
+    if (tag & MS_TAG_DIRTY) write_back_shared(sim, v, line << sim->line_shift[level], ctx, c, line64);
     return 1;
 }
 
 /* Downgrade of one line M -> S: its dirty data is written back to the first shared level. */
 static inline __attribute__((always_inline)) int clean_line(ms_sim *sim, const ms_view *v, int level, uint64_t line,
-                                                            uint32_t *rec, uint32_t ctx, ms_counters *c)
+                                                            uint32_t *rec, uint32_t ctx, ms_counters *c, int line64)
 {
     (void)rec;
     ms_cache *cache = v->cache[level];
@@ -292,7 +311,7 @@ static inline __attribute__((always_inline)) int clean_line(ms_sim *sim, const m
     } else if (!ms_cache_clean(cache, line)) {
         return 0;
     }
-    write_back_shared(sim, v, line << sim->line_shift[level], ctx, c);
+    write_back_shared(sim, v, line << sim->line_shift[level], ctx, c, line64);
     return 1;
 }
 
@@ -400,7 +419,7 @@ static inline __attribute__((always_inline)) int l1_lookup_known(ms_sim *sim, co
     }
     const uint32_t *rec = ms_linemeta_lookup(&sim->meta, line);
     if (!(rec[v->held_word[0]] & MS_META_PRESENT) && !ms_linemeta_is_stand_in(&sim->meta, rec)) return -1;
-    return ms_cache_lookup_slow(l1, set, line, write);
+    return ms_lru_lookup_slow(l1, set, line, write);
 }
 
 /* One L1 line [lo, hi] of p's reference. line64: 1 (a constant) in the instance for 64-byte
@@ -426,12 +445,14 @@ static inline __attribute__((always_inline)) line_result coh_line_t(ms_sim *sim,
     int source = acquire(sim, d, unit, p, ctx, c, flags, touched, &upgrade, line64);
 
     const ms_view *v = &coh->views[p];
-    if (sim->util) sim->cur_bits = ms_used_bits(sim, lo >> sim->l1_shift, lo, (uint32_t)(hi - lo + 1));
-    if (line64 && coh->lru_lines) { /* no utilisation: ms_simulate_line's hit, the LRU miss walk */
+    if (!line64 && sim->util) sim->cur_bits = ms_used_bits(sim, lo >> sim->l1_shift, lo, (uint32_t)(hi - lo + 1));
+    if (line64 == COH_X86 ||
+        (line64 && coh->lru_lines)) { /* no utilisation: ms_simulate_line's hit, the LRU miss walk */
         uint64_t line = lo >> 6;
         int way = (flags & COH_L1_MISSED) ? -1 : l1_lookup_known(sim, v, line, write);
         if (way < 0) {
-            o->served = ms_simulate_miss_lru(sim, v, lo, write, ctx, c, o);
+            o->served = line64 == COH_X86 ? ms_simulate_miss_lru3(sim, v, lo, write, ctx, c, o)
+                                          : ms_simulate_miss_lru(sim, v, lo, write, ctx, c, o);
         } else {
             ms_fa_touch(v->fa[0], line, ms_cache_aux(v->cache[0], line, way));
             o->served = 0;
@@ -441,7 +462,7 @@ static inline __attribute__((always_inline)) line_result coh_line_t(ms_sim *sim,
     } else {
         o->served = ms_simulate_line(sim, v, v->cache[0], v->fa[0], lo, write, ctx, c, o, sim->util);
     }
-    int s = coh->shared_from, n = sim->nlevels;
+    int s = private_levels(coh, line64), n = all_levels(sim, line64);
     line_result r = { sim->stall[o->served], o->served >= s, 0, 0 };
     if (!(d[DIR_SHARERS] & bit) || r.left_private) /* this access fetched the copy */
         me[PROC_INVALIDATED] = (me[PROC_INVALIDATED] & 0xffffffffull) | (uint64_t)(ctx + 1) << 32;
@@ -464,12 +485,14 @@ static inline __attribute__((always_inline)) line_result coh_line_t(ms_sim *sim,
     if (r.left_private) {
         if (!write && coh->mesi && d[DIR_SHARERS] == bit && !(d[DIR_OWNER] & DIR_OWNER_CPU))
             d[DIR_OWNER] = p + 1; /* exclusive, clean */
-        if (source >= 0)
-            r.remote = node_of(coh, (unsigned)source) != node_of(coh, p);
-        else if (o->served == n)
-            r.remote = unit % coh->nnodes != node_of(coh, p);
-        if (r.remote && o->served == n) r.stall = coh->remote_stall;
-        r.comm |= r.remote;
+        if (coh->nnodes > 1) {    /* (one node: nothing is remote, no divisions) */
+            if (source >= 0)
+                r.remote = node_of(coh, (unsigned)source) != node_of(coh, p);
+            else if (o->served == n)
+                r.remote = unit % coh->nnodes != node_of(coh, p);
+            if (r.remote && o->served == n) r.stall = coh->remote_stall;
+            r.comm |= r.remote;
+        }
     } else if (upgrade) {
         /* Ownership of a read-only copy: a directory transaction, no miss. */
         uint64_t dir_stall = s < n                                   ? sim->stall[s]
@@ -545,17 +568,37 @@ static int coh_access_any(ms_sim *sim, unsigned cpu, uint64_t addr, uint32_t siz
 }
 
 /* coh_access_any of a one-line reference by a known processor and context (what the fast
- * path of ms_coh_access_line64 checked), with its constant shifts. */
-__attribute__((noinline)) int ms_coh_access_one64(ms_sim *sim, unsigned cpu, uint64_t addr, uint64_t last_byte,
-                                                  unsigned flags, uint32_t ctx)
+ * path of ms_coh_access_line64 checked), with its constant shifts; line64: COH_LINE64 or
+ * COH_X86 (a constant). */
+static inline __attribute__((always_inline)) int coh_access_one64_t(ms_sim *sim, unsigned cpu, uint64_t addr,
+                                                                    uint64_t last_byte, unsigned flags, uint32_t ctx,
+                                                                    int line64)
 {
     ms_counters *c = row(sim, ctx, cpu);
     unsigned write = (flags & MS_ACC_WRITE) ? 1u : 0u;
     ms_count_reference(c, write);
     ms_line_outcome o;
-    line_result r = coh_line_t(sim, cpu, addr, last_byte, flags, ctx, c, &o, 1);
+    line_result r = coh_line_t(sim, cpu, addr, last_byte, flags, ctx, c, &o, line64);
     coh_commit(sim, ctx, c, write, &o, r.stall, r.left_private, r.remote, r.comm);
     return o.served;
+}
+
+__attribute__((noinline)) static int coh_access_one_line64(ms_sim *sim, unsigned cpu, uint64_t addr, uint64_t last_byte,
+                                                           unsigned flags, uint32_t ctx)
+{
+    return coh_access_one64_t(sim, cpu, addr, last_byte, flags, ctx, COH_LINE64);
+}
+
+__attribute__((noinline)) static int coh_access_one_x86(ms_sim *sim, unsigned cpu, uint64_t addr, uint64_t last_byte,
+                                                        unsigned flags, uint32_t ctx)
+{
+    return coh_access_one64_t(sim, cpu, addr, last_byte, flags, ctx, COH_X86);
+}
+
+int ms_coh_access_one64(ms_sim *sim, unsigned cpu, uint64_t addr, uint64_t last_byte, unsigned flags, uint32_t ctx)
+{
+    return sim->coh->x86 ? coh_access_one_x86(sim, cpu, addr, last_byte, flags, ctx)
+                         : coh_access_one_line64(sim, cpu, addr, last_byte, flags, ctx);
 }
 
 /* The general path for a one-line reference by a known processor and context: the 64-byte

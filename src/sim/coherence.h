@@ -63,6 +63,8 @@ struct ms_coherence {
     int unit_is_line;               /* every private level's line is one coherence unit */
     int lru_lines;                  /* every level LRU with an order word, of L1's line size, no utilisation:
                     * misses take ms_simulate_miss_lru */
+    int x86;                        /* lru_lines with three levels, L3 shared: the general path's COH_X86
+                                     * instance (coherence.c) */
     ms_pairs pairs;                 /* (victim ctx, victim cpu, writer ctx, writer cpu) */
 };
 

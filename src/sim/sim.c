@@ -197,18 +197,24 @@ static void fill_level(ms_sim *sim, const ms_view *v, int level, uint64_t line, 
 
 /* Cause of a miss at level of a line whose held/evictor word is `word`; fa_hit says whether
  * the shadow held it. */
-static void classify_miss(const ms_sim *sim, int level, uint32_t word, int fa_hit, ms_line_outcome *out)
+static inline __attribute__((always_inline)) void classify_miss_t(const ms_sim *sim, int level, uint32_t word,
+                                                                  int fa_hit, ms_line_outcome *out, int coh)
 {
     if (!(word & MS_META_HELD)) {
         out->cause[level] = MS_CAUSE_COLD;
         out->evictor[level] = 0;
-    } else if (word & sim->inval_mark) {
+    } else if (word & (coh ? MS_META_INVAL : sim->inval_mark)) {
         out->cause[level] = MS_CAUSE_INVAL;
         out->evictor[level] = 0;
     } else {
         out->cause[level] = fa_hit ? MS_CAUSE_CONFLICT : MS_CAUSE_CAPACITY;
-        out->evictor[level] = word & sim->evictor_limit;
+        out->evictor[level] = word & (coh ? MS_META_PRESENT - 1 : sim->evictor_limit);
     }
+}
+
+static void classify_miss(const ms_sim *sim, int level, uint32_t word, int fa_hit, ms_line_outcome *out)
+{
+    classify_miss_t(sim, level, word, fa_hit, out, 0);
 }
 
 /* The L1 miss path of one line (byte address addr): reference the L1 shadow, look up the
@@ -243,52 +249,76 @@ int ms_simulate_miss(ms_sim *sim, const ms_view *v, uint64_t addr, unsigned writ
 
 /* fill_level for a level that is LRU with an order word and has L1's line size (rec is then
  * the record of line and of its victim's kind), without utilisation: the set update in line
- * (ms_cache_fill's order-word case), the record bookkeeping as fill_level's. */
+ * (ms_cache_fill's order-word case), the record bookkeeping as fill_level's. x86: a constant 1
+ * in ms_simulate_miss_lru3, whose caller is the coherent path (the marks are constants, L1
+ * alone has aux words). */
 static inline __attribute__((always_inline)) void fill_lru(ms_sim *sim, const ms_view *v, int level, uint64_t line,
-                                                           uint32_t *rec, unsigned dirty, uint32_t ctx, ms_counters *c)
+                                                           uint32_t *rec, unsigned dirty, uint32_t ctx, ms_counters *c,
+                                                           int x86)
 {
     ms_cache *cache = v->cache[level];
     uint64_t base;
     uint32_t way;
     uint64_t victim = ms_lru_fill_front(cache, line, dirty, cache->ways, &base, &way);
     uint32_t victim_node = 0;
-    if (cache->aux) {
+    if (x86 ? level == 0 : cache->aux != NULL) {
         victim_node = cache->aux[base + way];
         cache->aux[base + way] = cache->aux[base];
         cache->aux[base] = rec[v->fa_word[0]];
     }
     cache->filled = base;
     uint32_t *held = &rec[v->held_word[level]];
-    *held = (*held | MS_META_HELD | sim->present_mark) & ~sim->inval_mark;
+    if (x86)
+        *held = (*held | MS_META_HELD | MS_META_PRESENT) & ~MS_META_INVAL;
+    else
+        *held = (*held | MS_META_HELD | sim->present_mark) & ~sim->inval_mark;
     if (victim == MS_TAG_EMPTY) return;
     uint64_t victim_line = victim >> 1;
     uint32_t *victim_rec = ms_linemeta_lookup(&sim->meta, victim_line);
-    uint32_t evictor = ctx < sim->evictor_limit ? ctx + 1 : 0;
+    uint32_t limit = x86 ? MS_META_PRESENT - 1 : sim->evictor_limit;
+    uint32_t evictor = ctx < limit ? ctx + 1 : 0;
     victim_rec[v->held_word[level]] = MS_META_HELD | evictor;
     if (level == 0) victim_rec[v->fa_word[0]] = victim_node;
     if (victim & MS_TAG_DIRTY) ms_write_back(sim, v, level + 1, victim_line << sim->l1_shift, ctx, c);
 }
 
-int ms_simulate_miss_lru(ms_sim *sim, const ms_view *v, uint64_t addr, unsigned write, uint32_t ctx, ms_counters *c,
-                         ms_line_outcome *out)
+/* ms_simulate_miss_lru's walk; n: sim->nlevels, a constant 3 in the three-level instance
+ * (ms_simulate_miss_lru3, the coherent COH_X86 path's: the marks are then constants). */
+static inline __attribute__((always_inline)) int simulate_miss_lru_t(ms_sim *sim, const ms_view *v, uint64_t addr,
+                                                                     unsigned write, uint32_t ctx, ms_counters *c,
+                                                                     ms_line_outcome *out, int n)
 {
-    int n = sim->nlevels, k;
+    int k;
     uint64_t line = addr >> sim->l1_shift;
     uint32_t *rec = ms_linemeta_lookup(&sim->meta, line);
     int fa_hit = ms_fa_touch(v->fa[0], line, &rec[v->fa_word[0]]);
-    classify_miss(sim, 0, rec[v->held_word[0]], fa_hit, out);
-    int known = !ms_linemeta_is_stand_in(&sim->meta, rec) && sim->present_mark;
+    int x86 = n == 3; /* a constant: the instance */
+    uint32_t present = x86 ? MS_META_PRESENT : sim->present_mark;
+    classify_miss_t(sim, 0, rec[v->held_word[0]], fa_hit, out, x86);
+    int known = !ms_linemeta_is_stand_in(&sim->meta, rec) && present;
     for (k = 1; k < n; k++) {
         /* a level whose record says it does not hold the line is not searched */
-        int absent = known && !(rec[v->held_word[k]] & sim->present_mark);
-        int hit = !absent && ms_cache_lookup(v->cache[k], line, 0) >= 0;
+        int absent = known && !(rec[v->held_word[k]] & present);
+        int hit = !absent && ms_lru_lookup(v->cache[k], line, 0) >= 0;
         fa_hit = ms_fa_touch(v->fa[k], line, &rec[v->fa_word[k]]);
         if (hit) break;
-        classify_miss(sim, k, rec[v->held_word[k]], fa_hit, out);
+        classify_miss_t(sim, k, rec[v->held_word[k]], fa_hit, out, x86);
     }
     out->served = k;
-    for (int j = k - 1; j >= 0; j--) fill_lru(sim, v, j, line, rec, j == 0 ? write : 0, ctx, c);
+    for (int j = k - 1; j >= 0; j--) fill_lru(sim, v, j, line, rec, j == 0 ? write : 0, ctx, c, x86);
     return k;
+}
+
+int ms_simulate_miss_lru(ms_sim *sim, const ms_view *v, uint64_t addr, unsigned write, uint32_t ctx, ms_counters *c,
+                         ms_line_outcome *out)
+{
+    return simulate_miss_lru_t(sim, v, addr, write, ctx, c, out, sim->nlevels);
+}
+
+int ms_simulate_miss_lru3(ms_sim *sim, const ms_view *v, uint64_t addr, unsigned write, uint32_t ctx, ms_counters *c,
+                          ms_line_outcome *out)
+{
+    return simulate_miss_lru_t(sim, v, addr, write, ctx, c, out, 3);
 }
 
 /* Add one reference's misses, replacement pairs and stall to its counters. */

@@ -179,6 +179,47 @@ static inline int ms_cache_lookup(ms_cache *c, uint64_t line, unsigned dirty)
     return ms_cache_lookup_slow(c, set, line, dirty);
 }
 
+/* ms_cache_lookup_slow of an LRU level with an order word, no used masks and no record
+ * pointers (the coherent path's lru_lines hierarchies), in line: way 0 was checked by the
+ * caller; the way is found by fingerprints and trades places with way 0 (tag, fingerprint,
+ * aux word), as lru_promote does. Returns 0 (the way now holding the line) or -1. */
+static inline __attribute__((always_inline)) int ms_lru_lookup_rest(ms_cache *c, uint64_t *set, uint64_t line,
+                                                                    unsigned dirty)
+{
+    uint64_t set_no = line & c->set_mask;
+    int found = ms_cache_find_ways(c, set_no, line, c->ways);
+    if (found < 0) return -1;
+    uint32_t w = (uint32_t)found;
+    uint64_t base = set_no * c->ways, order = c->order[set_no];
+    c->order[set_no] = ms_order_promote(order, ms_order_position(order, w), w);
+    uint8_t f = c->fp[base + w];
+    c->fp[base + w] = c->fp[base];
+    c->fp[base] = f;
+    uint64_t tag = set[w] | dirty;
+    set[w] = set[0];
+    set[0] = tag;
+    if (c->aux) {
+        uint32_t aux = c->aux[base + w];
+        c->aux[base + w] = c->aux[base];
+        c->aux[base] = aux;
+    }
+    return 0;
+}
+
+/* ms_lru_lookup_rest out of line (cache.c): the callers' hot paths keep their registers. */
+int ms_lru_lookup_slow(ms_cache *c, uint64_t *set, uint64_t line, unsigned dirty);
+
+/* ms_cache_lookup for such a level: way 0 in line, the rest by ms_lru_lookup_slow. */
+static inline __attribute__((always_inline)) int ms_lru_lookup(ms_cache *c, uint64_t line, unsigned dirty)
+{
+    uint64_t *set = c->tags + (line & c->set_mask) * c->ways;
+    if ((set[0] >> 1) == line) {
+        set[0] |= dirty;
+        return 0;
+    }
+    return ms_lru_lookup_slow(c, set, line, dirty);
+}
+
 /* The aux word of way `way` of line's set (c->aux must exist). */
 static inline uint32_t *ms_cache_aux(const ms_cache *c, uint64_t line, int way)
 {
@@ -205,8 +246,10 @@ uint64_t ms_cache_remove(ms_cache *c, uint64_t line, uint32_t *aux);
 /* LRU with an order word: drop recency position p (not way 0 unless p == 0) of set set_no and
  * make a way empty at the least recent end. Way 0 must keep the most recent line, so removing
  * it moves the second most recent line (and what travels with it) into way 0 and empties that
- * line's way instead. */
-static inline void ms_lru_remove_at(ms_cache *c, uint64_t set_no, unsigned p)
+ * line's way instead. payload: -1 where c's aux words and used masks are tested here, else a
+ * constant saying that c has aux words (1) or none (0), and no used masks. */
+static inline __attribute__((always_inline)) void ms_lru_remove_at_t(ms_cache *c, uint64_t set_no, unsigned p,
+                                                                     int payload)
 {
     uint32_t ways = c->ways;
     uint64_t base = set_no * ways;
@@ -215,9 +258,9 @@ static inline void ms_lru_remove_at(ms_cache *c, uint64_t set_no, unsigned p)
         uint32_t w1 = (uint32_t)(order >> 4) & 15u;
         c->tags[base] = c->tags[base + w1];
         c->fp[base] = c->fp[base + w1];
-        if (c->aux) {
+        if (payload < 0 ? c->aux != NULL : payload) {
             c->aux[base] = c->aux[base + w1];
-            if (c->used) {
+            if (payload < 0 && c->used) {
                 c->used[base] = c->used[base + w1];
                 c->owner[base] = c->owner[base + w1];
             }
@@ -233,10 +276,13 @@ static inline void ms_lru_remove_at(ms_cache *c, uint64_t set_no, unsigned p)
     c->order[set_no] = kept | (uint64_t)freed << (4 * (ways - 1));
 }
 
+static inline void ms_lru_remove_at(ms_cache *c, uint64_t set_no, unsigned p) { ms_lru_remove_at_t(c, set_no, p, -1); }
+
 /* ms_cache_remove for an LRU level with an order word and no used masks, in line (the
  * coherent path's invalidations): the ways walked most recent first (a line being
- * invalidated was mostly used lately). */
-static inline __attribute__((always_inline)) uint64_t ms_cache_remove_lru(ms_cache *c, uint64_t line, uint32_t *aux)
+ * invalidated was mostly used lately). payload as ms_lru_remove_at_t's. */
+static inline __attribute__((always_inline)) uint64_t ms_cache_remove_lru_t(ms_cache *c, uint64_t line, uint32_t *aux,
+                                                                            int payload)
 {
     uint64_t set_no = line & c->set_mask, base = set_no * c->ways;
     const uint64_t *set = c->tags + base;
@@ -251,9 +297,14 @@ static inline __attribute__((always_inline)) uint64_t ms_cache_remove_lru(ms_cac
         w = (uint32_t)(order >> (4 * p)) & 15u;
     }
     uint64_t tag = set[w];
-    *aux = c->aux ? c->aux[base + w] : 0;
-    ms_lru_remove_at(c, set_no, p);
+    *aux = (payload < 0 ? c->aux != NULL : payload) ? c->aux[base + w] : 0;
+    ms_lru_remove_at_t(c, set_no, p, payload);
     return tag;
+}
+
+static inline __attribute__((always_inline)) uint64_t ms_cache_remove_lru(ms_cache *c, uint64_t line, uint32_t *aux)
+{
+    return ms_cache_remove_lru_t(c, line, aux, -1);
 }
 
 /* Coherence: clear line's dirty bit (downgrade to shared). Returns 1 if it was dirty. */
@@ -651,6 +702,10 @@ int ms_simulate_miss(ms_sim *sim, const ms_view *v, uint64_t addr, unsigned writ
  * fills in line. */
 int ms_simulate_miss_lru(ms_sim *sim, const ms_view *v, uint64_t addr, unsigned write, uint32_t ctx, ms_counters *c,
                          ms_line_outcome *out);
+/* ms_simulate_miss_lru of a three-level hierarchy (sim->nlevels == 3: the threaded x86 preset's
+ * private L1, L2 and shared L3), its loops unrolled. */
+int ms_simulate_miss_lru3(ms_sim *sim, const ms_view *v, uint64_t addr, unsigned write, uint32_t ctx, ms_counters *c,
+                          ms_line_outcome *out);
 /* One line of a reference in view v; the L1 hit is inlined. l1 and fa0 are v's L1 and its
  * shadow (passed apart so that the one-processor path addresses sim->cache[0] directly);
  * util: sim->util (a constant where the caller has one), the hit ORs sim->cur_bits into the
