@@ -23,14 +23,23 @@ const char *ms_wait_kind_name(uint32_t kind)
 
 static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
 
+/* Where a synchronisation point's function, inlined, was called (its next frame outwards). */
+typedef struct {
+    char *function, *file;
+    int line;
+} via_frame;
+
 /* The code location of context ctx: function and file malloc'd. The outermost frame of its pc
- * (like blocks), or with innermost set the innermost one outside system headers (a
+ * (like blocks), or with via set the innermost one outside system headers (a
  * synchronisation point: the call itself, in a function inlined or not, and not inside an
- * inlined library wrapper such as std::mutex::lock; the outermost if all are). Returns 0 or
- * -1 (out of memory). */
-static int place_ctx(const ms_raw *raw, ms_symbolizer *sym, uint32_t ctx, int innermost, char **function, char **file,
-                     int *line)
+ * inlined library wrapper such as std::mutex::lock; the outermost if all are), and in *via
+ * the frame it was inlined into (a program's own wrapper inlined at several calls: each is
+ * a point of its own, told apart by it), all NULL when it was not inlined. Returns 0 or -1
+ * (out of memory). */
+static int place_ctx(const ms_raw *raw, ms_symbolizer *sym, uint32_t ctx, via_frame *via, char **function,
+                     char **file, int *line)
 {
+    const int innermost = via != NULL;
     uint64_t pc = 0;
     for (size_t i = 0; i < raw->ncontexts && !pc; i++)
         if (raw->contexts[i].ctx == ctx) pc = raw->contexts[i].pc;
@@ -46,7 +55,15 @@ static int place_ctx(const ms_raw *raw, ms_symbolizer *sym, uint32_t ctx, int in
     *function = strdup(f && f->func ? ms_symbolizer_readable(sym, f->func) : "??");
     *file = dup_or_null(f ? f->file : NULL);
     *line = f ? f->line : 0;
-    return *function && (!f || !f->file || *file) ? 0 : -1;
+    if (!*function || (f && f->file && !*file)) return -1;
+    if (via && s && k + 1 < s->nframes) {
+        const ms_frame *v = &s->frames[k + 1];
+        via->function = strdup(v->func ? ms_symbolizer_readable(sym, v->func) : "??");
+        via->file = dup_or_null(v->file);
+        via->line = v->line;
+        if (!via->function || (v->file && !via->file)) return -1;
+    }
+    return 0;
 }
 
 /* "FUNC:loop@A-B" of the innermost loop holding block b, NULL when none. */
@@ -106,7 +123,7 @@ static int explain_stall(const ms_raw *raw, ms_symbolizer *sym, const ms_raw_wai
 {
     ms_wait_explanation e = { 0 };
     e.stall_cycles = st->cycles;
-    if (place_ctx(raw, sym, st->ctx, 0, &e.function, &e.file, &e.line) < 0) {
+    if (place_ctx(raw, sym, st->ctx, NULL, &e.function, &e.file, &e.line) < 0) {
         free(e.function);
         return -1;
     }
@@ -172,7 +189,7 @@ static int place_paths(const ms_raw_wait_point *p, const ms_model *m, ms_wait_so
     return 0;
 }
 
-int ms_analyze_waiting(const ms_raw *raw, ms_symbolizer *sym, ms_model *m)
+int ms_analyze_waiting(const ms_raw *raw, ms_symbolizer *sym, ms_model *m, ms_wait_object_fn object, void *ud)
 {
     ms_waiting *wt = &m->waiting;
     if (!raw->timed) return 0;
@@ -203,7 +220,13 @@ int ms_analyze_waiting(const ms_raw *raw, ms_symbolizer *sym, ms_model *m)
         w->extra_stall = p->extra_stall;
         for (int c = 0; c < MS_WAITCLASSES; c++) w->classes[c] = p->classes[c];
         wt->total_cycles += p->cycles;
-        if (place_ctx(raw, sym, p->ctx, 1, &w->function, &w->file, &w->line) < 0 || explain(raw, sym, p, m, w) < 0 ||
+        via_frame via = { NULL, NULL, 0 };
+        int rc = place_ctx(raw, sym, p->ctx, &via, &w->function, &w->file, &w->line);
+        w->via_function = via.function;
+        w->via_file = via.file;
+        w->via_line = via.line;
+        const char *on = object ? object(ud, p->ctx) : NULL;
+        if (rc < 0 || (on && !(w->object_name = strdup(on))) || explain(raw, sym, p, m, w) < 0 ||
             place_paths(p, m, w) < 0)
             return -1;
     }
