@@ -23,7 +23,8 @@ const char *ms_wait_kind_name(uint32_t kind)
 
 static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
 
-/* Where a synchronisation point's function, inlined, was called (its next frame outwards). */
+/* Where a synchronisation point's function, inlined, was called: the function compiled around
+ * it and the line there (its outermost frame). */
 typedef struct {
     char *function, *file;
     int line;
@@ -33,8 +34,9 @@ typedef struct {
  * (like blocks), or with via set the innermost one outside system headers (a
  * synchronisation point: the call itself, in a function inlined or not, and not inside an
  * inlined library wrapper such as std::mutex::lock; the outermost if all are), and in *via
- * the frame it was inlined into (a program's own wrapper inlined at several calls: each is
- * a point of its own, told apart by it), all NULL when it was not inlined. Returns 0 or -1
+ * the outermost frame when that is another (a program's own wrapper inlined at several calls,
+ * also through another inlined function: each is a point of its own, told apart by it), all
+ * NULL when it was not inlined. Returns 0 or -1
  * (out of memory). */
 static int place_ctx(const ms_raw *raw, ms_symbolizer *sym, uint32_t ctx, via_frame *via, char **function,
                      char **file, int *line)
@@ -57,7 +59,7 @@ static int place_ctx(const ms_raw *raw, ms_symbolizer *sym, uint32_t ctx, via_fr
     *line = f ? f->line : 0;
     if (!*function || (f && f->file && !*file)) return -1;
     if (via && s && k + 1 < s->nframes) {
-        const ms_frame *v = &s->frames[k + 1];
+        const ms_frame *v = &s->frames[s->nframes - 1]; /* through nested inlining: its line tells the calls apart */
         via->function = strdup(v->func ? ms_symbolizer_readable(sym, v->func) : "??");
         via->file = dup_or_null(v->file);
         via->line = v->line;
