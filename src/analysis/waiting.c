@@ -58,8 +58,11 @@ static int place_ctx(const ms_raw *raw, ms_symbolizer *sym, uint32_t ctx, via_fr
     *file = dup_or_null(f ? f->file : NULL);
     *line = f ? f->line : 0;
     if (!*function || (f && f->file && !*file)) return -1;
-    if (via && s && k + 1 < s->nframes) {
-        const ms_frame *v = &s->frames[s->nframes - 1]; /* through nested inlining: its line tells the calls apart */
+    const ms_frame *v = via && s && k + 1 < s->nframes ? &s->frames[s->nframes - 1] : NULL;
+    /* through nested inlining: its line tells the calls apart; none when it is the same
+     * function (its part split off by the compiler, pbzip2's terminatorThreadProc) */
+    if (v && v->func && f->func && strcmp(v->func, f->func) == 0) v = NULL;
+    if (v) {
         via->function = strdup(v->func ? ms_symbolizer_readable(sym, v->func) : "??");
         via->file = dup_or_null(v->file);
         via->line = v->line;
