@@ -36,10 +36,9 @@ typedef struct {
  * inlined library wrapper such as std::mutex::lock; the outermost if all are), and in *via
  * the outermost frame when that is another (a program's own wrapper inlined at several calls,
  * also through another inlined function: each is a point of its own, told apart by it), all
- * NULL when it was not inlined. Returns 0 or -1
- * (out of memory). */
-static int place_ctx(const ms_raw *raw, ms_symbolizer *sym, uint32_t ctx, via_frame *via, char **function,
-                     char **file, int *line)
+ * NULL when it was not inlined. Returns 0 or -1 (out of memory). */
+static int place_ctx(const ms_raw *raw, ms_symbolizer *sym, uint32_t ctx, via_frame *via, char **function, char **file,
+                     int *line)
 {
     const int innermost = via != NULL;
     uint64_t pc = 0;

@@ -132,9 +132,9 @@ static int from_omp_runtime(uintptr_t ra)
 
 /* Record a synchronisation event of the program (not of an OpenMP runtime): used in the
  * interposed functions, whose caller is the return address (the event's site). */
-#define PROGRAM_SYNC(kind, obj, arg)                                                       \
-    do {                                                                                   \
-        uintptr_t ra_ = (uintptr_t)__builtin_return_address(0);                            \
+#define PROGRAM_SYNC(kind, obj, arg)                                                          \
+    do {                                                                                      \
+        uintptr_t ra_ = (uintptr_t)__builtin_return_address(0);                               \
         if (ms_streams_mode && !from_omp_runtime(ra_)) ms_sync_event_at(kind, obj, arg, ra_); \
     } while (0)
 
