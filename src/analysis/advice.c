@@ -271,7 +271,18 @@ static void interference(const ms_model *m, const ms_cell *cell, int level, cons
                 approx_size(part, sizeof part, touched);
                 put(used, sizeof used, ", of which the run touched %s", part);
             }
-            put(sizes, sizeof sizes, " (it is %s%s; L%d holds %s)", held, used, level + 1, cache);
+            /* a block per thread or per job, several live at once (pigz's deflate state per
+             * compressing thread, pbzip2's sort arrays per block): how big one is, which is
+             * what one processor's cache has to hold */
+            char blocks[64] = "";
+            uint64_t each = d->kind == MS_BIN_HEAP && d->objects > 1 ? d->bytes / d->objects : 0;
+            if (each && 2 * bytes >= 3 * each) {
+                char one[24];
+                approx_size(one, sizeof one, each);
+                put(blocks, sizeof blocks, ": %llu blocks of %s live at once",
+                    (unsigned long long)((bytes + each / 2) / each), one);
+            }
+            put(sizes, sizeof sizes, " (it is %s%s%s; L%d holds %s)", held, blocks, used, level + 1, cache);
         }
         /* the loops' order helps only where they walk it; a hash table or a pointer structure
          * is used in an order the data decides (gzip's prev chains, xz's match finder) */

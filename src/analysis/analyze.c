@@ -731,6 +731,16 @@ static int referenced_bins(analysis *an)
     return 0;
 }
 
+/* ms_wait_object_fn over the analysis (ud): the data bin of a site context's bin, NULL when
+ * the context has none (bin 0: an object of no bin, or a recording before sites had them). */
+static const char *site_object(void *ud, uint32_t ctx)
+{
+    const analysis *an = ud;
+    ctx_info key = { .ctx = ctx };
+    const ctx_info *c = bsearch(&key, an->ctx, an->nctx, sizeof key, cmp_ctx);
+    return c && c->bin_id && c->data < an->m->ndata ? an->m->data[c->data].name : NULL;
+}
+
 /* Does any counter or eviction refer to a context the raw file does not describe, or a
  * context to a bin it does not describe? */
 static bool needs_unknown(analysis *an)
@@ -767,7 +777,7 @@ int ms_analyze(const ms_raw *raw, const ms_analyze_opts *opts, ms_model *out, ch
     if (rc == 0) rc = build_data(&an, with_unknown);
     if (rc == 0) rc = ms_analyze_blocks(raw, an.sym, out);
     if (rc == 0) rc = ms_analyze_calls(raw, an.sym, out);
-    if (rc == 0) rc = ms_analyze_waiting(raw, an.sym, out);
+    if (rc == 0) rc = ms_analyze_waiting(raw, an.sym, out, site_object, &an);
     if (rc == 0) rc = name_code(&an, opts);
     if (rc == 0) rc = build_axes(&an);
     if (rc == 0) {

@@ -23,14 +23,24 @@ const char *ms_wait_kind_name(uint32_t kind)
 
 static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
 
+/* Where a synchronisation point's function, inlined, was called: the function compiled around
+ * it and the line there (its outermost frame). */
+typedef struct {
+    char *function, *file;
+    int line;
+} via_frame;
+
 /* The code location of context ctx: function and file malloc'd. The outermost frame of its pc
- * (like blocks), or with innermost set the innermost one outside system headers (a
+ * (like blocks), or with via set the innermost one outside system headers (a
  * synchronisation point: the call itself, in a function inlined or not, and not inside an
- * inlined library wrapper such as std::mutex::lock; the outermost if all are). Returns 0 or
- * -1 (out of memory). */
-static int place_ctx(const ms_raw *raw, ms_symbolizer *sym, uint32_t ctx, int innermost, char **function, char **file,
+ * inlined library wrapper such as std::mutex::lock; the outermost if all are), and in *via
+ * the outermost frame when that is another (a program's own wrapper inlined at several calls,
+ * also through another inlined function: each is a point of its own, told apart by it), all
+ * NULL when it was not inlined. Returns 0 or -1 (out of memory). */
+static int place_ctx(const ms_raw *raw, ms_symbolizer *sym, uint32_t ctx, via_frame *via, char **function, char **file,
                      int *line)
 {
+    const int innermost = via != NULL;
     uint64_t pc = 0;
     for (size_t i = 0; i < raw->ncontexts && !pc; i++)
         if (raw->contexts[i].ctx == ctx) pc = raw->contexts[i].pc;
@@ -46,7 +56,18 @@ static int place_ctx(const ms_raw *raw, ms_symbolizer *sym, uint32_t ctx, int in
     *function = strdup(f && f->func ? ms_symbolizer_readable(sym, f->func) : "??");
     *file = dup_or_null(f ? f->file : NULL);
     *line = f ? f->line : 0;
-    return *function && (!f || !f->file || *file) ? 0 : -1;
+    if (!*function || (f && f->file && !*file)) return -1;
+    const ms_frame *v = via && s && k + 1 < s->nframes ? &s->frames[s->nframes - 1] : NULL;
+    /* through nested inlining: its line tells the calls apart; none when it is the same
+     * function (its part split off by the compiler, pbzip2's terminatorThreadProc) */
+    if (v && v->func && f->func && strcmp(v->func, f->func) == 0) v = NULL;
+    if (v) {
+        via->function = strdup(v->func ? ms_symbolizer_readable(sym, v->func) : "??");
+        via->file = dup_or_null(v->file);
+        via->line = v->line;
+        if (!via->function || (v->file && !via->file)) return -1;
+    }
+    return 0;
 }
 
 /* "FUNC:loop@A-B" of the innermost loop holding block b, NULL when none. */
@@ -106,7 +127,7 @@ static int explain_stall(const ms_raw *raw, ms_symbolizer *sym, const ms_raw_wai
 {
     ms_wait_explanation e = { 0 };
     e.stall_cycles = st->cycles;
-    if (place_ctx(raw, sym, st->ctx, 0, &e.function, &e.file, &e.line) < 0) {
+    if (place_ctx(raw, sym, st->ctx, NULL, &e.function, &e.file, &e.line) < 0) {
         free(e.function);
         return -1;
     }
@@ -172,7 +193,7 @@ static int place_paths(const ms_raw_wait_point *p, const ms_model *m, ms_wait_so
     return 0;
 }
 
-int ms_analyze_waiting(const ms_raw *raw, ms_symbolizer *sym, ms_model *m)
+int ms_analyze_waiting(const ms_raw *raw, ms_symbolizer *sym, ms_model *m, ms_wait_object_fn object, void *ud)
 {
     ms_waiting *wt = &m->waiting;
     if (!raw->timed) return 0;
@@ -203,7 +224,13 @@ int ms_analyze_waiting(const ms_raw *raw, ms_symbolizer *sym, ms_model *m)
         w->extra_stall = p->extra_stall;
         for (int c = 0; c < MS_WAITCLASSES; c++) w->classes[c] = p->classes[c];
         wt->total_cycles += p->cycles;
-        if (place_ctx(raw, sym, p->ctx, 1, &w->function, &w->file, &w->line) < 0 || explain(raw, sym, p, m, w) < 0 ||
+        via_frame via = { NULL, NULL, 0 };
+        int rc = place_ctx(raw, sym, p->ctx, &via, &w->function, &w->file, &w->line);
+        w->via_function = via.function;
+        w->via_file = via.file;
+        w->via_line = via.line;
+        const char *on = object ? object(ud, p->ctx) : NULL;
+        if (rc < 0 || (on && !(w->object_name = strdup(on))) || explain(raw, sym, p, m, w) < 0 ||
             place_paths(p, m, w) < 0)
             return -1;
     }

@@ -7,9 +7,14 @@
 #include "../model/model.h"
 #include "symbolize.h"
 
+/* The name of the data bin that holds the synchronisation object of a point's site context
+ * ctx (the runtime gives the site's context the object's bin), NULL when none. */
+typedef const char *(*ms_wait_object_fn)(void *ud, uint32_t ctx);
+
 /* Fill m->waiting from raw (nothing unless raw->timed); m->blocks and m->loops must be filled
- * (ms_analyze_blocks). Returns 0, or -1 when out of memory. */
-int ms_analyze_waiting(const ms_raw *raw, ms_symbolizer *sym, ms_model *m);
+ * (ms_analyze_blocks); object (NULL: none) names each point's object. Returns 0, or -1 when
+ * out of memory. */
+int ms_analyze_waiting(const ms_raw *raw, ms_symbolizer *sym, ms_model *m, ms_wait_object_fn object, void *ud);
 
 /* The JSON / report name of a recorded sync kind that waits ("barrier", "lock", ...). */
 const char *ms_wait_kind_name(uint32_t kind);

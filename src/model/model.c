@@ -77,6 +77,9 @@ void ms_model_free(ms_model *m)
         free(w->kind);
         free(w->function);
         free(w->file);
+        free(w->object_name);
+        free(w->via_function);
+        free(w->via_file);
         for (size_t j = 0; j < w->nexplanation; j++) {
             free(w->explanation[j].function);
             free(w->explanation[j].file);

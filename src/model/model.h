@@ -190,7 +190,12 @@ typedef struct {
     char *kind; /* "barrier", "lock", "join", "cond", "semaphore", "fork" */
     char *function, *file;
     int line;
-    uint64_t object; /* the lock's or barrier's address / id */
+    uint64_t object;   /* the lock's or barrier's address / id */
+    char *object_name; /* the data bin holding the object (a mutex in a heap block, a global), NULL unknown */
+    char *via_function, *via_file; /* the location is in a function inlined (a synchronisation wrapper): the
+                                    * function compiled around it and the line of the call there; NULL when
+                                    * not inlined */
+    int via_line;
     uint64_t instances, cycles;
     uint64_t classes[MS_WAITCLASSES]; /* cycles by class */
     uint64_t extra_stall;             /* the late paths' memory stall beyond the waiters' */

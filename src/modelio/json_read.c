@@ -788,6 +788,12 @@ static int read_waiting(json_reader *r, json_t *root, ms_model *m)
                 get_u64(r, x, xpath, "stall_cycles", &ex->stall_cycles) < 0)
                 return -1;
         }
+        /* the object's bin and the inlining caller: absent in earlier files */
+        if ((json_object_get(e, "object_name") && get_str(r, e, path, "object_name", &w->object_name) < 0) ||
+            (json_object_get(e, "via_function") &&
+             (get_str(r, e, path, "via_function", &w->via_function) < 0 ||
+              get_str(r, e, path, "via_file", &w->via_file) < 0 || get_line(r, e, path, "via_line", &w->via_line) < 0)))
+            return -1;
         json_t *pa = json_object_get(e, "paths"); /* absent in the first files that had waiting */
         size_t npa = pa ? json_array_size(pa) : 0;
         if (pa && !json_is_array(pa)) return bad_type(r, path, "paths", "an array");

@@ -124,6 +124,10 @@ json_t *jw_waiting(json_writer *w, const ms_model *m)
         put(w, e, "file", text_json(w, src->file));
         put(w, e, "line", json_integer(src->line));
         put(w, e, "object", u64_json(src->object));
+        put(w, e, "object_name", text_json(w, src->object_name));
+        put(w, e, "via_function", text_json(w, src->via_function));
+        put(w, e, "via_file", text_json(w, src->via_file));
+        put(w, e, "via_line", json_integer(src->via_line));
         put(w, e, "instances", u64_json(src->instances));
         put(w, e, "cycles", u64_json(src->cycles));
         put(w, e, "share", json_real(rate(src->cycles, wt->total_cycles)));

@@ -22,6 +22,19 @@ static int no_waiting(FILE *out)
     return ferror(out) ? -1 : 0;
 }
 
+/* "on OBJECT, called from FUNCTION FILE:LINE" for a point with an object name or inlined into
+ * a caller (a synchronisation wrapper's points told apart); 0 when it has neither. */
+static int point_object(const ms_wait_source *w, char *buf, size_t len)
+{
+    if (!w->object_name && !w->via_function) return 0;
+    char via[256] = "";
+    if (w->via_function)
+        snprintf(via, sizeof via, "%scalled from %s %s:%d", w->object_name ? ", " : "", w->via_function,
+                 base(w->via_file), w->via_line);
+    snprintf(buf, len, "%s%s%s", w->object_name ? "on " : "", w->object_name ? w->object_name : "", via);
+    return 1;
+}
+
 int ms_report_waiting(FILE *out, const ms_model *m, int top)
 {
     const ms_waiting *wt = &m->waiting;
@@ -59,6 +72,8 @@ int ms_report_waiting(FILE *out, const ms_model *m, int top)
                 pct(w->classes[MS_WAITCLASS_LOAD_IMBALANCE], w->cycles),
                 pct(w->classes[MS_WAITCLASS_INSUFFICIENT_PARALLELISM], w->cycles),
                 pct(w->classes[MS_WAITCLASS_COMMUNICATION], w->cycles), why);
+        char on[512];
+        if (point_object(w, on, sizeof on)) fprintf(out, "                 %s\n", on);
     }
     return ferror(out) ? -1 : 0;
 }
@@ -96,6 +111,8 @@ int ms_report_wait_detail(FILE *out, const ms_model *m, const char *location, ch
                 w->kind, w->function ? w->function : "??", w->file ? w->file : "??", w->line,
                 (unsigned long long)w->object, (unsigned long long)w->instances, (unsigned long long)w->cycles,
                 pct(w->cycles, wt->total_cycles));
+        char on[512];
+        if (point_object(w, on, sizeof on)) fprintf(out, "  %s\n", on);
         for (int c = 0; c < MS_WAITCLASSES; c++)
             fprintf(out, "  %-26s %12llu cycles %5.1f%%\n", ms_waitclass_name(c), (unsigned long long)w->classes[c],
                     pct(w->classes[c], w->cycles));

@@ -226,7 +226,7 @@ void ms_blocks_emit_work(ms_thread *t)
     for (uint32_t i = 0; i < n; i++) {
         uint32_t id = d->blk_list[i];
         uint64_t c = d->blk_pending[id];
-        ms_sync_put(t, MS_SYNC_WORK, id, c, 0, 0);
+        ms_sync_put(t, MS_SYNC_WORK, id, c, 0, 0, 0);
         d->blk_count[id] += c;
         d->blk_pending[id] = 0;
     }

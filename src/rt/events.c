@@ -200,7 +200,8 @@ static uint32_t map_loop(const ms_event *ev, uint32_t n, ms_rec_stream *rec, ms_
         if (MS_UNLIKELY(ev[i].bin == MS_EV_SYNC_BIN)) { /* two slots (rt.h) */
             if (rec && i + 1 < n)
                 ms_rec_sync(rec, ev[i].size_flags, ev[i].addr, ev[i + 1].addr, ev[i].pc,
-                            ev[i + 1].pc ? ctx_in(cache, ev[i + 1].pc, 0, try_only) : 0); /* the site: bin 0 */
+                            ev[i + 1].pc ? ctx_in(cache, ev[i + 1].pc, ev[i + 1].size_flags, try_only)
+                                         : 0); /* the site, with the object's bin (sync.c) */
             i++;
             continue;
         }

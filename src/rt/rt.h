@@ -804,9 +804,16 @@ void ms_threads_init(void);
  * process-wide sequence number now; site: the return address of the program's synchronising
  * call (its code location, the stream's site; 0 unknown). */
 void ms_sync_event(uint32_t kind, uint64_t obj, uint64_t arg, uintptr_t site);
+/* ms_sync_event for an object in memory (a mutex, condition variable, barrier or semaphore
+ * at address obj): the site's context also carries the data bin that holds the object, so
+ * that a synchronisation wrapper's one call site splits by the program's objects and the
+ * waiting analysis names them (events.c). */
+void ms_sync_event_at(uint32_t kind, uint64_t obj, uint64_t arg, uintptr_t site);
 /* Put a synchronisation-kind event (MS_SYNC_*, format/stream.h) into t's buffer as is: no
- * drain, no new sequence number (ms_sync_event does both; WORK events use this directly). */
-void ms_sync_put(ms_thread *t, uint32_t kind, uint64_t obj, uint64_t arg, uint64_t seq, uintptr_t site);
+ * drain, no new sequence number (ms_sync_event does both; WORK events use this directly);
+ * obj_bin: the data bin of the object (0 none), the bin of the site's context. */
+void ms_sync_put(ms_thread *t, uint32_t kind, uint64_t obj, uint64_t arg, uint64_t seq, uintptr_t site,
+                 uint32_t obj_bin);
 /* dlsym of a real function, the default version or (version non-NULL) that version; the
  * lookup runs inside the runtime (nothing recorded). NULL if absent. */
 void *ms_real_function(const char *name, const char *version);

@@ -27,7 +27,8 @@ void *ms_real_function(const char *name, const char *version)
     return f;
 }
 
-void ms_sync_put(ms_thread *t, uint32_t kind, uint64_t obj, uint64_t arg, uint64_t seq, uintptr_t site)
+void ms_sync_put(ms_thread *t, uint32_t kind, uint64_t obj, uint64_t arg, uint64_t seq, uintptr_t site,
+                 uint32_t obj_bin)
 {
     if (t->nev + 2 > MS_EVENTS_PER_THREAD) ms_events_flush(t);
     ms_event *e = &t->data->ev[t->nev];
@@ -38,18 +39,31 @@ void ms_sync_put(ms_thread *t, uint32_t kind, uint64_t obj, uint64_t arg, uint64
     e[1].addr = arg;
     e[1].pc = site;
     e[1].bin = MS_EV_SYNC_BIN;
+    e[1].size_flags = obj_bin; /* the site context's bin (events.c) */
     t->nev += 2;
     if (t->nev == MS_EVENTS_PER_THREAD) ms_events_flush(t);
 }
 
-void ms_sync_event(uint32_t kind, uint64_t obj, uint64_t arg, uintptr_t site)
+/* ms_sync_event's and ms_sync_event_at's body; at: obj is an address whose bin the site's
+ * context carries. */
+static void sync_event(uint32_t kind, uint64_t obj, uint64_t arg, uintptr_t site, int at)
 {
     if (ms_tls.mode == MS_T_READY) ms_plug_sync(); /* accesses before the event (plugin.c) */
     if (MS_LIKELY(!ms_streams_mode)) return;
     ms_thread *t = &ms_tls;
     if (!ms_thread_can_record(t)) return;
     if (t->data->blk_npending) ms_blocks_emit_work(t); /* the work since the last event */
-    ms_sync_put(t, kind, obj, arg, __atomic_add_fetch(&sync_seq, 1, __ATOMIC_SEQ_CST), site);
+    /* the object's bin as an access to it would get it (a lock in a heap block, a global,
+     * a stack variable); none for the first page, which holds no object */
+    uint32_t obj_bin = at && site && obj >= 4096 ? ms_resolve_bin(t, (uintptr_t)obj) : 0;
+    ms_sync_put(t, kind, obj, arg, __atomic_add_fetch(&sync_seq, 1, __ATOMIC_SEQ_CST), site, obj_bin);
+}
+
+void ms_sync_event(uint32_t kind, uint64_t obj, uint64_t arg, uintptr_t site) { sync_event(kind, obj, arg, site, 0); }
+
+void ms_sync_event_at(uint32_t kind, uint64_t obj, uint64_t arg, uintptr_t site)
+{
+    sync_event(kind, obj, arg, site, 1);
 }
 
 /* In an interposed function: real_<name>, the real function (looked up once; a race only
@@ -118,10 +132,10 @@ static int from_omp_runtime(uintptr_t ra)
 
 /* Record a synchronisation event of the program (not of an OpenMP runtime): used in the
  * interposed functions, whose caller is the return address (the event's site). */
-#define PROGRAM_SYNC(kind, obj, arg)                                                       \
-    do {                                                                                   \
-        uintptr_t ra_ = (uintptr_t)__builtin_return_address(0);                            \
-        if (ms_streams_mode && !from_omp_runtime(ra_)) ms_sync_event(kind, obj, arg, ra_); \
+#define PROGRAM_SYNC(kind, obj, arg)                                                          \
+    do {                                                                                      \
+        uintptr_t ra_ = (uintptr_t)__builtin_return_address(0);                               \
+        if (ms_streams_mode && !from_omp_runtime(ra_)) ms_sync_event_at(kind, obj, arg, ra_); \
     } while (0)
 
 /* A lock operation that records ACQUIRE(lock, mode) when it succeeds (returns 0). */

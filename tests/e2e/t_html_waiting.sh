@@ -2,7 +2,7 @@
 # memspy html on a timed replay (tests/e2e/progs/waiting.c imbalance) in headless Chromium: the
 # waiting-time section shows one bar row per processor split into computation / stall /
 # waiting / synchronisation with the numbers of the JSON profile, and the WT Map's first row is
-# the barrier, over 99% of the waiting, load imbalance, explained by crunch's loop.
+# the barrier (named: on bar), over 99% of the waiting, load imbalance, explained by crunch's loop.
 # Skips only when Chromium is not installed.
 # matrix: gcc:-O2
 . "$1/tests/e2e/lib.sh"
@@ -22,4 +22,5 @@ expect "cpu 1's waiting bar carries the profile's value" \
   "$(awk -v v="$w1" 'BEGIN { if (v < 100000) print v; else printf "%.2fM\n", v / 1e6 }')"
 ok_if "the WT Map's first row: the barrier, > 99% of the waiting, load imbalance > 99%, crunch's loop" \
   grep -Eq '<td>#1</td><td>barrier</td><td>[^<]*</td><td>3</td><td>[^<]*</td><td>(99|100)\.[0-9]%</td><td>(99|100)\.[0-9]%</td>.*crunch:loop@' waiting.html
+ok_if "the WT Map's first row names the barrier's object, bar" grep -q '<td>#1</td><td>barrier</td><td>worker waiting.c:[0-9]* on bar</td>' waiting.html
 finish

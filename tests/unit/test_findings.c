@@ -131,6 +131,19 @@ static void test_uniprocessor(void)
     m.nprocs = 2;
     CHECK_EQ(ms_findings(&m, f), 2);
     CHECK_CONTAINS(f[1].advice, "make it smaller (it is 3.0 MiB; L1 holds 32 KiB) or keep");
+    /* ... a block per processor (pigz's deflate state per compressing thread): how big one is,
+     * and how many were live at once (peak over the blocks' average) */
+    uint64_t objects = m.data[FX_Z].objects, bytes = m.data[FX_Z].bytes;
+    m.data[FX_Z].objects = 5;
+    m.data[FX_Z].bytes = 5 * (768u << 10);
+    CHECK_EQ(ms_findings(&m, f), 2);
+    CHECK_CONTAINS(f[1].advice, "make it smaller (it is 3.0 MiB: 4 blocks of 768 KiB live at once; L1 holds 32 KiB)");
+    /* ... not when they were live one at a time (a block grown by realloc) */
+    m.data[FX_Z].bytes = 5 * (3u << 20);
+    CHECK_EQ(ms_findings(&m, f), 2);
+    CHECK_CONTAINS(f[1].advice, "make it smaller (it is 3.0 MiB; L1 holds 32 KiB) or keep");
+    m.data[FX_Z].objects = objects;
+    m.data[FX_Z].bytes = bytes;
     m.nprocs = nprocs;
     /* mostly conflicts with Y: offset Z by half a way of the cache (32K, 2 ways); a whatif
      * prediction's advice adds to its changes */

@@ -71,6 +71,43 @@ bool user_var(tree v)
 
 static bool lvalue_path(tree t, text &out, int depth);
 
+/* The function a variable comes from (the original of an inlined copy), NULL_TREE for a global. */
+static tree var_function(tree v)
+{
+    tree ctx = DECL_CONTEXT(DECL_ORIGIN(v));
+    return ctx && TREE_CODE(ctx) == FUNCTION_DECL ? DECL_ORIGIN(ctx) : NULL_TREE;
+}
+
+/* Whether v, a variable, comes from a function inlined into the current one. */
+static bool inlined_var(tree v)
+{
+    tree fn = var_function(v);
+    return fn && fn != DECL_ORIGIN(current_function_decl);
+}
+
+/* The program's local variable of another function than SSA name t's own variable that a
+ * debug bind gives t's value (`# DEBUG job => ptr_5`), NULL_TREE if none: the name the
+ * program gives a value that an inlined function computed and returned (pigz's `job =
+ * alloc(NULL, n)`, whose SSA name keeps alloc's parameter `ptr` as its variable). A local,
+ * not a parameter (an inlined callee's parameter bound to the value where it is passed on);
+ * the current function's own first, else the first found. Only with debug statements (-g). */
+static tree own_debug_var(tree t)
+{
+    tree from = var_function(SSA_NAME_VAR(t)), first = NULL_TREE;
+    imm_use_iterator it;
+    use_operand_p use;
+    FOR_EACH_IMM_USE_FAST(use, it, t)
+    {
+        gimple *u = USE_STMT(use);
+        if (!u || !gimple_debug_bind_p(u) || gimple_debug_bind_get_value(u) != t) continue;
+        tree v = gimple_debug_bind_get_var(u);
+        if (!user_var(v) || TREE_CODE(DECL_ORIGIN(v)) != VAR_DECL || var_function(v) == from) continue;
+        if (!inlined_var(v)) return v;
+        if (!first) first = v;
+    }
+    return first;
+}
+
 /* The member of aggregate type ty that starts off bytes in and has type want (NULL: any),
  * searched through nested members: its path (".mf", ".mf.hash") added to out. */
 static bool member_path(tree ty, HOST_WIDE_INT off, tree want, text &out, int depth)
@@ -129,7 +166,11 @@ static bool lvalue_path(tree t, text &out, int depth)
         out.add(IDENTIFIER_POINTER(DECL_NAME(t)));
         return true;
     case SSA_NAME: {
-        if (user_var(SSA_NAME_VAR(t))) return lvalue_path(SSA_NAME_VAR(t), out, depth + 1);
+        if (user_var(SSA_NAME_VAR(t))) {
+            /* the value of an inlined function's variable that the program's own one holds */
+            tree own = inlined_var(SSA_NAME_VAR(t)) ? own_debug_var(t) : NULL_TREE;
+            return lvalue_path(own ? own : SSA_NAME_VAR(t), out, depth + 1);
+        }
         gimple *def = SSA_NAME_DEF_STMT(t);
         if (tree obj = container_of_reference(t)) { /* m[k] = v: an element of m */
             if (!lvalue_path(obj, out, depth + 1)) return false;
