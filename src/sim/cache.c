@@ -4,7 +4,8 @@
  * (ms_cache.order), so another hit is a swap with way 0 plus a few bit operations and the
  * victim is read off the order word: constant work, no shifting. Wider sets keep their ways
  * ordered most recent first and shift them. PLRU and random keep ways in place and track
- * state separately. */
+ * state separately, and so do the one-processor path's levels below L1 (MS_POLICY_IN_PLACE:
+ * LRU by the order word alone, no line moved). */
 #include <string.h>
 
 #include "sim_internal.h"

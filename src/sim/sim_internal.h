@@ -39,7 +39,7 @@ static inline unsigned ms_log2u(uint64_t x)
 #define MS_POLICY_IN_PLACE ((ms_policy)4)
 
 typedef struct {
-    uint64_t *tags;      /* nsets * ways; for LRU way 0 of a set holds its MRU line */
+    uint64_t *tags;      /* nsets * ways; for LRU (not in place) way 0 holds the MRU line */
     uint64_t *order;     /* LRU sets of <= MS_ORDER_MAX_WAYS ways: per set, its recency order
                             * as 4-bit way numbers, most recent first (cache.c); else NULL */
     uint32_t *aux;       /* optional: one word per way that travels with the line (L1 keeps
