@@ -4,7 +4,9 @@
  * the general path (sim.c: ms_simulate_line, ms_simulate_miss, fill_level, commit) does for
  * such a hierarchy, in the same order, with the configuration's tests taken out: one record
  * serves every level, no coherence marks, no policy dispatch, straight-line set updates.
- * Lower levels are only looked at on a miss; their writebacks go through the general code. */
+ * Lower levels are only looked at on a miss, and keep their lines in place (MS_POLICY_IN_PLACE:
+ * a hit or a fill writes the order word and one way); their writeback fills go through the
+ * general code. */
 #include "sim_internal.h"
 
 /* The helpers below take the level's number of ways as an argument: a constant in the
