@@ -4,7 +4,8 @@
  * (ms_cache.order), so another hit is a swap with way 0 plus a few bit operations and the
  * victim is read off the order word: constant work, no shifting. Wider sets keep their ways
  * ordered most recent first and shift them. PLRU and random keep ways in place and track
- * state separately. */
+ * state separately, and so do the one-processor path's levels below L1 (MS_POLICY_IN_PLACE:
+ * LRU by the order word alone, no line moved). */
 #include <string.h>
 
 #include "sim_internal.h"
@@ -179,6 +180,15 @@ static inline void lru_promote(ms_cache *c, uint64_t set_no, uint32_t w, unsigne
 int ms_cache_lookup_slow(ms_cache *c, uint64_t *set, uint64_t line, unsigned dirty)
 {
     uint32_t ways = c->ways;
+    if (c->policy == MS_POLICY_IN_PLACE) { /* the line stays in its way; the order word moves */
+        uint64_t set_no = line & c->set_mask;
+        int w = ms_cache_find(c, set_no, line);
+        if (w < 0) return -1;
+        set[w] |= dirty;
+        uint64_t order = c->order[set_no];
+        c->order[set_no] = ms_order_to_front(order, ms_order_position(order, (uint32_t)w), (uint32_t)w);
+        return w;
+    }
     if (c->policy == MS_POLICY_LRU) {
         /* Way 0 was checked by the inline fast path. Search the others most recent first
          * (recent lines are the likely hits), then move the hit to the front. */
@@ -231,6 +241,16 @@ uint64_t ms_cache_fill(ms_cache *c, uint64_t line, unsigned dirty, uint32_t aux,
         if (c->used) {
             c->gone_used = victim != MS_TAG_EMPTY ? c->used[base + way] : 0;
             c->gone_owner = victim != MS_TAG_EMPTY ? c->owner[base + way] : 0;
+        }
+        if (c->policy == MS_POLICY_IN_PLACE) { /* the new line takes the victim's way */
+            c->order[set_no] = ms_order_to_front(order, ways - 1, way);
+            if (c->recs) c->gone_rec = c->recs[base + way]; /* the caller puts the new one */
+            c->fp[base + way] = ms_line_fp(line);
+            set[way] = (line << 1) | dirty;
+            *victim_aux = c->aux ? c->aux[base + way] : 0;
+            if (c->aux) c->aux[base + way] = aux;
+            c->filled = base + way;
+            return victim;
         }
         c->order[set_no] = ms_order_promote(order, ways - 1, way);
         if (c->recs) { /* the caller puts the new line's record into way 0 */

@@ -73,8 +73,11 @@ int ms_sim_create_part(ms_sim **out, const ms_hier_config *cfg, const ms_allocat
         }
         sim->win_allowed = sim->win.on;
         sim->uni_lru = ms_uni_lru_applies(cfg);
-        for (int k = 0; ok && sim->uni_lru && k < cfg->nlevels; k++) /* ms_cache.recs */
+        for (int k = 0; ok && sim->uni_lru && k < cfg->nlevels; k++) { /* ms_cache.recs */
             ok = alloc_recs(&sim->cache[k], &sim->mem) == 0;
+            /* Below L1 no fast path reads way 0: lines stay in their ways (uni_lru.c). */
+            if (k > 0) sim->cache[k].policy = MS_POLICY_IN_PLACE;
+        }
     }
     if (!ok) {
         ms_sim_destroy(sim);

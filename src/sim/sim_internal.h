@@ -32,9 +32,14 @@ static inline unsigned ms_log2u(uint64_t x)
 #define MS_ORDER_MAX_WAYS 16
 /* The policy of a cache slot that holds no cache (sim.c: the fast path checks it). */
 #define MS_POLICY_NONE ((ms_policy)3)
+/* An LRU level with an order word whose lines stay in the ways they were filled into (the
+ * one-processor path's levels below L1, sim.c): a hit or a fill changes the order word only,
+ * so nibble 0 is the most recent way, not always way 0; ms_cache_lookup has no way-0 fast
+ * path for it. */
+#define MS_POLICY_IN_PLACE ((ms_policy)4)
 
 typedef struct {
-    uint64_t *tags;      /* nsets * ways; for LRU way 0 of a set holds its MRU line */
+    uint64_t *tags;      /* nsets * ways; for LRU (not in place) way 0 holds the MRU line */
     uint64_t *order;     /* LRU sets of <= MS_ORDER_MAX_WAYS ways: per set, its recency order
                             * as 4-bit way numbers, most recent first (cache.c); else NULL */
     uint32_t *aux;       /* optional: one word per way that travels with the line (L1 keeps
@@ -81,6 +86,15 @@ static inline uint64_t ms_order_promote(uint64_t order, unsigned p, uint32_t w)
     uint64_t below = order & ((1ull << (4 * p)) - 1);
     uint64_t above = order & (~0ull << (4 * p) << 4);
     return above | (below << 4) | ((uint64_t)w << 4);
+}
+
+/* The order after the way w at position p becomes the most recent (in-place levels): positions
+ * 0..p-1 move down one place, w goes to position 0. */
+static inline uint64_t ms_order_to_front(uint64_t order, unsigned p, uint32_t w)
+{
+    uint64_t below = order & ((1ull << (4 * p)) - 1);
+    uint64_t above = order & (~0ull << (4 * p) << 4);
+    return above | (below << 4) | w;
 }
 
 /* A line's fingerprint byte (the top byte of a multiplicative hash: lines of one set differ

@@ -4,7 +4,9 @@
  * the general path (sim.c: ms_simulate_line, ms_simulate_miss, fill_level, commit) does for
  * such a hierarchy, in the same order, with the configuration's tests taken out: one record
  * serves every level, no coherence marks, no policy dispatch, straight-line set updates.
- * Lower levels are only looked at on a miss; their writebacks go through the general code. */
+ * Lower levels are only looked at on a miss, and keep their lines in place (MS_POLICY_IN_PLACE:
+ * a hit or a fill writes the order word and one way); their writeback fills go through the
+ * general code. */
 #include "sim_internal.h"
 
 /* The helpers below take the level's number of ways as an argument: a constant in the
@@ -29,15 +31,15 @@ INLINE void lru_promote(ms_cache *c, uint64_t set_no, uint64_t *set, uint32_t w,
     fp[0] = f;
 }
 
-/* Look line up in a lower level (no aux words there): 1 on a hit (now the set's front line). */
+/* Look line up in a lower level (in place, MS_POLICY_IN_PLACE): 1 on a hit, its way now the
+ * most recent in the order word; the line, its fingerprint and record stay where they are. */
 INLINE int lower_lookup(ms_cache *c, uint64_t line, uint32_t ways)
 {
     uint64_t set_no = line & c->set_mask;
-    uint64_t *set = c->tags + set_no * ways;
-    if ((set[0] >> 1) == line) return 1;
     int w = ms_cache_find_ways(c, set_no, line, ways);
     if (w < 0) return 0;
-    lru_promote(c, set_no, set, (uint32_t)w, 0, ways);
+    uint64_t order = c->order[set_no];
+    c->order[set_no] = ms_order_to_front(order, ms_order_position(order, (uint32_t)w), (uint32_t)w);
     return 1;
 }
 
@@ -65,10 +67,26 @@ INLINE void lru_fill(ms_sim *sim, int k, uint64_t line, uint32_t *rec, unsigned 
     ms_cache *cache = &sim->cache[k];
     uint64_t base;
     uint32_t way;
-    uint64_t victim = ms_lru_fill_front(cache, line, dirty, ways, &base, &way);
-    uint32_t **recs = cache->recs + base, *victim_rec = recs[way];
-    recs[way] = recs[0];
-    recs[0] = rec;
+    uint64_t victim;
+    uint32_t *victim_rec;
+    if (k == 0) { /* L1: the new line in way 0 (the hit path's compare), the front line moves */
+        victim = ms_lru_fill_front(cache, line, dirty, ways, &base, &way);
+        uint32_t **recs = cache->recs + base;
+        victim_rec = recs[way];
+        recs[way] = recs[0];
+        recs[0] = rec;
+    } else { /* in place: the new line takes the least recent way, nothing else moves */
+        uint64_t set_no = line & cache->set_mask;
+        base = set_no * ways;
+        uint64_t order = cache->order[set_no];
+        way = (uint32_t)(order >> (4 * (ways - 1))) & 15u;
+        cache->order[set_no] = ms_order_to_front(order, ways - 1, way);
+        victim = cache->tags[base + way];
+        cache->tags[base + way] = (line << 1) | dirty;
+        cache->fp[base + way] = ms_line_fp(line);
+        victim_rec = cache->recs[base + way];
+        cache->recs[base + way] = rec;
+    }
     uint32_t victim_node = 0;
     if (k == 0) {
         uint32_t *aux = cache->aux + base;
