@@ -35,14 +35,14 @@ struct ms_stream_reader {
     size_t ev_cap;
     uint64_t prev_addr;        /* the thread's last address: accesses are deltas from it */
     ms_stream_ctx_table *ctxs; /* version 6: each context's last access in the chunk */
-    int syncs_only;          /* hand out sync events only (ms_stream_reader_syncs_only) */
-    uint64_t good_chunks;    /* chunks handed out so far */
-    uint64_t trusted_chunks; /* the first ones, whose CRC an earlier read checked */
-    char problem[512];       /* the MS_SR_BAD text, repeated by later calls */
-    struct ahead *ahead;     /* ms_stream_reader_ahead: the decoding thread and its chunks */
-    ms_stream_kept *keep;    /* a scan's: the last good chunks' bytes (ms_stream_reader_keep) */
-    ms_stream_kept *kept;    /* a replay's: those chunks, read instead of decompressed */
-    unsigned char *kept_cur; /* the kept chunk handed out last (the reader's until the next) */
+    int syncs_only;            /* hand out sync events only (ms_stream_reader_syncs_only) */
+    uint64_t good_chunks;      /* chunks handed out so far */
+    uint64_t trusted_chunks;   /* the first ones, whose CRC an earlier read checked */
+    char problem[512];         /* the MS_SR_BAD text, repeated by later calls */
+    struct ahead *ahead;       /* ms_stream_reader_ahead: the decoding thread and its chunks */
+    ms_stream_kept *keep;      /* a scan's: the last good chunks' bytes (ms_stream_reader_keep) */
+    ms_stream_kept *kept;      /* a replay's: those chunks, read instead of decompressed */
+    unsigned char *kept_cur;   /* the kept chunk handed out last (the reader's until the next) */
 };
 
 /* The bytes of the last good chunks of a stream that a scan decompressed (a suffix of the
@@ -286,8 +286,7 @@ static inline __attribute__((always_inline)) int skip_varint_unchecked(const uns
 static inline __attribute__((always_inline)) int events_v2(const unsigned char **pp, const unsigned char *end,
                                                            uint32_t nevents, uint64_t max_ctx, uint32_t version,
                                                            uint64_t *addrp, ms_replay_event **evp, uint32_t *done,
-                                                           ms_stream_ctx_table *ctxs, const int store,
-                                                           const int perctx)
+                                                           ms_stream_ctx_table *ctxs, const int store, const int perctx)
 {
     /* called with end - p >= 5 * MAX_VARINT, so limit lies within the payload */
     const unsigned char *p = *pp, *limit = end - 5 * MAX_VARINT;
@@ -610,7 +609,7 @@ static void *ahead_parser(void *arg)
 {
     ms_stream_reader *s = arg;
     struct ahead *a = s->ahead;
-    int wake_consumer = 0; /* the slot just parsed is the one the consumer waits for */
+    int wake_consumer = 0;                   /* the slot just parsed is the one the consumer waits for */
     ms_stream_ctx_table ctxs = { .gen = 0 }; /* 16 KiB of this thread's stack */
     pthread_mutex_lock(&a->mu);
     while (!a->stop) {

@@ -198,8 +198,7 @@ static struct ms_rec_stream *stream_of(ms_thread_data *d)
     struct ms_rec_stream *s = ms_arena_alloc(sizeof *s);
     ZSTD_customMem mem = { zstd_alloc, zstd_free, NULL };
     if (!s || !(s->chunk = ms_map(CHUNK_BYTES)) || !(s->out = ms_map(OUT_BYTES)) ||
-        !(s->ctxs = ms_map(sizeof *s->ctxs)) ||
-        !(s->cctx = ms_sys.create_cctx_advanced(mem)) ||
+        !(s->ctxs = ms_map(sizeof *s->ctxs)) || !(s->cctx = ms_sys.create_cctx_advanced(mem)) ||
         ms_sys.is_error(ms_sys.cctx_set_parameter(s->cctx, ZSTD_c_compressionLevel, 1))) {
         record_failed("out of memory", d->rec_thread_index, ENOMEM);
         return NULL;

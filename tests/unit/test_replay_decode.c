@@ -63,15 +63,14 @@ static int ref_chunk(const unsigned char *p, const unsigned char *end, uint32_t 
     static uint64_t slot_addr[MS_STREAM_CTX_SLOTS];
     static int64_t slot_ctx[MS_STREAM_CTX_SLOTS];
     for (unsigned i = 0; i < MS_STREAM_CTX_SLOTS; i++) slot_ctx[i] = -1; /* a new chunk: none */
-    uint64_t addr = version >= 6 ? 0 : *prev; /* version 6: from 0 at each chunk's start */
+    uint64_t addr = version >= 6 ? 0 : *prev;                            /* version 6: from 0 at each chunk's start */
     size_t k = *nout;
     for (uint32_t i = 0; i < n; i++) {
         uint64_t head, a, b, seq, site = 0;
         if (ref_varint(&p, end, &head) < 0 || ref_varint(&p, end, &a) < 0 || ref_varint(&p, end, &b) < 0) return -1;
         if (head & 1) {
             if ((head >> 1) == 0 || (head >> 1) > MS_SYNC_KIND_MAX || ref_varint(&p, end, &seq) < 0) return -1;
-            if (ms_stream_has_site(version, head >> 1) && (ref_varint(&p, end, &site) < 0 || site > MAX_CTX))
-                return -1;
+            if (ms_stream_has_site(version, head >> 1) && (ref_varint(&p, end, &site) < 0 || site > MAX_CTX)) return -1;
             out[k++] = (ms_replay_event){
                 .addr = a, .size = b, .seq = seq, .ctx = (uint32_t)site, .kind = (uint16_t)(head >> 1)
             };
