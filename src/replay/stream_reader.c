@@ -67,8 +67,9 @@ static uint64_t kept_next(const ms_stream_kept *k) { return k->head < k->count ?
 /* Decoding ahead (ms_stream_reader_ahead): a reader thread decompresses the stream and
  * copies each chunk's bytes into the next free slot of a ring; parser threads take the
  * slots in any order and check (CRC) and decode them, with addresses relative to the chunk's
- * start (the address deltas chain across chunks); the consumer takes the slots in stream
- * order and adds each chunk's base address. The slot at head is the consumer's from the call
+ * start (before version 6 the address deltas chain across chunks); the consumer takes the
+ * slots in stream order and adds each chunk's base address (0 for version 6 streams, whose
+ * chunks start from address 0: nothing to add). The slot at head is the consumer's from the call
  * that handed it out to the next call; a final result (end, bad, failure) stays at head and
  * is repeated, so the results are the same as the reader's on the caller's thread.
  *
