@@ -23,7 +23,14 @@
  *              synchronised (the return address of pthread_barrier_wait, GOMP_barrier,
  *              pthread_mutex_lock, ..., or OMPT's codeptr_ra), 0 unknown: the code location
  *              of a synchronisation point (an ATOMIC's is its access's context).
- * Version 1 streams (accesses only, head = ctx) are still read.
+ * Version 6: an access's address delta is taken from the previous access of the same context
+ *              in the same chunk where there is one (ms_stream_ctx_base: a table of
+ *              MS_STREAM_CTX_SLOTS slots by ctx's low bits, emptied at each chunk's start; a
+ *              context whose slot another context took uses the thread's previous access in
+ *              the chunk, 0 for the chunk's first access), so that a loop's strides are small
+ *              and repeat whatever the other contexts do, and each chunk decodes on its own.
+ * Versions 1 to 5 (delta from the thread's previous access; version 1: accesses only,
+ * head = ctx) are still read.
  *
  * Sync kinds (obj / arg), as the replay interprets them (docs/design-threads.md):
  *   ACQUIRE    lock address / 0 exclusive, 1 shared (rwlock read). Blocks while another
@@ -73,7 +80,7 @@
 #include <stdint.h>
 
 #define MS_STREAM_MAGIC "MSPYREC" /* 7 chars + NUL = 8 bytes */
-#define MS_STREAM_VERSION 5u      /* 3: WORK events, 4: ATOMIC events, 5: sync sites */
+#define MS_STREAM_VERSION 6u      /* 3: WORK events, 4: ATOMIC events, 5: sync sites, 6: deltas per context */
 #define MS_STREAM_HEADER_SIZE 16u
 #define MS_STREAM_CHUNK_HEADER_SIZE 20u
 #define MS_STREAM_EVENT_MAX 41u /* longest encoded event: a sync event, 1 + 4 x 10 bytes */
@@ -164,6 +171,47 @@ static inline int ms_stream_get_varint(const unsigned char **p, const unsigned c
         }
     }
     return -1;
+}
+
+/* ---- Version 6: address deltas per context within a chunk ----
+ * The writer and every reader keep the same table: a slot per ctx % MS_STREAM_CTX_SLOTS with
+ * the context that used it last in the chunk and that access's address. An access's delta is
+ * from its context's slot where the slot holds that context (set in this chunk), else from
+ * the thread's previous access address in the chunk (0 before the chunk's first access); then
+ * the slot takes the access. Emptying the table (ms_stream_ctx_reset) and the previous address
+ * at each chunk's start keeps chunks decodable one by one (in parallel, no address to carry).
+ * A chunk's generation tells the slots set in it, so a reset is one increment. */
+#define MS_STREAM_CTX_SLOTS 1024u
+typedef struct {
+    uint64_t key; /* the chunk's generation << 32 | ctx; 0: empty */
+    uint64_t addr;
+} ms_stream_ctx_slot;
+typedef struct {
+    ms_stream_ctx_slot slot[MS_STREAM_CTX_SLOTS];
+    uint64_t gen; /* the current chunk's generation << 32 (never 0 once reset) */
+} ms_stream_ctx_table;
+
+/* A new chunk starts: forget every slot (a table starts zeroed). */
+static inline void ms_stream_ctx_reset(ms_stream_ctx_table *t)
+{
+    t->gen += 1ull << 32;
+    if (t->gen == 0) { /* 2^32 chunks: the generations wrap, the slots are cleared */
+        for (unsigned i = 0; i < MS_STREAM_CTX_SLOTS; i++) t->slot[i] = (ms_stream_ctx_slot){ 0, 0 };
+        t->gen = 1ull << 32;
+    }
+}
+
+/* The address an access of ctx is a delta from (prev: the thread's previous access address). */
+static inline uint64_t ms_stream_ctx_base(const ms_stream_ctx_table *t, uint32_t ctx, uint64_t prev)
+{
+    const ms_stream_ctx_slot *sl = &t->slot[ctx % MS_STREAM_CTX_SLOTS];
+    return sl->key == (t->gen | ctx) ? sl->addr : prev;
+}
+
+/* The access of ctx at addr is its context's last one. */
+static inline void ms_stream_ctx_set(ms_stream_ctx_table *t, uint32_t ctx, uint64_t addr)
+{
+    t->slot[ctx % MS_STREAM_CTX_SLOTS] = (ms_stream_ctx_slot){ t->gen | ctx, addr };
 }
 
 /* Zigzag mapping of a signed delta to an unsigned number (small magnitudes stay small). */

@@ -33,15 +33,16 @@ struct ms_stream_reader {
     uint64_t consumed; /* decompressed offset of pend[start] */
     ms_replay_event *ev;
     size_t ev_cap;
-    uint64_t prev_addr;      /* the thread's last address: accesses are deltas from it */
-    int syncs_only;          /* hand out sync events only (ms_stream_reader_syncs_only) */
-    uint64_t good_chunks;    /* chunks handed out so far */
-    uint64_t trusted_chunks; /* the first ones, whose CRC an earlier read checked */
-    char problem[512];       /* the MS_SR_BAD text, repeated by later calls */
-    struct ahead *ahead;     /* ms_stream_reader_ahead: the decoding thread and its chunks */
-    ms_stream_kept *keep;    /* a scan's: the last good chunks' bytes (ms_stream_reader_keep) */
-    ms_stream_kept *kept;    /* a replay's: those chunks, read instead of decompressed */
-    unsigned char *kept_cur; /* the kept chunk handed out last (the reader's until the next) */
+    uint64_t prev_addr;        /* the thread's last address: accesses are deltas from it */
+    ms_stream_ctx_table *ctxs; /* version 6: each context's last access in the chunk */
+    int syncs_only;            /* hand out sync events only (ms_stream_reader_syncs_only) */
+    uint64_t good_chunks;      /* chunks handed out so far */
+    uint64_t trusted_chunks;   /* the first ones, whose CRC an earlier read checked */
+    char problem[512];         /* the MS_SR_BAD text, repeated by later calls */
+    struct ahead *ahead;       /* ms_stream_reader_ahead: the decoding thread and its chunks */
+    ms_stream_kept *keep;      /* a scan's: the last good chunks' bytes (ms_stream_reader_keep) */
+    ms_stream_kept *kept;      /* a replay's: those chunks, read instead of decompressed */
+    unsigned char *kept_cur;   /* the kept chunk handed out last (the reader's until the next) */
 };
 
 /* The bytes of the last good chunks of a stream that a scan decompressed (a suffix of the
@@ -66,8 +67,9 @@ static uint64_t kept_next(const ms_stream_kept *k) { return k->head < k->count ?
 /* Decoding ahead (ms_stream_reader_ahead): a reader thread decompresses the stream and
  * copies each chunk's bytes into the next free slot of a ring; parser threads take the
  * slots in any order and check (CRC) and decode them, with addresses relative to the chunk's
- * start (the address deltas chain across chunks); the consumer takes the slots in stream
- * order and adds each chunk's base address. The slot at head is the consumer's from the call
+ * start (before version 6 the address deltas chain across chunks); the consumer takes the
+ * slots in stream order and adds each chunk's base address (0 for version 6 streams, whose
+ * chunks start from address 0: nothing to add). The slot at head is the consumer's from the call
  * that handed it out to the next call; a final result (end, bad, failure) stays at head and
  * is repeated, so the results are the same as the reader's on the caller's thread.
  *
@@ -227,6 +229,11 @@ static inline __attribute__((always_inline)) int read_varint_unchecked(const uns
         *p = q + 1;
         return 0;
     }
+    if (__builtin_expect(!(w & 0x8000), 1)) { /* two bytes: a context id above 63 */
+        *v = (w & 0x7f) | ((w >> 1) & 0x3f80);
+        *p = q + 2;
+        return 0;
+    }
     uint64_t ends = ~w & CONT_BITS;
     if (__builtin_expect(ends != 0, 1)) {
         /* ends ^ (ends - 1): every bit up to the first end's, i.e. the varint's bytes */
@@ -274,12 +281,13 @@ static inline __attribute__((always_inline)) int skip_varint_unchecked(const uns
 /* The events of a version 2 chunk while at least five varints' worth of bytes are left (the
  * hot loop of decode_chunk), up to nevents, stopping near the end: *done of them decoded,
  * each stored at *evp (advanced) unless store is 0 (then sync events only: accesses are
- * checked and their addresses not followed). Returns 0, or -1 when an event does not
- * decode. */
+ * checked and their addresses not followed). perctx: a version 6 chunk, whose address deltas
+ * are from each context's last access in ctxs (stream.h). Returns 0, or -1 when an event does
+ * not decode. */
 static inline __attribute__((always_inline)) int events_v2(const unsigned char **pp, const unsigned char *end,
                                                            uint32_t nevents, uint64_t max_ctx, uint32_t version,
                                                            uint64_t *addrp, ms_replay_event **evp, uint32_t *done,
-                                                           const int store)
+                                                           ms_stream_ctx_table *ctxs, const int store, const int perctx)
 {
     /* called with end - p >= 5 * MAX_VARINT, so limit lies within the payload */
     const unsigned char *p = *pp, *limit = end - 5 * MAX_VARINT;
@@ -287,7 +295,23 @@ static inline __attribute__((always_inline)) int events_v2(const unsigned char *
     uint64_t addr = *addrp;
     uint32_t i = 0;
     for (; i < nevents && p <= limit; i++) {
-        uint64_t head, a = 0, b;
+        uint64_t head, a = 0, b, w = load_le64(p);
+        /* an access whose three varints are one byte each, or whose head is two bytes and the
+         * rest one byte each (a context id above 63): from one load, one test */
+        if (store && (w & 0x808081) == 0) {
+            head = w & 0x7f;
+            a = (w >> 8) & 0x7f;
+            b = (w >> 16) & 0x7f;
+            p += 3;
+            goto access;
+        }
+        if (store && (w & 0x80808081) == 0x80) {
+            head = (w & 0x7f) | ((w >> 1) & 0x3f80);
+            a = (w >> 16) & 0x7f;
+            b = (w >> 24) & 0x7f;
+            p += 4;
+            goto access;
+        }
         if (read_varint_unchecked(&p, &head) < 0) return -1;
         if (__builtin_expect(head & 1, 0)) { /* a sync event */
             uint64_t kind = head >> 1, seq, site = 0;
@@ -302,10 +326,13 @@ static inline __attribute__((always_inline)) int events_v2(const unsigned char *
         if ((store ? read_varint_unchecked(&p, &a) : skip_varint_unchecked(&p)) < 0 ||
             read_varint_unchecked(&p, &b) < 0)
             return -1;
+    access:
         /* a context above max_ctx, or a size of 0 or above UINT32_MAX (one test: 0 wraps) */
         if (((head >> 1) > max_ctx) | ((b >> 1) - 1 >= UINT32_MAX)) return -1;
         if (store) {
-            addr += (uint64_t)ms_stream_unzigzag(a);
+            uint32_t ctx = (uint32_t)(head >> 1);
+            addr = (perctx ? ms_stream_ctx_base(ctxs, ctx, addr) : addr) + (uint64_t)ms_stream_unzigzag(a);
+            if (perctx) ms_stream_ctx_set(ctxs, ctx, addr);
             *ev++ = (ms_replay_event){
                 .addr = addr, .size = b >> 1, .ctx = (uint32_t)(head >> 1), .write = (uint16_t)(b & 1)
             };
@@ -319,20 +346,24 @@ static inline __attribute__((always_inline)) int events_v2(const unsigned char *
 }
 
 /* Decode a chunk's payload into out (its sync events only when s->syncs_only; every event is
- * checked either way), access addresses starting from *prev (left at the last one). Reads only
- * what is fixed once the reader is open (parser threads call it). Returns the number of
- * events stored, or -1 when an event does not decode. */
+ * checked either way), access addresses starting from *prev (left at the last one); ctxs: the
+ * caller's table for version 6 deltas (stream.h; emptied here). Reads only what is fixed once
+ * the reader is open (parser threads call it). Returns the number of events stored, or -1 when
+ * an event does not decode. */
 static int64_t decode_chunk(const ms_stream_reader *s, const unsigned char *p, const unsigned char *end,
-                            uint32_t nevents, uint64_t *prev, ms_replay_event *out)
+                            uint32_t nevents, uint64_t *prev, ms_replay_event *out, ms_stream_ctx_table *ctxs)
 {
-    uint64_t addr = *prev;
+    uint64_t addr = s->version >= 6 ? 0 : *prev; /* version 6: each chunk starts from 0 */
     ms_replay_event *ev = out;
     uint32_t i = 0;
+    int perctx = s->version >= 6 && !s->syncs_only;
+    if (perctx) ms_stream_ctx_reset(ctxs);
     /* far from the end: the unchecked loop; the rest (the last 5 x MAX_VARINT bytes, version 1)
      * event by event */
     if (s->version >= 2 && end - p >= 5 * MAX_VARINT &&
-        (s->syncs_only ? events_v2(&p, end, nevents, s->max_ctx, s->version, &addr, &ev, &i, 0)
-                       : events_v2(&p, end, nevents, s->max_ctx, s->version, &addr, &ev, &i, 1)) < 0)
+        (s->syncs_only ? events_v2(&p, end, nevents, s->max_ctx, s->version, &addr, &ev, &i, ctxs, 0, 0)
+         : perctx      ? events_v2(&p, end, nevents, s->max_ctx, s->version, &addr, &ev, &i, ctxs, 1, 1)
+                       : events_v2(&p, end, nevents, s->max_ctx, s->version, &addr, &ev, &i, ctxs, 1, 0)) < 0)
         return -1;
     for (; i < nevents; i++) {
         uint64_t head, a, b;
@@ -342,7 +373,9 @@ static int64_t decode_chunk(const ms_stream_reader *s, const unsigned char *p, c
             if (ms_stream_get_varint(&p, end, &a) < 0 || ms_stream_get_varint(&p, end, &b) < 0 || ctx > s->max_ctx ||
                 (b >> 1) == 0 || (b >> 1) > UINT32_MAX)
                 return -1;
-            addr += (uint64_t)ms_stream_unzigzag(a);
+            uint64_t from = perctx ? ms_stream_ctx_base(ctxs, (uint32_t)ctx, addr) : addr;
+            addr = from + (uint64_t)ms_stream_unzigzag(a);
+            if (perctx) ms_stream_ctx_set(ctxs, (uint32_t)ctx, addr);
             if (!s->syncs_only)
                 *ev++ =
                     (ms_replay_event){ .addr = addr, .size = b >> 1, .ctx = (uint32_t)ctx, .write = (uint16_t)(b & 1) };
@@ -358,7 +391,7 @@ static int64_t decode_chunk(const ms_stream_reader *s, const unsigned char *p, c
         }
     }
     if (p != end) return -1;
-    *prev = addr;
+    *prev = s->version >= 6 ? 0 : addr; /* version 6: the chunks' addresses need no base */
     return ev - out;
 }
 
@@ -472,7 +505,7 @@ static int next_chunk(ms_stream_reader *s, const ms_replay_event **events, size_
     if (s->good_chunks >= s->trusted_chunks && (uint32_t)crc32(0, payload, len) != crc)
         return bad(s, "chunk checksum mismatch", err, errlen);
     if (reserve_events(&s->ev, &s->ev_cap, n) < 0) return ms_errorf(err, errlen, "out of memory");
-    int64_t stored = decode_chunk(s, payload, payload + len, n, &s->prev_addr, s->ev);
+    int64_t stored = decode_chunk(s, payload, payload + len, n, &s->prev_addr, s->ev, s->ctxs);
     if (stored < 0) return bad(s, "undecodable events in chunk", err, errlen);
     if (s->keep && keep_chunk(s->keep, payload, len, n, crc, s->consumed) < 0) { /* keeping is optional */
         ms_stream_kept_free(s->keep);
@@ -549,8 +582,9 @@ static void *ahead_reader(void *arg)
     return NULL;
 }
 
-/* Check and decode a slot's chunk (a parser thread, the slot its own meanwhile). */
-static void parse_slot(const ms_stream_reader *s, ahead_slot *sl)
+/* Check and decode a slot's chunk (a parser thread, the slot its own meanwhile; ctxs its
+ * table for version 6 deltas). */
+static void parse_slot(const ms_stream_reader *s, ahead_slot *sl, ms_stream_ctx_table *ctxs)
 {
     const char *what = "chunk checksum mismatch";
     if (!sl->check_crc || (uint32_t)crc32(0, sl->raw, sl->len) == sl->crc) {
@@ -559,7 +593,7 @@ static void parse_slot(const ms_stream_reader *s, ahead_slot *sl)
             return;
         }
         uint64_t rel = 0;
-        int64_t stored = decode_chunk(s, sl->raw, sl->raw + sl->len, sl->n, &rel, sl->ev);
+        int64_t stored = decode_chunk(s, sl->raw, sl->raw + sl->len, sl->n, &rel, sl->ev, ctxs);
         if (stored >= 0) {
             sl->nstored = (size_t)stored;
             sl->rel_last = rel;
@@ -576,7 +610,8 @@ static void *ahead_parser(void *arg)
 {
     ms_stream_reader *s = arg;
     struct ahead *a = s->ahead;
-    int wake_consumer = 0; /* the slot just parsed is the one the consumer waits for */
+    int wake_consumer = 0;                   /* the slot just parsed is the one the consumer waits for */
+    ms_stream_ctx_table ctxs = { .gen = 0 }; /* 16 KiB of this thread's stack */
     pthread_mutex_lock(&a->mu);
     while (!a->stop) {
         ahead_slot *sl = NULL;
@@ -594,7 +629,7 @@ static void *ahead_parser(void *arg)
         a->nraw--;
         pthread_mutex_unlock(&a->mu);
         if (wake_consumer) pthread_cond_signal(&a->done_cv);
-        parse_slot(s, sl);
+        parse_slot(s, sl, &ctxs);
         pthread_mutex_lock(&a->mu);
         sl->state = SLOT_DONE;
         wake_consumer = a->consumer_waits && sl == &a->slot[a->head];
@@ -750,7 +785,8 @@ int ms_stream_reader_open(ms_stream_reader **out, const char *path, uint32_t ind
     s->path = strdup(path);
     s->in = malloc(ZSTD_DStreamInSize());
     s->ds = ZSTD_createDStream();
-    if (!s->path || !s->in || !s->ds) {
+    s->ctxs = calloc(1, sizeof *s->ctxs);
+    if (!s->path || !s->in || !s->ds || !s->ctxs) {
         ms_stream_reader_close(s);
         return ms_errorf(err, errlen, "out of memory");
     }
@@ -817,6 +853,7 @@ void ms_stream_reader_close(ms_stream_reader *s)
     free(s->in);
     free(s->pend);
     free(s->ev);
+    free(s->ctxs);
     free(s->path);
     free(s);
 }

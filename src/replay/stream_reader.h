@@ -28,7 +28,7 @@ enum {
 int ms_stream_reader_open(ms_stream_reader **out, const char *path, uint32_t index, uint32_t max_ctx, char *err,
                           size_t errlen);
 
-/* The stream's format version (1 or 2). */
+/* The stream's format version (1 to MS_STREAM_VERSION). */
 uint32_t ms_stream_reader_version(const ms_stream_reader *s);
 
 /* From now on hand out each chunk's sync events only (*nevents counts them, possibly 0);

@@ -33,6 +33,7 @@ struct ms_rec_stream {
     ZSTD_CCtx *cctx;
     unsigned char *chunk, *pos; /* the chunk being built (header first) */
     unsigned char *out;         /* compressed bytes on their way to the file */
+    ms_stream_ctx_table *ctxs;  /* each context's last access in the chunk (stream.h, version 6) */
     /* the sync index (stream.h), reset with the file: the entries' bytes in an ms_map'd
      * buffer of ix_cap bytes (MS_STREAM_INDEX_HEAD reserved in front, for the seal) */
     unsigned char *ix;
@@ -197,7 +198,7 @@ static struct ms_rec_stream *stream_of(ms_thread_data *d)
     struct ms_rec_stream *s = ms_arena_alloc(sizeof *s);
     ZSTD_customMem mem = { zstd_alloc, zstd_free, NULL };
     if (!s || !(s->chunk = ms_map(CHUNK_BYTES)) || !(s->out = ms_map(OUT_BYTES)) ||
-        !(s->cctx = ms_sys.create_cctx_advanced(mem)) ||
+        !(s->ctxs = ms_map(sizeof *s->ctxs)) || !(s->cctx = ms_sys.create_cctx_advanced(mem)) ||
         ms_sys.is_error(ms_sys.cctx_set_parameter(s->cctx, ZSTD_c_compressionLevel, 1))) {
         record_failed("out of memory", d->rec_thread_index, ENOMEM);
         return NULL;
@@ -217,13 +218,16 @@ ms_rec_stream *ms_rec_chunk_begin(ms_thread_data *d)
     if (!s || (s->fd < 0 && stream_open(s) < 0)) return NULL;
     s->pos = s->chunk + MS_STREAM_CHUNK_HEADER_SIZE;
     s->nevents = 0;
+    s->prev_addr = 0; /* version 6: each chunk's deltas start from 0 and an empty table */
+    ms_stream_ctx_reset(s->ctxs);
     return s;
 }
 
 void ms_rec_event(ms_rec_stream *s, uint32_t ctx, uint64_t addr, uint32_t size_flags)
 {
     unsigned char *p = ms_stream_put_varint(s->pos, (uint64_t)ctx << 1);
-    p = ms_stream_put_varint(p, ms_stream_zigzag((int64_t)(addr - s->prev_addr)));
+    p = ms_stream_put_varint(p, ms_stream_zigzag((int64_t)(addr - ms_stream_ctx_base(s->ctxs, ctx, s->prev_addr))));
+    ms_stream_ctx_set(s->ctxs, ctx, addr);
     uint64_t size = size_flags & MS_EV_SIZE_MAX;
     s->pos = ms_stream_put_varint(p, size << 1 | ((size_flags & MS_EV_WRITE) != 0));
     s->prev_addr = addr;

@@ -22,7 +22,7 @@ run_memspy rec.json --preset memspy92 --record rec -- ./blkmatmul 120 32
 check "the recording holds meta.json, profile.raw and thread-0.zst" rec.json \
   "$(ls rec | tr '\n' ' ' | sed 's/ $//' | jq -R '. == "meta.json profile.raw thread-0.zst"')"
 check "meta.json names the program, its arguments and the config" rec/meta.json \
-  '.format == "memspy-recording" and .version == 5 and (.program | endswith("/blkmatmul")) and
+  '.format == "memspy-recording" and .version == 6 and (.program | endswith("/blkmatmul")) and
    .args == ["./blkmatmul", "120", "32"] and (.config | test("preset=memspy92"))'
 
 "$MEMSPY" resim --preset memspy92 --json same.json -o same.txt rec

@@ -26,7 +26,7 @@ same() {
 
 run_memspy rec.json --preset memspy92 --interleave piped --record rec -- ./counters packed 20000 2
 expect "one stream per thread" "$(ls rec | grep -c '^thread-[0-9]*\.zst$')" 4
-check "meta.json keeps the interleave" rec/meta.json '.interleave == "piped" and .version == 5'
+check "meta.json keeps the interleave" rec/meta.json '.interleave == "piped" and .version == 6'
 "$MEMSPY" resim --json same.json -o same.txt rec
 same "resim with the recorded options (piped by default) equals the run" rec.json same.json
 

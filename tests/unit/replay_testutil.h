@@ -1,5 +1,5 @@
 /* Test helpers for the replay library: write synthetic recorded streams (src/format/stream.h,
- * version 1 to 5, zstd-compressed) from a short script, and a sink that records what the
+ * version 1 to 6, zstd-compressed) from a short script, and a sink that records what the
  * replay delivers as text. Header-only, test code only.
  *
  * Script tokens (space separated), one thread's events in order:
@@ -40,6 +40,7 @@ typedef struct {
     size_t frame_split; /* > 0: a second zstd frame starts at this offset */
     uint32_t nevents, version;
     uint64_t prev_addr;
+    ms_stream_ctx_table ctxs; /* version 6: each context's last access in the chunk */
 } test_stream;
 
 static uint64_t ts_next_seq = 1;
@@ -88,6 +89,8 @@ static unsigned char *ts_event_start(test_stream *s)
         ts_reserve(s, MS_STREAM_CHUNK_HEADER_SIZE);
         s->chunk_start = s->len;
         s->len += MS_STREAM_CHUNK_HEADER_SIZE;
+        ms_stream_ctx_reset(&s->ctxs);
+        if (s->version >= 6) s->prev_addr = 0; /* each chunk starts from 0 */
     }
     ts_reserve(s, MS_STREAM_EVENT_MAX);
     s->nevents++;
@@ -98,8 +101,10 @@ static inline void ts_access(test_stream *s, uint32_t ctx, uint64_t addr, uint32
 {
     unsigned char *p = ts_event_start(s), *p0 = p;
     p = ms_stream_put_varint(p, s->version == 1 ? ctx : (uint64_t)ctx << 1);
-    p = ms_stream_put_varint(p, ms_stream_zigzag((int64_t)(addr - s->prev_addr)));
+    uint64_t from = s->version >= 6 ? ms_stream_ctx_base(&s->ctxs, ctx, s->prev_addr) : s->prev_addr;
+    p = ms_stream_put_varint(p, ms_stream_zigzag((int64_t)(addr - from)));
     p = ms_stream_put_varint(p, (uint64_t)size << 1 | (write ? 1u : 0u));
+    ms_stream_ctx_set(&s->ctxs, ctx, addr);
     s->prev_addr = addr;
     s->len += (size_t)(p - p0);
 }

@@ -1,8 +1,10 @@
 /* The stream reader's decoding against a plain reference decoder written from the format's
  * definition (src/format/stream.h: LEB128 varints read byte by byte with a bounds test each):
- * random version 5 streams whose varints take every length from 1 to 10 bytes (address
- * deltas of every magnitude, both signs, contexts and sizes up to their limits, sync events
- * with 64-bit operands and their sites), then the same streams with one byte of a chunk changed or an
+ * random version 6 streams (and version 5 ones, whose address deltas are all from the
+ * thread's previous access) whose varints take every length from 1 to 10 bytes (address
+ * deltas of every magnitude, both signs, from a context's last access in the chunk or from the
+ * thread's, contexts sharing a slot of the delta table, contexts and sizes up to their limits,
+ * sync events with 64-bit operands and their sites), then the same streams with one byte of a chunk changed or an
  * 11-byte varint, a context above the limit or a size of 0 or above UINT32_MAX planted (the
  * chunk's CRC recomputed, so only the decoder can reject it), anywhere in the chunk: near its
  * end (the checked loop) or far from it (the loop without bounds tests). The reader must hand
@@ -51,26 +53,35 @@ static int ref_varint(const unsigned char **p, const unsigned char *end, uint64_
 }
 
 /* The reference decoding of one chunk's payload (version 2 and later): its events appended to
- * out, or -1 when one does not decode (out then unchanged in length). */
+ * out, or -1 when one does not decode (out then unchanged in length). Version 6: a context's
+ * access is a delta from the context's last access in the chunk if no other context took its
+ * slot (ctx % MS_STREAM_CTX_SLOTS) since, else from the thread's previous access in the chunk
+ * (0 for the chunk's first). */
 static int ref_chunk(const unsigned char *p, const unsigned char *end, uint32_t n, uint64_t *prev, ms_replay_event *out,
-                     size_t *nout, int syncs_only)
+                     size_t *nout, int syncs_only, uint32_t version)
 {
-    uint64_t addr = *prev;
+    static uint64_t slot_addr[MS_STREAM_CTX_SLOTS];
+    static int64_t slot_ctx[MS_STREAM_CTX_SLOTS];
+    for (unsigned i = 0; i < MS_STREAM_CTX_SLOTS; i++) slot_ctx[i] = -1; /* a new chunk: none */
+    uint64_t addr = version >= 6 ? 0 : *prev;                            /* version 6: from 0 at each chunk's start */
     size_t k = *nout;
     for (uint32_t i = 0; i < n; i++) {
         uint64_t head, a, b, seq, site = 0;
         if (ref_varint(&p, end, &head) < 0 || ref_varint(&p, end, &a) < 0 || ref_varint(&p, end, &b) < 0) return -1;
         if (head & 1) {
             if ((head >> 1) == 0 || (head >> 1) > MS_SYNC_KIND_MAX || ref_varint(&p, end, &seq) < 0) return -1;
-            if (ms_stream_has_site(MS_STREAM_VERSION, head >> 1) && (ref_varint(&p, end, &site) < 0 || site > MAX_CTX))
-                return -1;
+            if (ms_stream_has_site(version, head >> 1) && (ref_varint(&p, end, &site) < 0 || site > MAX_CTX)) return -1;
             out[k++] = (ms_replay_event){
                 .addr = a, .size = b, .seq = seq, .ctx = (uint32_t)site, .kind = (uint16_t)(head >> 1)
             };
             continue;
         }
         if ((head >> 1) > MAX_CTX || (b >> 1) == 0 || (b >> 1) > UINT32_MAX) return -1;
+        unsigned slot = (unsigned)((head >> 1) % MS_STREAM_CTX_SLOTS);
+        if (version >= 6 && slot_ctx[slot] == (int64_t)(head >> 1)) addr = slot_addr[slot];
         addr += (uint64_t)ms_stream_unzigzag(a);
+        slot_ctx[slot] = (int64_t)(head >> 1);
+        slot_addr[slot] = addr;
         if (!syncs_only)
             out[k++] = (ms_replay_event){
                 .addr = addr, .size = b >> 1, .ctx = (uint32_t)(head >> 1), .write = (uint16_t)(b & 1)
@@ -100,9 +111,9 @@ static size_t plant(unsigned char *p, unsigned what)
 
 /* One random stream into path; its decompressed bytes are kept in *s for the reference
  * (s->data, not freed). damage: 0 none, 1 a random byte changed, 2 a bad varint planted. */
-static void build(test_stream *s, const char *path, int damage)
+static void build(test_stream *s, const char *path, int damage, uint32_t version)
 {
-    ts_init(s, 0, MS_STREAM_VERSION);
+    ts_init(s, 0, version);
     unsigned bad_chunk = damage ? (unsigned)(next_rand() % CHUNKS) : CHUNKS;
     for (unsigned c = 0; c < CHUNKS; c++) {
         unsigned n = 1 + (unsigned)(next_rand() % 300);
@@ -117,6 +128,9 @@ static void build(test_stream *s, const char *path, int damage)
             uint64_t addr = r % 4 ? s->prev_addr + (uint64_t)(int64_t)(int32_t)(next_rand() >> 40) : any_len_value();
             uint32_t size = r % 16 == 0 ? (uint32_t)next_rand() | 1u : 1u + (uint32_t)(r >> 59);
             uint32_t ctx = (uint32_t)(next_rand() % (r % 3 ? 100 : MAX_CTX + 1));
+            if (r % 5 < 2) /* a delta of one byte from the delta's base (the reader's one-load cases) */
+                addr = (s->version >= 6 ? ms_stream_ctx_base(&s->ctxs, ctx, s->prev_addr) : s->prev_addr) +
+                       (uint64_t)(int64_t)((int)(next_rand() % 128) - 64);
             ts_access(s, ctx, addr, size, (int)(r >> 63));
         }
         if (c == bad_chunk) {
@@ -155,7 +169,7 @@ static size_t ref_stream(const test_stream *s, ms_replay_event *out, unsigned *g
         uint32_t nev = ms_stream_get_u32(p), len = ms_stream_get_u32(p + 4);
         if (nev == 0 || len < 3ull * nev || len > (uint64_t)MS_STREAM_EVENT_MAX * nev) break;
         const unsigned char *pay = p + MS_STREAM_CHUNK_HEADER_SIZE;
-        if (ref_chunk(pay, pay + len, nev, &prev, out, &n, syncs_only) < 0) break;
+        if (ref_chunk(pay, pay + len, nev, &prev, out, &n, syncs_only, s->version) < 0) break;
         ++*good_chunks;
         p = pay + len;
     }
@@ -237,7 +251,7 @@ int main(void)
     for (int round = 0; round < 150; round++) {
         test_stream s;
         int damage = round % 3;
-        build(&s, path, damage);
+        build(&s, path, damage, round % 4 == 3 ? 5 : MS_STREAM_VERSION);
         size_t keep = round % 5 == 4 ? SIZE_MAX : (size_t)(next_rand() % s.len);
         for (int mode = 0; mode <= 6; mode++)
             if (mode != 2) check_read(path, &s, mode, keep, want);
