@@ -156,6 +156,7 @@ struct fn_version {
     auto_vec<gimple *> count_first;  /* per counted block: its first statement in the counting
                                      * copy (empty when not versioned) */
     basic_block count_entry;         /* the counting copy's first block (NULL when not versioned) */
+    basic_block body_entry;          /* the body's first block (when versioned) */
     auto_vec<gimple *> count_bounds; /* its calls, returns and resx: the count register is
                                       * stored before them (emit_count_bounds) */
     auto_vec<basic_block> count_eh;  /* its blocks entered by an exception or an abnormal edge */
@@ -300,6 +301,61 @@ static void dispatch(basic_block bb, tree t, int value, basic_block yes, locatio
     e->probability = profile_probability::even();
 }
 
+/* Give the body (the blocks from body on) and the counting copy (from count on) copies of their
+ * own of the function's word-sized integer and pointer parameters: at each one's first block,
+ * "own = p" as an asm move (x86-64: "mov %1, %0"), and its uses there renamed to own. Then the
+ * parameter's incoming register is live only in the dispatch and the plain copy, whose code
+ * gcc keeps as it was: a register parameter that the body keeps across its calls (the entry
+ * and exit hooks) went into a callee-saved register at entry, before the dispatch, with the
+ * register's push and pop on every version's way, the plain copy's included (a one-add
+ * function ran 12 instructions a call instead of 2). A plain copy that needs no callee-saved
+ * register now runs without the prologue (gcc's shrink-wrapping puts it on the other versions'
+ * way). An asm, because a GIMPLE copy would be coalesced back into the parameter's register
+ * (out-of-SSA, then RTL's copy propagation). With optimisation only (at -O0 every parameter is
+ * in its stack slot, which the body's records name). After all the emission (the records use
+ * the parameters too); dominators must be computed. */
+static void own_params(function *fun, basic_block body, basic_block count)
+{
+    basic_block starts[2] = {body, count};
+    for (tree parm = DECL_ARGUMENTS(fun->decl); parm; parm = DECL_CHAIN(parm)) {
+        tree def = ssa_default_def(fun, parm);
+        if (!def || has_zero_uses(def)) continue;
+        tree type = TREE_TYPE(def);
+        if (!(INTEGRAL_TYPE_P(type) || POINTER_TYPE_P(type)) || !tree_fits_uhwi_p(TYPE_SIZE_UNIT(type)) ||
+            tree_to_uhwi(TYPE_SIZE_UNIT(type)) > UNITS_PER_WORD)
+            continue;
+        for (int k = 0; k < 2; k++) {
+            vec<tree, va_gc> *in = NULL, *out = NULL;
+            tree own = make_ssa_name(type);
+            vec_safe_push(out, build_tree_list(build_tree_list(NULL_TREE, build_string(2, "=r")), own));
+            vec_safe_push(in, build_tree_list(build_tree_list(NULL_TREE, build_string(1, "r")), def));
+            gasm *g = gimple_build_asm_vec("mov %1, %0", in, out, NULL, NULL);
+            SSA_NAME_DEF_STMT(own) = g;
+            gimple_stmt_iterator gsi = gsi_after_labels(starts[k]);
+            gsi_insert_before(&gsi, g, GSI_NEW_STMT);
+            if (MAY_HAVE_DEBUG_BIND_STMTS) gsi_insert_after(&gsi, gimple_build_debug_bind(parm, own, g), GSI_NEW_STMT);
+            imm_use_iterator it;
+            gimple *use;
+            FOR_EACH_IMM_USE_STMT(use, it, def)
+            {
+                if (use == g) continue;
+                use_operand_p up;
+                bool changed = false;
+                FOR_EACH_IMM_USE_ON_STMT(up, it)
+                {
+                    basic_block at = gimple_bb(use);
+                    if (gphi *phi = dyn_cast<gphi *>(use)) at = gimple_phi_arg_edge(phi, PHI_ARG_INDEX_FROM_USE(up))->src;
+                    if (at && dominated_by_p(CDI_DOMINATORS, at, starts[k])) {
+                        SET_USE(up, own);
+                        changed = true;
+                    }
+                }
+                if (changed && !is_a<gphi *>(use)) update_stmt(use);
+            }
+        }
+    }
+}
+
 /* Version the current function, whose blocks `collected` were just collected into st (CFG in
  * SSA form, after the optimisers): copy every block twice, loops included, and dispatch once
  * at entry on the runtime's flag:
@@ -352,6 +408,7 @@ static bool version_function(function *fun, const auto_vec<basic_block> &collect
     dispatch(d2, t, MSPLUG_RUN_COUNT, count, loc);
     v->entry = find_edge(d2, first);
     update_ssa(TODO_update_ssa); /* the copies' definitions */
+    v->body_entry = first;
     return true;
 }
 
@@ -463,6 +520,11 @@ static unsigned int instrument_function(function *fun)
     /* -O0 slots (collect.cc): the records' address computations marked these variables
      * addressable; they stay register variables of SSA form, whose slot expand gives them */
     for (unsigned j = 0; j < st.slot_decls.length(); j++) TREE_ADDRESSABLE(st.slot_decls[j]) = 0;
+    if (versioned && optimize) { /* after all the emission: the records use the parameters too */
+        calculate_dominance_info(CDI_DOMINATORS);
+        own_params(fun, ver.body_entry, ver.count_entry);
+        free_dominance_info(CDI_DOMINATORS);
+    }
     return TODO_update_ssa | TODO_cleanup_cfg;
 }
 

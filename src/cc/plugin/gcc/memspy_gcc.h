@@ -31,6 +31,7 @@
 #include "cfgloopmanip.h"
 #include "cfghooks.h"
 #include "tree-into-ssa.h"
+#include "tree-dfa.h"
 #include "tree-cfg.h"
 #include "attribs.h"
 #include "tree-iterator.h"
