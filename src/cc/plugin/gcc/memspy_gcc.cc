@@ -440,6 +440,7 @@ static unsigned int instrument_function(function *fun)
         fprintf(stderr, "memspy_gcc: %s: %u sites in %u groups, %u blocks, %u loops\n", function_name(fun), nsites,
                 st.group_start.length(), nblocks,
                 loops ? (unsigned)tree_to_uhwi(CONSTRUCTOR_ELT(DECL_INITIAL(loops), 0)->value) : 0);
+    basic_block entry_bb = single_succ(ENTRY_BLOCK_PTR_FOR_FN(fun)); /* before versioning */
     fn_version ver;
     ver.count_entry = NULL;
     bool versioned = version_function(fun, bbs, &st, &ver);
@@ -471,7 +472,11 @@ static unsigned int instrument_function(function *fun)
         direct.safe_push(nblocks && !comdat && direct_call_site(&st, j));
         copy_calls |= !direct[j] && j < ver.count_calls.length() && ver.count_calls[j] != NULL;
     }
-    tree ctr = ver.count_entry && nblocks && optimize ? counters_register() : NULL_TREE;
+    /* a block counted by its function's calls (ABI 7): no counter in the counting copy */
+    int derived = ver.count_entry && nblocks && optimize ? derived_entry(&st, entry_bb) : -1;
+    bool counted = false; /* a block of the counting copy with a counter of its own */
+    for (unsigned i = 0; i < ver.count_first.length(); i++) counted |= ver.count_first[i] && (int)i != derived;
+    tree ctr = ver.count_entry && nblocks && optimize && counted ? counters_register() : NULL_TREE;
     tree cnt = ctr && copy_calls ? count_register() : NULL_TREE;
     auto_vec<unsigned> repeats; /* the counting copy's blocks counted by their trip counts */
     for (unsigned i = 0; i < nblocks; i++) {
@@ -480,7 +485,9 @@ static unsigned int instrument_function(function *fun)
         if (i < ver.count_first.length() && ver.count_first[i]) { /* the counting copy's word */
             block copy = bk;
             copy.first = ver.count_first[i];
-            if (ctr && self_loop_block(gimple_bb(copy.first), NULL, NULL))
+            if ((int)i == derived)
+                ; /* its count is its function's calls */
+            else if (ctr && self_loop_block(gimple_bb(copy.first), NULL, NULL))
                 repeats.safe_push(i); /* after every other word: its edges are final then */
             else if (ctr)
                 emit_block_counter(copy.first, i, blocks, ctr);
@@ -511,7 +518,7 @@ static unsigned int instrument_function(function *fun)
         emit_counters_entry(ctr, ver.count_entry); /* before the count's load: it may adopt the thread */
     }
     if (nblocks) fill_blocks(&st, blocks, loops);
-    if (nblocks) emit_call_sites(&st, direct, blocks);
+    if (nblocks) emit_call_sites(&st, direct, blocks, derived);
     if (nsites || st.has_calls) emit_entry_exit(ver.entry, ver.returns);
     emit_dests(&st, comdat);
     emit_omp_record(&st, comdat);
