@@ -315,8 +315,8 @@ void emit_call_sites(const fn_state *st, const auto_vec<bool> &direct, tree bloc
         at = fold_build2(PLUS_EXPR, long_long_unsigned_type_node, at,
                          build_int_cst(long_long_unsigned_type_node, MSPLUG_CALL_ENTRY));
         CONSTRUCTOR_APPEND_ELT(elts, size_int(0), at);
-        CONSTRUCTOR_APPEND_ELT(elts, size_int(1), fold_convert(long_long_unsigned_type_node,
-                                                               build_fold_addr_expr(current_function_decl)));
+        CONSTRUCTOR_APPEND_ELT(elts, size_int(1),
+                               fold_convert(long_long_unsigned_type_node, build_fold_addr_expr(current_function_decl)));
         n++;
     }
     for (unsigned j = 0; j < st->calls.length(); j++) {

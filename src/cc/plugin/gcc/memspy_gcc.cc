@@ -316,7 +316,7 @@ static void dispatch(basic_block bb, tree t, int value, basic_block yes, locatio
  * the parameters too); dominators must be computed. */
 static void own_params(function *fun, basic_block body, basic_block count)
 {
-    basic_block starts[2] = {body, count};
+    basic_block starts[2] = { body, count };
     for (tree parm = DECL_ARGUMENTS(fun->decl); parm; parm = DECL_CHAIN(parm)) {
         tree def = ssa_default_def(fun, parm);
         if (!def || has_zero_uses(def)) continue;
@@ -344,7 +344,8 @@ static void own_params(function *fun, basic_block body, basic_block count)
                 FOR_EACH_IMM_USE_ON_STMT(up, it)
                 {
                     basic_block at = gimple_bb(use);
-                    if (gphi *phi = dyn_cast<gphi *>(use)) at = gimple_phi_arg_edge(phi, PHI_ARG_INDEX_FROM_USE(up))->src;
+                    if (gphi *phi = dyn_cast<gphi *>(use))
+                        at = gimple_phi_arg_edge(phi, PHI_ARG_INDEX_FROM_USE(up))->src;
                     if (at && dominated_by_p(CDI_DOMINATORS, at, starts[k])) {
                         SET_USE(up, own);
                         changed = true;

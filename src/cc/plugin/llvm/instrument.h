@@ -80,7 +80,7 @@ class Instrumenter
     unsigned vecBytes = 0;                              /* the target's vector register width in the current function */
     bool unoptimised = false;                           /* the current function is optnone (-O0) */
     std::map<Constant *, GlobalVariable *> fpConstants; /* -O0: each constant's copy in .rodata */
-    std::set<Function *> calledDirectly; /* the module's functions only called directly (ABI 7) */
+    std::set<Function *> calledDirectly;                /* the module's functions only called directly (ABI 7) */
 
     void declareRuntime();
     bool instrumentFunction(Function &F);
