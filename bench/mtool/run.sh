@@ -22,7 +22,9 @@ BASE=${BASE_BUILD:+$(cd "$BASE_BUILD" && pwd)}
 export XDG_CACHE_HOME="$WORK/cache"
 
 # NAME SOURCE ARGS [FLAGS] (the examples' sizes: native runs of 0.05-0.5 s, like the kernels';
-# the threaded ones with 2 threads, OMP_NUM_THREADS below)
+# the threaded ones with 2 threads, OMP_NUM_THREADS below; counters and migratory were 0.04 s
+# native on the idle machine, at the 10 ms timer's resolution and under memspy's fixed cost of
+# about 0.1 s of CPU per command: four times larger since session 12, docs/performance.md)
 cases() {
     echo "matmul bench/kernels/matmul.c 384:1"
     echo "spmv bench/kernels/spmv.c 200000:16:5"
@@ -32,10 +34,10 @@ cases() {
     echo "tri examples/tri/tri.c 160000:16:400"
     echo "crossint examples/crossint/crossint.c 400000"
     echo "nbf examples/nbf/nbf.c original:131072:16 -fopenmp"
-    echo "counters examples/counters/counters.c packed:4000000:8 -fopenmp"
+    echo "counters examples/counters/counters.c packed:16000000:8 -fopenmp"
     echo "ptri examples/ptri/ptri.c 2:800000:4:200 -pthread"
     echo "prodcons examples/prodcons/prodcons.c 1:200000 -pthread"
-    echo "migratory examples/migratory/migratory.c 2:1000000 -pthread"
+    echo "migratory examples/migratory/migratory.c 2:4000000 -pthread"
 }
 export OMP_NUM_THREADS=2
 

@@ -264,6 +264,7 @@ uint64_t *ms_blocks_totals(uint32_t *n)
     if (total) {
         sum_ctx s = { total, *n };
         ms_threads_each_data_all(add_data, &s);
+        ms_calls_entries(total, *n);
     }
     return total;
 }

@@ -14,7 +14,11 @@
  * module's section of (caller block, callee) entries is registered once
  * (__memspy_register_calls) and the dump adds each entry's block total to its pair, so the
  * CALLS section reads as if every call had its word. An entry whose block has no id is a
- * discarded copy's (a COMDAT function another unit's copy replaced: its block pairs are gone). */
+ * discarded copy's (a COMDAT function another unit's copy replaced: its block pairs are gone).
+ *
+ * Entry blocks counted by their calls (ABI 7): an entry whose block has MSPLUG_CALL_ENTRY is
+ * no call site but a function's entry block, whose total (ms_blocks_totals) is set to the sum
+ * of the function's call edges, merged as for the CALLS section. */
 #include "rt.h"
 #include <sched.h>
 
@@ -25,11 +29,14 @@ typedef struct site_range {
 } site_range;
 static site_range *site_ranges;
 static int ranges_lock;
+static int have_entries; /* a registered section holds an entry block (ABI 7) */
 
 void __memspy_register_calls(const msplug_call_site *begin, const msplug_call_site *end)
 {
     ms_runtime_init();
     if (!begin || begin >= end) return;
+    for (const msplug_call_site *c = begin; c < end; c++)
+        if (c->block & MSPLUG_CALL_ENTRY) __atomic_store_n(&have_entries, 1, __ATOMIC_RELEASE);
     while (__atomic_exchange_n(&ranges_lock, 1, __ATOMIC_ACQUIRE)) sched_yield();
     site_range *r = site_ranges;
     while (r && r->begin != begin) r = r->next; /* every unit of a module passes its section */
@@ -77,6 +84,15 @@ static int add(call_slot *slots, uint32_t cap, uint32_t block1, uint64_t callee,
             __atomic_store_n(&s->block1, block1, __ATOMIC_RELEASE);
             return 1;
         }
+    }
+}
+
+/* The count of (block1, callee) in slots (cap a power of two, never full), 0 if absent. */
+static uint64_t find(const call_slot *slots, uint32_t cap, uint32_t block1, uint64_t callee)
+{
+    for (uint32_t j = slot_of(block1, callee, cap);; j = (j + 1) & (cap - 1)) {
+        if (!slots[j].block1) return 0;
+        if (slots[j].block1 == block1 && slots[j].callee == callee) return slots[j].count;
     }
 }
 
@@ -155,35 +171,64 @@ static void sort_slots(call_slot *s, uint32_t n)
         }
 }
 
-/* Add the direct call sites' counts (their blocks' totals) to m. */
-static void add_sites(merged *m)
+/* Add the direct call sites' counts (their blocks' totals, blk: nb of them) to m. */
+static void add_sites(merged *m, const uint64_t *blk, uint32_t nb)
 {
-    uint32_t nb;
-    uint64_t *blk = ms_blocks_totals(&nb);
-    if (!blk) return;
     for (const site_range *r = __atomic_load_n(&site_ranges, __ATOMIC_ACQUIRE); r; r = r->next)
         for (const msplug_call_site *c = r->begin; c < r->end; c++) {
+            if (c->block & MSPLUG_CALL_ENTRY) continue; /* an entry block, no call site */
             const msplug_block *b = (const msplug_block *)(uintptr_t)c->block;
             uint64_t id1 = b ? b->id : 0;
             if (id1 && id1 <= nb && blk[id1 - 1]) add(m->slots, m->cap, (uint32_t)id1, c->callee, blk[id1 - 1]);
         }
-    ms_unmap(blk, (size_t)nb * sizeof *blk);
 }
 
-void ms_calls_put_raw(ms_raw_writer *w)
+/* Every thread's table and the direct call sites (blk: the blocks' totals, nb of them) merged
+ * into m, a new table (m->slots NULL: no call, or no memory). */
+static void merge_calls(merged *m, const uint64_t *blk, uint32_t nb)
 {
     uint64_t total = 0;
     ms_threads_each_data_all(count_data, &total);
     for (const site_range *r = __atomic_load_n(&site_ranges, __ATOMIC_ACQUIRE); r; r = r->next)
         total += (uint64_t)(r->end - r->begin);
+    *m = (merged){ NULL, 0, 0 };
     if (!total || total > (1u << 28)) return;
     uint32_t cap = 1;
     while (cap < 2 * total) cap *= 2;
-    merged m = { ms_map((size_t)cap * sizeof(call_slot)), cap, 0 };
+    if (!(m->slots = ms_map((size_t)cap * sizeof(call_slot)))) return;
+    m->cap = cap;
+    ms_threads_each_data_all(merge_data, m);
+    if (blk) add_sites(m, blk, nb);
+}
+
+void ms_calls_entries(uint64_t *total, uint32_t n)
+{
+    if (!__atomic_load_n(&have_entries, __ATOMIC_ACQUIRE)) return;
+    merged m;
+    merge_calls(&m, total, n);
+    call_slot *per = m.slots ? ms_map((size_t)m.cap * sizeof(call_slot)) : NULL; /* by callee alone */
+    for (uint32_t i = 0; per && i < m.cap; i++)
+        if (m.slots[i].block1) add(per, m.cap, 1, m.slots[i].callee, m.slots[i].count);
+    for (const site_range *r = __atomic_load_n(&site_ranges, __ATOMIC_ACQUIRE); r; r = r->next)
+        for (const msplug_call_site *c = r->begin; c < r->end; c++) {
+            if (!(c->block & MSPLUG_CALL_ENTRY)) continue;
+            const msplug_block *b = (const msplug_block *)(uintptr_t)(c->block & ~MSPLUG_CALL_ENTRY);
+            uint64_t id1 = b->id;
+            if (id1 && id1 <= n) total[id1 - 1] = per ? find(per, m.cap, 1, c->callee) : 0;
+        }
+    if (per) ms_unmap(per, (size_t)m.cap * sizeof(call_slot));
+    if (m.slots) ms_unmap(m.slots, (size_t)m.cap * sizeof(call_slot));
+}
+
+void ms_calls_put_raw(ms_raw_writer *w)
+{
+    uint32_t nb;
+    uint64_t *blk = ms_blocks_totals(&nb);
+    merged m;
+    merge_calls(&m, blk, nb);
+    if (blk) ms_unmap(blk, (size_t)nb * sizeof *blk);
     if (!m.slots) return;
-    ms_threads_each_data_all(merge_data, &m);
-    add_sites(&m);
-    uint32_t n = 0;
+    uint32_t cap = m.cap, n = 0;
     for (uint32_t i = 0; i < cap; i++)
         if (m.slots[i].block1) m.slots[n++] = m.slots[i];
     sort_slots(m.slots, n);

@@ -58,15 +58,24 @@
  * module's section to __memspy_register_calls, and the runtime's dump adds each entry's block
  * count to the (caller block, callee) pair of the CALLS section, where the call words' counts
  * go. The block's later calls, and every call through a pointer, keep their call words (a
- * call before them may leave the block: longjmp, exit, an exception). */
+ * call before them may leave the block: longjmp, exit, an exception).
+ *
+ * Entry blocks counted by their calls (version 7). A function only called directly, by code
+ * the plugin instruments (not visible outside its unit, its address not taken), executes its
+ * entry block once per call: when that block holds no call and is no loop's header, the
+ * counting copy gives it no counter, and MSPLUG_CALLS_SECTION holds {its descriptor |
+ * MSPLUG_CALL_ENTRY, the function's address}: the dump sets the block's count to the sum of
+ * the function's call edges (words and direct sites), in every mode (the body's words for it
+ * are not added). A small function's counting copy is then its plain copy (counters'
+ * CountEvent: no counter, no counter array to load). */
 #ifndef MEMSPY_MSPLUG_ABI_H
 #define MEMSPY_MSPLUG_ABI_H
 
 #include <stdint.h>
 
 /* 2: block words, block and loop tables; 3: allocation destinations; 4: repeat words; 5: the
- * counting copies' per-thread block counters; 6: the table of direct call sites */
-#define MSPLUG_ABI_VERSION 6u
+ * counting copies' per-thread block counters; 6: the table of direct call sites; 7: entry blocks counted by their calls */
+#define MSPLUG_ABI_VERSION 7u
 #define MSPLUG_BUF_WORDS 4096u
 /* At most this many words in one group (the plugin splits longer runs). */
 #define MSPLUG_GROUP_MAX_WORDS 192u /* < 256: MSPLUG_INFO_GROUP_WORDS */
@@ -192,8 +201,11 @@ typedef struct {
 
 /* The section of direct call sites (version 6): msplug_call_site entries. */
 #define MSPLUG_CALLS_SECTION "__memspy_calls"
+/* An entry's block with this bit set (version 7): the block is callee's entry block, whose count
+ * is the sum of callee's call edges (the entry is no call site). */
+#define MSPLUG_CALL_ENTRY 1ull
 typedef struct {
-    uint64_t block;  /* address of the caller block's msplug_block */
+    uint64_t block;  /* address of the caller block's msplug_block (| MSPLUG_CALL_ENTRY) */
     uint64_t callee; /* the callee's address, as the call word would hold it */
 } msplug_call_site;
 

@@ -605,7 +605,8 @@ MS_HOT void ms_blocks_count(ms_thread_data *d, const msplug_block *b, uint64_t n
 void ms_blocks_emit_work(ms_thread *t);
 /* Fold d's pending counts into its totals (a data block handed to a new thread). */
 void ms_blocks_fold(ms_thread_data *d);
-/* Every registered block's total count over every thread, by id (*n of them; ms_unmap the
+/* Every registered block's total count over every thread (an entry block counted by its calls:
+ * their sum, ms_calls_entries), by id (*n of them; ms_unmap the
  * array, *n words, when done); NULL when none or no memory. */
 uint64_t *ms_blocks_totals(uint32_t *n);
 /* The raw sections BLOCKS and LOOPS (totals over every thread); nothing if no block. */
@@ -630,6 +631,9 @@ void ms_sample_put_raw(ms_raw_writer *w);
 void ms_calls_count(ms_thread_data *d, const msplug_block *caller, uint64_t callee, uint64_t n);
 /* The MS_RAW_CALLS section: every thread's pairs merged, sorted by caller block and callee. */
 void ms_calls_put_raw(ms_raw_writer *w);
+/* Set the totals (by block id, n of them) of the entry blocks counted by their function's calls
+ * (ABI 7) to those calls' sum. */
+void ms_calls_entries(uint64_t *total, uint32_t n);
 /* The MS_RAW_DESTS section: every registered module's allocation destinations (dests.c). */
 void ms_dests_put_raw(ms_raw_writer *w);
 

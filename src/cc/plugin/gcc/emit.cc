@@ -277,12 +277,48 @@ bool direct_call_site(const fn_state *st, unsigned j)
     return fn && TREE_CODE(fn) == FUNCTION_DECL;
 }
 
+/* The block of the current function whose count is its calls' (ABI 7), or -1: its entry block
+ * (entry: the first block after ENTRY, as collected), when the function is only called directly
+ * (not visible outside the unit, its address not taken, no alias) and only by functions the pass
+ * instruments (their call edges are counted, words or direct sites), with optimisation, and the
+ * block holds no call (its count is then final before any call site's: no chain) and is entered
+ * only from the function's entry (once per call; a loop header is not). */
+int derived_entry(const fn_state *st, basic_block entry)
+{
+    cgraph_node *node = cgraph_node::get(current_function_decl);
+    /* local, as IPA set it (all its calls known and direct): not only_called_directly_p, which
+     * the tables of direct call sites of callers emitted before it would make false (a function's
+     * address in a variable's initializer marks it taken) */
+    if (!optimize || !node || !node->local || !single_pred_p(entry)) return -1;
+    for (cgraph_edge *e = node->callers; e; e = e->next_caller) {
+        tree attrs = DECL_ATTRIBUTES(e->caller->decl);
+        if (lookup_attribute("no_instrument_function", attrs) || lookup_attribute("naked", attrs)) return -1;
+    }
+    int k = -1;
+    for (unsigned i = 0; i < st->blocks.length(); i++)
+        if (st->blocks[i].bb == entry) k = (int)i;
+    for (unsigned j = 0; k >= 0 && j < st->call_block.length(); j++)
+        if (st->call_block[j] == (unsigned)k) return -1;
+    return k;
+}
+
 /* The function's direct call sites (ABI 6): {&caller block's descriptor, &callee} per call edge
- * marked in direct, a table of its own in MSPLUG_CALLS_SECTION (nothing if none). */
-void emit_call_sites(const fn_state *st, const auto_vec<bool> &direct, tree blocks)
+ * marked in direct, and {&entry's descriptor | MSPLUG_CALL_ENTRY, &the function} for the block
+ * entry (>= 0) counted by its function's calls (ABI 7), a table of its own in
+ * MSPLUG_CALLS_SECTION (nothing if none). */
+void emit_call_sites(const fn_state *st, const auto_vec<bool> &direct, tree blocks, int entry)
 {
     vec<constructor_elt, va_gc> *elts = NULL;
     unsigned n = 0;
+    if (entry >= 0) {
+        tree at = table_address(blocks, MSPLUG_BLOCK_WORDS * (unsigned)entry);
+        at = fold_build2(PLUS_EXPR, long_long_unsigned_type_node, at,
+                         build_int_cst(long_long_unsigned_type_node, MSPLUG_CALL_ENTRY));
+        CONSTRUCTOR_APPEND_ELT(elts, size_int(0), at);
+        CONSTRUCTOR_APPEND_ELT(elts, size_int(1),
+                               fold_convert(long_long_unsigned_type_node, build_fold_addr_expr(current_function_decl)));
+        n++;
+    }
     for (unsigned j = 0; j < st->calls.length(); j++) {
         if (!direct[j]) continue;
         tree callee = build_fold_addr_expr(gimple_call_fndecl(st->calls[j]));

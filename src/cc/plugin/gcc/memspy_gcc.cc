@@ -156,6 +156,7 @@ struct fn_version {
     auto_vec<gimple *> count_first;  /* per counted block: its first statement in the counting
                                      * copy (empty when not versioned) */
     basic_block count_entry;         /* the counting copy's first block (NULL when not versioned) */
+    basic_block body_entry;          /* the body's first block (when versioned) */
     auto_vec<gimple *> count_bounds; /* its calls, returns and resx: the count register is
                                       * stored before them (emit_count_bounds) */
     auto_vec<basic_block> count_eh;  /* its blocks entered by an exception or an abnormal edge */
@@ -300,6 +301,62 @@ static void dispatch(basic_block bb, tree t, int value, basic_block yes, locatio
     e->probability = profile_probability::even();
 }
 
+/* Give the body (the blocks from body on) and the counting copy (from count on) copies of their
+ * own of the function's word-sized integer and pointer parameters: at each one's first block,
+ * "own = p" as an asm move (x86-64: "mov %1, %0"), and its uses there renamed to own. Then the
+ * parameter's incoming register is live only in the dispatch and the plain copy, whose code
+ * gcc keeps as it was: a register parameter that the body keeps across its calls (the entry
+ * and exit hooks) went into a callee-saved register at entry, before the dispatch, with the
+ * register's push and pop on every version's way, the plain copy's included (a one-add
+ * function ran 12 instructions a call instead of 2). A plain copy that needs no callee-saved
+ * register now runs without the prologue (gcc's shrink-wrapping puts it on the other versions'
+ * way). An asm, because a GIMPLE copy would be coalesced back into the parameter's register
+ * (out-of-SSA, then RTL's copy propagation). With optimisation only (at -O0 every parameter is
+ * in its stack slot, which the body's records name). After all the emission (the records use
+ * the parameters too); dominators must be computed. */
+static void own_params(function *fun, basic_block body, basic_block count)
+{
+    basic_block starts[2] = { body, count };
+    for (tree parm = DECL_ARGUMENTS(fun->decl); parm; parm = DECL_CHAIN(parm)) {
+        tree def = ssa_default_def(fun, parm);
+        if (!def || has_zero_uses(def)) continue;
+        tree type = TREE_TYPE(def);
+        if (!(INTEGRAL_TYPE_P(type) || POINTER_TYPE_P(type)) || !tree_fits_uhwi_p(TYPE_SIZE_UNIT(type)) ||
+            tree_to_uhwi(TYPE_SIZE_UNIT(type)) > UNITS_PER_WORD)
+            continue;
+        for (int k = 0; k < 2; k++) {
+            vec<tree, va_gc> *in = NULL, *out = NULL;
+            tree own = make_ssa_name(type);
+            vec_safe_push(out, build_tree_list(build_tree_list(NULL_TREE, build_string(2, "=r")), own));
+            vec_safe_push(in, build_tree_list(build_tree_list(NULL_TREE, build_string(1, "r")), def));
+            gasm *g = gimple_build_asm_vec("mov %1, %0", in, out, NULL, NULL);
+            SSA_NAME_DEF_STMT(own) = g;
+            gimple_stmt_iterator gsi = gsi_after_labels(starts[k]);
+            gsi_insert_before(&gsi, g, GSI_NEW_STMT);
+            if (MAY_HAVE_DEBUG_BIND_STMTS) gsi_insert_after(&gsi, gimple_build_debug_bind(parm, own, g), GSI_NEW_STMT);
+            imm_use_iterator it;
+            gimple *use;
+            FOR_EACH_IMM_USE_STMT(use, it, def)
+            {
+                if (use == g) continue;
+                use_operand_p up;
+                bool changed = false;
+                FOR_EACH_IMM_USE_ON_STMT(up, it)
+                {
+                    basic_block at = gimple_bb(use);
+                    if (gphi *phi = dyn_cast<gphi *>(use))
+                        at = gimple_phi_arg_edge(phi, PHI_ARG_INDEX_FROM_USE(up))->src;
+                    if (at && dominated_by_p(CDI_DOMINATORS, at, starts[k])) {
+                        SET_USE(up, own);
+                        changed = true;
+                    }
+                }
+                if (changed && !is_a<gphi *>(use)) update_stmt(use);
+            }
+        }
+    }
+}
+
 /* Version the current function, whose blocks `collected` were just collected into st (CFG in
  * SSA form, after the optimisers): copy every block twice, loops included, and dispatch once
  * at entry on the runtime's flag:
@@ -352,6 +409,7 @@ static bool version_function(function *fun, const auto_vec<basic_block> &collect
     dispatch(d2, t, MSPLUG_RUN_COUNT, count, loc);
     v->entry = find_edge(d2, first);
     update_ssa(TODO_update_ssa); /* the copies' definitions */
+    v->body_entry = first;
     return true;
 }
 
@@ -383,6 +441,7 @@ static unsigned int instrument_function(function *fun)
         fprintf(stderr, "memspy_gcc: %s: %u sites in %u groups, %u blocks, %u loops\n", function_name(fun), nsites,
                 st.group_start.length(), nblocks,
                 loops ? (unsigned)tree_to_uhwi(CONSTRUCTOR_ELT(DECL_INITIAL(loops), 0)->value) : 0);
+    basic_block entry_bb = single_succ(ENTRY_BLOCK_PTR_FOR_FN(fun)); /* before versioning */
     fn_version ver;
     ver.count_entry = NULL;
     bool versioned = version_function(fun, bbs, &st, &ver);
@@ -414,7 +473,11 @@ static unsigned int instrument_function(function *fun)
         direct.safe_push(nblocks && !comdat && direct_call_site(&st, j));
         copy_calls |= !direct[j] && j < ver.count_calls.length() && ver.count_calls[j] != NULL;
     }
-    tree ctr = ver.count_entry && nblocks && optimize ? counters_register() : NULL_TREE;
+    /* a block counted by its function's calls (ABI 7): no counter in the counting copy */
+    int derived = ver.count_entry && nblocks && optimize ? derived_entry(&st, entry_bb) : -1;
+    bool counted = false; /* a block of the counting copy with a counter of its own */
+    for (unsigned i = 0; i < ver.count_first.length(); i++) counted |= ver.count_first[i] && (int)i != derived;
+    tree ctr = ver.count_entry && nblocks && optimize && counted ? counters_register() : NULL_TREE;
     tree cnt = ctr && copy_calls ? count_register() : NULL_TREE;
     auto_vec<unsigned> repeats; /* the counting copy's blocks counted by their trip counts */
     for (unsigned i = 0; i < nblocks; i++) {
@@ -423,7 +486,9 @@ static unsigned int instrument_function(function *fun)
         if (i < ver.count_first.length() && ver.count_first[i]) { /* the counting copy's word */
             block copy = bk;
             copy.first = ver.count_first[i];
-            if (ctr && self_loop_block(gimple_bb(copy.first), NULL, NULL))
+            if ((int)i == derived)
+                ; /* its count is its function's calls */
+            else if (ctr && self_loop_block(gimple_bb(copy.first), NULL, NULL))
                 repeats.safe_push(i); /* after every other word: its edges are final then */
             else if (ctr)
                 emit_block_counter(copy.first, i, blocks, ctr);
@@ -454,7 +519,7 @@ static unsigned int instrument_function(function *fun)
         emit_counters_entry(ctr, ver.count_entry); /* before the count's load: it may adopt the thread */
     }
     if (nblocks) fill_blocks(&st, blocks, loops);
-    if (nblocks) emit_call_sites(&st, direct, blocks);
+    if (nblocks) emit_call_sites(&st, direct, blocks, derived);
     if (nsites || st.has_calls) emit_entry_exit(ver.entry, ver.returns);
     emit_dests(&st, comdat);
     emit_omp_record(&st, comdat);
@@ -463,6 +528,11 @@ static unsigned int instrument_function(function *fun)
     /* -O0 slots (collect.cc): the records' address computations marked these variables
      * addressable; they stay register variables of SSA form, whose slot expand gives them */
     for (unsigned j = 0; j < st.slot_decls.length(); j++) TREE_ADDRESSABLE(st.slot_decls[j]) = 0;
+    if (versioned && optimize) { /* after all the emission: the records use the parameters too */
+        calculate_dominance_info(CDI_DOMINATORS);
+        own_params(fun, ver.body_entry, ver.count_entry);
+        free_dominance_info(CDI_DOMINATORS);
+    }
     return TODO_update_ssa | TODO_cleanup_cfg;
 }
 

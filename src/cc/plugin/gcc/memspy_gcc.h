@@ -31,6 +31,7 @@
 #include "cfgloopmanip.h"
 #include "cfghooks.h"
 #include "tree-into-ssa.h"
+#include "tree-dfa.h"
 #include "tree-cfg.h"
 #include "attribs.h"
 #include "tree-iterator.h"
@@ -95,7 +96,8 @@ gimple *pc_label(const char *section, const char *table, unsigned offset, const 
 void emit_block_word(const block &bk, unsigned index, tree blocks, tree cnt);
 void emit_call_word(gcall *call, unsigned blk, tree blocks, tree cnt);
 bool direct_call_site(const fn_state *st, unsigned j);
-void emit_call_sites(const fn_state *st, const auto_vec<bool> &direct, tree blocks);
+int derived_entry(const fn_state *st, basic_block entry);
+void emit_call_sites(const fn_state *st, const auto_vec<bool> &direct, tree blocks, int entry);
 void emit_repeat_word(gimple *first, const auto_vec<edge> &ins, const auto_vec<edge> &outs, unsigned index, tree blocks,
                       tree cnt);
 tree count_register(void);

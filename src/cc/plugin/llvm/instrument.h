@@ -14,6 +14,7 @@
 #include "llvm/Transforms/Utils/ValueMapper.h"
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -79,9 +80,11 @@ class Instrumenter
     unsigned vecBytes = 0;                              /* the target's vector register width in the current function */
     bool unoptimised = false;                           /* the current function is optnone (-O0) */
     std::map<Constant *, GlobalVariable *> fpConstants; /* -O0: each constant's copy in .rodata */
+    std::set<Function *> calledDirectly;                /* the module's functions only called directly (ABI 7) */
 
     void declareRuntime();
     bool instrumentFunction(Function &F);
+    int derivedEntry(Function &F, BasicBlock *entry);
     void collectBlock(BasicBlock &BB, bool header);
     void closeGroup(unsigned &openFrom);
     bool addAccess(Instruction *I, Value *ptr, Type *ty, unsigned kind);

@@ -250,15 +250,47 @@ void Instrumenter::fillBlocks(GlobalVariable *blockTable, GlobalVariable *loopTa
     blockTable->setInitializer(ConstantArray::get(cast<ArrayType>(blockTable->getValueType()), init));
 }
 
-bool Instrumenter::instrumentFunction(Function &F)
+/* Whether the pass leaves F alone (a declaration, naked, our own, a musttail call in it). */
+static bool skipped(Function &F)
 {
     if (F.isDeclaration() || F.hasAvailableExternallyLinkage() || F.hasFnAttribute(Attribute::Naked) ||
         F.hasFnAttribute(Attribute::DisableSanitizerInstrumentation) || F.getName().startswith("__memspy"))
-        return false;
+        return true;
     for (BasicBlock &BB : F)
         for (Instruction &I : BB)
             if (auto *CI = dyn_cast<CallInst>(&I))
-                if (CI->isMustTailCall()) return false;
+                if (CI->isMustTailCall()) return true;
+    return false;
+}
+
+/* Whether F is only called directly, by functions the pass instruments (their call edges are
+ * counted): local, every use a call of it, from a function not skipped. Decided before any
+ * function is instrumented (the tables of direct call sites take the callees' addresses). */
+static bool onlyCalledDirectly(Function &F)
+{
+    if (!F.hasLocalLinkage() || F.hasOptNone() || skipped(F)) return false;
+    for (Use &U : F.uses()) {
+        auto *CB = dyn_cast<CallBase>(U.getUser());
+        if (!CB || !CB->isCallee(&U) || skipped(*CB->getFunction())) return false;
+    }
+    return true;
+}
+
+/* The block of F whose count is its calls' (ABI 7), or -1: its entry block (entry), when F is
+ * only called directly (onlyCalledDirectly) and the block has a descriptor and no call. */
+int Instrumenter::derivedEntry(Function &F, BasicBlock *entry)
+{
+    if (!calledDirectly.count(&F)) return -1;
+    for (auto &c : callInsts)
+        if (c.second == entry) return -1;
+    for (unsigned i = 0; i < blocks.size(); i++)
+        if (blocks[i].bb == entry) return (int)i;
+    return -1;
+}
+
+bool Instrumenter::instrumentFunction(Function &F)
+{
+    if (skipped(F)) return false;
     unoptimised = F.hasOptNone();
     sites.clear();
     groupStart.clear();
@@ -315,14 +347,22 @@ bool Instrumenter::instrumentFunction(Function &F)
         }
     }
     bool copyCallWords = direct.size() < callInsts.size();
+    /* the entry block counted by its function's calls (ABI 7): no counter in the counting copy */
+    int derived = versioned && !unoptimised ? derivedEntry(F, bodyEntry) : -1;
+    if (derived >= 0) {
+        Constant *at = taggedAddress(blockTable, MSPLUG_BLOCK_WORDS * derived, 0); /* + 1: a relocation (| is not) */
+        sitesInit.push_back(ConstantExpr::getAdd(at, ConstantInt::get(rt.i64, MSPLUG_CALL_ENTRY)));
+        sitesInit.push_back(ConstantExpr::getPtrToInt(&F, rt.i64));
+    }
     if (versioned) {
         makeCopies(F, plainMap, countMap, countBlocks);
         countBounds = memspyCountBounds(countBlocks);
         /* not at -O0: the count's values would be spilled into the frame the body shares; only
-         * for call words (the blocks have counters) */
+         * for call words (the blocks have counters), and for the counters only if a block has one */
         if (!unoptimised) {
             if (copyCallWords) cnt = new AllocaInst(rt.i64, 0, "memspy.cnt", &*F.getEntryBlock().getFirstInsertionPt());
-            ctr = new AllocaInst(rt.i8p, 0, "memspy.ctr", &*F.getEntryBlock().getFirstInsertionPt());
+            if (blocks.size() > (derived >= 0 ? 1u : 0u))
+                ctr = new AllocaInst(rt.i8p, 0, "memspy.ctr", &*F.getEntryBlock().getFirstInsertionPt());
         }
     }
     if (verbose)
@@ -380,7 +420,9 @@ bool Instrumenter::instrumentFunction(Function &F)
         for (unsigned i = 0; i < blocks.size(); i++) {
             Block copy = blocks[i];
             copy.first = cast<Instruction>(countMap[blocks[i].first]);
-            if (ctr && memspyLoopsToItself(copy.first->getParent())) {
+            if ((int)i == derived) {
+                /* its count is its function's calls */
+            } else if (ctr && memspyLoopsToItself(copy.first->getParent())) {
                 repeats.push_back(i); /* after every other word: its edges are final then */
             } else if (ctr) {
                 addToCounter(copy.first, ctr, blockTable, i, nullptr);
@@ -485,6 +527,8 @@ bool Instrumenter::run()
     noversion = nv && *nv && std::string(nv) != "0";
     std::vector<Function *> fns;
     for (Function &F : M) fns.push_back(&F);
+    for (Function *F : fns)
+        if (onlyCalledDirectly(*F)) calledDirectly.insert(F);
     bool any = false;
     for (Function *F : fns) any |= instrumentFunction(*F);
     if (any) addConstructor();
