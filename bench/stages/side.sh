@@ -1,7 +1,7 @@
 #!/bin/sh
 # Two builds side by side with Cachegrind, in one pass (so that the load of a shared machine
 # weighs on all of them alike): for each bench kernel, RUNS rounds of
-#   simbench of BASE and of NEW on one recording (decode and simulation timed apart, CPU time),
+#   simbench of BASE and of NEW, each on its own recording of the kernel (decode and simulation timed apart, CPU time),
 #   Cachegrind --cache-sim=yes and --cache-sim=no on the native binary,
 #   the native binary, `memspy run` of BASE and of NEW (default preset, every statistic, the
 #   simulator thread included, no recording),
@@ -40,12 +40,15 @@ cases | while read -r name src args; do
         eval "d=\$$b"
         "$d/bin/memspy-cc" -O2 -o "$WORK/$name.$b" "$ROOT/$src"
     done
-    (cd "$WORK" && rm -rf "rec.$name" && "$NEW/bin/memspy" run --db "$WORK/db" --no-report --record "rec.$name" \
-        -- "./$name.NEW" $args >/dev/null 2>&1)
+    for b in BASE NEW; do # each build replays its own recording (stream versions may differ)
+        eval "d=\$$b"
+        (cd "$WORK" && rm -rf "rec.$name.$b" && "$d/bin/memspy" run --db "$WORK/db" --no-report \
+            --record "rec.$name.$b" -- "./$name.$b" $args >/dev/null 2>&1)
+    done
     for f in sb.BASE sb.NEW cy cn nat run.BASE run.NEW; do : >"$WORK/$f"; done
     i=0
     while [ $i -lt "$RUNS" ]; do
-        for b in BASE NEW; do "$WORK/simbench.$b" "$WORK/rec.$name" >>"$WORK/sb.$b"; done
+        for b in BASE NEW; do "$WORK/simbench.$b" "$WORK/rec.$name.$b" >>"$WORK/sb.$b"; done
         (cd "$WORK" && timed "$WORK/cy" $CG --cache-sim=yes --D1=32768,8,64 --LL=8388608,16,64 "./$name.native" $args)
         (cd "$WORK" && timed "$WORK/cn" $CG --cache-sim=no "./$name.native" $args)
         (cd "$WORK" && timed "$WORK/nat" "./$name.native" $args)
