@@ -73,8 +73,8 @@ int ms_report_waiting(FILE *out, const ms_model *m, int top)
             snprintf(why, sizeof why, "%s %s:%d (+%llu)", x->loop ? x->loop : x->function, base(x->file), x->line,
                      (unsigned long long)x->extra_count);
         }
-        fprintf(out, "%3zu  %-10s %-32s %6llu %12llu %5.1f%% %5.1f%% %5.1f%% %5.1f%% %5.1f%%  %s\n", i + 1, w->kind, loc,
-                (unsigned long long)w->instances, (unsigned long long)w->cycles, pct(w->cycles, wt->total_cycles),
+        fprintf(out, "%3zu  %-10s %-32s %6llu %12llu %5.1f%% %5.1f%% %5.1f%% %5.1f%% %5.1f%%  %s\n", i + 1, w->kind,
+                loc, (unsigned long long)w->instances, (unsigned long long)w->cycles, pct(w->cycles, wt->total_cycles),
                 pct(w->classes[MS_WAITCLASS_LOAD_IMBALANCE], w->cycles),
                 pct(w->classes[MS_WAITCLASS_INSUFFICIENT_PARALLELISM], w->cycles),
                 pct(w->classes[MS_WAITCLASS_COMMUNICATION], w->cycles),
