@@ -193,6 +193,41 @@ static int place_paths(const ms_raw_wait_point *p, const ms_model *m, ms_wait_so
     return 0;
 }
 
+/* Carnival's classes compare threads that share the work since they last synchronised. A
+ * thread that did almost no work in the whole run (below 1/MS_WAIT_IDLE_SHARE of the busiest
+ * thread's compute and stall: a watchdog waiting for the run's end, a writer waiting for output,
+ * a main thread that only creates and joins) has no share of it, so its waiting is not load
+ * imbalance nor any other class of the work: it is reported apart, as idle_thread. */
+_Static_assert((int)MS_WAIT_LOAD_IMBALANCE == (int)MS_WAITCLASS_LOAD_IMBALANCE &&
+                   (int)MS_WAIT_COMMUNICATION == (int)MS_WAITCLASS_COMMUNICATION &&
+                   (int)MS_WAIT_NCLASSES == (int)MS_WAITCLASS_IDLE_THREAD,
+               "the replay's classes are the model's first ones");
+
+static void mark_idle(ms_waiting *wt)
+{
+    uint64_t most = 0;
+    for (size_t c = 0; c < wt->nprofile; c++)
+        if (wt->profile[c].compute + wt->profile[c].stall > most) most = wt->profile[c].compute + wt->profile[c].stall;
+    for (size_t c = 0; c < wt->nprofile; c++) {
+        const ms_wait_profile *p = &wt->profile[c];
+        wt->profile[c].idle = p->waiting && (p->compute + p->stall) * MS_WAIT_IDLE_SHARE < most;
+    }
+}
+
+/* The point's cycles by class: its waiters' classes, an idle processor's all idle_thread. */
+static void split_classes(const ms_raw_wait_point *p, const ms_waiting *wt, uint64_t *classes)
+{
+    for (int c = 0; c < MS_WAITCLASSES; c++) classes[c] = c < MS_WAIT_NCLASSES ? p->classes[c] : 0;
+    for (unsigned cpu = 0; p->by_cpu && cpu < p->ncpus && cpu < wt->nprofile; cpu++) {
+        if (!wt->profile[cpu].idle) continue;
+        for (int c = 0; c < MS_WAIT_NCLASSES; c++) {
+            uint64_t v = p->by_cpu[(size_t)cpu * MS_WAIT_NCLASSES + c];
+            classes[c] -= v;
+            classes[MS_WAITCLASS_IDLE_THREAD] += v;
+        }
+    }
+}
+
 int ms_analyze_waiting(const ms_raw *raw, ms_symbolizer *sym, ms_model *m, ms_wait_object_fn object, void *ud)
 {
     ms_waiting *wt = &m->waiting;
@@ -213,6 +248,7 @@ int ms_analyze_waiting(const ms_raw *raw, ms_symbolizer *sym, ms_model *m, ms_wa
         p->waiting += t->waiting;
         p->sync += t->sync;
     }
+    mark_idle(wt);
     if (raw->nwait_points && !(wt->sources = calloc(raw->nwait_points, sizeof *wt->sources))) return -1;
     for (size_t i = 0; i < raw->nwait_points; i++) {
         const ms_raw_wait_point *p = &raw->wait_points[i];
@@ -222,7 +258,7 @@ int ms_analyze_waiting(const ms_raw *raw, ms_symbolizer *sym, ms_model *m, ms_wa
         w->instances = p->instances;
         w->cycles = p->cycles;
         w->extra_stall = p->extra_stall;
-        for (int c = 0; c < MS_WAITCLASSES; c++) w->classes[c] = p->classes[c];
+        split_classes(p, wt, w->classes);
         wt->total_cycles += p->cycles;
         via_frame via = { NULL, NULL, 0 };
         int rc = place_ctx(raw, sym, p->ctx, &via, &w->function, &w->file, &w->line);

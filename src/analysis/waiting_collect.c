@@ -228,6 +228,11 @@ static wc_point *point_for(ms_wait_collector *c, const ms_replay_wait *w)
     p->p.kind = w->kind;
     p->p.obj = obj;
     p->p.ctx = w->ctx;
+    if (!(p->p.by_cpu = calloc((size_t)(c->ncpus ? c->ncpus : 1) * MS_WAIT_NCLASSES, sizeof *p->p.by_cpu))) {
+        c->npoints--;
+        return NULL;
+    }
+    p->p.ncpus = c->ncpus;
     return p;
 }
 
@@ -325,20 +330,21 @@ void ms_wait_collector_wait(ms_wait_collector *c, const ms_replay_wait *w)
         }
     }
     if (add_path(p, sig, lead, d) < 0) c->failed = 1;
+    uint64_t cls[MS_WAIT_NCLASSES] = { 0 }, total = same + unique + comm;
     if (w->kind == MS_SYNC_ACQUIRE) { /* waiting for a holder: contention */
-        p->p.classes[MS_WAIT_COMMUNICATION] += d;
-        return;
+        cls[MS_WAIT_COMMUNICATION] = d;
+    } else if (!total) {
+        cls[MS_WAIT_LOAD_IMBALANCE] = d;
+    } else {
+        cls[MS_WAIT_LOAD_IMBALANCE] = (uint64_t)((double)d * (double)same / (double)total);
+        cls[MS_WAIT_INSUFFICIENT_PARALLELISM] = (uint64_t)((double)d * (double)unique / (double)total);
+        cls[MS_WAIT_COMMUNICATION] = d - cls[MS_WAIT_LOAD_IMBALANCE] - cls[MS_WAIT_INSUFFICIENT_PARALLELISM];
     }
-    uint64_t total = same + unique + comm;
-    if (!total) {
-        p->p.classes[MS_WAIT_LOAD_IMBALANCE] += d;
-        return;
+    uint64_t *mine_cls = w->cpu < p->p.ncpus ? p->p.by_cpu + (size_t)w->cpu * MS_WAIT_NCLASSES : NULL;
+    for (int k = 0; k < MS_WAIT_NCLASSES; k++) {
+        p->p.classes[k] += cls[k];
+        if (mine_cls) mine_cls[k] += cls[k];
     }
-    uint64_t li = (uint64_t)((double)d * (double)same / (double)total);
-    uint64_t ip = (uint64_t)((double)d * (double)unique / (double)total);
-    p->p.classes[MS_WAIT_LOAD_IMBALANCE] += li;
-    p->p.classes[MS_WAIT_INSUFFICIENT_PARALLELISM] += ip;
-    p->p.classes[MS_WAIT_COMMUNICATION] += d - li - ip;
 }
 
 static int cmp_point(const void *a, const void *b)
@@ -382,6 +388,7 @@ int ms_wait_collector_finish(ms_wait_collector *c, ms_raw *raw)
             free(p->extra);
             free(p->stall);
             free(p->paths);
+            free(p->by_cpu);
             continue;
         }
         if (p->nextra > 1) qsort(p->extra, p->nextra, sizeof *p->extra, cmp_extra);

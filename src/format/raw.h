@@ -243,6 +243,9 @@ typedef struct {
     size_t nstall;
     ms_raw_wait_path *paths; /* equivalence classes of the instances, by cycles descending */
     size_t npaths;
+    uint64_t *by_cpu; /* the classes per waiting processor: [cpu * MS_WAIT_NCLASSES + class], ncpus
+                       * processors (the analysis tells a thread that does no work apart) */
+    unsigned ncpus;
 } ms_raw_wait_point;
 
 typedef struct {

@@ -518,6 +518,7 @@ void ms_raw_free(ms_raw *raw)
         free(raw->wait_points[i].extra);
         free(raw->wait_points[i].stall);
         free(raw->wait_points[i].paths);
+        free(raw->wait_points[i].by_cpu);
     }
     free(raw->wait_points);
     free(raw->interleave);

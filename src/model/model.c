@@ -419,7 +419,8 @@ size_t ms_model_find_data(const ms_model *m, const char *pattern, uint32_t *idx,
 
 const char *ms_waitclass_name(int cls)
 {
-    static const char *const names[MS_WAITCLASSES] = { "load_imbalance", "insufficient_parallelism", "communication" };
+    static const char *const names[MS_WAITCLASSES] = { "load_imbalance", "insufficient_parallelism", "communication",
+                                                       "idle_thread" };
     return cls >= 0 && cls < MS_WAITCLASSES ? names[cls] : "?";
 }
 

@@ -161,13 +161,26 @@ typedef struct {
 
 /* Waiting-time analysis of a timed replay (Carnival's WT Map and Characterization Map;
  * analysis/waiting.c). Classes: Carnival's load imbalance, insufficient parallelism and
- * communication/contention. */
-enum { MS_WAITCLASS_LOAD_IMBALANCE, MS_WAITCLASS_INSUFFICIENT_PARALLELISM, MS_WAITCLASS_COMMUNICATION, MS_WAITCLASSES };
+ * communication/contention among the threads that work, and apart the waiting of an idle
+ * thread (one that did almost no work of its own in the whole run: a watchdog, a writer
+ * waiting for output, a main thread that only creates and joins; MS_WAIT_IDLE_SHARE). */
+enum {
+    MS_WAITCLASS_LOAD_IMBALANCE,
+    MS_WAITCLASS_INSUFFICIENT_PARALLELISM,
+    MS_WAITCLASS_COMMUNICATION,
+    MS_WAITCLASS_IDLE_THREAD,
+    MS_WAITCLASSES
+};
+/* A thread is idle when its compute and stall over the whole run are below 1/MS_WAIT_IDLE_SHARE
+ * of the busiest thread's. */
+#define MS_WAIT_IDLE_SHARE 100
 
-/* One processor's simulated time by kind (cycles; their sum is its finishing time). */
+/* One processor's simulated time by kind (cycles; their sum is its finishing time). idle: its
+ * thread did almost no work (its waiting is class idle_thread). */
 typedef struct {
     uint32_t cpu;
     uint64_t compute, stall, waiting, sync;
+    bool idle;
 } ms_wait_profile;
 
 /* A code location the late processors executed more than the waiting ones. */

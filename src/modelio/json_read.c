@@ -758,6 +758,9 @@ static int read_waiting(json_reader *r, json_t *root, ms_model *m)
             get_u64(r, e, path, "stall", &p->stall) < 0 || get_u64(r, e, path, "waiting", &p->waiting) < 0 ||
             get_u64(r, e, path, "sync", &p->sync) < 0)
             return -1;
+        json_t *idle = json_object_get(e, "idle"); /* optional: runs stored before it */
+        if (idle && !json_is_boolean(idle)) return bad_type(r, path, "idle", "true or false");
+        p->idle = json_is_true(idle);
     }
     for (size_t i = 0; i < ns; i++) {
         char path[FIELD_PATH_LEN];
@@ -772,8 +775,10 @@ static int read_waiting(json_reader *r, json_t *root, ms_model *m)
             return -1;
         char cpath[FIELD_PATH_LEN];
         field_path(cpath, sizeof cpath, "%s.classes", path);
-        for (int c = 0; c < MS_WAITCLASSES; c++)
-            if (get_u64(r, cls, cpath, ms_waitclass_name(c), &w->classes[c]) < 0) return -1;
+        for (int c = 0; c < MS_WAITCLASSES; c++) /* idle_thread optional: runs stored before it */
+            if ((c != MS_WAITCLASS_IDLE_THREAD || json_object_get(cls, ms_waitclass_name(c))) &&
+                get_u64(r, cls, cpath, ms_waitclass_name(c), &w->classes[c]) < 0)
+                return -1;
         size_t nx = json_array_size(xa);
         if (nx && !(w->explanation = alloc_array(r, nx, sizeof *w->explanation))) return -1;
         for (size_t j = 0; j < nx; j++) {

@@ -108,6 +108,7 @@ json_t *jw_waiting(json_writer *w, const ms_model *m)
         put(w, e, "stall", u64_json(p->stall));
         put(w, e, "waiting", u64_json(p->waiting));
         put(w, e, "sync", u64_json(p->sync));
+        put(w, e, "idle", json_boolean(p->idle));
         append(w, prof, e);
     }
     for (size_t i = 0; i < wt->nsources; i++) {

@@ -45,16 +45,22 @@ int ms_report_waiting(FILE *out, const ms_model *m, int top)
             wt->approximate ? " (APPROXIMATE: no block counts, compute estimated per reference)" : "");
     if (wt->work_cost) fprintf(out, "block cycles: %s\n", wt->work_cost);
     fputs("\nProcessor time (cycles)\n  cpu      compute        stall      waiting         sync   waiting%\n", out);
+    int idle = 0;
     for (size_t i = 0; i < wt->nprofile; i++) {
         const ms_wait_profile *p = &wt->profile[i];
         uint64_t all = p->compute + p->stall + p->waiting + p->sync;
-        fprintf(out, "  %3u %12llu %12llu %12llu %12llu %9.1f%%\n", p->cpu, (unsigned long long)p->compute,
+        fprintf(out, "  %3u %12llu %12llu %12llu %12llu %9.1f%%%s\n", p->cpu, (unsigned long long)p->compute,
                 (unsigned long long)p->stall, (unsigned long long)p->waiting, (unsigned long long)p->sync,
-                pct(p->waiting, all));
+                pct(p->waiting, all), p->idle ? "  idle thread" : "");
+        idle |= p->idle;
     }
+    if (idle)
+        fputs("  (an idle thread did almost no work in the run: its waiting is for the others' work or the run's\n"
+              "  end, not an imbalance of the work; class IT)\n",
+              out);
     fputs("\nWT Map: waiting per synchronisation point (LI load imbalance, IP insufficient parallelism,\n"
-          "CC communication/contention)\n"
-          "  #  kind       location                         waits       cycles  share     LI     IP     CC"
+          "CC communication/contention, IT an idle thread's waiting)\n"
+          "  #  kind       location                         waits       cycles  share     LI     IP     CC     IT"
           "  most extra work\n",
           out);
     for (size_t i = 0; i < wt->nsources && (int)i < top; i++) {
@@ -67,11 +73,12 @@ int ms_report_waiting(FILE *out, const ms_model *m, int top)
             snprintf(why, sizeof why, "%s %s:%d (+%llu)", x->loop ? x->loop : x->function, base(x->file), x->line,
                      (unsigned long long)x->extra_count);
         }
-        fprintf(out, "%3zu  %-10s %-32s %6llu %12llu %5.1f%% %5.1f%% %5.1f%% %5.1f%%  %s\n", i + 1, w->kind, loc,
-                (unsigned long long)w->instances, (unsigned long long)w->cycles, pct(w->cycles, wt->total_cycles),
+        fprintf(out, "%3zu  %-10s %-32s %6llu %12llu %5.1f%% %5.1f%% %5.1f%% %5.1f%% %5.1f%%  %s\n", i + 1, w->kind,
+                loc, (unsigned long long)w->instances, (unsigned long long)w->cycles, pct(w->cycles, wt->total_cycles),
                 pct(w->classes[MS_WAITCLASS_LOAD_IMBALANCE], w->cycles),
                 pct(w->classes[MS_WAITCLASS_INSUFFICIENT_PARALLELISM], w->cycles),
-                pct(w->classes[MS_WAITCLASS_COMMUNICATION], w->cycles), why);
+                pct(w->classes[MS_WAITCLASS_COMMUNICATION], w->cycles),
+                pct(w->classes[MS_WAITCLASS_IDLE_THREAD], w->cycles), why);
         char on[512];
         if (point_object(w, on, sizeof on)) fprintf(out, "                 %s\n", on);
     }
@@ -116,6 +123,10 @@ int ms_report_wait_detail(FILE *out, const ms_model *m, const char *location, ch
         for (int c = 0; c < MS_WAITCLASSES; c++)
             fprintf(out, "  %-26s %12llu cycles %5.1f%%\n", ms_waitclass_name(c), (unsigned long long)w->classes[c],
                     pct(w->classes[c], w->cycles));
+        if (w->classes[MS_WAITCLASS_IDLE_THREAD])
+            fputs("  (idle_thread: the waiting of threads that did almost no work in the run, for the others' work\n"
+                  "  or the run's end: not an imbalance of the work)\n",
+                  out);
         uint64_t extra = 0;
         for (size_t j = 0; j < w->nexplanation; j++)
             extra += w->explanation[j].extra_cycles + w->explanation[j].stall_cycles;

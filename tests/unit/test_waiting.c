@@ -67,6 +67,12 @@ static void test_barrier_classes(void)
     CHECK_EQ(b->classes[MS_WAIT_LOAD_IMBALANCE], 181);
     CHECK_EQ(b->classes[MS_WAIT_INSUFFICIENT_PARALLELISM], 193);
     CHECK_EQ(b->classes[MS_WAIT_COMMUNICATION], 26);
+    /* per waiting processor (the analysis tells an idle thread's waiting apart): all cpu 1's */
+    CHECK_EQ(b->ncpus, 2);
+    for (int k = 0; k < MS_WAIT_NCLASSES; k++) {
+        CHECK_EQ(b->by_cpu[MS_WAIT_NCLASSES + k], b->classes[k]);
+        CHECK_EQ(b->by_cpu[k], 0);
+    }
     /* two classes of paths: blocks {0, 1} led by block 0 (300 cycles), {1} (100) */
     CHECK_EQ(b->npaths, 2);
     CHECK_EQ(b->paths[0].lead, 0);
@@ -96,6 +102,7 @@ static void test_barrier_classes(void)
     CHECK_EQ(l->kind, MS_SYNC_ACQUIRE);
     CHECK_EQ(l->cycles, 30);
     CHECK_EQ(l->classes[MS_WAIT_COMMUNICATION], 30);
+    CHECK_EQ(l->by_cpu[MS_WAIT_NCLASSES + MS_WAIT_COMMUNICATION], 30);
     CHECK_EQ(l->npaths, 1);
     CHECK_EQ(l->paths[0].instances, 1);
     CHECK_EQ(l->nextra, 1);
