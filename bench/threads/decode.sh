@@ -29,12 +29,8 @@ CASES=${CASES:-}
 export OMP_NUM_THREADS=4
 export MEMSPY_DB="$WORK/memspy.db"
 
-# name source thread-flag arguments (4 threads each; about 1.8M-3.5M references)
-cases() {
-    echo "counters-packed examples/counters/counters.c -fopenmp packed 200000 4"
-    echo "nbf examples/nbf/nbf.c -fopenmp original 8192 4"
-    echo "ptri examples/ptri/ptri.c -pthread 4 40000 4 200"
-}
+. "$ROOT/bench/threads/small_cases.sh"
+cases() { small_cases; }
 
 # stages BUILD TAG NAME MODE: "refs decode zstd crc parse copy prescan replay sim other total"
 # per reference; the JSON goes to WORK/NAME.MODE.TAG.json

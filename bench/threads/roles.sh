@@ -25,11 +25,8 @@ CASES=${CASES:-}
 export OMP_NUM_THREADS=4
 export MEMSPY_DB="$WORK/memspy.db"
 
-cases() {
-    echo "counters-packed examples/counters/counters.c -fopenmp packed 200000 4"
-    echo "nbf examples/nbf/nbf.c -fopenmp original 8192 4"
-    echo "ptri examples/ptri/ptri.c -pthread 4 40000 4 200"
-}
+. "$ROOT/bench/threads/small_cases.sh"
+cases() { small_cases; }
 
 # roles BUILD TAG NAME MODE: "refs reader parser replay scan worker total" per reference
 roles() {

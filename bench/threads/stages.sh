@@ -23,12 +23,10 @@ bench_init thrstages "${1:-}"
 export OMP_NUM_THREADS=4
 export MEMSPY_DB="$WORK/memspy.db"
 
-# name source thread-flag arguments (4 threads each; about 1.8M-3.5M references)
-cases() {
-    echo "counters-packed examples/counters/counters.c -fopenmp packed 200000 4"
+. "$ROOT/bench/threads/small_cases.sh"
+cases() { # small_cases and counters' padded layout
+    small_cases
     echo "counters-padded examples/counters/counters.c -fopenmp padded 200000 4"
-    echo "nbf examples/nbf/nbf.c -fopenmp original 8192 4"
-    echo "ptri examples/ptri/ptri.c -pthread 4 40000 4 200"
 }
 
 # stages BUILD TAG NAME MODE: "refs decode replay sim coh inl simc cache simrest other total"
