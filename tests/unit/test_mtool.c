@@ -221,13 +221,11 @@ static void test_inlined_nest(void)
     ms_mtool_result_free(&r);
 }
 
-/* A loop on the one line of a call the whole procedure was inlined into (zstd's matcher at
- * zstd_opt.c:863): blocks outside the loop carry its line too, so the samples placed by line
- * on it are not its own: untimable with the warning, the procedure measured instead. */
-static void test_inlined_loop(void)
+/* Two blocks of function z on the one line o.c:863, a million times each: the first in loop 0,
+ * the second outside it (test_inlined_loop, test_placed_loop). */
+static void one_line_blocks(ms_block_stat b[2])
 {
-    ms_block_stat b[2];
-    memset(b, 0, sizeof b);
+    memset(b, 0, 2 * sizeof *b);
     const uint32_t loop[2] = { 0, UINT32_MAX };
     for (int i = 0; i < 2; i++) {
         b[i].function = "z";
@@ -237,6 +235,15 @@ static void test_inlined_loop(void)
         b[i].memops = 1;
         b[i].count = 1000000;
     }
+}
+
+/* A loop on the one line of a call the whole procedure was inlined into (zstd's matcher at
+ * zstd_opt.c:863): blocks outside the loop carry its line too, so the samples placed by line
+ * on it are not its own: untimable with the warning, the procedure measured instead. */
+static void test_inlined_loop(void)
+{
+    ms_block_stat b[2];
+    one_line_blocks(b);
     ms_loop_stat l[1];
     l[0] = (ms_loop_stat){ "z", "o.c", 863, 863, UINT32_MAX, 1, 0, 1000000 };
     const double cycles[2] = { 2, 3 };
@@ -269,16 +276,7 @@ static void test_inlined_loop(void)
 static void test_placed_loop(void)
 {
     ms_block_stat b[2];
-    memset(b, 0, sizeof b);
-    const uint32_t loop[2] = { 0, UINT32_MAX };
-    for (int i = 0; i < 2; i++) {
-        b[i].function = "z";
-        b[i].file = "o.c";
-        b[i].line = 863;
-        b[i].loop = loop[i];
-        b[i].memops = 1;
-        b[i].count = 1000000;
-    }
+    one_line_blocks(b);
     ms_loop_stat l[1];
     l[0] = (ms_loop_stat){ "m, inlined into z", "m.c", 40, 44, UINT32_MAX, 1, 0, 1000000 };
     const double cycles[2] = { 2, 3 };
